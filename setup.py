@@ -1,0 +1,35 @@
+"""Build script of the dynid ament_python package (src layout)."""
+
+from glob import glob
+import os
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'dynid'
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    description='Robot dynamics identification, estimation and feedforward for ROS 2',
+    license='Apache-2.0',
+    python_requires='>=3.10',
+    package_dir={'': 'src'},
+    packages=find_packages(where='src'),
+    package_data={'dynid.model': ['data/*.yaml']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', [os.path.join('resource', PACKAGE)]),
+        (os.path.join('share', PACKAGE), ['package.xml']),
+        (os.path.join('share', PACKAGE, 'launch'), glob(os.path.join('launch', '*.launch.py'))),
+        (os.path.join('share', PACKAGE, 'config'), glob(os.path.join('config', '*.yaml'))),
+    ],
+    # Runtime libraries come from requirements.txt (pip) or rosdep keys in package.xml (colcon);
+    # listing them here would make the setuptools-generated ROS scripts check pip metadata.
+    install_requires=['setuptools'],
+    extras_require={'test': ['pytest', 'example-robot-data']},
+    zip_safe=True,
+    entry_points={
+        'console_scripts': [
+            'dynid = dynid.cli:main',
+        ],
+    },
+)

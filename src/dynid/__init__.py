@@ -1,0 +1,7 @@
+"""dynid: dynamics of robot arms for ROS 2 — identify, estimate online, feed forward.
+
+The core subpackages (model, friction, signal, identify, estimate, control, excite, sim, io) never
+import rclpy; only :mod:`dynid.nodes` does.
+"""
+
+__version__ = '0.1.0'

@@ -1,0 +1,1 @@
+"""Feedforward laws and their pluggable terms (planned)."""

@@ -1,0 +1,1 @@
+"""Recursive estimators: RLS with directional forgetting, joint stiffness, adaptive E-GMS (planned)."""

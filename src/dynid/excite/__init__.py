@@ -1,0 +1,1 @@
+"""Excitation trajectories: optimized Fourier series and the seeds' special experiments (planned)."""

@@ -1,0 +1,1 @@
+"""Batch inverse-dynamic identification (IDIM): pipeline, solvers, statistics, reports (planned)."""

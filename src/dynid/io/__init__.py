@@ -1,0 +1,1 @@
+"""Recordings (rosbag2/MCAP through rosbags), result files and datasets (planned)."""

@@ -1,0 +1,153 @@
+"""Joint drives: gear ratio, torque constant, drive gain and reflected rotor inertia.
+
+Conventions (thesis ch.4–5; Gautier & Briot 2014):
+
+- θ is the rotor angle **divided by the gear ratio** r (link-side units): θ = θ_m / r.
+- The drive gain K_τ [N·m/A] maps motor current to torque **on the link side** of the gear:
+  τ_motor,link = K_τ·i = r·k_t·i, with k_t [N·m/A] the motor-side torque constant (which here
+  absorbs the gear efficiency).
+- The rotor inertia B [kg·m²] is reflected to the link side: B = r²·J_rotor.
+- Rotor equation: B·θ̈ + f + τ_j = K_τ·i, with f the friction and τ_j the joint (link-side) torque.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.errors import InputError
+
+
+def _per_joint(values, n: int, what: str) -> np.ndarray:
+    a = np.asarray(values, dtype=float)
+    a = np.full(n, float(a)) if a.ndim == 0 else a.reshape(-1)
+    if a.shape != (n,) or not np.all(np.isfinite(a)):
+        raise InputError(f'{what}: expected one finite value per joint ({n}), got {values!r}')
+    return a
+
+
+@dataclass(frozen=True)
+class JointDrives:
+    """Drive parameters of each joint, in model joint order.
+
+    Attributes:
+        joint_names: joint names, in the order of all arrays.
+        gear_ratio: r [-], rotor angle per link angle, > 0.
+        drive_gain: K_τ [N·m/A], link side, nonzero (its sign follows the current's sign convention).
+        rotor_inertia: B [kg·m²], reflected to the link side, >= 0.
+    """
+
+    joint_names: tuple[str, ...]
+    gear_ratio: np.ndarray
+    drive_gain: np.ndarray
+    rotor_inertia: np.ndarray
+
+    def __post_init__(self) -> None:
+        names = tuple(self.joint_names)
+        n = len(names)
+        if n == 0 or len(set(names)) != n:
+            raise InputError(f'drives need unique joint names, got {names!r}')
+        gear = _per_joint(self.gear_ratio, n, 'gear_ratio')
+        gain = _per_joint(self.drive_gain, n, 'drive_gain')
+        inertia = _per_joint(self.rotor_inertia, n, 'rotor_inertia')
+        if np.any(gear <= 0):
+            raise InputError(f'gear_ratio must be > 0 for every joint, got {gear.tolist()}')
+        if np.any(gain == 0):
+            raise InputError(f'drive_gain must be nonzero for every joint, got {gain.tolist()}')
+        if np.any(inertia < 0):
+            raise InputError(f'rotor_inertia must be >= 0 for every joint, got {inertia.tolist()}')
+        object.__setattr__(self, 'joint_names', names)
+        object.__setattr__(self, 'gear_ratio', gear)
+        object.__setattr__(self, 'drive_gain', gain)
+        object.__setattr__(self, 'rotor_inertia', inertia)
+
+    @classmethod
+    def from_motor(
+        cls,
+        joint_names: Sequence[str],
+        gear_ratio,
+        torque_constant,
+        rotor_inertia_motor,
+    ) -> JointDrives:
+        """Drives from motor-side data: k_t [N·m/A] and rotor inertia J [kg·m²] on the motor shaft."""
+        names = tuple(joint_names)
+        gear = _per_joint(gear_ratio, len(names), 'gear_ratio')
+        k_t = _per_joint(torque_constant, len(names), 'torque_constant')
+        j = _per_joint(rotor_inertia_motor, len(names), 'rotor_inertia_motor')
+        return cls(names, gear, gear * k_t, gear**2 * j)
+
+    @classmethod
+    def from_dict(cls, data: Mapping, joint_names: Sequence[str]) -> JointDrives:
+        """Drives from ``{joint: {gear_ratio, drive_gain, rotor_inertia}}``, taken by joint name."""
+        missing = [name for name in joint_names if name not in data]
+        if missing:
+            raise InputError(f'drive parameters missing for joints {missing}')
+        rows = [data[name] for name in joint_names]
+        try:
+            columns = {key: [float(row[key]) for row in rows]
+                       for key in ('gear_ratio', 'drive_gain', 'rotor_inertia')}
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputError(f'drive parameters need numeric gear_ratio, drive_gain and '
+                             f'rotor_inertia per joint ({error})') from None
+        return cls(tuple(joint_names), **columns)
+
+    def to_dict(self) -> dict:
+        """``{joint: {gear_ratio, drive_gain, rotor_inertia}}`` in plain floats."""
+        return {
+            name: {'gear_ratio': float(r), 'drive_gain': float(k), 'rotor_inertia': float(b)}
+            for name, r, k, b in zip(self.joint_names, self.gear_ratio, self.drive_gain,
+                                     self.rotor_inertia, strict=True)
+        }
+
+    def reordered(self, joint_names: Sequence[str]) -> JointDrives:
+        """The same drives in another joint order, matched by name."""
+        return JointDrives.from_dict(self.to_dict(), joint_names)
+
+    def with_drive_gain(self, drive_gain) -> JointDrives:
+        """A copy with other drive gains (e.g. identified ones) [N·m/A, link side]."""
+        return JointDrives(self.joint_names, self.gear_ratio, drive_gain, self.rotor_inertia)
+
+    @property
+    def torque_constant(self) -> np.ndarray:
+        """k_t = K_τ / r [N·m/A], motor side."""
+        return self.drive_gain / self.gear_ratio
+
+    @property
+    def rotor_inertia_motor(self) -> np.ndarray:
+        """J = B / r² [kg·m²], rotor inertia on the motor shaft."""
+        return self.rotor_inertia / self.gear_ratio**2
+
+    # Conversions. Arrays broadcast over a last axis of joints: shape (n,) or (N, n).
+    def current_to_joint_torque(self, current):
+        """Drive torque K_τ·i [N·m, link side] from motor current [A]."""
+        return np.asarray(current) * self.drive_gain
+
+    def joint_torque_to_current(self, torque):
+        """Motor current [A] that gives a link-side drive torque [N·m]."""
+        return np.asarray(torque) / self.drive_gain
+
+    def current_to_motor_torque(self, current):
+        """Motor torque k_t·i [N·m, motor side] from current [A]."""
+        return np.asarray(current) * self.torque_constant
+
+    def motor_torque_to_joint_torque(self, motor_torque):
+        """Link-side torque r·τ_m [N·m] from motor-side torque [N·m]."""
+        return np.asarray(motor_torque) * self.gear_ratio
+
+    def joint_torque_to_motor_torque(self, torque):
+        """Motor-side torque τ / r [N·m] from link-side torque [N·m]."""
+        return np.asarray(torque) / self.gear_ratio
+
+    def motor_angle_to_link_units(self, motor_angle):
+        """θ = θ_m / r [rad, link units] from the rotor angle on the motor shaft [rad]."""
+        return np.asarray(motor_angle) / self.gear_ratio
+
+    def link_units_to_motor_angle(self, theta):
+        """θ_m = r·θ [rad, motor shaft] from the rotor angle in link units [rad]."""
+        return np.asarray(theta) * self.gear_ratio
+
+    def rotor_inertia_torque(self, rotor_acceleration):
+        """B·θ̈ [N·m, link side] from the rotor acceleration in link units [rad/s²]."""
+        return np.asarray(rotor_acceleration) * self.rotor_inertia

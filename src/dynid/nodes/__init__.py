@@ -1,0 +1,1 @@
+"""Thin rclpy nodes: the only modules of dynid that import rclpy (planned)."""

@@ -1,0 +1,1 @@
+"""Digital twin: flexible-joint robot with friction, heating, sensors and a joint controller (planned)."""

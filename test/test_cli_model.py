@@ -1,0 +1,60 @@
+"""The `dynid model` subcommand, run as users run it (the installed console script)."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+DYNID = shutil.which('dynid') or [sys.executable, '-m', 'dynid.cli']
+
+
+def _run(*args):
+    command = ([DYNID] if isinstance(DYNID, str) else list(DYNID)) + list(args)
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_model_json_reports_36_base_parameters_for_ur5e():
+    result = _run('model', '--robot', 'ur5e', '--json')
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary['base_parameters']['count'] == 36
+    assert summary['standard_parameters'] == 60
+    assert [j['name'] for j in summary['joints']][0] == 'shoulder_pan_joint'
+    assert summary['base_parameters']['parameters'][0]['name'] == 'Izz_1R'
+
+
+def test_model_text_lists_joints_limits_and_base_names():
+    result = _run('model', '--robot', 'panda')
+    assert result.returncode == 0, result.stderr
+    assert 'panda_joint7' in result.stdout and 'base parameters: 43' in result.stdout
+
+
+@pytest.mark.parametrize('robot, reason', [
+    ('nonexistent_robot', "unknown robot 'nonexistent_robot'"),
+    ('missing.urdf', 'does not exist'),
+])
+def test_bad_robot_exits_2_with_one_line(robot, reason):
+    result = _run('model', '--robot', robot)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('dynid model: error:') and reason in lines[0]
+
+
+def test_broken_urdf_exits_2_with_one_line(tmp_path):
+    broken = tmp_path / 'broken.urdf'
+    broken.write_text('<robot name="r"><link name="a"/><joint name="j" type="revolute">')
+    result = _run('model', '--robot', str(broken))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert 'cannot read URDF' in lines[0] and str(broken) in lines[0]
+    assert result.stdout == ''
+
+
+def test_help_and_version():
+    assert _run('model', '--help').returncode == 0
+    result = _run('--version')
+    assert result.returncode == 0 and result.stdout.startswith('dynid ')
+    assert _run().returncode == 2  # a subcommand is required

@@ -1,0 +1,90 @@
+"""Inertial parameter conventions, payloads and the drive model."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from dynid.errors import InputError
+from dynid.model import JointDrives, Payload
+from dynid.model.inertial import (
+    cylinder_inertia,
+    parameter_transform_matrix,
+    parameters_from_com,
+    transform_parameters,
+)
+
+
+def test_parameters_match_pinocchio_convention():
+    inertia = np.array([[0.02, 0.001, 0.0], [0.001, 0.03, -0.002], [0.0, -0.002, 0.01]])
+    phi = parameters_from_com(2.0, [0.1, -0.05, 0.2], inertia)
+    expected = pin.Inertia(2.0, np.array([0.1, -0.05, 0.2]), inertia).toDynamicParameters()
+    np.testing.assert_allclose(phi, expected, rtol=1e-14, atol=1e-15)
+
+
+def test_frame_change_matches_pinocchio_and_is_linear():
+    rng = np.random.default_rng(3)
+    placement = pin.SE3.Random()
+    body = pin.Inertia.Random()
+    phi = transform_parameters(body.toDynamicParameters(), placement.rotation, placement.translation)
+    np.testing.assert_allclose(phi, placement.act(body).toDynamicParameters(), atol=1e-12)
+    a = parameter_transform_matrix(placement.rotation, placement.translation)
+    x = rng.normal(size=10)
+    np.testing.assert_allclose(a @ x, transform_parameters(x, placement.rotation, placement.translation),
+                               atol=1e-12)
+
+
+def test_cylinder_inertia():
+    i = cylinder_inertia(3.0, 0.1, 0.4, axis='x')
+    across = 3.0 * (3 * 0.1**2 + 0.4**2) / 12
+    np.testing.assert_allclose(np.diag(i), [3.0 * 0.1**2 / 2, across, across])
+    with pytest.raises(InputError, match='axis'):
+        cylinder_inertia(1.0, 0.1, 0.1, axis='w')
+
+
+def test_payload_round_trip_and_validation():
+    payload = Payload(1.5, com=[0.0, 0.02, 0.1], inertia=np.diag([0.002, 0.003, 0.001]))
+    back = Payload.from_parameters(payload.parameters())
+    assert back.mass == pytest.approx(1.5)
+    np.testing.assert_allclose(back.com, payload.com, atol=1e-15)
+    np.testing.assert_allclose(back.inertia, payload.inertia, atol=1e-15)
+    assert Payload.from_parameters(np.zeros(10)).mass == 0.0
+    for bad in (dict(mass=-1.0), dict(mass=float('nan')), dict(mass=1.0, com=[0, 0]),
+                dict(mass=1.0, inertia=np.diag([1.0, -1.0, 1.0])),
+                dict(mass=1.0, inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]])):
+        with pytest.raises(InputError, match='payload'):
+            Payload(**bad)
+
+
+def test_drive_conversions_follow_the_thesis_conventions():
+    drives = JointDrives.from_motor(['a', 'b'], gear_ratio=[101.0, 50.0], torque_constant=[0.1, 0.2],
+                                    rotor_inertia_motor=[5e-5, 1e-5])
+    np.testing.assert_allclose(drives.drive_gain, [10.1, 10.0])        # K_τ = r·k_t
+    np.testing.assert_allclose(drives.rotor_inertia, [0.51005, 0.025])  # B = r²·J
+    np.testing.assert_allclose(drives.torque_constant, [0.1, 0.2])
+    current = np.array([[1.0, -2.0], [0.5, 0.0]])
+    torque = drives.current_to_joint_torque(current)
+    np.testing.assert_allclose(torque, [[10.1, -20.0], [5.05, 0.0]])
+    np.testing.assert_allclose(drives.joint_torque_to_current(torque), current)
+    np.testing.assert_allclose(
+        drives.motor_torque_to_joint_torque(drives.current_to_motor_torque(current)), torque)
+    np.testing.assert_allclose(drives.joint_torque_to_motor_torque(torque), current * [0.1, 0.2])
+    np.testing.assert_allclose(drives.motor_angle_to_link_units([101.0, 100.0]), [1.0, 2.0])
+    np.testing.assert_allclose(drives.link_units_to_motor_angle([1.0, 2.0]), [101.0, 100.0])
+    np.testing.assert_allclose(drives.rotor_inertia_torque([2.0, 4.0]), [1.0201, 0.1])
+
+
+def test_drives_by_name_and_validation():
+    drives = JointDrives(('a', 'b'), gear_ratio=101, drive_gain=[10.0, 12.0], rotor_inertia=0.5)
+    swapped = drives.reordered(['b', 'a'])
+    np.testing.assert_allclose(swapped.drive_gain, [12.0, 10.0])
+    assert drives.with_drive_gain([9.0, 11.0]).drive_gain.tolist() == [9.0, 11.0]
+    with pytest.raises(InputError, match='missing for joints'):
+        drives.reordered(['a', 'c'])
+    with pytest.raises(InputError, match='gear_ratio must be > 0'):
+        JointDrives(('a',), gear_ratio=0.0, drive_gain=1.0, rotor_inertia=0.0)
+    with pytest.raises(InputError, match='drive_gain must be nonzero'):
+        JointDrives(('a',), gear_ratio=1.0, drive_gain=0.0, rotor_inertia=0.0)
+    with pytest.raises(InputError, match='one finite value per joint'):
+        JointDrives(('a', 'b'), gear_ratio=[1.0, np.nan], drive_gain=1.0, rotor_inertia=0.0)
+    with pytest.raises(InputError, match='numeric'):
+        JointDrives.from_dict({'a': {'gear_ratio': 1}}, ['a'])

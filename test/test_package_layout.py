@@ -1,0 +1,65 @@
+"""Package contract of DESIGN.md §2: ament_python layout, console scripts, rclpy only in nodes/."""
+
+import ast
+import configparser
+import importlib
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / 'src' / 'dynid'
+
+
+def test_package_xml_is_format_3_with_the_runtime_dependencies():
+    root = ET.parse(ROOT / 'package.xml').getroot()
+    assert root.get('format') == '3' and root.findtext('name') == 'dynid'
+    exec_depends = {e.text for e in root.findall('exec_depend')}
+    assert {'rclpy', 'sensor_msgs', 'std_msgs', 'trajectory_msgs', 'diagnostic_msgs', 'std_srvs',
+            'lifecycle_msgs', 'rcl_interfaces', 'launch', 'launch_ros', 'python3-numpy',
+            'python3-scipy', 'python3-yaml'} <= exec_depends
+    assert root.find('export/build_type').text == 'ament_python'
+    assert (ROOT / 'resource' / 'dynid').is_file()
+
+
+def test_setup_cfg_installs_scripts_where_ros2_run_looks():
+    config = configparser.ConfigParser()
+    config.read(ROOT / 'setup.cfg')
+    assert config['develop']['script_dir'] == '$base/lib/dynid'
+    assert config['install']['install_scripts'] == '$base/lib/dynid'
+
+
+def test_design_folders_exist():
+    for name in ('model', 'friction', 'signal', 'identify', 'estimate', 'control', 'excite', 'sim',
+                 'io', 'nodes'):
+        assert (SOURCE / name / '__init__.py').is_file(), name
+    assert (SOURCE / 'cli.py').is_file()
+
+
+def test_console_scripts_point_at_existing_callables():
+    from importlib.metadata import entry_points
+
+    scripts = [e for e in entry_points(group='console_scripts') if e.value.startswith('dynid')]
+    assert scripts, 'dynid is not installed'
+    for entry in scripts:
+        module, _, attribute = entry.value.partition(':')
+        assert callable(getattr(importlib.import_module(module), attribute)), entry.value
+
+
+def test_only_nodes_import_rclpy():
+    offenders = []
+    for path in SOURCE.rglob('*.py'):
+        if (SOURCE / 'nodes') in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ''] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == 'rclpy' or n.startswith('rclpy.') for n in names):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert not offenders
+
+
+def test_core_import_does_not_load_rclpy():
+    code = 'import sys, dynid.model, dynid.cli; assert "rclpy" not in sys.modules'
+    subprocess.run([sys.executable, '-c', code], check=True, timeout=60)
