@@ -5,7 +5,8 @@ Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_model.py [--samples N
 For each robot it times, per sample (best of several repeats):
 - ``RobotModel.regressor`` on a batch (our stacking over pinocchio's computeJointTorqueRegressor),
 - pinocchio's computeJointTorqueRegressor called in a bare loop (the floor for our regressor),
-- pinocchio's rnea in a bare loop, and ``RobotModel.inverse_dynamics`` on a batch,
+- pinocchio's rnea in a bare loop, and ``RobotModel.inverse_dynamics`` on a batch (which runs
+  the batch inside pinocchio with rneaInParallel on one thread),
 - the base-parameter computation (once per robot; cached afterwards).
 
 Reference: the developers' brief measured ~7 µs per sample for pinocchio's regressor on a UR5 on
@@ -27,6 +28,7 @@ REFERENCE_REGRESSOR_US = 7.0
 
 
 def _best_per_sample(function, n_samples: int, repeats: int) -> float:
+    function()  # warm-up: first-call allocations and caches are not what we measure
     best = np.inf
     for _ in range(repeats):
         start = time.perf_counter()

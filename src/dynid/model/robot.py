@@ -108,7 +108,8 @@ class RobotModel:
             array.setflags(write=False)
 
         self.flange = self._choose_flange(flange)
-        self._flange_placement = model.frames[model.getFrameId(self.flange)].placement
+        self._flange_placement = (model.frames[model.getFrameId(self.flange)].placement
+                                  if model.existFrame(self.flange) else pin.SE3.Identity())
         if drives is not None and drives.joint_names != self.joint_names:
             drives = drives.reordered(self.joint_names)
         self.drives = drives
@@ -270,18 +271,25 @@ class RobotModel:
     ) -> np.ndarray:
         """Joint torques τ = M(q)q̈ + C(q,q̇)q̇ + g(q) [N·m or N], shape (N, n), by pinocchio's RNEA.
 
+        The batch runs inside pinocchio (``rneaInParallel`` on one thread), not in a Python loop.
+
         Args:
             q, dq, ddq: (N, n) or (n,) link-side positions, velocities and accelerations.
             payload: rigid payload at the flange, if any.
         """
         q, dq, ddq = self._states(q=q, dq=dq, ddq=ddq)
-        model = self._model if payload is None else self._model_with_payload(payload)
-        data = self._data if payload is None else model.createData()
-        config = self.configuration(q)
-        tau = np.empty_like(dq)
-        for k in range(q.shape[0]):
-            tau[k] = pin.rnea(model, data, config[k], dq[k], ddq[k])
-        return tau
+        if payload is None:
+            pool = self._rnea_pool
+        else:
+            pool = pin.ModelPool(self._model_with_payload(payload), 1)
+        tau = np.empty((self.n, q.shape[0]), order='F')
+        pin.rneaInParallel(1, pool, np.asfortranarray(self.configuration(q).T),
+                           np.asfortranarray(dq.T), np.asfortranarray(ddq.T), tau)
+        return tau.T
+
+    @cached_property
+    def _rnea_pool(self) -> pin.ModelPool:
+        return pin.ModelPool(self._model, 1)
 
     def _model_with_payload(self, payload: Payload) -> pin.Model:
         model = pin.Model(self._model)
