@@ -91,6 +91,11 @@ def test_robot_file_round_trip_and_validation(tmp_path):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(InputError, match="joint 2: 'mass' must be a number"):
         load_robot(str(path))
+    data['joints'][1]['link']['mass'] = 1.0
+    data['gravity'] = [0, 0, 'down']
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(InputError, match='gravity must be 3 finite numbers'):
+        load_robot(str(path))
     path.write_text('dynid_robot: 1\njoints: []\n')
     with pytest.raises(InputError, match='non-empty list'):
         load_robot(str(path))

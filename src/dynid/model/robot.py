@@ -439,7 +439,10 @@ def _native_stderr() -> Iterator[list[str]]:
 
 
 def _gravity_vector(gravity: Sequence[float]) -> np.ndarray:
-    g = np.asarray(gravity, dtype=float).reshape(-1)
+    try:
+        g = np.asarray(gravity, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        g = np.full(1, np.nan)
     if g.shape != (3,) or not np.all(np.isfinite(g)):
         raise InputError(f'gravity must be 3 finite numbers [m/s²], got {gravity!r}')
     return g

@@ -181,7 +181,7 @@ def robot_from_file_data(data, source: str) -> RobotModel:
         raise InputError(f'{source}: give drive parameters for all joints or none')
     flange = str(data.get('flange', 'flange'))
     model = build_dh_model(joints, convention=str(data.get('convention', 'standard')),
-                           name=str(data.get('name', 'robot')),
-                           gravity=data.get('gravity', (0.0, 0.0, -9.81)), flange=flange)
-    return RobotModel(model, flange=flange, source=source,
-                      drives=JointDrives.from_dict(drives, names) if drives else None)
+                           name=str(data.get('name', 'robot')), flange=flange)
+    robot = RobotModel(model, flange=flange, source=source,
+                       drives=JointDrives.from_dict(drives, names) if drives else None)
+    return robot.with_gravity(data['gravity']) if 'gravity' in data else robot
