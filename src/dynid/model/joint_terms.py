@@ -39,9 +39,33 @@ def check_terms(terms: Sequence[str]) -> tuple[str, ...]:
     return terms
 
 
+def per_joint_names(symbols: Sequence[str], n_joints: int) -> list[str]:
+    """Names of per-joint parameters, grouped by symbol then joint (from 1): ``Fc_1 ... Fc_n, Fv_1 ...``."""
+    return [f'{symbol}_{j + 1}' for symbol in symbols for j in range(n_joints)]
+
+
+def per_joint_columns(features: Sequence[np.ndarray]) -> np.ndarray:
+    """Block columns of per-joint features, rows grouped sample by sample like the rigid-body regressor.
+
+    Args:
+        features: k arrays of shape (N, n); feature t of joint j multiplies parameter t·n + j and
+            acts on joint j's row only.
+
+    Returns:
+        (N·n, k·n) array, columns named by :func:`per_joint_names`.
+    """
+    first = np.atleast_2d(np.asarray(features[0], dtype=float))
+    n_samples, n = first.shape
+    out = np.zeros((n_samples, n, len(features) * n))
+    joints = np.arange(n)
+    for t, value in enumerate(features):
+        out[:, joints, t * n + joints] = value
+    return out.reshape(n_samples * n, len(features) * n)
+
+
 def joint_term_names(terms: Sequence[str], n_joints: int) -> list[str]:
     """Parameter names, grouped by term then joint, joints numbered from 1: ``Fc_1 ... Fc_n``."""
-    return [f'{JOINT_TERM_SYMBOLS[t]}_{j + 1}' for t in check_terms(terms) for j in range(n_joints)]
+    return per_joint_names([JOINT_TERM_SYMBOLS[t] for t in check_terms(terms)], n_joints)
 
 
 def joint_term_regressor(
@@ -61,7 +85,6 @@ def joint_term_regressor(
     """
     terms = check_terms(terms)
     velocity = np.atleast_2d(np.asarray(velocity, dtype=float))
-    n_samples, n = velocity.shape
     values = []
     for term in terms:
         if term == 'rotor_inertia':
@@ -77,8 +100,4 @@ def joint_term_regressor(
             values.append(np.sign(velocity))
         else:
             values.append(velocity)
-    out = np.zeros((n_samples, n, len(terms) * n))
-    joints = np.arange(n)
-    for t, value in enumerate(values):
-        out[:, joints, t * n + joints] = value
-    return out.reshape(n_samples * n, len(terms) * n)
+    return per_joint_columns(values)

@@ -1,0 +1,133 @@
+"""Static friction maps of velocity (torques in N·m, velocities in rad/s, on the side given by the caller).
+
+- :class:`CoulombViscous`: F_C·sgn(ω) + F_V·ω + offset, with an asymmetric option that has its own
+  Coulomb and viscous coefficients per direction (PA-10 report eqs. (C.1)–(C.2), Table C.1 layout).
+- :class:`StribeckMap`: the 7-parameter map with polynomial viscous terms (thesis ch.3 eq. (14), ch.4
+  eq. (P1-25)): s(ω) = sgn(ω)·(F_C + (F_S − F_C)·exp(−(|ω|/V_S)^μ)) + F_V1·ω + F_V2·|ω|·ω + F_V3·ω³.
+  Erratum (thesis_ch4-5.md A-4): ch.4 prints −F_V2; we use +F_V2 and let the coefficient carry the sign.
+- :class:`PowerLawViscous`: Li et al. 2024 eq. (4): sgn(ω)·(f_c + f_v·|ω|^α) + f_o.
+
+All maps use sgn(0) = 0, so they are discontinuous at ω = 0; dynamic models (GMS, E-GMS) remove that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.friction.linear import LinearFrictionTerm, sgn
+
+
+@dataclass(frozen=True)
+class CoulombViscous(LinearFrictionTerm):
+    """Coulomb + viscous + offset friction, symmetric.
+
+    f = Fc·sgn(ω) + Fv·ω + tau0. Fc [N·m], Fv [N·m·s/rad], tau0 [N·m].
+    """
+
+    Fc: float | np.ndarray = 0.0
+    Fv: float | np.ndarray = 0.0
+    tau0: float | np.ndarray = 0.0
+    symbols = ('Fc', 'Fv', 'tau0')
+
+    def __post_init__(self) -> None:
+        self._coerce_parameters()
+
+    def features(self, velocity: np.ndarray) -> list[np.ndarray]:
+        w = np.asarray(velocity, dtype=float)
+        return [sgn(w), w, np.ones_like(w)]
+
+
+@dataclass(frozen=True)
+class AsymmetricCoulombViscous(LinearFrictionTerm):
+    """Direction-dependent Coulomb + viscous friction (PA-10 report eqs. (C.1)–(C.2)).
+
+    ω > 0: f = Fcp + Fvp·ω;  ω < 0: f = −Fcn + Fvn·ω;  ω = 0: f = 0. Fcp and Fcn are the magnitudes
+    of the Coulomb level in each direction [N·m]; Fvp, Fvn [N·m·s/rad].
+    """
+
+    Fcp: float | np.ndarray = 0.0
+    Fvp: float | np.ndarray = 0.0
+    Fcn: float | np.ndarray = 0.0
+    Fvn: float | np.ndarray = 0.0
+    symbols = ('Fcp', 'Fvp', 'Fcn', 'Fvn')
+
+    def __post_init__(self) -> None:
+        self._coerce_parameters()
+
+    def features(self, velocity: np.ndarray) -> list[np.ndarray]:
+        w = np.asarray(velocity, dtype=float)
+        positive, negative = (w > 0).astype(float), (w < 0).astype(float)
+        return [positive, positive * w, -negative, negative * w]
+
+
+@dataclass(frozen=True)
+class StribeckMap(LinearFrictionTerm):
+    """The 7-parameter Stribeck map with polynomial viscous terms (module docstring).
+
+    Linear in (Fc, Fs, Fv1, Fv2, Fv3) for fixed Stribeck velocity Vs [rad/s] and shape mu [-].
+    Fc: Coulomb level [N·m]; Fs: static (breakaway) level [N·m]; Fv1 [N·m·s/rad], Fv2 [N·m·s²/rad²],
+    Fv3 [N·m·s³/rad³]. ``smoothing`` [rad/s] > 0 replaces sgn(ω) by tanh(ω/smoothing) (an option
+    for simulation; 0 keeps the published discontinuous map).
+    """
+
+    Fc: float | np.ndarray = 0.0
+    Fs: float | np.ndarray = 0.0
+    Fv1: float | np.ndarray = 0.0
+    Fv2: float | np.ndarray = 0.0
+    Fv3: float | np.ndarray = 0.0
+    Vs: float | np.ndarray = 0.01
+    mu: float | np.ndarray = 1.0
+    smoothing: float = 0.0
+    symbols = ('Fc', 'Fs', 'Fv1', 'Fv2', 'Fv3')
+
+    def __post_init__(self) -> None:
+        self._coerce_parameters('Vs', 'mu')
+        if np.any(self.Vs <= 0) or np.any(self.mu <= 0):
+            raise InputError(f'Stribeck velocity Vs and shape mu must be > 0, got Vs={self.Vs}, mu={self.mu}')
+        if self.smoothing < 0:
+            raise InputError(f'smoothing must be >= 0 rad/s, got {self.smoothing}')
+
+    def direction(self, velocity: np.ndarray) -> np.ndarray:
+        """sgn(ω), or tanh(ω/smoothing) when smoothing > 0."""
+        w = np.asarray(velocity, dtype=float)
+        return np.tanh(w / self.smoothing) if self.smoothing > 0 else sgn(w)
+
+    def stribeck_decay(self, velocity: np.ndarray) -> np.ndarray:
+        """exp(−(|ω|/Vs)^mu) [-], 1 at rest and → 0 in sliding."""
+        return np.exp(-((np.abs(velocity) / self.Vs) ** self.mu))
+
+    def features(self, velocity: np.ndarray) -> list[np.ndarray]:
+        w = np.asarray(velocity, dtype=float)
+        s, e = self.direction(w), self.stribeck_decay(w)
+        return [s * (1.0 - e), s * e, w, np.abs(w) * w, w**3]
+
+    def static_level(self) -> np.ndarray:
+        """lim_{ω→0+} s(ω) = Fs [N·m] (the breakaway level)."""
+        return np.asarray(self.Fs)
+
+
+@dataclass(frozen=True)
+class PowerLawViscous(LinearFrictionTerm):
+    """Li et al. 2024 eq. (4): f = sgn(ω)·(fc + fv·|ω|^alpha) + fo.
+
+    Linear in (fc, fv, fo) for fixed exponent alpha > 0. fc [N·m], fv [N·m·(s/rad)^alpha], fo [N·m].
+    """
+
+    fc: float | np.ndarray = 0.0
+    fv: float | np.ndarray = 0.0
+    fo: float | np.ndarray = 0.0
+    alpha: float | np.ndarray = 1.0
+    symbols = ('fc', 'fv', 'fo')
+
+    def __post_init__(self) -> None:
+        self._coerce_parameters('alpha')
+        if np.any(self.alpha <= 0):
+            raise InputError(f'exponent alpha must be > 0, got {self.alpha}')
+
+    def features(self, velocity: np.ndarray) -> list[np.ndarray]:
+        w = np.asarray(velocity, dtype=float)
+        s = sgn(w)
+        return [s, s * np.abs(w) ** self.alpha, np.ones_like(w)]
