@@ -45,7 +45,8 @@ class AsymmetricCoulombViscous(LinearFrictionTerm):
     """Direction-dependent Coulomb + viscous friction (PA-10 report eqs. (C.1)–(C.2)).
 
     ω > 0: f = Fcp + Fvp·ω;  ω < 0: f = −Fcn + Fvn·ω;  ω = 0: f = 0. Fcp and Fcn are the magnitudes
-    of the Coulomb level in each direction [N·m]; Fvp, Fvn [N·m·s/rad].
+    of the Coulomb level in each direction [N·m]; Fvp, Fvn [N·m·s/rad]. A torque offset has no
+    column of its own here: for ω ≠ 0 it is indistinguishable from Fcp − Fcn (it shifts both levels).
     """
 
     Fcp: float | np.ndarray = 0.0
