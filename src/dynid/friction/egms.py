@@ -114,6 +114,7 @@ class EGMS:
         self.backlash_table = self._backlash_table(backlash)
         self.state = np.zeros((self.n, self.elements))
         self.theta: np.ndarray | None = None
+        self.last_backlash: np.ndarray | None = None  # B(θ) at the last input, set by step and run
 
     def _backlash_table(self, backlash) -> np.ndarray:
         b = np.asarray(backlash, dtype=float)
@@ -152,7 +153,7 @@ class EGMS:
         increment = np.zeros(self.n) if self.theta is None else theta - self.theta
         trial = increment[:, None] + self.state
         self.state = np.sign(trial) * np.minimum(np.abs(trial), b[:, None] * self.delta)
-        self.theta = theta
+        self.theta, self.last_backlash = theta, b
         return np.einsum('jm,jm->j', self.k, self.state) / b
 
     #: Samples per block of a batch run (bounds the memory of the scan to a few tens of MB).
@@ -178,5 +179,5 @@ class EGMS:
             z = clamp_recursion(-self.state, lower, upper)
             deformation = np.where(z == lower, limit, np.where(z == upper, -limit, relative - z))
             out[start:start + block.shape[0]] = np.einsum('jm,kjm->kj', self.k, deformation) / b
-            self.state, self.theta = deformation[-1], block[-1]
+            self.state, self.theta, self.last_backlash = deformation[-1], block[-1], b[-1]
         return out

@@ -58,7 +58,7 @@ class JointFriction:
     def remainder(self, velocity: np.ndarray, temperature: np.ndarray | None = None) -> np.ndarray:
         """F_V(ω, T): Stribeck excess, viscous and temperature terms [N·m]."""
         w = np.asarray(velocity, dtype=float)
-        value = self.stribeck.evaluate(w) - self.stribeck.Fc * self.stribeck.direction(w)
+        value = self.stribeck.excess(w) + self.stribeck.viscous(w)
         if self.temperature is not None:
             if temperature is None:
                 raise InputError('this friction model has a temperature term: pass the temperature')

@@ -105,6 +105,19 @@ class StribeckMap(LinearFrictionTerm):
         s, e = self.direction(w), self.stribeck_decay(w)
         return [s * (1.0 - e), s * e, w, np.abs(w) * w, w**3]
 
+    def viscous(self, velocity: np.ndarray) -> np.ndarray:
+        """Fv1·ω + Fv2·|ω|·ω + Fv3·ω³ [N·m]."""
+        w = np.asarray(velocity, dtype=float)
+        return w * (self.Fv1 + np.abs(w) * self.Fv2 + w * w * self.Fv3)
+
+    def excess(self, velocity: np.ndarray) -> np.ndarray:
+        """The static level above Coulomb, sgn(ω)·(Fs − Fc)·exp(−(|ω|/Vs)^mu) [N·m]."""
+        return self.direction(velocity) * (self.Fs - self.Fc) * self.stribeck_decay(velocity)
+
+    def evaluate(self, velocity: np.ndarray) -> np.ndarray:
+        """s(ω) [N·m] (the same as Σ features·parameters, written out for speed)."""
+        return self.direction(velocity) * self.Fc + self.excess(velocity) + self.viscous(velocity)
+
     def static_level(self) -> np.ndarray:
         """lim_{ω→0+} s(ω) = Fs [N·m] (the breakaway level)."""
         return np.asarray(self.Fs)

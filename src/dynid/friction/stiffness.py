@@ -33,16 +33,12 @@ class OddPolynomialStiffness:
             raise InputError(f'stiffness coefficients must be finite, shape (P,) or (n, P); '
                              f'got {np.shape(self.alpha)}')
         object.__setattr__(self, 'alpha', a)
+        object.__setattr__(self, 'powers', 2 * np.arange(a.shape[-1]) + 1)  # exponents 1, 3, ..., 2P−1
 
     @property
     def order(self) -> int:
         """P, the number of odd powers."""
         return self.alpha.shape[-1]
-
-    @property
-    def powers(self) -> np.ndarray:
-        """Exponents 1, 3, ..., 2P−1."""
-        return 2 * np.arange(self.order) + 1
 
     def features(self, deflection: np.ndarray) -> list[np.ndarray]:
         """φ, φ³, ..., one array per coefficient, each of the shape of φ."""
@@ -51,12 +47,19 @@ class OddPolynomialStiffness:
 
     def torque(self, deflection: np.ndarray) -> np.ndarray:
         """Joint torque τ_j(φ) [N·m]; φ of shape (..., n) for per-joint coefficients."""
-        return sum(f * self.alpha[..., p] for p, f in enumerate(self.features(deflection)))
+        phi = np.asarray(deflection, dtype=float)
+        square, total = phi * phi, self.alpha[..., -1]
+        for p in range(self.order - 2, -1, -1):  # Horner in φ²
+            total = total * square + self.alpha[..., p]
+        return phi * total
 
     def stiffness(self, deflection: np.ndarray) -> np.ndarray:
         """Tangent stiffness k(φ) = Σ (2p−1)·α_p·φ^(2p−2) [N·m/rad]."""
         phi = np.asarray(deflection, dtype=float)
-        return sum(p * phi ** (p - 1) * self.alpha[..., i] for i, p in enumerate(self.powers))
+        square, total = phi * phi, self.powers[-1] * self.alpha[..., -1]
+        for p in range(self.order - 2, -1, -1):
+            total = total * square + self.powers[p] * self.alpha[..., p]
+        return total
 
     def deflection(self, torque: np.ndarray, iterations: int = 30) -> np.ndarray:
         """φ with τ_j(φ) = torque, by Newton's method from the linear guess (needs α1 > 0, α_p ≥ 0)."""
@@ -64,8 +67,11 @@ class OddPolynomialStiffness:
             raise InputError('inverting the stiffness needs alpha1 > 0 and higher coefficients >= 0')
         tau = np.asarray(torque, dtype=float)
         phi = tau / self.alpha[..., 0]
-        for _ in range(iterations):
-            phi = phi - (self.torque(phi) - tau) / self.stiffness(phi)
+        for _ in range(iterations):  # the torque is convex on φ > 0: Newton converges monotonically
+            step = (self.torque(phi) - tau) / self.stiffness(phi)
+            phi = phi - step
+            if np.all(np.abs(step) <= 1e-15 * (1.0 + np.abs(phi))):
+                break
         return phi
 
     def regressor(self, deflection: np.ndarray) -> np.ndarray:

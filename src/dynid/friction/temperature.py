@@ -90,3 +90,8 @@ class ReferenceTemperatureFriction(_TemperatureRange, LinearFrictionTerm):
     def features(self, velocity: np.ndarray, temperature: np.ndarray) -> list[np.ndarray]:
         root, t = _root_velocity(velocity), self.clamp(temperature)
         return [root * (t - self.t0), root * (t**-3 - self.t0**-3)]
+
+    def evaluate(self, velocity: np.ndarray, temperature: np.ndarray) -> np.ndarray:
+        """f_T [N·m] (the same as Σ features·parameters, written out for speed)."""
+        t = self.clamp(temperature)
+        return _root_velocity(velocity) * (self.Ft1 * (t - self.t0) + self.Ft2 * (t**-3 - self.t0**-3))

@@ -238,6 +238,12 @@ class RobotModel:
         return RobotModel(model, self.name, self.flange, self.drives, self.source)
 
     # ------------------------------------------------------------------------------ dynamics
+    def configuration_vector(self, q: np.ndarray) -> np.ndarray:
+        """Pinocchio configuration (nq,) of one sample of joint positions (n,)."""
+        if not self._continuous.any():
+            return np.asarray(q, dtype=float)
+        return self.configuration(q)[0]
+
     def configuration(self, q: np.ndarray) -> np.ndarray:
         """Pinocchio configuration vectors (N, nq) from joint positions (N, n): cos/sin for continuous."""
         q = np.atleast_2d(q)

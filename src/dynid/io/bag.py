@@ -1,0 +1,214 @@
+"""rosbag2 (MCAP) recordings of the topic contract, written and read with the rosbags library.
+
+Topics (DESIGN.md §5; in a bag they carry the recording's namespace, default ``/``):
+
+=================================  =======================  =============================================
+topic                              type                     content
+=================================  =======================  =============================================
+``joint_states``                   sensor_msgs/JointState   link q [rad], q̇ [rad/s], effort = joint torque [N·m]
+``motor_states``                   sensor_msgs/JointState   rotor θ and θ̇ in link units [rad, rad/s]
+``joint_currents``                 sensor_msgs/JointState   motor current [A] in ``effort``
+``joint_temperatures``             sensor_msgs/JointState   temperature [°C] in ``effort``
+``joint_trajectory_controller/     trajectory_msgs/         reference, in chunks (time_from_start
+joint_trajectory``                 JointTrajectory          relative to each chunk's header stamp)
+=================================  =======================  =============================================
+
+Every message of one sample carries the same ``header.stamp``. Reading joins the streams by stamp
+(never by arrival order) and maps joints by name (never by index); temperatures, which may come
+slower, are held from their latest sample.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+from rosbags.highlevel import AnyReader
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import Stores, get_typestore
+
+from dynid.errors import InputError
+from dynid.io.dataset import Dataset
+
+TYPESTORE = get_typestore(Stores.ROS2_KILTED)
+JOINT_STATE = 'sensor_msgs/msg/JointState'
+JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
+STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'dtheta', None),
+                'joint_currents': (None, None, 'current'), 'joint_temperatures': (None, None, 'temperature')}
+REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+
+_types = TYPESTORE.types
+_Header, _Time, _Duration = _types['std_msgs/msg/Header'], _types['builtin_interfaces/msg/Time'], \
+    _types['builtin_interfaces/msg/Duration']
+_JointState = _types[JOINT_STATE]
+_JointTrajectory = _types[JOINT_TRAJECTORY]
+_TrajectoryPoint = _types['trajectory_msgs/msg/JointTrajectoryPoint']
+
+
+def topic_name(namespace: str, topic: str) -> str:
+    """Absolute topic name of a contract topic under a namespace ('' or '/' for the root)."""
+    return '/' + '/'.join(part for part in (namespace.strip('/'), topic) if part)
+
+
+def _stamp(nanoseconds: int):
+    return _Time(sec=int(nanoseconds // 1_000_000_000), nanosec=int(nanoseconds % 1_000_000_000))
+
+
+def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None = None,
+              namespace: str = '', start_ns: int = 0, chunk_s: float = 1.0) -> Path:
+    """Write a dataset (and optionally its reference) as a rosbag2 directory with MCAP storage.
+
+    Args:
+        path: bag directory to create; it must not exist (nothing is overwritten).
+        dataset: the recording; stamps are ``start_ns`` + t [s].
+        reference: optional {'t' (M,), 'q', 'dq', 'ddq', 'effort' (M, n)} written as JointTrajectory
+            chunks of ``chunk_s`` seconds on the reference topic.
+        namespace: namespace of the topics.
+
+    Returns:
+        The bag directory.
+    """
+    path = Path(path)
+    if path.exists():
+        raise InputError(f'{path} exists; refusing to overwrite a recording (choose a new path)')
+    stamps = start_ns + np.round(dataset.t * 1e9).astype(np.int64)
+    names = list(dataset.joint_names)
+    empty = np.zeros(0)
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        connections = {}
+        for topic, fields in STATE_TOPICS.items():
+            signals = [getattr(dataset, f) for f in fields if f is not None]
+            if all(s is not None for s in signals):
+                connections[topic] = (writer.add_connection(topic_name(namespace, topic), JOINT_STATE,
+                                                            typestore=TYPESTORE), fields)
+        chunks = _reference_chunks(reference, names, start_ns, chunk_s) if reference is not None else []
+        reference_connection = writer.add_connection(topic_name(namespace, REFERENCE_TOPIC), JOINT_TRAJECTORY,
+                                                     typestore=TYPESTORE) if chunks else None
+        next_chunk = 0
+        for k, stamp in enumerate(stamps):
+            while next_chunk < len(chunks) and chunks[next_chunk][0] <= stamp:
+                chunk_stamp, message = chunks[next_chunk]
+                writer.write(reference_connection, int(chunk_stamp), TYPESTORE.serialize_cdr(message, JOINT_TRAJECTORY))
+                next_chunk += 1
+            header = _Header(stamp=_stamp(stamp), frame_id='')
+            for connection, fields in connections.values():
+                arrays = [empty if f is None else getattr(dataset, f)[k] for f in fields]
+                message = _JointState(header=header, name=names, position=arrays[0], velocity=arrays[1],
+                                      effort=arrays[2])
+                writer.write(connection, int(stamp), TYPESTORE.serialize_cdr(message, JOINT_STATE))
+    return path
+
+
+def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s: float) -> list:
+    t = np.asarray(reference['t'], dtype=float)
+    chunks = []
+    edges = np.arange(t[0], t[-1] + chunk_s, chunk_s)
+    for begin in edges:
+        inside = np.flatnonzero((t >= begin) & (t < begin + chunk_s))
+        if inside.size == 0:
+            continue
+        chunk_start = start_ns + int(round(t[inside[0]] * 1e9))
+        points = []
+        for i in inside:
+            offset = int(round((t[i] - t[inside[0]]) * 1e9))
+            points.append(_TrajectoryPoint(
+                positions=reference['q'][i], velocities=reference['dq'][i], accelerations=reference['ddq'][i],
+                effort=reference['effort'][i],
+                time_from_start=_Duration(sec=offset // 1_000_000_000, nanosec=offset % 1_000_000_000)))
+        chunks.append((chunk_start, _JointTrajectory(header=_Header(stamp=_stamp(chunk_start), frame_id=''),
+                                                     joint_names=names, points=points)))
+    return chunks
+
+
+def _state_stream(reader: AnyReader, connection, names: list[str] | None, counters: dict):
+    """(stamps [ns], {'position','velocity','effort': (K, n)}, names) of one JointState topic."""
+    stamps, rows = [], {'position': [], 'velocity': [], 'effort': []}
+    for _, _, raw in reader.messages(connections=[connection]):
+        message = reader.deserialize(raw, connection.msgtype)
+        if names is None:
+            names = list(message.name)
+        try:
+            index = [list(message.name).index(name) for name in names]
+        except ValueError:
+            counters['mismatched_names'] = counters.get('mismatched_names', 0) + 1
+            continue
+        stamps.append(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec)
+        for field in rows:
+            values = np.asarray(getattr(message, field), dtype=float)
+            rows[field].append(values[index] if values.size == len(message.name) else np.full(len(index), np.nan))
+    return np.array(stamps, dtype=np.int64), {k: np.array(v) for k, v in rows.items()}, names
+
+
+def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> Dataset:
+    """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
+
+    Time is joint_states' stamp minus the first stamp [s]. Motor states and currents are joined by
+    exact stamp (samples without a partner are dropped); temperatures are held from their latest
+    stamp at or before each sample. Joints are taken by name (``joint_names``, default those of the
+    first joint_states message); messages that lack one of them are skipped and counted in
+    ``source['skipped']``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f'bag {path} does not exist')
+    reader = AnyReader([path], default_typestore=TYPESTORE)
+    try:
+        reader.open()
+    except Exception as error:  # rosbags raises several unrelated types for broken bags
+        raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None
+    counters: dict[str, int] = {}
+    try:
+        by_topic = {c.topic: c for c in reader.connections}
+        main = topic_name(namespace, 'joint_states')
+        if main not in by_topic:
+            raise InputError(f'bag {path} has no topic {main} (topics: {sorted(by_topic)})')
+        names = None if joint_names is None else list(joint_names)
+        stamps, main_rows, names = _state_stream(reader, by_topic[main], names, counters)
+        if stamps.size < 2:
+            raise InputError(f'bag {path}: {main} holds fewer than 2 usable messages')
+        order = np.argsort(stamps, kind='stable')
+        stamps = stamps[order]
+        keep = np.concatenate([[True], np.diff(stamps) > 0])  # duplicate stamps: keep the first
+        signals = {'q': main_rows['position'][order][keep], 'dq': main_rows['velocity'][order][keep],
+                   'tau': main_rows['effort'][order][keep]}
+        stamps = stamps[keep]
+        valid = np.ones(stamps.size, dtype=bool)
+        for topic in ('motor_states', 'joint_currents'):
+            name = topic_name(namespace, topic)
+            if name not in by_topic:
+                continue
+            other_stamps, rows, _ = _state_stream(reader, by_topic[name], names, counters)
+            position = np.searchsorted(other_stamps, stamps)
+            position = np.clip(position, 0, max(other_stamps.size - 1, 0))
+            matched = other_stamps.size > 0
+            found = (other_stamps[position] == stamps) if matched else np.zeros(stamps.size, dtype=bool)
+            valid &= found
+            for field, target in zip(('position', 'velocity', 'effort'), STATE_TOPICS[topic], strict=True):
+                if target is not None:
+                    signals[target] = rows[field][position] if matched else None
+        name = topic_name(namespace, 'joint_temperatures')
+        if name in by_topic:
+            temperature_stamps, rows, _ = _state_stream(reader, by_topic[name], names, counters)
+            latest = np.searchsorted(temperature_stamps, stamps, side='right') - 1
+            valid &= latest >= 0
+            signals['temperature'] = rows['effort'][np.clip(latest, 0, None)]
+        topics = sorted(by_topic)
+    except InputError:
+        raise
+    except Exception as error:  # a truncated or corrupt file fails while reading messages
+        raise InputError(f'cannot read bag {path}: {" ".join(str(error).split())}') from None
+    finally:
+        reader.close()
+    if not np.any(valid):
+        raise InputError(f'bag {path}: no joint_states sample has matching motor_states/joint_currents stamps')
+    for key in list(signals):
+        value = signals[key]
+        if value is not None and np.all(np.isnan(value)):
+            signals[key] = None  # field not published (e.g. empty effort arrays)
+        elif value is not None:
+            signals[key] = value[valid]
+    t = (stamps[valid] - stamps[valid][0]) / 1e9
+    source = {'bag': str(path), 'topics': topics, 'start_ns': int(stamps[valid][0]),
+              'skipped': counters, 'dropped_unmatched': int(np.count_nonzero(~valid))}
+    return Dataset(tuple(names), t, source=source, **signals)

@@ -1,0 +1,95 @@
+"""`dynid simulate`: the recording it writes, and refusals that leave existing files alone."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import yaml
+from rosbags.highlevel import AnyReader
+
+from dynid.excite.trajectory import FourierTrajectory, save_trajectory
+from dynid.io.bag import TYPESTORE, read_bag
+from dynid.model import load_robot
+
+DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
+STATE_TOPICS = ['/joint_states', '/motor_states', '/joint_currents', '/joint_temperatures']
+
+
+def _simulate(*args):
+    command = DYNID.split() + ['simulate', '--quiet', *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def test_simulate_writes_four_topics_at_the_rate_with_equal_stamps(tmp_path):
+    out = tmp_path / 'rec'
+    result = _simulate('--duration', '2', '--rate', '500', '--seed', '3', '--payload', '2.0', '-o', str(out))
+    assert result.returncode == 0, result.stderr
+    stamps = {}
+    with AnyReader([out], default_typestore=TYPESTORE) as reader:
+        topics = {c.topic: c for c in reader.connections}
+        assert set(STATE_TOPICS) | {'/joint_trajectory_controller/joint_trajectory'} <= set(topics)
+        for topic in STATE_TOPICS:
+            values = []
+            for connection, timestamp, raw in reader.messages(connections=[topics[topic]]):
+                message = reader.deserialize(raw, connection.msgtype)
+                assert list(message.name)[0] == 'shoulder_pan_joint'
+                values.append(message.header.stamp.sec * 10**9 + message.header.stamp.nanosec)
+                assert timestamp == values[-1]
+            stamps[topic] = np.array(values)
+    for topic in STATE_TOPICS:
+        assert stamps[topic].size == 1000
+        np.testing.assert_array_equal(stamps[topic], stamps['/joint_states'])
+    np.testing.assert_array_equal(np.diff(stamps['/joint_states']), 2_000_000)  # 500 Hz
+    truth = yaml.safe_load((out / 'truth.yaml').read_text())
+    assert truth['dynid_truth'] == 1 and truth['plant']['payload']['mass'] == 2.0
+    assert len(truth['inertial']['base_values']) == 36
+    dataset = read_bag(out)
+    assert dataset.n_samples == 1000 and dataset.current is not None and dataset.temperature is not None
+
+
+def test_simulate_follows_a_trajectory_file(tmp_path):
+    robot = load_robot('ur5e')
+    home = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    trajectory = FourierTrajectory(robot.joint_names, 0.25, home, np.zeros((6, 2)),
+                                   np.tile([[0.2, 0.05]], (6, 1)))
+    path = tmp_path / 'traj.yaml'
+    save_trajectory(trajectory, path)
+    out = tmp_path / 'rec'
+    result = _simulate('--trajectory', str(path), '--rate', '250', '-o', str(out))
+    assert result.returncode == 0, result.stderr
+    dataset = read_bag(out)
+    assert dataset.n_samples == 1000  # one 4 s period at 250 Hz
+    reference = trajectory.evaluate(dataset.t + 1 / 250)[0]
+    assert np.abs(dataset.q - reference).max() < 5e-3
+
+
+def test_simulate_refuses_bad_input_and_keeps_existing_files(tmp_path):
+    existing = tmp_path / 'existing'
+    existing.mkdir()
+    (existing / 'keep.txt').write_text('precious')
+    result = _simulate('--duration', '1', '-o', str(existing))
+    assert result.returncode == 2 and 'refusing to overwrite' in result.stderr
+    assert (existing / 'keep.txt').read_text() == 'precious'
+
+    robot = load_robot('ur5e')
+    wild = FourierTrajectory(robot.joint_names, 0.5, np.zeros(6), np.zeros((6, 1)), np.full((6, 1), 4.0))
+    path = tmp_path / 'wild.yaml'
+    save_trajectory(wild, path)
+    result = _simulate('--trajectory', str(path), '-o', str(tmp_path / 'a'))
+    assert result.returncode == 2 and 'position limits' in result.stderr
+    assert not (tmp_path / 'a').exists()
+
+    other = FourierTrajectory(('j1', 'j2'), 0.5, np.zeros(2), np.zeros((2, 1)), np.zeros((2, 1)))
+    save_trajectory(other, path)
+    result = _simulate('--trajectory', str(path), '-o', str(tmp_path / 'b'))
+    assert result.returncode == 2 and 'j1' in result.stderr
+
+    path.write_text('{not yaml')
+    result = _simulate('--trajectory', str(path), '-o', str(tmp_path / 'c'))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    for args in (['--rate', '-5'], ['--payload', '-1'], ['--duration', '0']):
+        result = _simulate(*args, '-o', str(tmp_path / 'd'))
+        assert result.returncode == 2, args
+    assert not Path(tmp_path / 'd').exists()
