@@ -30,6 +30,7 @@ setup(
     entry_points={
         'console_scripts': [
             'dynid = dynid.cli:main',
+            'sim_node = dynid.nodes.sim_node:main',
         ],
     },
 )

@@ -61,5 +61,6 @@ def test_only_nodes_import_rclpy():
 
 
 def test_core_import_does_not_load_rclpy():
-    code = 'import sys, dynid.model, dynid.cli; assert "rclpy" not in sys.modules'
+    code = ('import sys, dynid.model, dynid.cli, dynid.friction.fit, dynid.sim.recording, dynid.io.bag; '
+            'assert "rclpy" not in sys.modules')
     subprocess.run([sys.executable, '-c', code], check=True, timeout=60)
