@@ -31,6 +31,7 @@ setup(
         'console_scripts': [
             'dynid = dynid.cli:main',
             'sim_node = dynid.nodes.sim_node:main',
+            'excitation_node = dynid.nodes.excitation_node:main',
         ],
     },
 )

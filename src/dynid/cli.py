@@ -106,12 +106,116 @@ def _run_simulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------------- dynid excite
+def _add_excite_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.excite.experiments import EXPERIMENTS
+
+    parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    parser.add_argument('-o', '--output', required=True, help='trajectory file to write (YAML)')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing output file')
+    parser.add_argument('--plot', default=None, help='also write a PNG plot of q, q̇, q̈')
+    parser.add_argument('--seed', type=int, default=0, help='seed of the random designs (default 0)')
+    fourier = parser.add_argument_group('Fourier excitation (default)')
+    fourier.add_argument('--harmonics', type=int, default=5, help='harmonics per joint (default 5)')
+    fourier.add_argument('--period', type=float, default=10.0, help='period [s] (default 10)')
+    fourier.add_argument('--optimize', action='store_true', help='optimize the coefficients (else random)')
+    fourier.add_argument('--criterion', default='cond', choices=('cond', 'weighted', 'd_optimal'))
+    fourier.add_argument('--starts', type=int, default=4, help='optimizer starts (default 4)')
+    fourier.add_argument('--iterations', type=int, default=150, help='iterations per start (default 150)')
+    fourier.add_argument('--position-range', type=float, default=1.0,
+                         help='± motion about home [rad] (default 1.0)')
+    fourier.add_argument('--velocity-fraction', type=float, default=0.5,
+                         help='fraction of the velocity limits (default 0.5)')
+    fourier.add_argument('--acceleration', type=float, default=2.5, help='acceleration bound [rad/s²] (default 2.5)')
+    fourier.add_argument('--torque-fraction', type=float, default=None,
+                         help='bound the model torque to this fraction of the effort limits')
+    fourier.add_argument('--floor', type=float, default=None, help='lowest flange height [m] above the base')
+    special = parser.add_argument_group('special experiments')
+    special.add_argument('--experiment', default=None, choices=EXPERIMENTS)
+    special.add_argument('--joint', default='0', help='joint name or index for single-joint experiments')
+    special.add_argument('--payloads', default='0,3.5,7.5', help='masses [kg] for payload_schedule')
+
+
+def _run_excite(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.excite import experiments
+    from dynid.excite.fourier import FourierDesign, default_limits, random_design
+    from dynid.excite.optimize import describe_excitation, optimize_excitation
+    from dynid.excite.plot import plot_trajectory
+    from dynid.excite.trajectory import save_trajectory
+    from dynid.model import load_robot
+    from dynid.sim.twin import home_configuration
+
+    output = Path(args.output)
+    if output.exists() and not args.force:
+        raise InputError(f'{output} exists; refusing to overwrite (use --force)')
+    robot = load_robot(args.robot)
+    home = home_configuration(robot)
+    metadata: dict = {}
+    if args.experiment is None or args.experiment == 'payload_schedule':
+        limits = default_limits(robot, home, args.position_range, args.velocity_fraction, args.acceleration,
+                                args.torque_fraction, args.floor)
+        design = FourierDesign(robot.joint_names, args.harmonics, args.period)
+        if args.optimize:
+            result = optimize_excitation(robot, design, home, limits, args.criterion, starts=args.starts,
+                                         seed=args.seed, max_iterations=args.iterations,
+                                         progress=lambda text: print(text, file=sys.stderr, flush=True))
+        else:
+            grid = np.linspace(0.0, args.period, 2000, endpoint=False)
+            x = random_design(design, home, limits, np.random.default_rng(args.seed), grid)
+            result = describe_excitation(robot, design.trajectory(x), limits, args.criterion)
+        if not result.feasible:
+            raise InputError('the designed trajectory breaks its limits')
+        trajectory = result.trajectory
+        metadata['experiment'] = {'name': 'fourier', 'optimized': bool(args.optimize), 'seed': args.seed,
+                                  'harmonics': args.harmonics, 'period_s': args.period,
+                                  **_plain(result.summary())}
+        print(f'cond(W_b) = {result.condition_number:.4g} ({args.criterion} = {result.value:.4g}); '
+              f'peak velocity {max(result.peaks["velocity"]):.3g} rad/s, peak acceleration '
+              f'{max(result.peaks["acceleration"]):.3g} rad/s²'
+              + (f'; optimized in {result.wall_time_s:.1f} s' if args.optimize else ''))
+    if args.experiment == 'payload_schedule':
+        masses = [float(m) for m in args.payloads.split(',') if m.strip()]
+        trajectory, schedule = experiments.payload_schedule(robot, trajectory, masses)
+        metadata['payload_schedule'] = schedule
+        metadata['experiment']['name'] = 'payload_schedule'
+    elif args.experiment is not None:
+        generators = {
+            'plateaus': lambda: experiments.constant_velocity_plateaus(robot, args.joint, home),
+            'gravity_sweep': lambda: experiments.gravity_sweep(robot, args.joint, home),
+            'reciprocating': lambda: experiments.reciprocating_sweep(robot, args.joint, home),
+            'bang_coast_bang': lambda: experiments.bang_coast_bang(robot, [args.joint], home, seed=args.seed),
+            'waypoints': lambda: experiments.waypoint_cycle(robot),
+        }
+        trajectory = generators[args.experiment]()
+        metadata['experiment'] = {'name': args.experiment, 'joint': args.joint, 'seed': args.seed}
+    save_trajectory(trajectory, output, metadata)
+    print(f'wrote {output} ({trajectory.duration_s:.2f} s, {len(trajectory.joint_names)} joints)')
+    if args.plot:
+        print(f'wrote {plot_trajectory(trajectory, args.plot, title=str(output.name))}')
+    return EXIT_OK
+
+
+def _plain(value):
+    """Numbers and containers as plain Python (for YAML)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 # ------------------------------------------------------------------------------------ dispatcher
 _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     'model': ('print joints, limits and the base parameters of a robot model',
               _add_model_arguments, _run_model),
     'simulate': ('run the digital twin on a trajectory and write a rosbag2 (MCAP) recording',
                  _add_simulate_arguments, _run_simulate),
+    'excite': ('design (and optionally optimize) an excitation trajectory, or a special experiment',
+               _add_excite_arguments, _run_excite),
 }
 
 

@@ -27,6 +27,9 @@ is held, after the last point the last position is held at rest.
       positions: [[...], ...]             # rad, one row per point
       velocities: [[...], ...]            # optional
       accelerations: [[...], ...]         # optional
+    experiment: {name: ..., ...}          # optional: how it was made (excitation report, settings)
+    payload_schedule:                     # optional: payload changes, applied by `dynid simulate`
+      - {start_s: 0.0, mass_kg: 0.0, com: [0, 0, 0.05]}
 """
 
 from __future__ import annotations
@@ -270,9 +273,33 @@ def load_trajectory(path: str | os.PathLike) -> Trajectory:
     return trajectory_from_dict(data, str(path))
 
 
-def save_trajectory(trajectory: Trajectory, path: str | os.PathLike) -> None:
-    """Write a dynid trajectory file."""
-    Path(path).write_text(yaml.safe_dump(trajectory.to_dict(), sort_keys=False))
+def save_trajectory(trajectory: Trajectory, path: str | os.PathLike, metadata: dict | None = None) -> None:
+    """Write a dynid trajectory file; ``metadata`` adds the optional ``experiment`` and
+    ``payload_schedule`` sections."""
+    document = trajectory.to_dict()
+    for key, value in (metadata or {}).items():
+        if key not in ('experiment', 'payload_schedule'):
+            raise InputError(f'unknown trajectory file section {key!r}')
+        document[key] = value
+    Path(path).write_text(yaml.safe_dump(document, sort_keys=False))
+
+
+def load_trajectory_metadata(path: str | os.PathLike) -> dict:
+    """The optional sections of a trajectory file: ``experiment`` and a validated ``payload_schedule``."""
+    data = yaml.safe_load(Path(path).read_text())
+    metadata = {key: data[key] for key in ('experiment', 'payload_schedule') if isinstance(data, dict) and key in data}
+    schedule = metadata.get('payload_schedule')
+    if schedule is not None:
+        try:
+            entries = [{'start_s': float(e['start_s']), 'mass_kg': float(e['mass_kg']),
+                        'com': [float(c) for c in e.get('com', [0.0, 0.0, 0.0])]} for e in schedule]
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f'{path}: payload_schedule entries need start_s, mass_kg and optional com') from None
+        starts = [e['start_s'] for e in entries]
+        if any(b <= a for a, b in zip(starts, starts[1:], strict=False)) or any(e['mass_kg'] < 0 for e in entries):
+            raise InputError(f'{path}: payload_schedule needs increasing start_s and masses >= 0')
+        metadata['payload_schedule'] = entries
+    return metadata
 
 
 def reorder_trajectory_output(values: np.ndarray, source_names: Sequence[str],

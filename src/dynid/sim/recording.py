@@ -18,7 +18,7 @@ import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
-from dynid.excite.trajectory import Trajectory, load_trajectory, reorder_trajectory_output
+from dynid.excite.trajectory import Trajectory, load_trajectory, load_trajectory_metadata, reorder_trajectory_output
 from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
@@ -102,10 +102,12 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         raise InputError(f'payload must be within 0–100 kg, got {settings.payload_kg}')
     if not -20.0 <= settings.temperature_c <= 80.0:
         raise InputError(f'temperature must be within −20–80 °C, got {settings.temperature_c}')
+    schedule: list[dict] = []
     if trajectory_path is None:
         trajectory, source = gentle_motion(robot), 'built-in gentle Fourier motion'
     else:
         trajectory, source = load_trajectory(trajectory_path), str(trajectory_path)
+        schedule = load_trajectory_metadata(trajectory_path).get('payload_schedule', [])
     duration = trajectory.duration_s if settings.duration_s is None else float(settings.duration_s)
     if not np.isfinite(duration) or not 0.0 < duration <= 3600.0:
         raise InputError(f'duration must be within (0, 3600] s, got {settings.duration_s}')
@@ -125,11 +127,33 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
             print(f'\rsimulating {duration:.1f} s of {robot.name} at {settings.rate_hz:g} Hz: '
                   f'{100 * fraction:3.0f} %', end='', file=sys.stderr, flush=True)
 
-    record = twin.run(duration, progress)
+    record = _run_with_schedule(twin, duration, schedule, progress) if schedule else twin.run(duration, progress)
     if not quiet:
         print(file=sys.stderr)
     dataset = record_to_dataset(record, payload, {'simulation': source})
     write_bag(output, dataset, reference={'t': record.time, **record.reference})
-    (output / TRUTH_FILE).write_text(yaml.safe_dump(truth_document(params, settings, twin, source),
-                                                    sort_keys=False))
+    truth = truth_document(params, settings, twin, source)
+    if schedule:
+        truth['simulation']['payload_schedule'] = schedule
+        truth['inertial']['payload_schedule_parameters'] = [
+            Payload(e['mass_kg'], e['com']).parameters().tolist() for e in schedule]
+    (output / TRUTH_FILE).write_text(yaml.safe_dump(truth, sort_keys=False))
     return output
+
+
+def _run_with_schedule(twin: DigitalTwin, duration: float, schedule: list[dict], progress) -> SimulationRecord:
+    """Run in segments, changing the payload at each scheduled start time."""
+    boundaries = [e['start_s'] for e in schedule if e['start_s'] < duration] + [duration]
+    records = []
+    for entry, (begin, end) in zip(schedule, zip(boundaries, boundaries[1:], strict=False), strict=False):
+        twin.set_payload(Payload(entry['mass_kg'], entry['com']) if entry['mass_kg'] > 0 else None)
+        if end - begin > 0.5 / twin.rate_hz:
+            records.append(twin.run(end - begin))
+        if progress is not None:
+            progress(end / duration)
+    first = records[0]
+    return SimulationRecord(
+        first.joint_names, np.concatenate([r.time for r in records]),
+        *({k: np.concatenate([getattr(r, part)[k] for r in records]) for k in getattr(first, part)}
+          for part in ('measured', 'truth', 'reference')),
+        first.rate_hz)

@@ -1,0 +1,225 @@
+"""Optimized excitation: the Fourier coefficients that make the base parameters best identifiable.
+
+Criteria (evaluated on the base regressor W_b stacked over samples of one period):
+
+- ``cond``: cond(W_b), the classical criterion (Swevers et al. 1997; the thesis reports
+  cond(W) = 66 for its hand-made 31 s trajectory, thesis_ch4-5.md §3.7).
+- ``weighted``: W1·cond(W_b) + W2·cond(W_f), with W_f the per-joint Coulomb and viscous friction
+  columns — Li et al. 2024 eq. (21) weights two parts of the regressor; here the rigid-body and the
+  friction part, as the issue asks (Li's own split, by moment order, is not recoverable from the seed).
+- ``d_optimal``: −log det(W_bᵀW_b/N) of the column-normalized W_b (D-optimality).
+
+The optimizer is SLSQP on the rest-to-rest variables (:mod:`dynid.excite.fourier`), minimizing the
+logarithm of the criterion, with the kinematic limits as exact linear constraints on a time grid and
+optional model-torque and flange-height constraints. It runs from several random feasible starts
+(seeded, so the same seed gives the same trajectory) and keeps the best feasible result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+import scipy.optimize
+
+from dynid.errors import InputError
+from dynid.excite.fourier import ExcitationLimits, FourierDesign, fit_to_limits, random_design
+from dynid.excite.trajectory import FourierTrajectory, reorder_trajectory_output
+from dynid.model.joint_terms import joint_term_regressor
+from dynid.model.robot import RobotModel
+
+CRITERIA = ('cond', 'weighted', 'd_optimal')
+
+
+def trajectory_states(robot: RobotModel, trajectory: FourierTrajectory, times: np.ndarray):
+    """(q, q̇, q̈) of a trajectory at the times, in the robot's joint order."""
+    q, dq, ddq = trajectory.evaluate(times)
+    names = trajectory.joint_names
+    return tuple(reorder_trajectory_output(v, names, robot.joint_names) for v in (q, dq, ddq))
+
+
+def excitation_criterion(robot: RobotModel, trajectory: FourierTrajectory, times: np.ndarray,
+                         criterion: str = 'cond', weights: tuple[float, float] = (1.0, 1.0)) -> float:
+    """The value of an identifiability criterion (module docstring) on samples at ``times`` [s]."""
+    if criterion not in CRITERIA:
+        raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
+    q, dq, ddq = trajectory_states(robot, trajectory, times)
+    base = robot.base.columns(robot.regressor(q, dq, ddq))
+    if criterion == 'cond':
+        return float(np.linalg.cond(base))
+    if criterion == 'weighted':
+        friction = joint_term_regressor(('coulomb', 'viscous'), dq)
+        return float(weights[0] * np.linalg.cond(base) + weights[1] * np.linalg.cond(friction))
+    normalized = base / np.maximum(np.linalg.norm(base, axis=0), 1e-300)
+    sign, logdet = np.linalg.slogdet(normalized.T @ normalized / base.shape[0])
+    return float(-logdet) if sign > 0 else np.inf
+
+
+def flange_heights(robot: RobotModel, q: np.ndarray) -> np.ndarray:
+    """Height z [m] of the flange frame in the base frame for each configuration (N, n)."""
+    model = robot.pinocchio_model
+    data = model.createData()
+    frame = model.getFrameId(robot.flange) if model.existFrame(robot.flange) else None
+    heights = np.empty(q.shape[0])
+    for k, config in enumerate(robot.configuration(q)):
+        pin.forwardKinematics(model, data, config)
+        if frame is None:
+            heights[k] = data.oMi[model.njoints - 1].translation[2]
+        else:
+            heights[k] = pin.updateFramePlacement(model, data, frame).translation[2]
+    return heights
+
+
+@dataclass
+class ExcitationResult:
+    """An optimized (or random) excitation and how it was obtained.
+
+    Attributes:
+        trajectory: the rest-to-rest Fourier trajectory.
+        criterion, value: the criterion and its value on the dense check grid.
+        condition_number: cond(W_b) on the dense check grid.
+        limits: the limits used. peaks: largest |q − home| share, |q̇|, |q̈|, |τ|, lowest flange height.
+        feasible: every limit holds on the dense grid. starts, iterations, wall_time_s: effort spent.
+    """
+
+    trajectory: FourierTrajectory
+    criterion: str
+    value: float
+    condition_number: float
+    limits: ExcitationLimits
+    peaks: dict = field(default_factory=dict)
+    feasible: bool = True
+    starts: int = 0
+    iterations: int = 0
+    wall_time_s: float = 0.0
+
+    def summary(self) -> dict:
+        return {'criterion': self.criterion, 'value': self.value, 'condition_number': self.condition_number,
+                'feasible': self.feasible, 'starts': self.starts, 'iterations': self.iterations,
+                'wall_time_s': self.wall_time_s, 'peaks': self.peaks, 'limits': self.limits.to_dict()}
+
+
+def check_excitation(robot: RobotModel, trajectory: FourierTrajectory, limits: ExcitationLimits,
+                     samples: int = 2000) -> tuple[bool, dict]:
+    """(feasible, peaks) of a trajectory against the limits on ``samples`` points of one period."""
+    times = np.linspace(0.0, trajectory.duration_s, samples)
+    q, dq, ddq = trajectory_states(robot, trajectory, times)
+    tolerance = 1e-9
+    peaks = {'position_low': q.min(axis=0).tolist(), 'position_high': q.max(axis=0).tolist(),
+             'velocity': np.abs(dq).max(axis=0).tolist(), 'acceleration': np.abs(ddq).max(axis=0).tolist()}
+    feasible = bool(np.all(q >= limits.position_low - tolerance) and np.all(q <= limits.position_high + tolerance)
+                    and np.all(np.abs(dq) <= limits.velocity + tolerance)
+                    and np.all(np.abs(ddq) <= limits.acceleration + tolerance))
+    if limits.torque is not None:
+        torque = np.abs(robot.inverse_dynamics(q, dq, ddq)).max(axis=0)
+        peaks['torque'] = torque.tolist()
+        feasible &= bool(np.all(torque <= limits.torque + 1e-6))
+    if limits.floor is not None:
+        lowest = float(flange_heights(robot, q[:: max(1, samples // 400)]).min())
+        peaks['lowest_flange_m'] = lowest
+        feasible &= lowest >= limits.floor - 1e-6
+    return feasible, peaks
+
+
+def optimize_excitation(
+    robot: RobotModel,
+    design: FourierDesign,
+    home: np.ndarray,
+    limits: ExcitationLimits,
+    criterion: str = 'cond',
+    weights: tuple[float, float] = (1.0, 1.0),
+    starts: int = 4,
+    seed: int = 0,
+    max_iterations: int = 150,
+    objective_samples: int = 60,
+    constraint_samples: int = 120,
+    progress: Callable[[str], None] | None = None,
+) -> ExcitationResult:
+    """Optimize the Fourier coefficients (module docstring); returns the best feasible start.
+
+    Raises InputError if no start ends feasible.
+    """
+    if criterion not in CRITERIA:
+        raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
+    if starts < 1 or max_iterations < 1:
+        raise InputError('starts and max_iterations must be >= 1')
+    clock = time.perf_counter()
+    home = np.asarray(home, dtype=float)
+    objective_times = np.linspace(0.0, design.period_s, objective_samples, endpoint=False)
+    grid = np.linspace(0.0, design.period_s, constraint_samples, endpoint=False)
+    position, velocity, acceleration = design.kinematic_matrices(grid)
+    dense = np.linspace(0.0, design.period_s, 20 * constraint_samples, endpoint=False)
+    # The grid sees the limits only at its points: keep a 2 % margin there, then fit on a dense grid.
+    margin = 0.02 * (limits.position_high - limits.position_low)
+    low, high = np.tile(limits.position_low + margin, grid.size), np.tile(limits.position_high - margin, grid.size)
+    v_max, a_max = np.tile(0.98 * limits.velocity, grid.size), np.tile(0.98 * limits.acceleration, grid.size)
+    linear = np.vstack([position, -position, velocity, -velocity, acceleration, -acceleration])
+    bound = np.concatenate([high, -low, v_max, v_max, a_max, a_max])
+    constraints = [{'type': 'ineq', 'fun': lambda x: bound - linear @ x, 'jac': lambda x: -linear}]
+    if limits.torque is not None:
+        torque_bound = np.tile(limits.torque, grid.size)
+
+        def torque_margin(x: np.ndarray) -> np.ndarray:
+            q, dq, ddq = trajectory_states(robot, design.trajectory(x), grid)
+            tau = robot.inverse_dynamics(q, dq, ddq).reshape(-1)
+            return np.concatenate([torque_bound - tau, torque_bound + tau])
+
+        constraints.append({'type': 'ineq', 'fun': torque_margin})
+    if limits.floor is not None:
+        coarse = grid[::4]
+
+        def floor_margin(x: np.ndarray) -> np.ndarray:
+            q = trajectory_states(robot, design.trajectory(x), coarse)[0]
+            return flange_heights(robot, q) - limits.floor
+
+        constraints.append({'type': 'ineq', 'fun': floor_margin})
+
+    def objective(x: np.ndarray) -> float:
+        value = excitation_criterion(robot, design.trajectory(x), objective_times, criterion, weights)
+        return float(np.log(value)) if criterion != 'd_optimal' else value
+
+    rng = np.random.default_rng(seed)
+    best: tuple[float, np.ndarray] | None = None
+    iterations = 0
+    for start in range(starts):
+        x0 = random_design(design, home, limits, rng, grid)
+        counter = {'n': 0}
+
+        def report(x: np.ndarray, start=start, counter=counter) -> None:
+            counter['n'] += 1
+            if progress is not None and counter['n'] % 10 == 0:
+                progress(f'start {start + 1}/{starts}, iteration {counter["n"]}: '
+                         f'{criterion} {np.exp(objective(x)) if criterion != "d_optimal" else objective(x):.4g}')
+
+        result = scipy.optimize.minimize(objective, x0, method='SLSQP', constraints=constraints,
+                                         callback=report, options={'maxiter': max_iterations, 'ftol': 1e-6})
+        iterations += int(result.nit)
+        x = fit_to_limits(design, result.x, limits, dense)
+        feasible, _ = check_excitation(robot, design.trajectory(x), limits, samples=dense.size)
+        value = objective(x)
+        if progress is not None:
+            progress(f'start {start + 1}/{starts} done after {result.nit} iterations: '
+                     f'{criterion} {np.exp(value) if criterion != "d_optimal" else value:.4g}'
+                     f'{"" if feasible else " (infeasible, discarded)"}')
+        if feasible and (best is None or value < best[0]):
+            best = (value, x)
+    if best is None:
+        raise InputError('no start reached a trajectory inside the limits; widen the limits or add starts')
+    trajectory = design.trajectory(best[1])
+    return describe_excitation(robot, trajectory, limits, criterion, weights, starts, iterations,
+                               time.perf_counter() - clock)
+
+
+def describe_excitation(robot: RobotModel, trajectory: FourierTrajectory, limits: ExcitationLimits,
+                        criterion: str = 'cond', weights: tuple[float, float] = (1.0, 1.0), starts: int = 0,
+                        iterations: int = 0, wall_time_s: float = 0.0, samples: int = 1000) -> ExcitationResult:
+    """Evaluate a trajectory on a dense grid: criterion, cond(W_b), feasibility and peak values."""
+    times = np.linspace(0.0, trajectory.duration_s, samples, endpoint=False)
+    feasible, peaks = check_excitation(robot, trajectory, limits)
+    return ExcitationResult(trajectory, criterion,
+                            excitation_criterion(robot, trajectory, times, criterion, weights),
+                            excitation_criterion(robot, trajectory, times, 'cond'), limits, peaks, feasible,
+                            starts, iterations, wall_time_s)

@@ -1,0 +1,244 @@
+"""excitation_node: sends an excitation trajectory to a joint_trajectory_controller, safely.
+
+On ``~/start`` (std_srvs/Trigger) it checks the trajectory against the robot model's limits and the
+joint names against the latest ``joint_states``, then publishes on
+``joint_trajectory_controller/joint_trajectory`` (trajectory_msgs/JointTrajectory with positions,
+velocities and accelerations at ``point_rate``): first a rest-to-rest approach from the measured
+position to the trajectory's start, then the trajectory (``repeat`` times), in chunks of
+``chunk_duration`` seconds, each stamped with its own start time and published ``lead_time`` ahead.
+``~/stop`` sends an empty trajectory (the controller holds position). The state (idle, running,
+done, stopped, refused: <reason>) is published on ``~/state`` (std_msgs/String, transient local).
+If a check fails, ``~/start`` answers with the reason and nothing is published.
+
+The trajectory comes from ``trajectory_file`` (a dynid trajectory file) or, when that is empty, is
+designed from ``harmonics``, ``period``, ``seed`` (random feasible Fourier series, or optimized
+with ``optimize``; optimization can take a minute, at start-up).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import rclpy
+from builtin_interfaces.msg import Duration
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from dynid.errors import InputError
+from dynid.excite.experiments import check_robot_limits
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.optimize import optimize_excitation
+from dynid.excite.trajectory import load_trajectory, reorder_trajectory_output
+from dynid.model import load_robot
+from dynid.sim.twin import home_configuration
+
+STATE_STALE_S = 1.0  # joint_states older than this do not count as "the current position"
+
+
+def _range(low: float, high: float, integer: bool = False):
+    if integer:
+        return {'integer_range': [IntegerRange(from_value=int(low), to_value=int(high), step=1)]}
+    return {'floating_point_range': [FloatingPointRange(from_value=float(low), to_value=float(high))]}
+
+
+def approach_segment(start: np.ndarray, goal: np.ndarray, velocity: float, rate_hz: float,
+                     minimum_s: float = 1.0):
+    """Quintic rest-to-rest move (times, q, q̇, q̈) from start to goal; peak speed ≤ velocity [rad/s]."""
+    distance = np.abs(goal - start).max()
+    duration = max(minimum_s, 1.875 * distance / velocity)  # a quintic's peak speed is 1.875·d/T
+    count = max(2, int(np.ceil(duration * rate_hz)) + 1)
+    t = np.linspace(0.0, duration, count)
+    s = t / duration
+    shape = 10 * s**3 - 15 * s**4 + 6 * s**5
+    rate = (30 * s**2 - 60 * s**3 + 30 * s**4) / duration
+    curve = (60 * s - 180 * s**2 + 120 * s**3) / duration**2
+    delta = goal - start
+    return t, start + np.outer(shape, delta), np.outer(rate, delta), np.outer(curve, delta)
+
+
+class ExcitationNode(Node):
+    """The excitation publisher (module docstring). Takes the usual rclpy Node keyword arguments."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__('excitation_node', **kwargs)
+        d = self.declare_parameter
+        d('robot', 'ur5e', ParameterDescriptor(description='robot name, URDF path or robot file', read_only=True))
+        d('robot_description', '', ParameterDescriptor(description='URDF XML, preferred when set', read_only=True))
+        d('trajectory_file', '', ParameterDescriptor(description='dynid trajectory file; empty: design one',
+                                                     read_only=True))
+        d('harmonics', 5, ParameterDescriptor(description='harmonics of a designed trajectory', read_only=True,
+                                              **_range(2, 20, integer=True)))
+        d('period', 10.0, ParameterDescriptor(description='period of a designed trajectory [s]', read_only=True,
+                                              **_range(1.0, 600.0)))
+        d('seed', 0, ParameterDescriptor(description='seed of the design', read_only=True,
+                                         **_range(0, 2**31 - 1, integer=True)))
+        d('optimize', False, ParameterDescriptor(description='optimize the designed trajectory', read_only=True))
+        d('point_rate', 100.0, ParameterDescriptor(description='trajectory points per second [Hz]',
+                                                   **_range(1.0, 1000.0)))
+        d('chunk_duration', 10.0, ParameterDescriptor(description='seconds per published message',
+                                                      **_range(0.5, 600.0)))
+        d('lead_time', 0.5, ParameterDescriptor(description='publish each chunk this early [s]',
+                                                **_range(0.05, 10.0)))
+        d('approach_velocity', 0.2, ParameterDescriptor(description='peak speed of the approach [rad/s]',
+                                                        **_range(0.01, 2.0)))
+        d('repeat', 1, ParameterDescriptor(description='periods of the trajectory to run',
+                                           **_range(1, 1000, integer=True)))
+        get = self.get_parameter
+        description = get('robot_description').value
+        self.robot = load_robot(description if description else get('robot').value)
+        self.trajectory = self._load_or_design()
+        self.latest: tuple[float, np.ndarray] | None = None
+        self.chunks: list[JointTrajectory] = []
+        self.next_chunk = 0
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.output = self.create_publisher(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
+                                            reliable)
+        self.state = self.create_publisher(String, '~/state', latched)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos_profile_sensor_data)
+        self.create_service(Trigger, '~/start', self._on_start)
+        self.create_service(Trigger, '~/stop', self._on_stop)
+        self.timer = self.create_timer(0.05, self._on_timer)
+        self._set_state('idle')
+        self.get_logger().info(f'excitation of {self.trajectory.duration_s:.2f} s for {self.robot.name} ready; '
+                               f'call ~/start')
+
+    def _load_or_design(self):
+        get = self.get_parameter
+        path = get('trajectory_file').value
+        if path:
+            return load_trajectory(path)
+        home = home_configuration(self.robot)
+        limits = default_limits(self.robot, home)
+        design = FourierDesign(self.robot.joint_names, get('harmonics').value, get('period').value)
+        if get('optimize').value:
+            self.get_logger().info('optimizing the excitation (this can take a minute)')
+            return optimize_excitation(self.robot, design, home, limits, seed=get('seed').value,
+                                       progress=lambda text: self.get_logger().info(text)).trajectory
+        grid = np.linspace(0.0, design.period_s, 2000, endpoint=False)
+        return design.trajectory(random_design(design, home, limits, np.random.default_rng(get('seed').value),
+                                               grid))
+
+    def _set_state(self, text: str) -> None:
+        self.state.publish(String(data=text))
+
+    def _on_joint_state(self, message: JointState) -> None:
+        names = list(message.name)
+        if len(message.position) != len(names):
+            return
+        try:
+            q = np.array([message.position[names.index(n)] for n in self.robot.joint_names], dtype=float)
+        except ValueError:
+            return
+        if np.all(np.isfinite(q)):
+            self.latest = (self.get_clock().now().nanoseconds / 1e9, q)
+
+    def _refuse(self, response, reason: str):
+        self._set_state(f'refused: {reason}')
+        self.get_logger().error(f'start refused: {reason}')
+        response.success, response.message = False, reason
+        return response
+
+    def _on_start(self, request, response):
+        if self.next_chunk < len(self.chunks):
+            return self._refuse(response, 'already running; call ~/stop first')
+        now = self.get_clock().now().nanoseconds / 1e9
+        if self.latest is None or now - self.latest[0] > STATE_STALE_S:
+            return self._refuse(response, f'no joint_states with all of {list(self.robot.joint_names)} '
+                                          f'in the last {STATE_STALE_S:g} s')
+        try:
+            check_robot_limits(self.robot, self.trajectory)
+            times, q, dq, ddq = self._timeline(self.latest[1])
+        except InputError as error:
+            return self._refuse(response, str(error))
+        self.chunks = self._chunk(times, q, dq, ddq, now + self.get_parameter('lead_time').value)
+        self.next_chunk = 0
+        self._publish_due(now)
+        self._set_state('running')
+        response.success = True
+        response.message = f'running {times[-1]:.2f} s in {len(self.chunks)} messages'
+        return response
+
+    def _timeline(self, current: np.ndarray):
+        """Approach + trajectory (``repeat`` periods) at the point rate, robot joint order."""
+        get = self.get_parameter
+        rate = get('point_rate').value
+        duration = self.trajectory.duration_s * get('repeat').value
+        t = np.arange(0.0, duration, 1.0 / rate)
+        t = np.append(t, duration) if duration - t[-1] > 1e-9 else t
+        q, dq, ddq = (reorder_trajectory_output(v, self.trajectory.joint_names, self.robot.joint_names)
+                      for v in self.trajectory.evaluate(np.mod(t, self.trajectory.duration_s + 1e-12)))
+        t_a, q_a, dq_a, ddq_a = approach_segment(current, q[0], get('approach_velocity').value, rate)
+        return (np.concatenate([t_a, t_a[-1] + 1.0 / rate + t]), np.vstack([q_a, q]), np.vstack([dq_a, dq]),
+                np.vstack([ddq_a, ddq]))
+
+    def _chunk(self, times, q, dq, ddq, start_s: float) -> list[JointTrajectory]:
+        length = self.get_parameter('chunk_duration').value
+        edges = np.arange(0.0, times[-1] + length, length)
+        messages = []
+        for begin in edges:
+            inside = np.flatnonzero((times >= begin - 1e-9) & (times < begin + length - 1e-9))
+            if inside.size == 0:
+                continue
+            if messages:  # repeat the previous chunk's last point so each chunk starts exactly there
+                inside = np.concatenate([[inside[0] - 1], inside])
+            first = times[inside[0]]
+            message = JointTrajectory(joint_names=list(self.robot.joint_names))
+            message.header.stamp = rclpy.time.Time(nanoseconds=int(round((start_s + first) * 1e9))).to_msg()
+            for i in inside:
+                offset = int(round((times[i] - first) * 1e9))
+                message.points.append(JointTrajectoryPoint(
+                    positions=q[i].tolist(), velocities=dq[i].tolist(), accelerations=ddq[i].tolist(),
+                    time_from_start=Duration(sec=offset // 10**9, nanosec=offset % 10**9)))
+            messages.append(message)
+        self.end_s = start_s + times[-1]
+        return messages
+
+    def _publish_due(self, now: float) -> None:
+        lead = self.get_parameter('lead_time').value
+        while self.next_chunk < len(self.chunks):
+            stamp = self.chunks[self.next_chunk].header.stamp
+            if self.next_chunk > 0 and stamp.sec + stamp.nanosec * 1e-9 - lead > now:
+                break
+            self.output.publish(self.chunks[self.next_chunk])
+            self.next_chunk += 1
+
+    def _on_timer(self) -> None:
+        if not self.chunks:
+            return
+        now = self.get_clock().now().nanoseconds / 1e9
+        self._publish_due(now)
+        if self.next_chunk >= len(self.chunks) and now > self.end_s:
+            self.chunks, self.next_chunk = [], 0
+            self._set_state('done')
+
+    def _on_stop(self, request, response):
+        self.chunks, self.next_chunk = [], 0
+        self.output.publish(JointTrajectory(joint_names=list(self.robot.joint_names)))  # empty: hold
+        self._set_state('stopped')
+        response.success, response.message = True, 'stopped; the controller holds position'
+        return response
+
+
+def main(args=None) -> None:
+    """Run excitation_node until shut down."""
+    try:
+        with rclpy.init(args=args):
+            rclpy.spin(ExcitationNode())
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except InputError as error:
+        import sys
+
+        print(f'excitation_node: error: {error}', file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+if __name__ == '__main__':
+    main()

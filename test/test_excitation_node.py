@@ -1,0 +1,140 @@
+"""excitation_node over real DDS (issue 5): approach then trajectory in chunks; refusals publish nothing."""
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory
+
+from dynid.excite.trajectory import FourierTrajectory, save_trajectory
+from dynid.model import load_robot
+
+POINT_RATE = 50.0
+
+
+def _start_node(namespace: str, trajectory_file: str, domain: int) -> subprocess.Popen:
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+               PYTHONUNBUFFERED='1')
+    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
+    executable = shutil.which('excitation_node')
+    command = [executable] if executable else [sys.executable, '-m', 'dynid.nodes.excitation_node']
+    return subprocess.Popen(command + ['--ros-args', '-r', f'__ns:={namespace}', '-p',
+                                       f'trajectory_file:={trajectory_file}', '-p', 'chunk_duration:=1.0',
+                                       '-p', f'point_rate:={POINT_RATE}', '-p', 'lead_time:=0.3',
+                                       '-p', 'approach_velocity:=0.5'],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.fixture(scope='module')
+def nodes(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('excitation')
+    robot = load_robot('ur5e')
+    home = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    good = FourierTrajectory(robot.joint_names, 0.5, home, np.zeros((6, 2)), np.tile([[0.1, 0.02]], (6, 1)))
+    bad = FourierTrajectory(robot.joint_names, 0.5, home, np.zeros((6, 1)), np.full((6, 1), 4.0))
+    save_trajectory(good, folder / 'good.yaml')
+    save_trajectory(bad, folder / 'bad.yaml')
+    domain = 100 + (os.getpid() + 37) % 100
+    processes = [_start_node('/good', str(folder / 'good.yaml'), domain),
+                 _start_node('/bad', str(folder / 'bad.yaml'), domain)]
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node('excitation_probe', context=context)
+    received = {'good': [], 'bad': []}
+    states = {'good': [], 'bad': []}
+    reliable = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    publishers = {}
+    for ns in received:
+        node.create_subscription(JointTrajectory, f'/{ns}/joint_trajectory_controller/joint_trajectory',
+                                 lambda m, ns=ns: received[ns].append(m), reliable)
+        node.create_subscription(String, f'/{ns}/excitation_node/state', lambda m, ns=ns: states[ns].append(m.data),
+                                 latched)
+        publishers[ns] = node.create_publisher(JointState, f'/{ns}/joint_states', 10)
+    clients = {ns: node.create_client(Trigger, f'/{ns}/excitation_node/start') for ns in received}
+    start_q = good.evaluate(np.array([0.0]))[0][0]
+    current = start_q.copy()
+    current[0] += 0.1  # the robot is 0.1 rad away from the trajectory's start
+
+    def publish_states():
+        message = JointState(name=list(robot.joint_names), position=current.tolist())
+        for publisher in publishers.values():
+            publisher.publish(message)
+
+    node.create_timer(0.02, publish_states)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    running = [True]
+    thread = threading.Thread(target=lambda: [executor.spin_once(timeout_sec=0.05) for _ in iter(
+        lambda: running[0] and context.ok(), False)], daemon=True)
+    thread.start()
+    try:
+        yield {'robot': robot, 'received': received, 'states': states, 'clients': clients, 'current': current,
+               'start_q': start_q}
+    finally:
+        running[0] = False
+        thread.join(timeout=2)
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def _call(client, timeout=20.0):
+    assert client.wait_for_service(timeout_sec=timeout), 'service not available'
+    future = client.call_async(Trigger.Request())
+    end = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert future.done()
+    return future.result()
+
+
+def test_trajectory_breaking_limits_is_refused_and_nothing_is_published(nodes):
+    time.sleep(1.0)  # let joint_states arrive
+    response = _call(nodes['clients']['bad'])
+    assert not response.success and 'position limits' in response.message
+    time.sleep(1.0)
+    assert nodes['received']['bad'] == []
+    assert any(s.startswith('refused') for s in nodes['states']['bad'])
+
+
+def test_start_sends_approach_then_trajectory_in_chunks(nodes):
+    response = _call(nodes['clients']['good'])
+    assert response.success, response.message
+    end = time.monotonic() + 10.0
+    while time.monotonic() < end and 'done' not in nodes['states']['good']:
+        time.sleep(0.1)
+    messages = nodes['received']['good']
+    assert len(messages) >= 3 and 'done' in nodes['states']['good']
+    assert all(list(m.joint_names) == list(nodes['robot'].joint_names) for m in messages)
+    first = messages[0].points[0]
+    np.testing.assert_allclose(first.positions, nodes['current'], atol=1e-9)  # approach from where it is
+    np.testing.assert_allclose(first.velocities, 0.0, atol=1e-12)
+    stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in messages]
+    assert np.all(np.diff(stamps) > 0.9) and np.all(np.diff(stamps) < 1.1)  # 1 s chunks
+    times, positions = [], []
+    for stamp, message in zip(stamps, messages, strict=True):
+        for point in message.points:
+            times.append(stamp + point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
+            positions.append(point.positions)
+    times, positions = np.array(times), np.array(positions)
+    unique = np.concatenate([[True], np.diff(times) > 1e-9])  # chunk boundaries repeat one point
+    assert np.all(np.diff(times) >= -1e-9)
+    assert np.allclose(np.diff(times[unique])[2:-2], 1.0 / POINT_RATE, atol=1e-6)
+    reached = np.flatnonzero(np.abs(positions - nodes['start_q']).max(axis=1) < 1e-9)
+    assert reached.size and 0.0 < times[reached[0]] - times[0] < 10.0  # the approach ends at the start
+    assert times[-1] - times[reached[0]] == pytest.approx(2.0, abs=0.05)  # then one 2 s period
