@@ -36,6 +36,7 @@ class JointFriction:
         load_law: ``'squared'`` (F = Fc0 + Fc1·τ²) or ``'absolute'`` (Fc0 + Fc1·|τ|).
         temperature: a temperature term (:mod:`dynid.friction.temperature`) or None.
         egms: E-GMS operators, or None for the static (discontinuous) Coulomb sgn(ω).
+        coulomb_smoothing: [rad/s] > 0 replaces that sgn(ω) by tanh(ω/coulomb_smoothing) (simulation).
     """
 
     stribeck: StribeckMap
@@ -43,6 +44,7 @@ class JointFriction:
     load_law: str = 'squared'
     temperature: LinearFrictionTerm | None = None
     egms: EGMS | None = field(default=None)
+    coulomb_smoothing: float = 0.0
 
     def __post_init__(self) -> None:
         if self.load_law not in ('squared', 'absolute'):
@@ -70,15 +72,20 @@ class JointFriction:
         if self.egms is not None:
             self.egms.reset(theta, direction)
 
+    def static_direction(self, velocity: np.ndarray) -> np.ndarray:
+        """sgn(ω), or tanh(ω/coulomb_smoothing): the Coulomb direction without E-GMS."""
+        velocity = np.asarray(velocity, dtype=float)
+        return np.tanh(velocity / self.coulomb_smoothing) if self.coulomb_smoothing > 0 else np.sign(velocity)
+
     def step(self, theta: np.ndarray, velocity: np.ndarray, joint_torque: np.ndarray,
              temperature: np.ndarray | None = None) -> np.ndarray:
         """Friction torque (n,) [N·m] at one sample; advances the E-GMS state."""
-        h = np.sign(velocity) if self.egms is None else self.egms.step(theta)
+        h = self.static_direction(velocity) if self.egms is None else self.egms.step(theta)
         return self.coulomb_level(joint_torque) * h + self.remainder(velocity, temperature)
 
     def run(self, theta: np.ndarray, velocity: np.ndarray, joint_torque: np.ndarray,
             temperature: np.ndarray | None = None) -> np.ndarray:
         """Friction torque (N, n) over a trajectory; θ, ω, τ_j (and T) of shape (N, n)."""
         velocity = np.asarray(velocity, dtype=float)
-        h = np.sign(velocity) if self.egms is None else self.egms.run(theta)
+        h = self.static_direction(velocity) if self.egms is None else self.egms.run(theta)
         return self.coulomb_level(joint_torque) * h + self.remainder(velocity, temperature)

@@ -49,7 +49,8 @@ class JointParameters:
     E-GMS: egms_elements, egms_r_delta, egms_r_k (shared), backlash [rad] and backlash_variation
     (relative amplitude of its sinusoidal variation over one output revolution).
     Thermal: thermal_capacity [J/K], thermal_resistance [K/W] to ambient, winding_resistance [Ω]
-    (copper loss R·i²), sensor_lag [s].
+    (copper loss R·i²), sensor_lag [s]. ``friction_model`` 'coulomb_viscous' restricts the friction to
+    Fc·sgn(ω) + Fv1·ω (what the usual identification model contains; for matched-model benchmarks).
     """
 
     alpha1: np.ndarray
@@ -74,6 +75,7 @@ class JointParameters:
     egms_elements: int = 4
     egms_r_delta: float = 4.0
     egms_r_k: float = 2.0
+    friction_model: str = 'full'  # 'full' (module docstring) or 'coulomb_viscous' (Fc·sgn(ω) + Fv1·ω only)
 
     @classmethod
     def defaults(cls, effort_limits: np.ndarray) -> JointParameters:
@@ -97,9 +99,11 @@ class JointParameters:
                     'thermal_resistance', 'sensor_lag'}
         nonnegative = {'alpha3', 'damping', 'coulomb', 'static', 'load_coefficient', 'backlash_variation',
                        'winding_resistance'}
+        if self.friction_model not in ('full', 'coulomb_viscous'):
+            raise InputError(f"friction_model must be 'full' or 'coulomb_viscous', got {self.friction_model!r}")
         values = {}
         for name, value in asdict(self).items():
-            if name.startswith('egms_'):
+            if name.startswith('egms_') or name == 'friction_model':
                 values[name] = value
                 continue
             values[name] = _per_joint(value, n, name, positive=name in positive,

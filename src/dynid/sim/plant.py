@@ -57,9 +57,14 @@ class PlantState:
 
 
 def build_friction(params: PlantParameters) -> JointFriction:
-    """The true joint friction of the plant (E-GMS with a position-dependent backlash table)."""
+    """The true joint friction of the plant (E-GMS with a position-dependent backlash table), or, for
+    ``friction_model='coulomb_viscous'``, Fc·tanh(ω/ε) + Fv1·ω only."""
     j = params.joints
     n = params.robot.n
+    if j.friction_model == 'coulomb_viscous':
+        return JointFriction(StribeckMap(Fc=j.coulomb, Fs=j.coulomb, Fv1=j.viscous1, Vs=j.stribeck_velocity,
+                                         mu=j.stribeck_shape, smoothing=STRIBECK_SMOOTHING),
+                             coulomb_smoothing=STRIBECK_SMOOTHING)
     angles = np.linspace(0.0, 2 * np.pi, BACKLASH_TABLE_POINTS, endpoint=False)
     table = j.backlash[:, None] * (1.0 + j.backlash_variation[:, None] * np.sin(angles)[None, :])
     stribeck = StribeckMap(Fc=j.coulomb, Fs=j.static, Fv1=j.viscous1, Fv2=j.viscous2, Fv3=j.viscous3,
@@ -133,13 +138,16 @@ class FlexibleJointPlant:
     def _friction_slopes(self, joint_torque: np.ndarray, velocity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(∂f/∂θ, ∂f/∂θ̇) at the current state: E-GMS pre-sliding stiffness and velocity slope."""
         egms = self.friction.egms
-        b = egms.last_backlash
-        sticking = np.abs(egms.state) < b[:, None] * egms.delta * (1.0 - 1e-9)
-        k_position = self.friction.coulomb_level(joint_torque) * np.einsum('jm,jm->j', egms.k, sticking) / b
         s = self.friction.stribeck
         w = np.abs(velocity)
         sech2 = 1.0 - np.tanh(velocity / STRIBECK_SMOOTHING) ** 2
         k_velocity = s.Fv1 + w * (2 * s.Fv2 + 3 * s.Fv3 * w) + self._excess_height * s.stribeck_decay(velocity) * sech2
+        if egms is None:  # smoothed static Coulomb: its slope is a velocity slope
+            return np.zeros_like(velocity), k_velocity + self.friction.coulomb_level(joint_torque) * sech2 / \
+                STRIBECK_SMOOTHING
+        b = egms.last_backlash
+        sticking = np.abs(egms.state) < b[:, None] * egms.delta * (1.0 - 1e-9)
+        k_position = self.friction.coulomb_level(joint_torque) * np.einsum('jm,jm->j', egms.k, sticking) / b
         return k_position, np.maximum(k_velocity, 0.0)
 
     def advance(self, current: np.ndarray, h: float) -> None:

@@ -8,6 +8,7 @@ compare identified values with the truth.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
-from dynid.excite.trajectory import Trajectory, load_trajectory, load_trajectory_metadata, reorder_trajectory_output
+from dynid.excite.trajectory import FourierTrajectory, Trajectory, load_trajectory, load_trajectory_metadata, reorder_trajectory_output
 from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
@@ -111,6 +112,8 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
     duration = trajectory.duration_s if settings.duration_s is None else float(settings.duration_s)
     if not np.isfinite(duration) or not 0.0 < duration <= 3600.0:
         raise InputError(f'duration must be within (0, 3600] s, got {settings.duration_s}')
+    if isinstance(trajectory, FourierTrajectory) and duration > trajectory.duration_s:
+        trajectory = dataclasses.replace(trajectory, duration_s=duration)  # periodic: keep repeating it
     settings.duration_s = duration
     _check_limits(robot, trajectory, duration)
 

@@ -126,6 +126,8 @@ class DigitalTwin:
         self.controller.reset(q)
         self.reference.hold(q, 0.0)
         self.effort_command = np.zeros(self.n)
+        self._pending_current = self._command(self.reference.sample(0.0))
+        self._sample_current = self._pending_current.copy()
 
     # ------------------------------------------------------------------------------ commands
     def follow(self, trajectory: Trajectory, start_time: float | None = None,
@@ -146,37 +148,44 @@ class DigitalTwin:
         self.params = self.plant.params
 
     # ------------------------------------------------------------------------------- stepping
+    def _command(self, reference) -> np.ndarray:
+        """Controller current for the internal step starting now, from the measured rotor state."""
+        st = self.plant.state
+        q_r, dq_r, ddq_r, effort_r = reference
+        theta_measured = quantize(st.theta, self.sensors.motor_resolution)  # the motor encoder
+        return self.controller.current(theta_measured, st.dtheta, q_r, dq_r, ddq_r,
+                                       effort_r + self.effort_command, self.step_s)
+
     def _advance_period(self, references=None) -> None:
         """Integrate one output period (the controller runs at every internal step).
 
-        ``references``: the reference at the internal steps of this period, (substeps, 4, n), when
-        computed in advance; otherwise it is sampled here.
+        ``references``: the reference at the internal step times of this period and at its end,
+        (substeps + 1, 4, n), when computed in advance; otherwise sampled here. The command for the
+        next step is computed as soon as the state at the sample is known, so that the current of the
+        sample can be the mean of the commands before and after it: a zero-order-hold current jumps
+        at the sample instant, and its mean is what the rotor equation holds there (recording the
+        previous command alone would lag by half a step and bias identification).
         """
-        st = self.plant.state
         for sub in range(self.substeps):
-            if references is None:
-                t = (self.samples + sub / self.substeps) / self.rate_hz
-                q_r, dq_r, ddq_r, effort_r = self.reference.sample(t)
-            else:
-                q_r, dq_r, ddq_r, effort_r = references[sub]
-            theta_measured = quantize(st.theta, self.sensors.motor_resolution)  # the motor encoder
-            current = self.controller.current(theta_measured, st.dtheta, q_r, dq_r, ddq_r,
-                                              effort_r + self.effort_command, self.step_s)
-            self.plant.advance(current, self.step_s)
-            st = self.plant.state
+            applied = self._pending_current
+            self.plant.advance(applied, self.step_s)
+            t_next = (self.samples + (sub + 1) / self.substeps) / self.rate_hz
+            reference = self.reference.sample(t_next) if references is None else references[sub + 1]
+            self._pending_current = self._command(reference)
+        self._sample_current = 0.5 * (applied + self._pending_current)
         self.samples += 1
         self.time = self.samples / self.rate_hz
 
     def _truth(self) -> dict[str, np.ndarray]:
         st, p = self.plant.state, self.plant
         return {'q': st.q, 'dq': st.dq, 'theta': st.theta, 'dtheta': st.dtheta,
-                'joint_torque': p.joint_torque, 'friction': p.friction_torque, 'current': p.current,
+                'joint_torque': p.joint_torque, 'friction': p.friction_torque, 'current': self._sample_current,
                 'temperature': st.temperature, 'rotor_acceleration': p.rotor_acceleration,
                 'link_acceleration': p.link_acceleration}
 
     def _measure(self) -> Measurement:
         st, p = self.plant.state, self.plant
-        return self.sensors.measure(st.q, st.dq, p.joint_torque, st.theta, st.dtheta, p.current,
+        return self.sensors.measure(st.q, st.dq, p.joint_torque, st.theta, st.dtheta, self._sample_current,
                                     st.sensed_temperature)
 
     def step(self) -> TwinSample:
@@ -197,15 +206,14 @@ class DigitalTwin:
         if not np.isfinite(duration_s) or duration_s <= 0:
             raise InputError(f'duration must be > 0 s, got {duration_s!r}')
         count = int(round(duration_s * self.rate_hz))
-        step_times = (self.samples + np.arange(count * self.substeps) / self.substeps) / self.rate_hz
-        planned = np.stack(self.reference.sample_many(step_times), axis=1).reshape(
-            count, self.substeps, 4, self.n)
+        step_times = (self.samples + np.arange(count * self.substeps + 1) / self.substeps) / self.rate_hz
+        planned = np.stack(self.reference.sample_many(step_times), axis=1)  # (count·substeps + 1, 4, n)
         time = (self.samples + 1 + np.arange(count)) / self.rate_hz
         truth = {k: np.empty((count, self.n)) for k in TRUTH_FIELDS}
         sensed_temperature = np.empty((count, self.n))
         every = max(1, count // 20)
         for k in range(count):
-            self._advance_period(planned[k])
+            self._advance_period(planned[k * self.substeps:(k + 1) * self.substeps + 1])
             for name, value in self._truth().items():
                 truth[name][k] = value
             sensed_temperature[k] = self.plant.state.sensed_temperature

@@ -1,0 +1,373 @@
+"""The identification model: which torque is measured and which columns explain it.
+
+For every recording the inverse dynamic model reads, per joint and (decimated) sample,
+
+    y = W_rigid·χ_rigid + W_friction·χ_friction [+ W_Ia·Ia]                       (IDIM, eq. (6))
+
+- **y**: ``current`` → K_τ·i with the nominal drive gains, minus B·θ̈ when motor encoders exist and
+  ``rotor_compensation`` is on (thesis ch.5 eq. (P2-14)); ``joint_torque`` → the measured joint
+  torque. Known payload contributions are subtracted.
+- **W_rigid**: the base columns of [arm standard parameters | unknown payload parameters], found by
+  QR on random states with the recordings' payload structure (rows with and without payload), so
+  that payload parameters identifiable only from the difference between runs are kept (Gautier &
+  Briot eq. (12)).
+- **W_friction** (per joint, on the friction velocity ω: rotor velocity θ̇ when recorded, else q̇):
+
+  =================  ============================================================================
+  ``none``           —
+  ``viscous_coulomb``  Fc·sgn(ω) + Fv·ω + tau0 (thesis ch.5 (P2-15); Gautier & Briot Fs, Fv, τ_off)
+  ``load_squared``     + Fl·sgn(ω)·τ_out² (thesis (P1-27), Li Model III)
+  ``load_absolute``    + Fl·sgn(ω)·|τ_out| (Li Model II, Bittencourt/Gao)
+  ``hamon``            Hamon eq. (30) around τ_out: P⁺(am1 + bm·E)τ_out + P⁻(ag1 − bg·E)τ_out
+                       + P⁺(cm + dm·E)sgn + P⁻(cg + dg·E)sgn + Fv·ω + tau0 (am1 = a_m − 1, ag1 = a_g − 1)
+  ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS)
+  =================  ============================================================================
+
+  ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). Terms on τ_out (the output torque, the
+  model's own rigid-body torque) are linear once τ_out is fixed: the solvers iterate, updating τ_out
+  from the latest estimate (the "load loop" of I-IRLS; Hamon's power sign from sgn(τ_out·ω), his
+  iterative alternative to eq. (26)). Load-dependent features are built at the decimated rate.
+- **W_Ia**: rotor inertia on θ̈ (or q̈), when the rotor is not compensated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.identify.preprocess import Decimator, FilterSettings, Signals, differentiate
+from dynid.io.dataset import Dataset
+from dynid.model.base_parameters import compute_base_parameters
+from dynid.model.drives import JointDrives
+from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
+from dynid.model.robot import RobotModel
+
+FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
+_LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')
+
+
+def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:
+    """Per-joint parameter symbols of a friction model, in column order."""
+    symbols = {
+        'none': (),
+        'viscous_coulomb': ('Fc', 'Fv', 'tau0'),
+        'load_squared': ('Fc', 'Fv', 'tau0', 'Fl'),
+        'load_absolute': ('Fc', 'Fv', 'tau0', 'Fl'),
+        'hamon': ('am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg', 'Fv', 'tau0'),
+        'comprehensive': ('fc', 'fv', 'fo', 'fL'),
+    }[friction]
+    return symbols + (('beta1', 'beta2', 'beta3') if temperature else ())
+
+
+@dataclass
+class ModelSpec:
+    """What to identify (module docstring). Recorded in the result."""
+
+    friction: str = 'viscous_coulomb'
+    temperature: bool = False
+    torque_source: str = 'auto'
+    rotor_compensation: bool = True
+    rotor_inertia: bool = False
+    hamon_velocity: float = 0.03
+    exponent: float = 1.0
+
+    def validated(self) -> ModelSpec:
+        if self.friction not in FRICTION_MODELS:
+            raise InputError(f'friction model must be one of {FRICTION_MODELS}, got {self.friction!r}')
+        if self.torque_source not in ('auto', 'current', 'joint_torque'):
+            raise InputError(f"torque source must be 'auto', 'current' or 'joint_torque', got {self.torque_source!r}")
+        if self.hamon_velocity <= 0 or self.exponent <= 0:
+            raise InputError('hamon_velocity and exponent must be > 0')
+        return self
+
+    @property
+    def uses_load(self) -> bool:
+        return self.friction in _LOAD_MODELS
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RecordingInput:
+    """One recording and what is known of its payload.
+
+    payload: fully known payload (its torque is subtracted), or None. payload_mass: only the mass
+    [kg] is known (its other 9 parameters are identified), or None. If neither is given the recording
+    has no payload.
+    """
+
+    dataset: Dataset
+    payload: Payload | None = None
+    payload_mass: float | None = None
+    name: str = ''
+
+    def __post_init__(self) -> None:
+        if self.payload is not None and self.payload_mass is not None:
+            raise InputError('give either a known payload or a known payload mass, not both')
+        if self.payload_mass is not None and not (np.isfinite(self.payload_mass) and self.payload_mass > 0):
+            raise InputError(f'payload mass must be > 0 kg, got {self.payload_mass!r}')
+
+
+@dataclass
+class Block:
+    """The decimated equations of one recording (rows: samples × joints, sample-major)."""
+
+    name: str
+    y: np.ndarray                 # (M, n) measured torque minus known parts [N·m]
+    rigid: np.ndarray             # (M, n, p_rigid) all rigid columns (arm standard + payload blocks)
+    known_payload: np.ndarray     # (M, n) torque of the known payload mass (TLS scale), zeros without
+    current: np.ndarray | None    # (M, n) motor current [A] (for drive-gain identification)
+    rotor_acceleration: np.ndarray  # (M, n) θ̈ (or q̈) [rad/s²]
+    velocity: np.ndarray          # (M, n) friction velocity ω [rad/s]
+    temperature: np.ndarray | None  # (M, n) [°C]
+    static_features: dict = field(default_factory=dict)  # symbol -> (M, n), features not depending on τ_out
+    keep: np.ndarray | None = None  # (M, n) rows kept (stiction rejection)
+    full_velocity: np.ndarray | None = None
+    decimator: Decimator | None = None
+
+
+def _structural_base(robot: RobotModel, groups: list[list[int]], n_payload_blocks: int, rotor_inertia: bool,
+                     tolerance: float = 1e-8):
+    """Base columns of [arm | payload blocks | Ia] given which payload blocks each recording carries."""
+    rng_seed = 20200604
+    q, dq, ddq = robot.random_states(40 * max(1, len(groups)), seed=rng_seed)
+    y_arm = robot.regressor(q, dq, ddq)
+    y_payload = robot.payload_regressor(q, dq, ddq, arm_regressor=y_arm)
+    rows = y_arm.shape[0]
+    per_group = rows // max(1, len(groups))
+    blocks = [y_arm]
+    for b in range(n_payload_blocks):  # the mass is known: the other 9 payload parameters are unknowns
+        column = np.zeros((rows, 9))
+        for g, members in enumerate(groups):
+            if b in members:
+                column[g * per_group:(g + 1) * per_group] = y_payload[g * per_group:(g + 1) * per_group, 1:]
+        blocks.append(column)
+    if rotor_inertia:
+        from dynid.model.joint_terms import joint_term_regressor
+
+        blocks.append(joint_term_regressor(('rotor_inertia',), dq, ddq))
+    names = list(robot.standard_parameter_names)
+    for b in range(n_payload_blocks):
+        names += [f'{p}_P{b + 1}' for p in INERTIAL_PARAMETER_NAMES[1:]]
+    if rotor_inertia:
+        names += [f'Ia_{j + 1}' for j in range(robot.n)]
+    return compute_base_parameters(np.hstack(blocks), names, tolerance)
+
+
+class IdentificationProblem:
+    """All recordings prepared for one identification (decimated blocks and the column layout).
+
+    Args:
+        robot: the model to identify. recordings: the data. spec: the model. settings: filters.
+        drives: nominal drives (default ``robot.drives``); needed when the torque comes from currents.
+        drive_gains_unknown: build for drive-gain identification (no K_τ·i target, no rotor compensation).
+    """
+
+    def __init__(self, robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
+                 settings: FilterSettings | None = None, drives: JointDrives | None = None,
+                 drive_gains_unknown: bool = False) -> None:
+        if not recordings:
+            raise InputError('identification needs at least one recording')
+        self.robot, self.spec = robot, spec.validated()
+        self.drives = drives if drives is not None else robot.drives
+        self.drive_gains_unknown = drive_gains_unknown
+        settings = settings or FilterSettings()
+        self.recordings = [RecordingInput(r.dataset.reordered(robot.joint_names) if r.dataset.joint_names !=
+                                          robot.joint_names else r.dataset, r.payload, r.payload_mass,
+                                          r.name or f'recording {i + 1}')
+                           for i, r in enumerate(self._check_joints(recordings))]
+        self.torque_source = self._torque_source()
+        if self.torque_source == 'current' and self.drives is None:
+            raise InputError(f'robot {robot.name!r} has no drive data: give drives or use the joint torque')
+        has_motor = all(r.dataset.theta is not None for r in self.recordings)
+        self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation and has_motor
+                                 and not drive_gains_unknown)
+        self.identify_rotor_inertia = self.torque_source == 'current' and (
+            spec.rotor_inertia or not self.compensate_rotor)
+        self.friction_on_rotor = has_motor
+
+        # Payload parameter blocks: one per recording with only a known mass.
+        self.payload_blocks = [i for i, r in enumerate(self.recordings) if r.payload_mass is not None]
+        groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
+        self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
+        self.friction_names = friction_symbols(spec.friction, spec.temperature)
+        self.blocks: list[Block] = []
+        self.settings: FilterSettings | None = None
+        for index, recording in enumerate(self.recordings):
+            block, self.settings = self._prepare(index, recording, settings)
+            self.blocks.append(block)
+
+    # ------------------------------------------------------------------------------- set-up
+    def _check_joints(self, recordings):
+        for r in recordings:
+            missing = [j for j in self.robot.joint_names if j not in r.dataset.joint_names]
+            if missing:
+                raise InputError(f'{r.name or r.dataset.source.get("bag", "recording")}: joints {missing} of robot '
+                                 f'{self.robot.name!r} are not in the recording ({list(r.dataset.joint_names)})')
+        return recordings
+
+    def _torque_source(self) -> str:
+        source = self.spec.torque_source
+        has_current = all(r.dataset.current is not None for r in self.recordings)
+        has_tau = all(r.dataset.tau is not None for r in self.recordings)
+        if source == 'auto':
+            source = 'current' if has_current else 'joint_torque' if has_tau else ''
+        if source == 'current' and not has_current:
+            raise InputError('the recordings hold no motor currents (topic joint_currents)')
+        if source == 'joint_torque' and not has_tau:
+            raise InputError('the recordings hold no joint torques (effort of joint_states)')
+        if not source:
+            raise InputError('the recordings hold neither motor currents nor joint torques')
+        if self.drive_gains_unknown and source != 'current':
+            raise InputError('drive-gain identification needs motor currents')
+        return source
+
+    def _prepare(self, index: int, recording: RecordingInput, settings: FilterSettings):
+        signals, settings = differentiate(recording.dataset, settings)
+        decimate = Decimator(settings, signals.rate_hz, len(signals.t))
+        robot, n = self.robot, self.robot.n
+        arm = robot.regressor(signals.q, signals.dq, signals.ddq)
+        payload_columns = robot.payload_regressor(signals.q, signals.dq, signals.ddq, arm_regressor=arm)
+        samples = len(signals.t)
+        columns = [arm.reshape(samples, n, -1)]
+        for owner in self.payload_blocks:
+            block = payload_columns.reshape(samples, n, 10)[:, :, 1:] if owner == index else \
+                np.zeros((samples, n, 9))
+            columns.append(block)
+        rotor_acceleration = signals.ddtheta if signals.ddtheta is not None else signals.ddq
+        if self.identify_rotor_inertia:
+            columns.append(rotor_acceleration[:, :, None] * np.eye(n)[None, :, :])
+        rigid_full = np.concatenate(columns, axis=2)
+
+        y = self._measured_torque(signals)
+        known = np.zeros((samples, n))
+        if recording.payload is not None:
+            known += (payload_columns @ recording.payload.parameters()).reshape(samples, n)
+        known_mass = np.zeros((samples, n))
+        if recording.payload_mass is not None:  # the known mass's torque; the other 9 are columns
+            known_mass = payload_columns[:, 0].reshape(samples, n) * recording.payload_mass
+        velocity = signals.dtheta if self.friction_on_rotor else signals.dq
+        if y is not None:
+            y = y - known - known_mass
+        static = self._static_features(velocity, signals.temperature)
+        keep = None
+        if settings.stiction_velocity > 0:
+            keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
+        block = Block(
+            name=recording.name, y=None if y is None else decimate(y), rigid=decimate(rigid_full),
+            known_payload=decimate(known_mass), current=None if signals.current is None else decimate(signals.current),
+            rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
+            temperature=None if signals.temperature is None else decimate(signals.temperature),
+            static_features={k: decimate(v) for k, v in static.items()}, keep=keep,
+            full_velocity=velocity, decimator=decimate)
+        return block, settings
+
+    def _measured_torque(self, signals: Signals) -> np.ndarray | None:
+        if self.drive_gains_unknown:
+            return None
+        if self.torque_source == 'joint_torque':
+            return signals.tau
+        torque = self.drives.current_to_joint_torque(signals.current)
+        if self.compensate_rotor:
+            torque = torque - self.drives.rotor_inertia_torque(signals.ddtheta)
+        return torque
+
+    def _static_features(self, velocity: np.ndarray, temperature: np.ndarray | None) -> dict:
+        """Full-rate features that do not depend on τ_out (they are filtered like the regressor)."""
+        spec, s = self.spec, np.sign(velocity)
+        features = {}
+        if spec.friction in ('viscous_coulomb', 'load_squared', 'load_absolute'):
+            features.update(Fc=s, Fv=velocity, tau0=np.ones_like(velocity))
+        elif spec.friction == 'hamon':
+            features.update(Fv=velocity, tau0=np.ones_like(velocity))
+        elif spec.friction == 'comprehensive':
+            features.update(fc=s, fo=np.ones_like(velocity))
+        if spec.temperature:
+            if temperature is None:
+                raise InputError('the temperature term needs joint temperatures (topic joint_temperatures)')
+            if np.any(temperature <= 0):
+                raise InputError('temperatures must be > 0 °C for the T⁻³ term')
+            root = s * np.sqrt(np.abs(velocity))
+            features.update(beta1=root, beta2=root * temperature, beta3=root * temperature**-3.0)
+        return features
+
+    # ------------------------------------------------------------------------------- columns
+    @property
+    def rigid_names(self) -> list[str]:
+        return list(self.base.names)
+
+    def parameter_names(self) -> list[str]:
+        """Names of the columns of :meth:`equations`: base rigid parameters, then friction per joint."""
+        n = self.robot.n
+        return self.rigid_names + [f'{symbol}_{j + 1}' for symbol in self.friction_names for j in range(n)]
+
+    def friction_features(self, block: Block, output_torque: np.ndarray, exponents: np.ndarray) -> list[np.ndarray]:
+        """(M, n) features in ``friction_names`` order for the current τ_out estimate and exponents α."""
+        spec, w = self.spec, block.velocity
+        s = np.sign(w)
+        features = dict(block.static_features)
+        if spec.friction == 'load_squared':
+            features['Fl'] = s * output_torque**2
+        elif spec.friction == 'load_absolute':
+            features['Fl'] = s * np.abs(output_torque)
+        elif spec.friction == 'hamon':
+            power = np.sign(output_torque * w)
+            plus, minus = (1 + power) / 2, (1 - power) / 2
+            decay = np.exp(-np.abs(w) / spec.hamon_velocity)
+            features.update(am1=plus * output_torque, bm=plus * decay * output_torque, ag1=minus * output_torque,
+                            bg=-minus * decay * output_torque, cm=plus * s, dm=plus * decay * s, cg=minus * s,
+                            dg=minus * decay * s)
+        elif spec.friction == 'comprehensive':
+            features['fv'] = block.decimator(np.sign(block.full_velocity) * np.abs(block.full_velocity)
+                                             ** exponents[None, :]) if block.decimator is not None else \
+                s * np.abs(w) ** exponents
+            features['fL'] = s * output_torque**2
+        return [features[symbol] for symbol in self.friction_names]
+
+    def equations(self, rigid_parameters: np.ndarray | None = None, exponents: np.ndarray | None = None,
+                  with_current: bool = False):
+        """Stacked system over all recordings: (W, y, joint_of_row, block_of_row, known).
+
+        ``rigid_parameters`` (base) give τ_out for load-dependent friction (zeros if None: the first
+        pass of the load loop). ``with_current`` prepends the block-diagonal current columns (TLS);
+        then y is None and ``known`` holds the known payload torque per row.
+        """
+        n = self.robot.n
+        exponents = np.full(n, self.spec.exponent) if exponents is None else exponents
+        rows_w, rows_y, joints, owners, knowns = [], [], [], [], []
+        for k, block in enumerate(self.blocks):
+            rigid = self.base.columns(block.rigid.reshape(-1, block.rigid.shape[2])).reshape(
+                block.rigid.shape[0], n, -1)
+            torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
+            torque_out = torque_out + block.known_payload
+            friction = self.friction_features(block, torque_out, exponents)
+            parts = [rigid] + [(f[:, :, None] * np.eye(n)[None, :, :]) for f in friction]
+            if with_current:
+                parts.insert(0, block.current[:, :, None] * np.eye(n)[None, :, :])
+            w = np.concatenate(parts, axis=2)
+            keep = np.ones(block.velocity.shape, dtype=bool) if block.keep is None else block.keep
+            rows_w.append(w[keep])
+            if block.y is not None:
+                rows_y.append(block.y[keep])
+            knowns.append(block.known_payload[keep])
+            joints.append(np.broadcast_to(np.arange(n), keep.shape)[keep])
+            owners.append(np.full(int(keep.sum()), k))
+        w = np.concatenate(rows_w)
+        y = np.concatenate(rows_y) if rows_y else None
+        return w, y, np.concatenate(joints), np.concatenate(owners), np.concatenate(knowns)
+
+    def describe(self) -> dict:
+        """Provenance of the problem (for the result file)."""
+        return {'torque_source': self.torque_source, 'rotor_compensation': self.compensate_rotor,
+                'rotor_inertia_identified': self.identify_rotor_inertia,
+                'friction_velocity': 'rotor' if self.friction_on_rotor else 'link',
+                'filters': None if self.settings is None else self.settings.to_dict(),
+                'recordings': [{'name': r.name, 'source': {k: v for k, v in r.dataset.source.items()
+                                                           if k in ('bag', 'simulation', 'start_ns')},
+                                'samples': r.dataset.n_samples,
+                                'payload_mass_known': r.payload_mass,
+                                'payload_known': None if r.payload is None else float(r.payload.mass)}
+                               for r in self.recordings]}

@@ -1,0 +1,215 @@
+"""Identification: from recordings to an :class:`IdentificationResult`, with each method of the seeds.
+
+=========  ==============================================================================================
+method     what
+=========  ==============================================================================================
+``ols``    ordinary LS (QR)
+``wls``    LS with per-joint weights 1/σ̂_j (thesis ch.5, Gautier & Briot; the default)
+``irls``   robust reweighting (Huber, Tukey, Cauchy) from the WLS solution
+``iirls``  Li et al. 2024: IRLS on the comprehensive friction model with the load torque τ_out updated
+           from the estimate (load loop) and the viscous exponent α_j re-fitted per joint (friction loop)
+``tls``    Gautier & Briot 2014 IDIM-TLS: drive gains and parameters at once, scaled by a known payload
+           mass (needs recordings with and without the payload)
+``mls``    the "modified LS" of Gautier & Briot eq. (16) for the same problem (biased; for comparison)
+=========  ==============================================================================================
+
+Models with load-dependent friction (``load_*``, ``hamon``, ``comprehensive``) iterate: τ_out starts
+from the robot model's own parameters and is updated from each estimate until it settles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+
+from dynid.errors import InputError
+from dynid.identify.metrics import nrmse_fit, rms
+from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
+from dynid.identify.preprocess import FilterSettings
+from dynid.identify.result import IdentificationResult
+from dynid.identify.solvers import Estimate, irls, ols, tls, wls
+from dynid.model.drives import JointDrives
+from dynid.model.robot import RobotModel
+
+METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
+POORLY_IDENTIFIED_PERCENT = 50.0
+
+
+@dataclass
+class IdentifyOptions:
+    """Solver options. ``load_iterations`` bounds the load loop (and the outer I-IRLS loop)."""
+
+    method: str = 'wls'
+    weight_function: str = 'huber'
+    weight_constant: float | None = None
+    load_iterations: int = 10
+    exponent_bounds: tuple[float, float] = (0.2, 2.0)
+
+    def validated(self) -> IdentifyOptions:
+        if self.method not in METHODS:
+            raise InputError(f'method must be one of {METHODS}, got {self.method!r}')
+        if self.load_iterations < 1:
+            raise InputError('load_iterations must be >= 1')
+        return self
+
+
+def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
+    """Base rigid parameters of the robot model itself (payload blocks zero, nominal rotor inertia)."""
+    robot = problem.robot
+    standard = [robot.standard_parameters, np.zeros(9 * len(problem.payload_blocks))]
+    if problem.identify_rotor_inertia:
+        standard.append(problem.drives.rotor_inertia if problem.drives is not None else np.zeros(robot.n))
+    return problem.base.from_standard(np.concatenate(standard))
+
+
+def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions) -> Estimate:
+    if method == 'ols':
+        return ols(w, y, joints, names)
+    if method == 'wls':
+        return wls(w, y, joints, names)
+    return irls(w, y, joints, names, options.weight_function, options.weight_constant)
+
+
+def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOptions, exponents: np.ndarray,
+               progress: Callable[[str], None]) -> tuple[Estimate, np.ndarray, np.ndarray, np.ndarray]:
+    """Solve, updating τ_out from the estimate for load-dependent friction; returns the last system too."""
+    names = problem.parameter_names()
+    rigid_count = len(problem.rigid_names)
+    rigid = nominal_rigid(problem)
+    iterations = options.load_iterations if problem.spec.uses_load else 1
+    estimate = None
+    for iteration in range(iterations):
+        w, y, joints, _, _ = problem.equations(rigid, exponents)
+        estimate = _solve_linear(method, w, y, joints, names, options)
+        change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
+        rigid = estimate.values[:rigid_count]
+        if problem.spec.uses_load:
+            progress(f'load loop {iteration + 1}: relative change of the rigid-body parameters {change:.2e}')
+        if change < 1e-6:
+            break
+    return estimate, w, y, joints
+
+
+def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents: np.ndarray,
+                   options: IdentifyOptions) -> np.ndarray:
+    """Li's friction loop: per joint, the exponent α_j minimizing its weighted residual (others re-fitted)."""
+    names = problem.parameter_names()
+    rigid = estimate.values[:len(problem.rigid_names)]
+    low, high = options.exponent_bounds
+    new = exponents.copy()
+    for j in range(problem.robot.n):
+        def residual_norm(alpha: float, j=j) -> float:
+            trial = new.copy()
+            trial[j] = alpha
+            w, y, joints, _, _ = problem.equations(rigid, trial)
+            rows = joints == j
+            weights = estimate.row_weights[rows] if estimate.row_weights.size == len(joints) else 1.0
+            wj = w[rows] * np.reshape(weights, (-1, 1))
+            used = np.linalg.norm(wj, axis=0) > 0
+            solution = np.linalg.lstsq(wj[:, used], y[rows] * weights, rcond=None)[0]
+            return float(np.linalg.norm(y[rows] * weights - wj[:, used] @ solution))
+
+        new[j] = scipy.optimize.minimize_scalar(residual_norm, bounds=(low, high), method='bounded',
+                                                options={'xatol': 1e-3}).x
+    del names
+    return new
+
+
+def _drive_gain_problem(problem: IdentificationProblem, method: str, options: IdentifyOptions):
+    """TLS or modified LS for drive gains and parameters (Gautier & Briot eqs. (15)–(20))."""
+    if problem.spec.uses_load:
+        raise InputError('drive-gain identification supports the linear friction models only')
+    if not problem.payload_blocks:
+        raise InputError('drive-gain identification needs a recording with a known payload mass '
+                         '(--payload-mass) beside recordings without payload')
+    if len(problem.payload_blocks) == len(problem.recordings):
+        raise InputError('drive-gain identification needs recordings without payload too')
+    n = problem.robot.n
+    names = [f'K_tau_{j + 1}' for j in range(n)] + problem.parameter_names()
+    w, _, joints, _, known = problem.equations(nominal_rigid(problem), with_current=True)
+    w_total = np.hstack([w[:, :n], -w[:, n:], -known[:, None]])
+    if method == 'tls':
+        estimate = tls(w_total, joints, names, weighted=True)
+    else:  # modified LS: [V, −W]·[g; χ] = W_kL·χ_kL
+        a, b = w_total[:, :-1], known
+        estimate = ols(a, b, joints, names)
+        estimate.method = 'mls'
+    return estimate, w_total, joints
+
+
+def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None = None,
+             settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
+             drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
+    """Identify ``robot`` from ``recordings`` (module docstring)."""
+    spec = (spec or ModelSpec()).validated()
+    options = (options or IdentifyOptions()).validated()
+    progress = progress or (lambda text: None)
+    if options.method == 'iirls' and spec.friction != 'comprehensive':
+        spec = ModelSpec(**{**spec.to_dict(), 'friction': 'comprehensive'})
+    gains_unknown = options.method in ('tls', 'mls')
+    progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
+    problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
+    exponents = np.full(robot.n, spec.exponent)
+    gains = None if problem.drives is None else problem.drives.drive_gain.copy()
+    gains_std = None
+    progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
+    if gains_unknown:
+        estimate, w_total, joints = _drive_gain_problem(problem, options.method, options)
+        gains, gains_std = estimate.values[:robot.n], estimate.std[:robot.n]
+        values, std = estimate.values[robot.n:], estimate.std[robot.n:]
+        names = problem.parameter_names()
+        prediction_w = w_total[:, robot.n:-1] * -1.0
+        measured = w_total[:, :robot.n] @ gains - (-w_total[:, -1])  # K̂·i minus the known payload torque
+        predicted = prediction_w @ values
+    elif options.method == 'iirls':
+        estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
+        for outer in range(options.load_iterations):
+            updated = _fit_exponents(problem, estimate, exponents, options)
+            change = np.abs(updated - exponents).max()
+            exponents = updated
+            estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
+            progress(f'I-IRLS friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
+            if change < 1e-3:
+                break
+        estimate.method = 'iirls'
+        values, std, names = estimate.values, estimate.std, problem.parameter_names()
+        measured, predicted = y, w @ values
+    else:
+        estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress)
+        values, std, names = estimate.values, estimate.std, problem.parameter_names()
+        measured, predicted = y, w @ values
+
+    metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
+    relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
+    poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
+    warnings = [f'{len(poor)} parameters have a relative standard deviation above '
+                f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}'] if poor else []
+    base = problem.base
+    expressions = dict(zip(base.names, base.expressions, strict=True))
+    model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
+             'payload_blocks': len(problem.payload_blocks)}
+    provenance = {'inputs': model.pop('recordings'), 'filters': model.pop('filters'),
+                  'options': {'weight_function': options.weight_function,
+                              'weight_constant': options.weight_constant,
+                              'load_iterations': options.load_iterations}}
+    progress('done')
+    return IdentificationResult(
+        robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,
+        parameter_names=list(names), values=np.asarray(values), std=np.asarray(std), base_expressions=expressions,
+        drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
+        exponents=exponents if spec.friction == 'comprehensive' else None,
+        condition_number=estimate.condition_number, metrics=metrics, warnings=warnings, provenance=provenance)
+
+
+def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, joint_names) -> dict:
+    """RMSE [N·m] and NRMSE fit [%] per joint, and the relative residual ‖y − ŷ‖/‖y‖ over all rows."""
+    per_joint = {}
+    for j, name in enumerate(joint_names):
+        rows = joints == j
+        per_joint[name] = {'rmse': float(rms(measured[rows] - predicted[rows])),
+                           'nrmse_fit_percent': float(nrmse_fit(measured[rows], predicted[rows]))}
+    return {'relative_residual': float(np.linalg.norm(measured - predicted) / np.linalg.norm(measured)),
+            'rmse': float(rms(measured - predicted)), 'rows': int(len(measured)), 'joints': per_joint}

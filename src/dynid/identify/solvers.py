@@ -1,0 +1,217 @@
+"""Least-squares solvers of the IDIM with their statistics.
+
+All solve W·χ = y (+ ρ) for stacked rows of several joints (``joints`` gives each row's joint):
+
+- :func:`ols`: QR with column pivoting (Gautier & Briot eq. (7)); σ̂² = ‖y − Wχ̂‖²/(r − b) (9),
+  C = σ̂²·(WᵀW)⁻¹ (10), relative standard deviation 100·σ/|χ| (11).
+- :func:`wls`: rows of joint j weighted by 1/σ̂_j, σ̂_j from an ordinary LS of joint j's equations
+  alone (Gautier–Poignet; thesis ch.5 §3.6 and erratum A-18).
+- :func:`irls`: iteratively reweighted LS with a robust weight function of the residual scaled per
+  joint (Huber, Tukey bisquare or Cauchy; Li et al. §2.2 loops L1–L2).
+- :func:`tls`: IDIM-TLS (Gautier & Briot eqs. (17)–(23)): the right singular vector of the smallest
+  singular value, scaled so that its last component (the known-payload column) is 1; rows of joint
+  j weighted by 1/σ̂_W^j from a first, unweighted solution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+
+from dynid.errors import InputError
+
+WEIGHT_FUNCTIONS = {'huber': 1.345, 'tukey': 4.685, 'cauchy': 2.385}
+
+
+@dataclass
+class Estimate:
+    """A solution and its statistics.
+
+    values, std: (p,); covariance: (p, p); residual: (rows,) unweighted y − Wχ̂;
+    joint_sigma: (n,) per-joint error standard deviation used as weight (or of the residual);
+    row_weights: (rows,) the final weights; condition_number of the (weighted) W.
+    """
+
+    names: list[str]
+    values: np.ndarray
+    covariance: np.ndarray
+    residual: np.ndarray
+    joint_sigma: np.ndarray
+    row_weights: np.ndarray
+    condition_number: float
+    method: str
+    iterations: int = 1
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def std(self) -> np.ndarray:
+        return np.sqrt(np.maximum(np.diag(self.covariance), 0.0))
+
+    @property
+    def relative_std(self) -> np.ndarray:
+        """100·σ/|χ| [%] (inf for a zero value)."""
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.where(self.values != 0, 100.0 * self.std / np.abs(self.values), np.inf)
+
+
+def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8) -> None:
+    """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W)."""
+    norms = np.linalg.norm(w, axis=0)
+    empty = [n for n, v in zip(names, norms, strict=True) if v == 0]
+    if empty:
+        raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
+    scaled = w / norms
+    _, r, pivots = scipy.linalg.qr(scaled, mode='economic', pivoting=True)
+    diagonal = np.abs(np.diag(r))
+    rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
+    if rank < w.shape[1]:
+        dependent = [names[i] for i in pivots[rank:]]
+        raise InputError(f'the trajectory cannot separate the parameters {dependent} (rank {rank} of '
+                         f'{w.shape[1]}); use a richer excitation')
+
+
+def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²), cond of the weighted W)."""
+    a = w * weights[:, None]
+    b = y * weights
+    q, r, pivots = scipy.linalg.qr(a, mode='economic', pivoting=True)
+    z = scipy.linalg.solve_triangular(r, q.T @ b)
+    values = np.empty_like(z)
+    values[pivots] = z
+    r_inverse = scipy.linalg.solve_triangular(r, np.eye(r.shape[0]))
+    inverse_normal = np.empty_like(r_inverse)
+    permuted = r_inverse @ r_inverse.T
+    inverse_normal[np.ix_(pivots, pivots)] = permuted
+    singular = np.linalg.svd(a, compute_uv=False)
+    return values, inverse_normal, float(singular[0] / singular[-1])
+
+
+def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) -> Estimate:
+    """Ordinary least squares (module docstring)."""
+    check_identifiable(w, names)
+    values, inverse_normal, condition = _solve(w, y, np.ones(len(y)))
+    residual = y - w @ values
+    dof = max(1, len(y) - len(values))
+    variance = residual @ residual / dof
+    n = int(joints.max()) + 1
+    sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition, 'ols')
+
+
+def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndarray:
+    """σ̂_j from an ordinary LS of joint j's equations alone: ‖y_j − W_jχ̂_j‖²/(r_j − rank W_j)."""
+    sigma = []
+    for j in range(int(joints.max()) + 1):
+        rows = joints == j
+        wj, yj = w[rows], y[rows]
+        used = np.linalg.norm(wj, axis=0) > 0
+        solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
+        residual = yj - wj[:, used] @ solution
+        sigma.append(np.sqrt(residual @ residual / max(1, rows.sum() - rank)))
+    sigma = np.array(sigma)
+    if np.any(sigma <= 0):
+        raise InputError('a joint\'s equations are fitted exactly: the data carry no noise information for WLS')
+    return sigma
+
+
+def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) -> Estimate:
+    """Weighted least squares with per-joint weights 1/σ̂_j (module docstring)."""
+    check_identifiable(w, names)
+    sigma = per_joint_sigma(w, y, joints)
+    weights = 1.0 / sigma[joints]
+    values, inverse_normal, condition = _solve(w, y, weights)
+    residual = y - w @ values
+    weighted = residual * weights
+    variance = weighted @ weighted / max(1, len(y) - len(values))  # ≈ 1 by construction
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition, 'wls')
+
+
+def _robust_scale(residual: np.ndarray) -> float:
+    deviation = np.median(np.abs(residual - np.median(residual)))
+    return 1.4826 * deviation if deviation > 0 else float(np.std(residual)) or 1.0
+
+
+def robust_weights(standardized: np.ndarray, function: str = 'huber', constant: float | None = None) -> np.ndarray:
+    """Weights of standardized residuals r for the named weight function."""
+    if function not in WEIGHT_FUNCTIONS:
+        raise InputError(f'weight function must be one of {sorted(WEIGHT_FUNCTIONS)}, got {function!r}')
+    c = WEIGHT_FUNCTIONS[function] if constant is None else float(constant)
+    if c <= 0:
+        raise InputError(f'the weight-function constant must be > 0, got {c}')
+    r = np.abs(standardized)
+    if function == 'huber':
+        return np.minimum(1.0, c / np.maximum(r, 1e-300))
+    if function == 'tukey':
+        return np.where(r < c, (1 - (r / c) ** 2) ** 2, 0.0)
+    return 1.0 / (1.0 + (r / c) ** 2)
+
+
+def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str], function: str = 'huber',
+         constant: float | None = None, max_iterations: int = 30, tolerance: float = 1e-7,
+         start: Estimate | None = None) -> Estimate:
+    """Iteratively reweighted least squares (module docstring); starts from WLS unless ``start``."""
+    estimate = start if start is not None else wls(w, y, joints, names)
+    n = int(joints.max()) + 1
+    values = estimate.values
+    weights = estimate.row_weights
+    iterations = 0
+    for iteration in range(1, max_iterations + 1):
+        iterations = iteration
+        residual = y - w @ values
+        scale = np.array([_robust_scale(residual[joints == j]) for j in range(n)])
+        # Row multipliers √w(r/s)/s: the normal equations carry w/s² (weighted LS on standardized rows).
+        weights = np.sqrt(robust_weights(residual / scale[joints], function, constant)) / scale[joints]
+        if np.count_nonzero(weights) <= len(values):
+            raise InputError('robust weighting rejected too many samples; use Huber or a larger constant')
+        new_values, inverse_normal, condition = _solve(w, y, weights)
+        change = np.linalg.norm(new_values - values) / max(np.linalg.norm(values), 1e-300)
+        values = new_values
+        if change < tolerance:
+            break
+    residual = y - w @ values
+    weighted = residual * weights
+    effective = np.count_nonzero(weights) - len(values)
+    variance = weighted @ weighted / max(1, effective)
+    _, inverse_normal, condition = _solve(w, y, weights)
+    sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition, 'irls',
+                    iterations, {'weight_function': function,
+                                 'constant': WEIGHT_FUNCTIONS[function] if constant is None else constant})
+
+
+def tls(w_total: np.ndarray, joints: np.ndarray, names: Sequence[str], weighted: bool = True) -> Estimate:
+    """IDIM-TLS of W_tot·χ_tot = ρ with χ_tot = [..., 1] (module docstring).
+
+    ``names`` label the first c − 1 columns; the last column carries the known scale (the known
+    payload-mass torque, with a minus sign as in eq. (17)).
+    """
+    check_identifiable(w_total, list(names) + ['known payload'])
+    r, c = w_total.shape
+    n = int(joints.max()) + 1
+    weights = np.ones(r)
+
+    def solve(weights):
+        u, s, vt = np.linalg.svd(w_total * weights[:, None], full_matrices=False)
+        kernel = vt[-1]
+        if abs(kernel[-1]) < 1e-12 * np.abs(kernel).max():
+            raise InputError('the known payload does not fix the scale (the payload recordings add nothing); '
+                             'record with and without the payload')
+        return u, s, vt, kernel / kernel[-1]
+
+    u, s, vt, solution = solve(weights)
+    if weighted:
+        residual = w_total @ solution
+        sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+        weights = 1.0 / np.maximum(sigma[joints], 1e-300)
+        u, s, vt, solution = solve(weights)
+    sigma_w = s[-1] / np.sqrt(max(1, r - c))
+    w_hat = w_total * weights[:, None] - s[-1] * np.outer(u[:, -1], vt[-1])
+    head = solution[:-1]
+    covariance = sigma_w**2 * (1 + head @ head) * np.linalg.inv(w_hat[:, :-1].T @ w_hat[:, :-1])
+    residual = w_total @ solution
+    joint_sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    return Estimate(list(names), head, covariance, residual, joint_sigma, weights, float(s[0] / s[-1]), 'tls', 1,
+                    {'singular_values_tail': s[-3:].tolist(), 'kernel_gap': float(s[-2] / s[-1])})
