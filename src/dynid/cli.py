@@ -208,6 +208,175 @@ def _plain(value):
     return value
 
 
+# --------------------------------------------------------------------------------- dynid identify
+def _float_list(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(',') if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected comma-separated numbers, got {text!r}') from None
+
+
+def _add_filter_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group('data pipeline')
+    group.add_argument('--position-cutoff', type=float, default=50.0, help='position low-pass [Hz] (default 50)')
+    group.add_argument('--decimation-cutoff', type=float, default=20.0,
+                       help='parallel low-pass of torques and columns [Hz] (default 20)')
+    group.add_argument('--decimation', type=int, default=None, help='keep every k-th sample (default 0.8·fs/(2·cutoff))')
+    group.add_argument('--stiction-velocity', type=float, default=0.02,
+                       help='drop rows with |ω| below this [rad/s] around them (default 0.02)')
+
+
+def _filter_settings(args):
+    from dynid.identify.preprocess import FilterSettings
+
+    return FilterSettings(position_cutoff_hz=args.position_cutoff, decimation_cutoff_hz=args.decimation_cutoff,
+                          decimation=args.decimation, stiction_velocity=args.stiction_velocity)
+
+
+def _recordings(bags, robot, masses, com, label):
+    from dynid.identify.model import RecordingInput
+    from dynid.io.bag import read_bag
+    from dynid.model import Payload
+
+    if masses and len(masses) != len(bags):
+        raise InputError(f'--{label} needs one mass per bag ({len(bags)}), got {len(masses)}')
+    recordings = []
+    for i, bag in enumerate(bags):
+        dataset = read_bag(bag, joint_names=robot.joint_names)
+        mass = masses[i] if masses else 0.0
+        if mass < 0:
+            raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
+        if mass == 0:
+            recordings.append(RecordingInput(dataset, name=str(bag)))
+        elif com is not None:
+            recordings.append(RecordingInput(dataset, payload=Payload(mass, com), name=str(bag)))
+        else:
+            recordings.append(RecordingInput(dataset, payload_mass=mass, name=str(bag)))
+    return recordings
+
+
+def _print_metrics(label: str, metrics: dict) -> None:
+    print(f'{label}: relative residual {metrics["relative_residual"]:.4g}, RMSE {metrics["rmse"]:.4g} N·m '
+          f'({metrics["rows"]} equations)')
+    for name, m in metrics['joints'].items():
+        print(f'  {name:<22} RMSE {m["rmse"]:>8.4g} N·m   NRMSE fit {m["nrmse_fit_percent"]:>7.2f} %')
+
+
+def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.identify.model import FRICTION_MODELS
+    from dynid.identify.run import METHODS
+
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (MCAP or sqlite3)')
+    parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    parser.add_argument('--method', default='wls', choices=METHODS)
+    parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
+    parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
+    parser.add_argument('--torque', default='auto', choices=('auto', 'current', 'joint_torque'),
+                        help='measured torque: K_τ·i from currents or the joint torque (default: currents)')
+    parser.add_argument('--no-rotor-compensation', action='store_true',
+                        help='do not subtract B·θ̈; identify rotor inertias instead')
+    parser.add_argument('--payload-mass', type=_float_list, default=None,
+                        help='payload mass [kg] per bag, comma-separated (0: none)')
+    parser.add_argument('--payload-com', type=_float_list, default=None,
+                        help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
+                             'point masses (else only their mass is known)')
+    parser.add_argument('--weight-function', default='huber', choices=('huber', 'tukey', 'cauchy'))
+    parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
+    parser.add_argument('-o', '--output', required=True, help='result file (YAML)')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing result file')
+    parser.add_argument('--report', default=None, help='folder for index.html and plots')
+    parser.add_argument('--quiet', action='store_true')
+    _add_filter_arguments(parser)
+
+
+def _run_identify(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from dynid.identify.model import ModelSpec
+    from dynid.identify.report import write_report
+    from dynid.identify.run import IdentifyOptions, identify
+    from dynid.identify.validate import validate
+    from dynid.io.bag import read_bag
+    from dynid.model import load_robot
+
+    start = time.perf_counter()
+    output = Path(args.output)
+    if output.exists() and not args.force:
+        raise InputError(f'{output} exists; refusing to overwrite (use --force)')
+    if args.payload_com is not None and len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f'[{time.perf_counter() - start:6.1f} s] {text}', file=sys.stderr, flush=True)
+
+    robot = load_robot(args.robot)
+    say(f'reading {len(args.bags)} recording(s)')
+    recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass')
+    spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
+                     rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
+    options = IdentifyOptions(method=args.method, weight_function=args.weight_function)
+    result = identify(robot, recordings, spec, _filter_settings(args), options, progress=say)
+    result.provenance['robot_spec'] = args.robot
+    validation = [read_bag(bag, joint_names=robot.joint_names) for bag in args.validate]
+    for i, dataset in enumerate(validation):
+        say(f'validating on {args.validate[i]}')
+        metrics = validate(result, robot, dataset)
+        result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
+    result.save(output)
+    print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
+          f'({sum(n in result.base_expressions for n in result.parameter_names)} base), cond(W) = '
+          f'{result.condition_number:.4g}')
+    if result.drive_gains_identified:
+        print('drive gains [N·m/A]: ' + ', '.join(f'{g:.5g} (±{s:.2g})' for g, s in
+                                                   zip(result.drive_gains, result.drive_gains_std, strict=True)))
+    for label, metrics in result.metrics.items():
+        _print_metrics(label, metrics)
+    for warning in result.warnings:
+        print(f'warning: {warning}')
+    print(f'wrote {output}')
+    if args.report:
+        say('writing the report')
+        print(f'wrote {write_report(args.report, result, robot, [r.dataset for r in recordings], validation)}')
+    say('done')
+    return EXIT_OK
+
+
+def _add_validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings to predict')
+    parser.add_argument('--params', required=True, help='result file of dynid identify')
+    parser.add_argument('--robot', default=None, help='robot (default: the one of the result)')
+    parser.add_argument('--payload-mass', type=_float_list, default=None,
+                        help='known point-mass payload [kg] per bag (with --payload-com)')
+    parser.add_argument('--payload-com', type=_float_list, default=[0.0, 0.0, 0.0],
+                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
+    parser.add_argument('--recover-payload', action='store_true',
+                        help='estimate an unknown payload on each bag from the model\'s residual')
+
+
+def _run_validate(args: argparse.Namespace) -> int:
+    from dynid.identify.result import IdentificationResult
+    from dynid.identify.validate import recover_payload, validate
+    from dynid.model import Payload, load_robot
+
+    result = IdentificationResult.load(args.params)
+    robot = load_robot(args.robot or result.provenance.get('robot_spec') or result.robot)
+    masses = args.payload_mass or [0.0] * len(args.bags)
+    if len(masses) != len(args.bags):
+        raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
+    from dynid.io.bag import read_bag
+
+    for bag, mass in zip(args.bags, masses, strict=True):
+        dataset = read_bag(bag, joint_names=robot.joint_names)
+        payload = Payload(mass, args.payload_com) if mass > 0 else None
+        _print_metrics(f'{bag}', validate(result, robot, dataset, payload))
+        if args.recover_payload:
+            recovered = recover_payload(result, robot, dataset)
+            print(f'  recovered payload mass {recovered["mass"]:.4f} ± {recovered["mass_std"]:.2g} kg')
+    return EXIT_OK
+
+
 # ------------------------------------------------------------------------------------ dispatcher
 _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     'model': ('print joints, limits and the base parameters of a robot model',
@@ -216,6 +385,10 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  _add_simulate_arguments, _run_simulate),
     'excite': ('design (and optionally optimize) an excitation trajectory, or a special experiment',
                _add_excite_arguments, _run_excite),
+    'identify': ('identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)',
+                 _add_identify_arguments, _run_identify),
+    'validate': ('predict the torques of recordings with an identification result',
+                 _add_validate_arguments, _run_validate),
 }
 
 

@@ -119,6 +119,7 @@ class Block:
     y: np.ndarray                 # (M, n) measured torque minus known parts [N·m]
     rigid: np.ndarray             # (M, n, p_rigid) all rigid columns (arm standard + payload blocks)
     known_payload: np.ndarray     # (M, n) torque of the known payload mass (TLS scale), zeros without
+    known_output: np.ndarray      # (M, n) all known payload torque (part of τ_out for load-dependent friction)
     current: np.ndarray | None    # (M, n) motor current [A] (for drive-gain identification)
     rotor_acceleration: np.ndarray  # (M, n) θ̈ (or q̈) [rad/s²]
     velocity: np.ndarray          # (M, n) friction velocity ω [rad/s]
@@ -258,7 +259,8 @@ class IdentificationProblem:
             keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
         block = Block(
             name=recording.name, y=None if y is None else decimate(y), rigid=decimate(rigid_full),
-            known_payload=decimate(known_mass), current=None if signals.current is None else decimate(signals.current),
+            known_payload=decimate(known_mass), known_output=decimate(known + known_mass),
+            current=None if signals.current is None else decimate(signals.current),
             rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
             temperature=None if signals.temperature is None else decimate(signals.temperature),
             static_features={k: decimate(v) for k, v in static.items()}, keep=keep,
@@ -327,28 +329,51 @@ class IdentificationProblem:
             features['fL'] = s * output_torque**2
         return [features[symbol] for symbol in self.friction_names]
 
+    def power_feature(self, joint: int, exponent: float) -> np.ndarray:
+        """The kept rows of joint ``joint``'s feature sgn(ω)·|ω|^α over all recordings (I-IRLS α search)."""
+        parts = []
+        for block in self.blocks:
+            w = block.full_velocity[:, joint]
+            feature = block.decimator(np.sign(w) * np.abs(w) ** exponent)
+            keep = np.ones(feature.shape, dtype=bool) if block.keep is None else block.keep[:, joint]
+            parts.append(feature[keep])
+        return np.concatenate(parts)
+
+    def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                        with_current: bool = False) -> np.ndarray:
+        """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
+        n, block = self.robot.n, self.blocks[k]
+        rigid = self.base.columns(block.rigid.reshape(-1, block.rigid.shape[2])).reshape(block.rigid.shape[0], n, -1)
+        torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
+        friction = self.friction_features(block, torque_out + block.known_output, exponents)
+        parts = [rigid] + [(f[:, :, None] * np.eye(n)[None, :, :]) for f in friction]
+        if with_current:
+            parts.insert(0, block.current[:, :, None] * np.eye(n)[None, :, :])
+        return np.concatenate(parts, axis=2)
+
+    def block_keep(self, k: int) -> np.ndarray:
+        """(M, n) rows of recording k that enter the estimation (stiction rejection)."""
+        block = self.blocks[k]
+        return np.ones(block.velocity.shape, dtype=bool) if block.keep is None else block.keep
+
+    def block_times(self, k: int) -> np.ndarray:
+        """Times [s] of the decimated samples of recording k."""
+        return self.recordings[k].dataset.t[self.blocks[k].decimator.keep]
+
     def equations(self, rigid_parameters: np.ndarray | None = None, exponents: np.ndarray | None = None,
                   with_current: bool = False):
         """Stacked system over all recordings: (W, y, joint_of_row, block_of_row, known).
 
-        ``rigid_parameters`` (base) give τ_out for load-dependent friction (zeros if None: the first
-        pass of the load loop). ``with_current`` prepends the block-diagonal current columns (TLS);
-        then y is None and ``known`` holds the known payload torque per row.
+        ``rigid_parameters`` (base) give τ_out for load-dependent friction (zeros if None).
+        ``with_current`` prepends the block-diagonal current columns (TLS); then y is None and
+        ``known`` holds the known payload-mass torque per row.
         """
         n = self.robot.n
         exponents = np.full(n, self.spec.exponent) if exponents is None else exponents
         rows_w, rows_y, joints, owners, knowns = [], [], [], [], []
         for k, block in enumerate(self.blocks):
-            rigid = self.base.columns(block.rigid.reshape(-1, block.rigid.shape[2])).reshape(
-                block.rigid.shape[0], n, -1)
-            torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
-            torque_out = torque_out + block.known_payload
-            friction = self.friction_features(block, torque_out, exponents)
-            parts = [rigid] + [(f[:, :, None] * np.eye(n)[None, :, :]) for f in friction]
-            if with_current:
-                parts.insert(0, block.current[:, :, None] * np.eye(n)[None, :, :])
-            w = np.concatenate(parts, axis=2)
-            keep = np.ones(block.velocity.shape, dtype=bool) if block.keep is None else block.keep
+            w = self.block_equations(k, rigid_parameters, exponents, with_current)
+            keep = self.block_keep(k)
             rows_w.append(w[keep])
             if block.y is not None:
                 rows_y.append(block.y[keep])

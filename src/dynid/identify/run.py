@@ -65,12 +65,13 @@ def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
     return problem.base.from_standard(np.concatenate(standard))
 
 
-def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions) -> Estimate:
+def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions,
+                  start: Estimate | None = None) -> Estimate:
     if method == 'ols':
         return ols(w, y, joints, names)
     if method == 'wls':
         return wls(w, y, joints, names)
-    return irls(w, y, joints, names, options.weight_function, options.weight_constant)
+    return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
 
 
 def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOptions, exponents: np.ndarray,
@@ -83,38 +84,44 @@ def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpt
     estimate = None
     for iteration in range(iterations):
         w, y, joints, _, _ = problem.equations(rigid, exponents)
-        estimate = _solve_linear(method, w, y, joints, names, options)
+        estimate = _solve_linear(method, w, y, joints, names, options, start=estimate)  # warm start
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
         if problem.spec.uses_load:
             progress(f'load loop {iteration + 1}: relative change of the rigid-body parameters {change:.2e}')
-        if change < 1e-6:
+        if change < 1e-5:
             break
     return estimate, w, y, joints
 
 
 def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents: np.ndarray,
                    options: IdentifyOptions) -> np.ndarray:
-    """Li's friction loop: per joint, the exponent α_j minimizing its weighted residual (others re-fitted)."""
+    """Li's friction loop: per joint, the exponent α_j minimizing its weighted residual (others re-fitted).
+
+    Only the column of fv_j changes with α_j, so the system is built once and that column replaced.
+    """
     names = problem.parameter_names()
-    rigid = estimate.values[:len(problem.rigid_names)]
+    w, y, joints, _, _ = problem.equations(estimate.values[:len(problem.rigid_names)], exponents)
+    weights = estimate.row_weights if estimate.row_weights.size == len(joints) else np.ones(len(joints))
     low, high = options.exponent_bounds
     new = exponents.copy()
     for j in range(problem.robot.n):
-        def residual_norm(alpha: float, j=j) -> float:
-            trial = new.copy()
-            trial[j] = alpha
-            w, y, joints, _, _ = problem.equations(rigid, trial)
-            rows = joints == j
-            weights = estimate.row_weights[rows] if estimate.row_weights.size == len(joints) else 1.0
-            wj = w[rows] * np.reshape(weights, (-1, 1))
-            used = np.linalg.norm(wj, axis=0) > 0
-            solution = np.linalg.lstsq(wj[:, used], y[rows] * weights, rcond=None)[0]
-            return float(np.linalg.norm(y[rows] * weights - wj[:, used] @ solution))
+        rows = joints == j
+        column = names.index(f'fv_{j + 1}')
+        wj = w[rows] * weights[rows, None]
+        yj = y[rows] * weights[rows]
+        used = np.linalg.norm(wj, axis=0) > 0
+        used[column] = True
+        position = int(np.count_nonzero(used[:column]))
+        base = wj[:, used]
+
+        def residual_norm(alpha: float, base=base, position=position, rows=rows, j=j, yj=yj) -> float:
+            base[:, position] = problem.power_feature(j, alpha) * weights[rows]
+            solution = np.linalg.lstsq(base, yj, rcond=None)[0]
+            return float(np.linalg.norm(yj - base @ solution))
 
         new[j] = scipy.optimize.minimize_scalar(residual_norm, bounds=(low, high), method='bounded',
                                                 options={'xatol': 1e-3}).x
-    del names
     return new
 
 
@@ -172,7 +179,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
             exponents = updated
             estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
             progress(f'I-IRLS friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
-            if change < 1e-3:
+            if change < 1e-2:
                 break
         estimate.method = 'iirls'
         values, std, names = estimate.values, estimate.std, problem.parameter_names()

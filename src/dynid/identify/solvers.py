@@ -73,19 +73,24 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
                          f'{w.shape[1]}); use a richer excitation')
 
 
-def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²), cond of the weighted W)."""
+def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = True,
+           covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, float]:
+    """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²) or None, cond of the weighted W or NaN).
+
+    Identifiability is checked beforehand (:func:`check_identifiable`), so a plain Householder QR
+    (no pivoting, several times faster than the pivoted one on tall systems) is safe here.
+    """
     a = w * weights[:, None]
     b = y * weights
-    q, r, pivots = scipy.linalg.qr(a, mode='economic', pivoting=True)
-    z = scipy.linalg.solve_triangular(r, q.T @ b)
-    values = np.empty_like(z)
-    values[pivots] = z
-    r_inverse = scipy.linalg.solve_triangular(r, np.eye(r.shape[0]))
-    inverse_normal = np.empty_like(r_inverse)
-    permuted = r_inverse @ r_inverse.T
-    inverse_normal[np.ix_(pivots, pivots)] = permuted
-    singular = np.linalg.svd(a, compute_uv=False)
+    q, r = scipy.linalg.qr(a, mode='economic', overwrite_a=True, check_finite=False)
+    values = scipy.linalg.solve_triangular(r, q.T @ b, check_finite=False)
+    inverse_normal = None
+    if covariance:
+        r_inverse = scipy.linalg.solve_triangular(r, np.eye(r.shape[0]), check_finite=False)
+        inverse_normal = r_inverse @ r_inverse.T
+    if not condition:
+        return values, inverse_normal, float('nan')
+    singular = np.linalg.svd(r, compute_uv=False)  # R has the singular values of the weighted W
     return values, inverse_normal, float(singular[0] / singular[-1])
 
 
@@ -150,7 +155,7 @@ def robust_weights(standardized: np.ndarray, function: str = 'huber', constant: 
 
 
 def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str], function: str = 'huber',
-         constant: float | None = None, max_iterations: int = 30, tolerance: float = 1e-7,
+         constant: float | None = None, max_iterations: int = 30, tolerance: float = 1e-5,
          start: Estimate | None = None) -> Estimate:
     """Iteratively reweighted least squares (module docstring); starts from WLS unless ``start``."""
     estimate = start if start is not None else wls(w, y, joints, names)
@@ -166,7 +171,7 @@ def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
         weights = np.sqrt(robust_weights(residual / scale[joints], function, constant)) / scale[joints]
         if np.count_nonzero(weights) <= len(values):
             raise InputError('robust weighting rejected too many samples; use Huber or a larger constant')
-        new_values, inverse_normal, condition = _solve(w, y, weights)
+        new_values, _, _ = _solve(w, y, weights, condition=False, covariance=False)
         change = np.linalg.norm(new_values - values) / max(np.linalg.norm(values), 1e-300)
         values = new_values
         if change < tolerance:

@@ -40,7 +40,8 @@ class Prediction:
 
 def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput) -> IdentificationProblem:
     if tuple(result.joint_names) != tuple(robot.joint_names):
-        raise InputError(f'the result is for joints {list(result.joint_names)}, the robot has {list(robot.joint_names)}')
+        raise InputError(f'the result is for joints {list(result.joint_names)}, '
+                         f'the robot has {list(robot.joint_names)}')
     model = result.model
     spec = ModelSpec(friction=model['friction'], temperature=model['temperature'],
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
@@ -68,6 +69,17 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
     exponents = result.exponents
     w, y, joints, _, _ = problem.equations(rigid, exponents)
     return Prediction(y, w @ values, joints, problem, w)
+
+
+def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
+                   payload: Payload | None = None):
+    """(times (M,), measured (M, n), predicted (M, n), used (M, n)) of a recording, for plots."""
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name='series'))
+    names = problem.parameter_names()
+    values = np.array([result.value(n) for n in names])
+    exponents = result.exponents if result.exponents is not None else np.full(robot.n, problem.spec.exponent)
+    w = problem.block_equations(0, values[:len(problem.rigid_names)], exponents)
+    return problem.block_times(0), problem.blocks[0].y, w @ values, problem.block_keep(0)
 
 
 def validate(result: IdentificationResult, robot: RobotModel, dataset: Dataset,

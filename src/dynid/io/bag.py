@@ -121,23 +121,50 @@ def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s:
     return chunks
 
 
-def _state_stream(reader: AnyReader, connection, names: list[str] | None, counters: dict):
-    """(stamps [ns], {'position','velocity','effort': (K, n)}, names) of one JointState topic."""
-    stamps, rows = [], {'position': [], 'velocity': [], 'effort': []}
-    for _, _, raw in reader.messages(connections=[connection]):
+class _StateStream:
+    """Collects one JointState topic: stamps and position/velocity/effort in the requested joint order."""
+
+    def __init__(self) -> None:
+        self.stamps: list[int] = []
+        self.rows: dict[str, list] = {'position': [], 'velocity': [], 'effort': []}
+        self._names: tuple | None = None
+        self._index: list[int] | None = None
+
+    def add(self, message, names: list[str], counters: dict) -> None:
+        message_names = tuple(message.name)
+        if message_names != self._names:  # joint order rarely changes: map it once
+            self._names = message_names
+            try:
+                self._index = [message_names.index(name) for name in names]
+            except ValueError:
+                self._index = None
+        if self._index is None:
+            counters['mismatched_names'] = counters.get('mismatched_names', 0) + 1
+            return
+        self.stamps.append(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec)
+        for field, rows in self.rows.items():
+            values = getattr(message, field)
+            rows.append(values[self._index] if len(values) == len(message_names) else None)
+
+    def arrays(self, n: int):
+        def stack(rows):
+            if all(r is None for r in rows):
+                return np.full((len(rows), n), np.nan)
+            return np.array([np.full(n, np.nan) if r is None else r for r in rows], dtype=float)
+
+        return np.array(self.stamps, dtype=np.int64), {k: stack(v) for k, v in self.rows.items()}
+
+
+def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict):
+    """One pass over the bag; returns {topic: (stamps, rows)} and the joint names used."""
+    streams = {topic: _StateStream() for topic in connections}
+    by_id = {id(c): t for t, c in connections.items()}
+    for connection, _, raw in reader.messages(connections=list(connections.values())):
         message = reader.deserialize(raw, connection.msgtype)
         if names is None:
             names = list(message.name)
-        try:
-            index = [list(message.name).index(name) for name in names]
-        except ValueError:
-            counters['mismatched_names'] = counters.get('mismatched_names', 0) + 1
-            continue
-        stamps.append(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec)
-        for field in rows:
-            values = np.asarray(getattr(message, field), dtype=float)
-            rows[field].append(values[index] if values.size == len(message.name) else np.full(len(index), np.nan))
-    return np.array(stamps, dtype=np.int64), {k: np.array(v) for k, v in rows.items()}, names
+        streams[by_id[id(connection)]].add(message, names, counters)
+    return {t: s.arrays(len(names)) for t, s in streams.items()}, names
 
 
 def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> Dataset:
@@ -163,10 +190,15 @@ def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> 
         main = topic_name(namespace, 'joint_states')
         if main not in by_topic:
             raise InputError(f'bag {path} has no topic {main} (topics: {sorted(by_topic)})')
+        wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
+        connections = {topic: by_topic[name] for topic, name in wanted.items() if name in by_topic}
         names = None if joint_names is None else list(joint_names)
-        stamps, main_rows, names = _state_stream(reader, by_topic[main], names, counters)
+        streams, names = _read_streams(reader, connections, names, counters)
+        stamps, main_rows = streams['joint_states']
         if stamps.size < 2:
-            raise InputError(f'bag {path}: {main} holds fewer than 2 usable messages')
+            reason = (f'its joint_states messages do not name all of {names}'
+                      if counters.get('mismatched_names') else 'fewer than 2 usable messages')
+            raise InputError(f'bag {path}: {main}: {reason}')
         order = np.argsort(stamps, kind='stable')
         stamps = stamps[order]
         keep = np.concatenate([[True], np.diff(stamps) > 0])  # duplicate stamps: keep the first
@@ -175,21 +207,18 @@ def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> 
         stamps = stamps[keep]
         valid = np.ones(stamps.size, dtype=bool)
         for topic in ('motor_states', 'joint_currents'):
-            name = topic_name(namespace, topic)
-            if name not in by_topic:
+            if topic not in streams:
                 continue
-            other_stamps, rows, _ = _state_stream(reader, by_topic[name], names, counters)
-            position = np.searchsorted(other_stamps, stamps)
-            position = np.clip(position, 0, max(other_stamps.size - 1, 0))
+            other_stamps, rows = streams[topic]
             matched = other_stamps.size > 0
+            position = np.clip(np.searchsorted(other_stamps, stamps), 0, max(other_stamps.size - 1, 0))
             found = (other_stamps[position] == stamps) if matched else np.zeros(stamps.size, dtype=bool)
             valid &= found
             for field, target in zip(('position', 'velocity', 'effort'), STATE_TOPICS[topic], strict=True):
                 if target is not None:
                     signals[target] = rows[field][position] if matched else None
-        name = topic_name(namespace, 'joint_temperatures')
-        if name in by_topic:
-            temperature_stamps, rows, _ = _state_stream(reader, by_topic[name], names, counters)
+        if 'joint_temperatures' in streams:
+            temperature_stamps, rows = streams['joint_temperatures']
             latest = np.searchsorted(temperature_stamps, stamps, side='right') - 1
             valid &= latest >= 0
             signals['temperature'] = rows['effort'][np.clip(latest, 0, None)]

@@ -19,7 +19,13 @@ import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
-from dynid.excite.trajectory import FourierTrajectory, Trajectory, load_trajectory, load_trajectory_metadata, reorder_trajectory_output
+from dynid.excite.trajectory import (
+    FourierTrajectory,
+    Trajectory,
+    load_trajectory,
+    load_trajectory_metadata,
+    reorder_trajectory_output,
+)
 from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload

@@ -1,0 +1,137 @@
+"""Identification report: a folder with ``index.html`` and PNG plots (matplotlib, Agg backend).
+
+Plots: measured and predicted torque per joint over time (first recording of each set), residual
+histograms per joint, and the base parameters with ±3σ error bars (normalized by their value).
+The page lists the model, the metrics (training and validation) and every parameter with its
+expression in standard parameters, value, standard deviation and relative %.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+
+from dynid.identify.result import IdentificationResult
+from dynid.identify.validate import predict_series
+from dynid.io.dataset import Dataset
+from dynid.model.robot import RobotModel
+
+
+def _figure():
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _torque_plot(path: Path, title: str, times, measured, predicted, keep, joint_names) -> None:
+    plt = _figure()
+    n = len(joint_names)
+    figure, axes = plt.subplots(n, 1, sharex=True, figsize=(11, 1.9 * n))
+    for j, axis in enumerate(np.atleast_1d(axes)):
+        axis.plot(times, measured[:, j], label='measured', linewidth=1)
+        axis.plot(times, predicted[:, j], label='predicted', linewidth=1, linestyle='--')
+        dropped = ~keep[:, j]
+        if np.any(dropped):
+            axis.plot(times[dropped], measured[dropped, j], '.', markersize=2, color='grey', label='not used')
+        axis.set_ylabel(f'{joint_names[j]}\n[N·m]', fontsize='small')
+        axis.grid(True, alpha=0.3)
+    np.atleast_1d(axes)[0].legend(loc='upper right', fontsize='small', ncol=3)
+    np.atleast_1d(axes)[-1].set_xlabel('time [s]')
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+
+
+def _residual_plot(path: Path, residuals: list[np.ndarray], joint_names) -> None:
+    plt = _figure()
+    figure, axes = plt.subplots(1, len(joint_names), figsize=(2.2 * len(joint_names), 2.6))
+    for axis, name, residual in zip(np.atleast_1d(axes), joint_names, residuals, strict=True):
+        axis.hist(residual, bins=40)
+        axis.set_title(name, fontsize='small')
+        axis.set_xlabel('residual [N·m]', fontsize='small')
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+
+
+def _parameter_plot(path: Path, result: IdentificationResult) -> None:
+    plt = _figure()
+    names = [n for n in result.parameter_names if n in result.base_expressions]
+    index = [result.parameter_names.index(n) for n in names]
+    values, std = result.values[index], result.std[index]
+    scale = np.where(np.abs(values) > 0, np.abs(values), 1.0)
+    figure, axis = plt.subplots(figsize=(max(8, 0.28 * len(names)), 3.5))
+    axis.errorbar(np.arange(len(names)), values / scale, yerr=3 * std / scale, fmt='o', markersize=3, capsize=2)
+    axis.set_xticks(np.arange(len(names)), names, rotation=90, fontsize='x-small')
+    axis.set_ylabel('value / |value| (±3σ)')
+    axis.set_ylim(-3, 3)
+    axis.grid(True, alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+
+
+def _metrics_table(metrics: dict) -> str:
+    rows = ''.join(f'<tr><td>{html.escape(name)}</td><td>{m["rmse"]:.4g}</td><td>{m["nrmse_fit_percent"]:.2f}</td></tr>'
+                   for name, m in metrics['joints'].items())
+    return (f'<p>relative residual ‖y − ŷ‖/‖y‖ = {metrics["relative_residual"]:.4g}, RMSE {metrics["rmse"]:.4g} N·m, '
+            f'{metrics["rows"]} equations</p><table><tr><th>joint</th><th>RMSE [N·m]</th><th>NRMSE fit [%]</th></tr>'
+            f'{rows}</table>')
+
+
+def write_report(folder: str | Path, result: IdentificationResult, robot: RobotModel, training: list[Dataset],
+                 validation: list[Dataset] | None = None) -> Path:
+    """Write ``folder/index.html`` and its plots; returns the index path. The folder may exist."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    sections = []
+    for label, datasets in (('training', training), ('validation', validation or [])):
+        if not datasets:
+            continue
+        series = predict_series(result, robot, datasets[0])
+        _torque_plot(folder / f'torque_{label}.png', f'{label}: measured and predicted torque', *series,
+                     robot.joint_names)
+        times, measured, predicted, keep = series
+        if label == 'training':
+            _residual_plot(folder / 'residuals.png', [(measured - predicted)[keep[:, j], j]
+                                                      for j in range(robot.n)], robot.joint_names)
+        sections.append(f'<h2>{label.capitalize()}</h2>'
+                        + (_metrics_table(result.metrics[label]) if label in result.metrics else '')
+                        + f'<img src="torque_{label}.png" alt="{label} torques">')
+    _parameter_plot(folder / 'parameters.png', result)
+    relative = result.relative_std
+    parameter_rows = ''.join(
+        f'<tr><td>{html.escape(n)}</td><td>{html.escape(result.base_expressions.get(n, ""))}</td>'
+        f'<td>{v:.6g}</td><td>{s:.3g}</td><td>{r:.3g}</td></tr>'
+        for n, v, s, r in zip(result.parameter_names, result.values, result.std, relative, strict=True))
+    gains = '' if result.drive_gains is None else (
+        '<h2>Drive gains [N·m/A]</h2><p>' + ('identified' if result.drive_gains_identified else 'nominal')
+        + ': ' + ', '.join(f'{html.escape(j)} {g:.5g}' for j, g in zip(result.joint_names, result.drive_gains,
+                                                                       strict=True)) + '</p>')
+    warnings = ''.join(f'<li>{html.escape(w)}</li>' for w in result.warnings)
+    page = f'''<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>dynid identification: {html.escape(result.robot)}</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100%}}</style></head><body>
+<h1>Identification of {html.escape(result.robot)}</h1>
+<p>method <b>{html.escape(result.method.upper())}</b>, friction model <b>{html.escape(result.model["friction"])}</b>
+{"+ temperature" if result.model.get("temperature") else ""}, torque from {html.escape(result.model["torque_source"])}
+{"(rotor-side compensated)" if result.model.get("rotor_compensation") else ""}; cond(W) = {result.condition_number:.4g};
+{len(result.parameter_names)} parameters.</p>
+{"<h2>Warnings</h2><ul>" + warnings + "</ul>" if warnings else ""}
+{gains}
+{"".join(sections)}
+<h2>Residuals (training)</h2><img src="residuals.png" alt="residual histograms">
+<h2>Parameters</h2><img src="parameters.png" alt="base parameters with error bars">
+<table><tr><th>name</th><th>expression</th><th>value</th><th>σ</th><th>σ [%]</th></tr>{parameter_rows}</table>
+</body></html>
+'''
+    index = folder / 'index.html'
+    index.write_text(page)
+    return index
