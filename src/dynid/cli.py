@@ -221,7 +221,8 @@ def _add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument('--position-cutoff', type=float, default=50.0, help='position low-pass [Hz] (default 50)')
     group.add_argument('--decimation-cutoff', type=float, default=20.0,
                        help='parallel low-pass of torques and columns [Hz] (default 20)')
-    group.add_argument('--decimation', type=int, default=None, help='keep every k-th sample (default 0.8·fs/(2·cutoff))')
+    group.add_argument('--decimation', type=int, default=None,
+                       help='keep every k-th sample (default 0.8·fs/(2·cutoff))')
     group.add_argument('--stiction-velocity', type=float, default=0.02,
                        help='drop rows with |ω| below this [rad/s] around them (default 0.02)')
 
