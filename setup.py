@@ -15,7 +15,7 @@ setup(
     python_requires='>=3.10',
     package_dir={'': 'src'},
     packages=find_packages(where='src'),
-    package_data={'dynid.model': ['data/*.yaml']},
+    package_data={'dynid.model': ['data/*.yaml'], 'dynid.excite': ['data/*.yaml']},
     data_files=[
         ('share/ament_index/resource_index/packages', [os.path.join('resource', PACKAGE)]),
         (os.path.join('share', PACKAGE), ['package.xml']),

@@ -237,6 +237,30 @@ class PointTrajectory:
 Trajectory = FourierTrajectory | PointTrajectory
 
 
+def approach_segment(start: np.ndarray, goal: np.ndarray, velocity: float, rate_hz: float,
+                     minimum_s: float = 1.0):
+    """Quintic rest-to-rest move (times, q, q̇, q̈) from start to goal; peak speed ≤ velocity [rad/s]."""
+    start, goal = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
+    if not np.isfinite(velocity) or velocity <= 0:
+        raise InputError(f'approach velocity must be > 0 rad/s, got {velocity!r}')
+    distance = np.abs(goal - start).max()
+    duration = max(minimum_s, 1.875 * distance / velocity)  # a quintic's peak speed is 1.875·d/T
+    count = max(2, int(np.ceil(duration * rate_hz)) + 1)
+    t = np.linspace(0.0, duration, count)
+    s = t / duration
+    shape = 10 * s**3 - 15 * s**4 + 6 * s**5
+    rate = (30 * s**2 - 60 * s**3 + 30 * s**4) / duration
+    curve = (60 * s - 180 * s**2 + 120 * s**3) / duration**2
+    delta = goal - start
+    return t, start + np.outer(shape, delta), np.outer(rate, delta), np.outer(curve, delta)
+
+
+def approach_trajectory(joint_names, start: np.ndarray, goal: np.ndarray, velocity: float = 0.3,
+                        rate_hz: float = 100.0) -> PointTrajectory:
+    """:func:`approach_segment` as a point trajectory."""
+    return PointTrajectory(tuple(joint_names), *approach_segment(start, goal, velocity, rate_hz))
+
+
 def trajectory_from_dict(data, source: str = 'trajectory') -> Trajectory:
     """A trajectory from the parsed content of a dynid trajectory file (module docstring)."""
     if not isinstance(data, dict) or data.get('dynid_trajectory') != TRAJECTORY_FILE_VERSION:
@@ -259,6 +283,19 @@ def trajectory_from_dict(data, source: str = 'trajectory') -> Trajectory:
         raise InputError(f'{source}: missing or malformed field {error}') from None
     except InputError as error:
         raise InputError(f'{source}: {error}') from None
+
+
+#: Ready-made excitations shipped with dynid (optimized with ``dynid excite --optimize``).
+BUILTIN_EXCITATIONS = {'ur5e': 'ur5e_excitation.yaml'}
+
+
+def builtin_excitation_path(robot_name: str) -> Path:
+    """Path of the shipped optimized excitation of a robot (UR5e: 5 harmonics, 10 s, cond(W_b) ≈ 32)."""
+    if robot_name not in BUILTIN_EXCITATIONS:
+        raise InputError(f'no built-in excitation for {robot_name!r}; design one with dynid excite --optimize')
+    from importlib import resources
+
+    return Path(str(resources.files('dynid.excite').joinpath('data', BUILTIN_EXCITATIONS[robot_name])))
 
 
 def load_trajectory(path: str | os.PathLike) -> Trajectory:

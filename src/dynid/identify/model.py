@@ -241,7 +241,9 @@ class IdentificationProblem:
         rotor_acceleration = signals.ddtheta if signals.ddtheta is not None else signals.ddq
         if self.identify_rotor_inertia:
             columns.append(rotor_acceleration[:, :, None] * np.eye(n)[None, :, :])
-        rigid_full = np.concatenate(columns, axis=2)
+        # Only the base columns are filtered and kept (fewer columns through the parallel filter).
+        rigid_full = self.base.columns(np.concatenate(columns, axis=2).reshape(samples * n, -1)).reshape(
+            samples, n, -1)
 
         y = self._measured_torque(signals)
         known = np.zeros((samples, n))
@@ -343,7 +345,7 @@ class IdentificationProblem:
                         with_current: bool = False) -> np.ndarray:
         """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
         n, block = self.robot.n, self.blocks[k]
-        rigid = self.base.columns(block.rigid.reshape(-1, block.rigid.shape[2])).reshape(block.rigid.shape[0], n, -1)
+        rigid = block.rigid  # base columns already
         torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
         friction = self.friction_features(block, torque_out + block.known_output, exponents)
         parts = [rigid] + [(f[:, :, None] * np.eye(n)[None, :, :]) for f in friction]

@@ -155,16 +155,83 @@ class _StateStream:
         return np.array(self.stamps, dtype=np.int64), {k: stack(v) for k, v in self.rows.items()}
 
 
+def _cdr_align(offset: int, size: int) -> int:
+    """Offset rounded up to a multiple of size, counted from the payload start (after the 4-byte header)."""
+    return 4 + -(-(offset - 4) // size) * size
+
+
+def _uniform_joint_states(raws: list[bytes]):
+    """Vectorized decoding of JointState messages that share one byte layout, or None.
+
+    Messages of one driver topic usually differ only in their stamp and values: same frame id, same
+    names, same array lengths. Then every field sits at the same byte offset in every message, and the
+    whole topic decodes as columns of one byte matrix. Anything else returns None (use rosbags).
+    """
+    if not raws or len({len(r) for r in raws}) != 1 or raws[0][1] != 1:  # little-endian CDR only
+        return None
+    first = raws[0]
+
+    def u32(offset: int) -> int:
+        return int.from_bytes(first[offset:offset + 4], 'little')
+
+    offset = 12 + 4 + u32(12)  # stamp (8 bytes from 4), frame_id (length includes the NUL)
+    offset = _cdr_align(offset, 4)
+    count = u32(offset)
+    offset += 4
+    for _ in range(count):
+        offset = _cdr_align(offset, 4)
+        offset += 4 + u32(offset)
+    names_end = offset
+    arrays, counts = [], []
+    for _ in range(3):
+        offset = _cdr_align(offset, 4)
+        length = u32(offset)
+        counts.append(np.arange(offset, offset + 4))
+        offset += 4
+        if length:
+            offset = _cdr_align(offset, 8)
+        arrays.append((offset, length))
+        offset += 8 * length
+    if offset != len(first):
+        return None
+    matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), len(first))
+    constant = np.concatenate([np.arange(12, names_end), *counts])  # frame id, names and array lengths
+    if np.any(matrix[:, constant] != matrix[0, constant]):
+        return None
+    stamps = (np.ascontiguousarray(matrix[:, 4:8]).view('<i4')[:, 0].astype(np.int64) * 1_000_000_000
+              + np.ascontiguousarray(matrix[:, 8:12]).view('<u4')[:, 0])
+    values = [np.ascontiguousarray(matrix[:, start:start + 8 * length]).view('<f8') if length else None
+              for start, length in arrays]
+    return stamps, values
+
+
 def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict):
     """One pass over the bag; returns {topic: (stamps, rows)} and the joint names used."""
-    streams = {topic: _StateStream() for topic in connections}
+    raw_messages = {topic: [] for topic in connections}
     by_id = {id(c): t for t, c in connections.items()}
     for connection, _, raw in reader.messages(connections=list(connections.values())):
-        message = reader.deserialize(raw, connection.msgtype)
-        if names is None:
-            names = list(message.name)
-        streams[by_id[id(connection)]].add(message, names, counters)
-    return {t: s.arrays(len(names)) for t, s in streams.items()}, names
+        raw_messages[by_id[id(connection)]].append(bytes(raw))
+    streams = {}
+    for topic, raws in raw_messages.items():
+        connection = connections[topic]
+        if names is None and raws:
+            names = list(reader.deserialize(raws[0], connection.msgtype).name)
+        fast = _uniform_joint_states(raws)
+        if fast is not None and names is not None:
+            message_names = list(reader.deserialize(raws[0], connection.msgtype).name)
+            if all(name in message_names for name in names):
+                index = [message_names.index(name) for name in names]
+                stamps, values = fast
+                streams[topic] = (stamps, {field: np.full((len(raws), len(names)), np.nan) if v is None
+                                           or v.shape[1] != len(message_names) else v[:, index]
+                                           for field, v in zip(('position', 'velocity', 'effort'), values,
+                                                               strict=True)})
+                continue
+        stream = _StateStream()
+        for raw in raws:
+            stream.add(reader.deserialize(raw, connection.msgtype), names or [], counters)
+        streams[topic] = stream.arrays(len(names or []))
+    return streams, names or []
 
 
 def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> Dataset:

@@ -33,7 +33,7 @@ from dynid.errors import InputError
 from dynid.excite.experiments import check_robot_limits
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.optimize import optimize_excitation
-from dynid.excite.trajectory import load_trajectory, reorder_trajectory_output
+from dynid.excite.trajectory import approach_segment, load_trajectory, reorder_trajectory_output
 from dynid.model import load_robot
 from dynid.sim.twin import home_configuration
 
@@ -44,21 +44,6 @@ def _range(low: float, high: float, integer: bool = False):
     if integer:
         return {'integer_range': [IntegerRange(from_value=int(low), to_value=int(high), step=1)]}
     return {'floating_point_range': [FloatingPointRange(from_value=float(low), to_value=float(high))]}
-
-
-def approach_segment(start: np.ndarray, goal: np.ndarray, velocity: float, rate_hz: float,
-                     minimum_s: float = 1.0):
-    """Quintic rest-to-rest move (times, q, q̇, q̈) from start to goal; peak speed ≤ velocity [rad/s]."""
-    distance = np.abs(goal - start).max()
-    duration = max(minimum_s, 1.875 * distance / velocity)  # a quintic's peak speed is 1.875·d/T
-    count = max(2, int(np.ceil(duration * rate_hz)) + 1)
-    t = np.linspace(0.0, duration, count)
-    s = t / duration
-    shape = 10 * s**3 - 15 * s**4 + 6 * s**5
-    rate = (30 * s**2 - 60 * s**3 + 30 * s**4) / duration
-    curve = (60 * s - 180 * s**2 + 120 * s**3) / duration**2
-    delta = goal - start
-    return t, start + np.outer(shape, delta), np.outer(rate, delta), np.outer(curve, delta)
 
 
 class ExcitationNode(Node):

@@ -1,0 +1,102 @@
+"""`dynid identify` and `dynid validate` from the command line, and bad input (exit 2, one line, nothing lost)."""
+
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from rosbags.rosbag2 import StoragePlugin, Writer
+
+from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
+from dynid.io.bag import JOINT_STATE, TYPESTORE
+from dynid.model import load_robot
+
+DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
+JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
+          'wrist_3_joint']
+
+
+def _dynid(*args):
+    return subprocess.run(DYNID.split() + list(args), capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope='module')
+def bags(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('bags')
+    excitation = str(builtin_excitation_path('ur5e'))
+    for name, args in (('train', ['--trajectory', excitation, '--duration', '12']),
+                       ('check', ['--duration', '6', '--seed', '4'])):
+        result = _dynid('simulate', '--rate', '250', '--quiet', '-o', str(folder / name), *args)
+        assert result.returncode == 0, result.stderr
+    return folder
+
+
+def _one_line_error(result, *fragments):
+    """Exit 2 and one error line (the last on stderr, after any progress lines) holding the fragments."""
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    errors = [line for line in lines if ': error: ' in line]
+    assert len(errors) == 1 and lines[-1] == errors[0] and errors[0].startswith('dynid '), result.stderr
+    assert 'Traceback' not in result.stderr
+    for fragment in fragments:
+        assert fragment in errors[0], errors[0]
+
+
+def test_identify_validate_and_report(bags, tmp_path):
+    out = tmp_path / 'result.yaml'
+    result = _dynid('identify', str(bags / 'train'), '--validate', str(bags / 'check'), '-o', str(out), '--report',
+                    str(tmp_path / 'report'), '--quiet')
+    assert result.returncode == 0, result.stderr
+    assert 'validation: relative residual' in result.stdout and out.exists()
+    assert (tmp_path / 'report' / 'index.html').read_text().count('<img') >= 3
+    again = _dynid('identify', str(bags / 'train'), '-o', str(out), '--quiet')
+    _one_line_error(again, 'refusing to overwrite')
+    check = _dynid('validate', str(bags / 'check'), '--params', str(out))
+    assert check.returncode == 0 and 'NRMSE fit' in check.stdout
+
+
+def _write_bag(path, messages_per_topic, names=JOINTS, position=None):
+    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        for topic, count in messages_per_topic.items():
+            connection = writer.add_connection(topic, JOINT_STATE, typestore=TYPESTORE)
+            for k in range(count):
+                values = np.full(len(names), 0.1 * k) if position is None else position(k, len(names))
+                message = TYPESTORE.types[JOINT_STATE](
+                    header=TYPESTORE.types['std_msgs/msg/Header'](
+                        stamp=TYPESTORE.types['builtin_interfaces/msg/Time'](sec=k, nanosec=0), frame_id=''),
+                    name=list(names), position=values, velocity=values, effort=values)
+                writer.write(connection, k * 10**9, TYPESTORE.serialize_cdr(message, JOINT_STATE))
+
+
+def test_bad_input_exits_2_with_a_reason(bags, tmp_path):
+    out = str(tmp_path / 'r.yaml')
+    _write_bag(tmp_path / 'no_joint_states', {'/motor_states': 20})
+    _one_line_error(_dynid('identify', str(tmp_path / 'no_joint_states'), '-o', out), 'has no topic /joint_states')
+    _write_bag(tmp_path / 'other_names', {'/joint_states': 20}, names=['a', 'b', 'c', 'd', 'e', 'f'])
+    _one_line_error(_dynid('identify', str(tmp_path / 'other_names'), '-o', out), 'do not name all of')
+    _write_bag(tmp_path / 'nan', {'/joint_states': 20, '/joint_currents': 20},
+               position=lambda k, n: np.full(n, np.nan if k == 5 else 0.1 * k))
+    _one_line_error(_dynid('identify', str(tmp_path / 'nan'), '-o', out), 'NaN')
+    _write_bag(tmp_path / 'empty', {'/joint_states': 0})
+    _one_line_error(_dynid('identify', str(tmp_path / 'empty'), '-o', out), 'fewer than 2')
+    truncated = tmp_path / 'truncated'
+    shutil.copytree(bags / 'train', truncated)
+    mcap = next(truncated.glob('*.mcap'))
+    mcap.write_bytes(mcap.read_bytes()[: mcap.stat().st_size // 2])
+    _one_line_error(_dynid('identify', str(truncated), '-o', out), str(truncated))
+    _one_line_error(_dynid('identify', str(tmp_path / 'missing'), '-o', out), 'does not exist')
+    assert not (tmp_path / 'r.yaml').exists()
+    assert (bags / 'train' / 'truth.yaml').exists()  # inputs are left alone
+
+
+def test_rank_deficient_trajectory_is_refused(tmp_path):
+    robot = load_robot('ur5e')
+    home = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    amplitude = np.zeros((6, 2))
+    amplitude[0] = [0.3, 0.1]  # only the base joint moves: most parameters are not excited
+    save_trajectory(FourierTrajectory(robot.joint_names, 0.2, home, np.zeros((6, 2)), amplitude), tmp_path / 't.yaml')
+    simulated = _dynid('simulate', '--trajectory', str(tmp_path / 't.yaml'), '--duration', '10', '--rate', '250',
+                       '--quiet', '-o', str(tmp_path / 'still'))
+    assert simulated.returncode == 0, simulated.stderr
+    _one_line_error(_dynid('identify', str(tmp_path / 'still'), '-o', str(tmp_path / 'r.yaml')), 'richer')
