@@ -124,14 +124,16 @@ def test_start_sends_approach_then_trajectory_in_chunks(nodes):
     first = messages[0].points[0]
     np.testing.assert_allclose(first.positions, nodes['current'], atol=1e-9)  # approach from where it is
     np.testing.assert_allclose(first.velocities, 0.0, atol=1e-12)
-    stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in messages]
-    assert np.all(np.diff(stamps) > 0.9) and np.all(np.diff(stamps) < 1.1)  # 1 s chunks
+    # Integer nanoseconds from the first stamp: floats of ~1.8e9 s would only resolve ~0.2 µs.
+    stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in messages]
+    stamps = [(stamp - stamps[0]) for stamp in stamps]
+    assert np.all(np.diff(stamps) > 0.9e9) and np.all(np.diff(stamps) < 1.1e9)  # 1 s chunks
     times, positions = [], []
     for stamp, message in zip(stamps, messages, strict=True):
         for point in message.points:
-            times.append(stamp + point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
+            times.append(stamp + point.time_from_start.sec * 10**9 + point.time_from_start.nanosec)
             positions.append(point.positions)
-    times, positions = np.array(times), np.array(positions)
+    times, positions = np.array(times) * 1e-9, np.array(positions)
     unique = np.concatenate([[True], np.diff(times) > 1e-9])  # chunk boundaries repeat one point
     assert np.all(np.diff(times) >= -1e-9)
     assert np.allclose(np.diff(times[unique])[2:-2], 1.0 / POINT_RATE, atol=1e-6)
