@@ -32,6 +32,7 @@ setup(
             'dynid = dynid.cli:main',
             'sim_node = dynid.nodes.sim_node:main',
             'excitation_node = dynid.nodes.excitation_node:main',
+            'identifier_node = dynid.nodes.identifier_node:main',
         ],
     },
 )

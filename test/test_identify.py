@@ -141,3 +141,18 @@ def test_methods_and_bad_requests(twin_data):
     with pytest.raises(InputError, match='temperature'):
         stripped = dataclasses.replace(train, temperature=None)
         identify(robot, [RecordingInput(stripped)], ModelSpec(temperature=True))
+
+
+def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin_data):
+    robot, params, train, test = twin_data
+    holed = train.sliced(0, 4000)
+    second = train.sliced(4100, train.n_samples)
+    values = {name: None if getattr(holed, name) is None else np.concatenate([getattr(holed, name),
+                                                                             getattr(second, name)])
+              for name in ('t', 'q', 'dq', 'tau', 'current', 'theta', 'dtheta', 'temperature')}
+    holed = dataclasses.replace(holed, **values)
+    result = identify(robot, [RecordingInput(holed, name='holed')], ModelSpec(), options=IdentifyOptions('wls'))
+    assert any('holed: samples missing; used 2 contiguous pieces' in w for w in result.warnings)
+    for j in range(6):
+        assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)
+    assert min(m['nrmse_fit_percent'] for m in validate(result, robot, test)['joints'].values()) > 95.0

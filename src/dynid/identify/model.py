@@ -176,10 +176,21 @@ class IdentificationProblem:
         self.drives = drives if drives is not None else robot.drives
         self.drive_gains_unknown = drive_gains_unknown
         settings = settings or FilterSettings()
-        self.recordings = [RecordingInput(r.dataset.reordered(robot.joint_names) if r.dataset.joint_names !=
-                                          robot.joint_names else r.dataset, r.payload, r.payload_mass,
-                                          r.name or f'recording {i + 1}')
-                           for i, r in enumerate(self._check_joints(recordings))]
+        self.warnings: list[str] = []
+        # Recordings with lost samples are split into their contiguous pieces; pieces of one recording
+        # share its payload parameters (``origins``).
+        self.recordings, self.origins = [], []
+        for i, r in enumerate(self._check_joints(recordings)):
+            dataset = r.dataset.reordered(robot.joint_names) if r.dataset.joint_names != robot.joint_names \
+                else r.dataset
+            name = r.name or f'recording {i + 1}'
+            pieces = dataset.contiguous_pieces()
+            if len(pieces) > 1:
+                self.warnings.append(f'{name}: samples missing; used {len(pieces)} contiguous pieces')
+            for k, piece in enumerate(pieces):
+                self.recordings.append(RecordingInput(piece, r.payload, r.payload_mass,
+                                                      name if len(pieces) == 1 else f'{name} part {k + 1}'))
+                self.origins.append(i)
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None:
             raise InputError(f'robot {robot.name!r} has no drive data: give drives or use the joint torque')
@@ -190,16 +201,28 @@ class IdentificationProblem:
             spec.rotor_inertia or not self.compensate_rotor)
         self.friction_on_rotor = has_motor
 
-        # Payload parameter blocks: one per recording with only a known mass.
-        self.payload_blocks = [i for i, r in enumerate(self.recordings) if r.payload_mass is not None]
+        # Payload parameter blocks: one per original recording with only a known mass.
+        self.payload_blocks = sorted({o for o, r in zip(self.origins, self.recordings, strict=True)
+                                      if r.payload_mass is not None})
         groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
         self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
         self.friction_names = friction_symbols(spec.friction, spec.temperature)
         self.blocks: list[Block] = []
         self.settings: FilterSettings | None = None
-        for index, recording in enumerate(self.recordings):
-            block, self.settings = self._prepare(index, recording, settings)
+        kept = []
+        for recording, origin in zip(self.recordings, self.origins, strict=True):
+            try:
+                block, self.settings = self._prepare(origin, recording, settings)
+            except InputError as error:
+                if len(self.recordings) == 1 or 'too few' not in str(error):
+                    raise
+                self.warnings.append(f'{recording.name} skipped: {error}')
+                continue
             self.blocks.append(block)
+            kept.append(recording)
+        if not self.blocks:
+            raise InputError('no recording piece is long enough for the filters and the decimation')
+        self.recordings = kept
 
     # ------------------------------------------------------------------------------- set-up
     def _check_joints(self, recordings):

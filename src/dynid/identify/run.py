@@ -192,8 +192,10 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
     relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
     poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
-    warnings = [f'{len(poor)} parameters have a relative standard deviation above '
-                f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}'] if poor else []
+    warnings = list(problem.warnings)
+    if poor:
+        warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
+                        f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
     base = problem.base
     expressions = dict(zip(base.names, base.expressions, strict=True))
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),

@@ -46,6 +46,14 @@ _JointTrajectory = _types[JOINT_TRAJECTORY]
 _TrajectoryPoint = _types['trajectory_msgs/msg/JointTrajectoryPoint']
 
 
+def joint_state_cdr(stamp_ns: int, names, position, velocity, effort) -> bytes:
+    """A sensor_msgs/JointState serialized by rosbags (rclpy's CDR carries padding rosbags refuses)."""
+    message = _JointState(header=_Header(stamp=_stamp(stamp_ns), frame_id=''), name=list(names),
+                          position=np.asarray(position, dtype=float), velocity=np.asarray(velocity, dtype=float),
+                          effort=np.asarray(effort, dtype=float))
+    return bytes(TYPESTORE.serialize_cdr(message, JOINT_STATE))
+
+
 def topic_name(namespace: str, topic: str) -> str:
     """Absolute topic name of a contract topic under a namespace ('' or '/' for the root)."""
     return '/' + '/'.join(part for part in (namespace.strip('/'), topic) if part)
@@ -206,14 +214,17 @@ def _uniform_joint_states(raws: list[bytes]):
 
 
 def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict):
-    """One pass over the bag; returns {topic: (stamps, rows)} and the joint names used."""
+    """One pass over the bag(s); ``connections`` maps topic → its connections (one per bag segment).
+
+    Returns {topic: (stamps, rows)} and the joint names used.
+    """
     raw_messages = {topic: [] for topic in connections}
-    by_id = {id(c): t for t, c in connections.items()}
-    for connection, _, raw in reader.messages(connections=list(connections.values())):
+    by_id = {id(c): t for t, group in connections.items() for c in group}
+    for connection, _, raw in reader.messages(connections=[c for group in connections.values() for c in group]):
         raw_messages[by_id[id(connection)]].append(bytes(raw))
     streams = {}
     for topic, raws in raw_messages.items():
-        connection = connections[topic]
+        connection = connections[topic][0]
         if names is None and raws:
             names = list(reader.deserialize(raws[0], connection.msgtype).name)
         fast = _uniform_joint_states(raws)
@@ -234,8 +245,11 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
     return streams, names or []
 
 
-def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> Dataset:
+def read_bag(path, joint_names=None, namespace: str = '') -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
+
+    ``path`` is a bag directory, or a list of them read as one bag (the segments of a recording, so
+    that streams join across segment boundaries).
 
     Time is joint_states' stamp minus the first stamp [s]. Motor states and currents are joined by
     exact stamp (samples without a partner are dropped); temperatures are held from their latest
@@ -243,17 +257,23 @@ def read_bag(path: str | os.PathLike, joint_names=None, namespace: str = '') -> 
     first joint_states message); messages that lack one of them are skipped and counted in
     ``source['skipped']``.
     """
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f'bag {path} does not exist')
-    reader = AnyReader([path], default_typestore=TYPESTORE)
+    paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
+    if not paths:
+        raise InputError('no bag given')
+    for bag in paths:
+        if not bag.exists():
+            raise InputError(f'bag {bag} does not exist')
+    path = paths[0] if len(paths) == 1 else paths[0].parent
+    reader = AnyReader(paths, default_typestore=TYPESTORE)
     try:
         reader.open()
     except Exception as error:  # rosbags raises several unrelated types for broken bags
         raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None
     counters: dict[str, int] = {}
     try:
-        by_topic = {c.topic: c for c in reader.connections}
+        by_topic: dict[str, list] = {}
+        for connection in reader.connections:
+            by_topic.setdefault(connection.topic, []).append(connection)
         main = topic_name(namespace, 'joint_states')
         if main not in by_topic:
             raise InputError(f'bag {path} has no topic {main} (topics: {sorted(by_topic)})')

@@ -98,6 +98,13 @@ class Dataset:
         values['joint_names'] = tuple(names)
         return Dataset(**values)
 
+    def contiguous_pieces(self, tolerance: float = 0.5) -> list[Dataset]:
+        """The recording split wherever a step exceeds (1 + tolerance) times the median step (lost samples)."""
+        steps = np.diff(self.t)
+        gaps = np.flatnonzero(steps > (1.0 + tolerance) * np.median(steps)) + 1
+        edges = [0, *gaps.tolist(), self.n_samples]
+        return [self.sliced(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b - a >= 2]
+
     def sliced(self, start: int, stop: int) -> Dataset:
         """Samples start..stop−1."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}

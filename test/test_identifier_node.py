@@ -1,0 +1,106 @@
+"""identifier_node over real DDS (issue 6): record from sim_node, identify through the service, get the result."""
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import rclpy
+import yaml
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from dynid.excite.trajectory import builtin_excitation_path
+
+
+def _process(name: str, domain: int, *parameters: str) -> subprocess.Popen:
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
+               PYTHONUNBUFFERED='1')
+    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
+    executable = shutil.which(name)
+    command = [executable] if executable else [sys.executable, '-m', f'dynid.nodes.{name}']
+    arguments = ['--ros-args'] + [item for p in parameters for item in ('-p', p)]
+    return subprocess.Popen(command + arguments, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+
+
+@pytest.fixture(scope='module')
+def suite(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('recordings')
+    domain = 100 + (os.getpid() + 71) % 100
+    processes = [
+        _process('sim_node', domain, 'rate:=500.0', 'seed:=2'),
+        _process('excitation_node', domain, f'trajectory_file:={builtin_excitation_path("ur5e")}',
+                 'approach_velocity:=0.5', 'chunk_duration:=5.0'),
+        _process('identifier_node', domain, f'output_directory:={folder}', 'segment_duration:=2.0', 'report:=false'),
+    ]
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node('identifier_probe', context=context)
+    results, states = [], []
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    node.create_subscription(String, '/identifier_node/result', lambda m: results.append(m.data), latched)
+    node.create_subscription(String, '/excitation_node/state', lambda m: states.append(m.data), latched)
+    clients = {name: node.create_client(Trigger, name) for name in (
+        '/identifier_node/start_recording', '/identifier_node/stop_recording', '/identifier_node/identify',
+        '/excitation_node/start')}
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    running = [True]
+    thread = threading.Thread(target=lambda: [executor.spin_once(timeout_sec=0.05)
+                                              for _ in iter(lambda: running[0] and context.ok(), False)], daemon=True)
+    thread.start()
+    try:
+        yield {'clients': clients, 'results': results, 'states': states, 'folder': folder}
+    finally:
+        running[0] = False
+        thread.join(timeout=2)
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+def _call(client, timeout=60.0):
+    assert client.wait_for_service(timeout_sec=30.0), f'{client.srv_name} not available'
+    future = client.call_async(Trigger.Request())
+    end = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert future.done(), f'{client.srv_name} did not answer'
+    return future.result()
+
+
+def test_record_identify_and_receive_the_result(suite):
+    clients = suite['clients']
+    time.sleep(2.0)  # let the excitation node see joint states
+    assert not _call(clients['/identifier_node/identify']).success  # nothing recorded yet
+    started = _call(clients['/identifier_node/start_recording'])
+    assert started.success, started.message
+    response = _call(clients['/excitation_node/start'])
+    assert response.success, response.message
+    end = time.monotonic() + 60.0
+    while time.monotonic() < end and 'done' not in suite['states']:
+        time.sleep(0.2)
+    assert 'done' in suite['states'], suite['states']
+    stopped = _call(clients['/identifier_node/stop_recording'])
+    assert stopped.success, stopped.message
+    segments = list(suite['folder'].glob('recording_*/segment_*'))
+    assert len(segments) >= 3  # written incrementally, in closed segments
+    identified = _call(clients['/identifier_node/identify'], timeout=120.0)
+    assert identified.success, identified.message
+    end = time.monotonic() + 10.0
+    while time.monotonic() < end and not suite['results']:
+        time.sleep(0.1)
+    document = yaml.safe_load(suite['results'][-1])
+    assert document['dynid_result'] == 1 and document['robot'] == 'ur5e'
+    assert len(document['base_parameters']) == 36
+    assert document['metrics']['train']['relative_residual'] < 0.1
+    assert list(suite['folder'].glob('recording_*/result.yaml'))
