@@ -1,7 +1,7 @@
 """Build script of the dynid ament_python package (src layout)."""
 
-from glob import glob
 import os
+from glob import glob
 
 from setuptools import find_packages, setup
 
