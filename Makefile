@@ -24,13 +24,13 @@ $(STAMP): requirements.txt setup.py setup.cfg package.xml
 	@touch $@
 
 demo: $(STAMP)
-	$(BIN)/dynid model --robot ur5e
+	$(BIN)/dynid demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check src test benchmarks
+	$(BIN)/ruff check .
 
 bench: $(STAMP)
 	@set -e; for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script; done

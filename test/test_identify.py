@@ -12,7 +12,7 @@ from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.solvers import check_identifiable, irls, ols, tls, wls
-from dynid.identify.validate import predict, validate
+from dynid.identify.validate import predict, predict_series, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
@@ -156,3 +156,6 @@ def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin
     for j in range(6):
         assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)
     assert min(m['nrmse_fit_percent'] for m in validate(result, robot, test)['joints'].values()) > 95.0
+    times, measured, predicted, used = predict_series(result, robot, holed)  # the report's plot: both pieces
+    assert np.count_nonzero(np.isnan(times)) == 1 and np.nanmax(times) > 0.9 * holed.t[-1]
+    assert measured.shape == predicted.shape == used.shape == (times.size, 6)

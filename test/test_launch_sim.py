@@ -16,14 +16,13 @@ pytest.importorskip('launch_ros')
 import rclpy  # noqa: E402
 from ament_index_python.packages import get_package_share_directory  # noqa: E402
 from launch import LaunchDescription  # noqa: E402
-from launch.actions import IncludeLaunchDescription  # noqa: E402
+from launch.actions import IncludeLaunchDescription, SetEnvironmentVariable  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 DOMAIN = 150 + os.getpid() % 50
-os.environ['ROS_DOMAIN_ID'] = str(DOMAIN)
-os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
 
 @launch_pytest.fixture
@@ -31,7 +30,10 @@ def sim_launch():
     path = os.path.join(get_package_share_directory('dynid'), 'launch', 'sim.launch.py')
     include = IncludeLaunchDescription(PythonLaunchDescriptionSource(path),
                                        launch_arguments={'rate': '200.0', 'namespace': 'twin'}.items())
-    return LaunchDescription([include, launch_pytest.actions.ReadyToTest()])
+    # The launched processes get this module's domain (set here, not in os.environ: modules share it).
+    return LaunchDescription([SetEnvironmentVariable('ROS_DOMAIN_ID', str(DOMAIN)),
+                              SetEnvironmentVariable('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST'),
+                              include, launch_pytest.actions.ReadyToTest()])
 
 
 @pytest.mark.launch(fixture=sim_launch)

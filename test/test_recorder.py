@@ -60,3 +60,20 @@ def test_refuses_to_overwrite_and_empty_folders(tmp_path):
         read_recording(tmp_path / 'rec')
     with pytest.raises(InputError, match='segment duration'):
         SegmentedRecorder(tmp_path / 'other', 0.0)
+
+
+def test_rclpy_serialized_messages_are_canonicalized_for_the_bag():
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+
+    from dynid.io.bag import normalize_joint_state_cdr
+
+    message = JointState(name=['shoulder', 'elbow', 'w'], position=[1.0, 2.0, 3.0], velocity=[0.5, 0.25, 0.0])
+    message.header.stamp.sec, message.header.stamp.nanosec = 12, 345
+    raw = serialize_message(message)  # rmw leaves padding garbage and a tail that rosbags refuses
+    stamp, data = normalize_joint_state_cdr(raw)
+    assert stamp == 12_000_000_345
+    assert data == joint_state_cdr(stamp, message.name, message.position, message.velocity, [])
+    for broken in (raw[:20], b'\x00\x00' + raw[2:], b'', raw[:4] + b'\xff' * 40):
+        with pytest.raises(ValueError):
+            normalize_joint_state_cdr(broken)

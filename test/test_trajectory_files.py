@@ -43,6 +43,10 @@ def test_point_interpolation_passes_through_points_and_is_smooth(order):
     after = points.evaluate(np.array([6.0]))
     np.testing.assert_allclose(after[0][0], q[-1])
     np.testing.assert_allclose(after[1][0], 0.0)
+    some = np.array([-1.0, 0.0, 0.3, 2.71, 4.999, 5.0])  # one at a time (the simulator's path) = batched
+    for k, value in enumerate(points.evaluate(some)):
+        single = np.vstack([points.evaluate(np.array([x]))[k] for x in some])
+        np.testing.assert_allclose(single, value, atol=1e-12)
 
 
 def test_trajectory_file_round_trip_and_errors(tmp_path):

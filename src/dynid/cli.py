@@ -379,6 +379,60 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ dispatcher
+def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description += ('. The nodes share one process and executor but talk over DDS; parameters come from '
+                           'the nodes\' defaults, then --params-file, then the options here.')
+    parser.add_argument('--robot', default='ur5e', help='robot of every node (as for dynid model; default ur5e)')
+    parser.add_argument('--namespace', default='', help='namespace of the nodes and topics (default: root)')
+    parser.add_argument('--no-sim', action='store_true',
+                        help='leave out sim_node: a real robot driver publishes the joint topics')
+    parser.add_argument('--params-file', default=None, help='ROS 2 parameter file (node names as keys)')
+    parser.add_argument('--rate', type=float, default=None, help='sim_node rate [Hz]')
+    parser.add_argument('--trajectory', default=None, help='excitation_node trajectory file')
+    parser.add_argument('--output-directory', default=None, help='identifier_node recordings and results')
+
+
+def _run_bringup(args: argparse.Namespace) -> int:
+    from dynid.nodes.bringup import run_bringup
+
+    overrides = {'sim_node': {'rate': args.rate}, 'excitation_node': {'trajectory_file': args.trajectory},
+                 'identifier_node': {'output_directory': args.output_directory}}
+    overrides = {node: {k: v for k, v in values.items() if v is not None} for node, values in overrides.items()}
+    run_bringup(args.robot, args.namespace, not args.no_sim, args.params_file, overrides)
+    return EXIT_OK
+
+
+def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description += (': the twin runs the optimized excitation while identifier_node records it, identifies '
+                           'the model and a held-out random trajectory validates it; prints a summary table and '
+                           'writes the result and an HTML report. About two minutes.')
+    parser.add_argument('-o', '--output', default='dynid_demo', help='output folder (default dynid_demo)')
+    parser.add_argument('--robot', default='ur5e', help='robot with a shipped excitation (default ur5e)')
+    parser.add_argument('--namespace', default='dynid_demo', help='namespace of the suite (default dynid_demo)')
+    parser.add_argument('--rate', type=float, default=500.0, help='twin rate [Hz] (default 500)')
+    parser.add_argument('--periods', type=int, default=3, help='periods of the 10 s excitation (default 3)')
+    parser.add_argument('--holdout-seed', type=int, default=7, help='seed of the held-out trajectory (default 7)')
+    parser.add_argument('--method', default='wls', choices=('ols', 'wls', 'irls', 'iirls'))
+    parser.add_argument('--friction', default='viscous_coulomb',
+                        choices=('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive'))
+    parser.add_argument('--quiet', action='store_true', help='no progress output')
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.nodes.demo import DemoError, DemoSettings, check_settings, run_demo
+
+    settings = check_settings(DemoSettings(Path(args.output), args.robot, args.namespace, args.rate, args.periods,
+                                           args.holdout_seed, args.method, args.friction))
+    try:
+        run_demo(settings, quiet=args.quiet)
+    except DemoError as error:
+        print(f'dynid demo: failed: {error}', file=sys.stderr)
+        return EXIT_INTERNAL
+    return EXIT_OK
+
+
 _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     'model': ('print joints, limits and the base parameters of a robot model',
               _add_model_arguments, _run_model),
@@ -390,6 +444,9 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  _add_identify_arguments, _run_identify),
     'validate': ('predict the torques of recordings with an identification result',
                  _add_validate_arguments, _run_validate),
+    'bringup': ('run the node suite (sim_node, excitation_node, identifier_node) in one process',
+                _add_bringup_arguments, _run_bringup),
+    'demo': ('the main job end to end on the digital twin, over DDS', _add_demo_arguments, _run_demo),
 }
 
 

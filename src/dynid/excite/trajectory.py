@@ -208,6 +208,8 @@ class PointTrajectory:
     def evaluate(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(q, q̇, q̈) at times t (N,) [s]; holds the first point before it and the last after."""
         t = np.atleast_1d(np.asarray(t, dtype=float))
+        if t.size == 1:  # the simulator's per-step call: plain indexing, twice as fast as the masks below
+            return self._evaluate_one(float(t[0]))
         n = self.positions.shape[1]
         q = np.empty((t.size, n))
         dq = np.zeros((t.size, n))
@@ -223,6 +225,20 @@ class PointTrajectory:
             dq[inside] = c[:, 1] + s * (2 * c[:, 2] + s * (3 * c[:, 3] + s * (4 * c[:, 4] + s * 5 * c[:, 5])))
             ddq[inside] = 2 * c[:, 2] + s * (6 * c[:, 3] + s * (12 * c[:, 4] + s * 20 * c[:, 5]))
         return q, dq, ddq
+
+    def _evaluate_one(self, t: float):
+        n = self.positions.shape[1]
+        zero = np.zeros((1, n))
+        if t <= self.time_s[0] or t >= self.time_s[-1]:
+            q = self.positions[0] if t <= self.time_s[0] else self.positions[-1]
+            return q[None, :].copy(), zero, zero.copy()
+        k = int(np.searchsorted(self.time_s, t, side='right')) - 1
+        s = t - self.time_s[k]
+        c0, c1, c2, c3, c4, c5 = self._coefficients[k]
+        q = c0 + s * (c1 + s * (c2 + s * (c3 + s * (c4 + s * c5))))
+        dq = c1 + s * (2 * c2 + s * (3 * c3 + s * (4 * c4 + s * 5 * c5)))
+        ddq = 2 * c2 + s * (6 * c3 + s * (12 * c4 + s * 20 * c5))
+        return q[None, :], dq[None, :], ddq[None, :]
 
     def to_dict(self) -> dict:
         points = {'time_s': self.time_s.tolist(), 'positions': self.positions.tolist()}

@@ -73,13 +73,22 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
                    payload: Payload | None = None):
-    """(times (M,), measured (M, n), predicted (M, n), used (M, n)) of a recording, for plots."""
+    """(times (M,), measured (M, n), predicted (M, n), used (M, n)) of a recording, for plots.
+
+    A recording split at lost samples gives one stretch per piece, separated by a NaN row.
+    """
     problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name='series'))
     names = problem.parameter_names()
     values = np.array([result.value(n) for n in names])
     exponents = result.exponents if result.exponents is not None else np.full(robot.n, problem.spec.exponent)
-    w = problem.block_equations(0, values[:len(problem.rigid_names)], exponents)
-    return problem.block_times(0), problem.blocks[0].y, w @ values, problem.block_keep(0)
+    gap = (np.full(1, np.nan), np.full((1, robot.n), np.nan), np.full((1, robot.n), np.nan),
+           np.zeros((1, robot.n), dtype=bool))
+    parts = []
+    for k in range(len(problem.blocks)):
+        w = problem.block_equations(k, values[:len(problem.rigid_names)], exponents)
+        parts += [gap] if parts else []
+        parts.append((problem.block_times(k), problem.blocks[k].y, w @ values, problem.block_keep(k)))
+    return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
 
 def validate(result: IdentificationResult, robot: RobotModel, dataset: Dataset,

@@ -168,6 +168,70 @@ def _cdr_align(offset: int, size: int) -> int:
     return 4 + -(-(offset - 4) // size) * size
 
 
+def _joint_state_layout(raw) -> tuple[int, list[tuple[int, int]], int, list[tuple[int, int, int]]]:
+    """Byte layout of one little-endian CDR sensor_msgs/JointState.
+
+    Returns (end of the message, alignment padding ranges, end of the names, [(length offset, data
+    offset, count) of position, velocity, effort]). Raises ValueError when the bytes are not one.
+    """
+    size = len(raw)
+    if size < 16 or raw[1] != 1:
+        raise ValueError('not a little-endian CDR message')
+
+    def u32(offset: int) -> int:
+        if offset + 4 > size:
+            raise ValueError('message truncated')
+        return int.from_bytes(raw[offset:offset + 4], 'little')
+
+    padding = []
+
+    def align(offset: int, width: int) -> int:
+        aligned = _cdr_align(offset, width)
+        if aligned > offset:
+            padding.append((offset, aligned))
+        return aligned
+
+    offset = 16 + u32(12)  # stamp (8 bytes from 4), frame_id (its length includes the NUL)
+    offset = align(offset, 4)
+    count = u32(offset)
+    offset += 4
+    if count > size:
+        raise ValueError('bad name count')
+    for _ in range(count):
+        offset = align(offset, 4)
+        offset += 4 + u32(offset)
+    names_end = offset
+    arrays = []
+    for _ in range(3):
+        offset = align(offset, 4)
+        length = u32(offset)
+        start = offset
+        offset += 4
+        if length:
+            offset = align(offset, 8)
+        arrays.append((start, offset, length))
+        offset += 8 * length
+    if offset > size:
+        raise ValueError('message truncated')
+    return offset, padding, names_end, arrays
+
+
+def normalize_joint_state_cdr(raw) -> tuple[int, bytes]:
+    """(stamp [ns], canonical bytes) of a JointState as rclpy delivers it serialized (``raw=True``).
+
+    rmw serializations may leave garbage in alignment padding and append bytes after the message;
+    rosbags refuses the latter. The canonical form zeroes the padding and cuts the tail, so recorded
+    bags are byte-identical to what :func:`joint_state_cdr` writes. Raises ValueError for bytes that
+    are not a little-endian JointState.
+    """
+    end, padding, _, _ = _joint_state_layout(raw)
+    data = bytearray(raw[:end])
+    for a, b in padding:
+        data[a:b] = bytes(b - a)
+    stamp = int.from_bytes(data[4:8], 'little', signed=True) * 1_000_000_000 + int.from_bytes(data[8:12], 'little')
+    return stamp, bytes(data)
+
+
 def _uniform_joint_states(raws: list[bytes]):
     """Vectorized decoding of JointState messages that share one byte layout, or None.
 
@@ -175,41 +239,23 @@ def _uniform_joint_states(raws: list[bytes]):
     names, same array lengths. Then every field sits at the same byte offset in every message, and the
     whole topic decodes as columns of one byte matrix. Anything else returns None (use rosbags).
     """
-    if not raws or len({len(r) for r in raws}) != 1 or raws[0][1] != 1:  # little-endian CDR only
+    if not raws or len({len(r) for r in raws}) != 1:
         return None
-    first = raws[0]
-
-    def u32(offset: int) -> int:
-        return int.from_bytes(first[offset:offset + 4], 'little')
-
-    offset = 12 + 4 + u32(12)  # stamp (8 bytes from 4), frame_id (length includes the NUL)
-    offset = _cdr_align(offset, 4)
-    count = u32(offset)
-    offset += 4
-    for _ in range(count):
-        offset = _cdr_align(offset, 4)
-        offset += 4 + u32(offset)
-    names_end = offset
-    arrays, counts = [], []
-    for _ in range(3):
-        offset = _cdr_align(offset, 4)
-        length = u32(offset)
-        counts.append(np.arange(offset, offset + 4))
-        offset += 4
-        if length:
-            offset = _cdr_align(offset, 8)
-        arrays.append((offset, length))
-        offset += 8 * length
-    if offset != len(first):
+    try:
+        end, _, names_end, layout = _joint_state_layout(raws[0])
+    except ValueError:
         return None
-    matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), len(first))
+    if end != len(raws[0]):
+        return None
+    matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), end)
+    counts = [np.arange(start, start + 4) for start, _, _ in layout]
     constant = np.concatenate([np.arange(12, names_end), *counts])  # frame id, names and array lengths
     if np.any(matrix[:, constant] != matrix[0, constant]):
         return None
     stamps = (np.ascontiguousarray(matrix[:, 4:8]).view('<i4')[:, 0].astype(np.int64) * 1_000_000_000
               + np.ascontiguousarray(matrix[:, 8:12]).view('<u4')[:, 0])
-    values = [np.ascontiguousarray(matrix[:, start:start + 8 * length]).view('<f8') if length else None
-              for start, length in arrays]
+    values = [np.ascontiguousarray(matrix[:, data:data + 8 * length]).view('<f8') if length else None
+              for _, data, length in layout]
     return stamps, values
 
 

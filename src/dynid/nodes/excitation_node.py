@@ -1,7 +1,7 @@
 """excitation_node: sends an excitation trajectory to a joint_trajectory_controller, safely.
 
 On ``~/start`` (std_srvs/Trigger) it checks the trajectory against the robot model's limits and the
-joint names against the latest ``joint_states``, then publishes on
+joint names against the next ``joint_states`` (waited for up to 1 s), then publishes on
 ``joint_trajectory_controller/joint_trajectory`` (trajectory_msgs/JointTrajectory with positions,
 velocities and accelerations at ``point_rate``): first a rest-to-rest approach from the measured
 position to the trajectory's start, then the trajectory (``repeat`` times), in chunks of
@@ -10,9 +10,10 @@ position to the trajectory's start, then the trajectory (``repeat`` times), in c
 done, stopped, refused: <reason>) is published on ``~/state`` (std_msgs/String, transient local).
 If a check fails, ``~/start`` answers with the reason and nothing is published.
 
-The trajectory comes from ``trajectory_file`` (a dynid trajectory file) or, when that is empty, is
-designed from ``harmonics``, ``period``, ``seed`` (random feasible Fourier series, or optimized
-with ``optimize``; optimization can take a minute, at start-up).
+The trajectory comes from ``trajectory_file`` (a dynid trajectory file, or ``builtin`` for the
+robot's shipped optimized excitation) or, when that is empty, is designed from ``harmonics``,
+``period``, ``seed`` (random feasible Fourier series, or optimized with ``optimize``; optimization
+can take a minute, at start-up).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import numpy as np
 import rclpy
 from builtin_interfaces.msg import Duration
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -33,11 +36,16 @@ from dynid.errors import InputError
 from dynid.excite.experiments import check_robot_limits
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.optimize import optimize_excitation
-from dynid.excite.trajectory import approach_segment, load_trajectory, reorder_trajectory_output
+from dynid.excite.trajectory import (
+    approach_segment,
+    builtin_excitation_path,
+    load_trajectory,
+    reorder_trajectory_output,
+)
 from dynid.model import load_robot
 from dynid.sim.twin import home_configuration
 
-STATE_STALE_S = 1.0  # joint_states older than this do not count as "the current position"
+STATE_WAIT_S = 1.0  # how long ~/start waits for a joint_states message [s]
 
 
 def _range(low: float, high: float, integer: bool = False):
@@ -47,14 +55,18 @@ def _range(low: float, high: float, integer: bool = False):
 
 
 class ExcitationNode(Node):
-    """The excitation publisher (module docstring). Takes the usual rclpy Node keyword arguments."""
+    """The excitation publisher (module docstring). Takes the usual rclpy Node keyword arguments.
 
-    def __init__(self, **kwargs) -> None:
-        super().__init__('excitation_node', **kwargs)
+    ``node_name`` lets several excitations run side by side (e.g. training and held-out validation).
+    """
+
+    def __init__(self, node_name: str = 'excitation_node', **kwargs) -> None:
+        super().__init__(node_name, **kwargs)
         d = self.declare_parameter
         d('robot', 'ur5e', ParameterDescriptor(description='robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', ParameterDescriptor(description='URDF XML, preferred when set', read_only=True))
-        d('trajectory_file', '', ParameterDescriptor(description='dynid trajectory file; empty: design one',
+        d('trajectory_file', '', ParameterDescriptor(description="dynid trajectory file, 'builtin' (the robot's "
+                                                                 "shipped optimized one) or empty: design one",
                                                      read_only=True))
         d('harmonics', 5, ParameterDescriptor(description='harmonics of a designed trajectory', read_only=True,
                                               **_range(2, 20, integer=True)))
@@ -77,17 +89,17 @@ class ExcitationNode(Node):
         description = get('robot_description').value
         self.robot = load_robot(description if description else get('robot').value)
         self.trajectory = self._load_or_design()
-        self.latest: tuple[float, np.ndarray] | None = None
         self.chunks: list[JointTrajectory] = []
         self.next_chunk = 0
+        self.starting = False
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.output = self.create_publisher(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
                                             reliable)
         self.state = self.create_publisher(String, '~/state', latched)
-        self.create_subscription(JointState, 'joint_states', self._on_joint_state, qos_profile_sensor_data)
-        self.create_service(Trigger, '~/start', self._on_start)
+        # A coroutine: in its own group, so that the node's other callbacks run while it waits.
+        self.create_service(Trigger, '~/start', self._on_start, callback_group=ReentrantCallbackGroup())
         self.create_service(Trigger, '~/stop', self._on_stop)
         self.timer = self.create_timer(0.05, self._on_timer)
         self._set_state('idle')
@@ -97,6 +109,8 @@ class ExcitationNode(Node):
     def _load_or_design(self):
         get = self.get_parameter
         path = get('trajectory_file').value
+        if path == 'builtin':
+            path = builtin_excitation_path(self.robot.name)
         if path:
             return load_trajectory(path)
         home = home_configuration(self.robot)
@@ -113,16 +127,39 @@ class ExcitationNode(Node):
     def _set_state(self, text: str) -> None:
         self.state.publish(String(data=text))
 
-    def _on_joint_state(self, message: JointState) -> None:
+    async def _latest_joint_state(self) -> JointState | None:
+        """The next joint_states message, or None if none comes within STATE_WAIT_S.
+
+        joint_states is subscribed only while waiting: at driver rates a permanent subscription would
+        cost the executor a turn per message for a value needed once per start.
+        """
+        received = Future(executor=self.executor)
+        received.add_done_callback(lambda _: None)  # completing it wakes the executor
+
+        def finish(message) -> None:
+            if not received.done():
+                received.set_result(message)
+
+        subscription = self.create_subscription(JointState, 'joint_states', finish, qos_profile_sensor_data)
+        timer = self.create_timer(STATE_WAIT_S, lambda: finish(None))
+        try:
+            return await received
+        finally:
+            self.destroy_subscription(subscription)
+            self.destroy_timer(timer)
+
+    def _current_position(self, message: JointState) -> np.ndarray:
+        """The robot's joint positions in a joint_states message, robot order; InputError if unusable."""
         names = list(message.name)
         if len(message.position) != len(names):
-            return
-        try:
-            q = np.array([message.position[names.index(n)] for n in self.robot.joint_names], dtype=float)
-        except ValueError:
-            return
-        if np.all(np.isfinite(q)):
-            self.latest = (self.get_clock().now().nanoseconds / 1e9, q)
+            raise InputError('the latest joint_states has fewer positions than names')
+        missing = [n for n in self.robot.joint_names if n not in names]
+        if missing:
+            raise InputError(f'the latest joint_states lacks joints {missing}')
+        q = np.array([message.position[names.index(n)] for n in self.robot.joint_names], dtype=float)
+        if not np.all(np.isfinite(q)):
+            raise InputError('the latest joint_states has non-finite positions')
+        return q
 
     def _refuse(self, response, reason: str):
         self._set_state(f'refused: {reason}')
@@ -130,18 +167,22 @@ class ExcitationNode(Node):
         response.success, response.message = False, reason
         return response
 
-    def _on_start(self, request, response):
-        if self.next_chunk < len(self.chunks):
+    async def _on_start(self, request, response):
+        if self.next_chunk < len(self.chunks) or self.starting:
             return self._refuse(response, 'already running; call ~/stop first')
-        now = self.get_clock().now().nanoseconds / 1e9
-        if self.latest is None or now - self.latest[0] > STATE_STALE_S:
-            return self._refuse(response, f'no joint_states with all of {list(self.robot.joint_names)} '
-                                          f'in the last {STATE_STALE_S:g} s')
+        self.starting = True
+        try:
+            message = await self._latest_joint_state()
+        finally:
+            self.starting = False
+        if message is None:
+            return self._refuse(response, f'no joint_states within {STATE_WAIT_S:g} s')
         try:
             check_robot_limits(self.robot, self.trajectory)
-            times, q, dq, ddq = self._timeline(self.latest[1])
+            times, q, dq, ddq = self._timeline(self._current_position(message))
         except InputError as error:
             return self._refuse(response, str(error))
+        now = self.get_clock().now().nanoseconds / 1e9
         self.chunks = self._chunk(times, q, dq, ddq, now + self.get_parameter('lead_time').value)
         self.next_chunk = 0
         self._publish_due(now)

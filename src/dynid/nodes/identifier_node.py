@@ -2,12 +2,16 @@
 
 Services (std_srvs/Trigger): ``~/start_recording`` opens a new recording under ``output_directory``
 (rosbag2 segments of ``segment_duration`` seconds, written as messages arrive, so a crash loses at
-most the open segment; messages are re-serialized by rosbags, whose reader refuses the trailing
-padding of rclpy's CDR); ``~/stop_recording`` closes it; ``~/identify`` identifies from the last
-recording with the node's ``method``, ``friction``, ``temperature`` and filter parameters, writes
-``result.yaml`` and a report folder next to the recording, and publishes the result YAML on
-``~/result`` (std_msgs/String, transient local). Recorded topics: ``joint_states``,
-``motor_states``, ``joint_currents``, ``joint_temperatures`` (best effort, deep queue).
+most the open segment; messages are stored as received, in canonical CDR, see
+:func:`dynid.io.bag.normalize_joint_state_cdr`); ``~/stop_recording`` closes it; ``~/identify``
+identifies from the last recording with the node's ``method``, ``friction``, ``temperature`` and
+filter parameters, writes ``result.yaml`` and a report folder next to the recording, and publishes
+the result YAML on ``~/result`` (std_msgs/String, transient local). Recorded topics: ``joint_states``,
+``motor_states``, ``joint_currents``, ``joint_temperatures`` (best effort, deep queue), subscribed
+while recording only.
+
+The identification runs on a worker thread while the ``~/identify`` callback (a coroutine) waits
+for it, so the node, and any node sharing its executor, keeps running; one identification at a time.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from pathlib import Path
 
 import rclpy
 import yaml
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -32,11 +37,12 @@ from dynid.identify.model import FRICTION_MODELS, ModelSpec, RecordingInput
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.report import write_report
 from dynid.identify.run import METHODS, IdentifyOptions, identify
-from dynid.io.bag import joint_state_cdr
+from dynid.io.bag import normalize_joint_state_cdr
 from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.model import load_robot
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
+CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
 
 
 def _choices(description: str, choices) -> ParameterDescriptor:
@@ -52,6 +58,8 @@ class IdentifierNode(Node):
     """Recorder and identifier (module docstring). Takes the usual rclpy Node keyword arguments."""
 
     def __init__(self, **kwargs) -> None:
+        self.recorder: SegmentedRecorder | None = None  # before Node: destroy_node() may run on a failed start
+        self.lock = threading.Lock()
         super().__init__('identifier_node', **kwargs)
         d = self.declare_parameter
         d('robot', 'ur5e', ParameterDescriptor(description='robot name, URDF path or robot file', read_only=True))
@@ -65,37 +73,83 @@ class IdentifierNode(Node):
         d('decimation_cutoff', 20.0, _range('parallel low-pass [Hz]', 1.0, 1000.0))
         d('stiction_velocity', 0.02, _range('rows below this friction velocity are dropped [rad/s]', 0.0, 10.0))
         d('report', True, ParameterDescriptor(description='write an HTML report beside the result'))
+        for name, choices in CHOICES.items():
+            if self.get_parameter(name).value not in choices:
+                raise InputError(f'parameter {name} must be one of {", ".join(choices)}, '
+                                 f'got {self.get_parameter(name).value!r}')
+        self.add_on_set_parameters_callback(self._on_set_parameters)
         get = self.get_parameter
         description = get('robot_description').value
         self.robot_spec = description if description else get('robot').value
         self.robot = load_robot(self.robot_spec)
-        self.recorder: SegmentedRecorder | None = None
         self.last_recording: Path | None = None
-        self.lock = threading.Lock()
         self.dropped = 0
+        self.identifying = False
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         deep = QoSProfile(depth=2000, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST)
         self.result_publisher = self.create_publisher(String, '~/result', latched)
-        for topic in TOPICS:
-            self.create_subscription(JointState, topic, lambda m, t=topic: self._on_message(t, m), deep)
-        services = MutuallyExclusiveCallbackGroup()  # identification is slow: keep it off the recording thread
-        self.create_service(Trigger, '~/start_recording', self._on_start, callback_group=services)
-        self.create_service(Trigger, '~/stop_recording', self._on_stop, callback_group=services)
-        self.create_service(Trigger, '~/identify', self._on_identify, callback_group=services)
+        self.deep = deep
+        self.recording_subscriptions: list = []
+        self.create_service(Trigger, '~/start_recording', self._on_start)
+        self.create_service(Trigger, '~/stop_recording', self._on_stop)
+        # A coroutine: in its own group, so that the node's other callbacks run while it waits.
+        self.create_service(Trigger, '~/identify', self._on_identify, callback_group=ReentrantCallbackGroup())
         self.get_logger().info(f'ready to record and identify {self.robot.name}')
 
-    def _on_message(self, topic: str, message: JointState) -> None:
+    def _on_message(self, topic: str, raw: bytes) -> None:
+        # Serialized messages go to the bag as they are (canonicalized), never deserialized here.
         with self.lock:
             if self.recorder is None:
                 return
-            stamp = message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec
-            if stamp == 0:
+            try:
+                stamp, data = normalize_joint_state_cdr(raw)
+            except ValueError as error:
                 self.dropped += 1
+                self.get_logger().warning(f'{topic}: skipped a malformed message ({error}); {self.dropped} so far',
+                                          throttle_duration_sec=5.0)
                 return
-            data = joint_state_cdr(stamp, message.name, message.position, message.velocity, message.effort)
+            if stamp <= 0:
+                self.dropped += 1
+                self.get_logger().warning(f'{topic}: skipped a message without a header stamp; '
+                                          f'{self.dropped} so far', throttle_duration_sec=5.0)
+                return
             self.recorder.write(f'{self.get_namespace().rstrip("/")}/{topic}', 'sensor_msgs/msg/JointState',
                                 stamp, data)
+
+    @staticmethod
+    def _on_set_parameters(parameters) -> SetParametersResult:
+        for parameter in parameters:
+            choices = CHOICES.get(parameter.name)
+            if choices is not None and parameter.value not in choices:
+                return SetParametersResult(successful=False,
+                                           reason=f'{parameter.name} must be one of {", ".join(choices)}')
+        return SetParametersResult(successful=True)
+
+    def close_recording(self) -> Path | None:
+        """Close an open recording (its last segment becomes readable); returns its folder or None."""
+        with self.lock:
+            if self.recorder is None:
+                return None
+            self._unsubscribe()
+            self.last_recording = self.recorder.close()
+            self.recorder = None
+            return self.last_recording
+
+    def destroy_node(self) -> None:
+        self.close_recording()
+        super().destroy_node()
+
+    def _subscribe(self) -> None:
+        # Subscribed only while recording: at driver rates each delivery costs the executor a turn.
+        self.recording_subscriptions = [
+            self.create_subscription(JointState, topic, lambda m, t=topic: self._on_message(t, m), self.deep, raw=True)
+            for topic in TOPICS]
+
+    def _unsubscribe(self) -> None:
+        for subscription in self.recording_subscriptions:
+            self.destroy_subscription(subscription)
+        self.recording_subscriptions = []
 
     def _on_start(self, request, response):
         with self.lock:
@@ -109,46 +163,56 @@ class IdentifierNode(Node):
             except (InputError, OSError) as error:
                 response.success, response.message = False, f'cannot record: {error}'
                 return response
+        self._subscribe()
         self.get_logger().info(f'recording to {folder}')
         response.success, response.message = True, str(folder)
         return response
 
     def _on_stop(self, request, response):
-        with self.lock:
-            if self.recorder is None:
-                response.success, response.message = False, 'not recording'
-                return response
-            self.last_recording = self.recorder.close()
-            count = self.recorder.messages
-            self.recorder = None
-        response.success, response.message = True, f'{count} messages in {self.last_recording}'
+        recorder = self.recorder
+        folder = self.close_recording()
+        if folder is None:
+            response.success, response.message = False, 'not recording'
+            return response
+        response.success, response.message = True, f'{recorder.messages} messages in {folder}'
         return response
 
-    def _on_identify(self, request, response):
+    async def _on_identify(self, request, response):
+        # The solve runs on a worker thread; this coroutine waits for it without blocking the executor,
+        # so nodes sharing it (recording, simulation, excitation) keep running.
         if self.recorder is not None:
             response.success, response.message = False, 'stop the recording first'
             return response
         if self.last_recording is None:
             response.success, response.message = False, 'nothing recorded yet'
             return response
-        get = self.get_parameter
-        try:
-            dataset = read_recording(self.last_recording, self.robot.joint_names, self.get_namespace().rstrip('/'))
-            spec = ModelSpec(friction=get('friction').value, temperature=get('temperature').value)
-            settings = FilterSettings(position_cutoff_hz=get('position_cutoff').value,
-                                      decimation_cutoff_hz=get('decimation_cutoff').value,
-                                      stiction_velocity=get('stiction_velocity').value)
-            result = identify(self.robot, [RecordingInput(dataset, name=str(self.last_recording))], spec, settings,
-                              IdentifyOptions(method=get('method').value),
-                              progress=lambda text: self.get_logger().info(text))
-        except InputError as error:
-            self.get_logger().error(f'identification failed: {error}')
-            response.success, response.message = False, str(error)
+        if self.identifying:
+            response.success, response.message = False, 'an identification is already running'
             return response
-        result.provenance['robot_spec'] = self.robot_spec if not get('robot_description').value else 'robot_description'
-        path = result.save(self.last_recording / 'result.yaml')
-        if get('report').value:
-            write_report(self.last_recording / 'report', result, self.robot, [dataset])
+        self.identifying = True
+        done = Future(executor=self.executor)
+        done.add_done_callback(lambda _: None)  # completing it from the worker wakes the executor
+        recording = self.last_recording
+
+        def work() -> None:
+            try:
+                done.set_result(self._identify(recording))
+            except InputError as error:
+                done.set_result(error)
+            except Exception as error:  # noqa: BLE001 - reported to the caller, never lost in a thread
+                self.get_logger().error(f'identification crashed: {error!r}')
+                done.set_result(error)
+
+        threading.Thread(target=work, name='identification', daemon=True).start()
+        try:
+            outcome = await done
+        finally:
+            self.identifying = False
+        if isinstance(outcome, Exception):
+            self.get_logger().error(f'identification failed: {outcome}')
+            response.success, response.message = False, str(outcome)
+            return response
+        result, path = outcome
         document = yaml.safe_dump(result.to_dict(), sort_keys=False, allow_unicode=True)
         self.result_publisher.publish(String(data=document))
         train = result.metrics['train']
@@ -158,14 +222,31 @@ class IdentifierNode(Node):
         self.get_logger().info(response.message)
         return response
 
+    def _identify(self, recording: Path):
+        """Identify from a recording folder; writes result.yaml (and the report) into it."""
+        get = self.get_parameter
+        dataset = read_recording(recording, self.robot.joint_names, self.get_namespace().rstrip('/'))
+        spec = ModelSpec(friction=get('friction').value, temperature=get('temperature').value)
+        settings = FilterSettings(position_cutoff_hz=get('position_cutoff').value,
+                                  decimation_cutoff_hz=get('decimation_cutoff').value,
+                                  stiction_velocity=get('stiction_velocity').value)
+        result = identify(self.robot, [RecordingInput(dataset, name=str(recording))], spec, settings,
+                          IdentifyOptions(method=get('method').value),
+                          progress=lambda text: self.get_logger().info(text))
+        result.provenance['robot_spec'] = self.robot_spec if not get('robot_description').value else 'robot_description'
+        path = result.save(recording / 'result.yaml')
+        if get('report').value:
+            write_report(recording / 'report', result, self.robot, [dataset])
+        return result, path
+
 
 def main(args=None) -> None:
-    """Run identifier_node until shut down (multi-threaded: recording goes on while identifying)."""
+    """Run identifier_node until shut down; an open recording is closed on the way out."""
+    node = None
     try:
         with rclpy.init(args=args):
-            executor = MultiThreadedExecutor(num_threads=2)
-            executor.add_node(IdentifierNode())
-            executor.spin()
+            node = IdentifierNode()
+            rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except InputError as error:
@@ -173,6 +254,9 @@ def main(args=None) -> None:
 
         print(f'identifier_node: error: {error}', file=sys.stderr)
         raise SystemExit(2) from None
+    finally:
+        if node is not None:
+            node.close_recording()
 
 
 if __name__ == '__main__':

@@ -1,0 +1,238 @@
+"""``dynid demo``: the main job end to end on the digital twin, over DDS, in one process.
+
+sim_node (the twin), two excitation nodes (the shipped optimized excitation for training and a
+held-out random Fourier trajectory) and identifier_node run in one executor under their own
+namespace (``/dynid_demo`` by default, so nothing reaches a real robot's controller). An operator
+node drives them through their services exactly as a user would: record the optimized excitation,
+identify, record the held-out trajectory, validate, then print the summary table and write the
+result and the report.
+
+Outputs in ``output``: ``recordings/recording_*`` (rosbag2 MCAP segments, the training one with the
+node's ``result.yaml``), ``result.yaml`` (with the held-out validation metrics), ``report/index.html``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import rclpy
+import yaml
+from rclpy.context import Context
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from dynid.errors import InputError
+from dynid.excite.trajectory import builtin_excitation_path
+from dynid.identify.report import write_report
+from dynid.identify.result import IdentificationResult
+from dynid.identify.validate import validate
+from dynid.io.recorder import read_recording
+from dynid.model import load_robot
+from dynid.nodes.bringup import build_suite
+
+SERVICE_TIMEOUT_S = 30.0
+IDENTIFY_TIMEOUT_S = 180.0
+
+
+class DemoError(RuntimeError):
+    """A step of the demo did not complete (a node refused or timed out)."""
+
+
+@dataclass
+class DemoSettings:
+    """What the demo runs. Rates [Hz], durations [s]."""
+
+    output: Path = Path('dynid_demo')
+    robot: str = 'ur5e'
+    namespace: str = 'dynid_demo'
+    rate: float = 500.0
+    periods: int = 3  # periods of the 10 s optimized excitation
+    holdout_seed: int = 7
+    method: str = 'wls'
+    friction: str = 'viscous_coulomb'
+    seed: int = 1
+
+
+class _Operator:
+    """Calls the suite's services and watches its state topics over DDS."""
+
+    def __init__(self, context: Context, namespace: str, say: Callable[[str], None]) -> None:
+        self.node = rclpy.create_node('dynid_demo_operator', namespace=namespace, context=context)
+        self.say = say
+        self.states: dict[str, str] = {}
+        self.result: str | None = None
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        for name in ('excitation_node', 'holdout_excitation'):
+            self.node.create_subscription(String, f'{name}/state',
+                                          lambda m, n=name: self.states.__setitem__(n, m.data), latched)
+        self.node.create_subscription(String, 'identifier_node/result',
+                                      lambda m: setattr(self, 'result', m.data), latched)
+        self.clients: dict[str, object] = {}
+
+    def call(self, service: str, timeout: float = SERVICE_TIMEOUT_S) -> str:
+        """Call a Trigger service (relative name); returns its message, raises DemoError if refused."""
+        client = self.clients.get(service) or self.node.create_client(Trigger, service)
+        self.clients[service] = client
+        if not client.wait_for_service(timeout_sec=SERVICE_TIMEOUT_S):
+            raise DemoError(f'service {client.srv_name} is not available')
+        done = threading.Event()
+        future = client.call_async(Trigger.Request())
+        future.add_done_callback(lambda _: done.set())
+        if not done.wait(timeout):
+            raise DemoError(f'{client.srv_name} did not answer within {timeout:g} s')
+        response = future.result()
+        if not response.success:
+            raise DemoError(f'{client.srv_name} refused: {response.message}')
+        return response.message
+
+    def run_excitation(self, name: str) -> None:
+        """Start an excitation node and wait until it reports 'done', with progress every 5 s."""
+        deadline = time.monotonic() + 10.0
+        while True:  # the excitation node needs fresh joint states before it starts
+            try:
+                message = self.call(f'{name}/start')
+                break
+            except DemoError as error:
+                if 'no joint_states' not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        self.say(f'{name}: {message}')
+        found = re.search(r'running ([0-9.]+) s', message)
+        seconds = float(found.group(1)) if found else 60.0
+        start = time.monotonic()
+        last = start
+        while self.states.get(name) != 'done':
+            time.sleep(0.1)
+            state = self.states.get(name, '')
+            if state.startswith('refused') or state == 'stopped':
+                raise DemoError(f'{name} {state}')
+            if time.monotonic() - last >= 5.0:
+                last = time.monotonic()
+                self.say(f'{name}: {last - start:.0f} of {seconds:.0f} s')
+            if time.monotonic() - start > 2 * seconds + 30:
+                raise DemoError(f'{name} did not finish')
+
+
+def _coverage(dataset, rate_hz: float) -> str:
+    """'N samples, none lost' or with the number lost (DDS deliveries the executor could not keep up with)."""
+    lost = int(round(dataset.t[-1] * rate_hz)) + 1 - dataset.n_samples
+    gaps = len(dataset.contiguous_pieces()) - 1
+    return f'{dataset.n_samples} samples, ' + (f'{lost} lost in {gaps} gap(s)' if lost > 0 else 'none lost')
+
+
+def _table(result: IdentificationResult, settings: DemoSettings, training, holdout) -> str:
+    train = result.metrics['train']
+    held = result.metrics['validation']
+    friction = result.friction()
+    lines = [
+        f'dynid demo: {result.robot} digital twin at {settings.rate:g} Hz, {result.method.upper()}, '
+        f'{settings.friction} friction',
+        f'training: optimized excitation, {training.t[-1]:.1f} s ({_coverage(training, settings.rate)}); '
+        f'held-out: random Fourier trajectory (seed {settings.holdout_seed}), {holdout.t[-1]:.1f} s '
+        f'({_coverage(holdout, settings.rate)})',
+        f'{len(result.parameter_names)} parameters, cond(W) = {result.condition_number:.4g}; relative residual: '
+        f'training {train["relative_residual"]:.4f}, held-out {held["relative_residual"]:.4f}',
+        '',
+        f'{"joint":<22}{"Fc [N·m]":>10}{"Fv [N·m·s]":>12}{"train fit %":>13}{"held-out fit %":>16}'
+        f'{"held-out RMSE [N·m]":>21}',
+    ]
+    for name in result.joint_names:
+        f = friction[name]
+        lines.append(f'{name:<22}{f.get("Fc", float("nan")):>10.4g}{f.get("Fv", float("nan")):>12.4g}'
+                     f'{train["joints"][name]["nrmse_fit_percent"]:>13.2f}'
+                     f'{held["joints"][name]["nrmse_fit_percent"]:>16.2f}{held["joints"][name]["rmse"]:>21.4g}')
+    return '\n'.join(lines)
+
+
+def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResult:
+    """Run the demo (module docstring); returns the result with its held-out validation metrics."""
+    begin = time.perf_counter()
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(f'[{time.perf_counter() - begin:6.1f} s] {text}', file=sys.stderr, flush=True)
+
+    output = Path(settings.output)
+    recordings = output / 'recordings'
+    robot = load_robot(settings.robot)
+    context = Context()
+    rclpy.init(args=['dynid_demo', '--ros-args', '--log-level', 'warn'], context=context)
+    executor = SingleThreadedExecutor(context=context)
+    thread = None
+    nodes = {}
+    try:
+        nodes = build_suite(
+            context, settings.robot, settings.namespace,
+            parameters={'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
+                        'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
+                                            'friction': settings.friction, 'report': False}},
+            excitations={'excitation_node': {'trajectory_file': 'builtin',
+                                             'repeat': settings.periods, 'approach_velocity': 0.5},
+                         'holdout_excitation': {'seed': settings.holdout_seed, 'approach_velocity': 0.5}},
+            lean=True)
+        operator = _Operator(context, settings.namespace, say)
+        for node in [*nodes.values(), operator.node]:
+            executor.add_node(node)
+        thread = threading.Thread(target=executor.spin, daemon=True)
+        thread.start()
+        say(f'suite up in /{settings.namespace}: {", ".join(nodes)}')
+
+        training_folder = Path(operator.call('identifier_node/start_recording'))
+        operator.run_excitation('excitation_node')
+        say(f'recorded {operator.call("identifier_node/stop_recording")}')
+        say('identifying (identifier_node ~/identify)')
+        say(operator.call('identifier_node/identify', timeout=IDENTIFY_TIMEOUT_S))
+        deadline = time.monotonic() + 10.0
+        while operator.result is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if operator.result is None:
+            raise DemoError('no result on identifier_node/result')
+        result = IdentificationResult.from_dict(yaml.safe_load(operator.result), 'identifier_node/result')
+
+        holdout_folder = Path(operator.call('identifier_node/start_recording'))
+        operator.run_excitation('holdout_excitation')
+        say(f'recorded {operator.call("identifier_node/stop_recording")}')
+    finally:
+        executor.shutdown()
+        if thread is not None:
+            thread.join(timeout=5.0)
+        for node in nodes.values():
+            node.destroy_node()
+        if context.ok():
+            rclpy.shutdown(context=context)
+
+    say('validating on the held-out recording')
+    training = read_recording(training_folder, robot.joint_names, settings.namespace)
+    holdout = read_recording(holdout_folder, robot.joint_names, settings.namespace)
+    result.metrics['validation'] = validate(result, robot, holdout)
+    result.provenance.update({'demo': {'training': str(training_folder), 'held_out': str(holdout_folder)}})
+    path = result.save(output / 'result.yaml')
+    say('writing the report')
+    report = write_report(output / 'report', result, robot, [training], [holdout])
+    print(_table(result, settings, training, holdout))
+    for warning in result.warnings:
+        print(f'warning: {warning}')
+    print(f'wrote {path} and {report}')
+    say('done')
+    return result
+
+
+def check_settings(settings: DemoSettings) -> DemoSettings:
+    """Reject out-of-range demo settings with a clear reason."""
+    if not 50.0 <= settings.rate <= 2000.0:
+        raise InputError(f'--rate must be within 50–2000 Hz, got {settings.rate:g}')
+    if not 1 <= settings.periods <= 30:
+        raise InputError(f'--periods must be within 1–30, got {settings.periods}')
+    if settings.holdout_seed < 0:
+        raise InputError('--holdout-seed must be ≥ 0')
+    builtin_excitation_path(load_robot(settings.robot).name)  # the demo runs the robot's shipped excitation
+    return settings

@@ -1,0 +1,104 @@
+"""`dynid bringup` and `dynid demo` (issue 6): the suite in one process over real DDS."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import rclpy
+import yaml
+from rclpy.executors import SingleThreadedExecutor
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+
+
+def _dynid(*arguments: str) -> list[str]:
+    executable = shutil.which('dynid')
+    return ([executable] if executable else [sys.executable, '-m', 'dynid.cli']) + list(arguments)
+
+
+def _environment(domain: int) -> dict:
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1')
+    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
+    return env
+
+
+def test_demo_runs_end_to_end(tmp_path):
+    output = tmp_path / 'demo'
+    started = time.monotonic()
+    run = subprocess.run(_dynid('demo', '-o', str(output), '--periods', '1'), env=_environment(150 + os.getpid() % 50),
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert 'held-out fit %' in run.stdout and 'wrist_3_joint' in run.stdout
+    assert 'identifying' in run.stderr and 'done' in run.stderr  # progress goes to stderr
+    document = yaml.safe_load((output / 'result.yaml').read_text())
+    held_out = document['metrics']['validation']['joints']
+    assert set(held_out) == {'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint',
+                             'wrist_2_joint', 'wrist_3_joint'}
+    assert min(joint['nrmse_fit_percent'] for joint in held_out.values()) > 90.0
+    assert (output / 'report' / 'index.html').exists()
+    recordings = sorted((output / 'recordings').glob('recording_*'))
+    assert len(recordings) == 2 and (recordings[0] / 'result.yaml').exists()
+    print(f'dynid demo --periods 1: {time.monotonic() - started:.0f} s')
+
+
+def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
+    domain = 100 + (os.getpid() + 13) % 50
+    config = Path(__file__).resolve().parents[1] / 'config' / 'identification.yaml'  # the shipped parameters
+    process = subprocess.Popen(_dynid('bringup', '--namespace', 'bt', '--rate', '200', '--params-file', str(config),
+                                      '--output-directory', str(tmp_path)),
+                               env=_environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    try:
+        node = rclpy.create_node('bringup_probe', context=context)
+        states = []
+        node.create_subscription(JointState, '/bt/joint_states', states.append, 10)
+        client = node.create_client(Trigger, '/bt/identifier_node/identify')
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        end = time.monotonic() + 30.0
+        while len(states) < 20 and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.1)
+        assert len(states) >= 20 and len(states[-1].position) == 6
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(Trigger.Request())
+        end = time.monotonic() + 10.0
+        while not future.done() and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.1)
+        assert future.done() and not future.result().success  # nothing recorded yet: a reason, not a crash
+        assert 'nothing recorded' in future.result().message
+    finally:
+        rclpy.shutdown(context=context)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=20)
+    assert process.returncode == 0, output[-2000:]
+    assert 'running /bt/sim_node, /bt/excitation_node, /bt/identifier_node' in output and 'stopped' in output
+
+
+@pytest.mark.parametrize(('arguments', 'reason'), [
+    (('bringup', '--robot', 'no_such_robot'), 'no_such_robot'),
+    (('bringup', '--params-file', '/nonexistent/params.yaml'), 'parameter file'),
+    (('bringup', '--rate', '1e6'), 'rate'),
+    (('demo', '--rate', '5'), '--rate'),
+    (('demo', '--periods', '0'), '--periods'),
+    (('demo', '--robot', 'panda'), 'no built-in excitation'),
+])
+def test_bad_input_exits_2_with_a_reason(arguments, reason):
+    run = subprocess.run(_dynid(*arguments), env=_environment(199), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert reason in run.stderr and 'Traceback' not in run.stderr
+
+
+def test_identifier_node_refuses_unknown_method():
+    run = subprocess.run(_dynid('bringup', '--params-file', '/dev/null'), env=_environment(199), capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 2  # /dev/null is no parameter file
+    command = [shutil.which('identifier_node') or sys.executable, *([] if shutil.which('identifier_node') else
+               ['-m', 'dynid.nodes.identifier_node']), '--ros-args', '-p', 'method:=magic']
+    run = subprocess.run(command, env=_environment(199), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and 'method must be one of' in run.stderr
