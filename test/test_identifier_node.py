@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -95,14 +96,13 @@ def test_record_identify_and_receive_the_result(suite):
     segments = list(suite['folder'].glob('recording_*/segment_*'))
     assert len(segments) >= 3  # written incrementally, in closed segments
     pending = clients['/identifier_node/identify'].call_async(Trigger.Request())
-    during = _call(clients['/identifier_node/start_recording'])  # the node keeps serving while it solves
-    assert during.success and not pending.done(), during.message
+    during = _call(clients['/identifier_node/stop_recording'])  # the node keeps serving while it solves
+    assert during.message == 'not recording' and not pending.done()
     end = time.monotonic() + 120.0
     while not pending.done() and time.monotonic() < end:
         time.sleep(0.05)
     identified = pending.result()
     assert identified is not None and identified.success, identified
-    assert _call(clients['/identifier_node/stop_recording']).success
     end = time.monotonic() + 10.0
     while time.monotonic() < end and not suite['results']:
         time.sleep(0.1)
@@ -111,3 +111,31 @@ def test_record_identify_and_receive_the_result(suite):
     assert len(document['base_parameters']) == 36
     assert document['metrics']['train']['relative_residual'] < 0.1
     assert list(suite['folder'].glob('recording_*/result.yaml'))
+
+
+def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):
+    from dynid.io.recorder import read_recording
+
+    domain = 100 + (os.getpid() + 29) % 100
+    processes = [_process('sim_node', domain, 'rate:=200.0'),
+                 _process('identifier_node', domain, f'output_directory:={tmp_path}', 'segment_duration:=1.0')]
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    try:
+        node = rclpy.create_node('ctrl_c_probe', context=context)
+        client = node.create_client(Trigger, '/identifier_node/start_recording')
+        assert client.wait_for_service(timeout_sec=30.0)
+        future = client.call_async(Trigger.Request())
+        rclpy.spin_until_future_complete(node, future, executor=SingleThreadedExecutor(context=context),
+                                         timeout_sec=10.0)
+        assert future.result().success, future.result()
+        time.sleep(2.5)
+    finally:
+        rclpy.shutdown(context=context)
+        processes[1].send_signal(signal.SIGINT)
+        output, _ = processes[1].communicate(timeout=20)
+        processes[0].terminate()
+        processes[0].wait(timeout=10)
+    assert processes[1].returncode == 0, output
+    dataset = read_recording(next(tmp_path.glob('recording_*')))  # the open segment was closed on the way out
+    assert dataset.t[-1] > 2.0 and len(list(tmp_path.glob('recording_*/segment_*'))) >= 3

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -408,7 +409,8 @@ def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
                            'writes the result and an HTML report. About two minutes.')
     parser.add_argument('-o', '--output', default='dynid_demo', help='output folder (default dynid_demo)')
     parser.add_argument('--robot', default='ur5e', help='robot with a shipped excitation (default ur5e)')
-    parser.add_argument('--namespace', default='dynid_demo', help='namespace of the suite (default dynid_demo)')
+    parser.add_argument('--namespace', default=f'dynid_demo_{os.getpid()}',
+                        help='namespace of the suite (default dynid_demo_<process id>)')
     parser.add_argument('--rate', type=float, default=500.0, help='twin rate [Hz] (default 500)')
     parser.add_argument('--periods', type=int, default=3, help='periods of the 10 s excitation (default 3)')
     parser.add_argument('--holdout-seed', type=int, default=7, help='seed of the held-out trajectory (default 7)')

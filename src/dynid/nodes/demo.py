@@ -2,10 +2,10 @@
 
 sim_node (the twin), two excitation nodes (the shipped optimized excitation for training and a
 held-out random Fourier trajectory) and identifier_node run in one executor under their own
-namespace (``/dynid_demo`` by default, so nothing reaches a real robot's controller). An operator
-node drives them through their services exactly as a user would: record the optimized excitation,
-identify, record the held-out trajectory, validate, then print the summary table and write the
-result and the report.
+namespace (``/dynid_demo_<process id>`` by default, so nothing reaches a real robot's controller
+and two demos on one ROS domain do not mix). An operator node drives them through their services
+exactly as a user would: record the optimized excitation, identify, record the held-out
+trajectory, validate, then print the summary table and write the result and the report.
 
 Outputs in ``output``: ``recordings/recording_*`` (rosbag2 MCAP segments, the training one with the
 node's ``result.yaml``), ``result.yaml`` (with the held-out validation metrics), ``report/index.html``.
@@ -13,12 +13,13 @@ node's ``result.yaml``), ``result.yaml`` (with the held-out validation metrics),
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import rclpy
@@ -52,7 +53,7 @@ class DemoSettings:
 
     output: Path = Path('dynid_demo')
     robot: str = 'ur5e'
-    namespace: str = 'dynid_demo'
+    namespace: str = field(default_factory=lambda: f'dynid_demo_{os.getpid()}')
     rate: float = 500.0
     periods: int = 3  # periods of the 10 s optimized excitation
     holdout_seed: int = 7

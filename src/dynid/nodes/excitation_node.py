@@ -23,7 +23,6 @@ import rclpy
 from builtin_interfaces.msg import Duration
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.task import Future
@@ -43,6 +42,7 @@ from dynid.excite.trajectory import (
     reorder_trajectory_output,
 )
 from dynid.model import load_robot
+from dynid.nodes.runner import run_node
 from dynid.sim.twin import home_configuration
 
 STATE_WAIT_S = 1.0  # how long ~/start waits for a joint_states message [s]
@@ -254,16 +254,7 @@ class ExcitationNode(Node):
 
 def main(args=None) -> None:
     """Run excitation_node until shut down."""
-    try:
-        with rclpy.init(args=args):
-            rclpy.spin(ExcitationNode())
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except InputError as error:
-        import sys
-
-        print(f'excitation_node: error: {error}', file=sys.stderr)
-        raise SystemExit(2) from None
+    run_node(ExcitationNode, 'excitation_node', args)
 
 
 if __name__ == '__main__':

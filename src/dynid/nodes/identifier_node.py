@@ -20,11 +20,9 @@ import datetime
 import threading
 from pathlib import Path
 
-import rclpy
 import yaml
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
@@ -40,6 +38,7 @@ from dynid.identify.run import METHODS, IdentifyOptions, identify
 from dynid.io.bag import normalize_joint_state_cdr
 from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.model import load_robot
+from dynid.nodes.runner import run_node
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
@@ -242,21 +241,7 @@ class IdentifierNode(Node):
 
 def main(args=None) -> None:
     """Run identifier_node until shut down; an open recording is closed on the way out."""
-    node = None
-    try:
-        with rclpy.init(args=args):
-            node = IdentifierNode()
-            rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except InputError as error:
-        import sys
-
-        print(f'identifier_node: error: {error}', file=sys.stderr)
-        raise SystemExit(2) from None
-    finally:
-        if node is not None:
-            node.close_recording()
+    run_node(IdentifierNode, 'identifier_node', args)
 
 
 if __name__ == '__main__':

@@ -24,7 +24,6 @@ import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -36,6 +35,7 @@ from trajectory_msgs.msg import JointTrajectory
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
 from dynid.model import Payload, load_robot
+from dynid.nodes.runner import run_node
 from dynid.sim.parameters import PlantParameters, SensorParameters
 from dynid.sim.twin import DigitalTwin
 
@@ -227,17 +227,7 @@ class SimNode(Node):
 
 def main(args=None) -> None:
     """Run sim_node until shut down."""
-    try:
-        with rclpy.init(args=args):
-            node = SimNode()
-            rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except InputError as error:
-        import sys
-
-        print(f'sim_node: error: {error}', file=sys.stderr)
-        raise SystemExit(2) from None
+    run_node(SimNode, 'sim_node', args)
 
 
 if __name__ == '__main__':
