@@ -128,7 +128,7 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):
         future = client.call_async(Trigger.Request())
         rclpy.spin_until_future_complete(node, future, executor=SingleThreadedExecutor(context=context),
                                          timeout_sec=10.0)
-        assert future.result().success, future.result()
+        assert future.result().success, future.result()  # answered once joint_states were being written
         time.sleep(2.5)
     finally:
         rclpy.shutdown(context=context)

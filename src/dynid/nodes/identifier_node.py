@@ -3,7 +3,8 @@
 Services (std_srvs/Trigger): ``~/start_recording`` opens a new recording under ``output_directory``
 (rosbag2 segments of ``segment_duration`` seconds, written as messages arrive, so a crash loses at
 most the open segment; messages are stored as received, in canonical CDR, see
-:func:`dynid.io.bag.normalize_joint_state_cdr`); ``~/stop_recording`` closes it; ``~/identify``
+:func:`dynid.io.bag.normalize_joint_state_cdr`) and answers once joint_states are being written (at
+most 2 s later); ``~/stop_recording`` closes it; ``~/identify``
 identifies from the last recording with the node's ``method``, ``friction``, ``temperature`` and
 filter parameters, writes ``result.yaml`` and a report folder next to the recording, and publishes
 the result YAML on ``~/result`` (std_msgs/String, transient local). Recorded topics: ``joint_states``,
@@ -42,6 +43,7 @@ from dynid.nodes.runner import run_node
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
+FIRST_DATA_WAIT_S = 2.0  # ~/start_recording waits this long at most for the first joint_states [s]
 
 
 def _choices(description: str, choices) -> ParameterDescriptor:
@@ -90,10 +92,13 @@ class IdentifierNode(Node):
         self.result_publisher = self.create_publisher(String, '~/result', latched)
         self.deep = deep
         self.recording_subscriptions: list = []
-        self.create_service(Trigger, '~/start_recording', self._on_start)
+        self.first_data: Future | None = None
+        # Coroutines (start waits for data, identify for the solver) get their own group, so that the node's
+        # other callbacks run while they wait.
+        waiting = ReentrantCallbackGroup()
+        self.create_service(Trigger, '~/start_recording', self._on_start, callback_group=waiting)
         self.create_service(Trigger, '~/stop_recording', self._on_stop)
-        # A coroutine: in its own group, so that the node's other callbacks run while it waits.
-        self.create_service(Trigger, '~/identify', self._on_identify, callback_group=ReentrantCallbackGroup())
+        self.create_service(Trigger, '~/identify', self._on_identify, callback_group=waiting)
         self.get_logger().info(f'ready to record and identify {self.robot.name}')
 
     def _on_message(self, topic: str, raw: bytes) -> None:
@@ -115,6 +120,8 @@ class IdentifierNode(Node):
                 return
             self.recorder.write(f'{self.get_namespace().rstrip("/")}/{topic}', 'sensor_msgs/msg/JointState',
                                 stamp, data)
+            if topic == 'joint_states' and self.first_data is not None and not self.first_data.done():
+                self.first_data.set_result(True)
 
     @staticmethod
     def _on_set_parameters(parameters) -> SetParametersResult:
@@ -150,7 +157,9 @@ class IdentifierNode(Node):
             self.destroy_subscription(subscription)
         self.recording_subscriptions = []
 
-    def _on_start(self, request, response):
+    async def _on_start(self, request, response):
+        # Answers once joint_states are being written (new subscriptions take a moment to match across
+        # processes), so a caller can start the motion right after; after FIRST_DATA_WAIT_S it answers anyway.
         with self.lock:
             if self.recorder is not None:
                 response.success, response.message = False, 'already recording'
@@ -162,8 +171,20 @@ class IdentifierNode(Node):
             except (InputError, OSError) as error:
                 response.success, response.message = False, f'cannot record: {error}'
                 return response
+        first = Future(executor=self.executor)
+        first.add_done_callback(lambda _: None)  # completing it wakes the executor
+        self.first_data = first
         self._subscribe()
-        self.get_logger().info(f'recording to {folder}')
+        timer = self.create_timer(FIRST_DATA_WAIT_S, lambda: first.done() or first.set_result(False))
+        try:
+            receiving = await first
+        finally:
+            self.destroy_timer(timer)
+            self.first_data = None
+        if receiving:
+            self.get_logger().info(f'recording to {folder}')
+        else:
+            self.get_logger().warning(f'recording to {folder}, but no joint_states within {FIRST_DATA_WAIT_S:g} s')
         response.success, response.message = True, str(folder)
         return response
 
