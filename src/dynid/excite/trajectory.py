@@ -43,6 +43,7 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError
+from dynid.files import read_yaml
 
 TRAJECTORY_FILE_VERSION = 1
 
@@ -316,14 +317,7 @@ def builtin_excitation_path(robot_name: str) -> Path:
 
 def load_trajectory(path: str | os.PathLike) -> Trajectory:
     """Read a dynid trajectory file."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise InputError(f'cannot read trajectory file {path}: {error.strerror}') from None
-    except yaml.YAMLError as error:
-        raise InputError(f'trajectory file {path} is not valid YAML: {str(error).splitlines()[0]}') from None
-    return trajectory_from_dict(data, str(path))
+    return trajectory_from_dict(read_yaml(path, 'trajectory file'), str(path))
 
 
 def save_trajectory(trajectory: Trajectory, path: str | os.PathLike, metadata: dict | None = None) -> None:
@@ -339,7 +333,7 @@ def save_trajectory(trajectory: Trajectory, path: str | os.PathLike, metadata: d
 
 def load_trajectory_metadata(path: str | os.PathLike) -> dict:
     """The optional sections of a trajectory file: ``experiment`` and a validated ``payload_schedule``."""
-    data = yaml.safe_load(Path(path).read_text())
+    data = read_yaml(path, 'trajectory file')
     metadata = {key: data[key] for key in ('experiment', 'payload_schedule') if isinstance(data, dict) and key in data}
     schedule = metadata.get('payload_schedule')
     if schedule is not None:

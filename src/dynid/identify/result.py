@@ -18,6 +18,7 @@ import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
+from dynid.files import read_yaml
 
 RESULT_VERSION = 1
 
@@ -140,11 +141,4 @@ class IdentificationResult:
 
     @classmethod
     def load(cls, path: str | Path) -> IdentificationResult:
-        path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text())
-        except OSError as error:
-            raise InputError(f'cannot read result file {path}: {error.strerror}') from None
-        except yaml.YAMLError as error:
-            raise InputError(f'result file {path} is not valid YAML: {str(error).splitlines()[0]}') from None
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(read_yaml(path, 'result file'), str(path))

@@ -33,6 +33,7 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError
+from dynid.files import read_yaml
 from dynid.model.dh import DHJoint, build_dh_model
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import check_inertia, cylinder_inertia, parameters_from_com
@@ -101,14 +102,7 @@ def example_robot_path(relative: str) -> Path:
 
 def load_robot_file(path: str | os.PathLike) -> RobotModel:
     """RobotModel from a dynid robot file (module docstring)."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as error:
-        raise InputError(f'cannot read robot file {path}: {error.strerror}') from None
-    except yaml.YAMLError as error:
-        raise InputError(f'robot file {path} is not valid YAML: {str(error).splitlines()[0]}') from None
-    return robot_from_file_data(data, source=str(path))
+    return robot_from_file_data(read_yaml(path, 'robot file'), source=str(path))
 
 
 def _number(mapping: Mapping, key: str, where: str, default: float | None = None,
