@@ -1,10 +1,8 @@
 """`dynid bringup` and `dynid demo` (issue 6): the suite in one process over real DDS."""
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,22 +13,17 @@ from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
+from dds_helpers import environment, executable
+
 
 def _dynid(*arguments: str) -> list[str]:
-    executable = shutil.which('dynid')
-    return ([executable] if executable else [sys.executable, '-m', 'dynid.cli']) + list(arguments)
-
-
-def _environment(domain: int) -> dict:
-    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONUNBUFFERED='1')
-    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
-    return env
+    return executable('dynid', 'dynid.cli') + list(arguments)
 
 
 def test_demo_runs_end_to_end(tmp_path):
     output = tmp_path / 'demo'
     started = time.monotonic()
-    run = subprocess.run(_dynid('demo', '-o', str(output), '--periods', '1'), env=_environment(150 + os.getpid() % 50),
+    run = subprocess.run(_dynid('demo', '-o', str(output), '--periods', '1'), env=environment(150 + os.getpid() % 50),
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert 'held-out fit %' in run.stdout and 'wrist_3_joint' in run.stdout
@@ -51,7 +44,7 @@ def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
     config = Path(__file__).resolve().parents[1] / 'config' / 'identification.yaml'  # the shipped parameters
     process = subprocess.Popen(_dynid('bringup', '--namespace', 'bt', '--rate', '200', '--params-file', str(config),
                                       '--output-directory', str(tmp_path)),
-                               env=_environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     try:
@@ -89,16 +82,15 @@ def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
     (('demo', '--robot', 'panda'), 'no built-in excitation'),
 ])
 def test_bad_input_exits_2_with_a_reason(arguments, reason):
-    run = subprocess.run(_dynid(*arguments), env=_environment(199), capture_output=True, text=True, timeout=60)
+    run = subprocess.run(_dynid(*arguments), env=environment(199), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert reason in run.stderr and 'Traceback' not in run.stderr
 
 
 def test_identifier_node_refuses_unknown_method():
-    run = subprocess.run(_dynid('bringup', '--params-file', '/dev/null'), env=_environment(199), capture_output=True,
+    run = subprocess.run(_dynid('bringup', '--params-file', '/dev/null'), env=environment(199), capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 2  # /dev/null is no parameter file
-    command = [shutil.which('identifier_node') or sys.executable, *([] if shutil.which('identifier_node') else
-               ['-m', 'dynid.nodes.identifier_node']), '--ros-args', '-p', 'method:=magic']
-    run = subprocess.run(command, env=_environment(199), capture_output=True, text=True, timeout=60)
+    command = executable('identifier_node', 'dynid.nodes.identifier_node') + ['--ros-args', '-p', 'method:=magic']
+    run = subprocess.run(command, env=environment(199), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and 'method must be one of' in run.stderr

@@ -1,10 +1,7 @@
 """excitation_node over real DDS (issue 5): approach then trajectory in chunks; refusals publish nothing."""
 
 import os
-import shutil
 import subprocess
-import sys
-import threading
 import time
 
 import numpy as np
@@ -17,6 +14,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
+from dds_helpers import call, parameters, spinning, start_node, stop
 from dynid.excite.trajectory import FourierTrajectory, save_trajectory
 from dynid.model import load_robot
 
@@ -24,16 +22,9 @@ POINT_RATE = 50.0
 
 
 def _start_node(namespace: str, trajectory_file: str, domain: int) -> subprocess.Popen:
-    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
-               PYTHONUNBUFFERED='1')
-    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
-    executable = shutil.which('excitation_node')
-    command = [executable] if executable else [sys.executable, '-m', 'dynid.nodes.excitation_node']
-    return subprocess.Popen(command + ['--ros-args', '-r', f'__ns:={namespace}', '-p',
-                                       f'trajectory_file:={trajectory_file}', '-p', 'chunk_duration:=1.0',
-                                       '-p', f'point_rate:={POINT_RATE}', '-p', 'lead_time:=0.3',
-                                       '-p', 'approach_velocity:=0.5'],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return start_node('excitation_node', domain, '-r', f'__ns:={namespace}',
+                      *parameters(f'trajectory_file:={trajectory_file}', 'chunk_duration:=1.0',
+                                  f'point_rate:={POINT_RATE}', 'lead_time:=0.3', 'approach_velocity:=0.5'))
 
 
 @pytest.fixture(scope='module')
@@ -76,31 +67,18 @@ def nodes(tmp_path_factory):
     node.create_timer(0.02, publish_states)
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
-    running = [True]
-    thread = threading.Thread(target=lambda: [executor.spin_once(timeout_sec=0.05) for _ in iter(
-        lambda: running[0] and context.ok(), False)], daemon=True)
-    thread.start()
     try:
-        yield {'robot': robot, 'received': received, 'states': states, 'clients': clients, 'current': current,
-               'start_q': start_q}
+        with spinning(executor, context):
+            yield {'robot': robot, 'received': received, 'states': states, 'clients': clients, 'current': current,
+                   'start_q': start_q}
     finally:
-        running[0] = False
-        thread.join(timeout=2)
         node.destroy_node()
         rclpy.shutdown(context=context)
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=10)
+        stop(processes)
 
 
 def _call(client, timeout=20.0):
-    assert client.wait_for_service(timeout_sec=timeout), 'service not available'
-    future = client.call_async(Trigger.Request())
-    end = time.monotonic() + timeout
-    while not future.done() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert future.done()
-    return future.result()
+    return call(client, timeout, wait=timeout)
 
 
 def test_trajectory_breaking_limits_is_refused_and_nothing_is_published(nodes):

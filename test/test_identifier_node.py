@@ -1,11 +1,8 @@
 """identifier_node over real DDS (issue 6): record from sim_node, identify through the service, get the result."""
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
-import threading
 import time
 
 import pytest
@@ -16,18 +13,12 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from dds_helpers import call, parameters, spinning, start_node, stop
 from dynid.excite.trajectory import builtin_excitation_path
 
 
-def _process(name: str, domain: int, *parameters: str) -> subprocess.Popen:
-    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
-               PYTHONUNBUFFERED='1')
-    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
-    executable = shutil.which(name)
-    command = [executable] if executable else [sys.executable, '-m', f'dynid.nodes.{name}']
-    arguments = ['--ros-args'] + [item for p in parameters for item in ('-p', p)]
-    return subprocess.Popen(command + arguments, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+def _process(name: str, domain: int, *assignments: str) -> subprocess.Popen:
+    return start_node(name, domain, *parameters(*assignments))
 
 
 @pytest.fixture(scope='module')
@@ -53,30 +44,17 @@ def suite(tmp_path_factory):
         '/excitation_node/start')}
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
-    running = [True]
-    thread = threading.Thread(target=lambda: [executor.spin_once(timeout_sec=0.05)
-                                              for _ in iter(lambda: running[0] and context.ok(), False)], daemon=True)
-    thread.start()
     try:
-        yield {'clients': clients, 'results': results, 'states': states, 'folder': folder}
+        with spinning(executor, context):
+            yield {'clients': clients, 'results': results, 'states': states, 'folder': folder}
     finally:
-        running[0] = False
-        thread.join(timeout=2)
         node.destroy_node()
         rclpy.shutdown(context=context)
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=10)
+        stop(processes)
 
 
 def _call(client, timeout=60.0):
-    assert client.wait_for_service(timeout_sec=30.0), f'{client.srv_name} not available'
-    future = client.call_async(Trigger.Request())
-    end = time.monotonic() + timeout
-    while not future.done() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert future.done(), f'{client.srv_name} did not answer'
-    return future.result()
+    return call(client, timeout)
 
 
 def test_record_identify_and_receive_the_result(suite):
@@ -134,8 +112,7 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):
         rclpy.shutdown(context=context)
         processes[1].send_signal(signal.SIGINT)
         output, _ = processes[1].communicate(timeout=20)
-        processes[0].terminate()
-        processes[0].wait(timeout=10)
+        stop(processes[:1])
     assert processes[1].returncode == 0, output
     dataset = read_recording(next(tmp_path.glob('recording_*')))  # the open segment was closed on the way out
     assert dataset.t[-1] > 2.0 and len(list(tmp_path.glob('recording_*/segment_*'))) >= 3

@@ -5,9 +5,6 @@ isolated ROS_DOMAIN_ID with localhost-only discovery.
 """
 
 import os
-import shutil
-import subprocess
-import sys
 import threading
 import time
 
@@ -22,6 +19,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from dds_helpers import parameters, start_node, stop
 
 RATE = 500.0
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
@@ -89,13 +88,7 @@ class Probe:
 @pytest.fixture(scope='module')
 def sim():
     domain = 100 + os.getpid() % 100
-    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST',
-               PYTHONUNBUFFERED='1')
-    env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
-    executable = shutil.which('sim_node')
-    command = [executable] if executable else [sys.executable, '-m', 'dynid.nodes.sim_node']
-    process = subprocess.Popen(command + ['--ros-args', '-p', f'rate:={RATE}', '-p', 'seed:=1'], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'seed:=1'))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     probe = Probe(domain)
     try:
@@ -103,11 +96,7 @@ def sim():
         yield process, probe
     finally:
         probe.close()
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop([process])
 
 
 def test_publishes_four_topics_at_the_nominal_rate_with_equal_stamps(sim):
