@@ -52,13 +52,13 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
     """
     parameters = dict(parameters or {})
     excitations = dict(excitations or {'excitation_node': parameters.get('excitation_node', {})})
-    plan = ([('sim_node', SimNode, {})] if simulate else [])
-    plan += [(name, ExcitationNode, {'node_name': name}) for name in excitations]
-    plan += [('identifier_node', IdentifierNode, {})]
+    plan = [('sim_node', SimNode, parameters.get('sim_node', {}), {})] if simulate else []
+    plan += [(name, ExcitationNode, values, {'node_name': name}) for name, values in excitations.items()]
+    plan += [('identifier_node', IdentifierNode, parameters.get('identifier_node', {}), {})]
     nodes: dict[str, Node] = {}
     try:
-        for name, cls, extra in plan:
-            values = {'robot': robot, **(excitations.get(name) or parameters.get(name) or {})}
+        for name, cls, overrides, extra in plan:
+            values = {'robot': robot, **overrides}
             if lean:
                 values['start_type_description_service'] = False
                 extra['start_parameter_services'] = False
