@@ -50,6 +50,14 @@ def _choices(description: str, choices) -> ParameterDescriptor:
     return ParameterDescriptor(description=f'{description} ({", ".join(choices)})')
 
 
+def _refusal(name: str, value) -> str | None:
+    """Why ``value`` is refused for the choice parameter ``name``, or None."""
+    choices = CHOICES.get(name)
+    if choices is None or value in choices:
+        return None
+    return f'{name} must be one of {", ".join(choices)}, got {value!r}'
+
+
 def _range(description: str, low: float, high: float) -> ParameterDescriptor:
     return ParameterDescriptor(description=description,
                                floating_point_range=[FloatingPointRange(from_value=low, to_value=high)])
@@ -74,10 +82,10 @@ class IdentifierNode(Node):
         d('decimation_cutoff', 20.0, _range('parallel low-pass [Hz]', 1.0, 1000.0))
         d('stiction_velocity', 0.02, _range('rows below this friction velocity are dropped [rad/s]', 0.0, 10.0))
         d('report', True, ParameterDescriptor(description='write an HTML report beside the result'))
-        for name, choices in CHOICES.items():
-            if self.get_parameter(name).value not in choices:
-                raise InputError(f'parameter {name} must be one of {", ".join(choices)}, '
-                                 f'got {self.get_parameter(name).value!r}')
+        for name in CHOICES:
+            refusal = _refusal(name, self.get_parameter(name).value)
+            if refusal:
+                raise InputError(f'parameter {refusal}')
         self.add_on_set_parameters_callback(self._on_set_parameters)
         get = self.get_parameter
         description = get('robot_description').value
@@ -88,9 +96,8 @@ class IdentifierNode(Node):
         self.identifying = False
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        deep = QoSProfile(depth=2000, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST)
         self.result_publisher = self.create_publisher(String, '~/result', latched)
-        self.deep = deep
+        self.deep = QoSProfile(depth=2000, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST)
         self.recording_subscriptions: list = []
         self.first_data: Future | None = None
         # Coroutines (start waits for data, identify for the solver) get their own group, so that the node's
@@ -126,10 +133,9 @@ class IdentifierNode(Node):
     @staticmethod
     def _on_set_parameters(parameters) -> SetParametersResult:
         for parameter in parameters:
-            choices = CHOICES.get(parameter.name)
-            if choices is not None and parameter.value not in choices:
-                return SetParametersResult(successful=False,
-                                           reason=f'{parameter.name} must be one of {", ".join(choices)}')
+            refusal = _refusal(parameter.name, parameter.value)
+            if refusal:
+                return SetParametersResult(successful=False, reason=refusal)
         return SetParametersResult(successful=True)
 
     def close_recording(self) -> Path | None:
