@@ -34,6 +34,14 @@ class OddPolynomialStiffness:
                              f'got {np.shape(self.alpha)}')
         object.__setattr__(self, 'alpha', a)
         object.__setattr__(self, 'powers', 2 * np.arange(a.shape[-1]) + 1)  # exponents 1, 3, ..., 2P−1
+        # Coefficient columns of τ_j and of k = ∂τ_j/∂φ, sliced and scaled once (the hot loops of the
+        # simulator call torque and stiffness several times per step).
+        object.__setattr__(self, '_torque_terms', [np.array(a[..., p]) for p in range(a.shape[-1])])
+        object.__setattr__(self, '_stiffness_terms',
+                           [np.array(self.powers[p] * a[..., p]) for p in range(a.shape[-1])])
+        # (2p − 2)·α_p for p >= 2, as Horner terms in φ² after factoring out φ³ (newton_step).
+        object.__setattr__(self, '_newton_terms',
+                           [np.array((self.powers[p] - 1) * a[..., p]) for p in range(1, a.shape[-1])])
 
     @property
     def order(self) -> int:
@@ -48,17 +56,41 @@ class OddPolynomialStiffness:
     def torque(self, deflection: np.ndarray) -> np.ndarray:
         """Joint torque τ_j(φ) [N·m]; φ of shape (..., n) for per-joint coefficients."""
         phi = np.asarray(deflection, dtype=float)
-        square, total = phi * phi, self.alpha[..., -1]
-        for p in range(self.order - 2, -1, -1):  # Horner in φ²
-            total = total * square + self.alpha[..., p]
-        return phi * total
+        return phi * self._horner(self._torque_terms, phi * phi)
 
     def stiffness(self, deflection: np.ndarray) -> np.ndarray:
         """Tangent stiffness k(φ) = Σ (2p−1)·α_p·φ^(2p−2) [N·m/rad]."""
         phi = np.asarray(deflection, dtype=float)
-        square, total = phi * phi, self.powers[-1] * self.alpha[..., -1]
-        for p in range(self.order - 2, -1, -1):
-            total = total * square + self.powers[p] * self.alpha[..., p]
+        total = self._horner(self._stiffness_terms, phi * phi)
+        return total.copy() if total is self._stiffness_terms[0] else total
+
+    def torque_and_stiffness(self, deflection: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(τ_j(φ), k(φ)) from one φ², the same values as :meth:`torque` and :meth:`stiffness`."""
+        phi = np.asarray(deflection, dtype=float)
+        square = phi * phi
+        spring = self._horner(self._stiffness_terms, square)
+        return (phi * self._horner(self._torque_terms, square),
+                spring.copy() if spring is self._stiffness_terms[0] else spring)
+
+    def newton_step(self, deflection: np.ndarray, torque: np.ndarray) -> np.ndarray:
+        """φ − (τ_j(φ) − τ)/k(φ): one Newton step from φ toward τ_j(φ) = τ.
+
+        Computed as (φ·k(φ) − τ_j(φ) + τ)/k(φ) = (Σ_p (2p−2)·α_p·φ^(2p−1) + τ)/k(φ), the same step in
+        fewer operations (the linear term drops out).
+        """
+        phi = deflection
+        square = phi * phi
+        spring = self._horner(self._stiffness_terms, square)
+        if len(self._newton_terms) == 0:
+            return torque / spring
+        return (phi * square * self._horner(self._newton_terms, square) + torque) / spring
+
+    @staticmethod
+    def _horner(terms: list[np.ndarray], square: np.ndarray) -> np.ndarray:
+        """Σ_p terms[p]·(φ²)^p by Horner's scheme in φ² (one term: the term itself, not a copy)."""
+        total = terms[-1]
+        for term in terms[-2::-1]:
+            total = total * square + term
         return total
 
     def deflection(self, torque: np.ndarray, iterations: int = 30) -> np.ndarray:

@@ -24,7 +24,12 @@ from dynid.sim.plant import FlexibleJointPlant
 
 
 class JointController:
-    """Motor-side PID with feedforward and current saturation (module docstring)."""
+    """Motor-side PID with feedforward and current saturation (module docstring).
+
+    The law is split where the simulator can batch it: :meth:`internal_torques` and
+    :meth:`setpoints` depend on the reference only (computed for many steps at once), and
+    :meth:`feedback` closes the loop at each step; :meth:`current` does all three for one step.
+    """
 
     def __init__(self, params: PlantParameters, plant: FlexibleJointPlant) -> None:
         self.params = params
@@ -35,6 +40,10 @@ class JointController:
         self.kp = self.kd = self.ki = np.zeros(self.robot.n)
         self._model = self.robot.pinocchio_model
         self._data = self._model.createData()
+        self._configuration = self._model.nq != self.robot.n  # continuous joints: cos/sin pairs
+        self._drive_gain = np.array(params.nominal_drives.drive_gain, dtype=float)
+        self._negative_limits = -self.limits
+        self._step = (None, None)  # (h, h as an (n,) array: numpy takes arrays faster than scalars)
 
     def reset(self, q: np.ndarray) -> None:
         """Gains from the inertia at q; integrator preloaded with the torque the model does not give."""
@@ -56,32 +65,60 @@ class JointController:
 
     def internal_torque(self, q_r: np.ndarray, dq_r: np.ndarray, ddq_r: np.ndarray) -> np.ndarray:
         """The controller's own model-based torque at the reference [N·m]."""
+        return self.internal_torques(np.reshape(q_r, (1, -1)), np.reshape(dq_r, (1, -1)),
+                                     np.reshape(ddq_r, (1, -1)))[0]
+
+    def internal_torques(self, q_r: np.ndarray, dq_r: np.ndarray, ddq_r: np.ndarray) -> np.ndarray:
+        """:meth:`internal_torque` for (N, n) references at once (N, n) [N·m]; rows are independent."""
         mode = self.params.controller.internal_feedforward
         if mode == 'none':
-            return np.zeros(self.robot.n)
-        config = self.robot.configuration_vector(q_r)
+            return np.zeros(np.shape(q_r))
+        q_r, dq_r, ddq_r = (np.asarray(a, dtype=float) for a in (q_r, dq_r, ddq_r))
         if mode == 'gravity':
-            return pin.computeGeneralizedGravity(self._model, self._data, config)
+            config = self.robot.configuration(q_r) if self._configuration else q_r
+            return np.array([pin.computeGeneralizedGravity(self._model, self._data, c) for c in config])
         j = self.params.joints
-        rigid = pin.rnea(self._model, self._data, config, dq_r, ddq_r)
+        rigid = self.robot.inverse_dynamics(q_r, dq_r, ddq_r)  # the nominal model, without payload
         friction = j.coulomb * np.tanh(dq_r / 0.01) + j.viscous1 * dq_r
         return rigid + self.params.nominal_drives.rotor_inertia * ddq_r + friction
+
+    def setpoints(self, q_r: np.ndarray, internal: np.ndarray) -> np.ndarray:
+        """Rotor set-points θ_r = q_r + φ(τ_internal) (N, n) for consecutive steps; advances φ.
+
+        One Newton step per control step from the previous deflection tracks φ(τ) as the reference
+        moves (a sequence: row k starts from row k − 1).
+        """
+        if self.params.controller.internal_feedforward == 'none':
+            return np.array(q_r, dtype=float)
+        newton_step = self.plant.stiffness.newton_step
+        deflection = self._deflection
+        rows = []
+        for tau in internal:
+            deflection = newton_step(deflection, tau)
+            rows.append(deflection)
+        self._deflection = deflection
+        return q_r + np.array(rows).reshape(np.shape(q_r))
+
+    def feedback(self, theta: np.ndarray, dtheta: np.ndarray, theta_r: np.ndarray, dq_r: np.ndarray,
+                 internal: np.ndarray, effort: np.ndarray | None, h: float) -> np.ndarray:
+        """Motor current [A] of one step h [s] from the measured rotor state and the step's set-points.
+
+        ``effort`` None is a zero effort (the same current, one addition fewer).
+        """
+        if self._step[0] != h:
+            self._step = (h, np.full(self.robot.n, h))
+        error = theta_r - theta
+        torque = internal + self.kp * error + self.kd * (dq_r - dtheta) + self.ki * self.integral
+        if effort is not None:
+            torque = torque + effort
+        raw = torque / self._drive_gain
+        current = np.minimum(np.maximum(raw, self._negative_limits), self.limits)  # np.clip, in fewer calls
+        self.integral = self.integral + error * self._step[1] * (current == raw)  # held while saturated
+        return current
 
     def current(self, theta: np.ndarray, dtheta: np.ndarray, q_r: np.ndarray, dq_r: np.ndarray,
                 ddq_r: np.ndarray, effort: np.ndarray, h: float) -> np.ndarray:
         """Motor current [A] for measured rotor position/velocity and the reference, over a step h [s]."""
         internal = self.internal_torque(q_r, dq_r, ddq_r)
-        if self.params.controller.internal_feedforward != 'none':
-            # One Newton step from the previous deflection tracks φ(τ) as the reference moves.
-            stiffness = self.plant.stiffness
-            self._deflection = self._deflection - (stiffness.torque(self._deflection) - internal) / \
-                stiffness.stiffness(self._deflection)
-            theta_r = q_r + self._deflection
-        else:
-            theta_r = q_r
-        error = theta_r - theta
-        torque = internal + self.kp * error + self.kd * (dq_r - dtheta) + self.ki * self.integral + effort
-        raw = torque / self.params.nominal_drives.drive_gain
-        current = np.clip(raw, -self.limits, self.limits)
-        self.integral = self.integral + np.where(current == raw, error * h, 0.0)
-        return current
+        theta_r = self.setpoints(np.reshape(q_r, (1, -1)), internal[None, :])[0]
+        return self.feedback(theta, dtheta, theta_r, dq_r, internal, effort, h)

@@ -160,9 +160,4 @@ def _run_with_schedule(twin: DigitalTwin, duration: float, schedule: list[dict],
             records.append(twin.run(end - begin))
         if progress is not None:
             progress(end / duration)
-    first = records[0]
-    return SimulationRecord(
-        first.joint_names, np.concatenate([r.time for r in records]),
-        *({k: np.concatenate([getattr(r, part)[k] for r in records]) for k in getattr(first, part)}
-          for part in ('measured', 'truth', 'reference')),
-        first.rate_hz)
+    return SimulationRecord.concatenate(records)

@@ -1,7 +1,8 @@
 """The reference of the twin's joint controller, with joint_trajectory_controller semantics.
 
-- A new trajectory replaces the active one from its start time; before that the previous
-  reference continues (a trajectory stamped in the future waits).
+- A new trajectory replaces the reference from its start time on; before that the reference
+  continues as it was (a trajectory stamped in the future waits). Several may wait at once (chunks
+  of one motion that arrived while the twin ran late): each runs from its start to the next one's.
 - Joints are matched by name; a trajectory must name every joint of the robot (partial goals are
   refused, as with ``allow_partial_joints_goal: false``).
 - Point trajectories whose first point lies after their start are interpolated from the current
@@ -83,18 +84,28 @@ class _Moving:
 
 
 class ReferenceGenerator:
-    """Reference (q_r, q̇_r, q̈_r, effort) of the joints ``joint_names`` over absolute time (module docstring)."""
+    """Reference (q_r, q̇_r, q̈_r, effort) of the joints ``joint_names`` over absolute time (module docstring).
+
+    ``schedule`` holds (start [s], piece) in rising start order; piece i runs from its start to the
+    start of piece i + 1. ``revision`` counts changes, so that users may keep sampled values.
+    """
 
     def __init__(self, joint_names: Sequence[str]) -> None:
         self.joint_names = tuple(joint_names)
-        self._previous = None
-        self._active = _Hold(np.zeros(len(self.joint_names)))
-        self._start = 0.0
-        self._cache = None  # (t, active piece, value): the output sample is the next step's first
+        self.schedule: list[tuple[float, _Hold | _Moving]] = [(0.0, _Hold(np.zeros(len(self.joint_names))))]
+        self._cache = None  # (t, revision, value): the output sample is the next step's first
+        self.revision = 0
+
+    def _replace_from(self, start: float, piece, now: float) -> None:
+        """Put ``piece`` in from ``start`` on, dropping what would have started later and what has ended."""
+        kept = [entry for entry in self.schedule if entry[0] < start]
+        self.schedule = [entry for k, entry in enumerate(kept) if k + 1 == len(kept) or kept[k + 1][0] > now]
+        self.schedule.append((start, piece))
+        self.revision += 1
 
     def hold(self, q: np.ndarray, t: float) -> None:
         """Hold position q from time t on (this also cancels a trajectory)."""
-        self._previous, self._active, self._start = None, _Hold(q), t
+        self._replace_from(t, _Hold(q), t)
 
     def _order(self, names: Sequence[str]) -> list[int]:
         names = list(names)
@@ -119,8 +130,7 @@ class ReferenceGenerator:
             trajectory, effort = self._from_current(trajectory, effort, order, start)
         if not isinstance(trajectory, (PointTrajectory, FourierTrajectory)):
             raise InputError(f'unsupported trajectory type {type(trajectory).__name__}')
-        self._previous = self._active if start > now else None
-        self._active, self._start = _Moving(trajectory, order, start, effort), start
+        self._replace_from(start, _Moving(trajectory, order, start, effort), now)
 
     def _from_current(self, trajectory: PointTrajectory, effort, order, start):
         q, dq, ddq, current_effort = self.sample(start)
@@ -137,19 +147,31 @@ class ReferenceGenerator:
     def sample_many(self, times: np.ndarray):
         """(q_r, q̇_r, q̈_r, effort), each (N, n), at absolute times (N,) [s], computed at once."""
         times = np.asarray(times, dtype=float)
-        values = self._active.sample_many(times)
-        if self._previous is not None:
-            early = times < self._start
-            if np.any(early):
-                for value, before in zip(values, self._previous.sample_many(times[early]), strict=True):
-                    value[early] = before
+        if times.size == 0:
+            return self.schedule[-1][1].sample_many(times)
+        starts = np.array([start for start, _ in self.schedule])
+        piece = np.clip(np.searchsorted(starts, times, side='right') - 1, 0, None)
+        if piece[0] == piece[-1]:  # one piece (times rise): the usual case
+            return self.schedule[piece[0]][1].sample_many(times)
+        values = None
+        for k in np.unique(piece):
+            inside = piece == k
+            part = self.schedule[k][1].sample_many(times[inside])
+            if values is None:
+                values = tuple(np.empty((times.size, v.shape[1])) for v in part)
+            for value, sampled in zip(values, part, strict=True):
+                value[inside] = sampled
         return values
 
     def sample(self, t: float):
         """(q_r, q̇_r, q̈_r, effort) at absolute time t [s], in robot joint order."""
-        if self._cache is not None and self._cache[0] == t and self._cache[1] is self._active:
+        if self._cache is not None and self._cache[0] == t and self._cache[1] == self.revision:
             return self._cache[2]
-        value = self._previous.sample(t) if self._previous is not None and t < self._start else \
-            self._active.sample(t)
-        self._cache = (t, self._active, value)
+        piece = self.schedule[0][1]
+        for start, candidate in self.schedule:
+            if start > t:
+                break
+            piece = candidate
+        value = piece.sample(t)
+        self._cache = (t, self.revision, value)
         return value

@@ -5,11 +5,20 @@ positions and velocities, joint torque, motor current, temperature) plus the noi
 Internally each output period is split into steps of at most ``max_step_s`` (controller at every
 step). The reference follows joint_trajectory_controller semantics (:mod:`dynid.sim.reference`);
 an external effort [N·m] (forward effort controller) is added to the controller output.
+
+:meth:`DigitalTwin.advance` is the one way the twin moves: ``step`` is ``advance(1)`` and ``run``
+calls it in chunks. Only the plant and the controller's feedback run per internal step; the
+reference, the controller's model-based torque and the sensors depend on time alone and are
+computed for a call's samples at once. Results do not depend on how samples are split into calls:
+the reference is evaluated in blocks of :attr:`DigitalTwin.REFERENCE_BLOCK` steps aligned to the
+step count (a batch evaluation's rounding can depend on the batch), and the sensor noise is one
+seeded stream (:class:`dynid.sim.sensors.Sensors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +31,7 @@ from dynid.sim.controller import JointController
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import FlexibleJointPlant
 from dynid.sim.reference import ReferenceGenerator
-from dynid.sim.sensors import Measurement, Sensors, quantize
+from dynid.sim.sensors import Measurement, Sensors
 
 #: Known comfortable start configurations [rad]; others start at the middle of their limits (or 0).
 HOME_CONFIGURATIONS = {
@@ -69,7 +78,12 @@ class TwinSample:
 
 @dataclass
 class SimulationRecord:
-    """A simulated recording: ``time`` (N,) [s] and dicts of (N, n) arrays (module constants name them)."""
+    """A simulated recording: ``time`` (N,) [s] and dicts of (N, n) arrays (module constants name them).
+
+    ``measured`` holds what the driver publishes (:data:`MEASURED_FIELDS`), ``truth`` the noiseless
+    plant (:data:`TRUTH_FIELDS`; ``current`` is the mean of the commands before and after each sample)
+    and ``reference`` the controller's reference at the sample times (:data:`REFERENCE_FIELDS`).
+    """
 
     joint_names: tuple[str, ...]
     time: np.ndarray
@@ -77,6 +91,17 @@ class SimulationRecord:
     truth: dict[str, np.ndarray]
     reference: dict[str, np.ndarray]
     rate_hz: float
+
+    @classmethod
+    def concatenate(cls, records: Sequence[SimulationRecord]) -> SimulationRecord:
+        """Consecutive records joined into one (at least one record)."""
+        first = records[0]
+        if len(records) == 1:
+            return first
+        return cls(first.joint_names, np.concatenate([r.time for r in records]),
+                   *({k: np.concatenate([getattr(r, part)[k] for r in records]) for k in getattr(first, part)}
+                     for part in ('measured', 'truth', 'reference')),
+                   first.rate_hz)
 
 
 class DigitalTwin:
@@ -89,6 +114,11 @@ class DigitalTwin:
         seed: seed of the sensor noise.
         initial_q: start configuration [rad]; default :func:`home_configuration`.
     """
+
+    #: Internal steps per block of reference evaluation (blocks start at multiples of it).
+    REFERENCE_BLOCK = 128
+    #: Most samples per :meth:`advance` call inside :meth:`run` (bounds the memory of long runs).
+    RUN_CHUNK = 1000
 
     def __init__(self, params: PlantParameters, rate_hz: float = 1000.0, max_step_s: float = 1e-3,
                  seed: int = 0, initial_q: np.ndarray | None = None) -> None:
@@ -109,6 +139,7 @@ class DigitalTwin:
         self.effort_command = np.zeros(self.n)
         self.time = 0.0
         self.samples = 0
+        self._reference_block = None  # (block index, reference revision, values; _planned_reference)
         self.reset(initial_q)
 
     def reset(self, q: np.ndarray | None = None) -> None:
@@ -126,8 +157,10 @@ class DigitalTwin:
         self.controller.reset(q)
         self.reference.hold(q, 0.0)
         self.effort_command = np.zeros(self.n)
-        self._pending_current = self._command(self.reference.sample(0.0))
-        self._sample_current = self._pending_current.copy()
+        st = self.plant.state
+        q_r, dq_r, ddq_r, effort_r = self.reference.sample(0.0)
+        self._pending_current = self.controller.current(self.sensors.motor_encoder(st.theta), st.dtheta, q_r,
+                                                        dq_r, ddq_r, effort_r + self.effort_command, self.step_s)
 
     # ------------------------------------------------------------------------------ commands
     def follow(self, trajectory: Trajectory, start_time: float | None = None,
@@ -148,82 +181,125 @@ class DigitalTwin:
         self.params = self.plant.params
 
     # ------------------------------------------------------------------------------- stepping
-    def _command(self, reference) -> np.ndarray:
-        """Controller current for the internal step starting now, from the measured rotor state."""
-        st = self.plant.state
-        q_r, dq_r, ddq_r, effort_r = reference
-        theta_measured = quantize(st.theta, self.sensors.motor_resolution)  # the motor encoder
-        return self.controller.current(theta_measured, st.dtheta, q_r, dq_r, ddq_r,
-                                       effort_r + self.effort_command, self.step_s)
+    def _step_times(self, steps: np.ndarray) -> np.ndarray:
+        """Times [s] of internal step indices (step k·substeps is output sample k)."""
+        s = self.substeps
+        return (steps // s + (steps % s) / s) / self.rate_hz
 
-    def _advance_period(self, references=None) -> None:
-        """Integrate one output period (the controller runs at every internal step).
+    def _planned_reference(self, first: int, count: int) -> list[np.ndarray]:
+        """(q_r, q̇_r, q̈_r, effort, controller's model-based torque), each (count, n), at internal steps
+        first … first + count − 1.
 
-        ``references``: the reference at the internal step times of this period and at its end,
-        (substeps + 1, 4, n), when computed in advance; otherwise sampled here. The command for the
-        next step is computed as soon as the state at the sample is known, so that the current of the
-        sample can be the mean of the commands before and after it: a zero-order-hold current jumps
-        at the sample instant, and its mean is what the rotor equation holds there (recording the
-        previous command alone would lag by half a step and bias identification).
+        Evaluated per aligned block of REFERENCE_BLOCK steps and kept until the block is left or the
+        reference changes, so a step's value is the same whatever the calls were.
         """
-        for sub in range(self.substeps):
-            applied = self._pending_current
-            self.plant.advance(applied, self.step_s)
-            t_next = (self.samples + (sub + 1) / self.substeps) / self.rate_hz
-            reference = self.reference.sample(t_next) if references is None else references[sub + 1]
-            self._pending_current = self._command(reference)
-        self._sample_current = 0.5 * (applied + self._pending_current)
-        self.samples += 1
+        size, parts, step, end = self.REFERENCE_BLOCK, [], first, first + count
+        while step < end:
+            block = step // size
+            cached = self._reference_block
+            if cached is None or cached[0] != block or cached[1] != self.reference.revision:
+                times = self._step_times(block * size + np.arange(size))
+                values = self.reference.sample_many(times)
+                values = (*values, self.controller.internal_torques(*values[:3]))
+                cached = self._reference_block = (block, self.reference.revision, values)
+            low, high = step - block * size, min(end - block * size, size)
+            parts.append([value[low:high] for value in cached[2]])
+            step = block * size + high
+        if len(parts) == 1:
+            return parts[0]
+        return [np.concatenate(values) for values in zip(*parts, strict=True)]
+
+    def advance(self, count: int) -> SimulationRecord:
+        """Advance ``count`` output samples; returns them as a :class:`SimulationRecord` (count, n).
+
+        The same as ``count`` calls of :meth:`step` (bit for bit), at a fraction of the cost: the
+        reference, the controller's model-based torque and the sensors are computed for all samples
+        at once, and only the plant and the controller's feedback run per internal step. Commands
+        (:meth:`follow`, :meth:`set_effort_command`, :meth:`set_payload`) take effect from the next
+        call. The sensor noise continues its one stream across calls.
+
+        The command for the next step is computed as soon as the state at the sample is known, so
+        that the current of the sample can be the mean of the commands before and after it: a
+        zero-order-hold current jumps at the sample instant, and its mean is what the rotor equation
+        holds there (recording the previous command alone would lag by half a step and bias
+        identification).
+        """
+        try:
+            count = operator.index(count)
+        except TypeError:
+            raise InputError(f'sample count must be an integer, got {count!r}') from None
+        if count < 0:
+            raise InputError(f'sample count must be >= 0, got {count}')
+        if count == 0:
+            empty = np.empty((0, self.n))
+            return SimulationRecord(self.robot.joint_names, np.empty(0), dict.fromkeys(MEASURED_FIELDS, empty),
+                                    dict.fromkeys(TRUTH_FIELDS, empty), dict.fromkeys(REFERENCE_FIELDS, empty),
+                                    self.rate_hz)
+        s, h, n = self.substeps, self.step_s, self.n
+        plant, controller, st = self.plant, self.controller, self.plant.state
+        q_r, dq_r, ddq_r, effort_r, internal = self._planned_reference(self.samples * s + 1, count * s)
+        theta_r = controller.setpoints(q_r, internal)
+        effort = effort_r + self.effort_command
+        efforts = list(effort) if effort.any() else [None] * (count * s)
+        motor_encoder = self.sensors.motor_encoder
+        steps = zip(theta_r, dq_r, internal, efforts, strict=True)
+        values = []  # per sample: the truth fields, with the commands before and after it for the current
+        pending = self._pending_current
+        for _ in range(count):
+            for _ in range(s):
+                applied = pending
+                plant.advance(applied, h)
+                theta_set, dq_set, internal_set, effort_set = next(steps)
+                theta = st.theta
+                pending = controller.feedback(motor_encoder(theta), st.dtheta, theta_set, dq_set, internal_set,
+                                              effort_set, h)
+            values += (st.q, st.dq, theta, st.dtheta, plant.joint_torque, plant.friction_torque, applied, pending,
+                       st.temperature, plant.rotor_acceleration, plant.link_acceleration, st.sensed_temperature)
+        first = self.samples + 1
+        self.samples += count
         self.time = self.samples / self.rate_hz
 
-    def _truth(self) -> dict[str, np.ndarray]:
-        st, p = self.plant.state, self.plant
-        return {'q': st.q, 'dq': st.dq, 'theta': st.theta, 'dtheta': st.dtheta,
-                'joint_torque': p.joint_torque, 'friction': p.friction_torque, 'current': self._sample_current,
-                'temperature': st.temperature, 'rotor_acceleration': p.rotor_acceleration,
-                'link_acceleration': p.link_acceleration}
-
-    def _measure(self) -> Measurement:
-        st, p = self.plant.state, self.plant
-        return self.sensors.measure(st.q, st.dq, p.joint_torque, st.theta, st.dtheta, self._sample_current,
-                                    st.sensed_temperature)
+        fields = len(TRUTH_FIELDS) + 2  # 'current' from the two commands, and the sensed temperature
+        table = np.concatenate(values).reshape(count, fields, n).transpose(1, 0, 2)  # (fields, count, n)
+        q, dq, theta, dtheta, joint_torque, friction, before, after, *rest, sensed_temperature = table
+        current = 0.5 * (before + after)  # the mean of the zero-order hold across the sample
+        truth = dict(zip(TRUTH_FIELDS, (q, dq, theta, dtheta, joint_torque, friction, current, *rest), strict=True))
+        self._pending_current = pending
+        measured = self.sensors.measure_many(truth['q'], truth['dq'], truth['joint_torque'], truth['theta'],
+                                             truth['dtheta'], truth['current'], sensed_temperature)
+        # One copy (the planned block stays in use) of the reference at the samples.
+        reference = dict(zip(REFERENCE_FIELDS, np.array([q_r[s - 1::s], dq_r[s - 1::s], ddq_r[s - 1::s],
+                                                         effort_r[s - 1::s]]), strict=True))
+        time = np.arange(first, first + count) / self.rate_hz
+        return SimulationRecord(self.robot.joint_names, time, {k: getattr(measured, k) for k in MEASURED_FIELDS},
+                                truth, reference, self.rate_hz)
 
     def step(self) -> TwinSample:
-        """Advance one output period; returns the sample at the new time."""
-        self._advance_period()
-        truth = {k: np.array(v, copy=True) for k, v in self._truth().items()}
-        q_r, dq_r, ddq_r, effort_r = self.reference.sample(self.time)
-        reference = {'q': q_r, 'dq': dq_r, 'ddq': ddq_r, 'effort': effort_r}
-        return TwinSample(self.time, self._measure(), truth, reference)
+        """Advance one output period; returns the sample at the new time (``advance(1)``)."""
+        record = self.advance(1)
+        m = record.measured
+        measured = Measurement(**{k: m[k][0] for k in MEASURED_FIELDS})
+        return TwinSample(self.time, measured, {k: v[0] for k, v in record.truth.items()},
+                          {k: v[0] for k, v in record.reference.items()})
 
     def run(self, duration_s: float, progress: Callable[[float], None] | None = None) -> SimulationRecord:
         """Simulate ``duration_s`` [s] with the current reference; ``progress(fraction)`` about every 5 %.
 
-        The reference is computed for all internal steps at once and the sensors are applied to the
-        whole recording at the end (neither depends on the plant's state), so the loop only runs
-        the controller and the plant.
+        :meth:`advance` in chunks of at most RUN_CHUNK samples, joined.
         """
         if not np.isfinite(duration_s) or duration_s <= 0:
             raise InputError(f'duration must be > 0 s, got {duration_s!r}')
         count = int(round(duration_s * self.rate_hz))
-        step_times = (self.samples + np.arange(count * self.substeps + 1) / self.substeps) / self.rate_hz
-        planned = np.stack(self.reference.sample_many(step_times), axis=1)  # (count·substeps + 1, 4, n)
-        time = (self.samples + 1 + np.arange(count)) / self.rate_hz
-        truth = {k: np.empty((count, self.n)) for k in TRUTH_FIELDS}
-        sensed_temperature = np.empty((count, self.n))
-        every = max(1, count // 20)
-        for k in range(count):
-            self._advance_period(planned[k * self.substeps:(k + 1) * self.substeps + 1])
-            for name, value in self._truth().items():
-                truth[name][k] = value
-            sensed_temperature[k] = self.plant.state.sensed_temperature
-            if progress is not None and (k + 1) % every == 0:
-                progress((k + 1) / count)
-        measured = self.sensors.measure_many(truth['q'], truth['dq'], truth['joint_torque'], truth['theta'],
-                                             truth['dtheta'], truth['current'], sensed_temperature)
-        reference = dict(zip(REFERENCE_FIELDS, self.reference.sample_many(time), strict=True))
-        return SimulationRecord(self.robot.joint_names, time, {k: getattr(measured, k) for k in MEASURED_FIELDS},
-                                truth, reference, self.rate_hz)
+        if count == 0:
+            return self.advance(0)
+        chunk = self.RUN_CHUNK if progress is None else min(self.RUN_CHUNK, max(1, count // 20))
+        records, done = [], 0
+        while done < count:
+            records.append(self.advance(min(chunk, count - done)))
+            done += records[-1].time.size
+            if progress is not None:
+                progress(done / count)
+        return SimulationRecord.concatenate(records)
 
 
 def trajectory_start(trajectory: Trajectory, joint_names) -> np.ndarray:
