@@ -1,6 +1,7 @@
 """Identification (issue 6): solvers on synthetic systems, the IDIM pipeline on the twin, results."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -9,10 +10,11 @@ from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
 from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.solvers import check_identifiable, irls, ols, tls, wls
-from dynid.identify.validate import predict, predict_series, validate
+from dynid.identify.validate import predict, predict_series, recover_payload, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
@@ -152,10 +154,125 @@ def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin
               for name in ('t', 'q', 'dq', 'tau', 'current', 'theta', 'dtheta', 'temperature')}
     holed = dataclasses.replace(holed, **values)
     result = identify(robot, [RecordingInput(holed, name='holed')], ModelSpec(), options=IdentifyOptions('wls'))
-    assert any('holed: samples missing; used 2 contiguous pieces' in w for w in result.warnings)
+    assert [w for w in result.warnings if 'lost' in w] == [
+        'holed: 100 of 10000 samples lost (1 %) in 1 gap, longest 202 ms; used 2 of 2 contiguous pieces']
     for j in range(6):
         assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)
     assert min(m['nrmse_fit_percent'] for m in validate(result, robot, test)['joints'].values()) > 95.0
     times, measured, predicted, used = predict_series(result, robot, holed)  # the report's plot: both pieces
     assert np.count_nonzero(np.isnan(times)) == 1 and np.nanmax(times) > 0.9 * holed.t[-1]
     assert measured.shape == predicted.shape == used.shape == (times.size, 6)
+
+
+# ------------------------------------------------------------------------------ lost samples
+def _lose(dataset, keep):
+    """The recording without the samples where ``keep`` is False (lost on the way to the recorder)."""
+    return dataclasses.replace(dataset, t=dataset.t[keep],
+                               **{name: value[keep] for name, value in dataset.signals().items()})
+
+
+def _bursty_losses(count, seed):
+    """Contiguous runs of 100–500 samples, each followed by 150–300 samples of which 90 % are lost:
+    about 40 % lost in hundreds of gaps. At 500 Hz a piece needs more than 250 samples (0.3 s of
+    trimmed ends and ten decimated samples), so the lossy stretches and about a third of the runs
+    are too short."""
+    rng = np.random.default_rng(seed)
+    keep = np.zeros(count, dtype=bool)
+    k = 0
+    while k < count:
+        run, stretch = int(rng.integers(100, 500)), int(rng.integers(150, 300))
+        keep[k:k + run] = True
+        lossy = keep[k + run:k + run + stretch]  # a view
+        lossy[:] = rng.random(lossy.size) >= 0.9
+        k += run + stretch
+    return keep
+
+
+def _sparse(count, seed, runs=((1000, 1270), (3000, 3270))):
+    """One sample in 6 or 7 kept (12–14 ms steps at 500 Hz), except the contiguous ``runs``."""
+    rng = np.random.default_rng(seed)
+    keep = np.zeros(count, dtype=bool)
+    index = np.cumsum(rng.integers(6, 8, size=count // 6)) - 6
+    keep[index[index < count]] = True
+    for a, b in runs:
+        keep[a:b] = True
+    return keep
+
+
+@pytest.fixture(scope='module')
+def gapped(twin_data):
+    """The twin recordings after heavy losses, and WLS identified from the training one."""
+    robot, params, train, test = twin_data
+    training = _lose(train, _bursty_losses(train.n_samples, seed=5))
+    held_out = _lose(test, _sparse(test.n_samples, seed=6))
+    result = identify(robot, [RecordingInput(training, name='gapped')], ModelSpec(), options=IdentifyOptions('wls'))
+    return robot, params, training, held_out, result
+
+
+def test_heavy_losses_give_one_warning_line_and_still_fit(gapped, twin_data, tmp_path):
+    robot, params, training, _, result = gapped
+    summary = training.gaps()
+    assert 0.3 < summary.lost / summary.expected < 0.5 and len(summary.gaps) > 200
+    lengths = np.diff(summary.edges)
+    assert np.any((lengths >= 100) & (lengths <= 250))  # pieces that reach the filters and are refused there
+    about_gaps = [w for w in result.warnings if 'lost' in w or 'piece' in w or 'skipped' in w]
+    assert len(about_gaps) == 1 and about_gaps[0].startswith(summary.line('gapped') + '; used ')
+    used, pieces, skipped = map(int, re.search(r'used (\d+) of (\d+) contiguous pieces \((\d+) too short',
+                                               about_gaps[0]).groups())
+    assert pieces == summary.pieces and used + skipped == pieces and used >= 10 and skipped > 0
+    # The result file carries the summary per recording and still loads.
+    loaded = IdentificationResult.load(result.save(tmp_path / 'result.yaml'))
+    (entry,) = loaded.provenance['inputs']
+    assert entry['name'] == 'gapped' and entry['samples'] == training.n_samples
+    assert entry['gaps']['lost'] == summary.lost and entry['gaps']['pieces_used'] == used
+    assert entry['gaps']['pieces_skipped'] == skipped and entry['gaps']['summary'] == about_gaps[0]
+    # Tolerances as in test_wls_recovers_the_matched_twin: friction within 3 %, held-out fit above 95 %.
+    for j in range(6):
+        assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)
+        assert result.value(f'Fv_{j + 1}') == pytest.approx(params.joints.viscous1[j], rel=0.03)
+    clean = validate(result, robot, twin_data[3])
+    assert min(m['nrmse_fit_percent'] for m in clean['joints'].values()) > 95.0 and 'gaps' not in clean
+
+
+def test_validation_of_a_heavily_gapped_recording_returns_metrics(gapped, twin_data):
+    robot, _, training, held_out, result = gapped
+    # Most steps are 12–14 ms: the median step is six periods, so a split at 1.5 median steps finds no
+    # gap and the pipeline would refuse the recording as non-uniform.
+    assert np.median(np.diff(held_out.t)) > 0.0119
+    metrics = validate(result, robot, held_out, name='held-out')
+    # Two pieces of about 270 samples give 12 or 13 decimated samples each (rows in stiction dropped);
+    # the matched model explains them to 2 %.
+    assert 12 * 6 < metrics['rows'] <= 2 * 13 * 6 and metrics['relative_residual'] < 0.02
+    summary = held_out.gaps()
+    assert metrics['gaps']['pieces_used'] == 2 and metrics['gaps']['lost'] == summary.lost
+    assert metrics['gaps']['summary'].startswith(summary.line('held-out') + '; used 2 of ')
+    times, measured, predicted, used = predict_series(result, robot, held_out)
+    assert np.count_nonzero(np.isnan(times)) == 1 and measured.shape == (times.size, 6)
+    # No payload on either recording: the recovered mass is zero within 0.05 kg (and 3σ).
+    for dataset in (held_out, training):
+        recovered = recover_payload(result, robot, dataset)
+        assert abs(recovered['mass']) < max(0.05, 3 * recovered['mass_std'])
+        assert abs(recovered['mass']) < 0.05
+    nothing_usable = _lose(twin_data[3], _sparse(twin_data[3].n_samples, seed=6, runs=((1000, 1200),)))
+    with pytest.raises(InputError, match=r'^held-out: .* samples lost .*used 0 of .*no contiguous piece'):
+        validate(result, robot, nothing_usable, name='held-out')
+
+
+def test_report_shows_each_recordings_gaps_once_behind_a_fold(gapped, tmp_path):
+    robot, _, training, held_out, result = gapped
+    result = dataclasses.replace(result, metrics=dict(result.metrics))
+    result.metrics['validation'] = validate(result, robot, held_out, name='held-out')
+    page = write_report(tmp_path / 'report', result, robot, [training], [held_out]).read_text()
+    train_line = result.provenance['inputs'][0]['gaps']['summary']
+    held_line = result.metrics['validation']['gaps']['summary']
+    assert page.count(train_line) == 1 and page.count(held_line) == 1
+    assert page.count('<details>') == 2 and 'skipped:' not in page
+    fold = page[page.index(f'<summary>{train_line}</summary>'):]
+    fold = fold[:fold.index('</details>')]
+    assert fold.count('<tr>') == len(training.gaps().gaps) + 1  # header and one row per gap
+    # A result written before the gap summaries were kept: the lines come from the stamps.
+    older = dataclasses.replace(result, metrics={'train': result.metrics['train']},
+                                warnings=['gapped: samples missing; used 377 contiguous pieces'],
+                                provenance={**result.provenance, 'inputs': [{'name': 'gapped'}]})
+    page = write_report(tmp_path / 'older', older, robot, [training], [held_out]).read_text()
+    assert page.count('<details>') == 2 and page.count(training.gaps().line('gapped')) == 1

@@ -1,5 +1,6 @@
 """`dynid identify` and `dynid validate` from the command line, and bad input (exit 2, one line, nothing lost)."""
 
+import dataclasses
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
 
 from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
-from dynid.io.bag import JOINT_STATE, TYPESTORE
+from dynid.io.bag import JOINT_STATE, TYPESTORE, read_bag, write_bag
 from dynid.model import load_robot
 
 DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
@@ -100,3 +101,57 @@ def test_rank_deficient_trajectory_is_refused(tmp_path):
                        '--quiet', '-o', str(tmp_path / 'still'))
     assert simulated.returncode == 0, simulated.stderr
     _one_line_error(_dynid('identify', str(tmp_path / 'still'), '-o', str(tmp_path / 'r.yaml')), 'richer')
+
+
+def _lossy_copy(source, target, keep_of):
+    """The bag ``source`` rewritten to ``target`` without the samples ``keep_of(count)`` marks False."""
+    dataset = read_bag(source)
+    keep = keep_of(dataset.n_samples)
+    write_bag(target, dataclasses.replace(dataset, t=dataset.t[keep], source={},
+                                          **{name: value[keep] for name, value in dataset.signals().items()}))
+    return str(target)
+
+
+def _bursts(count, seed=1):
+    """At 250 Hz: contiguous runs of 150–300 samples, each followed by 100–200 samples of which 90 % are
+    lost (about a third lost in about a hundred gaps; a piece needs 126 samples)."""
+    rng = np.random.default_rng(seed)
+    keep = np.zeros(count, dtype=bool)
+    k = 0
+    while k < count:
+        run, stretch = int(rng.integers(150, 300)), int(rng.integers(100, 200))
+        keep[k:k + run] = True
+        lossy = keep[k + run:k + run + stretch]  # a view
+        lossy[:] = rng.random(lossy.size) >= 0.9
+        k += run + stretch
+    return keep
+
+
+def _sparse(count):
+    """At 250 Hz: one sample in 3 (12 ms steps) except two contiguous runs of 150 samples."""
+    keep = np.arange(count) % 3 == 0
+    keep[300:450] = keep[900:1050] = True
+    return keep
+
+
+def test_gapped_recordings_get_one_line_each(bags, tmp_path):
+    train = _lossy_copy(bags / 'train', tmp_path / 'gapped_train', _bursts)
+    check = _lossy_copy(bags / 'check', tmp_path / 'gapped_check', _sparse)
+    out = tmp_path / 'result.yaml'
+    identified = _dynid('identify', train, '--validate', check, '-o', str(out), '--report', str(tmp_path / 'report'),
+                        '--quiet')
+    assert identified.returncode == 0, identified.stderr
+    about_gaps = [line for line in identified.stdout.splitlines() if 'lost' in line or 'piece' in line]
+    assert len(about_gaps) == 2, identified.stdout
+    (trained,) = [line for line in about_gaps if line.startswith(f'warning: {train}: ')]
+    (validated,) = [line for line in about_gaps if line.startswith(f'warning: {check}: ')]
+    assert 'too short for the filters, skipped' in trained and '; used 2 of ' in validated
+    assert 'skipped:' not in identified.stdout + identified.stderr
+    page = (tmp_path / 'report' / 'index.html').read_text()
+    assert page.count('<details>') == 2
+    assert page.count(trained.removeprefix('warning: ')) == page.count(validated.removeprefix('warning: ')) == 1
+    checked = _dynid('validate', check, '--params', str(out), '--recover-payload')
+    assert checked.returncode == 0, checked.stderr
+    about_gaps = [line for line in checked.stdout.splitlines() if 'lost' in line or 'piece' in line]
+    assert len(about_gaps) == 1 and about_gaps[0].startswith(f'warning: {check}: ') and 'NRMSE fit' in checked.stdout
+    assert 'recovered payload mass' in checked.stdout and checked.stderr == ''

@@ -258,10 +258,13 @@ def _recordings(bags, robot, masses, com, label):
 
 
 def _print_metrics(label: str, metrics: dict) -> None:
+    """The metrics of one recording, then its one line about lost samples if it lost any."""
     print(f'{label}: relative residual {metrics["relative_residual"]:.4g}, RMSE {metrics["rmse"]:.4g} N·m '
           f'({metrics["rows"]} equations)')
     for name, m in metrics['joints'].items():
         print(f'  {name:<22} RMSE {m["rmse"]:>8.4g} N·m   NRMSE fit {m["nrmse_fit_percent"]:>7.2f} %')
+    if (metrics.get('gaps') or {}).get('summary'):
+        print(f'warning: {metrics["gaps"]["summary"]}')
 
 
 def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -324,7 +327,7 @@ def _run_identify(args: argparse.Namespace) -> int:
     validation = [read_bag(bag, joint_names=robot.joint_names) for bag in args.validate]
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
-        metrics = validate(result, robot, dataset)
+        metrics = validate(result, robot, dataset, name=args.validate[i])
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     result.save(output)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
@@ -372,9 +375,9 @@ def _run_validate(args: argparse.Namespace) -> int:
     for bag, mass in zip(args.bags, masses, strict=True):
         dataset = read_bag(bag, joint_names=robot.joint_names)
         payload = Payload(mass, args.payload_com) if mass > 0 else None
-        _print_metrics(f'{bag}', validate(result, robot, dataset, payload))
+        _print_metrics(f'{bag}', validate(result, robot, dataset, payload, name=bag))
         if args.recover_payload:
-            recovered = recover_payload(result, robot, dataset)
+            recovered = recover_payload(result, robot, dataset, name=bag)
             print(f'  recovered payload mass {recovered["mass"]:.4f} ± {recovered["mass_std"]:.2g} kg')
     return EXIT_OK
 

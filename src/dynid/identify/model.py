@@ -37,8 +37,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.preprocess import Decimator, FilterSettings, Signals, differentiate
+from dynid.identify.preprocess import Decimator, FilterSettings, Signals, TooShortError, differentiate
 from dynid.io.dataset import Dataset
+from dynid.io.gaps import GapSummary
 from dynid.model.base_parameters import compute_base_parameters
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
@@ -112,6 +113,39 @@ class RecordingInput:
 
 
 @dataclass
+class RecordingGaps:
+    """One recording as given: its lost samples (``summary``) and how many of its contiguous pieces
+    enter the problem (``used``; the others are too short for the filters and the decimation)."""
+
+    name: str
+    summary: GapSummary
+    source: dict = field(default_factory=dict)
+    payload_mass_known: float | None = None
+    payload_known: float | None = None
+    used: int = 0
+    longest_piece: int = 0  # samples of the longest piece found too short
+    needed: int = 0         # samples a piece needs
+
+    @property
+    def skipped(self) -> int:
+        return self.summary.pieces - self.used
+
+    def line(self) -> str:
+        """One line for people, e.g. 'rec: 6249 of 15109 samples lost (41 %) in 258 gaps, longest 104 ms;
+        used 247 of 259 contiguous pieces (12 too short for the filters, skipped)'."""
+        text = self.summary.line(self.name)
+        if not self.summary.gaps:
+            return text
+        text += f'; used {self.used} of {self.summary.pieces} contiguous pieces'
+        return text + (f' ({self.skipped} too short for the filters, skipped)' if self.skipped else '')
+
+    def to_dict(self) -> dict:
+        """The gap summary and the pieces used, for result files."""
+        return {**self.summary.to_dict(), 'pieces': self.summary.pieces, 'pieces_used': self.used,
+                'pieces_skipped': self.skipped, 'summary': self.line()}
+
+
+@dataclass
 class Block:
     """The decimated equations of one recording (rows: samples × joints, sample-major)."""
 
@@ -165,6 +199,11 @@ class IdentificationProblem:
         robot: the model to identify. recordings: the data. spec: the model. settings: filters.
         drives: nominal drives (default ``robot.drives``); needed when the torque comes from currents.
         drive_gains_unknown: build for drive-gain identification (no K_τ·i target, no rotor compensation).
+
+    A recording that lost samples is split at its gaps (:meth:`Dataset.gaps`); its pieces too short for
+    the filters and the decimation are skipped, and ``gaps`` (one :class:`RecordingGaps` per recording
+    as given) counts them, so that ``warnings`` holds one line per such recording. Only a problem left
+    without any usable piece is refused.
     """
 
     def __init__(self, robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
@@ -178,18 +217,20 @@ class IdentificationProblem:
         settings = settings or FilterSettings()
         self.warnings: list[str] = []
         # Recordings with lost samples are split into their contiguous pieces; pieces of one recording
-        # share its payload parameters (``origins``).
-        self.recordings, self.origins = [], []
+        # share its payload parameters (``origins``). Pieces of a single sample cannot even form a dataset.
+        self.recordings, self.origins, self.gaps = [], [], []
         for i, r in enumerate(self._check_joints(recordings)):
             dataset = r.dataset.reordered(robot.joint_names) if r.dataset.joint_names != robot.joint_names \
                 else r.dataset
-            name = r.name or f'recording {i + 1}'
-            pieces = dataset.contiguous_pieces()
-            if len(pieces) > 1:
-                self.warnings.append(f'{name}: samples missing; used {len(pieces)} contiguous pieces')
-            for k, piece in enumerate(pieces):
-                self.recordings.append(RecordingInput(piece, r.payload, r.payload_mass,
-                                                      name if len(pieces) == 1 else f'{name} part {k + 1}'))
+            name = r.name or dataset.source.get('bag') or f'recording {i + 1}'
+            summary = dataset.gaps()
+            edges = summary.edges
+            pieces = [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b - a >= 2]
+            self.gaps.append(RecordingGaps(name, summary, dataset.source, r.payload_mass,
+                                           None if r.payload is None else float(r.payload.mass)))
+            for k, (a, b) in enumerate(pieces):
+                self.recordings.append(RecordingInput(dataset.sliced(a, b), r.payload, r.payload_mass,
+                                                      name if summary.pieces == 1 else f'{name} part {k + 1}'))
                 self.origins.append(i)
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None:
@@ -209,20 +250,33 @@ class IdentificationProblem:
         self.friction_names = friction_symbols(spec.friction, spec.temperature)
         self.blocks: list[Block] = []
         self.settings: FilterSettings | None = None
-        kept = []
+        kept, origins = [], []
         for recording, origin in zip(self.recordings, self.origins, strict=True):
             try:
                 block, self.settings = self._prepare(origin, recording, settings)
-            except InputError as error:
-                if len(self.recordings) == 1 or 'too few' not in str(error):
+            except TooShortError as error:
+                gaps = self.gaps[origin]
+                gaps.longest_piece = max(gaps.longest_piece, error.samples)
+                gaps.needed = error.needed
+                if gaps.summary.gaps:  # counted in the recording's one line
+                    continue
+                if len(recordings) == 1:
                     raise
                 self.warnings.append(f'{recording.name} skipped: {error}')
                 continue
             self.blocks.append(block)
             kept.append(recording)
+            origins.append(origin)
+            self.gaps[origin].used += 1
+        self.recordings, self.origins = kept, origins
+        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.summary.gaps]
         if not self.blocks:
-            raise InputError('no recording piece is long enough for the filters and the decimation')
-        self.recordings = kept
+            lines = ''.join(f'{gaps.line()}: ' for gaps in self.gaps if gaps.summary.gaps)
+            needed = max(gaps.needed for gaps in self.gaps)
+            raise InputError(f'{lines}no contiguous piece of the recordings is long enough for the filters and '
+                             f'the decimation' + (f' (need at least {needed} samples, the longest has '
+                                                  f'{max(gaps.longest_piece for gaps in self.gaps)})'
+                                                  if needed else ''))
 
     # ------------------------------------------------------------------------------- set-up
     def _check_joints(self, recordings):
@@ -415,9 +469,8 @@ class IdentificationProblem:
                 'rotor_inertia_identified': self.identify_rotor_inertia,
                 'friction_velocity': 'rotor' if self.friction_on_rotor else 'link',
                 'filters': None if self.settings is None else self.settings.to_dict(),
-                'recordings': [{'name': r.name, 'source': {k: v for k, v in r.dataset.source.items()
+                'recordings': [{'name': g.name, 'source': {k: v for k, v in g.source.items()
                                                            if k in ('bag', 'simulation', 'start_ns')},
-                                'samples': r.dataset.n_samples,
-                                'payload_mass_known': r.payload_mass,
-                                'payload_known': None if r.payload is None else float(r.payload.mass)}
-                               for r in self.recordings]}
+                                'samples': g.summary.samples, 'payload_mass_known': g.payload_mass_known,
+                                'payload_known': g.payload_known, 'gaps': g.to_dict()}
+                               for g in self.gaps]}

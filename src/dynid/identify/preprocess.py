@@ -60,6 +60,25 @@ class FilterSettings:
         return asdict(self)
 
 
+class TooShortError(InputError):
+    """A recording (or a contiguous piece of one) too short for trimming, filtering and decimation.
+
+    ``samples``: what it holds; ``needed``: the fewest it would need.
+    """
+
+    def __init__(self, message: str, samples: int, needed: int) -> None:
+        super().__init__(message)
+        self.samples, self.needed = samples, needed
+
+
+def minimum_samples(settings: FilterSettings, rate_hz: float) -> int:
+    """The fewest samples the pipeline takes with validated ``settings`` at ``rate_hz``: both trimmed
+    ends (as :class:`Decimator` trims them), ten decimated samples, and more than the zero-phase
+    filters' edge padding."""
+    padding = 3 * (2 * ((settings.order + 1) // 2) + 1)  # scipy.signal.sosfiltfilt's default padlen
+    return max(2 * int(round(settings.trim_s * rate_hz)) + 10 * (settings.decimation or 1), padding + 1)
+
+
 @dataclass
 class Signals:
     """Filtered full-rate signals of one recording, (N, n) arrays in model joint order.
@@ -99,10 +118,10 @@ def differentiate(dataset: Dataset, settings: FilterSettings) -> tuple[Signals, 
     """Filtered positions and their central-difference derivatives (step 1), with validated settings."""
     rate = _uniform_rate(dataset)
     settings = settings.validated(rate)
-    minimum = int(2 * settings.trim_s * rate) + 10 * (settings.decimation or 1)
-    if dataset.n_samples <= minimum:
-        raise InputError(f'{dataset.source.get("bag", "dataset")}: {dataset.n_samples} samples are too few '
-                         f'for trimming and decimation (need more than {minimum})')
+    minimum = minimum_samples(settings, rate)
+    if dataset.n_samples < minimum:
+        raise TooShortError(f'{dataset.source.get("bag", "dataset")}: {dataset.n_samples} samples are too few '
+                            f'for trimming and decimation (need at least {minimum})', dataset.n_samples, minimum)
     sos = scipy.signal.butter(settings.order, settings.position_cutoff_hz, fs=rate, output='sos')
     dt = 1.0 / rate
 

@@ -2,8 +2,9 @@
 
 Plots: measured and predicted torque per joint over time (first recording of each set), residual
 histograms per joint, and the base parameters with ±3σ error bars (normalized by their value).
-The page lists the model, the metrics (training and validation) and every parameter with its
-expression in standard parameters, value, standard deviation and relative %.
+The page lists the model, the recordings with their lost samples (one line each, the gaps behind a
+fold), the metrics (training and validation) and every parameter with its expression in standard
+parameters, value, standard deviation and relative %.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import predict_series
 from dynid.io.dataset import Dataset
+from dynid.io.gaps import GapSummary
 from dynid.model.robot import RobotModel
 
 
@@ -85,6 +87,38 @@ def _metrics_table(metrics: dict) -> str:
             f'{rows}</table>')
 
 
+def _gap_table(summary: GapSummary) -> str:
+    rows = ''.join(f'<tr><td>{g.start_s:.4f}</td><td>{g.duration_s * 1e3:.4g}</td><td>{g.lost}</td></tr>'
+                   for g in summary.gaps)
+    return (f'<table><tr><th>start [s]</th><th>duration [ms]</th><th>samples lost</th></tr>{rows}</table>'
+            f'<p>nominal period {summary.period_s * 1e3:.4g} ms</p>')
+
+
+def _recording_lines(result: IdentificationResult, training: list[Dataset],
+                     validation: list[Dataset]) -> list[tuple[str, GapSummary]]:
+    """(one line, gaps) per recording. The line is the one identification or validation wrote when the
+    result holds it (it also counts the contiguous pieces used), else one made from the stamps."""
+    inputs = result.provenance.get('inputs') or []
+    if len(inputs) != len(training):  # another result's recordings, or an older result listing pieces
+        inputs = [{}] * len(training)
+    described = [(dataset, given.get('name'), given.get('gaps')) for dataset, given in zip(training, inputs,
+                                                                                        strict=True)]
+    described += [(dataset, None, result.metrics.get('validation' if i == 0 else f'validation_{i + 1}', {}).get('gaps'))
+                  for i, dataset in enumerate(validation)]
+    lines = []
+    for k, (dataset, name, gaps) in enumerate(described):
+        summary = dataset.gaps()
+        name = name or dataset.source.get('bag') or f'recording {k + 1}'
+        lines.append(((gaps or {}).get('summary') or summary.line(name), summary))
+    return lines
+
+
+def _recordings_section(lines: list[tuple[str, GapSummary]]) -> str:
+    items = ''.join(f'<details><summary>{html.escape(line)}</summary>{_gap_table(summary)}</details>'
+                    if summary.gaps else f'<p>{html.escape(line)}</p>' for line, summary in lines)
+    return f'<h2>Recordings</h2>{items}'
+
+
 def write_report(folder: str | Path, result: IdentificationResult, robot: RobotModel, training: list[Dataset],
                  validation: list[Dataset] | None = None) -> Path:
     """Write ``folder/index.html`` and its plots; returns the index path. The folder may exist."""
@@ -114,7 +148,9 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
         '<h2>Drive gains [N·m/A]</h2><p>' + ('identified' if result.drive_gains_identified else 'nominal')
         + ': ' + ', '.join(f'{html.escape(j)} {g:.5g}' for j, g in zip(result.joint_names, result.drive_gains,
                                                                        strict=True)) + '</p>')
-    warnings = ''.join(f'<li>{html.escape(w)}</li>' for w in result.warnings)
+    recordings = _recording_lines(result, training, validation or [])
+    shown = {line for line, _ in recordings}  # a recording's gap line appears once, in its section
+    warnings = ''.join(f'<li>{html.escape(w)}</li>' for w in result.warnings if w not in shown)
     page = f'''<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>dynid identification: {html.escape(result.robot)}</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
@@ -125,6 +161,7 @@ td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100
 {"(rotor-side compensated)" if result.model.get("rotor_compensation") else ""}; cond(W) = {result.condition_number:.4g};
 {len(result.parameter_names)} parameters.</p>
 {"<h2>Warnings</h2><ul>" + warnings + "</ul>" if warnings else ""}
+{_recordings_section(recordings)}
 {gains}
 {"".join(sections)}
 <h2>Residuals (training)</h2><img src="residuals.png" alt="residual histograms">

@@ -5,6 +5,10 @@ data, rebuilt from the result's model and provenance; the prediction is W·χ̂.
 NRMSE fit per joint, relative residual ‖y − ŷ‖/‖y‖. :func:`recover_payload` estimates an unknown
 payload on the recording from what the identified model leaves unexplained (Gautier & Briot's
 payload-mass check on validation runs).
+
+A recording that lost samples is split into its contiguous pieces exactly as for identification;
+pieces too short for the filters and the decimation are left out, and the metrics carry the
+recording's gap summary under ``gaps`` (its ``summary`` is the one line for people).
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
-from dynid.identify.preprocess import FilterSettings
+from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingGaps, RecordingInput
+from dynid.identify.preprocess import FilterSettings, differentiate
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import equation_metrics
 from dynid.io.dataset import Dataset
@@ -34,8 +38,17 @@ class Prediction:
     problem: IdentificationProblem
     design: np.ndarray
 
+    @property
+    def gaps(self) -> RecordingGaps:
+        """The recording's lost samples and the contiguous pieces used."""
+        return self.problem.gaps[0]
+
     def metrics(self, joint_names) -> dict:
-        return equation_metrics(self.measured, self.predicted, self.joints, joint_names)
+        """Equation metrics, plus ``gaps`` (:meth:`RecordingGaps.to_dict`) when samples were lost."""
+        metrics = equation_metrics(self.measured, self.predicted, self.joints, joint_names)
+        if self.gaps.summary.gaps:
+            metrics['gaps'] = self.gaps.to_dict()
+        return metrics
 
 
 def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput) -> IdentificationProblem:
@@ -56,10 +69,15 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
     return IdentificationProblem(robot, [recording], spec, settings, drives)
 
 
+def _name(dataset: Dataset, name: str | None) -> str:
+    return name or dataset.source.get('bag') or 'validation'
+
+
 def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-            payload: Payload | None = None) -> Prediction:
-    """Torques of ``dataset`` as measured and as the result predicts them (``payload``: known payload)."""
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name='validation'))
+            payload: Payload | None = None, name: str | None = None) -> Prediction:
+    """Torques of ``dataset`` as measured and as the result predicts them (``payload``: known payload;
+    ``name``: the recording's name in messages, default its bag)."""
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)))
     names = problem.parameter_names()
     missing = [n for n in names if n not in result.parameter_names]
     if missing:
@@ -72,12 +90,12 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
 
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-                   payload: Payload | None = None):
+                   payload: Payload | None = None, name: str | None = None):
     """(times (M,), measured (M, n), predicted (M, n), used (M, n)) of a recording, for plots.
 
-    A recording split at lost samples gives one stretch per piece, separated by a NaN row.
+    A recording split at lost samples gives one stretch per piece used, separated by a NaN row.
     """
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name='series'))
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)))
     names = problem.parameter_names()
     values = np.array([result.value(n) for n in names])
     exponents = result.exponents if result.exponents is not None else np.full(robot.n, problem.spec.exponent)
@@ -92,31 +110,29 @@ def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dat
 
 
 def validate(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-             payload: Payload | None = None) -> dict:
+             payload: Payload | None = None, name: str | None = None) -> dict:
     """Validation metrics of ``result`` on ``dataset`` (module docstring)."""
-    return predict(result, robot, dataset, payload).metrics(robot.joint_names)
+    return predict(result, robot, dataset, payload, name).metrics(robot.joint_names)
 
 
-def recover_payload(result: IdentificationResult, robot: RobotModel, dataset: Dataset) -> dict:
+def recover_payload(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
+                    name: str | None = None) -> dict:
     """Least-squares estimate of an unknown flange payload from the residual of the identified model.
 
-    Returns {'mass': kg, 'mass_std': kg, 'parameters': the 10 standard parameters about the flange}.
+    The payload columns are built per contiguous piece from the same filtered states and decimation
+    as the equations. Returns {'mass': kg, 'mass_std': kg,
+    'parameters': the 10 standard parameters about the flange}.
     """
-    prediction = predict(result, robot, dataset)
+    prediction = predict(result, robot, dataset, name=name)
     problem = prediction.problem
-    block = problem.blocks[0]
-    signals_rows = block.rigid.shape[0]
-    # Payload columns at the decimated samples: rebuild from the filtered states of the recording.
-    from dynid.identify.preprocess import Decimator, differentiate
-
-    signals, settings = differentiate(dataset, problem.settings)
-    decimate = Decimator(settings, signals.rate_hz, len(signals.t))
-    columns = robot.payload_regressor(signals.q, signals.dq, signals.ddq).reshape(len(signals.t), robot.n, 10)
-    columns = decimate(columns)
-    if columns.shape[0] != signals_rows:
-        raise InputError('internal: payload columns and equations differ in length')
-    keep = np.ones(block.velocity.shape, dtype=bool) if block.keep is None else block.keep
-    w = columns[keep]
+    parts = []
+    for k, block in enumerate(problem.blocks):
+        signals, _ = differentiate(problem.recordings[k].dataset, problem.settings)
+        columns = robot.payload_regressor(signals.q, signals.dq, signals.ddq).reshape(len(signals.t), robot.n, 10)
+        parts.append(block.decimator(columns)[problem.block_keep(k)])
+    w = np.concatenate(parts)
+    if w.shape[0] != prediction.measured.shape[0]:
+        raise RuntimeError('payload columns and equations differ in length')
     residual = prediction.measured - prediction.predicted
     solution, *_ = np.linalg.lstsq(w, residual, rcond=None)
     error = residual - w @ solution

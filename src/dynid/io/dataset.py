@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.io.gaps import GAP_TOLERANCE, GapSummary, find_gaps, nominal_period
 from dynid.model.inertial import Payload
 
 JOINT_SIGNALS = ('q', 'dq', 'tau', 'current', 'theta', 'dtheta', 'temperature')
@@ -79,8 +80,8 @@ class Dataset:
 
     @property
     def rate_hz(self) -> float:
-        """Median sample rate [Hz]."""
-        return float(1.0 / np.median(np.diff(self.t)))
+        """Sample rate [Hz]: one over the nominal period, which lost samples do not bias (:meth:`gaps`)."""
+        return float(1.0 / nominal_period(np.diff(self.t)))
 
     def signals(self) -> dict[str, np.ndarray]:
         """The joint signals present, by name."""
@@ -98,11 +99,17 @@ class Dataset:
         values['joint_names'] = tuple(names)
         return Dataset(**values)
 
-    def contiguous_pieces(self, tolerance: float = 0.5) -> list[Dataset]:
-        """The recording split wherever a step exceeds (1 + tolerance) times the median step (lost samples)."""
-        steps = np.diff(self.t)
-        gaps = np.flatnonzero(steps > (1.0 + tolerance) * np.median(steps)) + 1
-        edges = [0, *gaps.tolist(), self.n_samples]
+    def gaps(self, period_s: float | None = None, tolerance: float = GAP_TOLERANCE) -> GapSummary:
+        """The lost samples of the recording: steps longer than (1 + tolerance) nominal periods.
+
+        ``period_s`` is the publisher's period when known; by default it is read off the stamps, robust
+        to any share of gaps (:func:`dynid.io.gaps.nominal_period`).
+        """
+        return find_gaps(self.t, period_s, tolerance)
+
+    def contiguous_pieces(self, tolerance: float = GAP_TOLERANCE, period_s: float | None = None) -> list[Dataset]:
+        """The recording split at its gaps (:meth:`gaps`); pieces of a single sample are left out."""
+        edges = self.gaps(period_s, tolerance).edges
         return [self.sliced(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b - a >= 2]
 
     def sliced(self, start: int, stop: int) -> Dataset:
