@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dynid.errors import InputError
-from dynid.io.bag import joint_state_cdr
+from dynid.io.cdr import joint_state_cdr
 from dynid.io.recorder import SegmentedRecorder, read_recording
 
 NAMES = ('a', 'b')
@@ -66,7 +66,7 @@ def test_rclpy_serialized_messages_are_canonicalized_for_the_bag():
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
 
-    from dynid.io.bag import normalize_joint_state_cdr
+    from dynid.io.cdr import normalize_joint_state_cdr
 
     message = JointState(name=['shoulder', 'elbow', 'w'], position=[1.0, 2.0, 3.0], velocity=[0.5, 0.25, 0.0])
     message.header.stamp.sec, message.header.stamp.nanosec = 12, 345

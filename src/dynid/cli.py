@@ -384,8 +384,12 @@ def _run_validate(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------ dispatcher
 def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description += ('. The nodes share one process and executor but talk over DDS; parameters come from '
-                           'the nodes\' defaults, then --params-file, then the options here.')
+    parser.description += ('. Each node runs in its own process, as ros2 launch runs them (--no-processes: all in '
+                           'this one, sharing one executor); they talk over DDS. Parameters come from the nodes\' '
+                           'defaults, then --params-file, then the options here.')
+    parser.add_argument('--processes', action=argparse.BooleanOptionalAction, default=True,
+                        help='one process per node (default); --no-processes composes them in this process, '
+                             'which keeps up with a twin of a few hundred hertz')
     parser.add_argument('--robot', default='ur5e', help='robot of every node (as for dynid model; default ur5e)')
     parser.add_argument('--namespace', default='', help='namespace of the nodes and topics (default: root)')
     parser.add_argument('--no-sim', action='store_true',
@@ -397,11 +401,15 @@ def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_bringup(args: argparse.Namespace) -> int:
-    from dynid.nodes.bringup import run_bringup
+    from dynid.nodes.bringup import run_bringup, run_processes
 
     overrides = {'sim_node': {'rate': args.rate}, 'excitation_node': {'trajectory_file': args.trajectory},
                  'identifier_node': {'output_directory': args.output_directory}}
     overrides = {node: {k: v for k, v in values.items() if v is not None} for node, values in overrides.items()}
+    if args.rate is not None and not 1.0 <= args.rate <= 2000.0:
+        raise InputError(f'--rate must be within 1–2000 Hz, got {args.rate:g}')
+    if args.processes:
+        return run_processes(args.robot, args.namespace, not args.no_sim, args.params_file, overrides)
     run_bringup(args.robot, args.namespace, not args.no_sim, args.params_file, overrides)
     return EXIT_OK
 
@@ -414,12 +422,15 @@ def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--robot', default='ur5e', help='robot with a shipped excitation (default ur5e)')
     parser.add_argument('--namespace', default=f'dynid_demo_{os.getpid()}',
                         help='namespace of the suite (default dynid_demo_<process id>)')
-    parser.add_argument('--rate', type=float, default=500.0, help='twin rate [Hz] (default 500)')
+    parser.add_argument('--rate', type=float, default=1000.0, help='twin rate [Hz] (default 1000)')
     parser.add_argument('--periods', type=int, default=3, help='periods of the 10 s excitation (default 3)')
     parser.add_argument('--holdout-seed', type=int, default=7, help='seed of the held-out trajectory (default 7)')
     parser.add_argument('--method', default='wls', choices=('ols', 'wls', 'irls', 'iirls'))
     parser.add_argument('--friction', default='viscous_coulomb',
                         choices=('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive'))
+    parser.add_argument('--processes', action=argparse.BooleanOptionalAction, default=True,
+                        help='one process per node (default); --no-processes runs them in this process '
+                             '(use --rate 500 or less then)')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
 
 
@@ -429,7 +440,8 @@ def _run_demo(args: argparse.Namespace) -> int:
     from dynid.nodes.demo import DemoError, DemoSettings, check_settings, run_demo
 
     settings = check_settings(DemoSettings(Path(args.output), args.robot, args.namespace, args.rate, args.periods,
-                                           args.holdout_seed, args.method, args.friction))
+                                           args.holdout_seed, args.method, args.friction,
+                                           processes=args.processes))
     try:
         run_demo(settings, quiet=args.quiet)
     except DemoError as error:
@@ -449,7 +461,7 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  _add_identify_arguments, _run_identify),
     'validate': ('predict the torques of recordings with an identification result',
                  _add_validate_arguments, _run_validate),
-    'bringup': ('run the node suite (sim_node, excitation_node, identifier_node) in one process',
+    'bringup': ('run the node suite (sim_node, excitation_node, identifier_node)',
                 _add_bringup_arguments, _run_bringup),
     'demo': ('the main job end to end on the digital twin, over DDS', _add_demo_arguments, _run_demo),
 }

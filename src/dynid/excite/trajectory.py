@@ -278,6 +278,30 @@ def approach_trajectory(joint_names, start: np.ndarray, goal: np.ndarray, veloci
     return PointTrajectory(tuple(joint_names), *approach_segment(start, goal, velocity, rate_hz))
 
 
+def chunk_timeline(joint_names, times: np.ndarray, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray,
+                   chunk_s: float) -> list[tuple[float, PointTrajectory]]:
+    """A sampled trajectory cut into pieces of ``chunk_s`` seconds for streaming to a controller.
+
+    Returns [(start [s] from ``times[0]``'s origin, piece with times from 0)]; every piece after
+    the first begins with the last point of the piece before, so each starts exactly where the
+    previous one ended (a joint_trajectory_controller replaces the active trajectory at the start
+    of the next one).
+    """
+    times = np.asarray(times, dtype=float)
+    edges = np.arange(0.0, times[-1] + chunk_s, chunk_s)
+    chunks = []
+    for begin in edges:
+        inside = np.flatnonzero((times >= begin - 1e-9) & (times < begin + chunk_s - 1e-9))
+        if inside.size == 0:
+            continue
+        if chunks:
+            inside = np.concatenate([[inside[0] - 1], inside])
+        first = times[inside[0]]
+        chunks.append((float(first), PointTrajectory(tuple(joint_names), times[inside] - first, q[inside],
+                                                     dq[inside], ddq[inside])))
+    return chunks
+
+
 def trajectory_from_dict(data, source: str = 'trajectory') -> Trajectory:
     """A trajectory from the parsed content of a dynid trajectory file (module docstring)."""
     if not isinstance(data, dict) or data.get('dynid_trajectory') != TRAJECTORY_FILE_VERSION:

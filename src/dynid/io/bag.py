@@ -26,41 +26,26 @@ from pathlib import Path
 import numpy as np
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
 
 from dynid.errors import InputError
+from dynid.io.cdr import JOINT_STATE, TYPESTORE, decode_joint_states, names_of, stamp_message
 from dynid.io.dataset import Dataset
 
-TYPESTORE = get_typestore(Stores.ROS2_KILTED)
-JOINT_STATE = 'sensor_msgs/msg/JointState'
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'dtheta', None),
                 'joint_currents': (None, None, 'current'), 'joint_temperatures': (None, None, 'temperature')}
 REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 
 _types = TYPESTORE.types
-_Header, _Time, _Duration = _types['std_msgs/msg/Header'], _types['builtin_interfaces/msg/Time'], \
-    _types['builtin_interfaces/msg/Duration']
+_Header, _Duration = _types['std_msgs/msg/Header'], _types['builtin_interfaces/msg/Duration']
 _JointState = _types[JOINT_STATE]
 _JointTrajectory = _types[JOINT_TRAJECTORY]
 _TrajectoryPoint = _types['trajectory_msgs/msg/JointTrajectoryPoint']
 
 
-def joint_state_cdr(stamp_ns: int, names, position, velocity, effort) -> bytes:
-    """A sensor_msgs/JointState serialized by rosbags (rclpy's CDR carries padding rosbags refuses)."""
-    message = _JointState(header=_Header(stamp=_stamp(stamp_ns), frame_id=''), name=list(names),
-                          position=np.asarray(position, dtype=float), velocity=np.asarray(velocity, dtype=float),
-                          effort=np.asarray(effort, dtype=float))
-    return bytes(TYPESTORE.serialize_cdr(message, JOINT_STATE))
-
-
 def topic_name(namespace: str, topic: str) -> str:
     """Absolute topic name of a contract topic under a namespace ('' or '/' for the root)."""
     return '/' + '/'.join(part for part in (namespace.strip('/'), topic) if part)
-
-
-def _stamp(nanoseconds: int):
-    return _Time(sec=int(nanoseconds // 1_000_000_000), nanosec=int(nanoseconds % 1_000_000_000))
 
 
 def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None = None,
@@ -99,7 +84,7 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
                 chunk_stamp, message = chunks[next_chunk]
                 writer.write(reference_connection, int(chunk_stamp), TYPESTORE.serialize_cdr(message, JOINT_TRAJECTORY))
                 next_chunk += 1
-            header = _Header(stamp=_stamp(stamp), frame_id='')
+            header = _Header(stamp=stamp_message(stamp), frame_id='')
             for connection, fields in connections.values():
                 arrays = [empty if f is None else getattr(dataset, f)[k] for f in fields]
                 message = _JointState(header=header, name=names, position=arrays[0], velocity=arrays[1],
@@ -124,145 +109,15 @@ def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s:
                 positions=reference['q'][i], velocities=reference['dq'][i], accelerations=reference['ddq'][i],
                 effort=reference['effort'][i],
                 time_from_start=_Duration(sec=offset // 1_000_000_000, nanosec=offset % 1_000_000_000)))
-        chunks.append((chunk_start, _JointTrajectory(header=_Header(stamp=_stamp(chunk_start), frame_id=''),
+        chunks.append((chunk_start, _JointTrajectory(header=_Header(stamp=stamp_message(chunk_start), frame_id=''),
                                                      joint_names=names, points=points)))
     return chunks
-
-
-class _StateStream:
-    """Collects one JointState topic: stamps and position/velocity/effort in the requested joint order."""
-
-    def __init__(self) -> None:
-        self.stamps: list[int] = []
-        self.rows: dict[str, list] = {'position': [], 'velocity': [], 'effort': []}
-        self._names: tuple | None = None
-        self._index: list[int] | None = None
-
-    def add(self, message, names: list[str], counters: dict) -> None:
-        message_names = tuple(message.name)
-        if message_names != self._names:  # joint order rarely changes: map it once
-            self._names = message_names
-            try:
-                self._index = [message_names.index(name) for name in names]
-            except ValueError:
-                self._index = None
-        if self._index is None:
-            counters['mismatched_names'] = counters.get('mismatched_names', 0) + 1
-            return
-        self.stamps.append(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec)
-        for field, rows in self.rows.items():
-            values = getattr(message, field)
-            rows.append(values[self._index] if len(values) == len(message_names) else None)
-
-    def arrays(self, n: int):
-        def stack(rows):
-            if all(r is None for r in rows):
-                return np.full((len(rows), n), np.nan)
-            return np.array([np.full(n, np.nan) if r is None else r for r in rows], dtype=float)
-
-        return np.array(self.stamps, dtype=np.int64), {k: stack(v) for k, v in self.rows.items()}
-
-
-def _cdr_align(offset: int, size: int) -> int:
-    """Offset rounded up to a multiple of size, counted from the payload start (after the 4-byte header)."""
-    return 4 + -(-(offset - 4) // size) * size
-
-
-def _joint_state_layout(raw) -> tuple[int, list[tuple[int, int]], int, list[tuple[int, int, int]]]:
-    """Byte layout of one little-endian CDR sensor_msgs/JointState.
-
-    Returns (end of the message, alignment padding ranges, end of the names, [(length offset, data
-    offset, count) of position, velocity, effort]). Raises ValueError when the bytes are not one.
-    """
-    size = len(raw)
-    if size < 16 or raw[1] != 1:
-        raise ValueError('not a little-endian CDR message')
-
-    def u32(offset: int) -> int:
-        if offset + 4 > size:
-            raise ValueError('message truncated')
-        return int.from_bytes(raw[offset:offset + 4], 'little')
-
-    padding = []
-
-    def align(offset: int, width: int) -> int:
-        aligned = _cdr_align(offset, width)
-        if aligned > offset:
-            padding.append((offset, aligned))
-        return aligned
-
-    offset = 16 + u32(12)  # stamp (8 bytes from 4), frame_id (its length includes the NUL)
-    offset = align(offset, 4)
-    count = u32(offset)
-    offset += 4
-    if count > size:
-        raise ValueError('bad name count')
-    for _ in range(count):
-        offset = align(offset, 4)
-        offset += 4 + u32(offset)
-    names_end = offset
-    arrays = []
-    for _ in range(3):
-        offset = align(offset, 4)
-        length = u32(offset)
-        start = offset
-        offset += 4
-        if length:
-            offset = align(offset, 8)
-        arrays.append((start, offset, length))
-        offset += 8 * length
-    if offset > size:
-        raise ValueError('message truncated')
-    return offset, padding, names_end, arrays
-
-
-def normalize_joint_state_cdr(raw) -> tuple[int, bytes]:
-    """(stamp [ns], canonical bytes) of a JointState as rclpy delivers it serialized (``raw=True``).
-
-    rmw serializations may leave garbage in alignment padding and append bytes after the message;
-    rosbags refuses the latter. The canonical form zeroes the padding and cuts the tail, so recorded
-    bags are byte-identical to what :func:`joint_state_cdr` writes. Raises ValueError for bytes that
-    are not a little-endian JointState.
-    """
-    end, padding, _, _ = _joint_state_layout(raw)
-    data = bytearray(raw[:end])
-    for a, b in padding:
-        data[a:b] = bytes(b - a)
-    stamp = int.from_bytes(data[4:8], 'little', signed=True) * 1_000_000_000 + int.from_bytes(data[8:12], 'little')
-    return stamp, bytes(data)
-
-
-def _uniform_joint_states(raws: list[bytes]):
-    """Vectorized decoding of JointState messages that share one byte layout, or None.
-
-    Messages of one driver topic usually differ only in their stamp and values: same frame id, same
-    names, same array lengths. Then every field sits at the same byte offset in every message, and the
-    whole topic decodes as columns of one byte matrix. Anything else returns None (use rosbags).
-    """
-    if not raws or len({len(r) for r in raws}) != 1:
-        return None
-    try:
-        end, _, names_end, layout = _joint_state_layout(raws[0])
-    except ValueError:
-        return None
-    if end != len(raws[0]):
-        return None
-    matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), end)
-    counts = [np.arange(start, start + 4) for start, _, _ in layout]
-    constant = np.concatenate([np.arange(12, names_end), *counts])  # frame id, names and array lengths
-    if np.any(matrix[:, constant] != matrix[0, constant]):
-        return None
-    stamps = (np.ascontiguousarray(matrix[:, 4:8]).view('<i4')[:, 0].astype(np.int64) * 1_000_000_000
-              + np.ascontiguousarray(matrix[:, 8:12]).view('<u4')[:, 0])
-    values = [np.ascontiguousarray(matrix[:, data:data + 8 * length]).view('<f8') if length else None
-              for _, data, length in layout]
-    return stamps, values
 
 
 def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict):
     """One pass over the bag(s); ``connections`` maps topic → its connections (one per bag segment).
 
-    Returns {topic: (stamps, rows)} and the joint names used.
+    Returns {topic: (stamps, {field: rows})} and the joint names used.
     """
     raw_messages = {topic: [] for topic in connections}
     by_id = {id(c): t for t, group in connections.items() for c in group}
@@ -270,24 +125,12 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
         raw_messages[by_id[id(connection)]].append(bytes(raw))
     streams = {}
     for topic, raws in raw_messages.items():
-        connection = connections[topic][0]
         if names is None and raws:
-            names = list(reader.deserialize(raws[0], connection.msgtype).name)
-        fast = _uniform_joint_states(raws)
-        if fast is not None and names is not None:
-            message_names = list(reader.deserialize(raws[0], connection.msgtype).name)
-            if all(name in message_names for name in names):
-                index = [message_names.index(name) for name in names]
-                stamps, values = fast
-                streams[topic] = (stamps, {field: np.full((len(raws), len(names)), np.nan) if v is None
-                                           or v.shape[1] != len(message_names) else v[:, index]
-                                           for field, v in zip(('position', 'velocity', 'effort'), values,
-                                                               strict=True)})
-                continue
-        stream = _StateStream()
-        for raw in raws:
-            stream.add(reader.deserialize(raw, connection.msgtype), names or [], counters)
-        streams[topic] = stream.arrays(len(names or []))
+            names = names_of(raws[0])
+        stamps, values, skipped = decode_joint_states(raws, names or [])
+        if skipped:
+            counters['mismatched_names'] = counters.get('mismatched_names', 0) + skipped
+        streams[topic] = (stamps, values)
     return streams, names or []
 
 

@@ -3,7 +3,7 @@
 A recording is a directory of rosbag2 (MCAP) bags ``segment_0000``, ``segment_0001``, ... each
 closed after ``segment_s`` seconds of data; a closed segment is complete and readable whatever
 happens to the process afterwards (only the open segment can be lost). Messages arrive as
-serialized CDR bytes (e.g. :func:`dynid.io.bag.joint_state_cdr`).
+serialized CDR bytes (e.g. :func:`dynid.io.cdr.joint_state_cdr`).
 :func:`read_recording` reads a recording (or a single bag) back as one :class:`Dataset`.
 """
 
@@ -16,7 +16,8 @@ import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
 
 from dynid.errors import InputError
-from dynid.io.bag import TYPESTORE, read_bag
+from dynid.io.bag import read_bag
+from dynid.io.cdr import TYPESTORE
 from dynid.io.dataset import Dataset
 
 SEGMENT_PREFIX = 'segment_'

@@ -1,17 +1,29 @@
-"""The node suite in one process: ``dynid bringup`` (DESIGN.md §6), also the base of ``dynid demo``.
+"""The node suite: ``dynid bringup`` (DESIGN.md §6), also the base of ``dynid demo``.
 
-The nodes share one rclpy context and one single-threaded executor but still talk over DDS topics
-and services, exactly as separate ``ros2 run`` processes do. (rclpy's MultiThreadedExecutor
-delivered under 10 % of a 500 Hz twin's samples here; one thread keeps up, using about one core,
-and no callback blocks it: identifier_node solves on a worker thread.) Parameters come, in rising priority,
-from the nodes' defaults, a ROS parameter file (``--params-file``, node names as keys) and the
-overrides given here.
+Two ways to run the same nodes, which talk over DDS topics and services either way:
+
+- :class:`NodeProcesses`: each node in its own process, the way ``ros2 launch`` runs them (the
+  default of ``dynid bringup``). A 1 kHz twin and the nodes that take its four topics each need a
+  good part of a core in Python; in one process they would share one.
+- :func:`build_suite` + :func:`spin_suite`: every node in one process and one single-threaded
+  executor (composition; ``--no-processes``). Fine at a few hundred hertz. (rclpy's
+  MultiThreadedExecutor delivered under 10 % of a 500 Hz twin's samples here; no callback blocks
+  the single thread: identifier_node solves on a worker thread.)
+
+Parameters come, in rising priority, from the nodes' defaults, a ROS parameter file
+(``--params-file``, node names as keys) and the overrides given here.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import rclpy
 from rclpy.context import Context
@@ -21,8 +33,11 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from dynid.errors import InputError
+from dynid.io.bag import topic_name
+from dynid.model import load_robot
 from dynid.nodes.excitation_node import ExcitationNode
 from dynid.nodes.identifier_node import IdentifierNode
+from dynid.nodes.runner import PARENT_VARIABLE
 from dynid.nodes.sim_node import SimNode
 
 
@@ -30,11 +45,36 @@ def _overrides(values: Mapping[str, object]) -> list[Parameter]:
     return [Parameter(name, value=value) for name, value in values.items()]
 
 
+@dataclass
+class NodePlan:
+    """One node of the suite: its name, class, executable module and parameter overrides."""
+
+    name: str
+    cls: type
+    module: str
+    overrides: dict = field(default_factory=dict)
+
+
+def plan_suite(robot: str = 'ur5e', simulate: bool = True,
+               parameters: Mapping[str, Mapping[str, object]] | None = None,
+               excitations: Mapping[str, Mapping[str, object]] | None = None) -> list[NodePlan]:
+    """The suite's nodes (arguments as for :func:`build_suite`)."""
+    parameters = dict(parameters or {})
+    excitations = dict(excitations or {'excitation_node': parameters.get('excitation_node', {})})
+    plan = [NodePlan('sim_node', SimNode, 'sim_node', dict(parameters.get('sim_node', {})))] if simulate else []
+    plan += [NodePlan(name, ExcitationNode, 'excitation_node', dict(values)) for name, values in excitations.items()]
+    plan += [NodePlan('identifier_node', IdentifierNode, 'identifier_node',
+                      dict(parameters.get('identifier_node', {})))]
+    for node in plan:
+        node.overrides = {'robot': robot, **node.overrides}
+    return plan
+
+
 def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simulate: bool = True,
                 parameters: Mapping[str, Mapping[str, object]] | None = None,
                 excitations: Mapping[str, Mapping[str, object]] | None = None,
                 lean: bool = False) -> dict[str, Node]:
-    """Create the suite's nodes in ``context``.
+    """Create the suite's nodes in ``context`` (one process).
 
     Args:
         context: an initialized rclpy context.
@@ -50,23 +90,21 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
     Returns:
         {node name: node}. Raises InputError for an unknown robot or a refused parameter value.
     """
-    parameters = dict(parameters or {})
-    excitations = dict(excitations or {'excitation_node': parameters.get('excitation_node', {})})
-    plan = [('sim_node', SimNode, parameters.get('sim_node', {}), {})] if simulate else []
-    plan += [(name, ExcitationNode, values, {'node_name': name}) for name, values in excitations.items()]
-    plan += [('identifier_node', IdentifierNode, parameters.get('identifier_node', {}), {})]
     nodes: dict[str, Node] = {}
     try:
-        for name, cls, overrides, extra in plan:
-            values = {'robot': robot, **overrides}
+        for plan in plan_suite(robot, simulate, parameters, excitations):
+            values, extra = dict(plan.overrides), {}
+            if plan.cls is ExcitationNode:
+                extra['node_name'] = plan.name
             if lean:
                 values['start_type_description_service'] = False
                 extra['start_parameter_services'] = False
-            nodes[name] = cls(context=context, namespace=namespace, parameter_overrides=_overrides(values), **extra)
+            nodes[plan.name] = plan.cls(context=context, namespace=namespace, parameter_overrides=_overrides(values),
+                                        **extra)
     except (ParameterException, NameValidationException, InputError) as error:
         for node in nodes.values():
             node.destroy_node()
-        raise InputError(f'{name}: {error}') from None
+        raise InputError(f'{plan.name}: {error}') from None
     return nodes
 
 
@@ -83,14 +121,112 @@ def spin_suite(nodes: Mapping[str, Node], context: Context) -> None:
             node.destroy_node()
 
 
+def _parameter_value(value) -> str:
+    """A ``-p name:=value`` value that ROS parses back to the same type (YAML): floats keep a point,
+    strings are quoted."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    return str(value)
+
+
+class NodeProcesses:
+    """The suite's nodes, each in its own process (``python -m dynid.nodes.<module> --ros-args ...``).
+
+    Args:
+        plans: the nodes (:func:`plan_suite`).
+        namespace: namespace of every node.
+        params_file: ROS parameter file given to every node, or None.
+        ros_arguments: more ``--ros-args`` arguments for every node (e.g. a log level).
+        output: where the nodes' output goes (a file object, or None: this process's).
+    """
+
+    def __init__(self, plans: list[NodePlan], namespace: str = '', params_file: str | None = None,
+                 ros_arguments=(), output=None) -> None:
+        self.plans, self.namespace, self.params_file = plans, namespace, params_file
+        self.ros_arguments = list(ros_arguments)
+        self.output = output
+        self.processes: dict[str, subprocess.Popen] = {}
+
+    def command(self, plan: NodePlan) -> list[str]:
+        """The command line of one node."""
+        command = [sys.executable, '-m', f'dynid.nodes.{plan.module}', '--ros-args', '-r', f'__node:={plan.name}']
+        if self.namespace.strip('/'):
+            command += ['-r', f'__ns:=/{self.namespace.strip("/")}']
+        if self.params_file:
+            command += ['--params-file', self.params_file]
+        for name, value in plan.overrides.items():
+            command += ['-p', f'{name}:={_parameter_value(value)}']
+        return command + self.ros_arguments
+
+    def start(self) -> None:
+        """Start every node; each stops by itself if this process dies (:func:`run_node`)."""
+        environment = dict(os.environ, **{PARENT_VARIABLE: str(os.getpid())})
+        for plan in self.plans:
+            self.processes[plan.name] = subprocess.Popen(self.command(plan), stdout=self.output, env=environment,
+                                                         stderr=subprocess.STDOUT if self.output else None)
+
+    def exited(self) -> dict[str, int]:
+        """{node name: exit code} of the nodes that have stopped."""
+        return {name: p.returncode for name, p in self.processes.items() if p.poll() is not None}
+
+    def stop(self, timeout_s: float = 10.0) -> dict[str, int]:
+        """Ctrl-C every node, wait for them (kill after ``timeout_s``); returns their exit codes."""
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        end = time.monotonic() + timeout_s
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=max(end - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return {name: p.returncode for name, p in self.processes.items()}
+
+
+def _check_params_file(params_file: str | None) -> None:
+    if params_file and not os.path.isfile(params_file):
+        raise InputError(f'parameter file {params_file} does not exist')
+
+
+def run_processes(robot: str, namespace: str, simulate: bool, params_file: str | None,
+                  overrides: Mapping[str, Mapping[str, object]]) -> int:
+    """``dynid bringup``: every node in its own process until Ctrl-C or until one of them stops.
+
+    Returns the exit code: 0 after Ctrl-C, 2 when a node refused its input (its own output says
+    why), 1 when a node stopped otherwise.
+    """
+    _check_params_file(params_file)
+    load_robot(robot)  # one clear error here rather than one per node
+    suite = NodeProcesses(plan_suite(robot, simulate, overrides), namespace, params_file)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        suite.start()
+        names = ', '.join(topic_name(namespace, p.name) for p in suite.plans)
+        print(f'dynid bringup: running {names}, one process each; Ctrl-C stops', flush=True)
+        while not (exited := suite.exited()):
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        suite.stop()
+        print('dynid bringup: stopped', flush=True)
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    suite.stop()
+    print(f'dynid bringup: {", ".join(f"{n} stopped (exit code {c})" for n, c in exited.items())}; stopped the rest',
+          file=sys.stderr, flush=True)
+    return 2 if 2 in exited.values() else 1
+
+
 def run_bringup(robot: str, namespace: str, simulate: bool, params_file: str | None,
                 overrides: Mapping[str, Mapping[str, object]]) -> None:
-    """``dynid bringup``: build the suite and spin it until Ctrl-C."""
-    arguments = []
-    if params_file:
-        if not os.path.isfile(params_file):
-            raise InputError(f'parameter file {params_file} does not exist')
-        arguments = ['--ros-args', '--params-file', params_file]
+    """``dynid bringup --no-processes``: build the suite in this process and spin it until Ctrl-C."""
+    _check_params_file(params_file)
+    arguments = ['--ros-args', '--params-file', params_file] if params_file else []
     context = Context()
     rclpy.init(args=['dynid'] + arguments, context=context)
     try:

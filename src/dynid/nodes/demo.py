@@ -1,11 +1,14 @@
-"""``dynid demo``: the main job end to end on the digital twin, over DDS, in one process.
+"""``dynid demo``: the main job end to end on the digital twin, over DDS.
 
-sim_node (the twin), two excitation nodes (the shipped optimized excitation for training and a
-held-out random Fourier trajectory) and identifier_node run in one executor under their own
-namespace (``/dynid_demo_<process id>`` by default, so nothing reaches a real robot's controller
-and two demos on one ROS domain do not mix). An operator node drives them through their services
-exactly as a user would: record the optimized excitation, identify, record the held-out
-trajectory, validate, then print the summary table and write the result and the report.
+sim_node (the twin at 1 kHz, like the real robots it stands for), two excitation nodes (the shipped
+optimized excitation for training and a held-out random Fourier trajectory) and identifier_node run
+each in its own process (as ``ros2 launch`` runs them; ``processes=False`` puts them in this
+process's executor) under their own namespace (``/dynid_demo_<process id>`` by default, so nothing
+reaches a real robot's controller and two demos on one ROS domain do not mix). An operator node in
+this process drives them through their services exactly as a user would: record the optimized
+excitation, identify, record the held-out trajectory, validate, then print the summary table and
+write the result and the report. After an excitation ends, the operator waits until the twin's
+stamps have passed that moment (a loaded machine makes the twin run late, never skip).
 
 Outputs in ``output``: ``recordings/recording_*`` (rosbag2 MCAP segments, the training one with the
 node's ``result.yaml``), ``result.yaml`` (with the held-out validation metrics), ``report/index.html``.
@@ -24,6 +27,7 @@ from pathlib import Path
 
 import rclpy
 import yaml
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -37,10 +41,11 @@ from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import validate
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot
-from dynid.nodes.bringup import build_suite
+from dynid.nodes.bringup import NodeProcesses, build_suite, plan_suite
 
-SERVICE_TIMEOUT_S = 30.0
+SERVICE_TIMEOUT_S = 60.0  # node processes start in a few seconds; more on a loaded machine
 IDENTIFY_TIMEOUT_S = 180.0
+CATCH_UP_TIMEOUT_S = 60.0  # how long the twin may take to produce what the excitation sent
 
 
 class DemoError(RuntimeError):
@@ -54,22 +59,27 @@ class DemoSettings:
     output: Path = Path('dynid_demo')
     robot: str = 'ur5e'
     namespace: str = field(default_factory=lambda: f'dynid_demo_{os.getpid()}')
-    rate: float = 500.0
+    rate: float = 1000.0
     periods: int = 3  # periods of the 10 s optimized excitation
     holdout_seed: int = 7
     method: str = 'wls'
     friction: str = 'viscous_coulomb'
     seed: int = 1
+    processes: bool = True
 
 
 class _Operator:
     """Calls the suite's services and watches its state topics over DDS."""
 
-    def __init__(self, context: Context, namespace: str, say: Callable[[str], None]) -> None:
+    def __init__(self, context: Context, namespace: str, say: Callable[[str], None],
+                 processes: NodeProcesses | None = None) -> None:
         self.node = rclpy.create_node('dynid_demo_operator', namespace=namespace, context=context)
         self.say = say
+        self.processes = processes
         self.states: dict[str, str] = {}
         self.result: str | None = None
+        self.twin_status = f'{self.node.get_namespace().rstrip("/")}/sim_node: digital twin'
+        self.twin_stamp_ns = 0
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         for name in ('excitation_node', 'holdout_excitation'):
@@ -77,7 +87,29 @@ class _Operator:
                                           lambda m, n=name: self.states.__setitem__(n, m.data), latched)
         self.node.create_subscription(String, 'identifier_node/result',
                                       lambda m: setattr(self, 'result', m.data), latched)
+        self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
         self.clients: dict[str, object] = {}
+
+    def _on_diagnostics(self, message: DiagnosticArray) -> None:
+        for status in message.status:
+            if status.name == self.twin_status:
+                values = {v.key: v.value for v in status.values}
+                self.twin_stamp_ns = int(values.get('last_stamp_ns', 0))
+
+    def check_processes(self) -> None:
+        """DemoError if a node process has stopped."""
+        exited = self.processes.exited() if self.processes is not None else {}
+        if exited:
+            raise DemoError(', '.join(f'{name} stopped (exit code {code})' for name, code in exited.items()))
+
+    def wait_for_twin(self, clock_ns: int) -> None:
+        """Wait until the twin has published samples stamped at or after ``clock_ns``."""
+        end = time.monotonic() + CATCH_UP_TIMEOUT_S
+        while self.twin_stamp_ns < clock_ns:
+            self.check_processes()
+            if time.monotonic() > end:
+                raise DemoError(f'the twin did not catch up within {CATCH_UP_TIMEOUT_S:g} s')
+            time.sleep(0.1)
 
     def call(self, service: str, timeout: float = SERVICE_TIMEOUT_S) -> str:
         """Call a Trigger service (relative name); returns its message, raises DemoError if refused."""
@@ -113,6 +145,7 @@ class _Operator:
         last = start
         while self.states.get(name) != 'done':
             time.sleep(0.1)
+            self.check_processes()
             state = self.states.get(name, '')
             if state.startswith('refused') or state == 'stopped':
                 raise DemoError(f'{name} {state}')
@@ -121,13 +154,13 @@ class _Operator:
                 self.say(f'{name}: {last - start:.0f} of {seconds:.0f} s')
             if time.monotonic() - start > 2 * seconds + 30:
                 raise DemoError(f'{name} did not finish')
+        self.wait_for_twin(self.node.get_clock().now().nanoseconds)
 
 
 def _coverage(dataset, rate_hz: float) -> str:
-    """'N samples, none lost' or with the number lost (DDS deliveries the executor could not keep up with)."""
-    lost = int(round(dataset.t[-1] * rate_hz)) + 1 - dataset.n_samples
-    gaps = len(dataset.contiguous_pieces()) - 1
-    return f'{dataset.n_samples} samples, ' + (f'{lost} lost in {gaps} gap(s)' if lost > 0 else 'none lost')
+    """'N samples, none lost' or with the samples lost (stamp gaps against the twin's rate)."""
+    gaps = dataset.gaps(1.0 / rate_hz)
+    return f'{gaps.samples} samples, ' + (f'{gaps.lost} lost in {len(gaps.gaps)} gap(s)' if gaps.lost else 'none lost')
 
 
 def _table(result: IdentificationResult, settings: DemoSettings, training, holdout) -> str:
@@ -169,23 +202,30 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
     rclpy.init(args=['dynid_demo', '--ros-args', '--log-level', 'warn'], context=context)
     executor = SingleThreadedExecutor(context=context)
     thread = None
-    nodes = {}
+    nodes, processes = {}, None
+    parameters = {'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
+                  'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
+                                      'friction': settings.friction, 'report': False}}
+    excitations = {'excitation_node': {'trajectory_file': 'builtin', 'repeat': settings.periods,
+                                       'approach_velocity': 0.5},
+                   'holdout_excitation': {'seed': settings.holdout_seed, 'approach_velocity': 0.5}}
     try:
-        nodes = build_suite(
-            context, settings.robot, settings.namespace,
-            parameters={'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
-                        'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
-                                            'friction': settings.friction, 'report': False}},
-            excitations={'excitation_node': {'trajectory_file': 'builtin',
-                                             'repeat': settings.periods, 'approach_velocity': 0.5},
-                         'holdout_excitation': {'seed': settings.holdout_seed, 'approach_velocity': 0.5}},
-            lean=True)
-        operator = _Operator(context, settings.namespace, say)
+        if settings.processes:
+            processes = NodeProcesses(plan_suite(settings.robot, True, parameters, excitations), settings.namespace,
+                                      ros_arguments=['--log-level', 'warn'])
+            processes.start()
+            names = [plan.name for plan in processes.plans]
+        else:
+            nodes = build_suite(context, settings.robot, settings.namespace, parameters=parameters,
+                                excitations=excitations, lean=True)
+            names = list(nodes)
+        operator = _Operator(context, settings.namespace, say, processes)
         for node in [*nodes.values(), operator.node]:
             executor.add_node(node)
         thread = threading.Thread(target=executor.spin, daemon=True)
         thread.start()
-        say(f'suite up in /{settings.namespace}: {", ".join(nodes)}')
+        say(f'suite {"starting" if processes else "up"} in /{settings.namespace}: {", ".join(names)}'
+            f'{" (one process each)" if processes else ""}')
 
         training_folder = Path(operator.call('identifier_node/start_recording'))
         operator.run_excitation('excitation_node')
@@ -203,6 +243,8 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
         operator.run_excitation('holdout_excitation')
         say(f'recorded {operator.call("identifier_node/stop_recording")}')
     finally:
+        if processes is not None:
+            processes.stop()
         executor.shutdown()
         if thread is not None:
             thread.join(timeout=5.0)

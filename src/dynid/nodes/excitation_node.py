@@ -38,6 +38,7 @@ from dynid.excite.optimize import optimize_excitation
 from dynid.excite.trajectory import (
     approach_segment,
     builtin_excitation_path,
+    chunk_timeline,
     load_trajectory,
     reorder_trajectory_output,
 )
@@ -205,22 +206,16 @@ class ExcitationNode(Node):
                 np.vstack([ddq_a, ddq]))
 
     def _chunk(self, times, q, dq, ddq, start_s: float) -> list[JointTrajectory]:
-        length = self.get_parameter('chunk_duration').value
-        edges = np.arange(0.0, times[-1] + length, length)
         messages = []
-        for begin in edges:
-            inside = np.flatnonzero((times >= begin - 1e-9) & (times < begin + length - 1e-9))
-            if inside.size == 0:
-                continue
-            if messages:  # repeat the previous chunk's last point so each chunk starts exactly there
-                inside = np.concatenate([[inside[0] - 1], inside])
-            first = times[inside[0]]
+        for first, chunk in chunk_timeline(self.robot.joint_names, times, q, dq, ddq,
+                                           self.get_parameter('chunk_duration').value):
             message = JointTrajectory(joint_names=list(self.robot.joint_names))
             message.header.stamp = rclpy.time.Time(nanoseconds=int(round((start_s + first) * 1e9))).to_msg()
-            for i in inside:
-                offset = int(round((times[i] - first) * 1e9))
+            for t, position, velocity, acceleration in zip(chunk.time_s, chunk.positions, chunk.velocities,
+                                                           chunk.accelerations, strict=True):
+                offset = int(round(t * 1e9))
                 message.points.append(JointTrajectoryPoint(
-                    positions=q[i].tolist(), velocities=dq[i].tolist(), accelerations=ddq[i].tolist(),
+                    positions=position.tolist(), velocities=velocity.tolist(), accelerations=acceleration.tolist(),
                     time_from_start=Duration(sec=offset // 10**9, nanosec=offset % 10**9)))
             messages.append(message)
         self.end_s = start_s + times[-1]

@@ -3,13 +3,15 @@
 Services (std_srvs/Trigger): ``~/start_recording`` opens a new recording under ``output_directory``
 (rosbag2 segments of ``segment_duration`` seconds, written as messages arrive, so a crash loses at
 most the open segment; messages are stored as received, in canonical CDR, see
-:func:`dynid.io.bag.normalize_joint_state_cdr`) and answers once joint_states are being written (at
-most 2 s later); ``~/stop_recording`` closes it; ``~/identify``
+:mod:`dynid.io.cdr`) and answers once joint_states are being written (at most 2 s later);
+``~/stop_recording`` takes what is still waiting, closes the recording and says how many samples
+were lost (stamp gaps); ``~/identify``
 identifies from the last recording with the node's ``method``, ``friction``, ``temperature`` and
 filter parameters, writes ``result.yaml`` and a report folder next to the recording, and publishes
 the result YAML on ``~/result`` (std_msgs/String, transient local). Recorded topics: ``joint_states``,
-``motor_states``, ``joint_currents``, ``joint_temperatures`` (best effort, deep queue), subscribed
-while recording only.
+``motor_states``, ``joint_currents``, ``joint_temperatures``, subscribed while recording only and
+taken in batches by the shared intake (:mod:`dynid.nodes.intake`; its ``intake_*`` parameters);
+``/diagnostics`` reports the recording and the samples lost, once per second.
 
 The identification runs on a worker thread while the ``~/identify`` callback (a coroutine) waits
 for it, so the node, and any node sharing its executor, keeps running; one identification at a time.
@@ -21,13 +23,13 @@ import datetime
 import threading
 from pathlib import Path
 
+import numpy as np
 import yaml
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
-from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -36,18 +38,16 @@ from dynid.identify.model import FRICTION_MODELS, ModelSpec, RecordingInput
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.report import write_report
 from dynid.identify.run import METHODS, IdentifyOptions, identify
-from dynid.io.bag import normalize_joint_state_cdr
+from dynid.io.cdr import JOINT_STATE
 from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.model import load_robot
+from dynid.nodes.diagnostics import DiagnosticsPublisher, status
+from dynid.nodes.intake import IntakeSettings, StateIntake
+from dynid.nodes.parameters import descriptor
 from dynid.nodes.runner import run_node
 
-TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
 FIRST_DATA_WAIT_S = 2.0  # ~/start_recording waits this long at most for the first joint_states [s]
-
-
-def _choices(description: str, choices) -> ParameterDescriptor:
-    return ParameterDescriptor(description=f'{description} ({", ".join(choices)})')
 
 
 def _refusal(name: str, value) -> str | None:
@@ -58,30 +58,29 @@ def _refusal(name: str, value) -> str | None:
     return f'{name} must be one of {", ".join(choices)}, got {value!r}'
 
 
-def _range(description: str, low: float, high: float) -> ParameterDescriptor:
-    return ParameterDescriptor(description=description,
-                               floating_point_range=[FloatingPointRange(from_value=low, to_value=high)])
-
-
 class IdentifierNode(Node):
     """Recorder and identifier (module docstring). Takes the usual rclpy Node keyword arguments."""
 
     def __init__(self, **kwargs) -> None:
-        self.recorder: SegmentedRecorder | None = None  # before Node: destroy_node() may run on a failed start
+        # Before Node: destroy_node() may run on a failed start.
+        self.recorder: SegmentedRecorder | None = None
+        self.intake: StateIntake | None = None
         self.lock = threading.Lock()
         super().__init__('identifier_node', **kwargs)
         d = self.declare_parameter
-        d('robot', 'ur5e', ParameterDescriptor(description='robot name, URDF path or robot file', read_only=True))
-        d('robot_description', '', ParameterDescriptor(description='URDF XML, preferred when set', read_only=True))
-        d('output_directory', 'dynid_recordings', ParameterDescriptor(description='where recordings and results go'))
-        d('segment_duration', 5.0, _range('seconds per recording segment', 0.5, 600.0))
-        d('method', 'wls', _choices('identification method', METHODS))
-        d('friction', 'viscous_coulomb', _choices('friction model', FRICTION_MODELS))
-        d('temperature', False, ParameterDescriptor(description='add the temperature friction term'))
-        d('position_cutoff', 50.0, _range('position low-pass [Hz]', 1.0, 1000.0))
-        d('decimation_cutoff', 20.0, _range('parallel low-pass [Hz]', 1.0, 1000.0))
-        d('stiction_velocity', 0.02, _range('rows below this friction velocity are dropped [rad/s]', 0.0, 10.0))
-        d('report', True, ParameterDescriptor(description='write an HTML report beside the result'))
+        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
+        d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
+        d('output_directory', 'dynid_recordings', descriptor('where recordings and results go'))
+        d('segment_duration', 5.0, descriptor('seconds per recording segment', False, 0.5, 600.0))
+        d('method', 'wls', descriptor('identification method', choices=METHODS))
+        d('friction', 'viscous_coulomb', descriptor('friction model', choices=FRICTION_MODELS))
+        d('temperature', False, descriptor('add the temperature friction term'))
+        d('position_cutoff', 50.0, descriptor('position low-pass [Hz]', False, 1.0, 1000.0))
+        d('decimation_cutoff', 20.0, descriptor('parallel low-pass [Hz]', False, 1.0, 1000.0))
+        d('stiction_velocity', 0.02, descriptor('rows below this friction velocity are dropped [rad/s]', False,
+                                                0.0, 10.0))
+        d('report', True, descriptor('write an HTML report beside the result'))
+        intake_settings = IntakeSettings.declare(self)
         for name in CHOICES:
             refusal = _refusal(name, self.get_parameter(name).value)
             if refusal:
@@ -92,13 +91,11 @@ class IdentifierNode(Node):
         self.robot_spec = description if description else get('robot').value
         self.robot = load_robot(self.robot_spec)
         self.last_recording: Path | None = None
-        self.dropped = 0
         self.identifying = False
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.result_publisher = self.create_publisher(String, '~/result', latched)
-        self.deep = QoSProfile(depth=2000, reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST)
-        self.recording_subscriptions: list = []
+        self.intake = StateIntake(self, intake_settings, on_messages=self._on_messages)
         self.first_data: Future | None = None
         # Coroutines (start waits for data, identify for the solver) get their own group, so that the node's
         # other callbacks run while they wait.
@@ -106,29 +103,35 @@ class IdentifierNode(Node):
         self.create_service(Trigger, '~/start_recording', self._on_start, callback_group=waiting)
         self.create_service(Trigger, '~/stop_recording', self._on_stop)
         self.create_service(Trigger, '~/identify', self._on_identify, callback_group=waiting)
+        self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         self.get_logger().info(f'ready to record and identify {self.robot.name}')
 
-    def _on_message(self, topic: str, raw: bytes) -> None:
-        # Serialized messages go to the bag as they are (canonicalized), never deserialized here.
+    def _on_messages(self, taken: dict) -> None:
+        # One take of the intake: canonical bytes of every topic, written in stamp order.
         with self.lock:
             if self.recorder is None:
                 return
-            try:
-                stamp, data = normalize_joint_state_cdr(raw)
-            except ValueError as error:
-                self.dropped += 1
-                self.get_logger().warning(f'{topic}: skipped a malformed message ({error}); {self.dropped} so far',
-                                          throttle_duration_sec=5.0)
-                return
-            if stamp <= 0:
-                self.dropped += 1
-                self.get_logger().warning(f'{topic}: skipped a message without a header stamp; '
-                                          f'{self.dropped} so far', throttle_duration_sec=5.0)
-                return
-            self.recorder.write(f'{self.get_namespace().rstrip("/")}/{topic}', 'sensor_msgs/msg/JointState',
-                                stamp, data)
-            if topic == 'joint_states' and self.first_data is not None and not self.first_data.done():
+            topics = [self._topic(t) for t in taken]
+            topics = [name for t, name in zip(taken, topics, strict=True) for _ in taken[t][1]]
+            messages = [m for t in taken for m in taken[t][1]]
+            stamps = np.concatenate([taken[t][0] for t in taken])
+            for k in np.argsort(stamps, kind='stable'):
+                self.recorder.write(topics[k], JOINT_STATE, int(stamps[k]), messages[k])
+            if 'joint_states' in taken and self.first_data is not None and not self.first_data.done():
                 self.first_data.set_result(True)
+
+    def _topic(self, topic: str) -> str:
+        return f'{self.get_namespace().rstrip("/")}/{topic}'
+
+    def _statuses(self) -> list:
+        name = self.get_fully_qualified_name()
+        if self.recorder is not None:
+            recording = status(f'{name}: recording', 'ok', f'recording to {self.recorder.folder}',
+                                {'messages': self.recorder.messages})
+        else:
+            recording = status(f'{name}: recording', 'ok', 'not recording',
+                                {'last_recording': self.last_recording or ''})
+        return [recording, self.intake.status(f'{name}: intake')]
 
     @staticmethod
     def _on_set_parameters(parameters) -> SetParametersResult:
@@ -139,11 +142,13 @@ class IdentifierNode(Node):
         return SetParametersResult(successful=True)
 
     def close_recording(self) -> Path | None:
-        """Close an open recording (its last segment becomes readable); returns its folder or None."""
+        """Take what is still waiting, close an open recording (its last segment becomes readable);
+        returns its folder or None."""
+        if self.intake is not None:
+            self.intake.stop()
         with self.lock:
             if self.recorder is None:
                 return None
-            self._unsubscribe()
             self.last_recording = self.recorder.close()
             self.recorder = None
             return self.last_recording
@@ -151,17 +156,6 @@ class IdentifierNode(Node):
     def destroy_node(self) -> None:
         self.close_recording()
         super().destroy_node()
-
-    def _subscribe(self) -> None:
-        # Subscribed only while recording: at driver rates each delivery costs the executor a turn.
-        self.recording_subscriptions = [
-            self.create_subscription(JointState, topic, lambda m, t=topic: self._on_message(t, m), self.deep, raw=True)
-            for topic in TOPICS]
-
-    def _unsubscribe(self) -> None:
-        for subscription in self.recording_subscriptions:
-            self.destroy_subscription(subscription)
-        self.recording_subscriptions = []
 
     async def _on_start(self, request, response):
         # Answers once joint_states are being written (new subscriptions take a moment to match across
@@ -180,7 +174,7 @@ class IdentifierNode(Node):
         first = Future(executor=self.executor)
         first.add_done_callback(lambda _: None)  # completing it wakes the executor
         self.first_data = first
-        self._subscribe()
+        self.intake.start()
         timer = self.create_timer(FIRST_DATA_WAIT_S, lambda: first.done() or first.set_result(False))
         try:
             receiving = await first
@@ -200,7 +194,8 @@ class IdentifierNode(Node):
         if folder is None:
             response.success, response.message = False, 'not recording'
             return response
-        response.success, response.message = True, f'{recorder.messages} messages in {folder}'
+        lost = self.intake.summary().get('joint_states', {}).get('lost', 0)
+        response.success, response.message = True, f'{recorder.messages} messages in {folder}; {lost} samples lost'
         return response
 
     async def _on_identify(self, request, response):

@@ -13,16 +13,18 @@ the robot's joint order, added to the controller output and held until the next 
 Malformed messages (wrong joints or lengths, NaN, non-increasing times) are logged, counted and
 ignored. Service ``~/reset`` (std_srvs/Trigger) restarts at the initial position.
 
-Samples are produced on the node clock at ``rate`` Hz; if a timer callback comes late, the due
-samples are produced in that callback with their own stamps, so the published rate holds.
+Samples are produced on the node clock at ``rate`` Hz, in bursts every ``batch_period`` seconds
+(each sample with its own stamp; a burst costs the executor one turn instead of one per sample), and
+published as serialized messages built for the whole burst at once. Sample k carries the stamp
+start + k/rate for good: when the process falls behind (a loaded machine), the twin runs late and
+catches up, up to 0.1 s of samples per turn, and never skips ahead, so trajectories stamped in wall
+time stay where they belong (:mod:`dynid.sim.realtime`); ``/diagnostics`` reports the lag.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import rclpy
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -33,23 +35,22 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from dynid.errors import InputError
-from dynid.excite.trajectory import PointTrajectory
+from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
+from dynid.nodes.conversions import trajectory_from_message
+from dynid.nodes.diagnostics import DiagnosticsPublisher, status
+from dynid.nodes.parameters import descriptor as _descriptor
 from dynid.nodes.runner import run_node
 from dynid.sim.parameters import PlantParameters, SensorParameters
+from dynid.sim.realtime import RealTimeSchedule
 from dynid.sim.twin import DigitalTwin
 
-MAX_CATCH_UP = 50  # samples produced in one timer callback at most
-
-
-def _descriptor(description: str, read_only: bool = False, low=None, high=None, integer: bool = False):
-    descriptor = ParameterDescriptor(description=description, read_only=read_only)
-    if low is not None:
-        if integer:
-            descriptor.integer_range = [IntegerRange(from_value=int(low), to_value=int(high), step=1)]
-        else:
-            descriptor.floating_point_range = [FloatingPointRange(from_value=float(low), to_value=float(high))]
-    return descriptor
+CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
+LATE_S = 0.1  # a lag above this is reported as a warning
+#: topic: {JointState field: the twin's measurement in it}
+TOPICS = {'joint_states': {'position': 'q', 'velocity': 'dq', 'effort': 'joint_torque'},
+          'motor_states': {'position': 'theta', 'velocity': 'dtheta'},
+          'joint_currents': {'effort': 'current'}, 'joint_temperatures': {'effort': 'temperature'}}
 
 
 class SimNode(Node):
@@ -70,6 +71,8 @@ class SimNode(Node):
         declare('drive_gain_error', 0.0, _descriptor('true drive gains differ by up to this fraction', True,
                                                      0.0, 0.45))
         declare('temperature', 25.0, _descriptor('initial and ambient temperature [°C]', True, -20.0, 80.0))
+        declare('batch_period', 0.005, _descriptor('samples are produced and published in bursts this often [s]',
+                                                   True, 0.001, 0.1))
 
         get = self.get_parameter
         description = get('robot_description').value
@@ -91,9 +94,9 @@ class SimNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self.publishers_ = {topic: self.create_publisher(JointState, topic, reliable) for topic in
-                            ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')}
-        self.diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        deep = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # holds a burst of catching up
+        self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in TOPICS}
+        self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in TOPICS.items()}
         self.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
                                  self._on_trajectory, reliable)
         self.create_subscription(Float64MultiArray, 'forward_effort_controller/commands', self._on_effort,
@@ -101,9 +104,9 @@ class SimNode(Node):
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.counters = {'samples': 0, 'trajectories': 0, 'rejected_trajectories': 0, 'effort_commands': 0,
                          'rejected_effort_commands': 0, 'late_callbacks': 0}
-        self.start_ns = self.get_clock().now().nanoseconds
-        self.create_timer(1.0 / self.rate, self._on_timer)
-        self.create_timer(1.0, self._publish_diagnostics)
+        self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
+        self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
+        self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
         self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz')
 
     @staticmethod
@@ -111,35 +114,23 @@ class SimNode(Node):
         return Payload(mass, [0.0, 0.0, 0.05]) if mass > 0 else None
 
     # ---------------------------------------------------------------------------------- timing
+    def _now_ns(self) -> int:
+        return self.get_clock().now().nanoseconds
+
     def _on_timer(self) -> None:
-        due = int((self.get_clock().now().nanoseconds - self.start_ns) * self.rate / 1e9)
-        missing = due - self.twin.samples
-        if missing > MAX_CATCH_UP:  # far behind (e.g. the process was stopped): skip ahead in time
+        count = self.schedule.due(self._now_ns(), self.twin.samples)
+        if count == 0:
+            return
+        if count == self.schedule.max_batch:
             self.counters['late_callbacks'] += 1
-            self.start_ns += int((missing - 1) * 1e9 / self.rate)
-            missing = 1
-        for _ in range(max(missing, 0)):
-            self._publish(self.twin.step())
-
-    def _stamp(self):
-        return rclpy.time.Time(nanoseconds=self.start_ns + round(self.twin.time * 1e9)).to_msg()
-
-    def _publish(self, sample) -> None:
-        m = sample.measured
-        stamp = self._stamp()
-        empty: list[float] = []
-        for topic, (position, velocity, effort) in {
-            'joint_states': (m.q, m.dq, m.joint_torque), 'motor_states': (m.theta, m.dtheta, None),
-            'joint_currents': (None, None, m.current), 'joint_temperatures': (None, None, m.temperature),
-        }.items():
-            message = JointState()
-            message.header.stamp = stamp
-            message.name = self.joint_names
-            message.position = empty if position is None else position.tolist()
-            message.velocity = empty if velocity is None else velocity.tolist()
-            message.effort = empty if effort is None else effort.tolist()
-            self.publishers_[topic].publish(message)
-        self.counters['samples'] += 1
+        first = self.twin.samples + 1
+        record = self.twin.advance(count)
+        stamps = self.schedule.stamps(first, count)
+        for topic, fields in TOPICS.items():
+            values = {field: record.measured[name] for field, name in fields.items()}
+            for data in self.encoders[topic].encode(stamps, **values):
+                self.publishers_[topic].publish(data)
+        self.counters['samples'] += count
 
     # -------------------------------------------------------------------------------- commands
     def _reject(self, kind: str, reason: str) -> None:
@@ -149,7 +140,7 @@ class SimNode(Node):
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
         try:
-            trajectory, effort = self._trajectory_from_message(message)
+            trajectory, effort = trajectory_from_message(message, self.joint_names)
         except InputError as error:
             self._reject('trajectories', str(error))
             return
@@ -157,39 +148,13 @@ class SimNode(Node):
             self.twin.reference.hold(self.twin.reference.sample(self.twin.time)[0], self.twin.time)
             return
         stamp_ns = message.header.stamp.sec * 10**9 + message.header.stamp.nanosec
-        start = self.twin.time if stamp_ns == 0 else (stamp_ns - self.start_ns) / 1e9
+        start = self.twin.time if stamp_ns == 0 else self.schedule.twin_time(stamp_ns)
         try:
             self.twin.follow(trajectory, start_time=start, effort=effort)
         except InputError as error:
             self._reject('trajectories', str(error))
             return
         self.counters['trajectories'] += 1
-
-    def _trajectory_from_message(self, message: JointTrajectory):
-        names = list(message.joint_names)
-        if not message.points:
-            return None, None
-        if sorted(names) != sorted(self.joint_names):
-            raise InputError(f'joints {names} do not match {self.joint_names}')
-        n = len(names)
-        times = [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in message.points]
-
-        def column(field: str, required: bool):
-            rows = [list(getattr(p, field)) for p in message.points]
-            if all(len(r) == 0 for r in rows) and not required:
-                return None
-            if any(len(r) != n for r in rows):
-                raise InputError(f'every point needs {n} {field}')
-            values = np.array(rows, dtype=float)
-            if not np.all(np.isfinite(values)):
-                raise InputError(f'{field} hold NaN or infinite values')
-            return values
-
-        positions = column('positions', True)
-        velocities = column('velocities', False)
-        accelerations = column('accelerations', False) if velocities is not None else None
-        effort = column('effort', False)
-        return PointTrajectory(tuple(names), times, positions, velocities, accelerations), effort
 
     def _on_effort(self, message: Float64MultiArray) -> None:
         values = np.array(message.data, dtype=float)
@@ -204,7 +169,7 @@ class SimNode(Node):
 
     def _on_reset(self, request, response):
         self.twin.reset(self.initial_q)
-        self.start_ns = self.get_clock().now().nanoseconds
+        self.schedule.restart(self._now_ns())
         response.success, response.message = True, 'restarted at the initial position'
         return response
 
@@ -214,15 +179,17 @@ class SimNode(Node):
                 self.twin.set_payload(self._payload(float(parameter.value)))
         return SetParametersResult(successful=True)
 
-    def _publish_diagnostics(self) -> None:
-        status = DiagnosticStatus(name=f'{self.get_name()}: digital twin', hardware_id='dynid_sim')
+    def _status(self):
         rejected = self.counters['rejected_trajectories'] + self.counters['rejected_effort_commands']
-        status.level = DiagnosticStatus.WARN if rejected or self.counters['late_callbacks'] else DiagnosticStatus.OK
-        status.message = f'{rejected} malformed commands ignored' if rejected else 'running'
-        status.values = [KeyValue(key=k, value=str(v)) for k, v in self.counters.items()]
-        array = DiagnosticArray(status=[status])
-        array.header.stamp = self.get_clock().now().to_msg()
-        self.diagnostics.publish(array)
+        behind = self.schedule.behind_s(self._now_ns(), self.twin.samples)
+        values = {**self.counters, 'behind_s': f'{behind:.4f}', 'rate_hz': self.rate,
+                  'last_stamp_ns': int(self.schedule.stamps(self.twin.samples, 1)[0])}
+        name = f'{self.get_fully_qualified_name()}: digital twin'
+        if behind > LATE_S:
+            return status(name, 'warn', f'{behind:.2f} s behind the clock, catching up', values, 'dynid_sim')
+        if rejected:
+            return status(name, 'warn', f'{rejected} malformed commands ignored', values, 'dynid_sim')
+        return status(name, 'ok', 'running', values, 'dynid_sim')
 
 
 def main(args=None) -> None:

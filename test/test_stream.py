@@ -1,0 +1,135 @@
+"""The intake's core (issue 12): JointState bytes a batch at a time, stamp-gap counting, joining by stamp."""
+
+import numpy as np
+import pytest
+
+from dynid.io.cdr import (
+    JointStateEncoder,
+    decode_joint_states,
+    joint_state_cdr,
+    normalize_joint_state_cdr,
+    normalize_joint_states,
+)
+from dynid.io.gaps import StampGapCounter
+from dynid.io.stream import StateJoiner
+
+NAMES = ['j1', 'j2', 'j3']
+
+
+def _messages(stamps, fields=('position', 'velocity', 'effort'), names=NAMES, seed=0):
+    rng = np.random.default_rng(seed)
+    values = {f: rng.normal(size=(len(stamps), len(names))) for f in fields}
+    raws = [joint_state_cdr(s, names, *(values[f][k] if f in fields else [] for f in ('position', 'velocity',
+                                                                                       'effort')))
+            for k, s in enumerate(stamps)]
+    return raws, values
+
+
+def test_encoder_writes_what_rosbags_writes():
+    stamps = np.array([1, 10**9 + 5, 1_700_000_000_123_456_789])
+    encoder = JointStateEncoder(NAMES, ('position', 'effort'))
+    values = {'position': np.arange(9.0).reshape(3, 3), 'effort': -np.arange(9.0).reshape(3, 3)}
+    encoded = encoder.encode(stamps, **values)
+    for k, stamp in enumerate(stamps):
+        assert encoded[k] == joint_state_cdr(int(stamp), NAMES, values['position'][k], [], values['effort'][k])
+
+
+def test_decode_maps_joints_by_name_and_marks_empty_fields():
+    stamps = np.arange(5) * 1_000_000 + 10**9
+    raws, values = _messages(stamps, fields=('position', 'effort'), names=['j3', 'j1', 'j2'])
+    decoded_stamps, decoded, skipped = decode_joint_states(raws, NAMES)
+    assert skipped == 0 and np.array_equal(decoded_stamps, stamps)
+    np.testing.assert_array_equal(decoded['position'], values['position'][:, [1, 2, 0]])
+    assert np.isnan(decoded['velocity']).all()
+    # A batch that is not uniform (one message names its joints in another order) decodes one by one.
+    mixed = raws[:2] + _messages(stamps[2:3], names=NAMES)[0]
+    decoded_stamps, decoded, skipped = decode_joint_states(mixed, NAMES)
+    assert skipped == 0 and decoded_stamps.size == 3
+    np.testing.assert_array_equal(decoded['position'][:2], values['position'][:2, [1, 2, 0]])
+    # Messages lacking a joint, or not a JointState, are skipped and counted.
+    _, _, skipped = decode_joint_states(raws + [b'\x00\x01\x00\x00garbage'], NAMES + ['j4'])
+    assert skipped == 6
+
+
+def test_batch_normalization_equals_the_single_message_one():
+    stamps = np.arange(4) * 2_000_000 + 5 * 10**9
+    raws, _ = _messages(stamps)
+    # rmw may leave garbage in the padding and append bytes: make a batch of such messages.
+    dirty = []
+    for raw in raws:
+        data = bytearray(raw) + b'\xff\xff\xff\xff'
+        data[18:20] = b'\xee\xee'  # inside the frame id padding (frame id '' → 1 byte + 3 padding)
+        dirty.append(bytes(data))
+    batch_stamps, messages, skipped = normalize_joint_states(dirty)
+    assert skipped == 0 and np.array_equal(batch_stamps, stamps)
+    for raw, message in zip(dirty, messages, strict=True):
+        assert message == normalize_joint_state_cdr(raw)[1]
+    assert messages == raws
+    _, messages, skipped = normalize_joint_states(dirty[:2] + [b'short'])
+    assert skipped == 1 and messages == raws[:2]
+
+
+def test_gap_counter_counts_lost_samples_in_any_batching():
+    rng = np.random.default_rng(3)
+    stamps = np.arange(5000, dtype=np.int64) * 1_000_000 + 10**9
+    keep = rng.random(stamps.size) > 0.1
+    keep[:150] = True
+    counter = StampGapCounter()
+    position = 0
+    received = stamps[keep]
+    while position < received.size:
+        size = int(rng.integers(1, 40))
+        counter.update(received[position:position + size][::-1])  # reversed: batches are sorted on the way in
+        position += size
+    last = np.flatnonzero(keep)[-1]
+    assert counter.period_ns == 1_000_000
+    assert counter.lost == int(np.count_nonzero(~keep[:last]))
+    assert counter.received == received.size and counter.late == 0
+    counter.update(received[10:20])  # repeated and old stamps are late, not new samples
+    assert counter.late == 10 and counter.received == received.size
+
+
+def test_gap_counter_with_a_known_period_counts_from_the_first_batch():
+    counter = StampGapCounter(period_ns=2_000_000)
+    assert counter.update(np.array([0, 2, 4, 10, 12]) * 1_000_000) == 2
+    assert counter.gaps == 1 and counter.longest_gap_ns == 6_000_000
+
+
+def _decoded(stamps, n=3, value=0.0):
+    stamps = np.asarray(stamps, dtype=np.int64)
+    return stamps, {f: np.full((stamps.size, n), value) + stamps[:, None] * 1e-9 for f in ('position', 'velocity',
+                                                                                           'effort')}
+
+
+def test_joiner_joins_by_stamp_in_order_and_holds_temperatures():
+    joiner = StateJoiner(3, required=('motor_states', 'joint_currents'))
+    stamps = np.arange(100, dtype=np.int64) * 1_000_000
+    # Topics arrive in different batches, out of order, currents one batch late.
+    joiner.add('joint_states', *_decoded(stamps[:60][::-1]))
+    joiner.add('motor_states', *_decoded(stamps[:70]))
+    joiner.add('joint_temperatures', *_decoded(stamps[::10], value=30.0))
+    first = joiner.take()
+    assert first is None  # no currents yet
+    joiner.add('joint_currents', *_decoded(stamps[:50]))
+    first = joiner.take()
+    assert np.array_equal(first.stamps_ns, stamps[:50])
+    np.testing.assert_allclose(first.theta[:, 0], stamps[:50] * 1e-9)
+    np.testing.assert_allclose(first.current[:, 1], stamps[:50] * 1e-9)
+    np.testing.assert_allclose(first.temperature[:, 0], 30.0 + (stamps[:50] // 10_000_000) * 0.01)  # held
+    joiner.add('joint_states', *_decoded(stamps[60:]))
+    joiner.add('motor_states', *_decoded(stamps[70:]))
+    joiner.add('joint_currents', *_decoded(np.delete(stamps[50:], [5])))  # one current lost: stamp 55 ms
+    second = joiner.take()
+    assert second is not None and second.stamps_ns[0] == stamps[50]
+    assert stamps[55] not in second.stamps_ns and joiner.unmatched == 0  # waits up to the horizon...
+    assert second.stamps_ns[-1] == stamps[54]
+    joiner.add('joint_states', *_decoded([250_000_000]))  # ...which the newest stamp has now passed
+    third = joiner.take()
+    assert joiner.unmatched == 1 and np.array_equal(third.stamps_ns, stamps[56:])
+    joiner.add('joint_states', *_decoded(stamps[80:81]))  # older than what was handed out: late
+    assert joiner.late == 1 and joiner.joined == 99
+
+
+def test_joiner_refuses_unknown_topics():
+    with pytest.raises(ValueError):
+        StateJoiner(3, required=('joint_states',))
