@@ -19,6 +19,7 @@ from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, home_configuration
+from loss_patterns import bursty_losses
 
 
 # ------------------------------------------------------------------------------ solvers, synthetic
@@ -172,20 +173,10 @@ def _lose(dataset, keep):
 
 
 def _bursty_losses(count, seed):
-    """Contiguous runs of 100–500 samples, each followed by 150–300 samples of which 90 % are lost:
-    about 40 % lost in hundreds of gaps. At 500 Hz a piece needs more than 250 samples (0.3 s of
+    """About 40 % lost in hundreds of gaps. At 500 Hz a piece needs more than 250 samples (0.3 s of
     trimmed ends and ten decimated samples), so the lossy stretches and about a third of the runs
     are too short."""
-    rng = np.random.default_rng(seed)
-    keep = np.zeros(count, dtype=bool)
-    k = 0
-    while k < count:
-        run, stretch = int(rng.integers(100, 500)), int(rng.integers(150, 300))
-        keep[k:k + run] = True
-        lossy = keep[k + run:k + run + stretch]  # a view
-        lossy[:] = rng.random(lossy.size) >= 0.9
-        k += run + stretch
-    return keep
+    return bursty_losses(count, seed, run=(100, 500), stretch=(150, 300))
 
 
 def _sparse(count, seed, runs=((1000, 1270), (3000, 3270))):

@@ -12,6 +12,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
 from dynid.io.bag import JOINT_STATE, TYPESTORE, read_bag, write_bag
 from dynid.model import load_robot
+from loss_patterns import bursty_losses
 
 DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
@@ -113,18 +114,8 @@ def _lossy_copy(source, target, keep_of):
 
 
 def _bursts(count, seed=1):
-    """At 250 Hz: contiguous runs of 150–300 samples, each followed by 100–200 samples of which 90 % are
-    lost (about a third lost in about a hundred gaps; a piece needs 126 samples)."""
-    rng = np.random.default_rng(seed)
-    keep = np.zeros(count, dtype=bool)
-    k = 0
-    while k < count:
-        run, stretch = int(rng.integers(150, 300)), int(rng.integers(100, 200))
-        keep[k:k + run] = True
-        lossy = keep[k + run:k + run + stretch]  # a view
-        lossy[:] = rng.random(lossy.size) >= 0.9
-        k += run + stretch
-    return keep
+    """At 250 Hz: about a third lost in about a hundred gaps (a piece needs 126 samples)."""
+    return bursty_losses(count, seed, run=(150, 300), stretch=(100, 200))
 
 
 def _sparse(count):
