@@ -1,0 +1,370 @@
+"""Online joint-stiffness estimation from the two joint encoders and the motor current (RLS-DF*).
+
+Madsen, Rosenlund, Brandt and Zhang 2019 (ICRA). Per joint j and sample k:
+
+    φ = θ − q                                            deformation [rad, link side]
+    τ_E = K_τ·i − B·θ̈ − F(θ̇) − D·φ̇                     virtual flexibility torque [N·m], eq. (17)/(19)
+    ψ = [φ, φ³, …, φ^(2P−1)]                              eqs. (7)–(8)
+    α̂ ← RLS-DF*(ψ, τ_E)                                  eq. (18), :class:`DirectionalForgettingRLS`
+    k(φ) = Σ_p (2p − 1)·α_p·φ^(2p−2),  k(0) = α1          eqs. (9)–(10); k(0) is the wear indicator
+
+θ is the rotor position in link units (motor encoder angle / gear ratio), q the link position, i
+the motor current [A]; K_τ [N·m/A] and B [kg·m²] are link-side (``JointDrives``). The motor side
+(17) is used as in the paper: it needs no rigid-body model and no payload.
+
+Alignment. q and θ go through :class:`dynid.signal.AlignedStateEstimator` (causal Savitzky–Golay
+smoothing plus central differences, Madsen 2020, ch.6 §6.1); the current and temperature are
+delayed by the same ``delay`` samples, so every term of τ_E and ψ describes the same past sample.
+The paper uses plain backward differences without filtering; with them B·θ̈ of a 2^14-count motor
+encoder at 1 kHz is dominated by quantization noise (hundreds of N·m on the UR5e base joint).
+
+Friction. F is the static map of an identification result (``viscous_coulomb`` model):
+F(θ̇) = Fc·sgn(θ̇) + Fv·θ̇ + τ0, on the rotor velocity. The paper uses the generalized Maxwell-slip
+model (GMS, eqs. (11)–(14)) instead: the static map jumps by 2·Fc at every velocity reversal, where
+the real friction passes through pre-sliding over a small rotor angle, so for the few milliseconds
+around a reversal τ_E is wrong by up to Fc (a few N·m on the UR5e base joint) and at rest by
+whatever the stiction holds (up to Fc). Most such samples have small |φ| and fall in the dead zone
+(below); those that do not bias α̂ slightly. A result identified with friction on the link velocity
+(``model['friction_velocity'] == 'link'``) is used on θ̇ all the same: in link units θ̇ and q̇
+differ only by φ̇.
+
+Dead zone. A joint at rest still shows a deformation of a few encoder quanta (and a friction
+error), and directional forgetting keeps forgetting along that noise direction: α̂1 drifts over
+minutes (see :mod:`dynid.estimate.rls`). Samples with |φ| ≤ ``deadzone`` therefore enter the RLS
+with ψ = 0 (no gain, no forgetting, only δI). Default: twice the sum of the two encoder quanta, i.e.
+four times the worst-case rounding error of φ = θ − q: 2·(2π/(2^14·r) + 2π/2^20) = 1.96e-5 rad for
+the default 14-bit motor and 20-bit link encoders with r = 101 (0.8 N·m at α1 = 4e4 N·m/rad).
+Samples before the front end is ``valid`` (its start-up transient) get ψ = 0 as well.
+
+Fit. ``fit`` is a running NRMSE fit (Madsen et al. 2019, eq. (15)), 100·(1 − ‖y − ŷ‖/‖y − ȳ‖),
+of the prediction ŷ = ψᵀα̂(k−1) made before each sample is used (one-step-ahead, not the a posteriori
+fit), against y = τ_E, over the learning samples only (outside the dead zone, front end valid),
+exponentially weighted with time constant ``fit_window_s`` (10 s by default, half the RLS memory of
+1/(1 − μ) = 20 000 samples): the norms are sums λ^(age)·(·)² with λ = exp(−1/(rate·window)).
+NaN until a joint has had a learning sample.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import lfilter
+
+from dynid.errors import InputError
+from dynid.estimate.rls import DirectionalForgettingRLS
+from dynid.model.drives import JointDrives
+from dynid.signal.aligned import AlignedStateEstimator
+
+MOTOR_COUNTS = 2**14  # counts per motor revolution of the default motor encoder
+LINK_COUNTS = 2**20  # counts per link revolution of the default link encoder
+CURVE_POINTS = 201  # points of the φ grid of :func:`stiffness_curve_fit`
+
+
+@dataclass(frozen=True)
+class StiffnessEstimate:
+    """History of one :meth:`StiffnessEstimator.update` batch; all arrays (N, J), ``alpha`` (N, J, P).
+
+    Every row describes the sample ``delay`` samples before the corresponding input row.
+
+    Attributes:
+        alpha: α̂ after the sample [N·m/rad, N·m/rad³, …].
+        stiffness: k(φ) at the sample's deformation [N·m/rad]; stiffness_at_zero: k(0) = α̂1.
+        phi: deformation φ = θ − q [rad]. tau_e: virtual measurement τ_E, eq. (17) [N·m].
+        tau_e_hat: predicted ψ(φ)ᵀα̂ before the sample [N·m] (for every sample, in the dead zone too).
+        learning: the sample entered the RLS (outside the dead zone, front end valid).
+        fit: running NRMSE fit [%] of tau_e_hat against tau_e (module docstring).
+        temperature: the temperature delayed to the same sample [°C] (NaN if not given).
+        delay: samples between the newest input and the sample described.
+    """
+
+    alpha: np.ndarray
+    stiffness: np.ndarray
+    stiffness_at_zero: np.ndarray
+    phi: np.ndarray
+    tau_e: np.ndarray
+    tau_e_hat: np.ndarray
+    learning: np.ndarray
+    fit: np.ndarray
+    temperature: np.ndarray
+    delay: int
+
+
+class StiffnessEstimator:
+    """RLS-DF* estimate of the joint stiffness τ_E(φ) of J joints at once (module docstring).
+
+    Args:
+        drives: link-side drive gain K_τ [N·m/A], rotor inertia B [kg·m²] and gear ratio of each
+            joint (``robot.drives``); None is refused.
+        friction: the static friction map: an ``IdentificationResult`` (its ``friction()`` per joint
+            and, if present, its ``drive_gains`` replacing K_τ), a mapping joint name →
+            {'Fc' [N·m], 'Fv' [N·m·s/rad], 'tau0' [N·m]} (missing symbols 0), or None (no friction).
+        rate_hz: sample rate [Hz].
+        order: P, number of odd powers in ψ (2: [φ, φ³], the paper's choice).
+        damping: transmission damping D [N·m·s/rad], scalar or (J,); the paper gives no value.
+        forgetting, regularization: μ and δ of eq. (18) (paper: 0.99995, 0.1).
+        p0: initial covariance diagonal, (P,) or (J, P); default 1e9^p for p = 1..P, the paper's
+            diag(1e9, 1e18) for P = 2 (φ in rad, τ in N·m).
+        deadzone: |φ| [rad] at or below which ψ = 0, scalar or (J,); default from the encoder
+            resolutions (module docstring).
+        motor_counts, link_counts: encoder counts per motor / link revolution, for the default dead zone.
+        fit_window_s: time constant of the running fit [s].
+        window: Savitzky–Golay window of the front end (default 101 samples at 1 kHz, scaled).
+
+    Attributes:
+        alpha (J, P), stiffness (J,) k(φ) at the last φ, stiffness_at_zero (J,), phi, tau_e,
+        tau_e_hat, fit (J,) of the last sample; phi_max (J,): largest |φ| learned from [rad];
+        rls: the :class:`DirectionalForgettingRLS`; front_end: the :class:`AlignedStateEstimator`.
+    """
+
+    def __init__(self, drives: JointDrives | None, friction=None, *, rate_hz: float = 1000.0, order: int = 2,
+                 damping=0.0, forgetting: float = 0.99995, regularization: float = 0.1, p0=None, deadzone=None,
+                 motor_counts: int = MOTOR_COUNTS, link_counts: int = LINK_COUNTS, fit_window_s: float = 10.0,
+                 window: int | None = None) -> None:
+        if drives is None:
+            raise InputError('stiffness estimation needs drive data (drive gain and rotor inertia per joint); '
+                             'the robot model has none')
+        self.joint_names = tuple(drives.joint_names)
+        J = self.n_joints = len(self.joint_names)
+        if isinstance(order, bool) or not isinstance(order, int | np.integer) or order < 1:
+            raise InputError(f'order must be a positive integer, got {order!r}')
+        self.order = int(order)
+        self.rate_hz = float(rate_hz)
+        self.drive_gain = drives.drive_gain.copy()
+        self.rotor_inertia = drives.rotor_inertia.copy()
+        self.Fc, self.Fv, self.tau0 = np.zeros(J), np.zeros(J), np.zeros(J)
+        self._set_friction(friction)
+        self.damping = _per_joint(damping, J, 'damping')
+        if np.any(self.damping < 0):
+            raise InputError(f'damping must be >= 0, got {self.damping.tolist()}')
+        if deadzone is None:
+            for name, value in (('motor_counts', motor_counts), ('link_counts', link_counts)):
+                if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                    raise InputError(f'{name} must be a positive integer, got {value!r}')
+            deadzone = 2.0 * (2 * np.pi / (motor_counts * drives.gear_ratio) + 2 * np.pi / link_counts)
+        self.deadzone = _per_joint(deadzone, J, 'deadzone')
+        if np.any(self.deadzone < 0):
+            raise InputError(f'deadzone must be >= 0, got {self.deadzone.tolist()}')
+        if not (math.isfinite(fit_window_s) and fit_window_s > 0):
+            raise InputError(f'fit_window_s must be > 0, got {fit_window_s!r}')
+        self.fit_window_s = float(fit_window_s)
+        self._fit_decay = math.exp(-1.0 / (self.rate_hz * self.fit_window_s))
+        if p0 is None:
+            p0 = [1e9 ** p for p in range(1, self.order + 1)]
+        self.rls = DirectionalForgettingRLS(self.order, J, forgetting=forgetting, regularization=regularization,
+                                            p0=p0)
+        self.front_end = AlignedStateEstimator(J, self.rate_hz, rotor=True, delayed=('current', 'temperature'),
+                                               window=window)
+        self._powers = 2 * np.arange(self.order) + 1  # 1, 3, 5, ...
+        self.reset()
+
+    @classmethod
+    def from_robot(cls, robot, result=None, **options) -> StiffnessEstimator:
+        """An estimator for all joints of ``robot`` with ``robot.drives``, friction from ``result``."""
+        if robot.drives is None:
+            raise InputError(f'stiffness estimation needs drive data; robot {robot.name!r} has none')
+        return cls(robot.drives, result, **options)
+
+    def _set_friction(self, friction) -> None:
+        if friction is None:
+            return
+        if hasattr(friction, 'friction') and callable(friction.friction):  # an IdentificationResult
+            if tuple(friction.joint_names) != self.joint_names:
+                raise InputError(f'the identification result is for joints {list(friction.joint_names)}, '
+                                 f'the drives for {list(self.joint_names)}')
+            kind = friction.model.get('friction', 'viscous_coulomb')
+            if kind not in ('viscous_coulomb', 'none'):
+                raise InputError(f"the stiffness estimator uses the 'viscous_coulomb' friction map; the result "
+                                 f'has {kind!r}')
+            if friction.drive_gains is not None:
+                self.drive_gain = np.asarray(friction.drive_gains, dtype=float).copy()
+            friction = friction.friction()
+        if not isinstance(friction, Mapping):
+            raise InputError(f'friction must be an identification result, a mapping joint -> '
+                             f"{{'Fc', 'Fv', 'tau0'}} or None, got {type(friction).__name__}")
+        missing = [name for name in self.joint_names if name not in friction]
+        if missing:
+            raise InputError(f'friction parameters missing for joints {missing}')
+        try:
+            for j, name in enumerate(self.joint_names):
+                values = friction[name]
+                self.Fc[j] = float(values.get('Fc', 0.0))
+                self.Fv[j] = float(values.get('Fv', 0.0))
+                self.tau0[j] = float(values.get('tau0', 0.0))
+        except (AttributeError, TypeError, ValueError):
+            raise InputError("friction parameters must be numbers under 'Fc', 'Fv', 'tau0' per joint") from None
+        if not np.all(np.isfinite(np.concatenate((self.Fc, self.Fv, self.tau0)))):
+            raise InputError('friction parameters must be finite')
+
+    def reset(self) -> None:
+        """Back to α̂(0), P(0) and an empty front end (the next sample primes it again)."""
+        J = self.n_joints
+        self.rls.reset()
+        self.front_end.reset()
+        self._fit_sums = np.zeros((4, J))  # exponentially weighted Σw, Σy, Σy², Σ(y − ŷ)²
+        self.phi_max = np.zeros(J)
+        nan = np.full(J, np.nan)
+        self.phi, self.tau_e, self.tau_e_hat, self.fit, self.stiffness = (nan.copy() for _ in range(5))
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """α̂ (J, P) [N·m/rad, N·m/rad³, …]."""
+        return self.rls.theta.copy()
+
+    @property
+    def stiffness_at_zero(self) -> np.ndarray:
+        """k(0) = α̂1 (J,) [N·m/rad], the small-deformation stiffness (wear indicator)."""
+        return self.rls.theta[:, 0].copy()
+
+    @property
+    def delay(self) -> int:
+        """Samples between the newest input and the sample the outputs describe."""
+        return self.front_end.delay
+
+    def regressor(self, phi) -> np.ndarray:
+        """ψ(φ) = [φ, φ³, …] (…, P), eq. (8)."""
+        return np.asarray(phi, dtype=float)[..., None] ** self._powers
+
+    def stiffness_of(self, phi, alpha=None) -> np.ndarray:
+        """k(φ) = Σ (2p − 1)·α_p·φ^(2p−2), eq. (9)–(10), for φ (…, J) and α (…, J, P) (default α̂)."""
+        alpha = self.rls.theta if alpha is None else alpha
+        phi = np.asarray(phi, dtype=float)[..., None]
+        return (alpha * self._powers * phi ** (self._powers - 1)).sum(axis=-1)
+
+    def friction_torque(self, rotor_velocity) -> np.ndarray:
+        """Static map F(θ̇) = Fc·sgn(θ̇) + Fv·θ̇ + τ0 [N·m] for θ̇ (…, J) [rad/s, link units]."""
+        w = np.asarray(rotor_velocity, dtype=float)
+        return self.Fc * np.sign(w) + self.Fv * w + self.tau0
+
+    def update(self, q, theta, current, temperature=None) -> StiffnessEstimate:
+        """Advance by a batch of N samples in model joint order; any split of a record gives the same result.
+
+        Args:
+            q: link positions (N, J) [rad].
+            theta: rotor positions in link units (N, J) [rad] (motor encoder angle / gear ratio);
+                None is refused.
+            current: motor currents (N, J) [A].
+            temperature: joint temperatures (N, J) [°C], optional (only delayed and passed on).
+        """
+        J = self.n_joints
+        if theta is None:
+            raise InputError('stiffness estimation needs the motor encoder positions (theta); none were given')
+        q = _batch(q, 'q', J)
+        n = q.shape[0]
+        theta = _batch(theta, 'theta', J, n)
+        current = _batch(current, 'current', J, n)
+        temperature = np.full((n, J), np.nan) if temperature is None else _batch(temperature, 'temperature', J, n)
+        state = self.front_end.run(q, theta, {'current': current, 'temperature': temperature})
+
+        phi = state.theta - state.q
+        tau_e = (self.drive_gain * state.delayed['current'] - self.rotor_inertia * state.ddtheta
+                 - self.friction_torque(state.dtheta) - self.damping * (state.dtheta - state.dq))
+        psi = self.regressor(phi)
+        valid = np.broadcast_to(np.asarray(state.valid, dtype=bool).reshape(-1, 1), (n, J))
+        learning = valid & (np.abs(phi) > self.deadzone) & np.isfinite(tau_e)
+        alpha_before = self.rls.theta.copy()
+        alphas = self.rls.run(np.where(learning[:, :, None], psi, 0.0), np.where(learning, tau_e, 0.0))
+        previous = np.concatenate((alpha_before[None], alphas[:-1]), axis=0)
+        tau_e_hat = np.einsum('njp,njp->nj', psi, previous)
+        fit = self._running_fit(tau_e, tau_e_hat, learning)
+        stiffness = self.stiffness_of(phi, alphas)
+
+        if n:
+            self.phi, self.tau_e, self.tau_e_hat, self.fit = phi[-1], tau_e[-1], tau_e_hat[-1], fit[-1]
+            self.stiffness = stiffness[-1]
+            self.phi_max = np.maximum(self.phi_max, np.where(learning, np.abs(phi), 0.0).max(axis=0))
+        return StiffnessEstimate(alpha=alphas, stiffness=stiffness, stiffness_at_zero=alphas[:, :, 0].copy(),
+                                 phi=phi, tau_e=tau_e, tau_e_hat=tau_e_hat, learning=learning, fit=fit,
+                                 temperature=state.delayed['temperature'], delay=state.delay)
+
+    def _running_fit(self, y: np.ndarray, y_hat: np.ndarray, learning: np.ndarray) -> np.ndarray:
+        """Exponentially weighted NRMSE fit after each sample (N, J) (module docstring)."""
+        w = learning.astype(float)
+        y = np.where(learning, y, 0.0)
+        e = np.where(learning, y - y_hat, 0.0)
+        lam = self._fit_decay
+        terms = np.stack((w, y, y * y, e * e))  # (4, N, J)
+        sums = lfilter([1.0], [1.0, -lam], terms, axis=1, zi=lam * self._fit_sums[:, None, :])[0]
+        if sums.shape[1]:
+            self._fit_sums = sums[:, -1].copy()
+        count, total, squares, errors = sums
+        with np.errstate(divide='ignore', invalid='ignore'):
+            spread = squares - np.where(count > 0, total * total / count, 0.0)
+            fit = 100.0 * (1.0 - np.sqrt(errors / np.maximum(spread, 0.0)))
+        return np.where(count > 0, fit, np.nan)
+
+
+def stiffness_curve_fit(alpha_hat, alpha_true, phi_range, points: int = CURVE_POINTS):
+    """NRMSE fit [%] of the estimated flexibility torque curve τ_E(φ) = ψ(φ)ᵀα̂ against the true one.
+
+    The figure of merit of Madsen, Rosenlund, Brandt and Zhang 2019 (eq. (15) applied to the curves
+    of their Fig. 8: 96.6 % online after 35 s, 96.9 % for the offline fit). The paper compares over
+    its force-gauge deformations, which it does not list; here the curves are compared on a uniform
+    grid of ``points`` deformations over ``phi_range``: a scalar φ_max [rad] means [−φ_max, φ_max]
+    (τ_E is odd, so the grid mean of the truth is 0), a pair (lo, hi) that interval.
+
+    Args:
+        alpha_hat: estimated [α1, α3, …] (P,) or (J, P).
+        alpha_true: true coefficients, the same layout (a shorter or longer P is padded with zeros).
+        phi_range: φ_max, or (lo, hi) [rad]; per joint: (J,) or (J, 2) (a pair is always (lo, hi)).
+
+    Returns:
+        fit [%], a float for (P,) input, else (J,).
+    """
+    a = np.asarray(alpha_hat, dtype=float)
+    b = np.asarray(alpha_true, dtype=float)
+    single = a.ndim == 1 and b.ndim == 1
+    a, b = np.atleast_2d(a), np.atleast_2d(b)
+    if a.ndim != 2 or b.ndim != 2:
+        raise InputError(f'alpha_hat and alpha_true must be (P,) or (J, P), got {a.shape} and {b.shape}')
+    width = max(a.shape[1], b.shape[1])
+    a = np.pad(a, ((0, 0), (0, width - a.shape[1])))
+    b = np.pad(b, ((0, 0), (0, width - b.shape[1])))
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError:
+        raise InputError(f'alpha_hat and alpha_true have different joint counts: {a.shape} and {b.shape}') from None
+    J = a.shape[0]
+    r = np.asarray(phi_range, dtype=float)
+    bounds = None
+    if r.ndim == 0 or (r.ndim == 1 and r.shape[0] == J and r.shape[0] != 2):  # φ_max or (J,)
+        bounds = np.broadcast_to(np.stack((-np.abs(r), np.abs(r)), axis=-1), (J, 2))
+    elif r.shape == (2,) or (r.ndim == 2 and r.shape[1] == 2 and r.shape[0] in (1, J)):  # (lo, hi) or (J, 2)
+        bounds = np.broadcast_to(r, (J, 2))
+    if bounds is None:
+        raise InputError(f'phi_range must be φ_max, (lo, hi), (J,) or (J, 2); got shape {r.shape}')
+    lo, hi = bounds[..., 0], bounds[..., 1]
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)):
+        raise InputError(f'phi_range must be a finite, non-empty interval, got {phi_range!r}')
+    if isinstance(points, bool) or not isinstance(points, int | np.integer) or points < 3:
+        raise InputError(f'points must be an integer >= 3, got {points!r}')
+    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, points)[None, :]  # (J, G)
+    psi = grid[:, :, None] ** (2 * np.arange(width) + 1)
+    y = np.einsum('jgp,jp->jg', psi, b)
+    y_hat = np.einsum('jgp,jp->jg', psi, a)
+    spread = np.linalg.norm(y - y.mean(axis=1, keepdims=True), axis=1)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        fit = 100.0 * (1.0 - np.linalg.norm(y - y_hat, axis=1) / spread)
+    return float(fit[0]) if single else fit
+
+
+def _per_joint(value, n: int, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=float)
+        out = np.broadcast_to(array, (n,)).copy() if array.ndim <= 1 else None
+    except (TypeError, ValueError):
+        out = None
+    if out is None or not np.all(np.isfinite(out)):
+        raise InputError(f'{name} must be a finite scalar or one value per joint ({n}), got {value!r}')
+    return out
+
+
+def _batch(value, name: str, width: int, n: int | None = None) -> np.ndarray:
+    x = np.asarray(value, dtype=float)
+    if x.ndim == 1 and width == 1 and (n is None or x.shape[0] == n):
+        x = x[:, None]
+    if x.ndim != 2 or x.shape[1] != width or (n is not None and x.shape[0] != n):
+        raise InputError(f'{name} must have shape ({"N" if n is None else n}, {width}), got {x.shape}')
+    return x
