@@ -267,3 +267,29 @@ def test_report_shows_each_recordings_gaps_once_behind_a_fold(gapped, tmp_path):
                                 provenance={**result.provenance, 'inputs': [{'name': 'gapped'}]})
     page = write_report(tmp_path / 'older', older, robot, [training], [held_out]).read_text()
     assert page.count('<details>') == 2 and page.count(training.gaps().line('gapped')) == 1
+
+
+def test_rigid_body_torque_of_an_identified_model(twin_data):
+    """The identified base model predicts M(q)q̈ + C q̇ + g at states it never saw (within 3 % of the
+    torque scale per joint on random states) and refuses a robot it was not identified for."""
+    from dynid.identify.torque import RigidBodyTorque
+    from dynid.model import Payload
+
+    robot, _, train, _ = twin_data
+    result = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls'))
+    torque = RigidBodyTorque(result, robot)
+    home = home_configuration(robot)
+    rng = np.random.default_rng(3)
+    q = home + rng.uniform(-0.8, 0.8, (200, robot.n))
+    dq, ddq = rng.uniform(-1, 1, (200, robot.n)), rng.uniform(-2, 2, (200, robot.n))
+    true = robot.inverse_dynamics(q, dq, ddq)
+    error = torque(q, dq, ddq) - true
+    assert np.all(np.sqrt(np.mean(error**2, axis=0)) < 0.03 * np.abs(true).max(axis=0) + 0.05), error.std(axis=0)
+    np.testing.assert_allclose(torque(q[0], dq[0], ddq[0]), torque(q[:1], dq[:1], ddq[:1])[0])
+    payload = Payload(2.0, [0.0, 0.0, 0.05])
+    added = RigidBodyTorque(result, robot, payload)(q, dq, ddq) - torque(q, dq, ddq)
+    expected = robot.payload_regressor(q, dq, ddq) @ payload.parameters()
+    np.testing.assert_allclose(added, expected.reshape(added.shape), atol=1e-9)
+    for other in ('panda', 'ur5'):  # another robot, or the same joints on another geometry
+        with pytest.raises(InputError, match='not'):
+            RigidBodyTorque(result, load_robot(other))
