@@ -33,6 +33,7 @@ setup(
             'sim_node = dynid.nodes.sim_node:main',
             'excitation_node = dynid.nodes.excitation_node:main',
             'identifier_node = dynid.nodes.identifier_node:main',
+            'estimator_node = dynid.nodes.estimator_node:main',
         ],
     },
 )

@@ -1,0 +1,192 @@
+"""estimator_node: watches a running robot and tells its joint stiffness as it drifts (wear).
+
+Takes ``joint_states``, ``motor_states``, ``joint_currents`` and ``joint_temperatures`` through the
+shared intake (:mod:`dynid.nodes.intake`: batches joined by stamp, joints by name; every sample is
+used) and runs :class:`dynid.estimate.StiffnessEstimator` on them (RLS with directional forgetting on
+the virtual flexibility torque from both encoders and the current; Madsen et al. 2019). The friction
+map comes from an identification result (``result_file``), the drives from the robot model.
+
+Publishes ``~/stiffness`` (std_msgs/Float64MultiArray, at most ``publish_rate`` Hz) with a labelled
+layout: dimension ``joint`` (the robot's joints, in order) × dimension ``quantity`` (alpha1 [N·m/rad],
+alpha3 [N·m/rad³], k0 = stiffness at zero deflection [N·m/rad], relative_to_baseline [-], fit [%]);
+and ``/diagnostics`` once per second: per joint converged or not, the stiffness relative to the
+stored baseline (WARN below 1 − ``stiffness_drop_warning``), plus stale inputs and the intake's lost
+samples. Services (std_srvs/Trigger): ``~/reset`` starts the estimation again; ``~/set_baseline``
+stores the current k0 of every joint in ``baseline_file`` (YAML), which is read again at start-up.
+Without motor encoders (no ``motor_states``) nothing can be estimated: diagnostics say so.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+from rclpy.node import Node
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from std_srvs.srv import Trigger
+
+from dynid.errors import InputError
+from dynid.estimate import StiffnessEstimator
+from dynid.identify.result import IdentificationResult
+from dynid.model import load_robot
+from dynid.nodes.diagnostics import DiagnosticsPublisher, status
+from dynid.nodes.intake import IntakeSettings, StateIntake
+from dynid.nodes.parameters import descriptor
+from dynid.nodes.runner import run_node
+
+QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit')
+STALE_S = 1.0  # no joined sample for this long: inputs are stale
+CONVERGED_FIT = 90.0  # running fit [%] above which a joint counts as converged
+
+
+class EstimatorNode(Node):
+    """The estimator (module docstring). Takes the usual rclpy Node keyword arguments."""
+
+    def __init__(self, **kwargs) -> None:
+        self.intake: StateIntake | None = None  # before Node: destroy_node() may run on a failed start
+        super().__init__('estimator_node', **kwargs)
+        d = self.declare_parameter
+        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
+        d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
+        d('result_file', '', descriptor('identification result (YAML) with the friction map; empty: none',
+                                        read_only=True))
+        d('damping', 0.0, descriptor('transmission damping D of every joint [N·m·s/rad]', True, 0.0, 1e4))
+        d('publish_rate', 10.0, descriptor('estimates published at most this often [Hz]', True, 0.1, 100.0))
+        d('stiffness_drop_warning', 0.15, descriptor('warn when k0 falls this fraction below the baseline',
+                                                     False, 0.01, 0.99))
+        d('baseline_file', 'dynid_stiffness_baseline.yaml', descriptor('where ~/set_baseline stores k0'))
+        settings = IntakeSettings.declare(self)
+        get = self.get_parameter
+        description = get('robot_description').value
+        self.robot = load_robot(description if description else get('robot').value)
+        result_file = get('result_file').value
+        self.result = IdentificationResult.load(result_file) if result_file else None
+        self.rate_hz = settings.expected_rate_hz  # 0: read off the first batch's stamps
+        self.estimator = self._estimator() if self.rate_hz else None  # refuses bad input at start-up
+        self.lock = threading.Lock()  # the intake's thread updates, the executor's thread reads
+        self.last_sample_time: float | None = None
+        self.baseline = self._load_baseline()
+        self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
+        self.intake = StateIntake(self, settings, on_samples=self._on_samples, joint_names=self.robot.joint_names)
+        self.create_service(Trigger, '~/reset', self._on_reset)
+        self.create_service(Trigger, '~/set_baseline', self._on_set_baseline)
+        self.create_timer(1.0 / get('publish_rate').value, self._publish)
+        self.diagnostics = DiagnosticsPublisher(self, self._statuses)
+        self.intake.start()
+        self.get_logger().info(f'estimating the joint stiffness of {self.robot.name}')
+
+    # ------------------------------------------------------------------------------ inputs
+    def _estimator(self) -> StiffnessEstimator:
+        return StiffnessEstimator.from_robot(self.robot, self.result, rate_hz=self.rate_hz,
+                                             damping=self.get_parameter('damping').value)
+
+    def _on_samples(self, batch) -> None:
+        with self.lock:
+            if self.estimator is None:  # the publisher's rate from the first stamps
+                if len(batch) < 3:
+                    return
+                self.rate_hz = float(1e9 / np.median(np.diff(batch.stamps_ns)))
+                self.estimator = self._estimator()
+                self.get_logger().info(f'samples at {self.rate_hz:.4g} Hz')
+            self.estimator.update(batch.q, batch.theta, batch.current, batch.temperature)
+            self.last_sample_time = time.monotonic()
+
+    def _load_baseline(self) -> np.ndarray | None:
+        path = Path(self.get_parameter('baseline_file').value)
+        if not path.exists():
+            return None
+        try:
+            stored = yaml.safe_load(path.read_text()) or {}
+            values = np.array([float(stored['k0'][name]) for name in self.robot.joint_names])
+        except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as error:
+            raise InputError(f'baseline_file {path}: not a baseline of {self.robot.name} ({error})') from None
+        self.get_logger().info(f'stiffness baseline from {path}')
+        return values
+
+    # ----------------------------------------------------------------------------- outputs
+    def _table(self) -> np.ndarray:
+        """(joints, quantities) of the current estimates (module docstring)."""
+        with self.lock:
+            alpha = self.estimator.alpha.copy()
+            k0 = self.estimator.stiffness_at_zero.copy()
+            fit = np.asarray(self.estimator.fit, dtype=float).copy()
+        relative = k0 / self.baseline if self.baseline is not None else np.full(k0.shape, np.nan)
+        third = alpha[:, 1] if alpha.shape[1] > 1 else np.zeros(len(k0))
+        return np.column_stack([alpha[:, 0], third, k0, relative, fit])
+
+    def _publish(self) -> None:
+        if self.last_sample_time is None:
+            return
+        table = self._table()
+        message = Float64MultiArray(data=table.ravel().tolist())
+        joints, quantities = table.shape
+        message.layout.dim = [
+            MultiArrayDimension(label='joint:' + ','.join(self.robot.joint_names), size=joints,
+                                stride=joints * quantities),
+            MultiArrayDimension(label='quantity:' + ','.join(QUANTITIES), size=quantities, stride=quantities)]
+        self.stiffness.publish(message)
+
+    def _statuses(self) -> list:
+        name = self.get_fully_qualified_name()
+        statuses = [self.intake.status(f'{name}: intake')]
+        age = None if self.last_sample_time is None else time.monotonic() - self.last_sample_time
+        if age is None or age > STALE_S:
+            message = ('no joined samples yet (needs joint_states, motor_states and joint_currents)' if age is None
+                       else f'inputs stale: no sample for {age:.1f} s')
+            statuses.append(status(f'{name}: inputs', 'stale', message))
+            return statuses
+        table = self._table()
+        drop = self.get_parameter('stiffness_drop_warning').value
+        for j, joint in enumerate(self.robot.joint_names):
+            alpha1, alpha3, k0, relative, fit = table[j]
+            values = dict(zip(QUANTITIES, (f'{v:.6g}' for v in table[j]), strict=True))
+            converged = bool(np.isfinite(fit) and fit >= CONVERGED_FIT)
+            if np.isfinite(relative) and relative < 1.0 - drop:
+                level, text = 'warn', f'stiffness {100 * (1 - relative):.0f} % below the baseline'
+            else:
+                level, text = 'ok', 'converged' if converged else 'not converged yet (needs deflection)'
+            statuses.append(status(f'{name}: stiffness {joint}', level, text, values))
+        return statuses
+
+    # ---------------------------------------------------------------------------- services
+    def _on_reset(self, request, response):
+        with self.lock:
+            if self.estimator is not None:
+                self.estimator.reset()
+        response.success, response.message = True, 'estimation restarted'
+        return response
+
+    def _on_set_baseline(self, request, response):
+        table = None if self.last_sample_time is None else self._table()
+        if table is None or not np.all(np.isfinite(table[:, 2])) or np.any(table[:, 2] <= 0):
+            response.success, response.message = False, 'nothing estimated yet'
+            return response
+        path = Path(self.get_parameter('baseline_file').value)
+        document = {'robot': self.robot.name, 'k0': {n: float(v) for n, v in zip(self.robot.joint_names,
+                                                                                  table[:, 2], strict=True)}}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(yaml.safe_dump(document, sort_keys=False))
+        except OSError as error:
+            response.success, response.message = False, f'cannot write {path}: {error}'
+            return response
+        self.baseline = table[:, 2].copy()
+        response.success, response.message = True, f'baseline stored in {path}'
+        return response
+
+    def destroy_node(self) -> None:
+        if self.intake is not None:
+            self.intake.stop()
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    """Run estimator_node until shut down."""
+    run_node(EstimatorNode, 'estimator_node', args)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,86 @@
+"""estimator_node over real DDS (issue 9): stiffness estimates from sim_node's topics, services, refusals.
+
+sim_node and estimator_node run as their own processes on an isolated domain; a probe node reads
+``~/stiffness`` and ``/diagnostics`` and calls the services. Waits end on conditions with deadlines
+generous enough for a loaded machine.
+"""
+
+import os
+import subprocess
+import time
+
+import numpy as np
+import rclpy
+import yaml
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.executors import SingleThreadedExecutor
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
+from dds_helpers import call, environment, executable, parameters, spinning, start_node, stop
+
+JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
+          'wrist_3_joint']
+
+
+def _wait(condition, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def test_estimates_stiffness_from_the_twin_and_stores_a_baseline(tmp_path):
+    domain = 100 + (os.getpid() + 83) % 100
+    baseline = tmp_path / 'baseline.yaml'
+    processes = [start_node('sim_node', domain, *parameters('rate:=500.0')),
+                 start_node('estimator_node', domain, *parameters(f'baseline_file:={baseline}', 'publish_rate:=20.0'))]
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node('estimator_probe', context=context)
+    estimates, statuses = [], {}
+    node.create_subscription(Float64MultiArray, '/estimator_node/stiffness', estimates.append, 10)
+    node.create_subscription(DiagnosticArray, '/diagnostics', lambda m: statuses.update({s.name: s for s in m.status}),
+                             10)
+    clients = {name: node.create_client(Trigger, f'/estimator_node/{name}') for name in ('reset', 'set_baseline')}
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        with spinning(executor, context):
+            assert _wait(lambda: len(estimates) >= 5, 120.0), 'no stiffness estimates'
+            message = estimates[-1]
+            assert [d.size for d in message.layout.dim] == [6, 5]
+            assert message.layout.dim[0].label == 'joint:' + ','.join(JOINTS)
+            assert message.layout.dim[1].label.startswith('quantity:alpha1,alpha3,k0')
+            table = np.array(message.data).reshape(6, 5)
+            # Joints 2 and 3 hold the arm against gravity: their static deflection is estimated (k0 > 0).
+            assert _wait(lambda: np.all(np.array(estimates[-1].data).reshape(6, 5)[1:3, 2] > 1e3), 60.0), table
+            name = '/estimator_node: stiffness shoulder_lift_joint'
+            assert _wait(lambda: name in statuses, 30.0), sorted(statuses)
+            assert '/estimator_node: intake' in statuses
+            stored = call(clients['set_baseline'])
+            if not stored.success:  # a joint may not have left the dead zone yet: nothing estimated there
+                assert 'nothing estimated' in stored.message
+            else:
+                document = yaml.safe_load(baseline.read_text())
+                assert set(document['k0']) == set(JOINTS)
+            reset = call(clients['reset'])
+            assert reset.success
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+        stop(processes)
+
+
+def test_refuses_a_missing_result_file_and_a_bad_baseline(tmp_path):
+    command = executable('estimator_node', 'dynid.nodes.estimator_node')
+    run = subprocess.run(command + ['--ros-args', '-p', f'result_file:={tmp_path / "missing.yaml"}'],
+                         env=environment(199), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and 'missing.yaml' in run.stderr and 'Traceback' not in run.stderr
+    bad = tmp_path / 'baseline.yaml'
+    bad.write_text('k0: {shoulder_pan_joint: 1.0}\n')
+    run = subprocess.run(command + ['--ros-args', '-p', f'baseline_file:={bad}'], env=environment(199),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and 'baseline_file' in run.stderr, run.stderr
