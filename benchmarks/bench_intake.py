@@ -8,14 +8,17 @@ process; the consuming node runs in another and records for ``--seconds`` second
 1. identifier_node (the shared intake: its own thread takes the waiting messages in batches every
    20 ms), quiet machine;
 2. the same while a CPU-bound process occupies one core;
-3. a recorder with one executor callback per message (what identifier_node did before the intake:
+3. estimator_node (the same intake, joined samples into the online stiffness estimator), quiet
+   and with one core busy;
+4. a recorder with one executor callback per message (what identifier_node did before the intake:
    canonicalize and write each message in its own callback), quiet machine, for comparison.
 
 Lost = samples published but not recorded, summed over the four topics: the twin stamps sample k
 with start + k/rate and never skips (``dynid.sim.realtime``), so a recording must hold every stamp
-between its first and last one. CPU fraction = CPU seconds of the consuming process (all its
-threads, from /proc) per second of data. The estimator node has not landed yet; its keys are null.
-The last line is JSON.
+between its first and last one. estimator_node records nothing: its intake counts the samples
+received and those missing from the stamp sequence per topic, and its joiner the samples it could
+not join (read from its /diagnostics before and after the window). CPU fraction = CPU seconds of
+the consuming process (all its threads, from /proc) per second of data. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -154,6 +157,56 @@ def run_intake(seconds: float, busy: bool, domain: int) -> dict:
     return {'lost': lost, 'received': received, 'data_s': data_s, 'cpu_fraction': cpu / data_s}
 
 
+def run_estimator(seconds: float, busy: bool, domain: int) -> dict:
+    """estimator_node taking sim_node's four topics at 1 kHz for ``seconds``, counted by its own intake."""
+    import rclpy
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.executors import SingleThreadedExecutor
+
+    with _busy_core(busy):
+        sim = _node('sim_node', domain, f'rate:={RATE}')
+        estimator = _node('estimator_node', domain, f'expected_rate:={RATE}')
+        context = rclpy.Context()
+        rclpy.init(context=context, domain_id=domain)
+        node = rclpy.create_node('bench_estimator', context=context)
+        latest: dict[str, str] = {}
+
+        def on_diagnostics(message) -> None:
+            for status in message.status:
+                if status.name == '/estimator_node: intake':
+                    latest.clear()
+                    latest.update({v.key: v.value for v in status.values})
+
+        node.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 10)
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+
+        def snapshot() -> dict[str, int]:
+            received = int(latest.get('joint_states.received', 0))
+            while int(latest.get('joint_states.received', 0)) == received:  # the next report
+                executor.spin_once(timeout_sec=0.1)
+            return {k: int(float(v)) for k, v in latest.items()}
+
+        try:
+            end = time.monotonic() + 120.0
+            while int(latest.get('joint_states.received', 0)) < 3 * RATE and time.monotonic() < end:
+                executor.spin_once(timeout_sec=0.1)
+            before, cpu_start = snapshot(), _cpu_seconds(estimator.pid)
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                executor.spin_once(timeout_sec=0.1)
+            after, cpu = snapshot(), _cpu_seconds(estimator.pid) - cpu_start
+        finally:
+            node.destroy_node()
+            rclpy.shutdown(context=context)
+            _stop(estimator)
+            _stop(sim)
+    received = {t: after[f'{t}.received'] - before[f'{t}.received'] for t in TOPICS}
+    lost = sum(after[f'{t}.lost'] - before[f'{t}.lost'] for t in TOPICS) + after['unmatched'] - before['unmatched']
+    data_s = received['joint_states'] / RATE
+    return {'lost': lost, 'received': received, 'data_s': data_s, 'cpu_fraction': cpu / data_s}
+
+
 def per_message_recorder(folder: str) -> None:
     """The comparison consumer (run in its own process): one executor callback per message."""
     import rclpy
@@ -211,22 +264,28 @@ def main() -> None:
     domain = 170 + os.getpid() % 20
     quiet = run_intake(args.seconds, False, domain)
     busy = run_intake(args.seconds, True, domain)
+    estimator = run_estimator(args.seconds, False, domain)
+    estimator_busy = run_estimator(args.seconds, True, domain)
     callbacks = run_callbacks(args.seconds, domain)
     print(f'dynid intake benchmark: sim_node (UR5e twin) at {RATE:g} Hz × 4 topics in one process, the consumer '
           f'in another, {args.seconds:g} s per pass')
     print(f'{"consumer":<58}{"received/published":>22}{"lost":>7}{"CPU of one core":>17}')
     for label, row in (('identifier_node, shared intake, quiet machine', quiet),
                        ('identifier_node, shared intake, one core busy', busy),
+                       ('estimator_node, shared intake, quiet machine', estimator),
+                       ('estimator_node, shared intake, one core busy', estimator_busy),
                        ('per-message callbacks (previous identifier_node), quiet', callbacks)):
         received = sum(row['received'].values())
         print(f'{label:<58}{received:>12d}/{received + row["lost"]:<9d}{row["lost"]:>7d}'
               f'{100 * row["cpu_fraction"]:>16.1f}%')
     print(f'reference: 0 lost at 1 kHz × 4 topics, quiet and busy; consumer ≤ {100 * TARGET_CPU:.0f} % of one core '
-          f'(issue 12). estimator_node: not landed yet.')
+          f'(issue 12)')
     print(json.dumps({'benchmark': 'intake', 'rate_hz': int(RATE), 'seconds': args.seconds,
-                      'identifier_lost': quiet['lost'], 'estimator_lost': None,
-                      'identifier_lost_busy': busy['lost'], 'estimator_lost_busy': None,
+                      'identifier_lost': quiet['lost'], 'estimator_lost': estimator['lost'],
+                      'identifier_lost_busy': busy['lost'], 'estimator_lost_busy': estimator_busy['lost'],
                       'cpu_fraction': quiet['cpu_fraction'], 'cpu_fraction_busy': busy['cpu_fraction'],
+                      'estimator_cpu_fraction': estimator['cpu_fraction'],
+                      'estimator_cpu_fraction_busy': estimator_busy['cpu_fraction'],
                       'cpu_fraction_per_message_callbacks': callbacks['cpu_fraction'],
                       'per_message_callbacks_lost': callbacks['lost']}))
 
