@@ -35,7 +35,8 @@ def test_colcon_build_installs_executables_and_share_files(tmp_path):
     install = tmp_path / 'install' / 'dynid'
     executable = install / 'lib' / 'dynid' / 'dynid'
     assert executable.is_file() and executable.stat().st_mode & 0o111
-    for executable in ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node'):  # `ros2 run dynid <executable>` finds them
+    # `ros2 run dynid <executable>` finds them
+    for executable in ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node'):
         assert (install / 'lib' / 'dynid' / executable).is_file()
     assert (install / 'share' / 'dynid' / 'package.xml').is_file()
     assert (install / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'dynid').is_file()
