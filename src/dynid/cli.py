@@ -89,6 +89,15 @@ def _add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--temperature', type=float, default=25.0,
                         help='initial and ambient temperature [°C] (default 25)')
     parser.add_argument('--seed', type=int, default=0, help='seed of noise and perturbations (default 0)')
+    parser.add_argument('--change', action='append', default=[], metavar='SPEC',
+                        help='change the true joints during the run (repeatable), e.g. '
+                             "'time=10,stiffness_scale=0.5,joints=shoulder_pan_joint': comma-separated "
+                             'KEY=VALUE with time=SECONDS (applied at the first sample at or after it) and '
+                             'any of stiffness_scale=S (alpha1 and alpha3 times S > 0), coulomb_scale=C '
+                             '(Coulomb level Fc0 + Fc1·τ_j² times C > 0, Stribeck excess kept), '
+                             'viscous_excess=V (N·m·s/rad added to Fv1); joints=NAME[,NAME...] (default all). '
+                             'Scales are relative to the original values. A trajectory file\'s joint_changes '
+                             'list adds to these; truth.yaml records them with the parameters before and after')
     parser.add_argument('-o', '--output', required=True,
                         help='new directory for the rosbag2 (MCAP) recording and truth.yaml')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
@@ -96,12 +105,14 @@ def _add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run_simulate(args: argparse.Namespace) -> int:
     from dynid.model import load_robot
+    from dynid.sim.changes import parse_joint_change
     from dynid.sim.recording import SimulationSettings, simulate_recording
 
+    changes = [parse_joint_change(text) for text in args.change]  # bad syntax fails before the robot loads
     robot = load_robot(args.robot)
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
                                   payload_kg=args.payload, drive_gain_error=args.drive_gain_error,
-                                  temperature_c=args.temperature)
+                                  temperature_c=args.temperature, joint_changes=changes)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     print(f'wrote {output} (rosbag2, MCAP) and {output / "truth.yaml"}')
     return EXIT_OK

@@ -12,6 +12,9 @@ the reference without payload, rotor inertia and Coulomb/viscous friction; 'grav
 robot controllers have; τ_effort is the external effort input (the trajectory's effort field or a
 forward effort controller) [N·m]. Gains come from the joint's inertia at the start configuration
 and the bandwidth. The integrator stops while the current saturates (anti-windup).
+
+The controller's model (friction, stiffness φ(τ)) is the plant's as it was made: like a real robot
+controller, it is not told of later changes of the true joints (:mod:`dynid.sim.changes`) or payload.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class JointController:
     def __init__(self, params: PlantParameters, plant: FlexibleJointPlant) -> None:
         self.params = params
         self.plant = plant
+        self.stiffness = plant.stiffness  # the stiffness model of the controller: the plant's when made
         self.robot = params.robot
         self.limits = params.current_limits
         self.integral = np.zeros(self.robot.n)
@@ -56,7 +60,7 @@ class JointController:
         self.kd = 2 * c.damping_ratio * inertia * omega
         self.ki = self.kp * omega * c.integral_fraction
         zero = np.zeros(self.robot.n)
-        self._deflection = self.plant.stiffness.deflection(self.internal_torque(q, zero, zero))
+        self._deflection = self.stiffness.deflection(self.internal_torque(q, zero, zero))
         held = self.plant.gravity_torque(q)
         self.integral = np.zeros(self.robot.n)
         if np.any(self.ki > 0):
@@ -90,7 +94,7 @@ class JointController:
         """
         if self.params.controller.internal_feedforward == 'none':
             return np.array(q_r, dtype=float)
-        newton_step = self.plant.stiffness.newton_step
+        newton_step = self.stiffness.newton_step
         deflection = self._deflection
         rows = []
         for tau in internal:

@@ -27,19 +27,20 @@ together rather than eliminating the rotor equation operation by operation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pinocchio as pin
 from scipy.linalg import lapack
 
+from dynid.errors import InputError
 from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.static import StribeckMap
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.model.inertial import to_pinocchio_inertia
-from dynid.sim.parameters import PlantParameters
+from dynid.sim.parameters import JointParameters, PlantParameters
 
 #: Width [rad/s] of the tanh replacing sgn(ω) in the Stribeck excess term (continuity for the solver).
 STRIBECK_SMOOTHING = 1e-3
@@ -88,8 +89,9 @@ class FlexibleJointPlant:
     After each step, ``joint_torque``, ``friction_torque``, ``current``, ``rotor_acceleration`` and
     ``link_acceleration`` hold the values at the new state (true, noiseless). A step makes new state
     and output arrays and never writes into earlier ones, so a caller may keep references to them.
-    The joint, drive and thermal parameters are read when the plant is made; the payload may change
-    (:meth:`set_payload`).
+    The drive parameters are read when the plant is made; the payload (:meth:`set_payload`) and the
+    joints' stiffness, friction and thermal parameters (:meth:`set_joint_parameters`) may change at
+    run time.
     """
 
     BETA = 0.5
@@ -97,12 +99,8 @@ class FlexibleJointPlant:
     def __init__(self, params: PlantParameters) -> None:
         self.params = params
         self.n = params.robot.n
-        self.stiffness = OddPolynomialStiffness(np.column_stack([params.joints.alpha1, params.joints.alpha3]))
-        self.friction = build_friction(params)
-        stribeck = self.friction.stribeck
-        self._excess_height = np.maximum(stribeck.Fs - stribeck.Fc, 0.0) / STRIBECK_SMOOTHING
+        self._set_joints()
         self._set_model(params.payload)
-        self._prepare_step()
         self.state: PlantState | None = None
         self.current = np.zeros(self.n)
         self.joint_torque = np.zeros(self.n)
@@ -110,8 +108,21 @@ class FlexibleJointPlant:
         self.rotor_acceleration = np.zeros(self.n)
         self.link_acceleration = np.zeros(self.n)
         self._start: tuple | None = None  # see _start_terms
+        self._friction_temperature = None  # T [°C] of the last friction evaluation (set_joint_parameters)
 
     # -------------------------------------------------------------------------------- set-up
+    def _set_joints(self, egms: EGMS | None = None) -> None:
+        """Stiffness, friction and the step's parameter arrays from ``params.joints``; ``egms``: keep
+        these E-GMS operators (their deformations) instead of new ones."""
+        j = self.params.joints
+        self.stiffness = OddPolynomialStiffness(np.column_stack([j.alpha1, j.alpha3]))
+        self.friction = build_friction(self.params)
+        if egms is not None:
+            self.friction.egms = egms
+        stribeck = self.friction.stribeck
+        self._excess_height = np.maximum(stribeck.Fs - stribeck.Fc, 0.0) / STRIBECK_SMOOTHING
+        self._prepare_step()
+
     def _set_model(self, payload) -> None:
         model = pin.Model(self.params.robot.pinocchio_model)
         if payload is not None:
@@ -175,6 +186,39 @@ class FlexibleJointPlant:
         self.params = self.params.with_payload(payload)
         self._set_model(payload)
 
+    #: Joint parameters that shape the E-GMS operators, whose deformations a change keeps.
+    EGMS_FIELDS = ('friction_model', 'egms_elements', 'egms_r_delta', 'egms_r_k', 'backlash', 'backlash_variation')
+
+    def set_joint_parameters(self, joints: JointParameters) -> None:
+        """Change the joints' stiffness, friction and thermal parameters now (at run time too).
+
+        The state (q, θ, their velocities, temperatures) and the E-GMS deformations are kept, so that a
+        stiffness drop starts the physical transient (the deflection grows until the softer joint
+        carries the torque again). The joint torque τ_j, the friction and its slopes at the current
+        state are recomputed with the new parameters: ``joint_torque`` and ``friction_torque`` are
+        the values just after the change, and the next step starts from them. The fields of
+        :attr:`EGMS_FIELDS` cannot change (InputError).
+        """
+        joints = joints.validated(self.n)
+        old = self.params.joints
+        moved = [name for name in self.EGMS_FIELDS if not np.array_equal(getattr(joints, name), getattr(old, name))]
+        if moved:
+            raise InputError(f'the E-GMS structure of a running plant cannot change ({", ".join(moved)})')
+        self.params = replace(self.params, joints=joints)
+        self._set_joints(self.friction.egms)
+        if self.state is None:
+            return
+        st = self.state
+        spring_torque, spring = self.stiffness.torque_and_stiffness(st.theta - st.q)
+        deflection_rate = st.dtheta - st.dq
+        tau_j = spring_torque + self._damping * deflection_rate
+        # The E-GMS operators see the same input θ again: their deformations and output do not move.
+        friction, k_friction, c_friction = self._friction_step(st.theta, st.dtheta, tau_j,
+                                                               self._friction_temperature)
+        self.joint_torque, self.friction_torque = tau_j, friction
+        self._start = (st.q, st.dq, st.theta, st.dtheta, np.concatenate([st.q, st.theta]),
+                       np.concatenate([st.dq, st.dtheta]), tau_j, spring, deflection_rate, k_friction, c_friction)
+
     def gravity_torque(self, q: np.ndarray) -> np.ndarray:
         """g(q) [N·m] of the true model (with payload)."""
         return pin.computeGeneralizedGravity(self._model, self._data, self.params.robot.configuration_vector(q))
@@ -191,6 +235,7 @@ class FlexibleJointPlant:
         self.joint_torque = self.stiffness.torque(phi)
         self.friction_torque = self.friction.step(self.state.theta, self.state.dtheta, self.joint_torque,
                                                   self.state.temperature)
+        self._friction_temperature = self.state.temperature
         self.rotor_acceleration = np.zeros(self.n)
         self.link_acceleration = np.zeros(self.n)
         self._start = None
@@ -314,6 +359,7 @@ class FlexibleJointPlant:
         temperature = st.temperature
         friction, k_friction, c_friction = self._friction_step(theta, dtheta, tau_j, temperature)
         self.joint_torque, self.friction_torque, self.current = tau_j, friction, current
+        self._friction_temperature = temperature
 
         # C_th·Ṫ = R·i² + |f·θ̇| − (T − T_amb)/R_th, explicit: T + h/C_th·(…) = a·T + h/C_th·(R·i² + |f·θ̇|) + b.
         cooling, heating, ambient = thermal

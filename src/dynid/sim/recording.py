@@ -4,6 +4,19 @@ This is what ``dynid simulate`` does. The bag holds the four state topics and th
 (:mod:`dynid.io.bag`); ``truth.yaml`` beside it holds every parameter of the simulated plant, the
 robot's standard and base inertial parameters and the simulation settings, so that benchmarks can
 compare identified values with the truth.
+
+Changes of the true joints during the run (:mod:`dynid.sim.changes`) come from the settings
+(``dynid simulate --change``) and from a trajectory file's ``joint_changes`` list, e.g.::
+
+    joint_changes:
+      - {time_s: 10.0, joints: [shoulder_pan_joint], stiffness_scale: 0.5}
+      - {time_s: 20.0, coulomb_scale: 1.5, viscous_excess: 0.02}     # all joints
+
+truth.yaml lists them under ``simulation.joint_changes`` in the order applied: the change as given,
+``applied_s`` and ``sample`` (the first output sample at or after ``time_s``; from that sample on the
+recording shows the new parameters) and, per changed joint, the parameters a change can move
+(alpha1, alpha3, coulomb, static, load_coefficient, viscous1) ``before`` and ``after``; all other
+parameters stay those of ``plant.joints``. Changes after the end are listed with ``applied_s: null``.
 """
 
 from __future__ import annotations
@@ -22,14 +35,16 @@ from dynid.errors import InputError
 from dynid.excite.trajectory import (
     FourierTrajectory,
     Trajectory,
-    load_trajectory,
     load_trajectory_metadata,
     reorder_trajectory_output,
+    trajectory_from_dict,
 )
+from dynid.files import read_yaml
 from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.sim.changes import JointChange, joint_changes_from_list
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import DigitalTwin, SimulationRecord, gentle_motion, trajectory_start
 
@@ -48,6 +63,7 @@ class SimulationSettings:
     payload_com: Sequence[float] = (0.0, 0.0, 0.05)
     drive_gain_error: float = 0.0
     temperature_c: float = 25.0
+    joint_changes: Sequence[JointChange] = ()  # beside those of the trajectory file (module docstring)
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
@@ -110,11 +126,18 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
     if not -20.0 <= settings.temperature_c <= 80.0:
         raise InputError(f'temperature must be within −20–80 °C, got {settings.temperature_c}')
     schedule: list[dict] = []
+    changes = list(settings.joint_changes)
     if trajectory_path is None:
         trajectory, source = gentle_motion(robot), 'built-in gentle Fourier motion'
     else:
-        trajectory, source = load_trajectory(trajectory_path), str(trajectory_path)
-        schedule = load_trajectory_metadata(trajectory_path).get('payload_schedule', [])
+        # One parse of the file (a long point trajectory takes seconds to read), a second one only
+        # for a payload schedule, which load_trajectory_metadata validates.
+        document = read_yaml(trajectory_path, 'trajectory file')
+        trajectory, source = trajectory_from_dict(document, str(trajectory_path)), str(trajectory_path)
+        if 'payload_schedule' in document:
+            schedule = load_trajectory_metadata(trajectory_path).get('payload_schedule', [])
+        changes = joint_changes_from_list(document.get('joint_changes'), f'{trajectory_path}: joint_changes') + changes
+    changes.sort(key=lambda change: change.time_s)  # stable: the file's first at equal times
     duration = trajectory.duration_s if settings.duration_s is None else float(settings.duration_s)
     if not np.isfinite(duration) or not 0.0 < duration <= 3600.0:
         raise InputError(f'duration must be within (0, 3600] s, got {settings.duration_s}')
@@ -128,7 +151,7 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
                                       seed=settings.seed)
     params.ambient_c = params.initial_temperature_c = settings.temperature_c
     twin = DigitalTwin(params, rate_hz=settings.rate_hz, seed=settings.seed,
-                       initial_q=trajectory_start(trajectory, robot.joint_names))
+                       initial_q=trajectory_start(trajectory, robot.joint_names), joint_changes=changes)
     twin.follow(trajectory, start_time=0.0)
 
     def progress(fraction: float) -> None:
@@ -146,6 +169,9 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         truth['simulation']['payload_schedule'] = schedule
         truth['inertial']['payload_schedule_parameters'] = [
             Payload(e['mass_kg'], e['com']).parameters().tolist() for e in schedule]
+    if changes:
+        truth['simulation']['joint_changes'] = [a.to_dict() for a in twin.applied_joint_changes] + [
+            {**c.to_dict(), 'applied_s': None} for c in twin.pending_joint_changes]
     (output / TRUTH_FILE).write_text(yaml.safe_dump(truth, sort_keys=False))
     return output
 

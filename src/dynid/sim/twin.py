@@ -13,10 +13,15 @@ computed for a call's samples at once. Results do not depend on how samples are 
 the reference is evaluated in blocks of :attr:`DigitalTwin.REFERENCE_BLOCK` steps aligned to the
 step count (a batch evaluation's rounding can depend on the batch), and the sensor noise is one
 seeded stream (:class:`dynid.sim.sensors.Sensors`).
+
+Scheduled changes of the true joints (:class:`dynid.sim.changes.JointChange`: stiffness loss, wear)
+apply at the first output sample at or after their time, inside :meth:`DigitalTwin.advance`, so they
+too do not depend on how samples are split into calls.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,6 +32,7 @@ from dynid.errors import InputError
 from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, Trajectory
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.sim.changes import AppliedJointChange, JointChange, changed_fields
 from dynid.sim.controller import JointController
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import FlexibleJointPlant
@@ -113,6 +119,14 @@ class DigitalTwin:
         max_step_s: longest internal integration step [s].
         seed: seed of the sensor noise.
         initial_q: start configuration [rad]; default :func:`home_configuration`.
+        joint_changes: changes of the true joints to apply during the run
+            (:meth:`schedule_joint_change`).
+
+    Attributes:
+        joint_changes: every change scheduled, in the order given.
+        applied_joint_changes: the changes applied since the last :meth:`reset`, in order, with the
+            sample they applied at and the changed parameters before and after
+            (:class:`dynid.sim.changes.AppliedJointChange`).
     """
 
     #: Internal steps per block of reference evaluation (blocks start at multiples of it).
@@ -121,7 +135,8 @@ class DigitalTwin:
     RUN_CHUNK = 1000
 
     def __init__(self, params: PlantParameters, rate_hz: float = 1000.0, max_step_s: float = 1e-3,
-                 seed: int = 0, initial_q: np.ndarray | None = None) -> None:
+                 seed: int = 0, initial_q: np.ndarray | None = None,
+                 joint_changes: Sequence[JointChange] = ()) -> None:
         if not np.isfinite(rate_hz) or not 1.0 <= rate_hz <= 20000.0:
             raise InputError(f'rate must be within 1–20000 Hz, got {rate_hz!r}')
         if not np.isfinite(max_step_s) or not 1e-5 <= max_step_s <= 0.01:
@@ -140,10 +155,21 @@ class DigitalTwin:
         self.time = 0.0
         self.samples = 0
         self._reference_block = None  # (block index, reference revision, values; _planned_reference)
+        self._original_joints = params.joints  # changes scale these (dynid.sim.changes)
+        self.joint_changes: list[JointChange] = []
+        self.applied_joint_changes: list[AppliedJointChange] = []
+        self._pending_changes: list[tuple[int, int, JointChange]] = []  # (sample, order, change), sorted
+        self._next_change_sample = -1  # sample of the first pending change, −1 if none
         self.reset(initial_q)
+        for change in joint_changes:
+            self.schedule_joint_change(change)
 
     def reset(self, q: np.ndarray | None = None) -> None:
-        """Start again at rest at q (default home), time 0, holding position, no effort command."""
+        """Start again at rest at q (default home), time 0, holding position, no effort command.
+
+        The true joints return to their parameters when the twin was made and every scheduled joint
+        change is pending again (changes at t = 0 apply at once, after the start at rest).
+        """
         q = home_configuration(self.robot) if q is None else np.asarray(q, dtype=float).reshape(-1)
         if q.shape != (self.n,) or not np.all(np.isfinite(q)):
             raise InputError(f'initial position must be {self.n} finite values, got {q.tolist()}')
@@ -153,6 +179,9 @@ class DigitalTwin:
             raise InputError(f'initial position is outside the limits of {names}')
         self.time = 0.0
         self.samples = 0
+        if self.applied_joint_changes:
+            self.plant.set_joint_parameters(self._original_joints)
+            self.params = self.plant.params
         self.plant.reset(q)
         self.controller.reset(q)
         self.reference.hold(q, 0.0)
@@ -161,6 +190,10 @@ class DigitalTwin:
         q_r, dq_r, ddq_r, effort_r = self.reference.sample(0.0)
         self._pending_current = self.controller.current(self.sensors.motor_encoder(st.theta), st.dtheta, q_r,
                                                         dq_r, ddq_r, effort_r + self.effort_command, self.step_s)
+        self.applied_joint_changes = []
+        self._pending_changes = [(self._change_sample(c.time_s), i, c) for i, c in enumerate(self.joint_changes)]
+        self._pending_changes.sort(key=lambda entry: entry[:2])
+        self._apply_due_changes(0)
 
     # ------------------------------------------------------------------------------ commands
     def follow(self, trajectory: Trajectory, start_time: float | None = None,
@@ -179,6 +212,56 @@ class DigitalTwin:
         """Change the payload now; the controller is not told (as with a real payload change)."""
         self.plant.set_payload(payload)
         self.params = self.plant.params
+
+    def _change_sample(self, time_s: float) -> int:
+        """Index of the first output sample at or after time_s [s] (sample k is at k/rate_hz)."""
+        x = time_s * self.rate_hz
+        return math.ceil(x - 1e-12 * max(1.0, x))  # a time on a sample, up to rounding, is that sample
+
+    def schedule_joint_change(self, change: JointChange) -> None:
+        """Apply ``change`` at the first output sample at or after ``change.time_s`` (twin time).
+
+        At that sample instant the true joint parameters change with the state kept
+        (:meth:`FlexibleJointPlant.set_joint_parameters`): the sample reports the joint torque and
+        friction just after the change, and the integration from it on uses the new parameters (its
+        accelerations are those of the step that ended there). Whatever the split into
+        :meth:`advance` calls, the change applies at the same sample. The controller is not told.
+
+        Raises InputError for unknown joints, a Fv1 made negative, or a time before the current one
+        (a change at the current sample applies at once; that sample has already been returned).
+        """
+        if not isinstance(change, JointChange):
+            raise InputError(f'expected a JointChange, got {type(change).__name__}')
+        change.applied_to(self._original_joints, self._original_joints, self.robot.joint_names)  # validates
+        sample = self._change_sample(change.time_s)
+        if sample < self.samples:
+            raise InputError(f'joint change at {change.time_s:g} s is in the past (twin time {self.time:g} s)')
+        self.joint_changes.append(change)
+        self._pending_changes.append((sample, len(self.joint_changes) - 1, change))
+        self._pending_changes.sort(key=lambda entry: entry[:2])
+        self._apply_due_changes(self.samples)
+
+    @property
+    def pending_joint_changes(self) -> list[JointChange]:
+        """The scheduled changes not applied yet, in the order they will apply."""
+        return [change for _, _, change in self._pending_changes]
+
+    def _apply_due_changes(self, sample: int) -> int:
+        """Apply the pending changes due at ``sample`` (the plant is at that sample); returns the sample
+        of the next pending change (−1 if none)."""
+        names = self.robot.joint_names
+        while self._pending_changes and self._pending_changes[0][0] <= sample:
+            _, _, change = self._pending_changes.pop(0)
+            current = self.plant.params.joints
+            mask = change.mask(names)
+            joints = change.applied_to(self._original_joints, current, names)
+            self.plant.set_joint_parameters(joints)
+            self.params = self.plant.params
+            self.applied_joint_changes.append(AppliedJointChange(
+                change, sample, sample / self.rate_hz, changed_fields(current, names, mask),
+                changed_fields(joints, names, mask)))
+        self._next_change_sample = self._pending_changes[0][0] if self._pending_changes else -1
+        return self._next_change_sample
 
     # ------------------------------------------------------------------------------- stepping
     def _step_times(self, steps: np.ndarray) -> np.ndarray:
@@ -216,6 +299,7 @@ class DigitalTwin:
         reference, the controller's model-based torque and the sensors are computed for all samples
         at once, and only the plant and the controller's feedback run per internal step. Commands
         (:meth:`follow`, :meth:`set_effort_command`, :meth:`set_payload`) take effect from the next
+        call; scheduled joint changes (:meth:`schedule_joint_change`) at their sample, also within a
         call. The sensor noise continues its one stream across calls.
 
         The command for the next step is computed as soon as the state at the sample is known, so
@@ -245,6 +329,7 @@ class DigitalTwin:
         steps = zip(theta_r, dq_r, internal, efforts, strict=True)
         values = []  # per sample: the truth fields, with the commands before and after it for the current
         pending = self._pending_current
+        sample, next_change = self.samples, self._next_change_sample
         for _ in range(count):
             for _ in range(s):
                 applied = pending
@@ -253,6 +338,9 @@ class DigitalTwin:
                 theta = st.theta
                 pending = controller.feedback(motor_encoder(theta), st.dtheta, theta_set, dq_set, internal_set,
                                               effort_set, h)
+            sample += 1
+            if sample == next_change:  # the feedback above reads the encoder only: it is the same after it
+                next_change = self._apply_due_changes(sample)
             values += (st.q, st.dq, theta, st.dtheta, plant.joint_torque, plant.friction_torque, applied, pending,
                        st.temperature, plant.rotor_acceleration, plant.link_acceleration, st.sensed_temperature)
         first = self.samples + 1
