@@ -84,3 +84,55 @@ def test_refuses_a_missing_result_file_and_a_bad_baseline(tmp_path):
     run = subprocess.run(command + ['--ros-args', '-p', f'baseline_file:={bad}'], env=environment(199),
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and 'baseline_file' in run.stderr, run.stderr
+
+
+def test_adapts_friction_with_an_identification_result(tmp_path):
+    """With a result identified on the twin, ~/friction carries α̂ per joint (nominal (1, 0), frozen at rest)
+    and /diagnostics a friction status per joint."""
+    import dataclasses
+
+    from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
+    from dynid.identify.model import ModelSpec, RecordingInput
+    from dynid.identify.run import IdentifyOptions, identify
+    from dynid.model import load_robot
+    from dynid.sim.parameters import PlantParameters
+    from dynid.sim.recording import record_to_dataset
+    from dynid.sim.twin import DigitalTwin
+
+    robot = load_robot('ur5e')
+    trajectory = load_trajectory(builtin_excitation_path('ur5e'))
+    twin = DigitalTwin(PlantParameters.defaults(robot), rate_hz=500.0, seed=1,
+                       initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(dataclasses.replace(trajectory, duration_s=12.0))
+    dataset = record_to_dataset(twin.run(12.0), None, {})
+    result = identify(robot, [RecordingInput(dataset)], ModelSpec(friction='load_squared'),
+                      options=IdentifyOptions('wls'))
+    path = result.save(tmp_path / 'result.yaml')
+
+    domain = 100 + (os.getpid() + 91) % 100
+    processes = [start_node('sim_node', domain, *parameters('rate:=500.0')),
+                 start_node('estimator_node', domain, *parameters(f'result_file:={path}', 'publish_rate:=20.0',
+                                                                  f'baseline_file:={tmp_path / "b.yaml"}'))]
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node('friction_probe', context=context)
+    estimates, statuses = [], {}
+    node.create_subscription(Float64MultiArray, '/estimator_node/friction', estimates.append, 10)
+    node.create_subscription(DiagnosticArray, '/diagnostics', lambda m: statuses.update({s.name: s for s in m.status}),
+                             10)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    try:
+        with spinning(executor, context):
+            assert _wait(lambda: len(estimates) >= 3, 120.0), 'no friction estimates'
+            assert _wait(lambda: '/estimator_node: friction wrist_3_joint' in statuses, 30.0), sorted(statuses)
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+        stop(processes)
+    message = estimates[-1]
+    assert [d.size for d in message.layout.dim] == [6, 3]
+    assert message.layout.dim[1].label == 'quantity:alpha1,alpha2,active'
+    table = np.array(message.data).reshape(6, 3)
+    np.testing.assert_allclose(table[:, :2], [[1.0, 0.0]] * 6)  # at rest nothing adapts (excitation switch)
+    assert np.all(table[:, 2] == 0.0)

@@ -19,7 +19,8 @@ The paper uses plain backward differences without filtering; with them B·θ̈ o
 encoder at 1 kHz is dominated by quantization noise (hundreds of N·m on the UR5e base joint).
 
 Friction. F is the static map of an identification result (``viscous_coulomb`` model):
-F(θ̇) = Fc·sgn(θ̇) + Fv·θ̇ + τ0, on the rotor velocity. The paper uses the generalized Maxwell-slip
+F(θ̇) = Fc·sgn(θ̇) + Fv·θ̇ + τ0, on the rotor velocity; a ``load_squared`` result adds Fl·τ²·sgn(θ̇)
+with τ = K_τ·i − B·θ̈, the joint torque up to the friction itself. The paper uses the generalized Maxwell-slip
 model (GMS, eqs. (11)–(14)) instead: the static map jumps by 2·Fc at every velocity reversal, where
 the real friction passes through pre-sliding over a small rotor angle, so for the few milliseconds
 around a reversal τ_E is wrong by up to Fc (a few N·m on the UR5e base joint) and at rest by
@@ -134,7 +135,7 @@ class StiffnessEstimator:
         self.rate_hz = float(rate_hz)
         self.drive_gain = drives.drive_gain.copy()
         self.rotor_inertia = drives.rotor_inertia.copy()
-        self.Fc, self.Fv, self.tau0 = np.zeros(J), np.zeros(J), np.zeros(J)
+        self.Fc, self.Fv, self.tau0, self.Fl = np.zeros(J), np.zeros(J), np.zeros(J), np.zeros(J)
         self._set_friction(friction)
         self.damping = _per_joint(damping, J, 'damping')
         if np.any(self.damping < 0):
@@ -175,9 +176,9 @@ class StiffnessEstimator:
                 raise InputError(f'the identification result is for joints {list(friction.joint_names)}, '
                                  f'the drives for {list(self.joint_names)}')
             kind = friction.model.get('friction', 'viscous_coulomb')
-            if kind not in ('viscous_coulomb', 'none'):
-                raise InputError(f"the stiffness estimator uses the 'viscous_coulomb' friction map; the result "
-                                 f'has {kind!r}')
+            if kind not in ('viscous_coulomb', 'load_squared', 'none'):
+                raise InputError(f"the stiffness estimator uses the 'viscous_coulomb' or 'load_squared' friction "
+                                 f'map; the result has {kind!r}')
             if friction.drive_gains is not None:
                 self.drive_gain = np.asarray(friction.drive_gains, dtype=float).copy()
             friction = friction.friction()
@@ -193,9 +194,10 @@ class StiffnessEstimator:
                 self.Fc[j] = float(values.get('Fc', 0.0))
                 self.Fv[j] = float(values.get('Fv', 0.0))
                 self.tau0[j] = float(values.get('tau0', 0.0))
+                self.Fl[j] = float(values.get('Fl', 0.0))
         except (AttributeError, TypeError, ValueError):
             raise InputError("friction parameters must be numbers under 'Fc', 'Fv', 'tau0' per joint") from None
-        if not np.all(np.isfinite(np.concatenate((self.Fc, self.Fv, self.tau0)))):
+        if not np.all(np.isfinite(np.concatenate((self.Fc, self.Fv, self.tau0, self.Fl)))):
             raise InputError('friction parameters must be finite')
 
     def reset(self) -> None:
@@ -233,10 +235,13 @@ class StiffnessEstimator:
         phi = np.asarray(phi, dtype=float)[..., None]
         return (alpha * self._powers * phi ** (self._powers - 1)).sum(axis=-1)
 
-    def friction_torque(self, rotor_velocity) -> np.ndarray:
-        """Static map F(θ̇) = Fc·sgn(θ̇) + Fv·θ̇ + τ0 [N·m] for θ̇ (…, J) [rad/s, link units]."""
+    def friction_torque(self, rotor_velocity, load_torque=0.0) -> np.ndarray:
+        """Static map F = (Fc + Fl·τ²)·sgn(θ̇) + Fv·θ̇ + τ0 [N·m] for θ̇ (…, J) [rad/s, link units].
+
+        τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared``
+        results; Fl = 0 otherwise)."""
         w = np.asarray(rotor_velocity, dtype=float)
-        return self.Fc * np.sign(w) + self.Fv * w + self.tau0
+        return (self.Fc + self.Fl * np.square(load_torque)) * np.sign(w) + self.Fv * w + self.tau0
 
     def update(self, q, theta, current, temperature=None) -> StiffnessEstimate:
         """Advance by a batch of N samples in model joint order; any split of a record gives the same result.
@@ -259,8 +264,9 @@ class StiffnessEstimator:
         state = self.front_end.run(q, theta, {'current': current, 'temperature': temperature})
 
         phi = state.theta - state.q
-        tau_e = (self.drive_gain * state.delayed['current'] - self.rotor_inertia * state.ddtheta
-                 - self.friction_torque(state.dtheta) - self.damping * (state.dtheta - state.dq))
+        drive = self.drive_gain * state.delayed['current'] - self.rotor_inertia * state.ddtheta
+        # The load of the Coulomb term: the joint torque up to friction (K_τ·i − B·θ̈).
+        tau_e = drive - self.friction_torque(state.dtheta, drive) - self.damping * (state.dtheta - state.dq)
         psi = self.regressor(phi)
         valid = np.broadcast_to(np.asarray(state.valid, dtype=bool).reshape(-1, 1), (n, J))
         learning = valid & (np.abs(phi) > self.deadzone) & np.isfinite(tau_e)

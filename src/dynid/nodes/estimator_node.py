@@ -1,10 +1,15 @@
-"""estimator_node: watches a running robot and tells its joint stiffness as it drifts (wear).
+"""estimator_node: watches a running robot and tells its joint stiffness and friction as they drift.
 
 Takes ``joint_states``, ``motor_states``, ``joint_currents`` and ``joint_temperatures`` through the
 shared intake (:mod:`dynid.nodes.intake`: batches joined by stamp, joints by name; every sample is
 used) and runs :class:`dynid.estimate.StiffnessEstimator` on them (RLS with directional forgetting on
 the virtual flexibility torque from both encoders and the current; Madsen et al. 2019). The friction
-map comes from an identification result (``result_file``), the drives from the robot model.
+map comes from an identification result (``result_file``), the drives from the robot model. With a
+result whose friction model is ``viscous_coulomb`` or ``load_squared`` it also adapts the E-GMS
+friction (:class:`dynid.estimate.AdaptiveFrictionEstimator`, Madsen 2020 ch.6: α1 scales the
+identified Coulomb level, a wear indicator; α2 is an excess viscous coefficient [N·m·s/rad]), with
+τ̂_j from the result's rigid-body model, and publishes ``~/friction`` the same way (quantities
+alpha1, alpha2, active).
 
 Publishes ``~/stiffness`` (std_msgs/Float64MultiArray, at most ``publish_rate`` Hz) with a labelled
 layout: dimension ``joint`` (the robot's joints, in order) × dimension ``quantity`` (alpha1 [N·m/rad],
@@ -29,8 +34,9 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
-from dynid.estimate import StiffnessEstimator
+from dynid.estimate import AdaptiveFrictionEstimator, StiffnessEstimator
 from dynid.identify.result import IdentificationResult
+from dynid.identify.torque import RigidBodyTorque
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
@@ -38,6 +44,8 @@ from dynid.nodes.parameters import descriptor
 from dynid.nodes.runner import run_node
 
 QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit')
+FRICTION_QUANTITIES = ('alpha1', 'alpha2', 'active')
+ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared')  # identified models the E-GMS adaptation starts from
 STALE_S = 1.0  # no joined sample for this long: inputs are stale
 CONVERGED_FIT = 90.0  # running fit [%] above which a joint counts as converged
 
@@ -64,12 +72,16 @@ class EstimatorNode(Node):
         self.robot = load_robot(description if description else get('robot').value)
         result_file = get('result_file').value
         self.result = IdentificationResult.load(result_file) if result_file else None
-        self.rate_hz = settings.expected_rate_hz  # 0: read off the first batch's stamps
-        self.estimator = self._estimator() if self.rate_hz else None  # refuses bad input at start-up
+        # The sample rate is expected_rate, or read off the first batch's stamps (the estimators are then
+        # made again); made here in any case, so that bad input is refused at start-up.
+        self.rate_hz = settings.expected_rate_hz or 1000.0
+        self.rate_known = settings.expected_rate_hz > 0
+        self.estimator, self.friction = self._estimator(), self._friction_estimator()
         self.lock = threading.Lock()  # the intake's thread updates, the executor's thread reads
         self.last_sample_time: float | None = None
         self.baseline = self._load_baseline()
         self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
+        self.friction_publisher = self.create_publisher(Float64MultiArray, '~/friction', 10)
         self.intake = StateIntake(self, settings, on_samples=self._on_samples, joint_names=self.robot.joint_names)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(Trigger, '~/set_baseline', self._on_set_baseline)
@@ -83,15 +95,34 @@ class EstimatorNode(Node):
         return StiffnessEstimator.from_robot(self.robot, self.result, rate_hz=self.rate_hz,
                                              damping=self.get_parameter('damping').value)
 
+    def _friction_estimator(self) -> AdaptiveFrictionEstimator | None:
+        result = self.result
+        if result is None or result.model.get('friction') not in ADAPTED_FRICTION:
+            return None
+        table = result.friction()
+        value = {symbol: np.array([table[n].get(symbol, 0.0) for n in self.robot.joint_names])
+                 for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
+        if np.any(value['Fc'] <= 0) or np.any(value['Fl'] < 0):
+            self.get_logger().warning('friction not adapted: the result has a Coulomb level <= 0 or a negative '
+                                      'load coefficient')
+            return None
+        drives = self.robot.drives if result.drive_gains is None else \
+            self.robot.drives.with_drive_gain(result.drive_gains)
+        return AdaptiveFrictionEstimator(
+            drives, RigidBodyTorque(result, self.robot), value['Fc'], value['Fl'], rate_hz=self.rate_hz,
+            velocity_friction=lambda omega, temperature: value['Fv'] * omega + value['tau0'])
+
     def _on_samples(self, batch) -> None:
         with self.lock:
-            if self.estimator is None:  # the publisher's rate from the first stamps
+            if not self.rate_known:  # the publisher's rate from the first stamps
                 if len(batch) < 3:
                     return
-                self.rate_hz = float(1e9 / np.median(np.diff(batch.stamps_ns)))
-                self.estimator = self._estimator()
+                self.rate_hz, self.rate_known = float(1e9 / np.median(np.diff(batch.stamps_ns))), True
+                self.estimator, self.friction = self._estimator(), self._friction_estimator()
                 self.get_logger().info(f'samples at {self.rate_hz:.4g} Hz')
             self.estimator.update(batch.q, batch.theta, batch.current, batch.temperature)
+            if self.friction is not None:
+                self.friction.update(batch.q, batch.theta, batch.current, batch.temperature)
             self.last_sample_time = time.monotonic()
 
     def _load_baseline(self) -> np.ndarray | None:
@@ -117,17 +148,28 @@ class EstimatorNode(Node):
         third = alpha[:, 1] if alpha.shape[1] > 1 else np.zeros(len(k0))
         return np.column_stack([alpha[:, 0], third, k0, relative, fit])
 
+    def _friction_table(self) -> np.ndarray | None:
+        with self.lock:
+            if self.friction is None:
+                return None
+            active = np.asarray(self.friction.active, dtype=float).reshape(-1)
+            return np.column_stack([self.friction.alpha, np.broadcast_to(active, (self.robot.n,))])
+
+    def _message(self, table: np.ndarray, quantities) -> Float64MultiArray:
+        message = Float64MultiArray(data=table.ravel().tolist())
+        joints, width = table.shape
+        message.layout.dim = [
+            MultiArrayDimension(label='joint:' + ','.join(self.robot.joint_names), size=joints, stride=joints * width),
+            MultiArrayDimension(label='quantity:' + ','.join(quantities), size=width, stride=width)]
+        return message
+
     def _publish(self) -> None:
         if self.last_sample_time is None:
             return
-        table = self._table()
-        message = Float64MultiArray(data=table.ravel().tolist())
-        joints, quantities = table.shape
-        message.layout.dim = [
-            MultiArrayDimension(label='joint:' + ','.join(self.robot.joint_names), size=joints,
-                                stride=joints * quantities),
-            MultiArrayDimension(label='quantity:' + ','.join(QUANTITIES), size=quantities, stride=quantities)]
-        self.stiffness.publish(message)
+        self.stiffness.publish(self._message(self._table(), QUANTITIES))
+        friction = self._friction_table()
+        if friction is not None:
+            self.friction_publisher.publish(self._message(friction, FRICTION_QUANTITIES))
 
     def _statuses(self) -> list:
         name = self.get_fully_qualified_name()
@@ -149,13 +191,22 @@ class EstimatorNode(Node):
             else:
                 level, text = 'ok', 'converged' if converged else 'not converged yet (needs deflection)'
             statuses.append(status(f'{name}: stiffness {joint}', level, text, values))
+        friction = self._friction_table()
+        for j, joint in enumerate(self.robot.joint_names if friction is not None else ()):
+            alpha1, alpha2, active = friction[j]
+            at_bound = alpha1 <= 0.4 + 1e-9 or alpha1 >= 1.5 - 1e-9
+            text = (f'Coulomb level ×{alpha1:.3f} of the identified one' +
+                    (' (at its bound: the model no longer explains the friction)' if at_bound else ''))
+            statuses.append(status(f'{name}: friction {joint}', 'warn' if at_bound else 'ok', text,
+                                   {'alpha1': f'{alpha1:.6g}', 'alpha2': f'{alpha2:.6g}', 'adapting': bool(active)}))
         return statuses
 
     # ---------------------------------------------------------------------------- services
     def _on_reset(self, request, response):
         with self.lock:
-            if self.estimator is not None:
-                self.estimator.reset()
+            self.estimator.reset()
+            if self.friction is not None:
+                self.friction.reset()
         response.success, response.message = True, 'estimation restarted'
         return response
 
