@@ -71,3 +71,13 @@ def call(client, timeout: float = 60.0, wait: float = 30.0):
         time.sleep(0.05)
     assert future.done(), f'{client.srv_name} did not answer'
     return future.result()
+
+
+def wait_until(condition, timeout: float) -> bool:
+    """Poll ``condition`` every 0.1 s until it holds or ``timeout`` [s] has passed; its last value."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()

@@ -7,7 +7,6 @@ generous enough for a loaded machine.
 
 import os
 import subprocess
-import time
 
 import numpy as np
 import rclpy
@@ -17,19 +16,10 @@ from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, environment, executable, parameters, spinning, start_node, stop
+from dds_helpers import call, environment, executable, parameters, spinning, start_node, stop, wait_until
 
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
           'wrist_3_joint']
-
-
-def _wait(condition, timeout: float) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def test_estimates_stiffness_from_the_twin_and_stores_a_baseline(tmp_path):
@@ -49,16 +39,16 @@ def test_estimates_stiffness_from_the_twin_and_stores_a_baseline(tmp_path):
     executor.add_node(node)
     try:
         with spinning(executor, context):
-            assert _wait(lambda: len(estimates) >= 5, 120.0), 'no stiffness estimates'
+            assert wait_until(lambda: len(estimates) >= 5, 120.0), 'no stiffness estimates'
             message = estimates[-1]
             assert [d.size for d in message.layout.dim] == [6, 5]
             assert message.layout.dim[0].label == 'joint:' + ','.join(JOINTS)
             assert message.layout.dim[1].label.startswith('quantity:alpha1,alpha3,k0')
             table = np.array(message.data).reshape(6, 5)
             # Joints 2 and 3 hold the arm against gravity: their static deflection is estimated (k0 > 0).
-            assert _wait(lambda: np.all(np.array(estimates[-1].data).reshape(6, 5)[1:3, 2] > 1e3), 60.0), table
+            assert wait_until(lambda: np.all(np.array(estimates[-1].data).reshape(6, 5)[1:3, 2] > 1e3), 60.0), table
             name = '/estimator_node: stiffness shoulder_lift_joint'
-            assert _wait(lambda: name in statuses, 30.0), sorted(statuses)
+            assert wait_until(lambda: name in statuses, 30.0), sorted(statuses)
             assert '/estimator_node: intake' in statuses
             stored = call(clients['set_baseline'])
             if not stored.success:  # a joint may not have left the dead zone yet: nothing estimated there
@@ -124,8 +114,8 @@ def test_adapts_friction_with_an_identification_result(tmp_path):
     executor.add_node(node)
     try:
         with spinning(executor, context):
-            assert _wait(lambda: len(estimates) >= 3, 120.0), 'no friction estimates'
-            assert _wait(lambda: '/estimator_node: friction wrist_3_joint' in statuses, 30.0), sorted(statuses)
+            assert wait_until(lambda: len(estimates) >= 3, 120.0), 'no friction estimates'
+            assert wait_until(lambda: '/estimator_node: friction wrist_3_joint' in statuses, 30.0), sorted(statuses)
     finally:
         node.destroy_node()
         rclpy.shutdown(context=context)

@@ -11,7 +11,6 @@ machine: nothing here measures speed (``benchmarks/bench_intake.py`` does).
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,20 +20,11 @@ from rclpy.executors import SingleThreadedExecutor
 from rosbags.highlevel import AnyReader
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, environment, parameters, spinning, start_node, stop
+from dds_helpers import call, environment, parameters, spinning, start_node, stop, wait_until
 from dynid.io.cdr import TYPESTORE
 
 RATE, DURATION, SKIP = 1000.0, 10.0, (4000, 20)
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
-
-
-def _wait(condition, timeout: float) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
@@ -61,8 +51,8 @@ def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
                  '--duration', str(DURATION), '--skip', f'{SKIP[0]}:{SKIP[1]}'],
                 env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             intake = '/identifier_node: intake'
-            assert _wait(lambda: intake in statuses and int(_values(statuses[intake])['joint_states.received']) > 0,
-                         120.0), 'no samples reached the intake'
+            assert wait_until(lambda: int(_values(statuses.get(intake)).get('joint_states.received', 0)) > 0,
+                              120.0), 'no samples reached the intake'
             during = call(clients['identify'], timeout=30.0)  # the node serves while the intake runs
             assert not during.success and 'stop the recording first' in during.message
             output, _ = publisher.communicate(timeout=300)
@@ -72,8 +62,7 @@ def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
             stopped = call(clients['stop_recording'])
             assert stopped.success, stopped.message
             assert stopped.message.endswith(f'; {SKIP[1]} samples lost'), stopped.message
-            assert _wait(lambda: intake in statuses
-                         and _values(statuses[intake]).get('joint_states.lost') == str(SKIP[1]), 30.0), \
+            assert wait_until(lambda: _values(statuses.get(intake)).get('joint_states.lost') == str(SKIP[1]), 30.0), \
                 _values(statuses.get(intake))
     finally:
         if publisher is not None and publisher.poll() is None:

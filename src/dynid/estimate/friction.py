@@ -69,6 +69,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from dynid.errors import InputError
+from dynid.estimate.inputs import batch, per_joint
 from dynid.friction.egms import EGMS
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
@@ -162,10 +163,10 @@ class AdaptiveFrictionEstimator:
         self.rotor_inertia = drives.rotor_inertia.copy()
         self.joint_torque_model = joint_torque
         self.velocity_friction = velocity_friction
-        self.coulomb = _per_joint(coulomb, J, 'coulomb')
+        self.coulomb = per_joint(coulomb, J, 'coulomb')
         if np.any(self.coulomb <= 0):
             raise InputError(f'coulomb (Fc0) must be > 0 N·m, got {self.coulomb.tolist()}')
-        self.load_coefficient = _per_joint(load_coefficient, J, 'load_coefficient')
+        self.load_coefficient = per_joint(load_coefficient, J, 'load_coefficient')
         if np.any(self.load_coefficient < 0):
             raise InputError(f'load_coefficient (Fc1) must be >= 0, got {self.load_coefficient.tolist()}')
 
@@ -287,11 +288,11 @@ class AdaptiveFrictionEstimator:
         if theta is None:
             raise InputError('adaptive friction estimation needs the motor encoder positions (theta); '
                              'none were given')
-        q = _batch(q, 'q', J)
+        q = batch(q, 'q', J)
         n = q.shape[0]
-        theta = _batch(theta, 'theta', J, n)
-        current = _batch(current, 'current', J, n)
-        temperature = np.full((n, J), np.nan) if temperature is None else _batch(temperature, 'temperature', J, n)
+        theta = batch(theta, 'theta', J, n)
+        current = batch(current, 'current', J, n)
+        temperature = np.full((n, J), np.nan) if temperature is None else batch(temperature, 'temperature', J, n)
         state = self.front_end.run(q, theta, {'current': current, 'temperature': temperature})
         temperature = state.delayed['temperature']
         omega = state.dtheta
@@ -390,17 +391,6 @@ def _positive(value, name: str) -> float:
     return x
 
 
-def _per_joint(value, n: int, name: str) -> np.ndarray:
-    try:
-        array = np.asarray(value, dtype=float)
-        out = np.broadcast_to(array, (n,)).copy() if array.ndim <= 1 else None
-    except (TypeError, ValueError):
-        out = None
-    if out is None or not np.all(np.isfinite(out)):
-        raise InputError(f'{name} must be a finite scalar or one value per joint ({n}), got {value!r}')
-    return out
-
-
 def _pair(value, n: int, name: str) -> np.ndarray:
     """(2,) or (n, 2) finite values as (n, 2)."""
     try:
@@ -417,13 +407,4 @@ def _model_output(value, name: str, n: int, width: int) -> np.ndarray:
     x = np.asarray(value, dtype=float)
     if x.shape != (n, width):
         raise InputError(f'{name} returned shape {x.shape}, expected ({n}, {width})')
-    return x
-
-
-def _batch(value, name: str, width: int, n: int | None = None) -> np.ndarray:
-    x = np.asarray(value, dtype=float)
-    if x.ndim == 1 and width == 1 and (n is None or x.shape[0] == n):
-        x = x[:, None]
-    if x.ndim != 2 or x.shape[1] != width or (n is not None and x.shape[0] != n):
-        raise InputError(f'{name} must have shape ({"N" if n is None else n}, {width}), got {x.shape}')
     return x

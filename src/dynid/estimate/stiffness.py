@@ -55,6 +55,7 @@ import numpy as np
 from scipy.signal import lfilter
 
 from dynid.errors import InputError
+from dynid.estimate.inputs import batch, per_joint
 from dynid.estimate.rls import DirectionalForgettingRLS
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
@@ -137,7 +138,7 @@ class StiffnessEstimator:
         self.rotor_inertia = drives.rotor_inertia.copy()
         self.Fc, self.Fv, self.tau0, self.Fl = np.zeros(J), np.zeros(J), np.zeros(J), np.zeros(J)
         self._set_friction(friction)
-        self.damping = _per_joint(damping, J, 'damping')
+        self.damping = per_joint(damping, J, 'damping')
         if np.any(self.damping < 0):
             raise InputError(f'damping must be >= 0, got {self.damping.tolist()}')
         if deadzone is None:
@@ -145,7 +146,7 @@ class StiffnessEstimator:
                 if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
                     raise InputError(f'{name} must be a positive integer, got {value!r}')
             deadzone = 2.0 * (2 * np.pi / (motor_counts * drives.gear_ratio) + 2 * np.pi / link_counts)
-        self.deadzone = _per_joint(deadzone, J, 'deadzone')
+        self.deadzone = per_joint(deadzone, J, 'deadzone')
         if np.any(self.deadzone < 0):
             raise InputError(f'deadzone must be >= 0, got {self.deadzone.tolist()}')
         if not (math.isfinite(fit_window_s) and fit_window_s > 0):
@@ -256,11 +257,11 @@ class StiffnessEstimator:
         J = self.n_joints
         if theta is None:
             raise InputError('stiffness estimation needs the motor encoder positions (theta); none were given')
-        q = _batch(q, 'q', J)
+        q = batch(q, 'q', J)
         n = q.shape[0]
-        theta = _batch(theta, 'theta', J, n)
-        current = _batch(current, 'current', J, n)
-        temperature = np.full((n, J), np.nan) if temperature is None else _batch(temperature, 'temperature', J, n)
+        theta = batch(theta, 'theta', J, n)
+        current = batch(current, 'current', J, n)
+        temperature = np.full((n, J), np.nan) if temperature is None else batch(temperature, 'temperature', J, n)
         state = self.front_end.run(q, theta, {'current': current, 'temperature': temperature})
 
         phi = state.theta - state.q
@@ -354,23 +355,3 @@ def stiffness_curve_fit(alpha_hat, alpha_true, phi_range, points: int = CURVE_PO
     with np.errstate(divide='ignore', invalid='ignore'):
         fit = 100.0 * (1.0 - np.linalg.norm(y - y_hat, axis=1) / spread)
     return float(fit[0]) if single else fit
-
-
-def _per_joint(value, n: int, name: str) -> np.ndarray:
-    try:
-        array = np.asarray(value, dtype=float)
-        out = np.broadcast_to(array, (n,)).copy() if array.ndim <= 1 else None
-    except (TypeError, ValueError):
-        out = None
-    if out is None or not np.all(np.isfinite(out)):
-        raise InputError(f'{name} must be a finite scalar or one value per joint ({n}), got {value!r}')
-    return out
-
-
-def _batch(value, name: str, width: int, n: int | None = None) -> np.ndarray:
-    x = np.asarray(value, dtype=float)
-    if x.ndim == 1 and width == 1 and (n is None or x.shape[0] == n):
-        x = x[:, None]
-    if x.ndim != 2 or x.shape[1] != width or (n is not None and x.shape[0] != n):
-        raise InputError(f'{name} must have shape ({"N" if n is None else n}, {width}), got {x.shape}')
-    return x
