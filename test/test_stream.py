@@ -67,6 +67,13 @@ def test_batch_normalization_equals_the_single_message_one():
     assert messages == raws
     _, messages, skipped = normalize_joint_states(dirty[:2] + [b'short'])
     assert skipped == 1 and messages == raws[:2]
+    # Decoding takes the bytes as rclpy delivers them too, uniform or one by one.
+    for batch in (dirty, dirty[:2] + _messages(stamps[2:3], names=NAMES[::-1])[0]):
+        clean = [normalize_joint_state_cdr(raw)[1] for raw in batch]
+        decoded, expected = decode_joint_states(batch, NAMES), decode_joint_states(clean, NAMES)
+        assert decoded[2] == 0 and np.array_equal(decoded[0], expected[0])
+        for field in ('position', 'velocity', 'effort'):
+            np.testing.assert_array_equal(decoded[1][field], expected[1][field])
 
 
 def test_gap_counter_counts_lost_samples_in_any_batching():

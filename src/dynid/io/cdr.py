@@ -15,6 +15,7 @@ That is what lets a node take a 1 kHz topic and a bag reader take millions of me
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,11 +147,18 @@ def _byte_matrix(raws: list[bytes]) -> tuple[np.ndarray, Layout] | None:
     except ValueError:
         return None
     matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), -1)
-    # Header, frame id, names and array lengths must equal the first message's (slices: no copies).
-    fixed = [(0, 4), (12, shape.names_end), *((start, start + 4) for start, _, _ in shape.arrays)]
-    if any(np.any(matrix[1:, a:b] != matrix[0, a:b]) for a, b in fixed):
+    # Header, frame id, names and array lengths must equal the first message's.
+    fixed = matrix[:, _fixed_columns(shape)]
+    if np.any(fixed[1:] != fixed[0]):
         return None
     return matrix[:, :shape.end], shape
+
+
+@functools.lru_cache(maxsize=64)
+def _fixed_columns(shape: Layout) -> np.ndarray:
+    """Byte columns that every message of one layout shares: header, frame id, names, array lengths."""
+    ranges = [(0, 4), (12, shape.names_end), *((start, start + 4) for start, _, _ in shape.arrays)]
+    return np.concatenate([np.arange(a, b) for a, b in ranges])
 
 
 def _stamps(matrix: np.ndarray) -> np.ndarray:
@@ -176,15 +184,17 @@ def names_of(raw) -> list[str]:
     if key not in _NAMES:
         if len(_NAMES) > 64:
             _NAMES.clear()
-        _NAMES[key] = list(TYPESTORE.deserialize_cdr(raw, JOINT_STATE).name)
+        _NAMES[key] = list(TYPESTORE.deserialize_cdr(normalize_joint_state_cdr(raw)[1], JOINT_STATE).name)
     return _NAMES[key]
 
 
 def decode_joint_states(raws: list[bytes], joint_names) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
     """Stamps (M,) [ns] and {field: (M, n)} in ``joint_names`` order of the messages that name them all.
 
-    A field a message leaves empty is NaN. Returns also the number of messages skipped (malformed,
-    or lacking one of the joints). Uniform batches decode without per-message work.
+    ``raws`` may be canonical or as rclpy delivers them (padding garbage, trailing bytes: see
+    :func:`normalize_joint_states`). A field a message leaves empty is NaN. Returns also the number
+    of messages skipped (malformed, or lacking one of the joints). Uniform batches decode without
+    per-message work.
     """
     names = list(joint_names)
     n = len(names)
@@ -199,7 +209,7 @@ def decode_joint_states(raws: list[bytes], joint_names) -> tuple[np.ndarray, dic
     stamps, rows, skipped = [], {field: [] for field in FIELDS}, 0
     for raw in raws:
         try:
-            message = TYPESTORE.deserialize_cdr(raw, JOINT_STATE)
+            message = TYPESTORE.deserialize_cdr(normalize_joint_state_cdr(raw)[1], JOINT_STATE)
         except Exception:  # noqa: BLE001 - rosbags raises several types for broken bytes
             skipped += 1
             continue

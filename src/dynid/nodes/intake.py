@@ -182,26 +182,25 @@ class StateIntake:
                 with subscription.handle:
                     while (message := subscription.handle.take_message(JointState, True)) is not None:
                         raws.append(message[0])
-                if raws and (valid := self._check(topic, raws)) is not None:
+                if not raws:
+                    continue
+                if self.on_messages is None:  # joined samples only: decode the bytes as they came
+                    self._join(topic, raws)
+                elif (valid := self._check(topic, raws)) is not None:
                     taken[topic] = valid
-            if taken and self.on_messages is not None:
+            if taken:
                 self.on_messages(taken)
-            if self.joiner is not None:
-                for topic, (_, messages) in taken.items():
-                    self._join(topic, messages)
-                batch = self.joiner.take()
-                if batch is not None:
-                    self.on_samples(batch)
+                if self.joiner is not None:
+                    for topic, (_, messages) in taken.items():
+                        self._join(topic, messages)
+            if self.joiner is not None and (batch := self.joiner.take()) is not None:
+                self.on_samples(batch)
 
     def _check(self, topic: str, raws: list[bytes]):
         """(stamps, canonical messages) of the well-formed, stamped messages, counted; None if none."""
         stamps, messages, malformed = normalize_joint_states(raws)
         stamped = stamps > 0
-        malformed += int(stamps.size - stamped.sum())
-        if malformed:
-            self.malformed[topic] += malformed
-            self.node.get_logger().warning(f'{topic}: skipped {malformed} malformed or unstamped messages '
-                                           f'({self.malformed[topic]} so far)', throttle_duration_sec=5.0)
+        self._skipped(topic, malformed + int(stamps.size - stamped.sum()), 'malformed or unstamped')
         if not stamped.all():
             stamps, messages = stamps[stamped], [m for m, keep in zip(messages, stamped, strict=True) if keep]
         if stamps.size == 0:
@@ -210,12 +209,26 @@ class StateIntake:
         return stamps, messages
 
     def _join(self, topic: str, messages: list[bytes]) -> None:
+        """Decode, count and join; ``messages`` canonical (after :meth:`_check`) or as taken (then counted here)."""
         stamps, values, skipped = decode_joint_states(messages, self.joint_names)
-        if skipped:
-            self.malformed[topic] += skipped
-            self.node.get_logger().warning(f'{topic}: skipped {skipped} messages that lack joints of '
-                                           f'{self.joint_names}', throttle_duration_sec=5.0)
+        counted = self.on_messages is not None
+        stamped = stamps > 0
+        if not counted:
+            skipped += int(stamps.size - stamped.sum())
+        self._skipped(topic, skipped, 'malformed, unstamped or lacking joints of the model')
+        if not stamped.all():
+            stamps, values = stamps[stamped], {field: array[stamped] for field, array in values.items()}
+        if stamps.size == 0:
+            return
+        if not counted:
+            self.counters[topic].update(stamps)
         self.joiner.add(topic, stamps, values)
+
+    def _skipped(self, topic: str, count: int, what: str) -> None:
+        if count:
+            self.malformed[topic] += count
+            self.node.get_logger().warning(f'{topic}: skipped {count} {what} messages ({self.malformed[topic]} '
+                                           'so far)', throttle_duration_sec=5.0)
 
     @property
     def lost(self) -> int:
