@@ -1,14 +1,18 @@
 """A stand-in robot driver for intake tests: the four state topics at a fixed rate, from its own process.
 
     python stamp_publisher.py --rate 1000 --duration 10 [--skip FIRST:COUNT] [--start-ns NS]
+                              [--stiffness-drop-at SECONDS]
 
 Waits until every topic has a subscriber, then publishes sample k with the stamp start + k/rate on
 all four topics (a thread that sleeps between samples and catches up when late, so every sample is
 published even on a loaded machine), leaves out samples FIRST .. FIRST+COUNT−1 entirely (a gap in
-the stamps), and prints one line ``published N samples`` at the end.
+the stamps), and prints one line ``published N samples`` at the end. The values count the samples;
+with ``--stiffness-drop-at`` they are those of a UR5e whose joints move and deflect smoothly
+(:func:`flexible_joints`) and whose shoulder_pan_joint loses half its stiffness at that time.
 """
 
 import argparse
+import functools
 import sys
 import time
 
@@ -25,12 +29,42 @@ FIELDS = {'joint_states': ('position', 'velocity', 'effort'), 'motor_states': ('
           'joint_currents': ('effort',), 'joint_temperatures': ('effort',)}
 
 
+K1 = 4.0e4  # N·m/rad, the flexibility torque α1·φ of every joint (no cubic term)
+
+
+@functools.cache
+def _ur5e_drives():
+    from dynid.model import load_robot
+
+    return load_robot('ur5e').drives
+
+
+def flexible_joints(t: np.ndarray, drop_at: float) -> dict[str, dict[str, np.ndarray]]:
+    """Values per topic and field at times t [s]: q, θ = q + φ, and the current that gives the
+    flexibility torque K1·φ (halved on the first joint from ``drop_at`` s) with the UR5e drives."""
+    drives = _ur5e_drives()
+    shift = np.arange(len(NAMES))[None, :]
+    w_q, w1, w2 = 2 * np.pi * 0.2, 2 * np.pi * 0.5, 2 * np.pi * 1.3
+    t = t[:, None]
+    q = 0.5 * np.sin(w_q * t + shift)
+    phi = 1.0e-4 * (0.6 * np.sin(w1 * t + shift) + 0.4 * np.sin(w2 * t + 2 * shift))
+    ddtheta = -0.5 * w_q**2 * np.sin(w_q * t + shift) - 1.0e-4 * (0.6 * w1**2 * np.sin(w1 * t + shift)
+                                                                 + 0.4 * w2**2 * np.sin(w2 * t + 2 * shift))
+    stiffness = np.where((np.arange(len(NAMES)) == 0) & (t >= drop_at), K1 / 2, K1)
+    current = (stiffness * phi + drives.rotor_inertia * ddtheta) / drives.drive_gain
+    zero = np.zeros_like(q)
+    return {'joint_states': {'position': q, 'velocity': zero, 'effort': zero},
+            'motor_states': {'position': q + phi, 'velocity': zero},
+            'joint_currents': {'effort': current}, 'joint_temperatures': {'effort': zero + 30.0}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument('--rate', type=float, default=1000.0)
     parser.add_argument('--duration', type=float, default=10.0)
     parser.add_argument('--skip', default='0:0')
     parser.add_argument('--start-ns', type=int, default=0)
+    parser.add_argument('--stiffness-drop-at', type=float, default=None)
     args = parser.parse_args()
     skip_first, skip_count = (int(v) for v in args.skip.split(':'))
     rclpy.init()
@@ -58,9 +92,13 @@ def main() -> None:
         index = index[(index < skip_first) | (index >= skip_first + skip_count)]
         if index.size:
             stamps = start_ns + np.round(index * 1e9 / args.rate).astype(np.int64)
-            values = np.tile(index[:, None] * 1e-3, (1, len(NAMES)))
-            for topic, fields in FIELDS.items():
-                for data in encoders[topic].encode(stamps, **{f: values for f in fields}):
+            if args.stiffness_drop_at is None:
+                values = np.tile(index[:, None] * 1e-3, (1, len(NAMES)))
+                values = {topic: {f: values for f in fields} for topic, fields in FIELDS.items()}
+            else:
+                values = flexible_joints(index / args.rate, args.stiffness_drop_at)
+            for topic in FIELDS:
+                for data in encoders[topic].encode(stamps, **values[topic]):
                     publishers[topic].publish(data)
             published += index.size
         k = due

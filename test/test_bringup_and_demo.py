@@ -94,3 +94,120 @@ def test_identifier_node_refuses_unknown_method():
     command = executable('identifier_node', 'dynid.nodes.identifier_node') + ['--ros-args', '-p', 'method:=magic']
     run = subprocess.run(command, env=environment(199), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and 'method must be one of' in run.stderr
+
+
+# ------------------------------------------------------------------------- the suite with estimator_node
+def test_plan_suite_adds_estimator_node_with_its_parameters():
+    from dynid.nodes.bringup import NodeProcesses, plan_suite
+    from dynid.nodes.estimator_node import EstimatorNode
+
+    assert 'estimator_node' not in [plan.name for plan in plan_suite()]  # only when asked
+    plans = plan_suite('ur5e', True, {'estimator_node': {'result_file': 'result.yaml', 'publish_rate': 20.0}},
+                       estimator=True)
+    assert [plan.name for plan in plans] == ['sim_node', 'excitation_node', 'identifier_node', 'estimator_node']
+    estimator = plans[-1]
+    assert estimator.cls is EstimatorNode and estimator.module == 'estimator_node'
+    assert estimator.overrides == {'robot': 'ur5e', 'result_file': 'result.yaml', 'publish_rate': 20.0}
+    assert [plan.name for plan in plan_suite(simulate=False, estimator=True)] == [
+        'excitation_node', 'identifier_node', 'estimator_node']
+    command = NodeProcesses(plans, 'est', params_file='estimation.yaml').command(estimator)
+    assert command[1:3] == ['-m', 'dynid.nodes.estimator_node']
+    assert command[command.index('--ros-args'):] == [
+        '--ros-args', '-r', '__node:=estimator_node', '-r', '__ns:=/est', '--params-file', 'estimation.yaml',
+        '-p', 'robot:="ur5e"', '-p', 'result_file:="result.yaml"', '-p', 'publish_rate:=20.0']
+
+
+def test_build_suite_with_estimator_node_estimates_in_one_process(tmp_path):
+    from std_msgs.msg import Float64MultiArray
+
+    from dynid.nodes.bringup import build_suite
+
+    domain = 100 + (os.getpid() + 47) % 50
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    executor = SingleThreadedExecutor(context=context)
+    try:
+        nodes = build_suite(context, namespace='bse', lean=True, estimator=True,
+                            parameters={'sim_node': {'rate': 200.0},
+                                        'identifier_node': {'output_directory': str(tmp_path)},
+                                        'estimator_node': {'publish_rate': 20.0,
+                                                           'baseline_file': str(tmp_path / 'baseline.yaml')}})
+        assert list(nodes) == ['sim_node', 'excitation_node', 'identifier_node', 'estimator_node']
+        estimator = nodes['estimator_node']
+        assert estimator.get_fully_qualified_name() == '/bse/estimator_node'
+        assert estimator.get_parameter('publish_rate').value == 20.0
+        assert estimator.get_parameter('robot').value == 'ur5e'
+        probe = rclpy.create_node('bringup_estimator_probe', context=context)
+        estimates = []
+        probe.create_subscription(Float64MultiArray, '/bse/estimator_node/stiffness', estimates.append, 10)
+        for node in [*nodes.values(), probe]:
+            executor.add_node(node)
+        end = time.monotonic() + 60.0
+        while len(estimates) < 3 and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.1)
+        assert len(estimates) >= 3, 'no stiffness estimates from the composed estimator_node'
+        assert [d.size for d in estimates[-1].layout.dim] == [6, 5]
+    finally:
+        executor.shutdown()
+        for node in executor.get_nodes():
+            node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize(('content', 'reason'), [(None, 'cannot read result file'),
+                                                  ('[1, 2]\n', 'not a dynid result file')])
+def test_build_suite_refuses_a_bad_result_file(tmp_path, content, reason):
+    from dynid.errors import InputError
+    from dynid.nodes.bringup import build_suite
+
+    path = tmp_path / 'result.yaml'
+    if content is not None:
+        path.write_text(content)
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=199)
+    try:
+        with pytest.raises(InputError, match=reason) as raised:
+            build_suite(context, namespace='bad', estimator=True, lean=True,
+                        parameters={'identifier_node': {'output_directory': str(tmp_path)},
+                                    'estimator_node': {'result_file': str(path)}})
+        assert str(raised.value).startswith('estimator_node: ')
+    finally:
+        rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize(('arguments', 'reason'), [
+    (('--result', 'result.yaml'), '--estimator'),
+    (('--estimator', '--result', '/nonexistent/result.yaml'), '/nonexistent/result.yaml'),
+    (('--no-processes', '--estimator', '--result', '/nonexistent/result.yaml'), '/nonexistent/result.yaml'),
+])
+def test_bringup_refuses_a_bad_estimator_result(tmp_path, arguments, reason):
+    run = subprocess.run(_dynid('bringup', '--namespace', 'bad', *arguments), env=environment(199), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert reason in run.stderr and 'Traceback' not in run.stderr
+
+
+def test_bringup_with_the_estimator_publishes_stiffness(tmp_path):
+    from std_msgs.msg import Float64MultiArray
+
+    domain = 100 + (os.getpid() + 29) % 50
+    process = subprocess.Popen(_dynid('bringup', '--estimator', '--namespace', 'be', '--rate', '200'), cwd=tmp_path,
+                               env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    try:
+        node = rclpy.create_node('bringup_estimator_probe', context=context)
+        estimates = []
+        node.create_subscription(Float64MultiArray, '/be/estimator_node/stiffness', estimates.append, 10)
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        end = time.monotonic() + 60.0
+        while len(estimates) < 3 and time.monotonic() < end and process.poll() is None:
+            executor.spin_once(timeout_sec=0.1)
+        assert len(estimates) >= 3, 'no stiffness estimates from estimator_node'
+    finally:
+        rclpy.shutdown(context=context)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=20)
+    assert process.returncode == 0, output[-2000:]
+    assert 'running /be/sim_node, /be/excitation_node, /be/identifier_node, /be/estimator_node' in output

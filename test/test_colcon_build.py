@@ -42,8 +42,9 @@ def test_colcon_build_installs_executables_and_share_files(tmp_path):
     assert (install / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'dynid').is_file()
     assert list(install.glob('lib/python3*/site-packages/dynid/model/data/ur5e.yaml'))
     assert list(install.glob('lib/python3*/site-packages/dynid/excite/data/ur5e_excitation.yaml'))
-    for name in ('launch/sim.launch.py', 'launch/identification.launch.py', 'config/sim_node.yaml',
-                 'config/identification.yaml'):  # `ros2 launch dynid ...` and its parameter files
+    for name in ('launch/sim.launch.py', 'launch/identification.launch.py', 'launch/estimation.launch.py',
+                 'config/sim_node.yaml', 'config/identification.yaml',
+                 'config/estimation.yaml'):  # `ros2 launch dynid ...` and its parameter files
         assert (install / 'share' / 'dynid' / name).is_file(), name
 
     script = (

@@ -7,11 +7,14 @@ generous enough for a loaded machine.
 
 import os
 import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import rclpy
 import yaml
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -126,3 +129,60 @@ def test_adapts_friction_with_an_identification_result(tmp_path):
     table = np.array(message.data).reshape(6, 3)
     np.testing.assert_allclose(table[:, :2], [[1.0, 0.0]] * 6)  # at rest nothing adapts (excitation switch)
     assert np.all(table[:, 2] == 0.0)
+
+
+def _values(status) -> dict:
+    return {} if status is None else {item.key: item.value for item in status.values}
+
+
+def test_reports_a_stiffness_drop_and_survives_malformed_messages(tmp_path):
+    """A stand-in driver (``stamp_publisher.py``) publishes a UR5e whose shoulder_pan_joint loses half
+    its stiffness at 8 s; the probe adds garbage, a message lacking joints and a stale one. The node
+    keeps running, counts the bad messages, warns about the drop and still answers ~/reset."""
+    from sensor_msgs.msg import JointState
+
+    from dynid.io.cdr import joint_state_cdr
+
+    domain = 100 + (os.getpid() + 97) % 100
+    estimator = start_node('estimator_node', domain, *parameters(f'baseline_file:={tmp_path / "b.yaml"}'))
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node('drop_probe', context=context)
+    statuses = {}
+    node.create_subscription(DiagnosticArray, '/diagnostics', lambda m: statuses.update({s.name: s for s in m.status}),
+                             10)
+    bad = node.create_publisher(JointState, '/joint_states', 10)
+    reset = node.create_client(Trigger, '/estimator_node/reset')
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    publisher = None
+    try:
+        with spinning(executor, context):
+            publisher = subprocess.Popen(
+                [sys.executable, str(Path(__file__).with_name('stamp_publisher.py')), '--rate', '500',
+                 '--duration', '14', '--stiffness-drop-at', '8'],
+                env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            intake, pan = '/estimator_node: intake', '/estimator_node: stiffness shoulder_pan_joint'
+            assert wait_until(lambda: int(_values(statuses.get(intake)).get('joint_states.received', 0)) > 500,
+                              120.0), 'no samples reached the intake'
+            bad.publish(b'\x00\x01\x00\x00 not a JointState at all')
+            bad.publish(joint_state_cdr(time.time_ns(), ['elbow_joint'], [0.1], [], []))
+            bad.publish(joint_state_cdr(10**9, JOINTS, np.zeros(6), [], []))  # far older than the rest
+            output, _ = publisher.communicate(timeout=300)
+            assert publisher.returncode == 0, output
+            assert wait_until(lambda: statuses.get(pan) is not None and 'changed' in statuses[pan].message, 30.0), \
+                statuses.get(pan)
+            assert statuses[pan].level == DiagnosticStatus.WARN and '-50 %' in statuses[pan].message, \
+                statuses[pan].message
+            assert _values(statuses[pan])['changes'] == '1'
+            assert int(_values(statuses[intake])['joint_states.malformed']) == 2, _values(statuses[intake])
+            assert int(_values(statuses[intake])['joint_states.late']) >= 1, _values(statuses[intake])
+            other = statuses['/estimator_node: stiffness elbow_joint']
+            assert 'changed' not in other.message and _values(other)['changes'] == '0'
+            assert call(reset).success
+    finally:
+        if publisher is not None and publisher.poll() is None:
+            publisher.kill()
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+        stop([estimator])

@@ -70,6 +70,34 @@ def test_batch_split_does_not_change_the_result():
     np.testing.assert_array_equal(split.alpha, whole.alpha[-1])
 
 
+def test_a_halved_stiffness_is_detected_and_learned_again_within_seconds():
+    """Joint 1's flexibility torque halves at 6 s (joint 2 unchanged): the change is detected within
+    half a second, the covariance restarts and α̂1 is within 2 % of the new value 3 s after; any
+    batching gives the same; the same data without the change raise no detection."""
+    drives = _drives()
+    q, theta, current = _synthetic(drives, seconds=12.0, current_noise=0.05)
+    phi = theta - q
+    after = np.arange(len(q)) / RATE >= 6.0
+    halved = current.copy()
+    halved[after, 0] -= 0.5 * (K1 * phi[after, 0] + K3 * phi[after, 0] ** 3) / drives.drive_gain[0]
+
+    steady = StiffnessEstimator(drives)
+    steady.update(q, theta, current)
+    assert steady.changes.tolist() == [0, 0]
+    est = StiffnessEstimator(drives)
+    out = est.update(q, theta, halved)
+    assert est.changes.tolist() == [1, 0]
+    detected = (np.flatnonzero(out.changed[:, 0])[0] - out.delay) / RATE  # time of the described sample
+    assert 6.0 < detected < 6.5 and est.last_change_s[0] == pytest.approx(detected, abs=1e-9)
+    k = int(9.0 * RATE) + out.delay
+    assert out.alpha[k, 0, 0] == pytest.approx(K1 / 2, rel=0.02)
+    assert out.alpha[k, 1, 0] == pytest.approx(K1, rel=0.02)
+    split = StiffnessEstimator(drives)
+    parts = [split.update(q[a:b], theta[a:b], halved[a:b]) for a, b in ((0, 6013), (6013, 6021), (6021, len(q)))]
+    np.testing.assert_array_equal(np.concatenate([p.changed for p in parts]), out.changed)
+    np.testing.assert_allclose(split.alpha, est.alpha, rtol=1e-9)
+
+
 def test_dead_zone_keeps_a_joint_at_rest_from_learning():
     drives = _drives(1)
     est = StiffnessEstimator(drives)

@@ -393,6 +393,71 @@ def _run_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------------- dynid estimate
+def _add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('bag', help='rosbag2 recording with joint_states, motor_states and joint_currents')
+    parser.add_argument('--params', required=True, help='result file of dynid identify (friction map, drive gains)')
+    parser.add_argument('--robot', default=None, help='robot (default: the one of the result)')
+    parser.add_argument('-o', '--output', default=None,
+                        help='estimates file (YAML: settings, final values); the history goes to a CSV beside it')
+    parser.add_argument('--force', action='store_true', help='overwrite existing output files')
+    parser.add_argument('--report', default=None, help='folder for index.html and convergence plots')
+    parser.add_argument('--batch', type=int, default=20, help='samples per estimator update (default 20)')
+    parser.add_argument('--no-stiffness', action='store_true', help='do not estimate the joint stiffness')
+    parser.add_argument('--no-friction', action='store_true', help='do not adapt the E-GMS friction')
+    parser.add_argument('--damping', type=_float_list, default=[0.0],
+                        help='transmission damping [N·m·s/rad]: one value, or one per joint (default 0)')
+    parser.add_argument('--order', type=int, default=2, help='odd powers of the stiffness polynomial (default 2)')
+    parser.add_argument('--forgetting', type=float, default=0.99995, help='RLS forgetting factor (default 0.99995)')
+    parser.add_argument('--freeze', type=float, default=0.0, help='no friction adaptation for the first S seconds')
+    parser.add_argument('--quiet', action='store_true', help='no progress output')
+
+
+def _run_estimate(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from dynid.estimate.replay import EstimationSettings, estimate
+    from dynid.estimate.report import load_truth, save_estimation, summary_lines, write_estimation_report
+    from dynid.identify.result import IdentificationResult
+    from dynid.io.bag import read_bag
+    from dynid.model import load_robot
+
+    settings = EstimationSettings(batch=args.batch, stiffness=not args.no_stiffness, friction=not args.no_friction,
+                                  damping=args.damping[0] if len(args.damping) == 1 else tuple(args.damping),
+                                  order=args.order, forgetting=args.forgetting, freeze_s=args.freeze)
+    output = None if args.output is None else Path(args.output)
+    if output is not None and output.suffix.lower() == '.csv':
+        raise InputError(f'-o {output}: name the YAML file; the history CSV goes beside it')
+    for path in () if output is None or args.force else (output, output.with_suffix('.csv')):
+        if path.exists():
+            raise InputError(f'{path} exists; refusing to overwrite (use --force)')
+    result = IdentificationResult.load(args.params)
+    robot_spec = args.robot or result.provenance.get('robot_spec') or result.robot
+    robot = load_robot(robot_spec)
+    dataset = read_bag(args.bag, joint_names=robot.joint_names)
+    start, shown = time.perf_counter(), [time.perf_counter()]
+
+    def progress(done: int, total: int) -> None:
+        if not args.quiet and time.perf_counter() - shown[0] >= 2.0:
+            shown[0] = time.perf_counter()
+            print(f'[{shown[0] - start:6.1f} s] replayed {done} of {total} samples', file=sys.stderr, flush=True)
+
+    history = estimate(dataset, result, settings, robot, progress=progress)
+    print('\n'.join(summary_lines(history)))
+    if output is not None:
+        inputs = {'bag': str(args.bag), 'params': str(args.params), 'robot_spec': robot_spec}
+        print('wrote ' + ' and '.join(map(str, save_estimation(output, history, robot.name, inputs))))
+    if args.report:
+        try:
+            truth = load_truth(args.bag, robot.joint_names, dataset.source.get('start_ns', 0) / 1e9)
+        except InputError as error:
+            print(f'warning: {error}; the report shows no truth', file=sys.stderr)
+            truth = None
+        print(f'wrote {write_estimation_report(args.report, history, truth, str(args.bag))}')
+    return EXIT_OK
+
+
 # ------------------------------------------------------------------------------------ dispatcher
 def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description += ('. Each node runs in its own process, as ros2 launch runs them (--no-processes: all in '
@@ -409,19 +474,28 @@ def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--rate', type=float, default=None, help='sim_node rate [Hz]')
     parser.add_argument('--trajectory', default=None, help='excitation_node trajectory file')
     parser.add_argument('--output-directory', default=None, help='identifier_node recordings and results')
+    parser.add_argument('--estimator', action='store_true',
+                        help='also start estimator_node (online joint stiffness and friction; needs motor_states)')
+    parser.add_argument('--result', default=None, metavar='FILE',
+                        help='identification result for estimator_node (its result_file: friction map, E-GMS '
+                             'adaptation); needs --estimator')
 
 
 def _run_bringup(args: argparse.Namespace) -> int:
     from dynid.nodes.bringup import run_bringup, run_processes
 
     overrides = {'sim_node': {'rate': args.rate}, 'excitation_node': {'trajectory_file': args.trajectory},
-                 'identifier_node': {'output_directory': args.output_directory}}
+                 'identifier_node': {'output_directory': args.output_directory},
+                 'estimator_node': {'result_file': args.result}}
     overrides = {node: {k: v for k, v in values.items() if v is not None} for node, values in overrides.items()}
     if args.rate is not None and not 1.0 <= args.rate <= 2000.0:
         raise InputError(f'--rate must be within 1–2000 Hz, got {args.rate:g}')
+    if args.result is not None and not args.estimator:
+        raise InputError('--result is the result file of estimator_node: add --estimator')
     if args.processes:
-        return run_processes(args.robot, args.namespace, not args.no_sim, args.params_file, overrides)
-    run_bringup(args.robot, args.namespace, not args.no_sim, args.params_file, overrides)
+        return run_processes(args.robot, args.namespace, not args.no_sim, args.params_file, overrides,
+                             estimator=args.estimator)
+    run_bringup(args.robot, args.namespace, not args.no_sim, args.params_file, overrides, estimator=args.estimator)
     return EXIT_OK
 
 
@@ -472,7 +546,10 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  _add_identify_arguments, _run_identify),
     'validate': ('predict the torques of recordings with an identification result',
                  _add_validate_arguments, _run_validate),
-    'bringup': ('run the node suite (sim_node, excitation_node, identifier_node)',
+    'estimate': ('replay a recording through the online stiffness and friction estimators',
+                 _add_estimate_arguments, _run_estimate),
+    'bringup': ('run the node suite (sim_node, excitation_node, identifier_node; estimator_node with '
+                '--estimator)',
                 _add_bringup_arguments, _run_bringup),
     'demo': ('the main job end to end on the digital twin, over DDS', _add_demo_arguments, _run_demo),
 }

@@ -69,7 +69,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from dynid.errors import InputError
-from dynid.estimate.inputs import batch, per_joint
+from dynid.estimate.inputs import batch, per_joint, positive
 from dynid.friction.egms import EGMS
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
@@ -157,7 +157,7 @@ class AdaptiveFrictionEstimator:
             raise InputError('velocity_friction must be a callable (omega, temperature) -> (N, J) or None')
         self.joint_names = tuple(drives.joint_names)
         J = self.n_joints = len(self.joint_names)
-        self.rate_hz = _positive(rate_hz, 'rate_hz')
+        self.rate_hz = positive(rate_hz, 'rate_hz')
         self.period_s = 1.0 / self.rate_hz
         self.drive_gain = drives.drive_gain.copy()
         self.rotor_inertia = drives.rotor_inertia.copy()
@@ -181,8 +181,8 @@ class AdaptiveFrictionEstimator:
         if np.any(self.alpha0 < self.lower) or np.any(self.alpha0 > self.upper):
             raise InputError(f'alpha0 {self.alpha0.tolist()} lies outside the bounds {b.tolist()}')
 
-        self.adaptation_time_s = _positive(adaptation_time_s, 'adaptation_time_s')
-        self.velocity_scale = _positive(velocity_scale, 'velocity_scale')
+        self.adaptation_time_s = positive(adaptation_time_s, 'adaptation_time_s')
+        self.velocity_scale = positive(velocity_scale, 'velocity_scale')
         if gains is None:
             scales = np.stack((self.coulomb, np.full(J, self.velocity_scale)), axis=1)
             gains = 1.0 / (self.adaptation_time_s * scales**2)
@@ -193,7 +193,7 @@ class AdaptiveFrictionEstimator:
         if not (math.isfinite(omega_min) and omega_min >= 0):
             raise InputError(f'omega_min must be >= 0 rad/s, got {omega_min!r}')
         self.omega_min = float(omega_min)
-        self.excitation_window_s = _positive(excitation_window_s, 'excitation_window_s')
+        self.excitation_window_s = positive(excitation_window_s, 'excitation_window_s')
         self.excitation_samples = max(1, int(round(self.excitation_window_s * self.rate_hz)))
         if not (math.isfinite(freeze_s) and freeze_s >= 0):
             raise InputError(f'freeze_s must be >= 0 s, got {freeze_s!r}')
@@ -379,16 +379,6 @@ def _numeric(value) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-def _positive(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f'{name} must be a number > 0, got {value!r}') from None
-    if not (math.isfinite(x) and x > 0):
-        raise InputError(f'{name} must be finite and > 0, got {value!r}')
-    return x
 
 
 def _pair(value, n: int, name: str) -> np.ndarray:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dynid.errors import InputError
@@ -26,4 +28,15 @@ def batch(value, name: str, width: int, n: int | None = None) -> np.ndarray:
         x = x[:, None]
     if x.ndim != 2 or x.shape[1] != width or (n is not None and x.shape[0] != n):
         raise InputError(f'{name} must have shape ({"N" if n is None else n}, {width}), got {x.shape}')
+    return x
+
+
+def positive(value, name: str) -> float:
+    """A finite number > 0 as a float."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f'{name} must be a number > 0, got {value!r}') from None
+    if not (math.isfinite(x) and x > 0):
+        raise InputError(f'{name} must be finite and > 0, got {value!r}')
     return x

@@ -128,6 +128,15 @@ class _RecursiveLeastSquares:
         self.excited = np.zeros(J, dtype=bool)
         self.skipped = np.zeros(J, dtype=np.int64)
 
+    def restart_covariance(self, joints) -> None:
+        """P = diag(p0) for the joints selected by ``joints`` (a (J,) boolean mask), keeping θ̂: the
+        estimate becomes as uncertain as at the start and re-converges at the start's speed
+        (covariance resetting on a detected change)."""
+        rows = np.flatnonzero(np.asarray(joints, dtype=bool).reshape(self.n_joints))
+        diagonal = np.arange(self.n_params)
+        self.P[rows] = 0.0
+        self.P[rows[:, None], diagonal, diagonal] = self.p0[rows]
+
     def update(self, regressor, measurement) -> np.ndarray:
         """Advance by one sample; returns a copy of θ̂ (J, p).
 

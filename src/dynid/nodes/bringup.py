@@ -1,5 +1,8 @@
 """The node suite: ``dynid bringup`` (DESIGN.md §6), also the base of ``dynid demo``.
 
+sim_node (unless a real robot publishes the joint topics), excitation_node, identifier_node and, if
+asked, estimator_node (online stiffness and friction).
+
 Two ways to run the same nodes, which talk over DDS topics and services either way:
 
 - :class:`NodeProcesses`: each node in its own process, the way ``ros2 launch`` runs them (the
@@ -33,8 +36,10 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from dynid.errors import InputError
+from dynid.identify.result import IdentificationResult
 from dynid.io.bag import topic_name
 from dynid.model import load_robot
+from dynid.nodes.estimator_node import EstimatorNode
 from dynid.nodes.excitation_node import ExcitationNode
 from dynid.nodes.identifier_node import IdentifierNode
 from dynid.nodes.runner import PARENT_VARIABLE
@@ -57,7 +62,8 @@ class NodePlan:
 
 def plan_suite(robot: str = 'ur5e', simulate: bool = True,
                parameters: Mapping[str, Mapping[str, object]] | None = None,
-               excitations: Mapping[str, Mapping[str, object]] | None = None) -> list[NodePlan]:
+               excitations: Mapping[str, Mapping[str, object]] | None = None,
+               estimator: bool = False) -> list[NodePlan]:
     """The suite's nodes (arguments as for :func:`build_suite`)."""
     parameters = dict(parameters or {})
     excitations = dict(excitations or {'excitation_node': parameters.get('excitation_node', {})})
@@ -65,6 +71,9 @@ def plan_suite(robot: str = 'ur5e', simulate: bool = True,
     plan += [NodePlan(name, ExcitationNode, 'excitation_node', dict(values)) for name, values in excitations.items()]
     plan += [NodePlan('identifier_node', IdentifierNode, 'identifier_node',
                       dict(parameters.get('identifier_node', {})))]
+    if estimator:
+        plan += [NodePlan('estimator_node', EstimatorNode, 'estimator_node',
+                          dict(parameters.get('estimator_node', {})))]
     for node in plan:
         node.overrides = {'robot': robot, **node.overrides}
     return plan
@@ -73,7 +82,7 @@ def plan_suite(robot: str = 'ur5e', simulate: bool = True,
 def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simulate: bool = True,
                 parameters: Mapping[str, Mapping[str, object]] | None = None,
                 excitations: Mapping[str, Mapping[str, object]] | None = None,
-                lean: bool = False) -> dict[str, Node]:
+                lean: bool = False, estimator: bool = False) -> dict[str, Node]:
     """Create the suite's nodes in ``context`` (one process).
 
     Args:
@@ -86,13 +95,16 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
         excitations: excitation nodes to create, {node name: overrides}; default one 'excitation_node'.
         lean: leave out the parameter and type-description services of every node (7 per node): each
             executor turn walks all services, so the suite runs noticeably lighter without them.
+        estimator: include estimator_node (its parameters, e.g. ``result_file``, under
+            'estimator_node' in ``parameters``); it needs motor_states, which the twin publishes.
 
     Returns:
-        {node name: node}. Raises InputError for an unknown robot or a refused parameter value.
+        {node name: node}. Raises InputError for an unknown robot or a refused parameter value (a
+        result_file that does not exist or is no result of the robot, too).
     """
     nodes: dict[str, Node] = {}
     try:
-        for plan in plan_suite(robot, simulate, parameters, excitations):
+        for plan in plan_suite(robot, simulate, parameters, excitations, estimator):
             values, extra = dict(plan.overrides), {}
             if plan.cls is ExcitationNode:
                 extra['node_name'] = plan.name
@@ -193,8 +205,14 @@ def _check_params_file(params_file: str | None) -> None:
         raise InputError(f'parameter file {params_file} does not exist')
 
 
+def _check_result_file(overrides: Mapping[str, Mapping[str, object]]) -> None:
+    result_file = overrides.get('estimator_node', {}).get('result_file')
+    if result_file:
+        IdentificationResult.load(result_file)
+
+
 def run_processes(robot: str, namespace: str, simulate: bool, params_file: str | None,
-                  overrides: Mapping[str, Mapping[str, object]]) -> int:
+                  overrides: Mapping[str, Mapping[str, object]], estimator: bool = False) -> int:
     """``dynid bringup``: every node in its own process until Ctrl-C or until one of them stops.
 
     Returns the exit code: 0 after Ctrl-C, 2 when a node refused its input (its own output says
@@ -202,7 +220,9 @@ def run_processes(robot: str, namespace: str, simulate: bool, params_file: str |
     """
     _check_params_file(params_file)
     load_robot(robot)  # one clear error here rather than one per node
-    suite = NodeProcesses(plan_suite(robot, simulate, overrides), namespace, params_file)
+    if estimator:
+        _check_result_file(overrides)
+    suite = NodeProcesses(plan_suite(robot, simulate, overrides, estimator=estimator), namespace, params_file)
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         suite.start()
@@ -223,14 +243,14 @@ def run_processes(robot: str, namespace: str, simulate: bool, params_file: str |
 
 
 def run_bringup(robot: str, namespace: str, simulate: bool, params_file: str | None,
-                overrides: Mapping[str, Mapping[str, object]]) -> None:
+                overrides: Mapping[str, Mapping[str, object]], estimator: bool = False) -> None:
     """``dynid bringup --no-processes``: build the suite in this process and spin it until Ctrl-C."""
     _check_params_file(params_file)
     arguments = ['--ros-args', '--params-file', params_file] if params_file else []
     context = Context()
     rclpy.init(args=['dynid'] + arguments, context=context)
     try:
-        nodes = build_suite(context, robot, namespace, simulate, overrides)
+        nodes = build_suite(context, robot, namespace, simulate, overrides, estimator=estimator)
         names = ', '.join(n.get_fully_qualified_name() for n in nodes.values())
         print(f'dynid bringup: running {names}; Ctrl-C stops', flush=True)
         spin_suite(nodes, context)

@@ -15,9 +15,11 @@ Publishes ``~/stiffness`` (std_msgs/Float64MultiArray, at most ``publish_rate`` 
 layout: dimension ``joint`` (the robot's joints, in order) × dimension ``quantity`` (alpha1 [N·m/rad],
 alpha3 [N·m/rad³], k0 = stiffness at zero deflection [N·m/rad], relative_to_baseline [-], fit [%]);
 and ``/diagnostics`` once per second: per joint converged or not, the stiffness relative to the
-stored baseline (WARN below 1 − ``stiffness_drop_warning``), plus stale inputs and the intake's lost
-samples. Services (std_srvs/Trigger): ``~/reset`` starts the estimation again; ``~/set_baseline``
-stores the current k0 of every joint in ``baseline_file`` (YAML), which is read again at start-up.
+stored baseline (WARN below 1 − ``stiffness_drop_warning``), a stiffness change the estimator
+detected (WARN for 30 s, with k0 against its value before; the estimator restarts its covariance
+and learns again within seconds), plus stale inputs and the intake's lost samples. Services
+(std_srvs/Trigger): ``~/reset`` starts the estimation again; ``~/set_baseline`` stores the current
+k0 of every joint in ``baseline_file`` (YAML), which is read again at start-up.
 Without motor encoders (no ``motor_states``) nothing can be estimated: diagnostics say so.
 """
 
@@ -34,9 +36,8 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
-from dynid.estimate import AdaptiveFrictionEstimator, StiffnessEstimator
+from dynid.estimate.replay import EstimationSettings, build_estimators
 from dynid.identify.result import IdentificationResult
-from dynid.identify.torque import RigidBodyTorque
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
@@ -45,9 +46,9 @@ from dynid.nodes.runner import run_node
 
 QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit')
 FRICTION_QUANTITIES = ('alpha1', 'alpha2', 'active')
-ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared')  # identified models the E-GMS adaptation starts from
 STALE_S = 1.0  # no joined sample for this long: inputs are stale
 CONVERGED_FIT = 90.0  # running fit [%] above which a joint counts as converged
+CHANGE_REPORT_S = 30.0  # a detected stiffness change is reported (WARN) for this long [s of samples]
 
 
 class EstimatorNode(Node):
@@ -76,7 +77,7 @@ class EstimatorNode(Node):
         # made again); made here in any case, so that bad input is refused at start-up.
         self.rate_hz = settings.expected_rate_hz or 1000.0
         self.rate_known = settings.expected_rate_hz > 0
-        self.estimator, self.friction = self._estimator(), self._friction_estimator()
+        self._build_estimators()
         self.lock = threading.Lock()  # the intake's thread updates, the executor's thread reads
         self.last_sample_time: float | None = None
         self.baseline = self._load_baseline()
@@ -91,26 +92,14 @@ class EstimatorNode(Node):
         self.get_logger().info(f'estimating the joint stiffness of {self.robot.name}')
 
     # ------------------------------------------------------------------------------ inputs
-    def _estimator(self) -> StiffnessEstimator:
-        return StiffnessEstimator.from_robot(self.robot, self.result, rate_hz=self.rate_hz,
-                                             damping=self.get_parameter('damping').value)
-
-    def _friction_estimator(self) -> AdaptiveFrictionEstimator | None:
-        result = self.result
-        if result is None or result.model.get('friction') not in ADAPTED_FRICTION:
-            return None
-        table = result.friction()
-        value = {symbol: np.array([table[n].get(symbol, 0.0) for n in self.robot.joint_names])
-                 for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
-        if np.any(value['Fc'] <= 0) or np.any(value['Fl'] < 0):
-            self.get_logger().warning('friction not adapted: the result has a Coulomb level <= 0 or a negative '
-                                      'load coefficient')
-            return None
-        drives = self.robot.drives if result.drive_gains is None else \
-            self.robot.drives.with_drive_gain(result.drive_gains)
-        return AdaptiveFrictionEstimator(
-            drives, RigidBodyTorque(result, self.robot), value['Fc'], value['Fl'], rate_hz=self.rate_hz,
-            velocity_friction=lambda omega, temperature: value['Fv'] * omega + value['tau0'])
+    def _build_estimators(self) -> None:
+        """Stiffness and friction estimators as ``dynid estimate`` builds them (one construction)."""
+        settings = EstimationSettings(damping=float(self.get_parameter('damping').value))
+        built = build_estimators(self.robot, self.result, settings, self.rate_hz)
+        log = self.get_logger().warning if self.result is not None else self.get_logger().info
+        for note in built.notes:
+            log(note)
+        self.estimator, self.friction = built.stiffness, built.friction
 
     def _on_samples(self, batch) -> None:
         with self.lock:
@@ -118,7 +107,7 @@ class EstimatorNode(Node):
                 if len(batch) < 3:
                     return
                 self.rate_hz, self.rate_known = float(1e9 / np.median(np.diff(batch.stamps_ns))), True
-                self.estimator, self.friction = self._estimator(), self._friction_estimator()
+                self._build_estimators()
                 self.get_logger().info(f'samples at {self.rate_hz:.4g} Hz')
             self.estimator.update(batch.q, batch.theta, batch.current, batch.temperature)
             if self.friction is not None:
@@ -186,8 +175,15 @@ class EstimatorNode(Node):
             alpha1, alpha3, k0, relative, fit = table[j]
             values = dict(zip(QUANTITIES, (f'{v:.6g}' for v in table[j]), strict=True))
             converged = bool(np.isfinite(fit) and fit >= CONVERGED_FIT)
+            with self.lock:
+                changes, changed_at = int(self.estimator.changes[j]), self.estimator.last_change_s[j]
+                before, now = self.estimator.before_change[j], self.estimator.time_s
+            values.update(changes=str(changes), last_change_s=f'{changed_at:.3f}')
             if np.isfinite(relative) and relative < 1.0 - drop:
                 level, text = 'warn', f'stiffness {100 * (1 - relative):.0f} % below the baseline'
+            elif changes and now - changed_at < CHANGE_REPORT_S:
+                level, text = 'warn', (f'stiffness changed {now - changed_at:.1f} s ago: k0 '
+                                       f'{100 * (k0 / before - 1):+.0f} % since (estimating again)')
             else:
                 level, text = 'ok', 'converged' if converged else 'not converged yet (needs deflection)'
             statuses.append(status(f'{name}: stiffness {joint}', level, text, values))

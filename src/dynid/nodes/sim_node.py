@@ -11,7 +11,9 @@ when the stamp is zero, a new message replaces the active one, an empty one stop
 ``forward_effort_controller/commands`` (std_msgs/Float64MultiArray, one effort [N·m] per joint in
 the robot's joint order, added to the controller output and held until the next message).
 Malformed messages (wrong joints or lengths, NaN, non-increasing times) are logged, counted and
-ignored. Service ``~/reset`` (std_srvs/Trigger) restarts at the initial position.
+ignored. Service ``~/reset`` (std_srvs/Trigger) restarts at the initial position. Parameter
+``joint_changes`` schedules changes of the true joints (stiffness halved, Coulomb friction raised:
+:mod:`dynid.sim.changes`) at twin times since the start, to try the estimators on.
 
 Samples are produced on the node clock at ``rate`` Hz, in bursts every ``batch_period`` seconds
 (each sample with its own stamp; a burst costs the executor one turn instead of one per sample), and
@@ -41,6 +43,7 @@ from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.parameters import descriptor as _descriptor
 from dynid.nodes.runner import run_node
+from dynid.sim.changes import parse_joint_change
 from dynid.sim.parameters import PlantParameters, SensorParameters
 from dynid.sim.realtime import RealTimeSchedule
 from dynid.sim.twin import DigitalTwin
@@ -73,6 +76,10 @@ class SimNode(Node):
         declare('temperature', 25.0, _descriptor('initial and ambient temperature [°C]', True, -20.0, 80.0))
         declare('batch_period', 0.005, _descriptor('samples are produced and published in bursts this often [s]',
                                                    True, 0.001, 0.1))
+        declare('joint_changes', Parameter.Type.STRING_ARRAY,
+                _descriptor("scheduled changes of the true joints, e.g. 'time=10,stiffness_scale=0.5,"
+                            "joints=shoulder_pan_joint' (time [s] since start; keys as dynid simulate --change)",
+                            True))
 
         get = self.get_parameter
         description = get('robot_description').value
@@ -89,7 +96,12 @@ class SimNode(Node):
             initial = None
         self.initial_q = None if initial is None or len(initial) == 0 else np.array(initial, dtype=float)
         self.rate = get('rate').value
-        self.twin = DigitalTwin(params, rate_hz=self.rate, seed=get('seed').value, initial_q=self.initial_q)
+        try:
+            changes = [parse_joint_change(text) for text in get('joint_changes').value]
+        except ParameterUninitializedException:
+            changes = []
+        self.twin = DigitalTwin(params, rate_hz=self.rate, seed=get('seed').value, initial_q=self.initial_q,
+                                joint_changes=changes)
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 

@@ -1,0 +1,335 @@
+"""Offline replay of the online estimators: a recording through the objects estimator_node runs.
+
+:func:`build_estimators` is the one construction of the estimators from a robot and an identification
+result, shared by estimator_node and :func:`estimate`:
+
+- stiffness: :class:`StiffnessEstimator` (RLS with directional forgetting on the virtual flexibility
+  torque τ_E = K_τ·i − B·θ̈ − F(θ̇) − D·φ̇, Madsen, Rosenlund, Brandt and Zhang 2019, eqs. (17)–(18)),
+  with the result's static friction map F and drive gains;
+- friction: :class:`AdaptiveFrictionEstimator` (gradient law on α = (α1, α2) of
+  f = α1·F(τ_j)·H + α2·ω, Madsen 2020, ch.6 eqs. (23)–(28)) when the result's friction model is
+  ``viscous_coulomb`` or ``load_squared``: F(τ_j) = Fc + Fl·τ_j² from the result, τ̂_j from its
+  rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0.
+
+:func:`estimate` feeds a :class:`Dataset` through them in batches of ``settings.batch`` samples, as
+the node's intake delivers them (the estimators give the same numbers for any split of a record, so
+the batch size only changes the speed), and returns an :class:`EstimationHistory`.
+
+Gaps (lost samples, :meth:`Dataset.contiguous_pieces`). The causal front ends (Savitzky–Golay
+smoothing and central differences, Madsen 2020, ch.6 §6.1) need evenly spaced samples: across a gap
+they would differentiate a jump. Each contiguous piece therefore restarts the estimators' signal path
+(the front end, and the friction estimator's learning prefilter) exactly as at construction, while
+what was learned carries over: α̂ and P of the RLS, the running-fit sums, α̂ of the friction law, the
+E-GMS operator state, the excitation window and the freeze count (which counts the samples received,
+not the ones lost). Resetting the whole estimator would throw the convergence away at every lost
+packet. estimator_node itself does not restart at gaps (a live stream joins what arrives).
+
+Time. An output row describes the sample ``delay`` samples before the newest input (51 samples at
+1 kHz). Within each piece the first ``delay`` rows describe no sample of the piece and are left out,
+and its last ``delay`` samples are never described; every kept row carries the time [s] of the
+sample it describes, on the dataset's clock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.estimate.friction import AdaptiveFrictionEstimator
+from dynid.estimate.stiffness import StiffnessEstimator
+from dynid.io.dataset import Dataset
+from dynid.io.gaps import GapSummary
+
+#: Identified friction models the E-GMS adaptation starts from (their static map gives Fc0 and Fc1).
+ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared')
+#: The estimates a replay keeps of each estimator's batch outputs.
+FIELDS = {'stiffness': ('alpha', 'fit', 'learning'), 'friction': ('alpha', 'active')}
+
+
+@dataclass(frozen=True)
+class EstimationSettings:
+    """What a user sets for the estimators (validated on construction with one-line InputErrors).
+
+    Attributes:
+        batch: samples per update [-], as the node's intake delivers them (20 by default).
+        stiffness, friction: estimate the joint stiffness / adapt the E-GMS friction.
+        damping: transmission damping D [N·m·s/rad] (Madsen et al. 2019, eq. (17)): one value for every
+            joint, or a tuple with one per joint in robot order.
+        order: P, odd powers in the stiffness regressor ψ = [φ, φ³, …] (eq. (8)).
+        forgetting, regularization: μ and δ of RLS-DF* (eq. (18); paper: 0.99995, 0.1).
+        deadzone: |φ| [rad] at or below which a sample does not learn; None: from the encoder resolutions.
+        fit_window_s: time constant of the running NRMSE fit [s].
+        freeze_s: no friction adaptation before this time [s] from the start (Madsen 2020, ch.6: 30 s).
+        adaptation_time_s: T_a of the friction gain rule [s].
+        prefilter: adapt the friction on the Savitzky–Golay-filtered pair (f, Y) (see
+            :mod:`dynid.estimate.friction`); False: the thesis' plain law.
+        window: Savitzky–Golay window of the front ends [samples, odd]; None: 101 at 1 kHz, scaled.
+    """
+
+    batch: int = 20
+    stiffness: bool = True
+    friction: bool = True
+    damping: float | tuple[float, ...] = 0.0
+    order: int = 2
+    forgetting: float = 0.99995
+    regularization: float = 0.1
+    deadzone: float | None = None
+    fit_window_s: float = 10.0
+    freeze_s: float = 0.0
+    adaptation_time_s: float = 2.0
+    prefilter: bool = True
+    window: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ('batch', 'order'):
+            _integer(getattr(self, name), name, 1)
+        if self.window is not None and (_integer(self.window, 'window', 5) % 2 == 0):
+            raise InputError(f'window must be odd (a centred Savitzky–Golay fit), got {self.window}')
+        for name in ('stiffness', 'friction', 'prefilter'):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f'{name} must be true or false, got {getattr(self, name)!r}')
+        if not (self.stiffness or self.friction):
+            raise InputError('nothing to estimate: stiffness and friction are both switched off')
+        if isinstance(self.damping, list | tuple | np.ndarray):
+            if len(self.damping) == 0:
+                raise InputError('damping needs one value, or one per joint; got none')
+            object.__setattr__(self, 'damping', tuple(_number(d, 'damping [N·m·s/rad]', minimum=0.0)
+                                                      for d in self.damping))
+        else:
+            _number(self.damping, 'damping [N·m·s/rad]', minimum=0.0)
+        forgetting = _number(self.forgetting, 'forgetting')
+        if not 0.0 < forgetting <= 1.0:
+            raise InputError(f'forgetting must be within (0, 1], got {self.forgetting!r}')
+        _number(self.regularization, 'regularization', minimum=0.0)
+        if self.deadzone is not None:
+            _number(self.deadzone, 'deadzone [rad]', minimum=0.0)
+        _number(self.fit_window_s, 'fit_window_s [s]', minimum=0.0, inclusive=False)
+        _number(self.freeze_s, 'freeze_s [s]', minimum=0.0)
+        _number(self.adaptation_time_s, 'adaptation_time_s [s]', minimum=0.0, inclusive=False)
+
+    def to_dict(self) -> dict:
+        """Plain values (for result files)."""
+        values = asdict(self)
+        values['damping'] = list(self.damping) if isinstance(self.damping, tuple) else self.damping
+        return values
+
+
+def _integer(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise InputError(f'{name} must be an integer >= {minimum}, got {value!r}')
+    return int(value)
+
+
+def _number(value, name: str, minimum: float | None = None, inclusive: bool = True) -> float:
+    if isinstance(value, bool):
+        raise InputError(f'{name} must be a number, got {value!r}')
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f'{name} must be a number, got {value!r}') from None
+    if not math.isfinite(x):
+        raise InputError(f'{name} must be finite, got {value!r}')
+    if minimum is not None and (x < minimum or (not inclusive and x == minimum)):
+        raise InputError(f'{name} must be {">=" if inclusive else ">"} {minimum:g}, got {value!r}')
+    return x
+
+
+@dataclass(frozen=True)
+class Estimators:
+    """The estimators of one robot and result; None where not estimated, ``notes`` saying why."""
+
+    stiffness: StiffnessEstimator | None
+    friction: AdaptiveFrictionEstimator | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def delay(self) -> int:
+        """Samples between the newest input and the sample the outputs describe (both estimators')."""
+        delays = {e.delay for e in (self.stiffness, self.friction) if e is not None}
+        if len(delays) != 1:
+            raise RuntimeError(f'the estimators describe different samples (delays {sorted(delays)})')
+        return delays.pop()
+
+    def restart_signal_path(self) -> None:
+        """Forget the input history (front ends, friction prefilter), keep what was learned (module docstring)."""
+        if self.stiffness is not None:
+            self.stiffness.front_end.reset()
+        if self.friction is not None:
+            for part in (self.friction.front_end, self.friction.learning_filter, self.friction.learning_delay):
+                part.reset()
+
+
+def build_estimators(robot, result, settings: EstimationSettings, rate_hz: float) -> Estimators:
+    """The estimators estimator_node runs, for ``robot`` (with drives) and an identification ``result``.
+
+    Args:
+        robot: the :class:`RobotModel`; its ``drives`` give K_τ [N·m/A] and B [kg·m²] (link side).
+        result: an :class:`IdentificationResult` of ``robot`` (friction map, drive gains, rigid-body
+            model), or None (stiffness without friction compensation, no friction adaptation).
+        settings: the user's settings.
+        rate_hz: sample rate [Hz].
+
+    Raises InputError where the robot has no drives or the result does not fit the robot.
+    """
+    notes: list[str] = []
+    stiffness = None
+    if settings.stiffness:
+        stiffness = StiffnessEstimator.from_robot(
+            robot, result, rate_hz=rate_hz, order=settings.order, damping=settings.damping,
+            forgetting=settings.forgetting, regularization=settings.regularization, deadzone=settings.deadzone,
+            fit_window_s=settings.fit_window_s, window=settings.window)
+    friction = _friction_estimator(robot, result, settings, rate_hz, notes) if settings.friction else None
+    if stiffness is None and friction is None:
+        raise InputError('nothing to estimate: ' + ('; '.join(notes) or 'stiffness and friction are off'))
+    return Estimators(stiffness, friction, tuple(notes))
+
+
+def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: float,
+                        notes: list[str]) -> AdaptiveFrictionEstimator | None:
+    from dynid.identify.torque import RigidBodyTorque  # pinocchio-heavy; only where friction is adapted
+
+    if result is None:
+        notes.append('friction not adapted: no identification result')
+        return None
+    kind = result.model.get('friction')
+    if kind not in ADAPTED_FRICTION:
+        notes.append(f'friction not adapted: the result\'s friction model is {kind!r}, not one of '
+                     f'{list(ADAPTED_FRICTION)}')
+        return None
+    if robot.drives is None:
+        raise InputError(f'adaptive friction estimation needs drive data; robot {robot.name!r} has none')
+    table = result.friction()
+    value = {symbol: np.array([table[name].get(symbol, 0.0) for name in robot.joint_names])
+             for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
+    if np.any(value['Fc'] <= 0) or np.any(value['Fl'] < 0):
+        notes.append('friction not adapted: the result has a Coulomb level <= 0 or a negative load coefficient')
+        return None
+    drives = robot.drives if result.drive_gains is None else robot.drives.with_drive_gain(result.drive_gains)
+    return AdaptiveFrictionEstimator(
+        drives, RigidBodyTorque(result, robot), value['Fc'], value['Fl'], rate_hz=rate_hz,
+        velocity_friction=lambda omega, temperature: value['Fv'] * omega + value['tau0'],
+        adaptation_time_s=settings.adaptation_time_s, freeze_s=settings.freeze_s, prefilter=settings.prefilter,
+        window=settings.window)
+
+
+@dataclass(frozen=True)
+class EstimationHistory:
+    """The estimates after every described sample of a replay; N >= 1 rows, J joints in robot order.
+
+    Attributes:
+        time: (N,) time [s] of the sample each row describes (dataset clock, ``delay`` accounted for).
+        stiffness_alpha: (N, J, P) α̂ = [α1 N·m/rad, α3 N·m/rad³, …] (Madsen et al. 2019, eq. (8)), or None.
+        fit: (N, J) running NRMSE fit [%] of the one-step τ_E prediction (eq. (15)), or None.
+        learning: (N, J) the sample entered the stiffness RLS, or None.
+        friction_alpha: (N, J, 2) α̂ = (α1 [-], α2 [N·m·s/rad]) (Madsen 2020, ch.6 eq. (24)), or None.
+        friction_active: (N, J) the sample adapted the friction, or None.
+        phi_max: (J,) largest |φ| the stiffness learned from [rad] (NaN without stiffness).
+        rate_hz: sample rate [Hz]; delay: samples between input and described sample.
+        gaps: the recording's lost samples; pieces: contiguous pieces replayed.
+        notes: what was not estimated and why.
+    """
+
+    joint_names: tuple[str, ...]
+    time: np.ndarray
+    stiffness_alpha: np.ndarray | None
+    fit: np.ndarray | None
+    learning: np.ndarray | None
+    friction_alpha: np.ndarray | None
+    friction_active: np.ndarray | None
+    phi_max: np.ndarray
+    rate_hz: float
+    delay: int
+    gaps: GapSummary
+    pieces: int
+    settings: EstimationSettings
+    notes: tuple[str, ...] = ()
+
+    @property
+    def k0(self) -> np.ndarray | None:
+        """(N, J) stiffness at zero deflection k(0) = α̂1 [N·m/rad] (eqs. (9)–(10)), the wear indicator."""
+        return None if self.stiffness_alpha is None else self.stiffness_alpha[:, :, 0]
+
+    def summary(self) -> dict:
+        """Final values per joint, the share of samples that learned, and the replay's extent (plain values)."""
+        joints = {}
+        for j, name in enumerate(self.joint_names):
+            entry: dict = {}
+            if self.stiffness_alpha is not None:
+                entry.update({f'alpha{2 * p + 1}': float(a) for p, a in enumerate(self.stiffness_alpha[-1, j])})
+                entry.update({'k0': float(self.stiffness_alpha[-1, j, 0]), 'fit_percent': float(self.fit[-1, j]),
+                              'phi_max': float(self.phi_max[j]),
+                              'learning_share': float(self.learning[:, j].mean())})
+            if self.friction_alpha is not None:
+                entry.update({'friction_alpha1': float(self.friction_alpha[-1, j, 0]),
+                              'friction_alpha2': float(self.friction_alpha[-1, j, 1]),
+                              'friction_active_share': float(self.friction_active[:, j].mean())})
+            joints[name] = entry
+        return {'samples': int(self.time.size), 'start_s': float(self.time[0]), 'end_s': float(self.time[-1]),
+                'rate_hz': self.rate_hz, 'delay_samples': self.delay, 'pieces': self.pieces,
+                'gaps': self.gaps.to_dict(), 'notes': list(self.notes), 'joints': joints}
+
+
+def estimate(dataset: Dataset, result, settings: EstimationSettings | None, robot, *,
+             progress: Callable[[int, int], None] | None = None) -> EstimationHistory:
+    """Replay ``dataset`` through the estimators of :func:`build_estimators` (module docstring).
+
+    Args:
+        dataset: the recording; needs q, θ (motor_states) and the motor current (joint_currents);
+            temperature optional. Joints are matched to the robot's by name.
+        result: identification result of ``robot`` or None.
+        settings: the user's settings; None: the defaults of :class:`EstimationSettings`.
+        robot: the :class:`RobotModel` with drives.
+        progress: called as progress(samples done, samples total) after every batch.
+    """
+    settings = settings or EstimationSettings()
+    where = dataset.source.get('bag', 'the recording')
+    for signal, topic in (('theta', 'motor_states (rotor positions θ)'), ('current', 'joint_currents')):
+        if getattr(dataset, signal) is None:
+            raise InputError(f'{where} has no {topic}: the online estimators need both encoders and the current')
+    if tuple(dataset.joint_names) != tuple(robot.joint_names):
+        dataset = dataset.reordered(robot.joint_names)
+    rate_hz = dataset.rate_hz
+    estimators = build_estimators(robot, result, settings, rate_hz)
+    delay = estimators.delay
+    pieces = dataset.contiguous_pieces()
+    total, done = sum(p.n_samples for p in pieces), 0
+    times: list[np.ndarray] = []
+    rows: dict[str, list[dict]] = {name: [] for name in FIELDS}
+    for k, piece in enumerate(pieces):
+        if k:
+            estimators.restart_signal_path()
+        outputs: dict[str, list] = {name: [] for name in FIELDS}
+        for start in range(0, piece.n_samples, settings.batch):
+            stop = min(start + settings.batch, piece.n_samples)
+            inputs = (piece.q[start:stop], piece.theta[start:stop], piece.current[start:stop],
+                      None if piece.temperature is None else piece.temperature[start:stop])
+            for name, batches in outputs.items():
+                estimator = getattr(estimators, name)
+                if estimator is not None:  # only the kept fields: the rest would hold ~10× the memory
+                    out = estimator.update(*inputs)
+                    batches.append({f: getattr(out, f) for f in FIELDS[name]})
+            done += stop - start
+            if progress is not None:
+                progress(done, total)
+        described = max(piece.n_samples - delay, 0)  # row delay + i describes sample i of the piece
+        times.append(piece.t[:described])
+        for name, batches in outputs.items():
+            if batches:
+                rows[name].append({f: np.concatenate([b[f] for b in batches])[delay:delay + described]
+                                   for f in FIELDS[name]})
+    time = np.concatenate(times) if times else np.zeros(0)
+    if time.size == 0:
+        raise InputError(f'{where}: no contiguous piece is longer than the estimators\' delay ({delay} samples)')
+    stiffness, friction = ({f: np.concatenate([r[f] for r in rows[name]]) for f in FIELDS[name]} if rows[name]
+                           else {} for name in FIELDS)
+    return EstimationHistory(
+        joint_names=tuple(robot.joint_names), time=time, stiffness_alpha=stiffness.get('alpha'),
+        fit=stiffness.get('fit'), learning=stiffness.get('learning'), friction_alpha=friction.get('alpha'),
+        friction_active=friction.get('active'),
+        phi_max=estimators.stiffness.phi_max.copy() if estimators.stiffness is not None else np.full(robot.n, np.nan),
+        rate_hz=rate_hz, delay=delay, gaps=dataset.gaps(), pieces=len(pieces), settings=settings,
+        notes=estimators.notes)

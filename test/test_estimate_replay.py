@@ -1,0 +1,160 @@
+"""`dynid estimate`: the offline replay of the online estimators (dynid.estimate.replay).
+
+One short twin recording (UR5e, 4 s at 500 Hz, the true stiffness of shoulder_lift_joint halved at
+1.5 s) made through ``dynid simulate``; the identification result is the twin's truth (base
+parameters, Coulomb, viscous and load coefficients), so that the replay is judged on the estimators
+and not on an identification of a few seconds.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import yaml
+
+from dynid.cli import main
+from dynid.errors import InputError
+from dynid.estimate import EstimationSettings, build_estimators, estimate
+from dynid.identify.result import IdentificationResult
+from dynid.io.bag import read_bag, write_bag
+from dynid.io.dataset import Dataset
+from dynid.model import load_robot
+
+RATE = 500.0
+CHANGE_S = 1.5
+JOINT = 'shoulder_lift_joint'  # holds the arm against gravity: deflected all the time, so it learns
+
+
+def _truth_result(truth: dict) -> IdentificationResult:
+    """A load_squared result holding the twin's true base parameters and friction levels."""
+    inertial, joints, names = truth['inertial'], truth['plant']['joints'], truth['plant']['joint_names']
+    friction = [(f'{symbol}_{j + 1}', value) for j in range(len(names)) for symbol, value in
+                (('Fc', joints['coulomb'][j]), ('Fv', joints['viscous1'][j]), ('tau0', 0.0),
+                 ('Fl', joints['load_coefficient'][j]))]
+    parameter_names = list(inertial['base_names']) + [n for n, _ in friction]
+    return IdentificationResult(
+        robot=truth['plant']['robot'], joint_names=tuple(names), method='truth',
+        model={'friction': 'load_squared', 'friction_symbols': ['Fc', 'Fv', 'tau0', 'Fl'],
+               'torque_source': 'current'},
+        parameter_names=parameter_names, values=np.array(inertial['base_values'] + [v for _, v in friction]),
+        std=np.zeros(len(parameter_names)),
+        base_expressions=dict(zip(inertial['base_names'], inertial['base_expressions'], strict=True)))
+
+
+@pytest.fixture(scope='module')
+def twin(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('replay')
+    bag = folder / 'rec'
+    code = main(['simulate', '--quiet', '--duration', '4', '--rate', str(RATE), '--change',
+                 f'time={CHANGE_S},stiffness_scale=0.5,joints={JOINT}', '-o', str(bag)])
+    assert code == 0
+    truth = yaml.safe_load((bag / 'truth.yaml').read_text())
+    result = _truth_result(truth)
+    params = result.save(folder / 'result.yaml')
+    robot = load_robot('ur5e')
+    return {'bag': bag, 'params': params, 'result': result, 'robot': robot, 'truth': truth,
+            'dataset': read_bag(bag, joint_names=robot.joint_names), 'folder': folder}
+
+
+def _step_by_step(estimators, dataset: Dataset) -> dict:
+    """The estimators fed one sample per update; rows from ``delay`` on (the described samples)."""
+    outputs = {'stiffness': [], 'friction': []}
+    for k in range(dataset.n_samples):
+        sample = (dataset.q[k:k + 1], dataset.theta[k:k + 1], dataset.current[k:k + 1],
+                  dataset.temperature[k:k + 1])
+        outputs['stiffness'].append(estimators.stiffness.update(*sample))
+        outputs['friction'].append(estimators.friction.update(*sample))
+    d = estimators.delay
+    return {'stiffness_alpha': np.concatenate([o.alpha for o in outputs['stiffness']])[d:],
+            'fit': np.concatenate([o.fit for o in outputs['stiffness']])[d:],
+            'learning': np.concatenate([o.learning for o in outputs['stiffness']])[d:],
+            'friction_alpha': np.concatenate([o.alpha for o in outputs['friction']])[d:],
+            'friction_active': np.concatenate([o.active for o in outputs['friction']])[d:]}
+
+
+def test_replay_equals_sample_by_sample_and_any_batch_size(twin):
+    dataset = twin['dataset'].sliced(0, 400)  # 0.8 s: start-up, learning and adaptation
+    settings = EstimationSettings(damping=10.0)
+    history = estimate(dataset, twin['result'], settings, twin['robot'])
+    other = estimate(dataset, twin['result'], dataclasses.replace(settings, batch=7), twin['robot'])
+    manual = _step_by_step(build_estimators(twin['robot'], twin['result'], settings, dataset.rate_hz), dataset)
+
+    assert history.delay == 26  # 500 Hz: Savitzky–Golay window 51 → 25, central difference 1
+    np.testing.assert_array_equal(history.time, dataset.t[:400 - history.delay])
+    for field, expected in manual.items():
+        for replay in (history, other):  # tolerance: 1e-9 relative (the estimators split exactly)
+            np.testing.assert_allclose(getattr(replay, field), expected, rtol=1e-9, atol=1e-9, err_msg=field)
+    assert history.learning[:, 1].any() and history.friction_active.any()  # the comparison saw learning
+    assert np.ptp(history.friction_alpha[:, :, 0]) > 1e-4 and np.ptp(history.k0[:, 1]) > 1e3
+
+
+def test_gaps_restart_the_front_end_and_keep_what_was_learned(twin):
+    full = twin['dataset'].sliced(0, 700)
+    keep = np.r_[0:300, 320:700]  # 20 samples (40 ms) lost
+    dataset = Dataset(full.joint_names, full.t[keep], full.q[keep], full.dq[keep], current=full.current[keep],
+                      theta=full.theta[keep], temperature=full.temperature[keep], source={'bag': 'gappy'})
+    history = estimate(dataset, twin['result'], EstimationSettings(), twin['robot'])
+    d = history.delay
+    assert history.pieces == 2 and history.gaps.lost == 20
+    assert history.time.size == (300 - d) + (380 - d)
+    assert not np.any((history.time > full.t[299]) & (history.time < full.t[320]))  # nothing described in the gap
+    end_of_first = 300 - d - 1
+    # The second piece's front end starts again (its first rows learn nothing) from the learned state:
+    np.testing.assert_array_equal(history.stiffness_alpha[end_of_first + 1], history.stiffness_alpha[end_of_first])
+    np.testing.assert_array_equal(history.friction_alpha[end_of_first + 1], history.friction_alpha[end_of_first])
+    assert history.k0[end_of_first, 1] > 1e4  # learned before the gap, not reset
+    first = estimate(dataset.sliced(0, 300), twin['result'], EstimationSettings(), twin['robot'])
+    np.testing.assert_allclose(history.stiffness_alpha[:end_of_first + 1], first.stiffness_alpha, rtol=1e-12)
+
+
+def test_settings_are_validated_with_one_line_reasons():
+    cases = [({'batch': 0}, 'batch must be an integer >= 1'), ({'batch': 2.5}, 'batch must be an integer'),
+             ({'stiffness': False, 'friction': False}, 'nothing to estimate'),
+             ({'damping': -1.0}, 'damping'), ({'damping': ()}, 'damping needs'),
+             ({'forgetting': 1.5}, 'forgetting must be within'), ({'forgetting': float('nan')}, 'forgetting'),
+             ({'freeze_s': -1}, 'freeze_s'), ({'window': 50}, 'window must be odd'), ({'order': 0}, 'order'),
+             ({'fit_window_s': 0.0}, 'fit_window_s'), ({'friction': 'yes'}, 'friction must be true or false')]
+    for options, message in cases:
+        with pytest.raises(InputError, match=message):
+            EstimationSettings(**options)
+    assert EstimationSettings(damping=[1, 2, 3, 4, 5, 6]).damping == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
+
+
+def test_estimate_cli_tracks_the_halved_stiffness_and_writes_a_report(twin, capsys):
+    out, report = twin['folder'] / 'estimate.yaml', twin['folder'] / 'report'
+    damping = ','.join(str(d) for d in twin['truth']['plant']['joints']['damping'])
+    code = main(['estimate', str(twin['bag']), '--params', str(twin['params']), '-o', str(out), '--report',
+                 str(report), '--order', '1', '--forgetting', '0.999', '--damping', damping, '--batch', '100',
+                 '--quiet'])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert JOINT in captured.out and captured.err == ''
+
+    document = yaml.safe_load(out.read_text())
+    assert document['dynid_estimate'] == 1 and document['settings']['order'] == 1
+    final = document['summary']['joints'][JOINT]
+    header = out.with_suffix('.csv').read_text().splitlines()[0].split(',')
+    table = np.loadtxt(out.with_suffix('.csv'), delimiter=',', skiprows=1)
+    assert header == document['history']['columns'] and header[0] == 'time_s'
+    assert np.all(np.diff(table[:, 0]) > 0) and np.median(np.diff(table[:, 0])) == pytest.approx(0.01)
+    alpha1 = table[:, header.index(f'{JOINT}/alpha1')]
+    true_before = twin['truth']['plant']['joints']['alpha1'][1]  # 4e4 N·m/rad, halved at 1.5 s
+    before = alpha1[np.searchsorted(table[:, 0], CHANGE_S) - 1]
+    assert before == pytest.approx(true_before, rel=0.05)  # measured 1 %
+    assert final['alpha1'] == pytest.approx(0.5 * true_before, rel=0.2)  # measured 9 %, 2.5 s after the change
+    assert alpha1[-1] == pytest.approx(final['alpha1'])
+
+    page = (report / 'index.html').read_text()
+    assert all(name in page for name in twin['robot'].joint_names) and 'truth.yaml' in page
+    assert (report / 'stiffness.png').stat().st_size > 10_000 and (report / 'friction.png').exists()
+
+    code = main(['estimate', str(twin['bag']), '--params', str(twin['params']), '-o', str(out), '--quiet'])
+    assert code == 2 and 'refusing to overwrite' in capsys.readouterr().err
+
+
+def test_estimate_cli_refuses_a_bag_without_motor_states(twin, capsys):
+    dataset = dataclasses.replace(twin['dataset'].sliced(0, 100), theta=None, dtheta=None)
+    bag = write_bag(twin['folder'] / 'no_motor', dataset)
+    code = main(['estimate', str(bag), '--params', str(twin['params']), '--quiet'])
+    err = capsys.readouterr().err
+    assert code == 2 and 'motor_states' in err and len(err.strip().splitlines()) == 1
