@@ -205,9 +205,14 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
     table = result.friction()
     value = {symbol: np.array([table[name].get(symbol, 0.0) for name in robot.joint_names])
              for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
-    if np.any(value['Fc'] <= 0) or np.any(value['Fl'] < 0):
-        notes.append('friction not adapted: the result has a Coulomb level <= 0 or a negative load coefficient')
+    names = np.array(robot.joint_names)
+    if np.any(value['Fc'] <= 0):
+        notes.append('friction not adapted: the result\'s Coulomb level Fc is <= 0 on '
+                     f'{names[value["Fc"] <= 0].tolist()} (α1 scales it)')
         return None
+    if np.any(value['Fl'] < 0):  # unphysical (friction falling with load): the level without the load term
+        notes.append(f'friction: negative load coefficients Fl on {names[value["Fl"] < 0].tolist()} taken as 0')
+        value['Fl'] = np.maximum(value['Fl'], 0.0)
     drives = robot.drives if result.drive_gains is None else robot.drives.with_drive_gain(result.drive_gains)
     return AdaptiveFrictionEstimator(
         drives, RigidBodyTorque(result, robot), value['Fc'], value['Fl'], rate_hz=rate_hz,
