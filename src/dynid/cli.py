@@ -402,7 +402,8 @@ def _add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
                         help='estimates file (YAML: settings, final values); the history goes to a CSV beside it')
     parser.add_argument('--force', action='store_true', help='overwrite existing output files')
     parser.add_argument('--report', default=None, help='folder for index.html and convergence plots')
-    parser.add_argument('--batch', type=int, default=20, help='samples per estimator update (default 20)')
+    parser.add_argument('--batch', type=int, default=1000,
+                        help='samples per estimator update (default 1000; the numbers do not depend on it)')
     parser.add_argument('--no-stiffness', action='store_true', help='do not estimate the joint stiffness')
     parser.add_argument('--no-friction', action='store_true', help='do not adapt the E-GMS friction')
     parser.add_argument('--damping', type=_float_list, default=[0.0],

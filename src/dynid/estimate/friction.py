@@ -36,8 +36,11 @@ Decisions on what the paper leaves open:
   the filtered pair is finite. ``friction``, ``friction_hat`` and ``error`` are the unfiltered values.
 - Eq. (24) prints F(τ_j)·Σ k_i·δ_i without the 1/B(θ) of the E-GMS output (15); the text calls it
   the E-GMS output, and only F(τ_j)·H keeps α1 = 1 nominal, so the regressor is F(τ̂_j)·H, |H| ≤ 1.
-  H is driven by the smoothed rotor position θ̂; its operators start undeformed (δ_i = 0) at the
-  first sample. The backlash map is that of the :class:`dynid.friction.EGMS` given (default: the
+  H is driven by the measured rotor position θ delayed to the described sample (not by the smoothed
+  θ̂: the smoothing rounds off the micro-radian motions that deform the small operators at standstill,
+  where nearly all the prediction error left after adaptation lies; on the twin's B2 cycle the MSE
+  reduction rises from 92.6 % with θ̂ to 97.6 % with θ). Its operators start undeformed (δ_i = 0) at
+  the first sample. The backlash map is that of the :class:`dynid.friction.EGMS` given (default: the
   thesis' M = 4, r_Δ = 4, r_k = 2, constant B = 1 mrad).
 - Eq. (26) is discretized by forward Euler with the sample period T_s and the box projection (27)
   applied after each step (for a box the projection is the clip). With ``normalized`` the step is
@@ -55,8 +58,8 @@ Decisions on what the paper leaves open:
   rest. Samples of the front end's start-up (not ``valid``) and samples with a non-finite f or Y
   never adapt. The freeze time counts input samples from construction or :meth:`reset`.
 
-The gradient recursion is a loop over the samples of a batch (vectorized over joints); everything
-else is computed for the whole batch, and any split of a record gives the same result.
+The gradient recursion is a loop over the samples of a batch compiled by numba; everything else is
+computed for the whole batch, and any split of a record gives the same result.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -211,6 +215,7 @@ class AdaptiveFrictionEstimator:
         smoother = self.front_end.smoother
         self.learning_filter = SavitzkyGolay(smoother.window, smoother.polyorder, 3 * J)
         self.learning_delay = DelayLine(self.learning_filter.delay, J)
+        self.rotor_delay = DelayLine(self.front_end.delay, J)  # θ to the described sample, for H
         self.reset()
 
     @classmethod
@@ -241,6 +246,7 @@ class AdaptiveFrictionEstimator:
         self.front_end.reset()
         self.learning_filter.reset()
         self.learning_delay.reset()
+        self.rotor_delay.reset()
         self.egms.reset()
         self._alpha = self.alpha0.copy()
         self._recent_speed = np.zeros((self.excitation_samples - 1, J))
@@ -302,7 +308,7 @@ class AdaptiveFrictionEstimator:
         if self.velocity_friction is not None:
             friction = friction - _model_output(self.velocity_friction(omega, temperature), 'velocity_friction',
                                                 n, J)
-        hysteresis = self.egms.run(state.theta) if n else np.zeros((0, J))
+        hysteresis = self.egms.run(self.rotor_delay.run(theta)) if n else np.zeros((0, J))
         regressor = self.regressor(tau_j, hysteresis, omega)
 
         active = self._excited(np.abs(omega))
@@ -346,18 +352,10 @@ class AdaptiveFrictionEstimator:
         step = self.period_s * self.gains * regressor  # T_s·Γ·Y (N, J, 2)
         if self.normalized:
             step /= 1.0 + np.einsum('njp,njp->nj', step, regressor)[:, :, None]
-        step = np.where(active[:, :, None], step, 0.0)
-        y = np.where(active[:, :, None], regressor, 0.0)
-        f = np.where(active, friction, 0.0)
         alphas = np.empty((n, J, 2))
-        a, lower, upper = self._alpha.copy(), self.lower, self.upper
-        for k in range(n):
-            e = f[k] - (y[k] * a).sum(axis=1)
-            a += step[k] * e[:, None]
-            np.minimum(np.maximum(a, lower, out=a), upper, out=a)
-            alphas[k] = a
-        if n:
-            self._alpha = a
+        _gradient_steps(self._alpha, self.lower, self.upper, np.ascontiguousarray(step),
+                        np.ascontiguousarray(regressor), np.ascontiguousarray(friction),
+                        np.ascontiguousarray(active), alphas)
         return alphas
 
     def _filtered(self, regressor: np.ndarray, friction: np.ndarray, active: np.ndarray):
@@ -371,6 +369,22 @@ class AdaptiveFrictionEstimator:
         f, y = out[:, :J], np.stack((out[:, J:2 * J], out[:, 2 * J:]), axis=-1)
         ok = flags & valid & np.isfinite(f) & np.all(np.isfinite(y), axis=-1)
         return y, f, ok
+
+
+@numba.njit(cache=True)
+def _gradient_steps(alpha, lower, upper, step, regressor, friction, active, out):  # pragma: no cover - compiled
+    """Eqs. (25)–(27) sample by sample for each joint: α̂ ← clip(α̂ + step·(f − Yᵀα̂)) on active samples
+    (an inactive sample leaves α̂ as it is); α̂ (J, 2) updated in place, α̂ after each sample into ``out``."""
+    for j in range(alpha.shape[0]):
+        a1, a2 = alpha[j, 0], alpha[j, 1]
+        for k in range(friction.shape[0]):
+            if active[k, j]:
+                e = friction[k, j] - regressor[k, j, 0] * a1 - regressor[k, j, 1] * a2
+                a1 = min(max(a1 + step[k, j, 0] * e, lower[j, 0]), upper[j, 0])
+                a2 = min(max(a2 + step[k, j, 1] * e, lower[j, 1]), upper[j, 1])
+            out[k, j, 0] = a1
+            out[k, j, 1] = a2
+        alpha[j, 0], alpha[j, 1] = a1, a2
 
 
 def _numeric(value) -> bool:

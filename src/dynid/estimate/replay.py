@@ -55,7 +55,8 @@ class EstimationSettings:
     """What a user sets for the estimators (validated on construction with one-line InputErrors).
 
     Attributes:
-        batch: samples per update [-], as the node's intake delivers them (20 by default).
+        batch: samples per update [-] (1000 by default; estimator_node gets 20 per take at 1 kHz:
+            the numbers do not depend on it, the speed does).
         stiffness, friction: estimate the joint stiffness / adapt the E-GMS friction.
         damping: transmission damping D [N·m·s/rad] (Madsen et al. 2019, eq. (17)): one value for every
             joint, or a tuple with one per joint in robot order.
@@ -70,7 +71,7 @@ class EstimationSettings:
         window: Savitzky–Golay window of the front ends [samples, odd]; None: 101 at 1 kHz, scaled.
     """
 
-    batch: int = 20
+    batch: int = 1000
     stiffness: bool = True
     friction: bool = True
     damping: float | tuple[float, ...] = 0.0

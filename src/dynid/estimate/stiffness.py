@@ -326,23 +326,30 @@ class StiffnessEstimator:
         psi = self.regressor(phi)
         valid = np.broadcast_to(np.asarray(state.valid, dtype=bool).reshape(-1, 1), (n, J))
         learning = valid & (np.abs(phi) > self.deadzone) & np.isfinite(tau_e)
+        psi_learned = np.where(learning[:, :, None], psi, 0.0)
+        tau_learned = np.where(learning, tau_e, 0.0)
         alphas, tau_e_hat, fit = np.empty(psi.shape), np.empty((n, J)), np.empty((n, J))
         changed = np.zeros((n, J), dtype=bool)
-        start = 0
+        start = fit_start = 0
         while start < n:  # in pieces that end where a change check is due (any batching: same result)
             stop = n if self.change_threshold is None else \
                 min(n, start + self._check_every - self._count % self._check_every)
             part = slice(start, stop)
             before = self.rls.theta.copy()
-            alphas[part] = self.rls.run(np.where(learning[part, :, None], psi[part], 0.0),
-                                        np.where(learning[part], tau_e[part], 0.0))
+            alphas[part] = self.rls.run(psi_learned[part], tau_learned[part])
             previous = np.concatenate((before[None], alphas[start:stop - 1]), axis=0)
             tau_e_hat[part] = np.einsum('njp,njp->nj', psi[part], previous)
-            fit[part] = self._running_fit(tau_e[part], tau_e_hat[part], learning[part])
             self._count += stop - start
             if self.change_threshold is not None:
                 changed[stop - 1] = self._watch(phi[part], tau_e[part] - tau_e_hat[part], learning[part])
+                if changed[stop - 1].any():  # the fit up to here, then that of the model learned since
+                    span = slice(fit_start, stop)
+                    fit[span] = self._running_fit(tau_e[span], tau_e_hat[span], learning[span])
+                    self._fit_sums[:, changed[stop - 1]] = 0.0
+                    fit_start = stop
             start = stop
+        span = slice(fit_start, n)
+        fit[span] = self._running_fit(tau_e[span], tau_e_hat[span], learning[span])
         stiffness = self.stiffness_of(phi, alphas)
 
         if n:
@@ -378,7 +385,6 @@ class StiffnessEstimator:
             self.rls.restart_covariance(changed)
             for history in self._calm:
                 history[changed] = 0.0
-            self._fit_sums[:, changed] = 0.0  # the fit of the model learned since
             self.changes += changed
             self.last_change_s[changed] = (self._count - 1 - self.delay) / self.rate_hz
             self.before_change[changed] = self.rls.theta[changed, 0]
