@@ -16,7 +16,8 @@ import rclpy
 import yaml
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rclpy.executors import SingleThreadedExecutor
-from std_msgs.msg import Float64MultiArray
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 from dds_helpers import call, environment, executable, parameters, spinning, start_node, stop, wait_until
@@ -80,8 +81,9 @@ def test_refuses_a_missing_result_file_and_a_bad_baseline(tmp_path):
 
 
 def test_adapts_friction_with_an_identification_result(tmp_path):
-    """With a result identified on the twin, ~/friction carries α̂ per joint (nominal (1, 0), frozen at rest)
-    and /diagnostics a friction status per joint."""
+    """A result identified on the twin, received on ``result_topic`` after a malformed one (refused and
+    reported): ~/friction carries α̂ per joint (nominal (1, 0), frozen at rest) and /diagnostics a
+    friction status per joint."""
     import dataclasses
 
     from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
@@ -100,11 +102,11 @@ def test_adapts_friction_with_an_identification_result(tmp_path):
     dataset = record_to_dataset(twin.run(12.0), None, {})
     result = identify(robot, [RecordingInput(dataset)], ModelSpec(friction='load_squared'),
                       options=IdentifyOptions('wls'))
-    path = result.save(tmp_path / 'result.yaml')
+    document = yaml.safe_dump(result.to_dict(), sort_keys=False, allow_unicode=True)
 
     domain = 100 + (os.getpid() + 91) % 100
     processes = [start_node('sim_node', domain, *parameters('rate:=500.0')),
-                 start_node('estimator_node', domain, *parameters(f'result_file:={path}', 'publish_rate:=20.0',
+                 start_node('estimator_node', domain, *parameters('result_topic:=/probe/result', 'publish_rate:=20.0',
                                                                   f'baseline_file:={tmp_path / "b.yaml"}'))]
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
@@ -113,11 +115,21 @@ def test_adapts_friction_with_an_identification_result(tmp_path):
     node.create_subscription(Float64MultiArray, '/estimator_node/friction', estimates.append, 10)
     node.create_subscription(DiagnosticArray, '/diagnostics', lambda m: statuses.update({s.name: s for s in m.status}),
                              10)
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    results = node.create_publisher(String, '/probe/result', latched)
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     try:
         with spinning(executor, context):
+            results.publish(String(data='robot: [not, a, result'))  # refused, counted, the node goes on
+            status = '/estimator_node: result'
+            assert wait_until(lambda: status in statuses and statuses[status].level == DiagnosticStatus.WARN, 120.0), \
+                statuses.get(status)
+            assert 'no identification result' in statuses[status].message
+            results.publish(String(data=document))
             assert wait_until(lambda: len(estimates) >= 3, 120.0), 'no friction estimates'
+            assert wait_until(lambda: 'result from /probe/result' in statuses[status].message, 30.0), \
+                statuses[status].message
             assert wait_until(lambda: '/estimator_node: friction wrist_3_joint' in statuses, 30.0), sorted(statuses)
     finally:
         node.destroy_node()

@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 from rclpy.node import Node
-from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
@@ -62,6 +63,9 @@ class EstimatorNode(Node):
         d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
         d('result_file', '', descriptor('identification result (YAML) with the friction map; empty: none',
                                         read_only=True))
+        d('result_topic', '', descriptor('topic of identification results (std_msgs/String YAML, e.g. '
+                                         '/identifier_node/result); each one received replaces the result; empty: none',
+                                         read_only=True))
         d('damping', 0.0, descriptor('transmission damping D of every joint [N·m·s/rad]', True, 0.0, 1e4))
         d('publish_rate', 10.0, descriptor('estimates published at most this often [Hz]', True, 0.1, 100.0))
         d('stiffness_drop_warning', 0.15, descriptor('warn when k0 falls this fraction below the baseline',
@@ -73,12 +77,18 @@ class EstimatorNode(Node):
         self.robot = load_robot(description if description else get('robot').value)
         result_file = get('result_file').value
         self.result = IdentificationResult.load(result_file) if result_file else None
+        self.result_source = f'result from {result_file}' if result_file else ''
         # The sample rate is expected_rate, or read off the first batch's stamps (the estimators are then
         # made again); made here in any case, so that bad input is refused at start-up.
         self.rate_hz = settings.expected_rate_hz or 1000.0
         self.rate_known = settings.expected_rate_hz > 0
-        self._build_estimators()
+        self.estimator, self.friction = self._build_estimators(self.result)
         self.lock = threading.Lock()  # the intake's thread updates, the executor's thread reads
+        self.results_refused = 0
+        if topic := get('result_topic').value:
+            latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
+            self.create_subscription(String, topic, self._on_result, latched)
         self.last_sample_time: float | None = None
         self.baseline = self._load_baseline()
         self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
@@ -92,14 +102,32 @@ class EstimatorNode(Node):
         self.get_logger().info(f'estimating the joint stiffness of {self.robot.name}')
 
     # ------------------------------------------------------------------------------ inputs
-    def _build_estimators(self) -> None:
-        """Stiffness and friction estimators as ``dynid estimate`` builds them (one construction)."""
+    def _build_estimators(self, result):
+        """(stiffness, friction) estimators as ``dynid estimate`` builds them (one construction)."""
         settings = EstimationSettings(damping=float(self.get_parameter('damping').value))
-        built = build_estimators(self.robot, self.result, settings, self.rate_hz)
-        log = self.get_logger().warning if self.result is not None else self.get_logger().info
+        built = build_estimators(self.robot, result, settings, self.rate_hz)
+        log = self.get_logger().warning if result is not None else self.get_logger().info
         for note in built.notes:
             log(note)
-        self.estimator, self.friction = built.stiffness, built.friction
+        return built.stiffness, built.friction
+
+    def _on_result(self, message: String) -> None:
+        """A result from ``result_topic``: the estimators start again with it; a bad one is refused."""
+        try:
+            result = IdentificationResult.from_dict(yaml.safe_load(message.data), 'result_topic')
+            with self.lock:
+                rate_hz = self.rate_hz
+            built = self._build_estimators(result)
+        except (yaml.YAMLError, InputError, TypeError, ValueError, KeyError, AttributeError) as error:
+            self.results_refused += 1
+            self.get_logger().error(f'result_topic: refused a result ({self.results_refused} so far): {error}')
+            return
+        with self.lock:
+            if self.rate_hz != rate_hz:  # the rate became known meanwhile
+                built = self._build_estimators(result)
+            self.result, self.result_source = result, f'result from {self.get_parameter("result_topic").value}'
+            self.estimator, self.friction = built
+        self.get_logger().info('estimating again with the result received on result_topic')
 
     def _on_samples(self, batch) -> None:
         with self.lock:
@@ -107,7 +135,7 @@ class EstimatorNode(Node):
                 if len(batch) < 3:
                     return
                 self.rate_hz, self.rate_known = float(1e9 / np.median(np.diff(batch.stamps_ns))), True
-                self._build_estimators()
+                self.estimator, self.friction = self._build_estimators(self.result)
                 self.get_logger().info(f'samples at {self.rate_hz:.4g} Hz')
             self.estimator.update(batch.q, batch.theta, batch.current, batch.temperature)
             if self.friction is not None:
@@ -163,6 +191,11 @@ class EstimatorNode(Node):
     def _statuses(self) -> list:
         name = self.get_fully_qualified_name()
         statuses = [self.intake.status(f'{name}: intake')]
+        refused = self.results_refused
+        source = self.result_source or 'no identification result (no friction map, no friction adaptation)'
+        statuses.append(status(f'{name}: result', 'warn' if refused else 'ok',
+                               source + (f'; {refused} refused on result_topic' if refused else ''),
+                               {'refused': str(refused)}))
         age = None if self.last_sample_time is None else time.monotonic() - self.last_sample_time
         if age is None or age > STALE_S:
             message = ('no joined samples yet (needs joint_states, motor_states and joint_currents)' if age is None
