@@ -98,6 +98,25 @@ def test_a_halved_stiffness_is_detected_and_learned_again_within_seconds():
     np.testing.assert_allclose(split.alpha, est.alpha, rtol=1e-9)
 
 
+def test_egms_friction_shape_any_batching():
+    """With E-GMS operators the Coulomb term follows H(θ) instead of sgn(θ̇); any split gives the same."""
+    from dynid.friction.egms import EGMS
+
+    drives = _drives()
+    q, theta, current = _synthetic(drives, seconds=3.0, current_noise=0.05)
+    friction = {name: {'Fc': 2.0, 'Fv': 0.5, 'tau0': 0.1} for name in drives.joint_names}
+    whole = StiffnessEstimator(drives, friction, hysteresis=EGMS(2))
+    out = whole.update(q, theta, current)
+    split = StiffnessEstimator(drives, friction, hysteresis=EGMS(2))
+    parts = [split.update(q[a:b], theta[a:b], current[a:b]) for a, b in ((0, 777), (777, 801), (801, len(q)))]
+    np.testing.assert_allclose(np.concatenate([p.tau_e for p in parts]), out.tau_e, rtol=1e-12, atol=1e-9)
+    static = StiffnessEstimator(drives, friction).update(q, theta, current)
+    assert np.max(np.abs(static.tau_e - out.tau_e)[out.delay:]) > 0.1  # the shapes differ near reversals
+    assert whole.friction_torque(1.0, 0.0, hysteresis=0.5)[0] == pytest.approx(2.0 * 0.5 + 0.5 + 0.1)
+    with pytest.raises(InputError, match='EGMS for 2 joints'):
+        StiffnessEstimator(drives, friction, hysteresis=EGMS(3))
+
+
 def test_dead_zone_keeps_a_joint_at_rest_from_learning():
     drives = _drives(1)
     est = StiffnessEstimator(drives)
