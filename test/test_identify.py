@@ -293,3 +293,30 @@ def test_rigid_body_torque_of_an_identified_model(twin_data):
     for other in ('panda', 'ur5'):  # another robot, or the same joints on another geometry
         with pytest.raises(InputError, match='not'):
             RigidBodyTorque(result, load_robot(other))
+
+
+def test_rigid_body_torque_equals_the_base_regressor_product(twin_data):
+    """τ_j runs as τ(π + π₀) − τ(π₀) through pinocchio's batch RNEA; it must equal W_b·χ̂_b (+ the
+    payload's regressor columns) to 1e-9 of each joint's torque scale, also at velocities and
+    accelerations well beyond the UR5e's (±6 rad/s, ±40 rad/s²), where the offset's torques are largest."""
+    from dynid.identify.torque import RigidBodyTorque
+    from dynid.model import Payload
+
+    robot, _, train, _ = twin_data
+    result = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls'))
+    rng = np.random.default_rng(11)
+    q = rng.uniform(-np.pi, np.pi, (500, robot.n))
+    dq, ddq = rng.uniform(-6, 6, (500, robot.n)), rng.uniform(-40, 40, (500, robot.n))
+    y = robot.regressor(q, dq, ddq)
+    payload = Payload(3.0, [0.02, -0.01, 0.06], np.diag([0.012, 0.01, 0.006]))
+    for load in (None, payload):
+        torque = RigidBodyTorque(result, robot, load)
+        arm = torque.base.indices < 10 * robot.n
+        expected = y[:, torque.base.indices[arm]] @ torque.values[arm]
+        if load is not None:
+            expected += robot.payload_regressor(q, dq, ddq, arm_regressor=y) @ load.parameters()
+        expected = expected.reshape(q.shape)
+        got = torque(q, dq, ddq)
+        scale = np.abs(expected).max(axis=0)
+        assert np.all(np.abs(got - expected) <= 1e-9 * scale), np.max(np.abs(got - expected) / scale)
+        np.testing.assert_allclose(torque(q[7], dq[7], ddq[7]), got[7], rtol=0, atol=1e-9 * scale.max())

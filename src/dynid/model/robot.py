@@ -333,6 +333,14 @@ class RobotModel:
         y = self.regressor(q, dq, ddq) if arm_regressor is None else arm_regressor
         return y[:, -10:] @ self._payload_transform
 
+    def payload_link_parameters(self, payload: Payload) -> np.ndarray:
+        """The 10 standard parameters a flange payload adds to the last link, about its joint frame.
+
+        Adding them to the last link's parameters gives the torque of :meth:`payload_regressor`:
+        payload_regressor · Payload.parameters() = regressor[:, -10:] · payload_link_parameters.
+        """
+        return self._payload_transform @ payload.parameters()
+
     def joint_term_regressor(self, terms: Sequence[str], velocity: np.ndarray,
                              acceleration: np.ndarray | None = None) -> np.ndarray:
         """Per-joint drive and friction columns (see :mod:`dynid.model.joint_terms`), (N·n, k·n)."""
