@@ -128,6 +128,14 @@ class _RecursiveLeastSquares:
         self.excited = np.zeros(J, dtype=bool)
         self.skipped = np.zeros(J, dtype=np.int64)
 
+    def snapshot(self) -> tuple:
+        """The state (θ̂, P, ε, r, excited, skipped), copied, for :meth:`restore`."""
+        return tuple(x.copy() for x in (self.theta, self.P, self.error, self.r, self.excited, self.skipped))
+
+    def restore(self, snapshot: tuple) -> None:
+        """Back to a state taken by :meth:`snapshot`."""
+        self.theta, self.P, self.error, self.r, self.excited, self.skipped = (x.copy() for x in snapshot)
+
     def restart_covariance(self, joints) -> None:
         """P = diag(p0) for the joints selected by ``joints`` (a (J,) boolean mask), keeping θ̂: the
         estimate becomes as uncertain as at the start and re-converges at the start's speed

@@ -347,28 +347,18 @@ class StiffnessEstimator:
         psi = self.regressor(phi)
         valid = np.broadcast_to(np.asarray(state.valid, dtype=bool).reshape(-1, 1), (n, J))
         learning = valid & (np.abs(phi) > self.deadzone) & np.isfinite(tau_e)
-        psi_learned = np.where(learning[:, :, None], psi, 0.0)
-        tau_learned = np.where(learning, tau_e, 0.0)
-        alphas, tau_e_hat, fit = np.empty(psi.shape), np.empty((n, J)), np.empty((n, J))
-        changed = np.zeros((n, J), dtype=bool)
-        start = fit_start = 0
-        while start < n:  # in pieces that end where a change check is due (any batching: same result)
-            stop = n if self.change_threshold is None else \
-                min(n, start + self._check_every - self._count % self._check_every)
-            part = slice(start, stop)
-            before = self.rls.theta.copy()
-            alphas[part] = self.rls.run(psi_learned[part], tau_learned[part])
-            previous = np.concatenate((before[None], alphas[start:stop - 1]), axis=0)
-            tau_e_hat[part] = np.einsum('njp,njp->nj', psi[part], previous)
-            self._count += stop - start
-            if self.change_threshold is not None:
-                changed[stop - 1] = self._watch(phi[part], tau_e[part] - tau_e_hat[part], learning[part])
-                if changed[stop - 1].any():  # the fit up to here, then that of the model learned since
-                    span = slice(fit_start, stop)
-                    fit[span] = self._running_fit(tau_e[span], tau_e_hat[span], learning[span])
-                    self._fit_sums[:, changed[stop - 1]] = 0.0
-                    fit_start = stop
-            start = stop
+        alpha_before = self.rls.theta.copy()
+        alphas, changed = self._learn(np.where(learning[:, :, None], psi, 0.0), np.where(learning, tau_e, 0.0),
+                                      phi, tau_e, psi, learning)
+        previous = np.concatenate((alpha_before[None], alphas[:-1]), axis=0)
+        tau_e_hat = np.einsum('njp,njp->nj', psi, previous)
+        fit = np.empty((n, J))
+        fit_start = 0
+        for row in np.flatnonzero(changed.any(axis=1)):  # the fit up to a restart, then that of the new model
+            span = slice(fit_start, row + 1)
+            fit[span] = self._running_fit(tau_e[span], tau_e_hat[span], learning[span])
+            self._fit_sums[:, changed[row]] = 0.0
+            fit_start = row + 1
         span = slice(fit_start, n)
         fit[span] = self._running_fit(tau_e[span], tau_e_hat[span], learning[span])
         stiffness = self.stiffness_of(phi, alphas)
@@ -381,35 +371,70 @@ class StiffnessEstimator:
                                  phi=phi, tau_e=tau_e, tau_e_hat=tau_e_hat, learning=learning, fit=fit,
                                  temperature=state.delayed['temperature'], changed=changed, delay=state.delay)
 
-    def _watch(self, phi: np.ndarray, error: np.ndarray, learning: np.ndarray) -> np.ndarray:
-        """Track the recent prediction error; at a check, restart the covariance of the joints whose
-        stiffness changed (module docstring, "Changes"). Returns those joints (J,)."""
+    def _learn(self, psi_learned, tau_learned, phi, tau_e, psi, learning):
+        """The RLS over the batch with change detection: (α̂ after each sample (N, J, P), restarts (N, J)).
+
+        The RLS runs over the rest of the batch at once; the checks are then made on its prediction
+        errors, and where one declares a change the RLS goes back, runs up to that sample and restarts
+        the covariance there (module docstring, "Changes")."""
+        n, J = tau_e.shape
+        alphas, changed = np.empty(psi.shape), np.zeros((n, J), dtype=bool)
+        start = 0
+        while start < n:
+            before = self.rls.snapshot()
+            part = slice(start, n)
+            alphas[part] = self.rls.run(psi_learned[part], tau_learned[part])
+            if self.change_threshold is None:
+                self._count += n
+                break
+            previous = np.concatenate((before[0][None], alphas[start:n - 1]), axis=0)
+            error = tau_e[part] - np.einsum('njp,njp->nj', psi[part], previous)
+            hit = self._scan(phi[part], error, learning[part], alphas[part, :, 0])
+            if hit is None:
+                break
+            row, joints = hit
+            self.rls.restore(before)
+            end = start + row + 1
+            alphas[start:end] = self.rls.run(psi_learned[start:end], tau_learned[start:end])
+            self.rls.restart_covariance(joints)
+            changed[end - 1] = joints
+            start = end
+        return alphas, changed
+
+    def _scan(self, phi: np.ndarray, error: np.ndarray, learning: np.ndarray, alpha1: np.ndarray):
+        """Advance the change watch over m samples: (row, joints) of the first check that declares a
+        change (the watch then stands just after that row), or None (it stands after the last row)."""
         m = phi.shape[0]
-        weights = self._change_decay ** np.arange(m - 1, -1, -1, dtype=float)
         phi = np.where(learning, phi, 0.0)
-        terms = np.stack((learning.astype(float), phi * phi, np.where(learning, error, 0.0) * phi))
-        self._change_sums = self._change_decay ** m * self._change_sums + np.einsum('tmj,m->tj', terms, weights)
-        if self._count % self._check_every:
-            return np.zeros(self.n_joints, dtype=bool)
-        count, squares, products = self._change_sums
-        with np.errstate(divide='ignore', invalid='ignore'):
-            relative = np.abs(products / squares / self.rls.theta[:, 0])
-        informed = count >= 0.5 * self._change_samples
-        # Calm as it was a few windows ago: a change raises the error over several checks.
-        settled = self._calm[0] >= self._holdoff if len(self._calm) == self._calm.maxlen else np.zeros_like(informed)
-        changed = informed & settled & (relative > self.change_threshold)
-        calm = informed & (relative < 0.5 * self.change_threshold)
-        quiet = np.where(calm, self._calm[-1] + self._check_every, np.where(informed, 0.0, self._calm[-1])) \
-            if self._calm else np.where(calm, float(self._check_every), 0.0)
-        self._calm.append(quiet)
-        if changed.any():
-            self.rls.restart_covariance(changed)
-            for history in self._calm:
-                history[changed] = 0.0
-            self.changes += changed
-            self.last_change_s[changed] = (self._count - 1 - self.delay) / self.rate_hz
-            self.before_change[changed] = self.rls.theta[changed, 0]
-        return changed
+        terms = np.stack((learning.astype(float), phi * phi, np.where(learning, error, 0.0) * phi))  # (3, m, J)
+        decay = self._change_decay
+        sums = lfilter([1.0], [1.0, -decay], terms, axis=1, zi=decay * self._change_sums[:, None, :])[0]
+        first = self._check_every - 1 - self._count % self._check_every  # the row of the next check
+        for row in range(first, m, self._check_every):
+            count, squares, products = sums[:, row]
+            with np.errstate(divide='ignore', invalid='ignore'):
+                relative = np.abs(products / squares / alpha1[row])
+            informed = count >= 0.5 * self._change_samples
+            # Calm as it was a few windows ago: a change raises the error over several checks.
+            settled = self._calm[0] >= self._holdoff if len(self._calm) == self._calm.maxlen else \
+                np.zeros_like(informed)
+            joints = informed & settled & (relative > self.change_threshold)
+            calm = informed & (relative < 0.5 * self.change_threshold)
+            last = self._calm[-1] if self._calm else np.zeros(self.n_joints)
+            self._calm.append(np.where(calm, last + self._check_every, np.where(informed, 0.0, last)))
+            if joints.any():
+                for history in self._calm:
+                    history[joints] = 0.0
+                self._count += row + 1
+                self._change_sums = sums[:, row].copy()
+                self.changes += joints
+                self.last_change_s[joints] = (self._count - 1 - self.delay) / self.rate_hz
+                self.before_change[joints] = alpha1[row, joints]
+                return row, joints
+        self._count += m
+        if m:
+            self._change_sums = sums[:, -1].copy()
+        return None
 
     def _running_fit(self, y: np.ndarray, y_hat: np.ndarray, learning: np.ndarray) -> np.ndarray:
         """Exponentially weighted NRMSE fit after each sample (N, J) (module docstring)."""
