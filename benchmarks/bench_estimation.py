@@ -22,9 +22,8 @@ Adaptive friction (ch.6 §6.6, B2), decisions:
   the ``load_squared`` friction model (Fc·sgn ω + Fv·ω + τ0 + Fl·sgn ω·τ_out²) gives the rigid body
   and friction. The estimators are then built from the result as estimator_node builds them
   (τ̂_j = :class:`RigidBodyTorque` of the result, F(τ) = Fc + Fl·τ², F_V = Fv·ω + τ0, the thesis'
-  E-GMS with a constant 1 mrad backlash), with one difference: an identified Fl < 0 (the wrist-3
-  joint barely carries load, so its Fl is not identifiable) is set to 0, where estimator_node
-  would decline to adapt any joint.
+  E-GMS with a constant 1 mrad backlash); an identified Fl < 0 (the wrist-3 joint barely carries
+  load, so its Fl is not identifiable) is set to 0, as estimator_node does.
 - Change: from t = 0 the twin's friction differs from what was identified: Coulomb level
   F(τ) = Fc0 + Fc1·τ² ×1.5 (wear, ``JointChange.coulomb_scale``) and a viscous excess of
   0.03 N·m·s/rad (inside the paper's α2 box of ±0.05) on every joint. The ×1.5 sits on the upper
@@ -55,8 +54,8 @@ Adaptive friction (ch.6 §6.6, B2), decisions:
   so this does not bias them.
 
 Node: sim_node at 1 kHz and estimator_node in separate processes (``bench_intake.run_estimator``,
-estimator_node with its defaults: no result file, so the stiffness estimator only), 30 s; samples
-lost read from the estimator's /diagnostics, and its CPU seconds per second of data.
+estimator_node with the B2 identification result: stiffness and friction adaptation both run), 30 s;
+samples lost read from the estimator's /diagnostics, and its CPU seconds per second of data.
 The last line is JSON.
 """
 
@@ -67,6 +66,7 @@ import dataclasses
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -269,20 +269,24 @@ def friction_benchmark(robot) -> dict:
             'measured_average': float(_reduction(history['error'], windows).mean()),
             'convergence': convergence, 'convergence_s': float(np.nanmax(convergence)),
             'alpha_final': history['alpha'][-1], 'cycle_s': cycle, 'windows_s': windows_s,
-            'us_per_sample': per_sample * 1e6, 'node_us_per_sample': node_per_sample * 1e6,
+            'us_per_sample': per_sample * 1e6, 'node_us_per_sample': node_per_sample * 1e6, 'result': result,
             'identification_s': identification_s, 'clipped_Fl': clipped,
             'saturated_percent': 100.0 * saturated.mean(axis=0)}
 
 
 # ------------------------------------------------------------------------------------------------ node
-def node_samples_dropped(seconds: float) -> dict:
-    """sim_node → estimator_node at 1 kHz for ``seconds`` (``bench_intake.run_estimator``)."""
+def node_samples_dropped(seconds: float, result) -> dict:
+    """sim_node → estimator_node at 1 kHz for ``seconds`` (``bench_intake.run_estimator``), with the B2
+    identification ``result``: stiffness and friction adaptation both run."""
     folder = str(Path(__file__).resolve().parent)
     if folder not in sys.path:  # imported as a module rather than run as a script
         sys.path.insert(0, folder)
     from bench_intake import run_estimator
 
-    return run_estimator(seconds, False, 190 + os.getpid() % 20)
+    with tempfile.TemporaryDirectory() as directory:
+        path = result.save(Path(directory) / 'result.yaml')
+        return run_estimator(seconds, False, 190 + os.getpid() % 20, f'result_file:={path}',
+                             f'baseline_file:={Path(directory) / "baseline.yaml"}')
 
 
 # ---------------------------------------------------------------------------------------------- output
@@ -337,7 +341,8 @@ def print_table(robot, stiff: dict, fric: dict, node: dict | None) -> None:
          '—')
     if node is not None:
         received = sum(node['received'].values())
-        _row(f'estimator_node from sim_node, {node["data_s"]:.0f} s: samples lost ({received} received)',
+        _row(f'estimator_node (stiffness + friction) from sim_node, {node["data_s"]:.0f} s: samples lost '
+             f'({received} received)',
              f'{node["lost"]:d}', '0 (target)')
         _row('estimator_node CPU [s per s of data]', f'{node["cpu_fraction"]:.3f}', '—')
 
@@ -351,7 +356,7 @@ def main() -> None:
     robot = load_robot('ur5e')
     stiff = stiffness_benchmark(robot)
     fric = friction_benchmark(robot)
-    node = node_samples_dropped(args.node_seconds) if args.node_seconds > 0 else None
+    node = node_samples_dropped(args.node_seconds, fric['result']) if args.node_seconds > 0 else None
     print_table(robot, stiff, fric, node)
     print(f'(script {time.perf_counter() - started:.0f} s)')
     print(json.dumps({
