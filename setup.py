@@ -35,5 +35,14 @@ setup(
             'identifier_node = dynid.nodes.identifier_node:main',
             'estimator_node = dynid.nodes.estimator_node:main',
         ],
+        # Feedforward terms (dynid.control.plugins): name = factory(robot, result, options).
+        'dynid.feedforward_terms': [
+            'rigid_body = dynid.control.rigid_body:RigidBodyTerm.from_result',
+            'rotor_inertia = dynid.control.rigid_body:RotorInertiaTerm.from_result',
+            'friction_static = dynid.control.friction_static:StaticFrictionTerm.from_result',
+            'friction_egms = dynid.control.friction_egms:EGMSFrictionTerm.from_result',
+            'friction_adaptive = dynid.control.friction_egms:AdaptiveFrictionTerm.from_result',
+            'flexible_joint = dynid.control.flexible_joint:FlexibleJointTerm.from_result',
+        ],
     },
 )

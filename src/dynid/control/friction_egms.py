@@ -1,0 +1,276 @@
+"""E-GMS friction feedforward: hysteresis × load-dependent Coulomb, and its adaptive form.
+
+**friction_egms** — the complete joint friction of Madsen 2020, ch.6 eqs. (3), (5), (11), (20), on the
+desired signals:
+
+    f = F(τ_J,d)·H(q_d) + F_V(q̇_d, T),   F(τ) = Fc0 + Fc1·τ² (or Fc0 + Fc1·|τ|)
+
+H is the E-GMS hysteresis (eqs. (14)–(15), :class:`dynid.friction.EGMS`) driven by the **desired
+position** q_d (decision: §6.4 only says the feedforward copy runs on desired signals; the rotor's
+θ_d = q_d + φ_d would need the stiffness), τ_J,d the nominal joint torque M(q_d)q̈_d + C q̇_d + g(q_d)
+with payload (decision: eq. (29) names a "nominal joint torque" without defining it), clipped to the
+effort limits before it enters F (F(τ) is unbounded in τ; the BIBO argument of §6.5 needs a bounded
+τ_J,d). F_V is everything of the identified friction that is not the Coulomb level: viscous Fv·ω,
+offset tau0, and the temperature term (or, for the ``comprehensive`` model, sgn(ω)·fv·|ω|^a + fo); all
+continuous in ω, so unlike the static term nothing needs smoothing: H replaces the jump of sgn(ω).
+
+The identification result has no E-GMS parameters (the element laws and the backlash come from a
+dedicated experiment, ch.6 §5.2): the term uses the landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad
+(options ``elements``, ``r_delta``, ``r_k``, ``backlash`` override them). Since H is normalized to
+[−1, 1] (eq. (16)), multiplying it by F(τ) scales it to the identified Coulomb level: in sliding the
+term equals the identified static friction (eq. (9)). Coulomb levels Fc0 < 0 or load coefficients
+Fc1 < 0 (unphysical: eq. (7) needs F > 0) are taken as 0 and listed in ``notes``. The Hamon model has
+no single Coulomb level and is refused (use friction_static).
+
+**friction_adaptive** — the adaptive friction feedforward of eq. (29): f̂ = Yᵀ(τ_J,d, q̇_d)·α̂ =
+α̂1·F(τ_J,d)·H(q_d) + α̂2·q̇_d, the regressor of :class:`dynid.estimate.AdaptiveFrictionEstimator` on
+desired signals, with the latest α̂ (context ``alpha``, else the estimator's, else the option ``alpha``,
+default the nominal (1, 0)). F and the E-GMS laws are the estimator's (option ``estimator``), else built
+from the result the way ``dynid estimate`` builds the estimator (Fc0 = Fc > 0 required, Fc1 = max(Fl, 0)).
+In eq. (30) the static part u_FF holds F_V only: with both terms configured, the Feedforward builds
+friction_egms without its Coulomb part (option ``coulomb: false``), so F·H is not counted twice.
+
+Both terms have memory (the E-GMS operators): ``step`` advances the term's own operators; ``evaluate``
+runs a batch on fresh operators, undeformed at the batch's first sample, exactly as ``step`` does from
+a ``reset``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.control.context import FeedforwardContext
+from dynid.control.friction_static import (
+    DEFAULT_TEMPERATURE_C,
+    bounded_load,
+    friction_parameters,
+    temperature_or_fallback,
+)
+from dynid.control.term import FeedforwardTerm, JointTorqueInput, finite, flag, per_joint, term_options
+from dynid.errors import InputError
+from dynid.friction.egms import EGMS
+from dynid.friction.load import LoadDependentCoulomb
+from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.result import IdentificationResult
+from dynid.model.robot import RobotModel
+
+EGMS_MODELS = ('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive')
+#: The friction models the online estimator adapts (dynid.estimate.replay builds it from them).
+ADAPTED_MODELS = ('viscous_coulomb', 'load_squared')
+ALPHA_NOMINAL = (1.0, 0.0)
+#: Samples per block of the E-GMS batch scan: log2(block) passes per block instead of log2(N) over the
+#: whole batch (10 000 samples × 6 joints: about 2.5× faster than one block; the same values to ~1e-11).
+EGMS_BLOCK = 512
+EGMS_DEFAULTS = {'elements': 4, 'r_delta': 4.0, 'r_k': 2.0, 'backlash': 0.001}
+
+
+def _egms_laws(o: dict, robot: RobotModel) -> dict:
+    """Checked E-GMS laws from the options (per joint where given so)."""
+    if not isinstance(o['elements'], (int, float, np.integer)) or int(o['elements']) != o['elements'] \
+            or o['elements'] < 1:
+        raise InputError(f'E-GMS elements must be a positive integer, got {o["elements"]!r}')
+    return {'elements': int(o['elements']),
+            'r_delta': per_joint(o['r_delta'], robot.joint_names, 'E-GMS r_delta', 0.0, strict=True),
+            'r_k': per_joint(o['r_k'], robot.joint_names, 'E-GMS r_k'),
+            'backlash': per_joint(o['backlash'], robot.joint_names, 'E-GMS backlash [rad]', 0.0, strict=True)}
+
+
+def velocity_friction(result: IdentificationResult, p: dict, n: int):
+    """F_V(ω, T) [N·m] of the identified model: all of it but the Coulomb level (module docstring)."""
+    temperature = TemperatureFriction(p['beta1'], p['beta2'], p['beta3']) if result.model.get('temperature') else None
+    if result.model.get('friction') == 'comprehensive':
+        exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
+        exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (n,))
+        viscous, offset = p['fv'], p['fo']
+
+        def remainder(w, t):
+            value = np.sign(w) * viscous * np.abs(w) ** exponents + offset
+            return value if temperature is None else value + temperature.evaluate(w, t)
+    else:
+        viscous, offset = p['Fv'], p['tau0']
+
+        def remainder(w, t):
+            value = viscous * w + offset
+            return value if temperature is None else value + temperature.evaluate(w, t)
+    return remainder
+
+
+def coulomb_level(level: LoadDependentCoulomb, load: np.ndarray) -> np.ndarray:
+    """F(τ) = Fc0 + Fc1·τ² (or |τ|) [N·m]: :meth:`LoadDependentCoulomb.level` without its conversions."""
+    return level.Fc0 + level.Fc1 * (load * load if level.law == 'squared' else np.abs(load))
+
+
+class _HysteresisCopies:
+    """An E-GMS for stepping plus fresh copies for batches (same laws and backlash map)."""
+
+    def _use_egms(self, n: int, elements: int, r_delta, r_k, backlash) -> None:
+        self._egms_laws = (n, elements, r_delta, r_k, backlash)
+        self.egms = self._fresh_egms()
+
+    def _fresh_egms(self) -> EGMS:
+        n, elements, r_delta, r_k, backlash = self._egms_laws
+        egms = EGMS(n, elements, r_delta, r_k, backlash=backlash)
+        egms.RUN_BLOCK = EGMS_BLOCK
+        return egms
+
+    def reset(self) -> None:
+        """Undeformed operators; the next step starts the history."""
+        self.egms.reset()
+
+
+class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
+    """f = F(τ_J,d)·H(q_d) + F_V(q̇_d, T) [N·m] (module docstring).
+
+    Args:
+        robot, result: the robot and its identification (τ_J,d when the context lacks it).
+        level: the load-dependent Coulomb level F(τ) (Fc0 [N·m], Fc1, law).
+        remainder: F_V(ω, T) [N·m] for arrays of the shape of ω.
+        egms: (elements, r_delta, r_k, backlash) of the operators.
+        coulomb: include F·H (False: F_V only, eq. (30)'s u_FF beside friction_adaptive).
+        temperature_c: fallback temperature [°C]. load: ``'desired'`` or ``'measured'``.
+    """
+
+    name = 'friction_egms'
+    friction = True
+
+    def __init__(self, robot: RobotModel, result: IdentificationResult | None, level: LoadDependentCoulomb,
+                 remainder, egms: dict, coulomb: bool = True, temperature_c: float = DEFAULT_TEMPERATURE_C,
+                 load: str = 'desired', notes: tuple[str, ...] = ()) -> None:
+        self._use_joint_torque(robot, result, load)
+        self.level, self.remainder, self.coulomb = level, remainder, bool(coulomb)
+        self.needs_joint_torque = self.coulomb
+        self.temperature_c, self.notes = float(temperature_c), tuple(notes)
+        self.load_limit = (-robot.effort_limits, robot.effort_limits)
+        self._use_egms(robot.n, **egms)
+
+    @classmethod
+    def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> EGMSFrictionTerm:
+        """Factory. Options: ``elements``, ``r_delta``, ``r_k``, ``backlash`` [rad] (E-GMS laws, default
+        4, 4, 2, 0.001), ``coulomb`` (include F·H, default true), ``temperature_c`` (fallback [°C],
+        default 20), ``load`` (``desired`` or ``measured``)."""
+        o = term_options(cls.name, options, {**EGMS_DEFAULTS, 'coulomb': True, 'temperature_c': DEFAULT_TEMPERATURE_C,
+                                             'load': 'desired'})
+        if result is None:
+            raise InputError('friction_egms needs an identification result (its Coulomb level and viscous terms)')
+        kind = result.model.get('friction')
+        if kind not in EGMS_MODELS:
+            raise InputError(f'friction_egms: the result\'s friction model is {kind!r}; the E-GMS term takes '
+                             f'{list(EGMS_MODELS)} (a single Coulomb level to scale the hysteresis)')
+        p = friction_parameters(result, robot)
+        comprehensive = kind == 'comprehensive'
+        coulomb, load = (p['fc'], p['fL']) if comprehensive else (p['Fc'], p.get('Fl', np.zeros(robot.n)))
+        notes = []
+        for symbol, values in (('Coulomb level', coulomb), ('load coefficient', load)):
+            if np.any(values < 0):
+                notes.append(f'negative {symbol} on {np.array(robot.joint_names)[values < 0].tolist()} taken as 0')
+        level = LoadDependentCoulomb(np.maximum(coulomb, 0.0), np.maximum(load, 0.0),
+                                     'absolute' if kind == 'load_absolute' else 'squared')
+        return cls(robot, result, level, velocity_friction(result, p, robot.n), _egms_laws(o, robot),
+                   flag(o['coulomb'], 'friction_egms: coulomb'),
+                   finite(o['temperature_c'], 'friction_egms: temperature_c [°C]'), o['load'], tuple(notes))
+
+    def _coulomb(self, q, dq, ddq, context, hysteresis) -> np.ndarray:
+        load = bounded_load(self.joint_torque(q, dq, ddq, context, q.ndim == 1), self.load_limit)
+        return coulomb_level(self.level, load) * hysteresis
+
+    def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
+        f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
+        if self.coulomb:
+            f = f + self._coulomb(q, dq, ddq, context, self._fresh_egms().run(q))
+        return f
+
+    def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
+        f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
+        if self.coulomb:
+            f = f + self._coulomb(q, dq, ddq, context, self.egms.step(q))
+        return f
+
+
+class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
+    """f̂ = α̂1·F(τ_J,d)·H(q_d) + α̂2·q̇_d [N·m], eq. (29) (module docstring).
+
+    Args:
+        robot, result: the robot and its identification (for τ_J,d when the context lacks it).
+        coulomb: Fc0 (n,) [N·m]; load_coefficient: Fc1 (n,) [1/(N·m)] of F(τ) = Fc0 + Fc1·τ².
+        egms: (elements, r_delta, r_k, backlash) of the operators.
+        alpha: α̂ (n, 2) used when neither the context nor the estimator gives one.
+        estimator: an AdaptiveFrictionEstimator whose latest α̂ is read, or None.
+    """
+
+    name = 'friction_adaptive'
+    friction = True
+
+    def __init__(self, robot: RobotModel, result: IdentificationResult | None, coulomb, load_coefficient,
+                 egms: dict, alpha=ALPHA_NOMINAL, estimator=None, load: str = 'desired') -> None:
+        self._use_joint_torque(robot, result, load)
+        self.level = LoadDependentCoulomb(np.asarray(coulomb, dtype=float), np.asarray(load_coefficient, dtype=float))
+        self.alpha = _alpha(alpha, robot.n)
+        self.estimator = estimator
+        self.load_limit = (-robot.effort_limits, robot.effort_limits)
+        self._use_egms(robot.n, **egms)
+
+    @classmethod
+    def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> AdaptiveFrictionTerm:
+        """Factory. Options: ``estimator`` (an AdaptiveFrictionEstimator: its F(τ), E-GMS laws and α̂),
+        ``alpha`` ((2,) or (n, 2), default (1, 0)), ``elements``, ``r_delta``, ``r_k``, ``backlash`` (E-GMS
+        laws without an estimator), ``load`` (``desired`` or ``measured``)."""
+        o = term_options(cls.name, options, {**EGMS_DEFAULTS, 'estimator': None, 'alpha': ALPHA_NOMINAL,
+                                             'load': 'desired'})
+        estimator = o['estimator']
+        if estimator is not None:
+            if not all(hasattr(estimator, name) for name in ('coulomb', 'load_coefficient', 'egms', 'alpha')):
+                raise InputError('friction_adaptive: estimator must be a dynid.estimate.AdaptiveFrictionEstimator')
+            if tuple(estimator.joint_names) != tuple(robot.joint_names):
+                raise InputError(f'friction_adaptive: the estimator is for joints {list(estimator.joint_names)}, '
+                                 f'the robot has {list(robot.joint_names)}')
+            source = estimator.egms
+            table = source.backlash_table
+            laws = {'elements': source.elements, 'r_delta': source.r_delta, 'r_k': source.r_k,
+                    'backlash': table[:, 0] if table.shape[1] == 1 else table}
+            return cls(robot, result, estimator.coulomb, estimator.load_coefficient, laws, o['alpha'], estimator,
+                       o['load'])
+        if result is None:
+            raise InputError('friction_adaptive needs an identification result or an estimator (option estimator)')
+        kind = result.model.get('friction')
+        if kind not in ADAPTED_MODELS:
+            raise InputError(f'friction_adaptive: the result\'s friction model is {kind!r}, the adaptive friction '
+                             f'takes {list(ADAPTED_MODELS)} (as the estimator does)')
+        p = friction_parameters(result, robot)
+        if np.any(p['Fc'] <= 0):
+            raise InputError(f'friction_adaptive: the Coulomb level Fc is <= 0 on '
+                             f'{np.array(robot.joint_names)[p["Fc"] <= 0].tolist()} (α1 scales it)')
+        load = np.maximum(p.get('Fl', np.zeros(robot.n)), 0.0)
+        return cls(robot, result, p['Fc'], load, _egms_laws(o, robot), o['alpha'], None, o['load'])
+
+    def current_alpha(self, context: FeedforwardContext) -> np.ndarray:
+        """α̂ (n, 2): the context's, else the estimator's latest, else the term's own."""
+        if context.alpha is not None:
+            return np.broadcast_to(context.alpha, self.alpha.shape)
+        return self.estimator.alpha if self.estimator is not None else self.alpha
+
+    def regressor(self, q, dq, ddq, context, hysteresis) -> tuple[np.ndarray, np.ndarray]:
+        """Y = (F(τ_J,d)·H, q̇_d), eq. (24) on desired signals, as two arrays of the shape of q."""
+        load = bounded_load(self.joint_torque(q, dq, ddq, context, q.ndim == 1), self.load_limit)
+        return coulomb_level(self.level, load) * hysteresis, dq
+
+    def _torque(self, q, dq, ddq, context, hysteresis) -> np.ndarray:
+        alpha = self.current_alpha(context)
+        coulomb, velocity = self.regressor(q, dq, ddq, context, hysteresis)
+        return alpha[:, 0] * coulomb + alpha[:, 1] * velocity
+
+    def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
+        return self._torque(q, dq, ddq, context, self._fresh_egms().run(q))
+
+    def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
+        return self._torque(q, dq, ddq, context, self.egms.step(q))
+
+
+def _alpha(value, n: int) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        array = np.full(1, np.nan)
+    if array.shape not in ((2,), (n, 2)) or not np.all(np.isfinite(array)):
+        raise InputError(f'friction_adaptive: alpha must be (α1, α2) or ({n}, 2) finite values, got {value!r}')
+    return np.broadcast_to(array, (n, 2)).copy()
+

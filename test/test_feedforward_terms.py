@@ -1,0 +1,439 @@
+"""Feedforward terms (dynid.control): each against an independent computation, and the plugin group.
+
+References: pinocchio's RNEA through ``RobotModel.inverse_dynamics`` for the rigid body (a model with
+the identified parameters), ``JointDrives`` for B·q̈, the landed friction models (dynid.friction) for
+the friction terms, the adaptive estimator's own prediction for eq. (29), and fine finite differences
+of the joint torque along an analytic trajectory for the flexible-joint correction. The trajectory is a
+sinusoid per joint (1 kHz), so every derivative is known in closed form.
+"""
+
+import sys
+import textwrap
+import tomllib
+
+import numpy as np
+import pytest
+
+from dynid.control import (
+    Feedforward,
+    FeedforwardContext,
+    RigidBodyTerm,
+    available_terms,
+    build_term,
+)
+from dynid.errors import InputError
+from dynid.estimate import AdaptiveFrictionEstimator
+from dynid.friction import (
+    EGMS,
+    CoulombViscous,
+    HamonQuadrantFriction,
+    JointFriction,
+    LoadDependentCoulomb,
+    OddPolynomialStiffness,
+    PowerLawViscous,
+    StribeckMap,
+    TemperatureFriction,
+)
+from dynid.identify.model import friction_symbols
+from dynid.identify.result import IdentificationResult
+from dynid.model import Payload
+
+RATE = 1000.0
+BUILT_INS = ('rigid_body', 'rotor_inertia', 'friction_static', 'friction_egms', 'friction_adaptive', 'flexible_joint')
+
+
+def motion(robot, t, amplitude=0.5, frequency=0.5):
+    """q, q̇, q̈ (N, n) of one sinusoid per joint at times t [s], and the closed form q(t) itself."""
+    phase, w = np.arange(robot.n), 2 * np.pi * frequency
+
+    def q_of(time):
+        return amplitude * np.sin(w * np.asarray(time)[:, None] + phase) + 0.3
+
+    t = np.asarray(t)[:, None]
+    return (amplitude * np.sin(w * t + phase) + 0.3, amplitude * w * np.cos(w * t + phase),
+            -amplitude * w**2 * np.sin(w * t + phase), q_of)
+
+
+def trajectory(robot, seconds=2.0, **kwargs):
+    q, dq, ddq, _ = motion(robot, np.arange(int(seconds * RATE)) / RATE, **kwargs)
+    return q, dq, ddq
+
+
+def identified(robot, friction='load_squared', values=None, *, standard=None, temperature=False, model=None,
+               exponents=None, provenance=None, drive_gains=None, extra=()):
+    """An identification result of ``robot``: base parameters of ``standard`` (default the model's own)
+    and friction parameters {symbol: value or per-joint values} (missing symbols 0); ``extra`` adds
+    (name, value) parameters (e.g. Ia_j)."""
+    base, n = robot.base, robot.n
+    rigid = base.from_standard(robot.standard_parameters if standard is None else standard)
+    symbols = friction_symbols(friction, temperature)
+    table = {s: np.broadcast_to(np.asarray((values or {}).get(s, 0.0), dtype=float), (n,)) for s in symbols}
+    names = list(base.names) + [f'{s}_{j + 1}' for s in symbols for j in range(n)] + [name for name, _ in extra]
+    numbers = np.concatenate([rigid, *[table[s] for s in symbols], [value for _, value in extra]])
+    return IdentificationResult(
+        robot=robot.name, joint_names=robot.joint_names, method='wls',
+        model={'friction': friction, 'friction_symbols': list(symbols), 'temperature': temperature,
+               'hamon_velocity': 0.03, **(model or {})},
+        parameter_names=names, values=numbers, std=np.zeros(len(names)),
+        base_expressions=dict(zip(base.names, base.expressions, strict=True)), exponents=exponents,
+        provenance=provenance or {}, drive_gains=drive_gains)
+
+
+@pytest.fixture(scope='module')
+def perturbed(ur5e):
+    """Standard parameters 20 % off the built-in ones (so the identified model is not the nominal one)."""
+    rng = np.random.default_rng(7)
+    return ur5e.standard_parameters * (1 + 0.2 * rng.uniform(-1, 1, 10 * ur5e.n))
+
+
+CONTEXT = FeedforwardContext()
+
+
+# ------------------------------------------------------------------------------------------ rigid body
+def test_rigid_body_is_the_rnea_of_the_identified_model_with_payload(ur5e, perturbed):
+    """τ_J of the term = RobotModel.inverse_dynamics of a model with the identified parameters (1e-9 of
+    the torque scale), with the configured payload or the context's; gravity(q) = τ(q, 0, 0)."""
+    q, dq, ddq = trajectory(ur5e)
+    truth = ur5e.with_parameters(perturbed)
+    payload = Payload(3.0, [0.0, 0.02, 0.08], np.diag([0.01, 0.01, 0.005]))
+    term = build_term('rigid_body', ur5e, identified(ur5e, standard=perturbed), {'payload': {'mass': 3.0,
+                      'com': [0.0, 0.02, 0.08], 'inertia': np.diag([0.01, 0.01, 0.005])}})
+    assert term.method == 'rnea' and term.provides_joint_torque
+    expected = truth.inverse_dynamics(q, dq, ddq, payload=payload)
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), expected, rtol=0, atol=1e-9 * scale)
+    bare = build_term('rigid_body', ur5e, identified(ur5e, standard=perturbed))
+    np.testing.assert_allclose(bare.evaluate(q, dq, ddq, FeedforwardContext(payload=payload)), expected,
+                               rtol=0, atol=1e-9 * scale)
+    np.testing.assert_allclose(bare.evaluate(q, dq, ddq, CONTEXT), truth.inverse_dynamics(q, dq, ddq),
+                               rtol=0, atol=1e-9 * scale)
+    for k in (0, 777):
+        np.testing.assert_allclose(term.step(q[k], dq[k], ddq[k], CONTEXT), expected[k], rtol=0, atol=1e-9 * scale)
+    zeros = np.zeros_like(q)
+    np.testing.assert_allclose(term.gravity(q, CONTEXT), truth.inverse_dynamics(q, zeros, zeros, payload=payload),
+                               rtol=0, atol=1e-9 * scale)
+
+
+def test_rigid_body_falls_back_to_the_regressor_where_rnea_cannot_hold_the_parameters(ur5e, perturbed, monkeypatch):
+    """A standard vector with a massless link cannot go into pinocchio: the term uses the regressor form,
+    same torque; without a result the term is the robot model's own inverse dynamics."""
+    import dynid.control.rigid_body as rigid_body
+
+    def massless(robot, torque):
+        standard = perturbed.copy()
+        standard[10] = 0.0
+        return standard
+
+    monkeypatch.setattr(rigid_body, 'consistent_standard_parameters', massless)
+    q, dq, ddq = trajectory(ur5e, 0.2)
+    term = RigidBodyTerm(ur5e, identified(ur5e, standard=perturbed))
+    assert term.method == 'regressor'
+    expected = ur5e.with_parameters(perturbed).inverse_dynamics(q, dq, ddq)
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), expected, rtol=0, atol=1e-8)
+    nominal = RigidBodyTerm(ur5e, None)
+    np.testing.assert_allclose(nominal.evaluate(q, dq, ddq, CONTEXT), ur5e.inverse_dynamics(q, dq, ddq), atol=1e-9)
+
+
+def test_term_factories_refuse_bad_options_with_clear_messages(ur5e, panda):
+    result = identified(ur5e, 'load_squared', {'Fc': 3.0})
+    cases = [('rigid_body', ur5e, result, {'payload_kg': 2}, r"rigid_body: unknown option\(s\) \['payload_kg'\]"),
+             ('rigid_body', ur5e, result, {'threads': 0}, 'threads must be an integer >= 1'),
+             ('rigid_body', ur5e, result, {'payload': 3.0}, 'payload must be'),
+             ('rigid_body', panda, result, {}, 'identifies robot'),
+             ('rotor_inertia', panda, None, {}, 'rotor inertia of'),
+             ('rotor_inertia', ur5e, None, {'rotor_inertia': [1, 2]}, 'one per joint'),
+             ('friction_static', ur5e, None, {}, 'needs an identification result'),
+             ('friction_static', ur5e, identified(ur5e, 'none'), {}, "friction model is 'none'"),
+             ('friction_static', ur5e, result, {'band': 0}, 'band'),
+             ('friction_static', ur5e, result, {'load': 'sensor'}, 'load must be one of'),
+             ('friction_egms', ur5e, identified(ur5e, 'hamon'), {}, 'single Coulomb level'),
+             ('friction_egms', ur5e, result, {'backlash': -1e-3}, 'backlash'),
+             ('friction_egms', ur5e, result, {'coulomb': 'yes'}, 'coulomb must be true or false'),
+             ('friction_adaptive', ur5e, identified(ur5e, 'load_squared', {'Fc': 0.0}), {}, 'Fc is <= 0'),
+             ('friction_adaptive', ur5e, identified(ur5e, 'comprehensive'), {}, 'adaptive friction takes'),
+             ('friction_adaptive', ur5e, result, {'alpha': [1, 2, 3]}, 'alpha must be'),
+             ('flexible_joint', ur5e, result, {}, 'needs the joint stiffness'),
+             ('flexible_joint', ur5e, result, {'stiffness': [[-1e4, 0]] * 6}, 'alpha1 > 0'),
+             ('flexible_joint', ur5e, result, {'stiffness': {'shoulder_pan_joint': 1e4}}, 'stiffness missing')]
+    for name, robot, res, options, message in cases:
+        with pytest.raises(InputError, match=message):
+            build_term(name, robot, res, options)
+
+
+# ----------------------------------------------------------------------------------------- rotor inertia
+def test_rotor_inertia_is_the_drives_or_the_identified_one(ur5e):
+    """B·q̈: the drive data's B when the result did not identify it; the identified Ia_j where it is a base
+    parameter, 0 where it was regrouped into the link parameters (already in the rigid-body torque)."""
+    q, dq, ddq = trajectory(ur5e, 0.3)
+    term = build_term('rotor_inertia', ur5e, identified(ur5e))
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), ur5e.drives.rotor_inertia_torque(ddq))
+    ia = [(f'Ia_{j + 1}', 0.1 * (j + 1)) for j in range(1, ur5e.n)]  # Ia_1 regrouped with Izz_1
+    term = build_term('rotor_inertia', ur5e, identified(ur5e, model={'rotor_inertia_identified': True}, extra=ia))
+    np.testing.assert_allclose(term.inertia, [0.0, 0.2, 0.3, 0.4, 0.5, 0.6])
+    np.testing.assert_allclose(term.step(q[5], dq[5], ddq[5], CONTEXT), term.inertia * ddq[5])
+    by_name = dict(zip(ur5e.joint_names, range(6), strict=True))
+    given = build_term('rotor_inertia', ur5e, None, {'rotor_inertia': by_name})
+    np.testing.assert_allclose(given.inertia, np.arange(6.0))
+
+
+# ------------------------------------------------------------------------------------------ static friction
+STATIC_CASES = {
+    'viscous_coulomb': {'Fc': [3.0, 4.0, 2.5, 1.0, 1.2, 0.8], 'Fv': 6.0, 'tau0': -0.2},
+    'load_squared': {'Fc': 3.0, 'Fv': 6.0, 'tau0': 0.1, 'Fl': 2e-4},
+    'load_absolute': {'Fc': 3.0, 'Fv': 6.0, 'tau0': 0.1, 'Fl': 0.01},
+    'hamon': {'am1': 0.02, 'bm': 0.01, 'ag1': -0.03, 'bg': 0.02, 'cm': 2.0, 'dm': 0.5, 'cg': 2.5, 'dg': 0.4,
+              'Fv': 5.0, 'tau0': 0.05},
+    'comprehensive': {'fc': 2.5, 'fv': 4.0, 'fo': 0.1, 'fL': 1e-4},
+}
+
+
+def landed_static(kind, p, w, tau, exponents):
+    """The identified friction from the landed models (sgn(ω), no smoothing)."""
+    if kind == 'hamon':
+        return HamonQuadrantFriction(a_m=1 + p['am1'], b_m=p['bm'], a_g=1 + p['ag1'], b_g=p['bg'], c_m=p['cm'],
+                                     d_m=p['dm'], c_g=p['cg'], d_g=p['dg'], Fv=p['Fv'], tau0=p['tau0']).friction(w, tau)
+    if kind == 'comprehensive':
+        return (PowerLawViscous(p['fc'], p['fv'], p['fo'], exponents).evaluate(w)
+                + LoadDependentCoulomb(0.0, p['fL']).evaluate(w, tau))
+    f = CoulombViscous(np.asarray(p['Fc']), p['Fv'], p['tau0']).evaluate(w)
+    if kind.startswith('load'):
+        f = f + LoadDependentCoulomb(0.0, p['Fl'], kind.split('_')[1]).evaluate(w, tau)
+    return f
+
+
+@pytest.mark.parametrize('kind', sorted(STATIC_CASES))
+def test_static_friction_is_the_identified_model_outside_the_band(ur5e, kind):
+    """Outside |ω| < band the term equals the landed friction model on the nominal joint torque
+    (RobotModel.inverse_dynamics), temperature term included; inside, it is continuous; step = evaluate."""
+    q, dq, ddq = trajectory(ur5e)
+    p = STATIC_CASES[kind]
+    exponents = np.full(ur5e.n, 0.7) if kind == 'comprehensive' else None
+    betas = {'beta1': 0.5, 'beta2': -0.004, 'beta3': 20.0}
+    result = identified(ur5e, kind, {**p, **betas}, temperature=True, exponents=exponents,
+                        provenance={'filters': {'stiction_velocity': 0.03}})
+    term = build_term('friction_static', ur5e, result)
+    assert term.band == 0.03 and term.needs_joint_torque == (kind != 'viscous_coulomb')
+    temperature = np.linspace(25.0, 45.0, len(q))[:, None] * np.ones(ur5e.n)
+    tau = ur5e.inverse_dynamics(q, dq, ddq)
+    assert np.all(np.abs(tau) < ur5e.effort_limits)  # no clipping of the load on this motion
+    context = FeedforwardContext(temperature=temperature)
+    f = term.evaluate(q, dq, ddq, context)
+    expected = landed_static(kind, p, dq, tau, exponents) + TemperatureFriction(**betas).evaluate(dq, temperature)
+    outside = np.abs(dq) >= term.band
+    np.testing.assert_allclose(f[outside], expected[outside], rtol=1e-12, atol=1e-12)
+    # Continuous: the largest change per sample is a fifth of the landed model's jump of 2·Fc at reversals.
+    assert np.abs(np.diff(f, axis=0)).max() < 0.2 * np.abs(np.diff(expected, axis=0)).max()
+    for k in (0, 901):
+        np.testing.assert_allclose(term.step(q[k], dq[k], ddq[k], FeedforwardContext(temperature=temperature[k])),
+                                   f[k], rtol=1e-12, atol=1e-12)
+
+
+def test_static_friction_ramps_linearly_through_zero_velocity(ur5e):
+    """Inside the band sgn(ω) is ω/band: at ω = band/2 the Coulomb part is Fc/2; the band defaults to
+    0.02 rad/s without a recorded stiction velocity; without a temperature the fallback one is used."""
+    p = {'Fc': 4.0, 'Fv': 10.0, 'tau0': 0.0, 'beta1': 1.0}
+    term = build_term('friction_static', ur5e, identified(ur5e, 'viscous_coulomb', p, temperature=True))
+    assert term.band == 0.02
+    w = np.full(ur5e.n, 0.01)
+    zero = np.zeros(ur5e.n)
+    np.testing.assert_allclose(term.step(zero, w, zero, CONTEXT), 2.0 + 0.1 + np.sqrt(0.01))
+    np.testing.assert_allclose(term.step(zero, zero, zero, CONTEXT), 0.0)
+    warm = build_term('friction_static', ur5e, identified(ur5e, 'viscous_coulomb', {**p, 'beta2': 0.01},
+                                                          temperature=True), {'temperature_c': 40.0})
+    np.testing.assert_allclose(warm.step(zero, w, zero, CONTEXT),
+                               warm.step(zero, w, zero, FeedforwardContext(temperature=np.full(ur5e.n, 40.0))))
+
+
+# ------------------------------------------------------------------------------------------- E-GMS
+def test_egms_friction_is_the_landed_joint_friction_on_desired_signals(ur5e):
+    """friction_egms = JointFriction (E-GMS Coulomb with F(τ) = Fc0 + Fc1·τ², viscous) run on
+    θ = q_d, ω = q̇_d, τ_j = τ_J,d, plus the offset; H is bounded by 1 and the term does not jump
+    where the static form does; step = evaluate; evaluate is pure."""
+    q, dq, ddq = trajectory(ur5e)
+    p = {'Fc': [3.0, 4.0, 2.5, 1.0, 1.2, 0.8], 'Fv': 6.0, 'tau0': 0.1, 'Fl': 2e-4}
+    term = build_term('friction_egms', ur5e, identified(ur5e, 'load_squared', p))
+    tau = ur5e.inverse_dynamics(q, dq, ddq)
+    landed = JointFriction(StribeckMap(Fc=np.array(p['Fc']), Fs=np.array(p['Fc']), Fv1=6.0), load_coefficient=2e-4,
+                           egms=EGMS(ur5e.n))
+    expected = landed.run(q, dq, tau) + 0.1
+    f = term.evaluate(q, dq, ddq, CONTEXT)
+    # 1e-9 N·m: the E-GMS batch scan rounds differently with other block boundaries (~1e-11 here).
+    np.testing.assert_allclose(f, expected, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), f)  # pure: a second batch is the same
+    level = landed.coulomb_level(tau)
+    assert np.all(np.abs(f - 6.0 * dq - 0.1) <= level * (1 + 1e-12))  # |F·H| <= F
+    static = landed_static('load_squared', p, dq, tau, None)
+    # No step of 2·F at reversals: the operators slip over micro-radians, so the largest change per sample
+    # (from the second sample; the first starts undeformed at full speed) is half the static jump at most.
+    assert np.abs(np.diff(f[1:], axis=0)).max() < 0.5 * np.abs(np.diff(static, axis=0)).max()
+    term.reset()
+    stepped = np.array([term.step(q[k], dq[k], ddq[k], CONTEXT) for k in range(600)])
+    np.testing.assert_allclose(stepped, f[:600], rtol=0, atol=1e-9)
+
+
+def test_egms_friction_options_and_result_forms(ur5e):
+    """E-GMS laws from the options; the comprehensive model's level fc + fL·τ² and remainder
+    sgn(ω)·fv·|ω|^a + fo; coulomb: false leaves F_V only; negative levels are taken as 0 with a note."""
+    q, dq, ddq = trajectory(ur5e, 1.0)
+    tau = ur5e.inverse_dynamics(q, dq, ddq)
+    result = identified(ur5e, 'comprehensive', {'fc': 2.0, 'fv': 3.0, 'fo': 0.2, 'fL': 1e-4},
+                        exponents=np.full(ur5e.n, 0.8))
+    term = build_term('friction_egms', ur5e, result, {'elements': 3, 'r_delta': 2.0, 'backlash': 0.002})
+    h = EGMS(ur5e.n, 3, 2.0, 2.0, 0.002).run(q)
+    expected = (LoadDependentCoulomb(2.0, 1e-4).level(tau) * h
+                + PowerLawViscous(0.0, 3.0, 0.2, np.full(ur5e.n, 0.8)).evaluate(dq))
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), expected, rtol=0, atol=1e-9)
+    viscous = build_term('friction_egms', ur5e, result, {'coulomb': False})
+    assert not viscous.needs_joint_torque
+    np.testing.assert_allclose(viscous.evaluate(q, dq, ddq, CONTEXT),
+                               PowerLawViscous(0.0, 3.0, 0.2, np.full(ur5e.n, 0.8)).evaluate(dq))
+    odd = build_term('friction_egms', ur5e, identified(ur5e, 'load_squared', {'Fc': 2.0, 'Fl': [-1e-4] + [0] * 5}))
+    assert odd.notes == ("negative load coefficient on ['shoulder_pan_joint'] taken as 0",)
+
+
+def test_adaptive_friction_is_the_estimator_regressor_times_the_latest_alpha(ur5e):
+    """Eq. (29): α̂1·F(τ_J,d)·H(q_d) + α̂2·q̇_d = AdaptiveFrictionEstimator.predict on desired signals, with
+    α̂ from the context, else the estimator's latest, else the option; step = evaluate."""
+    q, dq, ddq = trajectory(ur5e)
+    result = identified(ur5e, 'load_squared', {'Fc': 3.0, 'Fv': 6.0, 'Fl': 2e-4})
+    estimator = AdaptiveFrictionEstimator(ur5e.drives, ur5e.inverse_dynamics, 3.0, 2e-4, alpha0=(0.8, 0.02))
+    tau = ur5e.inverse_dynamics(q, dq, ddq)
+    h = EGMS(ur5e.n).run(q)
+    term = build_term('friction_adaptive', ur5e, result, {'estimator': estimator})
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), estimator.predict(tau, h, dq), rtol=0, atol=1e-9)
+    alpha = np.column_stack([np.linspace(0.5, 1.4, ur5e.n), np.full(ur5e.n, -0.01)])
+    own = build_term('friction_adaptive', ur5e, result, {'alpha': (1.1, 0.0)})
+    f = own.evaluate(q, dq, ddq, FeedforwardContext(alpha=alpha))
+    np.testing.assert_allclose(f, estimator.predict(tau, h, dq, alpha), rtol=0, atol=1e-9)
+    nominal = np.broadcast_to([1.1, 0.0], (ur5e.n, 2))
+    np.testing.assert_allclose(own.evaluate(q, dq, ddq, CONTEXT), estimator.predict(tau, h, dq, nominal),
+                               rtol=0, atol=1e-9)
+    stepped = np.array([own.step(q[k], dq[k], ddq[k], FeedforwardContext(alpha=alpha)) for k in range(500)])
+    np.testing.assert_allclose(stepped, f[:500], rtol=0, atol=1e-9)
+
+
+# ------------------------------------------------------------------------------------------ flexible joint
+def _fine_second_derivative(function, t, h=2e-4):
+    return (function(t + h) - 2 * function(t) + function(t - h)) / h**2
+
+
+@pytest.mark.parametrize('stiffness', [3e4, [[2.5e4, 4e9]] * 6], ids=['linear', 'cubic'])
+def test_flexible_joint_correction_is_B_times_the_deflection_acceleration(ur5e, stiffness):
+    """B·φ̈_d with φ_d = τ_E⁻¹(τ_J,d): against a fine central difference (h = 0.2 ms) of φ_d(t) from the
+    closed-form motion, at t_{k−1} (the causal stencil is one sample late); 1 % of the correction's
+    range. The first two samples give 0; step = evaluate."""
+    t = np.arange(1500) / RATE
+    q, dq, ddq, q_of = motion(ur5e, t, amplitude=0.4, frequency=1.5)
+    spring = OddPolynomialStiffness(np.full((6, 1), stiffness) if np.ndim(stiffness) == 0 else np.array(stiffness))
+    term = build_term('flexible_joint', ur5e, None, {'stiffness': stiffness, 'rate_hz': RATE})
+    f = term.evaluate(q, dq, ddq, CONTEXT)
+
+    def deflection(times):
+        a, b, c, _ = motion(ur5e, times, amplitude=0.4, frequency=1.5)
+        return spring.deflection(ur5e.inverse_dynamics(a, b, c))
+
+    expected = ur5e.drives.rotor_inertia * _fine_second_derivative(deflection, t[1:-1])
+    assert np.all(f[:2] == 0)
+    error = f[2:] - expected
+    assert np.abs(error).max() < 0.01 * np.ptp(expected), (np.abs(error).max(), np.ptp(expected))
+    term.reset()
+    stepped = np.array([term.step(q[k], dq[k], ddq[k], CONTEXT) for k in range(300)])
+    np.testing.assert_allclose(stepped, f[:300], rtol=0, atol=1e-9)  # Newton stops per batch: rounding
+
+
+def test_flexible_joint_drops_the_correction_where_the_trajectory_is_not_smooth(ur5e):
+    """An acceleration step (trapezoidal profile) makes the snap estimate exceed max_snap at the two
+    samples whose stencil spans it: the correction is 0 there (it would be a 1/T² spike)."""
+    q, dq, ddq = trajectory(ur5e, 0.2)
+    ddq = ddq.copy()
+    ddq[100:] += 0.5  # an acceleration step at sample 100 on a smooth motion
+    term = build_term('flexible_joint', ur5e, None, {'stiffness': 3e4})
+    f = term.evaluate(q, dq, ddq, CONTEXT)
+    assert np.all(f[100:102] == 0) and np.any(f[99] != 0) and np.any(f[102] != 0)
+    loose = build_term('flexible_joint', ur5e, None, {'stiffness': 3e4, 'max_snap': 1e9})
+    assert np.abs(loose.evaluate(q, dq, ddq, CONTEXT)[100]).max() > 50 * np.abs(f).max()
+
+
+# ------------------------------------------------------------------------------------------------ plugins
+def test_built_in_terms_are_registered_in_the_entry_point_group(ur5e):
+    terms = available_terms()
+    assert set(BUILT_INS) <= set(terms)
+    result = identified(ur5e, 'load_squared', {'Fc': 3.0})
+    for name in BUILT_INS:
+        options = {'stiffness': 3e4} if name == 'flexible_joint' else {}
+        assert build_term(name, ur5e, result, options).name == name
+    with pytest.raises(InputError, match=r"unknown feedforward term 'rigid_bodies'.*installed: \["):
+        build_term('rigid_bodies', ur5e, result)
+
+
+def _install_user_package(root, name, module_source, entry_points):
+    """A package as its pyproject.toml declares it, made discoverable without pip: the module and a
+    .dist-info (METADATA, entry_points.txt written from the pyproject's entry points) on sys.path."""
+    source = root / 'src'
+    source.mkdir(parents=True)
+    table = '\n'.join(f'{key} = "{value}"' for key, value in entry_points.items())
+    (root / 'pyproject.toml').write_text(textwrap.dedent(f"""\
+        [project]
+        name = "{name}"
+        version = "0.1"
+
+        [project.entry-points."dynid.feedforward_terms"]
+        """) + table + '\n')
+    (source / f'{name}.py').write_text(textwrap.dedent(module_source))
+    project = tomllib.loads((root / 'pyproject.toml').read_text())['project']
+    info = source / f'{name}-{project["version"]}.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text(f'Metadata-Version: 2.1\nName: {project["name"]}\nVersion: {project["version"]}\n')
+    lines = [f'{key} = {value}' for key, value in project['entry-points']['dynid.feedforward_terms'].items()]
+    (info / 'entry_points.txt').write_text('[dynid.feedforward_terms]\n' + '\n'.join(lines) + '\n')
+    return source
+
+
+USER_TERM = """\
+    import numpy as np
+
+    class CableDrag:
+        '''A user term: a constant drag per joint against the desired velocity [N·m].'''
+
+        friction = True
+
+        def __init__(self, robot, result, options):
+            self.level = float(options.get('level', 0.5))
+
+        def evaluate(self, q, dq, ddq, context):
+            return -self.level * np.tanh(dq / 0.1)
+    """
+
+
+def test_a_user_term_in_another_package_is_found_by_name(ur5e, tmp_path, monkeypatch):
+    """A tiny package declaring a term in dynid.feedforward_terms is picked up by name, built with its
+    options, and joins the Feedforward beside the built-ins (it has no step: one-sample batches)."""
+    source = _install_user_package(tmp_path / 'cable', 'dynid_cable_terms', USER_TERM,
+                                   {'cable_drag': 'dynid_cable_terms:CableDrag'})
+    monkeypatch.syspath_prepend(str(source))
+    assert available_terms()['cable_drag'].dist.name == 'dynid_cable_terms'
+    term = build_term('cable_drag', ur5e, None, {'level': 2.0})
+    q, dq, ddq = trajectory(ur5e, 0.2)
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), -2.0 * np.tanh(dq / 0.1))
+    feedforward = Feedforward(ur5e, None, ['rigid_body', 'cable_drag'], {'cable_drag': {'level': 2.0}})
+    expected = ur5e.inverse_dynamics(q, dq, ddq) - 2.0 * np.tanh(dq / 0.1)
+    np.testing.assert_allclose(feedforward.evaluate(q, dq, ddq), expected, atol=1e-9)
+    np.testing.assert_allclose(feedforward.step(q[3], dq[3], ddq[3]), expected[3], atol=1e-9)
+    assert 'cable_drag' in Feedforward(ur5e, None, ['rigid_body', 'cable_drag'], compensate_friction=False).left_out
+    monkeypatch.undo()
+    sys.modules.pop('dynid_cable_terms', None)
+    assert 'cable_drag' not in available_terms()
+
+
+def test_broken_or_ambiguous_plugins_are_refused_by_name(ur5e, tmp_path, monkeypatch):
+    broken = _install_user_package(tmp_path / 'broken', 'dynid_broken_terms', 'import not_a_module\n',
+                                   {'broken_term': 'dynid_broken_terms:Term'})
+    twin = _install_user_package(tmp_path / 'twin', 'dynid_twin_terms', USER_TERM,
+                                 {'rigid_body': 'dynid_twin_terms:CableDrag'})
+    monkeypatch.syspath_prepend(str(broken))
+    with pytest.raises(InputError, match=r"'broken_term' \(dynid_broken_terms:Term\) cannot be loaded: "
+                                         r"ModuleNotFoundError"):
+        build_term('broken_term', ur5e)
+    monkeypatch.syspath_prepend(str(twin))
+    with pytest.raises(InputError, match="'rigid_body' is registered twice"):
+        build_term('rigid_body', ur5e)
