@@ -58,6 +58,13 @@ class EstimatorNode(Node):
     def __init__(self, **kwargs) -> None:
         self.intake: StateIntake | None = None  # before Node: destroy_node() may run on a failed start
         super().__init__('estimator_node', **kwargs)
+        try:
+            self._start()
+        except BaseException:  # a refused start leaves no half-made node behind (one-process suites)
+            self.destroy_node()
+            raise
+
+    def _start(self) -> None:
         d = self.declare_parameter
         d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
