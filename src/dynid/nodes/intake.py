@@ -68,10 +68,12 @@ class IntakeSettings:
     expected_rate_hz: float = 0.0
 
     @staticmethod
-    def declare(node: Node) -> IntakeSettings:
-        """Declare the intake's parameters on ``node`` and read them (InputError for a refused value)."""
+    def declare(node: Node, period_s: float = 0.02) -> IntakeSettings:
+        """Declare the intake's parameters on ``node`` (``period_s``: the node's default intake_period)
+        and read them (InputError for a refused value)."""
         d = node.declare_parameter
-        d('intake_period', 0.02, descriptor('seconds between takes of the waiting state messages', True, 0.001, 0.2))
+        d('intake_period', period_s, descriptor('seconds between takes of the waiting state messages', True, 0.001,
+                                                0.2))
         d('intake_depth', 1000, descriptor('messages kept per state topic between takes', True, 10, 100000,
                                            integer=True))
         d('intake_reliability', 'best_effort', descriptor('QoS reliability of the state subscriptions', True,
