@@ -6,7 +6,7 @@ Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_estimation.py [--node
 Stiffness (issue 9, the paper's experiment on the twin): UR5e, only the base joint moves, random
 bang-coast-bang moves (waits 0–1 s, targets, speeds and accelerations 30–100 % of the allowed
 values), 35 s at 1 kHz with sensor noise and quantization. The estimator sees what a driver
-publishes (q, θ, current, temperature) in batches of 20 samples, as estimator_node gets them; its
+publishes (q, θ, current, temperature) in batches of 20 samples, as a 20 ms intake gets them; its
 friction map is the identification-style static map (Coulomb + viscous + offset) fitted to the
 twin's true rotor friction; the damping is the twin's. Figure of merit (the paper's): NRMSE fit %
 of the estimated flexibility-torque curve τ_E(φ) against the twin's true one over the deflections
@@ -32,7 +32,7 @@ Adaptive friction (ch.6 §6.6, B2), decisions:
 - Run: the ``waypoints`` experiment (thesis Table 1, π rad/s, 2π/3 rad/s²; its cycle is 13.27 s
   here, 13.458 s in the paper), starting at rest at wp1; α̂(0) = (0.47, 0.04) on every joint,
   frozen for the first 30 s (the estimator's ``freeze_s``), default gains (T_a = 2 s), prefilter
-  on. Both estimators replay the record in batches of 20 samples, as estimator_node takes them
+  on. Both estimators replay the record in batches of 20 samples, as a 20 ms intake takes them
   (the figures above), and again, timed together, in batches of 1000 as ``dynid estimate`` does (the
   replay speed; the numbers are the same for any batching, the per-call overhead is not).
 - Windows: the paper's windows are two cycles each, 0.900–27.816 s and 55.075–81.991 s (4.03
@@ -87,7 +87,7 @@ from dynid.sim.twin import DigitalTwin, home_configuration
 
 RATE = 1000.0
 DURATION = 35.0
-BATCH = 20  # samples per update as estimator_node's intake takes them at 1 kHz
+BATCH = 20  # samples per update of an intake taking every 20 ms at 1 kHz (estimator_node: 50 ms)
 REPLAY_BATCH = 1000  # samples per update of the offline replay (dynid estimate's default)
 JOINT = 'shoulder_pan_joint'
 PAPER = {'fit_35s': 96.6, 'offline_bound': 96.9, 'fit_10s_after_drop': 95.2}
@@ -337,7 +337,7 @@ def print_table(robot, stiff: dict, fric: dict, node: dict | None) -> None:
          f'{stiff["us_per_sample"]:.1f}', '—')
     _row(f'replay, stiffness + friction, batches of {REPLAY_BATCH} [µs per 6-joint sample]',
          f'{fric["us_per_sample"]:.1f}', '≤ 20 (target)')
-    _row(f'  same in batches of {BATCH}, as estimator_node takes them at 1 kHz', f'{fric["node_us_per_sample"]:.1f}',
+    _row(f'  same in batches of {BATCH} (20 ms takes at 1 kHz)', f'{fric["node_us_per_sample"]:.1f}',
          '—')
     if node is not None:
         received = sum(node['received'].values())
