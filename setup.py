@@ -34,6 +34,7 @@ setup(
             'excitation_node = dynid.nodes.excitation_node:main',
             'identifier_node = dynid.nodes.identifier_node:main',
             'estimator_node = dynid.nodes.estimator_node:main',
+            'feedforward_node = dynid.nodes.feedforward_node:main',
         ],
         # Feedforward terms (dynid.control.plugins): name = factory(robot, result, options).
         'dynid.feedforward_terms': [

@@ -211,3 +211,135 @@ def test_bringup_with_the_estimator_publishes_stiffness(tmp_path):
         output, _ = process.communicate(timeout=20)
     assert process.returncode == 0, output[-2000:]
     assert 'running /be/sim_node, /be/excitation_node, /be/identifier_node, /be/estimator_node' in output
+
+
+# ----------------------------------------------------------------------- the suite with feedforward_node
+def test_plan_suite_wires_feedforward_node_per_mode():
+    from dynid.nodes.bringup import NodeProcesses, plan_suite
+    from dynid.nodes.feedforward_node import FeedforwardNode
+
+    assert 'feedforward_node' not in [plan.name for plan in plan_suite()]  # only when asked
+    plans = {plan.name: plan for plan in plan_suite('ur5e', True, feedforward='trajectory')}
+    assert list(plans) == ['sim_node', 'excitation_node', 'identifier_node', 'feedforward_node']
+    feedforward = plans['feedforward_node']
+    assert feedforward.cls is FeedforwardNode and feedforward.module == 'feedforward_node'
+    assert feedforward.overrides == {'robot': 'ur5e', 'mode': 'trajectory', 'autostart': True,
+                                     'terms': ['rigid_body', 'rotor_inertia']}  # no result: the model's own
+    assert plans['sim_node'].overrides['internal_feedforward'] == 'none'
+    assert plans['excitation_node'].remappings == {
+        'joint_trajectory_controller/joint_trajectory': 'feedforward_node/reference'}
+    command = NodeProcesses(list(plans.values()), 'ff').command(plans['excitation_node'])
+    assert command[-2:] == ['-r', 'joint_trajectory_controller/joint_trajectory:=feedforward_node/reference']
+    command = NodeProcesses(list(plans.values()), 'ff').command(feedforward)
+    assert '-p' in command and 'terms:=["rigid_body", "rotor_inertia"]' in command
+
+    streaming = {plan.name: plan for plan in plan_suite(
+        'ur5e', True, {'feedforward_node': {'result_file': 'r.yaml'}}, feedforward='streaming')}
+    assert streaming['feedforward_node'].remappings == {'~/reference': 'joint_trajectory_controller/joint_trajectory'}
+    assert streaming['excitation_node'].remappings == {}
+    assert 'terms' not in streaming['feedforward_node'].overrides  # the node's defaults, friction included
+    config = Path(__file__).resolve().parents[1] / 'config'
+    shipped = plan_suite(feedforward='trajectory', params_file=str(config / 'feedforward.yaml'))[-1]
+    assert 'terms' not in shipped.overrides  # the file's terms apply
+    other = plan_suite(feedforward='trajectory', params_file=str(config / 'identification.yaml'))[-1]
+    assert other.overrides['terms'] == ['rigid_body', 'rotor_inertia']
+    measured = plan_suite('ur5e', False, {'sim_node': {'rate': 100.0}}, feedforward='measured')
+    assert [plan.name for plan in measured] == ['excitation_node', 'identifier_node', 'feedforward_node']
+    assert measured[-1].remappings == {}
+
+
+def test_build_suite_with_feedforward_node_compensates_gravity_in_one_process(tmp_path):
+    """Measured mode composed with the twin: active from the start, efforts (gravity of the measured
+    position) arrive on forward_effort_controller/commands; destroyed: zeros last."""
+    import numpy as np
+    from std_msgs.msg import Float64MultiArray
+
+    from dynid.nodes.bringup import build_suite
+
+    domain = 100 + (os.getpid() + 53) % 50
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    executor = SingleThreadedExecutor(context=context)
+    commands = []
+    try:
+        nodes = build_suite(context, namespace='bsf', lean=True, feedforward='measured',
+                            parameters={'sim_node': {'rate': 200.0},
+                                        'identifier_node': {'output_directory': str(tmp_path)},
+                                        'feedforward_node': {'rate': 50.0}})
+        feedforward = nodes['feedforward_node']
+        assert feedforward.state_label == 'active' and feedforward.get_fully_qualified_name() == '/bsf/feedforward_node'
+        assert nodes['sim_node'].get_parameter('internal_feedforward').value == 'none'
+        probe = rclpy.create_node('bringup_feedforward_probe', context=context)
+        probe.create_subscription(Float64MultiArray, '/bsf/forward_effort_controller/commands',
+                                  lambda m: commands.append(np.array(m.data)), 10)
+        for node in [*nodes.values(), probe]:
+            executor.add_node(node)
+        end = time.monotonic() + 60.0
+        while not (commands and abs(commands[-1][1]) > 10.0) and time.monotonic() < end:
+            executor.spin_once(timeout_sec=0.05)
+        assert commands and abs(commands[-1][1]) > 10.0, 'no gravity compensation from the composed node'
+        executor.remove_node(feedforward)
+        feedforward.destroy_node()
+        end = time.monotonic() + 5.0
+        while np.any(commands[-1]) and time.monotonic() < end:  # what was in flight, then the zeros
+            executor.spin_once(timeout_sec=0.05)
+        assert not np.any(commands[-1]), 'no zeros from the destroyed node'
+    finally:
+        executor.shutdown()
+        for node in executor.get_nodes():
+            node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize('processes', [True, False])
+def test_bringup_refuses_a_result_of_another_robot_for_feedforward(tmp_path, panda, processes):
+    from test_feedforward_terms import identified
+
+    path = tmp_path / 'panda.yaml'
+    identified(panda, 'viscous_coulomb').save(path)
+    arguments = ['--feedforward', '--result', str(path)] + ([] if processes else ['--no-processes'])
+    run = subprocess.run(_dynid('bringup', '--namespace', 'bad', '--rate', '100', *arguments), cwd=tmp_path,
+                         env=environment(198), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, (run.stdout[-2000:], run.stderr[-2000:])
+    assert "identifies robot 'panda'" in run.stdout + run.stderr and 'Traceback' not in run.stdout + run.stderr
+
+
+def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path):
+    """``dynid bringup --feedforward``: feedforward_node is active; the excitation (started through its
+    service) reaches the controller topic through it, every point with an effort; Ctrl-C stops all."""
+    from lifecycle_msgs.srv import GetState
+    from trajectory_msgs.msg import JointTrajectory
+
+    from dds_helpers import call, spinning, wait_until
+
+    domain = 100 + (os.getpid() + 37) % 50
+    process = subprocess.Popen(_dynid('bringup', '--feedforward', '--namespace', 'bf', '--rate', '200',
+                                      '--output-directory', str(tmp_path)), cwd=tmp_path,
+                               env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    sent = []
+    try:
+        node = rclpy.create_node('bringup_feedforward_probe', context=context)
+        node.create_subscription(JointTrajectory, '/bf/joint_trajectory_controller/joint_trajectory', sent.append, 10)
+        get_state = node.create_client(GetState, '/bf/feedforward_node/get_state')
+        start = node.create_client(Trigger, '/bf/excitation_node/start')
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        with spinning(executor, context):
+            assert get_state.wait_for_service(timeout_sec=60.0), 'no feedforward_node'
+
+            def state() -> str:
+                future = get_state.call_async(GetState.Request())
+                return future.result().current_state.label if wait_until(future.done, 10.0) else ''
+
+            assert wait_until(lambda: state() == 'active', 30.0)
+            assert call(start).success
+            assert wait_until(lambda: len(sent) >= 2, 60.0), 'nothing reached the controller'
+    finally:
+        rclpy.shutdown(context=context)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, output[-2000:]
+    assert all(len(point.effort) == 6 for message in sent for point in message.points)
+    assert 'running /bf/sim_node, /bf/excitation_node, /bf/identifier_node, /bf/feedforward_node' in output

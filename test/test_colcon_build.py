@@ -36,15 +36,15 @@ def test_colcon_build_installs_executables_and_share_files(tmp_path):
     executable = install / 'lib' / 'dynid' / 'dynid'
     assert executable.is_file() and executable.stat().st_mode & 0o111
     # `ros2 run dynid <executable>` finds them
-    for executable in ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node'):
+    for executable in ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node'):
         assert (install / 'lib' / 'dynid' / executable).is_file()
     assert (install / 'share' / 'dynid' / 'package.xml').is_file()
     assert (install / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'dynid').is_file()
     assert list(install.glob('lib/python3*/site-packages/dynid/model/data/ur5e.yaml'))
     assert list(install.glob('lib/python3*/site-packages/dynid/excite/data/ur5e_excitation.yaml'))
     for name in ('launch/sim.launch.py', 'launch/identification.launch.py', 'launch/estimation.launch.py',
-                 'config/sim_node.yaml', 'config/identification.yaml',
-                 'config/estimation.yaml'):  # `ros2 launch dynid ...` and its parameter files
+                 'launch/feedforward.launch.py', 'config/sim_node.yaml', 'config/identification.yaml',
+                 'config/estimation.yaml', 'config/feedforward.yaml'):  # `ros2 launch dynid ...` and its files
         assert (install / 'share' / 'dynid' / name).is_file(), name
 
     script = (

@@ -15,6 +15,7 @@ import yaml
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.estimate import EstimationSettings, build_estimators, estimate
+from dynid.friction.identified import joint_friction_of
 from dynid.identify.result import IdentificationResult
 from dynid.io.bag import read_bag, write_bag
 from dynid.io.dataset import Dataset
@@ -158,3 +159,31 @@ def test_estimate_cli_refuses_a_bag_without_motor_states(twin, capsys):
     code = main(['estimate', str(bag), '--params', str(twin['params']), '--quiet'])
     err = capsys.readouterr().err
     assert code == 2 and 'motor_states' in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_friction_estimator_takes_the_joint_friction_section_where_it_covers_the_joint(twin):
+    """With a joint_friction section the adaptive friction estimator's Fc0, Fc1 (negative taken as 0), E-GMS
+    laws and F_V(ω, T) are the section's JointFriction on the joints with an identified Fc0 (F_V at 20 °C
+    where the recording has no temperature), the result's Fc, Fl and Fv·ω + τ0 on the others."""
+    robot, result = twin['robot'], twin['result']
+    section = {'model': {'egms_elements': 5}, 'joints': {
+        'shoulder_pan_joint': {'parameters': {'Fc0': 2.0, 'Fs': 2.6, 'Vs': 0.05, 'mu': 1.5, 'Fv1': 4.0, 'Fv3': 0.2,
+                                              'Fc1': -1e-4, 'Ft1': 0.02, 'backlash': 0.004, 'r_delta': 3.0}},
+        'wrist_2_joint': {'parameters': {'Fc0': 0.7, 'Fv1': 1.5, 'Fc1': 2e-4}}}}
+    covered = IdentificationResult.from_dict({**result.to_dict(), 'dynid_result': 2, 'joint_friction': section})
+    model, mask = joint_friction_of(covered, robot)
+    friction = build_estimators(robot, covered, EstimationSettings(stiffness=False), RATE).friction
+    table = result.friction()
+    idim = {s: np.array([table[name][s] for name in robot.joint_names]) for s in ('Fc', 'Fv', 'tau0', 'Fl')}
+    np.testing.assert_array_equal(friction.coulomb, np.where(mask, [2.0, 0, 0, 0, 0.7, 0], idim['Fc']))
+    np.testing.assert_array_equal(friction.load_coefficient, np.where(mask, [0, 0, 0, 0, 2e-4, 0], idim['Fl']))
+    egms = friction.egms
+    assert egms.elements == 5 and egms.r_delta.tolist() == [3.0, 4.0, 4.0, 4.0, 4.0, 4.0]
+    assert egms.backlash_table[:, 0].tolist() == [0.004] + [0.001] * 5
+    omega = np.linspace(-1.0, 1.0, 201)[:, None] * np.ones(robot.n)
+    warm = np.full_like(omega, 35.0)
+    np.testing.assert_allclose(friction.velocity_friction(omega, warm),
+                               np.where(mask, model.remainder(omega, warm), idim['Fv'] * omega + idim['tau0']))
+    np.testing.assert_allclose(friction.velocity_friction(omega, np.full_like(omega, np.nan)),
+                               np.where(mask, model.remainder(omega, np.full_like(omega, 20.0)),
+                                        idim['Fv'] * omega + idim['tau0']))

@@ -7,6 +7,7 @@ of the joint torque along an analytic trajectory for the flexible-joint correcti
 sinusoid per joint (1 kHz), so every derivative is known in closed form.
 """
 
+import dataclasses
 import sys
 import textwrap
 import tomllib
@@ -34,6 +35,7 @@ from dynid.friction import (
     StribeckMap,
     TemperatureFriction,
 )
+from dynid.friction.identified import joint_friction_of
 from dynid.identify.model import friction_symbols
 from dynid.identify.result import IdentificationResult
 from dynid.model import Payload
@@ -211,8 +213,10 @@ def test_static_friction_is_the_identified_model_outside_the_band(ur5e, kind):
     betas = {'beta1': 0.5, 'beta2': -0.004, 'beta3': 20.0}
     result = identified(ur5e, kind, {**p, **betas}, temperature=True, exponents=exponents,
                         provenance={'filters': {'stiction_velocity': 0.03}})
-    term = build_term('friction_static', ur5e, result)
-    assert term.band == 0.03 and term.needs_joint_torque == (kind != 'viscous_coulomb')
+    assert build_term('friction_static', ur5e, result).band == 5e-3  # the default, not the stiction velocity
+    # A band wide enough for this motion's 4.9 rad/s² to cross it in 12 samples (continuity below).
+    term = build_term('friction_static', ur5e, result, {'band': 0.03})
+    assert term.needs_joint_torque == (kind != 'viscous_coulomb')
     temperature = np.linspace(25.0, 45.0, len(q))[:, None] * np.ones(ur5e.n)
     tau = ur5e.inverse_dynamics(q, dq, ddq)
     assert np.all(np.abs(tau) < ur5e.effort_limits)  # no clipping of the load on this motion
@@ -230,13 +234,13 @@ def test_static_friction_is_the_identified_model_outside_the_band(ur5e, kind):
 
 def test_static_friction_ramps_linearly_through_zero_velocity(ur5e):
     """Inside the band sgn(ω) is ω/band: at ω = band/2 the Coulomb part is Fc/2; the band defaults to
-    0.02 rad/s without a recorded stiction velocity; without a temperature the fallback one is used."""
+    5e-3 rad/s; without a temperature the fallback one is used."""
     p = {'Fc': 4.0, 'Fv': 10.0, 'tau0': 0.0, 'beta1': 1.0}
     term = build_term('friction_static', ur5e, identified(ur5e, 'viscous_coulomb', p, temperature=True))
-    assert term.band == 0.02
-    w = np.full(ur5e.n, 0.01)
+    assert term.band == 5e-3
+    w = np.full(ur5e.n, 2.5e-3)
     zero = np.zeros(ur5e.n)
-    np.testing.assert_allclose(term.step(zero, w, zero, CONTEXT), 2.0 + 0.1 + np.sqrt(0.01))
+    np.testing.assert_allclose(term.step(zero, w, zero, CONTEXT), 2.0 + 0.025 + np.sqrt(2.5e-3))
     np.testing.assert_allclose(term.step(zero, zero, zero, CONTEXT), 0.0)
     warm = build_term('friction_static', ur5e, identified(ur5e, 'viscous_coulomb', {**p, 'beta2': 0.01},
                                                           temperature=True), {'temperature_c': 40.0})
@@ -310,6 +314,73 @@ def test_adaptive_friction_is_the_estimator_regressor_times_the_latest_alpha(ur5
                                rtol=0, atol=1e-9)
     stepped = np.array([own.step(q[k], dq[k], ddq[k], FeedforwardContext(alpha=alpha)) for k in range(500)])
     np.testing.assert_allclose(stepped, f[:500], rtol=0, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------- joint friction (schema 2)
+#: A joint_friction section: shoulder_pan fully identified, elbow without Fc1 (null) and without the
+#: temperature and E-GMS fits, shoulder_lift without Fc0 (not covered: it keeps the IDIM friction).
+SECTION = {'model': {'t0_c': 20.0, 'egms_elements': 3}, 'joints': {
+    'shoulder_pan_joint': {'parameters': {'Fc0': 2.0, 'Fs': 2.6, 'Vs': 0.05, 'mu': 1.5, 'Fv1': 4.0, 'Fv2': 0.5,
+                                          'Fv3': -0.1, 'Fc1': 3e-4, 'Ft1': -0.01, 'Ft2': 3e3, 'backlash': 0.003,
+                                          'r_delta': 3.0, 'r_k': 1.5}},
+    'elbow_joint': {'parameters': {'Fc0': 1.5, 'Fs': 1.8, 'Vs': 0.02, 'mu': 1.0, 'Fv1': 2.0, 'Fc1': None}},
+    'shoulder_lift_joint': {'parameters': {'Fv1': 1.0}}}}
+IDIM = {'Fc': [3.0, 4.0, 2.5, 1.0, 1.2, 0.8], 'Fv': 6.0, 'tau0': 0.1, 'Fl': 2e-4}
+
+
+def with_section(result, section=SECTION):
+    """``result`` written with a joint_friction section and read back (schema 2)."""
+    return IdentificationResult.from_dict({**result.to_dict(), 'dynid_result': 2, 'joint_friction': section}, 'test')
+
+
+def test_joint_friction_section_drives_the_friction_terms_on_the_joints_it_covers(ur5e):
+    """With a joint_friction section, friction_egms, friction_static and friction_adaptive equal the section's
+    JointFriction (joint_friction_of) on the joints with an identified Fc0 and the IDIM friction on the others."""
+    q, dq, ddq = trajectory(ur5e)
+    tau = ur5e.inverse_dynamics(q, dq, ddq)
+    assert np.all(np.abs(tau) < ur5e.effort_limits)  # no clipping of the load on this motion
+    temperature = np.linspace(25.0, 45.0, len(q))[:, None] * np.ones(ur5e.n)
+    result = with_section(identified(ur5e, 'load_squared', IDIM, provenance={'filters': {'stiction_velocity': 0.03}}))
+    model, mask = joint_friction_of(result, ur5e)
+    assert mask.tolist() == [True, False, True, False, False, False]
+    idim = JointFriction(StribeckMap(Fc=np.array(IDIM['Fc']), Fs=np.array(IDIM['Fc']), Fv1=6.0), load_coefficient=2e-4,
+                         egms=EGMS(ur5e.n, 3))  # the section's 3 elements on every joint, default laws
+    band = 5e-3  # the default band
+    smoothed = dataclasses.replace(model, stribeck=dataclasses.replace(model.stribeck, smoothing=band))
+
+    # friction_egms: F(τ)·H + F_V with the section's laws and smoothed remainder; 1e-9 N·m: E-GMS batch scan.
+    term = build_term('friction_egms', ur5e, result)
+    np.testing.assert_allclose(term.egms.backlash_table[:, 0], [0.003, 0.001, 0.001, 0.001, 0.001, 0.001])
+    assert term.egms.elements == 3 and term.egms.r_delta.tolist() == [3.0, 4.0, 4.0, 4.0, 4.0, 4.0]
+    f = term.evaluate(q, dq, ddq, FeedforwardContext(temperature=temperature))
+    expected = np.where(mask, smoothed.run(q, dq, tau, temperature), idim.run(q, dq, tau) + 0.1)
+    np.testing.assert_allclose(f, expected, rtol=0, atol=1e-9)
+    # Without a temperature: 20 °C, where the reference-temperature term is zero.
+    smoothed.reset(), idim.reset()
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT),
+                               np.where(mask, smoothed.run(q, dq, tau, np.full_like(q, 20.0)),
+                                        idim.run(q, dq, tau) + 0.1), rtol=0, atol=1e-9)
+    # Options the user sets override the section's laws on every joint.
+    overridden = build_term('friction_egms', ur5e, result, {'backlash': 0.002})
+    assert overridden.egms.backlash_table[:, 0].tolist() == [0.002] * 6
+
+    # friction_static: outside the band F(τ)·sgn(ω) + remainder of the (unsmoothed) model.
+    static = build_term('friction_static', ur5e, result)
+    f = static.evaluate(q, dq, ddq, FeedforwardContext(temperature=temperature))
+    expected = np.where(mask, dataclasses.replace(model, egms=None).run(q, dq, tau, temperature),
+                        landed_static('load_squared', IDIM, dq, tau, None))
+    outside = np.abs(dq) >= static.band
+    np.testing.assert_allclose(f[outside], expected[outside], rtol=1e-12, atol=1e-12)
+    # A result without load terms still needs τ_J,d for the section's Fc1.
+    viscous = with_section(identified(ur5e, 'viscous_coulomb', IDIM))
+    assert build_term('friction_static', ur5e, viscous).needs_joint_torque
+
+    # friction_adaptive (α = (1, 0)): F(τ)·H with the section's Fc0, Fc1 and laws.
+    adaptive = build_term('friction_adaptive', ur5e, result)
+    laws = model.egms
+    h = EGMS(ur5e.n, 3, laws.r_delta, laws.r_k, laws.backlash_table[:, 0]).run(q)
+    level = np.where(mask, model.coulomb_level(tau), np.array(IDIM['Fc']) + 2e-4 * tau**2)
+    np.testing.assert_allclose(adaptive.evaluate(q, dq, ddq, CONTEXT), level * h, rtol=0, atol=1e-9)
 
 
 # ------------------------------------------------------------------------------------------ flexible joint

@@ -230,9 +230,15 @@ def _float_list(text: str) -> list[float]:
 
 def _add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group('data pipeline')
-    group.add_argument('--position-cutoff', type=float, default=50.0, help='position low-pass [Hz] (default 50)')
-    group.add_argument('--decimation-cutoff', type=float, default=20.0,
-                       help='parallel low-pass of torques and columns [Hz] (default 20)')
+    group.add_argument('--position-cutoff', type=float, default=None,
+                       help='position low-pass [Hz] (default min(5·f_dyn, fs/10): 50 at 500 Hz and up, '
+                            '10 at 100 Hz); refused at or above 0.45·fs')
+    group.add_argument('--decimation-cutoff', type=float, default=None,
+                       help='parallel low-pass of torques and columns [Hz] (default min(2·f_dyn, fs/25): '
+                            '20 at 500 Hz and up, 4 at 100 Hz); refused at or above 0.45·fs')
+    group.add_argument('--motion-bandwidth', type=float, default=10.0,
+                       help='bandwidth f_dyn of the motion [Hz]: the default cut-offs are 5·f_dyn and 2·f_dyn where '
+                            'the rate allows (default 10)')
     group.add_argument('--decimation', type=int, default=None,
                        help='keep every k-th sample (default 0.8·fs/(2·cutoff))')
     group.add_argument('--stiction-velocity', type=float, default=0.02,
@@ -243,7 +249,8 @@ def _filter_settings(args):
     from dynid.identify.preprocess import FilterSettings
 
     return FilterSettings(position_cutoff_hz=args.position_cutoff, decimation_cutoff_hz=args.decimation_cutoff,
-                          decimation=args.decimation, stiction_velocity=args.stiction_velocity)
+                          decimation=args.decimation, stiction_velocity=args.stiction_velocity,
+                          motion_bandwidth_hz=args.motion_bandwidth)
 
 
 def _recordings(bags, robot, masses, com, label):
@@ -268,12 +275,27 @@ def _recordings(bags, robot, masses, com, label):
     return recordings
 
 
+def _drives(path, robot):
+    """The drives of a --drives file for ``robot``, or None without one."""
+    from dynid.model.drives import load_drives
+
+    return None if path is None else load_drives(path, robot.joint_names)
+
+
 def _print_metrics(label: str, metrics: dict) -> None:
     """The metrics of one recording, then its one line about lost samples if it lost any."""
-    print(f'{label}: relative residual {metrics["relative_residual"]:.4g}, RMSE {metrics["rmse"]:.4g} N·m '
-          f'({metrics["rows"]} equations)')
-    for name, m in metrics['joints'].items():
-        print(f'  {name:<22} RMSE {m["rmse"]:>8.4g} N·m   NRMSE fit {m["nrmse_fit_percent"]:>7.2f} %')
+    from dynid.identify.metrics import format_number as number
+
+    joints = metrics['joints']
+    scored = metrics.get('scored_joints', len(joints))
+    print(f'{label}: relative residual {number(metrics["relative_residual"], ".4g")}, RMSE '
+          f'{number(metrics["rmse"], ".4g")} N·m ({metrics["rows"]} equations; {scored} of {len(joints)} joints '
+          f'scored)')
+    for name, m in joints.items():
+        print(f'  {name:<22} RMSE {number(m["rmse"], ".4g"):>8} N·m   NRMSE fit '
+              f'{number(m["nrmse_fit_percent"], ".2f"):>7} %' + (f'   ({m["rows"]} rows)' if 'rows' in m else ''))
+    for warning in metrics.get('warnings', []):
+        print(f'warning: {label}: {warning}')
     if (metrics.get('gaps') or {}).get('summary'):
         print(f'warning: {metrics["gaps"]["summary"]}')
 
@@ -282,8 +304,12 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     from dynid.identify.model import FRICTION_MODELS
     from dynid.identify.run import METHODS
 
-    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (MCAP or sqlite3)')
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (directories, MCAP or sqlite3) or bare .mcap files')
     parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    parser.add_argument('--drives', default=None, metavar='FILE',
+                        help='drives file (YAML: per joint gear_ratio, drive_gain [N·m/A] and rotor_inertia [kg·m²], '
+                             'link side) replacing the robot\'s; needed for currents on a robot without drive data '
+                             '(TLS and MLS identify the gains and need none)')
     parser.add_argument('--method', default='wls', choices=METHODS)
     parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
@@ -310,7 +336,9 @@ def _run_identify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.identify.model import ModelSpec
+    from dynid.identify.preprocess import describe_filters
     from dynid.identify.report import write_report
+    from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
     from dynid.identify.validate import validate
     from dynid.io.bag import read_bag
@@ -328,13 +356,16 @@ def _run_identify(args: argparse.Namespace) -> int:
             print(f'[{time.perf_counter() - start:6.1f} s] {text}', file=sys.stderr, flush=True)
 
     robot = load_robot(args.robot)
+    drives = _drives(args.drives, robot)
     say(f'reading {len(args.bags)} recording(s)')
     recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass')
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
     options = IdentifyOptions(method=args.method, weight_function=args.weight_function)
-    result = identify(robot, recordings, spec, _filter_settings(args), options, progress=say)
-    result.provenance['robot_spec'] = args.robot
+    result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
+    record_robot(result.provenance, args.robot)
+    if drives is not None:
+        result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
     validation = [read_bag(bag, joint_names=robot.joint_names) for bag in args.validate]
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
@@ -342,8 +373,8 @@ def _run_identify(args: argparse.Namespace) -> int:
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     result.save(output)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
-          f'({sum(n in result.base_expressions for n in result.parameter_names)} base), cond(W) = '
-          f'{result.condition_number:.4g}')
+          f'({sum(n in result.base_expressions for n in result.parameter_names)} base), {result.condition_text()}')
+    print(describe_filters(result.provenance.get('filters') or {}))
     if result.drive_gains_identified:
         print('drive gains [N·m/A]: ' + ', '.join(f'{g:.5g} (±{s:.2g})' for g, s in
                                                    zip(result.drive_gains, result.drive_gains_std, strict=True)))
@@ -360,9 +391,13 @@ def _run_identify(args: argparse.Namespace) -> int:
 
 
 def _add_validate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('bags', nargs='+', help='rosbag2 recordings to predict')
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (or bare .mcap files) to predict')
     parser.add_argument('--params', required=True, help='result file of dynid identify')
-    parser.add_argument('--robot', default=None, help='robot (default: the one of the result)')
+    parser.add_argument('--robot', default=None,
+                        help='robot (default: the one of the result, refused if its file moved or changed)')
+    parser.add_argument('--drives', default=None, metavar='FILE',
+                        help='drives file (as for dynid identify) for results that recorded none; the result\'s '
+                             'drive gains are kept')
     parser.add_argument('--payload-mass', type=_float_list, default=None,
                         help='known point-mass payload [kg] per bag (with --payload-com)')
     parser.add_argument('--payload-com', type=_float_list, default=[0.0, 0.0, 0.0],
@@ -373,23 +408,95 @@ def _add_validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _run_validate(args: argparse.Namespace) -> int:
     from dynid.identify.result import IdentificationResult
+    from dynid.identify.robot_source import robot_spec_of
     from dynid.identify.validate import recover_payload, validate
     from dynid.model import Payload, load_robot
 
     result = IdentificationResult.load(args.params)
-    robot = load_robot(args.robot or result.provenance.get('robot_spec') or result.robot)
+    robot = load_robot(robot_spec_of(result.provenance, result.robot, args.robot,
+                                     warn=lambda text: print(f'warning: {text}')))
+    drives = _drives(args.drives, robot)
     masses = args.payload_mass or [0.0] * len(args.bags)
     if len(masses) != len(args.bags):
         raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
     from dynid.io.bag import read_bag
 
+    unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
         dataset = read_bag(bag, joint_names=robot.joint_names)
         payload = Payload(mass, args.payload_com) if mass > 0 else None
-        _print_metrics(f'{bag}', validate(result, robot, dataset, payload, name=bag))
+        metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
+        _print_metrics(f'{bag}', metrics)
+        if metrics['scored_joints'] == 0:
+            unscored.append(bag)
+            continue
         if args.recover_payload:
-            recovered = recover_payload(result, robot, dataset, name=bag)
+            recovered = recover_payload(result, robot, dataset, name=bag, drives=drives)
             print(f'  recovered payload mass {recovered["mass"]:.4f} ± {recovered["mass_std"]:.2g} kg')
+    if unscored:
+        raise InputError(f'nothing could be scored on {", ".join(map(str, unscored))}: no joint has rows with a '
+                         f'varying measured torque (a recording at rest?)')
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------ dynid identify-friction
+def _add_identify_friction_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.friction.recordings import EXPERIMENTS, TORQUE_SOURCES
+
+    parser.description += (' (Madsen 2020 ch.6: no-load Stribeck map with temperature terms, load-dependent Coulomb '
+                           'Fc0 + Fc1·τ_j², E-GMS laws and backlash) from recordings of one joint each in the friction '
+                           'experiments of dynid excite (plateaus, gravity_sweep, reciprocating; plateaus while the '
+                           'joint warms up are a warm_up), with τ_j from the rigid-body model of --params; adds the '
+                           'joint_friction section to the result file')
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (or bare .mcap files), one experiment each')
+    parser.add_argument('--params', required=True, help='result file of dynid identify (rigid-body model, drive gains)')
+    parser.add_argument('--robot', default=None, help='robot (as for dynid model; default: the result\'s robot)')
+    parser.add_argument('-o', '--output', default=None,
+                        help='result file to write (default: add the section to --params itself)')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing --output')
+    parser.add_argument('--experiment', action='append', default=None, metavar='NAME[:JOINT]',
+                        help=f'experiment of each bag, in order, one of {", ".join(EXPERIMENTS)} or auto (default: '
+                             'a twin recording\'s trajectory file names it, else the motion tells); repeat once per '
+                             'bag, or give one for all')
+    parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
+                        help='motor torque: currents × drive gains, or the joint_states effort where the driver '
+                             'reports motor torque there (default: currents where recorded)')
+    parser.add_argument('--payload-mass', type=_float_list, default=None, help='payload mass [kg] per bag (0: none)')
+    parser.add_argument('--payload-com', type=_float_list, default=[0.0, 0.0, 0.0],
+                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
+    parser.add_argument('--cutoff', type=float, default=30.0,
+                        help='zero-phase low-pass of positions and motor torque [Hz] (default 30; at most fs/10)')
+    parser.add_argument('--t0', type=float, default=20.0, help='reference temperature T0 [°C] (default 20)')
+    parser.add_argument('--temperature-span', type=float, default=3.0,
+                        help='a plateau run whose temperature spans this [°C] is a warm-up (default 3)')
+    parser.add_argument('--egms-initial', type=_float_list, default=[1e-3, 4.0, 2.0],
+                        help='backlash [rad], r_delta, r_k to start the E-GMS search from (default 0.001,4,2)')
+    parser.add_argument('--quiet', action='store_true', help='no progress output')
+
+
+def _run_identify_friction(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.friction.identified import summary_lines, write_joint_friction
+    from dynid.friction.identify import FrictionSettings, identify_joint_friction
+    from dynid.friction.recordings import friction_recordings
+    from dynid.identify.result import IdentificationResult
+    from dynid.model import load_robot
+
+    output = Path(args.output) if args.output else Path(args.params)
+    if args.output and output.exists() and not args.force and output.resolve() != Path(args.params).resolve():
+        raise InputError(f'{output} exists; refusing to overwrite (use --force)')
+    if len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
+    settings = FrictionSettings(torque=args.torque, cutoff_hz=args.cutoff, min_temperature_span_c=args.temperature_span,
+                                t0_c=args.t0, egms_initial=tuple(args.egms_initial))
+    result = IdentificationResult.load(args.params)
+    robot = load_robot(args.robot or result.robot)
+    recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, args.payload_com)
+    identification = identify_joint_friction(
+        recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr))
+    print('\n'.join(summary_lines(identification)))
+    print(f'wrote {write_joint_friction(args.params, identification.section(), output)}')
     return EXIT_OK
 
 
@@ -421,6 +528,7 @@ def _run_estimate(args: argparse.Namespace) -> int:
     from dynid.estimate.replay import EstimationSettings, estimate
     from dynid.estimate.report import load_truth, save_estimation, summary_lines, write_estimation_report
     from dynid.identify.result import IdentificationResult
+    from dynid.identify.robot_source import robot_spec_of
     from dynid.io.bag import read_bag
     from dynid.model import load_robot
 
@@ -434,7 +542,8 @@ def _run_estimate(args: argparse.Namespace) -> int:
         if path.exists():
             raise InputError(f'{path} exists; refusing to overwrite (use --force)')
     result = IdentificationResult.load(args.params)
-    robot_spec = args.robot or result.provenance.get('robot_spec') or result.robot
+    robot_spec = robot_spec_of(result.provenance, result.robot, args.robot,
+                               warn=lambda text: print(f'warning: {text}', file=sys.stderr))
     robot = load_robot(robot_spec)
     dataset = read_bag(args.bag, joint_names=robot.joint_names)
     start, shown = time.perf_counter(), [time.perf_counter()]
@@ -477,9 +586,13 @@ def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--output-directory', default=None, help='identifier_node recordings and results')
     parser.add_argument('--estimator', action='store_true',
                         help='also start estimator_node (online joint stiffness and friction; needs motor_states)')
+    parser.add_argument('--feedforward', nargs='?', const='trajectory', default=None,
+                        choices=('trajectory', 'streaming', 'measured'), metavar='MODE',
+                        help='also start feedforward_node, configured and activated, in MODE (trajectory: '
+                             'default; streaming; measured); the twin\'s own model feedforward is then off')
     parser.add_argument('--result', default=None, metavar='FILE',
-                        help='identification result for estimator_node (its result_file: friction map, E-GMS '
-                             'adaptation); needs --estimator')
+                        help='identification result for estimator_node (friction map, E-GMS adaptation) and '
+                             'feedforward_node (model and friction); needs --estimator or --feedforward')
 
 
 def _run_bringup(args: argparse.Namespace) -> int:
@@ -487,16 +600,19 @@ def _run_bringup(args: argparse.Namespace) -> int:
 
     overrides = {'sim_node': {'rate': args.rate}, 'excitation_node': {'trajectory_file': args.trajectory},
                  'identifier_node': {'output_directory': args.output_directory},
-                 'estimator_node': {'result_file': args.result}}
+                 'estimator_node': {'result_file': args.result if args.estimator else None},
+                 'feedforward_node': {'result_file': args.result if args.feedforward else None}}
     overrides = {node: {k: v for k, v in values.items() if v is not None} for node, values in overrides.items()}
     if args.rate is not None and not 1.0 <= args.rate <= 2000.0:
         raise InputError(f'--rate must be within 1–2000 Hz, got {args.rate:g}')
-    if args.result is not None and not args.estimator:
-        raise InputError('--result is the result file of estimator_node: add --estimator')
+    if args.result is not None and not (args.estimator or args.feedforward):
+        raise InputError('--result is the result file of estimator_node and feedforward_node: add --estimator '
+                         'or --feedforward')
     if args.processes:
         return run_processes(args.robot, args.namespace, not args.no_sim, args.params_file, overrides,
-                             estimator=args.estimator)
-    run_bringup(args.robot, args.namespace, not args.no_sim, args.params_file, overrides, estimator=args.estimator)
+                             estimator=args.estimator, feedforward=args.feedforward)
+    run_bringup(args.robot, args.namespace, not args.no_sim, args.params_file, overrides, estimator=args.estimator,
+                feedforward=args.feedforward)
     return EXIT_OK
 
 
@@ -547,10 +663,12 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                  _add_identify_arguments, _run_identify),
     'validate': ('predict the torques of recordings with an identification result',
                  _add_validate_arguments, _run_validate),
+    'identify-friction': ('fit the joint friction model (static map, temperature, load-dependent Coulomb, E-GMS) '
+                          'into a result file', _add_identify_friction_arguments, _run_identify_friction),
     'estimate': ('replay a recording through the online stiffness and friction estimators',
                  _add_estimate_arguments, _run_estimate),
     'bringup': ('run the node suite (sim_node, excitation_node, identifier_node; estimator_node with '
-                '--estimator)',
+                '--estimator, feedforward_node with --feedforward)',
                 _add_bringup_arguments, _run_bringup),
     'demo': ('the main job end to end on the digital twin, over DDS', _add_demo_arguments, _run_demo),
 }

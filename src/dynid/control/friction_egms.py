@@ -14,19 +14,26 @@ effort limits before it enters F (F(τ) is unbounded in τ; the BIBO argument of
 offset tau0, and the temperature term (or, for the ``comprehensive`` model, sgn(ω)·fv·|ω|^a + fo); all
 continuous in ω, so unlike the static term nothing needs smoothing: H replaces the jump of sgn(ω).
 
-The identification result has no E-GMS parameters (the element laws and the backlash come from a
-dedicated experiment, ch.6 §5.2): the term uses the landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad
-(options ``elements``, ``r_delta``, ``r_k``, ``backlash`` override them). Since H is normalized to
-[−1, 1] (eq. (16)), multiplying it by F(τ) scales it to the identified Coulomb level: in sliding the
-term equals the identified static friction (eq. (9)). Coulomb levels Fc0 < 0 or load coefficients
-Fc1 < 0 (unphysical: eq. (7) needs F > 0) are taken as 0 and listed in ``notes``. The Hamon model has
-no single Coulomb level and is refused (use friction_static).
+**Joint friction (schema 2).** Where the result has a ``joint_friction`` section (the model identified
+from the dedicated experiments, :func:`dynid.friction.identified.joint_friction_of`), the joints with an
+identified Fc0 take F(τ) = Fc0 + Fc1·τ² from it, F_V = its remainder (Stribeck excess, Fv1–Fv3 and the
+reference-temperature term; the excess's sgn(ω) smoothed as tanh(ω/band), option ``band``, default the
+identification's stiction velocity as for friction_static) and its E-GMS laws and backlash; the other
+joints keep the IDIM model. Without the section (the IDIM result has no E-GMS parameters; they come from
+a dedicated experiment, ch.6 §5.2) the term uses the landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad.
+Options ``elements``, ``r_delta``, ``r_k``, ``backlash`` the user sets override both on every joint.
+
+Since H is normalized to [−1, 1] (eq. (16)), multiplying it by F(τ) scales it to the identified Coulomb
+level: in sliding the term equals the identified static friction (eq. (9)). Coulomb levels Fc0 < 0 or
+load coefficients Fc1 < 0 (unphysical: eq. (7) needs F > 0) are taken as 0 and listed in ``notes``. The
+Hamon model has no single Coulomb level and is refused (use friction_static).
 
 **friction_adaptive** — the adaptive friction feedforward of eq. (29): f̂ = Yᵀ(τ_J,d, q̇_d)·α̂ =
 α̂1·F(τ_J,d)·H(q_d) + α̂2·q̇_d, the regressor of :class:`dynid.estimate.AdaptiveFrictionEstimator` on
 desired signals, with the latest α̂ (context ``alpha``, else the estimator's, else the option ``alpha``,
 default the nominal (1, 0)). F and the E-GMS laws are the estimator's (option ``estimator``), else built
-from the result the way ``dynid estimate`` builds the estimator (Fc0 = Fc > 0 required, Fc1 = max(Fl, 0)).
+from the result the way ``dynid estimate`` builds the estimator (Fc0 = Fc > 0 required, Fc1 = max(Fl, 0);
+on the joints the ``joint_friction`` section covers its Fc0, max(Fc1, 0) and E-GMS laws).
 In eq. (30) the static part u_FF holds F_V only: with both terms configured, the Feedforward builds
 friction_egms without its Coulomb part (option ``coulomb: false``), so F·H is not counted twice.
 
@@ -43,12 +50,16 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.friction_static import (
     DEFAULT_TEMPERATURE_C,
     bounded_load,
+    default_band,
     friction_parameters,
     temperature_or_fallback,
 )
-from dynid.control.term import FeedforwardTerm, JointTorqueInput, finite, flag, per_joint, term_options
+from dynid.control.term import FeedforwardTerm, JointTorqueInput, finite, flag, per_joint, positive, term_options
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
+from dynid.friction.identified import joint_friction_of
+from dynid.friction.identified import velocity_friction as joint_velocity_friction
+from dynid.friction.joint_friction import JointFriction
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.result import IdentificationResult
@@ -62,10 +73,29 @@ ALPHA_NOMINAL = (1.0, 0.0)
 #: whole batch (10 000 samples × 6 joints: about 2.5× faster than one block; the same values to ~1e-11).
 EGMS_BLOCK = 512
 EGMS_DEFAULTS = {'elements': 4, 'r_delta': 4.0, 'r_k': 2.0, 'backlash': 0.001}
+#: Option defaults of the E-GMS laws: None takes the joint friction section's, else EGMS_DEFAULTS.
+EGMS_OPTIONS = dict.fromkeys(EGMS_DEFAULTS)
 
 
-def _egms_laws(o: dict, robot: RobotModel) -> dict:
-    """Checked E-GMS laws from the options (per joint where given so)."""
+def identified_friction(result: IdentificationResult | None,
+                        robot: RobotModel) -> tuple[JointFriction, np.ndarray] | None:
+    """The result's joint friction section as (model, mask), None without it or without a joint it covers."""
+    identified = None if result is None else joint_friction_of(result, robot)
+    return identified if identified is not None and identified[1].any() else None
+
+
+def _egms_laws(o: dict, robot: RobotModel, identified: tuple[JointFriction, np.ndarray] | None = None) -> dict:
+    """Checked E-GMS laws (per joint where given so): an option the user set, else the section's on the
+    joints it covers (``identified``) and EGMS_DEFAULTS on the others."""
+    o = dict(o)
+    if identified is not None:
+        mask, section = identified[1], identified[0].egms
+        laws = {'elements': section.elements, 'r_delta': section.r_delta, 'r_k': section.r_k,
+                'backlash': section.backlash_table[:, 0]}
+        for name, value in laws.items():
+            if o[name] is None:
+                o[name] = value if name == 'elements' else np.where(mask, value, EGMS_DEFAULTS[name])
+    o = {name: EGMS_DEFAULTS[name] if o[name] is None else o[name] for name in EGMS_DEFAULTS}
     if not isinstance(o['elements'], (int, float, np.integer)) or int(o['elements']) != o['elements'] \
             or o['elements'] < 1:
         raise InputError(f'E-GMS elements must be a positive integer, got {o["elements"]!r}')
@@ -128,6 +158,8 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         egms: (elements, r_delta, r_k, backlash) of the operators.
         coulomb: include F·H (False: F_V only, eq. (30)'s u_FF beside friction_adaptive).
         temperature_c: fallback temperature [°C]. load: ``'desired'`` or ``'measured'``.
+        squared_joints: (n,) mask of joints whose F(τ) is Fc0 + Fc1·τ² although ``level``'s law is
+            ``absolute`` (the joint friction section's joints under a load_absolute result), or None.
     """
 
     name = 'friction_egms'
@@ -135,9 +167,10 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
 
     def __init__(self, robot: RobotModel, result: IdentificationResult | None, level: LoadDependentCoulomb,
                  remainder, egms: dict, coulomb: bool = True, temperature_c: float = DEFAULT_TEMPERATURE_C,
-                 load: str = 'desired', notes: tuple[str, ...] = ()) -> None:
+                 load: str = 'desired', notes: tuple[str, ...] = (), squared_joints: np.ndarray | None = None) -> None:
         self._use_joint_torque(robot, result, load)
         self.level, self.remainder, self.coulomb = level, remainder, bool(coulomb)
+        self.squared_joints = squared_joints
         self.needs_joint_torque = self.coulomb
         self.temperature_c, self.notes = float(temperature_c), tuple(notes)
         self.load_limit = (-robot.effort_limits, robot.effort_limits)
@@ -145,11 +178,12 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
 
     @classmethod
     def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> EGMSFrictionTerm:
-        """Factory. Options: ``elements``, ``r_delta``, ``r_k``, ``backlash`` [rad] (E-GMS laws, default
-        4, 4, 2, 0.001), ``coulomb`` (include F·H, default true), ``temperature_c`` (fallback [°C],
-        default 20), ``load`` (``desired`` or ``measured``)."""
-        o = term_options(cls.name, options, {**EGMS_DEFAULTS, 'coulomb': True, 'temperature_c': DEFAULT_TEMPERATURE_C,
-                                             'load': 'desired'})
+        """Factory. Options: ``elements``, ``r_delta``, ``r_k``, ``backlash`` [rad] (E-GMS laws, default the
+        joint friction section's, else 4, 4, 2, 0.001), ``band`` [rad/s] (smoothing of the section's Stribeck
+        excess, default as friction_static's), ``coulomb`` (include F·H, default true), ``temperature_c``
+        (fallback [°C], default 20), ``load`` (``desired`` or ``measured``)."""
+        o = term_options(cls.name, options, {**EGMS_OPTIONS, 'band': None, 'coulomb': True,
+                                             'temperature_c': DEFAULT_TEMPERATURE_C, 'load': 'desired'})
         if result is None:
             raise InputError('friction_egms needs an identification result (its Coulomb level and viscous terms)')
         kind = result.model.get('friction')
@@ -159,19 +193,33 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         p = friction_parameters(result, robot)
         comprehensive = kind == 'comprehensive'
         coulomb, load = (p['fc'], p['fL']) if comprehensive else (p['Fc'], p.get('Fl', np.zeros(robot.n)))
+        temperature_c = finite(o['temperature_c'], 'friction_egms: temperature_c [°C]')
+        remainder = velocity_friction(result, p, robot.n)
+        identified = identified_friction(result, robot)
+        law = 'absolute' if kind == 'load_absolute' else 'squared'
+        squared_joints = None
+        if identified is not None:  # the section's joints: its F(τ) (squared law) and F_V (module docstring)
+            model, mask = identified
+            coulomb = np.where(mask, model.stribeck.Fc, coulomb)
+            load = np.where(mask, model.load_coefficient, load)
+            band = positive(default_band(result) if o['band'] is None else o['band'], 'friction_egms: band [rad/s]')
+            remainder = _per_joint(mask, joint_velocity_friction(model, band, temperature_c), remainder)
+            squared_joints = mask if law == 'absolute' else None
         notes = []
         for symbol, values in (('Coulomb level', coulomb), ('load coefficient', load)):
             if np.any(values < 0):
                 notes.append(f'negative {symbol} on {np.array(robot.joint_names)[values < 0].tolist()} taken as 0')
-        level = LoadDependentCoulomb(np.maximum(coulomb, 0.0), np.maximum(load, 0.0),
-                                     'absolute' if kind == 'load_absolute' else 'squared')
-        return cls(robot, result, level, velocity_friction(result, p, robot.n), _egms_laws(o, robot),
-                   flag(o['coulomb'], 'friction_egms: coulomb'),
-                   finite(o['temperature_c'], 'friction_egms: temperature_c [°C]'), o['load'], tuple(notes))
+        level = LoadDependentCoulomb(np.maximum(coulomb, 0.0), np.maximum(load, 0.0), law)
+        return cls(robot, result, level, remainder, _egms_laws(o, robot, identified),
+                   flag(o['coulomb'], 'friction_egms: coulomb'), temperature_c, o['load'], tuple(notes),
+                   squared_joints)
 
     def _coulomb(self, q, dq, ddq, context, hysteresis) -> np.ndarray:
         load = bounded_load(self.joint_torque(q, dq, ddq, context, q.ndim == 1), self.load_limit)
-        return coulomb_level(self.level, load) * hysteresis
+        level = coulomb_level(self.level, load)
+        if self.squared_joints is not None:
+            level = np.where(self.squared_joints, self.level.Fc0 + self.level.Fc1 * load * load, level)
+        return level * hysteresis
 
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
@@ -213,8 +261,9 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
     def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> AdaptiveFrictionTerm:
         """Factory. Options: ``estimator`` (an AdaptiveFrictionEstimator: its F(τ), E-GMS laws and α̂),
         ``alpha`` ((2,) or (n, 2), default (1, 0)), ``elements``, ``r_delta``, ``r_k``, ``backlash`` (E-GMS
-        laws without an estimator), ``load`` (``desired`` or ``measured``)."""
-        o = term_options(cls.name, options, {**EGMS_DEFAULTS, 'estimator': None, 'alpha': ALPHA_NOMINAL,
+        laws without an estimator; default the joint friction section's, else 4, 4, 2, 0.001), ``load``
+        (``desired`` or ``measured``)."""
+        o = term_options(cls.name, options, {**EGMS_OPTIONS, 'estimator': None, 'alpha': ALPHA_NOMINAL,
                                              'load': 'desired'})
         estimator = o['estimator']
         if estimator is not None:
@@ -236,11 +285,16 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
             raise InputError(f'friction_adaptive: the result\'s friction model is {kind!r}, the adaptive friction '
                              f'takes {list(ADAPTED_MODELS)} (as the estimator does)')
         p = friction_parameters(result, robot)
-        if np.any(p['Fc'] <= 0):
+        coulomb, load = p['Fc'], p.get('Fl', np.zeros(robot.n))
+        identified = identified_friction(result, robot)
+        if identified is not None:  # the section's Fc0 and Fc1 where it covers the joint
+            model, mask = identified
+            coulomb, load = np.where(mask, model.stribeck.Fc, coulomb), np.where(mask, model.load_coefficient, load)
+        if np.any(coulomb <= 0):
             raise InputError(f'friction_adaptive: the Coulomb level Fc is <= 0 on '
-                             f'{np.array(robot.joint_names)[p["Fc"] <= 0].tolist()} (α1 scales it)')
-        load = np.maximum(p.get('Fl', np.zeros(robot.n)), 0.0)
-        return cls(robot, result, p['Fc'], load, _egms_laws(o, robot), o['alpha'], None, o['load'])
+                             f'{np.array(robot.joint_names)[coulomb <= 0].tolist()} (α1 scales it)')
+        return cls(robot, result, coulomb, np.maximum(load, 0.0), _egms_laws(o, robot, identified), o['alpha'], None,
+                   o['load'])
 
     def current_alpha(self, context: FeedforwardContext) -> np.ndarray:
         """α̂ (n, 2): the context's, else the estimator's latest, else the term's own."""
@@ -263,6 +317,13 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         return self._torque(q, dq, ddq, context, self.egms.step(q))
+
+
+def _per_joint(mask: np.ndarray, covered, other):
+    """F_V(ω, T) = covered(ω, T) on the joints of ``mask``, other(ω, T) elsewhere."""
+    def remainder(w, t):
+        return np.where(mask, covered(w, t), other(w, t))
+    return remainder
 
 
 def _alpha(value, n: int) -> np.ndarray:

@@ -9,7 +9,10 @@ result, shared by estimator_node and :func:`estimate`:
 - friction: :class:`AdaptiveFrictionEstimator` (gradient law on α = (α1, α2) of
   f = α1·F(τ_j)·H + α2·ω, Madsen 2020, ch.6 eqs. (23)–(28)) when the result's friction model is
   ``viscous_coulomb`` or ``load_squared``: F(τ_j) = Fc + Fl·τ_j² from the result, τ̂_j from its
-  rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0.
+  rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0. On the joints
+  the result's ``joint_friction`` section covers (schema 2, :func:`dynid.friction.identified.joint_friction_of`)
+  F(τ_j) = Fc0 + max(Fc1, 0)·τ_j², F_V = its remainder (Stribeck excess, Fv1–Fv3, temperature term with
+  T = 20 °C where the recording has none) and the E-GMS laws and backlash are the section's instead.
 
 :func:`estimate` feeds a :class:`Dataset` through them in batches of ``settings.batch`` samples, as
 the node's intake delivers them (the estimators give the same numbers for any split of a record, so
@@ -41,6 +44,8 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.estimate.friction import AdaptiveFrictionEstimator
 from dynid.estimate.stiffness import StiffnessEstimator
+from dynid.friction.egms import EGMS
+from dynid.friction.identified import joint_friction_of, velocity_friction
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 
@@ -206,6 +211,25 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
     table = result.friction()
     value = {symbol: np.array([table[name].get(symbol, 0.0) for name in robot.joint_names])
              for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
+
+    def remainder(omega, temperature):
+        return value['Fv'] * omega + value['tau0']
+
+    egms = None
+    identified = joint_friction_of(result, robot)
+    if identified is not None and identified[1].any():  # the section's model where it covers the joint
+        model, mask = identified
+        value['Fc'] = np.where(mask, model.stribeck.Fc, value['Fc'])
+        value['Fl'] = np.where(mask, model.load_coefficient, value['Fl'])
+        section, idim = velocity_friction(model), remainder
+
+        def remainder(omega, temperature):
+            return np.where(mask, section(omega, temperature), idim(omega, temperature))
+
+        laws, default = model.egms, EGMS(robot.n)  # thesis defaults on the other joints, as without the section
+        egms = EGMS(robot.n, laws.elements, np.where(mask, laws.r_delta, default.r_delta),
+                    np.where(mask, laws.r_k, default.r_k),
+                    backlash=np.where(mask, laws.backlash_table[:, 0], default.backlash_table[:, 0]))
     names = np.array(robot.joint_names)
     if np.any(value['Fc'] <= 0):
         notes.append('friction not adapted: the result\'s Coulomb level Fc is <= 0 on '
@@ -216,8 +240,8 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
         value['Fl'] = np.maximum(value['Fl'], 0.0)
     drives = robot.drives if result.drive_gains is None else robot.drives.with_drive_gain(result.drive_gains)
     return AdaptiveFrictionEstimator(
-        drives, RigidBodyTorque(result, robot), value['Fc'], value['Fl'], rate_hz=rate_hz,
-        velocity_friction=lambda omega, temperature: value['Fv'] * omega + value['tau0'],
+        drives, RigidBodyTorque(result, robot), value['Fc'], value['Fl'], rate_hz=rate_hz, egms=egms,
+        velocity_friction=remainder,
         adaptation_time_s=settings.adaptation_time_s, freeze_s=settings.freeze_s, prefilter=settings.prefilter,
         window=settings.window)
 

@@ -197,8 +197,10 @@ class IdentificationProblem:
 
     Args:
         robot: the model to identify. recordings: the data. spec: the model. settings: filters.
-        drives: nominal drives (default ``robot.drives``); needed when the torque comes from currents.
-        drive_gains_unknown: build for drive-gain identification (no K_τ·i target, no rotor compensation).
+        drives: nominal drives (default ``robot.drives``); needed when the torque comes from currents,
+            unless the gains are identified.
+        drive_gains_unknown: build for drive-gain identification (no K_τ·i target, no rotor compensation;
+            no prior drive data needed).
 
     A recording that lost samples is split at its gaps (:meth:`Dataset.gaps`); its pieces too short for
     the filters and the decimation are skipped, and ``gaps`` (one :class:`RecordingGaps` per recording
@@ -233,8 +235,9 @@ class IdentificationProblem:
                                                       name if summary.pieces == 1 else f'{name} part {k + 1}'))
                 self.origins.append(i)
         self.torque_source = self._torque_source()
-        if self.torque_source == 'current' and self.drives is None:
-            raise InputError(f'robot {robot.name!r} has no drive data: give drives or use the joint torque')
+        if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
+            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file (--drives), identify the '
+                             f'gains (TLS or MLS with a payload run) or use the joint torque')
         has_motor = all(r.dataset.theta is not None for r in self.recordings)
         self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation and has_motor
                                  and not drive_gains_unknown)

@@ -1,6 +1,6 @@
 """IDIM data pipeline: zero-phase filtering, central differences, parallel filtering and decimation.
 
-Thesis ch.5 §3.5 (thesis_ch4-5.md), Gautier & Briot §II:
+Thesis ch.5 §3.5, Gautier & Briot §II:
 
 1. Positions (link q and, when present, rotor θ) pass a Butterworth low-pass of order ``order``
    run forward and backward (zero phase) at ``position_cutoff_hz`` (thesis: 5·f_dyn = 50 Hz);
@@ -10,12 +10,30 @@ Thesis ch.5 §3.5 (thesis_ch4-5.md), Gautier & Briot §II:
    (thesis: 0.8·f_s/(4·f_dyn) = 20 at 1 kHz) — the "parallel filtering" that keeps Y and W consistent.
 3. ``trim_s`` seconds at both ends are dropped (filter edge transients, about 3/f_c).
 
+Defaults follow the recording's sample rate f_s and a stated motion bandwidth f_dyn
+(``motion_bandwidth_hz``, default 10 Hz as in the thesis):
+
+- position cut-off  min(5·f_dyn, f_s/10)     (at most 0.2 of Nyquist)
+- decimation cut-off  min(2·f_dyn, f_s/25)   (at most 0.08 of Nyquist)
+- decimation  round(0.8·f_s/(2·decimation cut-off))
+- trim  max(0.15 s, 3/decimation cut-off)
+
+From 500 Hz up they are the thesis values (50 Hz, 20 Hz; decimation 20 and trim 0.15 s at 1 kHz).
+Below, the cut-offs fall with the rate: a sensor's noise per sample does not shrink with the rate,
+so the filters pass at most the same share of its band (at 100 Hz: 10 Hz and 4 Hz, decimation 10,
+trim 0.75 s). A motion faster than the default assumes needs a higher ``decimation_cutoff_hz``.
+Any cut-off at or above 0.45·f_s, given or derived, is refused: a Butterworth that close to
+Nyquist barely filters (at f_s/2 it is an identity filter).
+
+Validation fits depend on the filters too (the measured torque they compare against is filtered
+like the regressor), so fits of results made with different settings are not comparable.
+
 Filters come from scipy.signal (``butter(..., output='sos')`` and ``sosfiltfilt``).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import scipy.signal
@@ -23,41 +41,99 @@ import scipy.signal
 from dynid.errors import InputError
 from dynid.io.dataset import Dataset
 
+MOTION_BANDWIDTH_HZ = 10.0  # thesis f_dyn
+NYQUIST_MARGIN = 0.45  # cut-offs must stay below this fraction of the sample rate
+_DERIVABLE = ('position_cutoff_hz', 'decimation_cutoff_hz', 'decimation', 'trim_s')
+
+
+def default_cutoffs(rate_hz: float, motion_bandwidth_hz: float = MOTION_BANDWIDTH_HZ) -> tuple[float, float]:
+    """(position, decimation) cut-offs [Hz] for data at ``rate_hz`` (module docstring), to 6 digits (a rate
+    read off stamps is 249.99999… Hz, not 250)."""
+    position = min(5.0 * motion_bandwidth_hz, rate_hz / 10.0)
+    decimation = min(2.0 * motion_bandwidth_hz, rate_hz / 25.0)
+    return float(f'{position:.6g}'), float(f'{decimation:.6g}')
+
 
 @dataclass
 class FilterSettings:
     """Filter and decimation settings (module docstring); recorded in every result.
 
-    ``decimation`` None chooses round(0.8·f_s/(2·decimation_cutoff_hz)) (= 20 at 1 kHz and 20 Hz).
-    ``stiction_velocity`` [rad/s]: a joint's row is dropped unless its friction velocity exceeds this
-    throughout the decimation window around the kept sample — in the stiction zone sgn(ω) is noise
-    and the static friction models do not hold (0 keeps every row).
+    None (the default of the cut-offs, ``decimation`` and ``trim_s``) derives the value from the
+    sample rate and ``motion_bandwidth_hz`` [Hz] (module docstring); :meth:`validated` fills them in
+    and lists them in ``derived``. ``stiction_velocity`` [rad/s]: a joint's row is dropped unless its
+    friction velocity exceeds this throughout the decimation window around the kept sample — in the
+    stiction zone sgn(ω) is noise and the static friction models do not hold (0 keeps every row).
+    ``rate_hz``: the sample rate the settings were resolved for (None before).
     """
 
-    position_cutoff_hz: float = 50.0
-    decimation_cutoff_hz: float = 20.0
+    position_cutoff_hz: float | None = None
+    decimation_cutoff_hz: float | None = None
     order: int = 4
     decimation: int | None = None
-    trim_s: float = 0.15
+    trim_s: float | None = None
     stiction_velocity: float = 0.02
+    motion_bandwidth_hz: float = MOTION_BANDWIDTH_HZ
+    rate_hz: float | None = None
+    derived: tuple[str, ...] = ()
 
     def validated(self, rate_hz: float) -> FilterSettings:
-        nyquist = rate_hz / 2
-        if not 0 < self.position_cutoff_hz < nyquist or not 0 < self.decimation_cutoff_hz < nyquist:
-            raise InputError(f'filter cutoffs must be within (0, {nyquist:g}) Hz for data at {rate_hz:g} Hz; '
-                             f'got {self.position_cutoff_hz:g} and {self.decimation_cutoff_hz:g} Hz')
+        """The settings for data at ``rate_hz`` [Hz]: derived values filled in, all checked."""
+        if not self.motion_bandwidth_hz > 0:
+            raise InputError(f'the motion bandwidth must be > 0 Hz, got {self.motion_bandwidth_hz:g}')
+        position, decimation_cutoff = default_cutoffs(rate_hz, self.motion_bandwidth_hz)
+        position = position if self.position_cutoff_hz is None else self.position_cutoff_hz
+        decimation_cutoff = decimation_cutoff if self.decimation_cutoff_hz is None else self.decimation_cutoff_hz
+        limit = NYQUIST_MARGIN * float(f'{rate_hz:.6g}')  # a rate read off stamps: 99.9999… or 100.000…1 Hz
+        for label, value, given in (('position', position, self.position_cutoff_hz),
+                                    ('decimation', decimation_cutoff, self.decimation_cutoff_hz)):
+            if not 0 < value < limit:
+                default = default_cutoffs(rate_hz, self.motion_bandwidth_hz)[label == 'decimation']
+                raise InputError(f'{label} cut-off {value:g} Hz is not within (0, {limit:.4g}) Hz, i.e. below '
+                                 f'{NYQUIST_MARGIN:g}·fs for data at {rate_hz:.4g} Hz (near Nyquist the Butterworth '
+                                 f'barely filters); ' + (f'give a lower --{label}-cutoff or leave it out for the '
+                                                         f'default {default:.3g} Hz' if given is not None else
+                                                         'lower --motion-bandwidth'))
         if self.order < 1 or self.order > 10:
             raise InputError(f'filter order must be within 1–10, got {self.order}')
-        if self.trim_s < 0 or self.stiction_velocity < 0:
+        if (self.trim_s is not None and self.trim_s < 0) or self.stiction_velocity < 0:
             raise InputError('trim_s and stiction_velocity must be >= 0')
-        decimation = self.decimation or max(1, int(round(0.8 * rate_hz / (2 * self.decimation_cutoff_hz))))
+        decimation = self.decimation or max(1, int(round(0.8 * rate_hz / (2 * decimation_cutoff))))
         if decimation < 1:
             raise InputError(f'decimation must be >= 1, got {decimation}')
-        return FilterSettings(self.position_cutoff_hz, self.decimation_cutoff_hz, self.order, decimation,
-                              self.trim_s, self.stiction_velocity)
+        trim = max(0.15, 3.0 / decimation_cutoff) if self.trim_s is None else self.trim_s
+        derived = tuple(dict.fromkeys(self.derived + tuple(n for n in _DERIVABLE if getattr(self, n) is None)))
+        return replace(self, position_cutoff_hz=float(position), decimation_cutoff_hz=float(decimation_cutoff),
+                       decimation=decimation, trim_s=float(trim), rate_hz=float(rate_hz), derived=derived)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), 'derived': list(self.derived)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> FilterSettings:
+        """Settings as a result records them, to apply to other data: what was derived from the rate
+        is derived again (from that data's rate); results without ``derived`` keep every value."""
+        derived = set(data.get('derived') or ())
+        values = {k: v for k, v in data.items()
+                  if k in cls.__dataclass_fields__ and k not in ('rate_hz', 'derived') and k not in derived}
+        return cls(**values)
+
+
+def describe_filters(filters: dict) -> str:
+    """One line for people: the settings a result used (``FilterSettings.to_dict`` of the validated ones)."""
+    if not filters:
+        return 'filters: not recorded'
+    rate = filters.get('rate_hz')
+    text = (f'filters{f" at {rate:.4g} Hz" if rate else ""}: position low-pass {filters["position_cutoff_hz"]:.3g} Hz, '
+            f'torque and column low-pass {filters["decimation_cutoff_hz"]:.3g} Hz (Butterworth order '
+            f'{filters["order"]}, zero phase), decimation {filters["decimation"]}, trim {filters["trim_s"]:.3g} s, '
+            f'stiction velocity {filters["stiction_velocity"]:g} rad/s')
+    labels = {'position_cutoff_hz': 'position cut-off', 'decimation_cutoff_hz': 'decimation cut-off',
+              'decimation': 'decimation', 'trim_s': 'trim'}
+    derived = [labels.get(name, name) for name in filters.get('derived') or ()]
+    if derived:
+        text += (f'; derived from the rate and a motion bandwidth of {filters.get("motion_bandwidth_hz", 10):g} Hz: '
+                 + ', '.join(derived))
+    return text
 
 
 class TooShortError(InputError):

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.identify.metrics import format_number
+from dynid.identify.preprocess import describe_filters
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import predict_series
 from dynid.io.dataset import Dataset
@@ -80,10 +82,15 @@ def _parameter_plot(path: Path, result: IdentificationResult) -> None:
 
 
 def _metrics_table(metrics: dict) -> str:
-    rows = ''.join(f'<tr><td>{html.escape(name)}</td><td>{m["rmse"]:.4g}</td><td>{m["nrmse_fit_percent"]:.2f}</td></tr>'
+    """Metrics of one set of recordings; what could not be scored shows as n/a, with its warning."""
+    rows = ''.join(f'<tr><td>{html.escape(name)}</td><td>{format_number(m["rmse"], ".4g")}</td>'
+                   f'<td>{format_number(m["nrmse_fit_percent"], ".2f")}</td><td>{m.get("rows", "")}</td></tr>'
                    for name, m in metrics['joints'].items())
-    return (f'<p>relative residual ‖y − ŷ‖/‖y‖ = {metrics["relative_residual"]:.4g}, RMSE {metrics["rmse"]:.4g} N·m, '
-            f'{metrics["rows"]} equations</p><table><tr><th>joint</th><th>RMSE [N·m]</th><th>NRMSE fit [%]</th></tr>'
+    notes = ''.join(f'<li>{html.escape(w)}</li>' for w in metrics.get('warnings', []))
+    return (f'<p>relative residual ‖y − ŷ‖/‖y‖ = {format_number(metrics["relative_residual"], ".4g")}, RMSE '
+            f'{format_number(metrics["rmse"], ".4g")} N·m, {metrics["rows"]} equations</p>'
+            + (f'<ul>{notes}</ul>' if notes else '')
+            + f'<table><tr><th>joint</th><th>RMSE [N·m]</th><th>NRMSE fit [%]</th><th>rows scored</th></tr>'
             f'{rows}</table>')
 
 
@@ -158,8 +165,9 @@ td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100
 <h1>Identification of {html.escape(result.robot)}</h1>
 <p>method <b>{html.escape(result.method.upper())}</b>, friction model <b>{html.escape(result.model["friction"])}</b>
 {"+ temperature" if result.model.get("temperature") else ""}, torque from {html.escape(result.model["torque_source"])}
-{"(rotor-side compensated)" if result.model.get("rotor_compensation") else ""}; cond(W) = {result.condition_number:.4g};
+{"(rotor-side compensated)" if result.model.get("rotor_compensation") else ""}; {html.escape(result.condition_text())};
 {len(result.parameter_names)} parameters.</p>
+<p>{html.escape(describe_filters(result.provenance.get("filters") or {}))}</p>
 {"<h2>Warnings</h2><ul>" + warnings + "</ul>" if warnings else ""}
 {_recordings_section(recordings)}
 {gains}

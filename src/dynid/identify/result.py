@@ -4,7 +4,41 @@ The file has a top-level ``dynid_result: 1`` version key, the robot and joint na
 the model (friction model, torque source, options), the base parameters (names, expressions in
 standard parameters, values, standard deviations, relative %), friction parameters per joint, drive
 gains, metrics on training and validation data, warnings and provenance (inputs, filter settings,
-software version). The feedforward and estimator nodes load it with :meth:`IdentificationResult.load`.
+the drive data used, the robot as :mod:`dynid.identify.robot_source` records it, software version).
+The condition number of the regressor appears twice: ``condition_number_scaled`` (columns scaled to
+unit norm) and ``condition_number`` (raw). Every number in the file is a number or null: what is
+undefined (a fit nothing could score, σ % of a zero value) is null, never the string 'nan'. The
+feedforward and estimator nodes load it with :meth:`IdentificationResult.load`.
+
+Schema versions. **1**: everything above. **2** (``dynid identify-friction``) adds the optional
+``joint_friction`` section: the joint friction model of Madsen 2020 ch.6 identified from the dedicated
+experiments (:mod:`dynid.friction.identify`)::
+
+    joint_friction:
+      model: {equation: ..., load_law: squared, temperature_form: reference, t0_c: 20.0,
+              egms_elements: 4, backlash: constant}
+      torque_source: current                       # motor torque from currents (or: effort)
+      recordings:                                  # one per recording: what it was taken for
+        - {name: BAG, experiment: plateaus, joint: NAME, found_by: motion, samples: N, duration_s: S,
+           temperature_c: [MIN, MAX]}
+      joints:
+        NAME:                                      # only the joints the recordings moved
+          parameters: {Fc0: .., Fs: .., Vs: .., mu: .., Fv1: .., Fv2: .., Fv3: .., Fc1: .., Ft1: .., Ft2: ..,
+                       backlash: .., r_delta: .., r_k: ..}    # those identified, units of the model
+          std: {...}                               # σ of each (null where undefined)
+          relative_std_percent: {...}
+          sources: {Fc0: static, Fc1: load, ...}   # the fit each value comes from
+          fits:                                    # static, direction, load, temperature, egms
+            static: {experiments: [BAG, ...], parameters: {..}, std: {..}, nrmse_fit_percent: ..,
+                     rms_residual_nm: .., samples: .., notes: [..]}
+          model_fit_percent: {BAG: ..}             # NRMSE fit of the complete model per recording
+          notes: [...]
+      settings: {...}
+      provenance: {software: {dynid: ..}, created: ..}
+
+A result without that section is written as version 1, so that readers of version 1 keep reading it;
+both versions load (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives
+the section's parameters per joint (None for a version 1 file).
 """
 
 from __future__ import annotations
@@ -20,7 +54,9 @@ from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import read_yaml
 
-RESULT_VERSION = 1
+RESULT_VERSION = 2
+#: Schema versions this module reads (module docstring); a file without ``joint_friction`` is written as 1.
+READABLE_VERSIONS = (1, 2)
 
 
 def _plain(value):
@@ -31,10 +67,15 @@ def _plain(value):
     if isinstance(value, np.ndarray):
         return _plain(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
     if isinstance(value, float) and not np.isfinite(value):
-        return str(value)
+        return None  # numbers in a result are numbers or null (an undefined σ %, a cond never computed)
     return value
+
+
+def _float(value) -> float:
+    """A number of a result file; null (and the 'nan' strings of older files) read as NaN."""
+    return float('nan') if value is None else float(value)
 
 
 @dataclass
@@ -54,14 +95,21 @@ class IdentificationResult:
     drive_gains_identified: bool = False
     exponents: np.ndarray | None = None
     condition_number: float = float('nan')
+    condition_number_scaled: float = float('nan')
     metrics: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)
+    joint_friction_section: dict | None = None  # the ``joint_friction`` section (schema 2), plain data
 
     @property
     def relative_std(self) -> np.ndarray:
         with np.errstate(divide='ignore', invalid='ignore'):
             return np.where(self.values != 0, 100.0 * self.std / np.abs(self.values), np.inf)
+
+    def condition_text(self) -> str:
+        """The condition numbers for people, labelled: 'cond(W) = 393 with unit-norm columns (raw: 3.729e+04)'."""
+        scaled = 'n/a' if not np.isfinite(self.condition_number_scaled) else f'{self.condition_number_scaled:.4g}'
+        return f'cond(W) = {scaled} with unit-norm columns (raw: {self.condition_number:.4g})'
 
     def value(self, name: str) -> float:
         try:
@@ -78,17 +126,27 @@ class IdentificationResult:
                 out[self.joint_names[int(index) - 1]][symbol] = float(value)
         return out
 
+    def joint_friction(self) -> dict[str, dict[str, float]] | None:
+        """The identified joint friction model (schema 2) per joint, {joint: {parameter: value}} (NaN for null),
+        for the joints it covers; None when the result has no ``joint_friction`` section.
+        :func:`dynid.friction.identified.joint_friction_of` builds the friction model from it."""
+        if self.joint_friction_section is None:
+            return None
+        return {joint: {name: _float(value) for name, value in entry['parameters'].items()}
+                for joint, entry in self.joint_friction_section['joints'].items()}
+
     def to_dict(self) -> dict:
         rigid = [n for n in self.parameter_names if n in self.base_expressions]
         index = {n: i for i, n in enumerate(self.parameter_names)}
         relative = self.relative_std
         return _plain({
-            'dynid_result': RESULT_VERSION,
+            'dynid_result': RESULT_VERSION if self.joint_friction_section is not None else 1,
             'robot': self.robot,
             'joint_names': list(self.joint_names),
             'method': self.method,
             'model': self.model,
             'condition_number': self.condition_number,
+            'condition_number_scaled': self.condition_number_scaled,
             'base_parameters': [
                 {'name': n, 'expression': self.base_expressions[n], 'value': self.values[index[n]],
                  'std': self.std[index[n]], 'relative_std_percent': relative[index[n]]} for n in rigid],
@@ -101,6 +159,7 @@ class IdentificationResult:
                 'std': None if self.drive_gains_std is None else dict(zip(self.joint_names, self.drive_gains_std,
                                                                            strict=True))},
             'exponents': None if self.exponents is None else dict(zip(self.joint_names, self.exponents, strict=True)),
+            **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
             'metrics': self.metrics,
             'warnings': self.warnings,
             'provenance': {**self.provenance, 'software': {'dynid': __version__},
@@ -115,13 +174,14 @@ class IdentificationResult:
 
     @classmethod
     def from_dict(cls, data: dict, source: str = 'result') -> IdentificationResult:
-        if not isinstance(data, dict) or data.get('dynid_result') != RESULT_VERSION:
-            raise InputError(f'{source} is not a dynid result file (needs "dynid_result: {RESULT_VERSION}")')
+        if not isinstance(data, dict) or data.get('dynid_result') not in READABLE_VERSIONS:
+            raise InputError(f'{source} is not a dynid result file (needs "dynid_result" of '
+                             f'{" or ".join(map(str, READABLE_VERSIONS))})')
         try:
             rows = data['base_parameters'] + data['friction']
             names = [r['name'] for r in rows]
-            values = np.array([float(r['value']) for r in rows])
-            std = np.array([float(r['std']) for r in rows])
+            values = np.array([_float(r['value']) for r in rows])
+            std = np.array([_float(r['std']) for r in rows])
             joints = tuple(data['joint_names'])
             gains = data.get('drive_gains')
             exponents = data.get('exponents')
@@ -131,14 +191,34 @@ class IdentificationResult:
                 base_expressions={r['name']: r['expression'] for r in data['base_parameters']},
                 drive_gains=None if gains is None else np.array([float(gains['values'][j]) for j in joints]),
                 drive_gains_std=None if gains is None or gains.get('std') is None else np.array(
-                    [float(gains['std'][j]) for j in joints]),
+                    [_float(gains['std'][j]) for j in joints]),
                 drive_gains_identified=bool(gains and gains.get('identified')),
                 exponents=None if exponents is None else np.array([float(exponents[j]) for j in joints]),
-                condition_number=float(data.get('condition_number', 'nan')), metrics=data.get('metrics', {}),
-                warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}))
+                condition_number=_float(data.get('condition_number')),
+                condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics', {}),
+                warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
+                joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f'{source}: malformed result file ({error})') from None
 
     @classmethod
     def load(cls, path: str | Path) -> IdentificationResult:
         return cls.from_dict(read_yaml(path, 'result file'), str(path))
+
+
+def _joint_friction_section(section, joints: tuple[str, ...], source: str) -> dict | None:
+    """The ``joint_friction`` section checked for what :meth:`IdentificationResult.joint_friction` reads."""
+    if section is None:
+        return None
+    entries = section.get('joints') if isinstance(section, dict) else None
+    if not isinstance(entries, dict):
+        raise InputError(f'{source}: joint_friction needs a "joints" mapping')
+    for joint, entry in entries.items():
+        if joint not in joints:
+            raise InputError(f'{source}: joint_friction names joint {joint!r}, not one of {list(joints)}')
+        parameters = entry.get('parameters') if isinstance(entry, dict) else None
+        if not isinstance(parameters, dict) or not all(
+                value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+                for value in parameters.values()):
+            raise InputError(f'{source}: joint_friction of {joint} needs a "parameters" mapping of numbers')
+    return section

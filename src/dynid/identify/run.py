@@ -26,7 +26,7 @@ import numpy as np
 import scipy.optimize
 
 from dynid.errors import InputError
-from dynid.identify.metrics import nrmse_fit, rms
+from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
@@ -204,21 +204,13 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                   'options': {'weight_function': options.weight_function,
                               'weight_constant': options.weight_constant,
                               'load_iterations': options.load_iterations}}
+    if problem.drives is not None:  # the nominal drives the model was built with (validation needs them)
+        provenance['drives'] = {'joints': problem.drives.to_dict()}
     progress('done')
     return IdentificationResult(
         robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,
         parameter_names=list(names), values=np.asarray(values), std=np.asarray(std), base_expressions=expressions,
         drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
         exponents=exponents if spec.friction == 'comprehensive' else None,
-        condition_number=estimate.condition_number, metrics=metrics, warnings=warnings, provenance=provenance)
-
-
-def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, joint_names) -> dict:
-    """RMSE [N·m] and NRMSE fit [%] per joint, and the relative residual ‖y − ŷ‖/‖y‖ over all rows."""
-    per_joint = {}
-    for j, name in enumerate(joint_names):
-        rows = joints == j
-        per_joint[name] = {'rmse': float(rms(measured[rows] - predicted[rows])),
-                           'nrmse_fit_percent': float(nrmse_fit(measured[rows], predicted[rows]))}
-    return {'relative_residual': float(np.linalg.norm(measured - predicted) / np.linalg.norm(measured)),
-            'rmse': float(rms(measured - predicted)), 'rows': int(len(measured)), 'joints': per_joint}
+        condition_number=estimate.condition_number, condition_number_scaled=estimate.scaled_condition_number,
+        metrics=metrics, warnings=warnings, provenance=provenance)

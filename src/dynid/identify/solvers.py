@@ -11,6 +11,11 @@ All solve W·χ = y (+ ρ) for stacked rows of several joints (``joints`` gives 
 - :func:`tls`: IDIM-TLS (Gautier & Briot eqs. (17)–(23)): the right singular vector of the smallest
   singular value, scaled so that its last component (the known-payload column) is 1; rows of joint
   j weighted by 1/σ̂_W^j from a first, unweighted solution.
+
+Every estimate carries two condition numbers of the (weighted) W: the raw one, which depends on the
+units and scales of the columns (a squared-load column in N²·m² dwarfs the others), and the one with
+every column scaled to unit norm, cond(W·D) with D = diag(1/‖w_i‖) — the number that says whether
+the data separate the parameters, whatever their units.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ class Estimate:
 
     values, std: (p,); covariance: (p, p); residual: (rows,) unweighted y − Wχ̂;
     joint_sigma: (n,) per-joint error standard deviation used as weight (or of the residual);
-    row_weights: (rows,) the final weights; condition_number of the (weighted) W.
+    row_weights: (rows,) the final weights; condition_number of the (weighted) W as it is and
+    scaled_condition_number with its columns scaled to unit norm (module docstring).
     """
 
     names: list[str]
@@ -45,6 +51,7 @@ class Estimate:
     method: str
     iterations: int = 1
     extra: dict = field(default_factory=dict)
+    scaled_condition_number: float = float('nan')
 
     @property
     def std(self) -> np.ndarray:
@@ -73,9 +80,19 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
                          f'{w.shape[1]}); use a richer excitation')
 
 
+def condition_numbers(a: np.ndarray) -> tuple[float, float]:
+    """(cond(A), cond(A·D)) with D scaling every column of A to unit norm; A may be W or its R factor
+    (same singular values and column norms). Zero columns are left unscaled."""
+    norms = np.linalg.norm(a, axis=0)
+    raw = np.linalg.svd(a, compute_uv=False)
+    scaled = np.linalg.svd(a / np.where(norms > 0, norms, 1.0), compute_uv=False)
+    return float(raw[0] / raw[-1]), float(scaled[0] / scaled[-1])
+
+
 def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = True,
-           covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, float]:
-    """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²) or None, cond of the weighted W or NaN).
+           covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, tuple[float, float]]:
+    """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²) or None, (raw, column-scaled) cond of the
+    weighted W or NaNs).
 
     Identifiability is checked beforehand (:func:`check_identifiable`), so a plain Householder QR
     (no pivoting, several times faster than the pivoted one on tall systems) is safe here.
@@ -89,9 +106,8 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
         r_inverse = scipy.linalg.solve_triangular(r, np.eye(r.shape[0]), check_finite=False)
         inverse_normal = r_inverse @ r_inverse.T
     if not condition:
-        return values, inverse_normal, float('nan')
-    singular = np.linalg.svd(r, compute_uv=False)  # R has the singular values of the weighted W
-    return values, inverse_normal, float(singular[0] / singular[-1])
+        return values, inverse_normal, (float('nan'), float('nan'))
+    return values, inverse_normal, condition_numbers(r)  # R has the singular values and column norms of W·G
 
 
 def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) -> Estimate:
@@ -103,7 +119,8 @@ def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) 
     variance = residual @ residual / dof
     n = int(joints.max()) + 1
     sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
-    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition, 'ols')
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition[0],
+                    'ols', scaled_condition_number=condition[1])
 
 
 def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndarray:
@@ -131,7 +148,8 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) 
     residual = y - w @ values
     weighted = residual * weights
     variance = weighted @ weighted / max(1, len(y) - len(values))  # ≈ 1 by construction
-    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition, 'wls')
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'wls',
+                    scaled_condition_number=condition[1])
 
 
 def _robust_scale(residual: np.ndarray) -> float:
@@ -182,9 +200,10 @@ def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     variance = weighted @ weighted / max(1, effective)
     _, inverse_normal, condition = _solve(w, y, weights)
     sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
-    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition, 'irls',
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'irls',
                     iterations, {'weight_function': function,
-                                 'constant': WEIGHT_FUNCTIONS[function] if constant is None else constant})
+                                 'constant': WEIGHT_FUNCTIONS[function] if constant is None else constant},
+                    scaled_condition_number=condition[1])
 
 
 def tls(w_total: np.ndarray, joints: np.ndarray, names: Sequence[str], weighted: bool = True) -> Estimate:
@@ -218,5 +237,8 @@ def tls(w_total: np.ndarray, joints: np.ndarray, names: Sequence[str], weighted:
     covariance = sigma_w**2 * (1 + head @ head) * np.linalg.inv(w_hat[:, :-1].T @ w_hat[:, :-1])
     residual = w_total @ solution
     joint_sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    # The unknowns' columns (the known-payload column fixes the scale): their column-scaled cond.
+    scaled = condition_numbers(w_total[:, :-1] * weights[:, None])[1]
     return Estimate(list(names), head, covariance, residual, joint_sigma, weights, float(s[0] / s[-1]), 'tls', 1,
-                    {'singular_values_tail': s[-3:].tolist(), 'kernel_gap': float(s[-2] / s[-1])})
+                    {'singular_values_tail': s[-3:].tolist(), 'kernel_gap': float(s[-2] / s[-1])},
+                    scaled_condition_number=scaled)

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingGaps, RecordingInput
 from dynid.identify.preprocess import FilterSettings, differentiate
 from dynid.identify.result import IdentificationResult
-from dynid.identify.run import equation_metrics
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
@@ -51,7 +51,23 @@ class Prediction:
         return metrics
 
 
-def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput) -> IdentificationProblem:
+def result_drives(result: IdentificationResult, robot: RobotModel, drives: JointDrives | None = None
+                  ) -> JointDrives | None:
+    """The drives to apply a result with: ``drives`` (e.g. from a drives file) if given, else those the
+    result recorded (``provenance.drives``), else the robot's; the result's drive gains (identified or
+    nominal, part of the identified model) replace theirs. None when nothing gives any."""
+    recorded = (result.provenance.get('drives') or {}).get('joints')
+    if drives is None and recorded:
+        drives = JointDrives.from_dict(recorded, robot.joint_names)
+    drives = drives if drives is not None else robot.drives
+    if result.drive_gains is not None:
+        base = drives if drives is not None else JointDrives(robot.joint_names, 1.0, result.drive_gains, 0.0)
+        drives = base.with_drive_gain(result.drive_gains)
+    return drives
+
+
+def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput,
+                 drives: JointDrives | None = None) -> IdentificationProblem:
     if tuple(result.joint_names) != tuple(robot.joint_names):
         raise InputError(f'the result is for joints {list(result.joint_names)}, '
                          f'the robot has {list(robot.joint_names)}')
@@ -60,13 +76,8 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0))
-    filters = result.provenance.get('filters') or {}
-    settings = FilterSettings(**{k: v for k, v in filters.items() if k in FilterSettings.__dataclass_fields__})
-    drives = robot.drives
-    if result.drive_gains is not None:
-        base = drives if drives is not None else JointDrives(robot.joint_names, 1.0, result.drive_gains, 0.0)
-        drives = base.with_drive_gain(result.drive_gains)
-    return IdentificationProblem(robot, [recording], spec, settings, drives)
+    settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
+    return IdentificationProblem(robot, [recording], spec, settings, result_drives(result, robot, drives))
 
 
 def _name(dataset: Dataset, name: str | None) -> str:
@@ -74,10 +85,10 @@ def _name(dataset: Dataset, name: str | None) -> str:
 
 
 def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-            payload: Payload | None = None, name: str | None = None) -> Prediction:
+            payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None) -> Prediction:
     """Torques of ``dataset`` as measured and as the result predicts them (``payload``: known payload;
-    ``name``: the recording's name in messages, default its bag)."""
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)))
+    ``name``: the recording's name in messages, default its bag; ``drives``: see :func:`result_drives`)."""
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives)
     names = problem.parameter_names()
     missing = [n for n in names if n not in result.parameter_names]
     if missing:
@@ -90,12 +101,12 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
 
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-                   payload: Payload | None = None, name: str | None = None):
+                   payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None):
     """(times (M,), measured (M, n), predicted (M, n), used (M, n)) of a recording, for plots.
 
     A recording split at lost samples gives one stretch per piece used, separated by a NaN row.
     """
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)))
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives)
     names = problem.parameter_names()
     values = np.array([result.value(n) for n in names])
     exponents = result.exponents if result.exponents is not None else np.full(robot.n, problem.spec.exponent)
@@ -110,20 +121,20 @@ def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dat
 
 
 def validate(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-             payload: Payload | None = None, name: str | None = None) -> dict:
+             payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None) -> dict:
     """Validation metrics of ``result`` on ``dataset`` (module docstring)."""
-    return predict(result, robot, dataset, payload, name).metrics(robot.joint_names)
+    return predict(result, robot, dataset, payload, name, drives).metrics(robot.joint_names)
 
 
 def recover_payload(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-                    name: str | None = None) -> dict:
+                    name: str | None = None, drives: JointDrives | None = None) -> dict:
     """Least-squares estimate of an unknown flange payload from the residual of the identified model.
 
     The payload columns are built per contiguous piece from the same filtered states and decimation
     as the equations. Returns {'mass': kg, 'mass_std': kg,
     'parameters': the 10 standard parameters about the flange}.
     """
-    prediction = predict(result, robot, dataset, name=name)
+    prediction = predict(result, robot, dataset, name=name, drives=drives)
     problem = prediction.problem
     parts = []
     for k, block in enumerate(problem.blocks):

@@ -16,11 +16,17 @@ joint_trajectory``                 JointTrajectory          relative to each chu
 Every message of one sample carries the same ``header.stamp``. Reading joins the streams by stamp
 (never by arrival order) and maps joints by name (never by index); temperatures, which may come
 slower, are held from their latest sample.
+
+What is read as a recording (:func:`recording_files`): a rosbag2 directory (with ``metadata.yaml``),
+a bare ``.mcap`` (or ``.db3``) file as Foxglove and other recorders write them, and a directory
+holding such files without ``metadata.yaml`` (read as the segments of one recording, in name order).
+Anything else (a CSV, an empty directory, a ROS 1 bag) is refused with a one-line reason.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -134,11 +140,46 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
     return streams, names or []
 
 
+_STORAGE_FILES = ('.mcap', '.db3')
+
+
+def _natural_key(path: Path) -> list:
+    return [int(part) if part.isdigit() else part for part in re.split(r'(\d+)', path.name)]
+
+
+def recording_files(path: str | os.PathLike) -> list[Path]:
+    """What rosbags opens for the recording ``path`` (module docstring): the bag directory itself, a bare
+    storage file, or the storage files of a directory without metadata. InputError otherwise."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f'bag {path} does not exist')
+    if path.is_file():
+        if path.suffix.lower() in _STORAGE_FILES:
+            return [path]
+        if path.suffix.lower() == '.bag':
+            raise InputError(f'{path} is a ROS 1 bag; dynid reads ROS 2 recordings (convert it with rosbags-convert)')
+        kind = f'a {path.suffix} file' if path.suffix else 'a file without extension'
+        raise InputError(f'{path} is {kind}, not a recording: give a rosbag2 directory or an .mcap file')
+    if (path / 'metadata.yaml').is_file():
+        return [path]
+    try:
+        entries = list(path.iterdir())
+    except OSError as error:
+        raise InputError(f'cannot read bag directory {path}: {error.strerror}') from None
+    for suffix in _STORAGE_FILES:
+        files = sorted((f for f in entries if f.is_file() and f.suffix.lower() == suffix), key=_natural_key)
+        if files:
+            return files
+    if not entries:
+        raise InputError(f'bag {path} is an empty directory, not a recording')
+    raise InputError(f'{path} is not a rosbag2 directory: no metadata.yaml and no .mcap file in it')
+
+
 def read_bag(path, joint_names=None, namespace: str = '') -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
 
-    ``path`` is a bag directory, or a list of them read as one bag (the segments of a recording, so
-    that streams join across segment boundaries).
+    ``path`` is a recording (:func:`recording_files`), or a list of them read as one bag (the segments
+    of a recording, so that streams join across segment boundaries).
 
     Time is joint_states' stamp minus the first stamp [s]. Motor states and currents are joined by
     exact stamp (samples without a partner are dropped); temperatures are held from their latest
@@ -149,12 +190,10 @@ def read_bag(path, joint_names=None, namespace: str = '') -> Dataset:
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
     if not paths:
         raise InputError('no bag given')
-    for bag in paths:
-        if not bag.exists():
-            raise InputError(f'bag {bag} does not exist')
+    files = [file for bag in paths for file in recording_files(bag)]
     path = paths[0] if len(paths) == 1 else paths[0].parent
-    reader = AnyReader(paths, default_typestore=TYPESTORE)
     try:
+        reader = AnyReader(files, default_typestore=TYPESTORE)
         reader.open()
     except Exception as error:  # rosbags raises several unrelated types for broken bags
         raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None

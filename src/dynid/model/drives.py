@@ -8,6 +8,15 @@ Conventions (thesis ch.4–5; Gautier & Briot 2014):
   absorbs the gear efficiency).
 - The rotor inertia B [kg·m²] is reflected to the link side: B = r²·J_rotor.
 - Rotor equation: B·θ̈ + f + τ_j = K_τ·i, with f the friction and τ_j the joint (link-side) torque.
+
+A **drives file** (YAML; :func:`load_drives`) gives them for any robot, by joint name::
+
+    shoulder_pan_joint: {gear_ratio: 101, drive_gain: 11.9, rotor_inertia: 0.6}   # -, N·m/A, kg·m²
+    shoulder_lift_joint: {gear_ratio: 101, drive_gain: 11.9, rotor_inertia: 0.6}
+    ...
+
+Every joint of the robot needs all three values; names the robot does not have are refused (a
+typo would otherwise go unnoticed). The mapping may also sit under a top-level ``drives:`` key.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.files import read_yaml
 
 
 def _per_joint(values, n: int, what: str) -> np.ndarray:
@@ -151,3 +161,21 @@ class JointDrives:
     def rotor_inertia_torque(self, rotor_acceleration):
         """B·θ̈ [N·m, link side] from the rotor acceleration in link units [rad/s²]."""
         return np.asarray(rotor_acceleration) * self.rotor_inertia
+
+
+def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
+    """Drives of the joints ``joint_names`` from a drives file (module docstring); InputError naming
+    the file otherwise."""
+    data = read_yaml(path, 'drives file')
+    if isinstance(data, Mapping) and set(data) == {'drives'}:
+        data = data['drives']
+    if not isinstance(data, Mapping) or not all(isinstance(row, Mapping) for row in data.values()):
+        raise InputError(f'drives file {path}: expected joint names, each with gear_ratio, drive_gain and '
+                         f'rotor_inertia')
+    unknown = [name for name in data if name not in joint_names]
+    if unknown:
+        raise InputError(f'drives file {path}: {unknown} are not joints of the robot ({list(joint_names)})')
+    try:
+        return JointDrives.from_dict(data, joint_names)
+    except InputError as error:
+        raise InputError(f'drives file {path}: {error}') from None

@@ -1,7 +1,8 @@
 """The node suite: ``dynid bringup`` (DESIGN.md §6), also the base of ``dynid demo``.
 
 sim_node (unless a real robot publishes the joint topics), excitation_node, identifier_node and, if
-asked, estimator_node (online stiffness and friction).
+asked, estimator_node (online stiffness and friction) and feedforward_node (model torque; configured
+and activated at start, see :func:`plan_suite` for how it is wired in each mode).
 
 Two ways to run the same nodes, which talk over DDS topics and services either way:
 
@@ -27,8 +28,10 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import rclpy
+import yaml
 from rclpy.context import Context
 from rclpy.exceptions import NameValidationException, ParameterException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -41,6 +44,7 @@ from dynid.io.bag import topic_name
 from dynid.model import load_robot
 from dynid.nodes.estimator_node import EstimatorNode
 from dynid.nodes.excitation_node import ExcitationNode
+from dynid.nodes.feedforward_node import FeedforwardNode
 from dynid.nodes.identifier_node import IdentifierNode
 from dynid.nodes.runner import PARENT_VARIABLE
 from dynid.nodes.sim_node import SimNode
@@ -52,19 +56,34 @@ def _overrides(values: Mapping[str, object]) -> list[Parameter]:
 
 @dataclass
 class NodePlan:
-    """One node of the suite: its name, class, executable module and parameter overrides."""
+    """One node of the suite: its name, class, executable module, parameter overrides and remappings."""
 
     name: str
     cls: type
     module: str
     overrides: dict = field(default_factory=dict)
+    remappings: dict = field(default_factory=dict)
+
+    def ros_arguments(self) -> list[str]:
+        """``-r from:=to`` of the remappings."""
+        return [item for rule in self.remappings.items() for item in ('-r', ':='.join(rule))]
 
 
 def plan_suite(robot: str = 'ur5e', simulate: bool = True,
                parameters: Mapping[str, Mapping[str, object]] | None = None,
                excitations: Mapping[str, Mapping[str, object]] | None = None,
-               estimator: bool = False) -> list[NodePlan]:
-    """The suite's nodes (arguments as for :func:`build_suite`)."""
+               estimator: bool = False, feedforward: str | None = None,
+               params_file: str | None = None) -> list[NodePlan]:
+    """The suite's nodes (arguments as for :func:`build_suite`).
+
+    With ``feedforward`` (its mode) feedforward_node starts configured and activated (``autostart``),
+    the twin's own model feedforward is off (``internal_feedforward: none``) and, when neither the
+    overrides nor ``params_file`` give it a result file or terms, its terms are rigid_body and
+    rotor_inertia (the robot model's parameters; friction needs a result). Wiring: ``trajectory``:
+    the excitation nodes send to ``feedforward_node/reference``, which sends on to the controller with
+    efforts; ``streaming``: feedforward_node listens to the controller's trajectory topic and streams
+    efforts; ``measured``: gravity and friction of the measured state, streamed.
+    """
     parameters = dict(parameters or {})
     excitations = dict(excitations or {'excitation_node': parameters.get('excitation_node', {})})
     plan = [NodePlan('sim_node', SimNode, 'sim_node', dict(parameters.get('sim_node', {})))] if simulate else []
@@ -74,15 +93,47 @@ def plan_suite(robot: str = 'ur5e', simulate: bool = True,
     if estimator:
         plan += [NodePlan('estimator_node', EstimatorNode, 'estimator_node',
                           dict(parameters.get('estimator_node', {})))]
+    if feedforward:
+        plan += [_feedforward_plan(plan, feedforward, dict(parameters.get('feedforward_node', {})), params_file)]
     for node in plan:
         node.overrides = {'robot': robot, **node.overrides}
     return plan
 
 
+def _file_sets_feedforward(params_file: str | None) -> bool:
+    """Whether a ROS parameter file gives feedforward_node a result file or terms (any namespace key)."""
+    try:
+        document = yaml.safe_load(Path(params_file).read_text()) if params_file else None
+    except (OSError, yaml.YAMLError):
+        return False  # the nodes report an unreadable file themselves
+    sections = [value.get('ros__parameters') for key, value in (document or {}).items()
+                if str(key).rstrip('/').endswith('feedforward_node') and isinstance(value, dict)] \
+        if isinstance(document, dict) else []
+    return any(isinstance(p, dict) and (p.get('result_file') or 'terms' in p) for p in sections)
+
+
+def _feedforward_plan(plan: list[NodePlan], mode: str, values: dict, params_file: str | None) -> NodePlan:
+    """feedforward_node in ``mode``, and the rest of the suite wired to it (:func:`plan_suite`)."""
+    values = {'mode': mode, 'autostart': True, **values}
+    if not values.get('result_file') and not _file_sets_feedforward(params_file):
+        values.setdefault('terms', ['rigid_body', 'rotor_inertia'])
+    controller_topic = 'joint_trajectory_controller/joint_trajectory'
+    remappings = {}
+    for node in plan:
+        if node.cls is SimNode:
+            node.overrides.setdefault('internal_feedforward', 'none')
+        elif node.cls is ExcitationNode and mode == 'trajectory':
+            node.remappings[controller_topic] = 'feedforward_node/reference'
+    if mode == 'streaming':
+        remappings['~/reference'] = controller_topic
+    return NodePlan('feedforward_node', FeedforwardNode, 'feedforward_node', values, remappings)
+
+
 def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simulate: bool = True,
                 parameters: Mapping[str, Mapping[str, object]] | None = None,
                 excitations: Mapping[str, Mapping[str, object]] | None = None,
-                lean: bool = False, estimator: bool = False) -> dict[str, Node]:
+                lean: bool = False, estimator: bool = False, feedforward: str | None = None,
+                params_file: str | None = None) -> dict[str, Node]:
     """Create the suite's nodes in ``context`` (one process).
 
     Args:
@@ -97,15 +148,22 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
             executor turn walks all services, so the suite runs noticeably lighter without them.
         estimator: include estimator_node (its parameters, e.g. ``result_file``, under
             'estimator_node' in ``parameters``); it needs motor_states, which the twin publishes.
+        feedforward: include feedforward_node in this mode (trajectory, streaming, measured), configured
+            and activated; its parameters under 'feedforward_node' (:func:`plan_suite`).
+        params_file: the ROS parameter file the context was initialized with, if any (only read to
+            see whether it configures feedforward_node's terms).
 
     Returns:
         {node name: node}. Raises InputError for an unknown robot or a refused parameter value (a
-        result_file that does not exist or is no result of the robot, too).
+        result_file that does not exist or is no result of the robot, or a refused configuration of
+        feedforward_node, too).
     """
     nodes: dict[str, Node] = {}
     try:
-        for plan in plan_suite(robot, simulate, parameters, excitations, estimator):
+        for plan in plan_suite(robot, simulate, parameters, excitations, estimator, feedforward, params_file):
             values, extra = dict(plan.overrides), {}
+            if plan.remappings:
+                extra['cli_args'] = ['--ros-args', *plan.ros_arguments()]
             if plan.cls is ExcitationNode:
                 extra['node_name'] = plan.name
             if lean:
@@ -142,6 +200,8 @@ def _parameter_value(value) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return '[' + ', '.join(_parameter_value(item) for item in value) + ']'
     return str(value)
 
 
@@ -172,7 +232,7 @@ class NodeProcesses:
             command += ['--params-file', self.params_file]
         for name, value in plan.overrides.items():
             command += ['-p', f'{name}:={_parameter_value(value)}']
-        return command + self.ros_arguments
+        return command + plan.ros_arguments() + self.ros_arguments
 
     def start(self) -> None:
         """Start every node; each stops by itself if this process dies (:func:`run_node`)."""
@@ -205,24 +265,30 @@ def _check_params_file(params_file: str | None) -> None:
         raise InputError(f'parameter file {params_file} does not exist')
 
 
-def _check_result_file(overrides: Mapping[str, Mapping[str, object]]) -> None:
-    result_file = overrides.get('estimator_node', {}).get('result_file')
-    if result_file:
-        IdentificationResult.load(result_file)
+def _check_result_file(overrides: Mapping[str, Mapping[str, object]], robot) -> None:
+    for node in ('estimator_node', 'feedforward_node'):
+        result_file = overrides.get(node, {}).get('result_file')
+        if result_file:
+            result = IdentificationResult.load(result_file)
+            if result.robot != robot.name or tuple(result.joint_names) != tuple(robot.joint_names):
+                raise InputError(f'{node}: result_file {result_file} identifies robot {result.robot!r} '
+                                 f'(joints {list(result.joint_names)}), not {robot.name!r}')
 
 
 def run_processes(robot: str, namespace: str, simulate: bool, params_file: str | None,
-                  overrides: Mapping[str, Mapping[str, object]], estimator: bool = False) -> int:
+                  overrides: Mapping[str, Mapping[str, object]], estimator: bool = False,
+                  feedforward: str | None = None) -> int:
     """``dynid bringup``: every node in its own process until Ctrl-C or until one of them stops.
 
     Returns the exit code: 0 after Ctrl-C, 2 when a node refused its input (its own output says
     why), 1 when a node stopped otherwise.
     """
     _check_params_file(params_file)
-    load_robot(robot)  # one clear error here rather than one per node
-    if estimator:
-        _check_result_file(overrides)
-    suite = NodeProcesses(plan_suite(robot, simulate, overrides, estimator=estimator), namespace, params_file)
+    model = load_robot(robot)  # one clear error here rather than one per node
+    if estimator or feedforward:
+        _check_result_file(overrides, model)
+    suite = NodeProcesses(plan_suite(robot, simulate, overrides, estimator=estimator, feedforward=feedforward,
+                                     params_file=params_file), namespace, params_file)
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         suite.start()
@@ -243,14 +309,16 @@ def run_processes(robot: str, namespace: str, simulate: bool, params_file: str |
 
 
 def run_bringup(robot: str, namespace: str, simulate: bool, params_file: str | None,
-                overrides: Mapping[str, Mapping[str, object]], estimator: bool = False) -> None:
+                overrides: Mapping[str, Mapping[str, object]], estimator: bool = False,
+                feedforward: str | None = None) -> None:
     """``dynid bringup --no-processes``: build the suite in this process and spin it until Ctrl-C."""
     _check_params_file(params_file)
     arguments = ['--ros-args', '--params-file', params_file] if params_file else []
     context = Context()
     rclpy.init(args=['dynid'] + arguments, context=context)
     try:
-        nodes = build_suite(context, robot, namespace, simulate, overrides, estimator=estimator)
+        nodes = build_suite(context, robot, namespace, simulate, overrides, estimator=estimator,
+                            feedforward=feedforward, params_file=params_file)
         names = ', '.join(n.get_fully_qualified_name() for n in nodes.values())
         print(f'dynid bringup: running {names}; Ctrl-C stops', flush=True)
         spin_suite(nodes, context)

@@ -182,9 +182,15 @@ def _table(result: IdentificationResult, settings: DemoSettings, training, holdo
     for name in result.joint_names:
         f = friction[name]
         lines.append(f'{name:<22}{f.get("Fc", float("nan")):>10.4g}{f.get("Fv", float("nan")):>12.4g}'
-                     f'{train["joints"][name]["nrmse_fit_percent"]:>13.2f}'
-                     f'{held["joints"][name]["nrmse_fit_percent"]:>16.2f}{held["joints"][name]["rmse"]:>21.4g}')
+                     f'{_number(train["joints"][name]["nrmse_fit_percent"], ".2f"):>13}'
+                     f'{_number(held["joints"][name]["nrmse_fit_percent"], ".2f"):>16}'
+                     f'{_number(held["joints"][name]["rmse"], ".4g"):>21}')
     return '\n'.join(lines)
+
+
+def _number(value, spec: str) -> str:
+    """A metric for the table; n/a where nothing was scored (None)."""
+    return 'n/a' if value is None else format(value, spec)
 
 
 def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResult:

@@ -75,8 +75,10 @@ class IdentifierNode(Node):
         d('method', 'wls', descriptor('identification method', choices=METHODS))
         d('friction', 'viscous_coulomb', descriptor('friction model', choices=FRICTION_MODELS))
         d('temperature', False, descriptor('add the temperature friction term'))
-        d('position_cutoff', 50.0, descriptor('position low-pass [Hz]', False, 1.0, 1000.0))
-        d('decimation_cutoff', 20.0, descriptor('parallel low-pass [Hz]', False, 1.0, 1000.0))
+        d('position_cutoff', 0.0, descriptor('position low-pass [Hz]; 0: from the sample rate (50 Hz from 500 Hz up)',
+                                             False, 0.0, 1000.0))
+        d('decimation_cutoff', 0.0, descriptor('parallel low-pass [Hz]; 0: from the sample rate (20 Hz from 500 Hz '
+                                               'up)', False, 0.0, 1000.0))
         d('stiction_velocity', 0.02, descriptor('rows below this friction velocity are dropped [rad/s]', False,
                                                 0.0, 10.0))
         d('report', True, descriptor('write an HTML report beside the result'))
@@ -248,8 +250,8 @@ class IdentifierNode(Node):
         get = self.get_parameter
         dataset = read_recording(recording, self.robot.joint_names, self.get_namespace().rstrip('/'))
         spec = ModelSpec(friction=get('friction').value, temperature=get('temperature').value)
-        settings = FilterSettings(position_cutoff_hz=get('position_cutoff').value,
-                                  decimation_cutoff_hz=get('decimation_cutoff').value,
+        settings = FilterSettings(position_cutoff_hz=get('position_cutoff').value or None,
+                                  decimation_cutoff_hz=get('decimation_cutoff').value or None,
                                   stiction_velocity=get('stiction_velocity').value)
         result = identify(self.robot, [RecordingInput(dataset, name=str(recording))], spec, settings,
                           IdentifyOptions(method=get('method').value),

@@ -12,6 +12,8 @@ when the stamp is zero, a new message replaces the active one, an empty one stop
 the robot's joint order, added to the controller output and held until the next message).
 Malformed messages (wrong joints or lengths, NaN, non-increasing times) are logged, counted and
 ignored. Service ``~/reset`` (std_srvs/Trigger) restarts at the initial position. Parameter
+``internal_feedforward`` (full, gravity, none) chooses the model torque the twin's controller adds on
+its own, as robot controllers do; ``none`` leaves it all to an external feedforward. Parameter
 ``joint_changes`` schedules changes of the true joints (stiffness halved, Coulomb friction raised:
 :mod:`dynid.sim.changes`) at twin times since the start, to try the estimators on.
 
@@ -24,6 +26,8 @@ time stay where they belong (:mod:`dynid.sim.realtime`); ``/diagnostics`` report
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
@@ -76,6 +80,10 @@ class SimNode(Node):
         declare('temperature', 25.0, _descriptor('initial and ambient temperature [°C]', True, -20.0, 80.0))
         declare('batch_period', 0.005, _descriptor('samples are produced and published in bursts this often [s]',
                                                    True, 0.001, 0.1))
+        declare('internal_feedforward', 'full', _descriptor("the twin controller's own model torque: full (nominal "
+                                                            "rigid body, rotor inertia, friction), gravity or none "
+                                                            "(an external feedforward, e.g. feedforward_node, "
+                                                            "supplies it)", True))
         declare('joint_changes', Parameter.Type.STRING_ARRAY,
                 _descriptor("scheduled changes of the true joints, e.g. 'time=10,stiffness_scale=0.5,"
                             "joints=shoulder_pan_joint' (time [s] since start; keys as dynid simulate --change)",
@@ -88,6 +96,8 @@ class SimNode(Node):
         params = PlantParameters.defaults(robot, payload=self._payload(payload_mass),
                                           drive_gain_error=get('drive_gain_error').value, seed=get('seed').value)
         params.ambient_c = params.initial_temperature_c = get('temperature').value
+        params.controller = dataclasses.replace(params.controller,
+                                                internal_feedforward=get('internal_feedforward').value)
         if not get('noise').value:
             params.sensors = SensorParameters.noiseless()
         try:
