@@ -154,6 +154,8 @@ def test_term_factories_refuse_bad_options_with_clear_messages(ur5e, panda):
              ('friction_adaptive', ur5e, identified(ur5e, 'load_squared', {'Fc': 0.0}), {}, 'Fc is <= 0'),
              ('friction_adaptive', ur5e, identified(ur5e, 'comprehensive'), {}, 'adaptive friction takes'),
              ('friction_adaptive', ur5e, result, {'alpha': [1, 2, 3]}, 'alpha must be'),
+             ('friction_adaptive', ur5e, result, {'standstill_fade': -0.1}, r'standstill_fade \[s\] must be'),
+             ('friction_egms', ur5e, result, {'standstill_window': 0}, r'standstill_window \[s\] must be'),
              ('flexible_joint', ur5e, result, {}, 'needs the joint stiffness'),
              ('flexible_joint', ur5e, result, {'stiffness': [[-1e4, 0]] * 6}, 'alpha1 > 0'),
              ('flexible_joint', ur5e, result, {'stiffness': {'shoulder_pan_joint': 1e4}}, 'stiffness missing')]
@@ -314,6 +316,48 @@ def test_adaptive_friction_is_the_estimator_regressor_times_the_latest_alpha(ur5
                                rtol=0, atol=1e-9)
     stepped = np.array([own.step(q[k], dq[k], ddq[k], FeedforwardContext(alpha=alpha)) for k in range(500)])
     np.testing.assert_allclose(stepped, f[:500], rtol=0, atol=1e-9)
+
+
+def stop_and_go(robot, seconds_at_rest=0.6):
+    """q, q̇, q̈ (N, n) at 1 kHz: from rest up and back (a reversal at 0.5 s, |q̈| = 0.4π² rad/s²) to rest at
+    1 s, held for ``seconds_at_rest``, then down and back to rest; the same on every joint."""
+    t = np.arange(1000) / RATE
+    w = 2 * np.pi
+    up = (0.3 + 0.1 * (1 - np.cos(w * t)), 0.1 * w * np.sin(w * t), 0.1 * w**2 * np.cos(w * t))
+    rest = int(seconds_at_rest * RATE)
+    parts = [np.concatenate([u, np.full(rest, 0.3 if i == 0 else 0.0), 0.6 - u if i == 0 else -u])
+             for i, u in enumerate(up)]
+    return tuple(np.tile(x[:, None], (1, robot.n)) for x in parts)
+
+
+@pytest.mark.parametrize('name', ['friction_egms', 'friction_adaptive'])
+def test_standstill_fade_takes_h_to_zero_after_the_motion_stops_and_not_at_a_reversal(ur5e, name):
+    """Option standstill_fade: the term's F·H equals the paper's (fade off) while q_d moves, reversals
+    included; once |q̇_d| < 0.01 rad/s has held for 0.05 s, H falls linearly to 0 over the fade time
+    (0.1 s: −1/100 per 1 kHz sample) and stays 0; the first sample that moves again has it back whole.
+    step = evaluate (1e-9 N·m: the E-GMS batch scan)."""
+    q, dq, ddq = stop_and_go(ur5e)
+    result = identified(ur5e, 'load_squared', {'Fc': 3.0, 'Fv': 6.0, 'Fl': 2e-4})
+    options = {'alpha': (1.0, 0.0)} if name == 'friction_adaptive' else {}
+    plain = build_term(name, ur5e, result, {**options, 'standstill_fade': None})
+    faded = build_term(name, ur5e, result, {**options, 'standstill_fade': 0.1})
+    remainder = build_term('friction_egms', ur5e, result, {'coulomb': False}).evaluate(q, dq, ddq, CONTEXT) \
+        if name == 'friction_egms' else 0.0
+    coulomb, faded_coulomb = (term.evaluate(q, dq, ddq, CONTEXT) - remainder for term in (plain, faded))
+    at_rest = np.flatnonzero(np.abs(dq[:, 0]) < 0.01)
+    stop = at_rest[np.searchsorted(at_rest, 900)]         # the first sample of the hold's rest
+    moves = stop + np.flatnonzero(np.abs(dq[stop:, 0]) >= 0.01)[0]  # the first that moves again
+    assert 495 < at_rest[np.searchsorted(at_rest, 400)] < 505  # the reversal passes below the threshold
+    np.testing.assert_array_equal(faded_coulomb[:stop + 50], coulomb[:stop + 50])  # reversal: no fade
+    factor = faded_coulomb[stop:moves] / coulomb[stop:moves]
+    assert np.all(np.abs(coulomb[stop:moves]) > 1.0)       # H = ±1 at rest: the ratio is the factor
+    np.testing.assert_allclose(factor[:50], 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.diff(factor[49:150], axis=0), -0.01, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(faded_coulomb[stop + 149:moves], 0.0)
+    np.testing.assert_array_equal(faded_coulomb[moves:], coulomb[moves:])  # back at once, and unchanged
+    faded.reset()
+    stepped = np.array([faded.step(q[k], dq[k], ddq[k], CONTEXT) for k in range(len(q))])
+    np.testing.assert_allclose(stepped, faded.evaluate(q, dq, ddq, CONTEXT), rtol=0, atol=1e-9)
 
 
 # ---------------------------------------------------------------------------- joint friction (schema 2)

@@ -19,6 +19,7 @@ from dynid.friction import (
     TemperatureFriction,
     element_laws,
 )
+from dynid.friction.egms import periodic_lookup
 
 STRIBECK = StribeckMap(Fc=2.0, Fs=3.0, Fv1=1.5, Fv2=-0.3, Fv3=0.05, Vs=0.02, mu=1.2)
 
@@ -245,3 +246,26 @@ def test_egms_batch_run_equals_stepping_across_blocks():
     h_step = np.array([stepped.step(x) for x in theta[1:]])
     np.testing.assert_allclose(h_batch, h_step, atol=1e-10)
     np.testing.assert_allclose(batch.state, stepped.state, atol=1e-15)
+
+
+def test_egms_step_is_eqs_14_15_written_out():
+    """EGMS.step (a compiled kernel) against eqs. (14)–(15) as printed, sgn(t)·min(|t|, B·Δ_i), and B(θ) by
+    periodic_lookup, sample by sample: within 1e-12 (rounding of the sum only). Negative and large angles
+    cross the table's wrap-around; the slope counts the operators with |δ_i| < B·Δ_i·(1 − 1e-9)."""
+    rng = np.random.default_rng(3)
+    theta = np.array([-7.0, 40.0]) + np.cumsum(rng.normal(0.0, 4e-4, size=(2000, 2)), axis=0)
+    table = 1e-3 * (1.0 + 0.4 * np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)))
+    backlash = np.vstack([table, table[::-1]])
+    model = EGMS(2, elements=5, r_delta=[4.0, 3.0], r_k=2.0, backlash=backlash)
+    delta, k = model.delta, model.k
+    state, previous = np.zeros((2, 5)), theta[0]
+    for x in theta:
+        b = periodic_lookup(backlash, x)[:, None]
+        t = x[:, None] - previous[:, None] + state
+        state, previous = np.sign(t) * np.minimum(np.abs(t), b * delta), x
+        h, slope = model.step_with_slope(x)
+        np.testing.assert_allclose(h, np.sum(k * state, axis=1) / b[:, 0], rtol=0, atol=1e-12)
+        sticking = np.abs(state) < b * delta * (1 - 1e-9)
+        np.testing.assert_allclose(slope, np.sum(k * sticking, axis=1) / b[:, 0], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(model.state, state, rtol=0, atol=1e-15)
+        np.testing.assert_array_equal(model.last_backlash, b[:, 0])

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dynid.control.context import FeedforwardContext
+from dynid.control.context import SAMPLED_FIELDS, FeedforwardContext
 from dynid.control.plugins import build_term
 from dynid.control.rigid_body import RigidBodyTerm
 from dynid.control.term import DEFAULT_RATE_HZ, per_joint, positive
@@ -169,7 +169,7 @@ class Feedforward:
             raise InputError(f'q, dq, ddq must have shape ({self.n},), got {q.shape}, {dq.shape}, {ddq.shape}')
         if context is not None:
             context = context.checked(None, self.n)
-            if not context.finite_rows(1)[0]:
+            if not _finite_sample(context):
                 return self._fault('non-finite context signal: zero effort')
         if not math.isfinite(q @ q + dq @ dq + ddq @ ddq):
             return self._fault('non-finite q, dq or ddq: zero effort')
@@ -291,6 +291,17 @@ def _name(term) -> str:
 
 def _vector(x) -> np.ndarray:
     return x if type(x) is np.ndarray and x.dtype == np.float64 else np.asarray(x, dtype=float)
+
+
+def _finite_sample(context: FeedforwardContext) -> bool:
+    """:meth:`FeedforwardContext.finite_rows` of one sample of a checked context, in scalar arithmetic: x·x of
+    a vector is finite only if every entry is (as the check of q, q̇, q̈; a few numpy calls less per sample)."""
+    for name in SAMPLED_FIELDS:
+        value = getattr(context, name)
+        if value is not None and not math.isfinite(value @ value):
+            return False
+    alpha = context.alpha
+    return alpha is None or math.isfinite(np.vdot(alpha, alpha))
 
 
 def _one_sample(term):

@@ -37,13 +37,29 @@ on the joints the ``joint_friction`` section covers its Fc0, max(Fc1, 0) and E-G
 In eq. (30) the static part u_FF holds F_V only: with both terms configured, the Feedforward builds
 friction_egms without its Coulomb part (option ``coulomb: false``), so F·H is not counted twice.
 
-Both terms have memory (the E-GMS operators): ``step`` advances the term's own operators; ``evaluate``
-runs a batch on fresh operators, undeformed at the batch's first sample, exactly as ``step`` does from
-a ``reset``.
+**Standstill fade** (both terms; decision, not in the paper). Once the desired motion has stopped, H(q_d)
+stays at ±1 (q_d no longer moves) and the term keeps pushing α̂1·F·H, while the real friction settles
+wherever the feedback leaves it (stiction, anywhere in [−F, F]). With option ``standstill_fade`` [s] the
+term scales H by a factor s ∈ [0, 1]: once |q̇_d| < ``standstill_speed`` (0.01 rad/s) has held for
+``standstill_window`` (0.05 s), the values of the estimator's excitation switch (ch.6 eq. (28)), s falls
+linearly from 1 to 0 over ``standstill_fade`` seconds; the first sample with |q̇_d| >= the threshold takes
+s back to 1 at once. The window keeps reversals (where q̇_d only passes through 0) from triggering it, as
+long as |q̈_d| > 2·0.01/0.05 = 0.4 rad/s² there; slower reversals spend longer below the threshold and
+are faded for part of it. The operators themselves run on unchanged, so H is where the paper has it when
+the motion resumes. Default 0.3 s, chosen on the twin (benchmarks/bench_feedforward.py; fade off / 0.03 /
+0.1 / 0.3 / 1 / 2 s): B2 torque-prediction MSE reduction 29.8 / 76.3 / 76.8 / 77.2 / 74.5 / 76.0 %,
+rotor-side position 68.4 / 89.2 / 90.4 / 90.4 / 88.8 / 90.0 %; the price is in B1, whose reversals at
+0.2 rad/s² are slow ones: torque MSE ratio 1.29 / 0.79 / 1.06 / 1.19 / 1.23 / 1.24, tracking 1.52 / 0.65 /
+1.05 / 1.31 / 1.41 / 1.43. ``standstill_fade: null`` gives the paper's term.
+
+Both terms have memory (the E-GMS operators, the standstill counter): ``step`` advances the term's own;
+``evaluate`` runs a batch on fresh ones, undeformed at the batch's first sample, exactly as ``step`` does
+from a ``reset``.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from dynid.control.context import FeedforwardContext
@@ -54,7 +70,16 @@ from dynid.control.friction_static import (
     friction_parameters,
     temperature_or_fallback,
 )
-from dynid.control.term import FeedforwardTerm, JointTorqueInput, finite, flag, per_joint, positive, term_options
+from dynid.control.term import (
+    DEFAULT_RATE_HZ,
+    FeedforwardTerm,
+    JointTorqueInput,
+    finite,
+    flag,
+    per_joint,
+    positive,
+    term_options,
+)
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
 from dynid.friction.identified import joint_friction_of
@@ -75,6 +100,13 @@ EGMS_BLOCK = 512
 EGMS_DEFAULTS = {'elements': 4, 'r_delta': 4.0, 'r_k': 2.0, 'backlash': 0.001}
 #: Option defaults of the E-GMS laws: None takes the joint friction section's, else EGMS_DEFAULTS.
 EGMS_OPTIONS = dict.fromkeys(EGMS_DEFAULTS)
+#: Standstill fade (module docstring): fade time [s] (None: off), and when the desired motion counts as
+#: stopped: |q̇_d| below the speed [rad/s] for the window [s] (the estimator's eq. (28) switch values).
+STANDSTILL_FADE_S = 0.3
+STANDSTILL_SPEED = 0.01
+STANDSTILL_WINDOW_S = 0.05
+STANDSTILL_OPTIONS = {'standstill_fade': STANDSTILL_FADE_S, 'standstill_speed': STANDSTILL_SPEED,
+                      'standstill_window': STANDSTILL_WINDOW_S, 'rate_hz': DEFAULT_RATE_HZ}
 
 
 def identified_friction(result: IdentificationResult | None,
@@ -105,6 +137,64 @@ def _egms_laws(o: dict, robot: RobotModel, identified: tuple[JointFriction, np.n
             'backlash': per_joint(o['backlash'], robot.joint_names, 'E-GMS backlash [rad]', 0.0, strict=True)}
 
 
+class StandstillFade:
+    """The factor s ∈ [0, 1] that scales H at standstill (module docstring), for n joints.
+
+    c_k counts the samples in a row with |q̇_d| < ``speed`` (this one included, from 0 at a reset);
+    s_k = clip((W + F − c_k)/F, 0, 1) with W = round(window_s·rate) >= 1 samples and F = fade_s·rate.
+
+    Args:
+        n: joints. fade_s: fade time [s] > 0. speed: threshold [rad/s] > 0. window_s: hold time [s] > 0.
+        rate_hz: sample rate [Hz].
+    """
+
+    def __init__(self, n: int, fade_s: float, speed: float = STANDSTILL_SPEED, window_s: float = STANDSTILL_WINDOW_S,
+                 rate_hz: float = DEFAULT_RATE_HZ) -> None:
+        self.n, self.fade_s, self.speed, self.window_s = n, fade_s, speed, window_s
+        self.window = max(1, int(round(window_s * rate_hz)))
+        self.fade = fade_s * rate_hz
+        self.reset()
+
+    @classmethod
+    def from_options(cls, o: dict, n: int, term: str) -> StandstillFade | None:
+        """From the options ``standstill_fade`` (None or false: off), ``standstill_speed``,
+        ``standstill_window`` and ``rate_hz``."""
+        fade = o['standstill_fade']
+        if fade is None or fade is False:
+            return None
+        return cls(n, positive(fade, f'{term}: standstill_fade [s]'),
+                   positive(o['standstill_speed'], f'{term}: standstill_speed [rad/s]'),
+                   positive(o['standstill_window'], f'{term}: standstill_window [s]'),
+                   positive(o['rate_hz'], f'{term}: rate_hz'))
+
+    def reset(self) -> None:
+        self.count = np.zeros(self.n, dtype=np.int64)
+
+    def factor(self, count: np.ndarray) -> np.ndarray:
+        return np.minimum(np.maximum((self.window + self.fade - count) / self.fade, 0.0), 1.0)
+
+    def step(self, dq: np.ndarray) -> np.ndarray:
+        """s (n,) for one sample of q̇_d (n,); advances the counter."""
+        return _standstill_step(dq, self.count, self.speed, self.window, self.fade)
+
+    def run(self, dq: np.ndarray) -> np.ndarray:
+        """s (N, n) for q̇_d (N, n) from a reset (the counter is not touched): the rows of :meth:`step`."""
+        k = np.arange(dq.shape[0])[:, None]
+        last_moving = np.maximum.accumulate(np.where(np.abs(dq) < self.speed, -1, k), axis=0)
+        return self.factor(k - last_moving)
+
+
+@numba.njit(cache=True)
+def _standstill_step(dq, count, speed, window, fade):
+    """:meth:`StandstillFade.step` in one call (the same arithmetic as :meth:`StandstillFade.factor`);
+    ``count`` is advanced in place."""
+    factor = np.empty(dq.shape[0])
+    for j in range(dq.shape[0]):
+        count[j] = count[j] + 1 if abs(dq[j]) < speed else 0
+        factor[j] = min(max((window + fade - count[j]) / fade, 0.0), 1.0)
+    return factor
+
+
 def velocity_friction(result: IdentificationResult, p: dict, n: int):
     """F_V(ω, T) [N·m] of the identified model: all of it but the Coulomb level (module docstring)."""
     temperature = TemperatureFriction(p['beta1'], p['beta2'], p['beta3']) if result.model.get('temperature') else None
@@ -131,11 +221,24 @@ def coulomb_level(level: LoadDependentCoulomb, load: np.ndarray) -> np.ndarray:
 
 
 class _HysteresisCopies:
-    """An E-GMS for stepping plus fresh copies for batches (same laws and backlash map)."""
+    """An E-GMS for stepping plus fresh copies for batches (same laws and backlash map), and the standstill
+    fade of H (None: off)."""
+
+    standstill: StandstillFade | None = None
 
     def _use_egms(self, n: int, elements: int, r_delta, r_k, backlash) -> None:
         self._egms_laws = (n, elements, r_delta, r_k, backlash)
         self.egms = self._fresh_egms()
+
+    def _hysteresis_run(self, q, dq) -> np.ndarray:
+        """H(q_d) (N, n) of a batch on fresh operators, faded at standstill."""
+        h = self._fresh_egms().run(q)
+        return h if self.standstill is None else h * self.standstill.run(dq)
+
+    def _hysteresis_step(self, q, dq) -> np.ndarray:
+        """H(q_d) (n,) of one sample on the term's operators, faded at standstill."""
+        h = self.egms.step(q)
+        return h if self.standstill is None else h * self.standstill.step(dq)
 
     def _fresh_egms(self) -> EGMS:
         n, elements, r_delta, r_k, backlash = self._egms_laws
@@ -144,8 +247,10 @@ class _HysteresisCopies:
         return egms
 
     def reset(self) -> None:
-        """Undeformed operators; the next step starts the history."""
+        """Undeformed operators, standstill counter at 0; the next step starts the history."""
         self.egms.reset()
+        if self.standstill is not None:
+            self.standstill.reset()
 
 
 class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
@@ -160,6 +265,7 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         temperature_c: fallback temperature [°C]. load: ``'desired'`` or ``'measured'``.
         squared_joints: (n,) mask of joints whose F(τ) is Fc0 + Fc1·τ² although ``level``'s law is
             ``absolute`` (the joint friction section's joints under a load_absolute result), or None.
+        standstill: the standstill fade of H, or None (off).
     """
 
     name = 'friction_egms'
@@ -167,8 +273,10 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
 
     def __init__(self, robot: RobotModel, result: IdentificationResult | None, level: LoadDependentCoulomb,
                  remainder, egms: dict, coulomb: bool = True, temperature_c: float = DEFAULT_TEMPERATURE_C,
-                 load: str = 'desired', notes: tuple[str, ...] = (), squared_joints: np.ndarray | None = None) -> None:
+                 load: str = 'desired', notes: tuple[str, ...] = (), squared_joints: np.ndarray | None = None,
+                 standstill: StandstillFade | None = None) -> None:
         self._use_joint_torque(robot, result, load)
+        self.standstill = standstill
         self.level, self.remainder, self.coulomb = level, remainder, bool(coulomb)
         self.squared_joints = squared_joints
         self.needs_joint_torque = self.coulomb
@@ -181,8 +289,10 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         """Factory. Options: ``elements``, ``r_delta``, ``r_k``, ``backlash`` [rad] (E-GMS laws, default the
         joint friction section's, else 4, 4, 2, 0.001), ``band`` [rad/s] (smoothing of the section's Stribeck
         excess, default as friction_static's), ``coulomb`` (include F·H, default true), ``temperature_c``
-        (fallback [°C], default 20), ``load`` (``desired`` or ``measured``)."""
-        o = term_options(cls.name, options, {**EGMS_OPTIONS, 'band': None, 'coulomb': True,
+        (fallback [°C], default 20), ``load`` (``desired`` or ``measured``), ``standstill_fade`` [s] (fade of H
+        at standstill, module docstring; default STANDSTILL_FADE_S, None: off), ``standstill_speed``
+        [rad/s] and ``standstill_window`` [s] (when q̇_d counts as stopped; default 0.01 and 0.05)."""
+        o = term_options(cls.name, options, {**EGMS_OPTIONS, **STANDSTILL_OPTIONS, 'band': None, 'coulomb': True,
                                              'temperature_c': DEFAULT_TEMPERATURE_C, 'load': 'desired'})
         if result is None:
             raise InputError('friction_egms needs an identification result (its Coulomb level and viscous terms)')
@@ -212,7 +322,7 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         level = LoadDependentCoulomb(np.maximum(coulomb, 0.0), np.maximum(load, 0.0), law)
         return cls(robot, result, level, remainder, _egms_laws(o, robot, identified),
                    flag(o['coulomb'], 'friction_egms: coulomb'), temperature_c, o['load'], tuple(notes),
-                   squared_joints)
+                   squared_joints, StandstillFade.from_options(o, robot.n, cls.name))
 
     def _coulomb(self, q, dq, ddq, context, hysteresis) -> np.ndarray:
         load = bounded_load(self.joint_torque(q, dq, ddq, context, q.ndim == 1), self.load_limit)
@@ -224,13 +334,13 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
         if self.coulomb:
-            f = f + self._coulomb(q, dq, ddq, context, self._fresh_egms().run(q))
+            f = f + self._coulomb(q, dq, ddq, context, self._hysteresis_run(q, dq))
         return f
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
         if self.coulomb:
-            f = f + self._coulomb(q, dq, ddq, context, self.egms.step(q))
+            f = f + self._coulomb(q, dq, ddq, context, self._hysteresis_step(q, dq))
         return f
 
 
@@ -243,14 +353,17 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         egms: (elements, r_delta, r_k, backlash) of the operators.
         alpha: α̂ (n, 2) used when neither the context nor the estimator gives one.
         estimator: an AdaptiveFrictionEstimator whose latest α̂ is read, or None.
+        standstill: the standstill fade of H, or None (off).
     """
 
     name = 'friction_adaptive'
     friction = True
 
     def __init__(self, robot: RobotModel, result: IdentificationResult | None, coulomb, load_coefficient,
-                 egms: dict, alpha=ALPHA_NOMINAL, estimator=None, load: str = 'desired') -> None:
+                 egms: dict, alpha=ALPHA_NOMINAL, estimator=None, load: str = 'desired',
+                 standstill: StandstillFade | None = None) -> None:
         self._use_joint_torque(robot, result, load)
+        self.standstill = standstill
         self.level = LoadDependentCoulomb(np.asarray(coulomb, dtype=float), np.asarray(load_coefficient, dtype=float))
         self.alpha = _alpha(alpha, robot.n)
         self.estimator = estimator
@@ -262,10 +375,11 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         """Factory. Options: ``estimator`` (an AdaptiveFrictionEstimator: its F(τ), E-GMS laws and α̂),
         ``alpha`` ((2,) or (n, 2), default (1, 0)), ``elements``, ``r_delta``, ``r_k``, ``backlash`` (E-GMS
         laws without an estimator; default the joint friction section's, else 4, 4, 2, 0.001), ``load``
-        (``desired`` or ``measured``)."""
-        o = term_options(cls.name, options, {**EGMS_OPTIONS, 'estimator': None, 'alpha': ALPHA_NOMINAL,
-                                             'load': 'desired'})
-        estimator = o['estimator']
+        (``desired`` or ``measured``), ``standstill_fade``, ``standstill_speed``, ``standstill_window`` (as
+        friction_egms's)."""
+        o = term_options(cls.name, options, {**EGMS_OPTIONS, **STANDSTILL_OPTIONS, 'estimator': None,
+                                             'alpha': ALPHA_NOMINAL, 'load': 'desired'})
+        estimator, standstill = o['estimator'], StandstillFade.from_options(o, robot.n, cls.name)
         if estimator is not None:
             if not all(hasattr(estimator, name) for name in ('coulomb', 'load_coefficient', 'egms', 'alpha')):
                 raise InputError('friction_adaptive: estimator must be a dynid.estimate.AdaptiveFrictionEstimator')
@@ -277,7 +391,7 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
             laws = {'elements': source.elements, 'r_delta': source.r_delta, 'r_k': source.r_k,
                     'backlash': table[:, 0] if table.shape[1] == 1 else table}
             return cls(robot, result, estimator.coulomb, estimator.load_coefficient, laws, o['alpha'], estimator,
-                       o['load'])
+                       o['load'], standstill)
         if result is None:
             raise InputError('friction_adaptive needs an identification result or an estimator (option estimator)')
         kind = result.model.get('friction')
@@ -294,12 +408,14 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
             raise InputError(f'friction_adaptive: the Coulomb level Fc is <= 0 on '
                              f'{np.array(robot.joint_names)[coulomb <= 0].tolist()} (α1 scales it)')
         return cls(robot, result, coulomb, np.maximum(load, 0.0), _egms_laws(o, robot, identified), o['alpha'], None,
-                   o['load'])
+                   o['load'], standstill)
 
     def current_alpha(self, context: FeedforwardContext) -> np.ndarray:
         """α̂ (n, 2): the context's, else the estimator's latest, else the term's own."""
-        if context.alpha is not None:
-            return np.broadcast_to(context.alpha, self.alpha.shape)
+        alpha = context.alpha
+        if alpha is not None:  # a checked context's α̂ is (n, 2) already (the Feedforward checks it)
+            return alpha if type(alpha) is np.ndarray and alpha.shape == self.alpha.shape \
+                else np.broadcast_to(alpha, self.alpha.shape)
         return self.estimator.alpha if self.estimator is not None else self.alpha
 
     def regressor(self, q, dq, ddq, context, hysteresis) -> tuple[np.ndarray, np.ndarray]:
@@ -313,10 +429,10 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         return alpha[:, 0] * coulomb + alpha[:, 1] * velocity
 
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
-        return self._torque(q, dq, ddq, context, self._fresh_egms().run(q))
+        return self._torque(q, dq, ddq, context, self._hysteresis_run(q, dq))
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
-        return self._torque(q, dq, ddq, context, self.egms.step(q))
+        return self._torque(q, dq, ddq, context, self._hysteresis_step(q, dq))
 
 
 def _per_joint(mask: np.ndarray, covered, other):

@@ -24,9 +24,13 @@ log2(N) vectorized steps (:func:`clamp_recursion`).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from dynid.errors import InputError
+
+#: Relative margin below the limit under which an operator counts as sticking (:meth:`EGMS.step_with_slope`).
+STICK_MARGIN = 1.0 - 1e-9
 
 
 def element_laws(elements: int, r_delta: float, r_k: float) -> tuple[np.ndarray, np.ndarray]:
@@ -115,7 +119,6 @@ class EGMS:
         self.state = np.zeros((self.n, self.elements))
         self.theta: np.ndarray | None = None
         self.last_backlash: np.ndarray | None = None  # B(θ) at the last input, set by step and run
-        self._form: tuple | None = None               # arrays of step, made from the table and the laws
 
     def _backlash_table(self, backlash) -> np.ndarray:
         b = np.asarray(backlash, dtype=float)
@@ -147,29 +150,6 @@ class EGMS:
             sign = np.sign(np.broadcast_to(np.asarray(direction, dtype=float), (self.n,)))
             self.state = sign[:, None] * self.backlash(self.theta)[:, None] * self.delta
 
-    def _one_sample_form(self) -> tuple:
-        """Arrays for :meth:`step`, made once per backlash table and element laws.
-
-        The table is flattened with two wrap-around columns (column G is column 0 again), with a copy
-        shifted by one, so one index per joint reaches both neighbours without a modulo; operators are
-        handled flat, joint j's M operators at j·M … j·M + M − 1, with a joint index that repeats each
-        joint's value M times. Scalars are stored as (n,) arrays (numpy takes arrays faster).
-        """
-        form = self._form
-        if form is not None and form[0] is self.backlash_table and form[1] is self.delta:
-            return form
-        table, n = self.backlash_table, self.n
-        size = table.shape[1]
-        if size == 1:
-            lookup = None
-        else:
-            flat = np.concatenate([table, table[:, :2]], axis=1).ravel()
-            lookup = (flat, np.append(flat[1:], 0.0), np.arange(n) * (size + 2), np.full(n, size / (2.0 * np.pi)),
-                      np.full(n, 2.0 * np.pi), np.ones(n))
-        self._form = form = (table, self.delta, lookup, np.repeat(np.arange(n), self.elements), self.delta.ravel(),
-                             np.full(n * self.elements, 1.0 - 1e-9))
-        return form
-
     def step(self, theta: np.ndarray) -> np.ndarray:
         """Advance to input θ(k+1) (n,) [rad]; returns H (n,) in [−1, 1]. Eqs. (14)–(15)."""
         return self._advance(theta, False)
@@ -185,31 +165,11 @@ class EGMS:
     def _advance(self, theta: np.ndarray, with_slope: bool):
         if type(theta) is not np.ndarray or theta.dtype != np.float64 or theta.shape != (self.n,):
             theta = np.asarray(theta, dtype=float).reshape(self.n)
-        _, _, lookup, joint_of, delta, margin = self._one_sample_form()
-        if lookup is None:
-            b = self.backlash_table[:, 0].copy()
-        else:  # B(θ): the arithmetic of periodic_lookup (the same values)
-            flat, flat_next, rows, scale, period, ones = lookup
-            x = np.mod(theta, period) * scale
-            lower = x.astype(int)  # floor (x >= 0); lower <= G: column G is column 0 again
-            fraction = x - lower
-            index = lower + rows
-            b = flat[index] * (ones - fraction) + flat_next[index] * fraction
-        limit = b[joint_of] * delta
-        increment = np.zeros(self.n) if self.theta is None else theta - self.theta
-        trial = increment[joint_of] + self.state.ravel()
-        # δ and, for the slope, the sticking flags (as 0/1) side by side: one einsum sums both.
-        parts = np.empty((2 if with_slope else 1, self.n, self.elements))
-        flat = parts.reshape(parts.shape[0], -1)
-        # sgn(t)·min(|t|, r) of eq. (14) is the clamp of t to [−r, r] (the same values, fewer operations).
-        np.minimum(np.maximum(trial, -limit), limit, out=flat[0])
-        self.state = parts[0]
+        previous = theta if self.theta is None else self.theta
+        hysteresis, slope, b, self.state = _advance_kernel(theta, previous, self.state, self.k, self.delta,
+                                                           self.backlash_table, with_slope)
         self.theta, self.last_backlash = theta, b
-        if not with_slope:
-            return np.einsum('jm,jm->j', self.k, self.state) / b
-        np.less(np.abs(flat[0]), limit * margin, out=flat[1])
-        sums = np.einsum('jm,ajm->aj', self.k, parts)
-        return sums[0] / b, sums[1] / b
+        return (hysteresis, slope) if with_slope else hysteresis
 
     #: Samples per block of a batch run (bounds the memory of the scan to a few tens of MB).
     RUN_BLOCK = 32768
@@ -236,3 +196,43 @@ class EGMS:
             out[start:start + block.shape[0]] = np.einsum('jm,kjm->kj', self.k, deformation) / b
             self.state, self.theta, self.last_backlash = deformation[-1], block[-1], b[-1]
         return out
+
+
+@numba.njit(cache=True)
+def _advance_kernel(theta, previous, state, k, delta, table, with_slope):
+    """One sample of eqs. (14)–(15) for every joint: (H (n,), slope (n,), B(θ) (n,), new δ (n, M)).
+
+    B(θ) is :func:`periodic_lookup`'s arithmetic (the same values); sgn(t)·min(|t|, r) of eq. (14) is the
+    clamp of t to [−r, r] (the same values, fewer operations). ``previous`` = ``theta`` on the first sample.
+    """
+    n, m = state.shape
+    size = table.shape[1]
+    period = 2.0 * np.pi
+    scale = size / period
+    hysteresis, slope, backlash = np.empty(n), np.zeros(n), np.empty(n)
+    deformation = np.empty((n, m))
+    for j in range(n):
+        if size == 1:
+            b = table[j, 0]
+        else:
+            x = np.mod(theta[j], period) * scale
+            lower = int(np.floor(x))
+            fraction = x - lower
+            b = table[j, lower % size] * (1.0 - fraction) + table[j, (lower + 1) % size] * fraction
+        increment = theta[j] - previous[j]
+        total, sticking = 0.0, 0.0
+        for i in range(m):
+            limit = b * delta[j, i]
+            value = increment + state[j, i]  # comparisons, not min/max: NaN stays NaN, as in numpy
+            if value < -limit:
+                value = -limit
+            elif value > limit:
+                value = limit
+            deformation[j, i] = value
+            total += k[j, i] * value
+            if with_slope and abs(value) < limit * STICK_MARGIN:
+                sticking += k[j, i]
+        hysteresis[j], backlash[j] = total / b, b
+        if with_slope:
+            slope[j] = sticking / b
+    return hysteresis, slope, backlash, deformation
