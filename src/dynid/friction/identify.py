@@ -80,7 +80,7 @@ from dynid.friction.static import StribeckMap
 from dynid.friction.static_fit import fit_plateau_map
 from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.identify.metrics import nrmse_fit
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result import IdentificationResult, plain_data
 from dynid.model.robot import RobotModel
 
 #: A reciprocating run whose |τ_j| spans this [N·m] identifies the load dependence when no sweep does.
@@ -450,7 +450,7 @@ class JointFrictionIdentification:
 
     def section(self) -> dict:
         """The ``joint_friction`` section of the result file (plain data; schema in :mod:`dynid.identify.result`)."""
-        return _plain({
+        return plain_data({
             'model': {'equation': EQUATION, 'load_law': 'squared', 'temperature_form': 'reference',
                       't0_c': self.settings.t0_c, 'egms_elements': int(self.settings.egms_elements),
                       'backlash': 'constant'},
@@ -499,17 +499,3 @@ def identify_joint_friction(recordings: Sequence[FrictionRecording], result: Ide
     if not joints:
         raise InputError('; '.join(warnings))
     return JointFrictionIdentification(robot.name, joints, signals, settings, sorted(torque.sources), warnings)
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value

@@ -59,13 +59,14 @@ RESULT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 
 
-def _plain(value):
+def plain_data(value):
+    """``value`` as plain YAML data: str keys, lists, Python numbers, null for a non-finite float."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_data(v) for v in value]
     if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
+        return plain_data(value.tolist())
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not np.isfinite(value):
@@ -139,7 +140,7 @@ class IdentificationResult:
         rigid = [n for n in self.parameter_names if n in self.base_expressions]
         index = {n: i for i, n in enumerate(self.parameter_names)}
         relative = self.relative_std
-        return _plain({
+        return plain_data({
             'dynid_result': RESULT_VERSION if self.joint_friction_section is not None else 1,
             'robot': self.robot,
             'joint_names': list(self.joint_names),
