@@ -318,7 +318,7 @@ def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path):
                                env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
-    sent = []
+    sent, arrived = [], False
     try:
         node = rclpy.create_node('bringup_feedforward_probe', context=context)
         node.create_subscription(JointTrajectory, '/bf/joint_trajectory_controller/joint_trajectory', sent.append, 10)
@@ -335,11 +335,12 @@ def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path):
 
             assert wait_until(lambda: state() == 'active', 30.0)
             assert call(start).success
-            assert wait_until(lambda: len(sent) >= 2, 60.0), 'nothing reached the controller'
+            arrived = wait_until(lambda: len(sent) >= 2, 60.0)
     finally:
         rclpy.shutdown(context=context)
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=30)
+    assert arrived, f'{len(sent)} trajectories reached the controller; bringup said:\n{output[-3000:]}'
     assert process.returncode == 0, output[-2000:]
     assert all(len(point.effort) == 6 for message in sent for point in message.points)
     assert 'running /bf/sim_node, /bf/excitation_node, /bf/identifier_node, /bf/feedforward_node' in output

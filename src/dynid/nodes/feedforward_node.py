@@ -23,8 +23,10 @@ Modes (``mode``):
 Safety: commands only while active. The stream sends zeros on deactivate, cleanup, shutdown, error,
 Ctrl-C or SIGTERM (this node's ``main``) and node destruction; zeros at the next period once
 ``joint_states`` has been silent for ``timeout`` s (each such event counted and reported); in
-trajectory mode references are not forwarded while inactive or stale (the efforts of a trajectory the
-controller already holds stay with it). A result for another robot or other joints, an unknown term
+trajectory mode references are forwarded only while active (the efforts of a trajectory the
+controller already holds stay with it); a stale ``joint_states`` only leaves out the measured inputs
+(temperature: the terms' reference temperature), so a busy PC that delays the state topic does not
+drop a reference the controller is waiting for. A result for another robot or other joints, an unknown term
 or a bad parameter fails the configure transition with the reason in the log and on ``/diagnostics``
 (with ``autostart`` the process exits with code 2). Efforts are bounded and never NaN (the
 Feedforward). ``/diagnostics``: state, counters (messages, errors, stale events, published), the
@@ -264,13 +266,17 @@ class FeedforwardNode(LifecycleNode):
         if stale and not self.stale:
             self.counters['stale_events'] += 1
             silent = 'never heard' if age is None else f'silent for {age:.3f} s'
-            self.get_logger().warning(f'joint_states {silent}: zero effort until it is back')
+            then = 'measured inputs left out' if self.mode == 'trajectory' else 'zero effort'
+            self.get_logger().warning(f'joint_states {silent}: {then} until it is back')
         self.stale = stale
         return not stale
 
     def _inputs(self, measured: bool) -> FeedforwardContext:
+        """The measured inputs of the terms (temperature, joint torque) and α̂; none from a stale sample."""
         with self.lock:
             sample = self.sample
+        if not self._fresh():
+            sample = None
         temperature = None if sample is None else sample[4]
         torque = sample[3] if measured and sample is not None else None
         return FeedforwardContext(
@@ -292,9 +298,6 @@ class FeedforwardNode(LifecycleNode):
         self.counters['messages'] += 1
         if self.state_label != 'active':
             self._count_error('reference not used: inactive')
-            return
-        if self.mode == 'trajectory' and not self._fresh():  # the stream is held at zero instead
-            self._count_error('reference not forwarded: joint_states stale')
             return
         try:
             trajectory, _ = trajectory_from_message(message, self.robot.joint_names)
