@@ -35,7 +35,17 @@ def test_demo_runs_end_to_end(tmp_path):
     assert min(joint['nrmse_fit_percent'] for joint in held_out.values()) > 90.0
     assert (output / 'report' / 'index.html').exists()
     recordings = sorted((output / 'recordings').glob('recording_*'))
-    assert len(recordings) == 2 and (recordings[0] / 'result.yaml').exists()
+    assert len(recordings) == 3 and (recordings[0] / 'result.yaml').exists()
+    # The loop: the same held-out trajectory tracked better with feedforward_node on every joint; the online
+    # estimates within the stated tolerances of the twin's truth where they converged.
+    loop = yaml.safe_load((output / 'loop.yaml').read_text())
+    assert 'tracking RMS' in run.stdout and (output / 'report' / 'loop.html').exists()
+    assert all(ratio < 1.0 for ratio in loop['tracking']['ratio'].values()), loop['tracking']
+    stiffness, friction = loop['stiffness'], loop['friction']
+    converged = [name for name, done in stiffness['converged'].items() if done]
+    assert converged, stiffness
+    assert all(abs(stiffness['relative_error'][name]) <= stiffness['tolerance'] for name in converged), stiffness
+    assert all(abs(alpha - 1.0) <= friction['tolerance'] for alpha in friction['alpha1'].values()), friction
     print(f'dynid demo --periods 1: {time.monotonic() - started:.0f} s')
 
 

@@ -255,14 +255,14 @@ def _filter_settings(args):
 
 def _recordings(bags, robot, masses, com, label):
     from dynid.identify.model import RecordingInput
-    from dynid.io.bag import read_bag
+    from dynid.io.recorder import read_recording
     from dynid.model import Payload
 
     if masses and len(masses) != len(bags):
         raise InputError(f'--{label} needs one mass per bag ({len(bags)}), got {len(masses)}')
     recordings = []
     for i, bag in enumerate(bags):
-        dataset = read_bag(bag, joint_names=robot.joint_names)
+        dataset = read_recording(bag, robot.joint_names, None)
         mass = masses[i] if masses else 0.0
         if mass < 0:
             raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
@@ -341,7 +341,7 @@ def _run_identify(args: argparse.Namespace) -> int:
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
     from dynid.identify.validate import validate
-    from dynid.io.bag import read_bag
+    from dynid.io.recorder import read_recording
     from dynid.model import load_robot
 
     start = time.perf_counter()
@@ -366,7 +366,7 @@ def _run_identify(args: argparse.Namespace) -> int:
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
-    validation = [read_bag(bag, joint_names=robot.joint_names) for bag in args.validate]
+    validation = [read_recording(bag, robot.joint_names, None) for bag in args.validate]
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
         metrics = validate(result, robot, dataset, name=args.validate[i])
@@ -419,11 +419,11 @@ def _run_validate(args: argparse.Namespace) -> int:
     masses = args.payload_mass or [0.0] * len(args.bags)
     if len(masses) != len(args.bags):
         raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
-    from dynid.io.bag import read_bag
+    from dynid.io.recorder import read_recording
 
     unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
-        dataset = read_bag(bag, joint_names=robot.joint_names)
+        dataset = read_recording(bag, robot.joint_names, None)
         payload = Payload(mass, args.payload_com) if mass > 0 else None
         metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
         _print_metrics(f'{bag}', metrics)
@@ -529,7 +529,7 @@ def _run_estimate(args: argparse.Namespace) -> int:
     from dynid.estimate.report import load_truth, save_estimation, summary_lines, write_estimation_report
     from dynid.identify.result import IdentificationResult
     from dynid.identify.robot_source import robot_spec_of
-    from dynid.io.bag import read_bag
+    from dynid.io.recorder import read_recording
     from dynid.model import load_robot
 
     settings = EstimationSettings(batch=args.batch, stiffness=not args.no_stiffness, friction=not args.no_friction,
@@ -545,7 +545,7 @@ def _run_estimate(args: argparse.Namespace) -> int:
     robot_spec = robot_spec_of(result.provenance, result.robot, args.robot,
                                warn=lambda text: print(f'warning: {text}', file=sys.stderr))
     robot = load_robot(robot_spec)
-    dataset = read_bag(args.bag, joint_names=robot.joint_names)
+    dataset = read_recording(args.bag, robot.joint_names, None)
     start, shown = time.perf_counter(), [time.perf_counter()]
 
     def progress(done: int, total: int) -> None:

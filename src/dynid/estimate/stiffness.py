@@ -93,6 +93,7 @@ MOTOR_COUNTS = 2**14  # counts per motor revolution of the default motor encoder
 LINK_COUNTS = 2**20  # counts per link revolution of the default link encoder
 CURVE_POINTS = 201  # points of the φ grid of :func:`stiffness_curve_fit`
 CHECK_PERIOD_S = 0.02  # a change is looked for every this many seconds of samples
+CONVERGED_FIT = 90.0  # running fit [%] of τ_E above which a joint's stiffness estimate counts as converged
 CALM_LAG_WINDOWS = 3  # a change is declared against the calm of this many error windows before
 
 

@@ -315,7 +315,7 @@ def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Seq
     [kg] per bag (0: none), a point mass at ``payload_com`` [m] in the flange frame.
     """
     from dynid.friction.identified import parse_experiment
-    from dynid.io.bag import read_bag
+    from dynid.io.recorder import read_recording
 
     specs = list(experiments or ['auto'])
     if len(specs) == 1:
@@ -336,7 +336,7 @@ def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Seq
                 found_by = 'trajectory file'
         if mass < 0:
             raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
-        dataset = read_bag(bag, joint_names=robot.joint_names)
+        dataset = read_recording(bag, robot.joint_names, None)
         recordings.append(FrictionRecording(dataset, str(bag), experiment, joint,
                                             Payload(mass, payload_com) if mass > 0 else None, found_by))
     return recordings

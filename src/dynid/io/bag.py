@@ -175,7 +175,22 @@ def recording_files(path: str | os.PathLike) -> list[Path]:
     raise InputError(f'{path} is not a rosbag2 directory: no metadata.yaml and no .mcap file in it')
 
 
-def read_bag(path, joint_names=None, namespace: str = '') -> Dataset:
+def _namespace(by_topic: dict, namespace: str | None, path) -> str:
+    """The recording's namespace: ``namespace`` when given; else the root, or the one namespace whose
+    joint_states the recording holds (a recording of nodes run under a namespace, e.g. ``dynid demo``)."""
+    if namespace is None:
+        found = sorted(topic[:-len('joint_states')] for topic in by_topic if topic.endswith('/joint_states'))
+        if len(found) > 1:
+            raise InputError(f'bag {path} holds joint_states of several namespaces ({", ".join(found)}): '
+                             f'name the namespace')
+        namespace = found[0] if found else ''
+    if topic_name(namespace, 'joint_states') not in by_topic:
+        raise InputError(f'bag {path} has no topic {topic_name(namespace, "joint_states")} '
+                         f'(topics: {sorted(by_topic)})')
+    return namespace
+
+
+def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
 
     ``path`` is a recording (:func:`recording_files`), or a list of them read as one bag (the segments
@@ -186,6 +201,8 @@ def read_bag(path, joint_names=None, namespace: str = '') -> Dataset:
     stamp at or before each sample. Joints are taken by name (``joint_names``, default those of the
     first joint_states message); messages that lack one of them are skipped and counted in
     ``source['skipped']``.
+    ``namespace`` is the recording's namespace; None: found from its topics (the root, or the one
+    namespace holding joint_states).
     """
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
     if not paths:
@@ -202,9 +219,8 @@ def read_bag(path, joint_names=None, namespace: str = '') -> Dataset:
         by_topic: dict[str, list] = {}
         for connection in reader.connections:
             by_topic.setdefault(connection.topic, []).append(connection)
+        namespace = _namespace(by_topic, namespace, path)
         main = topic_name(namespace, 'joint_states')
-        if main not in by_topic:
-            raise InputError(f'bag {path} has no topic {main} (topics: {sorted(by_topic)})')
         wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
         connections = {topic: by_topic[name] for topic, name in wanted.items() if name in by_topic}
         names = None if joint_names is None else list(joint_names)

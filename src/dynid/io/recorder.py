@@ -74,14 +74,14 @@ class SegmentedRecorder:
         return self.folder
 
 
-def read_recording(path: str | os.PathLike, joint_names=None, namespace: str = '') -> Dataset:
-    """A single bag, or a segmented recording joined in time order, as one :class:`Dataset`."""
+def read_recording(path: str | os.PathLike, joint_names=None, namespace: str | None = '') -> Dataset:
+    """A single bag (anything :func:`read_bag` reads), or a segmented recording of identifier_node joined
+    in time order, as one :class:`Dataset`; ``namespace`` None: found from the topics."""
     path = Path(path)
-    if (path / 'metadata.yaml').exists():
-        return read_bag(path, joint_names, namespace)
-    segments = sorted(p for p in path.glob(f'{SEGMENT_PREFIX}*') if (p / 'metadata.yaml').exists())
+    segments = [] if (path / 'metadata.yaml').exists() else sorted(
+        p for p in path.glob(f'{SEGMENT_PREFIX}*') if (p / 'metadata.yaml').exists())
     if not segments:
-        raise InputError(f'{path} holds no bag (metadata.yaml) and no recording segments')
+        return read_bag(path, joint_names, namespace)
     dataset = read_bag(segments, joint_names, namespace)
     dataset.source['segments'] = len(segments)
     return dataset

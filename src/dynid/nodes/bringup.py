@@ -26,7 +26,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,16 +73,17 @@ def plan_suite(robot: str = 'ur5e', simulate: bool = True,
                parameters: Mapping[str, Mapping[str, object]] | None = None,
                excitations: Mapping[str, Mapping[str, object]] | None = None,
                estimator: bool = False, feedforward: str | None = None,
-               params_file: str | None = None) -> list[NodePlan]:
+               params_file: str | None = None, feedforward_from: Collection[str] | None = None) -> list[NodePlan]:
     """The suite's nodes (arguments as for :func:`build_suite`).
 
     With ``feedforward`` (its mode) feedforward_node starts configured and activated (``autostart``),
     the twin's own model feedforward is off (``internal_feedforward: none``) and, when neither the
     overrides nor ``params_file`` give it a result file or terms, its terms are rigid_body and
     rotor_inertia (the robot model's parameters; friction needs a result). Wiring: ``trajectory``:
-    the excitation nodes send to ``feedforward_node/reference``, which sends on to the controller with
-    efforts; ``streaming``: feedforward_node listens to the controller's trajectory topic and streams
-    efforts; ``measured``: gravity and friction of the measured state, streamed.
+    the excitation nodes (those named in ``feedforward_from``; None: all) send to
+    ``feedforward_node/reference``, which sends on to the controller with efforts; ``streaming``:
+    feedforward_node listens to the controller's trajectory topic and streams efforts; ``measured``:
+    gravity and friction of the measured state, streamed.
     """
     parameters = dict(parameters or {})
     excitations = dict(excitations or {'excitation_node': parameters.get('excitation_node', {})})
@@ -94,7 +95,8 @@ def plan_suite(robot: str = 'ur5e', simulate: bool = True,
         plan += [NodePlan('estimator_node', EstimatorNode, 'estimator_node',
                           dict(parameters.get('estimator_node', {})))]
     if feedforward:
-        plan += [_feedforward_plan(plan, feedforward, dict(parameters.get('feedforward_node', {})), params_file)]
+        plan += [_feedforward_plan(plan, feedforward, dict(parameters.get('feedforward_node', {})), params_file,
+                                   feedforward_from)]
     for node in plan:
         node.overrides = {'robot': robot, **node.overrides}
     return plan
@@ -112,7 +114,8 @@ def _file_sets_feedforward(params_file: str | None) -> bool:
     return any(isinstance(p, dict) and (p.get('result_file') or 'terms' in p) for p in sections)
 
 
-def _feedforward_plan(plan: list[NodePlan], mode: str, values: dict, params_file: str | None) -> NodePlan:
+def _feedforward_plan(plan: list[NodePlan], mode: str, values: dict, params_file: str | None,
+                      feedforward_from: Collection[str] | None) -> NodePlan:
     """feedforward_node in ``mode``, and the rest of the suite wired to it (:func:`plan_suite`)."""
     values = {'mode': mode, 'autostart': True, **values}
     if not values.get('result_file') and not _file_sets_feedforward(params_file):
@@ -122,7 +125,8 @@ def _feedforward_plan(plan: list[NodePlan], mode: str, values: dict, params_file
     for node in plan:
         if node.cls is SimNode:
             node.overrides.setdefault('internal_feedforward', 'none')
-        elif node.cls is ExcitationNode and mode == 'trajectory':
+        elif node.cls is ExcitationNode and mode == 'trajectory' and (feedforward_from is None
+                                                                      or node.name in feedforward_from):
             node.remappings[controller_topic] = 'feedforward_node/reference'
     if mode == 'streaming':
         remappings['~/reference'] = controller_topic
@@ -133,7 +137,7 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
                 parameters: Mapping[str, Mapping[str, object]] | None = None,
                 excitations: Mapping[str, Mapping[str, object]] | None = None,
                 lean: bool = False, estimator: bool = False, feedforward: str | None = None,
-                params_file: str | None = None) -> dict[str, Node]:
+                params_file: str | None = None, feedforward_from: Collection[str] | None = None) -> dict[str, Node]:
     """Create the suite's nodes in ``context`` (one process).
 
     Args:
@@ -145,13 +149,16 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
             declared types (1000.0, not 1000).
         excitations: excitation nodes to create, {node name: overrides}; default one 'excitation_node'.
         lean: leave out the parameter and type-description services of every node (7 per node): each
-            executor turn walks all services, so the suite runs noticeably lighter without them.
+            executor turn walks all services, so the suite runs noticeably lighter without them
+            (feedforward_node keeps its parameter services: its result file is set while unconfigured).
         estimator: include estimator_node (its parameters, e.g. ``result_file``, under
             'estimator_node' in ``parameters``); it needs motor_states, which the twin publishes.
         feedforward: include feedforward_node in this mode (trajectory, streaming, measured), configured
             and activated; its parameters under 'feedforward_node' (:func:`plan_suite`).
         params_file: the ROS parameter file the context was initialized with, if any (only read to
             see whether it configures feedforward_node's terms).
+        feedforward_from: the excitation nodes whose trajectories go through feedforward_node in
+            trajectory mode (the others send to the controller directly); None: all.
 
     Returns:
         {node name: node}. Raises InputError for an unknown robot or a refused parameter value (a
@@ -160,13 +167,14 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
     """
     nodes: dict[str, Node] = {}
     try:
-        for plan in plan_suite(robot, simulate, parameters, excitations, estimator, feedforward, params_file):
+        for plan in plan_suite(robot, simulate, parameters, excitations, estimator, feedforward, params_file,
+                               feedforward_from):
             values, extra = dict(plan.overrides), {}
             if plan.remappings:
                 extra['cli_args'] = ['--ros-args', *plan.ros_arguments()]
             if plan.cls is ExcitationNode:
                 extra['node_name'] = plan.name
-            if lean:
+            if lean and plan.cls is not FeedforwardNode:
                 values['start_type_description_service'] = False
                 extra['start_parameter_services'] = False
             nodes[plan.name] = plan.cls(context=context, namespace=namespace, parameter_overrides=_overrides(values),

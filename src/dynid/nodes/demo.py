@@ -28,12 +28,19 @@ from pathlib import Path
 import rclpy
 import yaml
 from diagnostic_msgs.msg import DiagnosticArray
+from lifecycle_msgs.msg import Transition
+from lifecycle_msgs.srv import ChangeState
+from rcl_interfaces.msg import Parameter as ParameterMessage
+from rcl_interfaces.msg import ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from std_msgs.msg import String
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
+from trajectory_msgs.msg import JointTrajectory
 
+from dynid.control.tracking import tracking_error
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.report import write_report
@@ -42,10 +49,17 @@ from dynid.identify.validate import validate
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot
 from dynid.nodes.bringup import NodeProcesses, build_suite, plan_suite
+from dynid.nodes.conversions import trajectory_from_message
+from dynid.nodes.demo_summary import LoopSummary, estimate_history, write_loop_page
+from dynid.nodes.feedforward_node import DEFAULT_TERMS
+from dynid.sim.parameters import JointParameters
 
 SERVICE_TIMEOUT_S = 60.0  # node processes start in a few seconds; more on a loaded machine
 IDENTIFY_TIMEOUT_S = 180.0
 CATCH_UP_TIMEOUT_S = 60.0  # how long the twin may take to produce what the excitation sent
+HOLDOUT_PERIOD_S = 10.0  # the held-out random Fourier trajectory, also the feedforward's tracking task
+#: training; held-out validation and tracking without feedforward; the same through feedforward_node
+EXCITATIONS = ('excitation_node', 'holdout_excitation', 'feedforward_excitation')
 
 
 class DemoError(RuntimeError):
@@ -82,12 +96,21 @@ class _Operator:
         self.twin_stamp_ns = 0
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        for name in ('excitation_node', 'holdout_excitation'):
+        for name in EXCITATIONS:
             self.node.create_subscription(String, f'{name}/state',
                                           lambda m, n=name: self.states.__setitem__(n, m.data), latched)
         self.node.create_subscription(String, 'identifier_node/result',
                                       lambda m: setattr(self, 'result', m.data), latched)
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
+        # What the joint controller is sent (to score the tracking) and what the estimator says.
+        self.sent: list[JointTrajectory] = []
+        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+        self.node.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
+                                      self.sent.append, reliable)
+        self.estimates: dict[str, list] = {'stiffness': [], 'friction': []}
+        for table in self.estimates:
+            self.node.create_subscription(Float64MultiArray, f'estimator_node/{table}',
+                                          lambda m, t=table: self.estimates[t].append((time.monotonic(), m)), 10)
         self.clients: dict[str, object] = {}
 
     def _on_diagnostics(self, message: DiagnosticArray) -> None:
@@ -111,21 +134,38 @@ class _Operator:
                 raise DemoError(f'the twin did not catch up within {CATCH_UP_TIMEOUT_S:g} s')
             time.sleep(0.1)
 
-    def call(self, service: str, timeout: float = SERVICE_TIMEOUT_S) -> str:
-        """Call a Trigger service (relative name); returns its message, raises DemoError if refused."""
-        client = self.clients.get(service) or self.node.create_client(Trigger, service)
+    def request(self, service_type, service: str, request, timeout: float = SERVICE_TIMEOUT_S):
+        """Call a service (relative name) and return its response; DemoError if it does not answer."""
+        client = self.clients.get(service) or self.node.create_client(service_type, service)
         self.clients[service] = client
         if not client.wait_for_service(timeout_sec=SERVICE_TIMEOUT_S):
             raise DemoError(f'service {client.srv_name} is not available')
         done = threading.Event()
-        future = client.call_async(Trigger.Request())
+        future = client.call_async(request)
         future.add_done_callback(lambda _: done.set())
         if not done.wait(timeout):
             raise DemoError(f'{client.srv_name} did not answer within {timeout:g} s')
-        response = future.result()
+        return future.result()
+
+    def call(self, service: str, timeout: float = SERVICE_TIMEOUT_S) -> str:
+        """Call a Trigger service (relative name); returns its message, raises DemoError if refused."""
+        response = self.request(Trigger, service, Trigger.Request(), timeout)
         if not response.success:
-            raise DemoError(f'{client.srv_name} refused: {response.message}')
+            raise DemoError(f'{service} refused: {response.message}')
         return response.message
+
+    def start_feedforward(self, result_file: Path) -> None:
+        """Give feedforward_node the result file, then configure and activate it (lifecycle services)."""
+        value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(result_file))
+        answer = self.request(SetParameters, 'feedforward_node/set_parameters',
+                              SetParameters.Request(parameters=[ParameterMessage(name='result_file', value=value)]))
+        if not answer.results[0].successful:
+            raise DemoError(f'feedforward_node refused the result file: {answer.results[0].reason}')
+        for transition, label in ((Transition.TRANSITION_CONFIGURE, 'configure'),
+                                  (Transition.TRANSITION_ACTIVATE, 'activate')):
+            change = ChangeState.Request(transition=Transition(id=transition))
+            if not self.request(ChangeState, 'feedforward_node/change_state', change).success:
+                raise DemoError(f'feedforward_node refused to {label} (its log says why)')
 
     def run_excitation(self, name: str) -> None:
         """Start an excitation node and wait until it reports 'done', with progress every 5 s."""
@@ -211,19 +251,23 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
     nodes, processes = {}, None
     parameters = {'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
                   'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
-                                      'friction': settings.friction, 'report': False}}
+                                      'friction': settings.friction, 'report': False},
+                  'estimator_node': {'result_topic': 'identifier_node/result'},
+                  'feedforward_node': {'autostart': False, 'terms': list(DEFAULT_TERMS)}}
+    holdout = {'seed': settings.holdout_seed, 'approach_velocity': 0.5, 'period': HOLDOUT_PERIOD_S}
     excitations = {'excitation_node': {'trajectory_file': 'builtin', 'repeat': settings.periods,
                                        'approach_velocity': 0.5},
-                   'holdout_excitation': {'seed': settings.holdout_seed, 'approach_velocity': 0.5}}
+                   'holdout_excitation': holdout, 'feedforward_excitation': holdout}
+    suite = {'estimator': True, 'feedforward': 'trajectory', 'feedforward_from': ['feedforward_excitation']}
     try:
         if settings.processes:
-            processes = NodeProcesses(plan_suite(settings.robot, True, parameters, excitations), settings.namespace,
-                                      ros_arguments=['--log-level', 'warn'])
+            processes = NodeProcesses(plan_suite(settings.robot, True, parameters, excitations, **suite),
+                                      settings.namespace, ros_arguments=['--log-level', 'warn'])
             processes.start()
             names = [plan.name for plan in processes.plans]
         else:
             nodes = build_suite(context, settings.robot, settings.namespace, parameters=parameters,
-                                excitations=excitations, lean=True)
+                                excitations=excitations, lean=True, **suite)
             names = list(nodes)
         operator = _Operator(context, settings.namespace, say, processes)
         for node in [*nodes.values(), operator.node]:
@@ -233,6 +277,7 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
         say(f'suite {"starting" if processes else "up"} in /{settings.namespace}: {", ".join(names)}'
             f'{" (one process each)" if processes else ""}')
 
+        operator.wait_for_twin(1)  # the twin publishes: a recording started now has data
         training_folder = Path(operator.call('identifier_node/start_recording'))
         operator.run_excitation('excitation_node')
         say(f'recorded {operator.call("identifier_node/stop_recording")}')
@@ -245,9 +290,18 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
             raise DemoError('no result on identifier_node/result')
         result = IdentificationResult.from_dict(yaml.safe_load(operator.result), 'identifier_node/result')
 
-        holdout_folder = Path(operator.call('identifier_node/start_recording'))
-        operator.run_excitation('holdout_excitation')
-        say(f'recorded {operator.call("identifier_node/stop_recording")}')
+        result_path = result.save(output / 'result.yaml')
+        operator.start_feedforward(result_path.resolve())
+        say('feedforward_node configured with the result and active; estimator_node estimating with it')
+
+        runs = {}
+        for name in ('holdout_excitation', 'feedforward_excitation'):
+            operator.sent.clear()
+            folder = Path(operator.call('identifier_node/start_recording'))
+            operator.run_excitation(name)
+            say(f'recorded {operator.call("identifier_node/stop_recording")}')
+            runs[name] = (folder, list(operator.sent))
+        estimates = {table: list(history) for table, history in operator.estimates.items()}
     finally:
         if processes is not None:
             processes.stop()
@@ -261,18 +315,45 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
 
     say('validating on the held-out recording')
     training = read_recording(training_folder, robot.joint_names, settings.namespace)
-    holdout = read_recording(holdout_folder, robot.joint_names, settings.namespace)
+    recorded = {name: read_recording(folder, robot.joint_names, settings.namespace)
+                for name, (folder, _) in runs.items()}
+    holdout = recorded['holdout_excitation']
     result.metrics['validation'] = validate(result, robot, holdout)
-    result.provenance.update({'demo': {'training': str(training_folder), 'held_out': str(holdout_folder)}})
+    result.provenance.update({'demo': {'training': str(training_folder),
+                                       'held_out': str(runs['holdout_excitation'][0]),
+                                       'feedforward': str(runs['feedforward_excitation'][0])}})
     path = result.save(output / 'result.yaml')
+    loop = _loop_summary(robot, recorded, runs, estimates)
     say('writing the report')
     report = write_report(output / 'report', result, robot, [training], [holdout])
+    loop_page = write_loop_page(output / 'report', loop)
+    (output / 'loop.yaml').write_text(yaml.safe_dump(loop.as_dict(), sort_keys=False), encoding='utf-8')
     print(_table(result, settings, training, holdout))
+    print()
+    print(loop.table())
+    print(f'samples lost: feedforward run {_coverage(recorded["feedforward_excitation"], settings.rate)}')
     for warning in result.warnings:
         print(f'warning: {warning}')
-    print(f'wrote {path} and {report}')
+    print(f'wrote {path}, {report} and {loop_page}')
     say('done')
     return result
+
+
+def _loop_summary(robot, recorded, runs, estimates) -> LoopSummary:
+    """Tracking of the held-out trajectory without and with feedforward_node (the same trajectory, the
+    approach before it left out) and the estimator's tables, against the twin's truth."""
+    tracking = {}
+    for name, (_, messages) in runs.items():
+        sent = [(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec,
+                 trajectory_from_message(m, robot.joint_names)[0]) for m in messages if m.points]
+        try:
+            tracking[name] = tracking_error(recorded[name], sent, last_s=HOLDOUT_PERIOD_S)
+        except InputError as error:
+            raise DemoError(f'{name}: cannot score the tracking: {error}') from None
+    truth = JointParameters.defaults(robot.effort_limits)
+    return LoopSummary(robot.joint_names, tracking['holdout_excitation'], tracking['feedforward_excitation'],
+                       estimate_history(estimates['stiffness'], robot.joint_names),
+                       estimate_history(estimates['friction'], robot.joint_names), truth.alpha1)
 
 
 def check_settings(settings: DemoSettings) -> DemoSettings:

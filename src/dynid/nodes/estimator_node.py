@@ -38,6 +38,7 @@ from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
 from dynid.estimate.replay import EstimationSettings, build_estimators
+from dynid.estimate.stiffness import CONVERGED_FIT
 from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
@@ -49,7 +50,6 @@ QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit')
 FRICTION_QUANTITIES = ('alpha1', 'alpha2', 'active')
 INTAKE_PERIOD_S = 0.05  # default intake_period [s]: estimates are published at 10 Hz by default
 STALE_S = 1.0  # no joined sample for this long: inputs are stale
-CONVERGED_FIT = 90.0  # running fit [%] above which a joint counts as converged
 CHANGE_REPORT_S = 30.0  # a detected stiffness change is reported (WARN) for this long [s of samples]
 
 

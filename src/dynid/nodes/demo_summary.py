@@ -1,0 +1,188 @@
+"""The whole loop of ``dynid demo``: estimates against the twin's truth, tracking without and with the
+feedforward, as a terminal table and a report page (``loop.html``). No ROS here.
+
+Tolerances (stated, checked by the tests on the demo's own output): the online stiffness estimate
+k0 = α̂1 (Madsen, Rosenlund, Brandt and Zhang 2019, eq. (9)) within ``STIFFNESS_TOLERANCE`` of the
+twin's true α1 on every joint where the estimator converged (running fit of τ_E ≥ ``CONVERGED_FIT``; a
+joint whose deflection the short demo motion hardly excites does not converge, and says so); the
+adaptive friction scale α̂1 (Madsen 2020, ch.6 eq. (24)) within ``FRICTION_TOLERANCE`` of the twin's
+true Coulomb scale, which is 1 (no wear scheduled: the identified Coulomb level holds).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dynid.control.inputs import labelled_table
+from dynid.control.tracking import Tracking
+from dynid.errors import InputError
+from dynid.estimate.stiffness import CONVERGED_FIT
+
+STIFFNESS_TOLERANCE = 0.10  # relative
+FRICTION_TOLERANCE = 0.25  # absolute, on the Coulomb scale [-]
+
+
+@dataclass(frozen=True)
+class EstimateHistory:
+    """One estimator table over time: ``time_s`` (M,) [s since the first], ``values`` (M, n, Q) in the
+    robot's joint order, ``quantities`` (Q,) the column names."""
+
+    time_s: np.ndarray
+    values: np.ndarray
+    quantities: tuple[str, ...]
+
+    def latest(self, quantity: str) -> np.ndarray:
+        return self.values[-1, :, self.quantities.index(quantity)]
+
+    def series(self, quantity: str) -> np.ndarray:
+        return self.values[:, :, self.quantities.index(quantity)]
+
+
+def estimate_history(messages: Sequence[tuple[float, object]], joint_names: Sequence[str]) -> EstimateHistory | None:
+    """The history of the estimator's labelled tables [(receive time [s], Float64MultiArray)] in
+    ``joint_names`` order; None when nothing usable arrived."""
+    times, rows, quantities = [], [], None
+    for received, message in messages:
+        try:
+            joints, columns, table = labelled_table([d.label for d in message.layout.dim],
+                                                    [d.size for d in message.layout.dim], message.data)
+            order = [joints.index(name) for name in joint_names]
+        except (InputError, ValueError):
+            continue
+        if quantities is not None and tuple(columns) != quantities:
+            continue
+        quantities = tuple(columns)
+        times.append(received)
+        rows.append(table[order])
+    if not rows:
+        return None
+    return EstimateHistory(np.array(times) - times[0], np.array(rows), quantities)
+
+
+@dataclass(frozen=True)
+class LoopSummary:
+    """What the demo's loop measured (module docstring); any part may be None when it did not run."""
+
+    joint_names: tuple[str, ...]
+    without: Tracking
+    with_feedforward: Tracking
+    stiffness: EstimateHistory | None
+    friction: EstimateHistory | None
+    true_alpha1: np.ndarray  # [N·m/rad]
+
+    def tracking_ratio(self) -> np.ndarray:
+        """RMS with / without the feedforward, per joint (< 1: better with it)."""
+        return self.with_feedforward.rms / self.without.rms
+
+    def stiffness_error(self) -> np.ndarray | None:
+        """Relative error of the latest k0 against the true α1, per joint."""
+        if self.stiffness is None:
+            return None
+        return self.stiffness.latest('k0') / self.true_alpha1 - 1.0
+
+    def converged(self) -> np.ndarray:
+        """Per joint: the stiffness estimate converged (latest running fit ≥ CONVERGED_FIT)."""
+        if self.stiffness is None:
+            return np.zeros(len(self.joint_names), dtype=bool)
+        fit = self.stiffness.latest('fit')
+        return np.isfinite(fit) & (fit >= CONVERGED_FIT)
+
+    def friction_error(self) -> np.ndarray | None:
+        """Latest friction α̂1 minus the true Coulomb scale (1), per joint, where the adaptation ran."""
+        if self.friction is None:
+            return None
+        return self.friction.latest('alpha1') - 1.0
+
+    def as_dict(self) -> dict:
+        """The figures (plain data, for ``loop.yaml``): per joint tracking RMS [rad] and ratio, latest
+        estimates, the true values and the tolerances."""
+        def per_joint(values):
+            return None if values is None else {n: float(v) for n, v in zip(self.joint_names, values, strict=True)}
+
+        stiffness, friction = self.stiffness, self.friction
+        return {
+            'tracking': {'side': self.without.side, 'window_s': float(np.diff(self.without.window_s)[0]),
+                         'rms_without_rad': per_joint(self.without.rms),
+                         'rms_with_feedforward_rad': per_joint(self.with_feedforward.rms),
+                         'ratio': per_joint(self.tracking_ratio())},
+            'stiffness': {'k0': per_joint(None if stiffness is None else stiffness.latest('k0')),
+                          'fit_percent': per_joint(None if stiffness is None else stiffness.latest('fit')),
+                          'converged': {n: bool(c) for n, c in zip(self.joint_names, self.converged(), strict=True)},
+                          'true_alpha1': per_joint(self.true_alpha1),
+                          'relative_error': per_joint(self.stiffness_error()),
+                          'tolerance': STIFFNESS_TOLERANCE, 'converged_fit_percent': CONVERGED_FIT},
+            'friction': {'alpha1': per_joint(None if friction is None else friction.latest('alpha1')),
+                         'alpha2': per_joint(None if friction is None else friction.latest('alpha2')),
+                         'true_coulomb_scale': 1.0, 'tolerance': FRICTION_TOLERANCE},
+        }
+
+    def table(self) -> str:
+        side = self.without.side
+        lines = [f'tracking RMS on the held-out trajectory ({side} side, last '
+                 f'{self.without.window_s[1] - self.without.window_s[0]:.1f} s), twin without its own model torque; '
+                 f'online estimates at the end against the twin\'s truth',
+                 f'{"joint":<22}{"without [mrad]":>15}{"with ff [mrad]":>15}{"ratio":>7}'
+                 f'{"k0 [kN·m/rad]":>15}{"true α1":>9}{"error %":>9}{"fit %":>8}{"friction α̂1":>13}']
+        stiffness, friction = self.stiffness, self.friction
+        k_error, converged = self.stiffness_error(), self.converged()
+        for j, name in enumerate(self.joint_names):
+            k0 = f'{stiffness.latest("k0")[j] / 1e3:.2f}' if stiffness is not None else 'n/a'
+            error = f'{100 * k_error[j]:+.1f}' if k_error is not None and converged[j] else '—'
+            fit = f'{stiffness.latest("fit")[j]:.1f}' if stiffness is not None else 'n/a'
+            alpha = f'{friction.latest("alpha1")[j]:.3f}' if friction is not None else 'n/a'
+            lines.append(f'{name:<22}{1e3 * self.without.rms[j]:>15.3f}{1e3 * self.with_feedforward.rms[j]:>15.3f}'
+                         f'{self.tracking_ratio()[j]:>7.2f}{k0:>15}{self.true_alpha1[j] / 1e3:>9.2f}{error:>9}'
+                         f'{fit:>8}{alpha:>13}')
+        lines.append(f'tolerances: k0 within ±{100 * STIFFNESS_TOLERANCE:.0f} % of the true α1 where converged (fit ≥ '
+                     f'{CONVERGED_FIT:g} %; elsewhere the motion hardly deflects the joint: —), friction α̂1 within '
+                     f'±{FRICTION_TOLERANCE:g} of 1 (no wear in the twin)')
+        return '\n'.join(lines)
+
+
+def write_loop_page(folder: Path, summary: LoopSummary) -> Path:
+    """``folder/loop.html`` with the tracking errors and the estimates over time; returns its path."""
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    n = len(summary.joint_names)
+    figure, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n), sharex=False, squeeze=False)
+    for j, axis in enumerate(axes[:, 0]):
+        for run, label in ((summary.without, 'without feedforward'), (summary.with_feedforward, 'with feedforward')):
+            axis.plot(run.time_s - run.time_s[0], 1e3 * run.error[:, j], lw=0.7, label=label)
+        axis.set_ylabel(f'{summary.joint_names[j]}\n[mrad]', fontsize=7)
+    axes[0, 0].legend(fontsize=7, loc='upper right')
+    axes[-1, 0].set_xlabel('time in the trajectory [s]')
+    figure.suptitle(f'tracking error ({summary.without.side} side)')
+    figure.tight_layout()
+    figure.savefig(folder / 'loop_tracking.png', dpi=90)
+    plt.close(figure)
+    images = ['<img src="loop_tracking.png" alt="tracking error">']
+    if summary.stiffness is not None:
+        figure, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n), squeeze=False)
+        for j, axis in enumerate(axes[:, 0]):
+            axis.plot(summary.stiffness.time_s, summary.stiffness.series('k0')[:, j] / 1e3, lw=0.8, label='k0 = α̂1')
+            axis.axhline(summary.true_alpha1[j] / 1e3, color='k', ls='--', lw=0.8, label='twin α1')
+            axis.set_ylim(0.0, 2.0 * summary.true_alpha1[j] / 1e3)
+            axis.set_ylabel(f'{summary.joint_names[j]}\n[kN·m/rad]', fontsize=7)
+        axes[0, 0].legend(fontsize=7, loc='upper right')
+        axes[-1, 0].set_xlabel('time since the estimator\'s first message [s]')
+        figure.suptitle('online joint stiffness (estimator_node ~/stiffness)')
+        figure.tight_layout()
+        figure.savefig(folder / 'loop_stiffness.png', dpi=90)
+        plt.close(figure)
+        images.append('<img src="loop_stiffness.png" alt="stiffness estimates">')
+    page = folder / 'loop.html'
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>dynid demo: the loop</title></head><body>'
+        '<h1>Estimation and feedforward on the twin</h1>'
+        f'<pre>{html.escape(summary.table())}</pre>' + ''.join(images)
+        + '<p><a href="index.html">identification report</a></p></body></html>', encoding='utf-8')
+    return page
