@@ -165,6 +165,12 @@ def render(domain_id: int | None = None) -> str:
     return '\n'.join(sections)
 
 
+def page_difference(current: str, fresh: str, name: str = 'parameters.md') -> str:
+    """A unified diff from the page ``current`` to the ``fresh`` one ('' when they are the same)."""
+    return ''.join(difflib.unified_diff(current.splitlines(True), fresh.splitlines(True), name,
+                                        'declared by the nodes'))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog='python -m dynid.nodes.parameter_docs', description=__doc__.split('\n')[0])
     parser.add_argument('--output', type=Path, default=DEFAULT_PAGE, help=f'page to write (default: {DEFAULT_PAGE})')
@@ -174,10 +180,10 @@ def main(argv=None) -> int:
     page = render(args.domain_id)
     if args.check:
         current = args.output.read_text(encoding='utf-8') if args.output.is_file() else ''
-        if current == page:
+        difference = page_difference(current, page, str(args.output))
+        if not difference:
             return 0
-        sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), page.splitlines(True),
-                                                   str(args.output), 'declared by the nodes'))
+        sys.stdout.write(difference)
         print(f'{args.output} is stale: run python -m dynid.nodes.parameter_docs', file=sys.stderr)
         return 1
     args.output.parent.mkdir(parents=True, exist_ok=True)
