@@ -5,7 +5,7 @@ Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_excitation.py [--star
 Setting (issue 5): UR5e, 5 harmonics, 10 s period, rest-to-rest, default limits (±1 rad about home
 inside 90 % of the joint range, half the velocity limits, 2.5 rad/s²). We print cond(W_b) of the
 optimized design beside the median of 20 random feasible designs with the same limits and the
-thesis' hand-made 31 s trajectory (cond(W) = 66, thesis_ch4-5.md §3.7), and the optimization wall
+thesis' hand-made 31 s trajectory (cond(W) = 66, Madsen 2020, ch.4 §3.7), and the optimization wall
 time. cond is evaluated on 1000 samples of one period. The last line is JSON.
 """
 

@@ -7,7 +7,7 @@ from dynid.model import DHJoint, RobotModel, build_dh_model, compute_base_parame
 
 
 def _pa10(seed: int = 1) -> RobotModel:
-    """Mitsubishi PA-10, modified DH of the PA-10 report Table 2.1 (li_and_pa10.md §B.2).
+    """Mitsubishi PA-10, modified DH of the PA-10 report Table 2.1 (the PA-10 report).
 
     The report gives no lengths; d3 = 0.45, d5 = 0.48, d7 = 0.07 m are the commonly cited values
     (the count does not depend on them). Inertial parameters are random: the count is generic.
@@ -37,7 +37,7 @@ def test_pa10_has_43_base_parameters():
 
 
 def test_pa10_regrouping_carries_m7_down_the_chain():
-    # Erratum of the PA-10 report (li_and_pa10.md §B.4.4): m_R5 must include m7, so the mass of
+    # Erratum of the PA-10 report (the PA-10 report, §4.4): m_R5 must include m7, so the mass of
     # link 7 reaches the regrouped first moment of link 2 through d3.
     base = _pa10().base
     expressions = dict(zip(base.names, base.expressions, strict=True))

@@ -11,7 +11,7 @@ from dynid.model import DHJoint, RobotModel, build_dh_model, load_robot
 UR5E_STANDARD = [  # (a, alpha, d) of the public UR5e table
     (0.0, np.pi / 2, 0.1625), (-0.425, 0.0, 0.0), (-0.3922, 0.0, 0.0),
     (0.0, np.pi / 2, 0.1333), (0.0, -np.pi / 2, 0.0997), (0.0, 0.0, 0.0996)]
-UR5E_MODIFIED = [  # thesis_ch4-5.md erratum A-16: (alpha_{i-1}, a_{i-1}, d_i) per row
+UR5E_MODIFIED = [  # Madsen 2020, ch.4, corrected: (alpha_{i-1}, a_{i-1}, d_i) per row
     (0.0, 0.0, 0.1625), (0.0, np.pi / 2, 0.0), (-0.425, 0.0, 0.0),
     (-0.3922, 0.0, 0.1333), (0.0, np.pi / 2, 0.0997), (0.0, -np.pi / 2, 0.0996)]
 

@@ -26,7 +26,7 @@ STRIBECK = StribeckMap(Fc=2.0, Fs=3.0, Fv1=1.5, Fv2=-0.3, Fv3=0.05, Vs=0.02, mu=
 
 # ----------------------------------------------------------------------------------- E-GMS
 def test_element_laws_reproduce_the_thesis_table():
-    # thesis_ch6-7.md §4.5: M = 4, r_Δ = 4, r_k = 2.
+    # Madsen 2020, ch.6 §4.5: M = 4, r_Δ = 4, r_k = 2.
     delta, k = element_laws(4, 4.0, 2.0)
     np.testing.assert_allclose(delta, [0.00390625, 0.0625, 0.31640625, 1.0], rtol=1e-12)
     np.testing.assert_allclose(k, [136.5333, 4.8, 0.4214, 0.03333], rtol=2e-4)

@@ -1,4 +1,4 @@
-"""Package contract of DESIGN.md §2: ament_python layout, console scripts, rclpy only in nodes/."""
+"""Package contract of docs/contract.md: ament_python layout, console scripts, rclpy only in nodes/."""
 
 import ast
 import configparser

@@ -1,6 +1,6 @@
 """The ``dynid`` command. Each subcommand documents itself: ``dynid <subcommand> --help``.
 
-Exit codes (DESIGN.md §6): 0 success, 2 bad input (one-line reason on stderr), 1 internal error.
+Exit codes (docs/contract.md): 0 success, 2 bad input (one-line reason on stderr), 1 internal error.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Errors that dynid raises for bad input.
 
 The command line turns :class:`InputError` into exit code 2 with its message as the one-line
-reason (DESIGN.md §6); any other exception is an internal error (exit code 1).
+reason (docs/contract.md); any other exception is an internal error (exit code 1).
 """
 
 

@@ -2,7 +2,7 @@
 
     τ_ff = Σ_terms τ_term(q_d, q̇_d, q̈_d, context)         [N·m, link side]
 
-then, in this order (DESIGN.md §5, the backend matrix of the ROS 2 conventions):
+then, in this order (docs/contract.md, docs/backends):
 
 1. ``compensate_gravity`` False (UR, Franka: the robot compensates gravity itself): the gravity part of
    every term that has one (``gravity(q, context)``, the rigid-body term) is subtracted. The load torque

@@ -3,7 +3,7 @@
 Criteria (evaluated on the base regressor W_b stacked over samples of one period):
 
 - ``cond``: cond(W_b), the classical criterion (Swevers et al. 1997; the thesis reports
-  cond(W) = 66 for its hand-made 31 s trajectory, thesis_ch4-5.md §3.7).
+  cond(W) = 66 for its hand-made 31 s trajectory, Madsen 2020, ch.4 §3.7).
 - ``weighted``: W1·cond(W_b) + W2·cond(W_f), with W_f the per-joint Coulomb and viscous friction
   columns — Li et al. 2024 eq. (21) weights two parts of the regressor; here the rigid-body and the
   friction part, as the issue asks (Li's own split, by moment order, is not recoverable from the seed).

@@ -1,6 +1,6 @@
 """Extended Generalized Maxwell-Slip (E-GMS) model: rate-independent, position-driven hysteresis.
 
-Madsen 2020, ch.6 §5 (thesis_ch6-7.md §4). M massless elasto-slide operators share the input θ,
+Madsen 2020, ch.6 §5 (the E-GMS model). M massless elasto-slide operators share the input θ,
 the rotor position in link units [rad]. Operator i has a normalized deformation limit Δ_i and a
 stiffness k_i; a position-dependent backlash B(θ) > 0 [rad] scales the limits:
 
@@ -140,7 +140,7 @@ class EGMS:
     def reset(self, theta: np.ndarray | None = None, direction: np.ndarray | None = None) -> None:
         """Forget the history: δ = 0, or every operator slipping in ``direction`` (sign per joint).
 
-        Starting with all operators slipping is the thesis' "condition CO" (thesis_ch4-5.md §2.7).
+        Starting with all operators slipping is the thesis' "condition CO" (Madsen 2020, ch.5 §2.7).
         """
         self.state = np.zeros((self.n, self.elements))
         self.theta = None if theta is None else np.array(theta, dtype=float).reshape(self.n)

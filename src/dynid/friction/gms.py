@@ -9,7 +9,7 @@ M elements share the velocity ω [rad/s]; element j holds a force F_j [N·m] (th
 with s(ω) a static map (:class:`dynid.friction.static.StribeckMap`), ν_j fractions (Σ ν_j = 1),
 k_j [N·m/rad] and the attraction C [N·m/s].
 
-Errata handled (thesis_ch1-3.md §8 items 16–17): the slip law is printed with "+ F_j/s" which is
+Errata handled (Madsen 2020, ch.2–3): the slip law is printed with "+ F_j/s" which is
 unstable; the minus sign is used. s(0) = 0 would divide by zero, so slip dynamics are held while
 |s(ω)| ≤ ``eps``. The slip law is linear in F_j for a constant ω, so each step uses its exact
 solution F_j ← ν_j·s + (F_j − ν_j·s)·exp(−C·dt/|s|), stable for any dt. At the stick→slip

@@ -9,9 +9,9 @@
 In sliding H = sgn(ω) and f equals the static map s(ω) of :class:`StribeckMap` plus the load and
 temperature terms (eq. (9)). The no-load Coulomb level Fc0 is the Stribeck map's ``Fc``.
 
-The thesis leaves the Stribeck excess discontinuous at ω = 0 (thesis_ch6-7.md §14 A2); a
+The thesis leaves the Stribeck excess discontinuous at ω = 0 (Madsen 2020, ch.6); a
 ``smoothing`` on the Stribeck map replaces its sgn by tanh for simulation. The E-GMS input is θ; the
-thesis also subtracts a kinematic-error table from it (thesis_ch4-5.md A-10), which is not modelled.
+thesis also subtracts a kinematic-error table from it (Madsen 2020, ch.4), which is not modelled.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
   Coulomb and viscous coefficients per direction (PA-10 report eqs. (C.1)–(C.2), Table C.1 layout).
 - :class:`StribeckMap`: the 7-parameter map with polynomial viscous terms (thesis ch.3 eq. (14), ch.4
   eq. (P1-25)): s(ω) = sgn(ω)·(F_C + (F_S − F_C)·exp(−(|ω|/V_S)^μ)) + F_V1·ω + F_V2·|ω|·ω + F_V3·ω³.
-  Erratum (thesis_ch4-5.md A-4): ch.4 prints −F_V2; we use +F_V2 and let the coefficient carry the sign.
+  Erratum (Madsen 2020, ch.4): ch.4 prints −F_V2; we use +F_V2 and let the coefficient carry the sign.
 - :class:`PowerLawViscous`: Li et al. 2024 eq. (4): sgn(ω)·(f_c + f_v·|ω|^α) + f_o.
 
 All maps use sgn(0) = 0, so they are discontinuous at ω = 0; dynamic models (GMS, E-GMS) remove that.

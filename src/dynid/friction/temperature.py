@@ -6,7 +6,7 @@ Two forms of g(T):
   g = beta1 + beta2·T + beta3·T⁻³.
 - :class:`ReferenceTemperatureFriction` (thesis ch.6 eq. (11), T0 = 20 °C): the printed
   F_T2·(T − T0)⁻³ is singular at T0 and contradicts the stated "zero contribution at T0" (erratum
-  thesis_ch6-7.md §14 A1). We use the digest's option (a): g = Ft1·(T − T0) + Ft2·(T⁻³ − T0⁻³),
+  an ambiguity of Madsen 2020, ch.6). We use the digest's option (a): g = Ft1·(T − T0) + Ft2·(T⁻³ − T0⁻³),
   zero at T0, keeping the T⁻³ basis.
 
 Both divide by T³ with T in °C, so T is clamped to [t_min, t_max] (0 < t_min; defaults 5–80 °C)

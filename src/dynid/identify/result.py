@@ -1,4 +1,4 @@
-"""IdentificationResult: what an identification found, as the result YAML of DESIGN.md §7.
+"""IdentificationResult: what an identification found, as the result YAML of docs/contract.md.
 
 The file has a top-level ``dynid_result: 1`` version key, the robot and joint names, the method and
 the model (friction model, torque source, options), the base parameters (names, expressions in

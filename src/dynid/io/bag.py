@@ -1,6 +1,6 @@
 """rosbag2 (MCAP) recordings of the topic contract, written and read with the rosbags library.
 
-Topics (DESIGN.md §5; in a bag they carry the recording's namespace, default ``/``):
+Topics (docs/contract.md; in a bag they carry the recording's namespace, default ``/``):
 
 =================================  =======================  =============================================
 topic                              type                     content

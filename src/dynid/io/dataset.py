@@ -1,4 +1,4 @@
-"""Dataset: one time-aligned recording of a robot, joints in model order (DESIGN.md §2a).
+"""Dataset: one time-aligned recording of a robot, joints in model order (docs/contract.md).
 
 Shapes are (N,) for time and (N, n) for joint signals; optional signals may be None. Units: time
 [s], positions [rad], velocities [rad/s], joint torque [N·m] (link side), motor current [A], rotor

@@ -1,4 +1,4 @@
-"""The state topics joined by stamp as their messages arrive, in batches (DESIGN.md §5).
+"""The state topics joined by stamp as their messages arrive, in batches (docs/contract.md).
 
 A live node takes what arrived on ``joint_states``, ``motor_states``, ``joint_currents`` and
 ``joint_temperatures`` since its last look and hands it to :class:`StateJoiner`, which returns

@@ -1,4 +1,4 @@
-"""The node suite: ``dynid bringup`` (DESIGN.md §6), also the base of ``dynid demo``.
+"""The node suite: ``dynid bringup`` (docs/contract.md), also the base of ``dynid demo``.
 
 sim_node (unless a real robot publishes the joint topics), excitation_node, identifier_node and, if
 asked, estimator_node (online stiffness and friction) and feedforward_node (model torque; configured

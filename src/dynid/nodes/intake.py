@@ -1,4 +1,4 @@
-"""The high-rate intake of the state topics, shared by every node that consumes them (DESIGN.md §6).
+"""The high-rate intake of the state topics, shared by every node that consumes them (docs/contract.md).
 
 rclpy spends a few hundred microseconds of executor time on every callback; at 1 kHz on four
 topics, one callback per message takes a whole core of this project's 2-core test machine

@@ -1,6 +1,6 @@
 """Parameters of the simulated plant (the "truth" of the digital twin), its sensors and controller.
 
-Defaults are assumptions (the seeds give no values; DESIGN.md §4): gear ratio 101, drive gains and
+Defaults are assumptions (the seeds give no values; docs/contract.md): gear ratio 101, drive gains and
 rotor inertias from the robot file or scaled from the effort limit, joint stiffness
 τ = α1·φ + α3·φ³ with α1 of order 1e4–5e4 N·m/rad, Coulomb friction of a few N·m growing with the
 squared load, E-GMS with M = 4, r_Δ = 4, r_k = 2 and a backlash of 1 mrad varying ±20 % over the
