@@ -3,9 +3,10 @@
     ros2 launch dynid gazebo.launch.py [robot:=ur5e|panda] [gazebo_gui:=true] [world_file:=empty.sdf]
         [params_file:=config/gazebo.yaml] [estimator:=true] [feedforward:=trajectory]
 
-The description (ur_description's ur.urdf.xacro for ur5e, franka_description's panda xacro for
-panda) gets a ``<ros2_control>`` block with ``gz_ros2_control/GazeboSimSystem`` and an effort command
-interface per joint, and the GazeboSimROS2ControlPlugin loading config/gazebo_<robot>_controllers.yaml
+The description (ur_description's ur.urdf.xacro for ur5e; for panda franka_description's fer xacro,
+the Franka Emika Robot, joints fer_joint1..7) gets a ``<ros2_control>`` block with
+``gz_ros2_control/GazeboSimSystem`` and an effort command interface per joint, and the
+GazeboSimROS2ControlPlugin loading config/gazebo_<robot>_controllers.yaml
 (:func:`dynid.nodes.launching.gazebo_ros2_control`). Then: robot_state_publisher, gz sim
 (``ros_gz_sim/launch/gz_sim.launch.py``), ``ros_gz_sim create`` from ``robot_description``, the /clock
 bridge (``ros_gz_bridge parameter_bridge``), spawners for joint_state_broadcaster,
@@ -28,9 +29,11 @@ ROBOTS = {
     'ur5e': ('ur_description', ('urdf', 'ur.urdf.xacro'), {'ur_type': 'ur5e', 'name': 'ur'},
              ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
               'wrist_3_joint']),
-    'panda': ('franka_description', ('robots', 'panda', 'panda.urdf.xacro'),
-              {'robot_type': 'panda', 'hand': 'false', 'ros2_control': 'false'},
-              [f'panda_joint{i}' for i in range(1, 8)]),
+    # The Panda is franka_description's `fer` (Franka Emika Robot): its current releases have no robots/panda;
+    # gazebo:=true fixes its base to the world.
+    'panda': ('franka_description', ('robots', 'fer', 'fer.urdf.xacro'),
+              {'robot_type': 'fer', 'hand': 'false', 'ros2_control': 'false', 'gazebo': 'true'},
+              [f'fer_joint{i}' for i in range(1, 8)]),
 }
 
 
