@@ -1,31 +1,36 @@
-"""Start dynid's digital twin (sim_node) as a stand-in for a robot driver.
+"""Start dynid's digital twin (sim_node) as a stand-in for a robot driver, with robot_state_publisher.
 
     ros2 launch dynid sim.launch.py [robot:=ur5e] [rate:=500.0] [namespace:=] [params_file:=...]
+        [robot_description:=...] [use_sim_time:=] [controller:=joint_trajectory_controller]
+        [effort_controller:=forward_effort_controller] [robot_state_publisher:=true]
 
 The node publishes joint_states, motor_states, joint_currents and joint_temperatures and follows
-joint_trajectory_controller/joint_trajectory, like a ros2_control robot would.
+``<controller>/joint_trajectory`` and ``<effort_controller>/commands``, like a ros2_control robot
+would. Parameters: config/sim_node.yaml, then ``params_file``, then the arguments given (an
+argument left empty keeps the file's value). robot_state_publisher (when installed) publishes the
+twin's ``robot_description`` and TF, so RViz shows it (a URDF robot, or ``robot_description:=``).
 """
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
-from launch_ros.actions import Node
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import PathJoinSubstitution
 from launch_ros.substitutions import FindPackageShare
+
+from dynid.nodes import launching
+
+
+def _nodes(context):
+    config = PathJoinSubstitution([FindPackageShare('dynid'), 'config', 'sim_node.yaml']).perform(context)
+    params_file = launching.argument(context, 'params_file')
+    return [launching.dynid_node(context, 'sim_node', [config, params_file]),
+            *launching.robot_state_publisher(context)]
 
 
 def generate_launch_description() -> LaunchDescription:
-    arguments = [
-        DeclareLaunchArgument('robot', default_value='ur5e', description='robot name, URDF or robot file'),
-        DeclareLaunchArgument('rate', default_value='500.0', description='publishing rate [Hz]'),
-        DeclareLaunchArgument('namespace', default_value='', description='namespace of the topics'),
-        DeclareLaunchArgument('params_file', description='sim_node parameters',
-                              default_value=PathJoinSubstitution([FindPackageShare('dynid'), 'config',
-                                                                  'sim_node.yaml'])),
-    ]
-    sim = Node(
-        package='dynid', executable='sim_node', name='sim_node', namespace=LaunchConfiguration('namespace'),
-        parameters=[LaunchConfiguration('params_file'),
-                    {'robot': LaunchConfiguration('robot'), 'rate': LaunchConfiguration('rate')}],
-        output='screen', emulate_tty=True,
-    )
-    return LaunchDescription([*arguments, sim])
+    return LaunchDescription([
+        *launching.declare('robot', 'rate', 'namespace', 'robot_description', 'use_sim_time', 'controller',
+                           'effort_controller', 'joint_states', 'robot_state_publisher'),
+        DeclareLaunchArgument('params_file', default_value='', description='sim_node parameters (wins over '
+                              'config/sim_node.yaml)'),
+        OpaqueFunction(function=_nodes),
+    ])

@@ -42,9 +42,11 @@ def test_colcon_build_installs_executables_and_share_files(tmp_path):
     assert (install / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'dynid').is_file()
     assert list(install.glob('lib/python3*/site-packages/dynid/model/data/ur5e.yaml'))
     assert list(install.glob('lib/python3*/site-packages/dynid/excite/data/ur5e_excitation.yaml'))
-    for name in ('launch/sim.launch.py', 'launch/identification.launch.py', 'launch/estimation.launch.py',
-                 'launch/feedforward.launch.py', 'config/sim_node.yaml', 'config/identification.yaml',
-                 'config/estimation.yaml', 'config/feedforward.yaml'):  # `ros2 launch dynid ...` and its files
+    shipped = sorted(str(p.relative_to(ROOT)) for folder in ('launch', 'config') for p in (ROOT / folder).iterdir()
+                     if p.is_file())
+    assert {'launch/suite.launch.py', 'launch/ur.launch.py', 'launch/franka.launch.py', 'launch/gazebo.launch.py',
+            'config/ur_controllers.yaml', 'config/franka_controllers.yaml', 'config/suite.yaml'} <= set(shipped)
+    for name in shipped:  # `ros2 launch dynid ...` and every file it reads
         assert (install / 'share' / 'dynid' / name).is_file(), name
 
     script = (

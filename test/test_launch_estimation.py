@@ -1,7 +1,8 @@
 """Launch test: `estimation.launch.py` starts the twin and estimator_node, which estimates (launch_pytest).
 
 Skipped where launch_pytest is not installed (it is not on PyPI); runs against a colcon-built
-workspace, so that `launch_ros` finds the installed package, executables and config files.
+workspace or, without one, this source tree (launch_prefix.py),
+so that `launch_ros` finds the package, executables and config files.
 """
 
 import os
@@ -20,6 +21,9 @@ from launch.actions import IncludeLaunchDescription, SetEnvironmentVariable  # n
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
+from launch_prefix import ensure_dynid  # noqa: E402
+
+ensure_dynid()
 DOMAIN = 50 + (os.getpid() + 17) % 50  # not the identification launch test's, should both run in one process
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
@@ -64,5 +68,6 @@ def test_estimation_launch_estimates_stiffness():
         assert intake in statuses, sorted(statuses)
         assert joined() > 0, [(v.key, v.value) for v in statuses[intake].values]
     finally:
+        executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)

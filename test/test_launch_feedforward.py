@@ -2,7 +2,8 @@
 through launch_ros lifecycle events, and a reference comes back with efforts (launch_pytest).
 
 Skipped where launch_pytest is not installed (it is not on PyPI); runs against a colcon-built
-workspace, so that `launch_ros` finds the installed package, executables and config files.
+workspace or, without one, this source tree (launch_prefix.py),
+so that `launch_ros` finds the package, executables and config files.
 """
 
 import os
@@ -21,6 +22,9 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from lifecycle_msgs.srv import GetState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
+from launch_prefix import ensure_dynid  # noqa: E402
+
+ensure_dynid()
 DOMAIN = 50 + (os.getpid() + 29) % 50  # not the other launch tests', should they run in one process
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
@@ -77,5 +81,6 @@ def test_feedforward_launch_activates_and_fills_efforts():
         assert all(len(point.effort) == 6 for point in sent[0].points)
         assert abs(sent[0].points[0].effort[1]) > 10.0  # the shoulder carries the arm
     finally:
+        executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)

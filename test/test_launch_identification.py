@@ -1,7 +1,8 @@
 """Launch test: `identification.launch.py` starts the twin, excitation_node and identifier_node.
 
 Skipped where launch_pytest is not installed (it is not on PyPI); runs against a colcon-built
-workspace, so that `launch_ros` finds the installed package, executables and config files.
+workspace or, without one, this source tree (launch_prefix.py),
+so that `launch_ros` finds the package, executables and config files.
 """
 
 import os
@@ -22,6 +23,9 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+from launch_prefix import ensure_dynid  # noqa: E402
+
+ensure_dynid()
 DOMAIN = 50 + os.getpid() % 50
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
@@ -62,5 +66,6 @@ def test_identification_launch_brings_up_the_suite():
             executor.spin_once(timeout_sec=0.1)
         assert future.done() and future.result().message == 'nothing recorded yet'
     finally:
+        executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)

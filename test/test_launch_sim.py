@@ -1,7 +1,8 @@
 """Launch test: `sim.launch.py` starts sim_node, which publishes joint states (launch_pytest).
 
 Skipped where launch_pytest is not installed (it is not on PyPI); runs against a colcon-built
-workspace, so that `launch_ros` finds the installed package and executable.
+workspace or, without one, this source tree (launch_prefix.py),
+so that `launch_ros` finds the package and executable.
 """
 
 import os
@@ -21,6 +22,9 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
+from launch_prefix import ensure_dynid  # noqa: E402
+
+ensure_dynid()
 DOMAIN = 150 + os.getpid() % 50
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
@@ -58,5 +62,6 @@ def test_sim_launch_publishes_joint_states():
         assert received.is_set(), 'no joint_states from the launched sim_node within 30 s'
         assert names[0] == 'shoulder_pan_joint' and len(names) == 6
     finally:
+        executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)

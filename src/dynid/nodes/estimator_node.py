@@ -43,7 +43,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
-from dynid.nodes.parameters import descriptor
+from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import run_node
 
 QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit')
@@ -66,7 +66,7 @@ class EstimatorNode(Node):
             raise
 
     def _start(self) -> None:
-        d = self.declare_parameter
+        d = declarer(self)
         d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
         d('result_file', '', descriptor('identification result (YAML) with the friction map; empty: none',

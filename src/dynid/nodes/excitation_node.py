@@ -43,6 +43,7 @@ from dynid.excite.trajectory import (
     reorder_trajectory_output,
 )
 from dynid.model import load_robot
+from dynid.nodes.parameters import declarer
 from dynid.nodes.runner import run_node
 from dynid.sim.twin import home_configuration
 
@@ -63,7 +64,7 @@ class ExcitationNode(Node):
 
     def __init__(self, node_name: str = 'excitation_node', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
-        d = self.declare_parameter
+        d = declarer(self)
         d('robot', 'ur5e', ParameterDescriptor(description='robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', ParameterDescriptor(description='URDF XML, preferred when set', read_only=True))
         d('trajectory_file', '', ParameterDescriptor(description="dynid trajectory file, 'builtin' (the robot's "

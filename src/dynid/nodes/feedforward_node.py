@@ -65,7 +65,7 @@ from dynid.errors import InputError
 from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
-from dynid.nodes.parameters import descriptor
+from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import PARENT_VARIABLE
 from dynid.sim.reference import ReferenceGenerator
 
@@ -84,7 +84,7 @@ class FeedforwardNode(LifecycleNode):
         self.commands = self.output = None
         self.state_label = 'unconfigured'
         super().__init__('feedforward_node', **kwargs)
-        d = self.declare_parameter
+        d = declarer(self)
         d('robot', 'ur5e', descriptor('robot name, URDF path or robot file'))
         d('robot_description', '', descriptor('URDF XML, preferred when set'))
         d('result_file', '', descriptor('identification result (YAML) of this robot; empty: the model\'s own '

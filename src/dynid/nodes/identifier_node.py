@@ -3,7 +3,8 @@
 Services (std_srvs/Trigger): ``~/start_recording`` opens a new recording under ``output_directory``
 (rosbag2 segments of ``segment_duration`` seconds, written as messages arrive, so a crash loses at
 most the open segment; messages are stored as received, in canonical CDR, see
-:mod:`dynid.io.cdr`) and answers once joint_states are being written (at most 2 s later);
+:mod:`dynid.io.cdr`) and answers once joint_states are being written; when none arrive within ``data_wait`` seconds
+(default 2) it closes the recording again and answers success false with the reason;
 ``~/stop_recording`` takes what is still waiting, closes the recording and says how many samples
 were lost (stamp gaps); ``~/identify``
 identifies from the last recording with the node's ``method``, ``friction``, ``temperature`` and
@@ -43,11 +44,11 @@ from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
-from dynid.nodes.parameters import descriptor
+from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import run_node
 
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
-FIRST_DATA_WAIT_S = 2.0  # ~/start_recording waits this long at most for the first joint_states [s]
+FIRST_DATA_WAIT_S = 2.0  # default of data_wait: ~/start_recording waits this long for the first joint_states [s]
 
 
 def _refusal(name: str, value) -> str | None:
@@ -67,7 +68,7 @@ class IdentifierNode(Node):
         self.intake: StateIntake | None = None
         self.lock = threading.Lock()
         super().__init__('identifier_node', **kwargs)
-        d = self.declare_parameter
+        d = declarer(self)
         d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
         d('output_directory', 'dynid_recordings', descriptor('where recordings and results go'))
@@ -82,6 +83,8 @@ class IdentifierNode(Node):
         d('stiction_velocity', 0.02, descriptor('rows below this friction velocity are dropped [rad/s]', False,
                                                 0.0, 10.0))
         d('report', True, descriptor('write an HTML report beside the result'))
+        d('data_wait', FIRST_DATA_WAIT_S, descriptor('~/start_recording fails when no joint_states arrive within '
+                                                     'this [s]', False, 0.1, 60.0))
         intake_settings = IntakeSettings.declare(self)
         for name in CHOICES:
             refusal = _refusal(name, self.get_parameter(name).value)
@@ -177,16 +180,21 @@ class IdentifierNode(Node):
         first.add_done_callback(lambda _: None)  # completing it wakes the executor
         self.first_data = first
         self.intake.start()
-        timer = self.create_timer(FIRST_DATA_WAIT_S, lambda: first.done() or first.set_result(False))
+        wait_s = self.get_parameter('data_wait').value
+        timer = self.create_timer(wait_s, lambda: first.done() or first.set_result(False))
         try:
             receiving = await first
         finally:
             self.destroy_timer(timer)
             self.first_data = None
-        if receiving:
-            self.get_logger().info(f'recording to {folder}')
-        else:
-            self.get_logger().warning(f'recording to {folder}, but no joint_states within {FIRST_DATA_WAIT_S:g} s')
+        if not receiving:  # a wrong namespace, topic or domain: say so instead of recording nothing
+            self.close_recording()
+            response.success = False
+            response.message = (f'no {self._topic("joint_states")} within {wait_s:g} s (data_wait); '
+                                f'recording stopped: {folder}')
+            self.get_logger().warning(response.message)
+            return response
+        self.get_logger().info(f'recording to {folder}')
         response.success, response.message = True, str(folder)
         return response
 

@@ -38,7 +38,7 @@ from dynid.io.cdr import decode_joint_states, normalize_joint_states
 from dynid.io.gaps import StampGapCounter
 from dynid.io.stream import StateBatch, StateJoiner
 from dynid.nodes.diagnostics import status
-from dynid.nodes.parameters import descriptor
+from dynid.nodes.parameters import declarer, descriptor
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 RELIABILITY = {'best_effort': ReliabilityPolicy.BEST_EFFORT, 'reliable': ReliabilityPolicy.RELIABLE}
@@ -71,7 +71,7 @@ class IntakeSettings:
     def declare(node: Node, period_s: float = 0.02) -> IntakeSettings:
         """Declare the intake's parameters on ``node`` (``period_s``: the node's default intake_period)
         and read them (InputError for a refused value)."""
-        d = node.declare_parameter
+        d = declarer(node)
         d('intake_period', period_s, descriptor('seconds between takes of the waiting state messages', True, 0.001,
                                                 0.2))
         d('intake_depth', 1000, descriptor('messages kept per state topic between takes', True, 10, 100000,

@@ -1,8 +1,18 @@
-"""Parameter descriptors shared by the nodes: ranges, choices and read-only flags, declared once."""
+"""Parameter descriptors shared by the nodes: ranges, choices and read-only flags, declared once.
+
+Also :func:`declarer`: ``declare_parameter`` for a node whose floating-point parameters take
+integers too. ROS types parameter values by their spelling: ``rate:=200`` on a command line or in a
+launch file, or ``payload_mass: 2`` in a parameter file, is an integer, and rclpy refuses an integer
+for a parameter declared with a float default (``InvalidParameterTypeException``, a traceback).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 
 def descriptor(description: str, read_only: bool = False, low: float | None = None, high: float | None = None,
@@ -20,3 +30,42 @@ def descriptor(description: str, read_only: bool = False, low: float | None = No
         else:
             result.floating_point_range = [FloatingPointRange(from_value=float(low), to_value=float(high))]
     return result
+
+
+def _as_double(parameter: Parameter) -> Parameter:
+    if parameter.type_ == Parameter.Type.INTEGER:
+        return Parameter(parameter.name, Parameter.Type.DOUBLE, float(parameter.value))
+    if parameter.type_ == Parameter.Type.INTEGER_ARRAY:
+        return Parameter(parameter.name, Parameter.Type.DOUBLE_ARRAY, [float(v) for v in parameter.value])
+    return parameter
+
+
+def declarer(node: Node) -> Callable:
+    """``node.declare_parameter``, except that a float parameter accepts an integer value.
+
+    At declaration an integer override (command line, launch file, parameter file) of a parameter
+    whose default is a float (or a list of floats) becomes that float; later ``set_parameters``
+    calls (``ros2 param set /sim_node payload_mass 2``) are converted the same way by a pre-set
+    callback, registered once per node. Everything else, ranges included, is checked by rclpy as usual.
+    """
+    # rclpy keeps the node's overrides (command line and files, merged) here; it has no public accessor.
+    overrides = getattr(node, '_parameter_overrides', {})
+    if not getattr(node, '_dynid_integer_floats', False):
+        node._dynid_integer_floats = True
+
+        def convert(parameters: list[Parameter]) -> list[Parameter]:
+            return [_as_double(p) if node.has_parameter(p.name) and node.get_parameter(p.name).type_ in (
+                Parameter.Type.DOUBLE, Parameter.Type.DOUBLE_ARRAY) else p for p in parameters]
+
+        node.add_pre_set_parameters_callback(convert)
+
+    def declare(name: str, value=None, parameter_descriptor: ParameterDescriptor | None = None, **kwargs):
+        floats = isinstance(value, float) or value == Parameter.Type.DOUBLE_ARRAY or (
+            isinstance(value, (list, tuple)) and value and all(isinstance(v, float) for v in value))
+        if floats and name in overrides:
+            overrides[name] = _as_double(overrides[name])
+        if parameter_descriptor is None:
+            return node.declare_parameter(name, value, **kwargs)
+        return node.declare_parameter(name, value, parameter_descriptor, **kwargs)
+
+    return declare

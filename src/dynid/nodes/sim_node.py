@@ -45,6 +45,7 @@ from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
 from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
+from dynid.nodes.parameters import declarer
 from dynid.nodes.parameters import descriptor as _descriptor
 from dynid.nodes.runner import run_node
 from dynid.sim.changes import parse_joint_change
@@ -65,7 +66,7 @@ class SimNode(Node):
 
     def __init__(self, **kwargs) -> None:
         super().__init__('sim_node', **kwargs)
-        declare = self.declare_parameter
+        declare = declarer(self)
         declare('robot', 'ur5e', _descriptor('built-in robot name, URDF path or dynid robot file', True))
         declare('robot_description', '', _descriptor('URDF XML; used instead of robot when not empty', True))
         declare('rate', 500.0, _descriptor('publishing rate [Hz]', True, 1.0, 2000.0))

@@ -1,0 +1,266 @@
+"""The backend launch files (ur, franka, gazebo) visited by the real ``launch`` against stand-in vendor packages.
+
+Each launch file is loaded and visited in a :class:`launch.LaunchContext` (OpaqueFunctions run,
+includes are expanded, arguments are checked against their ``choices``; no process starts) with the
+stand-ins of ``vendor_stand_ins.py`` on the ament prefix path. Checked: every argument we pass to an
+included launch file is declared there; our controllers files give the controllers we use real
+plugin types and that robot's joints; the remapped controller topics of the dynid nodes name
+controllers that are spawned and of the right type. Skipped where launch/launch_ros are not installed
+(they come with ROS 2, not from PyPI); the gazebo case also needs xacro.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip('launch')
+pytest.importorskip('launch_ros')
+
+from launch import LaunchContext, LaunchDescription  # noqa: E402
+from launch.actions import ExecuteProcess, IncludeLaunchDescription  # noqa: E402
+from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
+from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions  # noqa: E402
+from launch_ros.actions import Node  # noqa: E402
+
+from launch_prefix import ROOT, add_prefix, ensure_dynid  # noqa: E402
+from vendor_stand_ins import UR_JOINTS, franka_joints, vendor_prefix  # noqa: E402
+
+#: controller plugin types of ros2_controllers (kilted), ur_controllers and franka's broadcasters
+PLUGINS = {
+    'joint_state_broadcaster/JointStateBroadcaster', 'joint_trajectory_controller/JointTrajectoryController',
+    'forward_command_controller/ForwardCommandController', 'velocity_controllers/JointGroupVelocityController',
+    'position_controllers/JointGroupPositionController', 'effort_controllers/JointGroupEffortController',
+    'force_torque_sensor_broadcaster/ForceTorqueSensorBroadcaster', 'pose_broadcaster/PoseBroadcaster',
+    'ur_controllers/GPIOController', 'ur_controllers/SpeedScalingStateBroadcaster',
+    'ur_controllers/URConfigurationController', 'ur_controllers/GravityUpdateController',
+    'ur_controllers/FrictionModelController', 'ur_controllers/ScaledJointTrajectoryController',
+    'ur_controllers/ForceModeController', 'ur_controllers/PassthroughTrajectoryController',
+    'ur_controllers/FreedriveModeController', 'ur_controllers/ToolContactController',
+    'motion_primitives_controllers/MotionPrimitivesForwardController',
+    'franka_robot_state_broadcaster/FrankaRobotStateBroadcaster',
+}
+TRAJECTORY_TYPES = {'joint_trajectory_controller/JointTrajectoryController',
+                    'ur_controllers/ScaledJointTrajectoryController'}
+EFFORT_TYPE = 'forward_command_controller/ForwardCommandController'
+SPAWNER_OPTIONS_WITH_VALUE = {'--controller-manager', '-c', '--controller-manager-timeout', '--param-file', '-p',
+                              '--controller-ros-args', '--switch-timeout', '--controller-type', '-t'}
+
+
+@pytest.fixture(scope='module', autouse=True)
+def stand_ins(tmp_path_factory):
+    saved = os.environ.get('AMENT_PREFIX_PATH')
+    ensure_dynid()
+    add_prefix(vendor_prefix(tmp_path_factory.mktemp('vendors')))
+    yield
+    if saved is None:
+        os.environ.pop('AMENT_PREFIX_PATH', None)
+    else:
+        os.environ['AMENT_PREFIX_PATH'] = saved
+
+
+class Visit:
+    """What a launch file does, found by visiting it: the nodes it would start and what it includes."""
+
+    def __init__(self, launch_file: str, arguments: dict[str, str]):
+        self.context = LaunchContext()
+        self.nodes: list[Node] = []
+        self.includes: list[tuple[str, list[str], list[str]]] = []  # (file, arguments given, declared)
+        include = IncludeLaunchDescription(PythonLaunchDescriptionSource(str(ROOT / 'launch' / launch_file)),
+                                           launch_arguments=arguments.items())
+        self._walk([LaunchDescription([include])])
+
+    def _text(self, substitutions) -> str:
+        return perform_substitutions(self.context, normalize_to_list_of_substitutions(substitutions))
+
+    def _walk(self, entities) -> None:
+        for entity in entities:
+            condition = getattr(entity, 'condition', None)
+            if condition is not None and not condition.evaluate(self.context):
+                continue
+            if isinstance(entity, Node):  # recorded with its substitutions done, never started
+                entity._perform_substitutions(self.context)
+                self.nodes.append(entity)
+                continue
+            if isinstance(entity, ExecuteProcess):
+                continue
+            if isinstance(entity, IncludeLaunchDescription):
+                source = entity.launch_description_source
+                described = source.get_launch_description(self.context)
+                self.includes.append((source.location, [self._text(name) for name, _ in entity.launch_arguments],
+                                      [a.name for a in described.get_launch_arguments()]))
+            self._walk(entity.visit(self.context) or [])
+
+    def node_arguments(self, node: Node) -> list[str]:
+        """The command-line arguments of ``node`` (between the executable and ``--ros-args``)."""
+        words = []
+        for part in node.cmd[1:]:
+            word = self._text(part) if not any(type(s).__name__ == 'LocalSubstitution' for s in part) else '-r'
+            if word in ('--ros-args', '-r'):  # launch_ros's own arguments follow
+                break
+            words.append(word)
+        return words
+
+    def spawned(self) -> dict[str, bool]:
+        """Controllers the spawners load: name -> started active."""
+        controllers = {}
+        for node in self.nodes:
+            if node.node_package == 'controller_manager' and node.node_executable == 'spawner':
+                words, names = self.node_arguments(node), []
+                skip = False
+                for word in words:
+                    if skip:
+                        skip = False
+                    elif word in SPAWNER_OPTIONS_WITH_VALUE:
+                        skip = True
+                    elif not word.startswith('-'):
+                        names.append(word)
+                controllers.update({name: '--inactive' not in words for name in names})
+        return controllers
+
+    def dynid_nodes(self) -> dict[str, Node]:
+        return {node.node_name: node for node in self.nodes if node.node_package == 'dynid'}
+
+
+def controllers_file(name: str) -> tuple[dict, dict]:
+    """Our controllers file: (controller -> type, controller -> its ros__parameters); ``/**`` unwrapped,
+    ``$(var tf_prefix)`` as ''."""
+    text = (ROOT / 'config' / name).read_text().replace('$(var tf_prefix)', '')
+    document = yaml.safe_load(text)
+    document = document.get('/**', document)
+    manager = document['controller_manager']['ros__parameters']
+    types = {key: value['type'] for key, value in manager.items() if isinstance(value, dict) and 'type' in value}
+    parameters = {key: value.get('ros__parameters', {}) for key, value in document.items()
+                  if key != 'controller_manager'}
+    return types, parameters
+
+
+def check_includes(visit: Visit) -> None:
+    for location, given, declared in visit.includes:
+        unknown = sorted(set(given) - set(declared))
+        assert not unknown, f'{location} does not declare {unknown}'
+
+
+def check_controllers(name: str, joints: list[str]) -> tuple[dict, dict]:
+    types, parameters = controllers_file(name)
+    assert set(types.values()) <= PLUGINS, sorted(set(types.values()) - PLUGINS)
+    assert types['joint_state_broadcaster'] == 'joint_state_broadcaster/JointStateBroadcaster'
+    assert types['joint_trajectory_controller'] == 'joint_trajectory_controller/JointTrajectoryController'
+    assert types['forward_effort_controller'] == EFFORT_TYPE
+    jtc, effort = parameters['joint_trajectory_controller'], parameters['forward_effort_controller']
+    assert jtc['joints'] == joints and jtc['command_interfaces'] == ['effort']
+    assert set(jtc['state_interfaces']) == {'position', 'velocity'}
+    assert sorted(jtc['gains']) == sorted(joints)
+    assert effort['joints'] == joints and effort['interface_name'] == 'effort'
+    for controller, values in parameters.items():  # every joint named anywhere is the robot's
+        assert controller in types, f'{controller} has parameters but is not declared'
+        assert set(values.get('joints', [])) <= set(joints), (controller, values['joints'])
+    return types, parameters
+
+
+def check_remappings(visit: Visit, types: dict, joint_states: str = 'joint_states') -> dict[str, str]:
+    """Every controller topic a dynid node is remapped to is a spawned controller of the right type."""
+    spawned, targets = visit.spawned(), {}
+    nodes = visit.dynid_nodes()
+    assert {'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node'} <= {
+        name.rsplit('/', 1)[-1] for name in nodes}
+    for name, node in nodes.items():
+        for source, target in node.expanded_remapping_rules or []:
+            targets[f'{name}:{source}'] = target
+            controller, _, topic = target.rpartition('/')
+            if topic == 'joint_trajectory':
+                assert types.get(controller) in TRAJECTORY_TYPES, (name, target)
+                assert spawned.get(controller) is True, f'{name} sends to {controller}, which is not started active'
+            elif topic == 'commands':
+                assert types.get(controller) == EFFORT_TYPE, (name, target)
+                assert controller in spawned, f'{name} streams to {controller}, which is not loaded'
+            elif source == 'joint_states':
+                assert target == joint_states, (name, target)
+    feedforward = next(name for name in nodes if name.endswith('/feedforward_node'))
+    for topic, accepted in (('joint_trajectory_controller/joint_trajectory', TRAJECTORY_TYPES),
+                            ('forward_effort_controller/commands', {EFFORT_TYPE})):  # where it sends, remapped or not
+        controller = targets.get(f'{feedforward}:{topic}', topic).rpartition('/')[0]
+        assert types.get(controller) in accepted and controller in spawned, (topic, controller)
+    return targets
+
+
+def test_ur_launch_matches_the_ur_driver():
+    visit = Visit('ur.launch.py', {'robot_ip': '192.168.56.101'})
+    check_includes(visit)
+    locations = [Path(location).name for location, _, _ in visit.includes]
+    assert 'ur_control.launch.py' in locations and 'suite.launch.py' in locations
+    types, _ = check_controllers('ur_controllers.yaml', UR_JOINTS)
+    spawned = visit.spawned()
+    assert set(spawned) <= set(types), f'the driver spawns controllers our file lacks: {set(spawned) - set(types)}'
+    assert spawned['scaled_joint_trajectory_controller'] and spawned['forward_effort_controller'] is False
+    targets = check_remappings(visit, types)
+    assert targets['/feedforward_node:joint_trajectory_controller/joint_trajectory'] == \
+        'scaled_joint_trajectory_controller/joint_trajectory'
+    assert 'sim_node' not in {name.rsplit('/', 1)[-1] for name in visit.dynid_nodes()}
+
+
+def test_ur_launch_with_the_effort_trajectory_controller():
+    visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2', 'initial_joint_controller': 'joint_trajectory_controller'})
+    types, _ = check_controllers('ur_controllers.yaml', UR_JOINTS)
+    targets = check_remappings(visit, types)
+    assert '/feedforward_node:joint_trajectory_controller/joint_trajectory' not in targets  # the default topic
+    assert visit.spawned()['joint_trajectory_controller'] is True
+
+
+def test_franka_launch_matches_franka_bringup():
+    visit = Visit('franka.launch.py', {'namespace': 'fr3'}) if _has_xacro() else \
+        Visit('franka.launch.py', {'namespace': 'fr3', 'robot_description': _chain('fr3', franka_joints('fr3'))})
+    check_includes(visit)
+    assert 'franka.launch.py' in [Path(location).name for location, _, _ in visit.includes]
+    types, _ = check_controllers('franka_controllers.yaml', franka_joints('fr3'))
+    spawned = visit.spawned()
+    assert set(spawned) <= set(types), set(spawned) - set(types)
+    check_remappings(visit, types, joint_states='franka/joint_states')
+    assert all(name.startswith('/fr3/') for name in visit.dynid_nodes())
+    jsb = [n for n in visit.nodes if 'joint_state_broadcaster' in visit.node_arguments(n)]
+    assert '--remap joint_states:=franka/joint_states' in visit.node_arguments(jsb[0])
+
+
+@pytest.mark.parametrize('robot, joints', [('ur5e', UR_JOINTS), ('panda', franka_joints('fer'))])
+def test_gazebo_launch_matches_ros_gz_and_gz_ros2_control(robot, joints):
+    pytest.importorskip('xacro')
+    visit = Visit('gazebo.launch.py', {'robot': robot, 'gazebo_gui': 'false'})
+    check_includes(visit)
+    assert 'gz_sim.launch.py' in [Path(location).name for location, _, _ in visit.includes]
+    types, _ = check_controllers(f'gazebo_{robot}_controllers.yaml', joints)
+    spawned = visit.spawned()
+    assert spawned == {'joint_state_broadcaster': True, 'joint_trajectory_controller': True,
+                       'forward_effort_controller': False}
+    check_remappings(visit, types)
+    publisher = next(n for n in visit.nodes if n.node_package == 'robot_state_publisher')
+    import xml.etree.ElementTree as ElementTree
+    parameters = yaml.safe_load(Path(_parameter_files(visit, publisher)[0]).read_text())
+    urdf = ElementTree.fromstring(next(iter(parameters.values()))['ros__parameters']['robot_description'])
+    control = urdf.find('ros2_control')
+    assert control.find('hardware/plugin').text == 'gz_ros2_control/GazeboSimSystem'
+    assert [j.get('name') for j in control.findall('joint')] == joints
+    assert all(j.find('command_interface').get('name') == 'effort' for j in control.findall('joint'))
+    plugin = urdf.find('gazebo/plugin')
+    assert plugin.get('filename') == 'gz_ros2_control-system'
+    assert plugin.find('parameters').text.endswith(f'config/gazebo_{robot}_controllers.yaml')
+
+
+def _has_xacro() -> bool:
+    try:
+        import xacro  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _chain(name: str, joints: list[str]) -> str:
+    from vendor_stand_ins import chain_xacro
+    return chain_xacro(name, joints, []).replace(' xmlns:xacro="http://www.ros.org/wiki/xacro"', '')
+
+
+def _parameter_files(visit: Visit, node: Node) -> list[str]:
+    """The parameter files ``node`` would be started with (launch_ros writes its dicts to files)."""
+    return [path for path, is_file in node._Node__expanded_parameter_arguments if is_file]
