@@ -11,9 +11,11 @@ Includes ``ur_robot_driver/launch/ur_control.launch.py`` (Universal_Robots_ROS2_
 no twin) send the excitation and references to ``initial_joint_controller``: the default
 ``scaled_joint_trajectory_controller`` (position) for identification,
 ``initial_joint_controller:=joint_trajectory_controller`` for model-based torque (PolyScope with torque
-control). On UR, joint_states' effort is motor current [A] and torque commands exclude gravity:
-config/ur.yaml sets ``effort_is_current`` and leaves gravity to the robot. The driver runs at the root
-namespace, so the dynid nodes do too.
+control). On UR, joint_states' effort is motor current [A], while effort commands are joint torques
+[N·m] without gravity (direct_torque): config/ur.yaml keeps ``effort_is_current: false`` and leaves
+gravity to the robot. The current is not yet relayed to ``joint_currents`` (identification from a UR
+recording reads joint_states' effort as torque). The driver runs at the root namespace, so the dynid
+nodes do too.
 """
 
 from launch import LaunchDescription

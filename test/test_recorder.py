@@ -56,7 +56,7 @@ def test_refuses_to_overwrite_and_empty_folders(tmp_path):
     (tmp_path / 'rec').mkdir()
     with pytest.raises(InputError, match='refusing'):
         SegmentedRecorder(tmp_path / 'rec')
-    with pytest.raises(InputError, match='no recording segments'):
+    with pytest.raises(InputError, match='empty directory, not a recording'):
         read_recording(tmp_path / 'rec')
     with pytest.raises(InputError, match='segment duration'):
         SegmentedRecorder(tmp_path / 'other', 0.0)
