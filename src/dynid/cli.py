@@ -671,6 +671,37 @@ def _run_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------- dynid export-urdf
+def _add_export_urdf_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('result', help='result file of dynid identify --physical')
+    parser.add_argument('--robot', required=True, metavar='URDF', help='the URDF of the identified robot')
+    parser.add_argument('-o', '--output', required=True, help='URDF to write')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing output file')
+
+
+def _run_export_urdf(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.identify.result import IdentificationResult
+    from dynid.model.urdf_export import export_urdf, round_trip_error
+
+    output = Path(args.output)
+    if output.exists() and not args.force:
+        raise InputError(f'{output} exists; refusing to overwrite (use --force)')
+    if not Path(args.robot).is_file():
+        raise InputError(f'URDF file {args.robot} does not exist')
+    result = IdentificationResult.load(args.result)
+    text = export_urdf(result, args.robot)
+    error = round_trip_error(result, args.robot, text)
+    if not error < 1e-6:
+        raise InputError(f'{args.robot} does not reproduce the result\'s torques after export (relative error '
+                         f'{error:.2g}): not the robot model the result was identified on?')
+    output.write_text(text)
+    print(f'wrote {output}: {len(result.joint_names)} identified links; pinocchio on it reproduces the identified '
+          f'torques to {error:.1e} of their scale')
+    return EXIT_OK
+
+
 _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     'model': ('print joints, limits and the base parameters of a robot model',
               _add_model_arguments, _run_model),
@@ -680,6 +711,8 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                _add_excite_arguments, _run_excite),
     'identify': ('identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)',
                  _add_identify_arguments, _run_identify),
+    'export-urdf': ('write a URDF with the physically consistent identification in it (inertials, friction)',
+                    _add_export_urdf_arguments, _run_export_urdf),
     'validate': ('predict the torques of recordings with an identification result',
                  _add_validate_arguments, _run_validate),
     'identify-friction': ('fit the joint friction model (static map, temperature, load-dependent Coulomb, E-GMS) '
