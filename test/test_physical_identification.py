@@ -16,6 +16,7 @@ from dynid.identify.physical import (
     parameters_of_pseudo_inertia,
     pseudo_inertia,
 )
+from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
@@ -139,3 +140,12 @@ def test_refusals(short_twin):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls', physical=PhysicalSettings()))
     with pytest.raises(InputError, match='solver must be one of'):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('wls', physical=PhysicalSettings(solver='x')))
+
+
+def test_report_has_the_physical_consistency_section(short_twin, tmp_path):
+    robot, train, _, wls, result = short_twin
+    page = write_report(tmp_path / 'physical', result, robot, [train]).read_text()
+    assert 'Physical consistency' in page and 'M(q) positive definite on 100.0 %' in page
+    assert all(link in page for link in link_names(robot)) and '<b>no</b>' not in page  # triangles hold
+    page = write_report(tmp_path / 'wls', wls, robot, [train]).read_text()
+    assert 'Not identified with <code>--physical</code>' in page and 'M(q) positive definite on' in page
