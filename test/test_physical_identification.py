@@ -149,3 +149,20 @@ def test_report_has_the_physical_consistency_section(short_twin, tmp_path):
     assert all(link in page for link in link_names(robot)) and '<b>no</b>' not in page  # triangles hold
     page = write_report(tmp_path / 'wls', wls, robot, [train]).read_text()
     assert 'Not identified with <code>--physical</code>' in page and 'M(q) positive definite on' in page
+
+
+def test_feedforward_rigid_body_runs_on_the_standard_parameters(short_twin):
+    # The term takes the result's realizable bodies for its RNEA (no regressor fallback) and gives the
+    # identified torque W_b·χ̂_b to 1e-9 of the torque scale.
+    from dynid.control.context import FeedforwardContext
+    from dynid.control.rigid_body import RigidBodyTerm
+    from dynid.identify.torque import RigidBodyTorque
+
+    robot, _, _, _, result = short_twin
+    term = RigidBodyTerm(robot, result)
+    assert term.method == 'rnea'
+    np.testing.assert_array_equal(term.standard_parameters, result.standard_parameters())
+    q, dq, ddq = robot.random_states(20, seed=4)
+    expected = RigidBodyTorque(result, robot)(q, dq, ddq)
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, FeedforwardContext()), expected,
+                               atol=1e-9 * np.abs(expected).max())

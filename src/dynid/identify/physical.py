@@ -34,8 +34,11 @@ interior-point solver; global optimum, certificates) and ``log_cholesky`` (scipy
 least squares on the log-Cholesky parametrization J = U·Uᵀ, U upper triangular with exp(·) diagonal,
 Rucker and Wensing 2022, which makes J ≻ 0 by construction but the problem non-convex). Both reduce the
 tall weighted system to its R factor first (one QR), so their cost does not grow with the recording.
-The default is ``clarabel``: on the UR5e and Panda twins it reached a lower cost than the log-Cholesky
-descent in comparable time (the benchmark prints both), and a convex solver cannot stop in a local minimum.
+The default is ``clarabel``: measured on the twins (20 s at 500 Hz, one run) all three reach the same
+objective to 6 digits, Clarabel in 0.39 s (UR5e) and 0.56 s (Panda) against SCS 1.6 s / 6.1 s and the
+log-Cholesky descent 5.5 s / 4.9 s; a convex solver also cannot stop in a local minimum. Clarabel is
+handed only the excess over the unconstrained cost (see :func:`_solve_cvxpy`): on the raw objective it
+stopped 44 % above the optimum.
 """
 
 from __future__ import annotations
