@@ -76,6 +76,12 @@ class PhysicalSettings:
             raise InputError(f'prior_relative_std must be > 0, got {self.prior_relative_std!r}')
         return self
 
+    def check_model(self, spec) -> None:
+        """Refuse a :class:`~dynid.identify.model.ModelSpec` the physical solve cannot bound (before any work)."""
+        if spec.friction not in PHYSICAL_FRICTION:
+            raise InputError(f'physical identification supports the friction models {PHYSICAL_FRICTION}, '
+                             f'got {spec.friction!r}')
+
 
 # ------------------------------------------------------------------------------ pseudo-inertia
 def pseudo_inertia(phi: np.ndarray) -> np.ndarray:
@@ -357,9 +363,7 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
     import time
 
     settings = settings.validated()
-    if problem.spec.friction not in PHYSICAL_FRICTION:
-        raise InputError(f'physical identification supports the friction models {PHYSICAL_FRICTION}, '
-                         f'got {problem.spec.friction!r}')
+    settings.check_model(problem.spec)
     if problem.payload_blocks:
         raise InputError('physical identification does not take recordings with only a known payload mass; '
                          'give the payload fully (--payload-com) or leave it out')

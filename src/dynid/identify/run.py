@@ -160,6 +160,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     progress = progress or (lambda text: None)
     if options.method == 'iirls' and spec.friction != 'comprehensive':
         spec = ModelSpec(**{**spec.to_dict(), 'friction': 'comprehensive'})
+    if options.physical is not None:
+        options.physical.validated().check_model(spec)
     gains_unknown = options.method in ('tls', 'mls')
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
