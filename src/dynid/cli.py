@@ -323,6 +323,14 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
                         help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
                              'point masses (else only their mass is known)')
     parser.add_argument('--weight-function', default='huber', choices=('huber', 'tukey', 'cauchy'))
+    physical = parser.add_argument_group('physically consistent identification')
+    physical.add_argument('--physical', action='store_true',
+                          help='standard parameters with every link\'s pseudo-inertia positive semidefinite, rotor '
+                               'inertia and Coulomb/viscous friction >= 0 (with --method ols, wls or irls)')
+    physical.add_argument('--prior-std', type=float, default=0.5,
+                          help='relative standard deviation of the prior (the robot file\'s own inertias; default 0.5)')
+    physical.add_argument('--no-prior', action='store_true', help='do not pull toward the robot file\'s inertias')
+    physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
     parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
     parser.add_argument('-o', '--output', required=True, help='result file (YAML)')
     parser.add_argument('--force', action='store_true', help='overwrite an existing result file')
@@ -362,6 +370,11 @@ def _run_identify(args: argparse.Namespace) -> int:
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
     options = IdentifyOptions(method=args.method, weight_function=args.weight_function)
+    if args.physical:
+        from dynid.identify.physical import PhysicalSettings
+
+        options.physical = PhysicalSettings(prior=not args.no_prior, prior_relative_std=args.prior_std,
+                                            solver=args.physical_solver)
     result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
     record_robot(result.provenance, args.robot)
     if drives is not None:
@@ -380,6 +393,12 @@ def _run_identify(args: argparse.Namespace) -> int:
                                                    zip(result.drive_gains, result.drive_gains_std, strict=True)))
     for label, metrics in result.metrics.items():
         _print_metrics(label, metrics)
+    if result.physical_section is not None:
+        section = result.physical_section
+        print(f'physical ({section["solver"]}, {section["solve_s"]:.2f} s): consistency cost '
+              f'{section["consistency"]["cost_percent"]:+.3f} % of the weighted χ², M(q) positive definite on '
+              f'{section["mass_matrix"]["positive_definite_percent"]:.1f} % of {section["mass_matrix"]["states"]} '
+              f'random states; prior {"s = " + format(args.prior_std, "g") if section["prior"]["used"] else "off"}')
     for warning in result.warnings:
         print(f'warning: {warning}')
     print(f'wrote {output}')
@@ -652,6 +671,37 @@ def _run_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------- dynid export-urdf
+def _add_export_urdf_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('result', help='result file of dynid identify --physical')
+    parser.add_argument('--robot', required=True, metavar='URDF', help='the URDF of the identified robot')
+    parser.add_argument('-o', '--output', required=True, help='URDF to write')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing output file')
+
+
+def _run_export_urdf(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.identify.result import IdentificationResult
+    from dynid.model.urdf_export import export_urdf, round_trip_error
+
+    output = Path(args.output)
+    if output.exists() and not args.force:
+        raise InputError(f'{output} exists; refusing to overwrite (use --force)')
+    if not Path(args.robot).is_file():
+        raise InputError(f'URDF file {args.robot} does not exist')
+    result = IdentificationResult.load(args.result)
+    text = export_urdf(result, args.robot)
+    error = round_trip_error(result, args.robot, text)
+    if not error < 1e-6:
+        raise InputError(f'{args.robot} does not reproduce the result\'s torques after export (relative error '
+                         f'{error:.2g}): not the robot model the result was identified on?')
+    output.write_text(text)
+    print(f'wrote {output}: {len(result.joint_names)} identified links; pinocchio on it reproduces the identified '
+          f'torques to {error:.1e} of their scale')
+    return EXIT_OK
+
+
 _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     'model': ('print joints, limits and the base parameters of a robot model',
               _add_model_arguments, _run_model),
@@ -661,6 +711,8 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
                _add_excite_arguments, _run_excite),
     'identify': ('identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)',
                  _add_identify_arguments, _run_identify),
+    'export-urdf': ('write a URDF with the physically consistent identification in it (inertials, friction)',
+                    _add_export_urdf_arguments, _run_export_urdf),
     'validate': ('predict the torques of recordings with an identification result',
                  _add_validate_arguments, _run_validate),
     'identify-friction': ('fit the joint friction model (static map, temperature, load-dependent Coulomb, E-GMS) '

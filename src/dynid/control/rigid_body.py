@@ -10,7 +10,9 @@ into each base parameter's own base column, then runs pinocchio's RNEA with them
 than the regressor). This is used "where consistent": every link mass must stay > 0 (pinocchio stores a
 body by its centre of mass) and RNEA must reproduce the regressor torque on random states to 1e-9 of
 the torque scale; otherwise the term falls back to the regressor (``method`` says which). Without a
-result the term uses the robot model's own (URDF or built-in) parameters.
+result the term uses the robot model's own (URDF or built-in) parameters. A physically consistent result
+(``dynid identify --physical``) carries its standard parameters, realizable bodies with K·χ = χ̂_b; the term
+runs RNEA on those (same torque, and every mass is positive, so no fallback is needed).
 
 **rotor_inertia** — B·q̈ [N·m, link side], B the rotor inertia reflected to the link side (the motor
 side of the rotor equation B·θ̈ + f + τ_j = K_τ·i with θ̈ = q̈ for a rigid joint; thesis ch.2 eq. (2.63);
@@ -82,8 +84,9 @@ class RigidBodyTerm(FeedforwardTerm):
         self._models: dict = {}  # payload parameters -> (model, data, pool) or RigidBodyTorque
         self._last: tuple = (object(), None)  # (payload, model) of the last call
         self._continuous = 'continuous' in robot.joint_types  # configuration vector (cos, sin) differs from q
-        self.standard_parameters = robot.standard_parameters if result is None else \
-            consistent_standard_parameters(robot, self._regressor_torque)
+        physical = None if result is None else result.standard_parameters()
+        self.standard_parameters = robot.standard_parameters if result is None else physical if physical is not None \
+            else consistent_standard_parameters(robot, self._regressor_torque)
         self.method = 'rnea' if result is None or self._rnea_is_exact() else 'regressor'
         if self.method == 'regressor':
             self.standard_parameters = None

@@ -4,7 +4,9 @@ Plots: measured and predicted torque per joint over time (first recording of eac
 histograms per joint, and the base parameters with ±3σ error bars (normalized by their value).
 The page lists the model, the recordings with their lost samples (one line each, the gaps behind a
 fold), the metrics (training and validation) and every parameter with its expression in standard
-parameters, value, standard deviation and relative %.
+parameters, value, standard deviation and relative %. The physical-consistency section gives the share
+of random states where M(q) is positive definite and, for a physically consistent result, each link's
+mass, centre of mass, principal moments and triangle inequalities beside the robot file's (the prior).
 """
 
 from __future__ import annotations
@@ -126,6 +128,44 @@ def _recordings_section(lines: list[tuple[str, GapSummary]]) -> str:
     return f'<h2>Recordings</h2>{items}'
 
 
+def _physical_section(result: IdentificationResult, robot: RobotModel) -> str:
+    """Physical consistency (module docstring): M(q) check for any result, links for a physical one."""
+    from dynid.errors import InputError
+    from dynid.identify.physical import describe_link, mass_matrix_check
+
+    section = result.physical_section
+    check = None if section is None else section.get('mass_matrix')
+    if check is None:
+        try:
+            check = mass_matrix_check(result, robot, states=1000)
+        except InputError:
+            return ''
+    text = (f'<h2>Physical consistency</h2><p>M(q) positive definite on {check["positive_definite_percent"]:.1f} % '
+            f'of {check["states"]} random states (least eigenvalue {check["min_eigenvalue"]:.3g}).</p>')
+    if section is None:
+        return text + ('<p>Not identified with <code>--physical</code>: the base parameters need not belong to any '
+                       'physical robot.</p>')
+    prior = section['prior']
+    consistency = section['consistency']
+    used = f'{html.escape(str(prior["source"]))}, relative σ {prior["relative_std"]:g}' if prior['used'] else 'none'
+    text += (f'<p>Solver {html.escape(section["solver"])} ({section["solve_s"]:.2f} s); constraint: '
+             f'{html.escape(section["constraint"])}; prior {used}. Cost of consistency: weighted χ² '
+             f'{consistency["weighted_chi2_physical"]:.6g} against {consistency["weighted_chi2_unconstrained"]:.6g} '
+             f'unconstrained ({consistency["cost_percent"]:+.3f} %).</p>')
+
+    def cells(link: dict) -> str:
+        return (f'<td>{link["mass"]:.4g}</td><td>{", ".join(f"{c:.4g}" for c in link["com"])}</td>'
+                f'<td>{", ".join(f"{m:.4g}" for m in link["principal_moments"])}</td>'
+                f'<td>{"yes" if link["triangle_inequalities"] else "<b>no</b>"}</td>')
+
+    rows = ''.join(
+        f'<tr><td>{html.escape(entry["link"])}</td>{cells(describe_link(np.asarray(entry["parameters"])))}'
+        f'{cells(describe_link(np.asarray(entry["prior"])))}</tr>' for entry in section['links'])
+    head = '<th>mass [kg]</th><th>CoM [m]</th><th>principal moments [kg·m²]</th><th>triangle</th>'
+    return text + (f'<table><tr><th rowspan="2">link</th><th colspan="4">identified</th><th colspan="4">prior'
+                   f'</th></tr><tr>{head}{head}</tr>{rows}</table>')
+
+
 def write_report(folder: str | Path, result: IdentificationResult, robot: RobotModel, training: list[Dataset],
                  validation: list[Dataset] | None = None) -> Path:
     """Write ``folder/index.html`` and its plots; returns the index path. The folder may exist."""
@@ -172,6 +212,7 @@ td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100
 {_recordings_section(recordings)}
 {gains}
 {"".join(sections)}
+{_physical_section(result, robot)}
 <h2>Residuals (training)</h2><img src="residuals.png" alt="residual histograms">
 <h2>Parameters</h2><img src="parameters.png" alt="base parameters with error bars">
 <table><tr><th>name</th><th>expression</th><th>value</th><th>σ</th><th>σ [%]</th></tr>{parameter_rows}</table>

@@ -36,7 +36,28 @@ experiments (:mod:`dynid.friction.identify`)::
       settings: {...}
       provenance: {software: {dynid: ..}, created: ..}
 
-A result without that section is written as version 1, so that readers of version 1 keep reading it;
+Physically consistent identification (``dynid identify --physical``, :mod:`dynid.identify.physical`) adds
+the optional ``physical`` section; the base parameters of the file are then the ones its standard
+parameters imply (K·π), so a reader that ignores the section still predicts the same torques, and the
+section does not change the version::
+
+    physical:
+      solver: clarabel                              # or scs, log_cholesky
+      solve_s: ..
+      constraint: ...                               # the constraint, in words
+      prior: {used: true, source: FILE, relative_std: 0.5, rule: ...}
+      consistency: {weighted_chi2_unconstrained: .., weighted_chi2_physical: .., cost_percent: ..}
+      links:                                        # one per joint, in joint order
+        - {joint: NAME, link: NAME, parameters: [m, mx, my, mz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz],
+           prior: [...]}                            # kg, kg·m, kg·m² about the joint frame origin
+      rotor_inertia: {JOINT: ..} or null            # kg·m², link side (when identified)
+      unconstrained: {values: [...], std: [...]}    # the linear solution in parameter order
+      mass_matrix: {states: 1000, positive_definite_percent: 100.0, min_eigenvalue: ..}
+
+The standard deviations of a physical result are null (a constrained estimate has no LS covariance); the
+unconstrained solution and its σ stay in the section.
+
+A result without the ``joint_friction`` section is written as version 1, so that readers of version 1 keep reading it;
 both versions load (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives
 the section's parameters per joint (None for a version 1 file).
 """
@@ -101,6 +122,7 @@ class IdentificationResult:
     warnings: list[str] = field(default_factory=list)
     provenance: dict = field(default_factory=dict)
     joint_friction_section: dict | None = None  # the ``joint_friction`` section (schema 2), plain data
+    physical_section: dict | None = None  # the ``physical`` section (module docstring), plain data
 
     @property
     def relative_std(self) -> np.ndarray:
@@ -136,6 +158,13 @@ class IdentificationResult:
         return {joint: {name: _float(value) for name, value in entry['parameters'].items()}
                 for joint, entry in self.joint_friction_section['joints'].items()}
 
+    def standard_parameters(self) -> np.ndarray | None:
+        """The 10·n physically consistent standard parameters (joint order, each link about its joint frame),
+        or None when the result has no ``physical`` section."""
+        if self.physical_section is None:
+            return None
+        return np.concatenate([np.asarray(link['parameters'], dtype=float) for link in self.physical_section['links']])
+
     def to_dict(self) -> dict:
         rigid = [n for n in self.parameter_names if n in self.base_expressions]
         index = {n: i for i, n in enumerate(self.parameter_names)}
@@ -161,6 +190,7 @@ class IdentificationResult:
                                                                            strict=True))},
             'exponents': None if self.exponents is None else dict(zip(self.joint_names, self.exponents, strict=True)),
             **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
+            **({} if self.physical_section is None else {'physical': self.physical_section}),
             'metrics': self.metrics,
             'warnings': self.warnings,
             'provenance': {**self.provenance, 'software': {'dynid': __version__},
@@ -198,7 +228,8 @@ class IdentificationResult:
                 condition_number=_float(data.get('condition_number')),
                 condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics', {}),
                 warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
-                joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source))
+                joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source),
+                physical_section=_physical_section(data.get('physical'), joints, source))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f'{source}: malformed result file ({error})') from None
 
@@ -222,4 +253,20 @@ def _joint_friction_section(section, joints: tuple[str, ...], source: str) -> di
                 value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
                 for value in parameters.values()):
             raise InputError(f'{source}: joint_friction of {joint} needs a "parameters" mapping of numbers')
+    return section
+
+
+def _physical_section(section, joints: tuple[str, ...], source: str) -> dict | None:
+    """The ``physical`` section checked for what :meth:`IdentificationResult.standard_parameters` reads."""
+    if section is None:
+        return None
+    links = section.get('links') if isinstance(section, dict) else None
+    if not isinstance(links, list) or [link.get('joint') if isinstance(link, dict) else None
+                                       for link in links] != list(joints):
+        raise InputError(f'{source}: physical needs "links", one per joint in the order {list(joints)}')
+    for link in links:
+        parameters = link.get('parameters')
+        if not isinstance(parameters, list) or len(parameters) != 10 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in parameters):
+            raise InputError(f'{source}: physical link of {link["joint"]} needs 10 numeric parameters')
     return section

@@ -28,6 +28,7 @@ import scipy.optimize
 from dynid.errors import InputError
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
+from dynid.identify.physical import PhysicalSettings, identify_physical, mass_matrix_check
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.solvers import Estimate, irls, ols, tls, wls
@@ -47,12 +48,15 @@ class IdentifyOptions:
     weight_constant: float | None = None
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)
+    physical: PhysicalSettings | None = None  # physically consistent standard parameters (identify.physical)
 
     def validated(self) -> IdentifyOptions:
         if self.method not in METHODS:
             raise InputError(f'method must be one of {METHODS}, got {self.method!r}')
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
+        if self.physical is not None and self.method not in ('ols', 'wls', 'irls'):
+            raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
         return self
 
 
@@ -156,6 +160,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     progress = progress or (lambda text: None)
     if options.method == 'iirls' and spec.friction != 'comprehensive':
         spec = ModelSpec(**{**spec.to_dict(), 'friction': 'comprehensive'})
+    if options.physical is not None:
+        options.physical.validated().check_model(spec)
     gains_unknown = options.method in ('tls', 'mls')
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
@@ -187,6 +193,10 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     else:
         estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress)
         values, std, names = estimate.values, estimate.std, problem.parameter_names()
+        if options.physical is not None:  # σ of a constrained estimate is undefined: the section keeps LS's
+            values, physical = identify_physical(problem, estimate, w, y, options.physical, progress)
+            physical['unconstrained'] = {'values': estimate.values, 'std': estimate.std}
+            std = np.full(len(values), np.nan)
         measured, predicted = y, w @ values
 
     metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
@@ -207,10 +217,14 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     if problem.drives is not None:  # the nominal drives the model was built with (validation needs them)
         provenance['drives'] = {'joints': problem.drives.to_dict()}
     progress('done')
-    return IdentificationResult(
+    result = IdentificationResult(
         robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,
         parameter_names=list(names), values=np.asarray(values), std=np.asarray(std), base_expressions=expressions,
         drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
         exponents=exponents if spec.friction == 'comprehensive' else None,
         condition_number=estimate.condition_number, condition_number_scaled=estimate.scaled_condition_number,
         metrics=metrics, warnings=warnings, provenance=provenance)
+    if options.physical is not None:
+        result.physical_section = physical
+        physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
+    return result

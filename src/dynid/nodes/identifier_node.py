@@ -36,6 +36,7 @@ from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
 from dynid.identify.model import FRICTION_MODELS, ModelSpec, RecordingInput
+from dynid.identify.physical import PhysicalSettings
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.report import write_report
 from dynid.identify.run import METHODS, IdentifyOptions, identify
@@ -76,6 +77,8 @@ class IdentifierNode(Node):
         d('method', 'wls', descriptor('identification method', choices=METHODS))
         d('friction', 'viscous_coulomb', descriptor('friction model', choices=FRICTION_MODELS))
         d('temperature', False, descriptor('add the temperature friction term'))
+        d('physical', False, descriptor('physically consistent standard parameters (method ols, wls or irls; '
+                                        'friction none or viscous_coulomb)'))
         d('position_cutoff', 0.0, descriptor('position low-pass [Hz]; 0: from the sample rate (50 Hz from 500 Hz up)',
                                              False, 0.0, 1000.0))
         d('decimation_cutoff', 0.0, descriptor('parallel low-pass [Hz]; 0: from the sample rate (20 Hz from 500 Hz '
@@ -262,7 +265,8 @@ class IdentifierNode(Node):
                                   decimation_cutoff_hz=get('decimation_cutoff').value or None,
                                   stiction_velocity=get('stiction_velocity').value)
         result = identify(self.robot, [RecordingInput(dataset, name=str(recording))], spec, settings,
-                          IdentifyOptions(method=get('method').value),
+                          IdentifyOptions(method=get('method').value,
+                                          physical=PhysicalSettings() if get('physical').value else None),
                           progress=lambda text: self.get_logger().info(text))
         result.provenance['robot_spec'] = self.robot_spec if not get('robot_description').value else 'robot_description'
         path = result.save(recording / 'result.yaml')

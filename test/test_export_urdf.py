@@ -1,0 +1,101 @@
+"""dynid export-urdf (issue 11): identified inertials and friction into a URDF, round trip through pinocchio."""
+
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import pytest
+
+from dynid.cli import main
+from dynid.errors import InputError
+from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.physical import PhysicalSettings
+from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.torque import RigidBodyTorque
+from dynid.io.dataset import Dataset
+from dynid.model import load_robot
+from dynid.model.robot import RobotModel
+from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
+from dynid.model.urdf_export import export_urdf, round_trip_error
+
+FC, FV = 1.5, 0.8  # Coulomb [N·m] and viscous [N·m·s/rad] friction of the synthetic recording
+
+
+def _recording(robot, seconds=8.0, rate_hz=500.0, seed=0):
+    """Joint torques of the robot's own model plus friction on a sum of sines, with 1 % noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(0.0, seconds, 1.0 / rate_hz)
+    low = np.where(np.isfinite(robot.lower_limits), robot.lower_limits, -np.pi)
+    high = np.where(np.isfinite(robot.upper_limits), robot.upper_limits, np.pi)
+    centre = 0.5 * (low + high)
+    q, dq, ddq = (np.tile(centre, (t.size, 1)), np.zeros((t.size, robot.n)), np.zeros((t.size, robot.n)))
+    for harmonic in (1, 2, 3):
+        w = 2 * np.pi * 0.25 * harmonic
+        a = rng.uniform(0.1, 0.35, robot.n) / harmonic * np.minimum(1.0, 0.5 * (high - low))
+        phase = rng.uniform(0, 2 * np.pi, robot.n)
+        q += a * np.sin(w * t[:, None] + phase)
+        dq += a * w * np.cos(w * t[:, None] + phase)
+        ddq -= a * w**2 * np.sin(w * t[:, None] + phase)
+    tau = robot.inverse_dynamics(q, dq, ddq) + FC * np.tanh(dq / 0.01) + FV * dq
+    tau += 0.01 * np.abs(tau).max(axis=0) * rng.normal(size=tau.shape)
+    return Dataset(robot.joint_names, t, q, dq, tau=tau)
+
+
+@pytest.fixture(scope='module', params=['ur5', 'panda'])
+def physical_result(request):
+    robot = load_robot(request.param)
+    result = identify(robot, [RecordingInput(_recording(robot))], ModelSpec(torque_source='joint_torque'),
+                      options=IdentifyOptions('wls', physical=PhysicalSettings()))
+    return robot, result, example_robot_path(_EXAMPLE_ROBOTS[request.param][0])
+
+
+def test_export_round_trip_gives_the_identified_torques(physical_result, tmp_path):
+    # Tolerance 1e-9 of the torque scale: the exported inertials are the identified bodies (merged fixed
+    # links folded in), so pinocchio's RNEA on the file equals W_b·χ̂_b up to round-off.
+    robot, result, urdf = physical_result
+    text = export_urdf(result, urdf)
+    assert round_trip_error(result, urdf, text) < 1e-9
+    loaded = RobotModel.from_urdf(text, joints=list(result.joint_names), name=result.robot)
+    q, dq, ddq = robot.random_states(50, seed=9)
+    np.testing.assert_allclose(loaded.inverse_dynamics(q, dq, ddq), RigidBodyTorque(result, robot)(q, dq, ddq),
+                               atol=1e-9 * 100)
+    root = ElementTree.fromstring(text)
+    friction = result.friction()
+    for joint in root.findall('joint'):
+        name = joint.get('name')
+        if name in friction:
+            dynamics = joint.find('dynamics')
+            assert float(dynamics.get('friction')) == pytest.approx(friction[name]['Fc'], rel=1e-9)
+            assert float(dynamics.get('damping')) == pytest.approx(friction[name]['Fv'], rel=1e-9)
+            assert friction[name]['Fc'] == pytest.approx(FC, rel=0.1)  # the synthetic friction is recovered
+
+
+def test_cli_exports_and_refuses_a_urdf_of_another_robot(physical_result, tmp_path, capsys):
+    robot, result, urdf = physical_result
+    result_path = result.save(tmp_path / 'result.yaml')
+    out = tmp_path / 'identified.urdf'
+    assert main(['export-urdf', str(result_path), '--robot', str(urdf), '-o', str(out)]) == 0
+    assert 'reproduces the identified torques' in capsys.readouterr().out
+    assert main(['export-urdf', str(result_path), '--robot', str(urdf), '-o', str(out)]) == 2  # no overwrite
+    assert 'refusing to overwrite' in capsys.readouterr().err
+
+    text = urdf.read_text()
+    renamed_joint = tmp_path / 'renamed_joint.urdf'
+    joint = result.joint_names[1]
+    renamed_joint.write_text(text.replace(f'"{joint}"', '"elbow_x"'))
+    assert main(['export-urdf', str(result_path), '--robot', str(renamed_joint), '-o', str(tmp_path / 'a.urdf')]) == 2
+    error = capsys.readouterr().err
+    assert f"has no joints ['{joint}']" in error and error.count('\n') == 1 and 'Traceback' not in error
+
+    link = result.physical_section['links'][2]['link']
+    renamed_link = tmp_path / 'renamed_link.urdf'
+    renamed_link.write_text(text.replace(f'"{link}"', '"other_link"'))
+    assert main(['export-urdf', str(result_path), '--robot', str(renamed_link), '-o', str(tmp_path / 'b.urdf')]) == 2
+    assert f"moves link 'other_link', the result identified '{link}'" in capsys.readouterr().err
+    assert not (tmp_path / 'a.urdf').exists() and not (tmp_path / 'b.urdf').exists()
+
+
+def test_a_result_without_standard_parameters_is_refused(tmp_path):
+    robot = load_robot('ur5')
+    result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'))
+    with pytest.raises(InputError, match='identify with --physical'):
+        export_urdf(result, example_robot_path(_EXAMPLE_ROBOTS['ur5'][0]))

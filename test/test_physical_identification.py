@@ -1,0 +1,168 @@
+"""Physically consistent identification (issue 11): pseudo-inertia algebra, constraints on the twin, refusals."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from dynid.errors import InputError
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.physical import (
+    PhysicalSettings,
+    describe_link,
+    link_names,
+    mass_matrix_check,
+    parameters_of_pseudo_inertia,
+    pseudo_inertia,
+)
+from dynid.identify.report import write_report
+from dynid.identify.result import IdentificationResult
+from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.validate import validate
+from dynid.model import load_robot
+from dynid.model.inertial import cylinder_inertia, parameters_from_com
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin, home_configuration
+
+
+# ------------------------------------------------------------------------------ algebra
+def test_pseudo_inertia_round_trip_and_physical_meaning():
+    body = parameters_from_com(2.0, [0.1, -0.05, 0.2], cylinder_inertia(2.0, 0.05, 0.3))
+    j = pseudo_inertia(body)
+    np.testing.assert_allclose(parameters_of_pseudo_inertia(j), body, atol=1e-15)
+    assert np.linalg.eigvalsh(j).min() > 0  # a solid cylinder is a physical body
+    assert j[3, 3] == 2.0 and np.allclose(j[:3, 3], 2.0 * np.array([0.1, -0.05, 0.2]))
+    # Violating a triangle inequality (Izz > Ixx + Iyy about the CoM) makes J indefinite.
+    bad = parameters_from_com(2.0, [0.1, -0.05, 0.2], np.diag([0.01, 0.01, 0.05]))
+    assert np.linalg.eigvalsh(pseudo_inertia(bad)).min() < 0
+    assert not describe_link(bad)['triangle_inequalities'] and describe_link(body)['triangle_inequalities']
+    negative = body.copy()
+    negative[0] = -1.0
+    assert np.linalg.eigvalsh(pseudo_inertia(negative)).min() < 0
+
+
+# --------------------------------------------------------------------------------- on the twin
+@pytest.fixture(scope='module')
+def short_twin():
+    """10 s of a random Fourier motion (poorly exciting) and 6 s of another, matched friction, 500 Hz."""
+    robot = load_robot('ur5e')
+    params = PlantParameters.defaults(robot)
+    params.joints.friction_model = 'coulomb_viscous'
+    home = home_configuration(robot)
+    design = FourierDesign(robot.joint_names, 5, 10.0)
+
+    def record(seed, seconds):
+        trajectory = design.trajectory(random_design(design, home, default_limits(robot, home),
+                                                     np.random.default_rng(seed),
+                                                     np.linspace(0, 10, 4000, endpoint=False)))
+        trajectory = dataclasses.replace(trajectory, duration_s=seconds)
+        twin = DigitalTwin(params, rate_hz=500.0, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+        twin.follow(trajectory)
+        return record_to_dataset(twin.run(seconds), None, {})
+
+    train, test = record(3, 10.0), record(7, 6.0)
+    wls = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls'))
+    physical = identify(robot, [RecordingInput(train)], ModelSpec(),
+                        options=IdentifyOptions('wls', physical=PhysicalSettings()))
+    return robot, train, test, wls, physical
+
+
+def test_physical_result_satisfies_its_constraints(short_twin):
+    robot, _, _, wls, result = short_twin
+    standard = result.standard_parameters()
+    assert standard.shape == (60,)
+    for i in range(robot.n):
+        link = describe_link(standard[10 * i:10 * i + 10])
+        assert link['min_pseudo_eigenvalue'] > 0  # J ⪰ 1e-4·J_prior ≻ 0
+        assert link['mass'] > 0 and link['triangle_inequalities'] and link['principal_moments'].min() > 0
+    for joint in result.friction().values():
+        assert joint['Fc'] >= 0 and joint['Fv'] >= 0
+    # The file's base parameters are exactly the ones the standard parameters imply (K·π).
+    base = [result.value(name) for name in robot.base.names]
+    np.testing.assert_allclose(base, robot.base.from_standard(standard), rtol=1e-12, atol=1e-12)
+    assert [link['link'] for link in result.physical_section['links']] == link_names(robot)
+
+
+def test_mass_matrix_positive_definite_where_wls_is_not(short_twin):
+    # The unconstrained WLS of this short recording gives an M(q) that is indefinite on some states
+    # (measured: on all of them), the physical result on none of 2000.
+    robot, _, _, wls, result = short_twin
+    assert mass_matrix_check(result, robot, states=2000)['positive_definite_percent'] == 100.0
+    assert mass_matrix_check(wls, robot, states=2000)['positive_definite_percent'] < 100.0
+    assert result.physical_section['mass_matrix']['positive_definite_percent'] == 100.0
+
+
+def test_physical_fit_stays_close_to_unconstrained(short_twin):
+    # Consistency costs little on a matched model: training χ² within 5 % of WLS's (measured 1.0 %),
+    # validation NRMSE fit within 1 point on every joint (measured: better on 5 of 6).
+    robot, _, test, wls, result = short_twin
+    consistency = result.physical_section['consistency']
+    assert 0 <= consistency['cost_percent'] < 5.0  # the constrained optimum cannot beat the free one
+    free = validate(wls, robot, test)['joints']
+    constrained = validate(result, robot, test)['joints']
+    for joint in robot.joint_names:
+        assert constrained[joint]['nrmse_fit_percent'] > free[joint]['nrmse_fit_percent'] - 1.0
+    assert np.all(np.isnan(result.std))  # no LS covariance for a constrained estimate
+    np.testing.assert_allclose(result.physical_section['unconstrained']['values'], wls.values)
+
+
+def test_log_cholesky_solver_reaches_the_same_optimum(short_twin):
+    # Both solvers minimize the same convex cost; the log-Cholesky descent ends within 1 % of Clarabel's
+    # objective (it is a local method on a non-convex parametrization).
+    robot, train, _, _, result = short_twin
+    other = identify(robot, [RecordingInput(train)], ModelSpec(),
+                     options=IdentifyOptions('wls', physical=PhysicalSettings(solver='log_cholesky')))
+    assert other.physical_section['objective'] == pytest.approx(result.physical_section['objective'], rel=0.01)
+    assert other.physical_section['mass_matrix']['positive_definite_percent'] == 100.0
+
+
+def test_result_file_keeps_the_physical_section(short_twin, tmp_path):
+    robot, _, test, _, result = short_twin
+    loaded = IdentificationResult.load(result.save(tmp_path / 'physical.yaml'))
+    np.testing.assert_allclose(loaded.standard_parameters(), result.standard_parameters())
+    assert loaded.to_dict()['dynid_result'] == 1  # additive section: readers of version 1 read it
+    data = result.to_dict()
+    data['physical']['links'] = data['physical']['links'][:3]
+    with pytest.raises(InputError, match='one per joint'):
+        IdentificationResult.from_dict(data)
+    data.pop('physical')
+    assert IdentificationResult.from_dict(data).standard_parameters() is None
+
+
+def test_refusals(short_twin):
+    robot, train, _, _, _ = short_twin
+    with pytest.raises(InputError, match='friction models'):
+        identify(robot, [RecordingInput(train)], ModelSpec(friction='load_squared'),
+                 options=IdentifyOptions('wls', physical=PhysicalSettings()))
+    with pytest.raises(InputError, match='builds on OLS, WLS or IRLS'):
+        identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls', physical=PhysicalSettings()))
+    with pytest.raises(InputError, match='solver must be one of'):
+        identify(robot, [RecordingInput(train)], options=IdentifyOptions('wls', physical=PhysicalSettings(solver='x')))
+
+
+def test_report_has_the_physical_consistency_section(short_twin, tmp_path):
+    robot, train, _, wls, result = short_twin
+    page = write_report(tmp_path / 'physical', result, robot, [train]).read_text()
+    assert 'Physical consistency' in page and 'M(q) positive definite on 100.0 %' in page
+    assert all(link in page for link in link_names(robot)) and '<b>no</b>' not in page  # triangles hold
+    page = write_report(tmp_path / 'wls', wls, robot, [train]).read_text()
+    assert 'Not identified with <code>--physical</code>' in page and 'M(q) positive definite on' in page
+
+
+def test_feedforward_rigid_body_runs_on_the_standard_parameters(short_twin):
+    # The term takes the result's realizable bodies for its RNEA (no regressor fallback) and gives the
+    # identified torque W_b·χ̂_b to 1e-9 of the torque scale.
+    from dynid.control.context import FeedforwardContext
+    from dynid.control.rigid_body import RigidBodyTerm
+    from dynid.identify.torque import RigidBodyTorque
+
+    robot, _, _, _, result = short_twin
+    term = RigidBodyTerm(robot, result)
+    assert term.method == 'rnea'
+    np.testing.assert_array_equal(term.standard_parameters, result.standard_parameters())
+    q, dq, ddq = robot.random_states(20, seed=4)
+    expected = RigidBodyTorque(result, robot)(q, dq, ddq)
+    np.testing.assert_allclose(term.evaluate(q, dq, ddq, FeedforwardContext()), expected,
+                               atol=1e-9 * np.abs(expected).max())
