@@ -29,7 +29,8 @@ def suite(tmp_path_factory):
         _process('sim_node', domain, 'rate:=500.0', 'seed:=2'),
         _process('excitation_node', domain, f'trajectory_file:={builtin_excitation_path("ur5e")}',
                  'approach_velocity:=0.5', 'chunk_duration:=5.0'),
-        _process('identifier_node', domain, f'output_directory:={folder}', 'segment_duration:=2.0', 'report:=false'),
+        _process('identifier_node', domain, f'output_directory:={folder}', 'segment_duration:=2.0', 'report:=false',
+                 'data_wait:=60.0'),
     ]
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     context = rclpy.Context()
@@ -96,7 +97,8 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):
 
     domain = 100 + (os.getpid() + 29) % 100
     processes = [_process('sim_node', domain, 'rate:=200.0'),
-                 _process('identifier_node', domain, f'output_directory:={tmp_path}', 'segment_duration:=1.0')]
+                 _process('identifier_node', domain, f'output_directory:={tmp_path}', 'segment_duration:=1.0',
+                          'data_wait:=60.0')]
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     try:
@@ -105,7 +107,7 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):
         assert client.wait_for_service(timeout_sec=30.0)
         future = client.call_async(Trigger.Request())
         rclpy.spin_until_future_complete(node, future, executor=SingleThreadedExecutor(context=context),
-                                         timeout_sec=10.0)
+                                         timeout_sec=70.0)  # the twin may start after the identifier
         assert future.result().success, future.result()  # answered once joint_states were being written
         time.sleep(2.5)
     finally:

@@ -30,7 +30,7 @@ TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures'
 def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
     domain = 100 + (os.getpid() + 43) % 100
     identifier = start_node('identifier_node', domain, *parameters(f'output_directory:={tmp_path}',
-                                                                    'segment_duration:=2.0'))
+                                                                    'segment_duration:=2.0', 'data_wait:=60.0'))
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     node = rclpy.create_node('intake_probe', context=context)
@@ -44,12 +44,13 @@ def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
     publisher = None
     try:
         with spinning(executor, context):
-            started = call(clients['start_recording'], wait=60.0)
-            assert started.success, started.message
+            assert clients['start_recording'].wait_for_service(timeout_sec=60.0)
+            starting = clients['start_recording'].call_async(Trigger.Request())  # answers once data arrive
             publisher = subprocess.Popen(
                 [sys.executable, str(Path(__file__).with_name('stamp_publisher.py')), '--rate', str(RATE),
                  '--duration', str(DURATION), '--skip', f'{SKIP[0]}:{SKIP[1]}'],
                 env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            assert wait_until(starting.done, 120.0) and starting.result().success, starting.result()
             intake = '/identifier_node: intake'
             assert wait_until(lambda: int(_values(statuses.get(intake)).get('joint_states.received', 0)) > 0,
                               120.0), 'no samples reached the intake'

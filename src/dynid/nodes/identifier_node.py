@@ -4,7 +4,7 @@ Services (std_srvs/Trigger): ``~/start_recording`` opens a new recording under `
 (rosbag2 segments of ``segment_duration`` seconds, written as messages arrive, so a crash loses at
 most the open segment; messages are stored as received, in canonical CDR, see
 :mod:`dynid.io.cdr`) and answers once joint_states are being written; when none arrive within ``data_wait`` seconds
-(default 2) it closes the recording again and answers success false with the reason;
+(default 10) it closes the recording again and answers success false with the reason;
 ``~/stop_recording`` takes what is still waiting, closes the recording and says how many samples
 were lost (stamp gaps); ``~/identify``
 identifies from the last recording with the node's ``method``, ``friction``, ``temperature`` and
@@ -49,7 +49,7 @@ from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import run_node
 
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
-FIRST_DATA_WAIT_S = 2.0  # default of data_wait: ~/start_recording waits this long for the first joint_states [s]
+FIRST_DATA_WAIT_S = 10.0  # default of data_wait: ~/start_recording waits this long for the first joint_states [s]
 
 
 def _refusal(name: str, value) -> str | None:
