@@ -77,3 +77,18 @@ def test_identified_parameters_do_not_depend_on_the_pieces(monkeypatch):
                                   options=IdentifyOptions(method='irls'))
     one, pieces = results['one piece'].values, results['pieces'].values
     assert np.abs(pieces - one).max() <= 1e-9 * np.abs(one).max()
+
+
+def test_irls_iterations_on_normal_equations_end_where_qr_ends(monkeypatch):
+    from dynid.identify import solvers
+
+    rng = np.random.default_rng(2)
+    joints = np.tile(np.arange(3), 400)
+    w = rng.normal(size=(1200, 6)) * np.logspace(0, 4, 6)
+    y = w @ rng.normal(size=6) + rng.standard_t(2, size=1200)  # heavy tails: the robust weights work
+    names = [f'p{i}' for i in range(6)]
+    fast = solvers.irls(w, y, joints, names)
+    monkeypatch.setattr(solvers, '_solve_normal_equations', lambda *args: None)
+    plain = solvers.irls(w, y, joints, names)
+    assert fast.iterations == plain.iterations > 2
+    np.testing.assert_allclose(fast.values, plain.values, rtol=1e-10)

@@ -95,6 +95,26 @@ def condition_numbers(a: np.ndarray) -> tuple[float, float]:
     return float(raw[0] / raw[-1]), float(scaled[0] / scaled[-1])
 
 
+def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
+    """Weighted LS by Cholesky of the column-equilibrated normal equations, or None if not positive definite.
+
+    Squaring the condition number costs digits: the IRLS iterations use it (several times faster than
+    QR on tall systems); the final solution with its statistics comes from QR.
+    """
+    a = w * weights[:, None]
+    norms = np.linalg.norm(a, axis=0)
+    if np.any(norms == 0):
+        return None
+    a /= norms
+    with _ONE_BLAS_THREAD.limit(limits=1):
+        gram = a.T @ a
+        try:
+            factor = scipy.linalg.cho_factor(gram, check_finite=False)
+        except np.linalg.LinAlgError:
+            return None
+        return scipy.linalg.cho_solve(factor, a.T @ (y * weights), check_finite=False) / norms
+
+
 def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = True,
            covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, tuple[float, float]]:
     """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²) or None, (raw, column-scaled) cond of the
@@ -103,6 +123,10 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     Identifiability is checked beforehand (:func:`check_identifiable`), so a plain Householder QR
     (no pivoting, several times faster than the pivoted one on tall systems) is safe here.
     """
+    if not condition and not covariance:
+        values = _solve_normal_equations(w, y, weights)
+        if values is not None:
+            return values, None, (float('nan'), float('nan'))
     # R of [W·G | y·G] holds R of W·G and Qᵀ·(y·G) in its last column: Q itself is never formed.
     augmented = np.empty((w.shape[0], w.shape[1] + 1))
     np.multiply(w, weights[:, None], out=augmented[:, :-1])
