@@ -121,6 +121,21 @@ def check_excitation(robot: RobotModel, trajectory: FourierTrajectory, limits: E
 
 GRADIENTS = ('analytic', 'finite_difference')
 
+
+def _kinematic_constraint(design: FourierDesign, limits: ExcitationLimits, grid: np.ndarray) -> dict:
+    """The position, velocity and acceleration limits on a time grid as one linear SLSQP constraint.
+
+    The grid sees the limits only at its points: a 2 % margin is kept there (the result is then fitted
+    on a dense grid).
+    """
+    position, velocity, acceleration = design.kinematic_matrices(grid)
+    margin = 0.02 * (limits.position_high - limits.position_low)
+    low, high = np.tile(limits.position_low + margin, grid.size), np.tile(limits.position_high - margin, grid.size)
+    v_max, a_max = np.tile(0.98 * limits.velocity, grid.size), np.tile(0.98 * limits.acceleration, grid.size)
+    linear = np.vstack([position, -position, velocity, -velocity, acceleration, -acceleration])
+    bound = np.concatenate([high, -low, v_max, v_max, a_max, a_max])
+    return {'type': 'ineq', 'fun': lambda x: bound - linear @ x, 'jac': lambda x: -linear}
+
 # The start runner of the current optimization, inherited by forked worker processes (a closure cannot
 # be pickled; a fork copies it).
 _FORKED_START: Callable | None = None
@@ -141,7 +156,7 @@ def optimize_excitation(
     seed: int = 0,
     max_iterations: int = 150,
     objective_samples: int = 60,
-    constraint_samples: int = 120,
+    constraint_samples: int = 60,
     progress: Callable[[str], None] | None = None,
     gradient: str = 'analytic',
     workers: int = 1,
@@ -151,8 +166,11 @@ def optimize_excitation(
     ``gradient``: ``analytic`` (:mod:`dynid.excite.gradients`) or ``finite_difference`` (scipy's
     two-point differences of the criterion, the first implementation, kept for comparison).
     ``workers`` > 1 runs the starts in that many forked processes (Linux; not from a process with
-    threads such as a ROS node); the result is the same as with one. Raises InputError if no start
-    ends feasible.
+    threads such as a ROS node); the result is the same as with one. ``constraint_samples``: grid of
+    the kinematic limits inside SLSQP, whose subproblem cost grows faster than linearly with it (60
+    points: ~2× faster than the first implementation's 120 at the same cond(W_b) on the UR5e, seeds
+    0 and 1: 31.9 vs 33.6, 30.7 vs 30.6); feasibility is checked and restored on a dense grid
+    either way. Raises InputError if no start ends feasible.
     """
     if criterion not in CRITERIA:
         raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
@@ -165,15 +183,8 @@ def optimize_excitation(
     home = np.asarray(home, dtype=float)
     objective_times = np.linspace(0.0, design.period_s, objective_samples, endpoint=False)
     grid = np.linspace(0.0, design.period_s, constraint_samples, endpoint=False)
-    position, velocity, acceleration = design.kinematic_matrices(grid)
-    dense = np.linspace(0.0, design.period_s, 20 * constraint_samples, endpoint=False)
-    # The grid sees the limits only at its points: keep a 2 % margin there, then fit on a dense grid.
-    margin = 0.02 * (limits.position_high - limits.position_low)
-    low, high = np.tile(limits.position_low + margin, grid.size), np.tile(limits.position_high - margin, grid.size)
-    v_max, a_max = np.tile(0.98 * limits.velocity, grid.size), np.tile(0.98 * limits.acceleration, grid.size)
-    linear = np.vstack([position, -position, velocity, -velocity, acceleration, -acceleration])
-    bound = np.concatenate([high, -low, v_max, v_max, a_max, a_max])
-    constraints = [{'type': 'ineq', 'fun': lambda x: bound - linear @ x, 'jac': lambda x: -linear}]
+    dense = np.linspace(0.0, design.period_s, max(2400, 20 * constraint_samples), endpoint=False)
+    constraints = [_kinematic_constraint(design, limits, grid)]
     if limits.torque is not None:
         torque_bound = np.tile(limits.torque, grid.size)
 
