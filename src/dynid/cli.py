@@ -134,6 +134,8 @@ def _add_excite_arguments(parser: argparse.ArgumentParser) -> None:
     fourier.add_argument('--criterion', default='cond', choices=('cond', 'weighted', 'd_optimal'))
     fourier.add_argument('--starts', type=int, default=4, help='optimizer starts (default 4)')
     fourier.add_argument('--iterations', type=int, default=150, help='iterations per start (default 150)')
+    fourier.add_argument('--workers', type=int, default=None,
+                         help='processes running the starts in parallel (default: one per core, at most --starts)')
     fourier.add_argument('--position-range', type=float, default=1.0,
                          help='± motion about home [rad] (default 1.0)')
     fourier.add_argument('--velocity-fraction', type=float, default=0.5,
@@ -172,6 +174,7 @@ def _run_excite(args: argparse.Namespace) -> int:
         if args.optimize:
             result = optimize_excitation(robot, design, home, limits, args.criterion, starts=args.starts,
                                          seed=args.seed, max_iterations=args.iterations,
+                                         workers=args.workers or min(args.starts, os.cpu_count() or 1),
                                          progress=lambda text: print(text, file=sys.stderr, flush=True))
         else:
             grid = np.linspace(0.0, args.period, 2000, endpoint=False)

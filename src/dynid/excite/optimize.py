@@ -10,13 +10,15 @@ Criteria (evaluated on the base regressor W_b stacked over samples of one period
 - ``d_optimal``: −log det(W_bᵀW_b/N) of the column-normalized W_b (D-optimality).
 
 The optimizer is SLSQP on the rest-to-rest variables (:mod:`dynid.excite.fourier`), minimizing the
-logarithm of the criterion, with the kinematic limits as exact linear constraints on a time grid and
-optional model-torque and flange-height constraints. It runs from several random feasible starts
+logarithm of the criterion with its analytic gradient (:mod:`dynid.excite.gradients`), with the
+kinematic limits as exact linear constraints on a time grid and optional model-torque and
+flange-height constraints. It runs from several random feasible starts
 (seeded, so the same seed gives the same trajectory) and keeps the best feasible result.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,21 +26,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 import scipy.optimize
+from threadpoolctl import threadpool_limits
 
 from dynid.errors import InputError
 from dynid.excite.fourier import ExcitationLimits, FourierDesign, fit_to_limits, random_design
-from dynid.excite.trajectory import FourierTrajectory, reorder_trajectory_output
+from dynid.excite.gradients import CRITERIA, CriterionGradient, trajectory_states
+from dynid.excite.trajectory import FourierTrajectory
 from dynid.model.joint_terms import joint_term_regressor
 from dynid.model.robot import RobotModel
-
-CRITERIA = ('cond', 'weighted', 'd_optimal')
-
-
-def trajectory_states(robot: RobotModel, trajectory: FourierTrajectory, times: np.ndarray):
-    """(q, q̇, q̈) of a trajectory at the times, in the robot's joint order."""
-    q, dq, ddq = trajectory.evaluate(times)
-    names = trajectory.joint_names
-    return tuple(reorder_trajectory_output(v, names, robot.joint_names) for v in (q, dq, ddq))
 
 
 def excitation_criterion(robot: RobotModel, trajectory: FourierTrajectory, times: np.ndarray,
@@ -124,6 +119,32 @@ def check_excitation(robot: RobotModel, trajectory: FourierTrajectory, limits: E
     return feasible, peaks
 
 
+GRADIENTS = ('analytic', 'finite_difference')
+
+
+def _kinematic_constraint(design: FourierDesign, limits: ExcitationLimits, grid: np.ndarray) -> dict:
+    """The position, velocity and acceleration limits on a time grid as one linear SLSQP constraint.
+
+    The grid sees the limits only at its points: a 2 % margin is kept there (the result is then fitted
+    on a dense grid).
+    """
+    position, velocity, acceleration = design.kinematic_matrices(grid)
+    margin = 0.02 * (limits.position_high - limits.position_low)
+    low, high = np.tile(limits.position_low + margin, grid.size), np.tile(limits.position_high - margin, grid.size)
+    v_max, a_max = np.tile(0.98 * limits.velocity, grid.size), np.tile(0.98 * limits.acceleration, grid.size)
+    linear = np.vstack([position, -position, velocity, -velocity, acceleration, -acceleration])
+    bound = np.concatenate([high, -low, v_max, v_max, a_max, a_max])
+    return {'type': 'ineq', 'fun': lambda x: bound - linear @ x, 'jac': lambda x: -linear}
+
+# The start runner of the current optimization, inherited by forked worker processes (a closure cannot
+# be pickled; a fork copies it).
+_FORKED_START: Callable | None = None
+
+
+def _forked_start(arguments: tuple) -> tuple:
+    return _FORKED_START(*arguments)
+
+
 def optimize_excitation(
     robot: RobotModel,
     design: FourierDesign,
@@ -135,30 +156,35 @@ def optimize_excitation(
     seed: int = 0,
     max_iterations: int = 150,
     objective_samples: int = 60,
-    constraint_samples: int = 120,
+    constraint_samples: int = 60,
     progress: Callable[[str], None] | None = None,
+    gradient: str = 'analytic',
+    workers: int = 1,
 ) -> ExcitationResult:
     """Optimize the Fourier coefficients (module docstring); returns the best feasible start.
 
-    Raises InputError if no start ends feasible.
+    ``gradient``: ``analytic`` (:mod:`dynid.excite.gradients`) or ``finite_difference`` (scipy's
+    two-point differences of the criterion, the first implementation, kept for comparison).
+    ``workers`` > 1 runs the starts in that many forked processes (Linux; not from a process with
+    threads such as a ROS node); the result is the same as with one. ``constraint_samples``: grid of
+    the kinematic limits inside SLSQP, whose subproblem cost grows faster than linearly with it (60
+    points: ~2× faster than the first implementation's 120 at the same cond(W_b) on the UR5e, seeds
+    0 and 1: 31.9 vs 33.6, 30.7 vs 30.6); feasibility is checked and restored on a dense grid
+    either way. Raises InputError if no start ends feasible.
     """
     if criterion not in CRITERIA:
         raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
-    if starts < 1 or max_iterations < 1:
-        raise InputError('starts and max_iterations must be >= 1')
+    if gradient not in GRADIENTS:
+        raise InputError(f'gradient must be one of {GRADIENTS}, got {gradient!r}')
+    if starts < 1 or max_iterations < 1 or workers < 1:
+        raise InputError('starts, max_iterations and workers must be >= 1')
+    workers = min(workers, starts)
     clock = time.perf_counter()
     home = np.asarray(home, dtype=float)
     objective_times = np.linspace(0.0, design.period_s, objective_samples, endpoint=False)
     grid = np.linspace(0.0, design.period_s, constraint_samples, endpoint=False)
-    position, velocity, acceleration = design.kinematic_matrices(grid)
-    dense = np.linspace(0.0, design.period_s, 20 * constraint_samples, endpoint=False)
-    # The grid sees the limits only at its points: keep a 2 % margin there, then fit on a dense grid.
-    margin = 0.02 * (limits.position_high - limits.position_low)
-    low, high = np.tile(limits.position_low + margin, grid.size), np.tile(limits.position_high - margin, grid.size)
-    v_max, a_max = np.tile(0.98 * limits.velocity, grid.size), np.tile(0.98 * limits.acceleration, grid.size)
-    linear = np.vstack([position, -position, velocity, -velocity, acceleration, -acceleration])
-    bound = np.concatenate([high, -low, v_max, v_max, a_max, a_max])
-    constraints = [{'type': 'ineq', 'fun': lambda x: bound - linear @ x, 'jac': lambda x: -linear}]
+    dense = np.linspace(0.0, design.period_s, max(2400, 20 * constraint_samples), endpoint=False)
+    constraints = [_kinematic_constraint(design, limits, grid)]
     if limits.torque is not None:
         torque_bound = np.tile(limits.torque, grid.size)
 
@@ -177,38 +203,73 @@ def optimize_excitation(
 
         constraints.append({'type': 'ineq', 'fun': floor_margin})
 
-    def objective(x: np.ndarray) -> float:
-        value = excitation_criterion(robot, design.trajectory(x), objective_times, criterion, weights)
-        return float(np.log(value)) if criterion != 'd_optimal' else value
+    if gradient == 'analytic':
+        model = CriterionGradient(robot, design, objective_times, criterion, weights)
+        objective, jacobian = model.value, model.gradient
+    else:
+        def objective(x: np.ndarray) -> float:
+            value = excitation_criterion(robot, design.trajectory(x), objective_times, criterion, weights)
+            return float(np.log(value)) if criterion != 'd_optimal' else value
 
-    rng = np.random.default_rng(seed)
-    best: tuple[float, np.ndarray] | None = None
-    iterations = 0
-    for start in range(starts):
-        x0 = random_design(design, home, limits, rng, grid)
-        counter = {'n': 0}
+        jacobian = None
 
-        def report(x: np.ndarray, start=start, counter=counter) -> None:
+    def shown(value: float) -> float:
+        return float(np.exp(value)) if criterion != 'd_optimal' else value
+
+    def run_start(start: int, x0: np.ndarray) -> tuple[float, np.ndarray, int, bool]:
+        begun, counter = time.perf_counter(), {'n': 0}
+        # Starts not yet begun when this one began, run ``workers`` at a time after it.
+        later = -(-max(0, starts - start - workers) // workers)
+
+        def report(x: np.ndarray) -> None:
             counter['n'] += 1
             if progress is not None and counter['n'] % 10 == 0:
-                progress(f'start {start + 1}/{starts}, iteration {counter["n"]}: '
-                         f'{criterion} {np.exp(objective(x)) if criterion != "d_optimal" else objective(x):.4g}')
+                per_iteration = (time.perf_counter() - begun) / counter['n']
+                left = per_iteration * (max_iterations - counter['n'] + later * max_iterations)
+                progress(f'start {start + 1}/{starts}, iteration {counter["n"]}: {criterion} '
+                         f'{shown(objective(x)):.4g}; at most {left:.0f} s left')
 
-        result = scipy.optimize.minimize(objective, x0, method='SLSQP', constraints=constraints,
+        result = scipy.optimize.minimize(objective, x0, method='SLSQP', jac=jacobian, constraints=constraints,
                                          callback=report, options={'maxiter': max_iterations, 'ftol': 1e-6})
-        iterations += int(result.nit)
         x = fit_to_limits(design, result.x, limits, dense)
         feasible, _ = check_excitation(robot, design.trajectory(x), limits, samples=dense.size)
-        value = objective(x)
+        return objective(x), x, int(result.nit), feasible
+
+    rng = np.random.default_rng(seed)
+    initial = [random_design(design, home, limits, rng, grid) for _ in range(starts)]
+    outcomes: list[tuple | None] = [None] * starts
+
+    def finished(start: int, outcome: tuple) -> None:
+        outcomes[start] = outcome
+        value, _, nit, feasible = outcome
         if progress is not None:
-            progress(f'start {start + 1}/{starts} done after {result.nit} iterations: '
-                     f'{criterion} {np.exp(value) if criterion != "d_optimal" else value:.4g}'
-                     f'{"" if feasible else " (infeasible, discarded)"}')
-        if feasible and (best is None or value < best[0]):
-            best = (value, x)
-    if best is None:
+            done = sum(o is not None for o in outcomes)
+            left = (time.perf_counter() - clock) / done * (starts - done)
+            progress(f'start {start + 1}/{starts} done after {nit} iterations: {criterion} {shown(value):.4g}'
+                     f'{"" if feasible else " (infeasible, discarded)"}'
+                     + (f'; about {left:.0f} s left' if done < starts else ''))
+
+    # The matrices here are small: BLAS threads only contend with each other (and with the workers).
+    with threadpool_limits(1):
+        if workers == 1:
+            for start, x0 in enumerate(initial):
+                finished(start, run_start(start, x0))
+        else:
+            global _FORKED_START
+            _FORKED_START = run_start
+            try:
+                with multiprocessing.get_context('fork').Pool(workers) as pool:
+                    jobs = [(start, x0) for start, x0 in enumerate(initial)]
+                    for start, outcome in zip(range(starts), pool.imap(_forked_start, jobs), strict=True):
+                        finished(start, outcome)
+            finally:
+                _FORKED_START = None
+    iterations = sum(o[2] for o in outcomes)
+    feasible = [(o[0], start, o[1]) for start, o in enumerate(outcomes) if o[3]]
+    if not feasible:
         raise InputError('no start reached a trajectory inside the limits; widen the limits or add starts')
-    trajectory = design.trajectory(best[1])
+    best = min(feasible, key=lambda item: (item[0], item[1]))
+    trajectory = design.trajectory(best[2])
     return describe_excitation(robot, trajectory, limits, criterion, weights, starts, iterations,
                                time.perf_counter() - clock)
 

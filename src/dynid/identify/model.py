@@ -309,29 +309,35 @@ class IdentificationProblem:
     def _prepare(self, index: int, recording: RecordingInput, settings: FilterSettings):
         signals, settings = differentiate(recording.dataset, settings)
         decimate = Decimator(settings, signals.rate_hz, len(signals.t))
-        robot, n = self.robot, self.robot.n
-        arm = robot.regressor(signals.q, signals.dq, signals.ddq)
-        payload_columns = robot.payload_regressor(signals.q, signals.dq, signals.ddq, arm_regressor=arm)
-        samples = len(signals.t)
-        columns = [arm.reshape(samples, n, -1)]
-        for owner in self.payload_blocks:
-            block = payload_columns.reshape(samples, n, 10)[:, :, 1:] if owner == index else \
-                np.zeros((samples, n, 9))
-            columns.append(block)
+        robot, n, samples = self.robot, self.robot.n, len(signals.t)
         rotor_acceleration = signals.ddtheta if signals.ddtheta is not None else signals.ddq
-        if self.identify_rotor_inertia:
-            columns.append(rotor_acceleration[:, :, None] * np.eye(n)[None, :, :])
-        # Only the base columns are filtered and kept (fewer columns through the parallel filter).
-        rigid_full = self.base.columns(np.concatenate(columns, axis=2).reshape(samples * n, -1)).reshape(
-            samples, n, -1)
+        needs_payload = index in self.payload_blocks or recording.payload is not None or \
+            recording.payload_mass is not None
+        known = np.zeros((samples, n))       # torque of a fully known payload
+        known_mass = np.zeros((samples, n))  # torque of a known payload mass (its other 9 are columns)
 
+        def rigid_columns(a: int, b: int) -> np.ndarray:
+            """Base columns of samples a..b−1 (the regressor is built and filtered piece by piece)."""
+            states = signals.q[a:b], signals.dq[a:b], signals.ddq[a:b]
+            arm = robot.regressor(*states)
+            columns = [arm.reshape(b - a, n, -1)]
+            if needs_payload:
+                payload = robot.payload_regressor(*states, arm_regressor=arm)
+                if recording.payload is not None:
+                    known[a:b] = (payload @ recording.payload.parameters()).reshape(b - a, n)
+                if recording.payload_mass is not None:
+                    known_mass[a:b] = payload[:, 0].reshape(b - a, n) * recording.payload_mass
+                payload = payload.reshape(b - a, n, 10)
+            for owner in self.payload_blocks:
+                columns.append(payload[:, :, 1:] if owner == index else np.zeros((b - a, n, 9)))
+            if self.identify_rotor_inertia:
+                columns.append(rotor_acceleration[a:b, :, None] * np.eye(n)[None, :, :])
+            # Only the base columns are filtered and kept (fewer columns through the parallel filter).
+            full = np.concatenate(columns, axis=2) if len(columns) > 1 else columns[0]
+            return self.base.columns(full.reshape((b - a) * n, -1)).reshape(b - a, n, -1)
+
+        rigid = decimate.chunked(rigid_columns)
         y = self._measured_torque(signals)
-        known = np.zeros((samples, n))
-        if recording.payload is not None:
-            known += (payload_columns @ recording.payload.parameters()).reshape(samples, n)
-        known_mass = np.zeros((samples, n))
-        if recording.payload_mass is not None:  # the known mass's torque; the other 9 are columns
-            known_mass = payload_columns[:, 0].reshape(samples, n) * recording.payload_mass
         velocity = signals.dtheta if self.friction_on_rotor else signals.dq
         if y is not None:
             y = y - known - known_mass
@@ -340,7 +346,7 @@ class IdentificationProblem:
         if settings.stiction_velocity > 0:
             keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
         block = Block(
-            name=recording.name, y=None if y is None else decimate(y), rigid=decimate(rigid_full),
+            name=recording.name, y=None if y is None else decimate(y), rigid=rigid,
             known_payload=decimate(known_mass), known_output=decimate(known + known_mass),
             current=None if signals.current is None else decimate(signals.current),
             rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),

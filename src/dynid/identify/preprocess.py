@@ -33,6 +33,7 @@ Filters come from scipy.signal (``butter(..., output='sos')`` and ``sosfiltfilt`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -222,9 +223,38 @@ class Decimator:
         trim = int(round(settings.trim_s * rate_hz))
         self.keep = np.arange(trim, n_samples - trim, settings.decimation)
         self.decimation = settings.decimation
+        self.n_samples = n_samples
+        # Samples after which the filter's slowest pole has decayed below double precision, plus
+        # sosfiltfilt's edge padding: a chunk's outputs that far from its cut edges equal the whole run's.
+        slowest = float(np.abs(scipy.signal.sos2zpk(self.sos)[1]).max())
+        self.margin = int(np.ceil(np.log(np.finfo(float).eps) / np.log(slowest))) + 3 * (2 * len(self.sos) + 1)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return scipy.signal.sosfiltfilt(self.sos, x, axis=0)[self.keep]
+
+    def chunked(self, columns: Callable[[int, int], np.ndarray], chunk_samples: int = 16384) -> np.ndarray:
+        """``self(columns(0, n_samples))`` without holding all of ``columns`` at the full rate.
+
+        ``columns(a, b)`` gives samples a..b−1 (first axis). Pieces of ``chunk_samples`` are filtered with
+        :attr:`margin` samples of context on each side, so every kept output equals the one-piece result
+        to rounding (the filter's memory of a cut edge has decayed below 1 ulp); each sample's columns
+        are computed once (the overlap is carried to the next piece). Memory: O(chunk_samples + margin).
+        """
+        n, margin = self.n_samples, self.margin
+        if n <= chunk_samples + 2 * margin:
+            return self(columns(0, n))
+        parts, carried, carried_from = [], None, 0
+        for begin in range(0, n, chunk_samples):
+            end = min(n, begin + chunk_samples)
+            low, high = max(0, begin - margin), min(n, end + margin)
+            computed_to = carried_from + (0 if carried is None else carried.shape[0])
+            fresh = columns(max(low, computed_to), high)
+            piece = fresh if carried is None else np.concatenate([carried[low - carried_from:], fresh])
+            kept = self.keep[(self.keep >= begin) & (self.keep < end)]
+            if kept.size:
+                parts.append(scipy.signal.sosfiltfilt(self.sos, piece, axis=0)[kept - low])
+            carried, carried_from = piece[max(0, end - margin) - low:], max(0, end - margin)
+        return np.concatenate(parts)
 
     def window_all(self, mask: np.ndarray) -> np.ndarray:
         """Kept samples whose whole decimation window (±decimation/2 around them) satisfies ``mask`` (N, ...)."""

@@ -102,7 +102,9 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
                    options: IdentifyOptions) -> np.ndarray:
     """Li's friction loop: per joint, the exponent α_j minimizing its weighted residual (others re-fitted).
 
-    Only the column of fv_j changes with α_j, so the system is built once and that column replaced.
+    Only the column of fv_j changes with α_j: the system is built once and joint j's other columns are
+    projected out once (an orthonormal basis of their span), so each α costs one column's projection
+    and gives the least-squares residual of the whole joint-j system.
     """
     names = problem.parameter_names()
     w, y, joints, _, _ = problem.equations(estimate.values[:len(problem.rigid_names)], exponents)
@@ -115,14 +117,19 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
         wj = w[rows] * weights[rows, None]
         yj = y[rows] * weights[rows]
         used = np.linalg.norm(wj, axis=0) > 0
-        used[column] = True
-        position = int(np.count_nonzero(used[:column]))
-        base = wj[:, used]
+        used[column] = False
+        # Project out the fixed columns once; each α then costs one column's projection.
+        basis = scipy.linalg.orth(wj[:, used])
+        remainder = yj - basis @ (basis.T @ yj)
 
-        def residual_norm(alpha: float, base=base, position=position, rows=rows, j=j, yj=yj) -> float:
-            base[:, position] = problem.power_feature(j, alpha) * weights[rows]
-            solution = np.linalg.lstsq(base, yj, rcond=None)[0]
-            return float(np.linalg.norm(yj - base @ solution))
+        def residual_norm(alpha: float, basis=basis, remainder=remainder, rows=rows, j=j) -> float:
+            feature = problem.power_feature(j, alpha) * weights[rows]
+            scale = feature @ feature
+            feature -= basis @ (basis.T @ feature)
+            size = feature @ feature
+            if size <= 1e-24 * scale:  # the feature lies in the fixed columns' span: it explains nothing more
+                return float(np.linalg.norm(remainder))
+            return float(np.linalg.norm(remainder - feature * ((feature @ remainder) / size)))
 
         new[j] = scipy.optimize.minimize_scalar(residual_norm, bounds=(low, high), method='bounded',
                                                 options={'xatol': 1e-3}).x

@@ -25,8 +25,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+from threadpoolctl import ThreadpoolController
 
 from dynid.errors import InputError
+
+# Tall least-squares problems run one BLAS thread: on a shared machine more threads than free cores
+# made the QR 10-50× slower (issue 15), and one thread is as fast as two on a quiet one.
+_ONE_BLAS_THREAD = ThreadpoolController()
 
 WEIGHT_FUNCTIONS = {'huber': 1.345, 'tukey': 4.685, 'cauchy': 2.385}
 
@@ -71,7 +76,8 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
     if empty:
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
     scaled = w / norms
-    _, r, pivots = scipy.linalg.qr(scaled, mode='economic', pivoting=True)
+    with _ONE_BLAS_THREAD.limit(limits=1):
+        r, pivots = scipy.linalg.qr(scaled, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
     diagonal = np.abs(np.diag(r))
     rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
     if rank < w.shape[1]:
@@ -89,6 +95,26 @@ def condition_numbers(a: np.ndarray) -> tuple[float, float]:
     return float(raw[0] / raw[-1]), float(scaled[0] / scaled[-1])
 
 
+def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
+    """Weighted LS by Cholesky of the column-equilibrated normal equations, or None if not positive definite.
+
+    Squaring the condition number costs digits: the IRLS iterations use it (several times faster than
+    QR on tall systems); the final solution with its statistics comes from QR.
+    """
+    a = w * weights[:, None]
+    norms = np.linalg.norm(a, axis=0)
+    if np.any(norms == 0):
+        return None
+    a /= norms
+    with _ONE_BLAS_THREAD.limit(limits=1):
+        gram = a.T @ a
+        try:
+            factor = scipy.linalg.cho_factor(gram, check_finite=False)
+        except np.linalg.LinAlgError:
+            return None
+        return scipy.linalg.cho_solve(factor, a.T @ (y * weights), check_finite=False) / norms
+
+
 def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = True,
            covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, tuple[float, float]]:
     """Weighted LS by QR: (χ̂, (WᵀGW)⁻¹ with G = diag(weights²) or None, (raw, column-scaled) cond of the
@@ -97,10 +123,18 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     Identifiability is checked beforehand (:func:`check_identifiable`), so a plain Householder QR
     (no pivoting, several times faster than the pivoted one on tall systems) is safe here.
     """
-    a = w * weights[:, None]
-    b = y * weights
-    q, r = scipy.linalg.qr(a, mode='economic', overwrite_a=True, check_finite=False)
-    values = scipy.linalg.solve_triangular(r, q.T @ b, check_finite=False)
+    if not condition and not covariance:
+        values = _solve_normal_equations(w, y, weights)
+        if values is not None:
+            return values, None, (float('nan'), float('nan'))
+    # R of [W·G | y·G] holds R of W·G and Qᵀ·(y·G) in its last column: Q itself is never formed.
+    augmented = np.empty((w.shape[0], w.shape[1] + 1))
+    np.multiply(w, weights[:, None], out=augmented[:, :-1])
+    np.multiply(y, weights, out=augmented[:, -1])
+    with _ONE_BLAS_THREAD.limit(limits=1):
+        factor = scipy.linalg.qr(augmented, mode='r', overwrite_a=True, check_finite=False)[0]
+    r, projected = factor[:w.shape[1], :w.shape[1]], factor[:w.shape[1], -1]
+    values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
     inverse_normal = None
     if covariance:
         r_inverse = scipy.linalg.solve_triangular(r, np.eye(r.shape[0]), check_finite=False)
@@ -130,7 +164,8 @@ def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndar
         rows = joints == j
         wj, yj = w[rows], y[rows]
         used = np.linalg.norm(wj, axis=0) > 0
-        solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
+        with _ONE_BLAS_THREAD.limit(limits=1):
+            solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
         residual = yj - wj[:, used] @ solution
         sigma.append(np.sqrt(residual @ residual / max(1, rows.sum() - rank)))
     sigma = np.array(sigma)

@@ -1,0 +1,94 @@
+"""The identification's fast paths (issue 15) give the results of the plain ones: chunked regressor
+filtering equals one-piece filtering, the R-only QR solve equals a textbook least squares, and the
+identified parameters do not move when the recording is processed in pieces."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import scipy.signal
+
+from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
+from dynid.identify import preprocess
+from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.preprocess import Decimator, FilterSettings
+from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.solvers import _solve
+from dynid.model import load_robot
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin
+
+# Chunk edges are filtered with a margin after which the filter's memory is below 1 ulp: agreement
+# to 1e-12 of the signal scale leaves room for summation order only.
+RELATIVE = 1e-12
+
+
+@pytest.mark.parametrize('rate_hz', [1000.0, 100.0])
+def test_chunked_decimation_equals_one_piece(rate_hz):
+    settings = FilterSettings().validated(rate_hz)
+    samples = 9000
+    decimator = Decimator(settings, rate_hz, samples)
+    signal = np.random.default_rng(0).normal(size=(samples, 3, 4)).cumsum(axis=0)
+    calls = []
+
+    def columns(a, b):
+        calls.append((a, b))
+        return signal[a:b]
+
+    whole = decimator(signal)
+    pieces = decimator.chunked(columns, chunk_samples=1000)
+    assert len(calls) > 5 and sum(b - a for a, b in calls) == samples  # every sample computed once
+    assert pieces.shape == whole.shape
+    assert np.abs(pieces - whole).max() <= RELATIVE * np.abs(whole).max()
+    # The margin is what the filter needs: a tenth of it leaves visible edge errors.
+    short = Decimator(settings, rate_hz, samples)
+    short.margin //= 10
+    assert np.abs(short.chunked(columns, chunk_samples=1000) - whole).max() > 1e3 * RELATIVE * np.abs(whole).max()
+    assert decimator.margin > 3 * (2 * len(scipy.signal.butter(4, 0.1, output='sos')) + 1)
+
+
+def test_r_only_qr_solve_equals_least_squares():
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=(500, 7)) * np.logspace(0, 3, 7)
+    y = w @ rng.normal(size=7) + rng.normal(size=500)
+    weights = rng.uniform(0.5, 2.0, size=500)
+    values, inverse_normal, (raw, scaled) = _solve(w, y, weights)
+    a, b = w * weights[:, None], y * weights
+    np.testing.assert_allclose(values, np.linalg.lstsq(a, b, rcond=None)[0], rtol=1e-10)
+    np.testing.assert_allclose(inverse_normal, np.linalg.inv(a.T @ a), rtol=1e-8)
+    assert raw == pytest.approx(np.linalg.cond(a), rel=1e-10)
+    assert scaled < raw
+
+
+def test_identified_parameters_do_not_depend_on_the_pieces(monkeypatch):
+    robot = load_robot('ur5e')
+    params = PlantParameters.defaults(robot)
+    trajectory = dataclasses.replace(load_trajectory(builtin_excitation_path('ur5e')), duration_s=12.0)
+    twin = DigitalTwin(params, rate_hz=500.0, seed=3, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(trajectory)
+    dataset = record_to_dataset(twin.run(12.0), None, {})
+    results = {}
+    original = preprocess.Decimator.chunked
+    for label, chunk in (('one piece', 10**9), ('pieces', 1500)):
+        monkeypatch.setattr(preprocess.Decimator, 'chunked',
+                            lambda self, columns, chunk_samples=chunk: original(self, columns, chunk_samples))
+        results[label] = identify(robot, [RecordingInput(dataset)], ModelSpec(),
+                                  options=IdentifyOptions(method='irls'))
+    one, pieces = results['one piece'].values, results['pieces'].values
+    assert np.abs(pieces - one).max() <= 1e-9 * np.abs(one).max()
+
+
+def test_irls_iterations_on_normal_equations_end_where_qr_ends(monkeypatch):
+    from dynid.identify import solvers
+
+    rng = np.random.default_rng(2)
+    joints = np.tile(np.arange(3), 400)
+    w = rng.normal(size=(1200, 6)) * np.logspace(0, 4, 6)
+    y = w @ rng.normal(size=6) + rng.standard_t(2, size=1200)  # heavy tails: the robust weights work
+    names = [f'p{i}' for i in range(6)]
+    fast = solvers.irls(w, y, joints, names)
+    monkeypatch.setattr(solvers, '_solve_normal_equations', lambda *args: None)
+    plain = solvers.irls(w, y, joints, names)
+    assert fast.iterations == plain.iterations > 2
+    np.testing.assert_allclose(fast.values, plain.values, rtol=1e-10)
