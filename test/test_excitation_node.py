@@ -118,3 +118,38 @@ def test_start_sends_approach_then_trajectory_in_chunks(nodes):
     reached = np.flatnonzero(np.abs(positions - nodes['start_q']).max(axis=1) < 1e-9)
     assert reached.size and 0.0 < times[reached[0]] - times[0] < 10.0  # the approach ends at the start
     assert times[-1] - times[reached[0]] == pytest.approx(2.0, abs=0.05)  # then one 2 s period
+
+
+def test_start_is_refused_while_nobody_listens_on_the_controller_topic(tmp_path, monkeypatch):
+    """Chunks are published once: with joint_states arriving but no controller subscribed (e.g. a wrong
+    controller name), ~/start waits for the match, then refuses with the reason and publishes nothing."""
+    from rclpy.parameter import Parameter
+
+    from dynid.nodes import excitation_node
+    from dynid.nodes.excitation_node import ExcitationNode
+
+    robot = load_robot('ur5e')
+    home = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    save_trajectory(FourierTrajectory(robot.joint_names, 0.5, home, np.zeros((6, 1)), np.full((6, 1), 0.05)),
+                    tmp_path / 'good.yaml')
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=100 + (os.getpid() + 71) % 100)
+    monkeypatch.setattr(excitation_node, 'LISTENER_WAIT_S', 1.0)
+    try:
+        node = ExcitationNode(context=context, namespace='lonely', parameter_overrides=[
+            Parameter('trajectory_file', value=str(tmp_path / 'good.yaml'))])
+        probe = rclpy.create_node('lonely_probe', context=context)
+        states = probe.create_publisher(JointState, '/lonely/joint_states', 10)
+        probe.create_timer(0.02, lambda: states.publish(JointState(name=list(robot.joint_names),
+                                                                   position=home.tolist())))
+        client = probe.create_client(Trigger, '/lonely/excitation_node/start')
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        executor.add_node(probe)
+        with spinning(executor, context):
+            response = call(client, 30.0, wait=30.0)
+        assert not response.success
+        assert 'nobody subscribes to /lonely/joint_trajectory_controller/joint_trajectory' in response.message
+        assert node.chunks == [] and node.next_chunk == 0
+    finally:
+        rclpy.shutdown(context=context)

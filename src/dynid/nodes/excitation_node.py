@@ -1,7 +1,8 @@
 """excitation_node: sends an excitation trajectory to a joint_trajectory_controller, safely.
 
 On ``~/start`` (std_srvs/Trigger) it checks the trajectory against the robot model's limits and the
-joint names against the next ``joint_states`` (waited for up to 1 s), then publishes on
+joint names against the next ``joint_states`` (waited for up to 1 s), waits (up to 10 s) until the
+controller's subscription is matched, so that no chunk is published into the void, then publishes on
 ``joint_trajectory_controller/joint_trajectory`` (trajectory_msgs/JointTrajectory with positions,
 velocities and accelerations at ``point_rate``): first a rest-to-rest approach from the measured
 position to the trajectory's start, then the trajectory (``repeat`` times), in chunks of
@@ -48,6 +49,7 @@ from dynid.nodes.runner import run_node
 from dynid.sim.twin import home_configuration
 
 STATE_WAIT_S = 1.0  # how long ~/start waits for a joint_states message [s]
+LISTENER_WAIT_S = 10.0  # how long ~/start waits for the controller's subscription to be matched [s]
 
 
 def _range(low: float, high: float, integer: bool = False):
@@ -150,6 +152,27 @@ class ExcitationNode(Node):
             self.destroy_subscription(subscription)
             self.destroy_timer(timer)
 
+    async def _listener_matched(self) -> bool:
+        """Whether the controller topic has a matched subscriber, waited for up to LISTENER_WAIT_S.
+
+        Chunks are published once (volatile): one sent before discovery has matched the controller (a
+        controller or feedforward_node started a moment ago, on a loaded machine) would be lost.
+        """
+        matched = Future(executor=self.executor)
+        matched.add_done_callback(lambda _: None)  # completing it wakes the executor
+        deadline = self.get_clock().now().nanoseconds + int(LISTENER_WAIT_S * 1e9)
+
+        def check() -> None:
+            if not matched.done() and (self.output.get_subscription_count() > 0
+                                       or self.get_clock().now().nanoseconds > deadline):
+                matched.set_result(self.output.get_subscription_count() > 0)
+
+        timer = self.create_timer(0.05, check)
+        try:
+            return await matched
+        finally:
+            self.destroy_timer(timer)
+
     def _current_position(self, message: JointState) -> np.ndarray:
         """The robot's joint positions in a joint_states message, robot order; InputError if unusable."""
         names = list(message.name)
@@ -175,10 +198,14 @@ class ExcitationNode(Node):
         self.starting = True
         try:
             message = await self._latest_joint_state()
+            listened = message is not None and await self._listener_matched()
         finally:
             self.starting = False
         if message is None:
             return self._refuse(response, f'no joint_states within {STATE_WAIT_S:g} s')
+        if not listened:
+            return self._refuse(response, f'nobody subscribes to {self.output.topic_name} within '
+                                          f'{LISTENER_WAIT_S:g} s: is the controller running?')
         try:
             check_robot_limits(self.robot, self.trajectory)
             times, q, dq, ddq = self._timeline(self._current_position(message))
