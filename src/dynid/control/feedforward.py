@@ -40,8 +40,9 @@ import numpy as np
 from dynid.control.context import SAMPLED_FIELDS, FeedforwardContext
 from dynid.control.plugins import build_term
 from dynid.control.rigid_body import RigidBodyTerm
-from dynid.control.term import DEFAULT_RATE_HZ, per_joint, positive
+from dynid.control.term import DEFAULT_RATE_HZ, per_joint
 from dynid.errors import InputError
+from dynid.estimate.inputs import positive
 
 DEFAULT_TERMS = ('rigid_body',)
 

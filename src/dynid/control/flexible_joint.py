@@ -44,10 +44,10 @@ from dynid.control.term import (
     FeedforwardTerm,
     JointTorqueInput,
     per_joint,
-    positive,
     term_options,
 )
 from dynid.errors import InputError
+from dynid.estimate.inputs import positive
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel

@@ -77,10 +77,10 @@ from dynid.control.term import (
     finite,
     flag,
     per_joint,
-    positive,
     term_options,
 )
 from dynid.errors import InputError
+from dynid.estimate.inputs import positive
 from dynid.friction.egms import EGMS
 from dynid.friction.identified import joint_friction_of
 from dynid.friction.identified import velocity_friction as joint_velocity_friction

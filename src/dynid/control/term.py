@@ -99,17 +99,6 @@ def per_joint(value, joint_names, what: str, minimum: float | None = None, stric
     return array
 
 
-def positive(value, what: str) -> float:
-    """A finite number > 0."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float('nan')
-    if not (np.isfinite(number) and number > 0):
-        raise InputError(f'{what} must be a finite number > 0, got {value!r}')
-    return number
-
-
 def finite(value, what: str) -> float:
     """A finite number."""
     try:
