@@ -52,7 +52,7 @@ from dynid.nodes.bringup import NodeProcesses, build_suite, plan_suite
 from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.demo_summary import LoopSummary, estimate_history, write_loop_page
 from dynid.nodes.feedforward_node import DEFAULT_TERMS
-from dynid.sim.parameters import JointParameters
+from dynid.sim.parameters import PlantParameters
 
 SERVICE_TIMEOUT_S = 60.0  # node processes start in a few seconds; more on a loaded machine
 IDENTIFY_TIMEOUT_S = 180.0
@@ -350,7 +350,7 @@ def _loop_summary(robot, recorded, runs, estimates) -> LoopSummary:
             tracking[name] = tracking_error(recorded[name], sent, last_s=HOLDOUT_PERIOD_S)
         except InputError as error:
             raise DemoError(f'{name}: cannot score the tracking: {error}') from None
-    truth = JointParameters.defaults(robot.effort_limits)
+    truth = PlantParameters.defaults(robot).joints  # the twin's joints, as sim_node builds them
     return LoopSummary(robot.joint_names, tracking['holdout_excitation'], tracking['feedforward_excitation'],
                        estimate_history(estimates['stiffness'], robot.joint_names),
                        estimate_history(estimates['friction'], robot.joint_names), truth.alpha1)
