@@ -31,13 +31,11 @@ from dynid.nodes import launching
 
 
 def _nodes(context):
-    config = PathJoinSubstitution([FindPackageShare('dynid'), 'config', 'sim_node.yaml']).perform(context)
-    params_file = launching.argument(context, 'params_file')
-    feedforward = launching.dynid_node(context, 'feedforward_node', [params_file], node_class=LifecycleNode)
+    feedforward = launching.dynid_node(context, 'feedforward_node', [launching.argument(context, 'params_file')],
+                                       node_class=LifecycleNode)
     nodes = [feedforward]
     if launching.is_true(context, 'use_sim'):
-        nodes += [launching.dynid_node(context, 'sim_node', [config, params_file], {'internal_feedforward': 'none'}),
-                  *launching.robot_state_publisher(context)]
+        nodes += launching.twin(context, {'internal_feedforward': 'none'})
     if launching.is_true(context, 'activate'):
         def change(transition: int) -> EmitEvent:
             return EmitEvent(event=ChangeState(lifecycle_node_matcher=matches_action(feedforward),
@@ -51,8 +49,7 @@ def _nodes(context):
 
 def generate_launch_description() -> LaunchDescription:
     return LaunchDescription([
-        *launching.declare('robot', 'namespace', 'use_sim', 'rate', 'robot_description', 'use_sim_time',
-                           'controller', 'effort_controller', 'joint_states', 'robot_state_publisher'),
+        *launching.declare(*launching.NODE_ARGUMENTS),
         DeclareLaunchArgument('activate', default_value='true',
                               description='configure and activate feedforward_node at start'),
         DeclareLaunchArgument('params_file', description='feedforward_node parameters (sim_node ones too, if given)',

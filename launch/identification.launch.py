@@ -22,20 +22,14 @@ from dynid.nodes import launching
 
 
 def _nodes(context):
-    share = FindPackageShare('dynid')
-    config = PathJoinSubstitution([share, 'config', 'sim_node.yaml']).perform(context)
     params_file = launching.argument(context, 'params_file')
     nodes = [launching.dynid_node(context, name, [params_file]) for name in ('excitation_node', 'identifier_node')]
-    if launching.is_true(context, 'use_sim'):
-        nodes += [launching.dynid_node(context, 'sim_node', [config, params_file]),
-                  *launching.robot_state_publisher(context)]
-    return nodes
+    return nodes + (launching.twin(context) if launching.is_true(context, 'use_sim') else [])
 
 
 def generate_launch_description() -> LaunchDescription:
     return LaunchDescription([
-        *launching.declare('robot', 'namespace', 'use_sim', 'rate', 'robot_description', 'use_sim_time',
-                           'controller', 'effort_controller', 'joint_states', 'robot_state_publisher'),
+        *launching.declare(*launching.NODE_ARGUMENTS),
         DeclareLaunchArgument('params_file', description='parameters of every node (sim_node ones too)',
                               default_value=PathJoinSubstitution([FindPackageShare('dynid'), 'config',
                                                                   'identification.yaml'])),

@@ -13,17 +13,8 @@ twin's ``robot_description`` and TF, so RViz shows it (a URDF robot, or ``robot_
 
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import PathJoinSubstitution
-from launch_ros.substitutions import FindPackageShare
 
 from dynid.nodes import launching
-
-
-def _nodes(context):
-    config = PathJoinSubstitution([FindPackageShare('dynid'), 'config', 'sim_node.yaml']).perform(context)
-    params_file = launching.argument(context, 'params_file')
-    return [launching.dynid_node(context, 'sim_node', [config, params_file]),
-            *launching.robot_state_publisher(context)]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -32,5 +23,5 @@ def generate_launch_description() -> LaunchDescription:
                            'effort_controller', 'joint_states', 'robot_state_publisher'),
         DeclareLaunchArgument('params_file', default_value='', description='sim_node parameters (wins over '
                               'config/sim_node.yaml)'),
-        OpaqueFunction(function=_nodes),
+        OpaqueFunction(function=launching.twin),
     ])

@@ -27,7 +27,7 @@ FEEDFORWARD_MODES = ('trajectory', 'streaming', 'measured', '')
 
 
 def _nodes(context):
-    config = PathJoinSubstitution([FindPackageShare('dynid'), 'config', 'sim_node.yaml']).perform(context)
+    config = launching.sim_config(context)
     params_file = launching.argument(context, 'params_file')
     mode = launching.argument(context, 'feedforward')
     plan = plan_suite(simulate=launching.is_true(context, 'use_sim'), estimator=launching.is_true(context, 'estimator'),

@@ -22,8 +22,9 @@ import os
 from xml.etree import ElementTree
 
 from launch.actions import DeclareLaunchArgument, LogInfo
-from launch.substitutions import LaunchConfiguration
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
 
 JTC_TOPIC = 'joint_trajectory_controller/joint_trajectory'  # what the nodes publish and subscribe
 EFFORT_TOPIC = 'forward_effort_controller/commands'
@@ -48,6 +49,9 @@ ARGUMENTS = {
     'robot_state_publisher': ('true', 'start robot_state_publisher for the twin (RViz shows it) when the '
                                       'package is installed and a URDF is at hand'),
 }
+#: the shared arguments of the launch files that run dynid nodes beside the twin or a robot
+NODE_ARGUMENTS = ('robot', 'namespace', 'use_sim', 'rate', 'robot_description', 'use_sim_time', 'controller',
+                  'effort_controller', 'joint_states', 'robot_state_publisher')
 FLOAT_ARGUMENTS = ('rate',)
 BOOL_ARGUMENTS = ('use_sim_time',)
 
@@ -109,6 +113,18 @@ def dynid_node(context, executable: str, files: list, overrides: dict | None = N
                       namespace=argument(context, 'namespace'), parameters=parameters,
                       remappings=remappings(context) + list(extra_remappings or []), output='screen',
                       emulate_tty=True)
+
+
+def sim_config(context) -> str:
+    """Path of dynid's config/sim_node.yaml (sim_node's first parameter file)."""
+    return PathJoinSubstitution([FindPackageShare('dynid'), 'config', 'sim_node.yaml']).perform(context)
+
+
+def twin(context, overrides: dict | None = None) -> list:
+    """sim_node (config/sim_node.yaml, then ``params_file``, then the arguments and ``overrides``) and the
+    twin's robot_state_publisher."""
+    files = [sim_config(context), argument(context, 'params_file')]
+    return [dynid_node(context, 'sim_node', files, overrides), *robot_state_publisher(context)]
 
 
 def robot_state_publisher(context, fallback_robot: str = 'ur5e') -> list:
