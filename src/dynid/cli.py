@@ -101,20 +101,102 @@ def _add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('-o', '--output', required=True,
                         help='new directory for the rosbag2 (MCAP) recording and truth.yaml')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
+    log = parser.add_argument_group('real-log recording (what a lab\'s logger keeps of the run; the bag and log.csv '
+                                    'beside it hold that; truth.yaml lists every glitch)')
+    log.add_argument('--log-rate', type=float, default=None,
+                     help='log at about this rate [Hz] (e.g. 100 or 125; at most --rate/4), on jittery stamps')
+    log.add_argument('--log-jitter', type=float, default=0.25,
+                     help='each step is the period times 1 + U(-J, J) (default 0.25: 7.5–12.5 ms at 100 Hz)')
+    log.add_argument('--log-gap-rate', type=float, default=0.2,
+                     help='single steps of 3 periods per second, on average (default 0.2)')
+    log.add_argument('--log-rounding', type=float, default=1e-4, help='position rounding [rad] (default 1e-4)')
+    log.add_argument('--log-glitches', type=int, default=2,
+                     help='rows of each glitch kind: position jump, absurd current (or torque), garbage CSV line '
+                          '(default 2)')
+    log.add_argument('--log-format', choices=('ur_rtde', 'franka'), default='ur_rtde',
+                     help='CSV column names: UR RTDE (currents, no torque) or libfranka (joint torque, no current)')
 
 
 def _run_simulate(args: argparse.Namespace) -> int:
     from dynid.model import load_robot
     from dynid.sim.changes import parse_joint_change
+    from dynid.sim.real_log import CSV_FILE, RealLogSettings
     from dynid.sim.recording import SimulationSettings, simulate_recording
 
     changes = [parse_joint_change(text) for text in args.change]  # bad syntax fails before the robot loads
+    real_log = None if args.log_rate is None else RealLogSettings(
+        rate_hz=args.log_rate, jitter=args.log_jitter, gap_rate_hz=args.log_gap_rate,
+        position_rounding_rad=args.log_rounding, glitches=args.log_glitches, csv_format=args.log_format)
+    if real_log is not None:
+        real_log.check(args.rate)
     robot = load_robot(args.robot)
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
                                   payload_kg=args.payload, drive_gain_error=args.drive_gain_error,
-                                  temperature_c=args.temperature, joint_changes=changes)
+                                  temperature_c=args.temperature, joint_changes=changes, real_log=real_log)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
-    print(f'wrote {output} (rosbag2, MCAP) and {output / "truth.yaml"}')
+    extra = f', {output / CSV_FILE}' if real_log is not None else ''
+    print(f'wrote {output} (rosbag2, MCAP){extra} and {output / "truth.yaml"}')
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------------- dynid import
+def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description += (': rows that cannot be parsed, repeat or step back in time, are out of range or jump '
+                           'further than the joint can move are dropped (each reported with its line); the rest is '
+                           'interpolated onto a uniform grid (positions by cubic spline, the other signals '
+                           'linearly); gaps of up to --bridge missing samples are bridged, longer ones stay gaps')
+    parser.add_argument('csv', nargs='+', help='CSV log(s), consecutive parts of one recording in order')
+    parser.add_argument('-o', '--output', required=True, help='new rosbag2 (MCAP) directory to write')
+    columns = parser.add_mutually_exclusive_group(required=True)
+    columns.add_argument('--preset', choices=('ur_rtde', 'franka'),
+                         help='column names of UR\'s RTDE client (timestamp, actual_q_0…, actual_qd_*, '
+                              'actual_current_*, joint_temperatures_*) or of libfranka\'s CSV logs (time [ms], '
+                              'state.q[0]…, state.dq[*], state.tau_J[*])')
+    columns.add_argument('--columns', metavar='SPEC',
+                         help="generic column map, e.g. 'time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur{i}'"
+                              ' ({i}: joint index from 0, {n}: from 1, {name}: joint name; signals q (required), dq, '
+                              'tau, current, temperature)')
+    parser.add_argument('--robot', default=None,
+                        help='robot whose joints the columns hold, in order (names and limits for the checks; '
+                             'default: ur5e for ur_rtde, panda for franka; required with --columns)')
+    parser.add_argument('--rate', type=float, default=None,
+                        help='rate of the uniform grid [Hz] (default: the logged rate, from the stamps)')
+    parser.add_argument('--bridge', type=int, default=3,
+                        help='interpolate over gaps of up to this many missing samples; longer gaps stay '
+                             'gaps (default 3)')
+    parser.add_argument('--current-limit', type=float, default=None,
+                        help='drop rows with |current| above this [A] (default: 3 × effort limit / drive gain)')
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.io.bag import write_bag
+    from dynid.io.csv_log import PRESETS, parse_column_spec
+    from dynid.io.importing import import_logs, write_import_report
+    from dynid.io.log_checks import LogLimits
+    from dynid.model import load_robot
+
+    output = Path(args.output)
+    if output.exists():
+        raise InputError(f'{output} exists; refusing to overwrite (choose a new output directory)')
+    column_map = PRESETS[args.preset] if args.preset else parse_column_spec(args.columns)
+    if args.robot is None and column_map.robot is None:
+        raise InputError('--columns needs --robot (the joints the columns hold, in order)')
+    if args.current_limit is not None and not args.current_limit > 0:
+        raise InputError(f'--current-limit must be > 0 A, got {args.current_limit:g}')
+    robot = load_robot(args.robot or column_map.robot)
+    limits = LogLimits.of_robot(robot, args.current_limit)
+    dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, args.rate, args.bridge)
+    for line in report.lines():
+        print(line)
+    write_bag(output, dataset, start_ns=start_ns)
+    write_import_report(output, report)
+    topics = ['joint_states'] + [topic for topic, signal in (('joint_currents', dataset.current),
+                                                            ('joint_temperatures', dataset.temperature))
+                                 if signal is not None]
+    print(f'wrote {output} (rosbag2, MCAP: {", ".join(topics)}; joint_states effort '
+          f'{"= joint torque" if dataset.tau is not None else "empty"}) and {output / "import.yaml"}')
     return EXIT_OK
 
 
@@ -710,6 +792,8 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
               _add_model_arguments, _run_model),
     'simulate': ('run the digital twin on a trajectory and write a rosbag2 (MCAP) recording',
                  _add_simulate_arguments, _run_simulate),
+    'import': ('turn CSV logs (UR RTDE, libfranka, any column map) into a contract bag, checked and resampled',
+               _add_import_arguments, _run_import),
     'excite': ('design (and optionally optimize) an excitation trajectory, or a special experiment',
                _add_excite_arguments, _run_excite),
     'identify': ('identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)',

@@ -60,7 +60,9 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
 
     Args:
         path: bag directory to create; it must not exist (nothing is overwritten).
-        dataset: the recording; stamps are ``start_ns`` + t [s].
+        dataset: the recording; stamps are ``start_ns`` + t [s]. joint_states is always written (with
+            empty ``effort`` arrays when the dataset has no joint torque, e.g. a current-only log); the
+            other topics where the dataset has their signals.
         reference: optional {'t' (M,), 'q', 'dq', 'ddq', 'effort' (M, n)} written as JointTrajectory
             chunks of ``chunk_s`` seconds on the reference topic.
         namespace: namespace of the topics.
@@ -77,6 +79,8 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
         connections = {}
         for topic, fields in STATE_TOPICS.items():
+            if topic == 'joint_states' and dataset.tau is None:
+                fields = ('q', 'dq', None)  # no torque measured (e.g. currents only): empty effort arrays
             signals = [getattr(dataset, f) for f in fields if f is not None]
             if all(s is not None for s in signals):
                 connections[topic] = (writer.add_connection(topic_name(namespace, topic), JOINT_STATE,

@@ -1,9 +1,10 @@
 """Offline simulation to a recording: run the twin on a trajectory, write a rosbag2 and truth.yaml.
 
-This is what ``dynid simulate`` does. The bag holds the four state topics and the reference
-(:mod:`dynid.io.bag`); ``truth.yaml`` beside it holds every parameter of the simulated plant, the
-robot's standard and base inertial parameters and the simulation settings, so that benchmarks can
-compare identified values with the truth.
+This is what ``dynid simulate`` does. With ``real_log`` settings the bag and a CSV beside it hold
+what a lab's logger keeps of the run instead (:mod:`dynid.sim.real_log`). Otherwise the bag holds
+the four state topics and the reference (:mod:`dynid.io.bag`). ``truth.yaml`` beside it holds
+every parameter of the simulated plant, the robot's standard and base inertial parameters and the
+simulation settings, so that benchmarks can compare identified values with the truth.
 
 Changes of the true joints during the run (:mod:`dynid.sim.changes`) come from the settings
 (``dynid simulate --change``) and from a trajectory file's ``joint_changes`` list, e.g.::
@@ -46,6 +47,7 @@ from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.changes import JointChange, joint_changes_from_list
 from dynid.sim.parameters import PlantParameters
+from dynid.sim.real_log import CSV_FILE, RealLogSettings, make_real_log
 from dynid.sim.twin import DigitalTwin, SimulationRecord, gentle_motion, trajectory_start
 
 TRUTH_FILE = 'truth.yaml'
@@ -64,6 +66,7 @@ class SimulationSettings:
     drive_gain_error: float = 0.0
     temperature_c: float = 25.0
     joint_changes: Sequence[JointChange] = ()  # beside those of the trajectory file (module docstring)
+    real_log: RealLogSettings | None = None  # write a "real-log" recording instead (dynid.sim.real_log)
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
@@ -125,6 +128,8 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         raise InputError(f'payload must be within 0–100 kg, got {settings.payload_kg}')
     if not -20.0 <= settings.temperature_c <= 80.0:
         raise InputError(f'temperature must be within −20–80 °C, got {settings.temperature_c}')
+    if settings.real_log is not None:
+        settings.real_log.check(settings.rate_hz)
     schedule: list[dict] = []
     changes = list(settings.joint_changes)
     if trajectory_path is None:
@@ -163,8 +168,18 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
     if not quiet:
         print(file=sys.stderr)
     dataset = record_to_dataset(record, payload, {'simulation': source})
-    write_bag(output, dataset, reference={'t': record.time, **record.reference})
     truth = truth_document(params, settings, twin, source)
+    if settings.real_log is None:
+        write_bag(output, dataset, reference={'t': record.time, **record.reference})
+    else:
+        log = make_real_log(record, params.drives.drive_gain, settings.real_log, settings.seed)
+        write_bag(output, log.dataset, start_ns=log.start_ns)
+        (output / CSV_FILE).write_text(log.csv_text)
+        truth['simulation']['real_log'] = {**dataclasses.asdict(settings.real_log), 'csv': CSV_FILE,
+                                           'samples': int(log.rows.size), 'glitch_rows': log.glitches,
+                                           'stamps': 'controller time: t [s] of each twin sample + time_offset_s'}
+        truth['simulation']['rate_hz'] = settings.real_log.rate_hz
+        truth['simulation']['twin_rate_hz'] = settings.rate_hz
     if schedule:
         truth['simulation']['payload_schedule'] = schedule
         truth['inertial']['payload_schedule_parameters'] = [

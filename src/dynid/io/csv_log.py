@@ -1,0 +1,239 @@
+"""CSV logs of robot drivers: column maps (presets and a generic spec) and tolerant parsing.
+
+A :class:`ColumnMap` says which CSV column holds the time and which columns hold each joint signal
+of a :class:`~dynid.io.dataset.Dataset` (``q``, ``dq``, ``tau``, ``current``, ``temperature``).
+A signal's columns are given by a pattern with ``{i}`` (joint index from 0), ``{n}`` (index from 1)
+or ``{name}`` (joint name), e.g. ``actual_q_{i}``. A preset may list alternative patterns (the first
+whose columns are all present is used).
+
+Presets:
+
+- ``ur_rtde``: the column names of Universal Robots' RTDE client (``rtde/csv_writer.py`` of the RTDE
+  Python client library: vector fields become ``<field>_0`` … ``<field>_5``; space-separated by
+  default): ``timestamp`` [s, controller time], ``actual_q_*`` [rad], ``actual_qd_*`` [rad/s],
+  ``actual_current_*`` [A], ``joint_temperatures_*`` [°C]. ``target_current_*`` and
+  ``target_moment_*`` are the controller's targets, not measurements: they are not imported.
+  There is no measured joint torque: the recording is current-only.
+- ``franka``: the robot-state CSV of libfranka's log writers (``franka::logToCSV``): ``time`` [ms]
+  (``duration`` in older releases), ``state.q[*]`` or ``q[*]`` [rad], ``state.dq[*]`` / ``dq[*]``
+  [rad/s] and ``state.tau_J[*]`` / ``tau_J[*]`` [N·m, the link-side joint torque sensors]. franka_ros2
+  has no CSV log format of its own; a lab's own CSV is read with a ``--columns`` spec.
+
+The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: ``time=COLUMN``,
+optional ``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required), dq, tau,
+current, temperature, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``.
+
+Parsing (:func:`read_csv_log`) keeps every line it can read and reports the others by line number:
+a line with a field count other than the header's, or a field that is not a finite number in a
+column the map uses. The delimiter is found from the header line (comma, tab, semicolon, else
+whitespace); fields are stripped of surrounding spaces.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from dynid.errors import InputError
+
+SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature')
+TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
+
+
+@dataclass(frozen=True)
+class ColumnMap:
+    """Where the time and the joint signals are in a CSV (module docstring).
+
+    Attributes:
+        time: candidate names of the time column (the first present is used).
+        time_unit_s: seconds per unit of the time column.
+        signals: signal name → candidate column patterns.
+        ignored: column patterns known not to be imported (named in the report).
+        robot: the robot a preset is for (the default of ``dynid import --robot``), or None.
+    """
+
+    time: tuple[str, ...]
+    time_unit_s: float = 1.0
+    signals: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ignored: tuple[str, ...] = ()
+    robot: str | None = None
+
+    def columns(self, header: list[str], joint_names, source) -> tuple[str, dict[str, list[str]]]:
+        """The time column and, per signal present, its n column names, checked against ``header``."""
+        present = set(header)
+        time = next((name for name in self.time if name in present), None)
+        if time is None:
+            raise InputError(f'{source}: no time column {" or ".join(map(repr, self.time))} in the header '
+                             f'(columns: {_shorten(header)})')
+        found = {}
+        for signal, patterns in self.signals.items():
+            for pattern in patterns:
+                names = expand(pattern, joint_names)
+                if all(name in present for name in names):
+                    found[signal] = names
+                    break
+            else:
+                if signal == 'q':
+                    wanted = expand(patterns[0], joint_names)
+                    missing = [name for name in wanted if name not in present]
+                    raise InputError(f'{source}: no position columns {_shorten(missing)} for the '
+                                     f'{len(joint_names)} joints (columns: {_shorten(header)})')
+        return time, found
+
+
+def expand(pattern: str, joint_names) -> list[str]:
+    """The column names of a pattern for each joint (module docstring)."""
+    return [pattern.format(i=i, n=i + 1, name=name) for i, name in enumerate(joint_names)]
+
+
+def _shorten(names, limit: int = 8) -> str:
+    names = list(names)
+    return ', '.join(names[:limit]) + (f', … ({len(names)} in all)' if len(names) > limit else '')
+
+
+PRESETS = {
+    'ur_rtde': ColumnMap(
+        time=('timestamp',), time_unit_s=1.0,
+        signals={'q': ('actual_q_{i}',), 'dq': ('actual_qd_{i}',), 'current': ('actual_current_{i}',),
+                 'temperature': ('joint_temperatures_{i}',)},
+        ignored=('target_current_{i}', 'target_moment_{i}'), robot='ur5e'),
+    'franka': ColumnMap(
+        time=('time', 'duration'), time_unit_s=1e-3,
+        signals={'q': ('state.q[{i}]', 'q[{i}]'), 'dq': ('state.dq[{i}]', 'dq[{i}]'),
+                 'tau': ('state.tau_J[{i}]', 'tau_J[{i}]')},
+        ignored=('cmd.tau_J_d[{i}]', 'tau_J_d[{i}]'), robot='panda'),
+}
+
+
+def parse_column_spec(text: str) -> ColumnMap:
+    """A :class:`ColumnMap` from the generic spec (module docstring); InputError naming what is wrong."""
+    entries = {}
+    for item in (part.strip() for part in text.split(',')):
+        if not item:
+            continue
+        key, sep, value = item.partition('=')
+        key, value = key.strip(), value.strip()
+        if not sep or not value:
+            raise InputError(f'--columns: expected KEY=VALUE, got {item!r}')
+        if key in entries:
+            raise InputError(f'--columns: {key} given twice')
+        if key not in ('time', 'time_unit', *SIGNALS):
+            raise InputError(f'--columns: unknown key {key!r} (keys: time, time_unit, {", ".join(SIGNALS)})')
+        entries[key] = value
+    if 'time' not in entries or 'q' not in entries:
+        raise InputError('--columns needs at least time=COLUMN and q=PATTERN')
+    unit = entries.pop('time_unit', 's')
+    if unit not in TIME_UNITS:
+        raise InputError(f'--columns: time_unit must be one of {", ".join(TIME_UNITS)}, got {unit!r}')
+    signals = {}
+    for signal in SIGNALS:
+        if signal in entries:
+            pattern = entries[signal]
+            fields = {name for _, name, _, _ in string.Formatter().parse(pattern) if name is not None}
+            if not fields or not fields <= {'i', 'n', 'name'}:
+                raise InputError(f'--columns: {signal}={pattern!r} must name each joint\'s column with {{i}} '
+                                 f'(index from 0), {{n}} (from 1) or {{name}}')
+            signals[signal] = (pattern,)
+    return ColumnMap(time=(entries['time'],), time_unit_s=TIME_UNITS[unit], signals=signals)
+
+
+@dataclass
+class CsvLog:
+    """The readable rows of one CSV log.
+
+    Attributes:
+        t: (N,) time [s] as logged (not yet sorted or checked).
+        signals: signal → (N, n) values, joints in the order of the names given.
+        lines: (N,) line number (from 1) of each row in the file.
+        unparsable: (line number, reason) of every line left out.
+        columns: signal → the column names used; ``time`` the time column.
+        ignored: columns of the map's ``ignored`` patterns present in the file.
+    """
+
+    path: Path
+    t: np.ndarray
+    signals: dict[str, np.ndarray]
+    lines: np.ndarray
+    unparsable: list[tuple[int, str]]
+    columns: dict[str, list[str] | str]
+    ignored: list[str]
+
+
+def _delimiter(header: str) -> str | None:
+    for candidate in (',', '\t', ';'):
+        if candidate in header:
+            return candidate
+    return None  # whitespace
+
+
+def _numbers(tokens: np.ndarray) -> np.ndarray:
+    """Floats of string tokens; NaN where a token is not a number."""
+    try:
+        return np.asarray(tokens, dtype=float)
+    except ValueError:
+        values = np.empty(tokens.shape)
+        for index, token in np.ndenumerate(tokens):
+            try:
+                values[index] = float(token)
+            except ValueError:
+                values[index] = np.nan
+        return values
+
+
+def read_csv_log(path: str | os.PathLike, column_map: ColumnMap, joint_names) -> CsvLog:
+    """Parse one CSV log (module docstring). InputError for a file that is missing, not text, has no
+    header with the map's columns, or has no readable row."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f'CSV log {path} does not exist' if not path.exists() else f'{path} is not a file')
+    try:
+        text = path.read_text(encoding='utf-8')
+    except UnicodeDecodeError:
+        raise InputError(f'{path} is not a text (CSV) file') from None
+    except OSError as error:
+        raise InputError(f'cannot read {path}: {error.strerror}') from None
+    raw_lines = text.splitlines()
+    numbered = [(k + 1, line) for k, line in enumerate(raw_lines) if line.strip() and not line.lstrip().startswith('#')]
+    if not numbered:
+        raise InputError(f'{path} is empty: no header line')
+    header_number, header_line = numbered[0]
+    delimiter = _delimiter(header_line)
+    header = [name.strip() for name in header_line.split(delimiter)]
+    time_column, columns = column_map.columns(header, list(joint_names), path)
+    index = {name: k for k, name in enumerate(header)}
+    unparsable: list[tuple[int, str]] = []
+    kept_numbers, kept_fields = [], []
+    for number, line in numbered[1:]:
+        fields = [f.strip() for f in line.split(delimiter)]
+        if len(fields) != len(header):
+            unparsable.append((number, f'{len(fields)} fields, the header has {len(header)}'))
+        else:
+            kept_numbers.append(number)
+            kept_fields.append(fields)
+    used = [time_column] + [name for names in columns.values() for name in names]
+    if kept_fields:
+        table = np.array(kept_fields, dtype=object)[:, [index[name] for name in used]].astype(str)
+        values = _numbers(table)
+    else:
+        values = np.empty((0, len(used)))
+    finite = np.isfinite(values)
+    bad_rows = ~finite.all(axis=1)
+    for row in np.flatnonzero(bad_rows):
+        column = used[int(np.flatnonzero(~finite[row])[0])]
+        unparsable.append((kept_numbers[row], f'not a finite number in column {column}'))
+    unparsable.sort()
+    good = ~bad_rows
+    values = values[good]
+    if values.shape[0] == 0:
+        raise InputError(f'{path}: no readable data row after the header (line {header_number})')
+    signals, start = {}, 1
+    for signal, names in columns.items():
+        signals[signal] = values[:, start:start + len(names)]
+        start += len(names)
+    ignored = [name for pattern in column_map.ignored for name in expand(pattern, joint_names) if name in index]
+    return CsvLog(path, values[:, 0] * column_map.time_unit_s, signals, np.asarray(kept_numbers)[good],
+                  unparsable, {'time': time_column, **columns}, ignored)

@@ -1,0 +1,156 @@
+""""Real-log" recordings of the twin: what a lab's logger writes, with known truth.
+
+From a twin run at a fine rate (``dynid simulate --rate``, default 1 kHz) the logger keeps samples at
+jittery stamps, as a client polling a controller does (UR's RTDE client at ~100 Hz):
+
+- steps of the nominal period times 1 + U(−jitter, +jitter), on the twin's own sample grid (so a
+  stamp is the true time of its sample: at 1 kHz stamps have 1 ms resolution, as the controller's
+  clock has);
+- now and then (``gap_rate_hz`` per second on average) one step of ``gap_periods`` periods: a lost
+  sample or two;
+- positions rounded to ``position_rounding_rad`` (a logger printing 4 decimals);
+- ``glitches`` rows of each kind: a position jump (one joint 0.5 rad off for one row), an absurd
+  current (250 A; for a torque log an absurd joint torque of 5000 N·m), and, in the CSV only, a
+  garbage line (alternately a truncated row and a line of text).
+
+The CSV goes beside the bag as ``log.csv``, in the column names of UR's RTDE client
+(``ur_rtde``: timestamp, actual_q_*, actual_qd_*, actual_current_*, target_current_*,
+target_moment_*, joint_temperatures_*; space-separated as that client writes) or of libfranka's CSV
+log (``franka``: time [ms], success_rate, state.q[*], state.dq[*], state.tau_J[*], cmd.tau_J_d[*];
+comma-separated). target_moment and cmd.tau_J_d are the controller's model torque, target_current
+that over the drive gain. Stamps start at ``time_offset_s`` (controller time, not 0). A ``ur_rtde``
+log has no joint torque (current-only), a ``franka`` log no current.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.io.dataset import Dataset
+
+CSV_FILE = 'log.csv'
+CSV_FORMATS = ('ur_rtde', 'franka')
+POSITION_JUMP_RAD = 0.5
+ABSURD_CURRENT_A = 250.0
+ABSURD_TORQUE_NM = 5000.0
+
+
+@dataclass
+class RealLogSettings:
+    """How the logger samples and spoils the twin's run (module docstring)."""
+
+    rate_hz: float = 100.0
+    jitter: float = 0.25
+    gap_rate_hz: float = 0.2
+    gap_periods: float = 3.0
+    position_rounding_rad: float = 1e-4
+    glitches: int = 2
+    csv_format: str = 'ur_rtde'
+    time_offset_s: float = 1000.0
+
+    def check(self, twin_rate_hz: float) -> None:
+        if self.csv_format not in CSV_FORMATS:
+            raise InputError(f'log format must be one of {", ".join(CSV_FORMATS)}, got {self.csv_format!r}')
+        if not 0 < self.rate_hz <= twin_rate_hz / 4:
+            raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of --rate '
+                             f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}')
+        if not 0 <= self.jitter < 0.5:
+            raise InputError(f'the stamp jitter must be within [0, 0.5) of the period, got {self.jitter:g}')
+        if self.gap_rate_hz < 0 or self.gap_periods < 1 or self.position_rounding_rad < 0 or self.glitches < 0:
+            raise InputError('gap rate, rounding and glitch count must be >= 0, gap periods >= 1')
+
+
+@dataclass
+class RealLog:
+    """The logged samples as a dataset (stamps from 0; ``start_ns`` the first one), the CSV text and the
+    glitches made (kind, row of the dataset or None, CSV line, time [s], joint, value)."""
+
+    dataset: Dataset
+    start_ns: int
+    csv_text: str
+    glitches: list[dict] = field(default_factory=list)
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+
+def sample_rows(n_samples: int, twin_rate_hz: float, settings: RealLogSettings, rng: np.random.Generator
+                ) -> np.ndarray:
+    """Indices of the twin's samples the logger keeps (module docstring)."""
+    base = twin_rate_hz / settings.rate_hz
+    count = int(n_samples / base * 1.2) + 2
+    steps = np.maximum(1, np.rint(base * (1.0 + rng.uniform(-settings.jitter, settings.jitter, count))))
+    gaps = rng.random(count) < settings.gap_rate_hz / settings.rate_hz
+    steps[gaps] += np.rint((settings.gap_periods - 1.0) * base)
+    rows = np.concatenate([[0], np.cumsum(steps)]).astype(int)
+    return rows[rows < n_samples]
+
+
+def _csv_lines(fmt: str, t: np.ndarray, q, dq, effort, target_moment, target_current, temperature, n: int
+               ) -> tuple[str, list[str]]:
+    buffer = io.StringIO()
+    if fmt == 'ur_rtde':
+        names = ['timestamp'] + [f'{field}_{j}' for field in ('actual_q', 'actual_qd', 'actual_current',
+                                                              'target_current', 'target_moment',
+                                                              'joint_temperatures') for j in range(n)]
+        table = np.column_stack([t, q, dq, effort, target_current, target_moment, temperature])
+        np.savetxt(buffer, table, fmt=['%.4f'] + ['%.6g'] * (table.shape[1] - 1), delimiter=' ')
+        return ' '.join(names), buffer.getvalue().splitlines()
+    names = ['time', 'success_rate'] + [f'{field}[{j}]' for field in ('state.q', 'state.dq', 'state.tau_J',
+                                                                      'cmd.tau_J_d') for j in range(n)]
+    table = np.column_stack([np.rint(t * 1e3), np.ones(t.size), q, dq, effort, target_moment])
+    np.savetxt(buffer, table, fmt=['%d', '%g'] + ['%.6g'] * (table.shape[1] - 2), delimiter=',')
+    return ','.join(names), buffer.getvalue().splitlines()
+
+
+def make_real_log(record, drive_gain: np.ndarray, settings: RealLogSettings, seed: int) -> RealLog:
+    """The real log of a :class:`~dynid.sim.twin.SimulationRecord` (module docstring)."""
+    rng = np.random.default_rng([seed, 13])
+    rows = sample_rows(record.time.size, record.rate_hz, settings, rng)
+    m, n = record.measured, len(record.joint_names)
+    t = record.time[rows] + settings.time_offset_s
+    step = settings.position_rounding_rad
+    q = np.rint(m['q'][rows] / step) * step if step > 0 else m['q'][rows].copy()
+    dq = m['dq'][rows].copy()
+    ur = settings.csv_format == 'ur_rtde'
+    effort = (m['current'] if ur else m['joint_torque'])[rows].copy()
+    target_moment = record.reference['effort'][rows]
+    glitches: list[dict] = []
+    count = settings.glitches
+    if 3 * count > rows.size // 2:
+        raise InputError(f'{count} glitches of each kind do not fit in {rows.size} logged rows')
+    chosen = rng.choice(np.arange(rows.size // 10, rows.size - rows.size // 10), size=3 * count, replace=False)
+    for k, row in enumerate(chosen):
+        joint = int(rng.integers(n))
+        sign = 1.0 if rng.random() < 0.5 else -1.0
+        kind = ('position_jump', 'absurd_current' if ur else 'absurd_torque', 'garbage_line')[k // count]
+        if kind == 'position_jump':
+            q[row, joint] += sign * POSITION_JUMP_RAD
+            value = float(q[row, joint])
+        elif kind == 'garbage_line':
+            joint, value = None, None
+        else:
+            effort[row, joint] = value = sign * (ABSURD_CURRENT_A if ur else ABSURD_TORQUE_NM)
+        glitches.append({'kind': kind, 'row': int(row), 'time_s': float(t[row]), 'joint': None if joint is None
+                         else record.joint_names[joint], 'value': value})
+    header, lines = _csv_lines(settings.csv_format, t, q, dq, effort, target_moment,
+                               target_moment / drive_gain, m['temperature'][rows], n)
+    garbage = sorted((g for g in glitches if g['kind'] == 'garbage_line'), key=lambda g: g['row'])
+    out, previous = [header], 0
+    for k, g in enumerate(garbage):  # a garbage line goes after the row it names
+        out += lines[previous:g['row'] + 1]
+        previous = g['row'] + 1
+        junk = lines[g['row']][:len(lines[g['row']]) // 2] if k % 2 == 0 else 'rtde: lost 1 package, reconnecting'
+        out.append(junk)
+        g['line'], g['row'], g['text'] = len(out), None, junk
+    out += lines[previous:]
+    for g in glitches:  # CSV line of a spoiled row: the header, the rows and garbage lines before it
+        if g['kind'] != 'garbage_line':
+            g['line'] = int(g['row'] + 2 + sum(1 for x in garbage if x['time_s'] < g['time_s']))
+    start_ns = int(round(t[0] * 1e9))
+    dataset = Dataset(record.joint_names, t - t[0], q, dq, tau=None if ur else effort, current=effort if ur else None,
+                      temperature=m['temperature'][rows] if ur else None,
+                      source={'simulation': 'real log', 'real_log': asdict(settings)})
+    return RealLog(dataset, start_ns, '\n'.join(out) + '\n', glitches, rows)
