@@ -156,7 +156,7 @@ def test_build_suite_with_estimator_node_estimates_in_one_process(tmp_path):
         while len(estimates) < 3 and time.monotonic() < end:
             executor.spin_once(timeout_sec=0.1)
         assert len(estimates) >= 3, 'no stiffness estimates from the composed estimator_node'
-        assert [d.size for d in estimates[-1].layout.dim] == [6, 5]
+        assert [d.size for d in estimates[-1].layout.dim] == [6, 6]
     finally:
         executor.shutdown()
         for node in executor.get_nodes():

@@ -30,7 +30,9 @@ def test_estimates_stiffness_from_the_twin_and_stores_a_baseline(tmp_path):
     domain = 100 + (os.getpid() + 83) % 100
     baseline = tmp_path / 'baseline.yaml'
     processes = [start_node('sim_node', domain, *parameters('rate:=500.0')),
-                 start_node('estimator_node', domain, *parameters(f'baseline_file:={baseline}', 'publish_rate:=20.0'))]
+                 # The twin rests: learning from rest is allowed here (min_velocity 0) to see the static deflection.
+                 start_node('estimator_node', domain, *parameters(f'baseline_file:={baseline}', 'publish_rate:=20.0',
+                                                                  'min_velocity:=0.0'))]
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     node = rclpy.create_node('estimator_probe', context=context)
@@ -45,12 +47,12 @@ def test_estimates_stiffness_from_the_twin_and_stores_a_baseline(tmp_path):
         with spinning(executor, context):
             assert wait_until(lambda: len(estimates) >= 5, 120.0), 'no stiffness estimates'
             message = estimates[-1]
-            assert [d.size for d in message.layout.dim] == [6, 5]
+            assert [d.size for d in message.layout.dim] == [6, 6]
             assert message.layout.dim[0].label == 'joint:' + ','.join(JOINTS)
-            assert message.layout.dim[1].label.startswith('quantity:alpha1,alpha3,k0')
-            table = np.array(message.data).reshape(6, 5)
+            assert message.layout.dim[1].label == 'quantity:alpha1,alpha3,k0,relative_to_baseline,fit,relative_std'
+            table = np.array(message.data).reshape(6, 6)
             # Joints 2 and 3 hold the arm against gravity: their static deflection is estimated (k0 > 0).
-            assert wait_until(lambda: np.all(np.array(estimates[-1].data).reshape(6, 5)[1:3, 2] > 1e3), 60.0), table
+            assert wait_until(lambda: np.all(np.array(estimates[-1].data).reshape(6, 6)[1:3, 2] > 1e3), 60.0), table
             name = '/estimator_node: stiffness shoulder_lift_joint'
             assert wait_until(lambda: name in statuses, 30.0), sorted(statuses)
             assert '/estimator_node: intake' in statuses

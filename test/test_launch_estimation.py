@@ -62,7 +62,7 @@ def test_estimation_launch_estimates_stiffness():
             executor.spin_once(timeout_sec=0.1)
         assert estimates, 'no ~/stiffness from the launched estimator_node'
         message = estimates[-1]
-        assert [d.size for d in message.layout.dim] == [6, 5]
+        assert [d.size for d in message.layout.dim] == [6, 6]
         assert message.layout.dim[0].label.startswith('joint:shoulder_pan_joint,')
         assert message.layout.dim[1].label.startswith('quantity:alpha1,alpha3,k0')
         assert intake in statuses, sorted(statuses)

@@ -97,7 +97,7 @@ def test_suite_on_the_twin_records_identifies_estimates_and_feeds_forward():
         assert moved > 0.05, f'the twin did not follow the trajectory (moved {moved:.3f} rad)'
 
         assert probe.spin_until(lambda: len(estimates) >= 3, 30.0), 'no ~/stiffness from estimator_node'
-        assert [d.size for d in estimates[-1].layout.dim] == [6, 5]
+        assert [d.size for d in estimates[-1].layout.dim] == [6, 6]
 
         response = probe.trigger('/suite/identifier_node/stop_recording')
         assert response.success, response.message

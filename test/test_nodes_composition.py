@@ -55,7 +55,7 @@ def test_node_classes_compose_with_a_users_node_in_one_process():
             executor.spin_once(timeout_sec=0.1)
         assert watch.states and watch.states[-1].name[0] == 'shoulder_pan_joint'
         assert len(watch.estimates) >= 3, 'no ~/stiffness reached the user node'
-        assert [d.size for d in watch.estimates[-1].layout.dim] == [6, 5]
+        assert [d.size for d in watch.estimates[-1].layout.dim] == [6, 6]
         assert {n.get_fully_qualified_name() for n in nodes} == {'/arm/sim_node', '/arm/estimator_node',
                                                                  '/arm/stiffness_watch'}
     finally:

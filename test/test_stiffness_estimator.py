@@ -119,7 +119,7 @@ def test_egms_friction_shape_any_batching():
 
 def test_dead_zone_keeps_a_joint_at_rest_from_learning():
     drives = _drives(1)
-    est = StiffnessEstimator(drives)
+    est = StiffnessEstimator(drives, min_velocity=0.0)  # the dead zone alone (the rest gate would hide it)
     # encoder quantization only: θ quantum 2π/(2^14·101), q quantum 2π/2^20
     rng = np.random.default_rng(1)
     q = np.round(rng.normal(0.0, 3e-6, (3000, 1)) / (2 * np.pi / 2**20)) * (2 * np.pi / 2**20)
@@ -129,6 +129,44 @@ def test_dead_zone_keeps_a_joint_at_rest_from_learning():
     assert not out.learning.any()
     np.testing.assert_array_equal(est.alpha, 0.0)
     assert np.isnan(est.fit).all()
+
+
+def test_a_joint_resting_under_load_does_not_learn_its_stiction():
+    """At rest the friction is anywhere in ±Fs, not the static map: a joint holding a load (φ = 0.5 mrad,
+    far outside the dead zone) with 2 N·m of stiction in its current would settle α̂1 26 % high if it
+    learned at rest; below min_velocity it does not learn at all, and learns the truth once it moves."""
+    drives = _drives(1)
+    n = 4000
+    q = np.zeros((n, 1))
+    theta = np.full((n, 1), 5e-4)
+    current = (K1 * 5e-4 + K3 * 5e-4**3 + 2.0) / drives.drive_gain * np.ones((n, 1))
+    learned_at_rest = StiffnessEstimator(drives, min_velocity=0.0)
+    learned_at_rest.update(q, theta, current)
+    assert learned_at_rest.stiffness_at_zero[0] > 1.05 * K1
+    gated = StiffnessEstimator(drives)
+    assert gated.min_velocity == 0.05
+    out = gated.update(q, theta, current)
+    assert not out.learning.any() and gated.stiffness_at_zero[0] == 0.0
+    assert np.isnan(gated.relative_std[0]) and not gated.converged[0]
+    q, theta, current = _synthetic(drives, seconds=10.0)
+    gated.update(q, theta, current)
+    assert gated.stiffness_at_zero[0] == pytest.approx(K1, rel=0.01)
+    with pytest.raises(InputError, match='min_velocity'):
+        StiffnessEstimator(drives, min_velocity=-1.0)
+
+
+def test_relative_std_tells_a_determined_joint_from_an_undeflected_one():
+    """relative_std = sqrt(P11·σ̂²)/|α̂1|: small where the joint was deflected (and α̂1 is then close to
+    the truth: within 3 standard deviations here, white noise), NaN where it never was."""
+    drives = _drives(2)
+    q, theta, current = _synthetic(drives, seconds=10.0, current_noise=0.05)
+    theta[:, 1] = q[:, 1]  # joint 2 is never deflected
+    est = StiffnessEstimator(drives)
+    est.update(q, theta, current)
+    spread = est.relative_std
+    assert 0.0 < spread[0] < 0.02 and est.converged[0]
+    assert abs(est.stiffness_at_zero[0] / K1 - 1.0) < 3 * spread[0] + 1e-3
+    assert np.isnan(spread[1]) and not est.converged[1]
 
 
 def test_refuses_without_theta_or_drives():

@@ -622,6 +622,8 @@ def _add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--order', type=int, default=2, help='odd powers of the stiffness polynomial (default 2)')
     parser.add_argument('--forgetting', type=float, default=0.99995, help='RLS forgetting factor (default 0.99995)')
     parser.add_argument('--freeze', type=float, default=0.0, help='no friction adaptation for the first S seconds')
+    parser.add_argument('--min-velocity', type=float, default=0.05,
+                        help='the stiffness learns only while |rotor velocity| reaches this [rad/s] (default 0.05)')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
 
 
@@ -638,7 +640,8 @@ def _run_estimate(args: argparse.Namespace) -> int:
 
     settings = EstimationSettings(batch=args.batch, stiffness=not args.no_stiffness, friction=not args.no_friction,
                                   damping=args.damping[0] if len(args.damping) == 1 else tuple(args.damping),
-                                  order=args.order, forgetting=args.forgetting, freeze_s=args.freeze)
+                                  order=args.order, forgetting=args.forgetting, freeze_s=args.freeze,
+                                  min_velocity=args.min_velocity)
     output = None if args.output is None else Path(args.output)
     if output is not None and output.suffix.lower() == '.csv':
         raise InputError(f'-o {output}: name the YAML file; the history CSV goes beside it')

@@ -68,6 +68,8 @@ class EstimationSettings:
         order: P, odd powers in the stiffness regressor ψ = [φ, φ³, …] (eq. (8)).
         forgetting, regularization: μ and δ of RLS-DF* (eq. (18); paper: 0.99995, 0.1).
         deadzone: |φ| [rad] at or below which a sample does not learn; None: from the encoder resolutions.
+        min_velocity: |θ̇| [rad/s, link units] below which a sample does not learn (the static friction
+            map does not hold at rest; :mod:`dynid.estimate.stiffness`, "Rest").
         fit_window_s: time constant of the running NRMSE fit [s].
         freeze_s: no friction adaptation before this time [s] from the start (Madsen 2020, ch.6: 30 s).
         adaptation_time_s: T_a of the friction gain rule [s].
@@ -84,6 +86,7 @@ class EstimationSettings:
     forgetting: float = 0.99995
     regularization: float = 0.1
     deadzone: float | None = None
+    min_velocity: float = 0.05
     fit_window_s: float = 10.0
     freeze_s: float = 0.0
     adaptation_time_s: float = 2.0
@@ -113,6 +116,7 @@ class EstimationSettings:
         _number(self.regularization, 'regularization', minimum=0.0)
         if self.deadzone is not None:
             _number(self.deadzone, 'deadzone [rad]', minimum=0.0)
+        _number(self.min_velocity, 'min_velocity [rad/s]', minimum=0.0)
         _number(self.fit_window_s, 'fit_window_s [s]', minimum=0.0, inclusive=False)
         _number(self.freeze_s, 'freeze_s [s]', minimum=0.0)
         _number(self.adaptation_time_s, 'adaptation_time_s [s]', minimum=0.0, inclusive=False)
@@ -187,7 +191,7 @@ def build_estimators(robot, result, settings: EstimationSettings, rate_hz: float
         stiffness = StiffnessEstimator.from_robot(
             robot, result, rate_hz=rate_hz, order=settings.order, damping=settings.damping,
             forgetting=settings.forgetting, regularization=settings.regularization, deadzone=settings.deadzone,
-            fit_window_s=settings.fit_window_s, window=settings.window)
+            fit_window_s=settings.fit_window_s, window=settings.window, min_velocity=float(settings.min_velocity))
     friction = _friction_estimator(robot, result, settings, rate_hz, notes) if settings.friction else None
     if stiffness is None and friction is None:
         raise InputError('nothing to estimate: ' + ('; '.join(notes) or 'stiffness and friction are off'))

@@ -3,9 +3,11 @@ feedforward, as a terminal table and a report page (``loop.html``). No ROS here.
 
 Tolerances (stated, checked by the tests on the demo's own output): the online stiffness estimate
 k0 = α̂1 (Madsen, Rosenlund, Brandt and Zhang 2019, eq. (9)) within ``STIFFNESS_TOLERANCE`` of the
-twin's true α1 on every joint where the estimator converged (running fit of τ_E ≥ ``CONVERGED_FIT``; a
-joint whose deflection the short demo motion hardly excites does not converge, and says so); the
-adaptive friction scale α̂1 (Madsen 2020, ch.6 eq. (24)) within ``FRICTION_TOLERANCE`` of the twin's
+twin's true α1 on every joint where the estimator converged (standard deviation of α̂1 at most
+``CONVERGED_RELATIVE_STD`` of it, :attr:`StiffnessEstimator.relative_std`). A joint the motion never
+deflected beyond the estimator's dead zone while moving (on the UR5e twin the wrist_3 joint: its
+torque stays below 0.15 N·m, α1 times the dead zone) has no estimate; the table says "not excited" instead of a number.
+The adaptive friction scale α̂1 (Madsen 2020, ch.6 eq. (24)) within ``FRICTION_TOLERANCE`` of the twin's
 true Coulomb scale, which is 1 (no wear scheduled: the identified Coulomb level holds).
 """
 
@@ -21,7 +23,7 @@ import numpy as np
 from dynid.control.inputs import labelled_table
 from dynid.control.tracking import Tracking
 from dynid.errors import InputError
-from dynid.estimate.stiffness import CONVERGED_FIT
+from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
 
 STIFFNESS_TOLERANCE = 0.10  # relative
 FRICTION_TOLERANCE = 0.25  # absolute, on the Coulomb scale [-]
@@ -85,12 +87,22 @@ class LoopSummary:
             return None
         return self.stiffness.latest('k0') / self.true_alpha1 - 1.0
 
+    def relative_std(self) -> np.ndarray:
+        """Latest relative standard deviation of α̂1 per joint; NaN where it never learned (or not published)."""
+        if self.stiffness is None or 'relative_std' not in self.stiffness.quantities:
+            return np.full(len(self.joint_names), np.nan)
+        return self.stiffness.latest('relative_std')
+
     def converged(self) -> np.ndarray:
-        """Per joint: the stiffness estimate converged (latest running fit ≥ CONVERGED_FIT)."""
-        if self.stiffness is None:
-            return np.zeros(len(self.joint_names), dtype=bool)
-        fit = self.stiffness.latest('fit')
-        return np.isfinite(fit) & (fit >= CONVERGED_FIT)
+        """Per joint: the stiffness estimate converged (relative_std ≤ CONVERGED_RELATIVE_STD)."""
+        spread = self.relative_std()
+        return np.isfinite(spread) & (spread <= CONVERGED_RELATIVE_STD)
+
+    def stiffness_status(self) -> list[str]:
+        """Per joint: 'converged', 'not converged', or 'not excited' (no sample learned from)."""
+        spread, converged = self.relative_std(), self.converged()
+        return ['converged' if c else 'not excited' if not np.isfinite(r) else 'not converged'
+                for r, c in zip(spread, converged, strict=True)]
 
     def friction_error(self) -> np.ndarray | None:
         """Latest friction α̂1 minus the true Coulomb scale (1), per joint, where the adaptation ran."""
@@ -112,10 +124,12 @@ class LoopSummary:
                          'ratio': per_joint(self.tracking_ratio())},
             'stiffness': {'k0': per_joint(None if stiffness is None else stiffness.latest('k0')),
                           'fit_percent': per_joint(None if stiffness is None else stiffness.latest('fit')),
+                          'relative_std': per_joint(self.relative_std()),
+                          'status': dict(zip(self.joint_names, self.stiffness_status(), strict=True)),
                           'converged': {n: bool(c) for n, c in zip(self.joint_names, self.converged(), strict=True)},
                           'true_alpha1': per_joint(self.true_alpha1),
                           'relative_error': per_joint(self.stiffness_error()),
-                          'tolerance': STIFFNESS_TOLERANCE, 'converged_fit_percent': CONVERGED_FIT},
+                          'tolerance': STIFFNESS_TOLERANCE, 'converged_relative_std': CONVERGED_RELATIVE_STD},
             'friction': {'alpha1': per_joint(None if friction is None else friction.latest('alpha1')),
                          'alpha2': per_joint(None if friction is None else friction.latest('alpha2')),
                          'true_coulomb_scale': 1.0, 'tolerance': FRICTION_TOLERANCE},
@@ -127,20 +141,24 @@ class LoopSummary:
                  f'{self.without.window_s[1] - self.without.window_s[0]:.1f} s), twin without its own model torque; '
                  f'online estimates at the end against the twin\'s truth',
                  f'{"joint":<22}{"without [mrad]":>15}{"with ff [mrad]":>15}{"ratio":>7}'
-                 f'{"k0 [kN·m/rad]":>15}{"true α1":>9}{"error %":>9}{"fit %":>8}{"friction α̂1":>13}']
+                 f'{"k0 [kN·m/rad]":>15}{"true α1":>9}{"error %":>9}{"std %":>7}{"fit %":>8}{"friction α̂1":>13}']
         stiffness, friction = self.stiffness, self.friction
-        k_error, converged = self.stiffness_error(), self.converged()
+        k_error, converged, spread = self.stiffness_error(), self.converged(), self.relative_std()
+        state = self.stiffness_status()
         for j, name in enumerate(self.joint_names):
-            k0 = f'{stiffness.latest("k0")[j] / 1e3:.2f}' if stiffness is not None else 'n/a'
+            k0 = 'n/a' if stiffness is None else 'not excited' if state[j] == 'not excited' else \
+                f'{stiffness.latest("k0")[j] / 1e3:.2f}'
             error = f'{100 * k_error[j]:+.1f}' if k_error is not None and converged[j] else '—'
+            std = f'{100 * spread[j]:.2f}' if np.isfinite(spread[j]) else '—'
             fit = f'{stiffness.latest("fit")[j]:.1f}' if stiffness is not None else 'n/a'
             alpha = f'{friction.latest("alpha1")[j]:.3f}' if friction is not None else 'n/a'
             lines.append(f'{name:<22}{1e3 * self.without.rms[j]:>15.3f}{1e3 * self.with_feedforward.rms[j]:>15.3f}'
                          f'{self.tracking_ratio()[j]:>7.2f}{k0:>15}{self.true_alpha1[j] / 1e3:>9.2f}{error:>9}'
-                         f'{fit:>8}{alpha:>13}')
-        lines.append(f'tolerances: k0 within ±{100 * STIFFNESS_TOLERANCE:.0f} % of the true α1 where converged (fit ≥ '
-                     f'{CONVERGED_FIT:g} %; elsewhere the motion hardly deflects the joint: —), friction α̂1 within '
-                     f'±{FRICTION_TOLERANCE:g} of 1 (no wear in the twin)')
+                         f'{std:>7}{fit:>8}{alpha:>13}')
+        lines.append(f'tolerances: k0 within ±{100 * STIFFNESS_TOLERANCE:.0f} % of the true α1 where converged (std of '
+                     f'α̂1 ≤ {100 * CONVERGED_RELATIVE_STD:g} % of it; "not excited": never deflected beyond the dead '
+                     f'zone while moving, no estimate), friction α̂1 within ±{FRICTION_TOLERANCE:g} of 1 (no wear in '
+                     f'the twin)')
         return '\n'.join(lines)
 
 

@@ -13,11 +13,12 @@ alpha1, alpha2, active).
 
 Publishes ``~/stiffness`` (std_msgs/Float64MultiArray, at most ``publish_rate`` Hz) with a labelled
 layout: dimension ``joint`` (the robot's joints, in order) × dimension ``quantity`` (alpha1 [N·m/rad],
-alpha3 [N·m/rad³], k0 = stiffness at zero deflection [N·m/rad], relative_to_baseline [-], fit [%]);
-and ``/diagnostics`` once per second: per joint converged or not, the stiffness relative to the
-stored baseline (WARN below 1 − ``stiffness_drop_warning``), a stiffness change the estimator
-detected (WARN for 30 s, with k0 against its value before; the estimator restarts its covariance
-and learns again within seconds), plus stale inputs and the intake's lost samples. Services
+alpha3 [N·m/rad³], k0 = stiffness at zero deflection [N·m/rad], relative_to_baseline [-], fit [%],
+relative_std = standard deviation of α̂1 relative to α̂1 [-]); and ``/diagnostics`` once per second:
+per joint converged or not (relative_std ≤ 2 %), the stiffness relative to the stored baseline
+(WARN below 1 − ``stiffness_drop_warning``), a stiffness change the estimator detected (WARN for
+30 s, with k0 against its value before; the estimator restarts its covariance and learns again
+within seconds), plus stale inputs and the intake's lost samples. Services
 (std_srvs/Trigger): ``~/reset`` starts the estimation again; ``~/set_baseline`` stores the current
 k0 of every joint in ``baseline_file`` (YAML), which is read again at start-up.
 Without motor encoders (no ``motor_states``) nothing can be estimated: diagnostics say so.
@@ -38,7 +39,7 @@ from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
 from dynid.estimate.replay import EstimationSettings, build_estimators
-from dynid.estimate.stiffness import CONVERGED_FIT
+from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
 from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
@@ -46,7 +47,7 @@ from dynid.nodes.intake import IntakeSettings, StateIntake
 from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import run_node
 
-QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit')
+QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit', 'relative_std')
 FRICTION_QUANTITIES = ('alpha1', 'alpha2', 'active')
 INTAKE_PERIOD_S = 0.05  # default intake_period [s]: estimates are published at 10 Hz by default
 STALE_S = 1.0  # no joined sample for this long: inputs are stale
@@ -75,6 +76,8 @@ class EstimatorNode(Node):
                                          '/identifier_node/result); each one received replaces the result; empty: none',
                                          read_only=True))
         d('damping', 0.0, descriptor('transmission damping D of every joint [N·m·s/rad]', True, 0.0, 1e4))
+        d('min_velocity', 0.05, descriptor('stiffness learns only while |rotor velocity| reaches this [rad/s]: '
+                                           'the friction map does not hold at rest', True, 0.0, 10.0))
         d('publish_rate', 10.0, descriptor('estimates published at most this often [Hz]', True, 0.1, 100.0))
         d('stiffness_drop_warning', 0.15, descriptor('warn when k0 falls this fraction below the baseline',
                                                      False, 0.01, 0.99))
@@ -114,7 +117,8 @@ class EstimatorNode(Node):
     # ------------------------------------------------------------------------------ inputs
     def _build_estimators(self, result):
         """(stiffness, friction) estimators as ``dynid estimate`` builds them (one construction)."""
-        settings = EstimationSettings(damping=float(self.get_parameter('damping').value))
+        settings = EstimationSettings(damping=float(self.get_parameter('damping').value),
+                                      min_velocity=float(self.get_parameter('min_velocity').value))
         built = build_estimators(self.robot, result, settings, self.rate_hz)
         log = self.get_logger().warning if result is not None else self.get_logger().info
         for note in built.notes:
@@ -171,9 +175,10 @@ class EstimatorNode(Node):
             alpha = self.estimator.alpha.copy()
             k0 = self.estimator.stiffness_at_zero.copy()
             fit = np.asarray(self.estimator.fit, dtype=float).copy()
+            spread = self.estimator.relative_std
         relative = k0 / self.baseline if self.baseline is not None else np.full(k0.shape, np.nan)
         third = alpha[:, 1] if alpha.shape[1] > 1 else np.zeros(len(k0))
-        return np.column_stack([alpha[:, 0], third, k0, relative, fit])
+        return np.column_stack([alpha[:, 0], third, k0, relative, fit, spread])
 
     def _friction_table(self) -> np.ndarray | None:
         with self.lock:
@@ -215,9 +220,9 @@ class EstimatorNode(Node):
         table = self._table()
         drop = self.get_parameter('stiffness_drop_warning').value
         for j, joint in enumerate(self.robot.joint_names):
-            alpha1, alpha3, k0, relative, fit = table[j]
+            alpha1, alpha3, k0, relative, fit, spread = table[j]
             values = dict(zip(QUANTITIES, (f'{v:.6g}' for v in table[j]), strict=True))
-            converged = bool(np.isfinite(fit) and fit >= CONVERGED_FIT)
+            converged = bool(np.isfinite(spread) and spread <= CONVERGED_RELATIVE_STD)
             with self.lock:
                 changes, changed_at = int(self.estimator.changes[j]), self.estimator.last_change_s[j]
                 before, now = self.estimator.before_change[j], self.estimator.time_s
@@ -228,7 +233,7 @@ class EstimatorNode(Node):
                 level, text = 'warn', (f'stiffness changed {now - changed_at:.1f} s ago: k0 '
                                        f'{100 * (k0 / before - 1):+.0f} % since (estimating again)')
             else:
-                level, text = 'ok', 'converged' if converged else 'not converged yet (needs deflection)'
+                level, text = 'ok', 'converged' if converged else 'not converged yet (needs deflection while moving)'
             statuses.append(status(f'{name}: stiffness {joint}', level, text, values))
         friction = self._friction_table()
         for j, joint in enumerate(self.robot.joint_names if friction is not None else ()):
