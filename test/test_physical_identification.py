@@ -8,20 +8,19 @@ import pytest
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.physical import (
-    PhysicalSettings,
-    describe_link,
-    link_names,
-    mass_matrix_check,
-    parameters_of_pseudo_inertia,
-    pseudo_inertia,
-)
+from dynid.identify.physical import PhysicalSettings, link_names, mass_matrix_check
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.model import load_robot
-from dynid.model.inertial import cylinder_inertia, parameters_from_com
+from dynid.model.inertial import (
+    cylinder_inertia,
+    describe_link,
+    parameters_from_com,
+    parameters_of_pseudo_inertia,
+    pseudo_inertia,
+)
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, home_configuration

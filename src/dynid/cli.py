@@ -686,7 +686,8 @@ def _run_export_urdf(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.identify.result import IdentificationResult
-    from dynid.model.urdf_export import export_urdf, round_trip_error
+    from dynid.identify.torque import round_trip_error
+    from dynid.model.urdf_export import export_urdf
 
     output = Path(args.output)
     if output.exists() and not args.force:

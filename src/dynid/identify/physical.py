@@ -51,7 +51,7 @@ import scipy.linalg
 import scipy.optimize
 
 from dynid.errors import InputError
-from dynid.model.inertial import split_parameters
+from dynid.model.inertial import parameters_of_pseudo_inertia, pseudo_inertia
 
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')
 #: Friction models whose parameters the physical solve can bound (the others iterate on τ_out).
@@ -85,24 +85,6 @@ class PhysicalSettings:
 
 
 # ------------------------------------------------------------------------------ pseudo-inertia
-def pseudo_inertia(phi: np.ndarray) -> np.ndarray:
-    """4×4 pseudo-inertia J = [[½tr(I)E − I, h], [hᵀ, m]] of 10 standard parameters (Wensing 2017 eq. (8))."""
-    mass, h, inertia = split_parameters(phi)
-    j = np.empty((4, 4))
-    j[:3, :3] = 0.5 * np.trace(inertia) * np.eye(3) - inertia
-    j[:3, 3] = j[3, :3] = h
-    j[3, 3] = mass
-    return j
-
-
-def parameters_of_pseudo_inertia(j: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`pseudo_inertia`: I = tr(Σ)·E − Σ."""
-    sigma = j[:3, :3]
-    inertia = np.trace(sigma) * np.eye(3) - sigma
-    return np.array([j[3, 3], *j[:3, 3], inertia[0, 0], inertia[0, 1], inertia[1, 1], inertia[0, 2],
-                     inertia[1, 2], inertia[2, 2]])
-
-
 #: (16, 10): vec(J) = PSEUDO_MAP @ φ (J is linear in φ).
 PSEUDO_MAP = np.column_stack([pseudo_inertia(e).reshape(-1) for e in np.eye(10)])
 
@@ -301,20 +283,6 @@ def link_names(robot) -> list[str]:
         frames = [f.name for f in model.frames if f.parentJoint == j and f.type == pin.FrameType.BODY]
         names.append(frames[0] if frames else model.names[j])
     return names
-
-
-def describe_link(phi: np.ndarray) -> dict:
-    """Mass [kg], centre of mass [m], inertia about the CoM [kg·m²] (joint frame axes), principal moments and
-    the triangle inequalities (each principal moment ≤ the sum of the other two) of 10 standard parameters."""
-    mass, h, inertia = split_parameters(phi)
-    com = h / mass if mass > 0 else np.zeros(3)
-    inertia_com = inertia - mass * (com @ com * np.eye(3) - np.outer(com, com))
-    moments = np.linalg.eigvalsh(0.5 * (inertia_com + inertia_com.T))
-    tolerance = 1e-9 * max(1.0, float(np.abs(moments).max()))
-    triangle = bool(all(moments[k] <= moments.sum() - moments[k] + tolerance for k in range(3)))
-    smallest = float(np.linalg.eigvalsh(pseudo_inertia(phi))[0])
-    return {'mass': mass, 'com': com, 'inertia_com': inertia_com, 'principal_moments': moments,
-            'triangle_inequalities': triangle, 'min_pseudo_eigenvalue': smallest}
 
 
 def mass_matrices(result, robot, q: np.ndarray) -> np.ndarray:
