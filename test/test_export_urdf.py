@@ -10,12 +10,12 @@ from dynid.errors import InputError
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.torque import RigidBodyTorque
+from dynid.identify.torque import RigidBodyTorque, round_trip_error
 from dynid.io.dataset import Dataset
 from dynid.model import load_robot
 from dynid.model.robot import RobotModel
 from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
-from dynid.model.urdf_export import export_urdf, round_trip_error
+from dynid.model.urdf_export import export_urdf
 
 FC, FV = 1.5, 0.8  # Coulomb [N·m] and viscous [N·m·s/rad] friction of the synthetic recording
 

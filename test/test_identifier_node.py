@@ -8,6 +8,8 @@ import time
 import pytest
 import rclpy
 import yaml
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
@@ -43,11 +45,13 @@ def suite(tmp_path_factory):
     clients = {name: node.create_client(Trigger, name) for name in (
         '/identifier_node/start_recording', '/identifier_node/stop_recording', '/identifier_node/identify',
         '/excitation_node/start')}
+    set_parameters = node.create_client(SetParameters, '/identifier_node/set_parameters')
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     try:
         with spinning(executor, context):
-            yield {'clients': clients, 'results': results, 'states': states, 'folder': folder}
+            yield {'clients': clients, 'results': results, 'states': states, 'folder': folder,
+                   'set_parameters': set_parameters}
     finally:
         node.destroy_node()
         rclpy.shutdown(context=context)
@@ -90,6 +94,32 @@ def test_record_identify_and_receive_the_result(suite):
     assert len(document['base_parameters']) == 36
     assert document['metrics']['train']['relative_residual'] < 0.1
     assert list(suite['folder'].glob('recording_*/result.yaml'))
+
+
+def test_physical_parameter_gives_a_physically_consistent_result(suite):
+    # After the recording of the test above: physical:=true re-identifies it with every link a realizable
+    # body; the published result carries the physical section (prior weight chosen, M(q) check).
+    request = SetParameters.Request(parameters=[Parameter(name='physical', value=ParameterValue(
+        type=ParameterType.PARAMETER_BOOL, bool_value=True))])
+    client = suite['set_parameters']
+    assert client.wait_for_service(timeout_sec=30.0)
+    future = client.call_async(request)
+    end = time.monotonic() + 30.0
+    while not future.done() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert future.done() and future.result().results[0].successful, future.result()
+    before = len(suite['results'])
+    identified = _call(suite['clients']['/identifier_node/identify'], timeout=180.0)
+    assert identified.success, identified.message
+    end = time.monotonic() + 10.0
+    while time.monotonic() < end and len(suite['results']) == before:
+        time.sleep(0.1)
+    document = yaml.safe_load(suite['results'][-1])
+    physical = document['physical']
+    assert len(physical['links']) == 6 and physical['mass_matrix']['positive_definite_percent'] == 100.0
+    assert physical['prior']['used'] and physical['prior']['cross_validation'] is not None
+    assert all(link['parameters'][0] > 0 for link in physical['links'])  # every mass positive
+    assert physical['consistency']['cost_percent'] >= 0
 
 
 def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):

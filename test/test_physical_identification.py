@@ -8,20 +8,19 @@ import pytest
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.physical import (
-    PhysicalSettings,
-    describe_link,
-    link_names,
-    mass_matrix_check,
-    parameters_of_pseudo_inertia,
-    pseudo_inertia,
-)
+from dynid.identify.physical import PRIOR_STD_GRID, PhysicalSettings, ReducedRows, link_names, mass_matrix_check
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.model import load_robot
-from dynid.model.inertial import cylinder_inertia, parameters_from_com
+from dynid.model.inertial import (
+    cylinder_inertia,
+    describe_link,
+    parameters_from_com,
+    parameters_of_pseudo_inertia,
+    pseudo_inertia,
+)
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, home_configuration
@@ -41,6 +40,18 @@ def test_pseudo_inertia_round_trip_and_physical_meaning():
     negative = body.copy()
     negative[0] = -1.0
     assert np.linalg.eigvalsh(pseudo_inertia(negative)).min() < 0
+
+
+def test_reduced_rows_keep_the_weighted_cost_of_every_parameter_vector():
+    # ‖G·(y − W·v)‖² = ‖p − R·v‖² + c for any v, and stacking parts equals reducing them together.
+    rng = np.random.default_rng(1)
+    w, y, g = rng.normal(size=(300, 8)), rng.normal(size=300), rng.uniform(0.5, 2.0, 300)
+    whole = ReducedRows.of(w, y, g)
+    stacked = ReducedRows.stack([ReducedRows.of(w[k::3], y[k::3], g[k::3]) for k in range(3)])
+    for v in rng.normal(size=(4, 8)):
+        expected = float(np.sum((g * (y - w @ v)) ** 2))
+        assert whole.cost(v) == pytest.approx(expected, rel=1e-10)
+        assert stacked.cost(v) == pytest.approx(expected, rel=1e-10)
 
 
 # --------------------------------------------------------------------------------- on the twin
@@ -83,6 +94,24 @@ def test_physical_result_satisfies_its_constraints(short_twin):
     base = [result.value(name) for name in robot.base.names]
     np.testing.assert_allclose(base, robot.base.from_standard(standard), rtol=1e-12, atol=1e-12)
     assert [link['link'] for link in result.physical_section['links']] == link_names(robot)
+
+
+def test_prior_weight_is_cross_validated_and_a_wrong_prior_gets_less(short_twin):
+    # The default s comes from the recording's own folds and is reported; a robot file with every mass and
+    # inertia doubled is trusted less (larger s) than the twin's own model, which is the truth here.
+    robot, train, _, _, result = short_twin
+    prior = result.physical_section['prior']
+    assert prior['relative_std'] in PRIOR_STD_GRID
+    totals = prior['cross_validation']['held_out_weighted_chi2']
+    assert len(totals) == len(PRIOR_STD_GRID) and min(totals) == totals[PRIOR_STD_GRID.index(prior['relative_std'])]
+    wrong = robot.with_parameters(2.0 * robot.standard_parameters)
+    other = identify(wrong, [RecordingInput(train)], ModelSpec(),
+                     options=IdentifyOptions('wls', physical=PhysicalSettings()))
+    assert other.physical_section['prior']['relative_std'] > prior['relative_std']
+    given = identify(robot, [RecordingInput(train)], ModelSpec(),
+                     options=IdentifyOptions('wls', physical=PhysicalSettings(prior_relative_std=0.3)))
+    assert given.physical_section['prior']['relative_std'] == 0.3
+    assert given.physical_section['prior']['cross_validation'] is None
 
 
 def test_mass_matrix_positive_definite_where_wls_is_not(short_twin):

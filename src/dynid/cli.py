@@ -412,8 +412,9 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--physical', action='store_true',
                           help='standard parameters with every link\'s pseudo-inertia positive semidefinite, rotor '
                                'inertia and Coulomb/viscous friction >= 0 (with --method ols, wls or irls)')
-    physical.add_argument('--prior-std', type=float, default=0.5,
-                          help='relative standard deviation of the prior (the robot file\'s own inertias; default 0.5)')
+    physical.add_argument('--prior-std', type=float, default=None,
+                          help='relative standard deviation s of the prior (the robot file\'s own inertias); '
+                               'default: chosen by 5-fold cross-validation on the recordings\' own rows')
     physical.add_argument('--no-prior', action='store_true', help='do not pull toward the robot file\'s inertias')
     physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
     parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
@@ -483,7 +484,7 @@ def _run_identify(args: argparse.Namespace) -> int:
         print(f'physical ({section["solver"]}, {section["solve_s"]:.2f} s): consistency cost '
               f'{section["consistency"]["cost_percent"]:+.3f} % of the weighted χ², M(q) positive definite on '
               f'{section["mass_matrix"]["positive_definite_percent"]:.1f} % of {section["mass_matrix"]["states"]} '
-              f'random states; prior {"s = " + format(args.prior_std, "g") if section["prior"]["used"] else "off"}')
+              f'random states; prior {_prior_text(section["prior"])}')
     for warning in result.warnings:
         print(f'warning: {warning}')
     print(f'wrote {output}')
@@ -759,6 +760,12 @@ def _run_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _prior_text(prior: dict) -> str:
+    if not prior['used']:
+        return 'off'
+    return f's = {prior["relative_std"]:g}' + (' (cross-validated)' if prior.get('cross_validation') else '')
+
+
 # ----------------------------------------------------------------------------- dynid export-urdf
 def _add_export_urdf_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('result', help='result file of dynid identify --physical')
@@ -771,7 +778,8 @@ def _run_export_urdf(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.identify.result import IdentificationResult
-    from dynid.model.urdf_export import export_urdf, round_trip_error
+    from dynid.identify.torque import round_trip_error
+    from dynid.model.urdf_export import export_urdf
 
     output = Path(args.output)
     if output.exists() and not args.force:

@@ -30,6 +30,7 @@ Y·π to ~1e-14 of the torque scale on the UR5e at large velocities and accelera
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -103,3 +104,19 @@ def _offset_parameters(standard: np.ndarray) -> np.ndarray:
         inertia = mass * _OFFSET_GYRATION_M**2 * np.eye(3)
         bodies.append(parameters_from_com(mass, np.zeros(3), inertia))
     return np.concatenate(bodies)
+
+
+def round_trip_error(result: IdentificationResult, original_urdf: str | Path, exported: str,
+                     samples: int = 200) -> float:
+    """Largest |τ_exported − τ_result| [N·m] on random states, relative to the largest torque.
+
+    τ_result is the result's rigid-body torque on the original URDF's model (base parameters, rotor inertia
+    left out); τ_exported the plain inverse dynamics of the exported URDF (:func:`dynid.model.urdf_export.export_urdf`)
+    loaded by pinocchio.
+    """
+    joints = list(result.joint_names)
+    original = RobotModel.from_urdf(str(original_urdf), joints=joints, name=result.robot)
+    loaded = RobotModel.from_urdf(exported, joints=joints, name=result.robot)
+    q, dq, ddq = original.random_states(samples, seed=3)
+    expected = RigidBodyTorque(result, original)(q, dq, ddq)
+    return float(np.abs(loaded.inverse_dynamics(q, dq, ddq) - expected).max() / max(np.abs(expected).max(), 1e-12))

@@ -9,6 +9,11 @@ inertia tensor [kg·m²] taken **about the origin of the body frame** (not about
 mass), all expressed in that frame. Taken about the frame origin, the dynamics are linear in these
 parameters (thesis ch.5 eq. (P2-4), (P2-5)). The thesis writes the same quantities as
 XX, XY, XZ, YY, YZ, ZZ, mX, mY, mZ, m (in another order).
+
+The same ten numbers as a 4×4 **pseudo-inertia** J (:func:`pseudo_inertia`) say whether a body is
+physical: J ⪰ 0 exactly when some non-negative mass density has these moments (Wensing, Kim and
+Slotine 2017, Theorem 1); :func:`describe_link` gives the readable view (mass, CoM, principal moments,
+triangle inequalities) that the identification's report and the URDF export share.
 """
 
 from __future__ import annotations
@@ -82,6 +87,38 @@ def to_pinocchio_inertia(phi: np.ndarray) -> pin.Inertia:
             raise InputError('a body of zero mass must have zero first moments and inertia')
         return pin.Inertia.Zero()
     return pin.Inertia.FromDynamicParameters(phi)
+
+
+def pseudo_inertia(phi: np.ndarray) -> np.ndarray:
+    """4×4 pseudo-inertia J = [[½tr(I)E − I, h], [hᵀ, m]] of 10 standard parameters (Wensing 2017 eq. (8))."""
+    mass, h, inertia = split_parameters(phi)
+    j = np.empty((4, 4))
+    j[:3, :3] = 0.5 * np.trace(inertia) * np.eye(3) - inertia
+    j[:3, 3] = j[3, :3] = h
+    j[3, 3] = mass
+    return j
+
+
+def parameters_of_pseudo_inertia(j: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`pseudo_inertia`: I = tr(Σ)·E − Σ."""
+    sigma = j[:3, :3]
+    inertia = np.trace(sigma) * np.eye(3) - sigma
+    return np.array([j[3, 3], *j[:3, 3], inertia[0, 0], inertia[0, 1], inertia[1, 1], inertia[0, 2],
+                     inertia[1, 2], inertia[2, 2]])
+
+
+def describe_link(phi: np.ndarray) -> dict:
+    """Mass [kg], centre of mass [m], inertia about the CoM [kg·m²] (joint frame axes), principal moments and
+    the triangle inequalities (each principal moment ≤ the sum of the other two) of 10 standard parameters."""
+    mass, h, inertia = split_parameters(phi)
+    com = h / mass if mass > 0 else np.zeros(3)
+    inertia_com = inertia - mass * (com @ com * np.eye(3) - np.outer(com, com))
+    moments = np.linalg.eigvalsh(0.5 * (inertia_com + inertia_com.T))
+    tolerance = 1e-9 * max(1.0, float(np.abs(moments).max()))
+    triangle = bool(all(moments[k] <= moments.sum() - moments[k] + tolerance for k in range(3)))
+    smallest = float(np.linalg.eigvalsh(pseudo_inertia(phi))[0])
+    return {'mass': mass, 'com': com, 'inertia_com': inertia_com, 'principal_moments': moments,
+            'triangle_inequalities': triangle, 'min_pseudo_eigenvalue': smallest}
 
 
 def cylinder_inertia(mass: float, radius: float, length: float, axis: str = 'z') -> np.ndarray:

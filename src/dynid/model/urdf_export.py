@@ -15,6 +15,9 @@ parameters are realizable bodies; :mod:`dynid.identify.physical`) and the URDF o
 - **Rotor inertia.** URDF has no field for it; where identified it is written as a comment in the joint
   (reflected to the link side [kg·m²]: simulators add it as armature).
 
+The check that the written file gives the result's torques is
+:func:`dynid.identify.torque.round_trip_error` (it needs the identification's base model).
+
 A URDF whose joints are not the result's, or whose joints' child links are not the links the result
 identified, is refused (:class:`~dynid.errors.InputError`, one line).
 """
@@ -23,12 +26,15 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.physical import describe_link
-from dynid.identify.result import IdentificationResult
+from dynid.model.inertial import describe_link
+
+if TYPE_CHECKING:  # the model layer reads a result; it does not import the identification
+    from dynid.identify.result import IdentificationResult
 
 
 def _format(value: float) -> str:
@@ -110,21 +116,3 @@ def export_urdf(result: IdentificationResult, urdf: str | Path) -> str:
                                        f'({result.method}, physical) '))
     ElementTree.indent(tree)
     return ElementTree.tostring(root, encoding='unicode') + '\n'
-
-
-def round_trip_error(result: IdentificationResult, original_urdf: str | Path, exported: str,
-                     samples: int = 200) -> float:
-    """Largest |τ_exported − τ_result| [N·m] on random states, relative to the largest torque.
-
-    τ_result is the result's rigid-body torque on the original URDF's model (base parameters, rotor inertia
-    left out); τ_exported the plain inverse dynamics of the exported URDF loaded by pinocchio.
-    """
-    from dynid.identify.torque import RigidBodyTorque
-    from dynid.model.robot import RobotModel
-
-    joints = list(result.joint_names)
-    original = RobotModel.from_urdf(str(original_urdf), joints=joints, name=result.robot)
-    loaded = RobotModel.from_urdf(exported, joints=joints, name=result.robot)
-    q, dq, ddq = original.random_states(samples, seed=3)
-    expected = RigidBodyTorque(result, original)(q, dq, ddq)
-    return float(np.abs(loaded.inverse_dynamics(q, dq, ddq) - expected).max() / max(np.abs(expected).max(), 1e-12))
