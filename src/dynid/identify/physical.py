@@ -55,6 +55,7 @@ stopped 44 % above the optimum.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,7 @@ import scipy.linalg
 import scipy.optimize
 
 from dynid.errors import InputError
+from dynid.identify.solvers import BLAS_THREADS
 from dynid.model.inertial import parameters_of_pseudo_inertia, pseudo_inertia
 
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')
@@ -454,6 +456,19 @@ def mass_matrix_check(result, robot, states: int = 10000, seed: int = 5) -> dict
             'min_eigenvalue': float(smallest.min())}
 
 
+def _data_and_prior_std(layout, prior, w, y, weights, std, use_prior, progress):
+    """The reduced data rows and s: s given, or cross-validated on folds whose factors also give the rows."""
+    if not use_prior or std is not None:
+        return ReducedRows.of(w, y, weights), std, None
+    start = time.perf_counter()
+    folds = row_folds(w, y, weights)
+    data = ReducedRows.stack(folds)  # the R of all rows, from the folds' small factors (one QR, not two)
+    std, totals = cross_validated_prior_std(layout, folds, prior)
+    progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation')
+    return data, std, {'folds': CROSS_VALIDATION_FOLDS, 'grid': list(PRIOR_STD_GRID),
+                       'held_out_weighted_chi2': totals, 'seconds': time.perf_counter() - start}
+
+
 # ------------------------------------------------------------------------------ the identification step
 def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings: PhysicalSettings,
                       progress=lambda text: None) -> tuple[np.ndarray, dict]:
@@ -467,8 +482,6 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
         (values in ``problem.parameter_names()`` order: the base parameters K·[π; Ia] and the friction,
         the ``physical`` section of the result as plain numbers).
     """
-    import time
-
     settings = settings.validated()
     settings.check_model(problem.spec)
     if problem.payload_blocks:
@@ -484,15 +497,11 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
     weights = estimate.row_weights if estimate.row_weights.size == len(y) else np.ones(len(y))
     layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, rigid_count)
     prior = PriorRows.of(n, layout.to_base.shape[1], robot.standard_parameters, prior_rotor)
-    data = ReducedRows.of(w, y, weights)
     std = settings.prior_relative_std if settings.prior else None
     cross_validation = None
-    if settings.prior and std is None:
-        start = time.perf_counter()
-        std, totals = cross_validated_prior_std(layout, row_folds(w, y, weights), prior)
-        cross_validation = {'folds': CROSS_VALIDATION_FOLDS, 'grid': list(PRIOR_STD_GRID),
-                            'held_out_weighted_chi2': totals, 'seconds': time.perf_counter() - start}
-        progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation')
+    with BLAS_THREADS.limit(limits=1):  # tall QRs: as in dynid.identify.solvers
+        data, std, cross_validation = _data_and_prior_std(layout, prior, w, y, weights, std, settings.prior,
+                                                          progress)
     reduced = layout.problem(data, prior, std)
     progress(f'physical solve ({settings.solver}): {reduced.a.shape[1]} unknowns, {n} pseudo-inertia constraints')
     start = time.perf_counter()

@@ -31,7 +31,7 @@ from dynid.errors import InputError
 
 # Tall least-squares problems run one BLAS thread: on a shared machine more threads than free cores
 # made the QR 10-50× slower (issue 15), and one thread is as fast as two on a quiet one.
-_ONE_BLAS_THREAD = ThreadpoolController()
+BLAS_THREADS = ThreadpoolController()
 
 WEIGHT_FUNCTIONS = {'huber': 1.345, 'tukey': 4.685, 'cauchy': 2.385}
 
@@ -76,7 +76,7 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
     if empty:
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
     scaled = w / norms
-    with _ONE_BLAS_THREAD.limit(limits=1):
+    with BLAS_THREADS.limit(limits=1):
         r, pivots = scipy.linalg.qr(scaled, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
     diagonal = np.abs(np.diag(r))
     rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
@@ -106,7 +106,7 @@ def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -
     if np.any(norms == 0):
         return None
     a /= norms
-    with _ONE_BLAS_THREAD.limit(limits=1):
+    with BLAS_THREADS.limit(limits=1):
         gram = a.T @ a
         try:
             factor = scipy.linalg.cho_factor(gram, check_finite=False)
@@ -131,7 +131,7 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     augmented = np.empty((w.shape[0], w.shape[1] + 1))
     np.multiply(w, weights[:, None], out=augmented[:, :-1])
     np.multiply(y, weights, out=augmented[:, -1])
-    with _ONE_BLAS_THREAD.limit(limits=1):
+    with BLAS_THREADS.limit(limits=1):
         factor = scipy.linalg.qr(augmented, mode='r', overwrite_a=True, check_finite=False)[0]
     r, projected = factor[:w.shape[1], :w.shape[1]], factor[:w.shape[1], -1]
     values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
@@ -164,7 +164,7 @@ def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndar
         rows = joints == j
         wj, yj = w[rows], y[rows]
         used = np.linalg.norm(wj, axis=0) > 0
-        with _ONE_BLAS_THREAD.limit(limits=1):
+        with BLAS_THREADS.limit(limits=1):
             solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
         residual = yj - wj[:, used] @ solution
         sigma.append(np.sqrt(residual @ residual / max(1, rows.sum() - rank)))
