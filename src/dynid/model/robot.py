@@ -151,6 +151,11 @@ class RobotModel:
             detail = next((line.strip() for line in parser_messages if line.strip()), '')
             raise InputError(f'cannot read URDF {source}: {reason}'
                              + (f' (urdfdom: {detail})' if detail else ''))
+        parser_errors = urdf_parser_errors(parser_messages)
+        if parser_errors:
+            # urdfdom reports an unreadable element (e.g. <inertia ixx="abc">) and goes on with zeros
+            # in its place: a model that differs from the file without a word. Refuse it instead.
+            raise InputError(f'cannot read URDF {source} exactly: {"; ".join(parser_errors)} (urdfdom)')
         if joints is not None:
             model = cls._reduce(model, joints, source)
         if gravity is not None:
@@ -450,6 +455,12 @@ def _native_stderr() -> Iterator[list[str]]:
             os.close(saved)
             capture.seek(0)
             lines.extend(capture.read().decode(errors='replace').splitlines())
+
+
+def urdf_parser_errors(messages: Sequence[str]) -> list[str]:
+    """The errors among urdfdom's diagnostic lines ("Error:   <text>"), without its source locations."""
+    return [line.split(':', 1)[1].strip() for line in messages
+            if line.strip().startswith('Error:') and line.split(':', 1)[1].strip()]
 
 
 def _gravity_vector(gravity: Sequence[float]) -> np.ndarray:
