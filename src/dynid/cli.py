@@ -192,6 +192,10 @@ def _run_excite(args: argparse.Namespace) -> int:
         clearance.prepare(home)
         print(f'clearance: {"no floor" if args.floor is None else f"floor at z = {args.floor:g} m"}; '
               f'{clearance.describe()}')
+        low = [] if args.floor is None else clearance.below_floor_at_home(args.floor)
+        if low:
+            print(f'warning: at home {", ".join(f"{name} (z = {z:.3f} m)" for name, z in low)} already '
+                  f'below the floor: they may move but not sink further; check --home', file=sys.stderr)
         design = FourierDesign(robot.joint_names, args.harmonics, args.period)
         if args.optimize:
             result = optimize_excitation(robot, design, home, limits, args.criterion, starts=args.starts,

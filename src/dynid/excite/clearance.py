@@ -184,6 +184,13 @@ class Clearance:
                 self.geometry.removeCollisionPair(self.geometry.collisionPairs[k])
             self._geometry_data = self.geometry.createData()
 
+    def below_floor_at_home(self, floor: float) -> list[tuple[str, float]]:
+        """(body, height [m]) of the bodies whose lowest point is already below ``floor`` at home."""
+        if self._home_heights is None:
+            raise InputError('Clearance.prepare(home) must come before the floor check')
+        return [(body.name, float(h)) for body, h in zip(self.bodies, self._home_heights, strict=True)
+                if h < floor - 1e-6]
+
     def heights(self, q: np.ndarray) -> np.ndarray:
         """Height z [m] of the lowest point of every body (:attr:`bodies`) for configurations (N, n)."""
         model, data = self.robot.pinocchio_model, self._data

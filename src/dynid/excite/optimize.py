@@ -152,38 +152,45 @@ def check_excitation(robot: RobotModel, trajectory: FourierTrajectory, limits: E
     return not violations, peaks
 
 
+#: Smallest share of a designed motion :func:`fit_to_clearance` keeps; below it the home leaves no room.
+MIN_CLEARANCE_SCALE = 0.25
+
+
 def fit_to_clearance(robot: RobotModel, design: FourierDesign, x: np.ndarray, limits: ExcitationLimits,
                      clearance: Clearance, samples: int = 1000) -> np.ndarray:
     """Shrink every joint's motion about its offset by one common factor (bisection, 10 steps) until
     the floor and self-collision checks hold; the variables unchanged if they already do.
 
-    Raises InputError when even the offsets alone (the motion shrunk to nothing) fail.
+    Raises InputError, naming what the full motion breaks, when the factor would fall below
+    :data:`MIN_CLEARANCE_SCALE` (an excitation that small identifies nothing) or when even the
+    offsets alone fail.
     """
     x = np.asarray(x, dtype=float).reshape(design.n, -1)
+    loose = ExcitationLimits(limits.position_low - 1.0, limits.position_high + 1.0, limits.velocity + np.inf,
+                             limits.acceleration + np.inf, None, limits.floor)
 
     def scaled(factor: float) -> np.ndarray:
         y = x.copy()
         y[:, 1:] *= factor
         return y.reshape(-1)
 
-    def clear(factor: float) -> bool:
-        trajectory = design.trajectory(scaled(factor))
-        violations, _ = excitation_violations(
-            robot, trajectory, ExcitationLimits(limits.position_low - 1.0, limits.position_high + 1.0,
-                                                limits.velocity + np.inf, limits.acceleration + np.inf,
-                                                None, limits.floor),
-            samples, clearance)
-        return not violations
+    def violations(factor: float) -> list[str]:
+        return excitation_violations(robot, design.trajectory(scaled(factor)), loose, samples, clearance)[0]
 
-    if clear(1.0):
+    full = violations(1.0)
+    if not full:
         return scaled(1.0)
-    if not clear(0.0):
-        raise InputError('the excitation\'s centre (its offsets) already breaks the floor or self-collision '
-                         'check; choose another --home or a lower --floor')
+    if violations(0.0):
+        raise InputError(f'the excitation\'s centre already breaks the clearance check ({violations(0.0)[0]}); '
+                         f'choose another --home or a lower --floor')
     low, high = 0.0, 1.0
     for _ in range(10):
         middle = 0.5 * (low + high)
-        low, high = (middle, high) if clear(middle) else (low, middle)
+        low, high = (low, middle) if violations(middle) else (middle, high)
+    if low < MIN_CLEARANCE_SCALE:
+        raise InputError(f'the motion about this home breaks the clearance check ({full[0]}) and clears it only '
+                         f'when shrunk to {100 * low:.0f} % (less than {100 * MIN_CLEARANCE_SCALE:.0f} %): '
+                         f'choose another --home (the arm folded above its base) or a lower --floor')
     return scaled(low)
 
 
@@ -291,7 +298,7 @@ def optimize_excitation(
     def shown(value: float) -> float:
         return float(np.exp(value)) if criterion != 'd_optimal' else value
 
-    def run_start(start: int, x0: np.ndarray) -> tuple[float, np.ndarray, int, bool]:
+    def run_start(start: int, x0: np.ndarray) -> tuple[float, np.ndarray, int, bool, str]:
         begun, counter = time.perf_counter(), {'n': 0}
         # Starts not yet begun when this one began, run ``workers`` at a time after it.
         later = -(-max(0, starts - start - workers) // workers)
@@ -309,11 +316,11 @@ def optimize_excitation(
         x = fit_to_limits(design, result.x, limits, dense)
         try:
             x = fit_to_clearance(robot, design, x, limits, clearance)
-        except InputError:
-            return objective(x), x, int(result.nit), False
-        feasible, _ = check_excitation(robot, design.trajectory(x), limits, samples=dense.size,
-                                       clearance=clearance)
-        return objective(x), x, int(result.nit), feasible
+        except InputError as error:
+            return objective(x), x, int(result.nit), False, str(error)
+        violations, _ = excitation_violations(robot, design.trajectory(x), limits, samples=dense.size,
+                                              clearance=clearance)
+        return objective(x), x, int(result.nit), not violations, '; '.join(violations)
 
     rng = np.random.default_rng(seed)
     initial = [random_design(design, home, limits, rng, grid) for _ in range(starts)]
@@ -321,7 +328,7 @@ def optimize_excitation(
 
     def finished(start: int, outcome: tuple) -> None:
         outcomes[start] = outcome
-        value, _, nit, feasible = outcome
+        value, _, nit, feasible, _ = outcome
         if progress is not None:
             done = sum(o is not None for o in outcomes)
             left = (time.perf_counter() - clock) / done * (starts - done)
@@ -347,7 +354,8 @@ def optimize_excitation(
     iterations = sum(o[2] for o in outcomes)
     feasible = [(o[0], start, o[1]) for start, o in enumerate(outcomes) if o[3]]
     if not feasible:
-        raise InputError('no start reached a trajectory inside the limits; widen the limits or add starts')
+        raise InputError(f'no start reached a trajectory inside the limits (start 1: {outcomes[0][4]}); '
+                         f'widen the limits or add starts')
     best = min(feasible, key=lambda item: (item[0], item[1]))
     trajectory = design.trajectory(best[2])
     return describe_excitation(robot, trajectory, limits, criterion, weights, starts, iterations,
