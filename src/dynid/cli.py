@@ -29,7 +29,7 @@ def _joint_list(text: str) -> list[str]:
 # ------------------------------------------------------------------------------------ dynid model
 def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--robot', default='ur5e',
-                        help='built-in name (ur5e, ur5, panda), a .urdf file, or a dynid robot '
+                        help='built-in name (ur3e, ur5e, ur10e, ur16e, ur5, panda), a .urdf file, or a dynid robot '
                              '.yaml (default: ur5e)')
     parser.add_argument('--joints', type=_joint_list, default=None,
                         help='URDF only: comma-separated joints to keep, in chain order; '
