@@ -102,7 +102,8 @@ def excitation_violations(robot: RobotModel, trajectory: FourierTrajectory, limi
     ``samples`` points of one period. Empty list: the trajectory is inside every limit.
 
     The floor (``limits.floor``) and self-collisions are checked with ``clearance`` (default
-    :meth:`Clearance.of` the robot, prepared at the trajectory's start), on every fifth sample.
+    :meth:`Clearance.of` the robot, prepared at the trajectory's start) on about 400 of the samples
+    (every 25 ms of a 10 s period: at 1 rad/s a 0.8 m arm moves 2 cm between two of them).
     """
     times = np.linspace(0.0, trajectory.duration_s, samples)
     q, dq, ddq = trajectory_states(robot, trajectory, times)
