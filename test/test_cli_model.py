@@ -53,6 +53,30 @@ def test_broken_urdf_exits_2_with_one_line(tmp_path):
     assert result.stdout == ''
 
 
+MALFORMED_INERTIA_URDF = """<robot name="one_link">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="2.0"/><origin xyz="0.3 0 0"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.1O" iyz="0" izz="0.1"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" effort="50" velocity="2"/></joint>
+</robot>"""
+
+
+@pytest.mark.parametrize('subcommand', ['model', 'excite'])
+def test_urdf_the_parser_cannot_read_exactly_exits_2_with_its_message(tmp_path, subcommand):
+    # urdfdom reads iyy="0.1O" (letter O) as a parse error and goes on with zero rotational inertia.
+    urdf = tmp_path / 'malformed.urdf'
+    urdf.write_text(MALFORMED_INERTIA_URDF)
+    output = ('-o', str(tmp_path / 'never.yaml')) if subcommand == 'excite' else ()
+    result = _run(subcommand, *output, '--robot', str(urdf))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert str(urdf) in lines[0] and 'inertia element iyy is not a valid double' in lines[0]
+    assert 'Link [arm]' in lines[0]
+    assert not (tmp_path / 'never.yaml').exists()
+
+
 def test_help_and_version():
     assert _run('model', '--help').returncode == 0
     result = _run('--version')

@@ -29,7 +29,7 @@ def _joint_list(text: str) -> list[str]:
 # ------------------------------------------------------------------------------------ dynid model
 def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--robot', default='ur5e',
-                        help='built-in name (ur5e, ur5, panda), a .urdf file, or a dynid robot '
+                        help='built-in name (ur3e, ur5e, ur10e, ur16e, ur5, panda), a .urdf file, or a dynid robot '
                              '.yaml (default: ur5e)')
     parser.add_argument('--joints', type=_joint_list, default=None,
                         help='URDF only: comma-separated joints to keep, in chain order; '
@@ -209,6 +209,10 @@ def _add_excite_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--force', action='store_true', help='overwrite an existing output file')
     parser.add_argument('--plot', default=None, help='also write a PNG plot of q, q̇, q̈')
     parser.add_argument('--seed', type=int, default=0, help='seed of the random designs (default 0)')
+    parser.add_argument('--home', default=None, metavar='Q1,...',
+                        help='centre of the excitation [rad], one value per joint in model order (default: '
+                             'the UR home or the Franka ready pose for those arms, else the middle of the '
+                             'joint ranges where finite, else 0)')
     fourier = parser.add_argument_group('Fourier excitation (default)')
     fourier.add_argument('--harmonics', type=int, default=5, help='harmonics per joint (default 5)')
     fourier.add_argument('--period', type=float, default=10.0, help='period [s] (default 10)')
@@ -225,45 +229,69 @@ def _add_excite_arguments(parser: argparse.ArgumentParser) -> None:
     fourier.add_argument('--acceleration', type=float, default=2.5, help='acceleration bound [rad/s²] (default 2.5)')
     fourier.add_argument('--torque-fraction', type=float, default=None,
                          help='bound the model torque to this fraction of the effort limits')
-    fourier.add_argument('--floor', type=float, default=None, help='lowest flange height [m] above the base')
+    fourier.add_argument('--floor', type=_floor, default=0.0,
+                         help='height z [m] in the base frame that no link may go below (collision geometry '
+                              'where the URDF has it, else link frames); "none" to switch off (default 0: the '
+                              'mounting plane). Links against each other are checked where geometry exists')
     special = parser.add_argument_group('special experiments')
     special.add_argument('--experiment', default=None, choices=EXPERIMENTS)
     special.add_argument('--joint', default='0', help='joint name or index for single-joint experiments')
     special.add_argument('--payloads', default='0,3.5,7.5', help='masses [kg] for payload_schedule')
 
 
+def _floor(text: str) -> float | None:
+    if text.strip().lower() == 'none':
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected a height [m] or "none", got {text!r}') from None
+
+
 def _run_excite(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.excite import experiments
+    from dynid.excite.clearance import Clearance
     from dynid.excite.fourier import FourierDesign, default_limits, random_design
-    from dynid.excite.optimize import describe_excitation, optimize_excitation
+    from dynid.excite.home import default_home, parse_home
+    from dynid.excite.optimize import describe_excitation, fit_to_clearance, optimize_excitation
     from dynid.excite.plot import plot_trajectory
     from dynid.excite.trajectory import save_trajectory
     from dynid.model import load_robot
-    from dynid.sim.twin import home_configuration
 
     output = Path(args.output)
     if output.exists() and not args.force:
         raise InputError(f'{output} exists; refusing to overwrite (use --force)')
     robot = load_robot(args.robot)
-    home = home_configuration(robot)
+    home, home_source = (parse_home(args.home, robot), '--home') if args.home else default_home(robot)
+    print(f'home [rad]: {np.round(home, 4).tolist()} ({home_source})')
     metadata: dict = {}
     if args.experiment is None or args.experiment == 'payload_schedule':
         limits = default_limits(robot, home, args.position_range, args.velocity_fraction, args.acceleration,
                                 args.torque_fraction, args.floor)
+        clearance = Clearance.of(robot)
+        clearance.prepare(home)
+        print(f'clearance: {"no floor" if args.floor is None else f"floor at z = {args.floor:g} m"}; '
+              f'{clearance.describe()}')
+        low = [] if args.floor is None else clearance.below_floor_at_home(args.floor)
+        if low:
+            print(f'warning: at home {", ".join(f"{name} (z = {z:.3f} m)" for name, z in low)} already '
+                  f'below the floor: they may move but not sink further; check --home', file=sys.stderr)
         design = FourierDesign(robot.joint_names, args.harmonics, args.period)
         if args.optimize:
             result = optimize_excitation(robot, design, home, limits, args.criterion, starts=args.starts,
                                          seed=args.seed, max_iterations=args.iterations,
                                          workers=args.workers or min(args.starts, os.cpu_count() or 1),
-                                         progress=lambda text: print(text, file=sys.stderr, flush=True))
+                                         progress=lambda text: print(text, file=sys.stderr, flush=True),
+                                         clearance=clearance)
         else:
             grid = np.linspace(0.0, args.period, 2000, endpoint=False)
             x = random_design(design, home, limits, np.random.default_rng(args.seed), grid)
-            result = describe_excitation(robot, design.trajectory(x), limits, args.criterion)
+            x = fit_to_clearance(robot, design, x, limits, clearance)
+            result = describe_excitation(robot, design.trajectory(x), limits, args.criterion, clearance=clearance)
         if not result.feasible:
-            raise InputError('the designed trajectory breaks its limits')
+            raise InputError(f'the designed trajectory breaks its limits: {"; ".join(result.violations)}')
         trajectory = result.trajectory
         metadata['experiment'] = {'name': 'fourier', 'optimized': bool(args.optimize), 'seed': args.seed,
                                   'harmonics': args.harmonics, 'period_s': args.period,

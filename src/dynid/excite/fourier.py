@@ -26,8 +26,8 @@ class ExcitationLimits:
     """Bounds an excitation must respect, per joint (arrays of length n).
 
     position_low, position_high [rad]; velocity, acceleration [rad/s, rad/s²] (symmetric);
-    torque: model torque bound [N·m] or None; floor: lowest allowed flange height [m] above the
-    base frame's origin (z) or None.
+    torque: model torque bound [N·m] or None; floor: height z [m] in the base frame below which no
+    link may go (:mod:`dynid.excite.clearance`) or None.
     """
 
     position_low: np.ndarray
@@ -48,7 +48,10 @@ def default_limits(robot: RobotModel, home: np.ndarray, position_range: float = 
                    torque_fraction: float | None = None, floor: float | None = None) -> ExcitationLimits:
     """Limits around ``home``: ±position_range [rad] inside 90 % of the joint range, a fraction of the
     velocity limits (π rad/s where none is given), an acceleration bound [rad/s²], optionally a
-    fraction of the effort limits and a floor height [m]."""
+    fraction of the effort limits and a floor height [m].
+
+    Raises InputError naming the joint when ``home`` lies outside the usable range (90 % of the joint's).
+    """
     for name, value in (('position_range', position_range), ('velocity_fraction', velocity_fraction),
                         ('acceleration', acceleration)):
         if not np.isfinite(value) or value <= 0:
@@ -59,8 +62,11 @@ def default_limits(robot: RobotModel, home: np.ndarray, position_range: float = 
                    - np.where(np.isfinite(robot.lower_limits), robot.lower_limits, center - np.pi))
     low = np.maximum(center - half, home - position_range)
     high = np.minimum(center + half, home + position_range)
-    if np.any(low >= home) or np.any(high <= home):
-        raise InputError('the home configuration lies outside the usable joint range')
+    outside = np.flatnonzero((low >= home) | (high <= home))
+    if outside.size:
+        j = outside[0]
+        raise InputError(f'the home position of {robot.joint_names[j]} ({home[j]:.4g}) lies outside its usable '
+                         f'range [{center[j] - half[j]:.4g}, {center[j] + half[j]:.4g}] (90 % of its limits)')
     velocity = velocity_fraction * np.where(np.isfinite(robot.velocity_limits), robot.velocity_limits, np.pi)
     torque = None if torque_fraction is None else torque_fraction * robot.effort_limits
     return ExcitationLimits(low, high, velocity, np.full(robot.n, float(acceleration)), torque, floor)

@@ -113,6 +113,9 @@ class RobotModel:
         if drives is not None and drives.joint_names != self.joint_names:
             drives = drives.reordered(self.joint_names)
         self.drives = drives
+        #: The URDF (path or XML) this model was read from, and the joints kept; None otherwise.
+        self.urdf: str | None = None
+        self.urdf_joints: tuple[str, ...] | None = None
         self._base_cache: dict[tuple, BaseParameters] = {}
 
     # ----------------------------------------------------------------------------- construction
@@ -140,7 +143,7 @@ class RobotModel:
         text = urdf.strip()
         is_xml = text.startswith('<')
         source = 'robot_description' if is_xml else urdf
-        with _native_stderr() as parser_messages:
+        with native_stderr() as parser_messages:
             try:
                 model = pin.buildModelFromXML(text) if is_xml else pin.buildModelFromUrdf(urdf)
                 error = None
@@ -151,14 +154,23 @@ class RobotModel:
             detail = next((line.strip() for line in parser_messages if line.strip()), '')
             raise InputError(f'cannot read URDF {source}: {reason}'
                              + (f' (urdfdom: {detail})' if detail else ''))
+        parser_errors = urdf_parser_errors(parser_messages)
+        if parser_errors:
+            # urdfdom reports an unreadable element (e.g. <inertia ixx="abc">) and goes on with zeros
+            # in its place: a model that differs from the file without a word. Refuse it instead.
+            raise InputError(f'cannot read URDF {source} exactly: {"; ".join(parser_errors)} (urdfdom)')
         if joints is not None:
             model = cls._reduce(model, joints, source)
         if gravity is not None:
             model.gravity = pin.Motion(_gravity_vector(gravity), np.zeros(3))
-        return cls(model, name=name, flange=flange, drives=drives, source=source)
+        robot = cls(model, name=name, flange=flange, drives=drives, source=source)
+        robot.urdf = text if is_xml else urdf
+        robot.urdf_joints = None if joints is None else tuple(joints)
+        return robot
 
     @staticmethod
-    def _reduce(model: pin.Model, joints: Sequence[str], source: str) -> pin.Model:
+    def locked_joints(model: pin.Model, joints: Sequence[str], source: str) -> tuple[list[int], np.ndarray]:
+        """(indices of the joints of ``model`` not in ``joints``, the configuration they are locked at)."""
         names = list(model.names)
         unknown = [j for j in joints if j not in names[1:]]
         if unknown:
@@ -169,6 +181,11 @@ class RobotModel:
         low, high = model.lowerPositionLimit, model.upperPositionLimit
         outside = (reference < low) | (reference > high)
         reference[outside] = (0.5 * (low + high))[outside]
+        return lock, reference
+
+    @classmethod
+    def _reduce(cls, model: pin.Model, joints: Sequence[str], source: str) -> pin.Model:
+        lock, reference = cls.locked_joints(model, joints, source)
         reduced = pin.buildReducedModel(model, lock, reference)
         if list(reduced.names[1:]) != list(joints):
             raise InputError(f'joints must be given in chain order: {list(reduced.names[1:])}')
@@ -229,13 +246,18 @@ class RobotModel:
         model = pin.Model(self._model)
         for j in range(self.n):
             model.inertias[j + 1] = to_pinocchio_inertia(standard[10 * j:10 * j + 10])
-        return RobotModel(model, self.name, self.flange, self.drives, self.source)
+        return self._copy(model)
 
     def with_gravity(self, gravity: Sequence[float]) -> RobotModel:
         """A copy with another gravity vector [m/s²] (e.g. a tilted or wall mount)."""
         model = pin.Model(self._model)
         model.gravity = pin.Motion(_gravity_vector(gravity), np.zeros(3))
-        return RobotModel(model, self.name, self.flange, self.drives, self.source)
+        return self._copy(model)
+
+    def _copy(self, model: pin.Model) -> RobotModel:
+        robot = RobotModel(model, self.name, self.flange, self.drives, self.source)
+        robot.urdf, robot.urdf_joints = self.urdf, self.urdf_joints
+        return robot
 
     # ------------------------------------------------------------------------------ dynamics
     def configuration_vector(self, q: np.ndarray) -> np.ndarray:
@@ -433,7 +455,7 @@ class RobotModel:
 
 
 @contextlib.contextmanager
-def _native_stderr() -> Iterator[list[str]]:
+def native_stderr() -> Iterator[list[str]]:
     """Capture what C++ libraries (urdfdom) write to file descriptor 2; yields the lines after exit.
 
     The URDF parser prints its diagnostics there; we fold them into one-line error messages instead.
@@ -450,6 +472,12 @@ def _native_stderr() -> Iterator[list[str]]:
             os.close(saved)
             capture.seek(0)
             lines.extend(capture.read().decode(errors='replace').splitlines())
+
+
+def urdf_parser_errors(messages: Sequence[str]) -> list[str]:
+    """The errors among urdfdom's diagnostic lines ("Error:   <text>"), without its source locations."""
+    return [line.split(':', 1)[1].strip() for line in messages
+            if line.strip().startswith('Error:') and line.split(':', 1)[1].strip()]
 
 
 def _gravity_vector(gravity: Sequence[float]) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Where robots come from: built-in names, URDF files or strings, and dynid DH robot files.
 
 A **dynid robot file** (YAML, ``dynid_robot: 1``) describes a serial arm of revolute joints by its
-DH table; the built-in ``ur5e`` is one (``dynid/model/data/ur5e.yaml``, with its assumptions)::
+DH table; the built-ins ``ur3e``, ``ur5e``, ``ur10e`` and ``ur16e`` are ones (``dynid/model/data/``,
+each with its sources and assumptions)::
 
     dynid_robot: 1
     name: my_arm
@@ -35,7 +36,7 @@ import yaml
 from dynid.errors import InputError
 from dynid.files import read_yaml
 from dynid.model.dh import DHJoint, build_dh_model
-from dynid.model.drives import JointDrives
+from dynid.model.drives import JointDrives, load_drives
 from dynid.model.inertial import check_inertia, cylinder_inertia, parameters_from_com
 from dynid.model.robot import RobotModel
 
@@ -44,15 +45,21 @@ ROBOT_FILE_VERSION = 1
 #: Built-in robot names and what they are.
 BUILTIN_ROBOTS = {
     'ur5e': 'UR5e from the public standard-DH table (dynid robot file; inertias assumed)',
+    'ur3e': 'UR3e from the public standard-DH table (dynid robot file; inertias and drives assumed)',
+    'ur10e': 'UR10e from the public standard-DH table (dynid robot file; inertias and drives assumed)',
+    'ur16e': 'UR16e from the public standard-DH table (dynid robot file; inertias and drives assumed)',
     'ur5': 'UR5 URDF from example-robot-data',
-    'panda': 'Franka Panda URDF from example-robot-data, 7 arm joints (fingers locked)',
+    'panda': 'Franka Panda URDF from example-robot-data, 7 arm joints (fingers locked), nominal drives assumed',
 }
 
-# name: (file under example-robot-data's robots/, joints kept, flange frame)
+# Built-ins that are dynid robot files under dynid/model/data/.
+_DH_ROBOTS = ('ur3e', 'ur5e', 'ur10e', 'ur16e')
+
+# name: (file under example-robot-data's robots/, joints kept, flange frame, drives file under data/ or None)
 _EXAMPLE_ROBOTS = {
-    'ur5': ('ur_description/urdf/ur5_robot.urdf', None, 'tool0'),
+    'ur5': ('ur_description/urdf/ur5_robot.urdf', None, 'tool0', None),
     'panda': ('panda_description/urdf/panda.urdf', [f'panda_joint{i}' for i in range(1, 8)],
-              'panda_link8'),
+              'panda_link8', 'panda_drives.yaml'),
 }
 
 
@@ -69,13 +76,18 @@ def load_robot(spec: str, joints: Sequence[str] | None = None) -> RobotModel:
     if not isinstance(spec, str) or not spec.strip():
         raise InputError(f'robot must be a name ({", ".join(BUILTIN_ROBOTS)}), a .urdf or .yaml path, '
                          f'or URDF XML; got {spec!r}')
-    if spec == 'ur5e':
-        text = resources.files('dynid.model').joinpath('data/ur5e.yaml').read_text()
-        return robot_from_file_data(yaml.safe_load(text), source='built-in ur5e')
+    if spec in _DH_ROBOTS:
+        text = resources.files('dynid.model').joinpath(f'data/{spec}.yaml').read_text()
+        return robot_from_file_data(yaml.safe_load(text), source=f'built-in {spec}')
     if spec in _EXAMPLE_ROBOTS:
-        relative, default_joints, flange = _EXAMPLE_ROBOTS[spec]
-        return RobotModel.from_urdf(str(example_robot_path(relative)), joints=joints or default_joints,
-                                    name=spec, flange=flange)
+        relative, default_joints, flange, drives_file = _EXAMPLE_ROBOTS[spec]
+        kept = joints or default_joints
+        drives = None
+        if drives_file is not None and kept == default_joints:  # nominal drives are for the default joints
+            with resources.as_file(resources.files('dynid.model').joinpath(f'data/{drives_file}')) as path:
+                drives = load_drives(path, kept)
+        return RobotModel.from_urdf(str(example_robot_path(relative)), joints=kept, name=spec, flange=flange,
+                                    drives=drives)
     if spec.lstrip().startswith('<'):
         return RobotModel.from_urdf(spec, joints=joints)
     path = Path(spec)

@@ -33,9 +33,10 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from dynid.errors import InputError
+from dynid.excite.clearance import Clearance
 from dynid.excite.experiments import check_robot_limits
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.excite.optimize import optimize_excitation
+from dynid.excite.optimize import fit_to_clearance, optimize_excitation
 from dynid.excite.trajectory import (
     approach_segment,
     builtin_excitation_path,
@@ -118,15 +119,18 @@ class ExcitationNode(Node):
         if path:
             return load_trajectory(path)
         home = home_configuration(self.robot)
-        limits = default_limits(self.robot, home)
+        limits = default_limits(self.robot, home, floor=0.0)  # as `dynid excite`: no link below the base plane
+        clearance = Clearance.of(self.robot)
+        clearance.prepare(home)
         design = FourierDesign(self.robot.joint_names, get('harmonics').value, get('period').value)
         if get('optimize').value:
             self.get_logger().info('optimizing the excitation (this can take a minute)')
             return optimize_excitation(self.robot, design, home, limits, seed=get('seed').value,
-                                       progress=lambda text: self.get_logger().info(text)).trajectory
+                                       progress=lambda text: self.get_logger().info(text),
+                                       clearance=clearance).trajectory
         grid = np.linspace(0.0, design.period_s, 2000, endpoint=False)
-        return design.trajectory(random_design(design, home, limits, np.random.default_rng(get('seed').value),
-                                               grid))
+        x = random_design(design, home, limits, np.random.default_rng(get('seed').value), grid)
+        return design.trajectory(fit_to_clearance(self.robot, design, x, limits, clearance))
 
     def _set_state(self, text: str) -> None:
         self.state.publish(String(data=text))

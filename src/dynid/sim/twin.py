@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, Trajectory
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
@@ -39,27 +40,10 @@ from dynid.sim.plant import FlexibleJointPlant
 from dynid.sim.reference import ReferenceGenerator
 from dynid.sim.sensors import Measurement, Sensors
 
-#: Known comfortable start configurations [rad]; others start at the middle of their limits (or 0).
-HOME_CONFIGURATIONS = {
-    'ur5e': [0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0],
-    'ur5': [0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0],
-    'panda': [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785],
-}
-
 TRUTH_FIELDS = ('q', 'dq', 'theta', 'dtheta', 'joint_torque', 'friction', 'current', 'temperature',
                 'rotor_acceleration', 'link_acceleration')
 MEASURED_FIELDS = ('q', 'dq', 'joint_torque', 'theta', 'dtheta', 'current', 'temperature')
 REFERENCE_FIELDS = ('q', 'dq', 'ddq', 'effort')
-
-
-def home_configuration(robot: RobotModel) -> np.ndarray:
-    """A start configuration inside the limits (module constant, else 0 or the middle of the limits)."""
-    if robot.name in HOME_CONFIGURATIONS and len(HOME_CONFIGURATIONS[robot.name]) == robot.n:
-        return np.array(HOME_CONFIGURATIONS[robot.name])
-    q = np.zeros(robot.n)
-    outside = (q < robot.lower_limits) | (q > robot.upper_limits)
-    q[outside] = 0.5 * (robot.lower_limits + robot.upper_limits)[outside]
-    return q
 
 
 def gentle_motion(robot: RobotModel, amplitude: float = 0.3, base_frequency_hz: float = 0.1) -> FourierTrajectory:
