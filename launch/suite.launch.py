@@ -3,7 +3,7 @@
     ros2 launch dynid suite.launch.py [namespace:=] [use_sim:=false] [robot:=] [params_file:=...]
         [controller:=joint_trajectory_controller] [effort_controller:=forward_effort_controller]
         [joint_states:=joint_states] [estimator:=true] [feedforward:=trajectory] [rate:=]
-        [use_sim_time:=] [robot_description:=...]
+        [use_sim_time:=] [robot_description:=...] [joint_states_effort:=torque|current]
 
 excitation_node, identifier_node, estimator_node (``estimator:=false`` leaves it out) and
 feedforward_node (``feedforward``: trajectory, streaming, measured, or '' to leave it out; it starts
@@ -12,7 +12,9 @@ configured and active, ``autostart``) run against a robot's controllers, whose t
 with ``use_sim:=true``. The wiring is :func:`dynid.nodes.bringup.plan_suite`'s: in trajectory mode
 the excitation goes through ``feedforward_node/reference``, which forwards it with efforts to the
 controller. ``params_file`` (default config/suite.yaml) reaches every node; the arguments given
-win over it. The backend launch files (ur, franka, gazebo) include this one.
+win over it. ``joint_states_effort:=current`` reads joint_states' effort as motor current (the UR
+driver's; with ``use_sim:=true`` the twin publishes it so). The backend launch files (ur, franka,
+gazebo) include this one.
 """
 
 from launch import LaunchDescription
@@ -48,7 +50,7 @@ def generate_launch_description() -> LaunchDescription:
     return LaunchDescription([
         *launching.declare('namespace', 'robot', 'robot_description', 'use_sim', 'rate', 'use_sim_time',
                            'controller', 'effort_controller', 'joint_states', 'robot_state_publisher',
-                           use_sim='false'),
+                           'joint_states_effort', use_sim='false'),
         DeclareLaunchArgument('estimator', default_value='true', description='start estimator_node'),
         DeclareLaunchArgument('feedforward', default_value='trajectory', choices=list(FEEDFORWARD_MODES),
                               description="feedforward_node's mode; '' leaves it out"),

@@ -12,10 +12,11 @@ no twin) send the excitation and references to ``initial_joint_controller``: the
 ``scaled_joint_trajectory_controller`` (position) for identification,
 ``initial_joint_controller:=joint_trajectory_controller`` for model-based torque (PolyScope with torque
 control). On UR, joint_states' effort is motor current [A], while effort commands are joint torques
-[N·m] without gravity (direct_torque): config/ur.yaml keeps ``effort_is_current: false`` and leaves
-gravity to the robot. The current is not yet relayed to ``joint_currents`` (identification from a UR
-recording reads joint_states' effort as torque). The driver runs at the root namespace, so the dynid
-nodes do too.
+[N·m] without gravity (direct_torque). So the dynid nodes run with ``joint_states_effort:=current``
+(also in config/ur.yaml): they read joint_states' effort as current, the identifier records it as
+``joint_currents`` (identification applies the drive gains), while the feedforward keeps
+``effort_is_current: false`` for its torque commands and leaves gravity to the robot. The driver runs at
+the root namespace, so the dynid nodes do too.
 """
 
 from launch import LaunchDescription
@@ -43,6 +44,7 @@ def generate_launch_description() -> LaunchDescription:
         launch_arguments={'use_sim': 'false', 'robot': arg('robot'), 'params_file': arg('params_file'),
                           'controller': arg('initial_joint_controller'),
                           'effort_controller': 'forward_effort_controller', 'joint_states': 'joint_states',
+                          'joint_states_effort': 'current',  # the driver's effort state is motor current [A]
                           'estimator': arg('estimator'), 'feedforward': arg('feedforward')}.items())
     return LaunchDescription([
         DeclareLaunchArgument('ur_type', default_value='ur5e', description="UR model (the driver's ur_type)"),

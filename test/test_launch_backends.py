@@ -5,7 +5,8 @@ includes are expanded, arguments are checked against their ``choices``; no proce
 stand-ins of ``vendor_stand_ins.py`` on the ament prefix path. Checked: every argument we pass to an
 included launch file is declared there; our controllers files give the controllers we use real
 plugin types and that robot's joints; the remapped controller topics of the dynid nodes name
-controllers that are spawned and of the right type. Skipped where launch/launch_ros are not installed
+controllers that are spawned and of the right type; the nodes that read joint_states' effort read it
+as current on UR only (``joint_states_effort``). Skipped where launch/launch_ros are not installed
 (they come with ROS 2, not from PyPI); the gazebo case also needs xacro.
 """
 
@@ -187,6 +188,33 @@ def check_remappings(visit: Visit, types: dict, joint_states: str = 'joint_state
     return targets
 
 
+EFFORT_READERS = ('identifier_node', 'estimator_node', 'feedforward_node')
+
+
+def node_parameter(visit: Visit, node: Node, name: str, default=None):
+    """The value of parameter ``name`` that ``node`` would start with: the last of its parameter files (in
+    launch_ros's order) whose section for the node (``/**``, ``/**/<node>`` or its full name) sets it."""
+    full = node.node_name
+    sections = ('/**', f'/**/{full.rsplit("/", 1)[-1]}', full, full.lstrip('/'))
+    value = default
+    for path in _parameter_files(visit, node):
+        document = yaml.load(Path(path).read_text(), Loader=yaml.FullLoader) or {}  # launch_ros dumps tuples
+        for key, section in document.items():
+            if key in sections and name in (section or {}).get('ros__parameters', {}):
+                value = section['ros__parameters'][name]
+    return value
+
+
+def check_effort(visit: Visit) -> str:
+    """The one ``joint_states_effort`` of every dynid node that reads joint_states' effort (default torque)."""
+    nodes = {name.rsplit('/', 1)[-1]: node for name, node in visit.dynid_nodes().items()}
+    values = {name: node_parameter(visit, nodes[name], 'joint_states_effort', 'torque')
+              for name in EFFORT_READERS if name in nodes}
+    assert {'identifier_node', 'estimator_node'} <= set(values), sorted(nodes)
+    assert len(set(values.values())) == 1, values
+    return next(iter(values.values()))
+
+
 def test_ur_launch_matches_the_ur_driver():
     visit = Visit('ur.launch.py', {'robot_ip': '192.168.56.101'})
     check_includes(visit)
@@ -200,6 +228,15 @@ def test_ur_launch_matches_the_ur_driver():
     assert targets['/feedforward_node:joint_trajectory_controller/joint_trajectory'] == \
         'scaled_joint_trajectory_controller/joint_trajectory'
     assert 'sim_node' not in {name.rsplit('/', 1)[-1] for name in visit.dynid_nodes()}
+    assert check_effort(visit) == 'current'
+
+
+def test_ur_effort_is_current_whatever_the_params_file(tmp_path):
+    # A user's own parameter file (no joint_states_effort) does not turn UR's current back into torque.
+    own = tmp_path / 'mine.yaml'
+    own.write_text(yaml.safe_dump({'/**/identifier_node': {'ros__parameters': {'method': 'ols'}}}))
+    visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2', 'params_file': str(own)})
+    assert check_effort(visit) == 'current'
 
 
 def test_ur_launch_with_the_effort_trajectory_controller():
@@ -222,6 +259,7 @@ def test_franka_launch_matches_franka_bringup():
     assert all(name.startswith('/fr3/') for name in visit.dynid_nodes())
     jsb = [n for n in visit.nodes if 'joint_state_broadcaster' in visit.node_arguments(n)]
     assert '--remap joint_states:=franka/joint_states' in visit.node_arguments(jsb[0])
+    assert check_effort(visit) == 'torque'  # measured link torque τ_J
 
 
 @pytest.mark.parametrize('robot, joints', [('ur5e', UR_JOINTS), ('panda', franka_joints('fer'))])
@@ -246,6 +284,7 @@ def test_gazebo_launch_matches_ros_gz_and_gz_ros2_control(robot, joints):
     plugin = urdf.find('gazebo/plugin')
     assert plugin.get('filename') == 'gz_ros2_control-system'
     assert plugin.find('parameters').text.endswith(f'config/gazebo_{robot}_controllers.yaml')
+    assert check_effort(visit) == 'torque'
 
 
 def _has_xacro() -> bool:

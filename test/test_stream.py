@@ -140,3 +140,28 @@ def test_joiner_joins_by_stamp_in_order_and_holds_temperatures():
 def test_joiner_refuses_unknown_topics():
     with pytest.raises(ValueError):
         StateJoiner(3, required=('joint_states',))
+
+
+def test_split_effort_gives_the_contract_topics_byte_for_byte():
+    # A UR driver's joint_states carry current in effort: split into joint_states without effort and
+    # joint_currents with it, as rosbags would serialize them (any frame id, name lengths, joint count).
+    from dynid.io.cdr import JOINT_STATE, TYPESTORE, split_effort, stamp_message
+
+    types = TYPESTORE.types
+    seven = [f'joint_{k}' for k in range(7)]
+    for names, frame in ((['a'], ''), (['shoulder', 'j2', 'elbow_joint'], 'base_link'), (seven, 'b')):
+        n = len(names)
+        values = np.arange(3 * n, dtype=float).reshape(3, n) + 0.25
+
+        def message(position, velocity, effort, names=names, frame=frame):
+            header = types['std_msgs/msg/Header'](stamp=stamp_message(1_700_000_000_123_456_789), frame_id=frame)
+            return bytes(TYPESTORE.serialize_cdr(types[JOINT_STATE](
+                header=header, name=names, position=np.asarray(position, float), velocity=np.asarray(velocity, float),
+                effort=np.asarray(effort, float)), JOINT_STATE))
+
+        states, currents = split_effort([message(*values)])
+        assert states == [message(values[0], values[1], [])]
+        assert currents == [message([], [], values[2])]
+        stamps, decoded, _ = decode_joint_states(currents, names)
+        np.testing.assert_array_equal(decoded['effort'], values[2:3])
+        assert np.all(np.isnan(decode_joint_states(states, names)[1]['effort']))

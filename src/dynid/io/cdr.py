@@ -282,3 +282,26 @@ class JointStateEncoder:
             array = np.ascontiguousarray(values[field], dtype='<f8').reshape(k, n)
             matrix[:, offset:offset + 8 * n] = array.view(np.uint8)
         return [row.tobytes() for row in matrix]
+
+
+def split_effort(messages: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """Canonical JointStates whose ``effort`` is motor current, as the contract's two topics.
+
+    A driver such as Universal Robots' reports motor current [A] in joint_states' effort; the contract
+    (docs/contract.md) carries current on ``joint_currents`` and leaves joint_states' effort for joint
+    torque. Returns (the messages with an empty effort array, messages with the same header and names,
+    empty position and velocity and the effort values), byte for byte otherwise: no value is converted.
+    ``messages`` must be canonical (:func:`normalize_joint_states`).
+    """
+    states, currents = [], []
+    for raw in messages:
+        shape = cached_layout(raw)
+        (position_count, _, _), _, (effort_count, effort_data, length) = shape.arrays
+        empty = (0).to_bytes(4, 'little')
+        states.append(bytes(raw[:effort_count]) + empty)
+        # position and velocity counts (both 0), then the effort count, then the values 8-byte aligned
+        head = bytes(raw[:position_count]) + empty + empty + length.to_bytes(4, 'little')
+        if length:
+            head += bytes(_aligned(len(head), 8) - len(head))
+        currents.append(head + bytes(raw[effort_data:effort_data + 8 * length]))
+    return states, currents

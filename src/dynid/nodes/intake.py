@@ -18,6 +18,13 @@ alternative). Losses are counted per topic from gaps in the stamps (:class:`Stam
 reported by :meth:`StateIntake.status` for ``/diagnostics``; malformed messages (not a JointState,
 no stamp, joints missing) are skipped and counted.
 
+``joint_states_effort`` says what the driver puts into joint_states' effort: ``torque`` (the contract:
+joint torque [N·m]; Franka, Gazebo, the twin by default) or ``current`` (motor current [A], as the
+Universal Robots driver does). With ``current`` the intake does not subscribe ``joint_currents`` and
+hands joint_states over as the contract's two topics: joint_states with an empty effort and
+``joint_currents`` with its effort (:func:`dynid.io.cdr.split_effort`), so a recording reads as current
+(``dynid identify`` applies the drive gains) and joined samples carry it in ``current`` (``tau`` NaN).
+
 The callbacks run on the intake's thread, not the executor's: state they share with the node's
 other callbacks needs a lock.
 """
@@ -28,13 +35,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from dynid.errors import InputError
-from dynid.io.cdr import decode_joint_states, normalize_joint_states
+from dynid.io.cdr import decode_joint_states, normalize_joint_states, split_effort
 from dynid.io.gaps import StampGapCounter
 from dynid.io.stream import StateBatch, StateJoiner
 from dynid.nodes.diagnostics import status
@@ -42,6 +50,7 @@ from dynid.nodes.parameters import declarer, descriptor
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 RELIABILITY = {'best_effort': ReliabilityPolicy.BEST_EFFORT, 'reliable': ReliabilityPolicy.RELIABLE}
+EFFORT_MEANINGS = ('torque', 'current')  # what joint_states' effort holds (module docstring)
 
 
 class _Polled(CallbackGroup):
@@ -60,12 +69,13 @@ class _Polled(CallbackGroup):
 @dataclass(frozen=True)
 class IntakeSettings:
     """How the intake subscribes: period [s], queue depth per topic, reliability, publisher rate [Hz]
-    (0: read off the stamps)."""
+    (0: read off the stamps), and what joint_states' effort holds (torque or current)."""
 
     period_s: float = 0.02
     depth: int = 1000
     reliability: str = 'best_effort'
     expected_rate_hz: float = 0.0
+    joint_states_effort: str = 'torque'
 
     @staticmethod
     def declare(node: Node, period_s: float = 0.02) -> IntakeSettings:
@@ -80,13 +90,24 @@ class IntakeSettings:
                                                           choices=RELIABILITY))
         d('expected_rate', 0.0, descriptor('publisher rate for loss counting [Hz]; 0: from the stamps', True,
                                            0.0, 100000.0))
+        d('joint_states_effort', 'torque', descriptor("what joint_states' effort holds: torque (joint torque "
+                                                      '[N·m]) or current (motor current [A], e.g. the UR driver)',
+                                                      True, choices=EFFORT_MEANINGS))
         get = node.get_parameter
         settings = IntakeSettings(get('intake_period').value, get('intake_depth').value,
-                                  get('intake_reliability').value, get('expected_rate').value)
+                                  get('intake_reliability').value, get('expected_rate').value,
+                                  get('joint_states_effort').value)
         if settings.reliability not in RELIABILITY:
             raise InputError(f'parameter intake_reliability must be one of {", ".join(RELIABILITY)}, '
                              f'got {settings.reliability!r}')
+        if settings.joint_states_effort not in EFFORT_MEANINGS:
+            raise InputError(f'parameter joint_states_effort must be one of {", ".join(EFFORT_MEANINGS)}, '
+                             f'got {settings.joint_states_effort!r}')
         return settings
+
+    @property
+    def effort_is_current(self) -> bool:
+        return self.joint_states_effort == 'current'
 
 
 class StateIntake:
@@ -95,7 +116,8 @@ class StateIntake:
     Args:
         node: the consuming node.
         settings: see :class:`IntakeSettings` (``IntakeSettings.declare(node)`` reads them from parameters).
-        topics: the topics to take (relative names).
+        topics: the topics to take (relative names); ``joint_currents`` is left out when joint_states'
+            effort is current (it comes from joint_states then).
         on_messages: called per take with {topic: (stamps (M,) [ns], canonical bytes)} of the topics
             that brought messages.
         on_samples: called with the joined :class:`StateBatch` per take; needs ``joint_names``.
@@ -112,10 +134,12 @@ class StateIntake:
                  required=('motor_states', 'joint_currents')) -> None:
         if on_samples is not None and joint_names is None:
             raise ValueError('joined samples need the joint names')
-        self.node, self.settings, self.topics = node, settings, tuple(topics)
+        self.node, self.settings = node, settings
+        self.from_effort = settings.effort_is_current  # joint_currents split off joint_states
+        self.topics = tuple(t for t in topics if not (self.from_effort and t == 'joint_currents'))
         self.on_messages, self.on_samples = on_messages, on_samples
         self.joint_names = None if joint_names is None else list(joint_names)
-        self.required = tuple(t for t in required if t in self.topics)
+        self.required = tuple(t for t in required if t in self.topics or (self.from_effort and t == 'joint_currents'))
         self.group = _Polled()
         self.subscriptions: dict[str, object] = {}
         self.thread: threading.Thread | None = None
@@ -191,7 +215,7 @@ class StateIntake:
                 elif (valid := self._check(topic, raws)) is not None:
                     taken[topic] = valid
             if taken:
-                self.on_messages(taken)
+                self.on_messages(self._contract(taken))
                 if self.joiner is not None:
                     for topic, (_, messages) in taken.items():
                         self._join(topic, messages)
@@ -210,6 +234,14 @@ class StateIntake:
         self.counters[topic].update(stamps)
         return stamps, messages
 
+    def _contract(self, taken: dict) -> dict:
+        """``taken`` in the contract's topics: joint_states' current split off into joint_currents."""
+        if not self.from_effort or 'joint_states' not in taken:
+            return taken
+        stamps, messages = taken['joint_states']
+        states, currents = split_effort(messages)
+        return {**taken, 'joint_states': (stamps, states), 'joint_currents': (stamps, currents)}
+
     def _join(self, topic: str, messages: list[bytes]) -> None:
         """Decode, count and join; ``messages`` canonical (after :meth:`_check`) or as taken (then counted here)."""
         stamps, values, skipped = decode_joint_states(messages, self.joint_names)
@@ -224,6 +256,10 @@ class StateIntake:
             return
         if not counted:
             self.counters[topic].update(stamps)
+        if self.from_effort and topic == 'joint_states':
+            current = values['effort']
+            self.joiner.add('joint_currents', stamps, {**values, 'effort': current})
+            values = {**values, 'effort': np.full(current.shape, np.nan)}
         self.joiner.add(topic, stamps, values)
 
     def _skipped(self, topic: str, count: int, what: str) -> None:

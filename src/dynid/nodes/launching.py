@@ -14,6 +14,8 @@ ROS 2 installation, not from PyPI). Rules every launch file follows through it:
   ``scaled_joint_trajectory_controller``), ``effort_controller`` (the forward_command_controller with
   ``interface_name: effort`` that takes streamed efforts) and ``joint_states`` (Franka publishes the
   1 kHz states on ``franka/joint_states``).
+- ``joint_states_effort`` (torque or current) reaches the nodes that read joint_states' effort (and
+  sim_node, which then publishes current there, as the UR driver does).
 """
 
 from __future__ import annotations
@@ -48,10 +50,15 @@ ARGUMENTS = {
     'joint_states': ('joint_states', 'joint state topic the nodes take (Franka: franka/joint_states)'),
     'robot_state_publisher': ('true', 'start robot_state_publisher for the twin (RViz shows it) when the '
                                       'package is installed and a URDF is at hand'),
+    'joint_states_effort': ('', "what joint_states' effort holds: torque or current (motor current [A]: the UR "
+                                "driver; the twin then publishes current there); '' = the parameter file's, "
+                                'else torque'),
 }
 #: the shared arguments of the launch files that run dynid nodes beside the twin or a robot
 NODE_ARGUMENTS = ('robot', 'namespace', 'use_sim', 'rate', 'robot_description', 'use_sim_time', 'controller',
-                  'effort_controller', 'joint_states', 'robot_state_publisher')
+                  'effort_controller', 'joint_states', 'robot_state_publisher', 'joint_states_effort')
+#: the nodes that read (or, sim_node, write) joint_states' effort: they take ``joint_states_effort``
+EFFORT_NODES = ('sim_node', 'identifier_node', 'estimator_node', 'feedforward_node')
 FLOAT_ARGUMENTS = ('rate',)
 BOOL_ARGUMENTS = ('use_sim_time',)
 
@@ -102,12 +109,16 @@ def remappings(context) -> list[tuple[str, str]]:
 def dynid_node(context, executable: str, files: list, overrides: dict | None = None, name: str | None = None,
                extra_remappings: list | None = None, node_class=Node) -> Node:
     """A dynid node: parameters from ``files`` (paths, in rising priority; '' skipped), then the given
-    shared arguments (robot, robot_description, rate for sim_node, use_sim_time), then ``overrides``;
+    shared arguments (robot, robot_description, rate for sim_node, use_sim_time, joint_states_effort for
+    :data:`EFFORT_NODES`), then ``overrides``;
     the remappings of :func:`remappings`, then ``extra_remappings``. ``node_class``: launch_ros's
     Node or LifecycleNode."""
     shared = given(context, 'robot', 'robot_description', 'use_sim_time')
     if executable == 'sim_node':
         shared.update(given(context, 'rate'))
+    effort = context.launch_configurations.get('joint_states_effort', '')  # declared by the files that take it
+    if executable in EFFORT_NODES and effort:
+        shared['joint_states_effort'] = effort
     parameters = [path for path in files if path] + [{**shared, **(overrides or {})}]
     return node_class(package='dynid', executable=executable, name=name or executable,
                       namespace=argument(context, 'namespace'), parameters=parameters,

@@ -3,7 +3,9 @@
 Publishes (relative names, so namespaces and remapping work; one ``header.stamp`` per sample):
 ``joint_states`` (q, q̇, effort = joint torque), ``motor_states`` (θ, θ̇ in link units),
 ``joint_currents`` (current [A] in effort), ``joint_temperatures`` ([°C] in effort), and
-``/diagnostics`` once per second.
+``/diagnostics`` once per second. Parameter ``joint_states_effort`` (torque, current) chooses what
+joint_states' effort holds: ``current`` puts the motor current [A] there, as the Universal Robots
+driver does (the other topics stay as they are).
 
 Subscribes ``joint_trajectory_controller/joint_trajectory`` (trajectory_msgs/JointTrajectory with
 ros2_control semantics: joints by name, ``time_from_start`` from ``header.stamp`` or from reception
@@ -45,6 +47,7 @@ from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
 from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
+from dynid.nodes.intake import EFFORT_MEANINGS
 from dynid.nodes.parameters import declarer
 from dynid.nodes.parameters import descriptor as _descriptor
 from dynid.nodes.runner import run_node
@@ -89,8 +92,17 @@ class SimNode(Node):
                 _descriptor("scheduled changes of the true joints, e.g. 'time=10,stiffness_scale=0.5,"
                             "joints=shoulder_pan_joint' (time [s] since start; keys as dynid simulate --change)",
                             True))
+        declare('joint_states_effort', 'torque', _descriptor("what joint_states' effort holds: torque (joint "
+                                                             'torque [N·m]) or current (motor current [A], as the UR '
+                                                             'driver publishes)', True, choices=EFFORT_MEANINGS))
 
         get = self.get_parameter
+        effort = get('joint_states_effort').value
+        if effort not in EFFORT_MEANINGS:
+            raise InputError(f'parameter joint_states_effort must be one of {", ".join(EFFORT_MEANINGS)}, '
+                             f'got {effort!r}')
+        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'],
+                                                  'effort': 'joint_torque' if effort == 'torque' else 'current'}}
         description = get('robot_description').value
         robot = load_robot(description if description else get('robot').value)
         payload_mass = get('payload_mass').value
@@ -118,8 +130,8 @@ class SimNode(Node):
 
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         deep = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # holds a burst of catching up
-        self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in TOPICS}
-        self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in TOPICS.items()}
+        self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in self.topics}
+        self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in self.topics.items()}
         self.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
                                  self._on_trajectory, reliable)
         self.create_subscription(Float64MultiArray, 'forward_effort_controller/commands', self._on_effort,
@@ -149,7 +161,7 @@ class SimNode(Node):
         first = self.twin.samples + 1
         record = self.twin.advance(count)
         stamps = self.schedule.stamps(first, count)
-        for topic, fields in TOPICS.items():
+        for topic, fields in self.topics.items():
             values = {field: record.measured[name] for field, name in fields.items()}
             for data in self.encoders[topic].encode(stamps, **values):
                 self.publishers_[topic].publish(data)
