@@ -65,7 +65,8 @@ adaptation the friction term matches the twin's friction while the joints move; 
 feedforward would hold α̂1·F(τ_J,d)·H(q_d) with |H| = 1 (q_d no longer moves) while the true friction settles
 wherever the feedback leaves it (stiction); the E-GMS terms therefore fade H to 0 at standstill (their option
 ``standstill_fade``, default 0.3 s, a decision not in the paper; without it the B2 torque reduction was
-29.8 %), which also fades part of B1's slow reversals (B1 ratios 1.29× torque, 1.52× tracking without it).
+29.8 %). A sample counts as at rest only when q̈_d is small too, so B1's reversals (q̇_d passes through 0 at
+|q̈_d| = 0.2 rad/s²) are not faded: B1 has the figures of the paper's term.
 
 Speed: ``Feedforward.evaluate`` of the shipped 10 s excitation at 1 kHz and ``Feedforward.step`` (mean over
 2000 samples), each configuration used above, best of several repeats at the start and at the end of the
