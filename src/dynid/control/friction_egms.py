@@ -52,7 +52,9 @@ motion resumes. Default 0.3 s, chosen on the twin (benchmarks/bench_feedforward.
 76.3 / 76.8 / 77.2 / 74.5 / 76.0 %, rotor-side position 68.4 / 89.2 / 90.4 / 90.4 / 88.8 / 90.0 %. With the
 speed condition alone the fade also cut into B1's reversals at 0.2 rad/s² (torque MSE ratio 1.19 instead of
 1.29, tracking 1.31 instead of 1.52 at 0.3 s); with the acceleration condition B1 has the fade-off figures
-(1.29, 1.52) and B2 keeps its (76.9 %, 90.2 %). ``standstill_fade: null`` gives the paper's term.
+(1.29, 1.52) and B2 keeps its (76.9 %, 90.2 %); after the waypoint cycle's q̈_d was made consistent
+(bench_feedforward.py's docstring) B1 1.33×, 1.58× and B2 86.4 %, 90.2 %. ``standstill_fade: null`` gives
+the paper's term.
 
 Both terms have memory (the E-GMS operators, the standstill counter): ``step`` advances the term's own;
 ``evaluate`` runs a batch on fresh ones, undeformed at the batch's first sample, exactly as ``step`` does
