@@ -333,9 +333,9 @@ def stop_and_go(robot, seconds_at_rest=0.6):
 @pytest.mark.parametrize('name', ['friction_egms', 'friction_adaptive'])
 def test_standstill_fade_takes_h_to_zero_after_the_motion_stops_and_not_at_a_reversal(ur5e, name):
     """Option standstill_fade: the term's F·H equals the paper's (fade off) while q_d moves, reversals
-    included; once |q̇_d| < 0.01 rad/s has held for 0.05 s, H falls linearly to 0 over the fade time
-    (0.1 s: −1/100 per 1 kHz sample) and stays 0; the first sample that moves again has it back whole.
-    step = evaluate (1e-9 N·m: the E-GMS batch scan)."""
+    included; once |q̇_d| < 0.01 rad/s with |q̈_d| < 0.01 rad/s² has held for 0.05 s, H falls linearly to 0
+    over the fade time (0.1 s: −1/100 per 1 kHz sample) and stays 0; the first sample that moves again has
+    it back whole. step = evaluate (1e-9 N·m: the E-GMS batch scan)."""
     q, dq, ddq = stop_and_go(ur5e)
     result = identified(ur5e, 'load_squared', {'Fc': 3.0, 'Fv': 6.0, 'Fl': 2e-4})
     options = {'alpha': (1.0, 0.0)} if name == 'friction_adaptive' else {}
@@ -344,10 +344,13 @@ def test_standstill_fade_takes_h_to_zero_after_the_motion_stops_and_not_at_a_rev
     remainder = build_term('friction_egms', ur5e, result, {'coulomb': False}).evaluate(q, dq, ddq, CONTEXT) \
         if name == 'friction_egms' else 0.0
     coulomb, faded_coulomb = (term.evaluate(q, dq, ddq, CONTEXT) - remainder for term in (plain, faded))
-    at_rest = np.flatnonzero(np.abs(dq[:, 0]) < 0.01)
+    slow = np.flatnonzero(np.abs(dq[:, 0]) < 0.01)
+    at_rest = np.flatnonzero((np.abs(dq[:, 0]) < 0.01) & (np.abs(ddq[:, 0]) < 0.01))
     stop = at_rest[np.searchsorted(at_rest, 900)]         # the first sample of the hold's rest
-    moves = stop + np.flatnonzero(np.abs(dq[stop:, 0]) >= 0.01)[0]  # the first that moves again
-    assert 495 < at_rest[np.searchsorted(at_rest, 400)] < 505  # the reversal passes below the threshold
+    assert stop == 1000                                   # the hold starts at rest
+    moves = stop + np.flatnonzero((np.abs(dq[stop:, 0]) >= 0.01) | (np.abs(ddq[stop:, 0]) >= 0.01))[0]
+    assert moves == 1600                                  # the first that moves again: q̈_d ≠ 0, q̇_d = 0
+    assert 495 < slow[np.searchsorted(slow, 400)] < 505   # the reversal passes below the speed threshold
     np.testing.assert_array_equal(faded_coulomb[:stop + 50], coulomb[:stop + 50])  # reversal: no fade
     factor = faded_coulomb[stop:moves] / coulomb[stop:moves]
     assert np.all(np.abs(coulomb[stop:moves]) > 1.0)       # H = ±1 at rest: the ratio is the factor
@@ -358,6 +361,27 @@ def test_standstill_fade_takes_h_to_zero_after_the_motion_stops_and_not_at_a_rev
     faded.reset()
     stepped = np.array([faded.step(q[k], dq[k], ddq[k], CONTEXT) for k in range(len(q))])
     np.testing.assert_allclose(stepped, faded.evaluate(q, dq, ddq, CONTEXT), rtol=0, atol=1e-9)
+
+
+
+@pytest.mark.parametrize('name', ['friction_egms', 'friction_adaptive'])
+def test_standstill_fade_leaves_a_slow_reversal_alone(ur5e, name):
+    """A reversal of the thesis' hysteresis sweep (ch.6 eq. (21): |q̈_d| = 0.05 rad/s²) spends 0.4 s below
+    q̇_d = 0.01 rad/s, far longer than the 0.05 s window, yet q̈_d keeps its sign through it: not a stop,
+    so the faded term equals the paper's (fade off) on every sample; with the acceleration threshold above
+    0.05 rad/s² the same reversal is faded (H shrinks in the slow part)."""
+    t = np.arange(4000) / RATE
+    a = 0.05
+    dq1 = 0.1 - a * t                                     # decelerate through zero: a reversal at 2 s
+    q1, ddq1 = 0.3 + 0.1 * t - 0.5 * a * t**2, np.full_like(t, -a)
+    q, dq, ddq = (np.tile(x[:, None], (1, ur5e.n)) for x in (q1, dq1, ddq1))
+    result = identified(ur5e, 'load_squared', {'Fc': 3.0, 'Fv': 6.0, 'Fl': 2e-4})
+    options = {'alpha': (1.0, 0.0)} if name == 'friction_adaptive' else {}
+    plain = build_term(name, ur5e, result, {**options, 'standstill_fade': None}).evaluate(q, dq, ddq, CONTEXT)
+    faded = build_term(name, ur5e, result, {**options, 'standstill_fade': 0.1}).evaluate(q, dq, ddq, CONTEXT)
+    np.testing.assert_array_equal(faded, plain)
+    blunt = build_term(name, ur5e, result, {**options, 'standstill_fade': 0.1, 'standstill_acceleration': 0.1})
+    assert np.max(np.abs(blunt.evaluate(q, dq, ddq, CONTEXT) - plain)) > 1.0  # N·m: most of F·H
 
 
 # ---------------------------------------------------------------------------- joint friction (schema 2)

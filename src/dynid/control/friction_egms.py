@@ -40,17 +40,21 @@ friction_egms without its Coulomb part (option ``coulomb: false``), so F·H is n
 **Standstill fade** (both terms; decision, not in the paper). Once the desired motion has stopped, H(q_d)
 stays at ±1 (q_d no longer moves) and the term keeps pushing α̂1·F·H, while the real friction settles
 wherever the feedback leaves it (stiction, anywhere in [−F, F]). With option ``standstill_fade`` [s] the
-term scales H by a factor s ∈ [0, 1]: once |q̇_d| < ``standstill_speed`` (0.01 rad/s) has held for
-``standstill_window`` (0.05 s), the values of the estimator's excitation switch (ch.6 eq. (28)), s falls
-linearly from 1 to 0 over ``standstill_fade`` seconds; the first sample with |q̇_d| >= the threshold takes
-s back to 1 at once. The window keeps reversals (where q̇_d only passes through 0) from triggering it, as
-long as |q̈_d| > 2·0.01/0.05 = 0.4 rad/s² there; slower reversals spend longer below the threshold and
-are faded for part of it. The operators themselves run on unchanged, so H is where the paper has it when
-the motion resumes. Default 0.3 s, chosen on the twin (benchmarks/bench_feedforward.py; fade off / 0.03 /
-0.1 / 0.3 / 1 / 2 s): B2 torque-prediction MSE reduction 29.8 / 76.3 / 76.8 / 77.2 / 74.5 / 76.0 %,
-rotor-side position 68.4 / 89.2 / 90.4 / 90.4 / 88.8 / 90.0 %; the price is in B1, whose reversals at
-0.2 rad/s² are slow ones: torque MSE ratio 1.29 / 0.79 / 1.06 / 1.19 / 1.23 / 1.24, tracking 1.52 / 0.65 /
-1.05 / 1.31 / 1.41 / 1.43. ``standstill_fade: null`` gives the paper's term.
+term scales H by a factor s ∈ [0, 1]: once q_d has been at rest for ``standstill_window`` (0.05 s) —
+|q̇_d| < ``standstill_speed`` (0.01 rad/s), the values of the estimator's excitation switch (ch.6 eq. (28)),
+and |q̈_d| < ``standstill_acceleration`` (0.01 rad/s²) — s falls linearly from 1 to 0 over
+``standstill_fade`` seconds; the first sample not at rest takes s back to 1 at once. The acceleration
+condition tells a stop (q̈_d = 0) from a reversal, where q̇_d passes through 0 while q̈_d keeps its sign:
+however slow the reversal (0.05 rad/s² in the thesis' sweep, eq. (21), spends 0.4 s below 0.01 rad/s), H
+is the paper's there. The operators themselves run on unchanged, so H is where the paper has it when the
+motion resumes. Default 0.3 s, chosen on the twin (benchmarks/bench_feedforward.py; fade off / 0.03 /
+0.1 / 0.3 / 1 / 2 s, measured with the speed condition alone): B2 torque-prediction MSE reduction 29.8 /
+76.3 / 76.8 / 77.2 / 74.5 / 76.0 %, rotor-side position 68.4 / 89.2 / 90.4 / 90.4 / 88.8 / 90.0 %. With the
+speed condition alone the fade also cut into B1's reversals at 0.2 rad/s² (torque MSE ratio 1.19 instead of
+1.29, tracking 1.31 instead of 1.52 at 0.3 s); with the acceleration condition B1 has the fade-off figures
+(1.29, 1.52) and B2 keeps its (76.9 %, 90.2 %); after the waypoint cycle's q̈_d was made consistent
+(bench_feedforward.py's docstring) B1 1.33×, 1.58× and B2 86.4 %, 90.2 %. ``standstill_fade: null`` gives
+the paper's term.
 
 Both terms have memory (the E-GMS operators, the standstill counter): ``step`` advances the term's own;
 ``evaluate`` runs a batch on fresh ones, undeformed at the batch's first sample, exactly as ``step`` does
@@ -105,7 +109,11 @@ EGMS_OPTIONS = dict.fromkeys(EGMS_DEFAULTS)
 STANDSTILL_FADE_S = 0.3
 STANDSTILL_SPEED = 0.01
 STANDSTILL_WINDOW_S = 0.05
+#: |q̈_d| [rad/s²] below which a slow sample counts as stopped: a reversal passes through q̇_d = 0 with
+#: |q̈_d| > 0 (0.05 rad/s² in the thesis' hysteresis sweep, ch.6 eq. (21)), a stop holds q̈_d = 0.
+STANDSTILL_ACCELERATION = 0.01
 STANDSTILL_OPTIONS = {'standstill_fade': STANDSTILL_FADE_S, 'standstill_speed': STANDSTILL_SPEED,
+                      'standstill_acceleration': STANDSTILL_ACCELERATION,
                       'standstill_window': STANDSTILL_WINDOW_S, 'rate_hz': DEFAULT_RATE_HZ}
 
 
@@ -140,17 +148,20 @@ def _egms_laws(o: dict, robot: RobotModel, identified: tuple[JointFriction, np.n
 class StandstillFade:
     """The factor s ∈ [0, 1] that scales H at standstill (module docstring), for n joints.
 
-    c_k counts the samples in a row with |q̇_d| < ``speed`` (this one included, from 0 at a reset);
-    s_k = clip((W + F − c_k)/F, 0, 1) with W = round(window_s·rate) >= 1 samples and F = fade_s·rate.
+    A sample is at rest when |q̇_d| < ``speed`` and |q̈_d| < ``acceleration`` (a reversal, where q̇_d only
+    passes through 0 while q̈_d holds its sign, is not); c_k counts the samples at rest in a row (this one
+    included, from 0 at a reset); s_k = clip((W + F − c_k)/F, 0, 1) with W = round(window_s·rate) >= 1
+    samples and F = fade_s·rate.
 
     Args:
         n: joints. fade_s: fade time [s] > 0. speed: threshold [rad/s] > 0. window_s: hold time [s] > 0.
-        rate_hz: sample rate [Hz].
+        rate_hz: sample rate [Hz]. acceleration: threshold [rad/s²] > 0.
     """
 
     def __init__(self, n: int, fade_s: float, speed: float = STANDSTILL_SPEED, window_s: float = STANDSTILL_WINDOW_S,
-                 rate_hz: float = DEFAULT_RATE_HZ) -> None:
+                 rate_hz: float = DEFAULT_RATE_HZ, acceleration: float = STANDSTILL_ACCELERATION) -> None:
         self.n, self.fade_s, self.speed, self.window_s = n, fade_s, speed, window_s
+        self.acceleration = acceleration
         self.window = max(1, int(round(window_s * rate_hz)))
         self.fade = fade_s * rate_hz
         self.reset()
@@ -158,14 +169,15 @@ class StandstillFade:
     @classmethod
     def from_options(cls, o: dict, n: int, term: str) -> StandstillFade | None:
         """From the options ``standstill_fade`` (None or false: off), ``standstill_speed``,
-        ``standstill_window`` and ``rate_hz``."""
+        ``standstill_acceleration``, ``standstill_window`` and ``rate_hz``."""
         fade = o['standstill_fade']
         if fade is None or fade is False:
             return None
         return cls(n, positive(fade, f'{term}: standstill_fade [s]'),
                    positive(o['standstill_speed'], f'{term}: standstill_speed [rad/s]'),
                    positive(o['standstill_window'], f'{term}: standstill_window [s]'),
-                   positive(o['rate_hz'], f'{term}: rate_hz'))
+                   positive(o['rate_hz'], f'{term}: rate_hz'),
+                   positive(o['standstill_acceleration'], f'{term}: standstill_acceleration [rad/s²]'))
 
     def reset(self) -> None:
         self.count = np.zeros(self.n, dtype=np.int64)
@@ -173,24 +185,25 @@ class StandstillFade:
     def factor(self, count: np.ndarray) -> np.ndarray:
         return np.minimum(np.maximum((self.window + self.fade - count) / self.fade, 0.0), 1.0)
 
-    def step(self, dq: np.ndarray) -> np.ndarray:
-        """s (n,) for one sample of q̇_d (n,); advances the counter."""
-        return _standstill_step(dq, self.count, self.speed, self.window, self.fade)
+    def step(self, dq: np.ndarray, ddq: np.ndarray) -> np.ndarray:
+        """s (n,) for one sample of q̇_d, q̈_d (n,); advances the counter."""
+        return _standstill_step(dq, ddq, self.count, self.speed, self.acceleration, self.window, self.fade)
 
-    def run(self, dq: np.ndarray) -> np.ndarray:
-        """s (N, n) for q̇_d (N, n) from a reset (the counter is not touched): the rows of :meth:`step`."""
+    def run(self, dq: np.ndarray, ddq: np.ndarray) -> np.ndarray:
+        """s (N, n) for q̇_d, q̈_d (N, n) from a reset (the counter is not touched): the rows of :meth:`step`."""
         k = np.arange(dq.shape[0])[:, None]
-        last_moving = np.maximum.accumulate(np.where(np.abs(dq) < self.speed, -1, k), axis=0)
+        at_rest = (np.abs(dq) < self.speed) & (np.abs(ddq) < self.acceleration)
+        last_moving = np.maximum.accumulate(np.where(at_rest, -1, k), axis=0)
         return self.factor(k - last_moving)
 
 
 @numba.njit(cache=True)
-def _standstill_step(dq, count, speed, window, fade):
+def _standstill_step(dq, ddq, count, speed, acceleration, window, fade):
     """:meth:`StandstillFade.step` in one call (the same arithmetic as :meth:`StandstillFade.factor`);
     ``count`` is advanced in place."""
     factor = np.empty(dq.shape[0])
     for j in range(dq.shape[0]):
-        count[j] = count[j] + 1 if abs(dq[j]) < speed else 0
+        count[j] = count[j] + 1 if abs(dq[j]) < speed and abs(ddq[j]) < acceleration else 0
         factor[j] = min(max((window + fade - count[j]) / fade, 0.0), 1.0)
     return factor
 
@@ -230,15 +243,15 @@ class _HysteresisCopies:
         self._egms_laws = (n, elements, r_delta, r_k, backlash)
         self.egms = self._fresh_egms()
 
-    def _hysteresis_run(self, q, dq) -> np.ndarray:
+    def _hysteresis_run(self, q, dq, ddq) -> np.ndarray:
         """H(q_d) (N, n) of a batch on fresh operators, faded at standstill."""
         h = self._fresh_egms().run(q)
-        return h if self.standstill is None else h * self.standstill.run(dq)
+        return h if self.standstill is None else h * self.standstill.run(dq, ddq)
 
-    def _hysteresis_step(self, q, dq) -> np.ndarray:
+    def _hysteresis_step(self, q, dq, ddq) -> np.ndarray:
         """H(q_d) (n,) of one sample on the term's operators, faded at standstill."""
         h = self.egms.step(q)
-        return h if self.standstill is None else h * self.standstill.step(dq)
+        return h if self.standstill is None else h * self.standstill.step(dq, ddq)
 
     def _fresh_egms(self) -> EGMS:
         n, elements, r_delta, r_k, backlash = self._egms_laws
@@ -291,7 +304,8 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         excess, default as friction_static's), ``coulomb`` (include F·H, default true), ``temperature_c``
         (fallback [°C], default 20), ``load`` (``desired`` or ``measured``), ``standstill_fade`` [s] (fade of H
         at standstill, module docstring; default STANDSTILL_FADE_S, None: off), ``standstill_speed``
-        [rad/s] and ``standstill_window`` [s] (when q̇_d counts as stopped; default 0.01 and 0.05)."""
+        [rad/s], ``standstill_acceleration`` [rad/s²] and ``standstill_window`` [s] (when q̇_d counts as
+        stopped; default 0.01, 0.01 and 0.05)."""
         o = term_options(cls.name, options, {**EGMS_OPTIONS, **STANDSTILL_OPTIONS, 'band': None, 'coulomb': True,
                                              'temperature_c': DEFAULT_TEMPERATURE_C, 'load': 'desired'})
         if result is None:
@@ -334,13 +348,13 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
         if self.coulomb:
-            f = f + self._coulomb(q, dq, ddq, context, self._hysteresis_run(q, dq))
+            f = f + self._coulomb(q, dq, ddq, context, self._hysteresis_run(q, dq, ddq))
         return f
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         f = self.remainder(dq, temperature_or_fallback(context, self.temperature_c))
         if self.coulomb:
-            f = f + self._coulomb(q, dq, ddq, context, self._hysteresis_step(q, dq))
+            f = f + self._coulomb(q, dq, ddq, context, self._hysteresis_step(q, dq, ddq))
         return f
 
 
@@ -375,8 +389,8 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         """Factory. Options: ``estimator`` (an AdaptiveFrictionEstimator: its F(τ), E-GMS laws and α̂),
         ``alpha`` ((2,) or (n, 2), default (1, 0)), ``elements``, ``r_delta``, ``r_k``, ``backlash`` (E-GMS
         laws without an estimator; default the joint friction section's, else 4, 4, 2, 0.001), ``load``
-        (``desired`` or ``measured``), ``standstill_fade``, ``standstill_speed``, ``standstill_window`` (as
-        friction_egms's)."""
+        (``desired`` or ``measured``), ``standstill_fade``, ``standstill_speed``, ``standstill_acceleration``,
+        ``standstill_window`` (as friction_egms's)."""
         o = term_options(cls.name, options, {**EGMS_OPTIONS, **STANDSTILL_OPTIONS, 'estimator': None,
                                              'alpha': ALPHA_NOMINAL, 'load': 'desired'})
         estimator, standstill = o['estimator'], StandstillFade.from_options(o, robot.n, cls.name)
@@ -429,10 +443,10 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         return alpha[:, 0] * coulomb + alpha[:, 1] * velocity
 
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
-        return self._torque(q, dq, ddq, context, self._hysteresis_run(q, dq))
+        return self._torque(q, dq, ddq, context, self._hysteresis_run(q, dq, ddq))
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
-        return self._torque(q, dq, ddq, context, self._hysteresis_step(q, dq))
+        return self._torque(q, dq, ddq, context, self._hysteresis_step(q, dq, ddq))
 
 
 def _per_joint(mask: np.ndarray, covered, other):

@@ -54,6 +54,29 @@ def trapezoid(distance: float, velocity: float, acceleration: float) -> tuple[fl
     return t_a, 0.0, acceleration * t_a
 
 
+def _fitted_trapezoid(distance: float, t_a: float, t_c: float, peak: float,
+                      duration: float) -> tuple[float, float, float]:
+    """The rest-to-rest trapezoid (t_a, t_c, peak) over ``distance`` > 0 refitted to last ``duration`` [s]
+    (>= its own 2·t_a + t_c): (accelerating time, coasting time, peak velocity).
+
+    A move must end on a point (a whole number of sample periods), so it lasts a little longer than the
+    move at the allowed limits. A move that coasts keeps its peak velocity and accelerates a little less,
+    v·(duration − v/a) = distance (constant-velocity plateaus stay at their speed); a move that does not
+    (constant |q̈|, the hysteresis sweep) keeps its acceleration and peaks a little lower, with a short
+    coast. (Placing the faster profile's samples on the slower time grid instead left q̇ and q̈
+    inconsistent with q, which quintic interpolation between the points turned into a q̈ ringing at the
+    point rate.)
+    """
+    if t_c > 0:
+        acceleration = peak**2 / (peak * duration - distance)
+    else:
+        acceleration = peak / t_a
+        peak = 0.5 * (acceleration * duration
+                      - np.sqrt(max(acceleration**2 * duration**2 - 4.0 * acceleration * distance, 0.0)))
+    t_a = peak / acceleration
+    return t_a, max(duration - 2.0 * t_a, 0.0), peak
+
+
 def _profile(t: np.ndarray, t_a: float, t_c: float, peak: float):
     """Normalized distance s(t), ṡ, s̈ of a trapezoid with total distance 1 (t from 0 to 2t_a + t_c)."""
     total = peak * (t_a + t_c)
@@ -99,8 +122,8 @@ class _Builder:
             return
         t_a, t_c, peak = trapezoid(delta[lead], velocity[lead], acceleration[lead])
         count = max(1, int(np.ceil((2 * t_a + t_c) * self.rate)))
-        t = np.arange(1, count + 1) * (2 * t_a + t_c) / count
-        s, ds, dds = _profile(t, t_a, t_c, peak)
+        t_a, t_c, peak = _fitted_trapezoid(abs(delta[lead]), t_a, t_c, peak, count / self.rate)
+        s, ds, dds = _profile(np.arange(1, count + 1) / self.rate, t_a, t_c, peak)
         self.pieces.append((self.current + np.outer(s, delta), np.outer(ds, delta), np.outer(dds, delta)))
         self.current = target.copy()
 
