@@ -84,6 +84,9 @@ def _add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--rate', type=float, default=1000.0, help='output rate [Hz] (default 1000)')
     parser.add_argument('--payload', type=float, default=0.0,
                         help='payload mass [kg] at the flange, centre of mass 5 cm out (default 0)')
+    parser.add_argument('--payload-com', type=_float_list, default=None, metavar='X,Y,Z',
+                        help='payload centre of mass [m] in the flange frame (default 0,0,0.05: on the flange axis, '
+                             'which loads the last joint not at all); off-axis, e.g. 0.08,0,0.05, loads every joint')
     parser.add_argument('--drive-gain-error', type=float, default=0.0,
                         help='true drive gains differ from nominal by up to this fraction (default 0)')
     parser.add_argument('--temperature', type=float, default=25.0,
@@ -109,10 +112,14 @@ def _run_simulate(args: argparse.Namespace) -> int:
     from dynid.sim.recording import SimulationSettings, simulate_recording
 
     changes = [parse_joint_change(text) for text in args.change]  # bad syntax fails before the robot loads
+    if args.payload_com is not None and len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
     robot = load_robot(args.robot)
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
                                   payload_kg=args.payload, drive_gain_error=args.drive_gain_error,
                                   temperature_c=args.temperature, joint_changes=changes)
+    if args.payload_com is not None:
+        settings.payload_com = tuple(args.payload_com)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     print(f'wrote {output} (rosbag2, MCAP) and {output / "truth.yaml"}')
     return EXIT_OK
@@ -326,6 +333,9 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
                         help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
                              'point masses (else only their mass is known)')
     parser.add_argument('--weight-function', default='huber', choices=('huber', 'tukey', 'cauchy'))
+    parser.add_argument('--fix-drive-gain', action='append', default=[], metavar='JOINT=VALUE',
+                        help='tls/mls: hold this joint\'s drive gain [N·m/A] and identify the others (repeatable); '
+                             'for joints the known payload does not load')
     physical = parser.add_argument_group('physically consistent identification')
     physical.add_argument('--physical', action='store_true',
                           help='standard parameters with every link\'s pseudo-inertia positive semidefinite, rotor '
@@ -372,7 +382,10 @@ def _run_identify(args: argparse.Namespace) -> int:
     recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass')
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
-    options = IdentifyOptions(method=args.method, weight_function=args.weight_function)
+    from dynid.identify.drive_gains import parse_fixed_gains
+
+    options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
+                              fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names))
     if args.physical:
         from dynid.identify.physical import PhysicalSettings
 
@@ -392,8 +405,14 @@ def _run_identify(args: argparse.Namespace) -> int:
           f'({sum(n in result.base_expressions for n in result.parameter_names)} base), {result.condition_text()}')
     print(describe_filters(result.provenance.get('filters') or {}))
     if result.drive_gains_identified:
-        print('drive gains [N·m/A]: ' + ', '.join(f'{g:.5g} (±{s:.2g})' for g, s in
-                                                   zip(result.drive_gains, result.drive_gains_std, strict=True)))
+        from dynid.identify.drive_gains import diagnostics_lines
+
+        fixed = (result.drive_gain_diagnostics or {}).get('fixed', {})
+        print('drive gains [N·m/A]: ' + ', '.join(
+            f'{g:.5g} (fixed)' if j in fixed else f'{g:.5g} (±{s:.2g})'
+            for j, g, s in zip(result.joint_names, result.drive_gains, result.drive_gains_std, strict=True)))
+        for line in diagnostics_lines(result.drive_gain_diagnostics or {}):
+            print(f'  {line}')
     for label, metrics in result.metrics.items():
         _print_metrics(label, metrics)
     if result.physical_section is not None:

@@ -152,7 +152,7 @@ class Block:
     name: str
     y: np.ndarray                 # (M, n) measured torque minus known parts [N·m]
     rigid: np.ndarray             # (M, n, p_rigid) all rigid columns (arm standard + payload blocks)
-    known_payload: np.ndarray     # (M, n) torque of the known payload mass (TLS scale), zeros without
+    known_payload: np.ndarray     # (M, n) torque of the known payload (mass, or point mass) (TLS scale), zeros without
     known_output: np.ndarray      # (M, n) all known payload torque (part of τ_out for load-dependent friction)
     current: np.ndarray | None    # (M, n) motor current [A] (for drive-gain identification)
     rotor_acceleration: np.ndarray  # (M, n) θ̈ (or q̈) [rad/s²]
@@ -347,7 +347,7 @@ class IdentificationProblem:
             keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
         block = Block(
             name=recording.name, y=None if y is None else decimate(y), rigid=rigid,
-            known_payload=decimate(known_mass), known_output=decimate(known + known_mass),
+            known_payload=decimate(known + known_mass), known_output=decimate(known + known_mass),
             current=None if signals.current is None else decimate(signals.current),
             rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
             temperature=None if signals.temperature is None else decimate(signals.temperature),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.identify.drive_gains import diagnostics_lines
 from dynid.identify.metrics import format_number
 from dynid.identify.preprocess import describe_filters
 from dynid.identify.result import IdentificationResult
@@ -194,7 +195,8 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
     gains = '' if result.drive_gains is None else (
         '<h2>Drive gains [N·m/A]</h2><p>' + ('identified' if result.drive_gains_identified else 'nominal')
         + ': ' + ', '.join(f'{html.escape(j)} {g:.5g}' for j, g in zip(result.joint_names, result.drive_gains,
-                                                                       strict=True)) + '</p>')
+                                                                       strict=True)) + '</p>'
+        + ''.join(f'<p>{html.escape(line)}</p>' for line in diagnostics_lines(result.drive_gain_diagnostics or {})))
     recordings = _recording_lines(result, training, validation or [])
     shown = {line for line, _ in recordings}  # a recording's gap line appears once, in its section
     warnings = ''.join(f'<li>{html.escape(w)}</li>' for w in result.warnings if w not in shown)

@@ -26,12 +26,13 @@ import numpy as np
 import scipy.optimize
 
 from dynid.errors import InputError
+from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings, identify_physical, mass_matrix_check
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import Estimate, irls, ols, tls, wls
+from dynid.identify.solvers import Estimate, irls, ols, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
@@ -49,6 +50,7 @@ class IdentifyOptions:
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)
     physical: PhysicalSettings | None = None  # physically consistent standard parameters (identify.physical)
+    fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
 
     def validated(self) -> IdentifyOptions:
         if self.method not in METHODS:
@@ -57,6 +59,9 @@ class IdentifyOptions:
             raise InputError('load_iterations must be >= 1')
         if self.physical is not None and self.method not in ('ols', 'wls', 'irls'):
             raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
+        if self.fixed_drive_gains and self.method not in ('tls', 'mls'):
+            raise InputError(f'fixed drive gains are for the methods that identify gains (tls, mls), not '
+                             f'{self.method!r}: give the gains in a drives file (--drives)')
         return self
 
 
@@ -136,28 +141,6 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
     return new
 
 
-def _drive_gain_problem(problem: IdentificationProblem, method: str, options: IdentifyOptions):
-    """TLS or modified LS for drive gains and parameters (Gautier & Briot eqs. (15)–(20))."""
-    if problem.spec.uses_load:
-        raise InputError('drive-gain identification supports the linear friction models only')
-    if not problem.payload_blocks:
-        raise InputError('drive-gain identification needs a recording with a known payload mass '
-                         '(--payload-mass) beside recordings without payload')
-    if len(problem.payload_blocks) == len(problem.recordings):
-        raise InputError('drive-gain identification needs recordings without payload too')
-    n = problem.robot.n
-    names = [f'K_tau_{j + 1}' for j in range(n)] + problem.parameter_names()
-    w, _, joints, _, known = problem.equations(nominal_rigid(problem), with_current=True)
-    w_total = np.hstack([w[:, :n], -w[:, n:], -known[:, None]])
-    if method == 'tls':
-        estimate = tls(w_total, joints, names, weighted=True)
-    else:  # modified LS: [V, −W]·[g; χ] = W_kL·χ_kL
-        a, b = w_total[:, :-1], known
-        estimate = ols(a, b, joints, names)
-        estimate.method = 'mls'
-    return estimate, w_total, joints
-
-
 def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None = None,
              settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
              drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
@@ -177,13 +160,13 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     gains_std = None
     progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
     if gains_unknown:
-        estimate, w_total, joints = _drive_gain_problem(problem, options.method, options)
-        gains, gains_std = estimate.values[:robot.n], estimate.std[:robot.n]
-        values, std = estimate.values[robot.n:], estimate.std[robot.n:]
+        nominal = None if problem.drives is None else problem.drives.drive_gain
+        solution = solve_drive_gains(problem, options.method, nominal_rigid(problem), options.fixed_drive_gains,
+                                     nominal)
+        estimate, joints = solution.estimate, solution.joints
+        gains, gains_std, values, std = solution.gains, solution.gains_std, solution.values, solution.std
         names = problem.parameter_names()
-        prediction_w = w_total[:, robot.n:-1] * -1.0
-        measured = w_total[:, :robot.n] @ gains - (-w_total[:, -1])  # K̂·i minus the known payload torque
-        predicted = prediction_w @ values
+        measured, predicted = solution.measured, solution.prediction_w @ values
     elif options.method == 'iirls':
         estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
         for outer in range(options.load_iterations):
@@ -209,7 +192,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
     relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
     poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
-    warnings = list(problem.warnings)
+    warnings = list(problem.warnings) + (solution.warnings if gains_unknown else [])
     if poor:
         warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
                         f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
@@ -230,7 +213,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
         exponents=exponents if spec.friction == 'comprehensive' else None,
         condition_number=estimate.condition_number, condition_number_scaled=estimate.scaled_condition_number,
-        metrics=metrics, warnings=warnings, provenance=provenance)
+        metrics=metrics, warnings=warnings, provenance=provenance,
+        drive_gain_diagnostics=solution.diagnostics if gains_unknown else None)
     if options.physical is not None:
         result.physical_section = physical
         physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
