@@ -1,13 +1,13 @@
 """TLS drive gains on 100 Hz twin recordings with a flange payload: the warning and the fixed-gain remedy.
 
-Run: ``.venv/bin/python benchmarks/real_logs_tls.py`` (about a minute). The lead merges
+Run: ``.venv/bin/python benchmarks/real_logs_tls.py`` (about two minutes). The lead merges
 :func:`measure_tls` into ``benchmarks/bench_real_logs.py`` (issue 13).
 
 The UR5e twin at 100 Hz (``dynid simulate --rate 100``; plain stamps: the jittery "real-log" writer is
 another branch's) runs the built-in optimized excitation twice, with true drive gains up to ±10 % off
-the nominal ones (one seed for both, so that they share them): once without payload and once with a known 3 kg point mass on the flange axis
-(``--payload-com 0,0,0.05``), which puts no torque on the last joint. Gautier & Briot's IDIM-TLS with
-the known payload then
+the nominal ones (one seed for both, so that they share them): once without payload and once with a
+known 3 kg point mass on the flange axis (``--payload-com 0,0,0.05``), which puts no torque on the
+last joint. Gautier & Briot's IDIM-TLS with the known payload then
 
 1. must warn on the joints whose gain the payload does not determine (``tls_unexcited_joints_warned``:
    the warning names wrist_3_joint, the joint the payload does not load), and

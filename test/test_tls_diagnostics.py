@@ -20,7 +20,8 @@ def flange_runs(tmp_path_factory):
               '--drive-gain-error', '0.1', '--quiet']
     assert main([*common, '--seed', '1', '-o', str(folder / 'empty')]) == 0
     # one seed: it draws the true drive gains, which both runs must share
-    assert main([*common, '--seed', '1', '--payload', '3', '--payload-com', FLANGE_AXIS, '-o', str(folder / 'flange')]) == 0
+    assert main([*common, '--seed', '1', '--payload', '3', '--payload-com', FLANGE_AXIS,
+                 '-o', str(folder / 'flange')]) == 0
     truth = yaml.safe_load((folder / 'empty' / 'truth.yaml').read_text())['plant']['drives']
     return folder, {joint: drive['drive_gain'] for joint, drive in truth.items()}
 
