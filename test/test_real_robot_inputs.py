@@ -46,8 +46,12 @@ def urdf_arm(tmp_path_factory):
 def test_a_urdf_robot_identifies_from_currents_with_a_drives_file(urdf_arm, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(urdf_arm)  # relative paths, as typed
     out = tmp_path / 'r.yaml'
-    _one_line_error(capsys, main(['identify', 'train', '--robot', 'arm.urdf', '-o', str(out), '--quiet']),
-                    'has no drive data', '--drives')
+    _one_line_error(capsys, main(['identify', 'train', '--robot', 'arm.urdf', '--torque', 'current', '-o', str(out),
+                                  '--quiet']), 'has no drive data', '--drives')
+    # auto picks what works: without drive gains, the joint torque the recording also holds
+    assert main(['identify', 'train', '--robot', 'arm.urdf', '-o', str(out), '--quiet']) == 0
+    assert yaml.safe_load(out.read_text())['model']['torque_source'] == 'joint_torque'
+    out.unlink()
     assert main(['identify', 'train', '--robot', 'arm.urdf', '--drives', 'drives.yaml', '--validate', 'check',
                  '-o', str(out), '--quiet']) == 0
     printed = capsys.readouterr().out

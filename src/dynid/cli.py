@@ -323,10 +323,15 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--method', default='wls', choices=METHODS)
     parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
-    parser.add_argument('--torque', default='auto', choices=('auto', 'current', 'joint_torque'),
-                        help='measured torque: K_τ·i from currents or the joint torque (default: currents)')
+    parser.add_argument('--torque', default='auto', choices=('auto', 'current', 'motor_torque', 'joint_torque'),
+                        help='measured torque: current = K_τ·i from joint_currents and the drive gains (minus B·θ̈ '
+                             'with motor encoders); motor_torque = joint_states effort that is already the motor\'s '
+                             'torque in N·m at the link side (rotor inertias identified, no drive data needed); '
+                             'joint_torque = joint_states effort from a torque sensor after the gear. Default auto: '
+                             'currents when the drive gains are known or identified (TLS, MLS), else the joint torque')
     parser.add_argument('--no-rotor-compensation', action='store_true',
-                        help='do not subtract B·θ̈; identify rotor inertias instead')
+                        help='with currents: do not subtract B·θ̈, identify rotor inertias instead (motor_torque always '
+                             'identifies them; refused with joint_torque)')
     parser.add_argument('--payload-mass', type=_float_list, default=None,
                         help='payload mass [kg] per bag, comma-separated (0: none)')
     parser.add_argument('--payload-com', type=_float_list, default=None,
