@@ -37,6 +37,16 @@ from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
 METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
+# Hamon 2010 eq. (30): the columns of am1_j and ag1_j are P⁺·τ_out,j and P⁻·τ_out,j (P⁺ + P⁻ = 1), and τ_out
+# is the model's own torque W_rigid·χ₀: adding ε·χ₀ to the rigid-body parameters and −ε to every am1_j and
+# ag1_j leaves every torque unchanged. Structural, so no trajectory helps; only a known payload's torque in
+# τ_out (a run with a known mass) lies outside W_rigid's span and fixes the scale.
+HAMON_SCALE_DEPENDENCY = (
+    "Hamon's efficiency terms (am1_j, ag1_j: torque proportional to the output torque τ_out) trade against the "
+    "overall scale of the rigid-body parameters, because τ_out is the model's own torque: the dependency is "
+    "structural and no excitation separates them. Only runs with a known payload mass do: record runs with "
+    "different known payloads (e.g. dynid simulate --payload, or dynid excite --experiment payload_schedule) and "
+    "give them with --payload-mass (e.g. --payload-mass 0,3.5,7.5)")
 POORLY_IDENTIFIED_PERCENT = 50.0
 
 
@@ -153,6 +163,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     if options.physical is not None:
         options.physical.validated().check_model(spec)
     gains_unknown = options.method in ('tls', 'mls')
+    if spec.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None for r in recordings):
+        raise InputError(HAMON_SCALE_DEPENDENCY)
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
     exponents = np.full(robot.n, spec.exponent)
