@@ -97,3 +97,14 @@ def test_a_fixed_gain_fixes_the_scale_without_payload_runs(flange_runs, tmp_path
                  f'shoulder_lift_joint={truth["shoulder_lift_joint"]}', '-o', str(out)]) == 0
     gains = yaml.safe_load(out.read_text())['drive_gains']['values']
     assert gains['elbow_joint'] == pytest.approx(truth['elbow_joint'], rel=0.05)
+
+
+def test_an_unsupported_tls_result_is_refused_naming_the_unloaded_joint(flange_runs, tmp_path, capsys):
+    folder, _ = flange_runs
+    out = tmp_path / 'r.yaml'
+    args = [a for a in _tls(folder) if a != '--force']
+    assert main([*args, '-o', str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'cannot identify the model' in err[0], err
+    assert 'does not load wrist_3_joint: hold its gain (--fix-drive-gain' in err[0]
+    assert not out.exists()

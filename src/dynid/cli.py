@@ -351,7 +351,10 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
     parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
     parser.add_argument('-o', '--output', required=True, help='result file (YAML)')
-    parser.add_argument('--force', action='store_true', help='overwrite an existing result file')
+    parser.add_argument('--force', action='store_true',
+                        help='overwrite an existing result file, and keep a result the data cannot support (cond of '
+                             'the column-scaled regressor above 1000, or more than half the parameters above 50 %% '
+                             'relative σ), which is otherwise refused')
     parser.add_argument('--report', default=None, help='folder for index.html and plots')
     parser.add_argument('--quiet', action='store_true')
     _add_filter_arguments(parser)
@@ -363,6 +366,7 @@ def _run_identify(args: argparse.Namespace) -> int:
 
     from dynid.identify.model import ModelSpec
     from dynid.identify.preprocess import describe_filters
+    from dynid.identify.quality import identifiability_problems, validation_warnings
     from dynid.identify.report import write_report
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
@@ -397,6 +401,18 @@ def _run_identify(args: argparse.Namespace) -> int:
         options.physical = PhysicalSettings(prior=not args.no_prior, prior_relative_std=args.prior_std,
                                             solver=args.physical_solver)
     result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
+    problems = identifiability_problems(result.condition_number_scaled, result.relative_std)
+    if problems:
+        unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
+        remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '
+                  f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
+                  f'the payload off the joint axes' if unloaded else
+                  'record an optimized excitation (dynid excite --optimize, then run it)')
+        if not args.force:
+            raise InputError(f'the data cannot identify the model: {"; ".join(problems)}; {remedy} (--force keeps '
+                             f'the result anyway)')
+        result.warnings.insert(0, f'kept with --force although the data cannot identify the model: '
+                                  f'{"; ".join(problems)}; {remedy}')
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
@@ -404,6 +420,7 @@ def _run_identify(args: argparse.Namespace) -> int:
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
         metrics = validate(result, robot, dataset, name=args.validate[i])
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     result.save(output)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
@@ -453,6 +470,7 @@ def _add_validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_validate(args: argparse.Namespace) -> int:
+    from dynid.identify.quality import validation_warnings
     from dynid.identify.result import IdentificationResult
     from dynid.identify.robot_source import robot_spec_of
     from dynid.identify.validate import recover_payload, validate
@@ -467,11 +485,19 @@ def _run_validate(args: argparse.Namespace) -> int:
         raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
     from dynid.io.recorder import read_recording
 
+    trained = {float(entry.get('payload_mass_known') or entry.get('payload_known') or 0.0)
+               for entry in result.provenance.get('inputs') or []}
     unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
         dataset = read_recording(bag, robot.joint_names, None)
         payload = Payload(mass, args.payload_com) if mass > 0 else None
         metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        if trained and float(mass) not in trained:
+            declared = ', '.join(f'{m:g}' for m in sorted(trained))
+            metrics['warnings'].append(
+                f'payload {mass:g} kg differs from those of the identification ({declared} kg declared): a payload '
+                f'carried but not declared there is part of the last link\'s parameters')
         _print_metrics(f'{bag}', metrics)
         if metrics['scored_joints'] == 0:
             unscored.append(bag)

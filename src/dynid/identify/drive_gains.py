@@ -169,7 +169,9 @@ def _diagnose(solution: DriveGainSolution, problem, estimate: Estimate, known: n
 
 
 def diagnostics_lines(diagnostics: dict) -> list[str]:
-    """The drive-gain diagnostics for people (stdout, report), one line per item."""
+    """The drive-gain diagnostics for people (stdout, report), one line per item; none without any."""
+    if not diagnostics:
+        return []
     lines = []
     if 'kernel_gap' in diagnostics:
         tail = ', '.join(f'{s:.4g}' for s in diagnostics['smallest_singular_values'])

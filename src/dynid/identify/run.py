@@ -31,6 +31,7 @@ from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings, identify_physical, mass_matrix_check
 from dynid.identify.preprocess import FilterSettings
+from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
 from dynid.identify.solvers import Estimate, irls, ols, wls
 from dynid.model.drives import JointDrives
@@ -47,7 +48,6 @@ HAMON_SCALE_DEPENDENCY = (
     "structural and no excitation separates them. Only runs with a known payload mass do: record runs with "
     "different known payloads (e.g. dynid simulate --payload, or dynid excite --experiment payload_schedule) and "
     "give them with --payload-mass (e.g. --payload-mass 0,3.5,7.5)")
-POORLY_IDENTIFIED_PERCENT = 50.0
 
 
 @dataclass
@@ -202,12 +202,18 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         measured, predicted = y, w @ values
 
     metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
+    autocorrelation = residual_autocorrelation(measured - predicted, joints, robot.n)
+    metrics['train']['residual_lag1_autocorrelation'] = dict(zip(robot.joint_names, autocorrelation.tolist(),
+                                                                 strict=True))
     relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
     poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
     warnings = list(problem.warnings) + (solution.warnings if gains_unknown else [])
     if poor:
         warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
                         f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
+    misfit = misfit_warning(autocorrelation, robot.joint_names)
+    if misfit:
+        warnings.append(misfit)
     base = problem.base
     expressions = dict(zip(base.names, base.expressions, strict=True))
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
