@@ -64,8 +64,11 @@ def test_gentle_motion_is_refused_unless_forced_and_validation_flags_absurd_fits
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'cannot identify the model' in err[0] and 'dynid excite --optimize' in err[0], err
     assert not out.exists()
-    assert main(['identify', str(unloaded_run), '--quiet', '--force', '-o', str(out)]) == 0
+    assert main(['identify', str(unloaded_run), '--quiet', '--force', '-o', str(out), '--report',
+                 str(tmp_path / 'report')]) == 0
     assert 'kept with --force' in capsys.readouterr().out
+    page = (tmp_path / 'report' / 'index.html').read_text()
+    assert 'kept with --force' in page and 'residual lag-1 autocorrelation' in page
     # a payload the identification never saw: its torque is missing from the prediction
     assert main(['validate', str(unloaded_run), '--params', str(out), '--payload-mass', '40']) == 0
     printed = capsys.readouterr().out
