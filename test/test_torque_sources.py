@@ -59,3 +59,7 @@ def test_rotor_options_are_refused_for_the_joint_torque(motor_torque_bag, tmp_pa
     assert main(['identify', str(bag), '--torque', 'current', '--quiet', '-o', str(out)]) == 2
     assert 'no motor currents' in capsys.readouterr().err
     assert not out.exists()
+    assert main(['identify', str(bag), '--torque', 'motor_torque', '--payload-com', '0,0,0.05', '--quiet',
+                 '-o', str(out)]) == 2
+    assert '--payload-mass' in capsys.readouterr().err
+    assert not out.exists()

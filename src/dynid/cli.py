@@ -380,6 +380,8 @@ def _run_identify(args: argparse.Namespace) -> int:
         raise InputError(f'{output} exists; refusing to overwrite (use --force)')
     if args.payload_com is not None and len(args.payload_com) != 3:
         raise InputError('--payload-com needs three values x,y,z [m]')
+    if args.payload_com is not None and not args.payload_mass:
+        raise InputError('--payload-com places the payloads of --payload-mass: give their masses too')
 
     def say(text: str) -> None:
         if not args.quiet:
