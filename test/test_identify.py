@@ -137,7 +137,7 @@ def test_methods_and_bad_requests(twin_data):
     robot, _, train, _ = twin_data
     for method in ('ols', 'irls'):
         assert identify(robot, [RecordingInput(train)], options=IdentifyOptions(method)).method == method
-    with pytest.raises(InputError, match='known payload mass'):
+    with pytest.raises(InputError, match='known payload'):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls'))
     with pytest.raises(InputError, match='method must be one of'):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('magic'))

@@ -84,6 +84,9 @@ def _add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--rate', type=float, default=1000.0, help='output rate [Hz] (default 1000)')
     parser.add_argument('--payload', type=float, default=0.0,
                         help='payload mass [kg] at the flange, centre of mass 5 cm out (default 0)')
+    parser.add_argument('--payload-com', type=_float_list, default=None, metavar='X,Y,Z',
+                        help='payload centre of mass [m] in the flange frame (default 0,0,0.05: on the flange axis, '
+                             'which loads the last joint not at all); off-axis, e.g. 0.08,0,0.05, loads every joint')
     parser.add_argument('--drive-gain-error', type=float, default=0.0,
                         help='true drive gains differ from nominal by up to this fraction (default 0)')
     parser.add_argument('--temperature', type=float, default=25.0,
@@ -124,6 +127,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
     from dynid.sim.recording import SimulationSettings, simulate_recording
 
     changes = [parse_joint_change(text) for text in args.change]  # bad syntax fails before the robot loads
+    if args.payload_com is not None and len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
     real_log = None if args.log_rate is None else RealLogSettings(
         rate_hz=args.log_rate, jitter=args.log_jitter, gap_rate_hz=args.log_gap_rate,
         position_rounding_rad=args.log_rounding, glitches=args.log_glitches, csv_format=args.log_format)
@@ -133,6 +138,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
                                   payload_kg=args.payload, drive_gain_error=args.drive_gain_error,
                                   temperature_c=args.temperature, joint_changes=changes, real_log=real_log)
+    if args.payload_com is not None:
+        settings.payload_com = tuple(args.payload_com)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, MCAP){extra} and {output / "truth.yaml"}')
@@ -426,16 +433,24 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--method', default='wls', choices=METHODS)
     parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
-    parser.add_argument('--torque', default='auto', choices=('auto', 'current', 'joint_torque'),
-                        help='measured torque: K_τ·i from currents or the joint torque (default: currents)')
+    parser.add_argument('--torque', default='auto', choices=('auto', 'current', 'motor_torque', 'joint_torque'),
+                        help='measured torque: current = K_τ·i from joint_currents and the drive gains (minus B·θ̈ '
+                             'with motor encoders); motor_torque = joint_states effort that is already the motor\'s '
+                             'torque in N·m at the link side (rotor inertias identified, no drive data needed); '
+                             'joint_torque = joint_states effort from a torque sensor after the gear. Default auto: '
+                             'currents when the drive gains are known or identified (TLS, MLS), else the joint torque')
     parser.add_argument('--no-rotor-compensation', action='store_true',
-                        help='do not subtract B·θ̈; identify rotor inertias instead')
+                        help='with currents: do not subtract B·θ̈, identify rotor inertias instead (motor_torque always '
+                             'identifies them; refused with joint_torque)')
     parser.add_argument('--payload-mass', type=_float_list, default=None,
                         help='payload mass [kg] per bag, comma-separated (0: none)')
     parser.add_argument('--payload-com', type=_float_list, default=None,
                         help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
                              'point masses (else only their mass is known)')
     parser.add_argument('--weight-function', default='huber', choices=('huber', 'tukey', 'cauchy'))
+    parser.add_argument('--fix-drive-gain', action='append', default=[], metavar='JOINT=VALUE',
+                        help='tls/mls: hold this joint\'s drive gain [N·m/A] and identify the others (repeatable); '
+                             'for joints the known payload does not load')
     physical = parser.add_argument_group('physically consistent identification')
     physical.add_argument('--physical', action='store_true',
                           help='standard parameters with every link\'s pseudo-inertia positive semidefinite, rotor '
@@ -447,7 +462,10 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
     parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
     parser.add_argument('-o', '--output', required=True, help='result file (YAML)')
-    parser.add_argument('--force', action='store_true', help='overwrite an existing result file')
+    parser.add_argument('--force', action='store_true',
+                        help='overwrite an existing result file, and keep a result the data cannot support (cond of '
+                             'the column-scaled regressor above 1000, or more than half the parameters above 50 %% '
+                             'relative σ), which is otherwise refused')
     parser.add_argument('--report', default=None, help='folder for index.html and plots')
     parser.add_argument('--quiet', action='store_true')
     _add_filter_arguments(parser)
@@ -459,6 +477,7 @@ def _run_identify(args: argparse.Namespace) -> int:
 
     from dynid.identify.model import ModelSpec
     from dynid.identify.preprocess import describe_filters
+    from dynid.identify.quality import identifiability_problems, validation_warnings
     from dynid.identify.report import write_report
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
@@ -472,6 +491,8 @@ def _run_identify(args: argparse.Namespace) -> int:
         raise InputError(f'{output} exists; refusing to overwrite (use --force)')
     if args.payload_com is not None and len(args.payload_com) != 3:
         raise InputError('--payload-com needs three values x,y,z [m]')
+    if args.payload_com is not None and not args.payload_mass:
+        raise InputError('--payload-com places the payloads of --payload-mass: give their masses too')
 
     def say(text: str) -> None:
         if not args.quiet:
@@ -483,13 +504,28 @@ def _run_identify(args: argparse.Namespace) -> int:
     recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass')
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
-    options = IdentifyOptions(method=args.method, weight_function=args.weight_function)
+    from dynid.identify.drive_gains import parse_fixed_gains
+
+    options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
+                              fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names))
     if args.physical:
         from dynid.identify.physical import PhysicalSettings
 
         options.physical = PhysicalSettings(prior=not args.no_prior, prior_relative_std=args.prior_std,
                                             solver=args.physical_solver)
     result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
+    problems = identifiability_problems(result.condition_number_scaled, result.relative_std)
+    if problems:
+        unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
+        remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '
+                  f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
+                  f'the payload off the joint axes' if unloaded else
+                  'record an optimized excitation (dynid excite --optimize, then run it)')
+        if not args.force:
+            raise InputError(f'the data cannot identify the model: {"; ".join(problems)}; {remedy} (--force keeps '
+                             f'the result anyway)')
+        result.warnings.insert(0, f'kept with --force although the data cannot identify the model: '
+                                  f'{"; ".join(problems)}; {remedy}')
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
@@ -497,14 +533,21 @@ def _run_identify(args: argparse.Namespace) -> int:
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
         metrics = validate(result, robot, dataset, name=args.validate[i])
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     result.save(output)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
           f'({sum(n in result.base_expressions for n in result.parameter_names)} base), {result.condition_text()}')
     print(describe_filters(result.provenance.get('filters') or {}))
     if result.drive_gains_identified:
-        print('drive gains [N·m/A]: ' + ', '.join(f'{g:.5g} (±{s:.2g})' for g, s in
-                                                   zip(result.drive_gains, result.drive_gains_std, strict=True)))
+        from dynid.identify.drive_gains import diagnostics_lines
+
+        fixed = (result.drive_gain_diagnostics or {}).get('fixed', {})
+        print('drive gains [N·m/A]: ' + ', '.join(
+            f'{g:.5g} (fixed)' if j in fixed else f'{g:.5g} (±{s:.2g})'
+            for j, g, s in zip(result.joint_names, result.drive_gains, result.drive_gains_std, strict=True)))
+        for line in diagnostics_lines(result.drive_gain_diagnostics or {}):
+            print(f'  {line}')
     for label, metrics in result.metrics.items():
         _print_metrics(label, metrics)
     if result.physical_section is not None:
@@ -540,6 +583,7 @@ def _add_validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_validate(args: argparse.Namespace) -> int:
+    from dynid.identify.quality import validation_warnings
     from dynid.identify.result import IdentificationResult
     from dynid.identify.robot_source import robot_spec_of
     from dynid.identify.validate import recover_payload, validate
@@ -554,11 +598,19 @@ def _run_validate(args: argparse.Namespace) -> int:
         raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
     from dynid.io.recorder import read_recording
 
+    trained = {float(entry.get('payload_mass_known') or entry.get('payload_known') or 0.0)
+               for entry in result.provenance.get('inputs') or []}
     unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
         dataset = read_recording(bag, robot.joint_names, None)
         payload = Payload(mass, args.payload_com) if mass > 0 else None
         metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        if trained and float(mass) not in trained:
+            declared = ', '.join(f'{m:g}' for m in sorted(trained))
+            metrics['warnings'].append(
+                f'payload {mass:g} kg differs from those of the identification ({declared} kg declared): a payload '
+                f'carried but not declared there is part of the last link\'s parameters')
         _print_metrics(f'{bag}', metrics)
         if metrics['scored_joints'] == 0:
             unscored.append(bag)

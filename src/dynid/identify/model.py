@@ -5,8 +5,13 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
     y = W_rigid·χ_rigid + W_friction·χ_friction [+ W_Ia·Ia]                       (IDIM, eq. (6))
 
 - **y**: ``current`` → K_τ·i with the nominal drive gains, minus B·θ̈ when motor encoders exist and
-  ``rotor_compensation`` is on (thesis ch.5 eq. (P2-14)); ``joint_torque`` → the measured joint
-  torque. Known payload contributions are subtracted.
+  ``rotor_compensation`` is on (thesis ch.5 eq. (P2-14)); ``motor_torque`` → the effort of
+  ``joint_states`` where the driver reports the motor's torque already in N·m at the link side
+  (K_τ·i: gear ratio applied, rotor inertia and friction inside it), with the rotor inertias
+  identified (no drive data needed); ``joint_torque`` → the measured joint torque (a torque sensor
+  after the gear: no rotor inertia in it, so rotor options are refused). ``auto`` takes currents
+  when the drive gains are known (or identified), else the joint torque. Known payload
+  contributions are subtracted.
 - **W_rigid**: the base columns of [arm standard parameters | unknown payload parameters], found by
   QR on random states with the recordings' payload structure (rows with and without payload), so
   that payload parameters identifiable only from the difference between runs are kept (Gautier &
@@ -47,6 +52,7 @@ from dynid.model.robot import RobotModel
 
 FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
 _LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')
+TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
 
 
 def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:
@@ -77,8 +83,8 @@ class ModelSpec:
     def validated(self) -> ModelSpec:
         if self.friction not in FRICTION_MODELS:
             raise InputError(f'friction model must be one of {FRICTION_MODELS}, got {self.friction!r}')
-        if self.torque_source not in ('auto', 'current', 'joint_torque'):
-            raise InputError(f"torque source must be 'auto', 'current' or 'joint_torque', got {self.torque_source!r}")
+        if self.torque_source not in TORQUE_SOURCES:
+            raise InputError(f'torque source must be one of {TORQUE_SOURCES}, got {self.torque_source!r}')
         if self.hamon_velocity <= 0 or self.exponent <= 0:
             raise InputError('hamon_velocity and exponent must be > 0')
         return self
@@ -152,7 +158,7 @@ class Block:
     name: str
     y: np.ndarray                 # (M, n) measured torque minus known parts [N·m]
     rigid: np.ndarray             # (M, n, p_rigid) all rigid columns (arm standard + payload blocks)
-    known_payload: np.ndarray     # (M, n) torque of the known payload mass (TLS scale), zeros without
+    known_payload: np.ndarray     # (M, n) torque of the known payload (mass, or point mass) (TLS scale), zeros without
     known_output: np.ndarray      # (M, n) all known payload torque (part of τ_out for load-dependent friction)
     current: np.ndarray | None    # (M, n) motor current [A] (for drive-gain identification)
     rotor_acceleration: np.ndarray  # (M, n) θ̈ (or q̈) [rad/s²]
@@ -237,12 +243,16 @@ class IdentificationProblem:
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
             raise InputError(f'robot {robot.name!r} has no drive data: give a drives file (--drives), identify the '
-                             f'gains (TLS or MLS with a payload run) or use the joint torque')
+                             f'gains (TLS or MLS with a payload run), or use the joint torque or motor torque '
+                             f'(--torque joint_torque or motor_torque)')
+        if self.torque_source == 'joint_torque' and spec.rotor_inertia:
+            raise InputError('--no-rotor-compensation does not apply to the joint torque (measured after the gear, it '
+                             'holds no rotor inertia); if the effort is the motor\'s torque use --torque motor_torque')
         has_motor = all(r.dataset.theta is not None for r in self.recordings)
         self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation and has_motor
                                  and not drive_gains_unknown)
-        self.identify_rotor_inertia = self.torque_source == 'current' and (
-            spec.rotor_inertia or not self.compensate_rotor)
+        self.identify_rotor_inertia = self.torque_source == 'motor_torque' or (
+            self.torque_source == 'current' and (spec.rotor_inertia or not self.compensate_rotor))
         self.friction_on_rotor = has_motor
 
         # Payload parameter blocks: one per original recording with only a known mass.
@@ -294,12 +304,13 @@ class IdentificationProblem:
         source = self.spec.torque_source
         has_current = all(r.dataset.current is not None for r in self.recordings)
         has_tau = all(r.dataset.tau is not None for r in self.recordings)
-        if source == 'auto':
-            source = 'current' if has_current else 'joint_torque' if has_tau else ''
+        if source == 'auto':  # currents need drive gains: known ones, or identified
+            usable_current = has_current and (self.drives is not None or self.drive_gains_unknown)
+            source = 'current' if usable_current else 'joint_torque' if has_tau else 'current' if has_current else ''
         if source == 'current' and not has_current:
             raise InputError('the recordings hold no motor currents (topic joint_currents)')
-        if source == 'joint_torque' and not has_tau:
-            raise InputError('the recordings hold no joint torques (effort of joint_states)')
+        if source in ('joint_torque', 'motor_torque') and not has_tau:
+            raise InputError(f'the recordings hold no {source.replace("_", " ")}s (effort of joint_states)')
         if not source:
             raise InputError('the recordings hold neither motor currents nor joint torques')
         if self.drive_gains_unknown and source != 'current':
@@ -347,7 +358,7 @@ class IdentificationProblem:
             keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
         block = Block(
             name=recording.name, y=None if y is None else decimate(y), rigid=rigid,
-            known_payload=decimate(known_mass), known_output=decimate(known + known_mass),
+            known_payload=decimate(known + known_mass), known_output=decimate(known + known_mass),
             current=None if signals.current is None else decimate(signals.current),
             rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
             temperature=None if signals.temperature is None else decimate(signals.temperature),
@@ -358,7 +369,7 @@ class IdentificationProblem:
     def _measured_torque(self, signals: Signals) -> np.ndarray | None:
         if self.drive_gains_unknown:
             return None
-        if self.torque_source == 'joint_torque':
+        if self.torque_source in ('joint_torque', 'motor_torque'):
             return signals.tau
         torque = self.drives.current_to_joint_torque(signals.current)
         if self.compensate_rotor:

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.identify.drive_gains import diagnostics_lines
 from dynid.identify.metrics import format_number
 from dynid.identify.preprocess import describe_filters
+from dynid.identify.quality import MISFIT_AUTOCORRELATION
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import predict_series
 from dynid.io.dataset import Dataset
@@ -85,14 +87,18 @@ def _parameter_plot(path: Path, result: IdentificationResult) -> None:
 
 def _metrics_table(metrics: dict) -> str:
     """Metrics of one set of recordings; what could not be scored shows as n/a, with its warning."""
+    whiteness = metrics.get('residual_lag1_autocorrelation')  # training only (dynid.identify.quality)
+    whiteness_head = f'<th>residual lag-1 autocorrelation (misfit above {MISFIT_AUTOCORRELATION:g})</th>'
     rows = ''.join(f'<tr><td>{html.escape(name)}</td><td>{format_number(m["rmse"], ".4g")}</td>'
-                   f'<td>{format_number(m["nrmse_fit_percent"], ".2f")}</td><td>{m.get("rows", "")}</td></tr>'
+                   f'<td>{format_number(m["nrmse_fit_percent"], ".2f")}</td><td>{m.get("rows", "")}</td>'
+                   + (f'<td>{format_number(whiteness.get(name), ".2f")}</td>' if whiteness else '') + '</tr>'
                    for name, m in metrics['joints'].items())
     notes = ''.join(f'<li>{html.escape(w)}</li>' for w in metrics.get('warnings', []))
     return (f'<p>relative residual ‖y − ŷ‖/‖y‖ = {format_number(metrics["relative_residual"], ".4g")}, RMSE '
             f'{format_number(metrics["rmse"], ".4g")} N·m, {metrics["rows"]} equations</p>'
             + (f'<ul>{notes}</ul>' if notes else '')
-            + f'<table><tr><th>joint</th><th>RMSE [N·m]</th><th>NRMSE fit [%]</th><th>rows scored</th></tr>'
+            + '<table><tr><th>joint</th><th>RMSE [N·m]</th><th>NRMSE fit [%]</th><th>rows scored</th>'
+            + (whiteness_head if whiteness else '') + '</tr>'
             f'{rows}</table>')
 
 
@@ -184,7 +190,8 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
             _residual_plot(folder / 'residuals.png', [(measured - predicted)[keep[:, j], j]
                                                       for j in range(robot.n)], robot.joint_names)
         sections.append(f'<h2>{label.capitalize()}</h2>'
-                        + (_metrics_table(result.metrics[label]) if label in result.metrics else '')
+                        + (_metrics_table(result.metrics[key]) if (key := {'training': 'train'}.get(label, label))
+                           in result.metrics else '')
                         + f'<img src="torque_{label}.png" alt="{label} torques">')
     _parameter_plot(folder / 'parameters.png', result)
     relative = result.relative_std
@@ -195,7 +202,8 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
     gains = '' if result.drive_gains is None else (
         '<h2>Drive gains [N·m/A]</h2><p>' + ('identified' if result.drive_gains_identified else 'nominal')
         + ': ' + ', '.join(f'{html.escape(j)} {g:.5g}' for j, g in zip(result.joint_names, result.drive_gains,
-                                                                       strict=True)) + '</p>')
+                                                                       strict=True)) + '</p>'
+        + ''.join(f'<p>{html.escape(line)}</p>' for line in diagnostics_lines(result.drive_gain_diagnostics or {})))
     recordings = _recording_lines(result, training, validation or [])
     shown = {line for line, _ in recordings}  # a recording's gap line appears once, in its section
     warnings = ''.join(f'<li>{html.escape(w)}</li>' for w in result.warnings if w not in shown)

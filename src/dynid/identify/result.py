@@ -123,6 +123,7 @@ class IdentificationResult:
     provenance: dict = field(default_factory=dict)
     joint_friction_section: dict | None = None  # the ``joint_friction`` section (schema 2), plain data
     physical_section: dict | None = None  # the ``physical`` section (module docstring), plain data
+    drive_gain_diagnostics: dict | None = None  # TLS/MLS: kernel gap, payload content, nominal comparison
 
     @property
     def relative_std(self) -> np.ndarray:
@@ -187,7 +188,8 @@ class IdentificationResult:
                 'identified': self.drive_gains_identified,
                 'values': dict(zip(self.joint_names, self.drive_gains, strict=True)),
                 'std': None if self.drive_gains_std is None else dict(zip(self.joint_names, self.drive_gains_std,
-                                                                           strict=True))},
+                                                                           strict=True)),
+                **({} if self.drive_gain_diagnostics is None else {'diagnostics': self.drive_gain_diagnostics})},
             'exponents': None if self.exponents is None else dict(zip(self.joint_names, self.exponents, strict=True)),
             **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
             **({} if self.physical_section is None else {'physical': self.physical_section}),
@@ -229,7 +231,8 @@ class IdentificationResult:
                 condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics', {}),
                 warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
                 joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source),
-                physical_section=_physical_section(data.get('physical'), joints, source))
+                physical_section=_physical_section(data.get('physical'), joints, source),
+                drive_gain_diagnostics=None if gains is None else gains.get('diagnostics'))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f'{source}: malformed result file ({error})') from None
 

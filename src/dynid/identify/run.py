@@ -26,17 +26,28 @@ import numpy as np
 import scipy.optimize
 
 from dynid.errors import InputError
+from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings, identify_physical, mass_matrix_check
 from dynid.identify.preprocess import FilterSettings
+from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import Estimate, irls, ols, tls, wls
+from dynid.identify.solvers import Estimate, irls, ols, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
 METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
-POORLY_IDENTIFIED_PERCENT = 50.0
+# Hamon 2010 eq. (30): the columns of am1_j and ag1_j are P⁺·τ_out,j and P⁻·τ_out,j (P⁺ + P⁻ = 1), and τ_out
+# is the model's own torque W_rigid·χ₀: adding ε·χ₀ to the rigid-body parameters and −ε to every am1_j and
+# ag1_j leaves every torque unchanged. Structural, so no trajectory helps; only a known payload's torque in
+# τ_out (a run with a known mass) lies outside W_rigid's span and fixes the scale.
+HAMON_SCALE_DEPENDENCY = (
+    "Hamon's efficiency terms (am1_j, ag1_j: torque proportional to the output torque τ_out) trade against the "
+    "overall scale of the rigid-body parameters, because τ_out is the model's own torque: the dependency is "
+    "structural and no excitation separates them. Only runs with a known payload mass do: record runs with "
+    "different known payloads (e.g. dynid simulate --payload, or dynid excite --experiment payload_schedule) and "
+    "give them with --payload-mass (e.g. --payload-mass 0,3.5,7.5)")
 
 
 @dataclass
@@ -49,6 +60,7 @@ class IdentifyOptions:
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)
     physical: PhysicalSettings | None = None  # physically consistent standard parameters (identify.physical)
+    fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
 
     def validated(self) -> IdentifyOptions:
         if self.method not in METHODS:
@@ -57,6 +69,9 @@ class IdentifyOptions:
             raise InputError('load_iterations must be >= 1')
         if self.physical is not None and self.method not in ('ols', 'wls', 'irls'):
             raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
+        if self.fixed_drive_gains and self.method not in ('tls', 'mls'):
+            raise InputError(f'fixed drive gains are for the methods that identify gains (tls, mls), not '
+                             f'{self.method!r}: give the gains in a drives file (--drives)')
         return self
 
 
@@ -136,28 +151,6 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
     return new
 
 
-def _drive_gain_problem(problem: IdentificationProblem, method: str, options: IdentifyOptions):
-    """TLS or modified LS for drive gains and parameters (Gautier & Briot eqs. (15)–(20))."""
-    if problem.spec.uses_load:
-        raise InputError('drive-gain identification supports the linear friction models only')
-    if not problem.payload_blocks:
-        raise InputError('drive-gain identification needs a recording with a known payload mass '
-                         '(--payload-mass) beside recordings without payload')
-    if len(problem.payload_blocks) == len(problem.recordings):
-        raise InputError('drive-gain identification needs recordings without payload too')
-    n = problem.robot.n
-    names = [f'K_tau_{j + 1}' for j in range(n)] + problem.parameter_names()
-    w, _, joints, _, known = problem.equations(nominal_rigid(problem), with_current=True)
-    w_total = np.hstack([w[:, :n], -w[:, n:], -known[:, None]])
-    if method == 'tls':
-        estimate = tls(w_total, joints, names, weighted=True)
-    else:  # modified LS: [V, −W]·[g; χ] = W_kL·χ_kL
-        a, b = w_total[:, :-1], known
-        estimate = ols(a, b, joints, names)
-        estimate.method = 'mls'
-    return estimate, w_total, joints
-
-
 def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None = None,
              settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
              drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
@@ -170,6 +163,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     if options.physical is not None:
         options.physical.validated().check_model(spec)
     gains_unknown = options.method in ('tls', 'mls')
+    if spec.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None for r in recordings):
+        raise InputError(HAMON_SCALE_DEPENDENCY)
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
     exponents = np.full(robot.n, spec.exponent)
@@ -177,13 +172,13 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     gains_std = None
     progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
     if gains_unknown:
-        estimate, w_total, joints = _drive_gain_problem(problem, options.method, options)
-        gains, gains_std = estimate.values[:robot.n], estimate.std[:robot.n]
-        values, std = estimate.values[robot.n:], estimate.std[robot.n:]
+        nominal = None if problem.drives is None else problem.drives.drive_gain
+        solution = solve_drive_gains(problem, options.method, nominal_rigid(problem), options.fixed_drive_gains,
+                                     nominal)
+        estimate, joints = solution.estimate, solution.joints
+        gains, gains_std, values, std = solution.gains, solution.gains_std, solution.values, solution.std
         names = problem.parameter_names()
-        prediction_w = w_total[:, robot.n:-1] * -1.0
-        measured = w_total[:, :robot.n] @ gains - (-w_total[:, -1])  # K̂·i minus the known payload torque
-        predicted = prediction_w @ values
+        measured, predicted = solution.measured, solution.prediction_w @ values
     elif options.method == 'iirls':
         estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
         for outer in range(options.load_iterations):
@@ -207,12 +202,18 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         measured, predicted = y, w @ values
 
     metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
+    autocorrelation = residual_autocorrelation(measured - predicted, joints, robot.n)
+    metrics['train']['residual_lag1_autocorrelation'] = dict(zip(robot.joint_names, autocorrelation.tolist(),
+                                                                 strict=True))
     relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
     poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
-    warnings = list(problem.warnings)
+    warnings = list(problem.warnings) + (solution.warnings if gains_unknown else [])
     if poor:
         warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
                         f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
+    misfit = misfit_warning(autocorrelation, robot.joint_names)
+    if misfit:
+        warnings.append(misfit)
     base = problem.base
     expressions = dict(zip(base.names, base.expressions, strict=True))
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
@@ -230,7 +231,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
         exponents=exponents if spec.friction == 'comprehensive' else None,
         condition_number=estimate.condition_number, condition_number_scaled=estimate.scaled_condition_number,
-        metrics=metrics, warnings=warnings, provenance=provenance)
+        metrics=metrics, warnings=warnings, provenance=provenance,
+        drive_gain_diagnostics=solution.diagnostics if gains_unknown else None)
     if options.physical is not None:
         result.physical_section = physical
         physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)

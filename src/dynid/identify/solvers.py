@@ -82,8 +82,25 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
     rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
     if rank < w.shape[1]:
         dependent = [names[i] for i in pivots[rank:]]
+        groups = dependent_groups(r, pivots, rank, names)
         raise InputError(f'the trajectory cannot separate the parameters {dependent} (rank {rank} of '
-                         f'{w.shape[1]}); use a richer excitation')
+                         f'{w.shape[1]}; dependent groups: {"; ".join(map(", ".join, groups))}); use a richer '
+                         f'excitation (an optimized one: dynid excite --optimize)')
+
+
+def dependent_groups(r: np.ndarray, pivots: np.ndarray, rank: int, names: Sequence[str],
+                     tolerance: float = 1e-6) -> list[list[str]]:
+    """Every parameter of each dependent group of a rank-deficient, column-scaled W (from its pivoted R):
+    column ``pivots[k]`` (k ≥ rank) equals a combination of the independent columns, R11⁻¹·R12[:, k];
+    its group is it and the columns with a coefficient above ``tolerance`` of the largest."""
+    r11, r12 = r[:rank, :rank], r[:rank, rank:]
+    coefficients = scipy.linalg.solve_triangular(r11, r12, check_finite=False) if rank else np.zeros((0, 0))
+    groups = []
+    for k in range(r.shape[1] - rank):
+        column = np.abs(coefficients[:, k]) if rank else np.zeros(0)
+        members = [names[pivots[i]] for i in np.flatnonzero(column > tolerance * max(column.max(initial=0), 1e-300))]
+        groups.append([names[pivots[rank + k]], *members])
+    return groups
 
 
 def condition_numbers(a: np.ndarray) -> tuple[float, float]:

@@ -1,0 +1,76 @@
+"""Identification that says why the data cannot identify the model (issue 13, items 6 and 11)."""
+
+import numpy as np
+import pytest
+
+from dynid.cli import main
+from dynid.errors import InputError
+from dynid.identify.solvers import check_identifiable
+
+
+def test_a_dependency_names_every_parameter_of_its_group():
+    rng = np.random.default_rng(3)
+    w = rng.normal(size=(200, 5))
+    w = np.column_stack([w, w[:, 1] - 2.0 * w[:, 3]])  # f = b − 2d: the group is b, d, f (a, c, e are free)
+    with pytest.raises(InputError) as error:
+        check_identifiable(w, list('abcdef'))
+    group = str(error.value).split('dependent groups: ')[1].split(')')[0].split(', ')
+    assert sorted(group) == ['b', 'd', 'f']
+    assert 'dynid excite --optimize' in str(error.value)
+
+
+@pytest.fixture(scope='module')
+def unloaded_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('hamon')
+    assert main(['simulate', '--duration', '15', '--rate', '250', '--quiet', '-o', str(folder / 'run0')]) == 0
+    return folder / 'run0'
+
+
+def test_hamon_without_payload_runs_names_the_structural_dependency_and_the_remedy(unloaded_run, tmp_path, capsys):
+    out = tmp_path / 'r.yaml'
+    assert main(['identify', str(unloaded_run), '--friction', 'hamon', '--quiet', '-o', str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'structural' in err[0] and '--payload-mass' in err[0], err
+    assert 'richer excitation' not in err[0]
+    assert not out.exists()
+
+
+def test_bounds_of_identifiability():
+    from dynid.identify.quality import identifiability_problems
+
+    assert identifiability_problems(20.8, np.full(54, 10.0)) == []
+    assert identifiability_problems(20.8, np.r_[np.full(27, 10.0), np.full(27, 80.0)]) == []  # half: kept
+    problems = identifiability_problems(1.1e4, np.r_[np.full(15, 10.0), np.full(39, 80.0), [np.inf]])
+    assert len(problems) == 2 and '1.1e+04' in problems[0] and '40 of 55' in problems[1]
+
+
+def test_structured_residuals_warn_and_white_ones_do_not():
+    from dynid.identify.quality import misfit_warning, residual_autocorrelation
+
+    rng = np.random.default_rng(0)
+    joints = np.tile(np.arange(2), 500)
+    residual = rng.normal(size=1000)
+    residual[joints == 1] += 5.0 * np.sin(np.linspace(0.0, 20.0, 500))  # a smooth term the model misses
+    rho = residual_autocorrelation(residual, joints, 2)
+    assert abs(rho[0]) < 0.15 and rho[1] > 0.9
+    warning = misfit_warning(rho, ['a', 'b'])
+    assert 'b (lag-1' in warning and 'a (lag-1' not in warning
+    assert misfit_warning(rho[:1], ['a']) is None
+
+
+def test_gentle_motion_is_refused_unless_forced_and_validation_flags_absurd_fits(unloaded_run, tmp_path, capsys):
+    out = tmp_path / 'r.yaml'
+    assert main(['identify', str(unloaded_run), '--quiet', '-o', str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'cannot identify the model' in err[0] and 'dynid excite --optimize' in err[0], err
+    assert not out.exists()
+    assert main(['identify', str(unloaded_run), '--quiet', '--force', '-o', str(out), '--report',
+                 str(tmp_path / 'report')]) == 0
+    assert 'kept with --force' in capsys.readouterr().out
+    page = (tmp_path / 'report' / 'index.html').read_text()
+    assert 'kept with --force' in page and 'residual lag-1 autocorrelation' in page
+    # a payload the identification never saw: its torque is missing from the prediction
+    assert main(['validate', str(unloaded_run), '--params', str(out), '--payload-mass', '40']) == 0
+    printed = capsys.readouterr().out
+    assert 'payload 40 kg differs from those of the identification (0 kg declared)' in printed
+    assert 'absurd fit' in printed
