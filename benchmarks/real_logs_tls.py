@@ -1,11 +1,12 @@
 """TLS drive gains on 100 Hz twin recordings with a flange payload: the warning and the fixed-gain remedy.
 
-Run: ``.venv/bin/python benchmarks/real_logs_tls.py`` (about two minutes). The lead merges
-:func:`measure_tls` into ``benchmarks/bench_real_logs.py`` (issue 13).
+Run: ``.venv/bin/python benchmarks/real_logs_tls.py`` (about two minutes); ``benchmarks/bench_real_logs.py``
+runs it as its second part.
 
-The UR5e twin at 100 Hz (``dynid simulate --rate 100``; plain stamps: the jittery "real-log" writer is
-another branch's) runs the built-in optimized excitation twice, with true drive gains up to ±10 % off
-the nominal ones (one seed for both, so that they share them): once without payload and once with a
+The UR5e twin runs the built-in optimized excitation twice and its logger keeps ~100 Hz of each
+(``dynid simulate --log-rate 100``: jittery stamps, single gaps, positions rounded to 1e-4 rad, glitch rows,
+UR RTDE's CSV), read back through ``dynid import --preset ur_rtde``. The true drive gains are up to ±10 % off
+the nominal ones (one seed for both runs, so that they share them): once without payload and once with a
 known 3 kg point mass on the flange axis (``--payload-com 0,0,0.05``), which puts no torque on the
 last joint. Gautier & Briot's IDIM-TLS with the known payload then
 
@@ -45,19 +46,22 @@ def _gain_document(path: Path) -> dict:
     return yaml.safe_load(path.read_text())['drive_gains']
 
 
-def measure_tls(workdir) -> dict:
+def measure_tls(workdir, quick: bool = False) -> dict:
     """The two TLS figures of ``bench_real_logs`` (module docstring), computed in ``workdir``."""
     work = Path(workdir)
     excitation = builtin_excitation_path('ur5e')
-    common = ['--trajectory', excitation, '--duration', DURATION_S, '--rate', RATE_HZ, '--drive-gain-error', 0.1,
+    common = ['--trajectory', excitation, '--duration', DURATION_S, '--log-rate', RATE_HZ, '--drive-gain-error', 0.1,
               '--quiet']
     # one seed: the seed draws the true gains too, and both runs must share them
     _cli('simulate', *common, '--seed', 1, '-o', work / 'tls_empty')
     _cli('simulate', *common, '--seed', 1, '--payload', PAYLOAD_KG, '--payload-com', '0,0,0.05',
          '-o', work / 'tls_flange')
+    for name in ('tls_empty', 'tls_flange'):
+        _cli('import', work / name / 'log.csv', '--preset', 'ur_rtde', '-o', work / f'{name}_imported')
     truth = yaml.safe_load((work / 'tls_empty' / 'truth.yaml').read_text())['plant']['drives']
-    identify = ['identify', work / 'tls_empty', work / 'tls_flange', '--payload-mass', f'0,{PAYLOAD_KG}',
-                '--payload-com', '0,0,0.05', '--method', 'tls', '--quiet', '--force']
+    identify = ['identify', work / 'tls_empty_imported', work / 'tls_flange_imported',
+                '--payload-mass', f'0,{PAYLOAD_KG}', '--payload-com', '0,0,0.05', '--method', 'tls',
+                '--quiet', '--force']
     _cli(*identify, '-o', work / 'tls_free.yaml')
     warned = _gain_document(work / 'tls_free.yaml')['diagnostics']['unexcited_joints']
     fixes = [f'--fix-drive-gain={joint}={truth[joint]["drive_gain"]}' for joint in warned]
@@ -75,7 +79,7 @@ def measure_tls(workdir) -> dict:
 if __name__ == '__main__':
     with tempfile.TemporaryDirectory(prefix='real_logs_tls_') as folder:
         figures = measure_tls(folder)
-    print(f'TLS with a {PAYLOAD_KG:g} kg payload on the flange axis, {RATE_HZ:g} Hz twin recordings of '
+    print(f'TLS with a {PAYLOAD_KG:g} kg payload on the flange axis, {RATE_HZ:g} Hz twin real logs of '
           f'{DURATION_S:g} s', file=sys.stderr)
     print(f'  joints warned: {", ".join(figures["tls_warned_joints"]) or "none"} (expected: {UNLOADED_JOINT})',
           file=sys.stderr)
