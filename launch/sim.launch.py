@@ -9,7 +9,8 @@ The node publishes joint_states, motor_states, joint_currents and joint_temperat
 ``<controller>/joint_trajectory`` and ``<effort_controller>/commands``, like a ros2_control robot
 would. Parameters: config/sim_node.yaml, then ``params_file``, then the arguments given (an
 argument left empty keeps the file's value). robot_state_publisher (when installed) publishes the
-twin's ``robot_description`` and TF, so RViz shows it (a URDF robot, or ``robot_description:=``).
+twin's ``robot_description`` and TF, so RViz shows it (a URDF robot, the URDF dynid writes of a
+built-in DH robot such as ``ur5e``, or ``robot_description:=``).
 ``joint_states_effort:=current`` puts motor current [A] into joint_states' effort, as the UR driver does.
 """
 

@@ -6,7 +6,8 @@ stand-ins of ``vendor_stand_ins.py`` on the ament prefix path. Checked: every ar
 included launch file is declared there; our controllers files give the controllers we use real
 plugin types and that robot's joints; the remapped controller topics of the dynid nodes name
 controllers that are spawned and of the right type; the nodes that read joint_states' effort read it
-as current on UR only (``joint_states_effort``). Skipped where launch/launch_ros are not installed
+as current on UR only (``joint_states_effort``); the twin's robot_state_publisher gets the URDF of a built-in
+DH robot. Skipped where launch/launch_ros are not installed
 (they come with ROS 2, not from PyPI); the gazebo case also needs xacro.
 """
 
@@ -27,7 +28,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions  # noqa: E402
 from launch_ros.actions import Node  # noqa: E402
 
-from launch_prefix import ROOT, add_prefix, ensure_dynid  # noqa: E402
+from launch_prefix import ROOT, add_prefix, ensure_dynid, mark_package  # noqa: E402
 from vendor_stand_ins import UR_JOINTS, franka_joints, vendor_prefix  # noqa: E402
 
 #: controller plugin types of ros2_controllers (kilted), ur_controllers and franka's broadcasters
@@ -303,3 +304,24 @@ def _chain(name: str, joints: list[str]) -> str:
 def _parameter_files(visit: Visit, node: Node) -> list[str]:
     """The parameter files ``node`` would be started with (launch_ros writes its dicts to files)."""
     return [path for path, is_file in node._Node__expanded_parameter_arguments if is_file]
+
+
+@pytest.mark.parametrize('launch_file, arguments', [
+    ('sim.launch.py', {'robot': 'ur16e', 'namespace': 'twin'}),
+    ('sim.launch.py', {'namespace': 'twin'}),  # robot left empty: the twin's default, ur5e
+    ('suite.launch.py', {'robot': 'ur3e', 'use_sim': 'true'}),
+])
+def test_twin_of_a_builtin_dh_robot_gets_its_urdf(tmp_path, monkeypatch, launch_file, arguments):
+    from dynid.model import RobotModel, load_robot
+    from dynid.model.dh_urdf import torque_agreement
+
+    mark_package(tmp_path, 'robot_state_publisher')  # found in the ament index (never started)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(tmp_path), os.environ['AMENT_PREFIX_PATH']]))
+    visit = Visit(launch_file, arguments)
+    publisher = next(n for n in visit.nodes if n.node_package == 'robot_state_publisher')
+    parameters = yaml.safe_load(Path(_parameter_files(visit, publisher)[0]).read_text())
+    description = next(iter(parameters.values()))['ros__parameters']['robot_description']
+    robot = arguments.get('robot', 'ur5e')
+    builtin, urdf = load_robot(robot), RobotModel.from_urdf(description)
+    assert urdf.joint_names == builtin.joint_names and urdf.flange == 'tool0'
+    assert torque_agreement(builtin, urdf) < 1e-9

@@ -35,6 +35,29 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help='URDF only: comma-separated joints to keep, in chain order; '
                              'the others are locked')
     parser.add_argument('--json', action='store_true', help='print one JSON document')
+    parser.add_argument('--urdf', default=None, metavar='OUT.urdf',
+                        help='also write a URDF of a DH robot (built-in ur3e, ur5e, ur10e, ur16e or a dynid robot '
+                             '.yaml): the same joints, limits, inertials and flange, DH frames as links')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing --urdf file')
+
+
+def _write_robot_urdf(spec: str, output: str, force: bool) -> str:
+    """Write the URDF of DH robot ``spec`` to ``output``; returns the line that says so."""
+    from pathlib import Path
+
+    from dynid.model import RobotModel, load_robot
+    from dynid.model.dh_urdf import robot_urdf, torque_agreement
+
+    path = Path(output)
+    if path.exists() and not force:
+        raise InputError(f'{path} exists; refusing to overwrite (use --force)')
+    text = robot_urdf(spec)
+    error = torque_agreement(load_robot(spec), RobotModel.from_urdf(text))
+    try:
+        path.write_text(text)
+    except OSError as caught:
+        raise InputError(f'cannot write {path}: {caught.strerror or caught}') from None
+    return f'wrote {path}: pinocchio on it reproduces the DH model\'s torques to {error:.1e} of their scale'
 
 
 def _format_limit(value: float | None, scale: float = 1.0) -> str:
@@ -45,9 +68,12 @@ def _run_model(args: argparse.Namespace) -> int:
     from dynid.model import load_robot  # pinocchio loads here, not for --help
 
     robot = load_robot(args.robot, joints=args.joints)
+    written = None if args.urdf is None else _write_robot_urdf(args.robot, args.urdf, args.force)
     summary = robot.summary()
     if args.json:
         print(json.dumps(summary, indent=2))
+        if written:
+            print(written, file=sys.stderr)
         return EXIT_OK
     print(f'robot: {summary["robot"]}  ({summary["source"]})')
     print(f'gravity [m/s²]: {np.round(summary["gravity"], 6).tolist()}   flange frame: {summary["flange"]}')
@@ -71,6 +97,8 @@ def _run_model(args: argparse.Namespace) -> int:
         print(f'  {i:>3}  {parameter["name"]:<10} = {parameter["expression"]}')
     if base['unidentifiable']:
         print(f'no effect on the torques: {", ".join(base["unidentifiable"])}')
+    if written:
+        print(written)
     return EXIT_OK
 
 

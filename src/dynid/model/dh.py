@@ -61,11 +61,11 @@ def _rot_z(angle: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def _placements(joint: DHJoint, convention: str) -> tuple[pin.SE3, pin.SE3]:
-    """(placement of joint i in the previous joint frame before its motion, DH frame i in joint frame i).
+def joint_placements(joint: DHJoint, convention: str) -> tuple[pin.SE3, pin.SE3]:
+    """(placement of joint i in DH frame i-1 before its motion, DH frame i in joint frame i).
 
-    For ``standard`` the first element is only the θ offset: the transform from the previous
-    joint frame is added by the caller (it belongs to the previous row).
+    For ``standard`` the first element is only the θ offset (the transform from the previous joint
+    frame to DH frame i-1 belongs to the previous row); for ``modified`` the second is the identity.
     """
     offset = pin.SE3(_rot_z(joint.theta_offset), np.zeros(3))
     if convention == 'standard':
@@ -103,7 +103,7 @@ def build_dh_model(
     previous_link_frame = pin.SE3.Identity()  # standard: DH frame i-1 in joint frame i-1
     link_frame = pin.SE3.Identity()
     for joint in joints:
-        placement, link_frame = _placements(joint, convention)
+        placement, link_frame = joint_placements(joint, convention)
         if convention == 'standard':
             placement = previous_link_frame * placement
         parent = model.addJoint(

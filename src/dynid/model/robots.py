@@ -18,6 +18,7 @@ each with its sources and assumptions)::
           com: [0.0, -0.02561, 0.00193]                  # m
           inertia: {cylinder: {radius: 0.06, length: 0.15, axis: z}}   # or a 3x3 about the CoM
         drive: {gear_ratio: 101, drive_gain: 13.5, rotor_inertia: 0.6}  # optional, all or none
+        friction: {viscous: 0.2, coulomb: 3.0}  # optional nominal N·m·s/rad, N·m: written to URDFs only
 
 Angles are in radians unless the key ends in ``_deg``.
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import os
 import sysconfig
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -154,14 +156,47 @@ def _link_parameters(link: Mapping, where: str) -> np.ndarray:
     return parameters_from_com(mass, com, tensor)
 
 
-def robot_from_file_data(data, source: str) -> RobotModel:
-    """RobotModel from the parsed content of a dynid robot file."""
+@dataclass(frozen=True)
+class DHRobotFile:
+    """The content of a dynid robot file, read and checked (module docstring).
+
+    Attributes:
+        name: robot name. convention: ``standard`` or ``modified`` (:mod:`dynid.model.dh`).
+        joints: the DH rows, base to tip. flange: payload frame name, at DH frame n.
+        gravity: gravity [m/s²] in the base frame as the file gives it (checked by the model), or None
+            (the default (0, 0, -9.81)).
+        drives: joint name -> drive mapping (gear_ratio, drive_gain, rotor_inertia), or None.
+        friction: joint name -> nominal ``{'viscous': Fv [N·m·s/rad], 'coulomb': Fc [N·m]}`` of the joints
+            that give one (used by the URDF writer, :mod:`dynid.model.dh_urdf`; the model has no friction).
+    """
+
+    name: str
+    convention: str
+    joints: tuple[DHJoint, ...]
+    flange: str
+    gravity: Sequence[float] | None
+    drives: dict | None
+    friction: dict
+
+
+def _friction(row: Mapping, where: str) -> dict[str, float]:
+    values = row['friction']
+    if not isinstance(values, Mapping) or not set(values) <= {'viscous', 'coulomb'}:
+        raise InputError(f'{where}: friction must be a mapping of viscous [N·m·s/rad] and coulomb [N·m]')
+    friction = {key: _number(values, key, where, 0.0) for key in ('viscous', 'coulomb')}
+    if min(friction.values()) < 0:
+        raise InputError(f'{where}: friction coefficients must be >= 0, got {dict(values)}')
+    return friction
+
+
+def read_robot_file_data(data, source: str) -> DHRobotFile:
+    """The checked content of a parsed dynid robot file (:class:`DHRobotFile`)."""
     if not isinstance(data, Mapping) or data.get('dynid_robot') != ROBOT_FILE_VERSION:
         raise InputError(f'{source} is not a dynid robot file (needs "dynid_robot: {ROBOT_FILE_VERSION}")')
     rows = data.get('joints')
     if not isinstance(rows, list) or not rows:
         raise InputError(f'{source}: "joints" must be a non-empty list')
-    joints, drives = [], {}
+    joints, drives, friction = [], {}, {}
     for i, row in enumerate(rows, start=1):
         where = f'{source}: joint {i}'
         if not isinstance(row, Mapping) or not isinstance(row.get('name'), str):
@@ -182,12 +217,40 @@ def robot_from_file_data(data, source: str) -> RobotModel:
         ))
         if 'drive' in row:
             drives[row['name']] = row['drive']
-    names = [j.name for j in joints]
+        if 'friction' in row:
+            friction[row['name']] = _friction(row, where)
     if drives and len(drives) != len(joints):
         raise InputError(f'{source}: give drive parameters for all joints or none')
-    flange = str(data.get('flange', 'flange'))
-    model = build_dh_model(joints, convention=str(data.get('convention', 'standard')),
-                           name=str(data.get('name', 'robot')), flange=flange)
-    robot = RobotModel(model, flange=flange, source=source,
-                       drives=JointDrives.from_dict(drives, names) if drives else None)
-    return robot.with_gravity(data['gravity']) if 'gravity' in data else robot
+    return DHRobotFile(name=str(data.get('name', 'robot')), convention=str(data.get('convention', 'standard')),
+                       joints=tuple(joints), flange=str(data.get('flange', 'flange')), gravity=data.get('gravity'),
+                       drives=drives or None, friction=friction)
+
+
+def builtin_robot_file(spec: str) -> DHRobotFile:
+    """The robot file of a built-in DH robot (``ur5e``, ...) or of a dynid robot ``.yaml`` path.
+
+    Raises:
+        InputError: ``spec`` is a URDF robot (a built-in from example-robot-data or a ``.urdf``) or unknown.
+    """
+    if spec in _DH_ROBOTS:
+        text = resources.files('dynid.model').joinpath(f'data/{spec}.yaml').read_text()
+        return read_robot_file_data(yaml.safe_load(text), source=f'built-in {spec}')
+    if spec in _EXAMPLE_ROBOTS:
+        raise InputError(f'{spec} is already a URDF: copy {example_robot_path(_EXAMPLE_ROBOTS[spec][0])}')
+    path = Path(spec)
+    if path.suffix.lower() in ('.yaml', '.yml'):
+        return read_robot_file_data(read_yaml(path, 'robot file'), source=str(path))
+    if path.suffix.lower() in ('.urdf', '.xml') or spec.lstrip().startswith('<'):
+        raise InputError(f'{spec if len(spec) < 80 else "the robot"} is already a URDF: copy the file')
+    raise InputError(f'unknown robot {spec!r}: expected a built-in DH robot ({", ".join(_DH_ROBOTS)}) '
+                     f'or a dynid robot .yaml')
+
+
+def robot_from_file_data(data, source: str) -> RobotModel:
+    """RobotModel from the parsed content of a dynid robot file."""
+    table = read_robot_file_data(data, source)
+    names = [j.name for j in table.joints]
+    model = build_dh_model(table.joints, convention=table.convention, name=table.name, flange=table.flange)
+    robot = RobotModel(model, flange=table.flange, source=source,
+                       drives=JointDrives.from_dict(table.drives, names) if table.drives else None)
+    return robot.with_gravity(table.gravity) if table.gravity is not None else robot

@@ -142,8 +142,9 @@ def robot_state_publisher(context, fallback_robot: str = 'ur5e') -> list:
     """robot_state_publisher for the twin, publishing ``robot_description`` and TF from its joint states.
 
     The URDF is the ``robot_description`` argument, else the ``robot`` argument when it is a URDF
-    file or an example-robot-data robot (``ur5``, ``panda``). The built-in ``ur5e`` is a DH table
-    without a URDF: pass the description of your robot (e.g. ``robot_description:="$(xacro ...)"``).
+    file or an example-robot-data robot (``ur5``, ``panda``), else the URDF dynid writes of a DH
+    robot (built-in ``ur3e``, ``ur5e``, ``ur10e``, ``ur16e`` or a dynid robot ``.yaml``;
+    :mod:`dynid.model.dh_urdf`, as ``dynid model --robot ur5e --urdf OUT.urdf``).
     """
     if not is_true(context, 'robot_state_publisher'):
         return []
@@ -154,8 +155,7 @@ def robot_state_publisher(context, fallback_robot: str = 'ur5e') -> list:
         return [LogInfo(msg='robot_state_publisher is not installed: the twin runs without it (no RViz model)')]
     description = urdf_text(argument(context, 'robot_description'), argument(context, 'robot') or fallback_robot)
     if description is None:
-        return [LogInfo(msg='no URDF for the twin\'s robot (the built-in ur5e is a DH table): pass '
-                            'robot_description:=... to see it in RViz')]
+        return [LogInfo(msg='no URDF for the twin\'s robot: pass robot_description:=... to see it in RViz')]
     parameters = {'robot_description': description, **given(context, 'use_sim_time')}
     return [Node(package='robot_state_publisher', executable='robot_state_publisher',
                  namespace=argument(context, 'namespace'), parameters=[parameters],
@@ -169,9 +169,12 @@ def urdf_text(description: str, robot: str) -> str | None:
     if robot.endswith('.urdf') and os.path.isfile(robot):
         with open(robot, encoding='utf-8') as file:
             return file.read()
-    from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
+    from dynid.model.robots import _DH_ROBOTS, _EXAMPLE_ROBOTS, example_robot_path
     if robot in _EXAMPLE_ROBOTS:
         return example_robot_path(_EXAMPLE_ROBOTS[robot][0]).read_text()
+    if robot in _DH_ROBOTS or (robot.endswith(('.yaml', '.yml')) and os.path.isfile(robot)):
+        from dynid.model.dh_urdf import robot_urdf
+        return robot_urdf(robot)
     return None
 
 
