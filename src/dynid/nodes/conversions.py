@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from builtin_interfaces.msg import Duration
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from dynid.errors import InputError
@@ -62,3 +63,14 @@ def duration(seconds: float) -> Duration:
     """builtin_interfaces/Duration of ``seconds`` [s], rounded to the nanosecond."""
     nanoseconds = int(round(seconds * 1e9))
     return Duration(sec=nanoseconds // 10**9, nanosec=nanoseconds % 10**9)
+
+
+def labelled_table_message(table: np.ndarray, joint_names, quantities) -> Float64MultiArray:
+    """A (joints, quantities) table as Float64MultiArray, row by row, its layout labelled
+    ``joint:<name>,...`` × ``quantity:<name>,...`` (read back by :func:`dynid.control.inputs.labelled_table`)."""
+    message = Float64MultiArray(data=np.asarray(table, dtype=float).ravel().tolist())
+    joints, width = table.shape
+    message.layout.dim = [
+        MultiArrayDimension(label='joint:' + ','.join(joint_names), size=joints, stride=joints * width),
+        MultiArrayDimension(label='quantity:' + ','.join(quantities), size=width, stride=width)]
+    return message
