@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from trajectory_msgs.msg import JointTrajectory
+from builtin_interfaces.msg import Duration
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
@@ -40,3 +42,35 @@ def trajectory_from_message(message: JointTrajectory, joint_names) -> tuple[Poin
     accelerations = column('accelerations', False) if velocities is not None else None
     effort = column('effort', False)
     return PointTrajectory(tuple(names), times, positions, velocities, accelerations), effort
+
+
+def trajectory_with_effort(message: JointTrajectory, filled) -> JointTrajectory:
+    """``message`` with the effort of every point and the added points of ``filled``
+    (:class:`dynid.control.trajectory_effort.TrajectoryEffort`); the header and given points kept."""
+    given = iter(message.points)
+    points = []
+    for k, t in enumerate(filled.time_s):
+        point = next(given) if filled.given[k] else JointTrajectoryPoint(
+            positions=filled.positions[k].tolist(), time_from_start=duration(t),
+            velocities=[] if filled.velocities is None else filled.velocities[k].tolist(),
+            accelerations=[] if filled.accelerations is None else filled.accelerations[k].tolist())
+        point.effort = filled.effort[k].tolist()
+        points.append(point)
+    return JointTrajectory(header=message.header, joint_names=message.joint_names, points=points)
+
+
+def duration(seconds: float) -> Duration:
+    """builtin_interfaces/Duration of ``seconds`` [s], rounded to the nanosecond."""
+    nanoseconds = int(round(seconds * 1e9))
+    return Duration(sec=nanoseconds // 10**9, nanosec=nanoseconds % 10**9)
+
+
+def labelled_table_message(table: np.ndarray, joint_names, quantities) -> Float64MultiArray:
+    """A (joints, quantities) table as Float64MultiArray, row by row, its layout labelled
+    ``joint:<name>,...`` × ``quantity:<name>,...`` (read back by :func:`dynid.control.inputs.labelled_table`)."""
+    message = Float64MultiArray(data=np.asarray(table, dtype=float).ravel().tolist())
+    joints, width = table.shape
+    message.layout.dim = [
+        MultiArrayDimension(label='joint:' + ','.join(joint_names), size=joints, stride=joints * width),
+        MultiArrayDimension(label='quantity:' + ','.join(quantities), size=width, stride=width)]
+    return message

@@ -26,32 +26,23 @@ Without motor encoders (no ``motor_states``) nothing can be estimated: diagnosti
 
 from __future__ import annotations
 
-import threading
-import time
-from pathlib import Path
-
-import numpy as np
-import yaml
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
-from dynid.estimate.replay import EstimationSettings, build_estimators
-from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
+from dynid.estimate.online import FRICTION_QUANTITIES, QUANTITIES, STALE_S, OnlineEstimation, load_baseline
+from dynid.estimate.replay import EstimationSettings
 from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
+from dynid.nodes.conversions import labelled_table_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
 from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import run_node
 
-QUANTITIES = ('alpha1', 'alpha3', 'k0', 'relative_to_baseline', 'fit', 'relative_std')
-FRICTION_QUANTITIES = ('alpha1', 'alpha2', 'active')
 INTAKE_PERIOD_S = 0.05  # default intake_period [s]: estimates are published at 10 Hz by default
-STALE_S = 1.0  # no joined sample for this long: inputs are stale
-CHANGE_REPORT_S = 30.0  # a detected stiffness change is reported (WARN) for this long [s of samples]
 
 
 class EstimatorNode(Node):
@@ -86,190 +77,85 @@ class EstimatorNode(Node):
         # the intake's usual 20 ms (about 50 instead of 100 µs per 6-joint sample on the test machine).
         settings = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
         get = self.get_parameter
-        description = get('robot_description').value
-        self.robot = load_robot(description if description else get('robot').value)
+        robot = load_robot(get('robot_description').value or get('robot').value)
         result_file = get('result_file').value
-        self.result = IdentificationResult.load(result_file) if result_file else None
-        self.result_source = f'result from {result_file}' if result_file else ''
+        result = IdentificationResult.load(result_file) if result_file else None
+        baseline = load_baseline(get('baseline_file').value, robot)
+        if baseline is not None:
+            self.get_logger().info(f'stiffness baseline from {get("baseline_file").value}')
         # The sample rate is expected_rate, or read off the first batch's stamps (the estimators are then
         # made again); made here in any case, so that bad input is refused at start-up.
-        self.rate_hz = settings.expected_rate_hz or 1000.0
-        self.rate_known = settings.expected_rate_hz > 0
-        self.estimator, self.friction = self._build_estimators(self.result)
-        self.lock = threading.Lock()  # the intake's thread updates, the executor's thread reads
-        self.results_refused = 0
+        self.estimation = OnlineEstimation(
+            robot, result,
+            EstimationSettings(damping=float(get('damping').value), min_velocity=float(get('min_velocity').value)),
+            settings.expected_rate_hz, result_source=f'result from {result_file}' if result_file else '',
+            baseline=baseline)
+        self._log(self.estimation.notes)
         if topic := get('result_topic').value:
             latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                                  durability=DurabilityPolicy.TRANSIENT_LOCAL)
             self.create_subscription(String, topic, self._on_result, latched)
-        self.last_sample_time: float | None = None
-        self.baseline = self._load_baseline()
         self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
         self.friction_publisher = self.create_publisher(Float64MultiArray, '~/friction', 10)
-        self.intake = StateIntake(self, settings, on_samples=self._on_samples, joint_names=self.robot.joint_names)
+        self.intake = StateIntake(self, settings, on_samples=lambda batch: self._log(self.estimation.update(batch)),
+                                  joint_names=robot.joint_names)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(Trigger, '~/set_baseline', self._on_set_baseline)
         self.create_timer(1.0 / get('publish_rate').value, self._publish)
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         self.intake.start()
-        self.get_logger().info(f'estimating the joint stiffness of {self.robot.name}')
+        self.get_logger().info(f'estimating the joint stiffness of {robot.name}')
 
-    # ------------------------------------------------------------------------------ inputs
-    def _build_estimators(self, result):
-        """(stiffness, friction) estimators as ``dynid estimate`` builds them (one construction)."""
-        settings = EstimationSettings(damping=float(self.get_parameter('damping').value),
-                                      min_velocity=float(self.get_parameter('min_velocity').value))
-        built = build_estimators(self.robot, result, settings, self.rate_hz)
-        log = self.get_logger().warning if result is not None else self.get_logger().info
-        for note in built.notes:
-            log(note)
-        return built.stiffness, built.friction
+    def _log(self, notes) -> None:
+        for level, text in notes:
+            (self.get_logger().warning if level == 'warn' else self.get_logger().info)(text)
 
     def _on_result(self, message: String) -> None:
         """A result from ``result_topic``: the estimators start again with it; a bad one is refused."""
         try:
-            result = IdentificationResult.from_dict(yaml.safe_load(message.data), 'result_topic')
-            with self.lock:
-                rate_hz = self.rate_hz
-            built = self._build_estimators(result)
-        except (yaml.YAMLError, InputError, TypeError, ValueError, KeyError, AttributeError) as error:
-            self.results_refused += 1
-            self.get_logger().error(f'result_topic: refused a result ({self.results_refused} so far): {error}')
+            topic = self.get_parameter('result_topic').value
+            self._log(self.estimation.replace_result(message.data, 'result_topic', topic))
+        except InputError as error:
+            self.get_logger().error(f'result_topic: refused a result ({self.estimation.results_refused} so far): '
+                                    f'{error}')
             return
-        with self.lock:
-            if self.rate_hz != rate_hz:  # the rate became known meanwhile
-                built = self._build_estimators(result)
-            self.result, self.result_source = result, f'result from {self.get_parameter("result_topic").value}'
-            self.estimator, self.friction = built
         self.get_logger().info('estimating again with the result received on result_topic')
 
-    def _on_samples(self, batch) -> None:
-        with self.lock:
-            if not self.rate_known:  # the publisher's rate from the first stamps
-                if len(batch) < 3:
-                    return
-                self.rate_hz, self.rate_known = float(1e9 / np.median(np.diff(batch.stamps_ns))), True
-                self.estimator, self.friction = self._build_estimators(self.result)
-                self.get_logger().info(f'samples at {self.rate_hz:.4g} Hz')
-            self.estimator.update(batch.q, batch.theta, batch.current, batch.temperature)
-            if self.friction is not None:
-                self.friction.update(batch.q, batch.theta, batch.current, batch.temperature)
-            self.last_sample_time = time.monotonic()
-
-    def _load_baseline(self) -> np.ndarray | None:
-        path = Path(self.get_parameter('baseline_file').value)
-        if not path.exists():
-            return None
-        try:
-            stored = yaml.safe_load(path.read_text()) or {}
-            values = np.array([float(stored['k0'][name]) for name in self.robot.joint_names])
-        except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as error:
-            raise InputError(f'baseline_file {path}: not a baseline of {self.robot.name} ({error})') from None
-        self.get_logger().info(f'stiffness baseline from {path}')
-        return values
-
     # ----------------------------------------------------------------------------- outputs
-    def _table(self) -> np.ndarray:
-        """(joints, quantities) of the current estimates (module docstring)."""
-        with self.lock:
-            alpha = self.estimator.alpha.copy()
-            k0 = self.estimator.stiffness_at_zero.copy()
-            fit = np.asarray(self.estimator.fit, dtype=float).copy()
-            spread = self.estimator.relative_std
-        relative = k0 / self.baseline if self.baseline is not None else np.full(k0.shape, np.nan)
-        third = alpha[:, 1] if alpha.shape[1] > 1 else np.zeros(len(k0))
-        return np.column_stack([alpha[:, 0], third, k0, relative, fit, spread])
-
-    def _friction_table(self) -> np.ndarray | None:
-        with self.lock:
-            if self.friction is None:
-                return None
-            active = np.asarray(self.friction.active, dtype=float).reshape(-1)
-            return np.column_stack([self.friction.alpha, np.broadcast_to(active, (self.robot.n,))])
-
-    def _message(self, table: np.ndarray, quantities) -> Float64MultiArray:
-        message = Float64MultiArray(data=table.ravel().tolist())
-        joints, width = table.shape
-        message.layout.dim = [
-            MultiArrayDimension(label='joint:' + ','.join(self.robot.joint_names), size=joints, stride=joints * width),
-            MultiArrayDimension(label='quantity:' + ','.join(quantities), size=width, stride=width)]
-        return message
-
     def _publish(self) -> None:
-        if self.last_sample_time is None:
+        estimation = self.estimation
+        if estimation.last_sample_time is None:
             return
-        self.stiffness.publish(self._message(self._table(), QUANTITIES))
-        friction = self._friction_table()
+        names = estimation.robot.joint_names
+        self.stiffness.publish(labelled_table_message(estimation.stiffness_table(), names, QUANTITIES))
+        friction = estimation.friction_table()
         if friction is not None:
-            self.friction_publisher.publish(self._message(friction, FRICTION_QUANTITIES))
+            self.friction_publisher.publish(labelled_table_message(friction, names, FRICTION_QUANTITIES))
 
     def _statuses(self) -> list:
-        name = self.get_fully_qualified_name()
+        name, estimation = self.get_fully_qualified_name(), self.estimation
         statuses = [self.intake.status(f'{name}: intake')]
-        refused = self.results_refused
-        source = self.result_source or 'no identification result (no friction map, no friction adaptation)'
+        refused = estimation.results_refused
+        source = estimation.result_source or 'no identification result (no friction map, no friction adaptation)'
         statuses.append(status(f'{name}: result', 'warn' if refused else 'ok',
                                source + (f'; {refused} refused on result_topic' if refused else ''),
                                {'refused': str(refused)}))
-        age = None if self.last_sample_time is None else time.monotonic() - self.last_sample_time
+        age = estimation.age_s()
         if age is None or age > STALE_S:
             message = ('no joined samples yet (needs joint_states, motor_states and joint_currents)' if age is None
                        else f'inputs stale: no sample for {age:.1f} s')
-            statuses.append(status(f'{name}: inputs', 'stale', message))
-            return statuses
-        table = self._table()
-        drop = self.get_parameter('stiffness_drop_warning').value
-        for j, joint in enumerate(self.robot.joint_names):
-            alpha1, alpha3, k0, relative, fit, spread = table[j]
-            values = dict(zip(QUANTITIES, (f'{v:.6g}' for v in table[j]), strict=True))
-            converged = bool(np.isfinite(spread) and spread <= CONVERGED_RELATIVE_STD)
-            with self.lock:
-                changes, changed_at = int(self.estimator.changes[j]), self.estimator.last_change_s[j]
-                before, now = self.estimator.before_change[j], self.estimator.time_s
-            values.update(changes=str(changes), last_change_s=f'{changed_at:.3f}')
-            if np.isfinite(relative) and relative < 1.0 - drop:
-                level, text = 'warn', f'stiffness {100 * (1 - relative):.0f} % below the baseline'
-            elif changes and now - changed_at < CHANGE_REPORT_S:
-                level, text = 'warn', (f'stiffness changed {now - changed_at:.1f} s ago: k0 '
-                                       f'{100 * (k0 / before - 1):+.0f} % since (estimating again)')
-            else:
-                level, text = 'ok', 'converged' if converged else 'not converged yet (needs deflection while moving)'
-            statuses.append(status(f'{name}: stiffness {joint}', level, text, values))
-        friction = self._friction_table()
-        for j, joint in enumerate(self.robot.joint_names if friction is not None else ()):
-            alpha1, alpha2, active = friction[j]
-            at_bound = alpha1 <= 0.4 + 1e-9 or alpha1 >= 1.5 - 1e-9
-            text = (f'Coulomb level ×{alpha1:.3f} of the identified one' +
-                    (' (at its bound: the model no longer explains the friction)' if at_bound else ''))
-            statuses.append(status(f'{name}: friction {joint}', 'warn' if at_bound else 'ok', text,
-                                   {'alpha1': f'{alpha1:.6g}', 'alpha2': f'{alpha2:.6g}', 'adapting': bool(active)}))
-        return statuses
+            return statuses + [status(f'{name}: inputs', 'stale', message)]
+        return statuses + [status(f'{name}: {s.kind} {s.joint}', s.level, s.text, s.values)
+                           for s in estimation.joint_states(self.get_parameter('stiffness_drop_warning').value)]
 
     # ---------------------------------------------------------------------------- services
     def _on_reset(self, request, response):
-        with self.lock:
-            self.estimator.reset()
-            if self.friction is not None:
-                self.friction.reset()
+        self.estimation.reset()
         response.success, response.message = True, 'estimation restarted'
         return response
 
     def _on_set_baseline(self, request, response):
-        table = None if self.last_sample_time is None else self._table()
-        if table is None or not np.all(np.isfinite(table[:, 2])) or np.any(table[:, 2] <= 0):
-            response.success, response.message = False, 'nothing estimated yet'
-            return response
-        path = Path(self.get_parameter('baseline_file').value)
-        document = {'robot': self.robot.name, 'k0': {n: float(v) for n, v in zip(self.robot.joint_names,
-                                                                                  table[:, 2], strict=True)}}
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(document, sort_keys=False))
-        except OSError as error:
-            response.success, response.message = False, f'cannot write {path}: {error}'
-            return response
-        self.baseline = table[:, 2].copy()
-        response.success, response.message = True, f'baseline stored in {path}'
+        response.success, response.message = self.estimation.set_baseline(self.get_parameter('baseline_file').value)
         return response
 
     def destroy_node(self) -> None:

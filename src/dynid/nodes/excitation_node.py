@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 import rclpy
-from builtin_interfaces.msg import Duration
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -33,21 +32,12 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from dynid.errors import InputError
-from dynid.excite.clearance import Clearance
 from dynid.excite.experiments import check_robot_limits
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.excite.optimize import fit_to_clearance, optimize_excitation
-from dynid.excite.trajectory import (
-    approach_segment,
-    builtin_excitation_path,
-    chunk_timeline,
-    load_trajectory,
-    reorder_trajectory_output,
-)
+from dynid.excite.schedule import ChunkSchedule, excitation_timeline, excitation_trajectory
 from dynid.model import load_robot
+from dynid.nodes.conversions import duration
 from dynid.nodes.parameters import declarer
 from dynid.nodes.runner import run_node
-from dynid.sim.twin import home_configuration
 
 STATE_WAIT_S = 1.0  # how long ~/start waits for a joint_states message [s]
 LISTENER_WAIT_S = 10.0  # how long ~/start waits for the controller's subscription to be matched [s]
@@ -93,9 +83,10 @@ class ExcitationNode(Node):
         get = self.get_parameter
         description = get('robot_description').value
         self.robot = load_robot(description if description else get('robot').value)
-        self.trajectory = self._load_or_design()
-        self.chunks: list[JointTrajectory] = []
-        self.next_chunk = 0
+        self.trajectory = excitation_trajectory(
+            self.robot, get('trajectory_file').value, get('harmonics').value, get('period').value, get('seed').value,
+            get('optimize').value, progress=self.get_logger().info)
+        self.schedule: ChunkSchedule | None = None
         self.starting = False
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -110,27 +101,6 @@ class ExcitationNode(Node):
         self._set_state('idle')
         self.get_logger().info(f'excitation of {self.trajectory.duration_s:.2f} s for {self.robot.name} ready; '
                                f'call ~/start')
-
-    def _load_or_design(self):
-        get = self.get_parameter
-        path = get('trajectory_file').value
-        if path == 'builtin':
-            path = builtin_excitation_path(self.robot.name)
-        if path:
-            return load_trajectory(path)
-        home = home_configuration(self.robot)
-        limits = default_limits(self.robot, home, floor=0.0)  # as `dynid excite`: no link below the base plane
-        clearance = Clearance.of(self.robot)
-        clearance.prepare(home)
-        design = FourierDesign(self.robot.joint_names, get('harmonics').value, get('period').value)
-        if get('optimize').value:
-            self.get_logger().info('optimizing the excitation (this can take a minute)')
-            return optimize_excitation(self.robot, design, home, limits, seed=get('seed').value,
-                                       progress=lambda text: self.get_logger().info(text),
-                                       clearance=clearance).trajectory
-        grid = np.linspace(0.0, design.period_s, 2000, endpoint=False)
-        x = random_design(design, home, limits, np.random.default_rng(get('seed').value), grid)
-        return design.trajectory(fit_to_clearance(self.robot, design, x, limits, clearance))
 
     def _set_state(self, text: str) -> None:
         self.state.publish(String(data=text))
@@ -197,7 +167,7 @@ class ExcitationNode(Node):
         return response
 
     async def _on_start(self, request, response):
-        if self.next_chunk < len(self.chunks) or self.starting:
+        if (self.schedule is not None and self.schedule.pending) or self.starting:
             return self._refuse(response, 'already running; call ~/stop first')
         self.starting = True
         try:
@@ -210,69 +180,57 @@ class ExcitationNode(Node):
         if not listened:
             return self._refuse(response, f'nobody subscribes to {self.output.topic_name} within '
                                           f'{LISTENER_WAIT_S:g} s: is the controller running?')
+        get = self.get_parameter
         try:
             check_robot_limits(self.robot, self.trajectory)
-            times, q, dq, ddq = self._timeline(self._current_position(message))
+            timeline = excitation_timeline(self.trajectory, self.robot.joint_names, self._current_position(message),
+                                           get('point_rate').value, get('repeat').value, get('approach_velocity').value)
         except InputError as error:
             return self._refuse(response, str(error))
-        now = self.get_clock().now().nanoseconds / 1e9
-        self.chunks = self._chunk(times, q, dq, ddq, now + self.get_parameter('lead_time').value)
-        self.next_chunk = 0
+        now = self._now_s()
+        self.schedule = ChunkSchedule(self.robot.joint_names, timeline, get('chunk_duration').value,
+                                      now + get('lead_time').value, get('lead_time').value)
         self._publish_due(now)
         self._set_state('running')
         response.success = True
-        response.message = f'running {times[-1]:.2f} s in {len(self.chunks)} messages'
+        response.message = f'running {timeline[0][-1]:.2f} s in {len(self.schedule.chunks)} messages'
         return response
 
-    def _timeline(self, current: np.ndarray):
-        """Approach + trajectory (``repeat`` periods) at the point rate, robot joint order."""
-        get = self.get_parameter
-        rate = get('point_rate').value
-        duration = self.trajectory.duration_s * get('repeat').value
-        t = np.arange(0.0, duration, 1.0 / rate)
-        t = np.append(t, duration) if duration - t[-1] > 1e-9 else t
-        q, dq, ddq = (reorder_trajectory_output(v, self.trajectory.joint_names, self.robot.joint_names)
-                      for v in self.trajectory.evaluate(np.mod(t, self.trajectory.duration_s + 1e-12)))
-        t_a, q_a, dq_a, ddq_a = approach_segment(current, q[0], get('approach_velocity').value, rate)
-        return (np.concatenate([t_a, t_a[-1] + 1.0 / rate + t]), np.vstack([q_a, q]), np.vstack([dq_a, dq]),
-                np.vstack([ddq_a, ddq]))
+    @property
+    def chunks(self) -> list:
+        """The chunks of the run, [] when none is under way."""
+        return [] if self.schedule is None else self.schedule.chunks
 
-    def _chunk(self, times, q, dq, ddq, start_s: float) -> list[JointTrajectory]:
-        messages = []
-        for first, chunk in chunk_timeline(self.robot.joint_names, times, q, dq, ddq,
-                                           self.get_parameter('chunk_duration').value):
-            message = JointTrajectory(joint_names=list(self.robot.joint_names))
-            message.header.stamp = rclpy.time.Time(nanoseconds=int(round((start_s + first) * 1e9))).to_msg()
-            for t, position, velocity, acceleration in zip(chunk.time_s, chunk.positions, chunk.velocities,
-                                                           chunk.accelerations, strict=True):
-                offset = int(round(t * 1e9))
-                message.points.append(JointTrajectoryPoint(
-                    positions=position.tolist(), velocities=velocity.tolist(), accelerations=acceleration.tolist(),
-                    time_from_start=Duration(sec=offset // 10**9, nanosec=offset % 10**9)))
-            messages.append(message)
-        self.end_s = start_s + times[-1]
-        return messages
+    @property
+    def next_chunk(self) -> int:
+        return 0 if self.schedule is None else self.schedule.next_chunk
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds / 1e9
 
     def _publish_due(self, now: float) -> None:
-        lead = self.get_parameter('lead_time').value
-        while self.next_chunk < len(self.chunks):
-            stamp = self.chunks[self.next_chunk].header.stamp
-            if self.next_chunk > 0 and stamp.sec + stamp.nanosec * 1e-9 - lead > now:
-                break
-            self.output.publish(self.chunks[self.next_chunk])
-            self.next_chunk += 1
+        self.schedule.lead_s = self.get_parameter('lead_time').value
+        for start_s, piece in self.schedule.due(now):
+            message = JointTrajectory(joint_names=list(self.robot.joint_names))
+            message.header.stamp = rclpy.time.Time(nanoseconds=int(round(start_s * 1e9))).to_msg()
+            message.points = [
+                JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(), accelerations=a.tolist(),
+                                     time_from_start=duration(t))
+                for t, p, v, a in zip(piece.time_s, piece.positions, piece.velocities, piece.accelerations,
+                                      strict=True)]
+            self.output.publish(message)
 
     def _on_timer(self) -> None:
-        if not self.chunks:
+        if self.schedule is None:
             return
-        now = self.get_clock().now().nanoseconds / 1e9
+        now = self._now_s()
         self._publish_due(now)
-        if self.next_chunk >= len(self.chunks) and now > self.end_s:
-            self.chunks, self.next_chunk = [], 0
+        if self.schedule.done(now):
+            self.schedule = None
             self._set_state('done')
 
     def _on_stop(self, request, response):
-        self.chunks, self.next_chunk = [], 0
+        self.schedule = None
         self.output.publish(JointTrajectory(joint_names=list(self.robot.joint_names)))  # empty: hold
         self._set_state('stopped')
         response.success, response.message = True, 'stopped; the controller holds position'

@@ -40,14 +40,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
-import time
 
-import numpy as np
 import rclpy
-from builtin_interfaces.msg import Duration
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.duration import Duration as RclpyDuration
+from rclpy.duration import Duration
 from rclpy.exceptions import ParameterException, ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
@@ -55,22 +51,17 @@ from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from std_msgs.msg import Float64MultiArray
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
-from dynid.control import FeedforwardContext
-from dynid.control.configuration import FeedforwardSettings, term_rms
-from dynid.control.inputs import MeasuredAcceleration, friction_alpha
-from dynid.control.trajectory_effort import fill_effort, grid_motion
+from dynid.control.commander import ACCELERATIONS, MODES, FeedforwardCommander
+from dynid.control.configuration import FeedforwardSettings
 from dynid.errors import InputError
-from dynid.nodes.conversions import trajectory_from_message
+from dynid.nodes.conversions import trajectory_from_message, trajectory_with_effort
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
 from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import PARENT_VARIABLE
-from dynid.sim.reference import ReferenceGenerator
 
-MODES = ('trajectory', 'streaming', 'measured')
-ACCELERATIONS = ('zero', 'estimated')
 DEFAULT_TERMS = ['rigid_body', 'rotor_inertia', 'friction_static']
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
 ACK_TIMEOUT_S = 0.5  # how long a stop waits for the subscribers to acknowledge the zeros
@@ -81,7 +72,7 @@ class FeedforwardNode(LifecycleNode):
 
     def __init__(self, **kwargs) -> None:
         self.intake: StateIntake | None = None  # before Node: destroy_node() may run on a failed start
-        self.commands = self.output = None
+        self.commands = self.output = self.commander = None
         self.state_label = 'unconfigured'
         super().__init__('feedforward_node', **kwargs)
         d = declarer(self)
@@ -117,16 +108,19 @@ class FeedforwardNode(LifecycleNode):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.refusal = ''
         self.counters = {'messages': 0, 'errors': 0, 'stale_events': 0, 'published': 0, 'points_added': 0}
-        self.lock = threading.Lock()  # the intake's thread writes the measured sample
-        self.feedforward = self.timer = None
+        self.timer = None
         self.publishers_made: list = []
         self.subscriptions_made: list = []
-        self.recent, self.rms = None, (None, {})
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         if self.get_parameter('autostart').value:
             if self.trigger_configure() != SUCCESS:
                 raise InputError(self.refusal)
             self.trigger_activate()
+
+    @property
+    def sample(self):
+        """The newest measured sample (:attr:`FeedforwardCommander.sample`), None while unconfigured."""
+        return None if self.commander is None else self.commander.sample
 
     # ---------------------------------------------------------------------------- parameters
     def _value(self, name: str, default=None):
@@ -142,64 +136,58 @@ class FeedforwardNode(LifecycleNode):
                                                                 f'up the node (state {self.state_label}) first')
         return SetParametersResult(successful=True)
 
-    def _read_configuration(self) -> None:
-        """Everything the configure transition needs, validated (InputError with the reason)."""
+    def _commander(self) -> FeedforwardCommander:
+        """The commander the parameters configure (InputError with the reason)."""
         value = self._value
-        self.mode, acceleration = value('mode'), value('acceleration')
-        for name, got, allowed in (('mode', self.mode, MODES), ('acceleration', acceleration, ACCELERATIONS)):
-            if got not in allowed:
-                raise InputError(f'parameter {name} must be one of {", ".join(allowed)}, got {got!r}')
         settings = FeedforwardSettings(
             value('robot_description') or value('robot'), value('result_file'), tuple(value('terms')),
             value('term_options'), value('compensate_gravity'), value('compensate_friction'),
             value('effort_is_current'), tuple(value('drive_gains', [])), value('rate_limit'), value('rate'),
             tuple(value('joints', [])))
-        configured = settings.build()
-        self.robot, self.feedforward, self.order = configured.robot, configured.feedforward, configured.order
-        self.source = configured.source
-        self.acceleration = MeasuredAcceleration(self.robot.n) if acceleration == 'estimated' else None
+        return FeedforwardCommander.from_settings(settings, value('mode'), value('acceleration'),
+                                                  timeout_s=value('timeout'), rate_hz=value('rate'),
+                                                  effort_tolerance=value('effort_tolerance'), counters=self.counters)
 
     # ----------------------------------------------------------------------------- lifecycle
     def on_configure(self, state) -> TransitionCallbackReturn:
         try:
-            self._read_configuration()
+            commander = self.commander = self._commander()
         except (InputError, ValueError, TypeError, KeyError) as error:  # a bad setting, never a crash
             reason = str(error) if isinstance(error, InputError) else f'{type(error).__name__}: {error}'
             self.refusal = f'configure refused: {reason}'
             self.counters['errors'] += 1
             self.get_logger().error(self.refusal)
-            self.feedforward = None
+            self.commander = None
             return FAILURE
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         value = self._value
-        if self.mode == 'trajectory':
-            self.output = self.create_publisher(JointTrajectory, f'{value("controller")}/joint_trajectory', reliable)
-        else:
+        if commander.streamed:
             self.commands = self.create_publisher(Float64MultiArray, f'{value("effort_controller")}/commands',
                                                   reliable)
+        else:
+            self.output = self.create_publisher(JointTrajectory, f'{value("controller")}/joint_trajectory', reliable)
         self.publishers_made = [self.output or self.commands]
         subscribe = self.create_subscription
-        if self.mode != 'measured':
+        if commander.mode != 'measured':
             self.subscriptions_made.append(subscribe(JointTrajectory, '~/reference', self._on_reference, reliable))
-        if value('adaptive_topic') and 'friction_adaptive' in self.feedforward.terms:
+        if value('adaptive_topic') and 'friction_adaptive' in commander.feedforward.terms:
             self.subscriptions_made.append(subscribe(Float64MultiArray, value('adaptive_topic'), self._on_alpha, 10))
-        self.alpha = self.sample = self.last_sample_time = self.reference = self.recent = None
-        self.stale = True
         self.intake = StateIntake(self, self.settings, topics=('joint_states', 'joint_temperatures'),
-                                  on_samples=self._on_samples, joint_names=self.robot.joint_names, required=())
+                                  on_samples=commander.measure, joint_names=commander.robot.joint_names,
+                                  required=())
         self.intake.start()
         self.refusal, self.state_label = '', 'inactive'
-        left_out = ''.join(f'; {name} left out ({why})' for name, why in self.feedforward.left_out.items())
-        self.get_logger().info(f'{self.mode} feedforward of {self.source}: {", ".join(self.feedforward.terms)}'
+        feedforward = commander.feedforward
+        left_out = ''.join(f'; {name} left out ({why})' for name, why in feedforward.left_out.items())
+        self.get_logger().info(f'{commander.mode} feedforward of {commander.source}: {", ".join(feedforward.terms)}'
                                f'{left_out}')
         return SUCCESS
 
     def on_activate(self, state) -> TransitionCallbackReturn:
-        self.feedforward.reset()
+        self.commander.activate()
         self.origin_ns = self._now_ns()
-        self.reference = None
-        if self.mode != 'trajectory':
-            self.timer = self.create_timer(1.0 / self._value('rate'), self._on_tick)
+        if self.commander.streamed:
+            self.timer = self.create_timer(1.0 / self.commander.rate_hz, self._on_tick)
         self.state_label = 'active'
         return super().on_activate(state)
 
@@ -226,7 +214,7 @@ class FeedforwardNode(LifecycleNode):
         self.state_label = label
         self._publish_zeros()
         if self.commands is not None and self.context.ok():  # the controller holds the last command forever
-            self.commands.wait_for_all_acked(RclpyDuration(seconds=ACK_TIMEOUT_S))
+            self.commands.wait_for_all_acked(Duration(seconds=ACK_TIMEOUT_S))
 
     def _release(self, label: str) -> None:
         self._stop_commanding(label)
@@ -247,46 +235,17 @@ class FeedforwardNode(LifecycleNode):
         super().destroy_node()
 
     # --------------------------------------------------------------------------------- inputs
-    def _on_samples(self, batch) -> None:
-        """The intake's joined joint_states (its thread): the newest measured sample."""
-        last = len(batch) - 1
-        dq = np.nan_to_num(batch.dq[last], nan=0.0)  # no velocities published: friction at rest
-        ddq = np.zeros(self.robot.n) if self.acceleration is None else self.acceleration.update(batch.stamps_ns,
-                                                                                                 batch.dq).copy()
-        temperature = None if batch.temperature is None else batch.temperature[last]
-        with self.lock:
-            self.sample = (batch.q[last], dq, ddq, batch.tau[last], temperature)
-            self.last_sample_time = time.monotonic()
-
     def _fresh(self) -> bool:
-        """joint_states heard from within ``timeout``; counts the events of going stale."""
-        with self.lock:
-            age = None if self.last_sample_time is None else time.monotonic() - self.last_sample_time
-        stale = age is None or age > self._value('timeout')
-        if stale and not self.stale:
-            self.counters['stale_events'] += 1
-            silent = 'never heard' if age is None else f'silent for {age:.3f} s'
-            then = 'measured inputs left out' if self.mode == 'trajectory' else 'zero effort'
-            self.get_logger().warning(f'joint_states {silent}: {then} until it is back')
-        self.stale = stale
-        return not stale
-
-    def _inputs(self, measured: bool) -> FeedforwardContext:
-        """The measured inputs of the terms (temperature, joint torque) and α̂; none from a stale sample."""
-        with self.lock:
-            sample = self.sample
-        if not self._fresh():
-            sample = None
-        temperature = None if sample is None else sample[4]
-        torque = sample[3] if measured and sample is not None else None
-        return FeedforwardContext(
-            temperature=temperature if temperature is not None and np.all(np.isfinite(temperature)) else None,
-            joint_torque=torque if torque is not None and np.all(np.isfinite(torque)) else None, alpha=self.alpha)
+        """The commander's staleness watch; going stale is logged once."""
+        fresh, news = self.commander.fresh()
+        if news:
+            self.get_logger().warning(news)
+        return fresh
 
     def _on_alpha(self, message: Float64MultiArray) -> None:
         try:
-            self.alpha = friction_alpha([d.label for d in message.layout.dim], [d.size for d in message.layout.dim],
-                                        message.data, self.robot.joint_names)
+            self.commander.set_alpha([d.label for d in message.layout.dim], [d.size for d in message.layout.dim],
+                                     message.data)
         except InputError as error:
             self._count_error(f'{self._value("adaptive_topic")}: ignored: {error}')
 
@@ -300,77 +259,29 @@ class FeedforwardNode(LifecycleNode):
             self._count_error('reference not used: inactive')
             return
         try:
-            trajectory, _ = trajectory_from_message(message, self.robot.joint_names)
-            if self.mode == 'trajectory':
-                self._forward(message, trajectory)
-            else:
-                self._follow(message, trajectory)
+            trajectory, _ = trajectory_from_message(message, self.commander.robot.joint_names)
+            if self.commander.streamed:
+                stamp_ns = message.header.stamp.sec * 10**9 + message.header.stamp.nanosec
+                self.commander.follow(trajectory, self._seconds(stamp_ns) if stamp_ns else None,
+                                      self._seconds(self._now_ns()))
+                return
+            filled = self.commander.fill(trajectory, self._fresh())
+            self.output.publish(message if filled is None else trajectory_with_effort(message, filled))
         except InputError as error:
             self._count_error(f'reference refused: {error}')
 
     # -------------------------------------------------------------------------------- outputs
-    def _forward(self, message: JointTrajectory, trajectory) -> None:
-        """Trajectory mode: the reference with efforts (and added points) to the controller."""
-        if trajectory is not None:
-            filled = fill_effort(self.feedforward, trajectory, self._value('rate'), self._value('effort_tolerance'),
-                                 self._inputs(False))
-            given = iter(message.points)
-            points = []
-            for k, t in enumerate(filled.time_s):
-                point = next(given) if filled.given[k] else JointTrajectoryPoint(
-                    positions=filled.positions[k].tolist(), time_from_start=_duration(t),
-                    velocities=[] if filled.velocities is None else filled.velocities[k].tolist(),
-                    accelerations=[] if filled.accelerations is None else filled.accelerations[k].tolist())
-                point.effort = filled.effort[k].tolist()
-                points.append(point)
-            message = JointTrajectory(header=message.header, joint_names=message.joint_names, points=points)
-            self.counters['points_added'] += filled.added
-            self.recent = trajectory
-        self.output.publish(message)
-        self.counters['published'] += 1
-
-    def _follow(self, message: JointTrajectory, trajectory) -> None:
-        """Streaming mode: the reference becomes the active one, with the controller's semantics."""
-        now = self._seconds(self._now_ns())
-        if self.reference is None:
-            if trajectory is None:
-                return
-            with self.lock:
-                measured = None if self.sample is None else self.sample[0]
-            first = dict(zip(trajectory.joint_names, trajectory.positions[0], strict=True))
-            start = measured if measured is not None else np.array([first[name] for name in self.robot.joint_names])
-            self.reference = ReferenceGenerator(self.robot.joint_names)
-            self.reference.hold(start, now)
-        if trajectory is None:  # cancel: hold where the reference is
-            self.reference.hold(self.reference.sample(now)[0], now)
-            return
-        stamp_ns = message.header.stamp.sec * 10**9 + message.header.stamp.nanosec
-        self.reference.follow(trajectory, now if stamp_ns == 0 else self._seconds(stamp_ns), now)
-
     def _on_tick(self) -> None:
         """Streaming and measured modes: one command per period."""
-        if not self._fresh():
+        effort = self.commander.tick(self._seconds(self._now_ns()), self._fresh())
+        if effort is None:
             self._publish_zeros()
-            return
-        if self.mode == 'measured':
-            with self.lock:
-                q, dq, ddq = self.sample[:3]
-        elif self.reference is None:
-            self._publish_zeros()
-            return
         else:
-            q, dq, ddq, _ = self.reference.sample(self._seconds(self._now_ns()))
-        effort = self.feedforward.step(q, dq, ddq, self._inputs(self.mode == 'measured'))
-        self.commands.publish(Float64MultiArray(data=effort[self.order].tolist()))
-        self.counters['published'] += 1
-        self.recent = self.recent if isinstance(self.recent, list) else []
-        self.recent.append((q, dq, ddq))
-        if len(self.recent) > 2 * self._value('rate'):  # the last one to two seconds
-            del self.recent[:len(self.recent) // 2]
+            self.commands.publish(Float64MultiArray(data=effort.tolist()))
 
     def _publish_zeros(self) -> None:
         if self.commands is not None and self.context.ok():
-            self.commands.publish(Float64MultiArray(data=[0.0] * self.robot.n))
+            self.commands.publish(Float64MultiArray(data=self.commander.zeros().tolist()))
 
     def _now_ns(self) -> int:
         return self.get_clock().now().nanoseconds
@@ -379,45 +290,22 @@ class FeedforwardNode(LifecycleNode):
         return (stamp_ns - self.origin_ns) * 1e-9
 
     # ---------------------------------------------------------------------------- diagnostics
-    def _term_rms(self) -> dict[str, str]:
-        """RMS [N·m] of each term alone over the recent stream or the last trajectory, when it changed."""
-        key = (id(self.recent), len(self.recent) if isinstance(self.recent, list) else 0)
-        if self.recent is None or self.rms[0] == key:
-            return self.rms[1]
-        if isinstance(self.recent, list):
-            motion = tuple(np.array([sample[k] for sample in self.recent]) for k in range(3))
-        else:
-            motion = grid_motion(self.recent, self.robot.joint_names, self._value('rate'), max_samples=5000)
-        rms = term_rms(self.feedforward, *motion, self._inputs(self.mode == 'measured'))
-        self.rms = (key, {f'rms_{name}_Nm': f'{value:.4g}' for name, value in rms.items()})
-        return self.rms[1]
-
     def _statuses(self) -> list:
         name = self.get_fully_qualified_name()
         values = {'state': self.state_label, 'mode': self._value('mode'), **self.counters}
-        if self.feedforward is not None:
-            values.update(terms=','.join(self.feedforward.terms), feedforward_errors=self.feedforward.errors,
-                          left_out=','.join(self.feedforward.left_out))
-            try:
-                values.update(self._term_rms())
-            except InputError as error:  # a term refusing the recent motion is reported, not raised
-                values['term_rms_error'] = str(error)
+        fresh = self._fresh() if self.intake is not None else False
+        if self.commander is not None:
+            values.update(self.commander.values(fresh))
         if self.refusal:
             statuses = [status(f'{name}: feedforward', 'error', self.refusal, values)]
         else:
             statuses = [status(f'{name}: feedforward', 'ok', f'{self.state_label}, {values["mode"]} mode', values)]
         if self.intake is not None:
-            self._fresh()
-            statuses.append(status(f'{name}: joint_states', 'stale' if self.stale else 'ok',
-                                   f'no joint_states for more than {self._value("timeout")} s: zero effort'
-                                   if self.stale else 'fresh', {'stale_events': self.counters['stale_events']}))
+            statuses.append(status(f'{name}: joint_states', 'ok' if fresh else 'stale', 'fresh' if fresh else
+                                   f'no joint_states for more than {self._value("timeout")} s: zero effort',
+                                   {'stale_events': self.counters['stale_events']}))
             statuses.append(self.intake.status(f'{name}: intake'))
         return statuses
-
-
-def _duration(seconds: float) -> Duration:
-    nanoseconds = int(round(seconds * 1e9))
-    return Duration(sec=nanoseconds // 10**9, nanosec=nanoseconds % 10**9)
 
 
 def main(args=None) -> None:

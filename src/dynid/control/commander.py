@@ -1,0 +1,236 @@
+"""What a running feedforward commands, mode by mode, and when it commands nothing (feedforward_node's core).
+
+:class:`FeedforwardCommander` holds a configured :class:`~dynid.control.Feedforward` and the
+state around it that decides each command, free of ROS (the node converts messages and publishes):
+
+- ``trajectory`` mode: :meth:`~FeedforwardCommander.fill` gives a reference trajectory its efforts
+  and added points (:func:`dynid.control.trajectory_effort.fill_effort`), with the measured
+  temperature when it is fresh; an empty trajectory (a cancel) passes unchanged.
+- ``streaming`` mode: :meth:`~FeedforwardCommander.follow` makes a reference the active one with
+  joint_trajectory_controller semantics (:class:`dynid.sim.reference.ReferenceGenerator`: started at
+  its start time, or on reception; replaced by the next; the last point held after the end; a cancel
+  holds where the reference is), starting from the measured position (else the reference's first
+  point); :meth:`~FeedforwardCommander.tick` gives the effort of the reference now.
+- ``measured`` mode: :meth:`~FeedforwardCommander.tick` gives the effort of the newest measured
+  state (q̈ = 0, or the :class:`~dynid.control.inputs.MeasuredAcceleration` estimate).
+
+Staleness: the measured sample is fresh while it is at most ``timeout_s`` old (``clock``, seconds,
+monotonic). A stale sample gives no measured inputs (temperature, joint torque: the terms' defaults)
+and, in the streamed modes, no command (``tick`` returns None: the node sends zeros). Each change
+from fresh to stale counts one ``stale_events`` and says why once (:meth:`~FeedforwardCommander.fresh`).
+
+Efforts are in the controller's joint order (``order``), [N·m, or A with effort_is_current].
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, MutableMapping, Sequence
+
+import numpy as np
+
+from dynid.control.configuration import Configured, FeedforwardSettings, term_rms
+from dynid.control.context import FeedforwardContext
+from dynid.control.inputs import MeasuredAcceleration, friction_alpha
+from dynid.control.trajectory_effort import TrajectoryEffort, fill_effort, grid_motion
+from dynid.errors import InputError
+from dynid.excite.trajectory import PointTrajectory
+from dynid.io.stream import StateBatch
+from dynid.sim.reference import ReferenceGenerator
+
+MODES = ('trajectory', 'streaming', 'measured')
+ACCELERATIONS = ('zero', 'estimated')
+#: the counters a commander adds to (the node keeps them across configurations)
+COUNTERS = ('stale_events', 'published', 'points_added')
+RMS_MAX_SAMPLES = 5000  # grid samples of a trajectory's term RMS at most
+
+
+def checked_choice(name: str, value: str, allowed: Sequence[str]) -> str:
+    """``value`` if it is one of ``allowed``, else an InputError naming the parameter."""
+    if value not in allowed:
+        raise InputError(f'parameter {name} must be one of {", ".join(allowed)}, got {value!r}')
+    return value
+
+
+class FeedforwardCommander:
+    """The feedforward's per-mode command logic (module docstring).
+
+    Args:
+        configured: what :meth:`dynid.control.configuration.FeedforwardSettings.build` made.
+        mode: one of :data:`MODES`. acceleration: q̈ of the measured mode, one of :data:`ACCELERATIONS`.
+        timeout_s: a measured sample older than this [s] is stale.
+        rate_hz: the stream rate [Hz], also the trajectory mode's evaluation grid.
+        effort_tolerance: the trajectory mode's largest miss of the linear effort [N·m, or A].
+        counters: a mapping the commander adds its :data:`COUNTERS` to (created when None).
+        clock: monotonic time [s] of the staleness watch (``time.monotonic``; tests give their own).
+
+    Attributes:
+        robot, feedforward, order, source: those of ``configured``.
+        sample: the newest measured (q, q̇, q̈, τ_j, temperature or None), model order, or None.
+        alpha: the latest α̂ (n, 2) of the friction_adaptive term, or None.
+        stale: whether the last look found the measured sample stale (True before any).
+        reference: the streaming mode's :class:`ReferenceGenerator`, None before the first reference.
+        recent: the motion behind the term RMS: a list of streamed (q, q̇, q̈), or the last trajectory.
+    """
+
+    def __init__(self, configured: Configured, mode: str = 'trajectory', acceleration: str = 'zero', *,
+                 timeout_s: float = 0.1, rate_hz: float = 200.0, effort_tolerance: float = 0.5,
+                 counters: MutableMapping[str, int] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.mode = checked_choice('mode', mode, MODES)
+        acceleration = checked_choice('acceleration', acceleration, ACCELERATIONS)
+        self.robot, self.feedforward, self.order = configured.robot, configured.feedforward, configured.order
+        self.source = configured.source
+        self.n = self.robot.n
+        self.acceleration = MeasuredAcceleration(self.n) if acceleration == 'estimated' else None
+        self.timeout_s, self.rate_hz, self.effort_tolerance = timeout_s, rate_hz, effort_tolerance
+        self.counters = {} if counters is None else counters
+        for name in COUNTERS:
+            self.counters.setdefault(name, 0)
+        self.clock = clock
+        self.lock = threading.Lock()  # the intake's thread writes the measured sample
+        self.sample = self.last_sample_time = self.alpha = self.reference = self.recent = None
+        self.stale = True
+        self._rms: tuple = (None, {})
+
+    @classmethod
+    def from_settings(cls, settings: FeedforwardSettings, mode: str = 'trajectory', acceleration: str = 'zero',
+                      **kwargs) -> FeedforwardCommander:
+        """The commander of ``settings`` (built after the mode and acceleration are checked: the cheap
+        refusal first); ``kwargs`` as for the constructor."""
+        checked_choice('mode', mode, MODES)
+        checked_choice('acceleration', acceleration, ACCELERATIONS)
+        return cls(settings.build(), mode, acceleration, **kwargs)
+
+    @property
+    def streamed(self) -> bool:
+        """Whether this mode sends a command every period (streaming, measured)."""
+        return self.mode != 'trajectory'
+
+    def activate(self) -> None:
+        """A fresh start: the feedforward's memory and rate limiter reset, no active reference."""
+        self.feedforward.reset()
+        self.reference = None
+
+    # ---------------------------------------------------------------------------------- inputs
+    def measure(self, batch: StateBatch) -> None:
+        """The newest measured sample of a joined batch (any thread); NaN velocities: at rest."""
+        last = len(batch) - 1
+        dq = np.nan_to_num(batch.dq[last], nan=0.0)
+        ddq = np.zeros(self.n) if self.acceleration is None else self.acceleration.update(batch.stamps_ns,
+                                                                                           batch.dq).copy()
+        temperature = None if batch.temperature is None else batch.temperature[last]
+        with self.lock:
+            self.sample = (batch.q[last], dq, ddq, batch.tau[last], temperature)
+            self.last_sample_time = self.clock()
+
+    def set_alpha(self, labels: Sequence[str], sizes: Sequence[int], data: Sequence[float]) -> None:
+        """α̂ from the estimator's labelled friction table (:func:`friction_alpha`; InputError if bad)."""
+        self.alpha = friction_alpha(labels, sizes, data, self.robot.joint_names)
+
+    def fresh(self) -> tuple[bool, str]:
+        """(whether the measured sample is fresh, why it just went stale or ''); counts stale events."""
+        with self.lock:
+            age = None if self.last_sample_time is None else self.clock() - self.last_sample_time
+        stale = age is None or age > self.timeout_s
+        news = ''
+        if stale and not self.stale:
+            self.counters['stale_events'] += 1
+            silent = 'never heard' if age is None else f'silent for {age:.3f} s'
+            news = f'joint_states {silent}: {"zero effort" if self.streamed else "measured inputs left out"} ' \
+                   f'until it is back'
+        self.stale = stale
+        return not stale, news
+
+    def context(self, measured: bool, fresh: bool) -> FeedforwardContext:
+        """The terms' measured inputs (temperature; joint torque if ``measured``) and α̂; none when stale
+        or not finite."""
+        with self.lock:
+            sample = self.sample if fresh else None
+        temperature = None if sample is None else sample[4]
+        torque = sample[3] if measured and sample is not None else None
+        return FeedforwardContext(
+            temperature=temperature if temperature is not None and np.all(np.isfinite(temperature)) else None,
+            joint_torque=torque if torque is not None and np.all(np.isfinite(torque)) else None, alpha=self.alpha)
+
+    # --------------------------------------------------------------------------------- commands
+    def fill(self, trajectory: PointTrajectory | None, fresh: bool) -> TrajectoryEffort | None:
+        """Trajectory mode: the efforts (and added points) of ``trajectory``; None passes a cancel."""
+        filled = None
+        if trajectory is not None:
+            filled = fill_effort(self.feedforward, trajectory, self.rate_hz, self.effort_tolerance,
+                                 self.context(False, fresh))
+            self.counters['points_added'] += filled.added
+            self.recent = trajectory
+        self.counters['published'] += 1
+        return filled
+
+    def follow(self, trajectory: PointTrajectory | None, start_s: float | None, now_s: float) -> None:
+        """Streaming mode: ``trajectory`` from ``start_s`` (None: now) becomes the active reference;
+        None (a cancel) holds where the reference is now. Times [s] on the node's clock."""
+        if self.reference is None:
+            if trajectory is None:
+                return
+            with self.lock:
+                measured = None if self.sample is None else self.sample[0]
+            if measured is None:
+                first = dict(zip(trajectory.joint_names, trajectory.positions[0], strict=True))
+                measured = np.array([first[name] for name in self.robot.joint_names])
+            self.reference = ReferenceGenerator(self.robot.joint_names)
+            self.reference.hold(measured, now_s)
+        if trajectory is None:
+            self.reference.hold(self.reference.sample(now_s)[0], now_s)
+            return
+        self.reference.follow(trajectory, now_s if start_s is None else start_s, now_s)
+
+    def tick(self, now_s: float, fresh: bool) -> np.ndarray | None:
+        """Streamed modes: the effort (n,) to command at ``now_s`` [s], controller order; None: zeros
+        (the measured sample is stale, or no reference yet)."""
+        if not fresh:
+            return None
+        measured = self.mode == 'measured'
+        if measured:
+            with self.lock:
+                q, dq, ddq = self.sample[:3]
+        elif self.reference is None:
+            return None
+        else:
+            q, dq, ddq, _ = self.reference.sample(now_s)
+        effort = self.feedforward.step(q, dq, ddq, self.context(measured, fresh))
+        self.counters['published'] += 1
+        self.recent = self.recent if isinstance(self.recent, list) else []
+        self.recent.append((q, dq, ddq))
+        if len(self.recent) > 2 * self.rate_hz:  # the last one to two seconds
+            del self.recent[:len(self.recent) // 2]
+        return effort[self.order]
+
+    def zeros(self) -> np.ndarray:
+        """The command that commands nothing."""
+        return np.zeros(self.n)
+
+    # ------------------------------------------------------------------------------ diagnostics
+    def term_rms(self, fresh: bool) -> dict[str, float]:
+        """RMS [N·m] of each term alone over the recent stream or the last trajectory (recomputed only
+        when that motion changed); {} before any motion."""
+        key = (id(self.recent), len(self.recent) if isinstance(self.recent, list) else 0)
+        if self.recent is None or self._rms[0] == key:
+            return self._rms[1]
+        if isinstance(self.recent, list):
+            motion = tuple(np.array([sample[k] for sample in self.recent]) for k in range(3))
+        else:
+            motion = grid_motion(self.recent, self.robot.joint_names, self.rate_hz, max_samples=RMS_MAX_SAMPLES)
+        self._rms = (key, term_rms(self.feedforward, *motion, self.context(self.mode == 'measured', fresh)))
+        return self._rms[1]
+
+    def values(self, fresh: bool) -> dict[str, object]:
+        """The feedforward's diagnostic values: terms, errors, left-out terms, each term's RMS [N·m]
+        (or why a term refused the recent motion)."""
+        feedforward = self.feedforward
+        values = {'terms': ','.join(feedforward.terms), 'feedforward_errors': feedforward.errors,
+                  'left_out': ','.join(feedforward.left_out)}
+        try:
+            values.update({f'rms_{name}_Nm': f'{value:.4g}' for name, value in self.term_rms(fresh).items()})
+        except InputError as error:  # a term refusing the recent motion is reported, not raised
+            values['term_rms_error'] = str(error)
+        return values

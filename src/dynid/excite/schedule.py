@@ -1,0 +1,104 @@
+"""An excitation run streamed to a joint_trajectory_controller (excitation_node's core): trajectory, timeline, chunks.
+
+- :func:`excitation_trajectory`: a trajectory file, the robot's shipped one (``'builtin'``), or a
+  Fourier design (Swevers, Ganseman, Tükel, De Schutter and Van Brussel 1997) around the robot's home:
+  random coefficients shrunk into the limits and the clearance, or optimized.
+- :func:`excitation_timeline`: from the current position, a rest-to-rest approach to the trajectory's
+  start, then ``repeat`` periods, sampled at the point rate, robot joint order.
+- :class:`ChunkSchedule`: that timeline cut into chunks (:func:`~dynid.excite.trajectory.chunk_timeline`)
+  with absolute start times; each chunk is due ``lead_s`` before its start (the first at once), and
+  the run is done once the last is sent and its end has passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from dynid.excite.clearance import Clearance
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.optimize import fit_to_clearance, optimize_excitation
+from dynid.excite.trajectory import (
+    PointTrajectory,
+    approach_segment,
+    builtin_excitation_path,
+    chunk_timeline,
+    load_trajectory,
+    reorder_trajectory_output,
+)
+from dynid.sim.twin import home_configuration
+
+DESIGN_GRID = 2000  # samples of a designed period the random start is checked on
+
+
+def excitation_trajectory(robot, trajectory_file: str = '', harmonics: int = 5, period_s: float = 10.0, seed: int = 0,
+                          optimize: bool = False, progress: Callable[[str], None] | None = None):
+    """The trajectory of ``trajectory_file`` ('builtin': the robot's shipped one), or, when empty, a Fourier
+    design of ``harmonics`` over ``period_s`` [s] around the home pose (module docstring); as
+    ``dynid excite`` with its defaults: no link below the base plane. ``progress`` gets the optimizer's news."""
+    if trajectory_file == 'builtin':
+        trajectory_file = builtin_excitation_path(robot.name)
+    if trajectory_file:
+        return load_trajectory(trajectory_file)
+    home = home_configuration(robot)
+    limits = default_limits(robot, home, floor=0.0)
+    clearance = Clearance.of(robot)
+    clearance.prepare(home)
+    design = FourierDesign(robot.joint_names, harmonics, period_s)
+    if optimize:
+        if progress is not None:
+            progress('optimizing the excitation (this can take a minute)')
+        return optimize_excitation(robot, design, home, limits, seed=seed, progress=progress,
+                                   clearance=clearance).trajectory
+    grid = np.linspace(0.0, design.period_s, DESIGN_GRID, endpoint=False)
+    x = random_design(design, home, limits, np.random.default_rng(seed), grid)
+    return design.trajectory(fit_to_clearance(robot, design, x, limits, clearance))
+
+
+def excitation_timeline(trajectory, joint_names: Sequence[str], current: np.ndarray, rate_hz: float, repeat: int,
+                        approach_velocity: float):
+    """(times [s], q, q̇, q̈ (N, n)) of the approach from ``current`` [rad] (peak ``approach_velocity``
+    [rad/s]) and ``repeat`` periods of ``trajectory``, at ``rate_hz``, in ``joint_names`` order."""
+    duration = trajectory.duration_s * repeat
+    t = np.arange(0.0, duration, 1.0 / rate_hz)
+    t = np.append(t, duration) if duration - t[-1] > 1e-9 else t
+    q, dq, ddq = (reorder_trajectory_output(v, trajectory.joint_names, joint_names)
+                  for v in trajectory.evaluate(np.mod(t, trajectory.duration_s + 1e-12)))
+    t_a, q_a, dq_a, ddq_a = approach_segment(current, q[0], approach_velocity, rate_hz)
+    return (np.concatenate([t_a, t_a[-1] + 1.0 / rate_hz + t]), np.vstack([q_a, q]), np.vstack([dq_a, dq]),
+            np.vstack([ddq_a, ddq]))
+
+
+class ChunkSchedule:
+    """The chunks of a timeline with absolute start times [s] on the caller's clock (module docstring).
+
+    Attributes:
+        chunks: [(start [s], piece)], pieces with times from 0. next_chunk: index of the next to send.
+        end_s: when the timeline ends [s]. lead_s: how early a chunk is due [s].
+    """
+
+    def __init__(self, joint_names: Sequence[str], timeline, chunk_s: float, start_s: float, lead_s: float) -> None:
+        times = timeline[0]
+        self.chunks: list[tuple[float, PointTrajectory]] = [
+            (start_s + first, piece) for first, piece in chunk_timeline(joint_names, *timeline, chunk_s)]
+        self.end_s, self.lead_s, self.next_chunk = start_s + float(times[-1]), lead_s, 0
+
+    @property
+    def pending(self) -> bool:
+        """Whether chunks remain to be sent."""
+        return self.next_chunk < len(self.chunks)
+
+    def due(self, now_s: float) -> list[tuple[float, PointTrajectory]]:
+        """The chunks to send at ``now_s`` [s] (the first at once, each next ``lead_s`` before its
+        start), marked sent."""
+        first = self.next_chunk
+        while self.next_chunk < len(self.chunks):
+            if self.next_chunk > 0 and self.chunks[self.next_chunk][0] - self.lead_s > now_s:
+                break
+            self.next_chunk += 1
+        return self.chunks[first:self.next_chunk]
+
+    def done(self, now_s: float) -> bool:
+        """Every chunk sent and the timeline's end passed."""
+        return not self.pending and now_s > self.end_s

@@ -1,0 +1,49 @@
+"""excitation_node's core without DDS: the trajectory chosen, the approach + periods timeline, the chunks due."""
+
+import numpy as np
+import pytest
+
+from dynid.excite.schedule import ChunkSchedule, excitation_timeline, excitation_trajectory
+from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, load_trajectory
+
+HOME = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+
+
+def test_timeline_approaches_from_the_current_position_then_runs_the_periods(ur5e):
+    """Trajectory columns in reverse joint order: the timeline is in the robot's order, starts at rest at
+    the current position, reaches the trajectory's start and runs ``repeat`` periods at the point rate."""
+    names = tuple(ur5e.joint_names)[::-1]
+    trajectory = FourierTrajectory(names, 0.5, HOME[::-1], np.zeros((6, 1)), np.full((6, 1), 0.05))
+    current = HOME + 0.1
+    times, q, dq, ddq = excitation_timeline(trajectory, ur5e.joint_names, current, 100.0, 3, 0.2)
+    np.testing.assert_allclose(q[0], current)
+    np.testing.assert_allclose(dq[0], 0.0, atol=1e-12)
+    start = trajectory.evaluate(np.array([0.0]))[0][0][::-1]  # robot order
+    reached = np.flatnonzero(np.all(np.abs(q - start) < 1e-9, axis=1))
+    # the approach ends at rest on the start; the periods begin one point (0.01 s) later
+    assert reached.size and times[-1] - times[reached[0]] == pytest.approx(0.01 + 3 * 2.0, abs=1e-9)
+    np.testing.assert_allclose(np.diff(times), 0.01, atol=1e-9)
+    np.testing.assert_allclose(q[-1], start, atol=1e-9)  # whole periods: back at the start
+
+
+def test_chunks_are_due_lead_time_before_their_start_and_the_run_ends_after_the_last(ur5e):
+    times = np.arange(0.0, 25.0 + 1e-9, 0.1)
+    motion = np.zeros((times.size, ur5e.n))
+    schedule = ChunkSchedule(ur5e.joint_names, (times, motion, motion, motion), 10.0, 100.0, 0.5)
+    # each chunk after the first begins with the last point of the one before (chunk_timeline)
+    assert [start for start, _ in schedule.chunks] == pytest.approx([100.0, 109.9, 119.9])
+    assert [start for start, _ in schedule.due(99.0)] == pytest.approx([100.0])  # the first at once
+    assert schedule.due(109.3) == [] and schedule.pending
+    assert [start for start, _ in schedule.due(109.5)] == pytest.approx([109.9])
+    assert [start for start, _ in schedule.due(130.0)] == pytest.approx([119.9]) and not schedule.pending
+    assert not schedule.done(124.9) and schedule.done(125.1) and schedule.end_s == pytest.approx(125.0)
+    pieces = [piece for _, piece in schedule.chunks]
+    assert pieces[1].time_s[0] == 0.0 and pieces[1].positions.shape[1] == ur5e.n
+
+
+def test_the_builtin_trajectory_is_the_shipped_file(ur5e):
+    chosen = excitation_trajectory(ur5e, 'builtin')
+    shipped = load_trajectory(builtin_excitation_path('ur5e'))
+    t = np.linspace(0.0, shipped.duration_s, 7)
+    for a, b in zip(chosen.evaluate(t), shipped.evaluate(t), strict=True):
+        np.testing.assert_array_equal(a, b)
