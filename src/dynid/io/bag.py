@@ -149,9 +149,9 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
     for topic in raw_messages:
         if raw_messages[topic] or not decoded[topic]:
             decode(topic)
-        parts = decoded[topic]
-        streams[topic] = (np.concatenate([stamps for stamps, _ in parts]),
-                          {field: np.concatenate([values[field] for _, values in parts]) for field in parts[0][1]})
+        parts = decoded.pop(topic)
+        fields = {field: np.concatenate([values.pop(field) for _, values in parts]) for field in list(parts[0][1])}
+        streams[topic] = (np.concatenate([stamps for stamps, _ in parts]), fields)
     return streams, names or []
 
 
@@ -270,6 +270,8 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
             valid &= latest >= 0
             signals['temperature'] = rows['effort'][np.clip(latest, 0, None)]
         topics = sorted(by_topic)
+        streams.clear()  # the decoded topics are copied into ``signals``: free them before the copies below
+        main_rows = rows = None
     except InputError:
         raise
     except Exception as error:  # a truncated or corrupt file fails while reading messages
