@@ -67,9 +67,11 @@ def _identify_command(source: str | None, bag: Path, output: Path, *options: str
     if source is not None:
         environment['PYTHONPATH'] = source
     command = [sys.executable, '-c',
-               'import resource, sys, time; from dynid.cli import main; start = time.perf_counter(); '
+               'import sys, time; from dynid.cli import main; start = time.perf_counter(); '
                f'code = main({["identify", str(bag), "-o", str(output), "--quiet", "--force", *options]!r}); '
-               'print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024); '
+               # VmHWM: this program's own peak (ru_maxrss would include the parent's size at the fork)
+               'peak = next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]; '
+               'print(time.perf_counter() - start, int(peak) / 1024); '
                'sys.exit(code)']
     done = subprocess.run(command, check=True, capture_output=True, text=True, env=environment)
     wall, peak = done.stdout.split()[-2:]
