@@ -78,23 +78,29 @@ def test_messages_stored_out_of_time_order_are_read_by_rosbags(tmp_path, monkeyp
     assert np.array_equal(lean.q[:, 0], np.arange(6.0))
 
 
-def _recompressed(source, target, compression, compress):
-    """``source`` with every chunk's records compressed (MCAP specification: the Chunk record)."""
+def _rewritten(source, target, compression='', compress=None, message_indexes=True, drop_first_entry=False):
+    """``source`` with every chunk's records compressed and its message index records kept, dropped or
+    missing their first entry (MCAP specification: Chunk, Message Index records)."""
     data, out, position = source.read_bytes(), bytearray(MAGIC), len(MAGIC)
     while position < len(data) - len(MAGIC):
         opcode, length = struct.unpack_from('<BQ', data, position)
         content = data[position + 9:position + 9 + length]
         position += 9 + length
-        if opcode == 0x06:
+        if opcode == 0x06 and compress is not None:
             name_length = struct.unpack_from('<I', content, 28)[0]
             records = compress(content[32 + name_length + 8:])
             content = (content[:28] + struct.pack('<I', len(compression)) + compression.encode()
                        + struct.pack('<Q', len(records)) + records)
+        if opcode == 0x07 and not message_indexes:
+            continue
+        if opcode == 0x07 and drop_first_entry:
+            channel, size = struct.unpack_from('<HI', content)
+            content = struct.pack('<HI', channel, size - 16) + content[6 + 16:]
         out += struct.pack('<BQ', opcode, len(content)) + content
     target.write_bytes(bytes(out + MAGIC))
 
 
-def test_compressed_chunks(tmp_path):
+def test_compressed_chunks_and_message_indexes(tmp_path):
     from lz4.frame import compress as lz4_compress
     try:
         from compression import zstd
@@ -104,14 +110,19 @@ def test_compressed_chunks(tmp_path):
     plain = tmp_path / 'plain' / 'plain.mcap'
     topics = ['/joint_states', '/motor_states']
 
-    def read(path):
-        return topic_messages([path], topics, 500, lambda topic, raws: b''.join(raws))
+    def read(path, expected=None):
+        return topic_messages([path], topics, 500, lambda topic, raws: b''.join(raws), expected)
 
-    expected = read(plain)
+    expected = read(plain, {'/joint_states': 2000, '/motor_states': 2000})
     assert sum(len(b''.join(parts)) for parts in expected.values()) > 2000 * 2 * 100
     for compression, compress in (('zstd', zstd.compress), ('lz4', lz4_compress)):
-        _recompressed(plain, tmp_path / f'{compression}.mcap', compression, compress)
+        _rewritten(plain, tmp_path / f'{compression}.mcap', compression, compress)
         assert read(tmp_path / f'{compression}.mcap') == expected
-    _recompressed(plain, tmp_path / 'brotli.mcap', 'brotli', lambda records: records)
+    _rewritten(plain, tmp_path / 'walked.mcap', message_indexes=False)  # every record visited instead
+    assert read(tmp_path / 'walked.mcap') == expected
+    _rewritten(plain, tmp_path / 'partial.mcap', drop_first_entry=True)  # indexes that leave messages out
+    with pytest.raises(UnsupportedError, match='message counts'):
+        read(tmp_path / 'partial.mcap', {'/joint_states': 2000, '/motor_states': 2000})
+    _rewritten(plain, tmp_path / 'brotli.mcap', 'brotli', lambda records: records)
     with pytest.raises(UnsupportedError, match='brotli'):
         read(tmp_path / 'brotli.mcap')

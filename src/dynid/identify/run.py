@@ -31,7 +31,7 @@ from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInpu
 from dynid.identify.physical import PhysicalSettings, identify_physical, mass_matrix_check
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import Estimate, irls, ols, tls, wls
+from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, tls, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
@@ -171,7 +171,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         options.physical.validated().check_model(spec)
     gains_unknown = options.method in ('tls', 'mls')
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
-    problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
+    with one_blas_thread():
+        problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
     exponents = np.full(robot.n, spec.exponent)
     gains = None if problem.drives is None else problem.drives.drive_gain.copy()
     gains_std = None

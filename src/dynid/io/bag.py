@@ -145,7 +145,10 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
     if files is not None:
         topic_of = {c.topic: topic for topic, group in connections.items() for c in group}
         try:
-            decoded = topic_messages(files, topic_of, _DECODE_BATCH, lambda name, raws: decode(topic_of[name], raws))
+            counts = {name: sum(c.msgcount for c in group if c.topic == name) for name, group in
+                      ((name, connections[topic]) for name, topic in topic_of.items())}
+            decoded = topic_messages(files, topic_of, _DECODE_BATCH, lambda name, raws: decode(topic_of[name], raws),
+                                     counts)
             decoded = {topic_of[name]: parts for name, parts in decoded.items()}
         except UnsupportedError:  # start again with rosbags
             chosen['names'], decoded = names, None
