@@ -932,22 +932,26 @@ _SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``dynid`` command."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``dynid`` command; with ``only``, the arguments of that subcommand alone
+    (a subcommand's arguments import the modules their choices come from, seconds for all of them)."""
     parser = argparse.ArgumentParser(
         prog='dynid', description='Dynamics of robot arms: identify, estimate, feed forward.')
     parser.add_argument('--version', action='version', version=f'dynid {__version__}')
     subparsers = parser.add_subparsers(dest='command', metavar='SUBCOMMAND', required=True)
     for name, (summary, add_arguments, run) in _SUBCOMMANDS.items():
         sub = subparsers.add_parser(name, help=summary, description=summary)
-        add_arguments(sub)
+        if only is None or name == only:
+            add_arguments(sub)
         sub.set_defaults(run=run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dynid``; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = next((word for word in argv if not word.startswith('-')), '')  # options before it take no value
+    args = build_parser(only=command).parse_args(argv)
     try:
         return args.run(args)
     except InputError as error:

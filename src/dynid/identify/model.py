@@ -324,8 +324,9 @@ class IdentificationProblem:
         rotor_acceleration = signals.ddtheta if signals.ddtheta is not None else signals.ddq
         needs_payload = index in self.payload_blocks or recording.payload is not None or \
             recording.payload_mass is not None
-        known = np.zeros((samples, n))       # torque of a fully known payload
-        known_mass = np.zeros((samples, n))  # torque of a known payload mass (its other 9 are columns)
+        # Torque of a fully known payload and of a known payload mass (its other 9 are columns).
+        known = np.zeros((samples, n)) if recording.payload is not None else None
+        known_mass = np.zeros((samples, n)) if recording.payload_mass is not None else None
 
         def rigid_columns(a: int, b: int) -> np.ndarray:
             """Base columns of samples a..b−1 (the regressor is built and filtered piece by piece)."""
@@ -350,15 +351,20 @@ class IdentificationProblem:
         rigid = decimate.chunked(rigid_columns)
         y = self._measured_torque(signals)
         velocity = signals.dtheta if self.friction_on_rotor else signals.dq
-        if y is not None:
-            y = y - known - known_mass
+        for part in (known, known_mass):
+            if y is not None and part is not None:
+                y = y - part
+        nothing = np.zeros((len(decimate.keep), n))
+        # the known payload torque, the mass alone or the whole payload: the TLS scale and part of τ_out
+        known_output = (decimate(known_mass) if known_mass is not None else nothing) + \
+            (decimate(known) if known is not None else nothing)
         static = self._static_features(velocity, signals.temperature)
         keep = None
         if settings.stiction_velocity > 0:
             keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
         block = Block(
             name=recording.name, y=None if y is None else decimate(y), rigid=rigid,
-            known_payload=decimate(known + known_mass), known_output=decimate(known + known_mass),
+            known_payload=known_output, known_output=known_output,
             current=None if signals.current is None else decimate(signals.current),
             rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
             temperature=None if signals.temperature is None else decimate(signals.temperature),

@@ -232,7 +232,7 @@ class Decimator:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return scipy.signal.sosfiltfilt(self.sos, x, axis=0)[self.keep]
 
-    def chunked(self, columns: Callable[[int, int], np.ndarray], chunk_samples: int = 16384) -> np.ndarray:
+    def chunked(self, columns: Callable[[int, int], np.ndarray], chunk_samples: int = 8192) -> np.ndarray:
         """``self(columns(0, n_samples))`` without holding all of ``columns`` at the full rate.
 
         ``columns(a, b)`` gives samples a..b−1 (first axis). Pieces of ``chunk_samples`` are filtered with

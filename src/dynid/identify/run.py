@@ -33,7 +33,7 @@ from dynid.identify.physical import PhysicalSettings, identify_physical, mass_ma
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import Estimate, irls, ols, wls
+from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
@@ -166,7 +166,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     if spec.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None for r in recordings):
         raise InputError(HAMON_SCALE_DEPENDENCY)
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
-    problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
+    with one_blas_thread():
+        problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
     exponents = np.full(robot.n, spec.exponent)
     gains = None if problem.drives is None else problem.drives.drive_gain.copy()
     gains_std = None

@@ -33,6 +33,14 @@ from dynid.errors import InputError
 # made the QR 10-50× slower (issue 15), and one thread is as fast as two on a quiet one.
 BLAS_THREADS = ThreadpoolController()
 
+
+def one_blas_thread():
+    """Context in which BLAS runs one thread (the small products of the regressor's preparation too:
+    base columns of 8192-sample pieces, the structural QR; two threads cost 0.5 s of CPU there on a
+    busy 2-core machine, with results equal to the last bit of the standard deviations)."""
+    return BLAS_THREADS.limit(limits=1)
+
+
 WEIGHT_FUNCTIONS = {'huber': 1.345, 'tukey': 4.685, 'cauchy': 2.385}
 
 

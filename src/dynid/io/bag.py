@@ -32,10 +32,12 @@ from pathlib import Path
 import numpy as np
 from rosbags.highlevel import AnyReader
 from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError
 from dynid.io.cdr import JOINT_STATE, TYPESTORE, decode_joint_states, names_of, stamp_message
 from dynid.io.dataset import Dataset
+from dynid.io.mcap_messages import UnsupportedError, topic_messages
 
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'dtheta', None),
@@ -127,23 +129,76 @@ def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s:
 def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict):
     """One pass over the bag(s); ``connections`` maps topic → its connections (one per bag segment).
 
-    Returns {topic: (stamps, {field: rows})} and the joint names used.
+    Returns {topic: (stamps, {field: rows})} and the joint names used. The messages are decoded in
+    batches (raw bytes cost ~10× their decoded arrays in memory); MCAP files are walked by
+    :mod:`dynid.io.mcap_messages`, anything else (or what it refuses) by rosbags, with equal results.
     """
-    raw_messages = {topic: [] for topic in connections}
-    by_id = {id(c): t for t, group in connections.items() for c in group}
-    for connection, _, raw in reader.messages(connections=[c for group in connections.values() for c in group]):
-        raw_messages[by_id[id(connection)]].append(bytes(raw))
-    streams = {}
-    for topic, raws in raw_messages.items():
-        if names is None and raws:
-            names = names_of(raws[0])
-        stamps, values, skipped = decode_joint_states(raws, names or [])
+    chosen = {'names': names}
+    counted = dict(counters)
+
+    def decode(topic: str, raws: list) -> tuple:
+        if chosen['names'] is None and raws:
+            chosen['names'] = names_of(raws[0])
+        stamps, values, skipped = decode_joint_states(raws, chosen['names'] or [])
         if skipped:
             counters['mismatched_names'] = counters.get('mismatched_names', 0) + skipped
-        streams[topic] = (stamps, values)
-    return streams, names or []
+        return stamps, values
+
+    files = _mcap_files(reader)
+    decoded = None
+    if files is not None:
+        topic_of = {c.topic: topic for topic, group in connections.items() for c in group}
+        try:
+            counts = {name: sum(c.msgcount for c in group if c.topic == name) for name, group in
+                      ((name, connections[topic]) for name, topic in topic_of.items())}
+            decoded = topic_messages(files, topic_of, _DECODE_BATCH, lambda name, raws: decode(topic_of[name], raws),
+                                     counts)
+            decoded = {topic_of[name]: parts for name, parts in decoded.items()}
+        except UnsupportedError:  # start again with rosbags
+            chosen['names'], decoded = names, None
+            counters.clear()
+            counters.update(counted)
+    if decoded is None:
+        decoded = _rosbags_messages(reader, connections, decode)
+    streams = {}
+    for topic in connections:
+        parts = decoded.pop(topic)
+        fields = {field: np.concatenate([values.pop(field) for _, values in parts]) for field in list(parts[0][1])}
+        streams[topic] = (np.concatenate([stamps for stamps, _ in parts]), fields)
+    return streams, chosen['names'] or []
 
 
+def _rosbags_messages(reader: AnyReader, connections: dict, decode) -> dict[str, list]:
+    """{topic: [decode(topic, raws) of batches of its messages]} in rosbags' time order."""
+    raw_messages = {topic: [] for topic in connections}
+    decoded = {topic: [] for topic in connections}
+    by_id = {id(c): t for t, group in connections.items() for c in group}
+    for connection, _, raw in reader.messages(connections=[c for group in connections.values() for c in group]):
+        topic = by_id[id(connection)]
+        raw_messages[topic].append(bytes(raw))
+        if len(raw_messages[topic]) >= _DECODE_BATCH:
+            decoded[topic].append(decode(topic, raw_messages[topic]))
+            raw_messages[topic] = []
+    for topic, raws in raw_messages.items():
+        if raws or not decoded[topic]:
+            decoded[topic].append(decode(topic, raws))
+    return decoded
+
+
+def _mcap_files(reader: AnyReader) -> list[Path] | None:
+    """The MCAP files rosbags opened for the recording (decompressed copies of a file-compressed bag), in
+    its order; None where any storage is not MCAP."""
+    files = []
+    for bag in reader.readers:
+        opened = getattr(bag, 'storage', None)  # a storage file, or a directory of them (rosbags 0.11)
+        for storage in getattr(opened, 'storages', [opened]):
+            if not isinstance(storage, McapReader):
+                return None
+            files.append(Path(storage.path))
+    return files
+
+
+_DECODE_BATCH = 20000
 _STORAGE_FILES = ('.mcap', '.db3')
 
 
@@ -258,6 +313,8 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
             valid &= latest >= 0
             signals['temperature'] = rows['effort'][np.clip(latest, 0, None)]
         topics = sorted(by_topic)
+        streams.clear()  # the decoded topics are copied into ``signals``: free them before the copies below
+        main_rows = rows = None
     except InputError:
         raise
     except Exception as error:  # a truncated or corrupt file fails while reading messages
