@@ -68,7 +68,7 @@ def test_friction_is_left_out_where_the_backend_compensates_it(ur5e, result):
     np.testing.assert_allclose(feedforward.evaluate(q, dq, ddq), expected, atol=1e-9)
 
 
-def test_effort_as_current_divides_by_the_drive_gains(ur5e, result, panda):
+def test_effort_as_current_divides_by_the_drive_gains(ur5e, result, ur5):
     """i = τ/K_τ with K_τ from the result, else the robot's drives, else the given gains [N·m/A]."""
     q, dq, ddq = trajectory(ur5e, 0.3)
     torque = Feedforward(ur5e, result).evaluate(q, dq, ddq)
@@ -81,7 +81,7 @@ def test_effort_as_current_divides_by_the_drive_gains(ur5e, result, panda):
                                                                                  strict=True)))
     np.testing.assert_allclose(given.evaluate(q, dq, ddq), torque / np.arange(1.0, 7.0), atol=1e-9)
     with pytest.raises(InputError, match='effort_is_current needs drive gains'):
-        Feedforward(panda, None, effort_is_current=True)
+        Feedforward(ur5, None, effort_is_current=True)  # example-robot-data's UR5: no drive data
 
 
 def test_effort_limits_clip_per_joint(ur5e, result):
