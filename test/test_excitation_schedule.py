@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from dynid.excite.schedule import ChunkSchedule, excitation_timeline, excitation_trajectory
-from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, load_trajectory
+from dynid.excite.trajectory import FourierTrajectory, approach_segment, builtin_excitation_path, load_trajectory
 
 HOME = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
 
@@ -47,3 +47,12 @@ def test_the_builtin_trajectory_is_the_shipped_file(ur5e):
     t = np.linspace(0.0, shipped.duration_s, 7)
     for a, b in zip(chosen.evaluate(t), shipped.evaluate(t), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_approach_keeps_the_point_rate_for_any_distance():
+    """Its points are 1/rate apart whatever the distance (the duration rounded up to whole periods), peak ≤ v."""
+    for distance in (0.1, 0.567, 1.2345):
+        t, q, dq, _ = approach_segment(np.zeros(2), np.array([distance, -0.5 * distance]), 0.3, 50.0)
+        np.testing.assert_allclose(np.diff(t), 0.02, atol=1e-12)
+        np.testing.assert_allclose(q[-1], [distance, -0.5 * distance], atol=1e-12)
+        assert np.abs(dq).max() <= 0.3 + 1e-12 and t[-1] >= 1.875 * distance / 0.3 - 1e-12

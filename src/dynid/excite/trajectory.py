@@ -256,14 +256,16 @@ Trajectory = FourierTrajectory | PointTrajectory
 
 def approach_segment(start: np.ndarray, goal: np.ndarray, velocity: float, rate_hz: float,
                      minimum_s: float = 1.0):
-    """Quintic rest-to-rest move (times, q, q̇, q̈) from start to goal; peak speed ≤ velocity [rad/s]."""
+    """Quintic rest-to-rest move (times, q, q̇, q̈) from start to goal; peak speed ≤ velocity [rad/s], points
+    1/rate_hz [s] apart (the duration rounded up to whole periods)."""
     start, goal = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
     if not np.isfinite(velocity) or velocity <= 0:
         raise InputError(f'approach velocity must be > 0 rad/s, got {velocity!r}')
     distance = np.abs(goal - start).max()
     duration = max(minimum_s, 1.875 * distance / velocity)  # a quintic's peak speed is 1.875·d/T
-    count = max(2, int(np.ceil(duration * rate_hz)) + 1)
-    t = np.linspace(0.0, duration, count)
+    steps = max(1, int(np.ceil(duration * rate_hz - 1e-9)))
+    duration = steps / rate_hz  # a whole number of periods: the points are 1/rate_hz apart, as the rest
+    t = np.arange(steps + 1) / rate_hz
     s = t / duration
     shape = 10 * s**3 - 15 * s**4 + 6 * s**5
     rate = (30 * s**2 - 60 * s**3 + 30 * s**4) / duration
