@@ -83,11 +83,11 @@ def _busy_core(busy: bool):
 def _recorded(folder: Path) -> dict[str, np.ndarray]:
     from rosbags.highlevel import AnyReader
 
-    from dynid.io.cdr import TYPESTORE
+    from dynid.io.cdr import typestore
 
     segments = sorted(p for p in folder.glob('segment_*') if (p / 'metadata.yaml').exists())
     stamps = {topic: [] for topic in TOPICS}
-    with AnyReader(segments, default_typestore=TYPESTORE) as reader:
+    with AnyReader(segments, default_typestore=typestore()) as reader:
         for connection, timestamp, _ in reader.messages():
             stamps[connection.topic.rsplit('/', 1)[-1]].append(timestamp)
     return {topic: np.unique(np.array(values, dtype=np.int64)) for topic, values in stamps.items()}

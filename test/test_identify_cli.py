@@ -10,7 +10,8 @@ import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
 
 from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
-from dynid.io.bag import JOINT_STATE, TYPESTORE, read_bag, write_bag
+from dynid.io.bag import JOINT_STATE, read_bag, write_bag
+from dynid.io.cdr import typestore
 from dynid.model import load_robot
 from loss_patterns import bursty_losses
 
@@ -61,14 +62,14 @@ def test_identify_validate_and_report(bags, tmp_path):
 def _write_bag(path, messages_per_topic, names=JOINTS, position=None):
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
         for topic, count in messages_per_topic.items():
-            connection = writer.add_connection(topic, JOINT_STATE, typestore=TYPESTORE)
+            connection = writer.add_connection(topic, JOINT_STATE, typestore=typestore())
             for k in range(count):
                 values = np.full(len(names), 0.1 * k) if position is None else position(k, len(names))
-                message = TYPESTORE.types[JOINT_STATE](
-                    header=TYPESTORE.types['std_msgs/msg/Header'](
-                        stamp=TYPESTORE.types['builtin_interfaces/msg/Time'](sec=k, nanosec=0), frame_id=''),
+                message = typestore().types[JOINT_STATE](
+                    header=typestore().types['std_msgs/msg/Header'](
+                        stamp=typestore().types['builtin_interfaces/msg/Time'](sec=k, nanosec=0), frame_id=''),
                     name=list(names), position=values, velocity=values, effort=values)
-                writer.write(connection, k * 10**9, TYPESTORE.serialize_cdr(message, JOINT_STATE))
+                writer.write(connection, k * 10**9, typestore().serialize_cdr(message, JOINT_STATE))
 
 
 def test_bad_input_exits_2_with_a_reason(bags, tmp_path):

@@ -21,7 +21,7 @@ from rosbags.highlevel import AnyReader
 from std_srvs.srv import Trigger
 
 from dds_helpers import call, environment, parameters, spinning, start_node, stop, wait_until
-from dynid.io.cdr import TYPESTORE
+from dynid.io.cdr import typestore
 
 RATE, DURATION, SKIP = 1000.0, 10.0, (4000, 20)
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
@@ -79,7 +79,7 @@ def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
     assert published == expected.size
     segments = sorted(next(tmp_path.glob('recording_*')).glob('segment_*'))
     stamps = {topic: [] for topic in TOPICS}
-    with AnyReader(segments, default_typestore=TYPESTORE) as reader:
+    with AnyReader(segments, default_typestore=typestore()) as reader:
         for connection, timestamp, _ in reader.messages():
             stamps[connection.topic.rsplit('/', 1)[-1]].append(timestamp)
     for topic in TOPICS:

@@ -7,7 +7,8 @@ import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
 
 import dynid.io.bag as bag
-from dynid.io.bag import JOINT_STATE, TYPESTORE, read_bag, write_bag
+from dynid.io.bag import JOINT_STATE, read_bag, write_bag
+from dynid.io.cdr import typestore
 from dynid.io.dataset import Dataset
 from dynid.io.mcap_messages import MAGIC, UnsupportedError, topic_messages
 
@@ -62,14 +63,14 @@ def test_same_arrays_as_rosbags_for_a_bag_and_for_segments(tmp_path, monkeypatch
 def test_messages_stored_out_of_time_order_are_read_by_rosbags(tmp_path, monkeypatch):
     names = list(JOINTS)
     with Writer(tmp_path / 'shuffled', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
-        connection = writer.add_connection('/joint_states', JOINT_STATE, typestore=TYPESTORE)
+        connection = writer.add_connection('/joint_states', JOINT_STATE, typestore=typestore())
         for k in (3, 1, 2, 0, 4, 5):  # rosbags yields these in log-time order
             values = np.full(3, float(k))
-            message = TYPESTORE.types[JOINT_STATE](
-                header=TYPESTORE.types['std_msgs/msg/Header'](
-                    stamp=TYPESTORE.types['builtin_interfaces/msg/Time'](sec=0, nanosec=k * 1000), frame_id=''),
+            message = typestore().types[JOINT_STATE](
+                header=typestore().types['std_msgs/msg/Header'](
+                    stamp=typestore().types['builtin_interfaces/msg/Time'](sec=0, nanosec=k * 1000), frame_id=''),
                 name=names, position=values, velocity=values, effort=values)
-            writer.write(connection, k * 1000, TYPESTORE.serialize_cdr(message, JOINT_STATE))
+            writer.write(connection, k * 1000, typestore().serialize_cdr(message, JOINT_STATE))
     with pytest.raises(UnsupportedError, match='log-time order'):
         topic_messages([tmp_path / 'shuffled' / 'shuffled.mcap'], ['/joint_states'], 100, lambda topic, raws: raws)
     lean, reference, finished = _both_ways(monkeypatch, tmp_path / 'shuffled')

@@ -10,7 +10,8 @@ import yaml
 from rosbags.highlevel import AnyReader
 
 from dynid.excite.trajectory import FourierTrajectory, save_trajectory
-from dynid.io.bag import TYPESTORE, read_bag
+from dynid.io.bag import read_bag
+from dynid.io.cdr import typestore
 from dynid.model import load_robot
 
 DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
@@ -27,7 +28,7 @@ def test_simulate_writes_four_topics_at_the_rate_with_equal_stamps(tmp_path):
     result = _simulate('--duration', '2', '--rate', '500', '--seed', '3', '--payload', '2.0', '-o', str(out))
     assert result.returncode == 0, result.stderr
     stamps = {}
-    with AnyReader([out], default_typestore=TYPESTORE) as reader:
+    with AnyReader([out], default_typestore=typestore()) as reader:
         topics = {c.topic: c for c in reader.connections}
         assert set(STATE_TOPICS) | {'/joint_trajectory_controller/joint_trajectory'} <= set(topics)
         for topic in STATE_TOPICS:

@@ -145,9 +145,9 @@ def test_joiner_refuses_unknown_topics():
 def test_split_effort_gives_the_contract_topics_byte_for_byte():
     # A UR driver's joint_states carry current in effort: split into joint_states without effort and
     # joint_currents with it, as rosbags would serialize them (any frame id, name lengths, joint count).
-    from dynid.io.cdr import JOINT_STATE, TYPESTORE, split_effort, stamp_message
+    from dynid.io.cdr import JOINT_STATE, split_effort, stamp_message, typestore
 
-    types = TYPESTORE.types
+    types = typestore().types
     seven = [f'joint_{k}' for k in range(7)]
     for names, frame in ((['a'], ''), (['shoulder', 'j2', 'elbow_joint'], 'base_link'), (seven, 'b')):
         n = len(names)
@@ -155,7 +155,7 @@ def test_split_effort_gives_the_contract_topics_byte_for_byte():
 
         def message(position, velocity, effort, names=names, frame=frame):
             header = types['std_msgs/msg/Header'](stamp=stamp_message(1_700_000_000_123_456_789), frame_id=frame)
-            return bytes(TYPESTORE.serialize_cdr(types[JOINT_STATE](
+            return bytes(typestore().serialize_cdr(types[JOINT_STATE](
                 header=header, name=names, position=np.asarray(position, float), velocity=np.asarray(velocity, float),
                 effort=np.asarray(effort, float)), JOINT_STATE))
 

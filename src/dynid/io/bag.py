@@ -30,12 +30,12 @@ import re
 from pathlib import Path
 
 import numpy as np
-from rosbags.highlevel import AnyReader
+from rosbags.highlevel import AnyReader, AnyReaderError
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError
-from dynid.io.cdr import JOINT_STATE, TYPESTORE, decode_joint_states, names_of, stamp_message
+from dynid.io.cdr import JOINT_STATE, decode_joint_states, names_of, stamp_message, typestore
 from dynid.io.dataset import Dataset
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
 
@@ -43,12 +43,6 @@ JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'dtheta', None),
                 'joint_currents': (None, None, 'current'), 'joint_temperatures': (None, None, 'temperature')}
 REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
-
-_types = TYPESTORE.types
-_Header, _Duration = _types['std_msgs/msg/Header'], _types['builtin_interfaces/msg/Duration']
-_JointState = _types[JOINT_STATE]
-_JointTrajectory = _types[JOINT_TRAJECTORY]
-_TrajectoryPoint = _types['trajectory_msgs/msg/JointTrajectoryPoint']
 
 
 def topic_name(namespace: str, topic: str) -> str:
@@ -78,6 +72,8 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
     stamps = start_ns + np.round(dataset.t * 1e9).astype(np.int64)
     names = list(dataset.joint_names)
     empty = np.zeros(0)
+    store = typestore()
+    header_type, joint_state_type = store.types['std_msgs/msg/Header'], store.types[JOINT_STATE]
     with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
         connections = {}
         for topic, fields in STATE_TOPICS.items():
@@ -86,26 +82,29 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
             signals = [getattr(dataset, f) for f in fields if f is not None]
             if all(s is not None for s in signals):
                 connections[topic] = (writer.add_connection(topic_name(namespace, topic), JOINT_STATE,
-                                                            typestore=TYPESTORE), fields)
+                                                            typestore=store), fields)
         chunks = _reference_chunks(reference, names, start_ns, chunk_s) if reference is not None else []
         reference_connection = writer.add_connection(topic_name(namespace, REFERENCE_TOPIC), JOINT_TRAJECTORY,
-                                                     typestore=TYPESTORE) if chunks else None
+                                                     typestore=store) if chunks else None
         next_chunk = 0
         for k, stamp in enumerate(stamps):
             while next_chunk < len(chunks) and chunks[next_chunk][0] <= stamp:
                 chunk_stamp, message = chunks[next_chunk]
-                writer.write(reference_connection, int(chunk_stamp), TYPESTORE.serialize_cdr(message, JOINT_TRAJECTORY))
+                writer.write(reference_connection, int(chunk_stamp), store.serialize_cdr(message, JOINT_TRAJECTORY))
                 next_chunk += 1
-            header = _Header(stamp=stamp_message(stamp), frame_id='')
+            header = header_type(stamp=stamp_message(stamp), frame_id='')
             for connection, fields in connections.values():
                 arrays = [empty if f is None else getattr(dataset, f)[k] for f in fields]
-                message = _JointState(header=header, name=names, position=arrays[0], velocity=arrays[1],
-                                      effort=arrays[2])
-                writer.write(connection, int(stamp), TYPESTORE.serialize_cdr(message, JOINT_STATE))
+                message = joint_state_type(header=header, name=names, position=arrays[0], velocity=arrays[1],
+                                           effort=arrays[2])
+                writer.write(connection, int(stamp), store.serialize_cdr(message, JOINT_STATE))
     return path
 
 
 def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s: float) -> list:
+    types = typestore().types
+    point_type = types['trajectory_msgs/msg/JointTrajectoryPoint']
+    duration_type = types['builtin_interfaces/msg/Duration']
     t = np.asarray(reference['t'], dtype=float)
     chunks = []
     edges = np.arange(t[0], t[-1] + chunk_s, chunk_s)
@@ -117,12 +116,12 @@ def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s:
         points = []
         for i in inside:
             offset = int(round((t[i] - t[inside[0]]) * 1e9))
-            points.append(_TrajectoryPoint(
+            points.append(point_type(
                 positions=reference['q'][i], velocities=reference['dq'][i], accelerations=reference['ddq'][i],
                 effort=reference['effort'][i],
-                time_from_start=_Duration(sec=offset // 1_000_000_000, nanosec=offset % 1_000_000_000)))
-        chunks.append((chunk_start, _JointTrajectory(header=_Header(stamp=stamp_message(chunk_start), frame_id=''),
-                                                     joint_names=names, points=points)))
+                time_from_start=duration_type(sec=offset // 1_000_000_000, nanosec=offset % 1_000_000_000)))
+        header = types['std_msgs/msg/Header'](stamp=stamp_message(chunk_start), frame_id='')
+        chunks.append((chunk_start, types[JOINT_TRAJECTORY](header=header, joint_names=names, points=points)))
     return chunks
 
 
@@ -249,6 +248,26 @@ def _namespace(by_topic: dict, namespace: str | None, path) -> str:
     return namespace
 
 
+def _open_reader(files: list[Path], path: Path) -> AnyReader:
+    """An open AnyReader of the recording. Bags that embed their message definitions (MCAP as rosbag2
+    and :func:`write_bag` write it) open without dynid's type store; the others (e.g. sqlite3 bags of
+    older rosbag2, where rosbags raises AnyReaderError) are opened again with it."""
+    try:
+        reader = AnyReader(files)
+        reader.open()
+        return reader
+    except AnyReaderError:
+        pass  # e.g. 'Bag contains no type definitions': try again with the Kilted definitions
+    except Exception as error:  # rosbags raises several unrelated types for broken bags
+        raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None
+    try:
+        reader = AnyReader(files, default_typestore=typestore())
+        reader.open()
+        return reader
+    except Exception as error:  # rosbags raises several unrelated types for broken bags
+        raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None
+
+
 def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
 
@@ -268,11 +287,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
         raise InputError('no bag given')
     files = [file for bag in paths for file in recording_files(bag)]
     path = paths[0] if len(paths) == 1 else paths[0].parent
-    try:
-        reader = AnyReader(files, default_typestore=TYPESTORE)
-        reader.open()
-    except Exception as error:  # rosbags raises several unrelated types for broken bags
-        raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None
+    reader = _open_reader(files, path)
     counters: dict[str, int] = {}
     try:
         by_topic: dict[str, list] = {}

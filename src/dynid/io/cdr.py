@@ -5,6 +5,8 @@ names, same array lengths. Every field then sits at the same byte offset in ever
 batch decodes (or encodes) as the columns of one byte matrix, with no Python work per message.
 That is what lets a node take a 1 kHz topic and a bag reader take millions of messages.
 
+- :func:`typestore`: rosbags' ROS 2 Kilted type store, built on first use (writing needs it; reading
+  and decoding do not: the names and values are taken from the bytes).
 - :func:`joint_state_cdr`: one message, serialized by rosbags (the canonical bytes).
 - :class:`JointStateEncoder`: a batch of messages of fixed names and array lengths, from arrays.
 - :func:`decode_joint_states`: a batch of messages into stamps and (N, n) arrays.
@@ -19,28 +21,42 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from rosbags.typesys import Stores, get_typestore
 
-TYPESTORE = get_typestore(Stores.ROS2_KILTED)
 JOINT_STATE = 'sensor_msgs/msg/JointState'
 FIELDS = ('position', 'velocity', 'effort')
 
-_types = TYPESTORE.types
-_Header, _Time = _types['std_msgs/msg/Header'], _types['builtin_interfaces/msg/Time']
-_JointState = _types[JOINT_STATE]
+
+@functools.cache
+def typestore():
+    """rosbags' ROS 2 Kilted type store (``rosbags.typesys.Typestore``), built on the first call.
+
+    Building it imports rosbags' chain of stores (Jazzy back to Dashing: 0.2 s, more on a loaded
+    machine), which reading a bag with embedded definitions never needs.
+    """
+    from rosbags.typesys import Stores, get_typestore
+    return get_typestore(Stores.ROS2_KILTED)
+
+
+def __getattr__(name: str):
+    """``TYPESTORE``: :func:`typestore`, for callers written when it was built at import."""
+    if name == 'TYPESTORE':
+        return typestore()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def stamp_message(nanoseconds: int):
     """builtin_interfaces/Time (rosbags) of a stamp [ns]."""
-    return _Time(sec=int(nanoseconds // 1_000_000_000), nanosec=int(nanoseconds % 1_000_000_000))
+    return typestore().types['builtin_interfaces/msg/Time'](sec=int(nanoseconds // 1_000_000_000),
+                                                             nanosec=int(nanoseconds % 1_000_000_000))
 
 
 def joint_state_cdr(stamp_ns: int, names, position, velocity, effort) -> bytes:
     """One sensor_msgs/JointState serialized by rosbags."""
-    message = _JointState(header=_Header(stamp=stamp_message(stamp_ns), frame_id=''), name=list(names),
-                          position=np.asarray(position, dtype=float), velocity=np.asarray(velocity, dtype=float),
-                          effort=np.asarray(effort, dtype=float))
-    return bytes(TYPESTORE.serialize_cdr(message, JOINT_STATE))
+    types = typestore().types
+    message = types[JOINT_STATE](header=types['std_msgs/msg/Header'](stamp=stamp_message(stamp_ns), frame_id=''),
+                                 name=list(names), position=np.asarray(position, dtype=float),
+                                 velocity=np.asarray(velocity, dtype=float), effort=np.asarray(effort, dtype=float))
+    return bytes(typestore().serialize_cdr(message, JOINT_STATE))
 
 
 @dataclass(frozen=True)
@@ -178,13 +194,32 @@ def decode_uniform(raws: list[bytes]):
     return _stamps(matrix), values
 
 
+def _strings(raw, shape: Layout) -> tuple[str, list[str]]:
+    """(frame id, joint names) of a JointState of layout ``shape``; UnicodeDecodeError (a ValueError)
+    for bytes that are not UTF-8. A CDR string is its length (counting the closing NUL), then its bytes."""
+
+    def string(offset: int) -> tuple[str, int]:
+        length = int.from_bytes(raw[offset:offset + 4], 'little')
+        return bytes(raw[offset + 4:offset + 4 + max(length - 1, 0)]).decode(), offset + 4 + length
+
+    frame_id, offset = string(12)
+    offset = _aligned(offset, 4)
+    count, offset = int.from_bytes(raw[offset:offset + 4], 'little'), offset + 4
+    names = []
+    for _ in range(count):
+        name, offset = string(_aligned(offset, 4))
+        names.append(name)
+    return frame_id, names
+
+
 def names_of(raw) -> list[str]:
-    """The joint names of one serialized JointState (remembered by their bytes)."""
-    key = bytes(raw[12:cached_layout(raw).names_end])
+    """The joint names of one serialized JointState (remembered by their bytes), read from the bytes."""
+    shape = cached_layout(raw)
+    key = bytes(raw[12:shape.names_end])
     if key not in _NAMES:
         if len(_NAMES) > 64:
             _NAMES.clear()
-        _NAMES[key] = list(TYPESTORE.deserialize_cdr(normalize_joint_state_cdr(raw)[1], JOINT_STATE).name)
+        _NAMES[key] = _strings(raw, shape)[1]
     return _NAMES[key]
 
 
@@ -209,19 +244,19 @@ def decode_joint_states(raws: list[bytes], joint_names) -> tuple[np.ndarray, dic
     stamps, rows, skipped = [], {field: [] for field in FIELDS}, 0
     for raw in raws:
         try:
-            message = TYPESTORE.deserialize_cdr(normalize_joint_state_cdr(raw)[1], JOINT_STATE)
-        except Exception:  # noqa: BLE001 - rosbags raises several types for broken bytes
+            shape = layout(raw)
+            message_names = _strings(raw, shape)[1]
+        except ValueError:
             skipped += 1
             continue
-        message_names = list(message.name)
         if not all(name in message_names for name in names):
             skipped += 1
             continue
         index = [message_names.index(name) for name in names]
-        stamps.append(message.header.stamp.sec * 1_000_000_000 + message.header.stamp.nanosec)
-        for field in FIELDS:
-            values = getattr(message, field)
-            rows[field].append(values[index] if len(values) == len(message_names) else np.full(n, np.nan))
+        stamps.append(stamp_of(raw))
+        for field, (_, data, length) in zip(FIELDS, shape.arrays, strict=True):
+            values = np.frombuffer(raw, dtype='<f8', count=length, offset=data)
+            rows[field].append(values[index] if length == len(message_names) else np.full(n, np.nan))
     arrays = {field: np.array(rows[field], dtype=float).reshape(len(stamps), n) for field in FIELDS}
     return np.array(stamps, dtype=np.int64), arrays, skipped
 

@@ -17,7 +17,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 
 from dynid.errors import InputError
 from dynid.io.bag import read_bag
-from dynid.io.cdr import TYPESTORE
+from dynid.io.cdr import typestore
 from dynid.io.dataset import Dataset
 
 SEGMENT_PREFIX = 'segment_'
@@ -59,7 +59,7 @@ class SegmentedRecorder:
         if self.writer is None or stamp_ns - self.segment_start >= self.segment_ns:
             self._roll(stamp_ns)
         if topic not in self.connections:
-            self.connections[topic] = self.writer.add_connection(topic, msgtype, typestore=TYPESTORE)
+            self.connections[topic] = self.writer.add_connection(topic, msgtype, typestore=typestore())
         self.writer.write(self.connections[topic], int(stamp_ns), data)
         self.messages += 1
 
