@@ -37,13 +37,6 @@ def typestore():
     return get_typestore(Stores.ROS2_KILTED)
 
 
-def __getattr__(name: str):
-    """``TYPESTORE``: :func:`typestore`, for callers written when it was built at import."""
-    if name == 'TYPESTORE':
-        return typestore()
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-
-
 def stamp_message(nanoseconds: int):
     """builtin_interfaces/Time (rosbags) of a stamp [ns]."""
     return typestore().types['builtin_interfaces/msg/Time'](sec=int(nanoseconds // 1_000_000_000),
