@@ -16,7 +16,7 @@ runs it end to end. ``dynid bringup`` runs on its own DDS domain until each of i
 and is then stopped with SIGINT (Ctrl-C), which must end it with exit 0.
 
 The whole test has a deadline of ``DEADLINE_S`` (each command's timeout is what is left of it). It took
-163 s (157 s of CPU) on a 2-core machine under a load of about 3 when it was added; the slowest commands
+152–163 s (152–157 s of CPU) on a 2-core machine under a load of about 3 when it was added; the slowest commands
 are the twin's recordings (the friction plateaus: 19 s) and the optimized excitation (17 s).
 """
 
@@ -50,6 +50,11 @@ class Command:
     @property
     def first_word(self) -> str:
         return self.line.split(maxsplit=1)[0]
+
+    @property
+    def subcommand(self) -> str | None:
+        """``demo`` for ``dynid demo ...``; None for other programs."""
+        return self.line.split()[1] if self.first_word == 'dynid' else None
 
 
 def readme_commands(text: str) -> list[Command]:
@@ -94,6 +99,7 @@ def test_extraction_joins_continuations_skips_comments_and_keeps_here_documents(
         'dynid identify rec --drives drives.yaml -o r.yaml']
     assert [command.line_number for command in commands] == [2, 9, 12, 15]
     assert [command.first_word for command in commands] == ['make', 'dynid', 'cat', 'dynid']
+    assert [command.subcommand for command in commands] == [None, 'model', None, 'identify']
 
 
 def _dynid_argv(command: Command) -> list[str]:
@@ -127,14 +133,15 @@ def _bringup(argv: list[str], cwd: Path, env: dict, timeout_s: float) -> tuple[i
 
 def _run(command: Command, cwd: Path, env: dict, timeout_s: float) -> tuple[int, str]:
     """Run one README command in ``cwd``; its exit code (-1 on a timeout) and its error output."""
-    words = shlex.split(command.line, comments=True)
-    if command.first_word == 'dynid' and words[1] == 'bringup':
+    if command.subcommand == 'bringup':
         return _bringup(_dynid_argv(command), cwd, env, min(BRINGUP_TIMEOUT_S, timeout_s))
     argv = _dynid_argv(command) if command.first_word == 'dynid' else ['bash', '-c', command.line]
     try:
         run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as expired:
-        return -1, f'timed out after {timeout_s:.0f} s (the test\'s deadline)\n{expired.stderr or ""}'
+        partial = expired.stderr or b''  # bytes, even with text=True
+        partial = partial.decode(errors='replace') if isinstance(partial, bytes) else partial
+        return -1, f'timed out after {timeout_s:.0f} s (the test\'s deadline)\n{partial}'
     return run.returncode, run.stderr
 
 
@@ -145,7 +152,7 @@ def test_every_readme_command_runs_in_order(tmp_path):
     deadline = time.monotonic() + DEADLINE_S
     timings = []
     for command in commands:
-        if command.first_word in NOT_RUN or shlex.split(command.line, comments=True)[:2] == ['dynid', 'demo']:
+        if command.first_word in NOT_RUN or command.subcommand == 'demo':
             continue  # dynid demo: test_bringup_and_demo.py::test_demo_runs_end_to_end
         started = time.monotonic()
         code, stderr = _run(command, tmp_path, env, max(1.0, deadline - time.monotonic()))
