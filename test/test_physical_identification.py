@@ -9,6 +9,7 @@ from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PRIOR_STD_GRID, PhysicalSettings, ReducedRows, link_names, mass_matrix_check
+from dynid.identify.quality import result_identifiability_problems
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
@@ -158,6 +159,15 @@ def test_result_file_keeps_the_physical_section(short_twin, tmp_path):
         IdentificationResult.from_dict(data)
     data.pop('physical')
     assert IdentificationResult.from_dict(data).standard_parameters() is None
+
+
+def test_the_data_are_judged_by_the_unconstrained_fit(short_twin):
+    # The constrained estimate has no σ (NaN): judged by it, every parameter looked unidentified and dynid
+    # identify --physical refused any recording. The WLS fit it started from judges the data, as for WLS.
+    _, _, _, wls, result = short_twin
+    assert np.isnan(result.std).all()
+    assert result_identifiability_problems(result) == result_identifiability_problems(wls)
+    assert not result_identifiability_problems(result)[0].startswith('54 of 54')  # 28 of 54 on this short motion
 
 
 def test_refusals(short_twin):

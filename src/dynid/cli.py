@@ -505,7 +505,7 @@ def _run_identify(args: argparse.Namespace) -> int:
 
     from dynid.identify.model import ModelSpec
     from dynid.identify.preprocess import describe_filters
-    from dynid.identify.quality import identifiability_problems, validation_warnings
+    from dynid.identify.quality import result_identifiability_problems, validation_warnings
     from dynid.identify.report import write_report
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
@@ -542,7 +542,7 @@ def _run_identify(args: argparse.Namespace) -> int:
         options.physical = PhysicalSettings(prior=not args.no_prior, prior_relative_std=args.prior_std,
                                             solver=args.physical_solver)
     result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
-    problems = identifiability_problems(result.condition_number_scaled, result.relative_std)
+    problems = result_identifiability_problems(result)
     if problems:
         unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
         remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '

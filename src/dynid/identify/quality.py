@@ -39,6 +39,25 @@ def identifiability_problems(condition_scaled: float, relative_std_percent: np.n
     return problems
 
 
+def relative_std_percent(values, std) -> np.ndarray:
+    """100·σ/|value| per parameter [%]; inf where the value is 0, NaN where σ is."""
+    values, std = np.asarray(values, dtype=float), np.asarray(std, dtype=float)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where(values != 0, 100.0 * std / np.abs(values), np.inf)
+
+
+def result_identifiability_problems(result) -> list[str]:
+    """:func:`identifiability_problems` of an :class:`~dynid.identify.result.IdentificationResult`.
+
+    A physically consistent result (``--physical``) is judged by the unconstrained fit it started from:
+    a constrained estimate has no σ (NaN), and whether the data identify the model does not depend on
+    the constraints.
+    """
+    fit = (result.physical_section or {}).get('unconstrained')
+    relative = result.relative_std if fit is None else relative_std_percent(fit['values'], fit['std'])
+    return identifiability_problems(result.condition_number_scaled, relative)
+
+
 def residual_autocorrelation(residual: np.ndarray, joints: np.ndarray, n: int) -> np.ndarray:
     """Lag-1 autocorrelation of each joint's residual rows (in time order), NaN for fewer than 3 rows."""
     out = np.full(n, np.nan)

@@ -127,8 +127,9 @@ class IdentificationResult:
 
     @property
     def relative_std(self) -> np.ndarray:
-        with np.errstate(divide='ignore', invalid='ignore'):
-            return np.where(self.values != 0, 100.0 * self.std / np.abs(self.values), np.inf)
+        from dynid.identify.quality import relative_std_percent
+
+        return relative_std_percent(self.values, self.std)
 
     def condition_text(self) -> str:
         """The condition numbers for people, labelled: 'cond(W) = 393 with unit-norm columns (raw: 3.729e+04)'."""
