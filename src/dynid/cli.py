@@ -584,6 +584,9 @@ def _run_identify(args: argparse.Namespace) -> int:
               f'{section["consistency"]["cost_percent"]:+.3f} % of the weighted χ², M(q) positive definite on '
               f'{section["mass_matrix"]["positive_definite_percent"]:.1f} % of {section["mass_matrix"]["states"]} '
               f'random states; prior {_prior_text(section["prior"])}')
+        if section.get('solver_status', 'optimal') != 'optimal':
+            print(f'warning: the physical solve ended {section["solver_status"]} ({section["solver"]}): check the '
+                  'consistency cost, or try --physical-solver log_cholesky')
     for warning in result.warnings:
         print(f'warning: {warning}')
     print(f'wrote {output}')

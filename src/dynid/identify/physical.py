@@ -56,6 +56,7 @@ stopped 44 % above the optimum.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -332,11 +333,14 @@ class ConvexProgram:
         self.matrix.value = r / np.sqrt(floor)
         self.target.value = r @ (unconstrained / self.scale) / np.sqrt(floor)
         try:
-            self.program.solve(solver=self.solver.upper())
+            with warnings.catch_warnings():  # an inaccurate solution is reported with the result instead
+                warnings.filterwarnings('ignore', message='Solution may be inaccurate', category=UserWarning)
+                self.program.solve(solver=self.solver.upper())
         except cp.error.SolverError as error:
             raise InputError(f'the physical solve failed ({self.solver}): {error}') from None
         if self.program.status not in ('optimal', 'optimal_inaccurate') or self.z.value is None:
             raise InputError(f'the physical solve did not converge ({self.solver}: {self.program.status})')
+        self.status = self.program.status
         return self.scale * np.asarray(self.z.value)
 
 
@@ -381,11 +385,13 @@ def _solve_log_cholesky(problem: PhysicalProblem) -> np.ndarray:
     return np.concatenate([_cholesky_to_parameters(theta, links, floor), theta[10 * links:]])
 
 
-def solve(problem: PhysicalProblem, solver: str = 'clarabel') -> np.ndarray:
-    """x = [π | Ia | friction] minimizing the problem (module docstring)."""
+def solve(problem: PhysicalProblem, solver: str = 'clarabel') -> tuple[np.ndarray, str]:
+    """(x = [π | Ia | friction] minimizing the problem (module docstring), the solver's status: 'optimal' or
+    'optimal_inaccurate' (cvxpy's words; the log-Cholesky form reports scipy's success as 'optimal')."""
     if solver == 'log_cholesky':
-        return _solve_log_cholesky(problem)
-    return ConvexProgram(problem, solver).solve(problem)
+        return _solve_log_cholesky(problem), 'optimal'
+    program = ConvexProgram(problem, solver)
+    return program.solve(problem), program.status
 
 
 def project_links(x: np.ndarray, problem: PhysicalProblem) -> np.ndarray:
@@ -505,7 +511,7 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
     reduced = layout.problem(data, prior, std)
     progress(f'physical solve ({settings.solver}): {reduced.a.shape[1]} unknowns, {n} pseudo-inertia constraints')
     start = time.perf_counter()
-    x = solve(reduced, settings.solver)
+    x, status = solve(reduced, settings.solver)
     x = project_links(x, reduced)
     seconds = time.perf_counter() - start
     standard_count = 10 * n + reduced.n_rotor
@@ -515,7 +521,7 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
     free_cost = float(np.sum((estimate.residual * weights) ** 2))
     links = link_names(robot)
     section = {
-        'solver': settings.solver, 'solve_s': seconds, 'objective': reduced.objective(x),
+        'solver': settings.solver, 'solver_status': status, 'solve_s': seconds, 'objective': reduced.objective(x),
         'constraint': f'pseudo-inertia J_i >= {STRICT_MARGIN:g}*J_prior_i (Wensing, Kim and Slotine 2017); '
                       f'Ia, Fc, Fv >= 0',
         'prior': {'used': settings.prior, 'source': robot.source or robot.name, 'relative_std': std,
