@@ -48,6 +48,26 @@ def test_chunked_decimation_equals_one_piece(rate_hz):
     assert decimator.margin > 3 * (2 * len(scipy.signal.butter(4, 0.1, output='sos')) + 1)
 
 
+def test_chunked_decimation_with_a_last_piece_shorter_than_the_margin():
+    # The piece before it already computed every sample up to the end: no empty columns(a, a) call.
+    settings = FilterSettings().validated(1000.0)
+    probe = Decimator(settings, 1000.0, 10_000)
+    samples = 3 * 1000 + probe.margin // 2
+    decimator = Decimator(settings, 1000.0, samples)
+    signal = np.random.default_rng(1).normal(size=(samples, 2, 3)).cumsum(axis=0)
+    calls = []
+
+    def columns(a, b):
+        assert b > a, (a, b)
+        calls.append((a, b))
+        return signal[a:b]
+
+    pieces = decimator.chunked(columns, chunk_samples=1000)
+    whole = decimator(signal)
+    assert sum(b - a for a, b in calls) == samples
+    assert pieces.shape == whole.shape and np.abs(pieces - whole).max() <= RELATIVE * np.abs(whole).max()
+
+
 def test_r_only_qr_solve_equals_least_squares():
     rng = np.random.default_rng(1)
     w = rng.normal(size=(500, 7)) * np.logspace(0, 3, 7)

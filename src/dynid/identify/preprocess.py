@@ -248,8 +248,13 @@ class Decimator:
             end = min(n, begin + chunk_samples)
             low, high = max(0, begin - margin), min(n, end + margin)
             computed_to = carried_from + (0 if carried is None else carried.shape[0])
-            fresh = columns(max(low, computed_to), high)
-            piece = fresh if carried is None else np.concatenate([carried[low - carried_from:], fresh])
+            start = max(low, computed_to)
+            if carried is None:
+                piece = columns(start, high)
+            elif start < high:
+                piece = np.concatenate([carried[low - carried_from:], columns(start, high)])
+            else:  # a last piece shorter than the margin: the previous one already computed all of it
+                piece = carried[low - carried_from:high - carried_from]
             kept = self.keep[(self.keep >= begin) & (self.keep < end)]
             if kept.size:
                 parts.append(scipy.signal.sosfiltfilt(self.sos, piece, axis=0)[kept - low])
