@@ -158,8 +158,8 @@ class Block:
     name: str
     y: np.ndarray                 # (M, n) measured torque minus known parts [N·m]
     rigid: np.ndarray             # (M, n, p_rigid) all rigid columns (arm standard + payload blocks)
-    known_payload: np.ndarray     # (M, n) torque of the known payload (mass, or point mass) (TLS scale), zeros without
-    known_output: np.ndarray      # (M, n) all known payload torque (part of τ_out for load-dependent friction)
+    known_output: np.ndarray      # (M, n) known payload torque (mass, or whole payload): the TLS scale and part of
+                                  # τ_out for load-dependent friction; zeros without
     current: np.ndarray | None    # (M, n) motor current [A] (for drive-gain identification)
     rotor_acceleration: np.ndarray  # (M, n) θ̈ (or q̈) [rad/s²]
     velocity: np.ndarray          # (M, n) friction velocity ω [rad/s]
@@ -364,7 +364,7 @@ class IdentificationProblem:
             keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
         block = Block(
             name=recording.name, y=None if y is None else decimate(y), rigid=rigid,
-            known_payload=known_output, known_output=known_output,
+            known_output=known_output,
             current=None if signals.current is None else decimate(signals.current),
             rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
             temperature=None if signals.temperature is None else decimate(signals.temperature),
@@ -482,7 +482,7 @@ class IdentificationProblem:
             rows_w.append(w[keep])
             if block.y is not None:
                 rows_y.append(block.y[keep])
-            knowns.append(block.known_payload[keep])
+            knowns.append(block.known_output[keep])
             joints.append(np.broadcast_to(np.arange(n), keep.shape)[keep])
             owners.append(np.full(int(keep.sum()), k))
         w = np.concatenate(rows_w)
