@@ -64,7 +64,7 @@ import scipy.linalg
 import scipy.optimize
 
 from dynid.errors import InputError
-from dynid.identify.solvers import BLAS_THREADS
+from dynid.identify.solvers import one_blas_thread
 from dynid.model.inertial import parameters_of_pseudo_inertia, pseudo_inertia
 
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')
@@ -505,7 +505,7 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
     prior = PriorRows.of(n, layout.to_base.shape[1], robot.standard_parameters, prior_rotor)
     std = settings.prior_relative_std if settings.prior else None
     cross_validation = None
-    with BLAS_THREADS.limit(limits=1):  # tall QRs: as in dynid.identify.solvers
+    with one_blas_thread():  # tall QRs: as in dynid.identify.solvers
         data, std, cross_validation = _data_and_prior_std(layout, prior, w, y, weights, std, settings.prior,
                                                           progress)
     reduced = layout.problem(data, prior, std)

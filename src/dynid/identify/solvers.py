@@ -29,16 +29,16 @@ from threadpoolctl import ThreadpoolController
 
 from dynid.errors import InputError
 
-# Tall least-squares problems run one BLAS thread: on a shared machine more threads than free cores
-# made the QR 10-50× slower (issue 15), and one thread is as fast as two on a quiet one.
-BLAS_THREADS = ThreadpoolController()
+_BLAS_THREADS = ThreadpoolController()
 
 
 def one_blas_thread():
-    """Context in which BLAS runs one thread (the small products of the regressor's preparation too:
-    base columns of 8192-sample pieces, the structural QR; two threads cost 0.5 s of CPU there on a
-    busy 2-core machine, with results equal to the last bit of the standard deviations)."""
-    return BLAS_THREADS.limit(limits=1)
+    """Context in which BLAS runs one thread. Tall least-squares problems: on a shared machine more
+    threads than free cores made the QR 10-50× slower (issue 15), and one thread is as fast as two on a
+    quiet one; the small products of the regressor's preparation too (base columns of 8192-sample
+    pieces, the structural QR: two threads cost 0.5 s of CPU on a busy 2-core machine, with results
+    equal to the last bit of the standard deviations)."""
+    return _BLAS_THREADS.limit(limits=1)
 
 
 WEIGHT_FUNCTIONS = {'huber': 1.345, 'tukey': 4.685, 'cauchy': 2.385}
@@ -84,7 +84,7 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
     if empty:
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
     scaled = w / norms
-    with BLAS_THREADS.limit(limits=1):
+    with one_blas_thread():
         r, pivots = scipy.linalg.qr(scaled, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
     diagonal = np.abs(np.diag(r))
     rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
@@ -131,7 +131,7 @@ def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -
     if np.any(norms == 0):
         return None
     a /= norms
-    with BLAS_THREADS.limit(limits=1):
+    with one_blas_thread():
         gram = a.T @ a
         try:
             factor = scipy.linalg.cho_factor(gram, check_finite=False)
@@ -156,7 +156,7 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     augmented = np.empty((w.shape[0], w.shape[1] + 1))
     np.multiply(w, weights[:, None], out=augmented[:, :-1])
     np.multiply(y, weights, out=augmented[:, -1])
-    with BLAS_THREADS.limit(limits=1):
+    with one_blas_thread():
         factor = scipy.linalg.qr(augmented, mode='r', overwrite_a=True, check_finite=False)[0]
     r, projected = factor[:w.shape[1], :w.shape[1]], factor[:w.shape[1], -1]
     values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
@@ -189,7 +189,7 @@ def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndar
         rows = joints == j
         wj, yj = w[rows], y[rows]
         used = np.linalg.norm(wj, axis=0) > 0
-        with BLAS_THREADS.limit(limits=1):
+        with one_blas_thread():
             solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
         residual = yj - wj[:, used] @ solution
         sigma.append(np.sqrt(residual @ residual / max(1, rows.sum() - rank)))

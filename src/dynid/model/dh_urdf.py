@@ -36,7 +36,7 @@ import pinocchio as pin
 from dynid.errors import InputError
 from dynid.model.dh import DHJoint, joint_placements
 from dynid.model.inertial import describe_link
-from dynid.model.robot import _UNLIMITED, RobotModel
+from dynid.model.robot import UNLIMITED, RobotModel
 from dynid.model.robots import DHRobotFile, builtin_robot_file
 
 BASE_LINK = 'base_link'
@@ -103,7 +103,7 @@ def _kind_and_limits(joint: DHJoint) -> tuple[str, dict[str, str] | None]:
     if bounded.any() and not bounded.all():
         raise InputError(f'joint {joint.name!r}: URDF has no one-sided position limit '
                          f'(lower {joint.lower:g}, upper {joint.upper:g} rad)')
-    rates = {'velocity': _number(min(joint.velocity, _UNLIMITED)), 'effort': _number(min(joint.effort, _UNLIMITED))}
+    rates = {'velocity': _number(min(joint.velocity, UNLIMITED)), 'effort': _number(min(joint.effort, UNLIMITED))}
     if bounded.all():
         return 'revolute', {'lower': _number(joint.lower), 'upper': _number(joint.upper), **rates}
     return 'continuous', rates if np.isfinite([joint.velocity, joint.effort]).any() else None

@@ -40,12 +40,12 @@ _JOINT_TYPES = {
     'JointModelRUBX': 'continuous', 'JointModelRUBY': 'continuous', 'JointModelRUBZ': 'continuous',
     'JointModelRevoluteUnboundedUnaligned': 'continuous',
 }
-_UNLIMITED = 1e10  # limits at or beyond this are treated as absent
+UNLIMITED = 1e10  # limits at or beyond this are treated as absent
 
 
 def _finite_or_inf(values: np.ndarray, sign: float) -> np.ndarray:
     values = np.asarray(values, dtype=float).copy()
-    values[~np.isfinite(values) | (np.abs(values) >= _UNLIMITED)] = sign * np.inf
+    values[~np.isfinite(values) | (np.abs(values) >= UNLIMITED)] = sign * np.inf
     return values
 
 
