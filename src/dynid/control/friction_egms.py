@@ -53,8 +53,11 @@ motion resumes. Default 0.3 s, chosen on the twin (benchmarks/bench_feedforward.
 speed condition alone the fade also cut into B1's reversals at 0.2 rad/s² (torque MSE ratio 1.19 instead of
 1.29, tracking 1.31 instead of 1.52 at 0.3 s); with the acceleration condition B1 has the fade-off figures
 (1.29, 1.52) and B2 keeps its (76.9 %, 90.2 %); after the waypoint cycle's q̈_d was made consistent
-(bench_feedforward.py's docstring) B1 1.33×, 1.58× and B2 86.4 %, 90.2 %. ``standstill_fade: null`` gives
-the paper's term.
+(bench_feedforward.py's docstring) B1 1.33×, 1.58× and B2 86.4 %, 90.2 %. These B2 torque figures are the
+measured torque less the feedforward, i.e. the feedback's work; the estimation block's torque prediction
+(B2's headline) hardly depends on the fade (93.0 % at 0.3 s, 93.5 % with the paper's term; the feedforward-
+based figure 86.4 / 62.6 %, rotor-side position 90.2 / 70.3 %). ``standstill_fade: null`` gives the
+paper's term.
 
 Both terms have memory (the E-GMS operators, the standstill counter): ``step`` advances the term's own;
 ``evaluate`` runs a batch on fresh ones, undeformed at the batch's first sample, exactly as ``step`` does
