@@ -74,10 +74,13 @@ PHYSICAL_FRICTION = ('none', 'viscous_coulomb')
 NON_NEGATIVE_FRICTION = ('Fc', 'Fv')
 #: Each link's pseudo-inertia stays above this fraction of its prior (strict positivity of M(q)).
 STRICT_MARGIN = 1e-4
-#: Relative prior standard deviations s tried by the cross-validation (module docstring, "Rule").
-PRIOR_STD_GRID = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-#: Contiguous parts of the training rows the cross-validation holds out in turn.
-CROSS_VALIDATION_FOLDS = 5
+#: Relative prior standard deviations s tried by the cross-validation (module docstring, "Rule"):
+#: 0.1 … 10 in steps of about √2 to 2, so that the rule's step toward the data is not a factor of two.
+PRIOR_STD_GRID = (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0)
+#: Folds the cross-validation holds out in turn; each is CROSS_VALIDATION_BLOCKS / CROSS_VALIDATION_FOLDS
+#: contiguous blocks of the training rows spread over the record (module docstring, "Rule").
+CROSS_VALIDATION_FOLDS = 10
+CROSS_VALIDATION_BLOCKS = 20
 
 
 @dataclass
@@ -262,30 +265,56 @@ def build_problem(regrouping: np.ndarray, n_links: int, rotor_inertia: bool, w: 
 
 
 # ------------------------------------------------------------------------------ the prior's weight
-def cross_validated_prior_std(layout: PhysicalLayout, folds: list[ReducedRows], prior: PriorRows,
-                              grid=PRIOR_STD_GRID) -> tuple[float, list[float]]:
-    """The s of ``grid`` whose prior best predicts held-out rows (module docstring, "Rule").
+def held_out_scores(layout: PhysicalLayout, folds: list[ReducedRows], prior: PriorRows,
+                    grid=PRIOR_STD_GRID) -> np.ndarray:
+    """(len(grid), len(folds)): weighted χ² of fold k predicted by the MAP estimate of the other folds at s.
 
-    For every fold k: the MAP estimate of the other folds with the Gaussian prior at s (a linear least
-    squares, without the constraints), scored by the weighted χ² of fold k. Returns (the s with the least
-    total, the totals in grid order).
+    The MAP estimate is the Gaussian problem's (a linear least squares, without the constraints: module
+    docstring, "Rule").
     """
     trained = [ReducedRows.stack([f for j, f in enumerate(folds) if j != k]) for k in range(len(folds))]
-    totals = []
-    for s in grid:
-        total = 0.0
-        for k, held_out in enumerate(folds):
+    scores = np.zeros((len(grid), len(folds)))
+    for k, held_out in enumerate(folds):
+        for a, s in enumerate(grid):
             problem = layout.problem(trained[k], prior, s)
             x = np.linalg.lstsq(problem.a, problem.b, rcond=None)[0]
-            total += held_out.cost(layout.to_base @ x)
-        totals.append(total)
-    return float(grid[int(np.argmin(totals))]), totals
+            scores[a, k] = held_out.cost(layout.to_base @ x)
+    return scores
 
 
-def row_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, count: int = CROSS_VALIDATION_FOLDS):
-    """The weighted rows cut into ``count`` contiguous parts (rows are sample-major: parts of the time line)."""
-    return [ReducedRows.of(w[part], y[part], row_weights[part])
-            for part in np.array_split(np.arange(len(y)), count)]
+def weakest_indistinguishable(scores: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """The rule's choice from fold scores (rows: grid in increasing s; columns: folds).
+
+    Returns (index chosen, index of the least total, per grid value the mean excess of its fold scores over
+    the least total's fold scores, and that mean's standard error). Chosen: the largest index whose mean
+    excess is at most one standard error (sample standard deviation of the K paired differences / √K).
+    """
+    scores = np.asarray(scores, dtype=float)
+    best = int(np.argmin(scores.sum(axis=1)))
+    excess = scores - scores[best]
+    mean = excess.mean(axis=1)
+    error = excess.std(axis=1, ddof=1) / np.sqrt(scores.shape[1])
+    return int(np.flatnonzero(mean <= error).max()), best, mean, error
+
+
+def cross_validated_prior_std(layout: PhysicalLayout, folds: list[ReducedRows], prior: PriorRows,
+                              grid=PRIOR_STD_GRID) -> tuple[float, dict]:
+    """s of ``grid`` by the module docstring's "Rule"; (s, the numbers behind it for the result)."""
+    scores = held_out_scores(layout, folds, prior, grid)
+    chosen, best, mean, error = weakest_indistinguishable(scores)
+    return float(grid[chosen]), {'held_out_weighted_chi2': scores.sum(axis=1).tolist(),
+                                 'least_chi2_relative_std': float(grid[best]),
+                                 'excess_over_least_per_fold': mean.tolist(),
+                                 'excess_standard_error': error.tolist()}
+
+
+def row_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, count: int = CROSS_VALIDATION_FOLDS,
+              blocks: int = CROSS_VALIDATION_BLOCKS) -> list[ReducedRows]:
+    """The weighted rows cut into ``blocks`` contiguous blocks (rows are sample-major: stretches of the time
+    line), block b in fold b mod ``count``: every fold's complement spans the whole record."""
+    parts = np.array_split(np.arange(len(y)), blocks)
+    return [ReducedRows.of(w[rows], y[rows], row_weights[rows])
+            for rows in (np.concatenate(parts[k::count]) for k in range(count))]
 
 
 # ------------------------------------------------------------------------------ solvers
@@ -469,10 +498,11 @@ def _data_and_prior_std(layout, prior, w, y, weights, std, use_prior, progress):
     start = time.perf_counter()
     folds = row_folds(w, y, weights)
     data = ReducedRows.stack(folds)  # the R of all rows, from the folds' small factors (one QR, not two)
-    std, totals = cross_validated_prior_std(layout, folds, prior)
-    progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation')
-    return data, std, {'folds': CROSS_VALIDATION_FOLDS, 'grid': list(PRIOR_STD_GRID),
-                       'held_out_weighted_chi2': totals, 'seconds': time.perf_counter() - start}
+    std, numbers = cross_validated_prior_std(layout, folds, prior)
+    progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation '
+             f'(least held-out chi2 at s = {numbers["least_chi2_relative_std"]:g})')
+    return data, std, {'folds': CROSS_VALIDATION_FOLDS, 'blocks': CROSS_VALIDATION_BLOCKS, 'grid': list(PRIOR_STD_GRID),
+                       **numbers, 'seconds': time.perf_counter() - start}
 
 
 # ------------------------------------------------------------------------------ the identification step
@@ -527,7 +557,8 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
         'prior': {'used': settings.prior, 'source': robot.source or robot.name, 'relative_std': std,
                   'rule': 'MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_prior^-1/2|_F^2 / s^2; '
                           + ('s given' if cross_validation is None else
-                             's of the grid with the least held-out weighted chi2 over contiguous folds'),
+                             'the largest s of the grid whose held-out weighted chi2 exceeds the least by at most '
+                             'one standard error of the paired fold differences (ties go to the data)'),
                   'cross_validation': cross_validation},
         'consistency': {'weighted_chi2_unconstrained': free_cost, 'weighted_chi2_physical': physical_cost,
                         'cost_percent': 100.0 * (physical_cost / free_cost - 1.0) if free_cost > 0 else 0.0},
