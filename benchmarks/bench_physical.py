@@ -15,9 +15,10 @@ case without any prior is reported beside it.
    the physical result over WLS on the joint WLS validates worst (target > 0), over five seeds (100–104)
    the least. The prior's weight s is the one the identification chooses itself (cross-validation on the
    training record's rows, ``dynid.identify.physical``'s "Rule"; the held-out trajectory is never seen);
-   the chosen s is listed. The rule was designed on seeds 100–109; ``--confirm-seeds N`` (default 20)
-   repeats the case on seeds 110 … 110+N−1, which were not looked at while designing it, and reports the
-   distribution of the gain (least, median, how many positive) as ``short_record_confirm``.
+   the chosen s is listed. The rule was designed on seeds 100–109; ``--confirm-seeds N`` (default 40)
+   repeats the case on seeds F … F+N−1 (``--confirm-first F``, default 110), which were not looked at while
+   designing it, and reports the distribution of the gain (least, median, how many positive) as
+   ``short_record_confirm``.
 3. M(q) positive definite on 10 000 random states: physical results (target 100 %) beside WLS.
 4. solve time of the physical step alone (Clarabel, and SCS and the log-Cholesky descent for the
    solver choice, with their objectives) for the UR5e and the Panda (target ≤ 10 s each).
@@ -97,8 +98,9 @@ def main() -> None:
     parser.add_argument('--seconds', type=float, default=60.0, help='matched-case recording [s] (default 60)')
     parser.add_argument('--rate', type=float, default=1000.0, help='twin rate [Hz] (default 1000)')
     parser.add_argument('--short-seeds', type=int, default=5, help='seeds of the short-record case (default 5)')
-    parser.add_argument('--confirm-seeds', type=int, default=20,
-                        help='fresh seeds (from 110) the short-record case is repeated on (default 20; 0: none)')
+    parser.add_argument('--confirm-seeds', type=int, default=40,
+                        help='fresh seeds the short-record case is repeated on (default 40; 0: none)')
+    parser.add_argument('--confirm-first', type=int, default=110, help='first of those seeds (default 110)')
     args = parser.parse_args()
 
     def say(text):
@@ -150,8 +152,8 @@ def main() -> None:
     short = [short_case(100 + k) for k in range(args.short_seeds)]
     confirm = None
     if args.confirm_seeds:
-        say(f'case 2 on {args.confirm_seeds} fresh seeds (110 …)')
-        runs = [short_case(110 + k) for k in range(args.confirm_seeds)]
+        say(f'case 2 on {args.confirm_seeds} fresh seeds ({args.confirm_first} …)')
+        runs = [short_case(args.confirm_first + k) for k in range(args.confirm_seeds)]
         gains = np.array([r['gain_worst_joint_points'] for r in runs])
         confirm = {'seeds': [r['seed'] for r in runs], 'min_points': float(gains.min()),
                    'median_points': float(np.median(gains)), 'positive': int(np.sum(gains > 0)),

@@ -78,6 +78,10 @@ def test_prior_rule_takes_the_weakest_prior_the_folds_cannot_tell_from_the_best(
     # The same excess without scatter is distinguishable: the least total stands.
     scores[2] = 10.2
     assert weakest_indistinguishable(scores)[0] == 1
+    # A weaker prior past a distinguishably worse one is not taken, however much its folds scatter.
+    scores[3] = [16.0, 4.0, 16.0, 4.0]
+    chosen, best, mean, error = weakest_indistinguishable(scores)
+    assert mean[3] == 0.0 < error[3] and chosen == 1
 
 
 def test_cross_validation_folds_interleave_blocks_of_the_record():
