@@ -8,7 +8,15 @@ import pytest
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.physical import PRIOR_STD_GRID, PhysicalSettings, ReducedRows, link_names, mass_matrix_check
+from dynid.identify.physical import (
+    PRIOR_STD_GRID,
+    PhysicalSettings,
+    ReducedRows,
+    link_names,
+    mass_matrix_check,
+    row_folds,
+    weakest_indistinguishable,
+)
 from dynid.identify.quality import result_identifiability_problems
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
@@ -55,6 +63,41 @@ def test_reduced_rows_keep_the_weighted_cost_of_every_parameter_vector():
         assert stacked.cost(v) == pytest.approx(expected, rel=1e-10)
 
 
+def test_prior_rule_takes_the_weakest_prior_the_folds_cannot_tell_from_the_best():
+    # Rows: s in increasing order; columns: folds. Row 1 has the least total; row 2 exceeds it by 0.2 per
+    # fold on average with fold-to-fold scatter (standard error 0.47): indistinguishable, so the rule takes
+    # it; row 3 exceeds it by 1.0 on every fold (standard error 0): distinguishable, not taken.
+    scores = np.array([[12.0, 12.0, 12.0, 12.0],
+                       [10.0, 10.0, 10.0, 10.0],
+                       [11.0, 9.6, 11.0, 9.2],
+                       [11.0, 11.0, 11.0, 11.0]])
+    chosen, best, mean, error = weakest_indistinguishable(scores)
+    assert best == 1 and chosen == 2
+    np.testing.assert_allclose(mean, [2.0, 0.0, 0.2, 1.0])
+    assert error[2] == pytest.approx(np.std([1.0, -0.4, 1.0, -0.8], ddof=1) / 2) and error[3] == 0.0
+    # The same excess without scatter is distinguishable: the least total stands.
+    scores[2] = 10.2
+    assert weakest_indistinguishable(scores)[0] == 1
+    # A weaker prior past a distinguishably worse one is not taken, however much its folds scatter.
+    scores[3] = [16.0, 4.0, 16.0, 4.0]
+    chosen, best, mean, error = weakest_indistinguishable(scores)
+    assert mean[3] == 0.0 < error[3] and chosen == 1
+
+
+def test_cross_validation_folds_interleave_blocks_of_the_record():
+    # 20 contiguous blocks, block b in fold b mod 10: the folds partition the rows, and every fold holds
+    # two stretches half the record apart (each fold's complement spans the whole record).
+    rng = np.random.default_rng(2)
+    w, y, g = rng.normal(size=(400, 5)), rng.normal(size=400), rng.uniform(0.5, 2.0, 400)
+    folds = row_folds(w, y, g, count=10, blocks=20)
+    assert len(folds) == 10
+    v = rng.normal(size=5)
+    assert sum(f.cost(v) for f in folds) == pytest.approx(float(np.sum((g * (y - w @ v)) ** 2)), rel=1e-10)
+    first = ReducedRows.of(np.vstack([w[0:20], w[200:220]]), np.concatenate([y[0:20], y[200:220]]),
+                           np.concatenate([g[0:20], g[200:220]]))
+    assert folds[0].cost(v) == pytest.approx(first.cost(v), rel=1e-10)
+
+
 # --------------------------------------------------------------------------------- on the twin
 @pytest.fixture(scope='module')
 def short_twin():
@@ -98,17 +141,26 @@ def test_physical_result_satisfies_its_constraints(short_twin):
 
 
 def test_prior_weight_is_cross_validated_and_a_wrong_prior_gets_less(short_twin):
-    # The default s comes from the recording's own folds and is reported; a robot file with every mass and
-    # inertia doubled is trusted less (larger s) than the twin's own model, which is the truth here.
+    # The default s comes from the recording's own folds and is reported with the numbers behind it: the
+    # weakest prior whose held-out χ² the folds cannot tell from the least one (module docstring, "Rule").
+    # A robot file with every mass and inertia doubled is trusted less (larger s) than the twin's own
+    # model, which is the truth here.
     robot, train, _, _, result = short_twin
     prior = result.physical_section['prior']
-    assert prior['relative_std'] in PRIOR_STD_GRID
-    totals = prior['cross_validation']['held_out_weighted_chi2']
-    assert len(totals) == len(PRIOR_STD_GRID) and min(totals) == totals[PRIOR_STD_GRID.index(prior['relative_std'])]
+    s = prior['relative_std']
+    assert s in PRIOR_STD_GRID
+    cv = prior['cross_validation']
+    totals, mean, error = (np.array(cv[k]) for k in ('held_out_weighted_chi2', 'excess_over_least_per_fold',
+                                                     'excess_standard_error'))
+    assert len(totals) == len(PRIOR_STD_GRID) and cv['folds'] == 10 and cv['blocks'] == 20
+    assert totals.min() == totals[PRIOR_STD_GRID.index(cv['least_chi2_relative_std'])]
+    assert s >= cv['least_chi2_relative_std']
+    chosen = PRIOR_STD_GRID.index(s)
+    assert mean[chosen] <= error[chosen] and np.all(mean[chosen + 1:] > error[chosen + 1:])
     wrong = robot.with_parameters(2.0 * robot.standard_parameters)
     other = identify(wrong, [RecordingInput(train)], ModelSpec(),
                      options=IdentifyOptions('wls', physical=PhysicalSettings()))
-    assert other.physical_section['prior']['relative_std'] > prior['relative_std']
+    assert other.physical_section['prior']['relative_std'] > s
     given = identify(robot, [RecordingInput(train)], ModelSpec(),
                      options=IdentifyOptions('wls', physical=PhysicalSettings(prior_relative_std=0.3)))
     assert given.physical_section['prior']['relative_std'] == 0.3

@@ -485,7 +485,8 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
                                'inertia and Coulomb/viscous friction >= 0 (with --method ols, wls or irls)')
     physical.add_argument('--prior-std', type=float, default=None,
                           help='relative standard deviation s of the prior (the robot file\'s own inertias); '
-                               'default: chosen by 5-fold cross-validation on the recordings\' own rows')
+                               'default: chosen by 10-fold cross-validation on the recordings\' own rows (the '
+                               'weakest prior within one standard error of the best)')
     physical.add_argument('--no-prior', action='store_true', help='do not pull toward the robot file\'s inertias')
     physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
     parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
