@@ -85,6 +85,31 @@ def test_stribeck_map_by_bfgs():
     assert result.extra['converged'] and result.nrmse_fit > 99.0
 
 
+def test_plateau_map_beside_a_torque_offset():
+    # The twin shoulder's plateaus (8 speeds 0.005–0.4 rad/s per direction, noise 0.01 N·m per mean) with the
+    # 0.1 N·m offset an identified rigid body leaves in f = K_τ·i − B·θ̈ − τ̂_j. With the offset column the map
+    # keeps its Stribeck excess: Fc, Fs within 2 %, Vs, mu within 15 %, offset within 0.02 N·m, the map within
+    # 0.03 N·m over the plateaus' range. Without it (the fit before), the ±0.1 N·m residual leaves Vs
+    # undetermined and the excess is dropped.
+    from dynid.friction.static_fit import fit_plateau_map
+
+    rng = np.random.default_rng(4)
+    truth = {'Fc': 3.0, 'Fs': 3.9, 'Fv1': 4.0, 'Fv2': -0.5, 'Fv3': 0.1, 'Vs': 0.02, 'mu': 1.2}
+    model = StribeckMap(**truth)
+    w = np.array([0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.25, 0.4])
+    w = np.concatenate([w, -w])
+    friction = model.evaluate(w) - 0.1 + rng.normal(0.0, 0.01, w.size)
+    result = fit_plateau_map(w, friction)
+    assert result.extra['stribeck'].startswith('Stribeck map fitted')
+    for name, tolerance in (('Fc', 0.02), ('Fs', 0.02), ('Vs', 0.15), ('mu', 0.15)):
+        assert result[name] == pytest.approx(truth[name], rel=tolerance), name
+    assert result['offset'] == pytest.approx(-0.1, abs=0.02)
+    fitted = StribeckMap(**{k: v for k, v in result.parameters.items() if k != 'offset'})
+    grid = np.concatenate([np.geomspace(0.005, 0.4, 40), -np.geomspace(0.005, 0.4, 40)])
+    assert np.abs(fitted.evaluate(grid) - model.evaluate(grid)).max() < 0.03
+    assert 'left out' in fit_plateau_map(w, friction, offset=False).extra['stribeck']
+
+
 def test_load_dependent_coulomb_from_slow_motion_under_gravity():
     # Thesis ch.6: 0.05 rad/s through 0–150 N·m of gravity load, both directions; current noise
     # 0.3 N·m; viscous part known. Fc0 and Fc1 within 2 %.

@@ -17,8 +17,10 @@ fit                 data and method
                     moved ``SETTLE_BACKLASHES`` backlashes since a reversal: no pre-sliding), less the load
                     term sgn(ω)·Fc1·τ_j²: the Stribeck map, with the temperature term Ft1, Ft2 in the same
                     least squares when a ``warm_up`` run exists (:func:`dynid.friction.static_fit.
-                    fit_plateau_map`, :func:`fit_stribeck` with temperature columns); Coulomb and polynomial
-                    viscous terms where the plateaus do not determine the Stribeck excess
+                    fit_plateau_map`, :func:`fit_stribeck` with temperature columns) and a torque offset
+                    (the rigid-body model's error at the plateaus' poses: reported in the fit, not kept);
+                    Coulomb and polynomial viscous terms where the plateaus do not determine the Stribeck
+                    excess
 ``temperature``     the temperature term's own fit % on the plateaus less the map (:func:`fit_temperature`;
                     values and σ are those of the joint fit)
 ``direction``       the plateaus less the map's Stribeck, polynomial and temperature terms: Coulomb and viscous
@@ -322,7 +324,7 @@ class _JointIdentification:
         if temperature is not None:
             # The temperature term's own fit %; its values are those of the joint fit (the least squares of
             # one block of linear parameters, the others held, has its optimum at the joint optimum).
-            shaped = y - _static_map(fit).evaluate(omega)
+            shaped = y - _static_map(fit).evaluate(omega) - result.parameters.get('offset', 0.0)
             if self._try('temperature', lambda: fit_temperature(omega, temperature, shaped, 'reference',
                                                                 settings.t0_c), used):
                 fit.fits['temperature'].result = _with_std(fit.fits['temperature'].result, result, ('Ft1', 'Ft2'))
