@@ -451,6 +451,26 @@ def test_joint_friction_section_drives_the_friction_terms_on_the_joints_it_cover
     np.testing.assert_allclose(adaptive.evaluate(q, dq, ddq, CONTEXT), level * h, rtol=0, atol=1e-9)
 
 
+def test_the_identified_excess_band_smooths_the_stribeck_excess_of_friction_egms(ur5e):
+    """A section with excess_band (the band the reciprocating sweep found) gives friction_egms its excess as
+    tanh(ω/excess_band) on that joint; the other section joints keep the default 5e-3 rad/s; the option
+    ``band`` overrides both."""
+    section = {**SECTION, 'joints': {**SECTION['joints'], 'shoulder_pan_joint': {'parameters': {
+        **SECTION['joints']['shoulder_pan_joint']['parameters'], 'excess_band': 1e-3}}}}
+    result = with_section(identified(ur5e, 'load_squared', IDIM), section)
+    model, mask = joint_friction_of(result, ur5e)
+    assert model.stribeck.smoothing.tolist() == [1e-3, 0.0, 0.0, 0.0, 0.0, 0.0]
+    w = np.linspace(-0.02, 0.02, 81)[:, None] * np.ones(ur5e.n)
+    zero = np.zeros_like(w)
+    for options, band in ((None, [1e-3, 5e-3, 5e-3]), ({'band': 2e-3}, [2e-3] * 3)):
+        term = build_term('friction_egms', ur5e, result, {**(options or {}), 'coulomb': False})
+        f = term.evaluate(zero, w, zero, CONTEXT)
+        s = model.stribeck
+        for j, b in zip((0, 2), (band[0], band[1]), strict=True):
+            excess = (s.Fs[j] - s.Fc[j]) * np.tanh(w[:, j] / b) * s.stribeck_decay(w)[:, j]
+            np.testing.assert_allclose(f[:, j], excess + s.viscous(w)[:, j], rtol=0, atol=1e-12)
+
+
 # ------------------------------------------------------------------------------------------ flexible joint
 def _fine_second_derivative(function, t, h=2e-4):
     return (function(t + h) - 2 * function(t) + function(t - h)) / h**2
