@@ -19,9 +19,9 @@ from the dedicated experiments, :func:`dynid.friction.identified.joint_friction_
 identified Fc0 take F(τ) = Fc0 + Fc1·τ² from it, F_V = its remainder (Stribeck excess, Fv1–Fv3 and the
 reference-temperature term; the excess's sgn(ω) smoothed as tanh(ω/band), option ``band``, default the
 section's ``excess_band`` where the reciprocating sweep identified one, else friction_static's default
-band) and its E-GMS laws and backlash; the other joints keep the IDIM model. Without the section (the
-IDIM result has no E-GMS parameters; they come from a dedicated experiment, ch.6 §5.2) the term uses the
-landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad.
+band, plus the IDIM result's offset tau0, as friction_static keeps it) and its E-GMS laws and backlash; the
+other joints keep the IDIM model. Without the section (the IDIM result has no E-GMS parameters; they come
+from a dedicated experiment, ch.6 §5.2) the term uses the landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad.
 Options ``elements``, ``r_delta``, ``r_k``, ``backlash`` the user sets override both on every joint.
 
 Since H is normalized to [−1, 1] (eq. (16)), multiplying it by F(τ) scales it to the identified Coulomb
@@ -73,6 +73,7 @@ from dynid.control.friction_static import (
     bounded_load,
     default_band,
     friction_parameters,
+    idim_offset,
     temperature_or_fallback,
 )
 from dynid.control.term import (
@@ -332,7 +333,9 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
                 band = np.where(smoothing > 0, smoothing, default_band(result))
             else:
                 band = positive(o['band'], 'friction_egms: band [rad/s]')
-            remainder = _per_joint(mask, joint_velocity_friction(model, band, temperature_c), remainder)
+            section = joint_velocity_friction(model, band, temperature_c)
+            offset = idim_offset(result, p, robot.n)
+            remainder = _per_joint(mask, lambda w, t: section(w, t) + offset, remainder)
             squared_joints = mask if law == 'absolute' else None
         notes = []
         for symbol, values in (('Coulomb level', coulomb), ('load coefficient', load)):
