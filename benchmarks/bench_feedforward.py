@@ -355,7 +355,7 @@ def _b1_truth(robot, identification) -> dict:
     j = robot.joint_names.index(B1_JOINT)
     truth = PlantParameters.defaults(robot, payload=PAYLOAD).joints
     theta = next(s.theta for s in identification.signals if s.experiment == 'reciprocating')
-    backlash = truth.backlash[j] * (1 + truth.backlash_variation[j] * np.sin([theta.min(), theta.max()]))
+    backlash = truth.backlash[j] * (1 + truth.backlash_variation[j] * np.sin(np.linspace(theta.min(), theta.max())))
     return {'Fc0': truth.coulomb[j], 'Fs': truth.static[j], 'Vs': truth.stribeck_velocity[j],
             'mu': truth.stribeck_shape[j], 'excess_band': STRIBECK_SMOOTHING, 'Fc1': truth.load_coefficient[j],
             'backlash': (float(backlash.min()), float(backlash.max())), 'r_delta': truth.egms_r_delta,
