@@ -164,8 +164,13 @@ def test_estimate_cli_refuses_a_bag_without_motor_states(twin, capsys):
 def test_the_friction_estimator_takes_the_joint_friction_section_where_it_covers_the_joint(twin):
     """With a joint_friction section the adaptive friction estimator's Fc0, Fc1 (negative taken as 0), E-GMS
     laws and F_V(ω, T) are the section's JointFriction on the joints with an identified Fc0 (F_V at 20 °C
-    where the recording has no temperature), the result's Fc, Fl and Fv·ω + τ0 on the others."""
+    where the recording has no temperature) plus the result's τ0 (an offset of its rigid-body fit, kept on every
+    joint), the result's Fc, Fl and Fv·ω + τ0 on the others."""
     robot, result = twin['robot'], twin['result']
+    offsets = [result.parameter_names.index(f'tau0_{j + 1}') for j in range(robot.n)]
+    values = result.values.copy()
+    values[offsets] = 0.02 * np.arange(1, robot.n + 1)  # the truth has none; an IDIM fit has some
+    result = dataclasses.replace(result, values=values)
     section = {'model': {'egms_elements': 5}, 'joints': {
         'shoulder_pan_joint': {'parameters': {'Fc0': 2.0, 'Fs': 2.6, 'Vs': 0.05, 'mu': 1.5, 'Fv1': 4.0, 'Fv3': 0.2,
                                               'Fc1': -1e-4, 'Ft1': 0.02, 'backlash': 0.004, 'r_delta': 3.0}},
@@ -183,7 +188,7 @@ def test_the_friction_estimator_takes_the_joint_friction_section_where_it_covers
     omega = np.linspace(-1.0, 1.0, 201)[:, None] * np.ones(robot.n)
     warm = np.full_like(omega, 35.0)
     np.testing.assert_allclose(friction.velocity_friction(omega, warm),
-                               np.where(mask, model.remainder(omega, warm), idim['Fv'] * omega + idim['tau0']))
+                               np.where(mask, model.remainder(omega, warm), idim['Fv'] * omega) + idim['tau0'])
     np.testing.assert_allclose(friction.velocity_friction(omega, np.full_like(omega, np.nan)),
                                np.where(mask, model.remainder(omega, np.full_like(omega, 20.0)),
-                                        idim['Fv'] * omega + idim['tau0']))
+                                        idim['Fv'] * omega) + idim['tau0'])

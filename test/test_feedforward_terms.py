@@ -403,7 +403,8 @@ def with_section(result, section=SECTION):
 
 def test_joint_friction_section_drives_the_friction_terms_on_the_joints_it_covers(ur5e):
     """With a joint_friction section, friction_egms, friction_static and friction_adaptive equal the section's
-    JointFriction (joint_friction_of) on the joints with an identified Fc0 and the IDIM friction on the others."""
+    JointFriction (joint_friction_of) on the joints with an identified Fc0 and the IDIM friction on the others;
+    the IDIM offset tau0 (0.1 N·m) stays on every joint (it belongs to the rigid-body fit)."""
     q, dq, ddq = trajectory(ur5e)
     tau = ur5e.inverse_dynamics(q, dq, ddq)
     assert np.all(np.abs(tau) < ur5e.effort_limits)  # no clipping of the load on this motion
@@ -421,13 +422,13 @@ def test_joint_friction_section_drives_the_friction_terms_on_the_joints_it_cover
     np.testing.assert_allclose(term.egms.backlash_table[:, 0], [0.003, 0.001, 0.001, 0.001, 0.001, 0.001])
     assert term.egms.elements == 3 and term.egms.r_delta.tolist() == [3.0, 4.0, 4.0, 4.0, 4.0, 4.0]
     f = term.evaluate(q, dq, ddq, FeedforwardContext(temperature=temperature))
-    expected = np.where(mask, smoothed.run(q, dq, tau, temperature), idim.run(q, dq, tau) + 0.1)
+    expected = np.where(mask, smoothed.run(q, dq, tau, temperature), idim.run(q, dq, tau)) + 0.1
     np.testing.assert_allclose(f, expected, rtol=0, atol=1e-9)
     # Without a temperature: 20 °C, where the reference-temperature term is zero.
     smoothed.reset(), idim.reset()
     np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT),
                                np.where(mask, smoothed.run(q, dq, tau, np.full_like(q, 20.0)),
-                                        idim.run(q, dq, tau) + 0.1), rtol=0, atol=1e-9)
+                                        idim.run(q, dq, tau)) + 0.1, rtol=0, atol=1e-9)
     # Options the user sets override the section's laws on every joint.
     overridden = build_term('friction_egms', ur5e, result, {'backlash': 0.002})
     assert overridden.egms.backlash_table[:, 0].tolist() == [0.002] * 6
@@ -435,7 +436,7 @@ def test_joint_friction_section_drives_the_friction_terms_on_the_joints_it_cover
     # friction_static: outside the band F(τ)·sgn(ω) + remainder of the (unsmoothed) model.
     static = build_term('friction_static', ur5e, result)
     f = static.evaluate(q, dq, ddq, FeedforwardContext(temperature=temperature))
-    expected = np.where(mask, dataclasses.replace(model, egms=None).run(q, dq, tau, temperature),
+    expected = np.where(mask, dataclasses.replace(model, egms=None).run(q, dq, tau, temperature) + 0.1,
                         landed_static('load_squared', IDIM, dq, tau, None))
     outside = np.abs(dq) >= static.band
     np.testing.assert_allclose(f[outside], expected[outside], rtol=1e-12, atol=1e-12)
@@ -449,6 +450,26 @@ def test_joint_friction_section_drives_the_friction_terms_on_the_joints_it_cover
     h = EGMS(ur5e.n, 3, laws.r_delta, laws.r_k, laws.backlash_table[:, 0]).run(q)
     level = np.where(mask, model.coulomb_level(tau), np.array(IDIM['Fc']) + 2e-4 * tau**2)
     np.testing.assert_allclose(adaptive.evaluate(q, dq, ddq, CONTEXT), level * h, rtol=0, atol=1e-9)
+
+
+def test_the_identified_excess_band_smooths_the_stribeck_excess_of_friction_egms(ur5e):
+    """A section with excess_band (the band the reciprocating sweep found) gives friction_egms its excess as
+    tanh(ω/excess_band) on that joint; the other section joints keep the default 5e-3 rad/s; the option
+    ``band`` overrides both."""
+    section = {**SECTION, 'joints': {**SECTION['joints'], 'shoulder_pan_joint': {'parameters': {
+        **SECTION['joints']['shoulder_pan_joint']['parameters'], 'excess_band': 1e-3}}}}
+    result = with_section(identified(ur5e, 'load_squared', IDIM), section)
+    model, mask = joint_friction_of(result, ur5e)
+    assert model.stribeck.smoothing.tolist() == [1e-3, 0.0, 0.0, 0.0, 0.0, 0.0]
+    w = np.linspace(-0.02, 0.02, 81)[:, None] * np.ones(ur5e.n)
+    zero = np.zeros_like(w)
+    for options, band in ((None, [1e-3, 5e-3, 5e-3]), ({'band': 2e-3}, [2e-3] * 3)):
+        term = build_term('friction_egms', ur5e, result, {**(options or {}), 'coulomb': False})
+        f = term.evaluate(zero, w, zero, CONTEXT)
+        s = model.stribeck
+        for j, b in zip((0, 2), (band[0], band[1]), strict=True):
+            excess = (s.Fs[j] - s.Fc[j]) * np.tanh(w[:, j] / b) * s.stribeck_decay(w)[:, j]
+            np.testing.assert_allclose(f[:, j], excess + s.viscous(w)[:, j] + 0.1, rtol=0, atol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------ flexible joint

@@ -18,9 +18,10 @@ continuous in ω, so unlike the static term nothing needs smoothing: H replaces 
 from the dedicated experiments, :func:`dynid.friction.identified.joint_friction_of`), the joints with an
 identified Fc0 take F(τ) = Fc0 + Fc1·τ² from it, F_V = its remainder (Stribeck excess, Fv1–Fv3 and the
 reference-temperature term; the excess's sgn(ω) smoothed as tanh(ω/band), option ``band``, default the
-identification's stiction velocity as for friction_static) and its E-GMS laws and backlash; the other
-joints keep the IDIM model. Without the section (the IDIM result has no E-GMS parameters; they come from
-a dedicated experiment, ch.6 §5.2) the term uses the landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad.
+section's ``excess_band`` where the reciprocating sweep identified one, else friction_static's default
+band, plus the IDIM result's offset tau0, as friction_static keeps it) and its E-GMS laws and backlash; the
+other joints keep the IDIM model. Without the section (the IDIM result has no E-GMS parameters; they come
+from a dedicated experiment, ch.6 §5.2) the term uses the landed defaults M = 4, r_Δ = 4, r_k = 2, B = 1 mrad.
 Options ``elements``, ``r_delta``, ``r_k``, ``backlash`` the user sets override both on every joint.
 
 Since H is normalized to [−1, 1] (eq. (16)), multiplying it by F(τ) scales it to the identified Coulomb
@@ -75,6 +76,7 @@ from dynid.control.friction_static import (
     bounded_load,
     default_band,
     friction_parameters,
+    idim_offset,
     temperature_or_fallback,
 )
 from dynid.control.term import (
@@ -304,11 +306,11 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
     def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> EGMSFrictionTerm:
         """Factory. Options: ``elements``, ``r_delta``, ``r_k``, ``backlash`` [rad] (E-GMS laws, default the
         joint friction section's, else 4, 4, 2, 0.001), ``band`` [rad/s] (smoothing of the section's Stribeck
-        excess, default as friction_static's), ``coulomb`` (include F·H, default true), ``temperature_c``
-        (fallback [°C], default 20), ``load`` (``desired`` or ``measured``), ``standstill_fade`` [s] (fade of H
-        at standstill, module docstring; default STANDSTILL_FADE_S, None: off), ``standstill_speed``
-        [rad/s], ``standstill_acceleration`` [rad/s²] and ``standstill_window`` [s] (when q̇_d counts as
-        stopped; default 0.01, 0.01 and 0.05)."""
+        excess, default the section's excess_band, else friction_static's band), ``coulomb`` (include F·H,
+        default true), ``temperature_c`` (fallback [°C], default 20), ``load`` (``desired`` or ``measured``),
+        ``standstill_fade`` [s] (fade of H at standstill, module docstring; default STANDSTILL_FADE_S, None:
+        off), ``standstill_speed`` [rad/s], ``standstill_acceleration`` [rad/s²] and ``standstill_window`` [s]
+        (when q̇_d counts as stopped; default 0.01, 0.01 and 0.05)."""
         o = term_options(cls.name, options, {**EGMS_OPTIONS, **STANDSTILL_OPTIONS, 'band': None, 'coulomb': True,
                                              'temperature_c': DEFAULT_TEMPERATURE_C, 'load': 'desired'})
         if result is None:
@@ -329,8 +331,14 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
             model, mask = identified
             coulomb = np.where(mask, model.stribeck.Fc, coulomb)
             load = np.where(mask, model.load_coefficient, load)
-            band = positive(default_band(result) if o['band'] is None else o['band'], 'friction_egms: band [rad/s]')
-            remainder = _per_joint(mask, joint_velocity_friction(model, band, temperature_c), remainder)
+            if o['band'] is None:  # the band identified with the E-GMS, else friction_static's default
+                smoothing = np.broadcast_to(model.stribeck.smoothing, mask.shape)
+                band = np.where(smoothing > 0, smoothing, default_band(result))
+            else:
+                band = positive(o['band'], 'friction_egms: band [rad/s]')
+            section = joint_velocity_friction(model, band, temperature_c)
+            offset = idim_offset(result, p, robot.n)
+            remainder = _per_joint(mask, lambda w, t: section(w, t) + offset, remainder)
             squared_joints = mask if law == 'absolute' else None
         notes = []
         for symbol, values in (('Coulomb level', coulomb), ('load coefficient', load)):

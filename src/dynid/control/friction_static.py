@@ -29,8 +29,10 @@ instead, smoothed the same way:
     f = (Fc0 + Fc1·τ²)·s + s·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³ + f_T(ω, T)
                                                                    (Madsen 2020 ch.6 eqs. (9), (11), (20))
 
-with the reference-temperature term f_T of the section (zero at its t0); the other joints keep the model
-above.
+with the reference-temperature term f_T of the section (zero at its t0) and the IDIM result's offset tau0
+(fo), which belongs to the rigid-body fit it came with, not to the friction the section describes (the
+section's plateau fit reports the offset it saw as the rigid-body model's error at those poses, and keeps
+none); the other joints keep the model above.
 
 The offset tau0 (fo) is part of the identified model the drive supplies, so it is included. The load
 torque is clipped to the robot's effort limits before it enters τ² or |τ| (the quadratic is unbounded;
@@ -64,6 +66,11 @@ def friction_parameters(result: IdentificationResult, robot: RobotModel) -> dict
     table = result.friction()
     symbols = result.model.get('friction_symbols', [])
     return {symbol: np.array([table[joint].get(symbol, 0.0) for joint in robot.joint_names]) for symbol in symbols}
+
+
+def idim_offset(result: IdentificationResult, p: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The IDIM result's torque offset tau0 (fo of the comprehensive model) [N·m] per joint, 0 where none."""
+    return p.get('fo' if result.model.get('friction') == 'comprehensive' else 'tau0', np.zeros(n))
 
 
 def default_band(result: IdentificationResult | None) -> float:
@@ -108,6 +115,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         self.parameters = friction_parameters(result, robot)
         self.load_limit = (-robot.effort_limits, robot.effort_limits)
         p = self.parameters
+        self.offset = idim_offset(result, p, robot.n)
         self.temperature_term = TemperatureFriction(p['beta1'], p['beta2'], p['beta3']) \
             if result.model.get('temperature') else None
         self.hamon_velocity = float(result.model.get('hamon_velocity', 0.03))
@@ -159,7 +167,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         """The section's model on ω with the ramp s for sgn(ω) (module docstring) [N·m]."""
         model, stribeck = self.joint_friction, self.joint_friction.stribeck
         level = model.coulomb_level(0.0 if load_torque is None else load_torque)
-        f = s * (level + (stribeck.Fs - stribeck.Fc) * stribeck.stribeck_decay(w)) + stribeck.viscous(w)
+        f = s * (level + (stribeck.Fs - stribeck.Fc) * stribeck.stribeck_decay(w)) + stribeck.viscous(w) + self.offset
         if model.temperature is not None:
             f = f + model.temperature.evaluate(w, temperature)
         return f

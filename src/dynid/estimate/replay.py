@@ -12,7 +12,8 @@ result, shared by estimator_node and :func:`estimate`:
   rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0. On the joints
   the result's ``joint_friction`` section covers (schema 2, :func:`dynid.friction.identified.joint_friction_of`)
   F(τ_j) = Fc0 + max(Fc1, 0)·τ_j², F_V = its remainder (Stribeck excess, Fv1–Fv3, temperature term with
-  T = 20 °C where the recording has none) and the E-GMS laws and backlash are the section's instead.
+  T = 20 °C where the recording has none) plus the result's τ0 (the offset belongs to its rigid-body fit,
+  as in the feedforward terms) and the E-GMS laws and backlash are the section's instead.
 
 :func:`estimate` feeds a :class:`Dataset` through them in batches of ``settings.batch`` samples, as
 the node's intake delivers them (the estimators give the same numbers for any split of a record, so
@@ -228,7 +229,7 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
         section, idim = velocity_friction(model), remainder
 
         def remainder(omega, temperature):
-            return np.where(mask, section(omega, temperature), idim(omega, temperature))
+            return np.where(mask, section(omega, temperature) + value['tau0'], idim(omega, temperature))
 
         laws, default = model.egms, EGMS(robot.n)  # thesis defaults on the other joints, as without the section
         egms = EGMS(robot.n, laws.elements, np.where(mask, laws.r_delta, default.r_delta),

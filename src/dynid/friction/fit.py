@@ -281,6 +281,9 @@ def fit_egms(
     elements: int = 4,
     initial: tuple[float, float, float] = (1e-3, 4.0, 2.0),
     warmup: int = 0,
+    excess: np.ndarray | None = None,
+    velocity: np.ndarray | None = None,
+    excess_band: float = 1e-3,
 ) -> FitResult:
     """Backlash B [rad] and element exponents r_Δ, r_k of the E-GMS from a slow reciprocating sweep.
 
@@ -289,42 +292,60 @@ def fit_egms(
     (e.g. F(τ_j) per sample) is given. (log B, r_Δ, r_k) are searched by Nelder–Mead from
     ``initial``; the first ``warmup`` samples only set the operator state (the thesis starts where
     all operators slip). No standard deviations are defined for the searched parameters.
+
+    With ``excess`` (N,) [N·m], the Stribeck excess's size (Fs − Fc0)·exp(−(|ω|/Vs)^mu) at each sample,
+    and the friction ``velocity`` ω (N,) [rad/s], the model adds the excess with its sign taken as
+    tanh(ω/ε), and ε [rad/s] (``excess_band`` in the result) is searched too, from ``excess_band``. The
+    excess changes sign where the sweep reverses, while the first E-GMS element slips (with the thesis'
+    laws, half of the Coulomb level within 2·B·Δ_1 ≈ 8 µrad of travel, 18 ms at 0.05 rad/s²): how fast the
+    excess turns over shapes the same samples as H does, and a sign taken as sgn(ω) where the joint's turns
+    over more slowly biases the laws (module docstring of :mod:`dynid.friction.identify`).
     """
     x, y = _vectors(theta, torque, names=('theta', 'torque'))
     given = None if level is None else _vectors(level, x, names=('level', 'theta'))[0]
+    size, w = None, None
+    if excess is not None:
+        if velocity is None:
+            raise InputError('an excess needs the friction velocity to fit its band')
+        size, w = _vectors(excess, velocity, x, names=('excess', 'velocity', 'theta'))[:2]
+        if not np.isfinite(excess_band) or excess_band <= 0:
+            raise InputError(f'excess_band must be > 0 rad/s, got {excess_band!r}')
     if not 0 <= warmup < x.size - 10:
         raise InputError(f'warmup must leave at least 10 samples, got {warmup} of {x.size}')
+    target = y[warmup:]
 
     def hysteresis(p: np.ndarray) -> np.ndarray:
         model = EGMS(1, elements, r_delta=p[1], r_k=p[2], backlash=float(np.exp(p[0])))
-        return model.run(x[:, None])[:, 0]
+        return model.run(x[:, None])[warmup:, 0]
 
     def fitted(p: np.ndarray) -> tuple[np.ndarray, float]:
-        h = hysteresis(p)[warmup:]
-        target = y[warmup:]
+        h = hysteresis(p)
+        known = 0.0 if size is None else size[warmup:] * np.tanh(w[warmup:] / np.exp(p[3]))
         if given is not None:
-            return given[warmup:] * h, float('nan')
-        scale = float(h @ target / max(h @ h, 1e-300))
-        return scale * h, scale
+            return given[warmup:] * h + known, float('nan')
+        scale = float(h @ (target - known) / max(h @ h, 1e-300))
+        return scale * h + known, scale
 
     def cost(p: np.ndarray) -> float:
         if p[1] <= 0.05 or abs(p[2]) > 20 or p[1] > 20:
             return np.inf
         prediction, _ = fitted(p)
-        return float(np.mean((y[warmup:] - prediction) ** 2))
+        return float(np.mean((target - prediction) ** 2))
 
-    start = np.array([np.log(initial[0]), initial[1], initial[2]])
+    start = np.array([np.log(initial[0]), initial[1], initial[2]]
+                     + ([] if size is None else [np.log(excess_band)]))
     result = scipy.optimize.minimize(cost, start, method='Nelder-Mead',
-                                     options={'xatol': 1e-4, 'fatol': 1e-12, 'maxiter': 400})
+                                     options={'xatol': 1e-4, 'fatol': 1e-12, 'maxiter': 400 * start.size // 3})
     prediction, scale = fitted(result.x)
-    target = y[warmup:]
     parameters = {'backlash': float(np.exp(result.x[0])), 'r_delta': float(result.x[1]),
                   'r_k': float(result.x[2])}
+    if size is not None:
+        parameters['excess_band'] = float(np.exp(result.x[3]))
     std = dict.fromkeys(parameters, float('nan'))
     if given is None:
-        h = prediction / scale if scale else prediction
+        h = hysteresis(result.x)
         parameters['Fc'] = scale
-        std['Fc'] = float(np.sqrt(np.sum((target - prediction) ** 2) / (target.size - 4) / (h @ h)))
+        std['Fc'] = float(np.sqrt(np.sum((target - prediction) ** 2) / (target.size - start.size - 1) / (h @ h)))
     return FitResult(parameters, std, float(nrmse_fit(target, prediction)),
                      float(rms(target - prediction)), target.size,
                      {'elements': elements, 'converged': bool(result.success)})

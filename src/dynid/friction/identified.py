@@ -4,14 +4,16 @@
 estimator terms read it back through :meth:`dynid.identify.result.IdentificationResult.joint_friction` and
 build the model with :func:`joint_friction_of`:
 
-    f = (Fc0 + Fc1·τ_j²)·H(θ) + sgn(ω)·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³
-        + sgn(ω)·√|ω|·(Ft1·(T − t0) + Ft2·(T⁻³ − t0⁻³))
+    f = (Fc0 + Fc1·τ_j²)·H(θ) + s(ω)·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³
+        + sgn(ω)·√|ω|·(Ft1·(T − t0) + Ft2·(T⁻³ − t0⁻³)),       s(ω) = tanh(ω/excess_band) (sgn(ω) if 0)
 
-(:class:`dynid.friction.JointFriction`; Madsen 2020, ch.6 eqs. (3), (5), (11), (14)–(20)). Units: Fc0, Fs
-[N·m]; Vs [rad/s]; mu [-]; Fv1 [N·m·s/rad], Fv2 [N·m·s²/rad²], Fv3 [N·m·s³/rad³]; Fc1 [1/(N·m)]; Ft1
-[N·m·(s/rad)^½/°C], Ft2 [N·m·(s/rad)^½·°C³]; backlash [rad]; r_delta, r_k [-]. A parameter the data did
-not identify means "no such term" (:data:`ABSENT`: Fs = Fc0, zero viscous, load and temperature terms) or
-the thesis' E-GMS laws (M = 4, r_Δ = 4, r_k = 2, B = 1 mrad).
+(:class:`dynid.friction.JointFriction`; Madsen 2020, ch.6 eqs. (3), (5), (11), (14)–(20); the thesis'
+excess turns over with sgn(ω), a jump at every reversal, and excess_band is how fast the joint's does,
+found with the E-GMS from a reciprocating sweep). Units: Fc0, Fs [N·m]; Vs, excess_band [rad/s]; mu [-];
+Fv1 [N·m·s/rad], Fv2 [N·m·s²/rad²], Fv3 [N·m·s³/rad³]; Fc1 [1/(N·m)]; Ft1 [N·m·(s/rad)^½/°C], Ft2
+[N·m·(s/rad)^½·°C³]; backlash [rad]; r_delta, r_k [-]. A parameter the data did not identify means "no
+such term" (:data:`ABSENT`: Fs = Fc0, zero viscous, load and temperature terms, the excess turning over
+with sgn(ω)) or the thesis' E-GMS laws (M = 4, r_Δ = 4, r_k = 2, B = 1 mrad).
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from dynid.identify.result import RESULT_VERSION, IdentificationResult
 from dynid.model.robot import RobotModel
 
 #: The parameters of the joint friction model, in the order of the result file (units in the module docstring).
-PARAMETERS = ('Fc0', 'Fs', 'Vs', 'mu', 'Fv1', 'Fv2', 'Fv3', 'Fc1', 'Ft1', 'Ft2', 'backlash', 'r_delta', 'r_k')
+PARAMETERS = ('Fc0', 'Fs', 'Vs', 'mu', 'excess_band', 'Fv1', 'Fv2', 'Fv3', 'Fc1', 'Ft1', 'Ft2', 'backlash',
+              'r_delta', 'r_k')
 #: What a parameter the data did not identify means (module docstring); Fs defaults to Fc0.
 ABSENT = {'Fv1': 0.0, 'Fv2': 0.0, 'Fv3': 0.0, 'Fc1': 0.0, 'Ft1': 0.0, 'Ft2': 0.0, 'Vs': 0.01, 'mu': 1.0,
-          'backlash': 1e-3, 'r_delta': 4.0, 'r_k': 2.0}
-EQUATION = ('f = (Fc0 + Fc1·τ_j²)·H_EGMS(θ; backlash, r_delta, r_k) + sgn(ω)·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) '
-            '+ Fv1·ω + Fv2·|ω|·ω + Fv3·ω³ + sgn(ω)·√|ω|·(Ft1·(T − t0) + Ft2·(T⁻³ − t0⁻³))')
+          'excess_band': 0.0, 'backlash': 1e-3, 'r_delta': 4.0, 'r_k': 2.0}
+EQUATION = ('f = (Fc0 + Fc1·τ_j²)·H_EGMS(θ; backlash, r_delta, r_k) + tanh(ω/excess_band)·(Fs − Fc0)·'
+            'exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³ + sgn(ω)·√|ω|·(Ft1·(T − t0) + Ft2·(T⁻³ − t0⁻³))')
 
 
 def joint_friction_model(parameters: dict[str, dict[str, float]], joint_names: Sequence[str], t0_c: float = 20.0,
@@ -61,7 +64,7 @@ def joint_friction_model(parameters: dict[str, dict[str, float]], joint_names: S
         return np.array([row.get(symbol, ABSENT.get(symbol, 0.0)) for row in rows], dtype=float)
 
     stribeck = StribeckMap(Fc=column('Fc0'), Fs=column('Fs'), Fv1=column('Fv1'), Fv2=column('Fv2'),
-                           Fv3=column('Fv3'), Vs=column('Vs'), mu=column('mu'))
+                           Fv3=column('Fv3'), Vs=column('Vs'), mu=column('mu'), smoothing=column('excess_band'))
     temperature = ReferenceTemperatureFriction(column('Ft1'), column('Ft2'), t0=t0_c) \
         if any('Ft1' in row for row in rows) else None
     egms = EGMS(len(names), egms_elements, column('r_delta'), column('r_k'), column('backlash'))
@@ -79,15 +82,18 @@ def joint_friction_of(result: IdentificationResult, robot: RobotModel) -> tuple[
                                 int(model.get('egms_elements', 4)))
 
 
-def velocity_friction(model: JointFriction, band: float = 0.0, fallback_c: float = 20.0) -> Callable:
+def velocity_friction(model: JointFriction, band=None, fallback_c: float = 20.0) -> Callable:
     """F_V(ω, T) [N·m] of ``model`` (:meth:`JointFriction.remainder`) as a callable (ω, T) for arrays of ω's shape.
 
-    ``band`` [rad/s] > 0 smooths the Stribeck excess through ω = 0 (tanh(ω/band) for sgn(ω), the Stribeck
-    map's ``smoothing``); T [°C] is ``fallback_c`` where None or NaN (the feedforward's fallback, an estimator
-    without temperatures), broadcast to ω's shape.
+    ``band`` [rad/s] (a scalar or one per joint) > 0 smooths the Stribeck excess through ω = 0 (tanh(ω/band)
+    for its sign, the Stribeck map's ``smoothing``) instead of the model's own (its identified
+    excess_band, else sgn(ω)); None or 0 keeps the model's. T [°C] is ``fallback_c`` where None or NaN (the
+    feedforward's fallback, an estimator without temperatures), broadcast to ω's shape.
     """
-    if band > 0:
-        model = dataclasses.replace(model, stribeck=dataclasses.replace(model.stribeck, smoothing=float(band)))
+    if band is not None and np.any(np.asarray(band) > 0):
+        band = np.where(np.asarray(band, dtype=float) > 0, band, model.stribeck.smoothing)
+        model = dataclasses.replace(model, stribeck=dataclasses.replace(
+            model.stribeck, smoothing=float(band) if band.ndim == 0 else band))
 
     def remainder(velocity, temperature=None) -> np.ndarray:
         w = np.asarray(velocity, dtype=float)

@@ -17,8 +17,10 @@ fit                 data and method
                     moved ``SETTLE_BACKLASHES`` backlashes since a reversal: no pre-sliding), less the load
                     term sgn(ω)·Fc1·τ_j²: the Stribeck map, with the temperature term Ft1, Ft2 in the same
                     least squares when a ``warm_up`` run exists (:func:`dynid.friction.static_fit.
-                    fit_plateau_map`, :func:`fit_stribeck` with temperature columns); Coulomb and polynomial
-                    viscous terms where the plateaus do not determine the Stribeck excess
+                    fit_plateau_map`, :func:`fit_stribeck` with temperature columns) and a torque offset
+                    (the rigid-body model's error at the plateaus' poses: reported in the fit, not kept);
+                    Coulomb and polynomial viscous terms where the plateaus do not determine the Stribeck
+                    excess
 ``temperature``     the temperature term's own fit % on the plateaus less the map (:func:`fit_temperature`;
                     values and σ are those of the joint fit)
 ``direction``       the plateaus less the map's Stribeck, polynomial and temperature terms: Coulomb and viscous
@@ -30,7 +32,12 @@ fit                 data and method
 ``egms``            the longest ``reciprocating`` run: f − F_V against F(τ_j)·H(θ) (:func:`fit_egms`,
                     Nelder–Mead on backlash, r_Δ, r_k; the level F(τ_j) from the fits above, else a fitted
                     scale ``Fc``); the first samples, until θ has moved ten initial backlashes, only set the
-                    operators' state
+                    operators' state. Where the static map has a Stribeck excess, the excess stays in the
+                    data and is fitted beside F·H with its sign tanh(ω/ε), ε (``excess_band``) searched too:
+                    it turns over at the reversals, on the samples where the first elements slip, and
+                    removed beforehand with the thesis' sgn(ω) it biased the laws (twin shoulder at 0.05
+                    rad/s², excess turning over within ~1 mrad/s: backlash 0.56 instead of 0.8 mrad, r_Δ
+                    3.5, r_k 1.8; with ε 0.73 mrad, 3.96, 1.89, ε 0.89 mrad/s)
 ==================  ================================================================================
 
 ``static`` and ``load`` share unknowns (the plateaus of a loaded joint need Fc1, the sweep needs F_V), so
@@ -41,7 +48,7 @@ where none were identified) and its NRMSE fit to the measured friction is report
 Each joint's parameters take their values and σ from the fit that identifies them: Fc0 from ``static``
 (the no-load Coulomb level is the Stribeck map's Coulomb level), else ``load``, else the E-GMS scale; Fs, Vs,
 mu, Fv1–Fv3 from ``static``; Ft1, Ft2 from ``temperature`` (with the σ of the joint fit); Fc1 from ``load``;
-backlash, r_delta, r_k from ``egms``. σ of the
+backlash, r_delta, r_k, excess_band from ``egms``. σ of the
 E-GMS parameters (which :func:`fit_egms` leaves undefined) come here from the residual's numeric Jacobian
 at the optimum, σ̂²·(JᵀJ)⁻¹, as for the Stribeck map; they hold the noise only, not the error of modelling
 a position-dependent backlash by a constant. A fit that the data cannot support (too few plateaus, no
@@ -235,13 +242,22 @@ def _static_map(fit: JointFit) -> StribeckMap | None:
                        Fv3=p.get('Fv3', 0.0), Vs=p.get('Vs', ABSENT['Vs']), mu=p.get('mu', ABSENT['mu']))
 
 
-def _velocity_friction(fit: JointFit, t0: float, omega, temperature) -> np.ndarray | None:
-    """F_V(ω, T) of the fits so far, or None without a static map."""
+def _velocity_friction(fit: JointFit, t0: float, omega, temperature, excess: bool = True) -> np.ndarray | None:
+    """F_V(ω, T) of the fits so far (without the Stribeck excess when ``excess`` is False), or None without a
+    static map."""
     static = _static_map(fit)
     if static is None:
         return None
-    return static.excess(omega) + static.viscous(omega) + _temperature_torque(_temperature_term(fit, t0), omega,
-                                                                              temperature)
+    return (static.excess(omega) if excess else 0.0) + static.viscous(omega) + _temperature_torque(
+        _temperature_term(fit, t0), omega, temperature)
+
+
+def _excess_size(fit: JointFit, omega: np.ndarray) -> np.ndarray | None:
+    """(Fs − Fc0)·exp(−(|ω|/Vs)^mu) [N·m] of the static map, None without a map or without an excess."""
+    static = _static_map(fit)
+    if static is None or 'Fs' not in fit.parameters or static.Fs == static.Fc:
+        return None
+    return (static.Fs - static.Fc) * static.stribeck_decay(omega)
 
 
 # --------------------------------------------------------------------------------------- the fits
@@ -322,7 +338,7 @@ class _JointIdentification:
         if temperature is not None:
             # The temperature term's own fit %; its values are those of the joint fit (the least squares of
             # one block of linear parameters, the others held, has its optimum at the joint optimum).
-            shaped = y - _static_map(fit).evaluate(omega)
+            shaped = y - _static_map(fit).evaluate(omega) - result.parameters.get('offset', 0.0)
             if self._try('temperature', lambda: fit_temperature(omega, temperature, shaped, 'reference',
                                                                 settings.t0_c), used):
                 fit.fits['temperature'].result = _with_std(fit.fits['temperature'].result, result, ('Ft1', 'Ft2'))
@@ -356,7 +372,9 @@ class _JointIdentification:
         s, fit, settings = self.reciprocating, self.fit, self.settings
         if s is None:
             return
-        rest = _velocity_friction(fit, settings.t0_c, s.omega, s.temperature)
+        # Where the map has a Stribeck excess, it is fitted with the E-GMS (its sign band; fit_egms), not removed.
+        size = _excess_size(fit, s.omega)
+        rest = _velocity_friction(fit, settings.t0_c, s.omega, s.temperature, excess=size is None)
         y = s.friction - (0.0 if rest is None else rest)
         level = None
         if 'Fc0' in fit.parameters:
@@ -365,27 +383,32 @@ class _JointIdentification:
         warmup = int(np.argmax(travel > 10 * settings.egms_initial[0])) if np.any(
             travel > 10 * settings.egms_initial[0]) else 0
         elements = int(settings.egms_elements)
-        if not self._try('egms', lambda: fit_egms(s.theta, y, level, elements, settings.egms_initial, warmup),
-                         [s.recording]):
+
+        def egms_fit() -> FitResult:
+            return fit_egms(s.theta, y, level, elements, settings.egms_initial, warmup, size, s.omega)
+
+        if not self._try('egms', egms_fit, [s.recording]):
             return
         loaded = 'load' not in fit.fits and np.ptp(np.abs(s.load)) >= LOADED_SPAN_NM
         if loaded:
-            hysteresis = _hysteresis(s.theta, fit.fits['egms'].result, elements)[warmup:]
+            result = fit.fits['egms'].result
+            hysteresis = _hysteresis(s.theta, result, elements)[warmup:]
             shape = s.load[warmup:] ** 2 * hysteresis
-            if self._try('load', lambda: linear_fit([hysteresis, shape], y[warmup:], ('Fc0', 'Fc1')), [s.recording]):
+            coulomb = (y - _excess_torque(size, s.omega, result))[warmup:]
+            if self._try('load', lambda: linear_fit([hysteresis, shape], coulomb, ('Fc0', 'Fc1')), [s.recording]):
                 fit.fits['load'].notes = ['from the reciprocating run under load with its fitted E-GMS']
                 fit.take('load', {'Fc1': 'Fc1'} if 'static' in fit.fits else {'Fc0': 'Fc0', 'Fc1': 'Fc1'})
                 level = fit.parameters['Fc0'] + fit.parameters['Fc1'] * s.load**2
-                self._try('egms', lambda: fit_egms(s.theta, y, level, elements, settings.egms_initial, warmup),
-                          [s.recording])
+                self._try('egms', egms_fit, [s.recording])
         egms = fit.fits['egms']
-        egms.result = _with_egms_std(egms.result, s.theta, y, level, elements, warmup)
+        egms.result = _with_egms_std(egms.result, s.theta, y, level, elements, warmup, size, s.omega)
         if rest is None:
             egms.notes.append('no static map of this joint: its Stribeck and viscous friction stay in the data')
         if level is None:
             egms.notes.append('no Coulomb level from other fits: the E-GMS scale Fc was fitted')
             fit.take('egms', {'Fc0': 'Fc'})
-        fit.take('egms', {'backlash': 'backlash', 'r_delta': 'r_delta', 'r_k': 'r_k'})
+        fit.take('egms', {name: name for name in ('backlash', 'r_delta', 'r_k', 'excess_band')
+                          if name in egms.result.parameters})
 
     def _model_fit(self) -> None:
         fit, settings = self.fit, self.settings
@@ -411,15 +434,23 @@ def _hysteresis(theta: np.ndarray, result: FitResult, elements: int) -> np.ndarr
     return EGMS(1, elements, p['r_delta'], p['r_k'], p['backlash']).run(theta[:, None])[:, 0]
 
 
-def _with_egms_std(result: FitResult, theta, y, level, elements: int, warmup: int) -> FitResult:
-    """The E-GMS fit with σ of (backlash, r_delta, r_k[, Fc]) from the residual's numeric Jacobian."""
-    names = ['backlash', 'r_delta', 'r_k'] + (['Fc'] if level is None else [])
+def _excess_torque(size: np.ndarray | None, omega: np.ndarray, result: FitResult) -> np.ndarray | float:
+    """The Stribeck excess size·tanh(ω/ε) [N·m] with the band ε the E-GMS fit found (0 without an excess)."""
+    return 0.0 if size is None else size * np.tanh(omega / result.parameters['excess_band'])
+
+
+def _with_egms_std(result: FitResult, theta, y, level, elements: int, warmup: int, size=None,
+                   omega=None) -> FitResult:
+    """The E-GMS fit with σ of (backlash, r_delta, r_k[, excess_band][, Fc]) from the residual's numeric Jacobian."""
+    names = ['backlash', 'r_delta', 'r_k'] + ([] if size is None else ['excess_band']) + (
+        ['Fc'] if level is None else [])
     target = y[warmup:]
 
     def residual(p: np.ndarray) -> np.ndarray:
         h = EGMS(1, elements, p[1], p[2], max(p[0], 1e-12)).run(theta[:, None])[warmup:, 0]
-        scale = p[3] if level is None else level[warmup:]
-        return target - scale * h
+        scale = p[-1] if level is None else level[warmup:]
+        known = 0.0 if size is None else (size * np.tanh(omega / max(p[3], 1e-12)))[warmup:]
+        return target - scale * h - known
 
     values = np.array([result.parameters[name] for name in names])
     jacobian = _numeric_jacobian(residual, values)

@@ -70,8 +70,9 @@ class StribeckMap(LinearFrictionTerm):
 
     Linear in (Fc, Fs, Fv1, Fv2, Fv3) for fixed Stribeck velocity Vs [rad/s] and shape mu [-].
     Fc: Coulomb level [N·m]; Fs: static (breakaway) level [N·m]; Fv1 [N·m·s/rad], Fv2 [N·m·s²/rad²],
-    Fv3 [N·m·s³/rad³]. ``smoothing`` [rad/s] > 0 replaces sgn(ω) by tanh(ω/smoothing) (an option
-    for simulation; 0 keeps the published discontinuous map).
+    Fv3 [N·m·s³/rad³]. ``smoothing`` [rad/s] > 0 replaces sgn(ω) by tanh(ω/smoothing) (for simulation,
+    or the band identified with the E-GMS, :func:`dynid.friction.fit.fit_egms`; 0 keeps the published
+    discontinuous map); a scalar or one value per joint.
     """
 
     Fc: float | np.ndarray = 0.0
@@ -81,20 +82,25 @@ class StribeckMap(LinearFrictionTerm):
     Fv3: float | np.ndarray = 0.0
     Vs: float | np.ndarray = 0.01
     mu: float | np.ndarray = 1.0
-    smoothing: float = 0.0
+    smoothing: float | np.ndarray = 0.0
     symbols = ('Fc', 'Fs', 'Fv1', 'Fv2', 'Fv3')
 
     def __post_init__(self) -> None:
         self._coerce_parameters('Vs', 'mu')
         if np.any(self.Vs <= 0) or np.any(self.mu <= 0):
             raise InputError(f'Stribeck velocity Vs and shape mu must be > 0, got Vs={self.Vs}, mu={self.mu}')
-        if self.smoothing < 0:
+        if np.ndim(self.smoothing):
+            object.__setattr__(self, 'smoothing', np.asarray(self.smoothing, dtype=float))
+        if not np.all(np.isfinite(self.smoothing)) or np.any(np.asarray(self.smoothing) < 0):
             raise InputError(f'smoothing must be >= 0 rad/s, got {self.smoothing}')
 
     def direction(self, velocity: np.ndarray) -> np.ndarray:
-        """sgn(ω), or tanh(ω/smoothing) when smoothing > 0."""
+        """sgn(ω), or tanh(ω/smoothing) where smoothing > 0."""
         w = np.asarray(velocity, dtype=float)
-        return np.tanh(w / self.smoothing) if self.smoothing > 0 else sgn(w)
+        if np.ndim(self.smoothing) == 0:
+            return np.tanh(w / self.smoothing) if self.smoothing > 0 else sgn(w)
+        smooth = self.smoothing > 0
+        return np.where(smooth, np.tanh(w / np.where(smooth, self.smoothing, 1.0)), sgn(w))
 
     def stribeck_decay(self, velocity: np.ndarray) -> np.ndarray:
         """exp(−(|ω|/Vs)^mu) [-], 1 at rest and → 0 in sliding."""

@@ -23,8 +23,8 @@ experiments (:mod:`dynid.friction.identify`)::
            temperature_c: [MIN, MAX]}
       joints:
         NAME:                                      # only the joints the recordings moved
-          parameters: {Fc0: .., Fs: .., Vs: .., mu: .., Fv1: .., Fv2: .., Fv3: .., Fc1: .., Ft1: .., Ft2: ..,
-                       backlash: .., r_delta: .., r_k: ..}    # those identified, units of the model
+          parameters: {Fc0: .., Fs: .., Vs: .., mu: .., excess_band: .., Fv1: .., Fv2: .., Fv3: .., Fc1: ..,
+                       Ft1: .., Ft2: .., backlash: .., r_delta: .., r_k: ..}    # those identified, units of the model
           std: {...}                               # σ of each (null where undefined)
           relative_std_percent: {...}
           sources: {Fc0: static, Fc1: load, ...}   # the fit each value comes from
