@@ -223,6 +223,8 @@ def _result_file(path, robot, **changes):
     ('joints_order', 'must name the robot'),
     ('term_options', 'YAML mapping'),
     ('mode', 'mode must be one of'),
+    ('correction_without_term', 'reference_correction needs the flexible_joint term'),
+    ('correction_streaming', 'reference_correction needs mode trajectory'),
 ])
 def test_configure_refuses_with_a_reason(tmp_path, domain, ur5e, panda, case, reason):
     """The configure transition fails (the node stays unconfigured) and says why, in the log and on
@@ -237,6 +239,10 @@ def test_configure_refuses_with_a_reason(tmp_path, domain, ur5e, panda, case, re
         'joints_order': lambda: {'joints': ['shoulder_pan_joint']},
         'term_options': lambda: {'term_options': '[1, 2]'},
         'mode': lambda: {'mode': 'torque'},
+        'correction_without_term': lambda: {'terms': ['rigid_body'], 'reference_correction': True},
+        'correction_streaming': lambda: {'mode': 'streaming', 'terms': ['rigid_body', 'flexible_joint'],
+                                         'term_options': 'flexible_joint: {stiffness: 20000.0}',
+                                         'reference_correction': True},
     }[case]()
     suite = OneProcess(domain, overrides)
     try:
@@ -347,6 +353,52 @@ def test_trajectory_mode_republishes_with_efforts(domain, ur5e):
     q, dq, ddq = reference.evaluate(times[given][:-1])
     expected = Feedforward(ur5e, None, ['rigid_body', 'rotor_inertia']).evaluate(q, dq, ddq)
     np.testing.assert_allclose(effort[given][:-1], expected, atol=1e-6)
+
+
+def test_trajectory_mode_shifts_the_positions_by_the_deflection_with_reference_correction(domain, ur5e):
+    """reference_correction: every point of the republished reference (message order), given and added, sits
+    at q_d + τ_J,d/K (the static deflection of the linear spring under the model torque at q_d, computed
+    here independently by RNEA); velocities and accelerations carry the Feedforward's φ̇_d and φ̈_d; the
+    efforts are those of the uncorrected motion."""
+    stiffness = 2e4
+    terms = ['rigid_body', 'flexible_joint']
+    options = f'flexible_joint: {{stiffness: {stiffness}}}'
+    suite = OneProcess(domain, {'terms': terms, 'term_options': options, 'rate': 250.0, 'effort_tolerance': 0.2,
+                                'reference_correction': True})
+    reference = _round_trip(ur5e, POSE, 1.5, hold_s=0.2, dt=0.1)
+    order = list(ur5e.joint_names)[::-1]
+    message = _message(reference, order=order)
+    try:
+        assert suite.node.trigger_configure() == SUCCESS
+        assert suite.node.trigger_activate() == SUCCESS
+        suite.send(message)
+        assert suite.spin_until(lambda: suite.trajectories, 10.0)
+    finally:
+        suite.close()
+    out = suite.trajectories[0]
+    index = [order.index(name) for name in ur5e.joint_names]
+    times = np.array([p.time_from_start.sec + 1e-9 * p.time_from_start.nanosec for p in out.points])
+    inner = times < reference.duration_s - 1e-9  # the last point: the grid's arriving values
+    q, dq, ddq = reference.evaluate(times[inner])
+    positions = np.array([p.positions for p in out.points])[:, index]
+    shift = positions[inner] - q
+    expected = ur5e.inverse_dynamics(q, dq, ddq) / stiffness
+    assert np.abs(expected).max() > 1e-3  # the shoulder deflects by milliradians
+    np.testing.assert_allclose(shift, expected, rtol=0, atol=1e-6)
+    feedforward = Feedforward(ur5e, None, terms, {'flexible_joint': {'stiffness': stiffness}}, rate_hz=250.0)
+    velocities = np.array([p.velocities for p in out.points])[:, index][inner] - dq
+    accelerations = np.array([p.accelerations for p in out.points])[:, index][inner] - ddq
+    assert np.abs(velocities).max() > 1e-4
+    # at the points on the 250 Hz grid: the grid's φ̇_d, φ̈_d
+    on_grid = np.abs(times[inner] * 250.0 - np.round(times[inner] * 250.0)) < 1e-6
+    grid = reference.evaluate(np.arange(int(round(reference.duration_s * 250.0)) + 1) / 250.0)
+    _, grid_dphi, grid_ddphi = feedforward.reference_correction(*grid)
+    rows = np.round(times[inner][on_grid] * 250.0).astype(int)
+    np.testing.assert_allclose(velocities[on_grid], grid_dphi[rows], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(accelerations[on_grid], grid_ddphi[rows], rtol=0, atol=1e-7)
+    # efforts of the grid motion q_d (not q_d + φ_d)
+    effort = np.array([p.effort for p in out.points])[:, index][inner][on_grid]
+    np.testing.assert_allclose(effort, feedforward.evaluate(*grid)[rows], rtol=0, atol=1e-6)
 
 
 # --------------------------------------------------------------------------------------- over DDS

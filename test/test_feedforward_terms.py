@@ -514,6 +514,61 @@ def test_flexible_joint_drops_the_correction_where_the_trajectory_is_not_smooth(
     assert np.abs(loose.evaluate(q, dq, ddq, CONTEXT)[100]).max() > 50 * np.abs(f).max()
 
 
+@pytest.mark.parametrize('stiffness', [3e4, [[2.5e4, 4e9]] * 6], ids=['linear', 'cubic'])
+def test_reference_correction_is_the_deflection_the_spring_needs_for_the_joint_torque(ur5e, stiffness):
+    """θ_d − q_d = φ_d with τ_E(φ_d) = τ_J,d (the spring evaluated forward, not inverted again), τ_J,d the
+    Feedforward's rigid-body torque (gravity included even where the backend compensates it); φ̇_d and φ̈_d
+    against fine central differences of φ_d(t) from the closed-form motion (1 % of their range); 0 at the
+    ends. The effort is unchanged by it."""
+    t = np.arange(1500) / RATE
+    q, dq, ddq, _ = motion(ur5e, t, amplitude=0.4, frequency=1.5)
+    spring = OddPolynomialStiffness(np.full((6, 1), stiffness) if np.ndim(stiffness) == 0 else np.array(stiffness))
+    options = {'flexible_joint': {'stiffness': stiffness}}
+    feedforward = Feedforward(ur5e, None, ['rigid_body', 'flexible_joint'], options, compensate_gravity=False)
+    phi, dphi, ddphi = feedforward.reference_correction(q, dq, ddq)
+    torque = ur5e.inverse_dynamics(q, dq, ddq)
+    np.testing.assert_allclose(spring.torque(phi), torque, rtol=1e-9, atol=1e-9)
+    assert np.abs(phi).max() > 1e-4  # a deflection worth correcting (rad)
+
+    def deflection(times):
+        a, b, c, _ = motion(ur5e, times, amplitude=0.4, frequency=1.5)
+        return spring.deflection(ur5e.inverse_dynamics(a, b, c))
+
+    h = 2e-4
+    inner = t[1:-1]
+    slope = (deflection(inner + h) - deflection(inner - h)) / (2 * h)
+    curvature = _fine_second_derivative(deflection, inner)
+    assert np.abs(dphi[1:-1] - slope).max() < 0.01 * np.ptp(slope)
+    assert np.abs(ddphi[1:-1] - curvature).max() < 0.01 * np.ptp(curvature)
+    assert np.all(dphi[[0, -1]] == 0) and np.all(ddphi[[0, -1]] == 0)
+    before = feedforward.evaluate(q, dq, ddq)
+    np.testing.assert_array_equal(feedforward.evaluate(q, dq, ddq), before)
+
+
+def test_reference_correction_is_refused_without_the_flexible_joint_term_or_with_bad_input(ur5e):
+    q, dq, ddq = trajectory(ur5e, 0.1)
+    with pytest.raises(InputError, match='needs the flexible_joint term'):
+        Feedforward(ur5e, None, ['rigid_body']).reference_correction(q, dq, ddq)
+    feedforward = Feedforward(ur5e, None, ['rigid_body', 'flexible_joint'], {'flexible_joint': {'stiffness': 3e4}})
+    q = q.copy()
+    q[5, 2] = np.nan
+    with pytest.raises(InputError, match='non-finite'):
+        feedforward.reference_correction(q, dq, ddq)
+
+
+def test_reference_correction_derivatives_vanish_where_the_trajectory_is_not_smooth(ur5e):
+    """At an acceleration step φ_d steps (the static deflection does) but φ̇_d and φ̈_d are 0 on the
+    samples whose central stencil spans it."""
+    q, dq, ddq = trajectory(ur5e, 0.2)
+    ddq = ddq.copy()
+    ddq[100:] += 0.5
+    feedforward = Feedforward(ur5e, None, ['flexible_joint'], {'flexible_joint': {'stiffness': 3e4}})
+    phi, dphi, ddphi = feedforward.reference_correction(q, dq, ddq)
+    assert np.all(dphi[99:101] == 0) and np.all(ddphi[99:101] == 0)
+    assert np.any(dphi[98] != 0) and np.any(ddphi[101] != 0)
+    np.testing.assert_allclose(phi, ur5e.inverse_dynamics(q, dq, ddq) / 3e4, rtol=1e-12)
+
+
 # ------------------------------------------------------------------------------------------------ plugins
 def test_built_in_terms_are_registered_in_the_entry_point_group(ur5e):
     terms = available_terms()

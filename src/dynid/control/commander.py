@@ -5,7 +5,11 @@ state around it that decides each command, free of ROS (the node converts messag
 
 - ``trajectory`` mode: :meth:`~FeedforwardCommander.fill` gives a reference trajectory its efforts
   and added points (:func:`dynid.control.trajectory_effort.fill_effort`), with the measured
-  temperature when it is fresh; an empty trajectory (a cancel) passes unchanged.
+  temperature when it is fresh; an empty trajectory (a cancel) passes unchanged. With
+  ``reference_correction`` the points' positions (velocities, accelerations) also get the flexible-joint
+  motor-side correction φ_d (φ̇_d, φ̈_d) (:meth:`dynid.control.Feedforward.reference_correction`), for
+  controllers that regulate the motor position; refused at construction without the flexible_joint term
+  and in the streamed modes (their command is an effort: a position correction has no channel there).
 - ``streaming`` mode: :meth:`~FeedforwardCommander.follow` makes a reference the active one with
   joint_trajectory_controller semantics (:class:`dynid.sim.reference.ReferenceGenerator`: started at
   its start time, or on reception; replaced by the next; the last point held after the end; a cancel
@@ -64,6 +68,7 @@ class FeedforwardCommander:
         effort_tolerance: the trajectory mode's largest miss of the linear effort [N·m, or A].
         counters: a mapping the commander adds its :data:`COUNTERS` to (created when None).
         clock: monotonic time [s] of the staleness watch (``time.monotonic``; tests give their own).
+        reference_correction: trajectory mode: add the motor-side reference correction (module docstring).
 
     Attributes:
         robot, feedforward, order, source: those of ``configured``.
@@ -77,10 +82,18 @@ class FeedforwardCommander:
     def __init__(self, configured: Configured, mode: str = 'trajectory', acceleration: str = 'zero', *,
                  timeout_s: float = 0.1, rate_hz: float = 200.0, effort_tolerance: float = 0.5,
                  counters: MutableMapping[str, int] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, reference_correction: bool = False) -> None:
         self.mode = checked_choice('mode', mode, MODES)
         acceleration = checked_choice('acceleration', acceleration, ACCELERATIONS)
         self.robot, self.feedforward, self.order = configured.robot, configured.feedforward, configured.order
+        self.reference_correction = bool(reference_correction)
+        if self.reference_correction:
+            if self.mode != 'trajectory':
+                raise InputError(f'reference_correction needs mode trajectory: the {self.mode} mode commands an '
+                                 f'effort, which cannot carry a position correction')
+            if 'flexible_joint' not in self.feedforward.terms:
+                raise InputError('reference_correction needs the flexible_joint term with its stiffness (terms and '
+                                 'term_options flexible_joint: {stiffness: ...}): the correction is its φ_d')
         self.source = configured.source
         self.n = self.robot.n
         self.acceleration = MeasuredAcceleration(self.n) if acceleration == 'estimated' else None
@@ -160,7 +173,7 @@ class FeedforwardCommander:
         filled = None
         if trajectory is not None:
             filled = fill_effort(self.feedforward, trajectory, self.rate_hz, self.effort_tolerance,
-                                 self.context(False, fresh))
+                                 self.context(False, fresh), correction=self.reference_correction)
             self.counters['points_added'] += filled.added
             self.recent = trajectory
         self.counters['published'] += 1

@@ -162,6 +162,34 @@ class Feedforward:
             out = limit_rate(out, np.zeros(self.n), self._max_step, ~good)
         return out if self._scale is None else out * self._scale
 
+    def reference_correction(self, q, dq, ddq, context: FeedforwardContext | None = None):
+        """(φ_d, φ̇_d, φ̈_d), each (N, n) [rad, rad/s, rad/s²]: the motor-side reference correction
+        θ_d = q_d + φ_d of the flexible-joint feedforward (Madsen 2020, thesis ch.2 eq. (2.69)), for N
+        consecutive samples of the desired motion at ``rate_hz``, from the configured ``flexible_joint``
+        term's stiffness and this Feedforward's τ_J,d (gravity included whatever ``compensate_gravity``
+        says: the joint deflects under the whole load). Only for a controller that regulates the motor
+        position (:mod:`dynid.control.flexible_joint`). InputError without the flexible_joint term or
+        with non-finite input (a position reference is never silently zeroed)."""
+        term = self.terms.get('flexible_joint')
+        if term is None or not callable(getattr(term, 'reference_correction', None)):
+            raise InputError('the motor-side reference correction needs the flexible_joint term (with its '
+                             'stiffness) among the terms')
+        q, dq, ddq = (np.asarray(x, dtype=float) for x in (q, dq, ddq))
+        shape = q.shape
+        if q.ndim != 2 or shape[1] != self.n or dq.shape != shape or ddq.shape != shape:
+            raise InputError(f'q, dq, ddq must all have shape (N, {self.n}), got {q.shape}, {dq.shape}, {ddq.shape}')
+        context = (context or FeedforwardContext()).checked(shape[0], self.n).copy()
+        finite = np.all(np.isfinite(q) & np.isfinite(dq) & np.isfinite(ddq), axis=1) & context.finite_rows(shape[0])
+        if not finite.all():
+            raise InputError(f'reference correction: {int((~finite).sum())} samples with non-finite input')
+        if context.desired_joint_torque is None:
+            model = self._provider or self._joint_torque_model or RigidBodyTerm.from_result(self.robot, self.result)
+            context.desired_joint_torque = model.evaluate(q, dq, ddq, context)
+        correction = term.reference_correction(q, dq, ddq, context)
+        if not all(np.all(np.isfinite(x)) for x in correction):
+            raise InputError('reference correction: not finite (the stiffness cannot carry this load)')
+        return correction
+
     # ----------------------------------------------------------------------------------- streaming
     def step(self, q, dq, ddq, context: FeedforwardContext | None = None) -> np.ndarray:
         """Effort (n,) [N·m, or A] for one sample (n,); advances the terms' memory and the rate limiter."""

@@ -26,6 +26,18 @@ the same stencil, |q̈_k − 2q̈_{k−1} + q̈_{k−2}|/T², stays within ``max
 not); elsewhere the correction is 0. Bang-coast-bang and trapezoidal profiles therefore get no correction
 at their switching instants (which is where eq. (2.69) is not defined).
 
+**The motor-side reference (position channel).** The same eq. (2.69) sets the rotor reference
+θ_d = q_d + φ_d: the static part of the deflection cannot travel through the effort channel (a torque
+that would bend the joint by φ_d is held by the position loop as an error), so a controller that
+closes its loop on the motor position θ needs φ_d added to its position reference, and a controller
+that closes on the link position q must not get it. :meth:`FlexibleJointTerm.reference_correction`
+gives (φ_d, φ̇_d, φ̈_d) for a whole sampled trajectory (the trajectory mode's grid): φ_d = τ_E⁻¹(τ_J,d)
+at every sample; φ̇_d and φ̈_d are the central first and second differences of φ_d at the sample
+period (the trajectory is known ahead, so no lag), 0 where the trajectory is not smooth enough by the
+rule below (evaluated on the central stencil q̈_{k+1} − 2q̈_k + q̈_{k−1}) and at the two ends. φ_d itself
+is given everywhere: at an acceleration step it steps by M·Δq̈/τ_E' (microradians on the UR5e), which
+is what the static deflection does there.
+
 B is the rotor inertia of the drive data, or the identified Ia_j where the result holds it as a base
 parameter (option ``rotor_inertia`` overrides); the stiffness has no default (option ``stiffness``:
 e.g. the online estimate α̂ of :class:`dynid.estimate.StiffnessEstimator`).
@@ -119,6 +131,19 @@ class FlexibleJointTerm(JointTorqueInput, FeedforwardTerm):
         if self._linear:
             return torque / self.stiffness.alpha[:, 0]
         return self.stiffness.deflection(torque)
+
+    def reference_correction(self, q, dq, ddq, context: FeedforwardContext):
+        """(φ_d, φ̇_d, φ̈_d), each (N, n) [rad, rad/s, rad/s²], of N consecutive samples at ``rate_hz``:
+        the motor-side reference correction θ_d − q_d of eq. (2.69) (module docstring). Pure (no memory)."""
+        phi = self.deflection(self.joint_torque(q, dq, ddq, context))
+        rate = self.rate_hz
+        velocity, acceleration = np.zeros(phi.shape), np.zeros(phi.shape)
+        if phi.shape[0] >= 3:
+            snap = (ddq[2:] - 2.0 * ddq[1:-1] + ddq[:-2]) * rate**2
+            smooth = np.all(np.abs(snap) <= self.max_snap, axis=1)[:, None]
+            velocity[1:-1] = np.where(smooth, 0.5 * (phi[2:] - phi[:-2]) * rate, 0.0)
+            acceleration[1:-1] = np.where(smooth, (phi[2:] - 2.0 * phi[1:-1] + phi[:-2]) * rate**2, 0.0)
+        return phi, velocity, acceleration
 
     def reset(self) -> None:
         """Forget the last two samples (the next two steps give 0)."""

@@ -28,6 +28,13 @@ evaluates it densely and keeps points where the straight line between them would
    own derivatives there, is the same polynomial, so the controller's motion does not change.
 
 Nothing is computed before t_0 (the controller moves from its current state to the first point).
+
+**Motor-side reference (option).** With ``correction`` the positions of every point (given and added)
+get the flexible-joint reference correction φ_d (:meth:`Feedforward.reference_correction`, thesis ch.2
+eq. (2.69)), and their velocities and accelerations, where the trajectory has them, φ̇_d and φ̈_d: all
+computed on the grid of rule 1 and interpolated linearly to the points' times (exact on the grid). The
+efforts stay those of the uncorrected motion q_d (the link follows q_d; only the rotor reference moves).
+Right only for a controller that closes its loop on the motor position.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ class TrajectoryEffort:
         given: (M,) True for the message's own points, False for added ones.
         max_error: largest miss of the linear effort against the grid effort [effort unit].
         grid_samples: grid size (samples evaluated).
+        corrected: whether positions (velocities, accelerations) carry the motor-side correction.
     """
 
     time_s: np.ndarray
@@ -66,6 +74,7 @@ class TrajectoryEffort:
     given: np.ndarray
     max_error: float
     grid_samples: int
+    corrected: bool = False
 
     @property
     def added(self) -> int:
@@ -105,7 +114,7 @@ def grid_motion(trajectory: PointTrajectory, joint_names, rate_hz: float, max_sa
 
 
 def fill_effort(feedforward, trajectory: PointTrajectory, rate_hz: float, tolerance: float,
-                context: FeedforwardContext | None = None) -> TrajectoryEffort:
+                context: FeedforwardContext | None = None, correction: bool = False) -> TrajectoryEffort:
     """Efforts for every point of ``trajectory`` and the points added for them (module docstring).
 
     Args:
@@ -113,6 +122,7 @@ def fill_effort(feedforward, trajectory: PointTrajectory, rate_hz: float, tolera
         trajectory: the reference, joints in any order (the result keeps that order).
         rate_hz: grid rate [Hz] > 0. tolerance: largest miss of the linear effort [effort unit] > 0.
         context: signals beside the motion, held over the trajectory (temperature, α̂, payload).
+        correction: add the motor-side reference correction to the points (module docstring).
     """
     if not (np.isfinite(rate_hz) and rate_hz > 0 and np.isfinite(tolerance) and tolerance > 0):
         raise InputError(f'rate_hz and tolerance must be > 0, got {rate_hz!r}, {tolerance!r}')
@@ -152,11 +162,19 @@ def fill_effort(feedforward, trajectory: PointTrajectory, rate_hz: float, tolera
             return None
         return points if inserted is None else np.vstack([points, inserted])[order]
 
+    motion = [stacked(trajectory.positions, q_add), stacked(trajectory.velocities, dq_add),
+              stacked(trajectory.accelerations, ddq_add)]
+    if correction:
+        shifts = feedforward.reference_correction(q[:, to_model], dq[:, to_model], ddq[:, to_model], context)
+        for k, shift in enumerate(shifts):
+            if motion[k] is not None:
+                grid = shift[:, to_trajectory]
+                motion[k] = motion[k] + np.column_stack([np.interp(out_t[order], times, grid[:, j])
+                                                         for j in range(grid.shape[1])])
     return TrajectoryEffort(
-        time_s=out_t[order], positions=stacked(trajectory.positions, q_add),
-        velocities=stacked(trajectory.velocities, dq_add), accelerations=stacked(trajectory.accelerations, ddq_add),
+        time_s=out_t[order], positions=motion[0], velocities=motion[1], accelerations=motion[2],
         effort=np.vstack([knot_effort, line_e[keep & ~is_knot]])[order], given=given, max_error=max_error,
-        grid_samples=int(times.size))
+        grid_samples=int(times.size), corrected=bool(correction))
 
 
 def _douglas_peucker(t: np.ndarray, effort: np.ndarray, fixed: np.ndarray, tolerance: float):

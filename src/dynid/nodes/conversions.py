@@ -46,14 +46,24 @@ def trajectory_from_message(message: JointTrajectory, joint_names) -> tuple[Poin
 
 def trajectory_with_effort(message: JointTrajectory, filled) -> JointTrajectory:
     """``message`` with the effort of every point and the added points of ``filled``
-    (:class:`dynid.control.trajectory_effort.TrajectoryEffort`); the header and given points kept."""
+    (:class:`dynid.control.trajectory_effort.TrajectoryEffort`); the header and given points kept (their
+    positions, velocities and accelerations replaced by the corrected ones when ``filled.corrected``)."""
     given = iter(message.points)
     points = []
     for k, t in enumerate(filled.time_s):
-        point = next(given) if filled.given[k] else JointTrajectoryPoint(
-            positions=filled.positions[k].tolist(), time_from_start=duration(t),
-            velocities=[] if filled.velocities is None else filled.velocities[k].tolist(),
-            accelerations=[] if filled.accelerations is None else filled.accelerations[k].tolist())
+        if filled.given[k]:
+            point = next(given)
+            if filled.corrected:
+                point.positions = filled.positions[k].tolist()
+                if filled.velocities is not None and len(point.velocities):
+                    point.velocities = filled.velocities[k].tolist()
+                if filled.accelerations is not None and len(point.accelerations):
+                    point.accelerations = filled.accelerations[k].tolist()
+        else:
+            point = JointTrajectoryPoint(
+                positions=filled.positions[k].tolist(), time_from_start=duration(t),
+                velocities=[] if filled.velocities is None else filled.velocities[k].tolist(),
+                accelerations=[] if filled.accelerations is None else filled.accelerations[k].tolist())
         point.effort = filled.effort[k].tolist()
         points.append(point)
     return JointTrajectory(header=message.header, joint_names=message.joint_names, points=points)

@@ -12,6 +12,10 @@ Modes (``mode``):
   effort bends more than ``effort_tolerance`` between them (:mod:`dynid.control.trajectory_effort`:
   the rule, and why the controller's motion does not change), for a joint_trajectory_controller with
   an effort command interface. The header (start time) is kept; an empty trajectory (cancel) passes.
+  With ``reference_correction`` the positions (velocities, accelerations) also carry the flexible-joint
+  deflection φ_d (thesis ch.2 eq. (2.69)): the motor-side reference θ_d = q_d + φ_d, for a controller
+  that regulates the motor position (docs/backends); refused in the other modes (an effort stream has
+  no position channel) and without the flexible_joint term.
 - ``streaming``: every 1/``rate`` s, the feedforward of the active reference (``~/reference`` with
   joint_trajectory_controller semantics: started at its header stamp, or on reception when zero;
   replaced by the next; the last point held at rest after the end) on
@@ -99,6 +103,9 @@ class FeedforwardNode(LifecycleNode):
                                     1.0, 2000.0))
         d('effort_tolerance', 0.5, descriptor('trajectory mode: largest miss of the linearly interpolated '
                                               'effort [N·m, or A]', False, 1e-6, 1e4))
+        d('reference_correction', False, descriptor('trajectory mode: add the flexible-joint deflection φ_d to the '
+                                                    'positions (motor-side reference; needs the flexible_joint '
+                                                    'term; only for controllers that regulate the motor position)'))
         d('timeout', 0.1, descriptor('joint_states silent this long [s]: stale, zeros', False, 0.005, 10.0))
         d('acceleration', 'zero', descriptor('measured mode: q̈', choices=ACCELERATIONS))
         d('adaptive_topic', 'estimator_node/friction', descriptor('the estimator\'s friction table (α̂ of '
@@ -146,7 +153,8 @@ class FeedforwardNode(LifecycleNode):
             tuple(value('joints', [])))
         return FeedforwardCommander.from_settings(settings, value('mode'), value('acceleration'),
                                                   timeout_s=value('timeout'), rate_hz=value('rate'),
-                                                  effort_tolerance=value('effort_tolerance'), counters=self.counters)
+                                                  effort_tolerance=value('effort_tolerance'), counters=self.counters,
+                                                  reference_correction=value('reference_correction'))
 
     # ----------------------------------------------------------------------------- lifecycle
     def on_configure(self, state) -> TransitionCallbackReturn:
