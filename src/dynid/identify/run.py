@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.choices import METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
@@ -36,7 +37,6 @@ from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
-METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
 # Hamon 2010 eq. (30): the columns of am1_j and ag1_j are P⁺·τ_out,j and P⁻·τ_out,j (P⁺ + P⁻ = 1), and τ_out
 # is the model's own torque W_rigid·χ₀: adding ε·χ₀ to the rigid-body parameters and −ε to every am1_j and
 # ag1_j leaves every torque unchanged. Structural, so no trajectory helps; only a known payload's torque in
