@@ -29,7 +29,15 @@ from __future__ import annotations
 
 import numpy as np
 
-BLOCK_SAMPLES = 64  # block length L, rounded up to a multiple of the row step: fewer Python steps vs. larger T
+# Block length L: each block costs two Python steps of the state recursion (~4 µs each) and, per column,
+# about L/step + 8 multiply-adds per sample in the products (~4e9 per s); the sum is least near
+# L = √(2·4e-6·4e9·step/columns). Clipped to 32..1024 and rounded to a multiple of the row step.
+_STEP_COST = 2 * 4e-6 * 4e9
+
+
+def _block_length(step: int, columns: int) -> int:
+    best = min(1024.0, max(32.0, np.sqrt(_STEP_COST * step / max(columns, 1))))
+    return step * max(1, int(round(best / step)))
 
 
 def butterworth_sos(order: int, cutoff_hz: float, rate_hz: float) -> np.ndarray:
@@ -117,6 +125,7 @@ class ZeroPhaseLowPass:
         self.a, self.b, self.c, self.d = _state_space(self.sos)
         self.zi = _steady_state(self.sos)
         self._blocks: dict[int, tuple] = {}
+        self._kept: dict[tuple[int, int, int], tuple] = {}
 
     def _matrices(self, length: int) -> tuple:
         """T, O, R and A^L of blocks of ``length`` samples (module docstring), and A^t for every t ≤ L."""
@@ -133,6 +142,23 @@ class ZeroPhaseLowPass:
             reach = np.column_stack([powers[length - 1 - j] @ b for j in range(length)])
             self._blocks[length] = toeplitz, observe, reach, powers
         return self._blocks[length]
+
+    def _kept_rows(self, length: int, step: int, offset: int) -> tuple:
+        """For blocks of ``length`` samples whose kept rows are ``offset``, offset + step, …: those rows, and
+        the matrices that take a block's samples x_b and its forward start state s to what the forward and
+        backward passes need of them (:meth:`_rows`)."""
+        key = (length, step, offset)
+        if key not in self._kept:
+            toeplitz, observe, reach, _ = self._matrices(length)
+            # The backward pass in forward-order coordinates (J: reversal) is J·T·J, J·O, R·J; it enters a
+            # block with that block's forward output T·x_b + O·s, so it needs (R·J·T)·x_b + (R·J·O)·s and, of
+            # the kept rows, (J·T·J)[kept]·(T·x_b + O·s).
+            toeplitz_back, observe_back, reach_back = toeplitz[::-1, ::-1], observe[::-1], reach[:, ::-1]
+            picked = np.arange(offset, length, step)
+            on_blocks = np.vstack([reach, reach_back @ toeplitz, toeplitz_back[picked] @ toeplitz])
+            on_starts = np.vstack([reach_back @ observe, toeplitz_back[picked] @ observe])
+            self._kept[key] = picked, on_blocks, on_starts, observe_back[picked]
+        return self._kept[key]
 
     def __call__(self, x: np.ndarray, start: int = 0, stop: int | None = None, step: int = 1) -> np.ndarray:
         """Rows ``start:stop:step`` (non-negative, ``stop`` ≤ len(x)) of the zero-phase output of ``x``
@@ -153,18 +179,14 @@ class ZeroPhaseLowPass:
         """Rows start:stop:step of forward-backward filtering of ``x`` (E, K) with scipy's initial states."""
         size, columns = x.shape
         m = len(self.b)
-        length = step * -(-BLOCK_SAMPLES // step)
+        length = _block_length(step, columns)
         toeplitz, observe, reach, powers = self._matrices(length)
         power = powers[length]
         head = size % length  # a short block first, so that the blocks end with the signal
         count = size // length
         blocks = x[head:].reshape(count, length, columns)
-        # The backward pass in forward-order coordinates (J: reversal) is J·T·J, J·O, R·J; it enters a
-        # block with that block's forward output T·x_b + O·s, so it needs (R·J·T)·x_b and, of the kept
-        # rows, (J·T·J)[kept]·T·x_b: with the forward R·x_b, one product over all blocks reads x once.
-        toeplitz_back, observe_back, reach_back = toeplitz[::-1, ::-1], observe[::-1], reach[:, ::-1]
-        picked = np.arange((start - head) % step, length, step)
-        from_blocks = np.vstack([reach, reach_back @ toeplitz, toeplitz_back[picked] @ toeplitz]) @ blocks
+        picked, on_blocks, on_starts, observe_kept = self._kept_rows(length, step, (start - head) % step)
+        from_blocks = on_blocks @ blocks  # one product over all blocks, reading x once
         # Forward pass from scipy's initial state zi·x[0]: the head, then the state at every block start.
         state = self.zi[:, None] * x[:1]
         head_out = toeplitz[:head, :head] @ x[:head] + observe[:head] @ state
@@ -178,11 +200,11 @@ class ZeroPhaseLowPass:
         state = self.zi[:, None] * last
         into = np.empty((count, m, columns))
         if count:
-            from_starts = np.vstack([reach_back @ observe, toeplitz_back[picked] @ observe]) @ starts
+            from_starts = on_starts @ starts
             for k in range(count - 1, -1, -1):
                 into[k] = state
                 state = power @ state + from_blocks[k, m:2 * m] + from_starts[k, :m]
-        kept = from_blocks[:, 2 * m:] + from_starts[:, m:] + observe_back[picked] @ into if count else \
+        kept = from_blocks[:, 2 * m:] + from_starts[:, m:] + observe_kept @ into if count else \
             np.empty((0, len(picked), columns))
         # The head, backward: its forward output reversed through the first rows of the system.
         head_back = (toeplitz[:head, :head] @ head_out[::-1] + observe[:head] @ state)[::-1]
