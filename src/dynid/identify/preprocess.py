@@ -30,7 +30,7 @@ like the regressor), so fits of results made with different settings are not com
 
 The filters are :class:`dynid.signal.zero_phase.ZeroPhaseLowPass`: what ``scipy.signal.sosfiltfilt`` of
 ``scipy.signal.butter(..., output='sos')`` computes, to rounding, evaluated only at the kept samples
-and without importing scipy.signal (about a second of CPU in scipy 1.17).
+and without importing scipy.signal (0.5–1 s of CPU in scipy 1.17).
 """
 
 from __future__ import annotations
