@@ -8,9 +8,13 @@ Run: ``.venv/bin/python benchmarks/bench_speed.py [--parts excite,identify,memor
   gradients, 120-point grid, ftol 1e-6, one process, in the same run. Targets: ≤ 15 s quiet, ≥ 4×
   the landed, cond(W_b) ≤ 33.
 - **identify**: ``dynid identify`` (WLS) and ``--method iirls`` on a 60 s, 1 kHz twin recording of the
-  shipped excitation (targets ≤ 3 s and ≤ 20 s); the landed CLI is timed on the same bag when
-  ``--landed-src`` names a checkout of it (its ``src``, e.g. ``git archive <commit> src | tar -x -C
-  DIR``), else its figures from the issue are printed.
+  shipped excitation (targets ≤ 3 s and ≤ 20 s), wall and CPU time of a fresh process each; the landed
+  CLI is timed on the same bag when ``--landed-src`` names a checkout of it (its ``src``, e.g. ``git
+  archive <commit> src | tar -x -C DIR``), else its figures from the issue are printed, and then the
+  base parameters of both are compared (largest relative difference, and largest difference in units of
+  the parameter's σ: the filters' rounding, not noise, should separate them). The WLS run's stages
+  (imports, reading the bag, preparation = filtering + regressor + decimation, solving, writing), CPU
+  and wall, in a fresh process each.
   The regressor stage per sample beside pinocchio's bare ``computeJointTorqueRegressor`` loop
   (target ≤ 1.2×).
 - **memory**: peak resident memory of ``dynid identify`` on a 10-minute, 1 kHz, 6-joint recording
@@ -62,21 +66,57 @@ def part_excite(robot) -> dict:
             'excite_iterations': ours.iterations, 'excite_landed_iterations': landed.iterations}
 
 
-def _identify_command(source: str | None, bag: Path, output: Path, *options: str) -> tuple[float, float]:
-    """(wall time [s], peak resident memory [MB]) of one ``dynid identify`` in a fresh process."""
+def _environment(source: str | None) -> dict:
     environment = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
     if source is not None:
         environment['PYTHONPATH'] = source
+    return environment
+
+
+def _identify_command(source: str | None, bag: Path, output: Path, *options: str) -> tuple[float, float, float]:
+    """(wall time [s], CPU time [s], peak resident memory [MB]) of one ``dynid identify`` in a fresh process,
+    from the start of its imports."""
     command = [sys.executable, '-c',
-               'import sys, time; from dynid.cli import main; start = time.perf_counter(); '
+               'import sys, time; start, cpu = time.perf_counter(), time.process_time(); from dynid.cli import main; '
                f'code = main({["identify", str(bag), "-o", str(output), "--quiet", "--force", *options]!r}); '
                # VmHWM: this program's own peak (ru_maxrss would include the parent's size at the fork)
                'peak = next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1]; '
-               'print(time.perf_counter() - start, int(peak) / 1024); '
+               'print(time.perf_counter() - start, time.process_time() - cpu, int(peak) / 1024); '
                'sys.exit(code)']
-    done = subprocess.run(command, check=True, capture_output=True, text=True, env=environment)
-    wall, peak = done.stdout.split()[-2:]
-    return float(wall), float(peak)
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env=_environment(source))
+    wall, cpu, peak = done.stdout.split()[-3:]
+    return float(wall), float(cpu), float(peak)
+
+
+# The WLS run of dynid identify in stages, in a fresh process: (label, CPU [s], wall [s]) per stage as JSON.
+_STAGES = """
+import json, sys, time
+marks = [('start', time.process_time(), time.perf_counter())]
+def mark(label, *_):
+    marks.append((label, time.process_time(), time.perf_counter()))
+from dynid.identify.model import RecordingInput
+from dynid.identify.run import identify
+from dynid.io.recorder import read_recording
+from dynid.model import load_robot
+import dynid.cli, dynid.identify.report, dynid.identify.validate
+mark('imports')
+robot = load_robot('ur5e')
+dataset = read_recording(sys.argv[1], robot.joint_names, None)
+mark('reading the bag')
+labels = {'preparing': 'start', 'solving': 'preparation', 'done': 'solving'}
+result = identify(robot, [RecordingInput(dataset, name=sys.argv[1])],
+                  progress=lambda text: mark(labels[text.split()[0]]) if text.split()[0] in labels else None)
+result.save(sys.argv[2])
+mark('writing the result')
+stages = [(b[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(marks, marks[1:]) if b[0] != 'start']
+print(json.dumps(stages + [('total', marks[-1][1] - marks[0][1], marks[-1][2] - marks[0][2])]))
+"""
+
+
+def _identify_stages(source: str | None, bag: Path, output: Path) -> list:
+    done = subprocess.run([sys.executable, '-c', _STAGES, str(bag), str(output)], check=True, capture_output=True,
+                          text=True, env=_environment(source))
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def _recording(robot, folder: Path, seconds: float) -> Path:
@@ -87,18 +127,27 @@ def _recording(robot, folder: Path, seconds: float) -> Path:
     return bag
 
 
+def _base_parameters(path: Path) -> np.ndarray:
+    """(values, standard deviations) of the base parameters of a result file."""
+    return np.array([[p['value'], p['std']] for p in yaml.safe_load(path.read_text())['base_parameters']]).T
+
+
 def part_identify(robot, folder: Path, landed_src: str | None) -> dict:
     bag = _recording(robot, folder, 60.0)
     results = {}
     for key, options in (('identify_60s', ()), ('iirls_60s', ('--method', 'iirls'))):
-        wall, peak = _identify_command(None, bag, folder / f'{key}.yaml', *options)
-        results[f'{key}_s'], results[f'{key}_peak_mb'] = wall, peak
+        wall, cpu, peak = _identify_command(None, bag, folder / f'{key}.yaml', *options)
+        results[f'{key}_s'], results[f'{key}_cpu_s'], results[f'{key}_peak_mb'] = wall, cpu, peak
         if landed_src is not None:
-            wall, peak = _identify_command(landed_src, bag, folder / f'{key}_landed.yaml', *options)
-            results[f'{key}_landed_s'], results[f'{key}_landed_peak_mb'] = wall, peak
-            ours, landed = (np.array([p['value'] for p in yaml.safe_load(path.read_text())['base_parameters']])
-                            for path in (folder / f'{key}.yaml', folder / f'{key}_landed.yaml'))
+            wall, cpu, peak = _identify_command(landed_src, bag, folder / f'{key}_landed.yaml', *options)
+            results[f'{key}_landed_s'], results[f'{key}_landed_cpu_s'] = wall, cpu
+            results[f'{key}_landed_peak_mb'] = peak
+            (ours, sigma), (landed, _) = (_base_parameters(folder / f'{key}{end}.yaml') for end in ('', '_landed'))
             results[f'{key}_max_relative_difference'] = float(np.max(np.abs(ours - landed) / np.abs(landed)))
+            results[f'{key}_max_difference_in_sigma'] = float(np.max(np.abs(ours - landed) / sigma))
+    results['identify_stages'] = _identify_stages(None, bag, folder / 'stages.yaml')
+    if landed_src is not None:
+        results['identify_landed_stages'] = _identify_stages(landed_src, bag, folder / 'stages_landed.yaml')
     samples = 20000
     q, dq, ddq = robot.random_states(samples, seed=1)
     model, data = robot.pinocchio_model, robot.pinocchio_model.createData()
@@ -121,8 +170,8 @@ def part_identify(robot, folder: Path, landed_src: str | None) -> dict:
 
 def part_memory(robot, folder: Path) -> dict:
     bag = _recording(robot, folder, 600.0)
-    wall, peak = _identify_command(None, bag, folder / 'rec600.yaml')
-    return {'peak_mb_10min': peak, 'identify_10min_s': wall}
+    wall, cpu, peak = _identify_command(None, bag, folder / 'rec600.yaml')
+    return {'peak_mb_10min': peak, 'identify_10min_s': wall, 'identify_10min_cpu_s': cpu}
 
 
 def main() -> None:
@@ -160,18 +209,28 @@ def main() -> None:
             landed = get(f'{key}_landed_s')
             row(label, get(f'{key}_s'),
                 f'{landed:.3g} (this run)' if landed is not None else f'{LANDED[f"{key}_s"]:g} (issue)', target)
+            landed = get(f'{key}_landed_cpu_s')
+            row('  its CPU time [s]', get(f'{key}_cpu_s'), '' if landed is None else f'{landed:.3g} (this run)', '')
         if get('identify_60s_max_relative_difference') is not None:
             print(f'  base parameters equal the landed ones to a relative '
                   f'{get("identify_60s_max_relative_difference"):.1e} (WLS), '
-                  f'{get("iirls_60s_max_relative_difference"):.1e} (I-IRLS)')
+                  f'{get("iirls_60s_max_relative_difference"):.1e} (I-IRLS); to '
+                  f'{get("identify_60s_max_difference_in_sigma"):.1e} σ (WLS), '
+                  f'{get("iirls_60s_max_difference_in_sigma"):.1e} σ (I-IRLS)')
+        landed_stages = dict((label, (cpu, wall)) for label, cpu, wall in get('identify_landed_stages') or [])
+        print('  WLS stages, CPU / wall [s] (ours, landed):')
+        for label, cpu, wall in get('identify_stages'):
+            other = landed_stages.get(label)
+            landed = f'    {other[0]:6.2f} / {other[1]:5.2f}' if other else ''
+            print(f'    {label:<22} {cpu:6.2f} / {wall:5.2f}{landed}')
         row('regressor stage / bare pinocchio regressor', get('regressor_ratio'),
             f'{LANDED["regressor_ratio"]:g} (issue)', '≤ 1.2')
     if 'memory' in parts:
         row('peak memory, 10 min at 1 kHz [MB]', get('peak_mb_10min'),
             '~7000 (issue, est.)', '< 1000')
     print(json.dumps({'benchmark': 'speed', **{key: get(key) for key in (
-        'excite_optimize_s', 'excite_speedup', 'excite_cond', 'identify_60s_s', 'iirls_60s_s', 'regressor_ratio',
-        'peak_mb_10min')}, 'details': results}))
+        'excite_optimize_s', 'excite_speedup', 'excite_cond', 'identify_60s_s', 'identify_60s_cpu_s', 'iirls_60s_s',
+        'regressor_ratio', 'peak_mb_10min')}, 'load_average': os.getloadavg()[0], 'details': results}))
 
 
 if __name__ == '__main__':

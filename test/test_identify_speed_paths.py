@@ -48,6 +48,26 @@ def test_chunked_decimation_equals_one_piece(rate_hz):
     assert decimator.margin > 3 * (2 * len(scipy.signal.butter(4, 0.1, output='sos')) + 1)
 
 
+@pytest.mark.parametrize('rate_hz', [1000.0, 100.0])
+def test_decimation_is_scipys_zero_phase_butterworth_at_the_kept_samples(rate_hz):
+    settings = FilterSettings().validated(rate_hz)
+    signal = np.random.default_rng(2).normal(size=(5000, 2, 3)).cumsum(axis=0)
+    decimator = Decimator(settings, rate_hz, len(signal))
+    sos = scipy.signal.butter(settings.order, settings.decimation_cutoff_hz, fs=rate_hz, output='sos')
+    expected = scipy.signal.sosfiltfilt(sos, signal, axis=0)[decimator.keep]
+    assert np.abs(decimator(signal) - expected).max() <= 1e-10 * np.abs(expected).max()
+
+
+def test_window_all_keeps_samples_whose_whole_window_passes():
+    settings = FilterSettings().validated(1000.0)
+    mask = np.random.default_rng(3).random((4000, 3)) > 0.002
+    decimator = Decimator(settings, 1000.0, len(mask))
+    half = settings.decimation // 2
+    expected = np.array([[mask[max(0, k - half):k + half + 1, j].all() for j in range(3)] for k in decimator.keep])
+    got = decimator.window_all(mask)
+    assert np.array_equal(got, expected) and 0 < got.sum() < got.size
+
+
 def test_chunked_decimation_with_a_last_piece_shorter_than_the_margin():
     # The piece before it already computed every sample up to the end: no empty columns(a, a) call.
     settings = FilterSettings().validated(1000.0)

@@ -111,8 +111,9 @@ def test_compressed_chunks_and_message_indexes(tmp_path):
     plain = tmp_path / 'plain' / 'plain.mcap'
     topics = ['/joint_states', '/motor_states']
 
-    def read(path, expected=None):
-        return topic_messages([path], topics, 500, lambda topic, raws: b''.join(raws), expected)
+    def read(path, expected=None):  # each batch's bytes: a matrix of messages (one a row) or a list
+        return topic_messages([path], topics, 500, lambda topic, raws: raws.tobytes() if isinstance(raws, np.ndarray)
+                              else b''.join(raws), expected)
 
     expected = read(plain, {'/joint_states': 2000, '/motor_states': 2000})
     assert sum(len(b''.join(parts)) for parts in expected.values()) > 2000 * 2 * 100
@@ -127,3 +128,29 @@ def test_compressed_chunks_and_message_indexes(tmp_path):
     _rewritten(plain, tmp_path / 'brotli.mcap', 'brotli', lambda records: records)
     with pytest.raises(UnsupportedError, match='brotli'):
         read(tmp_path / 'brotli.mcap')
+
+
+def test_messages_of_one_length_come_as_a_matrix_others_as_bytes(tmp_path, monkeypatch):
+    write_bag(tmp_path / 'uniform', _dataset(2000, 4))
+    kinds = topic_messages([tmp_path / 'uniform' / 'uniform.mcap'], ['/joint_states', '/motor_states'], 700,
+                           lambda topic, raws: (type(raws), len(raws)))
+    assert all(kind is np.ndarray for parts in kinds.values() for kind, _ in parts)
+    assert [sum(count for _, count in parts) for parts in kinds.values()] == [2000, 2000]
+    # Two layouts on one topic (frame ids of different lengths): lists of bytes, decoded message by message.
+    names = list(JOINTS)
+    types = typestore().types
+    with Writer(tmp_path / 'mixed', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        connection = writer.add_connection('/joint_states', JOINT_STATE, typestore=typestore())
+        for k in range(3000):
+            values = np.full(3, float(k))
+            header = types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](sec=0, nanosec=k * 1000),
+                                                  frame_id='base_link' if k % 3 else 'a')
+            message = types[JOINT_STATE](header=header, name=names, position=values, velocity=values, effort=values)
+            writer.write(connection, k * 1000, typestore().serialize_cdr(message, JOINT_STATE))
+    kinds = topic_messages([tmp_path / 'mixed' / 'mixed.mcap'], ['/joint_states'], 700,
+                           lambda topic, raws: type(raws))
+    assert set(kinds['/joint_states']) == {list}
+    lean, reference, finished = _both_ways(monkeypatch, tmp_path / 'mixed')
+    assert finished == 1
+    _assert_equal(lean, reference)
+    assert np.array_equal(lean.q[:, 0], np.arange(3000.0))

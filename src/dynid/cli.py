@@ -449,8 +449,7 @@ def _print_metrics(label: str, metrics: dict) -> None:
 
 
 def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.identify.model import FRICTION_MODELS
-    from dynid.identify.run import METHODS
+    from dynid.identify.choices import FRICTION_MODELS, METHODS, TORQUE_SOURCES
 
     parser.add_argument('bags', nargs='+', help='rosbag2 recordings (directories, MCAP or sqlite3) or bare .mcap files')
     parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
@@ -461,7 +460,7 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--method', default='wls', choices=METHODS)
     parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
-    parser.add_argument('--torque', default='auto', choices=('auto', 'current', 'motor_torque', 'joint_torque'),
+    parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
                         help='measured torque: current = K_τ·i from joint_currents and the drive gains (minus B·θ̈ '
                              'with motor encoders); motor_torque = joint_states effort that is already the motor\'s '
                              'torque in N·m at the link side (rotor inertias identified, no drive data needed); '

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.choices import FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.preprocess import Decimator, FilterSettings, Signals, TooShortError, differentiate
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
@@ -49,10 +50,6 @@ from dynid.model.base_parameters import compute_base_parameters
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
 from dynid.model.robot import RobotModel
-
-FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
-_LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')
-TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
 
 
 def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:
@@ -91,7 +88,7 @@ class ModelSpec:
 
     @property
     def uses_load(self) -> bool:
-        return self.friction in _LOAD_MODELS
+        return self.friction in LOAD_MODELS
 
     def to_dict(self) -> dict:
         return asdict(self)

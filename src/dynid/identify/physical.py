@@ -81,7 +81,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 
 from dynid.errors import InputError
 from dynid.identify.solvers import one_blas_thread
@@ -432,6 +431,8 @@ def _solve_log_cholesky(problem: PhysicalProblem) -> np.ndarray:
     def residual(theta):
         x = np.concatenate([_cholesky_to_parameters(theta, links, floor), theta[10 * links:]])
         return problem.a @ x - problem.b
+
+    import scipy.optimize  # here: a fifth of a second that identifications without this solver skip
 
     solution = scipy.optimize.least_squares(residual, start, bounds=(low, np.full(start.size, np.inf)),
                                             method='trf', x_scale='jac', max_nfev=2000)

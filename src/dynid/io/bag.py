@@ -135,9 +135,9 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
     chosen = {'names': names}
     counted = dict(counters)
 
-    def decode(topic: str, raws: list) -> tuple:
-        if chosen['names'] is None and raws:
-            chosen['names'] = names_of(raws[0])
+    def decode(topic: str, raws) -> tuple:  # a list of messages, or a uint8 matrix with one a row
+        if chosen['names'] is None and len(raws):
+            chosen['names'] = names_of(raws[0].tobytes() if isinstance(raws, np.ndarray) else raws[0])
         stamps, values, skipped = decode_joint_states(raws, chosen['names'] or [])
         if skipped:
             counters['mismatched_names'] = counters.get('mismatched_names', 0) + skipped

@@ -147,15 +147,23 @@ def normalize_joint_state_cdr(raw) -> tuple[int, bytes]:
     return stamp_of(data), bytes(data)
 
 
-def _byte_matrix(raws: list[bytes]) -> tuple[np.ndarray, Layout] | None:
-    """The messages as rows of one uint8 matrix cut to the message end, if they share one layout."""
-    if not raws or len({len(r) for r in raws}) != 1:
+def _byte_matrix(raws: list[bytes] | np.ndarray) -> tuple[np.ndarray, Layout] | None:
+    """The messages (a list of bytes, or a uint8 matrix with one a row) as rows of one uint8 matrix cut
+    to the message end, if they share one layout."""
+    if isinstance(raws, np.ndarray):
+        if raws.shape[0] == 0:
+            return None
+        first, matrix = raws[0].tobytes(), raws
+    elif not raws or len({len(r) for r in raws}) != 1:
         return None
+    else:
+        first, matrix = raws[0], None
     try:
-        shape = cached_layout(raws[0])
+        shape = cached_layout(first)
     except ValueError:
         return None
-    matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), -1)
+    if matrix is None:
+        matrix = np.frombuffer(b''.join(raws), dtype=np.uint8).reshape(len(raws), -1)
     # Header, frame id, names and array lengths must equal the first message's.
     fixed = matrix[:, _fixed_columns(shape)]
     if np.any(fixed[1:] != fixed[0]):
@@ -175,7 +183,7 @@ def _stamps(matrix: np.ndarray) -> np.ndarray:
             + np.ascontiguousarray(matrix[:, 8:12]).view('<u4')[:, 0])
 
 
-def decode_uniform(raws: list[bytes]):
+def decode_uniform(raws: list[bytes] | np.ndarray):
     """(stamps (N,) [ns], [position, velocity, effort] each (N, count) or None) when every message
     shares one byte layout (module docstring), else None."""
     found = _byte_matrix(raws)
@@ -216,24 +224,27 @@ def names_of(raw) -> list[str]:
     return _NAMES[key]
 
 
-def decode_joint_states(raws: list[bytes], joint_names) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
+def decode_joint_states(raws: list[bytes] | np.ndarray, joint_names) -> tuple[np.ndarray, dict[str, np.ndarray], int]:
     """Stamps (M,) [ns] and {field: (M, n)} in ``joint_names`` order of the messages that name them all.
 
-    ``raws`` may be canonical or as rclpy delivers them (padding garbage, trailing bytes: see
-    :func:`normalize_joint_states`). A field a message leaves empty is NaN. Returns also the number
-    of messages skipped (malformed, or lacking one of the joints). Uniform batches decode without
-    per-message work.
+    ``raws``: a list of messages, or a uint8 matrix with one message a row (messages of one length, as
+    :func:`dynid.io.mcap_messages.topic_messages` gives them); canonical or as rclpy delivers them
+    (padding garbage, trailing bytes: see :func:`normalize_joint_states`). A field a message leaves
+    empty is NaN. Returns also the number of messages skipped (malformed, or lacking one of the
+    joints). Uniform batches decode without per-message work.
     """
     names = list(joint_names)
     n = len(names)
     fast = decode_uniform(raws)
     if fast is not None:
-        message_names = names_of(raws[0])
+        message_names = names_of(raws[0].tobytes() if isinstance(raws, np.ndarray) else raws[0])
         if all(name in message_names for name in names):
             index = [message_names.index(name) for name in names]
             stamps, values = fast
-            return stamps, {field: np.full((len(raws), n), np.nan) if v is None or v.shape[1] != len(message_names)
+            return stamps, {field: np.full((stamps.size, n), np.nan) if v is None or v.shape[1] != len(message_names)
                             else v[:, index] for field, v in zip(FIELDS, values, strict=True)}, 0
+    if isinstance(raws, np.ndarray):  # one message at a time below
+        raws = [row.tobytes() for row in raws]
     stamps, rows, skipped = [], {field: [] for field in FIELDS}, 0
     for raw in raws:
         try:

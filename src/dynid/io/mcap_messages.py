@@ -51,28 +51,56 @@ def _decompressor(compression: str):
     raise UnsupportedError(f'chunk compression {compression!r}')
 
 
+def _matrix(messages: list[bytes] | np.ndarray) -> list[bytes] | np.ndarray:
+    """Messages of one length as a uint8 matrix with one a row; others as they are."""
+    if isinstance(messages, np.ndarray) or not messages or len({len(m) for m in messages}) != 1:
+        return messages
+    return np.frombuffer(b''.join(messages), dtype=np.uint8).reshape(len(messages), -1)
+
+
 class _TopicBatches:
-    """Per topic: the message bytes and log times found so far, handed on in batches."""
+    """Per topic: the messages and log times found so far, handed on in batches.
+
+    ``parts[topic]`` is a list of (messages, log times): a uint8 matrix of equal-length messages (one a
+    row) and an int64 array where a chunk's message index gave them, lists of bytes and ints where its
+    records were walked.
+    """
 
     def __init__(self, topics: Iterable[str]) -> None:
-        self.raws: dict[str, list[bytes]] = {topic: [] for topic in topics}
-        self.log_times: dict[str, list[int]] = {topic: [] for topic in self.raws}
+        self.parts: dict[str, list[tuple]] = {topic: [] for topic in topics}
         self.channels: dict[int, str] = {}  # channel id → wanted topic, of the file being read
         self.known: set[int] = set()  # every channel id of the file being read
-        self.count = dict.fromkeys(self.raws, 0)
+        self.count = dict.fromkeys(self.parts, 0)
+
+    def held(self, topic: str) -> int:
+        return sum(len(times) for _, times in self.parts[topic])
+
+    def take(self, topic: str) -> tuple[list[bytes] | np.ndarray, np.ndarray]:
+        """(messages, log times [ns]) held for ``topic``, which then holds none: one matrix where every
+        part is a matrix of one message length, else a list of bytes."""
+        parts, self.parts[topic] = self.parts[topic], []
+        times = np.concatenate([np.asarray(t, dtype=np.int64) for _, t in parts]) if parts else np.zeros(0, np.int64)
+        pieces = [_matrix(messages) for messages, _ in parts]
+        if pieces and all(isinstance(m, np.ndarray) for m in pieces) and len({m.shape[1] for m in pieces}) == 1:
+            return (pieces[0] if len(pieces) == 1 else np.concatenate(pieces)), times
+        messages = []
+        for piece in pieces:
+            messages.extend(piece if isinstance(piece, list) else (row.tobytes() for row in piece))
+        return messages, times
 
     def add_channel(self, record: memoryview) -> None:
         channel, _, length = _CHANNEL_HEAD.unpack_from(record)
         topic = bytes(record[8:8 + length]).decode()
         self.known.add(channel)
-        if topic in self.raws:
+        if topic in self.parts:
             self.channels[channel] = topic
 
     def indexed(self, data: bytes, begin: int, indexes: dict[int, np.ndarray]) -> bool:
         """Register the messages of wanted channels in a chunk's records data[begin:] from its message
         indexes ({channel: (k, 2) log time [ns], offset}), without visiting the other records. False
         (nothing registered) where the indexes name a channel not seen yet (its record is inside the
-        chunk) or do not point at that channel's message records."""
+        chunk) or do not point at that channel's message records. Messages of one length (a driver's
+        topic) are copied out as the rows of one matrix, with no Python work per message."""
         if not indexes or not set(indexes) <= self.known:
             return False
         array = np.frombuffer(data, dtype=np.uint8)
@@ -92,13 +120,17 @@ class _TopicBatches:
                 return False
             found.append((topic, entries[:, 0], at + 31, at + 9 + lengths))
         for topic, log_times, starts, ends in found:
-            self.raws[topic].extend(data[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True))
-            self.log_times[topic].extend(log_times.tolist())
+            sizes = ends - starts
+            if sizes.size and np.all(sizes == sizes[0]) and sizes[0] > 0:
+                messages = np.lib.stride_tricks.sliding_window_view(array, int(sizes[0]))[starts]
+            else:
+                messages = [data[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+            self.parts[topic].append((messages, log_times.astype(np.int64)))
         return True
 
     def walk(self, data: bytes, begin: int, end: int) -> None:
         """Register the channel and message records in data[begin:end] (whole records)."""
-        channels, raws, log_times = self.channels, self.raws, self.log_times
+        channels, current = self.channels, {}
         view = memoryview(data)
         position = begin
         unpack_record, unpack_message = _RECORD.unpack_from, _MESSAGE_HEAD.unpack_from
@@ -110,8 +142,11 @@ class _TopicBatches:
                 channel, _, log_time, _ = unpack_message(data, body)
                 topic = channels.get(channel)
                 if topic is not None:
-                    raws[topic].append(data[body + 22:position])
-                    log_times[topic].append(log_time)
+                    if topic not in current:
+                        current[topic] = ([], [])
+                        self.parts[topic].append(current[topic])
+                    current[topic][0].append(data[body + 22:position])
+                    current[topic][1].append(log_time)
             elif opcode == _CHANNEL:
                 self.add_channel(view[body:position])
         if position != end:
@@ -145,8 +180,8 @@ def _records(path: Path, batches: _TopicBatches, batch_size: int, flush) -> None
         records, start = pending
         if not batches.indexed(records, start, indexes):
             batches.walk(records, start, len(records))
-        for topic, raws in batches.raws.items():
-            if len(raws) >= batch_size:
+        for topic in batches.parts:
+            if batches.held(topic) >= batch_size:
                 flush(topic)
 
     with path.open('rb') as stream:
@@ -184,9 +219,10 @@ def topic_messages(files: list[Path], topics: Iterable[str], batch_size: int, de
                    expected: dict[str, int] | None = None) -> dict[str, list]:
     """Decode the messages of ``topics`` in MCAP ``files`` (the segments of one recording, in time order).
 
-    ``decode(topic, raws)`` is called with lists of at most ~``batch_size`` serialized messages of one
-    topic, in log-time order (the order rosbags gives them), and returns an object the caller collects.
-    Returns {topic: [decode results]}.
+    ``decode(topic, messages)`` is called with ~``batch_size`` (a chunk's worth more at most) serialized
+    messages of one topic, in log-time order (the order rosbags gives them), and returns an object the
+    caller collects: a uint8 matrix with one message a row where they have one length and the chunks'
+    message indexes located them, else a list of bytes. Returns {topic: [decode results]}.
 
     ``expected``: {topic: message count} as the recording's metadata states it (rosbags' connections).
 
@@ -201,23 +237,22 @@ def topic_messages(files: list[Path], topics: Iterable[str], batch_size: int, de
         with Path(path).open('rb') as stream:
             if stream.read(len(MAGIC)) != MAGIC:
                 raise UnsupportedError(f'{path} is not an MCAP file')
-    decoded: dict[str, list] = {topic: [] for topic in batches.raws}
-    latest = dict.fromkeys(batches.raws, -1)
+    decoded: dict[str, list] = {topic: [] for topic in batches.parts}
+    latest = dict.fromkeys(batches.parts, -1)
 
     def flush(topic: str) -> None:
-        times = np.array(batches.log_times[topic], dtype=np.int64)
+        messages, times = batches.take(topic)
         if times.size and (times[0] < latest[topic] or np.any(np.diff(times) < 0)):
             raise UnsupportedError(f'{topic}: messages not stored in log-time order')
         if times.size:
             latest[topic] = int(times[-1])
-        batches.count[topic] += len(batches.raws[topic])
-        decoded[topic].append(decode(topic, batches.raws[topic]))
-        batches.raws[topic], batches.log_times[topic] = [], []
+        batches.count[topic] += len(times)
+        decoded[topic].append(decode(topic, messages))
 
     for path in files:
         _records(Path(path), batches, batch_size, flush)
-    for topic, raws in batches.raws.items():
-        if raws or not decoded[topic]:
+    for topic in batches.parts:
+        if batches.held(topic) or not decoded[topic]:
             flush(topic)
     if expected is not None and any(batches.count[topic] != count for topic, count in expected.items()):
         raise UnsupportedError(f'message counts {batches.count} differ from the metadata\'s {expected}')

@@ -12,7 +12,8 @@ delay (n_LP − 1)/2 = 50; then a central difference, n_CD = 3, delay (n_CD − 
 gives 48 and contradicts the thesis' own 51.) :class:`AlignedStateEstimator` computes its delay
 from its parts, so other windows and rates (:func:`savitzky_golay_window`) stay consistent.
 
-Offline, zero-phase filtering of whole recordings for identification is in
+Offline, zero-phase filtering of whole recordings for identification: :mod:`dynid.signal.zero_phase`
+(the Butterworth low-pass run forward and backward, evaluated at the kept samples), used by
 :mod:`dynid.identify.preprocess`.
 """
 

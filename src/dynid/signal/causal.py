@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.signal
 
 from dynid.errors import InputError
 
@@ -163,6 +162,8 @@ class SavitzkyGolay(CausalFIR):
             raise InputError(f'polyorder must be less than window = {window}, got {polyorder}')
         self.window = window
         self.polyorder = polyorder
+        import scipy.signal  # here: importing it costs about a second, and the package's other users need none
+
         super().__init__(scipy.signal.savgol_coeffs(window, polyorder, use='dot'), channels, (window - 1) // 2)
 
 

@@ -1,0 +1,11 @@
+"""The names identification accepts: methods, friction models, torque sources.
+
+Kept apart from the pipeline so that ``dynid identify --help`` lists them without importing it
+(pinocchio, scipy: most of a second). :mod:`dynid.identify.run` and :mod:`dynid.identify.model`
+describe what each one means.
+"""
+
+METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
+FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
+LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')  # friction on the output torque τ_out
+TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
