@@ -287,10 +287,8 @@ def _run_excite(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.excite import experiments
-    from dynid.excite.clearance import Clearance
-    from dynid.excite.fourier import FourierDesign, default_limits, random_design
+    from dynid.excite.design import design_excitation
     from dynid.excite.home import default_home, parse_home
-    from dynid.excite.optimize import describe_excitation, fit_to_clearance, optimize_excitation
     from dynid.excite.plot import plot_trajectory
     from dynid.excite.trajectory import save_trajectory
     from dynid.model import load_robot
@@ -303,30 +301,14 @@ def _run_excite(args: argparse.Namespace) -> int:
     print(f'home [rad]: {np.round(home, 4).tolist()} ({home_source})')
     metadata: dict = {}
     if args.experiment is None or args.experiment == 'payload_schedule':
-        limits = default_limits(robot, home, args.position_range, args.velocity_fraction, args.acceleration,
-                                args.torque_fraction, args.floor)
-        clearance = Clearance.of(robot)
-        clearance.prepare(home)
-        print(f'clearance: {"no floor" if args.floor is None else f"floor at z = {args.floor:g} m"}; '
-              f'{clearance.describe()}')
-        low = [] if args.floor is None else clearance.below_floor_at_home(args.floor)
-        if low:
-            print(f'warning: at home {", ".join(f"{name} (z = {z:.3f} m)" for name, z in low)} already '
-                  f'below the floor: they may move but not sink further; check --home', file=sys.stderr)
-        design = FourierDesign(robot.joint_names, args.harmonics, args.period)
-        if args.optimize:
-            result = optimize_excitation(robot, design, home, limits, args.criterion, starts=args.starts,
-                                         seed=args.seed, max_iterations=args.iterations,
-                                         workers=args.workers or min(args.starts, os.cpu_count() or 1),
-                                         progress=lambda text: print(text, file=sys.stderr, flush=True),
-                                         clearance=clearance)
-        else:
-            grid = np.linspace(0.0, args.period, 2000, endpoint=False)
-            x = random_design(design, home, limits, np.random.default_rng(args.seed), grid)
-            x = fit_to_clearance(robot, design, x, limits, clearance)
-            result = describe_excitation(robot, design.trajectory(x), limits, args.criterion, clearance=clearance)
-        if not result.feasible:
-            raise InputError(f'the designed trajectory breaks its limits: {"; ".join(result.violations)}')
+        result = design_excitation(
+            robot, home, harmonics=args.harmonics, period_s=args.period, seed=args.seed, optimize=args.optimize,
+            criterion=args.criterion, starts=args.starts, iterations=args.iterations,
+            workers=args.workers or min(args.starts, os.cpu_count() or 1), position_range=args.position_range,
+            velocity_fraction=args.velocity_fraction, acceleration=args.acceleration,
+            torque_fraction=args.torque_fraction, floor=args.floor,
+            progress=lambda text: print(text, file=sys.stderr, flush=True), notice=print,
+            warn=lambda text: print(f'warning: {text}', file=sys.stderr))
         trajectory = result.trajectory
         metadata['experiment'] = {'name': 'fourier', 'optimized': bool(args.optimize), 'seed': args.seed,
                                   'harmonics': args.harmonics, 'period_s': args.period,
