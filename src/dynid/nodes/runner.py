@@ -1,10 +1,17 @@
-"""The ``main`` of every node executable: spin one node, exit cleanly on Ctrl-C, 2 on bad input."""
+"""The ``main`` of every node executable: spin one node, exit cleanly on Ctrl-C, 2 on bad input.
+
+Also :func:`interrupt_processes`, how node processes are stopped from outside (``dynid bringup``, the
+tests and benchmarks that start them): Ctrl-C, as a user would, then kill what does not end.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 
 import rclpy
 from rclpy.executors import ExternalShutdownException
@@ -41,6 +48,23 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
 
 
 PARENT_VARIABLE = 'DYNID_PARENT_PID'
+
+
+def interrupt_processes(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> list[int]:
+    """SIGINT (Ctrl-C) every process still running, wait for them all (at most ``timeout_s`` [s]
+    together), kill those still running then; returns their exit codes (negative: the signal that ended them)."""
+    processes = list(processes)
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    end = time.monotonic() + timeout_s
+    for process in processes:
+        try:
+            process.wait(timeout=max(end - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return [process.returncode for process in processes]
 
 
 def _stop_with_parent(node: Node) -> None:
