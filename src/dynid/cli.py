@@ -163,11 +163,11 @@ def _run_simulate(args: argparse.Namespace) -> int:
     if real_log is not None:
         real_log.check(args.rate)
     robot = load_robot(args.robot)
+    payload_com = SimulationSettings.payload_com if args.payload_com is None else tuple(args.payload_com)
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
-                                  payload_kg=args.payload, drive_gain_error=args.drive_gain_error,
-                                  temperature_c=args.temperature, joint_changes=changes, real_log=real_log)
-    if args.payload_com is not None:
-        settings.payload_com = tuple(args.payload_com)
+                                  payload_kg=args.payload, payload_com=payload_com,
+                                  drive_gain_error=args.drive_gain_error, temperature_c=args.temperature,
+                                  joint_changes=changes, real_log=real_log)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, MCAP){extra} and {output / "truth.yaml"}')
