@@ -487,7 +487,7 @@ def _run_identify(args: argparse.Namespace) -> int:
 
     from dynid.identify.model import ModelSpec
     from dynid.identify.preprocess import describe_filters
-    from dynid.identify.quality import result_identifiability_problems, validation_warnings
+    from dynid.identify.quality import identifiability_refusal, validation_warnings
     from dynid.identify.report import write_report
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
@@ -524,18 +524,11 @@ def _run_identify(args: argparse.Namespace) -> int:
         options.physical = PhysicalSettings(prior=not args.no_prior, prior_relative_std=args.prior_std,
                                             solver=args.physical_solver)
     result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
-    problems = result_identifiability_problems(result)
-    if problems:
-        unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
-        remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '
-                  f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
-                  f'the payload off the joint axes' if unloaded else
-                  'record an optimized excitation (dynid excite --optimize, then run it)')
-        if not args.force:
-            raise InputError(f'the data cannot identify the model: {"; ".join(problems)}; {remedy} (--force keeps '
-                             f'the result anyway)')
-        result.warnings.insert(0, f'kept with --force although the data cannot identify the model: '
-                                  f'{"; ".join(problems)}; {remedy}')
+    refusal = identifiability_refusal(result)
+    if refusal and not args.force:
+        raise InputError(f'{refusal} (--force keeps the result anyway)')
+    if refusal:
+        result.warnings.insert(0, f'kept with --force although {refusal}')
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
