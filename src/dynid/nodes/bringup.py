@@ -214,7 +214,7 @@ def _parameter_value(value) -> str:
 
 
 class NodeProcesses:
-    """The suite's nodes, each in its own process (``python -m dynid.nodes.<module> --ros-args ...``).
+    """The suite's nodes, each in its own process (``python -m dynid.nodes <module> --ros-args ...``).
 
     Args:
         plans: the nodes (:func:`plan_suite`).
@@ -233,7 +233,7 @@ class NodeProcesses:
 
     def command(self, plan: NodePlan) -> list[str]:
         """The command line of one node."""
-        command = [sys.executable, '-m', f'dynid.nodes.{plan.module}', '--ros-args', '-r', f'__node:={plan.name}']
+        command = [sys.executable, '-m', 'dynid.nodes', plan.module, '--ros-args', '-r', f'__node:={plan.name}']
         if self.namespace.strip('/'):
             command += ['-r', f'__ns:=/{self.namespace.strip("/")}']
         if self.params_file:
