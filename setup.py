@@ -30,11 +30,11 @@ setup(
     entry_points={
         'console_scripts': [
             'dynid = dynid.cli:main',
-            'sim_node = dynid.nodes.sim_node:main',
-            'excitation_node = dynid.nodes.excitation_node:main',
-            'identifier_node = dynid.nodes.identifier_node:main',
-            'estimator_node = dynid.nodes.estimator_node:main',
-            'feedforward_node = dynid.nodes.feedforward_node:main',
+            'sim_node = dynid.nodes.runner:sim_node',
+            'excitation_node = dynid.nodes.runner:excitation_node',
+            'identifier_node = dynid.nodes.runner:identifier_node',
+            'estimator_node = dynid.nodes.runner:estimator_node',
+            'feedforward_node = dynid.nodes.runner:feedforward_node',
         ],
         # Feedforward terms (dynid.control.plugins): name = factory(robot, result, options).
         'dynid.feedforward_terms': [

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+
+from dynid.nodes.runner import interrupt_processes
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 RATE = 1000.0
@@ -58,15 +59,6 @@ def _node(module: str, domain: int, *assignments: str) -> subprocess.Popen:
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')  # utime + stime
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @contextmanager
@@ -151,8 +143,7 @@ def run_intake(seconds: float, busy: bool, domain: int) -> dict:
             thread.join(timeout=5)
             node.destroy_node()
             rclpy.shutdown(context=context)
-            _stop(identifier)
-            _stop(sim)
+            interrupt_processes([identifier, sim], timeout_s=20.0)
         lost, received, data_s = _losses(_recorded(next(Path(folder).glob('recording_*'))))
     return {'lost': lost, 'received': received, 'data_s': data_s, 'cpu_fraction': cpu / data_s}
 
@@ -200,8 +191,7 @@ def run_estimator(seconds: float, busy: bool, domain: int, *parameters: str) -> 
         finally:
             node.destroy_node()
             rclpy.shutdown(context=context)
-            _stop(estimator)
-            _stop(sim)
+            interrupt_processes([estimator, sim], timeout_s=20.0)
     received = {t: after[f'{t}.received'] - before[f'{t}.received'] for t in TOPICS}
     lost = sum(after[f'{t}.lost'] - before[f'{t}.lost'] for t in TOPICS) + after['unmatched'] - before['unmatched']
     data_s = received['joint_states'] / RATE
@@ -247,8 +237,7 @@ def run_callbacks(seconds: float, domain: int) -> dict:
             time.sleep(seconds)
             cpu = _cpu_seconds(recorder.pid) - cpu_start
         finally:
-            _stop(recorder)
-            _stop(sim)
+            interrupt_processes([recorder, sim], timeout_s=20.0)
         lost, received, data_s = _losses(_recorded(Path(folder) / 'recording_callbacks'))
         # The CPU window is ``seconds`` of the recording's data (the twin runs on time when quiet).
     return {'lost': lost, 'received': received, 'data_s': data_s, 'cpu_fraction': cpu / seconds}

@@ -47,7 +47,7 @@ def dynid_prefix(prefix: Path) -> Path:
     for executable in EXECUTABLES:
         script = lib / executable
         script.write_text(f'#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT / "src")!r})\n'
-                          f'from dynid.nodes.{executable} import main\nmain()\n')
+                          f'from dynid.nodes.runner import {executable}\n{executable}()\n')
         script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return prefix
 

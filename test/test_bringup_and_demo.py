@@ -121,7 +121,7 @@ def test_plan_suite_adds_estimator_node_with_its_parameters():
     assert [plan.name for plan in plan_suite(simulate=False, estimator=True)] == [
         'excitation_node', 'identifier_node', 'estimator_node']
     command = NodeProcesses(plans, 'est', params_file='estimation.yaml').command(estimator)
-    assert command[1:3] == ['-m', 'dynid.nodes.estimator_node']
+    assert command[1:4] == ['-m', 'dynid.nodes', 'estimator_node']
     assert command[command.index('--ros-args'):] == [
         '--ros-args', '-r', '__node:=estimator_node', '-r', '__ns:=/est', '--params-file', 'estimation.yaml',
         '-p', 'robot:="ur5e"', '-p', 'result_file:="result.yaml"', '-p', 'publish_rate:=20.0']

@@ -15,7 +15,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, parameters, spinning, start_node, stop
+from dds_helpers import call, parameters, spinning, start_node, stop, wait_until
 from dynid.excite.trajectory import builtin_excitation_path
 
 
@@ -148,3 +148,60 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path):
     assert processes[1].returncode == 0, output
     dataset = read_recording(next(tmp_path.glob('recording_*')))  # the open segment was closed on the way out
     assert dataset.t[-1] > 2.0 and len(list(tmp_path.glob('recording_*/segment_*'))) >= 3
+
+
+def test_data_that_cannot_identify_the_model_are_refused_on_the_answer_and_diagnostics(tmp_path):
+    """In one process: the last recording is 15 s of the twin's gentle motion (cond ~1e4), which dynid
+    identify refuses. The node refuses it too, says why on ~/identify and /diagnostics, publishes and
+    writes nothing and keeps serving; with force:=true it keeps the result, with the warning first."""
+    from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+    from rclpy.parameter import Parameter as NodeParameter
+
+    from dynid.io.bag import write_bag
+    from dynid.model import load_robot
+    from dynid.nodes.identifier_node import IdentifierNode
+    from dynid.sim.parameters import PlantParameters
+    from dynid.sim.recording import record_to_dataset
+    from dynid.sim.twin import DigitalTwin, gentle_motion, trajectory_start
+
+    robot = load_robot('ur5e')
+    motion = gentle_motion(robot)
+    twin = DigitalTwin(PlantParameters.defaults(robot, seed=0), rate_hz=250.0, seed=0,
+                       initial_q=trajectory_start(motion, robot.joint_names))
+    twin.follow(motion, start_time=0.0)
+    recording = write_bag(tmp_path / 'gentle', record_to_dataset(twin.run(15.0), None, {}))
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=100 + (os.getpid() + 53) % 100)
+    node = IdentifierNode(context=context, parameter_overrides=[NodeParameter('report', value=False)])
+    probe = rclpy.create_node('refusal_probe', context=context)
+    results, statuses = [], {}
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    probe.create_subscription(String, '/identifier_node/result', lambda m: results.append(m.data), latched)
+    probe.create_subscription(DiagnosticArray, '/diagnostics',
+                              lambda m: statuses.update({s.name: s for s in m.status}), 10)
+    client = probe.create_client(Trigger, '/identifier_node/identify')
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    executor.add_node(probe)
+    name = '/identifier_node: identification'
+    try:
+        with spinning(executor, context):
+            node.session.last_recording = recording  # as if it had just been recorded
+            refused = _call(client, timeout=120.0)
+            assert not refused.success and refused.message.startswith('the data cannot identify the model: cond(W)')
+            assert refused.message.endswith('(force:=true keeps the result anyway)'), refused.message
+            assert wait_until(lambda: name in statuses and statuses[name].level == DiagnosticStatus.WARN, 10.0)
+            assert statuses[name].message == f'refused: {refused.message}'
+            assert not results and not (recording / 'result.yaml').exists()
+            assert node.set_parameters([NodeParameter('force', value=True)])[0].successful
+            kept = _call(client, timeout=120.0)
+            assert kept.success, kept.message
+            assert wait_until(lambda: results, 10.0)
+            warnings = yaml.safe_load(results[-1])['warnings']
+            assert warnings[0].startswith('kept with force:=true although the data cannot identify the model')
+            assert wait_until(lambda: statuses[name].level == DiagnosticStatus.OK, 10.0)
+            assert statuses[name].message == kept.message and (recording / 'result.yaml').exists()
+    finally:
+        node.destroy_node()
+        probe.destroy_node()
+        rclpy.shutdown(context=context)

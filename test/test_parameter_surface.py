@@ -67,7 +67,7 @@ def test_start_recording_fails_without_joint_states(context, tmp_path):
         response = future.result()
         assert not response.success
         assert 'no /nodata/joint_states within 1 s' in response.message, response.message
-        assert node.recorder is None  # closed again: a later start (with data) opens a new recording
+        assert node.session.recorder is None  # closed again: a later start (with data) opens a new recording
     finally:
         executor.shutdown()
         thread.join(timeout=5.0)

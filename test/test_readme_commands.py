@@ -23,7 +23,6 @@ are the twin's recordings (the friction plateaus: 19 s) and the optimized excita
 import os
 import re
 import shlex
-import signal
 import subprocess
 import threading
 import time
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dds_helpers import environment, executable
+from dynid.nodes.runner import interrupt_processes
 
 README = Path(__file__).resolve().parents[1] / 'README.md'
 NEEDS_ROS2 = ('ros2', 'colcon', 'rosdep')
@@ -120,13 +120,7 @@ def _bringup(argv: list[str], cwd: Path, env: dict, timeout_s: float) -> tuple[i
             f'[{node}]' in ''.join(lines) for node in BRINGUP_NODES):
         time.sleep(0.2)
     started = process.poll() is None and all(f'[{node}]' in ''.join(lines) for node in BRINGUP_NODES)
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    interrupt_processes([process], timeout_s=30.0)
     reader.join(timeout=5)  # the nodes hold the pipe until they are gone
     return process.returncode if started else -1, ''.join(lines)
 

@@ -163,11 +163,11 @@ def _run_simulate(args: argparse.Namespace) -> int:
     if real_log is not None:
         real_log.check(args.rate)
     robot = load_robot(args.robot)
+    payload_com = SimulationSettings.payload_com if args.payload_com is None else tuple(args.payload_com)
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
-                                  payload_kg=args.payload, drive_gain_error=args.drive_gain_error,
-                                  temperature_c=args.temperature, joint_changes=changes, real_log=real_log)
-    if args.payload_com is not None:
-        settings.payload_com = tuple(args.payload_com)
+                                  payload_kg=args.payload, payload_com=payload_com,
+                                  drive_gain_error=args.drive_gain_error, temperature_c=args.temperature,
+                                  joint_changes=changes, real_log=real_log)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, MCAP){extra} and {output / "truth.yaml"}')
@@ -287,10 +287,8 @@ def _run_excite(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.excite import experiments
-    from dynid.excite.clearance import Clearance
-    from dynid.excite.fourier import FourierDesign, default_limits, random_design
+    from dynid.excite.design import design_excitation
     from dynid.excite.home import default_home, parse_home
-    from dynid.excite.optimize import describe_excitation, fit_to_clearance, optimize_excitation
     from dynid.excite.plot import plot_trajectory
     from dynid.excite.trajectory import save_trajectory
     from dynid.model import load_robot
@@ -303,30 +301,14 @@ def _run_excite(args: argparse.Namespace) -> int:
     print(f'home [rad]: {np.round(home, 4).tolist()} ({home_source})')
     metadata: dict = {}
     if args.experiment is None or args.experiment == 'payload_schedule':
-        limits = default_limits(robot, home, args.position_range, args.velocity_fraction, args.acceleration,
-                                args.torque_fraction, args.floor)
-        clearance = Clearance.of(robot)
-        clearance.prepare(home)
-        print(f'clearance: {"no floor" if args.floor is None else f"floor at z = {args.floor:g} m"}; '
-              f'{clearance.describe()}')
-        low = [] if args.floor is None else clearance.below_floor_at_home(args.floor)
-        if low:
-            print(f'warning: at home {", ".join(f"{name} (z = {z:.3f} m)" for name, z in low)} already '
-                  f'below the floor: they may move but not sink further; check --home', file=sys.stderr)
-        design = FourierDesign(robot.joint_names, args.harmonics, args.period)
-        if args.optimize:
-            result = optimize_excitation(robot, design, home, limits, args.criterion, starts=args.starts,
-                                         seed=args.seed, max_iterations=args.iterations,
-                                         workers=args.workers or min(args.starts, os.cpu_count() or 1),
-                                         progress=lambda text: print(text, file=sys.stderr, flush=True),
-                                         clearance=clearance)
-        else:
-            grid = np.linspace(0.0, args.period, 2000, endpoint=False)
-            x = random_design(design, home, limits, np.random.default_rng(args.seed), grid)
-            x = fit_to_clearance(robot, design, x, limits, clearance)
-            result = describe_excitation(robot, design.trajectory(x), limits, args.criterion, clearance=clearance)
-        if not result.feasible:
-            raise InputError(f'the designed trajectory breaks its limits: {"; ".join(result.violations)}')
+        result = design_excitation(
+            robot, home, harmonics=args.harmonics, period_s=args.period, seed=args.seed, optimize=args.optimize,
+            criterion=args.criterion, starts=args.starts, iterations=args.iterations,
+            workers=args.workers or min(args.starts, os.cpu_count() or 1), position_range=args.position_range,
+            velocity_fraction=args.velocity_fraction, acceleration=args.acceleration,
+            torque_fraction=args.torque_fraction, floor=args.floor,
+            progress=lambda text: print(text, file=sys.stderr, flush=True), notice=print,
+            warn=lambda text: print(f'warning: {text}', file=sys.stderr))
         trajectory = result.trajectory
         metadata['experiment'] = {'name': 'fourier', 'optimized': bool(args.optimize), 'seed': args.seed,
                                   'harmonics': args.harmonics, 'period_s': args.period,
@@ -505,7 +487,7 @@ def _run_identify(args: argparse.Namespace) -> int:
 
     from dynid.identify.model import ModelSpec
     from dynid.identify.preprocess import describe_filters
-    from dynid.identify.quality import result_identifiability_problems, validation_warnings
+    from dynid.identify.quality import identifiability_refusal, validation_warnings
     from dynid.identify.report import write_report
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
@@ -542,18 +524,11 @@ def _run_identify(args: argparse.Namespace) -> int:
         options.physical = PhysicalSettings(prior=not args.no_prior, prior_relative_std=args.prior_std,
                                             solver=args.physical_solver)
     result = identify(robot, recordings, spec, _filter_settings(args), options, drives=drives, progress=say)
-    problems = result_identifiability_problems(result)
-    if problems:
-        unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
-        remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '
-                  f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
-                  f'the payload off the joint axes' if unloaded else
-                  'record an optimized excitation (dynid excite --optimize, then run it)')
-        if not args.force:
-            raise InputError(f'the data cannot identify the model: {"; ".join(problems)}; {remedy} (--force keeps '
-                             f'the result anyway)')
-        result.warnings.insert(0, f'kept with --force although the data cannot identify the model: '
-                                  f'{"; ".join(problems)}; {remedy}')
+    refusal = identifiability_refusal(result)
+    if refusal and not args.force:
+        raise InputError(f'{refusal} (--force keeps the result anyway)')
+    if refusal:
+        result.warnings.insert(0, f'kept with --force although {refusal}')
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))

@@ -1,7 +1,7 @@
 """An excitation run streamed to a joint_trajectory_controller (excitation_node's core): trajectory, timeline, chunks.
 
 - :func:`excitation_trajectory`: a trajectory file, the robot's shipped one (``'builtin'``), or a
-  Fourier design (Swevers, Ganseman, Tükel, De Schutter and Van Brussel 1997) around the robot's home:
+  Fourier design around the robot's home as ``dynid excite`` makes it (:mod:`dynid.excite.design`):
   random coefficients shrunk into the limits and the clearance, or optimized.
 - :func:`excitation_timeline`: from the current position, a rest-to-rest approach to the trajectory's
   start, then ``repeat`` periods, sampled at the point rate, robot joint order.
@@ -16,9 +16,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dynid.excite.clearance import Clearance
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.excite.optimize import fit_to_clearance, optimize_excitation
+from dynid.excite.design import design_excitation
+from dynid.excite.home import default_home
 from dynid.excite.trajectory import (
     PointTrajectory,
     approach_segment,
@@ -27,33 +26,24 @@ from dynid.excite.trajectory import (
     load_trajectory,
     reorder_trajectory_output,
 )
-from dynid.sim.twin import home_configuration
-
-DESIGN_GRID = 2000  # samples of a designed period the random start is checked on
 
 
 def excitation_trajectory(robot, trajectory_file: str = '', harmonics: int = 5, period_s: float = 10.0, seed: int = 0,
-                          optimize: bool = False, progress: Callable[[str], None] | None = None):
+                          optimize: bool = False, progress: Callable[[str], None] | None = None,
+                          warn: Callable[[str], None] | None = None):
     """The trajectory of ``trajectory_file`` ('builtin': the robot's shipped one), or, when empty, a Fourier
-    design of ``harmonics`` over ``period_s`` [s] around the home pose (module docstring); as
-    ``dynid excite`` with its defaults: no link below the base plane. ``progress`` gets the optimizer's news."""
+    design of ``harmonics`` over ``period_s`` [s] around the default home as ``dynid excite`` makes it with
+    its other defaults (:func:`~dynid.excite.design.design_excitation`: no link below the base plane).
+    ``progress`` gets what the clearance checks and the optimizer's news, ``warn`` links below the floor at home.
+    """
     if trajectory_file == 'builtin':
         trajectory_file = builtin_excitation_path(robot.name)
     if trajectory_file:
         return load_trajectory(trajectory_file)
-    home = home_configuration(robot)
-    limits = default_limits(robot, home, floor=0.0)
-    clearance = Clearance.of(robot)
-    clearance.prepare(home)
-    design = FourierDesign(robot.joint_names, harmonics, period_s)
-    if optimize:
-        if progress is not None:
-            progress('optimizing the excitation (this can take a minute)')
-        return optimize_excitation(robot, design, home, limits, seed=seed, progress=progress,
-                                   clearance=clearance).trajectory
-    grid = np.linspace(0.0, design.period_s, DESIGN_GRID, endpoint=False)
-    x = random_design(design, home, limits, np.random.default_rng(seed), grid)
-    return design.trajectory(fit_to_clearance(robot, design, x, limits, clearance))
+    if optimize and progress is not None:
+        progress('optimizing the excitation (this can take a minute)')
+    return design_excitation(robot, default_home(robot)[0], harmonics=harmonics, period_s=period_s, seed=seed,
+                             optimize=optimize, progress=progress, notice=progress, warn=warn).trajectory
 
 
 def excitation_timeline(trajectory, joint_names: Sequence[str], current: np.ndarray, rate_hz: float, repeat: int,

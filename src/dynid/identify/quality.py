@@ -4,8 +4,8 @@
   unit-norm columns above :data:`COND_SCALED_MAX`, or more than :data:`POOR_FRACTION_MAX` of the
   parameters with a relative standard deviation above :data:`POORLY_IDENTIFIED_PERCENT`, mean the
   trajectory does not excite the model (the thesis' built-in gentle motion: cond 1.1e4 and 39 of 54
-  parameters above 50 %; the optimized excitation: cond 21 and 15 of 54). ``dynid identify`` refuses
-  such a result unless ``--force``.
+  parameters above 50 %; the optimized excitation: cond 21 and 15 of 54). ``dynid identify`` and
+  identifier_node refuse such a result (:func:`identifiability_refusal`) unless forced.
 - **Misfit** (:func:`residual_autocorrelation`, :func:`misfit_warning`): the residual of a model that
   holds is the measurement noise, close to white at the decimated rate (lag-1 autocorrelation 0.2–0.5
   on the twin, the anti-aliasing filter correlating neighbours a little); a model missing a term
@@ -56,6 +56,24 @@ def result_identifiability_problems(result) -> list[str]:
     fit = (result.physical_section or {}).get('unconstrained')
     relative = result.relative_std if fit is None else relative_std_percent(fit['values'], fit['std'])
     return identifiability_problems(result.condition_number_scaled, relative)
+
+
+def identifiability_refusal(result) -> str | None:
+    """Why the data of ``result`` cannot identify its model and what to do instead, in one phrase
+    (:func:`result_identifiability_problems` and a remedy); None when they can.
+
+    The remedy: where a known payload leaves joints unloaded (their drive gains then follow from
+    nothing), hold those gains or move the payload off the joint axes; else a richer excitation.
+    """
+    problems = result_identifiability_problems(result)
+    if not problems:
+        return None
+    unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
+    remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '
+              f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
+              f'the payload off the joint axes' if unloaded else
+              'record an optimized excitation (dynid excite --optimize, then run it)')
+    return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
 
 
 def residual_autocorrelation(residual: np.ndarray, joints: np.ndarray, n: int) -> np.ndarray:

@@ -46,7 +46,7 @@ from dynid.nodes.estimator_node import EstimatorNode
 from dynid.nodes.excitation_node import ExcitationNode
 from dynid.nodes.feedforward_node import FeedforwardNode
 from dynid.nodes.identifier_node import IdentifierNode
-from dynid.nodes.runner import PARENT_VARIABLE
+from dynid.nodes.runner import PARENT_VARIABLE, interrupt_processes
 from dynid.nodes.sim_node import SimNode
 
 
@@ -214,7 +214,7 @@ def _parameter_value(value) -> str:
 
 
 class NodeProcesses:
-    """The suite's nodes, each in its own process (``python -m dynid.nodes.<module> --ros-args ...``).
+    """The suite's nodes, each in its own process (``python -m dynid.nodes <module> --ros-args ...``).
 
     Args:
         plans: the nodes (:func:`plan_suite`).
@@ -233,7 +233,7 @@ class NodeProcesses:
 
     def command(self, plan: NodePlan) -> list[str]:
         """The command line of one node."""
-        command = [sys.executable, '-m', f'dynid.nodes.{plan.module}', '--ros-args', '-r', f'__node:={plan.name}']
+        command = [sys.executable, '-m', 'dynid.nodes', plan.module, '--ros-args', '-r', f'__node:={plan.name}']
         if self.namespace.strip('/'):
             command += ['-r', f'__ns:=/{self.namespace.strip("/")}']
         if self.params_file:
@@ -255,17 +255,7 @@ class NodeProcesses:
 
     def stop(self, timeout_s: float = 10.0) -> dict[str, int]:
         """Ctrl-C every node, wait for them (kill after ``timeout_s``); returns their exit codes."""
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGINT)
-        end = time.monotonic() + timeout_s
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=max(end - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        return {name: p.returncode for name, p in self.processes.items()}
+        return dict(zip(self.processes, interrupt_processes(self.processes.values(), timeout_s), strict=True))
 
 
 def _check_params_file(params_file: str | None) -> None:

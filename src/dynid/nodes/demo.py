@@ -40,6 +40,7 @@ from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
+from dynid.control.configuration import FeedforwardSettings
 from dynid.control.tracking import tracking_error
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
@@ -51,7 +52,6 @@ from dynid.model import load_robot
 from dynid.nodes.bringup import NodeProcesses, build_suite, plan_suite
 from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.demo_summary import LoopSummary, estimate_history, write_loop_page
-from dynid.nodes.feedforward_node import DEFAULT_TERMS
 from dynid.sim.parameters import PlantParameters
 
 SERVICE_TIMEOUT_S = 60.0  # node processes start in a few seconds; more on a loaded machine
@@ -253,7 +253,7 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
                   'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
                                       'friction': settings.friction, 'report': False},
                   'estimator_node': {'result_topic': 'identifier_node/result'},
-                  'feedforward_node': {'autostart': False, 'terms': list(DEFAULT_TERMS)}}
+                  'feedforward_node': {'autostart': False, 'terms': list(FeedforwardSettings.terms)}}
     holdout = {'seed': settings.holdout_seed, 'approach_velocity': 0.5, 'period': HOLDOUT_PERIOD_S}
     excitations = {'excitation_node': {'trajectory_file': 'builtin', 'repeat': settings.periods,
                                        'approach_velocity': 0.5},

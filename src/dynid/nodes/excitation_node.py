@@ -85,7 +85,7 @@ class ExcitationNode(Node):
         self.robot = load_robot(description if description else get('robot').value)
         self.trajectory = excitation_trajectory(
             self.robot, get('trajectory_file').value, get('harmonics').value, get('period').value, get('seed').value,
-            get('optimize').value, progress=self.get_logger().info)
+            get('optimize').value, progress=self.get_logger().info, warn=self.get_logger().warning)
         self.schedule: ChunkSchedule | None = None
         self.starting = False
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)

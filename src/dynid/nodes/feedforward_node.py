@@ -66,7 +66,6 @@ from dynid.nodes.intake import IntakeSettings, StateIntake
 from dynid.nodes.parameters import declarer, descriptor
 from dynid.nodes.runner import PARENT_VARIABLE
 
-DEFAULT_TERMS = ['rigid_body', 'rotor_inertia', 'friction_static']
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
 ACK_TIMEOUT_S = 0.5  # how long a stop waits for the subscribers to acknowledge the zeros
 
@@ -85,7 +84,8 @@ class FeedforwardNode(LifecycleNode):
         d('result_file', '', descriptor('identification result (YAML) of this robot; empty: the model\'s own '
                                         'parameters, no friction'))
         d('mode', 'trajectory', descriptor('what is commanded', choices=MODES))
-        d('terms', DEFAULT_TERMS, descriptor('feedforward terms (entry points dynid.feedforward_terms)'))
+        d('terms', list(FeedforwardSettings.terms),
+          descriptor('feedforward terms (entry points dynid.feedforward_terms)'))
         d('term_options', '', descriptor('YAML {term: {option: value}}, e.g. "rigid_body: {payload: {mass: 2.0, '
                                          'com: [0, 0, 0.05]}}"'))
         d('compensate_gravity', True, descriptor('include gravity (false: UR, Franka compensate it)'))

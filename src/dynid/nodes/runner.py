@@ -1,16 +1,91 @@
-"""The ``main`` of every node executable: spin one node, exit cleanly on Ctrl-C, 2 on bad input."""
+"""How node executables run and stop: spin one node, exit quietly on Ctrl-C, 2 on bad input.
+
+- :func:`run_executable`: a node executable (console scripts ``sim_node`` ..., ``python -m dynid.nodes
+  <node>``, what ``dynid bringup`` starts): imports the node's module, then runs its ``main``; a Ctrl-C
+  at any moment, even while the modules still load, ends it quietly.
+- :func:`run_node`: the ``main`` of a node: create it, spin it until shut down, destroy it.
+- :func:`interrupt_processes`: how node processes are stopped from outside (``dynid bringup``, the
+  tests and benchmarks that start them): Ctrl-C, as a user would, then kill what does not end.
+
+This module imports rclpy only when a node runs, so that an executable's first imports are quick.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
-from collections.abc import Callable
-
-import rclpy
-from rclpy.executors import ExternalShutdownException
-from rclpy.node import Node
+import time
+from collections.abc import Callable, Iterable
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from dynid.errors import InputError
+
+if TYPE_CHECKING:
+    from rclpy.node import Node
+
+#: the node executables, each a module of dynid.nodes with a ``main(args=None)``
+NODES = ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node')
+
+
+def run_executable(node: str, args=None) -> None:
+    """Run node executable ``node`` (:data:`NODES`): import its module, call its ``main(args)``.
+
+    The import takes seconds (rclpy, pinocchio, scipy, numba); a Ctrl-C during it (``dynid bringup``
+    interrupted right after its start) ends the process quietly, as a Ctrl-C does once the node runs
+    (:func:`run_node`). Native code interrupted by Ctrl-C may report it as its own error (an extension
+    module's initialization: ``ImportError: initialization failed``); after a Ctrl-C such an error is one
+    line on stderr, not a traceback. Only the first Ctrl-C interrupts: ``dynid bringup`` passes one on
+    to nodes that had one from the terminal already, and the second must not cut short the way out
+    (identifier_node closing its recording).
+    """
+    interrupted = False
+
+    def interrupt(signum, frame) -> None:
+        nonlocal interrupted
+        if not interrupted:
+            interrupted = True
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        import_module(f'{__package__}.{node}').main(args)
+    except KeyboardInterrupt:
+        pass
+    except Exception as error:
+        if not interrupted:
+            raise
+        first = next(iter(str(error).strip().splitlines()), '')  # numpy's ImportError explains in 30 lines
+        print(f'{node}: stopped by Ctrl-C ({type(error).__name__}: {first})', file=sys.stderr)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def sim_node() -> None:
+    """Console script ``sim_node``."""
+    run_executable('sim_node')
+
+
+def excitation_node() -> None:
+    """Console script ``excitation_node``."""
+    run_executable('excitation_node')
+
+
+def identifier_node() -> None:
+    """Console script ``identifier_node``."""
+    run_executable('identifier_node')
+
+
+def estimator_node() -> None:
+    """Console script ``estimator_node``."""
+    run_executable('estimator_node')
+
+
+def feedforward_node() -> None:
+    """Console script ``feedforward_node``."""
+    run_executable('feedforward_node')
 
 
 def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
@@ -21,6 +96,9 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
     A node started by ``dynid bringup`` or ``dynid demo`` (environment ``DYNID_PARENT_PID``) also
     stops when that process is gone, however it ended.
     """
+    import rclpy
+    from rclpy.executors import ExternalShutdownException
+
     try:
         with rclpy.init(args=args):
             node = make_node()
@@ -41,6 +119,23 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
 
 
 PARENT_VARIABLE = 'DYNID_PARENT_PID'
+
+
+def interrupt_processes(processes: Iterable[subprocess.Popen], timeout_s: float = 10.0) -> list[int]:
+    """SIGINT (Ctrl-C) every process still running, wait for them all (at most ``timeout_s`` [s]
+    together), kill those still running then; returns their exit codes (negative: the signal that ended them)."""
+    processes = list(processes)
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+    end = time.monotonic() + timeout_s
+    for process in processes:
+        try:
+            process.wait(timeout=max(end - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    return [process.returncode for process in processes]
 
 
 def _stop_with_parent(node: Node) -> None:

@@ -1,0 +1,149 @@
+"""identifier_node's core without DDS: recordings written take by take, identification refused or kept."""
+
+import numpy as np
+import pytest
+import yaml
+from rosbags.rosbag2 import Reader
+
+from dynid.errors import InputError
+from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
+from dynid.identify.quality import identifiability_refusal
+from dynid.identify.result import IdentificationResult
+from dynid.identify.session import IdentificationSession, IdentifierSettings, choice_refusal
+from dynid.io.bag import STATE_TOPICS
+from dynid.io.cdr import JointStateEncoder
+from dynid.io.recorder import read_recording
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin, gentle_motion, trajectory_start
+
+START_NS = 1_700_000_000_000_000_000
+FAST = IdentifierSettings(report=False)
+
+
+def _simulate(robot, trajectory, seconds: float):
+    twin = DigitalTwin(PlantParameters.defaults(robot, seed=0), rate_hz=250.0, seed=0,
+                       initial_q=trajectory_start(trajectory, robot.joint_names))
+    twin.follow(trajectory, start_time=0.0)
+    return record_to_dataset(twin.run(seconds), None, {})
+
+
+@pytest.fixture(scope='module')
+def excited(ur5e):
+    """One period (10 s) of the UR5e's shipped optimized excitation on the twin, 250 Hz."""
+    return _simulate(ur5e, load_trajectory(builtin_excitation_path('ur5e')), 10.0)
+
+
+@pytest.fixture(scope='module')
+def gentle(ur5e):
+    """15 s of the twin's gentle motion: it excites too little to identify the model (cond ~1e4)."""
+    return _simulate(ur5e, gentle_motion(ur5e), 15.0)
+
+
+def _takes(dataset, take_s: float = 0.028):
+    """The dataset as the intake gives it: {topic: (stamps [ns], CDR bytes)} per ``take_s`` of samples,
+    topics in reverse contract order (joint_temperatures first) so that writing must sort by stamp;
+    7 samples per take at 250 Hz, so that segments (a whole number of samples) end inside a take."""
+    stamps = START_NS + np.round(dataset.t * 1e9).astype(np.int64)
+    encoded = {}
+    for topic, fields in reversed(STATE_TOPICS.items()):
+        values = {name: getattr(dataset, field) for name, field in zip(('position', 'velocity', 'effort'), fields,
+                                                                       strict=True) if field is not None}
+        encoded[topic] = JointStateEncoder(dataset.joint_names, tuple(values)).encode(stamps, **values)
+    per_take = max(1, round(take_s / np.median(np.diff(dataset.t))))
+    for first in range(0, stamps.size, per_take):
+        part = slice(first, first + per_take)
+        yield {topic: (stamps[part], messages[part]) for topic, messages in encoded.items()}
+
+
+def _record(session, dataset, folder):
+    session.start(folder, segment_s=2.0)
+    assert all(session.write(take) for take in _takes(dataset))  # every take held joint_states
+    return session.close()
+
+
+def test_takes_are_recorded_in_stamp_order_under_the_namespace(ur5e, excited, tmp_path):
+    session = IdentificationSession(ur5e, 'ur5e', namespace='/arm')
+    assert not session.write(next(_takes(excited)))  # nothing open: nothing written
+    folder = session.start(tmp_path, segment_s=2.0)
+    assert folder.parent == tmp_path and folder.name.startswith('recording_')
+    with pytest.raises(InputError, match='already recording'):
+        session.start(tmp_path, segment_s=2.0)
+    for take in _takes(excited):
+        session.write(take)
+    assert session.close() == folder == session.last_recording and session.recorder is None
+    assert session.last_messages == 4 * excited.t.size and session.close() is None
+    segments = sorted(folder.glob('segment_*'))
+    assert len(segments) == 5  # 10 s in closed segments of 2 s
+    spans = []
+    for segment in segments:
+        with Reader(segment) as reader:
+            spans.append((reader.start_time, reader.end_time))
+    # Written in stamp order, each segment holds the samples of its own 2 s, every topic of them.
+    assert all(spans[k + 1][0] > spans[k][1] for k in range(len(spans) - 1)), spans
+    recorded = read_recording(folder, ur5e.joint_names, '/arm')
+    np.testing.assert_allclose(recorded.t, excited.t - excited.t[0], atol=1e-9)
+    for signal in ('q', 'dq', 'tau', 'theta', 'dtheta', 'current', 'temperature'):
+        np.testing.assert_array_equal(getattr(recorded, signal), getattr(excited, signal))
+    with pytest.raises(InputError, match='cannot record'):  # a file where the folder should go
+        (tmp_path / 'file').write_text('')
+        session.start(tmp_path / 'file', segment_s=2.0)
+
+
+def test_begin_says_why_no_identification_can_run(ur5e, excited, tmp_path):
+    session = IdentificationSession(ur5e, 'ur5e')
+    with pytest.raises(InputError, match='nothing recorded yet'):
+        session.begin()
+    session.start(tmp_path, segment_s=2.0)
+    with pytest.raises(InputError, match='stop the recording first'):
+        session.begin()
+    folder = session.close()
+    assert session.begin() == folder and session.identifying
+    with pytest.raises(InputError, match='already running'):
+        session.begin()
+
+
+def test_identifiable_data_give_a_result_written_beside_the_recording(ur5e, excited, tmp_path):
+    session = IdentificationSession(ur5e, 'ur5e')
+    recording = _record(session, excited, tmp_path)
+    identified = session.identify(session.begin(), FAST)
+    assert not session.identifying and session.outcome == ('ok', identified.message)
+    assert identified.path == recording / 'result.yaml' and identified.path.exists()
+    assert not (recording / 'report').exists()  # report=False
+    residual = identified.result.metrics['train']['relative_residual']
+    assert identified.message == f'WLS: 54 parameters, relative residual {residual:.4g}; wrote {identified.path}'
+    assert residual < 0.1  # the twin's noise, not a misfit
+    document = yaml.safe_load(identified.document)
+    assert len(document['base_parameters']) == 36  # + 12 friction + 6 torque offsets = 54
+    published = IdentificationResult.from_dict(document)
+    assert published.parameter_names == identified.result.parameter_names
+    assert published.provenance['robot_spec'] == 'ur5e'
+    assert identifiability_refusal(identified.result) is None
+    assert identified.result.condition_number_scaled < 1000.0
+
+
+def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gentle, tmp_path):
+    session = IdentificationSession(ur5e, 'robot_description')
+    recording = _record(session, gentle, tmp_path)
+    with pytest.raises(InputError) as refused:
+        session.identify(session.begin(), FAST)
+    reason = str(refused.value)
+    assert reason.startswith('the data cannot identify the model: cond(W) = ')
+    assert 'dynid excite --optimize' in reason and reason.endswith('(force:=true keeps the result anyway)')
+    assert session.outcome == ('warn', f'refused: {reason}') and not session.identifying
+    assert not (recording / 'result.yaml').exists()
+    kept = session.identify(session.begin(), IdentifierSettings(report=False, force=True))
+    assert kept.result.warnings[0].startswith('kept with force:=true although the data cannot identify the model')
+    assert kept.path.exists() and session.outcome[0] == 'ok'
+    assert kept.result.provenance['robot_spec'] == 'robot_description'
+
+
+def test_bad_choices_are_refused_with_the_allowed_values(ur5e, excited, tmp_path):
+    assert choice_refusal('method', 'wls') is None and choice_refusal('report', 'anything') is None
+    assert choice_refusal('method', 'magic') == ("method must be one of ols, wls, irls, iirls, tls, mls, "
+                                                 "got 'magic'")
+    session = IdentificationSession(ur5e, 'ur5e')
+    _record(session, excited, tmp_path)
+    with pytest.raises(InputError, match='friction must be one of'):
+        session.identify(session.begin(), IdentifierSettings(friction='sticky'))
+    assert session.outcome[0] == 'warn' and not session.identifying

@@ -1,0 +1,105 @@
+"""The node executables end quietly on Ctrl-C, also while they still load (``dynid bringup`` stopped at once).
+
+A node process spends seconds importing its modules (rclpy, pinocchio, scipy, numba) before the node
+exists; a Ctrl-C then used to end it with a KeyboardInterrupt traceback from deep inside an import.
+The executables (``python -m dynid.nodes <node>``, what dynid bringup starts, and the console scripts
+of ``ros2 run``) import the node's module under :func:`dynid.nodes.runner.run_executable`, which also
+turns the error of native code that reports a Ctrl-C as its own (``ImportError: initialization failed``
+from an extension module interrupted in its initialization, seen under dynid bringup) into one line.
+"""
+
+import ast
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import pytest
+
+from dds_helpers import environment
+from dynid.nodes import runner
+
+ROOT = Path(__file__).resolve().parents[1]
+LOADED = '_rclpy_pybind11'  # rclpy's extension: mapped into the process while the node's module imports
+
+
+@pytest.mark.parametrize('node', ['sim_node', 'feedforward_node'])
+def test_ctrl_c_while_the_node_still_loads_ends_quietly(node):
+    process = subprocess.Popen([sys.executable, '-m', 'dynid.nodes', node, '--ros-args', '-p', 'robot:=ur5e'],
+                               env=environment(150 + os.getpid() % 50), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    maps = Path(f'/proc/{process.pid}/maps')
+    end = time.monotonic() + 60.0
+    while process.poll() is None and time.monotonic() < end and LOADED not in maps.read_text():
+        time.sleep(0.002)
+    assert process.poll() is None, 'the node ended before it was interrupted'
+    process.send_signal(signal.SIGINT)
+    output, errors = process.communicate(timeout=60)
+    assert '[INFO]' not in output + errors  # interrupted while loading: the node never ran
+    assert 'Traceback' not in errors and 'KeyboardInterrupt' not in errors, errors
+    assert process.returncode == 0, errors
+
+
+def test_an_unknown_node_is_refused_with_the_list():
+    run = subprocess.run([sys.executable, '-m', 'dynid.nodes', 'no_node'], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and 'sim_node,excitation_node,identifier_node' in run.stderr
+
+
+def test_every_node_has_a_console_script_through_the_runner():
+    """setup.py's console scripts (``ros2 run dynid <node>``) are runner.<node>, which runs that node."""
+    setup = ast.parse((ROOT / 'setup.py').read_text())
+    scripts = next(ast.literal_eval(keyword.value)['console_scripts'] for node in ast.walk(setup)
+                   if isinstance(node, ast.Call) for keyword in node.keywords if keyword.arg == 'entry_points')
+    targets = dict(script.replace(' ', '').split('=') for script in scripts)
+    for node in runner.NODES:
+        assert targets[node] == f'dynid.nodes.runner:{node}'
+        assert callable(getattr(runner, node)) and (ROOT / 'src' / 'dynid' / 'nodes' / f'{node}.py').is_file()
+
+
+def _fake_node(monkeypatch, main):
+    module = types.ModuleType('dynid.nodes.fake_node')
+    module.main = main
+    monkeypatch.setitem(sys.modules, 'dynid.nodes.fake_node', module)
+
+
+def test_an_error_of_interrupted_native_code_is_one_line_after_ctrl_c(monkeypatch, capsys):
+    def main(args):
+        try:
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C ...
+        except KeyboardInterrupt:
+            # ... as an extension module's initialization reports it (numpy's: 30 lines of advice)
+            raise ImportError('initialization failed\n\nPlease note and check the following:') from None
+
+    _fake_node(monkeypatch, main)
+    runner.run_executable('fake_node')
+    assert capsys.readouterr().err == 'fake_node: stopped by Ctrl-C (ImportError: initialization failed)\n'
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_an_error_without_ctrl_c_is_raised(monkeypatch):
+    def main(args):
+        raise ImportError('initialization failed')
+
+    _fake_node(monkeypatch, main)
+    with pytest.raises(ImportError):
+        runner.run_executable('fake_node')
+
+
+def test_only_the_first_ctrl_c_interrupts(monkeypatch):
+    closed = []
+
+    def main(args):
+        try:
+            signal.raise_signal(signal.SIGINT)  # the terminal's Ctrl-C
+            closed.append('not reached')
+        finally:
+            signal.raise_signal(signal.SIGINT)  # dynid bringup passing it on while the node closes its recording
+            closed.append('closed')
+
+    _fake_node(monkeypatch, main)
+    runner.run_executable('fake_node')
+    assert closed == ['closed']
