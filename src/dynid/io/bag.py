@@ -35,7 +35,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError
-from dynid.io.cdr import JOINT_STATE, decode_joint_states, names_of, stamp_message, typestore
+from dynid.io.cdr import FIELDS, JOINT_STATE, decode_joint_states, names_of, stamp_message, typestore
 from dynid.io.dataset import Dataset
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
 
@@ -141,7 +141,9 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
         stamps, values, skipped = decode_joint_states(raws, chosen['names'] or [])
         if skipped:
             counters['mismatched_names'] = counters.get('mismatched_names', 0) + skipped
-        return stamps, values
+        # Only the fields the topic contributes are kept (a 10-minute recording's unused fields are ~60 MB each).
+        return stamps, {field: values[field] for field, target in zip(FIELDS, STATE_TOPICS[topic], strict=True)
+                        if target is not None}
 
     files = _mcap_files(reader)
     decoded = None
