@@ -39,7 +39,8 @@ from dynid.nodes.conversions import duration
 from dynid.nodes.parameters import declarer
 from dynid.nodes.runner import run_node
 
-STATE_WAIT_S = 1.0  # how long ~/start waits for a joint_states message [s]
+STATE_WAIT_S = 10.0  # how long ~/start waits for a joint_states message [s]: its subscription is made at the call and
+# must be matched by discovery first (seconds on a busy machine); the wait ends with the first message
 LISTENER_WAIT_S = 10.0  # how long ~/start waits for the controller's subscription to be matched [s]
 
 
