@@ -183,7 +183,7 @@ class Feedforward:
         if not finite.all():
             raise InputError(f'reference correction: {int((~finite).sum())} samples with non-finite input')
         if context.desired_joint_torque is None:
-            model = self._provider or self._joint_torque_model or RigidBodyTerm.from_result(self.robot, self.result)
+            model = self._provider or self._joint_torque_model  # the flexible_joint term needs τ_J,d: one exists
             context.desired_joint_torque = model.evaluate(q, dq, ddq, context)
         correction = term.reference_correction(q, dq, ddq, context)
         if not all(np.all(np.isfinite(x)) for x in correction):
