@@ -30,13 +30,14 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError
-from dynid.identify.model import FRICTION_MODELS, ModelSpec, RecordingInput
+from dynid.identify.choices import FRICTION_MODELS, METHODS
+from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import identifiability_refusal
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
-from dynid.identify.run import METHODS, IdentifyOptions, identify
+from dynid.identify.run import IdentifyOptions, identify
 from dynid.io.cdr import JOINT_STATE
 from dynid.io.recorder import SegmentedRecorder, read_recording
 

@@ -36,8 +36,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
-from dynid.identify.model import FRICTION_MODELS
-from dynid.identify.run import METHODS
+from dynid.identify.choices import FRICTION_MODELS, METHODS
 from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSettings, choice_refusal
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
