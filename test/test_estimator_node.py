@@ -184,8 +184,10 @@ def test_reports_a_stiffness_drop_and_survives_malformed_messages(tmp_path):
             bad.publish(joint_state_cdr(10**9, JOINTS, np.zeros(6), [], []))  # far older than the rest
             output, _ = publisher.communicate(timeout=300)
             assert publisher.returncode == 0, output
-            assert wait_until(lambda: statuses.get(pan) is not None and 'changed' in statuses[pan].message, 30.0), \
-                statuses.get(pan)
+            # The estimate keeps converging after the change is declared (on a busy machine the first report may
+            # read -47 %): wait for the settled report, then check it.
+            assert wait_until(lambda: statuses.get(pan) is not None and 'changed' in statuses[pan].message
+                              and '-50 %' in statuses[pan].message, 30.0), statuses.get(pan)
             assert statuses[pan].level == DiagnosticStatus.WARN and '-50 %' in statuses[pan].message, \
                 statuses[pan].message
             assert _values(statuses[pan])['changes'] == '1'
