@@ -112,8 +112,9 @@ def test_start_sends_approach_then_trajectory_in_chunks(nodes):
             times.append(stamp + point.time_from_start.sec * 10**9 + point.time_from_start.nanosec)
             positions.append(point.positions)
     times, positions = np.array(times) * 1e-9, np.array(positions)
-    unique = np.concatenate([[True], np.diff(times) > 1e-9])  # chunk boundaries repeat one point
-    assert np.all(np.diff(times) >= -1e-9)
+    # chunk boundaries repeat one point, at the same nanosecond give or take the rounding of each offset
+    unique = np.concatenate([[True], np.diff(times) > 1e-6])
+    assert np.all(np.diff(times) >= -2e-9) and np.all(np.diff(times)[~unique[1:]] < 2e-9)  # stamps in integer ns
     assert np.allclose(np.diff(times[unique])[2:-2], 1.0 / POINT_RATE, atol=1e-6)
     reached = np.flatnonzero(np.abs(positions - nodes['start_q']).max(axis=1) < 1e-9)
     assert reached.size and 0.0 < times[reached[0]] - times[0] < 10.0  # the approach ends at the start

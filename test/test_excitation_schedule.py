@@ -29,14 +29,18 @@ def test_timeline_approaches_from_the_current_position_then_runs_the_periods(ur5
 def test_chunks_are_due_lead_time_before_their_start_and_the_run_ends_after_the_last(ur5e):
     times = np.arange(0.0, 25.0 + 1e-9, 0.1)
     motion = np.zeros((times.size, ur5e.n))
-    schedule = ChunkSchedule(ur5e.joint_names, (times, motion, motion, motion), 10.0, 100.0, 0.5)
-    # each chunk after the first begins with the last point of the one before (chunk_timeline)
-    assert [start for start, _ in schedule.chunks] == pytest.approx([100.0, 109.9, 119.9])
-    assert [start for start, _ in schedule.due(99.0)] == pytest.approx([100.0])  # the first at once
-    assert schedule.due(109.3) == [] and schedule.pending
-    assert [start for start, _ in schedule.due(109.5)] == pytest.approx([109.9])
-    assert [start for start, _ in schedule.due(130.0)] == pytest.approx([119.9]) and not schedule.pending
-    assert not schedule.done(124.9) and schedule.done(125.1) and schedule.end_s == pytest.approx(125.0)
+    s = 10**9  # ns per s
+    start = 1_800_000_000 * s + 123_456_789  # a wall-clock origin: a float of it resolves only ~0.24 µs
+    schedule = ChunkSchedule(ur5e.joint_names, (times, motion, motion, motion), 10.0, start, 0.5)
+    # each chunk after the first begins with the last point of the one before (chunk_timeline), exactly
+    assert [begin - start for begin, _ in schedule.chunks] == [0, 9_900_000_000, 19_900_000_000]
+    assert [begin - start for begin, _ in schedule.due(start - s)] == [0]  # the first at once
+    assert schedule.due(start + 9_300_000_000) == [] and schedule.pending
+    assert [begin - start for begin, _ in schedule.due(start + 9_500_000_000)] == [9_900_000_000]
+    assert [begin - start for begin, _ in schedule.due(start + 30 * s)] == [19_900_000_000]
+    assert not schedule.pending
+    assert not schedule.done(start + 24_900_000_000) and schedule.done(start + 25_100_000_000)
+    assert schedule.end_ns == start + 25 * s
     pieces = [piece for _, piece in schedule.chunks]
     assert pieces[1].time_s[0] == 0.0 and pieces[1].positions.shape[1] == ur5e.n
 

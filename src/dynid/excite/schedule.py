@@ -6,8 +6,10 @@
 - :func:`excitation_timeline`: from the current position, a rest-to-rest approach to the trajectory's
   start, then ``repeat`` periods, sampled at the point rate, robot joint order.
 - :class:`ChunkSchedule`: that timeline cut into chunks (:func:`~dynid.excite.trajectory.chunk_timeline`)
-  with absolute start times; each chunk is due ``lead_s`` before its start (the first at once), and
-  the run is done once the last is sent and its end has passed.
+  with absolute start times in integer nanoseconds (the ROS clock's unit: a float of ~1.8e9 s resolves
+  only ~0.24 µs, which made a chunk's first point and the repeated last point of the chunk before land
+  apart); each chunk is due ``lead_s`` before its start (the first at once), and the run is done once
+  the last is sent and its end has passed.
 """
 
 from __future__ import annotations
@@ -60,35 +62,39 @@ def excitation_timeline(trajectory, joint_names: Sequence[str], current: np.ndar
             np.vstack([ddq_a, ddq]))
 
 
+def _ns(seconds: float) -> int:
+    return int(round(seconds * 1e9))
+
+
 class ChunkSchedule:
-    """The chunks of a timeline with absolute start times [s] on the caller's clock (module docstring).
+    """The chunks of a timeline with absolute start times [ns] on the caller's clock (module docstring).
 
     Attributes:
-        chunks: [(start [s], piece)], pieces with times from 0. next_chunk: index of the next to send.
-        end_s: when the timeline ends [s]. lead_s: how early a chunk is due [s].
+        chunks: [(start [ns], piece)], pieces with times [s] from 0. next_chunk: index of the next to send.
+        end_ns: when the timeline ends [ns]. lead_s: how early a chunk is due [s].
     """
 
-    def __init__(self, joint_names: Sequence[str], timeline, chunk_s: float, start_s: float, lead_s: float) -> None:
+    def __init__(self, joint_names: Sequence[str], timeline, chunk_s: float, start_ns: int, lead_s: float) -> None:
         times = timeline[0]
-        self.chunks: list[tuple[float, PointTrajectory]] = [
-            (start_s + first, piece) for first, piece in chunk_timeline(joint_names, *timeline, chunk_s)]
-        self.end_s, self.lead_s, self.next_chunk = start_s + float(times[-1]), lead_s, 0
+        self.chunks: list[tuple[int, PointTrajectory]] = [
+            (start_ns + _ns(first), piece) for first, piece in chunk_timeline(joint_names, *timeline, chunk_s)]
+        self.end_ns, self.lead_s, self.next_chunk = start_ns + _ns(float(times[-1])), lead_s, 0
 
     @property
     def pending(self) -> bool:
         """Whether chunks remain to be sent."""
         return self.next_chunk < len(self.chunks)
 
-    def due(self, now_s: float) -> list[tuple[float, PointTrajectory]]:
-        """The chunks to send at ``now_s`` [s] (the first at once, each next ``lead_s`` before its
+    def due(self, now_ns: int) -> list[tuple[int, PointTrajectory]]:
+        """The chunks to send at ``now_ns`` [ns] (the first at once, each next ``lead_s`` before its
         start), marked sent."""
         first = self.next_chunk
         while self.next_chunk < len(self.chunks):
-            if self.next_chunk > 0 and self.chunks[self.next_chunk][0] - self.lead_s > now_s:
+            if self.next_chunk > 0 and self.chunks[self.next_chunk][0] - _ns(self.lead_s) > now_ns:
                 break
             self.next_chunk += 1
         return self.chunks[first:self.next_chunk]
 
-    def done(self, now_s: float) -> bool:
+    def done(self, now_ns: int) -> bool:
         """Every chunk sent and the timeline's end passed."""
-        return not self.pending and now_s > self.end_s
+        return not self.pending and now_ns > self.end_ns

@@ -188,9 +188,9 @@ class ExcitationNode(Node):
                                            get('point_rate').value, get('repeat').value, get('approach_velocity').value)
         except InputError as error:
             return self._refuse(response, str(error))
-        now = self._now_s()
+        now = self._now_ns()
         self.schedule = ChunkSchedule(self.robot.joint_names, timeline, get('chunk_duration').value,
-                                      now + get('lead_time').value, get('lead_time').value)
+                                      now + int(round(get('lead_time').value * 1e9)), get('lead_time').value)
         self._publish_due(now)
         self._set_state('running')
         response.success = True
@@ -206,14 +206,14 @@ class ExcitationNode(Node):
     def next_chunk(self) -> int:
         return 0 if self.schedule is None else self.schedule.next_chunk
 
-    def _now_s(self) -> float:
-        return self.get_clock().now().nanoseconds / 1e9
+    def _now_ns(self) -> int:
+        return self.get_clock().now().nanoseconds
 
-    def _publish_due(self, now: float) -> None:
+    def _publish_due(self, now: int) -> None:
         self.schedule.lead_s = self.get_parameter('lead_time').value
-        for start_s, piece in self.schedule.due(now):
+        for start_ns, piece in self.schedule.due(now):
             message = JointTrajectory(joint_names=list(self.robot.joint_names))
-            message.header.stamp = rclpy.time.Time(nanoseconds=int(round(start_s * 1e9))).to_msg()
+            message.header.stamp = rclpy.time.Time(nanoseconds=start_ns).to_msg()
             message.points = [
                 JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(), accelerations=a.tolist(),
                                      time_from_start=duration(t))
@@ -224,7 +224,7 @@ class ExcitationNode(Node):
     def _on_timer(self) -> None:
         if self.schedule is None:
             return
-        now = self._now_s()
+        now = self._now_ns()
         self._publish_due(now)
         if self.schedule.done(now):
             self.schedule = None
