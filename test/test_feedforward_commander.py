@@ -8,7 +8,7 @@ a reference started from the wrong place.
 import numpy as np
 import pytest
 
-from dynid.control.commander import FeedforwardCommander
+from dynid.control.commander import FeedforwardCommander, node_statuses
 from dynid.control.configuration import FeedforwardSettings
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
@@ -132,3 +132,73 @@ def test_alpha_comes_from_the_estimators_table(ur5e):
     np.testing.assert_allclose(commander.context(False, False).alpha, table[::-1, :2])
     with pytest.raises(InputError, match='2 dimensions'):
         commander.set_alpha(['joint:a'], [1], [1.0])
+
+
+# ------------------------------------------------------------------ feedforward_node's parameters and diagnostics
+def _parameters(**changes) -> dict:
+    """feedforward_node's parameters as declared (array parameters unset: None), with ``changes``."""
+    return {'robot': 'ur5e', 'robot_description': '', 'result_file': '', 'mode': 'trajectory', 'terms': list(TERMS),
+            'term_options': '', 'compensate_gravity': True, 'compensate_friction': True, 'effort_is_current': False,
+            'drive_gains': None, 'rate_limit': 0.0, 'joints': None, 'rate': 200.0, 'effort_tolerance': 0.5,
+            'reference_correction': False, 'timeout': 0.1, 'acceleration': 'zero', **changes}
+
+
+def test_parameters_configure_the_commander(ur5e):
+    names = list(ur5e.joint_names)[::-1]
+    counters = {}
+    commander = FeedforwardCommander.from_parameters(_parameters(
+        mode='streaming', rate=250.0, timeout=0.3, effort_tolerance=0.2, joints=names, drive_gains=[10.0] * 6,
+        compensate_gravity=False).get, counters=counters)
+    assert (commander.mode, commander.rate_hz, commander.timeout_s, commander.effort_tolerance) == (
+        'streaming', 250.0, 0.3, 0.2)
+    assert commander.order == [5, 4, 3, 2, 1, 0] and commander.counters is counters
+    assert commander.feedforward.rate_hz == 250.0 and not commander.feedforward.compensate_gravity
+    assert list(commander.feedforward.terms) == list(TERMS) and commander.source == 'ur5e, model parameters'
+    assert FeedforwardCommander.from_parameters(_parameters().get).order == list(range(6))  # unset: the robot's
+
+
+def test_robot_description_wins_over_robot_and_unset_arrays_are_empty():
+    xml = '<robot name="arm"/>'
+    settings = FeedforwardSettings.from_parameters(_parameters(robot='no_such_robot', robot_description=xml).get)
+    assert settings.robot == xml and settings.drive_gains == () and settings.joints == ()
+    assert FeedforwardSettings.from_parameters(_parameters().get).robot == 'ur5e'
+
+
+def test_bad_parameters_are_input_errors_with_the_reason():
+    """Refusals the checks name pass unchanged; an error no check named (a word where a number belongs,
+    deep in term_options) is an InputError naming its type, never a crash of the configure transition."""
+    for changes, reason in (({'mode': 'torque'}, 'mode must be one of'),
+                            ({'terms': ['rigid_body', 'rigid_body']}, 'distinct feedforward terms'),
+                            ({'term_options': 'rigid_body: {payload: {mass: heavy}}'},
+                             "^ValueError: could not convert string to float: 'heavy'$")):
+        with pytest.raises(InputError, match=reason):
+            FeedforwardCommander.from_parameters(_parameters(**changes).get)
+
+
+def test_the_log_line_names_mode_source_terms_and_those_left_out(ur5e):
+    commander = FeedforwardCommander.from_parameters(_parameters(compensate_friction=False).get)
+    assert commander.describe() == 'trajectory feedforward of ur5e, model parameters: rigid_body, rotor_inertia'
+    commander.feedforward.left_out['friction_static'] = 'compensate_friction is false'
+    assert commander.describe().endswith('rotor_inertia; friction_static left out (compensate_friction is false)')
+
+
+def test_node_statuses_report_state_refusal_and_staleness(ur5e):
+    counters = {'messages': 3, 'errors': 1, 'stale_events': 2, 'published': 0, 'points_added': 0}
+    refused = node_statuses(None, 'unconfigured', 'torque', counters, 'configure refused: mode', None, 0.1)
+    assert refused == [('feedforward', 'error', 'configure refused: mode',
+                        {'state': 'unconfigured', 'mode': 'torque', **counters})]
+    commander = FeedforwardCommander.from_parameters(_parameters().get, counters=counters)
+
+    def going_stale() -> bool:  # the staleness watch counts an event as it looks
+        counters['stale_events'] += 1
+        return False
+
+    found = node_statuses(commander, 'active', 'trajectory', counters, '', going_stale, 0.25)
+    assert [entry[:3] for entry in found] == [('feedforward', 'ok', 'active, trajectory mode'),
+                                              ('joint_states', 'stale', 'no joint_states for more than 0.25 s: '
+                                                                        'zero effort')]
+    values = found[0][3]
+    assert values['stale_events'] == 2 and found[1][3] == {'stale_events': 3}  # counters before the look
+    assert values['terms'] == 'rigid_body,rotor_inertia' and values['state'] == 'active'
+    found = node_statuses(commander, 'active', 'trajectory', counters, '', lambda: True, 0.25)
+    assert found[1][:3] == ('joint_states', 'ok', 'fresh')

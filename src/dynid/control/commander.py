@@ -24,13 +24,16 @@ and, in the streamed modes, no command (``tick`` returns None: the node sends ze
 from fresh to stale counts one ``stale_events`` and says why once (:meth:`~FeedforwardCommander.fresh`).
 
 Efforts are in the controller's joint order (``order``), [N·m, or A with effort_is_current].
+
+feedforward_node builds its commander from its parameters (:meth:`~FeedforwardCommander.from_parameters`)
+and reports :func:`node_statuses` on ``/diagnostics``.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 
 import numpy as np
 
@@ -116,10 +119,31 @@ class FeedforwardCommander:
         checked_choice('acceleration', acceleration, ACCELERATIONS)
         return cls(settings.build(), mode, acceleration, **kwargs)
 
+    @classmethod
+    def from_parameters(cls, value: Callable[[str], object], **kwargs) -> FeedforwardCommander:
+        """The commander of feedforward_node's parameters (``value`` as for
+        :meth:`FeedforwardSettings.from_parameters`); ``kwargs`` as for the constructor. Any bad setting is
+        an InputError with the reason: a ValueError, TypeError or KeyError that no check named (a value
+        of the wrong type in ``term_options``) becomes one that names its type."""
+        try:
+            return cls.from_settings(FeedforwardSettings.from_parameters(value), value('mode'), value('acceleration'),
+                                     timeout_s=value('timeout'), rate_hz=value('rate'),
+                                     effort_tolerance=value('effort_tolerance'),
+                                     reference_correction=value('reference_correction'), **kwargs)
+        except InputError:
+            raise
+        except (ValueError, TypeError, KeyError) as error:
+            raise InputError(f'{type(error).__name__}: {error}') from None
+
     @property
     def streamed(self) -> bool:
         """Whether this mode sends a command every period (streaming, measured)."""
         return self.mode != 'trajectory'
+
+    def describe(self) -> str:
+        """One line for the log: the mode, the source, the terms and those left out (why)."""
+        left_out = ''.join(f'; {name} left out ({why})' for name, why in self.feedforward.left_out.items())
+        return f'{self.mode} feedforward of {self.source}: {", ".join(self.feedforward.terms)}{left_out}'
 
     def activate(self) -> None:
         """A fresh start: the feedforward's memory and rate limiter reset, no active reference."""
@@ -247,3 +271,26 @@ class FeedforwardCommander:
         except InputError as error:  # a term refusing the recent motion is reported, not raised
             values['term_rms_error'] = str(error)
         return values
+
+
+def node_statuses(commander: FeedforwardCommander | None, state: str, mode: str, counters: Mapping[str, int],
+                  refusal: str, fresh: Callable[[], bool] | None, timeout_s: float) -> list[tuple[str, str, str, dict]]:
+    """What feedforward_node reports on ``/diagnostics``: [(what, level, message, values)].
+
+    ``feedforward``: 'error' with the configure ``refusal`` if there is one, else 'ok' with the lifecycle
+    ``state`` and the ``mode``; values: state, mode, the ``counters`` (as they were before ``fresh`` looked)
+    and the commander's :meth:`~FeedforwardCommander.values`. ``joint_states`` (only while the state is
+    watched: ``fresh`` given, the commander's staleness watch): 'ok' when fresh, else 'stale' (no
+    joint_states for more than ``timeout_s`` [s]), with the stale events.
+    """
+    values = {'state': state, 'mode': mode, **counters}
+    is_fresh = fresh() if fresh is not None else False
+    if commander is not None:
+        values.update(commander.values(is_fresh))
+    statuses = [('feedforward', 'error', refusal, values) if refusal else
+                ('feedforward', 'ok', f'{state}, {mode} mode', values)]
+    if fresh is not None:
+        statuses.append(('joint_states', 'ok' if is_fresh else 'stale', 'fresh' if is_fresh else
+                         f'no joint_states for more than {timeout_s} s: zero effort',
+                         {'stale_events': counters['stale_events']}))
+    return statuses

@@ -1,10 +1,11 @@
 """A Feedforward from flat settings (a node's parameters), checked with reasons; and its breakdown by term.
 
 :class:`FeedforwardSettings` holds what a user writes in a parameter file: the robot, the result file,
-the term names, the terms' options as YAML, the backend flags, the command joints' order. ``build()``
-loads and checks them together (a result of another robot or of other joints, unknown terms, a
-friction term without a result are refused with an :class:`~dynid.errors.InputError` naming the
-setting) and returns the robot, the :class:`~dynid.control.Feedforward` and the command order.
+the term names, the terms' options as YAML, the backend flags, the command joints' order
+(``from_parameters``: from feedforward_node's parameters). ``build()`` loads and checks them together
+(a result of another robot or of other joints, unknown terms, a friction term without a result are
+refused with an :class:`~dynid.errors.InputError` naming the setting) and returns the robot, the
+:class:`~dynid.control.Feedforward` and the command order.
 
 :func:`term_rms` says what each configured term contributes over a stretch of motion: each evaluated
 alone (batch, memory from its undeformed state), with τ_J,d from the rigid-body term when configured.
@@ -12,6 +13,7 @@ alone (batch, memory from its undeformed state), with τ_J,d from the rigid-body
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +57,15 @@ class FeedforwardSettings:
     rate_limit: float = 0.0
     rate_hz: float = 500.0
     joints: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_parameters(cls, value: Callable[[str], object]) -> FeedforwardSettings:
+        """The settings of feedforward_node's parameters (docs/nodes/parameters.md): ``value(name)`` is a
+        parameter's value, None for an array parameter left unset (``drive_gains``, ``joints``)."""
+        return cls(value('robot_description') or value('robot'), value('result_file'), tuple(value('terms')),
+                   value('term_options'), value('compensate_gravity'), value('compensate_friction'),
+                   value('effort_is_current'), tuple(value('drive_gains') or ()), value('rate_limit'), value('rate'),
+                   tuple(value('joints') or ()))
 
     def options(self) -> dict:
         try:
