@@ -69,6 +69,11 @@ def trajectory_with_effort(message: JointTrajectory, filled) -> JointTrajectory:
     return JointTrajectory(header=message.header, joint_names=message.joint_names, points=points)
 
 
+def stamp_ns(stamp) -> int:
+    """A builtin_interfaces/Time (a header's stamp) in integer nanoseconds."""
+    return stamp.sec * 10**9 + stamp.nanosec
+
+
 def duration(seconds: float) -> Duration:
     """builtin_interfaces/Duration of ``seconds`` [s], rounded to the nanosecond."""
     nanoseconds = int(round(seconds * 1e9))
