@@ -42,6 +42,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from dynid.control.configuration import FeedforwardSettings
 from dynid.control.tracking import tracking_error
+from dynid.demo.summary import LoopSummary, estimate_history, write_loop_page
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.report import write_report
@@ -51,7 +52,6 @@ from dynid.io.recorder import read_recording
 from dynid.model import load_robot
 from dynid.nodes.bringup import NodeProcesses, build_suite, plan_suite
 from dynid.nodes.conversions import trajectory_from_message
-from dynid.nodes.demo_summary import LoopSummary, estimate_history, write_loop_page
 from dynid.sim.parameters import PlantParameters
 
 SERVICE_TIMEOUT_S = 60.0  # node processes start in a few seconds; more on a loaded machine
