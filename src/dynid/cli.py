@@ -833,7 +833,8 @@ def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
 def _run_demo(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dynid.nodes.demo import DemoError, DemoSettings, check_settings, run_demo
+    from dynid.demo.plan import DemoError, DemoSettings, check_settings
+    from dynid.nodes.demo import run_demo
 
     settings = check_settings(DemoSettings(Path(args.output), args.robot, args.namespace, args.rate, args.periods,
                                            args.holdout_seed, args.method, args.friction,

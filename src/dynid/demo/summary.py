@@ -1,5 +1,9 @@
-"""The whole loop of ``dynid demo``: estimates against the twin's truth, tracking without and with the
-feedforward, as a terminal table and a report page (``loop.html``). No ROS here.
+"""What ``dynid demo`` reports, once the suite has stopped. No ROS here.
+
+:func:`conclude` validates the identified model on the held-out recording, saves the result, writes
+the report and prints the summary: the identification table (:func:`identification_table`) and the
+whole loop (:class:`LoopSummary`): estimates against the twin's truth, tracking without and with the
+feedforward, as a terminal table and a report page (``loop.html``).
 
 Tolerances (stated, checked by the tests on the demo's own output): the online stiffness estimate
 k0 = α̂1 (Madsen, Rosenlund, Brandt and Zhang 2019, eq. (9)) within ``STIFFNESS_TOLERANCE`` of the
@@ -14,16 +18,23 @@ true Coulomb scale, which is 1 (no wear scheduled: the identified Coulomb level 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from dynid.control.inputs import labelled_table
-from dynid.control.tracking import Tracking
+from dynid.control.tracking import Tracking, tracking_error
+from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings
 from dynid.errors import InputError
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
+from dynid.identify.report import write_report
+from dynid.identify.result import IdentificationResult
+from dynid.identify.validate import validate
+from dynid.io.recorder import read_recording
+from dynid.sim.parameters import PlantParameters
 
 STIFFNESS_TOLERANCE = 0.10  # relative
 FRICTION_TOLERANCE = 0.25  # absolute, on the Coulomb scale [-]
@@ -45,14 +56,16 @@ class EstimateHistory:
         return self.values[:, :, self.quantities.index(quantity)]
 
 
-def estimate_history(messages: Sequence[tuple[float, object]], joint_names: Sequence[str]) -> EstimateHistory | None:
-    """The history of the estimator's labelled tables [(receive time [s], Float64MultiArray)] in
-    ``joint_names`` order; None when nothing usable arrived."""
+def estimate_history(tables: Sequence[tuple[float, Sequence[str], Sequence[int], Sequence[float]]],
+                     joint_names: Sequence[str]) -> EstimateHistory | None:
+    """The history of the estimator's labelled tables [(receive time [s], layout labels, layout sizes,
+    data)] (a Float64MultiArray's, :func:`dynid.control.inputs.labelled_table`) in ``joint_names`` order;
+    tables that do not read, or whose quantities differ from the first, are left out; None when nothing
+    usable arrived."""
     times, rows, quantities = [], [], None
-    for received, message in messages:
+    for received, labels, sizes, data in tables:
         try:
-            joints, columns, table = labelled_table([d.label for d in message.layout.dim],
-                                                    [d.size for d in message.layout.dim], message.data)
+            joints, columns, table = labelled_table(labels, sizes, data)
             order = [joints.index(name) for name in joint_names]
         except (InputError, ValueError):
             continue
@@ -204,3 +217,96 @@ def write_loop_page(folder: Path, summary: LoopSummary) -> Path:
         f'<pre>{html.escape(summary.table())}</pre>' + ''.join(images)
         + '<p><a href="index.html">identification report</a></p></body></html>', encoding='utf-8')
     return page
+
+
+def coverage(dataset, rate_hz: float) -> str:
+    """'N samples, none lost' or with the samples lost (stamp gaps against the twin's rate [Hz])."""
+    gaps = dataset.gaps(1.0 / rate_hz)
+    return f'{gaps.samples} samples, ' + (f'{gaps.lost} lost in {len(gaps.gaps)} gap(s)' if gaps.lost else 'none lost')
+
+
+def number(value, spec: str) -> str:
+    """A metric for the table; n/a where nothing was scored (None)."""
+    return 'n/a' if value is None else format(value, spec)
+
+
+def identification_table(result: IdentificationResult, settings: DemoSettings, training, holdout) -> str:
+    """The demo's identification summary: the run, condition number and relative residuals, then per
+    joint the identified Coulomb and viscous friction and the fit on the training and held-out
+    recordings (datasets ``training``, ``holdout``)."""
+    train = result.metrics['train']
+    held = result.metrics['validation']
+    friction = result.friction()
+    lines = [
+        f'dynid demo: {result.robot} digital twin at {settings.rate:g} Hz, {result.method.upper()}, '
+        f'{settings.friction} friction',
+        f'training: optimized excitation, {training.t[-1]:.1f} s ({coverage(training, settings.rate)}); '
+        f'held-out: random Fourier trajectory (seed {settings.holdout_seed}), {holdout.t[-1]:.1f} s '
+        f'({coverage(holdout, settings.rate)})',
+        f'{len(result.parameter_names)} parameters, cond(W) = {result.condition_number:.4g}; relative residual: '
+        f'training {train["relative_residual"]:.4f}, held-out {held["relative_residual"]:.4f}',
+        '',
+        f'{"joint":<22}{"Fc [N·m]":>10}{"Fv [N·m·s]":>12}{"train fit %":>13}{"held-out fit %":>16}'
+        f'{"held-out RMSE [N·m]":>21}',
+    ]
+    for name in result.joint_names:
+        f = friction[name]
+        lines.append(f'{name:<22}{f.get("Fc", float("nan")):>10.4g}{f.get("Fv", float("nan")):>12.4g}'
+                     f'{number(train["joints"][name]["nrmse_fit_percent"], ".2f"):>13}'
+                     f'{number(held["joints"][name]["nrmse_fit_percent"], ".2f"):>16}'
+                     f'{number(held["joints"][name]["rmse"], ".4g"):>21}')
+    return '\n'.join(lines)
+
+
+def loop_summary(robot, recorded: Mapping[str, object], sent: Mapping[str, list], estimates: Mapping[str, list]
+                 ) -> LoopSummary:
+    """Tracking of the held-out trajectory without and with feedforward_node (the same trajectory, the
+    approach before it left out) and the estimator's tables, against the twin's truth.
+
+    ``recorded``: the runs' datasets by excitation name; ``sent``: what the joint controller was sent in
+    each run, [(start stamp [ns], PointTrajectory)]; ``estimates``: the estimator's ``stiffness`` and
+    ``friction`` tables as :func:`estimate_history` takes them. DemoError if a run cannot be scored.
+    """
+    tracking = {}
+    for name, trajectories in sent.items():
+        try:
+            tracking[name] = tracking_error(recorded[name], trajectories, last_s=HOLDOUT_PERIOD_S)
+        except InputError as error:
+            raise DemoError(f'{name}: cannot score the tracking: {error}') from None
+    truth = PlantParameters.defaults(robot).joints  # the twin's joints, as sim_node builds them
+    return LoopSummary(robot.joint_names, tracking['holdout_excitation'], tracking['feedforward_excitation'],
+                       estimate_history(estimates['stiffness'], robot.joint_names),
+                       estimate_history(estimates['friction'], robot.joint_names), truth.alpha1)
+
+
+def conclude(settings: DemoSettings, robot, result: IdentificationResult, training_folder: Path,
+             runs: Mapping[str, tuple[Path, list]], estimates: Mapping[str, list],
+             say: Callable[[str], None]) -> IdentificationResult:
+    """The demo's end (module docstring): ``result`` validated on the held-out recording and saved with
+    it as ``output/result.yaml``, the report and the loop page in ``output/report``, ``output/loop.yaml``,
+    the tables printed. ``runs``: {excitation: (its recording folder, what was sent, as for
+    :func:`loop_summary`)} for the held-out run and the feedforward run. Returns ``result``."""
+    output = Path(settings.output)
+    say('validating on the held-out recording')
+    training = read_recording(training_folder, robot.joint_names, settings.namespace)
+    recorded = {name: read_recording(folder, robot.joint_names, settings.namespace)
+                for name, (folder, _) in runs.items()}
+    holdout = recorded['holdout_excitation']
+    result.metrics['validation'] = validate(result, robot, holdout)
+    result.provenance.update({'demo': {'training': str(training_folder),
+                                       'held_out': str(runs['holdout_excitation'][0]),
+                                       'feedforward': str(runs['feedforward_excitation'][0])}})
+    path = result.save(output / 'result.yaml')
+    loop = loop_summary(robot, recorded, {name: sent for name, (_, sent) in runs.items()}, estimates)
+    say('writing the report')
+    report = write_report(output / 'report', result, robot, [training], [holdout])
+    loop_page = write_loop_page(output / 'report', loop)
+    (output / 'loop.yaml').write_text(yaml.safe_dump(loop.as_dict(), sort_keys=False), encoding='utf-8')
+    print(identification_table(result, settings, training, holdout))
+    print()
+    print(loop.table())
+    print(f'samples lost: feedforward run {coverage(recorded["feedforward_excitation"], settings.rate)}')
+    for warning in result.warnings:
+        print(f'warning: {warning}')
+    print(f'wrote {path}, {report} and {loop_page}')
+    return result

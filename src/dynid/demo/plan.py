@@ -1,0 +1,75 @@
+"""What ``dynid demo`` runs: its settings, their checks, and the suite with its parameters. No ROS here.
+
+The suite (:func:`suite_plan`): sim_node (the twin at ``rate``), identifier_node recording into
+``output/recordings``, estimator_node estimating with the identifier's result, feedforward_node
+(trajectory mode, configured by the demo once a result exists) and three excitation nodes
+(:data:`EXCITATIONS`): the shipped optimized excitation for training (``periods`` periods), and twice
+the held-out random Fourier trajectory (seed ``holdout_seed``, :data:`HOLDOUT_PERIOD_S`): once straight
+to the twin's joint controller, once through feedforward_node.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dynid.control.configuration import FeedforwardSettings
+from dynid.errors import InputError
+from dynid.excite.trajectory import builtin_excitation_path
+from dynid.model import load_robot
+
+HOLDOUT_PERIOD_S = 10.0  # the held-out random Fourier trajectory, also the feedforward's tracking task
+#: training; held-out validation and tracking without feedforward; the same through feedforward_node
+EXCITATIONS = ('excitation_node', 'holdout_excitation', 'feedforward_excitation')
+APPROACH_VELOCITY = 0.5  # [rad/s] of the excitations' approach to their first point
+
+
+class DemoError(RuntimeError):
+    """A step of the demo did not complete (a node refused or timed out)."""
+
+
+@dataclass
+class DemoSettings:
+    """What the demo runs. Rates [Hz], durations [s]."""
+
+    output: Path = Path('dynid_demo')
+    robot: str = 'ur5e'
+    namespace: str = field(default_factory=lambda: f'dynid_demo_{os.getpid()}')
+    rate: float = 1000.0
+    periods: int = 3  # periods of the 10 s optimized excitation
+    holdout_seed: int = 7
+    method: str = 'wls'
+    friction: str = 'viscous_coulomb'
+    seed: int = 1
+    processes: bool = True
+
+
+def check_settings(settings: DemoSettings) -> DemoSettings:
+    """Reject out-of-range demo settings with a clear reason."""
+    if not 50.0 <= settings.rate <= 2000.0:
+        raise InputError(f'--rate must be within 50–2000 Hz, got {settings.rate:g}')
+    if not 1 <= settings.periods <= 30:
+        raise InputError(f'--periods must be within 1–30, got {settings.periods}')
+    if settings.holdout_seed < 0:
+        raise InputError('--holdout-seed must be ≥ 0')
+    builtin_excitation_path(load_robot(settings.robot).name)  # the demo runs the robot's shipped excitation
+    return settings
+
+
+def suite_plan(settings: DemoSettings) -> tuple[dict, dict, dict]:
+    """(parameters {node: {name: value}}, excitations {excitation node: its parameters}, the suite's
+    options) for :func:`dynid.nodes.bringup.plan_suite` and :func:`~dynid.nodes.bringup.build_suite`
+    (module docstring)."""
+    recordings = Path(settings.output) / 'recordings'
+    parameters = {'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
+                  'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
+                                      'friction': settings.friction, 'report': False},
+                  'estimator_node': {'result_topic': 'identifier_node/result'},
+                  'feedforward_node': {'autostart': False, 'terms': list(FeedforwardSettings.terms)}}
+    holdout = {'seed': settings.holdout_seed, 'approach_velocity': APPROACH_VELOCITY, 'period': HOLDOUT_PERIOD_S}
+    excitations = {'excitation_node': {'trajectory_file': 'builtin', 'repeat': settings.periods,
+                                       'approach_velocity': APPROACH_VELOCITY},
+                   'holdout_excitation': holdout, 'feedforward_excitation': holdout}
+    suite = {'estimator': True, 'feedforward': 'trajectory', 'feedforward_from': ['feedforward_excitation']}
+    return parameters, excitations, suite
