@@ -94,6 +94,8 @@ def test_identify_from_effort_as_current_equals_identify_from_joint_currents(bag
 def test_a_ur_recording_of_joint_states_read_as_torque_warns(bags, tmp_path, capsys):
     silent = _identify(bags['ur'], tmp_path / 'silent.yaml', '--joint-states-effort', 'torque')
     assert WARNING not in capsys.readouterr().err
+    _identify(bags['ur'], tmp_path / 'said.yaml', '--torque', 'joint_torque')  # says the effort is a torque
+    assert WARNING not in capsys.readouterr().err
     warned = _identify(bags['ur'], tmp_path / 'warned.yaml')
     err = capsys.readouterr().err
     assert WARNING in err and '--joint-states-effort current' in err

@@ -394,6 +394,14 @@ def _add_effort_argument(parser: argparse.ArgumentParser) -> None:
                              'joint_currents topic (as dynid simulate and identifier_node write) is refused')
 
 
+def _effort_told(args: argparse.Namespace, torque_sources=()) -> str | None:
+    """What the user said joint_states' effort holds: --joint-states-effort, else torque where --torque names
+    the effort as a torque (``torque_sources``), else None (not said: torque, with the UR warning)."""
+    if args.joint_states_effort is None and getattr(args, 'torque', None) in torque_sources:
+        return 'torque'
+    return args.joint_states_effort
+
+
 def _read(bag, robot, joint_states_effort: str | None):
     """The recording ``bag`` in ``robot``'s joint order, joint_states' effort read as ``joint_states_effort``
     says (None: not given, torque); see :func:`_warn_about_effort`."""
@@ -407,7 +415,7 @@ def _read(bag, robot, joint_states_effort: str | None):
 def _warn_about_effort(dataset, robot, joint_states_effort: str | None, bag) -> None:
     """Warn on stderr where a UR arm's recording of joint_states with effort and without joint_currents
     (what ``ros2 bag record /joint_states`` keeps of the UR driver, whose effort is motor current) is read as
-    joint torque only because --joint-states-effort was not given."""
+    joint torque only because the user did not say what the effort is (:func:`_effort_told`)."""
     from dynid.model.robots import is_universal_robot
 
     topics = dataset.source.get('topics', ())
@@ -546,8 +554,8 @@ def _run_identify(args: argparse.Namespace) -> int:
     robot = load_robot(args.robot)
     drives = _drives(args.drives, robot)
     say(f'reading {len(args.bags)} recording(s)')
-    recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass',
-                             args.joint_states_effort)
+    effort = _effort_told(args, ('joint_torque', 'motor_torque'))
+    recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass', effort)
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
     from dynid.identify.drive_gains import parse_fixed_gains
@@ -568,7 +576,7 @@ def _run_identify(args: argparse.Namespace) -> int:
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
-    validation = [_read(bag, robot, args.joint_states_effort) for bag in args.validate]
+    validation = [_read(bag, robot, effort) for bag in args.validate]
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
         metrics = validate(result, robot, dataset, name=args.validate[i])
@@ -719,10 +727,11 @@ def _run_identify_friction(args: argparse.Namespace) -> int:
                                 t0_c=args.t0, egms_initial=tuple(args.egms_initial))
     result = IdentificationResult.load(args.params)
     robot = load_robot(args.robot or result.robot)
+    effort = _effort_told(args, ('effort',))
     recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, args.payload_com,
-                                     args.joint_states_effort or 'torque')
+                                     effort or 'torque')
     for recording in recordings:
-        _warn_about_effort(recording.dataset, robot, args.joint_states_effort, recording.name)
+        _warn_about_effort(recording.dataset, robot, effort, recording.name)
     identification = identify_joint_friction(
         recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr))
     print('\n'.join(summary_lines(identification)))
