@@ -383,16 +383,58 @@ def _filter_settings(args):
                           motion_bandwidth_hz=args.motion_bandwidth)
 
 
-def _recordings(bags, robot, masses, com, label):
-    from dynid.identify.model import RecordingInput
+def _add_effort_argument(parser: argparse.ArgumentParser) -> None:
+    from dynid.io import EFFORT_MEANINGS
+
+    parser.add_argument('--joint-states-effort', choices=EFFORT_MEANINGS, default=None,
+                        help="what joint_states' effort holds in the recordings: torque (joint torque [N·m]; the "
+                             'default) or current (motor current [A], then used as a joint_currents topic is: through '
+                             'the drive gains). The UR driver (ur_robot_driver) publishes motor current there: give '
+                             'current for a UR recording of /joint_states. With current, a recording that also has a '
+                             'joint_currents topic (as dynid simulate and identifier_node write) is refused')
+
+
+def _effort_told(args: argparse.Namespace, torque_sources=()) -> str | None:
+    """What the user said joint_states' effort holds: --joint-states-effort, else torque where --torque names
+    the effort as a torque (``torque_sources``), else None (not said: torque, with the UR warning)."""
+    if args.joint_states_effort is None and getattr(args, 'torque', None) in torque_sources:
+        return 'torque'
+    return args.joint_states_effort
+
+
+def _read(bag, robot, joint_states_effort: str | None):
+    """The recording ``bag`` in ``robot``'s joint order, joint_states' effort read as ``joint_states_effort``
+    says (None: not given, torque); see :func:`_warn_about_effort`."""
     from dynid.io.recorder import read_recording
+
+    dataset = read_recording(bag, robot.joint_names, None, joint_states_effort or 'torque')
+    _warn_about_effort(dataset, robot, joint_states_effort, bag)
+    return dataset
+
+
+def _warn_about_effort(dataset, robot, joint_states_effort: str | None, bag) -> None:
+    """Warn on stderr where a UR arm's recording of joint_states with effort and without joint_currents
+    (what ``ros2 bag record /joint_states`` keeps of the UR driver, whose effort is motor current) is read as
+    joint torque only because the user did not say what the effort is (:func:`_effort_told`)."""
+    from dynid.model.robots import is_universal_robot
+
+    topics = dataset.source.get('topics', ())
+    if joint_states_effort is None and dataset.tau is not None and is_universal_robot(robot.joint_names) \
+            and not any(topic.endswith('/joint_currents') for topic in topics):
+        print(f'warning: {bag}: joint_states effort is read as joint torque [N·m], but the UR driver publishes motor '
+              f'current [A] there: for a recording of a UR, give --joint-states-effort current '
+              f'(--joint-states-effort torque says it is torque)', file=sys.stderr)
+
+
+def _recordings(bags, robot, masses, com, label, joint_states_effort=None):
+    from dynid.identify.model import RecordingInput
     from dynid.model import Payload
 
     if masses and len(masses) != len(bags):
         raise InputError(f'--{label} needs one mass per bag ({len(bags)}), got {len(masses)}')
     recordings = []
     for i, bag in enumerate(bags):
-        dataset = read_recording(bag, robot.joint_names, None)
+        dataset = _read(bag, robot, joint_states_effort)
         mass = masses[i] if masses else 0.0
         if mass < 0:
             raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
@@ -443,7 +485,8 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
     parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
-                        help='measured torque: current = K_τ·i from joint_currents and the drive gains (minus B·θ̈ '
+                        help='measured torque: current = K_τ·i from joint_currents (or joint_states effort with '
+                             '--joint-states-effort current) and the drive gains (minus B·θ̈ '
                              'with motor encoders); motor_torque = joint_states effort that is already the motor\'s '
                              'torque in N·m at the link side (rotor inertias identified, no drive data needed); '
                              'joint_torque = joint_states effort from a torque sensor after the gear. Default auto: '
@@ -471,6 +514,7 @@ def _add_identify_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--no-prior', action='store_true', help='do not pull toward the robot file\'s inertias')
     physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
     parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
+    _add_effort_argument(parser)
     parser.add_argument('-o', '--output', required=True, help='result file (YAML)')
     parser.add_argument('--force', action='store_true',
                         help='overwrite an existing result file, and keep a result the data cannot support (cond of '
@@ -492,7 +536,6 @@ def _run_identify(args: argparse.Namespace) -> int:
     from dynid.identify.robot_source import file_sha256, record_robot
     from dynid.identify.run import IdentifyOptions, identify
     from dynid.identify.validate import validate
-    from dynid.io.recorder import read_recording
     from dynid.model import load_robot
 
     start = time.perf_counter()
@@ -511,7 +554,8 @@ def _run_identify(args: argparse.Namespace) -> int:
     robot = load_robot(args.robot)
     drives = _drives(args.drives, robot)
     say(f'reading {len(args.bags)} recording(s)')
-    recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass')
+    effort = _effort_told(args, ('joint_torque', 'motor_torque'))
+    recordings = _recordings(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass', effort)
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
     from dynid.identify.drive_gains import parse_fixed_gains
@@ -532,7 +576,7 @@ def _run_identify(args: argparse.Namespace) -> int:
     record_robot(result.provenance, args.robot)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(args.drives).resolve()), sha256=file_sha256(args.drives))
-    validation = [read_recording(bag, robot.joint_names, None) for bag in args.validate]
+    validation = [_read(bag, robot, effort) for bag in args.validate]
     for i, dataset in enumerate(validation):
         say(f'validating on {args.validate[i]}')
         metrics = validate(result, robot, dataset, name=args.validate[i])
@@ -586,6 +630,7 @@ def _add_validate_arguments(parser: argparse.ArgumentParser) -> None:
                         help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
     parser.add_argument('--recover-payload', action='store_true',
                         help='estimate an unknown payload on each bag from the model\'s residual')
+    _add_effort_argument(parser)
 
 
 def _run_validate(args: argparse.Namespace) -> int:
@@ -602,13 +647,11 @@ def _run_validate(args: argparse.Namespace) -> int:
     masses = args.payload_mass or [0.0] * len(args.bags)
     if len(masses) != len(args.bags):
         raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
-    from dynid.io.recorder import read_recording
-
     trained = {float(entry.get('payload_mass_known') or entry.get('payload_known') or 0.0)
                for entry in result.provenance.get('inputs') or []}
     unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
-        dataset = read_recording(bag, robot.joint_names, None)
+        dataset = _read(bag, robot, args.joint_states_effort)
         payload = Payload(mass, args.payload_com) if mass > 0 else None
         metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
         metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
@@ -663,6 +706,7 @@ def _add_identify_friction_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--egms-initial', type=_float_list, default=[1e-3, 4.0, 2.0],
                         help='backlash [rad], r_delta, r_k to start the E-GMS search from (default 0.001,4,2)')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
+    _add_effort_argument(parser)
 
 
 def _run_identify_friction(args: argparse.Namespace) -> int:
@@ -683,7 +727,11 @@ def _run_identify_friction(args: argparse.Namespace) -> int:
                                 t0_c=args.t0, egms_initial=tuple(args.egms_initial))
     result = IdentificationResult.load(args.params)
     robot = load_robot(args.robot or result.robot)
-    recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, args.payload_com)
+    effort = _effort_told(args, ('effort',))
+    recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, args.payload_com,
+                                     effort or 'torque')
+    for recording in recordings:
+        _warn_about_effort(recording.dataset, robot, effort, recording.name)
     identification = identify_joint_friction(
         recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr))
     print('\n'.join(summary_lines(identification)))
@@ -712,6 +760,7 @@ def _add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--min-velocity', type=float, default=0.05,
                         help='the stiffness learns only while |rotor velocity| reaches this [rad/s] (default 0.05)')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
+    _add_effort_argument(parser)
 
 
 def _run_estimate(args: argparse.Namespace) -> int:
@@ -722,7 +771,6 @@ def _run_estimate(args: argparse.Namespace) -> int:
     from dynid.estimate.report import load_truth, save_estimation, summary_lines, write_estimation_report
     from dynid.identify.result import IdentificationResult
     from dynid.identify.robot_source import robot_spec_of
-    from dynid.io.recorder import read_recording
     from dynid.model import load_robot
 
     settings = EstimationSettings(batch=args.batch, stiffness=not args.no_stiffness, friction=not args.no_friction,
@@ -739,7 +787,7 @@ def _run_estimate(args: argparse.Namespace) -> int:
     robot_spec = robot_spec_of(result.provenance, result.robot, args.robot,
                                warn=lambda text: print(f'warning: {text}', file=sys.stderr))
     robot = load_robot(robot_spec)
-    dataset = read_recording(args.bag, robot.joint_names, None)
+    dataset = _read(args.bag, robot, args.joint_states_effort)
     start, shown = time.perf_counter(), [time.perf_counter()]
 
     def progress(done: int, total: int) -> None:

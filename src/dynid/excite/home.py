@@ -27,16 +27,15 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.model.robot import RobotModel
+from dynid.model.robots import UR_JOINTS
 
-_UR_JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
-              'wrist_3_joint')
 # Rounded as the twin has always used them (recordings and stored trajectories start there).
 _UR_HOME = (0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0)
 _FRANKA_HOME = (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785)
 
 #: (joint names, home [rad], what it is) of the known arm families.
 KNOWN_HOMES = (
-    (_UR_JOINTS, _UR_HOME, 'UR home: upper arm vertical, forearm horizontal, tool down'),
+    (UR_JOINTS, _UR_HOME, 'UR home: upper arm vertical, forearm horizontal, tool down'),
     (tuple(f'panda_joint{i}' for i in range(1, 8)), _FRANKA_HOME, 'Franka ready pose'),
     (tuple(f'fr3_joint{i}' for i in range(1, 8)), _FRANKA_HOME, 'Franka ready pose'),
 )

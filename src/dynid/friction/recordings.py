@@ -307,12 +307,14 @@ class FrictionTorque:
 
 def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Sequence[str] | None = None,
                         payload_masses: Sequence[float] | None = None,
-                        payload_com: Sequence[float] = (0.0, 0.0, 0.0)) -> list[FrictionRecording]:
+                        payload_com: Sequence[float] = (0.0, 0.0, 0.0),
+                        joint_states_effort: str = 'torque') -> list[FrictionRecording]:
     """Read bags as :class:`FrictionRecording` (what ``dynid identify-friction`` takes).
 
     ``experiments``: ``NAME``, ``NAME:JOINT`` or ``auto`` per bag (one for all, or None: auto); auto takes a
     twin recording's trajectory file (:func:`recorded_experiment`), else the motion. ``payload_masses``:
-    [kg] per bag (0: none), a point mass at ``payload_com`` [m] in the flange frame.
+    [kg] per bag (0: none), a point mass at ``payload_com`` [m] in the flange frame. ``joint_states_effort``:
+    what joint_states' effort holds, torque or current (:func:`dynid.io.bag.read_bag`).
     """
     from dynid.friction.identified import parse_experiment
     from dynid.io.recorder import read_recording
@@ -336,7 +338,7 @@ def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Seq
                 found_by = 'trajectory file'
         if mass < 0:
             raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
-        dataset = read_recording(bag, robot.joint_names, None)
+        dataset = read_recording(bag, robot.joint_names, None, joint_states_effort)
         recordings.append(FrictionRecording(dataset, str(bag), experiment, joint,
                                             Payload(mass, payload_com) if mass > 0 else None, found_by))
     return recordings

@@ -488,12 +488,12 @@ class IdentificationProblem:
 
     def describe(self) -> dict:
         """Provenance of the problem (for the result file)."""
+        kept = ('bag', 'simulation', 'start_ns', 'joint_states_effort')  # of each recording's source
         return {'torque_source': self.torque_source, 'rotor_compensation': self.compensate_rotor,
                 'rotor_inertia_identified': self.identify_rotor_inertia,
                 'friction_velocity': 'rotor' if self.friction_on_rotor else 'link',
                 'filters': None if self.settings is None else self.settings.to_dict(),
-                'recordings': [{'name': g.name, 'source': {k: v for k, v in g.source.items()
-                                                           if k in ('bag', 'simulation', 'start_ns')},
+                'recordings': [{'name': g.name, 'source': {k: v for k, v in g.source.items() if k in kept},
                                 'samples': g.summary.samples, 'payload_mass_known': g.payload_mass_known,
                                 'payload_known': g.payload_known, 'gaps': g.to_dict()}
                                for g in self.gaps]}

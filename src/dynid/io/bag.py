@@ -6,6 +6,7 @@ Topics (docs/contract.md; in a bag they carry the recording's namespace, default
 topic                              type                     content
 =================================  =======================  =============================================
 ``joint_states``                   sensor_msgs/JointState   link q [rad], q̇ [rad/s], effort = joint torque [N·m]
+                                                            (or motor current [A], below)
 ``motor_states``                   sensor_msgs/JointState   rotor θ and θ̇ in link units [rad, rad/s]
 ``joint_currents``                 sensor_msgs/JointState   motor current [A] in ``effort``
 ``joint_temperatures``             sensor_msgs/JointState   temperature [°C] in ``effort``
@@ -21,6 +22,13 @@ What is read as a recording (:func:`recording_files`): a rosbag2 directory (with
 a bare ``.mcap`` (or ``.db3``) file as Foxglove and other recorders write them, and a directory
 holding such files without ``metadata.yaml`` (read as the segments of one recording, in name order).
 Anything else (a CSV, an empty directory, a ROS 1 bag) is refused with a one-line reason.
+
+What joint_states' effort holds is the reader's to be told (``joint_states_effort``, one of
+:data:`dynid.io.EFFORT_MEANINGS`): joint torque [N·m] by default, as the contract says and the twin, Franka and
+Gazebo publish; or motor current [A], as the Universal Robots driver publishes it (ur_robot_driver
+reads RTDE's ``actual_current`` into the joint effort state). Read as current, the effort fills the
+dataset's ``current``, as a ``joint_currents`` topic would, and the dataset has no joint torque; a
+recording that also has ``joint_currents`` is refused rather than guessed at.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError
+from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import FIELDS, JOINT_STATE, decode_joint_states, names_of, stamp_message, typestore
 from dynid.io.dataset import Dataset
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
@@ -270,7 +279,7 @@ def _open_reader(files: list[Path], path: Path) -> AnyReader:
         raise InputError(f'cannot open bag {path}: {" ".join(str(error).split())}') from None
 
 
-def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
+def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_effort: str = 'torque') -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
 
     ``path`` is a recording (:func:`recording_files`), or a list of them read as one bag (the segments
@@ -283,7 +292,13 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
     ``source['skipped']``.
     ``namespace`` is the recording's namespace; None: found from its topics (the root, or the one
     namespace holding joint_states).
+    ``joint_states_effort`` says what joint_states' effort holds (:data:`dynid.io.EFFORT_MEANINGS`): ``'torque'``
+    fills ``tau`` [N·m]; ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
+    recording that also has ``joint_currents``.
     """
+    if joint_states_effort not in EFFORT_MEANINGS:
+        raise InputError(f'joint_states effort must be one of {", ".join(EFFORT_MEANINGS)}, '
+                         f'got {joint_states_effort!r}')
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
     if not paths:
         raise InputError('no bag given')
@@ -298,6 +313,11 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
         namespace = _namespace(by_topic, namespace, path)
         main = topic_name(namespace, 'joint_states')
         wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
+        if joint_states_effort == 'current' and wanted['joint_currents'] in by_topic:
+            currents = wanted['joint_currents']
+            raise InputError(f'bag {path}: joint_states effort is to be read as motor current, but the bag also has '
+                             f'{currents}; refusing to guess which holds the current (a dynid recording keeps it on '
+                             f'{currents}: read joint_states effort as torque, the default)')
         connections = {topic: by_topic[name] for topic, name in wanted.items() if name in by_topic}
         names = None if joint_names is None else list(joint_names)
         streams, names = _read_streams(reader, connections, names, counters)
@@ -309,8 +329,9 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
         order = np.argsort(stamps, kind='stable')
         stamps = stamps[order]
         keep = np.concatenate([[True], np.diff(stamps) > 0])  # duplicate stamps: keep the first
+        effort = 'tau' if joint_states_effort == 'torque' else 'current'
         signals = {'q': main_rows['position'][order][keep], 'dq': main_rows['velocity'][order][keep],
-                   'tau': main_rows['effort'][order][keep]}
+                   effort: main_rows['effort'][order][keep]}
         stamps = stamps[keep]
         valid = np.ones(stamps.size, dtype=bool)
         for topic in ('motor_states', 'joint_currents'):
@@ -348,5 +369,6 @@ def read_bag(path, joint_names=None, namespace: str | None = '') -> Dataset:
             signals[key] = value[valid]
     t = (stamps[valid] - stamps[valid][0]) / 1e9
     source = {'bag': str(path), 'topics': topics, 'start_ns': int(stamps[valid][0]),
-              'skipped': counters, 'dropped_unmatched': int(np.count_nonzero(~valid))}
+              'skipped': counters, 'dropped_unmatched': int(np.count_nonzero(~valid)),
+              'joint_states_effort': joint_states_effort}
     return Dataset(tuple(names), t, source=source, **signals)

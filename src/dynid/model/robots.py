@@ -54,6 +54,21 @@ BUILTIN_ROBOTS = {
     'panda': 'Franka Panda URDF from example-robot-data, 7 arm joints (fingers locked), nominal drives assumed',
 }
 
+#: The joints of a Universal Robots arm, in chain order (ur_description; the built-in ur* robots).
+UR_JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
+             'wrist_3_joint')
+
+
+def is_universal_robot(joint_names: Sequence[str]) -> bool:
+    """Whether ``joint_names`` are a UR arm's: :data:`UR_JOINTS` in order, each under the same prefix (as
+    ur_description's ``tf_prefix`` puts before them, e.g. ``left_shoulder_pan_joint``)."""
+    names = tuple(joint_names)
+    if len(names) != len(UR_JOINTS) or not names[0].endswith(UR_JOINTS[0]):
+        return False
+    prefix = names[0][:-len(UR_JOINTS[0])]
+    return names == tuple(prefix + name for name in UR_JOINTS)
+
+
 # Built-ins that are dynid robot files under dynid/model/data/.
 _DH_ROBOTS = ('ur3e', 'ur5e', 'ur10e', 'ur16e')
 

@@ -42,6 +42,7 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
 from dynid.errors import InputError
+from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import decode_joint_states, normalize_joint_states, split_effort
 from dynid.io.gaps import StampGapCounter
 from dynid.io.stream import StateBatch, StateJoiner
@@ -50,7 +51,6 @@ from dynid.nodes.parameters import declarer, descriptor
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 RELIABILITY = {'best_effort': ReliabilityPolicy.BEST_EFFORT, 'reliable': ReliabilityPolicy.RELIABLE}
-EFFORT_MEANINGS = ('torque', 'current')  # what joint_states' effort holds (module docstring)
 
 
 class _Polled(CallbackGroup):

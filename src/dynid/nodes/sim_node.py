@@ -43,11 +43,11 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
 from dynid.errors import InputError
+from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
 from dynid.nodes.conversions import trajectory_from_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
-from dynid.nodes.intake import EFFORT_MEANINGS
 from dynid.nodes.parameters import declarer
 from dynid.nodes.parameters import descriptor as _descriptor
 from dynid.nodes.runner import run_node
