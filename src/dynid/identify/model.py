@@ -239,9 +239,11 @@ class IdentificationProblem:
                 self.origins.append(i)
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
-            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file (--drives), identify the '
-                             f'gains (TLS or MLS with a payload run), or use the joint torque or motor torque '
-                             f'(--torque joint_torque or motor_torque)')
+            has_tau = all(r.dataset.tau is not None for r in self.recordings)
+            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file (--drives) or identify the '
+                             f'gains (TLS or MLS with a payload run)'
+                             + (', or use the joint torque or motor torque (--torque joint_torque or motor_torque)'
+                                if has_tau else ''))
         if self.torque_source == 'joint_torque' and spec.rotor_inertia:
             raise InputError('--no-rotor-compensation does not apply to the joint torque (measured after the gear, it '
                              'holds no rotor inertia); if the effort is the motor\'s torque use --torque motor_torque')
@@ -305,7 +307,8 @@ class IdentificationProblem:
             usable_current = has_current and (self.drives is not None or self.drive_gains_unknown)
             source = 'current' if usable_current else 'joint_torque' if has_tau else 'current' if has_current else ''
         if source == 'current' and not has_current:
-            raise InputError('the recordings hold no motor currents (topic joint_currents)')
+            raise InputError('the recordings hold no motor currents (neither a joint_currents topic nor, with '
+                             '--joint-states-effort current, an effort in joint_states)')
         if source in ('joint_torque', 'motor_torque') and not has_tau:
             raise InputError(f'the recordings hold no {source.replace("_", " ")}s (effort of joint_states)')
         if not source:
