@@ -46,7 +46,7 @@ baseline MSE / E-GMS MSE.
   φ_d ≈ 0). So the link follows q_d as under the thesis' controller; the headline B1 keys of the JSON are
   these runs, the uncorrected ones are printed beside them and in the ``..._uncorrected`` keys. With the
   correction the rotor error is θ − θ_d (the controller's own error) and the link error q − q_d. One run
-  (load about 3): α̂ = (39956 N·m/rad, 9.95e8 N·m/rad³), twin (40000, 1e9); torque 0.1469 → 0.0268 (N·m)²,
+  (load about 3): α̂ = (39956 N·m/rad, 9.95e8 N·m/rad³), twin (40000, 1e9); torque 0.1470 → 0.0268 (N·m)²,
   5.47× (uncorrected 2.70×); raw 2.30× (1.93×); rotor-side tracking 6.23× (5.09×); link-side tracking
   960 → 161 µrad², 5.95× (uncorrected both ~4.32e6 µrad², 1.00×: the sag). The "floor" rows below are of
   the uncorrected loop. What is left of the sag (−0.030 N·m mean, 0.0012 (N·m)²) comes from the
