@@ -48,7 +48,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import scipy.signal
 
 from dynid.errors import InputError
 from dynid.friction.fit import constant_velocity_plateaus
@@ -58,6 +57,7 @@ from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.signal.zero_phase import ZeroPhaseLowPass
 
 EXPERIMENTS = ('plateaus', 'warm_up', 'gravity_sweep', 'reciprocating')
 TORQUE_SOURCES = ('auto', 'current', 'effort')
@@ -123,11 +123,12 @@ def friction_drives(result: IdentificationResult, robot: RobotModel) -> JointDri
     return drives
 
 
-def _lowpass(values: np.ndarray, rate_hz: float, cutoff_hz: float, name: str) -> np.ndarray:
-    sos = scipy.signal.butter(4, cutoff_hz / (0.5 * rate_hz), output='sos')
-    if values.shape[0] <= 3 * (2 * sos.shape[0] + 1):
-        raise InputError(f'{name}: {values.shape[0]} samples are too few to filter')
-    return scipy.signal.sosfiltfilt(sos, values, axis=0)
+def _lowpass(rate_hz: float, cutoff_hz: float, samples: int, name: str) -> ZeroPhaseLowPass:
+    """The zero-phase 4th-order Butterworth low-pass of a recording of ``samples`` (module docstring)."""
+    lowpass = ZeroPhaseLowPass(4, cutoff_hz, rate_hz)
+    if samples <= lowpass.padlen:
+        raise InputError(f'{name}: {samples} samples are too few to filter')
+    return lowpass
 
 
 def _derivatives(x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -268,13 +269,14 @@ class FrictionTorque:
         rate = dataset.rate_hz
         cutoff = min(self.cutoff_hz, 0.1 * rate)
         t = dataset.t
-        q = _lowpass(dataset.q, rate, cutoff, name)
+        lowpass = _lowpass(rate, cutoff, len(t), name)
+        q = lowpass(dataset.q)
         dq, ddq = _derivatives(q, t)
         rotor = dataset.theta is not None
-        theta = _lowpass(dataset.theta, rate, cutoff, name) if rotor else q
+        theta = lowpass(dataset.theta) if rotor else q
         dtheta, ddtheta = _derivatives(theta, t) if rotor else (dq, ddq)
         drive, source = motor_torque(dataset, self.drives, self.torque, name)
-        drive = _lowpass(drive, rate, cutoff, name)
+        drive = lowpass(drive)
         self.sources.add(source)
         payload = recording.payload if recording.payload is not None else dataset.payload
         load = self._rigid_body(payload)(q, dq, ddq)

@@ -65,10 +65,13 @@ interior-point solver; global optimum, certificates) and ``log_cholesky`` (scipy
 least squares on the log-Cholesky parametrization J = U·Uᵀ, U upper triangular with exp(·) diagonal,
 Rucker and Wensing 2022, which makes J ≻ 0 by construction but the problem non-convex). Both reduce the
 tall weighted system to its R factor first (one QR), so their cost does not grow with the recording.
-The default is ``clarabel``: measured by the benchmark (60 s UR5e and 20 s Panda twin recordings at
-1 kHz, one run), Clarabel solved in 0.30 s (UR5e) and 0.24 s (Panda), the log-Cholesky descent reached
-the same objective in 2.1 s / 2.5 s, SCS took 3.5 s / 7.7 s and stopped 1.5 % above the optimum on the
-UR5e; a convex solver also cannot stop in a local minimum. Clarabel is
+The default is ``clarabel``: measured on the benchmark's problems (60 s UR5e and 20 s Panda twin recordings
+at 1 kHz; repeated solves in one process on a shared 2-core machine at load average 6.5–7, wall time and in
+brackets the process's CPU time), Clarabel solved in 0.18–0.21 s (0.10 s) on the UR5e and 0.19–0.20 s
+(0.13–0.14 s) on the Panda, the log-Cholesky descent reached the same objective in 1.2–1.5 s (0.7–0.9 s)
+and 2.1–2.3 s (1.5 s), SCS took 2.4–2.8 s (1.4 s) and 8.6–10.4 s (6.5–7.0 s) and stopped 2.5 % and 1.8 %
+above the optimum; a convex solver also cannot stop in a local minimum. A process's first Clarabel solve
+also imports cvxpy and compiles the problem (UR5e: 4.0 s, 1.3 s of CPU, at that load). Clarabel is
 handed only the excess over the unconstrained cost (see :class:`ConvexProgram`): on the raw objective it
 stopped 44 % above the optimum.
 """
