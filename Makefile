@@ -33,7 +33,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 bench: $(STAMP)
-	@set -e; for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script; done
+	@set -e; for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:
 	rm -rf $(VENV) build install log src/*.egg-info
