@@ -790,6 +790,9 @@ def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_bringup(args: argparse.Namespace) -> int:
+    from dynid.nodes.runner import check_domain_id
+
+    check_domain_id()  # before rclpy loads: DDS would end the process at the first node
     from dynid.nodes.bringup import run_bringup, run_processes
 
     overrides = {'sim_node': {'rate': args.rate}, 'excitation_node': {'trajectory_file': args.trajectory},
@@ -833,6 +836,9 @@ def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
 def _run_demo(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from dynid.nodes.runner import check_domain_id
+
+    check_domain_id()
     from dynid.nodes.demo import DemoError, DemoSettings, check_settings, run_demo
 
     settings = check_settings(DemoSettings(Path(args.output), args.robot, args.namespace, args.rate, args.periods,
