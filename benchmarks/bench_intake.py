@@ -50,7 +50,7 @@ def _environment(domain: int) -> dict:
 
 
 def _node(module: str, domain: int, *assignments: str) -> subprocess.Popen:
-    command = [sys.executable, '-m', f'dynid.nodes.{module}', '--ros-args', '--log-level', 'warn']
+    command = [sys.executable, '-m', 'dynid.nodes', module, '--ros-args', '--log-level', 'warn']  # as bringup
     for assignment in assignments:
         command += ['-p', assignment]
     return subprocess.Popen(command, env=_environment(domain), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

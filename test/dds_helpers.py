@@ -24,9 +24,17 @@ def executable(name: str, module: str) -> list[str]:
     return [found] if found else [sys.executable, '-m', module]
 
 
+def node_executable(name: str) -> list[str]:
+    """Node executable ``name`` as the product runs it: its console script (``ros2 run``) where on PATH, else
+    ``python -m dynid.nodes <name>`` (what ``dynid bringup`` starts); both go through
+    ``dynid.nodes.runner.run_executable`` (quiet early Ctrl-C, checked ROS_DOMAIN_ID)."""
+    found = shutil.which(name)
+    return [found] if found else [sys.executable, '-m', 'dynid.nodes', name]
+
+
 def start_node(name: str, domain: int, *ros_arguments: str) -> subprocess.Popen:
-    """Start ``dynid.nodes.<name>`` as its own process with ``--ros-args <ros_arguments>``."""
-    return subprocess.Popen(executable(name, f'dynid.nodes.{name}') + ['--ros-args', *ros_arguments],
+    """Start node executable ``name`` (:func:`node_executable`) with ``--ros-args <ros_arguments>``."""
+    return subprocess.Popen(node_executable(name) + ['--ros-args', *ros_arguments],
                             env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

@@ -13,7 +13,7 @@ from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from dds_helpers import environment, executable
+from dds_helpers import environment, executable, node_executable
 
 
 def _dynid(*arguments: str) -> list[str]:
@@ -101,7 +101,7 @@ def test_identifier_node_refuses_unknown_method():
     run = subprocess.run(_dynid('bringup', '--params-file', '/dev/null'), env=environment(199), capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 2  # /dev/null is no parameter file
-    command = executable('identifier_node', 'dynid.nodes.identifier_node') + ['--ros-args', '-p', 'method:=magic']
+    command = node_executable('identifier_node') + ['--ros-args', '-p', 'method:=magic']
     run = subprocess.run(command, env=environment(199), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and 'method must be one of' in run.stderr
 

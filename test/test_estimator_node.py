@@ -20,7 +20,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, environment, executable, parameters, spinning, start_node, stop, wait_until
+from dds_helpers import call, environment, node_executable, parameters, spinning, start_node, stop, wait_until
 
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
           'wrist_3_joint']
@@ -71,7 +71,7 @@ def test_estimates_stiffness_from_the_twin_and_stores_a_baseline(tmp_path):
 
 
 def test_refuses_a_missing_result_file_and_a_bad_baseline(tmp_path):
-    command = executable('estimator_node', 'dynid.nodes.estimator_node')
+    command = node_executable('estimator_node')
     run = subprocess.run(command + ['--ros-args', '-p', f'result_file:={tmp_path / "missing.yaml"}'],
                          env=environment(199), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and 'missing.yaml' in run.stderr and 'Traceback' not in run.stderr

@@ -34,7 +34,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from dds_helpers import environment, executable, parameters, spinning, start_node, stop, wait_until
+from dds_helpers import environment, node_executable, parameters, spinning, start_node, stop, wait_until
 from dynid.control import Feedforward
 from dynid.control.inputs import MeasuredAcceleration, friction_alpha
 from dynid.control.trajectory_effort import fill_effort
@@ -583,7 +583,7 @@ def _stamp(message) -> int:
 def test_autostart_refuses_a_result_of_another_robot(tmp_path, panda):
     """With autostart, a refused configuration ends the process with code 2 and a one-line reason."""
     path = _result_file(tmp_path / 'panda.yaml', panda)
-    command = executable('feedforward_node', 'dynid.nodes.feedforward_node')
+    command = node_executable('feedforward_node')
     run = subprocess.run(command + ['--ros-args', '-p', 'autostart:=true', '-p', f'result_file:={path}'],
                          env=environment(199), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, run.stderr

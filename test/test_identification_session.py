@@ -5,11 +5,11 @@ import pytest
 import yaml
 from rosbags.rosbag2 import Reader
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
 from dynid.identify.quality import identifiability_refusal
 from dynid.identify.result import IdentificationResult
-from dynid.identify.session import IdentificationSession, IdentifierSettings, choice_refusal
+from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSettings
 from dynid.io.bag import STATE_TOPICS
 from dynid.io.cdr import JointStateEncoder
 from dynid.io.recorder import read_recording
@@ -139,9 +139,10 @@ def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gen
 
 
 def test_bad_choices_are_refused_with_the_allowed_values(ur5e, excited, tmp_path):
-    assert choice_refusal('method', 'wls') is None and choice_refusal('report', 'anything') is None
-    assert choice_refusal('method', 'magic') == ("method must be one of ols, wls, irls, iirls, tls, mls, "
-                                                 "got 'magic'")
+    assert checked_choice('method', 'wls', CHOICES['method']) == 'wls'
+    with pytest.raises(InputError) as refused:
+        checked_choice('method', 'magic', CHOICES['method'])
+    assert str(refused.value) == "method must be one of ols, wls, irls, iirls, tls, mls, got 'magic'"
     session = IdentificationSession(ur5e, 'ur5e')
     _record(session, excited, tmp_path)
     with pytest.raises(InputError, match='friction must be one of'):

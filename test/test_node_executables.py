@@ -6,6 +6,10 @@ The executables (``python -m dynid.nodes <node>``, what dynid bringup starts, an
 of ``ros2 run``) import the node's module under :func:`dynid.nodes.runner.run_executable`, which also
 turns the error of native code that reports a Ctrl-C as its own (``ImportError: initialization failed``
 from an extension module interrupted in its initialization, seen under dynid bringup) into one line.
+
+They, ``dynid bringup`` and ``dynid demo`` refuse a ROS_DOMAIN_ID that rcl or DDS would mishandle (above
+232 Fast DDS ends the process with exit code 1 when the first node is created; rcl reads ``-1`` as
+domain 0) with exit code 2 and one line, before rclpy loads.
 """
 
 import ast
@@ -19,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from dds_helpers import environment
+from dds_helpers import environment, executable
+from dynid.errors import InputError
 from dynid.nodes import runner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,3 +108,47 @@ def test_only_the_first_ctrl_c_interrupts(monkeypatch):
     _fake_node(monkeypatch, main)
     runner.run_executable('fake_node')
     assert closed == ['closed']
+
+
+@pytest.mark.parametrize('value', ['', '0', '7', ' 42 ', '101', '215', '232'])
+def test_a_valid_or_unset_domain_id_is_accepted(value):
+    runner.check_domain_id({'ROS_DOMAIN_ID': value})
+    runner.check_domain_id({})
+
+
+@pytest.mark.parametrize(('value', 'reason'), [
+    ('233', 'above 232'), ('240', 'above 232'), ('99999999999999999999', 'above 232'),
+    ('-1', 'not a ROS domain id'),     # rcl: strtoul wraps it to its "default" marker, domain 0
+    ('010', 'not a ROS domain id'),    # rcl: octal, domain 8
+    ('0x10', 'not a ROS domain id'),   # rcl: domain 16
+    ('12abc', 'not a ROS domain id'),  # rcl: domain 12
+    ('abc', 'not a ROS domain id'), ('1.5', 'not a ROS domain id'),
+])
+def test_an_invalid_domain_id_is_refused_in_one_line(value, reason):
+    with pytest.raises(InputError, match=reason) as refusal:
+        runner.check_domain_id({'ROS_DOMAIN_ID': value})
+    assert 'ROS_DOMAIN_ID' in str(refusal.value) and '\n' not in str(refusal.value)
+
+
+def test_the_executable_refuses_the_domain_id_before_the_node_loads(monkeypatch, capsys):
+    started = []
+    _fake_node(monkeypatch, started.append)
+    monkeypatch.setenv('ROS_DOMAIN_ID', '240')
+    with pytest.raises(SystemExit) as ended:
+        runner.run_executable('fake_node')
+    assert ended.value.code == 2 and started == []
+    assert capsys.readouterr().err.startswith('fake_node: error: ROS_DOMAIN_ID=240 is above 232')
+
+
+@pytest.mark.parametrize('command', [
+    [sys.executable, '-m', 'dynid.nodes', 'sim_node'],  # the console scripts run the same run_executable
+    executable('dynid', 'dynid.cli') + ['bringup'],
+    executable('dynid', 'dynid.cli') + ['bringup', '--no-processes'],
+    executable('dynid', 'dynid.cli') + ['demo', '-o', 'never_written'],
+])
+def test_a_domain_id_above_232_ends_the_command_with_exit_code_2_and_one_line(command, tmp_path):
+    run = subprocess.run(command, env=dict(environment(0), ROS_DOMAIN_ID='240'), cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert len(run.stderr.splitlines()) == 1 and 'ROS_DOMAIN_ID=240 is above 232' in run.stderr, run.stderr
+    assert '[INFO]' not in run.stdout + run.stderr and not any(tmp_path.iterdir())

@@ -838,6 +838,9 @@ def _add_bringup_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_bringup(args: argparse.Namespace) -> int:
+    from dynid.nodes.runner import check_domain_id
+
+    check_domain_id()  # before rclpy loads: DDS would end the process at the first node
     from dynid.nodes.bringup import run_bringup, run_processes
 
     overrides = {'sim_node': {'rate': args.rate}, 'excitation_node': {'trajectory_file': args.trajectory},
@@ -881,6 +884,9 @@ def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
 def _run_demo(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from dynid.nodes.runner import check_domain_id
+
+    check_domain_id()
     from dynid.demo.plan import DemoError, DemoSettings, check_settings
     from dynid.nodes.demo import run_demo
 

@@ -41,7 +41,7 @@ from dynid.control.configuration import Configured, FeedforwardSettings, term_rm
 from dynid.control.context import FeedforwardContext
 from dynid.control.inputs import MeasuredAcceleration, friction_alpha
 from dynid.control.trajectory_effort import TrajectoryEffort, fill_effort, grid_motion
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.stream import StateBatch
 from dynid.sim.reference import ReferenceGenerator
@@ -51,13 +51,6 @@ ACCELERATIONS = ('zero', 'estimated')
 #: the counters a commander adds to (the node keeps them across configurations)
 COUNTERS = ('stale_events', 'published', 'points_added')
 RMS_MAX_SAMPLES = 5000  # grid samples of a trajectory's term RMS at most
-
-
-def checked_choice(name: str, value: str, allowed: Sequence[str]) -> str:
-    """``value`` if it is one of ``allowed``, else an InputError naming the parameter."""
-    if value not in allowed:
-        raise InputError(f'parameter {name} must be one of {", ".join(allowed)}, got {value!r}')
-    return value
 
 
 class FeedforwardCommander:

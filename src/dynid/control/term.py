@@ -30,7 +30,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from dynid.control.context import FeedforwardContext
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 
 #: Options the Feedforward passes to every factory (a term that does not use them ignores them).
 COMMON_OPTIONS = ('rate_hz',)
@@ -117,13 +117,6 @@ def flag(value, what: str) -> bool:
     return bool(value)
 
 
-def choice(value, allowed: tuple[str, ...], what: str) -> str:
-    """One of ``allowed``."""
-    if value not in allowed:
-        raise InputError(f'{what} must be one of {list(allowed)}, got {value!r}')
-    return value
-
-
 class JointTorqueInput:
     """Where a term gets the load torque τ_J,d [N·m] from (mixin of the terms with ``needs_joint_torque``).
 
@@ -137,7 +130,7 @@ class JointTorqueInput:
 
     def _use_joint_torque(self, robot, result, load: str = 'desired') -> None:
         self._robot, self._result = robot, result
-        self.load = choice(load, ('desired', 'measured'), f'{self.name}: load')
+        self.load = checked_choice(f'{self.name}: load', load, ('desired', 'measured'))
         self._joint_torque_model = None
 
     def joint_torque(self, q, dq, ddq, context: FeedforwardContext, single: bool = False) -> np.ndarray:

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import FRICTION_MODELS, METHODS
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
@@ -41,16 +41,9 @@ from dynid.identify.run import IdentifyOptions, identify
 from dynid.io.cdr import JOINT_STATE
 from dynid.io.recorder import SegmentedRecorder, read_recording
 
-#: the settings that take one of a list of values, and those values
+#: the settings that take one of a list of values, and those values (checked with
+#: :func:`dynid.errors.checked_choice`)
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
-
-
-def choice_refusal(name: str, value) -> str | None:
-    """Why ``value`` is refused for the choice setting ``name`` (:data:`CHOICES`), or None."""
-    choices = CHOICES.get(name)
-    if choices is None or value in choices:
-        return None
-    return f'{name} must be one of {", ".join(choices)}, got {value!r}'
 
 
 @dataclass(frozen=True)
@@ -189,10 +182,8 @@ class IdentificationSession:
 
     def _identify(self, recording: Path, settings: IdentifierSettings,
                   progress: Callable[[str], None] | None) -> Identified:
-        for name in CHOICES:
-            refusal = choice_refusal(name, getattr(settings, name))
-            if refusal:
-                raise InputError(refusal)
+        for name, allowed in CHOICES.items():
+            checked_choice(name, getattr(settings, name), allowed)
         dataset = read_recording(recording, self.robot.joint_names, self.namespace)
         spec = ModelSpec(friction=settings.friction, temperature=settings.temperature)
         filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,

@@ -35,9 +35,9 @@ from rclpy.task import Future
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import FRICTION_MODELS, METHODS
-from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSettings, choice_refusal
+from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSettings
 from dynid.model import load_robot
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.intake import IntakeSettings, StateIntake
@@ -83,10 +83,8 @@ class IdentifierNode(Node):
         d('data_wait', FIRST_DATA_WAIT_S, descriptor('~/start_recording fails when no joint_states arrive within '
                                                      'this [s]', False, 0.1, 60.0))
         intake_settings = IntakeSettings.declare(self)
-        for name in CHOICES:
-            refusal = choice_refusal(name, self.get_parameter(name).value)
-            if refusal:
-                raise InputError(f'parameter {refusal}')
+        for name, allowed in CHOICES.items():
+            checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         description = self.get_parameter('robot_description').value
         robot = load_robot(description if description else self.get_parameter('robot').value)
@@ -127,10 +125,12 @@ class IdentifierNode(Node):
 
     @staticmethod
     def _on_set_parameters(parameters) -> SetParametersResult:
-        for parameter in parameters:
-            refusal = choice_refusal(parameter.name, parameter.value)
-            if refusal:
-                return SetParametersResult(successful=False, reason=refusal)
+        try:
+            for parameter in parameters:
+                if parameter.name in CHOICES:
+                    checked_choice(parameter.name, parameter.value, CHOICES[parameter.name])
+        except InputError as error:
+            return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
 
     def close_recording(self) -> Path | None:

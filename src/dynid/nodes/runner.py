@@ -3,6 +3,7 @@
 - :func:`run_executable`: a node executable (console scripts ``sim_node`` ..., ``python -m dynid.nodes
   <node>``, what ``dynid bringup`` starts): imports the node's module, then runs its ``main``; a Ctrl-C
   at any moment, even while the modules still load, ends it quietly.
+- :func:`check_domain_id`: refuse a ``ROS_DOMAIN_ID`` that rcl or DDS would mishandle, before anything loads.
 - :func:`run_node`: the ``main`` of a node: create it, spin it until shut down, destroy it.
 - :func:`interrupt_processes`: how node processes are stopped from outside (``dynid bringup``, the
   tests and benchmarks that start them): Ctrl-C, as a user would, then kill what does not end.
@@ -13,11 +14,12 @@ This module imports rclpy only when a node runs, so that an executable's first i
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -30,6 +32,32 @@ if TYPE_CHECKING:
 NODES = ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node')
 
 
+#: the highest ROS domain id: DDS takes its UDP ports from it, 7400 + 250·id + offsets (the DDS-RTPS
+#: specification's default port mapping), and above 232 they pass 65535
+MAX_DOMAIN_ID = 232
+
+
+def check_domain_id(environment: Mapping[str, str] = os.environ) -> None:
+    """Raise InputError (one line) unless ``ROS_DOMAIN_ID`` is unset, empty or a decimal integer 0–232.
+
+    What rcl and Fast DDS do otherwise: an id above 232 passes ``rclpy.init`` and ends the process with
+    exit code 1 and Fast DDS's "Calculated port number is too high" when the first node is created;
+    rcl reads the variable with C's ``strtoul`` (base 0), so ``-1`` silently means domain 0, ``010`` is
+    octal 8, ``0x10`` is 16 and ``12abc`` is 12, and ``abc`` fails with an RCLError traceback. Ids
+    102–214 are accepted, though on Linux their ports can collide with ephemeral ones (0–101 and
+    215–232 do not).
+    """
+    text = environment.get('ROS_DOMAIN_ID', '').strip()
+    if not text:
+        return
+    if not re.fullmatch(r'0|[1-9][0-9]*', text):
+        raise InputError(f'ROS_DOMAIN_ID={text!r} is not a ROS domain id: expected a decimal integer 0–'
+                         f'{MAX_DOMAIN_ID} without sign or leading zeros')
+    if int(text) > MAX_DOMAIN_ID:
+        raise InputError(f'ROS_DOMAIN_ID={text} is above {MAX_DOMAIN_ID}, the highest ROS domain id (DDS ports '
+                         f'would pass 65535); use 0–101 or 215–{MAX_DOMAIN_ID}')
+
+
 def run_executable(node: str, args=None) -> None:
     """Run node executable ``node`` (:data:`NODES`): import its module, call its ``main(args)``.
 
@@ -40,7 +68,15 @@ def run_executable(node: str, args=None) -> None:
     line on stderr, not a traceback. Only the first Ctrl-C interrupts: ``dynid bringup`` passes one on
     to nodes that had one from the terminal already, and the second must not cut short the way out
     (identifier_node closing its recording).
+
+    An invalid ``ROS_DOMAIN_ID`` (:func:`check_domain_id`) ends it with exit code 2 and one line, before
+    the imports.
     """
+    try:
+        check_domain_id()
+    except InputError as error:
+        print(f'{node}: error: {error}', file=sys.stderr)
+        raise SystemExit(2) from None
     interrupted = False
 
     def interrupt(signum, frame) -> None:
