@@ -103,8 +103,9 @@ EGMS_MODELS = ('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensiv
 #: The friction models the online estimator adapts (dynid.estimate.replay builds it from them).
 ADAPTED_MODELS = ('viscous_coulomb', 'load_squared')
 ALPHA_NOMINAL = (1.0, 0.0)
-#: Samples per block of the E-GMS batch scan: log2(block) passes per block instead of log2(N) over the
-#: whole batch (10 000 samples × 6 joints: about 2.5× faster than one block; the same values to ~1e-11).
+#: Samples per block of the E-GMS batch run (positions relative to each block's start, EGMS.run). Chosen for
+#: the speed of an earlier vectorized scan; kept so that evaluate's values stay what they were (any block
+#: gives the values of stepping to ~1e-11).
 EGMS_BLOCK = 512
 EGMS_DEFAULTS = {'elements': 4, 'r_delta': 4.0, 'r_k': 2.0, 'backlash': 0.001}
 #: Option defaults of the E-GMS laws: None takes the joint friction section's, else EGMS_DEFAULTS.

@@ -16,10 +16,9 @@ reading, required for Proposition 1). The thesis defaults are M = 4, r_Δ = 4, r
 The backlash is a constant per joint or a 2π-periodic look-up table (equispaced on [0, 2π), linear
 interpolation with wrap-around), as the thesis stores it.
 
-Batch runs do not loop over samples. With z_i = θ − δ_i (the block position), eq. (14) reads
-z_i(k) = clamp(z_i(k−1), θ(k) − r_i(k), θ(k) + r_i(k)), r_i = B·Δ_i, and a composition of clamps
-is again a clamp, so the whole sequence is a prefix scan of clamp compositions, done in
-log2(N) vectorized steps (:func:`clamp_recursion`).
+Batch runs (:meth:`EGMS.run`) use the block form of eq. (14): with z_i = θ − δ_i (the block position),
+z_i(k) = clamp(z_i(k−1), θ(k) − r_i(k), θ(k) + r_i(k)), r_i = B·Δ_i, one compiled pass over the samples
+(clamps are min and max: no rounding in z).
 """
 
 from __future__ import annotations
@@ -65,26 +64,6 @@ def periodic_lookup(table: np.ndarray, angle: np.ndarray) -> np.ndarray:
     i0 = lower.astype(int) % size
     joints = np.arange(n)
     return table[joints, i0] * (1.0 - fraction) + table[joints, (i0 + 1) % size] * fraction
-
-
-def clamp_recursion(start: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """All z_k = clamp(z_{k−1}, lower_k, upper_k), k = 0..N−1, from z_{−1} = ``start``.
-
-    ``lower`` and ``upper`` have shape (N, ...) with lower <= upper; ``start`` broadcasts against
-    one sample. Clamp maps compose into clamp maps: applying [l1, h1] then [l2, h2] is
-    [min(max(l1, l2), h2), max(min(h1, h2), l2)]; a Hillis–Steele scan builds every prefix
-    composition with log2(N) vectorized steps, using only min and max (no rounding).
-    """
-    low, high = np.array(lower, dtype=float), np.array(upper, dtype=float)
-    shift = 1
-    while shift < low.shape[0]:
-        earlier_low, earlier_high = low[:-shift], high[:-shift]
-        later_low, later_high = low[shift:], high[shift:]
-        composed_low = np.minimum(np.maximum(earlier_low, later_low), later_high)
-        composed_high = np.maximum(np.minimum(earlier_high, later_high), later_low)
-        low[shift:], high[shift:] = composed_low, composed_high
-        shift *= 2
-    return np.minimum(np.maximum(start, low), high)
 
 
 class EGMS:
@@ -171,31 +150,79 @@ class EGMS:
         self.theta, self.last_backlash = theta, b
         return (hysteresis, slope) if with_slope else hysteresis
 
-    #: Samples per block of a batch run (bounds the memory of the scan to a few tens of MB).
+    #: Samples per block of a batch run: positions are taken relative to the input just before each block
+    #: (:meth:`run`).
     RUN_BLOCK = 32768
 
     def run(self, theta: np.ndarray) -> np.ndarray:
         """H for a trajectory θ of shape (N, n), continuing from the current state; returns (N, n).
 
-        Same result as calling :meth:`step` on each sample (to rounding), computed without a
-        per-sample loop (module docstring).
+        Same result as calling :meth:`step` on each sample (to rounding, ~1e-11), computed in the block form
+        of eq. (14) (module docstring) in one compiled pass. Positions relative to the input just before each
+        block of RUN_BLOCK samples keep the numbers small (δ = θ − z loses digits when θ is large); a block
+        sitting on its bound is sliding, δ = ±r exactly.
         """
-        theta = np.asarray(theta, dtype=float).reshape(-1, self.n)
-        out = np.empty_like(theta)
-        for start in range(0, theta.shape[0], self.RUN_BLOCK):
-            block = theta[start:start + self.RUN_BLOCK]
-            b = self.backlash(block)
-            limit = b[:, :, None] * self.delta                      # (N, n, M) r_i(k)
-            previous = block[0] if self.theta is None else self.theta
-            # Positions relative to the previous sample keep the numbers small (δ = θ − z loses
-            # digits when θ is large); a block sitting on its bound is sliding, δ = ±r exactly.
-            relative = (block - previous)[:, :, None]
-            lower, upper = relative - limit, relative + limit
-            z = clamp_recursion(-self.state, lower, upper)
-            deformation = np.where(z == lower, limit, np.where(z == upper, -limit, relative - z))
-            out[start:start + block.shape[0]] = np.einsum('jm,kjm->kj', self.k, deformation) / b
-            self.state, self.theta, self.last_backlash = deformation[-1], block[-1], b[-1]
+        theta = np.ascontiguousarray(theta, dtype=float).reshape(-1, self.n)
+        if theta.shape[0] == 0:
+            return np.empty_like(theta)
+        previous = theta[0] if self.theta is None else self.theta
+        out, self.state, self.last_backlash = _run_kernel(theta, previous, self.state, self.k, self.delta,
+                                                          self.backlash_table, int(self.RUN_BLOCK))
+        self.theta = theta[-1].copy()
         return out
+
+
+@numba.njit(cache=True)
+def _run_kernel(theta, previous, state, k, delta, table, block):
+    """:meth:`EGMS.run` for every joint: (H (N, n), δ (n, M) after the last sample, B(θ) (n,) at it).
+
+    Per block of ``block`` samples, relative to the input r just before it (``previous`` for the first):
+    x = θ − r, z_i = clamp(z_i, x − B·Δ_i, x + B·Δ_i) from z_i = −δ_i, then δ_i = B·Δ_i where z_i is on its
+    lower bound, −B·Δ_i on its upper, else x − z_i. B(θ) is :func:`periodic_lookup`'s arithmetic. np.minimum
+    and np.maximum, as numpy's: a NaN input stays NaN from there on.
+    """
+    samples, n = theta.shape
+    m = state.shape[1]
+    size = table.shape[1]
+    period = 2.0 * np.pi
+    scale = size / period
+    out = np.empty((samples, n))
+    deformation = state.copy()
+    backlash = np.empty(n)
+    z = np.empty(m)
+    for j in range(n):
+        b = 0.0
+        for s in range(samples):
+            if s % block == 0:
+                reference = previous[j] if s == 0 else theta[s - 1, j]
+                for i in range(m):
+                    z[i] = -deformation[j, i]
+            if size == 1:
+                b = table[j, 0]
+            else:
+                x = np.mod(theta[s, j], period) * scale
+                lower = np.floor(x)
+                fraction = x - lower
+                i0 = int(lower) % size
+                b = table[j, i0] * (1.0 - fraction) + table[j, (i0 + 1) % size] * fraction
+            relative = theta[s, j] - reference
+            total = 0.0
+            for i in range(m):
+                limit = b * delta[j, i]
+                low, high = relative - limit, relative + limit
+                value = np.minimum(np.maximum(z[i], low), high)
+                z[i] = value
+                if value == low:
+                    d = limit
+                elif value == high:
+                    d = -limit
+                else:
+                    d = relative - value
+                deformation[j, i] = d
+                total += k[j, i] * d
+            out[s, j] = total / b
+        backlash[j] = b
+    return out, deformation, backlash
 
 
 @numba.njit(cache=True)
