@@ -151,13 +151,15 @@ class Feedforward:
             q, dq, ddq, context = q[rows], dq[rows], ddq[rows], context.rows(rows)
         torque = self._sum(q, dq, ddq, context, single=False) if rows.size else np.zeros((0, self.n))
         finite = np.all(np.isfinite(torque), axis=1)
-        good[rows[~finite]] = False
-        out = np.zeros(shape)
-        out[rows[finite]] = torque[finite]
-        bad = shape[0] - int(good.sum())
-        if bad:
+        if rows.size == shape[0] and finite.all():  # the common case: no zero rows to fill in
+            out = torque
+        else:
+            good[rows[~finite]] = False
+            out = np.zeros(shape)
+            out[rows[finite]] = torque[finite]
+            bad = shape[0] - int(good.sum())
             self._count(bad, f'{bad} of {shape[0]} samples had non-finite input or feedforward: zero effort')
-        out = np.minimum(np.maximum(out, self._lower), self.effort_limits)
+        out = np.minimum(np.maximum(out, self._lower), self.effort_limits)  # a new array: the terms' stay theirs
         if self._max_step is not None:
             out = limit_rate(out, np.zeros(self.n), self._max_step, ~good)
         return out if self._scale is None else out * self._scale
