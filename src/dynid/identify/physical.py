@@ -85,7 +85,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.identify.solvers import one_blas_thread
 from dynid.model.inertial import parameters_of_pseudo_inertia, pseudo_inertia
 
@@ -115,8 +115,7 @@ class PhysicalSettings:
     solver: str = 'clarabel'
 
     def validated(self) -> PhysicalSettings:
-        if self.solver not in SOLVERS:
-            raise InputError(f'physical solver must be one of {SOLVERS}, got {self.solver!r}')
+        checked_choice('physical solver', self.solver, SOLVERS)
         if self.prior_relative_std is not None and not (np.isfinite(self.prior_relative_std)
                                                         and self.prior_relative_std > 0):
             raise InputError(f'prior_relative_std must be > 0, got {self.prior_relative_std!r}')
