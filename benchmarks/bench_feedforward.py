@@ -123,7 +123,7 @@ from dynid.excite.trajectory import PointTrajectory, builtin_excitation_path, lo
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import DigitalTwin, SimulationRecord
-from feedforward_b1 import B1_LOWPASS_HZ, b1_benchmark, print_b1
+from feedforward_b1 import B1_LOWPASS_HZ, B1_LOWPASS_SWEEP_HZ, b1_benchmark, print_b1
 from feedforward_loop import (
     BASELINE,
     DISCONTINUOUS,
@@ -436,6 +436,9 @@ def main() -> None:
         'b1_torque_bias_nm': float(b1['runs']['egms_corrected']['bias']),
         'b1_torque_bias_nm_uncorrected': float(b1['runs']['egms']['bias']), 'b1_torque_mse_ratio_without_sag':
             float(b1['ratio']['without_sag']), 'b1_friction_identification_s': float(b1['identification_s']),
+        'b1_torque_lowpass_sweep_hz': list(B1_LOWPASS_SWEEP_HZ),
+        'b1_torque_mse_ratio_by_cutoff': b1['ratio_corrected']['torque_by_cutoff'],
+        'b1_torque_mse_ratio_by_cutoff_uncorrected': b1['ratio']['torque_by_cutoff'],
         'b2_torque_reduction_per_joint_percent': b2['prediction'][2].tolist(),
         'b2_position_reduction_per_joint_percent': b2['rotor'][2].tolist(),
         'b2_position_mse_reduction_link_percent': float(b2['link'][2].mean()),
