@@ -588,8 +588,9 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings:
         'prior': {'used': settings.prior, 'source': robot.source or robot.name, 'relative_std': std,
                   'rule': 'MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_prior^-1/2|_F^2 / s^2; '
                           + ('s given' if cross_validation is None else
-                             'the largest s of the grid whose held-out weighted chi2 exceeds the least by at most '
-                             'one standard error of the paired fold differences (ties go to the data)'),
+                             'from the least held-out weighted chi2 toward larger s, the last s of the grid before '
+                             'the first whose mean excess per fold exceeds one standard error of the paired fold '
+                             'differences (ties go to the data)'),
                   'cross_validation': cross_validation},
         'consistency': {'weighted_chi2_unconstrained': free_cost, 'weighted_chi2_physical': physical_cost,
                         'cost_percent': 100.0 * (physical_cost / free_cost - 1.0) if free_cost > 0 else 0.0},
