@@ -85,7 +85,7 @@ What limits the B2 figures (the diagnostic rows; figures of one run, load averag
   hold 95 % of its adapted FF error; while it moves its FF reduction is 96.9 %, it never reaches the
   current limit, its α̂1 settles 11 s after enabling (1.49) and its rigid-body term's error is 0.009 (N·m)².
   The estimation block's prediction has no such limit: its E-GMS runs on the measured θ and follows the
-  friction the twin holds at rest (wrist_1 91.0 %).
+  friction the twin holds at rest (wrist_1 90.8 %).
 - At standstill the paper's feedforward holds α̂1·F(τ_J,d)·H(q_d) with |H| = 1 (q_d no longer moves); the
   E-GMS terms fade H to 0 instead, the middle of the stiction band (their option ``standstill_fade``,
   default 0.3 s, a decision not in the paper). B2 with fade 0.1 / 0.3 / 1 s / off (the paper's term), one
@@ -98,7 +98,7 @@ What limits the B2 figures (the diagnostic rows; figures of one run, load averag
 - The waypoint cycle is built from 100 Hz points and interpolated at 1 kHz; until the trajectory builder fit
   each move to its whole number of points, the points' q̇ and q̈ belonged to a slightly faster profile and
   the interpolated q̈_d rang at 100 Hz (up to 6 rad/s², the paper's limit is 2π/3), which the rigid-body
-  term fed forward: B2 FF torque reduction 76.9 % before, 86.4 % after (B1 1.29× / 1.52× before).
+  term fed forward: B2 FF torque reduction 76.9 % before, 86.4 % after.
 
 Speed: ``Feedforward.evaluate`` of the shipped 10 s excitation at 1 kHz and ``Feedforward.step`` (mean over
 2000 samples), each configuration used above, best of several repeats at the start and at the end of the
@@ -123,7 +123,7 @@ from dynid.excite.trajectory import PointTrajectory, builtin_excitation_path, lo
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import DigitalTwin, SimulationRecord
-from feedforward_b1 import B1_LOWPASS_HZ, b1_benchmark, print_b1
+from feedforward_b1 import B1_LOWPASS_HZ, B1_LOWPASS_SWEEP_HZ, b1_benchmark, print_b1
 from feedforward_loop import (
     BASELINE,
     DISCONTINUOUS,
@@ -436,6 +436,9 @@ def main() -> None:
         'b1_torque_bias_nm': float(b1['runs']['egms_corrected']['bias']),
         'b1_torque_bias_nm_uncorrected': float(b1['runs']['egms']['bias']), 'b1_torque_mse_ratio_without_sag':
             float(b1['ratio']['without_sag']), 'b1_friction_identification_s': float(b1['identification_s']),
+        'b1_torque_lowpass_sweep_hz': list(B1_LOWPASS_SWEEP_HZ),
+        'b1_torque_mse_ratio_by_cutoff': b1['ratio_corrected']['torque_by_cutoff'],
+        'b1_torque_mse_ratio_by_cutoff_uncorrected': b1['ratio']['torque_by_cutoff'],
         'b2_torque_reduction_per_joint_percent': b2['prediction'][2].tolist(),
         'b2_position_reduction_per_joint_percent': b2['rotor'][2].tolist(),
         'b2_position_mse_reduction_link_percent': float(b2['link'][2].mean()),

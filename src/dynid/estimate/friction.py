@@ -39,7 +39,8 @@ Decisions on what the paper leaves open:
   H is driven by the measured rotor position θ delayed to the described sample (not by the smoothed
   θ̂: the smoothing rounds off the micro-radian motions that deform the small operators at standstill,
   where nearly all the prediction error left after adaptation lies; on the twin's B2 cycle the MSE
-  reduction rises from 92.6 % with θ̂ to 97.6 % with θ). Its operators start undeformed (δ_i = 0) at
+  reduction rose from 92.6 % with θ̂ to 97.6 % with θ when this was decided; ``benchmarks/bench_estimation.py``
+  gives 98.1 % with θ today). Its operators start undeformed (δ_i = 0) at
   the first sample. The backlash map is that of the :class:`dynid.friction.EGMS` given (default: the
   thesis' M = 4, r_Δ = 4, r_k = 2, constant B = 1 mrad).
 - Eq. (26) is discretized by forward Euler with the sample period T_s and the box projection (27)

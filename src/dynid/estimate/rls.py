@@ -66,7 +66,7 @@ import math
 import numba
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 
 _R_MIN = 1e-300  # r at or below this counts as ψ = 0 (module docstring)
 
@@ -103,9 +103,7 @@ class _RecursiveLeastSquares:
         if not 0.0 <= excitation_threshold < math.inf:
             raise InputError(f'excitation_threshold must be finite and >= 0, got {excitation_threshold}')
         self.excitation_threshold = excitation_threshold
-        if nonfinite not in ('skip', 'raise'):
-            raise InputError(f"nonfinite must be 'skip' or 'raise', got {nonfinite!r}")
-        self.nonfinite = nonfinite
+        self.nonfinite = checked_choice('nonfinite', nonfinite, ('skip', 'raise'))
         self._fast = self.n_params == 2
         self.reset()
 

@@ -25,7 +25,7 @@ import numpy as np
 import pinocchio as pin
 import scipy.linalg
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.excite.fourier import FourierDesign
 from dynid.excite.trajectory import FourierTrajectory, reorder_trajectory_output
 from dynid.model.joint_terms import joint_term_regressor
@@ -123,8 +123,7 @@ class CriterionGradient:
 
     def __init__(self, robot: RobotModel, design: FourierDesign, times: np.ndarray, criterion: str = 'cond',
                  weights: tuple[float, float] = (1.0, 1.0)) -> None:
-        if criterion not in CRITERIA:
-            raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
+        checked_choice('criterion', criterion, CRITERIA)
         missing = [name for name in robot.joint_names if name not in design.joint_names]
         if missing:
             raise InputError(f'the design has no joints {missing}')

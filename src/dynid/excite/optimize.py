@@ -28,7 +28,7 @@ import numpy as np
 import scipy.optimize
 from threadpoolctl import threadpool_limits
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.excite.clearance import Clearance
 from dynid.excite.fourier import ExcitationLimits, FourierDesign, fit_to_limits, random_design
 from dynid.excite.gradients import CRITERIA, CriterionGradient, trajectory_states
@@ -40,8 +40,7 @@ from dynid.model.robot import RobotModel
 def excitation_criterion(robot: RobotModel, trajectory: FourierTrajectory, times: np.ndarray,
                          criterion: str = 'cond', weights: tuple[float, float] = (1.0, 1.0)) -> float:
     """The value of an identifiability criterion (module docstring) on samples at ``times`` [s]."""
-    if criterion not in CRITERIA:
-        raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
+    checked_choice('criterion', criterion, CRITERIA)
     q, dq, ddq = trajectory_states(robot, trajectory, times)
     base = robot.base.columns(robot.regressor(q, dq, ddq))
     if criterion == 'cond':
@@ -266,10 +265,8 @@ def optimize_excitation(
     the earlier values; positions on every third point lost 1–5 in cond. Raises InputError if no start
     ends feasible.
     """
-    if criterion not in CRITERIA:
-        raise InputError(f'criterion must be one of {CRITERIA}, got {criterion!r}')
-    if gradient not in GRADIENTS:
-        raise InputError(f'gradient must be one of {GRADIENTS}, got {gradient!r}')
+    checked_choice('criterion', criterion, CRITERIA)
+    checked_choice('gradient', gradient, GRADIENTS)
     if starts < 1 or max_iterations < 1 or workers < 1 or position_stride < 1:
         raise InputError('starts, max_iterations, workers and position_stride must be >= 1')
     if not tolerance > 0:

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.friction.egms import EGMS
 from dynid.friction.linear import sgn
 from dynid.friction.static import AsymmetricCoulombViscous, StribeckMap
@@ -239,8 +239,7 @@ def fit_load_coulomb(
                               names=('velocity', 'drive_torque', 'load_torque'))
     rest = np.zeros_like(w) if velocity_friction is None else _vectors(
         velocity_friction, w, names=('velocity_friction', 'velocity'))[0]
-    if law not in ('squared', 'absolute'):
-        raise InputError(f"law must be 'squared' or 'absolute', got {law!r}")
+    checked_choice('law', law, ('squared', 'absolute'))
     keep = np.abs(w) >= min_speed
     level = sgn(w[keep]) * (drive[keep] - load[keep] - rest[keep])
     shape = load[keep] ** 2 if law == 'squared' else np.abs(load[keep])
@@ -264,12 +263,10 @@ def fit_temperature(
     keep = np.abs(w) >= min_speed
     if np.any(t <= 0):
         raise InputError('temperatures must be > 0 °C for the T⁻³ basis')
-    if form == 'absolute':
+    if checked_choice('form', form, ('absolute', 'reference')) == 'absolute':
         model = TemperatureFriction(t_min=min(5.0, t.min()), t_max=max(80.0, t.max()))
-    elif form == 'reference':
-        model = ReferenceTemperatureFriction(t0=t0, t_min=min(5.0, t.min()), t_max=max(80.0, t.max()))
     else:
-        raise InputError(f"form must be 'absolute' or 'reference', got {form!r}")
+        model = ReferenceTemperatureFriction(t0=t0, t_min=min(5.0, t.min()), t_max=max(80.0, t.max()))
     return linear_fit(model.features(w[keep], t[keep]), f[keep], model.symbols, {'form': form, 't0': t0})
 
 

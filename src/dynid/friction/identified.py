@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.files import read_yaml
 from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
@@ -130,8 +130,7 @@ def parse_experiment(spec: str) -> tuple[str | None, str | None]:
     name = name.strip()
     if name == 'auto':
         return None, joint.strip() or None
-    if name not in EXPERIMENTS:
-        raise InputError(f'--experiment {spec!r}: the experiment must be one of {list(EXPERIMENTS)} or auto')
+    checked_choice(f'--experiment {spec!r}: the experiment', name, (*EXPERIMENTS, 'auto'))
     return name, joint.strip() or None
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.friction.egms import EGMS
 from dynid.friction.linear import LinearFrictionTerm
 from dynid.friction.static import StribeckMap
@@ -47,8 +47,7 @@ class JointFriction:
     coulomb_smoothing: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.load_law not in ('squared', 'absolute'):
-            raise InputError(f"load_law must be 'squared' or 'absolute', got {self.load_law!r}")
+        checked_choice('load_law', self.load_law, ('squared', 'absolute'))
         self.load_coefficient = np.asarray(self.load_coefficient, dtype=float)
 
     def coulomb_level(self, joint_torque: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.friction.linear import LinearFrictionTerm, sgn
 
 LOAD_LAWS = ('squared', 'absolute')
@@ -36,8 +36,7 @@ class LoadDependentCoulomb(LinearFrictionTerm):
     symbols = ('Fc0', 'Fc1')
 
     def __post_init__(self) -> None:
-        if self.law not in LOAD_LAWS:
-            raise InputError(f'load law must be one of {LOAD_LAWS}, got {self.law!r}')
+        checked_choice('load law', self.law, LOAD_LAWS)
         self._coerce_parameters()
 
     def load_shape(self, load_torque: np.ndarray) -> np.ndarray:

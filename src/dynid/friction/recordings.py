@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.friction.fit import constant_velocity_plateaus
 from dynid.identify.result import IdentificationResult
 from dynid.identify.torque import RigidBodyTorque
@@ -138,8 +138,7 @@ def _derivatives(x: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def motor_torque(dataset: Dataset, drives: JointDrives | None, source: str, name: str) -> tuple[np.ndarray, str]:
     """(K_τ·i or the effort (N, n) [N·m], the source used) for ``source`` in :data:`TORQUE_SOURCES`."""
-    if source not in TORQUE_SOURCES:
-        raise InputError(f'torque source must be one of {TORQUE_SOURCES}, got {source!r}')
+    checked_choice('torque source', source, TORQUE_SOURCES)
     if source in ('auto', 'current') and dataset.current is not None and drives is not None:
         return dataset.current * drives.drive_gain, 'current'
     if source == 'current':

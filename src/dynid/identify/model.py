@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.preprocess import Decimator, FilterSettings, Signals, TooShortError, differentiate
 from dynid.io.dataset import Dataset
@@ -78,10 +78,8 @@ class ModelSpec:
     exponent: float = 1.0
 
     def validated(self) -> ModelSpec:
-        if self.friction not in FRICTION_MODELS:
-            raise InputError(f'friction model must be one of {FRICTION_MODELS}, got {self.friction!r}')
-        if self.torque_source not in TORQUE_SOURCES:
-            raise InputError(f'torque source must be one of {TORQUE_SOURCES}, got {self.torque_source!r}')
+        checked_choice('friction model', self.friction, FRICTION_MODELS)
+        checked_choice('torque source', self.torque_source, TORQUE_SOURCES)
         if self.hamon_velocity <= 0 or self.exponent <= 0:
             raise InputError('hamon_velocity and exponent must be > 0')
         return self

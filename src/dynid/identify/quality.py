@@ -3,8 +3,9 @@
 - **Identifiability** (:func:`identifiability_problems`): the condition number of the regressor with
   unit-norm columns above :data:`COND_SCALED_MAX`, or more than :data:`POOR_FRACTION_MAX` of the
   parameters with a relative standard deviation above :data:`POORLY_IDENTIFIED_PERCENT`, mean the
-  trajectory does not excite the model (the thesis' built-in gentle motion: cond 1.1e4 and 39 of 54
-  parameters above 50 %; the optimized excitation: cond 21 and 15 of 54). ``dynid identify`` and
+  trajectory does not excite the model (``dynid simulate`` recordings at 1 kHz identified with the
+  defaults: 15 s of the twin's built-in gentle motion, cond 1.0e4 and 37 of 54 parameters above 50 %;
+  one 10 s period of the shipped optimized excitation, cond 20 and 17 of 54). ``dynid identify`` and
   identifier_node refuse such a result (:func:`identifiability_refusal`) unless forced.
 - **Misfit** (:func:`residual_autocorrelation`, :func:`misfit_warning`): the residual of a model that
   holds is the measurement noise, close to white at the decimated rate (lag-1 autocorrelation 0.2–0.5

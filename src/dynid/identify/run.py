@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.metrics import equation_metrics
@@ -62,8 +62,7 @@ class IdentifyOptions:
     fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
 
     def validated(self) -> IdentifyOptions:
-        if self.method not in METHODS:
-            raise InputError(f'method must be one of {METHODS}, got {self.method!r}')
+        checked_choice('method', self.method, METHODS)
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
         if self.physical is not None and self.method not in ('ols', 'wls', 'irls'):

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 
 _BLAS_THREADS = ThreadpoolController()
 
@@ -219,8 +219,7 @@ def _robust_scale(residual: np.ndarray) -> float:
 
 def robust_weights(standardized: np.ndarray, function: str = 'huber', constant: float | None = None) -> np.ndarray:
     """Weights of standardized residuals r for the named weight function."""
-    if function not in WEIGHT_FUNCTIONS:
-        raise InputError(f'weight function must be one of {sorted(WEIGHT_FUNCTIONS)}, got {function!r}')
+    checked_choice('weight function', function, sorted(WEIGHT_FUNCTIONS))
     c = WEIGHT_FUNCTIONS[function] if constant is None else float(constant)
     if c <= 0:
         raise InputError(f'the weight-function constant must be > 0, got {c}')

@@ -42,7 +42,7 @@ from rosbags.highlevel import AnyReader, AnyReaderError
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import FIELDS, JOINT_STATE, decode_joint_states, names_of, stamp_message, typestore
 from dynid.io.dataset import Dataset
@@ -296,9 +296,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     fills ``tau`` [N·m]; ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
     recording that also has ``joint_currents``.
     """
-    if joint_states_effort not in EFFORT_MEANINGS:
-        raise InputError(f'joint_states effort must be one of {", ".join(EFFORT_MEANINGS)}, '
-                         f'got {joint_states_effort!r}')
+    checked_choice('joint_states effort', joint_states_effort, EFFORT_MEANINGS)
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
     if not paths:
         raise InputError('no bag given')

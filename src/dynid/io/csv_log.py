@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 
 SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature')
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
@@ -127,8 +127,7 @@ def parse_column_spec(text: str) -> ColumnMap:
     if 'time' not in entries or 'q' not in entries:
         raise InputError('--columns needs at least time=COLUMN and q=PATTERN')
     unit = entries.pop('time_unit', 's')
-    if unit not in TIME_UNITS:
-        raise InputError(f'--columns: time_unit must be one of {", ".join(TIME_UNITS)}, got {unit!r}')
+    checked_choice('--columns: time_unit', unit, TIME_UNITS)
     signals = {}
     for signal in SIGNALS:
         if signal in entries:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.model.inertial import to_pinocchio_inertia
 
 CONVENTIONS = ('standard', 'modified')
@@ -92,8 +92,7 @@ def build_dh_model(
         gravity: gravity vector [m/s²] in the base frame.
         flange: name of the frame added at DH frame n (the payload frame).
     """
-    if convention not in CONVENTIONS:
-        raise InputError(f'DH convention must be one of {CONVENTIONS}, got {convention!r}')
+    checked_choice('DH convention', convention, CONVENTIONS)
     if not joints:
         raise InputError('a DH table needs at least one joint')
     model = pin.Model()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pinocchio as pin
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 
 #: Names of the ten standard inertial parameters of one body, in pinocchio's order.
 INERTIAL_PARAMETER_NAMES = ('m', 'mx', 'my', 'mz', 'Ixx', 'Ixy', 'Iyy', 'Ixz', 'Iyz', 'Izz')
@@ -123,8 +123,7 @@ def describe_link(phi: np.ndarray) -> dict:
 
 def cylinder_inertia(mass: float, radius: float, length: float, axis: str = 'z') -> np.ndarray:
     """Inertia tensor [kg·m²] about the centre of a uniform solid cylinder, axis along x, y or z."""
-    if axis not in ('x', 'y', 'z'):
-        raise InputError(f"cylinder axis must be 'x', 'y' or 'z', got {axis!r}")
+    checked_choice('cylinder axis', axis, ('x', 'y', 'z'))
     if mass < 0 or radius < 0 or length < 0:
         raise InputError('cylinder mass, radius and length must be non-negative')
     along = mass * radius**2 / 2.0

@@ -73,8 +73,9 @@ class EstimatorNode(Node):
         d('stiffness_drop_warning', 0.15, descriptor('warn when k0 falls this fraction below the baseline',
                                                      False, 0.01, 0.99))
         d('baseline_file', 'dynid_stiffness_baseline.yaml', descriptor('where ~/set_baseline stores k0'))
-        # Takes of 50 samples at 1 kHz: the estimators' per-update overhead is paid half as often as with
-        # the intake's usual 20 ms (about 50 instead of 100 µs per 6-joint sample on the test machine).
+        # Takes of 50 samples at 1 kHz: the estimators' per-update overhead is paid less often than with
+        # the intake's usual 20 ms (about 34 instead of 60 µs of CPU per 6-joint sample replaying
+        # bench_estimation's B2 estimators, load 1.5 on 2 cores).
         settings = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
         get = self.get_parameter
         robot = load_robot(get('robot_description').value or get('robot').value)

@@ -41,7 +41,7 @@ from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
-from dynid.errors import InputError
+from dynid.errors import checked_choice
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import decode_joint_states, normalize_joint_states, split_effort
 from dynid.io.gaps import StampGapCounter
@@ -97,12 +97,8 @@ class IntakeSettings:
         settings = IntakeSettings(get('intake_period').value, get('intake_depth').value,
                                   get('intake_reliability').value, get('expected_rate').value,
                                   get('joint_states_effort').value)
-        if settings.reliability not in RELIABILITY:
-            raise InputError(f'parameter intake_reliability must be one of {", ".join(RELIABILITY)}, '
-                             f'got {settings.reliability!r}')
-        if settings.joint_states_effort not in EFFORT_MEANINGS:
-            raise InputError(f'parameter joint_states_effort must be one of {", ".join(EFFORT_MEANINGS)}, '
-                             f'got {settings.joint_states_effort!r}')
+        checked_choice('parameter intake_reliability', settings.reliability, RELIABILITY)
+        checked_choice('parameter joint_states_effort', settings.joint_states_effort, EFFORT_MEANINGS)
         return settings
 
     @property

@@ -42,7 +42,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
@@ -98,9 +98,7 @@ class SimNode(Node):
 
         get = self.get_parameter
         effort = get('joint_states_effort').value
-        if effort not in EFFORT_MEANINGS:
-            raise InputError(f'parameter joint_states_effort must be one of {", ".join(EFFORT_MEANINGS)}, '
-                             f'got {effort!r}')
+        checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
         self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'],
                                                   'effort': 'joint_torque' if effort == 'torque' else 'current'}}
         description = get('robot_description').value

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
@@ -99,8 +99,7 @@ class JointParameters:
                     'thermal_resistance', 'sensor_lag'}
         nonnegative = {'alpha3', 'damping', 'coulomb', 'static', 'load_coefficient', 'backlash_variation',
                        'winding_resistance'}
-        if self.friction_model not in ('full', 'coulomb_viscous'):
-            raise InputError(f"friction_model must be 'full' or 'coulomb_viscous', got {self.friction_model!r}")
+        checked_choice('friction_model', self.friction_model, ('full', 'coulomb_viscous'))
         values = {}
         for name, value in asdict(self).items():
             if name.startswith('egms_') or name == 'friction_model':
@@ -165,9 +164,7 @@ class ControllerParameters:
     current_limit_fraction: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.internal_feedforward not in ('full', 'gravity', 'none'):
-            raise InputError(f"internal_feedforward must be 'full', 'gravity' or 'none', "
-                             f'got {self.internal_feedforward!r}')
+        checked_choice('internal_feedforward', self.internal_feedforward, ('full', 'gravity', 'none'))
         for name in ('bandwidth_hz', 'damping_ratio', 'current_limit_fraction'):
             value = getattr(self, name)
             if not np.isfinite(value) or value <= 0:

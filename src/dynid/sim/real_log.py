@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.io.dataset import Dataset
 
 CSV_FILE = 'log.csv'
@@ -53,8 +53,7 @@ class RealLogSettings:
     time_offset_s: float = 1000.0
 
     def check(self, twin_rate_hz: float) -> None:
-        if self.csv_format not in CSV_FORMATS:
-            raise InputError(f'log format must be one of {", ".join(CSV_FORMATS)}, got {self.csv_format!r}')
+        checked_choice('log format', self.csv_format, CSV_FORMATS)
         if not 0 < self.rate_hz <= twin_rate_hz / 4:
             raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of --rate '
                              f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}')
