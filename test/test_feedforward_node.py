@@ -519,7 +519,7 @@ def test_trajectory_mode_improves_tracking_on_the_twin(tmp_path, domain):
     through feedforward_node (trajectory mode; a result with the twin's nominal rigid body and
     Coulomb/viscous friction). RMS tracking error of every joint during the motion, from joint_states
     against the reference at the same stamps: with the feedforward at most 0.8 of without (offline on
-    the same twin: 0.08–0.56)."""
+    the same twin: 0.07–0.55)."""
     from dynid.model import load_robot
 
     robot = load_robot('ur5e')

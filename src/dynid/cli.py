@@ -864,7 +864,7 @@ def _run_bringup(args: argparse.Namespace) -> int:
 def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description += (': the twin runs the optimized excitation while identifier_node records it, identifies '
                            'the model and a held-out random trajectory validates it; prints a summary table and '
-                           'writes the result and an HTML report. About two minutes.')
+                           'writes the result and an HTML report. About 1.5 minutes on a quiet machine.')
     parser.add_argument('-o', '--output', default='dynid_demo', help='output folder (default dynid_demo)')
     parser.add_argument('--robot', default='ur5e', help='robot with a shipped excitation (default ur5e)')
     parser.add_argument('--namespace', default=f'dynid_demo_{os.getpid()}',
