@@ -77,15 +77,23 @@ class Estimate:
             return np.where(self.values != 0, 100.0 * self.std / np.abs(self.values), np.inf)
 
 
+def _r_factor(a: np.ndarray, pivoting: bool = False):
+    """R (columns × columns) of the Householder QR of a tall ``a``, which it overwrites, and with ``pivoting``
+    the column order. ``a`` should be Fortran-ordered: LAPACK works on a C-ordered array through a copy.
+    Only R's square top is taken (scipy's mode 'r' returns R with all of a's rows: a second copy of a).
+    """
+    with one_blas_thread():
+        (_, _), *factor = scipy.linalg.qr(a, mode='raw', pivoting=pivoting, overwrite_a=True, check_finite=False)
+    return factor if pivoting else factor[0]
+
+
 def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8) -> None:
     """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W)."""
     norms = np.linalg.norm(w, axis=0)
     empty = [n for n, v in zip(names, norms, strict=True) if v == 0]
     if empty:
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
-    scaled = w / norms
-    with one_blas_thread():
-        r, pivots = scipy.linalg.qr(scaled, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
+    r, pivots = _r_factor(np.divide(w, norms, out=np.empty(w.shape, order='F')), pivoting=True)
     diagonal = np.abs(np.diag(r))
     rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
     if rank < w.shape[1]:
@@ -153,11 +161,10 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
         if values is not None:
             return values, None, (float('nan'), float('nan'))
     # R of [W·G | y·G] holds R of W·G and Qᵀ·(y·G) in its last column: Q itself is never formed.
-    augmented = np.empty((w.shape[0], w.shape[1] + 1))
+    augmented = np.empty((w.shape[0], w.shape[1] + 1), order='F')
     np.multiply(w, weights[:, None], out=augmented[:, :-1])
     np.multiply(y, weights, out=augmented[:, -1])
-    with one_blas_thread():
-        factor = scipy.linalg.qr(augmented, mode='r', overwrite_a=True, check_finite=False)[0]
+    factor = _r_factor(augmented)
     r, projected = factor[:w.shape[1], :w.shape[1]], factor[:w.shape[1], -1]
     values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
     inverse_normal = None
