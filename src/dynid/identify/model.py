@@ -195,6 +195,9 @@ def _structural_base(robot: RobotModel, groups: list[list[int]], n_payload_block
     return compute_base_parameters(np.hstack(blocks), names, tolerance)
 
 
+_EQUATION_SAMPLES = 2048  # decimated samples per piece of W built at a time (IdentificationProblem.equations)
+
+
 class IdentificationProblem:
     """All recordings prepared for one identification (decimated blocks and the column layout).
 
@@ -444,17 +447,25 @@ class IdentificationProblem:
             parts.append(feature[keep])
         return np.concatenate(parts)
 
-    def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
-                        with_current: bool = False) -> np.ndarray:
-        """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
-        n, block = self.robot.n, self.blocks[k]
+    def _block_columns(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                       with_current: bool) -> list[np.ndarray]:
+        """The column groups of recording k's W in column order: (M, n, p_rigid) columns as they are, and
+        (M, n) per-joint features, each n block-diagonal columns (:meth:`_assembled`)."""
+        block = self.blocks[k]
         rigid = block.rigid  # base columns already
         torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
         friction = self.friction_features(block, torque_out + block.known_output, exponents)
-        parts = [rigid] + [(f[:, :, None] * np.eye(n)[None, :, :]) for f in friction]
-        if with_current:
-            parts.insert(0, block.current[:, :, None] * np.eye(n)[None, :, :])
-        return np.concatenate(parts, axis=2)
+        return ([block.current] if with_current else []) + [rigid] + friction
+
+    def _assembled(self, groups: list[np.ndarray], samples: slice) -> np.ndarray:
+        """W of the decimated ``samples`` as (samples, n, p) from :meth:`_block_columns`' groups."""
+        eye = np.eye(self.robot.n)[None, :, :]
+        return np.concatenate([g[samples] if g.ndim == 3 else g[samples, :, None] * eye for g in groups], axis=2)
+
+    def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                        with_current: bool = False) -> np.ndarray:
+        """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
+        return self._assembled(self._block_columns(k, rigid_parameters, exponents, with_current), slice(None))
 
     def block_keep(self, k: int) -> np.ndarray:
         """(M, n) rows of recording k that enter the estimation (stiction rejection)."""
@@ -475,17 +486,27 @@ class IdentificationProblem:
         """
         n = self.robot.n
         exponents = np.full(n, self.spec.exponent) if exponents is None else exponents
-        rows_w, rows_y, joints, owners, knowns = [], [], [], [], []
-        for k, block in enumerate(self.blocks):
-            w = self.block_equations(k, rigid_parameters, exponents, with_current)
-            keep = self.block_keep(k)
-            rows_w.append(w[keep])
+        keeps = [self.block_keep(k) for k in range(len(self.blocks))]
+        w, row = None, 0
+        rows_y, joints, owners, knowns = [], [], [], []
+        for k, (block, keep) in enumerate(zip(self.blocks, keeps, strict=True)):
+            # W is filled in place a few thousand samples at a time: the whole block's (M, n, p) array and its
+            # kept rows would hold W twice more (~150 MB for 10 minutes at 1 kHz).
+            groups = self._block_columns(k, rigid_parameters, exponents, with_current)
+            if w is None:
+                columns = sum(g.shape[2] if g.ndim == 3 else n for g in groups)
+                w = np.empty((sum(int(np.count_nonzero(kept)) for kept in keeps), columns))
+            for start in range(0, len(keep), _EQUATION_SAMPLES):
+                samples = slice(start, start + _EQUATION_SAMPLES)
+                kept = keep[samples]
+                count = int(np.count_nonzero(kept))
+                w[row:row + count] = self._assembled(groups, samples)[kept]
+                row += count
             if block.y is not None:
                 rows_y.append(block.y[keep])
             knowns.append(block.known_output[keep])
             joints.append(np.broadcast_to(np.arange(n), keep.shape)[keep])
             owners.append(np.full(int(keep.sum()), k))
-        w = np.concatenate(rows_w)
         y = np.concatenate(rows_y) if rows_y else None
         return w, y, np.concatenate(joints), np.concatenate(owners), np.concatenate(knowns)
 
