@@ -132,3 +132,16 @@ def test_irls_iterations_on_normal_equations_end_where_qr_ends(monkeypatch):
     plain = solvers.irls(w, y, joints, names)
     assert fast.iterations == plain.iterations > 2
     np.testing.assert_allclose(fast.values, plain.values, rtol=1e-10)
+
+
+def test_link_derivatives_by_pieces_are_the_whole_signals_to_the_bit():
+    x = np.random.default_rng(6).normal(size=(500, 3)).cumsum(axis=0)
+    dt = 1e-3
+    assert np.array_equal(preprocess.central_difference(x, dt), np.gradient(x, dt, axis=0))
+    velocity = np.gradient(x, dt, axis=0)
+    acceleration = np.gradient(velocity, dt, axis=0)
+    signals = preprocess.Signals(np.arange(500) * dt, x, None, None, None, None, None, None, None, None, 1 / dt)
+    for start, stop in ((0, 500), (0, 1), (0, 7), (1, 2), (3, 250), (250, 499), (497, 500), (499, 500)):
+        q, dq, ddq = signals.link_rows(start, stop)
+        assert np.array_equal(q, x[start:stop])
+        assert np.array_equal(dq, velocity[start:stop]) and np.array_equal(ddq, acceleration[start:stop])
