@@ -1,6 +1,7 @@
-"""The identification's fast paths (issue 15) give the results of the plain ones: chunked regressor
-filtering equals one-piece filtering, the R-only QR solve equals a textbook least squares, and the
-identified parameters do not move when the recording is processed in pieces."""
+"""The identification's fast and lean paths (issue 15) give the results of the plain ones: chunked regressor
+filtering equals one-piece filtering, the R-only QR solve equals a textbook least squares and, accumulated
+over pieces of W, one QR; the identified parameters do not move when the recording is processed in pieces,
+and the link derivatives taken piece by piece are the whole signal's."""
 
 import dataclasses
 
