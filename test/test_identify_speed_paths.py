@@ -1,6 +1,7 @@
-"""The identification's fast paths (issue 15) give the results of the plain ones: chunked regressor
-filtering equals one-piece filtering, the R-only QR solve equals a textbook least squares, and the
-identified parameters do not move when the recording is processed in pieces."""
+"""The identification's fast and lean paths (issue 15) give the results of the plain ones: chunked regressor
+filtering equals one-piece filtering, the R-only QR solve equals a textbook least squares and, accumulated
+over pieces of W, one QR; the identified parameters do not move when the recording is processed in pieces,
+and the link derivatives taken piece by piece are the whole signal's."""
 
 import dataclasses
 
@@ -132,3 +133,56 @@ def test_irls_iterations_on_normal_equations_end_where_qr_ends(monkeypatch):
     plain = solvers.irls(w, y, joints, names)
     assert fast.iterations == plain.iterations > 2
     np.testing.assert_allclose(fast.values, plain.values, rtol=1e-10)
+
+
+def test_qr_accumulated_over_pieces_equals_one_qr(monkeypatch):
+    # The solve and the identifiability check take R from pieces of W (TSQR): R of [R so far; next piece].
+    from dynid.identify import solvers
+
+    rng = np.random.default_rng(4)
+    w = rng.normal(size=(3000, 7)) * np.logspace(0, 3, 7)
+    y = w @ rng.normal(size=7) + rng.normal(size=3000)
+    weights = rng.uniform(0.5, 2.0, size=3000)
+    values, inverse_normal, condition = _solve(w, y, weights)  # 3000 rows: one piece
+    monkeypatch.setattr(solvers, '_QR_ROWS', 128)
+    piecewise = _solve(w, y, weights)
+    np.testing.assert_allclose(piecewise[0], values, rtol=1e-12)
+    np.testing.assert_allclose(piecewise[1], inverse_normal, rtol=1e-12)
+    np.testing.assert_allclose(piecewise[2], condition, rtol=1e-12)
+
+
+@pytest.mark.parametrize('rows', [128, 10**6])
+def test_identifiability_check_from_r_names_what_pivoted_qr_of_w_names(monkeypatch, rows):
+    from dynid.errors import InputError
+    from dynid.identify import solvers
+
+    monkeypatch.setattr(solvers, '_QR_ROWS', rows)
+    rng = np.random.default_rng(5)
+    w = rng.normal(size=(2000, 6)) * np.logspace(0, 2, 6)
+    w[:, 4] = 2.0 * w[:, 1] - 0.5 * w[:, 3]  # p4 depends on p1 and p3
+    names = [f'p{i}' for i in range(6)]
+    scaled = w / np.linalg.norm(w, axis=0)  # the check as a pivoted QR of W itself
+    r, pivots = scipy.linalg.qr(scaled, mode='r', pivoting=True)
+    groups = solvers.dependent_groups(r[:6], pivots, 5, names)
+    with pytest.raises(InputError) as raised:
+        solvers.check_identifiable(w, names)
+    assert 'rank 5 of 6' in str(raised.value)
+    assert f'dependent groups: {"; ".join(map(", ".join, groups))})' in str(raised.value)
+    assert sorted(groups[0]) == ['p1', 'p3', 'p4']
+    w[:, 2] = 0.0
+    with pytest.raises(InputError, match=r"\['p2'\] at all \(zero columns\)"):
+        solvers.check_identifiable(w, names)
+    solvers.check_identifiable(w[:, [0, 1, 3, 5]], [names[i] for i in (0, 1, 3, 5)])  # independent: no error
+
+
+def test_link_derivatives_by_pieces_are_the_whole_signals_to_the_bit():
+    x = np.random.default_rng(6).normal(size=(500, 3)).cumsum(axis=0)
+    dt = 1e-3
+    assert np.array_equal(preprocess.central_difference(x, dt), np.gradient(x, dt, axis=0))
+    velocity = np.gradient(x, dt, axis=0)
+    acceleration = np.gradient(velocity, dt, axis=0)
+    signals = preprocess.Signals(np.arange(500) * dt, x, None, None, None, None, None, None, None, None, 1 / dt)
+    for start, stop in ((0, 500), (0, 1), (0, 7), (1, 2), (3, 250), (250, 499), (497, 500), (499, 500)):
+        q, dq, ddq = signals.link_rows(start, stop)
+        assert np.array_equal(q, x[start:stop])
+        assert np.array_equal(dq, velocity[start:stop]) and np.array_equal(ddq, acceleration[start:stop])

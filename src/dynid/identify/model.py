@@ -37,13 +37,21 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
-from dynid.identify.preprocess import Decimator, FilterSettings, Signals, TooShortError, differentiate
+from dynid.identify.preprocess import (
+    Decimator,
+    FilterSettings,
+    Signals,
+    TooShortError,
+    central_difference,
+    differentiate,
+    filtered_derivatives,
+)
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 from dynid.model.base_parameters import compute_base_parameters
@@ -193,6 +201,9 @@ def _structural_base(robot: RobotModel, groups: list[list[int]], n_payload_block
     return compute_base_parameters(np.hstack(blocks), names, tolerance)
 
 
+_EQUATION_SAMPLES = 2048  # decimated samples per piece of W built at a time (IdentificationProblem.equations)
+
+
 class IdentificationProblem:
     """All recordings prepared for one identification (decimated blocks and the column layout).
 
@@ -316,19 +327,65 @@ class IdentificationProblem:
         return source
 
     def _prepare(self, index: int, recording: RecordingInput, settings: FilterSettings):
-        signals, settings = differentiate(recording.dataset, settings)
+        """The decimated :class:`Block` of one recording, and the settings validated for its rate.
+
+        Few full-rate arrays (~29 MB each for 10 minutes of 6 joints at 1 kHz) are held at once: the
+        regressor's pieces take q̇ and q̈ from the filtered q piece by piece (:meth:`Signals.link_rows`);
+        q goes once the regressor is built, and only then is the rotor's chain derived (before, where rotor
+        inertia columns put θ̈ in the regressor); the torque and each friction feature are decimated one at
+        a time.
+        """
+        dataset = recording.dataset
+        signals, settings = differentiate(dataset, settings, rotor=self.identify_rotor_inertia, derivatives=False)
         decimate = Decimator(settings, signals.rate_hz, len(signals.t))
-        robot, n, samples = self.robot, self.robot.n, len(signals.t)
+        rigid, known, known_mass = self._rigid_columns(index, recording, signals, decimate)
+        # Below, the link chain gives at most the friction velocity q̇ (where some recording has no motor
+        # encoders) and the acceleration q̈ (where this one has none); q goes before the rotor's chain comes.
+        dt = 1.0 / signals.rate_hz
+        dq = central_difference(signals.q, dt) if dataset.theta is None or not self.friction_on_rotor else None
+        ddq = central_difference(dq, dt) if dataset.theta is None else None
+        signals = replace(signals, q=None, dq=dq, ddq=ddq)
+        del dq, ddq
+        if dataset.theta is not None and signals.ddtheta is None:
+            signals.dtheta, signals.ddtheta = filtered_derivatives(dataset.theta, settings)[1:]
         rotor_acceleration = signals.ddtheta if signals.ddtheta is not None else signals.ddq
+        velocity = signals.dtheta if self.friction_on_rotor else signals.dq
+        y = self._measured_torque(signals)
+        for part in (known, known_mass):
+            if y is not None and part is not None:
+                y = y - part
+        y = None if y is None else decimate(y)
+        nothing = np.zeros((len(decimate.keep), self.robot.n))
+        # the known payload torque, the mass alone or the whole payload: the TLS scale and part of τ_out
+        known_output = (decimate(known_mass) if known_mass is not None else nothing) + \
+            (decimate(known) if known is not None else nothing)
+        keep = None
+        if settings.stiction_velocity > 0:
+            keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
+        block = Block(
+            name=recording.name, y=y, rigid=rigid, known_output=known_output,
+            current=None if signals.current is None else decimate(signals.current),
+            rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
+            temperature=None if signals.temperature is None else decimate(signals.temperature),
+            static_features={symbol: decimate(feature)
+                             for symbol, feature in self._static_features(velocity, signals.temperature)},
+            keep=keep, full_velocity=velocity if self.spec.friction == 'comprehensive' else None,
+            decimator=decimate)
+        return block, settings
+
+    def _rigid_columns(self, index: int, recording: RecordingInput, signals: Signals, decimate: Decimator):
+        """(decimated base rigid columns (M, n, p_rigid), full-rate torque (N, n) of a fully known payload or
+        None, of a known payload mass or None) of recording ``index``; the mass's other 9 parameters are
+        columns. The regressor is built and filtered piece by piece (:meth:`Decimator.chunked`)."""
+        robot, n, samples = self.robot, self.robot.n, len(signals.t)
         needs_payload = index in self.payload_blocks or recording.payload is not None or \
             recording.payload_mass is not None
-        # Torque of a fully known payload and of a known payload mass (its other 9 are columns).
         known = np.zeros((samples, n)) if recording.payload is not None else None
         known_mass = np.zeros((samples, n)) if recording.payload_mass is not None else None
 
-        def rigid_columns(a: int, b: int) -> np.ndarray:
-            """Base columns of samples a..b−1 (the regressor is built and filtered piece by piece)."""
-            states = signals.q[a:b], signals.dq[a:b], signals.ddq[a:b]
+        def columns_of(a: int, b: int) -> np.ndarray:
+            """Base columns of samples a..b−1."""
+            states = signals.link_rows(a, b)
             arm = robot.regressor(*states)
             columns = [arm.reshape(b - a, n, -1)]
             if needs_payload:
@@ -341,34 +398,13 @@ class IdentificationProblem:
             for owner in self.payload_blocks:
                 columns.append(payload[:, :, 1:] if owner == index else np.zeros((b - a, n, 9)))
             if self.identify_rotor_inertia:
-                columns.append(rotor_acceleration[a:b, :, None] * np.eye(n)[None, :, :])
+                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else states[2]
+                columns.append(acceleration[:, :, None] * np.eye(n)[None, :, :])
             # Only the base columns are filtered and kept (fewer columns through the parallel filter).
             full = np.concatenate(columns, axis=2) if len(columns) > 1 else columns[0]
             return self.base.columns(full.reshape((b - a) * n, -1)).reshape(b - a, n, -1)
 
-        rigid = decimate.chunked(rigid_columns)
-        y = self._measured_torque(signals)
-        velocity = signals.dtheta if self.friction_on_rotor else signals.dq
-        for part in (known, known_mass):
-            if y is not None and part is not None:
-                y = y - part
-        nothing = np.zeros((len(decimate.keep), n))
-        # the known payload torque, the mass alone or the whole payload: the TLS scale and part of τ_out
-        known_output = (decimate(known_mass) if known_mass is not None else nothing) + \
-            (decimate(known) if known is not None else nothing)
-        static = self._static_features(velocity, signals.temperature)
-        keep = None
-        if settings.stiction_velocity > 0:
-            keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
-        block = Block(
-            name=recording.name, y=None if y is None else decimate(y), rigid=rigid,
-            known_output=known_output,
-            current=None if signals.current is None else decimate(signals.current),
-            rotor_acceleration=decimate(rotor_acceleration), velocity=decimate(velocity),
-            temperature=None if signals.temperature is None else decimate(signals.temperature),
-            static_features={k: decimate(v) for k, v in static.items()}, keep=keep,
-            full_velocity=velocity, decimator=decimate)
-        return block, settings
+        return decimate.chunked(columns_of), known, known_mass
 
     def _measured_torque(self, signals: Signals) -> np.ndarray | None:
         if self.drive_gains_unknown:
@@ -377,27 +413,29 @@ class IdentificationProblem:
             return signals.tau
         torque = self.drives.current_to_joint_torque(signals.current)
         if self.compensate_rotor:
-            torque = torque - self.drives.rotor_inertia_torque(signals.ddtheta)
+            torque -= self.drives.rotor_inertia_torque(signals.ddtheta)
         return torque
 
-    def _static_features(self, velocity: np.ndarray, temperature: np.ndarray | None) -> dict:
-        """Full-rate features that do not depend on τ_out (they are filtered like the regressor)."""
-        spec, s = self.spec, np.sign(velocity)
-        features = {}
-        if spec.friction in ('viscous_coulomb', 'load_squared', 'load_absolute'):
-            features.update(Fc=s, Fv=velocity, tau0=np.ones_like(velocity))
-        elif spec.friction == 'hamon':
-            features.update(Fv=velocity, tau0=np.ones_like(velocity))
-        elif spec.friction == 'comprehensive':
-            features.update(fc=s, fo=np.ones_like(velocity))
+    def _static_features(self, velocity: np.ndarray, temperature: np.ndarray | None):
+        """(symbol, full-rate feature) of the features that do not depend on τ_out, one at a time (they are
+        filtered like the regressor; each is decimated before the next is made)."""
+        spec = self.spec
         if spec.temperature:
             if temperature is None:
                 raise InputError('the temperature term needs joint temperatures (topic joint_temperatures)')
             if np.any(temperature <= 0):
                 raise InputError('temperatures must be > 0 °C for the T⁻³ term')
-            root = s * np.sqrt(np.abs(velocity))
-            features.update(beta1=root, beta2=root * temperature, beta3=root * temperature**-3.0)
-        return features
+        if spec.friction in ('viscous_coulomb', 'load_squared', 'load_absolute'):
+            yield from (('Fc', np.sign(velocity)), ('Fv', velocity), ('tau0', np.ones_like(velocity)))
+        elif spec.friction == 'hamon':
+            yield from (('Fv', velocity), ('tau0', np.ones_like(velocity)))
+        elif spec.friction == 'comprehensive':
+            yield from (('fc', np.sign(velocity)), ('fo', np.ones_like(velocity)))
+        if spec.temperature:
+            root = np.sign(velocity) * np.sqrt(np.abs(velocity))
+            yield 'beta1', root
+            yield 'beta2', root * temperature
+            yield 'beta3', root * temperature**-3.0
 
     # ------------------------------------------------------------------------------- columns
     @property
@@ -442,17 +480,25 @@ class IdentificationProblem:
             parts.append(feature[keep])
         return np.concatenate(parts)
 
-    def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
-                        with_current: bool = False) -> np.ndarray:
-        """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
-        n, block = self.robot.n, self.blocks[k]
+    def _block_columns(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                       with_current: bool) -> list[np.ndarray]:
+        """The column groups of recording k's W in column order: (M, n, p_rigid) columns as they are, and
+        (M, n) per-joint features, each n block-diagonal columns (:meth:`_assembled`)."""
+        block = self.blocks[k]
         rigid = block.rigid  # base columns already
         torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
         friction = self.friction_features(block, torque_out + block.known_output, exponents)
-        parts = [rigid] + [(f[:, :, None] * np.eye(n)[None, :, :]) for f in friction]
-        if with_current:
-            parts.insert(0, block.current[:, :, None] * np.eye(n)[None, :, :])
-        return np.concatenate(parts, axis=2)
+        return ([block.current] if with_current else []) + [rigid] + friction
+
+    def _assembled(self, groups: list[np.ndarray], samples: slice) -> np.ndarray:
+        """W of the decimated ``samples`` as (samples, n, p) from :meth:`_block_columns`' groups."""
+        eye = np.eye(self.robot.n)[None, :, :]
+        return np.concatenate([g[samples] if g.ndim == 3 else g[samples, :, None] * eye for g in groups], axis=2)
+
+    def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                        with_current: bool = False) -> np.ndarray:
+        """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
+        return self._assembled(self._block_columns(k, rigid_parameters, exponents, with_current), slice(None))
 
     def block_keep(self, k: int) -> np.ndarray:
         """(M, n) rows of recording k that enter the estimation (stiction rejection)."""
@@ -473,17 +519,27 @@ class IdentificationProblem:
         """
         n = self.robot.n
         exponents = np.full(n, self.spec.exponent) if exponents is None else exponents
-        rows_w, rows_y, joints, owners, knowns = [], [], [], [], []
-        for k, block in enumerate(self.blocks):
-            w = self.block_equations(k, rigid_parameters, exponents, with_current)
-            keep = self.block_keep(k)
-            rows_w.append(w[keep])
+        keeps = [self.block_keep(k) for k in range(len(self.blocks))]
+        w, row = None, 0
+        rows_y, joints, owners, knowns = [], [], [], []
+        for k, (block, keep) in enumerate(zip(self.blocks, keeps, strict=True)):
+            # W is filled in place a few thousand samples at a time: the whole block's (M, n, p) array and its
+            # kept rows would hold W twice more (~150 MB for 10 minutes at 1 kHz).
+            groups = self._block_columns(k, rigid_parameters, exponents, with_current)
+            if w is None:
+                columns = sum(g.shape[2] if g.ndim == 3 else n for g in groups)
+                w = np.empty((sum(int(np.count_nonzero(kept)) for kept in keeps), columns))
+            for start in range(0, len(keep), _EQUATION_SAMPLES):
+                samples = slice(start, start + _EQUATION_SAMPLES)
+                kept = keep[samples]
+                count = int(np.count_nonzero(kept))
+                w[row:row + count] = self._assembled(groups, samples)[kept]
+                row += count
             if block.y is not None:
                 rows_y.append(block.y[keep])
             knowns.append(block.known_output[keep])
             joints.append(np.broadcast_to(np.arange(n), keep.shape)[keep])
             owners.append(np.full(int(keep.sum()), k))
-        w = np.concatenate(rows_w)
         y = np.concatenate(rows_y) if rows_y else None
         return w, y, np.concatenate(joints), np.concatenate(owners), np.concatenate(knowns)
 

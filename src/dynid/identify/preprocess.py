@@ -162,14 +162,15 @@ def minimum_samples(settings: FilterSettings, rate_hz: float) -> int:
 class Signals:
     """Filtered full-rate signals of one recording, (N, n) arrays in model joint order.
 
-    q, dq, ddq: link side. theta, dtheta, ddtheta: rotor (link units) or None. current [A], tau
-    [N·m], temperature [°C]: as recorded (unfiltered; they are filtered in parallel with the regressor).
+    q, dq, ddq: link side [rad, rad/s, rad/s²] (dq and ddq None where :func:`differentiate` left them to
+    :meth:`link_rows`). theta, dtheta, ddtheta: rotor (link units) or None. current [A], tau [N·m],
+    temperature [°C]: as recorded (unfiltered; they are filtered in parallel with the regressor).
     """
 
     t: np.ndarray
     q: np.ndarray
-    dq: np.ndarray
-    ddq: np.ndarray
+    dq: np.ndarray | None
+    ddq: np.ndarray | None
     theta: np.ndarray | None
     dtheta: np.ndarray | None
     ddtheta: np.ndarray | None
@@ -177,6 +178,18 @@ class Signals:
     tau: np.ndarray | None
     temperature: np.ndarray | None
     rate_hz: float
+
+    def link_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q, q̇, q̈) of samples start..stop−1: slices of the arrays, or, where :func:`differentiate` left q̇
+        and q̈ out, their central differences of q around those samples (two samples more on each side
+        give the same numbers as over the whole signal)."""
+        if self.dq is not None:
+            return self.q[start:stop], self.dq[start:stop], self.ddq[start:stop]
+        low, high = max(start - 2, 0), min(stop + 2, len(self.q))
+        dt = 1.0 / self.rate_hz
+        velocity = central_difference(self.q[low:high], dt)
+        acceleration = central_difference(velocity, dt)
+        return self.q[start:stop], velocity[start - low:stop - low], acceleration[start - low:stop - low]
 
 
 def _uniform_rate(dataset: Dataset) -> float:
@@ -189,30 +202,48 @@ def _uniform_rate(dataset: Dataset) -> float:
 
 
 def central_difference(x: np.ndarray, dt: float) -> np.ndarray:
-    """(x[k+1] − x[k−1])/(2·dt) along axis 0, one-sided at the ends."""
-    return np.gradient(x, dt, axis=0)
+    """(x[k+1] − x[k−1])/(2·dt) along axis 0, one-sided at the ends: ``np.gradient(x, dt, axis=0)``, the same
+    operations, computed into the result (np.gradient holds two more arrays of x's size on the way)."""
+    out = np.empty(x.shape)
+    np.subtract(x[2:], x[:-2], out=out[1:-1])
+    out[1:-1] /= 2.0 * dt
+    out[0] = (x[1] - x[0]) / dt
+    out[-1] = (x[-1] - x[-2]) / dt
+    return out
 
 
-def differentiate(dataset: Dataset, settings: FilterSettings) -> tuple[Signals, FilterSettings]:
-    """Filtered positions and their central-difference derivatives (step 1), with validated settings."""
+def filtered_derivatives(x: np.ndarray, settings: FilterSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions ``x`` (N, ...) low-passed at the position cut-off, and their first and second central
+    differences (step 1), with settings validated for x's rate."""
+    smooth = ZeroPhaseLowPass(settings.order, settings.position_cutoff_hz, settings.rate_hz)(x)
+    dt = 1.0 / settings.rate_hz
+    velocity = central_difference(smooth, dt)
+    return smooth, velocity, central_difference(velocity, dt)
+
+
+def differentiate(dataset: Dataset, settings: FilterSettings, rotor: bool = True,
+                  derivatives: bool = True) -> tuple[Signals, FilterSettings]:
+    """Filtered positions and their central-difference derivatives (step 1), with validated settings.
+
+    For callers that use the signals a piece at a time (a 10-minute 1 kHz recording's two chains are
+    ~170 MB): ``rotor`` False leaves theta, dtheta and ddtheta None, to derive later
+    (:func:`filtered_derivatives` of ``dataset.theta``); ``derivatives`` False leaves dq and ddq None,
+    derived piece by piece by :meth:`Signals.link_rows`.
+    """
     rate = _uniform_rate(dataset)
     settings = settings.validated(rate)
     minimum = minimum_samples(settings, rate)
     if dataset.n_samples < minimum:
         raise TooShortError(f'{dataset.source.get("bag", "dataset")}: {dataset.n_samples} samples are too few '
                             f'for trimming and decimation (need at least {minimum})', dataset.n_samples, minimum)
-    lowpass = ZeroPhaseLowPass(settings.order, settings.position_cutoff_hz, rate)
-    dt = 1.0 / rate
-
-    def derivatives(x):
-        smooth = lowpass(x)
-        velocity = central_difference(smooth, dt)
-        return smooth, velocity, central_difference(velocity, dt)
-
-    q, dq, ddq = derivatives(dataset.q)
+    if derivatives:
+        q, dq, ddq = filtered_derivatives(dataset.q, settings)
+    else:
+        q, dq, ddq = ZeroPhaseLowPass(settings.order, settings.position_cutoff_hz, settings.rate_hz)(dataset.q), \
+            None, None
     theta = dtheta = ddtheta = None
-    if dataset.theta is not None:
-        theta, dtheta, ddtheta = derivatives(dataset.theta)
+    if dataset.theta is not None and rotor:
+        theta, dtheta, ddtheta = filtered_derivatives(dataset.theta, settings)
     return Signals(dataset.t, q, dq, ddq, theta, dtheta, ddtheta, dataset.current, dataset.tau,
                    dataset.temperature, rate), settings
 
@@ -245,7 +276,7 @@ class Decimator:
         n, margin = self.n_samples, self.margin
         if n <= chunk_samples + 2 * margin:
             return self(columns(0, n))
-        parts, carried, carried_from = [], None, 0
+        out, filled, carried, carried_from = None, 0, None, 0
         for begin in range(0, n, chunk_samples):
             end = min(n, begin + chunk_samples)
             low, high = max(0, begin - margin), min(n, end + margin)
@@ -259,14 +290,21 @@ class Decimator:
                 piece = carried[low - carried_from:high - carried_from]
             kept = self.keep[(self.keep >= begin) & (self.keep < end)]
             if kept.size:
-                parts.append(self.lowpass(piece, kept[0] - low, kept[-1] - low + 1, self.decimation))
-            carried, carried_from = piece[max(0, end - margin) - low:], max(0, end - margin)
-        return np.concatenate(parts)
+                rows = self.lowpass(piece, kept[0] - low, kept[-1] - low + 1, self.decimation)
+                if out is None:  # filled in place: pieces gathered and concatenated would be held twice
+                    out = np.empty((len(self.keep),) + rows.shape[1:])
+                out[filled:filled + len(rows)] = rows
+                filled += len(rows)
+            # A copy of the overlap, so that the piece is freed before the next one's columns are computed.
+            carried, carried_from = piece[max(0, end - margin) - low:].copy(), max(0, end - margin)
+            piece = rows = None
+        return out
 
     def window_all(self, mask: np.ndarray) -> np.ndarray:
         """Kept samples whose whole decimation window (±decimation/2 around them) satisfies ``mask`` (N, ...)."""
         half = max(1, self.decimation // 2)
-        failed = np.concatenate([np.zeros((1,) + mask.shape[1:], dtype=np.int64), np.cumsum(~mask, axis=0)])
+        failed = np.zeros((mask.shape[0] + 1,) + mask.shape[1:], dtype=np.int64)  # failures before each sample
+        np.cumsum(~mask, axis=0, out=failed[1:])
         low = np.clip(self.keep - half, 0, None)
         high = np.clip(self.keep + half + 1, None, mask.shape[0])
         return failed[high] == failed[low]

@@ -36,6 +36,8 @@ import numpy as np
 # about L/step + 8 multiply-adds per sample in the products (~4e9 per s); the sum is least near
 # L = √(2·4e-6·4e9·step/columns). Clipped to 32..1024 and rounded to a multiple of the row step.
 _STEP_COST = 2 * 4e-6 * 4e9
+# Samples per piece of the backward pass (ZeroPhaseLowPass._rows): its temporaries are a few of these.
+_BACKWARD_SAMPLES = 8192
 
 
 def _block_length(step: int, columns: int) -> int:
@@ -179,7 +181,13 @@ class ZeroPhaseLowPass:
         return rows.reshape((-1,) + x.shape[1:])
 
     def _rows(self, x: np.ndarray, start: int, stop: int, step: int) -> np.ndarray:
-        """Rows start:stop:step of forward-backward filtering of ``x`` (E, K) with scipy's initial states."""
+        """Rows start:stop:step of forward-backward filtering of ``x`` (E, K) with scipy's initial states.
+
+        The backward pass runs over pieces of :data:`_BACKWARD_SAMPLES` samples from the end, each piece's
+        kept rows written into the output as soon as its states are known: besides x and the output, only
+        the forward products (about x's size at ``step`` 1, a tenth at 20) are held whole. The products are
+        the same, per block, as over all blocks at once, so the pieces do not change a bit of the result.
+        """
         size, columns = x.shape
         m = len(self.b)
         length = _block_length(step, columns)
@@ -199,19 +207,31 @@ class ZeroPhaseLowPass:
             starts[k + 1] = power @ starts[k] + from_blocks[k, :m]
         starts = starts[:count]
         last = (toeplitz[-1] @ blocks[-1] + observe[-1] @ starts[-1]) if count else head_out[-1]
-        # Backward pass from zi·(last forward output): the state entering each block from its end.
+        # The rows wanted: the head's, then a run of the blocks' kept rows (block-major, positions increasing;
+        # every one is a step from ``start``, as the picked rows were chosen).
+        head_positions = np.arange(head)
+        head_wanted = (head_positions >= start) & (head_positions < stop) & ((head_positions - start) % step == 0)
+        kept_positions = (head + np.arange(count)[:, None] * length + picked).ravel()
+        first, end = np.searchsorted(kept_positions, start), np.searchsorted(kept_positions, stop)
+        from_head = int(np.count_nonzero(head_wanted))
+        out = np.empty((from_head + end - first, columns))
+        # Backward pass from zi·(last forward output), piece by piece from the end: the state entering each
+        # block from its end, then the piece's kept rows.
         state = self.zi[:, None] * last
-        into = np.empty((count, m, columns))
-        if count:
-            from_starts = on_starts @ starts
-            for k in range(count - 1, -1, -1):
-                into[k] = state
-                state = power @ state + from_blocks[k, m:2 * m] + from_starts[k, :m]
-        kept = from_blocks[:, 2 * m:] + from_starts[:, m:] + observe_kept @ into if count else \
-            np.empty((0, len(picked), columns))
+        per_piece, rows = max(1, _BACKWARD_SAMPLES // length), len(picked)
+        into = np.empty((min(per_piece, count), m, columns))
+        for high in range(count, 0, -per_piece):
+            low = max(0, high - per_piece)
+            from_starts = on_starts @ starts[low:high]
+            for k in range(high - 1, low - 1, -1):
+                into[k - low] = state
+                state = power @ state + from_blocks[k, m:2 * m] + from_starts[k - low, :m]
+            a, b = max(low * rows, first), min(high * rows, end)
+            if a < b:
+                kept = from_blocks[low:high, 2 * m:] + from_starts[:, m:] + observe_kept @ into[:high - low]
+                out[from_head + a - first:from_head + b - first] = kept.reshape(-1, columns)[a - low * rows:
+                                                                                             b - low * rows]
         # The head, backward: its forward output reversed through the first rows of the system.
         head_back = (toeplitz[:head, :head] @ head_out[::-1] + observe[:head] @ state)[::-1]
-        positions = np.concatenate([np.arange(head), (head + np.arange(count)[:, None] * length + picked).ravel()])
-        values = np.concatenate([head_back, kept.reshape(-1, columns)])
-        wanted = (positions >= start) & (positions < stop) & ((positions - start) % step == 0)
-        return values[wanted]
+        out[:from_head] = head_back[head_wanted]
+        return out
