@@ -173,6 +173,19 @@ class EGMS:
 
 
 @numba.njit(cache=True)
+def _backlash_at(table, j, angle):
+    """B of joint ``j`` at ``angle`` [rad]: :func:`periodic_lookup`'s arithmetic for one value (the same value)."""
+    size = table.shape[1]
+    if size == 1:
+        return table[j, 0]
+    x = np.mod(angle, 2.0 * np.pi) * (size / (2.0 * np.pi))
+    lower = np.floor(x)
+    fraction = x - lower
+    i0 = int(lower) % size
+    return table[j, i0] * (1.0 - fraction) + table[j, (i0 + 1) % size] * fraction
+
+
+@numba.njit(cache=True)
 def _run_kernel(theta, previous, state, k, delta, table, block):
     """:meth:`EGMS.run` for every joint: (H (N, n), δ (n, M) after the last sample, B(θ) (n,) at it).
 
@@ -183,9 +196,6 @@ def _run_kernel(theta, previous, state, k, delta, table, block):
     """
     samples, n = theta.shape
     m = state.shape[1]
-    size = table.shape[1]
-    period = 2.0 * np.pi
-    scale = size / period
     out = np.empty((samples, n))
     deformation = state.copy()
     backlash = np.empty(n)
@@ -197,14 +207,7 @@ def _run_kernel(theta, previous, state, k, delta, table, block):
                 reference = previous[j] if s == 0 else theta[s - 1, j]
                 for i in range(m):
                     z[i] = -deformation[j, i]
-            if size == 1:
-                b = table[j, 0]
-            else:
-                x = np.mod(theta[s, j], period) * scale
-                lower = np.floor(x)
-                fraction = x - lower
-                i0 = int(lower) % size
-                b = table[j, i0] * (1.0 - fraction) + table[j, (i0 + 1) % size] * fraction
+            b = _backlash_at(table, j, theta[s, j])
             relative = theta[s, j] - reference
             total = 0.0
             for i in range(m):
@@ -233,19 +236,10 @@ def _advance_kernel(theta, previous, state, k, delta, table, with_slope):
     clamp of t to [−r, r] (the same values, fewer operations). ``previous`` = ``theta`` on the first sample.
     """
     n, m = state.shape
-    size = table.shape[1]
-    period = 2.0 * np.pi
-    scale = size / period
     hysteresis, slope, backlash = np.empty(n), np.zeros(n), np.empty(n)
     deformation = np.empty((n, m))
     for j in range(n):
-        if size == 1:
-            b = table[j, 0]
-        else:
-            x = np.mod(theta[j], period) * scale
-            lower = int(np.floor(x))
-            fraction = x - lower
-            b = table[j, lower % size] * (1.0 - fraction) + table[j, (lower + 1) % size] * fraction
+        b = _backlash_at(table, j, theta[j])
         increment = theta[j] - previous[j]
         total, sticking = 0.0, 0.0
         for i in range(m):
