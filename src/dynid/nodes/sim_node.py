@@ -46,7 +46,7 @@ from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
-from dynid.nodes.conversions import trajectory_from_message
+from dynid.nodes.conversions import stamp_ns, trajectory_from_message
 from dynid.nodes.diagnostics import DiagnosticsPublisher, status
 from dynid.nodes.parameters import declarer
 from dynid.nodes.parameters import descriptor as _descriptor
@@ -180,8 +180,8 @@ class SimNode(Node):
         if trajectory is None:  # an empty trajectory cancels: hold where the reference is
             self.twin.reference.hold(self.twin.reference.sample(self.twin.time)[0], self.twin.time)
             return
-        stamp_ns = message.header.stamp.sec * 10**9 + message.header.stamp.nanosec
-        start = self.twin.time if stamp_ns == 0 else self.schedule.twin_time(stamp_ns)
+        stamp = stamp_ns(message.header.stamp)
+        start = self.twin.time if stamp == 0 else self.schedule.twin_time(stamp)
         try:
             self.twin.follow(trajectory, start_time=start, effort=effort)
         except InputError as error:
