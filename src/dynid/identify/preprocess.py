@@ -212,10 +212,15 @@ def central_difference(x: np.ndarray, dt: float) -> np.ndarray:
     return out
 
 
+def position_lowpass(settings: FilterSettings) -> ZeroPhaseLowPass:
+    """The zero-phase low-pass of positions (step 1), of settings validated for the recording's rate."""
+    return ZeroPhaseLowPass(settings.order, settings.position_cutoff_hz, settings.rate_hz)
+
+
 def filtered_derivatives(x: np.ndarray, settings: FilterSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Positions ``x`` (N, ...) low-passed at the position cut-off, and their first and second central
     differences (step 1), with settings validated for x's rate."""
-    smooth = ZeroPhaseLowPass(settings.order, settings.position_cutoff_hz, settings.rate_hz)(x)
+    smooth = position_lowpass(settings)(x)
     dt = 1.0 / settings.rate_hz
     velocity = central_difference(smooth, dt)
     return smooth, velocity, central_difference(velocity, dt)
@@ -239,8 +244,7 @@ def differentiate(dataset: Dataset, settings: FilterSettings, rotor: bool = True
     if derivatives:
         q, dq, ddq = filtered_derivatives(dataset.q, settings)
     else:
-        q, dq, ddq = ZeroPhaseLowPass(settings.order, settings.position_cutoff_hz, settings.rate_hz)(dataset.q), \
-            None, None
+        q, dq, ddq = position_lowpass(settings)(dataset.q), None, None
     theta = dtheta = ddtheta = None
     if dataset.theta is not None and rotor:
         theta, dtheta, ddtheta = filtered_derivatives(dataset.theta, settings)
