@@ -37,7 +37,8 @@ JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_j
 class Probe:
     """A test node in its own context, spun in a thread, recording what it receives."""
 
-    def __init__(self, domain: int) -> None:
+    def __init__(self, domain: int, reliability: str = 'best_effort') -> None:
+        """``reliability`` of the state subscriptions (the intake's; the nodes read best effort)."""
         self.context = rclpy.Context()
         rclpy.init(context=self.context, domain_id=domain)
         self.node = rclpy.create_node('dynid_test_probe', context=self.context)
@@ -48,7 +49,7 @@ class Probe:
         self.velocity: np.ndarray | None = None
         self.batches: list[StateBatch] = []  # every joined sample
         self.diagnostics: dict[str, str] = {}
-        self.intake = StateIntake(self.node, IntakeSettings(), on_messages=self._on_messages,
+        self.intake = StateIntake(self.node, IntakeSettings(reliability=reliability), on_messages=self._on_messages,
                                   on_samples=self._on_samples, joint_names=JOINTS)
         self.intake.start()
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)
@@ -176,7 +177,10 @@ def test_a_stalled_twin_catches_up_without_jumps():
     sim = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'noise:=false'))
     excitation = start_node('excitation_node', domain, *parameters(
         f'trajectory_file:={builtin_excitation_path("ur5e")}', 'approach_velocity:=0.5', 'chunk_duration:=1.0'))
-    probe = Probe(domain)
+    # Every sample the twin publishes must arrive: read reliable (the twin publishes reliable, depth 100), so
+    # that a test process starved for ~0.1 s on a busy machine gets what best effort would drop (43 samples
+    # were missing in one such run) and the check is of the twin, not of the transport.
+    probe = Probe(domain, reliability='reliable')
     states = []
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     probe.node.create_subscription(String, '/excitation_node/state', lambda m: states.append(m.data), latched)
