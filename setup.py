@@ -30,11 +30,11 @@ setup(
     entry_points={
         'console_scripts': [
             'dynid = dynid.cli:main',
-            'sim_node = dynid.nodes.runner:sim_node',
-            'excitation_node = dynid.nodes.runner:excitation_node',
-            'identifier_node = dynid.nodes.runner:identifier_node',
-            'estimator_node = dynid.nodes.runner:estimator_node',
-            'feedforward_node = dynid.nodes.runner:feedforward_node',
+            'sim_node = dynid.ros.runner:sim_node',
+            'excitation_node = dynid.ros.runner:excitation_node',
+            'identifier_node = dynid.ros.runner:identifier_node',
+            'estimator_node = dynid.ros.runner:estimator_node',
+            'feedforward_node = dynid.ros.runner:feedforward_node',
         ],
         # Feedforward terms (dynid.control.plugins): name = factory(robot, result, options).
         'dynid.feedforward_terms': [

@@ -183,7 +183,7 @@ def identified_model(robot, params):
     record = _simulate(params, excitation, IDENTIFICATION_S, seed=1)
     dataset = record_to_dataset(record, None, {'simulation': 'shipped excitation, 7.5 kg payload'})
     return identify(robot, [RecordingInput(dataset)], ModelSpec(friction='load_squared'),
-                    options=IdentifyOptions('wls'))
+                    options=IdentifyOptions('wls', physical=None))
 
 
 def estimators(robot, result):

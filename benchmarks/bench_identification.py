@@ -83,7 +83,7 @@ def case_matched(robot, excitation, validation, seconds):
     params.joints.friction_model = 'coulomb_viscous'
     train, _ = simulate(params, excitation, seconds, 1)
     test, _ = simulate(params, validation, seconds / 2, 2)
-    result = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls'))
+    result = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls', physical=None))
     truth = base_truth(robot)
     z = np.array([(result.value(n) - truth[n]) / result.std[result.parameter_names.index(n)] for n in truth])
     metrics = validate(result, robot, test)
@@ -101,7 +101,7 @@ def case_drive_gains(robot, excitation, validation, seconds):
     out = {'true_over_nominal': (params.drives.drive_gain / params.nominal_drives.drive_gain).tolist()}
     for method in ('tls', 'mls'):
         result = identify(robot, [RecordingInput(unloaded), RecordingInput(loaded, payload_mass=3.0)], ModelSpec(),
-                          options=IdentifyOptions(method))
+                          options=IdentifyOptions(method, physical=None))
         error = 100 * (result.drive_gains / params.drives.drive_gain - 1)
         mass = recover_payload(result, robot, check)['mass']
         out[method] = {'gain_error_percent': error.tolist(), 'max_gain_error_percent': float(np.abs(error).max()),
@@ -117,7 +117,8 @@ def case_hamon(robot, excitation, seconds):
         recordings.append(RecordingInput(simulate(params, excitation, seconds, seed, payload)[0], payload=payload))
     residual = {}
     for friction in ('viscous_coulomb', 'hamon'):
-        result = identify(robot, recordings, ModelSpec(friction=friction), options=IdentifyOptions('ols'))
+        result = identify(robot, recordings, ModelSpec(friction=friction),
+                          options=IdentifyOptions('ols', physical=None))
         residual[friction] = result.metrics['train']['relative_residual']
     return {'usual_relative_residual': residual['viscous_coulomb'], 'hamon_relative_residual': residual['hamon'],
             'change_percent': 100 * (residual['hamon'] / residual['viscous_coulomb'] - 1)}
@@ -138,7 +139,7 @@ def case_iirls(robot, excitation, validation, seconds):
     for method, spec in (('ols', ModelSpec()), ('irls', ModelSpec()),
                          ('iirls', ModelSpec(friction='comprehensive', temperature=True))):
         start = time.perf_counter()
-        result = identify(robot, [RecordingInput(train)], spec, options=IdentifyOptions(method))
+        result = identify(robot, [RecordingInput(train)], spec, options=IdentifyOptions(method, physical=None))
         seconds_taken[method] = time.perf_counter() - start
         rmse[method] = validate(result, robot, test)['rmse']
     return {'temperatures_c': temperatures, 'validation_rmse': rmse, 'seconds': seconds_taken,

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.nodes.runner import interrupt_processes
+from dynid.ros.runner import interrupt_processes
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 RATE = 1000.0

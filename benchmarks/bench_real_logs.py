@@ -85,7 +85,7 @@ def part_filter_defaults(folder: Path, quick: bool = False) -> dict:
     train = read_recording(train_bag, robot.joint_names)
     validation = read_recording(validation_bag, robot.joint_names)
     spec = ModelSpec(friction='viscous_coulomb', torque_source='current')
-    options = IdentifyOptions(method='wls')
+    options = IdentifyOptions(method='wls', physical=None)
 
     def run(settings: FilterSettings):
         return identify(robot, [RecordingInput(train, name='train')], spec, settings, options)

@@ -2,8 +2,9 @@
 
 Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_sim.py [--seconds S --sample-seconds S --repeats R]``.
 
-Reference: issue 4 asks for at least 5× faster than real time for the UR5e at 1 kHz output on this
-machine (2 cores, shared). We time ``DigitalTwin.run`` (plant, controller, sensors) and the whole
+Reference: at least 20× faster than real time for the UR5e at 1 kHz output on this machine (2 cores,
+shared; 5× was the first requirement; ``bench_house.py`` measures the same twin_rtf). We time
+``DigitalTwin.run`` (plant, controller, sensors) and the whole
 ``dynid simulate`` path (simulation plus writing the rosbag2) as real-time factors, and the cost per
 output sample of the three ways to advance the twin: ``step()`` (one sample per call),
 ``advance(5)`` (what ``sim_node`` does: a few samples per timer turn) and ``run()`` (long batches).
@@ -27,7 +28,7 @@ from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import SimulationSettings, simulate_recording
 from dynid.sim.twin import DigitalTwin, gentle_motion
 
-REFERENCE_RTF = 5.0
+REFERENCE_RTF = 20.0
 ADVANCE_BUDGET_US = 250.0
 NODE_BATCH = 5
 
@@ -82,7 +83,7 @@ def main() -> None:
           f'--sample-seconds {args.sample_seconds:g} --repeats {args.repeats} --rate {args.rate:g}')
     print(f'{"measure":<44} {"best":>8} {"median":>8}   reference')
     print(f'{"real-time factor, twin (plant+control+sensors)":<44} {max(physics):>7.1f}× '
-          f'{statistics.median(physics):>7.1f}×   ≥ {REFERENCE_RTF:g}× (issue 4)')
+          f'{statistics.median(physics):>7.1f}×   ≥ {REFERENCE_RTF:g}×')
     print(f'{"real-time factor, dynid simulate (+ bag)":<44} {max(pipeline):>7.1f}× '
           f'{statistics.median(pipeline):>7.1f}×   -')
     labels = {'step': 'cost per sample, step()', 'advance': f'cost per sample, advance({NODE_BATCH}) (sim_node)',

@@ -9,7 +9,8 @@ publishes all four; a real robot needs motor encoders for motor_states) and publ
 ``estimator_node/friction``, with health on ``/diagnostics``. To use a result, copy
 ``config/estimation.yaml``, set ``result_file`` and pass the copy as ``params_file`` (it reaches
 sim_node too). Then ``ros2 service call /estimator_node/set_baseline std_srvs/srv/Trigger`` stores
-today's stiffness as the baseline against which drops are reported.
+today's stiffness as the baseline against which drops are reported. Beside the twin, estimator_node
+writes its health record as ``<robot>-twin`` (``health_robot``), apart from the real arm's.
 """
 
 from launch import LaunchDescription
@@ -17,12 +18,16 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import PathJoinSubstitution
 from launch_ros.substitutions import FindPackageShare
 
-from dynid.nodes import launching
+from dynid.ros import launching
+from dynid.suite.bringup import twin_health_robot
 
 
 def _nodes(context):
-    nodes = [launching.dynid_node(context, 'estimator_node', [launching.argument(context, 'params_file')])]
-    return nodes + (launching.twin(context) if launching.is_true(context, 'use_sim') else [])
+    simulate = launching.is_true(context, 'use_sim')
+    # the twin's sessions stay apart from a real arm's in the health record, as with dynid bringup
+    overrides = {'health_robot': twin_health_robot(launching.given_robot(context))} if simulate else {}
+    nodes = [launching.dynid_node(context, 'estimator_node', [launching.argument(context, 'params_file')], overrides)]
+    return nodes + (launching.twin(context) if simulate else [])
 
 
 def generate_launch_description() -> LaunchDescription:

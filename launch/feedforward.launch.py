@@ -27,7 +27,7 @@ from launch_ros.events.lifecycle import ChangeState
 from launch_ros.substitutions import FindPackageShare
 from lifecycle_msgs.msg import Transition
 
-from dynid.nodes import launching
+from dynid.ros import launching
 
 
 def _nodes(context):

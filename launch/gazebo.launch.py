@@ -7,7 +7,7 @@ The description (ur_description's ur.urdf.xacro for ur5e; for panda franka_descr
 the Franka Emika Robot, joints fer_joint1..7) gets a ``<ros2_control>`` block with
 ``gz_ros2_control/GazeboSimSystem`` and an effort command interface per joint, and the
 GazeboSimROS2ControlPlugin loading config/gazebo_<robot>_controllers.yaml
-(:func:`dynid.nodes.launching.gazebo_ros2_control`). Then: robot_state_publisher, gz sim
+(:func:`dynid.ros.launching.gazebo_ros2_control`). Then: robot_state_publisher, gz sim
 (``ros_gz_sim/launch/gz_sim.launch.py``), ``ros_gz_sim create`` from ``robot_description``, the /clock
 bridge (``ros_gz_bridge parameter_bridge``), spawners for joint_state_broadcaster,
 joint_trajectory_controller (effort) and forward_effort_controller (inactive), and the dynid suite on
@@ -22,7 +22,7 @@ from launch.substitutions import PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
-from dynid.nodes import launching
+from dynid.ros import launching
 
 #: robot: (description package, xacro path in it, xacro mappings, joint names)
 ROBOTS = {

@@ -18,7 +18,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import PathJoinSubstitution
 from launch_ros.substitutions import FindPackageShare
 
-from dynid.nodes import launching
+from dynid.ros import launching
 
 
 def _nodes(context):

@@ -17,7 +17,7 @@ built-in DH robot such as ``ur5e``, or ``robot_description:=``).
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 
-from dynid.nodes import launching
+from dynid.ros import launching
 
 
 def generate_launch_description() -> LaunchDescription:

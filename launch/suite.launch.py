@@ -9,9 +9,10 @@ excitation_node, identifier_node, estimator_node (``estimator:=false`` leaves it
 feedforward_node (``feedforward``: trajectory, streaming, measured, or '' to leave it out; it starts
 configured and active, ``autostart``) run against a robot's controllers, whose topics the
 ``controller``, ``effort_controller`` and ``joint_states`` arguments name; sim_node, the twin, only
-with ``use_sim:=true``. The wiring is :func:`dynid.nodes.bringup.plan_suite`'s: in trajectory mode
+with ``use_sim:=true``. The wiring is :func:`dynid.suite.bringup.plan_suite`'s: in trajectory mode
 the excitation goes through ``feedforward_node/reference``, which forwards it with efforts to the
-controller. ``params_file`` (default config/suite.yaml) reaches every node; the arguments given
+controller (a node's own rules come before the shared ones: rcl applies the first that matches,
+:mod:`dynid.ros.wiring`). ``params_file`` (default config/suite.yaml) reaches every node; the arguments given
 win over it. ``joint_states_effort:=current`` reads joint_states' effort as motor current (the UR
 driver's; with ``use_sim:=true`` the twin publishes it so). The backend launch files (ur, franka,
 gazebo) include this one.
@@ -22,8 +23,8 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import PathJoinSubstitution
 from launch_ros.substitutions import FindPackageShare
 
-from dynid.nodes import launching
-from dynid.nodes.bringup import plan_suite
+from dynid.ros import launching
+from dynid.suite.bringup import plan_suite
 
 FEEDFORWARD_MODES = ('trajectory', 'streaming', 'measured', '')
 
@@ -32,15 +33,14 @@ def _nodes(context):
     config = launching.sim_config(context)
     params_file = launching.argument(context, 'params_file')
     mode = launching.argument(context, 'feedforward')
-    plan = plan_suite(simulate=launching.is_true(context, 'use_sim'), estimator=launching.is_true(context, 'estimator'),
-                      feedforward=mode or None, params_file=params_file or None)
+    plan = plan_suite(launching.given_robot(context), simulate=launching.is_true(context, 'use_sim'),
+                      estimator=launching.is_true(context, 'estimator'), feedforward=mode or None)
     nodes = []
     for node in plan:
         overrides = {k: v for k, v in node.overrides.items() if k != 'robot'}  # the argument's, if given
         files = [config, params_file] if node.module == 'sim_node' else [params_file]
-        extra = [(source, f'{launching.argument(context, "controller")}/joint_trajectory'
-                  if target == launching.JTC_TOPIC else target) for source, target in node.remappings.items()]
-        nodes.append(launching.dynid_node(context, node.module, files, overrides, node.name, extra))
+        nodes.append(launching.dynid_node(context, node.module, files, overrides, node.name,
+                                          list(node.remappings.items())))
     if launching.is_true(context, 'use_sim'):
         nodes += launching.robot_state_publisher(context)
     return nodes

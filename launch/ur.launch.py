@@ -1,31 +1,104 @@
 """dynid next to a Universal Robots arm: the UR driver with dynid's controllers, and the dynid suite.
 
-    ros2 launch dynid ur.launch.py robot_ip:=192.168.56.101 [ur_type:=ur5e] [use_mock_hardware:=false]
-        [initial_joint_controller:=scaled_joint_trajectory_controller] [launch_rviz:=false]
-        [robot:=ur5e] [params_file:=config/ur.yaml] [estimator:=true] [feedforward:=trajectory]
+    ros2 launch dynid ur.launch.py robot_ip:=192.168.56.101 [ur_type:=ur5e] [tf_prefix:=]
+        [use_mock_hardware:=false] [initial_joint_controller:=scaled_joint_trajectory_controller]
+        [launch_rviz:=false] [robot:=] [params_file:=config/ur.yaml] [estimator:=true] [feedforward:=auto]
 
-Includes ``ur_robot_driver/launch/ur_control.launch.py`` (Universal_Robots_ROS2_Driver, kilted branch
-4.8.0) with ``controllers_file:=config/ur_controllers.yaml``: the driver's controllers, with
-``joint_trajectory_controller`` commanding effort (feedforward in the trajectory's effort field) and
-``forward_effort_controller`` a ForwardCommandController on effort. The dynid nodes (suite.launch.py,
-no twin) send the excitation and references to ``initial_joint_controller``: the default
-``scaled_joint_trajectory_controller`` (position) for identification,
-``initial_joint_controller:=joint_trajectory_controller`` for model-based torque (PolyScope with torque
-control). On UR, joint_states' effort is motor current [A], while effort commands are joint torques
-[N·m] without gravity (direct_torque). So the dynid nodes run with ``joint_states_effort:=current``
-(also in config/ur.yaml): they read joint_states' effort as current, the identifier records it as
-``joint_currents`` (identification applies the drive gains), while the feedforward keeps
-``effort_is_current: false`` for its torque commands and leaves gravity to the robot. The driver runs at
-the root namespace, so the dynid nodes do too.
+Includes ``ur_robot_driver/launch/ur_control.launch.py`` (Universal_Robots_ROS2_Driver, kilted branch,
+4.8.0) with ``controllers_file:=config/ur_controllers.yaml`` (the driver's controllers; its
+``joint_trajectory_controller`` commands effort, the feedforward in the trajectory's effort field).
+
+The dynid nodes get the driver's robot description (ur_robot_driver's ``urdf/ur.urdf.xacro`` with
+``ur_type`` and ``tf_prefix``), so ``ur_type`` selects their arm (recognized as dynid's built-in of that
+type, whose drive data they use) and the joints carry the ``tf_prefix``; ``robot`` replaces it.
+
+Wiring, explicit: ``feedforward:=auto`` runs feedforward_node in trajectory mode only where
+``initial_joint_controller`` commands effort (``joint_trajectory_controller``, torque control); with the
+position-only ``scaled_joint_trajectory_controller`` (the default, for identification) there is no
+feedforward_node and the excitation goes straight to that controller, which would refuse points that
+carry efforts. ``feedforward:=trajectory`` with a position-only controller is refused at start, and so is
+any feedforward where the description gives the arm's joints no ``effort`` command interface
+(ur_description releases after 2.4.5 add it); torque control also needs PolyScope >= 5.23.0 / 10.10.0
+and has no effect in URSim (docs/backends/ur.md).
+
+On UR, joint_states' effort is motor current [A] while effort commands are joint torques [N·m] without
+gravity (direct_torque): the nodes read joint_states' effort as current (``joint_states_effort:=current``,
+also in config/ur.yaml), the identifier records it as ``joint_currents``, and the feedforward commands
+torque and leaves gravity to the robot. The driver runs at the root namespace, so the dynid nodes do too.
 """
 
+import os
+
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, LogInfo, OpaqueFunction
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.substitutions import FindPackageShare
 
-from dynid.nodes import launching
+from dynid.model.description import missing_effort_commands
+from dynid.model.robots import builtin_for
+from dynid.ros import launching, wiring
+
+URSIM_IP = '192.168.56.101'  # URSim's address in the driver's docs, dynid's default robot_ip
+
+
+def _description(context) -> str:
+    """The driver's robot description for ``ur_type`` and ``tf_prefix``; '' where xacro or the driver is missing."""
+    try:
+        import xacro  # with ur_robot_driver, on a ROS 2 installation
+    except ImportError:
+        return ''
+    path = PathJoinSubstitution([FindPackageShare('ur_robot_driver'), 'urdf', 'ur.urdf.xacro']).perform(context)
+    if not os.path.isfile(path):
+        return ''
+    mappings = {name: launching.argument(context, name) for name in ('ur_type', 'tf_prefix', 'use_mock_hardware')}
+    return xacro.process_file(path, mappings={'name': 'ur', **mappings}).toprettyxml(indent='  ')
+
+
+def _dynid(context):
+    share = FindPackageShare('dynid')
+    controllers = PathJoinSubstitution([share, 'config', 'ur_controllers.yaml']).perform(context)
+    controller = launching.argument(context, 'initial_joint_controller')
+    ur_type, prefix = launching.argument(context, 'ur_type'), launching.argument(context, 'tf_prefix')
+    effort = wiring.takes_effort(controllers, controller)
+    mode = launching.argument(context, 'feedforward')
+    if mode == 'auto':
+        mode = 'trajectory' if effort else ''
+    if mode == 'trajectory' and not effort:
+        raise RuntimeError(f'feedforward:=trajectory needs a trajectory controller that commands effort; '
+                           f'{controller} commands {wiring.command_interfaces(controllers, controller) or "position"} '
+                           f'(it refuses points with efforts): give '
+                           f'initial_joint_controller:=joint_trajectory_controller or feedforward:=streaming')
+    robot = launching.argument(context, 'robot')
+    description = '' if robot else _description(context)
+    notes = []
+    if mode:
+        joints = [f'{prefix}{joint}' for joint in ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
+                                                   'wrist_1_joint', 'wrist_2_joint', 'wrist_3_joint')]
+        missing = missing_effort_commands(description, joints) if description else None
+        if missing:
+            raise RuntimeError(f'feedforward:={mode} commands torque, but the robot description gives {missing} no '
+                               f'effort command interface (ur_description releases after 2.4.5 add it): update '
+                               f'ur_description, or leave the feedforward out (feedforward:=)')
+        if missing is None:
+            notes.append(LogInfo(msg='dynid: could not check the description for effort command interfaces '
+                                     '(no xacro or ur_robot_driver); torque control needs them'))
+        if launching.argument(context, 'robot_ip') == URSIM_IP:
+            notes.append(LogInfo(msg='dynid: effort control has no effect in URSim (ur_robot_driver, '
+                                     'doc/usage/simulation.rst); the feedforward runs, the arm does not feel it'))
+    if not robot and not description:
+        robot = builtin_for('ur_type', ur_type) or ''
+        if not robot or prefix:
+            raise RuntimeError(f'no robot description for ur_type {ur_type!r} (xacro or ur_robot_driver missing) and '
+                               f'{"a tf_prefix" if robot else "no built-in of that type"}: give robot:=<URDF file>')
+    suite = IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'suite.launch.py'])),
+        launch_arguments={'use_sim': 'false', 'robot': robot, 'robot_description': description,
+                          'params_file': launching.argument(context, 'params_file'), 'controller': controller,
+                          'effort_controller': 'forward_effort_controller', 'joint_states': 'joint_states',
+                          'joint_states_effort': 'current',  # the driver's effort state is motor current [A]
+                          'estimator': launching.argument(context, 'estimator'), 'feedforward': mode}.items())
+    return [*notes, suite]
 
 
 def generate_launch_description() -> LaunchDescription:
@@ -34,32 +107,30 @@ def generate_launch_description() -> LaunchDescription:
     driver = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([FindPackageShare('ur_robot_driver'), 'launch',
                                                             'ur_control.launch.py'])),
-        launch_arguments={'ur_type': arg('ur_type'), 'robot_ip': arg('robot_ip'),
+        launch_arguments={'ur_type': arg('ur_type'), 'robot_ip': arg('robot_ip'), 'tf_prefix': arg('tf_prefix'),
                           'use_mock_hardware': arg('use_mock_hardware'),
                           'controllers_file': PathJoinSubstitution([share, 'config', 'ur_controllers.yaml']),
                           'initial_joint_controller': arg('initial_joint_controller'),
                           'launch_rviz': arg('launch_rviz')}.items())
-    suite = IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'suite.launch.py'])),
-        launch_arguments={'use_sim': 'false', 'robot': arg('robot'), 'params_file': arg('params_file'),
-                          'controller': arg('initial_joint_controller'),
-                          'effort_controller': 'forward_effort_controller', 'joint_states': 'joint_states',
-                          'joint_states_effort': 'current',  # the driver's effort state is motor current [A]
-                          'estimator': arg('estimator'), 'feedforward': arg('feedforward')}.items())
     return LaunchDescription([
-        DeclareLaunchArgument('ur_type', default_value='ur5e', description="UR model (the driver's ur_type)"),
-        DeclareLaunchArgument('robot_ip', default_value='192.168.56.101', description='IP of the robot (URSim: '
-                              '192.168.56.101)'),
+        DeclareLaunchArgument('ur_type', default_value='ur5e', description="UR model (the driver's ur_type); "
+                              "dynid's nodes take that arm"),
+        DeclareLaunchArgument('robot_ip', default_value=URSIM_IP, description=f'IP of the robot (URSim: {URSIM_IP})'),
+        DeclareLaunchArgument('tf_prefix', default_value='', description="the driver's tf_prefix (joint names "
+                              '<tf_prefix>shoulder_pan_joint …)'),
         DeclareLaunchArgument('use_mock_hardware', default_value='false', description="the driver's mock hardware "
                               '(mirrors commands; no dynamics)'),
         DeclareLaunchArgument('initial_joint_controller', default_value='scaled_joint_trajectory_controller',
                               description='controller started active; dynid sends its trajectories there'),
         DeclareLaunchArgument('launch_rviz', default_value='false', description="the driver's RViz"),
-        *launching.declare('robot', robot='ur5e'),
+        DeclareLaunchArgument('robot', default_value='', description="robot of the dynid nodes; '' = the driver's "
+                              'description for ur_type'),
         DeclareLaunchArgument('params_file', default_value=PathJoinSubstitution([share, 'config', 'ur.yaml']),
                               description='parameters of the dynid nodes'),
         DeclareLaunchArgument('estimator', default_value='true', description='start estimator_node'),
-        DeclareLaunchArgument('feedforward', default_value='trajectory', description="feedforward_node's mode; '' "
-                              'leaves it out'),
-        driver, suite,
+        DeclareLaunchArgument('feedforward', default_value='auto', choices=['auto', 'trajectory', 'streaming',
+                                                                            'measured', ''],
+                              description="feedforward_node's mode; auto: trajectory where initial_joint_controller "
+                                          "commands effort, else none; '' leaves it out"),
+        driver, OpaqueFunction(function=_dynid),
     ])

@@ -1,8 +1,14 @@
-"""Shared fixtures: the three robots of the test suite (built-in UR5e, example-robot-data UR5, Panda)."""
+"""Shared fixtures: the three robots of the test suite (built-in UR5e, example-robot-data UR5, Panda), an
+arm without drive data, a data directory and a ROS log directory of the test session's own (the health
+record's default place, rclpy's log files), and a ROS domain id no other test run on this machine uses
+(``ros_domain``, dds_helpers.claim_domain)."""
+
+import os
 
 import pytest
 
-from dynid.model import load_robot
+from dynid.model import RobotModel, load_robot
+from dynid.model.robots import example_robot_path
 
 
 @pytest.fixture(scope='session')
@@ -16,6 +22,12 @@ def ur5():
 
 
 @pytest.fixture(scope='session')
+def bare_arm():
+    """example-robot-data's UR5 URDF read as it is: no drive data (load_robot would give it the built-in's)."""
+    return RobotModel.from_urdf(str(example_robot_path('ur_description/urdf/ur5_robot.urdf')))
+
+
+@pytest.fixture(scope='session')
 def panda():
     return load_robot('panda')
 
@@ -23,3 +35,49 @@ def panda():
 @pytest.fixture(scope='session', params=['ur5e', 'ur5', 'panda'])
 def robot(request):
     return load_robot(request.param)
+
+
+@pytest.fixture(scope='session', autouse=True)
+def data_home(tmp_path_factory):
+    """XDG_DATA_HOME of the tests and the processes they start: ``dynid estimate`` and estimator_node append to
+    the health record under it by default, and a test run must not write into the user's."""
+    previous = os.environ.get('XDG_DATA_HOME')
+    os.environ['XDG_DATA_HOME'] = str(tmp_path_factory.mktemp('data_home'))
+    yield os.environ['XDG_DATA_HOME']
+    if previous is None:
+        os.environ.pop('XDG_DATA_HOME', None)
+    else:
+        os.environ['XDG_DATA_HOME'] = previous
+
+
+@pytest.fixture(scope='session', autouse=True)
+def ros_log_dir(tmp_path_factory):
+    """ROS_LOG_DIR of the tests and the processes they start: every rclpy.init writes a log file, by default
+    under ~/.ros/log, and a test run must not write into the user's home."""
+    previous = os.environ.get('ROS_LOG_DIR')
+    os.environ['ROS_LOG_DIR'] = str(tmp_path_factory.mktemp('ros_log'))
+    yield os.environ['ROS_LOG_DIR']
+    if previous is None:
+        os.environ.pop('ROS_LOG_DIR', None)
+    else:
+        os.environ['ROS_LOG_DIR'] = previous
+
+
+def _claimed_domain():
+    from dds_helpers import claim_domain, release_domain  # rclpy-free tests need not load ROS messages
+
+    domain = claim_domain()
+    yield domain
+    release_domain(domain)
+
+
+@pytest.fixture
+def ros_domain():
+    """A ROS domain id of this test alone on this machine (dds_helpers.claim_domain), given back after it."""
+    yield from _claimed_domain()
+
+
+@pytest.fixture(scope='module')
+def module_ros_domain():
+    """A ROS domain id of this test module alone on this machine, for module-scoped set-ups."""
+    yield from _claimed_domain()

@@ -1,14 +1,66 @@
-"""Helpers of the tests that talk to dynid's nodes over real DDS (isolated domain, localhost only)."""
+"""Helpers of the tests that talk to dynid's nodes over real DDS (isolated domain, localhost only).
 
+Domains. Several test runs share one machine (developers' worktrees, CI jobs on one runner), and nodes of
+two runs on one ROS domain see each other: the same namespaces, services and ``/diagnostics``. A run
+therefore takes its domain ids with :func:`claim_domain`, which holds an exclusive ``flock`` on a lock
+file per id (``<tmp>/dynid-ros-domain-<id>.lock``) and skips ids another process holds. The kernel drops
+the lock when the process ends, however it ends, so nothing goes stale; the file itself stays (empty).
+Tests take one with the ``ros_domain`` fixture (conftest.py: claimed for the test, released after it);
+launch test modules, whose launch descriptions read a module constant, claim theirs at import for the
+whole run. Claims go round the ids in :data:`DOMAINS`, so the next test gets another id than the last
+(endpoints of a test's stopped processes are still announced for a while). Runs that do not take their
+domain here (an older checkout, a user's ``dynid demo``) are not seen.
+"""
+
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from std_srvs.srv import Trigger
+
+#: the ROS domain ids test runs take (above the small ids users run robots on; at most 232, DDS's port limit)
+DOMAINS = range(100, 230)
+_held: dict[int, int] = {}  # domain id -> file descriptor holding its lock
+_next = [os.getpid() % len(DOMAINS)]  # where the next claim starts looking: runs start apart
+
+
+def claim_domain() -> int:
+    """A ROS domain id that no other process on this machine holds through this function; held until
+    :func:`release_domain` or the end of the process (module docstring). RuntimeError if every id of
+    :data:`DOMAINS` is held."""
+    for k in range(len(DOMAINS)):
+        index = (_next[0] + k) % len(DOMAINS)
+        domain = DOMAINS[index]
+        if domain in _held:
+            continue
+        path = Path(tempfile.gettempdir()) / f'dynid-ros-domain-{domain}.lock'
+        try:  # read-only: enough for flock, and opens another user's file (O_CREAT may not, in sticky /tmp)
+            descriptor = os.open(path, os.O_RDONLY | (0 if path.exists() else os.O_CREAT), 0o644)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another run holds it
+            os.close(descriptor)
+            continue
+        _held[domain] = descriptor
+        _next[0] = index + 1
+        return domain
+    raise RuntimeError(f'every ROS domain id {DOMAINS.start}–{DOMAINS.stop - 1} is held by other test runs')
+
+
+def release_domain(domain: int) -> None:
+    """Give ``domain`` back (no-op if not held here)."""
+    descriptor = _held.pop(domain, None)
+    if descriptor is not None:
+        os.close(descriptor)
 
 
 def environment(domain: int) -> dict:
@@ -27,7 +79,7 @@ def executable(name: str, module: str) -> list[str]:
 def node_executable(name: str) -> list[str]:
     """Node executable ``name`` as the product runs it: its console script (``ros2 run``) where on PATH, else
     ``python -m dynid.nodes <name>`` (what ``dynid bringup`` starts); both go through
-    ``dynid.nodes.runner.run_executable`` (quiet early Ctrl-C, checked ROS_DOMAIN_ID)."""
+    ``dynid.ros.runner.run_executable`` (quiet early Ctrl-C, checked ROS_DOMAIN_ID)."""
     found = shutil.which(name)
     return [found] if found else [sys.executable, '-m', 'dynid.nodes', name]
 
@@ -79,6 +131,33 @@ def call(client, timeout: float = 60.0, wait: float = 30.0):
         time.sleep(0.05)
     assert future.done(), f'{client.srv_name} did not answer'
     return future.result()
+
+
+#: Deadline [s] for node processes to start: each imports rclpy, pinocchio, scipy and numba (2–3 s of CPU),
+#: and on a shared 2-core machine at load 15–18 the five processes of ``dynid bringup --estimator`` took
+#: 40–65 s to log that they run.
+STARTUP_S = 300.0
+
+
+class ProcessOutput:
+    """The output of ``process`` (stdout, text, stderr merged into it), read on a thread as it comes, so
+    that a test can wait for a line while the process runs and its pipe never fills."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process, self.lines = process, []
+        self.thread = threading.Thread(target=lambda: self.lines.extend(iter(process.stdout.readline, '')),
+                                       daemon=True)
+        self.thread.start()
+
+    @property
+    def text(self) -> str:
+        return ''.join(self.lines)
+
+    def finish(self, timeout: float = 60.0) -> str:
+        """Wait for the process to end (at most ``timeout`` [s]) and return everything it wrote."""
+        self.process.wait(timeout=timeout)
+        self.thread.join(timeout=5)
+        return self.text
 
 
 def wait_until(condition, timeout: float) -> bool:

@@ -47,7 +47,7 @@ def dynid_prefix(prefix: Path) -> Path:
     for executable in EXECUTABLES:
         script = lib / executable
         script.write_text(f'#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT / "src")!r})\n'
-                          f'from dynid.nodes.runner import {executable}\n{executable}()\n')
+                          f'from dynid.ros.runner import {executable}\n{executable}()\n')
         script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return prefix
 
@@ -59,6 +59,6 @@ def ensure_dynid() -> None:
         get_package_share_directory('dynid')
     except PackageNotFoundError:
         add_prefix(dynid_prefix(Path(tempfile.mkdtemp(prefix='launch_dynid_prefix_'))))
-    source = str(ROOT / 'src')  # the launch files import dynid.nodes.launching
+    source = str(ROOT / 'src')  # the launch files import dynid.ros.launching
     if source not in sys.path:
         sys.path.insert(0, source)

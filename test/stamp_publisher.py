@@ -1,14 +1,17 @@
 """A stand-in robot driver for intake tests: the four state topics at a fixed rate, from its own process.
 
     python stamp_publisher.py --rate 1000 --duration 10 [--skip FIRST:COUNT] [--start-ns NS]
-                              [--stiffness-drop-at SECONDS]
+                              [--stiffness-drop-at SECONDS] [--without TOPIC]
 
 Waits until every topic has a subscriber, then publishes sample k with the stamp start + k/rate on
-all four topics (a thread that sleeps between samples and catches up when late, so every sample is
-published even on a loaded machine), leaves out samples FIRST .. FIRST+COUNT−1 entirely (a gap in
-the stamps), and prints one line ``published N samples`` at the end. The values count the samples;
-with ``--stiffness-drop-at`` they are those of a UR5e whose joints move and deflect smoothly
-(:func:`flexible_joints`) and whose shoulder_pan_joint loses half its stiffness at that time.
+all four topics, one sample after the other as a driver's control cycle does (a thread that sleeps
+between samples and catches up when late, so every sample is published even on a loaded machine),
+leaves out samples FIRST .. FIRST+COUNT−1 entirely (a gap in the stamps), and prints one line
+``published N samples`` at the end. Reliable publishers keep every sample of the run until it is
+acknowledged: a reliable subscriber gets them all whatever the load (a best-effort one may not). The
+values count the samples; with ``--stiffness-drop-at`` they are those of a UR5e whose joints move and
+deflect smoothly (:func:`flexible_joints`) and whose shoulder_pan_joint loses half its stiffness at
+that time. ``--without motor_states`` leaves that topic out (an arm without motor encoders).
 """
 
 import argparse
@@ -65,12 +68,15 @@ def main() -> None:
     parser.add_argument('--skip', default='0:0')
     parser.add_argument('--start-ns', type=int, default=0)
     parser.add_argument('--stiffness-drop-at', type=float, default=None)
+    parser.add_argument('--without', action='append', default=[], choices=sorted(FIELDS))
     args = parser.parse_args()
+    topics = [topic for topic in FIELDS if topic not in args.without]
     skip_first, skip_count = (int(v) for v in args.skip.split(':'))
     rclpy.init()
     node = rclpy.create_node('stamp_publisher')
-    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-    publishers = {topic: node.create_publisher(JointState, topic, qos) for topic in FIELDS}
+    total = int(round(args.rate * args.duration))
+    qos = QoSProfile(depth=max(total, 100), reliability=ReliabilityPolicy.RELIABLE)
+    publishers = {topic: node.create_publisher(JointState, topic, qos) for topic in topics}
     encoders = {topic: JointStateEncoder(NAMES, fields) for topic, fields in FIELDS.items()}
     end = time.monotonic() + 120.0
     while any(p.get_subscription_count() == 0 for p in publishers.values()):
@@ -78,7 +84,6 @@ def main() -> None:
             sys.exit('no subscriber came')
         time.sleep(0.05)
     time.sleep(0.5)  # let the other side finish matching every topic
-    total = int(round(args.rate * args.duration))
     start_ns = args.start_ns or time.time_ns()
     begin = time.monotonic()
     published = 0
@@ -97,9 +102,10 @@ def main() -> None:
                 values = {topic: {f: values for f in fields} for topic, fields in FIELDS.items()}
             else:
                 values = flexible_joints(index / args.rate, args.stiffness_drop_at)
-            for topic in FIELDS:
-                for data in encoders[topic].encode(stamps, **values[topic]):
-                    publishers[topic].publish(data)
+            encoded = [(publishers[topic], encoders[topic].encode(stamps, **values[topic])) for topic in topics]
+            for i in range(index.size):  # sample by sample: a burst after a stall comes joined, not topic by topic
+                for publisher, messages in encoded:
+                    publisher.publish(messages[i])
             published += index.size
         k = due
     print(f'published {published} samples from {start_ns}', flush=True)

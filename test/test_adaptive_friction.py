@@ -90,6 +90,34 @@ def test_projection_keeps_alpha_in_the_box_when_the_truth_is_outside():
     # α1 pinned at its bound; α2 then takes up the part of the missing 0.3·F·H that is correlated with ω
     # (the constrained least-squares point), so it ends at +0.05 rather than near −0.08
     np.testing.assert_allclose(out.alpha[-1, :, 0], 1.5)
+    # and both say so: the projection, not the data, sets them
+    np.testing.assert_array_equal(out.capped, (out.alpha <= [0.4, -0.05]) | (out.alpha >= [1.5, 0.05]))
+    assert out.capped[-1, :, 0].all() and out.capped.shape == out.alpha.shape
+
+
+def test_a_box_around_the_truth_leaves_the_estimate_uncapped():
+    """The same truth (1.8, −0.08) inside a wider box: α̂ reaches it and is not capped at the end."""
+    drives = _drives()
+    q, current = _synthetic(drives, (1.8, -0.08), 30.0)
+    est = _estimator(drives, bounds=((0.0, 2.5), (-0.5, 0.5)))
+    out = est.update(q, q, current)
+    np.testing.assert_allclose(out.alpha[-1, :, 0], 1.8, rtol=0.02)
+    assert not out.capped[-1].any() and not est.capped.any()
+
+
+def test_without_motor_encoders_the_joint_is_rigid():
+    """rotor=False takes θ = q: the same numbers as θ given equal to q (to 1e-7 N·m: the same filters on a
+    narrower stack of columns round differently, measured 7e-9 N·m)."""
+    drives = _drives(3)
+    q, current = _synthetic(drives, (1.1, 0.02), 3.0)
+    with_theta = _estimator(drives).update(q, q, current)
+    est = _estimator(drives, rotor=False)
+    rigid = est.update(q, None, current)
+    for name in ('alpha', 'friction', 'regressor', 'hysteresis', 'velocity', 'capped'):
+        np.testing.assert_allclose(getattr(rigid, name), getattr(with_theta, name), rtol=1e-9, atol=1e-7,
+                                   err_msg=name)
+    with pytest.raises(InputError, match='rotor=False'):
+        _estimator(drives).update(q, None, current)
 
 
 def test_switch_freezes_alpha_at_rest_and_resumes_after():

@@ -1,8 +1,8 @@
 """`dynid bringup` and `dynid demo` (issue 6): the suite in one process over real DDS."""
 
-import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,18 +13,18 @@ from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
-from dds_helpers import environment, executable, node_executable
+from dds_helpers import STARTUP_S, ProcessOutput, environment, executable, node_executable, wait_until
 
 
 def _dynid(*arguments: str) -> list[str]:
     return executable('dynid', 'dynid.cli') + list(arguments)
 
 
-def test_demo_runs_end_to_end(tmp_path):
+def test_demo_runs_end_to_end(tmp_path, ros_domain):
     output = tmp_path / 'demo'
     started = time.monotonic()
-    run = subprocess.run(_dynid('demo', '-o', str(output), '--periods', '1'), env=environment(150 + os.getpid() % 50),
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(_dynid('demo', '-o', str(output), '--periods', '1'), env=environment(ros_domain),
+                         capture_output=True, text=True, timeout=900)  # a hang
     assert run.returncode == 0, run.stderr[-3000:]
     assert 'held-out fit %' in run.stdout and 'wrist_3_joint' in run.stdout
     assert 'identifying' in run.stderr and 'done' in run.stderr  # progress goes to stderr
@@ -49,12 +49,13 @@ def test_demo_runs_end_to_end(tmp_path):
     print(f'dynid demo --periods 1: {time.monotonic() - started:.0f} s')
 
 
-def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
-    domain = 100 + (os.getpid() + 13) % 50
+def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path, ros_domain):
+    domain = ros_domain
     config = Path(__file__).resolve().parents[1] / 'config' / 'identification.yaml'  # the shipped parameters
     process = subprocess.Popen(_dynid('bringup', '--namespace', 'bt', '--rate', '200', '--params-file', str(config),
                                       '--output-directory', str(tmp_path)),
                                env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ProcessOutput(process)
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     try:
@@ -64,11 +65,14 @@ def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
         client = node.create_client(Trigger, '/bt/identifier_node/identify')
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
+        # The nodes start in processes of their own (imports take a while on a busy machine), then publish.
+        assert wait_until(lambda: '[bt.sim_node]: simulating' in output.text or process.poll() is not None,
+                          STARTUP_S) and process.poll() is None, output.text[-2000:]
         end = time.monotonic() + 30.0
         while len(states) < 20 and time.monotonic() < end:
             executor.spin_once(timeout_sec=0.1)
         assert len(states) >= 20 and len(states[-1].position) == 6
-        assert client.wait_for_service(timeout_sec=10.0)
+        assert client.wait_for_service(timeout_sec=STARTUP_S)
         future = client.call_async(Trigger.Request())
         end = time.monotonic() + 10.0
         while not future.done() and time.monotonic() < end:
@@ -78,9 +82,9 @@ def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
     finally:
         rclpy.shutdown(context=context)
         process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=20)
-    assert process.returncode == 0, output[-2000:]
-    assert 'running /bt/sim_node, /bt/excitation_node, /bt/identifier_node' in output and 'stopped' in output
+        text = output.finish()
+    assert process.returncode == 0, text[-2000:]
+    assert 'running /bt/sim_node, /bt/excitation_node, /bt/identifier_node' in text and 'stopped' in text
 
 
 @pytest.mark.parametrize(('arguments', 'reason'), [
@@ -91,25 +95,25 @@ def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path):
     (('demo', '--periods', '0'), '--periods'),
     (('demo', '--robot', 'panda'), 'no built-in excitation'),
 ])
-def test_bad_input_exits_2_with_a_reason(arguments, reason):
-    run = subprocess.run(_dynid(*arguments), env=environment(199), capture_output=True, text=True, timeout=60)
+def test_bad_input_exits_2_with_a_reason(arguments, reason, ros_domain):
+    run = subprocess.run(_dynid(*arguments), env=environment(ros_domain), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert reason in run.stderr and 'Traceback' not in run.stderr
 
 
-def test_identifier_node_refuses_unknown_method():
-    run = subprocess.run(_dynid('bringup', '--params-file', '/dev/null'), env=environment(199), capture_output=True,
-                         text=True, timeout=60)
+def test_identifier_node_refuses_unknown_method(ros_domain):
+    run = subprocess.run(_dynid('bringup', '--params-file', '/dev/null'), env=environment(ros_domain),
+                         capture_output=True, text=True, timeout=60)
     assert run.returncode == 2  # /dev/null is no parameter file
     command = node_executable('identifier_node') + ['--ros-args', '-p', 'method:=magic']
-    run = subprocess.run(command, env=environment(199), capture_output=True, text=True, timeout=60)
+    run = subprocess.run(command, env=environment(ros_domain), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and 'method must be one of' in run.stderr
 
 
 # ------------------------------------------------------------------------- the suite with estimator_node
 def test_plan_suite_adds_estimator_node_with_its_parameters():
-    from dynid.nodes.bringup import NodeProcesses, plan_suite
     from dynid.nodes.estimator_node import EstimatorNode
+    from dynid.suite.bringup import NodeProcesses, plan_suite, twin_health_robot
 
     assert 'estimator_node' not in [plan.name for plan in plan_suite()]  # only when asked
     plans = plan_suite('ur5e', True, {'estimator_node': {'result_file': 'result.yaml', 'publish_rate': 20.0}},
@@ -117,22 +121,27 @@ def test_plan_suite_adds_estimator_node_with_its_parameters():
     assert [plan.name for plan in plans] == ['sim_node', 'excitation_node', 'identifier_node', 'estimator_node']
     estimator = plans[-1]
     assert estimator.cls is EstimatorNode and estimator.module == 'estimator_node'
-    assert estimator.overrides == {'robot': 'ur5e', 'result_file': 'result.yaml', 'publish_rate': 20.0}
-    assert [plan.name for plan in plan_suite(simulate=False, estimator=True)] == [
-        'excitation_node', 'identifier_node', 'estimator_node']
+    assert estimator.overrides == {'robot': 'ur5e', 'result_file': 'result.yaml', 'publish_rate': 20.0,
+                                   'health_robot': 'ur5e-twin'}  # the twin's sessions apart from the arm's
+    assert plan_suite('/cells/arm.urdf', estimator=True)[-1].overrides['health_robot'] == 'arm-twin'
+    assert twin_health_robot('<robot name="cell_7"><link name="base"/></robot>') == 'cell_7-twin'
+    real = plan_suite(simulate=False, estimator=True)
+    assert [plan.name for plan in real] == ['excitation_node', 'identifier_node', 'estimator_node']
+    assert 'health_robot' not in real[-1].overrides
     command = NodeProcesses(plans, 'est', params_file='estimation.yaml').command(estimator)
     assert command[1:4] == ['-m', 'dynid.nodes', 'estimator_node']
     assert command[command.index('--ros-args'):] == [
         '--ros-args', '-r', '__node:=estimator_node', '-r', '__ns:=/est', '--params-file', 'estimation.yaml',
-        '-p', 'robot:="ur5e"', '-p', 'result_file:="result.yaml"', '-p', 'publish_rate:=20.0']
+        '-p', 'robot:="ur5e"', '-p', 'result_file:="result.yaml"', '-p', 'publish_rate:=20.0',
+        '-p', 'health_robot:="ur5e-twin"']
 
 
-def test_build_suite_with_estimator_node_estimates_in_one_process(tmp_path):
+def test_build_suite_with_estimator_node_estimates_in_one_process(tmp_path, ros_domain):
     from std_msgs.msg import Float64MultiArray
 
-    from dynid.nodes.bringup import build_suite
+    from dynid.suite.bringup import build_suite
 
-    domain = 100 + (os.getpid() + 47) % 50
+    domain = ros_domain
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     executor = SingleThreadedExecutor(context=context)
@@ -166,15 +175,15 @@ def test_build_suite_with_estimator_node_estimates_in_one_process(tmp_path):
 
 @pytest.mark.parametrize(('content', 'reason'), [(None, 'cannot read result file'),
                                                   ('[1, 2]\n', 'not a dynid result file')])
-def test_build_suite_refuses_a_bad_result_file(tmp_path, content, reason):
+def test_build_suite_refuses_a_bad_result_file(tmp_path, content, reason, ros_domain):
     from dynid.errors import InputError
-    from dynid.nodes.bringup import build_suite
+    from dynid.suite.bringup import build_suite
 
     path = tmp_path / 'result.yaml'
     if content is not None:
         path.write_text(content)
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=199)
+    rclpy.init(context=context, domain_id=ros_domain)
     try:
         with pytest.raises(InputError, match=reason) as raised:
             build_suite(context, namespace='bad', estimator=True, lean=True,
@@ -190,19 +199,58 @@ def test_build_suite_refuses_a_bad_result_file(tmp_path, content, reason):
     (('--estimator', '--result', '/nonexistent/result.yaml'), '/nonexistent/result.yaml'),
     (('--no-processes', '--estimator', '--result', '/nonexistent/result.yaml'), '/nonexistent/result.yaml'),
 ])
-def test_bringup_refuses_a_bad_estimator_result(tmp_path, arguments, reason):
-    run = subprocess.run(_dynid('bringup', '--namespace', 'bad', *arguments), env=environment(199), cwd=tmp_path,
+def test_bringup_refuses_a_bad_estimator_result(tmp_path, arguments, reason, ros_domain):
+    run = subprocess.run(_dynid('bringup', '--namespace', 'bad', *arguments), env=environment(ros_domain), cwd=tmp_path,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert reason in run.stderr and 'Traceback' not in run.stderr
 
 
-def test_bringup_with_the_estimator_publishes_stiffness(tmp_path):
+IGNORING_CTRL_C = ('import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); '
+                   'os.execv(sys.argv[1], sys.argv[1:])')  # run the command with SIGINT ignored, as nohup's shell
+
+
+def test_bringup_started_with_ctrl_c_ignored_stops_on_ctrl_c(tmp_path, ros_domain):
+    """From a parent that ignores SIGINT (nohup, `cmd &` in a script) bringup and its nodes still stop on
+    Ctrl-C, with exit code 0 and no node killed."""
+    command = _dynid('bringup', '--no-sim', '--namespace', 'bi', '--output-directory', str(tmp_path))
+    process = subprocess.Popen([sys.executable, '-c', IGNORING_CTRL_C, *command], cwd=tmp_path,
+                               env=environment(ros_domain), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        assert 'dynid bringup: running' in process.stdout.readline()
+        time.sleep(1.0)  # the nodes load meanwhile; a Ctrl-C at any point must stop them
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, output[-2000:]
+    assert 'dynid bringup: stopped' in output and 'killed' not in output
+
+
+def test_ctrl_c_while_bringup_still_loads_is_a_clean_stop(tmp_path, ros_domain):
+    """Ctrl-C before the nodes run (bringup importing rclpy and the nodes): exit code 0, not 130."""
+    process = subprocess.Popen(_dynid('bringup', '--no-sim', '--namespace', 'bl'), cwd=tmp_path,
+                               env=environment(ros_domain), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    maps = Path(f'/proc/{process.pid}/maps')
+    end = time.monotonic() + 60.0
+    while process.poll() is None and time.monotonic() < end and '_rclpy_pybind11' not in maps.read_text():
+        time.sleep(0.002)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, output[-2000:]
+    assert 'dynid bringup: stopped' in output and 'Traceback' not in output
+
+
+def test_bringup_with_the_estimator_publishes_stiffness(tmp_path, ros_domain):
     from std_msgs.msg import Float64MultiArray
 
-    domain = 100 + (os.getpid() + 29) % 50
+    domain = ros_domain
     process = subprocess.Popen(_dynid('bringup', '--estimator', '--namespace', 'be', '--rate', '200'), cwd=tmp_path,
                                env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ProcessOutput(process)
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     try:
@@ -211,6 +259,10 @@ def test_bringup_with_the_estimator_publishes_stiffness(tmp_path):
         node.create_subscription(Float64MultiArray, '/be/estimator_node/stiffness', estimates.append, 10)
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
+        # The five processes start (imports take a while on a busy machine), then the estimator estimates.
+        started = ('[be.sim_node]: simulating', '[be.estimator_node]: estimating')
+        assert wait_until(lambda: all(line in output.text for line in started) or process.poll() is not None,
+                          STARTUP_S) and process.poll() is None, output.text[-2000:]
         end = time.monotonic() + 60.0
         while len(estimates) < 3 and time.monotonic() < end and process.poll() is None:
             executor.spin_once(timeout_sec=0.1)
@@ -218,55 +270,49 @@ def test_bringup_with_the_estimator_publishes_stiffness(tmp_path):
     finally:
         rclpy.shutdown(context=context)
         process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=20)
-    assert process.returncode == 0, output[-2000:]
-    assert 'running /be/sim_node, /be/excitation_node, /be/identifier_node, /be/estimator_node' in output
+        text = output.finish()
+    assert process.returncode == 0, text[-2000:]
+    assert 'running /be/sim_node, /be/excitation_node, /be/identifier_node, /be/estimator_node' in text
 
 
 # ----------------------------------------------------------------------- the suite with feedforward_node
 def test_plan_suite_wires_feedforward_node_per_mode():
-    from dynid.nodes.bringup import NodeProcesses, plan_suite
     from dynid.nodes.feedforward_node import FeedforwardNode
+    from dynid.suite.bringup import NodeProcesses, plan_suite
 
     assert 'feedforward_node' not in [plan.name for plan in plan_suite()]  # only when asked
     plans = {plan.name: plan for plan in plan_suite('ur5e', True, feedforward='trajectory')}
     assert list(plans) == ['sim_node', 'excitation_node', 'identifier_node', 'feedforward_node']
     feedforward = plans['feedforward_node']
     assert feedforward.cls is FeedforwardNode and feedforward.module == 'feedforward_node'
-    assert feedforward.overrides == {'robot': 'ur5e', 'mode': 'trajectory', 'autostart': True,
-                                     'terms': ['rigid_body', 'rotor_inertia']}  # no result: the model's own
+    assert feedforward.overrides == {'robot': 'ur5e', 'mode': 'trajectory', 'autostart': True}  # its own terms
     assert plans['sim_node'].overrides['internal_feedforward'] == 'none'
     assert plans['excitation_node'].remappings == {
         'joint_trajectory_controller/joint_trajectory': 'feedforward_node/reference'}
     command = NodeProcesses(list(plans.values()), 'ff').command(plans['excitation_node'])
     assert command[-2:] == ['-r', 'joint_trajectory_controller/joint_trajectory:=feedforward_node/reference']
     command = NodeProcesses(list(plans.values()), 'ff').command(feedforward)
-    assert '-p' in command and 'terms:=["rigid_body", "rotor_inertia"]' in command
+    assert '-p' in command and 'mode:="trajectory"' in command and not any('terms' in word for word in command)
 
     streaming = {plan.name: plan for plan in plan_suite(
         'ur5e', True, {'feedforward_node': {'result_file': 'r.yaml'}}, feedforward='streaming')}
     assert streaming['feedforward_node'].remappings == {'~/reference': 'joint_trajectory_controller/joint_trajectory'}
     assert streaming['excitation_node'].remappings == {}
     assert 'terms' not in streaming['feedforward_node'].overrides  # the node's defaults, friction included
-    config = Path(__file__).resolve().parents[1] / 'config'
-    shipped = plan_suite(feedforward='trajectory', params_file=str(config / 'feedforward.yaml'))[-1]
-    assert 'terms' not in shipped.overrides  # the file's terms apply
-    other = plan_suite(feedforward='trajectory', params_file=str(config / 'identification.yaml'))[-1]
-    assert other.overrides['terms'] == ['rigid_body', 'rotor_inertia']
     measured = plan_suite('ur5e', False, {'sim_node': {'rate': 100.0}}, feedforward='measured')
     assert [plan.name for plan in measured] == ['excitation_node', 'identifier_node', 'feedforward_node']
     assert measured[-1].remappings == {}
 
 
-def test_build_suite_with_feedforward_node_compensates_gravity_in_one_process(tmp_path):
+def test_build_suite_with_feedforward_node_compensates_gravity_in_one_process(tmp_path, ros_domain):
     """Measured mode composed with the twin: active from the start, efforts (gravity of the measured
     position) arrive on forward_effort_controller/commands; destroyed: zeros last."""
     import numpy as np
     from std_msgs.msg import Float64MultiArray
 
-    from dynid.nodes.bringup import build_suite
+    from dynid.suite.bringup import build_suite
 
-    domain = 100 + (os.getpid() + 53) % 50
+    domain = ros_domain
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     executor = SingleThreadedExecutor(context=context)
@@ -302,19 +348,19 @@ def test_build_suite_with_feedforward_node_compensates_gravity_in_one_process(tm
 
 
 @pytest.mark.parametrize('processes', [True, False])
-def test_bringup_refuses_a_result_of_another_robot_for_feedforward(tmp_path, panda, processes):
+def test_bringup_refuses_a_result_of_another_robot_for_feedforward(tmp_path, panda, processes, ros_domain):
     from test_feedforward_terms import identified
 
     path = tmp_path / 'panda.yaml'
     identified(panda, 'viscous_coulomb').save(path)
     arguments = ['--feedforward', '--result', str(path)] + ([] if processes else ['--no-processes'])
     run = subprocess.run(_dynid('bringup', '--namespace', 'bad', '--rate', '100', *arguments), cwd=tmp_path,
-                         env=environment(198), capture_output=True, text=True, timeout=120)
+                         env=environment(ros_domain), capture_output=True, text=True, timeout=120)
     assert run.returncode == 2, (run.stdout[-2000:], run.stderr[-2000:])
     assert "identifies robot 'panda'" in run.stdout + run.stderr and 'Traceback' not in run.stdout + run.stderr
 
 
-def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path):
+def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path, ros_domain):
     """``dynid bringup --feedforward``: feedforward_node is active; the excitation (started through its
     service) reaches the controller topic through it, every point with an effort; Ctrl-C stops all."""
     from lifecycle_msgs.srv import GetState
@@ -322,7 +368,7 @@ def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path):
 
     from dds_helpers import call, spinning, wait_until
 
-    domain = 100 + (os.getpid() + 37) % 50
+    domain = ros_domain
     process = subprocess.Popen(_dynid('bringup', '--feedforward', '--namespace', 'bf', '--rate', '200',
                                       '--output-directory', str(tmp_path)), cwd=tmp_path,
                                env=environment(domain), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -62,9 +62,10 @@ def test_the_suite_records_into_the_output_and_runs_the_held_out_trajectory_twic
     assert parameters['identifier_node'] == {'output_directory': str(tmp_path / 'out' / 'recordings'),
                                              'method': 'irls', 'friction': 'load_squared', 'report': False}
     assert parameters['feedforward_node']['autostart'] is False  # configured once a result exists
-    assert excitations['excitation_node'] == {'trajectory_file': 'builtin', 'repeat': 2, 'approach_velocity': 0.5}
+    assert excitations['excitation_node'] == {'trajectory_file': 'builtin', 'repeat': 2, 'approach_velocity': 0.5,
+                                              'lead_time': 2.0}  # the feedforward run passes through one node more
     assert excitations['holdout_excitation'] == excitations['feedforward_excitation'] == {
-        'seed': 11, 'approach_velocity': 0.5, 'period': HOLDOUT_PERIOD_S}
+        'seed': 11, 'approach_velocity': 0.5, 'period': HOLDOUT_PERIOD_S, 'lead_time': 2.0}
     assert suite == {'estimator': True, 'feedforward': 'trajectory', 'feedforward_from': ['feedforward_excitation']}
 
 
@@ -134,5 +135,11 @@ def test_loop_summary_pairs_each_run_with_its_tracking_and_the_estimates_with_th
                                                                                      FRICTION_TOLERANCE)
     wrist_3 = next(line for line in summary.table().splitlines() if line.startswith('wrist_3_joint'))
     assert 'not excited' in wrist_3 and '—' in wrist_3  # no estimate, no error
+    assert figures['tracking']['late_trajectories'] == {} and 'warning' not in summary.table()
+    late = loop_summary(ur5e, recorded, sent, {'stiffness': stiffness, 'friction': friction},
+                        {'holdout_excitation': 0, 'feedforward_excitation': 1})
+    assert late.as_dict()['tracking']['late_trajectories'] == {'holdout_excitation': 0, 'feedforward_excitation': 1}
+    assert late.table().splitlines()[-1].startswith('warning: the twin received 1 trajectory message(s) of the '
+                                                    'feedforward excitation after their start')
     with pytest.raises(DemoError, match='holdout_excitation: cannot score the tracking: no trajectory was sent'):
         loop_summary(ur5e, recorded, {**sent, 'holdout_excitation': []}, {'stiffness': [], 'friction': []})

@@ -19,12 +19,12 @@ def _markdown_files() -> list[Path]:
 
 
 @pytest.fixture(scope='module')
-def fresh_parameter_page(tmp_path_factory) -> str:
+def fresh_parameter_page(tmp_path_factory, module_ros_domain) -> str:
     """The parameter page as the nodes declare their parameters now (the generator, run as a user runs it)."""
     output = tmp_path_factory.mktemp('docs') / 'parameters.md'
     env = dict(os.environ, ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST', PYTHONPATH=str(ROOT / 'src'))
     env.setdefault('AMENT_PREFIX_PATH', sys.prefix)
-    done = subprocess.run([sys.executable, '-m', 'dynid.nodes.parameter_docs', '--domain-id', '117',
+    done = subprocess.run([sys.executable, '-m', 'dynid.ros.parameter_docs', '--domain-id', str(module_ros_domain),
                            '--output', str(output)], cwd=output.parent, env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -33,16 +33,16 @@ def fresh_parameter_page(tmp_path_factory) -> str:
 
 def test_parameter_page_matches_the_declared_parameters(fresh_parameter_page):
     """A parameter added, removed or changed in a node without regenerating the page fails here."""
-    from dynid.nodes.parameter_docs import page_difference
+    from dynid.ros.parameter_docs import page_difference
 
     committed = (DOCS / 'nodes' / 'parameters.md').read_text(encoding='utf-8')
     difference = page_difference(committed, fresh_parameter_page, 'docs/nodes/parameters.md')
-    assert not difference, f'run python -m dynid.nodes.parameter_docs:\n{difference[-4000:]}'
+    assert not difference, f'run python -m dynid.ros.parameter_docs:\n{difference[-4000:]}'
 
 
 def test_the_page_documents_every_parameter_with_its_range(fresh_parameter_page):
     """The page is not vacuous: each node has its section, and declared ranges appear as declared."""
-    from dynid.nodes.parameter_docs import NODES, page_difference
+    from dynid.ros.parameter_docs import NODES, page_difference
 
     for name in NODES:
         assert f'\n## {name}\n' in fresh_parameter_page
@@ -81,19 +81,19 @@ def test_readme_links_the_docs():
     assert (DOCS / 'README.md').is_file()
 
 
-def test_node_reference_names_every_topic_and_service_the_nodes_create(monkeypatch):
+def test_node_reference_names_every_topic_and_service_the_nodes_create(monkeypatch, ros_domain):
     """Each node's section of docs/nodes/README.md names every topic and service it has at start-up,
     with its type (feedforward_node: after configure, in each mode)."""
     pytest.importorskip('rclpy')
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     from rclpy.lifecycle import TransitionCallbackReturn
 
-    from dynid.nodes.parameter_docs import build_nodes, endpoints
+    from dynid.ros.parameter_docs import build_nodes, endpoints
 
     reference = (DOCS / 'nodes' / 'README.md').read_text(encoding='utf-8')
     sections = dict(re.findall(r'^## (\w+)\n(.*?)(?=^## |\Z)', reference, flags=re.S | re.M))
     missing = []
-    for name, node in build_nodes(domain_id=119):
+    for name, node in build_nodes(domain_id=ros_domain):
         assert name in sections, f'docs/nodes/README.md has no section "## {name}"'
         found = endpoints(node)
         if name == 'feedforward_node':

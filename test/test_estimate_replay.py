@@ -12,34 +12,22 @@ import numpy as np
 import pytest
 import yaml
 
+from builders import truth_result
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.estimate import EstimationSettings, build_estimators, estimate
+from dynid.estimate.projection import projection_bounds
+from dynid.estimate.report import summary_lines
 from dynid.friction.identified import joint_friction_of
 from dynid.identify.result import IdentificationResult
 from dynid.io.bag import read_bag, write_bag
 from dynid.io.dataset import Dataset
 from dynid.model import load_robot
+from dynid.model.drives import JointDrives
 
 RATE = 500.0
 CHANGE_S = 1.5
 JOINT = 'shoulder_lift_joint'  # holds the arm against gravity: deflected all the time, so it learns
-
-
-def _truth_result(truth: dict) -> IdentificationResult:
-    """A load_squared result holding the twin's true base parameters and friction levels."""
-    inertial, joints, names = truth['inertial'], truth['plant']['joints'], truth['plant']['joint_names']
-    friction = [(f'{symbol}_{j + 1}', value) for j in range(len(names)) for symbol, value in
-                (('Fc', joints['coulomb'][j]), ('Fv', joints['viscous1'][j]), ('tau0', 0.0),
-                 ('Fl', joints['load_coefficient'][j]))]
-    parameter_names = list(inertial['base_names']) + [n for n, _ in friction]
-    return IdentificationResult(
-        robot=truth['plant']['robot'], joint_names=tuple(names), method='truth',
-        model={'friction': 'load_squared', 'friction_symbols': ['Fc', 'Fv', 'tau0', 'Fl'],
-               'torque_source': 'current'},
-        parameter_names=parameter_names, values=np.array(inertial['base_values'] + [v for _, v in friction]),
-        std=np.zeros(len(parameter_names)),
-        base_expressions=dict(zip(inertial['base_names'], inertial['base_expressions'], strict=True)))
 
 
 @pytest.fixture(scope='module')
@@ -50,7 +38,7 @@ def twin(tmp_path_factory):
                  f'time={CHANGE_S},stiffness_scale=0.5,joints={JOINT}', '-o', str(bag)])
     assert code == 0
     truth = yaml.safe_load((bag / 'truth.yaml').read_text())
-    result = _truth_result(truth)
+    result = truth_result(truth)
     params = result.save(folder / 'result.yaml')
     robot = load_robot('ur5e')
     return {'bag': bag, 'params': params, 'result': result, 'robot': robot, 'truth': truth,
@@ -153,12 +141,30 @@ def test_estimate_cli_tracks_the_halved_stiffness_and_writes_a_report(twin, caps
     assert code == 2 and 'refusing to overwrite' in capsys.readouterr().err
 
 
-def test_estimate_cli_refuses_a_bag_without_motor_states(twin, capsys):
-    dataset = dataclasses.replace(twin['dataset'].sliced(0, 100), theta=None, dtheta=None)
+def test_estimate_cli_without_motor_states_adapts_the_friction_alone(twin, capsys):
+    """A bag without motor_states: the stiffness is refused with the reason; --no-stiffness adapts the friction
+    with the drives of --drives (recorded in the output with their sha256) and the box of the options."""
+    dataset = dataclasses.replace(twin['dataset'].sliced(0, 600), theta=None, dtheta=None)
     bag = write_bag(twin['folder'] / 'no_motor', dataset)
     code = main(['estimate', str(bag), '--params', str(twin['params']), '--quiet'])
     err = capsys.readouterr().err
     assert code == 2 and 'motor_states' in err and len(err.strip().splitlines()) == 1
+    drives = twin['folder'] / 'drives.yaml'
+    drives.write_text(yaml.safe_dump({'drives': twin['robot'].drives.to_dict()}))
+    out = twin['folder'] / 'friction_only.yaml'
+    code = main(['estimate', str(bag), '--params', str(twin['params']), '--no-stiffness', '--drives', str(drives),
+                 '--alpha1-bounds', '0.9,1.1', '--bound-sigmas', '2', '-o', str(out), '--quiet'])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert 'no motor encoders' in captured.out and 'friction α1' in captured.out
+    document = yaml.safe_load(out.read_text())
+    assert document['settings']['alpha1_bounds'] == [0.9, 1.1] and document['settings']['bound_sigmas'] == 2.0
+    assert len(document['inputs']['drives']['sha256']) == 64 and not document['settings']['stiffness']
+    assert all(entry['friction_alpha1_bounds'] == [0.9, 1.1] for entry in document['summary']['joints'].values())
+    code = main(['estimate', str(bag), '--params', str(twin['params']), '--no-stiffness', '--alpha2-bounds',
+                 '0.1,0.2', '--quiet'])
+    err = capsys.readouterr().err
+    assert code == 2 and 'alpha2_bounds must contain 0' in err
 
 
 def test_the_friction_estimator_takes_the_joint_friction_section_where_it_covers_the_joint(twin):
@@ -192,3 +198,117 @@ def test_the_friction_estimator_takes_the_joint_friction_section_where_it_covers
     np.testing.assert_allclose(friction.velocity_friction(omega, np.full_like(omega, np.nan)),
                                np.where(mask, model.remainder(omega, np.full_like(omega, 20.0)),
                                         idim['Fv'] * omega) + idim['tau0'])
+
+
+def test_the_projection_box_follows_the_identification():
+    """Madsen 2020 ch.6 eq. (27) with the box of dynid.estimate.projection: α1 within 1 ± (c + k·σ(Fc)/Fc), α2 within
+    ±(c·|Fv| + k·σ(Fv)), never narrower than the thesis' [0.4, 1.5] × [−0.05, 0.05]; given bounds replace the rule."""
+    box = projection_bounds([3.0, 0.5, 2.0], [4.0, 0.01, 1.0], [0.3, np.nan, 0.0], [0.1, 0.0, np.nan],
+                            friction_change=0.3, bound_sigmas=2.0)
+    np.testing.assert_allclose(box[0], [[0.4, 1.5], [-1.4, 1.4]])  # w1 = 0.3 + 2·0.1 = 0.5: inside the thesis'
+    np.testing.assert_allclose(box[1], [[0.4, 1.5], [-0.05, 0.05]])  # σ NaN counts 0; w2 = 0.003 < 0.05
+    np.testing.assert_allclose(box[2], [[0.4, 1.5], [-0.3, 0.3]])
+    wide = projection_bounds([3.0], [4.0], [0.3], [0.1])  # defaults c = 1, k = 3
+    np.testing.assert_allclose(wide[0], [[0.0, 2.3], [-4.3, 4.3]])
+    given = projection_bounds([3.0], [4.0], alpha1_bounds=(0.4, 1.5), alpha2_bounds=(-0.05, 0.05))
+    np.testing.assert_array_equal(given[0], [[0.4, 1.5], [-0.05, 0.05]])
+    for options, message in (({'alpha1_bounds': (1.2, 2.0)}, 'must contain 1'),
+                             ({'alpha2_bounds': (0.5, 0.1)}, 'min < max'), ({'alpha1_bounds': 'wide'}, 'two numbers'),
+                             ({'friction_change': -0.1}, 'friction_change'),
+                             ({'bound_sigmas': np.inf}, 'bound_sigmas')):
+        with pytest.raises(InputError, match=message):
+            EstimationSettings(**options)
+
+
+def test_friction_alone_on_a_recording_without_motor_states(twin):
+    """No motor_states: with the stiffness off the friction is adapted on rigid joints (θ = q), in the box the
+    result's values give, each estimate on an edge reported as capped; the stiffness is refused with the reason."""
+    dataset = dataclasses.replace(twin['dataset'].sliced(0, 1000), theta=None, dtheta=None)
+    robot, result = twin['robot'], twin['result']
+    settings = EstimationSettings(stiffness=False)
+    history = estimate(dataset, result, settings, robot)
+    assert history.stiffness_alpha is None and history.friction_alpha.shape == (1000 - history.delay, robot.n, 2)
+    assert any('no motor encoders' in note for note in history.notes) and history.friction_active.any()
+    table = result.friction()
+    fc, fv = (np.array([table[name][symbol] for name in robot.joint_names]) for symbol in ('Fc', 'Fv'))
+    np.testing.assert_allclose(history.friction_bounds, projection_bounds(fc, fv))  # the truth result: σ = 0
+    tight = estimate(dataset, result, dataclasses.replace(settings, alpha1_bounds=(0.99, 1.01)), robot)
+    np.testing.assert_array_equal(tight.friction_capped, (tight.friction_alpha <= tight.friction_bounds[:, :, 0])
+                                  | (tight.friction_alpha >= tight.friction_bounds[:, :, 1]))
+    assert tight.friction_capped[..., 0].any()
+    summary = tight.summary()['joints']
+    capped = [name for name, entry in summary.items() if entry['friction_alpha1_capped']]
+    lines = summary_lines(tight)
+    assert capped and 'warning: friction estimates capped on ' + ', '.join(capped) in '\n'.join(lines)
+    with pytest.raises(InputError, match='no motor_states .* the stiffness estimation needs both encoders'):
+        estimate(dataset, result, EstimationSettings(), robot)
+
+
+def test_drives_given_replace_the_robots_and_the_results(twin):
+    """A robot without drive data (a bare URDF) estimates with the drives given; without any it is refused. Drives
+    given win over those the result recorded (its drive gains, part of the identified model, over both)."""
+    robot, result = twin['robot'], twin['result']
+    bare, settings = robot.with_drives(None), EstimationSettings(stiffness=False)
+    with pytest.raises(InputError, match='needs drive data'):
+        build_estimators(bare, result, settings, RATE)
+    given = JointDrives(robot.joint_names, 101.0, np.linspace(5.0, 10.0, robot.n), 0.3)
+    assert build_estimators(bare, result, settings, RATE, drives=given).friction.drive_gain.tolist() == \
+        given.drive_gain.tolist()
+    recorded = dataclasses.replace(result, provenance={'drives': {'joints': robot.drives.to_dict()}})
+    np.testing.assert_array_equal(build_estimators(bare, recorded, settings, RATE).friction.drive_gain,
+                                  robot.drives.drive_gain)
+    np.testing.assert_array_equal(build_estimators(bare, recorded, settings, RATE, drives=given).friction.rotor_inertia,
+                                  given.rotor_inertia)
+    gains = dataclasses.replace(recorded, drive_gains=np.full(robot.n, 7.0))
+    assert build_estimators(bare, gains, settings, RATE, drives=given).friction.drive_gain.tolist() == [7.0] * robot.n
+
+
+# ------------------------------------------------------------------------ rotor inertia and missing deflection
+def _identified_rotor_inertia(result, robot, inertia):
+    """``result`` as if it had identified the rotor inertias (``--torque motor_torque``): Ia_j of its own base
+    parameter where the base model keeps one (Ia_3..Ia_6 on the UR5e; Ia_1, Ia_2 regroup with Izz_1, Izz_2)."""
+    from dynid.identify.model import _structural_base
+
+    rigid = list(_structural_base(robot, [[]], 0, True).names)
+    friction = [name for name in result.parameter_names if name not in rigid]
+    values = [inertia[int(name[3:]) - 1] if name.startswith('Ia_') else result.value(name) for name in rigid]
+    names, values = rigid + friction, np.array(values + [result.value(name) for name in friction])
+    return dataclasses.replace(result, parameter_names=names, values=values, std=np.zeros(len(names)),
+                               model={**result.model, 'rotor_inertia_identified': True})
+
+
+def test_identified_rotor_inertia_replaces_the_drive_datas(twin):
+    """B of the joints the result identified is the identified Ia_j in both estimators; where Ia_j regrouped with
+    the link, the stiffness keeps the drive data's B and the friction 0 (its τ̂_j holds B·q̈ there): never twice."""
+    robot = twin['robot']
+    inertia = np.array([9.0, 9.0, 0.31, 0.12, 0.13, 0.14])  # Ia_1, Ia_2 are not base parameters: unused
+    result = _identified_rotor_inertia(twin['result'], robot, inertia)
+    built = build_estimators(robot, result, EstimationSettings(), RATE)
+    drives = robot.drives.rotor_inertia
+    np.testing.assert_array_equal(built.stiffness.rotor_inertia, [drives[0], drives[1], *inertia[2:]])
+    np.testing.assert_array_equal(built.friction.rotor_inertia, [0.0, 0.0, *inertia[2:]])
+    assert any('rotor inertia B from the result' in note and 'regrouped' in note for note in built.notes)
+    plain = build_estimators(robot, twin['result'], EstimationSettings(), RATE)  # not identified: the drive data's
+    np.testing.assert_array_equal(plain.friction.rotor_inertia, drives)
+
+
+def test_an_identified_rotor_inertia_that_is_not_positive_is_refused(twin):
+    robot = twin['robot']
+    result = _identified_rotor_inertia(twin['result'], robot, [0.0, 0.0, 0.3, -0.02, 0.1, 0.1])
+    with pytest.raises(InputError, match=r'not positive \(wrist_1_joint -0.02 kg·m²\)'):
+        build_estimators(robot, result, EstimationSettings(), RATE)
+
+
+def test_a_joint_whose_motor_states_are_its_link_positions_says_no_deflection_measured(twin):
+    """θ = q on one joint (a robot with one encoder there): that joint's stiffness is 'no deflection measured', not
+    k0 0 N·m/rad and a NaN fit; the other joints estimate as before."""
+    dataset, j = twin['dataset'], 4
+    theta = dataset.theta.copy()
+    theta[:, j] = dataset.q[:, j]
+    history = estimate(dataclasses.replace(dataset, theta=theta), twin['result'], EstimationSettings(friction=False),
+                       twin['robot'])
+    summary = history.summary()['joints']
+    name = twin['robot'].joint_names[j]
+    assert summary[name]['stiffness'] == 'no deflection measured' and summary[name]['k0'] is None
+    assert summary[JOINT]['k0'] > 0 and 'stiffness' not in summary[JOINT]
+    assert any(name in line and 'no deflection measured' in line for line in summary_lines(history))

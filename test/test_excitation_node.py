@@ -28,7 +28,7 @@ def _start_node(namespace: str, trajectory_file: str, domain: int) -> subprocess
 
 
 @pytest.fixture(scope='module')
-def nodes(tmp_path_factory):
+def nodes(tmp_path_factory, module_ros_domain):
     folder = tmp_path_factory.mktemp('excitation')
     robot = load_robot('ur5e')
     home = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
@@ -36,7 +36,7 @@ def nodes(tmp_path_factory):
     bad = FourierTrajectory(robot.joint_names, 0.5, home, np.zeros((6, 1)), np.full((6, 1), 4.0))
     save_trajectory(good, folder / 'good.yaml')
     save_trajectory(bad, folder / 'bad.yaml')
-    domain = 100 + (os.getpid() + 37) % 100
+    domain = module_ros_domain
     processes = [_start_node('/good', str(folder / 'good.yaml'), domain),
                  _start_node('/bad', str(folder / 'bad.yaml'), domain)]
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -121,7 +121,7 @@ def test_start_sends_approach_then_trajectory_in_chunks(nodes):
     assert times[-1] - times[reached[0]] == pytest.approx(2.0, abs=0.05)  # then one 2 s period
 
 
-def test_start_is_refused_while_nobody_listens_on_the_controller_topic(tmp_path, monkeypatch):
+def test_start_is_refused_while_nobody_listens_on_the_controller_topic(tmp_path, monkeypatch, ros_domain):
     """Chunks are published once: with joint_states arriving but no controller subscribed (e.g. a wrong
     controller name), ~/start waits for the match, then refuses with the reason and publishes nothing."""
     from rclpy.parameter import Parameter
@@ -134,7 +134,7 @@ def test_start_is_refused_while_nobody_listens_on_the_controller_topic(tmp_path,
     save_trajectory(FourierTrajectory(robot.joint_names, 0.5, home, np.zeros((6, 1)), np.full((6, 1), 0.05)),
                     tmp_path / 'good.yaml')
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=100 + (os.getpid() + 71) % 100)
+    rclpy.init(context=context, domain_id=ros_domain)
     monkeypatch.setattr(excitation_node, 'LISTENER_WAIT_S', 1.0)
     try:
         node = ExcitationNode(context=context, namespace='lonely', parameter_overrides=[

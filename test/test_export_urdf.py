@@ -11,11 +11,11 @@ from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.torque import RigidBodyTorque, round_trip_error
+from dynid.identify.urdf_export import export_urdf
 from dynid.io.dataset import Dataset
 from dynid.model import load_robot
 from dynid.model.robot import RobotModel
 from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
-from dynid.model.urdf_export import export_urdf
 
 FC, FV = 1.5, 0.8  # Coulomb [N·m] and viscous [N·m·s/rad] friction of the synthetic recording
 
@@ -44,7 +44,7 @@ def _recording(robot, seconds=8.0, rate_hz=500.0, seed=0):
 def physical_result(request):
     robot = load_robot(request.param)
     result = identify(robot, [RecordingInput(_recording(robot))], ModelSpec(torque_source='joint_torque'),
-                      options=IdentifyOptions('wls', physical=PhysicalSettings()))
+                      options=IdentifyOptions('wls', physical=PhysicalSettings(consistency='always')))
     return robot, result, example_robot_path(_EXAMPLE_ROBOTS[request.param][0])
 
 
@@ -96,6 +96,7 @@ def test_cli_exports_and_refuses_a_urdf_of_another_robot(physical_result, tmp_pa
 
 def test_a_result_without_standard_parameters_is_refused(tmp_path):
     robot = load_robot('ur5')
-    result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'))
+    result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'),
+                      options=IdentifyOptions(physical=None))
     with pytest.raises(InputError, match='identify with --physical'):
         export_urdf(result, example_robot_path(_EXAMPLE_ROBOTS['ur5'][0]))

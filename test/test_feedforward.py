@@ -68,20 +68,20 @@ def test_friction_is_left_out_where_the_backend_compensates_it(ur5e, result):
     np.testing.assert_allclose(feedforward.evaluate(q, dq, ddq), expected, atol=1e-9)
 
 
-def test_effort_as_current_divides_by_the_drive_gains(ur5e, result, ur5):
+def test_effort_as_current_divides_by_the_drive_gains(ur5e, result, bare_arm):
     """i = τ/K_τ with K_τ from the result, else the robot's drives, else the given gains [N·m/A]."""
     q, dq, ddq = trajectory(ur5e, 0.3)
-    torque = Feedforward(ur5e, result).evaluate(q, dq, ddq)
-    current = Feedforward(ur5e, result, effort_is_current=True)
+    torque = Feedforward(ur5e, result, ['rigid_body']).evaluate(q, dq, ddq)
+    current = Feedforward(ur5e, result, ['rigid_body'], effort_is_current=True)
     np.testing.assert_allclose(current.evaluate(q, dq, ddq), torque / result.drive_gains)
     np.testing.assert_allclose(current.step(q[0], dq[0], ddq[0]), torque[0] / result.drive_gains)
-    nominal = Feedforward(ur5e, None, effort_is_current=True)
+    nominal = Feedforward(ur5e, None, ['rigid_body'], effort_is_current=True)
     np.testing.assert_allclose(nominal.evaluate(q, dq, ddq), torque / ur5e.drives.drive_gain, atol=1e-9)
-    given = Feedforward(ur5e, None, effort_is_current=True, drive_gains=dict(zip(ur5e.joint_names, range(1, 7),
-                                                                                 strict=True)))
+    given = Feedforward(ur5e, None, ['rigid_body'], effort_is_current=True,
+                        drive_gains=dict(zip(ur5e.joint_names, range(1, 7), strict=True)))
     np.testing.assert_allclose(given.evaluate(q, dq, ddq), torque / np.arange(1.0, 7.0), atol=1e-9)
     with pytest.raises(InputError, match='effort_is_current needs drive gains'):
-        Feedforward(ur5, None, effort_is_current=True)  # example-robot-data's UR5: no drive data
+        Feedforward(bare_arm, None, ['rigid_body'], effort_is_current=True)  # a URDF arm without drive data
 
 
 def test_effort_limits_clip_per_joint(ur5e, result):
@@ -182,3 +182,37 @@ def test_configurations_that_count_friction_twice_or_do_not_fit_are_refused(ur5e
     with pytest.raises(InputError, match='context temperature'):
         feedforward.evaluate(np.zeros((3, 6)), np.zeros((3, 6)), np.zeros((3, 6)),
                              FeedforwardContext(temperature=np.zeros((2, 6))))
+
+
+# --------------------------------------------------------------- default terms and a feedforward without friction
+def test_default_terms_run_friction_where_the_result_identified_it(ur5e, result):
+    """Feedforward(robot, result): rigid body, rotor inertia and static friction, with nothing to warn about."""
+    told = []
+    feedforward = Feedforward(ur5e, result, warn=told.append)
+    assert list(feedforward.terms) == ['rigid_body', 'rotor_inertia', 'friction_static'] and not told
+    q, dq, ddq = trajectory(ur5e, 0.3)
+    rigid = Feedforward(ur5e, result, ['rigid_body', 'rotor_inertia']).evaluate(q, dq, ddq)
+    assert np.abs(feedforward.evaluate(q, dq, ddq) - rigid).max() > 0.5  # N·m: the friction is in it
+
+
+@pytest.mark.parametrize('friction', [None, 'none'])
+def test_default_terms_without_friction_say_so(ur5e, friction):
+    """No result, or a result without a friction model: friction_static is left out and the warning says why."""
+    result = None if friction is None else identified(ur5e, 'none')
+    with pytest.warns(UserWarning, match='feedforward without friction'):
+        feedforward = Feedforward(ur5e, result)
+    assert list(feedforward.terms) == ['rigid_body', 'rotor_inertia'] and 'friction_static' in feedforward.left_out
+    assert feedforward.warnings and ('no identification result' if result is None else 'no friction model') in \
+        feedforward.warnings[0]
+
+
+def test_named_terms_without_friction_on_a_result_with_friction_warn(ur5e, result):
+    told = []
+    Feedforward(ur5e, result, ['rigid_body', 'rotor_inertia'], warn=told.append)
+    assert len(told) == 1 and 'identified friction (load_squared)' in told[0]
+    told.clear()
+    Feedforward(ur5e, result, ['rigid_body'], compensate_friction=False, warn=told.append)  # the robot does it
+    Feedforward(ur5e, result, ['rigid_body', 'friction_egms'], warn=told.append)
+    assert not told
+    with pytest.raises(InputError, match='friction_static needs an identification result'):
+        Feedforward(ur5e, None, ['rigid_body', 'friction_static'])  # named: refused, not left out

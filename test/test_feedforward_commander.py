@@ -29,9 +29,10 @@ class Clock:
 
 
 def _commander(ur5e, mode: str, clock: Clock, **kwargs) -> FeedforwardCommander:
-    settings = FeedforwardSettings('ur5e', terms=TERMS, rate_hz=100.0, joints=tuple(ur5e.joint_names)[::-1])
-    return FeedforwardCommander.from_settings(settings, mode, kwargs.pop('acceleration', 'zero'), timeout_s=0.2,
-                                              rate_hz=100.0, clock=clock, **kwargs)
+    settings = FeedforwardSettings('ur5e', terms=TERMS, rate_hz=100.0, joints=tuple(ur5e.joint_names)[::-1],
+                                   mode=mode, acceleration=kwargs.pop('acceleration', 'zero'), timeout_s=0.2,
+                                   reference_correction=kwargs.pop('reference_correction', False))
+    return FeedforwardCommander.from_settings(settings, clock=clock, **kwargs)
 
 
 def _batch(q, tau=None, temperature=None, stamps_ns=(0,)) -> StateBatch:
@@ -52,7 +53,8 @@ def test_choices_are_checked_before_the_feedforward_is_built(ur5e):
     for mode, acceleration, reason in (('torque', 'zero', 'mode must be one of'),
                                        ('measured', 'fast', 'acceleration must be one of')):
         with pytest.raises(InputError, match=reason):
-            FeedforwardCommander.from_settings(FeedforwardSettings('ur5e'), mode, acceleration)
+            FeedforwardCommander.from_settings(FeedforwardSettings('ur5e', terms=('friction_static',), mode=mode,
+                                                                   acceleration=acceleration))
 
 
 def test_streaming_commands_the_reference_in_the_controllers_order_and_zeros_when_stale(ur5e):
@@ -140,7 +142,7 @@ def _parameters(**changes) -> dict:
     return {'robot': 'ur5e', 'robot_description': '', 'result_file': '', 'mode': 'trajectory', 'terms': list(TERMS),
             'term_options': '', 'compensate_gravity': True, 'compensate_friction': True, 'effort_is_current': False,
             'drive_gains': None, 'rate_limit': 0.0, 'joints': None, 'rate': 200.0, 'effort_tolerance': 0.5,
-            'reference_correction': False, 'timeout': 0.1, 'acceleration': 'zero', **changes}
+            'reference_correction': False, 'timeout': 0.1, 'acceleration': 'zero', 'payload_file': '', **changes}
 
 
 def test_parameters_configure_the_commander(ur5e):
@@ -160,7 +162,9 @@ def test_parameters_configure_the_commander(ur5e):
 def test_robot_description_wins_over_robot_and_unset_arrays_are_empty():
     xml = '<robot name="arm"/>'
     settings = FeedforwardSettings.from_parameters(_parameters(robot='no_such_robot', robot_description=xml).get)
-    assert settings.robot == xml and settings.drive_gains == () and settings.joints == ()
+    assert settings.robot_description == xml and settings.drive_gains == () and settings.joints == ()
+    with pytest.raises(InputError, match='robot_description'):  # built from the description, not the name
+        settings.build()
     assert FeedforwardSettings.from_parameters(_parameters().get).robot == 'ur5e'
 
 

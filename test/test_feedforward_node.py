@@ -14,7 +14,6 @@ Waits end on conditions with deadlines generous enough for a loaded 2-core machi
 """
 
 import dataclasses
-import os
 import signal
 import subprocess
 import threading
@@ -204,8 +203,8 @@ class OneProcess:
 
 
 @pytest.fixture
-def domain():
-    return 100 + (os.getpid() + 61) % 100
+def domain(ros_domain):
+    return ros_domain
 
 
 def _result_file(path, robot, **changes):
@@ -235,7 +234,7 @@ def test_configure_refuses_with_a_reason(tmp_path, domain, ur5e, panda, case, re
         'joints': lambda: {'result_file': _result_file(result, ur5e, joint_names=tuple(f'j{k}' for k in range(6)))},
         'missing': lambda: {'result_file': str(tmp_path / 'missing.yaml')},
         'unknown_term': lambda: {'terms': ['rigid_body', 'no_such_term']},
-        'friction_without_result': dict,
+        'friction_without_result': lambda: {'terms': ['rigid_body', 'friction_static']},  # named: refused
         'joints_order': lambda: {'joints': ['shoulder_pan_joint']},
         'term_options': lambda: {'term_options': '[1, 2]'},
         'mode': lambda: {'mode': 'torque'},
@@ -253,6 +252,21 @@ def test_configure_refuses_with_a_reason(tmp_path, domain, ur5e, panda, case, re
         assert suite.statuses[name].level == DiagnosticStatus.ERROR and reason in suite.statuses[name].message
         assert suite.node.trigger_activate() != SUCCESS  # not configured: cannot activate
         assert not suite.commands and not suite.trajectories
+    finally:
+        suite.close()
+
+
+def test_default_terms_without_a_result_configure_and_say_friction_is_left_out(domain):
+    """The default terms (the API's) without a result_file: rigid body and rotor inertia, and a warning that
+    friction is left out, in the log and on /diagnostics."""
+    suite = OneProcess(domain, {})
+    try:
+        assert suite.node.trigger_configure() == SUCCESS
+        assert list(suite.node.commander.feedforward.terms) == ['rigid_body', 'rotor_inertia']
+        name = '/feedforward_node: feedforward'
+        assert suite.spin_until(lambda: name in suite.statuses, 10.0)
+        values = {value.key: value.value for value in suite.statuses[name].values}
+        assert values['left_out'] == 'friction_static' and 'feedforward without friction' in values['warnings']
     finally:
         suite.close()
 
@@ -340,6 +354,7 @@ def test_trajectory_mode_republishes_with_efforts(domain, ur5e):
     finally:
         suite.close()
     assert suite.node.counters['errors'] == 1  # the one sent while inactive
+    assert suite.node.counters['late_references'] == 2  # stamped in 2023: both passed on after their start
     assert suite.trajectories[1].points[5].effort == suite.trajectories[0].points[5].effort
     out = suite.trajectories[0]
     assert out.joint_names == order and out.header.stamp == message.header.stamp
@@ -580,12 +595,12 @@ def _stamp(message) -> int:
     return message.header.stamp.sec * 10**9 + message.header.stamp.nanosec
 
 
-def test_autostart_refuses_a_result_of_another_robot(tmp_path, panda):
+def test_autostart_refuses_a_result_of_another_robot(tmp_path, panda, ros_domain):
     """With autostart, a refused configuration ends the process with code 2 and a one-line reason."""
     path = _result_file(tmp_path / 'panda.yaml', panda)
     command = node_executable('feedforward_node')
     run = subprocess.run(command + ['--ros-args', '-p', 'autostart:=true', '-p', f'result_file:={path}'],
-                         env=environment(199), capture_output=True, text=True, timeout=60)
+                         env=environment(ros_domain), capture_output=True, text=True, timeout=60)
     assert run.returncode == 2, run.stderr
     assert "identifies robot 'panda'" in run.stderr and 'Traceback' not in run.stderr
 

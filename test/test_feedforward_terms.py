@@ -136,13 +136,13 @@ def test_rigid_body_falls_back_to_the_regressor_where_rnea_cannot_hold_the_param
     np.testing.assert_allclose(nominal.evaluate(q, dq, ddq, CONTEXT), ur5e.inverse_dynamics(q, dq, ddq), atol=1e-9)
 
 
-def test_term_factories_refuse_bad_options_with_clear_messages(ur5e, panda, ur5):
+def test_term_factories_refuse_bad_options_with_clear_messages(ur5e, panda, bare_arm):
     result = identified(ur5e, 'load_squared', {'Fc': 3.0})
     cases = [('rigid_body', ur5e, result, {'payload_kg': 2}, r"rigid_body: unknown option\(s\) \['payload_kg'\]"),
              ('rigid_body', ur5e, result, {'threads': 0}, 'threads must be an integer >= 1'),
              ('rigid_body', ur5e, result, {'payload': 3.0}, 'payload must be'),
              ('rigid_body', panda, result, {}, 'identifies robot'),
-             ('rotor_inertia', ur5, None, {}, 'rotor inertia of'),  # no drive data
+             ('rotor_inertia', bare_arm, None, {}, 'rotor inertia of'),  # no drive data
              ('rotor_inertia', ur5e, None, {'rotor_inertia': [1, 2]}, 'one per joint'),
              ('friction_static', ur5e, None, {}, 'needs an identification result'),
              ('friction_static', ur5e, identified(ur5e, 'none'), {}, "friction model is 'none'"),

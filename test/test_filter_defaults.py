@@ -25,13 +25,33 @@ def test_defaults_are_the_thesis_values_from_500_hz_and_follow_the_rate_below():
     at_100 = FilterSettings().validated(100.00000001)  # a rate read off stamps is never exact
     assert (at_100.position_cutoff_hz, at_100.decimation_cutoff_hz, at_100.decimation) == (10, 4, 10)
     assert at_100.trim_s == pytest.approx(0.75)
-    assert set(at_100.derived) == {'position_cutoff_hz', 'decimation_cutoff_hz', 'decimation', 'trim_s'}
+    assert set(at_100.derived) == {'position_cutoff_hz', 'decimation_cutoff_hz', 'decimation', 'trim_s', 'bridge_s',
+                                   'short_trim_s'}
+    # Gaps up to the spacing of the kept samples are bridged; a short piece is trimmed 1.5 periods of the cut-off.
+    assert (at_1k.bridge_s, at_1k.short_trim_s) == (pytest.approx(0.02), pytest.approx(0.075))
+    assert (at_100.bridge_s, at_100.short_trim_s) == (pytest.approx(0.1), pytest.approx(0.375))
     slow_motion = FilterSettings(motion_bandwidth_hz=2.0).validated(1000.0)  # 5·f_dyn and 2·f_dyn
     assert (slow_motion.position_cutoff_hz, slow_motion.decimation_cutoff_hz) == (10, 4)
-    for rate in (30.0, 94.0, 125.0, 250.0, 1000.0, 4000.0):
+    for rate in (100.0, 125.0, 250.0, 1000.0, 4000.0):
         settings = FilterSettings().validated(rate)
         # at most 0.2 and 0.08 of Nyquist
         assert settings.position_cutoff_hz <= rate / 10 and settings.decimation_cutoff_hz <= rate / 25
+
+
+def test_below_100_hz_the_cutoffs_stay_at_the_motion_and_leave_rows():
+    # The decimation cut-off stays at 4 Hz where f_s/8 allows it (f_s/25 would be 1.2 Hz at 30 Hz: a 2.5 s trim at
+    # each end and one row in 10), and the position cut-off does not fall below it.
+    expected = {94.0: (9.4, 4.0, 9), 50.0: (5.0, 4.0, 5), 30.0: (3.75, 3.75, 3), 20.0: (2.5, 2.5, 3)}
+    for rate, (position, decimation_cutoff, decimation) in expected.items():
+        settings = FilterSettings().validated(rate)
+        assert (settings.position_cutoff_hz, settings.decimation_cutoff_hz, settings.decimation) == \
+            (pytest.approx(position), pytest.approx(decimation_cutoff), decimation), rate
+        assert settings.trim_s == pytest.approx(3.0 / decimation_cutoff)
+        assert settings.decimation_cutoff_hz <= rate / 8
+        assert settings.position_cutoff_hz >= settings.decimation_cutoff_hz
+    # 20 s at 30 Hz keep ~180 decimated samples per joint (45 with f_s/25), more than a 7-joint arm's parameters
+    settings = FilterSettings().validated(30.0)
+    assert (600 - 2 * round(settings.trim_s * 30)) // settings.decimation > 170
 
 
 def test_cutoffs_near_nyquist_are_refused_with_the_limit():

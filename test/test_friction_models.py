@@ -20,6 +20,7 @@ from dynid.friction import (
     element_laws,
 )
 from dynid.friction.egms import periodic_lookup
+from dynid.friction.stiffness import newton_step_scalar, torque_and_stiffness_scalar
 
 STRIBECK = StribeckMap(Fc=2.0, Fs=3.0, Fv1=1.5, Fv2=-0.3, Fv3=0.05, Vs=0.02, mu=1.2)
 
@@ -231,6 +232,20 @@ def test_odd_polynomial_stiffness():
     assert model.parameter_names(2) == ['alpha1_1', 'alpha1_2', 'alpha3_1', 'alpha3_2']
     y = model.regressor(phi)
     np.testing.assert_allclose(y @ model.alpha.T.reshape(-1), model.torque(phi).reshape(-1))
+
+
+@pytest.mark.parametrize('order', [1, 2, 3])
+def test_compiled_stiffness_of_one_joint_is_the_models_arithmetic(order):
+    # The twin's compiled step evaluates τ_j(φ), k(φ) and the set-point's Newton step per joint: the
+    # same values as the model's array methods, bit for bit (same operations in the same order).
+    alpha = np.array([[3.0e4, 2.0e9, 7.0e12], [1.5e4, 5.0e8, 1.0e12]])[:, :order]
+    model = OddPolynomialStiffness(alpha)
+    phi = np.array([1.3e-3, -2.1e-3])
+    torque, spring = model.torque_and_stiffness(phi)
+    newton = model.newton_step(phi, np.array([25.0, -40.0]))
+    for j in range(2):
+        assert torque_and_stiffness_scalar(alpha, j, phi[j]) == (torque[j], spring[j])
+        assert newton_step_scalar(alpha, j, phi[j], [25.0, -40.0][j]) == newton[j]
 
 
 def test_egms_batch_run_equals_stepping_across_blocks():

@@ -1,5 +1,7 @@
 """identifier_node's core without DDS: recordings written take by take, identification refused or kept."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import yaml
@@ -123,19 +125,25 @@ def test_identifiable_data_give_a_result_written_beside_the_recording(ur5e, exci
 
 
 def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gentle, tmp_path):
-    session = IdentificationSession(ur5e, 'robot_description')
+    # Without the robot file as a prior (prior:=false): with it, the prior completes what the gentle motion
+    # leaves open (test_identifiability.py).
+    from dynid.model.dh_urdf import robot_urdf
+
+    description = robot_urdf('ur5e')  # the robot given as URDF text, as robot_description gives it
+    session = IdentificationSession(ur5e, description)
     recording = _record(session, gentle, tmp_path)
     with pytest.raises(InputError) as refused:
-        session.identify(session.begin(), FAST)
+        session.identify(session.begin(), dataclasses.replace(FAST, prior=False))
     reason = str(refused.value)
     assert reason.startswith('the data cannot identify the model: cond(W) = ')
     assert 'dynid excite --optimize' in reason and reason.endswith('(force:=true keeps the result anyway)')
     assert session.outcome == ('warn', f'refused: {reason}') and not session.identifying
     assert not (recording / 'result.yaml').exists()
-    kept = session.identify(session.begin(), IdentifierSettings(report=False, force=True))
+    kept = session.identify(session.begin(), IdentifierSettings(report=False, force=True, prior=False))
     assert kept.result.warnings[0].startswith('kept with force:=true although the data cannot identify the model')
     assert kept.path.exists() and session.outcome[0] == 'ok'
     assert kept.result.provenance['robot_spec'] == 'robot_description'
+    assert kept.result.provenance['robot_source']['urdf_xml'] == description  # loadable again, as the CLI's
 
 
 def test_bad_choices_are_refused_with_the_allowed_values(ur5e, excited, tmp_path):
@@ -148,3 +156,64 @@ def test_bad_choices_are_refused_with_the_allowed_values(ur5e, excited, tmp_path
     with pytest.raises(InputError, match='friction must be one of'):
         session.identify(session.begin(), IdentifierSettings(friction='sticky'))
     assert session.outcome[0] == 'warn' and not session.identifying
+
+
+def test_the_sign_check_runs_and_torque_sign_and_exclude_joints_reach_the_identification(ur5e, excited, tmp_path):
+    import dataclasses
+
+    # shoulder_lift_joint's effort counted the other way round, as some drivers do
+    flipped = dataclasses.replace(excited, tau=excited.tau * np.array([1, -1, 1, 1, 1, 1]))
+    session = IdentificationSession(ur5e, 'ur5e')
+    _record(session, flipped, tmp_path)
+    identified = session.identify(session.begin(), FAST)
+    warning = ("the measured torque of shoulder_lift_joint has the opposite sign of the robot file's gravity and "
+               'inertia torque (scale shoulder_lift_joint -1')
+    assert len(identified.warnings) == 1 and warning in identified.warnings[0]
+    assert 'give torque_sign:=[shoulder_lift_joint=-1]' in identified.warnings[0]
+    assert identified.warnings[0] in identified.result.warnings and identified.warnings[0] in identified.message
+    assert session.outcome == ('warn', identified.message)
+    check = identified.result.provenance['inputs'][0]['source']['effort_check']
+    assert check['flipped'] == ['shoulder_lift_joint'] and check['said'] == 'torque'
+    fixed = session.identify(session.begin(), IdentifierSettings(report=False, torque_sign=('shoulder_lift_joint=-1',),
+                                                                 exclude_joints=('wrist_3_joint',)))
+    assert fixed.warnings == () and session.outcome == ('ok', fixed.message)
+    assert fixed.result.provenance['inputs'][0]['source']['torque_sign'] == {'shoulder_lift_joint': -1}
+    assert fixed.result.model['exclude_joints'] == ['wrist_3_joint']
+    assert fixed.result.metrics['train']['joints']['wrist_3_joint']['rows'] == 0
+    with pytest.raises(InputError, match=r"torque_sign takes JOINT=-1 \(or JOINT=1, all=-1\), got 'elbow_joint=2'"):
+        session.identify(session.begin(), IdentifierSettings(report=False, torque_sign=('elbow_joint=2',)))
+    with pytest.raises(InputError, match=r"exclude_joints names \['elbow'\]"):
+        session.identify(session.begin(), IdentifierSettings(report=False, exclude_joints=('elbow',)))
+
+
+def test_the_node_and_dynid_identify_run_one_workflow(ur5e, excited, tmp_path, capsys):
+    # identifier_node's core and `dynid identify` on one recording: the same result and provenance (the robot
+    # as loadable, the filters, the inputs and their checks); only clocks and the front end's spelling differ.
+    from dynid.cli import main
+
+    session = IdentificationSession(ur5e, 'ur5e')
+    recording = _record(session, excited, tmp_path)
+    session.identify(session.begin(), FAST)
+    node = IdentificationResult.load(recording / 'result.yaml').to_dict()
+    assert main(['identify', str(recording), '--robot', 'ur5e', '--joint-states-effort', 'torque', '--quiet',
+                 '-o', str(tmp_path / 'cli.yaml')]) == 0
+    cli = IdentificationResult.load(tmp_path / 'cli.yaml').to_dict()
+    for document in (node, cli):
+        document['provenance'].pop('created')
+        document['prior'].pop('seconds')
+    assert node['provenance']['robot_source'] == {'kind': 'built-in', 'spec': 'ur5e'}
+    said = [d['provenance']['inputs'][0]['source']['effort_check'].pop('said_by') for d in (node, cli)]
+    assert said == ['joint_states_effort', '--joint-states-effort']
+    flat_node, flat_cli = _leaves(node), _leaves(cli)
+    assert flat_node.keys() == flat_cli.keys()
+    for key, value in flat_node.items():  # one computation on one machine; 1e-9 leaves room for BLAS threads
+        assert flat_cli[key] == (pytest.approx(value, rel=1e-9, abs=1e-12) if isinstance(value, float) else value), key
+
+
+def _leaves(document, path: str = '') -> dict:
+    """{'a.b[0].c': value} of a nested YAML document."""
+    if isinstance(document, dict):
+        return {k: v for key, item in document.items() for k, v in _leaves(item, f'{path}.{key}').items()}
+    if isinstance(document, list):
+        return {k: v for i, item in enumerate(document) for k, v in _leaves(item, f'{path}[{i}]').items()}
+    return {path: document}

@@ -156,7 +156,8 @@ def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin
     holed = dataclasses.replace(holed, **values)
     result = identify(robot, [RecordingInput(holed, name='holed')], ModelSpec(), options=IdentifyOptions('wls'))
     assert [w for w in result.warnings if 'lost' in w] == [
-        'holed: 100 of 10000 samples lost (1 %) in 1 gap, longest 202 ms; used 2 of 2 contiguous pieces']
+        'holed: used 99 % of the recording (9900 of 10000 samples); 100 of 10000 samples lost (1 %) in 1 gap, '
+        'longest 202 ms: 0 bridged (up to 20 ms), 1 kept as split; used 2 of 2 contiguous pieces']
     for j in range(6):
         assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)
     assert min(m['nrmse_fit_percent'] for m in validate(result, robot, test)['joints'].values()) > 95.0
@@ -207,16 +208,23 @@ def test_heavy_losses_give_one_warning_line_and_still_fit(gapped, twin_data, tmp
     lengths = np.diff(summary.edges)
     assert np.any((lengths >= 100) & (lengths <= 250))  # pieces that reach the filters and are refused there
     about_gaps = [w for w in result.warnings if 'lost' in w or 'piece' in w or 'skipped' in w]
-    assert len(about_gaps) == 1 and about_gaps[0].startswith(summary.line('gapped') + '; used ')
+    # Less than 90 % used: the line is a loud warning, with the share used, the gaps and the pieces.
+    assert len(about_gaps) == 1 and about_gaps[0].startswith('gapped: only ')
+    assert 'of the recording was used' in about_gaps[0] and 'less than 90 %' in about_gaps[0]
+    assert summary.line('gapped').removeprefix('gapped: ') in about_gaps[0]
+    bridged = int(re.search(r': (\d+) bridged \(up to 20 ms\)', about_gaps[0]).group(1))
     used, pieces, skipped = map(int, re.search(r'used (\d+) of (\d+) contiguous pieces \((\d+) too short',
                                                about_gaps[0]).groups())
-    assert pieces == summary.pieces and used + skipped == pieces and used >= 10 and skipped > 0
+    assert pieces == summary.pieces - bridged and used + skipped == pieces and used >= 10 and skipped > 0
     # The result file carries the summary per recording and still loads.
     loaded = IdentificationResult.load(result.save(tmp_path / 'result.yaml'))
     (entry,) = loaded.provenance['inputs']
     assert entry['name'] == 'gapped' and entry['samples'] == training.n_samples
     assert entry['gaps']['lost'] == summary.lost and entry['gaps']['pieces_used'] == used
     assert entry['gaps']['pieces_skipped'] == skipped and entry['gaps']['summary'] == about_gaps[0]
+    used_samples = entry['gaps']['used_samples']
+    assert entry['gaps']['used_fraction'] == pytest.approx(used_samples / summary.expected)
+    assert entry['gaps']['used_fraction'] < 0.9
     # Tolerances as in test_wls_recovers_the_matched_twin: friction within 3 %, held-out fit above 95 %.
     for j in range(6):
         assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)
@@ -236,7 +244,8 @@ def test_validation_of_a_heavily_gapped_recording_returns_metrics(gapped, twin_d
     assert 12 * 6 < metrics['rows'] <= 2 * 13 * 6 and metrics['relative_residual'] < 0.02
     summary = held_out.gaps()
     assert metrics['gaps']['pieces_used'] == 2 and metrics['gaps']['lost'] == summary.lost
-    assert metrics['gaps']['summary'].startswith(summary.line('held-out') + '; used 2 of ')
+    assert summary.line('held-out').removeprefix('held-out: ') in metrics['gaps']['summary']
+    assert '; used 2 of ' in metrics['gaps']['summary'] and ' bridged (up to 20 ms)' in metrics['gaps']['summary']
     times, measured, predicted, used = predict_series(result, robot, held_out)
     assert np.count_nonzero(np.isnan(times)) == 1 and measured.shape == (times.size, 6)
     # No payload on either recording: the recovered mass is zero within 0.05 kg (and 3σ).
@@ -244,8 +253,11 @@ def test_validation_of_a_heavily_gapped_recording_returns_metrics(gapped, twin_d
         recovered = recover_payload(result, robot, dataset)
         assert abs(recovered['mass']) < max(0.05, 3 * recovered['mass_std'])
         assert abs(recovered['mass']) < 0.05
-    nothing_usable = _lose(twin_data[3], _sparse(twin_data[3].n_samples, seed=6, runs=((1000, 1200),)))
-    with pytest.raises(InputError, match=r'^held-out: .* samples lost .*used 0 of .*no contiguous piece'):
+    # A piece of 200 samples is short for the 0.15 s trim but usable with the short pieces' 0.075 s; 60 are not.
+    short = validate(result, robot, _lose(twin_data[3], _sparse(twin_data[3].n_samples, seed=6, runs=((1000, 1200),))))
+    assert short['gaps']['pieces_used'] == 1 and short['rows'] > 0
+    nothing_usable = _lose(twin_data[3], _sparse(twin_data[3].n_samples, seed=6, runs=((1000, 1060),)))
+    with pytest.raises(InputError, match=r'^held-out: used 0 % .* samples lost .*used 0 of .*no contiguous piece'):
         validate(result, robot, nothing_usable, name='held-out')
 
 

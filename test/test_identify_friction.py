@@ -17,13 +17,14 @@ from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite import experiments
 from dynid.excite.trajectory import save_trajectory
-from dynid.friction.identified import joint_friction_of, parse_experiment, write_joint_friction
+from dynid.friction.identified import joint_friction_of, write_joint_friction
 from dynid.friction.identify import FrictionSettings, identify_joint_friction
-from dynid.friction.recordings import FrictionRecording, classify_motion
+from dynid.friction.recordings import FrictionRecording, classify_motion, friction_drives, parse_experiment
 from dynid.friction.static import StribeckMap
 from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.identify.result import IdentificationResult
 from dynid.io.dataset import Dataset
+from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
@@ -265,6 +266,15 @@ def test_command_line(ur5e, tmp_path, capsys):
     egms = section['joints']['shoulder_pan_joint']
     assert set(egms['parameters']) == {'Fc0', 'backlash', 'r_delta', 'r_k'}  # no static map: the E-GMS scale
     assert egms['sources']['Fc0'] == 'egms'
+    # --drives reaches the friction: drive gains 20 % higher make the motor torque, and so the Coulomb level, higher
+    drives, stronger = tmp_path / 'drives.yaml', tmp_path / 'stronger.yaml'
+    gains = ur5e.drives.with_drive_gain(1.2 * ur5e.drives.drive_gain)
+    drives.write_text(yaml.safe_dump({'drives': gains.to_dict()}))
+    assert main(['identify-friction', str(bag), '--params', str(params), '-o', str(stronger), '--drives', str(drives),
+                 '--quiet']) == 0
+    capsys.readouterr()
+    raised = IdentificationResult.load(stronger).joint_friction_section['joints']['shoulder_pan_joint']
+    assert raised['parameters']['Fc0'] > 1.05 * egms['parameters']['Fc0']
 
     for argv, reason in (
             ([str(bag), '--params', str(params), '-o', str(output)], 'exists'),
@@ -298,3 +308,18 @@ def test_load_dependence_from_a_reciprocating_sweep_under_load(ur5e):
     assert p['backlash'] == pytest.approx(1.5e-3, rel=0.05) and p['r_delta'] == pytest.approx(3.0, rel=0.05)
     assert p['r_k'] == pytest.approx(1.0, abs=0.1)
     assert all(np.isfinite(fit.std[name]) for name in p)
+
+
+def test_drives_given_replace_the_recorded_and_the_robots(ur5e):
+    """friction_drives: the drives given, else the result's recorded ones, else the robot's; the result's drive gains
+    and identified rotor inertias Ia_j over any of them."""
+    result = rigid_body_result(ur5e)
+    given = JointDrives(ur5e.joint_names, 50.0, np.linspace(5.0, 10.0, ur5e.n), 0.2)
+    assert friction_drives(result, ur5e) is ur5e.drives
+    assert friction_drives(result, ur5e.with_drives(None)) is None
+    assert friction_drives(result, ur5e, given).drive_gain.tolist() == given.drive_gain.tolist()
+    recorded = dataclasses.replace(result, provenance={'drives': {'joints': given.to_dict()}})
+    assert friction_drives(recorded, ur5e).gear_ratio.tolist() == [50.0] * ur5e.n
+    assert friction_drives(recorded, ur5e, ur5e.drives).gear_ratio.tolist() == ur5e.drives.gear_ratio.tolist()
+    gains = dataclasses.replace(recorded, drive_gains=np.full(ur5e.n, 7.0))
+    assert friction_drives(gains, ur5e, ur5e.drives).drive_gain.tolist() == [7.0] * ur5e.n

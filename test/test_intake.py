@@ -8,7 +8,6 @@ service call while the intake runs, and the gap must be counted and reported (se
 machine: nothing here measures speed (``benchmarks/bench_intake.py`` does).
 """
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +26,8 @@ RATE, DURATION, SKIP = 1000.0, 10.0, (4000, 20)
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 
 
-def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path):
-    domain = 100 + (os.getpid() + 43) % 100
+def test_identifier_records_every_sample_of_a_1khz_driver(tmp_path, ros_domain):
+    domain = ros_domain
     identifier = start_node('identifier_node', domain, *parameters(f'output_directory:={tmp_path}',
                                                                     'segment_duration:=2.0', 'data_wait:=60.0'))
     context = rclpy.Context()

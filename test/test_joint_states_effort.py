@@ -20,7 +20,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.io.bag import read_bag, write_bag
 from dynid.sim.recording import SimulationSettings, simulate_recording
 
-WARNING = 'the UR driver publishes motor current [A] there'
+WARNING = 'the effort read as joint torque [N·m] looks like motor current [A]'
 
 
 @pytest.fixture(scope='module')
@@ -73,9 +73,11 @@ def _identify(bag, output, *options):
 
 def test_identify_from_effort_as_current_equals_identify_from_joint_currents(bags, tmp_path, capsys):
     from_effort = _identify(bags['ur'], tmp_path / 'effort.yaml', '--joint-states-effort', 'current')
-    assert WARNING not in capsys.readouterr().err
+    assert 'looks like' not in capsys.readouterr().out  # current read as current: the check agrees
     from_topic = _identify(bags['dynid'], tmp_path / 'topic.yaml')
-    assert WARNING not in capsys.readouterr().err  # joint_currents recorded: nothing to warn about
+    assert 'looks like' not in capsys.readouterr().out  # joint_currents recorded: nothing to warn about
+    for result in (from_effort, from_topic):
+        assert result.provenance['inputs'][0]['source']['effort_check']['meaning'] == 'current'
     assert from_effort.model['torque_source'] == from_topic.model['torque_source'] == 'current'
     assert from_effort.provenance['inputs'][0]['source']['joint_states_effort'] == 'current'  # said in the result
     assert from_effort.parameter_names == from_topic.parameter_names
@@ -92,15 +94,15 @@ def test_identify_from_effort_as_current_equals_identify_from_joint_currents(bag
 
 
 def test_a_ur_recording_of_joint_states_read_as_torque_warns(bags, tmp_path, capsys):
-    silent = _identify(bags['ur'], tmp_path / 'silent.yaml', '--joint-states-effort', 'torque')
-    assert WARNING not in capsys.readouterr().err
-    _identify(bags['ur'], tmp_path / 'said.yaml', '--torque', 'joint_torque')  # says the effort is a torque
-    assert WARNING not in capsys.readouterr().err
-    warned = _identify(bags['ur'], tmp_path / 'warned.yaml')
-    err = capsys.readouterr().err
-    assert WARNING in err and '--joint-states-effort current' in err
-    assert warned.model['torque_source'] == silent.model['torque_source'] == 'joint_torque'  # never changed silently
-    np.testing.assert_array_equal(warned.values, silent.values)
+    # The check against the robot file finds the current (its scale is 1/K_τ of the file's torque) whoever said
+    # torque, and names the option; what was said decides the reading, so nothing changes silently.
+    warned = _identify(bags['ur'], tmp_path / 'warned.yaml', '--force')
+    out = capsys.readouterr().out
+    assert WARNING in out and 'give --joint-states-effort current' in out
+    said = _identify(bags['ur'], tmp_path / 'said.yaml', '--joint-states-effort', 'torque', '--force')
+    assert WARNING + ' (--joint-states-effort says torque)' in capsys.readouterr().out
+    assert warned.model['torque_source'] == said.model['torque_source'] == 'joint_torque'  # never changed silently
+    np.testing.assert_array_equal(warned.values, said.values)
 
 
 def test_every_bag_reading_command_takes_the_flag(bags, tmp_path, capsys):

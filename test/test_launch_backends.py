@@ -28,6 +28,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions  # noqa: E402
 from launch_ros.actions import Node  # noqa: E402
 
+from dynid.ros.wiring import EFFORT_TOPIC, JTC_TOPIC, resolve  # noqa: E402
 from launch_prefix import ROOT, add_prefix, ensure_dynid, mark_package  # noqa: E402
 from vendor_stand_ins import UR_JOINTS, franka_joints, vendor_prefix  # noqa: E402
 
@@ -54,14 +55,22 @@ SPAWNER_OPTIONS_WITH_VALUE = {'--controller-manager', '-c', '--controller-manage
 
 @pytest.fixture(scope='module', autouse=True)
 def stand_ins(tmp_path_factory):
+    """The stand-ins on the prefix path; the UR description's joints without an effort command interface
+    (ur_description 2.4.5). Returns a prefix of stand-ins whose UR joints have one, for :func:`ur_effort`."""
     saved = os.environ.get('AMENT_PREFIX_PATH')
     ensure_dynid()
     add_prefix(vendor_prefix(tmp_path_factory.mktemp('vendors')))
-    yield
+    yield vendor_prefix(tmp_path_factory.mktemp('vendors_effort'), ur_effort=True)
     if saved is None:
         os.environ.pop('AMENT_PREFIX_PATH', None)
     else:
         os.environ['AMENT_PREFIX_PATH'] = saved
+
+
+@pytest.fixture
+def ur_effort(stand_ins, monkeypatch):
+    """The UR description with effort command interfaces (ur_description after 2.4.5) first on the path."""
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(stand_ins), os.environ['AMENT_PREFIX_PATH']]))
 
 
 class Visit:
@@ -163,16 +172,22 @@ def check_controllers(name: str, joints: list[str]) -> tuple[dict, dict]:
     return types, parameters
 
 
-def check_remappings(visit: Visit, types: dict, joint_states: str = 'joint_states') -> dict[str, str]:
-    """Every controller topic a dynid node is remapped to is a spawned controller of the right type."""
+def check_remappings(visit: Visit, types: dict, joint_states: str = 'joint_states',
+                     feedforward: bool = True) -> dict[str, str]:
+    """Where each dynid node's topics go, resolved as rcl resolves its rules (the first that matches wins):
+    every controller topic is a spawned controller of the right type. Returns {node:topic: where it goes}."""
     spawned, targets = visit.spawned(), {}
     nodes = visit.dynid_nodes()
-    assert {'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node'} <= {
-        name.rsplit('/', 1)[-1] for name in nodes}
+    wanted = {'excitation_node', 'identifier_node', 'estimator_node'} | ({'feedforward_node'} if feedforward else set())
+    assert wanted <= {name.rsplit('/', 1)[-1] for name in nodes}, sorted(nodes)
+    assert feedforward or not any(name.endswith('/feedforward_node') for name in nodes)
     for name, node in nodes.items():
-        for source, target in node.expanded_remapping_rules or []:
-            targets[f'{name}:{source}'] = target
+        rules = [tuple(rule) for rule in node.expanded_remapping_rules or []]
+        for source in {source for source, _ in rules} | {JTC_TOPIC, EFFORT_TOPIC, 'joint_states'}:
+            target = targets[f'{name}:{source}'] = resolve(rules, source)
             controller, _, topic = target.rpartition('/')
+            if controller == 'feedforward_node' or source.startswith('~'):
+                continue
             if topic == 'joint_trajectory':
                 assert types.get(controller) in TRAJECTORY_TYPES, (name, target)
                 assert spawned.get(controller) is True, f'{name} sends to {controller}, which is not started active'
@@ -181,11 +196,6 @@ def check_remappings(visit: Visit, types: dict, joint_states: str = 'joint_state
                 assert controller in spawned, f'{name} streams to {controller}, which is not loaded'
             elif source == 'joint_states':
                 assert target == joint_states, (name, target)
-    feedforward = next(name for name in nodes if name.endswith('/feedforward_node'))
-    for topic, accepted in (('joint_trajectory_controller/joint_trajectory', TRAJECTORY_TYPES),
-                            ('forward_effort_controller/commands', {EFFORT_TYPE})):  # where it sends, remapped or not
-        controller = targets.get(f'{feedforward}:{topic}', topic).rpartition('/')[0]
-        assert types.get(controller) in accepted and controller in spawned, (topic, controller)
     return targets
 
 
@@ -216,6 +226,11 @@ def check_effort(visit: Visit) -> str:
     return next(iter(values.values()))
 
 
+def description_of(visit: Visit, node_name: str) -> str:
+    nodes = {name.rsplit('/', 1)[-1]: node for name, node in visit.dynid_nodes().items()}
+    return node_parameter(visit, nodes[node_name], 'robot_description', '')
+
+
 def test_ur_launch_matches_the_ur_driver():
     visit = Visit('ur.launch.py', {'robot_ip': '192.168.56.101'})
     check_includes(visit)
@@ -225,11 +240,23 @@ def test_ur_launch_matches_the_ur_driver():
     spawned = visit.spawned()
     assert set(spawned) <= set(types), f'the driver spawns controllers our file lacks: {set(spawned) - set(types)}'
     assert spawned['scaled_joint_trajectory_controller'] and spawned['forward_effort_controller'] is False
-    targets = check_remappings(visit, types)
-    assert targets['/feedforward_node:joint_trajectory_controller/joint_trajectory'] == \
-        'scaled_joint_trajectory_controller/joint_trajectory'
+    # The position-only scaled controller would refuse points with efforts: no feedforward_node, and the
+    # excitation goes straight to that controller by design (its rules resolved as rcl resolves them).
+    targets = check_remappings(visit, types, feedforward=False)
+    assert targets[f'/excitation_node:{JTC_TOPIC}'] == 'scaled_joint_trajectory_controller/joint_trajectory'
     assert 'sim_node' not in {name.rsplit('/', 1)[-1] for name in visit.dynid_nodes()}
     assert check_effort(visit) == 'current'
+    from dynid.model import load_robot
+    assert load_robot(description_of(visit, 'identifier_node')).builtin == 'ur5e'  # the driver's, ur_type ur5e
+
+
+def test_ur_type_and_tf_prefix_reach_the_dynid_nodes():
+    from dynid.model import load_robot
+
+    visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2', 'ur_type': 'ur10e', 'tf_prefix': 'left_'})
+    robot = load_robot(description_of(visit, 'estimator_node'))
+    assert robot.builtin == 'ur10e' and robot.joint_names[0] == 'left_shoulder_pan_joint'
+    assert robot.drives is not None  # the built-in's drive data: the estimator does not start without them
 
 
 def test_ur_effort_is_current_whatever_the_params_file(tmp_path):
@@ -240,12 +267,24 @@ def test_ur_effort_is_current_whatever_the_params_file(tmp_path):
     assert check_effort(visit) == 'current'
 
 
-def test_ur_launch_with_the_effort_trajectory_controller():
+def test_ur_launch_with_the_effort_trajectory_controller(ur_effort):
     visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2', 'initial_joint_controller': 'joint_trajectory_controller'})
     types, _ = check_controllers('ur_controllers.yaml', UR_JOINTS)
     targets = check_remappings(visit, types)
-    assert '/feedforward_node:joint_trajectory_controller/joint_trajectory' not in targets  # the default topic
+    assert targets[f'/excitation_node:{JTC_TOPIC}'] == 'feedforward_node/reference'
+    assert targets[f'/feedforward_node:{JTC_TOPIC}'] == JTC_TOPIC  # the effort JTC, by its own name
     assert visit.spawned()['joint_trajectory_controller'] is True
+
+
+@pytest.mark.parametrize('arguments, reason', [
+    ({'feedforward': 'trajectory'}, 'needs a trajectory controller that commands effort'),
+    ({'initial_joint_controller': 'joint_trajectory_controller'}, 'no effort command interface'),
+    ({'initial_joint_controller': 'joint_trajectory_controller', 'feedforward': 'streaming'},
+     'no effort command interface'),
+])
+def test_ur_torque_wiring_without_its_prerequisites_is_refused(arguments, reason):
+    with pytest.raises(RuntimeError, match=reason):
+        Visit('ur.launch.py', {'robot_ip': '10.0.0.2', **arguments})
 
 
 def test_franka_launch_matches_franka_bringup():
@@ -325,3 +364,17 @@ def test_twin_of_a_builtin_dh_robot_gets_its_urdf(tmp_path, monkeypatch, launch_
     builtin, urdf = load_robot(robot), RobotModel.from_urdf(description)
     assert urdf.joint_names == builtin.joint_names and urdf.flange == 'tool0'
     assert torque_agreement(builtin, urdf) < 1e-9
+
+
+@pytest.mark.parametrize('launch_file, arguments, record', [
+    ('estimation.launch.py', {'robot': 'ur16e'}, 'ur16e-twin'),
+    ('estimation.launch.py', {}, 'ur5e-twin'),  # robot left empty: the twin's default, ur5e
+    ('estimation.launch.py', {'robot': 'ur16e', 'use_sim': 'false'}, None),  # a real arm: the model's name
+    ('suite.launch.py', {'robot': 'ur3e', 'use_sim': 'true'}, 'ur3e-twin'),
+    ('suite.launch.py', {'robot': 'ur3e'}, None),
+])
+def test_estimator_beside_the_twin_keeps_its_own_health_record(launch_file, arguments, record):
+    # As dynid bringup does: the twin's sessions never join a real arm's in the health record.
+    visit = Visit(launch_file, {**arguments, 'robot_state_publisher': 'false'})
+    estimator = next(node for name, node in visit.dynid_nodes().items() if name.endswith('/estimator_node'))
+    assert node_parameter(visit, estimator, 'health_robot') == record

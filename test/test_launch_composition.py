@@ -22,11 +22,12 @@ from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
+from dds_helpers import claim_domain  # noqa: E402
 from launch_prefix import ensure_dynid  # noqa: E402
 from launch_probe import Probe  # noqa: E402
 
 ensure_dynid()
-DOMAIN = 50 + (os.getpid() + 7) % 50
+DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 USER_LAUNCH = Path(__file__).resolve().parent / 'launch_files' / 'two_arms.launch.py'
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',

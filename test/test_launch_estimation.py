@@ -21,10 +21,11 @@ from launch.actions import IncludeLaunchDescription, SetEnvironmentVariable  # n
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
+from dds_helpers import claim_domain  # noqa: E402
 from launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
-DOMAIN = 50 + (os.getpid() + 17) % 50  # not the identification launch test's, should both run in one process
+DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
 

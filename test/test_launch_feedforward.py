@@ -22,10 +22,11 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from lifecycle_msgs.srv import GetState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
+from dds_helpers import claim_domain  # noqa: E402
 from launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
-DOMAIN = 50 + (os.getpid() + 29) % 50  # not the other launch tests', should they run in one process
+DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
           'wrist_3_joint']

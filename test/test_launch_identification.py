@@ -23,10 +23,11 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+from dds_helpers import claim_domain  # noqa: E402
 from launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
-DOMAIN = 50 + os.getpid() % 50
+DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
 

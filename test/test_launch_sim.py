@@ -22,10 +22,11 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
+from dds_helpers import claim_domain  # noqa: E402
 from launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
-DOMAIN = 150 + os.getpid() % 50
+DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'  # this process (the probe); same everywhere
 
 

@@ -81,6 +81,9 @@ def test_a_still_joint_is_na_with_a_warning_and_the_others_scored(recordings, ca
     assert '5 of 6 joints scored' in out
     fits = [float(m) for m in re.findall(r'NRMSE fit\s+([-\d.]+) %', out)]
     assert len(fits) == 5 and min(fits) > 80.0
+    # identification has nothing to fit there: refused, naming the joint and the ways out
+    code = main(['identify', bag, '-o', str(recordings / 'still.yaml'), '--quiet', '--force'])
+    _one_line_error(capsys, code, 'wrist_3_joint never leave the stiction zone', 'leave their equations out')
 
 
 def test_result_files_hold_numbers_or_null(recordings, tmp_path, capsys):

@@ -3,7 +3,7 @@
 A node process spends seconds importing its modules (rclpy, pinocchio, scipy, numba) before the node
 exists; a Ctrl-C then used to end it with a KeyboardInterrupt traceback from deep inside an import.
 The executables (``python -m dynid.nodes <node>``, what dynid bringup starts, and the console scripts
-of ``ros2 run``) import the node's module under :func:`dynid.nodes.runner.run_executable`, which also
+of ``ros2 run``) import the node's module under :func:`dynid.ros.runner.run_executable`, which also
 turns the error of native code that reports a Ctrl-C as its own (``ImportError: initialization failed``
 from an extension module interrupted in its initialization, seen under dynid bringup) into one line.
 
@@ -13,7 +13,6 @@ domain 0) with exit code 2 and one line, before rclpy loads.
 """
 
 import ast
-import os
 import signal
 import subprocess
 import sys
@@ -25,16 +24,16 @@ import pytest
 
 from dds_helpers import environment, executable
 from dynid.errors import InputError
-from dynid.nodes import runner
+from dynid.ros import runner
 
 ROOT = Path(__file__).resolve().parents[1]
 LOADED = '_rclpy_pybind11'  # rclpy's extension: mapped into the process while the node's module imports
 
 
 @pytest.mark.parametrize('node', ['sim_node', 'feedforward_node'])
-def test_ctrl_c_while_the_node_still_loads_ends_quietly(node):
+def test_ctrl_c_while_the_node_still_loads_ends_quietly(node, ros_domain):
     process = subprocess.Popen([sys.executable, '-m', 'dynid.nodes', node, '--ros-args', '-p', 'robot:=ur5e'],
-                               env=environment(150 + os.getpid() % 50), stdout=subprocess.PIPE,
+                               env=environment(ros_domain), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     maps = Path(f'/proc/{process.pid}/maps')
     end = time.monotonic() + 60.0
@@ -61,7 +60,7 @@ def test_every_node_has_a_console_script_through_the_runner():
                    if isinstance(node, ast.Call) for keyword in node.keywords if keyword.arg == 'entry_points')
     targets = dict(script.replace(' ', '').split('=') for script in scripts)
     for node in runner.NODES:
-        assert targets[node] == f'dynid.nodes.runner:{node}'
+        assert targets[node] == f'dynid.ros.runner:{node}'
         assert callable(getattr(runner, node)) and (ROOT / 'src' / 'dynid' / 'nodes' / f'{node}.py').is_file()
 
 
@@ -152,3 +151,33 @@ def test_a_domain_id_above_232_ends_the_command_with_exit_code_2_and_one_line(co
     assert run.returncode == 2, run.stdout + run.stderr
     assert len(run.stderr.splitlines()) == 1 and 'ROS_DOMAIN_ID=240 is above 232' in run.stderr, run.stderr
     assert '[INFO]' not in run.stdout + run.stderr and not any(tmp_path.iterdir())
+
+
+# ------------------------------------------------------------------------------- how processes are stopped
+IGNORING = ('import signal, sys, time\n'
+            'for name in sys.argv[1:]:\n'
+            '    signal.signal(getattr(signal, name), signal.SIG_IGN)\n'
+            'print("ready", flush=True)\n'
+            'time.sleep(120)\n')
+
+
+def test_a_stop_escalates_from_ctrl_c_to_sigterm_to_sigkill():
+    """Each process gets the next signal only if it ignored the one before (short waits: only the codes count)."""
+    processes = [subprocess.Popen([sys.executable, '-c', IGNORING, *ignored], stdout=subprocess.PIPE, text=True)
+                 for ignored in ((), ('SIGINT',), ('SIGINT', 'SIGTERM'))]
+    for process in processes:
+        assert process.stdout.readline().strip() == 'ready'
+    codes = runner.interrupt_processes(processes, timeout_s=0.5, terminate_s=0.5)
+    assert codes == [-signal.SIGINT, -signal.SIGTERM, -signal.SIGKILL]
+
+
+def test_ctrl_c_ends_a_process_started_with_sigint_ignored():
+    """A parent that ignores SIGINT (nohup, `cmd &` in a script) hands that on; dynid takes Ctrl-C back."""
+    code = ('import signal, subprocess, sys\n'
+            'signal.signal(signal.SIGINT, signal.SIG_IGN)\n'
+            'child = ("import signal; from dynid.ros.runner import restore_ctrl_c; "\n'
+            '         "ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN; restore_ctrl_c(); "\n'
+            '         "print(ignored, signal.getsignal(signal.SIGINT) is signal.default_int_handler)")\n'
+            'print(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True).stdout.strip())\n')
+    run = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == 'True True', run.stderr

@@ -40,9 +40,9 @@ def test_exports_are_the_node_classes():
     assert 'from dynid.nodes import EstimatorNode, SimNode' in dynid.nodes.__doc__
 
 
-def test_node_classes_compose_with_a_users_node_in_one_process():
+def test_node_classes_compose_with_a_users_node_in_one_process(ros_domain):
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=100 + (os.getpid() + 31) % 50)
+    rclpy.init(context=context, domain_id=ros_domain)
     nodes = [SimNode(context=context, namespace='arm', parameter_overrides=[Parameter('rate', value=200.0)]),
              EstimatorNode(context=context, namespace='arm'), StiffnessWatch(context=context, namespace='arm')]
     executor = SingleThreadedExecutor(context=context)

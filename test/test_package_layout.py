@@ -1,4 +1,4 @@
-"""Package contract of docs/contract.md: ament_python layout, console scripts, rclpy only in nodes/."""
+"""Package contract of docs/contract.md: ament_python layout, console scripts, rclpy only in ros/, nodes/ and suite/."""
 
 import ast
 import configparser
@@ -32,9 +32,9 @@ def test_setup_cfg_installs_scripts_where_ros2_run_looks():
 
 def test_design_folders_exist():
     for name in ('model', 'friction', 'signal', 'identify', 'estimate', 'control', 'excite', 'sim',
-                 'io', 'nodes'):
+                 'io', 'nodes', 'ros', 'suite'):
         assert (SOURCE / name / '__init__.py').is_file(), name
-    assert (SOURCE / 'cli.py').is_file()
+    assert (SOURCE / 'cli' / '__init__.py').is_file()
 
 
 def test_console_scripts_point_at_existing_callables():
@@ -47,10 +47,10 @@ def test_console_scripts_point_at_existing_callables():
         assert callable(getattr(importlib.import_module(module), attribute)), entry.value
 
 
-def test_only_nodes_import_rclpy():
+def test_only_ros_nodes_and_suite_import_rclpy():
     offenders = []
     for path in SOURCE.rglob('*.py'):
-        if (SOURCE / 'nodes') in path.parents:
+        if any((SOURCE / name) in path.parents for name in ('ros', 'nodes', 'suite')):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)

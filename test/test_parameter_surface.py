@@ -18,14 +18,12 @@ from std_srvs.srv import Trigger
 from dynid.nodes.identifier_node import IdentifierNode
 from dynid.nodes.sim_node import SimNode
 
-DOMAIN = 200 + (os.getpid() + 13) % 30
-
 
 @pytest.fixture
-def context():
+def context(ros_domain):
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=DOMAIN)
+    rclpy.init(context=context, domain_id=ros_domain)
     yield context
     rclpy.shutdown(context=context)
 

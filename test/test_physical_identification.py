@@ -1,4 +1,5 @@
-"""Physically consistent identification (issue 11): pseudo-inertia algebra, constraints on the twin, refusals."""
+"""Identification in standard parameters: pseudo-inertia algebra, the robot file as a prior (its weight by
+cross-validation over stretches of the recording, impossible links), constraints on the twin, solver statuses."""
 
 import dataclasses
 
@@ -7,15 +8,16 @@ import pytest
 
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.identify import physical
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.physical import (
+from dynid.identify.physical import PhysicalSettings, mass_matrix_check
+from dynid.identify.prior import (
     PRIOR_STD_GRID,
-    PhysicalSettings,
     ReducedRows,
+    combined_scores,
     link_names,
-    mass_matrix_check,
-    row_folds,
-    weakest_indistinguishable,
+    robot_file_links,
+    time_folds,
 )
 from dynid.identify.quality import result_identifiability_problems
 from dynid.identify.report import write_report
@@ -63,39 +65,52 @@ def test_reduced_rows_keep_the_weighted_cost_of_every_parameter_vector():
         assert stacked.cost(v) == pytest.approx(expected, rel=1e-10)
 
 
-def test_prior_rule_takes_the_weakest_prior_the_folds_cannot_tell_from_the_best():
-    # Rows: s in increasing order; columns: folds. Row 1 has the least total; row 2 exceeds it by 0.2 per
-    # fold on average with fold-to-fold scatter (standard error 0.47): indistinguishable, so the rule takes
-    # it; row 3 exceeds it by 1.0 on every fold (standard error 0): distinguishable, not taken.
-    scores = np.array([[12.0, 12.0, 12.0, 12.0],
-                       [10.0, 10.0, 10.0, 10.0],
-                       [11.0, 9.6, 11.0, 9.2],
-                       [11.0, 11.0, 11.0, 11.0]])
-    chosen, best, mean, error = weakest_indistinguishable(scores)
-    assert best == 1 and chosen == 2
-    np.testing.assert_allclose(mean, [2.0, 0.0, 0.2, 1.0])
-    assert error[2] == pytest.approx(np.std([1.0, -0.4, 1.0, -0.8], ddof=1) / 2) and error[3] == 0.0
-    # The same excess without scatter is distinguishable: the least total stands.
-    scores[2] = 10.2
-    assert weakest_indistinguishable(scores)[0] == 1
-    # A weaker prior past a distinguishably worse one is not taken, however much its folds scatter.
-    scores[3] = [16.0, 4.0, 16.0, 4.0]
-    chosen, best, mean, error = weakest_indistinguishable(scores)
-    assert mean[3] == 0.0 < error[3] and chosen == 1
+def test_prior_rule_weighs_the_fit_as_a_whole_and_every_joint():
+    # (grid, folds, 2): the weighted χ² and the per-joint relative score of each fold. Each is divided by its
+    # least total over the grid, so that neither dominates by its units; s has the least sum.
+    scores = np.zeros((3, 2, 2))
+    scores[:, :, 0] = [[500.0, 500.0], [400.0, 420.0], [410.0, 400.0]]  # χ²: least total at index 2 (810)
+    scores[:, :, 1] = [[0.2, 0.2], [0.1, 0.1], [0.3, 0.3]]             # relative: least at index 1 (0.2)
+    combined = combined_scores(scores)
+    np.testing.assert_allclose(combined[1], [400 / 810 + 0.5, 420 / 810 + 0.5])
+    assert int(np.argmin(combined.sum(axis=1))) == 1  # 820/810 + 1 beats 810/810 + 3
 
 
-def test_cross_validation_folds_interleave_blocks_of_the_record():
-    # 20 contiguous blocks, block b in fold b mod 10: the folds partition the rows, and every fold holds
-    # two stretches half the record apart (each fold's complement spans the whole record).
+def test_cross_validation_folds_are_stretches_of_the_record():
+    # 8 contiguous blocks, block b in fold b mod 4: the folds partition the rows, every fold holds two
+    # stretches half the record apart, and is trained on the other folds' rows only.
     rng = np.random.default_rng(2)
-    w, y, g = rng.normal(size=(400, 5)), rng.normal(size=400), rng.uniform(0.5, 2.0, 400)
-    folds = row_folds(w, y, g, count=10, blocks=20)
-    assert len(folds) == 10
+    rows = 400
+    w, y, g = rng.normal(size=(rows, 5)), rng.normal(size=rows), rng.uniform(0.5, 2.0, rows)
+    joints = np.tile(np.arange(2), rows // 2)
+    folds, whole = time_folds(w, y, g, joints)
+    assert len(folds) == 4 and whole.rows == rows
     v = rng.normal(size=5)
-    assert sum(f.cost(v) for f in folds) == pytest.approx(float(np.sum((g * (y - w @ v)) ** 2)), rel=1e-10)
-    first = ReducedRows.of(np.vstack([w[0:20], w[200:220]]), np.concatenate([y[0:20], y[200:220]]),
-                           np.concatenate([g[0:20], g[200:220]]))
-    assert folds[0].cost(v) == pytest.approx(first.cost(v), rel=1e-10)
+    assert sum(f.held_out.cost(v) for f in folds) == pytest.approx(float(np.sum((g * (y - w @ v)) ** 2)), rel=1e-10)
+    mine = np.r_[0:50, 200:250]
+    first = ReducedRows.of(w[mine], y[mine], g[mine])
+    assert folds[0].held_out.cost(v) == pytest.approx(first.cost(v), rel=1e-10)
+    others = np.setdiff1d(np.arange(rows), mine)
+    assert folds[0].trained_on.cost(v) == pytest.approx(ReducedRows.of(w[others], y[others], g[others]).cost(v),
+                                                        rel=1e-10)
+    assert folds[0].trained_on.rows == 300
+    # The per-joint score of a fold: each joint's squared residual relative to its measured energy.
+    chi2, relative = folds[0].scores(v)
+    expected = sum(np.sum((y[mine][joints[mine] == j] - w[mine][joints[mine] == j] @ v) ** 2)
+                   / np.sum(y[mine][joints[mine] == j] ** 2) for j in range(2))
+    assert relative == pytest.approx(expected, rel=1e-10) and chi2 == pytest.approx(first.cost(v), rel=1e-10)
+
+
+def test_impossible_links_of_the_robot_file_are_named_and_left_out():
+    robot = load_robot('ur5e')
+    standard = robot.standard_parameters.copy()
+    standard[10:20] = parameters_from_com(8.0, [0.2, 0.0, 0.1], np.diag([0.01, 0.01, 0.05]))  # Izz > Ixx + Iyy
+    links = robot_file_links(robot.with_parameters(standard))
+    assert [link.in_prior for link in links] == [True, False, True, True, True, True]
+    assert 'triangle inequality' in links[1].problem and links[1].link == link_names(robot)[1]
+    assert np.linalg.eigvalsh(links[1].reference).min() > 0  # the consistency constraint's scale stays definite
+    massless = robot.with_parameters(np.r_[np.zeros(10), robot.standard_parameters[10:]])
+    assert robot_file_links(massless)[0].problem == 'no inertia (massless)'
 
 
 # --------------------------------------------------------------------------------- on the twin
@@ -118,10 +133,13 @@ def short_twin():
         return record_to_dataset(twin.run(seconds), None, {})
 
     train, test = record(3, 10.0), record(7, 6.0)
-    wls = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls'))
-    physical = identify(robot, [RecordingInput(train)], ModelSpec(),
-                        options=IdentifyOptions('wls', physical=PhysicalSettings()))
-    return robot, train, test, wls, physical
+    wls = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls', physical=None))
+    consistent = identify(robot, [RecordingInput(train)], ModelSpec(),
+                          options=IdentifyOptions('wls', physical=ALWAYS))
+    return robot, train, test, wls, consistent
+
+
+ALWAYS = PhysicalSettings(consistency='always')
 
 
 def test_physical_result_satisfies_its_constraints(short_twin):
@@ -141,30 +159,25 @@ def test_physical_result_satisfies_its_constraints(short_twin):
 
 
 def test_prior_weight_is_cross_validated_and_a_wrong_prior_gets_less(short_twin):
-    # The default s comes from the recording's own folds and is reported with the numbers behind it: the
-    # weakest prior whose held-out χ² the folds cannot tell from the least one (module docstring, "Rule").
-    # A robot file with every mass and inertia doubled is trusted less (larger s) than the twin's own
-    # model, which is the truth here.
+    # The default s comes from the recording's own folds and is reported with the numbers behind it: the least
+    # combined held-out score (dynid.identify.prior, "The weight s"). A robot file with every mass and inertia
+    # doubled is trusted less (larger s) than the twin's own model, which is the truth here.
     robot, train, _, _, result = short_twin
-    prior = result.physical_section['prior']
+    prior = result.prior_section
     s = prior['relative_std']
-    assert s in PRIOR_STD_GRID
+    assert prior['used'] and s in PRIOR_STD_GRID
     cv = prior['cross_validation']
-    totals, mean, error = (np.array(cv[k]) for k in ('held_out_weighted_chi2', 'excess_over_least_per_fold',
-                                                     'excess_standard_error'))
-    assert len(totals) == len(PRIOR_STD_GRID) and cv['folds'] == 10 and cv['blocks'] == 20
-    assert totals.min() == totals[PRIOR_STD_GRID.index(cv['least_chi2_relative_std'])]
-    assert s >= cv['least_chi2_relative_std']
-    chosen = PRIOR_STD_GRID.index(s)
-    assert mean[chosen] <= error[chosen] and np.all(mean[chosen + 1:] > error[chosen + 1:])
+    totals = np.array(cv['held_out_score'])
+    assert len(totals) == len(PRIOR_STD_GRID) and cv['folds'] == 4 and cv['blocks'] == 8
+    assert totals.min() == totals[PRIOR_STD_GRID.index(s)]
     wrong = robot.with_parameters(2.0 * robot.standard_parameters)
-    other = identify(wrong, [RecordingInput(train)], ModelSpec(),
-                     options=IdentifyOptions('wls', physical=PhysicalSettings()))
-    assert other.physical_section['prior']['relative_std'] > s
+    other = identify(wrong, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls', physical=ALWAYS))
+    assert other.prior_section['relative_std'] > s
     given = identify(robot, [RecordingInput(train)], ModelSpec(),
-                     options=IdentifyOptions('wls', physical=PhysicalSettings(prior_relative_std=0.3)))
-    assert given.physical_section['prior']['relative_std'] == 0.3
-    assert given.physical_section['prior']['cross_validation'] is None
+                     options=IdentifyOptions('wls', physical=PhysicalSettings(prior_relative_std=0.3,
+                                                                              consistency='always')))
+    assert given.prior_section['relative_std'] == 0.3
+    assert given.prior_section['cross_validation'] is None
 
 
 def test_mass_matrix_positive_definite_where_wls_is_not(short_twin):
@@ -177,8 +190,8 @@ def test_mass_matrix_positive_definite_where_wls_is_not(short_twin):
 
 
 def test_physical_fit_stays_close_to_unconstrained(short_twin):
-    # Consistency costs little on a matched model: training χ² within 5 % of WLS's (measured 1.0 %),
-    # validation NRMSE fit within 1 point on every joint (measured: better on 5 of 6).
+    # Consistency costs little on a matched model: training χ² within 5 % of the unconstrained MAP estimate's,
+    # validation NRMSE fit within 1 point of WLS's on every joint.
     robot, _, test, wls, result = short_twin
     consistency = result.physical_section['consistency']
     assert 0 <= consistency['cost_percent'] < 5.0  # the constrained optimum cannot beat the free one
@@ -186,7 +199,8 @@ def test_physical_fit_stays_close_to_unconstrained(short_twin):
     constrained = validate(result, robot, test)['joints']
     for joint in robot.joint_names:
         assert constrained[joint]['nrmse_fit_percent'] > free[joint]['nrmse_fit_percent'] - 1.0
-    assert np.all(np.isnan(result.std))  # no LS covariance for a constrained estimate
+    if result.prior_section['consistency']['decision'] == 'enforced':
+        assert np.all(np.isnan(result.std))  # no LS covariance for an estimate the constraints moved
     np.testing.assert_allclose(result.physical_section['unconstrained']['values'], wls.values)
 
 
@@ -213,24 +227,61 @@ def test_result_file_keeps_the_physical_section(short_twin, tmp_path):
     assert IdentificationResult.from_dict(data).standard_parameters() is None
 
 
-def test_the_data_are_judged_by_the_unconstrained_fit(short_twin):
-    # The constrained estimate has no σ (NaN): judged by it, every parameter looked unidentified and dynid
-    # identify --physical refused any recording. The WLS fit it started from judges the data, as for WLS.
-    _, _, _, wls, result = short_twin
-    assert np.isnan(result.std).all()
-    assert result_identifiability_problems(result) == result_identifiability_problems(wls)
-    assert not result_identifiability_problems(result)[0].startswith('54 of 54')  # 28 of 54 on this short motion
+def test_the_problem_solved_is_judged_with_its_prior(short_twin):
+    # With the robot file as a prior, the identifiability check judges the data and the prior together (the
+    # posterior σ, the condition number in base parameters); without a prior, a consistent result is judged by
+    # the linear fit it started from (a constrained estimate has no σ).
+    robot, train, _, wls, result = short_twin
+    assert result.prior_used
+    assert result.condition_number_scaled < result.prior_section['data_condition_number_scaled']
+    assert len(result.prior_section['posterior_std']) == len(result.parameter_names)
+    bare = identify(robot, [RecordingInput(train)], ModelSpec(),
+                    options=IdentifyOptions('wls', physical=PhysicalSettings(prior=False, consistency='always')))
+    assert np.isnan(bare.std).all() and not bare.prior_used
+    assert result_identifiability_problems(bare) == result_identifiability_problems(wls)
+
+
+def test_a_solver_that_does_not_reach_its_optimum_is_rerun_then_refused(short_twin, monkeypatch):
+    # Never kept: 'optimal_inaccurate' is solved again with more iterations; if the second attempt reaches the
+    # optimum it is kept (2 attempts), else --physical refuses and the default keeps the MAP estimate.
+    robot, train, _, _, reference = short_twin
+    real = physical._SOLVE['clarabel']
+    calls = []
+
+    def first_inaccurate(problem, careful):
+        calls.append(careful)
+        x, status = real(problem, careful)
+        return x, status if careful else 'optimal_inaccurate'
+
+    monkeypatch.setitem(physical._SOLVE, 'clarabel', first_inaccurate)
+    options = IdentifyOptions('wls', physical=PhysicalSettings(prior=False, consistency='always'))
+    result = identify(robot, [RecordingInput(train)], ModelSpec(), options=options)
+    assert calls == [False, True] and result.physical_section['solver_attempts'] == 2
+    assert result.physical_section['solver_status'] == 'optimal'
+    monkeypatch.setitem(physical._SOLVE, 'clarabel', lambda problem, careful: (real(problem, careful)[0],
+                                                                                'optimal_inaccurate'))
+    with pytest.raises(InputError, match='did not reach its optimum .*optimal_inaccurate'):
+        identify(robot, [RecordingInput(train)], ModelSpec(), options=options)
+    settings = PhysicalSettings(prior_relative_std=100.0, consistency_cost_max_percent=100.0)
+    kept = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls', physical=settings))
+    decision = kept.prior_section['consistency']['decision']
+    assert decision in ('free', 'solver failed')  # the weak prior's MAP estimate may already be consistent
+    if decision == 'solver failed':
+        assert kept.physical_section is None and any('did not reach its optimum' in w for w in kept.warnings)
 
 
 def test_refusals(short_twin):
     robot, train, _, _, _ = short_twin
     with pytest.raises(InputError, match='friction models'):
         identify(robot, [RecordingInput(train)], ModelSpec(friction='load_squared'),
-                 options=IdentifyOptions('wls', physical=PhysicalSettings()))
+                 options=IdentifyOptions('wls', physical=ALWAYS))
     with pytest.raises(InputError, match='builds on OLS, WLS or IRLS'):
-        identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls', physical=PhysicalSettings()))
+        identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls', physical=ALWAYS))
     with pytest.raises(InputError, match='solver must be one of'):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('wls', physical=PhysicalSettings(solver='x')))
+    # The default applies where it can and says why not elsewhere.
+    plain = identify(robot, [RecordingInput(train)], ModelSpec(friction='load_squared'))
+    assert not plain.prior_used and 'friction models' in plain.prior_section['reason']
 
 
 def test_report_has_the_physical_consistency_section(short_twin, tmp_path):
@@ -239,7 +290,7 @@ def test_report_has_the_physical_consistency_section(short_twin, tmp_path):
     assert 'Physical consistency' in page and 'M(q) positive definite on 100.0 %' in page
     assert all(link in page for link in link_names(robot)) and '<b>no</b>' not in page  # triangles hold
     page = write_report(tmp_path / 'wls', wls, robot, [train]).read_text()
-    assert 'Not identified with <code>--physical</code>' in page and 'M(q) positive definite on' in page
+    assert 'Not physically consistent' in page and 'M(q) positive definite on' in page
 
 
 def test_feedforward_rigid_body_runs_on_the_standard_parameters(short_twin):
@@ -257,3 +308,37 @@ def test_feedforward_rigid_body_runs_on_the_standard_parameters(short_twin):
     expected = RigidBodyTorque(result, robot)(q, dq, ddq)
     np.testing.assert_allclose(term.evaluate(q, dq, ddq, FeedforwardContext()), expected,
                                atol=1e-9 * np.abs(expected).max())
+
+
+def test_validation_predicts_with_the_robot_files_own_model_beside(short_twin):
+    # Every result of the linear methods keeps the robot file's own model (its links exactly, friction fitted to
+    # the same rows), also without a prior; validation scores it beside the identified model and warns on every
+    # joint the identified model predicts worse.
+    robot, _, test, wls, _ = short_twin
+    file_values = wls.robot_file_values()
+    rigid = [wls.parameter_names.index(name) for name in robot.base.names]
+    np.testing.assert_allclose(file_values[rigid], robot.base.from_standard(robot.standard_parameters), rtol=1e-10,
+                               atol=1e-12)
+    metrics = validate(wls, robot, test)
+    reference = metrics['robot_file']['joints']
+    worse = [joint for joint in robot.joint_names if metrics['joints'][joint]['rmse'] > reference[joint]['rmse']]
+    warned = [w.split(':')[0] for w in metrics.get('warnings', []) if "robot file's own model" in w]
+    assert warned == worse
+
+
+def test_a_robot_file_with_an_impossible_link_identifies_and_names_it(short_twin):
+    # The second link's inertia violates the triangle inequality: the default and --physical (with and without
+    # the prior) identify without an exception, the prior leaves that link out and the warning names it.
+    robot, train, _, _, _ = short_twin
+    standard = robot.standard_parameters.copy()
+    mass, h = standard[10], standard[11:14]
+    standard[10:20] = parameters_from_com(mass, h / mass, np.diag([0.0145, 0.0145, 0.1285]))
+    bad = robot.with_parameters(standard)
+    link = link_names(robot)[1]
+    for settings in (PhysicalSettings(), ALWAYS, PhysicalSettings(prior=False, consistency='always')):
+        result = identify(bad, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls', physical=settings))
+        if settings.prior:
+            assert [entry['link'] for entry in result.prior_section['links_left_out']] == [link]
+            assert any(f"robot file link '{link}'" in w and 'triangle inequality' in w for w in result.warnings)
+        if settings.consistency == 'always':
+            assert mass_matrix_check(result, robot, states=500)['positive_definite_percent'] == 100.0

@@ -20,7 +20,6 @@ The whole test has a deadline of ``DEADLINE_S`` (each command's timeout is what 
 are the twin's recordings (the friction plateaus: 19 s) and the optimized excitation (17 s).
 """
 
-import os
 import re
 import shlex
 import subprocess
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dds_helpers import environment, executable
-from dynid.nodes.runner import interrupt_processes
+from dynid.ros.runner import interrupt_processes
 
 README = Path(__file__).resolve().parents[1] / 'README.md'
 NEEDS_ROS2 = ('ros2', 'colcon', 'rosdep')
@@ -139,10 +138,10 @@ def _run(command: Command, cwd: Path, env: dict, timeout_s: float) -> tuple[int,
     return run.returncode, run.stderr
 
 
-def test_every_readme_command_runs_in_order(tmp_path):
+def test_every_readme_command_runs_in_order(tmp_path, ros_domain):
     commands = readme_commands(README.read_text(encoding='utf-8'))
     assert sum(command.first_word == 'dynid' for command in commands) >= 20  # the extraction found the examples
-    env = environment(200 + os.getpid() % 30)
+    env = environment(ros_domain)
     deadline = time.monotonic() + DEADLINE_S
     timings = []
     for command in commands:

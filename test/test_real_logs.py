@@ -146,7 +146,8 @@ def test_column_spec_reads_any_csv(ur5e, tmp_path):
     assert np.allclose(dataset.q[:, 0], 0.2 * np.sin(dataset.t), atol=1e-6)
 
 
-@pytest.mark.parametrize('spec, words', [('q=p{i}', 'time=COLUMN'), ('time=t,q=p', '{i}'),
+@pytest.mark.parametrize('spec, words', [('time=t,dq=v{i}', 'q=PATTERN'), ('time_unit=ms,q=p{i}', 'time_unit'),
+                                         ('time=t,q=p', '{i}'),
                                          ('time=t,q=p{i},speed=v{i}', 'unknown key'),
                                          ('time=t,time_unit=h,q=p{i}', 'time_unit')])
 def test_bad_column_specs_are_refused(spec, words):

@@ -85,3 +85,27 @@ def test_schedule_hands_out_at_most_a_batch_and_reports_the_lag():
     assert schedule.twin_time(schedule.stamps(250, 1)[0]) == pytest.approx(0.25)
     schedule.restart(10**9)
     assert schedule.due(10**9 - 1, 0) == 0
+
+
+def test_a_trajectory_arriving_after_its_start_is_counted_and_reported_once():
+    schedule = RealTimeSchedule(1000.0, 0, max_batch=100)
+    assert schedule.arrived(2.0, 1.5) == 0.0  # 0.5 s early: in time
+    level, _, values = schedule.health(10**9, 1000, {}, 0.1)
+    assert level == 'ok' and values['late_trajectories'] == 0
+    assert schedule.arrived(2.0, 2.25) == pytest.approx(0.25)
+    schedule.arrived(3.0, 3.125)
+    level, message, values = schedule.health(10**9, 1000, {}, 0.1)
+    assert level == 'warn' and message.startswith('2 trajectories arrived after their start (up to 0.250 s late)')
+    assert values['late_trajectories'] == 2 and values['late_max_s'] == '0.2500'
+    assert schedule.health(10**9, 1000, {}, 0.1)[0] == 'ok'  # said once; the counts stay in the values
+
+
+def test_compiling_the_kernels_leaves_the_twin_as_it_was():
+    robot = load_robot('ur5e')
+    params = PlantParameters.defaults(robot)
+    prepared, plain = (DigitalTwin(params, rate_hz=RATE, seed=3) for _ in range(2))
+    prepared.compile_kernels()
+    assert prepared.samples == 0 and prepared.time == 0.0
+    first, second = prepared.advance(20), plain.advance(20)
+    for name, values in first.measured.items():  # the same samples, noise included: its own generator kept
+        np.testing.assert_array_equal(values, second.measured[name], err_msg=name)

@@ -2,7 +2,7 @@
 
 The node runs as its own process, as users run it; this test talks to it from a probe node on an
 isolated ROS_DOMAIN_ID with localhost-only discovery. The probe takes the state topics with the
-shared intake (:mod:`dynid.nodes.intake`). Nothing here measures the rate (``benchmarks/bench_sim.py``
+shared intake (:mod:`dynid.ros.intake`). Nothing here measures the rate (``benchmarks/bench_sim.py``
 and ``bench_intake.py`` do): on a loaded machine the twin runs late, and the tests wait for it.
 """
 
@@ -26,7 +26,7 @@ from dds_helpers import parameters, start_node, stop
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.io.stream import StateBatch
 from dynid.model import load_robot
-from dynid.nodes.intake import IntakeSettings, StateIntake
+from dynid.ros.intake import IntakeSettings, StateIntake
 
 RATE = 500.0
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
@@ -100,8 +100,8 @@ class Probe:
 
 
 @pytest.fixture(scope='module')
-def sim():
-    domain = 100 + os.getpid() % 100
+def sim(module_ros_domain):
+    domain = module_ros_domain
     process = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'seed:=1'))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     probe = Probe(domain)
@@ -169,11 +169,11 @@ def test_reset_service(sim):
     assert future.result().success
 
 
-def test_a_stalled_twin_catches_up_without_jumps():
+def test_a_stalled_twin_catches_up_without_jumps(ros_domain):
     """Issue 12: sim_node stopped (SIGSTOP) twice during an excitation streamed in 1 s chunks, once across a
     chunk hand-over and once for longer than the excitation's lead time (two chunks wait): afterwards every
     sample is there, the joint torque stays inside the effort limits and the velocity has no jump."""
-    domain = 100 + (os.getpid() + 57) % 100
+    domain = ros_domain
     sim = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'noise:=false'))
     excitation = start_node('excitation_node', domain, *parameters(
         f'trajectory_file:={builtin_excitation_path("ur5e")}', 'approach_velocity:=0.5', 'chunk_duration:=1.0'))

@@ -14,6 +14,11 @@ names. The argument lists were read from the vendors' repositories:
   (robots fr3 and fer, the Franka Emika Robot formerly called Panda; joints ``<robot_type>_joint1..7``).
 - ``ur_description/urdf/ur.urdf.xacro``: UniversalRobots/Universal_Robots_ROS2_Description
   (joints shoulder_pan_joint … wrist_3_joint with tf_prefix '').
+- ``ur_robot_driver/urdf/ur.urdf.xacro``: the driver's description of the arm ``ur_type`` names (the URDF
+  dynid writes of its built-in of that type, the kinematics and inertials of ur_description's), joints behind
+  ``tf_prefix``, with a ``<ros2_control>`` block whose joints command position and velocity, as
+  ur_description 2.4.5's ``inc/ur_joint_control.xacro`` gives them, and ``effort`` as its later releases do
+  (``ur_effort``).
 - ``ros_gz_sim/launch/gz_sim.launch.py``: gazebosim/ros_gz (``gz_sim.launch.py.in``, commit 8aabc20).
 """
 
@@ -122,8 +127,12 @@ def generate_launch_description():
 '''
 
 
-def chain_xacro(name: str, joints: list[str], arguments: list[str]) -> str:
-    """A xacro file of a serial chain with these revolute ``joints``, declaring the xacro ``arguments``."""
+def chain_xacro(name: str, joints: list[str], arguments: list[str], command_interfaces: list[str] | None = None,
+                prefix: str = '') -> str:
+    """A xacro file of a serial chain with these revolute ``joints`` (each behind ``prefix``, e.g. an xacro
+    expression), declaring the xacro ``arguments``; with ``command_interfaces``, a ``<ros2_control>`` block giving
+    each joint those."""
+    joints = [f'{prefix}{joint}' for joint in joints]
     lines = ['<?xml version="1.0"?>', f'<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="{name}">',
              *[f'  <xacro:arg name="{a}" default=""/>' for a in arguments],
              '  <link name="world"/>', '  <link name="link0"/>',
@@ -134,13 +143,49 @@ def chain_xacro(name: str, joints: list[str], arguments: list[str]) -> str:
                   f'  <joint name="{joint}" type="revolute"><parent link="link{k - 1}"/><child link="link{k}"/>'
                   '<origin xyz="0 0 0.1"/><axis xyz="0 0 1"/>'
                   '<limit lower="-3" upper="3" effort="100" velocity="2"/></joint>']
+    if command_interfaces is not None:
+        lines += ['  <ros2_control name="stand_in" type="system"><hardware><plugin>stand_in</plugin></hardware>']
+        commands = ''.join(f'<command_interface name="{c}"/>' for c in command_interfaces)
+        lines += [f'    <joint name="{joint}">{commands}<state_interface name="position"/>'
+                  '<state_interface name="velocity"/><state_interface name="effort"/></joint>' for joint in joints]
+        lines += ['  </ros2_control>']
     return '\n'.join(lines + ['</robot>', ''])
 
 
-def vendor_prefix(prefix: Path) -> Path:
-    """Write the stand-in packages (see the module docstring) under ``prefix``; returns it."""
+UR_TYPES = ('ur3', 'ur3e', 'ur5e', 'ur10', 'ur10e', 'ur16e', 'ur20', 'ur30')
+
+UR_DRIVER_XACRO = '''<?xml version="1.0"?>
+<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="$(arg name)">
+  <xacro:arg name="name" default="ur"/>
+  <xacro:arg name="ur_type" default="urXe"/>
+  <xacro:arg name="tf_prefix" default=""/>
+  <xacro:arg name="use_mock_hardware" default="false"/>
+  <xacro:include filename="$(find ur_robot_driver)/urdf/arms/$(arg ur_type).xacro"/>
+</robot>
+'''
+
+
+def ur_arm_xacro(ur_type: str, command_interfaces: list[str]) -> str:
+    """The body of the stand-in driver description for ``ur_type``: dynid's URDF of that built-in, joints behind
+    ``$(arg tf_prefix)``, with a ros2_control block."""
+    from dynid.model.dh_urdf import robot_urdf
+
+    text = robot_urdf(ur_type)
+    for joint in UR_JOINTS:
+        text = text.replace(f'name="{joint}"', f'name="$(arg tf_prefix){joint}"')
+    body = text[text.index('>', text.index('<robot')) + 1:text.rindex('</robot>')]
+    control = chain_xacro('x', UR_JOINTS, [], command_interfaces, '$(arg tf_prefix)')
+    block = control[control.index('  <ros2_control'):control.index('</robot>')]
+    return f'<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro">{body}{block}</robot>\n'
+
+
+def vendor_prefix(prefix: Path, ur_effort: bool = False) -> Path:
+    """Write the stand-in packages (see the module docstring) under ``prefix``; returns it. ``ur_effort``: the UR
+    description's joints have an effort command interface."""
+    commands = ['position', 'velocity'] + (['effort'] if ur_effort else [])
     packages = {
-        'ur_robot_driver': {'launch/ur_control.launch.py': UR_CONTROL},
+        'ur_robot_driver': {'launch/ur_control.launch.py': UR_CONTROL, 'urdf/ur.urdf.xacro': UR_DRIVER_XACRO,
+                            **{f'urdf/arms/{ur_type}.xacro': ur_arm_xacro(ur_type, commands) for ur_type in UR_TYPES}},
         'franka_bringup': {'launch/franka.launch.py': FRANKA_BRINGUP},
         'ros_gz_sim': {'launch/gz_sim.launch.py': GZ_SIM},
         'ur_description': {'urdf/ur.urdf.xacro': chain_xacro('ur', UR_JOINTS, ['ur_type', 'name', 'tf_prefix'])},

@@ -37,17 +37,16 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 
 import numpy as np
 
-from dynid.control.configuration import Configured, FeedforwardSettings, term_rms
+from dynid.control.configuration import ACCELERATIONS, MODES, Configured, FeedforwardSettings, term_rms
 from dynid.control.context import FeedforwardContext
 from dynid.control.inputs import MeasuredAcceleration, friction_alpha
 from dynid.control.trajectory_effort import TrajectoryEffort, fill_effort, grid_motion
 from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.stream import StateBatch
+from dynid.payload.document import load_payload
 from dynid.sim.reference import ReferenceGenerator
 
-MODES = ('trajectory', 'streaming', 'measured')
-ACCELERATIONS = ('zero', 'estimated')
 #: the counters a commander adds to (the node keeps them across configurations)
 COUNTERS = ('stale_events', 'published', 'points_added')
 RMS_MAX_SAMPLES = 5000  # grid samples of a trajectory's term RMS at most
@@ -104,25 +103,26 @@ class FeedforwardCommander:
         self._rms: tuple = (None, {})
 
     @classmethod
-    def from_settings(cls, settings: FeedforwardSettings, mode: str = 'trajectory', acceleration: str = 'zero',
-                      **kwargs) -> FeedforwardCommander:
-        """The commander of ``settings`` (built after the mode and acceleration are checked: the cheap
-        refusal first); ``kwargs`` as for the constructor."""
-        checked_choice('mode', mode, MODES)
-        checked_choice('acceleration', acceleration, ACCELERATIONS)
-        return cls(settings.build(), mode, acceleration, **kwargs)
+    def from_settings(cls, settings: FeedforwardSettings, **kwargs) -> FeedforwardCommander:
+        """The commander of ``settings`` (its mode, acceleration, timeout, rate, effort tolerance and reference
+        correction), built after the mode and acceleration are checked: the cheap refusal first. ``kwargs``
+        (counters, clock, warn: what the Feedforward warns about) as for the constructor and
+        :meth:`FeedforwardSettings.build`."""
+        checked_choice('mode', settings.mode, MODES)
+        checked_choice('acceleration', settings.acceleration, ACCELERATIONS)
+        warn = kwargs.pop('warn', None)
+        return cls(settings.build(warn), settings.mode, settings.acceleration, timeout_s=settings.timeout_s,
+                   rate_hz=settings.rate_hz, effort_tolerance=settings.effort_tolerance,
+                   reference_correction=settings.reference_correction, **kwargs)
 
     @classmethod
     def from_parameters(cls, value: Callable[[str], object], **kwargs) -> FeedforwardCommander:
         """The commander of feedforward_node's parameters (``value`` as for
-        :meth:`FeedforwardSettings.from_parameters`); ``kwargs`` as for the constructor. Any bad setting is
-        an InputError with the reason: a ValueError, TypeError or KeyError that no check named (a value
+        :meth:`FeedforwardSettings.from_parameters`); ``kwargs`` as for :meth:`from_settings`. Any bad setting
+        is an InputError with the reason: a ValueError, TypeError or KeyError that no check named (a value
         of the wrong type in ``term_options``) becomes one that names its type."""
         try:
-            return cls.from_settings(FeedforwardSettings.from_parameters(value), value('mode'), value('acceleration'),
-                                     timeout_s=value('timeout'), rate_hz=value('rate'),
-                                     effort_tolerance=value('effort_tolerance'),
-                                     reference_correction=value('reference_correction'), **kwargs)
+            return cls.from_settings(FeedforwardSettings.from_parameters(value), **kwargs)
         except InputError:
             raise
         except (ValueError, TypeError, KeyError) as error:
@@ -154,6 +154,13 @@ class FeedforwardCommander:
         with self.lock:
             self.sample = (batch.q[last], dq, ddq, batch.tau[last], temperature)
             self.last_sample_time = self.clock()
+
+    def set_payload_document(self, text: str, source: str) -> str:
+        """The payload of a payload file's YAML ``text`` (:mod:`dynid.payload.document`; InputError if bad) in the
+        rigid-body model from now on (:meth:`Feedforward.set_payload`); the line that says so."""
+        payload = load_payload(text, self.robot, text=True)
+        self.feedforward.set_payload(payload)
+        return f'payload {payload.mass:.4g} kg at {[round(float(c), 4) for c in payload.com]} m from {source}'
 
     def set_alpha(self, labels: Sequence[str], sizes: Sequence[int], data: Sequence[float]) -> None:
         """α̂ from the estimator's labelled friction table (:func:`friction_alpha`; InputError if bad)."""
@@ -258,7 +265,7 @@ class FeedforwardCommander:
         (or why a term refused the recent motion)."""
         feedforward = self.feedforward
         values = {'terms': ','.join(feedforward.terms), 'feedforward_errors': feedforward.errors,
-                  'left_out': ','.join(feedforward.left_out)}
+                  'left_out': ','.join(feedforward.left_out), 'warnings': ' | '.join(feedforward.warnings)}
         try:
             values.update({f'rms_{name}_Nm': f'{value:.4g}' for name, value in self.term_rms(fresh).items()})
         except InputError as error:  # a term refusing the recent motion is reported, not raised
@@ -282,6 +289,11 @@ def node_statuses(commander: FeedforwardCommander | None, state: str, mode: str,
         values.update(commander.values(is_fresh))
     statuses = [('feedforward', 'error', refusal, values) if refusal else
                 ('feedforward', 'ok', f'{state}, {mode} mode', values)]
+    dropped = {} if commander is None else {name: why for name, why in commander.feedforward.left_out.items()
+                                            if why.startswith('dropped: ')}
+    if dropped:  # terms wanted where they can be built (``name?``) that could not be
+        statuses.append(('terms', 'warn', '; '.join(f'{name} {why}' for name, why in dropped.items()),
+                         {'dropped': ','.join(dropped)}))
     if fresh is not None:
         statuses.append(('joint_states', 'ok' if is_fresh else 'stale', 'fresh' if is_fresh else
                          f'no joint_states for more than {timeout_s} s: zero effort',

@@ -1,8 +1,10 @@
 """A Feedforward from flat settings (a node's parameters), checked with reasons; and its breakdown by term.
 
-:class:`FeedforwardSettings` holds what a user writes in a parameter file: the robot, the result file,
-the term names, the terms' options as YAML, the backend flags, the command joints' order
-(``from_parameters``: from feedforward_node's parameters). ``build()`` loads and checks them together
+:class:`FeedforwardSettings` holds every setting of a feedforward with its default, description and range:
+the robot, the result file, the terms and their options as YAML, the backend flags, the command joints'
+order, the mode and the stream's timing. It is the one source of them: feedforward_node declares its
+parameters from it (:func:`dynid.ros.parameters.declare_settings`), ``from_parameters`` reads them back,
+and the config files are checked against the node (test_config_files). ``build()`` loads and checks them together
 (a result of another robot or of other joints, unknown terms, a friction term without a result are
 refused with an :class:`~dynid.errors.InputError` naming the setting) and returns the robot, the
 :class:`~dynid.control.Feedforward` and the command order.
@@ -14,16 +16,20 @@ alone (batch, memory from its undeformed state), with τ_J,d from the rigid-body
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import yaml
 
 from dynid.control.context import FeedforwardContext
-from dynid.control.feedforward import Feedforward
+from dynid.control.feedforward import DEFAULT_TERMS, Feedforward
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
+from dynid.model.description import missing_effort_commands
+from dynid.model.naming import JOINT_MAP
+from dynid.payload.document import load_payload
+from dynid.settings import from_values, setting
 
 
 @dataclass(frozen=True)
@@ -37,35 +43,59 @@ class Configured:
     source: str
 
 
+MODES = ('trajectory', 'streaming', 'measured')
+ACCELERATIONS = ('zero', 'estimated')
+
+
 @dataclass(frozen=True)
 class FeedforwardSettings:
-    """Flat settings of a feedforward (module docstring); units as in :class:`Feedforward`.
+    """Every setting of a feedforward (feedforward_node's parameters, docs/nodes/parameters.md), with its
+    default: the one source of them (module docstring). Units as in :class:`Feedforward`."""
 
-    ``robot``: robot name, URDF path, robot file or URDF XML. ``result_file``: '' for none.
-    ``term_options``: YAML {term: {option: value}} or ''. ``drive_gains``: empty for the result's.
-    ``rate_limit`` [N·m/s]: 0 for none. ``joints``: the controller's joint order, empty for the robot's.
-    """
-
-    robot: str = 'ur5e'
-    result_file: str = ''
-    terms: tuple[str, ...] = ('rigid_body', 'rotor_inertia', 'friction_static')
-    term_options: str = ''
-    compensate_gravity: bool = True
-    compensate_friction: bool = True
-    effort_is_current: bool = False
-    drive_gains: tuple[float, ...] = ()
-    rate_limit: float = 0.0
-    rate_hz: float = 500.0
-    joints: tuple[str, ...] = field(default=())
+    robot: str = setting('ur5e', 'robot name, URDF path or robot file')
+    robot_description: str = setting('', 'URDF XML, preferred when set')
+    joint_map: str = setting('', JOINT_MAP)
+    result_file: str = setting('', 'identification result (YAML) of this robot; empty: the model\'s own parameters, '
+                                   'no friction')
+    mode: str = setting('trajectory', 'what is commanded', choices=MODES)
+    terms: tuple[str, ...] = setting(DEFAULT_TERMS, 'feedforward terms (entry points dynid.feedforward_terms); '
+                                                    'name? runs where it can be built, else is left out with a '
+                                                    'warning, as the default does with friction_static (no friction '
+                                                    'model) and rotor_inertia (no drive data)')
+    term_options: str = setting('', 'YAML {term: {option: value}}, e.g. "rigid_body: {payload: {mass: 2.0, '
+                                    'com: [0, 0, 0.05]}}"')
+    compensate_gravity: bool = setting(True, 'include gravity (false: UR, Franka compensate it)')
+    compensate_friction: bool = setting(True, 'include friction (false: the robot compensates it)')
+    effort_is_current: bool = setting(False, 'command motor current [A] = torque / drive gain (UR)')
+    drive_gains: tuple[float, ...] = setting((), 'drive gains [N·m/A] per joint for effort_is_current; unset: the '
+                                                 'result\'s', items=float)
+    rate_limit: float = setting(0.0, 'largest effort change [N·m/s]; 0: none', low=0.0, high=1e7)
+    controller: str = setting('joint_trajectory_controller', 'joint_trajectory_controller (trajectory mode)')
+    effort_controller: str = setting('forward_effort_controller', 'forward_command_controller with interface effort '
+                                                                  '(streaming, measured)')
+    joints: tuple[str, ...] = setting((), 'the effort controller\'s joints order; unset: the robot\'s', items=str)
+    rate_hz: float = setting(200.0, 'stream rate, and the trajectory mode\'s evaluation grid', unit='Hz', low=1.0,
+                             high=2000.0, parameter='rate')
+    effort_tolerance: float = setting(0.5, 'trajectory mode: largest miss of the linearly interpolated effort [N·m, '
+                                           'or A]', low=1e-6, high=1e4)
+    reference_correction: bool = setting(False, 'trajectory mode: add the flexible-joint deflection φ_d to the '
+                                                'positions (motor-side reference; needs the flexible_joint term; only '
+                                                'for controllers that regulate the motor position)')
+    timeout_s: float = setting(0.1, 'joint_states silent this long [s]: stale, zeros', low=0.005, high=10.0,
+                               parameter='timeout')
+    acceleration: str = setting('zero', 'measured mode: q̈', choices=ACCELERATIONS)
+    payload_file: str = setting('', 'payload file (dynid payload -o, dynid_payload: 1) the rigid-body model carries; '
+                                    'empty: none')
+    payload_topic: str = setting('', 'payload files (std_msgs/String YAML, transient local, e.g. '
+                                     '/identifier_node/payload), each replacing the payload; empty: none')
+    adaptive_topic: str = setting('estimator_node/friction', 'the estimator\'s friction table (α̂ of '
+                                                             'friction_adaptive); empty: none')
 
     @classmethod
     def from_parameters(cls, value: Callable[[str], object]) -> FeedforwardSettings:
-        """The settings of feedforward_node's parameters (docs/nodes/parameters.md): ``value(name)`` is a
-        parameter's value, None for an array parameter left unset (``drive_gains``, ``joints``)."""
-        return cls(value('robot_description') or value('robot'), value('result_file'), tuple(value('terms')),
-                   value('term_options'), value('compensate_gravity'), value('compensate_friction'),
-                   value('effort_is_current'), tuple(value('drive_gains') or ()), value('rate_limit'), value('rate'),
-                   tuple(value('joints') or ()))
+        """The settings of feedforward_node's parameters: ``value(name)`` is a parameter's value, None for an
+        array parameter left unset (``drive_gains``, ``joints``)."""
+        return from_values(cls, value)
 
     def options(self) -> dict:
         try:
@@ -76,13 +106,21 @@ class FeedforwardSettings:
             raise InputError(f'term_options must be a YAML mapping {{term: {{option: value}}}}, got {options!r}')
         return options
 
-    def build(self) -> Configured:
+    def build(self, warn: Callable[[str], None] | None = None) -> Configured:
+        """The robot, its Feedforward and the command order; ``warn`` is told what the Feedforward warns about
+        (:class:`Feedforward`; default: Python warnings)."""
         terms = list(self.terms)
-        if not terms or len(set(terms)) != len(terms) or not all(terms):
+        names = [term.rstrip('?') for term in terms]
+        if not terms or len(set(names)) != len(names) or not all(names):
             raise InputError(f'terms must name distinct feedforward terms, got {terms}')
         options = self.options()
-        robot = load_robot(self.robot)
+        robot = load_robot(self.robot_description or self.robot, joint_map=self.joint_map)
         names = list(robot.joint_names)
+        description = self.robot_description or self.robot
+        missing = missing_effort_commands(description, names) if description.lstrip().startswith('<') else None
+        if missing:  # every mode sends efforts: a hardware without effort commands takes none of them
+            raise InputError(f'robot_description gives joints {missing} no effort command interface (its '
+                             f'<ros2_control> block): the controller cannot take the feedforward\'s efforts')
         result = IdentificationResult.load(self.result_file) if self.result_file else None
         if result is not None and result.robot != robot.name:
             raise InputError(f'result_file {self.result_file} identifies robot {result.robot!r}, not {robot.name!r}')
@@ -96,10 +134,15 @@ class FeedforwardSettings:
             feedforward = Feedforward(
                 robot, result, terms, options, compensate_gravity=self.compensate_gravity,
                 compensate_friction=self.compensate_friction, effort_is_current=self.effort_is_current,
-                drive_gains=list(self.drive_gains) or None, rate_limit=self.rate_limit or None, rate_hz=self.rate_hz)
+                drive_gains=list(self.drive_gains) or None, rate_limit=self.rate_limit or None, rate_hz=self.rate_hz,
+                warn=warn)
         except InputError as error:
             raise InputError(f'terms {terms}: {error}') from None
         source = f'{robot.name}, ' + (f'result {self.result_file}' if self.result_file else 'model parameters')
+        if self.payload_file:
+            payload = load_payload(self.payload_file, robot)
+            feedforward.set_payload(payload)
+            source += f', payload {payload.mass:.4g} kg from {self.payload_file}'
         return Configured(robot, feedforward, [names.index(name) for name in joints], source)
 
 

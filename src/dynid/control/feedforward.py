@@ -7,8 +7,13 @@ then, in this order (docs/contract.md, docs/backends):
 1. ``compensate_gravity`` False (UR, Franka: the robot compensates gravity itself): the gravity part of
    every term that has one (``gravity(q, context)``, the rigid-body term) is subtracted. The load torque
    of the friction terms keeps gravity: the gear carries it whoever commands it.
-2. ``compensate_friction`` False (Franka: its joint-level command excludes friction): friction terms are
-   left out (``left_out`` says so; they are still built, so a configuration error shows on every backend).
+2. ``compensate_friction`` False (Franka: libfranka adds motor friction to the commanded torque): friction
+   terms are left out (``left_out`` says so; they are still built, so a configuration error shows on every
+   backend).
+
+A term named with a trailing ``?`` (``rotor_inertia?``) is wanted where it can be built: one that cannot (no
+drive data for the rotor inertia, no identification result for the friction) is left out with the reason
+(``left_out``: ``dropped: ...``); a term named plainly refuses with the reason.
 3. Per-joint effort limits (the robot model's, or ``effort_limits``) clip τ_ff; an optional
    ``rate_limit`` [N·m/s] bounds its change from one sample to the next (the first sample after a
    reset starts from 0, so an activated controller ramps in).
@@ -28,23 +33,33 @@ payload, apply to it even when the rigid_body term itself is not configured).
 Term combinations that count the same friction twice are refused: friction_static with friction_egms
 or friction_adaptive; with friction_egms and friction_adaptive together, friction_egms gives F_V only
 (Madsen 2020, ch.6 eq. (30)).
+
+The default terms (:data:`DEFAULT_TERMS`: rigid body, rotor inertia, static friction) are also
+feedforward_node's. Friction usually dominates the wrists' torque, so the feedforward warns where it runs
+without it: the default terms leave friction_static out, with a warning, where there is no result or the
+result has no friction model (named terms without a result are refused instead), and terms without any
+friction term on a result that identified friction warn too (unless the backend compensates friction).
+The default terms also leave rotor_inertia out, with a warning, where neither the drive data nor the result
+give B (a robot dynid does not know), so that the default runs on any arm.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from dynid.checks import positive
 from dynid.control.context import SAMPLED_FIELDS, FeedforwardContext
 from dynid.control.plugins import build_term
 from dynid.control.rigid_body import RigidBodyTerm
 from dynid.control.term import DEFAULT_RATE_HZ, per_joint
 from dynid.errors import InputError
-from dynid.estimate.inputs import positive
 
-DEFAULT_TERMS = ('rigid_body',)
+#: the terms of ``Feedforward(robot, result)`` and of feedforward_node (module docstring)
+DEFAULT_TERMS = ('rigid_body', 'rotor_inertia', 'friction_static')
 
 
 class Feedforward:
@@ -53,7 +68,8 @@ class Feedforward:
     Args:
         robot: the :class:`~dynid.model.RobotModel` (joint order, effort limits, drive data).
         result: the :class:`~dynid.identify.result.IdentificationResult` of ``robot``, or None.
-        terms: term names (entry-point group ``dynid.feedforward_terms``) or term objects, in order.
+        terms: term names (entry-point group ``dynid.feedforward_terms``; ``name?``: where it can be built) or
+            term objects, in order.
         options: {term name: {option: value}}.
         compensate_gravity, compensate_friction, effort_is_current: the backend's semantics.
         drive_gains: K_τ [N·m/A] per joint (or {joint: value}) for ``effort_is_current``; default the
@@ -62,26 +78,46 @@ class Feedforward:
             (infinite where it has none).
         rate_limit: largest |dτ/dt| [N·m/s], per joint or one value; None: no rate limit.
         rate_hz: sample rate [Hz] of ``step`` and of the rows of ``evaluate``.
+        warn: what is told of a feedforward without friction (module docstring); default
+            ``warnings.warn``.
 
     Attributes:
         terms: {name: term} of the terms that run. left_out: {name: reason} of those left out.
+        warnings: what was told through ``warn``.
         errors: samples answered with 0 because of non-finite input or output. last_error: why.
     """
 
     def __init__(self, robot, result=None, terms: Sequence = DEFAULT_TERMS, options: Mapping | None = None, *,
                  compensate_gravity: bool = True, compensate_friction: bool = True, effort_is_current: bool = False,
-                 drive_gains=None, effort_limits=None, rate_limit=None, rate_hz: float = DEFAULT_RATE_HZ) -> None:
+                 drive_gains=None, effort_limits=None, rate_limit=None, rate_hz: float = DEFAULT_RATE_HZ,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.robot, self.result, self.n = robot, result, robot.n
         self.compensate_gravity, self.compensate_friction = bool(compensate_gravity), bool(compensate_friction)
         self.effort_is_current = bool(effort_is_current)
         self.rate_hz = positive(rate_hz, 'rate_hz')
+        default_terms = not isinstance(terms, str) and tuple(terms) == DEFAULT_TERMS
         terms = [terms] if isinstance(terms, str) else list(terms)
-        options = _checked_options([t for t in terms if isinstance(t, str)], options)
-        self.terms, self.left_out = {}, {}
+        options = _checked_options([t.rstrip('?') for t in terms if isinstance(t, str)], options)
+        self.terms, self.left_out, self.warnings = {}, {}, []
+        friction = _friction_model(result)
         for entry in terms:
+            if default_terms and entry == 'friction_static' and friction is None:
+                self.left_out[entry] = ('no identification result' if result is None
+                                        else 'the result has no friction model')
+                self._warn(f'feedforward without friction: {self.left_out[entry]} (identify it, e.g. dynid identify '
+                           f'--friction viscous_coulomb); friction is often most of the wrists\' torque', warn)
+                continue
             if isinstance(entry, str):
-                name = entry
-                term = build_term(name, robot, result, {'rate_hz': self.rate_hz, **options.get(name, {})})
+                name = entry.rstrip('?')
+                wanted_where_possible = entry.endswith('?') or (default_terms and name == 'rotor_inertia')
+                try:
+                    term = build_term(name, robot, result, {'rate_hz': self.rate_hz, **options.get(name, {})})
+                except InputError as error:
+                    if not wanted_where_possible or name in self.left_out:
+                        raise
+                    self.left_out[name] = f'dropped: {error}'
+                    self._warn(f'feedforward without {name}: {error}', warn)
+                    continue
             else:
                 term, name = entry, _name(entry)
             if name in self.terms or name in self.left_out:
@@ -90,6 +126,11 @@ class Feedforward:
                 self.left_out[name] = 'friction: the backend compensates friction (compensate_friction false)'
             else:
                 self.terms[name] = term
+        if friction is not None and self.compensate_friction and not default_terms \
+                and not any(getattr(term, 'friction', False) for term in self.terms.values()):
+            self._warn(f'feedforward without friction: the result identified friction ({friction}) but no friction '
+                       f'term runs (terms {list(self.terms)}); add friction_static, or set compensate_friction false '
+                       f'where the robot compensates friction itself', warn)
         self._steps = [(term, getattr(term, 'step', None) or _one_sample(term)) for term in self.terms.values()]
         self._gravity = [term for term in self.terms.values() if callable(getattr(term, 'gravity', None))] \
             if not self.compensate_gravity else []
@@ -112,6 +153,13 @@ class Feedforward:
         self.errors, self.last_error = 0, ''
         self.reset()
 
+    def _warn(self, text: str, warn) -> None:
+        self.warnings.append(text)
+        if warn is None:
+            warnings.warn(text, UserWarning, stacklevel=3)
+        else:
+            warn(text)
+
     def _drive_gains(self, given) -> np.ndarray:
         if given is not None:
             gains = per_joint(given, self.robot.joint_names, 'drive_gains [N·m/A]')
@@ -125,6 +173,14 @@ class Feedforward:
         if np.any(gains == 0):
             raise InputError(f'drive gains must be nonzero, got {gains.tolist()}')
         return gains.copy()
+
+    def set_payload(self, payload) -> None:
+        """The payload at the flange from now on (a :class:`~dynid.model.Payload`, e.g. of a dynid payload file;
+        None: none): the rigid-body model's payload where the context gives none, in the rigid-body term and in
+        τ_J,d of the load-dependent terms. An update of the model, not a re-identification of the arm."""
+        for model in (*self.terms.values(), self._joint_torque_model):
+            if isinstance(model, RigidBodyTerm):
+                model.payload = payload
 
     def reset(self) -> None:
         """Terms back to their initial state; the rate limiter back to 0."""
@@ -340,3 +396,9 @@ def _one_sample(term):
     def step(q, dq, ddq, context):
         return term.evaluate(q[None], dq[None], ddq[None], context)[0]
     return step
+
+
+def _friction_model(result) -> str | None:
+    """The result's identified friction model, None without a result or friction."""
+    model = None if result is None else (result.model or {}).get('friction')
+    return None if model in (None, '', 'none') else model

@@ -49,19 +49,19 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dynid.checks import positive
 from dynid.control.context import FeedforwardContext
-from dynid.control.rigid_body import rotor_inertia
+from dynid.control.joint_torque import JointTorqueInput
 from dynid.control.term import (
     DEFAULT_RATE_HZ,
     FeedforwardTerm,
-    JointTorqueInput,
     per_joint,
     term_options,
 )
 from dynid.errors import InputError
-from dynid.estimate.inputs import positive
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.identify.result import IdentificationResult
+from dynid.identify.torque import rotor_inertia
 from dynid.model.robot import RobotModel
 
 #: Largest snap [rad/s⁴] of a trajectory "smooth enough" for the correction (module docstring).

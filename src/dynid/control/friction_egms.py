@@ -70,6 +70,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from dynid.checks import positive
 from dynid.control.context import FeedforwardContext
 from dynid.control.friction_static import (
     DEFAULT_TEMPERATURE_C,
@@ -79,17 +80,16 @@ from dynid.control.friction_static import (
     idim_offset,
     temperature_or_fallback,
 )
+from dynid.control.joint_torque import JointTorqueInput
 from dynid.control.term import (
     DEFAULT_RATE_HZ,
     FeedforwardTerm,
-    JointTorqueInput,
     finite,
     flag,
     per_joint,
     term_options,
 )
 from dynid.errors import InputError
-from dynid.estimate.inputs import positive
 from dynid.friction.egms import EGMS
 from dynid.friction.identified import joint_friction_of
 from dynid.friction.identified import velocity_friction as joint_velocity_friction

@@ -47,10 +47,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.checks import positive
 from dynid.control.context import FeedforwardContext
-from dynid.control.term import FeedforwardTerm, JointTorqueInput, finite, term_options
+from dynid.control.joint_torque import JointTorqueInput
+from dynid.control.term import FeedforwardTerm, finite, term_options
 from dynid.errors import InputError
-from dynid.estimate.inputs import positive
 from dynid.friction.identified import joint_friction_of
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.result import IdentificationResult

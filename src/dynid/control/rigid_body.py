@@ -33,7 +33,7 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.term import FeedforwardTerm, per_joint, term_options
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
-from dynid.identify.torque import RigidBodyTorque
+from dynid.identify.torque import RigidBodyTorque, rotor_inertia
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
 
@@ -164,27 +164,6 @@ class RigidBodyTerm(FeedforwardTerm):
         if q.ndim == 1:
             return self.step(q, zeros, zeros, context)
         return self.evaluate(q, zeros, zeros, context)
-
-
-def rotor_inertia(robot: RobotModel, result: IdentificationResult | None, regrouped_as_zero: bool) -> np.ndarray:
-    """B per joint [kg·m², link side] as the module docstring says; ``regrouped_as_zero`` False gives the
-    drive data's B for the joints whose Ia_j the identification regrouped (the physical rotor inertia)."""
-    identified = bool(result is not None and result.model.get('rotor_inertia_identified', False))
-    names = [] if result is None else result.parameter_names
-    values, missing = np.zeros(robot.n), []
-    for j, joint in enumerate(robot.joint_names):
-        if identified and f'Ia_{j + 1}' in names:
-            values[j] = result.value(f'Ia_{j + 1}')
-        elif identified and regrouped_as_zero:
-            values[j] = 0.0
-        elif robot.drives is not None:
-            values[j] = robot.drives.rotor_inertia[j]
-        else:
-            missing.append(joint)
-    if missing:
-        raise InputError(f'the rotor inertia of {missing} is unknown: robot {robot.name!r} has no drive data '
-                         f'and the result did not identify it (give the option rotor_inertia)')
-    return values
 
 
 class RotorInertiaTerm(FeedforwardTerm):

@@ -1,7 +1,8 @@
 """What ``dynid demo`` runs: its settings, their checks, and the suite with its parameters. No ROS here.
 
 The suite (:func:`suite_plan`): sim_node (the twin at ``rate``), identifier_node recording into
-``output/recordings``, estimator_node estimating with the identifier's result, feedforward_node
+``output/recordings``, estimator_node estimating with the identifier's result (its health record in
+``output/health.sqlite3``, not the user's), feedforward_node
 (trajectory mode, configured by the demo once a result exists) and three excitation nodes
 (:data:`EXCITATIONS`): the shipped optimized excitation for training (``periods`` periods), and twice
 the held-out random Fourier trajectory (seed ``holdout_seed``, :data:`HOLDOUT_PERIOD_S`): once straight
@@ -14,7 +15,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynid.control.configuration import FeedforwardSettings
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.model import load_robot
@@ -43,6 +43,11 @@ class DemoSettings:
     friction: str = 'viscous_coulomb'
     seed: int = 1
     processes: bool = True
+    #: [s] each excitation chunk is published this long before its start (excitation_node's lead_time, 0.5 s
+    #: by default): on the way to the twin's controller a chunk of the feedforward run also passes through
+    #: feedforward_node (received, filled, sent again), which took up to 1.2 s on a busy 2-core machine; a
+    #: chunk that arrives late starts late and its tracking is scored against its stamps
+    lead_time: float = 2.0
 
 
 def check_settings(settings: DemoSettings) -> DemoSettings:
@@ -59,17 +64,19 @@ def check_settings(settings: DemoSettings) -> DemoSettings:
 
 def suite_plan(settings: DemoSettings) -> tuple[dict, dict, dict]:
     """(parameters {node: {name: value}}, excitations {excitation node: its parameters}, the suite's
-    options) for :func:`dynid.nodes.bringup.plan_suite` and :func:`~dynid.nodes.bringup.build_suite`
+    options) for :func:`dynid.suite.bringup.plan_suite` and :func:`~dynid.suite.bringup.build_suite`
     (module docstring)."""
     recordings = Path(settings.output) / 'recordings'
     parameters = {'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
                   'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
                                       'friction': settings.friction, 'report': False},
-                  'estimator_node': {'result_topic': 'identifier_node/result'},
-                  'feedforward_node': {'autostart': False, 'terms': list(FeedforwardSettings.terms)}}
-    holdout = {'seed': settings.holdout_seed, 'approach_velocity': APPROACH_VELOCITY, 'period': HOLDOUT_PERIOD_S}
+                  'estimator_node': {'result_topic': 'identifier_node/result',
+                                     'health_db': str(Path(settings.output) / 'health.sqlite3')},
+                  'feedforward_node': {'autostart': False}}
+    holdout = {'seed': settings.holdout_seed, 'approach_velocity': APPROACH_VELOCITY, 'period': HOLDOUT_PERIOD_S,
+               'lead_time': settings.lead_time}
     excitations = {'excitation_node': {'trajectory_file': 'builtin', 'repeat': settings.periods,
-                                       'approach_velocity': APPROACH_VELOCITY},
+                                       'approach_velocity': APPROACH_VELOCITY, 'lead_time': settings.lead_time},
                    'holdout_excitation': holdout, 'feedforward_excitation': holdout}
     suite = {'estimator': True, 'feedforward': 'trajectory', 'feedforward_from': ['feedforward_excitation']}
     return parameters, excitations, suite

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +89,8 @@ class LoopSummary:
     stiffness: EstimateHistory | None
     friction: EstimateHistory | None
     true_alpha1: np.ndarray  # [N·m/rad]
+    #: per run: trajectory messages the twin received after their start (it started them late)
+    late: Mapping[str, int] = field(default_factory=dict)
 
     def tracking_ratio(self) -> np.ndarray:
         """RMS with / without the feedforward, per joint (< 1: better with it)."""
@@ -134,7 +136,7 @@ class LoopSummary:
             'tracking': {'side': self.without.side, 'window_s': float(np.diff(self.without.window_s)[0]),
                          'rms_without_rad': per_joint(self.without.rms),
                          'rms_with_feedforward_rad': per_joint(self.with_feedforward.rms),
-                         'ratio': per_joint(self.tracking_ratio())},
+                         'ratio': per_joint(self.tracking_ratio()), 'late_trajectories': dict(self.late)},
             'stiffness': {'k0': per_joint(None if stiffness is None else stiffness.latest('k0')),
                           'fit_percent': per_joint(None if stiffness is None else stiffness.latest('fit')),
                           'relative_std': per_joint(self.relative_std()),
@@ -172,6 +174,11 @@ class LoopSummary:
                      f'α̂1 ≤ {100 * CONVERGED_RELATIVE_STD:g} % of it; "not excited": never deflected beyond the dead '
                      f'zone while moving, no estimate), friction α̂1 within ±{FRICTION_TOLERANCE:g} of 1 (no wear in '
                      f'the twin)')
+        for run, count in self.late.items():
+            if count:
+                lines.append(f'warning: the twin received {count} trajectory message(s) of the {run.replace("_", " ")} '
+                             f'after their start and started them late: that run\'s tracking RMS counts the delay '
+                             f'(a longer lead time sends them earlier)')
         return '\n'.join(lines)
 
 
@@ -258,14 +265,15 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
     return '\n'.join(lines)
 
 
-def loop_summary(robot, recorded: Mapping[str, object], sent: Mapping[str, list], estimates: Mapping[str, list]
-                 ) -> LoopSummary:
+def loop_summary(robot, recorded: Mapping[str, object], sent: Mapping[str, list], estimates: Mapping[str, list],
+                 late: Mapping[str, int] | None = None) -> LoopSummary:
     """Tracking of the held-out trajectory without and with feedforward_node (the same trajectory, the
     approach before it left out) and the estimator's tables, against the twin's truth.
 
     ``recorded``: the runs' datasets by excitation name; ``sent``: what the joint controller was sent in
     each run, [(start stamp [ns], PointTrajectory)]; ``estimates``: the estimator's ``stiffness`` and
-    ``friction`` tables as :func:`estimate_history` takes them. DemoError if a run cannot be scored.
+    ``friction`` tables as :func:`estimate_history` takes them; ``late``: per run, the trajectory messages the
+    twin received after their start. DemoError if a run cannot be scored.
     """
     tracking = {}
     for name, trajectories in sent.items():
@@ -276,16 +284,17 @@ def loop_summary(robot, recorded: Mapping[str, object], sent: Mapping[str, list]
     truth = PlantParameters.defaults(robot).joints  # the twin's joints, as sim_node builds them
     return LoopSummary(robot.joint_names, tracking['holdout_excitation'], tracking['feedforward_excitation'],
                        estimate_history(estimates['stiffness'], robot.joint_names),
-                       estimate_history(estimates['friction'], robot.joint_names), truth.alpha1)
+                       estimate_history(estimates['friction'], robot.joint_names), truth.alpha1, dict(late or {}))
 
 
 def conclude(settings: DemoSettings, robot, result: IdentificationResult, training_folder: Path,
              runs: Mapping[str, tuple[Path, list]], estimates: Mapping[str, list],
-             say: Callable[[str], None]) -> IdentificationResult:
+             say: Callable[[str], None], late: Mapping[str, int] | None = None) -> IdentificationResult:
     """The demo's end (module docstring): ``result`` validated on the held-out recording and saved with
     it as ``output/result.yaml``, the report and the loop page in ``output/report``, ``output/loop.yaml``,
     the tables printed. ``runs``: {excitation: (its recording folder, what was sent, as for
-    :func:`loop_summary`)} for the held-out run and the feedforward run. Returns ``result``."""
+    :func:`loop_summary`)} for the held-out run and the feedforward run; ``late`` as for :func:`loop_summary`.
+    Returns ``result``."""
     output = Path(settings.output)
     say('validating on the held-out recording')
     training = read_recording(training_folder, robot.joint_names, settings.namespace)
@@ -297,7 +306,7 @@ def conclude(settings: DemoSettings, robot, result: IdentificationResult, traini
                                        'held_out': str(runs['holdout_excitation'][0]),
                                        'feedforward': str(runs['feedforward_excitation'][0])}})
     path = result.save(output / 'result.yaml')
-    loop = loop_summary(robot, recorded, {name: sent for name, (_, sent) in runs.items()}, estimates)
+    loop = loop_summary(robot, recorded, {name: sent for name, (_, sent) in runs.items()}, estimates, late)
     say('writing the report')
     report = write_report(output / 'report', result, robot, [training], [holdout])
     loop_page = write_loop_page(output / 'report', loop)

@@ -12,7 +12,9 @@ Madsen 2020, ch.6 §6 (eqs. (23)–(28)). Per joint j and sample k, on signals a
 
 θ̂ is the smoothed rotor position in link units, ω = θ̂̇ and θ̈ its central differences, i the motor
 current [A], T the joint temperature [°C] (both delayed to the same sample). K_τ [N·m/A] and B
-[kg·m²] are link-side (``JointDrives``). α1 [-] scales the E-GMS Coulomb term (nominal 1: wear
+[kg·m²] are link-side (``JointDrives``). Without motor encoders (``rotor=False``) the joint is taken
+as rigid, θ = q: ω, θ̈ and the hysteresis input are the link's (the deflection, a few mrad under
+load, is what the E-GMS operators then do not see). α1 [-] scales the E-GMS Coulomb term (nominal 1: wear
 raises it), α2 [N·m·s/rad] is an excess viscous coefficient (nominal 0: it absorbs e.g. the lag of
 the temperature compensation). Madsen's nominal start is α̂ = (1, 0); his validation starts from
 (0.47, 0.04) with the parameters frozen for the first 30 s (``freeze_s``).
@@ -52,8 +54,10 @@ Decisions on what the paper leaves open:
   without load, a lower bound of F(τ)) and s_2 = ``velocity_scale`` (default 1 rad/s). On the UR5e
   twin's waypoint cycle this gives time constants of a few seconds (|Y1| ≥ Fc0 while moving, the
   joints move about half of the time). ``gains`` overrides the rule.
-- Bounds (27): α1 ∈ [0.4, 1.5] and α2 ∈ [−0.05, 0.05] N·m·s/rad (the paper's ±5 "cN ms", read as
-  cN·m·s/rad with ω in rad/s); the start value must lie inside.
+- Bounds (27): by default the paper's α1 ∈ [0.4, 1.5] and α2 ∈ [−0.05, 0.05] N·m·s/rad (its ±5
+  "cN ms", read as cN·m·s/rad with ω in rad/s); :mod:`dynid.estimate.projection` derives wider ones
+  from an identification. The start value must lie inside. ``capped`` says where α̂ sits on a bound:
+  there the projection, not the data, sets the estimate, and the true value may lie beyond.
 - Switch (28): |ω̂| (the aligned rotor velocity) over the last round(t*·rate) samples, this one
   included (50 at 1 kHz for t* = 0.05 s); before a window has been seen the missing samples count as
   rest. Samples of the front end's start-up (not ``valid``) and samples with a non-finite f or Y
@@ -73,8 +77,8 @@ import numba
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from dynid.checks import batch, per_joint, positive
 from dynid.errors import InputError
-from dynid.estimate.inputs import batch, per_joint, positive
 from dynid.friction.egms import EGMS
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
@@ -98,6 +102,7 @@ class AdaptiveFrictionEstimate:
         friction_hat: prediction f̂ = Yᵀα̂ with α̂ before the sample, eq. (24) [N·m].
         error: f̃ = f − f̂, eq. (25) [N·m].
         active: the sample adapted α̂ (excited, past the freeze time, front end valid, finite).
+        capped: (N, J, 2) α̂1, α̂2 after the sample sit on a bound of the projection (27).
         regressor: Y = [F(τ̂_j)·H, ω] (N, J, 2) [N·m, rad/s].
         hysteresis: the E-GMS output H [-]. joint_torque: τ̂_j [N·m]. velocity: ω [rad/s].
         temperature: the temperature delayed to the same sample [°C] (NaN if not given).
@@ -109,6 +114,7 @@ class AdaptiveFrictionEstimate:
     friction_hat: np.ndarray
     error: np.ndarray
     active: np.ndarray
+    capped: np.ndarray
     regressor: np.ndarray
     hysteresis: np.ndarray
     joint_torque: np.ndarray
@@ -140,9 +146,10 @@ class AdaptiveFrictionEstimator:
         prefilter: adapt on f and Y passed through the same Savitzky–Golay low-pass (module docstring);
             False: the paper's plain law on the unfiltered pair.
         window: Savitzky–Golay window of the front end (default 101 samples at 1 kHz, scaled).
+        rotor: the recording has motor encoders (θ); False: a rigid joint, θ = q (module docstring).
 
     Attributes:
-        alpha (J, 2); friction, friction_hat, error, active (J,) of the last sample; gains (J, 2);
+        alpha, capped (J, 2); friction, friction_hat, error, active (J,) of the last sample; gains (J, 2);
         lower, upper (J, 2) bounds; egms; front_end.
     """
 
@@ -151,7 +158,7 @@ class AdaptiveFrictionEstimator:
                  alpha0=ALPHA_NOMINAL, bounds=ALPHA_BOUNDS, gains=None, adaptation_time_s: float = 2.0,
                  velocity_scale: float = 1.0, normalized: bool = False, omega_min: float = OMEGA_MIN,
                  excitation_window_s: float = EXCITATION_WINDOW_S, freeze_s: float = 0.0,
-                 prefilter: bool = True, window: int | None = None) -> None:
+                 prefilter: bool = True, window: int | None = None, rotor: bool = True) -> None:
         if drives is None:
             raise InputError('adaptive friction estimation needs drive data (drive gain and rotor inertia per '
                              'joint); the robot model has none')
@@ -210,13 +217,14 @@ class AdaptiveFrictionEstimator:
         elif not isinstance(egms, EGMS) or egms.n != J:
             raise InputError(f'egms must be an EGMS for {J} joints')
         self.egms = egms
-        self.front_end = AlignedStateEstimator(J, self.rate_hz, rotor=True, delayed=('current', 'temperature'),
-                                               window=window)
+        self.rotor = bool(rotor)
+        self.front_end = AlignedStateEstimator(J, self.rate_hz, rotor=self.rotor,
+                                               delayed=('current', 'temperature'), window=window)
         self.prefilter = bool(prefilter)
         smoother = self.front_end.smoother
         self.learning_filter = SavitzkyGolay(smoother.window, smoother.polyorder, 3 * J)
         self.learning_delay = DelayLine(self.learning_filter.delay, J)
-        self.rotor_delay = DelayLine(self.front_end.delay, J)  # θ to the described sample, for H
+        self.rotor_delay = DelayLine(self.front_end.delay, J)  # θ (or q) to the described sample, for H
         self.reset()
 
     @classmethod
@@ -255,11 +263,25 @@ class AdaptiveFrictionEstimator:
         nan = np.full(J, np.nan)
         self.friction, self.friction_hat, self.error = nan.copy(), nan.copy(), nan.copy()
         self.active = np.zeros(J, dtype=bool)
+        self.residual_sums = np.zeros((2, J))  # adapting samples and Σ(f − f̂)² since the reset (residual_rms)
+
+    @property
+    def residual_rms(self) -> np.ndarray:
+        """RMS of the prediction error f − f̂ over the samples that adapted since the reset (J,) [N·m]; NaN
+        for a joint that has not adapted."""
+        count, squares = self.residual_sums
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.where(count > 0, np.sqrt(squares / count), np.nan)
 
     @property
     def alpha(self) -> np.ndarray:
         """α̂ (J, 2): α1 [-], α2 [N·m·s/rad]."""
         return self._alpha.copy()
+
+    @property
+    def capped(self) -> np.ndarray:
+        """(J, 2) α̂1, α̂2 sit on a bound of the projection (27)."""
+        return _at_bound(self._alpha, self.lower, self.upper)
 
     @property
     def delay(self) -> int:
@@ -286,26 +308,27 @@ class AdaptiveFrictionEstimator:
 
         Args:
             q: link positions (N, J) [rad].
-            theta: rotor positions in link units (N, J) [rad]; None is refused.
+            theta: rotor positions in link units (N, J) [rad]; None is refused unless the estimator was
+                built with ``rotor=False``, which does not read it.
             current: motor currents (N, J) [A].
             temperature: joint temperatures (N, J) [°C], optional (passed to ``velocity_friction``,
                 NaN if not given).
         """
         J = self.n_joints
-        if theta is None:
+        if theta is None and self.rotor:
             raise InputError('adaptive friction estimation needs the motor encoder positions (theta); '
-                             'none were given')
+                             'none were given (without motor encoders, build the estimator with rotor=False)')
         q = batch(q, 'q', J)
         n = q.shape[0]
-        theta = batch(theta, 'theta', J, n)
+        theta = batch(theta, 'theta', J, n) if self.rotor else q  # rigid joint: θ = q
         current = batch(current, 'current', J, n)
         temperature = np.full((n, J), np.nan) if temperature is None else batch(temperature, 'temperature', J, n)
-        state = self.front_end.run(q, theta, {'current': current, 'temperature': temperature})
+        state = self.front_end.run(q, theta if self.rotor else None, {'current': current, 'temperature': temperature})
         temperature = state.delayed['temperature']
-        omega = state.dtheta
+        omega, ddtheta = (state.dtheta, state.ddtheta) if self.rotor else (state.dq, state.ddq)
 
         tau_j = _model_output(self.joint_torque_model(state.q, state.dq, state.ddq), 'joint_torque', n, J)
-        friction = self.drive_gain * state.delayed['current'] - self.rotor_inertia * state.ddtheta - tau_j
+        friction = self.drive_gain * state.delayed['current'] - self.rotor_inertia * ddtheta - tau_j
         if self.velocity_friction is not None:
             friction = friction - _model_output(self.velocity_friction(omega, temperature), 'velocity_friction',
                                                 n, J)
@@ -327,11 +350,14 @@ class AdaptiveFrictionEstimator:
         previous = np.concatenate((start[None], alphas[:-1]), axis=0)
         friction_hat = np.einsum('njp,njp->nj', regressor, previous)
         error = friction - friction_hat
+        used = active & np.isfinite(error)
+        self.residual_sums += np.stack((used.sum(axis=0), (np.where(used, error, 0.0) ** 2).sum(axis=0)))
         if n:
             self.friction, self.friction_hat, self.error = friction[-1], friction_hat[-1], error[-1]
             self.active = active[-1].copy()
         return AdaptiveFrictionEstimate(alpha=alphas, friction=friction, friction_hat=friction_hat, error=error,
-                                        active=active, regressor=regressor, hysteresis=hysteresis,
+                                        active=active, capped=_at_bound(alphas, self.lower, self.upper),
+                                        regressor=regressor, hysteresis=hysteresis,
                                         joint_torque=tau_j, velocity=omega, temperature=temperature,
                                         delay=state.delay)
 
@@ -386,6 +412,11 @@ def _gradient_steps(alpha, lower, upper, step, regressor, friction, active, out)
             out[k, j, 0] = a1
             out[k, j, 1] = a2
         alpha[j, 0], alpha[j, 1] = a1, a2
+
+
+def _at_bound(alpha: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """α̂ (…, J, 2) on a bound (J, 2): the clip of the projection sets the bound's value exactly."""
+    return (alpha <= lower) | (alpha >= upper)
 
 
 def _numeric(value) -> bool:

@@ -10,7 +10,7 @@
 - A report folder: ``index.html`` with the convergence of k0 = α̂1 (Madsen, Rosenlund, Brandt and
   Zhang 2019, eqs. (9)–(10)), of the running fit (eq. (15)) and of the friction α̂ (Madsen 2020, ch.6
   eq. (24)) per joint. Where the bag folder holds the ``truth.yaml`` of ``dynid simulate``, the twin's
-  true α1 and true Coulomb scale (both with their scheduled changes, ``simulation.joint_changes``)
+  true α1, true Coulomb scale and viscous excess (with their scheduled changes, ``simulation.joint_changes``)
   are drawn over the estimates.
 """
 
@@ -34,20 +34,30 @@ PLOT_POINTS = 4000  # points per line at most (plots of hour-long replays stay q
 
 @dataclass(frozen=True)
 class TwinTruth:
-    """The twin's true joint stiffness α1 [N·m/rad] and Coulomb scale [-] over time.
+    """The twin's true joint stiffness α1 [N·m/rad], Coulomb scale [-] and viscous excess [N·m·s/rad] over time.
 
-    ``change_s`` (K,) are the times [s, dataset clock] of the applied changes; row k of ``alpha1`` and
-    ``coulomb_scale`` ((K + 1, J), joints of the history) holds the values after k changes.
+    ``change_s`` (K,) are the times [s, dataset clock] of the applied changes; row k of ``alpha1``,
+    ``coulomb_scale`` and ``viscous_excess`` ((K + 1, J), joints of the history) holds the values after k
+    changes. The Coulomb scale and the viscous excess (Fv1 − its value when the twin was made) are what the
+    adaptive friction's α1 and α2 estimate.
     """
 
     change_s: np.ndarray
     alpha1: np.ndarray
     coulomb_scale: np.ndarray
+    viscous_excess: np.ndarray | None = None
+
+    def _row(self, time) -> np.ndarray:
+        return np.searchsorted(self.change_s, np.asarray(time, dtype=float), side='right')
 
     def at(self, time) -> tuple[np.ndarray, np.ndarray]:
         """(α1, Coulomb scale) (N, J) at times (N,) [s]."""
-        row = np.searchsorted(self.change_s, np.asarray(time, dtype=float), side='right')
+        row = self._row(time)
         return self.alpha1[row], self.coulomb_scale[row]
+
+    def viscous_excess_at(self, time) -> np.ndarray | None:
+        """The viscous excess [N·m·s/rad] (N, J) at times (N,) [s], or None where the truth has none."""
+        return None if self.viscous_excess is None else self.viscous_excess[self._row(time)]
 
 
 def load_truth(bag, joint_names, start_s: float = 0.0) -> TwinTruth | None:
@@ -65,21 +75,24 @@ def load_truth(bag, joint_names, start_s: float = 0.0) -> TwinTruth | None:
         index = [list(plant['joint_names']).index(name) for name in joint_names]
         alpha1 = np.asarray(plant['joints']['alpha1'], dtype=float)[index]
         coulomb = np.asarray(plant['joints']['coulomb'], dtype=float)[index]
-        rows, scales, times = [alpha1], [np.ones(len(index))], []
+        viscous = np.asarray(plant['joints']['viscous1'], dtype=float)[index]
+        rows, scales, excesses, times = [alpha1], [np.ones(len(index))], [np.zeros(len(index))], []
         for change in (document.get('simulation') or {}).get('joint_changes') or []:
             if change.get('applied_s') is None:
                 continue
-            a, c = rows[-1].copy(), scales[-1].copy()
+            a, c, v = rows[-1].copy(), scales[-1].copy(), excesses[-1].copy()
             for name, after in (change.get('after') or {}).items():
                 j = list(joint_names).index(name)
                 a[j] = float(after['alpha1'])
                 c[j] = float(after['coulomb']) / coulomb[j]
+                v[j] = float(after['viscous1']) - viscous[j]
             rows.append(a)
             scales.append(c)
+            excesses.append(v)
             times.append(float(change['applied_s']) - start_s)
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise InputError(f'{path}: not a truth file of this robot ({type(error).__name__}: {error})') from None
-    return TwinTruth(np.array(times), np.array(rows), np.array(scales))
+    return TwinTruth(np.array(times), np.array(rows), np.array(scales), np.array(excesses))
 
 
 # ------------------------------------------------------------------------------- YAML and CSV
@@ -121,27 +134,60 @@ def save_estimation(path, history: EstimationHistory, robot: str, inputs: dict) 
     return path, table
 
 
-def summary_lines(history: EstimationHistory) -> list[str]:
-    """A table for people: final estimates per joint."""
+def summary_lines(history: EstimationHistory, truth: TwinTruth | None = None) -> list[str]:
+    """A table for people: final estimates per joint; the friction's Coulomb level as a change of the identified
+    one, an estimate on a bound of its projection box marked ``capped``, and with the twin's ``truth`` its true
+    Coulomb scale and viscous excess at the end beside α̂1 and α̂2."""
     s = history.summary()
     lines = [f'replayed {s["samples"]} samples ({s["end_s"] - s["start_s"]:.4g} s at {s["rate_hz"]:.4g} Hz, '
              f'{s["pieces"]} contiguous piece{"s" if s["pieces"] > 1 else ""})']
     if history.gaps.gaps:
         lines.append('warning: ' + history.gaps.line('recording'))
+    friction = history.friction_alpha is not None
+    true_scale = truth.at(history.time[-1:])[1][0] if truth is not None and friction else None
+    true_excess = truth.viscous_excess_at(history.time[-1:]) if true_scale is not None else None
     header = f'  {"joint":<22}'
     if history.stiffness_alpha is not None:
         header += f' {"k0 [N·m/rad]":>13} {"fit [%]":>8} {"φmax [mrad]":>11}'
-    if history.friction_alpha is not None:
-        header += f' {"friction α1":>11} {"α2 [N·m·s/rad]":>14}'
+    if friction:
+        header += f' {"friction α1":>11} {"Coulomb":>8} {"α2 [N·m·s/rad]":>14}'
+        header += f' {"true α1":>8} {"error":>7}' if true_scale is not None else ''
+        header += f' {"true α2":>8}' if true_excess is not None else ''
     lines.append(header)
-    for name, entry in s['joints'].items():
+    capped = []
+    for j, (name, entry) in enumerate(s['joints'].items()):
         line = f'  {name:<22}'
-        if history.stiffness_alpha is not None:
+        if history.stiffness_alpha is not None and entry['k0'] is None:
+            line += f' {entry["stiffness"]:>34}'
+        elif history.stiffness_alpha is not None:
             line += f' {entry["k0"]:>13.5g} {entry["fit_percent"]:>8.1f} {1e3 * entry["phi_max"]:>11.3g}'
-        if history.friction_alpha is not None:
-            line += f' {entry["friction_alpha1"]:>11.4f} {entry["friction_alpha2"]:>14.4g}'
+        if friction:
+            alpha1, alpha2 = entry['friction_alpha1'], entry['friction_alpha2']
+            line += f' {alpha1:>11.4f} {100 * (alpha1 - 1):>+7.0f}% {alpha2:>14.4g}'
+            if true_scale is not None:
+                line += f' {true_scale[j]:>8.4g} {100 * (alpha1 / true_scale[j] - 1):>+6.1f}%'
+            if true_excess is not None:
+                line += f' {true_excess[0, j]:>8.4g}'
+            marks = [f'α̂{p} capped at its {_side(entry[f"friction_alpha{p}"], entry[f"friction_alpha{p}_bounds"])} '
+                     f'bound {_bound(entry, p):g}' for p in (1, 2) if entry.get(f'friction_alpha{p}_capped')]
+            if marks:
+                line += '  ' + ', '.join(marks)
+                capped.append(name)
         lines.append(line)
+    if capped:
+        lines.append(f'warning: friction estimates capped on {", ".join(capped)}: the projection box, not the data, '
+                     'sets them, and the truth may lie beyond (widen it: friction_change, alpha1_bounds, '
+                     'alpha2_bounds)')
     return lines + [f'note: {note}' for note in history.notes]
+
+
+def _side(value: float, bounds) -> str:
+    return 'upper' if value >= bounds[1] else 'lower'
+
+
+def _bound(entry: dict, p: int) -> float:
+    bounds = entry[f'friction_alpha{p}_bounds']
+    return bounds[1] if _side(entry[f'friction_alpha{p}'], bounds) == 'upper' else bounds[0]
 
 
 # ------------------------------------------------------------------------------------- report
@@ -155,18 +201,21 @@ def _figure():
 
 
 def _plot(path: Path, history: EstimationHistory, panels: list, title: str) -> None:
-    """One row per joint, one column per panel (label, unit, (N, J) values, truth (N, J) or None)."""
+    """One row per joint, one column per panel (label, unit, (N, J) values, truth (N, J) or None, y-limits or None[,
+    per joint the box edges to draw or None])."""
     plt = _figure()
     step = max(1, history.time.size // PLOT_POINTS)
     t = history.time[::step]
     J = len(history.joint_names)
     figure, axes = plt.subplots(J, len(panels), sharex=True, squeeze=False, figsize=(5.5 * len(panels), 1.8 * J))
-    for column, (label, unit, values, truth, limits) in enumerate(panels):
+    for column, (label, unit, values, truth, limits, *box) in enumerate(panels):
         for j, name in enumerate(history.joint_names):
             axis = axes[j, column]
             axis.plot(t, values[::step, j], linewidth=1, label='estimated')
             if truth is not None:
                 axis.plot(t, truth[::step, j], linewidth=1, linestyle='--', color='black', label='true (twin)')
+            for k, edge in enumerate(box[0][j] if box and box[0] is not None else ()):
+                axis.axhline(edge, linewidth=0.8, linestyle=':', color='tab:red', label=None if k else 'box edge')
             if limits is not None:
                 low, high = limits(values[:, j], None if truth is None else truth[:, j])
                 if np.isfinite(low) and np.isfinite(high) and high > low:
@@ -181,6 +230,17 @@ def _plot(path: Path, history: EstimationHistory, panels: list, title: str) -> N
     plt.close(figure)
 
 
+def _edges(history: EstimationHistory, p: int):
+    """(J, 2) edges of α̂_p's projection box where they are near the estimates (within their span), else None."""
+    if history.friction_bounds is None:
+        return None
+    values = history.friction_alpha[:, :, p]
+    span = np.ptp(values, axis=0) + np.abs(values).max(axis=0) + 1e-9
+    edges = history.friction_bounds[:, p]
+    near = np.abs(edges - values.mean(axis=0)[:, None]) <= span[:, None]  # far edges would squash the curve
+    return [edges[j][near[j]] for j in range(edges.shape[0])]
+
+
 def _stiffness_limits(values, truth):
     reference = truth if truth is not None else values[np.isfinite(values)]
     top = np.max(np.abs(reference)) if reference.size else np.nan
@@ -190,6 +250,19 @@ def _stiffness_limits(values, truth):
 def _fit_limits(values, truth):
     finite = values[np.isfinite(values)]
     return (max(float(finite.min()), -100.0) - 5.0, 105.0) if finite.size else (np.nan, np.nan)
+
+
+def _cell(value) -> str:
+    """A summary value for the page: numbers to 5 digits, pairs as [a, b], flags as yes/no."""
+    if value is None:
+        return ''
+    if isinstance(value, str):
+        return html.escape(value)
+    if isinstance(value, bool):
+        return 'yes' if value else 'no'
+    if isinstance(value, list):
+        return '[' + ', '.join(f'{v:.4g}' for v in value) + ']'
+    return f'{value:.5g}'
 
 
 def write_estimation_report(folder, history: EstimationHistory, truth: TwinTruth | None = None,
@@ -207,12 +280,13 @@ def write_estimation_report(folder, history: EstimationHistory, truth: TwinTruth
         images.append(('Joint stiffness', 'stiffness.png'))
     if history.friction_alpha is not None:
         _plot(folder / 'friction.png', history,
-              [('α̂1', '-', history.friction_alpha[:, :, 0], true_scale, None),
-               ('α̂2', 'N·m·s/rad', history.friction_alpha[:, :, 1], None, None)],
+              [('α̂1', '-', history.friction_alpha[:, :, 0], true_scale, None, _edges(history, 0)),
+               ('α̂2', 'N·m·s/rad', history.friction_alpha[:, :, 1],
+                truth.viscous_excess_at(history.time) if truth is not None else None, None, _edges(history, 1))],
               'adaptive E-GMS friction: Coulomb scale α̂1 and excess viscous α̂2')
         images.append(('Friction', 'friction.png'))
     summary = history.summary()
-    keys = list(next(iter(summary['joints'].values())))  # every joint has the same entries
+    keys = list(dict.fromkeys(k for entry in summary['joints'].values() for k in entry))  # a joint may add one
     header = ''.join(f'<th>{html.escape(k)}</th>' for k in keys)
     true_columns = [] if truth is None else [  # (header, values at the end) of the quantities estimated
         (label, values[0]) for label, values, shown in zip(
@@ -221,7 +295,7 @@ def write_estimation_report(folder, history: EstimationHistory, truth: TwinTruth
     header += ''.join(f'<th>{html.escape(label)}</th>' for label, _ in true_columns)
     rows = ''
     for j, (name, entry) in enumerate(summary['joints'].items()):
-        cells = ''.join(f'<td>{entry[k]:.5g}</td>' for k in keys)
+        cells = ''.join(f'<td>{_cell(entry.get(k))}</td>' for k in keys)
         cells += ''.join(f'<td>{values[j]:.5g}</td>' for _, values in true_columns)
         rows += f'<tr><td>{html.escape(name)}</td>{cells}</tr>'
     settings = ', '.join(f'{k} = {v}' for k, v in history.settings.to_dict().items())

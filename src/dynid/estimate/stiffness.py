@@ -100,8 +100,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import lfilter
 
+from dynid.checks import batch, per_joint, positive
 from dynid.errors import InputError
-from dynid.estimate.inputs import batch, per_joint, positive
 from dynid.estimate.rls import DirectionalForgettingRLS
 from dynid.friction.egms import EGMS
 from dynid.model.drives import JointDrives
@@ -114,6 +114,9 @@ CURVE_POINTS = 201  # points of the φ grid of :func:`stiffness_curve_fit`
 CHECK_PERIOD_S = 0.02  # a change is looked for every this many seconds of samples
 CONVERGED_RELATIVE_STD = 0.02  # relative standard deviation of α̂1 at or below which a joint counts as converged
 CALM_LAG_WINDOWS = 3  # a change is declared against the calm of this many error windows before
+#: what a joint's stiffness is where |φ| = |θ − q| never left the dead zone (the encoders' resolution): no
+#: deflection to estimate from, e.g. motor_states that are the link positions again (one encoder per joint)
+NO_DEFLECTION = 'no deflection measured'
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,7 @@ class StiffnessEstimator:
     Attributes:
         alpha (J, P), stiffness (J,) k(φ) at the last φ, stiffness_at_zero (J,), phi, tau_e,
         tau_e_hat, fit (J,) of the last sample; phi_max (J,): largest |φ| learned from [rad];
+        deflection_max (J,): largest |φ| of any valid sample [rad] (:attr:`deflected`);
         changes (J,): stiffness changes detected since the last reset; last_change_s (J,): when
         the last one was detected [s of described samples since the reset; NaN: none];
         before_change (J,): α̂1 when it was detected [N·m/rad]; time_s: described samples since
@@ -293,6 +297,7 @@ class StiffnessEstimator:
         if self.hysteresis is not None:
             self.hysteresis.reset()
         self._fit_sums = np.zeros((4, J))  # exponentially weighted Σw, Σy, Σy², Σ(y − ŷ)²
+        self.residual_sums = np.zeros((2, J))  # learning samples and Σ(y − ŷ)² since the reset (residual_rms)
         self._change_sums = np.zeros((3, J))  # exponentially weighted over change_window_s: Σw, Σφ², Σεφ
         # Learning samples the relative error has stayed below half the threshold, at the last checks.
         self._calm = deque(maxlen=max(2, math.ceil(CALM_LAG_WINDOWS * self._change_samples / self._check_every)))
@@ -301,8 +306,15 @@ class StiffnessEstimator:
         self.last_change_s = np.full(J, np.nan)
         self.before_change = np.full(J, np.nan)
         self.phi_max = np.zeros(J)
+        self.deflection_max = np.zeros(J)
         nan = np.full(J, np.nan)
         self.phi, self.tau_e, self.tau_e_hat, self.fit, self.stiffness = (nan.copy() for _ in range(5))
+
+    @property
+    def deflected(self) -> np.ndarray:
+        """(J,) whether a deflection beyond the dead zone was measured since the reset (else :data:`NO_DEFLECTION`:
+        α̂ stays at its start and the fit undefined)."""
+        return self.deflection_max > self.deadzone
 
     @property
     def alpha(self) -> np.ndarray:
@@ -327,6 +339,14 @@ class StiffnessEstimator:
         with np.errstate(divide='ignore', invalid='ignore'):
             variance = np.where(count > 0, errors / count, np.nan)
             return np.sqrt(self.rls.P[:, 0, 0] * variance) / np.abs(self.rls.theta[:, 0])
+
+    @property
+    def residual_rms(self) -> np.ndarray:
+        """RMS of the one-step prediction error τ_E − ψᵀα̂ over the learning samples since the reset (J,) [N·m];
+        NaN for a joint that has not learned."""
+        count, squares = self.residual_sums
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.where(count > 0, np.sqrt(squares / count), np.nan)
 
     @property
     def converged(self) -> np.ndarray:
@@ -408,6 +428,7 @@ class StiffnessEstimator:
             self.phi, self.tau_e, self.tau_e_hat, self.fit = phi[-1], tau_e[-1], tau_e_hat[-1], fit[-1]
             self.stiffness = stiffness[-1]
             self.phi_max = np.maximum(self.phi_max, np.where(learning, np.abs(phi), 0.0).max(axis=0))
+            self.deflection_max = np.maximum(self.deflection_max, np.where(valid, np.abs(phi), 0.0).max(axis=0))
         return StiffnessEstimate(alpha=alphas, stiffness=stiffness, stiffness_at_zero=alphas[:, :, 0].copy(),
                                  phi=phi, tau_e=tau_e, tau_e_hat=tau_e_hat, learning=learning, fit=fit,
                                  temperature=state.delayed['temperature'], changed=changed, delay=state.delay)
@@ -487,6 +508,7 @@ class StiffnessEstimator:
         sums = lfilter([1.0], [1.0, -lam], terms, axis=1, zi=lam * self._fit_sums[:, None, :])[0]
         if sums.shape[1]:
             self._fit_sums = sums[:, -1].copy()
+            self.residual_sums += np.stack((w.sum(axis=0), (e * e).sum(axis=0)))
         count, total, squares, errors = sums
         with np.errstate(divide='ignore', invalid='ignore'):
             spread = squares - np.where(count > 0, total * total / count, 0.0)

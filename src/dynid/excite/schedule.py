@@ -1,8 +1,9 @@
 """An excitation run streamed to a joint_trajectory_controller (excitation_node's core): trajectory, timeline, chunks.
 
-- :func:`excitation_trajectory`: a trajectory file, the robot's shipped one (``'builtin'``), or a
-  Fourier design around the robot's home as ``dynid excite`` makes it (:mod:`dynid.excite.design`):
-  random coefficients shrunk into the limits and the clearance, or optimized.
+- :func:`excitation_trajectory`: a trajectory file, the robot's shipped one (``'builtin'``; a robot
+  without one gets a design, with a warning), or a Fourier design around the robot's home as ``dynid
+  excite`` makes it (:mod:`dynid.excite.design`): random coefficients shrunk into the limits and the
+  clearance, or optimized.
 - :func:`excitation_timeline`: from the current position, a rest-to-rest approach to the trajectory's
   start, then ``repeat`` periods, sampled at the point rate, robot joint order.
 - :class:`ChunkSchedule`: that timeline cut into chunks (:func:`~dynid.excite.trajectory.chunk_timeline`)
@@ -15,12 +16,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from dynid.excite.design import design_excitation
 from dynid.excite.home import default_home
 from dynid.excite.trajectory import (
+    BUILTIN_EXCITATIONS,
     PointTrajectory,
     approach_segment,
     builtin_excitation_path,
@@ -28,20 +31,35 @@ from dynid.excite.trajectory import (
     load_trajectory,
     reorder_trajectory_output,
 )
+from dynid.model.naming import match_joint_names
 
 
 def excitation_trajectory(robot, trajectory_file: str = '', harmonics: int = 5, period_s: float = 10.0, seed: int = 0,
                           optimize: bool = False, progress: Callable[[str], None] | None = None,
                           warn: Callable[[str], None] | None = None):
-    """The trajectory of ``trajectory_file`` ('builtin': the robot's shipped one), or, when empty, a Fourier
-    design of ``harmonics`` over ``period_s`` [s] around the default home as ``dynid excite`` makes it with
-    its other defaults (:func:`~dynid.excite.design.design_excitation`: no link below the base plane).
-    ``progress`` gets what the clearance checks and the optimizer's news, ``warn`` links below the floor at home.
+    """The trajectory of ``trajectory_file`` ('builtin': the robot's shipped one, by the built-in the robot is,
+    whatever its description calls it), or, when empty or when the robot has no shipped one, a Fourier design of
+    ``harmonics`` over ``period_s`` [s] around the default home as ``dynid excite`` makes it with its other
+    defaults (:func:`~dynid.excite.design.design_excitation`: within the robot's limits, no link below the base
+    plane). ``progress`` gets what the clearance checks and the optimizer's news, ``warn`` links below the floor
+    at home and a design made in place of a missing shipped one.
     """
     if trajectory_file == 'builtin':
-        trajectory_file = builtin_excitation_path(robot.name)
+        name = robot.builtin or robot.name
+        if name in BUILTIN_EXCITATIONS:
+            trajectory_file = str(builtin_excitation_path(name))
+        else:
+            trajectory_file = ''
+            if warn is not None:
+                warn(f'no shipped excitation for {name} ({", ".join(BUILTIN_EXCITATIONS)} have one): designing '
+                     f'{harmonics} harmonics over {period_s:g} s within its limits instead')
     if trajectory_file:
-        return load_trajectory(trajectory_file)
+        trajectory = load_trajectory(trajectory_file)
+        if set(trajectory.joint_names) <= set(robot.joint_names):
+            return trajectory
+        # the same joints as a vendor names them (a tf_prefix, fer_ for panda_): renamed to the robot's
+        return replace(trajectory, joint_names=match_joint_names(trajectory.joint_names, robot.joint_names, None,
+                                                                 f'robot {robot.name}'))
     if optimize and progress is not None:
         progress('optimizing the excitation (this can take a minute)')
     return design_excitation(robot, default_home(robot)[0], harmonics=harmonics, period_s=period_s, seed=seed,

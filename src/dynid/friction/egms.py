@@ -229,31 +229,39 @@ def _run_kernel(theta, previous, state, k, delta, table, block):
 
 
 @numba.njit(cache=True)
-def _advance_kernel(theta, previous, state, k, delta, table, with_slope):
-    """One sample of eqs. (14)–(15) for every joint: (H (n,), slope (n,), B(θ) (n,), new δ (n, M)).
+def advance_joint(j, theta, previous, state, k, delta, table, with_slope):
+    """Eqs. (14)–(15) for joint ``j``, one sample from input ``previous`` to ``theta`` [rad]: the deformations
+    state[j] (M,) in place; returns (H, pre-sliding slope Σ k_i/B over the sticking operators or 0, B(θ)).
 
     B(θ) is :func:`periodic_lookup`'s arithmetic (the same values); sgn(t)·min(|t|, r) of eq. (14) is the
-    clamp of t to [−r, r] (the same values, fewer operations). ``previous`` = ``theta`` on the first sample.
+    clamp of t to [−r, r] (the same values, fewer operations).
     """
-    n, m = state.shape
+    b = _backlash_at(table, j, theta)
+    increment = theta - previous
+    total, sticking = 0.0, 0.0
+    for i in range(state.shape[1]):
+        limit = b * delta[j, i]
+        value = increment + state[j, i]  # comparisons, not min/max: NaN stays NaN, as in numpy
+        if value < -limit:
+            value = -limit
+        elif value > limit:
+            value = limit
+        state[j, i] = value
+        total += k[j, i] * value
+        if with_slope and abs(value) < limit * STICK_MARGIN:
+            sticking += k[j, i]
+    return total / b, (sticking / b if with_slope else 0.0), b
+
+
+@numba.njit(cache=True)
+def _advance_kernel(theta, previous, state, k, delta, table, with_slope):
+    """One sample of eqs. (14)–(15) for every joint (:func:`advance_joint`): (H (n,), slope (n,), B(θ) (n,),
+    new δ (n, M)). ``previous`` = ``theta`` on the first sample.
+    """
+    n = state.shape[0]
     hysteresis, slope, backlash = np.empty(n), np.zeros(n), np.empty(n)
-    deformation = np.empty((n, m))
+    deformation = state.copy()
     for j in range(n):
-        b = _backlash_at(table, j, theta[j])
-        increment = theta[j] - previous[j]
-        total, sticking = 0.0, 0.0
-        for i in range(m):
-            limit = b * delta[j, i]
-            value = increment + state[j, i]  # comparisons, not min/max: NaN stays NaN, as in numpy
-            if value < -limit:
-                value = -limit
-            elif value > limit:
-                value = limit
-            deformation[j, i] = value
-            total += k[j, i] * value
-            if with_slope and abs(value) < limit * STICK_MARGIN:
-                sticking += k[j, i]
-        hysteresis[j], backlash[j] = total / b, b
-        if with_slope:
-            slope[j] = sticking / b
+        hysteresis[j], slope[j], backlash[j] = advance_joint(j, theta[j], previous[j], deformation, k, delta,
+                                                             table, with_slope)
     return hysteresis, slope, backlash, deformation

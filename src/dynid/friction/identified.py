@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from dynid.errors import InputError, checked_choice
+from dynid.errors import InputError
 from dynid.files import read_yaml
 from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
@@ -120,18 +120,6 @@ def write_joint_friction(params: str | Path, section: dict, output: str | Path |
     target = source if output is None else Path(output)
     target.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     return target
-
-
-def parse_experiment(spec: str) -> tuple[str | None, str | None]:
-    """``NAME``, ``NAME:JOINT`` or ``auto`` (as ``--experiment`` takes it) → (name or None, joint or None)."""
-    from dynid.friction.recordings import EXPERIMENTS
-
-    name, _, joint = spec.partition(':')
-    name = name.strip()
-    if name == 'auto':
-        return None, joint.strip() or None
-    checked_choice(f'--experiment {spec!r}: the experiment', name, (*EXPERIMENTS, 'auto'))
-    return name, joint.strip() or None
 
 
 def _number(value: float | None, spec: str = '.5g') -> str:

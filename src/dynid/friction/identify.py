@@ -88,6 +88,7 @@ from dynid.friction.static_fit import fit_plateau_map
 from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.identify.metrics import nrmse_fit
 from dynid.identify.result import IdentificationResult, plain_data
+from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
 #: A reciprocating run whose |τ_j| spans this [N·m] identifies the load dependence when no sweep does.
@@ -500,8 +501,10 @@ class JointFrictionIdentification:
 
 def identify_joint_friction(recordings: Sequence[FrictionRecording], result: IdentificationResult,
                             robot: RobotModel, settings: FrictionSettings | None = None,
-                            progress: Callable[[str], None] | None = None) -> JointFrictionIdentification:
-    """The joint friction of every joint the recordings move (module docstring).
+                            progress: Callable[[str], None] | None = None,
+                            drives: JointDrives | None = None) -> JointFrictionIdentification:
+    """The joint friction of every joint the recordings move (module docstring); ``drives`` (e.g. of a drives file)
+    replace the result's and the robot's (:func:`dynid.friction.recordings.friction_drives`).
 
     Raises InputError naming the recording for unusable input (no single moving joint, unknown experiment,
     no motor torque). A joint whose recordings identify no Coulomb level is left out with a warning (an
@@ -511,7 +514,8 @@ def identify_joint_friction(recordings: Sequence[FrictionRecording], result: Ide
     if not recordings:
         raise InputError('no recordings given')
     say = progress or (lambda text: None)
-    torque = FrictionTorque(result, robot, settings.torque, settings.cutoff_hz, settings.min_temperature_span_c)
+    torque = FrictionTorque(result, robot, settings.torque, settings.cutoff_hz, settings.min_temperature_span_c,
+                            drives)
     signals = []
     for i, recording in enumerate(recordings):
         if not recording.name:

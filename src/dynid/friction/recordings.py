@@ -18,8 +18,8 @@ longer cancel, and which biases the E-GMS fit (on the twin, 10 Hz without parall
 backlash 25 % high; 20–45 Hz with it within 3 %). The friction velocity ω and the hysteresis input are
 the rotor's (θ̇, θ), or the link's where the recording has no motor encoders (a rigid joint).
 
-Drives: the drive gains the result identified or recorded, on the drives recorded in its provenance, else
-the robot's; the rotor inertias the result identified (``Ia_j``) replace the drives'.
+Drives: the drive gains the result identified or recorded, on the drives given (a drives file), else those
+recorded in its provenance, else the robot's; the rotor inertias the result identified (``Ia_j``) replace the drives'.
 
 Experiments (:data:`EXPERIMENTS`; the names of ``dynid excite --experiment`` plus ``warm_up``):
 
@@ -51,7 +51,7 @@ import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.friction.fit import constant_velocity_plateaus
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result import IdentificationResult, result_drives
 from dynid.identify.torque import RigidBodyTorque
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
@@ -109,13 +109,11 @@ class JointSignals:
     temperature: np.ndarray | None
 
 
-def friction_drives(result: IdentificationResult, robot: RobotModel) -> JointDrives | None:
-    """Drive gains and rotor inertias to compute the friction with (module docstring)."""
-    recorded = (result.provenance.get('drives') or {}).get('joints')
-    drives = JointDrives.from_dict(recorded, robot.joint_names) if recorded else robot.drives
-    if result.drive_gains is not None:
-        base = drives if drives is not None else JointDrives(robot.joint_names, 1.0, result.drive_gains, 0.0)
-        drives = base.with_drive_gain(result.drive_gains)
+def friction_drives(result: IdentificationResult, robot: RobotModel,
+                    drives: JointDrives | None = None) -> JointDrives | None:
+    """Drive gains and rotor inertias to compute the friction with (module docstring); ``drives`` (a drives
+    file's) replace those the result recorded and the robot's."""
+    drives = result_drives(result, robot, drives)
     names = [f'Ia_{j + 1}' for j in range(robot.n)]
     if drives is not None and all(name in result.parameter_names for name in names):
         drives = JointDrives(drives.joint_names, drives.gear_ratio, drives.drive_gain,
@@ -243,14 +241,16 @@ class FrictionTorque:
         torque: ``auto`` (currents where recorded with drive gains, else the effort), ``current`` or ``effort``.
         cutoff_hz: low-pass [Hz] of positions and motor torque (at most a tenth of each recording's rate).
         min_temperature_span_c: a plateau run whose temperature spans this [°C] is a warm-up.
+        drives: drives (e.g. of a drives file) instead of the result's or the robot's (:func:`friction_drives`).
     """
 
     def __init__(self, result: IdentificationResult, robot: RobotModel, torque: str = 'auto',
-                 cutoff_hz: float = 30.0, min_temperature_span_c: float = 3.0) -> None:
+                 cutoff_hz: float = 30.0, min_temperature_span_c: float = 3.0,
+                 drives: JointDrives | None = None) -> None:
         if not np.isfinite(cutoff_hz) or cutoff_hz <= 0:
             raise InputError(f'the cut-off must be > 0 Hz, got {cutoff_hz!r}')
         self.result, self.robot = result, robot
-        self.drives = friction_drives(result, robot)
+        self.drives = friction_drives(result, robot, drives)
         self.torque, self.cutoff_hz = torque, float(cutoff_hz)
         self.min_temperature_span_c = float(min_temperature_span_c)
         self.sources: set[str] = set()
@@ -306,18 +306,28 @@ class FrictionTorque:
                             dtheta[:, j], friction[:, j], load[:, j], temperature)
 
 
+def parse_experiment(spec: str) -> tuple[str | None, str | None]:
+    """``NAME``, ``NAME:JOINT`` or ``auto`` (as ``--experiment`` takes it) → (name or None, joint or None)."""
+    name, _, joint = spec.partition(':')
+    name = name.strip()
+    if name == 'auto':
+        return None, joint.strip() or None
+    checked_choice(f'--experiment {spec!r}: the experiment', name, (*EXPERIMENTS, 'auto'))
+    return name, joint.strip() or None
+
+
 def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Sequence[str] | None = None,
                         payload_masses: Sequence[float] | None = None,
                         payload_com: Sequence[float] = (0.0, 0.0, 0.0),
-                        joint_states_effort: str = 'torque') -> list[FrictionRecording]:
+                        joint_states_effort: str = 'torque', joint_map=None) -> list[FrictionRecording]:
     """Read bags as :class:`FrictionRecording` (what ``dynid identify-friction`` takes).
 
     ``experiments``: ``NAME``, ``NAME:JOINT`` or ``auto`` per bag (one for all, or None: auto); auto takes a
     twin recording's trajectory file (:func:`recorded_experiment`), else the motion. ``payload_masses``:
     [kg] per bag (0: none), a point mass at ``payload_com`` [m] in the flange frame. ``joint_states_effort``:
-    what joint_states' effort holds, torque or current (:func:`dynid.io.bag.read_bag`).
+    what joint_states' effort holds, torque or current; ``joint_map``: {model joint: recorded name}
+    (:func:`dynid.io.bag.read_bag`).
     """
-    from dynid.friction.identified import parse_experiment
     from dynid.io.recorder import read_recording
 
     specs = list(experiments or ['auto'])
@@ -339,7 +349,7 @@ def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Seq
                 found_by = 'trajectory file'
         if mass < 0:
             raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
-        dataset = read_recording(bag, robot.joint_names, None, joint_states_effort)
+        dataset = read_recording(bag, robot.joint_names, None, joint_states_effort, joint_map)
         recordings.append(FrictionRecording(dataset, str(bag), experiment, joint,
                                             Payload(mass, payload_com) if mass > 0 else None, found_by))
     return recordings

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from dynid.errors import InputError
@@ -113,3 +114,32 @@ class OddPolynomialStiffness:
     def parameter_names(self, n_joints: int) -> list[str]:
         """``alpha1_j, alpha3_j, ...`` grouped by power then joint."""
         return per_joint_names([f'alpha{p}' for p in self.powers], n_joints)
+
+
+@numba.njit(cache=True)
+def torque_and_stiffness_scalar(alpha, j, phi):
+    """(τ_j(φ), k(φ)) of joint j for per-joint coefficients ``alpha`` (n, P), compiled: the arithmetic of
+    :meth:`OddPolynomialStiffness.torque_and_stiffness` for one value (Horner in φ²)."""
+    square = phi * phi
+    last = alpha.shape[1] - 1
+    torque, spring = alpha[j, last], (2 * last + 1) * alpha[j, last]
+    for p in range(last - 1, -1, -1):
+        torque = torque * square + alpha[j, p]
+        spring = spring * square + (2 * p + 1) * alpha[j, p]
+    return phi * torque, spring
+
+
+@numba.njit(cache=True)
+def newton_step_scalar(alpha, j, phi, torque):
+    """:meth:`OddPolynomialStiffness.newton_step` for joint j and one value, compiled (same arithmetic)."""
+    square = phi * phi
+    last = alpha.shape[1] - 1
+    spring = (2 * last + 1) * alpha[j, last]
+    for p in range(last - 1, -1, -1):
+        spring = spring * square + (2 * p + 1) * alpha[j, p]
+    if last == 0:
+        return torque / spring
+    newton = 2 * last * alpha[j, last]
+    for p in range(last - 1, 0, -1):
+        newton = newton * square + 2 * p * alpha[j, p]
+    return (phi * square * newton + torque) / spring

@@ -49,19 +49,25 @@ def joint_metrics(measured: np.ndarray, predicted: np.ndarray) -> tuple[dict, st
     return {'rmse': rmse, 'nrmse_fit_percent': float(nrmse_fit(measured, predicted)), 'rows': rows}, None
 
 
-def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, joint_names) -> dict:
+def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, joint_names,
+                     left_out=()) -> dict:
     """Per joint RMSE [N·m], NRMSE fit [%] and the rows scored; over all rows the relative residual
     ‖y − ŷ‖/‖y‖, the RMSE and the row count.
 
     What cannot be scored is None (YAML null, "n/a" for people), never NaN, and each such joint adds
     one line to ``warnings`` (present only when there is one); ``scored_joints`` counts the joints
-    with a fit. A problem with no rows at all scores nothing.
+    with a fit. A problem with no rows at all scores nothing. The joints named in ``left_out`` (their
+    equations left out of the fit, ``exclude_joints``) are marked ``left_out`` and said to be so.
     """
     measured, predicted = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
     per_joint, warnings = {}, []
     for j, name in enumerate(joint_names):
         rows = joints == j
         per_joint[name], warning = joint_metrics(measured[rows], predicted[rows])
+        if name in left_out:
+            per_joint[name]['left_out'] = True
+            warning = ('left out (exclude_joints): its equations are not fitted, so not scored; RMSE and NRMSE fit '
+                       'are n/a')
         if warning:
             warnings.append(f'{name}: {warning}')
     scale = float(np.linalg.norm(measured))

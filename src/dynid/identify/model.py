@@ -42,7 +42,9 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
+from dynid.identify.bridging import bridge_gaps
 from dynid.identify.choices import FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
+from dynid.identify.held import excluded_mask
 from dynid.identify.preprocess import (
     Decimator,
     FilterSettings,
@@ -53,7 +55,8 @@ from dynid.identify.preprocess import (
     filtered_derivatives,
 )
 from dynid.io.dataset import Dataset
-from dynid.io.gaps import GapSummary
+from dynid.io.gaps import GapSummary, nominal_period
+from dynid.io.stream_checks import effort_problem
 from dynid.model.base_parameters import compute_base_parameters
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
@@ -84,6 +87,7 @@ class ModelSpec:
     rotor_inertia: bool = False
     hamon_velocity: float = 0.03
     exponent: float = 1.0
+    exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
 
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, FRICTION_MODELS)
@@ -97,7 +101,7 @@ class ModelSpec:
         return self.friction in LOAD_MODELS
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), 'exclude_joints': list(self.exclude_joints)}
 
 
 @dataclass
@@ -121,10 +125,15 @@ class RecordingInput:
             raise InputError(f'payload mass must be > 0 kg, got {self.payload_mass!r}')
 
 
+#: Below this share of a recording used, its line is a loud warning.
+USED_WARNING_FRACTION = 0.9
+
+
 @dataclass
 class RecordingGaps:
-    """One recording as given: its lost samples (``summary``) and how many of its contiguous pieces
-    enter the problem (``used``; the others are too short for the filters and the decimation)."""
+    """One recording as given: its lost samples (``summary``), the gaps bridged before filtering
+    (:mod:`dynid.identify.bridging`), how many of the contiguous pieces left enter the problem (``used``;
+    the others are too short for the filters and the decimation) and how much of it they hold."""
 
     name: str
     summary: GapSummary
@@ -134,24 +143,48 @@ class RecordingGaps:
     used: int = 0
     longest_piece: int = 0  # samples of the longest piece found too short
     needed: int = 0         # samples a piece needs
+    pieces: int = 1         # contiguous pieces after bridging
+    bridged_gaps: int = 0
+    bridged_samples: int = 0
+    bridge_s: float = 0.0
+    used_samples: int = 0   # samples (filled ones included) in the pieces used
 
     @property
     def skipped(self) -> int:
-        return self.summary.pieces - self.used
+        return self.pieces - self.used
 
-    def line(self) -> str:
-        """One line for people, e.g. 'rec: 6249 of 15109 samples lost (41 %) in 258 gaps, longest 104 ms;
-        used 247 of 259 contiguous pieces (12 too short for the filters, skipped)'."""
-        text = self.summary.line(self.name)
-        if not self.summary.gaps:
-            return text
-        text += f'; used {self.used} of {self.summary.pieces} contiguous pieces'
-        return text + (f' ({self.skipped} too short for the filters, skipped)' if self.skipped else '')
+    @property
+    def used_fraction(self) -> float:
+        """The share of the recording's span (its samples and those lost in its gaps) in the pieces used."""
+        return self.used_samples / max(1, self.summary.expected)
+
+    def line(self, loud: bool = True) -> str:
+        """One line for people, e.g. 'rec: used 99.1 % of the recording (5955 of 6010 samples); 310 of 6010
+        samples lost (5.2 %) in 290 gaps, longest 9 ms: 289 bridged (up to 20 ms), 1 kept as a split; used 2 of
+        2 contiguous pieces'; 'rec: only 62 % of the recording was used (…; less than 90 %)' when less than
+        90 % was used (and ``loud``)."""
+        percent = 100.0 * self.used_fraction
+        counts = f'{self.used_samples} of {self.summary.expected} samples'
+        text = f'{self.name}: used {percent:.4g} % of the recording ({counts})'
+        if loud and percent < 100.0 * USED_WARNING_FRACTION:
+            text = (f'{self.name}: only {percent:.3g} % of the recording was used ({counts}; less than '
+                    f'{100 * USED_WARNING_FRACTION:g} %)')
+        if self.summary.gaps:
+            lost = self.summary.line(self.name)[len(self.name) + 2:]
+            split = len(self.summary.gaps) - self.bridged_gaps
+            text += (f'; {lost}: {self.bridged_gaps} bridged (up to {1e3 * self.bridge_s:.3g} ms), {split} kept as '
+                     f'split{"s" if split != 1 else ""}')
+        if self.pieces > 1:
+            text += f'; used {self.used} of {self.pieces} contiguous pieces'
+            text += f' ({self.skipped} too short for the filters, skipped)' if self.skipped else ''
+        return text
 
     def to_dict(self) -> dict:
-        """The gap summary and the pieces used, for result files."""
-        return {**self.summary.to_dict(), 'pieces': self.summary.pieces, 'pieces_used': self.used,
-                'pieces_skipped': self.skipped, 'summary': self.line()}
+        """The gap summary, the gaps bridged, the pieces used and the share used, for result files."""
+        return {**self.summary.to_dict(), 'bridged_gaps': self.bridged_gaps, 'bridged_samples': self.bridged_samples,
+                'bridge_s': self.bridge_s, 'pieces': self.pieces, 'pieces_used': self.used,
+                'pieces_skipped': self.skipped, 'used_samples': self.used_samples,
+                'used_fraction': self.used_fraction, 'summary': self.line()}
 
 
 @dataclass
@@ -214,10 +247,11 @@ class IdentificationProblem:
         drive_gains_unknown: build for drive-gain identification (no K_τ·i target, no rotor compensation;
             no prior drive data needed).
 
-    A recording that lost samples is split at its gaps (:meth:`Dataset.gaps`); its pieces too short for
-    the filters and the decimation are skipped, and ``gaps`` (one :class:`RecordingGaps` per recording
-    as given) counts them, so that ``warnings`` holds one line per such recording. Only a problem left
-    without any usable piece is refused.
+    A recording that lost samples has its short gaps bridged and is split at the others
+    (:mod:`dynid.identify.bridging`); its pieces too short for the filters and the decimation are
+    skipped, and ``gaps`` (one :class:`RecordingGaps` per recording as given) counts them and the share
+    of the recording used (its line: :meth:`RecordingGaps.line`); ``warnings`` holds the lines of recordings
+    with gaps or less than 90 % used. Only a problem left without any usable piece is refused.
     """
 
     def __init__(self, robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
@@ -237,14 +271,17 @@ class IdentificationProblem:
             dataset = r.dataset.reordered(robot.joint_names) if r.dataset.joint_names != robot.joint_names \
                 else r.dataset
             name = r.name or dataset.source.get('bag') or f'recording {i + 1}'
-            summary = dataset.gaps()
-            edges = summary.edges
-            pieces = [(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b - a >= 2]
-            self.gaps.append(RecordingGaps(name, summary, dataset.source, r.payload_mass,
-                                           None if r.payload is None else float(r.payload.mass)))
+            period = nominal_period(np.diff(dataset.t))
+            bridged = bridge_gaps(dataset, settings.validated(1.0 / period).bridge_s, period)
+            pieces = bridged.pieces
+            self.gaps.append(RecordingGaps(name, bridged.summary, dataset.source, r.payload_mass,
+                                           None if r.payload is None else float(r.payload.mass),
+                                           pieces=bridged.split_gaps + 1,
+                                           bridged_gaps=bridged.bridged_gaps, bridged_samples=bridged.bridged_samples,
+                                           bridge_s=bridged.limit_s))
             for k, (a, b) in enumerate(pieces):
-                self.recordings.append(RecordingInput(dataset.sliced(a, b), r.payload, r.payload_mass,
-                                                      name if summary.pieces == 1 else f'{name} part {k + 1}'))
+                self.recordings.append(RecordingInput(bridged.dataset.sliced(a, b), r.payload, r.payload_mass,
+                                                      name if len(pieces) == 1 else f'{name} part {k + 1}'))
                 self.origins.append(i)
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
@@ -262,6 +299,12 @@ class IdentificationProblem:
         self.identify_rotor_inertia = self.torque_source == 'motor_torque' or (
             self.torque_source == 'current' and (spec.rotor_inertia or not self.compensate_rotor))
         self.friction_on_rotor = has_motor
+        #: changes to the caller's choices, as :func:`dynid.identify.run.change_text` prints them
+        self.changes: list[dict] = []
+        if self.torque_source == 'current' and spec.rotor_compensation and not has_motor and not drive_gains_unknown:
+            self.changes.append({'setting': 'rotor_compensation', 'given': True, 'used': False,
+                                 'reason': 'the recordings have no motor encoders (motor_states) for B·θ̈: the rotor '
+                                           'inertias are identified instead'})
 
         # Payload parameter blocks: one per original recording with only a known mass.
         self.payload_blocks = sorted({o for o, r in zip(self.origins, self.recordings, strict=True)
@@ -269,6 +312,9 @@ class IdentificationProblem:
         groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
         self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
         self.friction_names = friction_symbols(spec.friction, spec.temperature)
+        self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
+        #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
+        self.held: dict[str, dict] = {}
         self.blocks: list[Block] = []
         self.settings: FilterSettings | None = None
         kept, origins = [], []
@@ -279,7 +325,7 @@ class IdentificationProblem:
                 gaps = self.gaps[origin]
                 gaps.longest_piece = max(gaps.longest_piece, error.samples)
                 gaps.needed = error.needed
-                if gaps.summary.gaps:  # counted in the recording's one line
+                if gaps.pieces > 1:  # counted in the recording's one line
                     continue
                 if len(recordings) == 1:
                     raise
@@ -289,15 +335,31 @@ class IdentificationProblem:
             kept.append(recording)
             origins.append(origin)
             self.gaps[origin].used += 1
+            self.gaps[origin].used_samples += recording.dataset.n_samples
         self.recordings, self.origins = kept, origins
-        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.summary.gaps]
+        self.warnings[:0] = [gaps.line() for gaps in self.gaps
+                             if gaps.summary.gaps or gaps.used_fraction < USED_WARNING_FRACTION]
+        self.still: list[str] = []  # joints not left out whose every row is in the stiction zone
+        if self.blocks:
+            rows = sum(self.block_keep(k).sum(axis=0) for k in range(len(self.blocks)))
+            self.still = [name for name, count, out in zip(robot.joint_names, rows, self.excluded, strict=True)
+                          if count == 0 and not out]
         if not self.blocks:
-            lines = ''.join(f'{gaps.line()}: ' for gaps in self.gaps if gaps.summary.gaps)
+            lines = ''.join(f'{gaps.line(loud=False)}: ' for gaps in self.gaps if gaps.summary.gaps)
             needed = max(gaps.needed for gaps in self.gaps)
             raise InputError(f'{lines}no contiguous piece of the recordings is long enough for the filters and '
                              f'the decimation' + (f' (need at least {needed} samples, the longest has '
                                                   f'{max(gaps.longest_piece for gaps in self.gaps)})'
                                                   if needed else ''))
+
+    def refuse_still_joints(self) -> None:
+        """InputError naming the joints that never leave the stiction zone (:attr:`still`), with the remedies:
+        an identification has nothing to fit there (a validation scores them n/a instead)."""
+        if self.still:
+            raise InputError(f'{", ".join(self.still)} never leave the stiction zone (|ω| below '
+                             f'{self.settings.stiction_velocity:g} rad/s throughout): their equations hold nothing '
+                             f'to fit; move them (a richer excitation: dynid excite --optimize), or leave their '
+                             f'equations out (exclude_joints) or select the chain without them (joints)')
 
     # ------------------------------------------------------------------------------- set-up
     def _check_joints(self, recordings):
@@ -324,6 +386,14 @@ class IdentificationProblem:
             raise InputError('the recordings hold neither motor currents nor joint torques')
         if self.drive_gains_unknown and source != 'current':
             raise InputError('drive-gain identification needs motor currents')
+        for recording in self.recordings:  # a stream the driver does not fill identifies nothing
+            dataset = recording.dataset
+            what = 'the motor current' if source == 'current' else 'joint_states effort'
+            problem = effort_problem(dataset.current if source == 'current' else dataset.tau, dataset.q,
+                                     dataset.joint_names, what)
+            if problem:
+                other = ' (--torque current uses the recorded currents)' if source != 'current' and has_current else ''
+                raise InputError(f'{recording.name or dataset.source.get("bag", "a recording")}: {problem}{other}')
         return source
 
     def _prepare(self, index: int, recording: RecordingInput, settings: FilterSettings):
@@ -501,9 +571,10 @@ class IdentificationProblem:
         return self._assembled(self._block_columns(k, rigid_parameters, exponents, with_current), slice(None))
 
     def block_keep(self, k: int) -> np.ndarray:
-        """(M, n) rows of recording k that enter the estimation (stiction rejection)."""
+        """(M, n) rows of recording k that enter the estimation (stiction rejection; left-out joints' none)."""
         block = self.blocks[k]
-        return np.ones(block.velocity.shape, dtype=bool) if block.keep is None else block.keep
+        keep = np.ones(block.velocity.shape, dtype=bool) if block.keep is None else block.keep
+        return keep & ~self.excluded[None, :] if self.excluded.any() else keep
 
     def block_times(self, k: int) -> np.ndarray:
         """Times [s] of the decimated samples of recording k."""
@@ -545,7 +616,8 @@ class IdentificationProblem:
 
     def describe(self) -> dict:
         """Provenance of the problem (for the result file)."""
-        kept = ('bag', 'simulation', 'start_ns', 'joint_states_effort')  # of each recording's source
+        # of each recording's source: where it came from, how its effort was read and checked
+        kept = ('bag', 'simulation', 'start_ns', 'joint_states_effort', 'torque_sign', 'effort_check')
         return {'torque_source': self.torque_source, 'rotor_compensation': self.compensate_rotor,
                 'rotor_inertia_identified': self.identify_rotor_inertia,
                 'friction_velocity': 'rotor' if self.friction_on_rotor else 'link',

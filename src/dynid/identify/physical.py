@@ -1,405 +1,231 @@
-"""Physically consistent identification: standard parameters per link, each link a realizable body.
+"""Identification in standard parameters: the robot file as a prior, each link a realizable body where it costs little.
 
-Least squares gives base parameters χ_b = K·π that fit the torques but may belong to no physical robot.
-Here the unknowns are the 10·n standard parameters π (:mod:`dynid.model.inertial` order, each link about
-its joint frame), the rotor inertias Ia (when the problem identifies them) and the friction parameters,
-and the problem is
+The linear solution (:mod:`dynid.identify.solvers`) gives base parameters χ_b that fit the torques but may
+belong to no physical robot and, on a recording that excites little, extrapolate badly to other motions.
+:func:`identify_physical` re-solves the same weighted equations for the standard parameters of every link
+(:mod:`dynid.identify.prior`: x = [π | Ia | friction], χ_b = K·[π; Ia]):
 
-    minimize    ‖G·(y − W_b·K·π − W_f·f)‖²  +  Σ_i ‖J̄_i^(−1/2)·(J_i − J̄_i)·J̄_i^(−1/2)‖²_F / s²  (+ Ia term)
-    subject to  J_i(π_i) ⪰ ε·J̄_i  (every link),   Ia ≥ 0,   Fc ≥ 0,   Fv ≥ 0
+1. **Prior.** The robot file's link inertias pull the estimate toward them with a relative standard deviation
+   s chosen by cross-validation over contiguous stretches of the recording (:mod:`dynid.identify.prior`);
+   the maximum a posteriori (MAP) estimate is a linear least squares. Links the robot file gives impossible
+   inertias are named and left out of the prior.
+2. **Consistency.** Every link's 4×4 pseudo-inertia J_i ⪰ ε·J̄_i, rotor inertias and Coulomb/viscous
+   friction ≥ 0 (J ⪰ 0 is exactly the condition that some non-negative mass density has these ten moments:
+   Wensing, Kim and Slotine 2017, Theorem 1; ε = :data:`STRICT_MARGIN` keeps M(q) positive definite, not
+   merely semidefinite). ``consistency``: ``always`` (``dynid identify --physical``), ``never``, or ``auto``
+   (the default identification): a MAP estimate that satisfies the constraints is kept as it is (it is the
+   constrained optimum); otherwise the constrained problem is solved and kept when its weighted χ² on the
+   training equations is at most ``consistency_cost_max_percent`` above the MAP's, else the MAP estimate is
+   kept and the result says which links are not physical.
 
-- **J_i** the 4×4 pseudo-inertia of link i, J = [[Σ, h], [hᵀ, m]] with Σ = ½·tr(I)·E₃ − I (I about the
-  frame origin, h = m·c). J ⪰ 0 is exactly the condition that some non-negative mass density has
-  these ten moments (Wensing, Kim and Slotine 2017, Theorem 1); it implies m ≥ 0, a PSD inertia about
-  the centre of mass and the triangle inequalities. ε = 1e-4 of the prior keeps every link strictly
-  positive, so that M(q) is positive definite (not merely semidefinite) everywhere.
-- **G** the weights of the linear solution (1/σ̂_j per joint for WLS, the final robust weights for IRLS):
-  the data term is the χ² of the weighted residuals, in the same units as the unconstrained fit's, so
-  the **consistency cost** (how much worse the constrained fit is) is reported as
-  100·(χ²_physical − χ²_unconstrained)/χ²_unconstrained [%] on the training equations.
-- **Prior** (optional, on by default): the robot file's (URDF's or built-in table's) own pseudo-inertias
-  J̄_i. The distance is the local metric of the log-det (Bregman) divergence between pseudo-inertias,
-  i.e. its second-order expansion (Lee and Park 2019, "Geometric robot dynamic identification"): it is
-  dimensionless and independent of the frame and units, so one weight serves every link. The prior is a
-  Gaussian belief with relative standard deviation s (``prior_relative_std``: the robot file may be off
-  by s of each link's "size"), the data term a χ² with unit variance per row, and the estimate the
-  maximum a posteriori one. Rotor inertias get the same relative prior on the drive data's B. Friction
-  has no prior.
-- **Rule for s** (default; a given ``prior_relative_std`` overrides it): cross-validation on the training
-  rows themselves, ties going to the data. The weighted rows are cut into ``CROSS_VALIDATION_BLOCKS`` (20)
-  contiguous blocks (rows are sample-major, so a block is a stretch of the recording), block b into fold
-  b mod ``CROSS_VALIDATION_FOLDS`` (10): every fold's complement spans the whole record, so a fold is
-  predicted from the record's own coverage rather than extrapolated to a stretch of motion the rest never
-  saw, and blocks rather than single rows because neighbouring rows share the filters' memory. For every s
-  of ``PRIOR_STD_GRID`` (0.1 … 10) and every fold, the MAP estimate of the other folds (the Gaussian
-  problem, a linear least squares: the constraints are left to the final solve, which keeps the choice at
-  milliseconds per candidate instead of a conic solve each) predicts the held-out fold, scored by its
-  weighted χ². Let s* have the least total. From s* toward larger s, the rule keeps the weakest prior
-  before the first whose mean excess over s* per fold exceeds one standard error of the paired fold
-  differences (their sample standard deviation / √10). This is the one-standard-error rule (Hastie,
-  Tibshirani and Friedman 2009, sec. 7.10) turned toward the data. There the most regularized model the
-  folds cannot tell from the best is kept; here the prior is a robot file known to be off, and among
-  weights the recording cannot tell apart the one that lets the data correct it most is kept. (The
-  folds are also fit on 9/10 of the rows, which leans toward a stronger prior than the whole record
-  needs.) The grid, the totals, s*, the per-fold excesses and their standard errors are in the result.
-  Nothing outside the training recordings is looked at.
-  Measured by ``benchmarks/bench_physical.py`` (UR5e twin, robot file perturbed ±30 %, 10 s random
-  records, held-out gain of the validation fit on WLS's worst joint). The former rule (the least total,
-  5 contiguous folds, grid 0.1, 0.2, 0.5, 1, …) lost 0.006 points on seed 102: it chose s = 0.5, and any
-  s ≥ 0.7 would have gained; the folds' totals for 0.5 and 1 differed by 0.2 %. Designed on seeds
-  100–109, this rule gained on all ten (least +0.023, median +0.067; former: 9 of 10, median +0.073). On
-  every other fold scheme tried (5–20 contiguous folds, 5 or 10 interleaved folds of 10–100 blocks) it
-  also gained on all ten; the least total lost on some seeds in 10 of those 14 schemes. On the fresh
-  seeds 110–149, run after the design was fixed, it gained on 38 of 40 (least −0.019, median +0.121
-  points); the former rule gained on 35 (least −0.080), no prior on 38 (least −0.022). (Seeds 110–129
-  first confirmed a variant that took the largest s within one standard error anywhere on the grid. It
-  chose the same s on all of them, but on the Panda record it jumped past distinguishably worse weights
-  to s = 10, whose folds scatter more; hence the walk.) On seed 144
-  every s of the grid loses (−0.003 at s = 10) and only s ≥ 20 gains. The gains at stake are hundredths
-  of a point, below what the record's own folds resolve. The pseudo-inertia margin ε does not matter
-  here: ε = 1e-6, 1e-4 and 1e-2 gave the same gains to 0.002 points on seeds 100–109.
+The **consistency cost** is 100·(χ²_constrained − χ²_unconstrained)/χ²_unconstrained [%] on the training
+equations, the unconstrained solution being the MAP one (or the linear one without a prior).
 
-Solver. The problem is convex (a least squares with linear matrix inequalities). Two solvers are
-implemented and measured by ``benchmarks/bench_physical.py``: ``clarabel`` (cvxpy with the Clarabel
-interior-point solver; global optimum, certificates) and ``log_cholesky`` (scipy's bounded trust-region
-least squares on the log-Cholesky parametrization J = U·Uᵀ, U upper triangular with exp(·) diagonal,
-Rucker and Wensing 2022, which makes J ≻ 0 by construction but the problem non-convex). Both reduce the
-tall weighted system to its R factor first (one QR), so their cost does not grow with the recording.
-The default is ``clarabel``: measured on the benchmark's problems (60 s UR5e and 20 s Panda twin recordings
-at 1 kHz; repeated solves in one process on a shared 2-core machine at load average 6.5–7, wall time and in
-brackets the process's CPU time), Clarabel solved in 0.18–0.21 s (0.10 s) on the UR5e and 0.19–0.20 s
-(0.13–0.14 s) on the Panda, the log-Cholesky descent reached the same objective in 1.2–1.5 s (0.7–0.9 s)
-and 2.1–2.3 s (1.5 s), SCS took 2.4–2.8 s (1.4 s) and 8.6–10.4 s (6.5–7.0 s) and stopped 2.5 % and 1.8 %
-above the optimum; a convex solver also cannot stop in a local minimum. A process's first Clarabel solve
-also imports cvxpy and compiles the problem (UR5e: 4.0 s, 1.3 s of CPU, at that load). Clarabel is
-handed only the excess over the unconstrained cost (see :class:`ConvexProgram`). When that was decided,
-on the raw objective ‖A·x − b‖² it had stopped 44 % above the optimum; re-measured on the benchmark's two
-problems (cvxpy 1.9.3, Clarabel 0.11.1), the raw objective reaches the same optimum
-(to 1e-10 relative with the prior; without it the two forms differ by up to 0.5 %, either way), so the
-excess form is kept as a safeguard rather than a measured necessity.
+Solver. The constrained problem is convex (a least squares with linear matrix inequalities): ``clarabel``
+(the Clarabel interior-point solver through its own interface: certificates and a status; a fraction of a
+second even on the first solve, where going through cvxpy cost seconds of imports and compilation), ``scs``
+(through cvxpy, less accurate) and ``log_cholesky`` (scipy's bounded trust-region least squares on the
+log-Cholesky parametrization J = U·Uᵀ, Rucker and Wensing 2022: positive definite by construction but
+non-convex). All reduce the tall weighted system to its R factor first, so their cost does not grow with
+the recording. A solver that does not report an optimum is run once more with more iterations; if it
+still does not, ``always`` refuses the identification and ``auto`` keeps the MAP estimate with a warning:
+an inaccurate solution is never kept.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
 
 from dynid.errors import InputError, checked_choice
+from dynid.identify.prior import (
+    CROSS_VALIDATION_BLOCKS,
+    CROSS_VALIDATION_FOLDS,
+    PRIOR_STD_GRID,
+    PhysicalLayout,
+    PhysicalProblem,
+    PriorRows,
+    ReducedRows,
+    cross_validated_prior_std,
+    information_condition_numbers,
+    posterior_covariance,
+    robot_file_links,
+    robot_file_values,
+    time_folds,
+)
 from dynid.identify.solvers import one_blas_thread
-from dynid.model.inertial import parameters_of_pseudo_inertia, pseudo_inertia
+from dynid.model.inertial import PSEUDO_INERTIA_MAP, parameters_of_pseudo_inertia, pseudo_inertia
 
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')
+CONSISTENCY = ('auto', 'always', 'never')
 #: Friction models whose parameters the physical solve can bound (the others iterate on τ_out).
 PHYSICAL_FRICTION = ('none', 'viscous_coulomb')
-#: Non-negative friction symbols.
-NON_NEGATIVE_FRICTION = ('Fc', 'Fv')
+#: Methods whose solution the physical solve re-solves (the others identify more than these equations say).
+PHYSICAL_METHODS = ('ols', 'wls', 'irls')
 #: Each link's pseudo-inertia stays above this fraction of its prior (strict positivity of M(q)).
 STRICT_MARGIN = 1e-4
-#: Relative prior standard deviations s tried by the cross-validation (module docstring, "Rule"):
-#: 0.1 … 10 in steps of about √2 to 2, so that the rule's step toward the data is not a factor of two.
-PRIOR_STD_GRID = (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0)
-#: Folds the cross-validation holds out in turn; each is CROSS_VALIDATION_BLOCKS / CROSS_VALIDATION_FOLDS
-#: contiguous blocks of the training rows spread over the record (module docstring, "Rule").
-CROSS_VALIDATION_FOLDS = 10
-CROSS_VALIDATION_BLOCKS = 20
 
 
-@dataclass
+@dataclass(frozen=True)
 class PhysicalSettings:
-    """Options of the physical solve (module docstring). ``prior`` False: no pull toward the robot file;
-    ``prior_relative_std`` None: s chosen by cross-validation on the training rows (the "Rule")."""
+    """The robot file as a prior and physical consistency (module docstring).
 
-    prior: bool = True
-    prior_relative_std: float | None = None
-    solver: str = 'clarabel'
+    ``prior`` False: no pull toward the robot file; ``prior_relative_std`` None: s by cross-validation;
+    ``consistency`` one of :data:`CONSISTENCY`; ``consistency_cost_max_percent`` [%]: with ``auto``, the
+    largest rise of the training χ² over the MAP estimate's that consistency may cost; ``solver`` one of
+    :data:`SOLVERS`.
+    """
+
+    prior: bool = field(default=True, metadata={'description': "pull toward the robot file's link inertias"})
+    prior_relative_std: float | None = field(
+        default=None, metadata={'description': 'relative standard deviation s of the prior; None: by '
+                                               'cross-validation over stretches of the recording'})
+    consistency: str = field(default='auto', metadata={
+        'choices': CONSISTENCY, 'description': 'physically consistent links: always, never, or auto (where it '
+                                               'costs at most consistency_cost_max_percent)'})
+    consistency_cost_max_percent: float = field(default=1.0, metadata={
+        'description': 'auto: largest rise of the training chi2 that consistency may cost [%]', 'range': (0.0, 100.0)})
+    solver: str = field(default='clarabel', metadata={'choices': SOLVERS, 'description': 'constrained solver'})
 
     def validated(self) -> PhysicalSettings:
         checked_choice('physical solver', self.solver, SOLVERS)
+        checked_choice('consistency', self.consistency, CONSISTENCY)
         if self.prior_relative_std is not None and not (np.isfinite(self.prior_relative_std)
                                                         and self.prior_relative_std > 0):
             raise InputError(f'prior_relative_std must be > 0, got {self.prior_relative_std!r}')
+        if not 0.0 <= self.consistency_cost_max_percent <= 100.0:
+            raise InputError(f'consistency_cost_max_percent must be within 0-100, got '
+                             f'{self.consistency_cost_max_percent!r}')
         return self
 
-    def check_model(self, spec) -> None:
-        """Refuse a :class:`~dynid.identify.model.ModelSpec` the physical solve cannot bound (before any work)."""
+    def not_applicable(self, spec, method: str) -> str | None:
+        """Why this identification cannot be solved in standard parameters (None when it can). An explicit
+        ``consistency='always'`` makes the reason an error (:meth:`check_model`); otherwise the
+        identification stays linear and the result says why."""
+        if method not in PHYSICAL_METHODS:
+            return f'physical identification builds on OLS, WLS or IRLS, not {method!r}'
         if spec.friction not in PHYSICAL_FRICTION:
-            raise InputError(f'physical identification supports the friction models {PHYSICAL_FRICTION}, '
-                             f'got {spec.friction!r}')
+            return f'physical identification supports the friction models {PHYSICAL_FRICTION}, got {spec.friction!r}'
+        return None
+
+    def check_model(self, spec, method: str = 'wls') -> None:
+        """Refuse, before any work, a model that ``consistency='always'`` cannot solve."""
+        reason = self.not_applicable(spec, method)
+        if reason and self.consistency == 'always':
+            raise InputError(reason)
 
 
-# ------------------------------------------------------------------------------ pseudo-inertia
-#: (16, 10): vec(J) = PSEUDO_MAP @ φ (J is linear in φ).
-PSEUDO_MAP = np.column_stack([pseudo_inertia(e).reshape(-1) for e in np.eye(10)])
+# ------------------------------------------------------------------------------ consistency
+def violations(x: np.ndarray, problem: PhysicalProblem) -> tuple[list[int], bool]:
+    """(links whose pseudo-inertia is below ε·J̄, whether a bounded parameter is negative) at x."""
+    links = []
+    for i, reference in enumerate(problem.references):
+        root = np.linalg.inv(np.linalg.cholesky(reference))
+        excess = root @ (pseudo_inertia(x[10 * i:10 * i + 10]) - STRICT_MARGIN * reference) @ root.T
+        if np.linalg.eigvalsh(0.5 * (excess + excess.T))[0] < 0:
+            links.append(i)
+    return links, bool(problem.non_negative.size and np.any(x[problem.non_negative] < 0))
 
 
-def _prior_pseudo(phi: np.ndarray) -> np.ndarray:
-    """J̄ of a prior link made strictly positive definite (a point mass or a massless link is singular)."""
-    j = pseudo_inertia(phi)
-    scale = max(np.trace(j), 1e-6)
-    return j + 1e-6 * scale * np.eye(4)
-
-
-def _inverse_sqrt(j: np.ndarray) -> np.ndarray:
-    values, vectors = np.linalg.eigh(j)
-    return vectors @ np.diag(values ** -0.5) @ vectors.T
-
-
-# ------------------------------------------------------------------------------ the problem
-@dataclass
-class ReducedRows:
-    """Weighted rows G·W·v ≈ G·y kept as ‖G·(y − W·v)‖² = ‖projected − r·v‖² + constant (r: p×p)."""
-
-    r: np.ndarray
-    projected: np.ndarray
-    constant: float
-
-    @classmethod
-    def of(cls, w: np.ndarray, y: np.ndarray, row_weights: np.ndarray) -> ReducedRows:
-        """One QR of [G·W | G·y] (R only: the last column is Qᵀ·G·y, the corner the part nothing fits)."""
-        count = w.shape[1]
-        r = scipy.linalg.qr(np.column_stack([w * row_weights[:, None], y * row_weights]), mode='r',
-                            check_finite=False)[0]
-        full = np.zeros((count + 1, count + 1))
-        full[:r.shape[0]] = r[:count + 1]
-        return cls(full[:count, :count], full[:count, count], float(full[count, count] ** 2))
-
-    @classmethod
-    def stack(cls, parts: list[ReducedRows]) -> ReducedRows:
-        """The rows of several parts together (their R factors stacked and reduced again)."""
-        w = np.vstack([part.r for part in parts])
-        y = np.concatenate([part.projected for part in parts])
-        joined = cls.of(w, y, np.ones(len(y)))
-        joined.constant += sum(part.constant for part in parts)
-        return joined
-
-    def cost(self, v: np.ndarray) -> float:
-        """‖G·(y − W·v)‖² of these rows."""
-        e = self.projected - self.r @ v
-        return float(e @ e + self.constant)
-
-
-@dataclass
-class PhysicalProblem:
-    """The reduced least squares ‖A·x − b‖² over x = [π (10n) | Ia (n or 0) | friction] (module docstring).
-
-    ``a``, ``b``: data rows (R factor of the weighted base system times the regrouping) stacked over the
-    prior rows; ``data_rows``: how many of them are data; ``residual_constant``: the part of the weighted
-    sum of squares no parameter can fit (‖Gy‖² − ‖Qᵀ·G·y‖²).
-    """
-
-    a: np.ndarray
-    b: np.ndarray
-    data_rows: int
-    residual_constant: float
-    n_links: int
-    n_rotor: int
-    non_negative: np.ndarray  # indices of x bounded below by 0 (Ia, Fc, Fv)
-    prior_pseudo: list[np.ndarray]  # J̄_i (the floor ε·J̄_i of the constraint)
-
-    def objective(self, x: np.ndarray) -> float:
-        """‖A·x − b‖²: the minimized cost (data and prior) up to the constant."""
-        r = self.a @ x - self.b
-        return float(r @ r)
-
-    def data_cost(self, x: np.ndarray) -> float:
-        """Weighted χ² of the training equations at x."""
-        r = self.a[:self.data_rows] @ x - self.b[:self.data_rows]
-        return float(r @ r + self.residual_constant)
-
-
-@dataclass
-class PriorRows:
-    """The prior's rows at s = 1 (module docstring): ‖a·x − b‖² / s² is the prior's cost."""
-
-    a: np.ndarray
-    b: np.ndarray
-    pseudo: list[np.ndarray]  # J̄_i
-
-    @classmethod
-    def of(cls, n_links: int, unknowns: int, prior_standard: np.ndarray, prior_rotor: np.ndarray | None) -> PriorRows:
-        pseudo = [_prior_pseudo(prior_standard[10 * i:10 * i + 10]) for i in range(n_links)]
-        a_rows, b_rows = [], []
-        for i, j_bar in enumerate(pseudo):
-            root = _inverse_sqrt(j_bar)
-            g = np.kron(root, root) @ PSEUDO_MAP  # vec(R·J·R) = (R⊗R)·vec(J)
-            rows = np.zeros((16, unknowns))
-            rows[:, 10 * i:10 * i + 10] = g
-            a_rows.append(rows)
-            b_rows.append(g @ prior_standard[10 * i:10 * i + 10])
-        if prior_rotor is not None:
-            scale = np.maximum(np.abs(prior_rotor), 1e-6)
-            rows = np.zeros((n_links, unknowns))
-            rows[np.arange(n_links), 10 * n_links + np.arange(n_links)] = 1.0 / scale
-            a_rows.append(rows)
-            b_rows.append(prior_rotor / scale)
-        return cls(np.vstack(a_rows), np.concatenate(b_rows), pseudo)
-
-
-@dataclass
-class PhysicalLayout:
-    """How x = [π | Ia | friction] maps to the identification's columns, and what is bounded."""
-
-    to_base: np.ndarray  # (columns of W) × (unknowns): χ_b = K·[π; Ia], friction itself
-    n_links: int
-    n_rotor: int
-    non_negative: np.ndarray
-
-    @classmethod
-    def of(cls, regrouping: np.ndarray, n_links: int, rotor_inertia: bool, parameter_names: list[str],
-           rigid_count: int) -> PhysicalLayout:
-        standard_count = regrouping.shape[1]
-        names = parameter_names[rigid_count:]
-        to_base = scipy.linalg.block_diag(regrouping, np.eye(len(names)))
-        bounded = [standard_count + k for k, name in enumerate(names)
-                   if name.rpartition('_')[0] in NON_NEGATIVE_FRICTION]
-        if rotor_inertia:
-            bounded = list(range(10 * n_links, standard_count)) + bounded
-        return cls(to_base, n_links, standard_count - 10 * n_links, np.array(bounded, dtype=int))
-
-    def problem(self, data: ReducedRows, prior: PriorRows, prior_std: float | None) -> PhysicalProblem:
-        """The problem of these data rows with the prior at relative σ ``prior_std`` (None: no prior)."""
-        a_rows, b_rows = [data.r @ self.to_base], [data.projected]
-        if prior_std is not None:
-            a_rows.append(prior.a / prior_std)
-            b_rows.append(prior.b / prior_std)
-        return PhysicalProblem(np.vstack(a_rows), np.concatenate(b_rows), data.r.shape[0], data.constant,
-                               self.n_links, self.n_rotor, self.non_negative, prior.pseudo)
-
-
-def build_problem(regrouping: np.ndarray, n_links: int, rotor_inertia: bool, w: np.ndarray, y: np.ndarray,
-                  row_weights: np.ndarray, parameter_names: list[str], rigid_count: int,
-                  prior_standard: np.ndarray, prior_rotor: np.ndarray | None,
-                  settings: PhysicalSettings) -> PhysicalProblem:
-    """Reduce the weighted system G·W·[χ_b; f] ≈ G·y and map χ_b = K·[π; Ia] (module docstring).
-
-    Args:
-        regrouping: K (rigid_count × (10n [+ n])). w, y: the identification's equations (base columns, then
-        friction columns). row_weights: G. prior_standard: π̄ (10n). prior_rotor: Ia prior (n) or None.
-        ``settings.prior_relative_std`` must be a number here (the cross-validated choice is made by
-        :func:`identify_physical`).
-    """
-    layout = PhysicalLayout.of(regrouping, n_links, rotor_inertia, parameter_names, rigid_count)
-    prior = PriorRows.of(n_links, layout.to_base.shape[1], prior_standard, prior_rotor if rotor_inertia else None)
-    return layout.problem(ReducedRows.of(w, y, row_weights), prior,
-                          settings.prior_relative_std if settings.prior else None)
-
-
-# ------------------------------------------------------------------------------ the prior's weight
-def held_out_scores(layout: PhysicalLayout, folds: list[ReducedRows], prior: PriorRows,
-                    grid=PRIOR_STD_GRID) -> np.ndarray:
-    """(len(grid), len(folds)): weighted χ² of fold k predicted by the MAP estimate of the other folds at s.
-
-    The MAP estimate is the Gaussian problem's (a linear least squares, without the constraints: module
-    docstring, "Rule").
-    """
-    trained = [ReducedRows.stack([f for j, f in enumerate(folds) if j != k]) for k in range(len(folds))]
-    scores = np.zeros((len(grid), len(folds)))
-    for k, held_out in enumerate(folds):
-        for a, s in enumerate(grid):
-            problem = layout.problem(trained[k], prior, s)
-            x = np.linalg.lstsq(problem.a, problem.b, rcond=None)[0]
-            scores[a, k] = held_out.cost(layout.to_base @ x)
-    return scores
-
-
-def weakest_indistinguishable(scores: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray]:
-    """The rule's choice from fold scores (rows: grid in increasing s; columns: folds).
-
-    Returns (index chosen, index of the least total, per grid value the mean excess of its fold scores over
-    the least total's fold scores, and that mean's standard error). Chosen: from the least total toward
-    larger s, the last index before the first whose mean excess exceeds one standard error (sample standard
-    deviation of the K paired differences / √K). The walk stops there: a weaker prior beyond a distinguishably
-    worse one is not taken because its folds scatter more.
-    """
-    scores = np.asarray(scores, dtype=float)
-    best = int(np.argmin(scores.sum(axis=1)))
-    excess = scores - scores[best]
-    mean = excess.mean(axis=1)
-    error = excess.std(axis=1, ddof=1) / np.sqrt(scores.shape[1])
-    chosen = best
-    while chosen + 1 < len(scores) and mean[chosen + 1] <= error[chosen + 1]:
-        chosen += 1
-    return chosen, best, mean, error
-
-
-def cross_validated_prior_std(layout: PhysicalLayout, folds: list[ReducedRows], prior: PriorRows,
-                              grid=PRIOR_STD_GRID) -> tuple[float, dict]:
-    """s of ``grid`` by the module docstring's "Rule"; (s, the numbers behind it for the result)."""
-    scores = held_out_scores(layout, folds, prior, grid)
-    chosen, best, mean, error = weakest_indistinguishable(scores)
-    return float(grid[chosen]), {'held_out_weighted_chi2': scores.sum(axis=1).tolist(),
-                                 'least_chi2_relative_std': float(grid[best]),
-                                 'excess_over_least_per_fold': mean.tolist(),
-                                 'excess_standard_error': error.tolist()}
-
-
-def row_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, count: int = CROSS_VALIDATION_FOLDS,
-              blocks: int = CROSS_VALIDATION_BLOCKS) -> list[ReducedRows]:
-    """The weighted rows cut into ``blocks`` contiguous blocks (rows are sample-major: stretches of the time
-    line), block b in fold b mod ``count``: every fold's complement spans the whole record."""
-    parts = np.array_split(np.arange(len(y)), blocks)
-    return [ReducedRows.of(w[rows], y[rows], row_weights[rows])
-            for rows in (np.concatenate(parts[k::count]) for k in range(count))]
+def project_links(x: np.ndarray, problem: PhysicalProblem) -> np.ndarray:
+    """x with every pseudo-inertia raised to at least ε·J̄ and bounds enforced exactly (solver round-off)."""
+    x = x.copy()
+    for i, reference in enumerate(problem.references):
+        j = pseudo_inertia(x[10 * i:10 * i + 10])
+        floor = STRICT_MARGIN * reference
+        root = np.linalg.cholesky(floor)
+        inverse = np.linalg.inv(root)
+        values, vectors = np.linalg.eigh(inverse @ (j - floor) @ inverse.T)
+        if values.min() < 0:
+            j = floor + root @ vectors @ np.diag(np.maximum(values, 0.0)) @ vectors.T @ root.T
+            x[10 * i:10 * i + 10] = parameters_of_pseudo_inertia(j)
+    x[problem.non_negative] = np.maximum(x[problem.non_negative], 0.0)
+    return x
 
 
 # ------------------------------------------------------------------------------ solvers
-class ConvexProgram:
-    """min ‖A·x − b‖² s.t. J_i(π_i) ⪰ ε·J̄_i, x[bounded] ≥ 0, compiled once by cvxpy, re-solved for any A, b.
+def _excess_form(problem: PhysicalProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scale, M, c) with x = scale·z and ‖A·x − b‖² = floor·‖M·z − c‖² + ‖A·x̂ − b‖², x̂ the unconstrained
+    optimum and floor its cost: the solver sees only the excess over the unconstrained cost in units of that
+    cost (its tolerances are relative, and the raw cost is a tiny fraction of ‖b‖²), every unknown of order one."""
+    count = problem.a.shape[1]
+    norms = np.linalg.norm(problem.a, axis=0)
+    scale = 1.0 / np.where(norms > 0, norms, 1.0)
+    unconstrained = problem.map_estimate()
+    floor = max(problem.objective(unconstrained), 1e-12 * float(problem.b @ problem.b), 1e-300)
+    r = np.zeros((count, count))
+    factor = scipy.linalg.qr(problem.a * scale, mode='r', check_finite=False)[0][:count]
+    r[:factor.shape[0]] = factor
+    return scale, r / np.sqrt(floor), r @ (unconstrained / scale) / np.sqrt(floor)
 
-    The data enter as parameters of ‖P·z − c‖² with x = scale·z: P = R/√floor and c = R·x̂/(scale·√floor),
-    R the triangular factor of A·diag(scale) and x̂ an unconstrained optimum, since
-    ‖A·x − b‖² = ‖R·(z − x̂/scale)‖² + ‖A·x̂ − b‖². The solver so sees only the excess over the unconstrained
-    cost in units of that cost (its tolerances are relative, and the raw cost is ~3e-8 of ‖b‖² with the prior,
-    1e-9 or less without: module docstring, "Solver"). ``scale`` (every unknown of order one)
-    comes from the first problem and stays: the constraints do not change between solves.
-    """
 
-    def __init__(self, problem: PhysicalProblem, solver: str = 'clarabel') -> None:
-        import cvxpy as cp
+#: Rows of the upper triangle of a symmetric 4×4 matrix, column by column (Clarabel's PSD triangle order), as
+#: indices into its row-major vec, and their scale (√2 off the diagonal, so that inner products are kept).
+_TRIANGLE = [(4 * r + c, 1.0 if r == c else np.sqrt(2.0)) for c in range(4) for r in range(c + 1)]
 
-        count = problem.a.shape[1]
-        norms = np.linalg.norm(problem.a, axis=0)
-        self.scale = 1.0 / np.where(norms > 0, norms, 1.0)
-        self.solver = solver
-        self.matrix = cp.Parameter((count, count))
-        self.target = cp.Parameter(count)
-        self.z = cp.Variable(count)
-        x = cp.multiply(self.scale, self.z)
-        constraints = []
-        for i, j_bar in enumerate(problem.prior_pseudo):
-            size = np.trace(j_bar)
-            j = cp.reshape(PSEUDO_MAP @ x[10 * i:10 * i + 10], (4, 4), order='C') / size
-            constraints.append((j + j.T) / 2 - STRICT_MARGIN * j_bar / size >> 0)
-        if problem.non_negative.size:
-            constraints.append(self.z[problem.non_negative] >= 0)
-        self.program = cp.Problem(cp.Minimize(cp.sum_squares(self.matrix @ self.z - self.target)), constraints)
 
-    def solve(self, problem: PhysicalProblem) -> np.ndarray:
-        """x of ``problem`` (same unknowns and constraints as the compiled one)."""
-        import cvxpy as cp
+def _solve_clarabel(problem: PhysicalProblem, careful: bool) -> tuple[np.ndarray, str]:
+    import clarabel
+    import scipy.sparse as sparse
 
-        count = problem.a.shape[1]
-        unconstrained = np.linalg.lstsq(problem.a, problem.b, rcond=None)[0]
-        floor = max(problem.objective(unconstrained), 1e-12 * float(problem.b @ problem.b), 1e-300)
-        r = np.zeros((count, count))
-        factor = scipy.linalg.qr(problem.a * self.scale, mode='r', check_finite=False)[0][:count]
-        r[:factor.shape[0]] = factor
-        self.matrix.value = r / np.sqrt(floor)
-        self.target.value = r @ (unconstrained / self.scale) / np.sqrt(floor)
-        try:
-            with warnings.catch_warnings():  # an inaccurate solution is reported with the result instead
-                warnings.filterwarnings('ignore', message='Solution may be inaccurate', category=UserWarning)
-                self.program.solve(solver=self.solver.upper())
-        except cp.error.SolverError as error:
-            raise InputError(f'the physical solve failed ({self.solver}): {error}') from None
-        if self.program.status not in ('optimal', 'optimal_inaccurate') or self.z.value is None:
-            raise InputError(f'the physical solve did not converge ({self.solver}: {self.program.status})')
-        self.status = self.program.status
-        return self.scale * np.asarray(self.z.value)
+    scale, m, c = _excess_form(problem)
+    count = m.shape[1]
+    rows, targets, cones = [], [], []
+    index, weight = (np.array(v) for v in zip(*_TRIANGLE, strict=True))
+    for i, reference in enumerate(problem.references):
+        size = np.trace(reference)
+        block = np.zeros((len(index), count))  # s = b − A·z = svec(J_i(x) − ε·J̄_i) / size ⪰ 0
+        block[:, 10 * i:10 * i + 10] = -(weight[:, None] * PSEUDO_INERTIA_MAP[index]) * scale[10 * i:10 * i + 10] / size
+        rows.append(block)
+        targets.append(-weight * (STRICT_MARGIN * reference).reshape(-1)[index] / size)
+        cones.append(clarabel.PSDTriangleConeT(4))
+    if problem.non_negative.size:
+        block = np.zeros((problem.non_negative.size, count))
+        block[np.arange(problem.non_negative.size), problem.non_negative] = -1.0
+        rows.append(block)
+        targets.append(np.zeros(problem.non_negative.size))
+        cones.append(clarabel.NonnegativeConeT(problem.non_negative.size))
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    if careful:  # the second attempt: more iterations and refinement
+        settings.max_iter = 1000
+        settings.iterative_refinement_max_iter = 50
+        settings.equilibrate_max_iter = 50
+    solver = clarabel.DefaultSolver(sparse.triu(sparse.csc_matrix(2.0 * m.T @ m), format='csc'), -2.0 * m.T @ c,
+                                    sparse.csc_matrix(np.vstack(rows)), np.concatenate(targets), cones, settings)
+    solution = solver.solve()
+    status = {'Solved': 'optimal', 'AlmostSolved': 'optimal_inaccurate'}.get(str(solution.status),
+                                                                               str(solution.status))
+    z = np.asarray(solution.x, dtype=float)
+    if status == 'optimal' and not np.all(np.isfinite(z)):
+        status = 'non-finite solution'
+    return scale * z, status
+
+
+def _solve_scs(problem: PhysicalProblem, careful: bool) -> tuple[np.ndarray, str]:
+    import cvxpy as cp  # only for SCS: seconds of import that the default solver skips
+
+    scale, m, c = _excess_form(problem)
+    z = cp.Variable(m.shape[1])
+    x = cp.multiply(scale, z)
+    constraints = []
+    for i, reference in enumerate(problem.references):
+        size = np.trace(reference)
+        j = cp.reshape(PSEUDO_INERTIA_MAP @ x[10 * i:10 * i + 10], (4, 4), order='C') / size
+        constraints.append((j + j.T) / 2 - STRICT_MARGIN * reference / size >> 0)
+    if problem.non_negative.size:
+        constraints.append(z[problem.non_negative] >= 0)
+    program = cp.Problem(cp.Minimize(cp.sum_squares(m @ z - c)), constraints)
+    try:
+        program.solve(solver='SCS', **({'max_iters': 100000, 'eps': 1e-6} if careful else {}))
+    except cp.error.SolverError as error:
+        return np.full(m.shape[1], np.nan), f'failed ({error})'
+    if z.value is None:
+        return np.full(m.shape[1], np.nan), program.status
+    return scale * np.asarray(z.value), program.status
 
 
 def _cholesky_to_parameters(theta: np.ndarray, links: int, floor: list[np.ndarray]) -> np.ndarray:
@@ -414,15 +240,15 @@ def _cholesky_to_parameters(theta: np.ndarray, links: int, floor: list[np.ndarra
     return np.concatenate(phis)
 
 
-def _solve_log_cholesky(problem: PhysicalProblem) -> np.ndarray:
+def _solve_log_cholesky(problem: PhysicalProblem, careful: bool) -> tuple[np.ndarray, str]:
     links = problem.n_links
-    floor = [STRICT_MARGIN * j for j in problem.prior_pseudo]
+    floor = [STRICT_MARGIN * j for j in problem.references]
     upper = np.triu_indices(4)
     theta0 = []
-    for j_bar, f in zip(problem.prior_pseudo, floor, strict=True):
+    for reference, f in zip(problem.references, floor, strict=True):
         # J − floor = U·Uᵀ with U upper triangular: the flipped Cholesky factor.
         flip = np.eye(4)[::-1]
-        lower = np.linalg.cholesky(flip @ (j_bar - f) @ flip)
+        lower = np.linalg.cholesky(flip @ (reference - f) @ flip)
         u = flip @ lower @ flip
         t = u[upper].copy()
         t[[0, 4, 7, 9]] = np.log(np.diag(u))
@@ -440,49 +266,27 @@ def _solve_log_cholesky(problem: PhysicalProblem) -> np.ndarray:
     import scipy.optimize  # here: a fifth of a second that identifications without this solver skip
 
     solution = scipy.optimize.least_squares(residual, start, bounds=(low, np.full(start.size, np.inf)),
-                                            method='trf', x_scale='jac', max_nfev=2000)
+                                            method='trf', x_scale='jac', max_nfev=10000 if careful else 2000)
     theta = solution.x
-    return np.concatenate([_cholesky_to_parameters(theta, links, floor), theta[10 * links:]])
+    x = np.concatenate([_cholesky_to_parameters(theta, links, floor), theta[10 * links:]])
+    return x, 'optimal' if solution.success else f'not converged ({solution.message})'
 
 
-def solve(problem: PhysicalProblem, solver: str = 'clarabel') -> tuple[np.ndarray, str]:
-    """(x = [π | Ia | friction] minimizing the problem (module docstring), the solver's status: 'optimal' or
-    'optimal_inaccurate' (cvxpy's words; the log-Cholesky form reports scipy's success as 'optimal')."""
-    if solver == 'log_cholesky':
-        return _solve_log_cholesky(problem), 'optimal'
-    program = ConvexProgram(problem, solver)
-    return program.solve(problem), program.status
+_SOLVE = {'clarabel': _solve_clarabel, 'scs': _solve_scs, 'log_cholesky': _solve_log_cholesky}
 
 
-def project_links(x: np.ndarray, problem: PhysicalProblem) -> np.ndarray:
-    """x with every pseudo-inertia raised to at least ε·J̄ and bounds enforced exactly (solver round-off)."""
-    x = x.copy()
-    for i, j_bar in enumerate(problem.prior_pseudo):
-        j = pseudo_inertia(x[10 * i:10 * i + 10])
-        floor = STRICT_MARGIN * j_bar
-        root = np.linalg.cholesky(floor)
-        inverse = np.linalg.inv(root)
-        values, vectors = np.linalg.eigh(inverse @ (j - floor) @ inverse.T)
-        if values.min() < 0:
-            j = floor + root @ vectors @ np.diag(np.maximum(values, 0.0)) @ vectors.T @ root.T
-            x[10 * i:10 * i + 10] = parameters_of_pseudo_inertia(j)
-    x[problem.non_negative] = np.maximum(x[problem.non_negative], 0.0)
-    return x
+def solve(problem: PhysicalProblem, solver: str = 'clarabel') -> tuple[np.ndarray, str, int]:
+    """(x = [π | Ia | friction] minimizing the problem under the constraints (module docstring), the solver's
+    status: 'optimal' or why not (cvxpy's words, e.g. 'optimal_inaccurate'), attempts made: a solver that
+    does not report an optimum is run once more with more iterations)."""
+    x, status = _SOLVE[solver](problem, False)
+    if status == 'optimal':
+        return x, status, 1
+    x, status = _SOLVE[solver](problem, True)
+    return x, status, 2
 
 
-# ------------------------------------------------------------------------------ links, checks
-def link_names(robot) -> list[str]:
-    """The body (URDF link) each joint moves: the first body frame attached to the joint."""
-    import pinocchio as pin
-
-    model = robot.pinocchio_model
-    names = []
-    for j in range(1, model.njoints):
-        frames = [f.name for f in model.frames if f.parentJoint == j and f.type == pin.FrameType.BODY]
-        names.append(frames[0] if frames else model.names[j])
-    return names
-
-
+# ------------------------------------------------------------------------------ M(q)
 def mass_matrices(result, robot, q: np.ndarray) -> np.ndarray:
     """M(q) (N, n, n) [kg·m²] of a result's base parameters, rotor inertias on the diagonal where identified.
 
@@ -522,82 +326,155 @@ def mass_matrix_check(result, robot, states: int = 10000, seed: int = 5) -> dict
             'min_eigenvalue': float(smallest.min())}
 
 
-def _data_and_prior_std(layout, prior, w, y, weights, std, use_prior, progress):
-    """The reduced data rows and s: s given, or cross-validated on folds whose factors also give the rows."""
-    if not use_prior or std is not None:
-        return ReducedRows.of(w, y, weights), std, None
-    start = time.perf_counter()
-    folds = row_folds(w, y, weights)
-    data = ReducedRows.stack(folds)  # the R of all rows, from the folds' small factors (one QR, not two)
-    std, numbers = cross_validated_prior_std(layout, folds, prior)
-    progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation '
-             f'(least held-out chi2 at s = {numbers["least_chi2_relative_std"]:g})')
-    return data, std, {'folds': CROSS_VALIDATION_FOLDS, 'blocks': CROSS_VALIDATION_BLOCKS, 'grid': list(PRIOR_STD_GRID),
-                       **numbers, 'seconds': time.perf_counter() - start}
-
-
 # ------------------------------------------------------------------------------ the identification step
-def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, settings: PhysicalSettings,
-                      progress=lambda text: None) -> tuple[np.ndarray, dict]:
-    """The physical solution of an :class:`~dynid.identify.model.IdentificationProblem` already solved linearly.
+@dataclass
+class PhysicalOutcome:
+    """What :func:`identify_physical` gives the result: values and σ in parameter order (NaN σ where the
+    constraints moved the estimate), the condition numbers of the problem solved in base parameters (raw,
+    with unit-norm columns: :func:`~dynid.identify.prior.information_condition_numbers`; None: the linear
+    fit's), the result's ``prior`` section, its ``physical`` section (None unless
+    the estimate is physically consistent) and warnings."""
+
+    values: np.ndarray
+    std: np.ndarray
+    condition: tuple[float, float] | None
+    prior: dict
+    physical: dict | None
+    warnings: list[str]
+
+
+_RULE = ('MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_prior^-1/2|_F^2 / s^2; s from '
+         f'{CROSS_VALIDATION_FOLDS} folds of {CROSS_VALIDATION_BLOCKS} contiguous blocks in time: the least sum of '
+         'the held-out weighted chi2 and the held-out per-joint relative squared residual, each divided by its '
+         'least total')
+
+
+def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
+                      settings: PhysicalSettings, progress=lambda text: None) -> PhysicalOutcome:
+    """The standard-parameter solution of an :class:`~dynid.identify.model.IdentificationProblem` already solved
+    linearly (module docstring).
 
     Args:
-        problem: the identification problem. estimate: its unconstrained solution (weights, χ²).
-        w, y: its equations. settings: options.
-
-    Returns:
-        (values in ``problem.parameter_names()`` order: the base parameters K·[π; Ia] and the friction,
-        the ``physical`` section of the result as plain numbers).
+        problem: the identification problem. estimate: its linear solution (weights, values, σ).
+        w, y, joints: its equations and each row's joint. settings: options.
     """
+    # One BLAS thread (as dynid.identify.solvers): the tall QRs, and the small SVDs and least squares of the
+    # prior's weight, which took 0.2 s instead of milliseconds with a thread per core on a 2-core machine.
+    with one_blas_thread():
+        return _identify_physical(problem, estimate, w, y, joints, settings, progress)
+
+
+def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress) -> PhysicalOutcome:
     settings = settings.validated()
-    settings.check_model(problem.spec)
-    if problem.payload_blocks:
-        raise InputError('physical identification does not take recordings with only a known payload mass; '
-                         'give the payload fully (--payload-com) or leave it out')
     robot, n = problem.robot, problem.robot.n
+    start = time.perf_counter()
     names = problem.parameter_names()
-    rigid_count = len(problem.rigid_names)
     rotor = problem.identify_rotor_inertia
     prior_rotor = None
     if rotor:
         prior_rotor = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
     weights = estimate.row_weights if estimate.row_weights.size == len(y) else np.ones(len(y))
-    layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, rigid_count)
-    prior = PriorRows.of(n, layout.to_base.shape[1], robot.standard_parameters, prior_rotor)
-    std = settings.prior_relative_std if settings.prior else None
+    links = robot_file_links(robot)
+    layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, len(problem.rigid_names))
+    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor)
+    warnings = []
+    left_out = [link for link in links if not link.in_prior]
+    if settings.prior and left_out and len(left_out) < n:
+        warnings += [f'{link.line()}: left out of the prior' for link in left_out
+                     if link.problem != 'no inertia (massless)']
+    use_prior = settings.prior and len(left_out) < n
+    section = {'used': use_prior, 'source': robot.source or robot.name, 'relative_std': None,
+               'links_left_out': [{'joint': link.joint, 'link': link.inertial, 'problem': link.problem}
+                                  for link in left_out]}
+    if settings.prior and not use_prior:
+        section['reason'] = 'the robot file gives no link a physical inertia'
+    elif not settings.prior:
+        section['reason'] = 'not asked for (--no-prior)'
     cross_validation = None
-    with one_blas_thread():  # tall QRs: as in dynid.identify.solvers
-        data, std, cross_validation = _data_and_prior_std(layout, prior, w, y, weights, std, settings.prior,
-                                                          progress)
+    std = settings.prior_relative_std if use_prior else None
+    if use_prior and std is None:
+        folds, data = time_folds(w, y, weights, joints)
+        std, numbers = cross_validated_prior_std(layout, folds, prior)
+        cross_validation = {'folds': CROSS_VALIDATION_FOLDS, 'blocks': CROSS_VALIDATION_BLOCKS,
+                            'grid': list(PRIOR_STD_GRID), **numbers}
+        progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation over '
+                 f'{CROSS_VALIDATION_BLOCKS} stretches of the recording')
+    else:
+        data = ReducedRows.of(w, y, weights)
     reduced = layout.problem(data, prior, std)
-    progress(f'physical solve ({settings.solver}): {reduced.a.shape[1]} unknowns, {n} pseudo-inertia constraints')
-    start = time.perf_counter()
-    x, status = solve(reduced, settings.solver)
-    x = project_links(x, reduced)
-    seconds = time.perf_counter() - start
-    standard_count = 10 * n + reduced.n_rotor
-    values = np.concatenate([problem.base.from_standard(x[:standard_count]), x[standard_count:]])
-    residual = y - w @ values
-    physical_cost = float(np.sum((residual * weights) ** 2))
-    free_cost = float(np.sum((estimate.residual * weights) ** 2))
-    links = link_names(robot)
-    section = {
-        'solver': settings.solver, 'solver_status': status, 'solve_s': seconds, 'objective': reduced.objective(x),
-        'constraint': f'pseudo-inertia J_i >= {STRICT_MARGIN:g}*J_prior_i (Wensing, Kim and Slotine 2017); '
-                      f'Ia, Fc, Fv >= 0',
-        'prior': {'used': settings.prior, 'source': robot.source or robot.name, 'relative_std': std,
-                  'rule': 'MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_prior^-1/2|_F^2 / s^2; '
-                          + ('s given' if cross_validation is None else
-                             'from the least held-out weighted chi2 toward larger s, the last s of the grid before '
-                             'the first whose mean excess per fold exceeds one standard error of the paired fold '
-                             'differences (ties go to the data)'),
-                  'cross_validation': cross_validation},
-        'consistency': {'weighted_chi2_unconstrained': free_cost, 'weighted_chi2_physical': physical_cost,
-                        'cost_percent': 100.0 * (physical_cost / free_cost - 1.0) if free_cost > 0 else 0.0},
-        'links': [{'joint': joint, 'link': link, 'parameters': x[10 * i:10 * i + 10].tolist(),
-                   'prior': robot.standard_parameters[10 * i:10 * i + 10].tolist()}
-                  for i, (joint, link) in enumerate(zip(robot.joint_names, links, strict=True))],
-        'rotor_inertia': None if not rotor else dict(zip(robot.joint_names, x[10 * n:standard_count].tolist(),
-                                                         strict=True)),
-    }
-    return values, section
+    x_map = reduced.map_estimate()
+    section.update(relative_std=std, rule=_RULE if use_prior else None, cross_validation=cross_validation)
+    if len(left_out) < n:  # a robot file without any physical link inertia has no model worth comparing
+        file_values = layout.to_base @ robot_file_values(layout, data, links)
+        section['robot_file_model'] = dict(zip(names, file_values.tolist(), strict=True))
+    free_cost = data.cost(estimate.values)
+    if use_prior:
+        map_values = layout.to_base @ x_map
+        covariance = posterior_covariance(reduced, x_map, layout.to_base)
+        map_std = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+        condition = information_condition_numbers(covariance)
+        section.update(prior_cost_percent=100.0 * (data.cost(map_values) / free_cost - 1.0) if free_cost > 0 else 0.0,
+                       data_condition_number=estimate.condition_number,
+                       data_condition_number_scaled=estimate.scaled_condition_number,
+                       posterior_std=map_std.tolist())
+    else:
+        map_values, map_std, condition = estimate.values, estimate.std, None
+
+    bad_links, bad_bounds = violations(x_map, reduced)
+    link_label = [link.link for link in links]
+    decision, x, status, attempts, solve_seconds = 'free', x_map, 'optimal', 0, 0.0
+    if settings.consistency == 'never':
+        decision = 'not asked for'
+    elif bad_links or bad_bounds or (settings.consistency == 'always' and not use_prior):
+        progress(f'physical solve ({settings.solver}): {reduced.a.shape[1]} unknowns, {n} pseudo-inertia constraints')
+        solve_start = time.perf_counter()
+        x, status, attempts = solve(reduced, settings.solver)
+        solve_seconds = time.perf_counter() - solve_start
+        if status != 'optimal':
+            message = (f'the physical solve did not reach its optimum ({settings.solver}: {status}, also when run '
+                       f'again with more iterations)')
+            if settings.consistency == 'always':
+                raise InputError(f'{message}; try another --physical-solver, or leave out --physical')
+            warnings.append(f'{message}: physical consistency not enforced')
+            decision, x = 'solver failed', x_map
+        else:
+            x = project_links(x, reduced)
+            decision = 'enforced'
+    constrained_values = layout.to_base @ x
+    cost_percent = 100.0 * (data.cost(constrained_values) / data.cost(map_values) - 1.0) \
+        if data.cost(map_values) > 0 else 0.0
+    too_costly = cost_percent > settings.consistency_cost_max_percent
+    if decision == 'enforced' and settings.consistency == 'auto' and too_costly:
+        decision, x, constrained_values = 'declined', x_map, map_values
+    consistent = decision in ('free', 'enforced')
+    section['consistency'] = {
+        'mode': settings.consistency, 'decision': decision, 'physically_consistent': consistent,
+        'cost_percent': cost_percent if decision in ('enforced', 'declined') else 0.0,
+        'limit_percent': settings.consistency_cost_max_percent if settings.consistency == 'auto' else None,
+        'links_not_physical': [] if consistent else [link_label[i] for i in bad_links],
+        'friction_or_rotor_negative': bad_bounds and not consistent}
+    section['seconds'] = time.perf_counter() - start
+    if decision == 'declined':
+        section['consistency']['note'] = (f'not physically consistent ({", ".join(link_label[i] for i in bad_links)}'
+                                          f'{"; friction or rotor inertia < 0" if bad_bounds else ""}): consistency '
+                                          f'would cost {cost_percent:.3g} % of the training chi2 (limit '
+                                          f'{settings.consistency_cost_max_percent:g} %); --physical enforces it')
+    moved = decision == 'enforced'
+    values, std = (constrained_values, np.full(len(names), np.nan)) if moved else (map_values, map_std)
+    physical = None
+    if consistent:
+        standard_count = 10 * n + reduced.n_rotor
+        physical = {
+            'solver': settings.solver if moved else 'none needed (the unconstrained estimate is consistent)',
+            'solver_status': status, 'solver_attempts': attempts, 'solve_s': solve_seconds,
+            'objective': reduced.objective(x),
+            'constraint': f'pseudo-inertia J_i >= {STRICT_MARGIN:g}*J_prior_i (Wensing, Kim and Slotine 2017); '
+                          f'Ia, Fc, Fv >= 0',
+            'consistency': {'weighted_chi2_unconstrained': data.cost(map_values),
+                            'weighted_chi2_physical': data.cost(constrained_values), 'cost_percent': cost_percent},
+            'links': [{'joint': link.joint, 'link': link.link, 'parameters': x[10 * i:10 * i + 10].tolist(),
+                       'prior': link.parameters.tolist()} for i, link in enumerate(links)],
+            'rotor_inertia': None if not rotor else dict(zip(robot.joint_names, x[10 * n:standard_count].tolist(),
+                                                             strict=True)),
+            'unconstrained': {'values': estimate.values, 'std': estimate.std}}
+    return PhysicalOutcome(values, std, condition, section, physical, warnings)

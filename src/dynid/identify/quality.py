@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.errors import InputError
+
 COND_SCALED_MAX = 1000.0
 POORLY_IDENTIFIED_PERCENT = 50.0
 POOR_FRACTION_MAX = 0.5
 MISFIT_AUTOCORRELATION = 0.7
+ROWS_PER_PARAMETER = 10  # fewer equations per parameter than this: the refusal names the rate and the filters
 
 
 def identifiability_problems(condition_scaled: float, relative_std_percent: np.ndarray) -> list[str]:
@@ -48,14 +51,26 @@ def relative_std_percent(values, std) -> np.ndarray:
 
 
 def result_identifiability_problems(result) -> list[str]:
-    """:func:`identifiability_problems` of an :class:`~dynid.identify.result.IdentificationResult`.
+    """:func:`identifiability_problems` of an :class:`~dynid.identify.result.IdentificationResult`, judging the
+    problem that was solved.
 
-    A physically consistent result (``--physical``) is judged by the unconstrained fit it started from:
-    a constrained estimate has no σ (NaN), and whether the data identify the model does not depend on
-    the constraints.
+    With the robot file as a prior, that is the data with the prior: the condition number of both together
+    (the result's) and the posterior σ of the Gaussian problem (``prior.posterior_std``), so that a recording
+    the prior completes is not refused for what the prior supplies. A physically consistent result without a
+    prior is judged by the linear fit it started from: a constrained estimate has no σ (NaN), and whether the
+    data identify the model does not depend on the constraints. Parameters held at a value (``model.held``)
+    are not judged.
     """
+    prior = result.prior_section or {}
     fit = (result.physical_section or {}).get('unconstrained')
-    relative = result.relative_std if fit is None else relative_std_percent(fit['values'], fit['std'])
+    if prior.get('used') and prior.get('posterior_std') is not None:
+        relative = relative_std_percent(result.values, prior['posterior_std'])
+    elif fit is not None:
+        relative = relative_std_percent(fit['values'], fit['std'])
+    else:
+        relative = result.relative_std
+    held = set((result.model or {}).get('held') or ())  # held at a value, not identified (dynid.identify.held)
+    relative = np.asarray(relative)[[name not in held for name in result.parameter_names]]
     return identifiability_problems(result.condition_number_scaled, relative)
 
 
@@ -64,7 +79,9 @@ def identifiability_refusal(result) -> str | None:
     (:func:`result_identifiability_problems` and a remedy); None when they can.
 
     The remedy: where a known payload leaves joints unloaded (their drive gains then follow from
-    nothing), hold those gains or move the payload off the joint axes; else a richer excitation.
+    nothing), hold those gains or move the payload off the joint axes; else a richer excitation. Where the
+    rate is below 100 Hz or the equations are fewer than :data:`ROWS_PER_PARAMETER` per parameter, the rate and
+    the filter settings that made them so few are named too, with the settings that give more.
     """
     problems = result_identifiability_problems(result)
     if not problems:
@@ -74,7 +91,26 @@ def identifiability_refusal(result) -> str | None:
               f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
               f'the payload off the joint axes' if unloaded else
               'record an optimized excitation (dynid excite --optimize, then run it)')
+    filters = result.provenance.get('filters') or {}
+    rows, parameters = (result.metrics.get('train') or {}).get('rows'), len(result.parameter_names)
+    rate = filters.get('rate_hz')
+    if rate and rows and (rate < 100.0 or rows < ROWS_PER_PARAMETER * parameters):
+        remedy += (f'; at {rate:.4g} Hz the filters (decimation cut-off {filters["decimation_cutoff_hz"]:.3g} Hz, '
+                   f'one sample in {filters["decimation"]} kept, {filters["trim_s"]:.3g} s trimmed at each end) keep '
+                   f'{rows} equations for {parameters} parameters: a longer recording, or a higher '
+                   f'--decimation-cutoff (below {0.45 * rate:.3g} Hz) where the motion is faster, gives more')
     return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
+
+
+def refuse_unless_forced(result, force: bool, force_option: str) -> None:
+    """Raise InputError where the data cannot identify ``result``'s model (:func:`identifiability_refusal`)
+    unless ``force``; then the reason is kept as the result's first warning. ``force_option`` spells the
+    setting for the front end ('--force', 'force:=true')."""
+    refusal = identifiability_refusal(result)
+    if refusal and not force:
+        raise InputError(f'{refusal} ({force_option} keeps the result anyway)')
+    if refusal:
+        result.warnings.insert(0, f'kept with {force_option} although {refusal}')
 
 
 def residual_autocorrelation(residual: np.ndarray, joints: np.ndarray, n: int) -> np.ndarray:

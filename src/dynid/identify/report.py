@@ -12,6 +12,7 @@ mass, centre of mass, principal moments and triangle inequalities beside the rob
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,19 @@ from dynid.io.gaps import GapSummary
 from dynid.model.robot import RobotModel
 
 
-def _figure():
+def html_page(title: str, body: str) -> str:
+    """A report page: the house style around ``body`` (HTML), titled ``title`` (text)."""
+    return f'''<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100%}}</style></head><body>
+{body}
+</body></html>
+'''
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (files only, no display)."""
     import matplotlib
 
     matplotlib.use('Agg')
@@ -36,19 +49,24 @@ def _figure():
     return plt
 
 
-def _torque_plot(path: Path, title: str, times, measured, predicted, keep, joint_names) -> None:
-    plt = _figure()
+def torque_plot(path: Path, title: str, times, measured, predicted, keep, joint_names) -> None:
+    """Measured and predicted torque [N·m] per joint over time [s] into the PNG ``path``; ``predicted`` is one
+    (M, n) array or a mapping label → array (several models of the same recording), ``keep`` (M, n) the rows
+    used (the others drawn grey)."""
+    plt = pyplot()
     n = len(joint_names)
+    predictions = predicted if isinstance(predicted, Mapping) else {'predicted': predicted}
     figure, axes = plt.subplots(n, 1, sharex=True, figsize=(11, 1.9 * n))
     for j, axis in enumerate(np.atleast_1d(axes)):
         axis.plot(times, measured[:, j], label='measured', linewidth=1)
-        axis.plot(times, predicted[:, j], label='predicted', linewidth=1, linestyle='--')
+        for label, values in predictions.items():
+            axis.plot(times, values[:, j], label=label, linewidth=1, linestyle='--')
         dropped = ~keep[:, j]
         if np.any(dropped):
             axis.plot(times[dropped], measured[dropped, j], '.', markersize=2, color='grey', label='not used')
         axis.set_ylabel(f'{joint_names[j]}\n[N·m]', fontsize='small')
         axis.grid(True, alpha=0.3)
-    np.atleast_1d(axes)[0].legend(loc='upper right', fontsize='small', ncol=3)
+    np.atleast_1d(axes)[0].legend(loc='upper right', fontsize='small', ncol=2 + len(predictions))
     np.atleast_1d(axes)[-1].set_xlabel('time [s]')
     figure.suptitle(title)
     figure.tight_layout()
@@ -57,7 +75,7 @@ def _torque_plot(path: Path, title: str, times, measured, predicted, keep, joint
 
 
 def _residual_plot(path: Path, residuals: list[np.ndarray], joint_names) -> None:
-    plt = _figure()
+    plt = pyplot()
     figure, axes = plt.subplots(1, len(joint_names), figsize=(2.2 * len(joint_names), 2.6))
     for axis, name, residual in zip(np.atleast_1d(axes), joint_names, residuals, strict=True):
         axis.hist(residual, bins=40)
@@ -69,7 +87,7 @@ def _residual_plot(path: Path, residuals: list[np.ndarray], joint_names) -> None
 
 
 def _parameter_plot(path: Path, result: IdentificationResult) -> None:
-    plt = _figure()
+    plt = pyplot()
     names = [n for n in result.parameter_names if n in result.base_expressions]
     index = [result.parameter_names.index(n) for n in names]
     values, std = result.values[index], result.std[index]
@@ -149,12 +167,14 @@ def _physical_section(result: IdentificationResult, robot: RobotModel) -> str:
             return ''
     text = (f'<h2>Physical consistency</h2><p>M(q) positive definite on {check["positive_definite_percent"]:.1f} % '
             f'of {check["states"]} random states (least eigenvalue {check["min_eigenvalue"]:.3g}).</p>')
+    prior = result.prior_section or {}
+    used = f'{html.escape(str(prior["source"]))}, relative σ {prior["relative_std"]:g}' if prior.get('used') else 'none'
     if section is None:
-        return text + ('<p>Not identified with <code>--physical</code>: the base parameters need not belong to any '
-                       'physical robot.</p>')
-    prior = section['prior']
+        note = (prior.get('consistency') or {}).get('note')
+        return text + (f'<p>Not physically consistent: {html.escape(note)}.</p>' if note else
+                       '<p>Not physically consistent (<code>--physical</code> enforces it): the base parameters need '
+                       'not belong to any physical robot.</p>') + f'<p>Prior: {used}.</p>'
     consistency = section['consistency']
-    used = f'{html.escape(str(prior["source"]))}, relative σ {prior["relative_std"]:g}' if prior['used'] else 'none'
     text += (f'<p>Solver {html.escape(section["solver"])} ({section["solve_s"]:.2f} s); constraint: '
              f'{html.escape(section["constraint"])}; prior {used}. Cost of consistency: weighted χ² '
              f'{consistency["weighted_chi2_physical"]:.6g} against {consistency["weighted_chi2_unconstrained"]:.6g} '
@@ -183,7 +203,7 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
         if not datasets:
             continue
         series = predict_series(result, robot, datasets[0])
-        _torque_plot(folder / f'torque_{label}.png', f'{label}: measured and predicted torque', *series,
+        torque_plot(folder / f'torque_{label}.png', f'{label}: measured and predicted torque', *series,
                      robot.joint_names)
         times, measured, predicted, keep = series
         if label == 'training':
@@ -207,11 +227,7 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
     recordings = _recording_lines(result, training, validation or [])
     shown = {line for line, _ in recordings}  # a recording's gap line appears once, in its section
     warnings = ''.join(f'<li>{html.escape(w)}</li>' for w in result.warnings if w not in shown)
-    page = f'''<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>dynid identification: {html.escape(result.robot)}</title>
-<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100%}}</style></head><body>
-<h1>Identification of {html.escape(result.robot)}</h1>
+    page = html_page(f'dynid identification: {result.robot}', f'''<h1>Identification of {html.escape(result.robot)}</h1>
 <p>method <b>{html.escape(result.method.upper())}</b>, friction model <b>{html.escape(result.model["friction"])}</b>
 {"+ temperature" if result.model.get("temperature") else ""}, torque from {html.escape(result.model["torque_source"])}
 {"(rotor-side compensated)" if result.model.get("rotor_compensation") else ""}; {html.escape(result.condition_text())};
@@ -224,9 +240,7 @@ td,th{{border:1px solid #ccc;padding:2px 6px;font-size:small}}img{{max-width:100
 {_physical_section(result, robot)}
 <h2>Residuals (training)</h2><img src="residuals.png" alt="residual histograms">
 <h2>Parameters</h2><img src="parameters.png" alt="base parameters with error bars">
-<table><tr><th>name</th><th>expression</th><th>value</th><th>σ</th><th>σ [%]</th></tr>{parameter_rows}</table>
-</body></html>
-'''
+<table><tr><th>name</th><th>expression</th><th>value</th><th>σ</th><th>σ [%]</th></tr>{parameter_rows}</table>''')
     index = folder / 'index.html'
     index.write_text(page)
     return index

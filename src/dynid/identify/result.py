@@ -36,16 +36,29 @@ experiments (:mod:`dynid.friction.identify`)::
       settings: {...}
       provenance: {software: {dynid: ..}, created: ..}
 
-Physically consistent identification (``dynid identify --physical``, :mod:`dynid.identify.physical`) adds
-the optional ``physical`` section; the base parameters of the file are then the ones its standard
-parameters imply (K·π), so a reader that ignores the section still predicts the same torques, and the
-section does not change the version::
+Identification in standard parameters (:mod:`dynid.identify.physical`, the default where the model allows it)
+adds the optional ``prior`` section, and the ``physical`` section when the estimate is physically consistent;
+the base parameters of the file are then the ones its standard parameters imply (K·π), so a reader that
+ignores the sections still predicts the same torques, and the sections do not change the version::
 
+    prior:
+      used: true                                    # false with a reason: --no-prior, a model it cannot take
+      source: FILE                                  # the robot file
+      relative_std: 0.5                             # s
+      rule: ...                                     # how s was chosen, in words
+      cross_validation: {folds: 4, blocks: 8, grid: [...], held_out_score: [...], ...}   # null when s was given
+      links_left_out: [{joint: NAME, link: NAME, problem: ...}]   # impossible inertias of the robot file
+      robot_file_model: {PARAMETER: ..}             # the robot file's links, rotor inertia and friction fitted
+      prior_cost_percent: ..                        # training chi2 of the MAP estimate over the linear fit's [%]
+      data_condition_number_scaled: ..              # cond(W) of the data alone (the result's: data and prior)
+      posterior_std: [...]                          # σ of the MAP estimate (the result's std where kept)
+      consistency: {mode: auto, decision: free, physically_consistent: true, cost_percent: .., limit_percent: 1.0,
+                    links_not_physical: [...]}      # decision: free, enforced, declined, solver failed, not asked for
     physical:
-      solver: clarabel                              # or scs, log_cholesky
+      solver: clarabel                              # or scs, log_cholesky; 'none needed' when the MAP was consistent
+      solver_status: optimal
       solve_s: ..
       constraint: ...                               # the constraint, in words
-      prior: {used: true, source: FILE, relative_std: 0.5, rule: ...}
       consistency: {weighted_chi2_unconstrained: .., weighted_chi2_physical: .., cost_percent: ..}
       links:                                        # one per joint, in joint order
         - {joint: NAME, link: NAME, parameters: [m, mx, my, mz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz],
@@ -54,8 +67,8 @@ section does not change the version::
       unconstrained: {values: [...], std: [...]}    # the linear solution in parameter order
       mass_matrix: {states: 1000, positive_definite_percent: 100.0, min_eigenvalue: ..}
 
-The standard deviations of a physical result are null (a constrained estimate has no LS covariance); the
-unconstrained solution and its σ stay in the section.
+The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
+the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
 A result without the ``joint_friction`` section is written as version 1, so that readers of version 1 keep reading it;
 both versions load (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives
@@ -74,6 +87,7 @@ import yaml
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import read_yaml
+from dynid.model.drives import JointDrives
 
 RESULT_VERSION = 2
 #: Schema versions this module reads (module docstring); a file without ``joint_friction`` is written as 1.
@@ -124,6 +138,7 @@ class IdentificationResult:
     joint_friction_section: dict | None = None  # the ``joint_friction`` section (schema 2), plain data
     physical_section: dict | None = None  # the ``physical`` section (module docstring), plain data
     drive_gain_diagnostics: dict | None = None  # TLS/MLS: kernel gap, payload content, nominal comparison
+    prior_section: dict | None = None  # the ``prior`` section (module docstring), plain data
 
     @property
     def relative_std(self) -> np.ndarray:
@@ -131,10 +146,23 @@ class IdentificationResult:
 
         return relative_std_percent(self.values, self.std)
 
+    @property
+    def prior_used(self) -> bool:
+        """Whether the robot file's inertias were a prior of this identification."""
+        return bool((self.prior_section or {}).get('used'))
+
     def condition_text(self) -> str:
-        """The condition numbers for people, labelled: 'cond(W) = 393 with unit-norm columns (raw: 3.729e+04)'."""
-        scaled = 'n/a' if not np.isfinite(self.condition_number_scaled) else f'{self.condition_number_scaled:.4g}'
-        return f'cond(W) = {scaled} with unit-norm columns (raw: {self.condition_number:.4g})'
+        """The condition numbers for people, labelled: 'cond(W) = 393 with unit-norm columns (raw: 3.729e+04)';
+        with a prior, those of the problem solved (data and prior rows) and the data's alone."""
+        def number(value):
+            return 'n/a' if value is None or not np.isfinite(value) else f'{value:.4g}'
+
+        if self.prior_used:
+            return (f'cond = {number(self.condition_number_scaled)} with unit-norm columns for the data with the '
+                    f'prior (raw: {number(self.condition_number)}); the data alone: cond(W) = '
+                    f'{number(self.prior_section.get("data_condition_number_scaled"))}')
+        return (f'cond(W) = {number(self.condition_number_scaled)} with unit-norm columns '
+                f'(raw: {number(self.condition_number)})')
 
     def value(self, name: str) -> float:
         try:
@@ -159,6 +187,13 @@ class IdentificationResult:
             return None
         return {joint: {name: _float(value) for name, value in entry['parameters'].items()}
                 for joint, entry in self.joint_friction_section['joints'].items()}
+
+    def robot_file_values(self) -> np.ndarray | None:
+        """The parameters of the robot file's own model in ``parameter_names`` order (links as the robot file has
+        them, rotor inertias and friction fitted to the same recordings: :mod:`dynid.identify.prior`), or None
+        when the result holds none."""
+        model = (self.prior_section or {}).get('robot_file_model')
+        return None if model is None else np.array([float(model[name]) for name in self.parameter_names])
 
     def standard_parameters(self) -> np.ndarray | None:
         """The 10·n physically consistent standard parameters (joint order, each link about its joint frame),
@@ -194,6 +229,7 @@ class IdentificationResult:
             'exponents': None if self.exponents is None else dict(zip(self.joint_names, self.exponents, strict=True)),
             **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
             **({} if self.physical_section is None else {'physical': self.physical_section}),
+            **({} if self.prior_section is None else {'prior': self.prior_section}),
             'metrics': self.metrics,
             'warnings': self.warnings,
             'provenance': {**self.provenance, 'software': {'dynid': __version__},
@@ -233,13 +269,31 @@ class IdentificationResult:
                 warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
                 joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source),
                 physical_section=_physical_section(data.get('physical'), joints, source),
-                drive_gain_diagnostics=None if gains is None else gains.get('diagnostics'))
+                drive_gain_diagnostics=None if gains is None else gains.get('diagnostics'),
+                prior_section=_prior_section(data.get('prior'), names, source))
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f'{source}: malformed result file ({error})') from None
 
     @classmethod
     def load(cls, path: str | Path) -> IdentificationResult:
         return cls.from_dict(read_yaml(path, 'result file'), str(path))
+
+
+def result_drives(result: IdentificationResult, robot, drives: JointDrives | None = None) -> JointDrives | None:
+    """The drives to apply a result with: ``drives`` (e.g. from a drives file) if given, else those the
+    result recorded (``provenance.drives``), else the robot's; the result's drive gains (identified or
+    nominal, part of the identified model) replace theirs. None when nothing gives any.
+
+    ``robot`` is the :class:`~dynid.model.RobotModel` the result is applied to (its joint names and drives).
+    """
+    recorded = (result.provenance.get('drives') or {}).get('joints')
+    if drives is None and recorded:
+        drives = JointDrives.from_dict(recorded, robot.joint_names)
+    drives = drives if drives is not None else robot.drives
+    if result.drive_gains is not None:
+        base = drives if drives is not None else JointDrives(robot.joint_names, 1.0, result.drive_gains, 0.0)
+        drives = base.with_drive_gain(result.drive_gains)
+    return drives
 
 
 def _joint_friction_section(section, joints: tuple[str, ...], source: str) -> dict | None:
@@ -273,4 +327,17 @@ def _physical_section(section, joints: tuple[str, ...], source: str) -> dict | N
         if not isinstance(parameters, list) or len(parameters) != 10 or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in parameters):
             raise InputError(f'{source}: physical link of {link["joint"]} needs 10 numeric parameters')
+    return section
+
+
+def _prior_section(section, names: list[str], source: str) -> dict | None:
+    """The ``prior`` section checked for what :meth:`IdentificationResult.robot_file_values` reads."""
+    if section is None:
+        return None
+    if not isinstance(section, dict) or 'used' not in section:
+        raise InputError(f'{source}: prior needs a mapping with "used"')
+    model = section.get('robot_file_model')
+    if model is not None and (not isinstance(model, dict) or set(model) != set(names) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in model.values())):
+        raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
     return section

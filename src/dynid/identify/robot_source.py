@@ -4,7 +4,9 @@ A result records the robot as it was given (``provenance.robot_source``):
 
 - a built-in name: ``{kind: built-in, spec: ur5e}``;
 - a file (URDF or dynid robot file): ``{kind: file, path: <absolute path>, sha256: <of its bytes>}``;
-- URDF XML given as text (``robot_description``): ``{kind: urdf_xml, sha256, urdf_xml: <the text>}``.
+- URDF XML given as text (``robot_description``): ``{kind: urdf_xml, sha256, urdf_xml: <the text>}``;
+
+each with ``joints`` (the serial chain kept, others locked) where one was selected (``--joints``).
 
 ``provenance.robot_spec`` holds what :func:`dynid.model.load_robot` takes (the name or the absolute
 path; ``robot_description`` for text, which is kept once, in ``robot_source``). When the robot is
@@ -20,18 +22,14 @@ import hashlib
 from pathlib import Path
 
 from dynid.errors import InputError
-from dynid.model.robots import BUILTIN_ROBOTS
-
-
-def file_sha256(path: str | Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+from dynid.files import file_sha256
+from dynid.model.robots import ALIASES, BUILTIN_ROBOTS
 
 
 def robot_source(spec: str) -> dict:
     """What a result records about the robot ``spec`` (module docstring); call it after the robot loaded."""
-    if spec in BUILTIN_ROBOTS:
-        return {'kind': 'built-in', 'spec': spec}
+    if spec in BUILTIN_ROBOTS or spec in ALIASES:
+        return {'kind': 'built-in', 'spec': ALIASES.get(spec, spec)}
     if spec.lstrip().startswith('<'):
         return {'kind': 'urdf_xml', 'sha256': hashlib.sha256(spec.encode()).hexdigest(), 'urdf_xml': spec}
     path = Path(spec).resolve()
@@ -44,11 +42,20 @@ def loadable_spec(source: dict) -> str:
             'urdf_xml': source.get('urdf_xml')}.get(source.get('kind'), '') or ''
 
 
-def record_robot(provenance: dict, spec: str) -> None:
-    """Store the robot ``spec`` in a result's ``provenance`` (``robot_source`` and ``robot_spec``)."""
+def record_robot(provenance: dict, spec: str, joints=None) -> None:
+    """Store the robot ``spec`` in a result's ``provenance`` (``robot_source`` and ``robot_spec``), with the
+    serial chain selected from it (``joints``, the model's joint names; ``robot_source.joints``) when one was."""
     source = robot_source(spec)
+    if joints:
+        source['joints'] = list(joints)
     provenance['robot_source'] = source
     provenance['robot_spec'] = 'robot_description' if source['kind'] == 'urdf_xml' else loadable_spec(source)
+
+
+def recorded_joints(provenance: dict) -> list[str] | None:
+    """The serial chain the result's robot was selected to (``robot_source.joints``), or None (the whole robot)."""
+    joints = (provenance.get('robot_source') or {}).get('joints')
+    return list(joints) if joints else None
 
 
 def robot_spec_of(provenance: dict, robot_name: str, explicit: str | None = None,

@@ -19,21 +19,24 @@ from the robot model's own parameters and is updated from each estimate until it
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import METHODS
 from dynid.identify.drive_gains import solve_drive_gains
+from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
-from dynid.identify.physical import PhysicalSettings, identify_physical, mass_matrix_check
+from dynid.identify.physical import PHYSICAL_METHODS, PhysicalSettings, identify_physical, mass_matrix_check
+from dynid.identify.plausibility import gravity_scale_check
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, wls
+from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
@@ -51,26 +54,55 @@ HAMON_SCALE_DEPENDENCY = (
 
 @dataclass
 class IdentifyOptions:
-    """Solver options. ``load_iterations`` bounds the load loop (and the outer I-IRLS loop)."""
+    """Solver options. ``load_iterations`` bounds the load loop (and the outer I-IRLS loop);
+    ``noise_floor_fraction``: WLS floors each joint's noise estimate at this fraction of the pooled one
+    (:func:`dynid.identify.solvers.joint_noise`). ``physical``: the robot file as a prior and physical
+    consistency (:mod:`dynid.identify.physical`; by default where the model allows it); None: the linear
+    solution alone."""
 
     method: str = 'wls'
     weight_function: str = 'huber'
     weight_constant: float | None = None
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)
-    physical: PhysicalSettings | None = None  # physically consistent standard parameters (identify.physical)
+    physical: PhysicalSettings | None = field(default_factory=PhysicalSettings)
     fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
+    noise_floor_fraction: float = NOISE_FLOOR_FRACTION
 
     def validated(self) -> IdentifyOptions:
         checked_choice('method', self.method, METHODS)
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
-        if self.physical is not None and self.method not in ('ols', 'wls', 'irls'):
-            raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
+        if not 0 < self.noise_floor_fraction <= 1:
+            raise InputError(f'noise_floor_fraction must be within (0, 1], got {self.noise_floor_fraction!r}')
+        if self.physical is not None:
+            self.physical.validated()
+            if self.physical.consistency == 'always' and self.method not in PHYSICAL_METHODS:
+                raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
         if self.fixed_drive_gains and self.method not in ('tls', 'mls'):
             raise InputError(f'fixed drive gains are for the methods that identify gains (tls, mls), not '
                              f'{self.method!r}: give the gains in a drives file (--drives)')
         return self
+
+
+def rows_context(settings: FilterSettings | None, joints: np.ndarray, n: int) -> str:
+    """Where the equations came from, naming the rate and the filter settings that decide how many there are:
+    'at 30 Hz the filters keep 17–18 samples per joint (one in 3 below 3.75 Hz, 0.8 s trimmed at each end;
+    derived from the rate)'."""
+    if settings is None or settings.rate_hz is None:
+        return 'no filter settings'
+    counts = np.bincount(joints, minlength=n)
+    kept = f'{counts.min()}' if counts.min() == counts.max() else f'{counts.min()}–{counts.max()}'
+    derived = [name for name in ('decimation_cutoff_hz', 'decimation', 'trim_s') if name in settings.derived]
+    return (f'at {settings.rate_hz:.4g} Hz the filters keep {kept} samples per joint (one in {settings.decimation} '
+            f'below {settings.decimation_cutoff_hz:.3g} Hz, {settings.trim_s:.3g} s trimmed at each end'
+            + (f'; {", ".join(derived)} derived from the rate' if derived else '') + ')')
+
+
+def change_text(change: dict) -> str:
+    """One line for people of a change the identification made to the caller's choices (``model.changes`` of
+    a result): 'friction: viscous_coulomb given, comprehensive used (I-IRLS identifies ...)'."""
+    return f'{change["setting"]}: {change["given"]} given, {change["used"]} used ({change["reason"]})'
 
 
 def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
@@ -82,12 +114,22 @@ def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
     return problem.base.from_standard(np.concatenate(standard))
 
 
-def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions,
+def _with_held(estimate: Estimate, names: list[str], held: np.ndarray, held_values: np.ndarray) -> Estimate:
+    """``estimate`` of the free parameters as one of all ``names``: the held ones at their values, σ 0."""
+    if not held.any():
+        return estimate
+    values, covariance = np.zeros(len(names)), np.zeros((len(names), len(names)))
+    values[~held], values[held] = estimate.values, held_values
+    covariance[np.ix_(~held, ~held)] = estimate.covariance
+    return dataclasses.replace(estimate, names=list(names), values=values, covariance=covariance)
+
+
+def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, joint_names,
                   start: Estimate | None = None) -> Estimate:
     if method == 'ols':
         return ols(w, y, joints, names)
     if method == 'wls':
-        return wls(w, y, joints, names)
+        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction)
     return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
 
 
@@ -98,10 +140,19 @@ def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpt
     rigid_count = len(problem.rigid_names)
     rigid = nominal_rigid(problem)
     iterations = options.load_iterations if problem.spec.uses_load else 1
-    estimate = None
+    held = np.array([name in problem.held for name in names])
+    held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
+    free_names = [name for name, h in zip(names, held, strict=True) if not h]
+    estimate = reduced = None
     for iteration in range(iterations):
         w, y, joints, _, _ = problem.equations(rigid, exponents)
-        estimate = _solve_linear(method, w, y, joints, names, options, start=estimate)  # warm start
+        try:  # held parameters' columns go to the measured side (dynid.identify.held)
+            reduced = _solve_linear(method, w[:, ~held] if held.any() else w, y - w[:, held] @ held_values
+                                    if held.any() else y, joints, free_names, options, problem.robot.joint_names,
+                                    start=reduced)  # warm start
+        except InputError as error:  # too few rows, or columns the rows cannot separate: say what made the rows
+            raise InputError(f'{error} ({rows_context(problem.settings, joints, problem.robot.n)})') from None
+        estimate = _with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
         if problem.spec.uses_load:
@@ -129,6 +180,8 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
     new = exponents.copy()
     for j in range(problem.robot.n):
         rows = joints == j
+        if not rows.any() or f'fv_{j + 1}' in problem.held:  # a left-out joint keeps its exponent
+            continue
         column = names.index(f'fv_{j + 1}')
         wj = w[rows] * weights[rows, None]
         yj = y[rows] * weights[rows]
@@ -159,16 +212,30 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     spec = (spec or ModelSpec()).validated()
     options = (options or IdentifyOptions()).validated()
     progress = progress or (lambda text: None)
+    changes = []  # what the method changed in the caller's choices (:func:`choice_changes`)
     if options.method == 'iirls' and spec.friction != 'comprehensive':
+        changes.append({'setting': 'friction', 'given': spec.friction, 'used': 'comprehensive',
+                        'reason': 'I-IRLS identifies the comprehensive friction model (Li et al. 2024, eq. (3))'})
         spec = ModelSpec(**{**spec.to_dict(), 'friction': 'comprehensive'})
+    for change in changes:
+        progress(change_text(change))
     if options.physical is not None:
-        options.physical.validated().check_model(spec)
+        options.physical.check_model(spec, options.method)
     gains_unknown = options.method in ('tls', 'mls')
     if spec.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None for r in recordings):
         raise InputError(HAMON_SCALE_DEPENDENCY)
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     with one_blas_thread():
         problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
+        problem.refuse_still_joints()
+        problem.held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
+    explicit = options.physical is not None and options.physical.consistency == 'always'
+    if problem.held and (gains_unknown or explicit):
+        raise InputError(f'{"drive-gain identification" if gains_unknown else "physical identification"} does not '
+                         f'take parameters held at a value ({", ".join(problem.held)}: left-out joints or a structural '
+                         f'offset); identify without them, or with another method')
+    for name, entry in problem.held.items():
+        progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')
     exponents = np.full(robot.n, spec.exponent)
     gains = None if problem.drives is None else problem.drives.drive_gain.copy()
     gains_std = None
@@ -181,6 +248,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         gains, gains_std, values, std = solution.gains, solution.gains_std, solution.values, solution.std
         names = problem.parameter_names()
         measured, predicted = solution.measured, solution.prediction_w @ values
+        outcome = None
     elif options.method == 'iirls':
         # One BLAS thread for the whole loop (tall products, the exponent search's projections and its
         # filter): with two on a busy 2-core machine it took 12 s of CPU instead of 5.
@@ -197,22 +265,37 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         estimate.method = 'iirls'
         values, std, names = estimate.values, estimate.std, problem.parameter_names()
         measured, predicted = y, w @ values
+        outcome = None
     else:
         estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress)
         values, std, names = estimate.values, estimate.std, problem.parameter_names()
-        if options.physical is not None:  # σ of a constrained estimate is undefined: the section keeps LS's
-            values, physical = identify_physical(problem, estimate, w, y, options.physical, progress)
-            physical['unconstrained'] = {'values': estimate.values, 'std': estimate.std}
-            std = np.full(len(values), np.nan)
+        outcome = None
+        if not _physical_not_applicable(problem, options):
+            # Without a prior (--no-prior) the linear solution stays; the step still fits the robot file's own
+            # model, which validation predicts beside the identified one.
+            settings = options.physical or PhysicalSettings(prior=False, consistency='never')
+            outcome = identify_physical(problem, estimate, w, y, joints, settings, progress)
+            values, std = outcome.values, outcome.std
         measured, predicted = y, w @ values
 
-    metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names)}
+    metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names, spec.exclude_joints)}
     autocorrelation = residual_autocorrelation(measured - predicted, joints, robot.n)
     metrics['train']['residual_lag1_autocorrelation'] = dict(zip(robot.joint_names, autocorrelation.tolist(),
                                                                  strict=True))
     relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
     poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
-    warnings = list(problem.warnings) + (solution.warnings if gains_unknown else [])
+    changes += problem.changes
+    checked = [line for g in problem.gaps for line in (g.source.get('effort_check') or {}).get('warnings', [])]
+    warnings = [change_text(change) for change in changes] + checked + list(problem.warnings) + \
+        (solution.warnings if gains_unknown else []) + (outcome.warnings if outcome is not None else [])
+    reasons: dict[str, list[str]] = {}
+    for name, entry in problem.held.items():
+        reasons.setdefault(entry['reason'], []).append(f'{name} = {entry["value"]:.4g}')
+    warnings += [f'held, not identified: {", ".join(held)} ({reason})' for reason, held in reasons.items()]
+    noise = estimate.extra.get('noise')
+    floored = None if noise is None else noise.floored_text(robot.joint_names)
+    if floored:
+        warnings.append(floored)
     if poor:
         warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
                         f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
@@ -222,7 +305,9 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     base = problem.base
     expressions = dict(zip(base.names, base.expressions, strict=True))
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
-             'payload_blocks': len(problem.payload_blocks)}
+             'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
+    if noise is not None:
+        model['weights'] = noise.to_dict(robot.joint_names)
     provenance = {'inputs': model.pop('recordings'), 'filters': model.pop('filters'),
                   'options': {'weight_function': options.weight_function,
                               'weight_constant': options.weight_constant,
@@ -230,15 +315,41 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     if problem.drives is not None:  # the nominal drives the model was built with (validation needs them)
         provenance['drives'] = {'joints': problem.drives.to_dict()}
     progress('done')
+    condition = (estimate.condition_number, estimate.scaled_condition_number) \
+        if outcome is None or outcome.condition is None else outcome.condition
+    prior_section = outcome.prior if outcome is not None else \
+        {'used': False, 'reason': _physical_not_applicable(problem, options)}
     result = IdentificationResult(
         robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,
         parameter_names=list(names), values=np.asarray(values), std=np.asarray(std), base_expressions=expressions,
         drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
         exponents=exponents if spec.friction == 'comprehensive' else None,
-        condition_number=estimate.condition_number, condition_number_scaled=estimate.scaled_condition_number,
+        condition_number=condition[0], condition_number_scaled=condition[1],
         metrics=metrics, warnings=warnings, provenance=provenance,
-        drive_gain_diagnostics=solution.diagnostics if gains_unknown else None)
-    if options.physical is not None:
-        result.physical_section = physical
-        physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
+        drive_gain_diagnostics=solution.diagnostics if gains_unknown else None, prior_section=prior_section)
+    if outcome is not None and outcome.physical is not None:
+        result.physical_section = outcome.physical
+        outcome.physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
+    # The identified gravity torque against the robot file's at (up to ~2000 of) the recorded poses.
+    poses = np.concatenate([r.dataset.q[::max(1, r.dataset.n_samples * len(problem.recordings) // 2000)]
+                            for r in problem.recordings])
+    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses)
+    if off_scale:
+        result.warnings.append(off_scale)
     return result
+
+
+def _physical_not_applicable(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
+    """Why the standard-parameter step does not apply to this identification (None when it does); an error
+    where consistency was asked for explicitly (``always``)."""
+    settings = options.physical or PhysicalSettings(prior=False, consistency='never')
+    reason = settings.not_applicable(problem.spec, options.method)
+    if reason is None and problem.payload_blocks:
+        reason = ('physical identification does not take recordings with only a known payload mass; give the '
+                  'payload fully (--payload-com) or leave it out')
+    if reason is None and problem.held:
+        reason = (f'physical identification does not take parameters held at a value ({", ".join(problem.held)}: '
+                  f'left-out joints or a structural offset)')
+    if reason and settings.consistency == 'always':
+        raise InputError(reason)
+    return reason

@@ -9,10 +9,13 @@
   closes it, and it becomes the last recording.
 - :meth:`~IdentificationSession.begin` says why an identification cannot run now (recording open,
   nothing recorded, one already running) or takes the last recording for one;
-  :meth:`~IdentificationSession.identify` identifies from it (:func:`dynid.identify.run.identify`)
-  with :class:`IdentifierSettings`, applies the check of ``dynid identify``
-  (:func:`dynid.identify.quality.identifiability_refusal`: refused unless ``force``), writes
-  ``result.yaml`` (and the report) into the recording and keeps a one-line outcome for diagnostics.
+  :meth:`~IdentificationSession.identify` identifies from it with :class:`IdentifierSettings` through the
+  workflow ``dynid identify`` runs (:func:`dynid.identify.workflow.identify_and_save`): the torque's signs
+  applied (``torque_sign``), its sign and units checked against the robot file
+  (:func:`dynid.identify.plausibility.attach_effort_check`, the warnings in the result), left-out joints
+  (``exclude_joints``), refused unless ``force`` where the data cannot identify the model; it writes
+  ``result.yaml`` (and the report) into the recording and keeps a one-line outcome for diagnostics, a
+  warning where the check found something.
 
 :meth:`~IdentificationSession.write` runs on the intake's thread, the identification on a worker
 thread, the rest on the caller's: the recorder is guarded by ``lock``.
@@ -25,6 +28,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import yaml
@@ -32,45 +36,65 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import FRICTION_MODELS, METHODS
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.physical import PhysicalSettings
+from dynid.identify.plausibility import attach_effort_check
 from dynid.identify.preprocess import FilterSettings
-from dynid.identify.quality import identifiability_refusal
-from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.run import IdentifyOptions
+from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
 from dynid.io.cdr import JOINT_STATE
+from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
+from dynid.settings import setting
+
+T = TypeVar('T')
 
 #: the settings that take one of a list of values, and those values (checked with
 #: :func:`dynid.errors.checked_choice`)
 CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
 
 
+#: how identifier_node takes the settings the sign and unit check's warnings name ({} for the value)
+NODE_SPELLING = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joint_states_effort:={}'}
+
+
 @dataclass(frozen=True)
 class IdentifierSettings:
-    """How one identification runs: ``method`` and ``friction`` (:data:`CHOICES`), the temperature
-    friction term, physically consistent parameters (``physical``), the filters (``position_cutoff_hz``,
-    ``decimation_cutoff_hz`` [Hz], 0: from the sample rate; ``stiction_velocity`` [rad/s]), an HTML
-    ``report`` beside the result, and ``force``: keep a result the data cannot identify."""
+    """How one identification of identifier_node runs (each field is a node parameter, :mod:`dynid.settings`)."""
 
-    method: str = 'wls'
-    friction: str = 'viscous_coulomb'
-    temperature: bool = False
-    physical: bool = False
-    position_cutoff_hz: float = 0.0
-    decimation_cutoff_hz: float = 0.0
-    stiction_velocity: float = 0.02
-    report: bool = True
-    force: bool = False
+    method: str = setting('wls', 'identification method', choices=METHODS)
+    friction: str = setting('viscous_coulomb', 'friction model', choices=FRICTION_MODELS)
+    temperature: bool = setting(False, 'add the temperature friction term')
+    prior: bool = setting(True, "pull toward the robot file's link inertias, weight by cross-validation, physically "
+                                "consistent where that costs little (method ols, wls or irls; friction none or "
+                                "viscous_coulomb)")
+    physical: bool = setting(False, 'always physically consistent standard parameters (method ols, wls or irls; '
+                                    'friction none or viscous_coulomb)')
+    position_cutoff_hz: float = setting(0.0, 'position low-pass; 0: from the sample rate (50 Hz from 500 Hz up)',
+                                        unit='Hz', low=0.0, high=1000.0, parameter='position_cutoff')
+    decimation_cutoff_hz: float = setting(0.0, 'parallel low-pass; 0: from the sample rate (20 Hz from 500 Hz up)',
+                                          unit='Hz', low=0.0, high=1000.0, parameter='decimation_cutoff')
+    stiction_velocity: float = setting(0.02, 'rows below this friction velocity are dropped', unit='rad/s', low=0.0,
+                                       high=10.0)
+    torque_sign: tuple[str, ...] = setting(
+        (), "joints whose joint_states effort counts the other way round from the robot file, negated before "
+            "identifying: JOINT=-1 (all=-1: every joint); the sign check's warnings name them", items=str)
+    exclude_joints: tuple[str, ...] = setting(
+        (), "joints whose equations are left out of the fit, their motion kept in the others' (a torque missing or "
+            "not to be trusted); their friction is held at 0", items=str)
+    report: bool = setting(True, 'write an HTML report beside the result')
+    force: bool = setting(False, 'keep a result the data cannot identify (cond of the column-scaled regressor > 1000 '
+                                 'or most parameters above 50 % σ), which is refused otherwise, as by dynid identify')
 
 
 @dataclass(frozen=True)
 class Identified:
-    """An identification kept: the result, where it was written, and the one line that says so."""
+    """An identification kept: the result, where it was written, the one line that says so (with the sign and
+    unit check's ``warnings``, which the result holds too)."""
 
     result: IdentificationResult
     path: Path
     message: str
+    warnings: tuple[str, ...] = ()
 
     @property
     def document(self) -> str:
@@ -83,19 +107,24 @@ class IdentificationSession:
 
     Args:
         robot: the robot model; recordings are read in its joint order.
-        robot_spec: how the robot was given, kept in the result's provenance (``robot_spec``).
+        robot_spec: what :func:`dynid.model.load_robot` made ``robot`` of (a built-in name, a file path or URDF
+            text), recorded in each result (:func:`dynid.identify.robot_source.record_robot`).
         namespace: the node's namespace ('' or '/arm'); topics are recorded under it.
+        joint_states_effort: what joint_states' effort holds by the intake's setting ('torque' or 'current':
+            the intake records it as joint_currents), said to the sign and unit check.
 
     Attributes:
         recorder: the open recording, or None. last_recording, last_messages: the folder of the last
-        one closed and the messages it holds.
+        one closed and the messages it holds. last_result: the result file of the last identification.
         identifying: whether an identification runs. outcome: (level 'ok', 'warn' or 'error', text)
         of the last identification; ('ok', 'no identification yet') before the first.
     """
 
-    def __init__(self, robot, robot_spec: str, namespace: str = '') -> None:
+    def __init__(self, robot, robot_spec: str, namespace: str = '', joint_states_effort: str = 'torque') -> None:
         self.robot, self.robot_spec = robot, robot_spec
         self.namespace = namespace.rstrip('/')
+        self.joint_states_effort = joint_states_effort
+        self.last_result: Path | None = None
         self.lock = threading.Lock()
         self.recorder: SegmentedRecorder | None = None
         self.last_recording: Path | None = None
@@ -146,6 +175,25 @@ class IdentificationSession:
             self.recorder = None
             return self.last_recording
 
+    def statuses(self) -> list[tuple[str, str, str, dict]]:
+        """What identifier_node reports on ``/diagnostics`` besides its intake: [(what, level, message, values)]
+        for the recording and the last identification."""
+        recorder = self.recorder  # the node's timer asks while a service may close it
+        if recorder is not None:
+            recording = ('recording', 'ok', f'recording to {recorder.folder}', {'messages': recorder.messages})
+        else:
+            recording = ('recording', 'ok', 'not recording', {'last_recording': self.last_recording or ''})
+        level, text = self.outcome
+        return [recording, ('identification', level, 'identifying' if self.identifying else text, {})]
+
+    def read(self, recording: Path):
+        """The :class:`~dynid.io.dataset.Dataset` of a recording, in the robot's joint order (a current in
+        joint_states' effort was recorded as joint_currents: :class:`dynid.ros.intake.StateIntake`)."""
+        dataset = read_recording(recording, self.robot.joint_names, self.namespace)
+        if self.joint_states_effort == 'current':  # the intake recorded joint_states' effort as joint_currents
+            dataset.source['joint_states_effort'] = 'current'
+        return dataset
+
     # ------------------------------------------------------------------------------ identification
     def begin(self) -> Path:
         """Take the last recording for an identification (marks one running); InputError saying why
@@ -167,41 +215,48 @@ class IdentificationSession:
         ``settings.force``: then kept with a warning first in ``result.warnings``, as ``dynid identify
         --force`` does). Every outcome is kept in :attr:`outcome`; :attr:`identifying` ends.
         """
+        identified = self.run_job(lambda: self._identify(Path(recording), settings, progress), 'refused', 'crashed')
+        self.outcome = ('warn' if identified.warnings else 'ok', identified.message)
+        return identified
+
+    def run_job(self, job: Callable[[], T], refused: str, crashed: str) -> T:
+        """Run ``job``, the identification :meth:`begin` marked running, and end it (:attr:`identifying`
+        False) whatever happens; a refusal (InputError) is kept in :attr:`outcome` as ('warn', '<refused>:
+        reason'), any other error as ('error', '<crashed>: error'), and raised again. The caller keeps the
+        outcome of a success."""
         try:
-            identified = self._identify(Path(recording), settings, progress)
+            return job()
         except InputError as error:
-            self.outcome = ('warn', f'refused: {error}')
+            self.outcome = ('warn', f'{refused}: {error}')
             raise
         except Exception as error:
-            self.outcome = ('error', f'crashed: {error!r}')
+            self.outcome = ('error', f'{crashed}: {error!r}')
             raise
         finally:
             self.identifying = False
-        self.outcome = ('ok', identified.message)
-        return identified
 
     def _identify(self, recording: Path, settings: IdentifierSettings,
                   progress: Callable[[str], None] | None) -> Identified:
         for name, allowed in CHOICES.items():
             checked_choice(name, getattr(settings, name), allowed)
-        dataset = read_recording(recording, self.robot.joint_names, self.namespace)
-        spec = ModelSpec(friction=settings.friction, temperature=settings.temperature)
+        dataset = self.read(recording)
+        dataset = dataset.with_torque_signs(parse_torque_signs(settings.torque_sign, self.robot.joint_names))
+        checked = attach_effort_check(dataset, self.robot, self.joint_states_effort, 'joint_states_effort',
+                                      str(recording), NODE_SPELLING)
+        spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
+                         exclude_joints=joint_names(settings.exclude_joints))
         filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,
                                  decimation_cutoff_hz=settings.decimation_cutoff_hz or None,
                                  stiction_velocity=settings.stiction_velocity)
-        options = IdentifyOptions(method=settings.method, physical=PhysicalSettings() if settings.physical else None)
-        result = identify(self.robot, [RecordingInput(dataset, name=str(recording))], spec, filters, options,
-                          progress=progress)
-        refusal = identifiability_refusal(result)
-        if refusal and not settings.force:
-            raise InputError(f'{refusal} (force:=true keeps the result anyway)')
-        if refusal:
-            result.warnings.insert(0, f'kept with force:=true although {refusal}')
-        result.provenance['robot_spec'] = self.robot_spec
-        path = result.save(recording / 'result.yaml')
-        if settings.report:
-            write_report(recording / 'report', result, self.robot, [dataset])
+        options = IdentifyOptions(method=settings.method, physical=physical_settings(settings.prior, settings.physical))
+        path = recording / 'result.yaml'
+        result, _ = identify_and_save(
+            self.robot, [RecordingInput(dataset, name=str(recording))],
+            Identification(spec, filters, options, settings.force, 'force:=true'), path, self.robot_spec,
+            report=recording / 'report' if settings.report else None, progress=progress)
+        self.last_result = path
         train = result.metrics['train']
         message = (f'{result.method.upper()}: {len(result.parameter_names)} parameters, relative residual '
                    f'{train["relative_residual"]:.4g}; wrote {path}')
-        return Identified(result, path, message)
+        message += ''.join(f'; warning: {line}' for line in checked)
+        return Identified(result, path, message, tuple(checked))

@@ -5,7 +5,10 @@ All solve W·χ = y (+ ρ) for stacked rows of several joints (``joints`` gives 
 - :func:`ols`: QR with column pivoting (Gautier & Briot eq. (7)); σ̂² = ‖y − Wχ̂‖²/(r − b) (9),
   C = σ̂²·(WᵀW)⁻¹ (10), relative standard deviation 100·σ/|χ| (11).
 - :func:`wls`: rows of joint j weighted by 1/σ̂_j, σ̂_j from an ordinary LS of joint j's equations
-  alone (Gautier–Poignet; thesis ch.5 §3.6 and erratum A-18).
+  alone (Gautier–Poignet; thesis ch.5 §3.6 and erratum A-18), degrees-of-freedom corrected and floored at
+  a fraction of the pooled estimate (:func:`joint_noise`): a joint fitted almost exactly by its own few
+  rows would otherwise get an unbounded weight and swamp the others. A joint with no more rows than
+  parameters acting on it has no estimate at all and is refused by name.
 - :func:`irls`: iteratively reweighted LS with a robust weight function of the residual scaled per
   joint (Huber, Tukey bisquare or Cauchy; Li et al. §2.2 loops L1–L2).
 - :func:`tls`: IDIM-TLS (Gautier & Briot eqs. (17)–(23)): the right singular vector of the smallest
@@ -204,42 +207,166 @@ def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) 
     dof = max(1, len(y) - len(values))
     variance = residual @ residual / dof
     n = int(joints.max()) + 1
-    sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    sigma = _joint_rms(residual, joints, n)
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition[0],
                     'ols', scaled_condition_number=condition[1])
 
 
-def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndarray:
-    """σ̂_j from an ordinary LS of joint j's equations alone: ‖y_j − W_jχ̂_j‖²/(r_j − rank W_j)."""
-    sigma = []
-    for j in range(int(joints.max()) + 1):
-        rows = joints == j
-        wj, yj = w[rows], y[rows]
+def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None = None) -> tuple[np.ndarray, ...]:
+    """Per joint j of ``n`` (default: up to the largest in ``joints``), an ordinary LS of its equations alone:
+    (residual sums of squares, rows, rank of W_j, W_j's non-zero columns: the parameters acting on joint j);
+    zeros for a joint without rows."""
+    n = int(joints.max()) + 1 if n is None else n
+    squares = np.zeros(n)
+    rows, ranks, columns = (np.zeros(n, dtype=int) for _ in range(3))
+    for j in range(n):
+        mask = joints == j
+        if not mask.any():
+            continue
+        wj, yj = w[mask], y[mask]
         used = np.linalg.norm(wj, axis=0) > 0
         with one_blas_thread():
             solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
         residual = yj - wj[:, used] @ solution
-        sigma.append(np.sqrt(residual @ residual / max(1, rows.sum() - rank)))
-    sigma = np.array(sigma)
+        squares[j], rows[j], ranks[j], columns[j] = residual @ residual, int(mask.sum()), int(rank), int(used.sum())
+    return squares, rows, ranks, columns
+
+
+def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndarray:
+    """σ̂_j from an ordinary LS of joint j's equations alone: ‖y_j − W_jχ̂_j‖²/(r_j − rank W_j)."""
+    squares, rows, ranks, _ = _joint_fits(w, y, joints)
+    sigma = np.sqrt(squares / np.maximum(1, rows - ranks))
     if np.any(sigma <= 0):
         raise InputError('a joint\'s equations are fitted exactly: the data carry no noise information for WLS')
     return sigma
 
 
-def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) -> Estimate:
-    """Weighted least squares with per-joint weights 1/σ̂_j (module docstring)."""
+#: No joint's WLS noise estimate is taken below this fraction of the pooled estimate (:func:`joint_noise`).
+NOISE_FLOOR_FRACTION = 0.05
+
+
+@dataclass
+class JointNoise:
+    """The per-joint error standard deviations WLS weights by (:func:`joint_noise`).
+
+    sigma: (n,) the σ_j used [units of y]; estimated: (n,) each joint's own estimate ‖r_j‖²/(r_j − rank W_j)
+    (NaN without degrees of freedom); rows, ranks, parameters: (n,) its equations, the rank of its columns and
+    how many columns act on it (non-zero); pooled: Σ‖r_j‖²/Σ(r_j − rank W_j); floor: (n,) the σ_j below which
+    each joint's estimate is floored.
+    """
+
+    sigma: np.ndarray
+    estimated: np.ndarray
+    rows: np.ndarray
+    ranks: np.ndarray
+    parameters: np.ndarray
+    pooled: float
+    floor: np.ndarray
+
+    @property
+    def floored(self) -> np.ndarray:
+        """(n,) bool: joints with rows whose σ_j is the floor, not their own estimate (too small, or none)."""
+        return ~(self.estimated >= self.floor) & (self.rows > 0)
+
+    @property
+    def without_freedom(self) -> np.ndarray:
+        """(n,) bool: joints with rows, but no more than parameters acting on them (no noise estimate at all)."""
+        return (self.rows > 0) & (self.rows <= self.ranks)
+
+    def to_dict(self, joint_names: Sequence[str]) -> dict:
+        """Plain data for a result: per joint σ used, own estimate, rows, rank; the pooled σ and the floor."""
+        return {'pooled_sigma': self.pooled,
+                'floored': [name for name, f in zip(joint_names, self.floored, strict=True) if f],
+                'joints': {name: {'sigma': float(s), 'estimated': float(e), 'floor': float(f), 'rows': int(r),
+                                  'rank': int(k), 'parameters': int(c)}
+                           for name, s, e, f, r, k, c in zip(joint_names, self.sigma, self.estimated, self.floor,
+                                                             self.rows, self.ranks, self.parameters, strict=True)}}
+
+    def floored_text(self, joint_names: Sequence[str]) -> str | None:
+        """One sentence naming the floored joints, or None."""
+        if not self.floored.any():
+            return None
+        parts = []
+        for j in np.flatnonzero(self.floored):
+            own = ('no estimate of its own' if not np.isfinite(self.estimated[j]) else
+                   f'its own estimate {self.estimated[j]:.3g}')
+            parts.append(f'{joint_names[j]} at {self.floor[j]:.3g} ({own}; {self.rows[j]} rows for '
+                         f'{self.parameters[j]} parameters)')
+        return (f'WLS noise estimates floored (pooled σ {self.pooled:.3g}): ' + ', '.join(parts) + '; a joint '
+                'fitted almost exactly by its own few rows would otherwise outweigh the others')
+
+
+def joint_noise(w: np.ndarray, y: np.ndarray, joints: np.ndarray,
+                floor_fraction: float = NOISE_FLOOR_FRACTION, n: int | None = None) -> JointNoise:
+    """Per-joint σ_j for WLS (Gautier–Poignet; thesis ch.5 §3.6): each joint's own estimate
+    σ̂_j² = ‖r_j‖²/ν_j with ν_j = r_j − rank W_j degrees of freedom, floored at σ_p·max(``floor_fraction``,
+    1/√(ν_j + 1)) with σ_p the pooled estimate (Σ‖r_j‖²/Σν_j).
+
+    σ̂_j/σ_j is distributed as √(χ²_ν/ν): from few degrees of freedom it can come out near 0 by chance (or
+    because the joint's own columns fit its rows exactly), and its weight 1/σ̂_j would swamp the other joints.
+    Down to 1/√(ν_j + 1) of the pooled σ an estimate is trusted (a joint as noisy as the pool falls below that
+    with probability 0.06 at ν = 4 and 1e-4 at ν = 10), and no joint weighs more than 1/``floor_fraction``
+    times the pooled one. Joints without degrees of freedom (ν_j ≤ 0) get the pooled σ
+    (:attr:`JointNoise.without_freedom` names them). ``n``: the joints (default: up to the largest in ``joints``;
+    a joint without rows, its equations left out, has no σ).
+    """
+    if not 0 < floor_fraction <= 1:
+        raise InputError(f'noise_floor_fraction must be within (0, 1], got {floor_fraction!r}')
+    squares, rows, ranks, parameters = _joint_fits(w, y, joints, n)
+    freedom = rows - ranks
+    with np.errstate(divide='ignore', invalid='ignore'):
+        estimated = np.where(freedom > 0, np.sqrt(squares / np.maximum(freedom, 1)), np.nan)
+    total = int(freedom[freedom > 0].sum())
+    pooled = float(np.sqrt(squares[freedom > 0].sum() / total)) if total else 0.0
+    if not pooled > 0:
+        raise InputError('every joint\'s equations are fitted exactly: the data carry no noise information for WLS '
+                         '(more rows are needed: a longer recording or less decimation)')
+    floor = pooled * np.maximum(floor_fraction, 1.0 / np.sqrt(np.maximum(freedom, 0) + 1.0))
+    sigma = np.where(estimated >= floor, estimated, floor)
+    return JointNoise(sigma, estimated, rows, ranks, parameters, pooled, floor)
+
+
+def short_joints_text(noise: JointNoise, joint_names: Sequence[str] | None = None) -> str:
+    """The joints without degrees of freedom with their counts, e.g. 'joint_1 (37 rows for 41 parameters)'."""
+    names = joint_names or [f'joint {j + 1}' for j in range(len(noise.rows))]
+    return ', '.join(f'{names[j]} ({noise.rows[j]} rows for {noise.parameters[j]} parameters)'
+                     for j in np.flatnonzero(noise.without_freedom))
+
+
+def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
+        joint_names: Sequence[str] | None = None, floor_fraction: float = NOISE_FLOOR_FRACTION,
+        refuse_short: bool = True) -> Estimate:
+    """Weighted least squares with per-joint weights 1/σ_j (module docstring; σ_j from :func:`joint_noise`).
+
+    A joint with no more rows than parameters acting on it has no noise estimate: refused by name
+    (``joint_names``) with the counts, unless ``refuse_short`` is False (IRLS's start: its σ_j is the floor).
+    ``extra['noise']`` keeps the :class:`JointNoise`.
+    """
     check_identifiable(w, names)
-    sigma = per_joint_sigma(w, y, joints)
+    noise = joint_noise(w, y, joints, floor_fraction, None if joint_names is None else len(joint_names))
+    if refuse_short and noise.without_freedom.any():
+        raise InputError(f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own '
+                         f'equations (a joint needs more rows than parameters acting on it): give a longer '
+                         f'recording, a smaller decimation, or a method that needs no per-joint noise (ols, iirls)')
+    sigma = noise.sigma
     weights = 1.0 / sigma[joints]
     values, inverse_normal, condition = _solve(w, y, weights)
     residual = y - w @ values
     weighted = residual * weights
     variance = weighted @ weighted / max(1, len(y) - len(values))  # ≈ 1 by construction
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'wls',
-                    scaled_condition_number=condition[1])
+                    extra={'noise': noise}, scaled_condition_number=condition[1])
+
+
+def _joint_rms(residual: np.ndarray, joints: np.ndarray, n: int) -> np.ndarray:
+    """(n,) RMS of each joint's residual rows; NaN for a joint without rows (its equations left out)."""
+    return np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) if np.any(joints == j) else np.nan
+                     for j in range(n)])
 
 
 def _robust_scale(residual: np.ndarray) -> float:
+    if residual.size == 0:  # a joint without rows: no scale is used
+        return 1.0
     deviation = np.median(np.abs(residual - np.median(residual)))
     return 1.4826 * deviation if deviation > 0 else float(np.std(residual)) or 1.0
 
@@ -261,8 +388,9 @@ def robust_weights(standardized: np.ndarray, function: str = 'huber', constant: 
 def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str], function: str = 'huber',
          constant: float | None = None, max_iterations: int = 30, tolerance: float = 1e-5,
          start: Estimate | None = None) -> Estimate:
-    """Iteratively reweighted least squares (module docstring); starts from WLS unless ``start``."""
-    estimate = start if start is not None else wls(w, y, joints, names)
+    """Iteratively reweighted least squares (module docstring); starts from WLS unless ``start`` (joints
+    without a noise estimate of their own start from the floor: the robust scale replaces it at once)."""
+    estimate = start if start is not None else wls(w, y, joints, names, refuse_short=False)
     n = int(joints.max()) + 1
     values = estimate.values
     weights = estimate.row_weights
@@ -285,7 +413,7 @@ def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     effective = np.count_nonzero(weights) - len(values)
     variance = weighted @ weighted / max(1, effective)
     _, inverse_normal, condition = _solve(w, y, weights)
-    sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    sigma = _joint_rms(residual, joints, n)
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'irls',
                     iterations, {'weight_function': function,
                                  'constant': WEIGHT_FUNCTIONS[function] if constant is None else constant},
@@ -314,7 +442,7 @@ def tls(w_total: np.ndarray, joints: np.ndarray, names: Sequence[str], weighted:
     u, s, vt, solution = solve(weights)
     if weighted:
         residual = w_total @ solution
-        sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+        sigma = _joint_rms(residual, joints, n)
         weights = 1.0 / np.maximum(sigma[joints], 1e-300)
         u, s, vt, solution = solve(weights)
     sigma_w = s[-1] / np.sqrt(max(1, r - c))
@@ -322,7 +450,7 @@ def tls(w_total: np.ndarray, joints: np.ndarray, names: Sequence[str], weighted:
     head = solution[:-1]
     covariance = sigma_w**2 * (1 + head @ head) * np.linalg.inv(w_hat[:, :-1].T @ w_hat[:, :-1])
     residual = w_total @ solution
-    joint_sigma = np.array([np.sqrt(np.mean(residual[joints == j] ** 2)) for j in range(n)])
+    joint_sigma = _joint_rms(residual, joints, n)
     # The unknowns' columns (the known-payload column fixes the scale): their column-scaled cond.
     scaled = condition_numbers(w_total[:, :-1] * weights[:, None])[1]
     return Estimate(list(names), head, covariance, residual, joint_sigma, weights, float(s[0] / s[-1]), 'tls', 1,

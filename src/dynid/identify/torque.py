@@ -97,6 +97,34 @@ class RigidBodyTorque:
         return torque[0] if single else torque
 
 
+def rotor_inertia(robot: RobotModel, result: IdentificationResult | None, regrouped_as_zero: bool) -> np.ndarray:
+    """The rotor inertia B per joint [kg·m², link side] to use beside the result's rigid-body torque.
+
+    Where the result identified rotor inertia (``rotor_inertia_identified``: ``--torque motor_torque``, or
+    currents without rotor compensation), B is the identified Ia_j where it is a base parameter of its own,
+    and where the identification regrouped Ia_j with a link inertia (Ia_1 with Izz_1) it is 0 with
+    ``regrouped_as_zero`` (:class:`RigidBodyTorque` already holds that joint's B·q̈) or the drive data's B
+    without (the physical rotor inertia). Where the result did not identify it: the drive data's B. An
+    InputError names the joints whose B nothing gives.
+    """
+    identified = bool(result is not None and result.model.get('rotor_inertia_identified', False))
+    names = [] if result is None else result.parameter_names
+    values, missing = np.zeros(robot.n), []
+    for j, joint in enumerate(robot.joint_names):
+        if identified and f'Ia_{j + 1}' in names:
+            values[j] = result.value(f'Ia_{j + 1}')
+        elif identified and regrouped_as_zero:
+            values[j] = 0.0
+        elif robot.drives is not None:
+            values[j] = robot.drives.rotor_inertia[j]
+        else:
+            missing.append(joint)
+    if missing:
+        raise InputError(f'the rotor inertia of {missing} is unknown: robot {robot.name!r} has no drive data '
+                         f'and the result did not identify it (give the option rotor_inertia)')
+    return values
+
+
 def _offset_parameters(standard: np.ndarray) -> np.ndarray:
     """π₀: one physical body per link of ``standard`` (10·n), heavier than twice its |mass|."""
     bodies = []
@@ -111,8 +139,8 @@ def round_trip_error(result: IdentificationResult, original_urdf: str | Path, ex
     """Largest |τ_exported − τ_result| [N·m] on random states, relative to the largest torque.
 
     τ_result is the result's rigid-body torque on the original URDF's model (base parameters, rotor inertia
-    left out); τ_exported the plain inverse dynamics of the exported URDF (:func:`dynid.model.urdf_export.export_urdf`)
-    loaded by pinocchio.
+    left out); τ_exported the plain inverse dynamics of the exported URDF
+    (:func:`dynid.identify.urdf_export.export_urdf`) loaded by pinocchio.
     """
     joints = list(result.joint_names)
     original = RobotModel.from_urdf(str(original_urdf), joints=joints, name=result.robot)

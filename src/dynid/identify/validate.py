@@ -6,9 +6,15 @@ NRMSE fit per joint, relative residual ‖y − ŷ‖/‖y‖. :func:`recover_pa
 payload on the recording from what the identified model leaves unexplained (Gautier & Briot's
 payload-mass check on validation runs).
 
-A recording that lost samples is split into its contiguous pieces exactly as for identification;
-pieces too short for the filters and the decimation are left out, and the metrics carry the
-recording's gap summary under ``gaps`` (its ``summary`` is the one line for people).
+Beside the identified model, the robot file's own model (its link inertias, with the rotor inertias and
+friction fitted at identification: ``prior.robot_file_model`` of the result, :mod:`dynid.identify.prior`)
+predicts the same rows; every joint the identified model predicts worse gets a warning. ``holdout``
+scores only the last part of a recording in time (:func:`dynid.io.dataset.Dataset.split_holdout`).
+
+A recording that lost samples has its short gaps bridged and is split at the others exactly as for
+identification; pieces too short for the filters and the decimation are left out, and the metrics
+carry the share of the recording used (``usage``, ``used_fraction``) and the gap summary under
+``gaps`` (its ``summary`` is the one line for people).
 """
 
 from __future__ import annotations
@@ -19,9 +25,15 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingGaps, RecordingInput
+from dynid.identify.model import (
+    USED_WARNING_FRACTION,
+    IdentificationProblem,
+    ModelSpec,
+    RecordingGaps,
+    RecordingInput,
+)
 from dynid.identify.preprocess import FilterSettings, differentiate
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result import IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
@@ -37,6 +49,7 @@ class Prediction:
     joints: np.ndarray
     problem: IdentificationProblem
     design: np.ndarray
+    robot_file: np.ndarray | None = None  # the robot file's own model's prediction (module docstring)
 
     @property
     def gaps(self) -> RecordingGaps:
@@ -44,30 +57,28 @@ class Prediction:
         return self.problem.gaps[0]
 
     def metrics(self, joint_names) -> dict:
-        """Equation metrics, plus ``gaps`` (:meth:`RecordingGaps.to_dict`) when samples were lost."""
+        """Equation metrics, the share of the recording used (``usage``, its line; ``used_fraction``), ``gaps``
+        (:meth:`RecordingGaps.to_dict`) when samples were lost or less than 90 % was used, and ``robot_file``
+        (the robot file's own model's metrics) with a warning for every joint it predicts better."""
         metrics = equation_metrics(self.measured, self.predicted, self.joints, joint_names)
-        if self.gaps.summary.gaps:
+        metrics['usage'] = self.gaps.line()
+        metrics['used_fraction'] = self.gaps.used_fraction
+        if self.robot_file is not None:
+            reference = equation_metrics(self.measured, self.robot_file, self.joints, joint_names)
+            metrics['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
+            for name, mine in metrics['joints'].items():
+                theirs = reference['joints'][name]
+                if mine['rmse'] is not None and theirs['rmse'] is not None and mine['rmse'] > theirs['rmse']:
+                    metrics.setdefault('warnings', []).append(
+                        f'{name}: the identified model predicts this recording worse than the robot file\'s own '
+                        f'model (RMSE {mine["rmse"]:.4g} against {theirs["rmse"]:.4g} N·m)')
+        if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
         return metrics
 
 
-def result_drives(result: IdentificationResult, robot: RobotModel, drives: JointDrives | None = None
-                  ) -> JointDrives | None:
-    """The drives to apply a result with: ``drives`` (e.g. from a drives file) if given, else those the
-    result recorded (``provenance.drives``), else the robot's; the result's drive gains (identified or
-    nominal, part of the identified model) replace theirs. None when nothing gives any."""
-    recorded = (result.provenance.get('drives') or {}).get('joints')
-    if drives is None and recorded:
-        drives = JointDrives.from_dict(recorded, robot.joint_names)
-    drives = drives if drives is not None else robot.drives
-    if result.drive_gains is not None:
-        base = drives if drives is not None else JointDrives(robot.joint_names, 1.0, result.drive_gains, 0.0)
-        drives = base.with_drive_gain(result.drive_gains)
-    return drives
-
-
 def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput,
-                 drives: JointDrives | None = None) -> IdentificationProblem:
+                 drives: JointDrives | None = None, exclude_joints: tuple[str, ...] = ()) -> IdentificationProblem:
     if tuple(result.joint_names) != tuple(robot.joint_names):
         raise InputError(f'the result is for joints {list(result.joint_names)}, '
                          f'the robot has {list(robot.joint_names)}')
@@ -75,7 +86,8 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
     spec = ModelSpec(friction=model['friction'], temperature=model['temperature'],
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
-                     hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0))
+                     hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
+                     exclude_joints=tuple(exclude_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
     return IdentificationProblem(robot, [recording], spec, settings, result_drives(result, robot, drives))
 
@@ -85,10 +97,13 @@ def _name(dataset: Dataset, name: str | None) -> str:
 
 
 def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-            payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None) -> Prediction:
+            payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None,
+            exclude_joints: tuple[str, ...] = ()) -> Prediction:
     """Torques of ``dataset`` as measured and as the result predicts them (``payload``: known payload;
-    ``name``: the recording's name in messages, default its bag; ``drives``: see :func:`result_drives`)."""
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives)
+    ``name``: the recording's name in messages, default its bag; ``drives``: see :func:`result_drives`;
+    ``exclude_joints``: joints whose equations are left out, e.g. joints at rest)."""
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives,
+                           exclude_joints)
     names = problem.parameter_names()
     missing = [n for n in names if n not in result.parameter_names]
     if missing:
@@ -97,7 +112,12 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
     rigid = values[:len(problem.rigid_names)]
     exponents = result.exponents
     w, y, joints, _, _ = problem.equations(rigid, exponents)
-    return Prediction(y, w @ values, joints, problem, w)
+    file_values = result.robot_file_values()
+    robot_file = None
+    if file_values is not None:
+        order = {name: i for i, name in enumerate(result.parameter_names)}
+        robot_file = w @ np.array([file_values[order[n]] for n in names])
+    return Prediction(y, w @ values, joints, problem, w, robot_file)
 
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,

@@ -1,4 +1,4 @@
-"""rosbag2 (MCAP) recordings of the topic contract, written and read with the rosbags library.
+"""rosbag2 recordings (MCAP or sqlite3) of the topic contract, written and read with the rosbags library.
 
 Topics (docs/contract.md; in a bag they carry the recording's namespace, default ``/``):
 
@@ -44,14 +44,27 @@ from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
-from dynid.io.cdr import FIELDS, JOINT_STATE, decode_joint_states, names_of, stamp_message, typestore
+from dynid.io.cdr import (
+    FIELDS,
+    JOINT_STATE,
+    JointStateEncoder,
+    decode_joint_states,
+    names_of,
+    stamp_message,
+    typestore,
+)
 from dynid.io.dataset import Dataset
+from dynid.io.effort_record import EFFORT_RECORD_KEY
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
+from dynid.model.naming import match_joint_names
 
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'dtheta', None),
                 'joint_currents': (None, None, 'current'), 'joint_temperatures': (None, None, 'temperature')}
 REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
+#: rosbag2 storage formats written (both are read, as rosbags reads them).
+STORAGES = ('mcap', 'sqlite3')
+WRITE_BLOCK = 1000  # samples serialized at once by write_bag
 
 
 def topic_name(namespace: str, topic: str) -> str:
@@ -60,8 +73,8 @@ def topic_name(namespace: str, topic: str) -> str:
 
 
 def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None = None,
-              namespace: str = '', start_ns: int = 0, chunk_s: float = 1.0) -> Path:
-    """Write a dataset (and optionally its reference) as a rosbag2 directory with MCAP storage.
+              namespace: str = '', start_ns: int = 0, chunk_s: float = 1.0, storage: str = 'mcap') -> Path:
+    """Write a dataset (and optionally its reference) as a rosbag2 directory with MCAP (default) or sqlite3 storage.
 
     Args:
         path: bag directory to create; it must not exist (nothing is overwritten).
@@ -71,19 +84,23 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
         reference: optional {'t' (M,), 'q', 'dq', 'ddq', 'effort' (M, n)} written as JointTrajectory
             chunks of ``chunk_s`` seconds on the reference topic.
         namespace: namespace of the topics.
+        storage: one of :data:`STORAGES`: ``mcap`` (rosbag2's default since Iron) or ``sqlite3`` (``.db3``, the
+            default of older ROS 2 releases); both hold the same messages and read back the same.
 
     Returns:
         The bag directory.
     """
+    checked_choice('storage', storage, STORAGES)
     path = Path(path)
     if path.exists():
         raise InputError(f'{path} exists; refusing to overwrite a recording (choose a new path)')
     stamps = start_ns + np.round(dataset.t * 1e9).astype(np.int64)
     names = list(dataset.joint_names)
-    empty = np.zeros(0)
     store = typestore()
-    header_type, joint_state_type = store.types['std_msgs/msg/Header'], store.types[JOINT_STATE]
-    with Writer(path, version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+    plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
+    with Writer(path, version=9, storage_plugin=plugin) as writer:
+        # What joint_states' effort holds, for readers that would otherwise guess (dynid.io.effort_record).
+        writer.set_custom_data(EFFORT_RECORD_KEY, 'torque' if dataset.tau is not None else 'none')
         connections = {}
         for topic, fields in STATE_TOPICS.items():
             if topic == 'joint_states' and dataset.tau is None:
@@ -95,18 +112,27 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
         chunks = _reference_chunks(reference, names, start_ns, chunk_s) if reference is not None else []
         reference_connection = writer.add_connection(topic_name(namespace, REFERENCE_TOPIC), JOINT_TRAJECTORY,
                                                      typestore=store) if chunks else None
+        # The JointStates of a block of samples serialized at once (JointStateEncoder: rosbags' bytes with
+        # the stamp and values put in place), then written sample by sample in the order of the topics.
+        encoders = {topic: JointStateEncoder(names, [f for f, s in zip(FIELDS, signals, strict=True) if s])
+                    for topic, (_, signals) in connections.items()}
         next_chunk = 0
-        for k, stamp in enumerate(stamps):
-            while next_chunk < len(chunks) and chunks[next_chunk][0] <= stamp:
-                chunk_stamp, message = chunks[next_chunk]
-                writer.write(reference_connection, int(chunk_stamp), store.serialize_cdr(message, JOINT_TRAJECTORY))
-                next_chunk += 1
-            header = header_type(stamp=stamp_message(stamp), frame_id='')
-            for connection, fields in connections.values():
-                arrays = [empty if f is None else getattr(dataset, f)[k] for f in fields]
-                message = joint_state_type(header=header, name=names, position=arrays[0], velocity=arrays[1],
-                                           effort=arrays[2])
-                writer.write(connection, int(stamp), store.serialize_cdr(message, JOINT_STATE))
+        for first in range(0, stamps.size, WRITE_BLOCK):
+            block = stamps[first:first + WRITE_BLOCK]
+            rows = slice(first, first + block.size)
+            encoded = []
+            for topic, (connection, signals) in connections.items():
+                values = {field: getattr(dataset, signal)[rows] for field, signal in zip(FIELDS, signals, strict=True)
+                          if signal}
+                encoded.append((connection, encoders[topic].encode(block, **values)))
+            for k, stamp in enumerate(block.tolist()):
+                while next_chunk < len(chunks) and chunks[next_chunk][0] <= stamp:
+                    chunk_stamp, message = chunks[next_chunk]
+                    writer.write(reference_connection, int(chunk_stamp),
+                                 store.serialize_cdr(message, JOINT_TRAJECTORY))
+                    next_chunk += 1
+                for connection, messages in encoded:
+                    writer.write(connection, stamp, messages[k])
     return path
 
 
@@ -172,10 +198,11 @@ class _TopicRows:
         return self.stamps[:self.size], {name: rows[:self.size] for name, rows in self.fields.items()}
 
 
-def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict):
+def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None, counters: dict, resolve=None):
     """One pass over the bag(s); ``connections`` maps topic → its connections (one per bag segment).
 
-    Returns {topic: (stamps, {field: rows})} and the joint names used. The messages are decoded in
+    Returns {topic: (stamps, {field: rows})} and the joint names used: ``names``, else ``resolve(the first
+    message's names)`` when given, else the first message's names. The messages are decoded in
     batches (raw bytes cost ~10× their decoded arrays in memory) into arrays allocated once per topic
     (:class:`_TopicRows`); MCAP files are walked by :mod:`dynid.io.mcap_messages`, anything else (or
     what it refuses) by rosbags, with equal results.
@@ -192,6 +219,8 @@ def _read_streams(reader: AnyReader, connections: dict, names: list[str] | None,
     def decode(topic: str, raws) -> None:  # a list of messages, or a uint8 matrix with one a row
         if chosen['names'] is None and len(raws):
             chosen['names'] = names_of(raws[0].tobytes() if isinstance(raws, np.ndarray) else raws[0])
+            if resolve is not None:
+                chosen['names'] = resolve(chosen['names'])
         stamps, values, skipped = decode_joint_states(raws, chosen['names'] or [])
         if skipped:
             counters['mismatched_names'] = counters.get('mismatched_names', 0) + skipped
@@ -265,7 +294,7 @@ def recording_files(path: str | os.PathLike) -> list[Path]:
         if path.suffix.lower() == '.bag':
             raise InputError(f'{path} is a ROS 1 bag; dynid reads ROS 2 recordings (convert it with rosbags-convert)')
         kind = f'a {path.suffix} file' if path.suffix else 'a file without extension'
-        raise InputError(f'{path} is {kind}, not a recording: give a rosbag2 directory or an .mcap file')
+        raise InputError(f'{path} is {kind}, not a recording: give a rosbag2 directory or an .mcap or .db3 file')
     if (path / 'metadata.yaml').is_file():
         return [path]
     try:
@@ -278,7 +307,7 @@ def recording_files(path: str | os.PathLike) -> list[Path]:
             return files
     if not entries:
         raise InputError(f'bag {path} is an empty directory, not a recording')
-    raise InputError(f'{path} is not a rosbag2 directory: no metadata.yaml and no .mcap file in it')
+    raise InputError(f'{path} is not a rosbag2 directory: no metadata.yaml and no .mcap or .db3 file in it')
 
 
 def _namespace(by_topic: dict, namespace: str | None, path) -> str:
@@ -321,17 +350,22 @@ def _rows(values: np.ndarray, index: np.ndarray | None) -> np.ndarray:
     return values if index is None else values[index]
 
 
-def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_effort: str = 'torque') -> Dataset:
+def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_effort: str = 'torque',
+             joint_map=None) -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
 
     ``path`` is a recording (:func:`recording_files`), or a list of them read as one bag (the segments
     of a recording, so that streams join across segment boundaries).
 
-    Time is joint_states' stamp minus the first stamp [s]. Motor states and currents are joined by
+    Time is joint_states' stamp minus the first stamp [s]; messages repeating an earlier stamp are left out
+    (the first kept) and counted in ``source['duplicate_stamps']``. Motor states and currents are joined by
     exact stamp (samples without a partner are dropped); temperatures are held from their latest
     stamp at or before each sample. Joints are taken by name (``joint_names``, default those of the
     first joint_states message); messages that lack one of them are skipped and counted in
-    ``source['skipped']``.
+    ``source['skipped']``. The recording may name the ``joint_names`` as a vendor does (a ``tf_prefix``,
+    ``fer_joint1`` for ``panda_joint1``) or as ``joint_map`` ({model joint: recorded name}) says
+    (:func:`dynid.model.naming.match_joint_names`); the dataset has ``joint_names`` and
+    ``source['recorded_joint_names']`` the names recorded.
     ``namespace`` is the recording's namespace; None: found from its topics (the root, or the one
     namespace holding joint_states).
     ``joint_states_effort`` says what joint_states' effort holds (:data:`dynid.io.EFFORT_MEANINGS`): ``'torque'``
@@ -359,8 +393,10 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
                              f'{currents}; refusing to guess which holds the current (a dynid recording keeps it on '
                              f'{currents}: read joint_states effort as torque, the default)')
         connections = {topic: by_topic[name] for topic, name in wanted.items() if name in by_topic}
-        names = None if joint_names is None else list(joint_names)
-        streams, names = _read_streams(reader, connections, names, counters)
+        model_names = None if joint_names is None else list(joint_names)
+        resolve = None if model_names is None else \
+            (lambda available: list(match_joint_names(model_names, available, joint_map, f'bag {path}: {main}')))
+        streams, names = _read_streams(reader, connections, None, counters, resolve)
         stamps, main_rows = streams['joint_states']
         if stamps.size < 2:
             reason = (f'its joint_states messages do not name all of {names}'
@@ -368,11 +404,12 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             raise InputError(f'bag {path}: {main}: {reason}')
         # Rows are copied only where they move: a recording in time order, without duplicate stamps, whose
         # topics share joint_states' stamps (a driver's, the twin's) is used as decoded, never held twice.
-        picked = None
+        picked, duplicates = None, 0
         if not np.all(np.diff(stamps) > 0):
             order = np.argsort(stamps, kind='stable')
             keep = np.concatenate([[True], np.diff(stamps[order]) > 0])  # duplicate stamps: keep the first
             picked = order[keep]
+            duplicates = int(stamps.size - picked.size)
             stamps = stamps[picked]
         effort = 'tau' if joint_states_effort == 'torque' else 'current'
         signals = {target: _rows(main_rows[field], picked)
@@ -416,6 +453,8 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             signals[key] = value[valid]
     t = (stamps[valid] - stamps[valid][0]) / 1e9
     source = {'bag': str(path), 'topics': topics, 'start_ns': int(stamps[valid][0]),
-              'skipped': counters, 'dropped_unmatched': int(np.count_nonzero(~valid)),
+              'skipped': counters, 'dropped_unmatched': int(np.count_nonzero(~valid)), 'duplicate_stamps': duplicates,
               'joint_states_effort': joint_states_effort}
-    return Dataset(tuple(names), t, source=source, **signals)
+    if model_names is not None and list(names) != model_names:
+        source['recorded_joint_names'] = list(names)
+    return Dataset(tuple(model_names or names), t, source=source, **signals)

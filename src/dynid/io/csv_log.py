@@ -1,4 +1,4 @@
-"""CSV logs of robot drivers: column maps (presets and a generic spec) and tolerant parsing.
+"""Logs of robot drivers: column maps (presets and a generic spec) applied to log tables.
 
 A :class:`ColumnMap` says which CSV column holds the time and which columns hold each joint signal
 of a :class:`~dynid.io.dataset.Dataset` (``q``, ``dq``, ``tau``, ``current``, ``temperature``).
@@ -19,19 +19,19 @@ Presets:
   [rad/s] and ``state.tau_J[*]`` / ``tau_J[*]`` [N·m, the link-side joint torque sensors]. franka_ros2
   has no CSV log format of its own; a lab's own CSV is read with a ``--columns`` spec.
 
-The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: ``time=COLUMN``,
-optional ``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required), dq, tau,
-current, temperature, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``.
+The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: optional ``time=COLUMN``
+(a log without one is taken at a given rate, ``dynid import --rate``), optional
+``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required), dq, tau, current,
+temperature, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``.
 
-Parsing (:func:`read_csv_log`) keeps every line it can read and reports the others by line number:
-a line with a field count other than the header's, or a field that is not a finite number in a
-column the map uses. The delimiter is found from the header line (comma, tab, semicolon, else
-whitespace); fields are stripped of surrounding spaces.
+The files are read as tables of named columns (:mod:`dynid.io.log_tables`: CSV and other text with or
+without a header, ``.npz``; several files as consecutive parts or one file per signal);
+:func:`apply_column_map` keeps every row it can read and names the others: a line with a field count
+other than the header's, or a field that is not a finite number in a column the map uses.
 """
 
 from __future__ import annotations
 
-import os
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
+from dynid.io.log_tables import LogTable
 
 SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature')
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
@@ -49,7 +50,8 @@ class ColumnMap:
     """Where the time and the joint signals are in a CSV (module docstring).
 
     Attributes:
-        time: candidate names of the time column (the first present is used).
+        time: candidate names of the time column (the first present is used); empty: the log has none
+            (its rows are then taken at a given rate).
         time_unit_s: seconds per unit of the time column.
         signals: signal name → candidate column patterns.
         ignored: column patterns known not to be imported (named in the report).
@@ -62,11 +64,12 @@ class ColumnMap:
     ignored: tuple[str, ...] = ()
     robot: str | None = None
 
-    def columns(self, header: list[str], joint_names, source) -> tuple[str, dict[str, list[str]]]:
-        """The time column and, per signal present, its n column names, checked against ``header``."""
+    def columns(self, header: list[str], joint_names, source) -> tuple[str | None, dict[str, list[str]]]:
+        """The time column (None for a map without one) and, per signal present, its n column names, checked
+        against ``header``."""
         present = set(header)
         time = next((name for name in self.time if name in present), None)
-        if time is None:
+        if time is None and self.time:
             raise InputError(f'{source}: no time column {" or ".join(map(repr, self.time))} in the header '
                              f'(columns: {_shorten(header)})')
         found = {}
@@ -124,8 +127,10 @@ def parse_column_spec(text: str) -> ColumnMap:
         if key not in ('time', 'time_unit', *SIGNALS):
             raise InputError(f'--columns: unknown key {key!r} (keys: time, time_unit, {", ".join(SIGNALS)})')
         entries[key] = value
-    if 'time' not in entries or 'q' not in entries:
-        raise InputError('--columns needs at least time=COLUMN and q=PATTERN')
+    if 'q' not in entries:
+        raise InputError('--columns needs at least q=PATTERN (and time=COLUMN, or a rate for a log without one)')
+    if 'time_unit' in entries and 'time' not in entries:
+        raise InputError('--columns: time_unit without time=COLUMN')
     unit = entries.pop('time_unit', 's')
     checked_choice('--columns: time_unit', unit, TIME_UNITS)
     signals = {}
@@ -137,102 +142,59 @@ def parse_column_spec(text: str) -> ColumnMap:
                 raise InputError(f'--columns: {signal}={pattern!r} must name each joint\'s column with {{i}} '
                                  f'(index from 0), {{n}} (from 1) or {{name}}')
             signals[signal] = (pattern,)
-    return ColumnMap(time=(entries['time'],), time_unit_s=TIME_UNITS[unit], signals=signals)
+    return ColumnMap(time=(entries['time'],) if 'time' in entries else (), time_unit_s=TIME_UNITS[unit],
+                     signals=signals)
 
 
 @dataclass
 class CsvLog:
-    """The readable rows of one CSV log.
+    """The readable rows of one log (one file, its consecutive parts, or its files side by side).
 
     Attributes:
-        t: (N,) time [s] as logged (not yet sorted or checked).
+        path: the (first) file.
+        t: (N,) time [s] as logged (not yet sorted or checked), or None for a log without a time column.
         signals: signal → (N, n) values, joints in the order of the names given.
-        lines: (N,) line number (from 1) of each row in the file.
-        unparsable: (line number, reason) of every line left out.
-        columns: signal → the column names used; ``time`` the time column.
+        where: (N,) where each row is (``file:line``), for reports.
+        unparsable: (where, reason) of every row left out.
+        columns: signal → the column names used; ``time`` the time column (None without one).
         ignored: columns of the map's ``ignored`` patterns present in the file.
+        files: the files read; layout: how they were joined (:func:`dynid.io.log_tables.join_tables`).
     """
 
     path: Path
-    t: np.ndarray
+    t: np.ndarray | None
     signals: dict[str, np.ndarray]
-    lines: np.ndarray
-    unparsable: list[tuple[int, str]]
-    columns: dict[str, list[str] | str]
+    where: np.ndarray
+    unparsable: list[tuple[str, str]]
+    columns: dict[str, list[str] | str | None]
     ignored: list[str]
+    files: list[Path] = field(default_factory=list)
+    layout: str = 'one file'
 
 
-def _delimiter(header: str) -> str | None:
-    for candidate in (',', '\t', ';'):
-        if candidate in header:
-            return candidate
-    return None  # whitespace
-
-
-def _numbers(tokens: np.ndarray) -> np.ndarray:
-    """Floats of string tokens; NaN where a token is not a number."""
-    try:
-        return np.asarray(tokens, dtype=float)
-    except ValueError:
-        values = np.empty(tokens.shape)
-        for index, token in np.ndenumerate(tokens):
-            try:
-                values[index] = float(token)
-            except ValueError:
-                values[index] = np.nan
-        return values
-
-
-def read_csv_log(path: str | os.PathLike, column_map: ColumnMap, joint_names) -> CsvLog:
-    """Parse one CSV log (module docstring). InputError for a file that is missing, not text, has no
-    header with the map's columns, or has no readable row."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f'CSV log {path} does not exist' if not path.exists() else f'{path} is not a file')
-    try:
-        text = path.read_text(encoding='utf-8')
-    except UnicodeDecodeError:
-        raise InputError(f'{path} is not a text (CSV) file') from None
-    except OSError as error:
-        raise InputError(f'cannot read {path}: {error.strerror}') from None
-    raw_lines = text.splitlines()
-    numbered = [(k + 1, line) for k, line in enumerate(raw_lines) if line.strip() and not line.lstrip().startswith('#')]
-    if not numbered:
-        raise InputError(f'{path} is empty: no header line')
-    header_number, header_line = numbered[0]
-    delimiter = _delimiter(header_line)
-    header = [name.strip() for name in header_line.split(delimiter)]
-    time_column, columns = column_map.columns(header, list(joint_names), path)
-    index = {name: k for k, name in enumerate(header)}
-    unparsable: list[tuple[int, str]] = []
-    kept_numbers, kept_fields = [], []
-    for number, line in numbered[1:]:
-        fields = [f.strip() for f in line.split(delimiter)]
-        if len(fields) != len(header):
-            unparsable.append((number, f'{len(fields)} fields, the header has {len(header)}'))
-        else:
-            kept_numbers.append(number)
-            kept_fields.append(fields)
-    used = [time_column] + [name for names in columns.values() for name in names]
-    if kept_fields:
-        table = np.array(kept_fields, dtype=object)[:, [index[name] for name in used]].astype(str)
-        values = _numbers(table)
-    else:
-        values = np.empty((0, len(used)))
+def apply_column_map(table: LogTable, column_map: ColumnMap, joint_names) -> CsvLog:
+    """The signals of a table (:mod:`dynid.io.log_tables`) by a column map. Rows with a field that is not a
+    finite number in a column the map uses are left out and named (rows of unsplittable lines were named by
+    the reader); InputError when the header lacks the map's columns or no row is readable."""
+    time_column, columns = column_map.columns(table.header, list(joint_names), table.path)
+    index = {name: k for k, name in enumerate(table.header)}
+    used = ([time_column] if time_column is not None else []) + [name for names in columns.values() for name in names]
+    values = table.values[:, [index[name] for name in used]]
     finite = np.isfinite(values)
     bad_rows = ~finite.all(axis=1)
-    for row in np.flatnonzero(bad_rows):
+    unparsable = []
+    for row in np.flatnonzero(bad_rows & ~table.broken):
         column = used[int(np.flatnonzero(~finite[row])[0])]
-        unparsable.append((kept_numbers[row], f'not a finite number in column {column}'))
-    unparsable.sort()
+        unparsable.append((str(table.where[row]), f'not a finite number in column {column}'))
     good = ~bad_rows
     values = values[good]
     if values.shape[0] == 0:
-        raise InputError(f'{path}: no readable data row after the header (line {header_number})')
-    signals, start = {}, 1
+        raise InputError(f'{table.path}: no readable data row')
+    signals, start = {}, 0 if time_column is None else 1
     for signal, names in columns.items():
         signals[signal] = values[:, start:start + len(names)]
         start += len(names)
     ignored = [name for pattern in column_map.ignored for name in expand(pattern, joint_names) if name in index]
-    return CsvLog(path, values[:, 0] * column_map.time_unit_s, signals, np.asarray(kept_numbers)[good],
-                  unparsable, {'time': time_column, **columns}, ignored)
+    t = None if time_column is None else values[:, 0] * column_map.time_unit_s
+    return CsvLog(table.path, t, signals, table.where[good], unparsable, {'time': time_column, **columns}, ignored,
+                  list(table.files), table.layout)

@@ -8,7 +8,7 @@ Validation (shapes, NaN, monotonic time, unique joint names) happens here, once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -112,9 +112,65 @@ class Dataset:
         edges = self.gaps(period_s, tolerance).edges
         return [self.sliced(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b - a >= 2]
 
+    def with_torque_signs(self, signs) -> Dataset:
+        """The same recording with joint_states' effort of some joints negated, for a driver whose sign
+        convention differs from the robot file's: ``tau``, or ``current`` where it was read from the effort
+        (``source['joint_states_effort']``; a joint_currents topic is left alone). ``signs`` maps joint names
+        to +1 or −1; ``source['torque_sign']`` keeps the joints negated."""
+        unknown = [name for name in signs if name not in self.joint_names]
+        if unknown:
+            raise InputError(f'torque_sign names joints {unknown} the recording does not have: '
+                             f'{list(self.joint_names)}')
+        bad = {name: value for name, value in signs.items() if value not in (1, -1)}
+        if bad:
+            raise InputError(f'torque_sign must be +1 or -1 per joint, got {bad}')
+        factor = np.array([signs.get(name, 1) for name in self.joint_names], dtype=float)
+        if np.all(factor == 1):
+            return self
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        effort = 'current' if self.source.get('joint_states_effort') == 'current' else 'tau'
+        if values[effort] is not None:
+            values[effort] = values[effort] * factor
+        flipped = [name for name, f in zip(self.joint_names, factor, strict=True) if f < 0]
+        values['source'] = {**self.source, 'torque_sign': {name: -1 for name in flipped}}
+        return Dataset(**values)
+
     def sliced(self, start: int, stop: int) -> Dataset:
         """Samples start..stop−1."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values.update({name: value[start:stop] for name, value in self.signals().items()})
         values['t'] = self.t[start:stop]
         return Dataset(**values)
+
+    def split_holdout(self, fraction: float) -> tuple[Dataset, Dataset]:
+        """(the first part, the last ``fraction`` of the recording's time span): the samples before and from
+        t₀ + (1 − fraction)·(t_end − t₀). The same recording and fraction always give the same split, so that an
+        identification and a validation with the same ``holdout`` score the same samples; each part is
+        filtered on its own, so no held-out sample enters the training filters."""
+        if not (np.isfinite(fraction) and 0.0 < fraction < 1.0):
+            raise InputError(f'holdout must be a fraction between 0 and 1, got {fraction!r}')
+        cut = int(np.searchsorted(self.t, self.t[0] + (1.0 - fraction) * (self.t[-1] - self.t[0]), side='left'))
+        if cut < 2 or len(self.t) - cut < 2:
+            raise InputError(f'holdout {fraction:g} leaves fewer than 2 samples on one side of the split')
+        source = dict(self.source)
+        return (replace(self.sliced(0, cut), source={**source, 'holdout': f'first {1 - fraction:g} of the time'}),
+                replace(self.sliced(cut, len(self.t)), source={**source, 'holdout': f'last {fraction:g} of the time'}))
+
+
+def parse_torque_signs(items, joint_names, name: str = 'torque_sign') -> dict[str, int]:
+    """{joint: ±1} from items 'JOINT=-1' (or 'JOINT=1', 'all=-1' for every joint of ``joint_names``), each item
+    possibly a comma-separated list; errors name ``name`` (the option or parameter they came from)."""
+    signs: dict[str, int] = {}
+    for item in (part.strip() for text in items or () for part in str(text).split(',')):
+        if not item:
+            continue
+        joint, _, value = item.rpartition('=')
+        try:
+            sign = float(value)
+        except ValueError:
+            sign = 0.0
+        if not joint or sign not in (1.0, -1.0):
+            raise InputError(f'{name} takes JOINT=-1 (or JOINT=1, all=-1), got {item!r}')
+        for joint_name in joint_names if joint == 'all' else [joint]:
+            signs[joint_name] = int(sign)
+    return signs

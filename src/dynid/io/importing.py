@@ -1,42 +1,84 @@
-"""CSV logs to a contract recording: parse, check, resample, write (``dynid import``).
+"""Logs to a contract recording: read, check, re-time, resample, write (``dynid import``).
 
-1. Each CSV is parsed with a column map (:mod:`dynid.io.csv_log`); unreadable lines are left out.
-   Several files are the consecutive parts of one log, in the order given.
-2. Rows with a repeated or backward stamp, out-of-range values or a position spike are dropped;
-   a position step with no return splits the log (:mod:`dynid.io.log_checks`).
-3. The rest is interpolated onto a uniform grid; short gaps are bridged, long ones split the
-   recording (:mod:`dynid.io.resample`).
-4. :func:`import_logs` returns the :class:`~dynid.io.dataset.Dataset` and an :class:`ImportReport`
-   of everything dropped and why; ``dynid import`` writes the dataset with
-   :func:`dynid.io.bag.write_bag` (a log without joint torque gives joint_states with empty effort
-   and its currents on joint_currents) and the report as ``import.yaml`` in the bag directory.
+1. The log is read: text or ``.npz`` files with a column map (:mod:`dynid.io.csv_log`,
+   :mod:`dynid.io.log_tables`; several files are consecutive parts, or one file per signal), or a
+   rosbag2 recording (MCAP or sqlite3) of the contract topics (:func:`dynid.io.bag.read_bag`).
+   Unreadable lines are left out. A log without a time column takes its rows at the given rate.
+2. Rows with a stamp not after the previous one, rows that repeat the state before them, and rows
+   with out-of-range values are dropped (:func:`dynid.io.log_checks.check_rows`).
+3. The distinct states are re-timed onto the robot's control grid where it is evident, or kept at
+   their stamps (:mod:`dynid.io.retiming`, whose docstring says how this is decided); a republished
+   log is brought back to the rate of its distinct states.
+4. Position spikes are dropped and a step with no return splits the log, judged on the re-timed
+   times (:func:`dynid.io.log_checks.check_jumps`).
+5. The rest is interpolated onto a uniform grid; short gaps are bridged, long ones split the
+   recording (:mod:`dynid.io.resample`). Samples re-timed onto their ticks lie on that grid.
+6. :func:`import_logs` (or :func:`import_bag`) returns the :class:`~dynid.io.dataset.Dataset` and an
+   :class:`ImportReport` of every row dropped or re-timed and why; ``dynid import`` writes the dataset
+   with :func:`dynid.io.bag.write_bag` and the report as ``import.yaml`` in the bag directory.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from dynid.errors import InputError
-from dynid.io.csv_log import ColumnMap, read_csv_log
+from dynid.errors import InputError, checked_choice
+from dynid.io.csv_log import ColumnMap, apply_column_map
 from dynid.io.dataset import Dataset
-from dynid.io.log_checks import LogLimits, check_log
+from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
+from dynid.io.log_tables import join_tables, read_table
 from dynid.io.resample import grid_period, resample
+from dynid.io.retiming import Retiming, retime
 
 IMPORT_REPORT_FILE = 'import.yaml'
+TIMINGS = ('auto', 'stamps')
 _SHOWN = 5  # line numbers shown per reason
+
+
+@dataclass(frozen=True)
+class ImportSettings:
+    """How ``dynid import`` turns a log into a recording (module docstring); the one source of its defaults."""
+
+    rate_hz: float | None = field(default=None, metadata={
+        'unit': 'Hz', 'range': (0.0, math.inf),
+        'description': 'the robot\'s control rate: the rate of the rows of a log without a time column; for a log '
+                       'with stamps, the grid they are re-timed or resampled onto (default: from the stamps)'})
+    bridge: int = field(default=3, metadata={
+        'unit': 'samples', 'range': (0, 1000),
+        'description': 'gaps of up to this many missing samples are interpolated over; longer ones stay gaps'})
+    timing: str = field(default='auto', metadata={
+        'choices': TIMINGS,
+        'description': 'auto: re-time the samples onto the control grid where the stamps show one; stamps: keep '
+                       'the stamps and interpolate'})
+    current_limit_a: float | None = field(default=None, metadata={
+        'unit': 'A', 'range': (0.0, math.inf),
+        'description': 'drop rows with |current| above this (default: 3 × effort limit / drive gain)'})
+
+    def validated(self) -> ImportSettings:
+        """The settings, checked (InputError naming the field)."""
+        if self.rate_hz is not None and not (np.isfinite(self.rate_hz) and self.rate_hz > 0):
+            raise InputError(f'rate must be > 0 Hz, got {self.rate_hz:g}')
+        if self.bridge < 0:
+            raise InputError(f'bridge must be >= 0 samples, got {self.bridge}')
+        if self.current_limit_a is not None and not self.current_limit_a > 0:
+            raise InputError(f'current limit must be > 0 A, got {self.current_limit_a:g}')
+        checked_choice('timing', self.timing, TIMINGS)
+        return self
 
 
 @dataclass
 class ImportReport:
-    """What an import read, dropped and interpolated (plain values; :meth:`lines` for people)."""
+    """What an import read, dropped, re-timed and interpolated (plain values; :meth:`lines` for people)."""
 
     files: list[dict] = field(default_factory=list)
     dropped: dict[str, dict] = field(default_factory=dict)
     breaks: list[float] = field(default_factory=list)
+    timing: dict = field(default_factory=dict)
     resampling: dict = field(default_factory=dict)
     ignored_columns: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -49,7 +91,7 @@ class ImportReport:
         out = []
         for f in self.files:
             text = f'{f["file"]}: {f["rows"]} rows read'
-            if f['unparsable']:
+            if f.get('unparsable'):
                 shown = ', '.join(f'line {n} ({reason})' for n, reason in f['unparsable'][:_SHOWN])
                 more = len(f['unparsable']) - _SHOWN
                 text += f'; {len(f["unparsable"])} unparsable line(s) left out: {shown}' + (
@@ -58,16 +100,32 @@ class ImportReport:
         for reason, entry in self.dropped.items():
             where = ', '.join(entry['where'][:_SHOWN]) + (' …' if entry['rows'] > _SHOWN else '')
             out.append(f'dropped {entry["rows"]} row(s): {reason}: {where}')
+        timing = self.timing
+        if timing.get('republished'):
+            r = timing['republished']
+            rate = f'{r["state_rate_hz"]:.4g} Hz'
+            out.append(f'republished log: the rows come at {r["rows_rate_hz"]:.4g} Hz, their states change at {rate} '
+                       f'({r["factor"]:.3g}× slower): imported at {rate}')
+        missing = f'{timing.get("missing_ticks")} tick(s) without a sample (repeated states, lost samples)'
+        if timing.get('method') == 'control grid' and timing['rows_retimed']:
+            out.append(f're-timed {timing["rows_retimed"]} of {timing["rows"]} rows onto the ticks of a '
+                       f'{timing["rate_hz"]:.6g} Hz control grid (stamps {timing["shift_ms"][0]:.3g}–'
+                       f'{timing["shift_ms"][1]:.3g} ms after their ticks); {missing}')
+        elif timing.get('method') == 'control grid':
+            out.append(f'the {timing["rows"]} rows lie on the ticks of a {timing["rate_hz"]:.6g} Hz control grid '
+                       f'({timing.get("time")}): none re-timed; {missing}')
+        elif timing.get('reason'):
+            out.append(f'timing: {timing["reason"]}')
         if self.breaks:
             out.append(f'split at {len(self.breaks)} position step(s) with no return (t = '
                        + ', '.join(f'{b:.3f}' for b in self.breaks[:_SHOWN]) + ' s)')
         r = self.resampling
         if r:
-            out.append(f'resampled {r["stamps"]} stamps (steps {r["step_min_ms"]:.3g}–{r["step_max_ms"]:.3g} ms) onto '
-                       f'{r["samples"]} samples at {r["rate_hz"]:.6g} Hz: positions by cubic spline, other signals '
-                       f'linearly; {r["bridged_gaps"]} gap(s) of up to {r["bridge"]} missing samples bridged '
+            out.append(f'resampled {r["stamps"]} samples (steps {r["step_min_ms"]:.3g}–{r["step_max_ms"]:.3g} ms) '
+                       f'onto {r["samples"]} samples at {r["rate_hz"]:.6g} Hz: positions by cubic spline, other '
+                       f'signals linearly; {r["bridged_gaps"]} gap(s) of up to {r["bridge"]} missing samples bridged '
                        f'(longest {1e3 * r["longest_bridged_s"]:.3g} ms), {r["segments"]} segment(s)'
-                       + (f', {r["dropped_stamps"]} stamps in segments too short to keep' if r['dropped_stamps']
+                       + (f', {r["dropped_stamps"]} samples in segments too short to keep' if r['dropped_stamps']
                           else ''))
         if self.ignored_columns:
             out.append(f'not imported: {len(self.ignored_columns)} column(s) of controller targets '
@@ -77,73 +135,161 @@ class ImportReport:
 
     def to_dict(self) -> dict:
         return {'dynid_import': 1, 'files': self.files, 'dropped': self.dropped, 'breaks_s': self.breaks,
-                'resampling': self.resampling, 'ignored_columns': self.ignored_columns, 'notes': self.notes}
+                'timing': self.timing, 'resampling': self.resampling, 'ignored_columns': self.ignored_columns,
+                'notes': self.notes}
 
 
-def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits, rate_hz: float | None = None,
-                bridge: int = 3) -> tuple[Dataset, ImportReport, int]:
-    """Read, check and resample CSV logs (module docstring).
+def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
+                settings: ImportSettings | None = None) -> tuple[Dataset, ImportReport, int]:
+    """Read, check, re-time and resample a log of text or ``.npz`` files (module docstring).
 
     Args:
-        paths: CSV files, consecutive parts of one log.
+        paths: the log's files: consecutive parts (the same columns) or one file per signal.
         column_map: where the columns are.
         joint_names: the n joints, in the order of the column patterns' indices.
         limits: bounds of the checks.
-        rate_hz: grid rate [Hz]; None: read off the stamps (:func:`dynid.io.resample.grid_period`).
-        bridge: gaps of up to this many missing samples are interpolated over; longer ones split.
+        settings: rate, bridging and timing (:class:`ImportSettings`).
 
     Returns:
         The dataset (t from 0), the report, and the first grid time [ns] (the bag's start stamp).
     """
-    if bridge < 0:
-        raise InputError(f'--bridge must be >= 0 samples, got {bridge}')
-    if rate_hz is not None and not (np.isfinite(rate_hz) and rate_hz > 0):
-        raise InputError(f'--rate must be > 0 Hz, got {rate_hz:g}')
+    settings = (settings or ImportSettings()).validated()
     report = ImportReport()
-    logs = [read_csv_log(path, column_map, joint_names) for path in paths]
-    for log in logs:
-        report.files.append({'file': str(log.path), 'rows': int(log.t.size), 'columns': log.columns,
-                             'unparsable': [[int(n), reason] for n, reason in log.unparsable]})
-    report.ignored_columns = sorted({name for log in logs for name in log.ignored})
-    present = set(logs[0].signals)
-    for log in logs[1:]:
-        if set(log.signals) != present:
-            raise InputError(f'{log.path} has the signals {sorted(log.signals)}, {logs[0].path} has '
-                             f'{sorted(present)}: parts of one log must have the same columns')
-    t = np.concatenate([log.t for log in logs])
-    signals = {name: np.concatenate([log.signals[name] for log in logs]) for name in logs[0].signals}
-    where = np.array([f'{log.path.name}:{n}' for log in logs for n in log.lines])
-    checked = check_log(t, signals, limits, joint_names)
+    tables = [read_table(path) for path in paths]
+    for table in tables:
+        report.files.append({'file': str(table.path), 'rows': int(table.rows), 'columns': None,
+                             'unparsable': [[int(n), reason] for n, reason in table.unparsable]})
+    log = apply_column_map(join_tables(tables), column_map, joint_names)
+    for entry in report.files:
+        entry['columns'] = log.columns
+        entry['layout'] = log.layout
+    _add_unparsable(report, log.unparsable)
+    report.ignored_columns = sorted(log.ignored)
+    t = log.t
+    if t is None:
+        if settings.rate_hz is None:
+            raise InputError(f'{paths[0]}: the log has no time column: give the rate of its rows (--rate)')
+        t = np.arange(log.where.size) / settings.rate_hz
+        report.timing['time'] = f'no time column: rows at the given {settings.rate_hz:g} Hz'
+    else:
+        report.timing['time'] = f'column {log.columns["time"]}'
+    source = {'csv': [str(p) for p in paths]}
+    return _import_rows(t, log.signals, log.where, joint_names, limits, settings, report, str(paths[0]), source)
+
+
+def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | None = None,
+               joint_states_effort: str = 'torque') -> tuple[Dataset, ImportReport, int]:
+    """Read a rosbag2 recording (MCAP or sqlite3; :func:`dynid.io.bag.read_bag`) and check, re-time and resample
+    it like a log (module docstring): a driver's joint_states on its own clock becomes a contract recording."""
+    from dynid.io.bag import read_bag
+
+    settings = (settings or ImportSettings()).validated()
+    report = ImportReport()
+    dataset = read_bag(path, joint_names, namespace=None, joint_states_effort=joint_states_effort)
+    name = Path(path).name
+    duplicates = int(dataset.source.get('duplicate_stamps', 0))
+    report.files.append({'file': str(path), 'rows': int(dataset.n_samples + duplicates),
+                         'topics': dataset.source.get('topics', []), 'unparsable': []})
+    if duplicates:
+        report.dropped['stamp not after the previous one (messages with an earlier message\'s stamp)'] = {
+            'rows': duplicates, 'where': []}
+    for key, count in (dataset.source.get('skipped') or {}).items():
+        report.notes.append(f'{count} message(s) skipped by the bag reader ({key.replace("_", " ")})')
+    if dataset.source.get('dropped_unmatched'):
+        report.notes.append(f'{dataset.source["dropped_unmatched"]} joint_states sample(s) without matching '
+                            f'motor_states/joint_currents stamps left out')
+    report.timing['time'] = 'joint_states header stamps'
+    signals = {key: value for key, value in dataset.signals().items()}
+    where = np.array([f'{name}:{i}' for i in range(dataset.n_samples)], dtype=object)
+    start_s = dataset.source.get('start_ns', 0) / 1e9
+    data, report, start_ns = _import_rows(dataset.t, signals, where, joint_names, limits, settings, report,
+                                          str(path), {'bag': str(path)})
+    return data, report, start_ns + int(round(start_s * 1e9))
+
+
+def _add_unparsable(report: ImportReport, unparsable: list[tuple[str, str]]) -> None:
+    """Rows named ``file:line`` added to their file's unparsable lines, each file's in line order."""
+    by_name = {Path(entry['file']).name: entry for entry in report.files}
+    for where, reason in unparsable:
+        file, _, line = where.rpartition(':')
+        by_name.get(file, report.files[0])['unparsable'].append([int(line), reason])
+    for entry in report.files:
+        entry['unparsable'].sort(key=lambda item: item[0])
+
+
+def _import_rows(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarray, joint_names, limits: LogLimits,
+                 settings: ImportSettings, report: ImportReport, name: str, source: dict
+                 ) -> tuple[Dataset, ImportReport, int]:
+    """Steps 2–5 of the module docstring on rows at stamps ``t`` [s] (N,), signals (N, n) by name."""
+    checked = check_rows(t, signals, limits, joint_names)
     report.notes += checked.notes
     for reason, rows in checked.dropped.items():
         report.dropped[reason] = {'rows': int(rows.size), 'where': where[rows].tolist()}
     keep = checked.keep
+    timed = t > np.maximum.accumulate(np.concatenate([[-np.inf], t[:-1]]))  # rows whose stamps passed
+    repeats = checked.dropped.get(REPEATED_STATE, np.zeros(0, dtype=int)).size
     if np.count_nonzero(keep) < 2:
-        raise InputError(f'{paths[0]}: fewer than 2 rows passed the checks ({"; ".join(report.lines()[-3:])})')
-    kept_index = np.cumsum(keep) - 1  # original row → index among the kept rows
-    t, signals = t[keep], {name: values[keep] for name, values in signals.items()}
-    breaks = kept_index[checked.breaks]
-    report.breaks = [float(t[i] - t[0]) for i in breaks]
-    period = 1.0 / rate_hz if rate_hz is not None else grid_period(t)
-    resampled = resample(t, signals, period, bridge, breaks)
+        if repeats and repeats >= np.count_nonzero(timed) - 1:
+            raise InputError(f'{name}: all {np.count_nonzero(timed)} rows repeat the first state (every joint signal '
+                             f'equal): nothing moves in this log')
+        raise InputError(f'{name}: fewer than 2 rows passed the checks ({"; ".join(report.lines()[-3:])})')
+    rows_period = float(np.median(np.diff(t[timed]))) if np.count_nonzero(timed) > 1 else None
+    t, signals, where = t[keep], {key: values[keep] for key, values in signals.items()}, where[keep]
+    timing = _timing(t, settings, rows_period, repeats / max(1, np.count_nonzero(timed)))
+    report.timing.update(_timing_report(timing, t.size, settings))
+    times = timing.times
+    jumps = check_jumps(times, signals['q'], signals.get('dq'), limits, joint_names)
+    report.notes += jumps.notes
+    for reason, rows in jumps.dropped.items():
+        report.dropped[reason] = {'rows': int(rows.size), 'where': where[rows].tolist()}
+    kept_index = np.cumsum(jumps.keep) - 1  # row → index among the rows kept
+    times = times[jumps.keep]
+    signals = {key: values[jumps.keep] for key, values in signals.items()}
+    breaks = kept_index[jumps.breaks]
+    report.breaks = [float(times[i] - times[0]) for i in breaks]
+    if timing.on_grid or timing.republished:
+        period = timing.period_s
+    else:  # kept at their stamps: the grid at the given rate, or at the logged one
+        period = 1.0 / settings.rate_hz if settings.rate_hz is not None else grid_period(times)
+    resampled = resample(times, signals, period, settings.bridge, breaks)
     if resampled.t.size < 2:
-        raise InputError(f'{paths[0]}: no segment of at least 4 consecutive rows to resample')
-    steps = np.diff(t)
+        raise InputError(f'{name}: no segment of at least 4 consecutive rows to resample')
+    steps = np.diff(times)
     report.resampling = {
-        'stamps': int(t.size), 'samples': int(resampled.t.size), 'rate_hz': float(1.0 / period),
+        'stamps': int(times.size), 'samples': int(resampled.t.size), 'rate_hz': float(1.0 / period),
         'period_s': float(period), 'step_min_ms': float(1e3 * steps.min()), 'step_max_ms': float(1e3 * steps.max()),
         'interpolation': {'q': 'cubic spline (not-a-knot) per segment',
                           'dq': 'linear' if 'dq' in signals else 'derivative of the position spline',
                           'other': 'linear'},
-        'bridge': int(bridge), 'bridged_gaps': resampled.bridged, 'longest_bridged_s': resampled.longest_bridged_s,
-        'segments': len(resampled.segments), 'dropped_stamps': int(resampled.dropped_stamps)}
+        'bridge': int(settings.bridge), 'bridged_gaps': resampled.bridged,
+        'longest_bridged_s': resampled.longest_bridged_s, 'segments': len(resampled.segments),
+        'dropped_stamps': int(resampled.dropped_stamps)}
     start_ns = int(round(resampled.t[0] * 1e9))
-    source = {'csv': [str(p) for p in paths], 'import': report.to_dict()}
     values = resampled.signals
+    source = {**source, 'import': report.to_dict()}
     dataset = Dataset(tuple(joint_names), resampled.t - resampled.t[0], values['q'], values['dq'],
-                      tau=values.get('tau'), current=values.get('current'), temperature=values.get('temperature'),
-                      source=source)
+                      tau=values.get('tau'), current=values.get('current'), theta=values.get('theta'),
+                      dtheta=values.get('dtheta'), temperature=values.get('temperature'), source=source)
     return dataset, report, start_ns
+
+
+def _timing(t: np.ndarray, settings: ImportSettings, rows_period: float | None, repeated_share: float) -> Retiming:
+    if settings.timing == 'auto':
+        return retime(t, settings.rate_hz, rows_period, repeated_share)
+    period = 1.0 / settings.rate_hz if settings.rate_hz is not None else grid_period(t)
+    return Retiming(t.copy(), period, False, None, np.zeros(t.size), 0, None, 'stamps kept (timing: stamps)')
+
+
+def _timing_report(timing: Retiming, rows: int, settings: ImportSettings) -> dict:
+    """import.yaml's ``timing``: how the rows were placed in time, and every re-timed row counted."""
+    shift_ms = 1e3 * timing.shift_s
+    return {'method': 'control grid' if timing.on_grid else 'stamps', 'rows': int(rows),
+            'rate_hz': float(1.0 / timing.period_s),
+            'rate_from': 'given' if settings.rate_hz is not None and not timing.republished else 'stamps',
+            'rows_retimed': timing.retimed_rows,
+            'shift_ms': [float(shift_ms.min()), float(shift_ms.max())] if rows else [0.0, 0.0],
+            'lag_window_ms': None if timing.window_s is None else float(1e3 * timing.window_s),
+            'missing_ticks': int(timing.missing_ticks), 'republished': timing.republished, 'reason': timing.reason}
 
 
 def write_import_report(bag: Path, report: ImportReport) -> Path:

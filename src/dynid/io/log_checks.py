@@ -1,8 +1,10 @@
 """Glitch and range checks of logged joint data, before resampling (``dynid import``).
 
-A row (one stamp, all joints) is dropped, with its reason, when
+:func:`check_rows` drops a row (one stamp, all joints), with its reason, when
 
 - its stamp is not after every earlier stamp (a repeated or backward stamp);
+- it repeats the state of the row before it (:func:`dynid.io.retiming.repeated_states`: the logger read
+  one controller sample twice);
 - a value is out of range: position outside the joint limits widened by ``POSITION_MARGIN_RAD``;
   |velocity| above ``VELOCITY_FACTOR`` times the velocity limit; |current| above the current bound;
   |joint torque| above ``TORQUE_FACTOR`` times the effort limit; temperature outside
@@ -22,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from dynid.io.retiming import repeated_states
 
 POSITION_MARGIN_RAD = 0.1
 VELOCITY_FACTOR = 1.5
@@ -58,14 +62,18 @@ class LogLimits:
 
 @dataclass
 class CheckedLog:
-    """The outcome of :func:`check_log`: ``keep`` (N,) rows that passed; ``dropped`` reason → row indices;
-    ``breaks`` row indices (into the kept rows' original numbering) before which the path jumps."""
+    """The outcome of :func:`check_rows` or :func:`check_jumps`: ``keep`` (N,) rows that passed; ``dropped``
+    reason → row indices; ``breaks`` row indices (of the rows given) before which the path jumps."""
 
     keep: np.ndarray
     dropped: dict[str, np.ndarray] = field(default_factory=dict)
     breaks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     rounding_rad: float = 0.0
     notes: list[str] = field(default_factory=list)
+
+
+#: The reason of a dropped repeated state, as import.yaml lists it.
+REPEATED_STATE = 'repeated state (every joint signal equal to the row before: the logger read one sample twice)'
 
 
 def position_rounding(q: np.ndarray) -> float:
@@ -82,24 +90,29 @@ def _drop(dropped: dict, keep: np.ndarray, reason: str, rows: np.ndarray) -> Non
         keep[rows] = False
 
 
-def check_log(t: np.ndarray, signals: dict[str, np.ndarray], limits: LogLimits,
-              joint_names) -> CheckedLog:
-    """Check rows of a log (module docstring). ``t`` (N,) [s]; ``signals`` (N, n) arrays by name."""
+def _joints(names, mask2d: np.ndarray, keep: np.ndarray) -> str:
+    return ', '.join(names[j] for j in np.flatnonzero(mask2d[keep].any(axis=0)))
+
+
+def check_rows(t: np.ndarray, signals: dict[str, np.ndarray], limits: LogLimits, joint_names) -> CheckedLog:
+    """Stamps, repeated states and ranges of a log's rows (module docstring). ``t`` (N,) [s]; ``signals``
+    (N, n) arrays by name."""
     names = list(joint_names)
-    n_rows = t.size
-    keep = np.ones(n_rows, dtype=bool)
+    keep = np.ones(t.size, dtype=bool)
     dropped: dict[str, np.ndarray] = {}
     notes: list[str] = []
     earlier_max = np.maximum.accumulate(np.concatenate([[-np.inf], t[:-1]]))
     _drop(dropped, keep, 'stamp not after the previous one', t <= earlier_max)
-
-    def joints(mask2d: np.ndarray) -> str:
-        return ', '.join(names[j] for j in np.flatnonzero(mask2d[keep].any(axis=0)))
+    rows = np.flatnonzero(keep)
+    repeated = np.zeros(t.size, dtype=bool)
+    repeated[rows] = repeated_states({name: values[rows] for name, values in signals.items()})
+    _drop(dropped, keep, REPEATED_STATE, repeated)
 
     q = signals['q']
     outside = (q < limits.lower - POSITION_MARGIN_RAD) | (q > limits.upper + POSITION_MARGIN_RAD)
     if outside[keep].any():
-        _drop(dropped, keep, f'position outside the joint limits ({joints(outside)})', outside.any(axis=1))
+        _drop(dropped, keep, f'position outside the joint limits ({_joints(names, outside, keep)})',
+              outside.any(axis=1))
     checks = [('dq', limits.velocity * VELOCITY_FACTOR, f'|velocity| above {VELOCITY_FACTOR:g}× the limit'),
               ('current', limits.current, 'absurd |current| (above the current bound)'),
               ('tau', limits.torque, f'|joint torque| above {TORQUE_FACTOR:g}× the effort limit')]
@@ -113,40 +126,47 @@ def check_log(t: np.ndarray, signals: dict[str, np.ndarray], limits: LogLimits,
             continue
         bad = np.abs(values) > bound
         if bad[keep].any():
-            _drop(dropped, keep, f'{label} ({joints(bad)})', bad.any(axis=1))
+            _drop(dropped, keep, f'{label} ({_joints(names, bad, keep)})', bad.any(axis=1))
     if signals.get('temperature') is not None:
         low, high = TEMPERATURE_RANGE_C
         temperature = signals['temperature']
         bad = (temperature < low) | (temperature > high)
         if bad[keep].any():
-            _drop(dropped, keep, f'temperature outside {low:g}…{high:g} °C ({joints(bad)})', bad.any(axis=1))
+            _drop(dropped, keep, f'temperature outside {low:g}…{high:g} °C ({_joints(names, bad, keep)})',
+                  bad.any(axis=1))
+    return CheckedLog(keep, dropped, notes=notes)
 
-    rounding = position_rounding(q[keep])
+
+def check_jumps(t: np.ndarray, q: np.ndarray, dq: np.ndarray | None, limits: LogLimits, joint_names) -> CheckedLog:
+    """Position spikes (dropped) and steps with no return (``breaks``) of rows at times ``t`` (N,) [s],
+    positions ``q`` and velocities ``dq`` (N, n) or None (module docstring)."""
+    names = list(joint_names)
+    n_rows = t.size
+    keep = np.ones(n_rows, dtype=bool)
+    dropped: dict[str, np.ndarray] = {}
+    notes: list[str] = []
+    rounding = position_rounding(q)
     velocity = limits.velocity.copy()
-    if signals.get('dq') is not None and not np.all(np.isfinite(velocity)):
-        logged = JUMP_FACTOR * np.abs(signals['dq'][keep]).max(axis=0)
+    if dq is not None and not np.all(np.isfinite(velocity)):
+        logged = JUMP_FACTOR * np.abs(dq).max(axis=0)
         velocity = np.where(np.isfinite(velocity), velocity, logged)
-    rows = np.flatnonzero(keep)
     breaks = np.zeros(0, dtype=int)
-    if np.all(np.isfinite(velocity)) and rows.size >= 3:
-        qk, tk = q[rows], t[rows]
-        step = np.diff(qk, axis=0)
-        bound = JUMP_FACTOR * velocity * np.diff(tk)[:, None] + 2.0 * rounding
-        big = np.abs(step) > bound
-        spike = big[:-1] & big[1:] & (np.sign(step[:-1]) != np.sign(step[1:]))
-        spike_rows = np.zeros(n_rows, dtype=bool)
-        spike_rows[rows[1:-1][spike.any(axis=1)]] = True
-        if spike_rows.any():
-            mask = np.zeros((n_rows, q.shape[1]), dtype=bool)
-            mask[rows[1:-1]] = spike
-            _drop(dropped, keep, f'position jump beyond {JUMP_FACTOR:g}·v_max·Δt and back ({joints(mask)})',
-                  spike_rows)
-            rows = np.flatnonzero(keep)
-            qk, tk = q[rows], t[rows]
-            step = np.diff(qk, axis=0)
-            bound = JUMP_FACTOR * velocity * np.diff(tk)[:, None] + 2.0 * rounding
-            big = np.abs(step) > bound
-        breaks = rows[1:][big.any(axis=1)]
-    else:
+    if not (np.all(np.isfinite(velocity)) and n_rows >= 3):
         notes.append('no position jump check (no velocity limit and no velocity column)')
+        return CheckedLog(keep, dropped, breaks, rounding, notes)
+    step = np.diff(q, axis=0)
+    bound = JUMP_FACTOR * velocity * np.diff(t)[:, None] + 2.0 * rounding
+    big = np.abs(step) > bound
+    spike = big[:-1] & big[1:] & (np.sign(step[:-1]) != np.sign(step[1:]))
+    spike_rows = np.zeros(n_rows, dtype=bool)
+    spike_rows[1:-1] = spike.any(axis=1)
+    if spike_rows.any():
+        mask = np.zeros((n_rows, q.shape[1]), dtype=bool)
+        mask[1:-1] = spike
+        _drop(dropped, keep, f'position jump beyond {JUMP_FACTOR:g}·v_max·Δt and back ({_joints(names, mask, keep)})',
+              spike_rows)
+    rows = np.flatnonzero(keep)
+    step = np.diff(q[rows], axis=0)
+    bound = JUMP_FACTOR * velocity * np.diff(t[rows])[:, None] + 2.0 * rounding
+    breaks = rows[1:][(np.abs(step) > bound).any(axis=1)]
     return CheckedLog(keep, dropped, breaks, rounding, notes)

@@ -75,15 +75,16 @@ class SegmentedRecorder:
 
 
 def read_recording(path: str | os.PathLike, joint_names=None, namespace: str | None = '',
-                   joint_states_effort: str = 'torque') -> Dataset:
+                   joint_states_effort: str = 'torque', joint_map=None) -> Dataset:
     """A single bag (anything :func:`read_bag` reads), or a segmented recording of identifier_node joined
     in time order, as one :class:`Dataset`; ``namespace`` None: found from the topics;
-    ``joint_states_effort``: what joint_states' effort holds, torque or current (as for :func:`read_bag`)."""
+    ``joint_states_effort``: what joint_states' effort holds, torque or current; ``joint_map``: {model joint:
+    recorded name} where the vendors' prefixes do not tell (as for :func:`read_bag`)."""
     path = Path(path)
     segments = [] if (path / 'metadata.yaml').exists() else sorted(
         p for p in path.glob(f'{SEGMENT_PREFIX}*') if (p / 'metadata.yaml').exists())
     if not segments:
-        return read_bag(path, joint_names, namespace, joint_states_effort)
-    dataset = read_bag(segments, joint_names, namespace, joint_states_effort)
+        return read_bag(path, joint_names, namespace, joint_states_effort, joint_map)
+    dataset = read_bag(segments, joint_names, namespace, joint_states_effort, joint_map)
     dataset.source['segments'] = len(segments)
     return dataset

@@ -10,7 +10,7 @@ written recording shows the gap (and identification splits it into contiguous pi
 :mod:`dynid.io.gaps`). Shorter gaps are bridged by the interpolation. Segments with fewer than
 ``MIN_SEGMENT`` stamps are dropped.
 
-Interpolation: positions by a not-a-knot cubic spline through the stamps of the segment (error
+Interpolation: positions (link q and rotor θ) by a not-a-knot cubic spline through the stamps of the segment (error
 O(Δt⁴·q⁗), negligible next to the rounding of logged positions; a segment of fewer than 4 stamps:
 linear); velocity, current, torque and temperature linearly (a convex combination of neighbouring
 samples: noise is not amplified and nothing overshoots). A log without velocities gets the
@@ -26,6 +26,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 MIN_SEGMENT = 4
+POSITIONS = ('q', 'theta')  # interpolated by spline; every other signal linearly
 
 
 def grid_period(t: np.ndarray) -> float:
@@ -85,10 +86,12 @@ def resample(t: np.ndarray, signals: dict[str, np.ndarray], period_s: float, bri
         segments.append((float(ts[0]), float(ts[-1])))
         seg_steps = np.diff(ts)
         bridged_steps = np.concatenate([bridged_steps, seg_steps[seg_steps > 1.5 * period_s]])
-        spline = CubicSpline(ts, signals['q'][a:b], axis=0) if b - a >= 4 else None
+        splines = {name: CubicSpline(ts, signals[name][a:b], axis=0) for name in POSITIONS
+                   if name in signals and b - a >= 4}
+        spline = splines.get('q')
         for name, values in signals.items():
-            if name == 'q' and spline is not None:
-                parts[name].append(spline(grid))
+            if name in splines:
+                parts[name].append(splines[name](grid))
             else:
                 parts[name].append(np.column_stack([np.interp(grid, ts, column) for column in values[a:b].T]))
         if 'dq' not in signals:

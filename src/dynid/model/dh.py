@@ -10,7 +10,8 @@ Two conventions:
 
 In both cases θ_i = q_i + θ_offset,i. Pinocchio places each joint frame on its joint axis (z along
 the axis), so a body's standard inertial parameters are always taken about a point of its own joint
-axis — the frame the identification literature uses. The flange frame is DH frame n.
+axis — the frame the identification literature uses. The flange frame is DH frame n, or a fixed
+placement in it (Franka's flange sits 0.107 m along z_7).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def build_dh_model(
     name: str = 'dh_robot',
     gravity: Sequence[float] = (0.0, 0.0, -9.81),
     flange: str = 'flange',
+    flange_placement: pin.SE3 | None = None,
 ) -> pin.Model:
     """Pinocchio model of a serial arm of revolute joints described by a DH table.
 
@@ -91,6 +93,7 @@ def build_dh_model(
         name: model name.
         gravity: gravity vector [m/s²] in the base frame.
         flange: name of the frame added at DH frame n (the payload frame).
+        flange_placement: the flange in DH frame n; default DH frame n itself.
     """
     checked_choice('DH convention', convention, CONVENTIONS)
     if not joints:
@@ -115,6 +118,7 @@ def build_dh_model(
         joint_frame = model.addJointFrame(parent, -1)
         model.addBodyFrame(f'{joint.name}_link', parent, link_frame, joint_frame)
         previous_link_frame = link_frame
-    model.addFrame(pin.Frame(flange, parent, model.getFrameId(joints[-1].name), link_frame,
+    offset = pin.SE3.Identity() if flange_placement is None else flange_placement
+    model.addFrame(pin.Frame(flange, parent, model.getFrameId(joints[-1].name), link_frame * offset,
                              pin.FrameType.OP_FRAME))
     return model

@@ -15,8 +15,8 @@ order, limits), the same rigid-body dynamics, the same flange. Its links:
   inertial; URDF readers (pinocchio, KDL, Gazebo) add a fixed child's inertial to its parent body.
 - **Modified DH** (proximal, Craig: Rx(α_i)·Tx(a_i)·Rz(θ_i)·Tz(d_i)): joint i turns about z_i through the
   origin of DH frame i, so joint i moves ``<joint>_link`` directly.
-- The flange frame of the robot file (``tool0`` for the UR built-ins) is DH frame n, a fixed child of
-  the last link.
+- The flange frame of the robot file (``tool0`` for the UR built-ins) is DH frame n (or the file's
+  ``flange_origin`` in it), a fixed child of the last link.
 
 Joints are ``revolute`` with ``<limit lower upper velocity effort>`` [rad, rad/s, N·m]
 (``continuous`` when the file gives no position limits; a velocity or effort limit it does not give is
@@ -37,7 +37,8 @@ from dynid.errors import InputError
 from dynid.model.dh import DHJoint, joint_placements
 from dynid.model.inertial import describe_link
 from dynid.model.robot import UNLIMITED, RobotModel
-from dynid.model.robots import DHRobotFile, builtin_robot_file
+from dynid.model.robot_file import DHRobotFile
+from dynid.model.robots import builtin_robot_file
 
 BASE_LINK = 'base_link'
 _MATERIAL = 'dynid_grey'
@@ -113,7 +114,7 @@ def dh_urdf(table: DHRobotFile, source: str = '') -> str:
     """URDF text of the arm of a dynid robot file (module docstring for its links and frames).
 
     Args:
-        table: the robot file's content (:func:`dynid.model.robots.read_robot_file_data`).
+        table: the robot file's content (:func:`dynid.model.robot_file.read_robot_file_data`).
         source: where it came from, for the file's leading comment.
     """
     joints = table.joints
@@ -153,14 +154,14 @@ def dh_urdf(table: DHRobotFile, source: str = '') -> str:
         else:
             _inertial(moving_link, joint.inertial)
         parent = frame_name
-    _joint(root, f'{table.flange}_fixed_joint', 'fixed', parent, table.flange, pin.SE3.Identity())
+    _joint(root, f'{table.flange}_fixed_joint', 'fixed', parent, table.flange, table.flange_placement)
     _link(root, table.flange)
     ElementTree.indent(root)
     return ElementTree.tostring(root, encoding='unicode') + '\n'
 
 
 def robot_urdf(spec: str) -> str:
-    """URDF text of a built-in DH robot (``ur3e``, ``ur5e``, ``ur10e``, ``ur16e``) or a dynid robot ``.yaml``.
+    """URDF text of a built-in DH robot (any but ``ur5`` and ``panda``) or a dynid robot ``.yaml``.
 
     Raises:
         InputError: ``spec`` is already a URDF (``ur5``, ``panda``, a ``.urdf``: copy that file) or unknown.

@@ -119,6 +119,10 @@ class JointDrives:
         """A copy with other drive gains (e.g. identified ones) [N·m/A, link side]."""
         return JointDrives(self.joint_names, self.gear_ratio, drive_gain, self.rotor_inertia)
 
+    def with_rotor_inertia(self, rotor_inertia) -> JointDrives:
+        """A copy with other rotor inertias (e.g. identified ones) [kg·m², link side]."""
+        return JointDrives(self.joint_names, self.gear_ratio, self.drive_gain, rotor_inertia)
+
     @property
     def torque_constant(self) -> np.ndarray:
         """k_t = K_τ / r [N·m/A], motor side."""

@@ -99,6 +99,10 @@ def pseudo_inertia(phi: np.ndarray) -> np.ndarray:
     return j
 
 
+#: (16, 10): vec(J) = PSEUDO_INERTIA_MAP @ φ (row-major vec; J is linear in the standard parameters φ).
+PSEUDO_INERTIA_MAP = np.column_stack([pseudo_inertia(e).reshape(-1) for e in np.eye(10)])
+
+
 def parameters_of_pseudo_inertia(j: np.ndarray) -> np.ndarray:
     """Inverse of :func:`pseudo_inertia`: I = tr(Σ)·E − Σ."""
     sigma = j[:3, :3]

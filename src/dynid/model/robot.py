@@ -8,10 +8,12 @@ sample: row k·n + j is joint j at sample k, matching ``tau.reshape(-1)`` of an 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -27,6 +29,7 @@ from dynid.model.inertial import (
     to_pinocchio_inertia,
 )
 from dynid.model.joint_terms import check_terms, joint_term_names, joint_term_regressor
+from dynid.model.subchain import chain_order, chains_text
 
 #: Number of random samples used to find the base parameters, and the seed of their generator.
 BASE_SAMPLES = 120
@@ -88,7 +91,8 @@ class RobotModel:
                                  f'revolute, continuous and prismatic joints only')
             if model.parents[i] != i - 1:
                 raise InputError(f'robot {self.name!r} is not a serial chain (joint {model.names[i]!r} '
-                                 f'branches); select one chain with joints=[...]')
+                                 f'branches): select one chain with joints (--joints); its chains: '
+                                 f'{chains_text(model)}')
             types.append(kind)
         self.joint_names: tuple[str, ...] = tuple(model.names[i] for i in range(1, model.njoints))
         self.joint_types: tuple[str, ...] = tuple(types)
@@ -116,6 +120,10 @@ class RobotModel:
         #: The URDF (path or XML) this model was read from, and the joints kept; None otherwise.
         self.urdf: str | None = None
         self.urdf_joints: tuple[str, ...] | None = None
+        #: The built-in arm this is (a built-in's name, or the one a URDF was recognized as), else None.
+        self.builtin: str | None = None
+        #: What the reading noticed and the user should hear (e.g. URDF values it ignored), one line each.
+        self.notes: tuple[str, ...] = ()
         self._base_cache: dict[tuple, BaseParameters] = {}
 
     # ----------------------------------------------------------------------------- construction
@@ -143,6 +151,18 @@ class RobotModel:
         text = urdf.strip()
         is_xml = text.startswith('<')
         source = 'robot_description' if is_xml else urdf
+        notes: tuple[str, ...] = ()
+        if not is_xml:
+            try:
+                file_text = open(urdf, encoding='utf-8').read()
+            except (OSError, UnicodeDecodeError) as error:
+                raise InputError(f'cannot read URDF {urdf}: {getattr(error, "strerror", None) or error}') from None
+            sanitized, notes = without_invalid_dynamics(file_text)
+            if notes:
+                text, is_xml = sanitized.strip(), True
+        else:
+            sanitized, notes = without_invalid_dynamics(text)
+            text = sanitized.strip()
         with native_stderr() as parser_messages:
             try:
                 model = pin.buildModelFromXML(text) if is_xml else pin.buildModelFromUrdf(urdf)
@@ -165,7 +185,8 @@ class RobotModel:
             model.gravity = pin.Motion(_gravity_vector(gravity), np.zeros(3))
         robot = cls(model, name=name, flange=flange, drives=drives, source=source)
         robot.urdf = text if is_xml else urdf
-        robot.urdf_joints = None if joints is None else tuple(joints)
+        robot.urdf_joints = None if joints is None else robot.joint_names
+        robot.notes = notes
         return robot
 
     @staticmethod
@@ -185,11 +206,11 @@ class RobotModel:
 
     @classmethod
     def _reduce(cls, model: pin.Model, joints: Sequence[str], source: str) -> pin.Model:
+        """``model`` with only ``joints`` movable, in the order of the chain they lie on
+        (:func:`dynid.model.subchain.chain_order`), the others locked."""
+        joints = chain_order(model, joints, source)
         lock, reference = cls.locked_joints(model, joints, source)
-        reduced = pin.buildReducedModel(model, lock, reference)
-        if list(reduced.names[1:]) != list(joints):
-            raise InputError(f'joints must be given in chain order: {list(reduced.names[1:])}')
-        return reduced
+        return pin.buildReducedModel(model, lock, reference)
 
     def _choose_flange(self, flange: str | None) -> str:
         model = self._model
@@ -254,9 +275,41 @@ class RobotModel:
         model.gravity = pin.Motion(_gravity_vector(gravity), np.zeros(3))
         return self._copy(model)
 
+    def with_drives(self, drives: JointDrives | None) -> RobotModel:
+        """A copy with other drive data (e.g. of a drives file), taken by joint name; None: no drive data."""
+        robot = self._copy(self._model)
+        robot.drives = None if drives is None else drives.reordered(self.joint_names)
+        robot._base_cache = self._base_cache  # the same model: the same base parameters
+        return robot
+
+    def renamed(self, names: Mapping[str, str]) -> RobotModel:
+        """A copy whose joints have other names ({joint: new name}; the others keep theirs), e.g. those a driver
+        publishes; drive data follow. The dynamics are the same."""
+        unknown = sorted(set(names) - set(self.joint_names))
+        if unknown:
+            raise InputError(f'joint_map names {unknown}, which are not joints of robot {self.name!r} '
+                             f'({list(self.joint_names)})')
+        new = [names.get(name, name) for name in self.joint_names]
+        if len(set(new)) != len(new):
+            raise InputError(f'joint_map gives two joints one name: {new}')
+        model = pin.Model(self._model)
+        for i, name in enumerate(new, start=1):
+            old = model.names[i]
+            model.names[i] = name
+            for frame in model.frames:
+                if frame.name == old and frame.type == pin.FrameType.JOINT:
+                    frame.name = name
+        drives = None if self.drives is None else JointDrives(tuple(new), self.drives.gear_ratio,
+                                                              self.drives.drive_gain, self.drives.rotor_inertia)
+        robot = RobotModel(model, self.name, self.flange, drives, self.source)
+        robot.builtin, robot.notes = self.builtin, self.notes  # no URDF: its joints have the old names
+        robot.notes += (f'joints renamed by the joint map: {", ".join(f"{a} -> {b}" for a, b in names.items())}',)
+        return robot
+
     def _copy(self, model: pin.Model) -> RobotModel:
         robot = RobotModel(model, self.name, self.flange, self.drives, self.source)
         robot.urdf, robot.urdf_joints = self.urdf, self.urdf_joints
+        robot.builtin, robot.notes = self.builtin, self.notes
         return robot
 
     # ------------------------------------------------------------------------------ dynamics
@@ -472,6 +525,42 @@ def native_stderr() -> Iterator[list[str]]:
             os.close(saved)
             capture.seek(0)
             lines.extend(capture.read().decode(errors='replace').splitlines())
+
+
+_DYNAMICS = ('damping', 'friction')
+
+
+def without_invalid_dynamics(urdf_xml: str) -> tuple[str, tuple[str, ...]]:
+    """(the URDF without the ``<dynamics damping friction>`` values that are not numbers >= 0, one note per
+    value dropped). dynid reads only a URDF's structure, limits and inertials: a negative friction of a
+    third-party file (urdfdom refuses it) must not keep its inertials from loading. The text is returned
+    unchanged when every value is valid."""
+    if '<dynamics' not in urdf_xml:
+        return urdf_xml, ()
+    try:
+        root = ElementTree.fromstring(urdf_xml.strip())
+    except ElementTree.ParseError:
+        return urdf_xml, ()  # the URDF parser reports it
+    notes = []
+    for joint in root.iter('joint'):
+        for dynamics in joint.findall('dynamics'):
+            for key in _DYNAMICS:
+                text = dynamics.get(key)
+                if text is None:
+                    continue
+                try:
+                    valid = math.isfinite(float(text)) and float(text) >= 0.0
+                except ValueError:
+                    valid = False
+                if not valid:
+                    del dynamics.attrib[key]
+                    notes.append(f'joint {joint.get("name")!r}: <dynamics {key}="{text}"> ignored (not a number '
+                                 f'>= 0; dynid reads only the URDF\'s kinematics, limits and inertials)')
+            if not any(key in dynamics.attrib for key in _DYNAMICS):  # urdfdom refuses an empty <dynamics>
+                joint.remove(dynamics)
+    if not notes:
+        return urdf_xml, ()
+    return ElementTree.tostring(root, encoding='unicode'), tuple(notes)
 
 
 def urdf_parser_errors(messages: Sequence[str]) -> list[str]:

@@ -1,121 +1,210 @@
-"""Where robots come from: built-in names, URDF files or strings, and dynid DH robot files.
+"""Where robots come from: the built-in arms, URDF files or strings, and dynid robot files.
 
-A **dynid robot file** (YAML, ``dynid_robot: 1``) describes a serial arm of revolute joints by its
-DH table; the built-ins ``ur3e``, ``ur5e``, ``ur10e`` and ``ur16e`` are ones (``dynid/model/data/``,
-each with its sources and assumptions)::
+The built-ins (:data:`BUILTINS`, ``dynid model --list``) are Universal Robots' CB3 and e-Series arms
+and Franka's Panda (FER) and FR3, each with its model's source and its drive data's (estimates where
+the vendor publishes none). Most are dynid robot files (:mod:`dynid.model.robot_file`) under
+``dynid/model/data/``, each citing its sources in its header; ``ur5`` and ``panda`` are
+example-robot-data's URDFs with a drives file beside them.
 
-    dynid_robot: 1
-    name: my_arm
-    convention: standard            # or modified (see dynid.model.dh)
-    gravity: [0, 0, -9.81]          # m/s², base frame; optional
-    flange: tool0                   # payload frame name, at DH frame n; optional
-    joints:
-      - name: joint_1
-        dh: {a: 0.0, d: 0.1625, alpha_deg: 90.0, theta_offset_deg: 0.0}   # m; or alpha [rad]
-        limits: {lower_deg: -360, upper_deg: 360, velocity_deg: 180, effort: 150}  # optional
-        link:                       # in DH frame i
-          mass: 3.761                                    # kg
-          com: [0.0, -0.02561, 0.00193]                  # m
-          inertia: {cylinder: {radius: 0.06, length: 0.15, axis: z}}   # or a 3x3 about the CoM
-        drive: {gear_ratio: 101, drive_gain: 13.5, rotor_inertia: 0.6}  # optional, all or none
-        friction: {viscous: 0.2, coulomb: 3.0}  # optional nominal N·m·s/rad, N·m: written to URDFs only
-
-Angles are in radians unless the key ends in ``_deg``.
+A URDF (a file, or the ``robot_description`` text a driver publishes) is taken as it is, whatever its
+``<robot name>``; when its joints and kinematics are those of a built-in
+(:mod:`dynid.model.recognize`), it gets that built-in's drive data and :attr:`RobotModel.builtin` says
+which (``ur`` from ur_description is a ``ur5e`` with ``ur_type:=ur5e``; ``fer`` is the Panda).
 """
 
 from __future__ import annotations
 
-import os
 import sysconfig
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from dynid.errors import InputError
 from dynid.files import read_yaml
-from dynid.model.dh import DHJoint, build_dh_model
+from dynid.model.description import urdf_joint_names
 from dynid.model.drives import JointDrives, load_drives
-from dynid.model.inertial import check_inertia, cylinder_inertia, parameters_from_com
+from dynid.model.naming import UR_JOINTS, parse_joint_map, vendor_arm_joints, vendor_flange
+from dynid.model.recognize import recognize
 from dynid.model.robot import RobotModel
+from dynid.model.robot_file import DHRobotFile, load_robot_file, read_robot_file_data, robot_from_file_data
 
-ROBOT_FILE_VERSION = 1
+_UR_DESCRIPTION = 'ur_description 2.4.5 (Universal_Robots_ROS2_Description), config/{}/'
+_UR_DRIVES = 'dynid estimate by torque rating (UR publishes none)'
+_FRANKA_DRIVES = 'dynid estimate: effort/12 A, 0.004·effort kg·m² (Franka publishes none)'
 
-#: Built-in robot names and what they are.
-BUILTIN_ROBOTS = {
-    'ur5e': 'UR5e from the public standard-DH table (dynid robot file; inertias assumed)',
-    'ur3e': 'UR3e from the public standard-DH table (dynid robot file; inertias and drives assumed)',
-    'ur10e': 'UR10e from the public standard-DH table (dynid robot file; inertias and drives assumed)',
-    'ur16e': 'UR16e from the public standard-DH table (dynid robot file; inertias and drives assumed)',
-    'ur5': 'UR5 URDF from example-robot-data',
-    'panda': 'Franka Panda URDF from example-robot-data, 7 arm joints (fingers locked), nominal drives assumed',
+
+@dataclass(frozen=True)
+class BuiltinRobot:
+    """A built-in arm: its name, what it is, its family, its controller's rate and its data's sources.
+
+    Attributes:
+        name: the name ``load_robot`` takes. title: what it is. family: ``ur`` or ``franka``.
+        rate_hz: the rate its vendor's controller publishes joint states at [Hz] (UR CB3 125, e-Series
+            500, Franka 1000).
+        model: where the kinematics, limits and inertials come from. drives: where the drive data come from.
+    """
+
+    name: str
+    title: str
+    family: str
+    rate_hz: float
+    model: str
+    drives: str
+
+
+BUILTINS: dict[str, BuiltinRobot] = {robot.name: robot for robot in (
+    BuiltinRobot('ur3', 'UR3 (CB3)', 'ur', 125.0, _UR_DESCRIPTION.format('ur3') + '; link inertias dynid '
+                 'cylinders', _UR_DRIVES),
+    BuiltinRobot('ur5', 'UR5 (CB3)', 'ur', 125.0, "example-robot-data's ur5_robot.urdf (from ur_description)",
+                 _UR_DRIVES),
+    BuiltinRobot('ur10', 'UR10 (CB3)', 'ur', 125.0, _UR_DESCRIPTION.format('ur10'), _UR_DRIVES),
+    BuiltinRobot('ur3e', 'UR3e (e-Series)', 'ur', 500.0, "UR's public DH table; link inertias dynid cylinders",
+                 _UR_DRIVES),
+    BuiltinRobot('ur5e', 'UR5e (e-Series)', 'ur', 500.0, "UR's public DH table; link inertias dynid cylinders",
+                 _UR_DRIVES),
+    BuiltinRobot('ur10e', 'UR10e (e-Series)', 'ur', 500.0, _UR_DESCRIPTION.format('ur10e') + '; data-sheet limits',
+                 _UR_DRIVES),
+    BuiltinRobot('ur16e', 'UR16e (e-Series)', 'ur', 500.0, _UR_DESCRIPTION.format('ur16e') + '; data-sheet limits',
+                 _UR_DRIVES),
+    BuiltinRobot('ur20', 'UR20', 'ur', 500.0, _UR_DESCRIPTION.format('ur20'), _UR_DRIVES),
+    BuiltinRobot('ur30', 'UR30', 'ur', 500.0, _UR_DESCRIPTION.format('ur30'), _UR_DRIVES),
+    BuiltinRobot('panda', 'Franka Emika Panda (FER), 7 arm joints', 'franka', 1000.0,
+                 "example-robot-data's panda.urdf, fingers locked", _FRANKA_DRIVES),
+    BuiltinRobot('fr3', 'Franka Research 3', 'franka', 1000.0,
+                 'franka_description 1.0.1, robots/fr3/ (modified DH)', _FRANKA_DRIVES),
+)}
+
+#: Built-in robot names and what they are (one line each).
+BUILTIN_ROBOTS = {name: f'{robot.title}: {robot.model}; drives: {robot.drives}' for name, robot in BUILTINS.items()}
+
+#: Other names of built-ins: franka_description calls the Panda ``fer`` (Franka Emika Robot).
+ALIASES = {'fer': 'panda'}
+
+#: The vendors' launch arguments that name an arm (ur_robot_driver's ``ur_type``, franka_bringup's
+#: ``robot_type``) -> the built-in, where dynid has one.
+VENDOR_TYPES = {
+    'ur_type': {name: name for name, robot in BUILTINS.items() if robot.family == 'ur'},
+    'robot_type': {'fr3': 'fr3', 'fer': 'panda', 'panda': 'panda'},
 }
 
-#: The joints of a Universal Robots arm, in chain order (ur_description; the built-in ur* robots).
-UR_JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
-             'wrist_3_joint')
-
-
-def is_universal_robot(joint_names: Sequence[str]) -> bool:
-    """Whether ``joint_names`` are a UR arm's: :data:`UR_JOINTS` in order, each under the same prefix (as
-    ur_description's ``tf_prefix`` puts before them, e.g. ``left_shoulder_pan_joint``)."""
-    names = tuple(joint_names)
-    if len(names) != len(UR_JOINTS) or not names[0].endswith(UR_JOINTS[0]):
-        return False
-    prefix = names[0][:-len(UR_JOINTS[0])]
-    return names == tuple(prefix + name for name in UR_JOINTS)
-
-
 # Built-ins that are dynid robot files under dynid/model/data/.
-_DH_ROBOTS = ('ur3e', 'ur5e', 'ur10e', 'ur16e')
+_DH_ROBOTS = ('ur3', 'ur10', 'ur3e', 'ur5e', 'ur10e', 'ur16e', 'ur20', 'ur30', 'fr3')
 
-# name: (file under example-robot-data's robots/, joints kept, flange frame, drives file under data/ or None)
+# name: (file under example-robot-data's robots/, joints kept, flange frame, drives file under data/)
 _EXAMPLE_ROBOTS = {
-    'ur5': ('ur_description/urdf/ur5_robot.urdf', None, 'tool0', None),
+    'ur5': ('ur_description/urdf/ur5_robot.urdf', list(UR_JOINTS), 'tool0', 'ur5_drives.yaml'),
     'panda': ('panda_description/urdf/panda.urdf', [f'panda_joint{i}' for i in range(1, 8)],
               'panda_link8', 'panda_drives.yaml'),
 }
 
 
-def load_robot(spec: str, joints: Sequence[str] | None = None) -> RobotModel:
+def builtin_for(vendor_argument: str, value: str) -> str | None:
+    """The built-in a vendor launch argument names (``builtin_for('ur_type', 'ur10e')`` is ``'ur10e'``),
+    or None where dynid has none (e.g. ``ur_type:=ur7e``)."""
+    return VENDOR_TYPES.get(vendor_argument, {}).get(value)
+
+
+def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | None = None) -> RobotModel:
     """RobotModel from a built-in name, a ``.urdf`` path, URDF XML, or a dynid robot file (``.yaml``).
 
+    A URDF's robot is recognized by its joints and kinematics (module docstring).
+
     Args:
-        spec: what to load (see :data:`BUILTIN_ROBOTS`).
+        spec: what to load (see :data:`BUILTIN_ROBOTS`; ``fer`` is the Panda).
         joints: for URDFs, the joints to keep (others locked).
+        joint_map: ``NAME=MODEL_JOINT,...``: the model's joints renamed to the names a driver gives them
+            (:func:`dynid.model.naming.parse_joint_map`; a node's ``joint_map`` parameter).
 
     Raises:
         InputError: unknown name, missing or broken file, with a one-line reason.
     """
+    if joint_map:
+        return load_robot(spec, joints).renamed(parse_joint_map(joint_map))
     if not isinstance(spec, str) or not spec.strip():
         raise InputError(f'robot must be a name ({", ".join(BUILTIN_ROBOTS)}), a .urdf or .yaml path, '
                          f'or URDF XML; got {spec!r}')
+    spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        text = resources.files('dynid.model').joinpath(f'data/{spec}.yaml').read_text()
-        return robot_from_file_data(yaml.safe_load(text), source=f'built-in {spec}')
+        robot = robot_from_file_data(yaml.safe_load(_data_text(f'{spec}.yaml')), source=f'built-in {spec}')
+        robot.builtin = spec
+        return robot
     if spec in _EXAMPLE_ROBOTS:
-        relative, default_joints, flange, drives_file = _EXAMPLE_ROBOTS[spec]
-        kept = joints or default_joints
-        drives = None
-        if drives_file is not None and kept == default_joints:  # nominal drives are for the default joints
-            with resources.as_file(resources.files('dynid.model').joinpath(f'data/{drives_file}')) as path:
-                drives = load_drives(path, kept)
-        return RobotModel.from_urdf(str(example_robot_path(relative)), joints=kept, name=spec, flange=flange,
-                                    drives=drives)
+        return _example_robot(spec, joints)
     if spec.lstrip().startswith('<'):
-        return RobotModel.from_urdf(spec, joints=joints)
+        return recognized(_urdf_arm(spec, joints))
     path = Path(spec)
     if path.suffix.lower() in ('.yaml', '.yml'):
         return load_robot_file(path)
     if path.suffix.lower() in ('.urdf', '.xml'):
         if not path.is_file():
             raise InputError(f'URDF file {spec} does not exist')
-        return RobotModel.from_urdf(str(path), joints=joints)
+        return recognized(_urdf_arm(str(path), joints))
     raise InputError(f'unknown robot {spec!r}: expected one of {", ".join(BUILTIN_ROBOTS)}, '
                      f'a .urdf path, a dynid robot .yaml, or URDF XML')
+
+
+def _urdf_arm(urdf: str, joints: Sequence[str] | None) -> RobotModel:
+    """The URDF's model; a description that branches (a vendor's arm with its gripper's fingers) gives its one
+    vendor arm (:func:`dynid.model.naming.vendor_arm_joints`), the other joints locked."""
+    try:
+        return RobotModel.from_urdf(urdf, joints=joints)
+    except InputError as error:
+        if joints is not None or 'not a serial chain' not in str(error):
+            raise
+        arm = vendor_arm_joints(urdf_joint_names(urdf))
+        if arm is None:
+            raise
+    robot = RobotModel.from_urdf(urdf, joints=arm)
+    robot.notes += (f'the description branches: its arm {arm[0]} … {arm[-1]} is taken, the other joints locked',)
+    return robot
+
+
+def _data_text(name: str) -> str:
+    return resources.files('dynid.model').joinpath(f'data/{name}').read_text()
+
+
+def _example_robot(spec: str, joints: Sequence[str] | None) -> RobotModel:
+    relative, default_joints, flange, drives_file = _EXAMPLE_ROBOTS[spec]
+    kept = list(joints) if joints else default_joints
+    drives = None
+    if kept == default_joints:  # the drive data are for the default joints
+        with resources.as_file(resources.files('dynid.model').joinpath(f'data/{drives_file}')) as path:
+            drives = load_drives(path, kept)
+    robot = RobotModel.from_urdf(str(example_robot_path(relative)), joints=kept, name=spec, flange=flange,
+                                 drives=drives)
+    robot.builtin = spec if drives is not None else None
+    return robot
+
+
+@cache
+def builtin_model(name: str) -> RobotModel:
+    """The built-in ``name`` as loaded once (do not modify it; :func:`load_robot` gives a fresh one)."""
+    return load_robot(name)
+
+
+def recognized(robot: RobotModel) -> RobotModel:
+    """``robot`` (a URDF's) with the built-in it is (:func:`dynid.model.recognize.recognize`) named in
+    :attr:`~RobotModel.builtin` and, where it has none, that built-in's drive data, by chain order."""
+    found = recognize(robot, BUILTINS, builtin_model)
+    if found is None:
+        return robot
+    flange = vendor_flange(robot.joint_names)
+    if flange is not None and robot.flange != flange and robot.pinocchio_model.existFrame(flange):
+        kept = robot
+        robot = RobotModel(kept.pinocchio_model, kept.name, flange, kept.drives, kept.source)
+        robot.urdf, robot.urdf_joints, robot.notes = kept.urdf, kept.urdf_joints, kept.notes
+    robot.builtin = found.name
+    robot.notes += (f'recognized as the built-in {found.name} ({found.reason})',)
+    builtin = builtin_model(found.name)
+    if robot.drives is None and builtin.drives is not None:
+        drives = builtin.drives
+        robot.drives = JointDrives(robot.joint_names, drives.gear_ratio, drives.drive_gain, drives.rotor_inertia)
+        robot.notes += (f"drive data of the built-in {found.name} ({BUILTINS[found.name].drives})",)
+    return robot
 
 
 def example_robot_path(relative: str) -> Path:
@@ -129,127 +218,15 @@ def example_robot_path(relative: str) -> Path:
                      f'pip install example-robot-data')
 
 
-def load_robot_file(path: str | os.PathLike) -> RobotModel:
-    """RobotModel from a dynid robot file (module docstring)."""
-    return robot_from_file_data(read_yaml(path, 'robot file'), source=str(path))
-
-
-def _number(mapping: Mapping, key: str, where: str, default: float | None = None,
-            angle: bool = False) -> float:
-    if angle and f'{key}_deg' in mapping:
-        return np.deg2rad(_number(mapping, f'{key}_deg', where))
-    if key not in mapping:
-        if default is None:
-            raise InputError(f'{where}: missing {key!r}')
-        return default
-    try:
-        value = float(mapping[key])
-    except (TypeError, ValueError):
-        raise InputError(f'{where}: {key!r} must be a number, got {mapping[key]!r}') from None
-    if np.isnan(value):
-        raise InputError(f'{where}: {key!r} is NaN')
-    return value
-
-
-def _link_parameters(link: Mapping, where: str) -> np.ndarray:
-    mass = _number(link, 'mass', where)
-    if mass < 0:
-        raise InputError(f'{where}: mass must be >= 0, got {mass}')
-    com = np.asarray(link.get('com', [0.0, 0.0, 0.0]), dtype=float)
-    if com.shape != (3,) or not np.all(np.isfinite(com)):
-        raise InputError(f'{where}: com must be 3 numbers [m]')
-    inertia = link.get('inertia', [[0.0] * 3] * 3)
-    if isinstance(inertia, Mapping) and 'cylinder' in inertia:
-        c = inertia['cylinder']
-        tensor = cylinder_inertia(mass, _number(c, 'radius', where), _number(c, 'length', where),
-                                  str(c.get('axis', 'z')))
-    else:
-        try:
-            tensor = check_inertia(np.asarray(inertia, dtype=float), where)
-        except (TypeError, ValueError) as error:
-            raise InputError(f'{where}: inertia must be a 3x3 matrix or a cylinder ({error})') from None
-    return parameters_from_com(mass, com, tensor)
-
-
-@dataclass(frozen=True)
-class DHRobotFile:
-    """The content of a dynid robot file, read and checked (module docstring).
-
-    Attributes:
-        name: robot name. convention: ``standard`` or ``modified`` (:mod:`dynid.model.dh`).
-        joints: the DH rows, base to tip. flange: payload frame name, at DH frame n.
-        gravity: gravity [m/s²] in the base frame as the file gives it (checked by the model), or None
-            (the default (0, 0, -9.81)).
-        drives: joint name -> drive mapping (gear_ratio, drive_gain, rotor_inertia), or None.
-        friction: joint name -> nominal ``{'viscous': Fv [N·m·s/rad], 'coulomb': Fc [N·m]}`` of the joints
-            that give one (used by the URDF writer, :mod:`dynid.model.dh_urdf`; the model has no friction).
-    """
-
-    name: str
-    convention: str
-    joints: tuple[DHJoint, ...]
-    flange: str
-    gravity: Sequence[float] | None
-    drives: dict | None
-    friction: dict
-
-
-def _friction(row: Mapping, where: str) -> dict[str, float]:
-    values = row['friction']
-    if not isinstance(values, Mapping) or not set(values) <= {'viscous', 'coulomb'}:
-        raise InputError(f'{where}: friction must be a mapping of viscous [N·m·s/rad] and coulomb [N·m]')
-    friction = {key: _number(values, key, where, 0.0) for key in ('viscous', 'coulomb')}
-    if min(friction.values()) < 0:
-        raise InputError(f'{where}: friction coefficients must be >= 0, got {dict(values)}')
-    return friction
-
-
-def read_robot_file_data(data, source: str) -> DHRobotFile:
-    """The checked content of a parsed dynid robot file (:class:`DHRobotFile`)."""
-    if not isinstance(data, Mapping) or data.get('dynid_robot') != ROBOT_FILE_VERSION:
-        raise InputError(f'{source} is not a dynid robot file (needs "dynid_robot: {ROBOT_FILE_VERSION}")')
-    rows = data.get('joints')
-    if not isinstance(rows, list) or not rows:
-        raise InputError(f'{source}: "joints" must be a non-empty list')
-    joints, drives, friction = [], {}, {}
-    for i, row in enumerate(rows, start=1):
-        where = f'{source}: joint {i}'
-        if not isinstance(row, Mapping) or not isinstance(row.get('name'), str):
-            raise InputError(f'{where}: needs a name')
-        dh, limits, link = (row.get(key, {}) for key in ('dh', 'limits', 'link'))
-        if not all(isinstance(m, Mapping) for m in (dh, limits, link)):
-            raise InputError(f'{where}: dh, limits and link must be mappings')
-        joints.append(DHJoint(
-            name=row['name'],
-            a=_number(dh, 'a', where), d=_number(dh, 'd', where),
-            alpha=_number(dh, 'alpha', where, angle=True),
-            theta_offset=_number(dh, 'theta_offset', where, 0.0, angle=True),
-            lower=_number(limits, 'lower', where, -np.inf, angle=True),
-            upper=_number(limits, 'upper', where, np.inf, angle=True),
-            velocity=_number(limits, 'velocity', where, np.inf, angle=True),
-            effort=_number(limits, 'effort', where, np.inf),
-            inertial=tuple(_link_parameters(link, where)) if link else (0.0,) * 10,
-        ))
-        if 'drive' in row:
-            drives[row['name']] = row['drive']
-        if 'friction' in row:
-            friction[row['name']] = _friction(row, where)
-    if drives and len(drives) != len(joints):
-        raise InputError(f'{source}: give drive parameters for all joints or none')
-    return DHRobotFile(name=str(data.get('name', 'robot')), convention=str(data.get('convention', 'standard')),
-                       joints=tuple(joints), flange=str(data.get('flange', 'flange')), gravity=data.get('gravity'),
-                       drives=drives or None, friction=friction)
-
-
 def builtin_robot_file(spec: str) -> DHRobotFile:
     """The robot file of a built-in DH robot (``ur5e``, ...) or of a dynid robot ``.yaml`` path.
 
     Raises:
         InputError: ``spec`` is a URDF robot (a built-in from example-robot-data or a ``.urdf``) or unknown.
     """
+    spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        text = resources.files('dynid.model').joinpath(f'data/{spec}.yaml').read_text()
-        return read_robot_file_data(yaml.safe_load(text), source=f'built-in {spec}')
+        return read_robot_file_data(yaml.safe_load(_data_text(f'{spec}.yaml')), source=f'built-in {spec}')
     if spec in _EXAMPLE_ROBOTS:
         raise InputError(f'{spec} is already a URDF: copy {example_robot_path(_EXAMPLE_ROBOTS[spec][0])}')
     path = Path(spec)
@@ -259,13 +236,3 @@ def builtin_robot_file(spec: str) -> DHRobotFile:
         raise InputError(f'{spec if len(spec) < 80 else "the robot"} is already a URDF: copy the file')
     raise InputError(f'unknown robot {spec!r}: expected a built-in DH robot ({", ".join(_DH_ROBOTS)}) '
                      f'or a dynid robot .yaml')
-
-
-def robot_from_file_data(data, source: str) -> RobotModel:
-    """RobotModel from the parsed content of a dynid robot file."""
-    table = read_robot_file_data(data, source)
-    names = [j.name for j in table.joints]
-    model = build_dh_model(table.joints, convention=table.convention, name=table.name, flange=table.flange)
-    robot = RobotModel(model, flange=table.flange, source=source,
-                       drives=JointDrives.from_dict(table.drives, names) if table.drives else None)
-    return robot.with_gravity(table.gravity) if table.gravity is not None else robot

@@ -1,4 +1,4 @@
-"""Thin rclpy nodes: the only modules of dynid that import rclpy.
+"""The thin rclpy nodes of dynid (their shared machinery is :mod:`dynid.ros`, their composition :mod:`dynid.suite`).
 
 The node classes take the usual rclpy ``Node`` keyword arguments (``context``, ``namespace``,
 ``parameter_overrides``, ``cli_args`` for remappings, ...), so they compose with a user's own nodes
@@ -34,8 +34,8 @@ in one process and one executor. A user's node that watches the twin and the onl
             node.destroy_node()
         rclpy.try_shutdown()
 
-``dynid bringup --no-processes`` composes the whole suite this way (:mod:`dynid.nodes.bringup`). The
-classes are imported on first use, so ``import dynid.nodes.launching`` (launch files) stays light.
+``dynid bringup --no-processes`` composes the whole suite this way (:mod:`dynid.suite.bringup`). The
+classes are imported on first use, so ``import dynid.nodes`` stays light.
 """
 
 from importlib import import_module

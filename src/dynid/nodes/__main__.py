@@ -1,12 +1,12 @@
 """``python -m dynid.nodes <node> [--ros-args ...]``: run one node executable, as ``ros2 run dynid <node>`` does.
 
 <node> is one of sim_node, excitation_node, identifier_node, estimator_node, feedforward_node
-(:data:`dynid.nodes.runner.NODES`); a Ctrl-C ends it quietly, even while it still loads.
+(:data:`dynid.ros.runner.NODES`); a Ctrl-C ends it quietly, even while it still loads.
 """
 
 import sys
 
-from dynid.nodes.runner import NODES, run_executable
+from dynid.ros.runner import NODES, run_executable
 
 if len(sys.argv) < 2 or sys.argv[1] not in NODES:
     print(f'usage: python -m dynid.nodes {{{",".join(NODES)}}} [--ros-args ...]', file=sys.stderr)

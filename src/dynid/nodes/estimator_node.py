@@ -1,48 +1,51 @@
 """estimator_node: watches a running robot and tells its joint stiffness and friction as they drift.
 
-Takes ``joint_states``, ``motor_states``, ``joint_currents`` and ``joint_temperatures`` through the
-shared intake (:mod:`dynid.nodes.intake`: batches joined by stamp, joints by name; every sample is
-used) and runs :class:`dynid.estimate.StiffnessEstimator` on them (RLS with directional forgetting on
-the virtual flexibility torque from both encoders and the current; Madsen et al. 2019). The friction
-map comes from an identification result (``result_file``), the drives from the robot model. With a
-result whose friction model is ``viscous_coulomb`` or ``load_squared`` it also adapts the E-GMS
-friction (:class:`dynid.estimate.AdaptiveFrictionEstimator`, Madsen 2020 ch.6: α1 scales the
-identified Coulomb level, a wear indicator; α2 is an excess viscous coefficient [N·m·s/rad]), with
-τ̂_j from the result's rigid-body model, and publishes ``~/friction`` the same way (quantities
-alpha1, alpha2, active).
+Takes the state topics through the shared intake (:mod:`dynid.ros.intake`: batches joined by stamp, joints by
+name) and runs the estimators of :class:`dynid.estimate.online.OnlineEstimation`: the joint stiffness (RLS with
+directional forgetting on the virtual flexibility torque from both encoders and the current; Madsen et al. 2019)
+and, with a ``viscous_coulomb`` or ``load_squared`` result (``result_file``, ``result_topic``), the adaptive E-GMS
+friction (Madsen 2020 ch.6: α1 scales the identified Coulomb level, a wear indicator; α2 an excess viscous
+coefficient). Drives from ``drives_file``, else the result's, else the robot model's.
 
-Publishes ``~/stiffness`` (std_msgs/Float64MultiArray, at most ``publish_rate`` Hz) with a labelled
-layout: dimension ``joint`` (the robot's joints, in order) × dimension ``quantity`` (alpha1 [N·m/rad],
-alpha3 [N·m/rad³], k0 = stiffness at zero deflection [N·m/rad], relative_to_baseline [-], fit [%],
-relative_std = standard deviation of α̂1 relative to α̂1 [-]); and ``/diagnostics`` once per second:
-per joint converged or not (relative_std ≤ 2 %), the stiffness relative to the stored baseline
-(WARN below 1 − ``stiffness_drop_warning``), a stiffness change the estimator detected (WARN for
-30 s, with k0 against its value before; the estimator restarts its covariance and learns again
-within seconds), plus stale inputs and the intake's lost samples. Services
-(std_srvs/Trigger): ``~/reset`` starts the estimation again; ``~/set_baseline`` stores the current
-k0 of every joint in ``baseline_file`` (YAML), which is read again at start-up.
-Without motor encoders (no ``motor_states``) nothing can be estimated: diagnostics say so.
+Publishes ``~/stiffness`` and ``~/friction`` (std_msgs/Float64MultiArray with a labelled joint × quantity layout,
+at most ``publish_rate`` Hz; quantities :data:`~dynid.estimate.online.QUANTITIES` and ``FRICTION_QUANTITIES``)
+and ``/diagnostics`` once per second (:meth:`~dynid.estimate.online.OnlineEstimation.display`: the mode, what is
+left out and why, per joint converged, below the baseline, a detected change or an α̂ capped on its box; stale
+inputs; the intake's lost samples). ``~/reset`` starts the estimation again; ``~/set_baseline`` stores k0 in
+``baseline_file``. The settled estimates go to the health record (:mod:`dynid.ros.health`, docs/health.md).
+
+Without motor encoders (joint_states for 2 s and no ``motor_states``), or with ``stiffness`` false, it adapts the
+friction alone, on rigid joints (θ = q) without them, as ``dynid estimate --no-stiffness`` does, and takes θ
+again once motor_states come (:class:`~dynid.estimate.online.EncoderWatch`). Topics, parameters and
+diagnostics in full: docs/nodes/README.md.
 """
 
 from __future__ import annotations
 
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
-from dynid.estimate.online import FRICTION_QUANTITIES, QUANTITIES, STALE_S, OnlineEstimation, load_baseline
+from dynid.estimate.online import FRICTION_QUANTITIES, QUANTITIES, EncoderWatch, OnlineEstimation, load_baseline
 from dynid.estimate.replay import EstimationSettings
 from dynid.identify.result import IdentificationResult
+from dynid.identify.robot_source import recorded_joints
 from dynid.model import load_robot
-from dynid.nodes.conversions import labelled_table_message
-from dynid.nodes.diagnostics import DiagnosticsPublisher, status
-from dynid.nodes.intake import IntakeSettings, StateIntake
-from dynid.nodes.parameters import declarer, descriptor
-from dynid.nodes.runner import run_node
+from dynid.model.drives import load_drives
+from dynid.model.naming import JOINT_MAP
+from dynid.ros.conversions import labelled_table_message
+from dynid.ros.diagnostics import DiagnosticsPublisher, status
+from dynid.ros.health import HealthReporting
+from dynid.ros.intake import IntakeSettings, StateIntake
+from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
+from dynid.ros.payload_updates import LATCHED, declare_payload_updates, payload_subscription
+from dynid.ros.runner import run_node
+from dynid.settings import from_values
 
 INTAKE_PERIOD_S = 0.05  # default intake_period [s]: estimates are published at 10 Hz by default
+NODE_SETTINGS = ('stiffness', 'damping', 'min_velocity', 'friction_change', 'bound_sigmas')  # parameters of the job's
 
 
 class EstimatorNode(Node):
@@ -50,6 +53,7 @@ class EstimatorNode(Node):
 
     def __init__(self, **kwargs) -> None:
         self.intake: StateIntake | None = None  # before Node: destroy_node() may run on a failed start
+        self.health: HealthReporting | None = None
         super().__init__('estimator_node', **kwargs)
         try:
             self._start()
@@ -61,41 +65,49 @@ class EstimatorNode(Node):
         d = declarer(self)
         d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
+        d('joints', Parameter.Type.STRING_ARRAY, descriptor('joints to model: one serial chain of a description that '
+                                                            'branches (e.g. a mobile manipulator\'s arm), the others '
+                                                            'locked; unset: those of the result\'s identification',
+                                                            read_only=True))
+        d('joint_map', '', descriptor(JOINT_MAP, read_only=True))
         d('result_file', '', descriptor('identification result (YAML) with the friction map; empty: none',
                                         read_only=True))
         d('result_topic', '', descriptor('topic of identification results (std_msgs/String YAML, e.g. '
                                          '/identifier_node/result); each one received replaces the result; empty: none',
                                          read_only=True))
-        d('damping', 0.0, descriptor('transmission damping D of every joint [N·m·s/rad]', True, 0.0, 1e4))
-        d('min_velocity', 0.05, descriptor('stiffness learns only while |rotor velocity| reaches this [rad/s]: '
-                                           'the friction map does not hold at rest', True, 0.0, 10.0))
+        d('drives_file', '', descriptor('drives file (YAML: gear_ratio, drive_gain, rotor_inertia per joint) instead '
+                                        'of the result\'s and the robot\'s; empty: none', read_only=True))
+        declare_settings(self, EstimationSettings, read_only=True, names=NODE_SETTINGS)
         d('publish_rate', 10.0, descriptor('estimates published at most this often [Hz]', True, 0.1, 100.0))
         d('stiffness_drop_warning', 0.15, descriptor('warn when k0 falls this fraction below the baseline',
                                                      False, 0.01, 0.99))
         d('baseline_file', 'dynid_stiffness_baseline.yaml', descriptor('where ~/set_baseline stores k0'))
+        updates = declare_payload_updates(self)
         # Takes of 50 samples at 1 kHz: the estimators' per-update overhead is paid less often than with
         # the intake's usual 20 ms (about 34 instead of 60 µs of CPU per 6-joint sample replaying
         # bench_estimation's B2 estimators, load 1.5 on 2 cores).
         settings = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
         get = self.get_parameter
-        robot = load_robot(get('robot_description').value or get('robot').value)
         result_file = get('result_file').value
         result = IdentificationResult.load(result_file) if result_file else None
+        joints = value_or(self, 'joints') or (None if result is None else recorded_joints(result.provenance))
+        robot = load_robot(get('robot_description').value or get('robot').value, joints=joints,
+                           joint_map=get('joint_map').value)
         baseline = load_baseline(get('baseline_file').value, robot)
         if baseline is not None:
             self.get_logger().info(f'stiffness baseline from {get("baseline_file").value}')
         # The sample rate is expected_rate, or read off the first batch's stamps (the estimators are then
         # made again); made here in any case, so that bad input is refused at start-up.
+        drives = load_drives(get('drives_file').value, robot.joint_names) if get('drives_file').value else None
         self.estimation = OnlineEstimation(
-            robot, result,
-            EstimationSettings(damping=float(get('damping').value), min_velocity=float(get('min_velocity').value)),
+            robot, result, from_values(EstimationSettings, lambda n: get(n).value if n in NODE_SETTINGS else None),
             settings.expected_rate_hz, result_source=f'result from {result_file}' if result_file else '',
-            baseline=baseline)
+            baseline=baseline, drives=drives, payload_file=updates.payload_file)
+        self.encoders = EncoderWatch()
         self._log(self.estimation.notes)
         if topic := get('result_topic').value:
-            latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                                 durability=DurabilityPolicy.TRANSIENT_LOCAL)
-            self.create_subscription(String, topic, self._on_result, latched)
+            self.create_subscription(String, topic, self._on_result, LATCHED)
+        payload_subscription(self, updates.payload_topic, self.estimation.replace_payload_document)
         self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
         self.friction_publisher = self.create_publisher(Float64MultiArray, '~/friction', 10)
         self.intake = StateIntake(self, settings, on_samples=lambda batch: self._log(self.estimation.update(batch)),
@@ -103,13 +115,18 @@ class EstimatorNode(Node):
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(Trigger, '~/set_baseline', self._on_set_baseline)
         self.create_timer(1.0 / get('publish_rate').value, self._publish)
+        self.create_timer(0.5, self._watch_encoders)
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
+        self.health = HealthReporting(self, self.estimation, result_file, self._log)
         self.intake.start()
-        self.get_logger().info(f'estimating the joint stiffness of {robot.name}')
+        self.get_logger().info(f'estimating {robot.name}: {self.estimation.mode()}')
 
     def _log(self, notes) -> None:
-        for level, text in notes:
-            (self.get_logger().warning if level == 'warn' else self.get_logger().info)(text)
+        for level, text in notes:  # one call site per severity: rclpy refuses a call site whose severity changes
+            if level == 'warn':
+                self.get_logger().warning(text)
+            else:
+                self.get_logger().info(text)
 
     def _on_result(self, message: String) -> None:
         """A result from ``result_topic``: the estimators start again with it; a bad one is refused."""
@@ -123,45 +140,47 @@ class EstimatorNode(Node):
         self.get_logger().info('estimating again with the result received on result_topic')
 
     # ----------------------------------------------------------------------------- outputs
+    def _watch_encoders(self) -> None:
+        """θ from motor_states while they come; rigid joints (θ = q) where joint_states come without them."""
+        rotor = self.encoders.update(self.intake.received('joint_states'), self.intake.received('motor_states'))
+        if rotor != self.estimation.rotor:
+            self.intake.require(('motor_states', 'joint_currents') if rotor else ('joint_currents',))
+            self._log(self.estimation.use_rotor(rotor))
+
     def _publish(self) -> None:
         estimation = self.estimation
         if estimation.last_sample_time is None:
             return
         names = estimation.robot.joint_names
-        self.stiffness.publish(labelled_table_message(estimation.stiffness_table(), names, QUANTITIES))
+        if estimation.stiffness is not None:
+            self.stiffness.publish(labelled_table_message(estimation.stiffness_table(), names, QUANTITIES))
         friction = estimation.friction_table()
         if friction is not None:
             self.friction_publisher.publish(labelled_table_message(friction, names, FRICTION_QUANTITIES))
 
     def _statuses(self) -> list:
-        name, estimation = self.get_fully_qualified_name(), self.estimation
-        statuses = [self.intake.status(f'{name}: intake')]
-        refused = estimation.results_refused
-        source = estimation.result_source or 'no identification result (no friction map, no friction adaptation)'
-        statuses.append(status(f'{name}: result', 'warn' if refused else 'ok',
-                               source + (f'; {refused} refused on result_topic' if refused else ''),
-                               {'refused': str(refused)}))
-        age = estimation.age_s()
-        if age is None or age > STALE_S:
-            message = ('no joined samples yet (needs joint_states, motor_states and joint_currents)' if age is None
-                       else f'inputs stale: no sample for {age:.1f} s')
-            return statuses + [status(f'{name}: inputs', 'stale', message)]
-        return statuses + [status(f'{name}: {s.kind} {s.joint}', s.level, s.text, s.values)
-                           for s in estimation.joint_states(self.get_parameter('stiffness_drop_warning').value)]
+        name, drop = self.get_fully_qualified_name(), self.get_parameter('stiffness_drop_warning').value
+        return [self.intake.status(f'{name}: intake')] + [status(f'{name}: {what}', level, text, values) for
+                                                           what, level, text, values in self.estimation.display(drop)]
 
     # ---------------------------------------------------------------------------- services
     def _on_reset(self, request, response):
+        self.health.event('reset')  # the session so far is written before the estimators start again
         self.estimation.reset()
         response.success, response.message = True, 'estimation restarted'
         return response
 
     def _on_set_baseline(self, request, response):
         response.success, response.message = self.estimation.set_baseline(self.get_parameter('baseline_file').value)
+        if response.success:
+            self.health.event('set_baseline')
         return response
 
     def destroy_node(self) -> None:
         if self.intake is not None:
             self.intake.stop()
+        if self.health is not None:
+            self.health.close()
         super().destroy_node()
 
 

@@ -14,40 +14,35 @@ If a check fails, ``~/start`` answers with the reason and nothing is published.
 The trajectory comes from ``trajectory_file`` (a dynid trajectory file, or ``builtin`` for the
 robot's shipped optimized excitation) or, when that is empty, is designed from ``harmonics``,
 ``period``, ``seed`` (random feasible Fourier series, or optimized with ``optimize``; optimization
-can take a minute, at start-up).
+can take a minute, at start-up). A robot without a shipped one (``builtin``) gets a design within its
+description's limits, with a warning. ``/diagnostics`` says where the trajectory came from and what was
+designed in place of what.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import rclpy
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
-from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 from dynid.errors import InputError
 from dynid.excite.experiments import check_robot_limits
 from dynid.excite.schedule import ChunkSchedule, excitation_timeline, excitation_trajectory
 from dynid.model import load_robot
-from dynid.nodes.conversions import duration
-from dynid.nodes.parameters import declarer
-from dynid.nodes.runner import run_node
+from dynid.model.naming import JOINT_MAP
+from dynid.ros.conversions import joint_positions, trajectory_message
+from dynid.ros.diagnostics import DiagnosticsPublisher, status
+from dynid.ros.parameters import declarer, descriptor
+from dynid.ros.runner import run_node
+from dynid.ros.waiting import next_message, until
 
 STATE_WAIT_S = 10.0  # how long ~/start waits for a joint_states message [s]: its subscription is made at the call and
 # must be matched by discovery first (seconds on a busy machine); the wait ends with the first message
 LISTENER_WAIT_S = 10.0  # how long ~/start waits for the controller's subscription to be matched [s]
-
-
-def _range(low: float, high: float, integer: bool = False):
-    if integer:
-        return {'integer_range': [IntegerRange(from_value=int(low), to_value=int(high), step=1)]}
-    return {'floating_point_range': [FloatingPointRange(from_value=float(low), to_value=float(high))]}
 
 
 class ExcitationNode(Node):
@@ -59,34 +54,29 @@ class ExcitationNode(Node):
     def __init__(self, node_name: str = 'excitation_node', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
         d = declarer(self)
-        d('robot', 'ur5e', ParameterDescriptor(description='robot name, URDF path or robot file', read_only=True))
-        d('robot_description', '', ParameterDescriptor(description='URDF XML, preferred when set', read_only=True))
-        d('trajectory_file', '', ParameterDescriptor(description="dynid trajectory file, 'builtin' (the robot's "
-                                                                 "shipped optimized one) or empty: design one",
-                                                     read_only=True))
-        d('harmonics', 5, ParameterDescriptor(description='harmonics of a designed trajectory', read_only=True,
-                                              **_range(2, 20, integer=True)))
-        d('period', 10.0, ParameterDescriptor(description='period of a designed trajectory [s]', read_only=True,
-                                              **_range(1.0, 600.0)))
-        d('seed', 0, ParameterDescriptor(description='seed of the design', read_only=True,
-                                         **_range(0, 2**31 - 1, integer=True)))
-        d('optimize', False, ParameterDescriptor(description='optimize the designed trajectory', read_only=True))
-        d('point_rate', 100.0, ParameterDescriptor(description='trajectory points per second [Hz]',
-                                                   **_range(1.0, 1000.0)))
-        d('chunk_duration', 10.0, ParameterDescriptor(description='seconds per published message',
-                                                      **_range(0.5, 600.0)))
-        d('lead_time', 0.5, ParameterDescriptor(description='publish each chunk this early [s]',
-                                                **_range(0.05, 10.0)))
-        d('approach_velocity', 0.2, ParameterDescriptor(description='peak speed of the approach [rad/s]',
-                                                        **_range(0.01, 2.0)))
-        d('repeat', 1, ParameterDescriptor(description='periods of the trajectory to run',
-                                           **_range(1, 1000, integer=True)))
+        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', True))
+        d('robot_description', '', descriptor('URDF XML, preferred when set', True))
+        d('joint_map', '', descriptor(JOINT_MAP, True))
+        d('trajectory_file', '', descriptor("dynid trajectory file, 'builtin' (the robot's shipped optimized one) "
+                                            'or empty: design one', True))
+        d('harmonics', 5, descriptor('harmonics of a designed trajectory', True, 2, 20, integer=True))
+        d('period', 10.0, descriptor('period of a designed trajectory [s]', True, 1.0, 600.0))
+        d('seed', 0, descriptor('seed of the design', True, 0, 2**31 - 1, integer=True))
+        d('optimize', False, descriptor('optimize the designed trajectory', True))
+        d('point_rate', 100.0, descriptor('trajectory points per second [Hz]', False, 1.0, 1000.0))
+        d('chunk_duration', 10.0, descriptor('seconds per published message', False, 0.5, 600.0))
+        d('lead_time', 0.5, descriptor('publish each chunk this early [s]', False, 0.05, 10.0))
+        d('approach_velocity', 0.2, descriptor('peak speed of the approach [rad/s]', False, 0.01, 2.0))
+        d('repeat', 1, descriptor('periods of the trajectory to run', False, 1, 1000, integer=True))
         get = self.get_parameter
         description = get('robot_description').value
-        self.robot = load_robot(description if description else get('robot').value)
+        self.robot = load_robot(description if description else get('robot').value, joint_map=get('joint_map').value)
+        for note in self.robot.notes:
+            self.get_logger().info(note)
+        self.warnings: list[str] = []
         self.trajectory = excitation_trajectory(
             self.robot, get('trajectory_file').value, get('harmonics').value, get('period').value, get('seed').value,
-            get('optimize').value, progress=self.get_logger().info, warn=self.get_logger().warning)
+            get('optimize').value, progress=self.get_logger().info, warn=self._warn)
         self.schedule: ChunkSchedule | None = None
         self.starting = False
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -99,67 +89,20 @@ class ExcitationNode(Node):
         self.create_service(Trigger, '~/start', self._on_start, callback_group=ReentrantCallbackGroup())
         self.create_service(Trigger, '~/stop', self._on_stop)
         self.timer = self.create_timer(0.05, self._on_timer)
+        self.diagnostics = DiagnosticsPublisher(self, lambda: [status(
+            f'{self.get_fully_qualified_name()}: excitation', 'warn' if self.warnings else 'ok',
+            '; '.join(self.warnings) or f'{self.trajectory.duration_s:.2f} s ready',
+            {'robot': self.robot.name, 'builtin': self.robot.builtin or '', 'duration_s': self.trajectory.duration_s})])
         self._set_state('idle')
         self.get_logger().info(f'excitation of {self.trajectory.duration_s:.2f} s for {self.robot.name} ready; '
                                f'call ~/start')
 
+    def _warn(self, text: str) -> None:
+        self.warnings.append(text)
+        self.get_logger().warning(text)
+
     def _set_state(self, text: str) -> None:
         self.state.publish(String(data=text))
-
-    async def _latest_joint_state(self) -> JointState | None:
-        """The next joint_states message, or None if none comes within STATE_WAIT_S.
-
-        joint_states is subscribed only while waiting: at driver rates a permanent subscription would
-        cost the executor a turn per message for a value needed once per start.
-        """
-        received = Future(executor=self.executor)
-        received.add_done_callback(lambda _: None)  # completing it wakes the executor
-
-        def finish(message) -> None:
-            if not received.done():
-                received.set_result(message)
-
-        subscription = self.create_subscription(JointState, 'joint_states', finish, qos_profile_sensor_data)
-        timer = self.create_timer(STATE_WAIT_S, lambda: finish(None))
-        try:
-            return await received
-        finally:
-            self.destroy_subscription(subscription)
-            self.destroy_timer(timer)
-
-    async def _listener_matched(self) -> bool:
-        """Whether the controller topic has a matched subscriber, waited for up to LISTENER_WAIT_S.
-
-        Chunks are published once (volatile): one sent before discovery has matched the controller (a
-        controller or feedforward_node started a moment ago, on a loaded machine) would be lost.
-        """
-        matched = Future(executor=self.executor)
-        matched.add_done_callback(lambda _: None)  # completing it wakes the executor
-        deadline = self.get_clock().now().nanoseconds + int(LISTENER_WAIT_S * 1e9)
-
-        def check() -> None:
-            if not matched.done() and (self.output.get_subscription_count() > 0
-                                       or self.get_clock().now().nanoseconds > deadline):
-                matched.set_result(self.output.get_subscription_count() > 0)
-
-        timer = self.create_timer(0.05, check)
-        try:
-            return await matched
-        finally:
-            self.destroy_timer(timer)
-
-    def _current_position(self, message: JointState) -> np.ndarray:
-        """The robot's joint positions in a joint_states message, robot order; InputError if unusable."""
-        names = list(message.name)
-        if len(message.position) != len(names):
-            raise InputError('the latest joint_states has fewer positions than names')
-        missing = [n for n in self.robot.joint_names if n not in names]
-        if missing:
-            raise InputError(f'the latest joint_states lacks joints {missing}')
-        q = np.array([message.position[names.index(n)] for n in self.robot.joint_names], dtype=float)
-        if not np.all(np.isfinite(q)):
-            raise InputError('the latest joint_states has non-finite positions')
-        return q
 
     def _refuse(self, response, reason: str):
         self._set_state(f'refused: {reason}')
@@ -172,8 +115,9 @@ class ExcitationNode(Node):
             return self._refuse(response, 'already running; call ~/stop first')
         self.starting = True
         try:
-            message = await self._latest_joint_state()
-            listened = message is not None and await self._listener_matched()
+            message = await next_message(self, JointState, 'joint_states', qos_profile_sensor_data, STATE_WAIT_S)
+            listened = message is not None and await until(
+                self, lambda: self.output.get_subscription_count() > 0, LISTENER_WAIT_S)
         finally:
             self.starting = False
         if message is None:
@@ -181,10 +125,10 @@ class ExcitationNode(Node):
         if not listened:
             return self._refuse(response, f'nobody subscribes to {self.output.topic_name} within '
                                           f'{LISTENER_WAIT_S:g} s: is the controller running?')
-        get = self.get_parameter
+        get, names = self.get_parameter, self.robot.joint_names
         try:
             check_robot_limits(self.robot, self.trajectory)
-            timeline = excitation_timeline(self.trajectory, self.robot.joint_names, self._current_position(message),
+            timeline = excitation_timeline(self.trajectory, names, joint_positions(message, names),
                                            get('point_rate').value, get('repeat').value, get('approach_velocity').value)
         except InputError as error:
             return self._refuse(response, str(error))
@@ -212,14 +156,7 @@ class ExcitationNode(Node):
     def _publish_due(self, now: int) -> None:
         self.schedule.lead_s = self.get_parameter('lead_time').value
         for start_ns, piece in self.schedule.due(now):
-            message = JointTrajectory(joint_names=list(self.robot.joint_names))
-            message.header.stamp = rclpy.time.Time(nanoseconds=start_ns).to_msg()
-            message.points = [
-                JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(), accelerations=a.tolist(),
-                                     time_from_start=duration(t))
-                for t, p, v, a in zip(piece.time_s, piece.positions, piece.velocities, piece.accelerations,
-                                      strict=True)]
-            self.output.publish(message)
+            self.output.publish(trajectory_message(self.robot.joint_names, start_ns, piece))
 
     def _on_timer(self) -> None:
         if self.schedule is None:

@@ -1,61 +1,29 @@
 """feedforward_node: model torque from an identification result into ros2_control (a lifecycle node).
 
-The torque is :class:`dynid.control.Feedforward`: the sum of the ``terms`` (entry points
-``dynid.feedforward_terms``) built from ``result_file``, with the backend's semantics
-(``compensate_gravity``, ``compensate_friction``, ``effort_is_current``), the robot's effort limits and
-``rate_limit``. Every parameter is read at configure (and can only be changed while unconfigured).
-
-Modes (``mode``):
-
-- ``trajectory``: JointTrajectory on ``~/reference`` (joints by name) is republished on
-  ``<controller>/joint_trajectory`` with ``effort`` filled for every point, plus points where the
-  effort bends more than ``effort_tolerance`` between them (:mod:`dynid.control.trajectory_effort`:
-  the rule, and why the controller's motion does not change), for a joint_trajectory_controller with
-  an effort command interface. The header (start time) is kept; an empty trajectory (cancel) passes.
-  With ``reference_correction`` the positions (velocities, accelerations) also carry the flexible-joint
-  deflection φ_d (thesis ch.2 eq. (2.69)): the motor-side reference θ_d = q_d + φ_d, for a controller
-  that regulates the motor position (docs/backends); refused in the other modes (an effort stream has
-  no position channel) and without the flexible_joint term.
-- ``streaming``: every 1/``rate`` s, the feedforward of the active reference (``~/reference`` with
-  joint_trajectory_controller semantics: started at its header stamp, or on reception when zero;
-  replaced by the next; the last point held at rest after the end) on
-  ``<effort_controller>/commands`` (Float64MultiArray, reliable, in ``joints`` order). Zeros before
-  the first reference.
-- ``measured``: the same stream, of the measured state (``joint_states`` through the shared intake;
-  q̈ = 0, or ``acceleration: estimated``): gravity and friction compensation for hand guiding.
-
-Safety (the lifecycle of :mod:`dynid.nodes.lifecycle`): commands only while active. The stream sends
-zeros on deactivate, cleanup, shutdown, error, Ctrl-C or SIGTERM (this node's ``main``) and node
-destruction; zeros at the next period once ``joint_states`` has been silent for ``timeout`` s (each
-such event counted and reported); in trajectory mode references are forwarded only while active (the
-efforts of a trajectory the controller already holds stay with it); a stale ``joint_states`` only
-leaves out the measured inputs (temperature: the terms' reference temperature), so a busy PC that
-delays the state topic does not drop a reference the controller is waiting for. A result for another
-robot or other joints, an unknown term or a bad parameter fails the configure transition with the
-reason in the log and on ``/diagnostics`` (with ``autostart`` the process exits with code 2). Efforts
-are bounded and never NaN (the Feedforward). ``/diagnostics``
-(:func:`~dynid.control.commander.node_statuses`): state, counters (messages, errors, stale events,
-published), the RMS of each term over the recent motion, the intake.
-
-α̂ of the friction_adaptive term comes from the estimator's ``~/friction`` table on ``adaptive_topic``.
+:class:`dynid.control.commander.FeedforwardCommander` computes and schedules the torque (the ``terms`` of
+``result_file``, with the backend's ``compensate_*`` and ``effort_is_current`` flags; the payload of
+``payload_file``, replaced by each one on ``payload_topic``), every parameter read at configure. Modes,
+``reference_correction`` and the safety rules: docs/methods/feedforward.md; topics: docs/nodes/README.md.
+:class:`dynid.ros.lifecycle.CommandingNode` sends zeros on every way out of active (Ctrl-C and SIGTERM
+included); a bad setting fails configure with the reason (``autostart``: exit code 2).
 """
 
 from __future__ import annotations
 
 from rclpy.lifecycle import TransitionCallbackReturn
-from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
-from dynid.control.commander import ACCELERATIONS, MODES, FeedforwardCommander, node_statuses
+from dynid.control.commander import FeedforwardCommander, node_statuses
 from dynid.control.configuration import FeedforwardSettings
 from dynid.errors import InputError
-from dynid.nodes.conversions import stamp_ns, trajectory_from_message, trajectory_with_effort
-from dynid.nodes.diagnostics import DiagnosticsPublisher, status
-from dynid.nodes.intake import IntakeSettings, StateIntake
-from dynid.nodes.lifecycle import FAILURE, SUCCESS, CommandingNode, run_lifecycle_node
-from dynid.nodes.parameters import declarer, descriptor
+from dynid.ros.conversions import stamp_ns, trajectory_from_message, trajectory_with_effort
+from dynid.ros.diagnostics import DiagnosticsPublisher, status
+from dynid.ros.intake import IntakeSettings, StateIntake
+from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, run_lifecycle_node
+from dynid.ros.parameters import declare_settings, declarer, descriptor
+from dynid.ros.payload_updates import payload_subscription
 
 
 class FeedforwardNode(CommandingNode):
@@ -65,42 +33,12 @@ class FeedforwardNode(CommandingNode):
         self.intake: StateIntake | None = None  # before Node: destroy_node() may run on a failed start
         self.output = self.commander = None
         super().__init__('feedforward_node', **kwargs)
-        d = declarer(self)
-        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file'))
-        d('robot_description', '', descriptor('URDF XML, preferred when set'))
-        d('result_file', '', descriptor('identification result (YAML) of this robot; empty: the model\'s own '
-                                        'parameters, no friction'))
-        d('mode', 'trajectory', descriptor('what is commanded', choices=MODES))
-        d('terms', list(FeedforwardSettings.terms),
-          descriptor('feedforward terms (entry points dynid.feedforward_terms)'))
-        d('term_options', '', descriptor('YAML {term: {option: value}}, e.g. "rigid_body: {payload: {mass: 2.0, '
-                                         'com: [0, 0, 0.05]}}"'))
-        d('compensate_gravity', True, descriptor('include gravity (false: UR, Franka compensate it)'))
-        d('compensate_friction', True, descriptor('include friction (false: the robot compensates it)'))
-        d('effort_is_current', False, descriptor('command motor current [A] = torque / drive gain (UR)'))
-        d('drive_gains', Parameter.Type.DOUBLE_ARRAY, descriptor('drive gains [N·m/A] per joint for '
-                                                                 'effort_is_current; unset: the result\'s'))
-        d('rate_limit', 0.0, descriptor('largest effort change [N·m/s]; 0: none', False, 0.0, 1e7))
-        d('controller', 'joint_trajectory_controller', descriptor('joint_trajectory_controller (trajectory mode)'))
-        d('effort_controller', 'forward_effort_controller', descriptor('forward_command_controller with '
-                                                                       'interface effort (streaming, measured)'))
-        d('joints', Parameter.Type.STRING_ARRAY, descriptor('the effort controller\'s joints order; unset: the '
-                                                            'robot\'s'))
-        d('rate', 200.0, descriptor('stream rate, and the trajectory mode\'s evaluation grid [Hz]', False,
-                                    1.0, 2000.0))
-        d('effort_tolerance', 0.5, descriptor('trajectory mode: largest miss of the linearly interpolated '
-                                              'effort [N·m, or A]', False, 1e-6, 1e4))
-        d('reference_correction', False, descriptor('trajectory mode: add the flexible-joint deflection φ_d to the '
-                                                    'positions (motor-side reference; needs the flexible_joint '
-                                                    'term; only for controllers that regulate the motor position)'))
-        d('timeout', 0.1, descriptor('joint_states silent this long [s]: stale, zeros', False, 0.005, 10.0))
-        d('acceleration', 'zero', descriptor('measured mode: q̈', choices=ACCELERATIONS))
-        d('adaptive_topic', 'estimator_node/friction', descriptor('the estimator\'s friction table (α̂ of '
-                                                                  'friction_adaptive); empty: none'))
-        d('autostart', False, descriptor('configure and activate at start-up', read_only=True))
+        declare_settings(self, FeedforwardSettings)
+        declarer(self)('autostart', False, descriptor('configure and activate at start-up', read_only=True))
         self.settings = IntakeSettings.declare(self)
         self.refusal = ''
-        self.counters = {'messages': 0, 'errors': 0, 'stale_events': 0, 'published': 0, 'points_added': 0}
+        self.counters = {'messages': 0, 'errors': 0, 'stale_events': 0, 'published': 0, 'points_added': 0,
+                         'late_references': 0}
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         if self.get_parameter('autostart').value:
             if self.trigger_configure() != SUCCESS:
@@ -115,8 +53,8 @@ class FeedforwardNode(CommandingNode):
     # ----------------------------------------------------------------------------- lifecycle
     def on_configure(self, state) -> TransitionCallbackReturn:
         try:
-            commander = self.commander = FeedforwardCommander.from_parameters(self.parameter_value,
-                                                                              counters=self.counters)
+            commander = self.commander = FeedforwardCommander.from_parameters(
+                self.parameter_value, counters=self.counters, warn=self._warn_at_configure)
         except InputError as error:  # a bad setting, never a crash
             self.refusal = f'configure refused: {error}'
             self.counters['errors'] += 1
@@ -136,6 +74,7 @@ class FeedforwardNode(CommandingNode):
             self.subscriptions_made.append(subscribe(JointTrajectory, '~/reference', self._on_reference, reliable))
         if value('adaptive_topic') and 'friction_adaptive' in commander.feedforward.terms:
             self.subscriptions_made.append(subscribe(Float64MultiArray, value('adaptive_topic'), self._on_alpha, 10))
+        self.subscriptions_made += payload_subscription(self, value('payload_topic'), commander.set_payload_document)
         self.intake = StateIntake(self, self.settings, topics=('joint_states', 'joint_temperatures'),
                                   on_samples=commander.measure, joint_names=commander.robot.joint_names,
                                   required=())
@@ -143,6 +82,9 @@ class FeedforwardNode(CommandingNode):
         self.refusal, self.state_label = '', 'inactive'
         self.get_logger().info(commander.describe())
         return SUCCESS
+
+    def _warn_at_configure(self, text: str) -> None:
+        self.get_logger().warning(text)
 
     def on_activate(self, state) -> TransitionCallbackReturn:
         self.commander.activate()
@@ -187,11 +129,23 @@ class FeedforwardNode(CommandingNode):
                 start_ns = stamp_ns(message.header.stamp)
                 self.commander.follow(trajectory, self._seconds(start_ns) if start_ns else None,
                                       self._seconds(self._now_ns()))
-                return
-            filled = self.commander.fill(trajectory, self._fresh())
-            self.output.publish(message if filled is None else trajectory_with_effort(message, filled))
+            else:
+                filled = self.commander.fill(trajectory, self._fresh())
+                self.output.publish(message if filled is None else trajectory_with_effort(message, filled))
         except InputError as error:
             self._count_error(f'reference refused: {error}')
+            return
+        if trajectory is not None:  # not a cancel
+            self._count_late(stamp_ns(message.header.stamp))
+
+    def _count_late(self, start_ns: int) -> None:
+        """A reference passed on after its start (header stamp; 0: now) starts late at the controller: counted,
+        warned."""
+        late_s = (self._now_ns() - start_ns) * 1e-9 if start_ns else 0.0
+        if late_s > 0.0:
+            self.counters['late_references'] += 1
+            self.get_logger().warning(f'reference passed on {late_s:.3f} s after its start: the controller starts it '
+                                      'late; its sender needs a longer lead time', throttle_duration_sec=5.0)
 
     # -------------------------------------------------------------------------------- outputs
     def _on_tick(self) -> None:

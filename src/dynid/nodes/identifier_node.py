@@ -1,53 +1,39 @@
 """identifier_node: records the contract topics and identifies the robot's dynamic model on request.
 
-Services (std_srvs/Trigger): ``~/start_recording`` opens a new recording under ``output_directory``
-(rosbag2 segments of ``segment_duration`` seconds, written as messages arrive, so a crash loses at
-most the open segment; messages are stored as received, in canonical CDR, see :mod:`dynid.io.cdr`)
-and answers once joint_states are being written; when none arrive within ``data_wait`` seconds
-(default 10) it closes the recording again and answers success false with the reason;
-``~/stop_recording`` takes what is still waiting, closes the recording and says how many samples
-were lost (stamp gaps); ``~/identify`` identifies from the last recording with the node's
-``method``, ``friction``, ``temperature`` and filter parameters, writes ``result.yaml`` and a report
-folder next to the recording, and publishes the result YAML on ``~/result`` (std_msgs/String,
-transient local). Data that cannot identify the model are refused as ``dynid identify`` refuses them
-(:func:`dynid.identify.quality.identifiability_refusal`; ``force`` keeps such a result, with a
-warning in it): the answer and ``/diagnostics`` say why, nothing is written or published.
-
-Recorded topics: ``joint_states``, ``motor_states``, ``joint_currents``, ``joint_temperatures``,
-subscribed while recording only and taken in batches by the shared intake
-(:mod:`dynid.nodes.intake`; its ``intake_*`` parameters); ``/diagnostics`` reports the recording,
-the samples lost and the last identification, once per second. What is recorded and how it is
-identified is :class:`dynid.identify.session.IdentificationSession`; the identification runs on a
-worker thread while the ``~/identify`` callback (a coroutine) waits for it, so the node, and any
-node sharing its executor, keeps running; one identification at a time.
+Its services (``~/start_recording``, ``~/stop_recording``, ``~/identify``, ``~/identify_payload``),
+``~/result``, ``~/payload`` and what ``/diagnostics`` reports are in docs/nodes/README.md. The topics come
+through the shared intake (:mod:`dynid.ros.intake`, its ``intake_*`` parameters) into
+:class:`dynid.identify.session.IdentificationSession`, which records them and identifies (the payload:
+:mod:`dynid.payload.service`). Each job runs on a worker thread while the service coroutine waits for it
+(:mod:`dynid.ros.waiting`), so the node, and any node sharing its executor, keeps running; one at a time.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.task import Future
+from rclpy.parameter import Parameter
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.choices import FRICTION_MODELS, METHODS
-from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSettings
+from dynid.identify.session import IdentificationSession, IdentifierSettings
 from dynid.model import load_robot
-from dynid.nodes.diagnostics import DiagnosticsPublisher, status
-from dynid.nodes.intake import IntakeSettings, StateIntake
-from dynid.nodes.parameters import declarer, descriptor
-from dynid.nodes.runner import run_node
+from dynid.model.naming import JOINT_MAP
+from dynid.payload.service import NODE_CHOICES as CHOICES
+from dynid.payload.service import PayloadServiceSettings, PayloadSettings, identify_recorded_payload
+from dynid.ros.diagnostics import DiagnosticsPublisher, status
+from dynid.ros.intake import IntakeSettings, StateIntake
+from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
+from dynid.ros.payload_updates import LATCHED
+from dynid.ros.runner import run_node
+from dynid.ros.ur_payload import call_ur_set_payload
+from dynid.ros.waiting import answer_with_job, wakeful_future, with_timeout
+from dynid.settings import from_values
 
-#: IdentifierSettings field: the parameter that sets it (declared with the field's default)
-SETTINGS = {'method': 'method', 'friction': 'friction', 'temperature': 'temperature', 'physical': 'physical',
-            'position_cutoff_hz': 'position_cutoff', 'decimation_cutoff_hz': 'decimation_cutoff',
-            'stiction_velocity': 'stiction_velocity', 'report': 'report', 'force': 'force'}
 FIRST_DATA_WAIT_S = 10.0  # default of data_wait: ~/start_recording waits this long for the first joint_states [s]
 
 
@@ -62,45 +48,37 @@ class IdentifierNode(Node):
         d = declarer(self)
         d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
         d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
+        d('joints', Parameter.Type.STRING_ARRAY, descriptor('joints to model: one serial chain of a description that '
+                                                            'branches (e.g. a mobile manipulator\'s arm), the others '
+                                                            'locked; unset: all', read_only=True))
+        d('joint_map', '', descriptor(JOINT_MAP, read_only=True))
         d('output_directory', 'dynid_recordings', descriptor('where recordings and results go'))
         d('segment_duration', 5.0, descriptor('seconds per recording segment', False, 0.5, 600.0))
-        default = IdentifierSettings()
-        d('method', default.method, descriptor('identification method', choices=METHODS))
-        d('friction', default.friction, descriptor('friction model', choices=FRICTION_MODELS))
-        d('temperature', default.temperature, descriptor('add the temperature friction term'))
-        d('physical', default.physical, descriptor('physically consistent standard parameters (method ols, wls or '
-                                                   'irls; friction none or viscous_coulomb)'))
-        d('position_cutoff', default.position_cutoff_hz, descriptor(
-            'position low-pass [Hz]; 0: from the sample rate (50 Hz from 500 Hz up)', False, 0.0, 1000.0))
-        d('decimation_cutoff', default.decimation_cutoff_hz, descriptor(
-            'parallel low-pass [Hz]; 0: from the sample rate (20 Hz from 500 Hz up)', False, 0.0, 1000.0))
-        d('stiction_velocity', default.stiction_velocity, descriptor(
-            'rows below this friction velocity are dropped [rad/s]', False, 0.0, 10.0))
-        d('report', default.report, descriptor('write an HTML report beside the result'))
-        d('force', default.force, descriptor('keep a result the data cannot identify (cond of the column-scaled '
-                                             'regressor > 1000 or most parameters above 50 % σ), which is refused '
-                                             'otherwise, as by dynid identify'))
+        declare_settings(self, IdentifierSettings)  # how ~/identify identifies, read at each call
         d('data_wait', FIRST_DATA_WAIT_S, descriptor('~/start_recording fails when no joint_states arrive within '
                                                      'this [s]', False, 0.1, 60.0))
+        declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
+        declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
         intake_settings = IntakeSettings.declare(self)
         for name, allowed in CHOICES.items():
             checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)
         description = self.get_parameter('robot_description').value
-        robot = load_robot(description if description else self.get_parameter('robot').value)
-        self.session = IdentificationSession(robot, 'robot_description' if description else
-                                             self.get_parameter('robot').value, self.get_namespace())
-        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        self.result_publisher = self.create_publisher(String, '~/result', latched)
+        robot = load_robot(description if description else self.get_parameter('robot').value,
+                           joints=value_or(self, 'joints'), joint_map=self.get_parameter('joint_map').value)
+        self.session = IdentificationSession(robot, description or self.get_parameter('robot').value,
+                                             self.get_namespace(), intake_settings.joint_states_effort)
+        self.result_publisher = self.create_publisher(String, '~/result', LATCHED)
+        self.payload_publisher = self.create_publisher(String, '~/payload', LATCHED)
         self.intake = StateIntake(self, intake_settings, on_messages=self._on_messages)
-        self.first_data: Future | None = None
+        self.first_data = None  # while ~/start_recording waits: completed by the first joint_states
         # Coroutines (start waits for data, identify for the solver) get their own group, so that the node's
         # other callbacks run while they wait.
         waiting = ReentrantCallbackGroup()
         self.create_service(Trigger, '~/start_recording', self._on_start, callback_group=waiting)
         self.create_service(Trigger, '~/stop_recording', self._on_stop)
         self.create_service(Trigger, '~/identify', self._on_identify, callback_group=waiting)
+        self.create_service(Trigger, '~/identify_payload', self._on_identify_payload, callback_group=waiting)
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         self.get_logger().info(f'ready to record and identify {robot.name}')
 
@@ -110,17 +88,9 @@ class IdentifierNode(Node):
             self.first_data.set_result(True)
 
     def _statuses(self) -> list:
-        name, session = self.get_fully_qualified_name(), self.session
-        recorder = session.recorder
-        if recorder is not None:
-            recording = status(f'{name}: recording', 'ok', f'recording to {recorder.folder}',
-                                {'messages': recorder.messages})
-        else:
-            recording = status(f'{name}: recording', 'ok', 'not recording',
-                                {'last_recording': session.last_recording or ''})
-        level, text = session.outcome
-        identification = status(f'{name}: identification', level,
-                                'identifying' if session.identifying else text)
+        name = self.get_fully_qualified_name()
+        recording, identification = (status(f'{name}: {what}', level, message, values)
+                                     for what, level, message, values in self.session.statuses())
         return [recording, self.intake.status(f'{name}: intake'), identification]
 
     @staticmethod
@@ -153,16 +123,12 @@ class IdentifierNode(Node):
         except InputError as error:
             response.success, response.message = False, str(error)
             return response
-        first = Future(executor=self.executor)
-        first.add_done_callback(lambda _: None)  # completing it wakes the executor
-        self.first_data = first
+        self.first_data = wakeful_future(self)
         self.intake.start()
         wait_s = self.get_parameter('data_wait').value
-        timer = self.create_timer(wait_s, lambda: first.done() or first.set_result(False))
         try:
-            receiving = await first
+            receiving = await with_timeout(self, self.first_data, wait_s, default=False)
         finally:
-            self.destroy_timer(timer)
             self.first_data = None
         if not receiving:  # a wrong namespace, topic or domain: say so instead of recording nothing
             self.close_recording()
@@ -187,39 +153,23 @@ class IdentifierNode(Node):
 
     def _settings(self) -> IdentifierSettings:
         """The identification parameters, as they are now."""
-        return IdentifierSettings(**{field: self.get_parameter(name).value for field, name in SETTINGS.items()})
+        return from_values(IdentifierSettings, lambda name: value_or(self, name))
 
     async def _on_identify(self, request, response):
-        # The solve runs on a worker thread; this coroutine waits for it without blocking the executor,
-        # so nodes sharing it (recording, simulation, excitation) keep running.
-        settings = self._settings()
-        try:
-            recording = self.session.begin()
-        except InputError as error:
-            response.success, response.message = False, str(error)
-            return response
-        done = Future(executor=self.executor)
-        done.add_done_callback(lambda _: None)  # completing it from the worker wakes the executor
+        settings, log = self._settings(), self.get_logger().info
+        return (await answer_with_job(self, response, self.session.begin, lambda recording: self.session.identify(
+            recording, settings, progress=log), 'identification', self.result_publisher))[0]
 
-        def work() -> None:
-            try:
-                done.set_result(self.session.identify(recording, settings, progress=self.get_logger().info))
-            except InputError as error:
-                done.set_result(error)
-            except Exception as error:  # noqa: BLE001 - reported to the caller, never lost in a thread
-                self.get_logger().error(f'identification crashed: {error!r}')
-                done.set_result(error)
-
-        threading.Thread(target=work, name='identification', daemon=True).start()
-        outcome = await done
-        if isinstance(outcome, Exception):  # bad data or a refusal (InputError): a warning; a crash: an error
-            log = self.get_logger().warning if isinstance(outcome, InputError) else self.get_logger().error
-            log(f'identification failed: {outcome}')
-            response.success, response.message = False, str(outcome)
-            return response
-        self.result_publisher.publish(String(data=outcome.document))
-        response.success, response.message = True, outcome.message
-        self.get_logger().info(response.message)
+    async def _on_identify_payload(self, request, response):
+        value = lambda name: self.get_parameter(name).value  # noqa: E731
+        settings, service = from_values(PayloadSettings, value), from_values(PayloadServiceSettings, value)
+        response, outcome = await answer_with_job(self, response, self.session.begin, lambda recording: (
+            identify_recorded_payload(self.session, recording, settings, service.result_file)),
+            'payload identification', self.payload_publisher)
+        if outcome is not None and service.set_ur_payload:
+            called = await call_ur_set_payload(self, service.ur_payload_service, outcome.ur_set_payload['request'])
+            response.message = f'{response.message}; {called}'
+            self.get_logger().info(called)
         return response
 
 

@@ -1,35 +1,14 @@
-"""sim_node: the digital twin in real time over DDS, publishing what a robot driver publishes.
+"""sim_node: the digital twin (:mod:`dynid.sim`) in real time over DDS, publishing what a robot driver publishes.
 
-Publishes (relative names, so namespaces and remapping work; one ``header.stamp`` per sample):
-``joint_states`` (q, q̇, effort = joint torque), ``motor_states`` (θ, θ̇ in link units),
-``joint_currents`` (current [A] in effort), ``joint_temperatures`` ([°C] in effort), and
-``/diagnostics`` once per second. Parameter ``joint_states_effort`` (torque, current) chooses what
-joint_states' effort holds: ``current`` puts the motor current [A] there, as the Universal Robots
-driver does (the other topics stay as they are).
-
-Subscribes ``joint_trajectory_controller/joint_trajectory`` (trajectory_msgs/JointTrajectory with
-ros2_control semantics: joints by name, ``time_from_start`` from ``header.stamp`` or from reception
-when the stamp is zero, a new message replaces the active one, an empty one stops and holds) and
-``forward_effort_controller/commands`` (std_msgs/Float64MultiArray, one effort [N·m] per joint in
-the robot's joint order, added to the controller output and held until the next message).
-Malformed messages (wrong joints or lengths, NaN, non-increasing times) are logged, counted and
-ignored. Service ``~/reset`` (std_srvs/Trigger) restarts at the initial position. Parameter
-``internal_feedforward`` (full, gravity, none) chooses the model torque the twin's controller adds on
-its own, as robot controllers do; ``none`` leaves it all to an external feedforward. Parameter
-``joint_changes`` schedules changes of the true joints (stiffness halved, Coulomb friction raised:
-:mod:`dynid.sim.changes`) at twin times since the start, to try the estimators on.
-
-Samples are produced on the node clock at ``rate`` Hz, in bursts every ``batch_period`` seconds
-(each sample with its own stamp; a burst costs the executor one turn instead of one per sample), and
-published as serialized messages built for the whole burst at once. Sample k carries the stamp
-start + k/rate for good: when the process falls behind (a loaded machine), the twin runs late and
-catches up, up to 0.1 s of samples per turn, and never skips ahead, so trajectories stamped in wall
-time stay where they belong (:mod:`dynid.sim.realtime`); ``/diagnostics`` reports the lag.
+Its topics, service and parameters are in docs/nodes/README.md. Samples are produced on the node clock
+at ``rate`` Hz in bursts every ``batch_period`` s, each with its own stamp, and published as serialized
+messages built for the whole burst at once (:class:`dynid.io.cdr.JointStateEncoder`). Sample k carries
+the stamp start + k/rate for good: when the process falls behind, the twin runs late and catches up (at
+most ``CATCH_UP_S`` of samples per turn) and never skips ahead (:mod:`dynid.sim.realtime`); trajectories
+stamped in wall time stay where they belong, and ``/diagnostics`` reports the lag.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
@@ -46,13 +25,13 @@ from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
-from dynid.nodes.conversions import stamp_ns, trajectory_from_message
-from dynid.nodes.diagnostics import DiagnosticsPublisher, status
-from dynid.nodes.parameters import declarer
-from dynid.nodes.parameters import descriptor as _descriptor
-from dynid.nodes.runner import run_node
+from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_message
+from dynid.ros.diagnostics import DiagnosticsPublisher, status
+from dynid.ros.parameters import declarer
+from dynid.ros.parameters import descriptor as _descriptor
+from dynid.ros.runner import run_node
 from dynid.sim.changes import parse_joint_change
-from dynid.sim.parameters import PlantParameters, SensorParameters
+from dynid.sim.parameters import PlantParameters
 from dynid.sim.realtime import RealTimeSchedule
 from dynid.sim.twin import DigitalTwin
 
@@ -103,14 +82,9 @@ class SimNode(Node):
                                                   'effort': 'joint_torque' if effort == 'torque' else 'current'}}
         description = get('robot_description').value
         robot = load_robot(description if description else get('robot').value)
-        payload_mass = get('payload_mass').value
-        params = PlantParameters.defaults(robot, payload=self._payload(payload_mass),
-                                          drive_gain_error=get('drive_gain_error').value, seed=get('seed').value)
-        params.ambient_c = params.initial_temperature_c = get('temperature').value
-        params.controller = dataclasses.replace(params.controller,
-                                                internal_feedforward=get('internal_feedforward').value)
-        if not get('noise').value:
-            params.sensors = SensorParameters.noiseless()
+        params = PlantParameters.of_twin(robot, self._payload(get('payload_mass').value), get('drive_gain_error').value,
+                                         get('seed').value, get('temperature').value,
+                                         get('internal_feedforward').value, get('noise').value)
         try:
             initial = get('initial_position').value
         except ParameterUninitializedException:  # declared without a default: not given
@@ -137,6 +111,7 @@ class SimNode(Node):
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.counters = {'samples': 0, 'trajectories': 0, 'rejected_trajectories': 0, 'effort_commands': 0,
                          'rejected_effort_commands': 0, 'late_callbacks': 0}
+        self.twin.compile_kernels()  # before the clock starts: the first samples are not late by it
         self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
         self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
@@ -187,15 +162,14 @@ class SimNode(Node):
         except InputError as error:
             self._reject('trajectories', str(error))
             return
+        self.schedule.arrived(start, self.twin.time)  # a late one starts late: counted, reported
         self.counters['trajectories'] += 1
 
     def _on_effort(self, message: Float64MultiArray) -> None:
-        values = np.array(message.data, dtype=float)
-        if values.shape != (len(self.joint_names),):
-            self._reject('effort_commands', f'{values.size} values for {len(self.joint_names)} joints')
-            return
-        if not np.all(np.isfinite(values)):
-            self._reject('effort_commands', 'NaN or infinite values')
+        try:
+            values = effort_command(message, len(self.joint_names))
+        except InputError as error:
+            self._reject('effort_commands', str(error))
             return
         self.twin.set_effort_command(values)
         self.counters['effort_commands'] += 1
@@ -213,16 +187,8 @@ class SimNode(Node):
         return SetParametersResult(successful=True)
 
     def _status(self):
-        rejected = self.counters['rejected_trajectories'] + self.counters['rejected_effort_commands']
-        behind = self.schedule.behind_s(self._now_ns(), self.twin.samples)
-        values = {**self.counters, 'behind_s': f'{behind:.4f}', 'rate_hz': self.rate,
-                  'last_stamp_ns': int(self.schedule.stamps(self.twin.samples, 1)[0])}
-        name = f'{self.get_fully_qualified_name()}: digital twin'
-        if behind > LATE_S:
-            return status(name, 'warn', f'{behind:.2f} s behind the clock, catching up', values, 'dynid_sim')
-        if rejected:
-            return status(name, 'warn', f'{rejected} malformed commands ignored', values, 'dynid_sim')
-        return status(name, 'ok', 'running', values, 'dynid_sim')
+        level, message, values = self.schedule.health(self._now_ns(), self.twin.samples, self.counters, LATE_S)
+        return status(f'{self.get_fully_qualified_name()}: digital twin', level, message, values, 'dynid_sim')
 
 
 def main(args=None) -> None:

@@ -21,12 +21,12 @@ out (None) keep their current values.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from dynid.checks import finite
 from dynid.errors import InputError
 from dynid.sim.parameters import JointParameters
 
@@ -38,16 +38,15 @@ _ALIASES = {'time': 'time_s', 't': 'time_s'}
 _ALL = ('all', '*')
 
 
-def _number(value, what: str) -> float:
-    if isinstance(value, bool):
-        raise InputError(f'{what} must be a number, got {value!r}')
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f'{what} must be a number, got {value!r}') from None
-    if not math.isfinite(number):
-        raise InputError(f'{what} must be finite, got {value!r}')
-    return number
+def joint_mask(joints: Sequence[str] | None, joint_names: Sequence[str], where: str) -> np.ndarray:
+    """(n,) bool: the joints of ``joint_names`` that ``joints`` names (None: every joint); InputError naming
+    ``where`` for a name the robot does not have."""
+    if joints is None:
+        return np.ones(len(joint_names), dtype=bool)
+    unknown = [j for j in joints if j not in joint_names]
+    if unknown:
+        raise InputError(f'{where}: unknown joints {unknown}; the robot has {list(joint_names)}')
+    return np.array([name in joints for name in joint_names], dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -69,19 +68,19 @@ class JointChange:
     viscous_excess: float | None = None
 
     def __post_init__(self) -> None:
-        time_s = _number(self.time_s, 'joint change time_s')
+        time_s = finite(self.time_s, 'joint change time_s')
         if time_s < 0:
             raise InputError(f'joint change time_s must be >= 0 s, got {time_s:g}')
         object.__setattr__(self, 'time_s', time_s)
         for name in ('stiffness_scale', 'coulomb_scale'):
             value = getattr(self, name)
             if value is not None:
-                value = _number(value, f'joint change {name}')
+                value = finite(value, f'joint change {name}')
                 if value <= 0:
                     raise InputError(f'joint change {name} must be > 0, got {value!r}')
                 object.__setattr__(self, name, value)
         if self.viscous_excess is not None:
-            object.__setattr__(self, 'viscous_excess', _number(self.viscous_excess, 'joint change viscous_excess'))
+            object.__setattr__(self, 'viscous_excess', finite(self.viscous_excess, 'joint change viscous_excess'))
         if self.stiffness_scale is None and self.coulomb_scale is None and self.viscous_excess is None:
             raise InputError(f'joint change at {time_s:g} s changes nothing: give stiffness_scale, coulomb_scale '
                              'or viscous_excess')
@@ -104,13 +103,7 @@ class JointChange:
 
     def mask(self, joint_names: Sequence[str]) -> np.ndarray:
         """(n,) bool: the joints of ``joint_names`` this change acts on; InputError for unknown names."""
-        if self.joints is None:
-            return np.ones(len(joint_names), dtype=bool)
-        unknown = [j for j in self.joints if j not in joint_names]
-        if unknown:
-            raise InputError(f'joint change at {self.time_s:g} s: unknown joints {unknown}; the robot has '
-                             f'{list(joint_names)}')
-        return np.array([name in self.joints for name in joint_names])
+        return joint_mask(self.joints, joint_names, f'joint change at {self.time_s:g} s')
 
     def applied_to(self, original: JointParameters, current: JointParameters,
                    joint_names: Sequence[str]) -> JointParameters:

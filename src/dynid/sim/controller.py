@@ -19,11 +19,17 @@ controller, it is not told of later changes of the true joints (:mod:`dynid.sim.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pinocchio as pin
 
+from dynid.friction.stiffness import newton_step_scalar
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import FlexibleJointPlant
+
+#: Rows of the controller's array :attr:`JointController.gains` (per joint).
+GAIN_ROWS = ('kp', 'kd', 'ki', 'integral', 'drive_gain', 'current_limit', 'encoder_resolution')
+KP, KD, KI, INTEGRAL, DRIVE_GAIN, CURRENT_LIMIT, ENCODER_RESOLUTION = range(len(GAIN_ROWS))
 
 
 class JointController:
@@ -31,23 +37,31 @@ class JointController:
 
     The law is split where the simulator can batch it: :meth:`internal_torques` and
     :meth:`setpoints` depend on the reference only (computed for many steps at once), and
-    :meth:`feedback` closes the loop at each step; :meth:`current` does all three for one step.
+    :meth:`feedback` (:func:`feedback_law`) closes the loop at each step; :meth:`current` does all
+    three for one step. The feedback reads the rotor position through the motor encoder, rounded to
+    ``encoder_resolution`` [rad] (0: exact).
+
+    Attributes:
+        gains: (len(GAIN_ROWS), n) the gains, the integrator state, the nominal drive gains, the current
+            limits and the encoder resolution, one row each (:data:`GAIN_ROWS`); :func:`feedback_law`
+            advances its integrator row in place.
     """
 
-    def __init__(self, params: PlantParameters, plant: FlexibleJointPlant) -> None:
+    def __init__(self, params: PlantParameters, plant: FlexibleJointPlant,
+                 encoder_resolution: float | np.ndarray = 0.0) -> None:
         self.params = params
         self.plant = plant
         self.stiffness = plant.stiffness  # the stiffness model of the controller: the plant's when made
         self.robot = params.robot
         self.limits = params.current_limits
-        self.integral = np.zeros(self.robot.n)
-        self.kp = self.kd = self.ki = np.zeros(self.robot.n)
+        self.gains = np.zeros((len(GAIN_ROWS), self.robot.n))
+        self.gains[DRIVE_GAIN] = params.nominal_drives.drive_gain
+        self.gains[CURRENT_LIMIT] = self.limits
+        self.gains[ENCODER_RESOLUTION] = encoder_resolution
         self._model = self.robot.pinocchio_model
         self._data = self._model.createData()
         self._configuration = self._model.nq != self.robot.n  # continuous joints: cos/sin pairs
-        self._drive_gain = np.array(params.nominal_drives.drive_gain, dtype=float)
-        self._negative_limits = -self.limits
-        self._step = (None, None)  # (h, h as an (n,) array: numpy takes arrays faster than scalars)
+        self._alpha = np.ascontiguousarray(self.stiffness.alpha, dtype=float)
 
     def reset(self, q: np.ndarray) -> None:
         """Gains from the inertia at q; integrator preloaded with the torque the model does not give."""
@@ -56,16 +70,19 @@ class JointController:
         inertia = np.diag(pin.crba(self._model, self._data, config))
         inertia = inertia + self.params.nominal_drives.rotor_inertia
         omega = 2 * np.pi * c.bandwidth_hz
-        self.kp = inertia * omega**2
-        self.kd = 2 * c.damping_ratio * inertia * omega
-        self.ki = self.kp * omega * c.integral_fraction
+        kp = inertia * omega**2
+        ki = kp * omega * c.integral_fraction
+        self.gains[KP], self.gains[KD], self.gains[KI] = kp, 2 * c.damping_ratio * inertia * omega, ki
         zero = np.zeros(self.robot.n)
         self._deflection = self.stiffness.deflection(self.internal_torque(q, zero, zero))
         held = self.plant.gravity_torque(q)
-        self.integral = np.zeros(self.robot.n)
-        if np.any(self.ki > 0):
-            self.integral = np.where(self.ki > 0, (held - self.internal_torque(q, zero, zero)) / np.where(
-                self.ki > 0, self.ki, 1.0), 0.0)
+        self.gains[INTEGRAL] = np.where(ki > 0, (held - self.internal_torque(q, zero, zero)) / np.where(
+            ki > 0, ki, 1.0), 0.0)
+
+    @property
+    def integral(self) -> np.ndarray:
+        """∫(θ_r − θ) [rad·s] per joint (a copy)."""
+        return self.gains[INTEGRAL].copy()
 
     def internal_torque(self, q_r: np.ndarray, dq_r: np.ndarray, ddq_r: np.ndarray) -> np.ndarray:
         """The controller's own model-based torque at the reference [N·m]."""
@@ -94,35 +111,56 @@ class JointController:
         """
         if self.params.controller.internal_feedforward == 'none':
             return np.array(q_r, dtype=float)
-        newton_step = self.stiffness.newton_step
-        deflection = self._deflection
-        rows = []
-        for tau in internal:
-            deflection = newton_step(deflection, tau)
-            rows.append(deflection)
-        self._deflection = deflection
-        return q_r + np.array(rows).reshape(np.shape(q_r))
+        theta_r = _newton_setpoints(np.ascontiguousarray(q_r, dtype=float).reshape(-1, self.robot.n),
+                                    np.ascontiguousarray(internal, dtype=float).reshape(-1, self.robot.n),
+                                    self._deflection, self._alpha)
+        return theta_r.reshape(np.shape(q_r))
 
     def feedback(self, theta: np.ndarray, dtheta: np.ndarray, theta_r: np.ndarray, dq_r: np.ndarray,
                  internal: np.ndarray, effort: np.ndarray | None, h: float) -> np.ndarray:
-        """Motor current [A] of one step h [s] from the measured rotor state and the step's set-points.
-
-        ``effort`` None is a zero effort (the same current, one addition fewer).
-        """
-        if self._step[0] != h:
-            self._step = (h, np.full(self.robot.n, h))
-        error = theta_r - theta
-        torque = internal + self.kp * error + self.kd * (dq_r - dtheta) + self.ki * self.integral
-        if effort is not None:
-            torque = torque + effort
-        raw = torque / self._drive_gain
-        current = np.minimum(np.maximum(raw, self._negative_limits), self.limits)  # np.clip, in fewer calls
-        self.integral = self.integral + error * self._step[1] * (current == raw)  # held while saturated
+        """Motor current [A] of one step h [s] from the rotor state (θ as the encoder reads it) and the
+        step's set-points; advances the integrator. ``effort`` None is a zero effort."""
+        n = self.robot.n
+        current = np.empty(n)
+        effort = np.zeros(n) if effort is None else effort
+        arrays = (theta, dtheta, theta_r, dq_r, internal, effort)
+        feedback_law(self.gains, *(np.asarray(a, dtype=float).reshape(n) for a in arrays), float(h), current)
         return current
 
     def current(self, theta: np.ndarray, dtheta: np.ndarray, q_r: np.ndarray, dq_r: np.ndarray,
                 ddq_r: np.ndarray, effort: np.ndarray, h: float) -> np.ndarray:
-        """Motor current [A] for measured rotor position/velocity and the reference, over a step h [s]."""
+        """Motor current [A] for the rotor position/velocity (:meth:`feedback`) and the reference, over a
+        step h [s]."""
         internal = self.internal_torque(q_r, dq_r, ddq_r)
         theta_r = self.setpoints(np.reshape(q_r, (1, -1)), internal[None, :])[0]
         return self.feedback(theta, dtheta, theta_r, dq_r, internal, effort, h)
+
+
+@numba.njit(cache=True)
+def feedback_law(gains, theta, dtheta, theta_r, dq_r, internal, effort, h, current):
+    """The feedback of one step h [s] (module docstring), compiled: motor current [A] into ``current``
+    (n,) from the rotor position θ as the encoder reads it (rounded to gains[ENCODER_RESOLUTION] where
+    > 0) and velocity θ̇; the integrator gains[INTEGRAL] advances unless the current saturates."""
+    for j in range(current.size):
+        resolution = gains[ENCODER_RESOLUTION, j]
+        measured = np.rint(theta[j] / resolution) * resolution if resolution > 0 else theta[j]
+        error = theta_r[j] - measured
+        torque = internal[j] + gains[KP, j] * error + gains[KD, j] * (dq_r[j] - dtheta[j]) \
+            + gains[KI, j] * gains[INTEGRAL, j]
+        raw = (torque + effort[j]) / gains[DRIVE_GAIN, j]
+        limit = gains[CURRENT_LIMIT, j]
+        current[j] = min(max(raw, -limit), limit)
+        if current[j] == raw:  # held while saturated (anti-windup)
+            gains[INTEGRAL, j] += error * h
+
+
+@numba.njit(cache=True)
+def _newton_setpoints(q_r, internal, deflection, alpha):
+    """θ_r = q_r + φ for consecutive steps (N, n), φ one Newton step per row toward τ_j(φ) = τ_internal
+    from the previous row's (``deflection`` (n,) before the first, updated in place)."""
+    out = np.empty_like(q_r)
+    for row in range(q_r.shape[0]):
+        for j in range(q_r.shape[1]):
+            deflection[j] = newton_step_scalar(alpha, j, deflection[j], internal[row, j])
+            out[row, j] = q_r[row, j] + deflection[j]
+    return out

@@ -211,6 +211,19 @@ class PlantParameters:
         return cls(robot, true, nominal, JointParameters.defaults(robot.effort_limits).validated(robot.n),
                    payload)
 
+    @classmethod
+    def of_twin(cls, robot: RobotModel, payload: Payload | None = None, drive_gain_error: float = 0.0, seed: int = 0,
+                temperature_c: float = 25.0, internal_feedforward: str = 'full', noise: bool = True) -> PlantParameters:
+        """The default plant (:meth:`defaults`) as the twin's front ends set it up (``dynid simulate``,
+        sim_node): ambient and initial temperature ``temperature_c`` [°C], the joint controller's own
+        feedforward ``internal_feedforward`` ('full', 'gravity', 'none'), noiseless sensors unless ``noise``."""
+        params = cls.defaults(robot, payload=payload, drive_gain_error=drive_gain_error, seed=seed)
+        params.ambient_c = params.initial_temperature_c = temperature_c
+        params.controller = replace(params.controller, internal_feedforward=internal_feedforward)
+        if not noise:
+            params.sensors = SensorParameters.noiseless()
+        return params
+
     def with_payload(self, payload: Payload | None) -> PlantParameters:
         return replace(self, payload=payload)
 

@@ -18,11 +18,10 @@ step (link and rotor velocity changes, symmetric positive definite), stable for 
 second order for the conservative part: a free swing of the UR5e without friction or damping keeps
 its energy within 1e-4 (relative) over 3 s at h = 1 ms.
 
-**Speed.** A step works on (n,) arrays, where numpy's cost is the number of operations, not their
-size: parameters are held as arrays, terms shared by the friction and its slopes are computed once,
-the values the next step needs of the new state (joint torque, stiffness, friction slopes) are
-kept from the step that computed them, and LAPACK solves the 2n×2n system of link and rotor
-together rather than eliminating the rotor equation operation by operation.
+**Speed.** pinocchio computes M and C·q̇ + g (CRBA and the non-linear effects, ~2 µs for 6 joints);
+the rest of the step is compiled (:mod:`dynid.sim.integrator`, numba), since as numpy operations on
+(n,) arrays it cost ~100 µs in call overhead. The values the next step needs of the new state
+(joint torque, stiffness, friction slopes, the half step) are kept from the step that computed them.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pinocchio as pin
-from scipy.linalg import lapack
 
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
@@ -40,6 +38,26 @@ from dynid.friction.static import StribeckMap
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.model.inertial import to_pinocchio_inertia
+from dynid.sim import integrator
+from dynid.sim.integrator import (
+    BACKLASH,
+    COMMAND,
+    CURRENT,
+    DQ,
+    DQ_HALF,
+    DTHETA,
+    EGMS_INPUT,
+    FRICTION,
+    FRICTION_TEMPERATURE,
+    JOINT_TORQUE,
+    LINK_ACCELERATION,
+    Q_HALF,
+    ROTOR_ACCELERATION,
+    SENSED_TEMPERATURE,
+    TEMPERATURE,
+    THETA,
+    Q,
+)
 from dynid.sim.parameters import JointParameters, PlantParameters
 
 #: Width [rad/s] of the tanh replacing sgn(ω) in the Stribeck excess term (continuity for the solver).
@@ -92,13 +110,18 @@ class FlexibleJointPlant:
     The drive parameters are read when the plant is made; the payload (:meth:`set_payload`) and the
     joints' stiffness, friction and thermal parameters (:meth:`set_joint_parameters`) may change at
     run time.
+
+    The step itself is compiled (:mod:`dynid.sim.integrator`) and works on a packed copy of the state
+    (:meth:`load`, :meth:`store`), so that a caller that takes many steps (the twin) packs once.
     """
 
-    BETA = 0.5
+    BETA = integrator.BETA
 
     def __init__(self, params: PlantParameters) -> None:
         self.params = params
         self.n = params.robot.n
+        self._work = np.zeros((len(integrator.WORK_ROWS), self.n))
+        self._stored: tuple | None = None  # the state arrays store() made (the work's start terms are theirs)
         self._set_joints()
         self._set_model(params.payload)
         self.state: PlantState | None = None
@@ -107,21 +130,18 @@ class FlexibleJointPlant:
         self.friction_torque = np.zeros(self.n)
         self.rotor_acceleration = np.zeros(self.n)
         self.link_acceleration = np.zeros(self.n)
-        self._start: tuple | None = None  # see _start_terms
         self._friction_temperature = None  # T [°C] of the last friction evaluation (set_joint_parameters)
 
     # -------------------------------------------------------------------------------- set-up
     def _set_joints(self, egms: EGMS | None = None) -> None:
-        """Stiffness, friction and the step's parameter arrays from ``params.joints``; ``egms``: keep
+        """Stiffness, friction and the step's coefficient array from ``params.joints``; ``egms``: keep
         these E-GMS operators (their deformations) instead of new ones."""
         j = self.params.joints
         self.stiffness = OddPolynomialStiffness(np.column_stack([j.alpha1, j.alpha3]))
         self.friction = build_friction(self.params)
         if egms is not None:
             self.friction.egms = egms
-        stribeck = self.friction.stribeck
-        self._excess_height = np.maximum(stribeck.Fs - stribeck.Fc, 0.0) / STRIBECK_SMOOTHING
-        self._prepare_step()
+        self._pack_coefficients()
 
     def _set_model(self, payload) -> None:
         model = pin.Model(self.params.robot.pinocchio_model)
@@ -130,56 +150,35 @@ class FlexibleJointPlant:
             model.inertias[last] = model.inertias[last] + self.params.robot.flange_placement.act(
                 to_pinocchio_inertia(payload.parameters()))
         self._model, self._data = model, model.createData()
+        self.pinocchio = (self._model, self._data)  # the true model (with payload) and its data
 
-    def _prepare_step(self) -> None:
-        """Parameters of the step as (n,) arrays, read once (numpy combines two arrays faster than an
-        array and a Python scalar), and the buffers of its linear system."""
+    def _pack_coefficients(self) -> None:
+        """The arrays the compiled step reads (:data:`dynid.sim.integrator.COEFFICIENT_ROWS`): parameters
+        per joint, stiffness coefficients (n, P), E-GMS element laws (2, n, M) and backlash table (n, G)
+        (a stand-in of one element without E-GMS)."""
         p, j, f, n = self.params, self.params.joints, self.friction, self.n
-
-        def full(value) -> np.ndarray:
-            return np.array(np.broadcast_to(np.asarray(value, dtype=float), (n,)))
-
-        self._configuration = p.robot.pinocchio_model.nq != n  # continuous joints: cos/sin pairs
-        # The step's linear system in (Δv, Δw), 2n × 2n; only its upper triangle is set (and read):
-        # the link block, the diagonal of the rotor block and of the coupling block, zeros elsewhere.
-        self._system = np.zeros((2 * n, 2 * n))
-        diagonal = self._system.ravel()[::2 * n + 1]
-        self._link_diagonal, self._rotor_diagonal = diagonal[:n], diagonal[n:]
-        self._coupling_diagonal = self._system.ravel()[n:2 * n * n:2 * n + 1]
-        self._rhs = np.empty(2 * n)
-        self._link_rhs, self._rotor_rhs = self._rhs[:n], self._rhs[n:]
-        self._damping, self._drive_gain = full(j.damping), full(p.drives.drive_gain)
-        self._rotor_inertia, self._winding_resistance = full(p.drives.rotor_inertia), full(j.winding_resistance)
-        self._thermal_resistance, self._ambient_c = full(j.thermal_resistance), full(p.ambient_c)
-        self._zeros, self._ones = np.zeros(n), np.ones(n)
-        self._per_step: tuple | None = None  # see _step_constants
-        s = f.stribeck
-        self._smoothing = full(STRIBECK_SMOOTHING)
-        self._fc, self._fs_minus_fc = full(s.Fc), full(s.Fs - s.Fc)
-        self._vs, self._mu = full(s.Vs), full(s.mu)
-        self._fv1, self._fv2, self._fv3 = full(s.Fv1), full(s.Fv2), full(s.Fv3)
-        self._two_fv2, self._three_fv3 = full(2 * s.Fv2), full(3 * s.Fv3)
-        self._load_coefficient = full(f.load_coefficient)
-        self._squared_load = f.load_law == 'squared'
-        self._excess_height = full(self._excess_height)
-        t = f.temperature
-        self._temperature_form = None
-        if isinstance(t, ReferenceTemperatureFriction):
-            offset = -(full(t.Ft1) * t.t0 + full(t.Ft2) * t.t0**-3)  # −Ft1·T0 − Ft2·T0⁻³
-            self._temperature_form = (full(t.Ft1), full(t.Ft2), offset, full(t.t_min), full(t.t_max), full(-3.0))
-
-    def _step_constants(self, h: float) -> tuple:
-        """Arrays of the step h [s]: h, h/2, β·h, h·β·D (n,); h, β (2n,); h/τ_s and the heat equation's
-        explicit step T ← a·T + h/C_th·heat + b as (a, h/C_th, b) (n,)."""
-        if self._per_step is None or self._per_step[0] != h:
-            j, n, beta = self.params.joints, self.n, self.BETA
-            heating = h / j.thermal_capacity
-            loss = heating / self._thermal_resistance
-            thermal = (1.0 - loss, heating, loss * self._ambient_c)
-            self._per_step = (h, np.full(n, h), np.full(n, 0.5 * h), np.full(n, beta * h),
-                              h * beta * self._damping, np.full(2 * n, h), np.full(2 * n, beta),
-                              h / j.sensor_lag, thermal)
-        return self._per_step
+        s, t, egms = f.stribeck, f.temperature, f.egms
+        rows = dict.fromkeys(integrator.COEFFICIENT_ROWS, 0.0)
+        rows.update(damping=j.damping, drive_gain=p.drives.drive_gain, rotor_inertia=p.drives.rotor_inertia,
+                    winding_resistance=j.winding_resistance, thermal_capacity=j.thermal_capacity,
+                    thermal_resistance=j.thermal_resistance, ambient=p.ambient_c, sensor_lag=j.sensor_lag,
+                    coulomb=s.Fc, static_excess=s.Fs - s.Fc, stribeck_velocity=s.Vs, stribeck_shape=s.mu,
+                    viscous1=s.Fv1, viscous2=s.Fv2, viscous3=s.Fv3, load_coefficient=f.load_coefficient,
+                    excess_height=np.maximum(s.Fs - s.Fc, 0.0) / STRIBECK_SMOOTHING, smoothing=STRIBECK_SMOOTHING,
+                    has_egms=float(egms is not None), squared_load=float(f.load_law == 'squared'))
+        if t is not None:
+            if not isinstance(t, ReferenceTemperatureFriction):
+                raise InputError(f'the plant takes the reference temperature friction, got {type(t).__name__}')
+            rows.update(temperature_linear=t.Ft1, temperature_cubic=t.Ft2, temperature_min=t.t_min,
+                        temperature_max=t.t_max, has_temperature=1.0,
+                        temperature_offset=-(np.asarray(t.Ft1) * t.t0 + np.asarray(t.Ft2) * t.t0**-3))
+        self._coefficients = np.array([np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in rows.values()])
+        self._alpha = np.ascontiguousarray(self.stiffness.alpha, dtype=float)
+        if egms is None:
+            self._egms_laws, self._backlash_table = np.zeros((2, n, 1)), np.ones((n, 1))
+        else:
+            self._egms_laws, self._backlash_table = np.array([egms.k, egms.delta]), egms.backlash_table
+        self.needs_configuration = p.robot.pinocchio_model.nq != n  # continuous joints: cos/sin pairs
 
     def set_payload(self, payload) -> None:
         """Change the payload (at run time too: the state is kept)."""
@@ -208,16 +207,11 @@ class FlexibleJointPlant:
         self._set_joints(self.friction.egms)
         if self.state is None:
             return
-        st = self.state
-        spring_torque, spring = self.stiffness.torque_and_stiffness(st.theta - st.q)
-        deflection_rate = st.dtheta - st.dq
-        tau_j = spring_torque + self._damping * deflection_rate
+        work, egms_state = self.load()
         # The E-GMS operators see the same input θ again: their deformations and output do not move.
-        friction, k_friction, c_friction = self._friction_step(st.theta, st.dtheta, tau_j,
-                                                               self._friction_temperature)
-        self.joint_torque, self.friction_torque = tau_j, friction
-        self._start = (st.q, st.dq, st.theta, st.dtheta, np.concatenate([st.q, st.theta]),
-                       np.concatenate([st.dq, st.dtheta]), tau_j, spring, deflection_rate, k_friction, c_friction)
+        integrator.joint_terms(self._coefficients, self._alpha, egms_state, self._egms_laws, self._backlash_table,
+                               work, True)
+        self.store(work, egms_state)
 
     def gravity_torque(self, q: np.ndarray) -> np.ndarray:
         """g(q) [N·m] of the true model (with payload)."""
@@ -238,137 +232,67 @@ class FlexibleJointPlant:
         self._friction_temperature = self.state.temperature
         self.rotor_acceleration = np.zeros(self.n)
         self.link_acceleration = np.zeros(self.n)
-        self._start = None
+        self._stored = None
 
     # ----------------------------------------------------------------------------- dynamics
-    def _friction_slopes(self, joint_torque: np.ndarray, velocity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(∂f/∂θ, ∂f/∂θ̇) at the current state: E-GMS pre-sliding stiffness and velocity slope."""
-        egms = self.friction.egms
-        s = self.friction.stribeck
-        w = np.abs(velocity)
-        sech2 = 1.0 - np.tanh(velocity / STRIBECK_SMOOTHING) ** 2
-        k_velocity = s.Fv1 + w * (2 * s.Fv2 + 3 * s.Fv3 * w) + self._excess_height * s.stribeck_decay(velocity) * sech2
-        if egms is None:  # smoothed static Coulomb: its slope is a velocity slope
-            return np.zeros_like(velocity), k_velocity + self.friction.coulomb_level(joint_torque) * sech2 / \
-                STRIBECK_SMOOTHING
-        b = egms.last_backlash
-        sticking = np.abs(egms.state) < b[:, None] * egms.delta * (1.0 - 1e-9)
-        k_position = self.friction.coulomb_level(joint_torque) * np.einsum('jm,jm->j', egms.k, sticking) / b
-        return k_position, np.maximum(k_velocity, 0.0)
-
-    def _friction_step(self, theta: np.ndarray, velocity: np.ndarray, joint_torque: np.ndarray,
-                       temperature: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``friction.step`` followed by :meth:`_friction_slopes`, sharing their terms.
-
-        Returns (f, ∂f/∂θ, ∂f/∂θ̇) at the new state: the values of the two methods to rounding (the
-        polynomials are rearranged to take fewer operations; tanh(ω/ε), |ω|, the Stribeck decay and
-        F(τ_j) are computed once). Written for the friction of :func:`build_friction` (both
-        smoothings are STRIBECK_SMOOTHING).
-        """
-        friction, egms = self.friction, self.friction.egms
-        w = np.abs(velocity)
-        direction = np.tanh(velocity / self._smoothing)
-        decay = np.exp(-((w / self._vs) ** self._mu))
-        if self._squared_load:
-            level = self._fc + self._load_coefficient * joint_torque**2
+    def load(self, h: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The work array (:data:`dynid.sim.integrator.WORK_ROWS`) and the E-GMS deformations (n, M) from
+        the attributes; the start terms of the step (τ_j, k(φ), φ̇, friction slopes) are computed anew
+        where the state arrays are not the ones :meth:`store` made (set from outside, or after reset).
+        Steps of :func:`dynid.sim.integrator.plant_step` of h [s] advance them; :meth:`store` hands them
+        back."""
+        st, work, egms = self.state, self._work, self.friction.egms
+        work[Q], work[DQ], work[THETA], work[DTHETA] = st.q, st.dq, st.theta, st.dtheta
+        work[TEMPERATURE], work[SENSED_TEMPERATURE] = st.temperature, st.sensed_temperature
+        work[FRICTION], work[FRICTION_TEMPERATURE] = self.friction_torque, self._friction_temperature
+        work[LINK_ACCELERATION], work[ROTOR_ACCELERATION] = self.link_acceleration, self.rotor_acceleration
+        if egms is None:
+            egms_state = np.zeros((self.n, 1))
         else:
-            level = friction.coulomb_level(joint_torque)
-        remainder = direction * self._fs_minus_fc * decay + velocity * (self._fv1 + w * (self._fv2 + w * self._fv3))
-        if self._temperature_form is not None:  # sgn(ω)·√|ω|·(Ft1·(T − T0) + Ft2·(T⁻³ − T0⁻³)), T clamped
-            ft1, ft2, offset, t_min, t_max, minus_three = self._temperature_form
-            t = np.minimum(np.maximum(temperature, t_min), t_max)
-            remainder = remainder + np.copysign(np.sqrt(w), velocity) * (ft1 * t + ft2 * t**minus_three + offset)
-        elif friction.temperature is not None:
-            remainder = remainder + friction.temperature.evaluate(velocity, temperature)
-        sech2 = self._ones - direction**2
-        k_velocity = self._fv1 + w * (self._two_fv2 + self._three_fv3 * w) + self._excess_height * decay * sech2
-        if egms is None:  # smoothed static Coulomb: its slope is a velocity slope
-            return level * direction + remainder, self._zeros, k_velocity + level * sech2 / self._smoothing
-        hysteresis, slope = egms.step_with_slope(theta)
-        return level * hysteresis + remainder, level * slope, np.maximum(k_velocity, self._zeros)
+            egms_state = np.array(egms.state, dtype=float)
+            work[EGMS_INPUT] = st.theta if egms.theta is None else egms.theta
+            work[BACKLASH] = egms.backlash(st.theta) if egms.last_backlash is None else egms.last_backlash
+        stored = self._stored
+        if stored is None or stored[0] is not st.q or stored[1] is not st.dq or stored[2] is not st.theta \
+                or stored[3] is not st.dtheta:
+            integrator.joint_terms(self._coefficients, self._alpha, egms_state, self._egms_laws,
+                                   self._backlash_table, work, False)
+        if h is not None:  # the rigid-body terms of the first step at q + h/2·q̇, q̇ + h/2·q̈ (plant_step)
+            work[Q_HALF], work[DQ_HALF] = st.q + 0.5 * h * st.dq, st.dq + 0.5 * h * self.link_acceleration
+        return work, egms_state
 
-    def _start_terms(self) -> tuple:
-        """What a step needs of the state it starts from.
+    def store(self, work: np.ndarray, egms_state: np.ndarray) -> None:
+        """The attributes from a work array and E-GMS deformations (new arrays; :meth:`load`)."""
+        rows = work.copy()
+        self.state = PlantState(rows[Q], rows[DQ], rows[THETA], rows[DTHETA], rows[TEMPERATURE],
+                                rows[SENSED_TEMPERATURE])
+        self.joint_torque, self.friction_torque, self.current = rows[JOINT_TORQUE], rows[FRICTION], rows[CURRENT]
+        self.link_acceleration, self.rotor_acceleration = rows[LINK_ACCELERATION], rows[ROTOR_ACCELERATION]
+        self._friction_temperature = rows[FRICTION_TEMPERATURE]
+        egms = self.friction.egms
+        if egms is not None:
+            egms.state, egms.theta, egms.last_backlash = egms_state.copy(), rows[EGMS_INPUT], rows[BACKLASH]
+        self._stored = (self.state.q, self.state.dq, self.state.theta, self.state.dtheta)
 
-        (q, q̇, θ, θ̇ as held by ``state``; positions [q, θ] and velocities [q̇, θ̇] (2n,); τ_j, k(φ),
-        φ̇, ∂f/∂θ, ∂f/∂θ̇). :meth:`advance` leaves them for the next step from values it has already
-        computed; they are computed here after :meth:`reset` or when arrays of ``state`` were replaced
-        from outside.
-        """
-        start, st = self._start, self.state
-        if start is not None and start[0] is st.q and start[1] is st.dq and start[2] is st.theta \
-                and start[3] is st.dtheta:
-            return start
-        spring_torque, spring = self.stiffness.torque_and_stiffness(st.theta - st.q)
-        deflection_rate = st.dtheta - st.dq
-        tau_j = spring_torque + self._damping * deflection_rate
-        k_friction, c_friction = self._friction_slopes(tau_j, st.dtheta)
-        self._start = (st.q, st.dq, st.theta, st.dtheta, np.concatenate([st.q, st.theta]),
-                       np.concatenate([st.dq, st.dtheta]), tau_j, spring, deflection_rate, k_friction, c_friction)
-        return self._start
+    def rigid_body_terms(self, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """M and c·q̇ + g [N·m] of the true model at the work's half step (pinocchio; M's upper triangle)."""
+        q_half = work[Q_HALF]
+        if self.needs_configuration:
+            q_half = self.params.robot.configuration_vector(q_half)
+        return pin.crba(self._model, self._data, q_half), pin.nonLinearEffects(self._model, self._data, q_half,
+                                                                               work[DQ_HALF])
+
+    def step_arrays(self, egms_state: np.ndarray) -> tuple:
+        """The arguments of :func:`dynid.sim.integrator.plant_step` after M and c: coefficients, stiffness,
+        E-GMS deformations (from :meth:`load`), element laws and backlash table."""
+        return self._coefficients, self._alpha, egms_state, self._egms_laws, self._backlash_table
 
     def advance(self, current: np.ndarray, h: float) -> None:
         """One step of h [s] with the motor current i [A] held (zero-order hold)."""
-        st = self.state
-        _, dq, _, dtheta, position, velocity, tau_j, spring, deflection_rate, k_friction, c_friction = \
-            self._start_terms()
-        _, h_n, half_h, beta_h, h_beta_damping, h_2n, beta_2n, h_lag, thermal = self._step_constants(h)
-        # Rigid-body terms at the half step q + h/2·q̇ (position Verlet): second order in h for the
-        # conservative gravity forces, which keeps the energy of a free swing from drifting.
-        q_config = st.q + half_h * dq
-        if self._configuration:
-            q_config = self.params.robot.configuration_vector(q_config)
-        mass = pin.crba(self._model, self._data, q_config)  # a new array (upper triangle set at least)
-        bias = pin.nonLinearEffects(self._model, self._data, q_config,
-                                    dq + half_h * self.link_acceleration)  # q̇ at the half step
-        if type(current) is not np.ndarray or current.dtype != np.float64:
-            current = np.array(current, dtype=float)  # the plant keeps it (as ``current``) and never changes it
-
-        # Linearized torques at t + β·h: τ_β = τ0 + G·(Δw − Δv) with G = β·(hβ·k + D), and
-        # f_β = f + βh·K_f·(θ̇ + Δw) + β·C_f·Δw. The link and rotor equations over the step,
-        #   (M + h·G)·Δv − h·G·Δw = h·(τ0 − c)
-        #   −h·G·Δv + d·Δw = h·r,   d = B + h·G + h·G_f,  G_f = β²h·K_f + β·C_f,
-        # with r = K_τ·i − f − βh·K_f·θ̇ − τ0, are one symmetric positive definite system. LAPACK
-        # eliminates Δw inside the solve, which costs less than doing so here with numpy operations.
-        n = self.n
-        spring_h = beta_h * spring                                   # βh·k
-        tau0 = tau_j + spring_h * deflection_rate
-        hg = beta_h * spring_h + h_beta_damping                      # h·G = hβ·(βh·k) + hβ·D
-        friction_h = beta_h * k_friction                             # βh·K_f
-        system = self._system
-        system[:n, :n] = mass
-        self._link_diagonal += hg
-        self._rotor_diagonal[:] = self._rotor_inertia + hg + beta_h * (friction_h + c_friction)
-        np.negative(hg, out=self._coupling_diagonal)
-        np.multiply(h_n, tau0 - bias, out=self._link_rhs)
-        np.multiply(h_n, self._drive_gain * current - self.friction_torque - friction_h * dtheta - tau0,
-                    out=self._rotor_rhs)
-        _, change, info = lapack.dposv(system, self._rhs)  # [Δv, Δw]; reads the upper triangle
-        if info != 0:
-            change = np.linalg.solve(np.triu(system) + np.triu(system, 1).T, self._rhs)
-
-        position = position + h_2n * (velocity + beta_2n * change)
-        velocity = velocity + change
-        acceleration = change / h_2n
-        q, theta, dq, dtheta = position[:n], position[n:], velocity[:n], velocity[n:]
-        self.link_acceleration, self.rotor_acceleration = acceleration[:n], acceleration[n:]
-
-        spring_torque, spring = self.stiffness.torque_and_stiffness(theta - q)
-        deflection_rate = dtheta - dq
-        tau_j = spring_torque + self._damping * deflection_rate
-        temperature = st.temperature
-        friction, k_friction, c_friction = self._friction_step(theta, dtheta, tau_j, temperature)
-        self.joint_torque, self.friction_torque, self.current = tau_j, friction, current
-        self._friction_temperature = temperature
-
-        # C_th·Ṫ = R·i² + |f·θ̇| − (T − T_amb)/R_th, explicit: T + h/C_th·(…) = a·T + h/C_th·(R·i² + |f·θ̇|) + b.
-        cooling, heating, ambient = thermal
-        heat = self._winding_resistance * current**2 + np.abs(friction * dtheta)
-        st.sensed_temperature = st.sensed_temperature + h_lag * (temperature - st.sensed_temperature)
-        st.temperature = cooling * temperature + heating * heat + ambient
-        st.q, st.dq, st.theta, st.dtheta = q, dq, theta, dtheta
-        self._start = (q, dq, theta, dtheta, position, velocity, tau_j, spring, deflection_rate, k_friction,
-                       c_friction)
+        work, egms_state = self.load(h)
+        work[COMMAND] = current
+        integrator.plant_step(*self.rigid_body_terms(work), *self.step_arrays(egms_state), work, float(h))
+        self.store(work, egms_state)
 
     def energy(self) -> float:
         """Mechanical energy [J]: link kinetic + potential (gravity), rotor kinetic, spring potential."""

@@ -13,6 +13,25 @@ jittery stamps, as a client polling a controller does (UR's RTDE client at ~100 
   current (250 A; for a torque log an absurd joint torque of 5000 N·m), and, in the CSV only, a
   garbage line (alternately a truncated row and a line of text).
 
+With ``stamps='logger'`` the logger writes every control tick instead, on its own clock, as a ROS
+subscriber or a logging thread beside a 1 kHz controller does (:mod:`dynid.io.retiming` undoes it):
+
+- the log's rate is the control rate (``rate_hz``, the twin's ``--rate`` a whole multiple of it);
+  each row is stamped by the logger U(0, jitter) periods after the tick of its sample, so that steps
+  are (1 ± jitter) periods;
+- ``repeats``: that share of the rows repeats the state of the row before (every signal equal: the
+  logger read a sample that was not yet replaced); the tick it stood for is never logged, so the
+  next row catches up with a double step;
+- ``gap_rate_hz`` stalls per second on average, each of 2 … ``gap_periods`` ticks (uniformly), the
+  ticks within a stall lost: steps of up to ``gap_periods`` + jitter periods;
+- stamps written with microseconds and values with 9 significant digits (the controller-stamped
+  log keeps its 4 decimals of seconds and 6 digits).
+
+``time_column`` False leaves the time column out of the CSV (as KUKA FRI logs and NumPy exports
+often do; ``dynid import --rate`` takes such rows at the control rate). The bag beside it holds the
+same rows at their stamps, repeated states included: what a ``/joint_states`` recording of a driver
+on its own clock holds.
+
 The CSV goes beside the bag as ``log.csv``, in the column names of UR's RTDE client
 (``ur_rtde``: timestamp, actual_q_*, actual_qd_*, actual_current_*, target_current_*,
 target_moment_*, joint_temperatures_*; space-separated as that client writes) or of libfranka's CSV
@@ -34,6 +53,7 @@ from dynid.io.dataset import Dataset
 
 CSV_FILE = 'log.csv'
 CSV_FORMATS = ('ur_rtde', 'franka')
+STAMPS = ('controller', 'logger')
 POSITION_JUMP_RAD = 0.5
 ABSURD_CURRENT_A = 250.0
 ABSURD_TORQUE_NM = 5000.0
@@ -51,12 +71,25 @@ class RealLogSettings:
     glitches: int = 2
     csv_format: str = 'ur_rtde'
     time_offset_s: float = 1000.0
+    stamps: str = 'controller'
+    repeats: float = 0.0
+    time_column: bool = True
 
     def check(self, twin_rate_hz: float) -> None:
         checked_choice('log format', self.csv_format, CSV_FORMATS)
-        if not 0 < self.rate_hz <= twin_rate_hz / 4:
+        checked_choice('log stamps', self.stamps, STAMPS)
+        if self.stamps == 'logger':
+            ratio = twin_rate_hz / self.rate_hz if self.rate_hz > 0 else 0.0
+            if not (ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
+                raise InputError(f'a logger-stamped log is at the control rate: --rate {twin_rate_hz:g} Hz must be a '
+                                 f'whole multiple of the log rate, got {self.rate_hz:g} Hz')
+            if not 0 <= self.repeats < 0.5:
+                raise InputError(f'the share of repeated states must be within [0, 0.5), got {self.repeats:g}')
+        elif not 0 < self.rate_hz <= twin_rate_hz / 4:
             raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of --rate '
                              f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}')
+        elif self.repeats:
+            raise InputError('repeated states are made by a logger on its own clock (stamps: logger)')
         if not 0 <= self.jitter < 0.5:
             raise InputError(f'the stamp jitter must be within [0, 0.5) of the period, got {self.jitter:g}')
         if self.gap_rate_hz < 0 or self.gap_periods < 1 or self.position_rounding_rad < 0 or self.glitches < 0:
@@ -73,6 +106,7 @@ class RealLog:
     csv_text: str
     glitches: list[dict] = field(default_factory=list)
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    repeated: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
 
 def sample_rows(n_samples: int, twin_rate_hz: float, settings: RealLogSettings, rng: np.random.Generator
@@ -87,29 +121,64 @@ def sample_rows(n_samples: int, twin_rate_hz: float, settings: RealLogSettings, 
     return rows[rows < n_samples]
 
 
-def _csv_lines(fmt: str, t: np.ndarray, q, dq, effort, target_moment, target_current, temperature, n: int
-               ) -> tuple[str, list[str]]:
+def logger_rows(n_samples: int, twin_rate_hz: float, settings: RealLogSettings, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A logger on its own clock (module docstring): (twin sample of each row, the row's stamp [s] from the
+    first tick, rows that repeat the state before them)."""
+    base = int(round(twin_rate_hz / settings.rate_hz))
+    period = 1.0 / settings.rate_hz
+    ticks = np.arange((n_samples - 1) // base + 1)
+    lost = np.zeros(ticks.size, dtype=bool)
+    starts = np.flatnonzero(rng.random(ticks.size) < settings.gap_rate_hz / settings.rate_hz)
+    lengths = rng.integers(2, max(2, int(settings.gap_periods)) + 1, starts.size)
+    for start, length in zip(starts, lengths, strict=True):  # a stall of `length` ticks loses length − 1 of them
+        lost[start + 1:start + length] = True
+    lost[0] = False
+    logged = ticks[~lost]
+    repeated = np.flatnonzero(rng.random(logged.size) < settings.repeats)
+    repeated = repeated[repeated > 0]
+    sample_tick = logged.copy()
+    for row in repeated:  # a repeat shows the state of the row before it (itself possibly a repeat)
+        sample_tick[row] = sample_tick[row - 1]
+    stamps = logged * period + rng.uniform(0.0, settings.jitter * period, logged.size)
+    return sample_tick * base, stamps, repeated
+
+
+def _csv_lines(fmt: str, t: np.ndarray, q, dq, effort, target_moment, target_current, temperature, n: int,
+               precise: bool = False, time_column: bool = True) -> tuple[str, list[str]]:
     buffer = io.StringIO()
+    values = '%.9g' if precise else '%.6g'
     if fmt == 'ur_rtde':
         names = ['timestamp'] + [f'{field}_{j}' for field in ('actual_q', 'actual_qd', 'actual_current',
                                                               'target_current', 'target_moment',
                                                               'joint_temperatures') for j in range(n)]
         table = np.column_stack([t, q, dq, effort, target_current, target_moment, temperature])
-        np.savetxt(buffer, table, fmt=['%.4f'] + ['%.6g'] * (table.shape[1] - 1), delimiter=' ')
-        return ' '.join(names), buffer.getvalue().splitlines()
-    names = ['time', 'success_rate'] + [f'{field}[{j}]' for field in ('state.q', 'state.dq', 'state.tau_J',
-                                                                      'cmd.tau_J_d') for j in range(n)]
-    table = np.column_stack([np.rint(t * 1e3), np.ones(t.size), q, dq, effort, target_moment])
-    np.savetxt(buffer, table, fmt=['%d', '%g'] + ['%.6g'] * (table.shape[1] - 2), delimiter=',')
-    return ','.join(names), buffer.getvalue().splitlines()
+        formats = ['%.6f' if precise else '%.4f'] + [values] * (table.shape[1] - 1)
+        delimiter = ' '
+    else:
+        names = ['time', 'success_rate'] + [f'{field}[{j}]' for field in ('state.q', 'state.dq', 'state.tau_J',
+                                                                          'cmd.tau_J_d') for j in range(n)]
+        table = np.column_stack([t * 1e3 if precise else np.rint(t * 1e3), np.ones(t.size), q, dq, effort,
+                                 target_moment])
+        formats = ['%.3f' if precise else '%d', '%g'] + [values] * (table.shape[1] - 2)
+        delimiter = ','
+    if not time_column:
+        names, table, formats = names[1:], table[:, 1:], formats[1:]
+    np.savetxt(buffer, table, fmt=formats, delimiter=delimiter)
+    return delimiter.join(names), buffer.getvalue().splitlines()
 
 
 def make_real_log(record, drive_gain: np.ndarray, settings: RealLogSettings, seed: int) -> RealLog:
     """The real log of a :class:`~dynid.sim.twin.SimulationRecord` (module docstring)."""
     rng = np.random.default_rng([seed, 13])
-    rows = sample_rows(record.time.size, record.rate_hz, settings, rng)
+    logger = settings.stamps == 'logger'
+    if logger:
+        rows, stamps, repeated = logger_rows(record.time.size, record.rate_hz, settings, rng)
+        t = record.time[0] + stamps + settings.time_offset_s
+    else:
+        rows, repeated = sample_rows(record.time.size, record.rate_hz, settings, rng), np.zeros(0, dtype=int)
+        t = record.time[rows] + settings.time_offset_s
     m, n = record.measured, len(record.joint_names)
-    t = record.time[rows] + settings.time_offset_s
     step = settings.position_rounding_rad
     q = np.rint(m['q'][rows] / step) * step if step > 0 else m['q'][rows].copy()
     dq = m['dq'][rows].copy()
@@ -120,7 +189,10 @@ def make_real_log(record, drive_gain: np.ndarray, settings: RealLogSettings, see
     count = settings.glitches
     if 3 * count > rows.size // 2:
         raise InputError(f'{count} glitches of each kind do not fit in {rows.size} logged rows')
-    chosen = rng.choice(np.arange(rows.size // 10, rows.size - rows.size // 10), size=3 * count, replace=False)
+    candidates = np.arange(rows.size // 10, rows.size - rows.size // 10)
+    # Not a repeated row nor the row it repeats: a glitch there would hide the repeat.
+    candidates = np.setdiff1d(candidates, np.concatenate([repeated, repeated - 1]))
+    chosen = rng.choice(candidates, size=3 * count, replace=False)
     for k, row in enumerate(chosen):
         joint = int(rng.integers(n))
         sign = 1.0 if rng.random() < 0.5 else -1.0
@@ -135,7 +207,7 @@ def make_real_log(record, drive_gain: np.ndarray, settings: RealLogSettings, see
         glitches.append({'kind': kind, 'row': int(row), 'time_s': float(t[row]), 'joint': None if joint is None
                          else record.joint_names[joint], 'value': value})
     header, lines = _csv_lines(settings.csv_format, t, q, dq, effort, target_moment,
-                               target_moment / drive_gain, m['temperature'][rows], n)
+                               target_moment / drive_gain, m['temperature'][rows], n, logger, settings.time_column)
     garbage = sorted((g for g in glitches if g['kind'] == 'garbage_line'), key=lambda g: g['row'])
     out, previous = [header], 0
     for k, g in enumerate(garbage):  # a garbage line goes after the row it names
@@ -152,4 +224,4 @@ def make_real_log(record, drive_gain: np.ndarray, settings: RealLogSettings, see
     dataset = Dataset(record.joint_names, t - t[0], q, dq, tau=None if ur else effort, current=effort if ur else None,
                       temperature=m['temperature'][rows] if ur else None,
                       source={'simulation': 'real log', 'real_log': asdict(settings)})
-    return RealLog(dataset, start_ns, '\n'.join(out) + '\n', glitches, rows)
+    return RealLog(dataset, start_ns, '\n'.join(out) + '\n', glitches, rows, repeated)

@@ -32,7 +32,7 @@ import numpy as np
 import yaml
 
 from dynid import __version__
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import (
     FourierTrajectory,
     Trajectory,
@@ -41,7 +41,7 @@ from dynid.excite.trajectory import (
     trajectory_from_dict,
 )
 from dynid.files import read_yaml
-from dynid.io.bag import write_bag
+from dynid.io.bag import STORAGES, write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
@@ -67,6 +67,7 @@ class SimulationSettings:
     temperature_c: float = 25.0
     joint_changes: Sequence[JointChange] = ()  # beside those of the trajectory file (module docstring)
     real_log: RealLogSettings | None = None  # write a "real-log" recording instead (dynid.sim.real_log)
+    storage: str = 'mcap'  # rosbag2 storage of the bag: mcap or sqlite3 (dynid.io.bag.STORAGES)
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
@@ -128,6 +129,7 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         raise InputError(f'payload must be within 0–100 kg, got {settings.payload_kg}')
     if not -20.0 <= settings.temperature_c <= 80.0:
         raise InputError(f'temperature must be within −20–80 °C, got {settings.temperature_c}')
+    checked_choice('storage', settings.storage, STORAGES)
     if settings.real_log is not None:
         settings.real_log.check(settings.rate_hz)
     schedule: list[dict] = []
@@ -152,9 +154,7 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
     _check_limits(robot, trajectory, duration)
 
     payload = Payload(settings.payload_kg, settings.payload_com) if settings.payload_kg > 0 else None
-    params = PlantParameters.defaults(robot, payload=payload, drive_gain_error=settings.drive_gain_error,
-                                      seed=settings.seed)
-    params.ambient_c = params.initial_temperature_c = settings.temperature_c
+    params = PlantParameters.of_twin(robot, payload, settings.drive_gain_error, settings.seed, settings.temperature_c)
     twin = DigitalTwin(params, rate_hz=settings.rate_hz, seed=settings.seed,
                        initial_q=trajectory_start(trajectory, robot.joint_names), joint_changes=changes)
     twin.follow(trajectory, start_time=0.0)
@@ -170,14 +170,18 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
     dataset = record_to_dataset(record, payload, {'simulation': source})
     truth = truth_document(params, settings, twin, source)
     if settings.real_log is None:
-        write_bag(output, dataset, reference={'t': record.time, **record.reference})
+        write_bag(output, dataset, reference={'t': record.time, **record.reference}, storage=settings.storage)
     else:
         log = make_real_log(record, params.drives.drive_gain, settings.real_log, settings.seed)
-        write_bag(output, log.dataset, start_ns=log.start_ns)
+        write_bag(output, log.dataset, start_ns=log.start_ns, storage=settings.storage)
         (output / CSV_FILE).write_text(log.csv_text)
         truth['simulation']['real_log'] = {**dataclasses.asdict(settings.real_log), 'csv': CSV_FILE,
                                            'samples': int(log.rows.size), 'glitch_rows': log.glitches,
-                                           'stamps': 'controller time: t [s] of each twin sample + time_offset_s'}
+                                           'repeated_rows': log.repeated.tolist(),
+                                           'stamps': 'controller time: t [s] of each twin sample + time_offset_s'
+                                           if settings.real_log.stamps == 'controller' else
+                                           'logger time: t [s] of each row\'s tick + U(0, jitter) periods + '
+                                           'time_offset_s'}
         truth['simulation']['rate_hz'] = settings.real_log.rate_hz
         truth['simulation']['twin_rate_hz'] = settings.rate_hz
     if schedule:

@@ -62,7 +62,6 @@ class Sensors:
             self.motor_resolution = 2 * np.pi / (params.motor_counts_per_revolution * gear_ratio)
         else:
             self.motor_resolution = np.zeros_like(gear_ratio)
-        self._motor_steps_positive = bool(np.all(self.motor_resolution > 0))
         self.rng = np.random.default_rng(seed)
         self.n = gear_ratio.size
         self._noise = np.zeros((4, 0, self.n))  # the current block, channel first: link velocity,
@@ -95,12 +94,6 @@ class Sensors:
             self._noise_used += take
             count -= take
         return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-
-    def motor_encoder(self, theta: np.ndarray) -> np.ndarray:
-        """Rotor position θ [rad, link units] as the motor encoder reports it (quantized)."""
-        if self._motor_steps_positive:
-            return np.rint(theta / self.motor_resolution) * self.motor_resolution
-        return quantize(theta, self.motor_resolution)
 
     def measure_many(self, q, dq, joint_torque, theta, dtheta, current, temperature) -> Measurement:
         """Like :meth:`measure` for (N, n) arrays of true values, vectorized over samples and channels."""

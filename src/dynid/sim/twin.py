@@ -35,10 +35,12 @@ from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.changes import AppliedJointChange, JointChange, changed_fields
 from dynid.sim.controller import JointController
+from dynid.sim.integrator import FRICTION, JOINT_TORQUE, RECORDED
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import FlexibleJointPlant
 from dynid.sim.reference import ReferenceGenerator
 from dynid.sim.sensors import Measurement, Sensors
+from dynid.sim.stepping import PLAN_ROWS, run_steps
 
 TRUTH_FIELDS = ('q', 'dq', 'theta', 'dtheta', 'joint_torque', 'friction', 'current', 'temperature',
                 'rotor_acceleration', 'link_acceleration')
@@ -132,8 +134,8 @@ class DigitalTwin:
         self.substeps = max(1, int(np.ceil(1.0 / (rate_hz * max_step_s) - 1e-9)))
         self.step_s = 1.0 / (rate_hz * self.substeps)
         self.plant = FlexibleJointPlant(params)
-        self.controller = JointController(params, self.plant)
         self.sensors = Sensors(params.sensors, params.drives.gear_ratio, seed)
+        self.controller = JointController(params, self.plant, self.sensors.motor_resolution)
         self.reference = ReferenceGenerator(self.robot.joint_names)
         self.effort_command = np.zeros(self.n)
         self.time = 0.0
@@ -172,7 +174,7 @@ class DigitalTwin:
         self.effort_command = np.zeros(self.n)
         st = self.plant.state
         q_r, dq_r, ddq_r, effort_r = self.reference.sample(0.0)
-        self._pending_current = self.controller.current(self.sensors.motor_encoder(st.theta), st.dtheta, q_r,
+        self._pending_current = self.controller.current(st.theta, st.dtheta, q_r,
                                                         dq_r, ddq_r, effort_r + self.effort_command, self.step_s)
         self.applied_joint_changes = []
         self._pending_changes = [(self._change_sample(c.time_s), i, c) for i, c in enumerate(self.joint_changes)]
@@ -276,6 +278,12 @@ class DigitalTwin:
             return parts[0]
         return [np.concatenate(values) for values in zip(*parts, strict=True)]
 
+    def compile_kernels(self) -> None:
+        """Compile (or load from numba's cache) the step's kernels on a throwaway twin of the same plant, this
+        twin untouched: a real-time run (sim_node) calls it before its clock starts, so that its first
+        :meth:`advance` is not late by the compilation (seconds on a machine without the cache)."""
+        DigitalTwin(self.params, rate_hz=self.rate_hz, max_step_s=1.0 / (self.rate_hz * self.substeps)).advance(1)
+
     def advance(self, count: int) -> SimulationRecord:
         """Advance ``count`` output samples; returns them as a :class:`SimulationRecord` (count, n).
 
@@ -304,36 +312,26 @@ class DigitalTwin:
                                     dict.fromkeys(TRUTH_FIELDS, empty), dict.fromkeys(REFERENCE_FIELDS, empty),
                                     self.rate_hz)
         s, h, n = self.substeps, self.step_s, self.n
-        plant, controller, st = self.plant, self.controller, self.plant.state
+        plant, controller = self.plant, self.controller
         q_r, dq_r, ddq_r, effort_r, internal = self._planned_reference(self.samples * s + 1, count * s)
-        theta_r = controller.setpoints(q_r, internal)
-        effort = effort_r + self.effort_command
-        efforts = list(effort) if effort.any() else [None] * (count * s)
-        motor_encoder = self.sensors.motor_encoder
-        steps = zip(theta_r, dq_r, internal, efforts, strict=True)
-        values = []  # per sample: the truth fields, with the commands before and after it for the current
-        pending = self._pending_current
-        sample, next_change = self.samples, self._next_change_sample
-        for _ in range(count):
-            for _ in range(s):
-                applied = pending
-                plant.advance(applied, h)
-                theta_set, dq_set, internal_set, effort_set = next(steps)
-                theta = st.theta
-                pending = controller.feedback(motor_encoder(theta), st.dtheta, theta_set, dq_set, internal_set,
-                                              effort_set, h)
-            sample += 1
-            if sample == next_change:  # the feedback above reads the encoder only: it is the same after it
-                next_change = self._apply_due_changes(sample)
-            values += (st.q, st.dq, theta, st.dtheta, plant.joint_torque, plant.friction_torque, applied, pending,
-                       st.temperature, plant.rotor_acceleration, plant.link_acceleration, st.sensed_temperature)
+        plan = np.empty((len(PLAN_ROWS), count * s, n))
+        plan[0], plan[1], plan[2] = controller.setpoints(q_r, internal), dq_r, internal
+        np.add(effort_r, self.effort_command, out=plan[3])
+        table = np.empty((count, RECORDED, n))  # per sample the work rows (the truth, both commands)
+        pending, done, next_change = self._pending_current, 0, self._next_change_sample
+        while done < count:  # in pieces that end where a scheduled joint change applies
+            end = next_change - self.samples if self.samples < next_change <= self.samples + count else count
+            pending = run_steps(plant, controller.gains, pending, plan, done * s, end * s, h, s, table)
+            done = end
+            if self.samples + done == next_change:  # the feedback reads the encoder only: the same after it
+                next_change = self._apply_due_changes(next_change)
+                table[done - 1, JOINT_TORQUE], table[done - 1, FRICTION] = plant.joint_torque, plant.friction_torque
         first = self.samples + 1
         self.samples += count
         self.time = self.samples / self.rate_hz
 
-        fields = len(TRUTH_FIELDS) + 2  # 'current' from the two commands, and the sensed temperature
-        table = np.concatenate(values).reshape(count, fields, n).transpose(1, 0, 2)  # (fields, count, n)
-        q, dq, theta, dtheta, joint_torque, friction, before, after, *rest, sensed_temperature = table
+        q, dq, theta, dtheta, joint_torque, friction, before, after, *rest, sensed_temperature = \
+            table.transpose(1, 0, 2)  # (fields, count, n)
         current = 0.5 * (before + after)  # the mean of the zero-order hold across the sample
         truth = dict(zip(TRUTH_FIELDS, (q, dq, theta, dtheta, joint_torque, friction, current, *rest), strict=True))
         self._pending_current = pending

@@ -1,0 +1,174 @@
+"""The shape of the house and how sturdy and quick it is to work in: module sizes, import circles, the twin's
+speed and the test suite's wall time.
+
+Run: ``.venv/bin/python benchmarks/bench_house.py [--twin-seconds S --repeats R] [--test-suite]``.
+
+Targets (the layout's rules and what a developer waits for on a 2-core machine):
+
+- ``cli_max_lines``: the longest module of ``src/dynid/cli/`` (≤ 300 lines);
+- ``node_max_lines``: the longest module of ``src/dynid/nodes/`` (≤ 200: a node converts, calls the core and
+  publishes);
+- ``import_circles``: groups of modules of ``src/dynid`` that import each other in a circle, counted from every
+  ``import`` statement in the source (deferred ones inside functions too, type-only ones too), 0 wanted;
+- ``twin_rtf``: real-time factor of ``DigitalTwin.run`` (plant, controller, sensors), UR5e at 1 kHz, the best
+  of ``--repeats`` (≥ 20 wanted);
+- ``test_suite_s``: wall time of ``python -m pytest`` (≤ 480 s on a quiet machine), only with ``--test-suite``
+  (15 minutes and more on a busy machine); null otherwise.
+
+The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / 'src'
+TARGETS = {'cli_max_lines': 300, 'node_max_lines': 200, 'import_circles': 0, 'twin_rtf': 20.0,
+           'test_suite_s': 480.0}
+
+
+def line_counts(folder: Path) -> dict[str, int]:
+    """{module file name: lines} of the Python modules directly in ``folder``."""
+    return {path.name: len(path.read_text().splitlines()) for path in sorted(folder.glob('*.py'))}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE).with_suffix('').parts
+    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """{module: the modules of the package it imports}, from every import statement anywhere in its source."""
+    modules = {module_name(path): path for path in package.rglob('*.py')}
+    graph = {}
+    for name, path in modules.items():
+        package_name = name if path.name == '__init__.py' else name.rpartition('.')[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ''
+                if node.level:  # relative: from the package this module is in, up level − 1
+                    parts = package_name.split('.')
+                    base = '.'.join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                targets = [base] + [f'{base}.{alias.name}' for alias in node.names]
+            else:
+                continue
+            found.update(target for target in targets if target in modules and target != name)
+        graph[name] = found
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+    return circles
+
+
+def twin_rtf(seconds: float, repeats: int) -> list[float]:
+    """Real-time factors of ``DigitalTwin.run`` for the UR5e at 1 kHz on its gentle motion, one per repeat."""
+    from dynid.model import load_robot
+    from dynid.sim.parameters import PlantParameters
+    from dynid.sim.twin import DigitalTwin, gentle_motion
+
+    robot = load_robot('ur5e')
+    params = PlantParameters.defaults(robot)
+    factors = []
+    for _ in range(repeats):
+        twin = DigitalTwin(params, rate_hz=1000.0)
+        twin.follow(gentle_motion(robot))
+        start = time.perf_counter()
+        twin.run(seconds)
+        factors.append(seconds / (time.perf_counter() - start))
+    return factors
+
+
+def test_suite_seconds() -> tuple[float, int]:
+    """(wall time [s], exit code) of the whole test suite, run as ``make test`` runs it."""
+    environment = dict(os.environ, AMENT_PREFIX_PATH=os.environ.get('AMENT_PREFIX_PATH', sys.prefix),
+                       ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider'], cwd=ROOT, env=environment)
+    return time.monotonic() - start, run.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--twin-seconds', type=float, default=5.0, help='simulated seconds per repeat (default 5)')
+    parser.add_argument('--repeats', type=int, default=3, help='twin repeats, the best counts (default 3)')
+    parser.add_argument('--test-suite', action='store_true', help='also time the whole test suite (minutes)')
+    args = parser.parse_args()
+
+    package = SOURCE / 'dynid'
+    cli, nodes = line_counts(package / 'cli'), line_counts(package / 'nodes')
+    circles = import_circles(import_graph(package))
+    factors = twin_rtf(args.twin_seconds, args.repeats)
+    suite_s, suite_code = test_suite_seconds() if args.test_suite else (None, None)
+    load = os.getloadavg()[0]
+
+    figures = {'cli_max_lines': max(cli.values()), 'node_max_lines': max(nodes.values()),
+               'import_circles': len(circles), 'twin_rtf': round(max(factors), 2),
+               'test_suite_s': None if suite_s is None else round(suite_s, 1)}
+    command = (f'.venv/bin/python benchmarks/bench_house.py --twin-seconds {args.twin_seconds:g} '
+               f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else ''))
+    print(f'dynid house benchmark ({os.cpu_count()} cores, load {load:.1f} at the end)')
+    print(f'command: {command}')
+    print(f'{"measure":<18} {"ours":>10} {"target":>10}   where')
+    where = {'cli_max_lines': max(cli, key=cli.get), 'node_max_lines': max(nodes, key=nodes.get),
+             'import_circles': '; '.join(' <-> '.join(group) for group in circles) or '-',
+             'twin_rtf': f'UR5e 1 kHz, {args.twin_seconds:g} s, all: ' + ', '.join(f'{f:.1f}' for f in factors),
+             'test_suite_s': 'python -m pytest' + ('' if suite_code is None else f', exit code {suite_code}')}
+    for name, value in figures.items():
+        shown = 'skipped' if value is None else f'{value:g}'
+        target = f'≥ {TARGETS[name]:g}' if name == 'twin_rtf' else f'≤ {TARGETS[name]:g}'
+        print(f'{name:<18} {shown:>10} {target:>10}   {where[name]}')
+    if suite_s is None:
+        print('test_suite_s: not measured; run with --test-suite (runs python -m pytest, 8 to 16 minutes on 2 cores)')
+    print(json.dumps({'benchmark': 'house', **figures}))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,183 @@
+"""``dynid identify``: the dynamic model from recordings, written as a result file and a report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from dynid.cli.shared import (
+    EXIT_OK,
+    add_effort_argument,
+    add_filter_arguments,
+    add_joints_argument,
+    drives_from_file,
+    effort_told,
+    filter_settings,
+    float_list,
+    output_file,
+    output_folder,
+    print_metrics,
+    read_bag,
+    recording_inputs,
+    torque_signs,
+)
+from dynid.errors import InputError
+
+SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.identify.choices import FRICTION_MODELS, METHODS, TORQUE_SOURCES
+
+    parser.add_argument('bags', nargs='+',
+                        help='rosbag2 recordings (directories, MCAP or sqlite3) or bare .mcap or .db3 files')
+    parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    add_joints_argument(parser)
+    parser.add_argument('--exclude-joint', action='append', default=[], metavar='JOINT',
+                        help="leave this joint's equations out of the fit, keeping its motion in the others' "
+                             '(repeatable or comma-separated): a joint whose torque is missing or not to be trusted; '
+                             'its friction is held at 0 and what only its equations hold at the robot file\'s values')
+    parser.add_argument('--drives', default=None, metavar='FILE',
+                        help='drives file (YAML: per joint gear_ratio, drive_gain [N·m/A] and rotor_inertia [kg·m²], '
+                             'link side) replacing the robot\'s; needed for currents on a robot without drive data '
+                             '(TLS and MLS identify the gains and need none)')
+    parser.add_argument('--method', default='wls', choices=METHODS)
+    parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
+    parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
+    parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
+                        help='measured torque: current = K_τ·i from joint_currents (or joint_states effort with '
+                             '--joint-states-effort current) and the drive gains (minus B·θ̈ '
+                             'with motor encoders); motor_torque = joint_states effort that is already the motor\'s '
+                             'torque in N·m at the link side (rotor inertias identified, no drive data needed); '
+                             'joint_torque = joint_states effort from a torque sensor after the gear. Default auto: '
+                             'currents when the drive gains are known or identified (TLS, MLS), else the joint torque')
+    parser.add_argument('--no-rotor-compensation', action='store_true',
+                        help='with currents: do not subtract B·θ̈, identify rotor inertias instead (motor_torque always '
+                             'identifies them; refused with joint_torque)')
+    parser.add_argument('--payload-mass', type=float_list, default=None,
+                        help='payload mass [kg] per bag, comma-separated (0: none)')
+    parser.add_argument('--payload-com', type=float_list, default=None,
+                        help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
+                             'point masses (else only their mass is known)')
+    parser.add_argument('--weight-function', default='huber', choices=('huber', 'tukey', 'cauchy'))
+    parser.add_argument('--fix-drive-gain', action='append', default=[], metavar='JOINT=VALUE',
+                        help='tls/mls: hold this joint\'s drive gain [N·m/A] and identify the others (repeatable); '
+                             'for joints the known payload does not load')
+    physical = parser.add_argument_group(
+        'the robot file as a prior', 'by default (methods ols, wls, irls; friction none or viscous_coulomb) the '
+        'estimate is pulled toward the robot file\'s link inertias with a weight chosen by cross-validation over '
+        'stretches of the recording, and made physically consistent where that costs little')
+    physical.add_argument('--physical', action='store_true',
+                          help='always physically consistent: every link\'s pseudo-inertia positive definite, rotor '
+                               'inertia and Coulomb/viscous friction >= 0, whatever it costs (refused for methods '
+                               'and friction models it cannot take)')
+    physical.add_argument('--prior-std', type=float, default=None,
+                          help='relative standard deviation s of the prior (default: chosen by cross-validation '
+                               'over stretches of the recording)')
+    physical.add_argument('--no-prior', action='store_true',
+                          help='no pull toward the robot file: the plain linear solution (with --physical: '
+                               'consistent without a prior)')
+    physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
+    parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
+    parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
+                        help='identify on the first part of each recording and validate on its last FRACTION of '
+                             'the time (e.g. 0.25); dynid validate --holdout FRACTION scores the same samples')
+    add_effort_argument(parser)
+    parser.add_argument('-o', '--output', required=True, help='result file (YAML)')
+    parser.add_argument('--force', action='store_true',
+                        help='overwrite an existing result file, and keep a result the data cannot support (cond of '
+                             'the column-scaled regressor above 1000, or more than half the parameters above 50 %% '
+                             'relative σ), which is otherwise refused')
+    parser.add_argument('--report', default=None, help='folder for index.html and plots')
+    parser.add_argument('--quiet', action='store_true')
+    add_filter_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from dynid.identify.drive_gains import parse_fixed_gains
+    from dynid.identify.model import ModelSpec
+    from dynid.identify.preprocess import describe_filters
+    from dynid.identify.run import IdentifyOptions
+    from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
+    from dynid.model import load_robot
+
+    start = time.perf_counter()
+    output = output_file(args.output, '-o', args.force)
+    if args.report:
+        output_folder(args.report, '--report')
+    if args.payload_com is not None and len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
+    if args.payload_com is not None and not args.payload_mass:
+        raise InputError('--payload-com places the payloads of --payload-mass: give their masses too')
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f'[{time.perf_counter() - start:6.1f} s] {text}', file=sys.stderr, flush=True)
+
+    robot = load_robot(args.robot, joints=args.joints)
+    drives_from_file(args.drives, robot)  # a bad drives file is refused before any work
+    say(f'reading {len(args.bags)} recording(s)')
+    effort = effort_told(args, ('joint_torque', 'motor_torque'))
+    signs = torque_signs(args, robot.joint_names)
+    recordings = recording_inputs(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass', effort,
+                                  args.joint_map, signs)
+    spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
+                     exclude_joints=joint_names(args.exclude_joint),
+                     rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
+    options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
+                              fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
+                              physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
+                                                         args.physical_solver))
+    identification = Identification(spec, filter_settings(args), options, args.force, '--force', args.drives,
+                                    args.holdout)
+    validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate]
+    result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
+                                       args.report, say)
+    print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
+          f'({sum(n in result.base_expressions for n in result.parameter_names)} base), {result.condition_text()}')
+    print(describe_filters(result.provenance.get('filters') or {}))
+    for entry in result.provenance.get('inputs') or []:  # the share used; recordings with gaps are warned about
+        gaps = entry.get('gaps') or {}
+        if gaps.get('summary') and gaps['summary'] not in result.warnings:
+            print(gaps['summary'])
+    if result.drive_gains_identified:
+        from dynid.identify.drive_gains import diagnostics_lines
+
+        fixed = (result.drive_gain_diagnostics or {}).get('fixed', {})
+        print('drive gains [N·m/A]: ' + ', '.join(
+            f'{g:.5g} (fixed)' if j in fixed else f'{g:.5g} (±{s:.2g})'
+            for j, g, s in zip(result.joint_names, result.drive_gains, result.drive_gains_std, strict=True)))
+        for line in diagnostics_lines(result.drive_gain_diagnostics or {}):
+            print(f'  {line}')
+    for label, metrics in result.metrics.items():
+        print_metrics(label, metrics)
+    if result.prior_section is not None:
+        print(_prior_text(result.prior_section))
+    if result.physical_section is not None:
+        section = result.physical_section
+        print(f'physically consistent ({section["solver"]}, {section["solve_s"]:.2f} s): consistency cost '
+              f'{section["consistency"]["cost_percent"]:+.3f} % of the weighted χ², M(q) positive definite on '
+              f'{section["mass_matrix"]["positive_definite_percent"]:.1f} % of {section["mass_matrix"]["states"]} '
+              f'random states')
+    for warning in result.warnings:
+        print(f'warning: {warning}')
+    print(f'wrote {output}')
+    if report is not None:
+        print(f'wrote {report}')
+    say('done')
+    return EXIT_OK
+
+
+def _prior_text(prior: dict) -> str:
+    """One line on the robot file as a prior: its weight and how it was chosen, or why it was not used."""
+    if not prior['used']:
+        return f'prior: none ({prior.get("reason") or "not used"})'
+    cross_validation = prior.get('cross_validation')
+    how = (f'by {cross_validation["folds"]}-fold cross-validation over stretches of the recording'
+           if cross_validation else 'given')
+    note = (prior.get('consistency') or {}).get('note')
+    return (f'prior: the robot file\'s link inertias ({prior["source"]}), relative σ s = {prior["relative_std"]:g} '
+            f'{how}; training χ² {prior["prior_cost_percent"]:+.2f} % against the plain fit (--no-prior)'
+            + (f'\n{note}' if note else ''))

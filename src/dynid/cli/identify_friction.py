@@ -1,0 +1,101 @@
+"""``dynid identify-friction``: the joint friction model fitted into a result file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from dynid.cli.shared import (
+    EXIT_OK,
+    add_effort_argument,
+    add_joints_argument,
+    check_recording,
+    drives_from_file,
+    effort_told,
+    float_list,
+    output_file,
+    result_joints,
+    result_torque_signs,
+)
+from dynid.errors import InputError
+
+SUMMARY = 'fit the joint friction model (static map, temperature, load-dependent Coulomb, E-GMS) into a result file'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.friction.recordings import EXPERIMENTS, TORQUE_SOURCES
+
+    parser.description += (' (Madsen 2020 ch.6: no-load Stribeck map with temperature terms, load-dependent Coulomb '
+                           'Fc0 + Fc1·τ_j², E-GMS laws and backlash) from recordings of one joint each in the friction '
+                           'experiments of dynid excite (plateaus, gravity_sweep, reciprocating; plateaus while the '
+                           'joint warms up are a warm_up), with τ_j from the rigid-body model of --params; adds the '
+                           'joint_friction section to the result file')
+    parser.add_argument('bags', nargs='+',
+                        help='rosbag2 recordings (MCAP or sqlite3, or bare .mcap or .db3 files), one experiment each')
+    parser.add_argument('--params', required=True, help='result file of dynid identify (rigid-body model, drive gains)')
+    parser.add_argument('--robot', default=None, help='robot (as for dynid model; default: the result\'s robot)')
+    add_joints_argument(parser, from_result=True)
+    parser.add_argument('--drives', default=None, metavar='FILE',
+                        help='drives file (as for dynid identify: gear_ratio, drive_gain, rotor_inertia per joint) '
+                             'replacing those the result recorded and the robot\'s; the result\'s drive gains and '
+                             'identified rotor inertias are kept')
+    parser.add_argument('-o', '--output', default=None,
+                        help='result file to write (default: add the section to --params itself)')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing --output')
+    parser.add_argument('--experiment', action='append', default=None, metavar='NAME[:JOINT]',
+                        help=f'experiment of each bag, in order, one of {", ".join(EXPERIMENTS)} or auto (default: '
+                             'a twin recording\'s trajectory file names it, else the motion tells); repeat once per '
+                             'bag, or give one for all')
+    parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
+                        help='motor torque: currents × drive gains, or the joint_states effort where the driver '
+                             'reports motor torque there (default: currents where recorded)')
+    parser.add_argument('--payload-mass', type=float_list, default=None, help='payload mass [kg] per bag (0: none)')
+    parser.add_argument('--payload-com', type=float_list, default=[0.0, 0.0, 0.0],
+                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
+    parser.add_argument('--cutoff', type=float, default=30.0,
+                        help='zero-phase low-pass of positions and motor torque [Hz] (default 30; at most fs/10)')
+    parser.add_argument('--t0', type=float, default=20.0, help='reference temperature T0 [°C] (default 20)')
+    parser.add_argument('--temperature-span', type=float, default=3.0,
+                        help='a plateau run whose temperature spans this [°C] is a warm-up (default 3)')
+    parser.add_argument('--egms-initial', type=float_list, default=[1e-3, 4.0, 2.0],
+                        help='backlash [rad], r_delta, r_k to start the E-GMS search from (default 0.001,4,2)')
+    parser.add_argument('--quiet', action='store_true', help='no progress output')
+    add_effort_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from dynid.friction.identified import summary_lines, write_joint_friction
+    from dynid.friction.identify import FrictionSettings, identify_joint_friction
+    from dynid.friction.recordings import friction_recordings
+    from dynid.identify.result import IdentificationResult
+    from dynid.identify.robot_source import robot_spec_of
+    from dynid.model import load_robot
+    from dynid.model.naming import parse_joint_map
+
+    output = Path(args.output) if args.output else Path(args.params)
+    output_file(output, '-o' if args.output else '--params',
+                args.force or not args.output or output.resolve() == Path(args.params).resolve())
+    if len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
+    settings = FrictionSettings(torque=args.torque, cutoff_hz=args.cutoff, min_temperature_span_c=args.temperature_span,
+                                t0_c=args.t0, egms_initial=tuple(args.egms_initial))
+    result = IdentificationResult.load(args.params)
+    robot = load_robot(robot_spec_of(result.provenance, result.robot, args.robot,
+                                     warn=lambda text: print(f'warning: {text}', file=sys.stderr)),
+                       joints=result_joints(args, result))
+    drives = drives_from_file(args.drives, robot)
+    effort = effort_told(args, ('effort',))
+    recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, args.payload_com,
+                                     effort or 'torque', parse_joint_map(args.joint_map))
+    signs = result_torque_signs(args, result, robot.joint_names)
+    for recording in recordings:
+        recording.dataset = recording.dataset.with_torque_signs(signs)
+        check_recording(recording.dataset, robot, effort, recording.name)
+    identification = identify_joint_friction(
+        recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr),
+        drives=drives)
+    print('\n'.join(summary_lines(identification)))
+    print(f'wrote {write_joint_friction(args.params, identification.section(), output)}')
+    return EXIT_OK

@@ -1,0 +1,116 @@
+"""``dynid import``: logs (UR RTDE, libfranka, a column map; text, .npz or a driver's bag) into a contract bag."""
+
+from __future__ import annotations
+
+import argparse
+
+from dynid.cli.shared import EXIT_OK, add_joints_argument, output_folder
+from dynid.errors import InputError
+
+SUMMARY = ('turn logs (CSV/text/.npz with UR RTDE, libfranka or any column map; a driver\'s rosbag2) into a contract '
+           'bag, checked, re-timed and resampled')
+
+
+def _default(name: str):
+    from dynid.io.importing import ImportSettings
+
+    return ImportSettings.__dataclass_fields__[name].default
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description += (': rows that cannot be parsed, step back in time, repeat the state before them, are out of '
+                           'range or jump further than the joint can move are dropped (each reported with its line); '
+                           'stamps a logger wrote around the robot\'s control ticks are re-timed onto them where the '
+                           'grid is evident; the rest is interpolated onto a uniform grid (positions by cubic spline, '
+                           'the other signals linearly); gaps of up to --bridge missing samples are bridged, longer '
+                           'ones stay gaps. import.yaml in the bag counts every row dropped or re-timed, with its '
+                           'reason')
+    parser.add_argument('csv', nargs='+', metavar='LOG',
+                        help='the log: CSV or other text files (with or without a header line), .npz files, as '
+                             'consecutive parts (the same columns) or one file per signal (different columns, the '
+                             'same rows); or one rosbag2 recording (MCAP or sqlite3 .db3) of a driver\'s joint_states')
+    parser.add_argument('-o', '--output', required=True, help='new rosbag2 directory to write')
+    columns = parser.add_mutually_exclusive_group()
+    columns.add_argument('--preset', choices=('ur_rtde', 'franka'),
+                         help='column names of UR\'s RTDE client (timestamp, actual_q_0…, actual_qd_*, '
+                              'actual_current_*, joint_temperatures_*) or of libfranka\'s CSV logs (time [ms], '
+                              'state.q[0]…, state.dq[*], state.tau_J[*])')
+    columns.add_argument('--columns', metavar='SPEC',
+                         help="generic column map, e.g. 'time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur{i}'"
+                              ' ({i}: joint index from 0, {n}: from 1, {name}: joint name; signals q (required), dq, '
+                              'tau, current, temperature; without time=, give --rate). Columns of a file without a '
+                              'header are named <file stem>_0, _1, …; the arrays of an .npz file are columns NAME '
+                              '(1-D) or NAME_0, NAME_1, … (2-D)')
+    add_joints_argument(parser)
+    parser.add_argument('--robot', default=None,
+                        help='robot whose joints the columns hold, in order (names and limits for the checks; '
+                             'default: ur5e for ur_rtde, panda for franka; required with --columns and for a bag)')
+    parser.add_argument('--rate', type=float, default=_default('rate_hz'),
+                        help='the robot\'s control rate [Hz]: the rate of the rows of a log without a time column; '
+                             'for a log with stamps, the grid they are re-timed or resampled onto (default: from the '
+                             'stamps)')
+    parser.add_argument('--timing', choices=('auto', 'stamps'), default=_default('timing'),
+                        help='auto: re-time samples onto the control grid where the stamps show one (stamps within '
+                             '0.8 of a period after their ticks); stamps: keep the stamps and interpolate '
+                             '(default auto)')
+    parser.add_argument('--bridge', type=int, default=_default('bridge'),
+                        help='interpolate over gaps of up to this many missing samples; longer gaps stay '
+                             'gaps (default 3; dynid identify bridges what its filters can)')
+    parser.add_argument('--current-limit', type=float, default=_default('current_limit_a'),
+                        help='drop rows with |current| above this [A] (default: 3 × effort limit / drive gain)')
+    parser.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap',
+                        help='storage of the written bag (default mcap; sqlite3 writes a .db3 bag)')
+    parser.add_argument('--joint-states-effort', choices=('torque', 'current'), default='torque',
+                        help='for a bag: what joint_states\' effort holds (default torque; current for the UR driver)')
+
+
+def _is_bag(path: str) -> bool:
+    from pathlib import Path
+
+    path = Path(path)
+    return path.is_dir() or path.suffix.lower() in ('.mcap', '.db3')
+
+
+def run(args: argparse.Namespace) -> int:
+
+    from dynid.io.bag import write_bag
+    from dynid.io.csv_log import PRESETS, parse_column_spec
+    from dynid.io.importing import ImportSettings, import_bag, import_logs, write_import_report
+    from dynid.io.log_checks import LogLimits
+    from dynid.model import load_robot
+
+    output = output_folder(args.output, '-o', new=True)
+    settings = ImportSettings(rate_hz=args.rate, bridge=args.bridge, timing=args.timing,
+                              current_limit_a=args.current_limit).validated()
+    bags = [path for path in args.csv if _is_bag(path)]
+    if bags:
+        if len(args.csv) > 1:
+            raise InputError(f'{bags[0]} is a bag: give one bag, or text/.npz files only')
+        if args.preset or args.columns:
+            raise InputError(f'{bags[0]} is a bag: its topics name the signals (no --preset or --columns)')
+        if args.robot is None:
+            raise InputError(f'{bags[0]}: give --robot (the joints, by name, and their limits for the checks)')
+        robot = load_robot(args.robot, joints=args.joints)
+        dataset, report, start_ns = import_bag(bags[0], robot.joint_names, LogLimits.of_robot(robot,
+                                               args.current_limit), settings, args.joint_states_effort)
+    else:
+        if not (args.preset or args.columns):
+            raise InputError('give the columns of the log: --preset ur_rtde|franka or --columns SPEC')
+        column_map = PRESETS[args.preset] if args.preset else parse_column_spec(args.columns)
+        if args.robot is None and column_map.robot is None:
+            raise InputError('--columns needs --robot (the joints the columns hold, in order)')
+        robot = load_robot(args.robot or column_map.robot, joints=args.joints)
+        limits = LogLimits.of_robot(robot, args.current_limit)
+        dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, settings)
+    for line in report.lines():
+        print(line)
+    write_bag(output, dataset, start_ns=start_ns, storage=args.storage)
+    write_import_report(output, report)
+    topics = ['joint_states'] + [topic for topic, signal in (('motor_states', dataset.theta),
+                                                            ('joint_currents', dataset.current),
+                                                            ('joint_temperatures', dataset.temperature))
+                                 if signal is not None]
+    print(f'wrote {output} (rosbag2, {"MCAP" if args.storage == "mcap" else "sqlite3"}: {", ".join(topics)}; '
+          f'joint_states effort {"= joint torque" if dataset.tau is not None else "empty"}) and '
+          f'{output / "import.yaml"}')
+    return EXIT_OK

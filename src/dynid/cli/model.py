@@ -1,0 +1,115 @@
+"""``dynid model``: joints, limits and base parameters of a robot model; its URDF for DH robots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from dynid.cli.shared import EXIT_OK, joint_list, output_file
+from dynid.errors import InputError
+
+SUMMARY = 'print joints, limits and the base parameters of a robot model'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--robot', default='ur5e',
+                        help='built-in name (dynid model --list: ur3, ur5, ur10, ur3e, ur5e, ur10e, ur16e, ur20, '
+                             'ur30, panda (also fer), fr3), a .urdf file (its arm is recognized by its joints and '
+                             'kinematics), or a dynid robot .yaml (default: ur5e)')
+    parser.add_argument('--list', action='store_true',
+                        help='list the built-in robots with the sources of their models and drive data')
+    parser.add_argument('--joints', type=joint_list, default=None,
+                        help='URDF only: comma-separated joints to keep, in chain order; '
+                             'the others are locked')
+    parser.add_argument('--json', action='store_true', help='print one JSON document')
+    parser.add_argument('--urdf', default=None, metavar='OUT.urdf',
+                        help='also write a URDF of a DH robot (a built-in other than ur5 and panda, or a dynid robot '
+                             '.yaml): the same joints, limits, inertials and flange, DH frames as links')
+    parser.add_argument('--force', action='store_true', help='overwrite an existing --urdf file')
+
+
+def _write_robot_urdf(spec: str, output: str, force: bool) -> str:
+    """Write the URDF of DH robot ``spec`` to ``output``; returns the line that says so."""
+
+    from dynid.model import RobotModel, load_robot
+    from dynid.model.dh_urdf import robot_urdf, torque_agreement
+
+    path = output_file(output, '--urdf', force)
+    text = robot_urdf(spec)
+    error = torque_agreement(load_robot(spec), RobotModel.from_urdf(text))
+    try:
+        path.write_text(text)
+    except OSError as caught:
+        raise InputError(f'cannot write {path}: {caught.strerror or caught}') from None
+    return f'wrote {path}: pinocchio on it reproduces the DH model\'s torques to {error:.1e} of their scale'
+
+
+def _format_limit(value: float | None, scale: float = 1.0) -> str:
+    return '-' if value is None else f'{value * scale:.4g}'
+
+
+def _list_robots(as_json: bool) -> int:
+    """``dynid model --list``: the built-ins, their joints and the sources of their data."""
+    from dynid.model.robots import ALIASES, BUILTINS, builtin_model
+
+    rows = [{'robot': name, 'title': robot.title, 'family': robot.family, 'joints': builtin_model(name).n,
+             'rate_hz': robot.rate_hz, 'model_source': robot.model, 'drives_source': robot.drives,
+             'aliases': sorted(alias for alias, target in ALIASES.items() if target == name)}
+            for name, robot in BUILTINS.items()]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    print(f'{"robot":<7} {"joints":>6} {"rate":>6}  what; model from; drive data from')
+    for row in rows:
+        aliases = f' (also {", ".join(row["aliases"])})' if row['aliases'] else ''
+        print(f'{row["robot"]:<7} {row["joints"]:>6} {row["rate_hz"]:>4g}Hz  {row["title"]}{aliases}; '
+              f'{row["model_source"]}; {row["drives_source"]}')
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    from dynid.model import load_robot  # pinocchio loads here, not for --help
+
+    if args.list:
+        return _list_robots(args.json)
+    robot = load_robot(args.robot, joints=args.joints)
+    for note in robot.notes:
+        print(f'note: {note}', file=sys.stderr)
+    written = None if args.urdf is None else _write_robot_urdf(args.robot, args.urdf, args.force)
+    summary = robot.summary()
+    summary['builtin'] = robot.builtin
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        if written:
+            print(written, file=sys.stderr)
+        return EXIT_OK
+    print(f'robot: {summary["robot"]}  ({summary["source"]})')
+    if robot.builtin and robot.builtin != summary['robot']:
+        print(f'built-in: {robot.builtin} (recognized by its joints and kinematics)')
+    print(f'gravity [m/s²]: {np.round(summary["gravity"], 6).tolist()}   flange frame: {summary["flange"]}')
+    print(f'joints: {robot.n}')
+    print(f'  {"#":>2}  {"name":<22} {"type":<10} {"lower":>9} {"upper":>9} {"velocity":>9} {"effort":>8}')
+    print(f'  {"":>2}  {"":<22} {"":<10} {"[deg]":>9} {"[deg]":>9} {"[deg/s]":>9} {"[N·m]":>8}')
+    for i, joint in enumerate(summary['joints'], start=1):
+        scale = 1.0 if joint['type'] == 'prismatic' else 180.0 / np.pi
+        print(f'  {i:>2}  {joint["name"]:<22} {joint["type"]:<10} '
+              f'{_format_limit(joint["lower"], scale):>9} {_format_limit(joint["upper"], scale):>9} '
+              f'{_format_limit(joint["velocity"], scale):>9} {_format_limit(joint["effort"]):>8}')
+    if summary['drives']:
+        print('drives: gear ratio, drive gain [N·m/A, link side], rotor inertia [kg·m², link side]')
+        for name, drive in summary['drives'].items():
+            print(f'  {name:<22} {drive["gear_ratio"]:>8.4g} {drive["drive_gain"]:>8.4g} '
+                  f'{drive["rotor_inertia"]:>8.4g}')
+    base = summary['base_parameters']
+    print(f'standard inertial parameters: {summary["standard_parameters"]}')
+    print(f'base parameters: {base["count"]}  (QR rank tolerance {base["tolerance"]:g})')
+    for i, parameter in enumerate(base['parameters'], start=1):
+        print(f'  {i:>3}  {parameter["name"]:<10} = {parameter["expression"]}')
+    if base['unidentifiable']:
+        print(f'no effect on the torques: {", ".join(base["unidentifiable"])}')
+    if written:
+        print(written)
+    return EXIT_OK

@@ -1,0 +1,293 @@
+"""What several subcommands share: exit codes, argument types, the data-pipeline and effort-meaning
+argument groups, reading recordings with the effort meaning the user gave, drives files and the
+printing of validation metrics, and the checks of where outputs go (before any work is done)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from dynid.errors import InputError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_FAILED = 1  # a verdict's threshold failed (dynid validate --require-fit), as DESIGN's exit codes say
+
+
+def _writable_folder(folder: Path, option: str, path: Path) -> None:
+    """The nearest existing folder at or above ``folder`` is a folder this process may write into."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f'{option} {path}: {existing} is not a folder')
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f'{option} {path}: cannot write into {existing}')
+
+
+def output_file(path: str | Path, option: str, force: bool = False) -> Path:
+    """Where ``option`` (e.g. ``-o``) writes a file, checked before any work: not a folder, not an existing
+    file unless ``force``, in a folder that exists (or can be made) and may be written; InputError naming
+    ``option`` otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f'{option} {path} is a folder: name the file to write')
+    if path.exists() and not force:
+        raise InputError(f'{path} exists; refusing to overwrite (use --force)')
+    _writable_folder(path.parent, option, path)
+    return path
+
+
+def output_folder(path: str | Path, option: str, new: bool = False) -> Path:
+    """Where ``option`` writes a folder (a report, a recording), checked before any work: not a file, a
+    folder that does not exist yet where ``new`` says so, and writable (or creatable); InputError naming
+    ``option`` otherwise."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError(f'{option} {path} is a file, not a folder')
+    if new and path.exists():
+        raise InputError(f'{path} exists; refusing to overwrite (choose a new output directory)')
+    _writable_folder(path, option, path)
+    return path
+
+
+def joint_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(',') if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError('expected comma-separated joint names')
+    return names
+
+
+def float_list(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(',') if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected comma-separated numbers, got {text!r}') from None
+
+
+def add_joints_argument(parser: argparse.ArgumentParser, from_result: bool = False) -> None:
+    """--joints: the serial chain of a description that branches (or a part of one), the others locked."""
+    parser.add_argument('--joints', type=joint_list, default=None, metavar='J1,J2,...',
+                        help='URDF only: the joints to model (one serial chain of a description that branches, e.g. '
+                             'the arm of a mobile manipulator; any order), the others locked at zero or mid-range'
+                             + ('; default: those of the identification' if from_result else ''))
+
+
+def result_joints(args: argparse.Namespace, result) -> list[str] | None:
+    """--joints where given, else the serial chain the result's robot was selected to (None: all joints)."""
+    from dynid.identify.robot_source import recorded_joints
+
+    return getattr(args, 'joints', None) or recorded_joints(result.provenance)
+
+
+def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group('data pipeline')
+    group.add_argument('--position-cutoff', type=float, default=None,
+                       help='position low-pass [Hz] (default min(5·f_dyn, max(fs/10, the decimation cut-off)): 50 at '
+                            '500 Hz and up, 10 at 100 Hz, 3.75 at 30 Hz); refused at or above 0.45·fs')
+    group.add_argument('--decimation-cutoff', type=float, default=None,
+                       help='parallel low-pass of torques and columns [Hz] (default min(2·f_dyn, max(fs/25, min(4, '
+                            'fs/8))): 20 at 500 Hz and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz); refused at or above '
+                            '0.45·fs')
+    group.add_argument('--motion-bandwidth', type=float, default=10.0,
+                       help='bandwidth f_dyn of the motion [Hz]: the default cut-offs are 5·f_dyn and 2·f_dyn where '
+                            'the rate allows (default 10)')
+    group.add_argument('--decimation', type=int, default=None,
+                       help='keep every k-th sample (default 0.8·fs/(2·cutoff))')
+    group.add_argument('--trim', type=float, default=None,
+                       help='seconds dropped at both ends of each recording (filter edges; default max(0.15, '
+                            '3/decimation cut-off): 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz)')
+    group.add_argument('--stiction-velocity', type=float, default=0.02,
+                       help='drop rows with |ω| below this [rad/s] around them (default 0.02)')
+    group.add_argument('--bridge-ms', type=float, default=None,
+                       help='fill gaps whose missing samples span at most this [ms] before filtering, where the '
+                            'stretch around them kept at least half of its samples; longer gaps split the recording '
+                            '(default: the spacing of the decimated samples, 20 ms at 1 kHz; 0 splits at every gap)')
+
+
+def filter_settings(args):
+    from dynid.identify.preprocess import FilterSettings
+
+    return FilterSettings(position_cutoff_hz=args.position_cutoff, decimation_cutoff_hz=args.decimation_cutoff,
+                          decimation=args.decimation, trim_s=args.trim, stiction_velocity=args.stiction_velocity,
+                          motion_bandwidth_hz=args.motion_bandwidth,
+                          bridge_s=None if args.bridge_ms is None else args.bridge_ms / 1e3)
+
+
+def add_effort_argument(parser: argparse.ArgumentParser) -> None:
+    from dynid.io import EFFORT_MEANINGS
+
+    parser.add_argument('--joint-states-effort', choices=EFFORT_MEANINGS, default=None,
+                        help="what joint_states' effort holds in the recordings: torque (joint torque [N·m]; the "
+                             'default) or current (motor current [A], then used as a joint_currents topic is: through '
+                             'the drive gains). The UR driver (ur_robot_driver) publishes motor current there: give '
+                             'current for a UR recording of /joint_states. With current, a recording that also has a '
+                             'joint_currents topic (as dynid simulate and identifier_node write) is refused. Each '
+                             'recording is checked against the robot file (sign and scale of its torque per joint) and '
+                             'a warning names what looks wrong')
+    parser.add_argument('--joint-map', default=None, metavar='NAME=MODEL_JOINT,...',
+                        help="the recordings' joint names where they are not the model's: comma-separated "
+                             'NAME=MODEL_JOINT pairs. Not needed for the vendors\' prefixes (a tf_prefix or '
+                             "arm_prefix, fer_joint1 or fr3_joint1 for panda_joint1), which are matched by name")
+    parser.add_argument('--torque-sign', action='append', default=[], metavar='JOINT=-1',
+                        help="negate joint_states' effort of a joint whose driver counts it the other way round "
+                             'from the robot file (comma-separated or repeated; all=-1 for every joint); the check '
+                             'against the robot file names the joints that need it. validate, estimate and '
+                             'identify-friction take the identification\'s signs unless given')
+
+
+def torque_signs(args: argparse.Namespace, joint_names) -> dict[str, int]:
+    """{joint: ±1} of the --torque-sign options (``all`` for every joint of ``joint_names``)."""
+    from dynid.io.dataset import parse_torque_signs
+
+    return parse_torque_signs(getattr(args, 'torque_sign', []), joint_names, '--torque-sign')
+
+
+def result_torque_signs(args: argparse.Namespace, result, joint_names) -> dict[str, int]:
+    """--torque-sign where given, else the signs the result's identification applied (its first recording's),
+    said on stderr: recordings of the same driver count the same way."""
+    if getattr(args, 'torque_sign', None):
+        return torque_signs(args, joint_names)
+    inputs = result.provenance.get('inputs') or [{}]
+    recorded = (inputs[0].get('source') or {}).get('torque_sign') or {}
+    if recorded:
+        print('note: the torque of ' + ', '.join(recorded) + ' is negated as in the identification (--torque-sign '
+              + ','.join(f'{name}={sign}' for name, sign in recorded.items()) + '); --torque-sign all=1 keeps it as '
+              'recorded', file=sys.stderr)
+    return {name: int(sign) for name, sign in recorded.items()}
+
+
+def effort_told(args: argparse.Namespace, torque_sources=()) -> str | None:
+    """What the user said joint_states' effort holds: --joint-states-effort, else torque where --torque names
+    the effort as a torque (``torque_sources``), else None (not said: read as torque, and checked)."""
+    if args.joint_states_effort is None and getattr(args, 'torque', None) in torque_sources:
+        return 'torque'
+    return args.joint_states_effort
+
+
+def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None = None,
+             signs: dict[str, int] | None = None, warn: bool = True):
+    """The recording ``bag`` in ``robot``'s joint order, joint_states' effort read as ``joint_states_effort``
+    says (None: not given, torque), its joints named as ``joint_map`` (--joint-map text) or the vendors' prefixes
+    say, the torque of the joints in ``signs`` negated; checked against the robot file (:func:`check_recording`:
+    its warnings on stderr where ``warn``, and in ``source['effort_check']``); a warning where its rate is another
+    UR controller's than the robot's."""
+    import numpy as np
+
+    from dynid.io.recorder import read_recording
+    from dynid.io.stream_checks import rate_note
+    from dynid.model.naming import parse_joint_map
+
+    dataset = read_recording(bag, robot.joint_names, None, joint_states_effort or 'torque',
+                             parse_joint_map(joint_map))
+    dataset = dataset.with_torque_signs(signs or {})
+    check_recording(dataset, robot, joint_states_effort, bag, warn)
+    note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
+    if note:
+        print(f'warning: {bag}: {note}', file=sys.stderr)
+    return dataset
+
+
+def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: bool = True) -> None:
+    """The sign and scale of ``dataset``'s torque against the robot file
+    (:func:`dynid.identify.plausibility.check_effort`), with what the user (``joint_states_effort``) or the
+    recording said the effort holds; ``source['effort_check']`` keeps it and its warnings, printed to
+    stderr where ``warn``."""
+    from dynid.identify.plausibility import attach_effort_check
+    from dynid.io.effort_record import recorded_effort
+
+    said, said_by = (joint_states_effort, '--joint-states-effort') if joint_states_effort else recorded_effort(bag)
+    lines = attach_effort_check(dataset, robot, None if said == 'none' else said, said_by, name=str(bag))
+    for line in lines if warn else ():
+        print(f'warning: {line}', file=sys.stderr)
+
+
+def recording_inputs(bags, robot, masses, com, label, joint_states_effort=None, joint_map=None, signs=None):
+    """The bags as identification inputs, each with its payload (``masses`` and ``com``, --``label``); their
+    checks' warnings go into the result (:func:`read_bag` with ``warn`` False)."""
+    from dynid.identify.model import RecordingInput
+    from dynid.model import Payload
+
+    if masses and len(masses) != len(bags):
+        raise InputError(f'--{label} needs one mass per bag ({len(bags)}), got {len(masses)}')
+    recordings = []
+    for i, bag in enumerate(bags):
+        dataset = read_bag(bag, robot, joint_states_effort, joint_map, signs, warn=False)
+        mass = masses[i] if masses else 0.0
+        if mass < 0:
+            raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
+        if mass == 0:
+            recordings.append(RecordingInput(dataset, name=str(bag)))
+        elif com is not None:
+            recordings.append(RecordingInput(dataset, payload=Payload(mass, com), name=str(bag)))
+        else:
+            recordings.append(RecordingInput(dataset, payload_mass=mass, name=str(bag)))
+    return recordings
+
+
+def drives_from_file(path, robot):
+    """The drives of a --drives file for ``robot``, or None without one."""
+    from dynid.model.drives import load_drives
+
+    return None if path is None else load_drives(path, robot.joint_names)
+
+
+def print_metrics(label: str, metrics: dict) -> None:
+    """The metrics of one recording (beside the robot file's own model where the result holds one), then its one
+    line about the share used (a warning if it lost samples)."""
+    from dynid.identify.metrics import format_number as number
+
+    joints = metrics['joints']
+    scored = metrics.get('scored_joints', len(joints))
+    reference = metrics.get('robot_file')
+    print(f'{label}: relative residual {number(metrics["relative_residual"], ".4g")}, RMSE '
+          f'{number(metrics["rmse"], ".4g")} N·m ({metrics["rows"]} equations; {scored} of {len(joints)} joints '
+          f'scored)' + ('' if reference is None else
+                       f'; the robot file\'s own model: relative residual '
+                       f'{number(reference["relative_residual"], ".4g")}'))
+    for name, m in joints.items():
+        line = (f'  {name:<22} RMSE {number(m["rmse"], ".4g"):>8} N·m   NRMSE fit '
+                f'{number(m["nrmse_fit_percent"], ".2f"):>7} %' + (f'   ({m["rows"]} rows)' if 'rows' in m else ''))
+        if reference is not None:
+            theirs = reference['joints'][name]
+            line += (f'   robot file: RMSE {number(theirs["rmse"], ".4g"):>8} N·m, fit '
+                     f'{number(theirs["nrmse_fit_percent"], ".2f"):>7} %')
+        print(line)
+    for warning in metrics.get('warnings', []):
+        print(f'warning: {label}: {warning}')
+    if (metrics.get('gaps') or {}).get('summary'):
+        print(f'warning: {metrics["gaps"]["summary"]}')
+    elif metrics.get('usage'):
+        print(metrics['usage'])
+
+
+def add_settings_arguments(parser: argparse.ArgumentParser, settings_class, title: str,
+                           skip: tuple[str, ...] = ()) -> None:
+    """One ``--flag`` per field of a frozen settings dataclass (fields carry 'description', 'unit' and
+    'range' metadata); the defaults stay in the dataclass (a flag not given leaves its field alone)."""
+    from dataclasses import MISSING, fields
+
+    group = parser.add_argument_group(title)
+    for f in fields(settings_class):
+        if f.name in skip:
+            continue
+        unit = f.metadata.get('unit')
+        default = f.default if f.default is not MISSING else None
+        text = (f.metadata.get('description', '') + (f' [{unit}]' if unit else '') +
+                (f' (default {default!r})' if default not in ('', None) else '')).replace('%', '%%')
+        flag = '--' + f.name.replace('_', '-')
+        if isinstance(default, bool):
+            group.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=text)
+        else:
+            kind = str if isinstance(default, str) else (int if isinstance(default, int) else float)
+            group.add_argument(flag, dest=f.name, type=kind, default=None, help=text)
+
+
+def settings_from_args(args: argparse.Namespace, settings_class, **values):
+    """The settings object with the fields the user gave as flags (others at their defaults) and ``values``."""
+    from dataclasses import fields
+
+    given = {f.name: getattr(args, f.name) for f in fields(settings_class)
+             if getattr(args, f.name, None) is not None}
+    return settings_class(**{**given, **values})

@@ -1,0 +1,119 @@
+"""``dynid validate``: the torques of recordings predicted with an identification result."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from dynid.cli.shared import (
+    EXIT_FAILED,
+    EXIT_OK,
+    add_effort_argument,
+    add_joints_argument,
+    drives_from_file,
+    float_list,
+    output_file,
+    print_metrics,
+    read_bag,
+    result_joints,
+    result_torque_signs,
+)
+from dynid.errors import InputError
+
+SUMMARY = 'predict the torques of recordings with an identification result'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('bags', nargs='+',
+                        help='rosbag2 recordings (MCAP or sqlite3, or bare .mcap or .db3 files) to predict')
+    parser.add_argument('--params', required=True, help='result file of dynid identify')
+    parser.add_argument('--robot', default=None,
+                        help='robot (default: the one of the result, refused if its file moved or changed)')
+    add_joints_argument(parser, from_result=True)
+    parser.add_argument('--drives', default=None, metavar='FILE',
+                        help='drives file (as for dynid identify) for results that recorded none; the result\'s '
+                             'drive gains are kept')
+    parser.add_argument('--payload-mass', type=float_list, default=None,
+                        help='known point-mass payload [kg] per bag (with --payload-com)')
+    parser.add_argument('--payload-com', type=float_list, default=[0.0, 0.0, 0.0],
+                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
+    parser.add_argument('--recover-payload', action='store_true',
+                        help='estimate an unknown payload on each bag from the model\'s residual')
+    parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
+                        help='score only the last FRACTION of each recording\'s time (as dynid identify --holdout '
+                             'FRACTION held it out)')
+    verdict = parser.add_argument_group(
+        'verdict (for CI)', 'a threshold that fails makes the command exit 1 (after printing and writing everything)')
+    verdict.add_argument('--require-fit', action='append', default=[], metavar='PERCENT|JOINT=PERCENT',
+                         help='least NRMSE fit [%%] of every joint on every bag (a number), or of one joint '
+                              '(JOINT=PERCENT; repeatable, or comma-separated); a joint that cannot be scored fails '
+                              'its threshold')
+    verdict.add_argument('--json', default=None, metavar='FILE',
+                         help='write the verdict as JSON: per joint RMSE, NRMSE fit, threshold and pass/fail per bag, '
+                              'and the sha256 of every input file (each file of each bag, the result, the robot and '
+                              'drives files)')
+    verdict.add_argument('--force', action='store_true', help='overwrite an existing --json file')
+    add_effort_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+
+    from dynid.identify.quality import validation_warnings
+    from dynid.identify.result import IdentificationResult
+    from dynid.identify.robot_source import robot_spec_of
+    from dynid.identify.validate import recover_payload, validate
+    from dynid.identify.verdict import FitThresholds, RecordingVerdict, Verdict
+    from dynid.model import Payload, load_robot
+
+    if args.json is not None:
+        output_file(args.json, '--json', args.force)
+    result = IdentificationResult.load(args.params)
+    spec = robot_spec_of(result.provenance, result.robot, args.robot, warn=lambda text: print(f'warning: {text}'))
+    robot = load_robot(spec, joints=result_joints(args, result))
+    drives = drives_from_file(args.drives, robot)
+    thresholds = FitThresholds.parse(args.require_fit, robot.joint_names)
+    verdict = Verdict.start(args.params, spec, thresholds, args.drives)
+    masses = args.payload_mass or [0.0] * len(args.bags)
+    if len(masses) != len(args.bags):
+        raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
+    trained = {float(entry.get('payload_mass_known') or entry.get('payload_known') or 0.0)
+               for entry in result.provenance.get('inputs') or []}
+    signs = result_torque_signs(args, result, robot.joint_names)
+    unscored = []
+    for bag, mass in zip(args.bags, masses, strict=True):
+        dataset = read_bag(bag, robot, args.joint_states_effort, args.joint_map, signs)
+        if args.holdout is not None:
+            dataset = dataset.split_holdout(args.holdout)[1]
+        payload = Payload(mass, args.payload_com) if mass > 0 else None
+        metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        if trained and float(mass) not in trained:
+            declared = ', '.join(f'{m:g}' for m in sorted(trained))
+            metrics['warnings'].append(
+                f'payload {mass:g} kg differs from those of the identification ({declared} kg declared): a payload '
+                f'carried but not declared there is part of the last link\'s parameters')
+        print_metrics(f'{bag}', metrics)
+        recording = RecordingVerdict.of(bag, mass)
+        recording.add_prediction('result', metrics, thresholds)
+        if metrics.get('robot_file') is not None:  # shown beside the result, not judged
+            recording.add_prediction('robot_file', metrics['robot_file'], thresholds, judged=False)
+        verdict.recordings.append(recording)
+        if metrics['scored_joints'] == 0:
+            unscored.append(bag)
+            continue
+        if args.recover_payload:
+            recovered = recover_payload(result, robot, dataset, name=bag, drives=drives)
+            print(f'  recovered payload mass {recovered["mass"]:.4f} ± {recovered["mass_std"]:.2g} kg')
+    if thresholds.any:
+        print(verdict.summary_line())
+    if args.json is not None:
+        print(f'wrote {verdict.write(args.json)}')
+    if unscored:
+        raise InputError(f'nothing could be scored on {", ".join(map(str, unscored))}: no joint has rows with a '
+                         f'varying measured torque (a recording at rest?)')
+    if verdict.passed is False:
+        failures = verdict.failures()
+        print(f'dynid validate: failed: {failures[0]}' + (f' (and {len(failures) - 1} more)' if len(failures) > 1
+                                                          else ''), file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,433 @@
+"""The robot file as a prior: its link inertias pull the identification toward them, with a weight from the data.
+
+The unknowns are the 10·n standard parameters π (:mod:`dynid.model.inertial` order, each link about its joint
+frame), the rotor inertias Ia where the problem identifies them and the friction parameters, x = [π | Ia | f];
+the base parameters are χ_b = K·[π; Ia]. The maximum a posteriori (MAP) estimate minimizes
+
+    ‖G·(y − W_b·K·[π; Ia] − W_f·f)‖²  +  Σ_i ‖J̄_i^(−1/2)·(J_i − J̄_i)·J̄_i^(−1/2)‖²_F / s²  (+ Ia term)
+
+- **G** the weights of the linear solution (1/σ̂_j per joint for WLS), so that the data term is a χ² with
+  unit variance per row; **J_i** the 4×4 pseudo-inertia of link i and **J̄_i** the robot file's. The distance
+  is the second-order expansion of the log-det divergence between pseudo-inertias (Lee and Park 2019,
+  "Geometric robot dynamic identification"): dimensionless and frame-independent, so one relative standard
+  deviation s serves every link. Rotor inertias get the same relative prior on the drive data's. Friction has
+  none.
+- **Impossible links** (:func:`robot_file_links`): a robot file's link whose pseudo-inertia is not positive
+  definite (negative or zero mass, an inertia about the centre of mass that violates a triangle inequality or
+  is not positive semidefinite) is no physical body (Wensing, Kim and Slotine 2017, Theorem 1). It is named,
+  left out of the prior, and only its nearest consistent pseudo-inertia serves as the scale of the consistency
+  constraint (:mod:`dynid.identify.physical`).
+- **The weight s** (:func:`cross_validated_prior_std`): cross-validation over contiguous stretches of the
+  recording. The rows (sample-major, so a run of rows is a stretch of time) are cut into
+  :data:`CROSS_VALIDATION_BLOCKS` blocks, block b in fold b mod :data:`CROSS_VALIDATION_FOLDS` (blocks, not
+  rows: neighbouring rows share the filters' memory and would leak between folds). For every s of
+  :data:`PRIOR_STD_GRID` each fold is predicted by the MAP estimate of the others and scored twice: by its
+  weighted χ² (the likelihood the estimator maximizes, which the joints with large torques dominate) and by
+  Σ_j ‖y_j − ŷ_j‖²/‖y_j‖² (every joint counts as its fit does for the user). s has the least sum over the
+  folds of the two, each divided by its own least total. Either alone was worse on the twin
+  (``benchmarks/bench_generalize.py``, poorly exciting runs of 8–10 s, robot files 20–40 % and far off,
+  held out on other trajectories): the χ² alone chose priors too weak for other motions and left joints
+  worse than the robot file's own model, the per-joint score alone chose priors too strong for a
+  well-exciting run (its own motion predicted ~1 % worse than without a prior).
+- **The robot file's own model** (:func:`robot_file_values`): the links as the file has them, the rotor
+  inertias and the friction fitted to the same rows: the strongest prior, which ``dynid validate`` predicts
+  beside the identified model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+import scipy.linalg
+
+from dynid.model.inertial import PSEUDO_INERTIA_MAP, describe_link, pseudo_inertia
+
+#: Relative prior standard deviations s tried by the cross-validation: 0.05 … 100 in steps of about √2 to 2.5.
+PRIOR_STD_GRID = (0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0, 50.0, 100.0)
+#: Folds the cross-validation holds out in turn, each CROSS_VALIDATION_BLOCKS / CROSS_VALIDATION_FOLDS
+#: contiguous blocks of the rows, spread over the record (module docstring).
+CROSS_VALIDATION_FOLDS = 4
+CROSS_VALIDATION_BLOCKS = 8
+#: Rows of one fold below which a joint is not scored (too few to say anything).
+_MIN_FOLD_ROWS = 10
+
+
+# ------------------------------------------------------------------------------ the robot file's links
+@dataclass(frozen=True)
+class RobotFileLink:
+    """One link of the robot file: the body the joint moves (``link``, as :func:`link_names` names it, and
+    ``inertial``, the URDF link(s) holding its inertial), its 10 standard parameters, what makes it impossible
+    (None: a physical body; 'no inertia' for a massless link), and the pseudo-inertia that scales its terms."""
+
+    joint: str
+    link: str
+    inertial: str
+    parameters: np.ndarray
+    problem: str | None
+    reference: np.ndarray  # 4×4, positive definite: J̄ itself, or the nearest consistent one
+
+    @property
+    def in_prior(self) -> bool:
+        return self.problem is None
+
+    def line(self) -> str:
+        """One line for people naming the link and what is wrong with it."""
+        return f'robot file link {self.inertial!r} (joint {self.joint}): {self.problem}'
+
+
+def link_names(robot) -> list[str]:
+    """The body (URDF link) each joint moves: the first body frame attached to the joint."""
+    model = robot.pinocchio_model
+    names = []
+    for j in range(1, model.njoints):
+        frames = [f.name for f in model.frames if f.parentJoint == j and f.type == pin.FrameType.BODY]
+        names.append(frames[0] if frames else model.names[j])
+    return names
+
+
+def _inertial_links(robot) -> set[str]:
+    """The URDF links with an ``<inertial>`` of non-zero mass (empty for a robot not read from a URDF)."""
+    from xml.etree import ElementTree
+
+    if not robot.urdf:
+        return set()
+    try:
+        text = robot.urdf.strip()
+        root = ElementTree.fromstring(text) if text.startswith('<') else ElementTree.parse(robot.urdf).getroot()
+    except (ElementTree.ParseError, OSError):
+        return set()
+    held = set()
+    for link in root.iter('link'):
+        mass = link.find('inertial/mass')
+        try:
+            if mass is not None and float(mass.get('value', '0')) != 0.0:
+                held.add(link.get('name'))
+        except ValueError:
+            continue
+    return held
+
+
+def _body_links(robot) -> list[str]:
+    """Per joint, the name of the link whose inertia the joint moves: the URDF link(s) holding the inertial of
+    the joint's body (links rigidly attached are one body, joined by ' + '), else :func:`link_names`."""
+    held = _inertial_links(robot)
+    model = robot.pinocchio_model
+    names = []
+    for j, fallback in enumerate(link_names(robot), start=1):
+        holders = [f.name for f in model.frames if f.parentJoint == j and f.type == pin.FrameType.BODY
+                   and f.name in held]
+        names.append(' + '.join(holders) if holders else fallback)
+    return names
+
+
+def _inertia_problem(phi: np.ndarray) -> str | None:
+    """Why 10 standard parameters are no physical body, in words; None when they are one."""
+    if not np.all(np.isfinite(phi)):
+        return 'inertial parameters are not finite'
+    if not np.any(phi):
+        return 'no inertia (massless)'
+    link = describe_link(phi)
+    if link['mass'] <= 0:
+        return f'mass {link["mass"]:.4g} kg is not positive'
+    moments = link['principal_moments']
+    if moments[0] < 0:
+        return (f'inertia about the centre of mass is not positive semidefinite (principal moment {moments[0]:.3g} '
+                f'kg·m²)')
+    if not link['triangle_inequalities']:
+        return (f'inertia about the centre of mass violates the triangle inequality (principal moments '
+                f'{moments[0]:.4g}, {moments[1]:.4g}, {moments[2]:.4g} kg·m²: {moments[2]:.4g} > '
+                f'{moments[0]:.4g} + {moments[1]:.4g})')
+    if link['min_pseudo_eigenvalue'] <= 0:
+        return f'pseudo-inertia is not positive definite (least eigenvalue {link["min_pseudo_eigenvalue"]:.3g})'
+    return None
+
+
+def _nearest_consistent(j: np.ndarray, floor: float) -> np.ndarray:
+    """The symmetric matrix nearest to ``j`` (Frobenius) with every eigenvalue ≥ ``floor``."""
+    values, vectors = np.linalg.eigh(0.5 * (j + j.T))
+    return vectors @ np.diag(np.maximum(values, floor)) @ vectors.T
+
+
+def robot_file_links(robot) -> list[RobotFileLink]:
+    """The robot file's link inertias checked one by one (module docstring, "Impossible links")."""
+    standard = robot.standard_parameters
+    pseudo = [pseudo_inertia(standard[10 * i:10 * i + 10]) for i in range(robot.n)]
+    problems = [_inertia_problem(standard[10 * i:10 * i + 10]) for i in range(robot.n)]
+    sizes = [np.trace(j) for j, problem in zip(pseudo, problems, strict=True) if problem is None]
+    typical = float(np.mean(sizes)) if sizes else 1.0
+    links = []
+    holders = _body_links(robot)
+    for i, (joint, link) in enumerate(zip(robot.joint_names, link_names(robot), strict=True)):
+        j = pseudo[i]
+        if problems[i] is None:  # a point mass or a flat body is singular: a hair of every direction
+            reference = j + 1e-6 * max(np.trace(j), 1e-6) * np.eye(4)
+        else:
+            reference = _nearest_consistent(j, 1e-6 * max(np.trace(np.abs(j)), typical))
+        links.append(RobotFileLink(joint, link, holders[i], standard[10 * i:10 * i + 10].copy(), problems[i],
+                                   reference))
+    return links
+
+
+def _inverse_sqrt(j: np.ndarray) -> np.ndarray:
+    values, vectors = np.linalg.eigh(j)
+    return vectors @ np.diag(values ** -0.5) @ vectors.T
+
+
+# ------------------------------------------------------------------------------ rows
+@dataclass
+class ReducedRows:
+    """Weighted rows G·W·v ≈ G·y kept as ‖G·(y − W·v)‖² = ‖projected − r·v‖² + constant (r: p×p); ``rows``:
+    how many equations they hold."""
+
+    r: np.ndarray
+    projected: np.ndarray
+    constant: float
+    rows: int
+
+    @classmethod
+    def of(cls, w: np.ndarray, y: np.ndarray, row_weights: np.ndarray) -> ReducedRows:
+        """One QR of [G·W | G·y] (R only: the last column is Qᵀ·G·y, the corner the part nothing fits)."""
+        count = w.shape[1]
+        r = scipy.linalg.qr(np.column_stack([w * row_weights[:, None], y * row_weights]), mode='r',
+                            check_finite=False)[0]
+        full = np.zeros((count + 1, count + 1))
+        full[:r.shape[0]] = r[:count + 1]
+        return cls(full[:count, :count], full[:count, count], float(full[count, count] ** 2), len(y))
+
+    @classmethod
+    def stack(cls, parts: list[ReducedRows]) -> ReducedRows:
+        """The rows of several parts together (their R factors stacked and reduced again)."""
+        w = np.vstack([part.r for part in parts])
+        y = np.concatenate([part.projected for part in parts])
+        joined = cls.of(w, y, np.ones(len(y)))
+        joined.constant += sum(part.constant for part in parts)
+        joined.rows = sum(part.rows for part in parts)
+        return joined
+
+    def cost(self, v: np.ndarray) -> float:
+        """‖G·(y − W·v)‖² of these rows."""
+        e = self.projected - self.r @ v
+        return float(e @ e + self.constant)
+
+
+@dataclass
+class PriorRows:
+    """The prior's rows at s = 1 (module docstring): ‖a·x − b‖² / s² is the prior's cost. Links left out
+    (impossible in the robot file) have no rows."""
+
+    a: np.ndarray
+    b: np.ndarray
+    references: list[np.ndarray]  # per link the positive definite pseudo-inertia that scales it
+
+    @classmethod
+    def of(cls, links: list[RobotFileLink], unknowns: int, prior_rotor: np.ndarray | None) -> PriorRows:
+        n = len(links)
+        a_rows, b_rows = [np.zeros((0, unknowns))], [np.zeros(0)]
+        for i, link in enumerate(links):
+            if not link.in_prior:
+                continue
+            root = _inverse_sqrt(link.reference)
+            g = np.kron(root, root) @ PSEUDO_INERTIA_MAP  # vec(R·J·R) = (R⊗R)·vec(J)
+            rows = np.zeros((16, unknowns))
+            rows[:, 10 * i:10 * i + 10] = g
+            a_rows.append(rows)
+            b_rows.append(g @ link.parameters)
+        if prior_rotor is not None:
+            scale = np.maximum(np.abs(prior_rotor), 1e-6)
+            rows = np.zeros((n, unknowns))
+            rows[np.arange(n), 10 * n + np.arange(n)] = 1.0 / scale
+            a_rows.append(rows)
+            b_rows.append(prior_rotor / scale)
+        return cls(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
+
+
+@dataclass
+class PhysicalProblem:
+    """The reduced least squares ‖A·x − b‖² over x = [π (10n) | Ia (n or 0) | friction] (module docstring).
+
+    ``a``, ``b``: data rows (R factor of the weighted base system times the regrouping) stacked over the
+    prior rows; ``data_rows``: how many of them are data; ``residual_constant``: the part of the weighted
+    sum of squares no parameter can fit (‖Gy‖² − ‖Qᵀ·G·y‖²); ``equations``: how many equations the data
+    rows hold; ``references``: the pseudo-inertias J̄_i (the floor ε·J̄_i of the consistency constraint).
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    data_rows: int
+    residual_constant: float
+    equations: int
+    n_links: int
+    n_rotor: int
+    non_negative: np.ndarray  # indices of x bounded below by 0 (Ia, Fc, Fv)
+    references: list[np.ndarray]
+
+    def objective(self, x: np.ndarray) -> float:
+        """‖A·x − b‖²: the minimized cost (data and prior) up to the constant."""
+        r = self.a @ x - self.b
+        return float(r @ r)
+
+    def data_cost(self, x: np.ndarray) -> float:
+        """Weighted χ² of the training equations at x."""
+        r = self.a[:self.data_rows] @ x - self.b[:self.data_rows]
+        return float(r @ r + self.residual_constant)
+
+    def map_estimate(self) -> np.ndarray:
+        """The unconstrained minimizer (the MAP estimate of the Gaussian problem; minimum norm where nothing
+        determines a direction)."""
+        return np.linalg.lstsq(self.a, self.b, rcond=None)[0]
+
+
+#: Friction symbols bounded below by zero in a physically consistent solution.
+NON_NEGATIVE_FRICTION = ('Fc', 'Fv')
+
+
+@dataclass
+class PhysicalLayout:
+    """How x = [π | Ia | friction] maps to the identification's columns, and what is bounded."""
+
+    to_base: np.ndarray  # (columns of W) × (unknowns): χ_b = K·[π; Ia], friction itself
+    n_links: int
+    n_rotor: int
+    non_negative: np.ndarray
+
+    @classmethod
+    def of(cls, regrouping: np.ndarray, n_links: int, rotor_inertia: bool, parameter_names: list[str],
+           rigid_count: int) -> PhysicalLayout:
+        standard_count = regrouping.shape[1]
+        names = parameter_names[rigid_count:]
+        to_base = scipy.linalg.block_diag(regrouping, np.eye(len(names)))
+        bounded = [standard_count + k for k, name in enumerate(names)
+                   if name.rpartition('_')[0] in NON_NEGATIVE_FRICTION]
+        if rotor_inertia:
+            bounded = list(range(10 * n_links, standard_count)) + bounded
+        return cls(to_base, n_links, standard_count - 10 * n_links, np.array(bounded, dtype=int))
+
+    def problem(self, data: ReducedRows, prior: PriorRows, prior_std: float | None) -> PhysicalProblem:
+        """The problem of these data rows with the prior at relative σ ``prior_std`` (None: no prior)."""
+        a_rows, b_rows = [data.r @ self.to_base], [data.projected]
+        if prior_std is not None:
+            a_rows.append(prior.a / prior_std)
+            b_rows.append(prior.b / prior_std)
+        return PhysicalProblem(np.vstack(a_rows), np.concatenate(b_rows), data.r.shape[0], data.constant, data.rows,
+                               self.n_links, self.n_rotor, self.non_negative, prior.references)
+
+
+# ------------------------------------------------------------------------------ the weight
+@dataclass
+class Fold:
+    """One fold of the cross-validation: the weighted rows of the other folds (``trained_on``), this fold's
+    weighted rows (``held_out``), and its unweighted rows per joint with their measured energy ‖y_j‖² (None:
+    too few rows to score)."""
+
+    trained_on: ReducedRows
+    held_out: ReducedRows
+    joints: list[ReducedRows | None]
+    energy: np.ndarray
+
+    def scores(self, values: np.ndarray) -> tuple[float, float]:
+        """(weighted χ² of the fold, Σ_j ‖y_j − W_j·v‖² / ‖y_j‖² over the joints scored) at ``values``."""
+        return self.held_out.cost(values), sum(rows.cost(values) / energy for rows, energy
+                                               in zip(self.joints, self.energy, strict=True) if rows is not None)
+
+
+def time_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, joints: np.ndarray,
+               count: int = CROSS_VALIDATION_FOLDS, blocks: int = CROSS_VALIDATION_BLOCKS
+               ) -> tuple[list[Fold], ReducedRows]:
+    """The rows cut into ``blocks`` contiguous blocks, block b in fold b mod ``count`` (module docstring);
+    also the reduced rows of all of them (from the folds' factors: one QR of the rows, not two)."""
+    parts = np.array_split(np.arange(len(y)), blocks)
+    members = [np.concatenate(parts[k::count]) for k in range(count)]
+    weighted = [ReducedRows.of(w[rows], y[rows], row_weights[rows]) for rows in members]
+    n = int(joints.max()) + 1
+    folds = []
+    for k, rows in enumerate(members):
+        per_joint, energy = [], np.ones(n)
+        for j in range(n):
+            mine = rows[joints[rows] == j]
+            usable = mine.size >= _MIN_FOLD_ROWS and float(y[mine] @ y[mine]) > 0
+            per_joint.append(ReducedRows.of(w[mine], y[mine], np.ones(mine.size)) if usable else None)
+            energy[j] = float(y[mine] @ y[mine]) if usable else 1.0
+        trained_on = ReducedRows.stack([f for i, f in enumerate(weighted) if i != k])
+        folds.append(Fold(trained_on, weighted[k], per_joint, energy))
+    return folds, ReducedRows.stack(weighted)
+
+
+def held_out_scores(layout: PhysicalLayout, folds: list[Fold], prior: PriorRows,
+                    grid=PRIOR_STD_GRID) -> np.ndarray:
+    """(len(grid), len(folds), 2): the two scores (:meth:`Fold.scores`) of fold k predicted by the MAP
+    estimate of the other folds at s."""
+    scores = np.zeros((len(grid), len(folds), 2))
+    for k, fold in enumerate(folds):
+        for a, s in enumerate(grid):
+            scores[a, k] = fold.scores(layout.to_base @ layout.problem(fold.trained_on, prior, s).map_estimate())
+    return scores
+
+
+def combined_scores(scores: np.ndarray) -> np.ndarray:
+    """(grid, folds): each of the two scores divided by its least total over the grid, summed (module
+    docstring): the weighted χ² speaks for the fit as a whole, the relative one for every joint."""
+    return sum(scores[:, :, m] / scores[:, :, m].sum(axis=1).min() for m in range(scores.shape[2]))
+
+
+def cross_validated_prior_std(layout: PhysicalLayout, folds: list[Fold], prior: PriorRows,
+                              grid=PRIOR_STD_GRID) -> tuple[float, dict]:
+    """s of ``grid`` with the least combined held-out score (module docstring); (s, the numbers behind it)."""
+    scores = held_out_scores(layout, folds, prior, grid)
+    combined = combined_scores(scores).sum(axis=1)
+    chosen = int(np.argmin(combined))
+    return float(grid[chosen]), {'held_out_score': combined.tolist(),
+                                 'held_out_weighted_chi2': scores[:, :, 0].sum(axis=1).tolist(),
+                                 'held_out_relative_per_joint': scores[:, :, 1].sum(axis=1).tolist(),
+                                 'least_chi2_relative_std': float(grid[int(np.argmin(scores[:, :, 0].sum(axis=1)))]),
+                                 'least_relative_relative_std': float(
+                                     grid[int(np.argmin(scores[:, :, 1].sum(axis=1)))])}
+
+
+# ------------------------------------------------------------------------------ estimates
+def posterior_covariance(problem: PhysicalProblem, x: np.ndarray, to_base: np.ndarray) -> np.ndarray:
+    """T·σ̂²·(AᵀA)⁻¹·Tᵀ: the covariance of the base parameters (and friction) of the Gaussian problem at its
+    minimizer x, σ̂² the weighted χ² per degree of freedom (≈ 1 with WLS weights). A direction neither the data
+    nor the prior determine (a link left out of the prior, moving a combination the recording does not excite)
+    gives the parameters it reaches an infinite variance (inf on the diagonal), never the pseudo-inverse's 0."""
+    degrees = max(1, problem.equations - problem.a.shape[1])
+    _, singular, vt = np.linalg.svd(problem.a, full_matrices=True)
+    rank = int(np.count_nonzero(singular > 1e-12 * singular[0]))
+    kept = vt[:rank].T / singular[:rank]
+    covariance = problem.data_cost(x) / degrees * (to_base @ kept) @ (to_base @ kept).T
+    reach = np.abs(to_base @ vt[rank:].T)
+    if reach.size:
+        scale = np.abs(to_base).max(axis=1, keepdims=True)
+        undetermined = np.any(reach > 1e-9 * np.maximum(scale, 1e-300), axis=1)
+        covariance[undetermined, undetermined] = np.inf
+    return covariance
+
+
+def information_condition_numbers(covariance: np.ndarray) -> tuple[float, float]:
+    """(cond, cond with unit-norm columns) of the information a covariance holds: for a least-squares
+    covariance σ²·(WᵀW)⁻¹ exactly cond(W) and cond(W·D) (D scaling W's columns to unit norm), so that the
+    base parameters with a prior are judged on the scale of the data's own condition number; inf where a
+    direction is undetermined (an infinite variance)."""
+    if not np.all(np.isfinite(np.diag(covariance))):
+        return float('inf'), float('inf')
+    information = np.linalg.pinv(covariance)
+    information = 0.5 * (information + information.T)
+    scale = 1.0 / np.sqrt(np.maximum(np.diag(information), 1e-300))
+
+    def ratio(matrix):
+        values = np.linalg.eigvalsh(matrix)
+        return float(np.sqrt(values[-1] / values[0])) if values[0] > 0 else float('inf')
+
+    return ratio(information), ratio(scale[:, None] * information * scale[None, :])
+
+
+def robot_file_values(layout: PhysicalLayout, data: ReducedRows, links: list[RobotFileLink]) -> np.ndarray:
+    """x of the robot file's own model: every link as the file has it (impossible ones too: that is the file's
+    prediction), the rotor inertias and the friction least-squares fitted to ``data``."""
+    standard = np.concatenate([link.parameters for link in links])
+    a = data.r @ layout.to_base
+    count = standard.size
+    rest = np.linalg.lstsq(a[:, count:], data.projected - a[:, :count] @ standard, rcond=None)[0] \
+        if a.shape[1] > count else np.zeros(0)
+    return np.concatenate([standard, rest])

@@ -1,0 +1,115 @@
+"""A URDF with identified dynamics written in: link inertials, joint friction and damping, rotor inertia noted.
+
+Input: a physically consistent identification (the ``physical`` section of a result, whose standard
+parameters are realizable bodies; :mod:`dynid.identify.physical`) and the URDF of the same robot.
+
+- **Inertials.** Each identified body is the child link of its joint, expressed in that link's frame
+  (which is the joint frame in URDF). It is written as ``<inertial>``: the mass [kg], ``<origin xyz>``
+  the centre of mass [m], ``<inertia>`` about the centre of mass [kg·m²] in the link's axes (``rpy`` 0).
+  The identified body is everything the joint moves up to the next identified joint: links attached
+  through fixed joints (flanges, tools, a hand) and through joints the model locked (fingers) cannot be
+  told apart from the link by the torques. Their inertials are removed and a comment names the link
+  whose inertial holds them, so that the file describes the identified robot exactly.
+- **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
+  viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field).
+- **Rotor inertia.** URDF has no field for it; where identified it is written as a comment in the joint
+  (reflected to the link side [kg·m²]: simulators add it as armature).
+
+The check that the written file gives the result's torques is
+:func:`dynid.identify.torque.round_trip_error` (it needs the identification's base model).
+
+A URDF whose joints are not the result's, or whose joints' child links are not the links the result
+identified, is refused (:class:`~dynid.errors.InputError`, one line).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.identify.result import IdentificationResult
+from dynid.model.inertial import describe_link
+
+
+def _format(value: float) -> str:
+    return f'{float(value):.10g}'
+
+
+def _read(urdf: str | Path) -> ElementTree.ElementTree:
+    try:
+        parser = ElementTree.XMLParser(target=ElementTree.TreeBuilder(insert_comments=True))  # keep its comments
+        return ElementTree.parse(urdf, parser)
+    except (OSError, ElementTree.ParseError) as error:
+        raise InputError(f'cannot read URDF {urdf}: {error}') from None
+
+
+def _merged_links(joints: dict, start: str, identified: set[str]) -> list[str]:
+    """Links rigidly carried with ``start``: reached through joints that are not identified."""
+    found, stack = [], [start]
+    while stack:
+        link = stack.pop()
+        for joint in joints.values():
+            if joint.find('parent').get('link') == link and joint.get('name') not in identified:
+                child = joint.find('child').get('link')
+                found.append(child)
+                stack.append(child)
+    return found
+
+
+def _set_inertial(link: ElementTree.Element, phi: np.ndarray) -> None:
+    body = describe_link(phi)
+    for old in link.findall('inertial'):
+        link.remove(old)
+    inertial = ElementTree.Element('inertial')
+    ElementTree.SubElement(inertial, 'origin', xyz=' '.join(_format(v) for v in body['com']), rpy='0 0 0')
+    ElementTree.SubElement(inertial, 'mass', value=_format(body['mass']))
+    i = body['inertia_com']
+    ElementTree.SubElement(inertial, 'inertia', ixx=_format(i[0, 0]), ixy=_format(i[0, 1]), ixz=_format(i[0, 2]),
+                           iyy=_format(i[1, 1]), iyz=_format(i[1, 2]), izz=_format(i[2, 2]))
+    link.insert(0, inertial)
+    link.insert(0, ElementTree.Comment(' dynid: identified inertial (physically consistent identification) '))
+
+
+def export_urdf(result: IdentificationResult, urdf: str | Path) -> str:
+    """The URDF text of ``urdf`` with the identified dynamics of ``result`` (module docstring)."""
+    section = result.physical_section
+    if section is None:
+        raise InputError('the result has no physically consistent standard parameters (identify with --physical)')
+    tree = _read(urdf)
+    root = tree.getroot()
+    links = {link.get('name'): link for link in root.findall('link')}
+    joints = {joint.get('name'): joint for joint in root.findall('joint')}
+    missing = [name for name in result.joint_names if name not in joints]
+    if missing:
+        raise InputError(f'{urdf} has no joints {missing} of the result (robot {result.robot!r})')
+    identified = set(result.joint_names)
+    friction = result.friction()
+    rotor = section.get('rotor_inertia') or {}
+    for entry in section['links']:
+        joint = joints[entry['joint']]
+        child = joint.find('child').get('link')
+        if child != entry['link']:
+            raise InputError(f'{urdf}: joint {entry["joint"]!r} moves link {child!r}, the result identified '
+                             f'{entry["link"]!r}')
+        _set_inertial(links[child], np.asarray(entry['parameters'], dtype=float))
+        for merged in _merged_links(joints, child, identified):
+            for old in links[merged].findall('inertial'):
+                links[merged].remove(old)
+            links[merged].insert(0, ElementTree.Comment(f' dynid: inertial removed, held by the identified '
+                                                        f'inertial of {child} '))
+        values = friction.get(entry['joint'], {})
+        for old in joint.findall('dynamics'):
+            joint.remove(old)
+        if 'Fc' in values or 'Fv' in values:
+            ElementTree.SubElement(joint, 'dynamics', friction=_format(values.get('Fc', 0.0)),
+                                   damping=_format(values.get('Fv', 0.0)))
+        if entry['joint'] in rotor:
+            joint.append(ElementTree.Comment(f' dynid: identified rotor inertia (link side) '
+                                             f'{_format(rotor[entry["joint"]])} kg*m^2 '))
+    root.insert(0, ElementTree.Comment(f' dynid: dynamics identified for robot {result.robot} '
+                                       f'({result.method}, physical) '))
+    ElementTree.indent(tree)
+    return ElementTree.tostring(root, encoding='unicode') + '\n'

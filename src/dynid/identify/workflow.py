@@ -1,0 +1,127 @@
+"""The identification workflow, once: ``dynid identify`` and identifier_node both run it, so that both
+write the same provenance.
+
+:func:`identify_and_save` identifies from recordings (:func:`dynid.identify.run.identify`), refuses a
+result the data cannot support unless forced (:func:`dynid.identify.quality.refuse_unless_forced`),
+records the robot as it was given (:func:`dynid.identify.robot_source.record_robot`) and the drives
+file, scores the result on other recordings and on the held-out last part of each, saves it and writes
+the report. A front end reads and checks the recordings and translates its own settings into an
+:class:`Identification` (with :func:`physical_settings` and :func:`joint_names`).
+
+    >>> result, report = identify_and_save(robot, recordings, Identification(), 'result.yaml', 'ur5e')  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.physical import PhysicalSettings
+from dynid.identify.preprocess import FilterSettings
+from dynid.identify.quality import refuse_unless_forced, validation_warnings
+from dynid.identify.result import IdentificationResult
+from dynid.identify.robot_source import file_sha256, record_robot
+from dynid.identify.run import IdentifyOptions, identify
+from dynid.io.dataset import Dataset
+from dynid.model.robot import RobotModel
+
+
+@dataclass(frozen=True)
+class Identification:
+    """What one identification runs with, as a front end translated its settings.
+
+    Attributes:
+        spec, filters, options: the model, the data pipeline and the solver (:func:`dynid.identify.run.identify`).
+        force: keep a result the data cannot support (its reason the first warning); refused otherwise.
+        force_option: how the front end spells ``force`` in the refusal ('--force', 'force:=true').
+        drives_file: a drives file (:func:`dynid.model.drives.load_drives`) replacing the robot's drive data.
+        holdout: the last fraction of each recording's time left out of the fit and validated on (None: none).
+    """
+
+    spec: ModelSpec = field(default_factory=ModelSpec)
+    filters: FilterSettings = field(default_factory=FilterSettings)
+    options: IdentifyOptions = field(default_factory=IdentifyOptions)
+    force: bool = False
+    force_option: str = '--force'
+    drives_file: str | None = None
+    holdout: float | None = None
+
+
+def physical_settings(prior: bool = True, physical: bool = False, prior_relative_std: float | None = None,
+                      solver: str = 'clarabel') -> PhysicalSettings | None:
+    """The robot file as a prior and physical consistency as the front ends offer them: ``prior`` (pull toward
+    the robot file, consistent where that costs little), ``physical`` (always consistent); neither: None, the
+    plain linear solution."""
+    if not (prior or physical):
+        return None
+    return PhysicalSettings(prior=prior, prior_relative_std=prior_relative_std,
+                            consistency='always' if physical else 'auto', solver=solver)
+
+
+def joint_names(texts: Iterable[str]) -> tuple[str, ...]:
+    """The joint names of repeated or comma-separated entries ('a,b', 'c' → ('a', 'b', 'c'))."""
+    return tuple(name.strip() for text in texts for name in text.split(',') if name.strip())
+
+
+def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], identification: Identification,
+                      output: str | Path, robot_spec: str, validation: Sequence[tuple[str, Dataset]] = (),
+                      report: str | Path | None = None,
+                      progress: Callable[[str], None] | None = None) -> tuple[IdentificationResult, Path | None]:
+    """Identify ``robot`` from ``recordings`` and save the result to ``output`` (module docstring).
+
+    Args:
+        robot: the robot model, as :func:`dynid.model.load_robot` gave it from ``robot_spec`` (a built-in
+            name, a file path or URDF text), which the result records.
+        recordings: the recordings to identify from, read and checked by the front end.
+        identification: the model, pipeline, solver and the rest (:class:`Identification`).
+        output: the result file (YAML) to write.
+        validation: (name, recording) pairs to validate on: metrics ``validation``, ``validation_2``, ...
+        report: a folder for ``index.html`` and the plots, or None for none.
+        progress: takes one line per step.
+
+    Returns:
+        (the result as saved, the report's index or None). Raises InputError for bad data and where the data
+        cannot support the model unless ``identification.force``; nothing is written then.
+    """
+    from dynid.identify.report import write_report
+    from dynid.identify.validate import validate
+    from dynid.model.drives import load_drives
+
+    progress = progress or (lambda text: None)
+    drives = None if identification.drives_file is None else load_drives(identification.drives_file,
+                                                                         robot.joint_names)
+    held_out = []
+    if identification.holdout is not None:
+        for i, recording in enumerate(recordings):
+            train, test = recording.dataset.split_holdout(identification.holdout)
+            recordings[i] = dataclasses.replace(recording, dataset=train)
+            held_out.append((recording, test))
+    result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
+                      drives=drives, progress=progress)
+    refuse_unless_forced(result, identification.force, identification.force_option)
+    record_robot(result.provenance, robot_spec, robot.urdf_joints)
+    if drives is not None:
+        result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
+                                           sha256=file_sha256(identification.drives_file))
+    for i, (name, dataset) in enumerate(validation):
+        progress(f'validating on {name}')
+        metrics = validate(result, robot, dataset, name=name)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
+    if held_out:
+        result.provenance['holdout'] = {'fraction': identification.holdout,
+                                        'part': 'the last part of each recording in time'}
+    for i, (recording, dataset) in enumerate(held_out):
+        progress(f'validating on the held-out last {identification.holdout:g} of {recording.name}')
+        metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)')
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        result.metrics['holdout' if i == 0 else f'holdout_{i + 1}'] = metrics
+    result.save(output)
+    if report is None:
+        return result, None
+    progress('writing the report')
+    return result, write_report(report, result, robot, [r.dataset for r in recordings],
+                                [dataset for _, dataset in validation])

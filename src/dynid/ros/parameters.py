@@ -1,0 +1,103 @@
+"""Parameter descriptors shared by the nodes: ranges, choices and read-only flags, declared once; and the
+declaration of a core settings object's fields as parameters (:func:`declare_settings`).
+
+Also :func:`declarer`: ``declare_parameter`` for a node whose floating-point parameters take
+integers too. ROS types parameter values by their spelling: ``rate:=200`` on a command line or in a
+launch file, or ``payload_mass: 2`` in a parameter file, is an integer, and rclpy refuses an integer
+for a parameter declared with a float default (``InvalidParameterTypeException``, a traceback).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.exceptions import ParameterUninitializedException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+from dynid.settings import description, parameter_name
+
+
+def descriptor(description: str, read_only: bool = False, low: float | None = None, high: float | None = None,
+               integer: bool = False, choices=None) -> ParameterDescriptor:
+    """A ParameterDescriptor with an optional [low, high] range (integer or floating point).
+
+    ``choices`` are listed in the description (rclpy has no enumeration; the node checks them).
+    """
+    if choices is not None:
+        description = f'{description} ({", ".join(choices)})'
+    result = ParameterDescriptor(description=description, read_only=read_only)
+    if low is not None:
+        if integer:
+            result.integer_range = [IntegerRange(from_value=int(low), to_value=int(high), step=1)]
+        else:
+            result.floating_point_range = [FloatingPointRange(from_value=float(low), to_value=float(high))]
+    return result
+
+
+def value_or(node: Node, name: str, default=None):
+    """A parameter's value; ``default`` for one declared without a default (a type) and not given."""
+    try:
+        return node.get_parameter(name).value
+    except ParameterUninitializedException:
+        return default
+
+
+def _as_double(parameter: Parameter) -> Parameter:
+    if parameter.type_ == Parameter.Type.INTEGER:
+        return Parameter(parameter.name, Parameter.Type.DOUBLE, float(parameter.value))
+    if parameter.type_ == Parameter.Type.INTEGER_ARRAY:
+        return Parameter(parameter.name, Parameter.Type.DOUBLE_ARRAY, [float(v) for v in parameter.value])
+    return parameter
+
+
+def declarer(node: Node) -> Callable:
+    """``node.declare_parameter``, except that a float parameter accepts an integer value.
+
+    At declaration an integer override (command line, launch file, parameter file) of a parameter
+    whose default is a float (or a list of floats) becomes that float; later ``set_parameters``
+    calls (``ros2 param set /sim_node payload_mass 2``) are converted the same way by a pre-set
+    callback, registered once per node. Everything else, ranges included, is checked by rclpy as usual.
+    """
+    # rclpy keeps the node's overrides (command line and files, merged) here; it has no public accessor.
+    overrides = getattr(node, '_parameter_overrides', {})
+    if not getattr(node, '_dynid_integer_floats', False):
+        node._dynid_integer_floats = True
+
+        def convert(parameters: list[Parameter]) -> list[Parameter]:
+            return [_as_double(p) if node.has_parameter(p.name) and node.get_parameter(p.name).type_ in (
+                Parameter.Type.DOUBLE, Parameter.Type.DOUBLE_ARRAY) else p for p in parameters]
+
+        node.add_pre_set_parameters_callback(convert)
+
+    def declare(name: str, value=None, parameter_descriptor: ParameterDescriptor | None = None, **kwargs):
+        floats = isinstance(value, float) or value == Parameter.Type.DOUBLE_ARRAY or (
+            isinstance(value, (list, tuple)) and value and all(isinstance(v, float) for v in value))
+        if floats and name in overrides:
+            overrides[name] = _as_double(overrides[name])
+        if parameter_descriptor is None:
+            return node.declare_parameter(name, value, **kwargs)
+        return node.declare_parameter(name, value, parameter_descriptor, **kwargs)
+
+    return declare
+
+
+def declare_settings(node: Node, settings_class, read_only: bool = False, names=None) -> None:
+    """Declare every field of the frozen settings dataclass ``settings_class`` (:mod:`dynid.settings`) as a
+    parameter of ``node``: its default, description (with unit), range and choices; a tuple whose default
+    is empty is declared unset, typed by its ``items``. ``read_only``: every one is read-only. ``names``: only
+    these fields (the rest are not the node's to set)."""
+    declare = declarer(node)
+    types = {float: Parameter.Type.DOUBLE_ARRAY, str: Parameter.Type.STRING_ARRAY, int: Parameter.Type.INTEGER_ARRAY,
+             bool: Parameter.Type.BOOL_ARRAY}
+    for field in dataclasses.fields(settings_class):
+        if names is not None and field.name not in names:
+            continue
+        meta, default = field.metadata, field.default
+        low, high = meta.get('range') or (None, None)
+        integer = isinstance(default, int) and not isinstance(default, bool)
+        value = (list(default) or types[meta['items']]) if isinstance(default, tuple) else default
+        declare(parameter_name(field), value, descriptor(description(field), read_only or meta.get('read_only', False),
+                                                         low, high, integer, meta.get('choices')))

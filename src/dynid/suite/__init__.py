@@ -1,0 +1,2 @@
+"""The nodes composed (imports rclpy): ``dynid bringup`` (in one process or in processes), the demo run
+over DDS and its operator node."""

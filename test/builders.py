@@ -1,0 +1,83 @@
+"""Builders several test files share (not fixtures: plain functions)."""
+
+import dataclasses
+
+import numpy as np
+
+from dynid.excite.fourier import FourierDesign
+from dynid.excite.home import default_home
+from dynid.health.record import Event, HealthRecord, JointSession, Session
+from dynid.health.trend import temperature_features
+from dynid.identify.result import IdentificationResult
+from dynid.io.dataset import Dataset
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin
+
+DAY_S = 86400.0
+START_UTC = 1.7e9
+
+
+def truth_result(truth: dict) -> IdentificationResult:
+    """A load_squared result holding a twin's true base parameters and friction levels (from its truth.yaml)."""
+    inertial, joints, names = truth['inertial'], truth['plant']['joints'], truth['plant']['joint_names']
+    friction = [(f'{symbol}_{j + 1}', value) for j in range(len(names)) for symbol, value in
+                (('Fc', joints['coulomb'][j]), ('Fv', joints['viscous1'][j]), ('tau0', 0.0),
+                 ('Fl', joints['load_coefficient'][j]))]
+    parameter_names = list(inertial['base_names']) + [n for n, _ in friction]
+    return IdentificationResult(
+        robot=truth['plant']['robot'], joint_names=tuple(names), method='truth',
+        model={'friction': 'load_squared', 'friction_symbols': ['Fc', 'Fv', 'tau0', 'Fl'],
+               'torque_source': 'current'},
+        parameter_names=parameter_names, values=np.array(inertial['base_values'] + [v for _, v in friction]),
+        std=np.zeros(len(parameter_names)),
+        base_expressions=dict(zip(inertial['base_names'], inertial['base_expressions'], strict=True)))
+
+
+def health_record(path, sessions: int = 40, robot: str = 'cell-1', seed: int = 0) -> list[str]:
+    """A synthetic health record of a 3-joint arm, a session a day at 25 ± 15 °C: joint a healthy, b's stiffness
+    −20 % from day 25 (past the −15 % limit), c's friction rising 1 %/day from day 15; a gearbox swap event on a
+    at day 5. Returns the joint names."""
+    rng = np.random.default_rng(seed)
+    names = ['a', 'b', 'c']
+    temperature = 25.0 + rng.uniform(-15.0, 15.0, sessions)
+    law = temperature_features('friction', temperature, 20.0) @ np.array([-0.07, 0.03])
+    with HealthRecord(path) as record:
+        for k in range(sessions):
+            noise = 0.003 * rng.standard_normal((2, 3))
+            stiffness = 4e4 * (1.0 + noise[0] - np.array([0.0, 0.2 * (k >= 25), 0.0]))
+            friction = 1.0 + law[k] + noise[1] + np.array([0.0, 0.0, 0.01 * max(k - 15, 0)])
+            record.append(Session(robot, 'test-arm', tuple(names), START_UTC + k * DAY_S, tuple(
+                JointSession(name, temperature_c=temperature[k], stiffness=stiffness[j], friction_scale=friction[j],
+                             coulomb_nm=2.0, samples=30000) for j, name in enumerate(names)), source='test'))
+        record.add_event(robot, Event('gearbox_swap', START_UTC + 5 * DAY_S, 'a', 'new gear'))
+    return names
+
+
+#: Payload tests: the twin's rate [Hz] and the length of the wrist-and-elbow motion [s].
+PAYLOAD_RATE_HZ = 250.0
+MOTION_S = 8.0
+
+
+def wrist_motion(robot, period_s=MOTION_S, scale=1.0):
+    """A rest-to-rest motion of the elbow and the wrists (3 harmonics) about the UR home."""
+    home, _ = default_home(robot)
+    design = FourierDesign(robot.joint_names, 3, period_s)
+    sine, cosine = np.zeros((robot.n, 3)), np.zeros((robot.n, 3))
+    amplitudes = scale * np.array([0.0, 0.0, 0.25, 0.5, 0.5, 0.6])
+    sine[:, 1], sine[:, 2] = amplitudes * 0.6, amplitudes * 0.3
+    cosine[:, 1], cosine[:, 2] = amplitudes * 0.4, -amplitudes * 0.2
+    return design.trajectory(design.variables(home, sine, cosine))
+
+
+def twin_run(params, trajectory, seconds, seed, payload=None, rate_hz=PAYLOAD_RATE_HZ):
+    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
+    twin = DigitalTwin(params.with_payload(payload), rate_hz=rate_hz, seed=seed,
+                       initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(trajectory)
+    return record_to_dataset(twin.run(seconds), payload, {'simulation': f'seed {seed}'})
+
+
+def ur_style(dataset):
+    """What the UR driver gives: motor current, no motor encoders, no joint torque."""
+    return Dataset(dataset.joint_names, dataset.t, dataset.q, dataset.dq, current=dataset.current,
+                   source=dict(dataset.source))

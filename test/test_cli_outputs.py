@@ -1,0 +1,40 @@
+"""Every output of the dynid command is checked before the work: a folder where a file goes, a file where a
+folder goes, or a place that cannot be written ends with exit code 2 and one line naming the option, before
+any input is read (the inputs here do not even exist, so a late check would report them instead)."""
+
+import pytest
+
+from dynid.cli import main
+
+MISSING = 'no_such_input'
+
+
+def _commands(folder, file, blocked):
+    """(arguments, the words the one-line error must hold) per output option."""
+    return [
+        (['identify', MISSING, '-o', folder], ['-o', 'is a folder']),
+        (['identify', MISSING, '-o', blocked], ['-o', 'is not a folder']),
+        (['identify', MISSING, '-o', f'{folder}/r.yaml', '--report', file], ['--report', 'is a file']),
+        (['estimate', MISSING, '--params', MISSING, '-o', folder], ['-o', 'is a folder']),
+        (['estimate', MISSING, '--params', MISSING, '--report', file], ['--report', 'is a file']),
+        (['identify-friction', MISSING, '--params', MISSING, '-o', folder], ['-o', 'is a folder']),
+        (['excite', '-o', folder], ['-o', 'is a folder']),
+        (['excite', '-o', f'{folder}/t.yaml', '--plot', folder], ['--plot', 'is a folder']),
+        (['export-urdf', MISSING, '--robot', MISSING, '-o', folder], ['-o', 'is a folder']),
+        (['model', '--urdf', folder], ['--urdf', 'is a folder']),
+        (['simulate', '-o', file], ['-o', 'is a file']),
+        (['import', MISSING, '--preset', 'ur_rtde', '-o', blocked], ['-o', 'is not a folder']),
+        (['validate', MISSING, '--params', MISSING, '--json', folder], ['--json', 'is a folder']),
+        (['compare', MISSING, MISSING, '--json', folder], ['--json', 'is a folder']),
+    ]
+
+
+@pytest.mark.parametrize('index', range(len(_commands('d', 'f', 'b'))))
+def test_an_unusable_output_is_refused_before_the_work(tmp_path, capsys, index):
+    file = tmp_path / 'a_file'
+    file.write_text('x')
+    arguments, words = _commands(str(tmp_path), str(file), str(file / 'below' / 'out.yaml'))[index]
+    code = main(arguments)
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and len(error.splitlines()) == 1, error
+    assert all(word in error for word in words) and MISSING not in error, error
