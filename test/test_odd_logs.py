@@ -121,6 +121,28 @@ def test_a_last_wrist_joint_shows_its_sign_in_the_current_and_not_in_the_joint_t
         assert check.flipped == [] and check.unchecked == ['wrist_3_joint']
 
 
+def test_a_tool_on_the_flange_lets_the_last_wrist_joint_show_its_sign(ur5e, tmp_path, capsys):
+    """With a 1 kg tool 8 cm off the flange axis, wrist 3 carries gravity torque: given the tool (as
+    --payload-mass/--payload-com give it), the check names a flipped wrist 3 and no other joint."""
+    from dynid.identify.plausibility import check_effort
+    from dynid.model import Payload
+
+    tool = Payload(1.0, (0.08, 0.0, 0.05))
+    bag = simulate_recording(ur5e, tmp_path / 'tool', builtin_excitation_path('ur5e'),
+                             SimulationSettings(duration_s=12.0, rate_hz=100.0, seed=2, payload_kg=tool.mass,
+                                                payload_com=tuple(tool.com)), quiet=True)
+    recorded = read_bag(bag, ur5e.joint_names)
+    sign = np.array([1, 1, 1, 1, 1, -1])
+    assert check_effort(recorded, ur5e, payload=tool).flipped == []
+    negated = check_effort(dataclasses.replace(recorded, tau=recorded.tau * sign), ur5e, payload=tool)
+    assert negated.flipped == ['wrist_3_joint'] and negated.unchecked == []
+    flipped = write_bag(tmp_path / 'flipped', dataclasses.replace(recorded, tau=recorded.tau * sign, current=None,
+                                                                  theta=None, dtheta=None))
+    assert main(['identify', str(flipped), '--payload-mass', '1', '--payload-com', '0.08,0,0.05', '--torque',
+                 'joint_torque', '-o', str(tmp_path / 'r.yaml'), '--quiet', '--force']) == 0
+    assert 'give --torque-sign wrist_3_joint=-1' in capsys.readouterr().out
+
+
 def test_a_result_with_gravity_of_the_wrong_sign_is_flagged(effort_bags, tmp_path, capsys):
     output = tmp_path / 'negated.yaml'
     assert main(['identify', str(effort_bags['torque']), '--torque-sign', 'all=-1', '-o', str(output), '--quiet',

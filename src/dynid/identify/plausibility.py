@@ -49,6 +49,7 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 from dynid.io.dataset import Dataset
+from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 
 #: how the CLI takes the settings a warning of :meth:`EffortCheck.warnings` names ({} for the value)
@@ -302,7 +303,8 @@ def _rows(dataset: Dataset, robot: RobotModel, signal: np.ndarray):
 
 
 def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, said_by: str = '',
-                 name: str = '', settings: EffortCheckSettings | None = None) -> EffortCheck:
+                 name: str = '', settings: EffortCheckSettings | None = None,
+                 payload: Payload | None = None) -> EffortCheck:
     """The sign and scale of ``dataset``'s measured torque against ``robot``'s (module docstring).
 
     Args:
@@ -312,6 +314,7 @@ def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, s
         said: what the effort holds by the caller or the recording ('torque', 'current'), or None.
         said_by: who said it, for messages ('--joint-states-effort', 'dynid import').
         name: the recording, for messages.
+        payload: a tool or load on the flange during the recording (default: the recording's own, if any).
 
     Returns:
         An :class:`EffortCheck`; its ``signal`` is None when there is nothing to compare.
@@ -335,9 +338,11 @@ def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, s
         scales = {joint: JointScale(float('nan'), float('inf'), '', 'undecided', 0) for joint in robot.joint_names}
         return EffortCheck(name, kind, said, said_by, scales, gains, from_effort)
     q, dq, ddq, measured = rows
-    file_torque = robot.inverse_dynamics(q, dq, ddq)
+    payload = payload if payload is not None else dataset.payload  # a known tool is part of the joints' torque
+    file_torque = robot.inverse_dynamics(q, dq, ddq, payload)
     rest = np.all(np.abs(dq) < settings.rest_velocity_rad_s, axis=1)
-    gravity = robot.inverse_dynamics(q[rest], np.zeros_like(q[rest]), np.zeros_like(q[rest])) if rest.any() else None
+    gravity = (robot.inverse_dynamics(q[rest], np.zeros_like(q[rest]), np.zeros_like(q[rest]), payload)
+               if rest.any() else None)
     joints = {}
     for j, joint in enumerate(robot.joint_names):
         moving = ~rest
@@ -361,11 +366,12 @@ def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, s
 
 
 def attach_effort_check(dataset: Dataset, robot: RobotModel, said: str | None = None, said_by: str = '',
-                        name: str = '', spelling: dict[str, str] | None = None) -> list[str]:
+                        name: str = '', spelling: dict[str, str] | None = None,
+                        payload: Payload | None = None) -> list[str]:
     """:func:`check_effort` of ``dataset`` kept in ``dataset.source['effort_check']`` with its warnings, spelled
     for the front end (``spelling``: :meth:`EffortCheck.warnings`), which identification carries into the
-    result; returns the warnings."""
-    check = check_effort(dataset, robot, said, said_by, name=name)
+    result; returns the warnings. ``payload``: as :func:`check_effort` takes it."""
+    check = check_effort(dataset, robot, said, said_by, name=name, payload=payload)
     lines = check.warnings(spelling)
     dataset.source['effort_check'] = {**check.to_dict(), 'warnings': lines}
     return lines

@@ -187,6 +187,14 @@ class CentralDifference(CausalFIR):
             taps = np.array([1.0, -2.0, 1.0]) / self.dt**2
         super().__init__(taps, channels, 1)
 
+    def _output(self, window: np.ndarray, n: int) -> np.ndarray:
+        # Differences of the samples, not the taps' dot product: a held (constant) input gives exactly zero
+        # whatever the BLAS kernel (a fused multiply-add left ~1e-10 rad/s² of a held sample at start-up).
+        step = np.diff(window, axis=0)  # x[i + 1] − x[i]
+        if self.order == 1:
+            return (step[1:n + 1] + step[:n]) / (2.0 * self.dt)
+        return (step[1:n + 1] - step[:n]) / self.dt**2
+
 
 class DelayLine(CausalFIR):
     """Pure delay: y[k] = x[k − delay], exactly (a copy, no arithmetic, so NaNs and stamps pass intact).
