@@ -20,7 +20,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, parameters, spinning, start_node, stop, wait_until
+from dds_helpers import call, excitation_start, parameters, spinning, start_node, stop, wait_until
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.result import IdentificationResult
 from dynid.io.recorder import read_recording
@@ -40,7 +40,7 @@ def run(tmp_path_factory, module_ros_domain):
     domain = module_ros_domain
     processes = [
         start_node('sim_node', domain, '-r', 'joint_currents:=twin/joint_currents',
-                   *parameters('rate:=250.0', 'seed:=4', 'joint_states_effort:=current')),
+                   *parameters('rate:=250.0', 'seed:=4', 'joint_states_effort:=current', excitation_start())),
         start_node('excitation_node', domain, *parameters(f'trajectory_file:={builtin_excitation_path("ur5e")}',
                                                           'approach_velocity:=0.5', 'chunk_duration:=5.0')),
         _identifier('identifier_current', domain, folder, *parameters('joint_states_effort:=current')),

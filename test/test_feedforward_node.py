@@ -197,7 +197,8 @@ class OneProcess:
         self.executor.remove_node(self.node)
         self.node.destroy_node()
         self.driving = False
-        self.spin_until(lambda: self.commands and not np.any(self.commands[-1]), 2.0)  # in flight, then zeros
+        if self.commands:  # a node that never commanded has nothing in flight
+            self.spin_until(lambda: not np.any(self.commands[-1]), 2.0)  # in flight, then zeros
         self.probe.destroy_node()
         rclpy.shutdown(context=self.context)
 

@@ -15,7 +15,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, parameters, spinning, start_node, stop, wait_until
+from dds_helpers import call, excitation_start, parameters, spinning, start_node, stop, wait_until
 from dynid.excite.trajectory import builtin_excitation_path
 
 
@@ -28,7 +28,7 @@ def suite(tmp_path_factory, module_ros_domain):
     folder = tmp_path_factory.mktemp('recordings')
     domain = module_ros_domain
     processes = [
-        _process('sim_node', domain, 'rate:=500.0', 'seed:=2'),
+        _process('sim_node', domain, 'rate:=500.0', 'seed:=2', excitation_start()),
         _process('excitation_node', domain, f'trajectory_file:={builtin_excitation_path("ur5e")}',
                  'approach_velocity:=0.5', 'chunk_duration:=5.0'),
         _process('identifier_node', domain, f'output_directory:={folder}', 'segment_duration:=2.0', 'report:=false',
