@@ -5,9 +5,11 @@ wrong, its gravity and inertia torque τ_f = M(q)q̈ + C(q, q̇)q̇ + g(q) at th
 sign and order of magnitude of the true joint torque. Per joint, on the rows identification would use
 (filtered, decimated: :mod:`dynid.identify.preprocess`), the measured torque e is fitted as
 
-    in motion:  e_j = k_j·τ_f,j + Fc·sgn(q̇_j) + Fv·q̇_j + o_j + B·q̈_j        at rest:  e_j = k_j·g_j(q)
+    in motion:  e_j = k_j·τ_f,j + Fc·sgn(q̇_j) + Fv·q̇_j + o_j + B·q̈_j        at rest:  e_j = k_j·g_j(q) + o_j
 
-(friction, an offset and a rotor inertia free, so that they cannot pose as the scale: a motor current
+(friction, an offset and a rotor inertia free, so that they cannot pose as the scale; at rest the offset too,
+which a torque sensor often has: without it a joint whose gravity hardly changes between its rest poses, such
+as a last wrist joint, takes the sensor's offset for an enormous scale of that gravity; a motor current
 or motor torque carries the rotor's B·q̈, a joint torque sensor after the gear neither it nor the gear's
 friction). The scale k_j says what the signal is: ≈ +1 joint torque, ≈ −1 joint torque of the opposite
 sign convention, ≈ 1/K_τ,j motor current in A (K_τ the joint's drive gain, N·m/A at the link side),
@@ -350,7 +352,8 @@ def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, s
                                   np.ones(int(moving.sum())), ddq[moving, j]])
         fits = [(*_scale_fit(motion, measured[moving, j]), 'motion')]
         if gravity is not None:
-            fits.append((*_scale_fit(gravity[:, j:j + 1], measured[rest, j]), 'rest'))
+            at_rest = np.column_stack([gravity[:, j], np.ones(len(gravity))])
+            fits.append((*_scale_fit(at_rest, measured[rest, j]), 'rest'))
         scale, std, kind_of_rows = min(fits, key=lambda f: f[1] / abs(f[0]) if np.isfinite(f[0]) and f[0] else np.inf)
         verdict, sign = _verdict(scale, std, kind, None if gains is None else gains[joint], settings)
         file_rms = float(np.std(file_torque[moving, j])) if moving.any() else float('nan')
