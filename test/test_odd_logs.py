@@ -125,7 +125,8 @@ def test_a_torque_sensor_offset_is_not_taken_for_a_scale_at_rest(ur5e, tmp_path)
     """Sensors often read an offset. A recording that rests in four poses with a light tool (50 g, 1 cm off the
     flange axis), each wrist torque offset by 0.3 N·m: wrist 3's gravity (~1 mN·m) barely changes between the
     poses, and without an offset in the fit at rest the offset posed as a scale of 127 ± 17 of it ('neither
-    torque nor motor current') and bent wrist 1's to 0.82; with it, wrist 3 is undecided and the rest torque."""
+    torque nor motor current') and bent wrist 1's to 0.82; the poses' gravity differs, so the offset is fitted:
+    wrist 3 is undecided and the rest torque."""
     from dynid.excite.trajectory import PointTrajectory, save_trajectory
     from dynid.identify.plausibility import check_effort
     from dynid.model import Payload

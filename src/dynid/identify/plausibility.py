@@ -5,11 +5,12 @@ wrong, its gravity and inertia torque τ_f = M(q)q̈ + C(q, q̇)q̇ + g(q) at th
 sign and order of magnitude of the true joint torque. Per joint, on the rows identification would use
 (filtered, decimated: :mod:`dynid.identify.preprocess`), the measured torque e is fitted as
 
-    in motion:  e_j = k_j·τ_f,j + Fc·sgn(q̇_j) + Fv·q̇_j + o_j + B·q̈_j        at rest:  e_j = k_j·g_j(q) + o_j
+    in motion:  e_j = k_j·τ_f,j + Fc·sgn(q̇_j) + Fv·q̇_j + o_j + B·q̈_j        at rest:  e_j = k_j·g_j(q) [+ o_j]
 
-(friction, an offset and a rotor inertia free, so that they cannot pose as the scale; at rest the offset too,
-which a torque sensor often has: without it a joint whose gravity hardly changes between its rest poses, such
-as a last wrist joint, takes the sensor's offset for an enormous scale of that gravity; a motor current
+(friction, an offset and a rotor inertia free, so that they cannot pose as the scale; at rest the offset too
+where the rest poses' gravity differs, since a torque sensor often reads one and a small gravity would take it
+for an enormous scale; at a single rest pose the two cannot be told apart and the signal is read without one,
+only where the gravity there is not negligible against it: :func:`_rest_columns`; a motor current
 or motor torque carries the rotor's B·q̈, a joint torque sensor after the gear neither it nor the gear's
 friction). The scale k_j says what the signal is: ≈ +1 joint torque, ≈ −1 joint torque of the opposite
 sign convention, ≈ 1/K_τ,j motor current in A (K_τ the joint's drive gain, N·m/A at the link side),
@@ -65,13 +66,16 @@ class EffortCheckSettings:
     relative_std: a joint's scale is decided when its standard error is at most this fraction of it.
     sign_false_alarm: the chance α that :func:`motion_sign` decides a joint's sign wrongly [-].
     torque_band: (low, high) of |k| read as torque [-]. rest_velocity_rad_s: all joints slower than this
-    [rad/s] is at rest. gravity_band: (low, high) of a result's gravity scale that is not flagged [-].
+    [rad/s] is at rest. rest_spread: the share of its RMS the file's gravity must vary by between rest poses for
+    the offset to be fitted at rest, and of the signal's RMS it must reach at a single pose [-]
+    (:func:`_rest_columns`). gravity_band: (low, high) of a result's gravity scale that is not flagged [-].
     """
 
     relative_std: float = field(default=0.25, metadata={'range': (0.01, 1.0)})
     sign_false_alarm: float = field(default=1e-3, metadata={'range': (1e-9, 0.1)})
     torque_band: tuple[float, float] = (0.5, 2.0)
     rest_velocity_rad_s: float = 0.01
+    rest_spread: float = 0.1
     gravity_band: tuple[float, float] = (0.1, 10.0)
 
 
@@ -234,6 +238,24 @@ def _scale_fit(columns: np.ndarray, measured: np.ndarray) -> tuple[float, float]
     return float(solution[0]), float(np.sqrt(max(covariance[0, 0], 0.0)))
 
 
+def _rest_columns(gravity: np.ndarray, measured: np.ndarray, settings: EffortCheckSettings) -> np.ndarray | None:
+    """The columns of one joint's fit at rest (module docstring), or None where the rest rows cannot give a scale.
+
+    Where the robot file's gravity differs between the rest poses (its spread at least
+    :attr:`EffortCheckSettings.rest_spread` of its RMS), the offset is fitted beside it: a torque sensor's offset
+    then cannot pose as a scale of a small gravity. At one rest pose gravity and offset cannot be told apart: the
+    signal is read without an offset, where the file's gravity there is not negligible against it (at least
+    ``rest_spread`` of the signal's RMS; a last wrist joint's ~0 gravity would turn any offset into a scale)."""
+    size = float(np.sqrt(np.mean(gravity**2)))
+    if size == 0.0:
+        return None
+    if np.std(gravity) >= settings.rest_spread * size:
+        return np.column_stack([gravity, np.ones(len(gravity))])
+    if size < settings.rest_spread * float(np.sqrt(np.mean(measured**2))):
+        return None
+    return gravity[:, None]
+
+
 def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 1e-3) -> tuple[int, float, float]:
     """(sign, statistic, residual RMS) of ``measured`` (N,) from its motion (module docstring).
 
@@ -352,8 +374,9 @@ def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, s
                                   np.ones(int(moving.sum())), ddq[moving, j]])
         fits = [(*_scale_fit(motion, measured[moving, j]), 'motion')]
         if gravity is not None:
-            at_rest = np.column_stack([gravity[:, j], np.ones(len(gravity))])
-            fits.append((*_scale_fit(at_rest, measured[rest, j]), 'rest'))
+            at_rest = _rest_columns(gravity[:, j], measured[rest, j], settings)
+            if at_rest is not None:
+                fits.append((*_scale_fit(at_rest, measured[rest, j]), 'rest'))
         scale, std, kind_of_rows = min(fits, key=lambda f: f[1] / abs(f[0]) if np.isfinite(f[0]) and f[0] else np.inf)
         verdict, sign = _verdict(scale, std, kind, None if gains is None else gains[joint], settings)
         file_rms = float(np.std(file_torque[moving, j])) if moving.any() else float('nan')
