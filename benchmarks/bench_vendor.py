@@ -62,10 +62,17 @@ import textwrap
 import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'test'))  # the launch tests' helpers: this tree's ament prefix, the launch visitor
+from launch_prefix import dynid_prefix, mark_package  # noqa: E402
+
+if TYPE_CHECKING:
+    from launch_visit import Visit  # imported where launch is known to be installed (visit_with_empty_packages)
+
 BACKENDS = {
     'ur': ('ur.launch.py', {}),
     'franka': ('franka.launch.py', {}),
@@ -82,7 +89,6 @@ CONTROLLERS = {
     'gazebo_panda': ('gazebo_panda_controllers.yaml', ('franka_description', 'robots/fer/fer.urdf.xacro',
                                                        {'robot_type': 'fer', 'hand': 'false', 'gazebo': 'true'})),
 }
-DYNID_EXECUTABLES = ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node')
 PROGRAMS = ('gz', 'ign', 'ruby')  # what ExecuteProcess runs by name (ros_gz_sim's gz_sim.launch.py)
 STARTUP_S = 120.0  # the longest the dynid nodes may take to come up (not part of the run)
 
@@ -212,19 +218,10 @@ def find_packages(folders: list[Path]) -> dict[str, Path]:
     return packages
 
 
-def mark(prefix: Path, package: str) -> Path:
-    index = prefix / 'share' / 'ament_index' / 'resource_index' / 'packages'
-    index.mkdir(parents=True, exist_ok=True)
-    (index / package).write_text('')
-    share = prefix / 'share' / package
-    share.mkdir(parents=True, exist_ok=True)
-    return share
-
-
 def install(prefix: Path, packages: dict[str, Path]) -> None:
     """The vendors' share folders (links to their files; ``*.in`` launch files configured) and dynid's."""
     for package, folder in packages.items():
-        share = mark(prefix, package)
+        share = mark_package(prefix, package)
         for entry in folder.iterdir():
             if entry.name in ('launch', 'urdf') and entry.is_dir():  # real folders: configured files may join
                 (share / entry.name).mkdir(exist_ok=True)
@@ -241,14 +238,7 @@ def install(prefix: Path, packages: dict[str, Path]) -> None:
         for entry in installed.iterdir() if installed.is_dir() else ():
             if not (share / entry.name).exists():
                 (share / entry.name).symlink_to(entry)
-    share = mark(prefix, 'dynid')
-    for name in ('launch', 'config', 'package.xml'):
-        if not (share / name).exists():
-            (share / name).symlink_to(ROOT / name)
-    for executable in DYNID_EXECUTABLES:
-        script(prefix / 'lib' / 'dynid' / executable,
-               f'#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT / "src")!r})\n'
-               f'from dynid.ros.runner import {executable}\n{executable}()\n')
+    dynid_prefix(prefix)  # this tree's dynid: share links and node scripts, as the launch tests have it
 
 
 def script(path: Path, text: str) -> None:
@@ -260,80 +250,8 @@ def script(path: Path, text: str) -> None:
 def stub(prefix: Path, package: str, executable: str) -> None:
     path = prefix / 'lib' / package / executable
     if package != 'dynid' and not path.exists():
-        mark(prefix, package)  # found by the ament index (rviz2, robot_state_publisher: no vendor folder has them)
+        mark_package(prefix, package)  # the ament index finds it (rviz2, robot_state_publisher: in no vendor folder)
         script(path, STUB.format(python=sys.executable, package=package, executable=executable))
-
-
-class Visit:
-    """What a launch file does with the given arguments, found by visiting it (no process started): its nodes,
-    its processes, and per include the arguments given and those the included file declares."""
-
-    def __init__(self, launch_file: Path, arguments: dict[str, str]):
-        from launch import LaunchContext, LaunchDescription
-        from launch.actions import IncludeLaunchDescription
-        from launch.launch_description_sources import PythonLaunchDescriptionSource
-
-        self.context = LaunchContext()
-        self.nodes, self.processes, self.includes = [], [], []
-        include = IncludeLaunchDescription(PythonLaunchDescriptionSource(str(launch_file)),
-                                           launch_arguments=arguments.items())
-        self._walk([LaunchDescription([include])])
-
-    def _text(self, substitutions) -> str:
-        from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions
-        return perform_substitutions(self.context, normalize_to_list_of_substitutions(substitutions))
-
-    def _walk(self, entities) -> None:
-        from launch.actions import ExecuteProcess, IncludeLaunchDescription
-        from launch_ros.actions import Node
-
-        for entity in entities:
-            condition = getattr(entity, 'condition', None)
-            if condition is not None and not condition.evaluate(self.context):
-                continue
-            if isinstance(entity, Node):
-                entity._perform_substitutions(self.context)
-                self.nodes.append(entity)
-                continue
-            if isinstance(entity, ExecuteProcess):
-                self.processes.append(entity)
-                continue
-            if isinstance(entity, IncludeLaunchDescription):
-                source = entity.launch_description_source
-                described = source.get_launch_description(self.context)
-                self.includes.append((source.location, [self._text(name) for name, _ in entity.launch_arguments],
-                                      [a.name for a in described.get_launch_arguments()]))
-            self._walk(entity.visit(self.context) or [])
-
-    def spawned(self) -> set[str]:
-        """The controllers the spawners load (their names among the spawners' arguments)."""
-        options = {'-c', '--controller-manager', '--controller-manager-timeout', '-p', '--param-file', '-t',
-                   '--controller-type', '--controller-ros-args', '--switch-timeout', '--service-call-timeout', '-n',
-                   '--namespace'}
-        names = set()
-        for node in self.nodes:
-            if (node.node_package, node.node_executable) != ('controller_manager', 'spawner'):
-                continue
-            words, skip = [], False
-            for part in node.cmd[1:]:
-                if any(type(s).__name__ == 'LocalSubstitution' for s in part):
-                    break
-                word = self._text(part)
-                if word == '--ros-args':
-                    break
-                words.append(word)
-            for word in words:
-                if skip:
-                    skip = False
-                elif word in options:
-                    skip = True
-                elif not word.startswith('-'):
-                    names.add(word)
-        return names
-
-    def programs(self) -> set[tuple[str, str]]:
-        """(package, executable) of the nodes started."""
-        return {(node.node_package, node.node_executable) for node in self.nodes}
 
 
 def ros2pkg_stand_in(prefix: Path) -> str | None:
@@ -356,6 +274,8 @@ def visit_with_empty_packages(launch_file: Path, arguments: dict, prefix: Path, 
     share holds the URScript and recipes the driver reads) gets an empty share folder, named in ``empty``."""
     from ament_index_python.packages import PackageNotFoundError
 
+    from launch_visit import Visit
+
     while True:
         try:
             return Visit(launch_file, arguments)
@@ -363,7 +283,7 @@ def visit_with_empty_packages(launch_file: Path, arguments: dict, prefix: Path, 
             missing = str(error).split("'")[1]
             if missing in empty or len(empty) > 20:
                 raise
-            mark(prefix, missing)
+            mark_package(prefix, missing)
             empty.append(missing)
 
 
@@ -405,7 +325,7 @@ def static_checks(name: str, visit: Visit, packages: dict[str, Path], plugins: s
     unknown = sorted({t for t in controllers.values() if t not in plugins})
     described = xacro_joints(packages, *CONTROLLERS[name][1])
     return {'includes': len(visit.includes), 'undeclared': given_undeclared, 'unknown_types': unknown,
-            'spawned_not_declared': sorted(visit.spawned() - set(controllers)),
+            'spawned_not_declared': sorted(set(visit.spawned()) - set(controllers)),
             'joints_not_in_description': sorted(joints - described)}
 
 

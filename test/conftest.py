@@ -81,3 +81,15 @@ def ros_domain():
 def module_ros_domain():
     """A ROS domain id of this test module alone on this machine, for module-scoped set-ups."""
     yield from _claimed_domain()
+
+
+@pytest.fixture
+def ros_context(ros_domain):
+    """An rclpy context on this test's own domain (:func:`ros_domain`), localhost only, shut down after it."""
+    import rclpy  # here: tests without ROS need not load it
+
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    yield context
+    rclpy.shutdown(context=context)

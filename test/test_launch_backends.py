@@ -22,14 +22,11 @@ import yaml
 pytest.importorskip('launch')
 pytest.importorskip('launch_ros')
 
-from launch import LaunchContext, LaunchDescription  # noqa: E402
-from launch.actions import ExecuteProcess, IncludeLaunchDescription  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions  # noqa: E402
 from launch_ros.actions import Node  # noqa: E402
 
 from dynid.ros.wiring import EFFORT_TOPIC, JTC_TOPIC, resolve  # noqa: E402
 from launch_prefix import ROOT, add_prefix, ensure_dynid, mark_package  # noqa: E402
+from launch_visit import Visit  # noqa: E402
 from vendor_stand_ins import UR_JOINTS, franka_joints, vendor_prefix  # noqa: E402
 
 #: controller plugin types of ros2_controllers (kilted), ur_controllers and franka's broadcasters
@@ -49,8 +46,6 @@ PLUGINS = {
 TRAJECTORY_TYPES = {'joint_trajectory_controller/JointTrajectoryController',
                     'ur_controllers/ScaledJointTrajectoryController'}
 EFFORT_TYPE = 'forward_command_controller/ForwardCommandController'
-SPAWNER_OPTIONS_WITH_VALUE = {'--controller-manager', '-c', '--controller-manager-timeout', '--param-file', '-p',
-                              '--controller-ros-args', '--switch-timeout', '--controller-type', '-t'}
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -71,69 +66,6 @@ def stand_ins(tmp_path_factory):
 def ur_effort(stand_ins, monkeypatch):
     """The UR description with effort command interfaces (ur_description after 2.4.5) first on the path."""
     monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(stand_ins), os.environ['AMENT_PREFIX_PATH']]))
-
-
-class Visit:
-    """What a launch file does, found by visiting it: the nodes it would start and what it includes."""
-
-    def __init__(self, launch_file: str, arguments: dict[str, str]):
-        self.context = LaunchContext()
-        self.nodes: list[Node] = []
-        self.includes: list[tuple[str, list[str], list[str]]] = []  # (file, arguments given, declared)
-        include = IncludeLaunchDescription(PythonLaunchDescriptionSource(str(ROOT / 'launch' / launch_file)),
-                                           launch_arguments=arguments.items())
-        self._walk([LaunchDescription([include])])
-
-    def _text(self, substitutions) -> str:
-        return perform_substitutions(self.context, normalize_to_list_of_substitutions(substitutions))
-
-    def _walk(self, entities) -> None:
-        for entity in entities:
-            condition = getattr(entity, 'condition', None)
-            if condition is not None and not condition.evaluate(self.context):
-                continue
-            if isinstance(entity, Node):  # recorded with its substitutions done, never started
-                entity._perform_substitutions(self.context)
-                self.nodes.append(entity)
-                continue
-            if isinstance(entity, ExecuteProcess):
-                continue
-            if isinstance(entity, IncludeLaunchDescription):
-                source = entity.launch_description_source
-                described = source.get_launch_description(self.context)
-                self.includes.append((source.location, [self._text(name) for name, _ in entity.launch_arguments],
-                                      [a.name for a in described.get_launch_arguments()]))
-            self._walk(entity.visit(self.context) or [])
-
-    def node_arguments(self, node: Node) -> list[str]:
-        """The command-line arguments of ``node`` (between the executable and ``--ros-args``)."""
-        words = []
-        for part in node.cmd[1:]:
-            word = self._text(part) if not any(type(s).__name__ == 'LocalSubstitution' for s in part) else '-r'
-            if word in ('--ros-args', '-r'):  # launch_ros's own arguments follow
-                break
-            words.append(word)
-        return words
-
-    def spawned(self) -> dict[str, bool]:
-        """Controllers the spawners load: name -> started active."""
-        controllers = {}
-        for node in self.nodes:
-            if node.node_package == 'controller_manager' and node.node_executable == 'spawner':
-                words, names = self.node_arguments(node), []
-                skip = False
-                for word in words:
-                    if skip:
-                        skip = False
-                    elif word in SPAWNER_OPTIONS_WITH_VALUE:
-                        skip = True
-                    elif not word.startswith('-'):
-                        names.append(word)
-                controllers.update({name: '--inactive' not in words for name in names})
-        return controllers
-
-    def dynid_nodes(self) -> dict[str, Node]:
-        return {node.node_name: node for node in self.nodes if node.node_package == 'dynid'}
 
 
 def controllers_file(name: str) -> tuple[dict, dict]:

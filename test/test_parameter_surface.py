@@ -6,10 +6,8 @@ rclpy alone raises InvalidParameterTypeException; ``~/start_recording`` fails, w
 when no joint_states arrive within ``data_wait``.
 """
 
-import os
 import threading
 
-import pytest
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
@@ -19,19 +17,10 @@ from dynid.nodes.identifier_node import IdentifierNode
 from dynid.nodes.sim_node import SimNode
 
 
-@pytest.fixture
-def context(ros_domain):
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=ros_domain)
-    yield context
-    rclpy.shutdown(context=context)
-
-
-def test_float_parameters_take_integers_from_arguments_files_and_set(context, tmp_path):
+def test_float_parameters_take_integers_from_arguments_files_and_set(ros_context, tmp_path):
     params_file = tmp_path / 'params.yaml'
     params_file.write_text('/**/sim_node:\n  ros__parameters:\n    payload_mass: 2\n    temperature: 30\n')
-    node = SimNode(context=context, cli_args=['--ros-args', '-p', 'rate:=200', '--params-file', str(params_file)])
+    node = SimNode(context=ros_context, cli_args=['--ros-args', '-p', 'rate:=200', '--params-file', str(params_file)])
     try:
         assert node.get_parameter('rate').type_ == Parameter.Type.DOUBLE and node.rate == 200.0
         assert node.get_parameter('payload_mass').value == 2.0 and node.twin.params.payload.mass == 2.0
@@ -46,12 +35,12 @@ def test_float_parameters_take_integers_from_arguments_files_and_set(context, tm
         node.destroy_node()
 
 
-def test_start_recording_fails_without_joint_states(context, tmp_path):
-    node = IdentifierNode(context=context, namespace='nodata', parameter_overrides=[
+def test_start_recording_fails_without_joint_states(ros_context, tmp_path):
+    node = IdentifierNode(context=ros_context, namespace='nodata', parameter_overrides=[
         Parameter('output_directory', value=str(tmp_path)), Parameter('data_wait', value=1)])
-    client_node = rclpy.create_node('recording_client', context=context)
+    client_node = rclpy.create_node('recording_client', context=ros_context)
     client = client_node.create_client(Trigger, '/nodata/identifier_node/start_recording')
-    executor = SingleThreadedExecutor(context=context)
+    executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(node)
     executor.add_node(client_node)
     thread = threading.Thread(target=executor.spin, daemon=True)

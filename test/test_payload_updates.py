@@ -2,7 +2,6 @@
 (``payload_file``) and payload files arriving on ``payload_topic`` (latched), the arm not identified again;
 a bad message is refused and the payload in use stays; a bad file refuses the start (configure)."""
 
-import os
 
 import numpy as np
 import pytest
@@ -31,32 +30,23 @@ def document(robot, mass: float, com) -> str:
     return payload_yaml(payload_document(estimate, robot, PayloadSettings()))
 
 
-@pytest.fixture
-def context(ros_domain):
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=ros_domain)
-    yield context
-    rclpy.shutdown(context=context)
-
-
-def test_feedforward_node_takes_a_payload_file_then_the_topic(context, tmp_path):
+def test_feedforward_node_takes_a_payload_file_then_the_topic(ros_context, tmp_path):
     robot = load_robot('ur5e')
     path = tmp_path / 'payload.yaml'
     path.write_text(document(robot, 1.5, [0.0, 0.0, 0.05]))
-    node = FeedforwardNode(context=context, parameter_overrides=[
+    node = FeedforwardNode(context=ros_context, parameter_overrides=[
         Parameter('payload_file', value=str(path)), Parameter('payload_topic', value=TOPIC),
         Parameter('mode', value='streaming'), Parameter('terms', value=['rigid_body'])])
-    probe = rclpy.create_node('payload_source', context=context)
+    probe = rclpy.create_node('payload_source', context=ros_context)
     publisher = probe.create_publisher(String, TOPIC, LATCHED)
-    executor = SingleThreadedExecutor(context=context)
+    executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(node)
     executor.add_node(probe)
     try:
         assert node.trigger_configure() == TransitionCallbackReturn.SUCCESS, node.refusal
         rigid = node.commander.feedforward.terms['rigid_body']
         assert rigid.payload.mass == pytest.approx(1.5)  # from payload_file at configure
-        with spinning(executor, context):
+        with spinning(executor, ros_context):
             publisher.publish(String(data='dynid_payload: 7'))  # refused: the payload in use stays
             publisher.publish(String(data=document(robot, 3.0, [0.02, 0.0, 0.06])))
             assert wait_until(lambda: rigid.payload.mass == pytest.approx(3.0), 10.0)
@@ -70,20 +60,20 @@ def test_feedforward_node_takes_a_payload_file_then_the_topic(context, tmp_path)
         probe.destroy_node()
 
 
-def test_estimator_node_takes_a_payload_from_the_topic(context, tmp_path):
+def test_estimator_node_takes_a_payload_from_the_topic(ros_context, tmp_path):
     robot = load_robot('ur5e')
     path = tmp_path / 'payload.yaml'
     path.write_text(document(robot, 0.8, [0.0, 0.01, 0.04]))
-    node = EstimatorNode(context=context, parameter_overrides=[
+    node = EstimatorNode(context=ros_context, parameter_overrides=[
         Parameter('payload_file', value=str(path)), Parameter('payload_topic', value=TOPIC)])
-    probe = rclpy.create_node('payload_source', context=context)
+    probe = rclpy.create_node('payload_source', context=ros_context)
     publisher = probe.create_publisher(String, TOPIC, LATCHED)
-    executor = SingleThreadedExecutor(context=context)
+    executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(node)
     executor.add_node(probe)
     try:
         assert node.estimation.payload.mass == pytest.approx(0.8)
-        with spinning(executor, context):
+        with spinning(executor, ros_context):
             publisher.publish(String(data=document(robot, 2.5, [0.0, 0.0, 0.05])))
             assert wait_until(lambda: node.estimation.payload.mass == pytest.approx(2.5), 10.0)
         assert node.estimation.payload_source == TOPIC
