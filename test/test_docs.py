@@ -15,7 +15,7 @@ LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)')
 
 
 def _markdown_files() -> list[Path]:
-    return [ROOT / 'README.md', *sorted(DOCS.rglob('*.md'))]
+    return [ROOT / 'README.md', ROOT / 'benchmarks' / 'README.md', *sorted(DOCS.rglob('*.md'))]
 
 
 @pytest.fixture(scope='module')

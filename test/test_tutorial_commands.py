@@ -1,23 +1,25 @@
-"""Every command of README.md runs, in order, in one fresh directory (issue 13: a README that lies fails CI).
+"""Every command of docs/tutorial.md runs, in order, in one fresh directory, and so does every command of
+README.md's quick start, in another: documentation that lies fails CI.
 
-The fenced ``sh``/``bash`` blocks of README.md are read top to bottom; a line ending in ``\\`` continues on
-the next, a line holding only a comment (the README's indented explanations) is no command, and a
+The fenced ``sh``/``bash`` blocks of a page are read top to bottom; a line ending in ``\\`` continues on
+the next, a line holding only a comment (the page's indented explanations) is no command, and a
 ``cat > FILE <<EOF`` line takes the lines up to its delimiter with it. Every command then runs as a
 subprocess in one temporary directory, with the venv's ``dynid`` (or ``python -m dynid.cli``), and must
 exit 0, so a command that names an input no earlier command made fails here.
 
 Not run, by first word and nothing else:
 
-- ``ros2``, ``colcon``, ``rosdep``: they need a ROS 2 installation (the README says which commands do);
+- ``ros2``, ``colcon``, ``rosdep``: they need a ROS 2 installation (docs/ros2.md says which commands do);
 - ``make``: ``make test`` is the suite this test belongs to, ``make demo`` is ``dynid demo``.
 
 ``dynid demo`` is not run here: it takes minutes and ``test_bringup_and_demo.py::test_demo_runs_end_to_end``
 runs it end to end. ``dynid bringup`` runs on its own DDS domain until each of its three nodes has logged,
 and is then stopped with SIGINT (Ctrl-C), which must end it with exit 0.
 
-The whole test has a deadline of ``DEADLINE_S`` (each command's timeout is what is left of it). It took
-152–163 s (152–157 s of CPU) on a 2-core machine under a load of about 3 when it was added; the slowest commands
-are the twin's recordings (the friction plateaus: 19 s) and the optimized excitation (17 s).
+Each page's run has a deadline of ``DEADLINE_S`` (each command's timeout is what is left of it). The
+tutorial's took 152–163 s (152–157 s of CPU) on a 2-core machine under a load of about 3 when it was added;
+the slowest commands are the twin's recordings (the friction plateaus: 19 s) and the optimized excitation
+(17 s).
 """
 
 import re
@@ -31,7 +33,9 @@ from pathlib import Path
 from dds_helpers import environment, executable
 from dynid.ros.runner import interrupt_processes
 
-README = Path(__file__).resolve().parents[1] / 'README.md'
+ROOT = Path(__file__).resolve().parents[1]
+TUTORIAL = ROOT / 'docs' / 'tutorial.md'
+README = ROOT / 'README.md'
 NEEDS_ROS2 = ('ros2', 'colcon', 'rosdep')
 NOT_RUN = NEEDS_ROS2 + ('make',)
 DEADLINE_S = 900.0
@@ -43,7 +47,7 @@ HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
 
 @dataclass(frozen=True)
 class Command:
-    line: str  # as the README writes it (continuations joined, a here-document's body included)
+    line: str  # as the page writes it (continuations joined, a here-document's body included)
     line_number: int  # of its first line in the file, from 1
 
     @property
@@ -56,7 +60,7 @@ class Command:
         return self.line.split()[1] if self.first_word == 'dynid' else None
 
 
-def readme_commands(text: str) -> list[Command]:
+def page_commands(text: str) -> list[Command]:
     """The commands of ``text``'s fenced sh/bash blocks, in order."""
     commands = []
     for match in FENCE.finditer(text):
@@ -90,7 +94,7 @@ def test_extraction_joins_continuations_skips_comments_and_keeps_here_documents(
             '                       # only a comment: an explanation of the line above\n'
             "cat > drives.yaml <<'EOF'\na: {gear_ratio: 101}   # kept: it is the file's\nEOF\n"
             'dynid identify rec --drives drives.yaml -o r.yaml\n```\n')
-    commands = readme_commands(text)
+    commands = page_commands(text)
     assert [command.line for command in commands] == [
         'make demo   # comment',
         'dynid model --robot ur5e --json   # a comment',
@@ -125,7 +129,7 @@ def _bringup(argv: list[str], cwd: Path, env: dict, timeout_s: float) -> tuple[i
 
 
 def _run(command: Command, cwd: Path, env: dict, timeout_s: float) -> tuple[int, str]:
-    """Run one README command in ``cwd``; its exit code (-1 on a timeout) and its error output."""
+    """Run one documented command in ``cwd``; its exit code (-1 on a timeout) and its error output."""
     if command.subcommand == 'bringup':
         return _bringup(_dynid_argv(command), cwd, env, min(BRINGUP_TIMEOUT_S, timeout_s))
     argv = _dynid_argv(command) if command.first_word == 'dynid' else ['bash', '-c', command.line]
@@ -138,9 +142,9 @@ def _run(command: Command, cwd: Path, env: dict, timeout_s: float) -> tuple[int,
     return run.returncode, run.stderr
 
 
-def test_every_readme_command_runs_in_order(tmp_path, ros_domain):
-    commands = readme_commands(README.read_text(encoding='utf-8'))
-    assert sum(command.first_word == 'dynid' for command in commands) >= 20  # the extraction found the examples
+def _run_in_order(page: Path, tmp_path: Path, ros_domain: int) -> None:
+    """Run every command of ``page`` in order in ``tmp_path``; each must exit 0."""
+    commands = page_commands(page.read_text(encoding='utf-8'))
     env = environment(ros_domain)
     deadline = time.monotonic() + DEADLINE_S
     timings = []
@@ -150,6 +154,20 @@ def test_every_readme_command_runs_in_order(tmp_path, ros_domain):
         started = time.monotonic()
         code, stderr = _run(command, tmp_path, env, max(1.0, deadline - time.monotonic()))
         timings.append((time.monotonic() - started, command.line.splitlines()[0]))
-        assert code == 0, f'README.md line {command.line_number}: `{command.line}` exited {code}:\n{stderr[-3000:]}'
+        where = f'{page.relative_to(ROOT)} line {command.line_number}'
+        assert code == 0, f'{where}: `{command.line}` exited {code}:\n{stderr[-3000:]}'
     print('\n'.join(f'{seconds:6.1f} s  {line}' for seconds, line in timings))
     print(f'{sum(seconds for seconds, _ in timings):6.1f} s  in all')
+
+
+def test_every_tutorial_command_runs_in_order(tmp_path, ros_domain):
+    commands = page_commands(TUTORIAL.read_text(encoding='utf-8'))
+    assert sum(command.first_word == 'dynid' for command in commands) >= 20  # the extraction found the examples
+    _run_in_order(TUTORIAL, tmp_path, ros_domain)
+
+
+def test_every_readme_quick_start_command_runs_in_order(tmp_path, ros_domain):
+    commands = page_commands(README.read_text(encoding='utf-8'))
+    assert sum(command.first_word == 'dynid' for command in commands) >= 5  # the quick start was found
+    assert {'make'} <= {command.first_word for command in commands}  # the two commands, not run here
+    _run_in_order(README, tmp_path, ros_domain)
