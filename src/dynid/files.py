@@ -1,9 +1,14 @@
-"""Reading dynid's YAML files (robot, trajectory, result) with one-line errors for bad input; digests of input files."""
+"""Reading dynid's YAML files (robot, trajectory, result) with one-line errors for bad input; digests of input
+files; every output written whole or not at all (:func:`written`, :func:`write_text`)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -42,3 +47,55 @@ def input_files(path: str | os.PathLike) -> list[dict]:
         return [{'path': str(p), 'bytes': p.stat().st_size, 'sha256': file_sha256(p)} for p in files]
     except OSError as error:
         raise InputError(f'cannot read {root}: {error.strerror or error}') from None
+
+
+#: Suffix of the hidden staging folders outputs are written in before they are renamed into place.
+STAGING_SUFFIX = '.partial'
+
+
+@contextlib.contextmanager
+def written(path: str | os.PathLike) -> Iterator[Path]:
+    """An output (a file or a folder) written whole or not at all.
+
+    Yields a path of the same name inside a hidden staging folder beside ``path`` (same file system, so the
+    rename cannot copy). The caller writes a file or builds a folder there. When the block ends, a file is
+    renamed onto ``path`` (replacing an older file in one step); a folder is renamed onto ``path`` when
+    ``path`` does not exist, else its entries are renamed into the existing folder one by one (each whole;
+    other files in that folder are kept). When the block raises, everything it wrote is removed and the
+    exception goes on: a failure mid-write leaves nothing behind, and a re-run starts afresh. Nothing
+    written at the yielded path: nothing changes.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f'.{path.name}.', suffix=STAGING_SUFFIX, dir=path.parent))
+    target = staging / path.name
+    try:
+        yield target
+        if target.is_dir() and not target.is_symlink():
+            _move_folder(target, path)
+        elif target.exists() or target.is_symlink():
+            os.replace(target, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _move_folder(source: Path, destination: Path) -> None:
+    """``source`` renamed onto ``destination``, or merged into it entry by entry where it exists."""
+    if not destination.exists():
+        os.replace(source, destination)
+        return
+    if not destination.is_dir():
+        raise InputError(f'{destination} is a file, not a folder')
+    for entry in sorted(source.iterdir()):
+        if entry.is_dir() and (destination / entry.name).is_dir():
+            _move_folder(entry, destination / entry.name)
+        else:
+            os.replace(entry, destination / entry.name)
+
+
+def write_text(path: str | os.PathLike, text: str, encoding: str = 'utf-8') -> Path:
+    """``text`` written to the file ``path`` whole or not at all (:func:`written`); returns the path."""
+    path = Path(path)
+    with written(path) as target:
+        target.write_text(text, encoding=encoding)
+    return path

@@ -65,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f'dynid {args.command}: error: {error}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as error:  # a file that cannot be read or written (no space left, no permission): one line
+        where = f'{error.filename}: ' if error.filename else ''
+        print(f'dynid {args.command}: error: {where}{error.strerror or error}', file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
 

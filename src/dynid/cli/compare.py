@@ -15,6 +15,7 @@ from dynid.cli.shared import (
     read_bag,
 )
 from dynid.errors import InputError
+from dynid.files import write_text
 
 SUMMARY = 'two results side by side: parameter changes in σ, held-out fit of both, an HTML page'
 
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                   f'{format_number(gap, "+.2f"):>8}')
     if args.json is not None:
         path = Path(args.json)
-        path.write_text(json.dumps(comparison.to_dict(), indent=2, allow_nan=False) + '\n')
+        write_text(path, json.dumps(comparison.to_dict(), indent=2, allow_nan=False) + '\n')
         print(f'wrote {path}')
     if args.report:
         from dynid.identify.compare_report import write_comparison_report

@@ -6,6 +6,7 @@ import argparse
 
 from dynid.cli.shared import EXIT_OK, output_file
 from dynid.errors import InputError
+from dynid.files import write_text
 
 SUMMARY = 'write a URDF with the physically consistent identification in it (inertials, friction)'
 
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if not error < 1e-6:
         raise InputError(f'{args.robot} does not reproduce the result\'s torques after export (relative error '
                          f'{error:.2g}): not the robot model the result was identified on?')
-    output.write_text(text)
+    write_text(output, text)
     print(f'wrote {output}: {len(result.joint_names)} identified links; pinocchio on it reproduces the identified '
           f'torques to {error:.1e} of their scale')
     return EXIT_OK

@@ -73,6 +73,7 @@ def _is_bag(path: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
 
+    from dynid.files import written
     from dynid.io.bag import write_bag
     from dynid.io.csv_log import PRESETS, parse_column_spec
     from dynid.io.importing import ImportSettings, import_bag, import_logs, write_import_report
@@ -104,8 +105,9 @@ def run(args: argparse.Namespace) -> int:
         dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, settings)
     for line in report.lines():
         print(line)
-    write_bag(output, dataset, start_ns=start_ns, storage=args.storage)
-    write_import_report(output, report)
+    with written(output) as target:  # the bag and its import.yaml whole, or nothing
+        write_bag(target, dataset, start_ns=start_ns, storage=args.storage)
+        write_import_report(target, report)
     topics = ['joint_states'] + [topic for topic, signal in (('motor_states', dataset.theta),
                                                             ('joint_currents', dataset.current),
                                                             ('joint_temperatures', dataset.temperature))

@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _write_robot_urdf(spec: str, output: str, force: bool) -> str:
     """Write the URDF of DH robot ``spec`` to ``output``; returns the line that says so."""
 
+    from dynid.files import write_text
     from dynid.model import RobotModel, load_robot
     from dynid.model.dh_urdf import robot_urdf, torque_agreement
 
@@ -41,7 +42,7 @@ def _write_robot_urdf(spec: str, output: str, force: bool) -> str:
     text = robot_urdf(spec)
     error = torque_agreement(load_robot(spec), RobotModel.from_urdf(text))
     try:
-        path.write_text(text)
+        write_text(path, text)
     except OSError as caught:
         raise InputError(f'cannot write {path}: {caught.strerror or caught}') from None
     return f'wrote {path}: pinocchio on it reproduces the DH model\'s torques to {error:.1e} of their scale'

@@ -16,6 +16,7 @@ from dynid.cli.shared import (
     read_bag,
     result_torque_signs,
 )
+from dynid.files import write_text
 
 SUMMARY = 'payload mass, centre of mass and inertia from a short motion; UR set_payload / Franka setLoad arguments'
 
@@ -130,6 +131,6 @@ def run(args: argparse.Namespace) -> int:
     for warning in estimate.warnings:
         print(f'warning: {warning}')
     if output is not None:
-        output.write_text(payload_yaml(document))
+        write_text(output, payload_yaml(document))
         print(f'wrote {output}')
     return EXIT_OK

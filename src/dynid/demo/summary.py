@@ -30,6 +30,7 @@ from dynid.control.tracking import Tracking, tracking_error
 from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings
 from dynid.errors import InputError
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
+from dynid.files import write_text
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import validate
@@ -310,7 +311,7 @@ def conclude(settings: DemoSettings, robot, result: IdentificationResult, traini
     say('writing the report')
     report = write_report(output / 'report', result, robot, [training], [holdout])
     loop_page = write_loop_page(output / 'report', loop)
-    (output / 'loop.yaml').write_text(yaml.safe_dump(loop.as_dict(), sort_keys=False), encoding='utf-8')
+    write_text(output / 'loop.yaml', yaml.safe_dump(loop.as_dict(), sort_keys=False))
     print(identification_table(result, settings, training, holdout))
     print()
     print(loop.table())

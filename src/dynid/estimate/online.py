@@ -40,6 +40,7 @@ import yaml
 from dynid.errors import InputError
 from dynid.estimate.replay import EstimationSettings, Estimators, build_estimators
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD, NO_DEFLECTION
+from dynid.files import write_text
 from dynid.identify.result import IdentificationResult
 from dynid.io.gaps import GAP_TOLERANCE
 from dynid.io.stream import StateBatch
@@ -331,8 +332,7 @@ class OnlineEstimation:
         document = {'robot': self.robot.name, 'k0': {n: float(v) for n, v in zip(self.robot.joint_names, k0,
                                                                                   strict=True)}}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(document, sort_keys=False))
+            write_text(path, yaml.safe_dump(document, sort_keys=False))
         except OSError as error:
             return False, f'cannot write {path}: {error}'
         self.baseline = k0.copy()

@@ -26,7 +26,7 @@ import yaml
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.estimate.replay import EstimationHistory
-from dynid.files import read_yaml
+from dynid.files import read_yaml, write_text, written
 
 HISTORY_RATE_HZ = 100.0
 PLOT_POINTS = 4000  # points per line at most (plots of hour-long replays stay quick)
@@ -122,15 +122,15 @@ def save_estimation(path, history: EstimationHistory, robot: str, inputs: dict) 
     """Write ``path`` (YAML) and the history CSV beside it (same name, ``.csv``); returns both paths."""
     path = Path(path)
     table = path.with_suffix('.csv')
-    path.parent.mkdir(parents=True, exist_ok=True)
     names, rows = history_table(history)
-    np.savetxt(table, rows, delimiter=',', header=','.join(names), comments='', fmt='%.10g')
+    with written(table) as staging:
+        np.savetxt(staging, rows, delimiter=',', header=','.join(names), comments='', fmt='%.10g')
     document = {
         'dynid_estimate': 1, 'robot': robot, 'joint_names': list(history.joint_names), 'inputs': inputs,
         'settings': history.settings.to_dict(), 'summary': history.summary(),
         'history': {'file': table.name, 'rate_hz': min(HISTORY_RATE_HZ, history.rate_hz), 'columns': names},
         'software': {'dynid': __version__}}
-    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+    write_text(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
     return path, table
 
 
@@ -267,9 +267,15 @@ def _cell(value) -> str:
 
 def write_estimation_report(folder, history: EstimationHistory, truth: TwinTruth | None = None,
                             title: str = 'recording') -> Path:
-    """Write ``folder/index.html`` and its PNG plots; returns the index path. The folder may exist."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``folder/index.html`` and its PNG plots; returns the index path. The folder may exist (its other
+    files are kept); the page and plots are written whole or not at all (:func:`dynid.files.written`)."""
+    with written(folder) as staging:
+        staging.mkdir()
+        _write_estimation_files(staging, history, truth, title)
+    return Path(folder) / 'index.html'
+
+
+def _write_estimation_files(folder: Path, history: EstimationHistory, truth: TwinTruth | None, title: str) -> None:
     true_alpha1, true_scale = truth.at(history.time) if truth is not None else (None, None)
     images = []
     if history.stiffness_alpha is not None:
@@ -317,6 +323,4 @@ drawn at the time of the sample it describes ({summary["delay_samples"]} samples
 {"".join(f'<h2>{label}</h2><img src="{image}" alt="{label}">' for label, image in images)}
 </body></html>
 '''
-    index = folder / 'index.html'
-    index.write_text(page)
-    return index
+    (folder / 'index.html').write_text(page)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from dynid.excite.trajectory import Trajectory
+from dynid.files import written
 
 
 def plot_trajectory(trajectory: Trajectory, path: str | Path, title: str = '', samples: int = 2000) -> Path:
@@ -31,6 +32,7 @@ def plot_trajectory(trajectory: Trajectory, path: str | Path, title: str = '', s
         figure.suptitle(title)
     figure.tight_layout()
     path = Path(path)
-    figure.savefig(path, dpi=100)
+    with written(path) as staging:
+        figure.savefig(staging, dpi=100, format=path.suffix.lstrip('.') or 'png')
     plt.close(figure)
     return path

@@ -43,7 +43,7 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError
-from dynid.files import read_yaml
+from dynid.files import read_yaml, write_text
 
 TRAJECTORY_FILE_VERSION = 1
 
@@ -354,7 +354,7 @@ def save_trajectory(trajectory: Trajectory, path: str | os.PathLike, metadata: d
         if key not in ('experiment', 'payload_schedule'):
             raise InputError(f'unknown trajectory file section {key!r}')
         document[key] = value
-    Path(path).write_text(yaml.safe_dump(document, sort_keys=False))
+    write_text(path, yaml.safe_dump(document, sort_keys=False))
 
 
 def load_trajectory_metadata(path: str | os.PathLike) -> dict:

@@ -26,7 +26,7 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError
-from dynid.files import read_yaml
+from dynid.files import read_yaml, write_text
 from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.static import StribeckMap
@@ -118,7 +118,7 @@ def write_joint_friction(params: str | Path, section: dict, output: str | Path |
     data['dynid_result'] = RESULT_VERSION
     data['joint_friction'] = section
     target = source if output is None else Path(output)
-    target.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    write_text(target, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     return target
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from dynid import __version__
 from dynid.errors import InputError
+from dynid.files import write_text
 from dynid.health.assessment import RobotHealth
 from dynid.health.trend import DAY_S, QuantityHealth
 
@@ -225,5 +226,5 @@ def write_page(folder, healths: Sequence[RobotHealth], events: dict | None = Non
             f'<p class="meta">{html.escape(source)} · written {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} '
             f'by dynid {__version__}</p>{legend}{sections}</body></html>')
     path = folder / 'index.html'
-    path.write_text(page, encoding='utf-8')
+    write_text(path, page)
     return path

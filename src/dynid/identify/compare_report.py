@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.files import written
 from dynid.identify.compare import SIGNIFICANT_Z, Comparison, format_z
 from dynid.identify.metrics import format_number
 from dynid.identify.report import html_page, pyplot, torque_plot
@@ -70,8 +71,13 @@ def write_comparison_report(folder, comparison: Comparison, series: dict | None 
     predicted by A (M, n), predicted by B (M, n), used (M, n)) to plot (:func:`dynid.identify.validate.predict_series`
     of each result; the rows used are A's).
     """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    with written(folder) as staging:  # whole or not at all; other files of an existing folder kept
+        staging.mkdir()
+        _write_comparison_files(staging, comparison, series)
+    return Path(folder) / 'index.html'
+
+
+def _write_comparison_files(folder: Path, comparison: Comparison, series: dict | None) -> None:
     a, b = comparison.label_a, comparison.label_b
     _z_plot(folder / 'changes.png', comparison)
     heldout = []
@@ -97,6 +103,4 @@ compared): {_listed(comparison.regrouped)}.</p>
 <h2>Parameter changes</h2><img src="changes.png" alt="parameter changes in standard deviations">
 <table><tr><th>name</th><th>A</th><th>σ A</th><th>B</th><th>σ B</th><th>B − A</th><th>change [%]</th>
 <th>z = (B − A)/σ</th></tr>{_parameter_rows(comparison)}</table>'''
-    index = folder / 'index.html'
-    index.write_text(html_page(f'dynid comparison: {a} and {b}', body))
-    return index
+    (folder / 'index.html').write_text(html_page(f'dynid comparison: {a} and {b}', body))

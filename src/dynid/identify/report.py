@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.files import written
 from dynid.identify.drive_gains import diagnostics_lines
 from dynid.identify.metrics import format_number
 from dynid.identify.preprocess import describe_filters
@@ -195,9 +196,16 @@ def _physical_section(result: IdentificationResult, robot: RobotModel) -> str:
 
 def write_report(folder: str | Path, result: IdentificationResult, robot: RobotModel, training: list[Dataset],
                  validation: list[Dataset] | None = None) -> Path:
-    """Write ``folder/index.html`` and its plots; returns the index path. The folder may exist."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``folder/index.html`` and its plots; returns the index path. The folder may exist (its other files
+    are kept); the page and plots are written whole or not at all (:func:`dynid.files.written`)."""
+    with written(folder) as staging:
+        staging.mkdir()
+        _write_report_files(staging, result, robot, training, validation)
+    return Path(folder) / 'index.html'
+
+
+def _write_report_files(folder: Path, result: IdentificationResult, robot: RobotModel, training: list[Dataset],
+                        validation: list[Dataset] | None) -> None:
     sections = []
     for label, datasets in (('training', training), ('validation', validation or [])):
         if not datasets:
@@ -241,6 +249,4 @@ def write_report(folder: str | Path, result: IdentificationResult, robot: RobotM
 <h2>Residuals (training)</h2><img src="residuals.png" alt="residual histograms">
 <h2>Parameters</h2><img src="parameters.png" alt="base parameters with error bars">
 <table><tr><th>name</th><th>expression</th><th>value</th><th>σ</th><th>σ [%]</th></tr>{parameter_rows}</table>''')
-    index = folder / 'index.html'
-    index.write_text(page)
-    return index
+    (folder / 'index.html').write_text(page)

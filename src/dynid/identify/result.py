@@ -86,7 +86,7 @@ import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
-from dynid.files import read_yaml
+from dynid.files import read_yaml, write_text
 from dynid.model.drives import JointDrives
 
 RESULT_VERSION = 2
@@ -239,8 +239,7 @@ class IdentificationResult:
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
-        path.write_text(yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True))
-        return path
+        return write_text(path, yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True))
 
     @classmethod
     def from_dict(cls, data: dict, source: str = 'result') -> IdentificationResult:

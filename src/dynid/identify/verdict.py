@@ -38,7 +38,7 @@ from pathlib import Path
 
 from dynid import __version__
 from dynid.errors import InputError
-from dynid.files import input_files
+from dynid.files import input_files, write_text
 from dynid.identify.metrics import format_number
 from dynid.identify.result import plain_data
 
@@ -202,7 +202,7 @@ class Verdict:
         """Write the JSON document to ``path``; returns it."""
         path = Path(path)
         try:
-            path.write_text(json.dumps(self.to_dict(), indent=2, allow_nan=False) + '\n')
+            write_text(path, json.dumps(self.to_dict(), indent=2, allow_nan=False) + '\n')
         except OSError as error:
             raise InputError(f'cannot write {path}: {error.strerror or error}') from None
         return path

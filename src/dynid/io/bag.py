@@ -43,6 +43,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError, checked_choice
+from dynid.files import written
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import (
     FIELDS,
@@ -94,7 +95,34 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
     path = Path(path)
     if path.exists():
         raise InputError(f'{path} exists; refusing to overwrite a recording (choose a new path)')
-    stamps = start_ns + np.round(dataset.t * 1e9).astype(np.int64)
+    stamps = bag_stamps(dataset.t, start_ns, path)
+    with written(path) as target:  # whole or not at all: a failure leaves no partial bag
+        _write_messages(target, dataset, stamps, reference, namespace, start_ns, chunk_s, storage)
+    return path
+
+
+def bag_stamps(t: np.ndarray, start_ns: int, path: str | os.PathLike) -> np.ndarray:
+    """The (N,) int64 stamps [ns since 1970] ``start_ns`` + t [s] of a recording written to ``path``, checked:
+    InputError when a time is not finite, a stamp lies before 1970 (below 0) or beyond 2262 (int64), or the
+    times step back. rosbag2 stores stamps as unsigned nanoseconds: a negative one cannot be written."""
+    t = np.asarray(t, dtype=float)
+    if t.size and not np.all(np.isfinite(t)):
+        raise InputError(f'{path}: cannot write a recording whose times are not all finite')
+    if t.size and np.any(np.diff(t) < 0):
+        raise InputError(f'{path}: cannot write a recording whose times step back')
+    first = int(start_ns) + (int(round(float(t[0]) * 1e9)) if t.size else 0)
+    last = int(start_ns) + (int(round(float(t[-1]) * 1e9)) if t.size else 0)
+    if first < 0:
+        raise InputError(f'{path}: cannot write a stamp before 1970 (the first is {first / 1e9:.9g} s; rosbag2 '
+                         f'stamps are nanoseconds from 0)')
+    if last >= 2 ** 63:
+        raise InputError(f'{path}: cannot write a stamp beyond 2262 (the last is {last / 1e9:.6g} s)')
+    return int(start_ns) + np.round(t * 1e9).astype(np.int64)
+
+
+def _write_messages(path: Path, dataset: Dataset, stamps: np.ndarray, reference: dict | None, namespace: str,
+                    start_ns: int, chunk_s: float, storage: str) -> None:
+    """The body of :func:`write_bag`: the bag directory ``path`` (a staging path) and its messages."""
     names = list(dataset.joint_names)
     store = typestore()
     plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
@@ -133,7 +161,6 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
                     next_chunk += 1
                 for connection, messages in encoded:
                     writer.write(connection, stamp, messages[k])
-    return path
 
 
 def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s: float) -> list:

@@ -13,7 +13,12 @@
    times (:func:`dynid.io.log_checks.check_jumps`).
 5. The rest is interpolated onto a uniform grid; short gaps are bridged, long ones split the
    recording (:mod:`dynid.io.resample`). Samples re-timed onto their ticks lie on that grid.
-6. :func:`import_logs` (or :func:`import_bag`) returns the :class:`~dynid.io.dataset.Dataset` and an
+6. The bag's stamps start at the first sample's time (a wall clock's, or the log's own clock). A log
+   whose clock starts at 0 may have its first tick a fraction of a period before 0 once re-timed
+   (the grid goes through the earliest stamps, after their ticks), and a log may count its time from
+   a negative value: rosbag2 stamps cannot lie before 0, so such a recording starts at 0 instead,
+   every stamp shifted by the same amount (``timing.start_shift_s``, and a note).
+7. :func:`import_logs` (or :func:`import_bag`) returns the :class:`~dynid.io.dataset.Dataset` and an
    :class:`ImportReport` of every row dropped or re-timed and why; ``dynid import`` writes the dataset
    with :func:`dynid.io.bag.write_bag` and the report as ``import.yaml`` in the bag directory.
 """
@@ -28,6 +33,7 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError, checked_choice
+from dynid.files import write_text
 from dynid.io.csv_log import ColumnMap, apply_column_map
 from dynid.io.dataset import Dataset
 from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
@@ -174,7 +180,9 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     else:
         report.timing['time'] = f'column {log.columns["time"]}'
     source = {'csv': [str(p) for p in paths]}
-    return _import_rows(t, log.signals, log.where, joint_names, limits, settings, report, str(paths[0]), source)
+    dataset, report, start_ns = _import_rows(t, log.signals, log.where, joint_names, limits, settings, report,
+                                             str(paths[0]), source)
+    return dataset, report, _start_stamp(start_ns, report)
 
 
 def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | None = None,
@@ -204,7 +212,17 @@ def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | 
     start_s = dataset.source.get('start_ns', 0) / 1e9
     data, report, start_ns = _import_rows(dataset.t, signals, where, joint_names, limits, settings, report,
                                           str(path), {'bag': str(path)})
-    return data, report, start_ns + int(round(start_s * 1e9))
+    return data, report, _start_stamp(start_ns + int(round(start_s * 1e9)), report)
+
+
+def _start_stamp(start_ns: int, report: ImportReport) -> int:
+    """The bag's first stamp [ns]: the first sample's time, or 0 where that lies before 0 (module docstring)."""
+    if start_ns >= 0:
+        return start_ns
+    report.timing['start_shift_s'] = float(-start_ns / 1e9)
+    report.notes.append(f'the first sample lies at {start_ns / 1e9:.6g} s, before 0, where a rosbag2 stamp cannot '
+                        f'lie: every stamp moved {-start_ns / 1e9:.6g} s later (spacing unchanged)')
+    return 0
 
 
 def _add_unparsable(report: ImportReport, unparsable: list[tuple[str, str]]) -> None:
@@ -294,6 +312,5 @@ def _timing_report(timing: Retiming, rows: int, settings: ImportSettings) -> dic
 
 def write_import_report(bag: Path, report: ImportReport) -> Path:
     """``import.yaml`` in the bag directory."""
-    path = Path(bag) / IMPORT_REPORT_FILE
-    path.write_text(yaml.safe_dump(report.to_dict(), sort_keys=False, allow_unicode=True))
-    return path
+    return write_text(Path(bag) / IMPORT_REPORT_FILE, yaml.safe_dump(report.to_dict(), sort_keys=False,
+                                                                     allow_unicode=True))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynid.errors import InputError
+from dynid.files import write_text
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256
 from dynid.identify.session import CHOICES, IdentificationSession
@@ -75,7 +76,7 @@ def _identify(session: IdentificationSession, recording: Path, settings: Payload
         'recording': str(recording), 'result': str(source), 'result_sha256': file_sha256(source)})
     path = recording / 'payload.yaml'
     text = payload_yaml(document)
-    path.write_text(text)
+    write_text(path, text)
     inertia = 'inertia identified' if estimate.inertia_identified else 'inertia not identified'
     message = (f'payload {estimate.mass:.4g} ± {estimate.mass_std:.2g} kg, centre of mass '
                f'{[round(float(c), 4) for c in estimate.com]} m ({estimate.flange}), {inertia}; wrote {path}')

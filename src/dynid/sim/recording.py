@@ -40,7 +40,7 @@ from dynid.excite.trajectory import (
     reorder_trajectory_output,
     trajectory_from_dict,
 )
-from dynid.files import read_yaml
+from dynid.files import read_yaml, written
 from dynid.io.bag import STORAGES, write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
@@ -169,6 +169,13 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         print(file=sys.stderr)
     dataset = record_to_dataset(record, payload, {'simulation': source})
     truth = truth_document(params, settings, twin, source)
+    with written(output) as staging:  # the bag, log.csv and truth.yaml whole, or nothing
+        _write_run(staging, settings, record, dataset, params, truth, schedule, changes, twin)
+    return output
+
+
+def _write_run(output: Path, settings, record, dataset, params, truth: dict, schedule, changes, twin) -> None:
+    """The recording folder of :func:`simulate_recording` (a staging path): bag, log.csv, truth.yaml."""
     if settings.real_log is None:
         write_bag(output, dataset, reference={'t': record.time, **record.reference}, storage=settings.storage)
     else:
@@ -192,7 +199,6 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         truth['simulation']['joint_changes'] = [a.to_dict() for a in twin.applied_joint_changes] + [
             {**c.to_dict(), 'applied_s': None} for c in twin.pending_joint_changes]
     (output / TRUTH_FILE).write_text(yaml.safe_dump(truth, sort_keys=False))
-    return output
 
 
 def _run_with_schedule(twin: DigitalTwin, duration: float, schedule: list[dict], progress) -> SimulationRecord:
