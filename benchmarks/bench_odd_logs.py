@@ -13,7 +13,7 @@ Parts (each a function returning figures; :func:`main` prints a table per part a
    parameters, and WLS must refuse them by name with the counts (I-IRLS still runs).
 2. **Signs** (:func:`part_signs`): in a Panda log (the one of part 1) and a UR5e log (30 s at 1 kHz, part 4)
    the joint torque of every joint in turn is negated, then every joint's at once; the check against the
-   robot file (:func:`dynid.identify.plausibility.check_effort`) must name exactly the flipped joints. The same
+   robot file (:func:`dynid.diagnosis.effort.check_effort`) must name exactly the flipped joints. The same
    with the motor current of the same logs (no joint torque: compared as K_τ·i, friction and rotor inertia in
    it). A joint left 'not checked' is listed with the evidence its sign had: the file torque's RMS against the
    signal's scatter and the motion-sign statistic beside its threshold. On a bare flange the last wrist joints'
@@ -55,11 +55,11 @@ import yaml
 from scipy.special import chdtri
 
 from dynid.cli import main as dynid
+from dynid.diagnosis import EffortCheckSettings, check_effort
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, save_trajectory
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.plausibility import EffortCheckSettings, check_effort
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate

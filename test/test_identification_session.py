@@ -172,8 +172,9 @@ def test_the_sign_check_runs_and_torque_sign_and_exclude_joints_reach_the_identi
     assert 'give torque_sign:=[shoulder_lift_joint=-1]' in identified.warnings[0]
     assert identified.warnings[0] in identified.result.warnings and identified.warnings[0] in identified.message
     assert session.outcome == ('warn', identified.message)
-    check = identified.result.provenance['inputs'][0]['source']['effort_check']
-    assert check['flipped'] == ['shoulder_lift_joint'] and check['said'] == 'torque'
+    check = identified.result.diagnosis_section
+    assert [name for name, joint in check['joints'].items() if joint['sign'] < 0] == ['shoulder_lift_joint']
+    assert check['said'] == 'torque'
     fixed = session.identify(session.begin(), IdentifierSettings(report=False, torque_sign=('shoulder_lift_joint=-1',),
                                                                  exclude_joints=('wrist_3_joint',)))
     assert fixed.warnings == () and session.outcome == ('ok', fixed.message)
@@ -202,8 +203,9 @@ def test_the_node_and_dynid_identify_run_one_workflow(ur5e, excited, tmp_path, c
         document['provenance'].pop('created')
         document['prior'].pop('seconds')
     assert node['provenance']['robot_source'] == {'kind': 'built-in', 'spec': 'ur5e'}
-    said = [d['provenance']['inputs'][0]['source']['effort_check'].pop('said_by') for d in (node, cli)]
+    said = [d['diagnosis'].pop('said_by') for d in (node, cli)]
     assert said == ['joint_states_effort', '--joint-states-effort']
+    assert [d['provenance']['inputs'][0]['source']['effort_said'].pop('said_by') for d in (node, cli)] == said
     flat_node, flat_cli = _leaves(node), _leaves(cli)
     assert flat_node.keys() == flat_cli.keys()
     for key, value in flat_node.items():  # one computation on one machine; 1e-9 leaves room for BLAS threads

@@ -77,7 +77,7 @@ def test_identify_from_effort_as_current_equals_identify_from_joint_currents(bag
     from_topic = _identify(bags['dynid'], tmp_path / 'topic.yaml')
     assert 'looks like' not in capsys.readouterr().out  # joint_currents recorded: nothing to warn about
     for result in (from_effort, from_topic):
-        assert result.provenance['inputs'][0]['source']['effort_check']['meaning'] == 'current'
+        assert result.diagnosis_section['meaning'] == 'motor current'
     assert from_effort.model['torque_source'] == from_topic.model['torque_source'] == 'current'
     assert from_effort.provenance['inputs'][0]['source']['joint_states_effort'] == 'current'  # said in the result
     assert from_effort.parameter_names == from_topic.parameter_names

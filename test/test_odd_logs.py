@@ -82,8 +82,10 @@ def test_flipped_joints_are_named_with_the_option_that_fixes_them(effort_bags, t
     out = capsys.readouterr().out
     assert FLIP in out and 'give --torque-sign shoulder_lift_joint=-1,wrist_1_joint=-1' in out
     assert '(not checked: wrist_3_joint, whose robot-file torque hardly moves' in out
-    check = IdentificationResult.load(flipped).provenance['inputs'][0]['source']['effort_check']
-    assert check['flipped'] == ['shoulder_lift_joint', 'wrist_1_joint'] and check['meaning'] == 'torque'
+    check = IdentificationResult.load(flipped).diagnosis_section
+    assert [name for name, joint in check['joints'].items() if joint['sign'] < 0] == ['shoulder_lift_joint',
+                                                                                       'wrist_1_joint']
+    assert check['meaning'] == 'joint torque' and check['joints']['wrist_3_joint']['sign'] == 0
     fixed = tmp_path / 'fixed.yaml'
     assert main(['identify', str(effort_bags['flipped']), '--torque-sign', 'shoulder_lift_joint=-1',
                  '--torque-sign', 'wrist_1_joint=-1', '-o', str(fixed), '--quiet', '--force']) == 0
@@ -103,7 +105,7 @@ def test_flipped_joints_are_named_with_the_option_that_fixes_them(effort_bags, t
 
 
 def test_a_last_wrist_joint_shows_its_sign_in_the_current_and_not_in_the_joint_torque(short_bag, ur5e):
-    from dynid.identify.plausibility import check_effort
+    from dynid.diagnosis import Recording, check_effort, diagnose
 
     recorded = read_bag(short_bag, ur5e.joint_names)
     sign = np.array([1, 1, 1, 1, 1, -1])
@@ -113,7 +115,8 @@ def test_a_last_wrist_joint_shows_its_sign_in_the_current_and_not_in_the_joint_t
     assert (plain.joints['wrist_3_joint'].sign, plain.joints['wrist_3_joint'].sign_from) == (1, 'motion')
     negated = check_effort(dataclasses.replace(recorded, tau=None, current=recorded.current * sign), ur5e)
     assert negated.flipped == ['wrist_3_joint']
-    warning = negated.warnings()[0]  # a joint_currents topic: its drive gain's sign, not --torque-sign
+    flipped = dataclasses.replace(recorded, tau=None, current=recorded.current * sign)
+    warning = diagnose([Recording(flipped)], ur5e).warnings()[0]  # joint_currents: its drive gain's sign
     assert 'wrist_3_joint: its friction and inertia torque against the motion' in warning and 'drive gains' in warning
     # Joint torque after the gear: wrist 3's file torque (~0.5 mN·m) is lost in 0.2 N·m of noise; no sign either way.
     for torque in (recorded.tau, recorded.tau * sign):
@@ -127,8 +130,8 @@ def test_a_torque_sensor_offset_is_not_taken_for_a_scale_at_rest(ur5e, tmp_path)
     poses, and without an offset in the fit at rest the offset posed as a scale of 127 ± 17 of it ('neither
     torque nor motor current') and bent wrist 1's to 0.82; the poses' gravity differs, so the offset is fitted:
     wrist 3 is undecided and the rest torque."""
+    from dynid.diagnosis import check_effort
     from dynid.excite.trajectory import PointTrajectory, save_trajectory
-    from dynid.identify.plausibility import check_effort
     from dynid.model import Payload
 
     poses = np.array([[0.0, -1.2, 1.0, -1.4, -1.2, 0.3], [0.5, -1.8, 1.6, -0.9, -1.9, -0.4],
@@ -151,7 +154,7 @@ def test_a_torque_sensor_offset_is_not_taken_for_a_scale_at_rest(ur5e, tmp_path)
 def test_a_tool_on_the_flange_lets_the_last_wrist_joint_show_its_sign(ur5e, tmp_path, capsys):
     """With a 1 kg tool 8 cm off the flange axis, wrist 3 carries gravity torque: given the tool (as
     --payload-mass/--payload-com give it), the check names a flipped wrist 3 and no other joint."""
-    from dynid.identify.plausibility import check_effort
+    from dynid.diagnosis import check_effort
     from dynid.model import Payload
 
     tool = Payload(1.0, (0.08, 0.0, 0.05))
@@ -200,10 +203,10 @@ def test_what_the_recording_says_is_kept_and_checked(effort_bags, ur5e):
     from dynid.cli.shared import read_bag as read_checked
 
     dataset = read_checked(effort_bags['recorded_torque'], ur5e, None, warn=False)
-    check = dataset.source['effort_check']
-    assert (check['said'], check['said_by'], check['meaning']) == ('torque', "the bag's metadata", 'current')
+    check = dataset.source['diagnosis']
+    assert (check['said'], check['said_by'], check['meaning']) == ('torque', "the bag's metadata", 'motor current')
     assert "(the bag's metadata says torque)" in check['warnings'][0]
-    assert read_checked(effort_bags['torque'], ur5e, None, warn=False).source['effort_check']['said'] is None
+    assert read_checked(effort_bags['torque'], ur5e, None, warn=False).source['diagnosis']['said'] is None
 
 
 # ------------------------------------------------------------------------------ low rates

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     robot = load_robot(robot_spec, joints=result_joints(args, result))
     drives = drives_from_file(args.drives, robot)
     dataset = read_bag(args.bag, robot, args.joint_states_effort, args.joint_map,
-                       result_torque_signs(args, result, robot.joint_names))
+                       result_torque_signs(args, result, robot.joint_names), diagnosis=result.diagnosis_section)
     start, shown = time.perf_counter(), [time.perf_counter()]
 
     def progress(done: int, total: int) -> None:

@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     signs = result_torque_signs(args, result, robot.joint_names)
     for recording in recordings:
         recording.dataset = recording.dataset.with_torque_signs(signs)
-        check_recording(recording.dataset, robot, effort, recording.name)
+        if result.diagnosis_section is None:  # else the identification's diagnosis holds (not decided again)
+            check_recording(recording.dataset, robot, effort, recording.name)
     identification = identify_joint_friction(
         recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr),
         drives=drives)

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     drives = drives_from_file(args.drives, robot)
     # The check of the torque against the robot file is left out: the payload's torque is what it would flag.
     dataset = read_bag(args.bag, robot, args.joint_states_effort, args.joint_map,
-                       result_torque_signs(args, result, robot.joint_names), warn=False)
+                       result_torque_signs(args, result, robot.joint_names), check=False)
     estimate = identify_payload(result, robot, dataset, settings, drives=drives, name=str(args.bag))
     document = payload_document(estimate, robot, settings, {
         'recording': str(args.bag), 'result': str(args.params), 'result_sha256': file_sha256(args.params)})

@@ -167,13 +167,16 @@ def effort_told(args: argparse.Namespace, torque_sources=()) -> str | None:
 
 
 def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None = None,
-             signs: dict[str, int] | None = None, warn: bool = True, payload=None):
+             signs: dict[str, int] | None = None, warn: bool = True, payload=None, check: bool = True,
+             diagnosis: dict | None = None):
     """The recording ``bag`` in ``robot``'s joint order, joint_states' effort read as ``joint_states_effort``
     says (None: not given, torque), its joints named as ``joint_map`` (--joint-map text) or the vendors' prefixes
-    say, the torque of the joints in ``signs`` negated; checked against the robot file with ``payload`` (a
-    :class:`dynid.model.Payload` on the flange, or None) (:func:`check_recording`: its warnings on stderr where
-    ``warn``, and in ``source['effort_check']``); a warning where its rate is another UR controller's than the
-    robot's."""
+    say, the torque of the joints in ``signs`` negated. What the user or the recording said the effort holds is kept
+    in ``source['effort_said']``. Where ``check``, the recording is diagnosed against the robot file with ``payload``
+    (a :class:`dynid.model.Payload` on the flange, or None) (:func:`check_recording`: its warnings on stderr where
+    ``warn``), unless an identification's ``diagnosis`` (its result's section) is given and the effort is read as it
+    was there: that is kept instead, not decided again. A warning where its rate is another UR controller's than
+    the robot's."""
     import numpy as np
 
     from dynid.io.recorder import read_recording
@@ -183,31 +186,43 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     dataset = read_recording(bag, robot.joint_names, None, joint_states_effort or 'torque',
                              parse_joint_map(joint_map))
     dataset = dataset.with_torque_signs(signs or {})
-    check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
+    said, said_by = effort_said(joint_states_effort, bag)
+    dataset.source['effort_said'] = {'said': said, 'said_by': said_by}
+    if diagnosis is not None and joint_states_effort in (None, diagnosis.get('said')):
+        dataset.source['diagnosis'] = diagnosis
+    elif check:
+        check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
     note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
     if note:
         print(f'warning: {bag}: {note}', file=sys.stderr)
     return dataset
 
 
-def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: bool = True, payload=None) -> None:
-    """The sign and scale of ``dataset``'s torque against the robot file
-    (:func:`dynid.identify.plausibility.check_effort`), with what the user (``joint_states_effort``) or the
-    recording said the effort holds, and the ``payload`` on the flange; ``source['effort_check']`` keeps it and
-    its warnings, printed to stderr where ``warn``."""
-    from dynid.identify.plausibility import attach_effort_check
+def effort_said(joint_states_effort: str | None, bag) -> tuple[str | None, str]:
+    """(what the effort of ``bag`` holds, who said it): the user's --joint-states-effort, else the recording's own
+    record (:func:`dynid.io.effort_record.recorded_effort`); (None, '') when neither says."""
     from dynid.io.effort_record import recorded_effort
 
     said, said_by = (joint_states_effort, '--joint-states-effort') if joint_states_effort else recorded_effort(bag)
-    lines = attach_effort_check(dataset, robot, None if said == 'none' else said, said_by, name=str(bag),
-                                payload=payload)
-    for line in lines if warn else ():
+    return (None if said == 'none' else said), said_by
+
+
+def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: bool = True, payload=None) -> None:
+    """The diagnosis of ``dataset`` alone against the robot file (:func:`dynid.diagnosis.diagnose`), with what the
+    user (``joint_states_effort``) or the recording said the effort holds, and the ``payload`` on the flange;
+    ``source['diagnosis']`` keeps it, its warnings printed to stderr where ``warn``."""
+    from dynid.diagnosis import Recording, diagnose
+
+    said, said_by = effort_said(joint_states_effort, bag)
+    diagnosis = diagnose([Recording(dataset, payload, str(bag))], robot, said, said_by)
+    dataset.source['diagnosis'] = diagnosis.to_dict()
+    for line in diagnosis.warnings() if warn else ():
         print(f'warning: {line}', file=sys.stderr)
 
 
 def recording_inputs(bags, robot, masses, com, label, joint_states_effort=None, joint_map=None, signs=None):
     """The bags as identification inputs, each with its payload (``masses`` and ``com``, --``label``); their
-    checks' warnings go into the result (:func:`read_bag` with ``warn`` False)."""
+    diagnosis is the identification's, of all of them together (:func:`dynid.identify.workflow.diagnose_inputs`)."""
     from dynid.identify.model import RecordingInput
     from dynid.model import Payload
 
@@ -218,9 +233,7 @@ def recording_inputs(bags, robot, masses, com, label, joint_states_effort=None, 
         mass = masses[i] if masses else 0.0
         if mass < 0:
             raise InputError(f'payload mass of {bag} must be >= 0 kg, got {mass}')
-        # the check against the robot file carries the payload where it is placed (--payload-com)
-        known = Payload(mass, com) if mass > 0 and com is not None else None
-        dataset = read_bag(bag, robot, joint_states_effort, joint_map, signs, warn=False, payload=known)
+        dataset = read_bag(bag, robot, joint_states_effort, joint_map, signs, check=False)
         if mass == 0:
             recordings.append(RecordingInput(dataset, name=str(bag)))
         elif com is not None:

@@ -81,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     signs = result_torque_signs(args, result, robot.joint_names)
     unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
-        dataset = read_bag(bag, robot, args.joint_states_effort, args.joint_map, signs)
+        dataset = read_bag(bag, robot, args.joint_states_effort, args.joint_map, signs,
+                           diagnosis=result.diagnosis_section)
         if args.holdout is not None:
             dataset = dataset.split_holdout(args.holdout)[1]
         payload = Payload(mass, args.payload_com) if mass > 0 else None

@@ -67,6 +67,20 @@ ignores the sections still predicts the same torques, and the sections do not ch
       unconstrained: {values: [...], std: [...]}    # the linear solution in parameter order
       mass_matrix: {states: 1000, positive_definite_percent: 100.0, min_eigenvalue: ..}
 
+The optional ``diagnosis`` section is what the recordings' effort holds, read from all of them together before
+anything was fitted (:class:`dynid.diagnosis.Diagnosis`; validate and estimate read it instead of deciding again)::
+
+    diagnosis:
+      recordings: [NAME, ...]
+      signal: torque                                # what was compared: torque, current (K_τ·i) or null
+      said: null                                    # what the user or the recording said the effort holds
+      meaning: joint torque                         # joint torque, motor torque, motor current, torque without
+                                                    # gravity, joint torque or motor current, other, not decided
+      joints: {NAME: {meaning: .., sign: 1, scale: .., scale_std: .., offset: .., evidence: ..}}   # sign 0: not decided
+      findings: [{kind: sign, joints: [...], text: .., advice: ..}]
+      warnings: [...]
+      details: {...}                                # the figures behind the findings
+
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
@@ -139,6 +153,7 @@ class IdentificationResult:
     physical_section: dict | None = None  # the ``physical`` section (module docstring), plain data
     drive_gain_diagnostics: dict | None = None  # TLS/MLS: kernel gap, payload content, nominal comparison
     prior_section: dict | None = None  # the ``prior`` section (module docstring), plain data
+    diagnosis_section: dict | None = None  # the ``diagnosis`` section: dynid.diagnosis.Diagnosis.to_dict()
 
     @property
     def relative_std(self) -> np.ndarray:
@@ -230,6 +245,7 @@ class IdentificationResult:
             **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
             **({} if self.physical_section is None else {'physical': self.physical_section}),
             **({} if self.prior_section is None else {'prior': self.prior_section}),
+            **({} if self.diagnosis_section is None else {'diagnosis': self.diagnosis_section}),
             'metrics': self.metrics,
             'warnings': self.warnings,
             'provenance': {**self.provenance, 'software': {'dynid': __version__},
@@ -269,7 +285,8 @@ class IdentificationResult:
                 joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source),
                 physical_section=_physical_section(data.get('physical'), joints, source),
                 drive_gain_diagnostics=None if gains is None else gains.get('diagnostics'),
-                prior_section=_prior_section(data.get('prior'), names, source))
+                prior_section=_prior_section(data.get('prior'), names, source),
+                diagnosis_section=data.get('diagnosis') if isinstance(data.get('diagnosis'), dict) else None)
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f'{source}: malformed result file ({error})') from None
 

@@ -285,8 +285,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
     poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
     changes += problem.changes
-    checked = [line for g in problem.gaps for line in (g.source.get('effort_check') or {}).get('warnings', [])]
-    warnings = [change_text(change) for change in changes] + checked + list(problem.warnings) + \
+    warnings = [change_text(change) for change in changes] + list(problem.warnings) + \
         (solution.warnings if gains_unknown else []) + (outcome.warnings if outcome is not None else [])
     reasons: dict[str, list[str]] = {}
     for name, entry in problem.held.items():

@@ -11,8 +11,8 @@
   nothing recorded, one already running) or takes the last recording for one;
   :meth:`~IdentificationSession.identify` identifies from it with :class:`IdentifierSettings` through the
   workflow ``dynid identify`` runs (:func:`dynid.identify.workflow.identify_and_save`): the torque's signs
-  applied (``torque_sign``), its sign and units checked against the robot file
-  (:func:`dynid.identify.plausibility.attach_effort_check`, the warnings in the result), left-out joints
+  applied (``torque_sign``), the recording diagnosed against the robot file (:mod:`dynid.diagnosis`: effort
+  meaning, sign, scale; the result's ``diagnosis`` section, its warnings in the result), left-out joints
   (``exclude_joints``), refused unless ``force`` where the data cannot identify the model; it writes
   ``result.yaml`` (and the report) into the recording and keeps a one-line outcome for diagnostics, a
   warning where the check found something.
@@ -36,7 +36,6 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import FRICTION_MODELS, METHODS
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.plausibility import attach_effort_check
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
@@ -241,8 +240,8 @@ class IdentificationSession:
             checked_choice(name, getattr(settings, name), allowed)
         dataset = self.read(recording)
         dataset = dataset.with_torque_signs(parse_torque_signs(settings.torque_sign, self.robot.joint_names))
-        checked = attach_effort_check(dataset, self.robot, self.joint_states_effort, 'joint_states_effort',
-                                      str(recording), NODE_SPELLING)
+        dataset.source['effort_said'] = {'said': self.joint_states_effort,
+                                         'said_by': 'joint_states_effort' if self.joint_states_effort else ''}
         spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
                          exclude_joints=joint_names(settings.exclude_joints))
         filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,
@@ -252,9 +251,11 @@ class IdentificationSession:
         path = recording / 'result.yaml'
         result, _ = identify_and_save(
             self.robot, [RecordingInput(dataset, name=str(recording))],
-            Identification(spec, filters, options, settings.force, 'force:=true'), path, self.robot_spec,
+            Identification(spec, filters, options, settings.force, 'force:=true', spelling=NODE_SPELLING), path,
+            self.robot_spec,
             report=recording / 'report' if settings.report else None, progress=progress)
         self.last_result = path
+        checked = list((result.diagnosis_section or {}).get('warnings') or [])
         train = result.metrics['train']
         message = (f'{result.method.upper()}: {len(result.parameter_names)} parameters, relative residual '
                    f'{train["relative_residual"]:.4g}; wrote {path}')

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.preprocess import FilterSettings
@@ -39,6 +40,8 @@ class Identification:
         force_option: how the front end spells ``force`` in the refusal ('--force', 'force:=true').
         drives_file: a drives file (:func:`dynid.model.drives.load_drives`) replacing the robot's drive data.
         holdout: the last fraction of each recording's time left out of the fit and validated on (None: none).
+        spelling: how the front end spells the settings the diagnosis advises (``torque_sign``,
+            ``joint_states_effort``, ``torque_source``; :func:`dynid.diagnosis.diagnose`), None: the CLI's.
     """
 
     spec: ModelSpec = field(default_factory=ModelSpec)
@@ -48,6 +51,7 @@ class Identification:
     force_option: str = '--force'
     drives_file: str | None = None
     holdout: float | None = None
+    spelling: dict | None = None
 
 
 def physical_settings(prior: bool = True, physical: bool = False, prior_relative_std: float | None = None,
@@ -93,6 +97,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     progress = progress or (lambda text: None)
     drives = None if identification.drives_file is None else load_drives(identification.drives_file,
                                                                          robot.joint_names)
+    progress(f'diagnosing {len(recordings)} recording(s) together: effort, sign, scale, robot file')
+    diagnosis = diagnose_inputs(robot, recordings, identification.spelling)
     held_out = []
     if identification.holdout is not None:
         for i, recording in enumerate(recordings):
@@ -101,6 +107,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
             held_out.append((recording, test))
     result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
                       drives=drives, progress=progress)
+    result.diagnosis_section = diagnosis.to_dict()
+    result.warnings[:0] = diagnosis.warnings()
     refuse_unless_forced(result, identification.force, identification.force_option)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
@@ -125,3 +133,17 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     progress('writing the report')
     return result, write_report(report, result, robot, [r.dataset for r in recordings],
                                 [dataset for _, dataset in validation])
+
+
+def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None) -> Diagnosis:
+    """The one diagnosis of an identification's recordings (:func:`dynid.diagnosis.diagnose`), with what the front
+    end recorded was said of their effort (``source['effort_said']`` of the first recording that has it: the user's
+    option or the recording's own record) and each recording's payload (a mass alone placed by the data)."""
+    said, said_by = None, ''
+    for recording in recordings:
+        told = recording.dataset.source.get('effort_said')
+        if told:
+            said, said_by = told.get('said'), told.get('said_by') or ''
+            break
+    return diagnose([Recording(r.dataset, r.payload, r.name, r.payload_mass) for r in recordings], robot,
+                    None if said == 'none' else said, said_by, spelling)

@@ -5,7 +5,7 @@ Every bag :func:`dynid.io.bag.write_bag` writes (``dynid simulate``, ``dynid imp
 [N·m]; motor currents, if any, are on ``joint_currents``) or ``none`` (empty efforts). Bags dynid wrote
 before that key existed are known by the file beside them: ``import.yaml`` (``dynid import``) or
 ``truth.yaml`` (``dynid simulate``), both of which put only joint torque into the effort. A record
-wins over a guess from the data (:func:`dynid.identify.plausibility.check_effort` only checks it).
+wins over a guess from the data (:func:`dynid.diagnosis.effort.check_effort` only checks it).
 """
 
 from __future__ import annotations

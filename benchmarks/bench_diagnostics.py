@@ -1,0 +1,281 @@
+"""Calibrated checks: the diagnosis (:func:`dynid.diagnosis.diagnose`) on fault-free twin logs and on logs with one
+injected fault each, the refusals' ways out, and the generated-input fuzzing.
+
+Run: ``.venv/bin/python benchmarks/bench_diagnostics.py`` (a few minutes on a quiet 2-core machine; ``--quick`` for
+a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
+
+1. **Fault-free logs** (:func:`clean_logs`): twin recordings of several built-in arms (UR3e, UR5e, UR10e, Panda,
+   FR3), each of a random Fourier excitation, at 30 Hz to 1 kHz, 8 s or 20 s long, with the joint torque or the motor
+   current (compared as K_τ·i), without a payload or with one declared fully (mass and centre of mass) or by its
+   mass alone; each diagnosed against its robot file as filed and against copies whose every link is off by 20–40 %
+   (a factor 0.6–0.8 or 1.2–1.4 on all its inertial parameters). Any finding is a false warning.
+2. **One fault per log** (:func:`faulty_logs`): the same logs with one of: the sign of one, several or all joints;
+   the motor current read as joint torque; the motor torque K_τ·i read as joint torque; a torque with the gravity
+   removed (a vendor's estimate); one joint's drive gain ×2 in the robot file (current logs); time in ms read as s;
+   positions in degrees read as radians; another arm's robot file (UR3e/UR5e/UR10e among themselves, Panda and
+   FR3); one link's mass ×3 in the robot file; a payload the user did not declare. A fault is **named** when the
+   first finding is of its kind (and names its joints: the flipped ones, the joint of the drive, the link), **named
+   wrongly** when a finding claims something else, and not named when there is no finding.
+3. **Refusals** (:func:`refusal_ways_out`): short and weakly exciting logs identified with the defaults; each
+   refusal met names its ways out, each way out is run as written and must succeed.
+4. **Fuzzing**: ``benchmarks/diagnostics_fuzz.py``'s ``run_fuzz`` where it is present (else null).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from dynid.diagnosis import DiagnosisSettings, Recording, diagnose
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.home import home_configuration
+from dynid.model import Payload, load_robot
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin, trajectory_start
+
+ROBOTS = ('ur5e', 'panda', 'ur10e', 'fr3', 'ur3e')
+OTHER_ARM = {'ur5e': 'ur10e', 'ur10e': 'ur3e', 'ur3e': 'ur5e', 'panda': 'fr3', 'fr3': 'panda'}
+RATES_HZ = (30.0, 50.0, 100.0, 125.0, 250.0, 500.0, 1000.0)
+FAULTS = ('sign_one', 'sign_several', 'sign_all', 'current_as_torque', 'motor_torque', 'gravity_removed',
+          'drive_gain_x2', 'time_ms', 'degrees', 'other_arm_file', 'link_mass_x3', 'undeclared_payload')
+KIND = {'sign_one': 'sign', 'sign_several': 'sign', 'sign_all': 'sign', 'current_as_torque': 'meaning',
+        'motor_torque': 'meaning', 'gravity_removed': 'meaning', 'drive_gain_x2': 'drive', 'time_ms': 'time',
+        'degrees': 'positions', 'other_arm_file': ('robot_file', 'link', 'drive'), 'link_mass_x3': 'link',
+        'undeclared_payload': 'payload'}
+MEANING_WORD = {'current_as_torque': 'motor current', 'motor_torque': 'motor torque',
+                'gravity_removed': 'gravity removed'}
+TARGET_FALSE_PER_100, TARGET_NAMED = 1.0, 0.95
+
+
+@dataclasses.dataclass
+class Log:
+    robot: str
+    rate_hz: float
+    seconds: float
+    signal: str  # 'torque' or 'current'
+    payload: str  # 'none', 'full', 'mass'
+    dataset: object
+    seed: int
+
+
+def _simulate(robot, seconds: float, rate: float, seed: int, payload: Payload | None):
+    """A twin recording of a random 10 s Fourier excitation (repeated), as the sensors give it."""
+    home = home_configuration(robot)
+    design = FourierDesign(robot.joint_names, 5, 10.0)
+    dense = np.linspace(0.0, 10.0, 2000, endpoint=False)
+    trajectory = design.trajectory(random_design(design, home, default_limits(robot, home),
+                                                 np.random.default_rng(seed), dense))
+    params = PlantParameters.of_twin(robot, payload, 0.0, seed, 25.0)
+    twin = DigitalTwin(params, rate_hz=rate, seed=seed, initial_q=trajectory_start(trajectory, robot.joint_names))
+    twin.follow(trajectory, start_time=0.0)
+    return record_to_dataset(twin.run(seconds), payload, {'simulation': 'bench_diagnostics'})
+
+
+def base_logs(count: int, seed: int = 0) -> list[Log]:
+    """``count`` twin logs across robots, rates, lengths, signals and payloads (module docstring)."""
+    rng = np.random.default_rng(seed)
+    logs = []
+    for k in range(count):
+        name = ROBOTS[k % len(ROBOTS)]
+        robot = load_robot(name)
+        rate = float(RATES_HZ[rng.integers(len(RATES_HZ))])
+        seconds = 8.0 if k % 2 == 0 else 20.0
+        payload_kind = ('none', 'full', 'mass')[k % 3]
+        payload = None if payload_kind == 'none' else Payload(float(rng.uniform(0.5, 3.0)),
+                                                              tuple(rng.uniform([-0.05, -0.05, 0.02],
+                                                                                [0.05, 0.05, 0.1])))
+        dataset = _simulate(robot, seconds, rate, 100 + k, payload)
+        signal = 'current' if (k // len(ROBOTS)) % 2 else 'torque'
+        logs.append(Log(name, rate, seconds, signal, payload_kind, dataset, 100 + k))
+    return logs
+
+
+def perturbed(robot, rng) -> object:
+    """``robot`` with every link's inertial parameters scaled by a factor 0.6–0.8 or 1.2–1.4."""
+    factors = rng.uniform(1.2, 1.4, robot.n) ** rng.choice([-1.0, 1.0], robot.n)
+    factors = np.where(factors < 1, 2.0 - 1.0 / factors, factors)  # 1/1.2..1/1.4 → 0.6–0.8 symmetric in percent
+    return robot.with_parameters(robot.standard_parameters * np.repeat(factors, 10)).with_drives(robot.drives)
+
+
+def _recording(log: Log, dataset, declared: bool = True) -> Recording:
+    """The recording as a user gives it: the signal, the payload declared (fully or by mass) or not."""
+    if log.signal == 'current':
+        dataset = dataclasses.replace(dataset, tau=None)
+    payload = dataset.payload
+    dataset = dataclasses.replace(dataset, payload=None)
+    if payload is None or not declared:
+        return Recording(dataset, None, 'log')
+    if log.payload == 'mass':
+        return Recording(dataset, None, 'log', float(payload.mass))
+    return Recording(dataset, payload, 'log')
+
+
+def clean_logs(logs: list[Log], files_per_log: int, settings: DiagnosisSettings, rng) -> dict:
+    """Part 1 (module docstring)."""
+    cases, false, lines = 0, 0, []
+    for log in logs:
+        robot = load_robot(log.robot)
+        files = [robot] + [perturbed(robot, rng) for _ in range(files_per_log - 1)]
+        for index, file in enumerate(files):
+            diagnosis = diagnose([_recording(log, log.dataset)], file, settings=settings)
+            cases += 1
+            if diagnosis.findings:
+                false += 1
+                lines.append(f'{log.robot} {log.rate_hz:g} Hz {log.seconds:g} s {log.signal} payload {log.payload} '
+                             f'file {index}: {diagnosis.warnings()[0][:240]}')
+    return {'logs': cases, 'false': false, 'lines': lines}
+
+
+def _inject(fault: str, log: Log, robot, rng):
+    """(the recording, the robot file, the expected joints or None) of ``log`` with ``fault``."""
+    dataset = log.dataset
+    names = list(robot.joint_names)
+    gains = np.asarray(robot.drives.drive_gain, float)
+    expected = None
+    declared = True
+    if fault.startswith('sign_'):
+        count = {'sign_one': 1, 'sign_several': int(rng.integers(2, robot.n)), 'sign_all': robot.n}[fault]
+        flipped = np.sort(rng.choice(robot.n, count, replace=False))
+        sign = np.ones(robot.n)
+        sign[flipped] = -1.0
+        signal = 'current' if log.signal == 'current' else 'tau'
+        dataset = dataclasses.replace(dataset, **{signal: getattr(dataset, signal) * sign})
+        expected = [names[j] for j in flipped]
+    elif fault == 'current_as_torque':
+        dataset = dataclasses.replace(dataset, tau=dataset.current, current=None)
+    elif fault == 'motor_torque':
+        dataset = dataclasses.replace(dataset, tau=dataset.current * gains, current=None)
+    elif fault == 'gravity_removed':
+        zeros = np.zeros_like(dataset.q)
+        truth = robot.inverse_dynamics(dataset.q, zeros, zeros, dataset.payload)
+        dataset = dataclasses.replace(dataset, tau=dataset.tau - truth)
+    elif fault == 'drive_gain_x2':
+        j = int(rng.integers(robot.n))
+        wrong = gains.copy()
+        wrong[j] *= 2.0
+        robot = robot.with_drives(dataclasses.replace(robot.drives, drive_gain=wrong))
+        expected = [names[j]]
+    elif fault == 'time_ms':
+        dataset = dataclasses.replace(dataset, t=dataset.t * 1000.0)
+    elif fault == 'degrees':
+        dataset = dataclasses.replace(dataset, q=np.degrees(dataset.q), dq=np.degrees(dataset.dq))
+    elif fault == 'other_arm_file':
+        other = load_robot(OTHER_ARM[log.robot])
+        robot = other.renamed(dict(zip(other.joint_names, robot.joint_names, strict=True)))
+    elif fault == 'link_mass_x3':
+        j = int(rng.integers(1, robot.n))
+        factors = np.ones(robot.n)
+        factors[j] = 3.0
+        robot = robot.with_parameters(robot.standard_parameters * np.repeat(factors, 10)).with_drives(robot.drives)
+        expected = [names[j]]
+    elif fault == 'undeclared_payload':
+        declared = False
+    return _recording(log, dataset, declared), robot, expected
+
+
+def _applies(fault: str, log: Log) -> bool:
+    if fault in ('current_as_torque', 'motor_torque', 'gravity_removed'):
+        return log.signal == 'torque'
+    if fault == 'drive_gain_x2':
+        return log.signal == 'current'
+    if fault == 'undeclared_payload':
+        return log.payload != 'none'
+    return True
+
+
+def _named(fault: str, finding, expected) -> bool:
+    kinds = KIND[fault]
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if finding.kind not in kinds:
+        return False
+    if fault in MEANING_WORD:
+        return MEANING_WORD[fault] in finding.text
+    if fault in ('sign_one', 'sign_several', 'sign_all', 'drive_gain_x2', 'link_mass_x3'):
+        return set(expected) <= set(finding.joints) if fault == 'sign_all' else set(finding.joints) == set(expected)
+    return True
+
+
+def faulty_logs(logs: list[Log], settings: DiagnosisSettings, rng, per_log: int) -> dict:
+    """Part 2 (module docstring)."""
+    rows = {fault: {'injected': 0, 'named': 0, 'misnamed': 0, 'missed': []} for fault in FAULTS}
+    wrong = []
+    for i, log in enumerate(logs):
+        applicable = [f for f in FAULTS if _applies(f, log)]
+        for k in range(per_log):
+            fault = applicable[(i * per_log + k) % len(applicable)]
+            recording, file, expected = _inject(fault, log, load_robot(log.robot), rng)
+            diagnosis = diagnose([recording], file, settings=settings)
+            row = rows[fault]
+            row['injected'] += 1
+            if not diagnosis.findings:
+                row['missed'].append(f'{log.robot} {log.rate_hz:g} Hz {log.signal} {expected or ""}')
+                continue
+            if _named(fault, diagnosis.findings[0], expected):
+                row['named'] += 1
+            else:
+                row['misnamed'] += 1
+                wrong.append(f'{fault} {expected or ""} on {log.robot} {log.rate_hz:g} Hz {log.signal} payload '
+                             f'{log.payload}: {diagnosis.warnings()[0][:260]}')
+    return {'rows': rows, 'wrong': wrong}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='a smaller set (20 logs) for development')
+    parser.add_argument('--seed', type=int, default=0)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    settings = DiagnosisSettings()
+    rng = np.random.default_rng(args.seed)
+    count, files, per_log = (20, 2, 1) if args.quick else (60, 4, 4)
+    logs = base_logs(count, args.seed)
+    print(f'{len(logs)} twin logs simulated ({time.perf_counter() - start:.0f} s)')
+    clean = clean_logs(logs, files, settings, rng)
+    rate = 100.0 * clean['false'] / max(1, clean['logs'])
+    print(f'1. fault-free: {clean["false"]} false warnings on {clean["logs"]} logs ({rate:.2f} per 100; target '
+          f'≤ {TARGET_FALSE_PER_100:g})')
+    for line in clean['lines']:
+        print(f'     {line}')
+    faults = faulty_logs(logs, settings, rng, per_log)
+    injected = sum(r['injected'] for r in faults['rows'].values())
+    named = sum(r['named'] for r in faults['rows'].values())
+    misnamed = sum(r['misnamed'] for r in faults['rows'].values())
+    print(f'2. one fault per log: {named} of {injected} named right ({100 * named / max(1, injected):.1f} %; target '
+          f'≥ {100 * TARGET_NAMED:g} %), {misnamed} named wrongly (target 0)')
+    for fault, row in faults['rows'].items():
+        print(f'   {fault:<20} {row["named"]:>3} of {row["injected"]:>3} named, {row["misnamed"]} wrongly, '
+              f'{len(row["missed"])} not named')
+        for line in row['missed'][:4]:
+            print(f'       not named: {line}')
+    for line in faults['wrong']:
+        print(f'     wrongly: {line}')
+    refusals = {'working': 0, 'total': 0}
+    try:
+        from refusal_ways_out import run_refusals  # noqa: PLC0415 - beside this file
+        refusals = run_refusals(args.quick)
+    except ImportError:
+        pass
+    try:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from diagnostics_fuzz import run_fuzz  # noqa: PLC0415 - another helper's module, where present
+        fuzz = run_fuzz(200 if args.quick else 2000, args.seed)
+    except ImportError:
+        fuzz = {'fuzz_cases': None, 'fuzz_tracebacks': None, 'partial_outputs': None}
+    print(f'({time.perf_counter() - start:.0f} s)')
+    print(json.dumps({'benchmark': 'diagnostics', 'clean_logs': clean['logs'],
+                      'false_warnings_per_100_logs': round(rate, 3), 'faults_injected': injected,
+                      'faults_named': named, 'faults_misnamed': misnamed,
+                      'refusal_ways_out_working': f'{refusals["working"]}_of_{refusals["total"]}', **fuzz,
+                      'public': {}}))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

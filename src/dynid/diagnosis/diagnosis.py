@@ -1,0 +1,406 @@
+"""One diagnosis per identification: what its recordings' effort holds, read from all of them together.
+
+Per joint (:class:`JointDiagnosis`): the effort's **meaning** — 'joint torque' (a sensor after the gear: scale ≈ 1
+against the robot file's torque, no friction or rotor inertia in it), 'motor torque' (scale ≈ 1 with the drive's
+friction in it: Coulomb friction Fc at least :attr:`DiagnosisSettings.friction_z` standard errors and
+:attr:`DiagnosisSettings.friction_share` of the signal), 'motor current' (scale ≈ 1/K_τ), 'torque without gravity'
+(a vendor's torque estimate with the gravity compensated: the gravity's scale k_g below
+:attr:`DiagnosisSettings.gravity_removed` while the rest of the torque's scale k_d is ≈ 1, on a joint that carries
+gravity), 'joint torque or motor current' (a drive gain near 1 N·m/A), 'other' or 'not decided' — its **sign**
+(+1, −1, or 0: not decided), **scale** and **offset**, each with its numbers (:mod:`dynid.diagnosis.effort`). A
+joint the data cannot decide is 'not decided', never guessed.
+
+Findings (:class:`Finding`, each one line with its evidence and the option that fixes it where one does), in
+this order, the first kind that applies silencing those below it that its cause would explain:
+
+1. **time and positions** (:mod:`dynid.diagnosis.recording`): stamps in milliseconds, positions in degrees;
+2. **meaning**: the effort read as joint torque looks like motor current, a motor torque or a torque without
+   gravity (or the current looks like torque);
+3. **robot file**: decided joints whose scale lies outside [1/b, b] (b = :attr:`DiagnosisSettings.scale_band`)
+   are explained (:mod:`dynid.diagnosis.robot_file`) by a load nobody declared, a link of the robot file, a
+   joint's drive gain or sensor scale, or else a robot file that does not belong — the robot file's problem is
+   named as such, not as units;
+4. **signs**: the joints whose signal has the opposite sign of the robot file's torque. The advice is the
+   complete set that works as written: ``all=-1`` where every decided joint is flipped (the joints the data cannot
+   decide then go with them, as one driver counts all its joints one way), else the flipped joints by name.
+
+**Signs are advised, not applied.** The identification runs on the data as given: a sign the diagnosis would
+apply by itself changes what the result (and every feedforward it feeds) means without a command line that says
+so, and its evidence is one recording set's; the warning gives the option that applies it, and validate, estimate
+and identify-friction then take it from the result.
+
+The diagnosis is kept in the result (its ``diagnosis`` section, :meth:`Diagnosis.to_dict`); validate and estimate
+read it from there (:meth:`Diagnosis.from_dict`) instead of deciding again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.diagnosis.effort import (
+    CLI_SPELLING,
+    EffortCheck,
+    EffortCheckSettings,
+    Recording,
+    _pooled_rows,
+    check_efforts,
+)
+from dynid.diagnosis.recording import TIME_BAND, degree_joints, time_scale
+from dynid.diagnosis.robot_file import explain, place_mass
+from dynid.model.inertial import Payload
+from dynid.model.robot import RobotModel
+
+NOT_DECIDED = 'not decided'
+
+
+@dataclass(frozen=True)
+class DiagnosisSettings:
+    """Thresholds of :func:`diagnose` (module docstring), set from ``benchmarks/bench_diagnostics.py``.
+
+    trigger_band: a decided joint's scale outside [1/t, t] has its explanations fitted [-].
+    scale_band: b, a joint's scale outside [1/b, b] that a scale per joint explains (its weighted residual at most
+    1/joint_evidence of a scale per link's) is that joint's drive gain or sensor scale [-].
+    link_band: a link scale α outside [1/link_band, link_band] whose one-link fit's weighted residual is at most
+    link_evidence times the best other explanation's is a link of the robot file that is off [-].
+    payload_kg: a load fit below this mass [kg] is not named.
+    friction_z, friction_share: Coulomb friction at least this many standard errors and this share of the
+    signal's RMS shows a motor torque [-]. gravity_removed: |k_g| below this with k_d in the torque band is a
+    torque without gravity [-]; gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
+    this share of the largest joint's [-].
+    """
+
+    trigger_band: float = 1.45
+    scale_band: float = 1.6
+    link_band: float = 2.2
+    joint_evidence: float = 1.5
+    link_evidence: float = 1.2
+    payload_kg: float = 0.3
+    friction_z: float = 10.0
+    friction_share: float = 0.05
+    gravity_removed: float = 0.25
+    gravity_joint_share: float = 0.1
+    effort: EffortCheckSettings = field(default_factory=EffortCheckSettings)
+
+
+@dataclass
+class JointDiagnosis:
+    """One joint's diagnosis (module docstring): ``meaning``, ``sign`` (±1, 0 not decided), ``scale`` k and its
+    standard error against the robot file's torque [-], ``offset`` [N·m], ``evidence`` (numbers, one phrase)."""
+
+    meaning: str
+    sign: int
+    scale: float
+    scale_std: float
+    offset: float
+    evidence: str
+
+
+@dataclass
+class Finding:
+    """One thing the diagnosis says: ``kind`` ('time', 'positions', 'meaning', 'payload', 'link', 'drive',
+    'robot_file', 'sign'), the ``joints`` it concerns, ``text`` (the claim with its numbers) and ``advice`` (the
+    option that fixes it as written, or '' where none does)."""
+
+    kind: str
+    joints: list[str]
+    text: str
+    advice: str = ''
+
+    def line(self) -> str:
+        return self.text + (f': {self.advice}' if self.advice else '')
+
+
+@dataclass
+class Diagnosis:
+    """The diagnosis of an identification's recordings (module docstring).
+
+    recordings: their names. signal: what was compared ('torque': the joint torque; 'current': K_τ·i; None:
+    nothing). said, said_by: what the user or the recordings said the effort holds, and who. meaning: the effort's
+    meaning by the decided joints' majority, or 'not decided'. joints: {joint: :class:`JointDiagnosis`}.
+    findings: :class:`Finding` in order. details: the figures behind them (plain data).
+    """
+
+    recordings: list[str]
+    signal: str | None
+    said: str | None
+    said_by: str
+    meaning: str
+    joints: dict[str, JointDiagnosis]
+    findings: list[Finding]
+    details: dict = field(default_factory=dict)
+
+    def warnings(self) -> list[str]:
+        """One line per finding."""
+        where = ', '.join(self.recordings) if len(self.recordings) <= 3 else f'{len(self.recordings)} recordings'
+        return [f'{where}: {finding.line()}' if where else finding.line() for finding in self.findings]
+
+    @property
+    def flipped(self) -> list[str]:
+        """Joints whose signal has the opposite sign of the robot file's."""
+        return [name for name, joint in self.joints.items() if joint.sign < 0]
+
+    def to_dict(self) -> dict:
+        return {'recordings': self.recordings, 'signal': self.signal, 'said': self.said, 'said_by': self.said_by,
+                'meaning': self.meaning, 'joints': {k: dataclasses.asdict(v) for k, v in self.joints.items()},
+                'findings': [dataclasses.asdict(f) for f in self.findings], 'warnings': self.warnings(),
+                'details': self.details}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Diagnosis:
+        return cls(list(data.get('recordings') or []), data.get('signal'), data.get('said'),
+                   data.get('said_by') or '', data.get('meaning') or NOT_DECIDED,
+                   {k: JointDiagnosis(**v) for k, v in (data.get('joints') or {}).items()},
+                   [Finding(**f) for f in data.get('findings') or []], dict(data.get('details') or {}))
+
+
+def _finite(value: float) -> bool:
+    return bool(np.isfinite(value))
+
+
+def _joint_meanings(check: EffortCheck, settings: DiagnosisSettings) -> dict[str, str]:
+    """Each joint's meaning (module docstring) from the effort check's figures."""
+    gravity_max = max((s.gravity_rms for s in check.joints.values() if _finite(s.gravity_rms)), default=0.0)
+    low, high = settings.effort.torque_band
+    meanings = {}
+    for name, s in check.joints.items():
+        carries = gravity_max > 0 and s.gravity_rms >= settings.gravity_joint_share * gravity_max
+        decided_split = (_finite(s.dynamic_scale) and s.dynamic_std <= settings.effort.relative_std
+                         * abs(s.dynamic_scale) and _finite(s.gravity_std) and s.gravity_std <= 0.1)
+        friction = (_finite(s.coulomb) and s.coulomb > settings.friction_z * s.coulomb_std
+                    and s.coulomb >= settings.friction_share * s.signal_rms)
+        if carries and decided_split and abs(s.gravity_scale) <= settings.gravity_removed and \
+                low <= abs(s.dynamic_scale) <= high:
+            meanings[name] = 'torque without gravity'
+        elif s.verdict == 'torque':
+            meanings[name] = ('motor torque' if friction and check.signal == 'torque' else 'joint torque')
+        elif s.verdict == 'current':
+            meanings[name] = 'motor current'
+        elif s.verdict == 'ambiguous':
+            meanings[name] = 'joint torque or motor current'
+        elif s.verdict == 'other':
+            meanings[name] = 'other'
+        else:
+            meanings[name] = NOT_DECIDED
+    return meanings
+
+
+def _evidence(s) -> str:
+    """The numbers of one joint, one phrase."""
+    if not _finite(s.scale):
+        parts = ['no rows to compare']
+    else:
+        parts = [f'scale {s.scale:.3g} ± {s.std:.2g} ({s.rows} rows)']
+    if _finite(s.gravity_scale) and _finite(s.gravity_std):
+        parts.append(f'gravity ×{s.gravity_scale:.3g} ± {s.gravity_std:.2g}')
+    if _finite(s.dynamic_scale) and _finite(s.dynamic_std):
+        parts.append(f'inertia ×{s.dynamic_scale:.3g} ± {s.dynamic_std:.2g}')
+    if _finite(s.coulomb) and _finite(s.coulomb_std):
+        parts.append(f'friction {s.coulomb:.3g} ± {s.coulomb_std:.2g} N·m')
+    if s.sign_from == 'motion':
+        parts.append(f'sign from friction and inertia against the motion (statistic {s.sign_statistic:.3g})')
+    elif not s.sign and _finite(s.scatter):
+        parts.append(f'file torque {s.file_rms:.2g} N·m RMS under {s.scatter:.2g} N·m of scatter')
+    return '; '.join(parts)
+
+
+def _sign_finding(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> Finding | None:
+    flipped = [name for name in check.flipped if meanings[name] not in ('other',)]
+    if not flipped:
+        return None
+    decided = [name for name, s in check.joints.items() if s.sign != 0]
+    undecided = [name for name in check.joints if name not in decided]
+    every = len(flipped) == len(decided) and len(decided) >= 2
+    evidence = check._evidence_text(flipped)
+    reading = 'the measured torque' if check.signal == 'torque' else 'the motor current'
+    subject = 'every decided joint' if every and undecided else 'every joint' if every else ', '.join(flipped)
+    text = (f'{reading} of {subject} has the opposite sign of the robot file\'s gravity and inertia torque '
+            f'({evidence})')
+    if every and undecided:
+        text += f'; {", ".join(undecided)}: {NOT_DECIDED} by the data, taken with the others'
+    elif undecided:
+        text += check._unchecked_text()
+    if check.signal == 'current' and not check.current_from_effort:
+        advice = 'give those joints drive gains of the other sign (a drives file)'
+    else:
+        advice = 'give ' + spell['torque_sign'].format('all=-1' if every else ','.join(f'{n}=-1' for n in flipped))
+    return Finding('sign', list(check.joints) if every else flipped, text, advice)
+
+
+def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> list[Finding]:
+    decided = [m for m in meanings.values() if m in ('joint torque', 'motor torque', 'motor current',
+                                                     'torque without gravity')]
+    if not decided:
+        return []
+    counts = {m: decided.count(m) for m in set(decided)}
+    majority = max(counts, key=lambda m: (counts[m], m == ('joint torque' if check.signal == 'torque'
+                                                            else 'motor current')))
+    said = f' ({check.said_by} says {check.said})' if check.said is not None and check.said_by else ''
+    joints = [name for name, m in meanings.items() if m == majority]
+    if check.signal == 'torque' and majority == 'motor current':
+        return [Finding('meaning', joints, f'the effort read as joint torque [N·m] looks like motor current '
+                        f'[A]{said}: its scale against the robot file\'s torque is {check._scales_text("current")}',
+                        f'give {spell["joint_states_effort"].format("current")}')]
+    if check.signal == 'current' and majority == 'joint torque':
+        source = 'the effort read as motor current' if check.current_from_effort else 'the motor current'
+        advice = (f'give {spell["joint_states_effort"].format("torque")}' if check.current_from_effort else '')
+        return [Finding('meaning', joints, f'{source} [A] looks like joint torque [N·m]{said}: times the drive '
+                        f'gains its scale against the robot file\'s torque is {check._scales_text("torque")}'
+                        + ('' if advice else ' (a joint_currents topic holding torque?)'), advice)]
+    if majority == 'torque without gravity':
+        numbers = ', '.join(f'{n} gravity ×{check.joints[n].gravity_scale:.2g}, inertia '
+                            f'×{check.joints[n].dynamic_scale:.3g}' for n in joints)
+        from dynid.io import EFFORT_MEANINGS
+
+        gravity_meaning = next((m for m in EFFORT_MEANINGS if 'gravity' in m), None)
+        advice = (f'give {spell["joint_states_effort"].format(gravity_meaning)}' if gravity_meaning else
+                  'identification needs the torque with its gravity: record the motor current (the driver\'s '
+                  'current interface) or a joint torque instead')
+        return [Finding('meaning', joints, f'the effort holds no gravity torque: a vendor\'s torque estimate with '
+                        f'the gravity removed ({numbers})', advice)]
+    if check.signal == 'torque' and majority == 'motor torque':
+        numbers = ', '.join(f'{n} {check.joints[n].coulomb:.2g} ± {check.joints[n].coulomb_std:.1g} N·m'
+                            for n in joints)
+        return [Finding('meaning', joints, f'the effort read as joint torque carries the drive\'s friction, as a '
+                        f'motor torque does (Coulomb friction {numbers})',
+                        f'if it is the motor\'s torque, give {spell["torque_source"].format("motor_torque")}'
+                        if 'torque_source' in spell else 'if it is the motor\'s torque, identify it as one (dynid '
+                        'identify --torque motor_torque)')]
+    return []
+
+
+def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, robot: RobotModel,
+                         recordings: Sequence[Recording], settings: DiagnosisSettings,
+                         details: dict) -> list[Finding]:
+    """Decided joints off the robot file's scale, explained (module docstring)."""
+    candidates = [j for j, (name, s) in enumerate(check.joints.items())
+                  if s.verdict in ('torque', 'current', 'ambiguous', 'other')
+                  and meanings[name] != 'torque without gravity']
+    trigger = settings.trigger_band
+    off = [robot.joint_names[j] for j in candidates
+           if not 1.0 / trigger <= abs(check.joints[robot.joint_names[j]].scale) <= trigger]
+    if not off:
+        return []
+    signs = np.array([s.sign if s.sign else 1 for s in check.joints.values()], float)
+    found = explain(rows, robot, signs, candidates, [r.payload if r.payload is not None else r.dataset.payload
+                                                      for r in recordings])
+    details['robot_file'] = found.to_dict()
+    cost = found.cost
+    k_text = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in off)
+    links_off = {name: a for name, a in found.link_scales.items()
+                 if not 1.0 / settings.link_band <= a <= settings.link_band}
+    payload = found.payload
+    if found.best == 'payload' and payload['mass_kg'] >= settings.payload_kg:
+        com = ','.join(f'{c:.2g}' for c in payload['com_m'])
+        return [Finding('payload', off, f'the torque holds a load on the flange that neither the robot file nor the '
+                        f'declared payload holds: about {payload["mass_kg"]:.2g} kg at ({com}) m in the flange frame '
+                        f'explains it (scale {k_text} against the file\'s torque without it; weighted residual '
+                        f'{cost["payload"]:.3g} against {cost["joint"]:.3g} for a scale per joint)',
+                        f'if the arm carried it, give --payload-mass {payload["mass_kg"]:.2g} --payload-com {com}')]
+    if links_off and cost['link'] <= settings.link_evidence * min(cost['joint'], cost['payload']):
+        text = ', '.join(f'the link moved by {name}: the data put its torque at {a:.2g}× the file\'s'
+                         for name, a in links_off.items())
+        return [Finding('link', list(links_off), f'the robot file disagrees with the data, not the units: {text} (a '
+                        f'mass or centre of mass far off; scale {k_text} on the joints that carry it; weighted '
+                        f'residual {cost["link"]:.3g} against {cost["joint"]:.3g} with a scale per joint)',
+                        'correct that link\'s inertial data in the robot file (identification estimates it from the '
+                        'data, but the robot file\'s prior pulls toward it)')]
+    band = settings.scale_band
+    drive = [name for name in off if not 1.0 / band <= abs(check.joints[name].scale) <= band]
+    if found.best == 'joint' and drive and cost['link'] >= settings.joint_evidence * cost['joint'] and \
+            len(drive) <= max(1, len(candidates) // 3):
+        gains = check.drive_gains or {}
+        k_drive = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in drive)
+        evidence = f'weighted residual {cost["joint"]:.3g} with a scale per joint against {cost["link"]:.3g} per link'
+        if check.signal == 'current':
+            fix = ', '.join(f'{name} {gains[name] / check.joints[name].scale:.3g}' for name in drive if name in gains)
+            return [Finding('drive', drive, f'the drive gain of {", ".join(drive)} disagrees with the data: K_τ·i is '
+                            f'{k_drive}× the robot file\'s torque while the other joints agree ({evidence})',
+                            f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
+        return [Finding('drive', drive, f'the torque of {", ".join(drive)} is {k_drive}× the robot file\'s while the '
+                        f'other joints agree ({evidence}): a scale or unit of that joint\'s torque reading')]
+    other = [name for name in off if check.joints[name].verdict == 'other']
+    if not other:
+        return []
+    k_other = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in other)
+    return [Finding('robot_file', other, f'the measured torque of {", ".join(other)} is neither torque nor motor '
+                    f'current at the robot file\'s scale (scale {k_other}), in no pattern one link, one drive or a '
+                    f'load explains: a robot file that does not belong to the recording (another arm\'s?) or other '
+                    f'units')]
+
+
+def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | None = None, said_by: str = '',
+             spelling: dict[str, str] | None = None, settings: DiagnosisSettings | None = None) -> Diagnosis:
+    """The diagnosis of ``recordings`` together against ``robot``'s file (module docstring).
+
+    Args:
+        recordings: the identification's recordings (:class:`dynid.diagnosis.effort.Recording`: data in the robot's
+            joint order, the load on the flange, a name).
+        robot: the robot file's model.
+        said, said_by: what the user or the recordings said the effort holds ('torque', 'current', None) and who.
+        spelling: how the front end spells the settings the advice names (``torque_sign``,
+            ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (default: the CLI's).
+    """
+    settings = settings or DiagnosisSettings()
+    spell = {**CLI_SPELLING, 'torque_source': '--torque {}'} if spelling is None else {**CLI_SPELLING, **spelling}
+    names = [r.name for r in recordings if r.name]
+    details: dict = {}
+    findings: list[Finding] = []
+    ratios = [time_scale(r.dataset) for r in recordings]
+    details['time_ratio'] = ratios
+    odd_time = [(r, x) for r, x in zip(recordings, ratios, strict=True)
+                if np.isfinite(x) and not 1.0 / TIME_BAND <= x <= TIME_BAND]
+    for recording, ratio in odd_time:
+        unit = ' (time in milliseconds read as seconds?)' if 3e-4 <= ratio <= 3e-3 else ''
+        where = f'{recording.name}: ' if len(recordings) > 1 else ''
+        findings.append(Finding('time', [], f'{where}its positions change {ratio:.3g}× as fast over the stamps as '
+                                f'its recorded velocity says{unit}', 'import the log with its time unit (dynid import '
+                                '--columns \'time=COLUMN,time_unit=ms,...\')'))
+    degrees = sorted({name for r in recordings for name in degree_joints(r.dataset, robot)})
+    if degrees:
+        findings.append(Finding('positions', degrees, f'the positions of {", ".join(degrees)} leave the joint limits '
+                                'by more than a turn and lie within them read as degrees: positions in degrees?',
+                                'dynid reads positions in radians: convert them (×π/180) before importing'))
+    recordings = [_placed(r, robot, settings) for r in recordings]
+    check = check_efforts(recordings, robot, said, said_by, ', '.join(names), settings.effort)
+    meanings = _joint_meanings(check, settings)
+    joints = {name: JointDiagnosis(meanings[name], int(s.sign), float(s.scale), float(s.std), float(s.offset),
+                                   _evidence(s)) for name, s in check.joints.items()}
+    decided = [m for m in meanings.values() if m != NOT_DECIDED]
+    meaning = max(set(decided), key=decided.count) if decided else NOT_DECIDED
+    details['effort_check'] = {k: v for k, v in check.to_dict().items() if k in ('joints', 'flipped')}
+    if check.signal is not None and not findings:
+        meaning_findings = _meaning_findings(check, meanings, spell)
+        findings += meaning_findings
+        if not meaning_findings:
+            rows = _pooled_rows(recordings, robot, settings.effort)
+            if rows is not None:
+                findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details)
+        if not any(f.kind in ('robot_file',) for f in findings):
+            sign = _sign_finding(check, meanings, spell)
+            if sign is not None:
+                findings.append(sign)
+    return Diagnosis(names, check.signal, said, said_by, meaning, joints, findings, details)
+
+
+def _placed(recording: Recording, robot: RobotModel, settings: DiagnosisSettings) -> Recording:
+    """``recording`` with a load of known mass alone placed where the data put it (:func:`place_mass`)."""
+    if recording.payload is not None or not recording.payload_mass:
+        return recording
+    rows = _pooled_rows([Recording(recording.dataset, None, recording.name)], robot, settings.effort)
+    if rows is None:
+        return recording
+    com = place_mass(rows, robot, float(recording.payload_mass))
+    return Recording(recording.dataset, Payload(float(recording.payload_mass), tuple(com)), recording.name)
+
+
+def recordings_of(inputs, payloads: Sequence[Payload | None] | None = None) -> list[Recording]:
+    """:class:`Recording` of identification inputs (objects with ``dataset``, ``payload``, ``name``)."""
+    out = []
+    for i, r in enumerate(inputs):
+        payload = payloads[i] if payloads is not None else getattr(r, 'payload', None)
+        out.append(Recording(r.dataset, payload, getattr(r, 'name', '') or ''))
+    return out

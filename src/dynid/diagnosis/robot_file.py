@@ -1,0 +1,160 @@
+"""Which explains a torque that disagrees with the robot file: the drives (a scale per joint), a link of the robot
+file (a scale per link), or a load on the flange nobody declared.
+
+Every explanation is fitted on the rows of all recordings together (:func:`dynid.diagnosis.effort.check_efforts`'s
+rows, each joint's signal with its decided sign), each joint with its own rotor inertia, friction and offsets
+(e_j = … + B_j·q̈_j + Fc_j·sgn(q̇_j) + Fv_j·q̇_j + o_j), in units of each joint's residual scatter:
+
+- **per joint**: e_j = k_j·τ_f,j — a drive gain, a sensor's scale or a unit of one joint;
+- **one link**: e_j = τ_f,j + (α_L − 1)·τ_j^(L), τ^(L) the torque of link L's inertial parameters alone (the
+  rows of the joint-torque regressor, Atkeson et al. 1986, times the file's parameters of link L), the link L
+  that fits best — a link's mass and first moment off by a factor shows on every joint that carries it, in the
+  pattern the chain dictates, with one number;
+- **a load**: e_j = τ_f,j + Y_p,j·(m, m·c) — the flange payload's mass and first moment (its rotational inertia
+  left out: second order in c).
+
+The explanation of least weighted residual is named (:class:`RobotFileFinding`), with its numbers; the caller
+decides when the disagreement is large enough to speak of (:mod:`dynid.diagnosis.diagnosis`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.model.robot import RobotModel
+
+#: rows of the explanation fits, at most (the regressor is computed per sample)
+MAX_ROWS = 1500
+#: a link is fitted where its torque is at least this share of a decided joint's file torque (RMS) [-]
+LINK_SHARE = 0.05
+
+
+@dataclass
+class RobotFileFinding:
+    """The explanations' fits (module docstring). ``best``: 'joint', 'link' or 'payload'; ``cost``: weighted
+    residual sum of squares of each [-]; ``joint_scales``: k_j per joint; ``link_scales``: α_L of the link that fits
+    best (named by the joint that moves it); ``payload``: mass [kg] and centre of mass [m, flange frame] of the
+    load fit."""
+
+    best: str
+    cost: dict[str, float]
+    joint_scales: dict[str, float]
+    link_scales: dict[str, float]
+    payload: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {'best': self.best, 'cost': self.cost, 'joint_scales': self.joint_scales,
+                'link_scales': self.link_scales, 'payload': self.payload}
+
+
+def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray) -> np.ndarray:
+    present = np.unique(recording)
+    return np.column_stack([ddq, np.sign(dq), dq, (recording[:, None] == present[None, :]).astype(float)])
+
+
+def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray]):
+    """Least squares of the joints' targets on shared columns (same parameters on every joint) beside each joint's
+    own columns: (shared parameters, residual sum of squares)."""
+    shared_width = blocks_shared[0].shape[1]
+    own_widths = [b.shape[1] for b in blocks_own]
+    rows = sum(len(t) for t in targets)
+    a = np.zeros((rows, shared_width + sum(own_widths)))
+    start, column = 0, shared_width
+    for shared, own, target in zip(blocks_shared, blocks_own, targets, strict=True):
+        stop = start + len(target)
+        a[start:stop, :shared_width] = shared
+        a[start:stop, column:column + own.shape[1]] = own
+        start, column = stop, column + own.shape[1]
+    y = np.concatenate(targets)
+    scale = np.linalg.norm(a, axis=0)
+    scale[scale == 0] = 1.0
+    solution = np.linalg.lstsq(a / scale, y, rcond=None)[0] / scale
+    residual = y - a @ solution
+    return solution[:shared_width], float(residual @ residual)
+
+
+def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads) -> RobotFileFinding:
+    """The explanations of the signal of ``joints`` (indices; those whose scale was decided) against the robot
+    file (module docstring). ``rows``: the pooled rows of :func:`dynid.diagnosis.effort._pooled_rows`; ``signs``:
+    each joint's decided sign (±1; the signal is multiplied by it); ``payloads``: the declared load of each
+    recording (list, None where none)."""
+    count = len(rows['q'])
+    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
+    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
+    recording = rows['recording'][pick]
+    file = rows['file'][pick]
+    measured = rows['measured'][pick] * signs
+    n = robot.n
+    y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
+    parameters = robot.standard_parameters
+    links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
+    # a declared load belongs to the last link's torque as the file gives it
+    declared = np.zeros((len(pick), n))
+    for index, payload in enumerate(payloads):
+        if payload is not None:
+            mine = recording == index
+            declared[mine] = robot.inverse_dynamics(q[mine], dq[mine], ddq[mine], payload) - \
+                robot.inverse_dynamics(q[mine], dq[mine], ddq[mine])
+    links[:, :, -1] += declared
+    y_payload = (y_arm[:, :, -10:].reshape(len(pick) * n, 10) @ robot._payload_transform).reshape(len(pick), n, 10)
+    own, targets, weights = [], [], []
+    for j in joints:
+        nuisance = _nuisance(dq[:, j], ddq[:, j], recording)
+        a = np.column_stack([file[:, j], nuisance])
+        solution = np.linalg.lstsq(a, measured[:, j], rcond=None)[0]
+        residual = measured[:, j] - a @ solution
+        sigma = float(np.sqrt(residual @ residual / max(1, len(residual) - a.shape[1]))) or 1.0
+        weights.append(1.0 / sigma)
+        own.append(nuisance / sigma)
+        targets.append(measured[:, j] / sigma)
+    cost, joint_scales = 0.0, {}
+    for k, j in enumerate(joints):
+        a = np.column_stack([file[:, j] * weights[k], own[k]])
+        solution, residual, *_ = np.linalg.lstsq(a, targets[k], rcond=None)
+        r = targets[k] - a @ solution
+        cost += float(r @ r)
+        joint_scales[robot.joint_names[j]] = float(solution[0])
+    costs = {'joint': cost}
+    # links that act on the decided joints (at least LINK_SHARE of a joint's file torque); the others stay as filed
+    size = np.sqrt(np.mean(links[:, joints, :] ** 2, axis=0))  # (decided joints, links)
+    total = np.sqrt(np.mean(file[:, joints] ** 2, axis=0))[:, None]
+    acting = np.any(size >= LINK_SHARE * np.maximum(total, 1e-300), axis=0)
+    residuals = [t - file[:, j] * weights[k] for k, (t, j) in enumerate(zip(targets, joints, strict=True))]
+    link_costs, link_scales = {}, {}
+    for link in np.flatnonzero(acting):  # one link off at a time: τ_f + (α_L − 1)·τ^(L)
+        change, link_costs[link] = _stacked([links[:, j, link:link + 1] * weights[k] for k, j in enumerate(joints)],
+                                            own, residuals)
+        link_scales[link] = 1.0 + float(change[0])
+    worst = min(link_costs, key=link_costs.get) if link_costs else None
+    costs['link'] = link_costs[worst] if worst is not None else float('inf')
+    mass_moment, costs['payload'] = _stacked([y_payload[:, j, :4] * weights[k] for k, j in enumerate(joints)], own,
+                                             residuals)
+    mass = float(mass_moment[0])
+    com = (mass_moment[1:] / mass).tolist() if mass > 0 else [0.0, 0.0, 0.0]
+    moved = {} if worst is None else {robot.joint_names[worst]: link_scales[worst]}
+    return RobotFileFinding(min(costs, key=costs.get), costs, joint_scales, moved,
+                            {'mass_kg': mass, 'com_m': com})
+
+
+def place_mass(rows: dict, robot: RobotModel, mass: float, reach_m: float = 0.3) -> np.ndarray:
+    """The centre of mass [m, flange frame] of a load whose mass alone was declared, from the rows of its
+    recording (:func:`dynid.diagnosis.effort._pooled_rows` without the load): its first moment m·c fitted on all
+    joints together beside each joint's own scale of the file torque, friction, rotor inertia and offset (module
+    docstring), the mass held; kept within ``reach_m`` of the flange."""
+    count = len(rows['q'])
+    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
+    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
+    n = robot.n
+    y_payload = robot.payload_regressor(q, dq, ddq).reshape(len(pick), n, 10)
+    file = rows['file'][pick] + mass * y_payload[:, :, 0]
+    remainder = rows['measured'][pick]
+    weights = 1.0 / np.maximum(np.std(remainder, axis=0), 1e-9)
+    shared = [y_payload[:, j, 1:4] * weights[j] for j in range(n)]
+    own = [np.column_stack([file[:, j], _nuisance(dq[:, j], ddq[:, j], rows['recording'][pick])]) * weights[j]
+           for j in range(n)]
+    moment, _ = _stacked(shared, own, [remainder[:, j] * weights[j] for j in range(n)])
+    com = moment / mass
+    size = float(np.linalg.norm(com))
+    return com if size <= reach_m else com * (reach_m / size)
