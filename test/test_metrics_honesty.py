@@ -137,7 +137,7 @@ def test_scaled_condition_number_ignores_column_units():
 
 def test_both_condition_numbers_are_printed_saved_and_reported(recordings, tmp_path, capsys):
     out = tmp_path / 'r.yaml'
-    assert main(['identify', str(recordings / 'train'), '-o', str(out), '--friction', 'load_squared',
+    assert main(['identify', str(recordings / 'train'), '-o', str(out), '--friction', 'load_squared', '--no-prior',
                  '--report', str(tmp_path / 'report'), '--quiet']) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if 'cond(W)' in line)
     document = yaml.safe_load(out.read_text())

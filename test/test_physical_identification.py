@@ -279,9 +279,9 @@ def test_refusals(short_twin):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls', physical=ALWAYS))
     with pytest.raises(InputError, match='solver must be one of'):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('wls', physical=PhysicalSettings(solver='x')))
-    # The default applies where it can and says why not elsewhere.
+    # The default keeps the prior where consistency cannot be checked, and says so (issue 32 item 2).
     plain = identify(robot, [RecordingInput(train)], ModelSpec(friction='load_squared'))
-    assert not plain.prior_used and 'friction models' in plain.prior_section['reason']
+    assert plain.prior_used and 'output torque' in plain.prior_section['consistency']['note']
 
 
 def test_report_has_the_physical_consistency_section(short_twin, tmp_path):

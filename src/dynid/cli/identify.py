@@ -64,9 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='tls/mls: hold this joint\'s drive gain [N·m/A] and identify the others (repeatable); '
                              'for joints the known payload does not load')
     physical = parser.add_argument_group(
-        'the robot file as a prior', 'by default (methods ols, wls, irls; friction none or viscous_coulomb) the '
-        'estimate is pulled toward the robot file\'s link inertias with a weight chosen by cross-validation over '
-        'stretches of the recording, and made physically consistent where that costs little')
+        'the robot file as a prior', 'by default (every method but tls and mls) the estimate is pulled toward the '
+        'robot file\'s link inertias with a weight chosen by cross-validation over stretches of the recording, and '
+        '(methods ols, wls, irls; friction none or viscous_coulomb) made physically consistent where that costs little')
     physical.add_argument('--physical', action='store_true',
                           help='always physically consistent: every link\'s pseudo-inertia positive definite, rotor '
                                'inertia and Coulomb/viscous friction >= 0, whatever it costs (refused for methods '

@@ -374,9 +374,24 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     if rotor:
         prior_rotor = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
     weights = estimate.row_weights if estimate.row_weights.size == len(y) else np.ones(len(y))
+    # Parameters held at a value (dynid.identify.held): their columns go to the measured side, as the linear
+    # solvers do; they keep their values and σ 0 in the result.
+    held = np.array([name in problem.held for name in names], dtype=bool)
+    held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
+    if held.any():
+        y = y - w[:, held] @ held_values
+        w = w[:, ~held]
+
+    def full(free: np.ndarray, fill: np.ndarray | float) -> np.ndarray:
+        """A vector over every parameter from one over the free ones (``fill`` at the held ones)."""
+        values = np.empty(len(names))
+        values[~held], values[held] = free, fill
+        return values
+
     links = robot_file_links(robot)
-    layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, len(problem.rigid_names))
-    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor)
+    layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, len(problem.rigid_names), held,
+                               9 * len(problem.payload_blocks))
+    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start)
     warnings = []
     left_out = [link for link in links if not link.in_prior]
     if settings.prior and left_out and len(left_out) < n:
@@ -405,9 +420,9 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     x_map = reduced.map_estimate()
     section.update(relative_std=std, rule=_RULE if use_prior else None, cross_validation=cross_validation)
     if len(left_out) < n:  # a robot file without any physical link inertia has no model worth comparing
-        file_values = layout.to_base @ robot_file_values(layout, data, links)
+        file_values = full(layout.to_base @ robot_file_values(layout, data, links), held_values)
         section['robot_file_model'] = dict(zip(names, file_values.tolist(), strict=True))
-    free_cost = data.cost(estimate.values)
+    free_cost = data.cost(estimate.values[~held])
     if use_prior:
         map_values = layout.to_base @ x_map
         covariance = posterior_covariance(reduced, x_map, layout.to_base)
@@ -416,9 +431,9 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         section.update(prior_cost_percent=100.0 * (data.cost(map_values) / free_cost - 1.0) if free_cost > 0 else 0.0,
                        data_condition_number=estimate.condition_number,
                        data_condition_number_scaled=estimate.scaled_condition_number,
-                       posterior_std=map_std.tolist())
+                       posterior_std=full(map_std, 0.0).tolist())
     else:
-        map_values, map_std, condition = estimate.values, estimate.std, None
+        map_values, map_std, condition = estimate.values[~held], estimate.std[~held], None
 
     bad_links, bad_bounds = violations(x_map, reduced)
     link_label = [link.link for link in links]
@@ -460,10 +475,13 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
                                           f'would cost {cost_percent:.3g} % of the training chi2 (limit '
                                           f'{settings.consistency_cost_max_percent:g} %); --physical enforces it')
     moved = decision == 'enforced'
-    values, std = (constrained_values, np.full(len(names), np.nan)) if moved else (map_values, map_std)
+    values, std = (full(constrained_values, held_values), np.full(len(names), np.nan)) if moved else \
+        (full(map_values, held_values), full(map_std, 0.0))
+    if moved:
+        std[held] = 0.0
     physical = None
     if consistent:
-        standard_count = 10 * n + reduced.n_rotor
+        standard_count = layout.standard_count
         physical = {
             'solver': settings.solver if moved else 'none needed (the unconstrained estimate is consistent)',
             'solver_status': status, 'solver_attempts': attempts, 'solve_s': solve_seconds,
@@ -474,7 +492,7 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
                             'weighted_chi2_physical': data.cost(constrained_values), 'cost_percent': cost_percent},
             'links': [{'joint': link.joint, 'link': link.link, 'parameters': x[10 * i:10 * i + 10].tolist(),
                        'prior': link.parameters.tolist()} for i, link in enumerate(links)],
-            'rotor_inertia': None if not rotor else dict(zip(robot.joint_names, x[10 * n:standard_count].tolist(),
-                                                             strict=True)),
+            'rotor_inertia': None if not rotor else dict(zip(
+                robot.joint_names, x[layout.rotor_start:standard_count].tolist(), strict=True)),
             'unconstrained': {'values': estimate.values, 'std': estimate.std}}
     return PhysicalOutcome(values, std, condition, section, physical, warnings)

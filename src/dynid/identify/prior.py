@@ -222,8 +222,11 @@ class PriorRows:
     references: list[np.ndarray]  # per link the positive definite pseudo-inertia that scales it
 
     @classmethod
-    def of(cls, links: list[RobotFileLink], unknowns: int, prior_rotor: np.ndarray | None) -> PriorRows:
+    def of(cls, links: list[RobotFileLink], unknowns: int, prior_rotor: np.ndarray | None,
+           rotor_start: int | None = None) -> PriorRows:
+        """``rotor_start``: the index of Ia_1 among the unknowns (default 10·n: no payload parameters between)."""
         n = len(links)
+        rotor_start = 10 * n if rotor_start is None else rotor_start
         a_rows, b_rows = [np.zeros((0, unknowns))], [np.zeros(0)]
         for i, link in enumerate(links):
             if not link.in_prior:
@@ -237,7 +240,7 @@ class PriorRows:
         if prior_rotor is not None:
             scale = np.maximum(np.abs(prior_rotor), 1e-6)
             rows = np.zeros((n, unknowns))
-            rows[np.arange(n), 10 * n + np.arange(n)] = 1.0 / scale
+            rows[np.arange(n), rotor_start + np.arange(n)] = 1.0 / scale
             a_rows.append(rows)
             b_rows.append(prior_rotor / scale)
         return cls(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
@@ -285,24 +288,43 @@ NON_NEGATIVE_FRICTION = ('Fc', 'Fv')
 
 @dataclass
 class PhysicalLayout:
-    """How x = [π | Ia | friction] maps to the identification's columns, and what is bounded."""
+    """How x = [π | payload | Ia | friction] maps to the identification's free columns, and what is bounded.
 
-    to_base: np.ndarray  # (columns of W) × (unknowns): χ_b = K·[π; Ia], friction itself
+    ``payload``: the 9 unknown parameters of each payload block (recordings with only a known mass: no prior,
+    no constraint); parameters held at a value (:mod:`dynid.identify.held`) have no column: their rows of the
+    map are dropped (a held rigid-body combination is then set by the prior alone, and reported at its held
+    value), a held friction parameter has no unknown either."""
+
+    to_base: np.ndarray  # (free columns of W) × (unknowns): χ_b = K·[π; payload; Ia], friction itself
     n_links: int
     n_rotor: int
     non_negative: np.ndarray
+    n_payload: int = 0
+
+    @property
+    def rotor_start(self) -> int:
+        return 10 * self.n_links + self.n_payload
+
+    @property
+    def standard_count(self) -> int:
+        return self.rotor_start + self.n_rotor
 
     @classmethod
     def of(cls, regrouping: np.ndarray, n_links: int, rotor_inertia: bool, parameter_names: list[str],
-           rigid_count: int) -> PhysicalLayout:
+           rigid_count: int, held: np.ndarray | None = None, payload_count: int = 0) -> PhysicalLayout:
         standard_count = regrouping.shape[1]
         names = parameter_names[rigid_count:]
         to_base = scipy.linalg.block_diag(regrouping, np.eye(len(names)))
+        if held is not None and held.any():
+            free_friction = ~held[rigid_count:]
+            to_base = to_base[~held][:, np.concatenate([np.ones(standard_count, dtype=bool), free_friction])]
+            names = [name for name, free in zip(names, free_friction, strict=True) if free]
         bounded = [standard_count + k for k, name in enumerate(names)
                    if name.rpartition('_')[0] in NON_NEGATIVE_FRICTION]
+        rotor_start = 10 * n_links + payload_count
         if rotor_inertia:
-            bounded = list(range(10 * n_links, standard_count)) + bounded
-        return cls(to_base, n_links, standard_count - 10 * n_links, np.array(bounded, dtype=int))
+            bounded = list(range(rotor_start, standard_count)) + bounded
+        return cls(to_base, n_links, standard_count - rotor_start, np.array(bounded, dtype=int), payload_count)
 
     def problem(self, data: ReducedRows, prior: PriorRows, prior_std: float | None) -> PhysicalProblem:
         """The problem of these data rows with the prior at relative σ ``prior_std`` (None: no prior)."""

@@ -31,7 +31,13 @@ from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
-from dynid.identify.physical import PHYSICAL_METHODS, PhysicalSettings, identify_physical, mass_matrix_check
+from dynid.identify.physical import (
+    PHYSICAL_FRICTION,
+    PHYSICAL_METHODS,
+    PhysicalSettings,
+    identify_physical,
+    mass_matrix_check,
+)
 from dynid.identify.plausibility import gravity_scale_check
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
@@ -229,11 +235,10 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
         problem.refuse_still_joints()
         problem.held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
-    explicit = options.physical is not None and options.physical.consistency == 'always'
-    if problem.held and (gains_unknown or explicit):
-        raise InputError(f'{"drive-gain identification" if gains_unknown else "physical identification"} does not '
-                         f'take parameters held at a value ({", ".join(problem.held)}: left-out joints or a structural '
-                         f'offset); identify without them, or with another method')
+    if problem.held and gains_unknown:
+        raise InputError(f'drive-gain identification does not take parameters held at a value '
+                         f'({", ".join(problem.held)}: left-out joints or a structural offset); identify without them, '
+                         f'or with another method')
     for name, entry in problem.held.items():
         progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')
     exponents = np.full(robot.n, spec.exponent)
@@ -263,19 +268,13 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                 if change < 1e-2:
                     break
         estimate.method = 'iirls'
-        values, std, names = estimate.values, estimate.std, problem.parameter_names()
+        names = problem.parameter_names()
+        outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
-        outcome = None
     else:
         estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress)
-        values, std, names = estimate.values, estimate.std, problem.parameter_names()
-        outcome = None
-        if not _physical_not_applicable(problem, options):
-            # Without a prior (--no-prior) the linear solution stays; the step still fits the robot file's own
-            # model, which validation predicts beside the identified one.
-            settings = options.physical or PhysicalSettings(prior=False, consistency='never')
-            outcome = identify_physical(problem, estimate, w, y, joints, settings, progress)
-            values, std = outcome.values, outcome.std
+        names = problem.parameter_names()
+        outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
 
     metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names, spec.exclude_joints)}
@@ -338,17 +337,73 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     return result
 
 
+def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,
+                   exponents: np.ndarray, progress: Callable[[str], None]):
+    """The robot file as a prior and physical consistency on the linear solution of any method but the drive-gain
+    ones (:mod:`dynid.identify.physical`), weighted as the method weighted its rows (1/σ̂_j for WLS, the robust
+    weights for IRLS and I-IRLS); (outcome or None, values, σ, W, y).
+
+    Without a prior (--no-prior) the linear solution stays; the step still fits the robot file's own model, which
+    validation predicts beside the identified one. Consistency is not checked where the model cannot take it
+    without asking (:func:`_consistency_not_checked`: friction on the output torque, I-IRLS, payload blocks) and
+    the prior section says so. Friction on the output torque τ_out: τ_out is the model's own torque, so the
+    equations are rebuilt once from the estimate with the prior and solved again at the same weight.
+    """
+    reason = _physical_not_applicable(problem, options)
+    if reason:
+        return None, estimate.values, estimate.std, w, y
+    settings = options.physical or PhysicalSettings(prior=False, consistency='never')
+    skipped = _consistency_not_checked(problem, options) if settings.consistency == 'auto' else None
+    if skipped:
+        settings = dataclasses.replace(settings, consistency='never')
+    outcome = identify_physical(problem, estimate, w, y, joints, settings, progress)
+    if problem.spec.uses_load and outcome.prior.get('used'):
+        w, y, _, _, _ = problem.equations(outcome.values[:len(problem.rigid_names)], exponents)
+        fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
+        again = identify_physical(problem, estimate, w, y, joints, fixed, progress)
+        again.prior.update(relative_std=outcome.prior['relative_std'],
+                           cross_validation=outcome.prior.get('cross_validation'), rule=outcome.prior.get('rule'))
+        outcome = again
+    if skipped:
+        outcome.prior['consistency']['decision'] = 'not checked'
+        outcome.prior['consistency']['note'] = f'physical consistency not checked: {skipped}'
+    return outcome, outcome.values, outcome.std, w, y
+
+
+def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
+    """Why the default (``auto``) consistency check is left out here though the prior is kept (None: it is
+    not): what it costs is that the links may not be physical bodies (``--physical`` refuses these cases)."""
+    if options.method not in PHYSICAL_METHODS:
+        return f'{options.method.upper()} re-fits its friction exponents on τ_out (--physical takes ols, wls, irls)'
+    if problem.spec.friction not in PHYSICAL_FRICTION:
+        return (f'friction {problem.spec.friction!r} depends on the output torque (--physical takes '
+                f'{", ".join(PHYSICAL_FRICTION)})')
+    if problem.payload_blocks:
+        return 'a payload known by its mass only has no prior inertia to bound (give --payload-com for it)'
+    if _rigid_held(problem):
+        return f'rigid-body parameters are held at the robot file\'s values ({", ".join(_rigid_held(problem))})'
+    return None
+
+
+def _rigid_held(problem: IdentificationProblem) -> list[str]:
+    """The rigid-body parameters held at a value (left-out joints): a consistent set of links could not keep them."""
+    return [name for name in problem.held if name in problem.rigid_names]
+
+
 def _physical_not_applicable(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
     """Why the standard-parameter step does not apply to this identification (None when it does); an error
-    where consistency was asked for explicitly (``always``)."""
+    where consistency was asked for explicitly (``always``). The prior applies to every method but the
+    drive-gain ones (TLS, MLS: their torque is unknown until the gains are), whatever is held."""
     settings = options.physical or PhysicalSettings(prior=False, consistency='never')
-    reason = settings.not_applicable(problem.spec, options.method)
-    if reason is None and problem.payload_blocks:
+    reason = settings.not_applicable(problem.spec, options.method) if settings.consistency == 'always' else None
+    if reason is None and options.method in ('tls', 'mls'):
+        reason = 'the drive gains are identified with the parameters (tls, mls): the prior takes a known torque'
+    if reason is None and settings.consistency == 'always' and problem.payload_blocks:
         reason = ('physical identification does not take recordings with only a known payload mass; give the '
                   'payload fully (--payload-com) or leave it out')
-    if reason is None and problem.held:
-        reason = (f'physical identification does not take parameters held at a value ({", ".join(problem.held)}: '
-                  f'left-out joints or a structural offset)')
+    if reason is None and settings.consistency == 'always' and _rigid_held(problem):
+        reason = (f'physical identification does not take rigid-body parameters held at a value '
+                  f'({", ".join(_rigid_held(problem))}: left-out joints); identify without --physical')
     if reason and settings.consistency == 'always':
         raise InputError(reason)
     return reason

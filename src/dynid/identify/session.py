@@ -63,9 +63,9 @@ class IdentifierSettings:
     method: str = setting('wls', 'identification method', choices=METHODS)
     friction: str = setting('viscous_coulomb', 'friction model', choices=FRICTION_MODELS)
     temperature: bool = setting(False, 'add the temperature friction term')
-    prior: bool = setting(True, "pull toward the robot file's link inertias, weight by cross-validation, physically "
-                                "consistent where that costs little (method ols, wls or irls; friction none or "
-                                "viscous_coulomb)")
+    prior: bool = setting(True, "pull toward the robot file's link inertias, weight by cross-validation (every "
+                                "method but tls and mls), physically consistent where that costs little (method ols, "
+                                "wls or irls; friction none or viscous_coulomb)")
     physical: bool = setting(False, 'always physically consistent standard parameters (method ols, wls or irls; '
                                     'friction none or viscous_coulomb)')
     position_cutoff_hz: float = setting(0.0, 'position low-pass; 0: from the sample rate (50 Hz from 500 Hz up)',
