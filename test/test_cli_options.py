@@ -27,6 +27,7 @@ RECORDED = {
                  '--decimation-cutoff', '--motion-bandwidth', '--decimation', '--stiction-velocity', '--bridge-ms',
                  '--trim', '--joints', '--exclude-joint'],
     'export-urdf': ['result', '--robot', '-o', '--output', '--force'],
+    'export-mjcf': ['result', '--robot', '-o', '--output', '--force'],
     'validate': ['bags', '--params', '--robot', '--drives', '--payload-mass', '--payload-com', '--recover-payload',
                  '--joint-states-effort', '--joint-map', '--require-fit', '--json', '--force',
                  '--torque-sign', '--joints'],
