@@ -12,7 +12,7 @@ RECORDED = {
     'simulate': ['--robot', '--trajectory', '--duration', '--rate', '--payload', '--payload-com', '--drive-gain-error',
                  '--temperature', '--seed', '--change', '-o', '--output', '--quiet', '--log-rate', '--log-jitter',
                  '--log-gap-rate', '--log-rounding', '--log-glitches', '--log-format', '--log-stamps', '--log-repeats',
-                 '--log-gap-periods', '--log-no-time', '--storage', '--joints'],
+                 '--log-gap-periods', '--log-no-time', '--storage', '--joints', '--engine', '--mjcf'],
     'import': ['csv', '-o', '--output', '--preset', '--columns', '--robot', '--rate', '--bridge', '--current-limit',
                '--timing', '--storage', '--joint-states-effort', '--joints'],
     'excite': ['--robot', '-o', '--output', '--force', '--plot', '--seed', '--home', '--harmonics', '--period',
