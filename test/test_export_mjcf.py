@@ -97,3 +97,38 @@ def test_a_result_without_standard_parameters_is_refused():
                       options=IdentifyOptions(physical=None))
     with pytest.raises(InputError, match='identify with --physical'):
         export_mjcf(result, robot)
+
+
+@pytest.mark.parametrize('compensation', [True, False])
+def test_armature_from_currents_is_mujocos_own_with_or_without_rotor_compensation(compensation, tmp_path):
+    # A round trip through MuJoCo: a plant whose armature is 1.5x the drive data's, identified from its motor
+    # currents with the rotor inertia a parameter. With rotor compensation the identified Ia is the excess over
+    # the drive data's B, and the export adds B back; without, Ia is the whole. Either way the armature
+    # written is MuJoCo's (10 % on the shipped 10 s excitation with sensor noise; without B added back the
+    # compensated case would be 1/3 of it).
+    from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
+    from dynid.model import mjcf as mjcf_model
+    from dynid.sim.mujoco_twin import MujocoTwin
+    from dynid.sim.parameters import PlantParameters
+    from dynid.sim.recording import record_to_dataset
+    from dynid.sim.twin import trajectory_start
+
+    robot = load_robot('ur5e')
+    params = PlantParameters.of_twin(robot)
+    armature = 1.5 * params.drives.rotor_inertia
+    spec = mjcf_model.robot_spec(mjcf_model.robot_urdf_text(robot), robot.joint_names)
+    mjcf_model.set_joint_dynamics(spec, robot.joint_names, armature, params.joints.viscous1, params.joints.coulomb)
+    plant = tmp_path / 'plant.xml'
+    plant.write_text(spec.to_xml())
+    motion = load_trajectory(builtin_excitation_path('ur5e'))
+    twin = MujocoTwin(params, rate_hz=500.0, seed=1, initial_q=trajectory_start(motion, robot.joint_names),
+                      mjcf_path=str(plant))
+    twin.follow(motion, start_time=0.0)
+    dataset = record_to_dataset(twin.run(10.0), None, {'simulation': 'mujoco'})
+    result = identify(robot, [RecordingInput(dataset)],
+                      ModelSpec(torque_source='current', rotor_compensation=compensation, rotor_inertia=True),
+                      options=IdentifyOptions('wls', physical=PhysicalSettings(consistency='always')))
+    assert bool(result.model['rotor_compensation']) == compensation
+    export = export_mjcf(result, robot)
+    np.testing.assert_allclose(export.armature, armature, rtol=0.1)
+    assert mjcf_torque_error(export, result, robot) < 1e-4

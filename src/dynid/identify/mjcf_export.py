@@ -16,7 +16,9 @@ MJCF joint      identified                                      unit
 ============== ============================================== ==========================================
 ``armature``    rotor inertia reflected to the link side:      kg·m² (N·m·s²/rad)
                 the physical section's ``Ia`` where the result
-                identified it, the robot's drive data otherwise
+                identified it (plus the drive data's B where the
+                currents were rotor-compensated first: ``Ia`` is
+                then the excess), the drive data otherwise
 ``damping``     viscous friction ``Fv`` (``fv``)                N·m·s/rad
 ``frictionloss`` Coulomb friction ``Fc`` (``fc``)               N·m
 ============== ============================================== ==========================================
@@ -71,12 +73,21 @@ class MjcfExport:
     not_expressed: list[str] = field(default_factory=list)
 
 
+def _compensated_rotor(result: IdentificationResult, robot: RobotModel) -> np.ndarray:
+    """The drive data's B [kg·m²] a result identified from currents with rotor compensation subtracted before it
+    identified the rotor inertia (its ``Ia`` is then the excess over B), else 0."""
+    both = result.model.get('rotor_compensation') and result.model.get('rotor_inertia_identified')
+    return robot.drives.rotor_inertia.copy() if both and robot.drives is not None else np.zeros(robot.n)
+
+
 def _armature(result: IdentificationResult, robot: RobotModel) -> tuple[np.ndarray, list[str]]:
     identified = result.physical_section.get('rotor_inertia') or {}
+    compensated = _compensated_rotor(result, robot)
     values, sources = np.zeros(robot.n), []
     for j, joint in enumerate(robot.joint_names):
         if joint in identified:
-            values[j], source = identified[joint], 'identified'
+            values[j] = identified[joint] + compensated[j]
+            source = 'identified' if compensated[j] == 0 else 'drive data + identified excess'
         elif robot.drives is not None:
             values[j], source = robot.drives.rotor_inertia[j], 'drive data'
         else:
@@ -124,6 +135,7 @@ def dynid_torque(result: IdentificationResult, robot: RobotModel, q: np.ndarray,
     friction = result.friction()
     viscous = np.array([next((friction[j][s] for s in _VISCOUS if s in friction[j]), 0.0) for j in robot.joint_names])
     rotor = rotor_inertia(robot, result, regrouped_as_zero=True) if _rotor_known(result, robot) else np.zeros(robot.n)
+    rotor = rotor + _compensated_rotor(result, robot)
     return RigidBodyTorque(result, robot)(q, dq, ddq) + rotor * ddq + viscous * dq
 
 
