@@ -17,6 +17,7 @@ from dynid.cli import (
     demo,
     estimate,
     excite,
+    export_mjcf,
     export_urdf,
     health,
     identify,
@@ -32,7 +33,8 @@ from dynid.errors import InputError
 from dynid.ros.runner import restore_ctrl_c
 
 _SUBCOMMANDS = {'model': model, 'simulate': simulate, 'import': import_logs, 'excite': excite, 'identify': identify,
-                'export-urdf': export_urdf, 'validate': validate, 'compare': compare,
+                'export-urdf': export_urdf,
+                'export-mjcf': export_mjcf, 'validate': validate, 'compare': compare,
                 'identify-friction': identify_friction, 'estimate': estimate, 'health': health, 'payload': payload,
                 'bringup': bringup, 'demo': demo}
 """The subcommands in the order of ``dynid --help``; each module has ``SUMMARY``, ``add_arguments(parser)``

@@ -7,7 +7,7 @@ import argparse
 from dynid.cli.shared import EXIT_OK, add_joints_argument, float_list, output_folder
 from dynid.errors import InputError
 
-SUMMARY = 'run the digital twin on a trajectory and write a rosbag2 (MCAP) recording'
+SUMMARY = 'run the digital twin (or MuJoCo) on a trajectory and write a rosbag2 (MCAP) recording'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,18 +67,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help='length of a gap in periods (default 3; with --log-stamps logger the longest stall)')
     log.add_argument('--log-no-time', action='store_true',
                      help='leave the time column out of log.csv (import it with --columns and --rate)')
+    parser.add_argument('--engine', choices=('twin', 'mujoco'), default='twin',
+                        help='the plant: twin (dynid\'s flexible-joint twin, default) or mujoco (the robot\'s URDF in '
+                             'MuJoCo: rigid joints, armature, damping and friction loss from the drive and friction '
+                             'data; needs pip install mujoco)')
+    parser.add_argument('--mjcf', default=None, metavar='FILE',
+                        help='with --engine mujoco: simulate this MJCF instead of the robot\'s URDF (joints named as '
+                             'the robot\'s; its own armature, damping, friction loss)')
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap',
                         help='storage of the written bag (default mcap; sqlite3 writes a .db3 bag, as ROS 2 before '
                              'Iron recorded)')
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from dynid.model import load_robot
     from dynid.sim.changes import parse_joint_change
     from dynid.sim.real_log import CSV_FILE, RealLogSettings
     from dynid.sim.recording import SimulationSettings, simulate_recording
 
     output_folder(args.output, '-o', new=True)
+    if args.mjcf is not None and args.engine != 'mujoco':
+        raise InputError('--mjcf is simulated by MuJoCo: add --engine mujoco')
+    if args.mjcf is not None and not Path(args.mjcf).is_file():
+        raise InputError(f'MJCF file {args.mjcf} does not exist')
+    if args.engine == 'mujoco':
+        from dynid.model.mjcf import require_mujoco
+
+        require_mujoco()
     changes = [parse_joint_change(text) for text in args.change]  # bad syntax fails before the robot loads
     if args.payload_com is not None and len(args.payload_com) != 3:
         raise InputError('--payload-com needs three values x,y,z [m]')
@@ -93,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
                                   payload_kg=args.payload, payload_com=payload_com,
                                   drive_gain_error=args.drive_gain_error, temperature_c=args.temperature,
-                                  joint_changes=changes, real_log=real_log, storage=args.storage)
+                                  joint_changes=changes, real_log=real_log, storage=args.storage,
+                                  engine=args.engine, mjcf=args.mjcf)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, {"MCAP" if args.storage == "mcap" else "sqlite3"}){extra} and '

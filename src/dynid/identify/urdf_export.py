@@ -18,8 +18,12 @@ parameters are realizable bodies; :mod:`dynid.identify.physical`) and the URDF o
 The check that the written file gives the result's torques is
 :func:`dynid.identify.torque.round_trip_error` (it needs the identification's base model).
 
-A URDF whose joints are not the result's, or whose joints' child links are not the links the result
-identified, is refused (:class:`~dynid.errors.InputError`, one line).
+The identified link may also be a link the joint's child carries through fixed joints (dynid's URDF of a
+standard-DH robot: joint i moves ``<joint>_axis``, the joint frame, which carries ``<joint>_link``); the
+identified body is about the joint frame, so it goes on the child either way.
+
+A URDF whose joints are not the result's, or whose joints do not move the links the result identified, is
+refused (:class:`~dynid.errors.InputError`, one line).
 """
 
 from __future__ import annotations
@@ -73,12 +77,14 @@ def _set_inertial(link: ElementTree.Element, phi: np.ndarray) -> None:
     link.insert(0, ElementTree.Comment(' dynid: identified inertial (physically consistent identification) '))
 
 
-def export_urdf(result: IdentificationResult, urdf: str | Path) -> str:
-    """The URDF text of ``urdf`` with the identified dynamics of ``result`` (module docstring)."""
+def export_urdf(result: IdentificationResult, urdf, label: str | None = None) -> str:
+    """The URDF text of ``urdf`` (a path or a file object) with the identified dynamics of ``result`` (module
+    docstring); ``label`` names it in errors (default: the path)."""
     section = result.physical_section
     if section is None:
         raise InputError('the result has no physically consistent standard parameters (identify with --physical)')
     tree = _read(urdf)
+    urdf = urdf if label is None else label
     root = tree.getroot()
     links = {link.get('name'): link for link in root.findall('link')}
     joints = {joint.get('name'): joint for joint in root.findall('joint')}
@@ -91,14 +97,15 @@ def export_urdf(result: IdentificationResult, urdf: str | Path) -> str:
     for entry in section['links']:
         joint = joints[entry['joint']]
         child = joint.find('child').get('link')
-        if child != entry['link']:
+        merged = _merged_links(joints, child, identified)
+        if child != entry['link'] and entry['link'] not in merged:
             raise InputError(f'{urdf}: joint {entry["joint"]!r} moves link {child!r}, the result identified '
                              f'{entry["link"]!r}')
         _set_inertial(links[child], np.asarray(entry['parameters'], dtype=float))
-        for merged in _merged_links(joints, child, identified):
-            for old in links[merged].findall('inertial'):
-                links[merged].remove(old)
-            links[merged].insert(0, ElementTree.Comment(f' dynid: inertial removed, held by the identified '
+        for carried in merged:
+            for old in links[carried].findall('inertial'):
+                links[carried].remove(old)
+            links[carried].insert(0, ElementTree.Comment(f' dynid: inertial removed, held by the identified '
                                                         f'inertial of {child} '))
         values = friction.get(entry['joint'], {})
         for old in joint.findall('dynamics'):

@@ -1,5 +1,8 @@
 """sim_node: the digital twin (:mod:`dynid.sim`) in real time over DDS, publishing what a robot driver publishes.
 
+``engine:=mujoco`` puts MuJoCo in place of the twin's plant (:mod:`dynid.sim.mujoco_twin`): the same topics,
+stamps, controller and sensors.
+
 Its topics, service and parameters are in docs/nodes/README.md. Samples are produced on the node clock
 at ``rate`` Hz in bursts every ``batch_period`` s, each with its own stamp, and published as serialized
 messages built for the whole burst at once (:class:`dynid.io.cdr.JointStateEncoder`). Sample k carries
@@ -31,9 +34,9 @@ from dynid.ros.parameters import declarer
 from dynid.ros.parameters import descriptor as _descriptor
 from dynid.ros.runner import run_node
 from dynid.sim.changes import parse_joint_change
+from dynid.sim.mujoco_twin import ENGINES, make_twin
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.realtime import RealTimeSchedule
-from dynid.sim.twin import DigitalTwin
 
 CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
 LATE_S = 0.1  # a lag above this is reported as a warning
@@ -71,6 +74,11 @@ class SimNode(Node):
                 _descriptor("scheduled changes of the true joints, e.g. 'time=10,stiffness_scale=0.5,"
                             "joints=shoulder_pan_joint' (time [s] since start; keys as dynid simulate --change)",
                             True))
+        declare('engine', 'twin', _descriptor("the plant: twin (dynid's flexible-joint twin) or mujoco (the robot's "
+                                              'URDF, or mjcf, in MuJoCo: rigid joints; needs the mujoco package)',
+                                              True, choices=ENGINES))
+        declare('mjcf', '', _descriptor('with engine mujoco: an MJCF file to simulate instead of the robot\'s URDF '
+                                        '(joints named as the robot\'s)', True))
         declare('joint_states_effort', 'torque', _descriptor("what joint_states' effort holds: torque (joint "
                                                              'torque [N·m]) or current (motor current [A], as the UR '
                                                              'driver publishes)', True, choices=EFFORT_MEANINGS))
@@ -95,8 +103,10 @@ class SimNode(Node):
             changes = [parse_joint_change(text) for text in get('joint_changes').value]
         except ParameterUninitializedException:
             changes = []
-        self.twin = DigitalTwin(params, rate_hz=self.rate, seed=get('seed').value, initial_q=self.initial_q,
-                                joint_changes=changes)
+        engine = get('engine').value
+        checked_choice('parameter engine', engine, ENGINES)
+        self.twin = make_twin(params, engine, get('mjcf').value, rate_hz=self.rate, seed=get('seed').value,
+                              initial_q=self.initial_q, joint_changes=changes)
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -115,7 +125,8 @@ class SimNode(Node):
         self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
         self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
-        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz')
+        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
+                               f'the {engine} plant')
 
     @staticmethod
     def _payload(mass: float) -> Payload | None:

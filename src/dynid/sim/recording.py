@@ -1,7 +1,9 @@
 """Offline simulation to a recording: run the twin on a trajectory, write a rosbag2 and truth.yaml.
 
-This is what ``dynid simulate`` does. With ``real_log`` settings the bag and a CSV beside it hold
-what a lab's logger keeps of the run instead (:mod:`dynid.sim.real_log`). Otherwise the bag holds
+This is what ``dynid simulate`` does; ``engine`` chooses the plant: dynid's twin (default) or MuJoCo
+(:mod:`dynid.sim.mujoco_twin`, whose truth.yaml adds a ``mujoco`` section: armature, damping, friction
+loss). With ``real_log`` settings the bag and a CSV beside it hold what a lab's logger keeps of the run
+instead (:mod:`dynid.sim.real_log`). Otherwise the bag holds
 the four state topics and the reference (:mod:`dynid.io.bag`). ``truth.yaml`` beside it holds
 every parameter of the simulated plant, the robot's standard and base inertial parameters and the
 simulation settings, so that benchmarks can compare identified values with the truth.
@@ -46,6 +48,7 @@ from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.changes import JointChange, joint_changes_from_list
+from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.real_log import CSV_FILE, RealLogSettings, make_real_log
 from dynid.sim.twin import DigitalTwin, SimulationRecord, gentle_motion, trajectory_start
@@ -68,6 +71,8 @@ class SimulationSettings:
     joint_changes: Sequence[JointChange] = ()  # beside those of the trajectory file (module docstring)
     real_log: RealLogSettings | None = None  # write a "real-log" recording instead (dynid.sim.real_log)
     storage: str = 'mcap'  # rosbag2 storage of the bag: mcap or sqlite3 (dynid.io.bag.STORAGES)
+    engine: str = 'twin'  # the plant: dynid's twin or MuJoCo (dynid.sim.mujoco_twin.ENGINES)
+    mjcf: str | None = None  # with engine mujoco: an MJCF to simulate instead of the robot's URDF
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
@@ -102,7 +107,9 @@ def truth_document(params: PlantParameters, settings: SimulationSettings, twin: 
             'rate_hz': settings.rate_hz, 'duration_s': settings.duration_s, 'seed': settings.seed,
             'internal_step_s': twin.step_s, 'substeps': twin.substeps, 'trajectory': trajectory_source,
             'stamps': 'simulation time: header.stamp = t [s] of each sample',
+            'engine': settings.engine,
         },
+        **({'mujoco': twin.describe()} if hasattr(twin, 'describe') else {}),
     }
 
 
@@ -155,8 +162,8 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
 
     payload = Payload(settings.payload_kg, settings.payload_com) if settings.payload_kg > 0 else None
     params = PlantParameters.of_twin(robot, payload, settings.drive_gain_error, settings.seed, settings.temperature_c)
-    twin = DigitalTwin(params, rate_hz=settings.rate_hz, seed=settings.seed,
-                       initial_q=trajectory_start(trajectory, robot.joint_names), joint_changes=changes)
+    twin = make_twin(params, settings.engine, settings.mjcf, rate_hz=settings.rate_hz, seed=settings.seed,
+                     initial_q=trajectory_start(trajectory, robot.joint_names), joint_changes=changes)
     twin.follow(trajectory, start_time=0.0)
 
     def progress(fraction: float) -> None:

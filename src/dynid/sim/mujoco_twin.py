@@ -1,0 +1,298 @@
+"""The twin's robot simulated by MuJoCo instead of dynid's own plant (``engine: mujoco``).
+
+:class:`MujocoTwin` is a :class:`~dynid.sim.twin.DigitalTwin` whose plant is a MuJoCo model: the same
+reference (joint_trajectory_controller semantics), joint controller (:mod:`dynid.sim.controller`:
+PID + the controller's own model torque, current saturation, K_τ of the nominal drives), sensors
+(:mod:`dynid.sim.sensors`, one seeded noise stream), output samples (:class:`SimulationRecord`) and
+external effort input. What differs is the physics:
+
+- **Model.** The robot's URDF through MuJoCo's URDF compiler (:mod:`dynid.model.mjcf`), or an MJCF a
+  user gives (``mjcf``: its joints named as the robot's; its own armature, damping, friction loss,
+  gravity and contacts; its actuators are disabled, the drive torque is applied as a joint force).
+- **Joints.** Rigid (MuJoCo has no elastic joint with a rotor of its own): the rotor is the link,
+  θ = q, so ``motor_states`` repeat ``joint_states`` through the motor encoder. The rotor inertia is
+  MuJoCo's ``armature`` (the true drives' B), viscous friction its ``damping`` (the plant's Fv1), Coulomb
+  friction its ``frictionloss`` (the plant's Fc0), a dry-friction constraint (time constant two steps,
+  the stiffest MuJoCo resolves); Stribeck, load- and
+  temperature-dependent friction and the E-GMS pre-sliding of dynid's plant are not modelled, nor is
+  heating: the temperature stays at ambient. Scheduled joint changes (stiffness, wear) are refused.
+- **Drive.** The motor current i [A] (the controller's, zero-order hold) gives the joint force
+  K_τ,true·i (``qfrc_applied``).
+- **Integration.** MuJoCo's semi-implicit Euler (``eulerdamp`` off: damping explicit, so
+  q̇_{k+1} = q̇_k + h·q̈_k exactly) at the twin's internal step h.
+- **Samples.** At each output sample, the current is the mean of the commands before and after it (as
+  in the twin), and q̈, the joint torque τ_j = K_τ·i − B·q̈ − f (what a link-side torque sensor reads:
+  M(q)·q̈ + c + g of the links) and the friction f are the means of MuJoCo's forward dynamics at the
+  sample's state with either command, so that K_τ·ī = τ̄_j + B·q̈̄ + f̄ holds at the sample.
+- **Payload.** A body on the flange (the robot's flange frame, a body of the MuJoCo model) with the
+  payload's mass, centre of mass and inertia; :meth:`set_payload` rebuilds the model keeping the state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.excite.home import home_configuration
+from dynid.friction.stiffness import OddPolynomialStiffness
+from dynid.model import mjcf
+from dynid.model.inertial import Payload
+from dynid.sim.controller import JointController, feedback_law
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.reference import ReferenceGenerator
+from dynid.sim.sensors import Sensors
+from dynid.sim.twin import MEASURED_FIELDS, REFERENCE_FIELDS, TRUTH_FIELDS, DigitalTwin, SimulationRecord
+
+#: The name of the payload body added to the flange.
+PAYLOAD_BODY = 'dynid_payload'
+#: Time constant of the friction-loss constraint in internal steps (MuJoCo's default is 0.02 s, whose soft dry
+#: friction falls short of Fc at a few 0.1 rad/s).
+FRICTION_TIME_STEPS = 2.0
+#: Stiffness the controller assumes [N·m/rad]: rigid joints, its set-points θ_r = q_r (deflection ~1e-10 rad).
+RIGID_STIFFNESS = 1e12
+
+
+class _RigidPlant:
+    """What :class:`JointController` reads of a plant: its stiffness model and the true gravity torque."""
+
+    def __init__(self, twin: MujocoTwin) -> None:
+        self.twin = twin
+        self.stiffness = OddPolynomialStiffness(np.column_stack([np.full(twin.n, RIGID_STIFFNESS), np.zeros(twin.n)]))
+
+    def gravity_torque(self, q: np.ndarray) -> np.ndarray:
+        return self.twin.gravity_torque(q)
+
+
+class MujocoTwin(DigitalTwin):
+    """The twin's interface with MuJoCo as the plant (module docstring).
+
+    Args:
+        params: the robot, true drives (K_τ, B), joints (Fc0 → frictionloss, Fv1 → damping, unless ``mjcf``
+            gives its own), payload, sensors and controller.
+        rate_hz, max_step_s, seed, initial_q: as for :class:`DigitalTwin`.
+        joint_changes: must be empty (refused: the MuJoCo plant has no joint changes).
+        mjcf: an MJCF file to simulate instead of the robot's URDF (module docstring), or None.
+    """
+
+    def __init__(self, params: PlantParameters, rate_hz: float = 1000.0, max_step_s: float = 1e-3, seed: int = 0,
+                 initial_q: np.ndarray | None = None, joint_changes=(), mjcf_path: str | None = None) -> None:
+        self.mujoco = mjcf.require_mujoco()
+        if joint_changes:
+            raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant: '
+                             'its joints are rigid (use the twin)')
+        if not np.isfinite(rate_hz) or not 1.0 <= rate_hz <= 20000.0:
+            raise InputError(f'rate must be within 1–20000 Hz, got {rate_hz!r}')
+        if not np.isfinite(max_step_s) or not 1e-5 <= max_step_s <= 0.01:
+            raise InputError(f'max_step_s must be within 1e-5–0.01 s, got {max_step_s!r}')
+        self.params = params
+        self.robot = params.robot
+        self.n = self.robot.n
+        self.rate_hz = float(rate_hz)
+        self.substeps = max(1, int(np.ceil(1.0 / (rate_hz * max_step_s) - 1e-9)))
+        self.step_s = 1.0 / (rate_hz * self.substeps)
+        self.mjcf_path = mjcf_path
+        self._spec = self._make_spec()
+        self._set_payload_body(params.payload)
+        self._compile()
+        self.plant = _RigidPlant(self)
+        self.sensors = Sensors(params.sensors, params.drives.gear_ratio, seed)
+        self.controller = JointController(params, self.plant, self.sensors.motor_resolution)
+        self.reference = ReferenceGenerator(self.robot.joint_names)
+        self.effort_command = np.zeros(self.n)
+        self.time, self.samples = 0.0, 0
+        self._reference_block = None
+        self.joint_changes, self.applied_joint_changes, self._pending_changes = [], [], []
+        self._next_change_sample = -1
+        self.reset(initial_q)
+
+    # ------------------------------------------------------------------------------ the model
+    def _make_spec(self):
+        mujoco, robot = self.mujoco, self.robot
+        if self.mjcf_path is None:
+            spec = mjcf.robot_spec(mjcf.robot_urdf_text(robot), robot.joint_names)
+            joints = self.params.joints
+            mjcf.set_joint_dynamics(spec, robot.joint_names, self.params.drives.rotor_inertia, joints.viscous1,
+                                    joints.coulomb)
+            for name in robot.joint_names:  # the stiffest friction loss the step resolves (MuJoCo: 2 steps)
+                spec.joint(name).solref_friction = [FRICTION_TIME_STEPS * self.step_s, 1.0]
+        else:
+            try:
+                spec = mujoco.MjSpec.from_file(str(self.mjcf_path))
+            except ValueError as error:
+                raise InputError(f'MuJoCo cannot read {self.mjcf_path}: {str(error).strip().splitlines()[0]}') \
+                    from None
+            missing = [name for name in robot.joint_names if spec.joint(name) is None]
+            if missing:
+                raise InputError(f'{self.mjcf_path} has no joints {missing} of robot {robot.name!r}')
+        spec.option.timestep = self.step_s
+        spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
+        spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_EULERDAMP | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
+        return spec
+
+    def _flange_body(self):
+        spec, robot = self._spec, self.robot
+        body = spec.body(robot.flange)
+        if body is None:  # a user's MJCF without the flange frame: the last joint's body
+            body = spec.joint(robot.joint_names[-1]).parent
+        return body
+
+    def _set_payload_body(self, payload: Payload | None) -> None:
+        old = self._spec.body(PAYLOAD_BODY)
+        if old is not None:
+            self._spec.delete(old)
+        if payload is None or payload.mass <= 0:
+            return
+        inertia = np.asarray(payload.inertia, dtype=float)
+        body = self._flange_body().add_body(name=PAYLOAD_BODY)
+        body.mass = payload.mass
+        body.ipos = payload.com
+        if np.any(inertia != 0):
+            body.fullinertia = [inertia[0, 0], inertia[1, 1], inertia[2, 2], inertia[0, 1], inertia[0, 2],
+                                inertia[1, 2]]
+        else:  # a point mass
+            body.inertia = [0.0, 0.0, 0.0]
+        body.explicitinertial = True
+
+    def _compile(self) -> None:
+        try:
+            self.model = self._spec.compile()
+        except ValueError as error:
+            raise InputError(f'MuJoCo cannot compile the model: {str(error).strip().splitlines()[0]}') from None
+        self.data = self.mujoco.MjData(self.model)
+        self._qpos, self._dofs = mjcf.joint_addresses(self.model, self.robot.joint_names)
+        self.armature = self.model.dof_armature[self._dofs].copy()
+        self.damping = self.model.dof_damping[self._dofs].copy()
+        self.frictionloss = self.model.dof_frictionloss[self._dofs].copy()
+
+    def describe(self) -> dict:
+        """The MuJoCo plant for truth.yaml: model source, per-joint armature, damping, friction loss."""
+        return {'engine': 'mujoco', 'mujoco_version': self.mujoco.__version__,
+                'model': self.mjcf_path or "the robot's URDF through MuJoCo's URDF compiler",
+                'joints': 'rigid (theta = q); no heating', 'armature': self.armature.tolist(),
+                'damping': self.damping.tolist(), 'frictionloss': self.frictionloss.tolist(),
+                'timestep_s': self.step_s, 'integrator': 'Euler, damping explicit'}
+
+    def gravity_torque(self, q: np.ndarray) -> np.ndarray:
+        """g(q) [N·m] of the MuJoCo model (with payload), the robot's other joints at their reference."""
+        data = self.mujoco.MjData(self.model)
+        data.qpos[self._qpos] = q
+        self.mujoco.mj_forward(self.model, data)
+        return data.qfrc_bias[self._dofs].copy()
+
+    # ------------------------------------------------------------------------------ commands
+    def reset(self, q: np.ndarray | None = None) -> None:
+        """Start again at rest at q (default home), time 0, holding position, no effort command."""
+        q = home_configuration(self.robot) if q is None else np.asarray(q, dtype=float).reshape(-1)
+        if q.shape != (self.n,) or not np.all(np.isfinite(q)):
+            raise InputError(f'initial position must be {self.n} finite values, got {q.tolist()}')
+        outside = (q < self.robot.lower_limits) | (q > self.robot.upper_limits)
+        if np.any(outside):
+            raise InputError(f'initial position is outside the limits of '
+                             f'{[n for n, o in zip(self.robot.joint_names, outside, strict=True) if o]}')
+        self.time, self.samples = 0.0, 0
+        self.mujoco.mj_resetData(self.model, self.data)
+        self.data.qpos[self._qpos] = q
+        self.mujoco.mj_forward(self.model, self.data)
+        self.controller.reset(q)
+        self.reference.hold(q, 0.0)
+        self.effort_command = np.zeros(self.n)
+        q_r, dq_r, ddq_r, effort_r = self.reference.sample(0.0)
+        self._pending_current = self.controller.current(q, np.zeros(self.n), q_r, dq_r, ddq_r, effort_r, self.step_s)
+
+    def set_payload(self, payload: Payload | None) -> None:
+        """Change the payload now (the model is rebuilt, the state kept); the controller is not told."""
+        qpos, qvel, time = self.data.qpos.copy(), self.data.qvel.copy(), self.data.time
+        self._set_payload_body(payload)
+        self._compile()
+        self.data.qpos[:], self.data.qvel[:], self.data.time = qpos, qvel, time
+        self.mujoco.mj_forward(self.model, self.data)
+        self.params = self.params.with_payload(payload)
+
+    def schedule_joint_change(self, change) -> None:
+        raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant: its joints '
+                         'are rigid (use the twin)')
+
+    def compile_kernels(self) -> None:
+        """Compile (or load from numba's cache) the controller's feedback law before a real-time run."""
+        n, zero = self.n, np.zeros(self.n)
+        feedback_law(np.ones((7, n)), zero, zero, zero, zero, zero, zero, 1e-3, np.zeros(n))
+
+    # ------------------------------------------------------------------------------- stepping
+    def _forward(self, torque: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """q̈, τ_j and f at the data's state with the drive torque ``torque`` (MuJoCo's forward dynamics)."""
+        data, dofs = self.data, self._dofs
+        data.qfrc_applied[dofs] = torque
+        self.mujoco.mj_forward(self.model, data)
+        acceleration = data.qacc[dofs].copy()
+        friction = -(data.qfrc_passive[dofs] + data.qfrc_constraint[dofs])
+        return acceleration, torque - self.armature * acceleration - friction, friction
+
+    def advance(self, count: int) -> SimulationRecord:
+        """Advance ``count`` output samples (as :meth:`DigitalTwin.advance`; module docstring)."""
+        if not isinstance(count, (int, np.integer)) or count < 0:
+            raise InputError(f'sample count must be an integer >= 0, got {count!r}')
+        n, s, h = self.n, self.substeps, self.step_s
+        if count == 0:
+            empty = np.empty((0, n))
+            return SimulationRecord(self.robot.joint_names, np.empty(0), dict.fromkeys(MEASURED_FIELDS, empty),
+                                    dict.fromkeys(TRUTH_FIELDS, empty), dict.fromkeys(REFERENCE_FIELDS, empty),
+                                    self.rate_hz)
+        controller, data, dofs, qpos = self.controller, self.data, self._dofs, self._qpos
+        q_r, dq_r, ddq_r, effort_r, internal = self._planned_reference(self.samples * s + 1, count * s)
+        theta_r = controller.setpoints(q_r, internal)
+        effort = effort_r + self.effort_command
+        gain = self.params.drives.drive_gain
+        table = {name: np.empty((count, n)) for name in ('q', 'dq', 'joint_torque', 'friction', 'current',
+                                                         'link_acceleration')}
+        pending, following = self._pending_current, np.empty(n)
+        step_fn, gains = self.mujoco.mj_step, controller.gains
+        for step in range(count * s):
+            data.qfrc_applied[dofs] = gain * pending
+            step_fn(self.model, data)
+            q, dq = data.qpos[qpos], data.qvel[dofs]
+            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq))):
+                raise InputError('the MuJoCo simulation diverged (non-finite state)')
+            feedback_law(gains, q, dq, theta_r[step], dq_r[step], internal[step], effort[step], h, following)
+            if (step + 1) % s == 0:
+                k = step // s
+                before = self._forward(gain * pending)
+                after = self._forward(gain * following)
+                table['q'][k], table['dq'][k] = q, dq
+                table['current'][k] = 0.5 * (pending + following)
+                table['link_acceleration'][k] = 0.5 * (before[0] + after[0])
+                table['joint_torque'][k] = 0.5 * (before[1] + after[1])
+                table['friction'][k] = 0.5 * (before[2] + after[2])
+            pending = following.copy()
+        self._pending_current = pending
+        first = self.samples + 1
+        self.samples += count
+        self.time = self.samples / self.rate_hz
+        temperature = np.full((count, n), float(self.params.ambient_c))
+        truth = {'q': table['q'], 'dq': table['dq'], 'theta': table['q'], 'dtheta': table['dq'],
+                 'joint_torque': table['joint_torque'], 'friction': table['friction'], 'current': table['current'],
+                 'temperature': temperature, 'rotor_acceleration': table['link_acceleration'],
+                 'link_acceleration': table['link_acceleration']}
+        measured = self.sensors.measure_many(truth['q'], truth['dq'], truth['joint_torque'], truth['theta'],
+                                             truth['dtheta'], truth['current'], temperature)
+        reference = dict(zip(REFERENCE_FIELDS, np.array([q_r[s - 1::s], dq_r[s - 1::s], ddq_r[s - 1::s],
+                                                         effort_r[s - 1::s]]), strict=True))
+        time = np.arange(first, first + count) / self.rate_hz
+        return SimulationRecord(self.robot.joint_names, time, {k: getattr(measured, k) for k in MEASURED_FIELDS},
+                                truth, reference, self.rate_hz)
+
+
+#: The plants ``engine`` chooses between: dynid's own flexible-joint twin (default) and MuJoCo.
+ENGINES = ('twin', 'mujoco')
+
+
+def make_twin(params: PlantParameters, engine: str = 'twin', mjcf_path: str | None = None, **kwargs) -> DigitalTwin:
+    """A :class:`DigitalTwin` (``engine`` 'twin') or :class:`MujocoTwin` ('mujoco', optionally of the MJCF
+    ``mjcf_path``) with the keyword arguments of :class:`DigitalTwin`."""
+    from dynid.errors import checked_choice
+
+    checked_choice('engine', engine, ENGINES)
+    if engine == 'twin':
+        if mjcf_path:
+            raise InputError('an MJCF model is simulated by the mujoco engine (engine mujoco)')
+        return DigitalTwin(params, **kwargs)
+    return MujocoTwin(params, mjcf_path=mjcf_path or None, **kwargs)
