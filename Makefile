@@ -12,7 +12,7 @@ export AMENT_PREFIX_PATH := $(CURDIR)/$(VENV)
 # Keep DDS traffic of tests and demos on this machine.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint docs bench clean
 
 $(STAMP): requirements.txt setup.py setup.cfg package.xml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else \
@@ -32,8 +32,13 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# The documentation as a site (Sphinx + MyST, API reference from the docstrings); warnings are errors.
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
+
 bench: $(STAMP)
 	@set -e; for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:
-	rm -rf $(VENV) build install log src/*.egg-info
+	rm -rf $(VENV) build install log src/*.egg-info docs/_build docs/_autosummary

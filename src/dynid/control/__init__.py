@@ -1,5 +1,7 @@
 """Feedforward laws and their pluggable terms.
 
+::
+
     from dynid.control import Feedforward, FeedforwardContext
     ff = Feedforward(robot, result, ['rigid_body', 'rotor_inertia', 'friction_egms'],
                      compensate_gravity=False, effort_is_current=True)

@@ -10,16 +10,16 @@ then, in this order (docs/contract.md, docs/backends):
 2. ``compensate_friction`` False (Franka: libfranka adds motor friction to the commanded torque): friction
    terms are left out (``left_out`` says so; they are still built, so a configuration error shows on every
    backend).
-
-A term named with a trailing ``?`` (``rotor_inertia?``) is wanted where it can be built: one that cannot (no
-drive data for the rotor inertia, no identification result for the friction) is left out with the reason
-(``left_out``: ``dropped: ...``); a term named plainly refuses with the reason.
 3. Per-joint effort limits (the robot model's, or ``effort_limits``) clip τ_ff; an optional
    ``rate_limit`` [N·m/s] bounds its change from one sample to the next (the first sample after a
    reset starts from 0, so an activated controller ramps in).
 4. ``effort_is_current`` (UR: effort is motor current): the output is i = τ_ff / K_τ [A], K_τ the
    drive gain [N·m/A, link side] of the result (identified or the nominal one it was identified with),
    else of the robot's drive data, else the ``drive_gains`` given.
+
+A term named with a trailing ``?`` (``rotor_inertia?``) is wanted where it can be built: one that cannot (no
+drive data for the rotor inertia, no identification result for the friction) is left out with the reason
+(``left_out``: ``dropped: ...``); a term named plainly refuses with the reason.
 
 A sample whose input is not finite (q, q̇, q̈, or a per-sample context signal, or α̂), or whose sum is
 not finite (a term gone wrong), gives 0 on every joint and counts one error (``errors``,

@@ -2,7 +2,7 @@
 
 The friction of the identification result (:mod:`dynid.identify.model`), evaluated on the desired
 velocity ω = q̇_d [rad/s] (a rigid joint's rotor velocity in link units) and, for the load-dependent
-models, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.FeedforwardContext`):
+models, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.FeedforwardContext`)::
 
     viscous_coulomb   Fc·s + Fv·ω + tau0                                 (Madsen 2020 ch.5 eq. (P2-15))
     load_squared      + Fl·s·τ²          load_absolute   + Fl·s·|τ|       (thesis ch.4 eq. (P1-27))

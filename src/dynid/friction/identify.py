@@ -1,5 +1,7 @@
 """The joint friction model of Madsen 2020, ch.6, identified from recordings of its dedicated experiments.
 
+::
+
     f = F(τ_j)·H(θ) + F_V(ω, T)                                                           eqs. (3), (5)
     F(τ_j) = Fc0 + Fc1·τ_j²                                                                   eq. (20)
     F_V = sgn(ω)·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³

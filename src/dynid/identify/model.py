@@ -18,15 +18,15 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   Briot eq. (12)).
 - **W_friction** (per joint, on the friction velocity ω: rotor velocity θ̇ when recorded, else q̇):
 
-  =================  ============================================================================
-  ``none``           —
+  ===================  ============================================================================
+  ``none``             —
   ``viscous_coulomb``  Fc·sgn(ω) + Fv·ω + tau0 (thesis ch.5 (P2-15); Gautier & Briot Fs, Fv, τ_off)
   ``load_squared``     + Fl·sgn(ω)·τ_out² (thesis (P1-27), Li Model III)
   ``load_absolute``    + Fl·sgn(ω)·|τ_out| (Li Model II, Bittencourt/Gao)
   ``hamon``            Hamon eq. (30) around τ_out: P⁺(am1 + bm·E)τ_out + P⁻(ag1 − bg·E)τ_out
                        + P⁺(cm + dm·E)sgn + P⁻(cg + dg·E)sgn + Fv·ω + tau0 (am1 = a_m − 1, ag1 = a_g − 1)
   ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS)
-  =================  ============================================================================
+  ===================  ============================================================================
 
   ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). Terms on τ_out (the output torque, the
   model's own rigid-body torque) are linear once τ_out is fixed: the solvers iterate, updating τ_out

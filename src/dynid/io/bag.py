@@ -2,17 +2,19 @@
 
 Topics (docs/contract.md; in a bag they carry the recording's namespace, default ``/``):
 
-=================================  =======================  =============================================
-topic                              type                     content
-=================================  =======================  =============================================
-``joint_states``                   sensor_msgs/JointState   link q [rad], q̇ [rad/s], effort = joint torque [N·m]
-                                                            (or motor current [A], below)
-``motor_states``                   sensor_msgs/JointState   rotor θ and θ̇ in link units [rad, rad/s]
-``joint_currents``                 sensor_msgs/JointState   motor current [A] in ``effort``
-``joint_temperatures``             sensor_msgs/JointState   temperature [°C] in ``effort``
-``joint_trajectory_controller/     trajectory_msgs/         reference, in chunks (time_from_start
-joint_trajectory``                 JointTrajectory          relative to each chunk's header stamp)
-=================================  =======================  =============================================
+================================================  ===============  ==================================================
+topic                                             type             content
+================================================  ===============  ==================================================
+``joint_states``                                  JointState       link q [rad], q̇ [rad/s], effort = joint torque
+                                                                   [N·m] (or motor current [A], below)
+``motor_states``                                  JointState       rotor θ and θ̇ in link units [rad, rad/s]
+``joint_currents``                                JointState       motor current [A] in ``effort``
+``joint_temperatures``                            JointState       temperature [°C] in ``effort``
+``joint_trajectory_controller/joint_trajectory``  JointTrajectory  reference, in chunks (time_from_start relative
+                                                                   to each chunk's header stamp)
+================================================  ===============  ==================================================
+
+(JointState: sensor_msgs/JointState; JointTrajectory: trajectory_msgs/JointTrajectory.)
 
 Every message of one sample carries the same ``header.stamp``. Reading joins the streams by stamp
 (never by arrival order) and maps joints by name (never by index); temperatures, which may come

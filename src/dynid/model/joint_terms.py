@@ -40,7 +40,7 @@ def check_terms(terms: Sequence[str]) -> tuple[str, ...]:
 
 
 def per_joint_names(symbols: Sequence[str], n_joints: int) -> list[str]:
-    """Names of per-joint parameters, grouped by symbol then joint (from 1): ``Fc_1 ... Fc_n, Fv_1 ...``."""
+    """Names of per-joint parameters, grouped by symbol then joint (from 1): ``Fc_1``, …, ``Fc_n``, ``Fv_1``, …"""
     return [f'{symbol}_{j + 1}' for symbol in symbols for j in range(n_joints)]
 
 
@@ -64,7 +64,7 @@ def per_joint_columns(features: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def joint_term_names(terms: Sequence[str], n_joints: int) -> list[str]:
-    """Parameter names, grouped by term then joint, joints numbered from 1: ``Fc_1 ... Fc_n``."""
+    """Parameter names, grouped by term then joint, joints numbered from 1: ``Fc_1``, …, ``Fc_n``."""
     return per_joint_names([JOINT_TERM_SYMBOLS[t] for t in check_terms(terms)], n_joints)
 
 
