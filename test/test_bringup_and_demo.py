@@ -49,6 +49,25 @@ def test_demo_runs_end_to_end(tmp_path, ros_domain):
     print(f'dynid demo --periods 1: {time.monotonic() - started:.0f} s')
 
 
+def test_demo_runs_end_to_end_on_mujoco(tmp_path, ros_domain):
+    """Issue 36: the same job with MuJoCo as the plant (rigid joints: no stiffness estimate, the friction adapts
+    on θ = q); the same summary, recordings and report."""
+    pytest.importorskip('mujoco')
+    output = tmp_path / 'demo'
+    run = subprocess.run(_dynid('demo', '--engine', 'mujoco', '-o', str(output), '--periods', '1', '--rate', '500'),
+                         env=environment(ros_domain), capture_output=True, text=True, timeout=900)  # a hang
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert 'ur5e in MuJoCo at 500 Hz' in run.stdout and 'held-out fit %' in run.stdout
+    held_out = yaml.safe_load((output / 'result.yaml').read_text())['metrics']['validation']['joints']
+    assert min(joint['nrmse_fit_percent'] for joint in held_out.values()) > 90.0
+    assert len(sorted((output / 'recordings').glob('recording_*'))) == 3
+    loop = yaml.safe_load((output / 'loop.yaml').read_text())
+    assert all(ratio < 1.0 for ratio in loop['tracking']['ratio'].values()), loop['tracking']
+    assert loop['stiffness']['k0'] is None and all(v == float('inf') for v in loop['stiffness']['true_alpha1'].values())
+    friction = loop['friction']
+    assert all(abs(alpha - 1.0) <= friction['tolerance'] for alpha in friction['alpha1'].values()), friction
+
+
 def test_bringup_serves_the_contract_and_stops_on_ctrl_c(tmp_path, ros_domain):
     domain = ros_domain
     config = Path(__file__).resolve().parents[1] / 'config' / 'identification.yaml'  # the shipped parameters

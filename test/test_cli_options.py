@@ -50,7 +50,7 @@ RECORDED = {
     'bringup': ['--processes', '--no-processes', '--robot', '--namespace', '--no-sim', '--params-file', '--rate',
                 '--trajectory', '--output-directory', '--estimator', '--feedforward', '--result'],
     'demo': ['-o', '--output', '--robot', '--namespace', '--rate', '--periods', '--holdout-seed', '--method',
-             '--friction', '--processes', '--no-processes', '--quiet'],
+             '--friction', '--processes', '--no-processes', '--quiet', '--engine'],
 }
 
 

@@ -58,7 +58,8 @@ def test_the_suite_records_into_the_output_and_runs_the_held_out_trajectory_twic
     settings = DemoSettings(output=tmp_path / 'out', rate=500.0, periods=2, holdout_seed=11, method='irls',
                             friction='load_squared', seed=3)
     parameters, excitations, suite = suite_plan(settings)
-    assert parameters['sim_node'] == {'rate': 500.0, 'seed': 3}
+    assert parameters['sim_node'] == {'rate': 500.0, 'seed': 3, 'engine': 'twin'}
+    assert 'stiffness' not in parameters['estimator_node']
     assert parameters['identifier_node'] == {'output_directory': str(tmp_path / 'out' / 'recordings'),
                                              'method': 'irls', 'friction': 'load_squared', 'report': False}
     assert parameters['feedforward_node']['autostart'] is False  # configured once a result exists
@@ -67,6 +68,16 @@ def test_the_suite_records_into_the_output_and_runs_the_held_out_trajectory_twic
     assert excitations['holdout_excitation'] == excitations['feedforward_excitation'] == {
         'seed': 11, 'approach_velocity': 0.5, 'period': HOLDOUT_PERIOD_S, 'lead_time': 2.0}
     assert suite == {'estimator': True, 'feedforward': 'trajectory', 'feedforward_from': ['feedforward_excitation']}
+
+
+def test_the_mujoco_suite_simulates_in_mujoco_and_estimates_the_friction_alone(tmp_path):
+    pytest.importorskip('mujoco')
+    settings = check_settings(DemoSettings(output=tmp_path / 'out', engine='mujoco'))
+    parameters, _, _ = suite_plan(settings)
+    assert parameters['sim_node']['engine'] == 'mujoco'
+    assert parameters['estimator_node']['stiffness'] is False  # rigid joints: θ = q, no deflection to read
+    with pytest.raises(InputError, match='--engine'):
+        check_settings(DemoSettings(engine='bullet'))
 
 
 # ---------------------------------------------------------------------------------------- summary

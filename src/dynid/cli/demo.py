@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--processes', action=argparse.BooleanOptionalAction, default=True,
                         help='one process per node (default); --no-processes runs them in this process '
                              '(use --rate 500 or less then)')
+    parser.add_argument('--engine', choices=('twin', 'mujoco'), default='twin',
+                        help='the plant sim_node simulates: twin (default) or mujoco (the robot in MuJoCo: rigid '
+                             'joints, so no stiffness estimate; needs pip install mujoco)')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
 
 
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = check_settings(DemoSettings(Path(args.output), args.robot, args.namespace, args.rate, args.periods,
                                            args.holdout_seed, args.method, args.friction,
-                                           processes=args.processes))
+                                           processes=args.processes, engine=args.engine))
     try:
         run_demo(settings, quiet=args.quiet)
     except DemoError as error:

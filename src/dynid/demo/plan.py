@@ -1,12 +1,12 @@
 """What ``dynid demo`` runs: its settings, their checks, and the suite with its parameters. No ROS here.
 
-The suite (:func:`suite_plan`): sim_node (the twin at ``rate``), identifier_node recording into
-``output/recordings``, estimator_node estimating with the identifier's result (its health record in
-``output/health.sqlite3``, not the user's), feedforward_node
-(trajectory mode, configured by the demo once a result exists) and three excitation nodes
-(:data:`EXCITATIONS`): the shipped optimized excitation for training (``periods`` periods), and twice
-the held-out random Fourier trajectory (seed ``holdout_seed``, :data:`HOLDOUT_PERIOD_S`): once straight
-to the twin's joint controller, once through feedforward_node.
+The suite (:func:`suite_plan`): sim_node (the twin at ``rate``, or MuJoCo with ``engine`` 'mujoco'),
+identifier_node recording into ``output/recordings``, estimator_node estimating with the identifier's
+result (its health record in ``output/health.sqlite3``, not the user's), feedforward_node (trajectory
+mode, configured by the demo once a result exists) and three excitation nodes (:data:`EXCITATIONS`):
+the shipped optimized excitation for training (``periods`` periods), and twice the held-out random
+Fourier trajectory (seed ``holdout_seed``, :data:`HOLDOUT_PERIOD_S`): once straight to the twin's joint
+controller, once through feedforward_node.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dynid.errors import InputError
+from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.model import load_robot
+from dynid.model.mjcf import require_mujoco
+from dynid.sim.mujoco_twin import ENGINES
 
 HOLDOUT_PERIOD_S = 10.0  # the held-out random Fourier trajectory, also the feedforward's tracking task
 #: training; held-out validation and tracking without feedforward; the same through feedforward_node
@@ -48,6 +50,9 @@ class DemoSettings:
     #: feedforward_node (received, filled, sent again), which took up to 1.2 s on a busy 2-core machine; a
     #: chunk that arrives late starts late and its tracking is scored against its stamps
     lead_time: float = 2.0
+    #: the plant sim_node simulates: dynid's twin or MuJoCo (:mod:`dynid.sim.mujoco_twin`; rigid joints, so the
+    #: estimator adapts the friction alone)
+    engine: str = 'twin'
 
 
 def check_settings(settings: DemoSettings) -> DemoSettings:
@@ -59,6 +64,9 @@ def check_settings(settings: DemoSettings) -> DemoSettings:
     if settings.holdout_seed < 0:
         raise InputError('--holdout-seed must be ≥ 0')
     builtin_excitation_path(load_robot(settings.robot).name)  # the demo runs the robot's shipped excitation
+    checked_choice('--engine', settings.engine, ENGINES)
+    if settings.engine == 'mujoco':
+        require_mujoco()
     return settings
 
 
@@ -67,12 +75,14 @@ def suite_plan(settings: DemoSettings) -> tuple[dict, dict, dict]:
     options) for :func:`dynid.suite.bringup.plan_suite` and :func:`~dynid.suite.bringup.build_suite`
     (module docstring)."""
     recordings = Path(settings.output) / 'recordings'
-    parameters = {'sim_node': {'rate': float(settings.rate), 'seed': settings.seed},
+    parameters = {'sim_node': {'rate': float(settings.rate), 'seed': settings.seed, 'engine': settings.engine},
                   'identifier_node': {'output_directory': str(recordings), 'method': settings.method,
                                       'friction': settings.friction, 'report': False},
                   'estimator_node': {'result_topic': 'identifier_node/result',
                                      'health_db': str(Path(settings.output) / 'health.sqlite3')},
                   'feedforward_node': {'autostart': False}}
+    if settings.engine == 'mujoco':  # rigid joints: no stiffness to estimate, the friction adapts on θ = q
+        parameters['estimator_node']['stiffness'] = False
     holdout = {'seed': settings.holdout_seed, 'approach_velocity': APPROACH_VELOCITY, 'period': HOLDOUT_PERIOD_S,
                'lead_time': settings.lead_time}
     excitations = {'excitation_node': {'trajectory_file': 'builtin', 'repeat': settings.periods,

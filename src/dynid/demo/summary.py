@@ -89,7 +89,7 @@ class LoopSummary:
     with_feedforward: Tracking
     stiffness: EstimateHistory | None
     friction: EstimateHistory | None
-    true_alpha1: np.ndarray  # [N·m/rad]
+    true_alpha1: np.ndarray  # [N·m/rad]; inf: rigid joints (the MuJoCo plant)
     #: per run: trajectory messages the twin received after their start (it started them late)
     late: Mapping[str, int] = field(default_factory=dict)
 
@@ -161,6 +161,7 @@ class LoopSummary:
         stiffness, friction = self.stiffness, self.friction
         k_error, converged, spread = self.stiffness_error(), self.converged(), self.relative_std()
         state = self.stiffness_status()
+        alpha1 = [f'{a / 1e3:.2f}' if np.isfinite(a) else 'rigid' for a in self.true_alpha1]
         for j, name in enumerate(self.joint_names):
             k0 = 'n/a' if stiffness is None else 'not excited' if state[j] == 'not excited' else \
                 f'{stiffness.latest("k0")[j] / 1e3:.2f}'
@@ -169,7 +170,7 @@ class LoopSummary:
             fit = f'{stiffness.latest("fit")[j]:.1f}' if stiffness is not None else 'n/a'
             alpha = f'{friction.latest("alpha1")[j]:.3f}' if friction is not None else 'n/a'
             lines.append(f'{name:<22}{1e3 * self.without.rms[j]:>15.3f}{1e3 * self.with_feedforward.rms[j]:>15.3f}'
-                         f'{self.tracking_ratio()[j]:>7.2f}{k0:>15}{self.true_alpha1[j] / 1e3:>9.2f}{error:>9}'
+                         f'{self.tracking_ratio()[j]:>7.2f}{k0:>15}{alpha1[j]:>9}{error:>9}'
                          f'{std:>7}{fit:>8}{alpha:>13}')
         lines.append(f'tolerances: k0 within ±{100 * STIFFNESS_TOLERANCE:.0f} % of the true α1 where converged (std of '
                      f'α̂1 ≤ {100 * CONVERGED_RELATIVE_STD:g} % of it; "not excited": never deflected beyond the dead '
@@ -246,7 +247,8 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
     held = result.metrics['validation']
     friction = result.friction()
     lines = [
-        f'dynid demo: {result.robot} digital twin at {settings.rate:g} Hz, {result.method.upper()}, '
+        f'dynid demo: {result.robot} {"digital twin" if settings.engine == "twin" else "in MuJoCo"} at '
+        f'{settings.rate:g} Hz, {result.method.upper()}, '
         f'{settings.friction} friction',
         f'training: optimized excitation, {training.t[-1]:.1f} s ({coverage(training, settings.rate)}); '
         f'held-out: random Fourier trajectory (seed {settings.holdout_seed}), {holdout.t[-1]:.1f} s '
@@ -267,14 +269,15 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
 
 
 def loop_summary(robot, recorded: Mapping[str, object], sent: Mapping[str, list], estimates: Mapping[str, list],
-                 late: Mapping[str, int] | None = None) -> LoopSummary:
+                 late: Mapping[str, int] | None = None, rigid: bool = False) -> LoopSummary:
     """Tracking of the held-out trajectory without and with feedforward_node (the same trajectory, the
     approach before it left out) and the estimator's tables, against the twin's truth.
 
     ``recorded``: the runs' datasets by excitation name; ``sent``: what the joint controller was sent in
     each run, [(start stamp [ns], PointTrajectory)]; ``estimates``: the estimator's ``stiffness`` and
     ``friction`` tables as :func:`estimate_history` takes them; ``late``: per run, the trajectory messages the
-    twin received after their start. DemoError if a run cannot be scored.
+    twin received after their start; ``rigid``: the plant's joints are rigid (MuJoCo), the true α1 infinite.
+    DemoError if a run cannot be scored.
     """
     tracking = {}
     for name, trajectories in sent.items():
@@ -283,9 +286,10 @@ def loop_summary(robot, recorded: Mapping[str, object], sent: Mapping[str, list]
         except InputError as error:
             raise DemoError(f'{name}: cannot score the tracking: {error}') from None
     truth = PlantParameters.defaults(robot).joints  # the twin's joints, as sim_node builds them
+    alpha1 = np.full(robot.n, np.inf) if rigid else truth.alpha1
     return LoopSummary(robot.joint_names, tracking['holdout_excitation'], tracking['feedforward_excitation'],
                        estimate_history(estimates['stiffness'], robot.joint_names),
-                       estimate_history(estimates['friction'], robot.joint_names), truth.alpha1, dict(late or {}))
+                       estimate_history(estimates['friction'], robot.joint_names), alpha1, dict(late or {}))
 
 
 def conclude(settings: DemoSettings, robot, result: IdentificationResult, training_folder: Path,
@@ -307,7 +311,8 @@ def conclude(settings: DemoSettings, robot, result: IdentificationResult, traini
                                        'held_out': str(runs['holdout_excitation'][0]),
                                        'feedforward': str(runs['feedforward_excitation'][0])}})
     path = result.save(output / 'result.yaml')
-    loop = loop_summary(robot, recorded, {name: sent for name, (_, sent) in runs.items()}, estimates, late)
+    loop = loop_summary(robot, recorded, {name: sent for name, (_, sent) in runs.items()}, estimates, late,
+                        rigid=settings.engine == 'mujoco')
     say('writing the report')
     report = write_report(output / 'report', result, robot, [training], [holdout])
     loop_page = write_loop_page(output / 'report', loop)

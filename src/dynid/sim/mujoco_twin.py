@@ -19,7 +19,8 @@ external effort input. What differs is the physics:
 - **Drive.** The motor current i [A] (the controller's, zero-order hold) gives the joint force
   K_τ,true·i (``qfrc_applied``).
 - **Integration.** MuJoCo's semi-implicit Euler (``eulerdamp`` off: damping explicit, so
-  q̇_{k+1} = q̇_k + h·q̈_k exactly) at the twin's internal step h.
+  q̇_{k+1} = q̇_k + h·q̈_k exactly) at the twin's internal step h. The step after a sample integrates the
+  forward dynamics the sample computed with the new command (``mj_Euler``) instead of computing them again.
 - **Samples.** At each output sample, the current is the mean of the commands before and after it (as
   in the twin), and q̈, the joint torque τ_j = K_τ·i − B·q̈ − f (what a link-side torque sensor reads:
   M(q)·q̈ + c + g of the links) and the friction f are the means of MuJoCo's forward dynamics at the
@@ -193,6 +194,7 @@ class MujocoTwin(DigitalTwin):
         self.mujoco.mj_resetData(self.model, self.data)
         self.data.qpos[self._qpos] = q
         self.mujoco.mj_forward(self.model, self.data)
+        self._forwarded = False
         self.controller.reset(q)
         self.reference.hold(q, 0.0)
         self.effort_command = np.zeros(self.n)
@@ -206,6 +208,7 @@ class MujocoTwin(DigitalTwin):
         self._compile()
         self.data.qpos[:], self.data.qvel[:], self.data.time = qpos, qvel, time
         self.mujoco.mj_forward(self.model, self.data)
+        self._forwarded = False
         self.params = self.params.with_payload(payload)
 
     def schedule_joint_change(self, change) -> None:
@@ -218,11 +221,15 @@ class MujocoTwin(DigitalTwin):
         feedback_law(np.ones((7, n)), zero, zero, zero, zero, zero, zero, 1e-3, np.zeros(n))
 
     # ------------------------------------------------------------------------------- stepping
-    def _forward(self, torque: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """q̈, τ_j and f at the data's state with the drive torque ``torque`` (MuJoCo's forward dynamics)."""
+    def _forward(self, torque: np.ndarray, again: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """q̈, τ_j and f at the data's state with the drive torque ``torque`` (MuJoCo's forward dynamics; ``again``:
+        the state's position and velocity stages are computed already, only the acceleration stage runs)."""
         data, dofs = self.data, self._dofs
         data.qfrc_applied[dofs] = torque
-        self.mujoco.mj_forward(self.model, data)
+        if again:
+            self.mujoco.mj_forwardSkip(self.model, data, int(self.mujoco.mjtStage.mjSTAGE_VEL), 0)
+        else:
+            self.mujoco.mj_forward(self.model, data)
         acceleration = data.qacc[dofs].copy()
         friction = -(data.qfrc_passive[dofs] + data.qfrc_constraint[dofs])
         return acceleration, torque - self.armature * acceleration - friction, friction
@@ -245,25 +252,31 @@ class MujocoTwin(DigitalTwin):
         table = {name: np.empty((count, n)) for name in ('q', 'dq', 'joint_torque', 'friction', 'current',
                                                          'link_acceleration')}
         pending, following = self._pending_current, np.empty(n)
-        step_fn, gains = self.mujoco.mj_step, controller.gains
+        step_fn, euler, gains, model = self.mujoco.mj_step, self.mujoco.mj_Euler, controller.gains, self.model
+        forwarded = self._forwarded  # the data hold the forward dynamics of this state with K_τ·pending
         for step in range(count * s):
-            data.qfrc_applied[dofs] = gain * pending
-            step_fn(self.model, data)
+            if forwarded:  # integrate what the sample's forward dynamics computed (mj_step = mj_forward + this)
+                euler(model, data)
+            else:
+                data.qfrc_applied[dofs] = gain * pending
+                step_fn(model, data)
+            forwarded = False
             q, dq = data.qpos[qpos], data.qvel[dofs]
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq))):
-                raise InputError('the MuJoCo simulation diverged (non-finite state)')
             feedback_law(gains, q, dq, theta_r[step], dq_r[step], internal[step], effort[step], h, following)
             if (step + 1) % s == 0:
                 k = step // s
+                if not (np.all(np.isfinite(q)) and np.all(np.isfinite(dq))):
+                    raise InputError('the MuJoCo simulation diverged (non-finite state)')
                 before = self._forward(gain * pending)
-                after = self._forward(gain * following)
+                after = self._forward(gain * following, again=True)
+                forwarded = True
                 table['q'][k], table['dq'][k] = q, dq
                 table['current'][k] = 0.5 * (pending + following)
                 table['link_acceleration'][k] = 0.5 * (before[0] + after[0])
                 table['joint_torque'][k] = 0.5 * (before[1] + after[1])
                 table['friction'][k] = 0.5 * (before[2] + after[2])
             pending = following.copy()
-        self._pending_current = pending
+        self._pending_current, self._forwarded = pending, forwarded
         first = self.samples + 1
         self.samples += count
         self.time = self.samples / self.rate_hz
