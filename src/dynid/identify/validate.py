@@ -33,7 +33,7 @@ from dynid.identify.model import (
     RecordingInput,
 )
 from dynid.identify.preprocess import FilterSettings, differentiate
-from dynid.identify.result import IdentificationResult, result_drives
+from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
@@ -83,6 +83,9 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
         raise InputError(f'the result is for joints {list(result.joint_names)}, '
                          f'the robot has {list(robot.joint_names)}')
     model = result.model
+    missing = [key for key in MODEL_KEYS if key not in model]
+    if missing:
+        raise InputError(f'the result\'s model has no {", ".join(missing)}: not a result of dynid identify?')
     spec = ModelSpec(friction=model['friction'], temperature=model['temperature'],
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
