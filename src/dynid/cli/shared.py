@@ -258,18 +258,25 @@ def print_metrics(label: str, metrics: dict) -> None:
     joints = metrics['joints']
     scored = metrics.get('scored_joints', len(joints))
     reference = metrics.get('robot_file')
+    other = metrics.get('compare_robot')
     print(f'{label}: relative residual {number(metrics["relative_residual"], ".4g")}, RMSE '
           f'{number(metrics["rmse"], ".4g")} N·m ({metrics["rows"]} equations; {scored} of {len(joints)} joints '
           f'scored)' + ('' if reference is None else
                        f'; the robot file\'s own model: relative residual '
-                       f'{number(reference["relative_residual"], ".4g")}'))
+                       f'{number(reference["relative_residual"], ".4g")}')
+          + ('' if other is None else f'; {other["robot"]}: relative residual '
+                                      f'{number(other["relative_residual"], ".4g")}'))
     for name, m in joints.items():
         line = (f'  {name:<22} RMSE {number(m["rmse"], ".4g"):>8} N·m   NRMSE fit '
                 f'{number(m["nrmse_fit_percent"], ".2f"):>7} %' + (f'   ({m["rows"]} rows)' if 'rows' in m else ''))
-        if reference is not None:
-            theirs = reference['joints'][name]
-            line += (f'   robot file: RMSE {number(theirs["rmse"], ".4g"):>8} N·m, fit '
-                     f'{number(theirs["nrmse_fit_percent"], ".2f"):>7} %')
+        if m.get('left_out'):
+            print(f'  {name:<22} left out of the identification (exclude_joints): not scored')
+            continue
+        for title, block in (('robot file', reference), ('other', other)):
+            if block is not None:
+                theirs = block['joints'][name]
+                line += (f'   {title}: RMSE {number(theirs["rmse"], ".4g"):>8} N·m, fit '
+                         f'{number(theirs["nrmse_fit_percent"], ".2f"):>7} %')
         print(line)
     for warning in metrics.get('warnings', []):
         print(f'warning: {label}: {warning}')

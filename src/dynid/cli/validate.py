@@ -29,6 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--params', required=True, help='result file of dynid identify')
     parser.add_argument('--robot', default=None,
                         help='robot (default: the one of the result, refused if its file moved or changed)')
+    parser.add_argument('--compare-robot', default=None, metavar='ROBOT',
+                        help='another robot file (a vendor\'s or a colleague\'s URDF, a built-in name) scored beside '
+                             'the result on the same rows: its links\' inertias by its own inverse dynamics, with the '
+                             'identification\'s friction; shown, not judged')
     add_joints_argument(parser, from_result=True)
     parser.add_argument('--drives', default=None, metavar='FILE',
                         help='drives file (as for dynid identify) for results that recorded none; the result\'s '
@@ -71,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     spec = robot_spec_of(result.provenance, result.robot, args.robot, warn=lambda text: print(f'warning: {text}'))
     robot = load_robot(spec, joints=result_joints(args, result))
     drives = drives_from_file(args.drives, robot)
+    other = None if args.compare_robot is None else load_robot(args.compare_robot, joints=list(robot.joint_names))
     thresholds = FitThresholds.parse(args.require_fit, robot.joint_names)
     verdict = Verdict.start(args.params, spec, thresholds, args.drives)
     masses = args.payload_mass or [0.0] * len(args.bags)
@@ -86,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if args.holdout is not None:
             dataset = dataset.split_holdout(args.holdout)[1]
         payload = Payload(mass, args.payload_com) if mass > 0 else None
-        metrics = validate(result, robot, dataset, payload, name=bag, drives=drives)
+        metrics = validate(result, robot, dataset, payload, name=bag, drives=drives, other=other)
         metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
         if trained and float(mass) not in trained:
             declared = ', '.join(f'{m:g}' for m in sorted(trained))
@@ -98,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         recording.add_prediction('result', metrics, thresholds)
         if metrics.get('robot_file') is not None:  # shown beside the result, not judged
             recording.add_prediction('robot_file', metrics['robot_file'], thresholds, judged=False)
+        if metrics.get('compare_robot') is not None:
+            recording.add_prediction('compare_robot', metrics['compare_robot'], thresholds, judged=False)
         verdict.recordings.append(recording)
         if metrics['scored_joints'] == 0:
             unscored.append(bag)

@@ -101,6 +101,7 @@ import yaml
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import read_yaml, write_text
+from dynid.identify.choices import FRICTION_MODELS
 from dynid.model.drives import JointDrives
 
 RESULT_VERSION = 2
@@ -262,6 +263,7 @@ class IdentificationResult:
         if not isinstance(data, dict) or data.get('dynid_result') not in READABLE_VERSIONS:
             raise InputError(f'{source} is not a dynid result file (needs "dynid_result" of '
                              f'{" or ".join(map(str, READABLE_VERSIONS))})')
+        _check_sections(data, source)
         try:
             rows = data['base_parameters'] + data['friction']
             names = [r['name'] for r in rows]
@@ -310,6 +312,67 @@ def result_drives(result: IdentificationResult, robot, drives: JointDrives | Non
         base = drives if drives is not None else JointDrives(robot.joint_names, 1.0, result.drive_gains, 0.0)
         drives = base.with_drive_gain(result.drive_gains)
     return drives
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+#: What the readers of a result take from its ``model`` section, where it has them: key -> (test, what it must be)
+#: (validation needs the first five: :data:`MODEL_KEYS`).
+MODEL_KEYS = {
+    'friction': (lambda v: v in FRICTION_MODELS, f'one of {", ".join(FRICTION_MODELS)}'),
+    'temperature': (lambda v: isinstance(v, bool), 'true or false'),
+    'torque_source': (lambda v: isinstance(v, str), 'a torque source'),
+    'rotor_compensation': (lambda v: isinstance(v, bool), 'true or false'),
+    'rotor_inertia_identified': (lambda v: isinstance(v, bool), 'true or false'),
+}
+_MODEL_OPTIONAL = {
+    'hamon_velocity': (lambda v: _is_number(v) and v > 0, 'a number > 0'),
+    'exponent': (lambda v: _is_number(v) and v > 0, 'a number > 0'),
+    'friction_symbols': (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), 'a list of names'),
+    'payload_blocks': (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, 'a count >= 0'),
+}
+
+
+def _check_sections(data: dict, source: str) -> None:
+    """The types the readers of a result rely on, checked once on reading: InputError naming the field."""
+    def need(ok: bool, field: str, what: str) -> None:
+        if not ok:
+            raise InputError(f'{source}: {field} must be {what}')
+
+    joints = data.get('joint_names')
+    need(isinstance(joints, list) and bool(joints) and all(isinstance(j, str) for j in joints)
+         and len(set(joints)) == len(joints), 'joint_names', 'a list of distinct joint names')
+    need(isinstance(data.get('robot'), str), 'robot', 'a name')
+    need(isinstance(data.get('method'), str), 'method', 'a name (ols, wls, ...)')
+    for key in ('base_parameters', 'friction'):
+        rows = data.get(key)
+        need(isinstance(rows, list) and all(
+            isinstance(r, dict) and isinstance(r.get('name'), str) and all(
+                r.get(k) is None or _is_number(r.get(k)) or r.get(k) in ('nan', '.nan') for k in ('value', 'std'))
+            and (key == 'friction' or isinstance(r.get('expression'), str)) for r in rows),
+            key, 'a list of {name, value, std} entries with numbers')
+    model = data.get('model')
+    need(isinstance(model, dict), 'model', 'a mapping')
+    for key, (test, what) in {**MODEL_KEYS, **_MODEL_OPTIONAL}.items():
+        need(key not in model or test(model[key]), f'model.{key}', what)
+    for key, kind, what in (('metrics', dict, 'a mapping'), ('provenance', dict, 'a mapping'),
+                            ('warnings', list, 'a list of lines')):
+        need(data.get(key) is None or isinstance(data.get(key), kind), key, what)
+    need(all(isinstance(w, str) for w in data.get('warnings') or []), 'warnings', 'a list of lines')
+    for key in ('drive_gains', 'exponents'):
+        section = data.get(key)
+        values = section.get('values') if key == 'drive_gains' and isinstance(section, dict) else section
+        need(section is None or (isinstance(values, dict) and all(_is_number(values.get(j)) for j in joints)),
+             key, 'a number per joint')
+    gains = data.get('drive_gains')
+    if isinstance(gains, dict) and gains.get('std') is not None:
+        need(isinstance(gains['std'], dict) and all(gains['std'].get(j) is None or _is_number(gains['std'].get(j))
+                                                    for j in joints), 'drive_gains.std', 'a number per joint')
+    provenance = data.get('provenance') or {}
+    for key in ('filters', 'drives'):
+        need(provenance.get(key) is None or isinstance(provenance.get(key), dict), f'provenance.{key}', 'a mapping')
 
 
 def _joint_friction_section(section, joints: tuple[str, ...], source: str) -> dict | None:

@@ -8,7 +8,14 @@ payload-mass check on validation runs).
 
 Beside the identified model, the robot file's own model (its link inertias, with the rotor inertias and
 friction fitted at identification: ``prior.robot_file_model`` of the result, :mod:`dynid.identify.prior`)
-predicts the same rows; every joint the identified model predicts worse gets a warning. ``holdout``
+predicts the same rows; every joint the identified model predicts worse gets a warning.
+
+Another robot file (``other``: a vendor's URDF, a colleague's identified one) predicts the same rows too,
+shown beside the result and not judged: its rigid-body torque by its own inverse dynamics (pinocchio's RNEA,
+so its link frames need not match the result's) on the same filtered states and decimation as the
+equations, plus the identification's friction (and, where the identification modelled rotor inertia,
+the reflected rotor inertias of the other file's drives, else of the result's robot, times the same
+rotor acceleration). Joints left out of the identification (``exclude_joints``) are not scored. ``holdout``
 scores only the last part of a recording in time (:func:`dynid.io.dataset.Dataset.split_holdout`).
 
 A recording that lost samples has its short gaps bridged and is split at the others exactly as for
@@ -33,7 +40,7 @@ from dynid.identify.model import (
     RecordingInput,
 )
 from dynid.identify.preprocess import FilterSettings, differentiate
-from dynid.identify.result import IdentificationResult, result_drives
+from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
@@ -50,6 +57,9 @@ class Prediction:
     problem: IdentificationProblem
     design: np.ndarray
     robot_file: np.ndarray | None = None  # the robot file's own model's prediction (module docstring)
+    other: np.ndarray | None = None  # another robot file's prediction (module docstring)
+    other_label: str = ''
+    left_out: tuple[str, ...] = ()  # joints left out of the identification: not scored
 
     @property
     def gaps(self) -> RecordingGaps:
@@ -60,11 +70,15 @@ class Prediction:
         """Equation metrics, the share of the recording used (``usage``, its line; ``used_fraction``), ``gaps``
         (:meth:`RecordingGaps.to_dict`) when samples were lost or less than 90 % was used, and ``robot_file``
         (the robot file's own model's metrics) with a warning for every joint it predicts better."""
-        metrics = equation_metrics(self.measured, self.predicted, self.joints, joint_names)
+        metrics = equation_metrics(self.measured, self.predicted, self.joints, joint_names, self.left_out)
+        if self.other is not None:
+            other = equation_metrics(self.measured, self.other, self.joints, joint_names, self.left_out)
+            metrics['compare_robot'] = {'robot': self.other_label,
+                                        **{key: other[key] for key in ('relative_residual', 'rmse', 'joints')}}
         metrics['usage'] = self.gaps.line()
         metrics['used_fraction'] = self.gaps.used_fraction
         if self.robot_file is not None:
-            reference = equation_metrics(self.measured, self.robot_file, self.joints, joint_names)
+            reference = equation_metrics(self.measured, self.robot_file, self.joints, joint_names, self.left_out)
             metrics['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
             for name, mine in metrics['joints'].items():
                 theirs = reference['joints'][name]
@@ -74,6 +88,11 @@ class Prediction:
                         f'model (RMSE {mine["rmse"]:.4g} against {theirs["rmse"]:.4g} N·m)')
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
+        if self.left_out:  # said on the joint's line; nothing is wrong with the recording
+            metrics['warnings'] = [w for w in metrics.get('warnings', [])
+                                   if not any(w.startswith(f'{name}: left out') for name in self.left_out)]
+            if not metrics['warnings']:
+                del metrics['warnings']
         return metrics
 
 
@@ -83,6 +102,9 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
         raise InputError(f'the result is for joints {list(result.joint_names)}, '
                          f'the robot has {list(robot.joint_names)}')
     model = result.model
+    missing = [key for key in MODEL_KEYS if key not in model]
+    if missing:
+        raise InputError(f'the result\'s model has no {", ".join(missing)}: not a result of dynid identify?')
     spec = ModelSpec(friction=model['friction'], temperature=model['temperature'],
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
@@ -96,12 +118,20 @@ def _name(dataset: Dataset, name: str | None) -> str:
     return name or dataset.source.get('bag') or 'validation'
 
 
+def left_out_joints(result: IdentificationResult) -> tuple[str, ...]:
+    """The joints whose equations the identification left out (``exclude_joints``): not scored."""
+    left = result.model.get('exclude_joints') or ()
+    return tuple(name for name in left if isinstance(name, str) and name in result.joint_names)
+
+
 def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
             payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None,
-            exclude_joints: tuple[str, ...] = ()) -> Prediction:
+            exclude_joints: tuple[str, ...] = (), other: RobotModel | None = None) -> Prediction:
     """Torques of ``dataset`` as measured and as the result predicts them (``payload``: known payload;
     ``name``: the recording's name in messages, default its bag; ``drives``: see :func:`result_drives`;
-    ``exclude_joints``: joints whose equations are left out, e.g. joints at rest)."""
+    ``exclude_joints``: joints whose equations are left out, e.g. joints at rest, beside those the
+    identification left out; ``other``: another robot file predicting the same rows, module docstring)."""
+    exclude_joints = tuple(dict.fromkeys((*left_out_joints(result), *exclude_joints)))
     problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives,
                            exclude_joints)
     names = problem.parameter_names()
@@ -117,7 +147,28 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
     if file_values is not None:
         order = {name: i for i, name in enumerate(result.parameter_names)}
         robot_file = w @ np.array([file_values[order[n]] for n in names])
-    return Prediction(y, w @ values, joints, problem, w, robot_file)
+    other_torque = None if other is None else _other_prediction(problem, other, w, values)
+    return Prediction(y, w @ values, joints, problem, w, robot_file, other_torque,
+                      '' if other is None else (other.source or other.name), left_out_joints(result))
+
+
+def _other_prediction(problem: IdentificationProblem, other: RobotModel, w: np.ndarray,
+                      values: np.ndarray) -> np.ndarray:
+    """The rows of ``w`` predicted with ``other``'s links (RNEA on the equations' filtered states, decimated and
+    kept as they are) and the identification's friction (module docstring)."""
+    if tuple(other.joint_names) != tuple(problem.robot.joint_names):
+        raise InputError(f'robot file {other.source or other.name} has joints {list(other.joint_names)}, the result '
+                         f'{list(problem.robot.joint_names)} (give --joints or a joint map to select them)')
+    rigid = len(problem.rigid_names)
+    parts = []
+    reflected = next((d.rotor_inertia for d in (other.drives, problem.drives) if d is not None), None)
+    for k, block in enumerate(problem.blocks):
+        signals, _ = differentiate(problem.recordings[k].dataset, problem.settings)
+        torque = block.decimator(other.inverse_dynamics(signals.q, signals.dq, signals.ddq))
+        if problem.identify_rotor_inertia and reflected is not None:
+            torque = torque + np.asarray(reflected)[None, :] * block.rotor_acceleration
+        parts.append(torque[problem.block_keep(k)])
+    return np.concatenate(parts) + w[:, rigid:] @ values[rigid:]
 
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
@@ -141,9 +192,11 @@ def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dat
 
 
 def validate(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-             payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None) -> dict:
-    """Validation metrics of ``result`` on ``dataset`` (module docstring)."""
-    return predict(result, robot, dataset, payload, name, drives).metrics(robot.joint_names)
+             payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None,
+             other: RobotModel | None = None) -> dict:
+    """Validation metrics of ``result`` on ``dataset`` (module docstring); ``other``: another robot file scored
+    beside it (``compare_robot``)."""
+    return predict(result, robot, dataset, payload, name, drives, other=other).metrics(robot.joint_names)
 
 
 def recover_payload(result: IdentificationResult, robot: RobotModel, dataset: Dataset,

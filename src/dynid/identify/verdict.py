@@ -99,11 +99,12 @@ def judged_joints(metrics: Mapping, thresholds: FitThresholds) -> dict:
     rows with ``required_fit_percent`` and ``passed`` (None where no threshold applies)."""
     joints = {}
     for name, entry in metrics['joints'].items():
-        required = thresholds.required(name)
+        required = None if entry.get('left_out') else thresholds.required(name)  # not identified: not judged
         fit = entry.get('nrmse_fit_percent')
         passed = None if required is None else (fit is not None and fit >= required)
         joints[name] = {'rmse': entry.get('rmse'), 'nrmse_fit_percent': fit, 'rows': entry.get('rows'),
-                        'required_fit_percent': required, 'passed': passed}
+                        'required_fit_percent': required, 'passed': passed,
+                        **({'left_out': True} if entry.get('left_out') else {})}
     return joints
 
 

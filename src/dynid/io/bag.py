@@ -105,13 +105,12 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
 
 def bag_stamps(t: np.ndarray, start_ns: int, path: str | os.PathLike) -> np.ndarray:
     """The (N,) int64 stamps [ns since 1970] ``start_ns`` + t [s] of a recording written to ``path``, checked:
-    InputError when a time is not finite, a stamp lies before 1970 (below 0) or beyond 2262 (int64), or the
-    times step back. rosbag2 stores stamps as unsigned nanoseconds: a negative one cannot be written."""
+    InputError when a time is not finite, a stamp lies before 1970 (below 0) or beyond 2262 (int64), or two
+    samples would share a stamp (times that step back or lie less than 1 ns apart). rosbag2 stores stamps as
+    unsigned nanoseconds: a negative one cannot be written."""
     t = np.asarray(t, dtype=float)
     if t.size and not np.all(np.isfinite(t)):
         raise InputError(f'{path}: cannot write a recording whose times are not all finite')
-    if t.size and np.any(np.diff(t) < 0):
-        raise InputError(f'{path}: cannot write a recording whose times step back')
     first = int(start_ns) + (int(round(float(t[0]) * 1e9)) if t.size else 0)
     last = int(start_ns) + (int(round(float(t[-1]) * 1e9)) if t.size else 0)
     if first < 0:
@@ -119,7 +118,11 @@ def bag_stamps(t: np.ndarray, start_ns: int, path: str | os.PathLike) -> np.ndar
                          f'stamps are nanoseconds from 0)')
     if last >= 2 ** 63:
         raise InputError(f'{path}: cannot write a stamp beyond 2262 (the last is {last / 1e9:.6g} s)')
-    return int(start_ns) + np.round(t * 1e9).astype(np.int64)
+    stamps = int(start_ns) + np.round(t * 1e9).astype(np.int64)
+    if np.any(np.diff(stamps) <= 0):
+        raise InputError(f'{path}: cannot write samples closer than 1 ns apart (rosbag2 stamps are whole '
+                         f'nanoseconds): they would share a stamp')
+    return stamps
 
 
 def _write_messages(path: Path, dataset: Dataset, stamps: np.ndarray, reference: dict | None, namespace: str,

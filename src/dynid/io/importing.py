@@ -44,6 +44,8 @@ from dynid.io.retiming import Retiming, retime
 IMPORT_REPORT_FILE = 'import.yaml'
 TIMINGS = ('auto', 'stamps')
 _SHOWN = 5  # line numbers shown per reason
+#: The shortest sample period imported [s]: 100 kHz, ten times the fastest joint control loops.
+MIN_PERIOD_S = 1e-5
 
 
 @dataclass(frozen=True)
@@ -269,6 +271,9 @@ def _import_rows(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarra
         period = timing.period_s
     else:  # kept at their stamps: the grid at the given rate, or at the logged one
         period = 1.0 / settings.rate_hz if settings.rate_hz is not None else grid_period(times)
+    if not period >= MIN_PERIOD_S:
+        raise InputError(f'{name}: the samples come {period:.3g} s apart ({1.0 / period:.3g} Hz): no robot logs that '
+                         f'fast; is the time column in another unit (time_unit=ms|us|ns) or --rate wrong?')
     resampled = resample(times, signals, period, settings.bridge, breaks)
     if resampled.t.size < 2:
         raise InputError(f'{name}: no segment of at least 4 consecutive rows to resample')

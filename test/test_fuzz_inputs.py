@@ -1,0 +1,125 @@
+"""Property-based fuzzing of the readers and importers (issue 31, item 5): CSV logs with odd time columns,
+NaN, duplicate and unsorted stamps and units; damaged bags; result, drives and trajectory files with odd
+values; validate and identify on them. Every outcome is a success or dynid's one-line refusal, never another
+exception, and a refusal leaves no output behind. The generators and rules are in test/fuzz_inputs.py;
+benchmarks/diagnostics_fuzz.py runs thousands of them."""
+
+import itertools
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dynid.cli import main
+from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
+from dynid.identify.result import IdentificationResult
+from dynid.io.bag import read_bag
+from dynid.model.drives import load_drives
+from fuzz_inputs import (
+    RAW_TEXT,
+    bag_damage,
+    csv_logs,
+    damaged_bag,
+    dump,
+    mutated,
+    mutations,
+    run_cli,
+    run_import,
+    run_reader,
+)
+
+FUZZ = settings(max_examples=25, deadline=None, database=None, derandomize=True,
+                suppress_health_check=list(HealthCheck))
+NUMBER = itertools.count()
+
+
+def _good(outcome):
+    assert not outcome.bad, outcome
+
+
+@pytest.fixture(scope='module')
+def twin(tmp_path_factory):
+    """A 100 Hz twin recording of the UR5e's built-in excitation, its identification, its drives file."""
+    folder = tmp_path_factory.mktemp('fuzz')
+    assert main(['simulate', '--rate', '100', '--duration', '8', '--quiet', '-o', str(folder / 'bag'),
+                 '--trajectory', str(builtin_excitation_path('ur5e'))]) == 0
+    assert main(['identify', str(folder / 'bag'), '-o', str(folder / 'result.yaml'), '--quiet']) == 0
+    from dynid.model import load_robot
+
+    robot = load_robot('ur5e')
+    return {'folder': folder, 'result': yaml.safe_load((folder / 'result.yaml').read_text()),
+            'drives': {'drives': robot.drives.to_dict()}, 'joints': robot.joint_names,
+            'trajectory': yaml.safe_load(builtin_excitation_path('ur5e').read_text())}
+
+
+@FUZZ
+@given(case=csv_logs())
+def test_csv_import_succeeds_or_refuses_in_one_line(twin, case):
+    _good(run_import(twin['folder'], case, next(NUMBER)))
+
+
+def test_csv_logs_that_broke_import(twin):
+    """Found by the fuzzing: stamps 1e-12 s apart were imported into a bag whose samples shared a nanosecond stamp
+    (read back as one sample). Refused now, naming the time unit; time columns far in the future or with NaN
+    stamps are refused or imported, never a traceback."""
+    header = 't,' + ','.join(f'q{j}' for j in range(6))
+    for t in (np.arange(50) * 1e-12, 1e17 + np.arange(50) / 100, np.r_[np.nan, np.arange(1, 50) / 100]):
+        rows = [f'{s!r},' + ','.join(f'{0.1 * np.sin(100 * s + j):.6f}' for j in range(6)) for s in t]
+        outcome = run_import(twin['folder'], (header + '\n' + '\n'.join(rows), 'time=t,q=q{i}'), next(NUMBER))
+        _good(outcome)
+    assert 'time_unit' in run_import(twin['folder'], (header + '\n' + '\n'.join(
+        f'{k * 1e-12!r},' + ','.join(f'{0.1 * np.sin(k / 10 + j):.6f}' for j in range(6)) for k in range(50)),
+        'time=t,q=q{i}'), next(NUMBER)).detail
+
+
+@FUZZ
+@given(damage=bag_damage())
+def test_damaged_bags_read_or_refuse(twin, damage):
+    bag = damaged_bag(twin['folder'] / 'bag', twin['folder'], damage, next(NUMBER))
+    _good(run_reader(read_bag, bag, None))
+    output = twin['folder'] / f'imported_{next(NUMBER)}'
+    _good(run_cli(['import', str(bag), '--robot', 'ur5e', '-o', str(output)], [output]))
+
+
+@FUZZ
+@given(data=st.data())
+def test_result_files_load_or_refuse(twin, data):
+    path = twin['folder'] / f'result_{next(NUMBER)}.yaml'
+    edits = data.draw(mutations(twin['result']))
+    path.write_text(dump(mutated(twin['result'], edits)) if data.draw(st.integers(0, 9)) else data.draw(RAW_TEXT))
+    _good(run_reader(IdentificationResult.load, path))
+
+
+@FUZZ
+@given(data=st.data())
+def test_drives_and_trajectory_files_load_or_refuse(twin, data):
+    path = twin['folder'] / f'drives_{next(NUMBER)}.yaml'
+    path.write_text(dump(mutated(twin['drives'], data.draw(mutations(twin['drives'])))))
+    _good(run_reader(load_drives, path, twin['joints']))
+    path = twin['folder'] / f'trajectory_{next(NUMBER)}.yaml'
+    text = dump(mutated(twin['trajectory'], data.draw(mutations(twin['trajectory']))))
+    path.write_text(text if data.draw(st.integers(0, 9)) else data.draw(RAW_TEXT))
+    _good(run_reader(load_trajectory, path))
+
+
+@settings(FUZZ, max_examples=12)
+@given(data=st.data())
+def test_validate_on_odd_results_and_damaged_bags(twin, data):
+    folder, number = twin['folder'], next(NUMBER)
+    params = folder / f'params_{number}.yaml'
+    params.write_text(dump(mutated(twin['result'], data.draw(mutations(twin['result'])))))
+    bag = damaged_bag(folder / 'bag', folder, data.draw(bag_damage()), number) if data.draw(st.booleans()) \
+        else folder / 'bag'
+    verdict = folder / f'verdict_{number}.json'
+    _good(run_cli(['validate', str(bag), '--params', str(params), '--json', str(verdict)], [verdict]))
+
+
+@settings(FUZZ, max_examples=4)
+@given(damage=bag_damage())
+def test_identify_on_damaged_bags(twin, damage):
+    folder, number = twin['folder'], next(NUMBER)
+    bag = damaged_bag(folder / 'bag', folder, damage, number)
+    out = folder / f'identified_{number}.yaml'
+    _good(run_cli(['identify', str(bag), '-o', str(out), '--quiet'], [out]))

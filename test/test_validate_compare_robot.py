@@ -1,0 +1,81 @@
+"""dynid validate --compare-robot: another robot file's prediction beside the result's on the same rows; joints
+left out of the identification are not scored (issue 31, item 6)."""
+
+import json
+from xml.etree import ElementTree
+
+import pytest
+
+from dynid.cli import main
+from dynid.excite.trajectory import builtin_excitation_path
+
+
+@pytest.fixture(scope='module')
+def runs(tmp_path_factory):
+    """250 Hz twin UR5e: a training run of the built-in excitation, a held-out run, two identifications (one
+    with wrist 3 left out), the UR5e's URDF and a copy whose upper arm weighs three times as much."""
+    folder = tmp_path_factory.mktemp('compare_robot')
+    excitation = str(builtin_excitation_path('ur5e'))
+    assert main(['simulate', '--rate', '250', '--duration', '12', '--quiet', '-o', str(folder / 'train'),
+                 '--trajectory', excitation]) == 0
+    assert main(['simulate', '--rate', '250', '--duration', '12', '--seed', '4', '--quiet', '-o',
+                 str(folder / 'heldout')]) == 0
+    assert main(['identify', str(folder / 'train'), '-o', str(folder / 'result.yaml'), '--quiet']) == 0
+    assert main(['identify', str(folder / 'train'), '-o', str(folder / 'excluded.yaml'), '--quiet',
+                 '--exclude-joint', 'wrist_3_joint']) == 0
+    assert main(['model', '--robot', 'ur5e', '--urdf', str(folder / 'ur5e.urdf')]) == 0
+    tree = ElementTree.parse(folder / 'ur5e.urdf')
+    links = [link for link in tree.getroot().findall('link') if link.find('inertial') is not None]
+    heavy = max(links, key=lambda link: float(link.find('inertial/mass').get('value')))  # the upper arm
+    inertial = heavy.find('inertial')
+    inertial.find('mass').set('value', str(3 * float(inertial.find('mass').get('value'))))
+    inertia = inertial.find('inertia')
+    for key, value in inertia.attrib.items():
+        inertia.set(key, str(3 * float(value)))
+    tree.write(folder / 'heavy.urdf')
+    return folder
+
+
+def _joint_lines(out):
+    return {line.split()[0]: line for line in out.splitlines() if line.startswith('  ')}
+
+
+def test_another_robot_file_is_scored_beside_the_result(runs, capsys):
+    json_path = runs / 'same.json'
+    args = ['validate', str(runs / 'heldout'), '--params', str(runs / 'result.yaml'), '--json', str(json_path)]
+    assert main([*args, '--compare-robot', str(runs / 'ur5e.urdf')]) == 0
+    out = capsys.readouterr().out
+    assert all('robot file: RMSE' in line and 'other: RMSE' in line for line in _joint_lines(out).values())
+    recording = json.loads(json_path.read_text())['recordings'][0]['predictions']
+    same, own = recording['compare_robot'], recording['robot_file']
+    assert not same['judged'] and recording['result']['judged']
+    for joint, entry in same['joints'].items():  # the result's own robot file, compared: as its robot file model
+        assert entry['rmse'] == pytest.approx(own['joints'][joint]['rmse'], rel=0.2)
+    heavy_json = runs / 'heavy.json'
+    assert main(['validate', str(runs / 'heldout'), '--params', str(runs / 'result.yaml'), '--json',
+                 str(heavy_json), '--compare-robot', str(runs / 'heavy.urdf')]) == 0
+    capsys.readouterr()
+    heavy = json.loads(heavy_json.read_text())['recordings'][0]['predictions']
+    lift = 'shoulder_lift_joint'
+    assert heavy['compare_robot']['joints'][lift]['rmse'] > 5 * heavy['result']['joints'][lift]['rmse']
+
+
+def test_a_robot_file_of_other_joints_is_refused_in_one_line(runs, capsys):
+    code = main(['validate', str(runs / 'heldout'), '--params', str(runs / 'result.yaml'), '--compare-robot',
+                 'panda'])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+
+
+def test_a_joint_left_out_of_the_identification_is_not_scored(runs, capsys):
+    """It was scored with the friction it never had: 'absurd fit', and --require-fit failed on it."""
+    json_path = runs / 'excluded.json'
+    code = main(['validate', str(runs / 'heldout'), '--params', str(runs / 'excluded.yaml'), '--require-fit', '80',
+                 '--json', str(json_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert 'left out of the identification' in _joint_lines(out)['wrist_3_joint']
+    assert 'absurd' not in out and 'warning: ' + str(runs / 'heldout') + ': wrist_3_joint' not in out
+    joints = json.loads(json_path.read_text())['recordings'][0]['predictions']['result']['joints']
+    assert joints['wrist_3_joint']['passed'] is None and joints['wrist_3_joint']['left_out']
+    assert all(entry['passed'] for name, entry in joints.items() if name != 'wrist_3_joint')
