@@ -27,6 +27,7 @@ from dynid.cli import (
     simulate,
     validate,
 )
+from dynid.cli.flags import message
 from dynid.cli.shared import EXIT_BAD_INPUT
 from dynid.errors import InputError
 from dynid.ros.runner import restore_ctrl_c
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except InputError as error:
-        print(f'dynid {args.command}: error: {error}', file=sys.stderr)
+        print(f'dynid {args.command}: error: {message(error)}', file=sys.stderr)  # fields as --flags
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
