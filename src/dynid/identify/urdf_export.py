@@ -77,7 +77,8 @@ def export_urdf(result: IdentificationResult, urdf: str | Path) -> str:
     """The URDF text of ``urdf`` with the identified dynamics of ``result`` (module docstring)."""
     section = result.physical_section
     if section is None:
-        raise InputError('the result has no physically consistent standard parameters (identify with --physical)')
+        raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
+                         fields=('physical',))
     tree = _read(urdf)
     root = tree.getroot()
     links = {link.get('name'): link for link in root.findall('link')}
