@@ -9,6 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from dynid.cli.flags import flag
 from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings, check_settings, suite_plan
 from dynid.demo.summary import (
     FRICTION_TOLERANCE,
@@ -46,12 +47,14 @@ def _table(joint_names, quantities, values) -> tuple[list[str], list[int], list[
 # ------------------------------------------------------------------------------------------- plan
 def test_settings_out_of_range_are_refused_with_the_option():
     assert check_settings(DemoSettings()) == DemoSettings(namespace=DemoSettings().namespace)
-    for changes, reason in (({'rate': 5.0}, '--rate must be within 50–2000 Hz, got 5'),
-                            ({'periods': 0}, '--periods must be within 1–30, got 0'),
-                            ({'holdout_seed': -1}, '--holdout-seed must be ≥ 0'),
+    for changes, reason in (({'rate': 5.0}, '^rate must be within 50–2000 Hz, got 5'),
+                            ({'periods': 0}, '^periods must be within 1–30, got 0'),
+                            ({'holdout_seed': -1}, '^holdout_seed must be ≥ 0'),
                             ({'robot': 'panda'}, 'no built-in excitation')):
-        with pytest.raises(InputError, match=reason):
+        with pytest.raises(InputError, match=reason) as refused:
             check_settings(dataclasses.replace(DemoSettings(), **changes))
+        field = refused.value.field  # the command line says the option: --rate, --periods, --holdout-seed
+        assert field is None or refused.value.spelled(flag).startswith(flag(field) + ' must be')
 
 
 def test_the_suite_records_into_the_output_and_runs_the_held_out_trajectory_twice(tmp_path):

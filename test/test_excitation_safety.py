@@ -106,7 +106,7 @@ def test_a_design_is_shrunk_above_the_floor_or_refused_when_the_home_leaves_no_r
     assert {name for name, _ in _prepared_clearance(robot, stretched).below_floor_at_home(0.0)} >= {'wrist_3_link_0'}
     limits = default_limits(robot, stretched, floor=0.0)
     x = random_design(design, stretched, limits, np.random.default_rng(1), grid)
-    refusal = r'breaks the clearance check \(\w+ reaches z = .* at t = .*choose another --home'
+    refusal = r'breaks the clearance check \(\w+ reaches z = .* at t = .*choose another home'
     with pytest.raises(InputError, match=refusal):
         fit_to_clearance(robot, design, x, limits, _prepared_clearance(robot, stretched))
 

@@ -98,5 +98,5 @@ def test_a_result_without_standard_parameters_is_refused(tmp_path):
     robot = load_robot('ur5')
     result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'),
                       options=IdentifyOptions(physical=None))
-    with pytest.raises(InputError, match='identify with --physical'):
+    with pytest.raises(InputError, match='identify with physical'):
         export_urdf(result, example_robot_path(_EXAMPLE_ROBOTS['ur5'][0]))

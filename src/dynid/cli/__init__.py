@@ -28,6 +28,7 @@ from dynid.cli import (
     simulate,
     validate,
 )
+from dynid.cli.flags import message
 from dynid.cli.shared import EXIT_BAD_INPUT
 from dynid.errors import InputError
 from dynid.ros.runner import restore_ctrl_c
@@ -65,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except InputError as error:
-        print(f'dynid {args.command}: error: {error}', file=sys.stderr)
+        print(f'dynid {args.command}: error: {message(error)}', file=sys.stderr)  # fields as --flags
         return EXIT_BAD_INPUT
     except OSError as error:  # a file that cannot be read or written (no space left, no permission): one line
         where = f'{error.filename}: ' if error.filename else ''

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dynid.cli.flags import message
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         truth = load_truth(args.bag, robot.joint_names, dataset.source.get('start_ns', 0) / 1e9)
     except InputError as error:
-        print(f'warning: {error}; no truth shown', file=sys.stderr)
+        print(f'warning: {message(error)}; no truth shown', file=sys.stderr)
         truth = None
     print('\n'.join(summary_lines(history, truth)))
     if not args.no_record:

@@ -13,6 +13,7 @@ import sys
 import time
 from datetime import UTC
 
+from dynid.cli.flags import message
 from dynid.cli.shared import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -152,7 +153,7 @@ def _import(args) -> int:
             session, _, note = record_replay(path, history, dataset, bag, result, args.params, robot.name, name,
                                              source='import')
         except InputError as error:
-            print(f'dynid health import: error: {bag}: {error}', file=sys.stderr)
+            print(f'dynid health import: error: {bag}: {message(error)}', file=sys.stderr)
             failed += 1
             continue
         print(f'{bag}: session {session} of {name}' + (f' ({note})' if note else ''))

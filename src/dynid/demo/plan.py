@@ -58,11 +58,11 @@ class DemoSettings:
 def check_settings(settings: DemoSettings) -> DemoSettings:
     """Reject out-of-range demo settings with a clear reason."""
     if not 50.0 <= settings.rate <= 2000.0:
-        raise InputError(f'--rate must be within 50–2000 Hz, got {settings.rate:g}')
+        raise InputError(f'{{rate}} must be within 50–2000 Hz, got {settings.rate:g}', fields=('rate',))
     if not 1 <= settings.periods <= 30:
-        raise InputError(f'--periods must be within 1–30, got {settings.periods}')
+        raise InputError(f'{{periods}} must be within 1–30, got {settings.periods}', fields=('periods',))
     if settings.holdout_seed < 0:
-        raise InputError('--holdout-seed must be ≥ 0')
+        raise InputError('{holdout_seed} must be ≥ 0', fields=('holdout_seed',))
     builtin_excitation_path(load_robot(settings.robot).name)  # the demo runs the robot's shipped excitation
     checked_choice('--engine', settings.engine, ENGINES)
     if settings.engine == 'mujoco':

@@ -64,14 +64,15 @@ def parse_home(text: str | Sequence[float], robot: RobotModel) -> np.ndarray:
     try:
         values = [float(v) for v in text.split(',') if v.strip()] if isinstance(text, str) else [float(v) for v in text]
     except ValueError:
-        raise InputError(f'--home must be {robot.n} comma-separated numbers [rad], got {text!r}') from None
+        raise InputError(f'{{home}} must be {robot.n} comma-separated numbers [rad], got {text!r}',
+                         fields=('home',)) from None
     q = np.array(values)
     if q.shape != (robot.n,) or not np.all(np.isfinite(q)):
-        raise InputError(f'--home needs {robot.n} finite values [rad] for {", ".join(robot.joint_names)}; '
-                         f'got {len(values)}')
+        raise InputError(f'{{home}} needs {robot.n} finite values [rad] for {", ".join(robot.joint_names)}; '
+                         f'got {len(values)}', fields=('home',))
     outside = [f'{name} = {value:.4g} outside [{low:.4g}, {high:.4g}]'
                for name, value, low, high in zip(robot.joint_names, q, robot.lower_limits, robot.upper_limits,
                                                  strict=True) if not low <= value <= high]
     if outside:
-        raise InputError(f'--home is outside the joint limits: {"; ".join(outside)}')
+        raise InputError(f'{{home}} is outside the joint limits: {"; ".join(outside)}', fields=('home',))
     return q

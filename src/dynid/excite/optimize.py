@@ -182,7 +182,7 @@ def fit_to_clearance(robot: RobotModel, design: FourierDesign, x: np.ndarray, li
         return scaled(1.0)
     if violations(0.0):
         raise InputError(f'the excitation\'s centre already breaks the clearance check ({violations(0.0)[0]}); '
-                         f'choose another --home or a lower --floor')
+                         f'choose another {{home}} or a lower {{floor}}', fields=('home', 'floor'))
     low, high = 0.0, 1.0
     for _ in range(10):
         middle = 0.5 * (low + high)
@@ -190,7 +190,8 @@ def fit_to_clearance(robot: RobotModel, design: FourierDesign, x: np.ndarray, li
     if low < MIN_CLEARANCE_SCALE:
         raise InputError(f'the motion about this home breaks the clearance check ({full[0]}) and clears it only '
                          f'when shrunk to {100 * low:.0f} % (less than {100 * MIN_CLEARANCE_SCALE:.0f} %): '
-                         f'choose another --home (the arm folded above its base) or a lower --floor')
+                         f'choose another {{home}} (the arm folded above its base) or a lower {{floor}}',
+                         fields=('home', 'floor'))
     return scaled(low)
 
 

@@ -198,7 +198,8 @@ def design_payload_motion(robot: RobotModel, home: np.ndarray, settings: Payload
             best, best_value = x, value
     if best is None:
         raise InputError('no start of the payload motion ends inside the limits and the clearance; choose another '
-                         '--home, a lower --floor or a smaller --position-range')
+                         '{home}, a lower {floor} or a smaller {position_range}',
+                         fields=('home', 'floor', 'position_range'))
     trajectory = design.trajectory(best)
     check = describe_excitation(robot, trajectory, limits, clearance=clearance)
     if not check.feasible:

@@ -335,7 +335,7 @@ BUILTIN_EXCITATIONS = {'ur5e': 'ur5e_excitation.yaml'}
 def builtin_excitation_path(robot_name: str) -> Path:
     """Path of the shipped optimized excitation of a robot (UR5e: 5 harmonics, 10 s, cond(W_b) ≈ 32)."""
     if robot_name not in BUILTIN_EXCITATIONS:
-        raise InputError(f'no built-in excitation for {robot_name!r}; design one with dynid excite --optimize')
+        raise InputError(f'no built-in excitation for {robot_name!r}; design and optimize one with dynid excite')
     from importlib import resources
 
     return Path(str(resources.files('dynid.excite').joinpath('data', BUILTIN_EXCITATIONS[robot_name])))

@@ -219,7 +219,7 @@ def classify_motion(t: np.ndarray, omega: np.ndarray, temperature: np.ndarray | 
     """The experiment of a single-joint motion (module docstring); InputError when none fits."""
     if np.max(np.abs(omega)) < 1e-3:
         raise InputError(f'{name}: the joint hardly moves (peak {np.max(np.abs(omega)):.2g} rad/s): give '
-                         f'--experiment NAME[:JOINT] for another joint')
+                         f'{{experiment}} NAME[:JOINT] for another joint', fields=('experiment',))
     speeds, _, _ = constant_velocity_plateaus(t, omega, omega, acceleration_tolerance=PLATEAU_ACCELERATION)
     distinct, reversals = _distinct(speeds), _reversals(omega)
     if distinct >= 3:
@@ -230,7 +230,7 @@ def classify_motion(t: np.ndarray, omega: np.ndarray, temperature: np.ndarray | 
     if reversals >= 4:
         return 'reciprocating'
     raise InputError(f'{name}: cannot tell which friction experiment this is ({len(speeds)} constant-velocity '
-                     f'plateaus, {reversals} reversals): give --experiment NAME[:JOINT]')
+                     f'plateaus, {reversals} reversals): give {{experiment}} NAME[:JOINT]', fields=('experiment',))
 
 
 class FrictionTorque:
@@ -290,7 +290,7 @@ class FrictionTorque:
             if moving.size != 1:
                 listed = [robot.joint_names[k] for k in moving] or 'none'
                 raise InputError(f'{name}: a friction experiment moves one joint; moving joints: {listed} '
-                                 f'(give --experiment NAME:JOINT)')
+                                 f'(give {{experiment}} NAME:JOINT)', fields=('experiment',))
             j = int(moving[0])
         temperature = None if dataset.temperature is None else dataset.temperature[:, j]
         experiment = recording.experiment
@@ -334,10 +334,12 @@ def friction_recordings(bags: Sequence[str], robot: RobotModel, experiments: Seq
     if len(specs) == 1:
         specs = specs * len(bags)
     if len(specs) != len(bags):
-        raise InputError(f'--experiment: give one per bag ({len(bags)}) or one for all, got {len(specs)}')
+        raise InputError(f'{{experiment}}: give one per bag ({len(bags)}) or one for all, got {len(specs)}',
+                         fields=('experiment',))
     masses = list(payload_masses) if payload_masses else [0.0] * len(bags)
     if len(masses) != len(bags):
-        raise InputError(f'--payload-mass needs one mass per bag ({len(bags)}), got {len(masses)}')
+        raise InputError(f'{{payload_mass}} needs one mass per bag ({len(bags)}), got {len(masses)}',
+                         fields=('payload_mass',))
     recordings = []
     for bag, spec, mass in zip(bags, specs, masses, strict=True):
         experiment, joint = parse_experiment(spec)

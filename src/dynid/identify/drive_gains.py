@@ -64,18 +64,22 @@ def parse_fixed_gains(texts, joint_names) -> dict[int, float]:
         except ValueError:
             gain = float('nan')
         if not sep or not np.isfinite(gain) or gain == 0:
-            raise InputError(f'--fix-drive-gain expects JOINT=VALUE with a nonzero gain in N·m/A, got {text!r}')
+            raise InputError(f'{{fix_drive_gain}} expects JOINT=VALUE with a nonzero gain in N·m/A, got {text!r}',
+                             fields=('fix_drive_gain',))
         if name in joint_names:
             index = list(joint_names).index(name)
         elif name.isdigit() and 1 <= int(name) <= len(joint_names):
             index = int(name) - 1
         else:
-            raise InputError(f'--fix-drive-gain: {name!r} is not a joint of the robot ({", ".join(joint_names)})')
+            raise InputError(f'{{fix_drive_gain}}: {name!r} is not a joint of the robot ({", ".join(joint_names)})',
+                             fields=('fix_drive_gain',))
         if index in fixed:
-            raise InputError(f'--fix-drive-gain: joint {joint_names[index]} is given twice')
+            raise InputError(f'{{fix_drive_gain}}: joint {joint_names[index]} is given twice',
+                             fields=('fix_drive_gain',))
         fixed[index] = gain
     if len(fixed) == len(joint_names) and joint_names:
-        raise InputError('--fix-drive-gain holds every gain: identify with the drives file instead (--drives)')
+        raise InputError('{fix_drive_gain} holds every gain: identify with the drives file instead ({drives})',
+                         fields=('fix_drive_gain', 'drives'))
     return fixed
 
 
@@ -90,9 +94,10 @@ def solve_drive_gains(problem, method: str, rigid_start: np.ndarray, fixed: dict
     carries = [r.payload is not None or r.payload_mass is not None for r in problem.recordings]
     if not fixed:
         if not any(carries):
-            raise InputError('drive-gain identification needs a recording with a known payload (--payload-mass, '
-                             'with --payload-com for a point mass) beside recordings without payload, or a gain '
-                             'held fixed (--fix-drive-gain JOINT=VALUE)')
+            raise InputError('drive-gain identification needs a recording with a known payload ({payload_mass}, '
+                             'with {payload_com} for a point mass) beside recordings without payload, or a gain '
+                             'held fixed ({fix_drive_gain} JOINT=VALUE)',
+                             fields=('payload_mass', 'payload_com', 'fix_drive_gain'))
         if all(carries):
             raise InputError('drive-gain identification needs recordings without payload too')
     free = [j for j in range(n) if j not in fixed]

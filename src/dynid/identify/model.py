@@ -286,13 +286,14 @@ class IdentificationProblem:
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
             has_tau = all(r.dataset.tau is not None for r in self.recordings)
-            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file (--drives) or identify the '
+            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file ({{drives}}) or identify the '
                              f'gains (TLS or MLS with a payload run)'
-                             + (', or use the joint torque or motor torque (--torque joint_torque or motor_torque)'
-                                if has_tau else ''))
+                             + (', or use the joint torque or motor torque ({torque} joint_torque or motor_torque)'
+                                if has_tau else ''), fields=('drives', 'torque'))
         if self.torque_source == 'joint_torque' and spec.rotor_inertia:
-            raise InputError('--no-rotor-compensation does not apply to the joint torque (measured after the gear, it '
-                             'holds no rotor inertia); if the effort is the motor\'s torque use --torque motor_torque')
+            raise InputError('{no_rotor_compensation} does not apply to the joint torque (measured after the gear, '
+                             'it holds no rotor inertia); if the effort is the motor\'s torque use {torque} '
+                             'motor_torque', fields=('no_rotor_compensation', 'torque'))
         has_motor = all(r.dataset.theta is not None for r in self.recordings)
         self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation and has_motor
                                  and not drive_gains_unknown)
@@ -358,7 +359,7 @@ class IdentificationProblem:
         if self.still:
             raise InputError(f'{", ".join(self.still)} never leave the stiction zone (|ω| below '
                              f'{self.settings.stiction_velocity:g} rad/s throughout): their equations hold nothing '
-                             f'to fit; move them (a richer excitation: dynid excite --optimize), or leave their '
+                             f'to fit; move them (a richer excitation: dynid excite optimizes one), or leave their '
                              f'equations out (exclude_joints) or select the chain without them (joints)')
 
     # ------------------------------------------------------------------------------- set-up
@@ -379,7 +380,8 @@ class IdentificationProblem:
             source = 'current' if usable_current else 'joint_torque' if has_tau else 'current' if has_current else ''
         if source == 'current' and not has_current:
             raise InputError('the recordings hold no motor currents (neither a joint_currents topic nor, with '
-                             '--joint-states-effort current, an effort in joint_states)')
+                             '{joint_states_effort} current, an effort in joint_states)',
+                             fields=('joint_states_effort',))
         if source in ('joint_torque', 'motor_torque') and not has_tau:
             raise InputError(f'the recordings hold no {source.replace("_", " ")}s (effort of joint_states)')
         if not source:

@@ -449,7 +449,8 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
             message = (f'the physical solve did not reach its optimum ({settings.solver}: {status}, also when run '
                        f'again with more iterations)')
             if settings.consistency == 'always':
-                raise InputError(f'{message}; try another --physical-solver, or leave out --physical')
+                raise InputError(f'{message}; try another {{physical_solver}}, or leave out {{physical}}',
+                                 fields=('physical_solver', 'physical'))
             warnings.append(f'{message}: physical consistency not enforced')
             decision, x = 'solver failed', x_map
         else:

@@ -112,9 +112,10 @@ class FilterSettings:
                 default = default_cutoffs(rate_hz, self.motion_bandwidth_hz)[label == 'decimation']
                 raise InputError(f'{label} cut-off {value:g} Hz is not within (0, {limit:.4g}) Hz, i.e. below '
                                  f'{NYQUIST_MARGIN:g}·fs for data at {rate_hz:.4g} Hz (near Nyquist the Butterworth '
-                                 f'barely filters); ' + (f'give a lower --{label}-cutoff or leave it out for the '
+                                 f'barely filters); ' + (f'give a lower {{{label}_cutoff}} or leave it out for the '
                                                          f'default {default:.3g} Hz' if given is not None else
-                                                         'lower --motion-bandwidth'))
+                                                         'lower {motion_bandwidth}'),
+                                 fields=(f'{label}_cutoff', 'motion_bandwidth'))
         if self.order < 1 or self.order > 10:
             raise InputError(f'filter order must be within 1–10, got {self.order}')
         if (self.trim_s is not None and self.trim_s < 0) or self.stiction_velocity < 0:

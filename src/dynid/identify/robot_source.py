@@ -77,12 +77,12 @@ def robot_spec_of(provenance: dict, robot_name: str, explicit: str | None = None
         path = Path(source.get('path', ''))
         if not path.is_file():
             raise InputError(f'the result was identified with robot file {path}, which no longer exists (moved or '
-                             f'deleted?); give it with --robot')
+                             f'deleted?); give it with {{robot}}', fields=('robot',))
         digest = file_sha256(path)
         if digest != source.get('sha256'):
             raise InputError(f'robot file {path} changed since the identification (sha256 '
                              f'{str(source.get("sha256"))[:12]}… then, {digest[:12]}… now): the result may not fit '
-                             f'it; give --robot {path} to use it anyway')
+                             f'it; give {{robot}} {path} to use it anyway', fields=('robot',))
         return str(path)
     if source:
         spec = loadable_spec(source)

@@ -87,7 +87,7 @@ class IdentifyOptions:
                 raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
         if self.fixed_drive_gains and self.method not in ('tls', 'mls'):
             raise InputError(f'fixed drive gains are for the methods that identify gains (tls, mls), not '
-                             f'{self.method!r}: give the gains in a drives file (--drives)')
+                             f'{self.method!r}: give the gains in a drives file ({{drives}})', fields=('drives',))
         return self
 
 

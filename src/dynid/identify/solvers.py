@@ -126,7 +126,7 @@ def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1
         groups = dependent_groups(r, pivots, rank, names)
         raise InputError(f'the trajectory cannot separate the parameters {dependent} (rank {rank} of '
                          f'{w.shape[1]}; dependent groups: {"; ".join(map(", ".join, groups))}); use a richer '
-                         f'excitation (an optimized one: dynid excite --optimize)')
+                         f'excitation (dynid excite optimizes one)')
 
 
 def dependent_groups(r: np.ndarray, pivots: np.ndarray, rank: int, names: Sequence[str],

@@ -82,7 +82,8 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
     docstring); ``label`` names it in errors (default: the path)."""
     section = result.physical_section
     if section is None:
-        raise InputError('the result has no physically consistent standard parameters (identify with --physical)')
+        raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
+                         fields=('physical',))
     tree = _read(urdf)
     urdf = urdf if label is None else label
     root = tree.getroot()

@@ -121,26 +121,28 @@ def parse_column_spec(text: str) -> ColumnMap:
         key, sep, value = item.partition('=')
         key, value = key.strip(), value.strip()
         if not sep or not value:
-            raise InputError(f'--columns: expected KEY=VALUE, got {item!r}')
+            raise InputError(f'{{columns}}: expected KEY=VALUE, got {item!r}', fields=('columns',))
         if key in entries:
-            raise InputError(f'--columns: {key} given twice')
+            raise InputError(f'{{columns}}: {key} given twice', fields=('columns',))
         if key not in ('time', 'time_unit', *SIGNALS):
-            raise InputError(f'--columns: unknown key {key!r} (keys: time, time_unit, {", ".join(SIGNALS)})')
+            raise InputError(f'{{columns}}: unknown key {key!r} (keys: time, time_unit, {", ".join(SIGNALS)})',
+                             fields=('columns',))
         entries[key] = value
     if 'q' not in entries:
-        raise InputError('--columns needs at least q=PATTERN (and time=COLUMN, or a rate for a log without one)')
+        raise InputError('{columns} needs at least q=PATTERN (and time=COLUMN, or a rate for a log without one)',
+                         fields=('columns',))
     if 'time_unit' in entries and 'time' not in entries:
-        raise InputError('--columns: time_unit without time=COLUMN')
+        raise InputError('{columns}: time_unit without time=COLUMN', fields=('columns',))
     unit = entries.pop('time_unit', 's')
-    checked_choice('--columns: time_unit', unit, TIME_UNITS)
+    checked_choice('{columns}: time_unit', unit, TIME_UNITS, fields=('columns',))
     signals = {}
     for signal in SIGNALS:
         if signal in entries:
             pattern = entries[signal]
             fields = {name for _, name, _, _ in string.Formatter().parse(pattern) if name is not None}
             if not fields or not fields <= {'i', 'n', 'name'}:
-                raise InputError(f'--columns: {signal}={pattern!r} must name each joint\'s column with {{i}} '
-                                 f'(index from 0), {{n}} (from 1) or {{name}}')
+                raise InputError(f'{{columns}}: {signal}={pattern!r} must name each joint\'s column with {{i}} '
+                                 f'(index from 0), {{n}} (from 1) or {{name}}', fields=('columns',))
             signals[signal] = (pattern,)
     return ColumnMap(time=(entries['time'],) if 'time' in entries else (), time_unit_s=TIME_UNITS[unit],
                      signals=signals)

@@ -176,7 +176,8 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     t = log.t
     if t is None:
         if settings.rate_hz is None:
-            raise InputError(f'{paths[0]}: the log has no time column: give the rate of its rows (--rate)')
+            raise InputError(f'{paths[0]}: the log has no time column: give the rate of its rows ({{rate}})',
+                             fields=('rate',))
         t = np.arange(log.where.size) / settings.rate_hz
         report.timing['time'] = f'no time column: rows at the given {settings.rate_hz:g} Hz'
     else:

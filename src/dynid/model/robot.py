@@ -91,8 +91,8 @@ class RobotModel:
                                  f'revolute, continuous and prismatic joints only')
             if model.parents[i] != i - 1:
                 raise InputError(f'robot {self.name!r} is not a serial chain (joint {model.names[i]!r} '
-                                 f'branches): select one chain with joints (--joints); its chains: '
-                                 f'{chains_text(model)}')
+                                 f'branches): select one chain with {{joints}}; its chains: {chains_text(model)}',
+                                 fields=('joints',))
             types.append(kind)
         self.joint_names: tuple[str, ...] = tuple(model.names[i] for i in range(1, model.njoints))
         self.joint_types: tuple[str, ...] = tuple(types)

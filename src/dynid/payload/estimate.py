@@ -146,7 +146,8 @@ def check_payload_free(result: IdentificationResult) -> None:
     if mixed:
         raise InputError(f'the result is not payload-free: its arm parameters {", ".join(mixed[:3])}'
                          f'{" …" if len(mixed) > 3 else ""} hold the payload of its identification runs; identify '
-                         f'the arm from runs without a payload (or with a fully known one, --payload-com)')
+                         f'the arm from runs without a payload (or with a fully known one, {{payload_com}})',
+                         fields=('payload_com',))
 
 
 def check_wrist_motion(robot: RobotModel, dataset: Dataset, minimum_rad: float) -> None:
@@ -161,7 +162,7 @@ def check_wrist_motion(robot: RobotModel, dataset: Dataset, minimum_rad: float) 
     if np.count_nonzero(ranges >= minimum_rad) < min(2, len(wrists)):
         moved = ', '.join(f'{name} {r:.3g} rad' for name, r in zip(wrists, ranges, strict=True))
         raise InputError(f'the wrists are not excited ({moved}; at least two need {minimum_rad:g} rad): record a '
-                         f'payload motion (dynid excite --payload-only)')
+                         f'payload motion (dynid excite designs one for the payload only)')
 
 
 #: A joint whose position spans less than this [rad] during the recording is at rest: its equations are left out.

@@ -30,7 +30,7 @@ from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.signals import SignalHandlerOptions
 
 from dynid.errors import InputError
-from dynid.ros.runner import PARENT_VARIABLE
+from dynid.ros.runner import PARENT_VARIABLE, node_message
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
 ACK_TIMEOUT_S = 0.5  # how long a stop waits for the subscribers to acknowledge the zeros
@@ -143,5 +143,5 @@ def run_lifecycle_node(make_node: Callable[[], CommandingNode], name: str, args=
     except KeyboardInterrupt:
         pass
     except (InputError, ParameterException) as error:
-        print(f'{name}: error: {error}', file=sys.stderr)
+        print(f'{name}: error: {node_message(error) if isinstance(error, InputError) else error}', file=sys.stderr)
         raise SystemExit(2) from None

@@ -93,7 +93,7 @@ def run_executable(node: str, args=None) -> None:
     try:
         check_domain_id()
     except InputError as error:
-        print(f'{node}: error: {error}', file=sys.stderr)
+        print(f'{node}: error: {node_message(error)}', file=sys.stderr)
         raise SystemExit(2) from None
     interrupted = False
 
@@ -168,8 +168,18 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except InputError as error:
-        print(f'{name}: error: {error}', file=sys.stderr)
+        print(f'{name}: error: {node_message(error)}', file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def parameter_spelling(field: str) -> str:
+    """A node's spelling of a settings field that a core error names: its parameter, ``joints:=``."""
+    return f'{field}:='
+
+
+def node_message(error: InputError) -> str:
+    """The error's one-line message with the fields it names spelled as a node's parameters."""
+    return error.spelled(parameter_spelling)
 
 
 PARENT_VARIABLE = 'DYNID_PARENT_PID'

@@ -15,6 +15,7 @@ from rclpy.task import Future
 from std_msgs.msg import String
 
 from dynid.errors import InputError
+from dynid.ros.runner import node_message
 
 
 def wakeful_future(node: Node) -> Future:
@@ -94,13 +95,14 @@ async def answer_with_job(node: Node, response, begin: Callable[[], object], wor
     try:
         job_input = begin()
     except InputError as error:
-        response.success, response.message = False, str(error)
+        response.success, response.message = False, node_message(error)
         return response, None
     outcome = await in_thread(node, lambda: work(job_input), what)
     if isinstance(outcome, Exception):
         log = node.get_logger().warning if isinstance(outcome, InputError) else node.get_logger().error
-        log(f'{what} failed: {outcome if isinstance(outcome, InputError) else repr(outcome)}')
-        response.success, response.message = False, str(outcome)
+        text = node_message(outcome) if isinstance(outcome, InputError) else str(outcome)
+        log(f'{what} failed: {text if isinstance(outcome, InputError) else repr(outcome)}')
+        response.success, response.message = False, text
         return response, None
     publisher.publish(String(data=outcome.document))
     response.success, response.message = True, outcome.message

@@ -81,13 +81,13 @@ class RealLogSettings:
         if self.stamps == 'logger':
             ratio = twin_rate_hz / self.rate_hz if self.rate_hz > 0 else 0.0
             if not (ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
-                raise InputError(f'a logger-stamped log is at the control rate: --rate {twin_rate_hz:g} Hz must be a '
-                                 f'whole multiple of the log rate, got {self.rate_hz:g} Hz')
+                raise InputError(f'a logger-stamped log is at the control rate: {{rate}} {twin_rate_hz:g} Hz must be '
+                                 f'a whole multiple of the log rate, got {self.rate_hz:g} Hz', fields=('rate',))
             if not 0 <= self.repeats < 0.5:
                 raise InputError(f'the share of repeated states must be within [0, 0.5), got {self.repeats:g}')
         elif not 0 < self.rate_hz <= twin_rate_hz / 4:
-            raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of --rate '
-                             f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}')
+            raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of {{rate}} '
+                             f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}', fields=('rate',))
         elif self.repeats:
             raise InputError('repeated states are made by a logger on its own clock (stamps: logger)')
         if not 0 <= self.jitter < 0.5:

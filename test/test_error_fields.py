@@ -1,0 +1,81 @@
+"""Core errors name settings by their field names; each front end spells them: the command line as ``--flag``,
+a node as ``name:=``. A guard holds the count of messages raised outside ``src/dynid/cli/`` that name a
+command-line flag at zero (43 before the fields)."""
+
+import ast
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from dds_helpers import environment, node_executable
+from dynid.cli import main
+from dynid.errors import InputError, checked_choice
+from dynid.model import load_robot
+
+SRC = Path(__file__).resolve().parents[1] / 'src' / 'dynid'
+BRANCHED = str(Path(__file__).parent / 'data' / 'torso_arm.urdf')  # a torso, a six-joint arm, a head
+FLAG = re.compile(r'(?<![\w-])--[a-z][a-z0-9-]*')
+
+
+def flags_in_raised_messages(root: Path) -> list[str]:
+    """``file:line --flag`` for every command-line flag a string of a ``raise`` statement names, outside cli/."""
+    found = []
+    for path in sorted(root.rglob('*.py')):
+        if path.relative_to(root).parts[0] == 'cli':
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                found += [f'{path.relative_to(root)}:{node.lineno} {flag}' for part in ast.walk(node.exc)
+                          if isinstance(part, ast.Constant) and isinstance(part.value, str)
+                          for flag in FLAG.findall(part.value)]
+    return found
+
+
+def test_no_message_raised_outside_the_cli_names_a_flag():
+    assert flags_in_raised_messages(SRC) == []
+
+
+def test_the_guard_finds_a_flag_in_a_raised_message(tmp_path):
+    (tmp_path / 'core.py').write_text("def f(x):\n    raise ValueError(f'{x} is bad: give --joints')\n")
+    (tmp_path / 'cli').mkdir()
+    (tmp_path / 'cli' / 'verb.py').write_text("raise SystemExit('--joints is the command line: allowed here')\n")
+    assert flags_in_raised_messages(tmp_path) == ['core.py:2 --joints']
+
+
+def test_an_error_names_its_fields_and_each_front_end_spells_them():
+    error = InputError('{drives} holds no gain for {joint_name}: give it in {drives}', fields=('drives', 'joint_name'))
+    assert str(error) == 'drives holds no gain for joint_name: give it in drives'
+    assert error.field == 'drives' and error.fields == ('drives', 'joint_name')
+    assert error.spelled(lambda field: f'<{field}>') == '<drives> holds no gain for <joint_name>: give it in <drives>'
+    assert InputError('no field named').field is None
+    literal = InputError('{columns}: {i} is the joint index', fields=('columns',))  # other braces stay
+    assert literal.spelled(lambda field: '--' + field) == '--columns: {i} is the joint index'
+    with pytest.raises(InputError, match='time_unit must be one of') as refused:
+        checked_choice('{columns}: time_unit', 'h', ('s', 'ms'), fields=('columns',))
+    assert refused.value.field == 'columns'
+
+
+def test_the_core_names_the_field_of_a_branched_robot():
+    with pytest.raises(InputError) as refused:
+        load_robot(BRANCHED)
+    assert refused.value.field == 'joints'
+    assert 'select one chain with joints;' in str(refused.value) and '--joints' not in str(refused.value)
+
+
+def test_the_command_line_spells_the_field_as_its_flag(capsys, tmp_path):
+    assert main(['model', '--robot', BRANCHED]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('dynid model: error: ') and 'select one chain with --joints;' in err
+    assert err.count('\n') == 1  # one line
+    assert main(['excite', '--robot', 'ur5e', '--home', '0,0', '-o', str(tmp_path / 'never.yaml')]) == 2
+    assert '--home needs 6 finite values' in capsys.readouterr().err
+
+
+def test_a_node_spells_the_field_as_its_parameter(ros_domain):
+    done = subprocess.run(node_executable('sim_node') + ['--ros-args', '-p', f'robot:={BRANCHED}'],
+                          env=environment(ros_domain), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert 'sim_node: error: ' in done.stderr and 'select one chain with joints:=;' in done.stderr
+    assert '--joints' not in done.stderr
