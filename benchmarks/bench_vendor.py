@@ -1,6 +1,6 @@
 """dynid's backend launch files against the vendors' real files: includes, arguments, controllers, joints, runs.
 
-    python benchmarks/bench_vendor.py VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,gazebo_panda]
+    python benchmarks/bench_vendor.py VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
 
 VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each searched for packages
 (``package.xml``). Fetch them, e.g. into ~/vendors::
@@ -11,6 +11,7 @@ VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each se
     git clone https://github.com/frankarobotics/franka_description
     git clone https://github.com/ros-controls/gz_ros2_control
     git clone https://github.com/gazebosim/ros_gz
+    git clone https://github.com/ros-controls/mujoco_ros2_control
     git clone -b kilted https://github.com/ros-controls/ros2_controllers
     git clone -b kilted https://github.com/ros-controls/ros2_control
     git clone -b rolling https://github.com/ros2/launch    # its data files (the substitution grammar)
@@ -25,7 +26,8 @@ launch file imports, is stood in for (package names from the ament index) where 
 the launch files look up that no vendor folder holds (ur_client_library) gets an empty share folder.
 
 What it does, per backend (``ur``: ur.launch.py; ``franka``: franka.launch.py; ``gazebo_ur5e``, ``gazebo_panda``:
-gazebo.launch.py robot:=ur5e|panda gazebo_gui:=false), with the default arguments:
+gazebo.launch.py robot:=ur5e|panda gazebo_gui:=false; ``mujoco_ur5e``, ``mujoco_panda``: mujoco.launch.py
+robot:=ur5e|panda, which also needs the ``mujoco`` package to write its MJCF), with the default arguments:
 
 1. installs the vendors' packages into a scratch ament prefix (their share folders; ros_gz_sim's
    ``gz_sim.launch.py`` configured from its ``.in`` as its CMake does) beside dynid's, with **stub
@@ -33,7 +35,7 @@ gazebo.launch.py robot:=ur5e|panda gazebo_gui:=false), with the default argument
    three act their part: ``robot_state_publisher`` publishes its ``robot_description``, the ``spawner`` of
    ``joint_state_broadcaster`` publishes the description's joints at 100 Hz (remapped as its
    ``--controller-ros-args`` say) and the spawners of trajectory controllers subscribe to their
-   ``joint_trajectory``, and ``parameter_bridge`` publishes ``/clock``;
+   ``joint_trajectory``, and ``parameter_bridge`` (mujoco_ros2_control's ``ros2_control_node``) publishes ``/clock``;
 2. visits the launch file with the real launch tooling (no process started): resolves every include with the
    arguments dynid passes (each argument must be declared by the included file and within its ``choices``);
    checks the controllers dynid's controllers files declare against the plugin XMLs of the vendors'
@@ -78,6 +80,8 @@ BACKENDS = {
     'franka': ('franka.launch.py', {}),
     'gazebo_ur5e': ('gazebo.launch.py', {'robot': 'ur5e', 'gazebo_gui': 'false'}),
     'gazebo_panda': ('gazebo.launch.py', {'robot': 'panda', 'gazebo_gui': 'false'}),
+    'mujoco_ur5e': ('mujoco.launch.py', {'robot': 'ur5e'}),
+    'mujoco_panda': ('mujoco.launch.py', {'robot': 'panda'}),
 }
 #: the controllers file and the vendor xacro (package, path, mappings) whose joints it names, per backend
 CONTROLLERS = {
@@ -87,6 +91,10 @@ CONTROLLERS = {
     'gazebo_ur5e': ('gazebo_ur5e_controllers.yaml', ('ur_description', 'urdf/ur.urdf.xacro',
                                                      {'ur_type': 'ur5e', 'name': 'ur'})),
     'gazebo_panda': ('gazebo_panda_controllers.yaml', ('franka_description', 'robots/fer/fer.urdf.xacro',
+                                                       {'robot_type': 'fer', 'hand': 'false', 'gazebo': 'true'})),
+    'mujoco_ur5e': ('mujoco_ur5e_controllers.yaml', ('ur_description', 'urdf/ur.urdf.xacro',
+                                                     {'ur_type': 'ur5e', 'name': 'ur'})),
+    'mujoco_panda': ('mujoco_panda_controllers.yaml', ('franka_description', 'robots/fer/fer.urdf.xacro',
                                                        {'robot_type': 'fer', 'hand': 'false', 'gazebo': 'true'})),
 }
 PROGRAMS = ('gz', 'ign', 'ruby')  # what ExecuteProcess runs by name (ros_gz_sim's gz_sim.launch.py)
@@ -100,7 +108,9 @@ EXECUTABLE = {executable!r}
 ros_args = sys.argv[sys.argv.index('--ros-args'):] if '--ros-args' in sys.argv else []
 words = sys.argv[1:len(sys.argv) - len(ros_args)]
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-if EXECUTABLE not in ('robot_state_publisher', 'spawner', 'parameter_bridge'):
+CLOCK = EXECUTABLE == 'parameter_bridge' and any(w.startswith('/clock@') for w in words) or (
+    {package!r} == 'mujoco_ros2_control' and EXECUTABLE == 'ros2_control_node')  # MuJoCo's publishes /clock
+if EXECUTABLE not in ('robot_state_publisher', 'spawner') and not CLOCK:
     try:
         while True:
             time.sleep(3600)
@@ -120,7 +130,7 @@ if EXECUTABLE == 'robot_state_publisher':
     publisher = node.create_publisher(String, 'robot_description', latched)
     publisher.publish(String(data=node.get_parameter('robot_description').value))
 
-elif EXECUTABLE == 'parameter_bridge' and any(w.startswith('/clock@') for w in words):
+elif CLOCK:
     from rosgraph_msgs.msg import Clock
     clock = node.create_publisher(Clock, '/clock', 10)
     def tick():

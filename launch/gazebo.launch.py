@@ -24,17 +24,7 @@ from launch_ros.substitutions import FindPackageShare
 
 from dynid.ros import launching
 
-#: robot: (description package, xacro path in it, xacro mappings, joint names)
-ROBOTS = {
-    'ur5e': ('ur_description', ('urdf', 'ur.urdf.xacro'), {'ur_type': 'ur5e', 'name': 'ur'},
-             ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
-              'wrist_3_joint']),
-    # The Panda is franka_description's `fer` (Franka Emika Robot): its current releases have no robots/panda;
-    # gazebo:=true fixes its base to the world.
-    'panda': ('franka_description', ('robots', 'fer', 'fer.urdf.xacro'),
-              {'robot_type': 'fer', 'hand': 'false', 'ros2_control': 'false', 'gazebo': 'true'},
-              [f'fer_joint{i}' for i in range(1, 8)]),
-}
+ROBOTS = launching.SIM_DESCRIPTIONS  # robot: (description package, xacro path, xacro mappings, joints)
 
 
 def _nodes(context):

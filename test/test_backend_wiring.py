@@ -71,6 +71,8 @@ def test_streaming_feedforward_follows_the_controllers_trajectory_and_streams_ef
     ('franka_controllers.yaml', 'joint_trajectory_controller', True),
     ('gazebo_ur5e_controllers.yaml', 'joint_trajectory_controller', True),
     ('gazebo_panda_controllers.yaml', 'joint_trajectory_controller', True),
+    ('mujoco_ur5e_controllers.yaml', 'joint_trajectory_controller', True),
+    ('mujoco_panda_controllers.yaml', 'joint_trajectory_controller', True),
     ('ur_controllers.yaml', 'no_such_controller', False)])
 def test_which_controllers_take_efforts(file, controller, effort):
     assert takes_effort(CONFIG / file, controller) is effort

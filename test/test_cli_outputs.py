@@ -21,6 +21,7 @@ def _commands(folder, file, blocked):
         (['excite', '-o', folder], ['-o', 'is a folder']),
         (['excite', '-o', f'{folder}/t.yaml', '--plot', folder], ['--plot', 'is a folder']),
         (['export-urdf', MISSING, '--robot', MISSING, '-o', folder], ['-o', 'is a folder']),
+        (['export-mjcf', MISSING, '-o', folder], ['-o', 'is a folder']),
         (['model', '--urdf', folder], ['--urdf', 'is a folder']),
         (['simulate', '-o', file], ['-o', 'is a file']),
         (['import', MISSING, '--preset', 'ur_rtde', '-o', blocked], ['-o', 'is not a folder']),

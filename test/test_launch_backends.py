@@ -1,4 +1,4 @@
-"""The backend launch files (ur, franka, gazebo) visited by the real ``launch`` against stand-in vendor packages.
+"""The backend launch files (ur, franka, gazebo, mujoco) visited by the real ``launch`` against stand-in vendors.
 
 Each launch file is loaded and visited in a :class:`launch.LaunchContext` (OpaqueFunctions run,
 includes are expanded, arguments are checked against their ``choices``; no process starts) with the
@@ -256,6 +256,39 @@ def test_gazebo_launch_matches_ros_gz_and_gz_ros2_control(robot, joints):
     plugin = urdf.find('gazebo/plugin')
     assert plugin.get('filename') == 'gz_ros2_control-system'
     assert plugin.find('parameters').text.endswith(f'config/gazebo_{robot}_controllers.yaml')
+    assert check_effort(visit) == 'torque'
+
+
+@pytest.mark.parametrize('robot, joints', [('ur5e', UR_JOINTS), ('panda', franka_joints('fer'))])
+def test_mujoco_launch_matches_mujoco_ros2_control(robot, joints):
+    """mujoco.launch.py: the hardware plugin and parameters of ros-controls/mujoco_ros2_control
+    (docs/hardware_interface.rst), its ros2_control_node, and an MJCF MuJoCo compiles with a motor per joint."""
+    pytest.importorskip('xacro')
+    mujoco = pytest.importorskip('mujoco')
+    import xml.etree.ElementTree as ElementTree
+    visit = Visit('mujoco.launch.py', {'robot': robot})
+    check_includes(visit)
+    types, _ = check_controllers(f'mujoco_{robot}_controllers.yaml', joints)
+    assert visit.spawned() == {'joint_state_broadcaster': True, 'joint_trajectory_controller': True,
+                               'forward_effort_controller': False}
+    check_remappings(visit, types)
+    control_node = next(n for n in visit.nodes if n.node_package == 'mujoco_ros2_control')
+    assert control_node.node_executable == 'ros2_control_node'
+    files = _parameter_files(visit, control_node)
+    assert any(path.endswith(f'config/mujoco_{robot}_controllers.yaml') for path in files)
+    publisher = next(n for n in visit.nodes if n.node_package == 'robot_state_publisher')
+    parameters = yaml.safe_load(Path(_parameter_files(visit, publisher)[0]).read_text())
+    urdf = ElementTree.fromstring(next(iter(parameters.values()))['ros__parameters']['robot_description'])
+    control = urdf.find('ros2_control')
+    assert control.find('hardware/plugin').text == 'mujoco_ros2_control/MujocoSystemInterface'
+    hardware = {p.get('name'): p.text for p in control.findall('hardware/param')}
+    assert hardware['headless'] == 'true'
+    assert [j.get('name') for j in control.findall('joint')] == joints
+    assert all(j.find('command_interface').get('name') == 'effort' for j in control.findall('joint'))
+    model = mujoco.MjModel.from_xml_path(hardware['mujoco_model'])
+    names = [model.actuator(k).name for k in range(model.nu)]
+    assert names == joints and all(model.actuator(k).biastype[0] == 0 for k in range(model.nu))  # motors
+    assert all(model.joint(name).armature[0] > 0 for name in joints)
     assert check_effort(visit) == 'torque'
 
 

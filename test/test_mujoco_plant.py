@@ -135,6 +135,7 @@ def test_sim_node_engine_mujoco_publishes_and_follows(module_ros_domain):
     import os
 
     from builtin_interfaces.msg import Duration
+    from std_msgs.msg import Float64MultiArray
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     from dds_helpers import parameters, start_node, stop
@@ -164,7 +165,37 @@ def test_sim_node_engine_mujoco_publishes_and_follows(module_ros_domain):
         probe.trajectory.publish(message)
         assert probe.wait_for(lambda: abs(probe.position[0] - target[0]) < 5e-3 and abs(probe.velocity[0]) < 0.05,
                               60.0), f'joint 1 at {probe.position[0]:.4f}, target {target[0]:.4f}'
+        position = probe.node.create_publisher(Float64MultiArray, 'forward_position_controller/commands', 10)
+        target[1] -= 0.1
+        position.publish(Float64MultiArray(data=target.tolist()))  # a forward position controller's command
+        assert probe.wait_for(lambda: abs(probe.position[1] - target[1]) < 5e-3, 60.0), probe.position
         assert process.poll() is None
     finally:
         probe.close()
         stop([process])
+
+
+@pytest.mark.parametrize('engine', ['twin', 'mujoco'])
+def test_position_and_velocity_commands_move_the_arm_on_either_plant(engine):
+    # ros2_control's forward position and velocity controllers, as sim_node takes them on both plants.
+    robot = load_robot('ur5e')
+    params = PlantParameters.of_twin(robot)
+    params.sensors = SensorParameters.noiseless()
+    twin = make_twin(params, engine, rate_hz=500.0)
+    start = twin.advance(1).truth['q'][-1]
+    target = start + np.r_[0.05, -0.05, 0.0, 0.0, 0.0, 0.1]
+    twin.command_position(target)
+    assert np.abs(twin.run(3.0).truth['q'][-1] - target).max() < 2e-3
+    velocity = np.r_[0.0, 0.0, 0.2, 0.0, 0.0, 0.0]
+    twin.command_velocity(velocity)
+    moving = twin.run(0.4).truth['dq']
+    assert moving[-1, 2] == pytest.approx(0.2, abs=0.02) and np.abs(moving[-1, [0, 1, 3, 4, 5]]).max() < 0.02
+    stopped = twin.run(1.5).truth  # not renewed: the reference holds after the horizon
+    assert np.abs(stopped['dq'][-1]).max() < 0.01
+    assert stopped['q'][-1, 2] == pytest.approx(target[2] + 0.2 * twin.VELOCITY_HORIZON_S, abs=2e-3)
+    for command, values, reason in ((twin.command_position, np.full(6, 10.0), 'position limits'),
+                                    (twin.command_velocity, np.r_[np.nan, np.zeros(5)], 'finite'),
+                                    (twin.command_velocity, np.full(6, 100.0), 'position limits'),
+                                    (twin.command_position, np.zeros(3), '6 finite values')):
+        with pytest.raises(InputError, match=reason):
+            command(values)

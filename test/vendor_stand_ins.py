@@ -188,6 +188,7 @@ def vendor_prefix(prefix: Path, ur_effort: bool = False) -> Path:
                             **{f'urdf/arms/{ur_type}.xacro': ur_arm_xacro(ur_type, commands) for ur_type in UR_TYPES}},
         'franka_bringup': {'launch/franka.launch.py': FRANKA_BRINGUP},
         'ros_gz_sim': {'launch/gz_sim.launch.py': GZ_SIM},
+        'mujoco_ros2_control': {},  # its ros2_control_node is started, never visited into
         'ur_description': {'urdf/ur.urdf.xacro': chain_xacro('ur', UR_JOINTS, ['ur_type', 'name', 'tf_prefix'])},
         'franka_description': {
             f'robots/{robot_type}/{robot_type}.urdf.xacro':

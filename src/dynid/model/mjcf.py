@@ -149,3 +149,27 @@ def inverse_dynamics(model, joints: Sequence[str], q: np.ndarray, dq: np.ndarray
     finally:
         model.opt.disableflags = saved
     return out
+
+
+def actuated_mjcf(urdf_text: str, joints: Sequence[str], armature: np.ndarray, damping: np.ndarray,
+                  frictionloss: np.ndarray, effort_limits: np.ndarray, timestep: float = 0.001) -> str:
+    """The MJCF of the URDF (module docstring) with a ``motor`` actuator per joint of ``joints`` for
+    mujoco_ros2_control's effort command interface: named as the joint, gear 1 (the control is the joint torque
+    [N·m]), control limited to ± the effort limit where the URDF gives one; per-joint armature [kg·m²], damping
+    [N·m·s/rad] and friction loss [N·m]; the simulation step ``timestep`` [s]."""
+    mujoco = require_mujoco()
+    spec = robot_spec(urdf_text, joints)
+    set_joint_dynamics(spec, joints, armature, damping, frictionloss)
+    spec.option.timestep = float(timestep)
+    for j, name in enumerate(joints):
+        actuator = spec.add_actuator(name=name, target=name, trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        actuator.gear = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        limit = float(effort_limits[j])
+        if np.isfinite(limit) and limit > 0:
+            actuator.ctrllimited = int(mujoco.mjtLimited.mjLIMITED_TRUE)
+            actuator.ctrlrange = [-limit, limit]
+    try:
+        spec.compile()
+    except ValueError as error:
+        raise InputError(f'MuJoCo cannot compile the model: {str(error).strip().splitlines()[0]}') from None
+    return spec.to_xml()

@@ -44,6 +44,10 @@ LATE_S = 0.1  # a lag above this is reported as a warning
 TOPICS = {'joint_states': {'position': 'q', 'velocity': 'dq', 'effort': 'joint_torque'},
           'motor_states': {'position': 'theta', 'velocity': 'dtheta'},
           'joint_currents': {'effort': 'current'}, 'joint_temperatures': {'effort': 'temperature'}}
+#: forward command controllers' topics (Float64MultiArray, robot joint order): (counter, the twin's method)
+COMMANDS = {'forward_effort_controller/commands': ('effort_commands', 'set_effort_command'),
+            'forward_position_controller/commands': ('position_commands', 'command_position'),
+            'forward_velocity_controller/commands': ('velocity_commands', 'command_velocity')}
 
 
 class SimNode(Node):
@@ -116,11 +120,12 @@ class SimNode(Node):
         self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in self.topics.items()}
         self.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
                                  self._on_trajectory, reliable)
-        self.create_subscription(Float64MultiArray, 'forward_effort_controller/commands', self._on_effort,
-                                 reliable)
+        for topic, (kind, method) in COMMANDS.items():
+            self.create_subscription(Float64MultiArray, topic,
+                                     lambda message, k=kind, m=method: self._on_command(k, m, message), reliable)
         self.create_service(Trigger, '~/reset', self._on_reset)
-        self.counters = {'samples': 0, 'trajectories': 0, 'rejected_trajectories': 0, 'effort_commands': 0,
-                         'rejected_effort_commands': 0, 'late_callbacks': 0}
+        self.counters = {'samples': 0, 'trajectories': 0, 'rejected_trajectories': 0, 'late_callbacks': 0,
+                         **{f'{prefix}{kind}': 0 for kind, _ in COMMANDS.values() for prefix in ('', 'rejected_')}}
         self.twin.compile_kernels()  # before the clock starts: the first samples are not late by it
         self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
         self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
@@ -154,7 +159,7 @@ class SimNode(Node):
     # -------------------------------------------------------------------------------- commands
     def _reject(self, kind: str, reason: str) -> None:
         self.counters[f'rejected_{kind}'] += 1
-        label = {'trajectories': 'trajectory', 'effort_commands': 'effort command'}[kind]
+        label = 'trajectory' if kind == 'trajectories' else kind[:-1].replace('_', ' ')
         self.get_logger().warning(f'ignored {label}: {reason}', throttle_duration_sec=1.0)
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
@@ -176,14 +181,15 @@ class SimNode(Node):
         self.schedule.arrived(start, self.twin.time)  # a late one starts late: counted, reported
         self.counters['trajectories'] += 1
 
-    def _on_effort(self, message: Float64MultiArray) -> None:
+    def _on_command(self, kind: str, method: str, message: Float64MultiArray) -> None:
+        """A forward command controller's command (:data:`COMMANDS`): effort [N·m] added and held, position [rad]
+        held, velocity [rad/s] for the twin's velocity horizon; bad ones counted and ignored."""
         try:
-            values = effort_command(message, len(self.joint_names))
+            getattr(self.twin, method)(effort_command(message, len(self.joint_names)))
         except InputError as error:
-            self._reject('effort_commands', str(error))
+            self._reject(kind, str(error))
             return
-        self.twin.set_effort_command(values)
-        self.counters['effort_commands'] += 1
+        self.counters[kind] += 1
 
     def _on_reset(self, request, response):
         self.twin.reset(self.initial_q)

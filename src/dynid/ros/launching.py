@@ -216,3 +216,62 @@ def gazebo_ros2_control(urdf: str, joints: list[str], controllers_file: str, nam
     if namespace:
         ElementTree.SubElement(ElementTree.SubElement(plugin, 'ros'), 'namespace').text = namespace
     return ElementTree.tostring(root, encoding='unicode')
+
+
+#: The simulators' robots (gazebo.launch.py, mujoco.launch.py): robot: (description package, xacro path in it,
+#: xacro mappings, joint names). The Panda is franka_description's `fer` (Franka Emika Robot): its current
+#: releases have no robots/panda; gazebo:=true fixes its base to the world.
+SIM_DESCRIPTIONS = {
+    'ur5e': ('ur_description', ('urdf', 'ur.urdf.xacro'), {'ur_type': 'ur5e', 'name': 'ur'},
+             ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
+              'wrist_3_joint']),
+    'panda': ('franka_description', ('robots', 'fer', 'fer.urdf.xacro'),
+              {'robot_type': 'fer', 'hand': 'false', 'ros2_control': 'false', 'gazebo': 'true'},
+              [f'fer_joint{i}' for i in range(1, 8)]),
+}
+
+
+def mujoco_model(urdf: str, joints: list[str], path: str) -> str:
+    """Write the MJCF mujoco.launch.py simulates to ``path`` and return ``path``: the description through MuJoCo's
+    URDF compiler (:func:`dynid.model.mjcf.actuated_mjcf`: a motor per joint, gear 1), with the joint armature,
+    damping and friction loss of dynid's MuJoCo plant (the recognized built-in's drive data for the rotor
+    inertia, the twin's default viscous and Coulomb friction: :mod:`dynid.sim.mujoco_twin`), step 1 ms."""
+    from dynid.model import load_robot
+    from dynid.model.mjcf import actuated_mjcf
+    from dynid.sim.parameters import PlantParameters
+
+    robot = load_robot(urdf, joints=joints)
+    params = PlantParameters.defaults(robot)
+    text = actuated_mjcf(urdf, joints, params.drives.rotor_inertia, params.joints.viscous1, params.joints.coulomb,
+                         robot.effort_limits)
+    with open(path, 'w', encoding='utf-8') as file:
+        file.write(text)
+    return path
+
+
+def mujoco_ros2_control(urdf: str, joints: list[str], model_file: str, headless: bool = True) -> str:
+    """``urdf`` with its ``<ros2_control>`` blocks replaced by one for mujoco_ros2_control.
+
+    The block (mujoco_ros2_control, ``docs/hardware_interface.rst``): hardware plugin
+    ``mujoco_ros2_control/MujocoSystemInterface`` with the parameters ``mujoco_model`` (the MJCF ``model_file``)
+    and ``headless``; per joint of ``joints`` an ``effort`` command interface (the MJCF's motor of the same
+    name: applied raw, gravity not compensated) and ``position``, ``velocity``, ``effort`` state interfaces.
+    """
+    root = ElementTree.fromstring(urdf)
+    for block in root.findall('ros2_control'):
+        root.remove(block)
+    names = {joint.get('name') for joint in root.findall('joint')}
+    missing = [joint for joint in joints if joint not in names]
+    if missing:
+        raise ValueError(f'joints {missing} are not in the robot description')
+    control = ElementTree.SubElement(root, 'ros2_control', name='MujocoSystem', type='system')
+    hardware = ElementTree.SubElement(control, 'hardware')
+    ElementTree.SubElement(hardware, 'plugin').text = 'mujoco_ros2_control/MujocoSystemInterface'
+    ElementTree.SubElement(hardware, 'param', name='mujoco_model').text = model_file
+    ElementTree.SubElement(hardware, 'param', name='headless').text = 'true' if headless else 'false'
+    for joint in joints:
+        element = ElementTree.SubElement(control, 'joint', name=joint)
+        ElementTree.SubElement(element, 'command_interface', name='effort')
+        for interface in ('position', 'velocity', 'effort'):
+            ElementTree.SubElement(element, 'state_interface', name=interface)
+    return ElementTree.tostring(root, encoding='unicode')

@@ -194,6 +194,41 @@ class DigitalTwin:
             raise InputError(f'effort command must be {self.n} finite values')
         self.effort_command = effort
 
+    #: [s] a velocity command moves the reference this long, then holds it (renew to keep moving)
+    VELOCITY_HORIZON_S = 0.5
+
+    def _command(self, values, what: str) -> np.ndarray:
+        """``values`` as n finite values; InputError otherwise."""
+        values = np.asarray(values, dtype=float).reshape(-1)
+        if values.shape != (self.n,) or not np.all(np.isfinite(values)):
+            raise InputError(f'{what} must be {self.n} finite values')
+        return values
+
+    def command_position(self, q: np.ndarray) -> None:
+        """A position command (ros2_control's forward position controller) [rad]: the reference holds ``q`` from now,
+        and the joint controller takes the arm there. Refused (InputError) outside the position limits."""
+        q = self._command(q, 'position command')
+        self._within_limits(q, 'position command')
+        self.reference.hold(q, self.time)
+
+    def command_velocity(self, dq: np.ndarray) -> None:
+        """A velocity command (a forward velocity controller) [rad/s]: the reference moves from where it is at ``dq``
+        for :attr:`VELOCITY_HORIZON_S`, then holds (a command not renewed stops the arm). Refused (InputError) where
+        the motion would leave the position limits within it."""
+        dq = self._command(dq, 'velocity command')
+        q0 = self.reference.sample(self.time)[0]
+        end = q0 + dq * self.VELOCITY_HORIZON_S
+        self._within_limits(end, 'velocity command')
+        ramp = PointTrajectory(self.robot.joint_names, np.array([0.0, self.VELOCITY_HORIZON_S]), np.array([q0, end]),
+                               np.array([dq, dq]))
+        self.reference.follow(ramp, self.time, self.time)
+
+    def _within_limits(self, q: np.ndarray, what: str) -> None:
+        outside = (q < self.robot.lower_limits) | (q > self.robot.upper_limits)
+        if np.any(outside):
+            names = [n for n, o in zip(self.robot.joint_names, outside, strict=True) if o]
+            raise InputError(f'{what} leaves the position limits of {names}')
+
     def set_payload(self, payload: Payload | None) -> None:
         """Change the payload now; the controller is not told (as with a real payload change)."""
         self.plant.set_payload(payload)
