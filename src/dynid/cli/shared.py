@@ -176,6 +176,8 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     robot's."""
     import numpy as np
 
+    from dynid.identify.preprocess import NonUniformSamplesError
+    from dynid.io.importing import import_command
     from dynid.io.recorder import read_recording
     from dynid.io.stream_checks import rate_note
     from dynid.model.naming import parse_joint_map
@@ -183,7 +185,11 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     dataset = read_recording(bag, robot.joint_names, None, joint_states_effort or 'torque',
                              parse_joint_map(joint_map))
     dataset = dataset.with_torque_signs(signs or {})
-    check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
+    try:
+        check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
+    except NonUniformSamplesError as error:  # a driver's raw stamps: name the import that resamples them
+        raise InputError(f'{error}: {import_command(bag, robot, joint_states_effort)}, then give the new bag') \
+            from None
     note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
     if note:
         print(f'warning: {bag}: {note}', file=sys.stderr)
@@ -267,8 +273,9 @@ def print_metrics(label: str, metrics: dict) -> None:
         print(line)
     for warning in metrics.get('warnings', []):
         print(f'warning: {label}: {warning}')
-    if (metrics.get('gaps') or {}).get('summary'):
-        print(f'warning: {metrics["gaps"]["summary"]}')
+    gaps = metrics.get('gaps') or {}
+    if gaps.get('summary'):  # a warning only where some of the recording is not used
+        print(('warning: ' if gaps.get('lost_any', True) else '') + gaps['summary'])
     elif metrics.get('usage'):
         print(metrics['usage'])
 
