@@ -54,7 +54,9 @@ def run_cli(args: list[str], outputs: list[Path]) -> Outcome:
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(args)
-    except BaseException as error:  # noqa: BLE001 - counting what escapes is the point
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - counting what escapes (SystemExit included) is the point
         return Outcome('traceback', f'{type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}')
     lines = err.getvalue().strip().splitlines()
     if code == 0:
@@ -74,6 +76,8 @@ def run_reader(read, *args) -> Outcome:
     except InputError as error:
         text = str(error)
         return Outcome('refused', text) if text and '\n' not in text else Outcome('traceback', f'message: {text!r}')
+    except KeyboardInterrupt:
+        raise
     except BaseException as error:  # noqa: BLE001
         return Outcome('traceback', f'{type(error).__name__}: {error}\n{traceback.format_exc(limit=-3)}')
     return Outcome('ok')

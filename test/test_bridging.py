@@ -112,4 +112,4 @@ def test_short_pieces_are_used_and_little_use_is_warned_about(twin, ur5e):
     assert entry['gaps']['pieces_used'] == 2 and entry['gaps']['pieces_skipped'] == 1
     assert entry['gaps']['used_samples'] == 3200 and entry['gaps']['used_fraction'] == pytest.approx(3200 / 5100)
     (line,) = [w for w in result.warnings if 'recording' in w]
-    assert line.startswith('pieces: only 62.7 % of the recording was used (3200 of 5100 samples; less than 90 %)')
+    assert line.startswith('pieces: only 62.7 % of the recording was used (3200 of its 3300 samples; less than 90 %)')

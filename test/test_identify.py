@@ -156,7 +156,7 @@ def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin
     holed = dataclasses.replace(holed, **values)
     result = identify(robot, [RecordingInput(holed, name='holed')], ModelSpec(), options=IdentifyOptions('wls'))
     assert [w for w in result.warnings if 'lost' in w] == [
-        'holed: used 99 % of the recording (9900 of 10000 samples); 100 of 10000 samples lost (1 %) in 1 gap, '
+        'holed: used 99 % of the recording (9900 of its 9900 samples); 100 of 10000 samples lost (1 %) in 1 gap, '
         'longest 202 ms: 0 bridged (up to 20 ms), 1 kept as split; used 2 of 2 contiguous pieces']
     for j in range(6):
         assert result.value(f'Fc_{j + 1}') == pytest.approx(params.joints.coulomb[j], rel=0.03)

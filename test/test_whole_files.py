@@ -74,3 +74,10 @@ def test_written_folder_merges_into_an_existing_one(tmp_path):
         target.mkdir()
         (target / 'index.html').write_text('page')
     assert sorted(p.name for p in folder.iterdir()) == ['index.html', 'mine.txt'] and _leftovers(tmp_path) == []
+
+
+def test_a_failed_write_leaves_no_folders_it_made(tmp_path):
+    with pytest.raises(RuntimeError), written(tmp_path / 'a' / 'b' / 'out.yaml') as target:
+        target.write_text('half')
+        raise RuntimeError('interrupted')
+    assert list(tmp_path.iterdir()) == []

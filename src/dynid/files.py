@@ -66,17 +66,23 @@ def written(path: str | os.PathLike) -> Iterator[Path]:
     written at the yielded path: nothing changes.
     """
     path = Path(path)
+    made = [folder for folder in path.parents if not folder.exists()]  # folders this write creates, deepest first
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f'.{path.name}.', suffix=STAGING_SUFFIX, dir=path.parent))
     target = staging / path.name
+    done = False
     try:
         yield target
         if target.is_dir() and not target.is_symlink():
             _move_folder(target, path)
         elif target.exists() or target.is_symlink():
             os.replace(target, path)
+        done = True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        for folder in made if not done else ():  # a failed write leaves no empty folders of its own either
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
 
 def _move_folder(source: Path, destination: Path) -> None:

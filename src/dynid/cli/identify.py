@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
                                   args.joint_map, signs)
     spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
                      exclude_joints=joint_names(args.exclude_joint),
-                     rotor_compensation=not args.no_rotor_compensation, rotor_inertia=args.no_rotor_compensation)
+                     rotor_compensation=False if args.no_rotor_compensation else None,
+                     rotor_inertia=args.no_rotor_compensation)
     options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
                               fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
                               physical=physical_settings(not args.no_prior, args.physical, args.prior_std,

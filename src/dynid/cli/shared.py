@@ -179,6 +179,8 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     the robot's."""
     import numpy as np
 
+    from dynid.identify.preprocess import NonUniformSamplesError
+    from dynid.io.importing import import_command
     from dynid.io.recorder import read_recording
     from dynid.io.stream_checks import rate_note
     from dynid.model.naming import parse_joint_map
@@ -191,7 +193,11 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     if diagnosis is not None and joint_states_effort in (None, diagnosis.get('said')):
         dataset.source['diagnosis'] = diagnosis
     elif check:
-        check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
+        try:
+            check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
+        except NonUniformSamplesError as error:  # a driver's raw stamps: name the import that resamples them
+            raise InputError(f'{error}: {import_command(bag, robot, joint_states_effort)}, then give the new bag') \
+                from None
     note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
     if note:
         print(f'warning: {bag}: {note}', file=sys.stderr)
@@ -280,8 +286,9 @@ def print_metrics(label: str, metrics: dict) -> None:
         print(line)
     for warning in metrics.get('warnings', []):
         print(f'warning: {label}: {warning}')
-    if (metrics.get('gaps') or {}).get('summary'):
-        print(f'warning: {metrics["gaps"]["summary"]}')
+    gaps = metrics.get('gaps') or {}
+    if gaps.get('summary'):  # a warning only where some of the recording is not used
+        print(('warning: ' if gaps.get('lost_any', True) else '') + gaps['summary'])
     elif metrics.get('usage'):
         print(metrics['usage'])
 

@@ -30,7 +30,7 @@ from dynid.control.tracking import Tracking, tracking_error
 from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings
 from dynid.errors import InputError
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
-from dynid.files import write_text
+from dynid.files import write_text, written
 from dynid.identify.report import write_report
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import validate
@@ -185,13 +185,20 @@ class LoopSummary:
 
 
 def write_loop_page(folder: Path, summary: LoopSummary) -> Path:
-    """``folder/loop.html`` with the tracking errors and the estimates over time; returns its path."""
+    """``folder/loop.html`` with the tracking errors and the estimates over time; returns its path. The page and
+    its plots are written whole or not at all (:func:`dynid.files.written`; other files of the folder kept)."""
+    with written(folder) as staging:
+        staging.mkdir()
+        _write_loop_files(staging, summary)
+    return Path(folder) / 'loop.html'
+
+
+def _write_loop_files(folder: Path, summary: LoopSummary) -> None:
     import matplotlib
 
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    folder.mkdir(parents=True, exist_ok=True)
     n = len(summary.joint_names)
     figure, axes = plt.subplots(n, 1, figsize=(9, 1.6 * n), sharex=False, squeeze=False)
     for j, axis in enumerate(axes[:, 0]):
@@ -225,7 +232,6 @@ def write_loop_page(folder: Path, summary: LoopSummary) -> Path:
         '<h1>Estimation and feedforward on the twin</h1>'
         f'<pre>{html.escape(summary.table())}</pre>' + ''.join(images)
         + '<p><a href="index.html">identification report</a></p></body></html>', encoding='utf-8')
-    return page
 
 
 def coverage(dataset, rate_hz: float) -> str:

@@ -57,7 +57,8 @@ def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.nda
     What cannot be scored is None (YAML null, "n/a" for people), never NaN, and each such joint adds
     one line to ``warnings`` (present only when there is one); ``scored_joints`` counts the joints
     with a fit. A problem with no rows at all scores nothing. The joints named in ``left_out`` (their
-    equations left out of the fit, ``exclude_joints``) are marked ``left_out`` and said to be so.
+    equations left out of the fit, ``exclude_joints``) are marked ``left_out`` (not scored; no warning: nothing
+    is wrong with them).
     """
     measured, predicted = np.asarray(measured, dtype=float), np.asarray(predicted, dtype=float)
     per_joint, warnings = {}, []
@@ -66,8 +67,7 @@ def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.nda
         per_joint[name], warning = joint_metrics(measured[rows], predicted[rows])
         if name in left_out:
             per_joint[name]['left_out'] = True
-            warning = ('left out (exclude_joints): its equations are not fitted, so not scored; RMSE and NRMSE fit '
-                       'are n/a')
+            warning = None  # the user's choice, not a fault of the data: said on the joint's line, no warning
         if warning:
             warnings.append(f'{name}: {warning}')
     scale = float(np.linalg.norm(measured))

@@ -48,6 +48,7 @@ from dynid.identify.held import excluded_mask
 from dynid.identify.preprocess import (
     Decimator,
     FilterSettings,
+    NonUniformSamplesError,
     Signals,
     TooShortError,
     central_difference,
@@ -56,6 +57,7 @@ from dynid.identify.preprocess import (
 )
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary, nominal_period
+from dynid.io.importing import import_command
 from dynid.io.stream_checks import effort_problem
 from dynid.model.base_parameters import compute_base_parameters
 from dynid.model.drives import JointDrives
@@ -83,7 +85,9 @@ class ModelSpec:
     friction: str = 'viscous_coulomb'
     temperature: bool = False
     torque_source: str = 'auto'
-    rotor_compensation: bool = True
+    # None (the default): B·θ̈ subtracted where the recordings have motor encoders, rotor inertias identified
+    # where not, silently; True: asked for (a recording without motor encoders is then a change, said so)
+    rotor_compensation: bool | None = None
     rotor_inertia: bool = False
     hamon_velocity: float = 0.03
     exponent: float = 1.0
@@ -148,10 +152,17 @@ class RecordingGaps:
     bridged_samples: int = 0
     bridge_s: float = 0.0
     used_samples: int = 0   # samples (filled ones included) in the pieces used
+    used_recorded: int = 0  # of those, the recording's own samples (the others filled in over its gaps)
 
     @property
     def skipped(self) -> int:
         return self.pieces - self.used
+
+    @property
+    def lost_any(self) -> bool:
+        """Whether any of the recording's span is not used (a gap kept as a split, a piece skipped): only then
+        is its line a warning; gaps that were all bridged lose nothing."""
+        return self.used_samples < self.summary.expected
 
     @property
     def used_fraction(self) -> float:
@@ -159,12 +170,15 @@ class RecordingGaps:
         return self.used_samples / max(1, self.summary.expected)
 
     def line(self, loud: bool = True) -> str:
-        """One line for people, e.g. 'rec: used 99.1 % of the recording (5955 of 6010 samples); 310 of 6010
-        samples lost (5.2 %) in 290 gaps, longest 9 ms: 289 bridged (up to 20 ms), 1 kept as a split; used 2 of
-        2 contiguous pieces'; 'rec: only 62 % of the recording was used (…; less than 90 %)' when less than
-        90 % was used (and ``loud``)."""
+        """One line for people, e.g. 'rec: used 99.1 % of the recording (5645 of its 5700 samples and 310
+        filled in over its gaps); 310 of 6010 samples lost (5.2 %) in 290 gaps, longest 9 ms: 289 bridged (up to
+        20 ms), 1 kept as a split; used 2 of 2 contiguous pieces'; 'rec: only 62 % of the recording was
+        used (…; less than 90 %)' when less than 90 % was used (and ``loud``). The samples counted are the
+        recording's own (as its file holds them) and, apart, those filled in over bridged gaps."""
         percent = 100.0 * self.used_fraction
-        counts = f'{self.used_samples} of {self.summary.expected} samples'
+        filled = self.used_samples - self.used_recorded
+        counts = f'{self.used_recorded} of its {self.summary.samples} samples' + (
+            f' and {filled} filled in over its gaps' if filled > 0 else '')
         text = f'{self.name}: used {percent:.4g} % of the recording ({counts})'
         if loud and percent < 100.0 * USED_WARNING_FRACTION:
             text = (f'{self.name}: only {percent:.3g} % of the recording was used ({counts}; less than '
@@ -184,6 +198,7 @@ class RecordingGaps:
         return {**self.summary.to_dict(), 'bridged_gaps': self.bridged_gaps, 'bridged_samples': self.bridged_samples,
                 'bridge_s': self.bridge_s, 'pieces': self.pieces, 'pieces_used': self.used,
                 'pieces_skipped': self.skipped, 'used_samples': self.used_samples,
+                'used_recorded': self.used_recorded, 'lost_any': self.lost_any,
                 'used_fraction': self.used_fraction, 'summary': self.line()}
 
 
@@ -267,12 +282,14 @@ class IdentificationProblem:
         # Recordings with lost samples are split into their contiguous pieces; pieces of one recording
         # share its payload parameters (``origins``). Pieces of a single sample cannot even form a dataset.
         self.recordings, self.origins, self.gaps = [], [], []
+        recorded = []  # each recording's own stamps (bridging adds samples between them)
         for i, r in enumerate(self._check_joints(recordings)):
             dataset = r.dataset.reordered(robot.joint_names) if r.dataset.joint_names != robot.joint_names \
                 else r.dataset
             name = r.name or dataset.source.get('bag') or f'recording {i + 1}'
             period = nominal_period(np.diff(dataset.t))
             bridged = bridge_gaps(dataset, settings.validated(1.0 / period).bridge_s, period)
+            recorded.append(dataset.t)
             pieces = bridged.pieces
             self.gaps.append(RecordingGaps(name, bridged.summary, dataset.source, r.payload_mass,
                                            None if r.payload is None else float(r.payload.mass),
@@ -295,14 +312,15 @@ class IdentificationProblem:
                              'it holds no rotor inertia); if the effort is the motor\'s torque use {torque} '
                              'motor_torque', fields=('no_rotor_compensation', 'torque'))
         has_motor = all(r.dataset.theta is not None for r in self.recordings)
-        self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation and has_motor
+        self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation is not False and has_motor
                                  and not drive_gains_unknown)
         self.identify_rotor_inertia = self.torque_source == 'motor_torque' or (
             self.torque_source == 'current' and (spec.rotor_inertia or not self.compensate_rotor))
         self.friction_on_rotor = has_motor
         #: changes to the caller's choices, as :func:`dynid.identify.run.change_text` prints them
         self.changes: list[dict] = []
-        if self.torque_source == 'current' and spec.rotor_compensation and not has_motor and not drive_gains_unknown:
+        if self.torque_source == 'current' and spec.rotor_compensation is True and not has_motor and \
+                not drive_gains_unknown:
             self.changes.append({'setting': 'rotor_compensation', 'given': True, 'used': False,
                                  'reason': 'the recordings have no motor encoders (motor_states) for B·θ̈: the rotor '
                                            'inertias are identified instead'})
@@ -337,9 +355,11 @@ class IdentificationProblem:
             origins.append(origin)
             self.gaps[origin].used += 1
             self.gaps[origin].used_samples += recording.dataset.n_samples
+            t, stamps = recording.dataset.t, recorded[origin]  # the recording's own samples in this piece
+            self.gaps[origin].used_recorded += int(np.searchsorted(stamps, t[-1] + 1e-9, 'right')
+                                                   - np.searchsorted(stamps, t[0] - 1e-9, 'left'))
         self.recordings, self.origins = kept, origins
-        self.warnings[:0] = [gaps.line() for gaps in self.gaps
-                             if gaps.summary.gaps or gaps.used_fraction < USED_WARNING_FRACTION]
+        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.lost_any]
         self.still: list[str] = []  # joints not left out whose every row is in the stiction zone
         if self.blocks:
             rows = sum(self.block_keep(k).sum(axis=0) for k in range(len(self.blocks)))
@@ -408,7 +428,12 @@ class IdentificationProblem:
         a time.
         """
         dataset = recording.dataset
-        signals, settings = differentiate(dataset, settings, rotor=self.identify_rotor_inertia, derivatives=False)
+        try:
+            signals, settings = differentiate(dataset, settings, rotor=self.identify_rotor_inertia, derivatives=False)
+        except NonUniformSamplesError as error:
+            command = import_command(dataset.source.get('bag') or 'BAG', self.robot,
+                                     dataset.source.get('joint_states_effort'))
+            raise NonUniformSamplesError(f'{error}: {command}, then give the new bag') from None
         decimate = Decimator(settings, signals.rate_hz, len(signals.t))
         rigid, known, known_mass = self._rigid_columns(index, recording, signals, decimate)
         # Below, the link chain gives at most the friction velocity q̇ (where some recording has no motor

@@ -242,12 +242,19 @@ class Signals:
         return self.q[start:stop], velocity[start - low:stop - low], acceleration[start - low:stop - low]
 
 
+class NonUniformSamplesError(InputError):
+    """A recording whose samples are not on a uniform grid (a raw logger's or driver's stamps): the filters need
+    one; ``dynid import`` resamples it (:meth:`IdentificationProblem` names the command for the recording)."""
+
+
 def _uniform_rate(dataset: Dataset) -> float:
     steps = np.diff(dataset.t)
     rate = 1.0 / float(np.median(steps))
     if np.abs(steps * rate - 1.0).max() > 0.05:
-        raise InputError(f'{dataset.source.get("bag", "dataset")}: samples are not uniformly spaced '
-                         f'(steps from {steps.min() * 1e3:.3g} to {steps.max() * 1e3:.3g} ms); resample first')
+        name = dataset.source.get('bag', 'dataset')
+        raise NonUniformSamplesError(f'{name}: samples are not uniformly spaced (steps from {steps.min() * 1e3:.3g} to '
+                                     f'{steps.max() * 1e3:.3g} ms); resample them onto a uniform grid with dynid '
+                                     f'import')
     return rate
 
 

@@ -88,11 +88,6 @@ class Prediction:
                         f'model (RMSE {mine["rmse"]:.4g} against {theirs["rmse"]:.4g} N·m)')
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
-        if self.left_out:  # said on the joint's line; nothing is wrong with the recording
-            metrics['warnings'] = [w for w in metrics.get('warnings', [])
-                                   if not any(w.startswith(f'{name}: left out') for name in self.left_out)]
-            if not metrics['warnings']:
-                del metrics['warnings']
         return metrics
 
 

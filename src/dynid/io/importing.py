@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import math
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,9 +125,12 @@ class ImportReport:
                        f'({timing.get("time")}): none re-timed; {missing}')
         elif timing.get('reason'):
             out.append(f'timing: {timing["reason"]}')
-        if self.breaks:
-            out.append(f'split at {len(self.breaks)} position step(s) with no return (t = '
-                       + ', '.join(f'{b:.3f}' for b in self.breaks[:_SHOWN]) + ' s)')
+        if self.breaks:  # what happens to them, not a warning: a one-sample gap identification bridges
+            out.append(f'{len(self.breaks)} position step(s) with no return (t = '
+                       + ', '.join(f'{b:.3f}' for b in self.breaks[:_SHOWN]) + (' …' if len(self.breaks) > _SHOWN
+                                                                                   else '')
+                       + ' s): a sample left out before each, so the recording holds a gap there; dynid identify and '
+                         'validate interpolate over a gap that short (a longer one splits the recording)')
         r = self.resampling
         if r:
             out.append(f'resampled {r["stamps"]} samples (steps {r["step_min_ms"]:.3g}–{r["step_max_ms"]:.3g} ms) '
@@ -314,6 +318,19 @@ def _timing_report(timing: Retiming, rows: int, settings: ImportSettings) -> dic
             'shift_ms': [float(shift_ms.min()), float(shift_ms.max())] if rows else [0.0, 0.0],
             'lag_window_ms': None if timing.window_s is None else float(1e3 * timing.window_s),
             'missing_ticks': int(timing.missing_ticks), 'republished': timing.republished, 'reason': timing.reason}
+
+
+def import_command(bag, robot, joint_states_effort: str | None = None) -> str:
+    """``dynid import BAG --robot ROBOT -o BAG_uniform`` as it works for the recording ``bag`` of ``robot`` (a
+    :class:`dynid.model.RobotModel`: its URDF file where it came from one, else its built-in name), for refusals
+    of recordings whose samples are not on a uniform grid."""
+    bag = str(bag).rstrip('/') or 'BAG'
+    source = robot.source or ''
+    name = source if source.endswith('.urdf') and Path(source).is_file() else robot.name
+    effort = ' --joint-states-effort current' if joint_states_effort == 'current' else ''
+    stem = bag[:-len(Path(bag).suffix)] if Path(bag).suffix.lower() in ('.mcap', '.db3') else bag
+    return (f'dynid import {shlex.quote(bag)} --robot {shlex.quote(name)}{effort} -o '
+            f'{shlex.quote(stem + "_uniform")}')
 
 
 def write_import_report(bag: Path, report: ImportReport) -> Path:
