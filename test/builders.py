@@ -6,8 +6,10 @@ import numpy as np
 
 from dynid.excite.fourier import FourierDesign
 from dynid.excite.home import default_home
+from dynid.friction import CoulombViscous, HamonQuadrantFriction, LoadDependentCoulomb, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
+from dynid.identify.model import friction_symbols
 from dynid.identify.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.sim.recording import record_to_dataset
@@ -81,3 +83,58 @@ def ur_style(dataset):
     """What the UR driver gives: motor current, no motor encoders, no joint torque."""
     return Dataset(dataset.joint_names, dataset.t, dataset.q, dataset.dq, current=dataset.current,
                    source=dict(dataset.source))
+
+
+# ------------------------------------------------ feedforward: a sinusoid per joint, a result, the landed friction
+RATE = 1000.0  # Hz, of trajectory()
+
+
+def motion(robot, t, amplitude=0.5, frequency=0.5):
+    """q, q̇, q̈ (N, n) of one sinusoid per joint at times t [s], and the closed form q(t) itself."""
+    phase, w = np.arange(robot.n), 2 * np.pi * frequency
+
+    def q_of(time):
+        return amplitude * np.sin(w * np.asarray(time)[:, None] + phase) + 0.3
+
+    t = np.asarray(t)[:, None]
+    return (amplitude * np.sin(w * t + phase) + 0.3, amplitude * w * np.cos(w * t + phase),
+            -amplitude * w**2 * np.sin(w * t + phase), q_of)
+
+
+def trajectory(robot, seconds=2.0, **kwargs):
+    q, dq, ddq, _ = motion(robot, np.arange(int(seconds * RATE)) / RATE, **kwargs)
+    return q, dq, ddq
+
+
+def identified(robot, friction='load_squared', values=None, *, standard=None, temperature=False, model=None,
+               exponents=None, provenance=None, drive_gains=None, extra=()):
+    """An identification result of ``robot``: base parameters of ``standard`` (default the model's own)
+    and friction parameters {symbol: value or per-joint values} (missing symbols 0); ``extra`` adds
+    (name, value) parameters (e.g. Ia_j)."""
+    base, n = robot.base, robot.n
+    rigid = base.from_standard(robot.standard_parameters if standard is None else standard)
+    symbols = friction_symbols(friction, temperature)
+    table = {s: np.broadcast_to(np.asarray((values or {}).get(s, 0.0), dtype=float), (n,)) for s in symbols}
+    names = list(base.names) + [f'{s}_{j + 1}' for s in symbols for j in range(n)] + [name for name, _ in extra]
+    numbers = np.concatenate([rigid, *[table[s] for s in symbols], [value for _, value in extra]])
+    return IdentificationResult(
+        robot=robot.name, joint_names=robot.joint_names, method='wls',
+        model={'friction': friction, 'friction_symbols': list(symbols), 'temperature': temperature,
+               'hamon_velocity': 0.03, **(model or {})},
+        parameter_names=names, values=numbers, std=np.zeros(len(names)),
+        base_expressions=dict(zip(base.names, base.expressions, strict=True)), exponents=exponents,
+        provenance=provenance or {}, drive_gains=drive_gains)
+
+
+def landed_static(kind, p, w, tau, exponents):
+    """The identified friction from the landed models (sgn(ω), no smoothing)."""
+    if kind == 'hamon':
+        return HamonQuadrantFriction(a_m=1 + p['am1'], b_m=p['bm'], a_g=1 + p['ag1'], b_g=p['bg'], c_m=p['cm'],
+                                     d_m=p['dm'], c_g=p['cg'], d_g=p['dg'], Fv=p['Fv'], tau0=p['tau0']).friction(w, tau)
+    if kind == 'comprehensive':
+        return (PowerLawViscous(p['fc'], p['fv'], p['fo'], exponents).evaluate(w)
+                + LoadDependentCoulomb(0.0, p['fL']).evaluate(w, tau))
+    f = CoulombViscous(np.asarray(p['Fc']), p['Fv'], p['tau0']).evaluate(w)
+    if kind.startswith('load'):
+        f = f + LoadDependentCoulomb(0.0, p['Fl'], kind.split('_')[1]).evaluate(w, tau)
+    return f

@@ -76,6 +76,10 @@ def executable(name: str, module: str) -> list[str]:
     return [found] if found else [sys.executable, '-m', module]
 
 
+#: The ``dynid`` command as tests run it: the installed console script, else ``python -m dynid.cli``.
+DYNID: list[str] = executable('dynid', 'dynid.cli')
+
+
 def node_executable(name: str) -> list[str]:
     """Node executable ``name`` as the product runs it: its console script (``ros2 run``) where on PATH, else
     ``python -m dynid.nodes <name>`` (what ``dynid bringup`` starts); both go through

@@ -374,7 +374,7 @@ def test_build_suite_with_feedforward_node_compensates_gravity_in_one_process(tm
 
 @pytest.mark.parametrize('processes', [True, False])
 def test_bringup_refuses_a_result_of_another_robot_for_feedforward(tmp_path, panda, processes, ros_domain):
-    from test_feedforward_terms import identified
+    from builders import identified
 
     path = tmp_path / 'panda.yaml'
     identified(panda, 'viscous_coulomb').save(path)

@@ -1,17 +1,15 @@
 """The `dynid model` subcommand, run as users run it (the installed console script)."""
 
 import json
-import shutil
 import subprocess
-import sys
 
 import pytest
 
-DYNID = shutil.which('dynid') or [sys.executable, '-m', 'dynid.cli']
+from dds_helpers import DYNID
 
 
 def _run(*args):
-    command = ([DYNID] if isinstance(DYNID, str) else list(DYNID)) + list(args)
+    command = list(DYNID) + list(args)
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 

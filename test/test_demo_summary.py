@@ -9,6 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from builders import identified
 from dynid.cli.flags import flag
 from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings, check_settings, suite_plan
 from dynid.demo.summary import (
@@ -24,7 +25,6 @@ from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.dataset import Dataset
 from dynid.sim.parameters import PlantParameters
-from test_feedforward_terms import identified
 
 POSE = np.array([0.2, -1.2, 1.0, -1.5, -1.5, 0.3])
 START_NS = 1_700_000_000 * 10**9

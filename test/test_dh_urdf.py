@@ -6,9 +6,7 @@ the link frames against the DH frames, the limits; a modified-DH robot file and 
 """
 
 import json
-import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -16,16 +14,16 @@ import pinocchio as pin
 import pytest
 import yaml
 
+from dds_helpers import DYNID
 from dynid.errors import InputError
 from dynid.model import RobotModel, load_robot
 from dynid.model.dh_urdf import robot_urdf
 
 DH_BUILTINS = ('ur3e', 'ur5e', 'ur10e', 'ur16e')
-DYNID = shutil.which('dynid') or [sys.executable, '-m', 'dynid.cli']
 
 
 def _run(*args, cwd=None):
-    command = ([DYNID] if isinstance(DYNID, str) else list(DYNID)) + list(args)
+    command = list(DYNID) + list(args)
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
 
 

@@ -230,8 +230,8 @@ def test_without_motor_states_the_friction_alone_is_adapted_on_rigid_joints(tmp_
     """A stand-in driver of an arm without motor encoders (no motor_states): once joint_states have come for
     2 s without them, the node adapts the friction on rigid joints (θ = q) and says so on /diagnostics
     (mode, the stiffness left out with the reason); ~/friction is published, ~/stiffness never."""
+    from builders import identified
     from dynid.model import load_robot
-    from test_feedforward_terms import identified
 
     result = identified(load_robot('ur5e'), 'viscous_coulomb', {'Fc': 2.0, 'Fv': 3.0}).save(tmp_path / 'r.yaml')
     estimator = start_node('estimator_node', ros_domain, *parameters(

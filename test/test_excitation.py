@@ -1,13 +1,12 @@
 """Excitation design (issue 5): rest-to-rest Fourier series, limits, determinism, experiments, CLI."""
 
-import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 import yaml
 
+from dds_helpers import DYNID
 from dynid.errors import InputError
 from dynid.excite import experiments
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
@@ -15,8 +14,6 @@ from dynid.excite.optimize import check_excitation, describe_excitation, optimiz
 from dynid.excite.trajectory import load_trajectory
 from dynid.model import load_robot
 from dynid.sim.twin import home_configuration
-
-DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 
 
 @pytest.fixture(scope='module')
@@ -105,7 +102,7 @@ def test_experiments_follow_the_seeds_settings(setup):
 
 
 def _excite(*args):
-    return subprocess.run(DYNID.split() + ['excite', *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(list(DYNID) + ['excite', *args], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_writes_trajectories_and_refuses_bad_ones(tmp_path):

@@ -1,12 +1,11 @@
 """Safe excitation for any robot (issue 13): home, floor clearance of every link, self-collision, refusals."""
 
-import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from dds_helpers import DYNID
 from dynid.errors import InputError
 from dynid.excite.clearance import Clearance
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
@@ -16,7 +15,6 @@ from dynid.excite.trajectory import FourierTrajectory
 from dynid.model import load_robot
 from dynid.model.robots import example_robot_path
 
-DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 UR_JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
              'wrist_3_joint')
 
@@ -118,7 +116,7 @@ def _prepared_clearance(robot, home):
 
 
 def _excite(*args):
-    return subprocess.run(DYNID.split() + ['excite', *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(list(DYNID) + ['excite', *args], capture_output=True, text=True, timeout=300)
 
 
 def test_cli_home_and_refusals_name_joint_limit_and_time(tmp_path):

@@ -8,9 +8,9 @@ gravity, the landed friction models, and a plain per-sample loop for the rate li
 import numpy as np
 import pytest
 
+from builders import identified, landed_static, trajectory
 from dynid.control import Feedforward, FeedforwardContext, FeedforwardTerm, build_term, limit_rate
 from dynid.errors import InputError
-from test_feedforward_terms import identified, landed_static, trajectory
 
 FRICTION = {'Fc': [3.0, 4.0, 2.5, 1.0, 1.2, 0.8], 'Fv': 6.0, 'tau0': 0.1, 'Fl': 2e-4}
 ALL_TERMS = ['rigid_body', 'rotor_inertia', 'friction_egms', 'friction_adaptive', 'flexible_joint']

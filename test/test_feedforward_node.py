@@ -33,6 +33,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
+from builders import identified
 from dds_helpers import environment, node_executable, parameters, spinning, start_node, stop, wait_until
 from dynid.control import Feedforward
 from dynid.control.inputs import MeasuredAcceleration, friction_alpha
@@ -41,7 +42,6 @@ from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import home_configuration
-from test_feedforward_terms import identified
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
 POSE = np.array([0.2, -1.2, 1.0, -1.5, -1.5, 0.3])

@@ -3,25 +3,24 @@
 import dataclasses
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
 
+from dds_helpers import DYNID
 from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
 from dynid.io.bag import JOINT_STATE, read_bag, write_bag
 from dynid.io.cdr import typestore
 from dynid.model import load_robot
 from loss_patterns import bursty_losses
 
-DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
           'wrist_3_joint']
 
 
 def _dynid(*args):
-    return subprocess.run(DYNID.split() + list(args), capture_output=True, text=True, timeout=300)
+    return subprocess.run(list(DYNID) + list(args), capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope='module')

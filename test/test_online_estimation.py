@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import yaml
 
+from builders import identified
 from dynid.errors import InputError
 from dynid.estimate.online import FRICTION_QUANTITIES, QUANTITIES, OnlineEstimation, friction_state, load_baseline
 from dynid.io.stream import StateBatch
-from test_feedforward_terms import identified
 from test_stiffness_estimator import K1, RATE, _synthetic
 
 

@@ -1,15 +1,14 @@
 """Scheduled changes of the twin's true joints (dynid.sim.changes): stiffness loss and wear during a run,
 their physics, their timing whatever the split into advance calls, and `dynid simulate --change`."""
 
-import shutil
 import subprocess
-import sys
 from dataclasses import replace
 
 import numpy as np
 import pytest
 import yaml
 
+from dds_helpers import DYNID
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, save_trajectory
@@ -20,7 +19,6 @@ from dynid.sim.parameters import PlantParameters, SensorParameters
 from dynid.sim.plant import FlexibleJointPlant
 from dynid.sim.twin import DigitalTwin, home_configuration
 
-DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 LIFT = 1  # shoulder_lift_joint: carries the upper arm and forearm
 #: Upper arm near horizontal: the shoulder lift holds about 60 N·m, φ ≈ 1.5 mrad, α3·φ³ ≈ 6 % of the torque.
 LOADED_POSE = np.array([0.0, -0.3, 0.3, -1.5708, -1.5708, 0.0])
@@ -259,7 +257,7 @@ def test_simulate_records_the_changes_from_options_and_file_in_truth(ur5e, tmp_p
                                   'viscous_excess': 0.02}]
     path.write_text(yaml.safe_dump(document))
     out = tmp_path / 'rec'
-    command = DYNID.split() + ['simulate', '--quiet', '--trajectory', str(path), '--duration', '1', '--rate', '250',
+    command = list(DYNID) + ['simulate', '--quiet', '--trajectory', str(path), '--duration', '1', '--rate', '250',
                                '--change', 'time=0.61,stiffness_scale=0.5,joints=shoulder_lift_joint,elbow_joint',
                                '--change', 'time=5,stiffness_scale=0.8', '-o', str(out)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)

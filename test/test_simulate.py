@@ -1,25 +1,23 @@
 """`dynid simulate`: the recording it writes, and refusals that leave existing files alone."""
 
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import yaml
 from rosbags.highlevel import AnyReader
 
+from dds_helpers import DYNID
 from dynid.excite.trajectory import FourierTrajectory, save_trajectory
 from dynid.io.bag import read_bag
 from dynid.io.cdr import typestore
 from dynid.model import load_robot
 
-DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 STATE_TOPICS = ['/joint_states', '/motor_states', '/joint_currents', '/joint_temperatures']
 
 
 def _simulate(*args):
-    command = DYNID.split() + ['simulate', '--quiet', *args]
+    command = list(DYNID) + ['simulate', '--quiet', *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 

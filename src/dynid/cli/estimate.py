@@ -40,17 +40,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='estimates file (YAML: settings, final values); the history goes to a CSV beside it')
     parser.add_argument('--force', action='store_true', help='overwrite existing output files')
     parser.add_argument('--report', default=None, help='folder for index.html and convergence plots')
-    parser.add_argument('--batch', type=int, default=1000,
-                        help='samples per estimator update (default 1000; the numbers do not depend on it)')
+    defaults = EstimationSettings()
+    parser.add_argument('--batch', type=int, default=defaults.batch,
+                        help='samples per estimator update (default %(default)s; the numbers do not depend on it)')
     parser.add_argument('--no-stiffness', action='store_true', help='do not estimate the joint stiffness')
     parser.add_argument('--no-friction', action='store_true', help='do not adapt the E-GMS friction')
-    parser.add_argument('--damping', type=float_list, default=[0.0],
-                        help='transmission damping [N·m·s/rad]: one value, or one per joint (default 0)')
-    parser.add_argument('--order', type=int, default=2, help='odd powers of the stiffness polynomial (default 2)')
-    parser.add_argument('--forgetting', type=float, default=0.99995, help='RLS forgetting factor (default 0.99995)')
-    parser.add_argument('--freeze', type=float, default=0.0, help='no friction adaptation for the first S seconds')
-    parser.add_argument('--min-velocity', type=float, default=0.05,
-                        help='the stiffness learns only while |rotor velocity| reaches this [rad/s] (default 0.05)')
+    parser.add_argument('--damping', type=float_list, default=[defaults.damping],
+                        help='transmission damping [N·m·s/rad]: one value, or one per joint '
+                             f'(default {defaults.damping:g})')
+    parser.add_argument('--order', type=int, default=defaults.order,
+                        help='odd powers of the stiffness polynomial (default %(default)s)')
+    parser.add_argument('--forgetting', type=float, default=defaults.forgetting,
+                        help='RLS forgetting factor (default %(default)s)')
+    parser.add_argument('--freeze', type=float, default=defaults.freeze_s,
+                        help='no friction adaptation for the first S seconds')
+    parser.add_argument('--min-velocity', type=float, default=defaults.min_velocity,
+                        help='the stiffness learns only while |rotor velocity| reaches this [rad/s] (default '
+                             '%(default)s)')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
     box = parser.add_argument_group(
         'friction projection box (Madsen 2020 ch.6 eq. (27)); an estimate on its edge is reported as capped',
