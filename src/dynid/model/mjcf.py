@@ -58,9 +58,11 @@ def robot_urdf_text(robot) -> str:
     return robot_urdf(spec)
 
 
-def mujoco_urdf(urdf_text: str, joints: Sequence[str]) -> str:
+def mujoco_urdf(urdf_text: str, joints: Sequence[str], balance_inertia: bool = False) -> str:
     """``urdf_text`` made ready for MuJoCo's URDF compiler (module docstring): visuals and collisions removed,
-    joints other than ``joints`` fixed, the ``<mujoco><compiler/>`` block added."""
+    joints other than ``joints`` fixed, the ``<mujoco><compiler/>`` block added; ``balance_inertia``: let MuJoCo
+    raise inertias that violate the triangle inequality (A + B ≥ C; some vendor descriptions' do) instead of
+    refusing them."""
     try:
         root = ElementTree.fromstring(urdf_text)
     except ElementTree.ParseError as error:
@@ -83,16 +85,18 @@ def mujoco_urdf(urdf_text: str, joints: Sequence[str]) -> str:
     for old in root.findall('mujoco'):
         root.remove(old)
     block = ElementTree.SubElement(root, 'mujoco')
-    ElementTree.SubElement(block, 'compiler', discardvisual='true', fusestatic='false', balanceinertia='false',
-                           inertiafromgeom='false', angle='radian')
+    ElementTree.SubElement(block, 'compiler', discardvisual='true', fusestatic='false',
+                           balanceinertia='true' if balance_inertia else 'false', inertiafromgeom='false',
+                           angle='radian')
     return ElementTree.tostring(root, encoding='unicode')
 
 
-def robot_spec(urdf_text: str, joints: Sequence[str]):
-    """An ``mujoco.MjSpec`` of the URDF with ``joints`` movable (module docstring)."""
+def robot_spec(urdf_text: str, joints: Sequence[str], balance_inertia: bool = False):
+    """An ``mujoco.MjSpec`` of the URDF with ``joints`` movable (module docstring; ``balance_inertia`` as for
+    :func:`mujoco_urdf`)."""
     mujoco = require_mujoco()
     try:
-        return mujoco.MjSpec.from_string(mujoco_urdf(urdf_text, joints))
+        return mujoco.MjSpec.from_string(mujoco_urdf(urdf_text, joints, balance_inertia))
     except ValueError as error:
         raise InputError(f'MuJoCo cannot read the URDF: {str(error).strip().splitlines()[0]}') from None
 
@@ -152,13 +156,15 @@ def inverse_dynamics(model, joints: Sequence[str], q: np.ndarray, dq: np.ndarray
 
 
 def actuated_mjcf(urdf_text: str, joints: Sequence[str], armature: np.ndarray, damping: np.ndarray,
-                  frictionloss: np.ndarray, effort_limits: np.ndarray, timestep: float = 0.001) -> str:
+                  frictionloss: np.ndarray, effort_limits: np.ndarray, timestep: float = 0.001,
+                  balance_inertia: bool = False) -> str:
     """The MJCF of the URDF (module docstring) with a ``motor`` actuator per joint of ``joints`` for
     mujoco_ros2_control's effort command interface: named as the joint, gear 1 (the control is the joint torque
     [N·m]), control limited to ± the effort limit where the URDF gives one; per-joint armature [kg·m²], damping
-    [N·m·s/rad] and friction loss [N·m]; the simulation step ``timestep`` [s]."""
+    [N·m·s/rad] and friction loss [N·m]; the simulation step ``timestep`` [s]; ``balance_inertia`` as for
+    :func:`mujoco_urdf`."""
     mujoco = require_mujoco()
-    spec = robot_spec(urdf_text, joints)
+    spec = robot_spec(urdf_text, joints, balance_inertia)
     set_joint_dynamics(spec, joints, armature, damping, frictionloss)
     spec.option.timestep = float(timestep)
     for j, name in enumerate(joints):

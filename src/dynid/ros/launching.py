@@ -235,7 +235,8 @@ def mujoco_model(urdf: str, joints: list[str], path: str) -> str:
     """Write the MJCF mujoco.launch.py simulates to ``path`` and return ``path``: the description through MuJoCo's
     URDF compiler (:func:`dynid.model.mjcf.actuated_mjcf`: a motor per joint, gear 1), with the joint armature,
     damping and friction loss of dynid's MuJoCo plant (the recognized built-in's drive data for the rotor
-    inertia, the twin's default viscous and Coulomb friction: :mod:`dynid.sim.mujoco_twin`), step 1 ms."""
+    inertia, the twin's default viscous and Coulomb friction: :mod:`dynid.sim.mujoco_twin`), step 1 ms. Link
+    inertias that violate the triangle inequality (franka_description's fer has such) are balanced by MuJoCo."""
     from dynid.model import load_robot
     from dynid.model.mjcf import actuated_mjcf
     from dynid.sim.parameters import PlantParameters
@@ -243,7 +244,7 @@ def mujoco_model(urdf: str, joints: list[str], path: str) -> str:
     robot = load_robot(urdf, joints=joints)
     params = PlantParameters.defaults(robot)
     text = actuated_mjcf(urdf, joints, params.drives.rotor_inertia, params.joints.viscous1, params.joints.coulomb,
-                         robot.effort_limits)
+                         robot.effort_limits, balance_inertia=True)
     with open(path, 'w', encoding='utf-8') as file:
         file.write(text)
     return path
