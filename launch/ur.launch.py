@@ -21,10 +21,16 @@ any feedforward where the description gives the arm's joints no ``effort`` comma
 (ur_description releases after 2.4.5 add it); torque control also needs PolyScope >= 5.23.0 / 10.10.0
 and has no effect in URSim (docs/backends/ur.md).
 
-On UR, joint_states' effort is motor current [A] while effort commands are joint torques [N·m] without
-gravity (direct_torque): the nodes read joint_states' effort as current (``joint_states_effort:=current``,
-also in config/ur.yaml), the identifier records it as ``joint_currents``, and the feedforward commands
-torque and leaves gravity to the robot. The driver runs at the root namespace, so the dynid nodes do too.
+What joint_states' effort holds is chosen here and passed to both sides (docs/backends/ur.md):
+``use_currents_as_efforts:=true`` (the default) keeps the motor current [A] every driver and PolyScope
+publish, and the nodes read it as current (``joint_states_effort:=current``, also in config/ur.yaml; the
+identifier records it as ``joint_currents``); ``use_currents_as_efforts:=false`` asks a driver with PR
+#1551/#1918 (PolyScope >= 5.23.0 / 10.11.0) for UR's gravity-compensated ``actual_current_as_torque`` and
+the nodes read ``gravity_compensated_torque`` (the gravity added back). The argument goes to the driver
+only where its ``ur_control.launch.py`` declares it; ``false`` with a driver that does not is refused
+(it would publish current). The choice is logged. Effort commands are joint torques [N·m] without
+gravity (direct_torque): the feedforward leaves gravity to the robot. The driver runs at the root
+namespace, so the dynid nodes do too.
 """
 
 import os
@@ -53,6 +59,51 @@ def _description(context) -> str:
         return ''
     mappings = {name: launching.argument(context, name) for name in ('ur_type', 'tf_prefix', 'use_mock_hardware')}
     return xacro.process_file(path, mappings={'name': 'ur', **mappings}).toprettyxml(indent='  ')
+
+
+def _driver_launch(context) -> str:
+    return PathJoinSubstitution([FindPackageShare('ur_robot_driver'), 'launch',
+                                 'ur_control.launch.py']).perform(context)
+
+
+def driver_declares(path: str, name: str) -> bool | None:
+    """Whether the driver's launch file at ``path`` declares the argument ``name`` (None: no such file)."""
+    try:
+        with open(path, encoding='utf-8') as file:
+            return f'"{name}"' in (text := file.read()) or f"'{name}'" in text
+    except OSError:
+        return None
+
+
+def effort_meaning(context) -> tuple[str, bool]:
+    """(what the dynid nodes read joint_states' effort as, whether the driver takes use_currents_as_efforts)."""
+    currents = launching.argument(context, 'use_currents_as_efforts').lower() in ('true', '1')
+    try:
+        declared = driver_declares(_driver_launch(context), 'use_currents_as_efforts')
+    except Exception:  # noqa: BLE001 - no ur_robot_driver package here: nothing to pass it to
+        declared = None
+    if not currents and not declared:
+        raise RuntimeError('use_currents_as_efforts:=false asks the UR driver for its torques, but this driver\'s '
+                           'ur_control.launch.py has no such argument (it publishes motor current): update '
+                           'ur_robot_driver (PR #1551/#1918) or leave use_currents_as_efforts:=true')
+    return ('current' if currents else 'gravity_compensated_torque'), bool(declared)
+
+
+def _driver(context):
+    arg = LaunchConfiguration
+    meaning, declared = effort_meaning(context)
+    arguments = {'ur_type': arg('ur_type'), 'robot_ip': arg('robot_ip'), 'tf_prefix': arg('tf_prefix'),
+                 'use_mock_hardware': arg('use_mock_hardware'),
+                 'controllers_file': PathJoinSubstitution([FindPackageShare('dynid'), 'config',
+                                                           'ur_controllers.yaml']),
+                 'initial_joint_controller': arg('initial_joint_controller'), 'launch_rviz': arg('launch_rviz')}
+    if declared:
+        arguments['use_currents_as_efforts'] = 'true' if meaning == 'current' else 'false'
+    said = LogInfo(msg=f'dynid: joint_states effort read as {meaning} (use_currents_as_efforts:='
+                       f'{"true" if meaning == "current" else "false"}'
+                       f'{"" if declared else "; this driver has no such argument and publishes motor current"})')
+    return [said, IncludeLaunchDescription(PythonLaunchDescriptionSource(_driver_launch(context)),
+                                           launch_arguments=arguments.items())]
 
 
 def _dynid(context):
@@ -96,22 +147,13 @@ def _dynid(context):
         launch_arguments={'use_sim': 'false', 'robot': robot, 'robot_description': description,
                           'params_file': launching.argument(context, 'params_file'), 'controller': controller,
                           'effort_controller': 'forward_effort_controller', 'joint_states': 'joint_states',
-                          'joint_states_effort': 'current',  # the driver's effort state is motor current [A]
+                          'joint_states_effort': effort_meaning(context)[0],  # what the driver was asked for
                           'estimator': launching.argument(context, 'estimator'), 'feedforward': mode}.items())
     return [*notes, suite]
 
 
 def generate_launch_description() -> LaunchDescription:
     share = FindPackageShare('dynid')
-    arg = LaunchConfiguration
-    driver = IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(PathJoinSubstitution([FindPackageShare('ur_robot_driver'), 'launch',
-                                                            'ur_control.launch.py'])),
-        launch_arguments={'ur_type': arg('ur_type'), 'robot_ip': arg('robot_ip'), 'tf_prefix': arg('tf_prefix'),
-                          'use_mock_hardware': arg('use_mock_hardware'),
-                          'controllers_file': PathJoinSubstitution([share, 'config', 'ur_controllers.yaml']),
-                          'initial_joint_controller': arg('initial_joint_controller'),
-                          'launch_rviz': arg('launch_rviz')}.items())
     return LaunchDescription([
         DeclareLaunchArgument('ur_type', default_value='ur5e', description="UR model (the driver's ur_type); "
                               "dynid's nodes take that arm"),
@@ -132,5 +174,9 @@ def generate_launch_description() -> LaunchDescription:
                                                                             'measured', ''],
                               description="feedforward_node's mode; auto: trajectory where initial_joint_controller "
                                           "commands effort, else none; '' leaves it out"),
-        driver, OpaqueFunction(function=_dynid),
+        DeclareLaunchArgument('use_currents_as_efforts', default_value='true', choices=['true', 'false'],
+                              description="joint_states' effort: motor current (true) or, with a driver that has "
+                                          "the argument and PolyScope >= 5.23.0 / 10.11.0, UR's gravity-compensated "
+                                          'torque (false); the dynid nodes read it as such'),
+        OpaqueFunction(function=_driver), OpaqueFunction(function=_dynid),
     ])

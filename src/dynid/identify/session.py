@@ -41,6 +41,7 @@ from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
 from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
+from dynid.io import TORQUE_MEANINGS
 from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
@@ -192,6 +193,14 @@ class IdentificationSession:
         dataset = read_recording(recording, self.robot.joint_names, self.namespace)
         if self.joint_states_effort == 'current':  # the intake recorded joint_states' effort as joint_currents
             dataset.source['joint_states_effort'] = 'current'
+        elif self.joint_states_effort == 'current_as_torque':
+            dataset.source['joint_states_effort'] = 'current_as_torque'
+        elif self.joint_states_effort == 'gravity_compensated_torque':  # UR's: the gravity added back
+            from dynid.identify.gravity_restore import payload_from_record, payload_set_check, restore_gravity
+
+            payload_set = payload_from_record(dataset.source.get('robot_payload'))
+            dataset = restore_gravity(dataset, self.robot, payload_set)
+            dataset.source['payload_set_check'] = payload_set_check(dataset, self.robot, payload_set)
         return dataset
 
     # ------------------------------------------------------------------------------ identification
@@ -241,7 +250,8 @@ class IdentificationSession:
             checked_choice(name, getattr(settings, name), allowed)
         dataset = self.read(recording)
         dataset = dataset.with_torque_signs(parse_torque_signs(settings.torque_sign, self.robot.joint_names))
-        checked = attach_effort_check(dataset, self.robot, self.joint_states_effort, 'joint_states_effort',
+        said = 'torque' if self.joint_states_effort in TORQUE_MEANINGS else self.joint_states_effort
+        checked = attach_effort_check(dataset, self.robot, said, 'joint_states_effort',
                                       str(recording), NODE_SPELLING)
         spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
                          exclude_joints=joint_names(settings.exclude_joints))

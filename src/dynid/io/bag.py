@@ -33,6 +33,7 @@ recording that also has ``joint_currents`` is refused rather than guessed at.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -43,7 +44,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError, checked_choice
-from dynid.io import EFFORT_MEANINGS
+from dynid.io import EFFORT_MEANINGS, TORQUE_MEANINGS
 from dynid.io.cdr import (
     FIELDS,
     JOINT_STATE,
@@ -54,7 +55,7 @@ from dynid.io.cdr import (
     typestore,
 )
 from dynid.io.dataset import Dataset
-from dynid.io.effort_record import EFFORT_RECORD_KEY
+from dynid.io.effort_record import EFFORT_RECORD_KEY, ROBOT_PAYLOAD_KEY, effort_record_value
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
 from dynid.model.naming import match_joint_names
 
@@ -99,8 +100,11 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
     store = typestore()
     plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
     with Writer(path, version=9, storage_plugin=plugin) as writer:
-        # What joint_states' effort holds, for readers that would otherwise guess (dynid.io.effort_record).
-        writer.set_custom_data(EFFORT_RECORD_KEY, 'torque' if dataset.tau is not None else 'none')
+        # What joint_states' effort holds, for readers that would otherwise guess (dynid.io.effort_record), and
+        # the payload the robot had set where the effort depends on it (a gravity-compensated torque).
+        writer.set_custom_data(EFFORT_RECORD_KEY, effort_record_value(dataset))
+        if dataset.source.get('robot_payload') is not None:
+            writer.set_custom_data(ROBOT_PAYLOAD_KEY, json.dumps(dataset.source['robot_payload']))
         connections = {}
         for topic, fields in STATE_TOPICS.items():
             if topic == 'joint_states' and dataset.tau is None:
@@ -369,8 +373,10 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     ``namespace`` is the recording's namespace; None: found from its topics (the root, or the one
     namespace holding joint_states).
     ``joint_states_effort`` says what joint_states' effort holds (:data:`dynid.io.EFFORT_MEANINGS`): ``'torque'``
-    fills ``tau`` [N·m]; ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
-    recording that also has ``joint_currents``.
+    and ``'current_as_torque'`` fill ``tau`` [N·m]; ``'gravity_compensated_torque'`` fills ``tau`` with the
+    effort as recorded (the robot's gravity not yet added back: :func:`dynid.identify.gravity_restore.restore_gravity`
+    does, with the robot model); ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
+    recording that also has ``joint_currents``. ``source['joint_states_effort']`` keeps the meaning.
     """
     checked_choice('joint_states effort', joint_states_effort, EFFORT_MEANINGS)
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
@@ -411,7 +417,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             picked = order[keep]
             duplicates = int(stamps.size - picked.size)
             stamps = stamps[picked]
-        effort = 'tau' if joint_states_effort == 'torque' else 'current'
+        effort = 'tau' if joint_states_effort in TORQUE_MEANINGS else 'current'
         signals = {target: _rows(main_rows[field], picked)
                    for field, target in (('position', 'q'), ('velocity', 'dq'), ('effort', effort))}
         valid = np.ones(stamps.size, dtype=bool)

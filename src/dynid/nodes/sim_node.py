@@ -34,6 +34,7 @@ from dynid.sim.changes import parse_joint_change
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.realtime import RealTimeSchedule
 from dynid.sim.twin import DigitalTwin
+from dynid.sim.ur_modes import driver_effort
 
 CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
 LATE_S = 0.1  # a lag above this is reported as a warning
@@ -41,6 +42,8 @@ LATE_S = 0.1  # a lag above this is reported as a warning
 TOPICS = {'joint_states': {'position': 'q', 'velocity': 'dq', 'effort': 'joint_torque'},
           'motor_states': {'position': 'theta', 'velocity': 'dtheta'},
           'joint_currents': {'effort': 'current'}, 'joint_temperatures': {'effort': 'temperature'}}
+#: joint_states_effort: the twin's measurement published as the effort (others: computed, driver_effort)
+EFFORT_FIELD = {'torque': 'joint_torque', 'current': 'current'}
 
 
 class SimNode(Node):
@@ -72,16 +75,27 @@ class SimNode(Node):
                             "joints=shoulder_pan_joint' (time [s] since start; keys as dynid simulate --change)",
                             True))
         declare('joint_states_effort', 'torque', _descriptor("what joint_states' effort holds: torque (joint "
-                                                             'torque [N·m]) or current (motor current [A], as the UR '
-                                                             'driver publishes)', True, choices=EFFORT_MEANINGS))
+                                                             'torque [N·m]), current (motor current [A]), '
+                                                             'current_as_torque (K·i [N·m]) or '
+                                                             'gravity_compensated_torque (K·i less the gravity with '
+                                                             "the payload set on the robot: UR's "
+                                                             'actual_current_as_torque)', True,
+                                                             choices=EFFORT_MEANINGS))
+        declare('robot_payload_mass', -1.0, _descriptor('payload set on the robot [kg] (5 cm out) that a '
+                                                        'gravity_compensated_torque effort leaves out; negative: '
+                                                        'the one it carries (payload_mass)', True, -1.0, 100.0))
 
         get = self.get_parameter
         effort = get('joint_states_effort').value
         checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
-        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'],
-                                                  'effort': 'joint_torque' if effort == 'torque' else 'current'}}
+        self.effort_meaning = effort
+        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': EFFORT_FIELD.get(effort,
+                                                                                                  'driver_effort')}}
         description = get('robot_description').value
         robot = load_robot(description if description else get('robot').value)
+        self.robot = robot
+        set_mass = get('robot_payload_mass').value
+        self.payload_set = self._payload(get('payload_mass').value if set_mass < 0 else set_mass)
         params = PlantParameters.of_twin(robot, self._payload(get('payload_mass').value), get('drive_gain_error').value,
                                          get('seed').value, get('temperature').value,
                                          get('internal_feedforward').value, get('noise').value)
@@ -134,8 +148,12 @@ class SimNode(Node):
         first = self.twin.samples + 1
         record = self.twin.advance(count)
         stamps = self.schedule.stamps(first, count)
+        measured = record.measured
+        if self.effort_meaning not in EFFORT_FIELD:  # the effort as a UR publishes it (dynid.sim.ur_modes)
+            measured = {**measured, 'driver_effort': driver_effort(self.robot, self.effort_meaning, measured['q'],
+                                                                   None, measured['current'], self.payload_set)}
         for topic, fields in self.topics.items():
-            values = {field: record.measured[name] for field, name in fields.items()}
+            values = {field: measured[name] for field, name in fields.items()}
             for data in self.encoders[topic].encode(stamps, **values):
                 self.publishers_[topic].publish(data)
         self.counters['samples'] += count

@@ -91,7 +91,10 @@ class IntakeSettings:
         d('expected_rate', 0.0, descriptor('publisher rate for loss counting [Hz]; 0: from the stamps', True,
                                            0.0, 100000.0))
         d('joint_states_effort', 'torque', descriptor("what joint_states' effort holds: torque (joint torque "
-                                                      '[N·m]) or current (motor current [A], e.g. the UR driver)',
+                                                      '[N·m]), current (motor current [A], the UR driver with '
+                                                      'use_currents_as_efforts), current_as_torque (K·i [N·m]) or '
+                                                      "gravity_compensated_torque (UR's actual_current_as_torque: "
+                                                      'K·i less the gravity with the payload set on the robot)',
                                                       True, choices=EFFORT_MEANINGS))
         get = node.get_parameter
         settings = IntakeSettings(get('intake_period').value, get('intake_depth').value,
