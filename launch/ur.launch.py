@@ -3,6 +3,7 @@
     ros2 launch dynid ur.launch.py robot_ip:=192.168.56.101 [ur_type:=ur5e] [tf_prefix:=]
         [use_mock_hardware:=false] [initial_joint_controller:=scaled_joint_trajectory_controller]
         [launch_rviz:=false] [robot:=] [params_file:=config/ur.yaml] [estimator:=true] [feedforward:=auto]
+        [use_currents_as_efforts:=true] [rtde_publisher:=false] [rtde_frequency:=500]
 
 Includes ``ur_robot_driver/launch/ur_control.launch.py`` (Universal_Robots_ROS2_Driver, kilted branch,
 4.8.0) with ``controllers_file:=config/ur_controllers.yaml`` (the driver's controllers; its
@@ -39,8 +40,10 @@ from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, LogInfo, OpaqueFunction
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
 
+from dynid.io import rtde
 from dynid.model.description import missing_effort_commands
 from dynid.model.robots import builtin_for
 from dynid.ros import launching, wiring
@@ -149,6 +152,14 @@ def _dynid(context):
                           'effort_controller': 'forward_effort_controller', 'joint_states': 'joint_states',
                           'joint_states_effort': effort_meaning(context)[0],  # what the driver was asked for
                           'estimator': launching.argument(context, 'estimator'), 'feedforward': mode}.items())
+    if launching.argument(context, 'rtde_publisher').lower() in ('true', '1'):
+        # UR's RTDE publisher beside the driver: joint temperatures, currents, actual_current_as_torque and the
+        # payload set on the robot on rtde/<field>, for recordings (dynid.io.rtde joins them by its timestamp)
+        notes.append(Node(package='ur_rtde_publisher', executable='ur_rtde_publisher_node',
+                          name='ur_rtde_publisher_node', output='screen',
+                          parameters=[{'robot_ip': launching.argument(context, 'robot_ip'),
+                                       'output_recipe': list(rtde.RECIPE),
+                                       'rtde_frequency': int(launching.argument(context, 'rtde_frequency'))}]))
     return [*notes, suite]
 
 
@@ -178,5 +189,11 @@ def generate_launch_description() -> LaunchDescription:
                               description="joint_states' effort: motor current (true) or, with a driver that has "
                                           "the argument and PolyScope >= 5.23.0 / 10.11.0, UR's gravity-compensated "
                                           'torque (false); the dynid nodes read it as such'),
+        DeclareLaunchArgument('rtde_publisher', default_value='false', choices=['true', 'false'],
+                              description="start UR's RTDE publisher (ur_rtde_publisher) beside the driver with "
+                                          'the fields dynid uses (joint temperatures, currents, '
+                                          'actual_current_as_torque, payload)'),
+        DeclareLaunchArgument('rtde_frequency', default_value='500', description="the RTDE publisher's rate [Hz] "
+                              '(500 on e-Series, 125 on CB3)'),
         OpaqueFunction(function=_driver), OpaqueFunction(function=_dynid),
     ])

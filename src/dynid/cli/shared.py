@@ -187,6 +187,8 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     meaning = joint_states_effort or recorded_meaning(bag) or 'torque'
     dataset = read_recording(bag, robot.joint_names, None, meaning, parse_joint_map(joint_map))
     dataset = dataset.with_torque_signs(signs or {})
+    if dataset.source.get('rtde'):  # the RTDE publisher's recording: what it holds is its fields' (dynid.io.rtde)
+        meaning = dataset.source['joint_states_effort']
     if meaning == 'gravity_compensated_torque':
         dataset = restored_gravity(dataset, robot, bag, warn)
     check_recording(dataset, robot, joint_states_effort, bag, warn, payload)

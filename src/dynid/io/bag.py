@@ -44,7 +44,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError, checked_choice
-from dynid.io import EFFORT_MEANINGS, TORQUE_MEANINGS
+from dynid.io import EFFORT_MEANINGS, TORQUE_MEANINGS, rtde
 from dynid.io.cdr import (
     FIELDS,
     JOINT_STATE,
@@ -329,6 +329,26 @@ def _namespace(by_topic: dict, namespace: str | None, path) -> str:
     return namespace
 
 
+class _RtdeOnly(Exception):
+    """Raised inside :func:`read_bag` for a recording of the RTDE publisher alone."""
+
+
+def _with_rtde(reader, by_topic: dict, stamps: np.ndarray, signals: dict) -> tuple[dict, dict | None]:
+    """``signals`` with the RTDE publisher's temperatures and currents held onto joint_states' stamps where the
+    contract's topics do not have them, and the payload set on the robot (dynid.io.rtde)."""
+    connections = [c for topic, group in by_topic.items() if topic.rsplit('/', 2)[-2:-1] == [rtde.PREFIX]
+                   for c in group]
+    timestamps, arrays, payload = rtde.read_messages(reader, connections)
+    times, logs, values = rtde.join_packages(timestamps, {k: v for k, v in arrays.items() if v})
+    held = rtde.join_into(stamps, times, logs, values)
+    out = dict(signals)
+    for field in ('temperature', 'current'):
+        if out.get(field) is None and field in held and signals.get('q') is not None \
+                and held[field].shape[1] == signals['q'].shape[1]:
+            out[field] = held[field]
+    return out, rtde._payload(payload)
+
+
 def _open_reader(files: list[Path], path: Path) -> AnyReader:
     """An open AnyReader of the recording. Bags that embed their message definitions (MCAP as rosbag2
     and :func:`write_bag` write it) open without dynid's type store; the others (e.g. sqlite3 bags of
@@ -386,10 +406,13 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     path = paths[0] if len(paths) == 1 else paths[0].parent
     reader = _open_reader(files, path)
     counters: dict[str, int] = {}
+    rtde_payload, rtde_only = None, False
     try:
         by_topic: dict[str, list] = {}
         for connection in reader.connections:
             by_topic.setdefault(connection.topic, []).append(connection)
+        if not any(t.endswith('/joint_states') for t in by_topic) and rtde.is_rtde_bag(by_topic):
+            raise _RtdeOnly  # the RTDE publisher alone: its own reader (dynid.io.rtde), below
         namespace = _namespace(by_topic, namespace, path)
         main = topic_name(namespace, 'joint_states')
         wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
@@ -440,15 +463,23 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             if latest is not None:
                 valid &= latest >= 0
             signals['temperature'] = _rows(rows['effort'], None if latest is None else np.clip(latest, 0, None))
+        if rtde.is_rtde_bag(by_topic):  # the RTDE publisher beside the driver: its packages onto joint_states
+            signals, rtde_payload = _with_rtde(reader, by_topic, stamps, signals)
         topics = sorted(by_topic)
         streams.clear()  # ``signals`` hold what they use of the decoded topics: free the rest before the copies below
         main_rows = rows = None
+    except _RtdeOnly:
+        rtde_only = True
     except InputError:
         raise
     except Exception as error:  # a truncated or corrupt file fails while reading messages
         raise InputError(f'cannot read bag {path}: {" ".join(str(error).split())}') from None
     finally:
         reader.close()
+    if rtde_only:  # its effort is UR's own field, whatever joint_states' was said to hold
+        if joint_names is None:
+            raise InputError(f'bag {path}: an RTDE recording names no joints: give the robot')
+        return rtde.read_rtde(path, joint_names)
     if not np.any(valid):
         raise InputError(f'bag {path}: no joint_states sample has matching motor_states/joint_currents stamps')
     for key in list(signals):
@@ -463,4 +494,6 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
               'joint_states_effort': joint_states_effort}
     if model_names is not None and list(names) != model_names:
         source['recorded_joint_names'] = list(names)
+    if rtde_payload is not None:
+        source['robot_payload'] = rtde_payload
     return Dataset(tuple(model_names or names), t, source=source, **signals)
