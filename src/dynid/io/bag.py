@@ -329,7 +329,7 @@ def _namespace(by_topic: dict, namespace: str | None, path) -> str:
     return namespace
 
 
-class _RtdeOnly(Exception):
+class _RtdeOnlyError(Exception):
     """Raised inside :func:`read_bag` for a recording of the RTDE publisher alone."""
 
 
@@ -412,7 +412,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
         for connection in reader.connections:
             by_topic.setdefault(connection.topic, []).append(connection)
         if not any(t.endswith('/joint_states') for t in by_topic) and rtde.is_rtde_bag(by_topic):
-            raise _RtdeOnly  # the RTDE publisher alone: its own reader (dynid.io.rtde), below
+            raise _RtdeOnlyError  # the RTDE publisher alone: its own reader (dynid.io.rtde), below
         namespace = _namespace(by_topic, namespace, path)
         main = topic_name(namespace, 'joint_states')
         wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
@@ -468,7 +468,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
         topics = sorted(by_topic)
         streams.clear()  # ``signals`` hold what they use of the decoded topics: free the rest before the copies below
         main_rows = rows = None
-    except _RtdeOnly:
+    except _RtdeOnlyError:
         rtde_only = True
     except InputError:
         raise
