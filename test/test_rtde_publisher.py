@@ -3,8 +3,8 @@
 A twin recording with a 2 kg tool is written as ``ros2 bag record /rtde/...`` keeps the publisher's topics
 (Float64MultiArray without a header, ``timestamp`` as builtin_interfaces/Time, the payload set on the robot)
 with UR's gravity-compensated ``actual_current_as_torque``; read without flags, it gives the twin's q, q̇,
-current and temperatures on the controller's clock and K·i in ``tau`` (the gravity added back with the
-recorded payload).
+current and temperatures on the controller's clock and K·i (the gravity added back with the
+recorded payload), read as the drive torque it is: through the drive gains, as the current.
 """
 
 import numpy as np
@@ -37,9 +37,10 @@ def test_an_rtde_recording_reads_into_the_contract_without_flags(twin, ur5e):
     read = read_for_commands(bag, ur5e, None)
     assert read.source['rtde'] and read.source['effort_as_recorded'] == 'gravity_compensated_torque'
     np.testing.assert_allclose(read.t, dataset.t, atol=2e-9)  # the controller's clock, from its first package
-    for name in ('q', 'dq', 'current', 'temperature'):
+    for name in ('q', 'dq', 'temperature'):
         np.testing.assert_array_equal(getattr(read, name), getattr(dataset, name), err_msg=name)
-    np.testing.assert_allclose(read.tau, ur5e.drives.current_to_joint_torque(dataset.current), atol=1e-6)
+    # actual_current_as_torque with its gravity added back is K·i: read as the motor current (actual_current)
+    np.testing.assert_allclose(read.current, dataset.current, atol=1e-9)
     assert read.source['robot_payload']['mass'] == 2.0
     assert read.source['payload_set_check']['warning'] is None
 

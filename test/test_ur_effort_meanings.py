@@ -5,8 +5,8 @@ effort in each mode, with dynid's record of what it holds (as a bag of the twin 
 ur.launch.py has): motor current; the drive torque K·i (current as torque); K·i less the robot's gravity with
 the payload set on the robot (UR's ``actual_current_as_torque``), set right (2 kg) and set wrong (none).
 Each is read back by the commands' reader (:func:`dynid.cli.shared.read_bag`) without being told what the
-effort holds: the torque modes give K·i in ``tau``, the gravity added back with the payload the robot had;
-a wrongly set payload is named.
+effort holds: the torque modes are the drive torque K·i (the gravity added back with the payload the robot had),
+read as what it is, the motor current through the drive gains; a wrongly set payload is named.
 """
 
 import dataclasses
@@ -44,8 +44,10 @@ def test_each_mode_is_read_by_its_record_without_a_flag(recording, ur5e, capsys)
     assert current.tau is None
     np.testing.assert_allclose(current.current, dataset.current)
     as_torque = read_for_commands(_driver_bag(folder, 'as_torque', dataset, ur5e, 'current_as_torque'), ur5e, None)
-    np.testing.assert_allclose(as_torque.tau, drive_torque, atol=1e-9)
-    assert as_torque.source['joint_states_effort'] == 'current_as_torque'
+    assert as_torque.tau is None
+    np.testing.assert_allclose(as_torque.current, dataset.current, atol=1e-9)
+    assert as_torque.source['effort_as_recorded'] == 'current_as_torque'
+    assert as_torque.source['joint_states_effort'] == 'current'
     bag = _driver_bag(folder, 'compensated', dataset, ur5e, 'gravity_compensated_torque', TOOL)
     raw = read_bag(bag, ur5e.joint_names, joint_states_effort='gravity_compensated_torque')
     at_rest = gravity_torque(ur5e, dataset.q, TOOL)
@@ -53,7 +55,7 @@ def test_each_mode_is_read_by_its_record_without_a_flag(recording, ur5e, capsys)
     assert np.sqrt(np.mean(raw.tau[:, 1] ** 2)) < 0.5 * np.sqrt(np.mean(at_rest[:, 1] ** 2))
     capsys.readouterr()
     restored = read_for_commands(bag, ur5e, None)
-    np.testing.assert_allclose(restored.tau, drive_torque, atol=1e-6)
+    np.testing.assert_allclose(ur5e.drives.current_to_joint_torque(restored.current), drive_torque, atol=1e-6)
     assert restored.source['effort_as_recorded'] == 'gravity_compensated_torque'
     assert restored.source['payload_set_check']['warning'] is None
     assert 'not the one it carried' not in capsys.readouterr().err
@@ -64,7 +66,7 @@ def test_a_wrongly_set_payload_is_named_and_the_torque_still_restored(recording,
     bag = _driver_bag(folder, 'wrong', dataset, ur5e, 'gravity_compensated_torque', None)  # tool not set
     capsys.readouterr()
     restored = read_for_commands(bag, ur5e, None)
-    np.testing.assert_allclose(restored.tau, ur5e.drives.current_to_joint_torque(dataset.current), atol=1e-6)
+    np.testing.assert_allclose(restored.current, dataset.current, atol=1e-6)
     check = restored.source['payload_set_check']
     assert check['set_kg'] == 0.0
     assert check['carried_kg'] == pytest.approx(2.0, abs=0.5)

@@ -191,6 +191,9 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
         meaning = dataset.source['joint_states_effort']
     if meaning == 'gravity_compensated_torque':
         dataset = restored_gravity(dataset, robot, bag, warn)
+    if meaning in ('current_as_torque', 'gravity_compensated_torque'):  # a drive torque K·i: read as the current
+        from dynid.identify.gravity_restore import drive_torque_as_current
+        dataset = drive_torque_as_current(dataset, robot)
     check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
     note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
     if note:
@@ -247,7 +250,8 @@ def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: 
     from dynid.io.effort_record import recorded_effort
 
     said, said_by = (joint_states_effort, '--joint-states-effort') if joint_states_effort else recorded_effort(bag)
-    said = 'torque' if said in TORQUE_MEANINGS else said  # each is read into joint torque [N·m]
+    if said in TORQUE_MEANINGS:  # as it was read: a drive torque with drive data as the current, else as torque
+        said = dataset.source.get('joint_states_effort', 'torque')
     lines = attach_effort_check(dataset, robot, None if said == 'none' else said, said_by, name=str(bag),
                                 payload=payload)
     for line in lines if warn else ():

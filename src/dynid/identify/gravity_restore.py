@@ -113,3 +113,17 @@ def payload_set_check(dataset: Dataset, robot: RobotModel, payload_set: Payload 
                f'effort says about {carried:.3g} kg (set the payload on the robot, e.g. from dynid payload, before '
                'relying on its torques or collision detection)') if wrong else None
     return {'set_kg': set_kg, 'carried_kg': carried, 'difference_kg': difference, 'warning': warning}
+
+
+def drive_torque_as_current(dataset: Dataset, robot: RobotModel) -> Dataset:
+    """A drive torque K_τ·i [N·m] in ``tau`` (``current_as_torque``, or a gravity-compensated torque with its gravity
+    added back) read as what it is: the motor current i = τ / K_τ through the robot's drive gains, so that
+    identification takes it as it takes a current (drive gains, rotor inertia: it is not a joint torque sensor's
+    reading). ``source['joint_states_effort']`` becomes ``current`` (``effort_as_recorded`` keeps the meaning);
+    unchanged where the robot has no drive data."""
+    if dataset.tau is None or robot.drives is None or dataset.current is not None:
+        return dataset
+    source = {**dataset.source, 'joint_states_effort': 'current',
+              'effort_as_recorded': dataset.source.get('effort_as_recorded', dataset.source.get('joint_states_effort'))}
+    return dataclasses.replace(dataset, tau=None, current=robot.drives.joint_torque_to_current(dataset.tau),
+                               source=source)

@@ -193,14 +193,20 @@ class IdentificationSession:
         dataset = read_recording(recording, self.robot.joint_names, self.namespace)
         if self.joint_states_effort == 'current':  # the intake recorded joint_states' effort as joint_currents
             dataset.source['joint_states_effort'] = 'current'
-        elif self.joint_states_effort == 'current_as_torque':
-            dataset.source['joint_states_effort'] = 'current_as_torque'
-        elif self.joint_states_effort == 'gravity_compensated_torque':  # UR's: the gravity added back
-            from dynid.identify.gravity_restore import payload_from_record, payload_set_check, restore_gravity
+        elif self.joint_states_effort in ('current_as_torque', 'gravity_compensated_torque'):
+            from dynid.identify.gravity_restore import (
+                drive_torque_as_current,
+                payload_from_record,
+                payload_set_check,
+                restore_gravity,
+            )
 
-            payload_set = payload_from_record(dataset.source.get('robot_payload'))
-            dataset = restore_gravity(dataset, self.robot, payload_set)
-            dataset.source['payload_set_check'] = payload_set_check(dataset, self.robot, payload_set)
+            dataset.source['joint_states_effort'] = self.joint_states_effort
+            if self.joint_states_effort == 'gravity_compensated_torque':  # UR's: the gravity added back
+                payload_set = payload_from_record(dataset.source.get('robot_payload'))
+                dataset = restore_gravity(dataset, self.robot, payload_set)
+                dataset.source['payload_set_check'] = payload_set_check(dataset, self.robot, payload_set)
+            dataset = drive_torque_as_current(dataset, self.robot)  # a drive torque K·i: read as the current
         return dataset
 
     # ------------------------------------------------------------------------------ identification
@@ -250,7 +256,8 @@ class IdentificationSession:
             checked_choice(name, getattr(settings, name), allowed)
         dataset = self.read(recording)
         dataset = dataset.with_torque_signs(parse_torque_signs(settings.torque_sign, self.robot.joint_names))
-        said = 'torque' if self.joint_states_effort in TORQUE_MEANINGS else self.joint_states_effort
+        said = dataset.source.get('joint_states_effort', 'torque') if self.joint_states_effort in TORQUE_MEANINGS \
+            else self.joint_states_effort
         checked = attach_effort_check(dataset, self.robot, said, 'joint_states_effort',
                                       str(recording), NODE_SPELLING)
         spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,

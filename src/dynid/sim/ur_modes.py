@@ -32,6 +32,7 @@ from dynid.io import EFFORT_MEANINGS
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.sim.controller import INTEGRAL, KI
 
 
 def driver_effort(robot: RobotModel, meaning: str, q: np.ndarray, tau: np.ndarray | None,
@@ -105,3 +106,38 @@ class URDirectTorque:
                     + self.coulomb_scale * self.coulomb * np.tanh(dq2 / self.smoothing))
         out = c2 + gravity + friction
         return out[0] if single else out
+
+    @classmethod
+    def of_twin(cls, params, viscous_scale, coulomb_scale, payload_set: Payload | None = None) -> URDirectTorque:
+        """UR's direct torque on a twin (``params``: its :class:`~dynid.sim.parameters.PlantParameters`): the twin's
+        nominal viscous and Coulomb friction stand in for UR's own model (what its controller compensates)."""
+        robot = params.robot
+        viscous = np.asarray(params.joints.viscous1, dtype=float)
+        coulomb = np.asarray(params.joints.coulomb, dtype=float)
+        sv, sc = check_friction_scales(viscous_scale, coulomb_scale, robot.n)
+        return cls(robot, viscous, coulomb, sv, sc, payload_set)
+
+
+def run_direct_torque(twin, ur: URDirectTorque, commands: np.ndarray | None, samples: int) -> dict:
+    """Advance ``twin`` (its joint controller without internal feedforward stands for the loop that closes around
+    the torque) ``samples`` output samples with UR applying ``commands`` (N, n) [N·m] (None: 0) as eq. (2) at the
+    measured state of each sample: {'t' (N,), 'q', 'dq' (N, n) measured}. A twin at its start has its
+    controller's integrator preloaded with the gravity torque (it holds the arm); here UR gives that, so the
+    preload is lowered by UR's torque at the start."""
+    state = twin.plant.state
+    q, dq = np.array(state.q, dtype=float), np.array(state.dq, dtype=float)
+    if twin.samples == 0:  # the loop's integrator starts holding what UR does not give (the twin preloads gravity)
+        gains = twin.controller.gains
+        ki = gains[KI]
+        given = ur(np.zeros(ur.robot.n), q, dq)
+        gains[INTEGRAL] -= np.where(ki > 0, given / np.where(ki > 0, ki, 1.0), 0.0)
+    t, qs, dqs = [], [], []
+    for k in range(samples):
+        command = np.zeros(ur.robot.n) if commands is None else commands[k]
+        twin.set_effort_command(ur(command, q, dq))
+        record = twin.advance(1)
+        q, dq = record.measured['q'][0], record.measured['dq'][0]
+        t.append(record.time[0])
+        qs.append(q)
+        dqs.append(dq)
+    return {'t': np.array(t), 'q': np.array(qs), 'dq': np.array(dqs)}
