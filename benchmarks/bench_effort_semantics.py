@@ -20,9 +20,10 @@ optimized excitation, two runs: training (twin seed 1) and held-out (twin seed 4
    same way; ``heldout_fit_gap_points_max``: the largest difference, over joints and cases, of the held-out NRMSE
    fit [%] from that of the same runs read from the twin's joint torque (target ≤ 1 point).
 2. **Direct torque** (``ur_direct_torque_tracking_ratio_max``). The twin's joint controller without its own model
-   torque (a PD on the motor side, the loop around the torque) follows the excitation while UR applies the
-   command as ``direct_torque()`` does (dynid.sim.ur_modes eq. (2): its gravity with the payload set, its friction
-   model scaled by the FrictionModelController's factors). Baseline: no dynid command, UR's friction scales 0.
+   torque (a PD on the motor side, the loop around the torque) follows one period of the excitation (10 s at
+   500 Hz; 5 s with ``--quick``) while UR applies the command as ``direct_torque()`` does (dynid.sim.ur_modes
+   eq. (2): its gravity with the payload set, its friction model scaled by the FrictionModelController's
+   factors). Baseline: no dynid command, UR's friction scales 0.
    With dynid: the feedforward of the joint-torque identification without gravity, with each of the two friction
    plans of :func:`dynid.control.ur_direct_torque.ur_friction_plan` (``ur``: UR's model scaled to the identified
    friction, clamped to [0, 1], no friction in the feedforward; ``dynid``: UR's set to 0, dynid's own); the plan
@@ -241,7 +242,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix='dynid_effort_') as folder:
         runs = _twin_runs(Path(folder), duration)
         cases = effort_cases(Path(folder), runs)
-    torque = direct_torque(cases['reference'], 10.0 if args.quick else 20.0)
+    torque = direct_torque(cases['reference'], 5.0 if args.quick else 10.0)  # the excitation's period: 10 s
     payload_ok = payload_requests()
     rows = cases['cases']
     rtde = rows['rtde_publisher']

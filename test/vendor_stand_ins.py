@@ -179,12 +179,20 @@ def ur_arm_xacro(ur_type: str, command_interfaces: list[str]) -> str:
     return f'<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro">{body}{block}</robot>\n'
 
 
-def vendor_prefix(prefix: Path, ur_effort: bool = False) -> Path:
+#: the argument the driver's ur_control.launch.py declares from PR #1918 on (merged 2026-07-31): joint_states'
+#: effort is motor current (true) or UR's gravity-compensated actual_current_as_torque (false, the default)
+UR_CURRENTS_ARGUMENT = "ARGUMENTS.append(('use_currents_as_efforts', 'false', ['true', 'false']))\n"
+
+
+def vendor_prefix(prefix: Path, ur_effort: bool = False, ur_currents_argument: bool = False) -> Path:
     """Write the stand-in packages (see the module docstring) under ``prefix``; returns it. ``ur_effort``: the UR
-    description's joints have an effort command interface."""
+    description's joints have an effort command interface; ``ur_currents_argument``: the UR driver declares
+    ``use_currents_as_efforts`` (its PR #1918)."""
     commands = ['position', 'velocity'] + (['effort'] if ur_effort else [])
+    control = UR_CONTROL.replace('\n\ndef launch_setup', '\n' + UR_CURRENTS_ARGUMENT + '\n\ndef launch_setup') \
+        if ur_currents_argument else UR_CONTROL
     packages = {
-        'ur_robot_driver': {'launch/ur_control.launch.py': UR_CONTROL, 'urdf/ur.urdf.xacro': UR_DRIVER_XACRO,
+        'ur_robot_driver': {'launch/ur_control.launch.py': control, 'urdf/ur.urdf.xacro': UR_DRIVER_XACRO,
                             **{f'urdf/arms/{ur_type}.xacro': ur_arm_xacro(ur_type, commands) for ur_type in UR_TYPES}},
         'franka_bringup': {'launch/franka.launch.py': FRANKA_BRINGUP},
         'ros_gz_sim': {'launch/gz_sim.launch.py': GZ_SIM},
