@@ -127,3 +127,19 @@ def drive_torque_as_current(dataset: Dataset, robot: RobotModel) -> Dataset:
               'effort_as_recorded': dataset.source.get('effort_as_recorded', dataset.source.get('joint_states_effort'))}
     return dataclasses.replace(dataset, tau=None, current=robot.drives.joint_torque_to_current(dataset.tau),
                                source=source)
+
+
+def drive_torque_reader(robot: RobotModel | None, meaning: str, payload_set: Payload | None = None):
+    """A function (q (N, n) [rad], effort (N, n) [N·m]) → motor current (N, n) [A] for a drive-torque ``meaning``
+    (``current_as_torque``: i = e / K_τ; ``gravity_compensated_torque``: i = (e + g_M(q; P_set)) / K_τ); InputError
+    where ``robot`` has no drive data."""
+    from dynid.errors import InputError
+
+    if robot is None or robot.drives is None:
+        raise InputError(f'joint_states_effort {meaning} is read through the drive gains: the robot has none')
+    drives = robot.drives
+    if meaning == 'current_as_torque':
+        return lambda q, effort: drives.joint_torque_to_current(effort)
+    if meaning == 'gravity_compensated_torque':
+        return lambda q, effort: drives.joint_torque_to_current(effort + gravity_torque(robot, q, payload_set))
+    raise InputError(f'joint_states_effort {meaning!r} is not a drive torque')

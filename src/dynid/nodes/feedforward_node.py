@@ -77,7 +77,7 @@ class FeedforwardNode(CommandingNode):
         self.subscriptions_made += payload_subscription(self, value('payload_topic'), commander.set_payload_document)
         self.intake = StateIntake(self, self.settings, topics=('joint_states', 'joint_temperatures'),
                                   on_samples=commander.measure, joint_names=commander.robot.joint_names,
-                                  required=())
+                                  required=(), robot=commander.robot)
         self.intake.start()
         self.refusal, self.state_label = '', 'inactive'
         self.get_logger().info(commander.describe())
