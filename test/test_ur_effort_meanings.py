@@ -94,3 +94,19 @@ def test_payload_record_round_trip_and_restore_inverts_removal(ur5e, recording):
     compensated = dataclasses.replace(dataset, tau=effort)
     np.testing.assert_allclose(restore_gravity(compensated, ur5e, TOOL).tau,
                                ur5e.drives.current_to_joint_torque(dataset.current), atol=1e-9)
+
+
+def test_dynid_simulate_writes_a_ur_mode_and_identify_reads_it_without_flags(ur5e, tmp_path, capsys):
+    from dynid.cli import main
+
+    bag = tmp_path / 'ur_torques'
+    assert main(['simulate', '--robot', 'ur5e', '--duration', '4', '--rate', '250', '--payload', '2',
+                 '--robot-payload', '0', '--joint-states-effort', 'gravity_compensated_torque', '-o', str(bag),
+                 '--quiet']) == 0
+    capsys.readouterr()
+    read = read_for_commands(bag, ur5e, None)
+    assert read.source['effort_as_recorded'] == 'gravity_compensated_torque' and read.theta is None
+    assert 'the payload set on the robot (0 kg) is not the one it carried' in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(['simulate', '--duration', '1', '--joint-states-effort', 'amps', '-o', str(tmp_path / 'x')])
+    assert exit_.value.code == 2

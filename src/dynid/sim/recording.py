@@ -68,6 +68,9 @@ class SimulationSettings:
     joint_changes: Sequence[JointChange] = ()  # beside those of the trajectory file (module docstring)
     real_log: RealLogSettings | None = None  # write a "real-log" recording instead (dynid.sim.real_log)
     storage: str = 'mcap'  # rosbag2 storage of the bag: mcap or sqlite3 (dynid.io.bag.STORAGES)
+    # joint_states' effort as a UR driver publishes it ('torque': the contract's bag; else dynid.sim.ur_modes)
+    joint_states_effort: str = 'torque'
+    robot_payload_kg: float | None = None  # payload set on the robot [kg] at payload_com; None: the one carried
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
@@ -127,6 +130,8 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         raise InputError(f'{output} exists; refusing to overwrite (choose a new output directory)')
     if not 0.0 <= settings.payload_kg <= 100.0:
         raise InputError(f'payload must be within 0–100 kg, got {settings.payload_kg}')
+    from dynid.io import EFFORT_MEANINGS
+    checked_choice('joint_states_effort', settings.joint_states_effort, EFFORT_MEANINGS)
     if not -20.0 <= settings.temperature_c <= 80.0:
         raise InputError(f'temperature must be within −20–80 °C, got {settings.temperature_c}')
     checked_choice('storage', settings.storage, STORAGES)
@@ -169,7 +174,15 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         print(file=sys.stderr)
     dataset = record_to_dataset(record, payload, {'simulation': source})
     truth = truth_document(params, settings, twin, source)
-    if settings.real_log is None:
+    if settings.real_log is None and settings.joint_states_effort != 'torque':  # as a UR driver publishes
+        from dynid.sim.ur_modes import as_driver_recording
+        mass = settings.payload_kg if settings.robot_payload_kg is None else settings.robot_payload_kg
+        payload_set = Payload(mass, settings.payload_com) if mass > 0 else None
+        truth['simulation']['joint_states_effort'] = settings.joint_states_effort
+        truth['simulation']['robot_payload_kg'] = mass
+        write_bag(output, as_driver_recording(dataset, robot, settings.joint_states_effort, payload_set),
+                  reference={'t': record.time, **record.reference}, storage=settings.storage)
+    elif settings.real_log is None:
         write_bag(output, dataset, reference={'t': record.time, **record.reference}, storage=settings.storage)
     else:
         log = make_real_log(record, params.drives.drive_gain, settings.real_log, settings.seed)
