@@ -134,3 +134,28 @@ def test_the_twin_takes_direct_torque_as_ur_and_a_gravity_free_feedforward_track
         error = run['q'] - trajectory.evaluate(run['t'])[0]
         errors[label] = np.sqrt(np.mean(error[run['t'] >= 0.5] ** 2, axis=0))
     assert np.all(errors['feedforward'] < errors['none']), errors
+
+
+def test_sim_node_side_applies_commands_as_ur_and_refuses_bad_scales(ur5e):
+    from dynid.sim.ur_modes import URDriverSide, hand_gravity_to_ur
+
+    params = PlantParameters.of_twin(ur5e, TOOL, internal_feedforward='none', noise=False)
+    twin = DigitalTwin(params, rate_hz=250.0, seed=0)
+    side = URDriverSide(params, 'gravity_compensated_torque', TOOL, direct_torque=True, viscous_scale=[0.5],
+                        coulomb_scale=[1.0])
+    hand_gravity_to_ur(twin, side.ur)
+    command = np.full(6, 0.25)
+    state = twin.plant.state
+    expected = URDirectTorque.of_twin(params, 0.5, 1.0, TOOL)(command, state.q, state.dq)
+    np.testing.assert_allclose(side.effort(twin, command), expected)
+    np.testing.assert_allclose(side.effort(twin), expected)  # the command is held
+    with pytest.raises(InputError, match='viscous_scale'):
+        side.set_scales(viscous_scale=[1.5] * 6)
+    side.set_scales(coulomb_scale=[0.0] * 6)
+    assert not side.ur.coulomb_scale.any() and np.all(side.ur.viscous_scale == 0.5)
+    record = twin.advance(3)
+    published = side.measured(record.measured)['driver_effort']
+    drive = ur5e.drives.current_to_joint_torque(record.measured['current'])
+    np.testing.assert_allclose(published, drive - ur5e.inverse_dynamics(record.measured['q'], np.zeros((3, 6)),
+                                                                         np.zeros((3, 6)), TOOL))
+    assert URDriverSide(params, 'current', None, direct_torque=False).effort(twin, command) is not None

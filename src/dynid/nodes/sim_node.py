@@ -34,7 +34,7 @@ from dynid.sim.changes import parse_joint_change
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.realtime import RealTimeSchedule
 from dynid.sim.twin import DigitalTwin
-from dynid.sim.ur_modes import driver_effort
+from dynid.sim.ur_modes import URDriverSide, hand_gravity_to_ur
 
 CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
 LATE_S = 0.1  # a lag above this is reported as a warning
@@ -42,8 +42,6 @@ LATE_S = 0.1  # a lag above this is reported as a warning
 TOPICS = {'joint_states': {'position': 'q', 'velocity': 'dq', 'effort': 'joint_torque'},
           'motor_states': {'position': 'theta', 'velocity': 'dtheta'},
           'joint_currents': {'effort': 'current'}, 'joint_temperatures': {'effort': 'temperature'}}
-#: joint_states_effort: the twin's measurement published as the effort (others: computed, driver_effort)
-EFFORT_FIELD = {'torque': 'joint_torque', 'current': 'current'}
 
 
 class SimNode(Node):
@@ -84,18 +82,20 @@ class SimNode(Node):
         declare('robot_payload_mass', -1.0, _descriptor('payload set on the robot [kg] (5 cm out) that a '
                                                         'gravity_compensated_torque effort leaves out; negative: '
                                                         'the one it carries (payload_mass)', True, -1.0, 100.0))
+        declare('ur_direct_torque', False, _descriptor('effort commands applied as UR applies direct_torque(): '
+                                                       'plus its gravity (with the payload set) and its friction '
+                                                       'model scaled by ur_viscous_scale, ur_coulomb_scale (use '
+                                                       'internal_feedforward none)', True))
+        declare('ur_viscous_scale', [0.0], _descriptor("UR's viscous friction compensation per joint, 0-1 "
+                                                       '(FrictionModelController); one value: all joints', False))
+        declare('ur_coulomb_scale', [0.0], _descriptor("UR's Coulomb friction compensation per joint, 0-1", False))
 
         get = self.get_parameter
         effort = get('joint_states_effort').value
         checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
-        self.effort_meaning = effort
-        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': EFFORT_FIELD.get(effort,
-                                                                                                  'driver_effort')}}
         description = get('robot_description').value
         robot = load_robot(description if description else get('robot').value)
-        self.robot = robot
         set_mass = get('robot_payload_mass').value
-        self.payload_set = self._payload(get('payload_mass').value if set_mass < 0 else set_mass)
         params = PlantParameters.of_twin(robot, self._payload(get('payload_mass').value), get('drive_gain_error').value,
                                          get('seed').value, get('temperature').value,
                                          get('internal_feedforward').value, get('noise').value)
@@ -111,6 +111,12 @@ class SimNode(Node):
             changes = []
         self.twin = DigitalTwin(params, rate_hz=self.rate, seed=get('seed').value, initial_q=self.initial_q,
                                 joint_changes=changes)
+        self.ur = URDriverSide(params, effort, self._payload(get('payload_mass').value if set_mass < 0 else set_mass),
+                               get('ur_direct_torque').value, get('ur_viscous_scale').value,
+                               get('ur_coulomb_scale').value)
+        if self.ur.ur is not None:
+            hand_gravity_to_ur(self.twin, self.ur.ur)
+        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': self.ur.effort_field}}
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -146,12 +152,11 @@ class SimNode(Node):
         if count == self.schedule.max_batch:
             self.counters['late_callbacks'] += 1
         first = self.twin.samples + 1
+        if self.ur.ur is not None:  # UR's gravity and friction at the state of this burst's start
+            self.twin.set_effort_command(self.ur.effort(self.twin))
         record = self.twin.advance(count)
         stamps = self.schedule.stamps(first, count)
-        measured = record.measured
-        if self.effort_meaning not in EFFORT_FIELD:  # the effort as a UR publishes it (dynid.sim.ur_modes)
-            measured = {**measured, 'driver_effort': driver_effort(self.robot, self.effort_meaning, measured['q'],
-                                                                   None, measured['current'], self.payload_set)}
+        measured = self.ur.measured(record.measured)  # the effort as the driver publishes it (dynid.sim.ur_modes)
         for topic, fields in self.topics.items():
             values = {field: measured[name] for field, name in fields.items()}
             for data in self.encoders[topic].encode(stamps, **values):
@@ -189,7 +194,7 @@ class SimNode(Node):
         except InputError as error:
             self._reject('effort_commands', str(error))
             return
-        self.twin.set_effort_command(values)
+        self.twin.set_effort_command(self.ur.effort(self.twin, values))
         self.counters['effort_commands'] += 1
 
     def _on_reset(self, request, response):
@@ -202,6 +207,11 @@ class SimNode(Node):
         for parameter in parameters:
             if parameter.name == 'payload_mass':
                 self.twin.set_payload(self._payload(float(parameter.value)))
+            elif parameter.name in ('ur_viscous_scale', 'ur_coulomb_scale'):
+                try:
+                    self.ur.set_scales(**{parameter.name[3:]: list(parameter.value)})
+                except InputError as error:
+                    return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
 
     def _status(self):

@@ -118,6 +118,59 @@ class URDirectTorque:
         return cls(robot, viscous, coulomb, sv, sc, payload_set)
 
 
+def hand_gravity_to_ur(twin, ur: URDirectTorque) -> None:
+    """At the twin's start its controller's integrator is preloaded with the gravity torque (it holds the arm);
+    under direct torque UR gives that: the preload is lowered by UR's torque at the start state."""
+    state = twin.plant.state
+    gains = twin.controller.gains
+    ki = gains[KI]
+    given = ur(np.zeros(ur.robot.n), np.asarray(state.q, dtype=float), np.asarray(state.dq, dtype=float))
+    gains[INTEGRAL] -= np.where(ki > 0, given / np.where(ki > 0, ki, 1.0), 0.0)
+
+
+class URDriverSide:
+    """What sim_node publishes and applies as a UR does: the effort of ``meaning`` (module docstring) and, with
+    ``direct_torque``, effort commands applied as eq. (2) with the friction scale factors (changeable, as the
+    FrictionModelController's service changes them), evaluated at the state of each burst's start."""
+
+    def __init__(self, params, meaning: str, payload_set: Payload | None, direct_torque: bool,
+                 viscous_scale=0.0, coulomb_scale=0.0) -> None:
+        checked_choice('joint_states_effort', meaning, EFFORT_MEANINGS)
+        self.robot, self.meaning, self.payload_set = params.robot, meaning, payload_set
+        self.ur = URDirectTorque.of_twin(params, viscous_scale, coulomb_scale, payload_set) if direct_torque else None
+        self.command = np.zeros(params.robot.n)
+
+    @property
+    def effort_field(self) -> str:
+        """The measurement published as joint_states' effort (``driver_effort``: computed by :meth:`measured`)."""
+        return {'torque': 'joint_torque', 'current': 'current'}.get(self.meaning, 'driver_effort')
+
+    def measured(self, measured: dict) -> dict:
+        """The twin's measurements with ``driver_effort`` where the effort is a drive torque."""
+        if self.effort_field != 'driver_effort':
+            return measured
+        return {**measured, 'driver_effort': driver_effort(self.robot, self.meaning, measured['q'], None,
+                                                           measured['current'], self.payload_set)}
+
+    def set_scales(self, viscous_scale=None, coulomb_scale=None) -> None:
+        """New friction scale factors (InputError outside [0, 1]); no-op without direct torque."""
+        if self.ur is not None:
+            sv, sc = check_friction_scales(self.ur.viscous_scale if viscous_scale is None else viscous_scale,
+                                           self.ur.coulomb_scale if coulomb_scale is None else coulomb_scale,
+                                           self.robot.n)
+            self.ur = dataclasses.replace(self.ur, viscous_scale=sv, coulomb_scale=sc)
+
+    def effort(self, twin, command: np.ndarray | None = None) -> np.ndarray:
+        """The effort the twin's joints get for the held ``command`` [N·m] (kept when given): the command itself,
+        or UR's eq. (2) at the twin's present state."""
+        if command is not None:
+            self.command = np.asarray(command, dtype=float)
+        if self.ur is None:
+            return self.command
+        state = twin.plant.state
+        return self.ur(self.command, np.asarray(state.q, dtype=float), np.asarray(state.dq, dtype=float))
+
+
 def run_direct_torque(twin, ur: URDirectTorque, commands: np.ndarray | None, samples: int) -> dict:
     """Advance ``twin`` (its joint controller without internal feedforward stands for the loop that closes around
     the torque) ``samples`` output samples with UR applying ``commands`` (N, n) [N·m] (None: 0) as eq. (2) at the
@@ -126,11 +179,8 @@ def run_direct_torque(twin, ur: URDirectTorque, commands: np.ndarray | None, sam
     preload is lowered by UR's torque at the start."""
     state = twin.plant.state
     q, dq = np.array(state.q, dtype=float), np.array(state.dq, dtype=float)
-    if twin.samples == 0:  # the loop's integrator starts holding what UR does not give (the twin preloads gravity)
-        gains = twin.controller.gains
-        ki = gains[KI]
-        given = ur(np.zeros(ur.robot.n), q, dq)
-        gains[INTEGRAL] -= np.where(ki > 0, given / np.where(ki > 0, ki, 1.0), 0.0)
+    if twin.samples == 0:
+        hand_gravity_to_ur(twin, ur)
     t, qs, dqs = [], [], []
     for k in range(samples):
         command = np.zeros(ur.robot.n) if commands is None else commands[k]
