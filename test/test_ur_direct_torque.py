@@ -159,3 +159,25 @@ def test_sim_node_side_applies_commands_as_ur_and_refuses_bad_scales(ur5e):
     np.testing.assert_allclose(published, drive - ur5e.inverse_dynamics(record.measured['q'], np.zeros((3, 6)),
                                                                          np.zeros((3, 6)), TOOL))
     assert URDriverSide(params, 'current', None, direct_torque=False).effort(twin, command) is not None
+
+
+def test_feedforward_node_side_sets_ur_scales_to_zero_or_says_how(ur5e):
+    import rclpy
+
+    from dynid.ros.ur_services import configure_ur
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('dynid_test_ur_services', context=context)
+    try:
+        lines = configure_ur(node, ur5e, True, '/friction_model_controller/set_friction_model_parameters',
+                             '/gravity_update_controller/set_gravity')
+        assert "UR's compensation set to 0" in lines[0] or 'coefficients are not known' in lines[0]
+        assert 'coulomb_scale: [0, 0, 0, 0, 0, 0]' in lines[0]  # the call to run where ur_msgs is missing
+        assert 'gravity straight down' in lines[1]
+        tilted = configure_ur(node, ur5e.with_gravity([0.0, -4.9, -8.5]), False, 'fm', 'g')
+        assert "UR's friction model left as set" in tilted[0]
+        assert 'vector: {x: 0, y: -4.9, z: -8.5}' in tilted[1]
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
