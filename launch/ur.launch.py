@@ -49,6 +49,7 @@ from dynid.model.robots import builtin_for
 from dynid.ros import launching, wiring
 
 URSIM_IP = '192.168.56.101'  # URSim's address in the driver's docs, dynid's default robot_ip
+SCALED = 'scaled_joint_trajectory_controller'  # the Kilted/Jazzy drivers' position controller, dynid's default
 
 
 def _description(context) -> str:
@@ -92,27 +93,47 @@ def effort_meaning(context) -> tuple[str, bool]:
     return ('current' if currents else 'gravity_compensated_torque'), bool(declared)
 
 
+def controller_setup(context) -> tuple[str, str, bool]:
+    """(controllers file, initial joint controller, whether the driver is one without UR's scaled trajectory
+    controller). The driver's PR #1769 (main, for Rolling/Lyrical) removed scaled_joint_trajectory_controller;
+    its joint_trajectory_controller is then the speed-scaled position controller, and dynid's controllers file
+    (which makes joint_trajectory_controller command effort) does not fit it: the driver's own file is used, and
+    dynid's default initial controller becomes joint_trajectory_controller."""
+    given = launching.argument(context, 'initial_joint_controller')
+    try:
+        upstream = driver_declares(_driver_launch(context), 'scaled_joint_trajectory_controller') is False
+    except Exception:  # noqa: BLE001 - no ur_robot_driver package here
+        upstream = False
+    if not upstream:
+        return (PathJoinSubstitution([FindPackageShare('dynid'), 'config', 'ur_controllers.yaml']).perform(context),
+                given, False)
+    own = PathJoinSubstitution([FindPackageShare('ur_robot_driver'), 'config', 'ur_controllers.yaml']).perform(context)
+    return own, 'joint_trajectory_controller' if given == SCALED else given, True
+
+
 def _driver(context):
     arg = LaunchConfiguration
     meaning, declared = effort_meaning(context)
+    controllers, controller, upstream = controller_setup(context)
     arguments = {'ur_type': arg('ur_type'), 'robot_ip': arg('robot_ip'), 'tf_prefix': arg('tf_prefix'),
-                 'use_mock_hardware': arg('use_mock_hardware'),
-                 'controllers_file': PathJoinSubstitution([FindPackageShare('dynid'), 'config',
-                                                           'ur_controllers.yaml']),
-                 'initial_joint_controller': arg('initial_joint_controller'), 'launch_rviz': arg('launch_rviz')}
+                 'use_mock_hardware': arg('use_mock_hardware'), 'controllers_file': controllers,
+                 'initial_joint_controller': controller, 'launch_rviz': arg('launch_rviz')}
     if declared:
         arguments['use_currents_as_efforts'] = 'true' if meaning == 'current' else 'false'
     said = LogInfo(msg=f'dynid: joint_states effort read as {meaning} (use_currents_as_efforts:='
                        f'{"true" if meaning == "current" else "false"}'
                        f'{"" if declared else "; this driver has no such argument and publishes motor current"})')
-    return [said, IncludeLaunchDescription(PythonLaunchDescriptionSource(_driver_launch(context)),
-                                           launch_arguments=arguments.items())]
+    notes = [said]
+    if upstream:
+        notes.append(LogInfo(msg=f'dynid: this UR driver has no scaled_joint_trajectory_controller (its PR #1769): '
+                                 f'its own controllers file and {controller}'))
+    return [*notes, IncludeLaunchDescription(PythonLaunchDescriptionSource(_driver_launch(context)),
+                                             launch_arguments=arguments.items())]
 
 
 def _dynid(context):
     share = FindPackageShare('dynid')
-    controllers = PathJoinSubstitution([share, 'config', 'ur_controllers.yaml']).perform(context)
-    controller = launching.argument(context, 'initial_joint_controller')
+    controllers, controller, _ = controller_setup(context)
     ur_type, prefix = launching.argument(context, 'ur_type'), launching.argument(context, 'tf_prefix')
     effort = wiring.takes_effort(controllers, controller)
     mode = launching.argument(context, 'feedforward')

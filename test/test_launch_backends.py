@@ -229,6 +229,20 @@ def test_ur_effort_meaning_follows_use_currents_as_efforts(ur_torques):
         assert check_effort(visit) == meaning
 
 
+def test_ur_launch_with_a_driver_without_the_scaled_trajectory_controller(tmp_path, monkeypatch):
+    # The driver's PR #1769 (main) removed scaled_joint_trajectory_controller: its own controllers file and its
+    # position joint_trajectory_controller are used, and no feedforward_node runs on it by default.
+    prefix = vendor_prefix(tmp_path / 'vendors_upstream', ur_upstream=True)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(prefix), os.environ['AMENT_PREFIX_PATH']]))
+    visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2'})
+    check_includes(visit)
+    given = next(include for include in visit.includes if Path(include[0]).name == 'ur_control.launch.py')
+    assert 'controllers_file' in given[1]
+    assert visit.spawned()['joint_trajectory_controller'] is True
+    assert 'feedforward_node' not in {name.rsplit('/', 1)[-1] for name in visit.dynid_nodes()}
+    assert check_effort(visit) == 'current'
+
+
 def test_ur_torques_from_a_driver_without_the_argument_are_refused():
     visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2'})  # the default: current, which every driver gives
     assert 'use_currents_as_efforts' not in _driver_arguments(visit)  # not declared there: not passed
