@@ -312,9 +312,19 @@ def plugin_types(packages: dict[str, Path]) -> set[str]:
     return types
 
 
-def controllers_of(name: str) -> tuple[dict[str, str], set[str]]:
-    """({controller: type}, joints named anywhere) of one of dynid's controllers files (``$(var tf_prefix)``: '')."""
-    document = yaml.safe_load((ROOT / 'config' / name).read_text().replace('$(var tf_prefix)', ''))
+def controllers_file(name: str, packages: dict[str, Path]) -> Path:
+    """The controllers file ``name``'s launch file passes: dynid's, but on a UR driver without UR's scaled trajectory
+    controller (its PR #1769, main) the driver's own, as ur.launch.py does."""
+    if name == 'ur' and 'ur_robot_driver' in packages:
+        launch = packages['ur_robot_driver'] / 'launch' / 'ur_control.launch.py'
+        if launch.is_file() and 'scaled_joint_trajectory_controller' not in launch.read_text():
+            return packages['ur_robot_driver'] / 'config' / 'ur_controllers.yaml'
+    return ROOT / 'config' / CONTROLLERS[name][0]
+
+
+def controllers_of(path: Path) -> tuple[dict[str, str], set[str]]:
+    """({controller: type}, joints named anywhere) of a controllers file (``$(var tf_prefix)``: '')."""
+    document = yaml.safe_load(Path(path).read_text().replace('$(var tf_prefix)', ''))
     document = document.get('/**', document)
     manager = document['controller_manager']['ros__parameters']
     types = {key: value['type'] for key, value in manager.items() if isinstance(value, dict) and 'type' in value}
@@ -331,7 +341,7 @@ def xacro_joints(packages: dict[str, Path], package: str, path: str, mappings: d
 
 def static_checks(name: str, visit: Visit, packages: dict[str, Path], plugins: set[str]) -> dict:
     given_undeclared = sum(len(set(given) - set(declared)) for _, given, declared in visit.includes)
-    controllers, joints = controllers_of(CONTROLLERS[name][0])
+    controllers, joints = controllers_of(controllers_file(name, packages))
     unknown = sorted({t for t in controllers.values() if t not in plugins})
     described = xacro_joints(packages, *CONTROLLERS[name][1])
     return {'includes': len(visit.includes), 'undeclared': given_undeclared, 'unknown_types': unknown,

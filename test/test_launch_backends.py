@@ -208,6 +208,48 @@ def test_ur_launch_with_the_effort_trajectory_controller(ur_effort):
     assert visit.spawned()['joint_trajectory_controller'] is True
 
 
+@pytest.fixture
+def ur_torques(tmp_path, monkeypatch):
+    """A UR driver whose ur_control.launch.py declares use_currents_as_efforts (PR #1918) first on the path."""
+    prefix = vendor_prefix(tmp_path / 'vendors_torques', ur_currents_argument=True)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(prefix), os.environ['AMENT_PREFIX_PATH']]))
+
+
+def _driver_arguments(visit: Visit) -> list[str]:
+    return next(given for location, given, _ in visit.includes if Path(location).name == 'ur_control.launch.py')
+
+
+def test_ur_effort_meaning_follows_use_currents_as_efforts(ur_torques):
+    # A driver with the argument gets it explicitly (its own default is torques), and the nodes read what it
+    # was asked for: motor current by default, UR's gravity-compensated torque with false.
+    for value, meaning in (('true', 'current'), ('false', 'gravity_compensated_torque')):
+        visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2', 'use_currents_as_efforts': value})
+        check_includes(visit)
+        assert 'use_currents_as_efforts' in _driver_arguments(visit)
+        assert check_effort(visit) == meaning
+
+
+def test_ur_launch_with_a_driver_without_the_scaled_trajectory_controller(tmp_path, monkeypatch):
+    # The driver's PR #1769 (main) removed scaled_joint_trajectory_controller: its own controllers file and its
+    # position joint_trajectory_controller are used, and no feedforward_node runs on it by default.
+    prefix = vendor_prefix(tmp_path / 'vendors_upstream', ur_upstream=True)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join([str(prefix), os.environ['AMENT_PREFIX_PATH']]))
+    visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2'})
+    check_includes(visit)
+    given = next(include for include in visit.includes if Path(include[0]).name == 'ur_control.launch.py')
+    assert 'controllers_file' in given[1]
+    assert visit.spawned()['joint_trajectory_controller'] is True
+    assert 'feedforward_node' not in {name.rsplit('/', 1)[-1] for name in visit.dynid_nodes()}
+    assert check_effort(visit) == 'current'
+
+
+def test_ur_torques_from_a_driver_without_the_argument_are_refused():
+    visit = Visit('ur.launch.py', {'robot_ip': '10.0.0.2'})  # the default: current, which every driver gives
+    assert 'use_currents_as_efforts' not in _driver_arguments(visit)  # not declared there: not passed
+    with pytest.raises(RuntimeError, match='has no such argument'):
+        Visit('ur.launch.py', {'robot_ip': '10.0.0.2', 'use_currents_as_efforts': 'false'})
+
+
 @pytest.mark.parametrize('arguments, reason', [
     ({'feedforward': 'trajectory'}, 'needs a trajectory controller that commands effort'),
     ({'initial_joint_controller': 'joint_trajectory_controller'}, 'no effort command interface'),

@@ -179,12 +179,50 @@ def ur_arm_xacro(ur_type: str, command_interfaces: list[str]) -> str:
     return f'<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro">{body}{block}</robot>\n'
 
 
-def vendor_prefix(prefix: Path, ur_effort: bool = False) -> Path:
+#: the argument the driver's ur_control.launch.py declares from PR #1918 on (merged 2026-07-31): joint_states'
+#: effort is motor current (true) or UR's gravity-compensated actual_current_as_torque (false, the default)
+UR_CURRENTS_ARGUMENT = "ARGUMENTS.append(('use_currents_as_efforts', 'false', ['true', 'false']))\n"
+
+
+#: the driver's own controllers file after its PR #1769 (main): joint_trajectory_controller commands position
+UR_UPSTREAM_CONTROLLERS = '''controller_manager:
+  ros__parameters:
+    joint_trajectory_controller:
+      type: joint_trajectory_controller/JointTrajectoryController
+    forward_effort_controller:
+      type: forward_command_controller/ForwardCommandController
+joint_trajectory_controller:
+  ros__parameters:
+    command_interfaces: [position]
+    state_interfaces: [position, velocity]
+forward_effort_controller:
+  ros__parameters:
+    interface_name: effort
+'''
+
+
+def _upstream(control: str) -> str:
+    """The UR driver's launch file after its PR #1769 (main): no scaled_joint_trajectory_controller, the
+    joint_trajectory_controller the default."""
+    return (control.replace("['scaled_joint_trajectory_controller', 'joint_trajectory_controller',",
+                            "['joint_trajectory_controller',")
+            .replace("('initial_joint_controller', 'scaled_joint_trajectory_controller', JOINT_CONTROLLERS)",
+                     "('initial_joint_controller', 'joint_trajectory_controller', JOINT_CONTROLLERS)"))
+
+
+def vendor_prefix(prefix: Path, ur_effort: bool = False, ur_currents_argument: bool = False,
+                  ur_upstream: bool = False) -> Path:
     """Write the stand-in packages (see the module docstring) under ``prefix``; returns it. ``ur_effort``: the UR
-    description's joints have an effort command interface."""
+    description's joints have an effort command interface; ``ur_currents_argument``: the UR driver declares
+    ``use_currents_as_efforts`` (its PR #1918); ``ur_upstream``: the driver without UR's scaled trajectory
+    controller (its PR #1769), with its own controllers file."""
     commands = ['position', 'velocity'] + (['effort'] if ur_effort else [])
+    control = UR_CONTROL.replace('\n\ndef launch_setup', '\n' + UR_CURRENTS_ARGUMENT + '\n\ndef launch_setup') \
+        if ur_currents_argument else UR_CONTROL
+    control = _upstream(control) if ur_upstream else control
     packages = {
-        'ur_robot_driver': {'launch/ur_control.launch.py': UR_CONTROL, 'urdf/ur.urdf.xacro': UR_DRIVER_XACRO,
+        'ur_robot_driver': {'launch/ur_control.launch.py': control, 'urdf/ur.urdf.xacro': UR_DRIVER_XACRO,
+                            **({'config/ur_controllers.yaml': UR_UPSTREAM_CONTROLLERS} if ur_upstream else {}),
                             **{f'urdf/arms/{ur_type}.xacro': ur_arm_xacro(ur_type, commands) for ur_type in UR_TYPES}},
         'franka_bringup': {'launch/franka.launch.py': FRANKA_BRINGUP},
         'ros_gz_sim': {'launch/gz_sim.launch.py': GZ_SIM},

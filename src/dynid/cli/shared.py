@@ -120,9 +120,13 @@ def add_effort_argument(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument('--joint-states-effort', choices=EFFORT_MEANINGS, default=None,
                         help="what joint_states' effort holds in the recordings: torque (joint torque [N·m]; the "
-                             'default) or current (motor current [A], then used as a joint_currents topic is: through '
-                             'the drive gains). The UR driver (ur_robot_driver) publishes motor current there: give '
-                             'current for a UR recording of /joint_states. With current, a recording that also has a '
+                             'default), current (motor current [A], then used as a joint_currents topic is: through '
+                             'the drive gains), current_as_torque (the drive torque K·i [N·m] from the current) or '
+                             'gravity_compensated_torque (that torque minus the robot\'s gravity with the payload set '
+                             'on it: added back). The UR driver publishes motor current there before its PR #1551 '
+                             'or with use_currents_as_efforts:=true, and UR\'s gravity-compensated '
+                             'actual_current_as_torque after it (docs/backends/ur.md). A recording dynid wrote says '
+                             'what it holds and is read by that unless told. With current, a recording that also has a '
                              'joint_currents topic (as dynid simulate and identifier_node write) is refused. Each '
                              'recording is checked against the robot file (sign and scale of its torque per joint) and '
                              'a warning names what looks wrong')
@@ -185,12 +189,19 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     from dynid.io.stream_checks import rate_note
     from dynid.model.naming import parse_joint_map
 
-    dataset = read_recording(bag, robot.joint_names, None, joint_states_effort or 'torque',
-                             parse_joint_map(joint_map))
+    meaning = joint_states_effort or recorded_meaning(bag) or 'torque'
+    dataset = read_recording(bag, robot.joint_names, None, meaning, parse_joint_map(joint_map))
     dataset = dataset.with_torque_signs(signs or {})
-    said, said_by = effort_said(joint_states_effort, bag)
+    if dataset.source.get('rtde'):  # the RTDE publisher's recording: what it holds is its fields' (dynid.io.rtde)
+        meaning = dataset.source['joint_states_effort']
+    if meaning == 'gravity_compensated_torque':
+        dataset = restored_gravity(dataset, robot, bag, warn)
+    if meaning in ('current_as_torque', 'gravity_compensated_torque'):  # a drive torque K·i: read as the current
+        from dynid.identify.gravity_restore import drive_torque_as_current
+        dataset = drive_torque_as_current(dataset, robot)
+    said, said_by = effort_said(joint_states_effort, bag, dataset)
     dataset.source['effort_said'] = {'said': said, 'said_by': said_by}
-    if diagnosis is not None and joint_states_effort in (None, diagnosis.get('said')):
+    if diagnosis is not None and (joint_states_effort is None or said == diagnosis.get('said')):
         dataset.source['diagnosis'] = diagnosis
     elif check:
         try:
@@ -204,13 +215,56 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     return dataset
 
 
-def effort_said(joint_states_effort: str | None, bag) -> tuple[str | None, str]:
+def effort_said(joint_states_effort: str | None, bag, dataset=None) -> tuple[str | None, str]:
     """(what the effort of ``bag`` holds, who said it): the user's --joint-states-effort, else the recording's own
-    record (:func:`dynid.io.effort_record.recorded_effort`); (None, '') when neither says."""
+    record (:func:`dynid.io.effort_record.recorded_effort`); (None, '') when neither says. A drive torque (UR's
+    efforts) is said as what ``dataset`` read it as: the current it was made of."""
+    from dynid.io import TORQUE_MEANINGS
     from dynid.io.effort_record import recorded_effort
 
     said, said_by = (joint_states_effort, '--joint-states-effort') if joint_states_effort else recorded_effort(bag)
+    if said in TORQUE_MEANINGS and dataset is not None:
+        said = dataset.source.get('joint_states_effort', 'torque')
     return (None if said == 'none' else said), said_by
+
+
+def recorded_meaning(bag) -> str | None:
+    """What the recording's own record says joint_states' effort holds (:mod:`dynid.io.effort_record`), where
+    it names a meaning to read by (a bag of dynid's twin written as a UR driver publishes, or of identifier_node
+    told by ur.launch.py), else None."""
+    from dynid.io import EFFORT_MEANINGS
+    from dynid.io.effort_record import recorded_effort
+
+    try:
+        said, _ = recorded_effort(bag)
+    except (OSError, TypeError):
+        return None
+    return said if said in EFFORT_MEANINGS else None
+
+
+def restored_gravity(dataset, robot, bag, warn: bool = True):
+    """A gravity-compensated effort (UR's ``actual_current_as_torque``) with the robot file's gravity added back,
+    with the payload the robot had set by the recording (:mod:`dynid.identify.gravity_restore`); the check of that
+    payload against the torque in ``source['payload_set_check']``, its warning (and a note where the recording
+    does not say the payload set) on stderr where ``warn``."""
+    from dynid.identify.gravity_restore import payload_from_record, payload_set_check, restore_gravity
+    from dynid.io.effort_record import recorded_robot_payload
+
+    record = dataset.source.get('robot_payload') or recorded_robot_payload(bag)
+    notes = []
+    if record is None:
+        notes.append(f'{bag}: the payload set on the robot is not recorded (the RTDE publisher\'s payload topics): '
+                     'its gravity-compensated effort is read with none set')
+    payload_set = payload_from_record(record)
+    restored = restore_gravity(dataset, robot, payload_set)
+    check = payload_set_check(restored, robot, payload_set)
+    restored.source['payload_set_check'] = check
+    if check['warning']:
+        notes.append(f'{bag}: {check["warning"]}')
+    for line in notes if warn else ():
+        print(f'warning: {line}', file=sys.stderr)
+    check['notes'] = notes
+    return restored
 
 
 def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: bool = True, payload=None) -> None:
@@ -219,7 +273,7 @@ def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: 
     ``source['diagnosis']`` keeps it, its warnings printed to stderr where ``warn``."""
     from dynid.diagnosis import Recording, diagnose
 
-    said, said_by = effort_said(joint_states_effort, bag)
+    said, said_by = effort_said(joint_states_effort, bag, dataset)
     diagnosis = diagnose([Recording(dataset, payload, str(bag))], robot, said, said_by)
     dataset.source['diagnosis'] = diagnosis.to_dict()
     for line in diagnosis.warnings() if warn else ():

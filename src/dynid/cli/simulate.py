@@ -6,6 +6,7 @@ import argparse
 
 from dynid.cli.shared import EXIT_OK, add_joints_argument, float_list, output_folder
 from dynid.errors import InputError
+from dynid.io import EFFORT_MEANINGS
 
 SUMMARY = 'run the digital twin (or MuJoCo) on a trajectory and write a rosbag2 (MCAP) recording'
 
@@ -37,6 +38,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'viscous_excess=V (N·m·s/rad added to Fv1); joints=NAME[,NAME...] (default all). '
                              'Scales are relative to the original values. A trajectory file\'s joint_changes '
                              'list adds to these; truth.yaml records them with the parameters before and after')
+    parser.add_argument('--joint-states-effort', choices=EFFORT_MEANINGS, default='torque',
+                        help="what the bag's joint_states effort holds, as a driver publishes it: torque (the "
+                             'default: the contract\'s bag with motor states, currents and temperatures), or as '
+                             'the UR driver does (only joint_states): current, current_as_torque (K·i [N·m]) or '
+                             "gravity_compensated_torque (UR's actual_current_as_torque: K·i less the gravity with "
+                             'the payload set on the robot); the bag records which')
+    parser.add_argument('--robot-payload', type=float, default=None, metavar='KG',
+                        help='payload set on the robot [kg] (at --payload-com) that a gravity_compensated_torque '
+                             'effort leaves out (default: the one carried, --payload)')
     parser.add_argument('-o', '--output', required=True,
                         help='new directory for the rosbag2 (MCAP) recording and truth.yaml')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
@@ -105,13 +115,18 @@ def run(args: argparse.Namespace) -> int:
         stamps=args.log_stamps, repeats=args.log_repeats, time_column=not args.log_no_time)
     if real_log is not None:
         real_log.check(args.rate)
+        if args.joint_states_effort != 'torque':
+            raise InputError('--joint-states-effort other than torque writes a driver\'s bag: not with --log-rate')
+    if args.robot_payload is not None and not 0.0 <= args.robot_payload <= 100.0:
+        raise InputError(f'--robot-payload must be within 0–100 kg, got {args.robot_payload}')
     robot = load_robot(args.robot, joints=args.joints)
     payload_com = SimulationSettings.payload_com if args.payload_com is None else tuple(args.payload_com)
     settings = SimulationSettings(duration_s=args.duration, rate_hz=args.rate, seed=args.seed,
                                   payload_kg=args.payload, payload_com=payload_com,
                                   drive_gain_error=args.drive_gain_error, temperature_c=args.temperature,
                                   joint_changes=changes, real_log=real_log, storage=args.storage,
-                                  engine=args.engine, mjcf=args.mjcf)
+                                  engine=args.engine, mjcf=args.mjcf,
+                                  joint_states_effort=args.joint_states_effort, robot_payload_kg=args.robot_payload)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, {"MCAP" if args.storage == "mcap" else "sqlite3"}){extra} and '

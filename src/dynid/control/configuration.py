@@ -90,6 +90,12 @@ class FeedforwardSettings:
                                      '/identifier_node/payload), each replacing the payload; empty: none')
     adaptive_topic: str = setting('estimator_node/friction', 'the estimator\'s friction table (α̂ of '
                                                              'friction_adaptive); empty: none')
+    ur_friction_model_service: str = setting('', "UR's FrictionModelController service: its friction scales set at "
+                                                 'configure (0 where this feedforward compensates friction; needs '
+                                                 'ur_msgs); empty: not called')
+    ur_gravity_service: str = setting('', "UR's GravityUpdateController ~/set_gravity: the robot model's gravity "
+                                          'vector at configure where it is not straight down (needs ur_msgs); empty: '
+                                          'not called')
 
     @classmethod
     def from_parameters(cls, value: Callable[[str], object]) -> FeedforwardSettings:

@@ -644,8 +644,9 @@ class IdentificationProblem:
     def describe(self) -> dict:
         """Provenance of the problem (for the result file)."""
         # of each recording's source: where it came from, how its effort was read and what was said of it (the
-        # diagnosis of all recordings together is the result's own section)
-        kept = ('bag', 'simulation', 'start_ns', 'joint_states_effort', 'torque_sign', 'effort_said')
+        # diagnosis of all recordings together is the result's own section), and the payload set on the robot
+        kept = ('bag', 'simulation', 'start_ns', 'joint_states_effort', 'torque_sign', 'effort_said',
+                'effort_as_recorded', 'robot_payload', 'payload_set_check')
         return {'torque_source': self.torque_source, 'rotor_compensation': self.compensate_rotor,
                 'rotor_inertia_identified': self.identify_rotor_inertia,
                 'friction_velocity': 'rotor' if self.friction_on_rotor else 'link',

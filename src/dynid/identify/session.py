@@ -40,6 +40,7 @@ from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
 from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
+from dynid.io import TORQUE_MEANINGS
 from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
@@ -191,6 +192,20 @@ class IdentificationSession:
         dataset = read_recording(recording, self.robot.joint_names, self.namespace)
         if self.joint_states_effort == 'current':  # the intake recorded joint_states' effort as joint_currents
             dataset.source['joint_states_effort'] = 'current'
+        elif self.joint_states_effort in ('current_as_torque', 'gravity_compensated_torque'):
+            from dynid.identify.gravity_restore import (
+                drive_torque_as_current,
+                payload_from_record,
+                payload_set_check,
+                restore_gravity,
+            )
+
+            dataset.source['joint_states_effort'] = self.joint_states_effort
+            if self.joint_states_effort == 'gravity_compensated_torque':  # UR's: the gravity added back
+                payload_set = payload_from_record(dataset.source.get('robot_payload'))
+                dataset = restore_gravity(dataset, self.robot, payload_set)
+                dataset.source['payload_set_check'] = payload_set_check(dataset, self.robot, payload_set)
+            dataset = drive_torque_as_current(dataset, self.robot)  # a drive torque K·i: read as the current
         return dataset
 
     # ------------------------------------------------------------------------------ identification
@@ -240,8 +255,9 @@ class IdentificationSession:
             checked_choice(name, getattr(settings, name), allowed)
         dataset = self.read(recording)
         dataset = dataset.with_torque_signs(parse_torque_signs(settings.torque_sign, self.robot.joint_names))
-        dataset.source['effort_said'] = {'said': self.joint_states_effort,
-                                         'said_by': 'joint_states_effort' if self.joint_states_effort else ''}
+        said = dataset.source.get('joint_states_effort', 'torque') if self.joint_states_effort in TORQUE_MEANINGS \
+            else self.joint_states_effort  # a drive torque is read as the current it was made of
+        dataset.source['effort_said'] = {'said': said, 'said_by': 'joint_states_effort' if said else ''}
         spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
                          exclude_joints=joint_names(settings.exclude_joints))
         filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,

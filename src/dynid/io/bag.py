@@ -35,6 +35,7 @@ recording that also has ``joint_currents`` is refused rather than guessed at.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -46,7 +47,7 @@ from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError, checked_choice
 from dynid.files import written
-from dynid.io import EFFORT_MEANINGS
+from dynid.io import EFFORT_MEANINGS, TORQUE_MEANINGS, rtde
 from dynid.io.cdr import (
     FIELDS,
     JOINT_STATE,
@@ -57,7 +58,7 @@ from dynid.io.cdr import (
     typestore,
 )
 from dynid.io.dataset import Dataset
-from dynid.io.effort_record import EFFORT_RECORD_KEY
+from dynid.io.effort_record import EFFORT_RECORD_KEY, ROBOT_PAYLOAD_KEY, effort_record_value
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
 from dynid.model.naming import match_joint_names
 
@@ -132,8 +133,11 @@ def _write_messages(path: Path, dataset: Dataset, stamps: np.ndarray, reference:
     store = typestore()
     plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
     with Writer(path, version=9, storage_plugin=plugin) as writer:
-        # What joint_states' effort holds, for readers that would otherwise guess (dynid.io.effort_record).
-        writer.set_custom_data(EFFORT_RECORD_KEY, 'torque' if dataset.tau is not None else 'none')
+        # What joint_states' effort holds, for readers that would otherwise guess (dynid.io.effort_record), and
+        # the payload the robot had set where the effort depends on it (a gravity-compensated torque).
+        writer.set_custom_data(EFFORT_RECORD_KEY, effort_record_value(dataset))
+        if dataset.source.get('robot_payload') is not None:
+            writer.set_custom_data(ROBOT_PAYLOAD_KEY, json.dumps(dataset.source['robot_payload']))
         connections = {}
         for topic, fields in STATE_TOPICS.items():
             if topic == 'joint_states' and dataset.tau is None:
@@ -357,6 +361,26 @@ def _namespace(by_topic: dict, namespace: str | None, path) -> str:
     return namespace
 
 
+class _RtdeOnlyError(Exception):
+    """Raised inside :func:`read_bag` for a recording of the RTDE publisher alone."""
+
+
+def _with_rtde(reader, by_topic: dict, stamps: np.ndarray, signals: dict) -> tuple[dict, dict | None]:
+    """``signals`` with the RTDE publisher's temperatures and currents held onto joint_states' stamps where the
+    contract's topics do not have them, and the payload set on the robot (dynid.io.rtde)."""
+    connections = [c for topic, group in by_topic.items() if topic.rsplit('/', 2)[-2:-1] == [rtde.PREFIX]
+                   for c in group]
+    timestamps, arrays, payload = rtde.read_messages(reader, connections)
+    times, logs, values = rtde.join_packages(timestamps, {k: v for k, v in arrays.items() if v})
+    held = rtde.join_into(stamps, times, logs, values)
+    out = dict(signals)
+    for field in ('temperature', 'current'):
+        if out.get(field) is None and field in held and signals.get('q') is not None \
+                and held[field].shape[1] == signals['q'].shape[1]:
+            out[field] = held[field]
+    return out, rtde._payload(payload)
+
+
 def _open_reader(files: list[Path], path: Path) -> AnyReader:
     """An open AnyReader of the recording. Bags that embed their message definitions (MCAP as rosbag2
     and :func:`write_bag` write it) open without dynid's type store; the others (e.g. sqlite3 bags of
@@ -401,8 +425,10 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     ``namespace`` is the recording's namespace; None: found from its topics (the root, or the one
     namespace holding joint_states).
     ``joint_states_effort`` says what joint_states' effort holds (:data:`dynid.io.EFFORT_MEANINGS`): ``'torque'``
-    fills ``tau`` [N·m]; ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
-    recording that also has ``joint_currents``.
+    and ``'current_as_torque'`` fill ``tau`` [N·m]; ``'gravity_compensated_torque'`` fills ``tau`` with the
+    effort as recorded (the robot's gravity not yet added back: :func:`dynid.identify.gravity_restore.restore_gravity`
+    does, with the robot model); ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
+    recording that also has ``joint_currents``. ``source['joint_states_effort']`` keeps the meaning.
     """
     checked_choice('joint_states effort', joint_states_effort, EFFORT_MEANINGS)
     paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
@@ -412,10 +438,13 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     path = paths[0] if len(paths) == 1 else paths[0].parent
     reader = _open_reader(files, path)
     counters: dict[str, int] = {}
+    rtde_payload, rtde_only = None, False
     try:
         by_topic: dict[str, list] = {}
         for connection in reader.connections:
             by_topic.setdefault(connection.topic, []).append(connection)
+        if not any(t.endswith('/joint_states') for t in by_topic) and rtde.is_rtde_bag(by_topic):
+            raise _RtdeOnlyError  # the RTDE publisher alone: its own reader (dynid.io.rtde), below
         namespace = _namespace(by_topic, namespace, path)
         main = topic_name(namespace, 'joint_states')
         wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
@@ -443,7 +472,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             picked = order[keep]
             duplicates = int(stamps.size - picked.size)
             stamps = stamps[picked]
-        effort = 'tau' if joint_states_effort == 'torque' else 'current'
+        effort = 'tau' if joint_states_effort in TORQUE_MEANINGS else 'current'
         signals = {target: _rows(main_rows[field], picked)
                    for field, target in (('position', 'q'), ('velocity', 'dq'), ('effort', effort))}
         valid = np.ones(stamps.size, dtype=bool)
@@ -466,15 +495,23 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             if latest is not None:
                 valid &= latest >= 0
             signals['temperature'] = _rows(rows['effort'], None if latest is None else np.clip(latest, 0, None))
+        if rtde.is_rtde_bag(by_topic):  # the RTDE publisher beside the driver: its packages onto joint_states
+            signals, rtde_payload = _with_rtde(reader, by_topic, stamps, signals)
         topics = sorted(by_topic)
         streams.clear()  # ``signals`` hold what they use of the decoded topics: free the rest before the copies below
         main_rows = rows = None
+    except _RtdeOnlyError:
+        rtde_only = True
     except InputError:
         raise
     except Exception as error:  # a truncated or corrupt file fails while reading messages
         raise InputError(f'cannot read bag {path}: {" ".join(str(error).split())}') from None
     finally:
         reader.close()
+    if rtde_only:  # its effort is UR's own field, whatever joint_states' was said to hold
+        if joint_names is None:
+            raise InputError(f'bag {path}: an RTDE recording names no joints: give the robot')
+        return rtde.read_rtde(path, joint_names)
     if not np.any(valid):
         raise InputError(f'bag {path}: no joint_states sample has matching motor_states/joint_currents stamps')
     for key in list(signals):
@@ -489,4 +526,6 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
               'joint_states_effort': joint_states_effort}
     if model_names is not None and list(names) != model_names:
         source['recorded_joint_names'] = list(names)
+    if rtde_payload is not None:
+        source['robot_payload'] = rtde_payload
     return Dataset(tuple(model_names or names), t, source=source, **signals)

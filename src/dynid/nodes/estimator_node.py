@@ -111,7 +111,8 @@ class EstimatorNode(Node):
         self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
         self.friction_publisher = self.create_publisher(Float64MultiArray, '~/friction', 10)
         self.intake = StateIntake(self, settings, on_samples=lambda batch: self._log(self.estimation.update(batch)),
-                                  joint_names=robot.joint_names)
+                                  joint_names=robot.joint_names,
+                                  robot=robot if drives is None else robot.with_drives(drives))
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(Trigger, '~/set_baseline', self._on_set_baseline)
         self.create_timer(1.0 / get('publish_rate').value, self._publish)

@@ -24,6 +24,7 @@ from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, run_lifecycle_node
 from dynid.ros.parameters import declare_settings, declarer, descriptor
 from dynid.ros.payload_updates import payload_subscription
+from dynid.ros.ur_services import configure_ur
 
 
 class FeedforwardNode(CommandingNode):
@@ -63,6 +64,9 @@ class FeedforwardNode(CommandingNode):
             return FAILURE
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         value = self.parameter_value
+        for line in configure_ur(self, commander.robot, value('compensate_friction'),
+                                 value('ur_friction_model_service'), value('ur_gravity_service')):
+            self.get_logger().info(line)  # UR's friction scales and gravity vector (dynid.ros.ur_services)
         if commander.streamed:
             self.commands = self.create_publisher(Float64MultiArray, f'{value("effort_controller")}/commands',
                                                   reliable)
@@ -77,7 +81,7 @@ class FeedforwardNode(CommandingNode):
         self.subscriptions_made += payload_subscription(self, value('payload_topic'), commander.set_payload_document)
         self.intake = StateIntake(self, self.settings, topics=('joint_states', 'joint_temperatures'),
                                   on_samples=commander.measure, joint_names=commander.robot.joint_names,
-                                  required=())
+                                  required=(), robot=commander.robot)
         self.intake.start()
         self.refusal, self.state_label = '', 'inactive'
         self.get_logger().info(commander.describe())

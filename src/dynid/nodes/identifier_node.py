@@ -167,7 +167,8 @@ class IdentifierNode(Node):
             identify_recorded_payload(self.session, recording, settings, service.result_file)),
             'payload identification', self.payload_publisher)
         if outcome is not None and service.set_ur_payload:
-            called = await call_ur_set_payload(self, service.ur_payload_service, outcome.ur_set_payload['request'])
+            called = await call_ur_set_payload(self, service.ur_payload_service, outcome.ur_set_payload['request'],
+                                               transition_time_s=service.ur_payload_transition_time)
             response.message = f'{response.message}; {called}'
             self.get_logger().info(called)
         return response

@@ -37,6 +37,7 @@ from dynid.sim.changes import parse_joint_change
 from dynid.sim.mujoco_twin import ENGINES, make_twin
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.realtime import RealTimeSchedule
+from dynid.sim.ur_modes import URDriverSide, hand_gravity_to_ur
 
 CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
 LATE_S = 0.1  # a lag above this is reported as a warning
@@ -84,16 +85,29 @@ class SimNode(Node):
         declare('mjcf', '', _descriptor('with engine mujoco: an MJCF file to simulate instead of the robot\'s URDF '
                                         '(joints named as the robot\'s)', True))
         declare('joint_states_effort', 'torque', _descriptor("what joint_states' effort holds: torque (joint "
-                                                             'torque [N·m]) or current (motor current [A], as the UR '
-                                                             'driver publishes)', True, choices=EFFORT_MEANINGS))
+                                                             'torque [N·m]), current (motor current [A]), '
+                                                             'current_as_torque (K·i [N·m]) or '
+                                                             'gravity_compensated_torque (K·i less the gravity with '
+                                                             "the payload set on the robot: UR's "
+                                                             'actual_current_as_torque)', True,
+                                                             choices=EFFORT_MEANINGS))
+        declare('robot_payload_mass', -1.0, _descriptor('payload set on the robot [kg] (5 cm out) that a '
+                                                        'gravity_compensated_torque effort leaves out; negative: '
+                                                        'the one it carries (payload_mass)', True, -1.0, 100.0))
+        declare('ur_direct_torque', False, _descriptor('effort commands applied as UR applies direct_torque(): '
+                                                       'plus its gravity (with the payload set) and its friction '
+                                                       'model scaled by ur_viscous_scale, ur_coulomb_scale (use '
+                                                       'internal_feedforward none)', True))
+        declare('ur_viscous_scale', [0.0], _descriptor("UR's viscous friction compensation per joint, 0-1 "
+                                                       '(FrictionModelController); one value: all joints', False))
+        declare('ur_coulomb_scale', [0.0], _descriptor("UR's Coulomb friction compensation per joint, 0-1", False))
 
         get = self.get_parameter
         effort = get('joint_states_effort').value
         checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
-        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'],
-                                                  'effort': 'joint_torque' if effort == 'torque' else 'current'}}
         description = get('robot_description').value
         robot = load_robot(description if description else get('robot').value)
+        set_mass = get('robot_payload_mass').value
         params = PlantParameters.of_twin(robot, self._payload(get('payload_mass').value), get('drive_gain_error').value,
                                          get('seed').value, get('temperature').value,
                                          get('internal_feedforward').value, get('noise').value)
@@ -111,6 +125,12 @@ class SimNode(Node):
         checked_choice('parameter engine', engine, ENGINES)
         self.twin = make_twin(params, engine, get('mjcf').value, rate_hz=self.rate, seed=get('seed').value,
                               initial_q=self.initial_q, joint_changes=changes)
+        self.ur = URDriverSide(params, effort, self._payload(get('payload_mass').value if set_mass < 0 else set_mass),
+                               get('ur_direct_torque').value, get('ur_viscous_scale').value,
+                               get('ur_coulomb_scale').value)
+        if self.ur.ur is not None:
+            hand_gravity_to_ur(self.twin, self.ur.ur)
+        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': self.ur.effort_field}}
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
@@ -148,10 +168,13 @@ class SimNode(Node):
         if count == self.schedule.max_batch:
             self.counters['late_callbacks'] += 1
         first = self.twin.samples + 1
+        if self.ur.ur is not None:  # UR's gravity and friction at the state of this burst's start
+            self.twin.set_effort_command(self.ur.effort(self.twin))
         record = self.twin.advance(count)
         stamps = self.schedule.stamps(first, count)
+        measured = self.ur.measured(record.measured)  # the effort as the driver publishes it (dynid.sim.ur_modes)
         for topic, fields in self.topics.items():
-            values = {field: record.measured[name] for field, name in fields.items()}
+            values = {field: measured[name] for field, name in fields.items()}
             for data in self.encoders[topic].encode(stamps, **values):
                 self.publishers_[topic].publish(data)
         self.counters['samples'] += count
@@ -185,10 +208,13 @@ class SimNode(Node):
         """A forward command controller's command (:data:`COMMANDS`): effort [N·m] added and held, position [rad]
         held, velocity [rad/s] for the twin's velocity horizon; bad ones counted and ignored."""
         try:
-            getattr(self.twin, method)(effort_command(message, len(self.joint_names)))
+            values = effort_command(message, len(self.joint_names))
         except InputError as error:
             self._reject(kind, str(error))
             return
+        if kind == 'effort_commands':  # as the robot applies them (UR's direct torque adds its own terms)
+            values = self.ur.effort(self.twin, values)
+        getattr(self.twin, method)(values)
         self.counters[kind] += 1
 
     def _on_reset(self, request, response):
@@ -201,6 +227,11 @@ class SimNode(Node):
         for parameter in parameters:
             if parameter.name == 'payload_mass':
                 self.twin.set_payload(self._payload(float(parameter.value)))
+            elif parameter.name in ('ur_viscous_scale', 'ur_coulomb_scale'):
+                try:
+                    self.ur.set_scales(**{parameter.name[3:]: list(parameter.value)})
+                except InputError as error:
+                    return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
 
     def _status(self):

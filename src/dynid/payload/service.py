@@ -33,6 +33,9 @@ class PayloadServiceSettings:
                                parameter='payload_result_file')
     set_ur_payload: bool = setting(False, '~/identify_payload also calls UR\'s set_payload (needs ur_msgs)')
     ur_payload_service: str = setting('/io_and_status_controller/set_payload', 'UR driver\'s set_payload service')
+    ur_payload_transition_time: float = setting(0.0, 'time UR takes to move to the new payload (set_payload\'s '
+                                                'transition_time, where its ur_msgs has it)', unit='s', low=0.0,
+                                                high=60.0)
 
 
 @dataclass(frozen=True)

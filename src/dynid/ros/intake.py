@@ -18,12 +18,16 @@ alternative). Losses are counted per topic from gaps in the stamps (:class:`Stam
 reported by :meth:`StateIntake.status` for ``/diagnostics``; malformed messages (not a JointState,
 no stamp, joints missing) are skipped and counted.
 
-``joint_states_effort`` says what the driver puts into joint_states' effort: ``torque`` (the contract:
-joint torque [N·m]; Franka, Gazebo, the twin by default) or ``current`` (motor current [A], as the
-Universal Robots driver does). With ``current`` the intake does not subscribe ``joint_currents`` and
-hands joint_states over as the contract's two topics: joint_states with an empty effort and
-``joint_currents`` with its effort (:func:`dynid.io.cdr.split_effort`), so a recording reads as current
-(``dynid identify`` applies the drive gains) and joined samples carry it in ``current`` (``tau`` NaN).
+``joint_states_effort`` says what the driver puts into joint_states' effort (:data:`dynid.io.EFFORT_MEANINGS`):
+``torque`` (the contract: joint torque [N·m]; Franka, Gazebo, the twin by default), ``current`` (motor current
+[A], as the Universal Robots driver does by default), or a drive torque K·i (``current_as_torque``, UR's
+gravity-compensated ``gravity_compensated_torque``). With any but ``torque`` the intake does not subscribe
+``joint_currents``. With ``current`` it hands joint_states over as the contract's two topics: joint_states with
+an empty effort and ``joint_currents`` with its effort (:func:`dynid.io.cdr.split_effort`), so a recording reads
+as current (``dynid identify`` applies the drive gains); a drive torque is recorded as received and read by its
+meaning. Joined samples carry the current in ``current`` (``tau`` NaN); a drive torque is joined as the current
+i = (e + g(q; none)) / K_τ through the robot's drive gains (:func:`dynid.identify.gravity_restore.drive_torque_reader`;
+live, the payload set on the robot is not known: a gravity-compensated effort is read with none set).
 
 The callbacks run on the intake's thread, not the executor's: state they share with the node's
 other callbacks needs a lock.
@@ -91,7 +95,10 @@ class IntakeSettings:
         d('expected_rate', 0.0, descriptor('publisher rate for loss counting [Hz]; 0: from the stamps', True,
                                            0.0, 100000.0))
         d('joint_states_effort', 'torque', descriptor("what joint_states' effort holds: torque (joint torque "
-                                                      '[N·m]) or current (motor current [A], e.g. the UR driver)',
+                                                      '[N·m]), current (motor current [A], the UR driver with '
+                                                      'use_currents_as_efforts), current_as_torque (K·i [N·m]) or '
+                                                      "gravity_compensated_torque (UR's actual_current_as_torque: "
+                                                      'K·i less the gravity with the payload set on the robot)',
                                                       True, choices=EFFORT_MEANINGS))
         get = node.get_parameter
         settings = IntakeSettings(get('intake_period').value, get('intake_depth').value,
@@ -127,11 +134,16 @@ class StateIntake:
     def __init__(self, node: Node, settings: IntakeSettings, topics=TOPICS,
                  on_messages: Callable[[dict], None] | None = None,
                  on_samples: Callable[[StateBatch], None] | None = None, joint_names=None,
-                 required=('motor_states', 'joint_currents')) -> None:
+                 required=('motor_states', 'joint_currents'), robot=None) -> None:
         if on_samples is not None and joint_names is None:
             raise ValueError('joined samples need the joint names')
         self.node, self.settings = node, settings
-        self.from_effort = settings.effort_is_current  # joint_currents split off joint_states
+        # joint_currents split off joint_states: the effort is a current, or a drive torque read as one (robot)
+        self.from_effort = settings.joint_states_effort != 'torque'
+        self.drive_torque = None
+        if self.from_effort and not settings.effort_is_current and on_samples is not None:
+            from dynid.identify.gravity_restore import drive_torque_reader
+            self.drive_torque = drive_torque_reader(robot, settings.joint_states_effort)
         self.topics = tuple(t for t in topics if not (self.from_effort and t == 'joint_currents'))
         self.on_messages, self.on_samples = on_messages, on_samples
         self.joint_names = None if joint_names is None else list(joint_names)
@@ -245,8 +257,9 @@ class StateIntake:
         return stamps, messages
 
     def _contract(self, taken: dict) -> dict:
-        """``taken`` in the contract's topics: joint_states' current split off into joint_currents."""
-        if not self.from_effort or 'joint_states' not in taken:
+        """``taken`` in the contract's topics: joint_states' current split off into joint_currents (a drive torque
+        is recorded as received, in joint_states, and read as its meaning says: dynid.identify.session)."""
+        if not self.settings.effort_is_current or 'joint_states' not in taken:
             return taken
         stamps, messages = taken['joint_states']
         states, currents = split_effort(messages)
@@ -267,7 +280,8 @@ class StateIntake:
         if not counted:
             self.counters[topic].update(stamps)
         if self.from_effort and topic == 'joint_states':
-            current = values['effort']
+            current = values['effort'] if self.drive_torque is None else self.drive_torque(values['position'],
+                                                                                          values['effort'])
             self.joiner.add('joint_currents', stamps, {**values, 'effort': current})
             values = {**values, 'effort': np.full(current.shape, np.nan)}
         self.joiner.add(topic, stamps, values)

@@ -9,26 +9,24 @@ from __future__ import annotations
 
 from rclpy.node import Node
 
+from dynid.control.ur_direct_torque import INERTIA_FIELDS, set_payload_request
 from dynid.ros.waiting import until, wakeful_future, with_timeout
 
-INERTIA_FIELDS = ('ixx', 'iyy', 'izz', 'ixy', 'ixz', 'iyz')
+__all__ = ['INERTIA_FIELDS', 'call_ur_set_payload', 'ur_payload_request']
 
 
-def ur_payload_request(request_type, values: dict):
+def ur_payload_request(request_type, values: dict, transition_time_s: float = 0.0):
     """A ``SetPayload.Request`` of ``request_type`` from :func:`~dynid.payload.robot_calls.ur_set_payload`'s
-    request values; the inertia fields only where this ur_msgs has them (the Kilted driver's does)."""
-    request = request_type()
-    request.mass = float(values['mass'])
-    for axis in 'xyz':
-        setattr(request.center_of_gravity, axis, float(values['center_of_gravity'][axis]))
-    for name in INERTIA_FIELDS:
-        if name in values and hasattr(request, name):
-            setattr(request, name, float(values[name]))
-    return request
+    request values, for whichever ur_msgs is installed (:func:`dynid.control.ur_direct_torque.set_payload_request`:
+    the main branch's nested ``payload``, or the Kilted/Jazzy flat fields; inertia and transition time where the
+    class has them)."""
+    return set_payload_request(request_type, values, transition_time_s)
 
 
-async def call_ur_set_payload(node: Node, service: str, values: dict, timeout_s: float = 5.0) -> str:
-    """Call UR's ``service`` (ur_msgs/srv/SetPayload) with ``values``; one line saying what happened."""
+async def call_ur_set_payload(node: Node, service: str, values: dict, timeout_s: float = 5.0,
+                              transition_time_s: float = 0.0) -> str:
+    """Call UR's ``service`` (ur_msgs/srv/SetPayload) with ``values`` (inertia and ``transition_time_s`` [s]
+    where its ur_msgs has them); one line saying what happened."""
     try:
         from ur_msgs.srv import SetPayload
     except ImportError:
@@ -38,7 +36,7 @@ async def call_ur_set_payload(node: Node, service: str, values: dict, timeout_s:
         if not await until(node, client.service_is_ready, timeout_s):
             return f'{service} did not appear within {timeout_s:g} s: not called (the values are on ~/payload)'
         answered = wakeful_future(node)
-        client.call_async(ur_payload_request(SetPayload.Request, values)).add_done_callback(
+        client.call_async(ur_payload_request(SetPayload.Request, values, transition_time_s)).add_done_callback(
             lambda future: answered.done() or answered.set_result(future.result()))
         response = await with_timeout(node, answered, timeout_s)
         if response is None:

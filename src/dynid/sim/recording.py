@@ -73,6 +73,9 @@ class SimulationSettings:
     storage: str = 'mcap'  # rosbag2 storage of the bag: mcap or sqlite3 (dynid.io.bag.STORAGES)
     engine: str = 'twin'  # the plant: dynid's twin or MuJoCo (dynid.sim.mujoco_twin.ENGINES)
     mjcf: str | None = None  # with engine mujoco: an MJCF to simulate instead of the robot's URDF
+    # joint_states' effort as a UR driver publishes it ('torque': the contract's bag; else dynid.sim.ur_modes)
+    joint_states_effort: str = 'torque'
+    robot_payload_kg: float | None = None  # payload set on the robot [kg] at payload_com; None: the one carried
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
@@ -134,6 +137,8 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         raise InputError(f'{output} exists; refusing to overwrite (choose a new output directory)')
     if not 0.0 <= settings.payload_kg <= 100.0:
         raise InputError(f'payload must be within 0–100 kg, got {settings.payload_kg}')
+    from dynid.io import EFFORT_MEANINGS
+    checked_choice('joint_states_effort', settings.joint_states_effort, EFFORT_MEANINGS)
     if not -20.0 <= settings.temperature_c <= 80.0:
         raise InputError(f'temperature must be within −20–80 °C, got {settings.temperature_c}')
     checked_choice('storage', settings.storage, STORAGES)
@@ -176,13 +181,21 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         print(file=sys.stderr)
     dataset = record_to_dataset(record, payload, {'simulation': source})
     truth = truth_document(params, settings, twin, source)
+    if settings.real_log is None and settings.joint_states_effort != 'torque':  # as a UR driver publishes
+        from dynid.sim.ur_modes import as_driver_recording
+        mass = settings.payload_kg if settings.robot_payload_kg is None else settings.robot_payload_kg
+        payload_set = Payload(mass, settings.payload_com) if mass > 0 else None
+        truth['simulation']['joint_states_effort'] = settings.joint_states_effort
+        truth['simulation']['robot_payload_kg'] = mass
+        dataset = as_driver_recording(dataset, robot, settings.joint_states_effort, payload_set)
     with written(output) as staging:  # the bag, log.csv and truth.yaml whole, or nothing
         _write_run(staging, settings, record, dataset, params, truth, schedule, changes, twin)
     return output
 
 
 def _write_run(output: Path, settings, record, dataset, params, truth: dict, schedule, changes, twin) -> None:
-    """The recording folder of :func:`simulate_recording` (a staging path): bag, log.csv, truth.yaml."""
+    """The recording folder of :func:`simulate_recording` (a staging path): bag (``dataset``: as the contract or a
+    UR driver's mode publishes it), log.csv, truth.yaml."""
     if settings.real_log is None:
         write_bag(output, dataset, reference={'t': record.time, **record.reference}, storage=settings.storage)
     else:
