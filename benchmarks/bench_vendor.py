@@ -138,7 +138,8 @@ elif CLOCK:
         message = Clock()
         message.clock.sec, message.clock.nanosec = int(now), int((now % 1) * 1e9)
         clock.publish(message)
-    node.create_timer(0.01, tick)
+    from rclpy.clock import Clock as SteadyClock, ClockType
+    node.create_timer(0.01, tick, clock=SteadyClock(clock_type=ClockType.STEADY_TIME))  # on sim time itself: steady
 
 elif EXECUTABLE == 'spawner':
     from sensor_msgs.msg import JointState

@@ -28,22 +28,14 @@ ROBOTS = launching.SIM_DESCRIPTIONS  # robot: (description package, xacro path, 
 
 
 def _nodes(context):
-    import xacro  # on a ROS 2 installation
-    robot = launching.argument(context, 'robot')
-    if robot not in ROBOTS:
-        raise ValueError(f'robot must be one of {", ".join(ROBOTS)}, got {robot!r}')
-    package, path, mappings, joints = ROBOTS[robot]
+    robot, urdf, joints = launching.sim_description(context)
     share = FindPackageShare('dynid')
     controllers = PathJoinSubstitution([share, 'config', f'gazebo_{robot}_controllers.yaml']).perform(context)
-    xacro_file = PathJoinSubstitution([FindPackageShare(package), *path]).perform(context)
-    urdf = xacro.process_file(xacro_file, mappings=mappings).toxml()
     description = launching.gazebo_ros2_control(urdf, joints, controllers)
     gz_args = f' -r -v 2 {launching.argument(context, "world_file")}'
     if not launching.is_true(context, 'gazebo_gui'):
         gz_args = ' -s' + gz_args
     sim_time = {'use_sim_time': True}
-    spawner = [('joint_state_broadcaster', []), ('joint_trajectory_controller', []),
-               ('forward_effort_controller', ['--inactive'])]
     return [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              parameters=[{'robot_description': description, **sim_time}], output='screen'),
@@ -55,16 +47,7 @@ def _nodes(context):
              arguments=['-topic', 'robot_description', '-name', robot, '-allow_renaming', 'true']),
         Node(package='ros_gz_bridge', executable='parameter_bridge', output='screen',
              arguments=['/clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock']),
-        *[Node(package='controller_manager', executable='spawner', arguments=[name, *flags], output='screen')
-          for name, flags in spawner],
-        IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'suite.launch.py'])),
-            launch_arguments={'use_sim': 'false', 'robot_description': description, 'use_sim_time': 'true',
-                              'params_file': launching.argument(context, 'params_file'),
-                              'controller': 'joint_trajectory_controller',
-                              'effort_controller': 'forward_effort_controller',
-                              'estimator': launching.argument(context, 'estimator'),
-                              'feedforward': launching.argument(context, 'feedforward')}.items()),
+        *launching.simulator_suite(context, description),
     ]
 
 

@@ -21,8 +21,7 @@ import tempfile
 from pathlib import Path
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
-from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
@@ -33,35 +32,18 @@ ROBOTS = launching.SIM_DESCRIPTIONS  # robot: (description package, xacro path, 
 
 
 def _nodes(context):
-    import xacro  # on a ROS 2 installation
-    robot = launching.argument(context, 'robot')
-    if robot not in ROBOTS:
-        raise ValueError(f'robot must be one of {", ".join(ROBOTS)}, got {robot!r}')
-    package, path, mappings, joints = ROBOTS[robot]
+    robot, urdf, joints = launching.sim_description(context)
     share = FindPackageShare('dynid')
     controllers = PathJoinSubstitution([share, 'config', f'mujoco_{robot}_controllers.yaml']).perform(context)
-    xacro_file = PathJoinSubstitution([FindPackageShare(package), *path]).perform(context)
-    urdf = xacro.process_file(xacro_file, mappings=mappings).toxml()
     model = launching.mujoco_model(urdf, joints, str(Path(tempfile.mkdtemp(prefix='dynid_mujoco_')) / f'{robot}.xml'))
     description = launching.mujoco_ros2_control(urdf, joints, model, launching.is_true(context, 'headless'))
     sim_time = {'use_sim_time': True}
-    spawner = [('joint_state_broadcaster', []), ('joint_trajectory_controller', []),
-               ('forward_effort_controller', ['--inactive'])]
     return [
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              parameters=[{'robot_description': description, **sim_time}], output='screen'),
         Node(package='mujoco_ros2_control', executable='ros2_control_node', parameters=[sim_time, controllers],
              output='screen'),
-        *[Node(package='controller_manager', executable='spawner', arguments=[name, *flags], output='screen')
-          for name, flags in spawner],
-        IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'suite.launch.py'])),
-            launch_arguments={'use_sim': 'false', 'robot_description': description, 'use_sim_time': 'true',
-                              'params_file': launching.argument(context, 'params_file'),
-                              'controller': 'joint_trajectory_controller',
-                              'effort_controller': 'forward_effort_controller',
-                              'estimator': launching.argument(context, 'estimator'),
-                              'feedforward': launching.argument(context, 'feedforward')}.items()),
+        *launching.simulator_suite(context, description),
     ]
 
 

@@ -197,18 +197,7 @@ def gazebo_ros2_control(urdf: str, joints: list[str], controllers_file: str, nam
     for gazebo in root.findall('gazebo'):
         if any(p.get('filename') == 'gz_ros2_control-system' for p in gazebo.findall('plugin')):
             root.remove(gazebo)
-    names = {joint.get('name') for joint in root.findall('joint')}
-    missing = [joint for joint in joints if joint not in names]
-    if missing:
-        raise ValueError(f'joints {missing} are not in the robot description')
-    control = ElementTree.SubElement(root, 'ros2_control', name='GazeboSimSystem', type='system')
-    hardware = ElementTree.SubElement(control, 'hardware')
-    ElementTree.SubElement(hardware, 'plugin').text = 'gz_ros2_control/GazeboSimSystem'
-    for joint in joints:
-        element = ElementTree.SubElement(control, 'joint', name=joint)
-        ElementTree.SubElement(element, 'command_interface', name='effort')
-        for interface in ('position', 'velocity', 'effort'):
-            ElementTree.SubElement(element, 'state_interface', name=interface)
+    _effort_control(root, 'GazeboSimSystem', 'gz_ros2_control/GazeboSimSystem', joints)
     plugin = ElementTree.SubElement(ElementTree.SubElement(root, 'gazebo'), 'plugin',
                                     filename='gz_ros2_control-system',
                                     name='gz_ros2_control::GazeboSimROS2ControlPlugin')
@@ -229,6 +218,18 @@ SIM_DESCRIPTIONS = {
               {'robot_type': 'fer', 'hand': 'false', 'ros2_control': 'false', 'gazebo': 'true'},
               [f'fer_joint{i}' for i in range(1, 8)]),
 }
+
+
+def sim_description(context) -> tuple[str, str, list[str]]:
+    """(robot, URDF text, joints) of the launch argument ``robot`` of a simulator launch file
+    (:data:`SIM_DESCRIPTIONS`: the vendor's xacro expanded with its mappings); ValueError for another robot."""
+    import xacro  # on a ROS 2 installation
+    robot = argument(context, 'robot')
+    if robot not in SIM_DESCRIPTIONS:
+        raise ValueError(f'robot must be one of {", ".join(SIM_DESCRIPTIONS)}, got {robot!r}')
+    package, path, mappings, joints = SIM_DESCRIPTIONS[robot]
+    xacro_file = PathJoinSubstitution([FindPackageShare(package), *path]).perform(context)
+    return robot, xacro.process_file(xacro_file, mappings=mappings).toxml(), joints
 
 
 def mujoco_model(urdf: str, joints: list[str], path: str) -> str:
@@ -261,18 +262,52 @@ def mujoco_ros2_control(urdf: str, joints: list[str], model_file: str, headless:
     root = ElementTree.fromstring(urdf)
     for block in root.findall('ros2_control'):
         root.remove(block)
+    _effort_control(root, 'MujocoSystem', 'mujoco_ros2_control/MujocoSystemInterface', joints,
+                    {'mujoco_model': model_file, 'headless': 'true' if headless else 'false'})
+    return ElementTree.tostring(root, encoding='unicode')
+
+
+def _effort_control(root: ElementTree.Element, name: str, plugin: str, joints: list[str],
+                    parameters: dict[str, str] | None = None) -> None:
+    """Add to the description ``root`` a ``<ros2_control>`` system ``name`` with the hardware ``plugin`` and its
+    ``parameters``, and per joint of ``joints`` an ``effort`` command interface and ``position``, ``velocity``,
+    ``effort`` state interfaces; ValueError naming the joints the description lacks."""
     names = {joint.get('name') for joint in root.findall('joint')}
     missing = [joint for joint in joints if joint not in names]
     if missing:
         raise ValueError(f'joints {missing} are not in the robot description')
-    control = ElementTree.SubElement(root, 'ros2_control', name='MujocoSystem', type='system')
+    control = ElementTree.SubElement(root, 'ros2_control', name=name, type='system')
     hardware = ElementTree.SubElement(control, 'hardware')
-    ElementTree.SubElement(hardware, 'plugin').text = 'mujoco_ros2_control/MujocoSystemInterface'
-    ElementTree.SubElement(hardware, 'param', name='mujoco_model').text = model_file
-    ElementTree.SubElement(hardware, 'param', name='headless').text = 'true' if headless else 'false'
+    ElementTree.SubElement(hardware, 'plugin').text = plugin
+    for key, value in (parameters or {}).items():
+        ElementTree.SubElement(hardware, 'param', name=key).text = value
     for joint in joints:
         element = ElementTree.SubElement(control, 'joint', name=joint)
         ElementTree.SubElement(element, 'command_interface', name='effort')
         for interface in ('position', 'velocity', 'effort'):
             ElementTree.SubElement(element, 'state_interface', name=interface)
-    return ElementTree.tostring(root, encoding='unicode')
+
+
+def simulator_suite(context, description: str) -> list:
+    """What gazebo.launch.py and mujoco.launch.py start after the simulator: the spawners of
+    joint_state_broadcaster, joint_trajectory_controller and forward_effort_controller (inactive), and the dynid
+    suite (suite.launch.py) on sim time for ``description``, with the launch arguments ``params_file``,
+    ``estimator`` and ``feedforward``."""
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
+
+    spawner = [('joint_state_broadcaster', []), ('joint_trajectory_controller', []),
+               ('forward_effort_controller', ['--inactive'])]
+    return [
+        *[Node(package='controller_manager', executable='spawner', arguments=[name, *flags], output='screen')
+          for name, flags in spawner],
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(PathJoinSubstitution([FindPackageShare('dynid'), 'launch',
+                                                                'suite.launch.py'])),
+            launch_arguments={'use_sim': 'false', 'robot_description': description, 'use_sim_time': 'true',
+                              'params_file': argument(context, 'params_file'),
+                              'controller': 'joint_trajectory_controller',
+                              'effort_controller': 'forward_effort_controller',
+                              'estimator': argument(context, 'estimator'),
+                              'feedforward': argument(context, 'feedforward')}.items()),
+    ]

@@ -81,16 +81,7 @@ class MujocoTwin(DigitalTwin):
         if joint_changes:
             raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant: '
                              'its joints are rigid (use the twin)')
-        if not np.isfinite(rate_hz) or not 1.0 <= rate_hz <= 20000.0:
-            raise InputError(f'rate must be within 1–20000 Hz, got {rate_hz!r}')
-        if not np.isfinite(max_step_s) or not 1e-5 <= max_step_s <= 0.01:
-            raise InputError(f'max_step_s must be within 1e-5–0.01 s, got {max_step_s!r}')
-        self.params = params
-        self.robot = params.robot
-        self.n = self.robot.n
-        self.rate_hz = float(rate_hz)
-        self.substeps = max(1, int(np.ceil(1.0 / (rate_hz * max_step_s) - 1e-9)))
-        self.step_s = 1.0 / (rate_hz * self.substeps)
+        self._set_up(params, rate_hz, max_step_s)
         self.mjcf_path = mjcf_path
         self._spec = self._make_spec()
         self._set_payload_body(params.payload)
@@ -285,13 +276,7 @@ class MujocoTwin(DigitalTwin):
                  'joint_torque': table['joint_torque'], 'friction': table['friction'], 'current': table['current'],
                  'temperature': temperature, 'rotor_acceleration': table['link_acceleration'],
                  'link_acceleration': table['link_acceleration']}
-        measured = self.sensors.measure_many(truth['q'], truth['dq'], truth['joint_torque'], truth['theta'],
-                                             truth['dtheta'], truth['current'], temperature)
-        reference = dict(zip(REFERENCE_FIELDS, np.array([q_r[s - 1::s], dq_r[s - 1::s], ddq_r[s - 1::s],
-                                                         effort_r[s - 1::s]]), strict=True))
-        time = np.arange(first, first + count) / self.rate_hz
-        return SimulationRecord(self.robot.joint_names, time, {k: getattr(measured, k) for k in MEASURED_FIELDS},
-                                truth, reference, self.rate_hz)
+        return self._record(first, truth, temperature, (q_r, dq_r, ddq_r, effort_r))
 
 
 #: The plants ``engine`` chooses between: dynid's own flexible-joint twin (default) and MuJoCo.

@@ -123,16 +123,7 @@ class DigitalTwin:
     def __init__(self, params: PlantParameters, rate_hz: float = 1000.0, max_step_s: float = 1e-3,
                  seed: int = 0, initial_q: np.ndarray | None = None,
                  joint_changes: Sequence[JointChange] = ()) -> None:
-        if not np.isfinite(rate_hz) or not 1.0 <= rate_hz <= 20000.0:
-            raise InputError(f'rate must be within 1–20000 Hz, got {rate_hz!r}')
-        if not np.isfinite(max_step_s) or not 1e-5 <= max_step_s <= 0.01:
-            raise InputError(f'max_step_s must be within 1e-5–0.01 s, got {max_step_s!r}')
-        self.params = params
-        self.robot = params.robot
-        self.n = self.robot.n
-        self.rate_hz = float(rate_hz)
-        self.substeps = max(1, int(np.ceil(1.0 / (rate_hz * max_step_s) - 1e-9)))
-        self.step_s = 1.0 / (rate_hz * self.substeps)
+        self._set_up(params, rate_hz, max_step_s)
         self.plant = FlexibleJointPlant(params)
         self.sensors = Sensors(params.sensors, params.drives.gear_ratio, seed)
         self.controller = JointController(params, self.plant, self.sensors.motor_resolution)
@@ -149,6 +140,19 @@ class DigitalTwin:
         self.reset(initial_q)
         for change in joint_changes:
             self.schedule_joint_change(change)
+
+    def _set_up(self, params: PlantParameters, rate_hz: float, max_step_s: float) -> None:
+        """The plant-independent part of the set-up: parameters, robot, output rate and internal step, checked."""
+        if not np.isfinite(rate_hz) or not 1.0 <= rate_hz <= 20000.0:
+            raise InputError(f'rate must be within 1–20000 Hz, got {rate_hz!r}')
+        if not np.isfinite(max_step_s) or not 1e-5 <= max_step_s <= 0.01:
+            raise InputError(f'max_step_s must be within 1e-5–0.01 s, got {max_step_s!r}')
+        self.params = params
+        self.robot = params.robot
+        self.n = self.robot.n
+        self.rate_hz = float(rate_hz)
+        self.substeps = max(1, int(np.ceil(1.0 / (rate_hz * max_step_s) - 1e-9)))
+        self.step_s = 1.0 / (rate_hz * self.substeps)
 
     def reset(self, q: np.ndarray | None = None) -> None:
         """Start again at rest at q (default home), time 0, holding position, no effort command.
@@ -370,11 +374,17 @@ class DigitalTwin:
         current = 0.5 * (before + after)  # the mean of the zero-order hold across the sample
         truth = dict(zip(TRUTH_FIELDS, (q, dq, theta, dtheta, joint_torque, friction, current, *rest), strict=True))
         self._pending_current = pending
+        return self._record(first, truth, sensed_temperature, (q_r, dq_r, ddq_r, effort_r))
+
+    def _record(self, first: int, truth: dict, sensed_temperature: np.ndarray, planned) -> SimulationRecord:
+        """The samples ``first`` … of a call: the truth (:data:`TRUTH_FIELDS`, (count, n) each), measured through the
+        sensors (with the sensed temperature), and the ``planned`` reference (q_r, q̇_r, q̈_r, effort at every
+        internal step of the call) at the samples."""
+        s, count = self.substeps, len(truth['q'])
         measured = self.sensors.measure_many(truth['q'], truth['dq'], truth['joint_torque'], truth['theta'],
                                              truth['dtheta'], truth['current'], sensed_temperature)
         # One copy (the planned block stays in use) of the reference at the samples.
-        reference = dict(zip(REFERENCE_FIELDS, np.array([q_r[s - 1::s], dq_r[s - 1::s], ddq_r[s - 1::s],
-                                                         effort_r[s - 1::s]]), strict=True))
+        reference = dict(zip(REFERENCE_FIELDS, np.array([value[s - 1::s] for value in planned]), strict=True))
         time = np.arange(first, first + count) / self.rate_hz
         return SimulationRecord(self.robot.joint_names, time, {k: getattr(measured, k) for k in MEASURED_FIELDS},
                                 truth, reference, self.rate_hz)
