@@ -29,8 +29,8 @@ RECORD_FIELDS = ('db', 'robot', 'record', 'session_s', 'diagnostics_period_s')
 
 
 def _add_record_arguments(parser: argparse.ArgumentParser, default) -> None:
-    parser.add_argument('--db', default=default, help='health record file (default: '
-                        '$XDG_DATA_HOME/dynid/health.sqlite3, i.e. ~/.local/share/dynid/health.sqlite3)')
+    parser.add_argument('--db', default=default, help='health record: an SQLite file or a postgresql:// URL '
+                        '(default: $XDG_DATA_HOME/dynid/health.sqlite3, i.e. ~/.local/share/dynid/health.sqlite3)')
     parser.add_argument('--robot', default=default,
                         help='the robot\'s name in the record (default: every robot; import: the model\'s name)')
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 def _judge(args) -> int:
     from dynid.health.job import judge_record
     from dynid.health.page import write_page
-    from dynid.health.record import default_record_path
+    from dynid.health.record import HealthRecord, default_record_path
     from dynid.health.settings import HealthSettings
 
     if args.report:
@@ -88,6 +88,7 @@ def _judge(args) -> int:
     settings = settings_from_args(args, HealthSettings, **({'db': args.db} if args.db else {}))
     path = settings.db or default_record_path()
     healths, events = judge_record(path, [args.robot] if args.robot else None, settings)
+    path = HealthRecord.display(path)
     if args.report:
         print(f'wrote {write_page(args.report, healths, events, source=f"record {path}")}', file=sys.stderr)
     if args.json:
@@ -141,6 +142,7 @@ def _import(args) -> int:
     with HealthRecord(args.db) as record:  # refused here, before any replay, when it is not a record
         known = record.inputs(name) if name in record.robots() else set()
         path = record.path
+    target = args.db or path
     failed = 0
     for bag in args.bags:
         if str(bag) in known:
@@ -149,7 +151,7 @@ def _import(args) -> int:
         try:
             dataset = read_bag(bag, robot, args.joint_states_effort)
             history = estimate(dataset, result, EstimationSettings(), robot)
-            session, _, note = record_replay(path, history, dataset, bag, result, args.params, robot.name, name,
+            session, _, note = record_replay(target, history, dataset, bag, result, args.params, robot.name, name,
                                              source='import')
         except InputError as error:
             print(f'dynid health import: error: {bag}: {error}', file=sys.stderr)

@@ -33,7 +33,7 @@ def write_report(path, folder, robots: Sequence[str] | None = None, settings: He
                  now_utc: float | None = None) -> tuple[Path, list[RobotHealth]]:
     """Judge the record at ``path`` and write ``folder/index.html``; (the page, the judgements)."""
     healths, events = judge_record(path, robots, settings, now_utc)
-    return write_page(folder, healths, events, source=f'record {Path(path)}'), healths
+    return write_page(folder, healths, events, source=f'record {HealthRecord.display(path)}'), healths
 
 
 def record_replay(db, history, dataset, recording, result, result_file, model: str, robot: str = '',
