@@ -135,9 +135,9 @@ def _import(args) -> int:
     from dynid.model import load_robot
 
     result = IdentificationResult.load(args.params)
-    robot = load_robot(robot_spec_of(result.provenance, result.robot, args.model,
-                                     warn=lambda text: print(f'warning: {text}', file=sys.stderr)),
-                       joints=recorded_joints(result.provenance))
+    spec = robot_spec_of(result.provenance, result.robot, args.model,
+                         warn=lambda text: print(f'warning: {text}', file=sys.stderr))
+    robot = load_robot(spec, joints=recorded_joints(result.provenance))
     name = args.robot or robot.name
     with HealthRecord(args.db) as record:  # refused here, before any replay, when it is not a record
         known = record.inputs(name) if name in record.robots() else set()
@@ -152,7 +152,7 @@ def _import(args) -> int:
             dataset = read_bag(bag, robot, args.joint_states_effort)
             history = estimate(dataset, result, EstimationSettings(), robot)
             session, _, note = record_replay(target, history, dataset, bag, result, args.params, robot.name, name,
-                                             source='import')
+                                             source='import', robot_model=robot, robot_file=str(spec))
         except InputError as error:
             print(f'dynid health import: error: {bag}: {error}', file=sys.stderr)
             failed += 1

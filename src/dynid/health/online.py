@@ -28,7 +28,7 @@ from dynid.errors import InputError
 from dynid.health.assessment import RobotHealth, assess
 from dynid.health.backend import RecordUnavailableError, database_errors
 from dynid.health.record import Event, HealthRecord, Session, default_record_path, is_postgres
-from dynid.health.session import file_sha256, identified_levels, joint_sessions, settled
+from dynid.health.session import file_sha256, identified_levels, joint_sessions, mounting_text, settled
 from dynid.health.settings import HealthSettings
 
 MIN_SNAPSHOTS = 10  # a session needs this many snapshots (about 10 s of estimation) to be written
@@ -148,7 +148,8 @@ class SessionRecorder:
                                 samples=max(self.estimation.samples - self.samples_at_start, 0))
         return Session(self.name, self.robot.name, tuple(self.robot.joint_names), self.started, joints,
                        duration_s=self.times[-1] - self.started, source='node', input=self.input,
-                       result_file=self.result_file, result_sha256=self.result_sha256, software=f'dynid {__version__}')
+                       result_file=self.result_file, result_sha256=self.result_sha256, software=f'dynid {__version__}',
+                       mounting=mounting_text(self.robot.gravity))
 
     def flush(self) -> list[tuple[str, str]]:
         """Write the session in progress (if it has enough snapshots) and start the next; notes for a log."""
