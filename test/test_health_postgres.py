@@ -3,6 +3,7 @@ test/pg_server.py): the same schema as SQLite, migration from version 2, a newer
 untouched, eight writer processes at once, a writer killed inside a session, and a server crash and restart while
 writing."""
 
+import json
 import math
 import os
 import signal
@@ -191,3 +192,15 @@ def test_sessions_survive_a_server_crash_and_writers_carry_on(url, server):
         for w in (2, 3):  # every session once: a retry after a lost COMMIT is not written twice
             history = record.history(f'cell-{w}')
             assert sorted(history.started_utc - 1.7e9) == list(range(40))
+
+
+def test_the_fleet_page_and_json_read_a_postgresql_record(url, tmp_path, capsys):
+    from dynid.cli import main
+    from test_fleet_report import WORN, fill
+
+    fill(url, robots=6, sessions=30)
+    folder = tmp_path / 'fleet'
+    assert main(['health', '--db', url, '--fleet-report', str(folder), '--fleet-json']) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {e['robot'] for e in data['by_forecast'][:2]} == set(WORN)
+    assert data['source'] == f'record {url}' and (folder / data['robots'][0]['page']).exists()

@@ -42,3 +42,42 @@ def input_files(path: str | os.PathLike) -> list[dict]:
         return [{'path': str(p), 'bytes': p.stat().st_size, 'sha256': file_sha256(p)} for p in files]
     except OSError as error:
         raise InputError(f'cannot read {root}: {error.strerror or error}') from None
+
+
+def write_folder_whole(folder: str | os.PathLike, files: dict[str, str | bytes]) -> Path:
+    """Write ``files`` ({relative path: text or bytes}) as the folder ``folder``, whole or not at all: into a
+    temporary sibling first, which then takes the folder's place (an existing folder of that name is replaced
+    only once the new one is complete). InputError naming the folder when it cannot be written."""
+    import shutil
+    import tempfile
+
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f'{folder} is a file, not a folder')
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f'.{folder.name}.partial-', dir=folder.parent))
+    except OSError as error:
+        raise InputError(f'cannot write {folder}: {error.strerror or error}') from None
+    try:
+        for relative, content in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding='utf-8')
+        old = None
+        if folder.exists():
+            old = folder.with_name(f'.{folder.name}.old-{staging.name.rsplit("-", 1)[-1]}')
+            folder.rename(old)
+        staging.rename(folder)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InputError(f'cannot write {folder}: {error.strerror or error}') from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return folder

@@ -1,6 +1,7 @@
 """``dynid health``: the joint health record: trends, forecasts to a limit and events, as a page, JSON or text.
 
-    dynid health [--db FILE] [--robot NAME] [--report DIR] [--json]
+    dynid health [--db FILE|URL] [--robot NAME] [--report DIR] [--json]
+    dynid health [--db FILE|URL] --fleet-report DIR [--fleet-json]
     dynid health import BAG... --params RESULT [--db FILE] [--robot NAME]
     dynid health event KIND [--joint NAME] [--note TEXT] [--time ISO] [--db FILE] [--robot NAME]
 """
@@ -45,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_record_arguments(parser, None)
     parser.add_argument('--report', default=None, help='folder to write index.html into (a page per record)')
     parser.add_argument('--json', action='store_true', help='print the judgement as JSON (for tools)')
+    parser.add_argument('--fleet-report', default=None, metavar='DIR',
+                        help='write the fleet\'s page: every robot\'s joints ranked by the forecast time to a limit '
+                        'and by recent changes, each robot\'s own page one click away, and fleet.json')
+    parser.add_argument('--fleet-json', action='store_true', help='print the fleet\'s rankings as JSON (for tools)')
     add_settings_arguments(parser, HealthSettings, 'judgement', skip=RECORD_FIELDS)
     actions = parser.add_subparsers(dest='health_action', metavar='ACTION')
     importing = actions.add_parser('import', help='add sessions from recorded bags in bulk',
@@ -83,10 +88,13 @@ def _judge(args) -> int:
     from dynid.health.record import HealthRecord, default_record_path
     from dynid.health.settings import HealthSettings
 
-    if args.report:
-        output_folder(args.report, '--report')
+    for option, folder in (('--report', args.report), ('--fleet-report', args.fleet_report)):
+        if folder:
+            output_folder(folder, option)
     settings = settings_from_args(args, HealthSettings, **({'db': args.db} if args.db else {}))
     path = settings.db or default_record_path()
+    if args.fleet_report or args.fleet_json:
+        return _fleet(args, path, settings)
     healths, events = judge_record(path, [args.robot] if args.robot else None, settings)
     path = HealthRecord.display(path)
     if args.report:
@@ -99,6 +107,18 @@ def _judge(args) -> int:
             for joint, quantities in health.joints.items():
                 for quantity, q in quantities.items():
                     print(f'  {joint:<24}{quantity:<10}{q.state.upper():<8}{q.text}')
+    return EXIT_OK
+
+
+def _fleet(args, path, settings) -> int:
+    from dynid.fleet.report import fleet_json, judge_fleet, write_fleet_report
+
+    fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None)
+    if args.fleet_report:
+        print(f'wrote {write_fleet_report(fleet, args.fleet_report) / "index.html"} ({len(fleet.robots)} robots)',
+              file=sys.stderr)
+    if args.fleet_json:
+        print(json.dumps(fleet_json(fleet), indent=1))
     return EXIT_OK
 
 
