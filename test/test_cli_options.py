@@ -42,6 +42,7 @@ RECORDED = {
                  '--joints'],
     'health': ['--db', '--robot', '--report', '--json', '--stiffness-limit', '--friction-limit', '--warn-days',
                '--fleet-report', '--fleet-json'],
+    'batch': ['source', '--robot', '--identify-args', '--workers', '--scheduler', '--db', '--force', '--json'],
     'payload': ['bag', '--params', '--robot', '--drives', '--joint-states-effort', '--joint-map', '--torque-sign',
                 '-o', '--output', '--force',
                 '--inertia', '--joint-offsets', '--no-joint-offsets', '--load-friction', '--no-load-friction',

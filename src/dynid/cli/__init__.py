@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from dynid import __version__
 from dynid.cli import (
+    batch,
     bringup,
     compare,
     demo,
@@ -34,7 +35,7 @@ from dynid.ros.runner import restore_ctrl_c
 _SUBCOMMANDS = {'model': model, 'simulate': simulate, 'import': import_logs, 'excite': excite, 'identify': identify,
                 'export-urdf': export_urdf, 'validate': validate, 'compare': compare,
                 'identify-friction': identify_friction, 'estimate': estimate, 'health': health, 'payload': payload,
-                'bringup': bringup, 'demo': demo}
+                'batch': batch, 'bringup': bringup, 'demo': demo}
 """The subcommands in the order of ``dynid --help``; each module has ``SUMMARY``, ``add_arguments(parser)``
 and ``run(args) -> exit code``."""
 

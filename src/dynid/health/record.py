@@ -48,7 +48,7 @@ from dynid.health.schema import (
 )
 
 SQLITE_HEADER = b'SQLite format 3\x00'
-SOURCES = ('node', 'replay', 'import', 'twin', 'test')
+SOURCES = ('node', 'replay', 'import', 'twin', 'test', 'identify')
 
 
 def default_record_path() -> Path:
@@ -87,7 +87,7 @@ class Session:
         model: the robot model (e.g. 'ur5e'); joint_names: its joints, in order.
         started_utc: start [s since 1970-01-01 UTC]; duration_s [s]; operating_hours [h] or NaN.
         joints: one :class:`JointSession` per joint (any subset of ``joint_names``).
-        source: 'node', 'replay', 'import', 'twin' or 'test'; input: the bag or topic estimated from.
+        source: 'node', 'replay', 'import', 'twin', 'test' or 'identify' (dynid batch); input: the bag or topic.
         result_file, result_sha256: the identification result estimated against.
         software: the dynid version; notes: free text.
         payload_kg, mounting, effort_meaning, robot_file, robot_sha256: the session's conditions
