@@ -108,6 +108,11 @@ class Server:
             connection.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def running(self) -> bool:
+        return self._run('pg_ctl', '-D', str(self.data), 'status', check=False).returncode == 0
+
     def close(self) -> None:
         self.stop('fast')
+        if self.running():  # never leave a server behind
+            self.stop('immediate')
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -204,3 +204,22 @@ def test_the_fleet_page_and_json_read_a_postgresql_record(url, tmp_path, capsys)
     data = json.loads(capsys.readouterr().out)
     assert {e['robot'] for e in data['by_forecast'][:2]} == set(WORN)
     assert data['source'] == f'record {url}' and (folder / data['robots'][0]['page']).exists()
+
+
+def test_every_query_of_the_grafana_dashboard_runs_on_the_schema(url):
+    import re
+    from pathlib import Path
+
+    import psycopg
+
+    with HealthRecord(url) as record:
+        for k in range(3):
+            record.append(session(k))
+    dashboard = json.loads((Path(__file__).resolve().parents[1] / 'docs' / 'grafana' / 'fleet-health.json').read_text())
+    queries = [dashboard['templating']['list'][0]['query']]
+    queries += [t['rawSql'] for panel in dashboard['panels'] for t in panel['targets']]
+    with psycopg.connect(url) as connection:
+        for sql in queries:  # Grafana's macro and variable, as Grafana expands them
+            sql = re.sub(r'\$__unixEpochFilter\(([^)]+)\)', r'\1 BETWEEN 0 AND 4e9', sql).replace('$robot', 'cell-1')
+            rows = connection.execute(sql).fetchall()
+            assert rows or 'events' in sql, sql

@@ -16,8 +16,8 @@ record (docs/methods/health.md gives the derivations and sources):
   ReferenceTemperatureFriction`), for the stiffness T − T0; for the friction level also the session's
   load, (L/L0)² − 1 of its RMS joint torque L against the joint's median L0 (the load-dependent Coulomb
   level Fc0 + Fc1·τ², Madsen 2020 ch.6 eq. (20)). Temperature and load move friction more than wear
-  does (Bittencourt and Gunnarsson 2012; Bittencourt et al. 2014 on wear monitoring under load and
-  temperature): each enters the fit only where it varies enough to be told apart from a level
+  does (Bittencourt and Gunnarsson 2012; Bittencourt and Axelsson 2014 on wear under load and
+  temperature uncertainty): each enters the fit only where it varies enough to be told apart from a level
   (temperatures by ``min_temperature_spread_c``, load by :data:`MIN_LOAD_SPREAD`), and the trend is of
   the values compensated to T0 and L0.
 - **Sudden changes**: a two-sided CUSUM (Page 1954) of the standardized one-step prediction errors
