@@ -75,5 +75,7 @@ def test_the_command_reads_a_manifest_and_exits_2_naming_the_failures(tree, tmp_
     captured = capsys.readouterr()
     outcomes = json.loads(captured.out)
     assert [o['status'] for o in outcomes] == ['skipped', 'failed'] and '[2/2]' in captured.err
+    assert main(['batch', str(manifest), '--workers', '1', '--identify-args=--no-such-option', '--json']) == 2
+    assert all('bad identify options' in o['error'] for o in json.loads(capsys.readouterr().out))
     assert main(['batch', str(tmp_path / 'nothing')]) == 2
     assert 'no such manifest or recordings folder' in capsys.readouterr().err

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         'manifest entry\'s "model" overrides it; default ur5e)')
     parser.add_argument('--identify-args', default='', metavar='ARGS',
                         help='dynid identify options for every recording, as one string (e.g. "--friction coulomb '
-                        '--no-prior")')
+                        '--no-prior"; one option alone: --identify-args=--no-prior)')
     parser.add_argument('--workers', type=int, default=2, help='worker processes of the local Dask cluster (default 2)')
     parser.add_argument('--scheduler', default=None, metavar='ADDRESS',
                         help='a running Dask scheduler (tcp://host:8786) instead of a local cluster')

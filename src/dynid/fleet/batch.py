@@ -164,7 +164,8 @@ def run_job(job: Job, force: bool = False) -> Outcome:
     except InputError as error:
         outcome.error = str(error)
     except SystemExit as error:  # argparse refusing the options
-        outcome.error = f'bad identify options ({log.getvalue().strip().splitlines()[-1:] or error})'
+        lines = log.getvalue().strip().splitlines()
+        outcome.error = f'bad identify options ({lines[-1] if lines else error})'
     except Exception as error:  # noqa: BLE001 - one recording's crash is reported, the fleet goes on
         outcome.error = f'{type(error).__name__}: {error} ({traceback.format_exc(limit=-1).strip().splitlines()[-3]})'
     finally:

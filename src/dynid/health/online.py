@@ -149,7 +149,11 @@ class SessionRecorder:
         return Session(self.name, self.robot.name, tuple(self.robot.joint_names), self.started, joints,
                        duration_s=self.times[-1] - self.started, source='node', input=self.input,
                        result_file=self.result_file, result_sha256=self.result_sha256, software=f'dynid {__version__}',
-                       mounting=mounting_text(self.robot.gravity))
+                       mounting=mounting_text(self.robot.gravity), payload_kg=self._payload_kg())
+
+    def _payload_kg(self) -> float:
+        payload = getattr(self.estimation, 'payload', None)
+        return float(payload.mass) if payload is not None else math.nan
 
     def flush(self) -> list[tuple[str, str]]:
         """Write the session in progress (if it has enough snapshots) and start the next; notes for a log."""
