@@ -20,8 +20,9 @@ Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick]`` (needs PostgreSQL'
    entries of the ranking by forecast, with no healthy robot above them.
 3. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
    robot/date/bag) and one recording cut off on purpose, identified by :func:`dynid.fleet.batch.reidentify` on
-   a LocalCluster with 1 and then 2 workers (``force``: both runs identify everything; the clock starts once
-   the cluster is up and its workers have imported dynid); recordings per minute of each, the ratio
+   a LocalCluster with 1, 2, 1 and 2 workers, the best run of each counted (``force``: every run identifies
+   everything; the clock starts once the cluster is up and its workers have imported dynid); recordings
+   per minute of each, the ratio
    (target ≥ 1.6 on two cores), the broken one reported, the 2-worker results identical to the 1-worker
    ones and, for three recordings, to ``dynid identify`` run on its own.
 
@@ -206,8 +207,8 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
     from dynid.fleet.batch import reidentify
     from dynid.identify.result import IdentificationResult
 
-    runs, values = {}, {}
-    for workers in (1, 2):
+    runs, values = {1: [], 2: []}, {}
+    for workers in (1, 2, 1, 2):  # alternated: the other helpers' load drifts between runs
         # the cluster started and its workers' imports done before the clock starts: the steady throughput
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
                 Client(cluster) as client:
@@ -217,9 +218,12 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
             seconds = time.perf_counter() - start
         identified = [o for o in outcomes if o.status == 'identified']
         failed = [o for o in outcomes if o.status == 'failed']
-        runs[workers] = {'seconds': seconds, 'identified': len(identified), 'failed': [o.bag for o in failed],
-                         'per_min': 60.0 * len(identified) / seconds, 'load': load()}
+        runs[workers].append({'seconds': seconds, 'identified': len(identified), 'failed': [o.bag for o in failed],
+                              'per_min': 60.0 * len(identified) / seconds, 'load': load()})
         values[workers] = {o.bag: IdentificationResult.load(o.result).values for o in identified}
+        print(f'reidentify, {workers} worker(s): {len(identified)} recordings in {seconds:.1f} s = '
+              f'{60.0 * len(identified) / seconds:.1f}/min, failed {len(failed)} (load {load()})', flush=True)
+    runs = {w: max(r, key=lambda run: run['per_min']) for w, r in runs.items()}  # the best of two each
     same = values[1].keys() == values[2].keys() and all(np.array_equal(values[1][b], values[2][b]) for b in values[1])
     alone = True
     with tempfile.TemporaryDirectory() as folder:
@@ -272,11 +276,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         bags, broken = recordings(Path(folder), fleet_robots, per_robot)
         ident = reidentification(Path(folder), bags, broken)
-    for workers, run in ident['runs'].items():
-        print(f'reidentify, {workers} worker(s): {run["identified"]} recordings in {run["seconds"]:.1f} s = '
-              f'{run["per_min"]:.1f}/min, failed {len(run["failed"])} (load {run["load"]})')
     ratio = ident['runs'][2]['per_min'] / ident['runs'][1]['per_min']
-    print(f'2 workers / 1 worker: {ratio:.2f}× (target ≥ 1.6× on two cores); results 1 vs 2 workers identical: '
+    print(f'best of two runs each: {ident["runs"][1]["per_min"]:.1f}/min (1 worker), {ident["runs"][2]["per_min"]:.1f}'
+          f'/min (2 workers): {ratio:.2f}× (target ≥ 1.6× on two cores); results 1 vs 2 workers identical: '
           f'{ident["same_1_2"]}; identical to dynid identify alone (3 recordings): {ident["same_as_alone"]}; '
           f'the broken recording reported: {ident["reported"]}')
     print(json.dumps({'benchmark': 'fleet', 'robots': robots, 'sessions': got['sessions'], 'postgres': True,
