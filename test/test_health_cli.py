@@ -44,6 +44,10 @@ def test_import_records_one_session_per_bag_once_and_reports_bad_ones(bags, tmp_
     assert history.values['temperature_c'][:, 0] == pytest.approx([15.0, 35.0], abs=1.0)
     assert history.result_sha256[0] == hashlib.sha256(params.read_bytes()).hexdigest()
     assert (history.values['samples'] > 0).all()
+    assert (history.values['load_rms_nm'] > 0).all()  # the session's conditions (schema version 3)
+    assert history.conditions['mounting'] == ['0 0 -9.81'] * 2
+    assert history.conditions['effort_meaning'] == ['torque'] * 2
+    assert history.conditions['robot_file'] == ['ur5e'] * 2
     assert main(['health', 'import', str(paths[0]), '--params', str(params), '--db', str(db), '--robot', 'cell-7']) == 0
     assert 'already in the record' in capsys.readouterr().out
     with HealthRecord(db, readonly=True) as record:

@@ -144,3 +144,23 @@ def test_settings_name_the_field_they_refuse():
         HealthSettings(baseline_sessions=2.5)
     with pytest.raises(InputError, match='temperature_compensation'):
         HealthSettings(temperature_compensation='yes')
+
+
+def test_friction_is_compensated_for_the_load_before_it_is_trended():
+    """A healthy joint whose sessions ran under loads from 0.5 to 1.5 of the usual (its Coulomb level
+    Fc0 + Fc1·τ² moves 25 % with them): judged with the load, it is OK with no change and the load's
+    coefficient found; judged without it, the load's swings pose as changes. A real 40 % rise is still found."""
+    rng = np.random.default_rng(11)
+    load = 30.0 * rng.uniform(0.5, 1.5, DAYS.size)
+    effect = 0.25 * ((load / np.median(load)) ** 2 - 1.0)
+    healthy = friction_series(4) + 5.0 * effect
+    judged = analyze_quantity('j', 'friction', DAYS, healthy, TEMPERATURE, [], SETTINGS, load_nm=load)
+    assert judged.state == 'ok' and not judged.changes, judged.text
+    assert judged.load_coefficient == pytest.approx(0.25, abs=0.03)
+    assert np.nanmax(np.abs(judged.relative)) < 0.05
+    blind = analyze_quantity('j', 'friction', DAYS, healthy, TEMPERATURE, [], SETTINGS)
+    assert np.nanmax(np.abs(blind.relative)) > 0.15 and math.isnan(blind.load_coefficient)
+    worn = friction_series(5, np.where(DAYS >= 40, 1.4, 1.0)) + 5.0 * effect
+    judged = analyze_quantity('j', 'friction', DAYS, worn, TEMPERATURE, [], SETTINGS, load_nm=load)
+    assert judged.changes and 38 <= judged.changes[0].session <= 42
+    assert judged.changes[0].size == pytest.approx(0.4, abs=0.08)

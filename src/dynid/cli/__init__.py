@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from dynid import __version__
 from dynid.cli import (
+    batch,
     bringup,
     compare,
     demo,
@@ -37,7 +38,7 @@ _SUBCOMMANDS = {'model': model, 'simulate': simulate, 'import': import_logs, 'ex
                 'export-urdf': export_urdf,
                 'export-mjcf': export_mjcf, 'validate': validate, 'compare': compare,
                 'identify-friction': identify_friction, 'estimate': estimate, 'health': health, 'payload': payload,
-                'bringup': bringup, 'demo': demo}
+                'batch': batch, 'bringup': bringup, 'demo': demo}
 """The subcommands in the order of ``dynid --help``; each module has ``SUMMARY``, ``add_arguments(parser)``
 and ``run(args) -> exit code``."""
 

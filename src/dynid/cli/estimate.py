@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         from dynid.health.job import record_replay
 
         session, path, note = record_replay(args.db, history, dataset, args.bag, result, args.params, robot.name,
-                                            args.health_robot)
+                                            args.health_robot, robot_model=robot, robot_file=str(robot_spec))
         print(f'recorded session {session} of {args.health_robot or robot.name} in {path}' +
               (f' ({note})' if note else ''))
     if output is not None:

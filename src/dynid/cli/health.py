@@ -1,6 +1,7 @@
 """``dynid health``: the joint health record: trends, forecasts to a limit and events, as a page, JSON or text.
 
-    dynid health [--db FILE] [--robot NAME] [--report DIR] [--json]
+    dynid health [--db FILE|URL] [--robot NAME] [--report DIR] [--json]
+    dynid health [--db FILE|URL] --fleet-report DIR [--fleet-json]
     dynid health import BAG... --params RESULT [--db FILE] [--robot NAME]
     dynid health event KIND [--joint NAME] [--note TEXT] [--time ISO] [--db FILE] [--robot NAME]
 """
@@ -30,8 +31,8 @@ RECORD_FIELDS = ('db', 'robot', 'record', 'session_s', 'diagnostics_period_s')
 
 
 def _add_record_arguments(parser: argparse.ArgumentParser, default) -> None:
-    parser.add_argument('--db', default=default, help='health record file (default: '
-                        '$XDG_DATA_HOME/dynid/health.sqlite3, i.e. ~/.local/share/dynid/health.sqlite3)')
+    parser.add_argument('--db', default=default, help='health record: an SQLite file or a postgresql:// URL '
+                        '(default: $XDG_DATA_HOME/dynid/health.sqlite3, i.e. ~/.local/share/dynid/health.sqlite3)')
     parser.add_argument('--robot', default=default,
                         help='the robot\'s name in the record (default: every robot; import: the model\'s name)')
 
@@ -46,6 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_record_arguments(parser, None)
     parser.add_argument('--report', default=None, help='folder to write index.html into (a page per record)')
     parser.add_argument('--json', action='store_true', help='print the judgement as JSON (for tools)')
+    parser.add_argument('--fleet-report', default=None, metavar='DIR',
+                        help='write the fleet\'s page: every robot\'s joints ranked by the forecast time to a limit '
+                        'and by recent changes, each robot\'s own page one click away, and fleet.json')
+    parser.add_argument('--fleet-json', action='store_true', help='print the fleet\'s rankings as JSON (for tools)')
     add_settings_arguments(parser, HealthSettings, 'judgement', skip=RECORD_FIELDS)
     actions = parser.add_subparsers(dest='health_action', metavar='ACTION')
     importing = actions.add_parser('import', help='add sessions from recorded bags in bulk',
@@ -81,14 +86,18 @@ def run(args: argparse.Namespace) -> int:
 def _judge(args) -> int:
     from dynid.health.job import judge_record
     from dynid.health.page import write_page
-    from dynid.health.record import default_record_path
+    from dynid.health.record import HealthRecord, default_record_path
     from dynid.health.settings import HealthSettings
 
-    if args.report:
-        output_folder(args.report, '--report')
+    for option, folder in (('--report', args.report), ('--fleet-report', args.fleet_report)):
+        if folder:
+            output_folder(folder, option)
     settings = settings_from_args(args, HealthSettings, **({'db': args.db} if args.db else {}))
     path = settings.db or default_record_path()
+    if args.fleet_report or args.fleet_json:
+        return _fleet(args, path, settings)
     healths, events = judge_record(path, [args.robot] if args.robot else None, settings)
+    path = HealthRecord.display(path)
     if args.report:
         print(f'wrote {write_page(args.report, healths, events, source=f"record {path}")}', file=sys.stderr)
     if args.json:
@@ -99,6 +108,18 @@ def _judge(args) -> int:
             for joint, quantities in health.joints.items():
                 for quantity, q in quantities.items():
                     print(f'  {joint:<24}{quantity:<10}{q.state.upper():<8}{q.text}')
+    return EXIT_OK
+
+
+def _fleet(args, path, settings) -> int:
+    from dynid.fleet.report import fleet_json, judge_fleet, write_fleet_report
+
+    fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None)
+    if args.fleet_report:
+        print(f'wrote {write_fleet_report(fleet, args.fleet_report) / "index.html"} ({len(fleet.robots)} robots)',
+              file=sys.stderr)
+    if args.fleet_json:
+        print(json.dumps(fleet_json(fleet), indent=1))
     return EXIT_OK
 
 
@@ -135,13 +156,14 @@ def _import(args) -> int:
     from dynid.model import load_robot
 
     result = IdentificationResult.load(args.params)
-    robot = load_robot(robot_spec_of(result.provenance, result.robot, args.model,
-                                     warn=lambda text: print(f'warning: {text}', file=sys.stderr)),
-                       joints=recorded_joints(result.provenance))
+    spec = robot_spec_of(result.provenance, result.robot, args.model,
+                         warn=lambda text: print(f'warning: {text}', file=sys.stderr))
+    robot = load_robot(spec, joints=recorded_joints(result.provenance))
     name = args.robot or robot.name
     with HealthRecord(args.db) as record:  # refused here, before any replay, when it is not a record
         known = record.inputs(name) if name in record.robots() else set()
         path = record.path
+    target = args.db or path
     failed = 0
     for bag in args.bags:
         if str(bag) in known:
@@ -150,8 +172,8 @@ def _import(args) -> int:
         try:
             dataset = read_bag(bag, robot, args.joint_states_effort)
             history = estimate(dataset, result, EstimationSettings(), robot)
-            session, _, note = record_replay(path, history, dataset, bag, result, args.params, robot.name, name,
-                                             source='import')
+            session, _, note = record_replay(target, history, dataset, bag, result, args.params, robot.name, name,
+                                             source='import', robot_model=robot, robot_file=str(spec))
         except InputError as error:
             print(f'dynid health import: error: {bag}: {message(error)}', file=sys.stderr)
             failed += 1

@@ -78,9 +78,10 @@ def assess(history: RobotHistory, settings: HealthSettings | None = None, now_ut
             if not np.isfinite(values).any():
                 continue
             column = temperature[:, j]
+            load = history.values['load_rms_nm'][:, j] if 'load_rms_nm' in history.values else None
             judged[quantity] = analyze_quantity(joint, quantity, t_days, values,
                                                 column if np.isfinite(column).any() else None, events, settings,
-                                                now_days, spread)
+                                                now_days, spread, load)
         if judged:
             health.joints[joint] = judged
     return health

@@ -16,7 +16,6 @@ writer holding the file for longer than the timeout) is logged and counted; esti
 from __future__ import annotations
 
 import math
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,8 +26,9 @@ import numpy as np
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.health.assessment import RobotHealth, assess
-from dynid.health.record import Event, HealthRecord, Session, default_record_path
-from dynid.health.session import file_sha256, identified_levels, joint_sessions, settled
+from dynid.health.backend import RecordUnavailableError, database_errors
+from dynid.health.record import Event, HealthRecord, Session, default_record_path, is_postgres
+from dynid.health.session import file_sha256, identified_levels, joint_sessions, mounting_text, settled
 from dynid.health.settings import HealthSettings
 
 MIN_SNAPSHOTS = 10  # a session needs this many snapshots (about 10 s of estimation) to be written
@@ -68,9 +68,21 @@ class SessionRecorder:
         self.name = settings.robot or self.robot.name
         self.result_file, self.input = result_file, input
         self.result_sha256 = file_sha256(result_file) if result_file else ''
-        self.path = Path(settings.db).expanduser() if settings.db else default_record_path()
-        # an existing record is checked now (refused at start-up if damaged); a new one is made at the first write
-        self.record = HealthRecord(self.path) if self.path.exists() else None
+        if is_postgres(settings.db):
+            self.target = settings.db
+            self.path = HealthRecord.display(settings.db)
+        else:
+            self.target = self.path = Path(settings.db).expanduser() if settings.db else default_record_path()
+        # an existing record is checked now (refused at start-up if damaged or newer); a new one is made at the
+        # first write; a PostgreSQL server that cannot be reached now is tried again at each write
+        self.record = None
+        if is_postgres(self.target):
+            try:
+                self.record = HealthRecord(self.target)
+            except RecordUnavailableError:
+                pass
+        elif self.path.exists():
+            self.record = HealthRecord(self.path)
         self.written = self.failed = 0
         self.last_error = ''
         self.health: RobotHealth | None = None
@@ -136,7 +148,12 @@ class SessionRecorder:
                                 samples=max(self.estimation.samples - self.samples_at_start, 0))
         return Session(self.name, self.robot.name, tuple(self.robot.joint_names), self.started, joints,
                        duration_s=self.times[-1] - self.started, source='node', input=self.input,
-                       result_file=self.result_file, result_sha256=self.result_sha256, software=f'dynid {__version__}')
+                       result_file=self.result_file, result_sha256=self.result_sha256, software=f'dynid {__version__}',
+                       mounting=mounting_text(self.robot.gravity), payload_kg=self._payload_kg())
+
+    def _payload_kg(self) -> float:
+        payload = getattr(self.estimation, 'payload', None)
+        return float(payload.mass) if payload is not None else math.nan
 
     def flush(self) -> list[tuple[str, str]]:
         """Write the session in progress (if it has enough snapshots) and start the next; notes for a log."""
@@ -146,7 +163,7 @@ class SessionRecorder:
             return []
         try:
             self._open().append(session)
-        except (sqlite3.Error, InputError, OSError) as error:
+        except (*database_errors(), InputError, OSError) as error:
             self.failed += 1
             self.last_error = str(error)
             return [('warn', f'health record {self.path}: session not written ({error})')]
@@ -156,7 +173,7 @@ class SessionRecorder:
 
     def _open(self) -> HealthRecord:
         if self.record is None:
-            self.record = HealthRecord(self.path)
+            self.record = HealthRecord(self.target)
         return self.record
 
     def event(self, kind: str, note: str = '') -> list[tuple[str, str]]:
@@ -165,7 +182,7 @@ class SessionRecorder:
         try:
             self._open().add_event(self.name, Event(kind, self.clock(), None, note), model=self.robot.name,
                                    joint_names=self.robot.joint_names)
-        except (sqlite3.Error, InputError, OSError) as error:
+        except (*database_errors(), InputError, OSError) as error:
             return notes + [('warn', f'health record {self.path}: event {kind} not written ({error})')]
         self.judge()
         return notes
@@ -185,7 +202,7 @@ class SessionRecorder:
         try:
             if self.name in self.record.robots():
                 self.health = assess(self.record.history(self.name), self.settings, now_utc=self.clock())
-        except (sqlite3.Error, InputError) as error:
+        except (*database_errors(), InputError) as error:
             self.last_error = f'judging the record: {error}'
 
     def statuses(self) -> list[HealthStatus]:

@@ -42,6 +42,11 @@ svg text{font-size:11px;fill:#444} .num{text-align:right;font-variant-numeric:ta
 """
 
 
+def badge(state: str) -> str:
+    """The coloured state word of a page."""
+    return _badge(state)
+
+
 def _badge(state: str) -> str:
     return (f'<span class="badge" style="background:{STATE_COLOURS[state]}">{STATE_WORDS[state]}</span>')
 
@@ -171,6 +176,12 @@ def _summary_rows(health: RobotHealth) -> str:
     return ''.join(rows)
 
 
+def _compensated_for(q: QuantityHealth) -> str:
+    words = [w for w, on in (('temperature', bool(q.temperature_coefficients)),
+                             ('load', math.isfinite(q.load_coefficient))) if on]
+    return ' and '.join(words)
+
+
 def robot_section(health: RobotHealth, events: Sequence = ()) -> str:
     """The HTML of one robot: state, summary table, per-joint plots, events."""
     now_days = (health.now_utc - health.first_utc) / DAY_S if health.sessions else 0.0
@@ -188,8 +199,9 @@ def robot_section(health: RobotHealth, events: Sequence = ()) -> str:
             taken = float(np.nanmax(np.abs(taken))) if np.isfinite(taken).any() else 0.0
             caption = (f'{_badge(q.state)} {html.escape(q.text)}. Baseline {q.baseline:.4g} {q.unit}; '
                        f'session-to-session noise {_percent(q.noise, 2).lstrip("+")}'
-                       + (f'; the temperature compensation moved sessions by up to {100 * taken:.1f} %'
-                          if q.temperature_coefficients else '; not temperature-compensated') + '.')
+                       + (f'; the {_compensated_for(q)} compensation moved sessions by up to {100 * taken:.1f} %'
+                          if q.temperature_coefficients or math.isfinite(q.load_coefficient)
+                          else '; not compensated for temperature or load') + '.')
             parts.append(f'<figure>{plot_svg(q, health.first_utc, now_days)}<figcaption>{caption}'
                          '</figcaption></figure>')
         parts.append('</div>')
@@ -214,17 +226,24 @@ def write_page(folder, healths: Sequence[RobotHealth], events: dict | None = Non
         raise InputError(f'report folder {folder}: cannot create it ({error.strerror})') from None
     if not folder.is_dir():
         raise InputError(f'report folder {folder} is not a folder')
+    path = folder / 'index.html'
+    write_text(path, page_html(healths, events, source))
+    return path
+
+
+def page_html(healths: Sequence[RobotHealth], events: dict | None = None, source: str = '', back: str = '') -> str:
+    """The page of :func:`write_page` as text; ``back``: a link to put above it (a fleet page's address)."""
     events = events or {}
     sections = ''.join(robot_section(h, events.get(h.robot, ())) for h in healths)
-    legend = ('<p class="meta">Dots: each session\'s estimate, compensated to the reference temperature, relative to '
-              'the baseline of its segment. Blue line and band: the trend of the sessions since the last change '
-              '(Theil–Sen) and its confidence band, carried on toward the limit (red dashed). Blue verticals: a new '
-              'baseline (reset, new gear, maintenance); purple dashed: a detected or reported change; '
+    legend = ('<p class="meta">Dots: each session\'s estimate, compensated to the reference temperature and load, '
+              'relative to the baseline of its segment. Blue line and band: the trend of the sessions since the last '
+              'change (Theil–Sen) and its confidence band, carried on toward the limit (red dashed). Blue verticals: '
+              'a new baseline (reset, new gear, maintenance); purple dashed: a detected or reported change; '
               'dotted: now.</p>')
     page = (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Joint health</title>'
-            f'<style>{STYLE}</style></head><body><h1>Joint health</h1>'
+            f'<style>{STYLE}</style></head><body>'
+            + (f'<p class="meta"><a href="{html.escape(back)}">← the fleet</a></p>' if back else '')
+            + '<h1>Joint health</h1>'
             f'<p class="meta">{html.escape(source)} · written {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} '
             f'by dynid {__version__}</p>{legend}{sections}</body></html>')
-    path = folder / 'index.html'
-    write_text(path, page)
-    return path
+    return page

@@ -1,11 +1,12 @@
 """The health record: every estimation session's per-joint estimates, in one SQLite file.
 
-One file holds one robot or a fleet (robots by name). It is SQLite in WAL mode (readers never wait
-for the writer; a second writer waits up to ``timeout_s``) with ``synchronous=FULL``; the schema is
-versioned and migrated (:mod:`dynid.health.schema`, docs/health.md). A session's rows are written
-in one transaction, so a process killed while writing leaves every committed session intact and
-none of the one in progress. A file that is not a dynid health record, is damaged, or has a newer
-schema than this dynid knows is refused with an :class:`InputError` and left untouched.
+One record holds one robot or a fleet (robots by name). It is an SQLite file in WAL mode (readers never
+wait for the writer; a second writer waits up to ``timeout_s``) with ``synchronous=FULL``, or a
+PostgreSQL database reached by URL (many robots writing at once; :mod:`dynid.health.backend`). The
+schema is versioned and migrated the same way on both (:mod:`dynid.health.schema`, docs/health.md). A
+session's rows are written in one transaction, so a process killed while writing leaves every committed
+session intact and none of the one in progress. A record that is not a dynid health record, is damaged,
+or has a newer schema than this dynid knows is refused with an :class:`InputError` and left untouched.
 
     >>> with HealthRecord(path) as record:                                    # doctest: +SKIP
     ...     record.append(session)
@@ -20,6 +21,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +29,26 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.health.schema import APPLICATION_ID, EVENT_KINDS, JOINT_COLUMNS, MIGRATIONS, SCHEMA_VERSION
+from dynid.health.backend import (
+    PostgresBackend,
+    RecordUnavailableError,
+    SQLiteBackend,
+    first_line,
+    is_postgres,
+    redacted,
+)
+from dynid.health.schema import (
+    APPLICATION_ID,
+    EVENT_KINDS,
+    JOINT_COLUMNS,
+    SCHEMA_VERSION,
+    SESSION_COVARIATES,
+    migrations,
+    statements,
+)
 
 SQLITE_HEADER = b'SQLite format 3\x00'
-SOURCES = ('node', 'replay', 'import', 'twin', 'test')
+SOURCES = ('node', 'replay', 'import', 'twin', 'test', 'identify')
 
 
 def default_record_path() -> Path:
@@ -57,6 +75,7 @@ class JointSession:
     stiffness_residual_rms: float = math.nan
     friction_residual_rms: float = math.nan
     samples: int = 0
+    load_rms_nm: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -68,9 +87,12 @@ class Session:
         model: the robot model (e.g. 'ur5e'); joint_names: its joints, in order.
         started_utc: start [s since 1970-01-01 UTC]; duration_s [s]; operating_hours [h] or NaN.
         joints: one :class:`JointSession` per joint (any subset of ``joint_names``).
-        source: 'node', 'replay', 'import', 'twin' or 'test'; input: the bag or topic estimated from.
+        source: 'node', 'replay', 'import', 'twin', 'test' or 'identify' (dynid batch); input: the bag or topic.
         result_file, result_sha256: the identification result estimated against.
         software: the dynid version; notes: free text.
+        payload_kg, mounting, effort_meaning, robot_file, robot_sha256: the session's conditions
+            (:data:`dynid.health.schema.SESSION_COVARIATES`).
+        uid: the session's unique id (made here): a retried write of it is written once.
     """
 
     robot: str
@@ -86,6 +108,12 @@ class Session:
     result_sha256: str = ''
     software: str = ''
     notes: str = ''
+    payload_kg: float = math.nan
+    mounting: str = ''
+    effort_meaning: str = ''
+    robot_file: str = ''
+    robot_sha256: str = ''
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def __post_init__(self) -> None:
         if not isinstance(self.robot, str) or not self.robot.strip():
@@ -121,7 +149,8 @@ class RobotHistory:
 
     ``started_utc`` (S,) [s]; ``values[column]`` (S, J) for each column of
     :data:`JOINT_COLUMNS`, NaN where a session has no row or no value for a joint (joints in
-    ``joint_names`` order); ``session_id`` (S,); ``events`` oldest first.
+    ``joint_names`` order); ``session_id`` (S,); ``events`` oldest first; ``conditions``: each session's
+    covariates (:data:`dynid.health.schema.SESSION_COVARIATES`), ``payload_kg`` as an (S,) array [kg].
     """
 
     robot: str
@@ -134,19 +163,21 @@ class RobotHistory:
     result_sha256: list[str]
     values: dict[str, np.ndarray]
     events: list[Event] = field(default_factory=list)
+    conditions: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.started_utc.size)
 
 
 class HealthRecord:
-    """A health record file, opened (and created, or migrated) on construction (module docstring).
+    """A health record, opened (and created, or migrated) on construction (module docstring).
 
     Args:
-        path: the SQLite file; None: :func:`default_record_path`.
-        create: make the file (and its folder) when it does not exist; else InputError.
+        path: the SQLite file, or a PostgreSQL URL (``postgresql://user@host:5432/fleet``); None or '':
+            :func:`default_record_path`.
+        create: make the file (and its folder) or the schema when there is none; else InputError.
         readonly: open for reading only (no migration: an older schema is refused).
-        timeout_s: how long a writer waits for another one [s].
+        timeout_s: how long a writer waits for another one, and (PostgreSQL) for the server to come back [s].
         check: run SQLite's ``quick_check`` on opening (damaged pages are refused before any write).
 
     One connection, usable from several threads (calls are serialized by a lock).
@@ -154,10 +185,25 @@ class HealthRecord:
 
     def __init__(self, path=None, *, create: bool = True, readonly: bool = False, timeout_s: float = 30.0,
                  check: bool = True) -> None:
-        self.path = Path(default_record_path() if path is None or str(path) == '' else path).expanduser()
         self._lock = threading.Lock()
+        self._db = None
         self._connection = None
-        self.readonly = readonly
+        self.readonly, self.timeout_s = readonly, timeout_s
+        if is_postgres(path):
+            self.url, self.path = path, redacted(path)
+            self._db = PostgresBackend(path, readonly, timeout_s)
+            self._connection = self._db.connection
+            try:
+                self._prepare(check, create)
+            except self._db.psycopg.Error as error:
+                self.close()
+                raise InputError(f'{self.path}: not a usable health record ({first_line(error)})') from None
+            except BaseException:
+                self.close()
+                raise
+            return
+        self.url = None
+        self.path = Path(default_record_path() if path is None or str(path) == '' else path).expanduser()
         exists = self.path.exists()
         if exists:
             _check_header(self.path)
@@ -170,31 +216,47 @@ class HealthRecord:
                 raise InputError(f'{self.path}: cannot create its folder ({error.strerror})') from None
         mode = 'ro' if readonly else ('rw' if exists else 'rwc')
         try:
-            self._connection = sqlite3.connect(f'{self.path.resolve().as_uri()}?mode={mode}', uri=True,
-                                               timeout=timeout_s, isolation_level=None, check_same_thread=False)
-            self._prepare(check)
+            self._db = SQLiteBackend(self.path, mode, timeout_s)
+            self._connection = self._db.connection
+            self._prepare(check, create)
         except sqlite3.DatabaseError as error:
             self.close()
             raise InputError(f'{self.path}: not a readable health record ({error}); the file was left as it '
                              'was') from None
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def display(db) -> str:
+        """How messages name the record ``db``: its path, or its URL without the password."""
+        return redacted(db) if is_postgres(db) else str(db)
+
+    @property
+    def dialect(self) -> str:
+        """'sqlite' or 'postgresql'."""
+        return self._db.dialect
 
     # ------------------------------------------------------------------------------ opening
-    def _prepare(self, check: bool) -> None:
-        c = self._connection
-        c.execute('PRAGMA foreign_keys = ON')
-        application_id, version = self._identity()
-        if application_id == 0 and version == 0 and not self._has_tables():
-            if self.readonly:
-                raise InputError(f'{self.path}: an empty file, not a health record')
+    def _prepare(self, check: bool, create: bool = True) -> None:
+        db = self._db
+        application_id, version = db.identity()
+        if application_id == 0 and version == 0:
+            # tables but no mark: another application's, or (PostgreSQL) a writer's migration that committed
+            # between the two reads; a writer decides in _migrate, under the migration's lock
+            if db.has_tables() and self.readonly:
+                raise InputError(f'{self.path}: a database but not a dynid health record; it was left as it was')
+            if self.readonly or (not create and self.url):
+                raise InputError(f'{self.path}: an empty database, not a health record')
         elif application_id != APPLICATION_ID:
-            raise InputError(f'{self.path}: an SQLite file but not a dynid health record (application_id '
-                             f'{application_id:#x}); the file was left as it was')
+            raise InputError(f'{self.path}: a database but not a dynid health record (application_id '
+                             f'{application_id:#x}); it was left as it was')
         if version > SCHEMA_VERSION:
             raise InputError(f'{self.path}: health record schema {version} is newer than this dynid reads '
-                             f'({SCHEMA_VERSION}); update dynid; the file was left as it was')
+                             f'({SCHEMA_VERSION}); update dynid; the record was left as it was')
         if check:
-            problems = [row[0] for row in c.execute('PRAGMA quick_check')]
-            if problems != ['ok']:
+            problems = db.problems()
+            if problems:
                 raise InputError(f'{self.path}: damaged health record ({"; ".join(problems[:3])}); the file was '
                                  'left as it was')
         if version < SCHEMA_VERSION:
@@ -202,90 +264,132 @@ class HealthRecord:
                 raise InputError(f'{self.path}: health record schema {version} is older than {SCHEMA_VERSION}; '
                                  'open it once for writing to migrate it')
             self._migrate()
-        if not self.readonly:
-            c.execute('PRAGMA journal_mode = WAL')
-            c.execute('PRAGMA synchronous = FULL')
-
-    def _identity(self) -> tuple[int, int]:
-        c = self._connection
-        return (int(c.execute('PRAGMA application_id').fetchone()[0]),
-                int(c.execute('PRAGMA user_version').fetchone()[0]))
-
-    def _has_tables(self) -> bool:
-        return self._connection.execute('SELECT count(*) FROM sqlite_master').fetchone()[0] > 0
+        db.after_open(self.readonly)
 
     def _migrate(self) -> None:
-        """Apply the missing migrations in one transaction (version read again inside it: another
+        """Apply the missing migrations in one transaction (identity read again inside it: another
         process may have migrated meanwhile)."""
-        c = self._connection
-        c.execute('BEGIN IMMEDIATE')
+        db = self._db
+        db.begin_migration()
         try:
-            application_id, version = self._identity()
-            if version == 0 and application_id == 0 and self._has_tables():
-                raise InputError(f'{self.path}: an SQLite file but not a dynid health record')
-            for step in MIGRATIONS[version:]:
-                for statement in filter(str.strip, step.split(';')):
-                    c.execute(statement)
-            c.execute(f'PRAGMA application_id = {APPLICATION_ID}')
-            c.execute(f'PRAGMA user_version = {SCHEMA_VERSION}')
-            c.execute('COMMIT')
+            application_id, version = db.identity()
+            if version == 0 and application_id == 0 and db.has_tables():
+                raise InputError(f'{self.path}: a database but not a dynid health record')
+            if version > SCHEMA_VERSION:
+                raise InputError(f'{self.path}: health record schema {version} is newer than this dynid reads '
+                                 f'({SCHEMA_VERSION}); update dynid; the record was left as it was')
+            for step in migrations(db.dialect)[version:]:
+                for statement in statements(step):
+                    db.execute(statement)
+            db.set_identity(SCHEMA_VERSION)
+            db.execute('COMMIT')
         except BaseException:
-            c.execute('ROLLBACK')
+            db.execute('ROLLBACK')
             raise
 
     @property
     def schema_version(self) -> int:
         with self._lock:
-            return self._identity()[1]
+            return self._db.identity()[1]
+
+    def columns(self) -> dict[str, list[str]]:
+        """{table: its columns in order}: the schema as the database holds it (the same on both backends)."""
+        with self._lock:
+            return self._db.columns()
 
     # ------------------------------------------------------------------------------ writing
     def append(self, session: Session) -> int:
         """Write ``session`` and its joint rows in one transaction; returns its session id.
 
-        The robot is registered on its first session; later sessions must name the same joints.
+        The robot is registered on its first session; later sessions must name the same joints. On
+        PostgreSQL a lost connection (a server restart) is retried for ``timeout_s``: the session's ``uid``
+        makes the retry write it once, whether or not the first COMMIT arrived.
         """
         if self.readonly:
             raise InputError(f'{self.path}: opened read-only')
         columns = list(JOINT_COLUMNS)
+        covariates = list(SESSION_COVARIATES)
         rows = [[j.joint, *(_sql_value(getattr(j, name)) for name in columns)] for j in session.joints]
-        with self._lock, self._transaction() as c:
+
+        def write(c) -> int:
             robot_id = self._robot_id(c, session.robot, session.model, session.joint_names)
-            cursor = c.execute(
+            row = c.execute(
                 'INSERT INTO sessions (robot_id, started_utc, duration_s, operating_hours, source, input, '
-                'result_file, result_sha256, software, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+                f'result_file, result_sha256, software, notes, uid, {", ".join(covariates)}) VALUES '
+                f'({", ".join("?" * (11 + len(covariates)))}) ON CONFLICT (uid) DO NOTHING RETURNING session_id',
                 (robot_id, float(session.started_utc), _sql_value(session.duration_s),
                  _sql_value(session.operating_hours), session.source, session.input, session.result_file,
-                 session.result_sha256, session.software, session.notes))
-            session_id = int(cursor.lastrowid)
+                 session.result_sha256, session.software, session.notes, session.uid,
+                 *(_sql_value(getattr(session, name)) for name in covariates))).fetchone()
+            if row is None:  # written before: the COMMIT of a retried call had arrived
+                return int(c.execute('SELECT session_id FROM sessions WHERE uid = ?', (session.uid,)).fetchone()[0])
+            session_id = int(row[0])
             c.executemany(f'INSERT INTO joint_sessions (session_id, joint, {", ".join(columns)}) VALUES '
-                          f'({", ".join("?" * (len(columns) + 2))})', [[session_id, *row] for row in rows])
-        return session_id
+                          f'({", ".join("?" * (len(columns) + 2))})', [[session_id, *r] for r in rows])
+            return session_id
+
+        return self._write(write)
 
     def add_event(self, robot: str, event: Event, *, model: str | None = None,
                   joint_names: Sequence[str] | None = None) -> int:
         """Record ``event`` for ``robot`` (registered here when ``model`` and ``joint_names`` are given)."""
         if event.kind not in EVENT_KINDS:
             raise InputError(f'event kind must be one of {", ".join(EVENT_KINDS)}, got {event.kind!r}')
-        with self._lock, self._transaction() as c:
+
+        def write(c) -> int:
             if model is not None and joint_names is not None:
                 robot_id = self._robot_id(c, robot, model, tuple(joint_names))
             else:
                 robot_id, names = self._known_robot(c, robot)
                 if event.joint is not None and event.joint not in names:
                     raise InputError(f'event joint {event.joint!r} is not a joint of {robot} ({list(names)})')
-            cursor = c.execute('INSERT INTO events (robot_id, time_utc, joint, kind, note) VALUES (?, ?, ?, ?, ?)',
-                               (robot_id, float(event.time_utc), event.joint, event.kind, event.note))
-            return int(cursor.lastrowid)
+            return int(c.execute('INSERT INTO events (robot_id, time_utc, joint, kind, note) VALUES (?, ?, ?, ?, ?) '
+                                 'RETURNING event_id', (robot_id, float(event.time_utc), event.joint, event.kind,
+                                                        event.note)).fetchone()[0])
+
+        return self._write(write)
+
+    def _write(self, work):
+        """``work(backend)`` in one write transaction; on PostgreSQL, again after a lost connection."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            with self._lock:
+                try:
+                    with self._transaction() as c:
+                        return work(c)
+                except self._retryable() as error:
+                    if time.monotonic() > deadline:
+                        raise RecordUnavailableError(f'{self.path}: the server did not come back within '
+                                                f'{self.timeout_s:g} s ({first_line(error)})') from None
+                    self._reconnect(deadline)
+                except _postgres_errors(self._db) as error:
+                    raise InputError(f'{self.path}: {first_line(error)}') from None
+
+    def _retryable(self) -> tuple:
+        if self.url is None:
+            return ()
+        return (self._db.psycopg.OperationalError, RecordUnavailableError)
+
+    def _reconnect(self, deadline: float) -> None:
+        """Connect again (PostgreSQL), waiting for the server until ``deadline``."""
+        self._db.close()
+        while True:
+            try:
+                self._db.connect()
+                self._connection = self._db.connection
+                return
+            except RecordUnavailableError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.25)
 
     def _transaction(self, read: bool = False):
-        return _Transaction(self._connection, read)
+        return _Transaction(self._db, read)
 
     def _robot_id(self, c, name: str, model: str, joint_names: tuple[str, ...]) -> int:
+        c.execute('INSERT INTO robots (name, model, joint_names) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+                  (name, model, json.dumps(list(joint_names))))
         row = c.execute('SELECT robot_id, joint_names FROM robots WHERE name = ?', (name,)).fetchone()
-        if row is None:
-            cursor = c.execute('INSERT INTO robots (name, model, joint_names) VALUES (?, ?, ?)',
-                               (name, model, json.dumps(list(joint_names))))
-            return int(cursor.lastrowid)
         if tuple(json.loads(row[1])) != tuple(joint_names):
             raise InputError(f'robot {name!r} is in {self.path} with joints {json.loads(row[1])}, not '
                              f'{list(joint_names)}: give this robot another name')
@@ -294,64 +398,112 @@ class HealthRecord:
     def _known_robot(self, c, name: str) -> tuple[int, tuple[str, ...]]:
         row = c.execute('SELECT robot_id, joint_names FROM robots WHERE name = ?', (name,)).fetchone()
         if row is None:
-            robots = [r[0] for r in c.execute('SELECT name FROM robots ORDER BY name')]
+            robots = [r[0] for r in c.execute('SELECT name FROM robots ORDER BY name').fetchall()]
             raise InputError(f'{self.path} holds no robot {name!r} (it holds {robots or "none"})')
         return int(row[0]), tuple(json.loads(row[1]))
 
     # ------------------------------------------------------------------------------ reading
+    def _read(self, work):
+        """``work(backend)`` in one read transaction (a consistent snapshot on both databases); on
+        PostgreSQL once more on a new connection when the old one was lost (a server restart)."""
+        with self._lock:
+            try:
+                try:
+                    with self._transaction(read=True) as c:
+                        return work(c)
+                except self._retryable():
+                    self._reconnect(time.monotonic())
+                    with self._transaction(read=True) as c:
+                        return work(c)
+            except _postgres_errors(self._db) as error:
+                kind = RecordUnavailableError if isinstance(error, self._db.psycopg.OperationalError) else InputError
+                raise kind(f'{self.path}: {first_line(error)}') from None
+
     def robots(self) -> list[str]:
         """The robots' names, sorted."""
-        with self._lock:
-            return [row[0] for row in self._connection.execute('SELECT name FROM robots ORDER BY name')]
+        return self._read(lambda c: [row[0] for row in c.execute('SELECT name FROM robots ORDER BY name').fetchall()])
 
     def session_count(self, robot: str | None = None) -> int:
-        with self._lock:
+        def count(c) -> int:
             if robot is None:
-                return int(self._connection.execute('SELECT count(*) FROM sessions').fetchone()[0])
-            robot_id, _ = self._known_robot(self._connection, robot)
-            return int(self._connection.execute('SELECT count(*) FROM sessions WHERE robot_id = ?',
-                                                (robot_id,)).fetchone()[0])
+                return int(c.execute('SELECT count(*) FROM sessions').fetchone()[0])
+            robot_id, _ = self._known_robot(c, robot)
+            return int(c.execute('SELECT count(*) FROM sessions WHERE robot_id = ?', (robot_id,)).fetchone()[0])
+
+        return self._read(count)
 
     def inputs(self, robot: str) -> set[str]:
         """The ``input`` of every session of ``robot`` (what was estimated from: bag paths, topics)."""
-        with self._lock:
-            robot_id, _ = self._known_robot(self._connection, robot)
-            return {row[0] for row in self._connection.execute('SELECT input FROM sessions WHERE robot_id = ?',
-                                                                (robot_id,))}
+        def read(c) -> set[str]:
+            robot_id, _ = self._known_robot(c, robot)
+            rows = c.execute('SELECT input FROM sessions WHERE robot_id = ?', (robot_id,)).fetchall()
+            return {row[0] for row in rows}
+
+        return self._read(read)
 
     def history(self, robot: str) -> RobotHistory:
         """Every session of ``robot``, oldest first, as arrays (one read transaction)."""
-        columns = list(JOINT_COLUMNS)
-        with self._lock, self._transaction(read=True) as c:
-            robot_id, names = self._known_robot(c, robot)
-            model = c.execute('SELECT model FROM robots WHERE robot_id = ?', (robot_id,)).fetchone()[0]
-            sessions = c.execute('SELECT session_id, started_utc, duration_s, operating_hours, result_sha256 '
-                                 'FROM sessions WHERE robot_id = ? ORDER BY started_utc, session_id',
-                                 (robot_id,)).fetchall()
-            rows = c.execute(f'SELECT j.session_id, j.joint, {", ".join("j." + n for n in columns)} FROM '
-                             'joint_sessions j JOIN sessions s ON s.session_id = j.session_id WHERE s.robot_id = ?',
-                             (robot_id,)).fetchall()
-            events = c.execute('SELECT kind, time_utc, joint, note FROM events WHERE robot_id = ? '
-                               'ORDER BY time_utc, event_id', (robot_id,)).fetchall()
-        ids = np.array([s[0] for s in sessions], dtype=np.int64)
-        index = {int(i): k for k, i in enumerate(ids)}
-        joint_index = {name: j for j, name in enumerate(names)}
-        values = {name: np.full((len(ids), len(names)), np.nan) for name in columns}
+        return self.histories([robot])[0]
+
+    def histories(self, robots: Sequence[str] | None = None) -> list[RobotHistory]:
+        """Every session of each of ``robots`` (default: every robot, by name), oldest first, read in one
+        transaction with one query per table (a fleet's page reads them all at once)."""
+        columns, covariates = list(JOINT_COLUMNS), list(SESSION_COVARIATES)
+
+        def read(c):
+            known = {r[0]: (int(r[1]), r[2], tuple(json.loads(r[3]))) for r in c.execute(
+                'SELECT name, robot_id, model, joint_names FROM robots').fetchall()}
+            names = sorted(known) if robots is None else list(robots)
+            for name in names:
+                if name not in known:
+                    self._known_robot(c, name)  # raises, naming the robots held
+            sessions = c.execute('SELECT robot_id, session_id, started_utc, duration_s, operating_hours, '
+                                 f'result_sha256, {", ".join(covariates)} FROM sessions ORDER BY robot_id, '
+                                 'started_utc, session_id').fetchall()
+            rows = c.execute(f'SELECT session_id, joint, {", ".join(columns)} FROM joint_sessions').fetchall()
+            events = c.execute('SELECT robot_id, kind, time_utc, joint, note FROM events ORDER BY robot_id, '
+                               'time_utc, event_id').fetchall()
+            return names, known, sessions, rows, events
+
+        names, known, sessions, rows, events = self._read(read)
+        by_robot: dict[int, list] = {}
+        for s in sessions:
+            by_robot.setdefault(s[0], []).append(s[1:])
+        joint_rows: dict[int, list] = {}
         for row in rows:
-            k, j = index[row[0]], joint_index.get(row[1])
-            if j is None:
-                continue
-            for name, value in zip(columns, row[2:], strict=True):
-                values[name][k, j] = np.nan if value is None else value
-        as_float = lambda position: np.array([np.nan if s[position] is None else s[position] for s in sessions],  # noqa: E731
-                                             dtype=float)
-        return RobotHistory(robot, model, names, ids, as_float(1), as_float(2), as_float(3),
-                            [s[4] for s in sessions], values, [Event(*e) for e in events])
+            joint_rows.setdefault(row[0], []).append(row[1:])
+        robot_events: dict[int, list] = {}
+        for e in events:
+            robot_events.setdefault(e[0], []).append(Event(*e[1:]))
+        found = []
+        for name in names:
+            robot_id, model, joint_names = known[name]
+            mine = by_robot.get(robot_id, [])
+            ids = np.array([s[0] for s in mine], dtype=np.int64)
+            index = {int(i): k for k, i in enumerate(ids)}
+            joint_index = {j: k for k, j in enumerate(joint_names)}
+            values = {column: np.full((len(ids), len(joint_names)), np.nan) for column in columns}
+            for session_id in ids:
+                k = index[int(session_id)]
+                for row in joint_rows.get(int(session_id), ()):
+                    j = joint_index.get(row[0])
+                    if j is None:
+                        continue
+                    for column, value in zip(columns, row[1:], strict=True):
+                        values[column][k, j] = np.nan if value is None else value
+            as_float = lambda position, mine=mine: np.array(  # noqa: E731
+                [np.nan if s[position] is None else s[position] for s in mine], dtype=float)
+            conditions = {name_: [s[5 + k] for s in mine] for k, name_ in enumerate(covariates)}
+            conditions['payload_kg'] = as_float(5 + covariates.index('payload_kg'))
+            found.append(RobotHistory(name, model, joint_names, ids, as_float(1), as_float(2), as_float(3),
+                                      [s[4] for s in mine], values, robot_events.get(robot_id, []), conditions))
+        return found
 
     # ------------------------------------------------------------------------------ closing
     def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
             self._connection = None
 
     def __enter__(self) -> HealthRecord:
@@ -365,18 +517,29 @@ class HealthRecord:
 
 
 class _Transaction:
-    """``BEGIN IMMEDIATE`` (a writer: waits for another writer) or a deferred read; COMMIT on success,
-    ROLLBACK on any exception."""
+    """A write transaction (SQLite ``BEGIN IMMEDIATE``: waits for another writer) or a read; COMMIT on
+    success, ROLLBACK on any exception (and none when the connection is gone: the server rolled back)."""
 
-    def __init__(self, connection, read: bool = False) -> None:
-        self.connection, self.read = connection, read
+    def __init__(self, backend, read: bool = False) -> None:
+        self.backend, self.read = backend, read
 
     def __enter__(self):
-        self.connection.execute('BEGIN' if self.read else 'BEGIN IMMEDIATE')
-        return self.connection
+        self.backend.begin(self.read)
+        return self.backend
 
     def __exit__(self, kind, value, traceback) -> None:
-        self.connection.execute('ROLLBACK' if kind is not None else 'COMMIT')
+        if kind is None:
+            self.backend.execute('COMMIT')
+            return
+        try:
+            self.backend.execute('ROLLBACK')
+        except Exception:  # noqa: BLE001 - the connection is lost; the server rolled the transaction back
+            pass
+
+
+def _postgres_errors(backend) -> tuple:
+    """psycopg's error class when ``backend`` is PostgreSQL (sqlite3 errors pass through as before)."""
+    return (backend.psycopg.Error,) if backend is not None and backend.dialect == 'postgresql' else ()
 
 
 def _check_header(path: Path) -> None:
@@ -393,13 +556,18 @@ def _check_header(path: Path) -> None:
 
 
 def _sql_value(value):
-    """None for NaN (SQL NULL), else a plain float or int."""
-    if value is None:
-        return None
+    """None for NaN (SQL NULL), else a plain float or int (text as it is)."""
+    if value is None or isinstance(value, str):
+        return value
     if isinstance(value, int | np.integer) and not isinstance(value, bool):
         return int(value)
     value = float(value)
     return None if math.isnan(value) else value
+
+
+def record_exists(db) -> bool:
+    """Whether the record ``db`` (a path, or a PostgreSQL URL: assumed to exist) is there to be opened."""
+    return is_postgres(db) or Path(default_record_path() if not db else db).expanduser().exists()
 
 
 def now_utc() -> float:
@@ -407,4 +575,5 @@ def now_utc() -> float:
     return time.time()
 
 
-__all__ = ['Event', 'HealthRecord', 'JointSession', 'RobotHistory', 'Session', 'default_record_path', 'now_utc']
+__all__ = ['Event', 'HealthRecord', 'JointSession', 'RecordUnavailableError', 'RobotHistory', 'Session',
+           'default_record_path', 'is_postgres', 'now_utc', 'record_exists']

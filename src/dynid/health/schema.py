@@ -1,12 +1,18 @@
-"""The health record's SQLite schema, as the list of migrations that builds it (docs/health.md).
+"""The health record's schema, as the list of migrations that builds it, for SQLite and PostgreSQL (docs/health.md).
 
-A record's ``PRAGMA user_version`` is the number of migrations applied to it; a new file gets all
-of them in order, an older one the missing ones, each in the transaction that opens it (SQLite's
-schema changes are transactional, so a failed migration leaves the file as it was).
-``PRAGMA application_id`` marks the file as a dynid health record.
+The migrations are written once, with the few dialect differences as placeholders filled by
+:func:`migrations` (:data:`DIALECTS`): the surrogate keys (SQLite's ``INTEGER PRIMARY KEY``, PostgreSQL's
+identity column), floating point (``REAL`` is 8 bytes in SQLite, 4 in PostgreSQL: ``DOUBLE PRECISION``
+there), and SQLite's ``STRICT`` and ``WITHOUT ROWID`` table options. A record's version is the number of
+migrations applied to it (SQLite: ``PRAGMA user_version``; PostgreSQL: the ``dynid_health`` table); a new
+record gets all of them in order, an older one the missing ones, in one transaction (schema changes
+are transactional in both, so a failed migration leaves the record as it was). ``PRAGMA application_id``
+(SQLite) or the ``dynid_health`` table (PostgreSQL) marks a database as a dynid health record.
 
 Version 1: robots, sessions, one row per joint and session. Version 2: events (a reset, a new
-baseline, a gearbox swap, a collision), which start a new trend segment.
+baseline, a gearbox swap, a collision), which start a new trend segment. Version 3: the conditions of
+each session (:data:`SESSION_COVARIATES`, the joints' ``load_rms_nm``) and a unique ``uid`` per session,
+so that a writer that lost its connection at COMMIT can write the session again without a duplicate.
 """
 
 from __future__ import annotations
@@ -27,62 +33,104 @@ JOINT_COLUMNS = {
     'stiffness_residual_rms': ('N·m', 'RMS of the stiffness RLS\'s one-step prediction error'),
     'friction_residual_rms': ('N·m', 'RMS of the adaptive friction\'s prediction error while adapting'),
     'samples': ('-', 'samples the estimators received in the session'),
+    'load_rms_nm': ('N·m', 'RMS of the joint\'s load torque over the session (the load the friction depends on)'),
+}
+
+#: the session's conditions (version 3), with unit and meaning (docs/health.md)
+SESSION_COVARIATES = {
+    'payload_kg': ('kg', 'payload mass the robot carried (NaN: not known)'),
+    'mounting': ('-', 'how the robot is mounted: its base gravity vector in the base frame [m/s²], as x y z'),
+    'effort_meaning': ('-', 'what the driver\'s effort was: torque, current or the check\'s finding'),
+    'robot_file': ('-', 'the robot description the session was estimated with'),
+    'robot_sha256': ('-', 'sha256 of that robot description'),
 }
 
 EVENT_KINDS = ('reset', 'set_baseline', 'gearbox_swap', 'collision', 'maintenance', 'detected_change')
 
 _VERSION_1 = """
 CREATE TABLE robots (
-    robot_id INTEGER PRIMARY KEY,
+    robot_id {key},
     name TEXT NOT NULL UNIQUE,
     model TEXT NOT NULL,
     joint_names TEXT NOT NULL
-) STRICT;
+){strict};
 CREATE TABLE sessions (
-    session_id INTEGER PRIMARY KEY,
-    robot_id INTEGER NOT NULL REFERENCES robots(robot_id),
-    started_utc REAL NOT NULL,
-    duration_s REAL,
-    operating_hours REAL,
+    session_id {key},
+    robot_id {ref} NOT NULL REFERENCES robots(robot_id),
+    started_utc {real} NOT NULL,
+    duration_s {real},
+    operating_hours {real},
     source TEXT NOT NULL,
     input TEXT NOT NULL DEFAULT '',
     result_file TEXT NOT NULL DEFAULT '',
     result_sha256 TEXT NOT NULL DEFAULT '',
     software TEXT NOT NULL DEFAULT '',
     notes TEXT NOT NULL DEFAULT ''
-) STRICT;
+){strict};
 CREATE INDEX sessions_by_robot_time ON sessions(robot_id, started_utc);
 CREATE TABLE joint_sessions (
-    session_id INTEGER NOT NULL REFERENCES sessions(session_id) ON DELETE CASCADE,
+    session_id {ref} NOT NULL REFERENCES sessions(session_id) ON DELETE CASCADE,
     joint TEXT NOT NULL,
-    temperature_c REAL,
-    stiffness REAL,
-    stiffness_std REAL,
-    friction_scale REAL,
-    friction_scale_std REAL,
-    viscous_excess REAL,
-    viscous_excess_std REAL,
-    coulomb_nm REAL,
-    viscous_nms REAL,
-    stiffness_residual_rms REAL,
-    friction_residual_rms REAL,
+    temperature_c {real},
+    stiffness {real},
+    stiffness_std {real},
+    friction_scale {real},
+    friction_scale_std {real},
+    viscous_excess {real},
+    viscous_excess_std {real},
+    coulomb_nm {real},
+    viscous_nms {real},
+    stiffness_residual_rms {real},
+    friction_residual_rms {real},
     samples INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (session_id, joint)
-) STRICT, WITHOUT ROWID;
+){strict}{without_rowid};
 """
 
-_VERSION_2 = f"""
+_VERSION_2 = """
 CREATE TABLE events (
-    event_id INTEGER PRIMARY KEY,
-    robot_id INTEGER NOT NULL REFERENCES robots(robot_id),
-    time_utc REAL NOT NULL,
+    event_id {key},
+    robot_id {ref} NOT NULL REFERENCES robots(robot_id),
+    time_utc {real} NOT NULL,
     joint TEXT,
-    kind TEXT NOT NULL CHECK (kind IN ({', '.join(repr(k) for k in EVENT_KINDS)})),
+    kind TEXT NOT NULL CHECK (kind IN ({event_kinds})),
     note TEXT NOT NULL DEFAULT ''
-) STRICT;
+){strict};
 CREATE INDEX events_by_robot_time ON events(robot_id, time_utc);
 """
 
-#: MIGRATIONS[k] takes a record from version k to k + 1.
-MIGRATIONS = (_VERSION_1, _VERSION_2)
-SCHEMA_VERSION = len(MIGRATIONS)
+_VERSION_3 = """
+ALTER TABLE sessions ADD COLUMN uid TEXT;
+CREATE UNIQUE INDEX sessions_by_uid ON sessions(uid);
+ALTER TABLE sessions ADD COLUMN payload_kg {real};
+ALTER TABLE sessions ADD COLUMN mounting TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN effort_meaning TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN robot_file TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN robot_sha256 TEXT NOT NULL DEFAULT '';
+ALTER TABLE joint_sessions ADD COLUMN load_rms_nm {real};
+"""
+
+#: the dialects' spellings of the placeholders in the migrations
+DIALECTS = {
+    'sqlite': {'key': 'INTEGER PRIMARY KEY', 'ref': 'INTEGER', 'real': 'REAL', 'strict': ' STRICT',
+               'without_rowid': ', WITHOUT ROWID'},
+    'postgresql': {'key': 'BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY', 'ref': 'BIGINT',
+                   'real': 'DOUBLE PRECISION', 'strict': '', 'without_rowid': ''},
+}
+_TEMPLATES = (_VERSION_1, _VERSION_2, _VERSION_3)
+SCHEMA_VERSION = len(_TEMPLATES)
+
+
+def migrations(dialect: str) -> tuple[str, ...]:
+    """The migrations in ``dialect`` ('sqlite' or 'postgresql'): element k takes a record from version k to k + 1."""
+    words = dict(DIALECTS[dialect], event_kinds=', '.join(repr(k) for k in EVENT_KINDS))
+    return tuple(template.format(**words) for template in _TEMPLATES)
+
+
+def statements(migration: str) -> list[str]:
+    """The SQL statements of one migration (no statement holds a ';' inside it)."""
+    return [part.strip() for part in migration.split(';') if part.strip()]
+
+
+#: MIGRATIONS[k] takes an SQLite record from version k to k + 1.
+MIGRATIONS = migrations('sqlite')

@@ -79,7 +79,7 @@ def identified_levels(result, joint_names: Sequence[str]) -> tuple[np.ndarray, n
 
 def joint_sessions(joint_names: Sequence[str], *, temperature_c=None, stiffness=None, stiffness_std=None,
                    friction=None, friction_std=None, coulomb=None, viscous=None, stiffness_residual=None,
-                   friction_residual=None, samples: int = 0) -> tuple[JointSession, ...]:
+                   friction_residual=None, samples: int = 0, load_rms_nm=None) -> tuple[JointSession, ...]:
     """One :class:`JointSession` per joint from per-joint arrays (None: not estimated).
 
     friction, friction_std: (J, 2) α̂ = (α1, α2) and their spread. A stiffness <= 0 (α̂1 never left its
@@ -101,14 +101,32 @@ def joint_sessions(joint_names: Sequence[str], *, temperature_c=None, stiffness=
                'viscous_excess': column(friction, 1), 'viscous_excess_std': column(friction_std, 1),
                'coulomb_nm': column(coulomb), 'viscous_nms': column(viscous),
                'stiffness_residual_rms': column(stiffness_residual),
-               'friction_residual_rms': column(friction_residual)}
+               'friction_residual_rms': column(friction_residual), 'load_rms_nm': column(load_rms_nm)}
     return tuple(JointSession(name, **{key: float(values[j]) for key, values in columns.items()},
                               samples=int(samples)) for j, name in enumerate(joint_names))
 
 
+def load_rms(tau) -> np.ndarray | None:
+    """(J,) RMS of each joint's torque over a recording [N·m] (the load of the load-dependent Coulomb
+    friction, Madsen 2020 ch.6 eq. (20)), or None without a torque signal."""
+    if tau is None:
+        return None
+    tau = np.asarray(tau, dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        return np.sqrt(np.nanmean(tau**2, axis=0))
+
+
+def mounting_text(gravity) -> str:
+    """The base's gravity vector [m/s²] as the record keeps it ('x y z')."""
+    return ' '.join(f'{float(g):.4g}' for g in gravity)
+
+
 def session_from_history(history, *, robot: str, model: str, started_utc: float, temperature_c=None,
                          result=None, result_file: str = '', source: str = 'replay', input: str = '',
-                         operating_hours: float = math.nan, notes: str = '') -> Session:
+                         operating_hours: float = math.nan, notes: str = '', load_rms_nm=None,
+                         payload_kg: float = math.nan, mounting: str = '', effort_meaning: str = '',
+                         robot_file: str = '') -> Session:
     """The record's session of a replay (:class:`dynid.estimate.replay.EstimationHistory`; module docstring).
 
     Args:
@@ -118,6 +136,8 @@ def session_from_history(history, *, robot: str, model: str, started_utc: float,
         temperature_c: (N, J) or (J,) joint temperatures of the recording [°C], or None.
         result, result_file: the identification result estimated against, and its file (sha256 recorded).
         source, input: what the session came from (e.g. 'replay' and the bag's path).
+        load_rms_nm: (J,) RMS joint torque of the recording [N·m] (:func:`load_rms`) or None.
+        payload_kg, mounting, effort_meaning, robot_file: the session's conditions (robot_file's sha256 recorded).
     """
     names = history.joint_names
     stiffness = std = friction = friction_std = None
@@ -136,7 +156,9 @@ def session_from_history(history, *, robot: str, model: str, started_utc: float,
                                   friction=friction, friction_std=friction_std, coulomb=coulomb, viscous=viscous,
                                   stiffness_residual=history.residual_rms.get('stiffness'),
                                   friction_residual=history.residual_rms.get('friction'),
-                                  samples=int(history.time.size)),
+                                  samples=int(history.time.size), load_rms_nm=load_rms_nm),
                    duration_s=duration, operating_hours=operating_hours, source=source, input=input,
                    result_file=str(result_file or ''), result_sha256=file_sha256(result_file),
-                   software=f'dynid {__version__}', notes=notes)
+                   software=f'dynid {__version__}', notes=notes, payload_kg=float(payload_kg), mounting=mounting,
+                   effort_meaning=effort_meaning, robot_file=str(robot_file or ''),
+                   robot_sha256=file_sha256(robot_file) if robot_file and Path(robot_file).is_file() else '')

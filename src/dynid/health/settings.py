@@ -27,7 +27,8 @@ class HealthSettings:
     """Where the health record is, how estimator_node writes it, and how joint health is judged from it
     (docs/health.md, docs/methods/health.md)."""
 
-    db: str = _setting('db', '', 'health record file (SQLite); empty: $XDG_DATA_HOME/dynid/health.sqlite3')
+    db: str = _setting('db', '', 'health record: an SQLite file or a postgresql:// URL; empty: '
+                       '$XDG_DATA_HOME/dynid/health.sqlite3')
     robot: str = _setting('robot', '', 'the robot\'s name in the record (one file may hold a fleet); empty: the '
                           'robot model\'s name')
     record: bool = _setting('record', True, 'estimator_node appends its sessions to the health record and '

@@ -13,7 +13,13 @@ record (docs/methods/health.md gives the derivations and sources):
   every regime after a change (a change may start a drift), and the temperature dependence shared
   by the segment: for the friction level the two columns of the friction temperature law,
   T − T0 and T⁻³ − T0⁻³ (Madsen 2020, ch.6 eq. (11); :class:`dynid.friction.temperature.
-  ReferenceTemperatureFriction`), for the stiffness T − T0.
+  ReferenceTemperatureFriction`), for the stiffness T − T0; for the friction level also the session's
+  load, (L/L0)² − 1 of its RMS joint torque L against the joint's median L0 (the load-dependent Coulomb
+  level Fc0 + Fc1·τ², Madsen 2020 ch.6 eq. (20)). Temperature and load move friction more than wear
+  does (Bittencourt and Gunnarsson 2012; Bittencourt and Axelsson 2014 on wear under load and
+  temperature uncertainty): each enters the fit only where it varies enough to be told apart from a level
+  (temperatures by ``min_temperature_spread_c``, load by :data:`MIN_LOAD_SPREAD`), and the trend is of
+  the values compensated to T0 and L0.
 - **Sudden changes**: a two-sided CUSUM (Page 1954) of the standardized one-step prediction errors
   z = (y − ŷ)/√(σ²·(1 + xᵀ(XᵀWX)⁻¹x) + s²) (the prediction variance of a linear fit, and the session's own
   spread s), with reference value
@@ -47,6 +53,7 @@ DAY_S = 86400.0
 HUBER_C = 1.345  # 95 % efficiency at the normal distribution (Huber 1964)
 MAD_TO_SIGMA = 1.4826
 HUBER_ITERATIONS = 3
+MIN_LOAD_SPREAD = 0.2  # the load column (L/L0)² − 1 enters the fit where it spans at least this much
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,7 @@ class QuantityHealth:
     baseline: float = math.nan
     noise: float = math.nan
     temperature_coefficients: tuple[float, ...] = ()
+    load_coefficient: float = math.nan
     regime_start: int | None = None
     changes: list[Change] = field(default_factory=list)
     trend: Trend | None = None
@@ -171,6 +179,7 @@ class QuantityHealth:
                 'baseline': _finite_or_none(self.baseline), 'noise': _finite_or_none(self.noise),
                 'sessions': int(np.isfinite(self.relative).sum()),
                 'temperature_coefficients': list(self.temperature_coefficients),
+                'load_coefficient': _finite_or_none(self.load_coefficient),
                 'segment_start': self.segments[-1] if self.segments else None, 'regime_start': self.regime_start,
                 'changes': [{'session': c.session, 'alarm_session': c.alarm_session, 'size': c.size, 'kind': c.kind}
                             for c in self.changes],
@@ -247,21 +256,28 @@ class _Segment:
     """
 
     def __init__(self, t: np.ndarray, u: np.ndarray, features: np.ndarray | None, forced: set[int],
-                 settings: HealthSettings, spread: np.ndarray | None = None) -> None:
+                 settings: HealthSettings, spread: np.ndarray | None = None,
+                 groups: list[tuple[int, int, float]] | None = None) -> None:
         self.t, self.u, self.features, self.forced, self.settings = t, u, features, forced, settings
+        # the feature columns in groups (first, stop, smallest span of the first column): temperature, load
+        if features is not None and groups is None:
+            groups = [(0, features.shape[1], settings.min_temperature_spread_c / 10.0)]
+        self.groups = groups or []
         self.spread = np.zeros(len(u)) if spread is None else np.nan_to_num(spread, nan=0.0)
         self.regimes = [0]
         self.changes: list[tuple[int, int]] = []
         self.scale = settings.noise_floor
         self.weights = np.ones(len(u))  # Huber weights of the last fit, carried to the next (IRLS warm start)
-        if features is not None:  # count of sessions without a finite temperature before each position
-            self.bad_features = np.concatenate([[0], np.cumsum(~np.isfinite(features).all(axis=1))])
+        # per group: count of sessions without finite features before each position
+        self.bad_features = [np.concatenate([[0], np.cumsum(~np.isfinite(features[:, a:b]).all(axis=1))])
+                             for a, b, _ in self.groups]
 
-    def design(self, low: int, high: int, at: int | None = None) -> tuple[np.ndarray, np.ndarray | None, bool]:
-        """(X for positions low…high − 1, the row x of position ``at`` or None, temperature columns used).
+    def design(self, low: int, high: int, at: int | None = None) -> tuple[np.ndarray, np.ndarray | None, list[int]]:
+        """(X for positions low…high − 1, the row x of position ``at`` or None, the feature columns used).
 
         Columns: a level per regime present, a slope per regime after the first with at least three
-        sessions in the rows, the temperature columns when they vary by min_temperature_spread_c.
+        sessions in the rows, each group of feature columns (temperature, load) that is finite in those
+        rows and spans its smallest span there.
         """
         starts = self.regimes
         first = bisect_right(starts, low) - 1
@@ -281,15 +297,16 @@ class _Segment:
                 slope[begin:end] = t[begin:end] - origin
                 blocks.append(slope)
                 x.append(self.t[at] - origin if k == last and at is not None else 0.0)
-        used = False
-        if self.features is not None and high > low:
-            bad = self.bad_features
-            used = (bad[high] - bad[low] == 0 and (at is None or bad[at + 1] == bad[at])
-                    and 10.0 * float(np.ptp(self.features[low:high, 0])) >= self.settings.min_temperature_spread_c)
+        used: list[int] = []
+        if high > low:
+            for (a, b, smallest), bad in zip(self.groups, self.bad_features, strict=True):
+                if (bad[high] - bad[low] == 0 and (at is None or bad[at + 1] == bad[at])
+                        and float(np.ptp(self.features[low:high, a])) >= smallest):
+                    used.extend(range(a, b))
             if used:
-                blocks.extend(self.features[low:high].T)
+                blocks.extend(self.features[low:high, used].T)
                 if at is not None:
-                    x.extend(self.features[at])
+                    x.extend(self.features[at, used])
         return np.column_stack(blocks), (np.asarray(x) if at is not None else None), used
 
     def scan(self) -> None:
@@ -327,8 +344,9 @@ class _Segment:
                 upper = lower = 0.0
                 z_of = {}
 
-    def temperature_coefficients(self) -> np.ndarray | None:
-        """The temperature columns' coefficients fitted to the segment's last window, None when not fitted."""
+    def condition_coefficients(self) -> tuple[np.ndarray, list[int]] | None:
+        """(coefficients, feature columns) of the conditions fitted to the segment's last window; None when
+        none was fitted."""
         s, n = self.settings, len(self.u)
         if self.features is None:
             return None
@@ -337,12 +355,13 @@ class _Segment:
         if not used or X.shape[0] <= X.shape[1] + 1:
             return None
         beta = _huber(X, self.u[low:n], max(self.scale, s.noise_floor))[0]
-        return beta[-self.features.shape[1]:]
+        return beta[-len(used):], used
 
 
 def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.ndarray,
                      temperature_c: np.ndarray | None, events: list[tuple[int, str]], settings: HealthSettings,
-                     now_days: float | None = None, spread: np.ndarray | None = None) -> QuantityHealth:
+                     now_days: float | None = None, spread: np.ndarray | None = None,
+                     load_nm: np.ndarray | None = None) -> QuantityHealth:
     """Judge one joint's ``quantity`` over its sessions (module docstring).
 
     Args:
@@ -355,6 +374,8 @@ def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.nd
         now_days: the time judged at [days]; default the last session's.
         spread: (S,) each session's own standard deviation [unit] (NaN: none), added to the prediction's
             variance: a session whose estimate did not settle counts for less.
+        load_nm: (S,) each session's RMS joint torque [N·m] or None: the friction level is compensated to
+            the joint's median load (module docstring).
 
     >>> h = analyze_quantity('elbow_joint', 'stiffness', days, k0, None, [], HealthSettings())  # doctest: +SKIP
     >>> h.state, h.text, h.forecast                                                         # doctest: +SKIP
@@ -373,10 +394,18 @@ def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.nd
     health.segments = starts
     with np.errstate(invalid='ignore'):
         valid = np.isfinite(value) & (value > 0)
-    features_all = None
+    columns, groups = [], []
     if s.temperature_compensation and temperature_c is not None:
-        features_all = temperature_features(quantity, np.asarray(temperature_c, dtype=float),
-                                            s.reference_temperature_c)
+        temperature = temperature_features(quantity, np.asarray(temperature_c, dtype=float), s.reference_temperature_c)
+        groups.append((0, temperature.shape[1], s.min_temperature_spread_c / 10.0))
+        columns.append(temperature)
+    load = None if load_nm is None or quantity != 'friction' else np.asarray(load_nm, dtype=float)
+    has_load = load is not None and bool(np.isfinite(load).any()) and float(np.nanmedian(load)) > 0
+    if has_load:
+        first_column = sum(c.shape[1] for c in columns)
+        groups.append((first_column, first_column + 1, MIN_LOAD_SPREAD))
+        columns.append(((load / np.nanmedian(load)) ** 2 - 1.0)[:, None])
+    features_all = np.hstack(columns) if columns else None
     for number, first in enumerate(starts):
         last = starts[number + 1] if number + 1 < len(starts) else count
         index = np.flatnonzero(valid[first:last]) + first
@@ -390,10 +419,16 @@ def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.nd
         features = None if features_all is None else features_all[index]
         forced = {int(np.searchsorted(index, i)) for i, kind in events if kind in CHANGE_EVENTS and first < i < last}
         segment = _Segment(t_days[index], u, features, forced, s,
-                           None if spread is None else np.asarray(spread, dtype=float)[index] / normalizer)
+                           None if spread is None else np.asarray(spread, dtype=float)[index] / normalizer, groups)
         segment.scan()
-        coefficients = segment.temperature_coefficients()
-        compensated = u - (features @ coefficients if coefficients is not None else 0.0)
+        fitted = segment.condition_coefficients()
+        coefficients = None
+        compensated = u
+        if fitted is not None:
+            beta, used = fitted
+            compensated = u - features[:, used] @ beta
+            coefficients = np.zeros(features.shape[1])
+            coefficients[used] = beta
         baseline = float(np.median(compensated[:s.baseline_sessions]))
         relative = compensated / baseline - 1.0
         health.compensated[index] = compensated * normalizer
@@ -403,7 +438,10 @@ def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.nd
         health.baseline = baseline * normalizer
         health.noise = segment.scale / baseline
         if coefficients is not None:
-            health.temperature_coefficients = tuple(float(c) / baseline for c in coefficients)
+            relative_coefficients = [float(c) / baseline for c in coefficients]
+            if has_load:
+                health.load_coefficient = relative_coefficients.pop()
+            health.temperature_coefficients = tuple(relative_coefficients)
         regimes = segment.regimes + [index.size]
         changes = []
         for a, b in segment.changes:  # size: the regime's median against the one before, relative
