@@ -246,7 +246,8 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
     friction = result.friction()
     lines = [
         f'dynid demo: {result.robot} digital twin at {settings.rate:g} Hz, {result.method.upper()}, '
-        f'{settings.friction} friction',
+        f'{result.model.get("friction", settings.friction)} friction'
+        + (' (chosen by cross-validation)' if result.model.get('choice') else ''),
         f'training: optimized excitation, {training.t[-1]:.1f} s ({coverage(training, settings.rate)}); '
         f'held-out: random Fourier trajectory (seed {settings.holdout_seed}), {holdout.t[-1]:.1f} s '
         f'({coverage(holdout, settings.rate)})',
