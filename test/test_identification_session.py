@@ -113,10 +113,13 @@ def test_identifiable_data_give_a_result_written_beside_the_recording(ur5e, exci
     assert identified.path == recording / 'result.yaml' and identified.path.exists()
     assert not (recording / 'report').exists()  # report=False
     residual = identified.result.metrics['train']['relative_residual']
-    assert identified.message == f'WLS: 54 parameters, relative residual {residual:.4g}; wrote {identified.path}'
+    result = identified.result  # the method and friction law chosen by cross-validation (the defaults)
+    assert identified.message == (f'{result.method.upper()}: {len(result.parameter_names)} parameters, relative '
+                                  f'residual {residual:.4g}; wrote {identified.path}')
+    assert result.model['choice']['friction_terms'].keys() == set(ur5e.joint_names)
     assert residual < 0.1  # the twin's noise, not a misfit
     document = yaml.safe_load(identified.document)
-    assert len(document['base_parameters']) == 36  # + 12 friction + 6 torque offsets = 54
+    assert len(document['base_parameters']) == 36  # + the friction of the laws chosen
     published = IdentificationResult.from_dict(document)
     assert published.parameter_names == identified.result.parameter_names
     assert published.provenance['robot_spec'] == 'ur5e'
@@ -132,14 +135,15 @@ def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gen
     description = robot_urdf('ur5e')  # the robot given as URDF text, as robot_description gives it
     session = IdentificationSession(ur5e, description)
     recording = _record(session, gentle, tmp_path)
+    fixed = {'method': 'wls', 'friction': 'viscous_coulomb'}  # the model whose 54 parameters the data cannot hold
     with pytest.raises(InputError) as refused:
-        session.identify(session.begin(), dataclasses.replace(FAST, prior=False))
+        session.identify(session.begin(), dataclasses.replace(FAST, prior=False, **fixed))
     reason = str(refused.value)
     assert reason.startswith('the data cannot identify the model: cond(W) = ')
     assert 'dynid excite --optimize' in reason and reason.endswith('(force:=true keeps the result anyway)')
     assert session.outcome == ('warn', f'refused: {reason}') and not session.identifying
     assert not (recording / 'result.yaml').exists()
-    kept = session.identify(session.begin(), IdentifierSettings(report=False, force=True, prior=False))
+    kept = session.identify(session.begin(), IdentifierSettings(report=False, force=True, prior=False, **fixed))
     assert kept.result.warnings[0].startswith('kept with force:=true although the data cannot identify the model')
     assert kept.path.exists() and session.outcome[0] == 'ok'
     assert kept.result.provenance['robot_spec'] == 'robot_description'
@@ -150,7 +154,7 @@ def test_bad_choices_are_refused_with_the_allowed_values(ur5e, excited, tmp_path
     assert checked_choice('method', 'wls', CHOICES['method']) == 'wls'
     with pytest.raises(InputError) as refused:
         checked_choice('method', 'magic', CHOICES['method'])
-    assert str(refused.value) == "method must be one of ols, wls, irls, iirls, tls, mls, got 'magic'"
+    assert str(refused.value) == "method must be one of auto, ols, wls, irls, iirls, tls, mls, got 'magic'"
     session = IdentificationSession(ur5e, 'ur5e')
     _record(session, excited, tmp_path)
     with pytest.raises(InputError, match='friction must be one of'):

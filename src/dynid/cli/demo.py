@@ -22,9 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--rate', type=float, default=1000.0, help='twin rate [Hz] (default 1000)')
     parser.add_argument('--periods', type=int, default=3, help='periods of the 10 s excitation (default 3)')
     parser.add_argument('--holdout-seed', type=int, default=7, help='seed of the held-out trajectory (default 7)')
-    parser.add_argument('--method', default='wls', choices=('ols', 'wls', 'irls', 'iirls'))
-    parser.add_argument('--friction', default='viscous_coulomb',
-                        choices=('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive'))
+    parser.add_argument('--method', default='auto', choices=('auto', 'ols', 'wls', 'irls', 'iirls'),
+                        help='default auto: chosen by blocked cross-validation, as dynid identify does')
+    parser.add_argument('--friction', default='auto',
+                        choices=('auto', 'viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive'),
+                        help='default auto: per joint by blocked cross-validation, as dynid identify does')
     parser.add_argument('--processes', action=argparse.BooleanOptionalAction, default=True,
                         help='one process per node (default); --no-processes runs them in this process '
                              '(use --rate 500 or less then)')

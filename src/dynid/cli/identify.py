@@ -27,7 +27,7 @@ SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-I
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.identify.choices import FRICTION_MODELS, METHODS, TORQUE_SOURCES
+    from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, TORQUE_SOURCES
 
     parser.add_argument('bags', nargs='+',
                         help='rosbag2 recordings (directories, MCAP or sqlite3) or bare .mcap or .db3 files')
@@ -41,8 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='drives file (YAML: per joint gear_ratio, drive_gain [N·m/A] and rotor_inertia [kg·m²], '
                              'link side) replacing the robot\'s; needed for currents on a robot without drive data '
                              '(TLS and MLS identify the gains and need none)')
-    parser.add_argument('--method', default='wls', choices=METHODS)
-    parser.add_argument('--friction', default='viscous_coulomb', choices=FRICTION_MODELS)
+    parser.add_argument('--method', default=AUTO, choices=(AUTO, *METHODS),
+                        help='default auto: WLS or IRLS by blocked cross-validation (docs/methods/identification.md); '
+                             'give one to fix it')
+    parser.add_argument('--friction', default=AUTO, choices=(AUTO, *FRICTION_MODELS),
+                        help='default auto: per joint Coulomb + viscous with or without the offset, the '
+                             'load-dependent term and (where the temperature varies) the temperature term, by blocked '
+                             'cross-validation; give one to fix it')
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
     parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
                         help='measured torque: current = K_τ·i from joint_currents (or joint_states effort with '
@@ -152,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
             for j, g, s in zip(result.joint_names, result.drive_gains, result.drive_gains_std, strict=True)))
         for line in diagnostics_lines(result.drive_gain_diagnostics or {}):
             print(f'  {line}')
+    for line in (result.model.get('choice') or {}).get('lines', []):
+        print(line)
     for label, metrics in result.metrics.items():
         print_metrics(label, metrics)
     if result.prior_section is not None:

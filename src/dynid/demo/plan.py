@@ -41,8 +41,8 @@ class DemoSettings:
     rate: float = 1000.0
     periods: int = 3  # periods of the 10 s optimized excitation
     holdout_seed: int = 7
-    method: str = 'wls'
-    friction: str = 'viscous_coulomb'
+    method: str = 'auto'
+    friction: str = 'auto'
     seed: int = 1
     processes: bool = True
     #: [s] each excitation chunk is published this long before its start (excitation_node's lead_time, 0.5 s

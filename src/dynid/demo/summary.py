@@ -255,7 +255,8 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
     lines = [
         f'dynid demo: {result.robot} {"digital twin" if settings.engine == "twin" else "in MuJoCo"} at '
         f'{settings.rate:g} Hz, {result.method.upper()}, '
-        f'{settings.friction} friction',
+        f'{result.model.get("friction", settings.friction)} friction'
+        + (' (chosen by cross-validation)' if result.model.get('choice') else ''),
         f'training: optimized excitation, {training.t[-1]:.1f} s ({coverage(training, settings.rate)}); '
         f'held-out: random Fourier trajectory (seed {settings.holdout_seed}), {holdout.t[-1]:.1f} s '
         f'({coverage(holdout, settings.rate)})',

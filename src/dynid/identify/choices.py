@@ -5,6 +5,8 @@ Kept apart from the pipeline so that ``dynid identify --help`` lists them withou
 describe what each one means.
 """
 
+#: The caller leaves the choice to the identification (:mod:`dynid.identify.choice`: blocked cross-validation).
+AUTO = 'auto'
 METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
 FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
 LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')  # friction on the output torque τ_out

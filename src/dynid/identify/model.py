@@ -43,7 +43,7 @@ import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.bridging import bridge_gaps
-from dynid.identify.choices import FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
+from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.held import excluded_mask
 from dynid.identify.preprocess import (
     Decimator,
@@ -94,7 +94,7 @@ class ModelSpec:
     exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
 
     def validated(self) -> ModelSpec:
-        checked_choice('friction model', self.friction, FRICTION_MODELS)
+        checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))
         checked_choice('torque source', self.torque_source, TORQUE_SOURCES)
         if self.hamon_velocity <= 0 or self.exponent <= 0:
             raise InputError('hamon_velocity and exponent must be > 0')

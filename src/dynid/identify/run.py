@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.choices import METHODS
+from dynid.identify.choices import AUTO, METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
+from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput, friction_symbols
 from dynid.identify.physical import (
     PHYSICAL_FRICTION,
     PHYSICAL_METHODS,
@@ -50,6 +50,10 @@ from dynid.model.robot import RobotModel
 # is the model's own torque W_rigid·χ₀: adding ε·χ₀ to the rigid-body parameters and −ε to every am1_j and
 # ag1_j leaves every torque unchanged. Structural, so no trajectory helps; only a known payload's torque in
 # τ_out (a run with a known mass) lies outside W_rigid's span and fixes the scale.
+#: The temperature friction term is a candidate of the model choice only where every joint's temperature spans at
+#: least this much [°C] over the recordings (its three columns are one below: β1 + β2·T + β3·T⁻³ at a constant T).
+TEMPERATURE_SPAN_MIN_C = 5.0
+
 HAMON_SCALE_DEPENDENCY = (
     "Hamon's efficiency terms (am1_j, ag1_j: torque proportional to the output torque τ_out) trade against the "
     "overall scale of the rigid-body parameters, because τ_out is the model's own torque: the dependency is "
@@ -76,14 +80,14 @@ class IdentifyOptions:
     noise_floor_fraction: float = NOISE_FLOOR_FRACTION
 
     def validated(self) -> IdentifyOptions:
-        checked_choice('method', self.method, METHODS)
+        checked_choice('method', self.method, (AUTO, *METHODS))
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
         if not 0 < self.noise_floor_fraction <= 1:
             raise InputError(f'noise_floor_fraction must be within (0, 1], got {self.noise_floor_fraction!r}')
         if self.physical is not None:
             self.physical.validated()
-            if self.physical.consistency == 'always' and self.method not in PHYSICAL_METHODS:
+            if self.physical.consistency == 'always' and self.method not in (AUTO, *PHYSICAL_METHODS):
                 raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
         if self.fixed_drive_gains and self.method not in ('tls', 'mls'):
             raise InputError(f'fixed drive gains are for the methods that identify gains (tls, mls), not '
@@ -140,11 +144,13 @@ def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, jo
 
 
 def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOptions, exponents: np.ndarray,
-               progress: Callable[[str], None]) -> tuple[Estimate, np.ndarray, np.ndarray, np.ndarray]:
-    """Solve, updating τ_out from the estimate for load-dependent friction; returns the last system too."""
+               progress: Callable[[str], None], rigid_start: np.ndarray | None = None
+               ) -> tuple[Estimate, np.ndarray, np.ndarray, np.ndarray]:
+    """Solve, updating τ_out from the estimate for load-dependent friction (from ``rigid_start``, default the robot
+    file's parameters); returns the last system too."""
     names = problem.parameter_names()
     rigid_count = len(problem.rigid_names)
-    rigid = nominal_rigid(problem)
+    rigid = nominal_rigid(problem) if rigid_start is None else rigid_start
     iterations = options.load_iterations if problem.spec.uses_load else 1
     held = np.array([name in problem.held for name in names])
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
@@ -219,6 +225,23 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     options = (options or IdentifyOptions()).validated()
     progress = progress or (lambda text: None)
     changes = []  # what the method changed in the caller's choices (:func:`choice_changes`)
+    open_friction, open_method = spec.friction == AUTO, options.method == AUTO
+    terms_available: tuple[str, ...] = ()
+    if open_friction:  # the superset law, chosen per joint below (dynid.identify.choice)
+        if options.method in ('iirls', 'tls', 'mls'):
+            friction, open_friction = 'comprehensive' if options.method == 'iirls' else 'viscous_coulomb', False
+        else:  # --physical (always) takes no friction on τ_out: the load term is then no candidate
+            always = options.physical is not None and options.physical.consistency == 'always'
+            friction = 'viscous_coulomb' if always else 'load_squared'
+            measured = all(r.dataset.temperature is not None and np.all(r.dataset.temperature > 0)
+                           for r in recordings) and np.all(np.ptp(np.concatenate(
+                               [r.dataset.temperature for r in recordings]), axis=0) >= TEMPERATURE_SPAN_MIN_C)
+            terms_available = ('offset',) + (() if always else ('load',)) + \
+                (('temperature',) if measured and not spec.temperature else ())
+        spec = ModelSpec(**{**spec.to_dict(), 'friction': friction,
+                            'temperature': spec.temperature or 'temperature' in terms_available})
+    if open_method:
+        options = dataclasses.replace(options, method='wls')
     if options.method == 'iirls' and spec.friction != 'comprehensive':
         changes.append({'setting': 'friction', 'given': spec.friction, 'used': 'comprehensive',
                         'reason': 'I-IRLS identifies the comprehensive friction model (Li et al. 2024, eq. (3))'})
@@ -241,6 +264,12 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                          f'or with another method')
     for name, entry in problem.held.items():
         progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')
+    choice, rigid_start = None, None
+    if open_friction or open_method:
+        choice, rigid_start = _choose(problem, options, open_friction, open_method, terms_available, progress)
+        spec = problem.spec
+        if open_method:
+            options = dataclasses.replace(options, method=choice.method)
     exponents = np.full(robot.n, spec.exponent)
     gains = None if problem.drives is None else problem.drives.drive_gain.copy()
     gains_std = None
@@ -272,7 +301,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
     else:
-        estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress)
+        estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start)
         names = problem.parameter_names()
         outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
@@ -288,7 +317,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         (solution.warnings if gains_unknown else []) + (outcome.warnings if outcome is not None else [])
     reasons: dict[str, list[str]] = {}
     for name, entry in problem.held.items():
-        reasons.setdefault(entry['reason'], []).append(f'{name} = {entry["value"]:.4g}')
+        if not entry['reason'].startswith('model choice'):  # the choice's own lines say what it left out
+            reasons.setdefault(entry['reason'], []).append(f'{name} = {entry["value"]:.4g}')
     warnings += [f'held, not identified: {", ".join(held)} ({reason})' for reason, held in reasons.items()]
     noise = estimate.extra.get('noise')
     floored = None if noise is None else noise.floored_text(robot.joint_names)
@@ -306,6 +336,12 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
     if noise is not None:
         model['weights'] = noise.to_dict(robot.joint_names)
+    if choice is not None:
+        model['choice'] = {**choice.to_dict(), 'lines': choice.lines()}
+        warnings += [f'the robot file\'s own model (its links, the friction fitted) predicts held-out stretches of '
+                     f'{joint} better than the model identified (cross-validation score {theirs:.3g} against '
+                     f'{mine:.3g}; dynid validate predicts both)'
+                     for joint, (theirs, mine) in choice.robot_file_ahead.items()]
     provenance = {'inputs': model.pop('recordings'), 'filters': model.pop('filters'),
                   'options': {'weight_function': options.weight_function,
                               'weight_constant': options.weight_constant,
@@ -335,6 +371,52 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     if off_scale:
         result.warnings.append(off_scale)
     return result
+
+
+def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_friction: bool, open_method: bool,
+            terms_available: tuple[str, ...], progress: Callable[[str], None]):
+    """The friction terms per joint and the method by blocked cross-validation (:mod:`dynid.identify.choice`) on
+    the superset problem; the problem is narrowed to the law chosen (the columns left out held at 0). Returns the
+    choice and the rigid-body estimate τ_out was built from (the load loop's start)."""
+    from dynid.identify.choice import choose
+
+    once = dataclasses.replace(options, load_iterations=1)
+    exponents = np.full(problem.robot.n, problem.spec.exponent)
+    try:
+        first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None)
+    except InputError:  # the data cannot carry every candidate column: the default law's alone
+        if not open_friction or problem.spec.friction == 'viscous_coulomb' and not terms_available[1:]:
+            raise
+        temperature = problem.spec.temperature and 'temperature' not in terms_available
+        problem.spec = dataclasses.replace(problem.spec, friction='viscous_coulomb', temperature=temperature)
+        problem.friction_names = friction_symbols(problem.spec.friction, problem.spec.temperature)
+        names = set(problem.parameter_names())
+        problem.held = {name: entry for name, entry in problem.held.items() if name in names}
+        terms_available = terms_available[:1]
+        progress('the data cannot carry the load-dependent or temperature terms beside the others: not tried')
+        first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None)
+    rigid = first.values[:len(problem.rigid_names)]
+    if problem.spec.uses_load:  # τ_out of the first estimate, not of the robot file
+        w, y, joints, _, _ = problem.equations(rigid)
+    physical = options.physical
+    with one_blas_thread():
+        choice = choose(problem, w, y, joints, first.row_weights, choose_friction=open_friction,
+                        choose_method=open_method, terms_available=terms_available,
+                        use_prior=physical is not None and physical.prior,
+                        prior_std=None if physical is None else physical.prior_relative_std,
+                        weight_function=options.weight_function, progress=progress)
+    problem.held.update(choice.dropped)
+    if open_friction:  # the narrowest model family holding every joint's law
+        chosen = {term for terms in choice.terms.values() for term in terms}
+        friction = 'load_squared' if 'load' in chosen else 'viscous_coulomb'
+        temperature = problem.spec.temperature and ('temperature' in chosen or 'temperature' not in terms_available)
+        problem.spec = dataclasses.replace(problem.spec, friction=friction, temperature=temperature)
+        problem.friction_names = friction_symbols(friction, temperature)
+        names = set(problem.parameter_names())
+        problem.held = {name: entry for name, entry in problem.held.items() if name in names}
+    for line in choice.lines():
+        progress(line)
+    return choice, rigid
 
 
 def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,

@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.choices import FRICTION_MODELS, METHODS
+from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
@@ -50,7 +50,7 @@ T = TypeVar('T')
 
 #: the settings that take one of a list of values, and those values (checked with
 #: :func:`dynid.errors.checked_choice`)
-CHOICES = {'method': METHODS, 'friction': FRICTION_MODELS}
+CHOICES = {'method': (AUTO, *METHODS), 'friction': (AUTO, *FRICTION_MODELS)}
 
 
 #: how identifier_node takes the settings the sign and unit check's warnings name ({} for the value)
@@ -61,8 +61,11 @@ NODE_SPELLING = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joi
 class IdentifierSettings:
     """How one identification of identifier_node runs (each field is a node parameter, :mod:`dynid.settings`)."""
 
-    method: str = setting('wls', 'identification method', choices=METHODS)
-    friction: str = setting('viscous_coulomb', 'friction model', choices=FRICTION_MODELS)
+    method: str = setting(AUTO, 'identification method; auto: wls or irls by blocked cross-validation',
+                          choices=(AUTO, *METHODS))
+    friction: str = setting(AUTO, 'friction model; auto: per joint Coulomb + viscous with or without the offset, the '
+                                  'load-dependent and the temperature term, by blocked cross-validation',
+                            choices=(AUTO, *FRICTION_MODELS))
     temperature: bool = setting(False, 'add the temperature friction term')
     prior: bool = setting(True, "pull toward the robot file's link inertias, weight by cross-validation (every "
                                 "method but tls and mls), physically consistent where that costs little (method ols, "

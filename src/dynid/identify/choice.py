@@ -1,0 +1,288 @@
+"""The model chosen by blocked cross-validation where the caller did not choose (``friction='auto'``,
+``method='auto'``).
+
+**What is chosen.** Per joint its friction law, as the columns of that joint kept in the identification:
+
+- Coulomb + viscous (Fc·sgn(ω) + Fv·ω), always;
+- the offset tau0 (a drive's torque offset), or none;
+- the load-dependent Coulomb term Fl·sgn(ω)·τ_out² (Li et al. 2024 eq. (3), thesis (P1-27)): friction that
+  grows with the joint's output torque, as on heavily loaded shoulder joints;
+- the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures.
+
+Per identification the method, WLS or IRLS (Huber), with the laws chosen. Not chosen here (kept as given or
+as the default): I-IRLS and Hamon's model (which change the friction family and need the whole load loop per
+fold), the rotor inertia, the smooth or Stribeck Coulomb term, and physical consistency (the ``auto`` rule of
+:mod:`dynid.identify.physical`: kept where it costs at most 1 % of the training χ²).
+
+**How.** One problem is built with every candidate column (the superset law), its equations at τ_out of a
+first WLS estimate, weighted 1/σ̂_j as for WLS. The rows are cut into the prior's folds (contiguous blocks in
+time, :func:`dynid.identify.prior.time_folds`) and each fold is reduced to its R factor once. A candidate model
+is a subset S of the columns: since R comes from a QR of [G·W | G·y] over all columns, ‖G·(y − W_S·v)‖² =
+‖Qᵀ·G·y − R_S·v‖² + constant exactly, so every candidate's fold solve (the MAP estimate with the robot file's
+prior at the weight s cross-validated for the superset) is a least squares of a few hundred rows, never a
+refit of the recording. The score of joint j is Σ_folds ‖y_j − ŷ_j‖²/‖y_j‖² on the held-out fold. Joint by joint
+(two passes), the joint's candidate laws are tried with the others fixed and judged by the joint's own score (its
+columns act on its rows alone); the simplest law within :data:`CHOICE_MARGIN` of the least score is kept (a richer
+law must earn its columns). The method: IRLS's robust row weights (from one reweighting of all rows), then the
+same MAP on each fold's training rows; IRLS is kept where the sum of the joints' scores is lower by more than
+:data:`METHOD_MARGIN` (every joint counts as its fit does).
+
+**The robot file's own model** (its links, friction fitted on the training folds, as ``dynid validate``
+predicts it) is scored on the same folds; a joint it predicts better than the model chosen is named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.identify.prior import (
+    CROSS_VALIDATION_BLOCKS,
+    PhysicalLayout,
+    PriorRows,
+    ReducedRows,
+    cross_validated_prior_std,
+    robot_file_links,
+    robot_file_values,
+    time_folds,
+)
+from dynid.identify.solvers import _robust_scale, _solve_normal_equations, robust_weights
+
+#: A richer friction law must lower its joint's held-out score by more than this fraction to be kept: the folds are
+#: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the
+#: twin with Coulomb + viscous friction alone, the load term gained up to 3 % on a shoulder's folds).
+CHOICE_MARGIN = 0.05
+#: IRLS must lower the summed held-out score by more than this fraction to replace WLS.
+METHOD_MARGIN = 0.01
+#: The optional friction terms per joint and their columns' symbols (module docstring).
+OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3')}
+
+
+def law_text(terms: tuple[str, ...]) -> str:
+    """'coulomb+viscous+offset+load' for a joint's terms."""
+    return '+'.join(('coulomb', 'viscous', *terms))
+
+
+@dataclass
+class ModelChoice:
+    """What :func:`choose` decided: per joint the friction terms kept, the method, the columns left out (held at 0,
+    ``{name: {'value', 'reason'}}``), the scores of everything tried (``tried``) and the joints the robot file's own
+    model predicts better on the folds (``robot_file_ahead``: joint → (its score, the chosen model's))."""
+
+    terms: dict[str, tuple[str, ...]]
+    method: str
+    dropped: dict[str, dict]
+    tried: dict = field(default_factory=dict)
+    robot_file_ahead: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """A few lines for people: the laws chosen (with their fold scores), the method, the robot file's lead."""
+        lines = []
+        laws = self.tried.get('friction') or {}
+        if laws:
+            parts = []
+            for joint, terms in self.terms.items():
+                scores = laws.get(joint) or {}
+                best = scores.get(law_text(terms))
+                base = scores.get(law_text(('offset',)))
+                parts.append(f'{joint} {law_text(terms).replace("coulomb+viscous", "c+v")}'
+                             + (f' ({best:.3g} vs c+v+offset {base:.3g})' if best is not None and base is not None
+                                and law_text(terms) != law_text(('offset',)) else ''))
+            lines.append('friction per joint, cross-validated (held-out Σ‖e_j‖²/‖y_j‖² over folds): '
+                         + '; '.join(parts))
+        methods = self.tried.get('method') or {}
+        if methods:
+            tried = ', '.join(f'{m.upper()} {s:.4g}' for m, s in methods.items())
+            lines.append(f'method, cross-validated (summed held-out score): {tried} → {self.method.upper()}')
+        return lines
+
+    def to_dict(self) -> dict:
+        return {'friction_terms': {joint: list(terms) for joint, terms in self.terms.items()}, 'method': self.method,
+                'margin': CHOICE_MARGIN, 'method_margin': METHOD_MARGIN, 'tried': self.tried,
+                'robot_file_ahead': {joint: {'robot_file': a, 'chosen': b}
+                                     for joint, (a, b) in self.robot_file_ahead.items()}}
+
+
+def _restricted(rows: ReducedRows, columns: np.ndarray) -> ReducedRows:
+    """The same rows with only ``columns`` of W (exact: module docstring)."""
+    return ReducedRows(rows.r[:, columns], rows.projected, rows.constant, rows.rows)
+
+
+class _Folds:
+    """The folds of one weighted system and the prior, solving any column subset (module docstring)."""
+
+    def __init__(self, problem, w, y, joints, weights, held, use_prior: bool, prior_std: float | None):
+        n = problem.robot.n
+        self.problem, self.n = problem, n
+        self.names = problem.parameter_names()
+        self.rigid_count = len(problem.rigid_names)
+        self.fixed = held
+        self.folds, self.data = time_folds(w, y, weights, joints)
+        self.links = robot_file_links(problem.robot)
+        rotor = problem.identify_rotor_inertia
+        self.prior_rotor = None
+        if rotor:
+            self.prior_rotor = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
+        self.use_prior = use_prior and any(link.in_prior for link in self.links)
+        self.std = prior_std
+        if self.use_prior and self.std is None:
+            layout, prior = self._layout(~held)
+            self.std = cross_validated_prior_std(layout, [self._fold(f, ~held) for f in self.folds], prior)[0]
+
+    def _layout(self, free: np.ndarray):
+        problem = self.problem
+        layout = PhysicalLayout.of(problem.base.regrouping, self.n, problem.identify_rotor_inertia, self.names,
+                                   self.rigid_count, ~free, 9 * len(problem.payload_blocks))
+        return layout, PriorRows.of(self.links, layout.to_base.shape[1], self.prior_rotor, layout.rotor_start)
+
+    @staticmethod
+    def _fold(fold, free):
+        from dynid.identify.prior import Fold
+
+        return Fold(_restricted(fold.trained_on, free), _restricted(fold.held_out, free),
+                    [None if rows is None else _restricted(rows, free) for rows in fold.joints], fold.energy)
+
+    def scores(self, free: np.ndarray, trained: list[ReducedRows] | None = None) -> np.ndarray:
+        """(n,) held-out Σ_folds ‖e_j‖²/‖y_j‖² of the model with columns ``free`` (NaN: a joint never scored)."""
+        layout, prior = self._layout(free)
+        totals, counted = np.zeros(self.n), np.zeros(self.n, dtype=bool)
+        for k, fold in enumerate(self.folds):
+            rows = _restricted(trained[k] if trained is not None else fold.trained_on, free)
+            v = layout.to_base @ layout.problem(rows, prior, self.std if self.use_prior else None).map_estimate()
+            for j, held_out in enumerate(fold.joints):
+                if held_out is not None:
+                    totals[j] += _restricted(held_out, free).cost(v) / fold.energy[j]
+                    counted[j] = True
+        return np.where(counted, totals, np.nan)
+
+    def robot_file_scores(self, free: np.ndarray) -> np.ndarray:
+        """(n,) the same scores of the robot file's own model (friction fitted on each fold's training rows)."""
+        layout, _ = self._layout(free)
+        totals, counted = np.zeros(self.n), np.zeros(self.n, dtype=bool)
+        for fold in self.folds:
+            v = layout.to_base @ robot_file_values(layout, _restricted(fold.trained_on, free), self.links)
+            for j, held_out in enumerate(fold.joints):
+                if held_out is not None:
+                    totals[j] += _restricted(held_out, free).cost(v) / fold.energy[j]
+                    counted[j] = True
+        return np.where(counted, totals, np.nan)
+
+
+def _robust_row_weights(w: np.ndarray, y: np.ndarray, joints: np.ndarray, function: str,
+                        iterations: int = 8, tolerance: float = 1e-4) -> np.ndarray | None:
+    """IRLS's row weights √ψ(r/s_j)/s_j (:func:`dynid.identify.solvers.irls`) of all rows, from the ordinary LS,
+    without its statistics (the folds only need the weights); None where the normal equations fail. The folds'
+    IRLS estimates are then the weighted MAP of their training rows (the weights' residuals saw every row: a
+    small leak, for one IRLS instead of one per fold)."""
+    n = int(joints.max()) + 1
+    weights = np.ones(len(y))
+    values = None
+    for _ in range(iterations):
+        new = _solve_normal_equations(w, y, weights)
+        if new is None:
+            return None
+        converged = values is not None and np.linalg.norm(new - values) <= tolerance * np.linalg.norm(new)
+        values = new
+        residual = y - w @ values
+        scale = np.array([_robust_scale(residual[joints == j]) for j in range(n)])
+        weights = np.sqrt(robust_weights(residual / scale[joints], function)) / scale[joints]
+        if converged:
+            break
+    return weights
+
+
+def _columns(names: list[str], symbol: str, joint: int) -> list[int]:
+    name = f'{symbol}_{joint + 1}'
+    return [names.index(name)] if name in names else []
+
+
+def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: np.ndarray, *,
+           choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
+           prior_std: float | None = None, weight_function: str = 'huber',
+           progress=lambda text: None) -> ModelChoice:
+    """The friction terms per joint and the method by blocked cross-validation (module docstring).
+
+    Args:
+        problem: the identification problem built with every candidate column (its ``held`` set).
+        w, y, joints, weights: its equations (τ_out from a first estimate) and the WLS row weights 1/σ̂_j.
+        choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
+        use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
+    """
+    names = problem.parameter_names()
+    n, joint_names = problem.robot.n, problem.robot.joint_names
+    held = np.array([name in problem.held for name in names], dtype=bool)
+    held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
+    if held.any():  # held columns on the measured side (their values), kept out of every candidate
+        y = y - w[:, held] @ held_values
+    folds = _Folds(problem, w, y, joints, weights, held, use_prior, prior_std)
+    symbol_columns = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
+                      for term, symbols in OPTIONAL_TERMS.items()}
+    free = ~held
+    default_terms = tuple(t for t in ('offset',) if t in terms_available)
+    terms = {j: default_terms for j in range(n)}
+
+    def mask(chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
+        m = free.copy()
+        for j in range(n):
+            for term in OPTIONAL_TERMS:
+                if term not in chosen[j]:
+                    m[symbol_columns[term][j]] = False
+        return m
+
+    tried: dict = {}
+    if choose_friction:
+        options = [()]
+        for term in (t for t in OPTIONAL_TERMS if t in terms_available):
+            options += [o + (term,) for o in options]
+        options.sort(key=len)
+        per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
+        for _ in range(2):
+            changed = False
+            for j in range(n):
+                if problem.excluded[j] or not any(symbol_columns[t][j] for t in terms_available):
+                    continue
+                scores = {}
+                for option in options:  # joint j's own held-out score: its law acts on its rows alone
+                    scores[option] = float(folds.scores(mask({**terms, j: option}))[j])
+                    per_joint[joint_names[j]][law_text(option)] = scores[option]
+                least = min(scores.values())
+                kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN))
+                if set(kept) != set(terms[j]):
+                    changed = True
+                terms[j] = kept
+            if not changed:
+                break
+        tried['friction'] = per_joint
+    chosen = mask(terms)
+    scores = folds.scores(chosen)
+    method = 'wls'
+    if choose_method:
+        weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
+        trained = None
+        if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
+            parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
+            count = len(folds.folds)
+            members = [np.concatenate(parts[k::count]) for k in range(count)]
+            reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
+            trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
+        robust = folds.scores(chosen, trained) if trained else np.full(n, np.inf)
+        tried['method'] = {'wls': float(np.nansum(scores)), 'irls': float(np.nansum(robust))}
+        if np.nansum(robust) < np.nansum(scores) * (1.0 - METHOD_MARGIN):
+            method, scores = 'irls', robust
+    theirs = folds.robot_file_scores(chosen) if folds.use_prior or any(link.in_prior for link in folds.links) \
+        else np.full(n, np.nan)
+    tried['chosen_per_joint'] = dict(zip(joint_names, scores.tolist(), strict=True))
+    tried['robot_file_per_joint'] = dict(zip(joint_names, theirs.tolist(), strict=True))
+    tried['prior_relative_std'] = folds.std if folds.use_prior else None
+    ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n)
+             if np.isfinite(theirs[j]) and np.isfinite(scores[j]) and theirs[j] < scores[j]}
+    dropped = {}
+    for j in range(n):
+        for term in OPTIONAL_TERMS:
+            if term in terms_available and term not in terms[j]:
+                for c in symbol_columns[term][j]:
+                    if not held[c]:
+                        reason = f'model choice: {joint_names[j]}\'s friction law is {law_text(terms[j])}'
+                        dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
+    return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead)
