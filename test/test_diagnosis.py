@@ -92,7 +92,8 @@ def test_the_effort_meanings_are_told_apart(ur5e_log):
     robot, log = ur5e_log
     gains = np.asarray(robot.drives.drive_gain)
     zeros = np.zeros_like(log.q)
-    cases = {'motor current': (dataclasses.replace(log, tau=log.current, current=None), '--joint-states-effort current'),
+    cases = {'motor current': (dataclasses.replace(log, tau=log.current, current=None),
+                               '--joint-states-effort current'),
              'motor torque': (dataclasses.replace(log, tau=log.current * gains, current=None), '--torque motor_torque'),
              'gravity removed': (dataclasses.replace(log, tau=log.tau - robot.inverse_dynamics(log.q, zeros, zeros)),
                                  'gravity')}

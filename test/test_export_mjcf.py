@@ -95,8 +95,9 @@ def test_a_result_without_standard_parameters_is_refused():
     robot = load_robot('ur5e')
     result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'),
                       options=IdentifyOptions(physical=None))
-    with pytest.raises(InputError, match='identify with --physical'):
+    with pytest.raises(InputError, match='identify with physical') as refused:
         export_mjcf(result, robot)
+    assert refused.value.field == 'physical'  # the command line says --physical (dynid.cli.flags)
 
 
 @pytest.mark.parametrize('compensation', [True, False])

@@ -64,7 +64,7 @@ def check_settings(settings: DemoSettings) -> DemoSettings:
     if settings.holdout_seed < 0:
         raise InputError('{holdout_seed} must be ≥ 0', fields=('holdout_seed',))
     builtin_excitation_path(load_robot(settings.robot).name)  # the demo runs the robot's shipped excitation
-    checked_choice('--engine', settings.engine, ENGINES)
+    checked_choice('engine', settings.engine, ENGINES)
     if settings.engine == 'mujoco':
         require_mujoco()
     return settings

@@ -99,7 +99,8 @@ def _armature(result: IdentificationResult, robot: RobotModel) -> tuple[np.ndarr
 def export_mjcf(result: IdentificationResult, robot: RobotModel) -> MjcfExport:
     """The MJCF of ``robot`` with the identified dynamics of ``result`` (module docstring)."""
     if result.physical_section is None:
-        raise InputError('the result has no physically consistent standard parameters (identify with --physical)')
+        raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
+                         fields=('physical',))
     if tuple(result.joint_names) != tuple(robot.joint_names):
         raise InputError(f'the result is for joints {list(result.joint_names)}, the robot {robot.name!r} has '
                          f'{list(robot.joint_names)}')

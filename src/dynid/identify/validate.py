@@ -153,7 +153,8 @@ def _other_prediction(problem: IdentificationProblem, other: RobotModel, w: np.n
     kept as they are) and the identification's friction (module docstring)."""
     if tuple(other.joint_names) != tuple(problem.robot.joint_names):
         raise InputError(f'robot file {other.source or other.name} has joints {list(other.joint_names)}, the result '
-                         f'{list(problem.robot.joint_names)} (give --joints or a joint map to select them)')
+                         f'{list(problem.robot.joint_names)} (give {{joints}} or a joint map to select them)',
+                         fields=('joints',))
     rigid = len(problem.rigid_names)
     parts = []
     reflected = next((d.rotor_inertia for d in (other.drives, problem.drives) if d is not None), None)

@@ -278,7 +278,8 @@ def _import_rows(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarra
         period = 1.0 / settings.rate_hz if settings.rate_hz is not None else grid_period(times)
     if not period >= MIN_PERIOD_S:
         raise InputError(f'{name}: the samples come {period:.3g} s apart ({1.0 / period:.3g} Hz): no robot logs that '
-                         f'fast; is the time column in another unit (time_unit=ms|us|ns) or --rate wrong?')
+                         f'fast; is the time column in another unit (time_unit=ms|us|ns) or {{rate}} wrong?',
+                         fields=('rate',))
     resampled = resample(times, signals, period, settings.bridge, breaks)
     if resampled.t.size < 2:
         raise InputError(f'{name}: no segment of at least 4 consecutive rows to resample')
