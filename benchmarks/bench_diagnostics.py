@@ -194,15 +194,23 @@ def _applies(fault: str, log: Log) -> bool:
     return True
 
 
-def _named(fault: str, finding, expected) -> bool:
+def _named(fault: str, diagnosis, expected) -> bool:
+    """Whether the first finding of ``diagnosis`` names ``fault`` right (module docstring). A sign finding is right
+    where it claims only flipped joints and every flipped joint it leaves out is one the data cannot decide (said
+    'not decided'); a joint it claims that is not flipped, or a flipped one read as +1, is a wrong claim."""
+    finding = diagnosis.findings[0]
     kinds = KIND[fault]
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     if finding.kind not in kinds:
         return False
     if fault in MEANING_WORD:
         return MEANING_WORD[fault] in finding.text
-    if fault in ('sign_one', 'sign_several', 'sign_all', 'drive_gain_x2', 'link_mass_x3'):
-        return set(expected) <= set(finding.joints) if fault == 'sign_all' else set(finding.joints) == set(expected)
+    if fault.startswith('sign_'):
+        claimed = set(finding.joints)
+        return claimed <= set(expected) and all(name in claimed or diagnosis.joints[name].sign == 0
+                                                for name in expected)
+    if fault in ('drive_gain_x2', 'link_mass_x3'):
+        return set(finding.joints) == set(expected)
     return True
 
 
@@ -221,7 +229,7 @@ def faulty_logs(logs: list[Log], settings: DiagnosisSettings, rng, per_log: int)
             if not diagnosis.findings:
                 row['missed'].append(f'{log.robot} {log.rate_hz:g} Hz {log.signal} {expected or ""}')
                 continue
-            if _named(fault, diagnosis.findings[0], expected):
+            if _named(fault, diagnosis, expected):
                 row['named'] += 1
             else:
                 row['misnamed'] += 1
