@@ -72,7 +72,8 @@ class DiagnosisSettings:
     friction_z, friction_share: Coulomb friction at least this many standard errors and this share of the
     signal's RMS shows a motor torque [-]. gravity_removed: |k_g| below this with k_d in the torque band is a
     torque without gravity [-]; gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
-    this share of the largest joint's [-].
+    this share of the largest joint's [-]. placed_share: a joint whose file torque a load placed by the data (a mass
+    alone declared) makes at least this share of is not given a sign [-].
     """
 
     trigger_band: float = 1.45
@@ -86,6 +87,7 @@ class DiagnosisSettings:
     friction_share: float = 0.05
     gravity_removed: float = 0.25
     gravity_joint_share: float = 0.1  # also: the joints the robot-file explanations are fitted on
+    placed_share: float = 0.5
     effort: EffortCheckSettings = field(default_factory=EffortCheckSettings)
 
 
@@ -371,8 +373,15 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
                                 'by more than a turn and lie within them read as degrees: positions in degrees?',
                                 'dynid reads positions in radians: convert them (×π/180) before importing'))
     if any(r.payload is None and r.payload_mass for r in recordings):
-        recordings = _place_loads(recordings, robot, settings)
+        recordings, placement_joints = _place_loads(recordings, robot, settings)
+    else:
+        placement_joints = set()
     check = check_efforts(recordings, robot, said, said_by, ', '.join(names), settings.effort)
+    for name in placement_joints:  # their sign is the load's placement's as much as the data's: not decided
+        joint = check.joints.get(name)
+        if joint is not None and joint.sign:
+            joint.sign, joint.sign_from = 0, ''
+            joint.verdict = 'undecided' if joint.verdict != 'other' else joint.verdict
     meanings = _joint_meanings(check, settings)
     joints = {name: JointDiagnosis(meanings[name], int(s.sign), float(s.scale), float(s.std), float(s.offset),
                                    _evidence(s)) for name, s in check.joints.items()}
@@ -394,12 +403,14 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
 
 
 def _place_loads(recordings: Sequence[Recording], robot: RobotModel,
-                 settings: DiagnosisSettings) -> list[Recording]:
+                 settings: DiagnosisSettings) -> tuple[list[Recording], set[str]]:
     """The recordings with each load of known mass alone placed where the data put it (:func:`place_mass`): placed
     with every joint's sign +1 and with every joint's −1, then again with the signs the check reads with the better
     of the two; the placement of the smallest weighted residual is kept (a joint whose torque is mostly the load's
-    shows its sign only once the load is placed, and a flipped joint pulls a placement made with the wrong sign)."""
-    placed = list(recordings)
+    shows its sign only once the load is placed, and a flipped joint pulls a placement made with the wrong sign).
+    Also the joints whose file torque the placed first moment m·c makes at least :attr:`DiagnosisSettings.
+    placed_share` of (RMS): their sign is the placement's as much as the data's, so it is not decided."""
+    placed, placement_joints = list(recordings), set()
     for index, recording in enumerate(recordings):
         if recording.payload is not None or not recording.payload_mass:
             continue
@@ -416,7 +427,16 @@ def _place_loads(recordings: Sequence[Recording], robot: RobotModel,
             again = place_mass(rows, robot, mass, signs)
             best = again if again[1] < best[1] else best
         placed[index] = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name)
-    return placed
+        count = len(rows['q'])
+        pick = np.unique(np.linspace(0, count - 1, min(count, 500)).astype(int))
+        y_payload = robot.payload_regressor(rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]).reshape(
+            len(pick), robot.n, 10)
+        moment = y_payload[:, :, 1:4] @ (mass * np.asarray(best[0]))
+        whole = rows['file'][pick] + mass * y_payload[:, :, 0] + moment
+        share = np.sqrt(np.mean(moment**2, axis=0)) / np.maximum(np.sqrt(np.mean(whole**2, axis=0)), 1e-300)
+        placement_joints |= {name for name, x in zip(robot.joint_names, share, strict=True)
+                             if x >= settings.placed_share}
+    return placed, placement_joints
 
 
 def recordings_of(inputs, payloads: Sequence[Payload | None] | None = None) -> list[Recording]:
