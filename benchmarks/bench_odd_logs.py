@@ -194,14 +194,16 @@ def part_units(folder: Path, logs: dict) -> dict:
     for label, robot_name, told, truth in cases:
         robot = load_robot(robot_name)
         with contextlib.redirect_stderr(io.StringIO()):
-            check = read_checked(bags[label], robot, told, warn=False).source['effort_check']
+            check = read_checked(bags[label], robot, told, warn=False).source['diagnosis']
         # Right: the data say what the signal is, and a warning appears exactly where it was read as the other.
         read_as = check['signal']
         warned = any('looks like' in line for line in check['warnings'])
-        right = check['meaning'] == truth and warned == (read_as != truth)
+        decided = {'joint torque': 'torque', 'motor torque': 'torque', 'motor current': 'current'}.get(
+            check['meaning'], check['meaning'])
+        right = decided == truth and warned == (read_as != truth)
         correct += right
         rows.append({'case': label + (f' (told {told})' if told else ''), 'said': check['said'],
-                     'said_by': check['said_by'], 'read_as': read_as, 'decided': check['meaning'], 'truth': truth,
+                     'said_by': check['said_by'], 'read_as': read_as, 'decided': decided, 'truth': truth,
                      'warned': warned, 'right': right})
     return {'correct': correct, 'cases': len(cases), 'rows': rows}
 

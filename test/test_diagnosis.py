@@ -123,3 +123,22 @@ def test_recordings_are_diagnosed_together_and_the_diagnosis_round_trips(ur5e_lo
     assert together.warnings()[0].startswith('a, b: ')
     again = Diagnosis.from_dict(together.to_dict())
     assert again.warnings() == together.warnings() and again.joints == together.joints
+
+
+def test_a_refusal_names_a_way_out_that_then_succeeds(tmp_path, capsys):
+    """5 s of a UR3e at 30 Hz: too few equations at the default decimation cut-off; the refusal tries higher ones
+    and names the one that identifies the model, which then does, as written."""
+    import re
+
+    from dynid.cli import main
+    from dynid.io.bag import write_bag
+
+    robot, log = _twin_log('ur3e', seconds=5.0, rate=30.0, seed=11)
+    bag = write_bag(tmp_path / 'short', dataclasses.replace(log, current=None, theta=None, dtheta=None,
+                                                            temperature=None, source={}))
+    assert main(['identify', str(bag), '--robot', 'ur3e', '-o', str(tmp_path / 'a.yaml'), '--quiet']) == 2
+    error = capsys.readouterr().err
+    way = re.search(r'(--decimation-cutoff [0-9.]+) identifies it', error)
+    assert way is not None, error
+    assert main(['identify', str(bag), '--robot', 'ur3e', *way.group(1).split(), '-o', str(tmp_path / 'b.yaml'),
+                 '--quiet']) == 0

@@ -64,25 +64,30 @@ class DiagnosisSettings:
     trigger_band: a decided joint's scale outside [1/t, t] has its explanations fitted [-].
     scale_band: b, a joint's scale outside [1/b, b] that a scale per joint explains (its weighted residual at most
     1/joint_evidence of a scale per link's) is that joint's drive gain or sensor scale [-].
-    link_band: a link scale α outside [1/link_band, link_band] whose one-link fit's weighted residual is at most
-    link_evidence times the best other explanation's is a link of the robot file that is off [-].
+    link_band: (low, high): a link scale α outside [1/low, low] and inside [1/high, high] whose one-link fit's
+    weighted residual is at most link_evidence times the best other explanation's is a link of the robot file that
+    is off (beyond high, no one link explains it) [-]. payload_evidence: a load fit is named where its weighted
+    residual is at most this share of the other explanations' [-].
     payload_kg: a load fit below this mass [kg] is not named.
     friction_z, friction_share: Coulomb friction at least this many standard errors and this share of the
     signal's RMS shows a motor torque [-]. gravity_removed: |k_g| below this with k_d in the torque band is a
     torque without gravity [-]; gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
-    this share of the largest joint's [-].
+    this share of the largest joint's [-]. placed_share: a joint whose file torque a load placed by the data (a mass
+    alone declared) makes at least this share of is not given a sign [-].
     """
 
     trigger_band: float = 1.45
-    scale_band: float = 1.6
-    link_band: float = 2.2
+    scale_band: float = 1.8
+    link_band: tuple[float, float] = (2.2, 6.0)
     joint_evidence: float = 1.5
-    link_evidence: float = 1.2
-    payload_kg: float = 0.3
+    link_evidence: float = 1.0
+    payload_evidence: float = 0.6
+    payload_kg: float = 0.7
     friction_z: float = 10.0
     friction_share: float = 0.05
     gravity_removed: float = 0.25
-    gravity_joint_share: float = 0.1
+    gravity_joint_share: float = 0.1  # also: the joints the robot-file explanations are fitted on
+    placed_share: float = 0.5
     effort: EffortCheckSettings = field(default_factory=EffortCheckSettings)
 
 
@@ -276,9 +281,11 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                          recordings: Sequence[Recording], settings: DiagnosisSettings,
                          details: dict) -> list[Finding]:
     """Decided joints off the robot file's scale, explained (module docstring)."""
-    candidates = [j for j, (name, s) in enumerate(check.joints.items())
-                  if s.verdict in ('torque', 'current', 'ambiguous', 'other')
-                  and meanings[name] != 'torque without gravity']
+    gravity_max = max((s.gravity_rms for s in check.joints.values() if _finite(s.gravity_rms)), default=0.0)
+    candidates = [j for j, (name, s) in enumerate(check.joints.items())  # joints that carry gravity: a joint moved
+                  if s.verdict in ('torque', 'current', 'ambiguous', 'other')  # by its own inertia alone trades its
+                  and meanings[name] != 'torque without gravity'  # scale against the rotor inertia
+                  and _finite(s.gravity_rms) and s.gravity_rms >= settings.gravity_joint_share * gravity_max > 0]
     trigger = settings.trigger_band
     off = [robot.joint_names[j] for j in candidates
            if not 1.0 / trigger <= abs(check.joints[robot.joint_names[j]].scale) <= trigger]
@@ -290,15 +297,18 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
     details['robot_file'] = found.to_dict()
     cost = found.cost
     k_text = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in off)
+    low, high = settings.link_band
     links_off = {name: a for name, a in found.link_scales.items()
-                 if not 1.0 / settings.link_band <= a <= settings.link_band}
+                 if 1.0 / high <= a <= high and not 1.0 / low <= a <= low}
     payload = found.payload
-    if found.best == 'payload' and payload['mass_kg'] >= settings.payload_kg:
+    if found.best == 'payload' and payload['mass_kg'] >= settings.payload_kg and \
+            cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link']):
         com = ','.join(f'{c:.2g}' for c in payload['com_m'])
-        return [Finding('payload', off, f'the torque holds a load on the flange that neither the robot file nor the '
-                        f'declared payload holds: about {payload["mass_kg"]:.2g} kg at ({com}) m in the flange frame '
-                        f'explains it (scale {k_text} against the file\'s torque without it; weighted residual '
-                        f'{cost["payload"]:.3g} against {cost["joint"]:.3g} for a scale per joint)',
+        return [Finding('payload', off, f'the torque holds a load on the flange (or heavier last links) that '
+                        f'neither the robot file nor the declared payload holds: about {payload["mass_kg"]:.2g} kg at '
+                        f'({com}) m in the flange frame explains it (scale {k_text} against the file\'s torque without '
+                        f'it; weighted residual {cost["payload"]:.3g} against {cost["joint"]:.3g} for a scale per '
+                        f'joint)',
                         f'if the arm carried it, give --payload-mass {payload["mass_kg"]:.2g} --payload-com {com}')]
     if links_off and cost['link'] <= settings.link_evidence * min(cost['joint'], cost['payload']):
         text = ', '.join(f'the link moved by {name}: the data put its torque at {a:.2g}× the file\'s'
@@ -310,20 +320,18 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                         'data, but the robot file\'s prior pulls toward it)')]
     band = settings.scale_band
     drive = [name for name in off if not 1.0 / band <= abs(check.joints[name].scale) <= band]
-    if found.best == 'joint' and drive and cost['link'] >= settings.joint_evidence * cost['joint'] and \
+    explained = min(cost['link'], cost['payload']) >= settings.joint_evidence * cost['joint']
+    if check.signal == 'current' and found.best == 'joint' and drive and explained and \
             len(drive) <= max(1, len(candidates) // 3):
         gains = check.drive_gains or {}
         k_drive = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in drive)
         evidence = f'weighted residual {cost["joint"]:.3g} with a scale per joint against {cost["link"]:.3g} per link'
-        if check.signal == 'current':
-            fix = ', '.join(f'{name} {gains[name] / check.joints[name].scale:.3g}' for name in drive if name in gains)
-            return [Finding('drive', drive, f'the drive gain of {", ".join(drive)} disagrees with the data: K_τ·i is '
-                            f'{k_drive}× the robot file\'s torque while the other joints agree ({evidence})',
-                            f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
-        return [Finding('drive', drive, f'the torque of {", ".join(drive)} is {k_drive}× the robot file\'s while the '
-                        f'other joints agree ({evidence}): a scale or unit of that joint\'s torque reading')]
+        fix = ', '.join(f'{name} {gains[name] / check.joints[name].scale:.3g}' for name in drive if name in gains)
+        return [Finding('drive', drive, f'the drive gain of {", ".join(drive)} disagrees with the data: K_τ·i is '
+                        f'{k_drive}× the robot file\'s torque while the other joints agree ({evidence})',
+                        f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
     other = [name for name in off if check.joints[name].verdict == 'other']
-    if not other:
+    if len(other) < 2:  # one joint alone: a robot file's links whose torques cancel on it can put it far off
         return []
     k_other = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in other)
     return [Finding('robot_file', other, f'the measured torque of {", ".join(other)} is neither torque nor motor '
@@ -364,8 +372,16 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         findings.append(Finding('positions', degrees, f'the positions of {", ".join(degrees)} leave the joint limits '
                                 'by more than a turn and lie within them read as degrees: positions in degrees?',
                                 'dynid reads positions in radians: convert them (×π/180) before importing'))
-    recordings = [_placed(r, robot, settings) for r in recordings]
+    if any(r.payload is None and r.payload_mass for r in recordings):
+        recordings, placement_joints = _place_loads(recordings, robot, settings)
+    else:
+        placement_joints = set()
     check = check_efforts(recordings, robot, said, said_by, ', '.join(names), settings.effort)
+    for name in placement_joints:  # their sign is the load's placement's as much as the data's: not decided
+        joint = check.joints.get(name)
+        if joint is not None and joint.sign:
+            joint.sign, joint.sign_from = 0, ''
+            joint.verdict = 'undecided' if joint.verdict != 'other' else joint.verdict
     meanings = _joint_meanings(check, settings)
     joints = {name: JointDiagnosis(meanings[name], int(s.sign), float(s.scale), float(s.std), float(s.offset),
                                    _evidence(s)) for name, s in check.joints.items()}
@@ -386,15 +402,41 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     return Diagnosis(names, check.signal, said, said_by, meaning, joints, findings, details)
 
 
-def _placed(recording: Recording, robot: RobotModel, settings: DiagnosisSettings) -> Recording:
-    """``recording`` with a load of known mass alone placed where the data put it (:func:`place_mass`)."""
-    if recording.payload is not None or not recording.payload_mass:
-        return recording
-    rows = _pooled_rows([Recording(recording.dataset, None, recording.name)], robot, settings.effort)
-    if rows is None:
-        return recording
-    com = place_mass(rows, robot, float(recording.payload_mass))
-    return Recording(recording.dataset, Payload(float(recording.payload_mass), tuple(com)), recording.name)
+def _place_loads(recordings: Sequence[Recording], robot: RobotModel,
+                 settings: DiagnosisSettings) -> tuple[list[Recording], set[str]]:
+    """The recordings with each load of known mass alone placed where the data put it (:func:`place_mass`): placed
+    with every joint's sign +1 and with every joint's −1, then again with the signs the check reads with the better
+    of the two; the placement of the smallest weighted residual is kept (a joint whose torque is mostly the load's
+    shows its sign only once the load is placed, and a flipped joint pulls a placement made with the wrong sign).
+    Also the joints whose file torque the placed first moment m·c makes at least :attr:`DiagnosisSettings.
+    placed_share` of (RMS): their sign is the placement's as much as the data's, so it is not decided."""
+    placed, placement_joints = list(recordings), set()
+    for index, recording in enumerate(recordings):
+        if recording.payload is not None or not recording.payload_mass:
+            continue
+        rows = _pooled_rows([Recording(recording.dataset, None, recording.name)], robot, settings.effort)
+        if rows is None:
+            continue
+        mass = float(recording.payload_mass)
+        ones = np.ones(robot.n)
+        best = min((place_mass(rows, robot, mass, sign * ones) for sign in (1.0, -1.0)), key=lambda fit: fit[1])
+        trial = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name)
+        check = check_efforts([trial], robot, settings=settings.effort)
+        signs = np.array([s.sign if s.sign else 1 for s in check.joints.values()], float)
+        if check.joints and np.any(signs < 0) and not np.all(signs < 0):
+            again = place_mass(rows, robot, mass, signs)
+            best = again if again[1] < best[1] else best
+        placed[index] = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name)
+        count = len(rows['q'])
+        pick = np.unique(np.linspace(0, count - 1, min(count, 500)).astype(int))
+        y_payload = robot.payload_regressor(rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]).reshape(
+            len(pick), robot.n, 10)
+        moment = y_payload[:, :, 1:4] @ (mass * np.asarray(best[0]))
+        whole = rows['file'][pick] + mass * y_payload[:, :, 0] + moment
+        share = np.sqrt(np.mean(moment**2, axis=0)) / np.maximum(np.sqrt(np.mean(whole**2, axis=0)), 1e-300)
+        placement_joints |= {name for name, x in zip(robot.joint_names, share, strict=True)
+                             if x >= settings.placed_share}
+    return placed, placement_joints
 
 
 def recordings_of(inputs, payloads: Sequence[Payload | None] | None = None) -> list[Recording]:

@@ -60,7 +60,7 @@ from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 
-#: how the CLI takes the settings a warning of :meth:`EffortCheck.warnings` names ({} for the value)
+#: how the CLI takes the settings a diagnosis's advice names ({} for the value; :func:`dynid.diagnosis.diagnose`)
 CLI_SPELLING = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}'}
 
 

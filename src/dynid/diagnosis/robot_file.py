@@ -138,23 +138,25 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
                             {'mass_kg': mass, 'com_m': com})
 
 
-def place_mass(rows: dict, robot: RobotModel, mass: float, reach_m: float = 0.3) -> np.ndarray:
+def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | None = None,
+               reach_m: float = 0.3) -> tuple[np.ndarray, float]:
     """The centre of mass [m, flange frame] of a load whose mass alone was declared, from the rows of its
     recording (:func:`dynid.diagnosis.effort._pooled_rows` without the load): its first moment m·c fitted on all
     joints together beside each joint's own scale of the file torque, friction, rotor inertia and offset (module
-    docstring), the mass held; kept within ``reach_m`` of the flange."""
+    docstring), the mass held, each joint's signal times its sign (``signs``, ±1; default +1); kept within
+    ``reach_m`` of the flange. Returns (the centre of mass, the fit's weighted residual sum of squares)."""
     count = len(rows['q'])
     pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
     q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
     n = robot.n
     y_payload = robot.payload_regressor(q, dq, ddq).reshape(len(pick), n, 10)
     file = rows['file'][pick] + mass * y_payload[:, :, 0]
-    remainder = rows['measured'][pick]
+    remainder = rows['measured'][pick] * (np.ones(n) if signs is None else signs)
     weights = 1.0 / np.maximum(np.std(remainder, axis=0), 1e-9)
     shared = [y_payload[:, j, 1:4] * weights[j] for j in range(n)]
     own = [np.column_stack([file[:, j], _nuisance(dq[:, j], ddq[:, j], rows['recording'][pick])]) * weights[j]
            for j in range(n)]
-    moment, _ = _stacked(shared, own, [remainder[:, j] * weights[j] for j in range(n)])
+    moment, cost = _stacked(shared, own, [remainder[:, j] * weights[j] for j in range(n)])
     com = moment / mass
     size = float(np.linalg.norm(com))
-    return com if size <= reach_m else com * (reach_m / size)
+    return (com if size <= reach_m else com * (reach_m / size)), cost

@@ -2,7 +2,9 @@
 
 - **Identifiability** (:func:`identifiability_problems`): the condition number of the regressor with
   unit-norm columns above :data:`COND_SCALED_MAX`, or more than :data:`POOR_FRACTION_MAX` of the
-  parameters with a relative standard deviation above :data:`POORLY_IDENTIFIED_PERCENT`, mean the
+  parameters with a relative standard deviation above :data:`POORLY_IDENTIFIED_PERCENT` (those whose σ moves
+  the torque by less than :data:`NEGLIGIBLE_TORQUE_FRACTION` of its RMS left out: a parameter determined to be
+  ~0, :func:`negligible_parameters`), mean the
   trajectory does not excite the model (``dynid simulate`` recordings at 1 kHz identified with the
   defaults: 15 s of the twin's built-in gentle motion, cond 1.0e4 and 37 of 54 parameters above 50 %;
   one 10 s period of the shipped optimized excitation, cond 20 and 17 of 54). ``dynid identify`` and
@@ -26,6 +28,9 @@ from dynid.errors import InputError
 COND_SCALED_MAX = 1000.0
 POORLY_IDENTIFIED_PERCENT = 50.0
 POOR_FRACTION_MAX = 0.5
+#: a parameter whose σ moves the predicted torque by less than this share of the measured torque's RMS is
+#: determined (near zero) whatever its relative σ: σ_i·RMS(W_i) < NEGLIGIBLE_TORQUE_FRACTION·RMS(y)
+NEGLIGIBLE_TORQUE_FRACTION = 0.01
 MISFIT_AUTOCORRELATION = 0.7
 ROWS_PER_PARAMETER = 10  # fewer equations per parameter than this: the refusal names the rate and the filters
 
@@ -50,15 +55,34 @@ def relative_std_percent(values, std) -> np.ndarray:
         return np.where(values != 0, 100.0 * std / np.abs(values), np.inf)
 
 
+def prior_beats_robot_file(result) -> tuple[bool, str]:
+    """(whether the prior's cross-validation found the data predict held-out stretches of the recording better than
+    the robot file's links, the numbers in words): the combined held-out score at the chosen relative σ s against
+    the one at the grid's smallest s (the robot file's links held, friction and rotor inertia fitted). False where
+    the prior was not used or its weight was given."""
+    prior = result.prior_section or {}
+    cross_validation = prior.get('cross_validation') or {}
+    scores, grid = cross_validation.get('held_out_score'), cross_validation.get('grid')
+    if not (prior.get('used') and scores and grid):
+        return False, ''
+    chosen = int(np.argmin(scores))
+    return chosen > 0 and scores[chosen] < scores[0], (
+        f'held-out score {scores[chosen]:.4g} at s = {grid[chosen]:g} against {scores[0]:.4g} with the robot file\'s '
+        f'links held (s = {grid[0]:g})')
+
+
 def result_identifiability_problems(result) -> list[str]:
     """:func:`identifiability_problems` of an :class:`~dynid.identify.result.IdentificationResult`, judging the
     problem that was solved.
 
     With the robot file as a prior, that is the data with the prior: the condition number of both together
     (the result's) and the posterior σ of the Gaussian problem (``prior.posterior_std``), so that a recording
-    the prior completes is not refused for what the prior supplies. A physically consistent result without a
-    prior is judged by the linear fit it started from: a constrained estimate has no σ (NaN), and whether the
-    data identify the model does not depend on the constraints. Parameters held at a value (``model.held``)
+    the prior completes is not refused for what the prior supplies; and where the prior's cross-validation found
+    the result predicts held-out stretches better than the robot file (:func:`prior_beats_robot_file`), parameters
+    the prior holds near the robot file's values are not a reason to refuse (a short or weakly exciting log: the
+    regularized result is the better model; :func:`poorly_identified_note` says it). A physically consistent result
+    without a prior is judged by the linear fit it started from: a constrained estimate has no σ (NaN), and whether
+    the data identify the model does not depend on the constraints. Parameters held at a value (``model.held``)
     are not judged.
     """
     prior = result.prior_section or {}
@@ -70,8 +94,48 @@ def result_identifiability_problems(result) -> list[str]:
     else:
         relative = result.relative_std
     held = set((result.model or {}).get('held') or ())  # held at a value, not identified (dynid.identify.held)
-    relative = np.asarray(relative)[[name not in held for name in result.parameter_names]]
+    judged = np.array([name not in held for name in result.parameter_names])
+    negligible = negligible_parameters(result, prior['posterior_std'] if prior.get('used') and
+                                       prior.get('posterior_std') is not None else
+                                       (fit['std'] if fit is not None else result.std))
+    relative = np.asarray(relative)[judged & ~negligible]
+    if prior_beats_robot_file(result)[0]:
+        relative = np.zeros(0)  # the prior completes them, and the held-out stretches say the result is better
     return identifiability_problems(result.condition_number_scaled, relative)
+
+
+def negligible_parameters(result, std) -> np.ndarray:
+    """(parameters,) bool: those whose σ moves the predicted torque by less than
+    :data:`NEGLIGIBLE_TORQUE_FRACTION` of the measured torque's RMS (a product of inertia, a friction or an offset
+    the data put at ~0 with a small σ: its relative σ is large only because its value is); all False where the
+    result does not hold the column sizes."""
+    model = result.model or {}
+    columns, torque = model.get('column_rms'), model.get('torque_rms')
+    std = np.asarray(std, dtype=float)
+    if columns is None or not torque or len(columns) != std.size:
+        return np.zeros(std.size, dtype=bool)
+    with np.errstate(invalid='ignore'):
+        return np.asarray(std * np.asarray(columns, float) < NEGLIGIBLE_TORQUE_FRACTION * torque)
+
+
+def poorly_identified_note(result) -> str | None:
+    """A warning where the σ criterion of :func:`identifiability_problems` would refuse but the prior's
+    cross-validation found the result predicts held-out stretches better than the robot file; None otherwise."""
+    beats, numbers = prior_beats_robot_file(result)
+    if not beats:
+        return None
+    prior = result.prior_section or {}
+    std = prior.get('posterior_std') or result.std
+    relative = np.asarray(relative_std_percent(result.values, std))[~negligible_parameters(result, std)]
+    poor = int(np.count_nonzero(~(relative <= POORLY_IDENTIFIED_PERCENT)))
+    if not (relative.size and poor > POOR_FRACTION_MAX * relative.size):
+        return None
+    return (f'{poor} of the {relative.size} parameters whose σ matters (moves the torque by at least '
+            f'{100 * NEGLIGIBLE_TORQUE_FRACTION:g} % of its RMS) keep a relative standard deviation above '
+            f'{POORLY_IDENTIFIED_PERCENT:g} % with the robot file\'s prior: the recording excites too little to '
+            f'determine them, and the prior holds them near the robot file\'s values; kept because the result predicts '
+            f'held-out stretches of the recording better than the robot file ({numbers}); a longer or optimized '
+            f'excitation (dynid excite --optimize) determines them')
 
 
 def identifiability_refusal(result) -> str | None:
@@ -91,26 +155,35 @@ def identifiability_refusal(result) -> str | None:
               f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
               f'the payload off the joint axes' if unloaded else
               'record an optimized excitation (dynid excite --optimize, then run it)')
+    prior = result.prior_section or {}
+    if not prior.get('used') and 'no-prior' in str(prior.get('reason') or ''):
+        remedy += '; or identify without --no-prior (the robot file\'s prior completes what the data lack)'
     filters = result.provenance.get('filters') or {}
     rows, parameters = (result.metrics.get('train') or {}).get('rows'), len(result.parameter_names)
     rate = filters.get('rate_hz')
     if rate and rows and (rate < 100.0 or rows < ROWS_PER_PARAMETER * parameters):
         remedy += (f'; at {rate:.4g} Hz the filters (decimation cut-off {filters["decimation_cutoff_hz"]:.3g} Hz, '
                    f'one sample in {filters["decimation"]} kept, {filters["trim_s"]:.3g} s trimmed at each end) keep '
-                   f'{rows} equations for {parameters} parameters: a longer recording, or a higher '
-                   f'--decimation-cutoff (below {0.45 * rate:.3g} Hz) where the motion is faster, gives more')
+                   f'{rows} equations for {parameters} parameters: a longer recording gives more')
     return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
 
 
-def refuse_unless_forced(result, force: bool, force_option: str) -> None:
+def refuse_unless_forced(result, force: bool, force_option: str, ways_out=None) -> None:
     """Raise InputError where the data cannot identify ``result``'s model (:func:`identifiability_refusal`)
     unless ``force``; then the reason is kept as the result's first warning. ``force_option`` spells the
-    setting for the front end ('--force', 'force:=true')."""
+    setting for the front end ('--force', 'force:=true'); ``ways_out``: called on a refusal, one phrase naming the
+    settings tried that succeed as written (or that none did), added to the refusal. Otherwise a note where the
+    prior kept a result the σ criterion alone would refuse (:func:`poorly_identified_note`)."""
     refusal = identifiability_refusal(result)
     if refusal and not force:
-        raise InputError(f'{refusal} ({force_option} keeps the result anyway)')
+        tried = ways_out() if ways_out is not None else ''
+        raise InputError(f'{refusal}' + (f'; {tried}' if tried else '') + f' ({force_option} keeps the result anyway)')
     if refusal:
         result.warnings.insert(0, f'kept with {force_option} although {refusal}')
+        return
+    note = poorly_identified_note(result)
+    if note:
+        result.warnings.append(note)
 
 
 def residual_autocorrelation(residual: np.ndarray, joints: np.ndarray, n: int) -> np.ndarray:

@@ -135,19 +135,21 @@ def _with_held(estimate: Estimate, names: list[str], held: np.ndarray, held_valu
 
 
 def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, joint_names,
-                  start: Estimate | None = None) -> Estimate:
+                  start: Estimate | None = None, pooled_short: bool = False) -> Estimate:
+    """One linear solve; ``pooled_short``: WLS weights a joint with too few rows for a noise estimate of its own by
+    the pooled noise instead of refusing (where the robot file's prior completes what its rows lack)."""
     if method == 'ols':
         return ols(w, y, joints, names)
     if method == 'wls':
-        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction)
+        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short)
     return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
 
 
 def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOptions, exponents: np.ndarray,
-               progress: Callable[[str], None], rigid_start: np.ndarray | None = None
+               progress: Callable[[str], None], rigid_start: np.ndarray | None = None, pooled_short: bool = False
                ) -> tuple[Estimate, np.ndarray, np.ndarray, np.ndarray]:
     """Solve, updating τ_out from the estimate for load-dependent friction (from ``rigid_start``, default the robot
-    file's parameters); returns the last system too."""
+    file's parameters); returns the last system too. ``pooled_short``: as for :func:`_solve_linear`."""
     names = problem.parameter_names()
     rigid_count = len(problem.rigid_names)
     rigid = nominal_rigid(problem) if rigid_start is None else rigid_start
@@ -161,9 +163,12 @@ def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpt
         try:  # held parameters' columns go to the measured side (dynid.identify.held)
             reduced = _solve_linear(method, w[:, ~held] if held.any() else w, y - w[:, held] @ held_values
                                     if held.any() else y, joints, free_names, options, problem.robot.joint_names,
-                                    start=reduced)  # warm start
+                                    start=reduced, pooled_short=pooled_short)  # warm start
         except InputError as error:  # too few rows, or columns the rows cannot separate: say what made the rows
-            raise InputError(f'{error} ({rows_context(problem.settings, joints, problem.robot.n)})') from None
+            prior = '' if pooled_short or method != 'wls' or 'WLS cannot estimate' not in str(error) else (
+                '; or with the robot file\'s prior (the default; not --no-prior), which weights them by the pooled '
+                'noise and completes what their rows lack')
+            raise InputError(f'{error} ({rows_context(problem.settings, joints, problem.robot.n)}){prior}') from None
         estimate = _with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
@@ -301,7 +306,12 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
     else:
-        estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start)
+        # With the robot file's prior, a joint too short for WLS's own noise estimate is weighted by the pooled one:
+        # the prior completes what its rows lack (said in the warnings); without it, WLS refuses by name.
+        with_prior = options.physical is not None and options.physical.prior and \
+            not _physical_not_applicable(problem, options)
+        estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start,
+                                            pooled_short=with_prior)
         names = problem.parameter_names()
         outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
@@ -334,6 +344,9 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     expressions = dict(zip(base.names, base.expressions, strict=True))
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
+    if not gains_unknown:  # each parameter's column RMS and the measured torque's: what its σ means in torque
+        model['column_rms'] = np.sqrt(np.mean(w**2, axis=0)).tolist()
+        model['torque_rms'] = float(np.sqrt(np.mean(y**2)))
     if noise is not None:
         model['weights'] = noise.to_dict(robot.joint_names)
     if choice is not None:

@@ -54,7 +54,8 @@ CHOICES = {'method': (AUTO, *METHODS), 'friction': (AUTO, *FRICTION_MODELS)}
 
 
 #: how identifier_node takes the settings the sign and unit check's warnings name ({} for the value)
-NODE_SPELLING = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joint_states_effort:={}'}
+NODE_SPELLING = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joint_states_effort:={}',
+                 'decimation_cutoff_hz': 'decimation_cutoff_hz:={}'}
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynid.diagnosis import Diagnosis, Recording, diagnose
+from dynid.errors import InputError
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.preprocess import FilterSettings
@@ -109,7 +110,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                       drives=drives, progress=progress)
     result.diagnosis_section = diagnosis.to_dict()
     result.warnings[:0] = diagnosis.warnings()
-    refuse_unless_forced(result, identification.force, identification.force_option)
+    refuse_unless_forced(result, identification.force, identification.force_option,
+                         lambda: ways_out(robot, recordings, identification, drives, result, progress))
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -133,6 +135,49 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     progress('writing the report')
     return result, write_report(report, result, robot, [r.dataset for r in recordings],
                                 [dataset for _, dataset in validation])
+
+
+#: the decimation cut-offs a refusal tries, as multiples of the one used (capped below the rate's Nyquist margin)
+WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
+#: how the ways out are spelled by default (the CLI's options)
+WAY_OUT_SPELLING = {'decimation_cutoff_hz': '--decimation-cutoff {}'}
+
+
+def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,
+             result: IdentificationResult, progress: Callable[[str], None]) -> str:
+    """The settings that make a refused identification's data identify the model, tried: a higher decimation
+    cut-off (more equations from the same recording; :data:`WAY_OUT_CUTOFF_FACTORS`). One phrase naming the first
+    that succeeds as written (spelled as ``identification.spelling`` says), or saying that none tried did, with
+    what each gave."""
+    from dynid.identify.quality import identifiability_refusal, result_identifiability_problems
+
+    spell = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
+    filters = result.provenance.get('filters') or {}
+    rate, cutoff = filters.get('rate_hz'), filters.get('decimation_cutoff_hz')
+    if not (rate and cutoff):
+        return ''
+    tried = []
+    for factor in WAY_OUT_CUTOFF_FACTORS:
+        value = float(f'{min(cutoff * factor, 0.4 * rate):.2g}')
+        if value <= 1.2 * cutoff or any(value == v for v, _ in tried):
+            continue
+        option = spell['decimation_cutoff_hz'].format(f'{value:g}')
+        progress(f'refused; trying {option}')
+        trial_filters = dataclasses.replace(identification.filters, decimation_cutoff_hz=value)
+        try:
+            trial = identify(robot, list(recordings), identification.spec, trial_filters, identification.options,
+                             drives=drives)
+        except InputError as error:
+            tried.append((value, str(error).split(':')[0]))
+            continue
+        if identifiability_refusal(trial) is None:
+            return f'{option} identifies it (tried: cond {trial.condition_number_scaled:.3g})'
+        tried.append((value, '; '.join(result_identifiability_problems(trial))))
+    if not tried:
+        return ''
+    return 'no setting tried makes these data identify the model (' + '; '.join(
+        f'{spell["decimation_cutoff_hz"].format(f"{v:g}")}: {why}' for v, why in tried) + \
+        '): record a longer or optimized excitation'
 
 
 def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None) -> Diagnosis:
