@@ -246,7 +246,10 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
                 for option in options:  # joint j's own held-out score: its law acts on its rows alone
                     scores[option] = float(folds.scores(mask({**terms, j: option}))[j])
                     per_joint[joint_names[j]][law_text(option)] = scores[option]
-                least = min(scores.values())
+                finite = [score for score in scores.values() if np.isfinite(score)]
+                if not finite:  # the folds cannot score this joint (too few rows): its default law stays
+                    continue
+                least = min(finite)
                 kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN))
                 if set(kept) != set(terms[j]):
                     changed = True

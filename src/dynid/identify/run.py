@@ -308,10 +308,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     else:
         # With the robot file's prior, a joint too short for WLS's own noise estimate is weighted by the pooled one:
         # the prior completes what its rows lack (said in the warnings); without it, WLS refuses by name.
-        with_prior = options.physical is not None and options.physical.prior and \
-            not _physical_not_applicable(problem, options)
         estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start,
-                                            pooled_short=with_prior)
+                                            pooled_short=_prior_completes(problem, options))
         names = problem.parameter_names()
         outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
         measured, predicted = y, w @ values
@@ -396,7 +394,8 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     once = dataclasses.replace(options, load_iterations=1)
     exponents = np.full(problem.robot.n, problem.spec.exponent)
     try:
-        first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None)
+        first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
+                                         pooled_short=_prior_completes(problem, options))
     except InputError:  # the data cannot carry every candidate column: the default law's alone
         if not open_friction or problem.spec.friction == 'viscous_coulomb' and not terms_available[1:]:
             raise
@@ -407,7 +406,8 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
         terms_available = terms_available[:1]
         progress('the data cannot carry the load-dependent or temperature terms beside the others: not tried')
-        first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None)
+        first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
+                                         pooled_short=_prior_completes(problem, options))
     rigid = first.values[:len(problem.rigid_names)]
     if problem.spec.uses_load:  # τ_out of the first estimate, not of the robot file
         w, y, joints, _, _ = problem.equations(rigid)
@@ -430,6 +430,13 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     for line in choice.lines():
         progress(line)
     return choice, rigid
+
+
+def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
+    """Whether the robot file's prior will complete what a joint's rows lack (WLS then weights a joint too short for
+    a noise estimate of its own by the pooled one instead of refusing it)."""
+    return bool(options.physical is not None and options.physical.prior and
+                not _physical_not_applicable(problem, options))
 
 
 def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,
