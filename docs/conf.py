@@ -48,10 +48,10 @@ html_additional_pages = {'index': 'redirect.html'}  # index.html opens the root 
 
 # The pages the site's navigation holds, in reading order. They are appended to the root page as a toctree
 # when Sphinx reads it, so that docs/README.md stays a plain index on GitHub.
-PAGES = ['tutorial', 'ros2', 'contract', 'logs', 'health', 'nodes/README', 'nodes/parameters',
-         'backends/twin', 'backends/ur', 'backends/franka', 'backends/gazebo',
-         'methods/identification', 'methods/estimation', 'methods/health', 'methods/feedforward',
-         'methods/payload', 'benchmarks', 'code_map', 'api']
+PAGES = ['tutorial', 'ros2', 'contract', 'logs', 'health', 'fleet', 'nodes/README', 'nodes/parameters',
+         'backends/twin', 'backends/ur', 'backends/franka', 'backends/gazebo', 'backends/mujoco',
+         'methods/identification', 'methods/diagnosis', 'methods/estimation', 'methods/health',
+         'methods/feedforward', 'methods/payload', 'benchmarks', 'code_map', 'api']
 
 
 # benchmarks/README.md lies outside docs/; the site holds it as the page 'benchmarks' (docs/benchmarks.md

@@ -141,7 +141,7 @@ def test_cli_writes_the_urdf_and_dynid_reads_it_back(tmp_path):
 
 @pytest.mark.parametrize('robot, output, reason', [
     ('ur5', 'out.urdf', 'ur5 is already a URDF: copy '),
-    ('ur5e', 'no_such_folder/out.urdf', 'cannot write no_such_folder/out.urdf'),
+    ('ur5e', 'existing.urdf/out.urdf', 'existing.urdf is not a folder'),  # a missing folder is made
     ('ur5e', 'existing.urdf', 'existing.urdf exists; refusing to overwrite (use --force)'),
 ])
 def test_cli_refuses_with_one_line(tmp_path, robot, output, reason):

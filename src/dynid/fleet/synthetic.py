@@ -7,7 +7,7 @@ recorded estimates are
     stiffness = k0·(s + 0.001·(T − 20 °C) + ε),  friction α̂1 = c + f_T(T) + 0.1·((L/L0)² − 1) + ε
 
 with the friction temperature law's columns f_T (Madsen 2020 ch.6 eq. (11), coefficients as the twin's
-estimates show), the session's RMS joint torque L around L0, and ε ~ N(0, ``noise``²). For tests and
+estimates show), the session's RMS joint torque L around L0, and ε ~ N(0, σ²) with σ = ``noise``. For tests and
 bench_fleet: thousands of sessions in seconds, with a known truth.
 """
 

@@ -38,7 +38,7 @@ def is_postgres(target) -> bool:
 
 
 def redacted(url: str) -> str:
-    """``url`` with any password replaced by ***, for messages."""
+    """``url`` with any password replaced by ``***``, for messages."""
     return re.sub(r'^(\w+://[^:/@]*):[^@]*@', r'\1:***@', url)
 
 

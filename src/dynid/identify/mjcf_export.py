@@ -11,17 +11,17 @@ The file is built by MuJoCo itself: :func:`dynid.identify.urdf_export.export_urd
 identified inertials into the robot's URDF, MuJoCo's URDF compiler reads it
 (:mod:`dynid.model.mjcf`), and the joint properties are set on its spec before ``to_xml``:
 
-============== ============================================== ==========================================
-MJCF joint      identified                                      unit
-============== ============================================== ==========================================
-``armature``    rotor inertia reflected to the link side:      kg·m² (N·m·s²/rad)
-                the physical section's ``Ia`` where the result
-                identified it (plus the drive data's B where the
-                currents were rotor-compensated first: ``Ia`` is
-                then the excess), the drive data otherwise
-``damping``     viscous friction ``Fv`` (``fv``)                N·m·s/rad
-``frictionloss`` Coulomb friction ``Fc`` (``fc``)               N·m
-============== ============================================== ==========================================
+================ ================================================= ====================
+MJCF joint       identified                                        unit
+================ ================================================= ====================
+``armature``     rotor inertia reflected to the link side:         kg·m² (N·m·s²/rad)
+                 the physical section's ``Ia`` where the result
+                 identified it (plus the drive data's B where the
+                 currents were rotor-compensated first: ``Ia`` is
+                 then the excess), the drive data otherwise
+``damping``      viscous friction ``Fv`` (``fv``)                  N·m·s/rad
+``frictionloss`` Coulomb friction ``Fc`` (``fc``)                  N·m
+================ ================================================= ====================
 
 What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the
 torque offset ``tau0`` (a sensor's, not the joint's), load-dependent friction (``Fl``, ``fL``),
