@@ -79,7 +79,7 @@ def test_the_mujoco_suite_simulates_in_mujoco_and_estimates_the_friction_alone(t
     parameters, _, _ = suite_plan(settings)
     assert parameters['sim_node']['engine'] == 'mujoco'
     assert parameters['estimator_node']['stiffness'] is False  # rigid joints: θ = q, no deflection to read
-    with pytest.raises(InputError, match='--engine'):
+    with pytest.raises(InputError, match='engine must be one of'):
         check_settings(DemoSettings(engine='bullet'))
 
 
