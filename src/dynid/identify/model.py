@@ -57,7 +57,6 @@ from dynid.identify.preprocess import (
 )
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary, nominal_period
-from dynid.io.importing import import_command
 from dynid.io.stream_checks import effort_problem
 from dynid.model.base_parameters import compute_base_parameters
 from dynid.model.drives import JointDrives
@@ -431,6 +430,9 @@ class IdentificationProblem:
         try:
             signals, settings = differentiate(dataset, settings, rotor=self.identify_rotor_inertia, derivatives=False)
         except NonUniformSamplesError as error:
+            # here: the importer (its resampling imports scipy.interpolate) only for this refusal's advice
+            from dynid.io.importing import import_command
+
             command = import_command(dataset.source.get('bag') or 'BAG', self.robot,
                                      dataset.source.get('joint_states_effort'))
             raise NonUniformSamplesError(f'{error}: {command}, then give the new bag') from None
