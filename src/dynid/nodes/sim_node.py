@@ -13,6 +13,8 @@ stamped in wall time stay where they belong, and ``/diagnostics`` reports the la
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
@@ -135,7 +137,10 @@ class SimNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        deep = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # holds a burst of catching up
+        # The history holds one second of samples (at least 100): after a stall the twin catches up in back-to-back
+        # bursts, and a reliable reader must get every sample before the history overwrites it (with 100, a 0.8 s
+        # stall at 500 Hz lost ~40 samples at a reliable reader on a quiet machine).
+        deep = QoSProfile(depth=max(100, math.ceil(self.rate)), reliability=ReliabilityPolicy.RELIABLE)
         self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in self.topics}
         self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in self.topics.items()}
         self.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
