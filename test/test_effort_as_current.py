@@ -31,7 +31,8 @@ IDENTIFIERS = ('identifier_current', 'identifier_reference')
 def _identifier(name: str, domain: int, folder, *extra: str):
     return start_node('identifier_node', domain, '-r', f'__node:={name}', *extra,
                       *parameters(f'output_directory:={folder / name}', 'segment_duration:=2.0', 'report:=false',
-                                  'data_wait:=60.0'))
+                                  'data_wait:=60.0', 'method:=wls', 'friction:=viscous_coulomb'))  # one model for
+    # both: the default choice by cross-validation may pick another law or method on the other's samples
 
 
 @pytest.fixture(scope='module')
