@@ -14,7 +14,8 @@ the scheduler at ``scheduler``), so a result is what ``dynid identify`` gives fo
 - With a health record (``db``: a file or a PostgreSQL URL) each identified recording adds a session
   of its robot: the identified Coulomb and viscous friction per joint (``coulomb_nm``, ``viscous_nms``,
   friction scale 1), dated by the recording's first stamp, source ``identify`` — a fleet's friction
-  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped.
+  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped. Each
+  robot with new sessions is judged once at the end and its judgement stored (:mod:`dynid.health.stored`).
 
     >>> outcomes = reidentify('recordings/', robot='ur5e', workers=2)                   # doctest: +SKIP
     >>> print(summary_table(outcomes))                                                  # doctest: +SKIP
@@ -251,6 +252,11 @@ def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *
                 outcomes[k] = outcome
                 if progress is not None:
                     progress(outcome, done, len(jobs))
+        if record is not None:  # each robot with new sessions judged once, for the fleet's page
+            from dynid.health.stored import store_judgement
+
+            for name in dict.fromkeys(o.robot for o in outcomes if o.session is not None):
+                store_judgement(record, name)
     finally:
         if cluster is not None:
             cluster.close()
