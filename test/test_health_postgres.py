@@ -119,7 +119,8 @@ def test_a_newer_or_foreign_database_is_refused_and_left_as_it_was(url, server):
         with pytest.raises(InputError, match='newer than this dynid reads'):
             HealthRecord(url, readonly=readonly)
     with psycopg.connect(url, autocommit=True) as connection:
-        assert connection.execute("SELECT value FROM dynid_health WHERE key = 'schema_version'").fetchone()[0] == str(SCHEMA_VERSION + 1)
+        version = connection.execute("SELECT value FROM dynid_health WHERE key = 'schema_version'").fetchone()[0]
+        assert version == str(SCHEMA_VERSION + 1)
         assert connection.execute('SELECT count(*) FROM sessions').fetchone()[0] == 1
     foreign = server.database('foreign_tables')
     with psycopg.connect(foreign, autocommit=True) as connection:

@@ -64,13 +64,15 @@ class Job:
 
 @dataclass
 class Outcome:
-    """What became of one job: ``status`` 'identified', 'skipped' (done before) or 'failed' (``error``)."""
+    """What became of one job: ``status`` 'identified', 'skipped' (done before) or 'failed' (``error``);
+    ``seconds`` its wall time [s], ``cpu_s`` the CPU time of the process that ran it over that time [s]."""
 
     bag: str
     robot: str
     status: str
     error: str = ''
     seconds: float = 0.0
+    cpu_s: float = 0.0
     result: str = ''
     session: int | None = None
     friction: dict = field(default_factory=dict)
@@ -130,7 +132,7 @@ def run_job(job: Job, force: bool = False) -> Outcome:
     from dynid.cli import identify as identify_cli
     from dynid.identify.result import IdentificationResult
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     outcome = Outcome(job.bag, job.robot, 'failed')
     log = io.StringIO()
     try:
@@ -170,7 +172,7 @@ def run_job(job: Job, force: bool = False) -> Outcome:
     except Exception as error:  # noqa: BLE001 - one recording's crash is reported, the fleet goes on
         outcome.error = f'{type(error).__name__}: {error} ({traceback.format_exc(limit=-1).strip().splitlines()[-3]})'
     finally:
-        outcome.seconds = time.perf_counter() - start
+        outcome.seconds, outcome.cpu_s = time.perf_counter() - start, time.process_time() - cpu
         outcome.log = log.getvalue()[-2000:]
         with contextlib.suppress(OSError):
             job.result.with_name(job.result.name + '.partial.yaml').unlink(missing_ok=True)

@@ -109,17 +109,18 @@ def rank(healths: list[RobotHealth], settings: HealthSettings) -> tuple[list[Ent
 
 
 def judge_fleet(db, settings: HealthSettings | None = None, now_utc: float | None = None,
-                robots=None, workers: int | None = None, store: bool = False) -> Fleet:
+                robots=None, workers: int | None = None, store: bool = False, use_stored: bool = True) -> Fleet:
     """Read every robot (or ``robots``) of the record ``db`` read-only, judge them and rank them (module
     docstring). ``now_utc``: the time judged at [s since 1970 UTC]; default each robot's last session, and then
     a robot's stored judgement is read where it is current (:mod:`dynid.health.stored`): only the others are
-    judged here. ``store``: open the record for writing and store the judgements made here.
+    judged here (``use_stored`` False: every robot is). ``store``: open the record for writing and store the
+    judgements made here.
     ``workers``: processes judging the robots side by side (default: the CPUs, for 16 robots or more).
     InputError for a missing, damaged or newer record, or one without sessions."""
     settings = settings or HealthSettings()
     stored = {}
     with HealthRecord(db, readonly=not store, create=False) as record:
-        if now_utc is None:
+        if now_utc is None and use_stored:
             stored, stale, events = read_judgements(record, settings, robots)
             histories = record.histories(stale) if stale else []
         else:
