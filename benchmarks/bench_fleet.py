@@ -202,7 +202,7 @@ def fleet_page(url: str, folder: Path, robots: int, use_stored: bool = True) -> 
     seconds = time.perf_counter() - start
     top = [(e.robot, e.joint, e.quantity) for e in fleet.by_forecast[:3]]
     expected = {f'robot-{r:03d}' for r in worn(robots)}
-    return {'seconds': seconds, 'judge_s': judged, 'top': top, 'from_stored': len(fleet.sections),
+    return {'seconds': seconds, 'judge_s': judged, 'top': top, 'from_stored': len(fleet.robots) - len(fleet.judged),
             'worn_on_top': {t[0] for t in top} == expected and all(t[1] == 'elbow_joint' for t in top),
             'robots': len(fleet.robots)}
 

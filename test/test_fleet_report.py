@@ -127,9 +127,9 @@ def test_stored_judgements_give_the_same_page_and_go_stale_with_new_sessions_eve
     path = tmp_path / 'health.sqlite3'
     fill(path, robots=5, sessions=30)
     assert judge_fleet(path).sections == {}  # nothing stored yet: every robot judged here
-    judge_fleet(path, store=True)
+    assert len(judge_fleet(path, store=True).judged) == 5
     fast = judge_fleet(path)
-    assert sorted(fast.sections) == [f'cell-{r:02d}' for r in range(5)]  # every robot read, none judged
+    assert sorted(fast.sections) == [f'cell-{r:02d}' for r in range(5)] and fast.judged == []  # every robot read
     assert _files(fast, tmp_path / 'fast') == _files(_judged_afresh(path, tmp_path), tmp_path / 'full')
     assert [(e.robot, e.joint, e.quantity) for e in fast.by_forecast][:1] == [('cell-02', 'elbow_joint', 'friction')]
 
@@ -139,7 +139,7 @@ def test_stored_judgements_give_the_same_page_and_go_stale_with_new_sessions_eve
         record.add_event('cell-03', Event('maintenance', later.started_utc - 86400.0 * 5, 'elbow_joint'))
         store_judgement(record, 'cell-04')  # stored by its writer again: still current
     again = judge_fleet(path)
-    assert sorted(again.sections) == ['cell-00', 'cell-02', 'cell-04']
+    assert sorted(again.sections) == ['cell-00', 'cell-02', 'cell-04'] and again.judged == ['cell-01', 'cell-03']
     assert again.healths['cell-01'].sessions == 31 and again.healths['cell-03'].joints['elbow_joint'][
         'stiffness'].segments[-1] == 25
     assert _files(again, tmp_path / 'again') == _files(_judged_afresh(path, tmp_path), tmp_path / 'full-again')
@@ -159,3 +159,14 @@ def test_stored_judgements_read_back_bit_for_bit(record):
         for quantity, q in quantities.items():
             for name in ('t_days', 'value', 'compensated', 'relative'):
                 np.testing.assert_array_equal(getattr(back.joints[joint][quantity], name), getattr(q, name))
+
+
+def test_the_command_stores_the_judgements_it_made_and_the_next_page_reads_them(tmp_path, capsys):
+    path = tmp_path / 'health.sqlite3'
+    fill(path, robots=3, sessions=20)
+    assert main(['health', '--db', str(path), '--fleet-report', str(tmp_path / 'a'), '--store-judgements']) == 0
+    assert '(3 robots, 0 of them from their stored judgements)' in capsys.readouterr().err
+    assert main(['health', '--db', str(path), '--fleet-report', str(tmp_path / 'b')]) == 0
+    assert '(3 robots, 3 of them from their stored judgements)' in capsys.readouterr().err
+    assert main(['health', '--db', str(path), '--store-judgements']) == 2
+    assert '--fleet-report or --fleet-json' in capsys.readouterr().err

@@ -76,6 +76,7 @@ class Fleet:
     robots: list[str] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)
     sections: dict[str, str] = field(default_factory=dict)  # stored page sections by robot (dynid.health.stored)
+    judged: list[str] = field(default_factory=list)  # the robots judged here, not read from a stored judgement
 
 
 def entry(robot: str, q: QuantityHealth, now_days: float, settings: HealthSettings) -> Entry:
@@ -147,7 +148,8 @@ def judge_fleet(db, settings: HealthSettings | None = None, now_utc: float | Non
     healths = {h.robot: h for h in judged} | {robot: health for robot, (health, _) in stored.items()}
     names = sorted(healths) if robots is None else list(robots)
     fleet = Fleet(source, {name: healths[name] for name in names}, events,
-                  sections={robot: section for robot, (_, section) in stored.items()})
+                  sections={robot: section for robot, (_, section) in stored.items()},
+                  judged=[h.robot for h in histories])
     fleet.by_forecast, fleet.by_change, fleet.robots = rank(list(fleet.healths.values()), settings)
     fleet.pages = _page_names(fleet.robots)
     return fleet
