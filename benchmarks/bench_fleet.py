@@ -19,10 +19,12 @@ test/pg_server.py). ``--only page``: steps 1–2 (no Dask); ``--only dask``: ste
    (:func:`dynid.health.stored.store_judgement`, two processes: ``judgements_store_s`` for all, and the CPU
    time per robot, what a robot PC spends after each session), then ``dynid health --db URL --fleet-report
    DIR`` as a function (read the stored judgements, rank, write index.html, fleet.json and 100 robot pages):
-   ``fleet_page_s``; every robot must be read from its stored judgement (none judged again). Beside it (not
-   with ``--quick``) the same page judging every robot from its sessions, as before the judgements were
-   stored (``fleet_page_judging_all_s``). Three robots have a worn elbow (Coulomb friction +8 %/week from day
-   20): they must be the first three entries of the ranking by forecast, with no healthy robot above them.
+   ``fleet_page_s``, and the CPU time of this process for it (``fleet_page_cpu_s``: the server's and the
+   file system's work not included); every robot must be read from its stored judgement (none judged
+   again). Beside it (not with ``--quick``) the same page judging every robot from its sessions, as before
+   the judgements were stored (``fleet_page_judging_all_s``). Three robots have a worn elbow (Coulomb
+   friction +8 %/week from day 20): they must be the first three entries of the ranking by forecast, with no
+   healthy robot above them.
 3. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
    robot/date/bag) and one recording cut off on purpose, identified by :func:`dynid.fleet.batch.reidentify` on
    a LocalCluster of single-threaded worker processes (Dask's nanny sets OMP/OpenBLAS/MKL threads to 1; the
@@ -195,14 +197,15 @@ def store_judgements(url: str) -> dict:
 def fleet_page(url: str, folder: Path, robots: int, use_stored: bool = True) -> dict:
     from dynid.fleet.report import judge_fleet, write_fleet_report
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     fleet = judge_fleet(url, use_stored=use_stored)
     judged = time.perf_counter() - start
     write_fleet_report(fleet, folder)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     top = [(e.robot, e.joint, e.quantity) for e in fleet.by_forecast[:3]]
     expected = {f'robot-{r:03d}' for r in worn(robots)}
-    return {'seconds': seconds, 'judge_s': judged, 'top': top, 'from_stored': len(fleet.robots) - len(fleet.judged),
+    return {'seconds': seconds, 'cpu_s': cpu, 'judge_s': judged, 'top': top,
+            'from_stored': len(fleet.robots) - len(fleet.judged),
             'worn_on_top': {t[0] for t in top} == expected and all(t[1] == 'elbow_joint' for t in top),
             'robots': len(fleet.robots)}
 
@@ -340,7 +343,8 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
         with tempfile.TemporaryDirectory() as folder:
             page = fleet_page(got['url'], Path(folder) / 'fleet', robots)
             every = None if quick else fleet_page(got['url'], Path(folder) / 'every', robots, use_stored=False)
-        print(f'fleet page: {page["robots"]} robots in {page["seconds"]:.2f} s (reading and ranking '
+        print(f'fleet page: {page["robots"]} robots in {page["seconds"]:.2f} s, {page["cpu_s"]:.2f} s CPU of this '
+              f'process (reading and ranking '
               f'{page["judge_s"]:.2f} s; {page["from_stored"]} robots from their stored judgements; target ≤ 2 s) '
               f'(load {load()}); top 3 {page["top"]}; worn joints on top: {page["worn_on_top"]}')
         if every is not None:
@@ -351,7 +355,7 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
     return {'robots': robots, 'sessions': got['sessions'], 'postgres': True, 'concurrent_writers': WRITERS,
             'sessions_lost': got['lost'], 'partial_session_present': bool(got['partial_present']),
             'ingest_sessions_per_s': round(got['sessions'] / got['seconds'], 1),
-            'fleet_page_s': round(page['seconds'], 2),
+            'fleet_page_s': round(page['seconds'], 2), 'fleet_page_cpu_s': round(page['cpu_s'], 2),
             'fleet_page_from_stored': page['from_stored'] == page['robots'],
             'judgement_cpu_s_per_robot': round(stored['cpu_per_robot_s'], 3),
             'fleet_page_judging_all_s': None if every is None else round(every['seconds'], 1),

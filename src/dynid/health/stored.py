@@ -8,7 +8,8 @@ writes a robot's sessions judges that robot once more (estimator_node after each
 
 - the robot's :class:`RobotHealth` as judged at its last session (:func:`dynid.health.assessment.assess`,
   ``now_utc`` None) and its page section (:func:`dynid.health.page.robot_section`), as zlib-compressed JSON
-  (floats written with ``repr``, so they read back bit for bit), in the ``judgements`` table (schema version 4);
+  (numbers written with ``repr``, arrays as their float64 bytes in base64: both read back bit for bit), in
+  the ``judgements`` table (schema version 4);
 - its :class:`JudgementBasis`: the robot's session count and newest session id, a digest of its events, a
   digest of the settings that judge (:data:`JUDGING_FIELDS`) and dynid's version.
 
@@ -24,6 +25,7 @@ stale ones: the judging is spread over the robot PCs, as the sessions arrive, an
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import zlib
@@ -40,7 +42,7 @@ from dynid.health.trend import Change, Forecast, QuantityHealth, Trend
 #: the settings a judgement depends on (the others say where the record is and how a node writes it)
 JUDGING_FIELDS = tuple(f.name for f in fields(HealthSettings)
                        if f.name not in ('db', 'robot', 'record', 'session_s', 'diagnostics_period_s'))
-FORMAT = 1  # of the stored JSON; part of the basis's software
+FORMAT = 2  # of the stored JSON; part of the basis's software
 
 
 def settings_sha256(settings: HealthSettings) -> str:
@@ -65,8 +67,8 @@ def _quantity_dict(q: QuantityHealth) -> dict:
     out = {}
     for f in fields(QuantityHealth):
         value = getattr(q, f.name)
-        if isinstance(value, np.ndarray):
-            value = value.tolist()
+        if isinstance(value, np.ndarray):  # the float64 bytes: exact, and quick to read back
+            value = base64.b64encode(np.ascontiguousarray(value, dtype='<f8').tobytes()).decode('ascii')
         elif f.name == 'changes':
             value = [asdict(c) for c in value]
         elif f.name in ('trend', 'forecast'):
@@ -80,7 +82,7 @@ def _quantity_dict(q: QuantityHealth) -> dict:
 def _quantity(d: dict) -> QuantityHealth:
     d = dict(d)
     for name in ('t_days', 'value', 'compensated', 'relative'):
-        d[name] = np.array(d[name], dtype=float)
+        d[name] = np.frombuffer(base64.b64decode(d[name]), dtype='<f8').astype(float)
     d['changes'] = [Change(**c) for c in d['changes']]
     d['trend'] = None if d['trend'] is None else Trend(**d['trend'])
     d['forecast'] = None if d['forecast'] is None else Forecast(**d['forecast'])
