@@ -191,7 +191,12 @@ def store_judgements(url: str) -> dict:
     start = time.perf_counter()
     with ProcessPoolExecutor(2) as pool:
         cpu = sum(pool.map(store_share, [url, url], [names[0::2], names[1::2]]))
-    return {'seconds': time.perf_counter() - start, 'cpu_per_robot_s': cpu / len(names), 'robots': len(names)}
+    seconds = time.perf_counter() - start
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        size = float(connection.execute('SELECT avg(length(judgement)) FROM judgements').fetchone()[0])
+    return {'seconds': seconds, 'cpu_per_robot_s': cpu / len(names), 'robots': len(names), 'bytes': size}
 
 
 def fleet_page(url: str, folder: Path, robots: int, use_stored: bool = True) -> dict:
@@ -339,7 +344,7 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
         stored = store_judgements(got['url'])
         print(f'judgements stored: {stored["robots"]} robots in {stored["seconds"]:.1f} s (two processes); '
               f'{stored["cpu_per_robot_s"]:.2f} s CPU per robot of {count} sessions, what its writer spends after a '
-              f'session (load {load()})')
+              f'session; {stored["bytes"] / 1000:.0f} kB stored per robot (load {load()})')
         with tempfile.TemporaryDirectory() as folder:
             page = fleet_page(got['url'], Path(folder) / 'fleet', robots)
             every = None if quick else fleet_page(got['url'], Path(folder) / 'every', robots, use_stored=False)
@@ -358,6 +363,7 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
             'fleet_page_s': round(page['seconds'], 2), 'fleet_page_cpu_s': round(page['cpu_s'], 2),
             'fleet_page_from_stored': page['from_stored'] == page['robots'],
             'judgement_cpu_s_per_robot': round(stored['cpu_per_robot_s'], 3),
+            'judgement_bytes_per_robot': round(stored['bytes']),
             'fleet_page_judging_all_s': None if every is None else round(every['seconds'], 1),
             'worn_on_top': page['worn_on_top'], 'bytes_per_session': round(got['bytes_per_session'])}
 
