@@ -27,8 +27,11 @@ test/pg_server.py). ``--only page``: steps 1–2 (no Dask); ``--only dask``: ste
    healthy robot above them.
 3. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
    robot/date/bag) and one recording cut off on purpose, identified by :func:`dynid.fleet.batch.reidentify` on
-   a LocalCluster of single-threaded worker processes (Dask's nanny sets OMP/OpenBLAS/MKL threads to 1; the
-   workers' BLAS threads are printed) with 1, 2, 1 and 2 workers, the best run of each counted (``force``:
+   a local Dask cluster of single-threaded workers (``dask worker --nthreads 1``: Dask's nanny sets
+   OMP/OpenBLAS/MKL threads to 1; the workers' BLAS threads are printed), each worker in a session of its
+   own as separate services are (Linux shares the CPUs fairly between sessions first, ``autogroup``: on a
+   machine shared with other sessions, workers started in one session would share one session's part),
+   with 1, 2, 1 and 2 workers, the best run of each counted (``force``:
    every run identifies everything; the clock starts once the cluster is up and each worker has identified
    one recording, so imports and first-use costs are paid before it); recordings per minute of each, the
    ratio (target ≥ 1.6 on two cores), the broken one reported, the 2-worker results identical to the
@@ -254,6 +257,27 @@ def _warm(bag: str) -> dict:
             'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS')}
 
 
+@contextlib.contextmanager
+def worker_sessions(address: str, workers: int):
+    """``workers`` Dask workers (``dask worker``: a nanny, one process, one thread), each in a session of its own."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / 'src'), os.environ.get('PYTHONPATH', '')]))
+    command = [sys.executable, '-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--nworkers', '1',
+               '--no-dashboard', '--death-timeout', '60']
+    started = [subprocess.Popen(command, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) for _ in range(workers)]
+    try:
+        yield started
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
     import numpy as np
     from dask.distributed import Client, LocalCluster
@@ -265,8 +289,9 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
     runs, values = {1: [], 2: []}, {}
     for workers in (1, 2, 1, 2):  # alternated: the other helpers' load drifts between runs
         # the cluster started and its workers' imports done before the clock starts: the steady throughput
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
+        with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as cluster, Client(cluster) as client, \
+                worker_sessions(cluster.scheduler_address, workers):
+            client.wait_for_workers(workers, timeout=600)
             threads = client.run(_warm, str(bags[0]))
             start = time.perf_counter()
             outcomes = reidentify(root, 'ur5e', scheduler=cluster.scheduler_address, force=True)
