@@ -58,6 +58,14 @@ class SimNode(Node):
 
     def __init__(self, **kwargs) -> None:
         super().__init__('sim_node', **kwargs)
+        self._declare_parameters()
+        robot, engine = self._start_twin()
+        self._open_interfaces()
+        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
+                               f'the {engine} plant')
+
+    def _declare_parameters(self) -> None:
+        """The node's parameters (docs/nodes/parameters.md)."""
         declare = declarer(self)
         declare('robot', 'ur5e', _descriptor('built-in robot name, URDF path or dynid robot file', True))
         declare('robot_description', '', _descriptor('URDF XML; used instead of robot when not empty', True))
@@ -104,6 +112,9 @@ class SimNode(Node):
                                                        '(FrictionModelController); one value: all joints', False))
         declare('ur_coulomb_scale', [0.0], _descriptor("UR's Coulomb friction compensation per joint, 0-1", False))
 
+    def _start_twin(self):
+        """The robot and the twin of the parameters, with UR's driver side where the effort or the commands are
+        UR's; returns the robot and the engine."""
         get = self.get_parameter
         effort = get('joint_states_effort').value
         checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
@@ -135,7 +146,11 @@ class SimNode(Node):
         self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': self.ur.effort_field}}
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        return robot, engine
 
+    def _open_interfaces(self) -> None:
+        """The state publishers, the trajectory and command subscriptions, the reset service, the counters, the
+        clock's schedule and timer and the diagnostics."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         # The history holds one second of samples (at least 100): after a stall the twin catches up in back-to-back
         # bursts, and a reliable reader must get every sample before the history overwrites it (with 100, a 0.8 s
@@ -153,10 +168,8 @@ class SimNode(Node):
                          **{f'{prefix}{kind}': 0 for kind, _ in COMMANDS.values() for prefix in ('', 'rejected_')}}
         self.twin.compile_kernels()  # before the clock starts: the first samples are not late by it
         self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
-        self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
+        self.create_timer(max(self.get_parameter('batch_period').value, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
-        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
-                               f'the {engine} plant')
 
     @staticmethod
     def _payload(mass: float) -> Payload | None:
