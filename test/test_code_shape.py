@@ -1,4 +1,4 @@
-"""The shape of dynid's source the house rules hold (STYLE.md): no function longer than 80 lines, split along its
+"""The shape of dynid's source: no function longer than 80 lines, split along its
 steps instead. A guard counts them over ``src/dynid`` and holds the count at zero (9 before the split)."""
 
 import ast
