@@ -103,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
 
     from dynid.identify.drive_gains import parse_fixed_gains
     from dynid.identify.model import ModelSpec
-    from dynid.identify.preprocess import describe_filters
     from dynid.identify.run import IdentifyOptions
     from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
     from dynid.model import load_robot
+    from dynid.signal.preprocess import describe_filters
 
     start = time.perf_counter()
     output = output_file(args.output, '-o', args.force)

@@ -36,7 +36,6 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
 from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
@@ -45,6 +44,7 @@ from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.settings import setting
+from dynid.signal.preprocess import FilterSettings
 
 T = TypeVar('T')
 

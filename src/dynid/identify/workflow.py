@@ -22,13 +22,13 @@ from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import FilterSettings
 
 
 @dataclass(frozen=True)
