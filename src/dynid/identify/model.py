@@ -45,7 +45,14 @@ from dynid.errors import InputError, checked_choice
 from dynid.identify.bridging import bridge_gaps
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.held import excluded_mask
-from dynid.identify.preprocess import (
+from dynid.io.dataset import Dataset
+from dynid.io.gaps import GapSummary, nominal_period
+from dynid.io.stream_checks import effort_problem
+from dynid.model.base_parameters import compute_base_parameters
+from dynid.model.drives import JointDrives
+from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
+from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import (
     Decimator,
     FilterSettings,
     NonUniformSamplesError,
@@ -55,13 +62,6 @@ from dynid.identify.preprocess import (
     differentiate,
     filtered_derivatives,
 )
-from dynid.io.dataset import Dataset
-from dynid.io.gaps import GapSummary, nominal_period
-from dynid.io.stream_checks import effort_problem
-from dynid.model.base_parameters import compute_base_parameters
-from dynid.model.drives import JointDrives
-from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
-from dynid.model.robot import RobotModel
 
 
 def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:

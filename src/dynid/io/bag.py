@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +59,7 @@ from dynid.io.cdr import (
 from dynid.io.dataset import Dataset
 from dynid.io.effort_record import EFFORT_RECORD_KEY, ROBOT_PAYLOAD_KEY, effort_record_value
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
+from dynid.io.storage import recording_files
 from dynid.model.naming import match_joint_names
 
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
@@ -311,41 +311,6 @@ def _mcap_files(reader: AnyReader) -> list[Path] | None:
 
 
 _DECODE_BATCH = 20000
-_STORAGE_FILES = ('.mcap', '.db3')
-
-
-def _natural_key(path: Path) -> list:
-    return [int(part) if part.isdigit() else part for part in re.split(r'(\d+)', path.name)]
-
-
-def recording_files(path: str | os.PathLike) -> list[Path]:
-    """What rosbags opens for the recording ``path`` (module docstring): the bag directory itself, a bare
-    storage file, or the storage files of a directory without metadata. InputError otherwise."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f'bag {path} does not exist')
-    if path.is_file():
-        if path.suffix.lower() in _STORAGE_FILES:
-            return [path]
-        if path.suffix.lower() == '.bag':
-            raise InputError(f'{path} is a ROS 1 bag; dynid reads ROS 2 recordings (convert it with rosbags-convert)')
-        kind = f'a {path.suffix} file' if path.suffix else 'a file without extension'
-        raise InputError(f'{path} is {kind}, not a recording: give a rosbag2 directory or an .mcap or .db3 file')
-    if (path / 'metadata.yaml').is_file():
-        return [path]
-    try:
-        entries = list(path.iterdir())
-    except OSError as error:
-        raise InputError(f'cannot read bag directory {path}: {error.strerror}') from None
-    for suffix in _STORAGE_FILES:
-        files = sorted((f for f in entries if f.is_file() and f.suffix.lower() == suffix), key=_natural_key)
-        if files:
-            return files
-    if not entries:
-        raise InputError(f'bag {path} is an empty directory, not a recording')
-    raise InputError(f'{path} is not a rosbag2 directory: no metadata.yaml and no .mcap or .db3 file in it')
-
-
 def _namespace(by_topic: dict, namespace: str | None, path) -> str:
     """The recording's namespace: ``namespace`` when given; else the root, or the one namespace whose
     joint_states the recording holds (a recording of nodes run under a namespace, e.g. ``dynid demo``)."""

@@ -34,7 +34,7 @@ from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_mess
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.parameters import declarer
 from dynid.ros.parameters import descriptor as _descriptor
-from dynid.ros.runner import run_node
+from dynid.ros.runner import node_message, run_node
 from dynid.sim.changes import parse_joint_change
 from dynid.sim.mujoco_twin import ENGINES, make_twin
 from dynid.sim.parameters import PlantParameters
@@ -207,7 +207,7 @@ class SimNode(Node):
         try:
             trajectory, effort = trajectory_from_message(message, self.joint_names)
         except InputError as error:
-            self._reject('trajectories', str(error))
+            self._reject('trajectories', node_message(error))
             return
         if trajectory is None:  # an empty trajectory cancels: hold where the reference is
             self.twin.reference.hold(self.twin.reference.sample(self.twin.time)[0], self.twin.time)
@@ -217,7 +217,7 @@ class SimNode(Node):
         try:
             self.twin.follow(trajectory, start_time=start, effort=effort)
         except InputError as error:
-            self._reject('trajectories', str(error))
+            self._reject('trajectories', node_message(error))
             return
         self.schedule.arrived(start, self.twin.time)  # a late one starts late: counted, reported
         self.counters['trajectories'] += 1
@@ -228,7 +228,7 @@ class SimNode(Node):
         try:
             values = effort_command(message, len(self.joint_names))
         except InputError as error:
-            self._reject(kind, str(error))
+            self._reject(kind, node_message(error))
             return
         if kind == 'effort_commands':  # as the robot applies them (UR's direct torque adds its own terms)
             values = self.ur.effort(self.twin, values)
@@ -249,7 +249,7 @@ class SimNode(Node):
                 try:
                     self.ur.set_scales(**{parameter.name[3:]: list(parameter.value)})
                 except InputError as error:
-                    return SetParametersResult(successful=False, reason=str(error))
+                    return SetParametersResult(successful=False, reason=node_message(error))
         return SetParametersResult(successful=True)
 
     def _status(self):
