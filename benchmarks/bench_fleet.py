@@ -245,6 +245,7 @@ def _warm(bag: str) -> dict:
     """On a worker: identify ``bag`` once (imports and first-use costs paid); the worker's BLAS threads."""
     from threadpoolctl import threadpool_info
 
+    from dynid.cli.batch import identify_command
     from dynid.fleet.batch import Job, run_job
 
     with tempfile.TemporaryDirectory() as folder:
@@ -252,7 +253,7 @@ def _warm(bag: str) -> dict:
         import shutil
 
         shutil.copytree(bag, copy)
-        run_job(Job(str(copy), 'warm', 'ur5e'), force=True)
+        run_job(Job(str(copy), 'warm', 'ur5e'), force=True, command=identify_command)
     return {'blas_threads': max((p['num_threads'] for p in threadpool_info()), default=1),
             'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS')}
 
