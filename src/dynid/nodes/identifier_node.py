@@ -16,6 +16,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -59,7 +60,8 @@ class IdentifierNode(Node):
                                                      'this [s]', False, 0.1, 60.0))
         declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
         declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
-        intake_settings = IntakeSettings.declare(self)
+        # reliable: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
+        intake_settings = IntakeSettings.declare(self, reliability='reliable')
         for name, allowed in CHOICES.items():
             checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -135,12 +137,22 @@ class IdentifierNode(Node):
             self.close_recording()
             response.success = False
             response.message = (f'no {self.session.topic("joint_states")} within {wait_s:g} s (data_wait); '
-                                f'recording stopped: {folder}')
+                                f'recording stopped: {folder}{self._unmatched_advice()}')
             self.get_logger().warning(response.message)
             return response
         self.get_logger().info(f'recording to {folder}')
         response.success, response.message = True, str(folder)
         return response
+
+    def _unmatched_advice(self) -> str:
+        """Why a reliable intake gets nothing from publishers that are there: they publish best effort."""
+        if self.intake.settings.reliability != 'reliable':
+            return ''
+        publishers = self.get_publishers_info_by_topic(self.session.topic('joint_states'))
+        if publishers and all(p.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT for p in publishers):
+            return ('; joint_states is published best effort, which a reliable subscription does not receive: '
+                    'set intake_reliability to best_effort')
+        return ''
 
     def _on_stop(self, request, response):
         folder = self.close_recording()
