@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from dynid.cli.flags import ADVICE
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
@@ -52,18 +53,20 @@ def test_every_joint_flipped_is_advised_as_all(panda_log, ur5e_log):
     robot, log = panda_log
     flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot)
     assert [f.kind for f in flipped.findings] == ['sign']
-    assert flipped.warnings()[0].endswith('give --torque-sign all=-1')
+    assert flipped.warnings()[0].endswith('give torque_sign all=-1')  # the field: no front end's spelling
+    flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot, spelling=ADVICE)
+    assert flipped.warnings()[0].endswith('give --torque-sign all=-1')  # as the command line gives it
     assert set(robot.joint_names[:6]) <= set(flipped.flipped)
     # The UR5e's wrist 3 holds no torque of the file's the data can read (no gravity about it, no friction in a
     # joint torque): not decided, and taken with the others the data show flipped.
     robot, log = ur5e_log
-    flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot)
+    flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot, spelling=ADVICE)
     line = flipped.warnings()[0]
     assert 'wrist_3_joint: not decided by the data, taken with the others' in line
     assert line.endswith('give --torque-sign all=-1')
     # a part of the joints: named one by one
     sign = np.where(np.isin(np.arange(robot.n), [1, 3]), -1.0, 1.0)
-    part = diagnose([Recording(dataclasses.replace(log, tau=log.tau * sign))], robot)
+    part = diagnose([Recording(dataclasses.replace(log, tau=log.tau * sign))], robot, spelling=ADVICE)
     assert part.warnings()[0].endswith('give --torque-sign shoulder_lift_joint=-1,wrist_1_joint=-1')
 
 
@@ -98,7 +101,7 @@ def test_the_effort_meanings_are_told_apart(ur5e_log):
              'gravity removed': (dataclasses.replace(log, tau=log.tau - robot.inverse_dynamics(log.q, zeros, zeros)),
                                  'gravity')}
     for meaning, (data, advice) in cases.items():
-        diagnosis = diagnose([Recording(data)], robot)
+        diagnosis = diagnose([Recording(data)], robot, spelling=ADVICE)
         assert [f.kind for f in diagnosis.findings] == ['meaning'], meaning
         assert meaning in diagnosis.findings[0].text and advice in diagnosis.warnings()[0]
 

@@ -60,8 +60,9 @@ from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 
-#: how the CLI takes the settings a diagnosis's advice names ({} for the value; :func:`dynid.diagnosis.diagnose`)
-CLI_SPELLING = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}'}
+#: how the advice names the settings where the front end gives no spelling of its own ({} for the value;
+#: :func:`dynid.diagnosis.diagnose`): the field and the value
+FIELD_SPELLING = {'torque_sign': 'torque_sign {}', 'joint_states_effort': 'joint_states_effort {}'}
 
 
 @dataclass(frozen=True)
