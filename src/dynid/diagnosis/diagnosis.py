@@ -2,8 +2,12 @@
 
 Per joint (:class:`JointDiagnosis`): the effort's **meaning** — 'joint torque' (a sensor after the gear: scale ≈ 1
 against the robot file's torque, no friction or rotor inertia in it), 'motor torque' (scale ≈ 1 with the drive's
-friction in it: Coulomb friction Fc at least :attr:`DiagnosisSettings.friction_z` standard errors and
-:attr:`DiagnosisSettings.friction_share` of the signal), 'motor current' (scale ≈ 1/K_τ), 'torque without gravity'
+friction in it: the Coulomb and viscous friction (Fc, Fv) fitted together beside the file torque, rotor inertia and
+offset are not zero by a Wald test at false-alarm rate :attr:`DiagnosisSettings.friction_false_alarm`, and the
+friction torque they make dissipates energy and is at least :attr:`DiagnosisSettings.friction_share` of the
+signal's RMS; a joint torque sensor after the gear holds no friction, and a motor's friction need not look like
+Coulomb's alone: the E-GMS friction of a harmonic drive at low speed is mostly viscous-like), 'motor current'
+(scale ≈ 1/K_τ), 'torque without gravity'
 (a vendor's torque estimate with the gravity compensated: the gravity's scale k_g below
 :attr:`DiagnosisSettings.gravity_removed` while the rest of the torque's scale k_d is ≈ 1, on a joint that carries
 gravity), 'joint torque or motor current' (a drive gain near 1 N·m/A), 'other' or 'not decided' — its **sign**
@@ -69,9 +73,10 @@ class DiagnosisSettings:
     is off (beyond high, no one link explains it) [-]. payload_evidence: a load fit is named where its weighted
     residual is at most this share of the other explanations' [-].
     payload_kg: a load fit below this mass [kg] is not named.
-    friction_z, friction_share: Coulomb friction at least this many standard errors and this share of the
-    signal's RMS shows a motor torque [-]. gravity_removed: |k_g| below this with k_d in the torque band is a
-    torque without gravity [-]; gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
+    friction_false_alarm, friction_share: the Wald test of (Fc, Fv) at this false-alarm rate (χ²₂) and a
+    dissipating friction torque at least this share of the signal's RMS show a motor torque [-].
+    gravity_removed: |k_g| below this with k_d in the torque band is a torque without gravity [-];
+    gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
     this share of the largest joint's [-]. placed_share: a joint whose file torque a load placed by the data (a mass
     alone declared) makes at least this share of is not given a sign [-].
     """
@@ -83,7 +88,7 @@ class DiagnosisSettings:
     link_evidence: float = 1.0
     payload_evidence: float = 0.6
     payload_kg: float = 0.7
-    friction_z: float = 10.0
+    friction_false_alarm: float = 1e-6
     friction_share: float = 0.05
     gravity_removed: float = 0.25
     gravity_joint_share: float = 0.1  # also: the joints the robot-file explanations are fitted on
@@ -170,13 +175,16 @@ def _joint_meanings(check: EffortCheck, settings: DiagnosisSettings) -> dict[str
     """Each joint's meaning (module docstring) from the effort check's figures."""
     gravity_max = max((s.gravity_rms for s in check.joints.values() if _finite(s.gravity_rms)), default=0.0)
     low, high = settings.effort.torque_band
+    import scipy.special  # here, as effort.motion_sign does: not at dynid's import
+
+    friction_threshold = float(scipy.special.chdtri(2, settings.friction_false_alarm))
     meanings = {}
     for name, s in check.joints.items():
         carries = gravity_max > 0 and s.gravity_rms >= settings.gravity_joint_share * gravity_max
         decided_split = (_finite(s.dynamic_scale) and s.dynamic_std <= settings.effort.relative_std
                          * abs(s.dynamic_scale) and _finite(s.gravity_std) and s.gravity_std <= 0.1)
-        friction = (_finite(s.coulomb) and s.coulomb > settings.friction_z * s.coulomb_std
-                    and s.coulomb >= settings.friction_share * s.signal_rms)
+        friction = (s.friction_chi2 >= friction_threshold
+                    and s.friction_rms >= settings.friction_share * s.signal_rms)
         if carries and decided_split and abs(s.gravity_scale) <= settings.gravity_removed and \
                 low <= abs(s.dynamic_scale) <= high:
             meanings[name] = 'torque without gravity'
@@ -267,10 +275,10 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
         return [Finding('meaning', joints, f'the effort holds no gravity torque: a vendor\'s torque estimate with '
                         f'the gravity removed ({numbers})', advice)]
     if check.signal == 'torque' and majority == 'motor torque':
-        numbers = ', '.join(f'{n} {check.joints[n].coulomb:.2g} ± {check.joints[n].coulomb_std:.1g} N·m'
+        numbers = ', '.join(f'{n} {check.joints[n].friction_rms:.2g} N·m RMS (χ² {check.joints[n].friction_chi2:.3g})'
                             for n in joints)
         return [Finding('meaning', joints, f'the effort read as joint torque carries the drive\'s friction, as a '
-                        f'motor torque does (Coulomb friction {numbers})',
+                        f'motor torque does (friction torque fitted beside the robot file\'s torque: {numbers})',
                         f'if it is the motor\'s torque, give {spell["torque_source"].format("motor_torque")}'
                         if 'torque_source' in spell else 'if it is the motor\'s torque, identify it as one (dynid '
                         'identify --torque motor_torque)')]
