@@ -216,63 +216,16 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     if held.any():  # held columns on the measured side (their values), kept out of every candidate
         y = y - w[:, held] @ held_values
     folds = _Folds(problem, w, y, joints, weights, held, use_prior, prior_std)
-    symbol_columns = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
-                      for term, symbols in OPTIONAL_TERMS.items()}
-    free = ~held
-    default_terms = tuple(t for t in ('offset',) if t in terms_available)
-    terms = {j: default_terms for j in range(n)}
-
-    def mask(chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
-        m = free.copy()
-        for j in range(n):
-            for term in OPTIONAL_TERMS:
-                if term not in chosen[j]:
-                    m[symbol_columns[term][j]] = False
-        return m
-
+    columns = _TermColumns(names, n, ~held)
+    terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        options = [()]
-        for term in (t for t in OPTIONAL_TERMS if t in terms_available):
-            options += [o + (term,) for o in options]
-        options.sort(key=len)
-        per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
-        for _ in range(2):
-            changed = False
-            for j in range(n):
-                if problem.excluded[j] or not any(symbol_columns[t][j] for t in terms_available):
-                    continue
-                scores = {}
-                for option in options:  # joint j's own held-out score: its law acts on its rows alone
-                    scores[option] = float(folds.scores(mask({**terms, j: option}))[j])
-                    per_joint[joint_names[j]][law_text(option)] = scores[option]
-                finite = [score for score in scores.values() if np.isfinite(score)]
-                if not finite:  # the folds cannot score this joint (too few rows): its default law stays
-                    continue
-                least = min(finite)
-                kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN))
-                if set(kept) != set(terms[j]):
-                    changed = True
-                terms[j] = kept
-            if not changed:
-                break
-        tried['friction'] = per_joint
-    chosen = mask(terms)
+        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available)
+    chosen = columns.mask(terms)
     scores = folds.scores(chosen)
     method = 'wls'
     if choose_method:
-        weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
-        trained = None
-        if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
-            parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
-            count = len(folds.folds)
-            members = [np.concatenate(parts[k::count]) for k in range(count)]
-            reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
-            trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
-        robust = folds.scores(chosen, trained) if trained else np.full(n, np.inf)
-        tried['method'] = {'wls': float(np.nansum(scores)), 'irls': float(np.nansum(robust))}
-        if np.nansum(robust) < np.nansum(scores) * (1.0 - METHOD_MARGIN):
-            method, scores = 'irls', robust
+        method, scores, tried['method'] = _choose_method(folds, w, y, joints, chosen, scores, weight_function)
     theirs = folds.robot_file_scores(chosen) if folds.use_prior or any(link.in_prior for link in folds.links) \
         else np.full(n, np.nan)
     tried['chosen_per_joint'] = dict(zip(joint_names, scores.tolist(), strict=True))
@@ -284,8 +237,79 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     for j in range(n):
         for term in OPTIONAL_TERMS:
             if term in terms_available and term not in terms[j]:
-                for c in symbol_columns[term][j]:
+                for c in columns.of[term][j]:
                     if not held[c]:
                         reason = f'model choice: {joint_names[j]}\'s friction law is {law_text(terms[j])}'
                         dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead)
+
+
+class _TermColumns:
+    """The columns of each optional friction term per joint (``of[term][j]``) among the free columns ``free``."""
+
+    def __init__(self, names: list[str], n: int, free: np.ndarray) -> None:
+        self.n, self.free = n, free
+        self.of = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
+                   for term, symbols in OPTIONAL_TERMS.items()}
+
+    def mask(self, chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
+        """The free columns of the laws ``chosen`` (joint -> its optional terms)."""
+        m = self.free.copy()
+        for j in range(self.n):
+            for term in OPTIONAL_TERMS:
+                if term not in chosen[j]:
+                    m[self.of[term][j]] = False
+        return m
+
+
+def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int, tuple[str, ...]],
+                 terms_available: tuple[str, ...]) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
+    """Each joint's law, joint by joint in two passes (the others fixed), by its own held-out score: the simplest law
+    within :data:`CHOICE_MARGIN` of the least. Returns the laws and every score tried (joint -> law -> score)."""
+    joint_names = problem.robot.joint_names
+    options = [()]
+    for term in (t for t in OPTIONAL_TERMS if t in terms_available):
+        options += [o + (term,) for o in options]
+    options.sort(key=len)
+    per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
+    terms = dict(terms)
+    for _ in range(2):
+        changed = False
+        for j in range(problem.robot.n):
+            if problem.excluded[j] or not any(columns.of[t][j] for t in terms_available):
+                continue
+            scores = {}
+            for option in options:  # joint j's own held-out score: its law acts on its rows alone
+                scores[option] = float(folds.scores(columns.mask({**terms, j: option}))[j])
+                per_joint[joint_names[j]][law_text(option)] = scores[option]
+            finite = [score for score in scores.values() if np.isfinite(score)]
+            if not finite:  # the folds cannot score this joint (too few rows): its default law stays
+                continue
+            least = min(finite)
+            kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN))
+            if set(kept) != set(terms[j]):
+                changed = True
+            terms[j] = kept
+        if not changed:
+            break
+    return terms, per_joint
+
+
+def _choose_method(folds: _Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarray, chosen: np.ndarray,
+                   scores: np.ndarray, weight_function: str) -> tuple[str, np.ndarray, dict[str, float]]:
+    """WLS or IRLS with the laws ``chosen``: IRLS's robust row weights (one reweighting of all rows), the folds'
+    training rows reduced with them, kept where the summed held-out score is lower by more than
+    :data:`METHOD_MARGIN`. Returns the method, its per-joint scores and both sums."""
+    weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
+    trained = None
+    if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
+        parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
+        count = len(folds.folds)
+        members = [np.concatenate(parts[k::count]) for k in range(count)]
+        reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
+        trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
+    robust = folds.scores(chosen, trained) if trained else np.full(len(scores), np.inf)
+    tried = {'wls': float(np.nansum(scores)), 'irls': float(np.nansum(robust))}
+    if np.nansum(robust) < np.nansum(scores) * (1.0 - METHOD_MARGIN):
+        return 'irls', robust, tried
+    return 'wls', scores, tried
