@@ -116,8 +116,7 @@ def friction_drives(result: IdentificationResult, robot: RobotModel,
     drives = result_drives(result, robot, drives)
     names = [f'Ia_{j + 1}' for j in range(robot.n)]
     if drives is not None and all(name in result.parameter_names for name in names):
-        drives = JointDrives(drives.joint_names, drives.gear_ratio, drives.drive_gain,
-                             np.maximum([result.value(name) for name in names], 0.0))
+        drives = drives.with_rotor_inertia(np.maximum([result.value(name) for name in names], 0.0))
     return drives
 
 
