@@ -119,3 +119,15 @@ def test_identification_writes_the_motors_equations(motor_logs):
     # the result records the coupling with its drives: validated without a drives file, the same motors' equations
     again = IdentificationResult.from_dict(yaml.safe_load(yaml.safe_dump(coupled.to_dict())))
     assert validate(again, ROBOT, held)['relative_residual'] == pytest.approx(metrics['relative_residual'], rel=1e-9)
+
+
+def test_the_feedforward_refuses_a_coupled_result(motor_logs, tmp_path):
+    from dynid.control.configuration import FeedforwardSettings
+    from dynid.errors import InputError
+
+    _, logs = motor_logs
+    result = identify(ROBOT, [RecordingInput(logs[3][0])], ModelSpec(friction='viscous_coulomb'), drives=_drives())
+    path = tmp_path / 'coupled.yaml'
+    path.write_text(yaml.safe_dump(result.to_dict()))
+    with pytest.raises(InputError, match='coupled joints'):
+        FeedforwardSettings(robot='ur5e', result_file=str(path)).build()
