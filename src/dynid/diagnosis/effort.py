@@ -239,6 +239,28 @@ def _rest_columns(gravity: np.ndarray, measured: np.ndarray, settings: EffortChe
     return gravity[:, None]
 
 
+def small_nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """argmin ‖a·x − b‖ subject to x ≥ 0 for a few columns (a (N, p), p ≤ ~6): the least squares on each subset of the
+    columns, the best of those whose solution is ≥ 0. The non-negative optimum is the least squares on its own
+    support (the KKT conditions), so this is exact; on the p×p normal equations, 2^p tiny solves instead of
+    importing scipy.optimize's NNLS (a fifth of a second)."""
+    gram, moment, total = a.T @ a, a.T @ b, float(b @ b)
+    p = a.shape[1]
+    best, best_cost = np.zeros(p), total
+    for mask in range(1, 1 << p):
+        support = [k for k in range(p) if mask >> k & 1]
+        try:
+            x = np.linalg.solve(gram[np.ix_(support, support)], moment[support])
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(x >= 0):
+            cost = total - 2.0 * x @ moment[support] + x @ gram[np.ix_(support, support)] @ x
+            if cost < best_cost:
+                best, best_cost = np.zeros(p), cost
+                best[support] = x
+    return best
+
+
 def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 1e-3,
                 groups: np.ndarray | None = None) -> tuple[int, float, float]:
     """(sign, statistic, residual RMS) of ``measured`` (N,) from its motion (module docstring).
@@ -249,7 +271,6 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     residual sum of squares (the −1 fit's minus the +1 fit's) in residual variances, divided by the
     correlation inflation; the sign is ±1 where |statistic| ≥ χ²_p(1 − ``false_alarm``), else 0.
     """
-    import scipy.optimize  # here: a quarter second that checks without an undecided joint skip
     import scipy.special
 
     groups = np.zeros(len(measured), int) if groups is None else np.asarray(groups)
@@ -262,7 +283,7 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     p = centred.shape[1]
     if p == 0 or len(target) <= p + 1 + len(np.unique(groups)):
         return 0, 0.0, float('nan')
-    plus, minus = scipy.optimize.nnls(centred, target)[0], scipy.optimize.nnls(-centred, target)[0]
+    plus, minus = small_nnls(centred, target), small_nnls(-centred, target)
     residual_plus, residual_minus = target - centred @ plus, target + centred @ minus
     rss_plus, rss_minus = residual_plus @ residual_plus, residual_minus @ residual_minus
     best = residual_plus if rss_plus <= rss_minus else residual_minus

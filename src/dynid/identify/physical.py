@@ -54,6 +54,7 @@ from dynid.identify.prior import (
     posterior_covariance,
     robot_file_links,
     robot_file_values,
+    rotor_prior,
     time_folds,
 )
 from dynid.identify.solvers import one_blas_thread
@@ -306,6 +307,9 @@ def mass_matrices(result, robot, q: np.ndarray) -> np.ndarray:
         torque = RigidBodyTorque(result, robot)
         added = np.array([result.value(f'Ia_{j + 1}') if f'Ia_{j + 1}' in torque.left_out else 0.0
                           for j in range(robot.n)])
+    from dynid.identify.torque import compensated_rotor
+
+    added = added + compensated_rotor(result, robot)  # B subtracted before the excess was identified
     count, n = q.shape
     zeros = np.zeros_like(q)
     gravity = torque(q, zeros, zeros)
@@ -370,9 +374,7 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     start = time.perf_counter()
     names = problem.parameter_names()
     rotor = problem.identify_rotor_inertia
-    prior_rotor = None
-    if rotor:
-        prior_rotor = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
+    prior_rotor, rotor_scale = rotor_prior(problem)
     weights = estimate.row_weights if estimate.row_weights.size == len(y) else np.ones(len(y))
     # Parameters held at a value (dynid.identify.held): their columns go to the measured side, as the linear
     # solvers do; they keep their values and σ 0 in the result.
@@ -390,8 +392,8 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
 
     links = robot_file_links(robot)
     layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, len(problem.rigid_names), held,
-                               9 * len(problem.payload_blocks))
-    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start)
+                               9 * len(problem.payload_blocks), rotor_excess=problem.compensate_rotor)
+    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
     warnings = []
     left_out = [link for link in links if not link.in_prior]
     if settings.prior and left_out and len(left_out) < n:

@@ -119,8 +119,9 @@ def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
     """Base rigid parameters of the robot model itself (payload blocks zero, nominal rotor inertia)."""
     robot = problem.robot
     standard = [robot.standard_parameters, np.zeros(9 * len(problem.payload_blocks))]
-    if problem.identify_rotor_inertia:
-        standard.append(problem.drives.rotor_inertia if problem.drives is not None else np.zeros(robot.n))
+    if problem.identify_rotor_inertia:  # the excess over the drive data's B where B·θ̈ was subtracted: 0
+        standard.append(problem.drives.rotor_inertia if problem.drives is not None and not problem.compensate_rotor
+                        else np.zeros(robot.n))
     return problem.base.from_standard(np.concatenate(standard))
 
 
@@ -232,6 +233,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     changes = []  # what the method changed in the caller's choices (:func:`choice_changes`)
     open_friction, open_method = spec.friction == AUTO, options.method == AUTO
     terms_available: tuple[str, ...] = ()
+    rotor = False  # the rotor inertia a candidate (below)
     if open_friction:  # the superset law, chosen per joint below (dynid.identify.choice)
         if options.method in ('iirls', 'tls', 'mls'):
             friction, open_friction = 'comprehensive' if options.method == 'iirls' else 'viscous_coulomb', False
@@ -243,7 +245,12 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                                [r.dataset.temperature for r in recordings]), axis=0) >= TEMPERATURE_SPAN_MIN_C)
             terms_available = ('offset',) + (() if always else ('load',)) + \
                 (('temperature',) if measured and not spec.temperature else ())
-        spec = ModelSpec(**{**spec.to_dict(), 'friction': friction,
+        # the rotor inertia's excess over the drive data's B, where B·θ̈ will be subtracted (currents, motor
+        # encoders, drive data): a candidate per joint (dynid.identify.choice), once the problem says it applies
+        rotor = open_friction and not spec.rotor_inertia and spec.rotor_compensation is not False and \
+            spec.torque_source in ('auto', 'current') and (drives is not None or robot.drives is not None) and \
+            all(r.dataset.theta is not None and r.dataset.current is not None for r in recordings)
+        spec = ModelSpec(**{**spec.to_dict(), 'friction': friction, 'rotor_inertia': spec.rotor_inertia or rotor,
                             'temperature': spec.temperature or 'temperature' in terms_available})
     if open_method:
         options = dataclasses.replace(options, method='wls')
@@ -269,6 +276,8 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                          f'or with another method')
     for name, entry in problem.held.items():
         progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')
+    if rotor and problem.identify_rotor_inertia and problem.compensate_rotor:
+        terms_available += ('rotor',)
     choice, rigid_start = None, None
     if open_friction or open_method:
         choice, rigid_start = _choose(problem, options, open_friction, open_method, terms_available, progress)
@@ -378,7 +387,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
     # The identified gravity torque against the robot file's at (up to ~2000 of) the recorded poses.
     poses = np.concatenate([r.dataset.q[::max(1, r.dataset.n_samples * len(problem.recordings) // 2000)]
                             for r in problem.recordings])
-    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses)
+    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses, base=problem.base)
     if off_scale:
         result.warnings.append(off_scale)
     return result
@@ -397,14 +406,15 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
     except InputError:  # the data cannot carry every candidate column: the default law's alone
-        if not open_friction or problem.spec.friction == 'viscous_coulomb' and not terms_available[1:]:
+        if not open_friction or problem.spec.friction == 'viscous_coulomb' and \
+                not set(terms_available) - {'offset', 'rotor'}:
             raise
         temperature = problem.spec.temperature and 'temperature' not in terms_available
         problem.spec = dataclasses.replace(problem.spec, friction='viscous_coulomb', temperature=temperature)
         problem.friction_names = friction_symbols(problem.spec.friction, problem.spec.temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
-        terms_available = terms_available[:1]
+        terms_available = tuple(t for t in terms_available if t in ('offset', 'rotor'))
         progress('the data cannot carry the load-dependent or temperature terms beside the others: not tried')
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
