@@ -157,3 +157,13 @@ def test_small_nnls_is_scipys_nnls():
         target = rng.normal(size=60) + columns @ rng.normal(size=columns.shape[1])
         np.testing.assert_allclose(small_nnls(columns, target), scipy.optimize.nnls(columns, target)[0],
                                    atol=1e-8, rtol=1e-8)
+
+
+def test_chi2_quantile_is_scipys():
+    import scipy.special
+
+    from dynid.diagnosis.effort import chi2_quantile
+
+    for dof in range(1, 9):
+        for tail in (1e-6, 1e-3, 0.05, 0.5):
+            assert chi2_quantile(dof, tail) == pytest.approx(float(scipy.special.chdtri(dof, tail)), rel=1e-9)
