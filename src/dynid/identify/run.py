@@ -30,7 +30,13 @@ from dynid.identify.choices import AUTO, METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput, friction_symbols
+from dynid.identify.model import (
+    IdentificationProblem,
+    ModelSpec,
+    RecordingInput,
+    _structural_base,
+    friction_symbols,
+)
 from dynid.identify.physical import (
     PHYSICAL_FRICTION,
     PHYSICAL_METHODS,
@@ -247,8 +253,11 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                 (('temperature',) if measured and not spec.temperature else ())
         # the rotor inertia's excess over the drive data's B, where B·θ̈ will be subtracted (currents, motor
         # encoders, drive data): a candidate per joint (dynid.identify.choice), once the problem says it applies
+        # (not beside joints left out, whose columns are empty, nor with --physical always, which holds nothing)
+        consistent = options.physical is not None and options.physical.consistency == 'always'
         rotor = open_friction and not spec.rotor_inertia and spec.rotor_compensation is not False and \
             spec.torque_source in ('auto', 'current') and (drives is not None or robot.drives is not None) and \
+            not spec.exclude_joints and not consistent and \
             all(r.dataset.theta is not None and r.dataset.current is not None for r in recordings)
         spec = ModelSpec(**{**spec.to_dict(), 'friction': friction, 'rotor_inertia': spec.rotor_inertia or rotor,
                             'temperature': spec.temperature or 'temperature' in terms_available})
@@ -437,9 +446,31 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         problem.friction_names = friction_symbols(friction, temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
+        if 'rotor' in terms_available and not any('rotor' in terms for terms in choice.terms.values()):
+            rigid = _without_rotor_columns(problem, rigid)
     for line in choice.lines():
         progress(line)
     return choice, rigid
+
+
+def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) -> np.ndarray:
+    """The problem as built without the rotor inertias' excess (no joint kept it: the result is the one an
+    identification without the candidate gives): its base parameters found again without them, their columns
+    dropped from every recording's rigid columns and from ``rigid`` (the first estimate's base parameters,
+    returned). The other base columns are the same standard columns, chosen first in the same order; where they
+    are not, the problem stays as it is (the excess held at 0)."""
+    keep = np.array([not name.startswith('Ia_') for name in problem.rigid_names])
+    groups = [[problem.payload_blocks.index(i)] if i in problem.payload_blocks else [] for i in
+              range(len(problem.gaps))]
+    base = _structural_base(problem.robot, groups, len(problem.payload_blocks), False)
+    if list(base.indices) != list(problem.base.indices[keep]):
+        return rigid
+    problem.base, problem.identify_rotor_inertia = base, False
+    problem.spec = dataclasses.replace(problem.spec, rotor_inertia=False)
+    for block in problem.blocks:
+        block.rigid = block.rigid[:, :, keep]
+    problem.held = {name: entry for name, entry in problem.held.items() if not name.startswith('Ia_')}
+    return rigid[keep]
 
 
 def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
