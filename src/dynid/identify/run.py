@@ -414,16 +414,21 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     try:
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
-    except InputError:  # the data cannot carry every candidate column: the default law's alone
-        if not open_friction or problem.spec.friction == 'viscous_coulomb' and \
-                not set(terms_available) - {'offset', 'rotor'}:
+    except InputError:  # the data cannot carry every candidate column: the rotor's excess left out, then the law's
+        if 'rotor' in terms_available:
+            _without_rotor_columns(problem, np.zeros(len(problem.rigid_names)))
+        if 'rotor' in terms_available and not problem.identify_rotor_inertia:
+            terms_available = tuple(t for t in terms_available if t != 'rotor')
+            progress('the data cannot carry the rotor inertias\' excess beside the other columns: not tried')
+            return _choose(problem, options, open_friction, open_method, terms_available, progress)
+        if not open_friction or problem.spec.friction == 'viscous_coulomb' and not terms_available[1:]:
             raise
         temperature = problem.spec.temperature and 'temperature' not in terms_available
         problem.spec = dataclasses.replace(problem.spec, friction='viscous_coulomb', temperature=temperature)
         problem.friction_names = friction_symbols(problem.spec.friction, problem.spec.temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
-        terms_available = tuple(t for t in terms_available if t in ('offset', 'rotor'))
+        terms_available = terms_available[:1]
         progress('the data cannot carry the load-dependent or temperature terms beside the others: not tried')
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
