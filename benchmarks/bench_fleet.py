@@ -204,6 +204,7 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
     from dask.distributed import Client, LocalCluster
 
     from dynid.cli import main
+    from dynid.cli.batch import identify_command
     from dynid.fleet.batch import reidentify
     from dynid.identify.result import IdentificationResult
 
@@ -214,7 +215,8 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
                 Client(cluster) as client:
             client.run(_warm)
             start = time.perf_counter()
-            outcomes = reidentify(root, 'ur5e', scheduler=cluster.scheduler_address, force=True)
+            outcomes = reidentify(root, 'ur5e', command=identify_command, scheduler=cluster.scheduler_address,
+                                  force=True)
             seconds = time.perf_counter() - start
         identified = [o for o in outcomes if o.status == 'identified']
         failed = [o for o in outcomes if o.status == 'failed']

@@ -3,14 +3,17 @@
 Integers for float parameters (``rate:=200`` on a command line or from a launch file,
 ``payload_mass: 2`` in a parameter file, ``ros2 param set ... 2``) are taken as floats, where
 rclpy alone raises InvalidParameterTypeException; ``~/start_recording`` fails, with the reason,
-when no joint_states arrive within ``data_wait``.
+when no joint_states arrive within ``data_wait`` (and says so when they are published best effort).
 """
 
 import threading
 
+import pytest
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 
 from dynid.nodes.identifier_node import IdentifierNode
@@ -35,10 +38,16 @@ def test_float_parameters_take_integers_from_arguments_files_and_set(ros_context
         node.destroy_node()
 
 
-def test_start_recording_fails_without_joint_states(ros_context, tmp_path):
+@pytest.mark.parametrize('publisher', [None, 'best_effort'])
+def test_start_recording_fails_without_joint_states(ros_context, tmp_path, publisher):
+    """No joint_states at all, or only from a best-effort publisher, which the identifier's reliable intake does
+    not receive: the answer says to subscribe best effort."""
     node = IdentifierNode(context=ros_context, namespace='nodata', parameter_overrides=[
         Parameter('output_directory', value=str(tmp_path)), Parameter('data_wait', value=1)])
     client_node = rclpy.create_node('recording_client', context=ros_context)
+    if publisher is not None:  # announced, never published: the intake does not match it anyway
+        client_node.create_publisher(JointState, '/nodata/joint_states',
+                                     QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
     client = client_node.create_client(Trigger, '/nodata/identifier_node/start_recording')
     executor = SingleThreadedExecutor(context=ros_context)
     executor.add_node(node)
@@ -54,6 +63,8 @@ def test_start_recording_fails_without_joint_states(ros_context, tmp_path):
         response = future.result()
         assert not response.success
         assert 'no /nodata/joint_states within 1 s' in response.message, response.message
+        advice = 'set intake_reliability to best_effort' in response.message
+        assert advice == (publisher is not None), response.message
         assert node.session.recorder is None  # closed again: a later start (with data) opens a new recording
     finally:
         executor.shutdown()

@@ -107,7 +107,7 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def filter_settings(args):
-    from dynid.identify.preprocess import FilterSettings
+    from dynid.signal.preprocess import FilterSettings
 
     return FilterSettings(position_cutoff_hz=args.position_cutoff, decimation_cutoff_hz=args.decimation_cutoff,
                           decimation=args.decimation, trim_s=args.trim, stiction_velocity=args.stiction_velocity,
@@ -183,10 +183,10 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     the robot's."""
     import numpy as np
 
-    from dynid.identify.preprocess import NonUniformSamplesError
     from dynid.io.recorder import read_recording
     from dynid.io.stream_checks import rate_note
     from dynid.model.naming import parse_joint_map
+    from dynid.signal.preprocess import NonUniformSamplesError
 
     meaning = joint_states_effort or recorded_meaning(bag) or 'torque'
     dataset = read_recording(bag, robot.joint_names, None, meaning, parse_joint_map(joint_map))

@@ -3,7 +3,7 @@
 **Sign and scale of the measured torque** (:func:`check_effort`). Whatever the robot file's inertias get
 wrong, its gravity and inertia torque τ_f = M(q)q̈ + C(q, q̇)q̇ + g(q) at the recorded states has the
 sign and order of magnitude of the true joint torque. Per joint, on the rows identification would use
-(filtered, decimated: :mod:`dynid.identify.preprocess`), the measured torque e is fitted as
+(filtered, decimated: :mod:`dynid.signal.preprocess`), the measured torque e is fitted as
 
     in motion:  e_j = k_j·τ_f,j + Fc·sgn(q̇_j) + Fv·q̇_j + o_j + B·q̈_j        at rest:  e_j = k_j·g_j(q) [+ o_j]
 
@@ -56,10 +56,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 
 #: how the CLI takes the settings a diagnosis's advice names ({} for the value; :func:`dynid.diagnosis.diagnose`)
 CLI_SPELLING = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}'}

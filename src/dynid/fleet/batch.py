@@ -16,7 +16,8 @@ the scheduler at ``scheduler``), so a result is what ``dynid identify`` gives fo
   friction scale 1), dated by the recording's first stamp, source ``identify`` — a fleet's friction
   over its history, re-derived whenever dynid's models improve. Sessions already there are skipped.
 
-    >>> outcomes = reidentify('recordings/', robot='ur5e', workers=2)                   # doctest: +SKIP
+    >>> from dynid.cli.batch import identify_command                                    # doctest: +SKIP
+    >>> outcomes = reidentify('recordings/', 'ur5e', command=identify_command, workers=2)  # doctest: +SKIP
     >>> print(summary_table(outcomes))                                                  # doctest: +SKIP
 """
 
@@ -122,11 +123,11 @@ def fingerprint(job: Job) -> dict:
             'options': list(job.options), 'software': f'dynid {__version__}'}
 
 
-def run_job(job: Job, force: bool = False) -> Outcome:
+def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int]) -> Outcome:
     """Identify one recording (module docstring) and never raise: a failure is the outcome's error.
-    Runs on a Dask worker (or anywhere)."""
-    from dynid.cli import build_parser
-    from dynid.cli import identify as identify_cli
+    Runs on a Dask worker (or anywhere). ``command``: ``dynid identify`` as the command line's front end runs it
+    (its arguments, from ``identify``, to its exit code; argparse's refusal as SystemExit):
+    :func:`dynid.cli.batch.identify_command`. The front end gives it, so the core never imports the command line."""
     from dynid.identify.result import IdentificationResult
 
     start = time.perf_counter()
@@ -145,9 +146,8 @@ def run_job(job: Job, force: bool = False) -> Outcome:
                 return outcome
         partial = job.result.with_name(job.result.name + '.partial.yaml')
         argv = ['identify', job.bag, '--robot', job.model, '-o', str(partial), '--quiet', *job.options]
-        args = build_parser('identify').parse_args(argv)
         with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-            code = identify_cli.run(args)
+            code = command(argv)
         if code != 0:
             raise InputError(f'dynid identify exited {code}')
         result = IdentificationResult.load(partial)
@@ -208,11 +208,12 @@ def record_outcome(record, outcome: Outcome, model: str) -> int | None:
                                  software=f'dynid {__version__}'))
 
 
-def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *, workers: int = 2,
-               scheduler: str | None = None, db=None, force: bool = False,
-               progress: Callable[[Outcome, int, int], None] | None = None) -> list[Outcome]:
+def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *,
+               command: Callable[[list[str]], int], workers: int = 2, scheduler: str | None = None, db=None,
+               force: bool = False, progress: Callable[[Outcome, int, int], None] | None = None) -> list[Outcome]:
     """Identify every recording of ``source`` (a manifest or a tree) on Dask (module docstring); the outcomes
-    in the jobs' order. ``options``: ``dynid identify`` options for every recording (a list or one string).
+    in the jobs' order. ``options``: ``dynid identify`` options for every recording (a list or one string);
+    ``command``: what runs them (:func:`run_job`; :func:`dynid.cli.batch.identify_command`).
     InputError for a bad source, an unreachable scheduler or a bad record; a recording's failure is its outcome's."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -237,8 +238,8 @@ def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
             client = Client(cluster)
         with client:
-            futures = {client.submit(run_job, job, force, pure=False, key=f'identify-{k}-{Path(job.bag).name}'): k
-                       for k, job in enumerate(jobs)}
+            futures = {client.submit(run_job, job, force, command=command, pure=False,
+                                     key=f'identify-{k}-{Path(job.bag).name}'): k for k, job in enumerate(jobs)}
             outcomes: list[Outcome | None] = [None] * len(jobs)
             for done, future in enumerate(as_completed(futures), 1):
                 k = futures[future]

@@ -7,11 +7,14 @@
 - the offset tau0 (a drive's torque offset), or none;
 - the load-dependent Coulomb term Fl·sgn(ω)·τ_out² (Li et al. 2024 eq. (3), thesis (P1-27)): friction that
   grows with the joint's output torque, as on heavily loaded shoulder joints;
-- the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures.
+- the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures;
+- beside the law chosen (tried with and without it, the same margin), the rotor inertia's excess Ia_j·θ̈_j over
+  the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
+  the spread B (:func:`dynid.identify.prior.rotor_prior`).
 
 Per identification the method, WLS or IRLS (Huber), with the laws chosen. Not chosen here (kept as given or
 as the default): I-IRLS and Hamon's model (which change the friction family and need the whole load loop per
-fold), the rotor inertia, the smooth or Stribeck Coulomb term, and physical consistency (the ``auto`` rule of
+fold), the smooth or Stribeck Coulomb term, and physical consistency (the ``auto`` rule of
 :mod:`dynid.identify.physical`: kept where it costs at most 1 % of the training χ²).
 
 **How.** One problem is built with every candidate column (the superset law), its equations at τ_out of a
@@ -244,77 +247,17 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     if held.any():  # held columns on the measured side (their values), kept out of every candidate
         y = y - w[:, held] @ held_values
     folds = _Folds(problem, w, y, joints, weights, held, use_prior, prior_std)
-    symbol_columns = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
-                      for term, symbols in OPTIONAL_TERMS.items()}
-    free = ~held
-    default_terms = tuple(t for t in ('offset',) if t in terms_available)
-    terms = {j: default_terms for j in range(n)}
-
-    def mask(chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
-        m = free.copy()
-        for j in range(n):
-            for term in OPTIONAL_TERMS:
-                if term not in chosen[j]:
-                    m[symbol_columns[term][j]] = False
-        return m
-
+    columns = _TermColumns(names, n, ~held)
+    terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        options = [()]
-        for term in (t for t in FRICTION_TERMS if t in terms_available):
-            options += [o + (term,) for o in options]
-        options.sort(key=len)
-        toggles = [t for t in OPTIONAL_TERMS if t not in FRICTION_TERMS and t in terms_available]
-        per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
-        for _ in range(2):
-            changed = False
-            for j in range(n):
-                if problem.excluded[j] or not any(symbol_columns[t][j] for t in terms_available):
-                    continue
-                extra = tuple(t for t in terms[j] if t in toggles)  # the other terms as they stand
-                tried_j: dict[frozenset, float] = {}
-
-                def score(option: tuple[str, ...], j: int = j, tried_j: dict = tried_j) -> float:
-                    """Joint j's own held-out score with ``option`` (its law acts on its rows alone)."""
-                    key = frozenset(option)
-                    if key not in tried_j:
-                        tried_j[key] = float(folds.scores(mask({**terms, j: option}))[j])
-                        per_joint[joint_names[j]][law_text(option)] = tried_j[key]
-                    return tried_j[key]
-
-                scores = {option: score(option + extra) for option in options}
-                finite = [value for value in scores.values() if np.isfinite(value)]
-                if not finite:  # the folds cannot score this joint (too few rows): its default law stays
-                    continue
-                least = min(finite)
-                kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
-                for term in (t for t in toggles if symbol_columns[t][j]):  # on the law chosen: with it or without
-                    plain = tuple(t for t in kept if t != term)
-                    kept = plain + (term,) if score(plain + (term,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
-                if set(kept) != set(terms[j]):
-                    changed = True
-                terms[j] = kept
-            if not changed:
-                break
-        tried['friction'] = per_joint
-    chosen = mask(terms)
+        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available)
+    chosen = columns.mask(terms)
     per_fold = folds.fold_scores(chosen)
-    scores = _summed(per_fold)
     method = 'wls'
     if choose_method:
-        weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
-        trained = None
-        if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
-            parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
-            count = len(folds.folds)
-            members = [np.concatenate(parts[k::count]) for k in range(count)]
-            reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
-            trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
-        robust_per_fold = folds.fold_scores(chosen, trained) if trained else None
-        robust = _summed(robust_per_fold) if trained else np.full(n, np.inf)
-        tried['method'] = {'wls': float(np.nansum(scores)), 'irls': float(np.nansum(robust))}
-        if np.nansum(robust) < np.nansum(scores) * (1.0 - METHOD_MARGIN):
-            method, scores, per_fold = 'irls', robust, robust_per_fold
+        method, per_fold, tried['method'] = _choose_method(folds, w, y, joints, chosen, per_fold, weight_function)
+    scores = _summed(per_fold)
     theirs_per_fold = folds.robot_file_fold_scores(chosen) if folds.use_prior or any(
         link.in_prior for link in folds.links) else np.full(per_fold.shape, np.nan)
     theirs = _summed(theirs_per_fold)
@@ -327,8 +270,94 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     for j in range(n):
         for term in OPTIONAL_TERMS:
             if term in terms_available and term not in terms[j]:
-                for c in symbol_columns[term][j]:
+                for c in columns.of[term][j]:
                     if not held[c]:
                         reason = f'model choice: {joint_names[j]}\'s friction law is {law_text(terms[j])}'
                         dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead)
+
+
+class _TermColumns:
+    """The columns of each optional friction term per joint (``of[term][j]``) among the free columns ``free``."""
+
+    def __init__(self, names: list[str], n: int, free: np.ndarray) -> None:
+        self.n, self.free = n, free
+        self.of = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
+                   for term, symbols in OPTIONAL_TERMS.items()}
+
+    def mask(self, chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
+        """The free columns of the laws ``chosen`` (joint -> its optional terms)."""
+        m = self.free.copy()
+        for j in range(self.n):
+            for term in OPTIONAL_TERMS:
+                if term not in chosen[j]:
+                    m[self.of[term][j]] = False
+        return m
+
+
+def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int, tuple[str, ...]],
+                 terms_available: tuple[str, ...]) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
+    """Each joint's law, joint by joint in two passes (the others fixed), by its own held-out score: the simplest law
+    within :data:`CHOICE_MARGIN` of the least. Returns the laws and every score tried (joint -> law -> score)."""
+    joint_names = problem.robot.joint_names
+    options = [()]
+    for term in (t for t in FRICTION_TERMS if t in terms_available):
+        options += [o + (term,) for o in options]
+    options.sort(key=len)
+    toggles = [t for t in OPTIONAL_TERMS if t not in FRICTION_TERMS and t in terms_available]
+    per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
+    terms = dict(terms)
+    for _ in range(2):
+        changed = False
+        for j in range(problem.robot.n):
+            if problem.excluded[j] or not any(columns.of[t][j] for t in terms_available):
+                continue
+            extra = tuple(t for t in terms[j] if t in toggles)  # the other terms as they stand
+            tried_j: dict[frozenset, float] = {}
+
+            def score(option: tuple[str, ...], j: int = j, tried_j: dict = tried_j) -> float:
+                """Joint j's own held-out score with ``option`` (its law acts on its rows alone)."""
+                key = frozenset(option)
+                if key not in tried_j:
+                    tried_j[key] = float(folds.scores(columns.mask({**terms, j: option}))[j])
+                    per_joint[joint_names[j]][law_text(option)] = tried_j[key]
+                return tried_j[key]
+
+            scores = {option: score(option + extra) for option in options}
+            finite = [value for value in scores.values() if np.isfinite(value)]
+            if not finite:  # the folds cannot score this joint (too few rows): its default law stays
+                continue
+            least = min(finite)
+            kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
+            for term in (t for t in toggles if columns.of[t][j]):  # on the law chosen: with it or without
+                plain = tuple(t for t in kept if t != term)
+                kept = plain + (term,) if score(plain + (term,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
+            if set(kept) != set(terms[j]):
+                changed = True
+            terms[j] = kept
+        if not changed:
+            break
+    return terms, per_joint
+
+
+def _choose_method(folds: _Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarray, chosen: np.ndarray,
+                   per_fold: np.ndarray, weight_function: str) -> tuple[str, np.ndarray, dict[str, float]]:
+    """WLS or IRLS with the laws ``chosen``: IRLS's robust row weights (one reweighting of all rows), the folds'
+    training rows reduced with them, kept where the summed held-out score is lower by more than
+    :data:`METHOD_MARGIN`. ``per_fold``: WLS's (folds, n) scores. Returns the method, its (folds, n) scores and both
+    sums."""
+    weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
+    trained = None
+    if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
+        parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
+        count = len(folds.folds)
+        members = [np.concatenate(parts[k::count]) for k in range(count)]
+        reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
+        trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
+    if not trained:
+        return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf')}
+    robust = folds.fold_scores(chosen, trained)
+    tried = {'wls': float(np.nansum(per_fold)), 'irls': float(np.nansum(robust))}
+    if np.nansum(robust) < np.nansum(per_fold) * (1.0 - METHOD_MARGIN):
+        return 'irls', robust, tried
+    return 'wls', per_fold, tried

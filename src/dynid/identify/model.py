@@ -49,7 +49,14 @@ from dynid.errors import InputError, checked_choice
 from dynid.identify.bridging import bridge_gaps
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.held import excluded_mask
-from dynid.identify.preprocess import (
+from dynid.io.dataset import Dataset
+from dynid.io.gaps import GapSummary, nominal_period
+from dynid.io.stream_checks import effort_problem
+from dynid.model.base_parameters import compute_base_parameters
+from dynid.model.drives import JointDrives
+from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
+from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import (
     Decimator,
     FilterSettings,
     NonUniformSamplesError,
@@ -59,13 +66,6 @@ from dynid.identify.preprocess import (
     differentiate,
     filtered_derivatives,
 )
-from dynid.io.dataset import Dataset
-from dynid.io.gaps import GapSummary, nominal_period
-from dynid.io.stream_checks import effort_problem
-from dynid.model.base_parameters import compute_base_parameters
-from dynid.model.drives import JointDrives
-from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
-from dynid.model.robot import RobotModel
 
 
 def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:
@@ -282,12 +282,40 @@ class IdentificationProblem:
         self.drive_gains_unknown = drive_gains_unknown
         settings = settings or FilterSettings()
         self.warnings: list[str] = []
-        # Recordings with lost samples are split into their contiguous pieces; pieces of one recording
-        # share its payload parameters (``origins``). Pieces of a single sample cannot even form a dataset.
+        recorded = self._split_at_gaps(recordings, settings)
+        self._choose_torque()
+        # Payload parameter blocks: one per original recording with only a known mass.
+        self.payload_blocks = sorted({o for o, r in zip(self.origins, self.recordings, strict=True)
+                                      if r.payload_mass is not None})
+        groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
+        self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
+        self.friction_names = friction_symbols(spec.friction, spec.temperature)
+        self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
+        #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
+        self.held: dict[str, dict] = {}
+        self._prepare_pieces(settings, recorded, single=len(recordings) == 1)
+        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.lost_any]
+        self.still: list[str] = []  # joints not left out whose every row is in the stiction zone
+        if self.blocks:
+            rows = sum(self.block_keep(k).sum(axis=0) for k in range(len(self.blocks)))
+            self.still = [name for name, count, out in zip(robot.joint_names, rows, self.excluded, strict=True)
+                          if count == 0 and not out]
+        if not self.blocks:
+            lines = ''.join(f'{gaps.line(loud=False)}: ' for gaps in self.gaps if gaps.summary.gaps)
+            needed = max(gaps.needed for gaps in self.gaps)
+            raise InputError(f'{lines}no contiguous piece of the recordings is long enough for the filters and '
+                             f'the decimation' + (f' (need at least {needed} samples, the longest has '
+                                                  f'{max(gaps.longest_piece for gaps in self.gaps)})'
+                                                  if needed else ''))
+
+    def _split_at_gaps(self, recordings: list[RecordingInput], settings: FilterSettings) -> list[np.ndarray]:
+        """Recordings with lost samples bridged over their short gaps and split into their contiguous pieces
+        (:attr:`recordings`); pieces of one recording share its payload parameters (:attr:`origins`), and
+        :attr:`gaps` counts them per recording. Returns each recording's own stamps (bridging adds samples)."""
         self.recordings, self.origins, self.gaps = [], [], []
-        recorded = []  # each recording's own stamps (bridging adds samples between them)
+        recorded = []
         for i, r in enumerate(self._check_joints(recordings)):
-            dataset = r.dataset.reordered(robot.joint_names) if r.dataset.joint_names != robot.joint_names \
+            dataset = r.dataset.reordered(self.robot.joint_names) if r.dataset.joint_names != self.robot.joint_names \
                 else r.dataset
             name = r.name or dataset.source.get('bag') or f'recording {i + 1}'
             period = nominal_period(np.diff(dataset.t))
@@ -303,11 +331,17 @@ class IdentificationProblem:
                 self.recordings.append(RecordingInput(bridged.dataset.sliced(a, b), r.payload, r.payload_mass,
                                                       name if len(pieces) == 1 else f'{name} part {k + 1}'))
                 self.origins.append(i)
+        return recorded
+
+    def _choose_torque(self) -> None:
+        """The measured torque (:attr:`torque_source`) and what the rotor adds to it: compensated with B·θ̈ where motor
+        encoders exist, else the rotor inertias identified; refuses a source the data or the drives cannot give."""
+        spec, drive_gains_unknown = self.spec, self.drive_gains_unknown
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
             has_tau = all(r.dataset.tau is not None for r in self.recordings)
-            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file ({{drives}}) or identify the '
-                             f'gains (TLS or MLS with a payload run)'
+            raise InputError(f'robot {self.robot.name!r} has no drive data: give a drives file ({{drives}}) or '
+                             f'identify the gains (TLS or MLS with a payload run)'
                              + (', or use the joint torque or motor torque ({torque} joint_torque or motor_torque)'
                                 if has_tau else ''), fields=('drives', 'torque'))
         if self.torque_source == 'joint_torque' and spec.rotor_inertia:
@@ -334,15 +368,9 @@ class IdentificationProblem:
                                  'reason': 'the recordings have no motor encoders (motor_states) for B·θ̈: the rotor '
                                            'inertias are identified instead'})
 
-        # Payload parameter blocks: one per original recording with only a known mass.
-        self.payload_blocks = sorted({o for o, r in zip(self.origins, self.recordings, strict=True)
-                                      if r.payload_mass is not None})
-        groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
-        self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
-        self.friction_names = friction_symbols(spec.friction, spec.temperature)
-        self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
-        #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
-        self.held: dict[str, dict] = {}
+    def _prepare_pieces(self, settings: FilterSettings, recorded: list[np.ndarray], single: bool) -> None:
+        """Each piece filtered and decimated into its :class:`Block`; a piece too short for the filters is skipped
+        (counted in its recording's line; a whole recording too short is said, or refused when it is the only one)."""
         self.blocks: list[Block] = []
         self.settings: FilterSettings | None = None
         kept, origins = [], []
@@ -355,7 +383,7 @@ class IdentificationProblem:
                 gaps.needed = error.needed
                 if gaps.pieces > 1:  # counted in the recording's one line
                     continue
-                if len(recordings) == 1:
+                if single:
                     raise
                 self.warnings.append(f'{recording.name} skipped: {error}')
                 continue
@@ -368,19 +396,6 @@ class IdentificationProblem:
             self.gaps[origin].used_recorded += int(np.searchsorted(stamps, t[-1] + 1e-9, 'right')
                                                    - np.searchsorted(stamps, t[0] - 1e-9, 'left'))
         self.recordings, self.origins = kept, origins
-        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.lost_any]
-        self.still: list[str] = []  # joints not left out whose every row is in the stiction zone
-        if self.blocks:
-            rows = sum(self.block_keep(k).sum(axis=0) for k in range(len(self.blocks)))
-            self.still = [name for name, count, out in zip(robot.joint_names, rows, self.excluded, strict=True)
-                          if count == 0 and not out]
-        if not self.blocks:
-            lines = ''.join(f'{gaps.line(loud=False)}: ' for gaps in self.gaps if gaps.summary.gaps)
-            needed = max(gaps.needed for gaps in self.gaps)
-            raise InputError(f'{lines}no contiguous piece of the recordings is long enough for the filters and '
-                             f'the decimation' + (f' (need at least {needed} samples, the longest has '
-                                                  f'{max(gaps.longest_piece for gaps in self.gaps)})'
-                                                  if needed else ''))
 
     def refuse_still_joints(self) -> None:
         """InputError naming the joints that never leave the stiction zone (:attr:`still`), with the remedies:

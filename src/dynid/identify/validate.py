@@ -39,12 +39,12 @@ from dynid.identify.model import (
     RecordingGaps,
     RecordingInput,
 )
-from dynid.identify.preprocess import FilterSettings, differentiate
 from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import FilterSettings, differentiate
 
 
 @dataclass

@@ -16,6 +16,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -29,7 +30,7 @@ from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
 from dynid.ros.payload_updates import LATCHED
-from dynid.ros.runner import run_node
+from dynid.ros.runner import PARAMETER_ADVICE, node_message, run_node
 from dynid.ros.ur_payload import call_ur_set_payload
 from dynid.ros.waiting import answer_with_job, wakeful_future, with_timeout
 from dynid.settings import from_values
@@ -59,7 +60,8 @@ class IdentifierNode(Node):
                                                      'this [s]', False, 0.1, 60.0))
         declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
         declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
-        intake_settings = IntakeSettings.declare(self)
+        # reliable: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
+        intake_settings = IntakeSettings.declare(self, reliability='reliable')
         for name, allowed in CHOICES.items():
             checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -67,7 +69,8 @@ class IdentifierNode(Node):
         robot = load_robot(description if description else self.get_parameter('robot').value,
                            joints=value_or(self, 'joints'), joint_map=self.get_parameter('joint_map').value)
         self.session = IdentificationSession(robot, description or self.get_parameter('robot').value,
-                                             self.get_namespace(), intake_settings.joint_states_effort)
+                                             self.get_namespace(), intake_settings.joint_states_effort,
+                                             PARAMETER_ADVICE, node_message)
         self.result_publisher = self.create_publisher(String, '~/result', LATCHED)
         self.payload_publisher = self.create_publisher(String, '~/payload', LATCHED)
         self.intake = StateIntake(self, intake_settings, on_messages=self._on_messages)
@@ -100,7 +103,7 @@ class IdentifierNode(Node):
                 if parameter.name in CHOICES:
                     checked_choice(parameter.name, parameter.value, CHOICES[parameter.name])
         except InputError as error:
-            return SetParametersResult(successful=False, reason=str(error))
+            return SetParametersResult(successful=False, reason=node_message(error))
         return SetParametersResult(successful=True)
 
     def close_recording(self) -> Path | None:
@@ -121,7 +124,7 @@ class IdentifierNode(Node):
             folder = self.session.start(self.get_parameter('output_directory').value,
                                         self.get_parameter('segment_duration').value)
         except InputError as error:
-            response.success, response.message = False, str(error)
+            response.success, response.message = False, node_message(error)
             return response
         self.first_data = wakeful_future(self)
         self.intake.start()
@@ -134,12 +137,22 @@ class IdentifierNode(Node):
             self.close_recording()
             response.success = False
             response.message = (f'no {self.session.topic("joint_states")} within {wait_s:g} s (data_wait); '
-                                f'recording stopped: {folder}')
+                                f'recording stopped: {folder}{self._unmatched_advice()}')
             self.get_logger().warning(response.message)
             return response
         self.get_logger().info(f'recording to {folder}')
         response.success, response.message = True, str(folder)
         return response
+
+    def _unmatched_advice(self) -> str:
+        """Why a reliable intake gets nothing from publishers that are there: they publish best effort."""
+        if self.intake.settings.reliability != 'reliable':
+            return ''
+        publishers = self.get_publishers_info_by_topic(self.session.topic('joint_states'))
+        if publishers and all(p.qos_profile.reliability == ReliabilityPolicy.BEST_EFFORT for p in publishers):
+            return ('; joint_states is published best effort, which a reliable subscription does not receive: '
+                    'set intake_reliability to best_effort')
+        return ''
 
     def _on_stop(self, request, response):
         folder = self.close_recording()

@@ -34,7 +34,7 @@ from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_mess
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.parameters import declarer
 from dynid.ros.parameters import descriptor as _descriptor
-from dynid.ros.runner import run_node
+from dynid.ros.runner import node_message, run_node
 from dynid.sim.changes import parse_joint_change
 from dynid.sim.mujoco_twin import ENGINES, make_twin
 from dynid.sim.parameters import PlantParameters
@@ -58,6 +58,14 @@ class SimNode(Node):
 
     def __init__(self, **kwargs) -> None:
         super().__init__('sim_node', **kwargs)
+        self._declare_parameters()
+        robot, engine = self._start_twin()
+        self._open_interfaces()
+        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
+                               f'the {engine} plant')
+
+    def _declare_parameters(self) -> None:
+        """The node's parameters (docs/nodes/parameters.md)."""
         declare = declarer(self)
         declare('robot', 'ur5e', _descriptor('built-in robot name, URDF path or dynid robot file', True))
         declare('robot_description', '', _descriptor('URDF XML; used instead of robot when not empty', True))
@@ -104,6 +112,9 @@ class SimNode(Node):
                                                        '(FrictionModelController); one value: all joints', False))
         declare('ur_coulomb_scale', [0.0], _descriptor("UR's Coulomb friction compensation per joint, 0-1", False))
 
+    def _start_twin(self):
+        """The robot and the twin of the parameters, with UR's driver side where the effort or the commands are
+        UR's; returns the robot and the engine."""
         get = self.get_parameter
         effort = get('joint_states_effort').value
         checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
@@ -135,7 +146,11 @@ class SimNode(Node):
         self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': self.ur.effort_field}}
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        return robot, engine
 
+    def _open_interfaces(self) -> None:
+        """The state publishers, the trajectory and command subscriptions, the reset service, the counters, the
+        clock's schedule and timer and the diagnostics."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         # The history holds one second of samples (at least 100): after a stall the twin catches up in back-to-back
         # bursts, and a reliable reader must get every sample before the history overwrites it (with 100, a 0.8 s
@@ -153,10 +168,8 @@ class SimNode(Node):
                          **{f'{prefix}{kind}': 0 for kind, _ in COMMANDS.values() for prefix in ('', 'rejected_')}}
         self.twin.compile_kernels()  # before the clock starts: the first samples are not late by it
         self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
-        self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
+        self.create_timer(max(self.get_parameter('batch_period').value, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
-        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
-                               f'the {engine} plant')
 
     @staticmethod
     def _payload(mass: float) -> Payload | None:
@@ -194,7 +207,7 @@ class SimNode(Node):
         try:
             trajectory, effort = trajectory_from_message(message, self.joint_names)
         except InputError as error:
-            self._reject('trajectories', str(error))
+            self._reject('trajectories', node_message(error))
             return
         if trajectory is None:  # an empty trajectory cancels: hold where the reference is
             self.twin.reference.hold(self.twin.reference.sample(self.twin.time)[0], self.twin.time)
@@ -204,7 +217,7 @@ class SimNode(Node):
         try:
             self.twin.follow(trajectory, start_time=start, effort=effort)
         except InputError as error:
-            self._reject('trajectories', str(error))
+            self._reject('trajectories', node_message(error))
             return
         self.schedule.arrived(start, self.twin.time)  # a late one starts late: counted, reported
         self.counters['trajectories'] += 1
@@ -215,7 +228,7 @@ class SimNode(Node):
         try:
             values = effort_command(message, len(self.joint_names))
         except InputError as error:
-            self._reject(kind, str(error))
+            self._reject(kind, node_message(error))
             return
         if kind == 'effort_commands':  # as the robot applies them (UR's direct torque adds its own terms)
             values = self.ur.effort(self.twin, values)
@@ -236,7 +249,7 @@ class SimNode(Node):
                 try:
                     self.ur.set_scales(**{parameter.name[3:]: list(parameter.value)})
                 except InputError as error:
-                    return SetParametersResult(successful=False, reason=str(error))
+                    return SetParametersResult(successful=False, reason=node_message(error))
         return SetParametersResult(successful=True)
 
     def _status(self):
