@@ -182,3 +182,27 @@ def test_a_refusal_names_a_way_out_that_then_succeeds(tmp_path, capsys):
     assert way is not None, error
     assert main(['identify', str(bag), '--robot', 'ur3e', *fixed, *way.group(1).split(), '-o',
                  str(tmp_path / 'b.yaml'), '--quiet']) == 0
+
+
+def test_small_nnls_is_scipys_nnls():
+    # the sign test's non-negative least squares on a few columns (it no longer imports scipy.optimize for it)
+    import scipy.optimize
+
+    from dynid.diagnosis.effort import small_nnls
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        columns = rng.normal(size=(60, int(rng.integers(1, 5)))) * rng.uniform(0.01, 100.0, size=1)
+        target = rng.normal(size=60) + columns @ rng.normal(size=columns.shape[1])
+        np.testing.assert_allclose(small_nnls(columns, target), scipy.optimize.nnls(columns, target)[0],
+                                   atol=1e-8, rtol=1e-8)
+
+
+def test_chi2_quantile_is_scipys():
+    import scipy.special
+
+    from dynid.diagnosis.effort import chi2_quantile
+
+    for dof in range(1, 9):
+        for tail in (1e-6, 1e-3, 0.05, 0.5):
+            assert chi2_quantile(dof, tail) == pytest.approx(float(scipy.special.chdtri(dof, tail)), rel=1e-9)
