@@ -15,7 +15,7 @@ RECORDED = {
                  '--log-gap-periods', '--log-no-time', '--storage', '--joints', '--engine', '--mjcf',
                  '--joint-states-effort', '--robot-payload'],
     'import': ['csv', '-o', '--output', '--preset', '--columns', '--robot', '--rate', '--bridge', '--current-limit',
-               '--timing', '--storage', '--joint-states-effort', '--joints'],
+               '--timing', '--storage', '--joint-states-effort', '--joints', '--drives'],
     'excite': ['--robot', '-o', '--output', '--force', '--plot', '--seed', '--home', '--harmonics', '--period',
                '--optimize', '--criterion', '--starts', '--iterations', '--workers', '--position-range',
                '--velocity-fraction', '--acceleration', '--torque-fraction', '--floor', '--experiment', '--joint',
