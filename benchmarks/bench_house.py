@@ -1,7 +1,7 @@
 """The shape of the house and how sturdy and quick it is to work in: module sizes, import circles, the twin's
 speed and the test suite's wall time.
 
-Run: ``.venv/bin/python benchmarks/bench_house.py [--twin-seconds S --repeats R] [--test-suite]``.
+Run: ``.venv/bin/python benchmarks/bench_house.py [--twin-seconds S --repeats R] [--test-suite [--pytest-args A]]``.
 
 Targets (the layout's rules and what a developer waits for on a 2-core machine):
 
@@ -133,13 +133,14 @@ def twin_rtf(seconds: float, repeats: int) -> list[float]:
 SUMMARY = re.compile(r'\d+ (passed|failed|error)')
 
 
-def test_suite_seconds() -> tuple[float, int, str]:
+def test_suite_seconds(extra: list[str]) -> tuple[float, int, str]:
     """(wall time [s], exit code, pytest's summary line) of the whole test suite, run as ``make test`` runs it
-    (``python -m pytest`` from the repository root: pytest.ini's options); its output is passed through."""
+    (``python -m pytest`` from the repository root: pytest.ini's options) with ``extra`` arguments (none for
+    ``make test``'s own run); its output is passed through."""
     environment = dict(os.environ, AMENT_PREFIX_PATH=os.environ.get('AMENT_PREFIX_PATH', sys.prefix),
                        ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
     start = time.monotonic()
-    process = subprocess.Popen([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider'], cwd=ROOT,
+    process = subprocess.Popen([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', *extra], cwd=ROOT,
                                env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     summary = ''
     for line in process.stdout:
@@ -155,6 +156,9 @@ def main() -> None:
     parser.add_argument('--twin-seconds', type=float, default=5.0, help='simulated seconds per repeat (default 5)')
     parser.add_argument('--repeats', type=int, default=3, help='twin repeats, the best counts (default 3)')
     parser.add_argument('--test-suite', action='store_true', help='also time the whole test suite (minutes)')
+    parser.add_argument('--pytest-args', default='',
+                        help="extra pytest arguments of the timed suite, e.g. '-n 2 --dist loadfile' (default none: "
+                             'as make test runs it)')
     args = parser.parse_args()
 
     package = SOURCE / 'dynid'
@@ -162,14 +166,16 @@ def main() -> None:
     circles = import_circles(import_graph(package))
     factors = twin_rtf(args.twin_seconds, args.repeats)
     load_before = os.getloadavg()[0]
-    suite_s, suite_code, suite_summary = test_suite_seconds() if args.test_suite else (None, None, None)
+    suite_s, suite_code, suite_summary = test_suite_seconds(args.pytest_args.split()) if args.test_suite \
+        else (None, None, None)
     load = os.getloadavg()[0]
 
     figures = {'cli_max_lines': max(cli.values()), 'node_max_lines': max(nodes.values()),
                'import_circles': len(circles), 'twin_rtf': round(max(factors), 2),
                'test_suite_s': None if suite_s is None else round(suite_s, 1)}
     command = (f'.venv/bin/python benchmarks/bench_house.py --twin-seconds {args.twin_seconds:g} '
-               f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else ''))
+               f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else '')
+               + (f" --pytest-args '{args.pytest_args}'" if args.pytest_args else ''))
     print(f'dynid house benchmark ({os.cpu_count()} cores, load {load_before:.1f} before the suite, '
           f'{load:.1f} at the end)')
     print(f'command: {command}')
@@ -177,8 +183,8 @@ def main() -> None:
     where = {'cli_max_lines': max(cli, key=cli.get), 'node_max_lines': max(nodes, key=nodes.get),
              'import_circles': '; '.join(' <-> '.join(group) for group in circles) or '-',
              'twin_rtf': f'UR5e 1 kHz, {args.twin_seconds:g} s, all: ' + ', '.join(f'{f:.1f}' for f in factors),
-             'test_suite_s': 'python -m pytest' + ('' if suite_code is None else
-                                                   f', exit code {suite_code}: {suite_summary}')}
+             'test_suite_s': ' '.join(['python -m pytest', *args.pytest_args.split()])
+             + ('' if suite_code is None else f', exit code {suite_code}: {suite_summary}')}
     for name, value in figures.items():
         shown = 'skipped' if value is None else f'{value:g}'
         target = f'≥ {TARGETS[name]:g}' if name == 'twin_rtf' else f'≤ {TARGETS[name]:g}'
