@@ -184,7 +184,6 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     the robot's."""
     import numpy as np
 
-    from dynid.io.importing import import_command
     from dynid.io.recorder import read_recording
     from dynid.io.stream_checks import rate_note
     from dynid.model.naming import parse_joint_map
@@ -208,6 +207,8 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
         try:
             check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
         except NonUniformSamplesError as error:  # a driver's raw stamps: name the import that resamples them
+            from dynid.io.importing import import_command  # here: its resampling imports scipy.interpolate
+
             raise InputError(f'{error}: {import_command(bag, robot, joint_states_effort)}, then give the new bag') \
                 from None
     note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
