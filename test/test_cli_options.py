@@ -43,7 +43,7 @@ RECORDED = {
                  '--alpha2-bounds', '--joint-map', '--db', '--health-robot', '--no-record', '--torque-sign',
                  '--joints'],
     'health': ['--db', '--robot', '--report', '--json', '--stiffness-limit', '--friction-limit', '--warn-days',
-               '--fleet-report', '--fleet-json'],
+               '--fleet-report', '--fleet-json', '--store-judgements'],
     'batch': ['source', '--robot', '--identify-args', '--workers', '--scheduler', '--db', '--force', '--json'],
     'payload': ['bag', '--params', '--robot', '--drives', '--joint-states-effort', '--joint-map', '--torque-sign',
                 '-o', '--output', '--force',

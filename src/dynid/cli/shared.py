@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from dynid.cli.flags import ADVICE
 from dynid.errors import InputError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -275,7 +276,7 @@ def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: 
     from dynid.diagnosis import Recording, diagnose
 
     said, said_by = effort_said(joint_states_effort, bag, dataset)
-    diagnosis = diagnose([Recording(dataset, payload, str(bag))], robot, said, said_by)
+    diagnosis = diagnose([Recording(dataset, payload, str(bag))], robot, said, said_by, ADVICE)
     dataset.source['diagnosis'] = diagnosis.to_dict()
     for line in diagnosis.warnings() if warn else ():
         print(f'warning: {line}', file=sys.stderr)

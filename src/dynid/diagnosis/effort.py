@@ -61,8 +61,9 @@ from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 
-#: how the CLI takes the settings a diagnosis's advice names ({} for the value; :func:`dynid.diagnosis.diagnose`)
-CLI_SPELLING = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}'}
+#: how the advice names the settings where the front end gives no spelling of its own ({} for the value;
+#: :func:`dynid.diagnosis.diagnose`): the field and the value
+FIELD_SPELLING = {'torque_sign': 'torque_sign {}', 'joint_states_effort': 'joint_states_effort {}'}
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,10 @@ class JointScale:
     about its mean and the measured signal's residual RMS in the motion fit [N·m]. The gravity-apart fit (module
     docstring): ``gravity_scale`` k_g and ``dynamic_scale`` k_d [-], ``rotor`` B [N·m·s²/rad], ``coulomb`` Fc
     [N·m], each with its standard error (``*_std``), ``offset`` o [N·m] (mean over the recordings);
-    ``gravity_rms``, ``signal_rms``: the file's gravity torque and the measured signal, RMS over the rows [N·m]."""
+    ``gravity_rms``, ``signal_rms``: the file's gravity torque and the measured signal, RMS over the rows [N·m];
+    ``viscous`` Fv [N·m·s/rad]; ``friction_chi2``: the Wald statistic of (Fc, Fv) together, (Fc, Fv)·C⁻¹·(Fc, Fv)
+    with C their covariance [-], and ``friction_rms`` the fitted friction torque Fc·sgn(q̇) + Fv·q̇ where it
+    dissipates (RMS, with the signal's sign; 0 where it feeds energy in) [N·m]."""
 
     scale: float
     std: float
@@ -117,6 +121,9 @@ class JointScale:
     offset: float = float('nan')
     gravity_rms: float = float('nan')
     signal_rms: float = float('nan')
+    viscous: float = float('nan')
+    friction_chi2: float = 0.0
+    friction_rms: float = 0.0
 
 
 @dataclass
@@ -407,25 +414,46 @@ def _offsets(recording: np.ndarray) -> np.ndarray:
     return (recording[:, None] == present[None, :]).astype(float)
 
 
-def _coefficients(columns: np.ndarray, measured: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _coefficients(columns: np.ndarray, measured: np.ndarray,
+                  covariance_of: slice | None = None) -> tuple[np.ndarray, np.ndarray] | tuple:
     """Least-squares coefficients of ``measured`` on ``columns`` and their standard errors, inflated for the
     residual's correlation (:func:`_inflation`) (NaN, inf where the columns are rank deficient or the rows too few;
-    an all-zero column gets 0 ± inf)."""
+    an all-zero column gets 0 ± inf). With ``covariance_of`` (a slice of the columns) also the covariance of those
+    coefficients (None where they cannot be had)."""
     p = columns.shape[1]
     values, errors = np.full(p, np.nan), np.full(p, np.inf)
     usable = np.linalg.norm(columns, axis=0) > 0
-    if len(measured) <= usable.sum() + 1:
+    covariance = None
+    if len(measured) > usable.sum() + 1:
+        a = columns[:, usable]
+        solution, _, rank, _ = np.linalg.lstsq(a, measured, rcond=None)
+        if rank == a.shape[1]:
+            residual = measured - a @ solution
+            variance = residual @ residual / (len(measured) - a.shape[1]) * _inflation(residual)
+            full = np.full((p, p), np.nan)
+            full[np.ix_(usable, usable)] = variance * np.linalg.inv(a.T @ a)
+            values[usable], errors[usable] = solution, np.sqrt(np.maximum(np.diag(full)[usable], 0.0))
+            values[~usable] = 0.0
+            covariance = full
+    if covariance_of is None:
         return values, errors
-    a = columns[:, usable]
-    solution, _, rank, _ = np.linalg.lstsq(a, measured, rcond=None)
-    if rank < a.shape[1]:
-        return values, errors
-    residual = measured - a @ solution
-    variance = residual @ residual / (len(measured) - a.shape[1]) * _inflation(residual)
-    covariance = variance * np.linalg.inv(a.T @ a)
-    values[usable], errors[usable] = solution, np.sqrt(np.maximum(np.diag(covariance), 0.0))
-    values[~usable] = 0.0
-    return values, errors
+    block = None if covariance is None else covariance[covariance_of, covariance_of]
+    return values, errors, (block if block is not None and np.all(np.isfinite(block)) else None)
+
+
+def _friction_test(values: np.ndarray, covariance: np.ndarray | None, dq: np.ndarray,
+                   sign: float) -> tuple[float, float]:
+    """(Wald statistic of (Fc, Fv) together, RMS of the friction torque where it dissipates) (:class:`JointScale`):
+    ``values`` (Fc, Fv), ``covariance`` theirs, ``dq`` the rows' velocity, ``sign`` the signal's (±1)."""
+    if covariance is None or not np.all(np.isfinite(values)):
+        return 0.0, 0.0
+    try:
+        statistic = float(values @ np.linalg.solve(covariance, values))
+    except np.linalg.LinAlgError:
+        return 0.0, 0.0
+    torque = values[0] * np.sign(dq) + values[1] * dq
+    dissipates = sign * float(torque @ dq) > 0.0
+    return statistic, float(np.sqrt(np.mean(torque**2))) if dissipates else 0.0
 
 
 def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str | None = None, said_by: str = '',
@@ -483,7 +511,10 @@ def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str 
         some = np.sqrt(np.mean(gravity**2)) > 1e-9 * max(np.sqrt(np.mean(file**2)), 1e-300)
         carried = gravity if some else np.zeros_like(gravity)
         split = np.column_stack([carried, file - carried, ddq, np.sign(dq), dq, offsets_all])
-        values, errors = _coefficients(split, measured)
+        values, errors, friction_covariance = _coefficients(split, measured, slice(3, 5))
+        found.viscous = float(values[4])
+        found.friction_chi2, found.friction_rms = _friction_test(values[3:5], friction_covariance, dq,
+                                                                 1.0 if not np.isfinite(scale) or scale >= 0 else -1.0)
         found.gravity_scale, found.gravity_std = float(values[0]), float(errors[0])
         found.dynamic_scale, found.dynamic_std = float(values[1]), float(errors[1])
         found.rotor, found.rotor_std = float(values[2]), float(errors[2])
