@@ -80,7 +80,8 @@ class DiagnosisSettings:
     link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
     [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
     per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost
-    within link_evidence) is said as a load with the link beside it, not decided [-].
+    within link_evidence) is said as a load with the link beside it, not decided; the last link is not named where
+    a load given by its mass alone was placed by the data (its torque is then the placement's as much) [-].
     scale_band, scale_z, agree_band: a joint whose |k| lies outside [1/scale_band, scale_band] and |k| ± scale_z·σ
     outside [1/agree_band, agree_band], while
     no other decided joint's |k| ± 2σ lies outside [1/agree_band, agree_band] and a scale per joint fits at least as
@@ -338,7 +339,9 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
     low, high = settings.link_band
     alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
     beaten = settings.tolerated_evidence * cost['tolerated']  # what a file off by tens of percent leaves
-    link_off = (1.0 / high <= alpha <= high and not 1.0 / low <= alpha <= low
+    placed_load = any(r.payload_mass for r in recordings)  # a load of known mass, placed by the data: the last
+    link_off = (not (placed_load and single.get('link') == robot.joint_names[-1])  # link's torque is its placement's
+                and 1.0 / high <= alpha <= high and not 1.0 / low <= alpha <= low
                 and _decisively_outside(alpha, alpha_std, settings.scale_band, 2.0)
                 and cost['link'] <= settings.link_evidence * cost['joint'] and cost['link'] <= beaten)
     load_first = (plausible_load and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
@@ -479,7 +482,7 @@ def _place_loads(recordings: Sequence[Recording], robot: RobotModel,
         if check.joints and np.any(signs < 0) and not np.all(signs < 0):
             again = place_mass(rows, robot, mass, signs)
             best = again if again[1] < best[1] else best
-        placed[index] = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name)
+        placed[index] = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name, mass)
         count = len(rows['q'])
         pick = np.unique(np.linspace(0, count - 1, min(count, 500)).astype(int))
         y_payload = robot.payload_regressor(rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]).reshape(
