@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from dynid.cli.flags import ADVICE
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
@@ -53,19 +54,21 @@ def test_every_joint_flipped_is_advised_as_all(panda_log, ur5e_log):
     robot, log = panda_log
     flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot)
     assert [f.kind for f in flipped.findings] == ['sign']
-    assert flipped.warnings()[0].endswith('give --torque-sign all=-1')
+    assert flipped.warnings()[0].endswith('give torque_sign all=-1')  # the field: no front end's spelling
+    flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot, spelling=ADVICE)
+    assert flipped.warnings()[0].endswith('give --torque-sign all=-1')  # as the command line gives it
     assert set(robot.joint_names[:6]) <= set(flipped.flipped)
     # The UR5e's wrist 3 holds no torque of the file's the data can read (no gravity about it, no friction in a
     # joint torque): not decided, and taken with the others the data show flipped (the advice), but not claimed.
     robot, log = ur5e_log
-    flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot)
+    flipped = diagnose([Recording(dataclasses.replace(log, tau=-log.tau))], robot, spelling=ADVICE)
     line = flipped.warnings()[0]
     assert 'wrist_3_joint: not decided by the data, taken with the others' in line
     assert line.endswith('give --torque-sign all=-1')
     assert flipped.findings[0].joints == list(robot.joint_names[:5])
     # a part of the joints: named one by one
     sign = np.where(np.isin(np.arange(robot.n), [1, 3]), -1.0, 1.0)
-    part = diagnose([Recording(dataclasses.replace(log, tau=log.tau * sign))], robot)
+    part = diagnose([Recording(dataclasses.replace(log, tau=log.tau * sign))], robot, spelling=ADVICE)
     assert part.warnings()[0].endswith('give --torque-sign shoulder_lift_joint=-1,wrist_1_joint=-1')
 
 
@@ -136,7 +139,7 @@ def test_the_effort_meanings_are_told_apart(ur5e_log):
              'gravity removed': (dataclasses.replace(log, tau=log.tau - robot.inverse_dynamics(log.q, zeros, zeros)),
                                  'gravity')}
     for meaning, (data, advice) in cases.items():
-        diagnosis = diagnose([Recording(data)], robot)
+        diagnosis = diagnose([Recording(data)], robot, spelling=ADVICE)
         assert [f.kind for f in diagnosis.findings] == ['meaning'], meaning
         assert meaning in diagnosis.findings[0].text and advice in diagnosis.warnings()[0]
 
@@ -179,3 +182,27 @@ def test_a_refusal_names_a_way_out_that_then_succeeds(tmp_path, capsys):
     assert way is not None, error
     assert main(['identify', str(bag), '--robot', 'ur3e', *fixed, *way.group(1).split(), '-o',
                  str(tmp_path / 'b.yaml'), '--quiet']) == 0
+
+
+def test_small_nnls_is_scipys_nnls():
+    # the sign test's non-negative least squares on a few columns (it no longer imports scipy.optimize for it)
+    import scipy.optimize
+
+    from dynid.diagnosis.effort import small_nnls
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        columns = rng.normal(size=(60, int(rng.integers(1, 5)))) * rng.uniform(0.01, 100.0, size=1)
+        target = rng.normal(size=60) + columns @ rng.normal(size=columns.shape[1])
+        np.testing.assert_allclose(small_nnls(columns, target), scipy.optimize.nnls(columns, target)[0],
+                                   atol=1e-8, rtol=1e-8)
+
+
+def test_chi2_quantile_is_scipys():
+    import scipy.special
+
+    from dynid.diagnosis.effort import chi2_quantile
+
+    for dof in range(1, 9):
+        for tail in (1e-6, 1e-3, 0.05, 0.5):
+            assert chi2_quantile(dof, tail) == pytest.approx(float(scipy.special.chdtri(dof, tail)), rel=1e-9)

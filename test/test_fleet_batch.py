@@ -40,6 +40,7 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
     assert [o.robot for o in outcomes] == ['cell-1', 'cell-1', 'cell-2', 'cell-3']
     assert [o.status for o in outcomes] == ['identified'] * 3 + ['failed']
     assert str(broken) in outcomes[3].bag and outcomes[3].error and seen[-1] == (4, 4)
+    assert all(0 < o.cpu_s for o in outcomes[:3])  # the worker's CPU time of each identification
     assert not (broken.parent / 'bag9.result.yaml').exists()
     for bag in bags:  # the same as dynid identify on that recording alone
         assert main(['identify', str(bag), '-o', str(tmp_path / f'{bag.name}.yaml'), '--quiet']) == 0
@@ -53,6 +54,8 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
         history = record.history('cell-2')
         fc = IdentificationResult.load(bags[2].with_name(bags[2].name + '.result.yaml')).friction()
         assert history.values['coulomb_nm'][0] == pytest.approx([fc[j]['Fc'] for j in history.joint_names])
+        stored = {r.robot: r.basis for r in record.stored_judgements()}  # judged once each, for the fleet page
+        assert stored['cell-1'].sessions == 2 and stored['cell-2'].sessions == 1
     table = summary_table(outcomes)
     assert '3 identified, 0 skipped, 1 failed of 4 recordings' in table and 'bag9' in table
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dynid.cli.flags import ADVICE
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
@@ -136,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
                               fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
                               physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
                                                          args.physical_solver))
-    identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout)
+    identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
+                                    spelling=ADVICE)
     validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate]
     result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
                                        args.report, say)

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.diagnosis.effort import (
-    CLI_SPELLING,
+    FIELD_SPELLING,
     EffortCheck,
     EffortCheckSettings,
     Recording,
@@ -405,10 +405,12 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         robot: the robot file's model.
         said, said_by: what the user or the recordings said the effort holds ('torque', 'current', None) and who.
         spelling: how the front end spells the settings the advice names (``torque_sign``,
-            ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (default: the CLI's).
+            ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (the command line's:
+            ``dynid.cli.flags.ADVICE``); default the field and the value.
     """
     settings = settings or DiagnosisSettings()
-    spell = {**CLI_SPELLING, 'torque_source': '--torque {}'} if spelling is None else {**CLI_SPELLING, **spelling}
+    spell = {**FIELD_SPELLING, 'torque_source': 'torque_source {}'} if spelling is None else \
+        {**FIELD_SPELLING, **spelling}
     names = [r.name for r in recordings if r.name]
     details: dict = {}
     findings: list[Finding] = []

@@ -49,6 +49,7 @@ into one diagnosis.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -60,8 +61,9 @@ from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 
-#: how the CLI takes the settings a diagnosis's advice names ({} for the value; :func:`dynid.diagnosis.diagnose`)
-CLI_SPELLING = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}'}
+#: how the advice names the settings where the front end gives no spelling of its own ({} for the value;
+#: :func:`dynid.diagnosis.diagnose`): the field and the value
+FIELD_SPELLING = {'torque_sign': 'torque_sign {}', 'joint_states_effort': 'joint_states_effort {}'}
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,50 @@ def _rest_columns(gravity: np.ndarray, measured: np.ndarray, settings: EffortChe
     return gravity[:, None]
 
 
+def chi2_survival(dof: int, x: float) -> float:
+    """P(χ²_dof > x) for an integer dof ≥ 1: erfc(√(x/2)) (dof 1) or e^(−x/2) (dof 2), then Q(k + 2, x) = Q(k, x) +
+    (x/2)^(k/2)·e^(−x/2)/Γ(k/2 + 1) (Abramowitz & Stegun 26.4.4–26.4.5)."""
+    half = 0.5 * max(x, 0.0)
+    q = math.erfc(math.sqrt(half)) if dof % 2 else math.exp(-half)
+    for k in range(1 if dof % 2 else 2, dof, 2):
+        q += math.exp(0.5 * k * math.log(half) - half - math.lgamma(0.5 * k + 1.0)) if half > 0 else 0.0
+    return q
+
+
+def chi2_quantile(dof: int, tail: float) -> float:
+    """x with P(χ²_dof > x) = ``tail`` (scipy.special.chdtri's value, by bisection on :func:`chi2_survival`: importing
+    scipy.special for it cost a quarter second of every identification)."""
+    low, high = 0.0, 1.0
+    while chi2_survival(dof, high) > tail:
+        high *= 2.0
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if chi2_survival(dof, middle) > tail else (low, middle)
+    return 0.5 * (low + high)
+
+
+def small_nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """argmin ‖a·x − b‖ subject to x ≥ 0 for a few columns (a (N, p), p ≤ ~6): the least squares on each subset of the
+    columns, the best of those whose solution is ≥ 0. The non-negative optimum is the least squares on its own
+    support (the KKT conditions), so this is exact; on the p×p normal equations, 2^p tiny solves instead of
+    importing scipy.optimize's NNLS (a fifth of a second)."""
+    gram, moment, total = a.T @ a, a.T @ b, float(b @ b)
+    p = a.shape[1]
+    best, best_cost = np.zeros(p), total
+    for mask in range(1, 1 << p):
+        support = [k for k in range(p) if mask >> k & 1]
+        try:
+            x = np.linalg.solve(gram[np.ix_(support, support)], moment[support])
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(x >= 0):
+            cost = total - 2.0 * x @ moment[support] + x @ gram[np.ix_(support, support)] @ x
+            if cost < best_cost:
+                best, best_cost = np.zeros(p), cost
+                best[support] = x
+    return best
+
+
 def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 1e-3,
                 groups: np.ndarray | None = None) -> tuple[int, float, float]:
     """(sign, statistic, residual RMS) of ``measured`` (N,) from its motion (module docstring).
@@ -255,9 +301,6 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     residual sum of squares (the −1 fit's minus the +1 fit's) in residual variances, divided by the
     correlation inflation; the sign is ±1 where |statistic| ≥ χ²_p(1 − ``false_alarm``), else 0.
     """
-    import scipy.optimize  # here: a quarter second that checks without an undecided joint skip
-    import scipy.special
-
     groups = np.zeros(len(measured), int) if groups is None else np.asarray(groups)
     centred, target = np.array(columns, dtype=float), np.array(measured, dtype=float)
     for group in np.unique(groups):
@@ -268,7 +311,7 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     p = centred.shape[1]
     if p == 0 or len(target) <= p + 1 + len(np.unique(groups)):
         return 0, 0.0, float('nan')
-    plus, minus = scipy.optimize.nnls(centred, target)[0], scipy.optimize.nnls(-centred, target)[0]
+    plus, minus = small_nnls(centred, target), small_nnls(-centred, target)
     residual_plus, residual_minus = target - centred @ plus, target + centred @ minus
     rss_plus, rss_minus = residual_plus @ residual_plus, residual_minus @ residual_minus
     best = residual_plus if rss_plus <= rss_minus else residual_minus
@@ -278,7 +321,7 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     rho = float(best[1:] @ best[:-1] / (best @ best))
     inflation = max(1.0, (1.0 + rho) / (1.0 - rho)) if rho < 1.0 else np.inf
     statistic = float((rss_minus - rss_plus) / (variance * inflation))
-    threshold = float(scipy.special.chdtri(p, false_alarm))
+    threshold = chi2_quantile(p, false_alarm)
     sign = 1 if statistic >= threshold else -1 if statistic <= -threshold else 0
     return sign, statistic, float(np.sqrt(variance))
 

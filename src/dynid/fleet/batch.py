@@ -14,7 +14,8 @@ the scheduler at ``scheduler``), so a result is what ``dynid identify`` gives fo
 - With a health record (``db``: a file or a PostgreSQL URL) each identified recording adds a session
   of its robot: the identified Coulomb and viscous friction per joint (``coulomb_nm``, ``viscous_nms``,
   friction scale 1), dated by the recording's first stamp, source ``identify`` — a fleet's friction
-  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped.
+  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped. Each
+  robot with new sessions is judged once at the end and its judgement stored (:mod:`dynid.health.stored`).
 
     >>> from dynid.cli.batch import identify_command                                    # doctest: +SKIP
     >>> outcomes = reidentify('recordings/', 'ur5e', command=identify_command, workers=2)  # doctest: +SKIP
@@ -64,13 +65,15 @@ class Job:
 
 @dataclass
 class Outcome:
-    """What became of one job: ``status`` 'identified', 'skipped' (done before) or 'failed' (``error``)."""
+    """What became of one job: ``status`` 'identified', 'skipped' (done before) or 'failed' (``error``);
+    ``seconds`` its wall time [s], ``cpu_s`` the CPU time of the process that ran it over that time [s]."""
 
     bag: str
     robot: str
     status: str
     error: str = ''
     seconds: float = 0.0
+    cpu_s: float = 0.0
     result: str = ''
     session: int | None = None
     friction: dict = field(default_factory=dict)
@@ -130,7 +133,7 @@ def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int
     :func:`dynid.cli.batch.identify_command`. The front end gives it, so the core never imports the command line."""
     from dynid.identify.result import IdentificationResult
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     outcome = Outcome(job.bag, job.robot, 'failed')
     log = io.StringIO()
     try:
@@ -169,7 +172,7 @@ def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int
     except Exception as error:  # noqa: BLE001 - one recording's crash is reported, the fleet goes on
         outcome.error = f'{type(error).__name__}: {error} ({traceback.format_exc(limit=-1).strip().splitlines()[-3]})'
     finally:
-        outcome.seconds = time.perf_counter() - start
+        outcome.seconds, outcome.cpu_s = time.perf_counter() - start, time.process_time() - cpu
         outcome.log = log.getvalue()[-2000:]
         with contextlib.suppress(OSError):
             job.result.with_name(job.result.name + '.partial.yaml').unlink(missing_ok=True)
@@ -252,6 +255,11 @@ def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *
                 outcomes[k] = outcome
                 if progress is not None:
                     progress(outcome, done, len(jobs))
+        if record is not None:  # each robot with new sessions judged once, for the fleet's page
+            from dynid.health.stored import store_judgement
+
+            for name in dict.fromkeys(o.robot for o in outcomes if o.session is not None):
+                store_judgement(record, name)
     finally:
         if cluster is not None:
             cluster.close()

@@ -33,6 +33,10 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   from the latest estimate (the "load loop" of I-IRLS; Hamon's power sign from sgn(τ_out·ω), his
   iterative alternative to eq. (26)). Load-dependent features are built at the decimated rate.
 - **W_Ia**: rotor inertia on θ̈ (or q̈), when the rotor is not compensated.
+
+**Coupled joints** (the drives' coupling C, :mod:`dynid.model.drives`): the equations are the motors', one per
+drive: y = C⁻ᵀ·W_rigid·χ_rigid + W_friction(θ̇)·χ_friction [+ W_Ia(θ̈)·Ia] with θ̇ = C·q̇ (or the motor encoders'),
+so each motor's friction and rotor inertia act on its own equation, where they physically sit.
 """
 
 from __future__ import annotations
@@ -344,6 +348,12 @@ class IdentificationProblem:
             raise InputError('{no_rotor_compensation} does not apply to the joint torque (measured after the gear, '
                              'it holds no rotor inertia); if the effort is the motor\'s torque use {torque} '
                              'motor_torque', fields=('no_rotor_compensation', 'torque'))
+        #: the drives' coupling C (θ = C·q), or None: with one, the equations are the motors' (module docstring)
+        self.coupling = None if self.drives is None else self.drives.coupling
+        if self.coupling is not None and self.torque_source == 'joint_torque':
+            raise InputError('the drives file couples joints (coupling): their equations are the motors\', from '
+                             'currents or the motors\' torques; a joint torque sensor measures after the coupling '
+                             '({torque} current or motor_torque)', fields=('torque',))
         has_motor = all(r.dataset.theta is not None for r in self.recordings)
         self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation is not False and has_motor
                                  and not drive_gains_unknown)
@@ -458,6 +468,8 @@ class IdentificationProblem:
         dt = 1.0 / signals.rate_hz
         dq = central_difference(signals.q, dt) if dataset.theta is None or not self.friction_on_rotor else None
         ddq = central_difference(dq, dt) if dataset.theta is None else None
+        if self.coupling is not None:  # the motors' velocity and acceleration θ̇ = C·q̇ (module docstring)
+            dq, ddq = (None if x is None else self.drives.joints_to_motors(x) for x in (dq, ddq))
         signals = replace(signals, q=None, dq=dq, ddq=ddq)
         del dq, ddq
         if dataset.theta is not None and signals.ddtheta is None:
@@ -496,6 +508,8 @@ class IdentificationProblem:
             recording.payload_mass is not None
         known = np.zeros((samples, n)) if recording.payload is not None else None
         known_mass = np.zeros((samples, n)) if recording.payload_mass is not None else None
+        coupling = self.coupling
+        inverse_transposed = None if coupling is None else np.linalg.inv(coupling).T
 
         def columns_of(a: int, b: int) -> np.ndarray:
             """Base columns of samples a..b−1."""
@@ -511,12 +525,33 @@ class IdentificationProblem:
                 payload = payload.reshape(b - a, n, 10)
             for owner in self.payload_blocks:
                 columns.append(payload[:, :, 1:] if owner == index else np.zeros((b - a, n, 9)))
+            if coupling is not None:  # the motors' equations: C⁻ᵀ·τ of the links' (module docstring)
+                columns = [np.einsum('kj,mjp->mkp', inverse_transposed, c) for c in columns]
+                for part in (known, known_mass):
+                    if part is not None:
+                        part[a:b] = self.drives.joint_to_motor_torque_space(part[a:b])
+            if self.identify_rotor_inertia:  # Ia_j on θ̈_j, on joint (motor) j's rows: only the base ones are made
+                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else states[2] \
+                    if coupling is None else self.drives.joints_to_motors(states[2])
+                start = sum(c.shape[2] for c in columns)
+                rotor = self.base.indices[self.base.indices >= start] - start
+                part = np.zeros((b - a, n, len(rotor)))
+                part[:, rotor, np.arange(len(rotor))] = acceleration[:, rotor]
+                kept = [self.base.indices[self.base.indices < start]]
+            else:
+                kept = [self.base.indices]
+            # Only the base columns are filtered and kept (fewer columns through the parallel filter), taken from
+            # each group of columns (no array of every column is made).
+            picked, offset = [], 0
+            for group in columns:
+                width = group.shape[2]
+                inside = kept[0][(kept[0] >= offset) & (kept[0] < offset + width)] - offset
+                if inside.size:
+                    picked.append(group[:, :, inside])
+                offset += width
             if self.identify_rotor_inertia:
-                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else states[2]
-                columns.append(acceleration[:, :, None] * np.eye(n)[None, :, :])
-            # Only the base columns are filtered and kept (fewer columns through the parallel filter).
-            full = np.concatenate(columns, axis=2) if len(columns) > 1 else columns[0]
-            return self.base.columns(full.reshape((b - a) * n, -1)).reshape(b - a, n, -1)
+                picked.append(part)
+            return np.concatenate(picked, axis=2) if len(picked) > 1 else picked[0]
 
         return decimate.chunked(columns_of), known, known_mass
 

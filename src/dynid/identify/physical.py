@@ -54,6 +54,7 @@ from dynid.identify.prior import (
     posterior_covariance,
     robot_file_links,
     robot_file_values,
+    rotor_prior,
     time_folds,
 )
 from dynid.identify.solvers import one_blas_thread
@@ -306,6 +307,9 @@ def mass_matrices(result, robot, q: np.ndarray) -> np.ndarray:
         torque = RigidBodyTorque(result, robot)
         added = np.array([result.value(f'Ia_{j + 1}') if f'Ia_{j + 1}' in torque.left_out else 0.0
                           for j in range(robot.n)])
+    from dynid.identify.torque import compensated_rotor
+
+    added = added + compensated_rotor(result, robot)  # B subtracted before the excess was identified
     count, n = q.shape
     zeros = np.zeros_like(q)
     gravity = torque(q, zeros, zeros)
@@ -387,10 +391,10 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
 
     links = robot_file_links(robot)
     layout = PhysicalLayout.of(problem.base.regrouping, n, problem.identify_rotor_inertia, names,
-                               len(problem.rigid_names), held, 9 * len(problem.payload_blocks))
-    prior_rotor = None if not problem.identify_rotor_inertia else \
-        problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
-    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start)
+                               len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
+                               rotor_excess=problem.compensate_rotor)
+    prior_rotor, rotor_scale = rotor_prior(problem)
+    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
     section, warnings = _prior_section(settings, robot, links)
     use_prior = section['used']
     std, data = _prior_weight(settings, section, layout, prior, w, y, weights, joints, progress)

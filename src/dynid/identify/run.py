@@ -30,7 +30,13 @@ from dynid.identify.choices import AUTO, METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput, friction_symbols
+from dynid.identify.model import (
+    IdentificationProblem,
+    ModelSpec,
+    RecordingInput,
+    _structural_base,
+    friction_symbols,
+)
 from dynid.identify.physical import (
     PHYSICAL_FRICTION,
     PHYSICAL_METHODS,
@@ -119,8 +125,9 @@ def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
     """Base rigid parameters of the robot model itself (payload blocks zero, nominal rotor inertia)."""
     robot = problem.robot
     standard = [robot.standard_parameters, np.zeros(9 * len(problem.payload_blocks))]
-    if problem.identify_rotor_inertia:
-        standard.append(problem.drives.rotor_inertia if problem.drives is not None else np.zeros(robot.n))
+    if problem.identify_rotor_inertia:  # the excess over the drive data's B where B·θ̈ was subtracted: 0
+        standard.append(problem.drives.rotor_inertia if problem.drives is not None and not problem.compensate_rotor
+                        else np.zeros(robot.n))
     return problem.base.from_standard(np.concatenate(standard))
 
 
@@ -234,6 +241,7 @@ class _OpenChoices:
     method: bool
     terms_available: tuple[str, ...] = ()
     changes: list[dict] = field(default_factory=list)
+    rotor: bool = False  # the rotor inertia's excess a candidate, where the problem subtracts B·θ̈ (_open_choices)
 
 
 @dataclass
@@ -269,12 +277,22 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
              settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
              drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
     """Identify ``robot`` from ``recordings`` (module docstring): settle what the caller left open, prepare the
-    equations, choose the law and method by cross-validation where open, solve, and write the result."""
+    equations, choose the law and method by cross-validation where open, solve, and write the result. BLAS runs one
+    thread throughout (:func:`dynid.identify.solvers.one_blas_thread`: the products between the solvers too)."""
+    with one_blas_thread():
+        return _identify(robot, recordings, spec, settings, options, drives, progress)
+
+
+def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None,
+              settings: FilterSettings | None, options: IdentifyOptions | None, drives: JointDrives | None,
+              progress: Callable[[str], None] | None) -> IdentificationResult:
     progress = progress or (lambda text: None)
     opened = _open_choices(recordings, (spec or ModelSpec()).validated(), (options or IdentifyOptions()).validated(),
-                           progress)
+                           progress, drives is not None or robot.drives is not None)
     options = opened.options
     problem = _prepared_problem(robot, recordings, opened.spec, settings, drives, options, progress)
+    if opened.rotor and problem.identify_rotor_inertia and problem.compensate_rotor:
+        opened.terms_available += ('rotor',)
     choice, rigid_start = None, None
     if opened.friction or opened.method:
         choice, rigid_start = _choose(problem, options, opened.friction, opened.method, opened.terms_available,
@@ -295,7 +313,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
 
 
 def _open_choices(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyOptions,
-                  progress: Callable[[str], None]) -> _OpenChoices:
+                  progress: Callable[[str], None], drives_known: bool = True) -> _OpenChoices:
     """The model to search where the friction law is open (``auto``: the superset law, chosen per joint by
     :mod:`dynid.identify.choice`; a method with its own law takes that law), WLS to start where the method is open,
     and the comprehensive law I-IRLS identifies (a change said in ``changes``)."""
@@ -311,7 +329,15 @@ def _open_choices(recordings: list[RecordingInput], spec: ModelSpec, options: Id
                                [r.dataset.temperature for r in recordings]), axis=0) >= TEMPERATURE_SPAN_MIN_C)
             opened.terms_available = ('offset',) + (() if always else ('load',)) + \
                 (('temperature',) if measured and not spec.temperature else ())
+        # the rotor inertia's excess over the drive data's B, where B·θ̈ will be subtracted (currents, motor
+        # encoders, drive data): a candidate per joint (dynid.identify.choice), once the problem says it applies
+        # (not beside joints left out, whose columns are empty, nor with consistency 'always', which holds nothing)
+        consistent = options.physical is not None and options.physical.consistency == 'always'
+        opened.rotor = opened.friction and not spec.rotor_inertia and spec.rotor_compensation is not False and \
+            spec.torque_source in ('auto', 'current') and drives_known and not spec.exclude_joints and \
+            not consistent and all(r.dataset.theta is not None and r.dataset.current is not None for r in recordings)
         opened.spec = ModelSpec(**{**spec.to_dict(), 'friction': friction,
+                                   'rotor_inertia': spec.rotor_inertia or opened.rotor,
                                    'temperature': spec.temperature or 'temperature' in opened.terms_available})
     if opened.method:
         opened.options = dataclasses.replace(options, method='wls')
@@ -483,7 +509,7 @@ def _check_physics(result: IdentificationResult, problem: IdentificationProblem,
         solved.outcome.physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
     poses = np.concatenate([r.dataset.q[::max(1, r.dataset.n_samples * len(problem.recordings) // 2000)]
                             for r in problem.recordings])
-    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses)
+    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses, base=problem.base)
     if off_scale:
         result.warnings.append(off_scale)
 
@@ -500,7 +526,13 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     try:
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
-    except InputError:  # the data cannot carry every candidate column: the default law's alone
+    except InputError:  # the data cannot carry every candidate column: the rotor's excess left out, then the law's
+        if 'rotor' in terms_available:
+            _without_rotor_columns(problem, np.zeros(len(problem.rigid_names)))
+        if 'rotor' in terms_available and not problem.identify_rotor_inertia:
+            terms_available = tuple(t for t in terms_available if t != 'rotor')
+            progress('the data cannot carry the rotor inertias\' excess beside the other columns: not tried')
+            return _choose(problem, options, open_friction, open_method, terms_available, progress)
         if not open_friction or problem.spec.friction == 'viscous_coulomb' and not terms_available[1:]:
             raise
         temperature = problem.spec.temperature and 'temperature' not in terms_available
@@ -531,9 +563,31 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         problem.friction_names = friction_symbols(friction, temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
+        if 'rotor' in terms_available and not any('rotor' in terms for terms in choice.terms.values()):
+            rigid = _without_rotor_columns(problem, rigid)
     for line in choice.lines():
         progress(line)
     return choice, rigid
+
+
+def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) -> np.ndarray:
+    """The problem as built without the rotor inertias' excess (no joint kept it: the result is the one an
+    identification without the candidate gives): its base parameters found again without them, their columns
+    dropped from every recording's rigid columns and from ``rigid`` (the first estimate's base parameters,
+    returned). The other base columns are the same standard columns, chosen first in the same order; where they
+    are not, the problem stays as it is (the excess held at 0)."""
+    keep = np.array([not name.startswith('Ia_') for name in problem.rigid_names])
+    groups = [[problem.payload_blocks.index(i)] if i in problem.payload_blocks else [] for i in
+              range(len(problem.gaps))]
+    base = _structural_base(problem.robot, groups, len(problem.payload_blocks), False)
+    if list(base.indices) != list(problem.base.indices[keep]):
+        return rigid
+    problem.base, problem.identify_rotor_inertia = base, False
+    problem.spec = dataclasses.replace(problem.spec, rotor_inertia=False)
+    for block in problem.blocks:
+        block.rigid = block.rigid[:, :, keep]
+    problem.held = {name: entry for name, entry in problem.held.items() if not name.startswith('Ia_')}
+    return rigid[keep]
 
 
 def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:

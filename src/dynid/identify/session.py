@@ -113,7 +113,7 @@ class IdentificationSession:
         joint_states_effort: what joint_states' effort holds by the intake's setting ('torque' or 'current':
             the intake records it as joint_currents), said to the sign and unit check.
         spelling: how the front end takes the settings an identification's advice names (templates, ``{}`` for
-            the value: :class:`dynid.identify.workflow.Identification`); None: the command line's.
+            the value: :class:`dynid.identify.workflow.Identification`); None: the fields and the values.
         message: how the front end says a refusal (an InputError naming fields) in :attr:`outcome`; default
             ``str``, the fields' bare names.
 

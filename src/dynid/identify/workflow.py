@@ -43,7 +43,8 @@ class Identification:
         holdout: the last fraction of each recording's time left out of the fit and validated on (None: none).
         spelling: how the front end spells the settings the diagnosis and a refusal's ways out advise, ``{}`` for
             the value (``torque_sign``, ``joint_states_effort``, ``torque_source``, ``decimation_cutoff_hz``;
-            :func:`dynid.diagnosis.diagnose`), and ``force`` in the warning of a result kept; None: the CLI's.
+            :func:`dynid.diagnosis.diagnose`), and ``force`` in the warning of a result kept (the command line's:
+            ``dynid.cli.flags.ADVICE``); None: the field and the value.
     """
 
     spec: ModelSpec = field(default_factory=ModelSpec)
@@ -140,8 +141,9 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
 
 #: the decimation cut-offs a refusal tries, as multiples of the one used (capped below the rate's Nyquist margin)
 WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
-#: how the ways out and a kept result's warning spell the settings by default (the CLI's options)
-WAY_OUT_SPELLING = {'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force'}
+#: how the ways out and a kept result's warning spell the settings where the front end gives no spelling of its
+#: own: the field and the value
+WAY_OUT_SPELLING = {'decimation_cutoff_hz': 'decimation_cutoff_hz {}', 'force': 'force'}
 
 
 def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,
