@@ -80,8 +80,10 @@ class DiagnosisSettings:
     link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
     [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
     per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost
-    within link_evidence) is said as a load with the link beside it, not decided [-].
-    scale_band, scale_z, agree_band: a joint whose |k| ± scale_z·σ lies outside [1/scale_band, scale_band], while
+    within link_evidence) is said as a load with the link beside it, not decided; the last link is not named where
+    a load given by its mass alone was placed by the data (its torque is then the placement's as much) [-].
+    scale_band, scale_z, agree_band: a joint whose |k| lies outside [1/scale_band, scale_band] and |k| ± scale_z·σ
+    outside [1/agree_band, agree_band], while
     no other decided joint's |k| ± 2σ lies outside [1/agree_band, agree_band] and a scale per joint fits at least as
     well as one link or a load, is that joint's drive gain (current) or sensor scale (torque) [-]; two or more
     joints so far out, or one with a best link that would need a negative mass (α + 2σ_α < 0), where a scale per
@@ -97,7 +99,7 @@ class DiagnosisSettings:
 
     trigger_band: float = 1.1
     scale_band: float = 1.8
-    scale_z: float = 3.0
+    scale_z: float = 2.0
     agree_band: float = 1.25
     link_band: tuple[float, float] = (2.6, 6.0)
     link_evidence: float = 1.05
@@ -315,12 +317,12 @@ def _decisively_outside(value: float, std: float, band: float, z: float) -> bool
 
 def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, robot: RobotModel,
                          recordings: Sequence[Recording], settings: DiagnosisSettings,
-                         details: dict) -> list[Finding]:
+                         details: dict, placed: set[str] = frozenset()) -> list[Finding]:
     """Decided joints off the robot file's scale, explained (module docstring; the rules and their thresholds:
     :class:`DiagnosisSettings`)."""
     candidates = [j for j, (name, s) in enumerate(check.joints.items())
                   if s.verdict in ('torque', 'current', 'ambiguous', 'other')
-                  and meanings[name] != 'torque without gravity']
+                  and meanings[name] != 'torque without gravity' and name not in placed]  # its scale: the placement's
     trigger = settings.trigger_band
     off = [robot.joint_names[j] for j in candidates
            if not 1.0 / trigger <= abs(check.joints[robot.joint_names[j]].scale) <= trigger]
@@ -337,7 +339,9 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
     low, high = settings.link_band
     alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
     beaten = settings.tolerated_evidence * cost['tolerated']  # what a file off by tens of percent leaves
-    link_off = (1.0 / high <= alpha <= high and not 1.0 / low <= alpha <= low
+    placed_load = any(r.payload_mass for r in recordings)  # a load of known mass, placed by the data: the last
+    link_off = (not (placed_load and single.get('link') == robot.joint_names[-1])  # link's torque is its placement's
+                and 1.0 / high <= alpha <= high and not 1.0 / low <= alpha <= low
                 and _decisively_outside(alpha, alpha_std, settings.scale_band, 2.0)
                 and cost['link'] <= settings.link_evidence * cost['joint'] and cost['link'] <= beaten)
     load_first = (plausible_load and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
@@ -361,8 +365,8 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                         f'{cost["link"]:.3g} with that one number against {cost["joint"]:.3g} with a scale per joint)',
                         'correct that link\'s inertial data in the robot file (identification estimates it from the '
                         'data, but the robot file\'s prior pulls toward it)')]
-    z = settings.scale_z
-    far = [name for name in k if _decisively_outside(k[name], found.joint_std[name], settings.scale_band, z)]
+    far = [name for name in k if not 1.0 / settings.scale_band <= abs(k[name]) <= settings.scale_band
+           and _decisively_outside(k[name], found.joint_std[name], settings.agree_band, settings.scale_z)]
     rest_agree = not any(_decisively_outside(k[name], found.joint_std[name], settings.agree_band, 2.0)
                          for name in k if name not in far)
     if far and len(far) <= max(1, len(k) // 3) and rest_agree and \
@@ -376,8 +380,8 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
             return [Finding('drive', far, f'the drive gain of {", ".join(far)} disagrees with the data: K_τ·i is '
                             f'{k_far}× the robot file\'s torque while the other joints agree ({evidence})',
                             f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
-        return [Finding('drive', far, f'the measured torque of {", ".join(far)} is {k_far}× the robot file\'s while '
-                        f'the other joints agree ({evidence}): that joint\'s torque sensor scale or unit')]
+        return [Finding('drive', far, f'the measured torque is {k_far}× the robot file\'s while the other joints '
+                        f'agree ({evidence}): the torque sensor\'s scale or unit of {", ".join(far)}')]
     if far and cost['joint'] <= min(beaten, cost['link'], cost['payload']) and \
             (len(far) >= 2 or alpha + 2.0 * alpha_std < 0.0):
         k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
@@ -447,7 +451,8 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         if not meaning_findings:
             rows = _pooled_rows(recordings, robot, settings.effort)
             if rows is not None:
-                findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details)
+                findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details,
+                                                 placement_joints)
         if not any(f.kind in ('robot_file', 'payload', 'link') for f in findings):  # signs judged against it
             sign = _sign_finding(check, meanings, spell)
             if sign is not None:
@@ -479,7 +484,7 @@ def _place_loads(recordings: Sequence[Recording], robot: RobotModel,
         if check.joints and np.any(signs < 0) and not np.all(signs < 0):
             again = place_mass(rows, robot, mass, signs)
             best = again if again[1] < best[1] else best
-        placed[index] = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name)
+        placed[index] = Recording(recording.dataset, Payload(mass, tuple(best[0])), recording.name, mass)
         count = len(rows['q'])
         pick = np.unique(np.linspace(0, count - 1, min(count, 500)).astype(int))
         y_payload = robot.payload_regressor(rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]).reshape(

@@ -368,7 +368,8 @@ def _rows(dataset: Dataset, signal: np.ndarray):
 class Recording:
     """One recording of an identification as the checks take it: the data in the robot's joint order, the load
     on the flange during it (a :class:`Payload`, or None: none, or the recording's own), its name, and the mass of
-    a load whose centre of mass is not known (``payload_mass``, with ``payload`` None)."""
+    a load whose centre of mass is not known (``payload_mass``, with ``payload`` None; once the diagnosis placed
+    it, :func:`dynid.diagnosis.diagnose` keeps both)."""
 
     dataset: Dataset
     payload: Payload | None = None

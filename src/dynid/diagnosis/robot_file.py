@@ -58,9 +58,12 @@ class RobotFileFinding:
                 'joint_std': self.joint_std, 'single_link': self.single_link, 'payload': self.payload}
 
 
-def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray) -> np.ndarray:
+def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray, rest_velocity: float = 0.01) -> np.ndarray:
+    """Each joint's own columns: q̈, sgn(q̇) (0 below ``rest_velocity`` [rad/s]: at rest the sign of a velocity in
+    the noise is no friction's direction, and would pull every fit with it), q̇, one offset per recording."""
     present = np.unique(recording)
-    return np.column_stack([ddq, np.sign(dq), dq, (recording[:, None] == present[None, :]).astype(float)])
+    moving = np.sign(dq) * (np.abs(dq) >= rest_velocity)
+    return np.column_stack([ddq, moving, dq, (recording[:, None] == present[None, :]).astype(float)])
 
 
 def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray],

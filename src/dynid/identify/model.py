@@ -530,13 +530,28 @@ class IdentificationProblem:
                 for part in (known, known_mass):
                     if part is not None:
                         part[a:b] = self.drives.joint_to_motor_torque_space(part[a:b])
+            if self.identify_rotor_inertia:  # Ia_j on θ̈_j, on joint (motor) j's rows: only the base ones are made
+                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else states[2] \
+                    if coupling is None else self.drives.joints_to_motors(states[2])
+                start = sum(c.shape[2] for c in columns)
+                rotor = self.base.indices[self.base.indices >= start] - start
+                part = np.zeros((b - a, n, len(rotor)))
+                part[:, rotor, np.arange(len(rotor))] = acceleration[:, rotor]
+                kept = [self.base.indices[self.base.indices < start]]
+            else:
+                kept = [self.base.indices]
+            # Only the base columns are filtered and kept (fewer columns through the parallel filter), taken from
+            # each group of columns (no array of every column is made).
+            picked, offset = [], 0
+            for group in columns:
+                width = group.shape[2]
+                inside = kept[0][(kept[0] >= offset) & (kept[0] < offset + width)] - offset
+                if inside.size:
+                    picked.append(group[:, :, inside])
+                offset += width
             if self.identify_rotor_inertia:
-                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else \
-                    self.drives.joints_to_motors(states[2])
-                columns.append(acceleration[:, :, None] * np.eye(n)[None, :, :])
-            # Only the base columns are filtered and kept (fewer columns through the parallel filter).
-            full = np.concatenate(columns, axis=2) if len(columns) > 1 else columns[0]
-            return self.base.columns(full.reshape((b - a) * n, -1)).reshape(b - a, n, -1)
+                picked.append(part)
+            return np.concatenate(picked, axis=2) if len(picked) > 1 else picked[0]
 
         return decimate.chunked(columns_of), known, known_mass
 

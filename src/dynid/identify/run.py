@@ -277,7 +277,15 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
              settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
              drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
     """Identify ``robot`` from ``recordings`` (module docstring): settle what the caller left open, prepare the
-    equations, choose the law and method by cross-validation where open, solve, and write the result."""
+    equations, choose the law and method by cross-validation where open, solve, and write the result. BLAS runs one
+    thread throughout (:func:`dynid.identify.solvers.one_blas_thread`: the products between the solvers too)."""
+    with one_blas_thread():
+        return _identify(robot, recordings, spec, settings, options, drives, progress)
+
+
+def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None,
+              settings: FilterSettings | None, options: IdentifyOptions | None, drives: JointDrives | None,
+              progress: Callable[[str], None] | None) -> IdentificationResult:
     progress = progress or (lambda text: None)
     opened = _open_choices(recordings, (spec or ModelSpec()).validated(), (options or IdentifyOptions()).validated(),
                            progress, drives is not None or robot.drives is not None)
