@@ -43,6 +43,7 @@ from dynid.sim.ur_modes import URDriverSide, hand_gravity_to_ur
 
 CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
 LATE_S = 0.1  # a lag above this is reported as a warning
+HISTORY_S = 5.0  # seconds of samples the state publishers keep for reliable readers
 #: topic: {JointState field: the twin's measurement in it}
 TOPICS = {'joint_states': {'position': 'q', 'velocity': 'dq', 'effort': 'joint_torque'},
           'motor_states': {'position': 'theta', 'velocity': 'dtheta'},
@@ -137,10 +138,11 @@ class SimNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        # The history holds one second of samples (at least 100): after a stall the twin catches up in back-to-back
-        # bursts, and a reliable reader must get every sample before the history overwrites it (with 100, a 0.8 s
-        # stall at 500 Hz lost ~40 samples at a reliable reader on a quiet machine).
-        deep = QoSProfile(depth=max(100, math.ceil(self.rate)), reliability=ReliabilityPolicy.RELIABLE)
+        # The history holds HISTORY_S of samples (at least 100): a reliable reader must get every sample before the
+        # history overwrites it, and after a stall the twin catches up in back-to-back bursts, faster than real
+        # time, while the reader may still be starved (one second of samples lost ~1000 at 1 kHz when the twin
+        # stopped for 1 s and a reliable recorder for 2 s; with 100, a 0.8 s stall at 500 Hz lost ~40).
+        deep = QoSProfile(depth=max(100, math.ceil(HISTORY_S * self.rate)), reliability=ReliabilityPolicy.RELIABLE)
         self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in self.topics}
         self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in self.topics.items()}
         self.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
