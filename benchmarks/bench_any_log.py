@@ -75,12 +75,12 @@ import yaml
 from dynid.cli import main as dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.preprocess import Decimator, FilterSettings, filtered_derivatives
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import predict_series, validate
 from dynid.io.bag import read_bag
 from dynid.model import Payload, load_robot
+from dynid.signal.preprocess import Decimator, FilterSettings, filtered_derivatives
 from dynid.signal.zero_phase import ZeroPhaseLowPass
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.real_log import RealLogSettings, make_real_log

@@ -19,6 +19,16 @@ a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
 3. **Refusals** (:func:`refusal_ways_out`): short and weakly exciting logs identified with the defaults; each
    refusal met names its ways out, each way out is run as written and must succeed.
 4. **Fuzzing**: ``benchmarks/diagnostics_fuzz.py``'s ``run_fuzz`` where it is present (else null).
+5. **Public data** (:func:`public_lbr_med7`, ``--lbr PATH`` or ``DYNID_LBR_DATA``): the KUKA LBR Med 7 log of
+   lbr-stack/dynamic_parameter_identification (``src/test/measurements.csv``, 100 Hz, no time column, the
+   authors' robot file ``urdf/med/med7dock.urdf``). Get it with ``git clone
+   https://github.com/lbr-stack/dynamic_parameter_identification`` and give the clone's folder. ``dynid import``
+   with what reading it needs (its columns, the rate, the robot file), ``dynid identify`` with the defaults, then
+   again with the advice of its warnings as written; each warning line is reported, and the sign the diagnosis
+   gives each joint is checked against the dataset's own: the logged torque correlates negatively with the
+   authors' robot file's inverse dynamics on every joint (their sign convention, −1 on all seven), so a joint read
+   as +1 or an advice that leaves a joint unflipped contradicts the data's authors. Without the path the section
+   is reported as skipped. Nothing fetched is kept.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import os
 import re
 import sys
 import tempfile
@@ -242,14 +253,14 @@ REFUSAL_LOGS = (('panda', 5.0, 100.0), ('ur5e', 6.0, 100.0), ('panda', 10.0, 100
                 ('fr3', 4.0, 250.0), ('ur3e', 5.0, 30.0))
 
 
-def _dynid(argv: list[str]) -> tuple[int, str]:
-    """``dynid argv``: (exit code, stderr)."""
+def _dynid(argv: list[str], stdout: bool = False) -> tuple[int, str]:
+    """``dynid argv``: (exit code, stderr; with ``stdout``, stdout and stderr: the warnings go to either)."""
     from dynid.cli import main as dynid
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = dynid(argv)
-    return code, err.getvalue()
+    return code, (out.getvalue() + err.getvalue()) if stdout else err.getvalue()
 
 
 def refusal_ways_out(folder: Path, quick: bool) -> dict:
@@ -290,11 +301,63 @@ def refusal_ways_out(folder: Path, quick: bool) -> dict:
     return {'rows': rows, 'working': sum(r['worked'] for r in met), 'total': len(met)}
 
 
+def _warnings(stderr: str) -> list[str]:
+    return [line[len('warning: '):] for line in stderr.splitlines() if line.startswith('warning: ')]
+
+
+def public_lbr_med7(folder: Path, clone: Path | None) -> dict:
+    """Part 5 (module docstring): {'status', 'warnings', 'signs', 'contradicted', ...}."""
+    if clone is None:
+        return {'status': 'skipped', 'reason': 'no --lbr PATH or DYNID_LBR_DATA (git clone '
+                'https://github.com/lbr-stack/dynamic_parameter_identification)'}
+    source, urdf = clone / 'src' / 'test' / 'measurements.csv', clone / 'urdf' / 'med' / 'med7dock.urdf'
+    for path in (source, urdf):
+        if not path.is_file():
+            raise SystemExit(f'bench_diagnostics: {path} does not exist: give the clone of '
+                             'lbr-stack/dynamic_parameter_identification (--lbr)')
+    from dynid.identify.result import IdentificationResult
+
+    bag = folder / 'lbr_med7'
+    code, err = _dynid(['import', str(source), '--columns', 'q=q_{i},tau=tau_{i}', '--rate', '100', '--robot',
+                        str(urdf), '-o', str(bag)])
+    if code != 0:
+        return {'status': 'import failed', 'stderr': err.strip()[-400:]}
+    runs = {}
+    argv = ['identify', str(bag), '--robot', str(urdf), '-o', str(folder / 'defaults.yaml')]
+    code, err = _dynid(argv, stdout=True)
+    runs['defaults'] = {'exit': code, 'warnings': _warnings(err)}
+    if code != 0:
+        runs['defaults']['stderr'] = err.strip()[-400:]
+        return {'status': 'identify refused', 'runs': runs}
+    diagnosis = IdentificationResult.load(folder / 'defaults.yaml').diagnosis_section or {}
+    signs = {name: joint.get('sign') for name, joint in (diagnosis.get('joints') or {}).items()}
+    advice = [f.get('advice', '') for f in diagnosis.get('findings') or [] if f.get('kind') == 'sign']
+    match = re.search(r'(--torque-sign \S+)', advice[0]) if advice else None
+    advised = match.group(1).split()[1] if match else ''
+    # the authors' convention: τ logged with the opposite sign of the file's torque on every joint (module docstring)
+    contradicted = [name for name, sign in signs.items() if sign == 1]
+    if advice and advised != 'all=-1':
+        contradicted += [name for name in signs if f'{name}=-1' not in advised]
+    if match:
+        code, err = _dynid([*argv[:-2], *match.group(1).split(), '-o', str(folder / 'advised.yaml')], stdout=True)
+        runs['advised'] = {'argv': match.group(1), 'exit': code, 'warnings': _warnings(err)}
+    return {'status': 'ok', 'runs': runs, 'signs': signs, 'advice': advised,
+            'contradicted_by_authors': sorted(set(contradicted))}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='a smaller set (20 logs) for development')
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--lbr', default=os.environ.get('DYNID_LBR_DATA'),
+                        help='clone of lbr-stack/dynamic_parameter_identification (default $DYNID_LBR_DATA)')
+    parser.add_argument('--public-only', action='store_true', help='only part 5 (the public data)')
     args = parser.parse_args(argv)
+    if args.public_only:
+        with tempfile.TemporaryDirectory() as scratch:
+            public = {'lbr_med7': public_lbr_med7(Path(scratch), Path(args.lbr) if args.lbr else None)}
+        print(json.dumps({'benchmark': 'diagnostics', 'public': public}))
+        return 0
     start = time.perf_counter()
     settings = DiagnosisSettings()
     rng = np.random.default_rng(args.seed)
@@ -335,13 +398,40 @@ def main(argv: list[str] | None = None) -> int:
         fuzz = run_fuzz(200 if args.quick else 2000, args.seed)
     except ImportError:
         fuzz = {'fuzz_cases': None, 'fuzz_tracebacks': None, 'partial_outputs': None}
+    with tempfile.TemporaryDirectory() as scratch:
+        public = {'lbr_med7': public_lbr_med7(Path(scratch), Path(args.lbr) if args.lbr else None)}
+    _print_public(public)
     print(f'({time.perf_counter() - start:.0f} s)')
     print(json.dumps({'benchmark': 'diagnostics', 'clean_logs': clean['logs'],
                       'false_warnings_per_100_logs': round(rate, 3), 'faults_injected': injected,
                       'faults_named': named, 'faults_misnamed': misnamed,
                       'refusal_ways_out_working': f'{refusals["working"]}_of_{refusals["total"]}', **fuzz,
-                      'public': {}}))
+                      'public': {name: _public_summary(part) for name, part in public.items()}}))
     return 0
+
+
+def _public_summary(part: dict) -> dict:
+    """The JSON line's figures of one public dataset."""
+    if part.get('status') != 'ok':
+        return {'status': part.get('status')}
+    runs = part['runs']
+    return {'status': 'ok', 'identify_defaults_exit': runs['defaults']['exit'],
+            'warnings_defaults': len(runs['defaults']['warnings']), 'advice': part['advice'],
+            'identify_advised_exit': runs.get('advised', {}).get('exit'),
+            'warnings_advised': len(runs.get('advised', {}).get('warnings', [])),
+            'contradicted_by_authors': len(part['contradicted_by_authors'])}
+
+
+def _print_public(public: dict) -> None:
+    for name, part in public.items():
+        print(f'5. {name}: {part.get("status")}' + (f' ({part["reason"]})' if 'reason' in part else ''))
+        for label, run in part.get('runs', {}).items():
+            print(f'   identify, {label} {run.get("argv", "")}: exit {run["exit"]}, {len(run["warnings"])} warnings')
+            for line in run['warnings']:
+                print(f'     warning: {line[:300]}')
+        if part.get('status') == 'ok':
+            print(f'   signs by the diagnosis: {part["signs"]}; advice {part["advice"] or "none"}; contradicted by '
+                  f'the authors\' convention (−1 on every joint): {part["contradicted_by_authors"] or "none"}')
 
 
 if __name__ == '__main__':

@@ -1,7 +1,8 @@
 """A fleet's health record on a real PostgreSQL server, its page, and re-identification of its recordings on Dask.
 
-Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick]`` (needs PostgreSQL's server binaries: Debian's
-``postgresql`` package; as root the server runs as the ``postgres`` user; see test/pg_server.py).
+Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick] [--only page|dask]`` (needs PostgreSQL's server
+binaries: Debian's ``postgresql`` package; as root the server runs as the ``postgres`` user; see
+test/pg_server.py). ``--only page``: steps 1–2 (no Dask); ``--only dask``: step 3 (no PostgreSQL).
 
 1. **Ingest**: a throwaway PostgreSQL server (its own folder, a free loopback port, default settings:
    fsync and synchronous_commit on). 100 twin robots × 50 daily sessions (``--quick``: 20 × 20), made from
@@ -14,19 +15,34 @@ Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick]`` (needs PostgreSQL'
    its sessions, each once (``sessions_lost`` counts the missing and the duplicated), and nothing of the
    killed writer's session may be there. ``ingest_sessions_per_s``: sessions over the wall time of the
    whole ingest, the restart's downtime included.
-2. **Fleet page**: ``dynid health --db URL --fleet-report DIR`` as a function (read every robot in one
-   transaction, judge, rank, write index.html, fleet.json and 100 robot pages): ``fleet_page_s``. Three
-   robots have a worn elbow (Coulomb friction +8 %/week from day 20): they must be the first three
-   entries of the ranking by forecast, with no healthy robot above them.
+2. **Fleet page**: each robot's judgement stored as its writer stores it after a session
+   (:func:`dynid.health.stored.store_judgement`, two processes: ``judgements_store_s`` for all, and the CPU
+   time per robot, what a robot PC spends after each session), then ``dynid health --db URL --fleet-report
+   DIR`` as a function (read the stored judgements, rank, write index.html, fleet.json and 100 robot pages):
+   ``fleet_page_s``, and the CPU time of this process for it (``fleet_page_cpu_s``: the server's and the
+   file system's work not included); every robot must be read from its stored judgement (none judged
+   again). Beside it (not with ``--quick``) the same page judging every robot from its sessions, as before
+   the judgements were stored (``fleet_page_judging_all_s``). Three robots have a worn elbow (Coulomb
+   friction +8 %/week from day 20): they must be the first three entries of the ranking by forecast, with no
+   healthy robot above them.
 3. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
    robot/date/bag) and one recording cut off on purpose, identified by :func:`dynid.fleet.batch.reidentify` on
-   a LocalCluster with 1, 2, 1 and 2 workers, the best run of each counted (``force``: every run identifies
-   everything; the clock starts once the cluster is up and its workers have imported dynid); recordings
-   per minute of each, the ratio
-   (target ≥ 1.6 on two cores), the broken one reported, the 2-worker results identical to the 1-worker
-   ones and, for three recordings, to ``dynid identify`` run on its own.
+   a local Dask cluster of single-threaded workers (``dask worker --nthreads 1``: Dask's nanny sets
+   OMP/OpenBLAS/MKL threads to 1; the workers' BLAS threads are printed), each worker in a session of its
+   own as separate services are (Linux shares the CPUs fairly between sessions first, ``autogroup``: on a
+   machine shared with other sessions, workers started in one session would share one session's part),
+   with 1, 2, 1 and 2 workers, the best run of each counted (``force``:
+   every run identifies everything; the clock starts once the cluster is up and each worker has identified
+   one recording, so imports and first-use costs are paid before it); recordings per minute of each, the
+   ratio (target ≥ 1.6 on two cores), the broken one reported, the 2-worker results identical to the
+   1-worker ones and, for three recordings, to ``dynid identify`` run on its own.
 
-The machine is shared: the load average is printed beside the figures.
+The machine may be shared: the load average is printed beside the figures, and for the Dask runs each
+task's CPU time (``time.process_time`` in the worker) and the workers' CPU share, Σ task CPU / (workers ×
+wall): near 1 when each worker had a core to itself. The work per task is its CPU time; a 2-worker ratio
+below 2 with the same task CPU time and a share below 1 is the machine's other load, not the batch. The
+ratio two workers reach with a core each, 2 × task CPU (1 worker) / task CPU (2 workers), is printed beside
+the measured one (``reidentify_ratio_cpu_bound``): an estimate from CPU times, not a measurement.
 """
 
 from __future__ import annotations
@@ -156,17 +172,48 @@ def ingest(server, robots: int, count: int) -> dict:
             'partial_present': partial, 'sessions': total, 'victim_committed': victim_sessions}
 
 
-def fleet_page(url: str, folder: Path, robots: int) -> dict:
+def store_share(url: str, names: list[str]) -> float:
+    """Store the judgements of ``names`` (one process's share); its CPU time [s]."""
+    from dynid.health.record import HealthRecord
+    from dynid.health.stored import store_judgement
+
+    cpu = time.process_time()
+    with HealthRecord(url) as record:
+        for name in names:
+            store_judgement(record, name)
+    return time.process_time() - cpu
+
+
+def store_judgements(url: str) -> dict:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dynid.health.record import HealthRecord
+
+    with HealthRecord(url, readonly=True) as record:
+        names = record.robots()
+    start = time.perf_counter()
+    with ProcessPoolExecutor(2) as pool:
+        cpu = sum(pool.map(store_share, [url, url], [names[0::2], names[1::2]]))
+    seconds = time.perf_counter() - start
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        size = float(connection.execute('SELECT avg(length(judgement)) FROM judgements').fetchone()[0])
+    return {'seconds': seconds, 'cpu_per_robot_s': cpu / len(names), 'robots': len(names), 'bytes': size}
+
+
+def fleet_page(url: str, folder: Path, robots: int, use_stored: bool = True) -> dict:
     from dynid.fleet.report import judge_fleet, write_fleet_report
 
-    start = time.perf_counter()
-    fleet = judge_fleet(url)
+    start, cpu = time.perf_counter(), time.process_time()
+    fleet = judge_fleet(url, use_stored=use_stored)
     judged = time.perf_counter() - start
     write_fleet_report(fleet, folder)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     top = [(e.robot, e.joint, e.quantity) for e in fleet.by_forecast[:3]]
     expected = {f'robot-{r:03d}' for r in worn(robots)}
-    return {'seconds': seconds, 'judge_s': judged, 'top': top,
+    return {'seconds': seconds, 'cpu_s': cpu, 'judge_s': judged, 'top': top,
+            'from_stored': len(fleet.robots) - len(fleet.judged),
             'worn_on_top': {t[0] for t in top} == expected and all(t[1] == 'elbow_joint' for t in top),
             'robots': len(fleet.robots)}
 
@@ -194,9 +241,42 @@ def recordings(root: Path, robots: int, per_robot: int) -> tuple[list[Path], Pat
     return bags, broken
 
 
-def _warm() -> None:
-    import dynid.cli.identify  # noqa: F401
-    import dynid.fleet.batch  # noqa: F401
+def _warm(bag: str) -> dict:
+    """On a worker: identify ``bag`` once (imports and first-use costs paid); the worker's BLAS threads."""
+    from threadpoolctl import threadpool_info
+
+    from dynid.cli.batch import identify_command
+    from dynid.fleet.batch import Job, run_job
+
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / 'bag'
+        import shutil
+
+        shutil.copytree(bag, copy)
+        run_job(Job(str(copy), 'warm', 'ur5e'), force=True, command=identify_command)
+    return {'blas_threads': max((p['num_threads'] for p in threadpool_info()), default=1),
+            'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS')}
+
+
+@contextlib.contextmanager
+def worker_sessions(address: str, workers: int):
+    """``workers`` Dask workers (``dask worker``: a nanny, one process, one thread), each in a session of its own."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / 'src'), os.environ.get('PYTHONPATH', '')]))
+    command = [sys.executable, '-m', 'distributed.cli.dask_worker', address, '--nthreads', '1', '--nworkers', '1',
+               '--no-dashboard', '--death-timeout', '60']
+    started = [subprocess.Popen(command, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL) for _ in range(workers)]
+    try:
+        yield started
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
@@ -204,25 +284,35 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
     from dask.distributed import Client, LocalCluster
 
     from dynid.cli import main
+    from dynid.cli.batch import identify_command
     from dynid.fleet.batch import reidentify
     from dynid.identify.result import IdentificationResult
 
     runs, values = {1: [], 2: []}, {}
     for workers in (1, 2, 1, 2):  # alternated: the other helpers' load drifts between runs
         # the cluster started and its workers' imports done before the clock starts: the steady throughput
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
-            client.run(_warm)
+        with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as cluster, Client(cluster) as client, \
+                worker_sessions(cluster.scheduler_address, workers):
+            client.wait_for_workers(workers, timeout=600)
+            threads = client.run(_warm, str(bags[0]))
             start = time.perf_counter()
-            outcomes = reidentify(root, 'ur5e', scheduler=cluster.scheduler_address, force=True)
+            outcomes = reidentify(root, 'ur5e', command=identify_command, scheduler=cluster.scheduler_address,
+                                  force=True)
             seconds = time.perf_counter() - start
         identified = [o for o in outcomes if o.status == 'identified']
         failed = [o for o in outcomes if o.status == 'failed']
+        task_cpu = sum(o.cpu_s for o in outcomes)
         runs[workers].append({'seconds': seconds, 'identified': len(identified), 'failed': [o.bag for o in failed],
-                              'per_min': 60.0 * len(identified) / seconds, 'load': load()})
+                              'per_min': 60.0 * len(identified) / seconds, 'load': load(),
+                              'task_cpu_s': sum(o.cpu_s for o in identified) / len(identified),
+                              'task_wall_s': sum(o.seconds for o in identified) / len(identified),
+                              'cpu_share': task_cpu / (workers * seconds)})
         values[workers] = {o.bag: IdentificationResult.load(o.result).values for o in identified}
+        run = runs[workers][-1]
         print(f'reidentify, {workers} worker(s): {len(identified)} recordings in {seconds:.1f} s = '
-              f'{60.0 * len(identified) / seconds:.1f}/min, failed {len(failed)} (load {load()})', flush=True)
+              f'{run["per_min"]:.1f}/min, failed {len(failed)}; per task {run["task_cpu_s"]:.2f} s CPU in '
+              f'{run["task_wall_s"]:.2f} s wall; the workers\' CPU share {run["cpu_share"]:.2f} (load {load()}; '
+              f'workers\' BLAS threads {sorted(t["blas_threads"] for t in threads.values())})', flush=True)
     runs = {w: max(r, key=lambda run: run['per_min']) for w, r in runs.items()}  # the best of two each
     same = values[1].keys() == values[2].keys() and all(np.array_equal(values[1][b], values[2][b]) for b in values[1])
     alone = True
@@ -241,6 +331,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='20 robots × 20 sessions, 12 recordings')
     parser.add_argument('--writer', nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument('--only', choices=('page', 'dask'), help='page: the record, its judgements and the fleet '
+                        'page (PostgreSQL); dask: the re-identification')
     parser.add_argument('--victim', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.writer:
@@ -249,14 +341,24 @@ def main() -> None:
     if args.victim:
         return victim_main(args.victim)
 
+    robots, count = (20, 20) if args.quick else (100, 50)
+    per_robot, fleet_robots = (3, 4) if args.quick else (10, 4)
+    print(f'load average at start: {load()} (2 cores, shared)')
+    out = {'benchmark': 'fleet'} | ({'only': args.only} if args.only else {})
+    if args.only != 'dask':
+        out |= page_part(robots, count, args.quick)
+    if args.only != 'page':
+        out |= dask_part(fleet_robots, per_robot)
+    print(json.dumps(out | {'load_average': load()}))
+
+
+def page_part(robots: int, count: int, quick: bool) -> dict:
+    """Steps 1 and 2 on a throwaway PostgreSQL server: the figures for the JSON line."""
     import pg_server
 
     reason = pg_server.unavailable()
     if reason:
         raise SystemExit(f'bench_fleet needs a PostgreSQL server: {reason}')
-    robots, count = (20, 20) if args.quick else (100, 50)
-    per_robot, fleet_robots = (3, 4) if args.quick else (10, 4)
-    print(f'load average at start: {load()} (2 cores, shared)')
     server = pg_server.Server()
     try:
         print(f'PostgreSQL {server.bin.parent.name} on 127.0.0.1:{server.port}; {robots} robots × {count} sessions, '
@@ -267,31 +369,53 @@ def main() -> None:
               f'partial session present: {got["partial_present"]}; its committed sessions: {got["victim_committed"]} '
               f'of 3 (load {load()}); {got["bytes_per_session"]:.0f} bytes per 6-joint session stored (tables and '
               'indexes)')
+        stored = store_judgements(got['url'])
+        print(f'judgements stored: {stored["robots"]} robots in {stored["seconds"]:.1f} s (two processes); '
+              f'{stored["cpu_per_robot_s"]:.2f} s CPU per robot of {count} sessions, what its writer spends after a '
+              f'session; {stored["bytes"] / 1000:.0f} kB stored per robot (load {load()})')
         with tempfile.TemporaryDirectory() as folder:
             page = fleet_page(got['url'], Path(folder) / 'fleet', robots)
-        print(f'fleet page: {page["robots"]} robots in {page["seconds"]:.2f} s (judging {page["judge_s"]:.2f} s; '
-              f'target ≤ 2 s) (load {load()}); top 3 {page["top"]}; worn joints on top: {page["worn_on_top"]}')
+            every = None if quick else fleet_page(got['url'], Path(folder) / 'every', robots, use_stored=False)
+        print(f'fleet page: {page["robots"]} robots in {page["seconds"]:.2f} s, {page["cpu_s"]:.2f} s CPU of this '
+              f'process (reading and ranking '
+              f'{page["judge_s"]:.2f} s; {page["from_stored"]} robots from their stored judgements; target ≤ 2 s) '
+              f'(load {load()}); top 3 {page["top"]}; worn joints on top: {page["worn_on_top"]}')
+        if every is not None:
+            print(f'the same page judging every robot from its sessions: {every["seconds"]:.1f} s (load {load()}); '
+                  f'the same top 3: {every["top"] == page["top"]}')
     finally:
         server.close()
+    return {'robots': robots, 'sessions': got['sessions'], 'postgres': True, 'concurrent_writers': WRITERS,
+            'sessions_lost': got['lost'], 'partial_session_present': bool(got['partial_present']),
+            'ingest_sessions_per_s': round(got['sessions'] / got['seconds'], 1),
+            'fleet_page_s': round(page['seconds'], 2), 'fleet_page_cpu_s': round(page['cpu_s'], 2),
+            'fleet_page_from_stored': page['from_stored'] == page['robots'],
+            'judgement_cpu_s_per_robot': round(stored['cpu_per_robot_s'], 3),
+            'judgement_bytes_per_robot': round(stored['bytes']),
+            'fleet_page_judging_all_s': None if every is None else round(every['seconds'], 1),
+            'worn_on_top': page['worn_on_top'], 'bytes_per_session': round(got['bytes_per_session'])}
+
+
+def dask_part(fleet_robots: int, per_robot: int) -> dict:
+    """Step 3: the figures for the JSON line."""
     with tempfile.TemporaryDirectory() as folder:
         bags, broken = recordings(Path(folder), fleet_robots, per_robot)
         ident = reidentification(Path(folder), bags, broken)
-    ratio = ident['runs'][2]['per_min'] / ident['runs'][1]['per_min']
-    print(f'best of two runs each: {ident["runs"][1]["per_min"]:.1f}/min (1 worker), {ident["runs"][2]["per_min"]:.1f}'
-          f'/min (2 workers): {ratio:.2f}× (target ≥ 1.6× on two cores); results 1 vs 2 workers identical: '
-          f'{ident["same_1_2"]}; identical to dynid identify alone (3 recordings): {ident["same_as_alone"]}; '
-          f'the broken recording reported: {ident["reported"]}')
-    print(json.dumps({'benchmark': 'fleet', 'robots': robots, 'sessions': got['sessions'], 'postgres': True,
-                      'concurrent_writers': WRITERS, 'sessions_lost': got['lost'],
-                      'partial_session_present': bool(got['partial_present']),
-                      'ingest_sessions_per_s': round(got['sessions'] / got['seconds'], 1),
-                      'fleet_page_s': round(page['seconds'], 2),
-                      'reidentified': ident['runs'][2]['identified'],
-                      'reidentify_per_min_1_worker': round(ident['runs'][1]['per_min'], 1),
-                      'reidentify_per_min_2_workers': round(ident['runs'][2]['per_min'], 1),
-                      'failed_recordings_reported': ident['reported'], 'worn_on_top': page['worn_on_top'],
-                      'bytes_per_session': round(got['bytes_per_session']),
-                      'results_identical': ident['same_1_2'] and ident['same_as_alone'], 'load_average': load()}))
+    one, two = ident['runs'][1], ident['runs'][2]
+    ratio = two['per_min'] / one['per_min']
+    print(f'best of two runs each: {one["per_min"]:.1f}/min (1 worker), {two["per_min"]:.1f}/min (2 workers): '
+          f'{ratio:.2f}× (target ≥ 1.6× on two cores); per task {one["task_cpu_s"]:.2f} and {two["task_cpu_s"]:.2f} s '
+          f'CPU, the workers\' CPU share {one["cpu_share"]:.2f} and {two["cpu_share"]:.2f} (each worker with a core '
+          f'to itself: {2 * one["task_cpu_s"] / two["task_cpu_s"]:.2f}×); results 1 vs 2 workers '
+          f'identical: {ident["same_1_2"]}; identical to dynid identify alone (3 recordings): '
+          f'{ident["same_as_alone"]}; the broken recording reported: {ident["reported"]}')
+    return {'reidentified': two['identified'], 'reidentify_per_min_1_worker': round(one['per_min'], 1),
+            'reidentify_per_min_2_workers': round(two['per_min'], 1), 'reidentify_ratio': round(ratio, 2),
+            'task_cpu_s_1_worker': round(one['task_cpu_s'], 3), 'task_cpu_s_2_workers': round(two['task_cpu_s'], 3),
+            'cpu_share_1_worker': round(one['cpu_share'], 2), 'cpu_share_2_workers': round(two['cpu_share'], 2),
+            'reidentify_ratio_cpu_bound': round(2 * one['task_cpu_s'] / two['task_cpu_s'], 2),
+            'failed_recordings_reported': ident['reported'],
+            'results_identical': ident['same_1_2'] and ident['same_as_alone']}
 
 
 if __name__ == '__main__':

@@ -12,8 +12,11 @@ Targets (the layout's rules and what a developer waits for on a 2-core machine):
   ``import`` statement in the source (deferred ones inside functions too, type-only ones too), 0 wanted;
 - ``twin_rtf``: real-time factor of ``DigitalTwin.run`` (plant, controller, sensors), UR5e at 1 kHz, the best
   of ``--repeats`` (≥ 20 wanted);
-- ``test_suite_s``: wall time of ``python -m pytest`` (≤ 480 s on a quiet machine), only with ``--test-suite``
-  (15 minutes and more on a busy machine); null otherwise.
+- ``test_suite_s``: wall time of ``python -m pytest`` run as ``make test`` runs it (the options of pytest.ini,
+  from the repository root), ≤ 480 s on a quiet machine, only with ``--test-suite``; null otherwise. Beside it
+  the suite's exit code, pytest's summary line (how many tests passed, failed, skipped) and the load average
+  before and after: a time is comparable only for a whole, green run, and on a machine whose other work the
+  load shows (several times longer on a busy one).
 
 The last line is JSON.
 """
@@ -24,6 +27,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -126,13 +130,24 @@ def twin_rtf(seconds: float, repeats: int) -> list[float]:
     return factors
 
 
-def test_suite_seconds() -> tuple[float, int]:
-    """(wall time [s], exit code) of the whole test suite, run as ``make test`` runs it."""
+SUMMARY = re.compile(r'\d+ (passed|failed|error)')
+
+
+def test_suite_seconds() -> tuple[float, int, str]:
+    """(wall time [s], exit code, pytest's summary line) of the whole test suite, run as ``make test`` runs it
+    (``python -m pytest`` from the repository root: pytest.ini's options); its output is passed through."""
     environment = dict(os.environ, AMENT_PREFIX_PATH=os.environ.get('AMENT_PREFIX_PATH', sys.prefix),
                        ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
     start = time.monotonic()
-    run = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider'], cwd=ROOT, env=environment)
-    return time.monotonic() - start, run.returncode
+    process = subprocess.Popen([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider'], cwd=ROOT,
+                               env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    summary = ''
+    for line in process.stdout:
+        sys.stdout.write(line)
+        if SUMMARY.search(line) and ' in ' in line:
+            summary = line.strip().strip('=').strip()
+    code = process.wait()
+    return time.monotonic() - start, code, summary or 'no summary line'
 
 
 def main() -> None:
@@ -146,7 +161,8 @@ def main() -> None:
     cli, nodes = line_counts(package / 'cli'), line_counts(package / 'nodes')
     circles = import_circles(import_graph(package))
     factors = twin_rtf(args.twin_seconds, args.repeats)
-    suite_s, suite_code = test_suite_seconds() if args.test_suite else (None, None)
+    load_before = os.getloadavg()[0]
+    suite_s, suite_code, suite_summary = test_suite_seconds() if args.test_suite else (None, None, None)
     load = os.getloadavg()[0]
 
     figures = {'cli_max_lines': max(cli.values()), 'node_max_lines': max(nodes.values()),
@@ -154,20 +170,26 @@ def main() -> None:
                'test_suite_s': None if suite_s is None else round(suite_s, 1)}
     command = (f'.venv/bin/python benchmarks/bench_house.py --twin-seconds {args.twin_seconds:g} '
                f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else ''))
-    print(f'dynid house benchmark ({os.cpu_count()} cores, load {load:.1f} at the end)')
+    print(f'dynid house benchmark ({os.cpu_count()} cores, load {load_before:.1f} before the suite, '
+          f'{load:.1f} at the end)')
     print(f'command: {command}')
     print(f'{"measure":<18} {"ours":>10} {"target":>10}   where')
     where = {'cli_max_lines': max(cli, key=cli.get), 'node_max_lines': max(nodes, key=nodes.get),
              'import_circles': '; '.join(' <-> '.join(group) for group in circles) or '-',
              'twin_rtf': f'UR5e 1 kHz, {args.twin_seconds:g} s, all: ' + ', '.join(f'{f:.1f}' for f in factors),
-             'test_suite_s': 'python -m pytest' + ('' if suite_code is None else f', exit code {suite_code}')}
+             'test_suite_s': 'python -m pytest' + ('' if suite_code is None else
+                                                   f', exit code {suite_code}: {suite_summary}')}
     for name, value in figures.items():
         shown = 'skipped' if value is None else f'{value:g}'
         target = f'≥ {TARGETS[name]:g}' if name == 'twin_rtf' else f'≤ {TARGETS[name]:g}'
         print(f'{name:<18} {shown:>10} {target:>10}   {where[name]}')
     if suite_s is None:
-        print('test_suite_s: not measured; run with --test-suite (runs python -m pytest, 8 to 16 minutes on 2 cores)')
-    print(json.dumps({'benchmark': 'house', **figures}))
+        print('test_suite_s: not measured; run with --test-suite (runs python -m pytest: many minutes)')
+    elif suite_code != 0:
+        print(f'test_suite_s: the suite exited {suite_code}; its time is not that of a green run')
+    extra = {} if suite_s is None else {'test_suite_exit_code': suite_code, 'test_suite_summary': suite_summary,
+                                        'load_before': round(load_before, 2), 'load_after': round(load, 2)}
+    print(json.dumps({'benchmark': 'house', **figures, **extra}))
 
 
 if __name__ == '__main__':

@@ -33,11 +33,11 @@ from dynid.cli import main as dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, save_trajectory
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot
+from dynid.signal.preprocess import FilterSettings
 from dynid.sim.twin import home_configuration
 from real_logs_tls import measure_tls  # benchmarks/ is on sys.path when run as a script
 

@@ -10,10 +10,10 @@ from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
 from dynid.identify.bridging import bridge_gaps
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.preprocess import FilterSettings, minimum_samples
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.io.dataset import Dataset
+from dynid.signal.preprocess import FilterSettings, minimum_samples
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, home_configuration

@@ -1,16 +1,22 @@
-"""The `dynid model` subcommand, run as users run it (the installed console script)."""
+"""The `dynid model` subcommand: in this process (cli_run.run_dynid), and as users run it (the installed
+console script, a process of its own) where the process's whole error output is the point: urdfdom, under
+pinocchio, writes its parse errors itself, past Python's sys.stderr."""
 
 import json
 import subprocess
 
 import pytest
 
+from cli_run import run_dynid
 from dds_helpers import DYNID
 
 
 def _run(*args):
-    command = list(DYNID) + list(args)
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return run_dynid(*args)
+
+
+def _process(*args):
+    return subprocess.run(list(DYNID) + list(args), capture_output=True, text=True, timeout=120)
 
 
 def test_model_json_reports_36_base_parameters_for_ur5e():
@@ -43,7 +49,7 @@ def test_bad_robot_exits_2_with_one_line(robot, reason):
 def test_broken_urdf_exits_2_with_one_line(tmp_path):
     broken = tmp_path / 'broken.urdf'
     broken.write_text('<robot name="r"><link name="a"/><joint name="j" type="revolute">')
-    result = _run('model', '--robot', str(broken))
+    result = _process('model', '--robot', str(broken))
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -66,7 +72,7 @@ def test_urdf_the_parser_cannot_read_exactly_exits_2_with_its_message(tmp_path, 
     urdf = tmp_path / 'malformed.urdf'
     urdf.write_text(MALFORMED_INERTIA_URDF)
     output = ('-o', str(tmp_path / 'never.yaml')) if subcommand == 'excite' else ()
-    result = _run(subcommand, *output, '--robot', str(urdf))
+    result = _process(subcommand, *output, '--robot', str(urdf))
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -76,7 +82,7 @@ def test_urdf_the_parser_cannot_read_exactly_exits_2_with_its_message(tmp_path, 
 
 
 def test_help_and_version():
-    assert _run('model', '--help').returncode == 0
-    result = _run('--version')
+    assert _process('model', '--help').returncode == 0
+    result = _process('--version')
     assert result.returncode == 0 and result.stdout.startswith('dynid ')
-    assert _run().returncode == 2  # a subcommand is required
+    assert _process().returncode == 2  # a subcommand is required

@@ -6,7 +6,6 @@ the link frames against the DH frames, the limits; a modified-DH robot file and 
 """
 
 import json
-import subprocess
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -14,7 +13,7 @@ import pinocchio as pin
 import pytest
 import yaml
 
-from dds_helpers import DYNID
+from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.model import RobotModel, load_robot
 from dynid.model.dh_urdf import robot_urdf
@@ -23,8 +22,7 @@ DH_BUILTINS = ('ur3e', 'ur5e', 'ur10e', 'ur16e')
 
 
 def _run(*args, cwd=None):
-    command = list(DYNID) + list(args)
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
+    return run_dynid(*args, cwd=cwd)
 
 
 def _frame_poses(model: pin.Model, names, q: np.ndarray) -> list[list[pin.SE3]]:

@@ -40,16 +40,17 @@ def test_the_docs_build_without_a_warning(tmp_path):
 
 def test_a_broken_link_fails_the_build(tmp_path):
     """The same configuration on a copy of the pages (the API page without its autosummary, to stay quick),
-    with one link to a page that does not exist: the build fails and names it."""
+    with one link to a page that does not exist: the build fails and names it. The second build goes into
+    the first's folder, as ``make docs`` does again after an edit: Sphinx reads again the page that changed."""
     source = tmp_path / 'docs'
     shutil.copytree(DOCS, source, ignore=shutil.ignore_patterns('_build', '_autosummary'))
     (tmp_path / 'benchmarks').mkdir()
     shutil.copy(ROOT / 'benchmarks' / 'README.md', tmp_path / 'benchmarks' / 'README.md')
     (source / 'api.md').write_text('# API reference\n', encoding='utf-8')
-    assert _build(source, tmp_path / 'good').returncode == 0  # the copy builds: what follows is the link's doing
+    assert _build(source, tmp_path / 'html').returncode == 0  # the copy builds: what follows is the link's doing
     tutorial = source / 'tutorial.md'
     tutorial.write_text(tutorial.read_text(encoding='utf-8') + '\nSee [the missing page](no_such_page.md).\n',
                         encoding='utf-8')
-    done = _build(source, tmp_path / 'broken')
+    done = _build(source, tmp_path / 'html')
     assert done.returncode != 0
     assert 'no_such_page' in done.stderr

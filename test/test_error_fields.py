@@ -1,6 +1,7 @@
 """Core errors name settings by their field names; each front end spells them: the command line as ``--flag``,
 a node as ``name:=``. A guard holds the count of messages raised outside ``src/dynid/cli/`` that name a
-command-line flag at zero (43 before the fields)."""
+command-line flag at zero (43 before the fields); another the node spellings (``name:=``) in the core's strings at
+zero (4 before: identify/session.py's NODE_SPELLING and 'force:=true', now the ROS side's)."""
 
 import ast
 import re
@@ -17,6 +18,9 @@ from dynid.model import load_robot
 SRC = Path(__file__).resolve().parents[1] / 'src' / 'dynid'
 BRANCHED = str(Path(__file__).parent / 'data' / 'torso_arm.urdf')  # a torso, a six-joint arm, a head
 FLAG = re.compile(r'(?<![\w-])--[a-z][a-z0-9-]*')
+PARAMETER = re.compile(r'(?<![\w:])[a-z][a-z0-9_]*:=')
+#: The front ends: each spells the fields its own way; the core names them
+FRONT_ENDS = ('cli', 'ros', 'nodes', 'suite')
 
 
 def flags_in_raised_messages(root: Path) -> list[str]:
@@ -31,6 +35,37 @@ def flags_in_raised_messages(root: Path) -> list[str]:
                           if isinstance(part, ast.Constant) and isinstance(part.value, str)
                           for flag in FLAG.findall(part.value)]
     return found
+
+
+def node_spellings_in_the_core(root: Path) -> list[str]:
+    """``file:line name:=`` for every node parameter spelling in a string of the core (outside :data:`FRONT_ENDS`):
+    a message, an advice or a table of spellings. Docstrings are left out: they may cite a launch file's argument
+    (``use_currents_as_efforts:=false`` of UR's driver)."""
+    found = []
+    for path in sorted(root.rglob('*.py')):
+        if path.relative_to(root).parts[0] in FRONT_ENDS:
+            continue
+        tree = ast.parse(path.read_text(encoding='utf-8'))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        found += [f'{path.relative_to(root)}:{node.lineno} {spelled}' for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  for spelled in PARAMETER.findall(node.value)]
+    return found
+
+
+def test_the_core_holds_no_node_spelling():
+    assert node_spellings_in_the_core(SRC) == []
+
+
+def test_the_guard_finds_a_node_spelling_in_the_core(tmp_path):
+    (tmp_path / 'core.py').write_text('"""Run it with use_currents_as_efforts:=false."""\n'
+                                      "ADVICE = {'force': 'force:=true'}\nif (n := 2):\n    pass\n")
+    (tmp_path / 'ros').mkdir()
+    (tmp_path / 'ros' / 'runner.py').write_text("SPELLING = 'joints:='\n")
+    assert node_spellings_in_the_core(tmp_path) == ['core.py:2 force:=']
 
 
 def test_no_message_raised_outside_the_cli_names_a_flag():

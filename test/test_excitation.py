@@ -1,12 +1,11 @@
 """Excitation design (issue 5): rest-to-rest Fourier series, limits, determinism, experiments, CLI."""
 
-import subprocess
 
 import numpy as np
 import pytest
 import yaml
 
-from dds_helpers import DYNID
+from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite import experiments
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
@@ -102,7 +101,7 @@ def test_experiments_follow_the_seeds_settings(setup):
 
 
 def _excite(*args):
-    return subprocess.run(list(DYNID) + ['excite', *args], capture_output=True, text=True, timeout=300)
+    return run_dynid('excite', *args)
 
 
 def test_cli_writes_trajectories_and_refuses_bad_ones(tmp_path):

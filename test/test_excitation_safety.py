@@ -1,11 +1,10 @@
 """Safe excitation for any robot (issue 13): home, floor clearance of every link, self-collision, refusals."""
 
-import subprocess
 
 import numpy as np
 import pytest
 
-from dds_helpers import DYNID
+from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite.clearance import Clearance
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
@@ -116,7 +115,7 @@ def _prepared_clearance(robot, home):
 
 
 def _excite(*args):
-    return subprocess.run(list(DYNID) + ['excite', *args], capture_output=True, text=True, timeout=300)
+    return run_dynid('excite', *args)
 
 
 def test_cli_home_and_refusals_name_joint_limit_and_time(tmp_path):

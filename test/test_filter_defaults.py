@@ -10,11 +10,11 @@ import yaml
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
+from dynid.signal.preprocess import FilterSettings
 
 
 def test_defaults_are_the_thesis_values_from_500_hz_and_follow_the_rate_below():

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip('dask.distributed', reason='dask[distributed] is not installed (pip install -r requirements.txt)')
 
 from dynid.cli import main  # noqa: E402
+from dynid.cli.batch import identify_command  # noqa: E402
 from dynid.fleet.batch import discover, reidentify, summary_table  # noqa: E402
 from dynid.health.record import HealthRecord  # noqa: E402
 from dynid.identify.result import IdentificationResult  # noqa: E402
@@ -34,10 +35,12 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
     root, bags, broken = tree
     db = tmp_path / 'health.sqlite3'
     seen = []
-    outcomes = reidentify(root, 'ur5e', workers=2, db=db, progress=lambda o, done, total: seen.append((done, total)))
+    outcomes = reidentify(root, 'ur5e', command=identify_command, workers=2, db=db,
+                          progress=lambda o, done, total: seen.append((done, total)))
     assert [o.robot for o in outcomes] == ['cell-1', 'cell-1', 'cell-2', 'cell-3']
     assert [o.status for o in outcomes] == ['identified'] * 3 + ['failed']
     assert str(broken) in outcomes[3].bag and outcomes[3].error and seen[-1] == (4, 4)
+    assert all(0 < o.cpu_s for o in outcomes[:3])  # the worker's CPU time of each identification
     assert not (broken.parent / 'bag9.result.yaml').exists()
     for bag in bags:  # the same as dynid identify on that recording alone
         assert main(['identify', str(bag), '-o', str(tmp_path / f'{bag.name}.yaml'), '--quiet']) == 0
@@ -51,10 +54,13 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
         history = record.history('cell-2')
         fc = IdentificationResult.load(bags[2].with_name(bags[2].name + '.result.yaml')).friction()
         assert history.values['coulomb_nm'][0] == pytest.approx([fc[j]['Fc'] for j in history.joint_names])
+        stored = {r.robot: r.basis for r in record.stored_judgements()}  # judged once each, for the fleet page
+        assert stored['cell-1'].sessions == 2 and stored['cell-2'].sessions == 1
     table = summary_table(outcomes)
     assert '3 identified, 0 skipped, 1 failed of 4 recordings' in table and 'bag9' in table
 
-    again = reidentify(root, 'ur5e', workers=1, db=db)  # done before: skipped, and no second session
+    # done before: skipped, and no second session
+    again = reidentify(root, 'ur5e', command=identify_command, workers=1, db=db)
     assert [o.status for o in again] == ['skipped'] * 3 + ['failed']
     with HealthRecord(db, readonly=True) as record:
         assert record.session_count() == 3
@@ -62,7 +68,7 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
     data = json.loads(meta.read_text())
     data['fingerprint']['inputs'][0]['sha256'] = '0' * 64  # as if the recording had changed since
     meta.write_text(json.dumps(data))
-    assert reidentify(root, 'ur5e', workers=1)[0].status == 'identified'
+    assert reidentify(root, 'ur5e', command=identify_command, workers=1)[0].status == 'identified'
 
 
 def test_the_command_reads_a_manifest_and_exits_2_naming_the_failures(tree, tmp_path, capsys):

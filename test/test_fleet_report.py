@@ -1,16 +1,24 @@
 """The fleet's page and JSON (dynid.fleet.report, dynid health --fleet-report/--fleet-json): worn joints of
-twin robots ranked first, each robot's own page linked, the folder written whole or not at all."""
+twin robots ranked first, each robot's own page linked, the folder written whole or not at all; stored
+judgements (dynid.health.stored) give the same page as judging every robot, and go stale with the record."""
 
 import json
+import re
+import shutil
+import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.fleet.report import judge_fleet, write_fleet_report
 from dynid.fleet.synthetic import wear_sessions
-from dynid.health.record import HealthRecord
+from dynid.health.assessment import assess
+from dynid.health.record import Event, HealthRecord
+from dynid.health.settings import HealthSettings
+from dynid.health.stored import decode, encode, store_judgement
 from dynid.sim.wear import SessionSchedule, WearChange
 
 WORN = {'cell-02': 'elbow_joint', 'cell-05': 'wrist_1_joint'}
@@ -84,3 +92,81 @@ def test_the_ranking_reads_the_same_from_the_python_function(record):
     assert fleet.pages['cell-00'] == 'robots/cell-00/index.html'
     path = write_fleet_report(fleet, record.parent / 'again')
     assert (path / 'robots' / 'cell-05' / 'index.html').exists()
+
+
+def _files(fleet, folder) -> dict:
+    """The report's files, the minute it was written left out."""
+    write_fleet_report(fleet, folder)
+    found = {}
+    for path in sorted(folder.rglob('*')):
+        if path.is_file():
+            text = re.sub(r'written \d{4}-\d\d-\d\d \d\d:\d\d UTC', 'written', path.read_text())
+            if path.name == 'fleet.json':
+                document = json.loads(text)
+                document.pop('written_utc')
+                text = json.dumps(document)
+            found[path.relative_to(folder)] = text
+    return found
+
+
+def _judged_afresh(path, tmp_path, settings=None):
+    """The fleet judged from all its sessions: a copy of the record without its stored judgements."""
+    copy = tmp_path / f'fresh-{len(list(tmp_path.iterdir()))}.sqlite3'
+    shutil.copy(path, copy)
+    connection = sqlite3.connect(copy)
+    connection.execute('DELETE FROM judgements')
+    connection.commit()
+    connection.close()
+    fleet = judge_fleet(copy, settings)
+    assert fleet.sections == {}
+    fleet.source = f'record {path}'  # named as the record it was copied from
+    return fleet
+
+
+def test_stored_judgements_give_the_same_page_and_go_stale_with_new_sessions_events_and_settings(tmp_path):
+    path = tmp_path / 'health.sqlite3'
+    fill(path, robots=5, sessions=30)
+    assert judge_fleet(path).sections == {}  # nothing stored yet: every robot judged here
+    assert len(judge_fleet(path, store=True).judged) == 5
+    fast = judge_fleet(path)
+    assert sorted(fast.sections) == [f'cell-{r:02d}' for r in range(5)] and fast.judged == []  # every robot read
+    assert _files(fast, tmp_path / 'fast') == _files(_judged_afresh(path, tmp_path), tmp_path / 'full')
+    assert [(e.robot, e.joint, e.quantity) for e in fast.by_forecast][:1] == [('cell-02', 'elbow_joint', 'friction')]
+
+    later = wear_sessions('cell-01', SessionSchedule.regular(31, seed=1), seed=1)[-1]
+    with HealthRecord(path) as record:
+        record.append(later)  # a new session: cell-01's stored judgement is stale
+        record.add_event('cell-03', Event('maintenance', later.started_utc - 86400.0 * 5, 'elbow_joint'))
+        store_judgement(record, 'cell-04')  # stored by its writer again: still current
+    again = judge_fleet(path)
+    assert sorted(again.sections) == ['cell-00', 'cell-02', 'cell-04'] and again.judged == ['cell-01', 'cell-03']
+    assert again.healths['cell-01'].sessions == 31 and again.healths['cell-03'].joints['elbow_joint'][
+        'stiffness'].segments[-1] == 25
+    assert _files(again, tmp_path / 'again') == _files(_judged_afresh(path, tmp_path), tmp_path / 'full-again')
+    other = HealthSettings(warn_days=10.0)  # other judging settings: nothing stored is theirs
+    assert judge_fleet(path, other).sections == {}
+    assert judge_fleet(path, HealthSettings(db='elsewhere', session_s=600.0)).sections.keys() == {
+        'cell-00', 'cell-02', 'cell-04'}  # where the record is and how a node writes it do not judge
+
+
+def test_stored_judgements_read_back_bit_for_bit(record):
+    with HealthRecord(record, readonly=True) as opened:
+        history = opened.history('cell-02')
+    health = assess(history, HealthSettings())
+    back, section = decode(encode(health, 'section'))
+    assert section == 'section' and back.to_dict() == health.to_dict()
+    for joint, quantities in health.joints.items():
+        for quantity, q in quantities.items():
+            for name in ('t_days', 'value', 'compensated', 'relative'):
+                np.testing.assert_array_equal(getattr(back.joints[joint][quantity], name), getattr(q, name))
+
+
+def test_the_command_stores_the_judgements_it_made_and_the_next_page_reads_them(tmp_path, capsys):
+    path = tmp_path / 'health.sqlite3'
+    fill(path, robots=3, sessions=20)
+    assert main(['health', '--db', str(path), '--fleet-report', str(tmp_path / 'a'), '--store-judgements']) == 0
+    assert '(3 robots, 0 of them from their stored judgements)' in capsys.readouterr().err
+    assert main(['health', '--db', str(path), '--fleet-report', str(tmp_path / 'b')]) == 0
+    assert '(3 robots, 3 of them from their stored judgements)' in capsys.readouterr().err
+    assert main(['health', '--db', str(path), '--store-judgements']) == 2
+    assert '--fleet-report or --fleet-json' in capsys.readouterr().err

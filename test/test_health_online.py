@@ -66,6 +66,8 @@ def test_a_session_is_written_every_session_s_with_the_settled_estimates(running
     with HealthRecord(tmp_path / 'health.sqlite3', readonly=True) as record:
         history = record.history('cell-2')
         assert record.inputs('cell-2') == {'/estimator_node'}
+        stored = record.stored_judgements()  # judged after the write and stored, for the fleet's page
+        assert [(r.robot, r.basis.sessions) for r in stored] == [('cell-2', 1)]
     assert len(history) == 1 and history.model == 'ur5e'
     np.testing.assert_allclose(history.values['stiffness'][0], K1, rtol=0.05)
     assert np.all(history.values['stiffness_std'][0] < 0.02 * K1)

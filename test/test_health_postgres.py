@@ -1,7 +1,7 @@
 """The health record on a real PostgreSQL server (started here on a temporary folder and a free port,
-test/pg_server.py): the same schema as SQLite, migration from version 2, a newer or foreign database refused and
-untouched, eight writer processes at once, a writer killed inside a session, and a server crash and restart while
-writing."""
+test/pg_server.py): the same schema as SQLite, migration from version 2, stored judgements, a newer or foreign
+database refused and untouched, eight writer processes at once, a writer killed inside a session, and a server
+crash and restart while writing."""
 
 import json
 import math
@@ -52,7 +52,7 @@ def test_the_schema_and_the_values_are_the_same_as_in_sqlite(url, tmp_path):
                 record.append(session(k))
             record.append(Session('cell-1', 'test-arm', JOINTS, 1.7e9 + 86400.0 * 9,
                                   (JointSession('b', stiffness=3e4),)))
-            assert record.schema_version == SCHEMA_VERSION == 3
+            assert record.schema_version == SCHEMA_VERSION == 4
             histories.append((record.dialect, record.columns(), record.history('cell-1')))
     (pg, pg_columns, pg_history), (lite, lite_columns, lite_history) = histories
     assert (pg, lite) == ('postgresql', 'sqlite')
@@ -62,6 +62,25 @@ def test_the_schema_and_the_values_are_the_same_as_in_sqlite(url, tmp_path):
     np.testing.assert_array_equal(pg_history.started_utc, lite_history.started_utc)
     assert pg_history.conditions['mounting'] == lite_history.conditions['mounting'][:4] + ['']
     np.testing.assert_array_equal(pg_history.conditions['payload_kg'], [2.5] * 4 + [math.nan])
+
+
+def test_stored_judgements_are_the_same_as_in_sqlite(url, tmp_path):
+    from dynid.health.settings import HealthSettings
+    from dynid.health.stored import read_judgements, store_judgement
+
+    settings, found = HealthSettings(), []
+    for target in (url, tmp_path / 'health.sqlite3'):
+        with HealthRecord(target) as record:
+            for k in range(10):
+                record.append(session(k))
+            store_judgement(record, 'cell-1', settings)
+            current, stale, _ = read_judgements(record, settings)
+            assert stale == []
+            record.append(session(10))
+            assert read_judgements(record, settings)[1] == ['cell-1']  # a new session: stale
+            found.append(current['cell-1'])
+    (pg, pg_section), (lite, lite_section) = found
+    assert pg.to_dict() == lite.to_dict() and pg_section == lite_section and pg.sessions == 10
 
 
 def test_a_version_2_database_is_migrated_with_its_sessions(url):
@@ -81,9 +100,10 @@ def test_a_version_2_database_is_migrated_with_its_sessions(url):
     with pytest.raises(InputError, match='older'):
         HealthRecord(url, readonly=True)  # reading alone never changes the database
     with HealthRecord(url) as record:
-        assert record.schema_version == 3
+        assert record.schema_version == 4
         record.append(session(1, robot='old'))
         history = record.history('old')
+        assert 'judgements' in record.columns()
     assert history.values['stiffness'][0, 0] == 41000.0 and math.isnan(history.values['load_rms_nm'][0, 0])
     assert history.values['load_rms_nm'][1, 0] == 12.5 and history.conditions['effort_meaning'] == ['', 'torque']
 
@@ -99,7 +119,8 @@ def test_a_newer_or_foreign_database_is_refused_and_left_as_it_was(url, server):
         with pytest.raises(InputError, match='newer than this dynid reads'):
             HealthRecord(url, readonly=readonly)
     with psycopg.connect(url, autocommit=True) as connection:
-        assert connection.execute("SELECT value FROM dynid_health WHERE key = 'schema_version'").fetchone()[0] == '4'
+        version = connection.execute("SELECT value FROM dynid_health WHERE key = 'schema_version'").fetchone()[0]
+        assert version == str(SCHEMA_VERSION + 1)
         assert connection.execute('SELECT count(*) FROM sessions').fetchone()[0] == 1
     foreign = server.database('foreign_tables')
     with psycopg.connect(foreign, autocommit=True) as connection:

@@ -85,10 +85,42 @@ def test_a_version_1_record_is_migrated_with_its_sessions(tmp_path):
     with pytest.raises(InputError, match='older'):
         HealthRecord(path, readonly=True)  # reading alone never changes the file
     with HealthRecord(path) as record:
-        assert record.schema_version == SCHEMA_VERSION == 3
+        assert record.schema_version == SCHEMA_VERSION == 4
         record.add_event('old', Event('set_baseline', 1.6e9 + 10))  # the table version 2 added
         history = record.history('old')
     assert history.values['stiffness'][0, 0] == 41000.0 and history.events[0].kind == 'set_baseline'
+
+
+def test_a_version_3_record_is_migrated_and_stores_judgements(tmp_path):
+    from dynid.health.settings import HealthSettings
+    from dynid.health.stored import read_judgements, store_judgement
+
+    path = tmp_path / 'v3.sqlite3'
+    connection = sqlite3.connect(path)
+    for step in MIGRATIONS[:3]:  # the schema as version 3 of dynid wrote it, with a session
+        connection.executescript(step)
+    connection.execute(f'PRAGMA application_id = {APPLICATION_ID}')
+    connection.execute('PRAGMA user_version = 3')
+    connection.execute("INSERT INTO robots (name, model, joint_names) VALUES ('cell-1', 'test-arm', '[\"a\", \"b\", "
+                       "\"c\"]')")
+    connection.execute("INSERT INTO sessions (robot_id, started_utc, source, uid) VALUES (1, 1.6e9, 'node', 'u0')")
+    connection.execute("INSERT INTO joint_sessions (session_id, joint, stiffness) VALUES (1, 'a', 41000.0)")
+    connection.commit()
+    connection.close()
+    with pytest.raises(InputError, match='older'):
+        HealthRecord(path, readonly=True)
+    with HealthRecord(path) as record:
+        for k in range(8):
+            record.append(session(k))
+        assert record.schema_version == 4 and 'judgements' in record.columns()
+        assert record.history('cell-1').values['stiffness'][0, 0] == 41000.0
+        settings = HealthSettings()
+        assert read_judgements(record, settings)[1] == ['cell-1']  # none stored yet: to be judged
+        stored = store_judgement(record, 'cell-1', settings)
+        current, stale, events = read_judgements(record, settings)
+        assert stale == [] and current['cell-1'][0].to_dict() == stored.to_dict() and events == {'cell-1': []}
+        record.append(session(8))
+        assert read_judgements(record, settings)[1] == ['cell-1']
 
 
 def test_newer_foreign_and_damaged_files_are_refused_and_left_untouched(tmp_path):

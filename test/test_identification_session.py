@@ -15,6 +15,7 @@ from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSet
 from dynid.io.bag import STATE_TOPICS
 from dynid.io.cdr import JointStateEncoder
 from dynid.io.recorder import read_recording
+from dynid.ros.runner import PARAMETER_ADVICE, node_message
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, gentle_motion, trajectory_start
@@ -133,15 +134,18 @@ def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gen
     from dynid.model.dh_urdf import robot_urdf
 
     description = robot_urdf('ur5e')  # the robot given as URDF text, as robot_description gives it
-    session = IdentificationSession(ur5e, description)
+    session = IdentificationSession(ur5e, description)  # the fields' bare names (a front end spells them)
     recording = _record(session, gentle, tmp_path)
     fixed = {'method': 'wls', 'friction': 'viscous_coulomb'}  # the model whose 54 parameters the data cannot hold
     with pytest.raises(InputError) as refused:
         session.identify(session.begin(), dataclasses.replace(FAST, prior=False, **fixed))
     reason = str(refused.value)
     assert reason.startswith('the data cannot identify the model: cond(W) = ')
-    assert 'dynid excite --optimize' in reason and reason.endswith('(force:=true keeps the result anyway)')
+    assert 'dynid excite --optimize' in reason and reason.endswith('(force keeps the result anyway)')
+    assert refused.value.fields == ('force',)
+    assert node_message(refused.value).endswith('(force:=true keeps the result anyway)')  # as a node says it
     assert session.outcome == ('warn', f'refused: {reason}') and not session.identifying
+    session.spelling, session.message = PARAMETER_ADVICE, node_message  # as identifier_node makes it
     assert not (recording / 'result.yaml').exists()
     kept = session.identify(session.begin(), IdentifierSettings(report=False, force=True, prior=False, **fixed))
     assert kept.result.warnings[0].startswith('kept with force:=true although the data cannot identify the model')
@@ -167,7 +171,7 @@ def test_the_sign_check_runs_and_torque_sign_and_exclude_joints_reach_the_identi
 
     # shoulder_lift_joint's effort counted the other way round, as some drivers do
     flipped = dataclasses.replace(excited, tau=excited.tau * np.array([1, -1, 1, 1, 1, 1]))
-    session = IdentificationSession(ur5e, 'ur5e')
+    session = IdentificationSession(ur5e, 'ur5e', spelling=PARAMETER_ADVICE)  # identifier_node's spelling
     _record(session, flipped, tmp_path)
     identified = session.identify(session.begin(), FAST)
     warning = ("the measured torque of shoulder_lift_joint has the opposite sign of the robot file's gravity and "

@@ -2,13 +2,12 @@
 
 import dataclasses
 import shutil
-import subprocess
 
 import numpy as np
 import pytest
 from rosbags.rosbag2 import StoragePlugin, Writer
 
-from dds_helpers import DYNID
+from cli_run import run_dynid
 from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
 from dynid.io.bag import JOINT_STATE, read_bag, write_bag
 from dynid.io.cdr import typestore
@@ -20,7 +19,7 @@ JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_j
 
 
 def _dynid(*args):
-    return subprocess.run(list(DYNID) + list(args), capture_output=True, text=True, timeout=300)
+    return run_dynid(*args)
 
 
 @pytest.fixture(scope='module')

@@ -10,12 +10,12 @@ import pytest
 import scipy.signal
 
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify import preprocess
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.preprocess import Decimator, FilterSettings
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.solvers import _solve
 from dynid.model import load_robot
+from dynid.signal import preprocess
+from dynid.signal.preprocess import Decimator, FilterSettings
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin

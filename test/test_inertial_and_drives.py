@@ -88,3 +88,31 @@ def test_drives_by_name_and_validation():
         JointDrives(('a', 'b'), gear_ratio=[1.0, np.nan], drive_gain=1.0, rotor_inertia=0.0)
     with pytest.raises(InputError, match='numeric'):
         JointDrives.from_dict({'a': {'gear_ratio': 1}}, ['a'])
+
+
+def test_coupled_drives_map_joints_to_motors_and_back(tmp_path):
+    # A wrist whose last motor turns with q1 + q2 and whose first motor turns against its joint.
+    data = {'a': {'gear_ratio': 100, 'drive_gain': 5.0, 'rotor_inertia': 0.2, 'coupling': {'a': -1}},
+            'b': {'gear_ratio': 50, 'drive_gain': 4.0, 'rotor_inertia': 0.1, 'coupling': {'a': 1, 'b': 1},
+                  'motor_offset': 0.3}}
+    drives = JointDrives.from_dict(data, ['a', 'b'])
+    np.testing.assert_array_equal(drives.coupling, [[-1.0, 0.0], [1.0, 1.0]])
+    q = np.array([[0.2, -0.5], [1.0, 0.4]])
+    theta = drives.joints_to_motors(q)
+    np.testing.assert_allclose(theta, [[-0.2, -0.3], [-1.0, 1.4]])
+    np.testing.assert_allclose(drives.motors_to_joints(theta), q)
+    np.testing.assert_allclose(drives.motor_positions_to_link_units(theta * drives.gear_ratio + [0.0, 0.3]), theta)
+    # virtual work: the motors' power θ̇ᵀ·τ_m equals the joints' q̇ᵀ·τ
+    motor_torque = np.array([3.0, -2.0])
+    np.testing.assert_allclose(theta[0] @ motor_torque, q[0] @ drives.motor_to_joint_torque_space(motor_torque),
+                               atol=1e-12)
+    np.testing.assert_allclose(drives.joint_to_motor_torque_space(drives.motor_to_joint_torque_space(motor_torque)),
+                               motor_torque)
+    assert drives.reordered(['b', 'a']).coupling.tolist() == [[1.0, 1.0], [0.0, -1.0]]
+    assert JointDrives.from_dict(drives.to_dict(), ['a', 'b']).to_dict() == drives.to_dict()
+    assert drives.with_drive_gain([1.0, 2.0]).coupling is not None
+    with pytest.raises(InputError, match='singular'):
+        JointDrives(('a', 'b'), 1.0, 1.0, 0.0, coupling=[[1.0, 1.0], [1.0, 1.0]])
+    with pytest.raises(InputError, match="'c' is not a joint"):
+        JointDrives.from_dict({**data, 'b': {**data['b'], 'coupling': {'c': 1}}}, ['a', 'b'])
+    assert JointDrives(('a',), 1.0, 1.0, 0.0, coupling=[[1.0]]).coupling is None  # the identity is no coupling

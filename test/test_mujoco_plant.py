@@ -1,15 +1,13 @@
 """MuJoCo as the twin's plant (issue 36): the physics it gives, `dynid simulate --engine mujoco`, and sim_node with
 engine:=mujoco over DDS (same topics and stamps as the twin)."""
 
-import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
 import pytest
 import yaml
 
+from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.io.bag import read_bag
 from dynid.model import Payload, load_robot
@@ -20,7 +18,6 @@ from dynid.sim.twin import gentle_motion, trajectory_start
 
 mujoco = pytest.importorskip('mujoco')
 
-DYNID = shutil.which('dynid') or f'{sys.executable} -m dynid.cli'
 PAYLOAD = Payload(2.0, [0.08, 0.0, 0.05])
 
 
@@ -149,7 +146,7 @@ def test_refusals():
 
 
 def _simulate(*args):
-    return subprocess.run(DYNID.split() + ['simulate', '--quiet', *args], capture_output=True, text=True, timeout=300)
+    return run_dynid('simulate', '--quiet', *args)
 
 
 def test_simulate_engine_mujoco_writes_the_twins_files(tmp_path):

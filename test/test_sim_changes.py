@@ -1,14 +1,13 @@
 """Scheduled changes of the twin's true joints (dynid.sim.changes): stiffness loss and wear during a run,
 their physics, their timing whatever the split into advance calls, and `dynid simulate --change`."""
 
-import subprocess
 from dataclasses import replace
 
 import numpy as np
 import pytest
 import yaml
 
-from dds_helpers import DYNID
+from cli_run import run_dynid
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, save_trajectory
@@ -257,10 +256,9 @@ def test_simulate_records_the_changes_from_options_and_file_in_truth(ur5e, tmp_p
                                   'viscous_excess': 0.02}]
     path.write_text(yaml.safe_dump(document))
     out = tmp_path / 'rec'
-    command = list(DYNID) + ['simulate', '--quiet', '--trajectory', str(path), '--duration', '1', '--rate', '250',
-                               '--change', 'time=0.61,stiffness_scale=0.5,joints=shoulder_lift_joint,elbow_joint',
-                               '--change', 'time=5,stiffness_scale=0.8', '-o', str(out)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    result = run_dynid('simulate', '--quiet', '--trajectory', str(path), '--duration', '1', '--rate', '250',
+                       '--change', 'time=0.61,stiffness_scale=0.5,joints=shoulder_lift_joint,elbow_joint',
+                       '--change', 'time=5,stiffness_scale=0.8', '-o', str(out))
     assert result.returncode == 0, result.stderr
     truth = yaml.safe_load((out / 'truth.yaml').read_text())
     joints = truth['plant']['joints']  # the truth at the start

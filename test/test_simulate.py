@@ -1,13 +1,12 @@
 """`dynid simulate`: the recording it writes, and refusals that leave existing files alone."""
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import yaml
 from rosbags.highlevel import AnyReader
 
-from dds_helpers import DYNID
+from cli_run import run_dynid
 from dynid.excite.trajectory import FourierTrajectory, save_trajectory
 from dynid.io.bag import read_bag
 from dynid.io.cdr import typestore
@@ -17,8 +16,7 @@ STATE_TOPICS = ['/joint_states', '/motor_states', '/joint_currents', '/joint_tem
 
 
 def _simulate(*args):
-    command = list(DYNID) + ['simulate', '--quiet', *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+    return run_dynid('simulate', '--quiet', *args)
 
 
 def test_simulate_writes_four_topics_at_the_rate_with_equal_stamps(tmp_path):

@@ -11,9 +11,9 @@ import yaml
 from dynid.cli import main
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
-from dynid.identify.preprocess import FilterSettings
 from dynid.io.bag import read_bag
 from dynid.io.importing import ImportReport
+from dynid.signal.preprocess import FilterSettings
 
 
 @pytest.fixture(scope='module')

@@ -3,9 +3,11 @@ README.md's quick start, in another: documentation that lies fails CI.
 
 The fenced ``sh``/``bash`` blocks of a page are read top to bottom; a line ending in ``\\`` continues on
 the next, a line holding only a comment (the page's indented explanations) is no command, and a
-``cat > FILE <<EOF`` line takes the lines up to its delimiter with it. Every command then runs as a
-subprocess in one temporary directory, with the venv's ``dynid`` (or ``python -m dynid.cli``), and must
-exit 0, so a command that names an input no earlier command made fails here.
+``cat > FILE <<EOF`` line takes the lines up to its delimiter with it. Every command then runs in one
+temporary directory and must exit 0, so a command that names an input no earlier command made fails here:
+a ``dynid`` command in this process through :func:`dynid.cli.main` as the console script calls it
+(cli_run.run_dynid: a process of its own would import dynid again for each of the 40 commands), any other
+as ``bash -c`` in a subprocess.
 
 Not run, by first word and nothing else:
 
@@ -13,13 +15,12 @@ Not run, by first word and nothing else:
 - ``make``: ``make test`` is the suite this test belongs to, ``make demo`` is ``dynid demo``.
 
 ``dynid demo`` is not run here: it takes minutes and ``test_bringup_and_demo.py::test_demo_runs_end_to_end``
-runs it end to end. ``dynid bringup`` runs on its own DDS domain until each of its three nodes has logged,
-and is then stopped with SIGINT (Ctrl-C), which must end it with exit 0.
+runs it end to end. ``dynid bringup`` runs as a process on its own DDS domain until each of its three nodes
+has logged, and is then stopped with SIGINT (Ctrl-C), which must end it with exit 0.
 
-Each page's run has a deadline of ``DEADLINE_S`` (each command's timeout is what is left of it). The
-tutorial's took 152–163 s (152–157 s of CPU) on a 2-core machine under a load of about 3 when it was added;
-the slowest commands are the twin's recordings (the friction plateaus: 19 s) and the optimized excitation
-(17 s).
+Each page's run has a deadline of ``DEADLINE_S``: a subprocess's timeout is what is left of it, and a
+command run in this process must end before it. The slowest commands are the twin's recordings and the
+optimized excitation.
 """
 
 import re
@@ -30,6 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from cli_run import run_dynid
 from dds_helpers import environment, executable
 from dynid.ros.runner import interrupt_processes
 
@@ -132,7 +134,14 @@ def _run(command: Command, cwd: Path, env: dict, timeout_s: float) -> tuple[int,
     """Run one documented command in ``cwd``; its exit code (-1 on a timeout) and its error output."""
     if command.subcommand == 'bringup':
         return _bringup(_dynid_argv(command), cwd, env, min(BRINGUP_TIMEOUT_S, timeout_s))
-    argv = _dynid_argv(command) if command.first_word == 'dynid' else ['bash', '-c', command.line]
+    if command.first_word == 'dynid':
+        started = time.monotonic()
+        run = run_dynid(*shlex.split(command.line, comments=True)[1:], cwd=cwd)
+        code, stderr = run.returncode, run.stderr
+        if time.monotonic() - started > timeout_s:
+            return -1, f'ran past the test\'s deadline ({timeout_s:.0f} s left for it)\n{stderr}'
+        return code, stderr
+    argv = ['bash', '-c', command.line]
     try:
         run = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired as expired:

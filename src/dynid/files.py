@@ -15,6 +15,15 @@ import yaml
 
 from dynid.errors import InputError
 
+#: libyaml's safe loader and dumper where PyYAML was built with it (5–10× faster, the same documents), else PyYAML's.
+FAST_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+FAST_DUMPER = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
+
+
+def dump_yaml(data) -> str:
+    """``yaml.safe_dump(data, sort_keys=False, allow_unicode=True)``'s text, by :data:`FAST_DUMPER`."""
+    return yaml.dump(data, Dumper=FAST_DUMPER, sort_keys=False, allow_unicode=True)
+
 
 def read_yaml(path: str | os.PathLike, kind: str):
     """The parsed content of the YAML file ``path``; InputError naming the ``kind`` of file otherwise."""

@@ -48,10 +48,22 @@ def run(args: argparse.Namespace) -> int:
         text = f'[{done}/{total}] {outcome.robot} {outcome.bag}: {outcome.status}'
         print(text + (f' ({outcome.error})' if outcome.error else ''), file=sys.stderr, flush=True)
 
-    outcomes = reidentify(args.source, args.robot, args.identify_args, workers=args.workers,
-                          scheduler=args.scheduler, db=args.db, force=args.force, progress=progress)
+    outcomes = reidentify(args.source, args.robot, args.identify_args, command=identify_command,
+                          workers=args.workers, scheduler=args.scheduler, db=args.db, force=args.force,
+                          progress=progress)
     if args.json:
         print(json.dumps(outcomes_json(outcomes), indent=1))
     else:
         print(summary_table(outcomes))
     return EXIT_BAD_INPUT if any(o.status == 'failed' for o in outcomes) else EXIT_OK
+
+
+def identify_command(argv: list[str]) -> int:
+    """``dynid identify`` run in this process on ``argv`` (``['identify', BAG, ...]``): a fleet's task
+    (:func:`dynid.fleet.batch.run_job`, on a Dask worker). Its exit code; argparse refuses bad options with
+    SystemExit, the identification bad input with InputError (the task reports either)."""
+    from dynid.cli import identify
+
+    parser = argparse.ArgumentParser(prog='dynid identify', description=identify.SUMMARY)
+    identify.add_arguments(parser)
+    return identify.run(parser.parse_args(argv[1:]))

@@ -1,7 +1,7 @@
 """``dynid health``: the joint health record: trends, forecasts to a limit and events, as a page, JSON or text.
 
     dynid health [--db FILE|URL] [--robot NAME] [--report DIR] [--json]
-    dynid health [--db FILE|URL] --fleet-report DIR [--fleet-json]
+    dynid health [--db FILE|URL] --fleet-report DIR [--fleet-json] [--store-judgements]
     dynid health import BAG... --params RESULT [--db FILE] [--robot NAME]
     dynid health event KIND [--joint NAME] [--note TEXT] [--time ISO] [--db FILE] [--robot NAME]
 """
@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='write the fleet\'s page: every robot\'s joints ranked by the forecast time to a limit '
                         'and by recent changes, each robot\'s own page one click away, and fleet.json')
     parser.add_argument('--fleet-json', action='store_true', help='print the fleet\'s rankings as JSON (for tools)')
+    parser.add_argument('--store-judgements', action='store_true',
+                        help='with --fleet-report/--fleet-json: store the judgements made for the page in the record, '
+                        'so that the next page reads them (robots whose writers did not store theirs; docs/fleet.md)')
     add_settings_arguments(parser, HealthSettings, 'judgement', skip=RECORD_FIELDS)
     actions = parser.add_subparsers(dest='health_action', metavar='ACTION')
     importing = actions.add_parser('import', help='add sessions from recorded bags in bulk',
@@ -96,6 +99,8 @@ def _judge(args) -> int:
     path = settings.db or default_record_path()
     if args.fleet_report or args.fleet_json:
         return _fleet(args, path, settings)
+    if args.store_judgements:
+        raise InputError('--store-judgements stores the fleet page\'s judgements: give --fleet-report or --fleet-json')
     healths, events = judge_record(path, [args.robot] if args.robot else None, settings)
     path = HealthRecord.display(path)
     if args.report:
@@ -114,10 +119,10 @@ def _judge(args) -> int:
 def _fleet(args, path, settings) -> int:
     from dynid.fleet.report import fleet_json, judge_fleet, write_fleet_report
 
-    fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None)
+    fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None, store=args.store_judgements)
     if args.fleet_report:
-        print(f'wrote {write_fleet_report(fleet, args.fleet_report) / "index.html"} ({len(fleet.robots)} robots)',
-              file=sys.stderr)
+        print(f'wrote {write_fleet_report(fleet, args.fleet_report) / "index.html"} ({len(fleet.robots)} robots, '
+              f'{len(fleet.robots) - len(fleet.judged)} of them from their stored judgements)', file=sys.stderr)
     if args.fleet_json:
         print(json.dumps(fleet_json(fleet), indent=1))
     return EXIT_OK

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dynid.cli.flags import ADVICE
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
@@ -103,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
 
     from dynid.identify.drive_gains import parse_fixed_gains
     from dynid.identify.model import ModelSpec
-    from dynid.identify.preprocess import describe_filters
     from dynid.identify.run import IdentifyOptions
     from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
     from dynid.model import load_robot
+    from dynid.signal.preprocess import describe_filters
 
     start = time.perf_counter()
     output = output_file(args.output, '-o', args.force)
@@ -136,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
                               fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
                               physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
                                                          args.physical_solver))
-    identification = Identification(spec, filter_settings(args), options, args.force, '--force', args.drives,
-                                    args.holdout)
+    identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
+                                    spelling=ADVICE)
     validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate]
     result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
                                        args.report, say)

@@ -37,10 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               'state.q[0]…, state.dq[*], state.tau_J[*])')
     columns.add_argument('--columns', metavar='SPEC',
                          help="generic column map, e.g. 'time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur{i}'"
-                              ' ({i}: joint index from 0, {n}: from 1, {name}: joint name; signals q (required), dq, '
-                              'tau, current, temperature; without time=, give --rate). Columns of a file without a '
-                              'header are named <file stem>_0, _1, …; the arrays of an .npz file are columns NAME '
-                              '(1-D) or NAME_0, NAME_1, … (2-D)')
+                              ' ({i}: joint index from 0, {n}: from 1, {name}: joint name; signals q (required, or '
+                              'motor_q), dq, tau, current, temperature, motor_q and motor_dq (motor encoders [rad, '
+                              'rad/s on the shaft], turned into joints by --drives); without time=, give --rate). '
+                              'Columns of a file without a header are named <file stem>_0, _1, …; the arrays of an '
+                              '.npz file are columns NAME (1-D) or NAME_0, NAME_1, … (2-D)')
     add_joints_argument(parser)
     parser.add_argument('--robot', default=None,
                         help='robot whose joints the columns hold, in order (names and limits for the checks; '
@@ -58,6 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'gaps (default 3; dynid identify bridges what its filters can)')
     parser.add_argument('--current-limit', type=float, default=_default('current_limit_a'),
                         help='drop rows with |current| above this [A] (default: 3 × effort limit / drive gain)')
+    parser.add_argument('--drives', default=_default('drives'), metavar='FILE',
+                        help='drives file (gear ratios, motor_offset, coupling per joint) that turns motor-side '
+                             'columns (motor_q, motor_dq) into joint positions and velocities (default: the robot\'s '
+                             'drive data)')
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap',
                         help='storage of the written bag (default mcap; sqlite3 writes a .db3 bag)')
     parser.add_argument('--joint-states-effort', choices=('torque', 'current'), default='torque',
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     output = output_folder(args.output, '-o', new=True)
     settings = ImportSettings(rate_hz=args.rate, bridge=args.bridge, timing=args.timing,
-                              current_limit_a=args.current_limit).validated()
+                              current_limit_a=args.current_limit, drives=args.drives).validated()
     bags = [path for path in args.csv if _is_bag(path)]
     if bags:
         if len(args.csv) > 1:
@@ -102,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError('--columns needs --robot (the joints the columns hold, in order)')
         robot = load_robot(args.robot or column_map.robot, joints=args.joints)
         limits = LogLimits.of_robot(robot, args.current_limit)
-        dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, settings)
+        dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, settings,
+                                                robot.drives)
     for line in report.lines():
         print(line)
     with written(output) as target:  # the bag and its import.yaml whole, or nothing

@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from dynid.cli.flags import ADVICE
 from dynid.errors import InputError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -107,7 +108,7 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def filter_settings(args):
-    from dynid.identify.preprocess import FilterSettings
+    from dynid.signal.preprocess import FilterSettings
 
     return FilterSettings(position_cutoff_hz=args.position_cutoff, decimation_cutoff_hz=args.decimation_cutoff,
                           decimation=args.decimation, trim_s=args.trim, stiction_velocity=args.stiction_velocity,
@@ -183,11 +184,10 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     the robot's."""
     import numpy as np
 
-    from dynid.identify.preprocess import NonUniformSamplesError
-    from dynid.io.importing import import_command
     from dynid.io.recorder import read_recording
     from dynid.io.stream_checks import rate_note
     from dynid.model.naming import parse_joint_map
+    from dynid.signal.preprocess import NonUniformSamplesError
 
     meaning = joint_states_effort or recorded_meaning(bag) or 'torque'
     dataset = read_recording(bag, robot.joint_names, None, meaning, parse_joint_map(joint_map))
@@ -207,6 +207,8 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
         try:
             check_recording(dataset, robot, joint_states_effort, bag, warn, payload)
         except NonUniformSamplesError as error:  # a driver's raw stamps: name the import that resamples them
+            from dynid.io.importing import import_command  # here: its resampling imports scipy.interpolate
+
             raise InputError(f'{error}: {import_command(bag, robot, joint_states_effort)}, then give the new bag') \
                 from None
     note = rate_note(robot.builtin, 1.0 / float(np.median(np.diff(dataset.t))))
@@ -274,7 +276,7 @@ def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: 
     from dynid.diagnosis import Recording, diagnose
 
     said, said_by = effort_said(joint_states_effort, bag, dataset)
-    diagnosis = diagnose([Recording(dataset, payload, str(bag))], robot, said, said_by)
+    diagnosis = diagnose([Recording(dataset, payload, str(bag))], robot, said, said_by, ADVICE)
     dataset.source['diagnosis'] = diagnosis.to_dict()
     for line in diagnosis.warnings() if warn else ():
         print(f'warning: {line}', file=sys.stderr)

@@ -2,8 +2,12 @@
 
 Per joint (:class:`JointDiagnosis`): the effort's **meaning** — 'joint torque' (a sensor after the gear: scale ≈ 1
 against the robot file's torque, no friction or rotor inertia in it), 'motor torque' (scale ≈ 1 with the drive's
-friction in it: Coulomb friction Fc at least :attr:`DiagnosisSettings.friction_z` standard errors and
-:attr:`DiagnosisSettings.friction_share` of the signal), 'motor current' (scale ≈ 1/K_τ), 'torque without gravity'
+friction in it: the Coulomb and viscous friction (Fc, Fv) fitted together beside the file torque, rotor inertia and
+offset are not zero by a Wald test at false-alarm rate :attr:`DiagnosisSettings.friction_false_alarm`, and the
+friction torque they make dissipates energy and is at least :attr:`DiagnosisSettings.friction_share` of the
+signal's RMS; a joint torque sensor after the gear holds no friction, and a motor's friction need not look like
+Coulomb's alone: the E-GMS friction of a harmonic drive at low speed is mostly viscous-like), 'motor current'
+(scale ≈ 1/K_τ), 'torque without gravity'
 (a vendor's torque estimate with the gravity compensated: the gravity's scale k_g below
 :attr:`DiagnosisSettings.gravity_removed` while the rest of the torque's scale k_d is ≈ 1, on a joint that carries
 gravity), 'joint torque or motor current' (a drive gain near 1 N·m/A), 'other' or 'not decided' — its **sign**
@@ -15,14 +19,16 @@ this order, the first kind that applies silencing those below it that its cause 
 
 1. **time and positions** (:mod:`dynid.diagnosis.recording`): stamps in milliseconds, positions in degrees;
 2. **meaning**: the effort read as joint torque looks like motor current, a motor torque or a torque without
-   gravity (or the current looks like torque);
-3. **robot file**: decided joints whose scale lies outside [1/b, b] (b = :attr:`DiagnosisSettings.scale_band`)
+   gravity (or the current looks like torque), by more than half of the joints whose scale is decided (a joint at
+   no meaning's scale counts against: most joints off scale is the robot file's problem, below);
+3. **robot file**: decided joints whose scale lies outside [1/t, t] (t = :attr:`DiagnosisSettings.trigger_band`)
    are explained (:mod:`dynid.diagnosis.robot_file`) by a load nobody declared, a link of the robot file, a
    joint's drive gain or sensor scale, or else a robot file that does not belong — the robot file's problem is
    named as such, not as units;
 4. **signs**: the joints whose signal has the opposite sign of the robot file's torque. The advice is the
    complete set that works as written: ``all=-1`` where every decided joint is flipped (the joints the data cannot
-   decide then go with them, as one driver counts all its joints one way), else the flipped joints by name.
+   decide then go with them, as one driver counts all its joints one way: said in the line, and not among the
+   finding's ``joints``, which are the joints the data show flipped), else the flipped joints by name.
 
 **Signs are advised, not applied.** The identification runs on the data as given: a sign the diagnosis would
 apply by itself changes what the result (and every feedforward it feeds) means without a command line that says
@@ -42,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.diagnosis.effort import (
-    CLI_SPELLING,
+    FIELD_SPELLING,
     EffortCheck,
     EffortCheckSettings,
     Recording,
@@ -61,29 +67,45 @@ NOT_DECIDED = 'not decided'
 class DiagnosisSettings:
     """Thresholds of :func:`diagnose` (module docstring), set from ``benchmarks/bench_diagnostics.py``.
 
-    trigger_band: a decided joint's scale outside [1/t, t] has its explanations fitted [-].
-    scale_band: b, a joint's scale outside [1/b, b] that a scale per joint explains (its weighted residual at most
-    1/joint_evidence of a scale per link's) is that joint's drive gain or sensor scale [-].
-    link_band: (low, high): a link scale α outside [1/low, low] and inside [1/high, high] whose one-link fit's
-    weighted residual is at most link_evidence times the best other explanation's is a link of the robot file that
-    is off (beyond high, no one link explains it) [-]. payload_evidence: a load fit is named where its weighted
-    residual is at most this share of the other explanations' [-].
-    payload_kg: a load fit below this mass [kg] is not named.
-    friction_z, friction_share: Coulomb friction at least this many standard errors and this share of the
-    signal's RMS shows a motor torque [-]. gravity_removed: |k_g| below this with k_d in the torque band is a
-    torque without gravity [-]; gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
+    The robot-file rules (:func:`dynid.diagnosis.robot_file.explain`'s fits, in this order; k_j ± σ_j a joint's
+    scale fitted per joint, α ± σ_α the one link that fits best, m ± σ_m the load fit's mass; the costs are the
+    fits' weighted residuals in units of each joint's noise):
+
+    trigger_band: a decided joint's |k| outside [1/t, t] has the explanations fitted [-].
+    file_tolerance, tolerated_evidence: every explanation named must leave at most tolerated_evidence times the cost
+    of a file whose links are each off by a factor up to file_tolerance (the 'tolerated' fit): what such a file
+    explains as well is not told apart from the common case of a file off by tens of percent, and not named [-].
+    payload_kg, payload_evidence: a load is named where m − 2σ_m ≥ payload_kg [kg] and its cost is at most
+    payload_evidence times the smaller of a scale per joint's and one link's [-].
+    link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
+    [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
+    per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost
+    within link_evidence) is said as a load with the link beside it, not decided [-].
+    scale_band, scale_z, agree_band: a joint whose |k| ± scale_z·σ lies outside [1/scale_band, scale_band], while
+    no other decided joint's |k| ± 2σ lies outside [1/agree_band, agree_band] and a scale per joint fits at least as
+    well as one link or a load, is that joint's drive gain (current) or sensor scale (torque) [-]; two or more
+    joints so far out, or one with a best link that would need a negative mass (α + 2σ_α < 0), where a scale per
+    joint fits at least as well as one link, a load and the tolerated file, are a robot file that does not belong.
+
+    friction_false_alarm, friction_share: the Wald test of (Fc, Fv) at this false-alarm rate (χ²₂) and a
+    dissipating friction torque at least this share of the signal's RMS show a motor torque [-].
+    gravity_removed: |k_g| below this with k_d in the torque band is a torque without gravity [-];
+    gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
     this share of the largest joint's [-]. placed_share: a joint whose file torque a load placed by the data (a mass
     alone declared) makes at least this share of is not given a sign [-].
     """
 
-    trigger_band: float = 1.45
+    trigger_band: float = 1.1
     scale_band: float = 1.8
-    link_band: tuple[float, float] = (2.2, 6.0)
-    joint_evidence: float = 1.5
-    link_evidence: float = 1.0
-    payload_evidence: float = 0.6
+    scale_z: float = 3.0
+    agree_band: float = 1.25
+    link_band: tuple[float, float] = (2.6, 6.0)
+    link_evidence: float = 1.05
+    payload_evidence: float = 0.95
+    tolerated_evidence: float = 1.0 / 1.15
+    file_tolerance: float = 1.0 / 0.6
     payload_kg: float = 0.7
-    friction_z: float = 10.0
+    friction_false_alarm: float = 1e-6
     friction_share: float = 0.05
     gravity_removed: float = 0.25
     gravity_joint_share: float = 0.1  # also: the joints the robot-file explanations are fitted on
@@ -170,13 +192,16 @@ def _joint_meanings(check: EffortCheck, settings: DiagnosisSettings) -> dict[str
     """Each joint's meaning (module docstring) from the effort check's figures."""
     gravity_max = max((s.gravity_rms for s in check.joints.values() if _finite(s.gravity_rms)), default=0.0)
     low, high = settings.effort.torque_band
+    import scipy.special  # here, as effort.motion_sign does: not at dynid's import
+
+    friction_threshold = float(scipy.special.chdtri(2, settings.friction_false_alarm))
     meanings = {}
     for name, s in check.joints.items():
         carries = gravity_max > 0 and s.gravity_rms >= settings.gravity_joint_share * gravity_max
         decided_split = (_finite(s.dynamic_scale) and s.dynamic_std <= settings.effort.relative_std
                          * abs(s.dynamic_scale) and _finite(s.gravity_std) and s.gravity_std <= 0.1)
-        friction = (_finite(s.coulomb) and s.coulomb > settings.friction_z * s.coulomb_std
-                    and s.coulomb >= settings.friction_share * s.signal_rms)
+        friction = (s.friction_chi2 >= friction_threshold
+                    and s.friction_rms >= settings.friction_share * s.signal_rms)
         if carries and decided_split and abs(s.gravity_scale) <= settings.gravity_removed and \
                 low <= abs(s.dynamic_scale) <= high:
             meanings[name] = 'torque without gravity'
@@ -213,7 +238,9 @@ def _evidence(s) -> str:
 
 
 def _sign_finding(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> Finding | None:
-    flipped = [name for name in check.flipped if meanings[name] not in ('other',)]
+    """The flipped joints (module docstring): every joint whose sign the data decide as −1, whatever its scale
+    says it holds (a scale decided at −2 is a sign decided as well as one at −1)."""
+    flipped = [name for name, s in check.joints.items() if s.sign < 0]
     if not flipped:
         return None
     decided = [name for name, s in check.joints.items() if s.sign != 0]
@@ -232,7 +259,7 @@ def _sign_finding(check: EffortCheck, meanings: dict[str, str], spell: dict[str,
         advice = 'give those joints drive gains of the other sign (a drives file)'
     else:
         advice = 'give ' + spell['torque_sign'].format('all=-1' if every else ','.join(f'{n}=-1' for n in flipped))
-    return Finding('sign', list(check.joints) if every else flipped, text, advice)
+    return Finding('sign', flipped, text, advice)  # the joints the data show flipped; the advice may take more
 
 
 def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> list[Finding]:
@@ -243,6 +270,9 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
     counts = {m: decided.count(m) for m in set(decided)}
     majority = max(counts, key=lambda m: (counts[m], m == ('joint torque' if check.signal == 'torque'
                                                             else 'motor current')))
+    off_scale = sum(m == 'other' for m in meanings.values())
+    if 2 * counts[majority] <= len(decided) + off_scale:  # most decided joints at no meaning's scale: the robot file
+        return []
     said = f' ({check.said_by} says {check.said})' if check.said is not None and check.said_by else ''
     joints = [name for name, m in meanings.items() if m == majority]
     if check.signal == 'torque' and majority == 'motor current':
@@ -267,25 +297,30 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
         return [Finding('meaning', joints, f'the effort holds no gravity torque: a vendor\'s torque estimate with '
                         f'the gravity removed ({numbers})', advice)]
     if check.signal == 'torque' and majority == 'motor torque':
-        numbers = ', '.join(f'{n} {check.joints[n].coulomb:.2g} ± {check.joints[n].coulomb_std:.1g} N·m'
+        numbers = ', '.join(f'{n} {check.joints[n].friction_rms:.2g} N·m RMS (χ² {check.joints[n].friction_chi2:.3g})'
                             for n in joints)
         return [Finding('meaning', joints, f'the effort read as joint torque carries the drive\'s friction, as a '
-                        f'motor torque does (Coulomb friction {numbers})',
+                        f'motor torque does (friction torque fitted beside the robot file\'s torque: {numbers})',
                         f'if it is the motor\'s torque, give {spell["torque_source"].format("motor_torque")}'
                         if 'torque_source' in spell else 'if it is the motor\'s torque, identify it as one (dynid '
                         'identify --torque motor_torque)')]
     return []
 
 
+def _decisively_outside(value: float, std: float, band: float, z: float) -> bool:
+    """|value| ± z·std wholly outside [1/band, band]."""
+    size = abs(value)
+    return bool(np.isfinite(size) and np.isfinite(std) and (size - z * std > band or size + z * std < 1.0 / band))
+
+
 def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, robot: RobotModel,
                          recordings: Sequence[Recording], settings: DiagnosisSettings,
                          details: dict) -> list[Finding]:
-    """Decided joints off the robot file's scale, explained (module docstring)."""
-    gravity_max = max((s.gravity_rms for s in check.joints.values() if _finite(s.gravity_rms)), default=0.0)
-    candidates = [j for j, (name, s) in enumerate(check.joints.items())  # joints that carry gravity: a joint moved
-                  if s.verdict in ('torque', 'current', 'ambiguous', 'other')  # by its own inertia alone trades its
-                  and meanings[name] != 'torque without gravity'  # scale against the rotor inertia
-                  and _finite(s.gravity_rms) and s.gravity_rms >= settings.gravity_joint_share * gravity_max > 0]
+    """Decided joints off the robot file's scale, explained (module docstring; the rules and their thresholds:
+    :class:`DiagnosisSettings`)."""
+    candidates = [j for j, (name, s) in enumerate(check.joints.items())
+                  if s.verdict in ('torque', 'current', 'ambiguous', 'other')
+                  and meanings[name] != 'torque without gravity']
     trigger = settings.trigger_band
     off = [robot.joint_names[j] for j in candidates
            if not 1.0 / trigger <= abs(check.joints[robot.joint_names[j]].scale) <= trigger]
@@ -293,51 +328,67 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
         return []
     signs = np.array([s.sign if s.sign else 1 for s in check.joints.values()], float)
     found = explain(rows, robot, signs, candidates, [r.payload if r.payload is not None else r.dataset.payload
-                                                      for r in recordings])
+                                                      for r in recordings], settings.file_tolerance)
     details['robot_file'] = found.to_dict()
-    cost = found.cost
-    k_text = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in off)
+    cost, payload, single = found.cost, found.payload, found.single_link
+    k = found.joint_scales
+    k_text = ', '.join(f'{name} {k[name]:.3g}' for name in off if name in k)
+    plausible_load = payload['mass_kg'] - 2.0 * payload['mass_std'] >= settings.payload_kg
     low, high = settings.link_band
-    links_off = {name: a for name, a in found.link_scales.items()
-                 if 1.0 / high <= a <= high and not 1.0 / low <= a <= low}
-    payload = found.payload
-    if found.best == 'payload' and payload['mass_kg'] >= settings.payload_kg and \
-            cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link']):
+    alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
+    beaten = settings.tolerated_evidence * cost['tolerated']  # what a file off by tens of percent leaves
+    link_off = (1.0 / high <= alpha <= high and not 1.0 / low <= alpha <= low
+                and _decisively_outside(alpha, alpha_std, settings.scale_band, 2.0)
+                and cost['link'] <= settings.link_evidence * cost['joint'] and cost['link'] <= beaten)
+    load_first = (plausible_load and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
+                  and cost['payload'] <= beaten)
+    if load_first or (link_off and alpha > 1.0 and plausible_load
+                      and cost['payload'] <= settings.link_evidence * cost['link']):
         com = ','.join(f'{c:.2g}' for c in payload['com_m'])
+        both = '' if load_first else (f'; {NOT_DECIDED} against the link moved by {single["link"]} at {alpha:.2g}× '
+                                      f'the file\'s (weighted residual {cost["link"]:.3g}), which explains it as well')
         return [Finding('payload', off, f'the torque holds a load on the flange (or heavier last links) that '
-                        f'neither the robot file nor the declared payload holds: about {payload["mass_kg"]:.2g} kg at '
-                        f'({com}) m in the flange frame explains it (scale {k_text} against the file\'s torque without '
-                        f'it; weighted residual {cost["payload"]:.3g} against {cost["joint"]:.3g} for a scale per '
-                        f'joint)',
+                        f'neither the robot file nor the declared payload holds: about {payload["mass_kg"]:.2g} ± '
+                        f'{payload["mass_std"]:.1g} kg at ({com}) m in the flange frame explains it (scale {k_text} '
+                        f'against the file\'s torque without it; weighted residual {cost["payload"]:.3g} against '
+                        f'{cost["joint"]:.3g} for a scale per joint and {cost["link"]:.3g} for one link){both}',
                         f'if the arm carried it, give --payload-mass {payload["mass_kg"]:.2g} --payload-com {com}')]
-    if links_off and cost['link'] <= settings.link_evidence * min(cost['joint'], cost['payload']):
-        text = ', '.join(f'the link moved by {name}: the data put its torque at {a:.2g}× the file\'s'
-                         for name, a in links_off.items())
-        return [Finding('link', list(links_off), f'the robot file disagrees with the data, not the units: {text} (a '
-                        f'mass or centre of mass far off; scale {k_text} on the joints that carry it; weighted '
-                        f'residual {cost["link"]:.3g} against {cost["joint"]:.3g} with a scale per joint)',
+    if link_off:
+        name = single['link']
+        return [Finding('link', [name], f'the robot file disagrees with the data, not the units: the link moved by '
+                        f'{name}: the data put its torque at {alpha:.2g} ± {alpha_std:.1g}× the file\'s (a mass or '
+                        f'centre of mass far off; scale {k_text} on the joints that carry it; weighted residual '
+                        f'{cost["link"]:.3g} with that one number against {cost["joint"]:.3g} with a scale per joint)',
                         'correct that link\'s inertial data in the robot file (identification estimates it from the '
                         'data, but the robot file\'s prior pulls toward it)')]
-    band = settings.scale_band
-    drive = [name for name in off if not 1.0 / band <= abs(check.joints[name].scale) <= band]
-    explained = min(cost['link'], cost['payload']) >= settings.joint_evidence * cost['joint']
-    if check.signal == 'current' and found.best == 'joint' and drive and explained and \
-            len(drive) <= max(1, len(candidates) // 3):
-        gains = check.drive_gains or {}
-        k_drive = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in drive)
-        evidence = f'weighted residual {cost["joint"]:.3g} with a scale per joint against {cost["link"]:.3g} per link'
-        fix = ', '.join(f'{name} {gains[name] / check.joints[name].scale:.3g}' for name in drive if name in gains)
-        return [Finding('drive', drive, f'the drive gain of {", ".join(drive)} disagrees with the data: K_τ·i is '
-                        f'{k_drive}× the robot file\'s torque while the other joints agree ({evidence})',
-                        f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
-    other = [name for name in off if check.joints[name].verdict == 'other']
-    if len(other) < 2:  # one joint alone: a robot file's links whose torques cancel on it can put it far off
-        return []
-    k_other = ', '.join(f'{name} {check.joints[name].scale:.3g}' for name in other)
-    return [Finding('robot_file', other, f'the measured torque of {", ".join(other)} is neither torque nor motor '
-                    f'current at the robot file\'s scale (scale {k_other}), in no pattern one link, one drive or a '
-                    f'load explains: a robot file that does not belong to the recording (another arm\'s?) or other '
-                    f'units')]
+    z = settings.scale_z
+    far = [name for name in k if _decisively_outside(k[name], found.joint_std[name], settings.scale_band, z)]
+    rest_agree = not any(_decisively_outside(k[name], found.joint_std[name], settings.agree_band, 2.0)
+                         for name in k if name not in far)
+    if far and len(far) <= max(1, len(k) // 3) and rest_agree and \
+            cost['joint'] <= min(cost['link'], cost['payload'], beaten):
+        k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
+        evidence = (f'weighted residual {cost["joint"]:.3g} with a scale per joint against {cost["link"]:.3g} for one '
+                    f'link and {cost["payload"]:.3g} for a load')
+        if check.signal == 'current':
+            gains = check.drive_gains or {}
+            fix = ', '.join(f'{name} {gains[name] / k[name]:.3g}' for name in far if name in gains)
+            return [Finding('drive', far, f'the drive gain of {", ".join(far)} disagrees with the data: K_τ·i is '
+                            f'{k_far}× the robot file\'s torque while the other joints agree ({evidence})',
+                            f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
+        return [Finding('drive', far, f'the measured torque of {", ".join(far)} is {k_far}× the robot file\'s while '
+                        f'the other joints agree ({evidence}): that joint\'s torque sensor scale or unit')]
+    if far and cost['joint'] <= min(beaten, cost['link'], cost['payload']) and \
+            (len(far) >= 2 or alpha + 2.0 * alpha_std < 0.0):
+        k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
+        negative = (f'; the one link that fits best, moved by {single["link"]}, would need {alpha:.2g}× its torque, '
+                    f'a negative mass' if alpha + 2.0 * alpha_std < 0.0 else '')
+        reading = 'the measured torque' if check.signal == 'torque' else 'K_τ·i of the motor current'
+        return [Finding('robot_file', far, f'{reading} of {", ".join(far)} is not at the robot file\'s '
+                        f'scale (scale {k_far}, beyond what a file whose links are off by tens of percent gives), in '
+                        f'no pattern one link, one drive or a load explains{negative}: a robot file that does not '
+                        f'belong to the recording (another arm\'s?) or other units')]
+    return []
 
 
 def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | None = None, said_by: str = '',
@@ -350,10 +401,12 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         robot: the robot file's model.
         said, said_by: what the user or the recordings said the effort holds ('torque', 'current', None) and who.
         spelling: how the front end spells the settings the advice names (``torque_sign``,
-            ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (default: the CLI's).
+            ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (the command line's:
+            ``dynid.cli.flags.ADVICE``); default the field and the value.
     """
     settings = settings or DiagnosisSettings()
-    spell = {**CLI_SPELLING, 'torque_source': '--torque {}'} if spelling is None else {**CLI_SPELLING, **spelling}
+    spell = {**FIELD_SPELLING, 'torque_source': 'torque_source {}'} if spelling is None else \
+        {**FIELD_SPELLING, **spelling}
     names = [r.name for r in recordings if r.name]
     details: dict = {}
     findings: list[Finding] = []
@@ -395,7 +448,7 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
             rows = _pooled_rows(recordings, robot, settings.effort)
             if rows is not None:
                 findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details)
-        if not any(f.kind in ('robot_file',) for f in findings):
+        if not any(f.kind in ('robot_file', 'payload', 'link') for f in findings):  # signs judged against it
             sign = _sign_finding(check, meanings, spell)
             if sign is not None:
                 findings.append(sign)

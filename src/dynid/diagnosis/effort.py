@@ -3,7 +3,7 @@
 **Sign and scale of the measured torque** (:func:`check_effort`). Whatever the robot file's inertias get
 wrong, its gravity and inertia torque τ_f = M(q)q̈ + C(q, q̇)q̇ + g(q) at the recorded states has the
 sign and order of magnitude of the true joint torque. Per joint, on the rows identification would use
-(filtered, decimated: :mod:`dynid.identify.preprocess`), the measured torque e is fitted as
+(filtered, decimated: :mod:`dynid.signal.preprocess`), the measured torque e is fitted as
 
     in motion:  e_j = k_j·τ_f,j + Fc·sgn(q̇_j) + Fv·q̇_j + o_j + B·q̈_j        at rest:  e_j = k_j·g_j(q) [+ o_j]
 
@@ -49,19 +49,21 @@ into one diagnosis.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import Decimator, FilterSettings, TooShortError, differentiate
 
-#: how the CLI takes the settings a diagnosis's advice names ({} for the value; :func:`dynid.diagnosis.diagnose`)
-CLI_SPELLING = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}'}
+#: how the advice names the settings where the front end gives no spelling of its own ({} for the value;
+#: :func:`dynid.diagnosis.diagnose`): the field and the value
+FIELD_SPELLING = {'torque_sign': 'torque_sign {}', 'joint_states_effort': 'joint_states_effort {}'}
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,10 @@ class JointScale:
     about its mean and the measured signal's residual RMS in the motion fit [N·m]. The gravity-apart fit (module
     docstring): ``gravity_scale`` k_g and ``dynamic_scale`` k_d [-], ``rotor`` B [N·m·s²/rad], ``coulomb`` Fc
     [N·m], each with its standard error (``*_std``), ``offset`` o [N·m] (mean over the recordings);
-    ``gravity_rms``, ``signal_rms``: the file's gravity torque and the measured signal, RMS over the rows [N·m]."""
+    ``gravity_rms``, ``signal_rms``: the file's gravity torque and the measured signal, RMS over the rows [N·m];
+    ``viscous`` Fv [N·m·s/rad]; ``friction_chi2``: the Wald statistic of (Fc, Fv) together, (Fc, Fv)·C⁻¹·(Fc, Fv)
+    with C their covariance [-], and ``friction_rms`` the fitted friction torque Fc·sgn(q̇) + Fv·q̇ where it
+    dissipates (RMS, with the signal's sign; 0 where it feeds energy in) [N·m]."""
 
     scale: float
     std: float
@@ -116,6 +121,9 @@ class JointScale:
     offset: float = float('nan')
     gravity_rms: float = float('nan')
     signal_rms: float = float('nan')
+    viscous: float = float('nan')
+    friction_chi2: float = 0.0
+    friction_rms: float = 0.0
 
 
 @dataclass
@@ -239,6 +247,50 @@ def _rest_columns(gravity: np.ndarray, measured: np.ndarray, settings: EffortChe
     return gravity[:, None]
 
 
+def chi2_survival(dof: int, x: float) -> float:
+    """P(χ²_dof > x) for an integer dof ≥ 1: erfc(√(x/2)) (dof 1) or e^(−x/2) (dof 2), then Q(k + 2, x) = Q(k, x) +
+    (x/2)^(k/2)·e^(−x/2)/Γ(k/2 + 1) (Abramowitz & Stegun 26.4.4–26.4.5)."""
+    half = 0.5 * max(x, 0.0)
+    q = math.erfc(math.sqrt(half)) if dof % 2 else math.exp(-half)
+    for k in range(1 if dof % 2 else 2, dof, 2):
+        q += math.exp(0.5 * k * math.log(half) - half - math.lgamma(0.5 * k + 1.0)) if half > 0 else 0.0
+    return q
+
+
+def chi2_quantile(dof: int, tail: float) -> float:
+    """x with P(χ²_dof > x) = ``tail`` (scipy.special.chdtri's value, by bisection on :func:`chi2_survival`: importing
+    scipy.special for it cost a quarter second of every identification)."""
+    low, high = 0.0, 1.0
+    while chi2_survival(dof, high) > tail:
+        high *= 2.0
+    for _ in range(80):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if chi2_survival(dof, middle) > tail else (low, middle)
+    return 0.5 * (low + high)
+
+
+def small_nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """argmin ‖a·x − b‖ subject to x ≥ 0 for a few columns (a (N, p), p ≤ ~6): the least squares on each subset of the
+    columns, the best of those whose solution is ≥ 0. The non-negative optimum is the least squares on its own
+    support (the KKT conditions), so this is exact; on the p×p normal equations, 2^p tiny solves instead of
+    importing scipy.optimize's NNLS (a fifth of a second)."""
+    gram, moment, total = a.T @ a, a.T @ b, float(b @ b)
+    p = a.shape[1]
+    best, best_cost = np.zeros(p), total
+    for mask in range(1, 1 << p):
+        support = [k for k in range(p) if mask >> k & 1]
+        try:
+            x = np.linalg.solve(gram[np.ix_(support, support)], moment[support])
+        except np.linalg.LinAlgError:
+            continue
+        if np.all(x >= 0):
+            cost = total - 2.0 * x @ moment[support] + x @ gram[np.ix_(support, support)] @ x
+            if cost < best_cost:
+                best, best_cost = np.zeros(p), cost
+                best[support] = x
+    return best
+
+
 def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 1e-3,
                 groups: np.ndarray | None = None) -> tuple[int, float, float]:
     """(sign, statistic, residual RMS) of ``measured`` (N,) from its motion (module docstring).
@@ -249,9 +301,6 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     residual sum of squares (the −1 fit's minus the +1 fit's) in residual variances, divided by the
     correlation inflation; the sign is ±1 where |statistic| ≥ χ²_p(1 − ``false_alarm``), else 0.
     """
-    import scipy.optimize  # here: a quarter second that checks without an undecided joint skip
-    import scipy.special
-
     groups = np.zeros(len(measured), int) if groups is None else np.asarray(groups)
     centred, target = np.array(columns, dtype=float), np.array(measured, dtype=float)
     for group in np.unique(groups):
@@ -262,7 +311,7 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     p = centred.shape[1]
     if p == 0 or len(target) <= p + 1 + len(np.unique(groups)):
         return 0, 0.0, float('nan')
-    plus, minus = scipy.optimize.nnls(centred, target)[0], scipy.optimize.nnls(-centred, target)[0]
+    plus, minus = small_nnls(centred, target), small_nnls(-centred, target)
     residual_plus, residual_minus = target - centred @ plus, target + centred @ minus
     rss_plus, rss_minus = residual_plus @ residual_plus, residual_minus @ residual_minus
     best = residual_plus if rss_plus <= rss_minus else residual_minus
@@ -272,7 +321,7 @@ def motion_sign(columns: np.ndarray, measured: np.ndarray, false_alarm: float = 
     rho = float(best[1:] @ best[:-1] / (best @ best))
     inflation = max(1.0, (1.0 + rho) / (1.0 - rho)) if rho < 1.0 else np.inf
     statistic = float((rss_minus - rss_plus) / (variance * inflation))
-    threshold = float(scipy.special.chdtri(p, false_alarm))
+    threshold = chi2_quantile(p, false_alarm)
     sign = 1 if statistic >= threshold else -1 if statistic <= -threshold else 0
     return sign, statistic, float(np.sqrt(variance))
 
@@ -365,25 +414,46 @@ def _offsets(recording: np.ndarray) -> np.ndarray:
     return (recording[:, None] == present[None, :]).astype(float)
 
 
-def _coefficients(columns: np.ndarray, measured: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _coefficients(columns: np.ndarray, measured: np.ndarray,
+                  covariance_of: slice | None = None) -> tuple[np.ndarray, np.ndarray] | tuple:
     """Least-squares coefficients of ``measured`` on ``columns`` and their standard errors, inflated for the
     residual's correlation (:func:`_inflation`) (NaN, inf where the columns are rank deficient or the rows too few;
-    an all-zero column gets 0 ± inf)."""
+    an all-zero column gets 0 ± inf). With ``covariance_of`` (a slice of the columns) also the covariance of those
+    coefficients (None where they cannot be had)."""
     p = columns.shape[1]
     values, errors = np.full(p, np.nan), np.full(p, np.inf)
     usable = np.linalg.norm(columns, axis=0) > 0
-    if len(measured) <= usable.sum() + 1:
+    covariance = None
+    if len(measured) > usable.sum() + 1:
+        a = columns[:, usable]
+        solution, _, rank, _ = np.linalg.lstsq(a, measured, rcond=None)
+        if rank == a.shape[1]:
+            residual = measured - a @ solution
+            variance = residual @ residual / (len(measured) - a.shape[1]) * _inflation(residual)
+            full = np.full((p, p), np.nan)
+            full[np.ix_(usable, usable)] = variance * np.linalg.inv(a.T @ a)
+            values[usable], errors[usable] = solution, np.sqrt(np.maximum(np.diag(full)[usable], 0.0))
+            values[~usable] = 0.0
+            covariance = full
+    if covariance_of is None:
         return values, errors
-    a = columns[:, usable]
-    solution, _, rank, _ = np.linalg.lstsq(a, measured, rcond=None)
-    if rank < a.shape[1]:
-        return values, errors
-    residual = measured - a @ solution
-    variance = residual @ residual / (len(measured) - a.shape[1]) * _inflation(residual)
-    covariance = variance * np.linalg.inv(a.T @ a)
-    values[usable], errors[usable] = solution, np.sqrt(np.maximum(np.diag(covariance), 0.0))
-    values[~usable] = 0.0
-    return values, errors
+    block = None if covariance is None else covariance[covariance_of, covariance_of]
+    return values, errors, (block if block is not None and np.all(np.isfinite(block)) else None)
+
+
+def _friction_test(values: np.ndarray, covariance: np.ndarray | None, dq: np.ndarray,
+                   sign: float) -> tuple[float, float]:
+    """(Wald statistic of (Fc, Fv) together, RMS of the friction torque where it dissipates) (:class:`JointScale`):
+    ``values`` (Fc, Fv), ``covariance`` theirs, ``dq`` the rows' velocity, ``sign`` the signal's (±1)."""
+    if covariance is None or not np.all(np.isfinite(values)):
+        return 0.0, 0.0
+    try:
+        statistic = float(values @ np.linalg.solve(covariance, values))
+    except np.linalg.LinAlgError:
+        return 0.0, 0.0
+    torque = values[0] * np.sign(dq) + values[1] * dq
+    dissipates = sign * float(torque @ dq) > 0.0
+    return statistic, float(np.sqrt(np.mean(torque**2))) if dissipates else 0.0
 
 
 def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str | None = None, said_by: str = '',
@@ -441,7 +511,10 @@ def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str 
         some = np.sqrt(np.mean(gravity**2)) > 1e-9 * max(np.sqrt(np.mean(file**2)), 1e-300)
         carried = gravity if some else np.zeros_like(gravity)
         split = np.column_stack([carried, file - carried, ddq, np.sign(dq), dq, offsets_all])
-        values, errors = _coefficients(split, measured)
+        values, errors, friction_covariance = _coefficients(split, measured, slice(3, 5))
+        found.viscous = float(values[4])
+        found.friction_chi2, found.friction_rms = _friction_test(values[3:5], friction_covariance, dq,
+                                                                 1.0 if not np.isfinite(scale) or scale >= 0 else -1.0)
         found.gravity_scale, found.gravity_std = float(values[0]), float(errors[0])
         found.dynamic_scale, found.dynamic_std = float(values[1]), float(errors[1])
         found.rotor, found.rotor_std = float(values[2]), float(errors[2])

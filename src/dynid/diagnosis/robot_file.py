@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynid.diagnosis.effort import _inflation
 from dynid.model.robot import RobotModel
 
 #: rows of the explanation fits, at most (the regressor is computed per sample)
@@ -33,20 +34,28 @@ LINK_SHARE = 0.05
 
 @dataclass
 class RobotFileFinding:
-    """The explanations' fits (module docstring). ``best``: 'joint', 'link' or 'payload'; ``cost``: weighted
-    residual sum of squares of each [-]; ``joint_scales``: k_j per joint; ``link_scales``: α_L of the link that fits
-    best (named by the joint that moves it); ``payload``: mass [kg] and centre of mass [m, flange frame] of the
-    load fit."""
+    """The explanations' fits (module docstring), each joint's rows weighted by its residual scatter in the fit of
+    a scale per joint (inflated for correlated residuals), so that a cost is a χ²-like sum in units of the noise.
+
+    ``cost``: weighted residual sum of squares [-] of 'file' (the file as it is), 'joint' (a scale per joint),
+    'link' (the one link that fits best), 'payload' and 'tolerated' (every link scaled at once, each within a
+    factor ``tolerance`` of the file's: a file off by tens of percent, as files are); ``dof``: each one's number of
+    shared parameters; ``joint_scales``/``joint_std``: k_j per joint and its standard error [-];
+    ``single_link``: the link that fits best alone ('link': the joint that moves it), its α ('scale') and standard
+    error ('std') [-]; ``payload``: the load fit's mass ('mass_kg') with its standard error ('mass_std') [kg] and
+    centre of mass ('com_m') [m, flange frame]; ``best``: the least cost of 'joint', 'link' and 'payload'."""
 
     best: str
     cost: dict[str, float]
     joint_scales: dict[str, float]
-    link_scales: dict[str, float]
-    payload: dict[str, float] = field(default_factory=dict)
+    joint_std: dict[str, float]
+    single_link: dict
+    payload: dict
+    dof: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {'best': self.best, 'cost': self.cost, 'joint_scales': self.joint_scales,
-                'link_scales': self.link_scales, 'payload': self.payload}
+        return {'best': self.best, 'cost': self.cost, 'dof': self.dof, 'joint_scales': self.joint_scales,
+                'joint_std': self.joint_std, 'single_link': self.single_link, 'payload': self.payload}
 
 
 def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray) -> np.ndarray:
@@ -54,9 +63,10 @@ def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray) -> np.ndar
     return np.column_stack([ddq, np.sign(dq), dq, (recording[:, None] == present[None, :]).astype(float)])
 
 
-def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray]):
+def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray],
+             covariance: bool = False):
     """Least squares of the joints' targets on shared columns (same parameters on every joint) beside each joint's
-    own columns: (shared parameters, residual sum of squares)."""
+    own columns: (shared parameters, residual sum of squares[, their covariance for unit-variance rows])."""
     shared_width = blocks_shared[0].shape[1]
     own_widths = [b.shape[1] for b in blocks_own]
     rows = sum(len(t) for t in targets)
@@ -70,72 +80,112 @@ def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targ
     y = np.concatenate(targets)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
-    solution = np.linalg.lstsq(a / scale, y, rcond=None)[0] / scale
+    scaled = a / scale
+    solution = np.linalg.lstsq(scaled, y, rcond=None)[0] / scale
     residual = y - a @ solution
-    return solution[:shared_width], float(residual @ residual)
+    cost = float(residual @ residual)
+    if not covariance:
+        return solution[:shared_width], cost
+    inverse = np.linalg.pinv(scaled.T @ scaled)[:shared_width, :shared_width]
+    spread = max(1.0, cost / max(1, rows - a.shape[1]))
+    return solution[:shared_width], cost, spread * inverse / np.outer(scale[:shared_width], scale[:shared_width])
 
 
-def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads) -> RobotFileFinding:
+def _tolerated(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+               residuals: list[np.ndarray], acting: np.ndarray, tolerance: float) -> float:
+    """The weighted residual of every acting link scaled at once within [1/tolerance, tolerance] (bounded least
+    squares, each joint's own columns free): what a robot file whose links are each off by up to that factor
+    explains."""
+    import scipy.optimize  # here: only where a disagreement is explained
+
+    shared = [links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)]
+    width = len(acting)
+    a = np.zeros((sum(len(r) for r in residuals), width + sum(o.shape[1] for o in own)))
+    start, column = 0, width
+    for block, mine, target in zip(shared, own, residuals, strict=True):
+        stop = start + len(target)
+        a[start:stop, :width] = block
+        a[start:stop, column:column + mine.shape[1]] = mine
+        start, column = stop, column + mine.shape[1]
+    y = np.concatenate(residuals)
+    scale = np.linalg.norm(a, axis=0)
+    scale[scale == 0] = 1.0
+    lower = np.full(a.shape[1], -np.inf)
+    upper = np.full(a.shape[1], np.inf)
+    lower[:width], upper[:width] = (1.0 / tolerance - 1.0) * scale[:width], (tolerance - 1.0) * scale[:width]
+    solution = scipy.optimize.lsq_linear(a / scale, y, bounds=(lower, upper), method='bvls').x / scale
+    residual = y - a @ solution
+    return float(residual @ residual)
+
+
+def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads,
+            tolerance: float = 1.0 / 0.6) -> RobotFileFinding:
     """The explanations of the signal of ``joints`` (indices; those whose scale was decided) against the robot
     file (module docstring). ``rows``: the pooled rows of :func:`dynid.diagnosis.effort._pooled_rows`; ``signs``:
     each joint's decided sign (±1; the signal is multiplied by it); ``payloads``: the declared load of each
-    recording (list, None where none)."""
+    recording (list, None where none); ``tolerance``: the factor each link may be off by in the 'tolerated' fit."""
     count = len(rows['q'])
     pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
     q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
     recording = rows['recording'][pick]
-    file = rows['file'][pick]
+    file = rows['file'][pick]  # with the declared loads, which stay as declared
     measured = rows['measured'][pick] * signs
     n = robot.n
     y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
     parameters = robot.standard_parameters
     links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
-    # a declared load belongs to the last link's torque as the file gives it
-    declared = np.zeros((len(pick), n))
-    for index, payload in enumerate(payloads):
-        if payload is not None:
-            mine = recording == index
-            declared[mine] = robot.inverse_dynamics(q[mine], dq[mine], ddq[mine], payload) - \
-                robot.inverse_dynamics(q[mine], dq[mine], ddq[mine])
-    links[:, :, -1] += declared
     y_payload = (y_arm[:, :, -10:].reshape(len(pick) * n, 10) @ robot._payload_transform).reshape(len(pick), n, 10)
     own, targets, weights = [], [], []
+    cost, joint_scales, joint_std, file_cost = 0.0, {}, {}, 0.0
     for j in joints:
         nuisance = _nuisance(dq[:, j], ddq[:, j], recording)
         a = np.column_stack([file[:, j], nuisance])
         solution = np.linalg.lstsq(a, measured[:, j], rcond=None)[0]
         residual = measured[:, j] - a @ solution
-        sigma = float(np.sqrt(residual @ residual / max(1, len(residual) - a.shape[1]))) or 1.0
+        variance = float(residual @ residual / max(1, len(residual) - a.shape[1])) * min(_inflation(residual), 1e3)
+        sigma = float(np.sqrt(variance)) or 1.0
         weights.append(1.0 / sigma)
         own.append(nuisance / sigma)
         targets.append(measured[:, j] / sigma)
-    cost, joint_scales = 0.0, {}
-    for k, j in enumerate(joints):
-        a = np.column_stack([file[:, j] * weights[k], own[k]])
-        solution, residual, *_ = np.linalg.lstsq(a, targets[k], rcond=None)
-        r = targets[k] - a @ solution
-        cost += float(r @ r)
+        cost += float(residual @ residual) / sigma**2
         joint_scales[robot.joint_names[j]] = float(solution[0])
-    costs = {'joint': cost}
+        try:
+            inverse = np.linalg.inv(a.T @ a)
+            joint_std[robot.joint_names[j]] = float(np.sqrt(max(inverse[0, 0], 0.0)) * sigma)
+        except np.linalg.LinAlgError:
+            joint_std[robot.joint_names[j]] = float('inf')
+        rest = measured[:, j] - file[:, j]
+        fitted = np.linalg.lstsq(nuisance, rest, rcond=None)[0]
+        left = rest - nuisance @ fitted
+        file_cost += float(left @ left) / sigma**2
+    costs = {'file': file_cost, 'joint': cost}
+    dof = {'file': 0, 'joint': len(joints), 'link': 1, 'payload': 4}
     # links that act on the decided joints (at least LINK_SHARE of a joint's file torque); the others stay as filed
     size = np.sqrt(np.mean(links[:, joints, :] ** 2, axis=0))  # (decided joints, links)
     total = np.sqrt(np.mean(file[:, joints] ** 2, axis=0))[:, None]
-    acting = np.any(size >= LINK_SHARE * np.maximum(total, 1e-300), axis=0)
+    acting = np.flatnonzero(np.any(size >= LINK_SHARE * np.maximum(total, 1e-300), axis=0))
     residuals = [t - file[:, j] * weights[k] for k, (t, j) in enumerate(zip(targets, joints, strict=True))]
-    link_costs, link_scales = {}, {}
-    for link in np.flatnonzero(acting):  # one link off at a time: τ_f + (α_L − 1)·τ^(L)
-        change, link_costs[link] = _stacked([links[:, j, link:link + 1] * weights[k] for k, j in enumerate(joints)],
-                                            own, residuals)
-        link_scales[link] = 1.0 + float(change[0])
+    link_costs, single, single_std = {}, {}, {}
+    for link in acting:  # one link off at a time: τ_f + (α_L − 1)·τ^(L)
+        change, link_costs[link], covariance = _stacked(
+            [links[:, j, link:link + 1] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
+        single[link] = 1.0 + float(change[0])
+        single_std[link] = float(np.sqrt(max(covariance[0, 0], 0.0)))
+    costs['tolerated'] = _tolerated(links, joints, weights, own, residuals, acting, tolerance) if len(acting) else \
+        costs['file']
+    dof['tolerated'] = len(acting)
     worst = min(link_costs, key=link_costs.get) if link_costs else None
     costs['link'] = link_costs[worst] if worst is not None else float('inf')
-    mass_moment, costs['payload'] = _stacked([y_payload[:, j, :4] * weights[k] for k, j in enumerate(joints)], own,
-                                             residuals)
+    mass_moment, costs['payload'], covariance = _stacked(
+        [y_payload[:, j, :4] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
     mass = float(mass_moment[0])
     com = (mass_moment[1:] / mass).tolist() if mass > 0 else [0.0, 0.0, 0.0]
-    moved = {} if worst is None else {robot.joint_names[worst]: link_scales[worst]}
-    return RobotFileFinding(min(costs, key=costs.get), costs, joint_scales, moved,
-                            {'mass_kg': mass, 'com_m': com})
+    moved = {} if worst is None else {'link': robot.joint_names[worst], 'scale': single[worst],
+                                      'std': single_std[worst]}
+    best = min(('joint', 'link', 'payload'), key=costs.get)
+    return RobotFileFinding(best, costs, joint_scales, joint_std, moved,
+                            {'mass_kg': mass, 'mass_std': float(np.sqrt(max(covariance[0, 0], 0.0))), 'com_m': com},
+                            dof)
 
 
 def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | None = None,

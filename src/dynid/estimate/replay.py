@@ -271,12 +271,13 @@ def _identified_rotor_inertia(robot, result, settings: EstimationSettings, notes
     it twice. The stiffness's rotor equation takes the physical B (the drive data's where the result
     regrouped Ia_j with a link inertia); the friction, whose τ̂_j holds a regrouped Ia_j·q̈ already, takes 0
     there. A B that is not a positive finite number is refused with the reason."""
-    from dynid.identify.torque import rotor_inertia
+    from dynid.identify.torque import compensated_rotor, rotor_inertia
 
     names = robot.joint_names
     own = [j for j in range(robot.n) if f'Ia_{j + 1}' in result.parameter_names]
-    bad = {names[j]: result.value(f'Ia_{j + 1}') for j in own
-           if not (np.isfinite(result.value(f'Ia_{j + 1}')) and result.value(f'Ia_{j + 1}') > 0)}
+    excess = compensated_rotor(result, robot)  # B subtracted before: Ia_j is the excess over it
+    bad = {names[j]: result.value(f'Ia_{j + 1}') + excess[j] for j in own
+           if not (np.isfinite(result.value(f'Ia_{j + 1}')) and result.value(f'Ia_{j + 1}') + excess[j] > 0)}
     if bad:
         raise InputError('the result identified rotor inertias that are not positive (' + ', '.join(
             f'{joint} {value:.3g} kg·m²' for joint, value in bad.items()) + '): B·θ̈ cannot be taken off the '

@@ -227,24 +227,11 @@ def _forked_start(arguments: tuple) -> tuple:
 
 
 def optimize_excitation(
-    robot: RobotModel,
-    design: FourierDesign,
-    home: np.ndarray,
-    limits: ExcitationLimits,
-    criterion: str = 'cond',
-    weights: tuple[float, float] = (1.0, 1.0),
-    starts: int = 4,
-    seed: int = 0,
-    max_iterations: int = 150,
-    objective_samples: int = 60,
-    constraint_samples: int = 60,
-    progress: Callable[[str], None] | None = None,
-    gradient: str = 'analytic',
-    workers: int = 1,
-    clearance: Clearance | None = None,
-    position_stride: int = 2,
-    tolerance: float = 3e-5,
-) -> ExcitationResult:
+        robot: RobotModel, design: FourierDesign, home: np.ndarray, limits: ExcitationLimits, criterion: str = 'cond',
+        weights: tuple[float, float] = (1.0, 1.0), starts: int = 4, seed: int = 0, max_iterations: int = 150,
+        objective_samples: int = 60, constraint_samples: int = 60, progress: Callable[[str], None] | None = None,
+        gradient: str = 'analytic', workers: int = 1, clearance: Clearance | None = None, position_stride: int = 2,
+        tolerance: float = 3e-5) -> ExcitationResult:
     """Optimize the Fourier coefficients (module docstring); returns the best feasible start.
 
     ``gradient``: ``analytic`` (:mod:`dynid.excite.gradients`) or ``finite_difference`` (scipy's
@@ -272,71 +259,17 @@ def optimize_excitation(
         raise InputError('starts, max_iterations, workers and position_stride must be >= 1')
     if not tolerance > 0:
         raise InputError(f'tolerance must be > 0, got {tolerance}')
-    workers = min(workers, starts)
     clock = time.perf_counter()
-    home = np.asarray(home, dtype=float)
-    objective_times = np.linspace(0.0, design.period_s, objective_samples, endpoint=False)
     grid = np.linspace(0.0, design.period_s, constraint_samples, endpoint=False)
-    dense = np.linspace(0.0, design.period_s, max(2400, 20 * constraint_samples), endpoint=False)
-    constraints = [_kinematic_constraint(design, limits, grid, (position_stride, 1, 1))]
-    if limits.torque is not None:
-        torque_bound = np.tile(limits.torque, grid.size)
-
-        def torque_margin(x: np.ndarray) -> np.ndarray:
-            q, dq, ddq = trajectory_states(robot, design.trajectory(x), grid)
-            tau = robot.inverse_dynamics(q, dq, ddq).reshape(-1)
-            return np.concatenate([torque_bound - tau, torque_bound + tau])
-
-        constraints.append({'type': 'ineq', 'fun': torque_margin})
-    if clearance is None:
-        clearance = Clearance.of(robot)
+    home = np.asarray(home, dtype=float)
+    clearance = clearance if clearance is not None else Clearance.of(robot)
     clearance.prepare(home)
-    if limits.floor is not None:
-        coarse = grid[::4]
-
-        def floor_margin(x: np.ndarray) -> np.ndarray:
-            q = trajectory_states(robot, design.trajectory(x), coarse)[0]
-            return clearance.floor_margin(q, limits.floor).reshape(-1)
-
-        constraints.append({'type': 'ineq', 'fun': floor_margin})
-
-    if gradient == 'analytic':
-        model = CriterionGradient(robot, design, objective_times, criterion, weights)
-        objective, jacobian = model.value, model.gradient
-    else:
-        def objective(x: np.ndarray) -> float:
-            value = excitation_criterion(robot, design.trajectory(x), objective_times, criterion, weights)
-            return float(np.log(value)) if criterion != 'd_optimal' else value
-
-        jacobian = None
-
-    def shown(value: float) -> float:
-        return float(np.exp(value)) if criterion != 'd_optimal' else value
-
-    def run_start(start: int, x0: np.ndarray) -> tuple[float, np.ndarray, int, bool, str]:
-        begun, counter = time.perf_counter(), {'n': 0}
-        # Starts not yet begun when this one began, run ``workers`` at a time after it.
-        later = -(-max(0, starts - start - workers) // workers)
-
-        def report(x: np.ndarray) -> None:
-            counter['n'] += 1
-            if progress is not None and counter['n'] % 10 == 0:
-                per_iteration = (time.perf_counter() - begun) / counter['n']
-                left = per_iteration * (max_iterations - counter['n'] + later * max_iterations)
-                progress(f'start {start + 1}/{starts}, iteration {counter["n"]}: {criterion} '
-                         f'{shown(objective(x)):.4g}; at most {left:.0f} s left')
-
-        result = scipy.optimize.minimize(objective, x0, method='SLSQP', jac=jacobian, constraints=constraints,
-                                         callback=report, options={'maxiter': max_iterations, 'ftol': tolerance})
-        x = fit_to_limits(design, result.x, limits, dense)
-        try:
-            x = fit_to_clearance(robot, design, x, limits, clearance)
-        except InputError as error:
-            return objective(x), x, int(result.nit), False, str(error)
-        violations, _ = excitation_violations(robot, design.trajectory(x), limits, samples=dense.size,
-                                              clearance=clearance)
-        return objective(x), x, int(result.nit), not violations, '; '.join(violations)
-
+    objective, jacobian = _objective(robot, design, np.linspace(0.0, design.period_s, objective_samples,
+                                                                endpoint=False), criterion, weights, gradient)
+    run_start = _StartRunner(robot, design, limits, clearance, objective, jacobian,
+                             _constraints(robot, design, limits, grid, position_stride, clearance),
+                             np.linspace(0.0, design.period_s, max(2400, 20 * constraint_samples), endpoint=False),
+                             criterion, starts, min(workers, starts), max_iterations, tolerance, progress)
     rng = np.random.default_rng(seed)
     initial = [random_design(design, home, limits, rng, grid) for _ in range(starts)]
     outcomes: list[tuple | None] = [None] * starts
@@ -347,34 +280,129 @@ def optimize_excitation(
         if progress is not None:
             done = sum(o is not None for o in outcomes)
             left = (time.perf_counter() - clock) / done * (starts - done)
-            progress(f'start {start + 1}/{starts} done after {nit} iterations: {criterion} {shown(value):.4g}'
-                     f'{"" if feasible else " (infeasible, discarded)"}'
+            progress(f'start {start + 1}/{starts} done after {nit} iterations: {criterion} '
+                     f'{_shown(criterion, value):.4g}{"" if feasible else " (infeasible, discarded)"}'
                      + (f'; about {left:.0f} s left' if done < starts else ''))
 
-    # The matrices here are small: BLAS threads only contend with each other (and with the workers).
-    with threadpool_limits(1):
-        if workers == 1:
-            for start, x0 in enumerate(initial):
-                finished(start, run_start(start, x0))
-        else:
-            global _FORKED_START
-            _FORKED_START = run_start
-            try:
-                with multiprocessing.get_context('fork').Pool(workers) as pool:
-                    jobs = [(start, x0) for start, x0 in enumerate(initial)]
-                    for start, outcome in zip(range(starts), pool.imap(_forked_start, jobs), strict=True):
-                        finished(start, outcome)
-            finally:
-                _FORKED_START = None
-    iterations = sum(o[2] for o in outcomes)
+    _run_starts(run_start, initial, finished)
     feasible = [(o[0], start, o[1]) for start, o in enumerate(outcomes) if o[3]]
     if not feasible:
         raise InputError(f'no start reached a trajectory inside the limits (start 1: {outcomes[0][4]}); '
                          f'widen the limits or add starts')
     best = min(feasible, key=lambda item: (item[0], item[1]))
-    trajectory = design.trajectory(best[2])
-    return describe_excitation(robot, trajectory, limits, criterion, weights, starts, iterations,
-                               time.perf_counter() - clock, clearance=clearance)
+    return describe_excitation(robot, design.trajectory(best[2]), limits, criterion, weights, starts,
+                               sum(o[2] for o in outcomes), time.perf_counter() - clock, clearance=clearance)
+
+
+def _constraints(robot: RobotModel, design: FourierDesign, limits: ExcitationLimits, grid: np.ndarray,
+                 position_stride: int, clearance: Clearance) -> list[dict]:
+    """SLSQP's constraints on the variables: the kinematic limits on ``grid`` (positions every ``position_stride``-th
+    point), the torque limits on ``grid`` where given, and the floor on every fourth point of it where given."""
+    constraints = [_kinematic_constraint(design, limits, grid, (position_stride, 1, 1))]
+    if limits.torque is not None:
+        torque_bound = np.tile(limits.torque, grid.size)
+
+        def torque_margin(x: np.ndarray) -> np.ndarray:
+            q, dq, ddq = trajectory_states(robot, design.trajectory(x), grid)
+            tau = robot.inverse_dynamics(q, dq, ddq).reshape(-1)
+            return np.concatenate([torque_bound - tau, torque_bound + tau])
+
+        constraints.append({'type': 'ineq', 'fun': torque_margin})
+    if limits.floor is not None:
+        coarse = grid[::4]
+
+        def floor_margin(x: np.ndarray) -> np.ndarray:
+            q = trajectory_states(robot, design.trajectory(x), coarse)[0]
+            return clearance.floor_margin(q, limits.floor).reshape(-1)
+
+        constraints.append({'type': 'ineq', 'fun': floor_margin})
+    return constraints
+
+
+def _objective(robot: RobotModel, design: FourierDesign, times: np.ndarray, criterion: str,
+               weights: tuple[float, float], gradient: str) -> tuple[Callable, Callable | None]:
+    """The criterion SLSQP minimizes (its logarithm, but for ``d_optimal``) on ``times``, and its gradient (None:
+    SLSQP's finite differences)."""
+    if gradient == 'analytic':
+        model = CriterionGradient(robot, design, times, criterion, weights)
+        return model.value, model.gradient
+
+    def objective(x: np.ndarray) -> float:
+        value = excitation_criterion(robot, design.trajectory(x), times, criterion, weights)
+        return float(np.log(value)) if criterion != 'd_optimal' else value
+
+    return objective, None
+
+
+def _shown(criterion: str, value: float) -> float:
+    """The criterion of the objective's ``value`` (the objective is its logarithm, but for ``d_optimal``)."""
+    return float(np.exp(value)) if criterion != 'd_optimal' else value
+
+
+@dataclass
+class _StartRunner:
+    """One start of :func:`optimize_excitation`: SLSQP from ``x0``, then fitted to the limits on the dense grid and to
+    the clearance; (objective, variables, iterations, feasible, what breaks the limits)."""
+
+    robot: RobotModel
+    design: FourierDesign
+    limits: ExcitationLimits
+    clearance: Clearance
+    objective: Callable
+    jacobian: Callable | None
+    constraints: list[dict]
+    dense: np.ndarray
+    criterion: str
+    starts: int
+    workers: int
+    max_iterations: int
+    tolerance: float
+    progress: Callable[[str], None] | None
+
+    def __call__(self, start: int, x0: np.ndarray) -> tuple[float, np.ndarray, int, bool, str]:
+        begun, counter = time.perf_counter(), {'n': 0}
+        # Starts not yet begun when this one began, run ``workers`` at a time after it.
+        later = -(-max(0, self.starts - start - self.workers) // self.workers)
+
+        def report(x: np.ndarray) -> None:
+            counter['n'] += 1
+            if self.progress is not None and counter['n'] % 10 == 0:
+                per_iteration = (time.perf_counter() - begun) / counter['n']
+                left = per_iteration * (self.max_iterations - counter['n'] + later * self.max_iterations)
+                self.progress(f'start {start + 1}/{self.starts}, iteration {counter["n"]}: {self.criterion} '
+                              f'{_shown(self.criterion, self.objective(x)):.4g}; at most {left:.0f} s left')
+
+        result = scipy.optimize.minimize(self.objective, x0, method='SLSQP', jac=self.jacobian,
+                                         constraints=self.constraints, callback=report,
+                                         options={'maxiter': self.max_iterations, 'ftol': self.tolerance})
+        x = fit_to_limits(self.design, result.x, self.limits, self.dense)
+        try:
+            x = fit_to_clearance(self.robot, self.design, x, self.limits, self.clearance)
+        except InputError as error:
+            return self.objective(x), x, int(result.nit), False, str(error)
+        violations, _ = excitation_violations(self.robot, self.design.trajectory(x), self.limits,
+                                              samples=self.dense.size, clearance=self.clearance)
+        return self.objective(x), x, int(result.nit), not violations, '; '.join(violations)
+
+
+def _run_starts(run_start: _StartRunner, initial: list[np.ndarray], finished: Callable[[int, tuple], None]) -> None:
+    """Every start from its ``initial`` variables, one after the other or ``run_start.workers`` forked processes at
+    a time (the same outcomes either way); ``finished(start, outcome)`` as each ends, in order."""
+    global _FORKED_START
+    # The matrices here are small: BLAS threads only contend with each other (and with the workers).
+    with threadpool_limits(1):
+        if run_start.workers == 1:
+            for start, x0 in enumerate(initial):
+                finished(start, run_start(start, x0))
+            return
+        _FORKED_START = run_start
+        try:
+            with multiprocessing.get_context('fork').Pool(run_start.workers) as pool:
+                jobs = list(enumerate(initial))
+                for start, outcome in zip(range(len(initial)), pool.imap(_forked_start, jobs), strict=True):
+                    finished(start, outcome)
+        finally:
+            _FORKED_START = None
 
 
 def describe_excitation(robot: RobotModel, trajectory: FourierTrajectory, limits: ExcitationLimits,

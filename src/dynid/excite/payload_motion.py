@@ -204,16 +204,22 @@ def design_payload_motion(robot: RobotModel, home: np.ndarray, settings: Payload
     check = describe_excitation(robot, trajectory, limits, clearance=clearance)
     if not check.feasible:
         raise InputError(f'the payload motion breaks its limits: {"; ".join(check.violations)}')
-    rows_hz = 2.5 * settings.decimation_cutoff_hz
-    times = np.arange(0.0, settings.duration_s, 1.0 / rows_hz)
-    w = payload_information(robot, trajectory, times, moving, sigma)
-    expected = np.sqrt(np.diag(np.linalg.pinv(w.T @ w)))
-    dense_w = payload_information(robot, trajectory, dense[::4], moving, sigma)
-    return PayloadMotion(trajectory, names, _condition(dense_w), expected,
+    condition, expected = _expected_precision(robot, trajectory, moving, sigma, settings, dense[::4])
+    return PayloadMotion(trajectory, names, condition, expected,
                          {name: float(sigma[robot.joint_names.index(name)]) for name in names},
                          noise_source or ('given per joint' if noise else
                                           f'{settings.torque_noise_nm:g} N·m per decimated row (torque_noise_nm)'),
                          check.peaks, check.violations, limits, time.perf_counter() - clock)
+
+
+def _expected_precision(robot: RobotModel, trajectory, moving: np.ndarray, sigma: np.ndarray,
+                        settings: PayloadMotionSettings, times: np.ndarray) -> tuple[float, np.ndarray]:
+    """The condition number of the motion's weighted payload rows at ``times`` and the payload parameters' expected
+    σ from the rows an identification keeps (decimated: 2.5 × ``settings.decimation_cutoff_hz``)."""
+    rows = np.arange(0.0, settings.duration_s, 1.0 / (2.5 * settings.decimation_cutoff_hz))
+    w = payload_information(robot, trajectory, rows, moving, sigma)
+    expected = np.sqrt(np.diag(np.linalg.pinv(w.T @ w)))
+    return _condition(payload_information(robot, trajectory, times, moving, sigma)), expected
 
 
 def result_noise(result) -> dict[str, float]:

@@ -14,9 +14,11 @@ the scheduler at ``scheduler``), so a result is what ``dynid identify`` gives fo
 - With a health record (``db``: a file or a PostgreSQL URL) each identified recording adds a session
   of its robot: the identified Coulomb and viscous friction per joint (``coulomb_nm``, ``viscous_nms``,
   friction scale 1), dated by the recording's first stamp, source ``identify`` — a fleet's friction
-  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped.
+  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped. Each
+  robot with new sessions is judged once at the end and its judgement stored (:mod:`dynid.health.stored`).
 
-    >>> outcomes = reidentify('recordings/', robot='ur5e', workers=2)                   # doctest: +SKIP
+    >>> from dynid.cli.batch import identify_command                                    # doctest: +SKIP
+    >>> outcomes = reidentify('recordings/', 'ur5e', command=identify_command, workers=2)  # doctest: +SKIP
     >>> print(summary_table(outcomes))                                                  # doctest: +SKIP
 """
 
@@ -63,13 +65,15 @@ class Job:
 
 @dataclass
 class Outcome:
-    """What became of one job: ``status`` 'identified', 'skipped' (done before) or 'failed' (``error``)."""
+    """What became of one job: ``status`` 'identified', 'skipped' (done before) or 'failed' (``error``);
+    ``seconds`` its wall time [s], ``cpu_s`` the CPU time of the process that ran it over that time [s]."""
 
     bag: str
     robot: str
     status: str
     error: str = ''
     seconds: float = 0.0
+    cpu_s: float = 0.0
     result: str = ''
     session: int | None = None
     friction: dict = field(default_factory=dict)
@@ -122,14 +126,14 @@ def fingerprint(job: Job) -> dict:
             'options': list(job.options), 'software': f'dynid {__version__}'}
 
 
-def run_job(job: Job, force: bool = False) -> Outcome:
+def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int]) -> Outcome:
     """Identify one recording (module docstring) and never raise: a failure is the outcome's error.
-    Runs on a Dask worker (or anywhere)."""
-    from dynid.cli import build_parser
-    from dynid.cli import identify as identify_cli
+    Runs on a Dask worker (or anywhere). ``command``: ``dynid identify`` as the command line's front end runs it
+    (its arguments, from ``identify``, to its exit code; argparse's refusal as SystemExit):
+    :func:`dynid.cli.batch.identify_command`. The front end gives it, so the core never imports the command line."""
     from dynid.identify.result import IdentificationResult
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     outcome = Outcome(job.bag, job.robot, 'failed')
     log = io.StringIO()
     try:
@@ -145,9 +149,8 @@ def run_job(job: Job, force: bool = False) -> Outcome:
                 return outcome
         partial = job.result.with_name(job.result.name + '.partial.yaml')
         argv = ['identify', job.bag, '--robot', job.model, '-o', str(partial), '--quiet', *job.options]
-        args = build_parser('identify').parse_args(argv)
         with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-            code = identify_cli.run(args)
+            code = command(argv)
         if code != 0:
             raise InputError(f'dynid identify exited {code}')
         result = IdentificationResult.load(partial)
@@ -169,7 +172,7 @@ def run_job(job: Job, force: bool = False) -> Outcome:
     except Exception as error:  # noqa: BLE001 - one recording's crash is reported, the fleet goes on
         outcome.error = f'{type(error).__name__}: {error} ({traceback.format_exc(limit=-1).strip().splitlines()[-3]})'
     finally:
-        outcome.seconds = time.perf_counter() - start
+        outcome.seconds, outcome.cpu_s = time.perf_counter() - start, time.process_time() - cpu
         outcome.log = log.getvalue()[-2000:]
         with contextlib.suppress(OSError):
             job.result.with_name(job.result.name + '.partial.yaml').unlink(missing_ok=True)
@@ -208,11 +211,12 @@ def record_outcome(record, outcome: Outcome, model: str) -> int | None:
                                  software=f'dynid {__version__}'))
 
 
-def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *, workers: int = 2,
-               scheduler: str | None = None, db=None, force: bool = False,
-               progress: Callable[[Outcome, int, int], None] | None = None) -> list[Outcome]:
+def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *,
+               command: Callable[[list[str]], int], workers: int = 2, scheduler: str | None = None, db=None,
+               force: bool = False, progress: Callable[[Outcome, int, int], None] | None = None) -> list[Outcome]:
     """Identify every recording of ``source`` (a manifest or a tree) on Dask (module docstring); the outcomes
-    in the jobs' order. ``options``: ``dynid identify`` options for every recording (a list or one string).
+    in the jobs' order. ``options``: ``dynid identify`` options for every recording (a list or one string);
+    ``command``: what runs them (:func:`run_job`; :func:`dynid.cli.batch.identify_command`).
     InputError for a bad source, an unreachable scheduler or a bad record; a recording's failure is its outcome's."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -237,8 +241,8 @@ def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
             client = Client(cluster)
         with client:
-            futures = {client.submit(run_job, job, force, pure=False, key=f'identify-{k}-{Path(job.bag).name}'): k
-                       for k, job in enumerate(jobs)}
+            futures = {client.submit(run_job, job, force, command=command, pure=False,
+                                     key=f'identify-{k}-{Path(job.bag).name}'): k for k, job in enumerate(jobs)}
             outcomes: list[Outcome | None] = [None] * len(jobs)
             for done, future in enumerate(as_completed(futures), 1):
                 k = futures[future]
@@ -251,6 +255,11 @@ def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *
                 outcomes[k] = outcome
                 if progress is not None:
                     progress(outcome, done, len(jobs))
+        if record is not None:  # each robot with new sessions judged once, for the fleet's page
+            from dynid.health.stored import store_judgement
+
+            for name in dict.fromkeys(o.robot for o in outcomes if o.session is not None):
+                store_judgement(record, name)
     finally:
         if cluster is not None:
             cluster.close()

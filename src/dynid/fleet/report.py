@@ -30,9 +30,10 @@ from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import written
 from dynid.health.assessment import STATE_ORDER, RobotHealth, assess
-from dynid.health.page import STYLE, badge, page_html
+from dynid.health.page import STYLE, badge, page_html, robot_section
 from dynid.health.record import HealthRecord
 from dynid.health.settings import HealthSettings
+from dynid.health.stored import basis_of, encode, read_judgements
 from dynid.health.trend import QuantityHealth
 
 
@@ -74,6 +75,8 @@ class Fleet:
     by_change: list[Entry] = field(default_factory=list)
     robots: list[str] = field(default_factory=list)
     pages: dict[str, str] = field(default_factory=dict)
+    sections: dict[str, str] = field(default_factory=dict)  # stored page sections by robot (dynid.health.stored)
+    judged: list[str] = field(default_factory=list)  # the robots judged here, not read from a stored judgement
 
 
 def entry(robot: str, q: QuantityHealth, now_days: float, settings: HealthSettings) -> Entry:
@@ -107,29 +110,47 @@ def rank(healths: list[RobotHealth], settings: HealthSettings) -> tuple[list[Ent
 
 
 def judge_fleet(db, settings: HealthSettings | None = None, now_utc: float | None = None,
-                robots=None, workers: int | None = None) -> Fleet:
+                robots=None, workers: int | None = None, store: bool = False, use_stored: bool = True) -> Fleet:
     """Read every robot (or ``robots``) of the record ``db`` read-only, judge them and rank them (module
-    docstring). ``now_utc``: the time judged at [s since 1970 UTC]; default each robot's last session.
+    docstring). ``now_utc``: the time judged at [s since 1970 UTC]; default each robot's last session, and then
+    a robot's stored judgement is read where it is current (:mod:`dynid.health.stored`): only the others are
+    judged here (``use_stored`` False: every robot is). ``store``: open the record for writing and store the
+    judgements made here.
     ``workers``: processes judging the robots side by side (default: the CPUs, for 16 robots or more).
     InputError for a missing, damaged or newer record, or one without sessions."""
     settings = settings or HealthSettings()
-    with HealthRecord(db, readonly=True) as record:
-        histories = record.histories(robots)
+    stored = {}
+    with HealthRecord(db, readonly=not store, create=False) as record:
+        if now_utc is None and use_stored:
+            stored, stale, events = read_judgements(record, settings, robots)
+            histories = record.histories(stale) if stale else []
+        else:
+            histories = record.histories(robots)
+            events = {h.robot: h.events for h in histories}
         source = f'record {record.path}'
-    if not histories:
-        raise InputError(f'{HealthRecord.display(db)} holds no sessions yet')
-    if workers is None:
-        workers = min(os.cpu_count() or 1, len(histories) // 8) if len(histories) >= 16 else 1
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        if not histories and not stored:
+            raise InputError(f'{HealthRecord.display(db)} holds no sessions yet')
+        if workers is None:
+            workers = min(os.cpu_count() or 1, len(histories) // 8) if len(histories) >= 16 else 1
+        if workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(workers) as pool:  # each robot's judgement is independent of the others'
-            healths = list(pool.map(assess, histories, [settings] * len(histories), [now_utc] * len(histories),
-                                    chunksize=max(1, len(histories) // (4 * workers))))
-    else:
-        healths = [assess(h, settings, now_utc) for h in histories]
-    fleet = Fleet(source, {h.robot: h for h in healths}, {h.robot: h.events for h in histories})
-    fleet.by_forecast, fleet.by_change, fleet.robots = rank(healths, settings)
+            with ProcessPoolExecutor(workers) as pool:  # each robot's judgement is independent of the others'
+                judged = list(pool.map(assess, histories, [settings] * len(histories), [now_utc] * len(histories),
+                                       chunksize=max(1, len(histories) // (4 * workers))))
+        else:
+            judged = [assess(h, settings, now_utc) for h in histories]
+        if store and now_utc is None:
+            for history, health in zip(histories, judged, strict=True):
+                section = robot_section(health, history.events)
+                record.store_judgement(history.robot, basis_of(history, settings), encode(health, section))
+                stored[history.robot] = health, section
+    healths = {h.robot: h for h in judged} | {robot: health for robot, (health, _) in stored.items()}
+    names = sorted(healths) if robots is None else list(robots)
+    fleet = Fleet(source, {name: healths[name] for name in names}, events,
+                  sections={robot: section for robot, (_, section) in stored.items()},
+                  judged=[h.robot for h in histories])
+    fleet.by_forecast, fleet.by_change, fleet.robots = rank(list(fleet.healths.values()), settings)
     fleet.pages = _page_names(fleet.robots)
     return fleet
 
@@ -222,7 +243,8 @@ def write_fleet_report(fleet: Fleet, folder, top: int = 50):
 
     files = {'index.html': fleet_html(fleet, top), 'fleet.json': json.dumps(fleet_json(fleet), indent=1)}
     for robot, page in fleet.pages.items():
-        files[page] = page_html([fleet.healths[robot]], fleet.events, fleet.source, back='../../index.html')
+        files[page] = page_html([fleet.healths[robot]], fleet.events, fleet.source, back='../../index.html',
+                                sections=fleet.sections)
     with written(folder) as staging:
         for relative, text in files.items():
             path = staging / relative

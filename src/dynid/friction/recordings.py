@@ -116,8 +116,10 @@ def friction_drives(result: IdentificationResult, robot: RobotModel,
     drives = result_drives(result, robot, drives)
     names = [f'Ia_{j + 1}' for j in range(robot.n)]
     if drives is not None and all(name in result.parameter_names for name in names):
-        drives = JointDrives(drives.joint_names, drives.gear_ratio, drives.drive_gain,
-                             np.maximum([result.value(name) for name in names], 0.0))
+        # where B·θ̈ was subtracted before, the identified Ia is the excess over the drive data's B
+        compensated = result.model.get('rotor_compensation') and result.model.get('rotor_inertia_identified')
+        excess = drives.rotor_inertia if compensated else 0.0
+        drives = drives.with_rotor_inertia(np.maximum(np.array([result.value(name) for name in names]) + excess, 0.0))
     return drives
 
 

@@ -48,6 +48,7 @@ def record_replay(db, history, dataset, recording, result, result_file, model: s
     a file, hashed).
     """
     from dynid.health.session import load_rms, mounting_text, recording_start_utc, session_from_history
+    from dynid.health.stored import store_judgement
 
     started, note = recording_start_utc(dataset, recording)
     session = session_from_history(
@@ -58,4 +59,6 @@ def record_replay(db, history, dataset, recording, result, result_file, model: s
         effort_meaning=str(dataset.source.get('joint_states_effort', '')),
         robot_file=robot_file)
     with HealthRecord(db or None) as record:
-        return record.append(session), record.path, note
+        session_id = record.append(session)
+        store_judgement(record, session.robot)  # for the fleet's page (dynid.health.stored)
+        return session_id, record.path, note

@@ -6,7 +6,8 @@ samples arrive, and every ``session_s`` of wall time writes them as one session 
 value and spread: :func:`dynid.health.session.settled`, the same reduction as a replay's) in one
 transaction. ``~/reset``, ``~/set_baseline`` and shutdown close the session early; the first two are
 recorded as events (a new baseline). After every write the robot's record is judged again
-(:func:`dynid.health.assessment.assess`) and :meth:`SessionRecorder.statuses` says per joint and quantity
+(:func:`dynid.health.assessment.assess`; and at its last session, stored for the fleet's page:
+:func:`dynid.health.stored.store_judgement`) and :meth:`SessionRecorder.statuses` says per joint and quantity
 OK, WARN ("limit in N days", a change) or ERROR (past the limit).
 
 A process killed between writes loses the session in progress only. A write that fails (a full disk, a
@@ -30,6 +31,7 @@ from dynid.health.backend import RecordUnavailableError, database_errors
 from dynid.health.record import Event, HealthRecord, Session, default_record_path, is_postgres
 from dynid.health.session import file_sha256, identified_levels, joint_sessions, mounting_text, settled
 from dynid.health.settings import HealthSettings
+from dynid.health.stored import store_judgement
 
 MIN_SNAPSHOTS = 10  # a session needs this many snapshots (about 10 s of estimation) to be written
 STALE_S = 1.0  # no snapshot while the newest sample is older than this [s]
@@ -202,6 +204,7 @@ class SessionRecorder:
         try:
             if self.name in self.record.robots():
                 self.health = assess(self.record.history(self.name), self.settings, now_utc=self.clock())
+                store_judgement(self.record, self.name, self.settings)  # at the last session: the fleet page's
         except (*database_errors(), InputError) as error:
             self.last_error = f'judging the record: {error}'
 

@@ -231,10 +231,13 @@ def write_page(folder, healths: Sequence[RobotHealth], events: dict | None = Non
     return path
 
 
-def page_html(healths: Sequence[RobotHealth], events: dict | None = None, source: str = '', back: str = '') -> str:
-    """The page of :func:`write_page` as text; ``back``: a link to put above it (a fleet page's address)."""
-    events = events or {}
-    sections = ''.join(robot_section(h, events.get(h.robot, ())) for h in healths)
+def page_html(healths: Sequence[RobotHealth], events: dict | None = None, source: str = '', back: str = '',
+              sections: dict[str, str] | None = None) -> str:
+    """The page of :func:`write_page` as text; ``back``: a link to put above it (a fleet page's address);
+    ``sections``: {robot: its :func:`robot_section` made before} (stored judgements: dynid.health.stored)."""
+    events, made = events or {}, sections or {}
+    sections = ''.join(made[h.robot] if h.robot in made else robot_section(h, events.get(h.robot, ()))
+                       for h in healths)
     legend = ('<p class="meta">Dots: each session\'s estimate, compensated to the reference temperature and load, '
               'relative to the baseline of its segment. Blue line and band: the trend of the sessions since the last '
               'change (Theil–Sen) and its confidence band, carried on toward the limit (red dashed). Blue verticals: '

@@ -15,6 +15,7 @@ or has a newer schema than this dynid knows is refused with an :class:`InputErro
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -167,6 +168,38 @@ class RobotHistory:
 
     def __len__(self) -> int:
         return int(self.started_utc.size)
+
+
+@dataclass(frozen=True)
+class JudgementBasis:
+    """What a stored judgement was made from (:mod:`dynid.health.stored`): the robot's session count and newest
+    session id, sha256 of its events (:func:`events_sha256`) and of the judging settings, and the dynid that
+    judged (e.g. 'dynid 0.9.0')."""
+
+    sessions: int
+    last_session_id: int
+    events_sha256: str
+    settings_sha256: str
+    software: str
+
+
+@dataclass(frozen=True)
+class StoredJudgement:
+    """A robot as :meth:`HealthRecord.stored_judgements` reads it: its session count and newest session id now,
+    its events, and its stored judgement (bytes, as written) with the basis it was made from (None: none stored)."""
+
+    robot: str
+    sessions: int
+    last_session_id: int
+    events: list[Event]
+    basis: JudgementBasis | None
+    judgement: bytes | None
+
+
+def events_sha256(events: Sequence[Event]) -> str:
+    """sha256 of a robot's events (kind, time, joint, note, oldest first): a judgement's events in one word."""
+    text = json.dumps([[e.kind, float(e.time_utc), e.joint, e.note] for e in events])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class HealthRecord:
@@ -499,6 +532,58 @@ class HealthRecord:
                                       [s[4] for s in mine], values, robot_events.get(robot_id, []), conditions))
         return found
 
+    # ------------------------------------------------------------------------------ stored judgements
+    def store_judgement(self, robot: str, basis: JudgementBasis, judgement: bytes) -> None:
+        """Write ``robot``'s judgement (bytes: :mod:`dynid.health.stored`) made from ``basis``, in place of the one
+        stored before, in one transaction."""
+        if self.readonly:
+            raise InputError(f'{self.path}: opened read-only')
+        b = basis
+
+        def write(c) -> None:
+            robot_id, _ = self._known_robot(c, robot)
+            c.execute('INSERT INTO judgements (robot_id, sessions, last_session_id, events_sha256, settings_sha256, '
+                      'software, judged_utc, judgement) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (robot_id) DO '
+                      'UPDATE SET sessions = excluded.sessions, last_session_id = excluded.last_session_id, '
+                      'events_sha256 = excluded.events_sha256, settings_sha256 = excluded.settings_sha256, '
+                      'software = excluded.software, judged_utc = excluded.judged_utc, judgement = excluded.judgement',
+                      (robot_id, int(b.sessions), int(b.last_session_id), b.events_sha256, b.settings_sha256,
+                       b.software, time.time(), bytes(judgement)))
+
+        self._write(write)
+
+    def stored_judgements(self, robots: Sequence[str] | None = None) -> list[StoredJudgement]:
+        """Each of ``robots`` (default every robot, by name) with its session count and newest session id, its
+        events and its stored judgement, read in one transaction without the sessions' rows (the count and
+        the newest id come from an aggregate per robot)."""
+        def read(c):
+            known = {r[0]: int(r[1]) for r in c.execute('SELECT name, robot_id FROM robots').fetchall()}
+            names = sorted(known) if robots is None else list(robots)
+            for name in names:
+                if name not in known:
+                    self._known_robot(c, name)  # raises, naming the robots held
+            counts = {int(r[0]): (int(r[1]), int(r[2])) for r in c.execute(
+                'SELECT robot_id, count(*), max(session_id) FROM sessions GROUP BY robot_id').fetchall()}
+            events = c.execute('SELECT robot_id, kind, time_utc, joint, note FROM events ORDER BY robot_id, '
+                               'time_utc, event_id').fetchall()
+            stored = {int(r[0]): r[1:] for r in c.execute(
+                'SELECT robot_id, sessions, last_session_id, events_sha256, settings_sha256, software, judgement '
+                'FROM judgements').fetchall()}
+            return names, known, counts, events, stored
+
+        names, known, counts, events, stored = self._read(read)
+        robot_events: dict[int, list] = {}
+        for e in events:
+            robot_events.setdefault(int(e[0]), []).append(Event(*e[1:]))
+        found = []
+        for name in names:
+            robot_id = known[name]
+            row = stored.get(robot_id)
+            basis = None if row is None else JudgementBasis(int(row[0]), int(row[1]), row[2], row[3], row[4])
+            found.append(StoredJudgement(name, *counts.get(robot_id, (0, 0)), robot_events.get(robot_id, []), basis,
+                                         None if row is None else bytes(row[5])))
+        return found
+
     # ------------------------------------------------------------------------------ closing
     def close(self) -> None:
         if self._db is not None:
@@ -575,5 +660,6 @@ def now_utc() -> float:
     return time.time()
 
 
-__all__ = ['Event', 'HealthRecord', 'JointSession', 'RecordUnavailableError', 'RobotHistory', 'Session',
-           'default_record_path', 'is_postgres', 'now_utc', 'record_exists']
+__all__ = ['Event', 'HealthRecord', 'JointSession', 'JudgementBasis', 'RecordUnavailableError', 'RobotHistory',
+           'Session', 'StoredJudgement', 'default_record_path', 'events_sha256', 'is_postgres', 'now_utc',
+           'record_exists']

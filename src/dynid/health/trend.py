@@ -394,18 +394,7 @@ def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.nd
     health.segments = starts
     with np.errstate(invalid='ignore'):
         valid = np.isfinite(value) & (value > 0)
-    columns, groups = [], []
-    if s.temperature_compensation and temperature_c is not None:
-        temperature = temperature_features(quantity, np.asarray(temperature_c, dtype=float), s.reference_temperature_c)
-        groups.append((0, temperature.shape[1], s.min_temperature_spread_c / 10.0))
-        columns.append(temperature)
-    load = None if load_nm is None or quantity != 'friction' else np.asarray(load_nm, dtype=float)
-    has_load = load is not None and bool(np.isfinite(load).any()) and float(np.nanmedian(load)) > 0
-    if has_load:
-        first_column = sum(c.shape[1] for c in columns)
-        groups.append((first_column, first_column + 1, MIN_LOAD_SPREAD))
-        columns.append(((load / np.nanmedian(load)) ** 2 - 1.0)[:, None])
-    features_all = np.hstack(columns) if columns else None
+    features_all, groups, has_load = _condition_features(quantity, temperature_c, load_nm, s)
     for number, first in enumerate(starts):
         last = starts[number + 1] if number + 1 < len(starts) else count
         index = np.flatnonzero(valid[first:last]) + first
@@ -442,17 +431,44 @@ def analyze_quantity(joint: str, quantity: str, t_days: np.ndarray, value: np.nd
             if has_load:
                 health.load_coefficient = relative_coefficients.pop()
             health.temperature_coefficients = tuple(relative_coefficients)
-        regimes = segment.regimes + [index.size]
-        changes = []
-        for a, b in segment.changes:  # size: the regime's median against the one before, relative
-            k = regimes.index(a)
-            changes.append(Change(int(index[a]), int(index[b]),
-                                  float(np.median(relative[a:regimes[k + 1]]) - np.median(relative[regimes[k - 1]:a]))))
-        changes += [Change(i, i, math.nan, kind) for i, kind in events if kind in CHANGE_EVENTS and first < i < last]
-        health.changes = sorted(changes, key=lambda c: c.session)
+        health.changes = _segment_changes(segment, index, relative,
+                                          [(i, kind) for i, kind in events if first < i < last])
         health.regime_start = int(index[segment.regimes[-1]])
         _judge(health, index[segment.regimes[-1]:], index.size, now, s)
     return health
+
+
+def _condition_features(quantity: str, temperature_c: np.ndarray | None, load_nm: np.ndarray | None,
+                        s: HealthSettings) -> tuple[np.ndarray | None, list[tuple[int, int, float]], bool]:
+    """The conditions a session's value is compensated for, as feature columns (S, k) (None: none): the temperature
+    features where compensated and given, and for friction the load ((load/median)² − 1) where given; the column
+    groups (first, end, least spread to fit them) and whether the load is one."""
+    columns, groups = [], []
+    if s.temperature_compensation and temperature_c is not None:
+        temperature = temperature_features(quantity, np.asarray(temperature_c, dtype=float), s.reference_temperature_c)
+        groups.append((0, temperature.shape[1], s.min_temperature_spread_c / 10.0))
+        columns.append(temperature)
+    load = None if load_nm is None or quantity != 'friction' else np.asarray(load_nm, dtype=float)
+    has_load = load is not None and bool(np.isfinite(load).any()) and float(np.nanmedian(load)) > 0
+    if has_load:
+        first_column = sum(c.shape[1] for c in columns)
+        groups.append((first_column, first_column + 1, MIN_LOAD_SPREAD))
+        columns.append(((load / np.nanmedian(load)) ** 2 - 1.0)[:, None])
+    return (np.hstack(columns) if columns else None), groups, has_load
+
+
+def _segment_changes(segment: _Segment, index: np.ndarray, relative: np.ndarray,
+                     events: list[tuple[int, str]]) -> list[Change]:
+    """The changes of the current segment in session order: each change the detector found, sized as its regime's
+    median against the one before (relative), and each change ``event`` of the segment (size NaN)."""
+    regimes = segment.regimes + [index.size]
+    changes = []
+    for a, b in segment.changes:
+        k = regimes.index(a)
+        changes.append(Change(int(index[a]), int(index[b]),
+                              float(np.median(relative[a:regimes[k + 1]]) - np.median(relative[regimes[k - 1]:a]))))
+    changes += [Change(i, i, math.nan, kind) for i, kind in events if kind in CHANGE_EVENTS]
+    return sorted(changes, key=lambda c: c.session)
 
 
 def _judge(health: QuantityHealth, regime: np.ndarray, sessions: int, now: float, s: HealthSettings) -> None:

@@ -7,11 +7,14 @@
 - the offset tau0 (a drive's torque offset), or none;
 - the load-dependent Coulomb term Fl·sgn(ω)·τ_out² (Li et al. 2024 eq. (3), thesis (P1-27)): friction that
   grows with the joint's output torque, as on heavily loaded shoulder joints;
-- the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures.
+- the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures;
+- beside the law chosen (tried with and without it, the same margin), the rotor inertia's excess Ia_j·θ̈_j over
+  the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
+  the spread B (:func:`dynid.identify.prior.rotor_prior`).
 
 Per identification the method, WLS or IRLS (Huber), with the laws chosen. Not chosen here (kept as given or
 as the default): I-IRLS and Hamon's model (which change the friction family and need the whole load loop per
-fold), the rotor inertia, the smooth or Stribeck Coulomb term, and physical consistency (the ``auto`` rule of
+fold), the smooth or Stribeck Coulomb term, and physical consistency (the ``auto`` rule of
 :mod:`dynid.identify.physical`: kept where it costs at most 1 % of the training χ²).
 
 **How.** One problem is built with every candidate column (the superset law), its equations at τ_out of a
@@ -28,7 +31,8 @@ same MAP on each fold's training rows; IRLS is kept where the sum of the joints'
 :data:`METHOD_MARGIN` (every joint counts as its fit does).
 
 **The robot file's own model** (its links, friction fitted on the training folds, as ``dynid validate``
-predicts it) is scored on the same folds; a joint it predicts better than the model chosen is named.
+predicts it) is scored on the same folds; a joint it predicts better than the model chosen, by more than the folds'
+spread (:func:`robot_file_lead`), is named.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from dynid.identify.prior import (
     cross_validated_prior_std,
     robot_file_links,
     robot_file_values,
+    rotor_prior,
     time_folds,
 )
 from dynid.identify.solvers import _robust_scale, _solve_normal_equations, robust_weights
@@ -53,10 +58,16 @@ from dynid.identify.solvers import _robust_scale, _solve_normal_equations, robus
 #: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the
 #: twin with Coulomb + viscous friction alone, the load term gained up to 3 % on a shoulder's folds).
 CHOICE_MARGIN = 0.05
+#: The robot file's own model is named ahead on a joint where its lead over the folds exceeds this many standard
+#: errors of the paired fold differences (:func:`robot_file_lead`; 2: a one-sided test at about 95 % for 5 folds or
+#: more, ~90 % for 3). The fold scores of two models on the same rows differ by a few tenths of a percent from noise.
+LEAD_STANDARD_ERRORS = 2.0
 #: IRLS must lower the summed held-out score by more than this fraction to replace WLS.
 METHOD_MARGIN = 0.01
-#: The optional friction terms per joint and their columns' symbols (module docstring).
-OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3')}
+#: The optional terms per joint and their columns' symbols (module docstring).
+OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3'), 'rotor': ('Ia',)}
+#: Of those, the friction law's (tried together); the others are tried one at a time on the law chosen.
+FRICTION_TERMS = ('offset', 'load', 'temperature')
 
 
 def law_text(terms: tuple[str, ...]) -> str:
@@ -120,10 +131,7 @@ class _Folds:
         self.fixed = held
         self.folds, self.data = time_folds(w, y, weights, joints)
         self.links = robot_file_links(problem.robot)
-        rotor = problem.identify_rotor_inertia
-        self.prior_rotor = None
-        if rotor:
-            self.prior_rotor = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
+        self.prior_rotor, self.rotor_scale = rotor_prior(problem)
         self.use_prior = use_prior and any(link.in_prior for link in self.links)
         self.std = prior_std
         if self.use_prior and self.std is None:
@@ -133,8 +141,10 @@ class _Folds:
     def _layout(self, free: np.ndarray):
         problem = self.problem
         layout = PhysicalLayout.of(problem.base.regrouping, self.n, problem.identify_rotor_inertia, self.names,
-                                   self.rigid_count, ~free, 9 * len(problem.payload_blocks))
-        return layout, PriorRows.of(self.links, layout.to_base.shape[1], self.prior_rotor, layout.rotor_start)
+                                   self.rigid_count, ~free, 9 * len(problem.payload_blocks),
+                                   rotor_excess=problem.compensate_rotor)
+        return layout, PriorRows.of(self.links, layout.to_base.shape[1], self.prior_rotor, layout.rotor_start,
+                                    self.rotor_scale)
 
     @staticmethod
     def _fold(fold, free):
@@ -145,28 +155,49 @@ class _Folds:
 
     def scores(self, free: np.ndarray, trained: list[ReducedRows] | None = None) -> np.ndarray:
         """(n,) held-out Σ_folds ‖e_j‖²/‖y_j‖² of the model with columns ``free`` (NaN: a joint never scored)."""
+        return _summed(self.fold_scores(free, trained))
+
+    def fold_scores(self, free: np.ndarray, trained: list[ReducedRows] | None = None) -> np.ndarray:
+        """(folds, n) each fold's held-out ‖e_j‖²/‖y_j‖² of the model with columns ``free`` (NaN: not scored)."""
         layout, prior = self._layout(free)
-        totals, counted = np.zeros(self.n), np.zeros(self.n, dtype=bool)
+        out = np.full((len(self.folds), self.n), np.nan)
         for k, fold in enumerate(self.folds):
             rows = _restricted(trained[k] if trained is not None else fold.trained_on, free)
             v = layout.to_base @ layout.problem(rows, prior, self.std if self.use_prior else None).map_estimate()
             for j, held_out in enumerate(fold.joints):
                 if held_out is not None:
-                    totals[j] += _restricted(held_out, free).cost(v) / fold.energy[j]
-                    counted[j] = True
-        return np.where(counted, totals, np.nan)
+                    out[k, j] = _restricted(held_out, free).cost(v) / fold.energy[j]
+        return out
 
-    def robot_file_scores(self, free: np.ndarray) -> np.ndarray:
-        """(n,) the same scores of the robot file's own model (friction fitted on each fold's training rows)."""
+    def robot_file_fold_scores(self, free: np.ndarray) -> np.ndarray:
+        """(folds, n) the same scores of the robot file's own model (friction fitted on each fold's training rows)."""
         layout, _ = self._layout(free)
-        totals, counted = np.zeros(self.n), np.zeros(self.n, dtype=bool)
-        for fold in self.folds:
+        out = np.full((len(self.folds), self.n), np.nan)
+        for k, fold in enumerate(self.folds):
             v = layout.to_base @ robot_file_values(layout, _restricted(fold.trained_on, free), self.links)
             for j, held_out in enumerate(fold.joints):
                 if held_out is not None:
-                    totals[j] += _restricted(held_out, free).cost(v) / fold.energy[j]
-                    counted[j] = True
-        return np.where(counted, totals, np.nan)
+                    out[k, j] = _restricted(held_out, free).cost(v) / fold.energy[j]
+        return out
+
+
+def _summed(per_fold: np.ndarray) -> np.ndarray:
+    """(n,) Σ over the folds that scored each joint (NaN: none did)."""
+    counted = np.isfinite(per_fold).any(axis=0)
+    return np.where(counted, np.nansum(per_fold, axis=0), np.nan)
+
+
+def robot_file_lead(chosen: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """(n,) whether the robot file's own model leads each joint beyond the folds' spread: over the folds that scored
+    both, the mean of the paired differences d_k = (chosen − robot file)_k exceeds :data:`LEAD_STANDARD_ERRORS` of
+    its standard errors s_d/√K (at least 3 folds). A lead within it is what another split of the same motion could
+    reverse: no claim about the data."""
+    lead = np.zeros(chosen.shape[1], dtype=bool)
+    for j in range(chosen.shape[1]):
+        d = (chosen[:, j] - theirs[:, j])[np.isfinite(chosen[:, j]) & np.isfinite(theirs[:, j])]
+        if d.size >= 3:
+            lead[j] = d.mean() > LEAD_STANDARD_ERRORS * d.std(ddof=1) / np.sqrt(d.size)
+    return lead
 
 
 def _robust_row_weights(w: np.ndarray, y: np.ndarray, joints: np.ndarray, function: str,
@@ -216,76 +247,117 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     if held.any():  # held columns on the measured side (their values), kept out of every candidate
         y = y - w[:, held] @ held_values
     folds = _Folds(problem, w, y, joints, weights, held, use_prior, prior_std)
-    symbol_columns = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
-                      for term, symbols in OPTIONAL_TERMS.items()}
-    free = ~held
-    default_terms = tuple(t for t in ('offset',) if t in terms_available)
-    terms = {j: default_terms for j in range(n)}
-
-    def mask(chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
-        m = free.copy()
-        for j in range(n):
-            for term in OPTIONAL_TERMS:
-                if term not in chosen[j]:
-                    m[symbol_columns[term][j]] = False
-        return m
-
+    columns = _TermColumns(names, n, ~held)
+    terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        options = [()]
-        for term in (t for t in OPTIONAL_TERMS if t in terms_available):
-            options += [o + (term,) for o in options]
-        options.sort(key=len)
-        per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
-        for _ in range(2):
-            changed = False
-            for j in range(n):
-                if problem.excluded[j] or not any(symbol_columns[t][j] for t in terms_available):
-                    continue
-                scores = {}
-                for option in options:  # joint j's own held-out score: its law acts on its rows alone
-                    scores[option] = float(folds.scores(mask({**terms, j: option}))[j])
-                    per_joint[joint_names[j]][law_text(option)] = scores[option]
-                finite = [score for score in scores.values() if np.isfinite(score)]
-                if not finite:  # the folds cannot score this joint (too few rows): its default law stays
-                    continue
-                least = min(finite)
-                kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN))
-                if set(kept) != set(terms[j]):
-                    changed = True
-                terms[j] = kept
-            if not changed:
-                break
-        tried['friction'] = per_joint
-    chosen = mask(terms)
-    scores = folds.scores(chosen)
+        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available)
+    chosen = columns.mask(terms)
+    per_fold = folds.fold_scores(chosen)
     method = 'wls'
     if choose_method:
-        weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
-        trained = None
-        if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
-            parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
-            count = len(folds.folds)
-            members = [np.concatenate(parts[k::count]) for k in range(count)]
-            reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
-            trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
-        robust = folds.scores(chosen, trained) if trained else np.full(n, np.inf)
-        tried['method'] = {'wls': float(np.nansum(scores)), 'irls': float(np.nansum(robust))}
-        if np.nansum(robust) < np.nansum(scores) * (1.0 - METHOD_MARGIN):
-            method, scores = 'irls', robust
-    theirs = folds.robot_file_scores(chosen) if folds.use_prior or any(link.in_prior for link in folds.links) \
-        else np.full(n, np.nan)
+        method, per_fold, tried['method'] = _choose_method(folds, w, y, joints, chosen, per_fold, weight_function)
+    scores = _summed(per_fold)
+    theirs_per_fold = folds.robot_file_fold_scores(chosen) if folds.use_prior or any(
+        link.in_prior for link in folds.links) else np.full(per_fold.shape, np.nan)
+    theirs = _summed(theirs_per_fold)
+    lead = robot_file_lead(per_fold, theirs_per_fold)
     tried['chosen_per_joint'] = dict(zip(joint_names, scores.tolist(), strict=True))
     tried['robot_file_per_joint'] = dict(zip(joint_names, theirs.tolist(), strict=True))
     tried['prior_relative_std'] = folds.std if folds.use_prior else None
-    ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n)
-             if np.isfinite(theirs[j]) and np.isfinite(scores[j]) and theirs[j] < scores[j]}
+    ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n) if lead[j]}
     dropped = {}
     for j in range(n):
         for term in OPTIONAL_TERMS:
             if term in terms_available and term not in terms[j]:
-                for c in symbol_columns[term][j]:
+                for c in columns.of[term][j]:
                     if not held[c]:
                         reason = f'model choice: {joint_names[j]}\'s friction law is {law_text(terms[j])}'
                         dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead)
+
+
+class _TermColumns:
+    """The columns of each optional friction term per joint (``of[term][j]``) among the free columns ``free``."""
+
+    def __init__(self, names: list[str], n: int, free: np.ndarray) -> None:
+        self.n, self.free = n, free
+        self.of = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
+                   for term, symbols in OPTIONAL_TERMS.items()}
+
+    def mask(self, chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
+        """The free columns of the laws ``chosen`` (joint -> its optional terms)."""
+        m = self.free.copy()
+        for j in range(self.n):
+            for term in OPTIONAL_TERMS:
+                if term not in chosen[j]:
+                    m[self.of[term][j]] = False
+        return m
+
+
+def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int, tuple[str, ...]],
+                 terms_available: tuple[str, ...]) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
+    """Each joint's law, joint by joint in two passes (the others fixed), by its own held-out score: the simplest law
+    within :data:`CHOICE_MARGIN` of the least. Returns the laws and every score tried (joint -> law -> score)."""
+    joint_names = problem.robot.joint_names
+    options = [()]
+    for term in (t for t in FRICTION_TERMS if t in terms_available):
+        options += [o + (term,) for o in options]
+    options.sort(key=len)
+    toggles = [t for t in OPTIONAL_TERMS if t not in FRICTION_TERMS and t in terms_available]
+    per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
+    terms = dict(terms)
+    for _ in range(2):
+        changed = False
+        for j in range(problem.robot.n):
+            if problem.excluded[j] or not any(columns.of[t][j] for t in terms_available):
+                continue
+            extra = tuple(t for t in terms[j] if t in toggles)  # the other terms as they stand
+            tried_j: dict[frozenset, float] = {}
+
+            def score(option: tuple[str, ...], j: int = j, tried_j: dict = tried_j) -> float:
+                """Joint j's own held-out score with ``option`` (its law acts on its rows alone)."""
+                key = frozenset(option)
+                if key not in tried_j:
+                    tried_j[key] = float(folds.scores(columns.mask({**terms, j: option}))[j])
+                    per_joint[joint_names[j]][law_text(option)] = tried_j[key]
+                return tried_j[key]
+
+            scores = {option: score(option + extra) for option in options}
+            finite = [value for value in scores.values() if np.isfinite(value)]
+            if not finite:  # the folds cannot score this joint (too few rows): its default law stays
+                continue
+            least = min(finite)
+            kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
+            for term in (t for t in toggles if columns.of[t][j]):  # on the law chosen: with it or without
+                plain = tuple(t for t in kept if t != term)
+                kept = plain + (term,) if score(plain + (term,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
+            if set(kept) != set(terms[j]):
+                changed = True
+            terms[j] = kept
+        if not changed:
+            break
+    return terms, per_joint
+
+
+def _choose_method(folds: _Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarray, chosen: np.ndarray,
+                   per_fold: np.ndarray, weight_function: str) -> tuple[str, np.ndarray, dict[str, float]]:
+    """WLS or IRLS with the laws ``chosen``: IRLS's robust row weights (one reweighting of all rows), the folds'
+    training rows reduced with them, kept where the summed held-out score is lower by more than
+    :data:`METHOD_MARGIN`. ``per_fold``: WLS's (folds, n) scores. Returns the method, its (folds, n) scores and both
+    sums."""
+    weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
+    trained = None
+    if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
+        parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
+        count = len(folds.folds)
+        members = [np.concatenate(parts[k::count]) for k in range(count)]
+        reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
+        trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
+    if not trained:
+        return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf')}
+    robust = folds.fold_scores(chosen, trained)
+    tried = {'wls': float(np.nansum(per_fold)), 'irls': float(np.nansum(robust))}
+    if np.nansum(robust) < np.nansum(per_fold) * (1.0 - METHOD_MARGIN):
+        return 'irls', robust, tried
+    return 'wls', per_fold, tried

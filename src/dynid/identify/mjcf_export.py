@@ -45,7 +45,7 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
-from dynid.identify.torque import RigidBodyTorque, rotor_inertia
+from dynid.identify.torque import RigidBodyTorque, compensated_rotor, rotor_inertia
 from dynid.identify.urdf_export import export_urdf
 from dynid.model import mjcf
 from dynid.model.robot import RobotModel
@@ -73,16 +73,9 @@ class MjcfExport:
     not_expressed: list[str] = field(default_factory=list)
 
 
-def _compensated_rotor(result: IdentificationResult, robot: RobotModel) -> np.ndarray:
-    """The drive data's B [kg·m²] a result identified from currents with rotor compensation subtracted before it
-    identified the rotor inertia (its ``Ia`` is then the excess over B), else 0."""
-    both = result.model.get('rotor_compensation') and result.model.get('rotor_inertia_identified')
-    return robot.drives.rotor_inertia.copy() if both and robot.drives is not None else np.zeros(robot.n)
-
-
 def _armature(result: IdentificationResult, robot: RobotModel) -> tuple[np.ndarray, list[str]]:
     identified = result.physical_section.get('rotor_inertia') or {}
-    compensated = _compensated_rotor(result, robot)
+    compensated = compensated_rotor(result, robot)
     values, sources = np.zeros(robot.n), []
     for j, joint in enumerate(robot.joint_names):
         if joint in identified:
@@ -135,8 +128,8 @@ def dynid_torque(result: IdentificationResult, robot: RobotModel, q: np.ndarray,
     """dynid's joint torque (N, n) [N·m] without Coulomb friction and offset: W_b·χ̂_b + B·q̈ + Fv·q̇."""
     friction = result.friction()
     viscous = np.array([next((friction[j][s] for s in _VISCOUS if s in friction[j]), 0.0) for j in robot.joint_names])
+    # with rotor compensation, B (the drive data's) + the identified excess (dynid.identify.torque.compensated_rotor)
     rotor = rotor_inertia(robot, result, regrouped_as_zero=True) if _rotor_known(result, robot) else np.zeros(robot.n)
-    rotor = rotor + _compensated_rotor(result, robot)
     return RigidBodyTorque(result, robot)(q, dq, ddq) + rotor * ddq + viscous * dq
 
 

@@ -33,6 +33,10 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   from the latest estimate (the "load loop" of I-IRLS; Hamon's power sign from sgn(τ_out·ω), his
   iterative alternative to eq. (26)). Load-dependent features are built at the decimated rate.
 - **W_Ia**: rotor inertia on θ̈ (or q̈), when the rotor is not compensated.
+
+**Coupled joints** (the drives' coupling C, :mod:`dynid.model.drives`): the equations are the motors', one per
+drive: y = C⁻ᵀ·W_rigid·χ_rigid + W_friction(θ̇)·χ_friction [+ W_Ia(θ̈)·Ia] with θ̇ = C·q̇ (or the motor encoders'),
+so each motor's friction and rotor inertia act on its own equation, where they physically sit.
 """
 
 from __future__ import annotations
@@ -45,7 +49,14 @@ from dynid.errors import InputError, checked_choice
 from dynid.identify.bridging import bridge_gaps
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.held import excluded_mask
-from dynid.identify.preprocess import (
+from dynid.io.dataset import Dataset
+from dynid.io.gaps import GapSummary, nominal_period
+from dynid.io.stream_checks import effort_problem
+from dynid.model.base_parameters import compute_base_parameters
+from dynid.model.drives import JointDrives
+from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
+from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import (
     Decimator,
     FilterSettings,
     NonUniformSamplesError,
@@ -55,13 +66,6 @@ from dynid.identify.preprocess import (
     differentiate,
     filtered_derivatives,
 )
-from dynid.io.dataset import Dataset
-from dynid.io.gaps import GapSummary, nominal_period
-from dynid.io.stream_checks import effort_problem
-from dynid.model.base_parameters import compute_base_parameters
-from dynid.model.drives import JointDrives
-from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload
-from dynid.model.robot import RobotModel
 
 
 def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:
@@ -278,12 +282,40 @@ class IdentificationProblem:
         self.drive_gains_unknown = drive_gains_unknown
         settings = settings or FilterSettings()
         self.warnings: list[str] = []
-        # Recordings with lost samples are split into their contiguous pieces; pieces of one recording
-        # share its payload parameters (``origins``). Pieces of a single sample cannot even form a dataset.
+        recorded = self._split_at_gaps(recordings, settings)
+        self._choose_torque()
+        # Payload parameter blocks: one per original recording with only a known mass.
+        self.payload_blocks = sorted({o for o, r in zip(self.origins, self.recordings, strict=True)
+                                      if r.payload_mass is not None})
+        groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
+        self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
+        self.friction_names = friction_symbols(spec.friction, spec.temperature)
+        self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
+        #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
+        self.held: dict[str, dict] = {}
+        self._prepare_pieces(settings, recorded, single=len(recordings) == 1)
+        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.lost_any]
+        self.still: list[str] = []  # joints not left out whose every row is in the stiction zone
+        if self.blocks:
+            rows = sum(self.block_keep(k).sum(axis=0) for k in range(len(self.blocks)))
+            self.still = [name for name, count, out in zip(robot.joint_names, rows, self.excluded, strict=True)
+                          if count == 0 and not out]
+        if not self.blocks:
+            lines = ''.join(f'{gaps.line(loud=False)}: ' for gaps in self.gaps if gaps.summary.gaps)
+            needed = max(gaps.needed for gaps in self.gaps)
+            raise InputError(f'{lines}no contiguous piece of the recordings is long enough for the filters and '
+                             f'the decimation' + (f' (need at least {needed} samples, the longest has '
+                                                  f'{max(gaps.longest_piece for gaps in self.gaps)})'
+                                                  if needed else ''))
+
+    def _split_at_gaps(self, recordings: list[RecordingInput], settings: FilterSettings) -> list[np.ndarray]:
+        """Recordings with lost samples bridged over their short gaps and split into their contiguous pieces
+        (:attr:`recordings`); pieces of one recording share its payload parameters (:attr:`origins`), and
+        :attr:`gaps` counts them per recording. Returns each recording's own stamps (bridging adds samples)."""
         self.recordings, self.origins, self.gaps = [], [], []
-        recorded = []  # each recording's own stamps (bridging adds samples between them)
+        recorded = []
         for i, r in enumerate(self._check_joints(recordings)):
-            dataset = r.dataset.reordered(robot.joint_names) if r.dataset.joint_names != robot.joint_names \
+            dataset = r.dataset.reordered(self.robot.joint_names) if r.dataset.joint_names != self.robot.joint_names \
                 else r.dataset
             name = r.name or dataset.source.get('bag') or f'recording {i + 1}'
             period = nominal_period(np.diff(dataset.t))
@@ -299,17 +331,29 @@ class IdentificationProblem:
                 self.recordings.append(RecordingInput(bridged.dataset.sliced(a, b), r.payload, r.payload_mass,
                                                       name if len(pieces) == 1 else f'{name} part {k + 1}'))
                 self.origins.append(i)
+        return recorded
+
+    def _choose_torque(self) -> None:
+        """The measured torque (:attr:`torque_source`) and what the rotor adds to it: compensated with B·θ̈ where motor
+        encoders exist, else the rotor inertias identified; refuses a source the data or the drives cannot give."""
+        spec, drive_gains_unknown = self.spec, self.drive_gains_unknown
         self.torque_source = self._torque_source()
         if self.torque_source == 'current' and self.drives is None and not drive_gains_unknown:
             has_tau = all(r.dataset.tau is not None for r in self.recordings)
-            raise InputError(f'robot {robot.name!r} has no drive data: give a drives file ({{drives}}) or identify the '
-                             f'gains (TLS or MLS with a payload run)'
+            raise InputError(f'robot {self.robot.name!r} has no drive data: give a drives file ({{drives}}) or '
+                             f'identify the gains (TLS or MLS with a payload run)'
                              + (', or use the joint torque or motor torque ({torque} joint_torque or motor_torque)'
                                 if has_tau else ''), fields=('drives', 'torque'))
         if self.torque_source == 'joint_torque' and spec.rotor_inertia:
             raise InputError('{no_rotor_compensation} does not apply to the joint torque (measured after the gear, '
                              'it holds no rotor inertia); if the effort is the motor\'s torque use {torque} '
                              'motor_torque', fields=('no_rotor_compensation', 'torque'))
+        #: the drives' coupling C (θ = C·q), or None: with one, the equations are the motors' (module docstring)
+        self.coupling = None if self.drives is None else self.drives.coupling
+        if self.coupling is not None and self.torque_source == 'joint_torque':
+            raise InputError('the drives file couples joints (coupling): their equations are the motors\', from '
+                             'currents or the motors\' torques; a joint torque sensor measures after the coupling '
+                             '({torque} current or motor_torque)', fields=('torque',))
         has_motor = all(r.dataset.theta is not None for r in self.recordings)
         self.compensate_rotor = (self.torque_source == 'current' and spec.rotor_compensation is not False and has_motor
                                  and not drive_gains_unknown)
@@ -324,15 +368,9 @@ class IdentificationProblem:
                                  'reason': 'the recordings have no motor encoders (motor_states) for B·θ̈: the rotor '
                                            'inertias are identified instead'})
 
-        # Payload parameter blocks: one per original recording with only a known mass.
-        self.payload_blocks = sorted({o for o, r in zip(self.origins, self.recordings, strict=True)
-                                      if r.payload_mass is not None})
-        groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
-        self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
-        self.friction_names = friction_symbols(spec.friction, spec.temperature)
-        self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
-        #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
-        self.held: dict[str, dict] = {}
+    def _prepare_pieces(self, settings: FilterSettings, recorded: list[np.ndarray], single: bool) -> None:
+        """Each piece filtered and decimated into its :class:`Block`; a piece too short for the filters is skipped
+        (counted in its recording's line; a whole recording too short is said, or refused when it is the only one)."""
         self.blocks: list[Block] = []
         self.settings: FilterSettings | None = None
         kept, origins = [], []
@@ -345,7 +383,7 @@ class IdentificationProblem:
                 gaps.needed = error.needed
                 if gaps.pieces > 1:  # counted in the recording's one line
                     continue
-                if len(recordings) == 1:
+                if single:
                     raise
                 self.warnings.append(f'{recording.name} skipped: {error}')
                 continue
@@ -358,19 +396,6 @@ class IdentificationProblem:
             self.gaps[origin].used_recorded += int(np.searchsorted(stamps, t[-1] + 1e-9, 'right')
                                                    - np.searchsorted(stamps, t[0] - 1e-9, 'left'))
         self.recordings, self.origins = kept, origins
-        self.warnings[:0] = [gaps.line() for gaps in self.gaps if gaps.lost_any]
-        self.still: list[str] = []  # joints not left out whose every row is in the stiction zone
-        if self.blocks:
-            rows = sum(self.block_keep(k).sum(axis=0) for k in range(len(self.blocks)))
-            self.still = [name for name, count, out in zip(robot.joint_names, rows, self.excluded, strict=True)
-                          if count == 0 and not out]
-        if not self.blocks:
-            lines = ''.join(f'{gaps.line(loud=False)}: ' for gaps in self.gaps if gaps.summary.gaps)
-            needed = max(gaps.needed for gaps in self.gaps)
-            raise InputError(f'{lines}no contiguous piece of the recordings is long enough for the filters and '
-                             f'the decimation' + (f' (need at least {needed} samples, the longest has '
-                                                  f'{max(gaps.longest_piece for gaps in self.gaps)})'
-                                                  if needed else ''))
 
     def refuse_still_joints(self) -> None:
         """InputError naming the joints that never leave the stiction zone (:attr:`still`), with the remedies:
@@ -443,6 +468,8 @@ class IdentificationProblem:
         dt = 1.0 / signals.rate_hz
         dq = central_difference(signals.q, dt) if dataset.theta is None or not self.friction_on_rotor else None
         ddq = central_difference(dq, dt) if dataset.theta is None else None
+        if self.coupling is not None:  # the motors' velocity and acceleration θ̇ = C·q̇ (module docstring)
+            dq, ddq = (None if x is None else self.drives.joints_to_motors(x) for x in (dq, ddq))
         signals = replace(signals, q=None, dq=dq, ddq=ddq)
         del dq, ddq
         if dataset.theta is not None and signals.ddtheta is None:
@@ -481,6 +508,8 @@ class IdentificationProblem:
             recording.payload_mass is not None
         known = np.zeros((samples, n)) if recording.payload is not None else None
         known_mass = np.zeros((samples, n)) if recording.payload_mass is not None else None
+        coupling = self.coupling
+        inverse_transposed = None if coupling is None else np.linalg.inv(coupling).T
 
         def columns_of(a: int, b: int) -> np.ndarray:
             """Base columns of samples a..b−1."""
@@ -496,8 +525,14 @@ class IdentificationProblem:
                 payload = payload.reshape(b - a, n, 10)
             for owner in self.payload_blocks:
                 columns.append(payload[:, :, 1:] if owner == index else np.zeros((b - a, n, 9)))
+            if coupling is not None:  # the motors' equations: C⁻ᵀ·τ of the links' (module docstring)
+                columns = [np.einsum('kj,mjp->mkp', inverse_transposed, c) for c in columns]
+                for part in (known, known_mass):
+                    if part is not None:
+                        part[a:b] = self.drives.joint_to_motor_torque_space(part[a:b])
             if self.identify_rotor_inertia:
-                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else states[2]
+                acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else \
+                    self.drives.joints_to_motors(states[2])
                 columns.append(acceleration[:, :, None] * np.eye(n)[None, :, :])
             # Only the base columns are filtered and kept (fewer columns through the parallel filter).
             full = np.concatenate(columns, axis=2) if len(columns) > 1 else columns[0]

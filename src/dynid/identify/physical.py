@@ -54,6 +54,7 @@ from dynid.identify.prior import (
     posterior_covariance,
     robot_file_links,
     robot_file_values,
+    rotor_prior,
     time_folds,
 )
 from dynid.identify.solvers import one_blas_thread
@@ -306,6 +307,9 @@ def mass_matrices(result, robot, q: np.ndarray) -> np.ndarray:
         torque = RigidBodyTorque(result, robot)
         added = np.array([result.value(f'Ia_{j + 1}') if f'Ia_{j + 1}' in torque.left_out else 0.0
                           for j in range(robot.n)])
+    from dynid.identify.torque import compensated_rotor
+
+    added = added + compensated_rotor(result, robot)  # B subtracted before the excess was identified
     count, n = q.shape
     zeros = np.zeros_like(q)
     gravity = torque(q, zeros, zeros)
@@ -365,14 +369,11 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: n
 
 
 def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress) -> PhysicalOutcome:
+    """The prior's weight, the MAP estimate, the consistency decision and the sections (:func:`identify_physical`)."""
     settings = settings.validated()
     robot, n = problem.robot, problem.robot.n
     start = time.perf_counter()
     names = problem.parameter_names()
-    rotor = problem.identify_rotor_inertia
-    prior_rotor = None
-    if rotor:
-        prior_rotor = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(n)
     weights = estimate.row_weights if estimate.row_weights.size == len(y) else np.ones(len(y))
     # Parameters held at a value (dynid.identify.held): their columns go to the measured side, as the linear
     # solvers do; they keep their values and σ 0 in the result.
@@ -389,15 +390,59 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         return values
 
     links = robot_file_links(robot)
-    layout = PhysicalLayout.of(problem.base.regrouping, n, rotor, names, len(problem.rigid_names), held,
-                               9 * len(problem.payload_blocks))
-    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start)
-    warnings = []
+    layout = PhysicalLayout.of(problem.base.regrouping, n, problem.identify_rotor_inertia, names,
+                               len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
+                               rotor_excess=problem.compensate_rotor)
+    prior_rotor, rotor_scale = rotor_prior(problem)
+    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
+    section, warnings = _prior_section(settings, robot, links)
+    use_prior = section['used']
+    std, data = _prior_weight(settings, section, layout, prior, w, y, weights, joints, progress)
+    reduced = layout.problem(data, prior, std)
+    x_map = reduced.map_estimate()
+    if any(link.in_prior for link in links):  # a robot file without any physical link inertia: no model worth comparing
+        file_values = full(layout.to_base @ robot_file_values(layout, data, links), held_values)
+        section['robot_file_model'] = dict(zip(names, file_values.tolist(), strict=True))
+    if use_prior:
+        map_values = layout.to_base @ x_map
+        covariance = posterior_covariance(reduced, x_map, layout.to_base)
+        map_std = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+        condition = information_condition_numbers(covariance)
+        free_cost = data.cost(estimate.values[~held])
+        section.update(prior_cost_percent=100.0 * (data.cost(map_values) / free_cost - 1.0) if free_cost > 0 else 0.0,
+                       data_condition_number=estimate.condition_number,
+                       data_condition_number_scaled=estimate.scaled_condition_number,
+                       posterior_std=full(map_std, 0.0).tolist())
+    else:
+        map_values, map_std, condition = estimate.values[~held], estimate.std[~held], None
+    enforced = _enforce_consistency(settings, reduced, x_map, use_prior, n, warnings, progress)
+    constrained_values = layout.to_base @ enforced.x
+    cost_percent = 100.0 * (data.cost(constrained_values) / data.cost(map_values) - 1.0) \
+        if data.cost(map_values) > 0 else 0.0
+    if enforced.decision == 'enforced' and settings.consistency == 'auto' and \
+            cost_percent > settings.consistency_cost_max_percent:
+        enforced.decision, enforced.x, constrained_values = 'declined', x_map, map_values
+    section['consistency'] = _consistency_section(settings, enforced, cost_percent, [link.link for link in links])
+    section['seconds'] = time.perf_counter() - start
+    moved = enforced.decision == 'enforced'
+    values, std = (full(constrained_values, held_values), np.full(len(names), np.nan)) if moved else \
+        (full(map_values, held_values), full(map_std, 0.0))
+    if moved:
+        std[held] = 0.0
+    physical = None
+    if section['consistency']['physically_consistent']:
+        physical = _physical_section(settings, enforced, reduced, layout, links, problem, estimate,
+                                     data.cost(map_values), data.cost(constrained_values), cost_percent)
+    return PhysicalOutcome(values, std, condition, section, physical, warnings)
+
+
+def _prior_section(settings: PhysicalSettings, robot, links) -> tuple[dict, list[str]]:
+    """The result's prior section as far as the robot file decides it (used, its source, the links left out of the
+    prior and why), and a warning for each link left out."""
     left_out = [link for link in links if not link.in_prior]
-    if settings.prior and left_out and len(left_out) < n:
-        warnings += [f'{link.line()}: left out of the prior' for link in left_out
-                     if link.problem != 'no inertia (massless)']
-    use_prior = settings.prior and len(left_out) < n
+    use_prior = settings.prior and len(left_out) < robot.n
+    warnings = [f'{link.line()}: left out of the prior' for link in left_out
+                if link.problem != 'no inertia (massless)'] if use_prior and left_out else []
     section = {'used': use_prior, 'source': robot.source or robot.name, 'relative_std': None,
                'links_left_out': [{'joint': link.joint, 'link': link.inertial, 'problem': link.problem}
                                   for link in left_out]}
@@ -405,9 +450,15 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         section['reason'] = 'the robot file gives no link a physical inertia'
     elif not settings.prior:
         section['reason'] = 'not asked for (--no-prior)'
+    return section, warnings
+
+
+def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, w, y, weights, joints, progress):
+    """The prior's relative standard deviation s (given, or by cross-validation over stretches of the recording) and
+    the rows reduced for the MAP solve; the prior section records both."""
     cross_validation = None
-    std = settings.prior_relative_std if use_prior else None
-    if use_prior and std is None:
+    std = settings.prior_relative_std if section['used'] else None
+    if section['used'] and std is None:
         folds, data = time_folds(w, y, weights, joints)
         std, numbers = cross_validated_prior_std(layout, folds, prior)
         cross_validation = {'folds': CROSS_VALIDATION_FOLDS, 'blocks': CROSS_VALIDATION_BLOCKS,
@@ -416,84 +467,86 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
                  f'{CROSS_VALIDATION_BLOCKS} stretches of the recording')
     else:
         data = ReducedRows.of(w, y, weights)
-    reduced = layout.problem(data, prior, std)
-    x_map = reduced.map_estimate()
-    section.update(relative_std=std, rule=_RULE if use_prior else None, cross_validation=cross_validation)
-    if len(left_out) < n:  # a robot file without any physical link inertia has no model worth comparing
-        file_values = full(layout.to_base @ robot_file_values(layout, data, links), held_values)
-        section['robot_file_model'] = dict(zip(names, file_values.tolist(), strict=True))
-    free_cost = data.cost(estimate.values[~held])
-    if use_prior:
-        map_values = layout.to_base @ x_map
-        covariance = posterior_covariance(reduced, x_map, layout.to_base)
-        map_std = np.sqrt(np.maximum(np.diag(covariance), 0.0))
-        condition = information_condition_numbers(covariance)
-        section.update(prior_cost_percent=100.0 * (data.cost(map_values) / free_cost - 1.0) if free_cost > 0 else 0.0,
-                       data_condition_number=estimate.condition_number,
-                       data_condition_number_scaled=estimate.scaled_condition_number,
-                       posterior_std=full(map_std, 0.0).tolist())
-    else:
-        map_values, map_std, condition = estimate.values[~held], estimate.std[~held], None
+    section.update(relative_std=std, rule=_RULE if section['used'] else None, cross_validation=cross_validation)
+    return std, data
 
+
+@dataclass
+class _Enforced:
+    """The consistency step's decision and the solution it leaves (``x``: link parameters, rotor inertias, friction),
+    with the solver's status, attempts and time [s]; ``bad_links``/``bad_bounds``: what the MAP estimate violates."""
+
+    decision: str
+    x: np.ndarray
+    bad_links: list[int]
+    bad_bounds: bool
+    status: str = 'optimal'
+    attempts: int = 0
+    seconds: float = 0.0
+
+
+def _enforce_consistency(settings: PhysicalSettings, reduced, x_map: np.ndarray, use_prior: bool, n: int,
+                         warnings: list[str], progress) -> _Enforced:
+    """The constrained solve where the MAP estimate is not physically consistent (or consistency is asked for
+    without a prior), as ``settings.consistency`` says; a solver that misses its optimum is said (refused where
+    consistency was asked for)."""
     bad_links, bad_bounds = violations(x_map, reduced)
-    link_label = [link.link for link in links]
-    decision, x, status, attempts, solve_seconds = 'free', x_map, 'optimal', 0, 0.0
+    enforced = _Enforced('free', x_map, bad_links, bad_bounds)
     if settings.consistency == 'never':
-        decision = 'not asked for'
+        enforced.decision = 'not asked for'
     elif bad_links or bad_bounds or (settings.consistency == 'always' and not use_prior):
-        progress(f'physical solve ({settings.solver}): {reduced.a.shape[1]} unknowns, {n} pseudo-inertia constraints')
+        progress(f'physical solve ({settings.solver}): {reduced.a.shape[1]} unknowns, '
+                 f'{n} pseudo-inertia constraints')
         solve_start = time.perf_counter()
-        x, status, attempts = solve(reduced, settings.solver)
-        solve_seconds = time.perf_counter() - solve_start
-        if status != 'optimal':
-            message = (f'the physical solve did not reach its optimum ({settings.solver}: {status}, also when run '
-                       f'again with more iterations)')
+        x, enforced.status, enforced.attempts = solve(reduced, settings.solver)
+        enforced.seconds = time.perf_counter() - solve_start
+        if enforced.status != 'optimal':
+            message = (f'the physical solve did not reach its optimum ({settings.solver}: {enforced.status}, also '
+                       f'when run again with more iterations)')
             if settings.consistency == 'always':
                 raise InputError(f'{message}; try another {{physical_solver}}, or leave out {{physical}}',
                                  fields=('physical_solver', 'physical'))
             warnings.append(f'{message}: physical consistency not enforced')
-            decision, x = 'solver failed', x_map
+            enforced.decision = 'solver failed'
         else:
-            x = project_links(x, reduced)
-            decision = 'enforced'
-    constrained_values = layout.to_base @ x
-    cost_percent = 100.0 * (data.cost(constrained_values) / data.cost(map_values) - 1.0) \
-        if data.cost(map_values) > 0 else 0.0
-    too_costly = cost_percent > settings.consistency_cost_max_percent
-    if decision == 'enforced' and settings.consistency == 'auto' and too_costly:
-        decision, x, constrained_values = 'declined', x_map, map_values
-    consistent = decision in ('free', 'enforced')
-    section['consistency'] = {
-        'mode': settings.consistency, 'decision': decision, 'physically_consistent': consistent,
-        'cost_percent': cost_percent if decision in ('enforced', 'declined') else 0.0,
+            enforced.x, enforced.decision = project_links(x, reduced), 'enforced'
+    return enforced
+
+
+def _consistency_section(settings: PhysicalSettings, enforced: _Enforced, cost_percent: float,
+                         link_label: list[str]) -> dict:
+    """The prior section's consistency entry: the mode, the decision, what it cost and what is not physical."""
+    consistent = enforced.decision in ('free', 'enforced')
+    section = {
+        'mode': settings.consistency, 'decision': enforced.decision, 'physically_consistent': consistent,
+        'cost_percent': cost_percent if enforced.decision in ('enforced', 'declined') else 0.0,
         'limit_percent': settings.consistency_cost_max_percent if settings.consistency == 'auto' else None,
-        'links_not_physical': [] if consistent else [link_label[i] for i in bad_links],
-        'friction_or_rotor_negative': bad_bounds and not consistent}
-    section['seconds'] = time.perf_counter() - start
-    if decision == 'declined':
-        section['consistency']['note'] = (f'not physically consistent ({", ".join(link_label[i] for i in bad_links)}'
-                                          f'{"; friction or rotor inertia < 0" if bad_bounds else ""}): consistency '
-                                          f'would cost {cost_percent:.3g} % of the training chi2 (limit '
-                                          f'{settings.consistency_cost_max_percent:g} %); --physical enforces it')
-    moved = decision == 'enforced'
-    values, std = (full(constrained_values, held_values), np.full(len(names), np.nan)) if moved else \
-        (full(map_values, held_values), full(map_std, 0.0))
-    if moved:
-        std[held] = 0.0
-    physical = None
-    if consistent:
-        standard_count = layout.standard_count
-        physical = {
-            'solver': settings.solver if moved else 'none needed (the unconstrained estimate is consistent)',
-            'solver_status': status, 'solver_attempts': attempts, 'solve_s': solve_seconds,
-            'objective': reduced.objective(x),
-            'constraint': f'pseudo-inertia J_i >= {STRICT_MARGIN:g}*J_prior_i (Wensing, Kim and Slotine 2017); '
-                          f'Ia, Fc, Fv >= 0',
-            'consistency': {'weighted_chi2_unconstrained': data.cost(map_values),
-                            'weighted_chi2_physical': data.cost(constrained_values), 'cost_percent': cost_percent},
-            'links': [{'joint': link.joint, 'link': link.link, 'parameters': x[10 * i:10 * i + 10].tolist(),
-                       'prior': link.parameters.tolist()} for i, link in enumerate(links)],
-            'rotor_inertia': None if not rotor else dict(zip(
-                robot.joint_names, x[layout.rotor_start:standard_count].tolist(), strict=True)),
-            'unconstrained': {'values': estimate.values, 'std': estimate.std}}
-    return PhysicalOutcome(values, std, condition, section, physical, warnings)
+        'links_not_physical': [] if consistent else [link_label[i] for i in enforced.bad_links],
+        'friction_or_rotor_negative': enforced.bad_bounds and not consistent}
+    if enforced.decision == 'declined':
+        section['note'] = (f'not physically consistent ({", ".join(link_label[i] for i in enforced.bad_links)}'
+                           f'{"; friction or rotor inertia < 0" if enforced.bad_bounds else ""}): consistency '
+                           f'would cost {cost_percent:.3g} % of the training chi2 (limit '
+                           f'{settings.consistency_cost_max_percent:g} %); --physical enforces it')
+    return section
+
+
+def _physical_section(settings: PhysicalSettings, enforced: _Enforced, reduced, layout, links, problem, estimate,
+                      chi2_unconstrained: float, chi2_physical: float, cost_percent: float) -> dict:
+    """The result's physical section of a physically consistent estimate: the solve, the constraint, each link's
+    standard parameters beside its prior, the rotor inertias and the unconstrained estimate."""
+    moved = enforced.decision == 'enforced'
+    x = enforced.x
+    return {
+        'solver': settings.solver if moved else 'none needed (the unconstrained estimate is consistent)',
+        'solver_status': enforced.status, 'solver_attempts': enforced.attempts, 'solve_s': enforced.seconds,
+        'objective': reduced.objective(x),
+        'constraint': f'pseudo-inertia J_i >= {STRICT_MARGIN:g}*J_prior_i (Wensing, Kim and Slotine 2017); '
+                      f'Ia, Fc, Fv >= 0',
+        'consistency': {'weighted_chi2_unconstrained': chi2_unconstrained,
+                        'weighted_chi2_physical': chi2_physical, 'cost_percent': cost_percent},
+        'links': [{'joint': link.joint, 'link': link.link, 'parameters': x[10 * i:10 * i + 10].tolist(),
+                   'prior': link.parameters.tolist()} for i, link in enumerate(links)],
+        'rotor_inertia': None if not problem.identify_rotor_inertia else dict(zip(
+            problem.robot.joint_names, x[layout.rotor_start:layout.standard_count].tolist(), strict=True)),
+        'unconstrained': {'values': estimate.values, 'std': estimate.std}}

@@ -11,17 +11,18 @@ from dynid.diagnosis.effort import EffortCheckSettings
 from dynid.model.robot import RobotModel
 
 
-def gravity_scale_check(result, robot: RobotModel, q: np.ndarray,
-                        settings: EffortCheckSettings | None = None) -> tuple[dict[str, float], str | None]:
+def gravity_scale_check(result, robot: RobotModel, q: np.ndarray, settings: EffortCheckSettings | None = None,
+                        base=None) -> tuple[dict[str, float], str | None]:
     """({joint: scale}, warning or None): the identified gravity torque against the robot file's at poses
     ``q`` (N, n) (module docstring). Joints whose file gravity torque at those poses is below 1 % of the
-    largest joint's are left out (a vertical first joint, a wrist roll)."""
+    largest joint's are left out (a vertical first joint, a wrist roll). ``base``: the identification's base
+    parameters (:class:`dynid.identify.torque.RigidBodyTorque`), found again where not given."""
     from dynid.identify.torque import RigidBodyTorque
 
     settings = settings or EffortCheckSettings()
     zeros = np.zeros_like(q)
     file_gravity = robot.inverse_dynamics(q, zeros, zeros)
-    identified = RigidBodyTorque(result, robot)(q, zeros, zeros)
+    identified = RigidBodyTorque(result, robot, base=base)(q, zeros, zeros)
     size = np.sqrt(np.mean(file_gravity**2, axis=0))
     scales = {}
     for j, joint in enumerate(robot.joint_names):

@@ -223,8 +223,10 @@ class PriorRows:
 
     @classmethod
     def of(cls, links: list[RobotFileLink], unknowns: int, prior_rotor: np.ndarray | None,
-           rotor_start: int | None = None) -> PriorRows:
-        """``rotor_start``: the index of Ia_1 among the unknowns (default 10·n: no payload parameters between)."""
+           rotor_start: int | None = None, rotor_scale: np.ndarray | None = None) -> PriorRows:
+        """``rotor_start``: the index of Ia_1 among the unknowns (default 10·n: no payload parameters between).
+        ``prior_rotor``: the rotor inertias' prior values, with the spread ``rotor_scale`` (default their own size;
+        the drive data's B for the excess over B, whose prior value is 0: :func:`rotor_prior`)."""
         n = len(links)
         rotor_start = 10 * n if rotor_start is None else rotor_start
         a_rows, b_rows = [np.zeros((0, unknowns))], [np.zeros(0)]
@@ -238,12 +240,24 @@ class PriorRows:
             a_rows.append(rows)
             b_rows.append(g @ link.parameters)
         if prior_rotor is not None:
-            scale = np.maximum(np.abs(prior_rotor), 1e-6)
+            scale = np.maximum(np.abs(prior_rotor if rotor_scale is None else rotor_scale), 1e-6)
             rows = np.zeros((n, unknowns))
             rows[np.arange(n), rotor_start + np.arange(n)] = 1.0 / scale
             a_rows.append(rows)
             b_rows.append(prior_rotor / scale)
         return cls(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
+
+
+def rotor_prior(problem) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(prior values, spread) of a problem's rotor inertia columns, or (None, None) where it identifies none: the
+    drive data's B (0 without drive data); where B·θ̈ was subtracted before (rotor compensation), the columns are
+    the excess over B, whose prior value is 0 with the spread B."""
+    if not problem.identify_rotor_inertia:
+        return None, None
+    nominal = problem.drives.rotor_inertia if problem.drives is not None else np.zeros(problem.robot.n)
+    if problem.compensate_rotor:
+        return np.zeros(problem.robot.n), nominal
+    return nominal, None
 
 
 @dataclass
@@ -312,7 +326,10 @@ class PhysicalLayout:
 
     @classmethod
     def of(cls, regrouping: np.ndarray, n_links: int, rotor_inertia: bool, parameter_names: list[str],
-           rigid_count: int, held: np.ndarray | None = None, payload_count: int = 0) -> PhysicalLayout:
+           rigid_count: int, held: np.ndarray | None = None, payload_count: int = 0,
+           rotor_excess: bool = False) -> PhysicalLayout:
+        """``rotor_excess``: the rotor columns are the excess over the drive data's B (rotor compensation): not
+        bounded at 0."""
         standard_count = regrouping.shape[1]
         names = parameter_names[rigid_count:]
         to_base = scipy.linalg.block_diag(regrouping, np.eye(len(names)))
@@ -323,7 +340,7 @@ class PhysicalLayout:
         bounded = [standard_count + k for k, name in enumerate(names)
                    if name.rpartition('_')[0] in NON_NEGATIVE_FRICTION]
         rotor_start = 10 * n_links + payload_count
-        if rotor_inertia:
+        if rotor_inertia and not rotor_excess:
             bounded = list(range(rotor_start, standard_count)) + bounded
         return cls(to_base, n_links, standard_count - rotor_start, np.array(bounded, dtype=int), payload_count)
 

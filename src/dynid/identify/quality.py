@@ -21,6 +21,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from dynid.errors import InputError
@@ -168,18 +170,20 @@ def identifiability_refusal(result) -> str | None:
     return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
 
 
-def refuse_unless_forced(result, force: bool, force_option: str, ways_out=None) -> None:
+def refuse_unless_forced(result, force: bool, ways_out=None, spelling: Mapping[str, str] | None = None) -> None:
     """Raise InputError where the data cannot identify ``result``'s model (:func:`identifiability_refusal`)
-    unless ``force``; then the reason is kept as the result's first warning. ``force_option`` spells the
-    setting for the front end ('--force', 'force:=true'); ``ways_out``: called on a refusal, one phrase naming the
-    settings tried that succeed as written (or that none did), added to the refusal. Otherwise a note where the
-    prior kept a result the σ criterion alone would refuse (:func:`poorly_identified_note`)."""
+    unless ``force`` (the error names the field ``force``, for the front end to spell); then the reason is kept as
+    the result's first warning, naming ``force`` as ``spelling`` spells it (the front end's, as for the diagnosis's
+    advice; default the field's name). ``ways_out``: called on a refusal, one phrase naming the settings tried that
+    succeed as written (or that none did), added to the refusal. Otherwise a note where the prior kept a result
+    the σ criterion alone would refuse (:func:`poorly_identified_note`)."""
     refusal = identifiability_refusal(result)
     if refusal and not force:
         tried = ways_out() if ways_out is not None else ''
-        raise InputError(f'{refusal}' + (f'; {tried}' if tried else '') + f' ({force_option} keeps the result anyway)')
+        raise InputError(f'{refusal}' + (f'; {tried}' if tried else '') + ' ({force} keeps the result anyway)',
+                         fields=('force',))
     if refusal:
-        result.warnings.insert(0, f'kept with {force_option} although {refusal}')
+        result.warnings.insert(0, f'kept with {(spelling or {}).get("force", "force")} although {refusal}')
         return
     note = poorly_identified_note(result)
     if note:

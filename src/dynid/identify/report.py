@@ -20,13 +20,13 @@ import numpy as np
 from dynid.files import written
 from dynid.identify.drive_gains import diagnostics_lines
 from dynid.identify.metrics import format_number
-from dynid.identify.preprocess import describe_filters
 from dynid.identify.quality import MISFIT_AUTOCORRELATION
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import predict_series
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import describe_filters
 
 
 def html_page(title: str, body: str) -> str:

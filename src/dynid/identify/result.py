@@ -96,11 +96,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
-from dynid.files import read_yaml, write_text
+from dynid.files import dump_yaml, read_yaml, write_text
 from dynid.identify.choices import FRICTION_MODELS
 from dynid.model.drives import JointDrives
 
@@ -256,7 +255,7 @@ class IdentificationResult:
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
-        return write_text(path, yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True))
+        return write_text(path, dump_yaml(self.to_dict()))
 
     @classmethod
     def from_dict(cls, data: dict, source: str = 'result') -> IdentificationResult:

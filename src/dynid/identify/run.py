@@ -30,7 +30,13 @@ from dynid.identify.choices import AUTO, METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput, friction_symbols
+from dynid.identify.model import (
+    IdentificationProblem,
+    ModelSpec,
+    RecordingInput,
+    _structural_base,
+    friction_symbols,
+)
 from dynid.identify.physical import (
     PHYSICAL_FRICTION,
     PHYSICAL_METHODS,
@@ -39,12 +45,12 @@ from dynid.identify.physical import (
     mass_matrix_check,
 )
 from dynid.identify.plausibility import gravity_scale_check
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import FilterSettings
 
 # Hamon 2010 eq. (30): the columns of am1_j and ag1_j are P⁺·τ_out,j and P⁻·τ_out,j (P⁺ + P⁻ = 1), and τ_out
 # is the model's own torque W_rigid·χ₀: adding ε·χ₀ to the rigid-body parameters and −ε to every am1_j and
@@ -119,8 +125,9 @@ def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
     """Base rigid parameters of the robot model itself (payload blocks zero, nominal rotor inertia)."""
     robot = problem.robot
     standard = [robot.standard_parameters, np.zeros(9 * len(problem.payload_blocks))]
-    if problem.identify_rotor_inertia:
-        standard.append(problem.drives.rotor_inertia if problem.drives is not None else np.zeros(robot.n))
+    if problem.identify_rotor_inertia:  # the excess over the drive data's B where B·θ̈ was subtracted: 0
+        standard.append(problem.drives.rotor_inertia if problem.drives is not None and not problem.compensate_rotor
+                        else np.zeros(robot.n))
     return problem.base.from_standard(np.concatenate(standard))
 
 
@@ -222,37 +229,125 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
     return new
 
 
+@dataclass
+class _OpenChoices:
+    """The caller's model and options with what the identification chooses itself settled for the search:
+    ``friction``/``method`` are open (chosen by cross-validation), ``terms_available`` the candidate friction
+    terms of an open law, ``changes`` what the method changed in the caller's choices (:func:`change_text`)."""
+
+    spec: ModelSpec
+    options: IdentifyOptions
+    friction: bool
+    method: bool
+    terms_available: tuple[str, ...] = ()
+    changes: list[dict] = field(default_factory=list)
+    rotor: bool = False  # the rotor inertia's excess a candidate, where the problem subtracts B·θ̈ (_open_choices)
+
+
+@dataclass
+class _Solved:
+    """What a method's solve gives the result: the estimate, its parameters (values, σ), the equations it was
+    scored on (measured and predicted torque per row, ``joints`` the row's joint; ``w``/``y`` the system for the
+    column RMS, None for the drive-gain methods), the drive gains, the exponents, and the standard-parameter step's
+    outcome (None where it did not run) or the drive-gain solution (None for the other methods)."""
+
+    estimate: Estimate
+    names: list[str]
+    values: np.ndarray
+    std: np.ndarray
+    joints: np.ndarray
+    measured: np.ndarray
+    predicted: np.ndarray
+    exponents: np.ndarray
+    gains: np.ndarray | None
+    gains_std: np.ndarray | None = None
+    w: np.ndarray | None = None
+    y: np.ndarray | None = None
+    outcome: object | None = None
+    gain_solution: object | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        """The drive-gain solution's or the standard-parameter step's warnings."""
+        source = self.gain_solution if self.gain_solution is not None else self.outcome
+        return list(source.warnings) if source is not None else []
+
+
 def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None = None,
              settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
              drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
-    """Identify ``robot`` from ``recordings`` (module docstring)."""
-    spec = (spec or ModelSpec()).validated()
-    options = (options or IdentifyOptions()).validated()
+    """Identify ``robot`` from ``recordings`` (module docstring): settle what the caller left open, prepare the
+    equations, choose the law and method by cross-validation where open, solve, and write the result."""
     progress = progress or (lambda text: None)
-    changes = []  # what the method changed in the caller's choices (:func:`choice_changes`)
-    open_friction, open_method = spec.friction == AUTO, options.method == AUTO
-    terms_available: tuple[str, ...] = ()
-    if open_friction:  # the superset law, chosen per joint below (dynid.identify.choice)
+    opened = _open_choices(recordings, (spec or ModelSpec()).validated(), (options or IdentifyOptions()).validated(),
+                           progress, drives is not None or robot.drives is not None)
+    options = opened.options
+    problem = _prepared_problem(robot, recordings, opened.spec, settings, drives, options, progress)
+    if opened.rotor and problem.identify_rotor_inertia and problem.compensate_rotor:
+        opened.terms_available += ('rotor',)
+    choice, rigid_start = None, None
+    if opened.friction or opened.method:
+        choice, rigid_start = _choose(problem, options, opened.friction, opened.method, opened.terms_available,
+                                      progress)
+        if opened.method:
+            options = dataclasses.replace(options, method=choice.method)
+    progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
+    if options.method in ('tls', 'mls'):
+        solved = _solve_with_gains(problem, options)
+    elif options.method == 'iirls':
+        solved = _solve_iirls(problem, options, progress)
+    else:
+        solved = _solve_standard(problem, options, rigid_start, progress)
+    result = _result(problem, options, solved, choice, opened.changes + problem.changes)
+    progress('done')
+    _check_physics(result, problem, solved)
+    return result
+
+
+def _open_choices(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyOptions,
+                  progress: Callable[[str], None], drives_known: bool = True) -> _OpenChoices:
+    """The model to search where the friction law is open (``auto``: the superset law, chosen per joint by
+    :mod:`dynid.identify.choice`; a method with its own law takes that law), WLS to start where the method is open,
+    and the comprehensive law I-IRLS identifies (a change said in ``changes``)."""
+    opened = _OpenChoices(spec, options, spec.friction == AUTO, options.method == AUTO)
+    if opened.friction:
         if options.method in ('iirls', 'tls', 'mls'):
-            friction, open_friction = 'comprehensive' if options.method == 'iirls' else 'viscous_coulomb', False
-        else:  # --physical (always) takes no friction on τ_out: the load term is then no candidate
+            friction, opened.friction = 'comprehensive' if options.method == 'iirls' else 'viscous_coulomb', False
+        else:  # physical consistency 'always' takes no friction on τ_out: the load term is then no candidate
             always = options.physical is not None and options.physical.consistency == 'always'
             friction = 'viscous_coulomb' if always else 'load_squared'
             measured = all(r.dataset.temperature is not None and np.all(r.dataset.temperature > 0)
                            for r in recordings) and np.all(np.ptp(np.concatenate(
                                [r.dataset.temperature for r in recordings]), axis=0) >= TEMPERATURE_SPAN_MIN_C)
-            terms_available = ('offset',) + (() if always else ('load',)) + \
+            opened.terms_available = ('offset',) + (() if always else ('load',)) + \
                 (('temperature',) if measured and not spec.temperature else ())
-        spec = ModelSpec(**{**spec.to_dict(), 'friction': friction,
-                            'temperature': spec.temperature or 'temperature' in terms_available})
-    if open_method:
-        options = dataclasses.replace(options, method='wls')
-    if options.method == 'iirls' and spec.friction != 'comprehensive':
-        changes.append({'setting': 'friction', 'given': spec.friction, 'used': 'comprehensive',
-                        'reason': 'I-IRLS identifies the comprehensive friction model (Li et al. 2024, eq. (3))'})
-        spec = ModelSpec(**{**spec.to_dict(), 'friction': 'comprehensive'})
-    for change in changes:
+        # the rotor inertia's excess over the drive data's B, where B·θ̈ will be subtracted (currents, motor
+        # encoders, drive data): a candidate per joint (dynid.identify.choice), once the problem says it applies
+        # (not beside joints left out, whose columns are empty, nor with consistency 'always', which holds nothing)
+        consistent = options.physical is not None and options.physical.consistency == 'always'
+        opened.rotor = opened.friction and not spec.rotor_inertia and spec.rotor_compensation is not False and \
+            spec.torque_source in ('auto', 'current') and drives_known and not spec.exclude_joints and \
+            not consistent and all(r.dataset.theta is not None and r.dataset.current is not None for r in recordings)
+        opened.spec = ModelSpec(**{**spec.to_dict(), 'friction': friction,
+                                   'rotor_inertia': spec.rotor_inertia or opened.rotor,
+                                   'temperature': spec.temperature or 'temperature' in opened.terms_available})
+    if opened.method:
+        opened.options = dataclasses.replace(options, method='wls')
+    if opened.options.method == 'iirls' and opened.spec.friction != 'comprehensive':
+        opened.changes.append({'setting': 'friction', 'given': opened.spec.friction, 'used': 'comprehensive',
+                               'reason': 'I-IRLS identifies the comprehensive friction model (Li et al. 2024, '
+                                         'eq. (3))'})
+        opened.spec = ModelSpec(**{**opened.spec.to_dict(), 'friction': 'comprehensive'})
+    for change in opened.changes:
         progress(change_text(change))
+    return opened
+
+
+def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
+                      settings: FilterSettings | None, drives: JointDrives | None, options: IdentifyOptions,
+                      progress: Callable[[str], None]) -> IdentificationProblem:
+    """The recordings filtered, differentiated and decimated into the problem's equations, with the parameters held at
+    a value (structural offsets, left-out joints); refuses what the method cannot identify."""
     if options.physical is not None:
         options.physical.check_model(spec, options.method)
     gains_unknown = options.method in ('tls', 'mls')
@@ -269,82 +364,79 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                          f'or with another method')
     for name, entry in problem.held.items():
         progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')
-    choice, rigid_start = None, None
-    if open_friction or open_method:
-        choice, rigid_start = _choose(problem, options, open_friction, open_method, terms_available, progress)
-        spec = problem.spec
-        if open_method:
-            options = dataclasses.replace(options, method=choice.method)
-    exponents = np.full(robot.n, spec.exponent)
-    gains = None if problem.drives is None else problem.drives.drive_gain.copy()
-    gains_std = None
-    progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
-    if gains_unknown:
-        nominal = None if problem.drives is None else problem.drives.drive_gain
-        solution = solve_drive_gains(problem, options.method, nominal_rigid(problem), options.fixed_drive_gains,
-                                     nominal)
-        estimate, joints = solution.estimate, solution.joints
-        gains, gains_std, values, std = solution.gains, solution.gains_std, solution.values, solution.std
-        names = problem.parameter_names()
-        measured, predicted = solution.measured, solution.prediction_w @ values
-        outcome = None
-    elif options.method == 'iirls':
-        # One BLAS thread for the whole loop (tall products, the exponent search's projections and its
-        # filter): with two on a busy 2-core machine it took 12 s of CPU instead of 5.
-        with one_blas_thread():
-            estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
-            for outer in range(options.load_iterations):
-                updated = _fit_exponents(problem, estimate, exponents, options)
-                change = np.abs(updated - exponents).max()
-                exponents = updated
-                estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
-                progress(f'I-IRLS friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
-                if change < 1e-2:
-                    break
-        estimate.method = 'iirls'
-        names = problem.parameter_names()
-        outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
-        measured, predicted = y, w @ values
-    else:
-        # With the robot file's prior, a joint too short for WLS's own noise estimate is weighted by the pooled one:
-        # the prior completes what its rows lack (said in the warnings); without it, WLS refuses by name.
-        estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start,
-                                            pooled_short=_prior_completes(problem, options))
-        names = problem.parameter_names()
-        outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
-        measured, predicted = y, w @ values
+    return problem
 
-    metrics = {'train': equation_metrics(measured, predicted, joints, robot.joint_names, spec.exclude_joints)}
-    autocorrelation = residual_autocorrelation(measured - predicted, joints, robot.n)
+
+def _nominal_gains(problem: IdentificationProblem) -> np.ndarray | None:
+    return None if problem.drives is None else problem.drives.drive_gain.copy()
+
+
+def _solve_with_gains(problem: IdentificationProblem, options: IdentifyOptions) -> _Solved:
+    """TLS or MLS: the drive gains and the parameters at once (:func:`dynid.identify.drive_gains.solve_drive_gains`)."""
+    nominal = None if problem.drives is None else problem.drives.drive_gain
+    solution = solve_drive_gains(problem, options.method, nominal_rigid(problem), options.fixed_drive_gains, nominal)
+    return _Solved(solution.estimate, problem.parameter_names(), solution.values, solution.std, solution.joints,
+                   solution.measured, solution.prediction_w @ solution.values,
+                   np.full(problem.robot.n, problem.spec.exponent), solution.gains, solution.gains_std,
+                   gain_solution=solution)
+
+
+def _solve_iirls(problem: IdentificationProblem, options: IdentifyOptions, progress: Callable[[str], None]) -> _Solved:
+    """Li et al. 2024's I-IRLS: IRLS with the load loop, alternating with the friction loop re-fitting the exponents
+    until they settle; then the standard-parameter step."""
+    exponents = np.full(problem.robot.n, problem.spec.exponent)
+    # One BLAS thread for the whole loop (tall products, the exponent search's projections and its filter): two
+    # threads on a busy 2-core machine cost more CPU time than one.
+    with one_blas_thread():
+        estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
+        for outer in range(options.load_iterations):
+            updated = _fit_exponents(problem, estimate, exponents, options)
+            change = np.abs(updated - exponents).max()
+            exponents = updated
+            estimate, w, y, joints = _load_loop(problem, 'irls', options, exponents, progress)
+            progress(f'I-IRLS friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
+            if change < 1e-2:
+                break
+    estimate.method = 'iirls'
+    return _standard_solved(problem, options, estimate, w, y, joints, exponents, progress)
+
+
+def _solve_standard(problem: IdentificationProblem, options: IdentifyOptions, rigid_start: np.ndarray | None,
+                    progress: Callable[[str], None]) -> _Solved:
+    """OLS, WLS or IRLS with the load loop, then the standard-parameter step. With the robot file's prior, a joint too
+    short for WLS's own noise estimate is weighted by the pooled one: the prior completes what its rows lack (said in
+    the warnings); without it, WLS refuses by name."""
+    exponents = np.full(problem.robot.n, problem.spec.exponent)
+    estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start,
+                                        pooled_short=_prior_completes(problem, options))
+    return _standard_solved(problem, options, estimate, w, y, joints, exponents, progress)
+
+
+def _standard_solved(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,
+                     exponents: np.ndarray, progress: Callable[[str], None]) -> _Solved:
+    outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
+    return _Solved(estimate, problem.parameter_names(), values, std, joints, y, w @ values, exponents,
+                   _nominal_gains(problem), w=w, y=y, outcome=outcome)
+
+
+def _result(problem: IdentificationProblem, options: IdentifyOptions, solved: _Solved, choice,
+            changes: list[dict]) -> IdentificationResult:
+    """The result of a solve: its metrics, warnings, model description, provenance and prior section."""
+    robot, spec, outcome = problem.robot, problem.spec, solved.outcome
+    gains_unknown = solved.gain_solution is not None
+    metrics = {'train': equation_metrics(solved.measured, solved.predicted, solved.joints, robot.joint_names,
+                                         spec.exclude_joints)}
+    autocorrelation = residual_autocorrelation(solved.measured - solved.predicted, solved.joints, robot.n)
     metrics['train']['residual_lag1_autocorrelation'] = dict(zip(robot.joint_names, autocorrelation.tolist(),
                                                                  strict=True))
-    relative = 100.0 * std / np.where(values != 0, np.abs(values), np.inf)
-    poor = [n for n, r in zip(names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
-    changes += problem.changes
-    warnings = [change_text(change) for change in changes] + list(problem.warnings) + \
-        (solution.warnings if gains_unknown else []) + (outcome.warnings if outcome is not None else [])
-    reasons: dict[str, list[str]] = {}
-    for name, entry in problem.held.items():
-        if not entry['reason'].startswith('model choice'):  # the choice's own lines say what it left out
-            reasons.setdefault(entry['reason'], []).append(f'{name} = {entry["value"]:.4g}')
-    warnings += [f'held, not identified: {", ".join(held)} ({reason})' for reason, held in reasons.items()]
-    noise = estimate.extra.get('noise')
-    floored = None if noise is None else noise.floored_text(robot.joint_names)
-    if floored:
-        warnings.append(floored)
-    if poor:
-        warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
-                        f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
-    misfit = misfit_warning(autocorrelation, robot.joint_names)
-    if misfit:
-        warnings.append(misfit)
-    base = problem.base
-    expressions = dict(zip(base.names, base.expressions, strict=True))
+    warnings = [change_text(change) for change in changes] + list(problem.warnings) + solved.warnings + \
+        _result_warnings(problem, solved, autocorrelation)
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
     if not gains_unknown:  # each parameter's column RMS and the measured torque's: what its σ means in torque
-        model['column_rms'] = np.sqrt(np.mean(w**2, axis=0)).tolist()
-        model['torque_rms'] = float(np.sqrt(np.mean(y**2)))
+        model['column_rms'] = np.sqrt(np.mean(solved.w**2, axis=0)).tolist()
+        model['torque_rms'] = float(np.sqrt(np.mean(solved.y**2)))
+    noise = solved.estimate.extra.get('noise')
     if noise is not None:
         model['weights'] = noise.to_dict(robot.joint_names)
     if choice is not None:
@@ -359,29 +451,59 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
                               'load_iterations': options.load_iterations}}
     if problem.drives is not None:  # the nominal drives the model was built with (validation needs them)
         provenance['drives'] = {'joints': problem.drives.to_dict()}
-    progress('done')
+    estimate = solved.estimate
     condition = (estimate.condition_number, estimate.scaled_condition_number) \
         if outcome is None or outcome.condition is None else outcome.condition
     prior_section = outcome.prior if outcome is not None else \
         {'used': False, 'reason': _physical_not_applicable(problem, options)}
-    result = IdentificationResult(
+    base = problem.base
+    return IdentificationResult(
         robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,
-        parameter_names=list(names), values=np.asarray(values), std=np.asarray(std), base_expressions=expressions,
-        drive_gains=gains, drive_gains_std=gains_std, drive_gains_identified=gains_unknown,
-        exponents=exponents if spec.friction == 'comprehensive' else None,
+        parameter_names=list(solved.names), values=np.asarray(solved.values), std=np.asarray(solved.std),
+        base_expressions=dict(zip(base.names, base.expressions, strict=True)),
+        drive_gains=solved.gains, drive_gains_std=solved.gains_std, drive_gains_identified=gains_unknown,
+        exponents=solved.exponents if spec.friction == 'comprehensive' else None,
         condition_number=condition[0], condition_number_scaled=condition[1],
         metrics=metrics, warnings=warnings, provenance=provenance,
-        drive_gain_diagnostics=solution.diagnostics if gains_unknown else None, prior_section=prior_section)
-    if outcome is not None and outcome.physical is not None:
-        result.physical_section = outcome.physical
-        outcome.physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
-    # The identified gravity torque against the robot file's at (up to ~2000 of) the recorded poses.
+        drive_gain_diagnostics=solved.gain_solution.diagnostics if gains_unknown else None,
+        prior_section=prior_section)
+
+
+def _result_warnings(problem: IdentificationProblem, solved: _Solved, autocorrelation: np.ndarray) -> list[str]:
+    """The parameters held at a value (by reason), the noise estimates floored, the parameters poorly identified and a
+    misfit the residual's autocorrelation shows."""
+    reasons: dict[str, list[str]] = {}
+    for name, entry in problem.held.items():
+        if not entry['reason'].startswith('model choice'):  # the choice's own lines say what it left out
+            reasons.setdefault(entry['reason'], []).append(f'{name} = {entry["value"]:.4g}')
+    warnings = [f'held, not identified: {", ".join(held)} ({reason})' for reason, held in reasons.items()]
+    noise = solved.estimate.extra.get('noise')
+    floored = None if noise is None else noise.floored_text(problem.robot.joint_names)
+    if floored:
+        warnings.append(floored)
+    relative = 100.0 * solved.std / np.where(solved.values != 0, np.abs(solved.values), np.inf)
+    poor = [n for n, r in zip(solved.names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
+    if poor:
+        warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
+                        f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
+    misfit = misfit_warning(autocorrelation, problem.robot.joint_names)
+    if misfit:
+        warnings.append(misfit)
+    return warnings
+
+
+def _check_physics(result: IdentificationResult, problem: IdentificationProblem, solved: _Solved) -> None:
+    """The identified mass matrix checked over random states (with a physical step) and the identified gravity torque
+    against the robot file's at (up to ~2000 of) the recorded poses."""
+    robot = problem.robot
+    if solved.outcome is not None and solved.outcome.physical is not None:
+        result.physical_section = solved.outcome.physical
+        solved.outcome.physical['mass_matrix'] = mass_matrix_check(result, robot, states=1000)
     poses = np.concatenate([r.dataset.q[::max(1, r.dataset.n_samples * len(problem.recordings) // 2000)]
                             for r in problem.recordings])
-    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses)
+    result.model['gravity_scale'], off_scale = gravity_scale_check(result, robot, poses, base=problem.base)
     if off_scale:
         result.warnings.append(off_scale)
-    return result
 
 
 def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_friction: bool, open_method: bool,
@@ -396,7 +518,13 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     try:
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
-    except InputError:  # the data cannot carry every candidate column: the default law's alone
+    except InputError:  # the data cannot carry every candidate column: the rotor's excess left out, then the law's
+        if 'rotor' in terms_available:
+            _without_rotor_columns(problem, np.zeros(len(problem.rigid_names)))
+        if 'rotor' in terms_available and not problem.identify_rotor_inertia:
+            terms_available = tuple(t for t in terms_available if t != 'rotor')
+            progress('the data cannot carry the rotor inertias\' excess beside the other columns: not tried')
+            return _choose(problem, options, open_friction, open_method, terms_available, progress)
         if not open_friction or problem.spec.friction == 'viscous_coulomb' and not terms_available[1:]:
             raise
         temperature = problem.spec.temperature and 'temperature' not in terms_available
@@ -427,9 +555,31 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         problem.friction_names = friction_symbols(friction, temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
+        if 'rotor' in terms_available and not any('rotor' in terms for terms in choice.terms.values()):
+            rigid = _without_rotor_columns(problem, rigid)
     for line in choice.lines():
         progress(line)
     return choice, rigid
+
+
+def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) -> np.ndarray:
+    """The problem as built without the rotor inertias' excess (no joint kept it: the result is the one an
+    identification without the candidate gives): its base parameters found again without them, their columns
+    dropped from every recording's rigid columns and from ``rigid`` (the first estimate's base parameters,
+    returned). The other base columns are the same standard columns, chosen first in the same order; where they
+    are not, the problem stays as it is (the excess held at 0)."""
+    keep = np.array([not name.startswith('Ia_') for name in problem.rigid_names])
+    groups = [[problem.payload_blocks.index(i)] if i in problem.payload_blocks else [] for i in
+              range(len(problem.gaps))]
+    base = _structural_base(problem.robot, groups, len(problem.payload_blocks), False)
+    if list(base.indices) != list(problem.base.indices[keep]):
+        return rigid
+    problem.base, problem.identify_rotor_inertia = base, False
+    problem.spec = dataclasses.replace(problem.spec, rotor_inertia=False)
+    for block in problem.blocks:
+        block.rigid = block.rigid[:, :, keep]
+    problem.held = {name: entry for name, entry in problem.held.items() if not name.startswith('Ia_')}
+    return rigid[keep]
 
 
 def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:

@@ -36,7 +36,6 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS
 from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
 from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
@@ -45,6 +44,7 @@ from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.settings import setting
+from dynid.signal.preprocess import FilterSettings
 
 T = TypeVar('T')
 
@@ -52,10 +52,6 @@ T = TypeVar('T')
 #: :func:`dynid.errors.checked_choice`)
 CHOICES = {'method': (AUTO, *METHODS), 'friction': (AUTO, *FRICTION_MODELS)}
 
-
-#: how identifier_node takes the settings the sign and unit check's warnings name ({} for the value)
-NODE_SPELLING = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joint_states_effort:={}',
-                 'decimation_cutoff_hz': 'decimation_cutoff_hz:={}'}
 
 
 @dataclass(frozen=True)
@@ -116,6 +112,10 @@ class IdentificationSession:
         namespace: the node's namespace ('' or '/arm'); topics are recorded under it.
         joint_states_effort: what joint_states' effort holds by the intake's setting ('torque' or 'current':
             the intake records it as joint_currents), said to the sign and unit check.
+        spelling: how the front end takes the settings an identification's advice names (templates, ``{}`` for
+            the value: :class:`dynid.identify.workflow.Identification`); None: the fields and the values.
+        message: how the front end says a refusal (an InputError naming fields) in :attr:`outcome`; default
+            ``str``, the fields' bare names.
 
     Attributes:
         recorder: the open recording, or None. last_recording, last_messages: the folder of the last
@@ -124,8 +124,10 @@ class IdentificationSession:
         of the last identification; ('ok', 'no identification yet') before the first.
     """
 
-    def __init__(self, robot, robot_spec: str, namespace: str = '', joint_states_effort: str = 'torque') -> None:
+    def __init__(self, robot, robot_spec: str, namespace: str = '', joint_states_effort: str = 'torque',
+                 spelling: Mapping[str, str] | None = None, message: Callable[[InputError], str] = str) -> None:
         self.robot, self.robot_spec = robot, robot_spec
+        self.spelling, self.message = spelling, message
         self.namespace = namespace.rstrip('/')
         self.joint_states_effort = joint_states_effort
         self.last_result: Path | None = None
@@ -245,7 +247,7 @@ class IdentificationSession:
         try:
             return job()
         except InputError as error:
-            self.outcome = ('warn', f'{refused}: {error}')
+            self.outcome = ('warn', f'{refused}: {self.message(error)}')
             raise
         except Exception as error:
             self.outcome = ('error', f'{crashed}: {error!r}')
@@ -271,7 +273,7 @@ class IdentificationSession:
         path = recording / 'result.yaml'
         result, _ = identify_and_save(
             self.robot, [RecordingInput(dataset, name=str(recording))],
-            Identification(spec, filters, options, settings.force, 'force:=true', spelling=NODE_SPELLING), path,
+            Identification(spec, filters, options, settings.force, spelling=self.spelling), path,
             self.robot_spec,
             report=recording / 'report' if settings.report else None, progress=progress)
         self.last_result = path

@@ -54,7 +54,10 @@ class RigidBodyTorque:
         payload: a known payload at the flange to add, or None.
     """
 
-    def __init__(self, result: IdentificationResult, robot: RobotModel, payload: Payload | None = None) -> None:
+    def __init__(self, result: IdentificationResult, robot: RobotModel, payload: Payload | None = None,
+                 base=None) -> None:
+        """``base``: the result's base parameters (:class:`dynid.model.base_parameters.BaseParameters`) where the
+        caller holds them (the identification's own); found again from the result where not."""
         if result.robot != robot.name:
             raise InputError(f'the result identifies robot {result.robot!r}, not {robot.name!r}')
         if tuple(result.joint_names) != tuple(robot.joint_names):
@@ -66,7 +69,8 @@ class RigidBodyTorque:
         inputs = result.provenance.get('inputs') or [{}]
         known = [i for i, entry in enumerate(inputs) if entry.get('payload_mass_known') is not None]
         groups = [[known.index(i)] if i in known else [] for i in range(len(inputs))]
-        base = _structural_base(robot, groups, blocks, bool(result.model.get('rotor_inertia_identified', False)))
+        if base is None:
+            base = _structural_base(robot, groups, blocks, bool(result.model.get('rotor_inertia_identified', False)))
         if list(base.names) != rigid:
             raise InputError(f'the result\'s {len(rigid)} rigid-body parameters do not match the base parameters of '
                              f'{robot.name!r} ({len(base.names)}): identified for another robot model?')
@@ -97,6 +101,15 @@ class RigidBodyTorque:
         return torque[0] if single else torque
 
 
+def compensated_rotor(result: IdentificationResult | None, robot: RobotModel) -> np.ndarray:
+    """The drive data's B [kg·m²] where ``result`` identified rotor inertia from currents after subtracting B·θ̈
+    (rotor compensation: its Ia_j, and an Ia_j regrouped with a link inertia, are then the excess over B), else
+    zeros."""
+    both = result is not None and result.model.get('rotor_compensation') and \
+        result.model.get('rotor_inertia_identified')
+    return robot.drives.rotor_inertia.copy() if both and robot.drives is not None else np.zeros(robot.n)
+
+
 def rotor_inertia(robot: RobotModel, result: IdentificationResult | None, regrouped_as_zero: bool) -> np.ndarray:
     """The rotor inertia B per joint [kg·m², link side] to use beside the result's rigid-body torque.
 
@@ -104,17 +117,19 @@ def rotor_inertia(robot: RobotModel, result: IdentificationResult | None, regrou
     currents without rotor compensation), B is the identified Ia_j where it is a base parameter of its own,
     and where the identification regrouped Ia_j with a link inertia (Ia_1 with Izz_1) it is 0 with
     ``regrouped_as_zero`` (:class:`RigidBodyTorque` already holds that joint's B·q̈) or the drive data's B
-    without (the physical rotor inertia). Where the result did not identify it: the drive data's B. An
+    without (the physical rotor inertia); where B·θ̈ was subtracted before (rotor compensation), the drive data's
+    B is added to both (:func:`compensated_rotor`). Where the result did not identify it: the drive data's B. An
     InputError names the joints whose B nothing gives.
     """
     identified = bool(result is not None and result.model.get('rotor_inertia_identified', False))
     names = [] if result is None else result.parameter_names
     values, missing = np.zeros(robot.n), []
+    excess = compensated_rotor(result, robot)
     for j, joint in enumerate(robot.joint_names):
         if identified and f'Ia_{j + 1}' in names:
-            values[j] = result.value(f'Ia_{j + 1}')
+            values[j] = result.value(f'Ia_{j + 1}') + excess[j]
         elif identified and regrouped_as_zero:
-            values[j] = 0.0
+            values[j] = excess[j]
         elif robot.drives is not None:
             values[j] = robot.drives.rotor_inertia[j]
         else:

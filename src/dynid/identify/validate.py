@@ -39,12 +39,12 @@ from dynid.identify.model import (
     RecordingGaps,
     RecordingInput,
 )
-from dynid.identify.preprocess import FilterSettings, differentiate
 from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import FilterSettings, differentiate
 
 
 @dataclass
@@ -160,7 +160,10 @@ def _other_prediction(problem: IdentificationProblem, other: RobotModel, w: np.n
     reflected = next((d.rotor_inertia for d in (other.drives, problem.drives) if d is not None), None)
     for k, block in enumerate(problem.blocks):
         signals, _ = differentiate(problem.recordings[k].dataset, problem.settings)
-        torque = block.decimator(other.inverse_dynamics(signals.q, signals.dq, signals.ddq))
+        torque = other.inverse_dynamics(signals.q, signals.dq, signals.ddq)
+        if problem.coupling is not None:  # the motors' equations (dynid.identify.model)
+            torque = problem.drives.joint_to_motor_torque_space(torque)
+        torque = block.decimator(torque)
         if problem.identify_rotor_inertia and reflected is not None:
             torque = torque + np.asarray(reflected)[None, :] * block.rotor_acceleration
         parts.append(torque[problem.block_keep(k)])

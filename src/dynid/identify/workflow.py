@@ -22,13 +22,13 @@ from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
-from dynid.identify.preprocess import FilterSettings
 from dynid.identify.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import FilterSettings
 
 
 @dataclass(frozen=True)
@@ -37,19 +37,20 @@ class Identification:
 
     Attributes:
         spec, filters, options: the model, the data pipeline and the solver (:func:`dynid.identify.run.identify`).
-        force: keep a result the data cannot support (its reason the first warning); refused otherwise.
-        force_option: how the front end spells ``force`` in the refusal ('--force', 'force:=true').
+        force: keep a result the data cannot support (its reason the first warning); refused otherwise (the
+            refusal names the field ``force`` for the front end to spell).
         drives_file: a drives file (:func:`dynid.model.drives.load_drives`) replacing the robot's drive data.
         holdout: the last fraction of each recording's time left out of the fit and validated on (None: none).
-        spelling: how the front end spells the settings the diagnosis advises (``torque_sign``,
-            ``joint_states_effort``, ``torque_source``; :func:`dynid.diagnosis.diagnose`), None: the CLI's.
+        spelling: how the front end spells the settings the diagnosis and a refusal's ways out advise, ``{}`` for
+            the value (``torque_sign``, ``joint_states_effort``, ``torque_source``, ``decimation_cutoff_hz``;
+            :func:`dynid.diagnosis.diagnose`), and ``force`` in the warning of a result kept (the command line's:
+            ``dynid.cli.flags.ADVICE``); None: the field and the value.
     """
 
     spec: ModelSpec = field(default_factory=ModelSpec)
     filters: FilterSettings = field(default_factory=FilterSettings)
     options: IdentifyOptions = field(default_factory=IdentifyOptions)
     force: bool = False
-    force_option: str = '--force'
     drives_file: str | None = None
     holdout: float | None = None
     spelling: dict | None = None
@@ -110,8 +111,9 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                       drives=drives, progress=progress)
     result.diagnosis_section = diagnosis.to_dict()
     result.warnings[:0] = diagnosis.warnings()
-    refuse_unless_forced(result, identification.force, identification.force_option,
-                         lambda: ways_out(robot, recordings, identification, drives, result, progress))
+    refuse_unless_forced(result, identification.force,
+                         lambda: ways_out(robot, recordings, identification, drives, result, progress),
+                         {**WAY_OUT_SPELLING, **(identification.spelling or {})})
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -139,8 +141,9 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
 
 #: the decimation cut-offs a refusal tries, as multiples of the one used (capped below the rate's Nyquist margin)
 WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
-#: how the ways out are spelled by default (the CLI's options)
-WAY_OUT_SPELLING = {'decimation_cutoff_hz': '--decimation-cutoff {}'}
+#: how the ways out and a kept result's warning spell the settings where the front end gives no spelling of its
+#: own: the field and the value
+WAY_OUT_SPELLING = {'decimation_cutoff_hz': 'decimation_cutoff_hz {}', 'force': 'force'}
 
 
 def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,

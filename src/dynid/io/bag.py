@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +59,7 @@ from dynid.io.cdr import (
 from dynid.io.dataset import Dataset
 from dynid.io.effort_record import EFFORT_RECORD_KEY, ROBOT_PAYLOAD_KEY, effort_record_value
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
+from dynid.io.storage import recording_files
 from dynid.model.naming import match_joint_names
 
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
@@ -311,41 +311,6 @@ def _mcap_files(reader: AnyReader) -> list[Path] | None:
 
 
 _DECODE_BATCH = 20000
-_STORAGE_FILES = ('.mcap', '.db3')
-
-
-def _natural_key(path: Path) -> list:
-    return [int(part) if part.isdigit() else part for part in re.split(r'(\d+)', path.name)]
-
-
-def recording_files(path: str | os.PathLike) -> list[Path]:
-    """What rosbags opens for the recording ``path`` (module docstring): the bag directory itself, a bare
-    storage file, or the storage files of a directory without metadata. InputError otherwise."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f'bag {path} does not exist')
-    if path.is_file():
-        if path.suffix.lower() in _STORAGE_FILES:
-            return [path]
-        if path.suffix.lower() == '.bag':
-            raise InputError(f'{path} is a ROS 1 bag; dynid reads ROS 2 recordings (convert it with rosbags-convert)')
-        kind = f'a {path.suffix} file' if path.suffix else 'a file without extension'
-        raise InputError(f'{path} is {kind}, not a recording: give a rosbag2 directory or an .mcap or .db3 file')
-    if (path / 'metadata.yaml').is_file():
-        return [path]
-    try:
-        entries = list(path.iterdir())
-    except OSError as error:
-        raise InputError(f'cannot read bag directory {path}: {error.strerror}') from None
-    for suffix in _STORAGE_FILES:
-        files = sorted((f for f in entries if f.is_file() and f.suffix.lower() == suffix), key=_natural_key)
-        if files:
-            return files
-    if not entries:
-        raise InputError(f'bag {path} is an empty directory, not a recording')
-    raise InputError(f'{path} is not a rosbag2 directory: no metadata.yaml and no .mcap or .db3 file in it')
-
-
 def _namespace(by_topic: dict, namespace: str | None, path) -> str:
     """The recording's namespace: ``namespace`` when given; else the root, or the one namespace whose
     joint_states the recording holds (a recording of nodes run under a namespace, e.g. ``dynid demo``)."""
@@ -406,6 +371,83 @@ def _rows(values: np.ndarray, index: np.ndarray | None) -> np.ndarray:
     return values if index is None else values[index]
 
 
+def _connections_by_topic(reader: AnyReader) -> dict[str, list]:
+    """The recording's connections by topic name (a topic may have several: one per type or per segment)."""
+    by_topic: dict[str, list] = {}
+    for connection in reader.connections:
+        by_topic.setdefault(connection.topic, []).append(connection)
+    return by_topic
+
+
+def _bag_files(path) -> tuple[list[Path], Path]:
+    """The storage files of a recording or of a list of them read as one bag, and the path to name it by."""
+    paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
+    if not paths:
+        raise InputError('no bag given')
+    return [file for bag in paths for file in recording_files(bag)], paths[0] if len(paths) == 1 else paths[0].parent
+
+
+def _contract_connections(by_topic: dict, namespace: str, joint_states_effort: str, path) -> dict[str, list]:
+    """The connections of each contract topic (:data:`STATE_TOPICS`) under ``namespace``; refuses a recording with
+    joint_currents whose joint_states effort is to be read as current."""
+    wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
+    if joint_states_effort == 'current' and wanted['joint_currents'] in by_topic:
+        currents = wanted['joint_currents']
+        raise InputError(f'bag {path}: joint_states effort is to be read as motor current, but the bag also has '
+                         f'{currents}; refusing to guess which holds the current (a dynid recording keeps it on '
+                         f'{currents}: read joint_states effort as torque, the default)')
+    return {topic: by_topic[name] for topic, name in wanted.items() if name in by_topic}
+
+
+def _in_time_order(stamps: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """joint_states' stamps [ns] in time order without repeats (the first of a repeated stamp kept), the rows picked
+    (None: all, in place) and the count of repeats left out. Rows are copied only where they move: a recording in
+    time order, without duplicate stamps, whose topics share joint_states' stamps (a driver's, the twin's) is used
+    as decoded, never held twice."""
+    if np.all(np.diff(stamps) > 0):
+        return stamps, None, 0
+    order = np.argsort(stamps, kind='stable')
+    picked = order[np.concatenate([[True], np.diff(stamps[order]) > 0])]
+    return stamps[picked], picked, int(stamps.size - picked.size)
+
+
+def _join_streams(streams: dict, stamps: np.ndarray, signals: dict) -> np.ndarray:
+    """Motor states and currents joined onto joint_states' ``stamps`` by exact stamp, temperatures held from their
+    latest stamp at or before each sample, into ``signals``; returns which samples found their partners."""
+    valid = np.ones(stamps.size, dtype=bool)
+    for topic in ('motor_states', 'joint_currents'):
+        if topic not in streams:
+            continue
+        other_stamps, rows = streams[topic]
+        matched = other_stamps.size > 0
+        position = None if np.array_equal(other_stamps, stamps) else \
+            np.clip(np.searchsorted(other_stamps, stamps), 0, max(other_stamps.size - 1, 0))
+        if position is not None:
+            valid &= (other_stamps[position] == stamps) if matched else np.zeros(stamps.size, dtype=bool)
+        for field, target in zip(('position', 'velocity', 'effort'), STATE_TOPICS[topic], strict=True):
+            if target is not None:
+                signals[target] = _rows(rows[field], position) if matched else None
+    if 'joint_temperatures' in streams:
+        temperature_stamps, rows = streams['joint_temperatures']
+        latest = None if np.array_equal(temperature_stamps, stamps) else \
+            np.searchsorted(temperature_stamps, stamps, side='right') - 1
+        if latest is not None:
+            valid &= latest >= 0
+        signals['temperature'] = _rows(rows['effort'], None if latest is None else np.clip(latest, 0, None))
+    return valid
+
+
+def _keep_samples(signals: dict, valid: np.ndarray) -> None:
+    """``signals`` cut to the ``valid`` samples in place; a field never published (all NaN, e.g. empty effort
+    arrays) becomes None."""
+    for key in list(signals):
+        value = signals[key]
+        if value is not None and np.all(np.isnan(value)):
+            signals[key] = None
+        elif value is not None and not valid.all():
+            signals[key] = value[valid]
+
+
 def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_effort: str = 'torque',
              joint_map=None) -> Dataset:
     """Read the contract topics of a rosbag2 (MCAP or sqlite3) into a :class:`Dataset`.
@@ -431,29 +473,17 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     recording that also has ``joint_currents``. ``source['joint_states_effort']`` keeps the meaning.
     """
     checked_choice('joint_states effort', joint_states_effort, EFFORT_MEANINGS)
-    paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
-    if not paths:
-        raise InputError('no bag given')
-    files = [file for bag in paths for file in recording_files(bag)]
-    path = paths[0] if len(paths) == 1 else paths[0].parent
+    files, path = _bag_files(path)
     reader = _open_reader(files, path)
     counters: dict[str, int] = {}
     rtde_payload, rtde_only = None, False
     try:
-        by_topic: dict[str, list] = {}
-        for connection in reader.connections:
-            by_topic.setdefault(connection.topic, []).append(connection)
+        by_topic = _connections_by_topic(reader)
         if not any(t.endswith('/joint_states') for t in by_topic) and rtde.is_rtde_bag(by_topic):
             raise _RtdeOnlyError  # the RTDE publisher alone: its own reader (dynid.io.rtde), below
         namespace = _namespace(by_topic, namespace, path)
         main = topic_name(namespace, 'joint_states')
-        wanted = {topic: topic_name(namespace, topic) for topic in STATE_TOPICS}
-        if joint_states_effort == 'current' and wanted['joint_currents'] in by_topic:
-            currents = wanted['joint_currents']
-            raise InputError(f'bag {path}: joint_states effort is to be read as motor current, but the bag also has '
-                             f'{currents}; refusing to guess which holds the current (a dynid recording keeps it on '
-                             f'{currents}: read joint_states effort as torque, the default)')
-        connections = {topic: by_topic[name] for topic, name in wanted.items() if name in by_topic}
+        connections = _contract_connections(by_topic, namespace, joint_states_effort, path)
         model_names = None if joint_names is None else list(joint_names)
         resolve = None if model_names is None else \
             (lambda available: list(match_joint_names(model_names, available, joint_map, f'bag {path}: {main}')))
@@ -463,43 +493,16 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
             reason = (f'its joint_states messages do not name all of {names}'
                       if counters.get('mismatched_names') else 'fewer than 2 usable messages')
             raise InputError(f'bag {path}: {main}: {reason}')
-        # Rows are copied only where they move: a recording in time order, without duplicate stamps, whose
-        # topics share joint_states' stamps (a driver's, the twin's) is used as decoded, never held twice.
-        picked, duplicates = None, 0
-        if not np.all(np.diff(stamps) > 0):
-            order = np.argsort(stamps, kind='stable')
-            keep = np.concatenate([[True], np.diff(stamps[order]) > 0])  # duplicate stamps: keep the first
-            picked = order[keep]
-            duplicates = int(stamps.size - picked.size)
-            stamps = stamps[picked]
+        stamps, picked, duplicates = _in_time_order(stamps)
         effort = 'tau' if joint_states_effort in TORQUE_MEANINGS else 'current'
         signals = {target: _rows(main_rows[field], picked)
                    for field, target in (('position', 'q'), ('velocity', 'dq'), ('effort', effort))}
-        valid = np.ones(stamps.size, dtype=bool)
-        for topic in ('motor_states', 'joint_currents'):
-            if topic not in streams:
-                continue
-            other_stamps, rows = streams[topic]
-            matched = other_stamps.size > 0
-            position = None if np.array_equal(other_stamps, stamps) else \
-                np.clip(np.searchsorted(other_stamps, stamps), 0, max(other_stamps.size - 1, 0))
-            if position is not None:
-                valid &= (other_stamps[position] == stamps) if matched else np.zeros(stamps.size, dtype=bool)
-            for field, target in zip(('position', 'velocity', 'effort'), STATE_TOPICS[topic], strict=True):
-                if target is not None:
-                    signals[target] = _rows(rows[field], position) if matched else None
-        if 'joint_temperatures' in streams:
-            temperature_stamps, rows = streams['joint_temperatures']
-            latest = None if np.array_equal(temperature_stamps, stamps) else \
-                np.searchsorted(temperature_stamps, stamps, side='right') - 1
-            if latest is not None:
-                valid &= latest >= 0
-            signals['temperature'] = _rows(rows['effort'], None if latest is None else np.clip(latest, 0, None))
+        valid = _join_streams(streams, stamps, signals)
         if rtde.is_rtde_bag(by_topic):  # the RTDE publisher beside the driver: its packages onto joint_states
             signals, rtde_payload = _with_rtde(reader, by_topic, stamps, signals)
         topics = sorted(by_topic)
         streams.clear()  # ``signals`` hold what they use of the decoded topics: free the rest before the copies below
-        main_rows = rows = None
+        main_rows = None
     except _RtdeOnlyError:
         rtde_only = True
     except InputError:
@@ -514,12 +517,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
         return rtde.read_rtde(path, joint_names)
     if not np.any(valid):
         raise InputError(f'bag {path}: no joint_states sample has matching motor_states/joint_currents stamps')
-    for key in list(signals):
-        value = signals[key]
-        if value is not None and np.all(np.isnan(value)):
-            signals[key] = None  # field not published (e.g. empty effort arrays)
-        elif value is not None and not valid.all():
-            signals[key] = value[valid]
+    _keep_samples(signals, valid)
     t = (stamps[valid] - stamps[valid][0]) / 1e9
     source = {'bag': str(path), 'topics': topics, 'start_ns': int(stamps[valid][0]),
               'skipped': counters, 'dropped_unmatched': int(np.count_nonzero(~valid)), 'duplicate_stamps': duplicates,

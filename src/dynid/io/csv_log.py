@@ -21,8 +21,11 @@ Presets:
 
 The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: optional ``time=COLUMN``
 (a log without one is taken at a given rate, ``dynid import --rate``), optional
-``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required), dq, tau, current,
-temperature, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``.
+``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required, or motor_q), dq, tau, current,
+temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``.
+``motor_q``/``motor_dq`` are the motors' encoder positions [rad] and velocities [rad/s] on their shafts, one per
+drive in the joints' order: the drives' gear ratios, motor offsets and coupling turn them into q and q̇ (a log
+logged on the motor side needs no converter; :func:`dynid.io.importing.motor_side_signals`).
 
 The files are read as tables of named columns (:mod:`dynid.io.log_tables`: CSV and other text with or
 without a header, ``.npz``; several files as consecutive parts or one file per signal);
@@ -41,7 +44,10 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.io.log_tables import LogTable
 
-SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature')
+SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq')
+#: Motor-side signals [rad, rad/s on the motor shaft], turned into joint signals by the drives' transmission
+#: (:func:`dynid.io.importing.motor_side_signals`).
+MOTOR_SIGNALS = ('motor_q', 'motor_dq')
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
 
 
@@ -80,7 +86,7 @@ class ColumnMap:
                     found[signal] = names
                     break
             else:
-                if signal == 'q':
+                if signal in ('q', 'motor_q'):
                     wanted = expand(patterns[0], joint_names)
                     missing = [name for name in wanted if name not in present]
                     raise InputError(f'{source}: no position columns {_shorten(missing)} for the '
@@ -128,9 +134,9 @@ def parse_column_spec(text: str) -> ColumnMap:
             raise InputError(f'{{columns}}: unknown key {key!r} (keys: time, time_unit, {", ".join(SIGNALS)})',
                              fields=('columns',))
         entries[key] = value
-    if 'q' not in entries:
-        raise InputError('{columns} needs at least q=PATTERN (and time=COLUMN, or a rate for a log without one)',
-                         fields=('columns',))
+    if 'q' not in entries and 'motor_q' not in entries:
+        raise InputError('{columns} needs at least q=PATTERN or motor_q=PATTERN (and time=COLUMN, or a rate for a '
+                         'log without one)', fields=('columns',))
     if 'time_unit' in entries and 'time' not in entries:
         raise InputError('{columns}: time_unit without time=COLUMN', fields=('columns',))
     unit = entries.pop('time_unit', 's')

@@ -35,12 +35,13 @@ import yaml
 
 from dynid.errors import InputError, checked_choice
 from dynid.files import write_text
-from dynid.io.csv_log import ColumnMap, apply_column_map
+from dynid.io.csv_log import MOTOR_SIGNALS, ColumnMap, apply_column_map
 from dynid.io.dataset import Dataset
 from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
 from dynid.io.log_tables import join_tables, read_table
 from dynid.io.resample import grid_period, resample
 from dynid.io.retiming import Retiming, retime
+from dynid.model.drives import JointDrives, load_drives
 
 IMPORT_REPORT_FILE = 'import.yaml'
 TIMINGS = ('auto', 'stamps')
@@ -67,6 +68,9 @@ class ImportSettings:
     current_limit_a: float | None = field(default=None, metadata={
         'unit': 'A', 'range': (0.0, math.inf),
         'description': 'drop rows with |current| above this (default: 3 × effort limit / drive gain)'})
+    drives: str | None = field(default=None, metadata={
+        'description': 'drives file (gear ratios, motor offsets, coupling) that turns motor-side columns (motor_q, '
+                       'motor_dq) into joint positions and velocities (default: the robot\'s drive data)'})
 
     def validated(self) -> ImportSettings:
         """The settings, checked (InputError naming the field)."""
@@ -77,6 +81,8 @@ class ImportSettings:
         if self.current_limit_a is not None and not self.current_limit_a > 0:
             raise InputError(f'current limit must be > 0 A, got {self.current_limit_a:g}')
         checked_choice('timing', self.timing, TIMINGS)
+        if self.drives is not None and not Path(self.drives).is_file():
+            raise InputError(f'{{drives}}: no drives file {self.drives}', fields=('drives',))
         return self
 
 
@@ -151,8 +157,29 @@ class ImportReport:
                 'notes': self.notes}
 
 
+def motor_side_signals(signals: dict[str, np.ndarray], drives: JointDrives | None, source) -> dict[str, np.ndarray]:
+    """Joint signals from motor-side ones (:data:`dynid.io.csv_log.MOTOR_SIGNALS`): the motors' angles in link units
+    θ = (θ_m − motor_offset)/r (``theta``, the motor_states of the recording), q = C⁻¹·θ where the log has no joint
+    positions, and the same for the velocities (:mod:`dynid.model.drives`: gear ratio, offset and coupling per
+    motor). Signals without motor-side columns are returned as they are; InputError without drive data."""
+    if not any(name in signals for name in MOTOR_SIGNALS):
+        return signals
+    if drives is None:
+        raise InputError(f'{source}: motor-side columns (motor_q, motor_dq) need the drives\' gear ratios: give a '
+                         f'drives file ({{drives}})', fields=('drives',))
+    out = {name: values for name, values in signals.items() if name not in MOTOR_SIGNALS}
+    if 'motor_q' in signals:
+        out['theta'] = drives.motor_positions_to_link_units(signals['motor_q'])
+        out.setdefault('q', drives.motors_to_joints(out['theta']))
+    if 'motor_dq' in signals:
+        out['dtheta'] = signals['motor_dq'] / drives.gear_ratio
+        out.setdefault('dq', drives.motors_to_joints(out['dtheta']))
+    return out
+
+
 def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
-                settings: ImportSettings | None = None) -> tuple[Dataset, ImportReport, int]:
+                settings: ImportSettings | None = None,
+                drives: JointDrives | None = None) -> tuple[Dataset, ImportReport, int]:
     """Read, check, re-time and resample a log of text or ``.npz`` files (module docstring).
 
     Args:
@@ -161,6 +188,7 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
         joint_names: the n joints, in the order of the column patterns' indices.
         limits: bounds of the checks.
         settings: rate, bridging and timing (:class:`ImportSettings`).
+        drives: the robot's drive data, for motor-side columns where ``settings.drives`` names no drives file.
 
     Returns:
         The dataset (t from 0), the report, and the first grid time [ns] (the bag's start stamp).
@@ -187,7 +215,16 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     else:
         report.timing['time'] = f'column {log.columns["time"]}'
     source = {'csv': [str(p) for p in paths]}
-    dataset, report, start_ns = _import_rows(t, log.signals, log.where, joint_names, limits, settings, report,
+    if settings.drives is not None:
+        drives = load_drives(settings.drives, joint_names)
+    signals = motor_side_signals(log.signals, drives, paths[0])
+    if 'theta' in signals:
+        report.notes.append('motor-side columns turned into joint positions'
+                            + (' and velocities' if 'dtheta' in signals else '') + ' by the '
+                            + (f'drives file {settings.drives}' if settings.drives else 'robot\'s drive data')
+                            + (' (coupled joints: q = C⁻¹·θ)' if drives.coupling is not None else '')
+                            + '; the motors\' angles are the recording\'s motor_states')
+    dataset, report, start_ns = _import_rows(t, signals, log.where, joint_names, limits, settings, report,
                                              str(paths[0]), source)
     return dataset, report, _start_stamp(start_ns, report)
 

@@ -144,8 +144,8 @@ def read_rtde(path: str | os.PathLike, joint_names) -> object:
     the model's six joints, in UR's order (the order of RTDE's arrays)."""
     from rosbags.highlevel import AnyReader
 
-    from dynid.io.bag import recording_files
     from dynid.io.dataset import Dataset
+    from dynid.io.storage import recording_files
 
     names = list(joint_names)
     if len(names) != 6:

@@ -17,6 +17,22 @@ A **drives file** (YAML; :func:`load_drives`) gives them for any robot, by joint
 
 Every joint of the robot needs all three values; names the robot does not have are refused (a
 typo would otherwise go unnoticed). The mapping may also sit under a top-level ``drives:`` key.
+
+**Coupled joints** (a wrist whose last motor turns with q5 + q6; ros2_control's transmissions): the entry of
+the joint a motor is declared under may say which joints that motor turns, and where its encoder reads zero::
+
+    wrist_2_joint: {gear_ratio: 101, drive_gain: 4.6, rotor_inertia: 0.2, coupling: {wrist_2_joint: -1}}
+    wrist_3_joint: {gear_ratio: 101, drive_gain: 4.6, rotor_inertia: 0.2,
+                    coupling: {wrist_2_joint: 1, wrist_3_joint: 1}, motor_offset: 0.35}   # -, rad (motor)
+
+Row k of the coupling matrix C [-] (identity where not given) holds the joints motor k turns: its angle in link
+units is θ_k = Σ_j C_kj·q_j, on its shaft θ_m,k = r_k·θ_k + motor_offset_k. A motor turning against its joint
+(a gear ratio of negative sign) is a −1 on C's diagonal; r stays > 0. By the principle of virtual work (the
+motors' power θ̇ᵀ·τ_m equals the joints' q̇ᵀ·τ), the joint torques are τ = Cᵀ·τ_m with τ_m = K_τ·i per motor,
+and a motor's rotor inertia B and friction f(θ̇) act on θ = C·q: B·θ̈ + f(θ̇) + C⁻ᵀ·τ_link = K_τ·i per motor
+(Siciliano et al. 2009, Robotics, §8.2 and the transmission matrix of ros2_control's transmission_interface).
+With a coupling, a recording's ``theta`` (motor_states) holds θ per motor (in link units), and the
+identification's equations are the motors' (one per drive, named after the joint it is declared under).
 """
 
 from __future__ import annotations
@@ -47,12 +63,16 @@ class JointDrives:
         gear_ratio: r [-], rotor angle per link angle, > 0.
         drive_gain: K_τ [N·m/A], link side, nonzero (its sign follows the current's sign convention).
         rotor_inertia: B [kg·m²], reflected to the link side, >= 0.
+        coupling: C (n, n) [-], motor angles in link units θ = C·q (module docstring), or None (identity).
+        motor_offset: [rad, motor shaft] the motor encoders' reading at θ = 0 (zeros if None).
     """
 
     joint_names: tuple[str, ...]
     gear_ratio: np.ndarray
     drive_gain: np.ndarray
     rotor_inertia: np.ndarray
+    coupling: np.ndarray | None = None
+    motor_offset: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         names = tuple(self.joint_names)
@@ -72,6 +92,16 @@ class JointDrives:
         object.__setattr__(self, 'gear_ratio', gear)
         object.__setattr__(self, 'drive_gain', gain)
         object.__setattr__(self, 'rotor_inertia', inertia)
+        object.__setattr__(self, 'motor_offset', None if self.motor_offset is None
+                           else _per_joint(self.motor_offset, n, 'motor_offset'))
+        if self.coupling is not None:
+            coupling = np.asarray(self.coupling, dtype=float)
+            if coupling.shape != (n, n) or not np.all(np.isfinite(coupling)):
+                raise InputError(f'coupling: expected a finite {n}×{n} matrix, got shape {coupling.shape}')
+            if np.linalg.cond(coupling) > 1e8:
+                raise InputError('coupling: the matrix is singular (two motors turn the same combination of joints, '
+                                 'or a joint is turned by no motor)')
+            object.__setattr__(self, 'coupling', None if np.array_equal(coupling, np.eye(n)) else coupling)
 
     @classmethod
     def from_motor(
@@ -101,15 +131,24 @@ class JointDrives:
         except (KeyError, TypeError, ValueError) as error:
             raise InputError(f'drive parameters need numeric gear_ratio, drive_gain and '
                              f'rotor_inertia per joint ({error})') from None
-        return cls(tuple(joint_names), **columns)
+        return cls(tuple(joint_names), **columns, coupling=_coupling(rows, joint_names),
+                   motor_offset=_offsets(rows))
 
     def to_dict(self) -> dict:
-        """``{joint: {gear_ratio, drive_gain, rotor_inertia}}`` in plain floats."""
-        return {
+        """``{joint: {gear_ratio, drive_gain, rotor_inertia[, coupling, motor_offset]}}`` in plain floats (the
+        coupling's rows and the offsets only where they are not the identity's and zero)."""
+        out = {
             name: {'gear_ratio': float(r), 'drive_gain': float(k), 'rotor_inertia': float(b)}
             for name, r, k, b in zip(self.joint_names, self.gear_ratio, self.drive_gain,
                                      self.rotor_inertia, strict=True)
         }
+        for k, name in enumerate(self.joint_names):
+            if self.coupling is not None and not np.array_equal(self.coupling[k], np.eye(len(out))[k]):
+                out[name]['coupling'] = {other: float(c) for other, c in zip(self.joint_names, self.coupling[k],
+                                                                             strict=True) if c != 0.0}
+            if self.motor_offset is not None and self.motor_offset[k] != 0.0:
+                out[name]['motor_offset'] = float(self.motor_offset[k])
+        return out
 
     def reordered(self, joint_names: Sequence[str]) -> JointDrives:
         """The same drives in another joint order, matched by name."""
@@ -117,11 +156,36 @@ class JointDrives:
 
     def with_drive_gain(self, drive_gain) -> JointDrives:
         """A copy with other drive gains (e.g. identified ones) [N·m/A, link side]."""
-        return JointDrives(self.joint_names, self.gear_ratio, drive_gain, self.rotor_inertia)
+        return JointDrives(self.joint_names, self.gear_ratio, drive_gain, self.rotor_inertia, self.coupling,
+                           self.motor_offset)
 
     def with_rotor_inertia(self, rotor_inertia) -> JointDrives:
         """A copy with other rotor inertias (e.g. identified ones) [kg·m², link side]."""
-        return JointDrives(self.joint_names, self.gear_ratio, self.drive_gain, rotor_inertia)
+        return JointDrives(self.joint_names, self.gear_ratio, self.drive_gain, rotor_inertia, self.coupling,
+                           self.motor_offset)
+
+    # Coupled joints (module docstring). Arrays broadcast over a last axis of joints (or motors): (n,) or (N, n).
+    def joints_to_motors(self, q):
+        """θ = C·q [link units] of joint positions, velocities or accelerations (q itself without a coupling)."""
+        return np.asarray(q) if self.coupling is None else np.asarray(q) @ self.coupling.T
+
+    def motors_to_joints(self, theta):
+        """q = C⁻¹·θ of motor angles in link units (or their derivatives)."""
+        return np.asarray(theta) if self.coupling is None else np.linalg.solve(self.coupling, np.asarray(theta).T).T
+
+    def joint_to_motor_torque_space(self, torque):
+        """C⁻ᵀ·τ [N·m]: the share of each motor (link units) in joint torques τ (τ itself without a coupling)."""
+        return np.asarray(torque) if self.coupling is None else np.linalg.solve(self.coupling.T,
+                                                                                np.asarray(torque).T).T
+
+    def motor_to_joint_torque_space(self, motor_torque):
+        """τ = Cᵀ·τ_m [N·m] of the motors' torques in link units."""
+        return np.asarray(motor_torque) if self.coupling is None else np.asarray(motor_torque) @ self.coupling
+
+    def motor_positions_to_link_units(self, motor_position):
+        """θ = (θ_m − motor_offset)/r [rad, link units] from motor encoder readings [rad, motor shaft]."""
+        offset = 0.0 if self.motor_offset is None else self.motor_offset
+        return (np.asarray(motor_position) - offset) / self.gear_ratio
 
     @property
     def torque_constant(self) -> np.ndarray:
@@ -165,6 +229,38 @@ class JointDrives:
     def rotor_inertia_torque(self, rotor_acceleration):
         """B·θ̈ [N·m, link side] from the rotor acceleration in link units [rad/s²]."""
         return np.asarray(rotor_acceleration) * self.rotor_inertia
+
+
+def _coupling(rows: list[Mapping], joint_names: Sequence[str]) -> np.ndarray | None:
+    """The coupling matrix from the joints' optional ``coupling: {joint: coefficient}`` (module docstring)."""
+    if not any('coupling' in row for row in rows):
+        return None
+    n, index = len(joint_names), {name: k for k, name in enumerate(joint_names)}
+    matrix = np.eye(n)
+    for k, row in enumerate(rows):
+        entry = row.get('coupling')
+        if entry is None:
+            continue
+        if not isinstance(entry, Mapping) or not entry:
+            raise InputError(f'coupling of {joint_names[k]}: expected {{joint: coefficient}}, got {entry!r}')
+        matrix[k] = 0.0
+        for name, value in entry.items():
+            if name not in index:
+                raise InputError(f'coupling of {joint_names[k]}: {name!r} is not a joint of the robot')
+            try:
+                matrix[k, index[name]] = float(value)
+            except (TypeError, ValueError):
+                raise InputError(f'coupling of {joint_names[k]}: {name}: expected a number, got {value!r}') from None
+    return matrix
+
+
+def _offsets(rows: list[Mapping]) -> np.ndarray | None:
+    if not any('motor_offset' in row for row in rows):
+        return None
+    try:
+        return np.array([float(row.get('motor_offset', 0.0)) for row in rows])
+    except (TypeError, ValueError) as error:
+        raise InputError(f'motor_offset: expected a number per joint [rad] ({error})') from None
 
 
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:

@@ -300,7 +300,8 @@ class RobotModel:
                 if frame.name == old and frame.type == pin.FrameType.JOINT:
                     frame.name = name
         drives = None if self.drives is None else JointDrives(tuple(new), self.drives.gear_ratio,
-                                                              self.drives.drive_gain, self.drives.rotor_inertia)
+                                                              self.drives.drive_gain, self.drives.rotor_inertia,
+                                                              self.drives.coupling, self.drives.motor_offset)
         robot = RobotModel(model, self.name, self.flange, drives, self.source)
         robot.builtin, robot.notes = self.builtin, self.notes  # no URDF: its joints have the old names
         robot.notes += (f'joints renamed by the joint map: {", ".join(f"{a} -> {b}" for a, b in names.items())}',)

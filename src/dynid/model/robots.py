@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from dynid.errors import InputError
-from dynid.files import read_yaml
+from dynid.files import FAST_LOADER, read_yaml
 from dynid.model.description import urdf_joint_names
 from dynid.model.drives import JointDrives, load_drives
 from dynid.model.naming import UR_JOINTS, parse_joint_map, vendor_arm_joints, vendor_flange
@@ -129,7 +129,8 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
                          f'or URDF XML; got {spec!r}')
     spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        robot = robot_from_file_data(yaml.safe_load(_data_text(f'{spec}.yaml')), source=f'built-in {spec}')
+        data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
+        robot = robot_from_file_data(data, source=f'built-in {spec}')
         robot.builtin = spec
         return robot
     if spec in _EXAMPLE_ROBOTS:
@@ -226,7 +227,8 @@ def builtin_robot_file(spec: str) -> DHRobotFile:
     """
     spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        return read_robot_file_data(yaml.safe_load(_data_text(f'{spec}.yaml')), source=f'built-in {spec}')
+        data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
+        return read_robot_file_data(data, source=f'built-in {spec}')
     if spec in _EXAMPLE_ROBOTS:
         raise InputError(f'{spec} is already a URDF: copy {example_robot_path(_EXAMPLE_ROBOTS[spec][0])}')
     path = Path(spec)

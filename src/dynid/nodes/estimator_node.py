@@ -41,7 +41,7 @@ from dynid.ros.health import HealthReporting
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
 from dynid.ros.payload_updates import LATCHED, declare_payload_updates, payload_subscription
-from dynid.ros.runner import run_node
+from dynid.ros.runner import node_message, run_node
 from dynid.settings import from_values
 
 INTAKE_PERIOD_S = 0.05  # default intake_period [s]: estimates are published at 10 Hz by default
@@ -136,7 +136,7 @@ class EstimatorNode(Node):
             self._log(self.estimation.replace_result(message.data, 'result_topic', topic))
         except InputError as error:
             self.get_logger().error(f'result_topic: refused a result ({self.estimation.results_refused} so far): '
-                                    f'{error}')
+                                    f'{node_message(error)}')
             return
         self.get_logger().info('estimating again with the result received on result_topic')
 

@@ -37,7 +37,7 @@ from dynid.model.naming import JOINT_MAP
 from dynid.ros.conversions import joint_positions, trajectory_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.parameters import declarer, descriptor
-from dynid.ros.runner import run_node
+from dynid.ros.runner import node_message, run_node
 from dynid.ros.waiting import next_message, until
 
 STATE_WAIT_S = 10.0  # how long ~/start waits for a joint_states message [s]: its subscription is made at the call and
@@ -131,7 +131,7 @@ class ExcitationNode(Node):
             timeline = excitation_timeline(self.trajectory, names, joint_positions(message, names),
                                            get('point_rate').value, get('repeat').value, get('approach_velocity').value)
         except InputError as error:
-            return self._refuse(response, str(error))
+            return self._refuse(response, node_message(error))
         now = self._now_ns()
         self.schedule = ChunkSchedule(self.robot.joint_names, timeline, get('chunk_duration').value,
                                       now + int(round(get('lead_time').value * 1e9)), get('lead_time').value)

@@ -24,6 +24,7 @@ from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, run_lifecycle_node
 from dynid.ros.parameters import declare_settings, declarer, descriptor
 from dynid.ros.payload_updates import payload_subscription
+from dynid.ros.runner import node_message
 from dynid.ros.ur_services import configure_ur
 
 
@@ -57,7 +58,7 @@ class FeedforwardNode(CommandingNode):
             commander = self.commander = FeedforwardCommander.from_parameters(
                 self.parameter_value, counters=self.counters, warn=self._warn_at_configure)
         except InputError as error:  # a bad setting, never a crash
-            self.refusal = f'configure refused: {error}'
+            self.refusal = f'configure refused: {node_message(error)}'
             self.counters['errors'] += 1
             self.get_logger().error(self.refusal)
             self.commander = None
@@ -116,7 +117,7 @@ class FeedforwardNode(CommandingNode):
             self.commander.set_alpha([d.label for d in message.layout.dim], [d.size for d in message.layout.dim],
                                      message.data)
         except InputError as error:
-            self._count_error(f'{self.parameter_value("adaptive_topic")}: ignored: {error}')
+            self._count_error(f'{self.parameter_value("adaptive_topic")}: ignored: {node_message(error)}')
 
     def _count_error(self, reason: str) -> None:
         self.counters['errors'] += 1
@@ -137,7 +138,7 @@ class FeedforwardNode(CommandingNode):
                 filled = self.commander.fill(trajectory, self._fresh())
                 self.output.publish(message if filled is None else trajectory_with_effort(message, filled))
         except InputError as error:
-            self._count_error(f'reference refused: {error}')
+            self._count_error(f'reference refused: {node_message(error)}')
             return
         if trajectory is not None:  # not a cancel
             self._count_late(stamp_ns(message.header.stamp))

@@ -30,7 +30,7 @@ from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
 from dynid.ros.payload_updates import LATCHED
-from dynid.ros.runner import run_node
+from dynid.ros.runner import PARAMETER_ADVICE, node_message, run_node
 from dynid.ros.ur_payload import call_ur_set_payload
 from dynid.ros.waiting import answer_with_job, wakeful_future, with_timeout
 from dynid.settings import from_values
@@ -69,7 +69,8 @@ class IdentifierNode(Node):
         robot = load_robot(description if description else self.get_parameter('robot').value,
                            joints=value_or(self, 'joints'), joint_map=self.get_parameter('joint_map').value)
         self.session = IdentificationSession(robot, description or self.get_parameter('robot').value,
-                                             self.get_namespace(), intake_settings.joint_states_effort)
+                                             self.get_namespace(), intake_settings.joint_states_effort,
+                                             PARAMETER_ADVICE, node_message)
         self.result_publisher = self.create_publisher(String, '~/result', LATCHED)
         self.payload_publisher = self.create_publisher(String, '~/payload', LATCHED)
         self.intake = StateIntake(self, intake_settings, on_messages=self._on_messages)
@@ -102,7 +103,7 @@ class IdentifierNode(Node):
                 if parameter.name in CHOICES:
                     checked_choice(parameter.name, parameter.value, CHOICES[parameter.name])
         except InputError as error:
-            return SetParametersResult(successful=False, reason=str(error))
+            return SetParametersResult(successful=False, reason=node_message(error))
         return SetParametersResult(successful=True)
 
     def close_recording(self) -> Path | None:
@@ -123,7 +124,7 @@ class IdentifierNode(Node):
             folder = self.session.start(self.get_parameter('output_directory').value,
                                         self.get_parameter('segment_duration').value)
         except InputError as error:
-            response.success, response.message = False, str(error)
+            response.success, response.message = False, node_message(error)
             return response
         self.first_data = wakeful_future(self)
         self.intake.start()

@@ -7,8 +7,9 @@ Its topics, service and parameters are in docs/nodes/README.md. Samples are prod
 at ``rate`` Hz in bursts every ``batch_period`` s, each with its own stamp, and published as serialized
 messages built for the whole burst at once (:class:`dynid.io.cdr.JointStateEncoder`). Sample k carries
 the stamp start + k/rate for good: when the process falls behind, the twin runs late and catches up (at
-most ``CATCH_UP_S`` of samples per turn) and never skips ahead (:mod:`dynid.sim.realtime`); trajectories
-stamped in wall time stay where they belong, and ``/diagnostics`` reports the lag.
+most :data:`dynid.sim.driver.CATCH_UP_S` of samples per turn) and never skips ahead (:mod:`dynid.sim.realtime`);
+trajectories stamped in wall time stay where they belong, and ``/diagnostics`` reports the lag. The twin as a
+driver, without ROS types, is :class:`dynid.sim.driver.DriverTwin`: the node converts its messages and publishes.
 """
 
 from __future__ import annotations
@@ -34,24 +35,14 @@ from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_mess
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.parameters import declarer
 from dynid.ros.parameters import descriptor as _descriptor
-from dynid.ros.runner import run_node
+from dynid.ros.runner import node_message, run_node
 from dynid.sim.changes import parse_joint_change
+from dynid.sim.driver import COMMANDS, DriverTwin
 from dynid.sim.mujoco_twin import ENGINES, make_twin
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.realtime import RealTimeSchedule
-from dynid.sim.ur_modes import URDriverSide, hand_gravity_to_ur
+from dynid.sim.ur_modes import URDriverSide
 
-CATCH_UP_S = 0.1  # seconds of samples produced in one timer callback at most
-LATE_S = 0.1  # a lag above this is reported as a warning
 HISTORY_S = 5.0  # seconds of samples the state publishers keep for reliable readers
-#: topic: {JointState field: the twin's measurement in it}
-TOPICS = {'joint_states': {'position': 'q', 'velocity': 'dq', 'effort': 'joint_torque'},
-          'motor_states': {'position': 'theta', 'velocity': 'dtheta'},
-          'joint_currents': {'effort': 'current'}, 'joint_temperatures': {'effort': 'temperature'}}
-#: forward command controllers' topics (Float64MultiArray, robot joint order): (counter, the twin's method)
-COMMANDS = {'forward_effort_controller/commands': ('effort_commands', 'set_effort_command'),
-            'forward_position_controller/commands': ('position_commands', 'command_position'),
-            'forward_velocity_controller/commands': ('velocity_commands', 'command_velocity')}
 
 
 class SimNode(Node):
@@ -59,6 +50,14 @@ class SimNode(Node):
 
     def __init__(self, **kwargs) -> None:
         super().__init__('sim_node', **kwargs)
+        self._declare_parameters()
+        robot, engine = self._start_twin()
+        self._open_interfaces()
+        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
+                               f'the {engine} plant')
+
+    def _declare_parameters(self) -> None:
+        """The node's parameters (docs/nodes/parameters.md)."""
         declare = declarer(self)
         declare('robot', 'ur5e', _descriptor('built-in robot name, URDF path or dynid robot file', True))
         declare('robot_description', '', _descriptor('URDF XML; used instead of robot when not empty', True))
@@ -105,6 +104,9 @@ class SimNode(Node):
                                                        '(FrictionModelController); one value: all joints', False))
         declare('ur_coulomb_scale', [0.0], _descriptor("UR's Coulomb friction compensation per joint, 0-1", False))
 
+    def _start_twin(self):
+        """The robot and the twin of the parameters, with UR's driver side where the effort or the commands are
+        UR's; returns the robot and the engine."""
         get = self.get_parameter
         effort = get('joint_states_effort').value
         checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
@@ -126,107 +128,76 @@ class SimNode(Node):
             changes = []
         engine = get('engine').value
         checked_choice('parameter engine', engine, ENGINES)
-        self.twin = make_twin(params, engine, get('mjcf').value, rate_hz=self.rate, seed=get('seed').value,
-                              initial_q=self.initial_q, joint_changes=changes)
-        self.ur = URDriverSide(params, effort, self._payload(get('payload_mass').value if set_mass < 0 else set_mass),
-                               get('ur_direct_torque').value, get('ur_viscous_scale').value,
-                               get('ur_coulomb_scale').value)
-        if self.ur.ur is not None:
-            hand_gravity_to_ur(self.twin, self.ur.ur)
-        self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': self.ur.effort_field}}
+        twin = make_twin(params, engine, get('mjcf').value, rate_hz=self.rate, seed=get('seed').value,
+                         initial_q=self.initial_q, joint_changes=changes)
+        ur = URDriverSide(params, effort, self._payload(get('payload_mass').value if set_mass < 0 else set_mass),
+                          get('ur_direct_torque').value, get('ur_viscous_scale').value, get('ur_coulomb_scale').value)
+        self.driver = DriverTwin(twin, ur, self.rate, self._now_ns(), self.initial_q)
+        self.twin = twin
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        return robot, engine
 
+    def _open_interfaces(self) -> None:
+        """The state publishers, the trajectory and command subscriptions, the reset service, the timer and the
+        diagnostics."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
         # The history holds HISTORY_S of samples (at least 100): a reliable reader must get every sample before the
         # history overwrites it, and after a stall the twin catches up in back-to-back bursts, faster than real
         # time, while the reader may still be starved (one second of samples lost ~1000 at 1 kHz when the twin
         # stopped for 1 s and a reliable recorder for 2 s; with 100, a 0.8 s stall at 500 Hz lost ~40).
         deep = QoSProfile(depth=max(100, math.ceil(HISTORY_S * self.rate)), reliability=ReliabilityPolicy.RELIABLE)
-        self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in self.topics}
-        self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in self.topics.items()}
+        topics = self.driver.topics
+        self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in topics}
+        self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in topics.items()}
         self.create_subscription(JointTrajectory, 'joint_trajectory_controller/joint_trajectory',
                                  self._on_trajectory, reliable)
-        for topic, (kind, method) in COMMANDS.items():
+        for topic, (kind, _) in COMMANDS.items():
             self.create_subscription(Float64MultiArray, topic,
-                                     lambda message, k=kind, m=method: self._on_command(k, m, message), reliable)
+                                     lambda message, k=kind: self._on_command(k, message), reliable)
         self.create_service(Trigger, '~/reset', self._on_reset)
-        self.counters = {'samples': 0, 'trajectories': 0, 'rejected_trajectories': 0, 'late_callbacks': 0,
-                         **{f'{prefix}{kind}': 0 for kind, _ in COMMANDS.values() for prefix in ('', 'rejected_')}}
-        self.twin.compile_kernels()  # before the clock starts: the first samples are not late by it
-        self.schedule = RealTimeSchedule(self.rate, self._now_ns(), max(1, int(CATCH_UP_S * self.rate)))
-        self.create_timer(max(get('batch_period').value, 1.0 / self.rate), self._on_timer)
+        self.driver.start(self._now_ns())  # the clock starts once the node is set up
+        self.create_timer(max(self.get_parameter('batch_period').value, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
-        self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
-                               f'the {engine} plant')
 
     @staticmethod
     def _payload(mass: float) -> Payload | None:
         return Payload(mass, [0.0, 0.0, 0.05]) if mass > 0 else None
 
-    # ---------------------------------------------------------------------------------- timing
     def _now_ns(self) -> int:
         return self.get_clock().now().nanoseconds
 
     def _on_timer(self) -> None:
-        count = self.schedule.due(self._now_ns(), self.twin.samples)
-        if count == 0:
+        burst = self.driver.burst(self._now_ns())
+        if burst is None:
             return
-        if count == self.schedule.max_batch:
-            self.counters['late_callbacks'] += 1
-        first = self.twin.samples + 1
-        if self.ur.ur is not None:  # UR's gravity and friction at the state of this burst's start
-            self.twin.set_effort_command(self.ur.effort(self.twin))
-        record = self.twin.advance(count)
-        stamps = self.schedule.stamps(first, count)
-        measured = self.ur.measured(record.measured)  # the effort as the driver publishes it (dynid.sim.ur_modes)
-        for topic, fields in self.topics.items():
-            values = {field: measured[name] for field, name in fields.items()}
+        stamps, topics = burst
+        for topic, values in topics.items():
             for data in self.encoders[topic].encode(stamps, **values):
                 self.publishers_[topic].publish(data)
-        self.counters['samples'] += count
 
-    # -------------------------------------------------------------------------------- commands
-    def _reject(self, kind: str, reason: str) -> None:
-        self.counters[f'rejected_{kind}'] += 1
-        label = 'trajectory' if kind == 'trajectories' else kind[:-1].replace('_', ' ')
-        self.get_logger().warning(f'ignored {label}: {reason}', throttle_duration_sec=1.0)
+    def _reject(self, kind: str, error: InputError) -> None:
+        label = self.driver.rejected(kind)
+        self.get_logger().warning(f'ignored {label}: {node_message(error)}', throttle_duration_sec=1.0)
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
         try:
-            trajectory, effort = trajectory_from_message(message, self.joint_names)
+            self.driver.follow(*trajectory_from_message(message, self.joint_names), stamp_ns(message.header.stamp))
         except InputError as error:
-            self._reject('trajectories', str(error))
-            return
-        if trajectory is None:  # an empty trajectory cancels: hold where the reference is
-            self.twin.reference.hold(self.twin.reference.sample(self.twin.time)[0], self.twin.time)
-            return
-        stamp = stamp_ns(message.header.stamp)
-        start = self.twin.time if stamp == 0 else self.schedule.twin_time(stamp)
-        try:
-            self.twin.follow(trajectory, start_time=start, effort=effort)
-        except InputError as error:
-            self._reject('trajectories', str(error))
-            return
-        self.schedule.arrived(start, self.twin.time)  # a late one starts late: counted, reported
-        self.counters['trajectories'] += 1
+            self._reject('trajectories', error)
 
-    def _on_command(self, kind: str, method: str, message: Float64MultiArray) -> None:
-        """A forward command controller's command (:data:`COMMANDS`): effort [N·m] added and held, position [rad]
-        held, velocity [rad/s] for the twin's velocity horizon; bad ones counted and ignored."""
+    def _on_command(self, kind: str, message: Float64MultiArray) -> None:
+        """A forward command controller's command (:meth:`dynid.sim.driver.DriverTwin.command`); bad ones counted
+        and ignored."""
         try:
             values = effort_command(message, len(self.joint_names))
         except InputError as error:
-            self._reject(kind, str(error))
+            self._reject(kind, error)
             return
-        if kind == 'effort_commands':  # as the robot applies them (UR's direct torque adds its own terms)
-            values = self.ur.effort(self.twin, values)
-        getattr(self.twin, method)(values)
-        self.counters[kind] += 1
+        self.driver.command(kind, values)
 
     def _on_reset(self, request, response):
-        self.twin.reset(self.initial_q)
-        self.schedule.restart(self._now_ns())
+        self.driver.reset(self._now_ns())
         response.success, response.message = True, 'restarted at the initial position'
         return response
 
@@ -236,13 +207,13 @@ class SimNode(Node):
                 self.twin.set_payload(self._payload(float(parameter.value)))
             elif parameter.name in ('ur_viscous_scale', 'ur_coulomb_scale'):
                 try:
-                    self.ur.set_scales(**{parameter.name[3:]: list(parameter.value)})
+                    self.driver.ur.set_scales(**{parameter.name[3:]: list(parameter.value)})
                 except InputError as error:
-                    return SetParametersResult(successful=False, reason=str(error))
+                    return SetParametersResult(successful=False, reason=node_message(error))
         return SetParametersResult(successful=True)
 
     def _status(self):
-        level, message, values = self.schedule.health(self._now_ns(), self.twin.samples, self.counters, LATE_S)
+        level, message, values = self.driver.health(self._now_ns())
         return status(f'{self.get_fully_qualified_name()}: digital twin', level, message, values, 'dynid_sim')
 
 

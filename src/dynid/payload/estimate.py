@@ -46,7 +46,6 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.choices import LOAD_MODELS
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.preprocess import differentiate
 from dynid.identify.result import IdentificationResult
 from dynid.identify.solvers import one_blas_thread
 from dynid.identify.validate import Prediction, predict
@@ -55,6 +54,7 @@ from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload, pseudo_inertia, split_parameters
 from dynid.model.robot import RobotModel
 from dynid.settings import check_settings, setting
+from dynid.signal.preprocess import differentiate
 
 INERTIA_CHOICES = ('auto', 'always', 'never')
 WRIST_JOINTS = 3  # the last three joints: the wrist, whose motion turns the payload

@@ -18,6 +18,7 @@ from std_msgs.msg import String
 
 from dynid.errors import InputError
 from dynid.ros.parameters import declare_settings
+from dynid.ros.runner import node_message
 from dynid.settings import from_values, setting
 
 #: The QoS of dynid's latched documents (identification results, payload files): reliable, transient local.
@@ -54,6 +55,6 @@ def payload_subscription(node: Node, topic: str, apply: Callable[[str, str], str
             node.get_logger().info(apply(message.data, topic))
         except InputError as error:
             refused[0] += 1
-            node.get_logger().error(f'payload_topic: refused a payload ({refused[0]} so far): {error}')
+            node.get_logger().error(f'payload_topic: refused a payload ({refused[0]} so far): {node_message(error)}')
 
     return [node.create_subscription(String, topic, received, LATCHED)]

@@ -172,9 +172,18 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
         raise SystemExit(2) from None
 
 
+#: The switches an advice turns on, spelled with the value that does it (``force:=`` alone says not what to set).
+SWITCHED_ON = {'force': 'force:=true'}
+#: How a node takes the settings an identification's advice names, ``{}`` for the value (identifier_node's
+#: parameters; :class:`dynid.identify.workflow.Identification` ``spelling``).
+PARAMETER_ADVICE = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joint_states_effort:={}',
+                    'decimation_cutoff_hz': 'decimation_cutoff_hz:={}', **SWITCHED_ON}
+
+
 def parameter_spelling(field: str) -> str:
-    """A node's spelling of a settings field that a core error names: its parameter, ``joints:=``."""
-    return f'{field}:='
+    """A node's spelling of a settings field that a core error names: its parameter, ``joints:=``
+    (``force:=true`` for a switch to turn on: :data:`SWITCHED_ON`)."""
+    return SWITCHED_ON.get(field, f'{field}:=')
 
 
 def node_message(error: InputError) -> str:

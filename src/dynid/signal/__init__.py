@@ -13,8 +13,8 @@ gives 48 and contradicts the thesis' own 51.) :class:`AlignedStateEstimator` com
 from its parts, so other windows and rates (:func:`savitzky_golay_window`) stay consistent.
 
 Offline, zero-phase filtering of whole recordings for identification: :mod:`dynid.signal.zero_phase`
-(the Butterworth low-pass run forward and backward, evaluated at the kept samples), used by
-:mod:`dynid.identify.preprocess`.
+(the Butterworth low-pass run forward and backward, evaluated at the kept samples), used by the pipeline of
+:mod:`dynid.signal.preprocess`.
 """
 
 from dynid.signal.aligned import AlignedState, AlignedStateEstimator

@@ -13,6 +13,10 @@ robot controllers have; τ_effort is the external effort input (the trajectory's
 forward effort controller) [N·m]. Gains come from the joint's inertia at the start configuration
 and the bandwidth. The integrator stops while the current saturates (anti-windup).
 
+With coupled joints (:mod:`dynid.model.drives`) the law runs per motor, in the plant's coordinates p = C·q
+(:mod:`dynid.sim.plant`): the reference becomes p_r = C·q_r, the model-based torque C⁻ᵀ·τ_rigid + B·p̈_r +
+friction(ṗ_r), the effort input C⁻ᵀ·τ_effort (:meth:`JointController.motor_reference`).
+
 The controller's model (friction, stiffness φ(τ)) is the plant's as it was made: like a real robot
 controller, it is not told of later changes of the true joints (:mod:`dynid.sim.changes`) or payload.
 """
@@ -75,7 +79,7 @@ class JointController:
         self.gains[KP], self.gains[KD], self.gains[KI] = kp, 2 * c.damping_ratio * inertia * omega, ki
         zero = np.zeros(self.robot.n)
         self._deflection = self.stiffness.deflection(self.internal_torque(q, zero, zero))
-        held = self.plant.gravity_torque(q)
+        held = self.plant.gravity_torque(self.params.drives.joints_to_motors(q))
         self.gains[INTEGRAL] = np.where(ki > 0, (held - self.internal_torque(q, zero, zero)) / np.where(
             ki > 0, ki, 1.0), 0.0)
 
@@ -90,18 +94,30 @@ class JointController:
                                      np.reshape(ddq_r, (1, -1)))[0]
 
     def internal_torques(self, q_r: np.ndarray, dq_r: np.ndarray, ddq_r: np.ndarray) -> np.ndarray:
-        """:meth:`internal_torque` for (N, n) references at once (N, n) [N·m]; rows are independent."""
+        """:meth:`internal_torque` for (N, n) references at once (N, n) [N·m]; rows are independent. The
+        reference is the joints' (q_r); the torque the motors' (module docstring: C⁻ᵀ·τ of coupled joints)."""
         mode = self.params.controller.internal_feedforward
         if mode == 'none':
             return np.zeros(np.shape(q_r))
         q_r, dq_r, ddq_r = (np.asarray(a, dtype=float) for a in (q_r, dq_r, ddq_r))
+        drives = self.params.drives
         if mode == 'gravity':
             config = self.robot.configuration(q_r) if self._configuration else q_r
-            return np.array([pin.computeGeneralizedGravity(self._model, self._data, c) for c in config])
+            gravity = np.array([pin.computeGeneralizedGravity(self._model, self._data, c) for c in config])
+            return drives.joint_to_motor_torque_space(gravity)
         j = self.params.joints
         rigid = self.robot.inverse_dynamics(q_r, dq_r, ddq_r)  # the nominal model, without payload
-        friction = j.coulomb * np.tanh(dq_r / 0.01) + j.viscous1 * dq_r
-        return rigid + self.params.nominal_drives.rotor_inertia * ddq_r + friction
+        dp_r, ddp_r = drives.joints_to_motors(dq_r), drives.joints_to_motors(ddq_r)
+        friction = j.coulomb * np.tanh(dp_r / 0.01) + j.viscous1 * dp_r
+        return drives.joint_to_motor_torque_space(rigid) + self.params.nominal_drives.rotor_inertia * ddp_r + friction
+
+    def motor_reference(self, q_r: np.ndarray, dq_r: np.ndarray, effort: np.ndarray):
+        """(p_r, ṗ_r, effort) of the motors from the joints' reference and effort input (the same arrays without a
+        coupling; module docstring)."""
+        drives = self.params.drives
+        if drives.coupling is None:
+            return q_r, dq_r, effort
+        return drives.joints_to_motors(q_r), drives.joints_to_motors(dq_r), drives.joint_to_motor_torque_space(effort)
 
     def setpoints(self, q_r: np.ndarray, internal: np.ndarray) -> np.ndarray:
         """Rotor set-points θ_r = q_r + φ(τ_internal) (N, n) for consecutive steps; advances φ.
@@ -132,8 +148,9 @@ class JointController:
         """Motor current [A] for the rotor position/velocity (:meth:`feedback`) and the reference, over a
         step h [s]."""
         internal = self.internal_torque(q_r, dq_r, ddq_r)
-        theta_r = self.setpoints(np.reshape(q_r, (1, -1)), internal[None, :])[0]
-        return self.feedback(theta, dtheta, theta_r, dq_r, internal, effort, h)
+        p_r, dp_r, effort = self.motor_reference(q_r, dq_r, effort)
+        theta_r = self.setpoints(np.reshape(p_r, (1, -1)), internal[None, :])[0]
+        return self.feedback(theta, dtheta, theta_r, dp_r, internal, effort, h)
 
 
 @numba.njit(cache=True)

@@ -18,6 +18,12 @@ step (link and rotor velocity changes, symmetric positive definite), stable for 
 second order for the conservative part: a free swing of the UR5e without friction or damping keeps
 its energy within 1e-4 (relative) over 3 s at h = 1 ms.
 
+**Coupled joints** (a drives' coupling C, :mod:`dynid.model.drives`): the plant's coordinates are the motors'
+(link units), p = C·q: the elastic element sits in each motor's gear (φ = θ − p), the rotor, its friction and
+current are per motor, and the links enter as M_p = C⁻ᵀ·M(q)·C⁻¹ and c_p + g_p = C⁻ᵀ·(c·q̇ + g), q = C⁻¹·p (the
+same Lagrangian in other coordinates). ``state.q``, ``state.dq`` and ``link_acceleration`` then hold p, ṗ, p̈;
+:class:`dynid.sim.twin.DigitalTwin` converts at its edges.
+
 **Speed.** pinocchio computes M and C·q̇ + g (CRBA and the non-linear effects, ~2 µs for 6 joints);
 the rest of the step is compiled (:mod:`dynid.sim.integrator`, numba), since as numpy operations on
 (n,) arrays it cost ~100 µs in call overhead. The values the next step needs of the new state
@@ -120,6 +126,9 @@ class FlexibleJointPlant:
     def __init__(self, params: PlantParameters) -> None:
         self.params = params
         self.n = params.robot.n
+        coupling = params.drives.coupling
+        #: C⁻¹ of a coupled plant (module docstring), or None
+        self.inverse_coupling = None if coupling is None else np.linalg.inv(coupling)
         self._work = np.zeros((len(integrator.WORK_ROWS), self.n))
         self._stored: tuple | None = None  # the state arrays store() made (the work's start terms are theirs)
         self._set_joints()
@@ -214,11 +223,16 @@ class FlexibleJointPlant:
         self.store(work, egms_state)
 
     def gravity_torque(self, q: np.ndarray) -> np.ndarray:
-        """g(q) [N·m] of the true model (with payload)."""
-        return pin.computeGeneralizedGravity(self._model, self._data, self.params.robot.configuration_vector(q))
+        """g(q) [N·m] of the true model (with payload), in the plant's coordinates (p and C⁻ᵀ·g of a coupled
+        plant: module docstring)."""
+        inverse = self.inverse_coupling
+        link = q if inverse is None else inverse @ q
+        g = pin.computeGeneralizedGravity(self._model, self._data, self.params.robot.configuration_vector(link))
+        return g if inverse is None else inverse.T @ g
 
     def reset(self, q: np.ndarray, temperature: np.ndarray | float | None = None) -> None:
-        """At rest at link position q [rad], joints deflected to hold gravity, friction history cleared."""
+        """At rest at position q [rad] (the plant's coordinates: p = C·q of a coupled plant), joints deflected to
+        hold gravity, friction history cleared."""
         q = np.asarray(q, dtype=float).reshape(self.n)
         phi = self.stiffness.deflection(self.gravity_torque(q))
         t0 = np.broadcast_to(self.params.initial_temperature_c if temperature is None else temperature,
@@ -275,12 +289,19 @@ class FlexibleJointPlant:
         self._stored = (self.state.q, self.state.dq, self.state.theta, self.state.dtheta)
 
     def rigid_body_terms(self, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """M and c·q̇ + g [N·m] of the true model at the work's half step (pinocchio; M's upper triangle)."""
-        q_half = work[Q_HALF]
+        """M and c·q̇ + g [N·m] of the true model at the work's half step (pinocchio; M's upper triangle), in the
+        plant's coordinates (module docstring)."""
+        q_half, dq_half, inverse = work[Q_HALF], work[DQ_HALF], self.inverse_coupling
+        if inverse is not None:
+            q_half, dq_half = inverse @ q_half, inverse @ dq_half
         if self.needs_configuration:
             q_half = self.params.robot.configuration_vector(q_half)
-        return pin.crba(self._model, self._data, q_half), pin.nonLinearEffects(self._model, self._data, q_half,
-                                                                               work[DQ_HALF])
+        mass, bias = pin.crba(self._model, self._data, q_half), pin.nonLinearEffects(self._model, self._data, q_half,
+                                                                                     dq_half)
+        if inverse is None:
+            return mass, bias
+        mass = np.triu(mass) + np.triu(mass, 1).T
+        return inverse.T @ mass @ inverse, inverse.T @ bias
 
     def step_arrays(self, egms_state: np.ndarray) -> tuple:
         """The arguments of :func:`dynid.sim.integrator.plant_step` after M and c: coefficients, stiffness,
@@ -296,9 +317,10 @@ class FlexibleJointPlant:
 
     def energy(self) -> float:
         """Mechanical energy [J]: link kinetic + potential (gravity), rotor kinetic, spring potential."""
-        st = self.state
-        config = self.params.robot.configuration_vector(st.q)
-        kinetic = pin.computeKineticEnergy(self._model, self._data, config, st.dq)
+        st, inverse = self.state, self.inverse_coupling
+        q, dq = (st.q, st.dq) if inverse is None else (inverse @ st.q, inverse @ st.dq)
+        config = self.params.robot.configuration_vector(q)
+        kinetic = pin.computeKineticEnergy(self._model, self._data, config, dq)
         potential = pin.computePotentialEnergy(self._model, self._data, config)
         phi = st.theta - st.q
         spring = 0.5 * self.params.joints.alpha1 * phi**2 + 0.25 * self.params.joints.alpha3 * phi**4

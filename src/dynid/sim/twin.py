@@ -172,7 +172,7 @@ class DigitalTwin:
         if self.applied_joint_changes:
             self.plant.set_joint_parameters(self._original_joints)
             self.params = self.plant.params
-        self.plant.reset(q)
+        self.plant.reset(self.params.drives.joints_to_motors(q))
         self.controller.reset(q)
         self.reference.hold(q, 0.0)
         self.effort_command = np.zeros(self.n)
@@ -354,8 +354,8 @@ class DigitalTwin:
         plant, controller = self.plant, self.controller
         q_r, dq_r, ddq_r, effort_r, internal = self._planned_reference(self.samples * s + 1, count * s)
         plan = np.empty((len(PLAN_ROWS), count * s, n))
-        plan[0], plan[1], plan[2] = controller.setpoints(q_r, internal), dq_r, internal
-        np.add(effort_r, self.effort_command, out=plan[3])
+        p_r, dp_r, effort = controller.motor_reference(q_r, dq_r, effort_r + self.effort_command)
+        plan[0], plan[1], plan[2], plan[3] = controller.setpoints(p_r, internal), dp_r, internal, effort
         table = np.empty((count, RECORDED, n))  # per sample the work rows (the truth, both commands)
         pending, done, next_change = self._pending_current, 0, self._next_change_sample
         while done < count:  # in pieces that end where a scheduled joint change applies
@@ -372,6 +372,9 @@ class DigitalTwin:
         q, dq, theta, dtheta, joint_torque, friction, before, after, *rest, sensed_temperature = \
             table.transpose(1, 0, 2)  # (fields, count, n)
         current = 0.5 * (before + after)  # the mean of the zero-order hold across the sample
+        if plant.inverse_coupling is not None:  # the plant's coordinates are the motors': the links' q = C⁻¹·p
+            q, dq = q @ plant.inverse_coupling.T, dq @ plant.inverse_coupling.T
+            rest[-1] = rest[-1] @ plant.inverse_coupling.T  # link_acceleration
         truth = dict(zip(TRUTH_FIELDS, (q, dq, theta, dtheta, joint_torque, friction, current, *rest), strict=True))
         self._pending_current = pending
         return self._record(first, truth, sensed_temperature, (q_r, dq_r, ddq_r, effort_r))

@@ -45,7 +45,7 @@ from dynid.nodes.excitation_node import ExcitationNode
 from dynid.nodes.feedforward_node import FeedforwardNode
 from dynid.nodes.identifier_node import IdentifierNode
 from dynid.nodes.sim_node import SimNode
-from dynid.ros.runner import INTERRUPT_WAIT_S, PARENT_VARIABLE, TERMINATE_WAIT_S, interrupt_processes
+from dynid.ros.runner import INTERRUPT_WAIT_S, PARENT_VARIABLE, TERMINATE_WAIT_S, interrupt_processes, node_message
 
 
 def _overrides(values: Mapping[str, object]) -> list[Parameter]:
@@ -182,7 +182,8 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
     except (ParameterException, NameValidationException, InputError) as error:
         for node in nodes.values():
             node.destroy_node()
-        raise InputError(f'{plan.name}: {error}') from None
+        detail = node_message(error) if isinstance(error, InputError) else error  # a node's fields as parameters
+        raise InputError(f'{plan.name}: {detail}') from None
     return nodes
 
 

@@ -50,12 +50,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.io.dataset import Dataset
 from dynid.signal.zero_phase import ZeroPhaseLowPass
+
+if TYPE_CHECKING:  # only named in annotations: the signal layer sits below the recordings (dynid.io)
+    from dynid.io.dataset import Dataset
 
 MOTION_BANDWIDTH_HZ = 10.0  # thesis f_dyn
 LOW_RATE_CUTOFF_HZ = 4.0  # the decimation cut-off does not fall below this where f_s/8 allows (module docstring)

@@ -1,0 +1,133 @@
+"""Coupled joints (a wrist whose last motor turns with q5 + q6): the twin simulates them, a motor-side log is
+imported without a converter, and identification writes the motors' equations (dynid.model.drives)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import yaml
+
+from dynid.cli import main
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.identify.metrics import joint_metrics
+from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.result import IdentificationResult
+from dynid.identify.run import identify
+from dynid.identify.validate import predict_series, validate
+from dynid.io.csv_log import parse_column_spec
+from dynid.io.importing import ImportSettings, import_logs
+from dynid.io.log_checks import LogLimits
+from dynid.model import load_robot
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin, home_configuration
+
+ROBOT = load_robot('ur5e')
+COUPLING = np.eye(6)
+COUPLING[4, 4], COUPLING[5, 4] = -1.0, 1.0  # motor 5 turns against q5; motor 6 with q5 + q6
+OFFSET = np.array([0.1, -0.2, 0.3, 1.1, -0.7, 0.35])  # [rad] the motor encoders' zero
+
+
+def _drives():
+    return dataclasses.replace(ROBOT.drives, coupling=COUPLING, motor_offset=OFFSET)
+
+
+def _record(seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
+    params = PlantParameters.defaults(ROBOT)
+    params.drives = dataclasses.replace(params.drives, coupling=COUPLING)
+    params.nominal_drives = dataclasses.replace(params.nominal_drives, coupling=COUPLING)
+    params.joints.friction_model = 'coulomb_viscous'
+    home = home_configuration(ROBOT)
+    design = FourierDesign(ROBOT.joint_names, 5, 8.0)
+    trajectory = design.trajectory(random_design(design, home, default_limits(ROBOT, home),
+                                                 np.random.default_rng(seed),
+                                                 np.linspace(0.0, 8.0, 2000, endpoint=False)))
+    trajectory = dataclasses.replace(trajectory, sine=trajectory.sine * 0.8, cosine=trajectory.cosine * 0.8,
+                                     duration_s=seconds)
+    twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(trajectory)
+    return record_to_dataset(twin.run(seconds), None, {'simulation': f'seed {seed}'})
+
+
+def _motor_log(dataset, path):
+    """The twin's recording as a motor-side log: time, motor encoders [rad on the shaft], currents [A]."""
+    motor = dataset.theta * ROBOT.drives.gear_ratio + OFFSET
+    header = ['t'] + [f'mpos{i}' for i in range(6)] + [f'cur{i}' for i in range(6)]
+    np.savetxt(path, np.column_stack([dataset.t, motor, dataset.current]), delimiter=',', header=','.join(header),
+               comments='', fmt='%.12g')
+    return path
+
+
+@pytest.fixture(scope='module')
+def motor_logs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('coupled')
+    (folder / 'drives.yaml').write_text(yaml.safe_dump(_drives().to_dict()))
+    return folder, {seed: (_record(seed), _motor_log(_record(seed), folder / f'log{seed}.csv')) for seed in (3, 4)}
+
+
+def test_the_twin_moves_the_links_through_the_coupling(motor_logs):
+    _, logs = motor_logs
+    dataset = logs[3][0]
+    # the motors' angles are C·q up to the joints' deflection (mrad), not q: motor 6 turns with q5 + q6
+    assert np.abs(dataset.theta - dataset.q @ COUPLING.T).max() < 5e-3
+    assert np.abs(dataset.theta[:, 5] - dataset.q[:, 5]).max() > 0.1
+
+
+def test_a_motor_side_log_imports_without_a_converter(motor_logs):
+    folder, logs = motor_logs
+    truth, path = logs[3]
+    spec = parse_column_spec('time=t,motor_q=mpos{i},current=cur{i}')
+    dataset, report, _ = import_logs([path], spec, ROBOT.joint_names, LogLimits.of_robot(ROBOT),
+                                     ImportSettings(drives=str(folder / 'drives.yaml')))
+    assert dataset.n_samples == truth.n_samples
+    np.testing.assert_allclose(dataset.theta, truth.theta, atol=1e-9)
+    np.testing.assert_allclose(dataset.q, truth.theta @ np.linalg.inv(COUPLING).T, atol=1e-9)
+    assert any('coupled joints' in line for line in report.lines())
+    # without the drives file the robot's own drive data (no coupling, no offsets) would turn them: a different q
+    plain, _, _ = import_logs([path], spec, ROBOT.joint_names, LogLimits.of_robot(ROBOT), drives=ROBOT.drives)
+    assert np.abs(plain.q - dataset.q).max() > 0.1
+
+
+def test_import_refuses_a_missing_drives_file(motor_logs, tmp_path, capsys):
+    _, logs = motor_logs
+    code = main(['import', str(logs[3][1]), '--columns', 'time=t,motor_q=mpos{i},current=cur{i}', '--robot', 'ur5e',
+                 '--drives', str(tmp_path / 'none.yaml'), '-o', str(tmp_path / 'bag')])
+    assert code == 2
+    assert '--drives' in capsys.readouterr().err
+    assert not (tmp_path / 'bag').exists()
+
+
+def test_identification_writes_the_motors_equations(motor_logs):
+    folder, logs = motor_logs
+    spec = parse_column_spec('time=t,motor_q=mpos{i},current=cur{i}')
+    settings = ImportSettings(drives=str(folder / 'drives.yaml'))
+    train, held = (import_logs([logs[seed][1]], spec, ROBOT.joint_names, LogLimits.of_robot(ROBOT), settings)[0]
+                   for seed in (3, 4))
+    coupled = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'), drives=_drives())
+    metrics = validate(coupled, ROBOT, held, drives=_drives())
+    fits = [m['nrmse_fit_percent'] for m in metrics['joints'].values()]
+    assert min(fits) > 90.0, fits
+    _, y, predicted, used = predict_series(coupled, ROBOT, held, drives=_drives())
+    rows = used.all(axis=1) & np.isfinite(y).all(axis=1)
+    joint_fits = [joint_metrics((y[rows] @ COUPLING)[:, j], (predicted[rows] @ COUPLING)[:, j])[0]['nrmse_fit_percent']
+                  for j in range(6)]
+    assert min(joint_fits) > 90.0, joint_fits
+    # the same log read as if each motor drove its own joint: the wrist's equations cannot hold
+    plain = dataclasses.replace(_drives(), coupling=None)
+    uncoupled = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'), drives=plain)
+    assert validate(uncoupled, ROBOT, held, drives=plain)['relative_residual'] > metrics['relative_residual']
+    # the result records the coupling with its drives: validated without a drives file, the same motors' equations
+    again = IdentificationResult.from_dict(yaml.safe_load(yaml.safe_dump(coupled.to_dict())))
+    assert validate(again, ROBOT, held)['relative_residual'] == pytest.approx(metrics['relative_residual'], rel=1e-9)
+
+
+def test_the_feedforward_refuses_a_coupled_result(motor_logs, tmp_path):
+    from dynid.control.configuration import FeedforwardSettings
+    from dynid.errors import InputError
+
+    _, logs = motor_logs
+    result = identify(ROBOT, [RecordingInput(logs[3][0])], ModelSpec(friction='viscous_coulomb'), drives=_drives())
+    path = tmp_path / 'coupled.yaml'
+    path.write_text(yaml.safe_dump(result.to_dict()))
+    with pytest.raises(InputError, match='coupled joints'):
+        FeedforwardSettings(robot='ur5e', result_file=str(path)).build()
