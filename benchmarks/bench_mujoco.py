@@ -114,7 +114,7 @@ def flexible_stiffness(robot, params, path: Path, excitation, seconds: float, ra
     start = trajectory_start(excitation, robot.joint_names)
     flexible = MujocoTwin(params, rate_hz=rate, seed=3, initial_q=start, mjcf_path=str(path), flexible=True)
     written = path.with_name(f'{robot.name}_flexible.xml')
-    written.write_text(flexible._spec.to_xml())
+    written.write_text(flexible.to_xml())
     twin = MujocoTwin(params, rate_hz=rate, seed=3, initial_q=start, mjcf_path=str(written), flexible=True)
     twin.follow(excitation, start_time=0.0)
     record = twin.run(seconds)

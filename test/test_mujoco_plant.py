@@ -121,7 +121,7 @@ def test_flexible_joints_are_a_joint_spring_between_rotor_and_link(tmp_path):
     assert np.abs(truth['q'] - record.reference['q']).max() < 2e-2
     assert 'flexible' in twin.describe()['joints']
 
-    root = ElementTree.fromstring(twin._spec.to_xml())
+    root = ElementTree.fromstring(twin.to_xml())
     for joint in root.iter('joint'):
         if joint.get('name', '').endswith('_elastic'):
             joint.set('stiffness', '1000')

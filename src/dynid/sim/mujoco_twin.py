@@ -207,6 +207,10 @@ class MujocoTwin(DigitalTwin):
                              stiffness=self.stiffness.tolist(), transmission_damping=self.transmission_damping.tolist())
         return described
 
+    def to_xml(self) -> str:
+        """The simulated model as MJCF text (with the elastic joints and the payload body where there are)."""
+        return self._spec.to_xml()
+
     def gravity_torque(self, q: np.ndarray) -> np.ndarray:
         """g(q) [N·m] of the MuJoCo model (with payload) at link position q, the robot's other joints at their
         reference (elastic joints undeflected)."""
