@@ -2,6 +2,7 @@
 from the docstrings (autodoc, autosummary). Build with ``make docs`` (into docs/_build/html)."""
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -29,6 +30,9 @@ myst_enable_extensions = ['dollarmath']
 myst_heading_anchors = 4  # links to '#a-heading' resolve as on GitHub
 
 autosummary_generate = True
+# autosummary writes a page per module into _autosummary/ but never removes one: a page of a module since moved
+# or renamed would fail the build (-W). The folder is generated output; each build starts without it.
+shutil.rmtree(DOCS / '_autosummary', ignore_errors=True)
 # A package's __all__ re-exports its modules' names: each is documented once, in its own module.
 autodoc_default_options = {'members': True, 'show-inheritance': True, 'ignore-module-all': True}
 napoleon_google_docstring = True
