@@ -151,10 +151,12 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path, ros_domain):
 
 
 def test_a_recording_misses_nothing_while_the_identifier_process_is_stopped(tmp_path, ros_domain):
-    """Issue 36: identifier_node stopped (SIGSTOP) for 0.5 s, twice, while recording a 500 Hz twin: with its default
-    reliable intake the recording has every sample (the twin's history, 1 s, sends the missed ones again). A best-
-    effort intake lost ~0.37 s of each pause here: the shared-memory receive buffer (512 messages, 0.26 s of four
-    topics at 500 Hz) overflowed and nothing was resent, as a busy machine does to the demo's recorder."""
+    """Issue 36: identifier_node stopped (SIGSTOP) for 0.5 s, twice, while recording a 500 Hz twin, then stopped with
+    the twin for 1 s and 1 s more alone (the twin catches up after its stall, faster than real time, while the
+    recorder still sleeps): with its default reliable, 5 s deep intake the recording has every sample (the twin's
+    history, 5 s, sends the missed ones again). A best-effort intake lost ~0.37 s of each short pause: the shared-
+    memory receive buffer (512 messages, 0.26 s of four topics at 500 Hz) overflowed and nothing was resent, as a
+    busy machine does to the demo's recorder; histories of 1 s lost the catch-up (~500 samples)."""
     from dynid.io.recorder import read_recording
     from dynid.model import load_robot
 
@@ -177,6 +179,13 @@ def test_a_recording_misses_nothing_while_the_identifier_process_is_stopped(tmp_
                 os.kill(processes[1].pid, signal.SIGSTOP)
                 time.sleep(0.5)
                 os.kill(processes[1].pid, signal.SIGCONT)
+            time.sleep(1.0)
+            os.kill(processes[1].pid, signal.SIGSTOP)
+            os.kill(processes[0].pid, signal.SIGSTOP)
+            time.sleep(1.0)
+            os.kill(processes[0].pid, signal.SIGCONT)
+            time.sleep(1.0)
+            os.kill(processes[1].pid, signal.SIGCONT)
             time.sleep(1.0)
             stopped = call(clients['stop_recording'], timeout=120.0)
             assert stopped.success, stopped.message

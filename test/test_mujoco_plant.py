@@ -98,6 +98,41 @@ def test_a_users_mjcf_with_its_own_joint_dynamics(tmp_path):
         _twin('ur5e', mjcf_path=str(path))
 
 
+def test_flexible_joints_are_a_joint_spring_between_rotor_and_link(tmp_path):
+    """Issue 36: with ``flexible`` the robot's joint is the rotor θ, an elastic hinge beside it the deflection: the
+    joint torque is the spring's α1·(θ − q) + D·(θ̇ − q̇), the links' inverse dynamics at q, and K_τ·i less B·θ̈ and
+    the friction; an MJCF with its own elastic joints keeps their stiffness."""
+    robot, params, twin = _twin('ur5e', flexible=True)
+    np.testing.assert_allclose(twin.stiffness, params.joints.alpha1)
+    np.testing.assert_allclose(twin.transmission_damping, params.joints.damping)
+    assert twin.step_s <= 1e-4
+    record = twin.run(1.0)
+    truth = record.truth
+    phi, dphi = truth['theta'] - truth['q'], truth['dtheta'] - truth['dq']
+    assert np.abs(phi).max(axis=0)[:3].min() > 1e-5  # the loaded joints deflect
+    tau = truth['joint_torque']
+    scale = np.abs(tau).max()
+    np.testing.assert_allclose(tau, twin.stiffness * phi + twin.transmission_damping * dphi, atol=1e-6 * scale)
+    links = robot.inverse_dynamics(truth['q'], truth['dq'], truth['link_acceleration'], payload=PAYLOAD)
+    np.testing.assert_allclose(tau, links, atol=1e-6 * scale)
+    drive = params.drives.drive_gain * truth['current']
+    np.testing.assert_allclose(drive - params.drives.rotor_inertia * truth['rotor_acceleration'] - truth['friction'],
+                               tau, atol=1e-6 * np.abs(drive).max())
+    assert np.abs(truth['q'] - record.reference['q']).max() < 2e-2
+    assert 'flexible' in twin.describe()['joints']
+
+    root = ElementTree.fromstring(twin.to_xml())
+    for joint in root.iter('joint'):
+        if joint.get('name', '').endswith('_elastic'):
+            joint.set('stiffness', '1000')
+    path = tmp_path / 'flexible.xml'
+    path.write_text(ElementTree.tostring(root, encoding='unicode'))
+    _, _, own = _twin('ur5e', flexible=True, mjcf_path=str(path))
+    np.testing.assert_allclose(own.stiffness, 1000.0)
+    soft = own.run(0.2).truth
+    assert np.abs(soft['theta'] - soft['q']).max() > 10 * np.abs(phi).max()  # 40x softer springs deflect further
+
+
 def test_refusals():
     robot = load_robot('ur5e')
     params = PlantParameters.of_twin(robot)
@@ -106,7 +141,7 @@ def test_refusals():
     with pytest.raises(InputError, match='mujoco engine'):
         make_twin(params, 'twin', 'model.xml')
     from dynid.sim.changes import parse_joint_change
-    with pytest.raises(InputError, match='rigid'):
+    with pytest.raises(InputError, match='not simulated on the MuJoCo plant'):
         make_twin(params, 'mujoco', joint_changes=[parse_joint_change('time=1,stiffness_scale=0.5')])
 
 

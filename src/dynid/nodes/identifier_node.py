@@ -60,8 +60,8 @@ class IdentifierNode(Node):
                                                      'this [s]', False, 0.1, 60.0))
         declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
         declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
-        # reliable: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
-        intake_settings = IntakeSettings.declare(self, reliability='reliable')
+        # reliable, 5 s deep: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
+        intake_settings = IntakeSettings.declare(self, reliability='reliable', depth=5000)
         for name, allowed in CHOICES.items():
             checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)

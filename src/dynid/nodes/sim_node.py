@@ -42,6 +42,8 @@ from dynid.sim.mujoco_twin import ENGINES, make_twin
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.ur_modes import URDriverSide
 
+HISTORY_S = 5.0  # seconds of samples the state publishers keep for reliable readers
+
 
 class SimNode(Node):
     """The twin as a ROS node (module docstring). Takes the usual rclpy Node keyword arguments."""
@@ -140,10 +142,11 @@ class SimNode(Node):
         """The state publishers, the trajectory and command subscriptions, the reset service, the timer and the
         diagnostics."""
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        # The history holds one second of samples (at least 100): after a stall the twin catches up in back-to-back
-        # bursts, and a reliable reader must get every sample before the history overwrites it (with 100, a 0.8 s
-        # stall at 500 Hz lost ~40 samples at a reliable reader on a quiet machine).
-        deep = QoSProfile(depth=max(100, math.ceil(self.rate)), reliability=ReliabilityPolicy.RELIABLE)
+        # The history holds HISTORY_S of samples (at least 100): a reliable reader must get every sample before the
+        # history overwrites it, and after a stall the twin catches up in back-to-back bursts, faster than real
+        # time, while the reader may still be starved (one second of samples lost ~1000 at 1 kHz when the twin
+        # stopped for 1 s and a reliable recorder for 2 s; with 100, a 0.8 s stall at 500 Hz lost ~40).
+        deep = QoSProfile(depth=max(100, math.ceil(HISTORY_S * self.rate)), reliability=ReliabilityPolicy.RELIABLE)
         topics = self.driver.topics
         self.publishers_ = {topic: self.create_publisher(JointState, topic, deep) for topic in topics}
         self.encoders = {topic: JointStateEncoder(self.joint_names, fields) for topic, fields in topics.items()}

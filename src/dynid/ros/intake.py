@@ -12,15 +12,17 @@ timer in the executor would cost a turn of the executor per take, about a third 
 - ``on_samples(batch)``: a :class:`dynid.io.stream.StateBatch`, the topics joined by stamp, joints
   in model order (estimation, feedforward).
 
-Subscriptions keep ``intake_depth`` messages per topic (1 s at 1 kHz by default), best effort (it matches
-every publisher, and a controller has no use for a sample resent late) or reliable, each node's default
+Subscriptions keep ``intake_depth`` messages per topic (1 s at 1 kHz by default; identifier_node 5 s), best
+effort (it matches every publisher, and a controller has no use for a sample resent late) or reliable, each node's
+default
 (``intake_reliability``). Best effort loses samples whenever the node's process is not scheduled for more than
 about 0.1 s: the middleware's receive buffer fills before the queue does (Fast DDS's shared-memory port holds
 512 messages, 0.13 s of four topics at 1 kHz) and nothing is resent. A reliable subscription to a reliable
 publisher (the twin, ros2_control's joint_state_broadcaster) gets the missed samples again from the publisher's
-history, so a recorder (identifier_node) subscribes reliable by default. Losses are counted per topic from
-gaps in the stamps (:class:`StampGapCounter`) and reported by :meth:`StateIntake.status` for ``/diagnostics``;
-malformed messages (not a JointState, no stamp, joints missing) are skipped and counted.
+history (sim_node keeps 5 s: a twin catching up after a stall publishes faster than real time), so a recorder
+(identifier_node) subscribes reliable by default, with a queue as deep as that history. Losses are counted per
+topic from gaps in the stamps (:class:`StampGapCounter`) and reported by :meth:`StateIntake.status` for
+``/diagnostics``; malformed messages (not a JointState, no stamp, joints missing) are skipped and counted.
 
 ``joint_states_effort`` says what the driver puts into joint_states' effort (:data:`dynid.io.EFFORT_MEANINGS`):
 ``torque`` (the contract: joint torque [N·m]; Franka, Gazebo, the twin by default), ``current`` (motor current
@@ -86,13 +88,14 @@ class IntakeSettings:
     joint_states_effort: str = 'torque'
 
     @staticmethod
-    def declare(node: Node, period_s: float = 0.02, reliability: str = 'best_effort') -> IntakeSettings:
-        """Declare the intake's parameters on ``node`` (``period_s``, ``reliability``: the node's defaults of
-        intake_period, intake_reliability) and read them (InputError for a refused value)."""
+    def declare(node: Node, period_s: float = 0.02, reliability: str = 'best_effort',
+                depth: int = 1000) -> IntakeSettings:
+        """Declare the intake's parameters on ``node`` (``period_s``, ``reliability``, ``depth``: the node's defaults
+        of intake_period, intake_reliability, intake_depth) and read them (InputError for a refused value)."""
         d = declarer(node)
         d('intake_period', period_s, descriptor('seconds between takes of the waiting state messages', True, 0.001,
                                                 0.2))
-        d('intake_depth', 1000, descriptor('messages kept per state topic between takes', True, 10, 100000,
+        d('intake_depth', depth, descriptor('messages kept per state topic between takes', True, 10, 100000,
                                            integer=True))
         d('intake_reliability', reliability, descriptor('QoS reliability of the state subscriptions (best_effort '
                                                         'matches every publisher; reliable gets what a busy process '

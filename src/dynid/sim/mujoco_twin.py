@@ -9,22 +9,30 @@ external effort input. What differs is the physics:
 - **Model.** The robot's URDF through MuJoCo's URDF compiler (:mod:`dynid.model.mjcf`), or an MJCF a
   user gives (``mjcf``: its joints named as the robot's; its own armature, damping, friction loss,
   gravity and contacts; its actuators are disabled, the drive torque is applied as a joint force).
-- **Joints.** Rigid (MuJoCo has no elastic joint with a rotor of its own): the rotor is the link,
-  θ = q, so ``motor_states`` repeat ``joint_states`` through the motor encoder. The rotor inertia is
+- **Joints.** Rigid by default: the rotor is the link, θ = q, so ``motor_states`` repeat ``joint_states``
+  through the motor encoder. With ``flexible`` each robot joint j gets a second hinge ``j_elastic``
+  (:data:`ELASTIC_SUFFIX`) in the same body, on the same axis: the robot's joint is then the rotor angle θ
+  (it carries the armature, the friction and the drive torque), the elastic joint the link's deflection
+  q − θ, held by a joint spring of MuJoCo's ``stiffness`` α1 and ``damping`` D (the plant's), so that the
+  link turns by q = θ + (q − θ) and the transmission torque is τ_j = α1·(θ − q) + D·(θ̇ − q̇) (the
+  flexible-joint model of Spong 1987, linear: MuJoCo's joint spring has no α3·φ³). The rotor inertia is
   MuJoCo's ``armature`` (the true drives' B), viscous friction its ``damping`` (the plant's Fv1), Coulomb
   friction its ``frictionloss`` (the plant's Fc0), a dry-friction constraint (time constant two steps,
   the stiffest MuJoCo resolves); Stribeck, load- and
   temperature-dependent friction and the E-GMS pre-sliding of dynid's plant are not modelled, nor is
   heating: the temperature stays at ambient. Scheduled joint changes (stiffness, wear) are refused.
+  The joint spring is explicit in MuJoCo's Euler step: a flexible plant takes internal steps of at most
+  :data:`FLEXIBLE_STEP_S` (the UR5e wrist_3 link, 2.6e-4 kg·m² on a 7.5e3 N·m/rad spring with D = 1.9 N·m·s/rad,
+  needs steps below 0.27 ms).
 - **Drive.** The motor current i [A] (the controller's, zero-order hold) gives the joint force
   K_τ,true·i (``qfrc_applied``).
 - **Integration.** MuJoCo's semi-implicit Euler (``eulerdamp`` off: damping explicit, so
   q̇_{k+1} = q̇_k + h·q̈_k exactly) at the twin's internal step h. The step after a sample integrates the
   forward dynamics the sample computed with the new command (``mj_Euler``) instead of computing them again.
 - **Samples.** At each output sample, the current is the mean of the commands before and after it (as
-  in the twin), and q̈, the joint torque τ_j = K_τ·i − B·q̈ − f (what a link-side torque sensor reads:
+  in the twin), and θ̈, q̈, the joint torque τ_j = K_τ·i − B·θ̈ − f (what a link-side torque sensor reads:
   M(q)·q̈ + c + g of the links) and the friction f are the means of MuJoCo's forward dynamics at the
-  sample's state with either command, so that K_τ·ī = τ̄_j + B·q̈̄ + f̄ holds at the sample.
+  sample's state with either command, so that K_τ·ī = τ̄_j + B·θ̈̄ + f̄ holds at the sample.
 - **Payload.** A body on the flange (the robot's flange frame, a body of the MuJoCo model) with the
   payload's mass, centre of mass and inertia; :meth:`set_payload` rebuilds the model keeping the state.
 """
@@ -51,14 +59,20 @@ PAYLOAD_BODY = 'dynid_payload'
 FRICTION_TIME_STEPS = 2.0
 #: Stiffness the controller assumes [N·m/rad]: rigid joints, its set-points θ_r = q_r (deflection ~1e-10 rad).
 RIGID_STIFFNESS = 1e12
+#: The name of joint j's elastic joint (its link-side deflection) is j + ELASTIC_SUFFIX.
+ELASTIC_SUFFIX = '_elastic'
+#: Longest internal step of a flexible plant [s] (module docstring).
+FLEXIBLE_STEP_S = 1e-4
 
 
-class _RigidPlant:
-    """What :class:`JointController` reads of a plant: its stiffness model and the true gravity torque."""
+class _Plant:
+    """What :class:`JointController` reads of a plant: its stiffness model (α1 of the joint springs, or rigid) and
+    the true gravity torque."""
 
-    def __init__(self, twin: MujocoTwin) -> None:
+    def __init__(self, twin: MujocoTwin, alpha1: np.ndarray | None) -> None:
         self.twin = twin
-        self.stiffness = OddPolynomialStiffness(np.column_stack([np.full(twin.n, RIGID_STIFFNESS), np.zeros(twin.n)]))
+        alpha1 = np.full(twin.n, RIGID_STIFFNESS) if alpha1 is None else alpha1
+        self.stiffness = OddPolynomialStiffness(np.column_stack([alpha1, np.zeros(twin.n)]))
 
     def gravity_torque(self, q: np.ndarray) -> np.ndarray:
         return self.twin.gravity_torque(q)
@@ -73,20 +87,24 @@ class MujocoTwin(DigitalTwin):
         rate_hz, max_step_s, seed, initial_q: as for :class:`DigitalTwin`.
         joint_changes: must be empty (refused: the MuJoCo plant has no joint changes).
         mjcf: an MJCF file to simulate instead of the robot's URDF (module docstring), or None.
+        flexible: elastic joints (module docstring): the MJCF's ``<joint>_elastic`` joints where it has them, else
+            added with the plant's α1 (``params.joints.alpha1``) and transmission damping D.
     """
 
     def __init__(self, params: PlantParameters, rate_hz: float = 1000.0, max_step_s: float = 1e-3, seed: int = 0,
-                 initial_q: np.ndarray | None = None, joint_changes=(), mjcf_path: str | None = None) -> None:
+                 initial_q: np.ndarray | None = None, joint_changes=(), mjcf_path: str | None = None,
+                 flexible: bool = False) -> None:
         self.mujoco = mjcf.require_mujoco()
         if joint_changes:
-            raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant: '
-                             'its joints are rigid (use the twin)')
-        self._set_up(params, rate_hz, max_step_s)
+            raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant '
+                             '(use the twin)')
+        self.flexible = bool(flexible)
+        self._set_up(params, rate_hz, min(max_step_s, FLEXIBLE_STEP_S) if self.flexible else max_step_s)
         self.mjcf_path = mjcf_path
         self._spec = self._make_spec()
         self._set_payload_body(params.payload)
         self._compile()
-        self.plant = _RigidPlant(self)
+        self.plant = _Plant(self, self.stiffness if self.flexible else None)
         self.sensors = Sensors(params.sensors, params.drives.gear_ratio, seed)
         self.controller = JointController(params, self.plant, self.sensors.motor_resolution)
         self.reference = ReferenceGenerator(self.robot.joint_names)
@@ -116,10 +134,25 @@ class MujocoTwin(DigitalTwin):
             missing = [name for name in robot.joint_names if spec.joint(name) is None]
             if missing:
                 raise InputError(f'{self.mjcf_path} has no joints {missing} of robot {robot.name!r}')
+        if self.flexible:
+            self._add_elastic_joints(spec)
         spec.option.timestep = self.step_s
         spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
         spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_EULERDAMP | mujoco.mjtDisableBit.mjDSBL_ACTUATION)
         return spec
+
+    def _add_elastic_joints(self, spec) -> None:
+        """Joint j's elastic joint in j's body, on its axis (module docstring), where the spec has none."""
+        joints = self.params.joints
+        for k, name in enumerate(self.robot.joint_names):
+            if spec.joint(name + ELASTIC_SUFFIX) is not None:
+                continue
+            rotor = spec.joint(name)
+            if rotor.type != self.mujoco.mjtJoint.mjJNT_HINGE:
+                raise InputError(f'joint {name!r} of the MuJoCo model is not a hinge: no elastic joint for it')
+            rotor.parent.add_joint(name=name + ELASTIC_SUFFIX, type=self.mujoco.mjtJoint.mjJNT_HINGE,
+                                   axis=rotor.axis, pos=rotor.pos, stiffness=float(joints.alpha1[k]),
+                                   springref=0.0, damping=[float(joints.damping[k]), 0.0, 0.0])
 
     def _flange_body(self):
         spec, robot = self._spec, self.robot
@@ -152,20 +185,35 @@ class MujocoTwin(DigitalTwin):
             raise InputError(f'MuJoCo cannot compile the model: {str(error).strip().splitlines()[0]}') from None
         self.data = self.mujoco.MjData(self.model)
         self._qpos, self._dofs = mjcf.joint_addresses(self.model, self.robot.joint_names)
+        if self.flexible:
+            elastic = [name + ELASTIC_SUFFIX for name in self.robot.joint_names]
+            self._eqpos, self._edofs = mjcf.joint_addresses(self.model, elastic)
+            ids = [self.mujoco.mj_name2id(self.model, self.mujoco.mjtObj.mjOBJ_JOINT, name) for name in elastic]
+            self.stiffness = self.model.jnt_stiffness[ids].copy()
+            self.transmission_damping = self.model.dof_damping[self._edofs].copy()
         self.armature = self.model.dof_armature[self._dofs].copy()
         self.damping = self.model.dof_damping[self._dofs].copy()
         self.frictionloss = self.model.dof_frictionloss[self._dofs].copy()
 
     def describe(self) -> dict:
         """The MuJoCo plant for truth.yaml: model source, per-joint armature, damping, friction loss."""
-        return {'engine': 'mujoco', 'mujoco_version': self.mujoco.__version__,
-                'model': self.mjcf_path or "the robot's URDF through MuJoCo's URDF compiler",
-                'joints': 'rigid (theta = q); no heating', 'armature': self.armature.tolist(),
-                'damping': self.damping.tolist(), 'frictionloss': self.frictionloss.tolist(),
-                'timestep_s': self.step_s, 'integrator': 'Euler, damping explicit'}
+        described = {'engine': 'mujoco', 'mujoco_version': self.mujoco.__version__,
+                     'model': self.mjcf_path or "the robot's URDF through MuJoCo's URDF compiler",
+                     'joints': 'rigid (theta = q); no heating', 'armature': self.armature.tolist(),
+                     'damping': self.damping.tolist(), 'frictionloss': self.frictionloss.tolist(),
+                     'timestep_s': self.step_s, 'integrator': 'Euler, damping explicit'}
+        if self.flexible:
+            described.update(joints='flexible: a joint spring between rotor and link (linear); no heating',
+                             stiffness=self.stiffness.tolist(), transmission_damping=self.transmission_damping.tolist())
+        return described
+
+    def to_xml(self) -> str:
+        """The simulated model as MJCF text (with the elastic joints and the payload body where there are)."""
+        return self._spec.to_xml()
 
     def gravity_torque(self, q: np.ndarray) -> np.ndarray:
-        """g(q) [N·m] of the MuJoCo model (with payload), the robot's other joints at their reference."""
+        """g(q) [N·m] of the MuJoCo model (with payload) at link position q, the robot's other joints at their
+        reference (elastic joints undeflected)."""
         data = self.mujoco.MjData(self.model)
         data.qpos[self._qpos] = q
         self.mujoco.mj_forward(self.model, data)
@@ -184,6 +232,10 @@ class MujocoTwin(DigitalTwin):
         self.time, self.samples = 0.0, 0
         self.mujoco.mj_resetData(self.model, self.data)
         self.data.qpos[self._qpos] = q
+        if self.flexible:  # the springs hold the links' gravity: θ = q + g(q)/α1
+            deflection = self.gravity_torque(q) / self.stiffness
+            self.data.qpos[self._qpos] = q + deflection
+            self.data.qpos[self._eqpos] = -deflection
         self.mujoco.mj_forward(self.model, self.data)
         self._forwarded = False
         self.controller.reset(q)
@@ -203,8 +255,8 @@ class MujocoTwin(DigitalTwin):
         self.params = self.params.with_payload(payload)
 
     def schedule_joint_change(self, change) -> None:
-        raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant: its joints '
-                         'are rigid (use the twin)')
+        raise InputError('joint changes (stiffness, friction wear) are not simulated on the MuJoCo plant (use the '
+                         'twin)')
 
     def compile_kernels(self) -> None:
         """Compile (or load from numba's cache) the controller's feedback law before a real-time run."""
@@ -212,9 +264,10 @@ class MujocoTwin(DigitalTwin):
         feedback_law(np.ones((7, n)), zero, zero, zero, zero, zero, zero, 1e-3, np.zeros(n))
 
     # ------------------------------------------------------------------------------- stepping
-    def _forward(self, torque: np.ndarray, again: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """q̈, τ_j and f at the data's state with the drive torque ``torque`` (MuJoCo's forward dynamics; ``again``:
-        the state's position and velocity stages are computed already, only the acceleration stage runs)."""
+    def _forward(self, torque: np.ndarray, again: bool = False) -> tuple[np.ndarray, ...]:
+        """θ̈, τ_j, f and q̈ at the data's state with the drive torque ``torque`` (MuJoCo's forward dynamics;
+        ``again``: the state's position and velocity stages are computed already, only the acceleration stage
+        runs)."""
         data, dofs = self.data, self._dofs
         data.qfrc_applied[dofs] = torque
         if again:
@@ -222,8 +275,9 @@ class MujocoTwin(DigitalTwin):
         else:
             self.mujoco.mj_forward(self.model, data)
         acceleration = data.qacc[dofs].copy()
-        friction = -(data.qfrc_passive[dofs] + data.qfrc_constraint[dofs])
-        return acceleration, torque - self.armature * acceleration - friction, friction
+        friction = -(data.qfrc_constraint[dofs] + data.qfrc_passive[dofs])
+        link = acceleration + data.qacc[self._edofs] if self.flexible else acceleration
+        return acceleration, torque - self.armature * acceleration - friction, friction, link
 
     def advance(self, count: int) -> SimulationRecord:
         """Advance ``count`` output samples (as :meth:`DigitalTwin.advance`; module docstring)."""
@@ -240,8 +294,9 @@ class MujocoTwin(DigitalTwin):
         theta_r = controller.setpoints(q_r, internal)
         effort = effort_r + self.effort_command
         gain = self.params.drives.drive_gain
-        table = {name: np.empty((count, n)) for name in ('q', 'dq', 'joint_torque', 'friction', 'current',
-                                                         'link_acceleration')}
+        table = {name: np.empty((count, n)) for name in ('q', 'dq', 'theta', 'dtheta', 'joint_torque', 'friction',
+                                                         'current', 'rotor_acceleration', 'link_acceleration')}
+        eqpos, edofs = (self._eqpos, self._edofs) if self.flexible else (None, None)
         pending, following = self._pending_current, np.empty(n)
         step_fn, euler, gains, model = self.mujoco.mj_step, self.mujoco.mj_Euler, controller.gains, self.model
         forwarded = self._forwarded  # the data hold the forward dynamics of this state with K_τ·pending
@@ -261,20 +316,25 @@ class MujocoTwin(DigitalTwin):
                 before = self._forward(gain * pending)
                 after = self._forward(gain * following, again=True)
                 forwarded = True
-                table['q'][k], table['dq'][k] = q, dq
+                table['theta'][k], table['dtheta'][k] = q, dq  # the robot's joints: the rotors
+                if eqpos is None:
+                    table['q'][k], table['dq'][k] = q, dq
+                else:  # the links: rotor plus deflection
+                    table['q'][k], table['dq'][k] = q + data.qpos[eqpos], dq + data.qvel[edofs]
                 table['current'][k] = 0.5 * (pending + following)
-                table['link_acceleration'][k] = 0.5 * (before[0] + after[0])
+                table['rotor_acceleration'][k] = 0.5 * (before[0] + after[0])
                 table['joint_torque'][k] = 0.5 * (before[1] + after[1])
                 table['friction'][k] = 0.5 * (before[2] + after[2])
+                table['link_acceleration'][k] = 0.5 * (before[3] + after[3])
             pending = following.copy()
         self._pending_current, self._forwarded = pending, forwarded
         first = self.samples + 1
         self.samples += count
         self.time = self.samples / self.rate_hz
         temperature = np.full((count, n), float(self.params.ambient_c))
-        truth = {'q': table['q'], 'dq': table['dq'], 'theta': table['q'], 'dtheta': table['dq'],
+        truth = {'q': table['q'], 'dq': table['dq'], 'theta': table['theta'], 'dtheta': table['dtheta'],
                  'joint_torque': table['joint_torque'], 'friction': table['friction'], 'current': table['current'],
-                 'temperature': temperature, 'rotor_acceleration': table['link_acceleration'],
+                 'temperature': temperature, 'rotor_acceleration': table['rotor_acceleration'],
                  'link_acceleration': table['link_acceleration']}
         return self._record(first, truth, temperature, (q_r, dq_r, ddq_r, effort_r))
 
