@@ -177,7 +177,7 @@ def test_a_stalled_twin_catches_up_without_jumps(ros_domain):
     sim = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'noise:=false'))
     excitation = start_node('excitation_node', domain, *parameters(
         f'trajectory_file:={builtin_excitation_path("ur5e")}', 'approach_velocity:=0.5', 'chunk_duration:=1.0'))
-    # Every sample the twin publishes must arrive: read reliable (the twin publishes reliable, keeping 5 s of samples), so
+    # Every sample the twin publishes must arrive: read reliable (the twin publishes reliable, 5 s of samples), so
     # that a test process starved for ~0.1 s on a busy machine gets what best effort would drop (43 samples
     # were missing in one such run) and the check is of the twin, not of the transport.
     probe = Probe(domain, reliability='reliable')
