@@ -14,7 +14,6 @@ import pytest
 import rclpy
 import yaml
 from rclpy.parameter import Parameter
-from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 
 from dynid.errors import InputError
@@ -41,11 +40,12 @@ def context(module_ros_domain):
 
 
 class Driver:
-    """Publishes the whole robot's joint_states, motor_states and joint_currents, one stamp per sample."""
+    """Publishes the whole robot's joint_states, motor_states and joint_currents, one stamp per sample, reliable
+    as ros2_control's broadcasters do (the identifier's intake reads reliable, the estimator's best effort)."""
 
     def __init__(self, context):
         self.node = rclpy.create_node('whole_robot_driver', namespace=NAMESPACE, context=context)
-        self.publishers = {topic: self.node.create_publisher(JointState, topic, qos_profile_sensor_data)
+        self.publishers = {topic: self.node.create_publisher(JointState, topic, 100)
                            for topic in ('joint_states', 'motor_states', 'joint_currents')}
         self.sample = 0
 
