@@ -66,21 +66,26 @@ def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray, rest_veloc
     return np.column_stack([ddq, moving, dq, (recording[:, None] == present[None, :]).astype(float)])
 
 
-def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray],
-             covariance: bool = False):
-    """Least squares of the joints' targets on shared columns (same parameters on every joint) beside each joint's
-    own columns: (shared parameters, residual sum of squares[, their covariance for unit-variance rows])."""
+def _stacked_matrix(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray]):
+    """The joints' rows stacked: shared columns first (same parameters on every joint), then each joint's own
+    columns block-diagonally; (matrix, stacked targets)."""
     shared_width = blocks_shared[0].shape[1]
-    own_widths = [b.shape[1] for b in blocks_own]
-    rows = sum(len(t) for t in targets)
-    a = np.zeros((rows, shared_width + sum(own_widths)))
+    a = np.zeros((sum(len(t) for t in targets), shared_width + sum(b.shape[1] for b in blocks_own)))
     start, column = 0, shared_width
     for shared, own, target in zip(blocks_shared, blocks_own, targets, strict=True):
         stop = start + len(target)
         a[start:stop, :shared_width] = shared
         a[start:stop, column:column + own.shape[1]] = own
         start, column = stop, column + own.shape[1]
-    y = np.concatenate(targets)
+    return a, np.concatenate(targets)
+
+
+def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targets: list[np.ndarray],
+             covariance: bool = False):
+    """Least squares of the joints' targets on shared columns (same parameters on every joint) beside each joint's
+    own columns: (shared parameters, residual sum of squares[, their covariance for unit-variance rows])."""
+    a, y = _stacked_matrix(blocks_shared, blocks_own, targets)
+    shared_width, rows = blocks_shared[0].shape[1], len(y)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
     scaled = a / scale
@@ -103,14 +108,7 @@ def _tolerated(links: np.ndarray, joints: list[int], weights: list[float], own: 
 
     shared = [links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)]
     width = len(acting)
-    a = np.zeros((sum(len(r) for r in residuals), width + sum(o.shape[1] for o in own)))
-    start, column = 0, width
-    for block, mine, target in zip(shared, own, residuals, strict=True):
-        stop = start + len(target)
-        a[start:stop, :width] = block
-        a[start:stop, column:column + mine.shape[1]] = mine
-        start, column = stop, column + mine.shape[1]
-    y = np.concatenate(residuals)
+    a, y = _stacked_matrix(shared, own, residuals)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
     lower = np.full(a.shape[1], -np.inf)
