@@ -122,9 +122,9 @@ class DiagnosisSettings:
     gravity_joint_share: float = 0.1  # also: the joints the robot-file explanations are fitted on
     placed_share: float = 0.5
     beyond_band: float = 2.2
-    beyond_evidence: float = 0.95
+    beyond_evidence: float = 0.97
     beyond_free: float = 1.02
-    beyond_second: float = 1.03
+    beyond_second: float = 1.02
     effort: EffortCheckSettings = field(default_factory=EffortCheckSettings)
 
     @property
