@@ -1,7 +1,8 @@
 """The command line's spelling of the settings fields that core errors name (:class:`dynid.errors.InputError`).
 
 Every option's destination is its flag without the dashes (``--joint-states-effort`` →
-``joint_states_effort``), so the field a core error names is spelled back as that flag.
+``joint_states_effort``), so the field a core error names is spelled back as that flag; the few that differ
+are listed in :data:`FLAGS`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-sta
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force'}
 
 
+#: Fields whose option is not their name with dashes: a list option given once per item.
+FLAGS = {'exclude_joints': '--exclude-joint'}
+
+
 def flag(field: str) -> str:
-    """``joint_states_effort`` → ``--joint-states-effort``."""
-    return '--' + field.replace('_', '-')
+    """``joint_states_effort`` → ``--joint-states-effort`` (:data:`FLAGS` where the option is named otherwise)."""
+    return FLAGS.get(field, '--' + field.replace('_', '-'))
 
 
 def message(error: InputError) -> str:
