@@ -10,15 +10,13 @@ CLI = Path(__file__).resolve().parents[1] / 'src' / 'dynid' / 'cli'
 
 #: (module, option) of the literal defaults still in src/dynid/cli/ (71 when this guard came, 65 after its first moves;
 #: 69 after dynid batch, --engine and UR's effort meanings arrived with literal defaults of their own; 42 after dynid
-#: simulate and dynid demo took theirs from SimulationSettings, RealLogSettings and DemoSettings).
+#: simulate and dynid demo took theirs from SimulationSettings, RealLogSettings and DemoSettings, 33 after dynid excite
+#: from ExcitationSettings).
 NOT_YET_FROM_SETTINGS = frozenset({
     ('batch', '--robot'), ('batch', '--identify-args'), ('batch', '--workers'),
     ('bringup', '--processes'), ('bringup', '--robot'), ('bringup', '--namespace'),
     ('compare', '--bag'), ('compare', '--payload-com'), ('compare', '--top'),
     ('estimate', '--db'), ('estimate', '--health-robot'),
-    ('excite', '--robot'), ('excite', '--seed'), ('excite', '--harmonics'), ('excite', '--period'),
-    ('excite', '--criterion'), ('excite', '--velocity-fraction'), ('excite', '--floor'), ('excite', '--joint'),
-    ('excite', '--payloads'),
     ('health', '--note'),
     ('identify', '--robot'), ('identify', '--exclude-joint'), ('identify', '--torque'),
     ('identify', '--weight-function'), ('identify', '--fix-drive-gain'), ('identify', '--physical-solver'),

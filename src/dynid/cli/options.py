@@ -52,14 +52,14 @@ def shown(default) -> str:
 def add_option(parser, settings_class, name: str, *flags: str, more: str = '', help: str | None = None,
                show_default: bool = True, **kwargs) -> argparse.Action:
     """Add to ``parser`` (or an argument group) the option ``flags`` for the field ``name`` of
-    ``settings_class``: its default (a list for ``action='append'`` or ``nargs``), choices, value type and help
+    ``settings_class``: its default (a tuple as a list), choices, value type and help
     (the description with its unit, then ``more``, then the default where there is one and ``show_default``)
     from the field; ``help`` replaces the description; ``kwargs`` go to ``add_argument`` as given (a store_true
     or store_false action takes no type)."""
     field = settings_field(settings_class, name)
     default = field_default(field)
     action = kwargs.get('action')
-    if isinstance(default, tuple) and (action == 'append' or 'nargs' in kwargs):
+    if isinstance(default, tuple):  # argparse appends to a list default
         default = list(default)
     kwargs.setdefault('default', default)
     if field.metadata.get('choices'):
