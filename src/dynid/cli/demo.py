@@ -12,7 +12,7 @@ SUMMARY = 'the main job end to end on the digital twin, over DDS'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.demo.plan import DemoSettings as Demo
+    from dynid.demo.settings import DemoSettings as Demo
 
     parser.description += (': the twin runs the optimized excitation while identifier_node records it, identifies '
                            'the model and a held-out random trajectory validates it; prints a summary table and '

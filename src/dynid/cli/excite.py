@@ -19,9 +19,9 @@ SUMMARY = 'design (and optionally optimize) an excitation trajectory, or a speci
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.excite.design import ExcitationSettings as Fourier
     from dynid.excite.experiments import EXPERIMENTS
     from dynid.excite.payload_motion import PayloadMotionSettings as Motion
+    from dynid.excite.settings import ExcitationSettings as Fourier
 
     add_robot_argument(parser)
     add_joints_argument(parser)
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     print(f'home [rad]: {np.round(home, 4).tolist()} ({home_source})')
     if args.payload_only:
         return _run_payload_motion(args, robot, home, output)
-    from dynid.excite.design import ExcitationSettings
+    from dynid.excite.settings import ExcitationSettings
 
     for name in _MODE_DEFAULTS:
         if getattr(args, name) is None:

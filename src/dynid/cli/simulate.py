@@ -12,8 +12,8 @@ SUMMARY = 'run the digital twin (or MuJoCo) on a trajectory and write a rosbag2 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.sim.real_log import RealLogSettings as Log
-    from dynid.sim.recording import SimulationSettings as Sim
+    from dynid.sim.settings import RealLogSettings as Log
+    from dynid.sim.settings import SimulationSettings as Sim
 
     add_robot_argument(parser)
     add_joints_argument(parser)
@@ -65,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     from dynid.model import load_robot
     from dynid.sim.changes import parse_joint_change
-    from dynid.sim.real_log import CSV_FILE, RealLogSettings
-    from dynid.sim.recording import SimulationSettings, simulate_recording
+    from dynid.sim.real_log import CSV_FILE
+    from dynid.sim.recording import simulate_recording
+    from dynid.sim.settings import RealLogSettings, SimulationSettings
 
     output_folder(args.output, '-o', new=True)
     if args.mjcf is not None and args.engine != 'mujoco':

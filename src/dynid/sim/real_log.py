@@ -48,64 +48,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from dynid.errors import InputError, checked_choice
+from dynid.errors import InputError
 from dynid.io.dataset import Dataset
-from dynid.settings import setting
+from dynid.sim.settings import RealLogSettings
 
 CSV_FILE = 'log.csv'
-CSV_FORMATS = ('ur_rtde', 'franka')
-STAMPS = ('controller', 'logger')
 POSITION_JUMP_RAD = 0.5
 ABSURD_CURRENT_A = 250.0
 ABSURD_TORQUE_NM = 5000.0
-
-
-@dataclass
-class RealLogSettings:
-    """How the logger samples and spoils the twin's run (module docstring)."""
-
-    rate_hz: float = setting(100.0, 'log at about this rate, on jittery stamps (at most a quarter of the twin\'s '
-                                    'rate); with logger stamps the control rate', unit='Hz')
-    jitter: float = setting(0.25, 'J within [0, 0.5): each step is the period times 1 + U(-J, J) (0.25: 7.5–12.5 ms '
-                                  'at 100 Hz)')
-    gap_rate_hz: float = setting(0.2, 'gaps (single steps of gap_periods periods) per second, on average (>= 0)',
-                                 unit='Hz')
-    gap_periods: float = setting(3.0, 'length of a gap in periods, >= 1 (with logger stamps the longest stall)')
-    position_rounding_rad: float = setting(1e-4, 'position rounding (>= 0)', unit='rad')
-    glitches: int = setting(2, 'rows of each glitch kind (>= 0): position jump, absurd current (or torque), garbage '
-                               'CSV line')
-    csv_format: str = setting('ur_rtde', 'CSV column names: UR RTDE (currents, no torque) or libfranka (joint '
-                                         'torque, no current)', choices=CSV_FORMATS)
-    time_offset_s: float = setting(1000.0, 'the first stamp of the log', unit='s')
-    stamps: str = setting('controller', "controller: the stamps are the controller's sample times; logger: every "
-                                        "control tick is logged (the log rate is the control rate, the twin's rate a "
-                                        "whole multiple of it), stamped by the logger's clock U(0, J) periods after "
-                                        'its tick (J: the jitter), steps (1 ± J) periods; gaps are stalls of 2 … '
-                                        'gap_periods ticks', choices=STAMPS)
-    repeats: float = setting(0.0, "with logger stamps: this share of the rows, within [0, 0.5), repeats the state "
-                                  'before it (the logger read a sample not yet replaced; the next row catches up by '
-                                  'two ticks), e.g. 0.05')
-    time_column: bool = setting(True, 'log.csv has a time column')
-
-    def check(self, twin_rate_hz: float) -> None:
-        checked_choice('log format', self.csv_format, CSV_FORMATS)
-        checked_choice('log stamps', self.stamps, STAMPS)
-        if self.stamps == 'logger':
-            ratio = twin_rate_hz / self.rate_hz if self.rate_hz > 0 else 0.0
-            if not (ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
-                raise InputError(f'a logger-stamped log is at the control rate: {{rate}} {twin_rate_hz:g} Hz must be '
-                                 f'a whole multiple of the log rate, got {self.rate_hz:g} Hz', fields=('rate',))
-            if not 0 <= self.repeats < 0.5:
-                raise InputError(f'the share of repeated states must be within [0, 0.5), got {self.repeats:g}')
-        elif not 0 < self.rate_hz <= twin_rate_hz / 4:
-            raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of {{rate}} '
-                             f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}', fields=('rate',))
-        elif self.repeats:
-            raise InputError('repeated states are made by a logger on its own clock (stamps: logger)')
-        if not 0 <= self.jitter < 0.5:
-            raise InputError(f'the stamp jitter must be within [0, 0.5) of the period, got {self.jitter:g}')
-        if self.gap_rate_hz < 0 or self.gap_periods < 1 or self.position_rounding_rad < 0 or self.glitches < 0:
-            raise InputError('gap rate, rounding and glitch count must be >= 0, gap periods >= 1')
 
 
 @dataclass

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,58 +41,20 @@ from dynid.excite.trajectory import (
     trajectory_from_dict,
 )
 from dynid.files import read_yaml, written
-from dynid.io import EFFORT_MEANINGS
-from dynid.io.bag import STORAGES, write_bag
+from dynid.io import STORAGES
+from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
-from dynid.settings import setting
-from dynid.sim.changes import JointChange, joint_changes_from_list
-from dynid.sim.mujoco_twin import ENGINES, make_twin
+from dynid.sim.changes import joint_changes_from_list
+from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.real_log import CSV_FILE, RealLogSettings, make_real_log
+from dynid.sim.real_log import CSV_FILE, make_real_log
+from dynid.sim.settings import SimulationSettings
 from dynid.sim.twin import DigitalTwin, SimulationRecord, gentle_motion, trajectory_start
 
 TRUTH_FILE = 'truth.yaml'
 TRUTH_VERSION = 1
-
-
-@dataclass
-class SimulationSettings:
-    """Settings of one offline simulation (validated in :func:`simulate_recording`)."""
-
-    duration_s: float | None = setting(None, "seconds to simulate; none: the trajectory's duration", unit='s')
-    rate_hz: float = setting(1000.0, 'output rate', unit='Hz')
-    seed: int = setting(0, 'seed of noise and perturbations')
-    payload_kg: float = setting(0.0, 'payload mass at the flange, at payload_com', unit='kg', low=0.0, high=100.0)
-    payload_com: Sequence[float] = setting((0.0, 0.0, 0.05), 'payload centre of mass in the flange frame (0,0,0.05: '
-                                                             'on the flange axis, which loads the last joint not at '
-                                                             'all); off-axis, e.g. 0.08,0,0.05, loads every joint',
-                                           unit='m', items=float)
-    drive_gain_error: float = setting(0.0, 'true drive gains differ from nominal by up to this fraction')
-    temperature_c: float = setting(25.0, 'initial and ambient temperature', unit='°C', low=-20.0, high=80.0)
-    #: beside those of the trajectory file (module docstring)
-    joint_changes: Sequence[JointChange] = setting((), 'changes of the true joints during the run')
-    #: write a "real-log" recording instead (dynid.sim.real_log)
-    real_log: RealLogSettings | None = setting(None, 'how a lab\'s logger samples and spoils the run; none: the '
-                                                     'contract\'s bag')
-    storage: str = setting('mcap', 'storage of the written bag (sqlite3 writes a .db3 bag, as ROS 2 before Iron '
-                                   'recorded)', choices=STORAGES)
-    engine: str = setting('twin', "the plant: twin (dynid's flexible-joint twin) or mujoco (the robot's URDF in "
-                                  'MuJoCo: rigid joints, armature, damping and friction loss from the drive and '
-                                  'friction data; needs pip install mujoco)', choices=ENGINES)
-    mjcf: str | None = setting(None, "with engine mujoco: an MJCF to simulate instead of the robot's URDF (joints "
-                                     "named as the robot's; its own armature, damping, friction loss)")
-    joint_states_effort: str = setting('torque', "what the bag's joint_states effort holds, as a driver publishes "
-                                                 "it: torque (the contract's bag with motor states, currents and "
-                                                 'temperatures), or as the UR driver does (only joint_states): '
-                                                 'current, current_as_torque (K·i [N·m]) or '
-                                                 "gravity_compensated_torque (UR's actual_current_as_torque: K·i less "
-                                                 'the gravity with the payload set on the robot); the bag records '
-                                                 'which (dynid.sim.ur_modes)', choices=EFFORT_MEANINGS)
-    robot_payload_kg: float | None = setting(None, 'payload set on the robot (at payload_com) that a '
-                                                   'gravity_compensated_torque effort leaves out; none: the one '
-                                                   'carried', unit='kg', low=0.0, high=100.0)
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
