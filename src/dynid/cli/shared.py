@@ -67,6 +67,15 @@ def float_list(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f'expected comma-separated numbers, got {text!r}') from None
 
 
+def add_robot_argument(parser, more: str = ' (as for dynid model)', **kwargs) -> None:
+    """--robot: the robot every job runs on (:class:`dynid.settings.RobotSettings`); ``kwargs`` for
+    ``add_argument`` (``default=None`` where a result names the robot)."""
+    from dynid.cli.options import add_option
+    from dynid.settings import RobotSettings
+
+    add_option(parser, RobotSettings, 'robot', '--robot', more=more, **kwargs)
+
+
 def add_joints_argument(parser: argparse.ArgumentParser, from_result: bool = False) -> None:
     """--joints: the serial chain of a description that branches (or a part of one), the others locked."""
     parser.add_argument('--joints', type=joint_list, default=None, metavar='J1,J2,...',

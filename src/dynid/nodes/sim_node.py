@@ -38,8 +38,9 @@ from dynid.ros.parameters import descriptor as _descriptor
 from dynid.ros.runner import node_message, run_node
 from dynid.sim.changes import parse_joint_change
 from dynid.sim.driver import COMMANDS, DriverTwin
-from dynid.sim.mujoco_twin import ENGINES, make_twin
+from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
+from dynid.sim.settings import ENGINES
 from dynid.sim.ur_modes import URDriverSide
 
 HISTORY_S = 5.0  # seconds of samples the state publishers keep for reliable readers
