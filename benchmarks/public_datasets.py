@@ -15,6 +15,15 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   The Panda reference (Gaz et al. 2019's model) is **quoted** from the issue: its generated Coriolis source is
   not in the repository (the Git object is missing) and the rest needs Eigen.
 
+- ``--figaroh DIR`` (env ``DYNID_FIGAROH_DATA``): ``git clone https://github.com/thanhndv212/figaroh-examples``.
+  The TIAGo arm's positions, velocities and motor currents (``examples/tiago/data/identification/dynamic/
+  tiago_{position,velocity,effort}.csv``, 100 Hz, one file per signal) imported with a column map and the arm's
+  seven joints of ``examples/tiago/urdf/tiago_48_schunk.urdf``; the drives file (gear ratio, drive gain = ratio ×
+  motor constant, signed as their ``kmotor``) is written from the figures in their ``identification.py``. The wrist
+  currents (arm_5–7) are constant (a few mA of spread): those joints are left out (``--exclude-joint``), as reading
+  needs. Split as above; the reference is the robot file's own model on the same rows (its links, the friction
+  fitted: ``dynid validate`` prints it), **reproduced** (issue 32 found the defaults behind it on arm_1/3/4).
+
 The entry of a dataset without a path is ``{"status": "not given"}``.
 """
 
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import re
 import shutil
 import subprocess
@@ -35,6 +45,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import model_rows, predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
+from dynid.model.drives import load_drives
 
 HOLDOUT = 0.3  # the last 30 % of a recording's time is held out (as on the LBR Med log, issue 29)
 
@@ -63,16 +74,18 @@ def _rmse(metrics: dict) -> dict:
     return {joint: m['rmse'] for joint, m in metrics['joints'].items()}
 
 
-def held_out(bag: Path, robot_name: str, folder: Path, label: str, extra=(), reference=None) -> dict:
+def held_out(bag: Path, robot_name: str, folder: Path, label: str, extra=(), reference=None, robot_options=None,
+             drives: Path | None = None) -> dict:
     """Identify ``bag`` with the defaults on its first part (``--holdout``), score the held-out part: per joint
     RMSE of dynid's model, the robot file's own model and ``reference(q, dq, ddq)`` (N·m) on the same rows."""
     result_path = folder / f'{label}.yaml'
     dynid(['identify', str(bag), '--robot', robot_name, '--holdout', str(HOLDOUT), '-o', str(result_path), '--quiet',
            *extra])
     result = IdentificationResult.load(result_path)
-    robot = load_robot(robot_name)
+    robot = load_robot(robot_name, **(robot_options or {}))
     dataset = read_bag(bag, robot.joint_names).split_holdout(HOLDOUT)[1]
-    prediction = predict(result, robot, dataset)
+    given = None if drives is None else load_drives(drives, robot.joint_names)
+    prediction = predict(result, robot, dataset, drives=given)
     metrics = prediction.metrics(robot.joint_names)
     entry = {'method': result.method, 'friction': result.model['friction'],
              'held_out_rows': int(prediction.measured.size), 'dynid': _rmse(metrics),
@@ -153,8 +166,48 @@ def unisa(root: Path, folder: Path) -> dict:
     return out
 
 
+TIAGO_ARM = [f'arm_{i}_joint' for i in range(1, 8)]
+
+
+def _figures(source: str, name: str) -> dict[str, float]:
+    """{joint: value} of the dict ``ps["NAME"] = {...}`` in figaroh's identification.py."""
+    block = re.search(rf'ps\["{name}"\]\s*=\s*\{{(.*?)\}}', source, re.S)
+    if block is None:
+        raise SystemExit(f'figaroh: no ps["{name}"] in identification.py')
+    return {joint: float(value) for joint, value in re.findall(r'"(\w+)"\s*:\s*([-+0-9.eE]+)', block.group(1))}
+
+
+def figaroh(root: Path, folder: Path) -> dict:
+    """The figaroh TIAGo arm (module docstring)."""
+    example = root / 'examples' / 'tiago'
+    data = example / 'data' / 'identification' / 'dynamic'
+    logs = [data / f'tiago_{signal}.csv' for signal in ('position', 'velocity', 'effort')]
+    missing = [str(path) for path in [*logs, example / 'identification.py'] if not path.is_file()]
+    if missing:
+        return {'figaroh_tiago': {'status': f'missing: {", ".join(missing)}'}}
+    source = (example / 'identification.py').read_text()
+    ratio, constant = _figures(source, 'reduction_ratio'), _figures(source, 'kmotor')
+    drives = folder / 'tiago_drives.yaml'
+    drives.write_text(json.dumps({joint: {'gear_ratio': ratio[joint], 'drive_gain': ratio[joint] * constant[joint],
+                                          'rotor_inertia': 0.0} for joint in TIAGO_ARM}))  # JSON is YAML
+    urdf = str(example / 'urdf' / 'tiago_48_schunk.urdf')
+    joints = ','.join(TIAGO_ARM)
+    bag = folder / 'figaroh_tiago'
+    say('figaroh_tiago: dynid import of the three CSV files, identify on the first 70 %, held out on the rest')
+    dynid(['import', *map(str, logs), '--columns', 'time=t,q=- {name}_position,dq=- {name}_velocity,'
+           'current=- {name}_effort', '--robot', urdf, '--joints', joints, '-o', str(bag)])
+    extra = ['--joints', joints, '--drives', str(drives), '--exclude-joint', ','.join(TIAGO_ARM[4:])]
+    entry = held_out(bag, urdf, folder, 'figaroh_tiago', extra=extra, robot_options={'joints': TIAGO_ARM},
+                     drives=drives)
+    entry['reference'] = {joint: value for joint, value in entry['robot_file'].items() if value is not None}
+    entry['reference_source'] = 'the robot file\'s own model (its links, the friction fitted), reproduced'
+    entry.update(_verdict(entry, entry['reference']))
+    return {'figaroh_tiago': entry}
+
+
 DATASETS = {  # option: (env var, reader, entries)
     'unisa': ('DYNID_UNISA_DATA', unisa, ('unisa_ur10', 'unisa_panda')),
+    'figaroh': ('DYNID_FIGAROH_DATA', figaroh, ('figaroh_tiago',)),
 }
 
 
@@ -185,8 +238,8 @@ def summary(public: dict) -> list[str]:
             lines.append(f'{label}: {entry.get("status")}')
             continue
         reference = entry.get('reference') or {}
-        cells = ', '.join(f'{joint} {value:.3f}' + (f' vs {reference[joint]:.3f}' if joint in reference else '')
-                          for joint, value in entry['dynid'].items())
+        cells = ', '.join(f'{joint} {value:.4g}' + (f' vs {reference[joint]:.4g}' if joint in reference else '')
+                          for joint, value in entry['dynid'].items() if value is not None)
         lines.append(f'{label} ({entry["method"]} {entry["friction"]}; reference: {entry["reference_source"]}): '
                      f'held-out RMSE [N·m] dynid vs reference: {cells}; behind on '
                      f'{list(entry["joints_behind_reference"]) or "none"}')
