@@ -24,6 +24,14 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   needs. Split as above; the reference is the robot file's own model on the same rows (its links, the friction
   fitted: ``dynid validate`` prints it), **reproduced** (issue 32 found the defaults behind it on arm_1/3/4).
 
+- ``--flobaroid DIR`` (env ``DYNID_FLOBAROID_DATA``): ``git clone https://github.com/kjyv/FloBaRoID`` then
+  ``git lfs pull`` (the measurements are Git LFS objects; without them the entry says so). The KUKA LWR4+'s
+  ``data/KUKA/HW/measurements_{1,2}.npz`` (joint torque sensors) are imported with a column map
+  (``time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}``) and ``model/kuka_lwr4.urdf``; identified on
+  measurements_2 (one trajectory; measurements_3 is its repeat), held out on measurements_1 (another). The
+  reference on lwr_1 is FloBaRoID's own identification, **quoted** from the issue; on lwr_2 the robot file's own
+  model, **reproduced**. Not run here: the LFS objects were not available to this benchmark's author.
+
 The entry of a dataset without a path is ``{"status": "not given"}``.
 """
 
@@ -75,15 +83,17 @@ def _rmse(metrics: dict) -> dict:
 
 
 def held_out(bag: Path, robot_name: str, folder: Path, label: str, extra=(), reference=None, robot_options=None,
-             drives: Path | None = None) -> dict:
-    """Identify ``bag`` with the defaults on its first part (``--holdout``), score the held-out part: per joint
-    RMSE of dynid's model, the robot file's own model and ``reference(q, dq, ddq)`` (N·m) on the same rows."""
+             drives: Path | None = None, held: Path | None = None) -> dict:
+    """Identify ``bag`` with the defaults on its first part (``--holdout``), score the held-out part (or, with
+    ``held``, identify on all of ``bag`` and score all of ``held``): per joint RMSE of dynid's model, the robot
+    file's own model and ``reference(q, dq, ddq)`` (N·m) on the same rows."""
     result_path = folder / f'{label}.yaml'
-    dynid(['identify', str(bag), '--robot', robot_name, '--holdout', str(HOLDOUT), '-o', str(result_path), '--quiet',
-           *extra])
+    split = [] if held is not None else ['--holdout', str(HOLDOUT)]
+    dynid(['identify', str(bag), '--robot', robot_name, *split, '-o', str(result_path), '--quiet', *extra])
     result = IdentificationResult.load(result_path)
     robot = load_robot(robot_name, **(robot_options or {}))
-    dataset = read_bag(bag, robot.joint_names).split_holdout(HOLDOUT)[1]
+    dataset = read_bag(held, robot.joint_names) if held is not None else \
+        read_bag(bag, robot.joint_names).split_holdout(HOLDOUT)[1]
     given = None if drives is None else load_drives(drives, robot.joint_names)
     prediction = predict(result, robot, dataset, drives=given)
     metrics = prediction.metrics(robot.joint_names)
@@ -205,9 +215,39 @@ def figaroh(root: Path, folder: Path) -> dict:
     return {'figaroh_tiago': entry}
 
 
+def flobaroid(root: Path, folder: Path) -> dict:
+    """FloBaRoID's KUKA LWR4+ (module docstring)."""
+    logs = {label: root / 'data' / 'KUKA' / 'HW' / f'measurements_{label}.npz' for label in ('1', '2')}
+    urdf = root / 'model' / 'kuka_lwr4.urdf'
+    missing = [str(path) for path in [*logs.values(), urdf] if not path.is_file()]
+    if missing:
+        return {'flobaroid_kuka': {'status': f'missing: {", ".join(missing)}'}}
+    pointers = [str(path) for path in logs.values() if path.read_bytes()[:40].startswith(b'version https://git-lfs')]
+    if pointers:
+        return {'flobaroid_kuka': {'status': f'Git LFS pointers, not the data: {", ".join(pointers)} (git lfs pull)'}}
+    bags = {}
+    for label, path in logs.items():
+        bags[label] = folder / f'flobaroid_{label}'
+        say(f'flobaroid_kuka: dynid import {path.name}')
+        dynid(['import', str(path), '--columns', 'time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}',
+               '--robot', str(urdf), '-o', str(bags[label])])
+    entry = held_out(bags['2'], str(urdf), folder, 'flobaroid_kuka', held=bags['1'])
+    entry['reference'] = {**FLOBAROID, **{joint: entry['robot_file'][joint] for joint in FLOBAROID_ROBOT_FILE}}
+    entry['reference_source'] = ('FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (not reproduced: it '
+                                 'needs FloBaRoID and iDynTree); the robot file\'s own model on lwr_2, reproduced')
+    entry['issue_reference'] = {**FLOBAROID, 'lwr_2_joint': 0.379}
+    entry.update(_verdict(entry, entry['reference']))
+    return {'flobaroid_kuka': entry}
+
+
+FLOBAROID = {'lwr_1_joint': 0.389}  # FloBaRoID's own model on the held-out trajectory (issue 32's table)
+FLOBAROID_ROBOT_FILE = ('lwr_2_joint',)  # joints whose reference is the robot file's own model (reproduced)
+
+
 DATASETS = {  # option: (env var, reader, entries)
     'unisa': ('DYNID_UNISA_DATA', unisa, ('unisa_ur10', 'unisa_panda')),
     'figaroh': ('DYNID_FIGAROH_DATA', figaroh, ('figaroh_tiago',)),
+    'flobaroid': ('DYNID_FLOBAROID_DATA', flobaroid, ('flobaroid_kuka',)),
 }
 
 
