@@ -32,6 +32,22 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   reference on lwr_1 is FloBaRoID's own identification, **quoted** from the issue; on lwr_2 the robot file's own
   model, **reproduced**. Not run here: the LFS objects were not available to this benchmark's author.
 
+- ``--dynamic-calibration DIR`` (env ``DYNID_DYNCAL_DATA``): ``git clone
+  https://github.com/shamilmamedov/dynamic_calibration``. The UR10e's CSV logs (no header: time, positions,
+  velocities, motor currents, ...; about 100 Hz) imported by position (``--columns
+  'time=#0,q=#{n},dq=#{i+7},current=#{i+13}'``) with the drive gains the author quotes from De Luca in ``main.m``
+  (a drives file; rotor inertias then identified). Identified on the author's training run
+  (``identification_data/ur-20_02_10-30sec_12harm.csv``, the one ``main.m`` uses), held out on every other run of
+  ``identification_data`` and ``validation_data`` except those with a payload (``*load*``, not ``unload``): per run
+  and joint, dynid's held-out RMSE beside the author's ordinary least squares, **re-implemented** as their
+  ``estimate_dynamic_params.m`` (``'OLS'``) and ``filterData.m`` run it: velocities and central-difference
+  accelerations low-passed (Butterworth order 5 at 0.15 of Nyquist, zero phase), currents at 0.20, their rows
+  [635, 3510] of the training run, the rigid-body regressor with one rotor inertia per joint and friction
+  [q̇, sgn q̇, 1] per joint, all rows in one least squares (the rigid-body regressor is dynid's UR10e's: another
+  parametrisation of the same span as theirs, which gives the same least-squares prediction). Both models are
+  scored on dynid's held-out rows; a cell is behind where dynid's RMSE is the larger. The static runs of
+  ``validation_data`` (p1–p10: one pose held, no joint's torque varies) have no rows ``dynid validate`` scores.
+
 The entry of a dataset without a path is ``{"status": "not given"}``.
 """
 
@@ -244,10 +260,92 @@ FLOBAROID = {'lwr_1_joint': 0.389}  # FloBaRoID's own model on the held-out traj
 FLOBAROID_ROBOT_FILE = ('lwr_2_joint',)  # joints whose reference is the robot file's own model (reproduced)
 
 
+DYNCAL_TRAIN = 'ur-20_02_10-30sec_12harm.csv'
+DYNCAL_ROWS = (635, 3510)  # the author's rows of the training run (main.m, 1-based inclusive)
+DYNCAL_COLUMNS = 'time=#0,q=#{n},dq=#{i+7},current=#{i+13}'
+
+
+def _authors_ols(robot, csv: Path, gains: np.ndarray):
+    """The dynamic_calibration author's OLS (module docstring) trained on their rows of ``csv``: a function
+    (q, q̇, q̈) → τ [N·m]."""
+    import scipy.signal
+
+    table = np.loadtxt(csv, delimiter=',')[DYNCAL_ROWS[0] - 1:DYNCAL_ROWS[1]]
+    t, q, dq, current = table[:, 0], table[:, 1:7], table[:, 7:13], table[:, 13:19]
+    motion = scipy.signal.butter(5, 0.15)
+    dq = scipy.signal.filtfilt(*motion, dq, axis=0)
+    ddq = np.zeros_like(dq)
+    ddq[1:-1] = (dq[2:] - dq[:-2]) / (t[2:] - t[:-2])[:, None]
+    ddq = scipy.signal.filtfilt(*motion, ddq, axis=0)
+    tau = scipy.signal.filtfilt(*scipy.signal.butter(5, 0.20), current, axis=0) * gains
+
+    def columns(q, dq, ddq):
+        rigid = robot.regressor(q, dq, ddq).reshape(len(q), robot.n, -1)
+        own = np.zeros((len(q), robot.n, 4 * robot.n))  # per joint: rotor inertia, viscous, Coulomb, offset
+        for j in range(robot.n):
+            own[:, j, 4 * j:4 * j + 4] = np.column_stack([ddq[:, j], dq[:, j], np.sign(dq[:, j]), np.ones(len(q))])
+        return np.concatenate([rigid, own], axis=2)
+
+    w = columns(q, dq, ddq).reshape(-1, robot.n * 14)
+    values = np.linalg.lstsq(w, tau.reshape(-1), rcond=None)[0]
+    return lambda q, dq, ddq: columns(q, dq, ddq) @ values
+
+
+def dynamic_calibration(root: Path, folder: Path) -> dict:
+    """The dynamic_calibration UR10e runs (module docstring)."""
+    data = root / 'dataset_ur10e'
+    train = data / 'identification_data' / DYNCAL_TRAIN
+    main_m = root / 'main.m'
+    missing = [str(path) for path in (train, main_m) if not path.is_file()]
+    if missing:
+        return {'dyncal_ur10e': {'status': f'missing: {", ".join(missing)}'}}
+    quoted = re.search(r'drive_gains\s*=\s*\[([-+0-9.eE;\s]+)\]', main_m.read_text())
+    gains = np.array([float(v) for v in quoted.group(1).replace(';', ' ').split()])
+    robot = load_robot('ur10e')
+    drives = folder / 'ur10e_drives.yaml'
+    drives.write_text(json.dumps({joint: {'gear_ratio': 101.0, 'drive_gain': float(k), 'rotor_inertia': 0.0}
+                                  for joint, k in zip(robot.joint_names, gains, strict=True)}))
+    runs = sorted(path for part in ('identification_data', 'validation_data') for path in (data / part).glob('*.csv')
+                  if path.name != DYNCAL_TRAIN and not ('load' in path.stem.lower() and 'unload' not in path.stem))
+    say(f'dyncal_ur10e: identify on {DYNCAL_TRAIN}, {len(runs)} held-out runs')
+    bags = {}
+    for path in [train, *runs]:
+        bags[path] = folder / f'dyncal_{path.stem}'
+        dynid(['import', str(path), '--columns', DYNCAL_COLUMNS, '--robot', 'ur10e', '-o', str(bags[path])])
+    result_path = folder / 'dyncal_ur10e.yaml'
+    dynid(['identify', str(bags[train]), '--robot', 'ur10e', '--drives', str(drives), '-o', str(result_path),
+           '--quiet'])
+    result = IdentificationResult.load(result_path)
+    given = load_drives(drives, robot.joint_names)
+    authors = _authors_ols(robot, train, gains)
+    cells, behind = {}, []
+    for path in runs:
+        prediction = predict(result, robot, read_bag(bags[path], robot.joint_names), drives=given)
+        mine = prediction.metrics(robot.joint_names)['joints']
+        theirs = equation_metrics(prediction.measured, model_rows(prediction.problem, authors), prediction.joints,
+                                  robot.joint_names)['joints']
+        cells[path.stem] = {joint: {'dynid': mine[joint]['rmse'], 'author_ols': theirs[joint]['rmse'],
+                                    'fit_points': mine[joint]['nrmse_fit_percent'] - theirs[joint]['nrmse_fit_percent']}
+                            for joint in robot.joint_names if mine[joint]['rmse'] is not None}
+        behind += [(path.stem, joint, cell['fit_points']) for joint, cell in cells[path.stem].items()
+                   if cell['dynid'] > cell['author_ols']]
+    count = sum(len(c) for c in cells.values())
+    still = sorted(run for run, c in cells.items() if not c)  # static poses: no joint's torque varies, none scored
+    return {'dyncal_ur10e': {'method': result.method, 'friction': result.model['friction'],
+                             'runs': len(runs) - len(still), 'static_runs_not_scored': still,
+                             'cells': count, 'cells_behind_author_ols': len(behind),
+                             'worst_fit_points': min((b[2] for b in behind), default=None),
+                             'behind': [list(b) for b in behind], 'per_run': cells,
+                             'reference_source': 'the author\'s OLS, re-implemented (module docstring)',
+                             'issue': '12 of 114 cells behind, worst -2.65 fit points (another selection of runs)',
+                             'ahead_on_every_joint': not behind}}
+
+
 DATASETS = {  # option: (env var, reader, entries)
     'unisa': ('DYNID_UNISA_DATA', unisa, ('unisa_ur10', 'unisa_panda')),
     'figaroh': ('DYNID_FIGAROH_DATA', figaroh, ('figaroh_tiago',)),
     'flobaroid': ('DYNID_FLOBAROID_DATA', flobaroid, ('flobaroid_kuka',)),
+    'dynamic_calibration': ('DYNID_DYNCAL_DATA', dynamic_calibration, ('dyncal_ur10e',)),
 }
 
 
@@ -274,6 +372,12 @@ def summary(public: dict) -> list[str]:
     """Lines for the table: per dataset and joint dynid's held-out RMSE beside the reference's."""
     lines = []
     for label, entry in public.items():
+        if 'cells' in entry:
+            lines.append(f'{label} ({entry["method"]} {entry["friction"]}; reference: {entry["reference_source"]}): '
+                         f'{entry["runs"]} held-out runs, {entry["cells_behind_author_ols"]} of {entry["cells"]} '
+                         f'(run × joint) cells behind the author\'s OLS' + (
+                             f' (worst {entry["worst_fit_points"]:+.2f} fit points)' if entry['behind'] else ''))
+            continue
         if 'dynid' not in entry:
             lines.append(f'{label}: {entry.get("status")}')
             continue
