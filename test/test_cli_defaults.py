@@ -11,19 +11,16 @@ CLI = Path(__file__).resolve().parents[1] / 'src' / 'dynid' / 'cli'
 #: (module, option) of the literal defaults still in src/dynid/cli/ (71 when this guard came, 65 after its first moves;
 #: 69 after dynid batch, --engine and UR's effort meanings arrived with literal defaults of their own; 42 after dynid
 #: simulate and dynid demo took theirs from SimulationSettings, RealLogSettings and DemoSettings, 33 after dynid excite
-#: from ExcitationSettings, 27 after dynid identify-friction from FrictionSettings).
+#: from ExcitationSettings, 27 after dynid identify-friction from FrictionSettings, 17 after dynid identify and the data
+#: pipeline from IdentifierSettings and FilterSettings).
 NOT_YET_FROM_SETTINGS = frozenset({
     ('batch', '--robot'), ('batch', '--identify-args'), ('batch', '--workers'),
     ('bringup', '--processes'), ('bringup', '--robot'), ('bringup', '--namespace'),
     ('compare', '--bag'), ('compare', '--payload-com'), ('compare', '--top'),
     ('estimate', '--db'), ('estimate', '--health-robot'),
     ('health', '--note'),
-    ('identify', '--robot'), ('identify', '--exclude-joint'), ('identify', '--torque'),
-    ('identify', '--weight-function'), ('identify', '--fix-drive-gain'), ('identify', '--physical-solver'),
-    ('identify', '--validate'),
     ('import_logs', '--storage'), ('import_logs', '--joint-states-effort'),
     ('model', '--robot'),
-    ('shared', '--motion-bandwidth'), ('shared', '--stiction-velocity'), ('shared', '--torque-sign'),
     ('validate', '--payload-com'), ('validate', '--require-fit'),
 })
 
