@@ -55,6 +55,26 @@ class IdentifierSettings:
                                  'or most parameters above 50 % σ), which is refused otherwise, as by dynid identify')
 
 
+@dataclass(frozen=True)
+class ValidationSettings:
+    """How recordings are scored with a result (``dynid validate``, and ``dynid compare`` on held-out recordings)."""
+
+    payload_com: tuple[float, float, float] = setting(
+        (0.0, 0.0, 0.0), 'centre of mass x,y,z of the known point-mass payloads in the flange frame', unit='m',
+        items=float)
+    require_fit: tuple[str, ...] = setting(
+        (), 'least NRMSE fit [%] of every joint on every recording (a number), or of one joint (JOINT=PERCENT; '
+            'comma-separated); a joint that cannot be scored fails its threshold', items=str)
+
+
+@dataclass(frozen=True)
+class ComparisonSettings:
+    """How two results are compared (``dynid compare``, :func:`dynid.identify.compare.compare_results`)."""
+
+    top: int = setting(15, 'parameters shown, largest |z| first (every significant one at least)', low=0,
+                       high=1000000)
+
+
 #: the settings that take one of a list of values, and those values (checked with
 #: :func:`dynid.errors.checked_choice`)
 CHOICES = {field.name: field.metadata['choices'] for field in fields(IdentifierSettings) if field.metadata['choices']}
