@@ -46,6 +46,7 @@ from dynid.checks import finite, interval
 from dynid.errors import InputError
 from dynid.estimate.friction import AdaptiveFrictionEstimator
 from dynid.estimate.projection import projection_bounds
+from dynid.estimate.rls import FORGETTING, REGULARIZATION
 from dynid.estimate.stiffness import NO_DEFLECTION, StiffnessEstimator
 from dynid.friction.egms import EGMS
 from dynid.friction.identified import joint_friction_of, velocity_friction
@@ -96,8 +97,8 @@ class EstimationSettings:
     damping: float | tuple[float, ...] = setting(0.0, 'transmission damping D of every joint', unit='N·m·s/rad',
                                                  low=0.0, high=1e4)
     order: int = 2
-    forgetting: float = 0.99995
-    regularization: float = 0.1
+    forgetting: float = FORGETTING
+    regularization: float = REGULARIZATION
     deadzone: float | None = None
     min_velocity: float = setting(0.05, 'stiffness learns only while |rotor velocity| reaches this: the friction '
                                         'map does not hold at rest', unit='rad/s', low=0.0, high=10.0)

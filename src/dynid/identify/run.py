@@ -47,6 +47,7 @@ from dynid.identify.physical import (
 from dynid.identify.plausibility import gravity_scale_check
 from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
+from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
@@ -77,7 +78,7 @@ class IdentifyOptions:
     solution alone."""
 
     method: str = 'wls'
-    weight_function: str = 'huber'
+    weight_function: str = IdentifierSettings.weight_function
     weight_constant: float | None = None
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)

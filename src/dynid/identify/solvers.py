@@ -31,6 +31,7 @@ import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
 from dynid.errors import InputError, checked_choice
+from dynid.identify import choices
 
 _BLAS_THREADS = ThreadpoolController()
 
@@ -44,7 +45,7 @@ def one_blas_thread():
     return _BLAS_THREADS.limit(limits=1)
 
 
-WEIGHT_FUNCTIONS = {'huber': 1.345, 'tukey': 4.685, 'cauchy': 2.385}
+WEIGHT_FUNCTIONS = dict(zip(choices.WEIGHT_FUNCTIONS, (1.345, 4.685, 2.385), strict=True))  # 95 % efficiency
 
 
 @dataclass

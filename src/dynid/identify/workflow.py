@@ -26,6 +26,7 @@ from dynid.identify.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.settings import IdentifierSettings
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -57,7 +58,7 @@ class Identification:
 
 
 def physical_settings(prior: bool = True, physical: bool = False, prior_relative_std: float | None = None,
-                      solver: str = 'clarabel') -> PhysicalSettings | None:
+                      solver: str = IdentifierSettings.physical_solver) -> PhysicalSettings | None:
     """The robot file as a prior and physical consistency as the front ends offer them: ``prior`` (pull toward
     the robot file, consistent where that costs little), ``physical`` (always consistent); neither: None, the
     plain linear solution."""
