@@ -441,8 +441,10 @@ class IdentificationProblem:
             problem = effort_problem(dataset.current if source == 'current' else dataset.tau, dataset.q,
                                      dataset.joint_names, what)
             if problem:
-                other = ' (--torque current uses the recorded currents)' if source != 'current' and has_current else ''
-                raise InputError(f'{recording.name or dataset.source.get("bag", "a recording")}: {problem}{other}')
+                other = ' ({torque_source} current uses the recorded currents)' \
+                    if source != 'current' and has_current else ''
+                raise InputError(f'{recording.name or dataset.source.get("bag", "a recording")}: {problem}{other}',
+                                 fields=('torque_source',))
         return source
 
     def _prepare(self, index: int, recording: RecordingInput, settings: FilterSettings):

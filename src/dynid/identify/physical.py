@@ -58,7 +58,7 @@ from dynid.identify.prior import (
     rotor_prior,
     time_folds,
 )
-from dynid.identify.settings import IdentifierSettings
+from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
 from dynid.model.inertial import PSEUDO_INERTIA_MAP, parameters_of_pseudo_inertia, pseudo_inertia
 
@@ -451,7 +451,7 @@ def _prior_section(settings: PhysicalSettings, robot, links) -> tuple[dict, list
     if settings.prior and not use_prior:
         section['reason'] = 'the robot file gives no link a physical inertia'
     elif not settings.prior:
-        section['reason'] = 'not asked for (--no-prior)'
+        section['reason'] = f'{PRIOR_OFF} (the setting prior off)'
     return section, warnings
 
 
@@ -529,7 +529,7 @@ def _consistency_section(settings: PhysicalSettings, enforced: _Enforced, cost_p
         section['note'] = (f'not physically consistent ({", ".join(link_label[i] for i in enforced.bad_links)}'
                            f'{"; friction or rotor inertia < 0" if enforced.bad_bounds else ""}): consistency '
                            f'would cost {cost_percent:.3g} % of the training chi2 (limit '
-                           f'{settings.consistency_cost_max_percent:g} %); --physical enforces it')
+                           f'{settings.consistency_cost_max_percent:g} %); asking for physical consistency enforces it')
     return section
 
 

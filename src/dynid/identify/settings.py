@@ -10,6 +10,9 @@ from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, SOLVERS, TORQ
 from dynid.settings import setting
 from dynid.signal.preprocess import FilterSettings
 
+#: how the reason of a result's prior section begins where the setting prior was off
+PRIOR_OFF = 'not asked for'
+
 
 @dataclass(frozen=True)
 class IdentifierSettings:

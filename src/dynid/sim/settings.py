@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS, STORAGES
-from dynid.settings import setting
+from dynid.settings import RobotSettings, setting
 
 if TYPE_CHECKING:
     from dynid.sim.changes import JointChange
@@ -109,3 +109,52 @@ class SimulationSettings:
     robot_payload_kg: float | None = setting(None, 'payload set on the robot (at payload_com) that a '
                                                    'gravity_compensated_torque effort leaves out; none: the one '
                                                    'carried', unit='kg', low=0.0, high=100.0)
+
+
+@dataclass(frozen=True)
+class TwinSettings:
+    """The twin in real time over DDS (sim_node; each field is a node parameter, :mod:`dynid.settings`). All but
+    the payload and UR's friction compensation are read once at start-up."""
+
+    robot: str = setting(RobotSettings.robot, 'built-in robot name, URDF path or dynid robot file', read_only=True)
+    robot_description: str = setting('', 'URDF XML; used instead of robot when not empty', read_only=True)
+    rate: float = setting(500.0, 'publishing rate', unit='Hz', low=1.0, high=2000.0, read_only=True)
+    payload_mass: float = setting(0.0, 'payload at the flange [kg], 5 cm out; changeable', low=0.0, high=100.0)
+    noise: bool = setting(True, 'sensor noise and quantization on', read_only=True)
+    seed: int = setting(SimulationSettings.seed, 'seed of noise and perturbations', low=0, high=2**31 - 1,
+                        read_only=True)
+    initial_position: tuple[float, ...] = setting((), 'start configuration [rad], one per joint; empty: home',
+                                                  items=float, read_only=True)
+    drive_gain_error: float = setting(SimulationSettings.drive_gain_error, 'true drive gains differ by up to this '
+                                      'fraction', low=0.0, high=0.45, read_only=True)
+    temperature: float = setting(SimulationSettings.temperature_c, 'initial and ambient temperature', unit='°C',
+                                 low=-20.0, high=80.0, read_only=True)
+    batch_period: float = setting(0.005, 'samples are produced and published in bursts this often', unit='s',
+                                  low=0.001, high=0.1, read_only=True)
+    internal_feedforward: str = setting('full', "the twin controller's own model torque: full (nominal rigid body, "
+                                                'rotor inertia, friction), gravity or none (an external feedforward, '
+                                                'e.g. feedforward_node, supplies it)', read_only=True)
+    joint_changes: tuple[str, ...] = setting((), "scheduled changes of the true joints, e.g. 'time=10,stiffness_scale="
+                                                 "0.5,joints=shoulder_pan_joint' (time [s] since start; keys as dynid "
+                                                 'simulate --change)', items=str, read_only=True)
+    engine: str = setting(SimulationSettings.engine, "the plant: twin (dynid's flexible-joint twin) or mujoco (the "
+                                                     "robot's URDF, or mjcf, in MuJoCo: rigid joints; needs the mujoco "
+                                                     'package)', choices=ENGINES, read_only=True)
+    mjcf: str = setting('', "with engine mujoco: an MJCF file to simulate instead of the robot's URDF (joints named "
+                            "as the robot's)", read_only=True)
+    joint_states_effort: str = setting(
+        SimulationSettings.joint_states_effort, "what joint_states' effort holds: torque (joint torque [N·m]), current "
+        '(motor current [A]), current_as_torque (K·i [N·m]) or gravity_compensated_torque (K·i less the gravity '
+        "with the payload set on the robot: UR's actual_current_as_torque)", choices=EFFORT_MEANINGS, read_only=True)
+    robot_payload_mass: float = setting(-1.0, 'payload set on the robot [kg] (5 cm out) that a '
+                                              'gravity_compensated_torque effort leaves out; negative: the one it '
+                                              'carries (payload_mass)', low=-1.0, high=100.0, read_only=True)
+    ur_direct_torque: bool = setting(False, 'effort commands applied as UR applies direct_torque(): plus its gravity '
+                                            '(with the payload set) and its friction model scaled by '
+                                            'ur_viscous_scale, ur_coulomb_scale (use internal_feedforward none)',
+                                     read_only=True)
+    ur_viscous_scale: tuple[float, ...] = setting((0.0,), "UR's viscous friction compensation per joint, 0-1 "
+                                                          '(FrictionModelController); one value: all joints',
+                                                  items=float)
+    ur_coulomb_scale: tuple[float, ...] = setting((0.0,), "UR's Coulomb friction compensation per joint, 0-1",
+                                                  items=float)
