@@ -334,6 +334,8 @@ def dynamic_calibration(root: Path, folder: Path) -> dict:
     return {'dyncal_ur10e': {'method': result.method, 'friction': result.model['friction'],
                              'runs': len(runs) - len(still), 'static_runs_not_scored': still,
                              'cells': count, 'cells_behind_author_ols': len(behind),
+                             'median_fit_points': float(np.median([cell['fit_points'] for c in cells.values()
+                                                                   for cell in c.values()])),
                              'worst_fit_points': min((b[2] for b in behind), default=None),
                              'behind': [list(b) for b in behind], 'per_run': cells,
                              'reference_source': 'the author\'s OLS, re-implemented (module docstring)',
@@ -381,7 +383,8 @@ def summary(public: dict) -> list[str]:
         if 'cells' in entry:
             lines.append(f'{label} ({entry["method"]} {entry["friction"]}; reference: {entry["reference_source"]}): '
                          f'{entry["runs"]} held-out runs, {entry["cells_behind_author_ols"]} of {entry["cells"]} '
-                         f'(run × joint) cells behind the author\'s OLS' + (
+                         f'(run × joint) cells behind the author\'s OLS, median {entry["median_fit_points"]:+.2f} '
+                         f'fit points' + (
                              f' (worst {entry["worst_fit_points"]:+.2f} fit points)' if entry['behind'] else ''))
             continue
         if 'dynid' not in entry:
