@@ -11,7 +11,8 @@ from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
 from dynid.identify.quality import identifiability_refusal
 from dynid.identify.result import IdentificationResult
-from dynid.identify.session import CHOICES, IdentificationSession, IdentifierSettings
+from dynid.identify.session import IdentificationSession
+from dynid.identify.settings import CHOICES, IdentifierSettings
 from dynid.io.bag import STATE_TOPICS
 from dynid.io.cdr import JointStateEncoder
 from dynid.io.recorder import read_recording
@@ -88,9 +89,11 @@ def test_takes_are_recorded_in_stamp_order_under_the_namespace(ur5e, excited, tm
     np.testing.assert_allclose(recorded.t, excited.t - excited.t[0], atol=1e-9)
     for signal in ('q', 'dq', 'tau', 'theta', 'dtheta', 'current', 'temperature'):
         np.testing.assert_array_equal(getattr(recorded, signal), getattr(excited, signal))
-    with pytest.raises(InputError, match='cannot record'):  # a file where the folder should go
+    with pytest.raises(InputError, match='cannot record') as refused:  # a file where the folder should go
         (tmp_path / 'file').write_text('')
         session.start(tmp_path / 'file', segment_s=2.0)
+    assert refused.value.fields == ('output_directory',)  # the front end spells the setting at fault
+    assert 'output_directory:=' in node_message(refused.value)
 
 
 def test_begin_says_why_no_identification_can_run(ur5e, excited, tmp_path):
@@ -142,8 +145,10 @@ def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gen
     reason = str(refused.value)
     assert reason.startswith('the data cannot identify the model: cond(W) = ')
     assert 'dynid excite --optimize' in reason and reason.endswith('(force keeps the result anyway)')
-    assert refused.value.fields == ('force',)
+    assert refused.value.fields == ('force', 'prior')  # and the prior that would complete the data, turned off
+    assert "or identify with the robot file's prior (prior: it completes what the data lack)" in reason
     assert node_message(refused.value).endswith('(force:=true keeps the result anyway)')  # as a node says it
+    assert "the robot file's prior (prior:=true: it completes" in node_message(refused.value)
     assert session.outcome == ('warn', f'refused: {reason}') and not session.identifying
     session.spelling, session.message = PARAMETER_ADVICE, node_message  # as identifier_node makes it
     assert not (recording / 'result.yaml').exists()
@@ -193,6 +198,23 @@ def test_the_sign_check_runs_and_torque_sign_and_exclude_joints_reach_the_identi
         session.identify(session.begin(), IdentifierSettings(report=False, torque_sign=('elbow_joint=2',)))
     with pytest.raises(InputError, match=r"exclude_joints names \['elbow'\]"):
         session.identify(session.begin(), IdentifierSettings(report=False, exclude_joints=('elbow',)))
+
+
+def test_the_settings_dynid_identify_shares_reach_the_node_identification(ur5e, excited, tmp_path):
+    """torque_source, weight_function, fix_drive_gain and physical_solver: fields of the one settings class that
+    dynid identify's options and identifier_node's parameters are made of, used by the node's identification."""
+    session = IdentificationSession(ur5e, 'ur5e', spelling=PARAMETER_ADVICE, message=node_message)
+    _record(session, excited, tmp_path)
+    settings = IdentifierSettings(report=False, method='irls', friction='viscous_coulomb', prior=False,
+                                  torque_source='joint_torque', weight_function='tukey')
+    identified = session.identify(session.begin(), settings)
+    assert identified.result.model['torque_source'] == 'joint_torque'
+    assert identified.result.provenance['options']['weight_function'] == 'tukey'
+    with pytest.raises(InputError) as refused:  # held gains are for the methods that identify them
+        session.identify(session.begin(), dataclasses.replace(settings, fix_drive_gain=('elbow_joint=10',)))
+    assert "fixed drive gains are for the methods that identify gains (tls, mls), not 'irls'" in str(refused.value)
+    with pytest.raises(InputError, match='physical_solver must be one of clarabel, scs, log_cholesky'):
+        session.identify(session.begin(), dataclasses.replace(settings, physical_solver='mosek'))
 
 
 def test_the_node_and_dynid_identify_run_one_workflow(ur5e, excited, tmp_path, capsys):

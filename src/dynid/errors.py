@@ -19,6 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 
+def spell(text: str, fields: Sequence[str], spelling: Callable[[str], str]) -> str:
+    """``text`` with each ``{field}`` of ``fields`` as ``spelling(field)`` spells it (other braces stay): a front
+    end's wording of a message or an advice that names settings by their fields."""
+    for name in fields:
+        text = text.replace('{' + name + '}', spelling(name))
+    return text
+
+
 class InputError(ValueError):
     """Bad input from the user: a file, topic, parameter or array that cannot be used.
 
@@ -39,10 +47,7 @@ class InputError(ValueError):
 
     def spelled(self, spelling: Callable[[str], str]) -> str:
         """The message with each of :attr:`fields` as ``spelling(field)`` spells it (``--joints``, ``joints:=``)."""
-        text = self.template
-        for name in self.fields:
-            text = text.replace('{' + name + '}', spelling(name))
-        return text
+        return spell(self.template, self.fields, spelling)
 
 
 def checked_choice(name: str, value, allowed: Sequence[str], fields: Sequence[str] = ()):

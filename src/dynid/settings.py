@@ -18,20 +18,30 @@ from dynid.errors import InputError, checked_choice
 
 def setting(default, description: str, *, unit: str | None = None, low: float | None = None,
             high: float | None = None, choices: Sequence[str] | None = None, items: type | None = None,
-            parameter: str | None = None, read_only: bool = False):
+            parameter: str | None = None, read_only: bool = False, factory: Callable[[], object] | None = None):
     """A settings field: ``default`` (a list becomes a tuple) and its metadata.
 
     ``unit`` is appended to the description ("[Hz]"); ``low``/``high`` the inclusive range; ``items``
     the element type (float, str) of a tuple setting, needed where the default is empty; ``parameter``
-    the node parameter's name where it is not the field's; ``read_only``: read once at start-up.
+    the node parameter's name where it is not the field's; ``read_only``: read once at start-up;
+    ``factory``: makes the default each time instead (``default`` is then what the description calls it).
     """
     if isinstance(default, list | tuple):
         default = tuple(default)
     if choices is not None:
         choices = tuple(choices)
-    return dataclasses.field(default=default, metadata={
-        'description': description, 'unit': unit, 'range': None if low is None else (low, high), 'choices': choices,
-        'items': items, 'parameter': parameter, 'read_only': read_only})
+    metadata = {'description': description, 'unit': unit, 'range': None if low is None else (low, high),
+                'choices': choices, 'items': items, 'parameter': parameter, 'read_only': read_only}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+@dataclasses.dataclass(frozen=True)
+class RobotSettings:
+    """The robot every job runs on, the same field for each front end."""
+
+    robot: str = setting('ur5e', 'built-in robot name, URDF path or dynid robot file')
 
 
 def description(field: dataclasses.Field) -> str:

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import EXIT_BAD_INPUT, EXIT_OK
 from dynid.errors import InputError
 
@@ -17,6 +18,8 @@ SUMMARY = 'identify a fleet\'s recordings (a manifest or a robot/date/bag tree) 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.fleet.settings import BatchSettings
+
     parser.description += ('. Each recording is one task running dynid identify on it alone; its result is written '
                            'beside it (<bag>.result.yaml, with <bag>.result.json: the inputs\' sha256, robot, options, '
                            'dynid version), so a second run skips what is done. A recording that fails is reported '
@@ -24,12 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('source', metavar='ROOT|MANIFEST',
                         help='a folder of recordings ROOT/<robot>/<date>/<bag>, or a YAML manifest '
                              '"recordings: [{bag, robot, model}]"')
-    parser.add_argument('--robot', default='ur5e', help='robot model of the recordings (as for dynid identify; a '
-                        'manifest entry\'s "model" overrides it; default ur5e)')
-    parser.add_argument('--identify-args', default='', metavar='ARGS',
-                        help='dynid identify options for every recording, as one string (e.g. "--friction coulomb '
-                        '--no-prior"; one option alone: --identify-args=--no-prior)')
-    parser.add_argument('--workers', type=int, default=2, help='worker processes of the local Dask cluster (default 2)')
+    add_option(parser, BatchSettings, 'robot', '--robot')
+    add_option(parser, BatchSettings, 'identify_args', '--identify-args', metavar='ARGS')
+    add_option(parser, BatchSettings, 'workers', '--workers')
     parser.add_argument('--scheduler', default=None, metavar='ADDRESS',
                         help='a running Dask scheduler (tcp://host:8786) instead of a local cluster')
     parser.add_argument('--db', default=None, help='health record (an SQLite file or a postgresql:// URL) to add '

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import signal
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import EXIT_OK
 from dynid.errors import InputError
 from dynid.ros.runner import INTERRUPT_WAIT_S, TERMINATE_WAIT_S
+from dynid.suite.settings import BringupSettings
 
 SUMMARY = ('run the node suite (sim_node, excitation_node, identifier_node; estimator_node with --estimator, '
            'feedforward_node with --feedforward)')
@@ -19,11 +21,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            'defaults, then --params-file, then the options here. Ctrl-C (or SIGTERM) stops: Ctrl-C '
                            f'to every node, SIGTERM to those still running {INTERRUPT_WAIT_S:g} s later, SIGKILL '
                            f'{TERMINATE_WAIT_S:g} s after that; exit code 0 once all have ended, 1 if one was killed.')
-    parser.add_argument('--processes', action=argparse.BooleanOptionalAction, default=True,
-                        help='one process per node (default); --no-processes composes them in this process, '
-                             'which keeps up with a twin of a few hundred hertz')
-    parser.add_argument('--robot', default='ur5e', help='robot of every node (as for dynid model; default ur5e)')
-    parser.add_argument('--namespace', default='', help='namespace of the nodes and topics (default: root)')
+    add_option(parser, BringupSettings, 'processes', '--processes', action=argparse.BooleanOptionalAction,
+               show_default=False, help='one process per node (default); --no-processes composes them in this '
+                                        'process, which keeps up with a twin of a few hundred hertz')
+    add_option(parser, BringupSettings, 'robot', '--robot')
+    add_option(parser, BringupSettings, 'namespace', '--namespace')
     parser.add_argument('--no-sim', action='store_true',
                         help='leave out sim_node: a real robot driver publishes the joint topics')
     parser.add_argument('--params-file', default=None, help='ROS 2 parameter file (node names as keys)')

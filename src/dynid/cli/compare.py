@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
@@ -21,28 +22,39 @@ SUMMARY = 'two results side by side: parameter changes in σ, held-out fit of bo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.identify.settings import ComparisonSettings, ValidationSettings
+
     parser.description += ('. Each parameter both results have: its change B − A in standard deviations '
                             'σ = √(σ_A² + σ_B²) (independent identifications), ranked; |z| > 3 is a change their '
                             'uncertainties do not explain. With --bag, the NRMSE fit of both on recordings neither '
                             'was identified on')
     parser.add_argument('result_a', metavar='RESULT_A', help='result file of dynid identify (the reference)')
     parser.add_argument('result_b', metavar='RESULT_B', help='result file of dynid identify (compared with A)')
-    parser.add_argument('--bag', action='append', default=[], metavar='HELDOUT',
+    parser.add_argument('--bag', action='append', default=None, metavar='HELDOUT',
                         help='held-out recording both results predict (repeatable)')
     parser.add_argument('--payload-mass', type=float_list, default=None,
                         help='known point-mass payload [kg] per --bag (with --payload-com)')
-    parser.add_argument('--payload-com', type=float_list, default=[0.0, 0.0, 0.0],
-                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
+    add_option(parser, ValidationSettings, 'payload_com', '--payload-com', type=float_list)
     parser.add_argument('--robot', default=None,
                         help='robot of both (default: each result\'s own, refused if its file moved or changed)')
     parser.add_argument('--drives', default=None, metavar='FILE',
                         help='drives file (as for dynid identify) for results that recorded none')
-    parser.add_argument('--top', type=int, default=15,
-                        help='parameters printed, largest |z| first (default 15; every significant one at least)')
+    add_option(parser, ComparisonSettings, 'top', '--top')
     parser.add_argument('--report', default=None, metavar='DIR', help='folder for index.html and its plots')
     parser.add_argument('--json', default=None, metavar='FILE', help='write the comparison as JSON')
     parser.add_argument('--force', action='store_true', help='overwrite an existing --json file')
     add_effort_argument(parser)
+
+
+def _payload_masses(args: argparse.Namespace) -> list[float]:
+    """The payload mass of each held-out --bag (none given: no bags), checked with --payload-com."""
+    args.bag = args.bag or []
+    masses = args.payload_mass or [0.0] * len(args.bag)
+    if len(masses) != len(args.bag):
+        raise InputError(f'--payload-mass needs one mass per --bag ({len(args.bag)}), got {len(masses)}')
+    if len(args.payload_com) != 3:
+        raise InputError('--payload-com needs three values x,y,z [m]')
+    return masses
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,11 +74,7 @@ def run(args: argparse.Namespace) -> int:
         output_folder(args.report, '--report')
     if args.top < 0:
         raise InputError(f'--top must be >= 0, got {args.top}')
-    masses = args.payload_mass or [0.0] * len(args.bag)
-    if len(masses) != len(args.bag):
-        raise InputError(f'--payload-mass needs one mass per --bag ({len(args.bag)}), got {len(masses)}')
-    if len(args.payload_com) != 3:
-        raise InputError('--payload-com needs three values x,y,z [m]')
+    masses = _payload_masses(args)
     results = [IdentificationResult.load(path) for path in (args.result_a, args.result_b)]
     comparison = compare_results(*results, label_a=str(args.result_a), label_b=str(args.result_b))
     for label, result in zip('AB', results, strict=True):

@@ -3,36 +3,31 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import EXIT_INTERNAL, EXIT_OK, output_folder
 
 SUMMARY = 'the main job end to end on the digital twin, over DDS'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.demo.settings import DemoSettings as Demo
+
     parser.description += (': the twin runs the optimized excitation while identifier_node records it, identifies '
                            'the model and a held-out random trajectory validates it; prints a summary table and '
                            'writes the result and an HTML report. About 1.5 minutes on a quiet machine.')
-    parser.add_argument('-o', '--output', default='dynid_demo', help='output folder (default dynid_demo)')
-    parser.add_argument('--robot', default='ur5e', help='robot with a shipped excitation (default ur5e)')
-    parser.add_argument('--namespace', default=f'dynid_demo_{os.getpid()}',
-                        help='namespace of the suite (default dynid_demo_<process id>)')
-    parser.add_argument('--rate', type=float, default=1000.0, help='twin rate [Hz] (default 1000)')
-    parser.add_argument('--periods', type=int, default=3, help='periods of the 10 s excitation (default 3)')
-    parser.add_argument('--holdout-seed', type=int, default=7, help='seed of the held-out trajectory (default 7)')
-    parser.add_argument('--method', default='auto', choices=('auto', 'ols', 'wls', 'irls', 'iirls'),
-                        help='default auto: chosen by blocked cross-validation, as dynid identify does')
-    parser.add_argument('--friction', default='auto',
-                        choices=('auto', 'viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive'),
-                        help='default auto: per joint by blocked cross-validation, as dynid identify does')
-    parser.add_argument('--processes', action=argparse.BooleanOptionalAction, default=True,
-                        help='one process per node (default); --no-processes runs them in this process '
-                             '(use --rate 500 or less then)')
-    parser.add_argument('--engine', choices=('twin', 'mujoco'), default='twin',
-                        help='the plant sim_node simulates: twin (default) or mujoco (the robot in MuJoCo: rigid '
-                             'joints, so no stiffness estimate; needs pip install mujoco)')
+    add_option(parser, Demo, 'output', '-o', '--output')
+    add_option(parser, Demo, 'robot', '--robot')
+    add_option(parser, Demo, 'namespace', '--namespace', show_default=False, more=' (default dynid_demo_<process id>)')
+    add_option(parser, Demo, 'rate', '--rate')
+    add_option(parser, Demo, 'periods', '--periods')
+    add_option(parser, Demo, 'holdout_seed', '--holdout-seed')
+    add_option(parser, Demo, 'method', '--method')
+    add_option(parser, Demo, 'friction', '--friction')
+    add_option(parser, Demo, 'processes', '--processes', action=argparse.BooleanOptionalAction, show_default=False,
+               help='one process per node; --no-processes runs them in this process (use --rate 500 or less then)')
+    add_option(parser, Demo, 'engine', '--engine')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from dynid.cli.flags import message
+from dynid.cli.options import add_option
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
@@ -25,6 +26,7 @@ SUMMARY = 'replay a recording through the online stiffness and friction estimato
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from dynid.estimate.replay import EstimationSettings
+    from dynid.health.settings import HealthSettings
 
     parser.add_argument('bag', help='rosbag2 recording with joint_states, joint_currents and (for the stiffness) '
                                     'motor_states; without motor_states give --no-stiffness: the friction is then '
@@ -72,10 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help='α1 box on every joint instead (the thesis: 0.4,1.5)')
     box.add_argument('--alpha2-bounds', type=float_list, default=None, metavar='MIN,MAX',
                      help='α2 box [N·m·s/rad] on every joint instead (the thesis: -0.05,0.05)')
-    parser.add_argument('--db', default='', help='health record the session is appended to (default: '
-                        '$XDG_DATA_HOME/dynid/health.sqlite3; dynid health reads it)')
-    parser.add_argument('--health-robot', default='', help='the robot\'s name in the health record (default: the '
-                        'model\'s name)')
+    add_option(parser, HealthSettings, 'db', '--db', help='health record the session is appended to: an SQLite '
+               'file or a postgresql:// URL; empty: $XDG_DATA_HOME/dynid/health.sqlite3 (dynid health reads it)')
+    add_option(parser, HealthSettings, 'robot', '--health-robot')
     parser.add_argument('--no-record', action='store_true', help='do not append the session to the health record')
     add_effort_argument(parser)
 

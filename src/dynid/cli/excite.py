@@ -8,12 +8,12 @@ import sys
 
 import numpy as np
 
-from dynid.cli.shared import EXIT_OK, add_joints_argument, joint_list, output_file
+from dynid.cli.options import add_option, shown
+from dynid.cli.shared import EXIT_OK, add_joints_argument, add_robot_argument, float_list, joint_list, output_file
 from dynid.errors import InputError
 
-#: Options whose default differs with --payload-only: (Fourier default, PayloadMotionSettings field)
-_MODE_DEFAULTS = {'position_range': (1.0, 'position_range'), 'acceleration': (2.5, 'acceleration'),
-                  'starts': (4, 'starts'), 'iterations': (150, 'iterations')}
+#: Options whose default differs with --payload-only: ExcitationSettings' field and PayloadMotionSettings' field
+_MODE_DEFAULTS = ('position_range', 'acceleration', 'starts', 'iterations')
 
 SUMMARY = 'design (and optionally optimize) an excitation trajectory, or a special experiment'
 
@@ -21,44 +21,41 @@ SUMMARY = 'design (and optionally optimize) an excitation trajectory, or a speci
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from dynid.excite.experiments import EXPERIMENTS
     from dynid.excite.payload_motion import PayloadMotionSettings as Motion
+    from dynid.excite.settings import ExcitationSettings as Fourier
 
-    parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    add_robot_argument(parser)
     add_joints_argument(parser)
     parser.add_argument('-o', '--output', required=True, help='trajectory file to write (YAML)')
     parser.add_argument('--force', action='store_true', help='overwrite an existing output file')
     parser.add_argument('--plot', default=None, help='also write a PNG plot of q, q̇, q̈')
-    parser.add_argument('--seed', type=int, default=0, help='seed of the random designs (default 0)')
+    add_option(parser, Fourier, 'seed', '--seed')
     parser.add_argument('--home', default=None, metavar='Q1,...',
                         help='centre of the excitation [rad], one value per joint in model order (default: '
                              'the UR home or the Franka ready pose for those arms, else the middle of the '
                              'joint ranges where finite, else 0)')
     fourier = parser.add_argument_group('Fourier excitation (default)')
-    fourier.add_argument('--harmonics', type=int, default=5, help='harmonics per joint (default 5)')
-    fourier.add_argument('--period', type=float, default=10.0, help='period [s] (default 10)')
+    add_option(fourier, Fourier, 'harmonics', '--harmonics')
+    add_option(fourier, Fourier, 'period_s', '--period')
     fourier.add_argument('--optimize', action='store_true', help='optimize the coefficients (else random)')
-    fourier.add_argument('--criterion', default='cond', choices=('cond', 'weighted', 'd_optimal'))
-    fourier.add_argument('--starts', type=int, default=None,
-                         help=f'optimizer starts (default 4; {Motion.starts} with --payload-only)')
-    fourier.add_argument('--iterations', type=int, default=None,
-                         help=f'iterations per start (default 150; {Motion.iterations} with --payload-only)')
+    add_option(fourier, Fourier, 'criterion', '--criterion')
+    def per_mode(name: str, flag: str) -> None:  # another default with --payload-only
+        defaults = f'{shown(getattr(Fourier, name))}; {shown(getattr(Motion, name))} with --payload-only'
+        add_option(fourier, Fourier, name, flag, default=None, show_default=False, more=f' (default {defaults})')
+
+    per_mode('starts', '--starts')
+    per_mode('iterations', '--iterations')
     fourier.add_argument('--workers', type=int, default=None,
                          help='processes running the starts in parallel (default: one per core, at most --starts)')
-    fourier.add_argument('--position-range', type=float, default=None,
-                         help=f'± motion about home [rad] (default 1.0; {Motion.position_range:g} with --payload-only)')
-    fourier.add_argument('--velocity-fraction', type=float, default=0.5,
-                         help='fraction of the velocity limits (default 0.5)')
-    fourier.add_argument('--acceleration', type=float, default=None,
-                         help=f'acceleration bound [rad/s²] (default 2.5; {Motion.acceleration:g} with --payload-only)')
+    per_mode('position_range', '--position-range')
+    add_option(fourier, Fourier, 'velocity_fraction', '--velocity-fraction')
+    per_mode('acceleration', '--acceleration')
     fourier.add_argument('--torque-fraction', type=float, default=None,
                          help='bound the model torque to this fraction of the effort limits')
-    fourier.add_argument('--floor', type=_floor, default=0.0,
-                         help='height z [m] in the base frame that no link may go below (collision geometry '
-                              'where the URDF has it, else link frames); "none" to switch off (default 0: the '
-                              'mounting plane). Links against each other are checked where geometry exists')
+    add_option(fourier, Fourier, 'floor', '--floor', type=_floor)
     special = parser.add_argument_group('special experiments')
     special.add_argument('--experiment', default=None, choices=EXPERIMENTS)
-    special.add_argument('--joint', default='0', help='joint name or index for single-joint experiments')
-    special.add_argument('--payloads', default='0,3.5,7.5', help='masses [kg] for payload_schedule')
+    add_option(special, Fourier, 'joint', '--joint')
+    add_option(special, Fourier, 'payloads', '--payloads', type=float_list)
     payload = parser.add_argument_group('payload motion (for dynid payload)')
     payload.add_argument('--payload-only', action='store_true',
                          help='a short motion of the wrist and the elbow (the others rest at home) optimized for a '
@@ -107,9 +104,11 @@ def run(args: argparse.Namespace) -> int:
     print(f'home [rad]: {np.round(home, 4).tolist()} ({home_source})')
     if args.payload_only:
         return _run_payload_motion(args, robot, home, output)
-    for name, (default, _) in _MODE_DEFAULTS.items():
+    from dynid.excite.settings import ExcitationSettings
+
+    for name in _MODE_DEFAULTS:
         if getattr(args, name) is None:
-            setattr(args, name, default)
+            setattr(args, name, getattr(ExcitationSettings, name))
     metadata: dict = {}
     if args.experiment is None or args.experiment == 'payload_schedule':
         result = design_excitation(
@@ -129,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
               f'{max(result.peaks["acceleration"]):.3g} rad/s²'
               + (f'; optimized in {result.wall_time_s:.1f} s' if args.optimize else ''))
     if args.experiment == 'payload_schedule':
-        masses = [float(m) for m in args.payloads.split(',') if m.strip()]
+        masses = list(args.payloads)
         trajectory, schedule = experiments.payload_schedule(robot, trajectory, masses)
         metadata['payload_schedule'] = schedule
         metadata['experiment']['name'] = 'payload_schedule'
@@ -166,7 +165,7 @@ def _run_payload_motion(args: argparse.Namespace, robot, home, output) -> int:
     given = {'harmonics': args.harmonics, 'velocity_fraction': args.velocity_fraction, 'floor': args.floor,
              'seed': args.seed, 'duration_s': args.duration, 'torque_noise_nm': args.torque_noise,
              'joints': None if args.payload_joints is None else tuple(args.payload_joints),
-             **{field: getattr(args, name) for name, (_, field) in _MODE_DEFAULTS.items()}}
+             **{name: getattr(args, name) for name in _MODE_DEFAULTS}}
     known = {item.name for item in fields(PayloadMotionSettings)}
     settings = PayloadMotionSettings(**{k: v for k, v in given.items() if v is not None and k in known})
     noise, source = None, ''

@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                            'sudden change.')
     event.add_argument('kind', choices=EVENT_KINDS)
     event.add_argument('--joint', default=None, help='the joint (default: every joint)')
-    event.add_argument('--note', default='', help='free text')
+    event.add_argument('--note', default=None, help='free text')
     event.add_argument('--time', default=None, help='when, ISO 8601 UTC (2026-03-01T14:00); default now')
     _add_record_arguments(event, argparse.SUPPRESS)
 
@@ -147,7 +147,7 @@ def _event(args) -> int:
             if len(robots) != 1:
                 raise InputError(f'--robot is needed: {record.path} holds {robots or "no robots"}')
             args.robot = robots[0]
-        record.add_event(args.robot, Event(args.kind, when, args.joint, args.note))
+        record.add_event(args.robot, Event(args.kind, when, args.joint, args.note or ''))
     print(f'recorded {args.kind} for {args.robot}{" " + args.joint if args.joint else ""} in {record.path}')
     return EXIT_OK
 

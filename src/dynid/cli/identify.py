@@ -6,11 +6,13 @@ import argparse
 import sys
 
 from dynid.cli.flags import ADVICE
+from dynid.cli.options import add_option
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
     add_filter_arguments,
     add_joints_argument,
+    add_robot_argument,
     drives_from_file,
     effort_told,
     filter_settings,
@@ -28,35 +30,25 @@ SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-I
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, TORQUE_SOURCES
+    from dynid.identify.settings import IdentifierSettings as Identifier
 
     parser.add_argument('bags', nargs='+',
                         help='rosbag2 recordings (directories, MCAP or sqlite3) or bare .mcap or .db3 files')
-    parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    add_robot_argument(parser)
     add_joints_argument(parser)
-    parser.add_argument('--exclude-joint', action='append', default=[], metavar='JOINT',
-                        help="leave this joint's equations out of the fit, keeping its motion in the others' "
-                             '(repeatable or comma-separated): a joint whose torque is missing or not to be trusted; '
-                             'its friction is held at 0 and what only its equations hold at the robot file\'s values')
+    add_option(parser, Identifier, 'exclude_joints', '--exclude-joint', action='append', metavar='JOINT',
+               show_default=False, help="leave this joint's equations out of the fit, keeping its motion in the "
+                                        "others' (repeatable or comma-separated): a joint whose torque is missing or "
+                                        "not to be trusted; its friction is held at 0 and what only its equations "
+                                        "hold at the robot file's values")
     parser.add_argument('--drives', default=None, metavar='FILE',
                         help='drives file (YAML: per joint gear_ratio, drive_gain [N·m/A] and rotor_inertia [kg·m²], '
                              'link side) replacing the robot\'s; needed for currents on a robot without drive data '
                              '(TLS and MLS identify the gains and need none)')
-    parser.add_argument('--method', default=AUTO, choices=(AUTO, *METHODS),
-                        help='default auto: WLS or IRLS by blocked cross-validation (docs/methods/identification.md); '
-                             'give one to fix it')
-    parser.add_argument('--friction', default=AUTO, choices=(AUTO, *FRICTION_MODELS),
-                        help='default auto: per joint Coulomb + viscous with or without the offset, the '
-                             'load-dependent term and (where the temperature varies) the temperature term, by blocked '
-                             'cross-validation; give one to fix it')
+    add_option(parser, Identifier, 'method', '--method', more=' (docs/methods/identification.md); give one to fix it')
+    add_option(parser, Identifier, 'friction', '--friction', more='; give one to fix it')
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
-    parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
-                        help='measured torque: current = K_τ·i from joint_currents (or joint_states effort with '
-                             '--joint-states-effort current) and the drive gains (minus B·θ̈ '
-                             'with motor encoders); motor_torque = joint_states effort that is already the motor\'s '
-                             'torque in N·m at the link side (rotor inertias identified, no drive data needed); '
-                             'joint_torque = joint_states effort from a torque sensor after the gear. Default auto: '
-                             'currents when the drive gains are known or identified (TLS, MLS), else the joint torque')
+    add_option(parser, Identifier, 'torque_source', '--torque')
     parser.add_argument('--no-rotor-compensation', action='store_true',
                         help='with currents: do not subtract B·θ̈, identify rotor inertias instead (motor_torque always '
                              'identifies them; refused with joint_torque)')
@@ -65,10 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--payload-com', type=float_list, default=None,
                         help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
                              'point masses (else only their mass is known)')
-    parser.add_argument('--weight-function', default='huber', choices=('huber', 'tukey', 'cauchy'))
-    parser.add_argument('--fix-drive-gain', action='append', default=[], metavar='JOINT=VALUE',
-                        help='tls/mls: hold this joint\'s drive gain [N·m/A] and identify the others (repeatable); '
-                             'for joints the known payload does not load')
+    add_option(parser, Identifier, 'weight_function', '--weight-function')
+    add_option(parser, Identifier, 'fix_drive_gain', '--fix-drive-gain', action='append', metavar='JOINT=VALUE',
+               show_default=False, more=' (repeatable)')
     physical = parser.add_argument_group(
         'the robot file as a prior', 'by default (every method but tls and mls) the estimate is pulled toward the '
         'robot file\'s link inertias with a weight chosen by cross-validation over stretches of the recording, and '
@@ -83,8 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--no-prior', action='store_true',
                           help='no pull toward the robot file: the plain linear solution (with --physical: '
                                'consistent without a prior)')
-    physical.add_argument('--physical-solver', default='clarabel', choices=('clarabel', 'scs', 'log_cholesky'))
-    parser.add_argument('--validate', nargs='*', default=[], help='recordings to validate on')
+    add_option(physical, Identifier, 'physical_solver', '--physical-solver')
+    parser.add_argument('--validate', nargs='*', default=None, help='recordings to validate on')
     parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
                         help='identify on the first part of each recording and validate on its last FRACTION of '
                              'the time (e.g. 0.25); dynid validate --holdout FRACTION scores the same samples')
@@ -139,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                                                          args.physical_solver))
     identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
                                     spelling=ADVICE)
-    validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate]
+    validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate or ()]
     result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
                                        args.report, say)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import (
     EXIT_OK,
     add_effort_argument,
@@ -17,13 +18,13 @@ from dynid.cli.shared import (
     result_joints,
     result_torque_signs,
 )
-from dynid.errors import InputError
 
 SUMMARY = 'fit the joint friction model (static map, temperature, load-dependent Coulomb, E-GMS) into a result file'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.friction.recordings import EXPERIMENTS, TORQUE_SOURCES
+    from dynid.friction.settings import EXPERIMENTS
+    from dynid.friction.settings import FrictionSettings as Friction
 
     parser.description += (' (Madsen 2020 ch.6: no-load Stribeck map with temperature terms, load-dependent Coulomb '
                            'Fc0 + Fc1·τ_j², E-GMS laws and backlash) from recordings of one joint each in the friction '
@@ -46,19 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f'experiment of each bag, in order, one of {", ".join(EXPERIMENTS)} or auto (default: '
                              'a twin recording\'s trajectory file names it, else the motion tells); repeat once per '
                              'bag, or give one for all')
-    parser.add_argument('--torque', default='auto', choices=TORQUE_SOURCES,
-                        help='motor torque: currents × drive gains, or the joint_states effort where the driver '
-                             'reports motor torque there (default: currents where recorded)')
+    add_option(parser, Friction, 'torque', '--torque')
     parser.add_argument('--payload-mass', type=float_list, default=None, help='payload mass [kg] per bag (0: none)')
-    parser.add_argument('--payload-com', type=float_list, default=[0.0, 0.0, 0.0],
-                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
-    parser.add_argument('--cutoff', type=float, default=30.0,
-                        help='zero-phase low-pass of positions and motor torque [Hz] (default 30; at most fs/10)')
-    parser.add_argument('--t0', type=float, default=20.0, help='reference temperature T0 [°C] (default 20)')
-    parser.add_argument('--temperature-span', type=float, default=3.0,
-                        help='a plateau run whose temperature spans this [°C] is a warm-up (default 3)')
-    parser.add_argument('--egms-initial', type=float_list, default=[1e-3, 4.0, 2.0],
-                        help='backlash [rad], r_delta, r_k to start the E-GMS search from (default 0.001,4,2)')
+    add_option(parser, Friction, 'payload_com', '--payload-com', type=float_list)
+    add_option(parser, Friction, 'cutoff_hz', '--cutoff')
+    add_option(parser, Friction, 't0_c', '--t0')
+    add_option(parser, Friction, 'min_temperature_span_c', '--temperature-span')
+    add_option(parser, Friction, 'egms_initial', '--egms-initial', type=float_list)
     parser.add_argument('--quiet', action='store_true', help='no progress output')
     add_effort_argument(parser)
 
@@ -67,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from dynid.friction.identified import summary_lines, write_joint_friction
-    from dynid.friction.identify import FrictionSettings, identify_joint_friction
+    from dynid.friction.identify import identify_joint_friction
     from dynid.friction.recordings import friction_recordings
+    from dynid.friction.settings import FrictionSettings
     from dynid.identify.result import IdentificationResult
     from dynid.identify.robot_source import robot_spec_of
     from dynid.model import load_robot
@@ -77,17 +73,16 @@ def run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else Path(args.params)
     output_file(output, '-o' if args.output else '--params',
                 args.force or not args.output or output.resolve() == Path(args.params).resolve())
-    if len(args.payload_com) != 3:
-        raise InputError('--payload-com needs three values x,y,z [m]')
     settings = FrictionSettings(torque=args.torque, cutoff_hz=args.cutoff, min_temperature_span_c=args.temperature_span,
-                                t0_c=args.t0, egms_initial=tuple(args.egms_initial))
+                                t0_c=args.t0, egms_initial=tuple(args.egms_initial),
+                                payload_com=tuple(args.payload_com))
     result = IdentificationResult.load(args.params)
     robot = load_robot(robot_spec_of(result.provenance, result.robot, args.robot,
                                      warn=lambda text: print(f'warning: {text}', file=sys.stderr)),
                        joints=result_joints(args, result))
     drives = drives_from_file(args.drives, robot)
     effort = effort_told(args, ('effort',))
-    recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, args.payload_com,
+    recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, settings.payload_com,
                                      effort or 'torque', parse_joint_map(args.joint_map))
     signs = result_torque_signs(args, result, robot.joint_names)
     for recording in recordings:

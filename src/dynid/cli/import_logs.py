@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import EXIT_OK, add_joints_argument, output_folder
 from dynid.errors import InputError
 
 SUMMARY = ('turn logs (CSV/text/.npz with UR RTDE, libfranka or any column map; a driver\'s rosbag2) into a contract '
            'bag, checked, re-timed and resampled')
-
-
-def _default(name: str):
-    from dynid.io.importing import ImportSettings
-
-    return ImportSettings.__dataclass_fields__[name].default
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            'the other signals linearly); gaps of up to --bridge missing samples are bridged, longer '
                            'ones stay gaps. import.yaml in the bag counts every row dropped or re-timed, with its '
                            'reason')
+    from dynid.io.importing import ImportSettings
+
     parser.add_argument('csv', nargs='+', metavar='LOG',
                         help='the log: CSV or other text files (with or without a header line), .npz files, as '
                              'consecutive parts (the same columns) or one file per signal (different columns, the '
@@ -48,27 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--robot', default=None,
                         help='robot whose joints the columns hold, in order (names and limits for the checks; '
                              'default: ur5e for ur_rtde, panda for franka; required with --columns and for a bag)')
-    parser.add_argument('--rate', type=float, default=_default('rate_hz'),
-                        help='the robot\'s control rate [Hz]: the rate of the rows of a log without a time column; '
-                             'for a log with stamps, the grid they are re-timed or resampled onto (default: from the '
-                             'stamps)')
-    parser.add_argument('--timing', choices=('auto', 'stamps'), default=_default('timing'),
-                        help='auto: re-time samples onto the control grid where the stamps show one (stamps within '
-                             '0.8 of a period after their ticks); stamps: keep the stamps and interpolate '
-                             '(default auto)')
-    parser.add_argument('--bridge', type=int, default=_default('bridge'),
-                        help='interpolate over gaps of up to this many missing samples; longer gaps stay '
-                             'gaps (default 3; dynid identify bridges what its filters can)')
-    parser.add_argument('--current-limit', type=float, default=_default('current_limit_a'),
-                        help='drop rows with |current| above this [A] (default: 3 × effort limit / drive gain)')
-    parser.add_argument('--drives', default=_default('drives'), metavar='FILE',
-                        help='drives file (gear ratios, motor_offset, coupling per joint) that turns motor-side '
-                             'columns (motor_q, motor_dq) into joint positions and velocities (default: the robot\'s '
-                             'drive data)')
-    parser.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap',
-                        help='storage of the written bag (default mcap; sqlite3 writes a .db3 bag)')
-    parser.add_argument('--joint-states-effort', choices=('torque', 'current'), default='torque',
-                        help='for a bag: what joint_states\' effort holds (default torque; current for the UR driver)')
+    add_option(parser, ImportSettings, 'rate_hz', '--rate')
+    add_option(parser, ImportSettings, 'timing', '--timing')
+    add_option(parser, ImportSettings, 'bridge', '--bridge', more='; dynid identify bridges what its filters can')
+    add_option(parser, ImportSettings, 'current_limit_a', '--current-limit')
+    add_option(parser, ImportSettings, 'drives', '--drives', metavar='FILE')
+    add_option(parser, ImportSettings, 'storage', '--storage')
+    add_option(parser, ImportSettings, 'joint_states_effort', '--joint-states-effort')
 
 
 def _is_bag(path: str) -> bool:

@@ -8,17 +8,17 @@ import sys
 
 import numpy as np
 
-from dynid.cli.shared import EXIT_OK, joint_list, output_file
+from dynid.cli.shared import EXIT_OK, add_robot_argument, joint_list, output_file
 from dynid.errors import InputError
 
 SUMMARY = 'print joints, limits and the base parameters of a robot model'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--robot', default='ur5e',
-                        help='built-in name (dynid model --list: ur3, ur5, ur10, ur3e, ur5e, ur10e, ur16e, ur20, '
-                             'ur30, panda (also fer), fr3), a .urdf file (its arm is recognized by its joints and '
-                             'kinematics), or a dynid robot .yaml (default: ur5e)')
+    add_robot_argument(parser, more='',
+                       help='built-in name (dynid model --list: ur3, ur5, ur10, ur3e, ur5e, ur10e, ur16e, ur20, '
+                            'ur30, panda (also fer), fr3), a .urdf file (its arm is recognized by its joints and '
+                            'kinematics), or a dynid robot .yaml')
     parser.add_argument('--list', action='store_true',
                         help='list the built-in robots with the sources of their models and drive data')
     parser.add_argument('--joints', type=joint_list, default=None,

@@ -67,6 +67,15 @@ def float_list(text: str) -> list[float]:
         raise argparse.ArgumentTypeError(f'expected comma-separated numbers, got {text!r}') from None
 
 
+def add_robot_argument(parser, more: str = ' (as for dynid model)', **kwargs) -> None:
+    """--robot: the robot every job runs on (:class:`dynid.settings.RobotSettings`); ``kwargs`` for
+    ``add_argument`` (``default=None`` where a result names the robot)."""
+    from dynid.cli.options import add_option
+    from dynid.settings import RobotSettings
+
+    add_option(parser, RobotSettings, 'robot', '--robot', more=more, **kwargs)
+
+
 def add_joints_argument(parser: argparse.ArgumentParser, from_result: bool = False) -> None:
     """--joints: the serial chain of a description that branches (or a part of one), the others locked."""
     parser.add_argument('--joints', type=joint_list, default=None, metavar='J1,J2,...',
@@ -83,24 +92,16 @@ def result_joints(args: argparse.Namespace, result) -> list[str] | None:
 
 
 def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.cli.options import add_option
+    from dynid.signal.preprocess import FilterSettings as Filters
+
     group = parser.add_argument_group('data pipeline')
-    group.add_argument('--position-cutoff', type=float, default=None,
-                       help='position low-pass [Hz] (default min(5·f_dyn, max(fs/10, the decimation cut-off)): 50 at '
-                            '500 Hz and up, 10 at 100 Hz, 3.75 at 30 Hz); refused at or above 0.45·fs')
-    group.add_argument('--decimation-cutoff', type=float, default=None,
-                       help='parallel low-pass of torques and columns [Hz] (default min(2·f_dyn, max(fs/25, min(4, '
-                            'fs/8))): 20 at 500 Hz and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz); refused at or above '
-                            '0.45·fs')
-    group.add_argument('--motion-bandwidth', type=float, default=10.0,
-                       help='bandwidth f_dyn of the motion [Hz]: the default cut-offs are 5·f_dyn and 2·f_dyn where '
-                            'the rate allows (default 10)')
-    group.add_argument('--decimation', type=int, default=None,
-                       help='keep every k-th sample (default 0.8·fs/(2·cutoff))')
-    group.add_argument('--trim', type=float, default=None,
-                       help='seconds dropped at both ends of each recording (filter edges; default max(0.15, '
-                            '3/decimation cut-off): 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz)')
-    group.add_argument('--stiction-velocity', type=float, default=0.02,
-                       help='drop rows with |ω| below this [rad/s] around them (default 0.02)')
+    add_option(group, Filters, 'position_cutoff_hz', '--position-cutoff')
+    add_option(group, Filters, 'decimation_cutoff_hz', '--decimation-cutoff')
+    add_option(group, Filters, 'motion_bandwidth_hz', '--motion-bandwidth')
+    add_option(group, Filters, 'decimation', '--decimation')
+    add_option(group, Filters, 'trim_s', '--trim')
+    add_option(group, Filters, 'stiction_velocity', '--stiction-velocity')
     group.add_argument('--bridge-ms', type=float, default=None,
                        help='fill gaps whose missing samples span at most this [ms] before filtering, where the '
                             'stretch around them kept at least half of its samples; longer gaps split the recording '
@@ -117,6 +118,8 @@ def filter_settings(args):
 
 
 def add_effort_argument(parser: argparse.ArgumentParser) -> None:
+    from dynid.cli.options import add_option
+    from dynid.identify.settings import IdentifierSettings
     from dynid.io import EFFORT_MEANINGS
 
     parser.add_argument('--joint-states-effort', choices=EFFORT_MEANINGS, default=None,
@@ -135,11 +138,12 @@ def add_effort_argument(parser: argparse.ArgumentParser) -> None:
                         help="the recordings' joint names where they are not the model's: comma-separated "
                              'NAME=MODEL_JOINT pairs. Not needed for the vendors\' prefixes (a tf_prefix or '
                              "arm_prefix, fer_joint1 or fr3_joint1 for panda_joint1), which are matched by name")
-    parser.add_argument('--torque-sign', action='append', default=[], metavar='JOINT=-1',
-                        help="negate joint_states' effort of a joint whose driver counts it the other way round "
-                             'from the robot file (comma-separated or repeated; all=-1 for every joint); the check '
-                             'against the robot file names the joints that need it. validate, estimate and '
-                             'identify-friction take the identification\'s signs unless given')
+    add_option(parser, IdentifierSettings, 'torque_sign', '--torque-sign', action='append', metavar='JOINT=-1',
+               show_default=False,
+               help="negate joint_states' effort of a joint whose driver counts it the other way round from the "
+                    'robot file (comma-separated or repeated; all=-1 for every joint); the check against the robot '
+                    'file names the joints that need it. validate, estimate and identify-friction take the '
+                    'identification\'s signs unless given')
 
 
 def torque_signs(args: argparse.Namespace, joint_names) -> dict[str, int]:

@@ -4,89 +4,60 @@ from __future__ import annotations
 
 import argparse
 
-from dynid.cli.shared import EXIT_OK, add_joints_argument, float_list, output_folder
+from dynid.cli.options import add_option, shown
+from dynid.cli.shared import EXIT_OK, add_joints_argument, add_robot_argument, float_list, output_folder
 from dynid.errors import InputError
-from dynid.io import EFFORT_MEANINGS
 
 SUMMARY = 'run the digital twin (or MuJoCo) on a trajectory and write a rosbag2 (MCAP) recording'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--robot', default='ur5e', help='robot (as for dynid model; default ur5e)')
+    from dynid.sim.settings import RealLogSettings as Log
+    from dynid.sim.settings import SimulationSettings as Sim
+
+    add_robot_argument(parser)
     add_joints_argument(parser)
     parser.add_argument('--trajectory', default=None,
                         help='dynid trajectory file (YAML); default: a built-in gentle Fourier motion')
-    parser.add_argument('--duration', type=float, default=None,
-                        help='seconds to simulate (default: the trajectory\'s duration)')
-    parser.add_argument('--rate', type=float, default=1000.0, help='output rate [Hz] (default 1000)')
-    parser.add_argument('--payload', type=float, default=0.0,
-                        help='payload mass [kg] at the flange, centre of mass 5 cm out (default 0)')
-    parser.add_argument('--payload-com', type=float_list, default=None, metavar='X,Y,Z',
-                        help='payload centre of mass [m] in the flange frame (default 0,0,0.05: on the flange axis, '
-                             'which loads the last joint not at all); off-axis, e.g. 0.08,0,0.05, loads every joint')
-    parser.add_argument('--drive-gain-error', type=float, default=0.0,
-                        help='true drive gains differ from nominal by up to this fraction (default 0)')
-    parser.add_argument('--temperature', type=float, default=25.0,
-                        help='initial and ambient temperature [°C] (default 25)')
-    parser.add_argument('--seed', type=int, default=0, help='seed of noise and perturbations (default 0)')
-    parser.add_argument('--change', action='append', default=[], metavar='SPEC',
-                        help='change the true joints during the run (repeatable), e.g. '
-                             "'time=10,stiffness_scale=0.5,joints=shoulder_pan_joint': comma-separated "
-                             'KEY=VALUE with time=SECONDS (applied at the first sample at or after it) and '
-                             'any of stiffness_scale=S (alpha1 and alpha3 times S > 0), coulomb_scale=C '
-                             '(Coulomb level Fc0 + Fc1·τ_j² times C > 0, Stribeck excess kept), '
-                             'viscous_excess=V (N·m·s/rad added to Fv1); joints=NAME[,NAME...] (default all). '
-                             'Scales are relative to the original values. A trajectory file\'s joint_changes '
-                             'list adds to these; truth.yaml records them with the parameters before and after')
-    parser.add_argument('--joint-states-effort', choices=EFFORT_MEANINGS, default='torque',
-                        help="what the bag's joint_states effort holds, as a driver publishes it: torque (the "
-                             'default: the contract\'s bag with motor states, currents and temperatures), or as '
-                             'the UR driver does (only joint_states): current, current_as_torque (K·i [N·m]) or '
-                             "gravity_compensated_torque (UR's actual_current_as_torque: K·i less the gravity with "
-                             'the payload set on the robot); the bag records which')
-    parser.add_argument('--robot-payload', type=float, default=None, metavar='KG',
-                        help='payload set on the robot [kg] (at --payload-com) that a gravity_compensated_torque '
-                             'effort leaves out (default: the one carried, --payload)')
+    add_option(parser, Sim, 'duration_s', '--duration')
+    add_option(parser, Sim, 'rate_hz', '--rate')
+    add_option(parser, Sim, 'payload_kg', '--payload')
+    add_option(parser, Sim, 'payload_com', '--payload-com', type=float_list, default=None, metavar='X,Y,Z',
+               more=f' (default {shown(Sim.payload_com)})', show_default=False)
+    add_option(parser, Sim, 'drive_gain_error', '--drive-gain-error')
+    add_option(parser, Sim, 'temperature_c', '--temperature')
+    add_option(parser, Sim, 'seed', '--seed')
+    add_option(parser, Sim, 'joint_changes', '--change', action='append', metavar='SPEC',
+               help='change the true joints during the run (repeatable), e.g. '
+                    "'time=10,stiffness_scale=0.5,joints=shoulder_pan_joint': comma-separated "
+                    'KEY=VALUE with time=SECONDS (applied at the first sample at or after it) and '
+                    'any of stiffness_scale=S (alpha1 and alpha3 times S > 0), coulomb_scale=C '
+                    '(Coulomb level Fc0 + Fc1·τ_j² times C > 0, Stribeck excess kept), '
+                    'viscous_excess=V (N·m·s/rad added to Fv1); joints=NAME[,NAME...] (default all). '
+                    'Scales are relative to the original values. A trajectory file\'s joint_changes '
+                    'list adds to these; truth.yaml records them with the parameters before and after')
+    add_option(parser, Sim, 'joint_states_effort', '--joint-states-effort')
+    add_option(parser, Sim, 'robot_payload_kg', '--robot-payload', metavar='KG', more=' (at --payload-com)')
     parser.add_argument('-o', '--output', required=True,
                         help='new directory for the rosbag2 (MCAP) recording and truth.yaml')
     parser.add_argument('--quiet', action='store_true', help='no progress output')
     log = parser.add_argument_group('real-log recording (what a lab\'s logger keeps of the run; the bag and log.csv '
                                     'beside it hold that; truth.yaml lists every glitch)')
-    log.add_argument('--log-rate', type=float, default=None,
-                     help='log at about this rate [Hz] (e.g. 100 or 125; at most --rate/4), on jittery stamps')
-    log.add_argument('--log-jitter', type=float, default=0.25,
-                     help='each step is the period times 1 + U(-J, J) (default 0.25: 7.5–12.5 ms at 100 Hz)')
-    log.add_argument('--log-gap-rate', type=float, default=0.2,
-                     help='single steps of 3 periods per second, on average (default 0.2)')
-    log.add_argument('--log-rounding', type=float, default=1e-4, help='position rounding [rad] (default 1e-4)')
-    log.add_argument('--log-glitches', type=int, default=2,
-                     help='rows of each glitch kind: position jump, absurd current (or torque), garbage CSV line '
-                          '(default 2)')
-    log.add_argument('--log-format', choices=('ur_rtde', 'franka'), default='ur_rtde',
-                     help='CSV column names: UR RTDE (currents, no torque) or libfranka (joint torque, no current)')
-    log.add_argument('--log-stamps', choices=('controller', 'logger'), default='controller',
-                     help='controller: the stamps are the controller\'s sample times (default); logger: every control '
-                          'tick is logged (--log-rate is the control rate, --rate a whole multiple of it), stamped by '
-                          'the logger\'s clock U(0, J) periods after its tick (J: --log-jitter), steps (1 ± J) '
-                          'periods; '
-                          'gaps are stalls of 2 … --log-gap-periods ticks')
-    log.add_argument('--log-repeats', type=float, default=0.0,
-                     help='with --log-stamps logger: this share of the rows repeats the state before it (the logger '
-                          'read a sample not yet replaced; the next row catches up by two ticks), e.g. 0.05')
-    log.add_argument('--log-gap-periods', type=float, default=3.0,
-                     help='length of a gap in periods (default 3; with --log-stamps logger the longest stall)')
+    add_option(log, Log, 'rate_hz', '--log-rate', default=None, show_default=False,
+               more=' (e.g. 100 or 125; at most --rate/4); given: write a real-log recording')
+    add_option(log, Log, 'jitter', '--log-jitter')
+    add_option(log, Log, 'gap_rate_hz', '--log-gap-rate')
+    add_option(log, Log, 'position_rounding_rad', '--log-rounding')
+    add_option(log, Log, 'glitches', '--log-glitches')
+    add_option(log, Log, 'csv_format', '--log-format')
+    add_option(log, Log, 'stamps', '--log-stamps')
+    add_option(log, Log, 'repeats', '--log-repeats')
+    add_option(log, Log, 'gap_periods', '--log-gap-periods')
     log.add_argument('--log-no-time', action='store_true',
                      help='leave the time column out of log.csv (import it with --columns and --rate)')
-    parser.add_argument('--engine', choices=('twin', 'mujoco'), default='twin',
-                        help='the plant: twin (dynid\'s flexible-joint twin, default) or mujoco (the robot\'s URDF in '
-                             'MuJoCo: rigid joints, armature, damping and friction loss from the drive and friction '
-                             'data; needs pip install mujoco)')
-    parser.add_argument('--mjcf', default=None, metavar='FILE',
-                        help='with --engine mujoco: simulate this MJCF instead of the robot\'s URDF (joints named as '
-                             'the robot\'s; its own armature, damping, friction loss)')
-    parser.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap',
-                        help='storage of the written bag (default mcap; sqlite3 writes a .db3 bag, as ROS 2 before '
-                             'Iron recorded)')
+    add_option(parser, Sim, 'engine', '--engine')
+    add_option(parser, Sim, 'mjcf', '--mjcf', metavar='FILE')
+    add_option(parser, Sim, 'storage', '--storage')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     from dynid.model import load_robot
     from dynid.sim.changes import parse_joint_change
-    from dynid.sim.real_log import CSV_FILE, RealLogSettings
-    from dynid.sim.recording import SimulationSettings, simulate_recording
+    from dynid.sim.real_log import CSV_FILE
+    from dynid.sim.recording import simulate_recording
+    from dynid.sim.settings import RealLogSettings, SimulationSettings
 
     output_folder(args.output, '-o', new=True)
     if args.mjcf is not None and args.engine != 'mujoco':

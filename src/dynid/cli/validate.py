@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from dynid.cli.options import add_option
 from dynid.cli.shared import (
     EXIT_FAILED,
     EXIT_OK,
@@ -24,6 +25,8 @@ SUMMARY = 'predict the torques of recordings with an identification result'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.identify.settings import ValidationSettings as Validation
+
     parser.add_argument('bags', nargs='+',
                         help='rosbag2 recordings (MCAP or sqlite3, or bare .mcap or .db3 files) to predict')
     parser.add_argument('--params', required=True, help='result file of dynid identify')
@@ -39,8 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'drive gains are kept')
     parser.add_argument('--payload-mass', type=float_list, default=None,
                         help='known point-mass payload [kg] per bag (with --payload-com)')
-    parser.add_argument('--payload-com', type=float_list, default=[0.0, 0.0, 0.0],
-                        help='payload centre of mass x,y,z [m] in the flange frame (default 0,0,0)')
+    add_option(parser, Validation, 'payload_com', '--payload-com', type=float_list)
     parser.add_argument('--recover-payload', action='store_true',
                         help='estimate an unknown payload on each bag from the model\'s residual')
     parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
@@ -48,10 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'FRACTION held it out)')
     verdict = parser.add_argument_group(
         'verdict (for CI)', 'a threshold that fails makes the command exit 1 (after printing and writing everything)')
-    verdict.add_argument('--require-fit', action='append', default=[], metavar='PERCENT|JOINT=PERCENT',
-                         help='least NRMSE fit [%%] of every joint on every bag (a number), or of one joint '
-                              '(JOINT=PERCENT; repeatable, or comma-separated); a joint that cannot be scored fails '
-                              'its threshold')
+    add_option(verdict, Validation, 'require_fit', '--require-fit', action='append', metavar='PERCENT|JOINT=PERCENT',
+               show_default=False, more=' (repeatable)')
     verdict.add_argument('--json', default=None, metavar='FILE',
                          help='write the verdict as JSON: per joint RMSE, NRMSE fit, threshold and pass/fail per bag, '
                               'and the sha256 of every input file (each file of each bag, the result, the robot and '

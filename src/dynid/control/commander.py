@@ -52,6 +52,9 @@ COUNTERS = ('stale_events', 'published', 'points_added')
 RMS_MAX_SAMPLES = 5000  # grid samples of a trajectory's term RMS at most
 
 
+_F = FeedforwardSettings  # the defaults of feedforward_node's parameters
+
+
 class FeedforwardCommander:
     """The feedforward's per-mode command logic (module docstring).
 
@@ -74,10 +77,12 @@ class FeedforwardCommander:
         recent: the motion behind the term RMS: a list of streamed (q, q̇, q̈), or the last trajectory.
     """
 
-    def __init__(self, configured: Configured, mode: str = 'trajectory', acceleration: str = 'zero', *,
-                 timeout_s: float = 0.1, rate_hz: float = 200.0, effort_tolerance: float = 0.5,
+    def __init__(self, configured: Configured, mode: str = _F.mode, acceleration: str = _F.acceleration, *,
+                 timeout_s: float = _F.timeout_s, rate_hz: float = _F.rate_hz,
+                 effort_tolerance: float = _F.effort_tolerance,
                  counters: MutableMapping[str, int] | None = None,
-                 clock: Callable[[], float] = time.monotonic, reference_correction: bool = False) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 reference_correction: bool = _F.reference_correction) -> None:
         self.mode = checked_choice('mode', mode, MODES)
         acceleration = checked_choice('acceleration', acceleration, ACCELERATIONS)
         self.robot, self.feedforward, self.order = configured.robot, configured.feedforward, configured.order

@@ -11,15 +11,14 @@ controller, once through feedforward_node.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from dynid.demo.settings import DemoSettings
 from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.model import load_robot
 from dynid.model.mjcf import require_mujoco
-from dynid.sim.mujoco_twin import ENGINES
+from dynid.sim.settings import ENGINES
 
 HOLDOUT_PERIOD_S = 10.0  # the held-out random Fourier trajectory, also the feedforward's tracking task
 #: training; held-out validation and tracking without feedforward; the same through feedforward_node
@@ -29,30 +28,6 @@ APPROACH_VELOCITY = 0.5  # [rad/s] of the excitations' approach to their first p
 
 class DemoError(RuntimeError):
     """A step of the demo did not complete (a node refused or timed out)."""
-
-
-@dataclass
-class DemoSettings:
-    """What the demo runs. Rates [Hz], durations [s]."""
-
-    output: Path = Path('dynid_demo')
-    robot: str = 'ur5e'
-    namespace: str = field(default_factory=lambda: f'dynid_demo_{os.getpid()}')
-    rate: float = 1000.0
-    periods: int = 3  # periods of the 10 s optimized excitation
-    holdout_seed: int = 7
-    method: str = 'auto'
-    friction: str = 'auto'
-    seed: int = 1
-    processes: bool = True
-    #: [s] each excitation chunk is published this long before its start (excitation_node's lead_time, 0.5 s
-    #: by default): on the way to the twin's controller a chunk of the feedforward run also passes through
-    #: feedforward_node (received, filled, sent again), which took up to 1.2 s on a busy 2-core machine; a
-    #: chunk that arrives late starts late and its tracking is scored against its stamps
-    lead_time: float = 2.0
-    #: the plant sim_node simulates: dynid's twin or MuJoCo (:mod:`dynid.sim.mujoco_twin`; rigid joints, so the
-    #: estimator adapts the friction alone)
-    engine: str = 'twin'
 
 
 def check_settings(settings: DemoSettings) -> DemoSettings:

@@ -71,6 +71,12 @@ from dynid.errors import InputError, checked_choice
 _R_MIN = 1e-300  # r at or below this counts as ψ = 0 (module docstring)
 
 
+#: μ and δ of RLS-DF* (Madsen et al. 2019, eq. (18)): the forgetting factor and the Levenberg–Marquardt
+#: regularization, the defaults of every directional-forgetting estimator (the paper's values).
+FORGETTING = 0.99995
+REGULARIZATION = 0.1
+
+
 class _RecursiveLeastSquares:
     """Shared state, checks and drivers; subclasses define the update (module docstring)."""
 
@@ -266,7 +272,8 @@ class DirectionalForgettingRLS(_RecursiveLeastSquares):
         skipped per joint (J,).
     """
 
-    def __init__(self, n_params: int, n_joints: int = 1, forgetting: float = 0.99995, regularization: float = 0.1,
+    def __init__(self, n_params: int, n_joints: int = 1, forgetting: float = FORGETTING,
+                 regularization: float = REGULARIZATION,
                  p0=(1e9, 1e18), theta0=0.0, max_covariance=None, excitation_threshold: float | None = None,
                  nonfinite: str = 'skip') -> None:
         try:

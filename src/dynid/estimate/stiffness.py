@@ -102,7 +102,7 @@ from scipy.signal import lfilter
 
 from dynid.checks import batch, per_joint, positive
 from dynid.errors import InputError
-from dynid.estimate.rls import DirectionalForgettingRLS
+from dynid.estimate.rls import FORGETTING, REGULARIZATION, DirectionalForgettingRLS
 from dynid.friction.egms import EGMS
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
@@ -194,7 +194,8 @@ class StiffnessEstimator:
     """
 
     def __init__(self, drives: JointDrives | None, friction=None, *, rate_hz: float = 1000.0, order: int = 2,
-                 damping=0.0, forgetting: float = 0.99995, regularization: float = 0.1, p0=None, deadzone=None,
+                 damping=0.0, forgetting: float = FORGETTING, regularization: float = REGULARIZATION, p0=None,
+                 deadzone=None,
                  motor_counts: int = MOTOR_COUNTS, link_counts: int = LINK_COUNTS, fit_window_s: float = 10.0,
                  window: int | None = None, change_threshold: float | None = 0.2, change_window_s: float = 0.25,
                  change_holdoff_s: float = 2.0, hysteresis: EGMS | None = None, min_velocity: float = 0.05) -> None:

@@ -20,15 +20,21 @@ from dynid.errors import InputError
 from dynid.excite.clearance import Clearance
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.optimize import ExcitationResult, describe_excitation, fit_to_clearance, optimize_excitation
+from dynid.excite.settings import ExcitationSettings
 from dynid.model.robot import RobotModel
 
 DESIGN_GRID = 2000  # samples of one period the random start is fitted to the kinematic limits on
 
 
-def design_excitation(robot: RobotModel, home: np.ndarray, harmonics: int = 5, period_s: float = 10.0, seed: int = 0,
-                      optimize: bool = False, criterion: str = 'cond', starts: int = 4, iterations: int = 150,
-                      workers: int = 1, position_range: float = 1.0, velocity_fraction: float = 0.5,
-                      acceleration: float = 2.5, torque_fraction: float | None = None, floor: float | None = 0.0,
+_D = ExcitationSettings
+
+
+def design_excitation(robot: RobotModel, home: np.ndarray, harmonics: int = _D.harmonics,
+                      period_s: float = _D.period_s, seed: int = _D.seed, optimize: bool = False,
+                      criterion: str = _D.criterion, starts: int = _D.starts, iterations: int = _D.iterations,
+                      workers: int = 1, position_range: float = _D.position_range,
+                      velocity_fraction: float = _D.velocity_fraction, acceleration: float = _D.acceleration,
+                      torque_fraction: float | None = None, floor: float | None = _D.floor,
                       progress: Callable[[str], None] | None = None, notice: Callable[[str], None] | None = None,
                       warn: Callable[[str], None] | None = None) -> ExcitationResult:
     """The excitation of ``harmonics`` over ``period_s`` [s] about ``home`` [rad] (module docstring).
@@ -39,7 +45,7 @@ def design_excitation(robot: RobotModel, home: np.ndarray, harmonics: int = 5, p
     starts; ``starts``, ``iterations`` and ``workers`` (processes; 1 in a process with threads) drive the
     optimizer, ``criterion`` ('cond', 'weighted', 'd_optimal') is what it minimizes and what is reported.
     ``notice`` gets what the clearance checks, ``warn`` the links already below the floor at home,
-    ``progress`` the optimizer's news.
+    ``progress`` the optimizer's news. The defaults are :class:`ExcitationSettings`'.
 
     Raises InputError when the home, the clearance or the finished trajectory breaks a limit.
     """

@@ -27,11 +27,10 @@ import scipy.linalg
 
 from dynid.errors import InputError, checked_choice
 from dynid.excite.fourier import FourierDesign
+from dynid.excite.settings import CRITERIA
 from dynid.excite.trajectory import FourierTrajectory, reorder_trajectory_output
 from dynid.model.joint_terms import joint_term_regressor
 from dynid.model.robot import RobotModel
-
-CRITERIA = ('cond', 'weighted', 'd_optimal')
 
 
 def trajectory_states(robot: RobotModel, trajectory: FourierTrajectory, times: np.ndarray):

@@ -39,6 +39,7 @@ from pathlib import Path
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import input_files, read_yaml
+from dynid.fleet.settings import BatchSettings
 
 RESULT_SUFFIX = '.result.yaml'
 META_SUFFIX = '.result.json'
@@ -211,8 +212,9 @@ def record_outcome(record, outcome: Outcome, model: str) -> int | None:
                                  software=f'dynid {__version__}'))
 
 
-def reidentify(source, robot: str = 'ur5e', options: Sequence[str] | str = (), *,
-               command: Callable[[list[str]], int], workers: int = 2, scheduler: str | None = None, db=None,
+def reidentify(source, robot: str = BatchSettings.robot, options: Sequence[str] | str = BatchSettings.identify_args,
+               *, command: Callable[[list[str]], int], workers: int = BatchSettings.workers,
+               scheduler: str | None = None, db=None,
                force: bool = False, progress: Callable[[Outcome, int, int], None] | None = None) -> list[Outcome]:
     """Identify every recording of ``source`` (a manifest or a tree) on Dask (module docstring); the outcomes
     in the jobs' order. ``options``: ``dynid identify`` options for every recording (a list or one string);

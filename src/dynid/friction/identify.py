@@ -85,6 +85,7 @@ from dynid.friction.fit import (
 from dynid.friction.identified import ABSENT, EQUATION, PARAMETERS, joint_friction_model
 from dynid.friction.linear import sgn
 from dynid.friction.recordings import FrictionRecording, FrictionTorque, JointSignals
+from dynid.friction.settings import FrictionSettings
 from dynid.friction.static import StribeckMap
 from dynid.friction.static_fit import fit_plateau_map
 from dynid.friction.temperature import ReferenceTemperatureFriction
@@ -99,39 +100,6 @@ LOADED_SPAN_NM = 10.0
 SETTLE_BACKLASHES = 3.0
 PLATEAU_KINDS = ('plateaus', 'warm_up')
 STATIC_NAMES = ('Fs', 'Vs', 'mu', 'Fv1', 'Fv2', 'Fv3')
-
-
-@dataclass(frozen=True)
-class FrictionSettings:
-    """Settings of the joint friction identification (module docstring).
-
-    torque: ``auto``, ``current`` or ``effort`` (:class:`FrictionTorque`); cutoff_hz: low-pass of positions and
-    motor torque [Hz]; min_temperature_span_c: temperature span [°C] that makes a plateau run a warm-up; t0_c:
-    reference temperature T0 [°C]; egms_elements: M; egms_initial: (backlash [rad], r_Δ, r_k) to start the
-    search from (the backlash also sets the settling travel, ``SETTLE_BACKLASHES``); iterations: most rounds
-    of the coupled static/load fits.
-    """
-
-    torque: str = 'auto'
-    cutoff_hz: float = 30.0
-    min_temperature_span_c: float = 3.0
-    t0_c: float = 20.0
-    egms_elements: int = 4
-    egms_initial: tuple[float, float, float] = (1e-3, 4.0, 2.0)
-    iterations: int = 30
-
-    def __post_init__(self) -> None:
-        for name in ('cutoff_hz', 'min_temperature_span_c'):
-            if not np.isfinite(getattr(self, name)) or getattr(self, name) <= 0:
-                raise InputError(f'{name} must be > 0, got {getattr(self, name)!r}')
-        if not 5.0 <= self.t0_c <= 80.0:
-            raise InputError(f't0_c must be within 5–80 °C, got {self.t0_c!r}')
-        if int(self.egms_elements) != self.egms_elements or self.egms_elements < 1:
-            raise InputError(f'egms_elements must be a positive integer, got {self.egms_elements!r}')
-        if len(self.egms_initial) != 3 or self.egms_initial[0] <= 0 or self.egms_initial[1] <= 0:
-            raise InputError(f'egms_initial needs (backlash > 0, r_delta > 0, r_k), got {self.egms_initial!r}')
-        if int(self.iterations) != self.iterations or self.iterations < 1:
-            raise InputError(f'iterations must be a positive integer, got {self.iterations!r}')
 
 
 @dataclass

@@ -51,6 +51,7 @@ import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.friction.fit import constant_velocity_plateaus
+from dynid.friction.settings import EXPERIMENTS, TORQUE_SOURCES
 from dynid.identify.result import IdentificationResult, result_drives
 from dynid.identify.torque import RigidBodyTorque
 from dynid.io.dataset import Dataset
@@ -59,8 +60,6 @@ from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.signal.zero_phase import ZeroPhaseLowPass
 
-EXPERIMENTS = ('plateaus', 'warm_up', 'gravity_sweep', 'reciprocating')
-TORQUE_SOURCES = ('auto', 'current', 'effort')
 #: A joint moves in a recording when its filtered position spans at least this [rad] (and 5 % of the largest).
 MOVING_RAD = 0.01
 #: Acceleration tolerance [rad/s²] of the plateaus that classify a motion (the reciprocating sweep's 0.05 fails it).

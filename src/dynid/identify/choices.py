@@ -11,3 +11,7 @@ METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
 FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
 LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')  # friction on the output torque τ_out
 TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
+#: IRLS weight functions (:data:`dynid.identify.solvers.WEIGHT_FUNCTIONS`: their tuning constants).
+WEIGHT_FUNCTIONS = ('huber', 'tukey', 'cauchy')
+#: Solvers of the physically consistent identification (:mod:`dynid.identify.physical`).
+SOLVERS = ('clarabel', 'scs', 'log_cholesky')

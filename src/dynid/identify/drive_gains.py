@@ -158,8 +158,8 @@ def _diagnose(solution: DriveGainSolution, problem, estimate: Estimate, known: n
             + f' (needs {PAYLOAD_CONTENT_MIN:g}×): the payload does not determine '
             + ('that drive gain' if len(unexcited) == 1 else 'those drive gains')
             + ('; hold it' if len(unexcited) == 1 else '; hold them')
-            + ' at trusted values (--fix-drive-gain JOINT=VALUE) or place the payload off the joint axes '
-            '(--payload-com)')
+            + ' at trusted values ({fix_drive_gain} JOINT=VALUE) or place the payload off the joint axes '
+            '({payload_com})')
     if nominal is not None:
         nominal = np.asarray(nominal, float)
         deviation = 100.0 * (solution.gains / nominal - 1.0)

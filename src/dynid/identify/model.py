@@ -406,8 +406,8 @@ class IdentificationProblem:
         if self.still:
             raise InputError(f'{", ".join(self.still)} never leave the stiction zone (|ω| below '
                              f'{self.settings.stiction_velocity:g} rad/s throughout): their equations hold nothing '
-                             f'to fit; move them (a richer excitation: dynid excite optimizes one), or leave their '
-                             f'equations out (exclude_joints) or select the chain without them (joints)')
+                             f'to fit; move them (a richer excitation: dynid excite optimizes one) or leave their '
+                             f'equations out ({{exclude_joints}})', fields=('exclude_joints',))
 
     # ------------------------------------------------------------------------------- set-up
     def _check_joints(self, recordings):
@@ -441,8 +441,10 @@ class IdentificationProblem:
             problem = effort_problem(dataset.current if source == 'current' else dataset.tau, dataset.q,
                                      dataset.joint_names, what)
             if problem:
-                other = ' (--torque current uses the recorded currents)' if source != 'current' and has_current else ''
-                raise InputError(f'{recording.name or dataset.source.get("bag", "a recording")}: {problem}{other}')
+                other = ' ({torque_source} current uses the recorded currents)' \
+                    if source != 'current' and has_current else ''
+                raise InputError(f'{recording.name or dataset.source.get("bag", "a recording")}: {problem}{other}',
+                                 fields=('torque_source',))
         return source
 
     def _prepare(self, index: int, recording: RecordingInput, settings: FilterSettings):

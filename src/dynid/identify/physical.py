@@ -41,6 +41,7 @@ import numpy as np
 import scipy.linalg
 
 from dynid.errors import InputError, checked_choice
+from dynid.identify.choices import SOLVERS
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     CROSS_VALIDATION_FOLDS,
@@ -57,10 +58,10 @@ from dynid.identify.prior import (
     rotor_prior,
     time_folds,
 )
+from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
 from dynid.model.inertial import PSEUDO_INERTIA_MAP, parameters_of_pseudo_inertia, pseudo_inertia
 
-SOLVERS = ('clarabel', 'scs', 'log_cholesky')
 CONSISTENCY = ('auto', 'always', 'never')
 #: Friction models whose parameters the physical solve can bound (the others iterate on τ_out).
 PHYSICAL_FRICTION = ('none', 'viscous_coulomb')
@@ -89,7 +90,8 @@ class PhysicalSettings:
                                                'costs at most consistency_cost_max_percent)'})
     consistency_cost_max_percent: float = field(default=1.0, metadata={
         'description': 'auto: largest rise of the training chi2 that consistency may cost [%]', 'range': (0.0, 100.0)})
-    solver: str = field(default='clarabel', metadata={'choices': SOLVERS, 'description': 'constrained solver'})
+    solver: str = field(default=IdentifierSettings.physical_solver,
+                        metadata={'choices': SOLVERS, 'description': 'constrained solver'})
 
     def validated(self) -> PhysicalSettings:
         checked_choice('physical solver', self.solver, SOLVERS)
@@ -449,7 +451,7 @@ def _prior_section(settings: PhysicalSettings, robot, links) -> tuple[dict, list
     if settings.prior and not use_prior:
         section['reason'] = 'the robot file gives no link a physical inertia'
     elif not settings.prior:
-        section['reason'] = 'not asked for (--no-prior)'
+        section['reason'] = f'{PRIOR_OFF} (the setting prior off)'
     return section, warnings
 
 
@@ -527,7 +529,7 @@ def _consistency_section(settings: PhysicalSettings, enforced: _Enforced, cost_p
         section['note'] = (f'not physically consistent ({", ".join(link_label[i] for i in enforced.bad_links)}'
                            f'{"; friction or rotor inertia < 0" if enforced.bad_bounds else ""}): consistency '
                            f'would cost {cost_percent:.3g} % of the training chi2 (limit '
-                           f'{settings.consistency_cost_max_percent:g} %); --physical enforces it')
+                           f'{settings.consistency_cost_max_percent:g} %); asking for physical consistency enforces it')
     return section
 
 

@@ -25,7 +25,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from dynid.errors import InputError
+from dynid.errors import InputError, spell
+from dynid.identify.settings import PRIOR_OFF
 
 COND_SCALED_MAX = 1000.0
 POORLY_IDENTIFIED_PERCENT = 50.0
@@ -154,12 +155,12 @@ def identifiability_refusal(result) -> str | None:
         return None
     unloaded = (result.drive_gain_diagnostics or {}).get('unexcited_joints')
     remedy = (f'the known payload does not load {", ".join(unloaded)}: hold '
-              f'{"its gain" if len(unloaded) == 1 else "their gains"} (--fix-drive-gain JOINT=VALUE) or place '
+              f'{"its gain" if len(unloaded) == 1 else "their gains"} ({{fix_drive_gain}} JOINT=VALUE) or place '
               f'the payload off the joint axes' if unloaded else
               'record an optimized excitation (dynid excite --optimize, then run it)')
     prior = result.prior_section or {}
-    if not prior.get('used') and 'no-prior' in str(prior.get('reason') or ''):
-        remedy += '; or identify without --no-prior (the robot file\'s prior completes what the data lack)'
+    if not prior.get('used') and str(prior.get('reason') or '').startswith(PRIOR_OFF):
+        remedy += '; or identify with the robot file\'s prior ({prior}: it completes what the data lack)'
     filters = result.provenance.get('filters') or {}
     rows, parameters = (result.metrics.get('train') or {}).get('rows'), len(result.parameter_names)
     rate = filters.get('rate_hz')
@@ -168,6 +169,10 @@ def identifiability_refusal(result) -> str | None:
                    f'one sample in {filters["decimation"]} kept, {filters["trim_s"]:.3g} s trimmed at each end) keep '
                    f'{rows} equations for {parameters} parameters: a longer recording gives more')
     return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
+
+
+#: the settings a refusal (:func:`identifiability_refusal`) names, written ``{field}``: the front end spells them
+REFUSAL_FIELDS = ('fix_drive_gain', 'prior')
 
 
 def refuse_unless_forced(result, force: bool, ways_out=None, spelling: Mapping[str, str] | None = None) -> None:
@@ -181,9 +186,10 @@ def refuse_unless_forced(result, force: bool, ways_out=None, spelling: Mapping[s
     if refusal and not force:
         tried = ways_out() if ways_out is not None else ''
         raise InputError(f'{refusal}' + (f'; {tried}' if tried else '') + ' ({force} keeps the result anyway)',
-                         fields=('force',))
+                         fields=('force', *(field for field in REFUSAL_FIELDS if f'{{{field}}}' in refusal)))
     if refusal:
-        result.warnings.insert(0, f'kept with {(spelling or {}).get("force", "force")} although {refusal}')
+        spelled = spell(refusal, REFUSAL_FIELDS, lambda field: (spelling or {}).get(field, field))
+        result.warnings.insert(0, f'kept with {(spelling or {}).get("force", "force")} although {spelled}')
         return
     note = poorly_identified_note(result)
     if note:

@@ -173,8 +173,8 @@ def _physical_section(result: IdentificationResult, robot: RobotModel) -> str:
     if section is None:
         note = (prior.get('consistency') or {}).get('note')
         return text + (f'<p>Not physically consistent: {html.escape(note)}.</p>' if note else
-                       '<p>Not physically consistent (<code>--physical</code> enforces it): the base parameters need '
-                       'not belong to any physical robot.</p>') + f'<p>Prior: {used}.</p>'
+                       '<p>Not physically consistent (asking for physical consistency enforces it): the base '
+                       'parameters need not belong to any physical robot.</p>') + f'<p>Prior: {used}.</p>'
     consistency = section['consistency']
     text += (f'<p>Solver {html.escape(section["solver"])} ({section["solve_s"]:.2f} s); constraint: '
              f'{html.escape(section["constraint"])}; prior {used}. Cost of consistency: weighted χ² '

@@ -47,6 +47,7 @@ from dynid.identify.physical import (
 from dynid.identify.plausibility import gravity_scale_check
 from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
 from dynid.identify.result import IdentificationResult
+from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
@@ -65,7 +66,7 @@ HAMON_SCALE_DEPENDENCY = (
     "overall scale of the rigid-body parameters, because τ_out is the model's own torque: the dependency is "
     "structural and no excitation separates them. Only runs with a known payload mass do: record runs with "
     "different known payloads (e.g. dynid simulate --payload, or dynid excite --experiment payload_schedule) and "
-    "give them with --payload-mass (e.g. --payload-mass 0,3.5,7.5)")
+    "give them with {payload_mass} (e.g. 0,3.5,7.5 kg)")
 
 
 @dataclass
@@ -77,7 +78,7 @@ class IdentifyOptions:
     solution alone."""
 
     method: str = 'wls'
-    weight_function: str = 'huber'
+    weight_function: str = IdentifierSettings.weight_function
     weight_constant: float | None = None
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)
@@ -148,7 +149,8 @@ def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, jo
     if method == 'ols':
         return ols(w, y, joints, names)
     if method == 'wls':
-        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short)
+        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short,
+                   dependent_unknown=pooled_short)
     return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
 
 
@@ -173,9 +175,10 @@ def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpt
                                     start=reduced, pooled_short=pooled_short)  # warm start
         except InputError as error:  # too few rows, or columns the rows cannot separate: say what made the rows
             prior = '' if pooled_short or method != 'wls' or 'WLS cannot estimate' not in str(error) else (
-                '; or with the robot file\'s prior (the default; not --no-prior), which weights them by the pooled '
-                'noise and completes what their rows lack')
-            raise InputError(f'{error} ({rows_context(problem.settings, joints, problem.robot.n)}){prior}') from None
+                '; or with the robot file\'s prior (the default; {prior}), which weights them by the pooled noise and '
+                'completes what their rows lack')
+            raise InputError(f'{error.template} ({rows_context(problem.settings, joints, problem.robot.n)}){prior}',
+                             fields=(*error.fields, 'prior')) from None
         estimate = _with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
@@ -363,7 +366,7 @@ def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec:
         options.physical.check_model(spec, options.method)
     gains_unknown = options.method in ('tls', 'mls')
     if spec.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None for r in recordings):
-        raise InputError(HAMON_SCALE_DEPENDENCY)
+        raise InputError(HAMON_SCALE_DEPENDENCY, fields=('payload_mass',))
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     with one_blas_thread():
         problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown,
@@ -715,14 +718,16 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
 
 def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
     """Why the default (``auto``) consistency check is left out here though the prior is kept (None: it is
-    not): what it costs is that the links may not be physical bodies (``--physical`` refuses these cases)."""
+    not): what it costs is that the links may not be physical bodies (asking for physical consistency refuses
+    these cases)."""
     if options.method not in PHYSICAL_METHODS:
-        return f'{options.method.upper()} re-fits its friction exponents on τ_out (--physical takes ols, wls, irls)'
+        return (f'{options.method.upper()} re-fits its friction exponents on τ_out (physical consistency, asked '
+                'for, takes ols, wls, irls)')
     if problem.spec.friction not in PHYSICAL_FRICTION:
-        return (f'friction {problem.spec.friction!r} depends on the output torque (--physical takes '
-                f'{", ".join(PHYSICAL_FRICTION)})')
+        return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, asked '
+                f'for, takes {", ".join(PHYSICAL_FRICTION)})')
     if problem.payload_blocks:
-        return 'a payload known by its mass only has no prior inertia to bound (give --payload-com for it)'
+        return 'a payload known by its mass only has no prior inertia to bound (give its centre of mass for it)'
     if _rigid_held(problem):
         return f'rigid-body parameters are held at the robot file\'s values ({", ".join(_rigid_held(problem))})'
     return None
@@ -743,10 +748,10 @@ def _physical_not_applicable(problem: IdentificationProblem, options: IdentifyOp
         reason = 'the drive gains are identified with the parameters (tls, mls): the prior takes a known torque'
     if reason is None and settings.consistency == 'always' and problem.payload_blocks:
         reason = ('physical identification does not take recordings with only a known payload mass; give the '
-                  'payload fully (--payload-com) or leave it out')
+                  'payload fully ({payload_com}) or leave it out')
     if reason is None and settings.consistency == 'always' and _rigid_held(problem):
         reason = (f'physical identification does not take rigid-body parameters held at a value '
-                  f'({", ".join(_rigid_held(problem))}: left-out joints); identify without --physical')
+                  f'({", ".join(_rigid_held(problem))}: left-out joints); identify without {{physical}}')
     if reason and settings.consistency == 'always':
-        raise InputError(reason)
+        raise InputError(reason, fields=('payload_com', 'physical'))
     return reason

@@ -34,57 +34,19 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS
+from dynid.identify.drive_gains import parse_fixed_gains
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
+from dynid.identify.settings import CHOICES, IdentifierSettings
 from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
 from dynid.io import TORQUE_MEANINGS
 from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
-from dynid.settings import setting
 from dynid.signal.preprocess import FilterSettings
 
 T = TypeVar('T')
-
-#: the settings that take one of a list of values, and those values (checked with
-#: :func:`dynid.errors.checked_choice`)
-CHOICES = {'method': (AUTO, *METHODS), 'friction': (AUTO, *FRICTION_MODELS)}
-
-
-
-@dataclass(frozen=True)
-class IdentifierSettings:
-    """How one identification of identifier_node runs (each field is a node parameter, :mod:`dynid.settings`)."""
-
-    method: str = setting(AUTO, 'identification method; auto: wls or irls by blocked cross-validation',
-                          choices=(AUTO, *METHODS))
-    friction: str = setting(AUTO, 'friction model; auto: per joint Coulomb + viscous with or without the offset, the '
-                                  'load-dependent and the temperature term, by blocked cross-validation',
-                            choices=(AUTO, *FRICTION_MODELS))
-    temperature: bool = setting(False, 'add the temperature friction term')
-    prior: bool = setting(True, "pull toward the robot file's link inertias, weight by cross-validation (every "
-                                "method but tls and mls), physically consistent where that costs little (method ols, "
-                                "wls or irls; friction none or viscous_coulomb)")
-    physical: bool = setting(False, 'always physically consistent standard parameters (method ols, wls or irls; '
-                                    'friction none or viscous_coulomb)')
-    position_cutoff_hz: float = setting(0.0, 'position low-pass; 0: from the sample rate (50 Hz from 500 Hz up)',
-                                        unit='Hz', low=0.0, high=1000.0, parameter='position_cutoff')
-    decimation_cutoff_hz: float = setting(0.0, 'parallel low-pass; 0: from the sample rate (20 Hz from 500 Hz up)',
-                                          unit='Hz', low=0.0, high=1000.0, parameter='decimation_cutoff')
-    stiction_velocity: float = setting(0.02, 'rows below this friction velocity are dropped', unit='rad/s', low=0.0,
-                                       high=10.0)
-    torque_sign: tuple[str, ...] = setting(
-        (), "joints whose joint_states effort counts the other way round from the robot file, negated before "
-            "identifying: JOINT=-1 (all=-1: every joint); the sign check's warnings name them", items=str)
-    exclude_joints: tuple[str, ...] = setting(
-        (), "joints whose equations are left out of the fit, their motion kept in the others' (a torque missing or "
-            "not to be trusted); their friction is held at 0", items=str)
-    report: bool = setting(True, 'write an HTML report beside the result')
-    force: bool = setting(False, 'keep a result the data cannot identify (cond of the column-scaled regressor > 1000 '
-                                 'or most parameters above 50 % σ), which is refused otherwise, as by dynid identify')
-
 
 @dataclass(frozen=True)
 class Identified:
@@ -155,8 +117,11 @@ class IdentificationSession:
             folder = Path(output_directory) / f'recording_{stamp}'
             try:
                 self.recorder = SegmentedRecorder(folder, segment_s)
-            except (InputError, OSError) as error:
-                raise InputError(f'cannot record: {error}') from None
+            except InputError as error:
+                raise InputError(f'cannot record: {error.template}', fields=error.fields) from None
+            except OSError as error:
+                raise InputError(f'cannot record in {{output_directory}} {str(folder)!r}: {error.strerror or error}',
+                                 fields=('output_directory',)) from None
             return folder
 
     def write(self, taken: Mapping[str, tuple[np.ndarray, list]]) -> bool:
@@ -265,11 +230,14 @@ class IdentificationSession:
             else self.joint_states_effort  # a drive torque is read as the current it was made of
         dataset.source['effort_said'] = {'said': said, 'said_by': 'joint_states_effort' if said else ''}
         spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
-                         exclude_joints=joint_names(settings.exclude_joints))
+                         torque_source=settings.torque_source, exclude_joints=joint_names(settings.exclude_joints))
         filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,
                                  decimation_cutoff_hz=settings.decimation_cutoff_hz or None,
                                  stiction_velocity=settings.stiction_velocity)
-        options = IdentifyOptions(method=settings.method, physical=physical_settings(settings.prior, settings.physical))
+        options = IdentifyOptions(method=settings.method, weight_function=settings.weight_function,
+                                  fixed_drive_gains=parse_fixed_gains(settings.fix_drive_gain, self.robot.joint_names),
+                                  physical=physical_settings(settings.prior, settings.physical,
+                                                             solver=settings.physical_solver))
         path = recording / 'result.yaml'
         result, _ = identify_and_save(
             self.robot, [RecordingInput(dataset, name=str(recording))],

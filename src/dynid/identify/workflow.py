@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynid.diagnosis import Diagnosis, Recording, diagnose
-from dynid.errors import InputError
+from dynid.errors import InputError, spell
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.settings import IdentifierSettings
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -57,7 +58,7 @@ class Identification:
 
 
 def physical_settings(prior: bool = True, physical: bool = False, prior_relative_std: float | None = None,
-                      solver: str = 'clarabel') -> PhysicalSettings | None:
+                      solver: str = IdentifierSettings.physical_solver) -> PhysicalSettings | None:
     """The robot file as a prior and physical consistency as the front ends offer them: ``prior`` (pull toward
     the robot file, consistent where that costs little), ``physical`` (always consistent); neither: None, the
     plain linear solution."""
@@ -110,10 +111,12 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
                       drives=drives, progress=progress)
     result.diagnosis_section = diagnosis.to_dict()
+    spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
     result.warnings[:0] = diagnosis.warnings()
+    result.warnings = [spell(warning, ADVISED_FIELDS, lambda field: spelling.get(field, field))
+                       for warning in result.warnings]
     refuse_unless_forced(result, identification.force,
-                         lambda: ways_out(robot, recordings, identification, drives, result, progress),
-                         {**WAY_OUT_SPELLING, **(identification.spelling or {})})
+                         lambda: ways_out(robot, recordings, identification, drives, result, progress), spelling)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -144,6 +147,9 @@ WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
 #: how the ways out and a kept result's warning spell the settings where the front end gives no spelling of its
 #: own: the field and the value
 WAY_OUT_SPELLING = {'decimation_cutoff_hz': 'decimation_cutoff_hz {}', 'force': 'force'}
+#: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
+#: :mod:`dynid.identify.drive_gains`): spelled as the front end's ``spelling`` says before the result is kept
+ADVISED_FIELDS = ('fix_drive_gain', 'payload_com')
 
 
 def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,

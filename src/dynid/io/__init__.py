@@ -23,8 +23,10 @@ line's help lists the meanings without loading the readers (Dataset's payload ty
 EFFORT_MEANINGS = ('torque', 'current', 'current_as_torque', 'gravity_compensated_torque')
 #: The meanings read into ``tau`` [N·m] (the others: ``current`` [A]).
 TORQUE_MEANINGS = ('torque', 'current_as_torque', 'gravity_compensated_torque')
+#: rosbag2 storages dynid writes (:func:`dynid.io.bag.write_bag`): mcap (rosbag2's default since Iron) or sqlite3.
+STORAGES = ('mcap', 'sqlite3')
 
-__all__ = ['EFFORT_MEANINGS', 'TORQUE_MEANINGS', 'Dataset']
+__all__ = ['EFFORT_MEANINGS', 'STORAGES', 'TORQUE_MEANINGS', 'Dataset']
 
 
 def __getattr__(name: str):

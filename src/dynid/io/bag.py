@@ -46,7 +46,7 @@ from rosbags.rosbag2.storage_mcap import McapReader
 
 from dynid.errors import InputError, checked_choice
 from dynid.files import written
-from dynid.io import EFFORT_MEANINGS, TORQUE_MEANINGS, rtde
+from dynid.io import EFFORT_MEANINGS, STORAGES, TORQUE_MEANINGS, rtde
 from dynid.io.cdr import (
     FIELDS,
     JOINT_STATE,
@@ -67,7 +67,6 @@ STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'd
                 'joint_currents': (None, None, 'current'), 'joint_temperatures': (None, None, 'temperature')}
 REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 #: rosbag2 storage formats written (both are read, as rosbags reads them).
-STORAGES = ('mcap', 'sqlite3')
 WRITE_BLOCK = 1000  # samples serialized at once by write_bag
 
 

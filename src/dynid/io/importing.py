@@ -35,6 +35,7 @@ import yaml
 
 from dynid.errors import InputError, checked_choice
 from dynid.files import write_text
+from dynid.io import STORAGES
 from dynid.io.csv_log import MOTOR_SIGNALS, ColumnMap, apply_column_map
 from dynid.io.dataset import Dataset
 from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
@@ -42,6 +43,7 @@ from dynid.io.log_tables import join_tables, read_table
 from dynid.io.resample import grid_period, resample
 from dynid.io.retiming import Retiming, retime
 from dynid.model.drives import JointDrives, load_drives
+from dynid.settings import setting
 
 IMPORT_REPORT_FILE = 'import.yaml'
 TIMINGS = ('auto', 'stamps')
@@ -54,23 +56,22 @@ MIN_PERIOD_S = 1e-5
 class ImportSettings:
     """How ``dynid import`` turns a log into a recording (module docstring); the one source of its defaults."""
 
-    rate_hz: float | None = field(default=None, metadata={
-        'unit': 'Hz', 'range': (0.0, math.inf),
-        'description': 'the robot\'s control rate: the rate of the rows of a log without a time column; for a log '
-                       'with stamps, the grid they are re-timed or resampled onto (default: from the stamps)'})
-    bridge: int = field(default=3, metadata={
-        'unit': 'samples', 'range': (0, 1000),
-        'description': 'gaps of up to this many missing samples are interpolated over; longer ones stay gaps'})
-    timing: str = field(default='auto', metadata={
-        'choices': TIMINGS,
-        'description': 'auto: re-time the samples onto the control grid where the stamps show one; stamps: keep '
-                       'the stamps and interpolate'})
-    current_limit_a: float | None = field(default=None, metadata={
-        'unit': 'A', 'range': (0.0, math.inf),
-        'description': 'drop rows with |current| above this (default: 3 × effort limit / drive gain)'})
-    drives: str | None = field(default=None, metadata={
-        'description': 'drives file (gear ratios, motor offsets, coupling) that turns motor-side columns (motor_q, '
-                       'motor_dq) into joint positions and velocities (default: the robot\'s drive data)'})
+    rate_hz: float | None = setting(None, "the robot's control rate: the rate of the rows of a log without a time "
+                                          'column; for a log with stamps, the grid they are re-timed or resampled '
+                                          'onto (default: from the stamps)', unit='Hz', low=0.0, high=math.inf)
+    bridge: int = setting(3, 'gaps of up to this many missing samples are interpolated over; longer ones stay gaps',
+                          unit='samples', low=0, high=1000)
+    timing: str = setting('auto', 'auto: re-time the samples onto the control grid where the stamps show one (stamps '
+                                  'within 0.8 of a period after their ticks); stamps: keep the stamps and interpolate',
+                          choices=TIMINGS)
+    current_limit_a: float | None = setting(None, 'drop rows with |current| above this (default: 3 × effort limit / '
+                                                  'drive gain)', unit='A', low=0.0, high=math.inf)
+    drives: str | None = setting(None, 'drives file (gear ratios, motor offsets, coupling) that turns motor-side '
+                                       'columns (motor_q, motor_dq) into joint positions and velocities (default: the '
+                                       "robot's drive data)")
+    storage: str = setting('mcap', 'storage of the written bag (sqlite3 writes a .db3 bag)', choices=STORAGES)
+    joint_states_effort: str = setting('torque', "for a bag: what joint_states' effort holds (current for the UR "
+                                                 'driver)', choices=('torque', 'current'))
 
     def validated(self) -> ImportSettings:
         """The settings, checked (InputError naming the field)."""

@@ -21,7 +21,8 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.session import IdentificationSession, IdentifierSettings
+from dynid.identify.session import IdentificationSession
+from dynid.identify.settings import IdentifierSettings
 from dynid.model import load_robot
 from dynid.model.naming import JOINT_MAP
 from dynid.payload.service import NODE_CHOICES as CHOICES

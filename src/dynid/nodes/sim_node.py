@@ -18,9 +18,7 @@ import math
 
 import numpy as np
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -33,13 +31,14 @@ from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
 from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
-from dynid.ros.parameters import declarer
-from dynid.ros.parameters import descriptor as _descriptor
+from dynid.ros.parameters import declare_settings, value_or
 from dynid.ros.runner import node_message, run_node
+from dynid.settings import from_values
 from dynid.sim.changes import parse_joint_change
 from dynid.sim.driver import COMMANDS, DriverTwin
-from dynid.sim.mujoco_twin import ENGINES, make_twin
+from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
+from dynid.sim.settings import ENGINES, TwinSettings
 from dynid.sim.ur_modes import URDriverSide
 
 HISTORY_S = 5.0  # seconds of samples the state publishers keep for reliable readers
@@ -50,93 +49,35 @@ class SimNode(Node):
 
     def __init__(self, **kwargs) -> None:
         super().__init__('sim_node', **kwargs)
-        self._declare_parameters()
         robot, engine = self._start_twin()
         self._open_interfaces()
         self.get_logger().info(f'simulating {robot.name} ({len(self.joint_names)} joints) at {self.rate:g} Hz on '
                                f'the {engine} plant')
 
-    def _declare_parameters(self) -> None:
-        """The node's parameters (docs/nodes/parameters.md)."""
-        declare = declarer(self)
-        declare('robot', 'ur5e', _descriptor('built-in robot name, URDF path or dynid robot file', True))
-        declare('robot_description', '', _descriptor('URDF XML; used instead of robot when not empty', True))
-        declare('rate', 500.0, _descriptor('publishing rate [Hz]', True, 1.0, 2000.0))
-        declare('payload_mass', 0.0, _descriptor('payload at the flange [kg], 5 cm out; changeable', False,
-                                                 0.0, 100.0))
-        declare('noise', True, _descriptor('sensor noise and quantization on', True))
-        declare('seed', 0, _descriptor('seed of noise and perturbations', True, 0, 2**31 - 1, integer=True))
-        declare('initial_position', Parameter.Type.DOUBLE_ARRAY,
-                _descriptor('start configuration [rad], one per joint; empty: home', True))
-        declare('drive_gain_error', 0.0, _descriptor('true drive gains differ by up to this fraction', True,
-                                                     0.0, 0.45))
-        declare('temperature', 25.0, _descriptor('initial and ambient temperature [°C]', True, -20.0, 80.0))
-        declare('batch_period', 0.005, _descriptor('samples are produced and published in bursts this often [s]',
-                                                   True, 0.001, 0.1))
-        declare('internal_feedforward', 'full', _descriptor("the twin controller's own model torque: full (nominal "
-                                                            "rigid body, rotor inertia, friction), gravity or none "
-                                                            "(an external feedforward, e.g. feedforward_node, "
-                                                            "supplies it)", True))
-        declare('joint_changes', Parameter.Type.STRING_ARRAY,
-                _descriptor("scheduled changes of the true joints, e.g. 'time=10,stiffness_scale=0.5,"
-                            "joints=shoulder_pan_joint' (time [s] since start; keys as dynid simulate --change)",
-                            True))
-        declare('engine', 'twin', _descriptor("the plant: twin (dynid's flexible-joint twin) or mujoco (the robot's "
-                                              'URDF, or mjcf, in MuJoCo: rigid joints; needs the mujoco package)',
-                                              True, choices=ENGINES))
-        declare('mjcf', '', _descriptor('with engine mujoco: an MJCF file to simulate instead of the robot\'s URDF '
-                                        '(joints named as the robot\'s)', True))
-        declare('joint_states_effort', 'torque', _descriptor("what joint_states' effort holds: torque (joint "
-                                                             'torque [N·m]), current (motor current [A]), '
-                                                             'current_as_torque (K·i [N·m]) or '
-                                                             'gravity_compensated_torque (K·i less the gravity with '
-                                                             "the payload set on the robot: UR's "
-                                                             'actual_current_as_torque)', True,
-                                                             choices=EFFORT_MEANINGS))
-        declare('robot_payload_mass', -1.0, _descriptor('payload set on the robot [kg] (5 cm out) that a '
-                                                        'gravity_compensated_torque effort leaves out; negative: '
-                                                        'the one it carries (payload_mass)', True, -1.0, 100.0))
-        declare('ur_direct_torque', False, _descriptor('effort commands applied as UR applies direct_torque(): '
-                                                       'plus its gravity (with the payload set) and its friction '
-                                                       'model scaled by ur_viscous_scale, ur_coulomb_scale (use '
-                                                       'internal_feedforward none)', True))
-        declare('ur_viscous_scale', [0.0], _descriptor("UR's viscous friction compensation per joint, 0-1 "
-                                                       '(FrictionModelController); one value: all joints', False))
-        declare('ur_coulomb_scale', [0.0], _descriptor("UR's Coulomb friction compensation per joint, 0-1", False))
-
     def _start_twin(self):
-        """The robot and the twin of the parameters, with UR's driver side where the effort or the commands are
-        UR's; returns the robot and the engine."""
-        get = self.get_parameter
-        effort = get('joint_states_effort').value
-        checked_choice('parameter joint_states_effort', effort, EFFORT_MEANINGS)
-        description = get('robot_description').value
-        robot = load_robot(description if description else get('robot').value)
-        set_mass = get('robot_payload_mass').value
-        params = PlantParameters.of_twin(robot, self._payload(get('payload_mass').value), get('drive_gain_error').value,
-                                         get('seed').value, get('temperature').value,
-                                         get('internal_feedforward').value, get('noise').value)
-        try:
-            initial = get('initial_position').value
-        except ParameterUninitializedException:  # declared without a default: not given
-            initial = None
-        self.initial_q = None if initial is None or len(initial) == 0 else np.array(initial, dtype=float)
-        self.rate = get('rate').value
-        try:
-            changes = [parse_joint_change(text) for text in get('joint_changes').value]
-        except ParameterUninitializedException:
-            changes = []
-        engine = get('engine').value
-        checked_choice('parameter engine', engine, ENGINES)
-        twin = make_twin(params, engine, get('mjcf').value, rate_hz=self.rate, seed=get('seed').value,
+        """The robot and the twin of the parameters (:class:`dynid.sim.settings.TwinSettings`), with UR's driver
+        side where the effort or the commands are UR's; returns the robot and the engine."""
+        declare_settings(self, TwinSettings)
+        settings = from_values(TwinSettings, lambda name: value_or(self, name))
+        checked_choice('parameter joint_states_effort', settings.joint_states_effort, EFFORT_MEANINGS)
+        checked_choice('parameter engine', settings.engine, ENGINES)
+        robot = load_robot(settings.robot_description or settings.robot)
+        params = PlantParameters.of_twin(robot, self._payload(settings.payload_mass), settings.drive_gain_error,
+                                         settings.seed, settings.temperature, settings.internal_feedforward,
+                                         settings.noise)
+        self.initial_q = np.array(settings.initial_position, dtype=float) if settings.initial_position else None
+        self.rate, self.batch_period = settings.rate, settings.batch_period
+        changes = [parse_joint_change(text) for text in settings.joint_changes]
+        twin = make_twin(params, settings.engine, settings.mjcf, rate_hz=self.rate, seed=settings.seed,
                          initial_q=self.initial_q, joint_changes=changes)
-        ur = URDriverSide(params, effort, self._payload(get('payload_mass').value if set_mass < 0 else set_mass),
-                          get('ur_direct_torque').value, get('ur_viscous_scale').value, get('ur_coulomb_scale').value)
+        set_mass = settings.payload_mass if settings.robot_payload_mass < 0 else settings.robot_payload_mass
+        ur = URDriverSide(params, settings.joint_states_effort, self._payload(set_mass), settings.ur_direct_torque,
+                          list(settings.ur_viscous_scale), list(settings.ur_coulomb_scale))
         self.driver = DriverTwin(twin, ur, self.rate, self._now_ns(), self.initial_q)
         self.twin = twin
         self.joint_names = list(robot.joint_names)
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        return robot, engine
+        return robot, settings.engine
 
     def _open_interfaces(self) -> None:
         """The state publishers, the trajectory and command subscriptions, the reset service, the timer and the
@@ -157,7 +98,7 @@ class SimNode(Node):
                                      lambda message, k=kind: self._on_command(k, message), reliable)
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.driver.start(self._now_ns())  # the clock starts once the node is set up
-        self.create_timer(max(self.get_parameter('batch_period').value, 1.0 / self.rate), self._on_timer)
+        self.create_timer(max(self.batch_period, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
 
     @staticmethod

@@ -16,7 +16,8 @@ from dynid.errors import InputError
 from dynid.files import write_text
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256
-from dynid.identify.session import CHOICES, IdentificationSession
+from dynid.identify.session import IdentificationSession
+from dynid.identify.settings import CHOICES
 from dynid.payload.document import payload_document, payload_yaml
 from dynid.payload.estimate import INERTIA_CHOICES, PayloadEstimate, PayloadSettings, identify_payload
 from dynid.settings import setting

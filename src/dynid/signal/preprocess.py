@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.settings import setting
 from dynid.signal.zero_phase import ZeroPhaseLowPass
 
 if TYPE_CHECKING:  # only named in annotations: the signal layer sits below the recordings (dynid.io)
@@ -89,17 +90,27 @@ class FilterSettings:
     0 splits at every gap); ``short_trim_s`` [s]: the trim of a piece too short for ``trim_s``.
     """
 
-    position_cutoff_hz: float | None = None
-    decimation_cutoff_hz: float | None = None
-    order: int = 4
-    decimation: int | None = None
-    trim_s: float | None = None
-    stiction_velocity: float = 0.02
-    motion_bandwidth_hz: float = MOTION_BANDWIDTH_HZ
-    bridge_s: float | None = None
-    short_trim_s: float | None = None
-    rate_hz: float | None = None
-    derived: tuple[str, ...] = ()
+    position_cutoff_hz: float | None = setting(
+        None, 'position low-pass; none: min(5·f_dyn, max(fs/10, the decimation cut-off)), 50 at 500 Hz and up, 10 at '
+              '100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz')
+    decimation_cutoff_hz: float | None = setting(
+        None, 'parallel low-pass of torques and columns; none: min(2·f_dyn, max(fs/25, min(4, fs/8))), 20 at 500 Hz '
+              'and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz')
+    order: int = setting(4, 'Butterworth order of the low-passes', low=1, high=10)
+    decimation: int | None = setting(None, 'keep every k-th sample; none: 0.8·fs/(2·decimation cut-off)')
+    trim_s: float | None = setting(None, 'dropped at both ends of each recording (filter edges); none: max(0.15, '
+                                         '3/decimation cut-off), 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz', unit='s')
+    stiction_velocity: float = setting(0.02, 'drop rows with |ω| below this around them', unit='rad/s')
+    motion_bandwidth_hz: float = setting(MOTION_BANDWIDTH_HZ, 'bandwidth f_dyn of the motion: the default '
+                                                              'cut-offs are 5·f_dyn and 2·f_dyn where the rate '
+                                                              'allows', unit='Hz')
+    bridge_s: float | None = setting(None, 'fill gaps whose missing samples span at most this before filtering, '
+                                           'where the stretch around them kept at least half of its samples; longer '
+                                           'gaps split the recording (none: the spacing of the decimated samples, 20 '
+                                           'ms at 1 kHz; 0 splits at every gap)', unit='s')
+    short_trim_s: float | None = setting(None, 'the trim of a piece too short for trim_s', unit='s')
+    rate_hz: float | None = setting(None, 'the sample rate the settings were resolved for (none before)', unit='Hz')
+    derived: tuple[str, ...] = setting((), 'the settings derived from the rate', items=str)
 
     def validated(self, rate_hz: float) -> FilterSettings:
         """The settings for data at ``rate_hz`` [Hz]: derived values filled in, all checked."""

@@ -50,6 +50,7 @@ from dynid.sim.controller import JointController, feedback_law
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.reference import ReferenceGenerator
 from dynid.sim.sensors import Sensors
+from dynid.sim.settings import ENGINES
 from dynid.sim.twin import MEASURED_FIELDS, REFERENCE_FIELDS, TRUTH_FIELDS, DigitalTwin, SimulationRecord
 
 #: The name of the payload body added to the flange.
@@ -337,10 +338,6 @@ class MujocoTwin(DigitalTwin):
                  'temperature': temperature, 'rotor_acceleration': table['rotor_acceleration'],
                  'link_acceleration': table['link_acceleration']}
         return self._record(first, truth, temperature, (q_r, dq_r, ddq_r, effort_r))
-
-
-#: The plants ``engine`` chooses between: dynid's own flexible-joint twin (default) and MuJoCo.
-ENGINES = ('twin', 'mujoco')
 
 
 def make_twin(params: PlantParameters, engine: str = 'twin', mjcf_path: str | None = None, **kwargs) -> DigitalTwin:

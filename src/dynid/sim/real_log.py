@@ -48,52 +48,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from dynid.errors import InputError, checked_choice
+from dynid.errors import InputError
 from dynid.io.dataset import Dataset
+from dynid.sim.settings import RealLogSettings
 
 CSV_FILE = 'log.csv'
-CSV_FORMATS = ('ur_rtde', 'franka')
-STAMPS = ('controller', 'logger')
 POSITION_JUMP_RAD = 0.5
 ABSURD_CURRENT_A = 250.0
 ABSURD_TORQUE_NM = 5000.0
-
-
-@dataclass
-class RealLogSettings:
-    """How the logger samples and spoils the twin's run (module docstring)."""
-
-    rate_hz: float = 100.0
-    jitter: float = 0.25
-    gap_rate_hz: float = 0.2
-    gap_periods: float = 3.0
-    position_rounding_rad: float = 1e-4
-    glitches: int = 2
-    csv_format: str = 'ur_rtde'
-    time_offset_s: float = 1000.0
-    stamps: str = 'controller'
-    repeats: float = 0.0
-    time_column: bool = True
-
-    def check(self, twin_rate_hz: float) -> None:
-        checked_choice('log format', self.csv_format, CSV_FORMATS)
-        checked_choice('log stamps', self.stamps, STAMPS)
-        if self.stamps == 'logger':
-            ratio = twin_rate_hz / self.rate_hz if self.rate_hz > 0 else 0.0
-            if not (ratio >= 1 and abs(ratio - round(ratio)) < 1e-9):
-                raise InputError(f'a logger-stamped log is at the control rate: {{rate}} {twin_rate_hz:g} Hz must be '
-                                 f'a whole multiple of the log rate, got {self.rate_hz:g} Hz', fields=('rate',))
-            if not 0 <= self.repeats < 0.5:
-                raise InputError(f'the share of repeated states must be within [0, 0.5), got {self.repeats:g}')
-        elif not 0 < self.rate_hz <= twin_rate_hz / 4:
-            raise InputError(f'the log rate must be within (0, {twin_rate_hz / 4:g}] Hz (a quarter of {{rate}} '
-                             f'{twin_rate_hz:g} Hz), got {self.rate_hz:g}', fields=('rate',))
-        elif self.repeats:
-            raise InputError('repeated states are made by a logger on its own clock (stamps: logger)')
-        if not 0 <= self.jitter < 0.5:
-            raise InputError(f'the stamp jitter must be within [0, 0.5) of the period, got {self.jitter:g}')
-        if self.gap_rate_hz < 0 or self.gap_periods < 1 or self.position_rounding_rad < 0 or self.glitches < 0:
-            raise InputError('gap rate, rounding and glitch count must be >= 0, gap periods >= 1')
 
 
 @dataclass

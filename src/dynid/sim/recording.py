@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,39 +41,20 @@ from dynid.excite.trajectory import (
     trajectory_from_dict,
 )
 from dynid.files import read_yaml, written
-from dynid.io.bag import STORAGES, write_bag
+from dynid.io import STORAGES
+from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
-from dynid.sim.changes import JointChange, joint_changes_from_list
+from dynid.sim.changes import joint_changes_from_list
 from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.real_log import CSV_FILE, RealLogSettings, make_real_log
+from dynid.sim.real_log import CSV_FILE, make_real_log
+from dynid.sim.settings import SimulationSettings
 from dynid.sim.twin import DigitalTwin, SimulationRecord, gentle_motion, trajectory_start
 
 TRUTH_FILE = 'truth.yaml'
 TRUTH_VERSION = 1
-
-
-@dataclass
-class SimulationSettings:
-    """Settings of one offline simulation (validated in :func:`simulate_recording`)."""
-
-    duration_s: float | None = None
-    rate_hz: float = 1000.0
-    seed: int = 0
-    payload_kg: float = 0.0
-    payload_com: Sequence[float] = (0.0, 0.0, 0.05)
-    drive_gain_error: float = 0.0
-    temperature_c: float = 25.0
-    joint_changes: Sequence[JointChange] = ()  # beside those of the trajectory file (module docstring)
-    real_log: RealLogSettings | None = None  # write a "real-log" recording instead (dynid.sim.real_log)
-    storage: str = 'mcap'  # rosbag2 storage of the bag: mcap or sqlite3 (dynid.io.bag.STORAGES)
-    engine: str = 'twin'  # the plant: dynid's twin or MuJoCo (dynid.sim.mujoco_twin.ENGINES)
-    mjcf: str | None = None  # with engine mujoco: an MJCF to simulate instead of the robot's URDF
-    # joint_states' effort as a UR driver publishes it ('torque': the contract's bag; else dynid.sim.ur_modes)
-    joint_states_effort: str = 'torque'
-    robot_payload_kg: float | None = None  # payload set on the robot [kg] at payload_com; None: the one carried
 
 
 def _check_limits(robot: RobotModel, trajectory: Trajectory, duration_s: float) -> None:
