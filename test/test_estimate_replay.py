@@ -15,7 +15,7 @@ import yaml
 from builders import truth_result
 from dynid.cli import main
 from dynid.errors import InputError
-from dynid.estimate import EstimationSettings, build_estimators, estimate
+from dynid.estimate import EstimationSettings, StiffnessEstimator, build_estimators, estimate
 from dynid.estimate.projection import projection_bounds
 from dynid.estimate.report import summary_lines
 from dynid.friction.identified import joint_friction_of
@@ -336,3 +336,12 @@ def test_the_friction_estimator_takes_the_comprehensive_law(twin):
     omega = np.linspace(-1.0, 1.0, 201)[:, None] * np.ones(robot.n)
     np.testing.assert_allclose(friction.velocity_friction(omega, np.full_like(omega, np.nan)),
                                idim['Fv'] * np.sign(omega) * np.abs(omega) ** alpha + idim['tau0'])
+    from dynid.health.session import identified_levels
+
+    coulomb, viscous = identified_levels(comprehensive, robot.joint_names)  # the health record's levels
+    np.testing.assert_array_equal(coulomb, idim['Fc'])
+    np.testing.assert_array_equal(viscous, np.where(alpha == 1.0, idim['Fv'], np.nan))  # fv·|ω|^α: no Fv
+    stiffness = StiffnessEstimator(robot.drives, comprehensive)  # its friction map too (it refused the law)
+    np.testing.assert_allclose(stiffness.friction_torque(omega),
+                               idim['Fc'] * np.sign(omega) + idim['Fv'] * np.sign(omega) * np.abs(omega) ** alpha
+                               + idim['tau0'])
