@@ -34,7 +34,10 @@ the drives file's coupling, trained on 20 s and held out on 20 s of another moti
 over the joints (τ = Cᵀ·τ_motors of the measured and predicted motor equations), the motors' own fits beside,
 and the same log identified as if each motor drove its own joint (the drives file without its coupling).
 
-Public datasets are not part of this benchmark yet (``public`` stays empty). The last line is JSON.
+``public``: the public datasets of the issue's table, each read with dynid's front ends, identified with the
+defaults and scored per joint on held-out rows beside the data authors' model (reproduced or quoted, as each entry
+says); how to get each and the options that take their paths: ``benchmarks/public_datasets.py``. A dataset not
+given is ``{"status": "not given"}``; ``--public-only`` runs only them. The last line is JSON.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import public_datasets  # noqa: E402
 from bench_generalize import _timed_identify, cad_file, far_file  # noqa: E402
 from dynid.errors import InputError  # noqa: E402
 from dynid.excite.fourier import FourierDesign, default_limits, random_design  # noqa: E402
@@ -278,7 +282,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help=f'{len(QUICK)} cases of 12 s, one timing run')
     parser.add_argument('--rate', type=float, default=500.0, help='twin rate [Hz] (default 500)')
+    parser.add_argument('--public-only', action='store_true', help='only the public datasets given')
+    public_datasets.add_arguments(parser)
     args = parser.parse_args()
+    if args.public_only:
+        with tempfile.TemporaryDirectory(prefix='model_choice_public_') as folder:
+            public = public_datasets.run(args, Path(folder))
+        print('\n'.join(public_datasets.summary(public)))
+        print(json.dumps({'benchmark': 'model_choice', 'public': public}, default=float))
+        return
     files = {'cad': cad_file(), 'far': far_file()}
     cases = [CASES[i] for i in QUICK] if args.quick else CASES
     seconds = 12.0 if args.quick else 20.0
@@ -295,6 +307,7 @@ def main() -> None:
         coupled = part_coupled(Path(folder), files, 1000.0 if args.quick else 5000.0, seconds)
         say('speed: dynid identify on 60 s at 1 kHz')
         speed = part_speed(Path(folder), 1 if args.quick else 3)
+        public = public_datasets.run(args, Path(folder))
     wrist = min(coupled['coupled']['joint_fit_percent'].values())
     ratios = np.array([r['ratio'] for r in runs])
     unnamed = sum(len(set(r['joints_behind_robot_file']) - set(r['named'])) for r in runs)
@@ -321,15 +334,18 @@ def main() -> None:
           f'{speed["identify_60s_cpu_s"]:.2f} s CPU (target ≤ 3 s); previous defaults (wls, viscous_coulomb): '
           f'{speed["identify_60s_previous_defaults_s"]:.2f} s, {speed["identify_60s_previous_defaults_cpu_s"]:.2f} s '
           f'CPU')
+    print('\n'.join(public_datasets.summary(public)))
     detail = Path(tempfile.gettempdir()) / 'bench_model_choice.json'
-    detail.write_text(json.dumps({'runs': runs, 'coupled_wrist': coupled, **speed}, indent=1, default=float))
+    detail.write_text(json.dumps({'runs': runs, 'coupled_wrist': coupled, **speed, 'public': public}, indent=1,
+                                 default=float))
     say(f'every case: {detail}')
     print(json.dumps({'benchmark': 'model_choice', 'twin_cases': len(runs),
                       'default_over_best_fixed_median': float(np.median(ratios)),
                       'default_over_best_fixed_max': float(ratios.max()), 'joints_behind_robot_file': unnamed,
                       'joints_above_robot_file_unnamed': above_unnamed,
-                      'coupled_wrist_fit_min_percent': wrist, 'public': {},
-                      'identify_60s_s': speed['identify_60s_s'], 'identify_60s_cpu_s': speed['identify_60s_cpu_s']}))
+                      'coupled_wrist_fit_min_percent': wrist, 'public': public,
+                      'identify_60s_s': speed['identify_60s_s'], 'identify_60s_cpu_s': speed['identify_60s_cpu_s']},
+                     default=float))
 
 
 if __name__ == '__main__':

@@ -33,6 +33,11 @@ def _drives():
 
 
 def _record(seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
+    return record_to_dataset(_simulated(seed, seconds, rate_hz), None, {'simulation': f'seed {seed}'})
+
+
+def _simulated(seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
+    """The coupled-wrist twin following a random Fourier motion (seed): its SimulationRecord."""
     params = PlantParameters.defaults(ROBOT)
     params.drives = dataclasses.replace(params.drives, coupling=COUPLING)
     params.nominal_drives = dataclasses.replace(params.nominal_drives, coupling=COUPLING)
@@ -46,7 +51,7 @@ def _record(seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
                                      duration_s=seconds)
     twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
     twin.follow(trajectory)
-    return record_to_dataset(twin.run(seconds), None, {'simulation': f'seed {seed}'})
+    return twin.run(seconds)
 
 
 def _motor_log(dataset, path):
@@ -121,13 +126,43 @@ def test_identification_writes_the_motors_equations(motor_logs):
     assert validate(again, ROBOT, held)['relative_residual'] == pytest.approx(metrics['relative_residual'], rel=1e-9)
 
 
-def test_the_feedforward_refuses_a_coupled_result(motor_logs, tmp_path):
-    from dynid.control.configuration import FeedforwardSettings
+def test_the_feedforward_applies_the_coupling(motor_logs):
+    # The feedforward of a coupled result on another motion's true states against what the motors applied, Cᵀ·K·i:
+    # its rotor inertia and friction are the motors', on θ = C·q, and reach the joints as Cᵀ·τ_m.
+    from dynid.control.feedforward import Feedforward
     from dynid.errors import InputError
 
     _, logs = motor_logs
     result = identify(ROBOT, [RecordingInput(logs[3][0])], ModelSpec(friction='viscous_coulomb'), drives=_drives())
-    path = tmp_path / 'coupled.yaml'
-    path.write_text(yaml.safe_dump(result.to_dict()))
+    params = PlantParameters.defaults(ROBOT)
+    truth = _simulated(4).truth
+    applied = (truth['current'] * params.drives.drive_gain) @ COUPLING
+
+    def fits(feedforward):
+        predicted = feedforward.evaluate(truth['q'], truth['dq'], truth['link_acceleration'])
+        return np.array([joint_metrics(applied[:, j], predicted[:, j])[0]['nrmse_fit_percent'] for j in range(6)])
+
+    coupled = fits(Feedforward(ROBOT, result))
+    assert coupled.min() > 85.0, coupled
+    ignored = dataclasses.replace(result, provenance={**result.provenance, 'drives': {
+        'joints': dataclasses.replace(_drives(), coupling=None).to_dict()}})
+    plain = fits(Feedforward(ROBOT, ignored))  # the same model as if each motor drove its own joint
+    assert plain[4:].max() < 70.0 and np.all(coupled[4:] > plain[4:] + 25.0), (coupled, plain)
+    np.testing.assert_allclose(plain[:4], coupled[:4], atol=1e-6)  # the joints outside the coupling: unchanged
+    # a term or an effort meaning that takes one drive per joint refuses it, naming the ones that apply it
     with pytest.raises(InputError, match='coupled joints'):
-        FeedforwardSettings(robot='ur5e', result_file=str(path)).build()
+        Feedforward(ROBOT, result, terms=('rigid_body', 'friction_egms'))
+    with pytest.raises(InputError, match='coupled joints') as refused:
+        Feedforward(ROBOT, result, effort_is_current=True)
+    assert refused.value.fields == ('effort_is_current',)
+
+
+def test_the_online_estimators_refuse_a_coupled_result(motor_logs):
+    from dynid.errors import InputError
+    from dynid.estimate.replay import EstimationSettings, build_estimators
+
+    _, logs = motor_logs
+    result = identify(ROBOT, [RecordingInput(logs[3][0])], ModelSpec(friction='viscous_coulomb'), drives=_drives())
+    for tolerant in (False, True):  # a running node keeps nothing it would estimate wrongly either
+        with pytest.raises(InputError, match='couple joints'):
+            build_estimators(ROBOT, result, EstimationSettings(), 500.0, tolerant=tolerant)

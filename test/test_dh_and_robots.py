@@ -125,3 +125,11 @@ def test_branching_urdf_is_refused():
     with pytest.raises(InputError, match='not a serial chain'):
         RobotModel.from_urdf(urdf)
     assert RobotModel.from_urdf(urdf, joints=['b']).joint_names == ('b',)
+
+
+def test_a_part_of_a_builtin_dh_model_is_refused_not_ignored():
+    with pytest.raises(InputError, match='give its URDF') as refused:
+        load_robot('ur5e', joints=['shoulder_pan_joint', 'shoulder_lift_joint'])
+    assert refused.value.fields == ('joints',)
+    every = load_robot('ur5e')
+    assert load_robot('ur5e', joints=list(reversed(every.joint_names))).joint_names == every.joint_names

@@ -123,3 +123,18 @@ def test_identify_on_damaged_bags(twin, damage):
     bag = damaged_bag(folder / 'bag', folder, damage, number)
     out = folder / f'identified_{number}.yaml'
     _good(run_cli(['identify', str(bag), '-o', str(out), '--quiet'], [out]))
+
+
+@pytest.mark.parametrize('metadata', ['just text\n', '[1, 2]\n', 'rosbag2_bagfile_information: 3\n'])
+def test_bags_whose_metadata_is_not_a_mapping(twin, metadata):
+    # found by benchmarks/diagnostics_fuzz.py at 2 000 cases: the effort record's reader took the metadata for a
+    # mapping and ended identify and validate in a traceback
+    import shutil
+
+    folder, number = twin['folder'], next(NUMBER)
+    bag = folder / f'odd_metadata_{number}'
+    shutil.copytree(folder / 'bag', bag)
+    (bag / 'metadata.yaml').write_text(metadata)
+    out, verdict = folder / f'odd_metadata_{number}.yaml', folder / f'odd_metadata_{number}.json'
+    _good(run_cli(['identify', str(bag), '-o', str(out), '--quiet'], [out]))
+    _good(run_cli(['validate', str(bag), '--params', str(folder / 'result.yaml'), '--json', str(verdict)], [verdict]))

@@ -89,9 +89,11 @@ def test_takes_are_recorded_in_stamp_order_under_the_namespace(ur5e, excited, tm
     np.testing.assert_allclose(recorded.t, excited.t - excited.t[0], atol=1e-9)
     for signal in ('q', 'dq', 'tau', 'theta', 'dtheta', 'current', 'temperature'):
         np.testing.assert_array_equal(getattr(recorded, signal), getattr(excited, signal))
-    with pytest.raises(InputError, match='cannot record'):  # a file where the folder should go
+    with pytest.raises(InputError, match='cannot record') as refused:  # a file where the folder should go
         (tmp_path / 'file').write_text('')
         session.start(tmp_path / 'file', segment_s=2.0)
+    assert refused.value.fields == ('output_directory',)  # the front end spells the setting at fault
+    assert 'output_directory:=' in node_message(refused.value)
 
 
 def test_begin_says_why_no_identification_can_run(ur5e, excited, tmp_path):

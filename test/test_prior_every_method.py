@@ -88,3 +88,19 @@ def test_a_payload_known_by_its_mass_keeps_the_prior_and_refuses_nothing_not_ask
     assert result.prior_used
     consistency = result.prior_section['consistency']
     assert consistency['decision'] == 'not checked' and 'payload' in consistency['note']
+
+
+def test_a_left_out_joint_holds_its_rotor_inertia_where_it_is_identified(twin_runs):
+    """Currents without motor encoders identify the rotor inertias; a left-out joint's (only its equations hold it)
+    was a zero column, and the identification refused ('the data do not excite Ia_6')."""
+    robot, cad, train, held = twin_runs
+    assert train.current is not None
+    no_encoders = dataclasses.replace(train, theta=None)
+    result = identify(cad, [RecordingInput(no_encoders)], ModelSpec(exclude_joints=('wrist_3_joint',)),
+                      drives=robot.drives)
+    assert result.model['rotor_inertia_identified']
+    entry = result.model['held']['Ia_6']
+    assert entry['value'] == pytest.approx(robot.drives.rotor_inertia[5]) and 'left out' in entry['reason']
+    assert 'Ia_5' not in result.model['held']
+    metrics = validate(result, cad, dataclasses.replace(held, theta=None))
+    assert metrics['joints']['wrist_3_joint']['rmse'] is None and metrics['relative_residual'] < 0.2

@@ -79,3 +79,30 @@ def test_a_joint_left_out_of_the_identification_is_not_scored(runs, capsys):
     joints = json.loads(json_path.read_text())['recordings'][0]['predictions']['result']['joints']
     assert joints['wrist_3_joint']['passed'] is None and joints['wrist_3_joint']['left_out']
     assert all(entry['passed'] for name, entry in joints.items() if name != 'wrist_3_joint')
+
+
+def test_a_model_given_as_code_is_scored_on_the_equations_rows(runs):
+    """model_rows: a data author's model (a function of q, q̇, q̈) on the rows predict() scores; the robot file's
+    rigid-body torque plus the identified friction is its own robot-file prediction, and a model off by a
+    constant torque on one joint is off by it on that joint's rows only."""
+    import numpy as np
+
+    from dynid.identify.result import IdentificationResult
+    from dynid.identify.validate import model_rows, predict
+    from dynid.io.bag import read_bag
+    from dynid.model import load_robot
+
+    robot = load_robot('ur5e')
+    result = IdentificationResult.load(runs / 'result.yaml')
+    prediction = predict(result, robot, read_bag(runs / 'heldout', robot.joint_names), other=robot)
+    rigid = len(prediction.problem.rigid_names)
+    names = prediction.problem.parameter_names()
+    friction = prediction.design[:, rigid:] @ np.array([result.value(n) for n in names])[rigid:]
+    rows = model_rows(prediction.problem, robot.inverse_dynamics)
+    assert rows.shape == prediction.measured.shape
+    np.testing.assert_allclose(rows + friction, prediction.other, rtol=1e-9, atol=1e-9)
+    shifted = model_rows(prediction.problem, lambda q, dq, ddq: robot.inverse_dynamics(q, dq, ddq) + [0, 2.0, 0, 0,
+                                                                                                      0, 0])
+    difference = shifted - rows
+    np.testing.assert_allclose(difference[prediction.joints == 1], 2.0, atol=1e-9)
+    np.testing.assert_allclose(difference[prediction.joints != 1], 0.0, atol=1e-9)

@@ -83,3 +83,27 @@ def test_a_bad_floor_fraction_is_refused_naming_it():
     w, y, joint, _ = _system(first_rows=9)
     with pytest.raises(InputError, match='noise_floor_fraction must be within'):
         wls(w, y, joint, NAMES, floor_fraction=0.0)
+
+
+def test_dependent_columns_are_refused_or_left_unknown_for_a_prior():
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=(600, 4))
+    w = np.column_stack([w, w[:, 1] - 2.0 * w[:, 2]])  # the data cannot tell p4 from p1 and p2
+    truth = np.array([1.0, -0.5, 0.25, 2.0, 0.0])
+    joint = np.arange(600) % 3
+    y = w @ truth + 0.01 * rng.normal(size=600)
+    names = NAMES[:5]
+    with pytest.raises(InputError, match='cannot separate'):
+        wls(w, y, joint, names, JOINTS)
+    estimate = wls(w, y, joint, names, JOINTS, dependent_unknown=True)
+    unknown = estimate.extra['dependent']
+    assert len(unknown) == 1 and unknown[0] in ('p1', 'p2', 'p4')
+    k = names.index(unknown[0])
+    assert estimate.values[k] == 0.0 and np.isinf(estimate.std[k])
+    known = [i for i in range(5) if i != k]
+    assert np.all(np.isfinite(estimate.std[known]))
+    np.testing.assert_allclose(w @ estimate.values, w @ truth, atol=0.01)  # the same fit as the truth's
+    np.testing.assert_allclose(estimate.values[0], truth[0], atol=0.01)  # p0 is not in the dependent group
+    full = wls(w[:, :4], y, joint, names[:4], JOINTS, dependent_unknown=True)  # full rank: as without the flag
+    np.testing.assert_array_equal(full.values, wls(w[:, :4], y, joint, names[:4], JOINTS).values)
+    assert 'dependent' not in full.extra

@@ -1,7 +1,8 @@
 """The command line's spelling of the settings fields that core errors name (:class:`dynid.errors.InputError`).
 
 Every option's destination is its flag without the dashes (``--joint-states-effort`` →
-``joint_states_effort``), so the field a core error names is spelled back as that flag.
+``joint_states_effort``), so the field a core error names is spelled back as that flag; the few that differ
+are listed in :data:`FLAGS`.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from dynid.errors import InputError
 ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}',
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force',
           'fix_drive_gain': '--fix-drive-gain', 'payload_com': '--payload-com', 'prior': 'without --no-prior'}
-#: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; ``prior`` is on
-#: unless ``--no-prior`` (an advice to use the prior says to leave that out).
-FLAGS = {'torque_source': '--torque', 'prior': 'without --no-prior'}
+#: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; a list option is
+#: given once per item (``--exclude-joint``); ``prior`` is on unless ``--no-prior`` (an advice to use the prior says
+#: to leave that out).
+FLAGS = {'torque_source': '--torque', 'exclude_joints': '--exclude-joint', 'prior': 'without --no-prior'}
 
 
 def flag(field: str) -> str:
-    """``joint_states_effort`` → ``--joint-states-effort`` (:data:`FLAGS` where the option is spelled otherwise)."""
-    return FLAGS.get(field) or '--' + field.replace('_', '-')
+    """``joint_states_effort`` → ``--joint-states-effort`` (:data:`FLAGS` where the option is named otherwise)."""
+    return FLAGS.get(field, '--' + field.replace('_', '-'))
 
 
 def message(error: InputError) -> str:

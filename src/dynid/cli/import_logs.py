@@ -34,7 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               'state.q[0]…, state.dq[*], state.tau_J[*])')
     columns.add_argument('--columns', metavar='SPEC',
                          help="generic column map, e.g. 'time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur{i}'"
-                              ' ({i}: joint index from 0, {n}: from 1, {name}: joint name; signals q (required, or '
+                              ' ({i}: joint index from 0, {n}: from 1, either with an offset such as {i+7}; {name}: '
+                              'joint name; #K: the column at position K from 0, e.g. q=#{n},dq=#{i+7}; signals q '
+                              '(required, or '
                               'motor_q), dq, tau, current, temperature, motor_q and motor_dq (motor encoders [rad, '
                               'rad/s on the shaft], turned into joints by --drives); without time=, give --rate). '
                               'Columns of a file without a header are named <file stem>_0, _1, …; the arrays of an '

@@ -133,11 +133,6 @@ class FeedforwardSettings:
         if result is not None and list(result.joint_names) != names:
             raise InputError(f'result_file {self.result_file} is for joints {list(result.joint_names)}, the robot '
                              f'{robot.name!r} has {names}')
-        coupled = result is not None and any('coupling' in row for row in (
-            (result.provenance.get('drives') or {}).get('joints') or {}).values())
-        if coupled:  # its friction and rotor inertia are the motors' (dynid.model.drives): not a joint's torque yet
-            raise InputError(f'result_file {self.result_file} was identified with coupled joints (its drives\' '
-                             f'coupling): the feedforward takes one drive per joint and cannot apply it yet')
         joints = list(self.joints) or names
         if sorted(joints) != sorted(names):
             raise InputError(f'joints {joints} must name the robot\'s joints {names} (any order)')

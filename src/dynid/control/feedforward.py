@@ -57,9 +57,13 @@ from dynid.control.plugins import build_term
 from dynid.control.rigid_body import RigidBodyTerm
 from dynid.control.term import DEFAULT_RATE_HZ, per_joint
 from dynid.errors import InputError
+from dynid.identify.result import result_drives
 
 #: the terms of ``Feedforward(robot, result)`` and of feedforward_node (module docstring)
 DEFAULT_TERMS = ('rigid_body', 'rotor_inertia', 'friction_static')
+#: the terms that apply a result identified with coupled joints (the drives' coupling C, :mod:`dynid.model.drives`):
+#: their motor-side parts (rotor inertia, friction) act on θ = C·q and reach the joints as Cᵀ·τ_m
+COUPLED_TERMS = DEFAULT_TERMS
 
 
 class Feedforward:
@@ -100,6 +104,7 @@ class Feedforward:
         options = _checked_options([t.rstrip('?') for t in terms if isinstance(t, str)], options)
         self.terms, self.left_out, self.warnings = {}, {}, []
         friction = _friction_model(result)
+        _check_coupled(robot, result, terms, self.effort_is_current)
         for entry in terms:
             if default_terms and entry == 'friction_static' and friction is None:
                 self.left_out[entry] = ('no identification result' if result is None
@@ -402,3 +407,20 @@ def _friction_model(result) -> str | None:
     """The result's identified friction model, None without a result or friction."""
     model = None if result is None else (result.model or {}).get('friction')
     return None if model in (None, '', 'none') else model
+
+
+def _check_coupled(robot, result, terms: Sequence, effort_is_current: bool) -> None:
+    """InputError where a result identified with coupled joints meets a term or an effort meaning that takes one
+    drive per joint (:data:`COUPLED_TERMS` apply the coupling)."""
+    drives = None if result is None else result_drives(result, robot)
+    if drives is None or drives.coupling is None:
+        return
+    other = [t if isinstance(t, str) else _name(t) for t in terms
+             if (t.rstrip('?') if isinstance(t, str) else _name(t)) not in COUPLED_TERMS]
+    if other:
+        raise InputError(f'the result was identified with coupled joints (its drives\' coupling): the terms '
+                         f'{list(COUPLED_TERMS)} apply it, {other} take one drive per joint')
+    if effort_is_current:
+        raise InputError('the result was identified with coupled joints (its drives\' coupling): effort as motor '
+                         'current would need each motor\'s share C⁻ᵀ·τ, which the feedforward does not send yet; '
+                         'command joint torques (effort_is_current false)', fields=('effort_is_current',))

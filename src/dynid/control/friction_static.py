@@ -37,6 +37,11 @@ with the reference-temperature term f_T of the section (zero at its t0) and the 
 section's plateau fit reports the offset it saw as the rigid-body model's error at those poses, and keeps
 none); the other joints keep the model above.
 
+**Coupled joints** (a result identified with the drives' coupling C, θ = C·q: :mod:`dynid.model.drives`): the
+friction is each motor's, so it is evaluated on the motors' velocities θ̇ = C·q̇ in link units and, for the
+load-dependent models, on each motor's share C⁻ᵀ·τ of the load torque, and reaches the joints as Cᵀ·f (virtual
+work; Siciliano et al. 2009 §8.2).
+
 The offset tau0 (fo) is part of the identified model the drive supplies, so it is included. The load
 torque is clipped to the robot's effort limits before it enters τ² or |τ| (the quadratic is unbounded;
 the BIBO argument of Madsen 2020 ch.6 §6.5 needs a bounded load). Without a temperature in the context
@@ -54,7 +59,7 @@ from dynid.control.term import FeedforwardTerm, finite, term_options
 from dynid.errors import InputError
 from dynid.friction.identified import joint_friction_of
 from dynid.friction.temperature import TemperatureFriction
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result import IdentificationResult, result_drives
 from dynid.model.robot import RobotModel
 
 #: Default smoothing band [rad/s] (module docstring).
@@ -125,6 +130,8 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         self.hamon_velocity = float(result.model.get('hamon_velocity', 0.03))
         exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
         self.exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (robot.n,))
+        drives = result_drives(result, robot)
+        self.drives = drives if drives is not None and drives.coupling is not None else None
 
     @classmethod
     def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> StaticFrictionTerm:
@@ -179,8 +186,16 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
     def _torque(self, q, dq, ddq, context, single: bool) -> np.ndarray:
         load = None
         if self.needs_joint_torque:
-            load = bounded_load(self.joint_torque(q, dq, ddq, context, single), self.load_limit)
-        return self.friction_torque(dq, load, temperature_or_fallback(context, self.temperature_c))
+            load = self.joint_torque(q, dq, ddq, context, single)
+        temperature = temperature_or_fallback(context, self.temperature_c)
+        if self.drives is None:
+            return self.friction_torque(dq, None if load is None else bounded_load(load, self.load_limit), temperature)
+        # coupled joints: each motor's friction on its θ̇ = C·q̇ and its share C⁻ᵀ·τ of the load, reaching the
+        # joints as Cᵀ·f (module docstring)
+        if load is not None:
+            load = bounded_load(self.drives.joint_to_motor_torque_space(load), self.load_limit)
+        motors = self.friction_torque(self.drives.joints_to_motors(dq), load, temperature)
+        return self.drives.motor_to_joint_torque_space(motors)
 
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         return self._torque(q, dq, ddq, context, False)

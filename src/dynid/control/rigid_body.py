@@ -19,7 +19,8 @@ side of the rotor equation B·θ̈ + f + τ_j = K_τ·i with θ̈ = q̈ for a ri
 Madsen 2020 ch.6 eq. (30) leaves it out, so it is a term of its own). B is the identified Ia_j where the result holds it
 as a base parameter; zero where the identification regrouped Ia_j into a link parameter (its B·q̈ is
 then already in the rigid-body torque); the drive data's B (``robot.drives``) where the result did not
-identify rotor inertia (the torque was compensated with it, or measured on the link side).
+identify rotor inertia (the torque was compensated with it, or measured on the link side). With coupled joints
+(the drives' coupling C of the result, θ = C·q) each motor's rotor turns with θ̈ = C·q̈: the term is Cᵀ·(B·C·q̈).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import pinocchio as pin
 from dynid.control.context import FeedforwardContext
 from dynid.control.term import FeedforwardTerm, per_joint, term_options
 from dynid.errors import InputError
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result import IdentificationResult, result_drives
 from dynid.identify.torque import RigidBodyTorque, rotor_inertia
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
@@ -167,23 +168,31 @@ class RigidBodyTerm(FeedforwardTerm):
 
 
 class RotorInertiaTerm(FeedforwardTerm):
-    """B·q̈ [N·m, link side] (module docstring). ``inertia``: B (n,) [kg·m²]."""
+    """B·q̈ [N·m, link side] (module docstring). ``inertia``: B (n,) [kg·m²], per motor. ``coupling``: the drives'
+    C (θ = C·q) of a result identified with coupled joints, or None: then the term is Cᵀ·(B·C·q̈), each motor's
+    rotor turning with θ̈ = C·q̈ and reaching the joints it drives by virtual work."""
 
     name = 'rotor_inertia'
 
-    def __init__(self, inertia: np.ndarray) -> None:
+    def __init__(self, inertia: np.ndarray, coupling: np.ndarray | None = None) -> None:
         self.inertia = np.asarray(inertia, dtype=float)
+        self.coupling = None if coupling is None else np.asarray(coupling, dtype=float)
 
     @classmethod
     def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> RotorInertiaTerm:
         """Factory. Option ``rotor_inertia`` [kg·m², link side]: a value, one per joint or {joint: value}."""
         o = term_options(cls.name, options, {'rotor_inertia': None})
+        drives = None if result is None else result_drives(result, robot)
+        coupling = None if drives is None else drives.coupling
         if o['rotor_inertia'] is not None:
-            return cls(per_joint(o['rotor_inertia'], robot.joint_names, 'rotor_inertia: rotor_inertia', 0.0))
-        return cls(rotor_inertia(robot, result, regrouped_as_zero=True))
+            return cls(per_joint(o['rotor_inertia'], robot.joint_names, 'rotor_inertia: rotor_inertia', 0.0),
+                       coupling)
+        return cls(rotor_inertia(robot, result, regrouped_as_zero=True), coupling)
 
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
-        return ddq * self.inertia
+        if self.coupling is None:
+            return ddq * self.inertia
+        return ((ddq @ self.coupling.T) * self.inertia) @ self.coupling
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
-        return ddq * self.inertia
+        return self.evaluate(q, dq, ddq, context)

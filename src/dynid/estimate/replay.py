@@ -223,12 +223,15 @@ def build_estimators(robot, result, settings: EstimationSettings, rate_hz: float
         payload: the :class:`~dynid.model.Payload` at the flange (e.g. of a dynid payload file), or None: it
             joins the rigid-body model whose joint torque loads the adapted friction.
 
-    Raises InputError where the drives are missing or the result does not fit the robot (``tolerant``: only
-    where the result does not fit).
+    Raises InputError where the drives are missing or couple joints, or the result does not fit the robot
+    (``tolerant``: only where the result does not fit).
     """
     notes: list[str] = []
     left_out: list[str] = []
     resolved = result_drives(result, robot, drives) if result is not None else (drives or robot.drives)
+    if resolved is not None and resolved.coupling is not None:  # each motor's friction and rotor, on θ = C·q
+        raise InputError('the drives couple joints (their coupling): the online estimators take one drive per '
+                         'joint (θ = q) and cannot estimate a coupled wrist yet')
     if resolved is not robot.drives:
         robot = robot.with_drives(resolved)
     rigid_robot = robot  # with the B that goes beside the result's rigid-body torque (the friction's τ̂_j)

@@ -26,11 +26,16 @@ _RELATIVE = 1e-9
 
 
 def _base_rows(problem, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray) -> np.ndarray:
-    """The base rigid columns (M, n, p) of the arm's regressor at the states (payload and rotor blocks zero)."""
+    """The base rigid columns (M, n, p) of the arm's regressor at the states (payload blocks zero; the rotor
+    inertias' θ̈_j on joint j where the problem identifies them)."""
     robot, base = problem.robot, problem.base
     arm = robot.regressor(q, dq, ddq)
     full = np.zeros((arm.shape[0], len(base.standard_names)))
     full[:, :arm.shape[1]] = arm
+    if problem.identify_rotor_inertia:  # the last n standard columns (dynid.identify.model)
+        from dynid.model.joint_terms import joint_term_regressor
+
+        full[:, -robot.n:] = joint_term_regressor(('rotor_inertia',), dq, ddq)
     return base.columns(full).reshape(len(q), robot.n, -1)
 
 

@@ -403,8 +403,8 @@ class IdentificationProblem:
         if self.still:
             raise InputError(f'{", ".join(self.still)} never leave the stiction zone (|ω| below '
                              f'{self.settings.stiction_velocity:g} rad/s throughout): their equations hold nothing '
-                             f'to fit; move them (a richer excitation: dynid excite optimizes one), or leave their '
-                             f'equations out (exclude_joints) or select the chain without them (joints)')
+                             f'to fit; move them (a richer excitation: dynid excite optimizes one) or leave their '
+                             f'equations out ({{exclude_joints}})', fields=('exclude_joints',))
 
     # ------------------------------------------------------------------------------- set-up
     def _check_joints(self, recordings):

@@ -149,7 +149,8 @@ def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, jo
     if method == 'ols':
         return ols(w, y, joints, names)
     if method == 'wls':
-        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short)
+        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short,
+                   dependent_unknown=pooled_short)
     return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
 
 

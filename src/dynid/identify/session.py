@@ -117,8 +117,11 @@ class IdentificationSession:
             folder = Path(output_directory) / f'recording_{stamp}'
             try:
                 self.recorder = SegmentedRecorder(folder, segment_s)
-            except (InputError, OSError) as error:
-                raise InputError(f'cannot record: {error}') from None
+            except InputError as error:
+                raise InputError(f'cannot record: {error.template}', fields=error.fields) from None
+            except OSError as error:
+                raise InputError(f'cannot record in {{output_directory}} {str(folder)!r}: {error.strerror or error}',
+                                 fields=('output_directory',)) from None
             return folder
 
     def write(self, taken: Mapping[str, tuple[np.ndarray, list]]) -> bool:

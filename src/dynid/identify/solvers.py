@@ -106,6 +106,20 @@ def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) 
     return r
 
 
+def dependent_columns(w: np.ndarray, tolerance: float = 1e-8) -> np.ndarray:
+    """The indices of the columns of W the data leave dependent on the others (empty: full column rank), zero
+    columns first: the columns past the rank in column-pivoted QR of W with unit-norm columns."""
+    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1])
+    norms = np.linalg.norm(r_w, axis=0)
+    zero = np.flatnonzero(norms == 0)
+    if zero.size:
+        return zero
+    with one_blas_thread():
+        r, pivots = scipy.linalg.qr(r_w / norms, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
+    diagonal = np.abs(np.diag(r))
+    return np.sort(pivots[int(np.count_nonzero(diagonal > tolerance * diagonal[0])):])
+
+
 def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8) -> None:
     """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W).
 
@@ -336,14 +350,20 @@ def short_joints_text(noise: JointNoise, joint_names: Sequence[str] | None = Non
 
 def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
         joint_names: Sequence[str] | None = None, floor_fraction: float = NOISE_FLOOR_FRACTION,
-        refuse_short: bool = True) -> Estimate:
+        refuse_short: bool = True, dependent_unknown: bool = False) -> Estimate:
     """Weighted least squares with per-joint weights 1/σ_j (module docstring; σ_j from :func:`joint_noise`).
 
     A joint with no more rows than parameters acting on it has no noise estimate: refused by name
     (``joint_names``) with the counts, unless ``refuse_short`` is False (IRLS's start: its σ_j is the floor).
-    ``extra['noise']`` keeps the :class:`JointNoise`.
+    Columns the data leave dependent are refused by name (:func:`check_identifiable`), unless
+    ``dependent_unknown``: they are then held at 0 with an infinite variance (the data say nothing of them
+    beyond the independent columns), for a prior to complete (:mod:`dynid.identify.physical`), and
+    ``extra['dependent']`` names them. ``extra['noise']`` keeps the :class:`JointNoise`.
     """
-    check_identifiable(w, names)
+    dependent = dependent_columns(w) if dependent_unknown else None
+    if dependent is None or not dependent.size:
+        check_identifiable(w, names)
+        dependent = np.zeros(0, dtype=int)
     noise = joint_noise(w, y, joints, floor_fraction, None if joint_names is None else len(joint_names))
     if refuse_short and noise.without_freedom.any():
         raise InputError(f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own '
@@ -351,12 +371,29 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
                          f'recording, a smaller decimation, or a method that needs no per-joint noise (ols, iirls)')
     sigma = noise.sigma
     weights = 1.0 / sigma[joints]
-    values, inverse_normal, condition = _solve(w, y, weights)
+    kept = np.setdiff1d(np.arange(w.shape[1]), dependent)
+    values, inverse_normal, condition = _solve(w[:, kept] if dependent.size else w, y, weights)
+    if dependent.size:
+        values, inverse_normal = _with_unknown(values, inverse_normal, kept, w.shape[1])
+        condition = (float('inf'), float('inf'))
     residual = y - w @ values
     weighted = residual * weights
-    variance = weighted @ weighted / max(1, len(y) - len(values))  # ≈ 1 by construction
+    variance = weighted @ weighted / max(1, len(y) - kept.size)  # ≈ 1 by construction
+    extra = {'noise': noise, 'dependent': [names[i] for i in dependent]} if dependent.size else {'noise': noise}
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'wls',
-                    extra={'noise': noise}, scaled_condition_number=condition[1])
+                    extra=extra, scaled_condition_number=condition[1])
+
+
+def _with_unknown(values: np.ndarray, inverse_normal: np.ndarray, kept: np.ndarray,
+                  columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kept columns' solution and (WᵀGW)⁻¹ widened to every column: the others 0 with infinite variance."""
+    full_values = np.zeros(columns)
+    full_values[kept] = values
+    full_inverse = np.zeros((columns, columns))
+    full_inverse[np.ix_(kept, kept)] = inverse_normal
+    unknown = np.setdiff1d(np.arange(columns), kept)
+    full_inverse[unknown, unknown] = np.inf
+    return full_values, full_inverse
 
 
 def _joint_rms(residual: np.ndarray, joints: np.ndarray, n: int) -> np.ndarray:

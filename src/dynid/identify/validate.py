@@ -156,18 +156,28 @@ def _other_prediction(problem: IdentificationProblem, other: RobotModel, w: np.n
                          f'{list(problem.robot.joint_names)} (give {{joints}} or a joint map to select them)',
                          fields=('joints',))
     rigid = len(problem.rigid_names)
-    parts = []
     reflected = next((d.rotor_inertia for d in (other.drives, problem.drives) if d is not None), None)
+    rotor = reflected if problem.identify_rotor_inertia else None
+    return model_rows(problem, other.inverse_dynamics, rotor) + w[:, rigid:] @ values[rigid:]
+
+
+def model_rows(problem: IdentificationProblem, torque_of, rotor_inertia=None) -> np.ndarray:
+    """The equations' rows of ``problem`` as another model predicts them: ``torque_of(q, dq, ddq)`` [rad, rad/s,
+    rad/s² → N·m, (N, n)] on each recording's filtered states, mapped onto the motors where the drives couple
+    joints, decimated and kept as the equations are; ``rotor_inertia`` [kg·m², link side] adds B·θ̈ where the
+    problem identifies the rotor inertias. Scores a model given as code (a data author's) on the same rows as
+    :func:`predict`'s ``measured``."""
+    parts = []
     for k, block in enumerate(problem.blocks):
         signals, _ = differentiate(problem.recordings[k].dataset, problem.settings)
-        torque = other.inverse_dynamics(signals.q, signals.dq, signals.ddq)
+        torque = np.asarray(torque_of(signals.q, signals.dq, signals.ddq), dtype=float)
         if problem.coupling is not None:  # the motors' equations (dynid.identify.model)
             torque = problem.drives.joint_to_motor_torque_space(torque)
         torque = block.decimator(torque)
-        if problem.identify_rotor_inertia and reflected is not None:
-            torque = torque + np.asarray(reflected)[None, :] * block.rotor_acceleration
+        if rotor_inertia is not None:
+            torque = torque + np.asarray(rotor_inertia)[None, :] * block.rotor_acceleration
         parts.append(torque[problem.block_keep(k)])
-    return np.concatenate(parts) + w[:, rigid:] @ values[rigid:]
+    return np.concatenate(parts)
 
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,

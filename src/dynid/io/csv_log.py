@@ -3,8 +3,11 @@
 A :class:`ColumnMap` says which CSV column holds the time and which columns hold each joint signal
 of a :class:`~dynid.io.dataset.Dataset` (``q``, ``dq``, ``tau``, ``current``, ``temperature``).
 A signal's columns are given by a pattern with ``{i}`` (joint index from 0), ``{n}`` (index from 1)
-or ``{name}`` (joint name), e.g. ``actual_q_{i}``. A preset may list alternative patterns (the first
-whose columns are all present is used).
+or ``{name}`` (joint name), e.g. ``actual_q_{i}``; an index may carry an offset, ``{i+7}``, ``{n-1}``. A column
+may also be named by its position in the table, ``#K`` (from 0): ``q=#{n},dq=#{i+7}`` reads the columns 1–6 and
+7–12, whatever the header calls them (or the file's name, for a file without one). A name the header holds is
+that column, even if it starts with ``#``. A preset may list alternative patterns (the first whose columns are all
+present is used).
 
 Presets:
 
@@ -22,7 +25,8 @@ Presets:
 The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: optional ``time=COLUMN``
 (a log without one is taken at a given rate, ``dynid import --rate``), optional
 ``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required, or motor_q), dq, tau, current,
-temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``.
+temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``, or by
+position ``time=#0,q=#{n},dq=#{i+7},current=#{i+13}``.
 ``motor_q``/``motor_dq`` are the motors' encoder positions [rad] and velocities [rad/s] on their shafts, one per
 drive in the joints' order: the drives' gear ratios, motor offsets and coupling turn them into q and q̇ (a log
 logged on the motor side needs no converter; :func:`dynid.io.importing.motor_side_signals`).
@@ -35,6 +39,7 @@ other than the header's, or a field that is not a finite number in a column the 
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,14 +79,22 @@ class ColumnMap:
         """The time column (None for a map without one) and, per signal present, its n column names, checked
         against ``header``."""
         present = set(header)
-        time = next((name for name in self.time if name in present), None)
+
+        def named(name: str) -> str:
+            """``name``, or the header's name of the column at position K for '#K' (module docstring)."""
+            position = _POSITION.fullmatch(name)
+            if name in present or position is None or int(position.group(1)) >= len(header):
+                return name
+            return header[int(position.group(1))]
+
+        time = next((named(name) for name in self.time if named(name) in present), None)
         if time is None and self.time:
             raise InputError(f'{source}: no time column {" or ".join(map(repr, self.time))} in the header '
                              f'(columns: {_shorten(header)})')
         found = {}
         for signal, patterns in self.signals.items():
             for pattern in patterns:
-                names = expand(pattern, joint_names)
+                names = [named(name) for name in expand(pattern, joint_names)]
                 if all(name in present for name in names):
                     found[signal] = names
                     break
@@ -94,9 +107,38 @@ class ColumnMap:
         return time, found
 
 
+_FIELD = re.compile(r'(i|n)(?:([+-])(\d+))?|name')
+_POSITION = re.compile(r'#(\d+)')
+
+
+def pattern_fields_valid(pattern: str) -> bool:
+    """Whether ``pattern`` names each joint's column (module docstring): at least one field, each {i}, {n} (with an
+    optional offset, ``{i+7}``) or {name}."""
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(pattern) if name is not None]
+    except ValueError:  # an unmatched brace
+        return False
+    return bool(fields) and all(_FIELD.fullmatch(name) for name in fields)
+
+
 def expand(pattern: str, joint_names) -> list[str]:
     """The column names of a pattern for each joint (module docstring)."""
-    return [pattern.format(i=i, n=i + 1, name=name) for i, name in enumerate(joint_names)]
+    parts = list(string.Formatter().parse(pattern))
+
+    def value(field: str, spec: str, i: int, name: str) -> str:
+        match = _FIELD.fullmatch(field)
+        if match is None:
+            raise InputError(f'column pattern {pattern!r}: unknown field {{{field}}} (fields: {{i}}, {{n}}, '
+                             f'{{name}}, an index with an offset such as {{i+7}})', fields=('columns',))
+        if match.group(0) == 'name':
+            return format(name, spec)
+        index = i + (match.group(1) == 'n')
+        if match.group(2):
+            index += int(match.group(3)) * (1 if match.group(2) == '+' else -1)
+        return format(index, spec)
+
+    return [''.join(literal + ('' if field is None else value(field, spec or '', i, name))
+                    for literal, field, spec, _ in parts) for i, name in enumerate(joint_names)]
 
 
 def _shorten(names, limit: int = 8) -> str:
@@ -145,10 +187,10 @@ def parse_column_spec(text: str) -> ColumnMap:
     for signal in SIGNALS:
         if signal in entries:
             pattern = entries[signal]
-            fields = {name for _, name, _, _ in string.Formatter().parse(pattern) if name is not None}
-            if not fields or not fields <= {'i', 'n', 'name'}:
+            if not pattern_fields_valid(pattern):
                 raise InputError(f'{{columns}}: {signal}={pattern!r} must name each joint\'s column with {{i}} '
-                                 f'(index from 0), {{n}} (from 1) or {{name}}', fields=('columns',))
+                                 f'(index from 0), {{n}} (from 1), either with an offset ({{i+7}}), or {{name}}',
+                                 fields=('columns',))
             signals[signal] = (pattern,)
     return ColumnMap(time=(entries['time'],) if 'time' in entries else (), time_unit_s=TIME_UNITS[unit],
                      signals=signals)

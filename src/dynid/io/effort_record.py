@@ -43,10 +43,12 @@ def _custom_data(path: Path) -> dict:
     if not metadata.is_file():
         return {}
     try:
-        document = yaml.safe_load(metadata.read_text()) or {}
-    except (OSError, yaml.YAMLError):
+        document = yaml.safe_load(metadata.read_text())
+    except (OSError, yaml.YAMLError, ValueError):  # unreadable: no record here (the bag's reader says why)
         return {}
-    return (document.get('rosbag2_bagfile_information') or {}).get('custom_data') or {}
+    information = document.get('rosbag2_bagfile_information') if isinstance(document, dict) else None
+    custom = information.get('custom_data') if isinstance(information, dict) else None
+    return custom if isinstance(custom, dict) else {}
 
 
 def recorded_robot_payload(path: str | os.PathLike) -> dict | None:

@@ -115,7 +115,8 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
 
     Args:
         spec: what to load (see :data:`BUILTIN_ROBOTS`; ``fer`` is the Panda).
-        joints: for URDFs, the joints to keep (others locked).
+        joints: for URDFs, the joints to keep (others locked); a built-in model by Denavit–Hartenberg parameters
+            takes all of its joints or refuses.
         joint_map: ``NAME=MODEL_JOINT,...``: the model's joints renamed to the names a driver gives them
             (:func:`dynid.model.naming.parse_joint_map`; a node's ``joint_map`` parameter).
 
@@ -132,6 +133,10 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
         data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
         robot = robot_from_file_data(data, source=f'built-in {spec}')
         robot.builtin = spec
+        if joints and sorted(joints) != sorted(robot.joint_names):
+            raise InputError(f'{{joints}} selects a chain of a URDF description; the built-in {spec} models its '
+                             f'{robot.n} joints {list(robot.joint_names)} as one chain: give its URDF to model a part '
+                             f'of it', fields=('joints',))
         return robot
     if spec in _EXAMPLE_ROBOTS:
         return _example_robot(spec, joints)
