@@ -16,9 +16,10 @@ ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-sta
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force',
           'fix_drive_gain': '--fix-drive-gain', 'payload_com': '--payload-com', 'prior': 'without --no-prior'}
 #: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; a list option is
-#: given once per item (``--exclude-joint``); ``prior`` is on unless ``--no-prior`` (an advice to use the prior says
-#: to leave that out).
-FLAGS = {'torque_source': '--torque', 'exclude_joints': '--exclude-joint', 'prior': 'without --no-prior'}
+#: given once per item (``--exclude-joint``, ``--change``); ``prior`` is on unless ``--no-prior`` (an advice to use
+#: the prior says to leave that out).
+FLAGS = {'torque_source': '--torque', 'exclude_joints': '--exclude-joint', 'joint_changes': '--change',
+         'prior': 'without --no-prior'}
 
 
 def flag(field: str) -> str:
