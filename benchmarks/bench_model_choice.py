@@ -289,7 +289,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix='model_choice_public_') as folder:
             public = public_datasets.run(args, Path(folder))
         print('\n'.join(public_datasets.summary(public)))
-        print(json.dumps({'benchmark': 'model_choice', 'public': public}, default=float))
+        print(json.dumps({'benchmark': 'model_choice', 'public': public_datasets.compact(public)}, default=float))
         return
     files = {'cad': cad_file(), 'far': far_file()}
     cases = [CASES[i] for i in QUICK] if args.quick else CASES
@@ -343,7 +343,7 @@ def main() -> None:
                       'default_over_best_fixed_median': float(np.median(ratios)),
                       'default_over_best_fixed_max': float(ratios.max()), 'joints_behind_robot_file': unnamed,
                       'joints_above_robot_file_unnamed': above_unnamed,
-                      'coupled_wrist_fit_min_percent': wrist, 'public': public,
+                      'coupled_wrist_fit_min_percent': wrist, 'public': public_datasets.compact(public),
                       'identify_60s_s': speed['identify_60s_s'], 'identify_60s_cpu_s': speed['identify_60s_cpu_s']},
                      default=float))
 

@@ -368,6 +368,12 @@ def run(args, folder: Path) -> dict:
     return public
 
 
+def compact(public: dict) -> dict:
+    """The public part for the JSON line: each entry without its per-run detail (kept in the detail file)."""
+    return {label: {key: value for key, value in entry.items() if key not in ('per_run', 'static_runs_not_scored')}
+            for label, entry in public.items()}
+
+
 def summary(public: dict) -> list[str]:
     """Lines for the table: per dataset and joint dynid's held-out RMSE beside the reference's."""
     lines = []

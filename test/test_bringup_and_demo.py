@@ -51,13 +51,18 @@ def test_demo_runs_end_to_end(tmp_path, ros_domain):
 
 def test_demo_runs_end_to_end_on_mujoco(tmp_path, ros_domain):
     """Issue 36: the same job with MuJoCo as the plant (rigid joints: no stiffness estimate, the friction adapts
-    on θ = q); the same summary, recordings and report."""
+    on θ = q); the same summary, recordings and report. The suite runs in the demo's process (``--no-processes``,
+    at the 500 Hz that asks for), over DDS all the same: one process per node is the test above's, and sim_node
+    with engine:=mujoco as a process of its own is test_mujoco_plant.py's (seven processes, each importing ROS
+    and dynid, are the slow part of a demo's start)."""
     pytest.importorskip('mujoco')
     output = tmp_path / 'demo'
-    run = subprocess.run(_dynid('demo', '--engine', 'mujoco', '-o', str(output), '--periods', '1', '--rate', '500'),
+    run = subprocess.run(_dynid('demo', '--engine', 'mujoco', '-o', str(output), '--periods', '1', '--rate', '500',
+                                '--no-processes'),
                          env=environment(ros_domain), capture_output=True, text=True, timeout=900)  # a hang
     assert run.returncode == 0, run.stderr[-3000:]
     assert 'ur5e in MuJoCo at 500 Hz' in run.stdout and 'held-out fit %' in run.stdout
+    assert 'suite up in /' in run.stderr and '(one process each)' not in run.stderr  # in the demo's process
     held_out = yaml.safe_load((output / 'result.yaml').read_text())['metrics']['validation']['joints']
     assert min(joint['nrmse_fit_percent'] for joint in held_out.values()) > 90.0
     assert len(sorted((output / 'recordings').glob('recording_*'))) == 3

@@ -41,12 +41,16 @@ def loaded_shoulders():
     return _record(params)
 
 
+def _plain():
+    params = PlantParameters.defaults(ROBOT)
+    params.joints.friction_model = 'coulomb_viscous'
+    return params
+
+
 @pytest.fixture(scope='module')
 def plain_friction():
     """The twin with Coulomb + viscous friction only (the identification's default law)."""
-    params = PlantParameters.defaults(ROBOT)
-    params.joints.friction_model = 'coulomb_viscous'
-    return _record(params)
+    return _record(_plain())
 
 
 def test_the_load_dependent_law_is_chosen_where_the_twin_has_it(loaded_shoulders):
@@ -132,3 +136,60 @@ def test_the_robot_file_is_named_ahead_only_beyond_the_folds_spread():
     theirs[:, 2] += 0.05  # behind
     assert robot_file_lead(chosen, theirs).tolist() == [True, False, False]
     assert not robot_file_lead(chosen[:2], theirs[:2]).any()  # two folds say nothing
+
+
+def _with_friction(dataset, joint: int, torque):
+    """The recording with ``torque(dataset)`` [N·m] more friction on ``joint``'s motor current (through its gain)."""
+    current = dataset.current.copy()
+    current[:, joint] += torque(dataset) / ROBOT.drives.drive_gain[joint]
+    return dataclasses.replace(dataset, current=current)
+
+
+def _sublinear(dataset):
+    """3 N·m·sgn(q̇)·|q̇|^0.3 [rad/s]: viscous friction that saturates with the speed."""
+    velocity = dataset.dq[:, 0]
+    return 3.0 * np.sign(velocity) * np.abs(velocity) ** 0.3
+
+
+def test_a_viscous_exponent_is_kept_where_the_friction_saturates_with_the_speed(plain_friction):
+    """Li et al. 2024's sgn(ω)·|ω|^α on the joint that has it: the comprehensive law with α on that joint and the
+    exponent 1 where the choice kept the linear term; a new motion is predicted better than with linear viscous
+    friction fixed."""
+    from dynid.identify.validate import validate
+
+    train = _with_friction(plain_friction, 0, _sublinear)
+    held = _with_friction(_record(_plain(), seed=8), 0, _sublinear)
+    result = identify(ROBOT, [RecordingInput(train)], AUTO, options=IdentifyOptions('auto'))
+    choice = result.model['choice']
+    assert 'power' in choice['friction_terms']['shoulder_pan_joint']
+    assert result.model['friction'] == 'comprehensive'
+    alpha = dict(zip(ROBOT.joint_names, result.exponents, strict=True))
+    assert 0.2 <= alpha['shoulder_pan_joint'] < 0.9  # sub-linear (the linear term and the power share the fit)
+    assert all(alpha[joint] == 1.0 for joint, terms in choice['friction_terms'].items() if 'power' not in terms)
+    assert any('viscous exponent' in line for line in choice['lines'])
+    linear = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'),
+                      options=IdentifyOptions(choice['method']))
+    mine, theirs = (validate(r, ROBOT, held)['joints']['shoulder_pan_joint']['rmse'] for r in (result, linear))
+    assert mine < 0.8 * theirs
+
+
+def test_no_viscous_exponent_where_the_viscous_friction_is_linear(plain_friction):
+    result = identify(ROBOT, [RecordingInput(plain_friction)], AUTO, options=IdentifyOptions('auto'))
+    assert result.model['friction'] != 'comprehensive' and result.model['choice']['exponents'] is None
+
+
+def test_load_friction_that_falls_with_the_load_is_not_tried(plain_friction):
+    """A friction coefficient that falls with the output torque (here −2e-3·sgn(q̇)·τ², shoulder_lift) is no law:
+    the load term is not tried on that joint, and the choice says so."""
+    def falling(dataset):
+        ddq = np.gradient(dataset.dq, dataset.t, axis=0)
+        tau = ROBOT.inverse_dynamics(dataset.q, dataset.dq, ddq)[:, 1]
+        return -2e-3 * np.sign(dataset.dq[:, 1]) * tau**2
+
+    result = identify(ROBOT, [RecordingInput(_with_friction(plain_friction, 1, falling))], AUTO,
+                      options=IdentifyOptions('auto'))
+    choice = result.model['choice']
+    assert 'shoulder_lift_joint' in choice['tried']['load_not_tried']
+    assert 'load' not in choice['friction_terms']['shoulder_lift_joint']
+    assert not any('load' in law for law in choice['tried']['friction']['shoulder_lift_joint'])
+    assert any('friction falling with the load' in line for line in choice['lines'])

@@ -104,3 +104,18 @@ def test_a_left_out_joint_holds_its_rotor_inertia_where_it_is_identified(twin_ru
     assert 'Ia_5' not in result.model['held']
     metrics = validate(result, cad, dataclasses.replace(held, theta=None))
     assert metrics['joints']['wrist_3_joint']['rmse'] is None and metrics['relative_residual'] < 0.2
+
+
+def test_a_rotor_inertia_not_known_is_identified_from_the_data_not_pinned_at_zero(twin_runs):
+    """A drives file with rotor_inertia 0 (the gains known, the rotors not) and currents without motor encoders:
+    the rotor inertias are identified, with no prior row (a spread of 0 pinned them at 0 and cost the fit)."""
+    robot, cad, train, held = twin_runs
+    unknown = dataclasses.replace(robot.drives, rotor_inertia=np.zeros(robot.n))
+    no_encoders = [dataclasses.replace(d, theta=None) for d in (train, held)]
+    result = identify(cad, [RecordingInput(no_encoders[0])], ModelSpec(friction='viscous_coulomb'), drives=unknown)
+    assert result.prior_used and result.model['rotor_inertia_identified']
+    truth = robot.drives.rotor_inertia
+    for j in (2, 3):  # the elbow's and wrist_1's reflected rotor inertias (Ia_1, Ia_2 are regrouped with links)
+        value = result.value(f'Ia_{j + 1}')
+        assert abs(value - truth[j]) < 0.3 * truth[j], (j, value, truth[j])
+    assert validate(result, cad, no_encoders[1], drives=unknown)['relative_residual'] < 0.05

@@ -6,11 +6,19 @@
 - Coulomb + viscous (Fc·sgn(ω) + Fv·ω), always;
 - the offset tau0 (a drive's torque offset), or none;
 - the load-dependent Coulomb term Fl·sgn(ω)·τ_out² (Li et al. 2024 eq. (3), thesis (P1-27)): friction that
-  grows with the joint's output torque, as on heavily loaded shoulder joints;
+  grows with the joint's output torque, as on heavily loaded shoulder joints; not tried on a joint whose Fl comes
+  out negative in the first fit of every candidate column (friction falling with the load: no such law, and a
+  quadratic term of the wrong sign that the folds may still favour turns the friction over on loads beyond the
+  recording's);
 - the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures;
 - beside the law chosen (tried with and without it, the same margin), the rotor inertia's excess Ia_j·θ̈_j over
   the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
-  the spread B (:func:`dynid.identify.prior.rotor_prior`).
+  the spread B (:func:`dynid.identify.prior.rotor_prior`);
+- beside it too, the viscous term's exponent (``power``): Fv·sgn(ω)·|ω|^α_j in place of Fv·ω (Li et al. 2024 eq. (3),
+  the comprehensive law's fv term), α̂_j fitted on the first estimate as Li's friction loop fits it; a candidate
+  where α̂_j lies 0.05 or farther from 1 (:func:`dynid.identify.run._power_candidates`). Where a joint keeps it, the
+  identification holds every joint's law in the comprehensive law (α_j = 1 on the others), as I-IRLS does, with
+  the method chosen and the exponents fixed.
 
 Per identification the method, WLS or IRLS (Huber), with the laws chosen. Not chosen here (kept as given or
 as the default): I-IRLS and Hamon's model (which change the friction family and need the whole load loop per
@@ -65,7 +73,8 @@ LEAD_STANDARD_ERRORS = 2.0
 #: IRLS must lower the summed held-out score by more than this fraction to replace WLS.
 METHOD_MARGIN = 0.01
 #: The optional terms per joint and their columns' symbols (module docstring).
-OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3'), 'rotor': ('Ia',)}
+OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3'), 'rotor': ('Ia',),
+                  'power': ('fp',)}
 #: Of those, the friction law's (tried together); the others are tried one at a time on the law chosen.
 FRICTION_TERMS = ('offset', 'load', 'temperature')
 
@@ -86,6 +95,7 @@ class ModelChoice:
     dropped: dict[str, dict]
     tried: dict = field(default_factory=dict)
     robot_file_ahead: dict[str, tuple[float, float]] = field(default_factory=dict)
+    exponents: np.ndarray | None = None  # (n,) the viscous exponents where a joint kept its own (1 elsewhere)
 
     def lines(self) -> list[str]:
         """A few lines for people: the laws chosen (with their fold scores), the method, the robot file's lead."""
@@ -102,6 +112,14 @@ class ModelChoice:
                                 and law_text(terms) != law_text(('offset',)) else ''))
             lines.append('friction per joint, cross-validated (held-out Σ‖e_j‖²/‖y_j‖² over folds): '
                          + '; '.join(parts))
+        if self.tried.get('load_not_tried'):
+            lines.append('load-dependent friction not tried on ' + ', '.join(self.tried['load_not_tried'])
+                         + ' (its coefficient came out negative: friction falling with the load)')
+        if self.exponents is not None:
+            kept = [f'{joint} {alpha:.3g}' for joint, alpha in zip(self.terms, self.exponents, strict=True)
+                    if 'power' in self.terms[joint]]
+            lines.append(f'viscous exponent (sgn(ω)·|ω|^α, Li et al. 2024 eq. (3)) kept on {", ".join(kept)}: the '
+                         f'comprehensive law, α = 1 on the other joints')
         methods = self.tried.get('method') or {}
         if methods:
             tried = ', '.join(f'{m.upper()} {s:.4g}' for m, s in methods.items())
@@ -112,7 +130,9 @@ class ModelChoice:
         return {'friction_terms': {joint: list(terms) for joint, terms in self.terms.items()}, 'method': self.method,
                 'margin': CHOICE_MARGIN, 'method_margin': METHOD_MARGIN, 'tried': self.tried,
                 'robot_file_ahead': {joint: {'robot_file': a, 'chosen': b}
-                                     for joint, (a, b) in self.robot_file_ahead.items()}}
+                                     for joint, (a, b) in self.robot_file_ahead.items()},
+                'exponents': None if self.exponents is None else dict(zip(self.terms, self.exponents.tolist(),
+                                                                          strict=True))}
 
 
 def _restricted(rows: ReducedRows, columns: np.ndarray) -> ReducedRows:
@@ -123,10 +143,11 @@ def _restricted(rows: ReducedRows, columns: np.ndarray) -> ReducedRows:
 class _Folds:
     """The folds of one weighted system and the prior, solving any column subset (module docstring)."""
 
-    def __init__(self, problem, w, y, joints, weights, held, use_prior: bool, prior_std: float | None):
+    def __init__(self, problem, w, y, joints, weights, held, use_prior: bool, prior_std: float | None,
+                 names: list[str] | None = None):
         n = problem.robot.n
         self.problem, self.n = problem, n
-        self.names = problem.parameter_names()
+        self.names = names if names is not None else problem.parameter_names()  # of w's columns
         self.rigid_count = len(problem.rigid_names)
         self.fixed = held
         self.folds, self.data = time_folds(w, y, weights, joints)
@@ -230,7 +251,7 @@ def _columns(names: list[str], symbol: str, joint: int) -> list[int]:
 
 def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: np.ndarray, *,
            choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
-           prior_std: float | None = None, weight_function: str = 'huber',
+           prior_std: float | None = None, weight_function: str = 'huber', falling_load=frozenset(), power=None,
            progress=lambda text: None) -> ModelChoice:
     """The friction terms per joint and the method by blocked cross-validation (module docstring).
 
@@ -239,19 +260,27 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         w, y, joints, weights: its equations (τ_out from a first estimate) and the WLS row weights 1/σ̂_j.
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
         use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
+        falling_load: joints whose load coefficient Fl came out negative in the first fit (module docstring).
+        power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
     """
     names = problem.parameter_names()
     n, joint_names = problem.robot.n, problem.robot.joint_names
+    if power:  # the exponents' columns beside the others, as the optional term 'power' (fp_j)
+        w = np.hstack([w, np.column_stack([power[j][1] for j in sorted(power)])])
+        names = names + [f'fp_{j + 1}' for j in sorted(power)]
+        terms_available = terms_available + ('power',)
     held = np.array([name in problem.held for name in names], dtype=bool)
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
     if held.any():  # held columns on the measured side (their values), kept out of every candidate
         y = y - w[:, held] @ held_values
-    folds = _Folds(problem, w, y, joints, weights, held, use_prior, prior_std)
+    folds = _Folds(problem, w, y, joints, weights, held, use_prior, prior_std, names)
     columns = _TermColumns(names, n, ~held)
     terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available)
+        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available, falling_load)
+        if falling_load and 'load' in terms_available:
+            tried['load_not_tried'] = [joint_names[j] for j in sorted(falling_load)]
     chosen = columns.mask(terms)
     per_fold = folds.fold_scores(chosen)
     method = 'wls'
@@ -268,13 +297,16 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n) if lead[j]}
     dropped = {}
     for j in range(n):
-        for term in OPTIONAL_TERMS:
+        for term in (t for t in OPTIONAL_TERMS if t != 'power'):  # fp_j is the choice's column alone
             if term in terms_available and term not in terms[j]:
                 for c in columns.of[term][j]:
                     if not held[c]:
                         reason = f'model choice: {joint_names[j]}\'s friction law is {law_text(terms[j])}'
                         dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
-    return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead)
+    exponents = None
+    if any('power' in terms[j] for j in range(n)):
+        exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)])
+    return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents)
 
 
 class _TermColumns:
@@ -284,6 +316,7 @@ class _TermColumns:
         self.n, self.free = n, free
         self.of = {term: {j: [c for s in symbols for c in _columns(names, s, j)] for j in range(n)}
                    for term, symbols in OPTIONAL_TERMS.items()}
+        self.viscous = {j: _columns(names, 'Fv', j) for j in range(n)}  # replaced by the power column
 
     def mask(self, chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
         """The free columns of the laws ``chosen`` (joint -> its optional terms)."""
@@ -292,13 +325,17 @@ class _TermColumns:
             for term in OPTIONAL_TERMS:
                 if term not in chosen[j]:
                     m[self.of[term][j]] = False
+            if 'power' in chosen[j]:
+                m[self.viscous[j]] = False
         return m
 
 
 def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int, tuple[str, ...]],
-                 terms_available: tuple[str, ...]) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
+                 terms_available: tuple[str, ...], falling_load=frozenset(),
+                 ) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
     """Each joint's law, joint by joint in two passes (the others fixed), by its own held-out score: the simplest law
-    within :data:`CHOICE_MARGIN` of the least. Returns the laws and every score tried (joint -> law -> score)."""
+    within :data:`CHOICE_MARGIN` of the least (without the load term on the joints of ``falling_load``). Returns the
+    laws and every score tried (joint -> law -> score)."""
     joint_names = problem.robot.joint_names
     options = [()]
     for term in (t for t in FRICTION_TERMS if t in terms_available):
@@ -323,12 +360,13 @@ def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int,
                     per_joint[joint_names[j]][law_text(option)] = tried_j[key]
                 return tried_j[key]
 
-            scores = {option: score(option + extra) for option in options}
+            allowed = [o for o in options if j not in falling_load or 'load' not in o]
+            scores = {option: score(option + extra) for option in allowed}
             finite = [value for value in scores.values() if np.isfinite(value)]
             if not finite:  # the folds cannot score this joint (too few rows): its default law stays
                 continue
             least = min(finite)
-            kept = next(o for o in options if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
+            kept = next(o for o in allowed if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
             for term in (t for t in toggles if columns.of[t][j]):  # on the law chosen: with it or without
                 plain = tuple(t for t in kept if t != term)
                 kept = plain + (term,) if score(plain + (term,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain

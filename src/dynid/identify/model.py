@@ -274,10 +274,13 @@ class IdentificationProblem:
 
     def __init__(self, robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
                  settings: FilterSettings | None = None, drives: JointDrives | None = None,
-                 drive_gains_unknown: bool = False) -> None:
+                 drive_gains_unknown: bool = False, keep_full_velocity: bool = False) -> None:
         if not recordings:
             raise InputError('identification needs at least one recording')
         self.robot, self.spec = robot, spec.validated()
+        #: the full-rate friction velocity kept beside the decimated blocks (the comprehensive law's sgn(ω)·|ω|^α,
+        #: and the viscous exponent the model choice tries: :meth:`power_feature`, :meth:`to_comprehensive`)
+        self.keep_full_velocity = keep_full_velocity or self.spec.friction == 'comprehensive'
         self.drives = drives if drives is not None else robot.drives
         self.drive_gains_unknown = drive_gains_unknown
         settings = settings or FilterSettings()
@@ -497,7 +500,7 @@ class IdentificationProblem:
             temperature=None if signals.temperature is None else decimate(signals.temperature),
             static_features={symbol: decimate(feature)
                              for symbol, feature in self._static_features(velocity, signals.temperature)},
-            keep=keep, full_velocity=velocity if self.spec.friction == 'comprehensive' else None,
+            keep=keep, full_velocity=velocity if self.keep_full_velocity else None,
             decimator=decimate)
         return block, settings
 
@@ -620,6 +623,35 @@ class IdentificationProblem:
                 s * np.abs(w) ** exponents
             features['fL'] = s * output_torque**2
         return [features[symbol] for symbol in self.friction_names]
+
+    def to_comprehensive(self) -> None:
+        """Switch a problem of Coulomb + viscous friction (with the offset and the load term, or not) to Li et al.
+        2024's comprehensive law (eq. (3)), the same columns under its symbols (Fc, Fv, tau0, Fl → fc, fv, fo, fL),
+        fv_j = sgn(ω)·|ω|^α_j with the exponents given to :meth:`equations` (α_j = 1: the viscous column as it
+        was). Needs the full-rate velocity (``keep_full_velocity``); parameters held keep their values."""
+        if self.spec.friction not in ('viscous_coulomb', 'load_squared') or not self.keep_full_velocity:
+            raise InputError(f'no comprehensive law from friction {self.spec.friction!r} (or without the full-rate '
+                             f'velocity)')
+        rename = dict(zip(('Fc', 'Fv', 'tau0', 'Fl'), ('fc', 'fv', 'fo', 'fL'), strict=True))
+        for block in self.blocks:
+            block.static_features = {rename.get(symbol, symbol): feature
+                                     for symbol, feature in block.static_features.items() if symbol != 'Fv'}
+        self.spec = replace(self.spec, friction='comprehensive')
+        self.friction_names = friction_symbols('comprehensive', self.spec.temperature)
+        renamed = {}
+        for name, entry in self.held.items():
+            symbol, _, joint = name.rpartition('_')
+            renamed[f'{rename[symbol]}_{joint}' if symbol in rename else name] = entry
+        self.held = renamed
+
+    def velocity_rows(self, joint: int) -> np.ndarray:
+        """The decimated friction velocity ω [rad/s] on the kept rows of joint ``joint`` over all recordings (the
+        rows of :meth:`power_feature`)."""
+        parts = []
+        for block in self.blocks:
+            keep = slice(None) if block.keep is None else block.keep[:, joint]
+            parts.append(block.velocity[:, joint][keep])
+        return np.concatenate(parts)
 
     def power_feature(self, joint: int, exponent: float) -> np.ndarray:
         """The kept rows of joint ``joint``'s feature sgn(ω)·|ω|^α over all recordings (I-IRLS α search)."""

@@ -226,7 +226,9 @@ class PriorRows:
            rotor_start: int | None = None, rotor_scale: np.ndarray | None = None) -> PriorRows:
         """``rotor_start``: the index of Ia_1 among the unknowns (default 10·n: no payload parameters between).
         ``prior_rotor``: the rotor inertias' prior values, with the spread ``rotor_scale`` (default their own size;
-        the drive data's B for the excess over B, whose prior value is 0: :func:`rotor_prior`)."""
+        the drive data's B for the excess over B, whose prior value is 0: :func:`rotor_prior`). A joint whose
+        spread is 0 (no drive data, or a drives file's rotor_inertia 0: not known) has no prior row: its rotor
+        inertia is the data's alone (a spread of 0 would pin it at 0, the prior's weight unbounded)."""
         n = len(links)
         rotor_start = 10 * n if rotor_start is None else rotor_start
         a_rows, b_rows = [np.zeros((0, unknowns))], [np.zeros(0)]
@@ -240,11 +242,12 @@ class PriorRows:
             a_rows.append(rows)
             b_rows.append(g @ link.parameters)
         if prior_rotor is not None:
-            scale = np.maximum(np.abs(prior_rotor if rotor_scale is None else rotor_scale), 1e-6)
-            rows = np.zeros((n, unknowns))
-            rows[np.arange(n), rotor_start + np.arange(n)] = 1.0 / scale
+            spread = np.abs(prior_rotor if rotor_scale is None else rotor_scale)
+            known = np.flatnonzero(spread > 0)
+            rows = np.zeros((known.size, unknowns))
+            rows[np.arange(known.size), rotor_start + known] = 1.0 / spread[known]
             a_rows.append(rows)
-            b_rows.append(prior_rotor / scale)
+            b_rows.append(np.asarray(prior_rotor)[known] / spread[known])
         return cls(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
 
 

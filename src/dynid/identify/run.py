@@ -190,8 +190,9 @@ def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpt
 
 
 def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents: np.ndarray,
-                   options: IdentifyOptions) -> np.ndarray:
-    """Li's friction loop: per joint, the exponent α_j minimizing its weighted residual (others re-fitted).
+                   options: IdentifyOptions, bounds: tuple[float, float] | None = None) -> np.ndarray:
+    """Li's friction loop: per joint, the exponent α_j minimizing its weighted residual (others re-fitted), the
+    search within ``bounds`` (default ``options.exponent_bounds``).
 
     Only the column of fv_j changes with α_j: the system is built once and joint j's other columns are
     projected out once (an orthonormal basis of their span), so each α costs one column's projection
@@ -203,7 +204,7 @@ def _fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents
     names = problem.parameter_names()
     w, y, joints, _, _ = problem.equations(estimate.values[:len(problem.rigid_names)], exponents)
     weights = estimate.row_weights if estimate.row_weights.size == len(joints) else np.ones(len(joints))
-    low, high = options.exponent_bounds
+    low, high = bounds or options.exponent_bounds
     new = exponents.copy()
     for j in range(problem.robot.n):
         rows = joints == j
@@ -293,7 +294,8 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
     opened = _open_choices(recordings, (spec or ModelSpec()).validated(), (options or IdentifyOptions()).validated(),
                            progress, drives is not None or robot.drives is not None)
     options = opened.options
-    problem = _prepared_problem(robot, recordings, opened.spec, settings, drives, options, progress)
+    problem = _prepared_problem(robot, recordings, opened.spec, settings, drives, options, progress,
+                                keep_full_velocity=opened.friction)
     if opened.rotor and problem.identify_rotor_inertia and problem.compensate_rotor:
         opened.terms_available += ('rotor',)
     choice, rigid_start = None, None
@@ -308,7 +310,8 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
     elif options.method == 'iirls':
         solved = _solve_iirls(problem, options, progress)
     else:
-        solved = _solve_standard(problem, options, rigid_start, progress)
+        solved = _solve_standard(problem, options, rigid_start, progress,
+                                 None if choice is None else choice.exponents)
     result = _result(problem, options, solved, choice, opened.changes + problem.changes)
     progress('done')
     _check_physics(result, problem, solved)
@@ -356,7 +359,7 @@ def _open_choices(recordings: list[RecordingInput], spec: ModelSpec, options: Id
 
 def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
                       settings: FilterSettings | None, drives: JointDrives | None, options: IdentifyOptions,
-                      progress: Callable[[str], None]) -> IdentificationProblem:
+                      progress: Callable[[str], None], keep_full_velocity: bool = False) -> IdentificationProblem:
     """The recordings filtered, differentiated and decimated into the problem's equations, with the parameters held at
     a value (structural offsets, left-out joints); refuses what the method cannot identify."""
     if options.physical is not None:
@@ -366,7 +369,8 @@ def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec:
         raise InputError(HAMON_SCALE_DEPENDENCY, fields=('payload_mass',))
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     with one_blas_thread():
-        problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown)
+        problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown,
+                                        keep_full_velocity=keep_full_velocity)
         problem.refuse_still_joints()
         problem.held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
     if problem.held and gains_unknown:
@@ -413,13 +417,27 @@ def _solve_iirls(problem: IdentificationProblem, options: IdentifyOptions, progr
 
 
 def _solve_standard(problem: IdentificationProblem, options: IdentifyOptions, rigid_start: np.ndarray | None,
-                    progress: Callable[[str], None]) -> _Solved:
+                    progress: Callable[[str], None], exponents: np.ndarray | None = None) -> _Solved:
     """OLS, WLS or IRLS with the load loop, then the standard-parameter step. With the robot file's prior, a joint too
     short for WLS's own noise estimate is weighted by the pooled one: the prior completes what its rows lack (said in
-    the warnings); without it, WLS refuses by name."""
-    exponents = np.full(problem.robot.n, problem.spec.exponent)
+    the warnings); without it, WLS refuses by name. ``exponents``: the comprehensive law's α_j where the model choice
+    chose them (default the spec's exponent on every joint)."""
+    chosen = None if exponents is None else np.asarray(exponents) != 1.0
+    exponents = np.full(problem.robot.n, problem.spec.exponent) if exponents is None else np.asarray(exponents)
+    pooled = _prior_completes(problem, options)
     estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress, rigid_start,
-                                        pooled_short=_prior_completes(problem, options))
+                                        pooled_short=pooled)
+    if chosen is not None and chosen.any():  # Li's friction loop on the exponents the choice kept (as I-IRLS)
+        for outer in range(options.load_iterations):
+            updated = np.where(chosen, _fit_exponents(problem, estimate, exponents, options,
+                                                      bounds=(EXPONENT_GRID[0], 1.0)), 1.0)
+            change = np.abs(updated - exponents).max()
+            exponents = updated
+            estimate, w, y, joints = _load_loop(problem, options.method, options, exponents, progress,
+                                                estimate.values[:len(problem.rigid_names)], pooled_short=pooled)
+            progress(f'friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
+            if change < 1e-2:
+                break
     return _standard_solved(problem, options, estimate, w, y, joints, exponents, progress)
 
 
@@ -551,12 +569,17 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     if problem.spec.uses_load:  # τ_out of the first estimate, not of the robot file
         w, y, joints, _, _ = problem.equations(rigid)
     physical = options.physical
+    names = problem.parameter_names()
+    falling = frozenset(j for j in range(problem.robot.n) if f'Fl_{j + 1}' in names
+                        and f'Fl_{j + 1}' not in problem.held and first.values[names.index(f'Fl_{j + 1}')] < 0)
+    power = _power_candidates(problem, w, y, joints, first.row_weights) if open_friction else None
     with one_blas_thread():
         choice = choose(problem, w, y, joints, first.row_weights, choose_friction=open_friction,
                         choose_method=open_method, terms_available=terms_available,
                         use_prior=physical is not None and physical.prior,
                         prior_std=None if physical is None else physical.prior_relative_std,
-                        weight_function=options.weight_function, progress=progress)
+                        weight_function=options.weight_function, falling_load=falling, power=power,
+                        progress=progress)
     problem.held.update(choice.dropped)
     if open_friction:  # the narrowest model family holding every joint's law
         chosen = {term for terms in choice.terms.values() for term in terms}
@@ -566,11 +589,71 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         problem.friction_names = friction_symbols(friction, temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
+        if choice.exponents is not None:  # a viscous exponent chosen on some joint: Li's law holds every joint's
+            problem.to_comprehensive()
         if 'rotor' in terms_available and not any('rotor' in terms for terms in choice.terms.values()):
             rigid = _without_rotor_columns(problem, rigid)
     for line in choice.lines():
         progress(line)
     return choice, rigid
+
+
+#: The viscous exponents the model choice tries (sub-linear only: a term that grows faster than ω, fitted on one
+#: motion, grows faster still beyond its velocities; on the twin with linear viscous friction, α̂ ≈ 1.2–1.9 gained on
+#: the folds and lost on another motion), and how far below 1 the best must lie to be a candidate (the twin's
+#: Stribeck and load terms give α̂ ≈ 0.95 and a fold gain of a few percent: nearly the linear term, at the cost of
+#: the friction loop).
+EXPONENT_GRID = np.linspace(0.2, 1.0, 17)
+EXPONENT_CANDIDATE_MIN = 0.1
+
+
+def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
+                      weights: np.ndarray):
+    """The viscous exponent candidates of the model choice (:mod:`dynid.identify.choice`): per joint the α̂_j of
+    :data:`EXPONENT_GRID` whose column sgn(ω)·|ω|^α in place of the viscous column Fv_j leaves the least weighted
+    residual on the joint's rows, the others' columns projected out (Li's friction loop, :func:`_fit_exponents`, on a
+    grid: no search; first on the decimated velocity, then, where that finds a sub-linear law, on the exact columns),
+    and the column at α̂_j:
+    ``{joint: (α̂_j, column (M,))}`` for the joints with α̂_j ≤ 1 − :data:`EXPONENT_CANDIDATE_MIN`; None where there
+    is none or the law has no Fv. ``w, y, joints, weights``: the first estimate's system and row weights."""
+    import scipy.linalg
+
+    if 'Fv' not in problem.friction_names or not problem.keep_full_velocity:
+        return None
+    names = problem.parameter_names()
+    if weights.size != len(joints):
+        weights = np.ones(len(joints))
+    out = {}
+    for j in range(problem.robot.n):
+        rows = joints == j
+        if not rows.any() or problem.excluded[j] or f'Fv_{j + 1}' in problem.held:
+            continue
+        wj, yj = w[rows] * weights[rows, None], y[rows] * weights[rows]
+        used = np.linalg.norm(wj, axis=0) > 0
+        used[names.index(f'Fv_{j + 1}')] = False
+        basis = scipy.linalg.orth(wj[:, used])
+        remainder = yj - basis @ (basis.T @ yj)
+        velocity = problem.velocity_rows(j)
+
+        def best(features: np.ndarray, rows=rows, basis=basis, remainder=remainder) -> float:
+            """The exponent of the grid whose column (``features[:, k]``) explains most of the remainder."""
+            features = features * weights[rows, None]
+            features -= basis @ (basis.T @ features)
+            size = np.einsum('ij,ij->j', features, features)
+            explained = np.where(size > 1e-24, (features.T @ remainder) ** 2 / np.maximum(size, 1e-300), 0.0)
+            return float(EXPONENT_GRID[int(np.argmax(explained))])
+
+        # on the decimated velocity first (cheap); where that finds a sub-linear law, on the exact columns
+        if best(np.sign(velocity)[:, None] * np.abs(velocity)[:, None] ** EXPONENT_GRID[None, :]) > \
+                1.0 - EXPONENT_CANDIDATE_MIN:
+            continue
+        exact = np.column_stack([problem.power_feature(j, float(alpha)) for alpha in EXPONENT_GRID])
+        alpha = best(exact)
+        if alpha <= 1.0 - EXPONENT_CANDIDATE_MIN:
+            column = np.zeros(len(joints))
+            column[rows] = exact[:, int(np.flatnonzero(EXPONENT_GRID == alpha)[0])]
+            out[j] = (alpha, column)
+    return out or None
 
 
 def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) -> np.ndarray:
