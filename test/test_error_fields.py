@@ -40,14 +40,13 @@ def flags_in_raised_messages(root: Path) -> list[str]:
 
 
 #: (module, flag) of the flags the core's strings still name outside a whole command (26 when this guard came; the
-#: identification's refusal, warnings and notes took {field}s then). Building a command line (fleet/batch.py,
+#: identification's refusal, warnings and notes, the joint changes' and friction experiments' errors took {field}s
+#: then, 7 left). Building a command line (fleet/batch.py,
 #: io/importing.py) is the command line's spelling by design.
 FLAGS_NOT_YET_FIELDS = frozenset({
     ('diagnosis/diagnosis.py', '--payload-mass'), ('diagnosis/diagnosis.py', '--payload-com'),
-    ('diagnosis/diagnosis.py', '--drives'), ('excite/design.py', '--home'), ('fleet/batch.py', '--robot'),
-    ('fleet/batch.py', '--quiet'), ('friction/recordings.py', '--experiment'),
+    ('diagnosis/diagnosis.py', '--drives'), ('fleet/batch.py', '--robot'), ('fleet/batch.py', '--quiet'),
     ('io/importing.py', '--joint-states-effort'), ('io/importing.py', '--robot'),
-    ('io/log_checks.py', '--current-limit'), ('io/stream_checks.py', '--robot'), ('sim/changes.py', '--change'),
 })
 COMMAND = re.compile(r'dynid [a-z][a-z-]*')
 
@@ -178,3 +177,15 @@ def test_each_front_end_spells_the_fields_whose_option_is_named_otherwise():
     assert message(error) == 'identify with the prior (without --no-prior) or give --torque current; without --physical'
     assert node_message(error) == ('identify with the prior (prior:=true) or give torque_source:= current; without '
                                    'physical:=true')
+
+
+def test_a_bad_joint_change_names_the_option_or_the_parameter_that_gave_it():
+    from dynid.cli.flags import message
+    from dynid.ros.runner import node_message
+    from dynid.sim.changes import parse_joint_change
+
+    with pytest.raises(InputError) as refused:
+        parse_joint_change('time=10,wear=2')
+    assert refused.value.field == 'joint_changes'
+    assert message(refused.value).startswith("--change 'time=10,wear=2': unknown key 'wear'")
+    assert node_message(refused.value).startswith("joint_changes:= 'time=10,wear=2': unknown key 'wear'")

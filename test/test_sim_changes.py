@@ -294,6 +294,8 @@ def test_bad_change_strings_exit_2_and_write_nothing(tmp_path, capsys, spec, rea
     code = main(['simulate', '--quiet', '--duration', '0.5', '--change', spec, '-o', str(out)])
     error = capsys.readouterr().err
     assert code == 2 and reason in error and error.count('\n') == 1, error
+    # the field joint_changes as the command line spells it; an unknown joint is found later, at the change's time
+    assert f'--change {spec!r}' in error or 'joint change at 10 s' in error, error
     assert not out.exists()
 
 

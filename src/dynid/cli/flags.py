@@ -15,15 +15,16 @@ from dynid.errors import InputError
 ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}',
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force',
           'fix_drive_gain': '--fix-drive-gain', 'payload_com': '--payload-com', 'prior': 'without --no-prior'}
-#: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; ``prior`` is on
-#: unless ``--no-prior`` (an advice to use the prior says to leave that out); ``exclude_joints`` is given once per
-#: joint (``--exclude-joint``).
-FLAGS = {'torque_source': '--torque', 'prior': 'without --no-prior', 'exclude_joints': '--exclude-joint'}
+#: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; a list option is
+#: given once per item (``--exclude-joint``, ``--change``); ``prior`` is on unless ``--no-prior`` (an advice to use
+#: the prior says to leave that out).
+FLAGS = {'torque_source': '--torque', 'exclude_joints': '--exclude-joint', 'joint_changes': '--change',
+         'prior': 'without --no-prior'}
 
 
 def flag(field: str) -> str:
-    """``joint_states_effort`` → ``--joint-states-effort`` (:data:`FLAGS` where the option is spelled otherwise)."""
-    return FLAGS.get(field) or '--' + field.replace('_', '-')
+    """``joint_states_effort`` → ``--joint-states-effort`` (:data:`FLAGS` where the option is named otherwise)."""
+    return FLAGS.get(field, '--' + field.replace('_', '-'))
 
 
 def message(error: InputError) -> str:

@@ -57,7 +57,7 @@ def design_excitation(robot: RobotModel, home: np.ndarray, harmonics: int = _D.h
     low = [] if floor is None else clearance.below_floor_at_home(floor)
     if low and warn is not None:
         warn(f'at home {", ".join(f"{name} (z = {z:.3f} m)" for name, z in low)} already below the floor: they '
-             f'may move but not sink further; check --home')
+             f'may move but not sink further; check the home position')
     design = FourierDesign(robot.joint_names, harmonics, period_s)
     if optimize:
         result = optimize_excitation(robot, design, home, limits, criterion, starts=starts, seed=seed,

@@ -1,11 +1,13 @@
-"""How an excitation is designed (:class:`ExcitationSettings`), apart from the design so that the command line lists
-it without loading the optimizer."""
+"""How an excitation is designed (:class:`ExcitationSettings`, the defaults of ``dynid excite`` and
+:func:`dynid.excite.design.design_excitation`) and how excitation_node sends one (:class:`ExcitationRunSettings`, its
+parameters), apart from the design and its optimizer."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynid.settings import setting
+from dynid.model.naming import JOINT_MAP
+from dynid.settings import RobotSettings, setting
 
 #: What the excitation optimizer minimizes (:mod:`dynid.excite.gradients`).
 CRITERIA = ('cond', 'weighted', 'd_optimal')
@@ -31,3 +33,26 @@ class ExcitationSettings:
                                        'plane. Links against each other are checked where geometry exists', unit='m')
     joint: str = setting('0', 'joint name or index for single-joint experiments')
     payloads: tuple[float, ...] = setting((0.0, 3.5, 7.5), 'masses for payload_schedule', unit='kg', items=float)
+
+
+@dataclass(frozen=True)
+class ExcitationRunSettings:
+    """What excitation_node sends and how (each field is a node parameter, :mod:`dynid.settings`): the trajectory,
+    read or designed once at start-up, and its publication, read at each ~/start."""
+
+    robot: str = setting(RobotSettings.robot, 'robot name, URDF path or robot file', read_only=True)
+    robot_description: str = setting('', 'URDF XML, preferred when set', read_only=True)
+    joint_map: str = setting('', JOINT_MAP, read_only=True)
+    trajectory_file: str = setting('', "dynid trajectory file, 'builtin' (the robot's shipped optimized one) or "
+                                       'empty: design one', read_only=True)
+    harmonics: int = setting(ExcitationSettings.harmonics, 'harmonics of a designed trajectory', low=2, high=20,
+                             read_only=True)
+    period: float = setting(ExcitationSettings.period_s, 'period of a designed trajectory', unit='s', low=1.0,
+                            high=600.0, read_only=True)
+    seed: int = setting(ExcitationSettings.seed, 'seed of the design', low=0, high=2**31 - 1, read_only=True)
+    optimize: bool = setting(False, 'optimize the designed trajectory', read_only=True)
+    point_rate: float = setting(100.0, 'trajectory points per second', unit='Hz', low=1.0, high=1000.0)
+    chunk_duration: float = setting(10.0, 'seconds per published message', low=0.5, high=600.0)
+    lead_time: float = setting(0.5, 'publish each chunk this early', unit='s', low=0.05, high=10.0)
+    approach_velocity: float = setting(0.2, 'peak speed of the approach', unit='rad/s', low=0.01, high=2.0)
+    repeat: int = setting(1, 'periods of the trajectory to run', low=1, high=1000)

@@ -313,7 +313,7 @@ def parse_experiment(spec: str) -> tuple[str | None, str | None]:
     name = name.strip()
     if name == 'auto':
         return None, joint.strip() or None
-    checked_choice(f'--experiment {spec!r}: the experiment', name, (*EXPERIMENTS, 'auto'))
+    checked_choice(f'{{experiment}} {spec!r}: the experiment', name, (*EXPERIMENTS, 'auto'), fields=('experiment',))
     return name, joint.strip() or None
 
 

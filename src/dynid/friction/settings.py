@@ -1,6 +1,5 @@
 """How the joint friction is identified (:class:`FrictionSettings`,
-:func:`dynid.friction.identify.identify_joint_friction`), apart from the fit so that the command line lists it
-without loading it."""
+:func:`dynid.friction.identify.identify_joint_friction`), apart from the fit and the recordings' reading."""
 
 from __future__ import annotations
 

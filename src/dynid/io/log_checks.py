@@ -122,7 +122,7 @@ def check_rows(t: np.ndarray, signals: dict[str, np.ndarray], limits: LogLimits,
             continue
         if bound is None:
             notes.append(f'no range check of {signal} (no bound: the robot has no drive data or effort limits'
-                         + ('; give --current-limit)' if signal == 'current' else ')'))
+                         + ('; give a current limit)' if signal == 'current' else ')'))
             continue
         bad = np.abs(values) > bound
         if bad[keep].any():

@@ -125,7 +125,7 @@ def rate_note(builtin: str | None, rate_hz: float) -> str | None:
     for rate, series in rates.items():
         if rate != robot.rate_hz and abs(rate_hz / rate - 1.0) <= RATE_TOLERANCE:
             sibling = UR_SIBLINGS.get(builtin) or {v: k for k, v in UR_SIBLINGS.items()}.get(builtin)
-            ask = f' (--robot {sibling}?)' if sibling else ''
+            ask = f' (robot {sibling}?)' if sibling else ''
             return (f'the recording runs at {rate_hz:.4g} Hz, the rate of the {series} controllers, but {builtin} is '
                     f'a {robot.title} whose controller publishes at {robot.rate_hz:g} Hz: is this another arm'
                     f'{ask}')

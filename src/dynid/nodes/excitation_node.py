@@ -32,13 +32,14 @@ from trajectory_msgs.msg import JointTrajectory
 from dynid.errors import InputError
 from dynid.excite.experiments import check_robot_limits
 from dynid.excite.schedule import ChunkSchedule, excitation_timeline, excitation_trajectory
+from dynid.excite.settings import ExcitationRunSettings
 from dynid.model import load_robot
-from dynid.model.naming import JOINT_MAP
 from dynid.ros.conversions import joint_positions, trajectory_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
-from dynid.ros.parameters import declarer, descriptor
+from dynid.ros.parameters import declare_settings, value_or
 from dynid.ros.runner import node_message, run_node
 from dynid.ros.waiting import next_message, until
+from dynid.settings import from_values
 
 STATE_WAIT_S = 10.0  # how long ~/start waits for a joint_states message [s]: its subscription is made at the call and
 # must be matched by discovery first (seconds on a busy machine); the wait ends with the first message
@@ -53,30 +54,15 @@ class ExcitationNode(Node):
 
     def __init__(self, node_name: str = 'excitation_node', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
-        d = declarer(self)
-        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', True))
-        d('robot_description', '', descriptor('URDF XML, preferred when set', True))
-        d('joint_map', '', descriptor(JOINT_MAP, True))
-        d('trajectory_file', '', descriptor("dynid trajectory file, 'builtin' (the robot's shipped optimized one) "
-                                            'or empty: design one', True))
-        d('harmonics', 5, descriptor('harmonics of a designed trajectory', True, 2, 20, integer=True))
-        d('period', 10.0, descriptor('period of a designed trajectory [s]', True, 1.0, 600.0))
-        d('seed', 0, descriptor('seed of the design', True, 0, 2**31 - 1, integer=True))
-        d('optimize', False, descriptor('optimize the designed trajectory', True))
-        d('point_rate', 100.0, descriptor('trajectory points per second [Hz]', False, 1.0, 1000.0))
-        d('chunk_duration', 10.0, descriptor('seconds per published message', False, 0.5, 600.0))
-        d('lead_time', 0.5, descriptor('publish each chunk this early [s]', False, 0.05, 10.0))
-        d('approach_velocity', 0.2, descriptor('peak speed of the approach [rad/s]', False, 0.01, 2.0))
-        d('repeat', 1, descriptor('periods of the trajectory to run', False, 1, 1000, integer=True))
-        get = self.get_parameter
-        description = get('robot_description').value
-        self.robot = load_robot(description if description else get('robot').value, joint_map=get('joint_map').value)
+        declare_settings(self, ExcitationRunSettings)
+        settings = self.settings()
+        self.robot = load_robot(settings.robot_description or settings.robot, joint_map=settings.joint_map)
         for note in self.robot.notes:
             self.get_logger().info(note)
         self.warnings: list[str] = []
         self.trajectory = excitation_trajectory(
-            self.robot, get('trajectory_file').value, get('harmonics').value, get('period').value, get('seed').value,
-            get('optimize').value, progress=self.get_logger().info, warn=self._warn)
+            self.robot, settings.trajectory_file, settings.harmonics, settings.period, settings.seed,
+            settings.optimize, progress=self.get_logger().info, warn=self._warn)
         self.schedule: ChunkSchedule | None = None
         self.starting = False
         reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
@@ -96,6 +82,10 @@ class ExcitationNode(Node):
         self._set_state('idle')
         self.get_logger().info(f'excitation of {self.trajectory.duration_s:.2f} s for {self.robot.name} ready; '
                                f'call ~/start')
+
+    def settings(self) -> ExcitationRunSettings:
+        """The parameters now (those not read-only may have changed since start-up)."""
+        return from_values(ExcitationRunSettings, lambda name: value_or(self, name))
 
     def _warn(self, text: str) -> None:
         self.warnings.append(text)
@@ -125,16 +115,16 @@ class ExcitationNode(Node):
         if not listened:
             return self._refuse(response, f'nobody subscribes to {self.output.topic_name} within '
                                           f'{LISTENER_WAIT_S:g} s: is the controller running?')
-        get, names = self.get_parameter, self.robot.joint_names
+        settings, names = self.settings(), self.robot.joint_names
         try:
             check_robot_limits(self.robot, self.trajectory)
             timeline = excitation_timeline(self.trajectory, names, joint_positions(message, names),
-                                           get('point_rate').value, get('repeat').value, get('approach_velocity').value)
+                                           settings.point_rate, settings.repeat, settings.approach_velocity)
         except InputError as error:
             return self._refuse(response, node_message(error))
         now = self._now_ns()
-        self.schedule = ChunkSchedule(self.robot.joint_names, timeline, get('chunk_duration').value,
-                                      now + int(round(get('lead_time').value * 1e9)), get('lead_time').value)
+        self.schedule = ChunkSchedule(self.robot.joint_names, timeline, settings.chunk_duration,
+                                      now + int(round(settings.lead_time * 1e9)), settings.lead_time)
         self._publish_due(now)
         self._set_state('running')
         response.success = True

@@ -38,6 +38,10 @@ _ALIASES = {'time': 'time_s', 't': 'time_s'}
 _ALL = ('all', '*')
 
 
+#: the setting a change's error names (``{joint_changes}``: the command line's --change, sim_node's parameter)
+FIELDS = ('joint_changes',)
+
+
 def joint_mask(joints: Sequence[str] | None, joint_names: Sequence[str], where: str) -> np.ndarray:
     """(n,) bool: the joints of ``joint_names`` that ``joints`` names (None: every joint); InputError naming
     ``where`` for a name the robot does not have."""
@@ -45,7 +49,7 @@ def joint_mask(joints: Sequence[str] | None, joint_names: Sequence[str], where: 
         return np.ones(len(joint_names), dtype=bool)
     unknown = [j for j in joints if j not in joint_names]
     if unknown:
-        raise InputError(f'{where}: unknown joints {unknown}; the robot has {list(joint_names)}')
+        raise InputError(f'{where}: unknown joints {unknown}; the robot has {list(joint_names)}', fields=FIELDS)
     return np.array([name in joints for name in joint_names], dtype=bool)
 
 
@@ -143,21 +147,21 @@ def joint_change_from_mapping(entry: Mapping, where: str = 'joint change') -> Jo
     """A change from plain data: keys of :data:`CHANGE_KEYS` (``time`` for ``time_s`` too); joints
     as a list of names, one name or 'all'."""
     if not isinstance(entry, Mapping):
-        raise InputError(f'{where} must be a mapping of {", ".join(CHANGE_KEYS)}, got {entry!r}')
+        raise InputError(f'{where} must be a mapping of {", ".join(CHANGE_KEYS)}, got {entry!r}', fields=FIELDS)
     values = {}
     for key, value in entry.items():
         name = _ALIASES.get(str(key), str(key))
         if name not in CHANGE_KEYS:
-            raise InputError(f'{where}: unknown key {key!r} (expected {", ".join(CHANGE_KEYS)})')
+            raise InputError(f'{where}: unknown key {key!r} (expected {", ".join(CHANGE_KEYS)})', fields=FIELDS)
         if name in values:
-            raise InputError(f'{where}: {name} given twice')
+            raise InputError(f'{where}: {name} given twice', fields=FIELDS)
         values[name] = value
     if 'time_s' not in values:
-        raise InputError(f'{where}: the time (time_s, or time) is missing')
+        raise InputError(f'{where}: the time (time_s, or time) is missing', fields=FIELDS)
     try:
         return JointChange(**values)
     except InputError as error:
-        raise InputError(f'{where}: {error}') from None
+        raise InputError(f'{where}: {error}', fields=FIELDS) from None
 
 
 def parse_joint_change(text: str) -> JointChange:
@@ -166,20 +170,20 @@ def parse_joint_change(text: str) -> JointChange:
     Comma-separated KEY=VALUE (keys of :data:`CHANGE_KEYS`, ``time`` for ``time_s``); after
     ``joints=`` further names follow as bare comma-separated words; joints default to all.
     """
-    where = f'--change {text!r}'
+    where = f'{{joint_changes}} {text!r}'
     entry: dict = {}
     last = None
     for token in (t.strip() for t in str(text).split(',')):
         if not token:
-            raise InputError(f'{where}: empty item (expected KEY=VALUE, comma-separated)')
+            raise InputError(f'{where}: empty item (expected KEY=VALUE, comma-separated)', fields=FIELDS)
         if '=' not in token:
             if last != 'joints':
-                raise InputError(f'{where}: {token!r} is not KEY=VALUE')
+                raise InputError(f'{where}: {token!r} is not KEY=VALUE', fields=FIELDS)
             entry['joints'].append(token)
             continue
         key, value = (part.strip() for part in token.split('=', 1))
         if key in entry or _ALIASES.get(key, key) in {_ALIASES.get(k, k) for k in entry}:
-            raise InputError(f'{where}: {key} given twice')
+            raise InputError(f'{where}: {key} given twice', fields=FIELDS)
         entry[key] = [value] if key == 'joints' else value
         last = key
     if 'joints' in entry and entry['joints'] == ['all']:
@@ -192,7 +196,7 @@ def joint_changes_from_list(entries, where: str = 'joint_changes') -> list[Joint
     if entries is None:
         return []
     if not isinstance(entries, list):
-        raise InputError(f'{where} must be a list of changes, got {type(entries).__name__}')
+        raise InputError(f'{where} must be a list of changes, got {type(entries).__name__}', fields=FIELDS)
     return [joint_change_from_mapping(entry, f'{where}[{i}]') for i, entry in enumerate(entries)]
 
 
