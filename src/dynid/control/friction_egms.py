@@ -424,8 +424,8 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         kind = result.model.get('friction')
         if kind not in ADAPTED_MODELS:
             raise InputError(f'friction_adaptive: the result\'s friction model is {kind!r}, the adaptive friction '
-                             f'takes {list(ADAPTED_MODELS)} (give --friction viscous_coulomb or load_squared to '
-                             f'dynid identify for it)')
+                             f'takes {list(ADAPTED_MODELS)} (identify with the friction law viscous_coulomb or '
+                             f'load_squared for it)')
         p = friction_parameters(result, robot)
         coulomb, load = p['Fc'], p.get('Fl', np.zeros(robot.n))
         identified = identified_friction(result, robot)
