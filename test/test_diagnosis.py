@@ -268,3 +268,27 @@ def test_a_drive_is_named_only_beside_a_joint_at_the_files_scale():
                                                                                         'std': 0.3})
     assert _scale_findings(check, plausible, settings, settings.tolerated_evidence * cost['tolerated'],
                            ADVICE) == []
+
+
+def test_the_bounded_fits_on_the_reduced_problem_are_the_full_ones():
+    """The tolerated file's and one link's fits beyond it solve the QR-reduced problem: the same residual and
+    factors as bounded least squares on every row."""
+    import scipy.optimize
+
+    from dynid.diagnosis.robot_file import _bounded, _reduced, _stacked_matrix
+
+    rng = np.random.default_rng(4)
+    rows, n_links = 300, 3
+    links = rng.normal(size=(rows, 2, n_links))
+    own = [rng.normal(size=(rows, 2)), rng.normal(size=(rows, 3))]
+    residuals = [links[:, j, :] @ np.array([-0.6, 0.3, 0.1]) + own[j] @ rng.normal(size=own[j].shape[1])
+                 + 0.05 * rng.normal(size=rows) for j in range(2)]
+    acting = np.arange(n_links)
+    lower, upper = np.array([0.0, 1 / 1.4, 1 / 1.4]), np.array([np.inf, 1 / 0.6, 1 / 0.6])
+    cost, factors = _bounded(_reduced(links, [0, 1], [1.0, 1.0], own, residuals, acting), lower, upper)
+    a, y = _stacked_matrix([links[:, j, :] for j in range(2)], own, residuals)
+    bounds = (np.r_[lower - 1.0, np.full(5, -np.inf)], np.r_[upper - 1.0, np.full(5, np.inf)])
+    full = scipy.optimize.lsq_linear(a, y, bounds=bounds, method='bvls').x
+    assert cost == pytest.approx(float(np.sum((y - a @ full) ** 2)), rel=1e-6)
+    assert factors == pytest.approx(1.0 + full[:n_links], abs=1e-6)
+    assert factors == pytest.approx([0.4, 1.3, 1.1], abs=0.05)  # the truth, each within its bounds
