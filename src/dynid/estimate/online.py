@@ -45,9 +45,8 @@ from dynid.identify.result import IdentificationResult
 from dynid.io.gaps import GAP_TOLERANCE
 from dynid.io.stream import StateBatch
 from dynid.io.stream_checks import EffortWatch
-from dynid.model.naming import JOINT_MAP
 from dynid.payload.document import load_payload
-from dynid.settings import RobotSettings, setting
+from dynid.settings import setting
 
 #: stiffness table columns: α̂1 [N·m/rad], α̂3 [N·m/rad³], k0 [N·m/rad], k0 / baseline [-], fit [%],
 #: standard deviation of α̂1 relative to α̂1 [-]
@@ -84,16 +83,11 @@ def load_baseline(path, robot) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class EstimatorNodeSettings:
-    """estimator_node's own parameters (each field one, :mod:`dynid.settings`): its robot, result and drives, and
-    how it publishes; the estimators' are :class:`dynid.estimate.replay.EstimationSettings`' and the health
-    record's :class:`dynid.health.settings.HealthSettings`'."""
+    """estimator_node's own parameters (each field one, :mod:`dynid.settings`): its result and drives, and how it
+    publishes; the robot group's are :class:`dynid.settings.RobotSettings`', the estimators'
+    :class:`dynid.estimate.replay.EstimationSettings`' and the health record's
+    :class:`dynid.health.settings.HealthSettings`'."""
 
-    robot: str = setting(RobotSettings.robot, 'robot name, URDF path or robot file', read_only=True)
-    robot_description: str = setting('', 'URDF XML, preferred when set', read_only=True)
-    joints: tuple[str, ...] = setting((), "joints to model: one serial chain of a description that branches (e.g. a "
-                                          "mobile manipulator's arm), the others locked; unset: those of the result's "
-                                          'identification', items=str, read_only=True)
-    joint_map: str = setting('', JOINT_MAP, read_only=True)
     result_file: str = setting('', 'identification result (YAML) with the friction map; empty: none', read_only=True)
     result_topic: str = setting('', 'topic of identification results (std_msgs/String YAML, e.g. '
                                     '/identifier_node/result); each one received replaces the result; empty: none',

@@ -44,7 +44,7 @@ from dynid.ros.conversions import labelled_table_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.health import HealthReporting
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.parameters import declare_settings, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.payload_updates import LATCHED, declare_payload_updates, payload_subscription
 from dynid.ros.runner import node_message, run_node
 from dynid.settings import from_values
@@ -67,6 +67,7 @@ class EstimatorNode(Node):
             raise
 
     def _start(self) -> None:
+        given = declare_robot(self)
         declare_settings(self, EstimatorNodeSettings)
         declare_settings(self, EstimationSettings, read_only=True, names=NODE_SETTINGS)
         updates = declare_payload_updates(self)
@@ -77,8 +78,8 @@ class EstimatorNode(Node):
         get, node = self.get_parameter, from_values(EstimatorNodeSettings, lambda name: value_or(self, name))
         result_file = node.result_file
         result = IdentificationResult.load(result_file) if result_file else None
-        joints = list(node.joints) or (None if result is None else recorded_joints(result.provenance))
-        robot = load_robot(node.robot_description or node.robot, joints=joints, joint_map=node.joint_map)
+        joints = list(given.joints) or (None if result is None else recorded_joints(result.provenance))
+        robot = load_robot(given.robot_description or given.robot, joints=joints, joint_map=given.joint_map)
         baseline = load_baseline(node.baseline_file, robot)
         if baseline is not None:
             self.get_logger().info(f'stiffness baseline from {node.baseline_file}')

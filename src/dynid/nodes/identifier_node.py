@@ -15,7 +15,6 @@ from pathlib import Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -24,12 +23,11 @@ from dynid.errors import InputError, checked_choice
 from dynid.identify.session import IdentificationSession
 from dynid.identify.settings import IdentifierSettings
 from dynid.model import load_robot
-from dynid.model.naming import JOINT_MAP
 from dynid.payload.service import NODE_CHOICES as CHOICES
 from dynid.payload.service import PayloadServiceSettings, PayloadSettings, identify_recorded_payload
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, declarer, descriptor, value_or
 from dynid.ros.payload_updates import LATCHED
 from dynid.ros.runner import PARAMETER_ADVICE, node_message, run_node
 from dynid.ros.ur_payload import call_ur_set_payload
@@ -47,13 +45,8 @@ class IdentifierNode(Node):
         self.session: IdentificationSession | None = None
         self.intake: StateIntake | None = None
         super().__init__('identifier_node', **kwargs)
+        given = declare_robot(self)
         d = declarer(self)
-        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
-        d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
-        d('joints', Parameter.Type.STRING_ARRAY, descriptor('joints to model: one serial chain of a description that '
-                                                            'branches (e.g. a mobile manipulator\'s arm), the others '
-                                                            'locked; unset: all', read_only=True))
-        d('joint_map', '', descriptor(JOINT_MAP, read_only=True))
         d('output_directory', 'dynid_recordings', descriptor('where recordings and results go'))
         d('segment_duration', 5.0, descriptor('seconds per recording segment', False, 0.5, 600.0))
         declare_settings(self, IdentifierSettings)  # how ~/identify identifies, read at each call
@@ -66,10 +59,9 @@ class IdentifierNode(Node):
         for name, allowed in CHOICES.items():
             checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        description = self.get_parameter('robot_description').value
-        robot = load_robot(description if description else self.get_parameter('robot').value,
-                           joints=value_or(self, 'joints'), joint_map=self.get_parameter('joint_map').value)
-        self.session = IdentificationSession(robot, description or self.get_parameter('robot').value,
+        robot = load_robot(given.robot_description or given.robot, joints=list(given.joints) or None,
+                           joint_map=given.joint_map)
+        self.session = IdentificationSession(robot, given.robot_description or given.robot,
                                              self.get_namespace(), intake_settings.joint_states_effort,
                                              PARAMETER_ADVICE, node_message)
         self.result_publisher = self.create_publisher(String, '~/result', LATCHED)

@@ -17,7 +17,7 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from dynid.settings import description, parameter_name
+from dynid.settings import RobotSettings, description, from_values, parameter_name
 
 
 def descriptor(description: str, read_only: bool = False, low: float | None = None, high: float | None = None,
@@ -101,3 +101,10 @@ def declare_settings(node: Node, settings_class, read_only: bool = False, names=
         value = (list(default) or types[meta['items']]) if isinstance(default, tuple) else default
         declare(parameter_name(field), value, descriptor(description(field), read_only or meta.get('read_only', False),
                                                          low, high, integer, meta.get('choices')))
+
+
+def declare_robot(node: Node, names=('robot', 'robot_description', 'joints', 'joint_map')) -> RobotSettings:
+    """Declare the robot group's fields ``names`` (:class:`dynid.settings.RobotSettings`, read-only) as parameters
+    of ``node``; their values (the others at their defaults)."""
+    declare_settings(node, RobotSettings, names=names)
+    return from_values(RobotSettings, lambda name: value_or(node, name) if name in names else None)
