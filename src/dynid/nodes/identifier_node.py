@@ -21,20 +21,18 @@ from std_srvs.srv import Trigger
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.session import IdentificationSession
-from dynid.identify.settings import IdentifierSettings
+from dynid.identify.settings import IdentifierSettings, RecordingSettings
 from dynid.model import load_robot
 from dynid.payload.service import NODE_CHOICES as CHOICES
 from dynid.payload.service import PayloadServiceSettings, PayloadSettings, identify_recorded_payload
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.parameters import declare_robot, declare_settings, declarer, descriptor, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.payload_updates import LATCHED
 from dynid.ros.runner import PARAMETER_ADVICE, node_message, run_node
 from dynid.ros.ur_payload import call_ur_set_payload
 from dynid.ros.waiting import answer_with_job, wakeful_future, with_timeout
 from dynid.settings import from_values
-
-FIRST_DATA_WAIT_S = 10.0  # default of data_wait: ~/start_recording waits this long for the first joint_states [s]
 
 
 class IdentifierNode(Node):
@@ -46,12 +44,8 @@ class IdentifierNode(Node):
         self.intake: StateIntake | None = None
         super().__init__('identifier_node', **kwargs)
         given = declare_robot(self)
-        d = declarer(self)
-        d('output_directory', 'dynid_recordings', descriptor('where recordings and results go'))
-        d('segment_duration', 5.0, descriptor('seconds per recording segment', False, 0.5, 600.0))
+        declare_settings(self, RecordingSettings)  # where and how ~/start_recording records
         declare_settings(self, IdentifierSettings)  # how ~/identify identifies, read at each call
-        d('data_wait', FIRST_DATA_WAIT_S, descriptor('~/start_recording fails when no joint_states arrive within '
-                                                     'this [s]', False, 0.1, 60.0))
         declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
         declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
         # reliable, 5 s deep: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
