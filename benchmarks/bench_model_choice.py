@@ -36,8 +36,17 @@ and the same log identified as if each motor drove its own joint (the drives fil
 
 ``public``: the public datasets of the issue's table, each read with dynid's front ends, identified with the
 defaults and scored per joint on held-out rows beside the data authors' model (reproduced or quoted, as each entry
-says); how to get each and the options that take their paths: ``benchmarks/public_datasets.py``. A dataset not
-given is ``{"status": "not given"}``; ``--public-only`` runs only them. The last line is JSON.
+says; details in ``benchmarks/public_datasets.py``). Each is a clone given by its directory:
+
+- ``--unisa DIR`` (``$DYNID_UNISA_DATA``): ``git clone https://github.com/unisa-acg/inverse-dynamics-solver``
+  (the UR10 and Panda bags; ``g++`` compiles Petrone 2025's model from it);
+- ``--figaroh DIR`` (``$DYNID_FIGAROH_DATA``): ``git clone https://github.com/thanhndv212/figaroh-examples``;
+- ``--flobaroid DIR`` (``$DYNID_FLOBAROID_DATA``): ``git clone https://github.com/kjyv/FloBaRoID`` and ``git lfs
+  pull`` (its measurements are Git LFS objects);
+- ``--dynamic-calibration DIR`` (``$DYNID_DYNCAL_DATA``): ``git clone
+  https://github.com/shamilmamedov/dynamic_calibration``.
+
+A dataset not given is ``{"status": "not given"}``; ``--public-only`` runs only them. The last line is JSON.
 """
 
 from __future__ import annotations

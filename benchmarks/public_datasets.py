@@ -132,7 +132,8 @@ def _verdict(entry: dict, reference: dict) -> dict:
 
 def petrone_model(root: Path, folder: Path):
     """Petrone et al. 2025's UR10 model from the checkout: τ = K·(getCurrents(q, q̇, q̈) + i_f(q̇)), i_f = f_v·q̇ + f_o
-    + f_c / (1 + exp(−α·(q̇ + ν))) [A], K [N·m/A] (their ``ur10_inverse_dynamics_solver``); None without g++."""
+    + f_c / (1 + exp(−α·(q̇ + ν))) [A], K [N·m/A] (their ``ur10_inverse_dynamics_solver``); None without g++ or
+    where it does not compile."""
     package = root / 'ur10_inverse_dynamics_solver'
     compiler = shutil.which('g++')
     if compiler is None:
@@ -142,8 +143,12 @@ def petrone_model(root: Path, folder: Path):
                        'extern "C" void currents(const double* q, const double* qd, const double* qdd, double* out)'
                        ' { ur10_inverse_dynamics_solver::getCurrents(q, qd, qdd, out); }\n')
     library = folder / 'petrone.so'
-    subprocess.run([compiler, '-O1', '-shared', '-fPIC', '-I', str(package / 'include'),
-                    str(package / 'src' / 'getCurrents.cpp'), str(wrapper), '-o', str(library)], check=True)
+    compiled = subprocess.run([compiler, '-O1', '-shared', '-fPIC', '-I', str(package / 'include'),
+                               str(package / 'src' / 'getCurrents.cpp'), str(wrapper), '-o', str(library)],
+                              capture_output=True, text=True)
+    if compiled.returncode != 0:
+        say(f'unisa_ur10: Petrone 2025\'s model did not compile (quoted instead): {compiled.stderr.strip()[:300]}')
+        return None
     currents = ctypes.CDLL(str(library)).currents
     header = (package / 'include' / 'ur10_inverse_dynamics_solver' / 'ur10_inverse_dynamics_solver.h').read_text()
     gains = np.array([float(re.search(rf'\bK{i}\s*=\s*([-+0-9.eE]+)', header).group(1)) for i in range(1, 7)])
@@ -185,7 +190,8 @@ def unisa(root: Path, folder: Path) -> dict:
         else:
             entry['reference'] = ISSUE[label]
             entry['reference_source'] = ('Gaz 2019, quoted from issue 32 (not reproduced)' if label == 'unisa_panda'
-                                         else 'Petrone 2025, quoted from issue 32 (no g++ to compile their model)')
+                                         else 'Petrone 2025, quoted from issue 32 (their model not compiled: no g++, '
+                                              'or it failed)')
             entry.update(_verdict(entry, ISSUE[label]))
         entry['issue_reference'] = ISSUE[label]
         out[label] = entry
@@ -334,6 +340,8 @@ def dynamic_calibration(root: Path, folder: Path) -> dict:
     return {'dyncal_ur10e': {'method': result.method, 'friction': result.model['friction'],
                              'runs': len(runs) - len(still), 'static_runs_not_scored': still,
                              'cells': count, 'cells_behind_author_ols': len(behind),
+                             'median_fit_points': float(np.median([cell['fit_points'] for c in cells.values()
+                                                                   for cell in c.values()])),
                              'worst_fit_points': min((b[2] for b in behind), default=None),
                              'behind': [list(b) for b in behind], 'per_run': cells,
                              'reference_source': 'the author\'s OLS, re-implemented (module docstring)',
@@ -381,7 +389,8 @@ def summary(public: dict) -> list[str]:
         if 'cells' in entry:
             lines.append(f'{label} ({entry["method"]} {entry["friction"]}; reference: {entry["reference_source"]}): '
                          f'{entry["runs"]} held-out runs, {entry["cells_behind_author_ols"]} of {entry["cells"]} '
-                         f'(run × joint) cells behind the author\'s OLS' + (
+                         f'(run × joint) cells behind the author\'s OLS, median {entry["median_fit_points"]:+.2f} '
+                         f'fit points' + (
                              f' (worst {entry["worst_fit_points"]:+.2f} fit points)' if entry['behind'] else ''))
             continue
         if 'dynid' not in entry:

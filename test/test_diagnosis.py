@@ -93,6 +93,24 @@ def test_a_wrong_link_mass_is_named_as_the_robot_files_problem(ur5e_log):
     assert 'motor current' not in line and 'opposite sign' not in line
 
 
+def test_one_link_far_off_in_a_file_off_by_tens_of_percent_is_named(ur5e_log):
+    """A link ×3 in a file whose every other link is off by 20–35 %: the one link fitted beyond the tolerated file
+    (every other link within 0.71–1.67×: off by up to 40 %) is named, with that fit's evidence where one link alone
+    does not explain it; the same file without the ×3 is what files are, and no finding (test below)."""
+    robot, log = ur5e_log
+    for j in (2, 4):  # the forearm (moved by the elbow) and wrist 2's link
+        factors = np.array([1.3, 0.75, 1.35, 0.7, 1.25, 0.8])
+        factors[j] *= 3.0
+        wrong = robot.with_parameters(robot.standard_parameters * np.repeat(factors, 10)).with_drives(robot.drives)
+        for data in (log, dataclasses.replace(log, tau=None)):
+            diagnosis = diagnose([Recording(data)], wrong)
+            assert [(f.kind, f.joints) for f in diagnosis.findings] == [('link', [robot.joint_names[j]])]
+            if j == 2:  # one link alone does not explain it: the others are off too
+                assert 'with every other link within 0.71–1.67×' in diagnosis.warnings()[0]
+            beyond = diagnosis.details['robot_file']['beyond']
+            assert beyond['link'] == robot.joint_names[j] and 0.15 <= beyond['scale'] <= 0.5
+
+
 def test_a_drive_gain_another_arms_file_and_a_file_off_by_tens_of_percent(ur5e_log):
     """One drive gain ×2 is named on its joint, also on the vertical first joint (no gravity: its inertia's scale
     tells); another arm's robot file is named as the robot file's problem; a file whose every link is off by 20–35 %
@@ -206,3 +224,41 @@ def test_chi2_quantile_is_scipys():
     for dof in range(1, 9):
         for tail in (1e-6, 1e-3, 0.05, 0.5):
             assert chi2_quantile(dof, tail) == pytest.approx(float(scipy.special.chdtri(dof, tail)), rel=1e-9)
+
+
+def _found(scales: dict, cost: dict, single: dict):
+    from dynid.diagnosis.robot_file import RobotFileFinding
+
+    return RobotFileFinding('joint', cost, {n: v[0] for n, v in scales.items()}, {n: v[1] for n, v in scales.items()},
+                            single, {'mass_kg': 0.0, 'mass_std': 1.0, 'com_m': [0.0, 0.0, 0.0]})
+
+
+def test_a_drive_is_named_only_beside_a_joint_at_the_files_scale():
+    """One joint far off while the others' scales are wide or all low (another arm's file read on noisy currents)
+    is no drive's gain: a drive is named only where another joint shows the file's scale (|k| ± 2σ within
+    [1/1.25, 1.25]); a link that would need 17× its torque is no explanation a file can give, so two joints far off
+    are a file that does not belong even where that link's residual is the least."""
+    from types import SimpleNamespace
+
+    from dynid.diagnosis.diagnosis import DiagnosisSettings, _scale_findings
+
+    settings = DiagnosisSettings()
+    check = SimpleNamespace(signal='current', drive_gains={'a': 10.0, 'b': 10.0, 'c': 10.0})
+    cost = {'joint': 30.0, 'link': 37.0, 'payload': 34.0, 'tolerated': 40.0}
+    beaten = settings.tolerated_evidence * cost['tolerated']
+    wide = _found({'a': (0.48, 0.1), 'b': (0.78, 0.02), 'c': (0.65, 0.15)}, cost, {'link': 'b', 'scale': 0.5,
+                                                                                  'std': 0.05})
+    assert _scale_findings(check, wide, settings, beaten) == []
+    anchored = _found({'a': (0.48, 0.1), 'b': (1.01, 0.01), 'c': (0.65, 0.15)}, cost, {'link': 'b', 'scale': 0.5,
+                                                                                      'std': 0.05})
+    [drive] = _scale_findings(check, anchored, settings, beaten)
+    assert (drive.kind, drive.joints) == ('drive', ['a']) and 'give drive gains of a 20.8 N·m/A' in drive.line()
+    cost = {'joint': 52.1, 'link': 50.2, 'payload': 64.4, 'tolerated': 1744.0}
+    absurd = _found({'a': (3.87, 0.05), 'b': (4.16, 1.44), 'c': (0.77, 1.19)}, cost, {'link': 'b', 'scale': 17.3,
+                                                                                     'std': 0.3})
+    [finding] = _scale_findings(check, absurd, settings, settings.tolerated_evidence * cost['tolerated'])
+    assert finding.kind == 'robot_file' and finding.joints == ['a', 'b']
+    assert 'would need 17× its torque, beyond any file\'s error' in finding.text
+    plausible = _found({'a': (3.87, 0.05), 'b': (4.16, 1.44), 'c': (0.77, 1.19)}, cost, {'link': 'b', 'scale': 4.0,
+                                                                                        'std': 0.3})
+    assert _scale_findings(check, plausible, settings, settings.tolerated_evidence * cost['tolerated']) == []

@@ -15,7 +15,7 @@ import yaml
 from builders import truth_result
 from dynid.cli import main
 from dynid.errors import InputError
-from dynid.estimate import EstimationSettings, build_estimators, estimate
+from dynid.estimate import EstimationSettings, StiffnessEstimator, build_estimators, estimate
 from dynid.estimate.projection import projection_bounds
 from dynid.estimate.report import summary_lines
 from dynid.friction.identified import joint_friction_of
@@ -312,3 +312,36 @@ def test_a_joint_whose_motor_states_are_its_link_positions_says_no_deflection_me
     assert summary[name]['stiffness'] == 'no deflection measured' and summary[name]['k0'] is None
     assert summary[JOINT]['k0'] > 0 and 'stiffness' not in summary[JOINT]
     assert any(name in line and 'no deflection measured' in line for line in summary_lines(history))
+
+
+def test_the_friction_estimator_takes_the_comprehensive_law(twin):
+    """A result in Li et al. 2024's comprehensive law (what the model choice gives where a joint keeps a viscous
+    exponent): its fc, fL are the estimator's Coulomb level and load coefficient, its velocity friction
+    fv·sgn(ω)·|ω|^α + fo; it was refused ('friction not adapted')."""
+    robot, result = twin['robot'], twin['result']
+    rename = {'Fc': 'fc', 'Fv': 'fv', 'tau0': 'fo', 'Fl': 'fL'}
+    names = [f'{rename.get(symbol, symbol)}_{index}' if symbol in rename else name
+             for name, (symbol, _, index) in ((name, name.rpartition('_')) for name in result.parameter_names)]
+    alpha = np.linspace(0.3, 1.0, robot.n)
+    data = result.to_dict()
+    model = {**result.model, 'friction': 'comprehensive',
+             'friction_symbols': [rename.get(s, s) for s in result.model['friction_symbols']]}
+    comprehensive = dataclasses.replace(result, parameter_names=names, model=model, exponents=alpha)
+    assert data['model']['friction'] != 'comprehensive'
+    friction = build_estimators(robot, comprehensive, EstimationSettings(stiffness=False), RATE).friction
+    assert friction is not None
+    table = result.friction()
+    idim = {s: np.array([table[name].get(s, 0.0) for name in robot.joint_names]) for s in ('Fc', 'Fv', 'tau0', 'Fl')}
+    np.testing.assert_array_equal(friction.coulomb, idim['Fc'])
+    omega = np.linspace(-1.0, 1.0, 201)[:, None] * np.ones(robot.n)
+    np.testing.assert_allclose(friction.velocity_friction(omega, np.full_like(omega, np.nan)),
+                               idim['Fv'] * np.sign(omega) * np.abs(omega) ** alpha + idim['tau0'])
+    from dynid.health.session import identified_levels
+
+    coulomb, viscous = identified_levels(comprehensive, robot.joint_names)  # the health record's levels
+    np.testing.assert_array_equal(coulomb, idim['Fc'])
+    np.testing.assert_array_equal(viscous, np.where(alpha == 1.0, idim['Fv'], np.nan))  # fv·|ω|^α: no Fv
+    stiffness = StiffnessEstimator(robot.drives, comprehensive)  # its friction map too (it refused the law)
+    np.testing.assert_allclose(stiffness.friction_torque(omega),
+                               idim['Fc'] * np.sign(omega) + idim['Fv'] * np.sign(omega) * np.abs(omega) ** alpha
+                               + idim['tau0'])

@@ -193,3 +193,14 @@ def test_load_friction_that_falls_with_the_load_is_not_tried(plain_friction):
     assert 'load' not in choice['friction_terms']['shoulder_lift_joint']
     assert not any('load' in law for law in choice['tried']['friction']['shoulder_lift_joint'])
     assert any('friction falling with the load' in line for line in choice['lines'])
+
+
+def test_physical_consistency_always_keeps_coulomb_and_viscous(plain_friction):
+    """--physical solves Coulomb + viscous friction only: no exponent is tried (the comprehensive law it cannot
+    solve was chosen, and the identification refused)."""
+    from dynid.identify.physical import PhysicalSettings
+
+    train = _with_friction(plain_friction, 0, _sublinear)
+    result = identify(ROBOT, [RecordingInput(train)], AUTO,
+                      options=IdentifyOptions('auto', physical=PhysicalSettings(consistency='always')))
+    assert result.model['friction'] == 'viscous_coulomb' and result.model['choice']['exponents'] is None

@@ -100,7 +100,8 @@ from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
 
 EGMS_MODELS = ('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive')
-#: The friction models the online estimator adapts (dynid.estimate.replay builds it from them).
+#: The friction models the adaptive feedforward term takes (the online estimator, dynid.estimate.replay, also adapts
+#: the comprehensive law's Coulomb level; this term does not yet).
 ADAPTED_MODELS = ('viscous_coulomb', 'load_squared')
 ALPHA_NOMINAL = (1.0, 0.0)
 #: Samples per block of the E-GMS batch run (positions relative to each block's start, EGMS.run). Chosen for
@@ -423,7 +424,8 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         kind = result.model.get('friction')
         if kind not in ADAPTED_MODELS:
             raise InputError(f'friction_adaptive: the result\'s friction model is {kind!r}, the adaptive friction '
-                             f'takes {list(ADAPTED_MODELS)} (as the estimator does)')
+                             f'takes {list(ADAPTED_MODELS)} (identify with the friction law viscous_coulomb or '
+                             f'load_squared for it)')
         p = friction_parameters(result, robot)
         coulomb, load = p['Fc'], p.get('Fl', np.zeros(robot.n))
         identified = identified_friction(result, robot)

@@ -72,8 +72,9 @@ class DiagnosisSettings:
     fits' weighted residuals in units of each joint's noise):
 
     trigger_band: a decided joint's |k| outside [1/t, t] has the explanations fitted [-].
-    file_tolerance, tolerated_evidence: every explanation named must leave at most tolerated_evidence times the cost
-    of a file whose links are each off by a factor up to file_tolerance (the 'tolerated' fit): what such a file
+    file_off, tolerated_evidence: every explanation named must leave at most tolerated_evidence times the cost of a
+    file whose links are each off by up to file_off of their value (the 'tolerated' fit: each link's data over file
+    factor within [1/(1 + file_off), 1/(1 − file_off)], :meth:`file_factors`): what such a file
     explains as well is not told apart from the common case of a file off by tens of percent, and not named [-].
     payload_kg, payload_evidence: a load is named where m − 2σ_m ≥ payload_kg [kg] and its cost is at most
     payload_evidence times the smaller of a scale per joint's and one link's [-].
@@ -84,10 +85,18 @@ class DiagnosisSettings:
     a load given by its mass alone was placed by the data (its torque is then the placement's as much) [-].
     scale_band, scale_z, agree_band: a joint whose |k| lies outside [1/scale_band, scale_band] and |k| ± scale_z·σ
     outside [1/agree_band, agree_band], while
-    no other decided joint's |k| ± 2σ lies outside [1/agree_band, agree_band] and a scale per joint fits at least as
-    well as one link or a load, is that joint's drive gain (current) or sensor scale (torque) [-]; two or more
-    joints so far out, or one with a best link that would need a negative mass (α + 2σ_α < 0), where a scale per
-    joint fits at least as well as one link, a load and the tolerated file, are a robot file that does not belong.
+    no other decided joint's |k| ± 2σ lies outside [1/agree_band, agree_band], at least one other's lies wholly within
+    it (a joint that shows the file's scale), and a scale per joint fits at least as well as one link or a load, is
+    that joint's drive gain (current) or sensor scale (torque) [-]; two or more joints so far out, or one with a best
+    link that would need a negative mass (α + 2σ_α < 0), where a scale per joint fits at least as well as a load, the
+    tolerated file and one link (unless that link would need a factor outside [1/high, high] of link_band: no file
+    is off by that much), are a robot file that does not belong.
+    beyond_band, beyond_evidence, beyond_free, beyond_second: one link is also named where, fitted beyond the
+    tolerated file (that link at any factor ≥ 0, every other within file_off), its factor lies outside
+    [1/beyond_band, beyond_band] (and inside link_band's outer limits), its cost is at most beyond_evidence times the
+    tolerated file's and beyond_free times every link's scaled freely (one link beyond accounts for all the data
+    show), the next link's fit costs at least beyond_second times as much (the data tell which link), and at most
+    link_evidence times a scale per joint's [-].
 
     friction_false_alarm, friction_share: the Wald test of (Fc, Fv) at this false-alarm rate (χ²₂) and a
     dissipating friction torque at least this share of the signal's RMS show a motor torque [-].
@@ -105,14 +114,23 @@ class DiagnosisSettings:
     link_evidence: float = 1.05
     payload_evidence: float = 0.95
     tolerated_evidence: float = 1.0 / 1.15
-    file_tolerance: float = 1.0 / 0.6
+    file_off: float = 0.4
     payload_kg: float = 0.7
     friction_false_alarm: float = 1e-6
     friction_share: float = 0.05
     gravity_removed: float = 0.25
     gravity_joint_share: float = 0.1  # also: the joints the robot-file explanations are fitted on
     placed_share: float = 0.5
+    beyond_band: float = 2.2
+    beyond_evidence: float = 0.97
+    beyond_free: float = 1.02
+    beyond_second: float = 1.02
     effort: EffortCheckSettings = field(default_factory=EffortCheckSettings)
+
+    @property
+    def file_factors(self) -> tuple[float, float]:
+        """The factors (the data's over the file's) a link of a file off by up to file_off takes [-]."""
+        return 1.0 / (1.0 + self.file_off), 1.0 / (1.0 - self.file_off)
 
 
 @dataclass
@@ -315,6 +333,33 @@ def _decisively_outside(value: float, std: float, band: float, z: float) -> bool
     return bool(np.isfinite(size) and np.isfinite(std) and (size - z * std > band or size + z * std < 1.0 / band))
 
 
+def _off_link(found, robot: RobotModel, settings: DiagnosisSettings, placed_load: bool) -> dict | None:
+    """The link of the robot file the rules name (:class:`DiagnosisSettings`: link_band, link_evidence; beyond_band,
+    beyond_evidence, beyond_free, beyond_second), or None: {'link', 'scale', 'std', 'cost', 'second', 'beyond'}. A
+    load of known mass placed by the data (``placed_load``) leaves the last link unnamed: its torque is then the
+    placement's as much."""
+    cost, single, beyond = found.cost, found.single_link, found.beyond
+    low, high = settings.link_band
+    alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
+    last = robot.joint_names[-1]
+    if (not (placed_load and single.get('link') == last) and 1.0 / high <= alpha <= high
+            and not 1.0 / low <= alpha <= low and _decisively_outside(alpha, alpha_std, settings.scale_band, 2.0)
+            and cost['link'] <= settings.link_evidence * cost['joint']
+            and cost['link'] <= settings.tolerated_evidence * cost['tolerated']):
+        return {'link': single['link'], 'scale': alpha, 'std': alpha_std, 'cost': cost['link'], 'beyond': False}
+    if not beyond or (placed_load and beyond['link'] == last):
+        return None
+    factor, band = beyond['scale'], settings.beyond_band
+    if (1.0 / high <= factor <= high and not 1.0 / band <= factor <= band
+            and cost['beyond'] <= settings.beyond_evidence * cost['tolerated']
+            and cost['beyond'] <= settings.beyond_free * cost['free']
+            and beyond['second'] >= settings.beyond_second * cost['beyond']
+            and cost['beyond'] <= settings.link_evidence * cost['joint']):
+        return {'link': beyond['link'], 'scale': factor, 'std': float('nan'), 'cost': cost['beyond'],
+                'second': beyond['second'], 'beyond': True}
+    return None
+
+
 def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, robot: RobotModel,
                          recordings: Sequence[Recording], settings: DiagnosisSettings,
                          details: dict, placed: set[str] = frozenset()) -> list[Finding]:
@@ -330,45 +375,59 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
         return []
     signs = np.array([s.sign if s.sign else 1 for s in check.joints.values()], float)
     found = explain(rows, robot, signs, candidates, [r.payload if r.payload is not None else r.dataset.payload
-                                                      for r in recordings], settings.file_tolerance)
+                                                      for r in recordings], settings.file_factors)
     details['robot_file'] = found.to_dict()
-    cost, payload, single = found.cost, found.payload, found.single_link
+    cost, payload = found.cost, found.payload
     k = found.joint_scales
     k_text = ', '.join(f'{name} {k[name]:.3g}' for name in off if name in k)
     plausible_load = payload['mass_kg'] - 2.0 * payload['mass_std'] >= settings.payload_kg
-    low, high = settings.link_band
-    alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
     beaten = settings.tolerated_evidence * cost['tolerated']  # what a file off by tens of percent leaves
-    placed_load = any(r.payload_mass for r in recordings)  # a load of known mass, placed by the data: the last
-    link_off = (not (placed_load and single.get('link') == robot.joint_names[-1])  # link's torque is its placement's
-                and 1.0 / high <= alpha <= high and not 1.0 / low <= alpha <= low
-                and _decisively_outside(alpha, alpha_std, settings.scale_band, 2.0)
-                and cost['link'] <= settings.link_evidence * cost['joint'] and cost['link'] <= beaten)
+    link = _off_link(found, robot, settings, any(r.payload_mass for r in recordings))
     load_first = (plausible_load and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
                   and cost['payload'] <= beaten)
-    if load_first or (link_off and alpha > 1.0 and plausible_load
-                      and cost['payload'] <= settings.link_evidence * cost['link']):
+    if load_first or (link and link['scale'] > 1.0 and plausible_load
+                      and cost['payload'] <= settings.link_evidence * link['cost']):
         com = ','.join(f'{c:.2g}' for c in payload['com_m'])
-        both = '' if load_first else (f'; {NOT_DECIDED} against the link moved by {single["link"]} at {alpha:.2g}× '
-                                      f'the file\'s (weighted residual {cost["link"]:.3g}), which explains it as well')
+        both = '' if load_first else (f'; {NOT_DECIDED} against the link moved by {link["link"]} at '
+                                      f'{link["scale"]:.2g}× the file\'s (weighted residual {link["cost"]:.3g}), '
+                                      'which explains it as well')
         return [Finding('payload', off, f'the torque holds a load on the flange (or heavier last links) that '
                         f'neither the robot file nor the declared payload holds: about {payload["mass_kg"]:.2g} ± '
                         f'{payload["mass_std"]:.1g} kg at ({com}) m in the flange frame explains it (scale {k_text} '
                         f'against the file\'s torque without it; weighted residual {cost["payload"]:.3g} against '
                         f'{cost["joint"]:.3g} for a scale per joint and {cost["link"]:.3g} for one link){both}',
                         f'if the arm carried it, give --payload-mass {payload["mass_kg"]:.2g} --payload-com {com}')]
-    if link_off:
-        name = single['link']
+    if link:
+        name, alpha = link['link'], link['scale']
+        if link['beyond']:
+            low, high = settings.file_factors
+            how = (f'{alpha:.2g}× the file\'s with every other link within {low:.2g}–{high:.3g}× '
+                   f'(a mass or centre of mass far off; scale {k_text}; weighted residual {link["cost"]:.3g} against '
+                   f'{cost["tolerated"]:.3g} with every link within {low:.2g}–{high:.3g}×, '
+                   f'{link["second"]:.3g} with another link beyond, {cost["joint"]:.3g} with a scale per joint)')
+        else:
+            how = (f'{alpha:.2g} ± {link["std"]:.1g}× the file\'s (a mass or centre of mass far off; scale {k_text} '
+                   f'on the joints that carry it; weighted residual {link["cost"]:.3g} with that one number against '
+                   f'{cost["joint"]:.3g} with a scale per joint)')
         return [Finding('link', [name], f'the robot file disagrees with the data, not the units: the link moved by '
-                        f'{name}: the data put its torque at {alpha:.2g} ± {alpha_std:.1g}× the file\'s (a mass or '
-                        f'centre of mass far off; scale {k_text} on the joints that carry it; weighted residual '
-                        f'{cost["link"]:.3g} with that one number against {cost["joint"]:.3g} with a scale per joint)',
+                        f'{name}: the data put its torque at {how}',
                         'correct that link\'s inertial data in the robot file (identification estimates it from the '
                         'data, but the robot file\'s prior pulls toward it)')]
+    return _scale_findings(check, found, settings, beaten)
+
+
+def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beaten: float) -> list[Finding]:
+    """A joint's drive gain or sensor scale, or a robot file that does not belong, from the explanations ``found``
+    (:func:`dynid.diagnosis.robot_file.explain`; the rules: :class:`DiagnosisSettings`); ``beaten``: the cost an
+    explanation must not exceed (tolerated_evidence times the tolerated file's)."""
+    cost, single, k = found.cost, found.single_link, found.joint_scales
     far = [name for name in k if not 1.0 / settings.scale_band <= abs(k[name]) <= settings.scale_band
            and _decisively_outside(k[name], found.joint_std[name], settings.agree_band, settings.scale_z)]
     rest_agree = not any(_decisively_outside(k[name], found.joint_std[name], settings.agree_band, 2.0)
                          for name in k if name not in far)
+    band = settings.agree_band  # and one other joint at least shows the file's scale: |k| ± 2σ within the band
+    rest_agree = rest_agree and any(1.0 / band <= abs(k[name]) - 2.0 * found.joint_std[name] and
+                                    abs(k[name]) + 2.0 * found.joint_std[name] <= band for name in k if name not in far)
     if far and len(far) <= max(1, len(k) // 3) and rest_agree and \
             cost['joint'] <= min(cost['link'], cost['payload'], beaten):
         k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
@@ -382,11 +441,16 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                             f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
         return [Finding('drive', far, f'the measured torque is {k_far}× the robot file\'s while the other joints '
                         f'agree ({evidence}): the torque sensor\'s scale or unit of {", ".join(far)}')]
-    if far and cost['joint'] <= min(beaten, cost['link'], cost['payload']) and \
+    alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
+    high = settings.link_band[1]
+    absurd = not 1.0 / high <= alpha <= high  # one link that would need such a factor explains nothing a file can
+    link_cost = float('inf') if absurd else cost['link']
+    if far and cost['joint'] <= min(beaten, link_cost, cost['payload']) and \
             (len(far) >= 2 or alpha + 2.0 * alpha_std < 0.0):
         k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
         negative = (f'; the one link that fits best, moved by {single["link"]}, would need {alpha:.2g}× its torque, '
-                    f'a negative mass' if alpha + 2.0 * alpha_std < 0.0 else '')
+                    + ('a negative mass' if alpha + 2.0 * alpha_std < 0.0 else 'beyond any file\'s error')
+                    if absurd or alpha + 2.0 * alpha_std < 0.0 else '')
         reading = 'the measured torque' if check.signal == 'torque' else 'K_τ·i of the motor current'
         return [Finding('robot_file', far, f'{reading} of {", ".join(far)} is not at the robot file\'s '
                         f'scale (scale {k_far}, beyond what a file whose links are off by tens of percent gives), in '

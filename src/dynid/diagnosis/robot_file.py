@@ -30,6 +30,9 @@ from dynid.model.robot import RobotModel
 MAX_ROWS = 1500
 #: a link is fitted where its torque is at least this share of a decided joint's file torque (RMS) [-]
 LINK_SHARE = 0.05
+#: the links are fitted beyond the tolerated file (each one bounded least-squares fit) where one link's factor
+#: fitted alone lies outside [1/BEYOND_SCREEN, BEYOND_SCREEN] [-]
+BEYOND_SCREEN = 2.0
 
 
 @dataclass
@@ -38,12 +41,14 @@ class RobotFileFinding:
     a scale per joint (inflated for correlated residuals), so that a cost is a χ²-like sum in units of the noise.
 
     ``cost``: weighted residual sum of squares [-] of 'file' (the file as it is), 'joint' (a scale per joint),
-    'link' (the one link that fits best), 'payload' and 'tolerated' (every link scaled at once, each within a
-    factor ``tolerance`` of the file's: a file off by tens of percent, as files are); ``dof``: each one's number of
+    'link' (the one link that fits best), 'payload' and 'tolerated' (every link scaled at once, each by a factor
+    within ``tolerance`` of :func:`explain`: a file off by tens of percent, as files are); ``dof``: each one's number of
     shared parameters; ``joint_scales``/``joint_std``: k_j per joint and its standard error [-];
     ``single_link``: the link that fits best alone ('link': the joint that moves it), its α ('scale') and standard
     error ('std') [-]; ``payload``: the load fit's mass ('mass_kg') with its standard error ('mass_std') [kg] and
-    centre of mass ('com_m') [m, flange frame]; ``best``: the least cost of 'joint', 'link' and 'payload'."""
+    centre of mass ('com_m') [m, flange frame]; ``best``: the least cost of 'joint', 'link' and 'payload';
+    ``beyond``: one link beyond the tolerated file (:func:`_beyond`: 'link', its factor 'scale', and 'second', the
+    cost of the next candidate; costs 'beyond' and 'free', every acting link scaled freely), {} where not fitted."""
 
     best: str
     cost: dict[str, float]
@@ -52,10 +57,12 @@ class RobotFileFinding:
     single_link: dict
     payload: dict
     dof: dict[str, int] = field(default_factory=dict)
+    beyond: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {'best': self.best, 'cost': self.cost, 'dof': self.dof, 'joint_scales': self.joint_scales,
-                'joint_std': self.joint_std, 'single_link': self.single_link, 'payload': self.payload}
+                'joint_std': self.joint_std, 'single_link': self.single_link, 'payload': self.payload,
+                'beyond': self.beyond}
 
 
 def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray, rest_velocity: float = 0.01) -> np.ndarray:
@@ -99,11 +106,11 @@ def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targ
     return solution[:shared_width], cost, spread * inverse / np.outer(scale[:shared_width], scale[:shared_width])
 
 
-def _tolerated(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
-               residuals: list[np.ndarray], acting: np.ndarray, tolerance: float) -> float:
-    """The weighted residual of every acting link scaled at once within [1/tolerance, tolerance] (bounded least
-    squares, each joint's own columns free): what a robot file whose links are each off by up to that factor
-    explains."""
+def _bounded(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+             residuals: list[np.ndarray], acting: np.ndarray, lower: np.ndarray,
+             upper: np.ndarray) -> tuple[float, np.ndarray]:
+    """The weighted residual of every acting link scaled at once, link k's factor within [lower_k, upper_k]
+    (bounded least squares, each joint's own columns free), and the factors."""
     import scipy.optimize  # here: only where a disagreement is explained
 
     shared = [links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)]
@@ -111,33 +118,46 @@ def _tolerated(links: np.ndarray, joints: list[int], weights: list[float], own: 
     a, y = _stacked_matrix(shared, own, residuals)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
-    lower = np.full(a.shape[1], -np.inf)
-    upper = np.full(a.shape[1], np.inf)
-    lower[:width], upper[:width] = (1.0 / tolerance - 1.0) * scale[:width], (tolerance - 1.0) * scale[:width]
-    solution = scipy.optimize.lsq_linear(a / scale, y, bounds=(lower, upper), method='bvls').x / scale
+    low = np.full(a.shape[1], -np.inf)
+    high = np.full(a.shape[1], np.inf)
+    low[:width], high[:width] = (np.asarray(lower) - 1.0) * scale[:width], (np.asarray(upper) - 1.0) * scale[:width]
+    solution = scipy.optimize.lsq_linear(a / scale, y, bounds=(low, high), method='bvls').x / scale
     residual = y - a @ solution
-    return float(residual @ residual)
+    return float(residual @ residual), 1.0 + solution[:width]
 
 
-def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads,
-            tolerance: float = 1.0 / 0.6) -> RobotFileFinding:
-    """The explanations of the signal of ``joints`` (indices; those whose scale was decided) against the robot
-    file (module docstring). ``rows``: the pooled rows of :func:`dynid.diagnosis.effort._pooled_rows`; ``signs``:
-    each joint's decided sign (±1; the signal is multiplied by it); ``payloads``: the declared load of each
-    recording (list, None where none); ``tolerance``: the factor each link may be off by in the 'tolerated' fit."""
-    count = len(rows['q'])
-    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
-    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
-    recording = rows['recording'][pick]
-    file = rows['file'][pick]  # with the declared loads, which stay as declared
-    measured = rows['measured'][pick] * signs
-    n = robot.n
-    y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
-    parameters = robot.standard_parameters
-    links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
-    y_payload = (y_arm[:, :, -10:].reshape(len(pick) * n, 10) @ robot._payload_transform).reshape(len(pick), n, 10)
+def _tolerated(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+               residuals: list[np.ndarray], acting: np.ndarray, tolerance: tuple[float, float]) -> float:
+    """The weighted residual of every acting link scaled at once by a factor within ``tolerance`` (low, high): what
+    a robot file whose links are each off by up to that much explains."""
+    width = len(acting)
+    return _bounded(links, joints, weights, own, residuals, acting, np.full(width, tolerance[0]),
+                    np.full(width, tolerance[1]))[0]
+
+
+def _one_beyond(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+                residuals: list[np.ndarray], acting: np.ndarray, tolerance: tuple[float, float],
+                candidates: list[int]) -> dict[int, tuple[float, float]]:
+    """For each link of ``candidates`` (indices into ``acting``): the weighted residual and that link's factor when
+    it alone may take any factor ≥ 0 while every other acting link's stays within ``tolerance`` (low, high) — one link
+    far off in a file whose other links are off by tens of percent."""
+    width = len(acting)
+    out = {}
+    for index in candidates:
+        lower, upper = np.full(width, tolerance[0]), np.full(width, tolerance[1])
+        lower[index], upper[index] = 0.0, np.inf
+        cost, factors = _bounded(links, joints, weights, own, residuals, acting, lower, upper)
+        out[index] = (cost, float(factors[index]))
+    return out
+
+
+def _per_joint(measured: np.ndarray, file: np.ndarray, dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray,
+               joints: list[int], names: list[str]) -> dict:
+    """Each joint's fit of a scale of its file torque beside its own columns, weighted by its residual scatter
+    (inflated for correlated residuals): the weights, own columns and targets of the shared fits, the per-joint
+    scales and their standard errors, and the costs of 'file' (the file as it is) and 'joint'."""
     own, targets, weights = [], [], []
-    cost, joint_scales, joint_std, file_cost = 0.0, {}, {}, 0.0
+    cost, file_cost, joint_scales, joint_std = 0.0, 0.0, {}, {}
     for j in joints:
         nuisance = _nuisance(dq[:, j], ddq[:, j], recording)
         a = np.column_stack([file[:, j], nuisance])
@@ -149,23 +169,44 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
         own.append(nuisance / sigma)
         targets.append(measured[:, j] / sigma)
         cost += float(residual @ residual) / sigma**2
-        joint_scales[robot.joint_names[j]] = float(solution[0])
+        joint_scales[names[j]] = float(solution[0])
         try:
             inverse = np.linalg.inv(a.T @ a)
-            joint_std[robot.joint_names[j]] = float(np.sqrt(max(inverse[0, 0], 0.0)) * sigma)
+            joint_std[names[j]] = float(np.sqrt(max(inverse[0, 0], 0.0)) * sigma)
         except np.linalg.LinAlgError:
-            joint_std[robot.joint_names[j]] = float('inf')
+            joint_std[names[j]] = float('inf')
         rest = measured[:, j] - file[:, j]
-        fitted = np.linalg.lstsq(nuisance, rest, rcond=None)[0]
-        left = rest - nuisance @ fitted
+        left = rest - nuisance @ np.linalg.lstsq(nuisance, rest, rcond=None)[0]
         file_cost += float(left @ left) / sigma**2
-    costs = {'file': file_cost, 'joint': cost}
+    return {'own': own, 'targets': targets, 'weights': weights, 'cost': {'file': file_cost, 'joint': cost},
+            'joint_scales': joint_scales, 'joint_std': joint_std}
+
+
+def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads,
+            tolerance: tuple[float, float] = (1.0 / 1.4, 1.0 / 0.6)) -> RobotFileFinding:
+    """The explanations of the signal of ``joints`` (indices; those whose scale was decided) against the robot
+    file (module docstring). ``rows``: the pooled rows of :func:`dynid.diagnosis.effort._pooled_rows`; ``signs``:
+    each joint's decided sign (±1; the signal is multiplied by it); ``payloads``: the declared load of each
+    recording (list, None where none); ``tolerance``: (low, high), the factors (the data's over the file's) each link
+    may take in the 'tolerated' fit: (1/1.4, 1/0.6) for a file whose every link is off by up to 40 %."""
+    count = len(rows['q'])
+    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
+    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
+    file = rows['file'][pick]  # with the declared loads, which stay as declared
+    n = robot.n
+    y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
+    parameters = robot.standard_parameters
+    links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
+    y_payload = (y_arm[:, :, -10:].reshape(len(pick) * n, 10) @ robot._payload_transform).reshape(len(pick), n, 10)
+    fit = _per_joint(rows['measured'][pick] * signs, file, dq, ddq, rows['recording'][pick], joints,
+                     list(robot.joint_names))
+    own, weights, costs = fit['own'], fit['weights'], fit['cost']
     dof = {'file': 0, 'joint': len(joints), 'link': 1, 'payload': 4}
     # links that act on the decided joints (at least LINK_SHARE of a joint's file torque); the others stay as filed
     size = np.sqrt(np.mean(links[:, joints, :] ** 2, axis=0))  # (decided joints, links)
     total = np.sqrt(np.mean(file[:, joints] ** 2, axis=0))[:, None]
     acting = np.flatnonzero(np.any(size >= LINK_SHARE * np.maximum(total, 1e-300), axis=0))
-    residuals = [t - file[:, j] * weights[k] for k, (t, j) in enumerate(zip(targets, joints, strict=True))]
+    residuals = [t - file[:, j] * weights[k] for k, (t, j) in enumerate(zip(fit['targets'], joints, strict=True))]
     link_costs, single, single_std = {}, {}, {}
     for link in acting:  # one link off at a time: τ_f + (α_L − 1)·τ^(L)
         change, link_costs[link], covariance = _stacked(
@@ -177,16 +218,39 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
     dof['tolerated'] = len(acting)
     worst = min(link_costs, key=link_costs.get) if link_costs else None
     costs['link'] = link_costs[worst] if worst is not None else float('inf')
+    beyond = _beyond(links, joints, weights, own, residuals, acting, tolerance, single, costs)
     mass_moment, costs['payload'], covariance = _stacked(
         [y_payload[:, j, :4] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
     mass = float(mass_moment[0])
     com = (mass_moment[1:] / mass).tolist() if mass > 0 else [0.0, 0.0, 0.0]
     moved = {} if worst is None else {'link': robot.joint_names[worst], 'scale': single[worst],
                                       'std': single_std[worst]}
+    if beyond:
+        beyond['link'] = robot.joint_names[beyond['link']]
     best = min(('joint', 'link', 'payload'), key=costs.get)
-    return RobotFileFinding(best, costs, joint_scales, joint_std, moved,
+    return RobotFileFinding(best, costs, fit['joint_scales'], fit['joint_std'], moved,
                             {'mass_kg': mass, 'mass_std': float(np.sqrt(max(covariance[0, 0], 0.0))), 'com_m': com},
-                            dof)
+                            dof, beyond)
+
+
+def _beyond(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+            residuals: list[np.ndarray], acting: np.ndarray, tolerance: tuple[float, float], single: dict,
+            costs: dict) -> dict:
+    """One link beyond the tolerated file (:func:`_one_beyond`), fitted for every acting link where one link's
+    factor fitted alone lies outside [1/BEYOND_SCREEN, BEYOND_SCREEN] (the link off need not be the one that fits
+    best alone: a light link ×3 is explained alone by a heavier one's factor); and every acting link scaled freely.
+    Adds the costs 'beyond' (the best link's) and 'free' to ``costs``. Returns {} where nothing is fitted, else the
+    link (index), its factor ('scale') and 'second': the least cost of the other links' fits."""
+    if not any(not 1.0 / BEYOND_SCREEN <= single[link] <= BEYOND_SCREEN for link in acting):
+        return {}
+    fits = _one_beyond(links, joints, weights, own, residuals, acting, tolerance, list(range(len(acting))))
+    best = min(fits, key=lambda k: fits[k][0])
+    costs['beyond'] = fits[best][0]
+    costs['free'] = _stacked([links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)], own,
+                             residuals)[1]
+    others = [fits[k][0] for k in fits if k != best]
+    return {'link': int(acting[best]), 'scale': fits[best][1],
+            'second': min(others) if others else costs['tolerated']}
 
 
 def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | None = None,

@@ -56,7 +56,10 @@ from dynid.io.gaps import GapSummary
 from dynid.settings import setting
 
 #: Identified friction models the E-GMS adaptation starts from (their static map gives Fc0 and Fc1).
-ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared')
+ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared', 'comprehensive')
+#: The comprehensive law's symbols (Li et al. 2024 eq. (3)) for the estimator's Fc, Fv, tau0, Fl; its viscous term
+#: is Fv·sgn(ω)·|ω|^α with the result's exponents.
+COMPREHENSIVE_SYMBOLS = {'Fc': 'fc', 'Fv': 'fv', 'tau0': 'fo', 'Fl': 'fL'}
 #: The estimates a replay keeps of each estimator's batch outputs.
 FIELDS = {'stiffness': ('alpha', 'fit', 'learning'), 'friction': ('alpha', 'active', 'capped')}
 
@@ -313,13 +316,18 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
         raise InputError(f'adaptive friction estimation needs drive data; robot {robot.name!r} has none (give a '
                          'drives file)')
     table = result.friction()
-    value = {symbol: np.array([table[name].get(symbol, 0.0) for name in robot.joint_names])
+    named = COMPREHENSIVE_SYMBOLS if kind == 'comprehensive' else {}
+    value = {symbol: np.array([table[name].get(named.get(symbol, symbol), 0.0) for name in robot.joint_names])
              for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
     scale = {symbol: value[symbol].copy() for symbol in ('Fc', 'Fv')}  # Fc, Fv and σ of the projection box
-    std = {symbol: np.array([_std_of(result, f'{symbol}_{j + 1}') for j in range(robot.n)]) for symbol in ('Fc', 'Fv')}
+    order = {name: j for j, name in enumerate(result.joint_names)}
+    std = {symbol: np.array([_std_of(result, f'{named.get(symbol, symbol)}_{order[name] + 1}')
+                             for name in robot.joint_names]) for symbol in ('Fc', 'Fv')}
+    exponent = np.ones(robot.n) if kind != 'comprehensive' or result.exponents is None else \
+        np.array([result.exponents[order[name]] for name in robot.joint_names])
 
     def remainder(omega, temperature):
-        return value['Fv'] * omega + value['tau0']
+        return value['Fv'] * np.sign(omega) * np.abs(omega) ** exponent + value['tau0']
 
     egms = None
     identified = joint_friction_of(result, robot)

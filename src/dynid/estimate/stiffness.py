@@ -211,6 +211,7 @@ class StiffnessEstimator:
         self.drive_gain = drives.drive_gain.copy()
         self.rotor_inertia = drives.rotor_inertia.copy()
         self.Fc, self.Fv, self.tau0, self.Fl = np.zeros(J), np.zeros(J), np.zeros(J), np.zeros(J)
+        self.exponent = np.ones(J)  # α of the viscous term Fv·sgn(θ̇)·|θ̇|^α (the comprehensive law's; else 1)
         self._set_friction(friction)
         self.damping = per_joint(damping, J, 'damping')
         if np.any(self.damping < 0):
@@ -265,12 +266,19 @@ class StiffnessEstimator:
                 raise InputError(f'the identification result is for joints {list(friction.joint_names)}, '
                                  f'the drives for {list(self.joint_names)}')
             kind = friction.model.get('friction', 'viscous_coulomb')
-            if kind not in ('viscous_coulomb', 'load_squared', 'none'):
-                raise InputError(f"the stiffness estimator uses the 'viscous_coulomb' or 'load_squared' friction "
-                                 f'map; the result has {kind!r}')
+            if kind not in ('viscous_coulomb', 'load_squared', 'comprehensive', 'none'):
+                raise InputError(f"the stiffness estimator uses the 'viscous_coulomb', 'load_squared' or "
+                                 f"'comprehensive' friction map; the result has {kind!r}")
             if friction.drive_gains is not None:
                 self.drive_gain = np.asarray(friction.drive_gains, dtype=float).copy()
-            friction = friction.friction()
+            if kind == 'comprehensive':  # Li et al. 2024 eq. (3): fc, fv·sgn(ω)·|ω|^α, fo, fL
+                if friction.exponents is not None:
+                    self.exponent = np.asarray(friction.exponents, dtype=float).copy()
+                rename = {'fc': 'Fc', 'fv': 'Fv', 'fo': 'tau0', 'fL': 'Fl'}
+                friction = {joint: {rename.get(symbol, symbol): value for symbol, value in values.items()}
+                            for joint, values in friction.friction().items()}
+            else:
+                friction = friction.friction()
         if not isinstance(friction, Mapping):
             raise InputError(f'friction must be an identification result, a mapping joint -> '
                              f"{{'Fc', 'Fv', 'tau0'}} or None, got {type(friction).__name__}")
@@ -371,14 +379,16 @@ class StiffnessEstimator:
         return (alpha * self._powers * phi ** (self._powers - 1)).sum(axis=-1)
 
     def friction_torque(self, rotor_velocity, load_torque=0.0, hysteresis=None) -> np.ndarray:
-        """F = (Fc + Fl·τ²)·s + Fv·θ̇ + τ0 [N·m] for θ̇ (…, J) [rad/s, link units], s = sgn(θ̇) (static
-        map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``.
+        """F = (Fc + Fl·τ²)·s + Fv·sgn(θ̇)·|θ̇|^α + τ0 [N·m] for θ̇ (…, J) [rad/s, link units], s = sgn(θ̇)
+        (static map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``; α = 1 but for a result in the
+        comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is.
 
-        τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared``
-        results; Fl = 0 otherwise)."""
+        τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared`` and
+        ``comprehensive`` results; Fl = 0 otherwise)."""
         w = np.asarray(rotor_velocity, dtype=float)
         shape = np.sign(w) if hysteresis is None else hysteresis
-        return (self.Fc + self.Fl * np.square(load_torque)) * shape + self.Fv * w + self.tau0
+        viscous = self.Fv * (w if not np.any(self.exponent != 1.0) else np.sign(w) * np.abs(w) ** self.exponent)
+        return (self.Fc + self.Fl * np.square(load_torque)) * shape + viscous + self.tau0
 
     def update(self, q, theta, current, temperature=None) -> StiffnessEstimate:
         """Advance by a batch of N samples in model joint order; any split of a record gives the same result.

@@ -155,8 +155,7 @@ def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int
         if code != 0:
             raise InputError(f'dynid identify exited {code}')
         result = IdentificationResult.load(partial)
-        outcome.friction = {joint: {k: v for k, v in values.items() if k in ('Fc', 'Fv')}
-                            for joint, values in result.friction().items()}
+        outcome.friction = result.coulomb_viscous()
         outcome.started_utc = _start_utc(job)
         os.replace(partial, job.result)
         meta = {'fingerprint': print_, 'friction': outcome.friction, 'started_utc': outcome.started_utc,

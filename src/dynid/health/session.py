@@ -68,11 +68,12 @@ def recording_start_utc(dataset, path) -> tuple[float, str]:
 
 def identified_levels(result, joint_names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(Coulomb level Fc [N·m], viscous coefficient Fv [N·m·s/rad]) per joint from a result's friction
-    parameters (the IDIM friction model's Fc, Fv); NaN where it has none, or without a result."""
+    parameters (the IDIM friction model's Fc, Fv, or fc, fv of the comprehensive law:
+    :meth:`IdentificationResult.coulomb_viscous`); NaN where it has none, or without a result."""
     if result is None:
         nan = np.full(len(joint_names), np.nan)
         return nan, nan.copy()
-    table = result.friction()
+    table = result.coulomb_viscous()
     value = lambda joint, symbol: float(table.get(joint, {}).get(symbol, math.nan))  # noqa: E731
     return (np.array([value(j, 'Fc') for j in joint_names]), np.array([value(j, 'Fv') for j in joint_names]))
 

@@ -16,7 +16,8 @@
   the spread B (:func:`dynid.identify.prior.rotor_prior`);
 - beside it too, the viscous term's exponent (``power``): Fv·sgn(ω)·|ω|^α_j in place of Fv·ω (Li et al. 2024 eq. (3),
   the comprehensive law's fv term), α̂_j fitted on the first estimate as Li's friction loop fits it; a candidate
-  where α̂_j lies 0.05 or farther from 1 (:func:`dynid.identify.run._power_candidates`). Where a joint keeps it, the
+  where α̂_j ≤ 0.9 (:func:`dynid.identify.run._power_candidates`; not with physical consistency 'always', which takes
+  Coulomb + viscous friction only). Where a joint keeps it, the
   identification holds every joint's law in the comprehensive law (α_j = 1 on the others), as I-IRLS does, with
   the method chosen and the exponents fixed.
 

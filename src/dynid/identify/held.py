@@ -78,8 +78,9 @@ def left_out(problem, nominal_rigid: np.ndarray) -> dict[str, dict]:
     on_kept = np.abs(rows[:, ~excluded, :]).max(axis=(0, 1))
     on_all = np.abs(rows).max(axis=(0, 1))
     for c in np.flatnonzero((on_kept <= _RELATIVE * np.maximum(on_all, 1e-300)) & (on_all > 0)):
+        source = 'the drive data\'s' if problem.rigid_names[c].startswith('Ia_') else 'the robot file\'s'
         held[problem.rigid_names[c]] = {'value': float(nominal_rigid[c]),
-                                        'reason': f'{reason} (the robot file\'s value: only they hold it)'}
+                                        'reason': f'{reason} ({source} value: only they hold it)'}
     return held
 
 

@@ -194,6 +194,19 @@ class IdentificationResult:
                 out[self.joint_names[int(index) - 1]][symbol] = float(value)
         return out
 
+    def coulomb_viscous(self) -> dict[str, dict[str, float]]:
+        """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
+        friction (with the offset, the load term), fc and fv of the comprehensive law (Li et al. 2024 eq. (3)); its
+        fv only where the joint's exponent is 1 (else fv·sgn(ω)·|ω|^α is no viscous coefficient)."""
+        table = self.friction()
+        if self.model.get('friction') != 'comprehensive':
+            return {joint: {s: v for s, v in values.items() if s in ('Fc', 'Fv')} for joint, values in table.items()}
+        exponents = dict(zip(self.joint_names, self.exponents if self.exponents is not None
+                             else np.ones(len(self.joint_names)), strict=True))
+        return {joint: {'Fc': values['fc'], **({'Fv': values['fv']} if 'fv' in values and exponents[joint] == 1.0
+                                                 else {})}
+                for joint, values in table.items() if 'fc' in values}
+
     def joint_friction(self) -> dict[str, dict[str, float]] | None:
         """The identified joint friction model (schema 2) per joint, {joint: {parameter: value}} (NaN for null),
         for the joints it covers; None when the result has no ``joint_friction`` section.

@@ -572,7 +572,8 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     names = problem.parameter_names()
     falling = frozenset(j for j in range(problem.robot.n) if f'Fl_{j + 1}' in names
                         and f'Fl_{j + 1}' not in problem.held and first.values[names.index(f'Fl_{j + 1}')] < 0)
-    power = _power_candidates(problem, w, y, joints, first.row_weights) if open_friction else None
+    always = physical is not None and physical.consistency == 'always'  # takes no comprehensive law
+    power = _power_candidates(problem, w, y, joints, first.row_weights) if open_friction and not always else None
     with one_blas_thread():
         choice = choose(problem, w, y, joints, first.row_weights, choose_friction=open_friction,
                         choose_method=open_method, terms_available=terms_available,
