@@ -84,18 +84,19 @@ def declarer(node: Node) -> Callable:
     return declare
 
 
-def declare_settings(node: Node, settings_class, read_only: bool = False, names=None) -> None:
+def declare_settings(node: Node, settings_class, read_only: bool = False, names=None, defaults=None) -> None:
     """Declare every field of the frozen settings dataclass ``settings_class`` (:mod:`dynid.settings`) as a
     parameter of ``node``: its default, description (with unit), range and choices; a tuple whose default
     is empty is declared unset, typed by its ``items``. ``read_only``: every one is read-only. ``names``: only
-    these fields (the rest are not the node's to set)."""
+    these fields (the rest are not the node's to set). ``defaults``: {field: value} where this node's default is
+    another than the field's."""
     declare = declarer(node)
     types = {float: Parameter.Type.DOUBLE_ARRAY, str: Parameter.Type.STRING_ARRAY, int: Parameter.Type.INTEGER_ARRAY,
              bool: Parameter.Type.BOOL_ARRAY}
     for field in dataclasses.fields(settings_class):
         if names is not None and field.name not in names:
             continue
-        meta, default = field.metadata, field.default
+        meta, default = field.metadata, (defaults or {}).get(field.name, field.default)
         low, high = meta.get('range') or (None, None)
         integer = isinstance(default, int) and not isinstance(default, bool)
         value = (list(default) or types[meta['items']]) if isinstance(default, tuple) else default
