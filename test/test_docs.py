@@ -14,9 +14,23 @@ DOCS = ROOT / 'docs'
 LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)')
 
 
+#: folders of generated files: make docs' output (the docs test of another pytest-xdist worker may be writing and
+#: removing them meanwhile) and Python's and numba's caches
+GENERATED = frozenset({'_build', '_autosummary', '__pycache__'})
+
+
+def _files(folder: Path) -> list[Path]:
+    """The files under ``folder``, not descending into :data:`GENERATED` folders."""
+    found = []
+    for parent, folders, names in os.walk(folder):
+        folders[:] = sorted(name for name in folders if name not in GENERATED)
+        found += [Path(parent, name) for name in sorted(names)]
+    return found
+
+
 def _markdown_files() -> list[Path]:
     return [ROOT / 'README.md', ROOT / 'benchmarks' / 'README.md',
-            *sorted(path for path in DOCS.rglob('*.md') if '_build' not in path.parts)]
+            *sorted(path for path in _files(DOCS) if path.suffix == '.md')]
 
 
 @pytest.fixture(scope='module')
@@ -55,9 +69,7 @@ def test_the_page_documents_every_parameter_with_its_range(fresh_parameter_page)
 
 def test_nothing_points_outside_the_repository():
     """What `grep -r "\\.\\./shared" README.md docs src` checks: no file names the authors' own notes."""
-    generated = (DOCS / '_build', DOCS / '_autosummary')  # make docs' output
-    pages = [path for path in DOCS.rglob('*') if not any(folder in path.parents for folder in generated)]
-    files = [ROOT / 'README.md', *pages, *(ROOT / 'src').rglob('*'), *(ROOT / 'test').glob('*.py'),
+    files = [ROOT / 'README.md', *_files(DOCS), *_files(ROOT / 'src'), *(ROOT / 'test').glob('*.py'),
              *(ROOT / 'benchmarks').glob('*.py')]
     notes = (b'../shared', b'DESIGN.md', b'STYLE.md', b'thesis_ch', b'ros2_conventions.md', b'li_and_pa10')
     offenders = [f'{path.relative_to(ROOT)}: {note.decode()}' for path in files if path.is_file()
