@@ -34,7 +34,9 @@ from dynid.errors import InputError
 
 #: Options the Feedforward passes to every factory (a term that does not use them ignores them).
 COMMON_OPTIONS = ('rate_hz',)
-#: Sample rate [Hz] of a term built without one (the thesis' 1 kHz).
+#: Sample rate [Hz] of a term built without one: the thesis' 1 kHz loop, as a library user runs it beside
+#: ros2_control. feedforward_node always passes its own ``rate`` (FeedforwardSettings, 200 Hz by default: the rate
+#: a Python node streams at), so this default is not the node's.
 DEFAULT_RATE_HZ = 1000.0
 
 
