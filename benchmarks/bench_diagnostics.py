@@ -31,7 +31,10 @@ a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
    gives each joint is checked against the dataset's own: the logged torque correlates negatively with the
    authors' robot file's inverse dynamics on every joint (their sign convention, −1 on all seven), so a joint read
    as +1 or an advice that leaves a joint unflipped contradicts the data's authors. Without the path the section
-   is reported as skipped. Nothing fetched is kept.
+   is reported as skipped. Nothing fetched is kept. Then the public datasets of ``public_datasets.py`` that are
+   given (``--unisa``, ``--figaroh``, ``--flobaroid``, ``--dynamic-calibration``; how to get each is in its
+   docstring), identified with the defaults, and their results' warnings judged against what their authors
+   document (``public_diagnosis.py``).
 """
 
 from __future__ import annotations
@@ -362,11 +365,17 @@ def main(argv: list[str] | None = None) -> int:
                         help='clone of lbr-stack/dynamic_parameter_identification (default $DYNID_LBR_DATA)')
     parser.add_argument('--public-only', action='store_true', help='only part 5 (the public data)')
     parser.add_argument('--no-fuzz', action='store_true', help='leave part 4 out (its figures null)')
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import public_datasets  # noqa: PLC0415 - benchmarks/ beside this file
+
+    public_datasets.add_arguments(parser)  # --unisa, --figaroh, --flobaroid, --dynamic-calibration (part 5)
     args = parser.parse_args(argv)
     if args.public_only:
         with tempfile.TemporaryDirectory() as scratch:
-            public = {'lbr_med7': public_lbr_med7(Path(scratch), Path(args.lbr) if args.lbr else None)}
-        print(json.dumps({'benchmark': 'diagnostics', 'public': public}))
+            public = public_parts(Path(scratch), args)
+        _print_public(public)
+        print(json.dumps({'benchmark': 'diagnostics', 'public': {name: _public_summary(part)
+                                                                   for name, part in public.items()}}))
         return 0
     start = time.perf_counter()
     settings = DiagnosisSettings()
@@ -413,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         fuzz = {'fuzz_cases': None, 'fuzz_tracebacks': None, 'partial_outputs': None}
     with tempfile.TemporaryDirectory() as scratch:
-        public = {'lbr_med7': public_lbr_med7(Path(scratch), Path(args.lbr) if args.lbr else None)}
+        public = public_parts(Path(scratch), args)
     _print_public(public)
     print(f'({time.perf_counter() - start:.0f} s)')
     print(json.dumps({'benchmark': 'diagnostics', 'clean_logs': clean['logs'],
@@ -424,8 +433,27 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def public_parts(folder: Path, args) -> dict:
+    """Part 5 (module docstring): the LBR Med 7 log, then the public datasets of public_datasets.py that are
+    given, their results' warnings judged against their authors (public_diagnosis.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import public_datasets  # noqa: PLC0415 - benchmarks/ beside this file
+    import public_diagnosis  # noqa: PLC0415
+
+    public = {'lbr_med7': public_lbr_med7(folder, Path(args.lbr) if args.lbr else None)}
+    given = public_datasets.run(args, folder)
+    judged = public_diagnosis.judge_all(folder, given)
+    for entry, figures in given.items():
+        public[entry] = ({'status': 'ok', **judged[entry]} if entry in judged
+                         else {'status': figures.get('status', 'no result')})
+    return public
+
+
 def _public_summary(part: dict) -> dict:
     """The JSON line's figures of one public dataset."""
+    if 'contradicted_by_authors' in part and 'runs' not in part:  # judged by public_diagnosis
+        return {'status': 'ok', 'warnings': part['warnings'],
+                'contradicted_by_authors': len(part['contradicted_by_authors'])}
     if part.get('status') != 'ok':
         return {'status': part.get('status')}
     runs = part['runs']
@@ -438,6 +466,11 @@ def _public_summary(part: dict) -> dict:
 
 def _print_public(public: dict) -> None:
     for name, part in public.items():
+        if 'contradicted_by_authors' in part and 'runs' not in part:
+            print(f'5. {name}: {part["warnings"]} warnings, findings {part["findings"] or "none"}; contradicted by '
+                  f'the authors: {part["contradicted_by_authors"] or "none"}; about the robot file: '
+                  f'{part["about_the_robot_file"] or "none"}')
+            continue
         print(f'5. {name}: {part.get("status")}' + (f' ({part["reason"]})' if 'reason' in part else ''))
         for label, run in part.get('runs', {}).items():
             print(f'   identify, {label} {run.get("argv", "")}: exit {run["exit"]}, {len(run["warnings"])} warnings')
