@@ -174,3 +174,44 @@ def test_the_guards_find_a_deferred_circle_a_circle_through_a_package_and_an_upw
     assert import_circles(graph) == [['dynid.cli', 'dynid.cli.batch', 'dynid.fleet.batch'],
                                      ['dynid.io.bag', 'dynid.io.rtde']]
     assert layer_breaches(graph) == ['dynid.fleet.batch -> dynid.cli', 'dynid.fleet.batch -> dynid.cli.identify']
+
+
+# ------------------------------------------------------------------------------ node parameters
+#: The parameters a node still declares by hand instead of from a settings class (:func:`dynid.ros.parameters.
+#: declare_settings`): none (43 hand-written declarations when issue 35 came).
+HAND_DECLARED = []
+
+
+def hand_declared_parameters(root: Path) -> list[tuple[str, str]]:
+    """(module, parameter) of every parameter declared by name in ``root``'s nodes/ and ros/: through
+    ``declarer(node)`` (called at once, or bound to a name first) or ``node.declare_parameter('name', ...)``."""
+    found = []
+    for path in sorted([*(root / 'nodes').glob('*.py'), *(root / 'ros').glob('*.py')]):
+        tree = ast.parse(path.read_text(encoding='utf-8'))
+        bound = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Call) and getattr(node.value.func, 'id', None) == 'declarer'
+                 for target in node.targets if isinstance(target, ast.Name)}
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                continue
+            func = node.func
+            if (isinstance(func, ast.Name) and func.id in bound) or getattr(func, 'attr', None) == 'declare_parameter' \
+                    or (isinstance(func, ast.Call) and getattr(func.func, 'id', None) == 'declarer'):
+                found.append((path.relative_to(root).as_posix(), node.args[0].value))
+    return found
+
+
+def test_nodes_declare_their_parameters_from_settings_classes():
+    assert hand_declared_parameters(SRC) == HAND_DECLARED
+
+
+def test_the_guard_finds_a_hand_written_declaration(tmp_path):
+    (tmp_path / 'nodes').mkdir()
+    (tmp_path / 'ros').mkdir()
+    (tmp_path / 'nodes' / 'a_node.py').write_text(
+        "def start(self):\n    d = declarer(self)\n    d('rate', 500.0)\n    declarer(self)('seed', 0)\n"
+        "    self.declare_parameter('mode', 'x')\n    declare_settings(self, Settings)\n")
+    (tmp_path / 'ros' / 'parameters.py').write_text("def declare(node, name):\n    node.declare_parameter(name)\n")
+    assert hand_declared_parameters(tmp_path) == [('nodes/a_node.py', 'rate'), ('nodes/a_node.py', 'seed'),
+                                                  ('nodes/a_node.py', 'mode')]

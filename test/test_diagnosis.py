@@ -125,6 +125,7 @@ def test_a_drive_gain_another_arms_file_and_a_file_off_by_tens_of_percent(ur5e_l
                                                                                          drive_gain=wrong)))
         assert [(f.kind, f.joints) for f in diagnosis.findings] == [('drive', [robot.joint_names[j]])]
         assert f'give drive gains of {robot.joint_names[j]} ' in diagnosis.warnings()[0]
+        assert diagnosis.warnings()[0].endswith('in a drives file (drives FILE)')  # the field: no front end's
     other = load_robot('ur3e')
     other = other.renamed(dict(zip(other.joint_names, robot.joint_names, strict=True)))
     diagnosis = diagnose([Recording(log)], other)
@@ -143,6 +144,9 @@ def test_an_undeclared_load_is_named_with_its_mass():
     assert [f.kind for f in diagnosis.findings] == ['payload']
     mass = float(re.search(r'about ([0-9.]+) ±', diagnosis.warnings()[0]).group(1))
     assert 1.5 <= mass <= 2.5
+    assert re.search(r'give payload_mass [0-9.]+ payload_com [-0-9.e]+,[-0-9.e]+,[-0-9.e]+$', diagnosis.warnings()[0])
+    advised = diagnose([Recording(loaded)], robot, spelling=ADVICE).warnings()[0]  # as the command line takes it
+    assert re.search(r'give --payload-mass [0-9.]+ --payload-com [-0-9.e]+,[-0-9.e]+,[-0-9.e]+$', advised)
     declared = diagnose([Recording(loaded, Payload(2.0, (0.0, 0.02, 0.06)))], robot)
     assert declared.findings == []
 
@@ -248,17 +252,43 @@ def test_a_drive_is_named_only_beside_a_joint_at_the_files_scale():
     beaten = settings.tolerated_evidence * cost['tolerated']
     wide = _found({'a': (0.48, 0.1), 'b': (0.78, 0.02), 'c': (0.65, 0.15)}, cost, {'link': 'b', 'scale': 0.5,
                                                                                   'std': 0.05})
-    assert _scale_findings(check, wide, settings, beaten) == []
+    assert _scale_findings(check, wide, settings, beaten, ADVICE) == []
     anchored = _found({'a': (0.48, 0.1), 'b': (1.01, 0.01), 'c': (0.65, 0.15)}, cost, {'link': 'b', 'scale': 0.5,
                                                                                       'std': 0.05})
-    [drive] = _scale_findings(check, anchored, settings, beaten)
-    assert (drive.kind, drive.joints) == ('drive', ['a']) and 'give drive gains of a 20.8 N·m/A' in drive.line()
+    [drive] = _scale_findings(check, anchored, settings, beaten, ADVICE)
+    assert (drive.kind, drive.joints) == ('drive', ['a'])
+    assert drive.line().endswith('give drive gains of a 20.8 N·m/A in a drives file (--drives FILE)')
     cost = {'joint': 52.1, 'link': 50.2, 'payload': 64.4, 'tolerated': 1744.0}
     absurd = _found({'a': (3.87, 0.05), 'b': (4.16, 1.44), 'c': (0.77, 1.19)}, cost, {'link': 'b', 'scale': 17.3,
                                                                                      'std': 0.3})
-    [finding] = _scale_findings(check, absurd, settings, settings.tolerated_evidence * cost['tolerated'])
+    [finding] = _scale_findings(check, absurd, settings, settings.tolerated_evidence * cost['tolerated'], ADVICE)
     assert finding.kind == 'robot_file' and finding.joints == ['a', 'b']
     assert 'would need 17× its torque, beyond any file\'s error' in finding.text
     plausible = _found({'a': (3.87, 0.05), 'b': (4.16, 1.44), 'c': (0.77, 1.19)}, cost, {'link': 'b', 'scale': 4.0,
                                                                                         'std': 0.3})
-    assert _scale_findings(check, plausible, settings, settings.tolerated_evidence * cost['tolerated']) == []
+    assert _scale_findings(check, plausible, settings, settings.tolerated_evidence * cost['tolerated'],
+                           ADVICE) == []
+
+
+def test_the_bounded_fits_on_the_reduced_problem_are_the_full_ones():
+    """The tolerated file's and one link's fits beyond it solve the QR-reduced problem: the same residual and
+    factors as bounded least squares on every row."""
+    import scipy.optimize
+
+    from dynid.diagnosis.robot_file import _bounded, _reduced, _stacked_matrix
+
+    rng = np.random.default_rng(4)
+    rows, n_links = 300, 3
+    links = rng.normal(size=(rows, 2, n_links))
+    own = [rng.normal(size=(rows, 2)), rng.normal(size=(rows, 3))]
+    residuals = [links[:, j, :] @ np.array([-0.6, 0.3, 0.1]) + own[j] @ rng.normal(size=own[j].shape[1])
+                 + 0.05 * rng.normal(size=rows) for j in range(2)]
+    acting = np.arange(n_links)
+    lower, upper = np.array([0.0, 1 / 1.4, 1 / 1.4]), np.array([np.inf, 1 / 0.6, 1 / 0.6])
+    cost, factors = _bounded(_reduced(links, [0, 1], [1.0, 1.0], own, residuals, acting), lower, upper)
+    a, y = _stacked_matrix([links[:, j, :] for j in range(2)], own, residuals)
+    bounds = (np.r_[lower - 1.0, np.full(5, -np.inf)], np.r_[upper - 1.0, np.full(5, np.inf)])
+    full = scipy.optimize.lsq_linear(a, y, bounds=bounds, method='bvls').x
+    assert cost == pytest.approx(float(np.sum((y - a @ full) ** 2)), rel=1e-6)
+    assert factors == pytest.approx(1.0 + full[:n_links], abs=1e-6)
+    assert factors == pytest.approx([0.4, 1.3, 1.1], abs=0.05)  # the truth, each within its bounds

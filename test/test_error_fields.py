@@ -41,11 +41,10 @@ def flags_in_raised_messages(root: Path) -> list[str]:
 
 #: (module, flag) of the flags the core's strings still name outside a whole command (26 when this guard came; the
 #: identification's refusal, warnings and notes, the joint changes' and friction experiments' errors took {field}s
-#: then, 7 left). Building a command line (fleet/batch.py,
+#: then, 7 left; the diagnosis's advice then, 4 left). Building a command line (fleet/batch.py,
 #: io/importing.py) is the command line's spelling by design.
 FLAGS_NOT_YET_FIELDS = frozenset({
-    ('diagnosis/diagnosis.py', '--payload-mass'), ('diagnosis/diagnosis.py', '--payload-com'),
-    ('diagnosis/diagnosis.py', '--drives'), ('fleet/batch.py', '--robot'), ('fleet/batch.py', '--quiet'),
+    ('fleet/batch.py', '--robot'), ('fleet/batch.py', '--quiet'),
     ('io/importing.py', '--joint-states-effort'), ('io/importing.py', '--robot'),
 })
 COMMAND = re.compile(r'dynid [a-z][a-z-]*')

@@ -311,7 +311,11 @@ def test_streaming_lifecycle_staleness_and_measured_mode(domain, ur5e):
         assert suite.spin_until(lambda: node.counters['stale_events'] == 1, 10.0)
         stale_at = len(suite.commands)
         assert suite.spin_until(lambda: len(suite.commands) >= stale_at + 3, 10.0)
-        assert not np.any(np.array(suite.commands[stale_at:]))  # zeros from the period it went stale on
+        # zeros from the period it went stale on; on a loaded machine the command of the period before may still
+        # be on its way when the counter is read, as after the deactivation above
+        after = [bool(np.any(c)) for c in suite.commands[stale_at:]]
+        first_zero = after.index(False)
+        assert first_zero <= 1 and not any(after[first_zero:]), after
         name = '/feedforward_node: joint_states'
         assert suite.spin_until(lambda: name in suite.statuses and suite.statuses[name].level == DiagnosticStatus.STALE,
                                  10.0)

@@ -37,11 +37,22 @@ def setting(default, description: str, *, unit: str | None = None, low: float | 
     return dataclasses.field(default=default, metadata=metadata)
 
 
+#: what a joint map is (``--joint-map``, a node's ``joint_map``; :func:`dynid.model.naming.parse_joint_map`)
+JOINT_MAP = ("NAME=MODEL_JOINT,...: the names the driver gives the model's joints where they differ (a built-in "
+             "robot on a driver that names its joints otherwise); the vendors' prefixes need none")
+
+
 @dataclasses.dataclass(frozen=True)
 class RobotSettings:
-    """The robot every job runs on, the same field for each front end."""
+    """The robot every job runs on, the same fields for each front end: the command line's ``--robot`` and the
+    nodes' robot group (each node declares those it takes, read-only)."""
 
-    robot: str = setting('ur5e', 'built-in robot name, URDF path or dynid robot file')
+    robot: str = setting('ur5e', 'built-in robot name, URDF path or dynid robot file', read_only=True)
+    robot_description: str = setting('', 'URDF XML; used instead of robot when not empty', read_only=True)
+    joints: tuple[str, ...] = setting((), "joints to model: one serial chain of a description that branches (e.g. a "
+                                          "mobile manipulator's arm), the others locked; unset: all (estimator_node: "
+                                          "those of the result's identification)", items=str, read_only=True)
+    joint_map: str = setting('', JOINT_MAP, read_only=True)
 
 
 def description(field: dataclasses.Field) -> str:

@@ -27,9 +27,8 @@ from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
 from dynid.model.description import missing_effort_commands
-from dynid.model.naming import JOINT_MAP
 from dynid.payload.document import load_payload
-from dynid.settings import from_values, setting
+from dynid.settings import JOINT_MAP, RobotSettings, from_values, setting
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ class FeedforwardSettings:
     """Every setting of a feedforward (feedforward_node's parameters, docs/nodes/parameters.md), with its
     default: the one source of them (module docstring). Units as in :class:`Feedforward`."""
 
-    robot: str = setting('ur5e', 'robot name, URDF path or robot file')
+    robot: str = setting(RobotSettings.robot, 'robot name, URDF path or robot file')
     robot_description: str = setting('', 'URDF XML, preferred when set')
     joint_map: str = setting('', JOINT_MAP)
     result_file: str = setting('', 'identification result (YAML) of this robot; empty: the model\'s own parameters, '

@@ -362,9 +362,11 @@ def _off_link(found, robot: RobotModel, settings: DiagnosisSettings, placed_load
 
 def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, robot: RobotModel,
                          recordings: Sequence[Recording], settings: DiagnosisSettings,
-                         details: dict, placed: set[str] = frozenset()) -> list[Finding]:
+                         details: dict, placed: set[str] = frozenset(),
+                         spell: dict[str, str] | None = None) -> list[Finding]:
     """Decided joints off the robot file's scale, explained (module docstring; the rules and their thresholds:
-    :class:`DiagnosisSettings`)."""
+    :class:`DiagnosisSettings`; ``spell``: how the front end spells the fields the advice names, :func:`_spelled`)."""
+    spell = FIELD_SPELLING if spell is None else spell
     candidates = [j for j, (name, s) in enumerate(check.joints.items())
                   if s.verdict in ('torque', 'current', 'ambiguous', 'other')
                   and meanings[name] != 'torque without gravity' and name not in placed]  # its scale: the placement's
@@ -387,7 +389,7 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                   and cost['payload'] <= beaten)
     if load_first or (link and link['scale'] > 1.0 and plausible_load
                       and cost['payload'] <= settings.link_evidence * link['cost']):
-        com = ','.join(f'{c:.2g}' for c in payload['com_m'])
+        com, mass = ','.join(f'{c:.2g}' for c in payload['com_m']), f'{payload["mass_kg"]:.2g}'
         both = '' if load_first else (f'; {NOT_DECIDED} against the link moved by {link["link"]} at '
                                       f'{link["scale"]:.2g}× the file\'s (weighted residual {link["cost"]:.3g}), '
                                       'which explains it as well')
@@ -396,7 +398,8 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                         f'{payload["mass_std"]:.1g} kg at ({com}) m in the flange frame explains it (scale {k_text} '
                         f'against the file\'s torque without it; weighted residual {cost["payload"]:.3g} against '
                         f'{cost["joint"]:.3g} for a scale per joint and {cost["link"]:.3g} for one link){both}',
-                        f'if the arm carried it, give --payload-mass {payload["mass_kg"]:.2g} --payload-com {com}')]
+                        f'if the arm carried it, give {_spelled(spell, "payload_mass", mass)} '
+                        f'{_spelled(spell, "payload_com", com)}')]
     if link:
         name, alpha = link['link'], link['scale']
         if link['beyond']:
@@ -413,13 +416,21 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                         f'{name}: the data put its torque at {how}',
                         'correct that link\'s inertial data in the robot file (identification estimates it from the '
                         'data, but the robot file\'s prior pulls toward it)')]
-    return _scale_findings(check, found, settings, beaten)
+    return _scale_findings(check, found, settings, beaten, spell)
 
 
-def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beaten: float) -> list[Finding]:
+def _spelled(spell: dict[str, str], field: str, value: str) -> str:
+    """``field`` given ``value`` as the front end spells it (``spell``: templates with ``{}`` for the value, or the
+    option alone, which the value then follows; the field's name where the front end has none)."""
+    template = spell.get(field, field)
+    return template.format(value) if '{}' in template else f'{template} {value}'
+
+
+def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beaten: float,
+                    spell: dict[str, str]) -> list[Finding]:
     """A joint's drive gain or sensor scale, or a robot file that does not belong, from the explanations ``found``
     (:func:`dynid.diagnosis.robot_file.explain`; the rules: :class:`DiagnosisSettings`); ``beaten``: the cost an
-    explanation must not exceed (tolerated_evidence times the tolerated file's)."""
+    explanation must not exceed (tolerated_evidence times the tolerated file's); ``spell``: :func:`_spelled`'s."""
     cost, single, k = found.cost, found.single_link, found.joint_scales
     far = [name for name in k if not 1.0 / settings.scale_band <= abs(k[name]) <= settings.scale_band
            and _decisively_outside(k[name], found.joint_std[name], settings.agree_band, settings.scale_z)]
@@ -438,7 +449,7 @@ def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beat
             fix = ', '.join(f'{name} {gains[name] / k[name]:.3g}' for name in far if name in gains)
             return [Finding('drive', far, f'the drive gain of {", ".join(far)} disagrees with the data: K_τ·i is '
                             f'{k_far}× the robot file\'s torque while the other joints agree ({evidence})',
-                            f'give drive gains of {fix} N·m/A in a drives file (--drives)')]
+                            f'give drive gains of {fix} N·m/A in a drives file ({_spelled(spell, "drives", "FILE")})')]
         return [Finding('drive', far, f'the measured torque is {k_far}× the robot file\'s while the other joints '
                         f'agree ({evidence}): the torque sensor\'s scale or unit of {", ".join(far)}')]
     alpha, alpha_std = single.get('scale', 1.0), single.get('std', float('inf'))
@@ -516,7 +527,7 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
             rows = _pooled_rows(recordings, robot, settings.effort)
             if rows is not None:
                 findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details,
-                                                 placement_joints)
+                                                 placement_joints, spell)
         if not any(f.kind in ('robot_file', 'payload', 'link') for f in findings):  # signs judged against it
             sign = _sign_finding(check, meanings, spell)
             if sign is not None:

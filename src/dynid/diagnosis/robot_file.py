@@ -106,47 +106,51 @@ def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targ
     return solution[:shared_width], cost, spread * inverse / np.outer(scale[:shared_width], scale[:shared_width])
 
 
-def _bounded(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
-             residuals: list[np.ndarray], acting: np.ndarray, lower: np.ndarray,
-             upper: np.ndarray) -> tuple[float, np.ndarray]:
-    """The weighted residual of every acting link scaled at once, link k's factor within [lower_k, upper_k]
-    (bounded least squares, each joint's own columns free), and the factors."""
-    import scipy.optimize  # here: only where a disagreement is explained
-
-    shared = [links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)]
-    width = len(acting)
-    a, y = _stacked_matrix(shared, own, residuals)
+def _reduced(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+             residuals: list[np.ndarray], acting: np.ndarray) -> dict:
+    """The stacked problem of the acting links' factors beside each joint's own columns (:func:`_stacked_matrix`),
+    its columns scaled to unit norm and reduced once by a QR factorization: ||A·x − y||² = ||R·x − Qᵀy||² + rest,
+    so that the bounded fits below solve a square problem of the columns' size instead of every row's."""
+    a, y = _stacked_matrix([links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)], own, residuals)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
-    low = np.full(a.shape[1], -np.inf)
-    high = np.full(a.shape[1], np.inf)
+    q, r = np.linalg.qr(a / scale)
+    projected = q.T @ y
+    return {'r': r, 'b': projected, 'rest': max(float(y @ y - projected @ projected), 0.0), 'scale': scale,
+            'width': len(acting)}
+
+
+def _bounded(problem: dict, lower: np.ndarray, upper: np.ndarray) -> tuple[float, np.ndarray]:
+    """The weighted residual of every acting link scaled at once, link k's factor within [lower_k, upper_k]
+    (bounded least squares on :func:`_reduced`'s problem, each joint's own columns free), and the factors."""
+    import scipy.optimize  # here: only where a disagreement is explained
+
+    scale, width = problem['scale'], problem['width']
+    low = np.full(len(scale), -np.inf)
+    high = np.full(len(scale), np.inf)
     low[:width], high[:width] = (np.asarray(lower) - 1.0) * scale[:width], (np.asarray(upper) - 1.0) * scale[:width]
-    solution = scipy.optimize.lsq_linear(a / scale, y, bounds=(low, high), method='bvls').x / scale
-    residual = y - a @ solution
-    return float(residual @ residual), 1.0 + solution[:width]
+    scaled = scipy.optimize.lsq_linear(problem['r'], problem['b'], bounds=(low, high), method='bvls').x
+    residual = problem['r'] @ scaled - problem['b']
+    return float(residual @ residual) + problem['rest'], 1.0 + scaled[:width] / scale[:width]
 
 
-def _tolerated(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
-               residuals: list[np.ndarray], acting: np.ndarray, tolerance: tuple[float, float]) -> float:
+def _tolerated(problem: dict, tolerance: tuple[float, float]) -> float:
     """The weighted residual of every acting link scaled at once by a factor within ``tolerance`` (low, high): what
-    a robot file whose links are each off by up to that much explains."""
-    width = len(acting)
-    return _bounded(links, joints, weights, own, residuals, acting, np.full(width, tolerance[0]),
-                    np.full(width, tolerance[1]))[0]
+    a robot file whose links are each off by up to that much explains (:func:`_reduced`'s problem)."""
+    width = problem['width']
+    return _bounded(problem, np.full(width, tolerance[0]), np.full(width, tolerance[1]))[0]
 
 
-def _one_beyond(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
-                residuals: list[np.ndarray], acting: np.ndarray, tolerance: tuple[float, float],
-                candidates: list[int]) -> dict[int, tuple[float, float]]:
-    """For each link of ``candidates`` (indices into ``acting``): the weighted residual and that link's factor when
-    it alone may take any factor ≥ 0 while every other acting link's stays within ``tolerance`` (low, high) — one link
-    far off in a file whose other links are off by tens of percent."""
-    width = len(acting)
+def _one_beyond(problem: dict, tolerance: tuple[float, float], candidates: list[int]) -> dict[int, tuple[float, float]]:
+    """For each link of ``candidates`` (indices into the acting links of :func:`_reduced`'s problem): the weighted
+    residual and that link's factor when it alone may take any factor ≥ 0 while every other acting link's stays
+    within ``tolerance`` (low, high) — one link far off in a file whose other links are off by tens of percent."""
+    width = problem['width']
     out = {}
     for index in candidates:
         lower, upper = np.full(width, tolerance[0]), np.full(width, tolerance[1])
         lower[index], upper[index] = 0.0, np.inf
-        cost, factors = _bounded(links, joints, weights, own, residuals, acting, lower, upper)
+        cost, factors = _bounded(problem, lower, upper)
         out[index] = (cost, float(factors[index]))
     return out
 
@@ -213,12 +217,12 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
             [links[:, j, link:link + 1] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
         single[link] = 1.0 + float(change[0])
         single_std[link] = float(np.sqrt(max(covariance[0, 0], 0.0)))
-    costs['tolerated'] = _tolerated(links, joints, weights, own, residuals, acting, tolerance) if len(acting) else \
-        costs['file']
+    problem = _reduced(links, joints, weights, own, residuals, acting) if len(acting) else None
+    costs['tolerated'] = _tolerated(problem, tolerance) if problem is not None else costs['file']
     dof['tolerated'] = len(acting)
     worst = min(link_costs, key=link_costs.get) if link_costs else None
     costs['link'] = link_costs[worst] if worst is not None else float('inf')
-    beyond = _beyond(links, joints, weights, own, residuals, acting, tolerance, single, costs)
+    beyond = _beyond(problem, acting, tolerance, single, costs)
     mass_moment, costs['payload'], covariance = _stacked(
         [y_payload[:, j, :4] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
     mass = float(mass_moment[0])
@@ -233,21 +237,20 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
                             dof, beyond)
 
 
-def _beyond(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
-            residuals: list[np.ndarray], acting: np.ndarray, tolerance: tuple[float, float], single: dict,
+def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, float], single: dict,
             costs: dict) -> dict:
     """One link beyond the tolerated file (:func:`_one_beyond`), fitted for every acting link where one link's
     factor fitted alone lies outside [1/BEYOND_SCREEN, BEYOND_SCREEN] (the link off need not be the one that fits
     best alone: a light link ×3 is explained alone by a heavier one's factor); and every acting link scaled freely.
     Adds the costs 'beyond' (the best link's) and 'free' to ``costs``. Returns {} where nothing is fitted, else the
     link (index), its factor ('scale') and 'second': the least cost of the other links' fits."""
-    if not any(not 1.0 / BEYOND_SCREEN <= single[link] <= BEYOND_SCREEN for link in acting):
+    if problem is None or not any(not 1.0 / BEYOND_SCREEN <= single[link] <= BEYOND_SCREEN for link in acting):
         return {}
-    fits = _one_beyond(links, joints, weights, own, residuals, acting, tolerance, list(range(len(acting))))
+    fits = _one_beyond(problem, tolerance, list(range(len(acting))))
     best = min(fits, key=lambda k: fits[k][0])
     costs['beyond'] = fits[best][0]
-    costs['free'] = _stacked([links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)], own,
-                             residuals)[1]
+    free = problem['r'] @ np.linalg.lstsq(problem['r'], problem['b'], rcond=None)[0] - problem['b']
+    costs['free'] = float(free @ free) + problem['rest']
     others = [fits[k][0] for k in fits if k != best]
     return {'link': int(acting[best]), 'scale': fits[best][1],
             'second': min(others) if others else costs['tolerated']}

@@ -46,6 +46,7 @@ from dynid.io.gaps import GAP_TOLERANCE
 from dynid.io.stream import StateBatch
 from dynid.io.stream_checks import EffortWatch
 from dynid.payload.document import load_payload
+from dynid.settings import setting
 
 #: stiffness table columns: α̂1 [N·m/rad], α̂3 [N·m/rad³], k0 [N·m/rad], k0 / baseline [-], fit [%],
 #: standard deviation of α̂1 relative to α̂1 [-]
@@ -78,6 +79,26 @@ def load_baseline(path, robot) -> np.ndarray | None:
         return np.array([float(stored['k0'][name]) for name in robot.joint_names])
     except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as error:
         raise InputError(f'baseline_file {path}: not a baseline of {robot.name} ({error})') from None
+
+
+@dataclass(frozen=True)
+class EstimatorNodeSettings:
+    """estimator_node's own parameters (each field one, :mod:`dynid.settings`): its result and drives, and how it
+    publishes; the robot group's are :class:`dynid.settings.RobotSettings`', the estimators'
+    :class:`dynid.estimate.replay.EstimationSettings`' and the health record's
+    :class:`dynid.health.settings.HealthSettings`'."""
+
+    result_file: str = setting('', 'identification result (YAML) with the friction map; empty: none', read_only=True)
+    result_topic: str = setting('', 'topic of identification results (std_msgs/String YAML, e.g. '
+                                    '/identifier_node/result); each one received replaces the result; empty: none',
+                                read_only=True)
+    drives_file: str = setting('', "drives file (YAML: gear_ratio, drive_gain, rotor_inertia per joint) instead of "
+                                   "the result's and the robot's; empty: none", read_only=True)
+    publish_rate: float = setting(10.0, 'estimates published at most this often', unit='Hz', low=0.1, high=100.0,
+                                  read_only=True)
+    stiffness_drop_warning: float = setting(0.15, 'warn when k0 falls this fraction below the baseline', low=0.01,
+                                            high=0.99)
+    baseline_file: str = setting('dynid_stiffness_baseline.yaml', 'where ~/set_baseline stores k0')
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,7 @@ from dynid.excite.settings import ExcitationSettings
 from dynid.model.robot import RobotModel
 
 DESIGN_GRID = 2000  # samples of one period the random start is fitted to the kinematic limits on
-
-
-_D = ExcitationSettings
+_D = ExcitationSettings  # the defaults of design_excitation's keywords
 
 
 def design_excitation(robot: RobotModel, home: np.ndarray, harmonics: int = _D.harmonics,

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynid.model.naming import JOINT_MAP
-from dynid.settings import RobotSettings, setting
+from dynid.settings import setting
 
 #: What the excitation optimizer minimizes (:mod:`dynid.excite.gradients`).
 CRITERIA = ('cond', 'weighted', 'd_optimal')
@@ -37,12 +36,10 @@ class ExcitationSettings:
 
 @dataclass(frozen=True)
 class ExcitationRunSettings:
-    """What excitation_node sends and how (each field is a node parameter, :mod:`dynid.settings`): the trajectory,
-    read or designed once at start-up, and its publication, read at each ~/start."""
+    """What excitation_node sends and how (each field is a node parameter, :mod:`dynid.settings`, beside the robot
+    group's robot, robot_description and joint_map): the trajectory, read or designed once at start-up, and its
+    publication, read at each ~/start."""
 
-    robot: str = setting(RobotSettings.robot, 'robot name, URDF path or robot file', read_only=True)
-    robot_description: str = setting('', 'URDF XML, preferred when set', read_only=True)
-    joint_map: str = setting('', JOINT_MAP, read_only=True)
     trajectory_file: str = setting('', "dynid trajectory file, 'builtin' (the robot's shipped optimized one) or "
                                        'empty: design one', read_only=True)
     harmonics: int = setting(ExcitationSettings.harmonics, 'harmonics of a designed trajectory', low=2, high=20,

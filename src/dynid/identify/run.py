@@ -722,11 +722,11 @@ def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOp
     not): what it costs is that the links may not be physical bodies (asking for physical consistency refuses
     these cases)."""
     if options.method not in PHYSICAL_METHODS:
-        return (f'{options.method.upper()} re-fits its friction exponents on τ_out (physical consistency, asked '
-                'for, takes ols, wls, irls)')
+        return (f'{options.method.upper()} re-fits its friction exponents on τ_out (physical consistency, when '
+                'asked for, takes the methods ols, wls and irls)')
     if problem.spec.friction not in PHYSICAL_FRICTION:
-        return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, asked '
-                f'for, takes {", ".join(PHYSICAL_FRICTION)})')
+        return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, when '
+                f'asked for, takes the friction laws {", ".join(PHYSICAL_FRICTION)})')
     if problem.payload_blocks:
         return 'a payload known by its mass only has no prior inertia to bound (give its centre of mass for it)'
     if _rigid_held(problem):

@@ -59,6 +59,17 @@ class IdentifierSettings:
 
 
 @dataclass(frozen=True)
+class RecordingSettings:
+    """How identifier_node records (each field a node parameter, :mod:`dynid.settings`; read at each
+    ~/start_recording)."""
+
+    output_directory: str = setting('dynid_recordings', 'where recordings and results go')
+    segment_duration: float = setting(5.0, 'seconds per recording segment', low=0.5, high=600.0)
+    data_wait: float = setting(10.0, '~/start_recording fails when no joint_states arrive within this', unit='s',
+                               low=0.1, high=60.0)
+
+
+@dataclass(frozen=True)
 class ValidationSettings:
     """How recordings are scored with a result (``dynid validate``, and ``dynid compare`` on held-out recordings)."""
 

@@ -26,8 +26,6 @@ UR_JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_
              'wrist_3_joint')
 
 #: What a ``joint_map`` parameter or ``--joint-map`` option holds, for their descriptions.
-JOINT_MAP = ("NAME=MODEL_JOINT,...: the names the driver gives the model's joints where they differ (a built-in "
-             "robot on a driver that names its joints otherwise); the vendors' prefixes need none")
 
 #: franka_description's robot types, whose joints are ``<robot_type>_joint<i>``.
 FRANKA_TYPES = ('panda', 'fer', 'fr3', 'fp3')

@@ -23,23 +23,28 @@ diagnostics in full: docs/nodes/README.md.
 from __future__ import annotations
 
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError
-from dynid.estimate.online import FRICTION_QUANTITIES, QUANTITIES, EncoderWatch, OnlineEstimation, load_baseline
+from dynid.estimate.online import (
+    FRICTION_QUANTITIES,
+    QUANTITIES,
+    EncoderWatch,
+    EstimatorNodeSettings,
+    OnlineEstimation,
+    load_baseline,
+)
 from dynid.estimate.replay import EstimationSettings
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import recorded_joints
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
-from dynid.model.naming import JOINT_MAP
 from dynid.ros.conversions import labelled_table_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.health import HealthReporting
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.payload_updates import LATCHED, declare_payload_updates, payload_subscription
 from dynid.ros.runner import node_message, run_node
 from dynid.settings import from_values
@@ -62,50 +67,32 @@ class EstimatorNode(Node):
             raise
 
     def _start(self) -> None:
-        d = declarer(self)
-        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
-        d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
-        d('joints', Parameter.Type.STRING_ARRAY, descriptor('joints to model: one serial chain of a description that '
-                                                            'branches (e.g. a mobile manipulator\'s arm), the others '
-                                                            'locked; unset: those of the result\'s identification',
-                                                            read_only=True))
-        d('joint_map', '', descriptor(JOINT_MAP, read_only=True))
-        d('result_file', '', descriptor('identification result (YAML) with the friction map; empty: none',
-                                        read_only=True))
-        d('result_topic', '', descriptor('topic of identification results (std_msgs/String YAML, e.g. '
-                                         '/identifier_node/result); each one received replaces the result; empty: none',
-                                         read_only=True))
-        d('drives_file', '', descriptor('drives file (YAML: gear_ratio, drive_gain, rotor_inertia per joint) instead '
-                                        'of the result\'s and the robot\'s; empty: none', read_only=True))
+        given = declare_robot(self)
+        declare_settings(self, EstimatorNodeSettings)
         declare_settings(self, EstimationSettings, read_only=True, names=NODE_SETTINGS)
-        d('publish_rate', 10.0, descriptor('estimates published at most this often [Hz]', True, 0.1, 100.0))
-        d('stiffness_drop_warning', 0.15, descriptor('warn when k0 falls this fraction below the baseline',
-                                                     False, 0.01, 0.99))
-        d('baseline_file', 'dynid_stiffness_baseline.yaml', descriptor('where ~/set_baseline stores k0'))
         updates = declare_payload_updates(self)
         # Takes of 50 samples at 1 kHz: the estimators' per-update overhead is paid less often than with
         # the intake's usual 20 ms (about 34 instead of 60 µs of CPU per 6-joint sample replaying
         # bench_estimation's B2 estimators, load 1.5 on 2 cores).
         settings = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
-        get = self.get_parameter
-        result_file = get('result_file').value
+        get, node = self.get_parameter, from_values(EstimatorNodeSettings, lambda name: value_or(self, name))
+        result_file = node.result_file
         result = IdentificationResult.load(result_file) if result_file else None
-        joints = value_or(self, 'joints') or (None if result is None else recorded_joints(result.provenance))
-        robot = load_robot(get('robot_description').value or get('robot').value, joints=joints,
-                           joint_map=get('joint_map').value)
-        baseline = load_baseline(get('baseline_file').value, robot)
+        joints = list(given.joints) or (None if result is None else recorded_joints(result.provenance))
+        robot = load_robot(given.robot_description or given.robot, joints=joints, joint_map=given.joint_map)
+        baseline = load_baseline(node.baseline_file, robot)
         if baseline is not None:
-            self.get_logger().info(f'stiffness baseline from {get("baseline_file").value}')
+            self.get_logger().info(f'stiffness baseline from {node.baseline_file}')
         # The sample rate is expected_rate, or read off the first batch's stamps (the estimators are then
         # made again); made here in any case, so that bad input is refused at start-up.
-        drives = load_drives(get('drives_file').value, robot.joint_names) if get('drives_file').value else None
+        drives = load_drives(node.drives_file, robot.joint_names) if node.drives_file else None
         self.estimation = OnlineEstimation(
             robot, result, from_values(EstimationSettings, lambda n: get(n).value if n in NODE_SETTINGS else None),
             settings.expected_rate_hz, result_source=f'result from {result_file}' if result_file else '',
             baseline=baseline, drives=drives, payload_file=updates.payload_file)
         self.encoders = EncoderWatch()
         self._log(self.estimation.notes)
-        if topic := get('result_topic').value:
+        if topic := node.result_topic:
             self.create_subscription(String, topic, self._on_result, LATCHED)
         payload_subscription(self, updates.payload_topic, self.estimation.replace_payload_document)
         self.stiffness = self.create_publisher(Float64MultiArray, '~/stiffness', 10)
@@ -115,7 +102,7 @@ class EstimatorNode(Node):
                                   robot=robot if drives is None else robot.with_drives(drives))
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.create_service(Trigger, '~/set_baseline', self._on_set_baseline)
-        self.create_timer(1.0 / get('publish_rate').value, self._publish)
+        self.create_timer(1.0 / node.publish_rate, self._publish)
         self.create_timer(0.5, self._watch_encoders)
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         self.health = HealthReporting(self, self.estimation, result_file, self._log)

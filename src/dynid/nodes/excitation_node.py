@@ -36,7 +36,7 @@ from dynid.excite.settings import ExcitationRunSettings
 from dynid.model import load_robot
 from dynid.ros.conversions import joint_positions, trajectory_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
-from dynid.ros.parameters import declare_settings, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.runner import node_message, run_node
 from dynid.ros.waiting import next_message, until
 from dynid.settings import from_values
@@ -54,9 +54,10 @@ class ExcitationNode(Node):
 
     def __init__(self, node_name: str = 'excitation_node', **kwargs) -> None:
         super().__init__(node_name, **kwargs)
+        given = declare_robot(self, ('robot', 'robot_description', 'joint_map'))
         declare_settings(self, ExcitationRunSettings)
         settings = self.settings()
-        self.robot = load_robot(settings.robot_description or settings.robot, joint_map=settings.joint_map)
+        self.robot = load_robot(given.robot_description or given.robot, joint_map=given.joint_map)
         for note in self.robot.notes:
             self.get_logger().info(note)
         self.warnings: list[str] = []

@@ -21,8 +21,8 @@ from dynid.errors import InputError
 from dynid.ros.conversions import stamp_ns, trajectory_from_message, trajectory_with_effort
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, run_lifecycle_node
-from dynid.ros.parameters import declare_settings, declarer, descriptor
+from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, LifecycleSettings, run_lifecycle_node
+from dynid.ros.parameters import declare_settings
 from dynid.ros.payload_updates import payload_subscription
 from dynid.ros.runner import node_message
 from dynid.ros.ur_services import configure_ur
@@ -36,7 +36,7 @@ class FeedforwardNode(CommandingNode):
         self.output = self.commander = None
         super().__init__('feedforward_node', **kwargs)
         declare_settings(self, FeedforwardSettings)
-        declarer(self)('autostart', False, descriptor('configure and activate at start-up', read_only=True))
+        declare_settings(self, LifecycleSettings)  # autostart
         self.settings = IntakeSettings.declare(self)
         self.refusal = ''
         self.counters = {'messages': 0, 'errors': 0, 'stale_events': 0, 'published': 0, 'points_added': 0,

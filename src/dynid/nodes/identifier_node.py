@@ -15,28 +15,24 @@ from pathlib import Path
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.session import IdentificationSession
-from dynid.identify.settings import IdentifierSettings
+from dynid.identify.settings import IdentifierSettings, RecordingSettings
 from dynid.model import load_robot
-from dynid.model.naming import JOINT_MAP
 from dynid.payload.service import NODE_CHOICES as CHOICES
 from dynid.payload.service import PayloadServiceSettings, PayloadSettings, identify_recorded_payload
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.parameters import declare_settings, declarer, descriptor, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.payload_updates import LATCHED
 from dynid.ros.runner import PARAMETER_ADVICE, node_message, run_node
 from dynid.ros.ur_payload import call_ur_set_payload
 from dynid.ros.waiting import answer_with_job, wakeful_future, with_timeout
 from dynid.settings import from_values
-
-FIRST_DATA_WAIT_S = 10.0  # default of data_wait: ~/start_recording waits this long for the first joint_states [s]
 
 
 class IdentifierNode(Node):
@@ -47,18 +43,9 @@ class IdentifierNode(Node):
         self.session: IdentificationSession | None = None
         self.intake: StateIntake | None = None
         super().__init__('identifier_node', **kwargs)
-        d = declarer(self)
-        d('robot', 'ur5e', descriptor('robot name, URDF path or robot file', read_only=True))
-        d('robot_description', '', descriptor('URDF XML, preferred when set', read_only=True))
-        d('joints', Parameter.Type.STRING_ARRAY, descriptor('joints to model: one serial chain of a description that '
-                                                            'branches (e.g. a mobile manipulator\'s arm), the others '
-                                                            'locked; unset: all', read_only=True))
-        d('joint_map', '', descriptor(JOINT_MAP, read_only=True))
-        d('output_directory', 'dynid_recordings', descriptor('where recordings and results go'))
-        d('segment_duration', 5.0, descriptor('seconds per recording segment', False, 0.5, 600.0))
+        given = declare_robot(self)
+        declare_settings(self, RecordingSettings)  # where and how ~/start_recording records
         declare_settings(self, IdentifierSettings)  # how ~/identify identifies, read at each call
-        d('data_wait', FIRST_DATA_WAIT_S, descriptor('~/start_recording fails when no joint_states arrive within '
-                                                     'this [s]', False, 0.1, 60.0))
         declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
         declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
         # reliable, 5 s deep: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
@@ -66,10 +53,9 @@ class IdentifierNode(Node):
         for name, allowed in CHOICES.items():
             checked_choice(f'parameter {name}', self.get_parameter(name).value, allowed)
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        description = self.get_parameter('robot_description').value
-        robot = load_robot(description if description else self.get_parameter('robot').value,
-                           joints=value_or(self, 'joints'), joint_map=self.get_parameter('joint_map').value)
-        self.session = IdentificationSession(robot, description or self.get_parameter('robot').value,
+        robot = load_robot(given.robot_description or given.robot, joints=list(given.joints) or None,
+                           joint_map=given.joint_map)
+        self.session = IdentificationSession(robot, given.robot_description or given.robot,
                                              self.get_namespace(), intake_settings.joint_states_effort,
                                              PARAMETER_ADVICE, node_message)
         self.result_publisher = self.create_publisher(String, '~/result', LATCHED)

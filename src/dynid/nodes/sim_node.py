@@ -31,7 +31,7 @@ from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
 from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
-from dynid.ros.parameters import declare_settings, value_or
+from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.runner import node_message, run_node
 from dynid.settings import from_values
 from dynid.sim.changes import parse_joint_change
@@ -57,11 +57,12 @@ class SimNode(Node):
     def _start_twin(self):
         """The robot and the twin of the parameters (:class:`dynid.sim.settings.TwinSettings`), with UR's driver
         side where the effort or the commands are UR's; returns the robot and the engine."""
+        given = declare_robot(self, ('robot', 'robot_description'))
         declare_settings(self, TwinSettings)
         settings = from_values(TwinSettings, lambda name: value_or(self, name))
         checked_choice('parameter joint_states_effort', settings.joint_states_effort, EFFORT_MEANINGS)
         checked_choice('parameter engine', settings.engine, ENGINES)
-        robot = load_robot(settings.robot_description or settings.robot)
+        robot = load_robot(given.robot_description or given.robot)
         params = PlantParameters.of_twin(robot, self._payload(settings.payload_mass), settings.drive_gain_error,
                                          settings.seed, settings.temperature, settings.internal_feedforward,
                                          settings.noise)

@@ -57,7 +57,8 @@ from dynid.io.cdr import decode_joint_states, normalize_joint_states, split_effo
 from dynid.io.gaps import StampGapCounter
 from dynid.io.stream import StateBatch, StateJoiner
 from dynid.ros.diagnostics import status
-from dynid.ros.parameters import declarer, descriptor
+from dynid.ros.parameters import declare_settings, value_or
+from dynid.settings import from_values, setting
 
 TOPICS = ('joint_states', 'motor_states', 'joint_currents', 'joint_temperatures')
 RELIABILITY = {'best_effort': ReliabilityPolicy.BEST_EFFORT, 'reliable': ReliabilityPolicy.RELIABLE}
@@ -81,38 +82,29 @@ class IntakeSettings:
     """How the intake subscribes: period [s], queue depth per topic, reliability, publisher rate [Hz]
     (0: read off the stamps), and what joint_states' effort holds (torque or current)."""
 
-    period_s: float = 0.02
-    depth: int = 1000
-    reliability: str = 'best_effort'
-    expected_rate_hz: float = 0.0
-    joint_states_effort: str = 'torque'
+    period_s: float = setting(0.02, 'seconds between takes of the waiting state messages', low=0.001, high=0.2,
+                              parameter='intake_period', read_only=True)
+    depth: int = setting(1000, 'messages kept per state topic between takes', low=10, high=100000,
+                         parameter='intake_depth', read_only=True)
+    reliability: str = setting('best_effort', 'QoS reliability of the state subscriptions (best_effort matches every '
+                                              "publisher; reliable gets what a busy process missed again, from a "
+                                              "reliable publisher's history)", choices=tuple(RELIABILITY),
+                               parameter='intake_reliability', read_only=True)
+    expected_rate_hz: float = setting(0.0, 'publisher rate for loss counting [Hz]; 0: from the stamps', low=0.0,
+                                      high=100000.0, parameter='expected_rate', read_only=True)
+    joint_states_effort: str = setting('torque', "what joint_states' effort holds: torque (joint torque [N·m]), "
+                                                 'current (motor current [A], the UR driver with '
+                                                 'use_currents_as_efforts), current_as_torque (K·i [N·m]) or '
+                                                 "gravity_compensated_torque (UR's actual_current_as_torque: K·i less "
+                                                 'the gravity with the payload set on the robot)',
+                                       choices=EFFORT_MEANINGS, read_only=True)
 
     @staticmethod
-    def declare(node: Node, period_s: float = 0.02, reliability: str = 'best_effort',
-                depth: int = 1000) -> IntakeSettings:
-        """Declare the intake's parameters on ``node`` (``period_s``, ``reliability``, ``depth``: the node's defaults
-        of intake_period, intake_reliability, intake_depth) and read them (InputError for a refused value)."""
-        d = declarer(node)
-        d('intake_period', period_s, descriptor('seconds between takes of the waiting state messages', True, 0.001,
-                                                0.2))
-        d('intake_depth', depth, descriptor('messages kept per state topic between takes', True, 10, 100000,
-                                           integer=True))
-        d('intake_reliability', reliability, descriptor('QoS reliability of the state subscriptions (best_effort '
-                                                        'matches every publisher; reliable gets what a busy process '
-                                                        "missed again, from a reliable publisher's history)", True,
-                                                        choices=RELIABILITY))
-        d('expected_rate', 0.0, descriptor('publisher rate for loss counting [Hz]; 0: from the stamps', True,
-                                           0.0, 100000.0))
-        d('joint_states_effort', 'torque', descriptor("what joint_states' effort holds: torque (joint torque "
-                                                      '[N·m]), current (motor current [A], the UR driver with '
-                                                      'use_currents_as_efforts), current_as_torque (K·i [N·m]) or '
-                                                      "gravity_compensated_torque (UR's actual_current_as_torque: "
-                                                      'K·i less the gravity with the payload set on the robot)',
-                                                      True, choices=EFFORT_MEANINGS))
-        get = node.get_parameter
-        settings = IntakeSettings(get('intake_period').value, get('intake_depth').value,
-                                  get('intake_reliability').value, get('expected_rate').value,
-                                  get('joint_states_effort').value)
+    def declare(node: Node, **defaults) -> IntakeSettings:
+        """Declare the intake's parameters on ``node`` (``defaults``: {field: value} where the node's default is
+        another, e.g. ``period_s``, ``reliability``, ``depth``) and read them (InputError for a refused value)."""
+        declare_settings(node, IntakeSettings, defaults=defaults)
+        settings = from_values(IntakeSettings, lambda name: value_or(node, name))
         checked_choice('parameter intake_reliability', settings.reliability, RELIABILITY)
         checked_choice('parameter joint_states_effort', settings.joint_states_effort, EFFORT_MEANINGS)
         return settings

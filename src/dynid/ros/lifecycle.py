@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import rclpy
 from rcl_interfaces.msg import SetParametersResult
@@ -31,9 +32,18 @@ from rclpy.signals import SignalHandlerOptions
 
 from dynid.errors import InputError
 from dynid.ros.runner import PARENT_VARIABLE, node_message
+from dynid.settings import setting
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
 ACK_TIMEOUT_S = 0.5  # how long a stop waits for the subscribers to acknowledge the zeros
+
+
+
+@dataclass(frozen=True)
+class LifecycleSettings:
+    """How a commanding node starts (its parameter, :mod:`dynid.settings`)."""
+
+    autostart: bool = setting(False, 'configure and activate at start-up', read_only=True)
 
 
 class CommandingNode(LifecycleNode):

@@ -17,7 +17,7 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from dynid.settings import description, parameter_name
+from dynid.settings import RobotSettings, description, from_values, parameter_name
 
 
 def descriptor(description: str, read_only: bool = False, low: float | None = None, high: float | None = None,
@@ -84,20 +84,28 @@ def declarer(node: Node) -> Callable:
     return declare
 
 
-def declare_settings(node: Node, settings_class, read_only: bool = False, names=None) -> None:
+def declare_settings(node: Node, settings_class, read_only: bool = False, names=None, defaults=None) -> None:
     """Declare every field of the frozen settings dataclass ``settings_class`` (:mod:`dynid.settings`) as a
     parameter of ``node``: its default, description (with unit), range and choices; a tuple whose default
     is empty is declared unset, typed by its ``items``. ``read_only``: every one is read-only. ``names``: only
-    these fields (the rest are not the node's to set)."""
+    these fields (the rest are not the node's to set). ``defaults``: {field: value} where this node's default is
+    another than the field's."""
     declare = declarer(node)
     types = {float: Parameter.Type.DOUBLE_ARRAY, str: Parameter.Type.STRING_ARRAY, int: Parameter.Type.INTEGER_ARRAY,
              bool: Parameter.Type.BOOL_ARRAY}
     for field in dataclasses.fields(settings_class):
         if names is not None and field.name not in names:
             continue
-        meta, default = field.metadata, field.default
+        meta, default = field.metadata, (defaults or {}).get(field.name, field.default)
         low, high = meta.get('range') or (None, None)
         integer = isinstance(default, int) and not isinstance(default, bool)
         value = (list(default) or types[meta['items']]) if isinstance(default, tuple) else default
         declare(parameter_name(field), value, descriptor(description(field), read_only or meta.get('read_only', False),
                                                          low, high, integer, meta.get('choices')))
+
+
+def declare_robot(node: Node, names=('robot', 'robot_description', 'joints', 'joint_map')) -> RobotSettings:
+    """Declare the robot group's fields ``names`` (:class:`dynid.settings.RobotSettings`, read-only) as parameters
+    of ``node``; their values (the others at their defaults)."""
+    declare_settings(node, RobotSettings, names=names)
+    return from_values(RobotSettings, lambda name: value_or(node, name) if name in names else None)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS, STORAGES
-from dynid.settings import RobotSettings, setting
+from dynid.settings import setting
 
 if TYPE_CHECKING:
     from dynid.sim.changes import JointChange
@@ -113,11 +113,10 @@ class SimulationSettings:
 
 @dataclass(frozen=True)
 class TwinSettings:
-    """The twin in real time over DDS (sim_node; each field is a node parameter, :mod:`dynid.settings`). All but
-    the payload and UR's friction compensation are read once at start-up."""
+    """The twin in real time over DDS (sim_node; each field is a node parameter, :mod:`dynid.settings`, beside the
+    robot group's robot and robot_description). All but the payload and UR's friction compensation are read once
+    at start-up."""
 
-    robot: str = setting(RobotSettings.robot, 'built-in robot name, URDF path or dynid robot file', read_only=True)
-    robot_description: str = setting('', 'URDF XML; used instead of robot when not empty', read_only=True)
     rate: float = setting(500.0, 'publishing rate', unit='Hz', low=1.0, high=2000.0, read_only=True)
     payload_mass: float = setting(0.0, 'payload at the flange [kg], 5 cm out; changeable', low=0.0, high=100.0)
     noise: bool = setting(True, 'sensor noise and quantization on', read_only=True)
