@@ -413,7 +413,7 @@ def test_bringup_with_the_feedforward_fills_the_excitations_efforts(tmp_path, ro
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
         with spinning(executor, context):
-            assert get_state.wait_for_service(timeout_sec=60.0), 'no feedforward_node'
+            assert get_state.wait_for_service(timeout_sec=STARTUP_S), 'no feedforward_node'
 
             def state() -> str:
                 future = get_state.call_async(GetState.Request())

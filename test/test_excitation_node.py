@@ -14,7 +14,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from dds_helpers import call, parameters, spinning, start_node, stop
+from dds_helpers import STARTUP_S, call, parameters, spinning, start_node, stop
 from dynid.excite.trajectory import FourierTrajectory, save_trajectory
 from dynid.model import load_robot
 
@@ -78,7 +78,7 @@ def nodes(tmp_path_factory, module_ros_domain):
 
 
 def _call(client, timeout=20.0):
-    return call(client, timeout, wait=timeout)
+    return call(client, timeout, wait=STARTUP_S)  # the first call waits for the node processes to start
 
 
 def test_trajectory_breaking_limits_is_refused_and_nothing_is_published(nodes):

@@ -15,7 +15,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from dds_helpers import call, excitation_start, parameters, spinning, start_node, stop, wait_until
+from dds_helpers import STARTUP_S, call, excitation_start, parameters, spinning, start_node, stop, wait_until
 from dynid.excite.trajectory import builtin_excitation_path
 
 
@@ -134,7 +134,7 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path, ros_domain):
     try:
         node = rclpy.create_node('ctrl_c_probe', context=context)
         client = node.create_client(Trigger, '/identifier_node/start_recording')
-        assert client.wait_for_service(timeout_sec=30.0)
+        assert client.wait_for_service(timeout_sec=STARTUP_S)  # the processes start (imports, on a busy machine)
         future = client.call_async(Trigger.Request())
         rclpy.spin_until_future_complete(node, future, executor=SingleThreadedExecutor(context=context),
                                          timeout_sec=70.0)  # the twin may start after the identifier
