@@ -64,7 +64,10 @@ def import_graph(package: Path) -> dict[str, set[str]]:
                 if node.level:  # relative: from the package this module is in, up level − 1
                     parts = package_name.split('.')
                     base = '.'.join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
-                targets = [base] + [f'{base}.{alias.name}' for alias in node.names]
+                names = [f'{base}.{alias.name}' for alias in node.names]
+                # `from package import module` imports the module (the package is already loaded by then); the
+                # package itself counts where a name it defines is imported
+                targets = [n for n in names if n in modules] + ([base] if any(n not in modules for n in names) else [])
             else:
                 continue
             found.update(target for target in targets if target in modules and target != name)
