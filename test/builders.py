@@ -6,6 +6,7 @@ import numpy as np
 
 from dynid.excite.fourier import FourierDesign
 from dynid.excite.home import default_home
+from dynid.fleet.synthetic import wear_sessions
 from dynid.friction import CoulombViscous, HamonQuadrantFriction, LoadDependentCoulomb, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
@@ -14,6 +15,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin
+from dynid.sim.wear import SessionSchedule, WearChange
 
 DAY_S = 86400.0
 START_UTC = 1.7e9
@@ -138,3 +140,41 @@ def landed_static(kind, p, w, tau, exponents):
     if kind.startswith('load'):
         f = f + LoadDependentCoulomb(0.0, p['Fl'], kind.split('_')[1]).evaluate(w, tau)
     return f
+
+
+#: Coulomb [N·m] and viscous [N·m·s/rad] friction of synthetic_recording
+SYNTHETIC_FC, SYNTHETIC_FV = 1.5, 0.8
+
+
+def synthetic_recording(robot, seconds=8.0, rate_hz=500.0, seed=0):
+    """Joint torques of the robot's own model plus friction on a sum of sines, with 1 % noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(0.0, seconds, 1.0 / rate_hz)
+    low = np.where(np.isfinite(robot.lower_limits), robot.lower_limits, -np.pi)
+    high = np.where(np.isfinite(robot.upper_limits), robot.upper_limits, np.pi)
+    centre = 0.5 * (low + high)
+    q, dq, ddq = (np.tile(centre, (t.size, 1)), np.zeros((t.size, robot.n)), np.zeros((t.size, robot.n)))
+    for harmonic in (1, 2, 3):
+        w = 2 * np.pi * 0.25 * harmonic
+        a = rng.uniform(0.1, 0.35, robot.n) / harmonic * np.minimum(1.0, 0.5 * (high - low))
+        phase = rng.uniform(0, 2 * np.pi, robot.n)
+        q += a * np.sin(w * t[:, None] + phase)
+        dq += a * w * np.cos(w * t[:, None] + phase)
+        ddq -= a * w**2 * np.sin(w * t[:, None] + phase)
+    tau = robot.inverse_dynamics(q, dq, ddq) + SYNTHETIC_FC * np.tanh(dq / 0.01) + SYNTHETIC_FV * dq
+    tau += 0.01 * np.abs(tau).max(axis=0) * rng.normal(size=tau.shape)
+    return Dataset(robot.joint_names, t, q, dq, tau=tau)
+
+
+#: the robots of fleet_record whose joint wears, and which joint
+FLEET_WORN = {'cell-02': 'elbow_joint', 'cell-05': 'wrist_1_joint'}
+
+
+def fleet_record(target, robots: int = 6, sessions: int = 40) -> None:
+    """A health record of ``robots`` twin robots with ``sessions`` sessions each, FLEET_WORN's joints wearing."""
+    with HealthRecord(target) as record:
+        for r in range(robots):
+            name = f'cell-{r:02d}'
+            changes = [WearChange(15.0, (FLEET_WORN[name],), coulomb_per_week=0.08)] if name in FLEET_WORN else []
+            for session in wear_sessions(name, SessionSchedule.regular(sessions, changes=changes, seed=r), seed=r):
+                record.append(session)

@@ -215,3 +215,27 @@ def test_the_guard_finds_a_hand_written_declaration(tmp_path):
     (tmp_path / 'ros' / 'parameters.py').write_text("def declare(node, name):\n    node.declare_parameter(name)\n")
     assert hand_declared_parameters(tmp_path) == [('nodes/a_node.py', 'rate'), ('nodes/a_node.py', 'seed'),
                                                   ('nodes/a_node.py', 'mode')]
+
+
+# ------------------------------------------------------------------------------ tests
+def imported_test_modules(folder: Path) -> list[str]:
+    """'file: module' for every import of one test module by another (shared helpers live in helper modules:
+    builders.py, dds_helpers.py, sim_probe.py, stiffness_data.py, ...)."""
+    found = []
+    for path in sorted(folder.glob('test_*.py')):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or '']
+            else:
+                continue
+            found += [f'{path.name}: {name}' for name in names if name.split('.')[0].startswith('test_')]
+    return found
+
+
+def test_no_test_module_imports_another(tmp_path):
+    assert imported_test_modules(Path(__file__).resolve().parent) == []
+    (tmp_path / 'test_a.py').write_text('def helper():\n    from test_b import thing\n')
+    (tmp_path / 'test_b.py').write_text('import numpy\nfrom builders import thing\n')
+    assert imported_test_modules(tmp_path) == ['test_a.py: test_b']

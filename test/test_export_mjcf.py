@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ElementTree
 import numpy as np
 import pytest
 
+from builders import SYNTHETIC_FC, SYNTHETIC_FV, synthetic_recording
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.identify.mjcf_export import dynid_torque, export_mjcf, mjcf_torque_error
@@ -14,7 +15,6 @@ from dynid.identify.physical import PhysicalSettings
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.model.mjcf import inverse_dynamics
-from test_export_urdf import FC, FV, _recording
 
 mujoco = pytest.importorskip('mujoco')
 
@@ -22,7 +22,7 @@ mujoco = pytest.importorskip('mujoco')
 @pytest.fixture(scope='module', params=['ur5e', 'panda'])
 def physical_result(request):
     robot = load_robot(request.param)
-    result = identify(robot, [RecordingInput(_recording(robot))], ModelSpec(torque_source='joint_torque'),
+    result = identify(robot, [RecordingInput(synthetic_recording(robot))], ModelSpec(torque_source='joint_torque'),
                       options=IdentifyOptions('wls', physical=PhysicalSettings(consistency='always')))
     return robot, result
 
@@ -47,7 +47,8 @@ def test_mj_inverse_of_the_export_gives_dynids_torque(physical_result):
         assert float(joints[name].get('armature')) == pytest.approx(robot.drives.rotor_inertia[j], rel=1e-5)
         assert float(joints[name].get('damping')) == pytest.approx(friction[name]['Fv'], rel=1e-5)
         assert float(joints[name].get('frictionloss')) == pytest.approx(friction[name]['Fc'], rel=1e-5)
-        assert friction[name]['Fc'] == pytest.approx(FC, rel=0.1) and friction[name]['Fv'] == pytest.approx(FV, rel=0.1)
+        assert friction[name]['Fc'] == pytest.approx(SYNTHETIC_FC, rel=0.1)
+        assert friction[name]['Fv'] == pytest.approx(SYNTHETIC_FV, rel=0.1)
     assert set(joints) == set(robot.joint_names)  # the Panda's fingers are fixed, as dynid locks them
     assert export.not_expressed == sorted(f'tau0_{j + 1}' for j in range(robot.n) if result.value(f'tau0_{j + 1}'))
 
@@ -93,7 +94,8 @@ def test_cli_writes_whole_or_not_at_all_and_refuses_another_robot(physical_resul
 
 def test_a_result_without_standard_parameters_is_refused():
     robot = load_robot('ur5e')
-    result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'),
+    result = identify(robot, [RecordingInput(synthetic_recording(robot, seconds=4.0))],
+                      ModelSpec(torque_source='joint_torque'),
                       options=IdentifyOptions(physical=None))
     with pytest.raises(InputError, match='identify with physical') as refused:
         export_mjcf(result, robot)

@@ -5,6 +5,7 @@ import xml.etree.ElementTree as ElementTree
 import numpy as np
 import pytest
 
+from builders import SYNTHETIC_FC, synthetic_recording
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.identify.model import ModelSpec, RecordingInput
@@ -12,38 +13,15 @@ from dynid.identify.physical import PhysicalSettings
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.torque import RigidBodyTorque, round_trip_error
 from dynid.identify.urdf_export import export_urdf
-from dynid.io.dataset import Dataset
 from dynid.model import load_robot
 from dynid.model.robot import RobotModel
 from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
-
-FC, FV = 1.5, 0.8  # Coulomb [N·m] and viscous [N·m·s/rad] friction of the synthetic recording
-
-
-def _recording(robot, seconds=8.0, rate_hz=500.0, seed=0):
-    """Joint torques of the robot's own model plus friction on a sum of sines, with 1 % noise."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(0.0, seconds, 1.0 / rate_hz)
-    low = np.where(np.isfinite(robot.lower_limits), robot.lower_limits, -np.pi)
-    high = np.where(np.isfinite(robot.upper_limits), robot.upper_limits, np.pi)
-    centre = 0.5 * (low + high)
-    q, dq, ddq = (np.tile(centre, (t.size, 1)), np.zeros((t.size, robot.n)), np.zeros((t.size, robot.n)))
-    for harmonic in (1, 2, 3):
-        w = 2 * np.pi * 0.25 * harmonic
-        a = rng.uniform(0.1, 0.35, robot.n) / harmonic * np.minimum(1.0, 0.5 * (high - low))
-        phase = rng.uniform(0, 2 * np.pi, robot.n)
-        q += a * np.sin(w * t[:, None] + phase)
-        dq += a * w * np.cos(w * t[:, None] + phase)
-        ddq -= a * w**2 * np.sin(w * t[:, None] + phase)
-    tau = robot.inverse_dynamics(q, dq, ddq) + FC * np.tanh(dq / 0.01) + FV * dq
-    tau += 0.01 * np.abs(tau).max(axis=0) * rng.normal(size=tau.shape)
-    return Dataset(robot.joint_names, t, q, dq, tau=tau)
 
 
 @pytest.fixture(scope='module', params=['ur5', 'panda'])
 def physical_result(request):
     robot = load_robot(request.param)
-    result = identify(robot, [RecordingInput(_recording(robot))], ModelSpec(torque_source='joint_torque'),
+    result = identify(robot, [RecordingInput(synthetic_recording(robot))], ModelSpec(torque_source='joint_torque'),
                       options=IdentifyOptions('wls', physical=PhysicalSettings(consistency='always')))
     return robot, result, example_robot_path(_EXAMPLE_ROBOTS[request.param][0])
 
@@ -66,7 +44,7 @@ def test_export_round_trip_gives_the_identified_torques(physical_result, tmp_pat
             dynamics = joint.find('dynamics')
             assert float(dynamics.get('friction')) == pytest.approx(friction[name]['Fc'], rel=1e-9)
             assert float(dynamics.get('damping')) == pytest.approx(friction[name]['Fv'], rel=1e-9)
-            assert friction[name]['Fc'] == pytest.approx(FC, rel=0.1)  # the synthetic friction is recovered
+            assert friction[name]['Fc'] == pytest.approx(SYNTHETIC_FC, rel=0.1)  # the synthetic friction is recovered
 
 
 def test_cli_exports_and_refuses_a_urdf_of_another_robot(physical_result, tmp_path, capsys):
@@ -96,7 +74,7 @@ def test_cli_exports_and_refuses_a_urdf_of_another_robot(physical_result, tmp_pa
 
 def test_a_result_without_standard_parameters_is_refused(tmp_path):
     robot = load_robot('ur5')
-    result = identify(robot, [RecordingInput(_recording(robot, seconds=4.0))], ModelSpec(torque_source='joint_torque'),
-                      options=IdentifyOptions(physical=None))
+    result = identify(robot, [RecordingInput(synthetic_recording(robot, seconds=4.0))],
+                      ModelSpec(torque_source='joint_torque'), options=IdentifyOptions(physical=None))
     with pytest.raises(InputError, match='identify with physical'):
         export_urdf(result, example_robot_path(_EXAMPLE_ROBOTS['ur5'][0]))

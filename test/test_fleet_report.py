@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from builders import FLEET_WORN, fleet_record
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.fleet.report import judge_fleet, write_fleet_report
@@ -19,24 +20,13 @@ from dynid.health.assessment import assess
 from dynid.health.record import Event, HealthRecord
 from dynid.health.settings import HealthSettings
 from dynid.health.stored import decode, encode, store_judgement
-from dynid.sim.wear import SessionSchedule, WearChange
-
-WORN = {'cell-02': 'elbow_joint', 'cell-05': 'wrist_1_joint'}
-
-
-def fill(target, robots: int = 6, sessions: int = 40):
-    with HealthRecord(target) as record:
-        for r in range(robots):
-            name = f'cell-{r:02d}'
-            changes = [WearChange(15.0, (WORN[name],), coulomb_per_week=0.08)] if name in WORN else []
-            for session in wear_sessions(name, SessionSchedule.regular(sessions, changes=changes, seed=r), seed=r):
-                record.append(session)
+from dynid.sim.wear import SessionSchedule
 
 
 @pytest.fixture(scope='module')
 def record(tmp_path_factory):
     path = tmp_path_factory.mktemp('fleet') / 'health.sqlite3'
-    fill(path)
+    fleet_record(path)
     return path
 
 
@@ -45,7 +35,7 @@ def test_worn_joints_lead_the_ranking_and_every_robot_has_its_page(record, tmp_p
     assert main(['health', '--db', str(record), '--fleet-report', str(folder), '--fleet-json']) == 0
     data = json.loads(capsys.readouterr().out)
     top = [(e['robot'], e['joint'], e['quantity']) for e in data['by_forecast'][:2]]
-    assert sorted(top) == sorted((robot, joint, 'friction') for robot, joint in WORN.items())
+    assert sorted(top) == sorted((robot, joint, 'friction') for robot, joint in FLEET_WORN.items())
     assert all(e['forecast_days'] is not None for e in data['by_forecast'][:2])
     assert [r['robot'] for r in data['robots']][:2] == [t[0] for t in top]
     assert len(data['robots']) == 6 and json.loads((folder / 'fleet.json').read_text())['robots'] == data['robots']
@@ -88,7 +78,7 @@ def test_an_empty_or_missing_record_is_a_one_line_error(tmp_path, capsys):
 
 def test_the_ranking_reads_the_same_from_the_python_function(record):
     fleet = judge_fleet(record)
-    assert {e.robot for e in fleet.by_forecast[:2]} == set(WORN)
+    assert {e.robot for e in fleet.by_forecast[:2]} == set(FLEET_WORN)
     assert fleet.pages['cell-00'] == 'robots/cell-00/index.html'
     path = write_fleet_report(fleet, record.parent / 'again')
     assert (path / 'robots' / 'cell-05' / 'index.html').exists()
@@ -125,7 +115,7 @@ def _judged_afresh(path, tmp_path, settings=None):
 
 def test_stored_judgements_give_the_same_page_and_go_stale_with_new_sessions_events_and_settings(tmp_path):
     path = tmp_path / 'health.sqlite3'
-    fill(path, robots=5, sessions=30)
+    fleet_record(path, robots=5, sessions=30)
     assert judge_fleet(path).sections == {}  # nothing stored yet: every robot judged here
     assert len(judge_fleet(path, store=True).judged) == 5
     fast = judge_fleet(path)
@@ -163,7 +153,7 @@ def test_stored_judgements_read_back_bit_for_bit(record):
 
 def test_the_command_stores_the_judgements_it_made_and_the_next_page_reads_them(tmp_path, capsys):
     path = tmp_path / 'health.sqlite3'
-    fill(path, robots=3, sessions=20)
+    fleet_record(path, robots=3, sessions=20)
     assert main(['health', '--db', str(path), '--fleet-report', str(tmp_path / 'a'), '--store-judgements']) == 0
     assert '(3 robots, 0 of them from their stored judgements)' in capsys.readouterr().err
     assert main(['health', '--db', str(path), '--fleet-report', str(tmp_path / 'b')]) == 0

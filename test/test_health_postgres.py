@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import pg_server
+from builders import FLEET_WORN, fleet_record
 from dynid.errors import InputError
 from dynid.health.record import HealthRecord, JointSession, Session
 from dynid.health.schema import SCHEMA_VERSION, migrations, statements
@@ -217,13 +218,12 @@ def test_sessions_survive_a_server_crash_and_writers_carry_on(url, server):
 
 def test_the_fleet_page_and_json_read_a_postgresql_record(url, tmp_path, capsys):
     from dynid.cli import main
-    from test_fleet_report import WORN, fill
 
-    fill(url, robots=6, sessions=30)
+    fleet_record(url, robots=6, sessions=30)
     folder = tmp_path / 'fleet'
     assert main(['health', '--db', url, '--fleet-report', str(folder), '--fleet-json']) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {e['robot'] for e in data['by_forecast'][:2]} == set(WORN)
+    assert {e['robot'] for e in data['by_forecast'][:2]} == set(FLEET_WORN)
     assert data['source'] == f'record {url}' and (folder / data['robots'][0]['page']).exists()
 
 

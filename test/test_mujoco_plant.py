@@ -171,7 +171,7 @@ def test_sim_node_engine_mujoco_publishes_and_follows(module_ros_domain):
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     from dds_helpers import parameters, start_node, stop
-    from test_sim_node import JOINTS, RATE, TOPICS, Probe
+    from sim_probe import JOINTS, RATE, TOPICS, Probe
 
     domain = module_ros_domain
     process = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'engine:=mujoco', 'payload_mass:=1.0'))

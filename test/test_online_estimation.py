@@ -1,7 +1,7 @@
 """OnlineEstimation (estimator_node's core) without DDS: the rate read off the stamps, results replaced or
 refused, the tables, the stored baseline and what each joint's diagnostics say.
 
-Data: the synthetic deflection of test_stiffness_estimator (τ_E = K1·φ + K3·φ³, no friction) through
+Data: the synthetic deflection of stiffness_data (τ_E = K1·φ + K3·φ³, no friction) through
 the UR5e's drives, so the recovered k0 can be checked against K1.
 """
 
@@ -13,7 +13,7 @@ from builders import identified
 from dynid.errors import InputError
 from dynid.estimate.online import FRICTION_QUANTITIES, QUANTITIES, OnlineEstimation, friction_state, load_baseline
 from dynid.io.stream import StateBatch
-from test_stiffness_estimator import K1, RATE, _synthetic
+from stiffness_data import K1, RATE, deflection_log
 
 
 class Clock:
@@ -25,7 +25,7 @@ class Clock:
 
 
 def _batches(robot, seconds: float, size: int = 50):
-    q, theta, current = _synthetic(robot.drives, seconds=seconds)
+    q, theta, current = deflection_log(robot.drives, seconds=seconds)
     stamps = (np.arange(len(q)) * 1e9 / RATE).astype(np.int64)
     for a in range(0, len(q), size):
         rows = slice(a, a + size)
@@ -140,7 +140,7 @@ def test_gaps_in_the_stamps_restart_the_signal_path_as_the_replay_does(ur5e):
     from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD, StiffnessEstimator
     from dynid.io.dataset import Dataset
 
-    q, theta, current = _synthetic(ur5e.drives, seconds=8.0)
+    q, theta, current = deflection_log(ur5e.drives, seconds=8.0)
     kept = np.ones(len(q), dtype=bool)
     for first, count in ((1980, 1000), (4010, 250), (5500, 1500)):  # across batch boundaries and inside one
         kept[first:first + count] = False
@@ -193,7 +193,7 @@ def test_without_motor_encoders_the_friction_is_adapted_on_rigid_joints_as_the_r
     from dynid.io.dataset import Dataset
 
     result = identified(ur5e, 'viscous_coulomb', {'Fc': 2.0, 'Fv': 3.0})
-    q, _, current = _synthetic(ur5e.drives, seconds=4.0)
+    q, _, current = deflection_log(ur5e.drives, seconds=4.0)
     stamps = (np.arange(len(q)) * 1e9 / RATE).astype(np.int64)
     online = OnlineEstimation(ur5e, result, rate_hz=RATE)
     assert online.rotor and online.stiffness is not None and online.left_out == []

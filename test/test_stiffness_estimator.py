@@ -11,9 +11,7 @@ import pytest
 from dynid.errors import InputError
 from dynid.estimate import StiffnessEstimator, stiffness_curve_fit
 from dynid.model.drives import JointDrives
-
-RATE = 1000.0
-K1, K3 = 2.0e4, 5.0e9  # N·m/rad, N·m/rad³ (the values of the paper's kind of synthetic check)
+from stiffness_data import K1, K3, RATE, deflection_log
 
 
 def _drives(n=2):
@@ -22,26 +20,9 @@ def _drives(n=2):
                        rotor_inertia=np.linspace(0.5, 0.3, n))
 
 
-def _synthetic(drives, seconds=12.0, current_noise=0.0, seed=0):
-    """Smooth motion and deformation (|φ| ≤ 1.5 mrad, ≤ 1.3 Hz) with τ_E = K1·φ + K3·φ³, no friction."""
-    t = np.arange(int(seconds * RATE)) / RATE
-    n = len(drives.joint_names)
-    w_q, w1, w2 = 2 * np.pi * 0.2, 2 * np.pi * 0.5, 2 * np.pi * 1.3
-    shift = np.arange(n)[None, :]
-    q = 0.5 * np.sin(w_q * t[:, None] + shift)
-    phi = 1.5e-3 * (0.6 * np.sin(w1 * t[:, None] + shift) + 0.4 * np.sin(w2 * t[:, None] + 2 * shift))
-    ddtheta = (-0.5 * w_q**2 * np.sin(w_q * t[:, None] + shift)
-               - 1.5e-3 * (0.6 * w1**2 * np.sin(w1 * t[:, None] + shift)
-                           + 0.4 * w2**2 * np.sin(w2 * t[:, None] + 2 * shift)))
-    tau_e = K1 * phi + K3 * phi**3
-    current = (tau_e + drives.rotor_inertia * ddtheta) / drives.drive_gain
-    current = current + np.random.default_rng(seed).normal(0.0, current_noise, current.shape)
-    return q, q + phi, current
-
-
 def test_recovers_known_stiffness_within_one_percent_after_10_s():
     drives = _drives()
-    q, theta, current = _synthetic(drives, seconds=10.0)
+    q, theta, current = deflection_log(drives, seconds=10.0)
     est = StiffnessEstimator(drives)
     out = est.update(q, theta, current)
     truth = np.array([K1, K3])
@@ -57,7 +38,7 @@ def test_recovers_known_stiffness_within_one_percent_after_10_s():
 
 def test_batch_split_does_not_change_the_result():
     drives = _drives(3)
-    q, theta, current = _synthetic(drives, seconds=2.0, current_noise=0.05)
+    q, theta, current = deflection_log(drives, seconds=2.0, current_noise=0.05)
     temperature = np.full(q.shape, 30.0)
     whole = StiffnessEstimator(drives).update(q, theta, current, temperature)
     split = StiffnessEstimator(drives)
@@ -75,7 +56,7 @@ def test_a_halved_stiffness_is_detected_and_learned_again_within_seconds():
     half a second, the covariance restarts and α̂1 is within 2 % of the new value 3 s after; any
     batching gives the same; the same data without the change raise no detection."""
     drives = _drives()
-    q, theta, current = _synthetic(drives, seconds=12.0, current_noise=0.05)
+    q, theta, current = deflection_log(drives, seconds=12.0, current_noise=0.05)
     phi = theta - q
     after = np.arange(len(q)) / RATE >= 6.0
     halved = current.copy()
@@ -103,7 +84,7 @@ def test_egms_friction_shape_any_batching():
     from dynid.friction.egms import EGMS
 
     drives = _drives()
-    q, theta, current = _synthetic(drives, seconds=3.0, current_noise=0.05)
+    q, theta, current = deflection_log(drives, seconds=3.0, current_noise=0.05)
     friction = {name: {'Fc': 2.0, 'Fv': 0.5, 'tau0': 0.1} for name in drives.joint_names}
     whole = StiffnessEstimator(drives, friction, hysteresis=EGMS(2))
     out = whole.update(q, theta, current)
@@ -148,7 +129,7 @@ def test_a_joint_resting_under_load_does_not_learn_its_stiction():
     out = gated.update(q, theta, current)
     assert not out.learning.any() and gated.stiffness_at_zero[0] == 0.0
     assert np.isnan(gated.relative_std[0]) and not gated.converged[0]
-    q, theta, current = _synthetic(drives, seconds=10.0)
+    q, theta, current = deflection_log(drives, seconds=10.0)
     gated.update(q, theta, current)
     assert gated.stiffness_at_zero[0] == pytest.approx(K1, rel=0.01)
     with pytest.raises(InputError, match='min_velocity'):
@@ -159,7 +140,7 @@ def test_relative_std_tells_a_determined_joint_from_an_undeflected_one():
     """relative_std = sqrt(P11·σ̂²)/|α̂1|: small where the joint was deflected (and α̂1 is then close to
     the truth: within 3 standard deviations here, white noise), NaN where it never was."""
     drives = _drives(2)
-    q, theta, current = _synthetic(drives, seconds=10.0, current_noise=0.05)
+    q, theta, current = deflection_log(drives, seconds=10.0, current_noise=0.05)
     theta[:, 1] = q[:, 1]  # joint 2 is never deflected
     est = StiffnessEstimator(drives)
     est.update(q, theta, current)
