@@ -8,8 +8,9 @@ Targets (the layout's rules and what a developer waits for on a 2-core machine):
 - ``cli_max_lines``: the longest module of ``src/dynid/cli/`` (≤ 300 lines);
 - ``node_max_lines``: the longest module of ``src/dynid/nodes/`` (≤ 200: a node converts, calls the core and
   publishes);
-- ``import_circles``: groups of modules of ``src/dynid`` that import each other in a circle, counted from every
-  ``import`` statement in the source (deferred ones inside functions too, type-only ones too), 0 wanted;
+- ``import_circles``: groups of modules of ``src/dynid`` that import each other in a circle, as the test suite's
+  guard counts them (``test/test_code_shape.py``: every ``import`` statement, deferred ones inside functions too,
+  type-only ones not), 0 wanted;
 - ``twin_rtf``: real-time factor of ``DigitalTwin.run`` (plant, controller, sensors), UR5e at 1 kHz, the best
   of ``--repeats`` (≥ 20 wanted);
 - ``test_suite_s``: wall time of ``python -m pytest`` run as ``make test`` runs it (the options of pytest.ini,
@@ -24,7 +25,6 @@ The last line is JSON.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import re
@@ -35,6 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / 'src'
+sys.path.insert(0, str(ROOT / 'test'))  # the import graph and its circles as the suite's guard reads them
+from test_code_shape import import_circles, import_graph  # noqa: E402
+
 TARGETS = {'cli_max_lines': 300, 'node_max_lines': 200, 'import_circles': 0, 'twin_rtf': 20.0,
            'test_suite_s': 480.0}
 
@@ -42,77 +45,6 @@ TARGETS = {'cli_max_lines': 300, 'node_max_lines': 200, 'import_circles': 0, 'tw
 def line_counts(folder: Path) -> dict[str, int]:
     """{module file name: lines} of the Python modules directly in ``folder``."""
     return {path.name: len(path.read_text().splitlines()) for path in sorted(folder.glob('*.py'))}
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(SOURCE).with_suffix('').parts
-    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
-
-
-def import_graph(package: Path) -> dict[str, set[str]]:
-    """{module: the modules of the package it imports}, from every import statement anywhere in its source."""
-    modules = {module_name(path): path for path in package.rglob('*.py')}
-    graph = {}
-    for name, path in modules.items():
-        package_name = name if path.name == '__init__.py' else name.rpartition('.')[0]
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ''
-                if node.level:  # relative: from the package this module is in, up level − 1
-                    parts = package_name.split('.')
-                    base = '.'.join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
-                names = [f'{base}.{alias.name}' for alias in node.names]
-                # `from package import module` imports the module (the package is already loaded by then); the
-                # package itself counts where a name it defines is imported
-                targets = [n for n in names if n in modules] + ([base] if any(n not in modules for n in names) else [])
-            else:
-                continue
-            found.update(target for target in targets if target in modules and target != name)
-        graph[name] = found
-    return graph
-
-
-def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
-    index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter[0]
-        counter[0] += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter[0]
-                    counter[0] += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                if len(group) > 1:
-                    circles.append(sorted(group))
-    return circles
 
 
 def twin_rtf(seconds: float, repeats: int) -> list[float]:

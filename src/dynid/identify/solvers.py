@@ -106,36 +106,35 @@ def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) 
     return r
 
 
-def dependent_columns(w: np.ndarray, tolerance: float = 1e-8) -> np.ndarray:
-    """The indices of the columns of W the data leave dependent on the others (empty: full column rank), zero
-    columns first: the columns past the rank in column-pivoted QR of W with unit-norm columns."""
+def _pivoted(w: np.ndarray, tolerance: float):
+    """(column norms of W, R and pivots of column-pivoted QR of W with unit-norm columns, rank); R and pivots are
+    None where W has a zero column. Taken from W's R factor (W = Q·R, Q orthonormal: R has W's column norms, and
+    pivoted QR of R·D is that of W·D), so that no copy of W is made; Householder reflections keep a zero column
+    exactly zero."""
     r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1])
     norms = np.linalg.norm(r_w, axis=0)
-    zero = np.flatnonzero(norms == 0)
-    if zero.size:
-        return zero
+    if np.any(norms == 0):
+        return norms, None, None, None
     with one_blas_thread():
         r, pivots = scipy.linalg.qr(r_w / norms, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
     diagonal = np.abs(np.diag(r))
-    return np.sort(pivots[int(np.count_nonzero(diagonal > tolerance * diagonal[0])):])
+    return norms, r, pivots, int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
+
+
+def dependent_columns(w: np.ndarray, tolerance: float = 1e-8) -> np.ndarray:
+    """The indices of the columns of W the data leave dependent on the others (empty: full column rank), zero
+    columns first: the columns past the rank in column-pivoted QR of W with unit-norm columns (:func:`_pivoted`)."""
+    norms, _, pivots, rank = _pivoted(w, tolerance)
+    return np.flatnonzero(norms == 0) if pivots is None else np.sort(pivots[rank:])
 
 
 def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8) -> None:
-    """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W).
-
-    The rank is that of column-pivoted QR of W with unit-norm columns, taken from W's R factor (W = Q·R, Q
-    orthonormal: R has W's column norms, and pivoted QR of R·D is that of W·D), so that no copy of W is made.
-    Householder reflections keep a zero column exactly zero.
-    """
-    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1])
-    norms = np.linalg.norm(r_w, axis=0)
-    empty = [n for n, v in zip(names, norms, strict=True) if v == 0]
-    if empty:
+    """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W): the
+    rank is that of column-pivoted QR of W with unit-norm columns (:func:`_pivoted`)."""
+    norms, r, pivots, rank = _pivoted(w, tolerance)
+    if pivots is None:
+        empty = [n for n, v in zip(names, norms, strict=True) if v == 0]
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
-    with one_blas_thread():
-        r, pivots = scipy.linalg.qr(r_w / norms, mode='r', pivoting=True, overwrite_a=True, check_finite=False)
-    diagonal = np.abs(np.diag(r))
-    rank = int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
     if rank < w.shape[1]:
         dependent = [names[i] for i in pivots[rank:]]
         groups = dependent_groups(r, pivots, rank, names)
@@ -360,8 +359,9 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     beyond the independent columns), for a prior to complete (:mod:`dynid.identify.physical`), and
     ``extra['dependent']`` names them. ``extra['noise']`` keeps the :class:`JointNoise`.
     """
-    dependent = dependent_columns(w) if dependent_unknown else None
-    if dependent is None or not dependent.size:
+    if dependent_unknown:
+        dependent = dependent_columns(w)
+    else:
         check_identifiable(w, names)
         dependent = np.zeros(0, dtype=int)
     noise = joint_noise(w, y, joints, floor_fraction, None if joint_names is None else len(joint_names))
