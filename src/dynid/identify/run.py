@@ -304,6 +304,9 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
                                       progress)
         if opened.method:
             options = dataclasses.replace(options, method=choice.method)
+        if choice.consistency:  # chosen by the folds where the auto rule would have declined it
+            options = dataclasses.replace(options, physical=dataclasses.replace(options.physical,
+                                                                                consistency=choice.consistency))
     progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
     if options.method in ('tls', 'mls'):
         solved = _solve_with_gains(problem, options)
@@ -312,6 +315,9 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
     else:
         solved = _solve_standard(problem, options, rigid_start, progress,
                                  None if choice is None else choice.exponents)
+    if choice is not None and choice.consistency and solved.outcome is not None:
+        solved.outcome.prior['consistency']['chosen_by'] = ('cross-validation (model.choice.tried.consistency): the '
+                                                            'auto rule would have declined it')
     result = _result(problem, options, solved, choice, opened.changes + problem.changes)
     progress('done')
     _check_physics(result, problem, solved)
@@ -580,6 +586,7 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
                         use_prior=physical is not None and physical.prior,
                         prior_std=None if physical is None else physical.prior_relative_std,
                         weight_function=options.weight_function, falling_load=falling, power=power,
+                        consistency=physical if _consistency_open(problem, options, terms_available) else None,
                         progress=progress)
     problem.held.update(choice.dropped)
     if open_friction:  # the narrowest model family holding every joint's law
@@ -675,6 +682,17 @@ def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) ->
         block.rigid = block.rigid[:, :, keep]
     problem.held = {name: entry for name, entry in problem.held.items() if not name.startswith('Ia_')}
     return rigid[keep]
+
+
+def _consistency_open(problem: IdentificationProblem, options: IdentifyOptions,
+                      terms_available: tuple[str, ...]) -> bool:
+    """Whether the model choice may choose physical consistency (:mod:`dynid.identify.choice`): the default ``auto``
+    rule, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, the rotor
+    inertia's excess as a candidate)."""
+    physical = options.physical
+    return bool(physical is not None and physical.consistency == 'auto' and not problem.payload_blocks
+                and not _rigid_held(problem) and 'rotor' not in terms_available
+                and not _physical_not_applicable(problem, options))
 
 
 def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
