@@ -246,3 +246,30 @@ def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_d
         given = run(PhysicalSettings(consistency=mode, consistency_cost_max_percent=0.1))
         assert 'consistency' not in given.model['choice']['tried']
         assert given.prior_section['consistency']['mode'] == mode
+
+
+def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_solver_fails(short_torque_log,
+                                                                                            monkeypatch):
+    """The folds chose consistency but the constrained solve of all the rows misses its optimum: the identification
+    is not refused (consistency was not asked for); the auto rule decides and a warning says so."""
+    import dynid.identify.choice as choice_module
+    import dynid.identify.physical as physical
+    from dynid.identify.physical import PhysicalSettings
+
+    original, failing = choice_module._choose_consistency, {'on': False}
+
+    def chosen_then_failing(*args, **kwargs):
+        method, terms, per_fold, _, tried = original(*args, **kwargs)
+        failing['on'] = True
+        plain = {j: tuple(t for t in law if t not in choice_module.INCONSISTENT_TERMS) for j, law in terms.items()}
+        return method, plain, per_fold, 'always', tried
+
+    real = physical._SOLVE['clarabel']
+    monkeypatch.setattr(choice_module, '_choose_consistency', chosen_then_failing)
+    monkeypatch.setitem(physical._SOLVE, 'clarabel', lambda problem, careful: (
+        np.full(problem.a.shape[1], np.nan), 'failed') if failing['on'] else real(problem, careful))
+    result = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO,
+                      options=IdentifyOptions('auto', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
+    assert failing['on']
+    assert result.prior_section['consistency']['mode'] == 'auto'
+    assert any('chosen by cross-validation, was not reached' in w for w in result.warnings)

@@ -313,8 +313,16 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
     elif options.method == 'iirls':
         solved = _solve_iirls(problem, options, progress)
     else:
-        solved = _solve_standard(problem, options, rigid_start, progress,
-                                 None if choice is None else choice.exponents)
+        try:
+            solved = _solve_standard(problem, options, rigid_start, progress,
+                                     None if choice is None else choice.exponents)
+        except InputError:  # the folds' consistency refused on all the rows (its solver): the auto rule instead
+            if choice is None or not choice.consistency:
+                raise
+            choice.consistency, options = None, dataclasses.replace(options, physical=opened.options.physical)
+            problem.warnings.append('physical consistency, chosen by cross-validation, was not reached on all the '
+                                    'rows (the solver missed its optimum): the auto rule decided instead')
+            solved = _solve_standard(problem, options, rigid_start, progress, choice.exponents)
     if choice is not None and choice.consistency and solved.outcome is not None:
         solved.outcome.prior['consistency']['chosen_by'] = ('cross-validation (model.choice.tried.consistency): the '
                                                             'auto rule would have declined it')
