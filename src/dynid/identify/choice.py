@@ -510,6 +510,11 @@ def _choose_consistency(problem, folds: _Folds, columns: _TermColumns, system, t
     summed = {key: float(np.sum(np.nan_to_num(scores, nan=0.0))) for key, (_, scores) in candidates.items()}
     tried['scores'] = {method_ + ('+physical' if consistent else ''): value if np.isfinite(value) else None
                        for (method_, consistent), value in summed.items()}
+    names = problem.robot.joint_names
+    tried['per_joint'] = {method_ + ('+physical' if consistent else ''): {
+        joint: float(value) if np.isfinite(value) else None for joint, value in zip(names, _summed(scores),
+                                                                                    strict=True)}
+        for (method_, consistent), (_, scores) in candidates.items()}
     best = min(summed, key=summed.get)
     if summed[best] >= summed[(method, None)] * (1.0 - METHOD_MARGIN):
         best = (method, None)
