@@ -241,6 +241,10 @@ def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_d
     else:
         assert consistency['mode'] == 'auto' and 'chosen_by' not in consistency
     assert any(line.startswith('physical consistency, cross-validated') for line in strict.model['choice']['lines'])
+    # a law given that consistency cannot solve: kept, consistency not tried
+    load = identify(ROBOT, [RecordingInput(short_torque_log)], ModelSpec(friction='load_squared'),
+                    options=IdentifyOptions('auto', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
+    assert load.model['friction'] == 'load_squared' and 'consistency' not in load.model['choice']['tried']
     # consistency given (never, always): as given, not chosen
     for mode in ('never', 'always'):
         given = run(PhysicalSettings(consistency=mode, consistency_cost_max_percent=0.1))

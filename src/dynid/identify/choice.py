@@ -32,8 +32,8 @@ model chosen so far and the same method with each fold's estimate the consistent
 viscous exponent, no rotor excess held beside it), and, where the method is open, OLS as it is and consistent (equal row
 weights; the prior's weight cross-validated again for them). Kept by the same margin as IRLS
 (:data:`METHOD_MARGIN`); the identification is then solved with consistency ``always``. Not tried with payload
-blocks, rigid-body parameters held (left-out joints) or the rotor inertia's excess as a candidate, which a
-consistent identification refuses.
+blocks, rigid-body parameters held (left-out joints), the rotor inertia's excess as a candidate or a friction law
+given on τ_out, which a consistent identification refuses.
 
 Not chosen here (kept as given or as the default): I-IRLS and Hamon's model (which change the friction family and
 need the whole load loop per fold) and the smooth or Stribeck Coulomb term.

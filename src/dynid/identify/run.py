@@ -594,7 +594,8 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
                         use_prior=physical is not None and physical.prior,
                         prior_std=None if physical is None else physical.prior_relative_std,
                         weight_function=options.weight_function, falling_load=falling, power=power,
-                        consistency=physical if _consistency_open(problem, options, terms_available) else None,
+                        consistency=physical if _consistency_open(problem, options, terms_available, open_friction)
+                        else None,
                         progress=progress)
     problem.held.update(choice.dropped)
     if open_friction:  # the narrowest model family holding every joint's law
@@ -692,13 +693,14 @@ def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) ->
     return rigid[keep]
 
 
-def _consistency_open(problem: IdentificationProblem, options: IdentifyOptions,
-                      terms_available: tuple[str, ...]) -> bool:
+def _consistency_open(problem: IdentificationProblem, options: IdentifyOptions, terms_available: tuple[str, ...],
+                      open_friction: bool) -> bool:
     """Whether the model choice may choose physical consistency (:mod:`dynid.identify.choice`): the default ``auto``
     rule, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, the rotor
-    inertia's excess as a candidate)."""
+    inertia's excess as a candidate, a friction law given that it cannot solve)."""
     physical = options.physical
     return bool(physical is not None and physical.consistency == 'auto' and not problem.payload_blocks
+                and (open_friction or problem.spec.friction in PHYSICAL_FRICTION)
                 and not _rigid_held(problem) and 'rotor' not in terms_available
                 and not _physical_not_applicable(problem, options))
 
