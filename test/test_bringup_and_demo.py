@@ -32,20 +32,23 @@ class DemoRuns:
     its excitations played in real time (with a startup of seconds before), so two overlap instead of taking
     the sum of their times. :meth:`result` waits for one to end (a hang: 900 s)."""
 
-    def __init__(self, root: Path, names) -> None:
+    def __init__(self, root: Path, names, twin_domain: int) -> None:
         from dds_helpers import claim_domain
 
-        self.runs = {}
+        self.runs, self.claimed = {}, []
         for name in names:
-            output, domain = root / name / 'demo', claim_domain()
+            domain = twin_domain if name == 'twin' else claim_domain()
+            if domain != twin_domain:
+                self.claimed.append(domain)
+            output = root / name / 'demo'
             streams = [open(root / f'{name}.{stream}', 'w+') for stream in ('out', 'err')]  # noqa: SIM115
             process = subprocess.Popen(_dynid('demo', '-o', str(output), *DEMOS[name][1]), env=environment(domain),
                                        stdout=streams[0], stderr=streams[1], text=True)
-            self.runs[name] = (process, streams, output, domain, time.monotonic())
+            self.runs[name] = (process, streams, output, time.monotonic())
 
     def result(self, name: str) -> tuple[subprocess.CompletedProcess, Path, float]:
         """(the finished run, its output folder, its wall time [s])."""
-        process, streams, output, _, started = self.runs[name]
+        process, streams, output, started = self.runs[name]
         try:
             process.wait(timeout=max(1.0, started + 900.0 - time.monotonic()))  # a hang
         except subprocess.TimeoutExpired:
@@ -60,25 +63,26 @@ class DemoRuns:
     def close(self) -> None:
         from dds_helpers import release_domain
 
-        for process, streams, _, domain, _ in self.runs.values():
+        for process, streams, *_ in self.runs.values():
             if process.poll() is None:
                 process.kill()
                 process.wait()
             for stream in streams:
                 stream.close()
+        for domain in self.claimed:
             release_domain(domain)
 
 
 @pytest.fixture(scope='module')
-def demos(request, tmp_path_factory):
+def demos(request, tmp_path_factory, module_ros_domain):
     """Both demo runs, started when the first of their tests needs one (only those the session selected;
-    MuJoCo's where mujoco is installed)."""
+    MuJoCo's where mujoco is installed): the twin's on the module's ROS domain, MuJoCo's on one of its own."""
     import importlib.util
 
     selected = {item.name for item in request.session.items}
     names = [name for name, (test, _) in DEMOS.items() if test in selected
              and (name != 'mujoco' or importlib.util.find_spec('mujoco') is not None)]
-    runs = DemoRuns(tmp_path_factory.mktemp('demos'), names)
+    runs = DemoRuns(tmp_path_factory.mktemp('demos'), names, module_ros_domain)
     yield runs
     runs.close()
 
