@@ -292,3 +292,28 @@ def test_the_bounded_fits_on_the_reduced_problem_are_the_full_ones():
     assert cost == pytest.approx(float(np.sum((y - a @ full) ** 2)), rel=1e-6)
     assert factors == pytest.approx(1.0 + full[:n_links], abs=1e-6)
     assert factors == pytest.approx([0.4, 1.3, 1.1], abs=0.05)  # the truth, each within its bounds
+
+
+def test_a_massless_link_is_no_rival_of_the_link_far_off():
+    """One link fitted beyond the tolerated file is named where the next link's fit costs 2 % more; a link that
+    fits as well only by losing its mass (factor 0) or by a factor beyond any file's error is no rival, while a
+    rival at a factor a file can be off by leaves the link undecided (the figures of a UR3e whose wrist 1 link is
+    ×3 on currents: the elbow's link fitted massless at the same residual)."""
+    from dynid.diagnosis.diagnosis import DiagnosisSettings, _off_link
+
+    settings, ur3e = DiagnosisSettings(), load_robot('ur3e')
+    cost = {'joint': 82.2, 'link': 82.5, 'payload': 89.7, 'tolerated': 85.0, 'beyond': 79.9, 'free': 79.8}
+    fits = {'wrist_1_joint': [79.9, 0.20], 'elbow_joint': [80.4, 0.0], 'wrist_3_joint': [84.9, 0.45],
+            'shoulder_lift_joint': [85.0, 0.94], 'wrist_2_joint': [85.0, 0.83]}
+    single = {'link': 'wrist_1_joint', 'scale': 0.39, 'std': 0.07}
+
+    def found(fits):
+        beyond = {'link': 'wrist_1_joint', 'scale': 0.20, 'second': min(f[0] for n, f in fits.items()
+                                                                         if n != 'wrist_1_joint'), 'fits': fits}
+        return dataclasses.replace(_found({}, cost, single), beyond=beyond)
+
+    link = _off_link(found(fits), ur3e, settings, False)
+    assert link is not None and link['link'] == 'wrist_1_joint' and link['second'] == pytest.approx(84.9)
+    for rival in (0.1, 0.5):  # beyond any file's error (1/6) and a factor a file can be off by
+        assert (_off_link(found({**fits, 'elbow_joint': [80.4, rival]}), ur3e, settings, False) is None) == \
+            (rival == 0.5)

@@ -95,8 +95,9 @@ class DiagnosisSettings:
     tolerated file (that link at any factor ≥ 0, every other within file_off), its factor lies outside
     [1/beyond_band, beyond_band] (and inside link_band's outer limits), its cost is at most beyond_evidence times the
     tolerated file's and beyond_free times every link's scaled freely (one link beyond accounts for all the data
-    show), the next link's fit costs at least beyond_second times as much (the data tell which link), and at most
-    link_evidence times a scale per joint's [-].
+    show), the next link's fit costs at least beyond_second times as much (the data tell which link; a link whose
+    fit needs a factor outside [1/high, high], a massless link, is no rival: no file is off by that much), and at
+    most link_evidence times a scale per joint's [-].
 
     friction_false_alarm, friction_share: the Wald test of (Fc, Fv) at this false-alarm rate (χ²₂) and a
     dissipating friction torque at least this share of the signal's RMS show a motor torque [-].
@@ -350,13 +351,17 @@ def _off_link(found, robot: RobotModel, settings: DiagnosisSettings, placed_load
     if not beyond or (placed_load and beyond['link'] == last):
         return None
     factor, band = beyond['scale'], settings.beyond_band
+    # the rivals: the other links' fits at a factor a file can be off by (a link fitted massless or more than
+    # link_band's outer factor off explains nothing a robot file could hold)
+    second = min((fit[0] for name, fit in (beyond.get('fits') or {}).items()
+                  if name != beyond['link'] and 1.0 / high <= fit[1] <= high), default=cost['tolerated'])
     if (1.0 / high <= factor <= high and not 1.0 / band <= factor <= band
             and cost['beyond'] <= settings.beyond_evidence * cost['tolerated']
             and cost['beyond'] <= settings.beyond_free * cost['free']
-            and beyond['second'] >= settings.beyond_second * cost['beyond']
+            and second >= settings.beyond_second * cost['beyond']
             and cost['beyond'] <= settings.link_evidence * cost['joint']):
         return {'link': beyond['link'], 'scale': factor, 'std': float('nan'), 'cost': cost['beyond'],
-                'second': beyond['second'], 'beyond': True}
+                'second': second, 'beyond': True}
     return None
 
 

@@ -58,11 +58,12 @@ class RobotFileFinding:
     payload: dict
     dof: dict[str, int] = field(default_factory=dict)
     beyond: dict = field(default_factory=dict)
+    links: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {'best': self.best, 'cost': self.cost, 'dof': self.dof, 'joint_scales': self.joint_scales,
                 'joint_std': self.joint_std, 'single_link': self.single_link, 'payload': self.payload,
-                'beyond': self.beyond}
+                'beyond': self.beyond, 'links': self.links}
 
 
 def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray, rest_velocity: float = 0.01) -> np.ndarray:
@@ -231,10 +232,13 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
                                       'std': single_std[worst]}
     if beyond:
         beyond['link'] = robot.joint_names[beyond['link']]
+        beyond['fits'] = {robot.joint_names[k]: fit for k, fit in beyond['fits'].items()}
     best = min(('joint', 'link', 'payload'), key=costs.get)
+    each = {robot.joint_names[link]: {'scale': single[link], 'std': single_std[link], 'cost': link_costs[link]}
+            for link in acting}
     return RobotFileFinding(best, costs, fit['joint_scales'], fit['joint_std'], moved,
                             {'mass_kg': mass, 'mass_std': float(np.sqrt(max(covariance[0, 0], 0.0))), 'com_m': com},
-                            dof, beyond)
+                            dof, beyond, each)
 
 
 def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, float], single: dict,
@@ -253,7 +257,8 @@ def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, fl
     costs['free'] = float(free @ free) + problem['rest']
     others = [fits[k][0] for k in fits if k != best]
     return {'link': int(acting[best]), 'scale': fits[best][1],
-            'second': min(others) if others else costs['tolerated']}
+            'second': min(others) if others else costs['tolerated'],
+            'fits': {int(acting[k]): list(fit) for k, fit in fits.items()}}
 
 
 def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | None = None,
