@@ -206,6 +206,26 @@ def test_a_refusal_names_a_way_out_that_then_succeeds(tmp_path, capsys):
                  str(tmp_path / 'b.yaml'), '--quiet']) == 0
 
 
+def test_too_few_rows_for_wls_names_the_setting_that_gives_more(tmp_path, capsys):
+    """2 s of a UR5e at 30 Hz with the defaults: each joint's own fit leaves WLS no residual; the refusal tries
+    higher decimation cut-offs (more rows from the same recording) and names the one that identifies the model,
+    which then does, as written."""
+    from dynid.cli import main
+    from dynid.io.bag import write_bag
+
+    _, log = _twin_log('ur5e', seconds=2.0, rate=30.0, seed=11)
+    bag = write_bag(tmp_path / 'short', dataclasses.replace(log, current=None, theta=None, dtheta=None,
+                                                            temperature=None, source={}))
+    assert main(['identify', str(bag), '--robot', 'ur5e', '-o', str(tmp_path / 'a.yaml'), '--quiet']) == 2
+    error = capsys.readouterr().err
+    assert 'fitted exactly' in error
+    way = re.search(r'(--decimation-cutoff [0-9.]+) identifies it', error)
+    assert way is not None, error
+    assert main(['identify', str(bag), '--robot', 'ur5e', *way.group(1).split(), '-o', str(tmp_path / 'b.yaml'),
+                 '--quiet']) == 0
+    assert not (tmp_path / 'a.yaml').exists()
+
+
 def test_small_nnls_is_scipys_nnls():
     # the sign test's non-negative least squares on a few columns (it no longer imports scipy.optimize for it)
     import scipy.optimize

@@ -115,6 +115,7 @@ class DiagnosisSettings:
     link_evidence: float = 1.05
     payload_evidence: float = 0.95
     tolerated_evidence: float = 1.0 / 1.15
+    foreign_evidence: float = 0.9
     file_off: float = 0.4
     payload_kg: float = 0.7
     friction_false_alarm: float = 1e-6
@@ -461,7 +462,8 @@ def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beat
     high = settings.link_band[1]
     absurd = not 1.0 / high <= alpha <= high  # one link that would need such a factor explains nothing a file can
     link_cost = float('inf') if absurd else cost['link']
-    if far and cost['joint'] <= min(beaten, link_cost, cost['payload']) and \
+    foreign = settings.foreign_evidence * cost['tolerated']
+    if far and cost['joint'] <= min(foreign, link_cost, cost['payload']) and \
             (len(far) >= 2 or alpha + 2.0 * alpha_std < 0.0):
         k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
         negative = (f'; the one link that fits best, moved by {single["link"]}, would need {alpha:.2g}× its torque, '
