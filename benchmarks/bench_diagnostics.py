@@ -19,8 +19,10 @@ a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
    named by a finding that the file does not belong ('robot_file') or that one of its links is far off ('link': true
    of another arm's file, where the data show one link beyond what a file off by tens of percent gives); one drive
    said instead is a wrong claim. ``faults_named_strict`` counts only the first as naming it.
-3. **Refusals** (:func:`refusal_ways_out`): short and weakly exciting logs identified with the defaults; each
-   refusal met names its ways out, each way out is run as written and must succeed.
+3. **Refusals** (:func:`refusal_ways_out`): the logs a user meets refusals on (:data:`REFUSAL_LOGS`: short logs
+   at 30–250 Hz, weakly exciting ones at 3–10 % of the joint limits' motion, logs with one or two joints that do
+   not move) identified with the defaults; each refusal met names its ways out, each way out is run as written and
+   must succeed.
 4. **Fuzzing**: ``benchmarks/diagnostics_fuzz.py``'s ``run_fuzz`` where it is present (else null).
 5. **Public data** (:func:`public_lbr_med7`, ``--lbr PATH`` or ``DYNID_LBR_DATA``): the KUKA LBR Med 7 log of
    lbr-stack/dynamic_parameter_identification (``src/test/measurements.csv``, 100 Hz, no time column, the
@@ -89,13 +91,19 @@ class Log:
     seed: int
 
 
-def _simulate(robot, seconds: float, rate: float, seed: int, payload: Payload | None):
-    """A twin recording of a random 10 s Fourier excitation (repeated), as the sensors give it."""
+def _simulate(robot, seconds: float, rate: float, seed: int, payload: Payload | None, amplitude: float = 1.0,
+              still: tuple[int, ...] = ()):
+    """A twin recording of a random 10 s Fourier excitation (repeated), as the sensors give it; ``amplitude``
+    scales every joint's motion about its offset (a weakly exciting log below 1), the joints ``still`` (indices)
+    are held at their offset."""
     home = home_configuration(robot)
     design = FourierDesign(robot.joint_names, 5, 10.0)
     dense = np.linspace(0.0, 10.0, 2000, endpoint=False)
-    trajectory = design.trajectory(random_design(design, home, default_limits(robot, home),
-                                                 np.random.default_rng(seed), dense))
+    x = random_design(design, home, default_limits(robot, home), np.random.default_rng(seed), dense)
+    x = x.reshape(robot.n, -1).copy()
+    x[:, 1:] *= amplitude
+    x[list(still), 1:] = 0.0
+    trajectory = design.trajectory(x.reshape(-1))
     params = PlantParameters.of_twin(robot, payload, 0.0, seed, 25.0)
     twin = DigitalTwin(params, rate_hz=rate, seed=seed, initial_q=trajectory_start(trajectory, robot.joint_names))
     twin.follow(trajectory, start_time=0.0)
@@ -261,8 +269,19 @@ def faulty_logs(logs: list[Log], settings: DiagnosisSettings, rng, per_log: int)
     return {'rows': rows, 'wrong': wrong}
 
 
-REFUSAL_LOGS = (('panda', 5.0, 100.0), ('ur5e', 6.0, 100.0), ('panda', 10.0, 100.0), ('ur10e', 6.0, 50.0),
-                ('fr3', 4.0, 250.0), ('ur3e', 5.0, 30.0))
+#: (robot, seconds, rate [Hz], amplitude, joints held still, what a user meets): the refusals a user meets with
+#: the defaults: short logs (few equations for the parameters), weakly exciting ones (a motion at a few percent
+#: of the joint limits), a joint that does not move; a log the defaults identify counts as no refusal met
+REFUSAL_LOGS = (('panda', 5.0, 100.0, 1.0, (), 'short'), ('ur3e', 3.0, 30.0, 1.0, (), 'short, few rows'),
+                ('panda', 10.0, 100.0, 1.0, (6,), 'the last joint still'),
+                ('ur5e', 2.0, 30.0, 1.0, (), 'too few rows for WLS'), ('panda', 1.5, 100.0, 1.0, (), 'very short'),
+                ('ur10e', 8.0, 250.0, 0.03, (), 'weakly exciting (3 %)'),
+                ('panda', 3.0, 100.0, 1.0, (), 'short'), ('ur5e', 6.0, 100.0, 1.0, (), 'short'),
+                ('ur10e', 6.0, 50.0, 1.0, (), 'short'), ('fr3', 4.0, 250.0, 1.0, (), 'short'),
+                ('ur3e', 5.0, 30.0, 1.0, (), 'short'), ('ur5e', 8.0, 100.0, 0.1, (), 'weakly exciting (10 %)'),
+                ('fr3', 6.0, 500.0, 0.05, (), 'weakly exciting (5 %)'),
+                ('fr3', 20.0, 100.0, 1.0, (0,), 'the first joint still'),
+                ('ur5e', 10.0, 125.0, 1.0, (1, 5), 'two joints still'))
 
 
 def _dynid(argv: list[str], stdout: bool = False) -> tuple[int, str]:
@@ -275,40 +294,55 @@ def _dynid(argv: list[str], stdout: bool = False) -> tuple[int, str]:
     return code, (out.getvalue() + err.getvalue()) if stdout else err.getvalue()
 
 
+def _named_way(error: str) -> str:
+    """The option a refusal names as its way out, as written: a setting that identifies the data (``--decimation-cutoff
+    X identifies it``) or the joints to leave out (``--exclude-joint J,…``); '' where it names none."""
+    match = re.search(r'(--[a-z-]+ [0-9.]+) identifies it', error) or re.search(r'(--exclude-joint [\w,]+)', error)
+    return match.group(1) if match else ''
+
+
 def refusal_ways_out(folder: Path, quick: bool) -> dict:
-    """Part 3 (module docstring): short twin logs identified with the defaults (joint torque only, as a driver
-    gives it). Each refusal met is followed as written: the setting it names as identifying the data, run as
-    written; or, where it says no setting does, its other way out: a longer recording (three times as long, the
-    same excitation), identified with the defaults."""
+    """Part 3 (module docstring): twin logs a user meets refusals on (:data:`REFUSAL_LOGS`), identified with the
+    defaults (joint torque only, as a driver gives it). Each refusal met is followed as written: the setting it
+    names as identifying the data (``--decimation-cutoff X identifies it``) or the option it gives for joints that
+    do not move (``--exclude-joint J,…``), run as written; or, where it names neither, its other way out: a longer
+    recording (three times as long, the same excitation), identified with the defaults, and where that is refused
+    in turn with a setting named, with that setting as written (a user follows each refusal; the way out counts as
+    working only where the last command succeeds)."""
     from dynid.io.bag import write_bag
 
     rows = []
-    for name, seconds, rate in REFUSAL_LOGS[:3] if quick else REFUSAL_LOGS:
+    for name, seconds, rate, amplitude, still, what in REFUSAL_LOGS[:5] if quick else REFUSAL_LOGS:
         robot = load_robot(name)
+        label = f'{name} {seconds:g} s at {rate:g} Hz, {what}'
 
-        def bag(length: float, label: str, name=name, robot=robot, rate=rate) -> Path:
-            data = _simulate(robot, length, rate, 11, None)
-            return write_bag(folder / f'{name}_{label}_{rate:g}', dataclasses.replace(
+        def bag(length: float, tag: str, name=name, robot=robot, rate=rate, amplitude=amplitude,
+                still=still) -> Path:
+            data = _simulate(robot, length, rate, 11, None, amplitude, still)
+            return write_bag(folder / f'{name}_{tag}_{rate:g}_{amplitude:g}_{len(still)}', dataclasses.replace(
                 data, current=None, theta=None, dtheta=None, temperature=None, source={}))
 
         short = bag(seconds, f'{seconds:g}s')
         code, err = _dynid(['identify', str(short), '--robot', name, '-o', str(folder / f'{short.name}.yaml'),
                             '--quiet'])
         if code == 0:
-            rows.append({'log': f'{name} {seconds:g} s at {rate:g} Hz', 'refused': False})
+            rows.append({'log': label, 'refused': False})
             continue
-        match = re.search(r'(--[a-z-]+ [0-9.]+) identifies it', err)
-        if match:
-            way = match.group(1)
-            argv = ['identify', str(short), '--robot', name, *way.split(), '-o', str(folder / f'{short.name}_w.yaml'),
-                    '--quiet']
+        way = _named_way(err)
+        if way:
+            worked, after = _dynid(['identify', str(short), '--robot', name, *way.split(), '-o',
+                                    str(folder / f'{short.name}_w.yaml'), '--quiet'])
         else:
             way = 'a longer recording (3×)'
             longer = bag(3 * seconds, f'{3 * seconds:g}s')
             argv = ['identify', str(longer), '--robot', name, '-o', str(folder / f'{longer.name}.yaml'), '--quiet']
-        worked, after = _dynid(argv)
-        rows.append({'log': f'{name} {seconds:g} s at {rate:g} Hz', 'refused': True, 'refusal': err.strip(),
-                     'way_out': way, 'worked': worked == 0, 'after': after.strip()})
+            worked, after = _dynid(argv)
+            then = _named_way(after) if worked else ''
+            if then:  # the longer recording's own refusal, followed as written (a user follows each refusal)
+                way += f', then {then} as its refusal says'
+                worked, after = _dynid([*argv[:-3], *then.split(), *argv[-3:]])
+        rows.append({'log': label, 'refused': True, 'refusal': err.strip(), 'way_out': way, 'worked': worked == 0,
+                     'after': after.strip()})
     met = [r for r in rows if r['refused']]
     return {'rows': rows, 'working': sum(r['worked'] for r in met), 'total': len(met)}
 

@@ -88,15 +88,20 @@ class DiagnosisSettings:
     no other decided joint's |k| ± 2σ lies outside [1/agree_band, agree_band], at least one other's lies wholly within
     it (a joint that shows the file's scale), and a scale per joint fits at least as well as one link or a load, is
     that joint's drive gain (current) or sensor scale (torque) [-]; two or more joints so far out, or one with a best
-    link that would need a negative mass (α + 2σ_α < 0), where a scale per joint fits at least as well as a load, the
-    tolerated file and one link (unless that link would need a factor outside [1/high, high] of link_band: no file
-    is off by that much), are a robot file that does not belong.
+    link that would need a negative mass (α + 2σ_α < 0), where a scale per joint fits at least as well as a load and
+    one link (unless that link would need a factor outside [1/high, high] of link_band: no file is off by that much)
+    and costs at most foreign_evidence times the tolerated file's, are a robot file that does not belong [-].
+    pattern_evidence: two or more joints whose |k| ± 2σ lies outside [1/agree_band, agree_band] (off by less than
+    scale_band), where a scale per joint costs at most pattern_evidence times the tolerated file's and no more than
+    one link, one link beyond and a load, are a robot file that does not belong as well: a pattern no file off by
+    tens of percent gives [-].
     beyond_band, beyond_evidence, beyond_free, beyond_second: one link is also named where, fitted beyond the
     tolerated file (that link at any factor ≥ 0, every other within file_off), its factor lies outside
     [1/beyond_band, beyond_band] (and inside link_band's outer limits), its cost is at most beyond_evidence times the
     tolerated file's and beyond_free times every link's scaled freely (one link beyond accounts for all the data
-    show), the next link's fit costs at least beyond_second times as much (the data tell which link), and at most
-    link_evidence times a scale per joint's [-].
+    show), the next link's fit costs at least beyond_second times as much (the data tell which link; a link whose
+    fit needs a factor outside [1/high, high], a massless link, is no rival: no file is off by that much), and at
+    most link_evidence times a scale per joint's [-].
 
     friction_false_alarm, friction_share: the Wald test of (Fc, Fv) at this false-alarm rate (χ²₂) and a
     dissipating friction torque at least this share of the signal's RMS show a motor torque [-].
@@ -114,6 +119,8 @@ class DiagnosisSettings:
     link_evidence: float = 1.05
     payload_evidence: float = 0.95
     tolerated_evidence: float = 1.0 / 1.15
+    foreign_evidence: float = 0.9
+    pattern_evidence: float = 0.8
     file_off: float = 0.4
     payload_kg: float = 0.7
     friction_false_alarm: float = 1e-6
@@ -350,13 +357,17 @@ def _off_link(found, robot: RobotModel, settings: DiagnosisSettings, placed_load
     if not beyond or (placed_load and beyond['link'] == last):
         return None
     factor, band = beyond['scale'], settings.beyond_band
+    # the rivals: the other links' fits at a factor a file can be off by (a link fitted massless or more than
+    # link_band's outer factor off explains nothing a robot file could hold)
+    second = min((fit[0] for name, fit in (beyond.get('fits') or {}).items()
+                  if name != beyond['link'] and 1.0 / high <= fit[1] <= high), default=cost['tolerated'])
     if (1.0 / high <= factor <= high and not 1.0 / band <= factor <= band
             and cost['beyond'] <= settings.beyond_evidence * cost['tolerated']
             and cost['beyond'] <= settings.beyond_free * cost['free']
-            and beyond['second'] >= settings.beyond_second * cost['beyond']
+            and second >= settings.beyond_second * cost['beyond']
             and cost['beyond'] <= settings.link_evidence * cost['joint']):
         return {'link': beyond['link'], 'scale': factor, 'std': float('nan'), 'cost': cost['beyond'],
-                'second': beyond['second'], 'beyond': True}
+                'second': second, 'beyond': True}
     return None
 
 
@@ -377,7 +388,8 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
         return []
     signs = np.array([s.sign if s.sign else 1 for s in check.joints.values()], float)
     found = explain(rows, robot, signs, candidates, [r.payload if r.payload is not None else r.dataset.payload
-                                                      for r in recordings], settings.file_factors)
+                                                      for r in recordings], settings.file_factors,
+                    any(r.payload_mass for r in recordings))
     details['robot_file'] = found.to_dict()
     cost, payload = found.cost, found.payload
     k = found.joint_scales
@@ -456,7 +468,8 @@ def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beat
     high = settings.link_band[1]
     absurd = not 1.0 / high <= alpha <= high  # one link that would need such a factor explains nothing a file can
     link_cost = float('inf') if absurd else cost['link']
-    if far and cost['joint'] <= min(beaten, link_cost, cost['payload']) and \
+    foreign = settings.foreign_evidence * cost['tolerated']
+    if far and cost['joint'] <= min(foreign, link_cost, cost['payload']) and \
             (len(far) >= 2 or alpha + 2.0 * alpha_std < 0.0):
         k_far = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in far)
         negative = (f'; the one link that fits best, moved by {single["link"]}, would need {alpha:.2g}× its torque, '
@@ -467,6 +480,18 @@ def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beat
                         f'scale (scale {k_far}, beyond what a file whose links are off by tens of percent gives), in '
                         f'no pattern one link, one drive or a load explains{negative}: a robot file that does not '
                         f'belong to the recording (another arm\'s?) or other units')]
+    # joints off the file's scale by less, in a pattern no file off by tens of percent gives at all
+    off = [name for name in k if _decisively_outside(k[name], found.joint_std[name], settings.agree_band, 2.0)]
+    if len(off) >= 2 and cost['joint'] <= settings.pattern_evidence * cost['tolerated'] and \
+            cost['joint'] <= min(link_cost, cost['payload'], cost.get('beyond', float('inf'))):
+        k_off = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in off)
+        reading = 'the measured torque' if check.signal == 'torque' else 'K_τ·i of the motor current'
+        return [Finding('robot_file', off, f'{reading} of {", ".join(off)} is off the robot file\'s scale (scale '
+                        f'{k_off}) in a pattern no file whose links are each off by up to '
+                        f'{100 * settings.file_off:.0f} % gives (weighted residual {cost["joint"]:.3g} with a scale '
+                        f'per joint against {cost["tolerated"]:.3g} with every link within that), and one link, one '
+                        f'drive or a load explains no better: a robot file that does not belong to the recording '
+                        f'(another arm\'s?)')]
     return []
 
 

@@ -13,6 +13,10 @@ rows, each joint's signal with its decided sign), each joint with its own rotor 
 - **a load**: e_j = τ_f,j + Y_p,j·(m, m·c) — the flange payload's mass and first moment (its rotational inertia
   left out: second order in c).
 
+Where a load given by its mass alone was placed by the data against this file
+(:func:`dynid.diagnosis.diagnosis.diagnose`), its first moment is fitted again beside the links' factors (shared by
+the joints): a link far off in the file pulls the placement, which would otherwise take part of that link's torque.
+
 The explanation of least weighted residual is named (:class:`RobotFileFinding`), with its numbers; the caller
 decides when the disagreement is large enough to speak of (:mod:`dynid.diagnosis.diagnosis`).
 """
@@ -58,11 +62,12 @@ class RobotFileFinding:
     payload: dict
     dof: dict[str, int] = field(default_factory=dict)
     beyond: dict = field(default_factory=dict)
+    links: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {'best': self.best, 'cost': self.cost, 'dof': self.dof, 'joint_scales': self.joint_scales,
                 'joint_std': self.joint_std, 'single_link': self.single_link, 'payload': self.payload,
-                'beyond': self.beyond}
+                'beyond': self.beyond, 'links': self.links}
 
 
 def _nuisance(dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray, rest_velocity: float = 0.01) -> np.ndarray:
@@ -107,11 +112,12 @@ def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targ
 
 
 def _reduced(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
-             residuals: list[np.ndarray], acting: np.ndarray) -> dict:
+             residuals: list[np.ndarray], acting: np.ndarray, free: list[np.ndarray] | None = None) -> dict:
     """The stacked problem of the acting links' factors beside each joint's own columns (:func:`_stacked_matrix`),
     its columns scaled to unit norm and reduced once by a QR factorization: ||A·x − y||² = ||R·x − Qᵀy||² + rest,
     so that the bounded fits below solve a square problem of the columns' size instead of every row's."""
-    a, y = _stacked_matrix([links[:, j, :][:, acting] * weights[k] for k, j in enumerate(joints)], own, residuals)
+    a, y = _stacked_matrix([np.column_stack([links[:, j, :][:, acting] * weights[k]] + ([free[k]] if free else []))
+                            for k, j in enumerate(joints)], own, residuals)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
     q, r = np.linalg.qr(a / scale)
@@ -187,12 +193,13 @@ def _per_joint(measured: np.ndarray, file: np.ndarray, dq: np.ndarray, ddq: np.n
 
 
 def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads,
-            tolerance: tuple[float, float] = (1.0 / 1.4, 1.0 / 0.6)) -> RobotFileFinding:
+            tolerance: tuple[float, float] = (1.0 / 1.4, 1.0 / 0.6), placed: bool = False) -> RobotFileFinding:
     """The explanations of the signal of ``joints`` (indices; those whose scale was decided) against the robot
     file (module docstring). ``rows``: the pooled rows of :func:`dynid.diagnosis.effort._pooled_rows`; ``signs``:
     each joint's decided sign (±1; the signal is multiplied by it); ``payloads``: the declared load of each
     recording (list, None where none); ``tolerance``: (low, high), the factors (the data's over the file's) each link
-    may take in the 'tolerated' fit: (1/1.4, 1/0.6) for a file whose every link is off by up to 40 %."""
+    may take in the 'tolerated' fit: (1/1.4, 1/0.6) for a file whose every link is off by up to 40 %; ``placed``: a
+    load of known mass was placed by the data (module docstring: its first moment fitted again beside the links)."""
     count = len(rows['q'])
     pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
     q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
@@ -211,13 +218,17 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
     total = np.sqrt(np.mean(file[:, joints] ** 2, axis=0))[:, None]
     acting = np.flatnonzero(np.any(size >= LINK_SHARE * np.maximum(total, 1e-300), axis=0))
     residuals = [t - file[:, j] * weights[k] for k, (t, j) in enumerate(zip(fit['targets'], joints, strict=True))]
+    # a load placed by the data against this file (its mass alone declared): its first moment fitted again beside
+    # each link's factors, shared by the joints
+    moment = [y_payload[:, j, 1:4] * weights[k] if placed else np.zeros((len(pick), 0)) for k, j in enumerate(joints)]
     link_costs, single, single_std = {}, {}, {}
     for link in acting:  # one link off at a time: τ_f + (α_L − 1)·τ^(L)
         change, link_costs[link], covariance = _stacked(
-            [links[:, j, link:link + 1] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
+            [np.column_stack([links[:, j, link:link + 1] * weights[k], moment[k]]) for k, j in enumerate(joints)],
+            own, residuals, covariance=True)
         single[link] = 1.0 + float(change[0])
         single_std[link] = float(np.sqrt(max(covariance[0, 0], 0.0)))
-    problem = _reduced(links, joints, weights, own, residuals, acting) if len(acting) else None
+    problem = _reduced(links, joints, weights, own, residuals, acting, moment) if len(acting) else None
     costs['tolerated'] = _tolerated(problem, tolerance) if problem is not None else costs['file']
     dof['tolerated'] = len(acting)
     worst = min(link_costs, key=link_costs.get) if link_costs else None
@@ -231,10 +242,13 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
                                       'std': single_std[worst]}
     if beyond:
         beyond['link'] = robot.joint_names[beyond['link']]
+        beyond['fits'] = {robot.joint_names[k]: fit for k, fit in beyond['fits'].items()}
     best = min(('joint', 'link', 'payload'), key=costs.get)
+    each = {robot.joint_names[link]: {'scale': single[link], 'std': single_std[link], 'cost': link_costs[link]}
+            for link in acting}
     return RobotFileFinding(best, costs, fit['joint_scales'], fit['joint_std'], moved,
                             {'mass_kg': mass, 'mass_std': float(np.sqrt(max(covariance[0, 0], 0.0))), 'com_m': com},
-                            dof, beyond)
+                            dof, beyond, each)
 
 
 def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, float], single: dict,
@@ -253,7 +267,8 @@ def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, fl
     costs['free'] = float(free @ free) + problem['rest']
     others = [fits[k][0] for k in fits if k != best]
     return {'link': int(acting[best]), 'scale': fits[best][1],
-            'second': min(others) if others else costs['tolerated']}
+            'second': min(others) if others else costs['tolerated'],
+            'fits': {int(acting[k]): list(fit) for k, fit in fits.items()}}
 
 
 def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | None = None,

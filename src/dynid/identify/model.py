@@ -407,7 +407,7 @@ class IdentificationProblem:
             raise InputError(f'{", ".join(self.still)} never leave the stiction zone (|ω| below '
                              f'{self.settings.stiction_velocity:g} rad/s throughout): their equations hold nothing '
                              f'to fit; move them (a richer excitation: dynid excite optimizes one) or leave their '
-                             f'equations out ({{exclude_joints}})', fields=('exclude_joints',))
+                             f'equations out ({{exclude_joints}} {",".join(self.still)})', fields=('exclude_joints',))
 
     # ------------------------------------------------------------------------------- set-up
     def _check_joints(self, recordings):

@@ -38,15 +38,17 @@ MISFIT_AUTOCORRELATION = 0.7
 ROWS_PER_PARAMETER = 10  # fewer equations per parameter than this: the refusal names the rate and the filters
 
 
-def identifiability_problems(condition_scaled: float, relative_std_percent: np.ndarray) -> list[str]:
-    """Why the data cannot identify the model (empty when they can); module docstring."""
+def identifiability_problems(condition_scaled: float, relative_std_percent: np.ndarray,
+                             judged: str = 'parameters') -> list[str]:
+    """Why the data cannot identify the model (empty when they can); module docstring. ``judged``: what the
+    relative σ are of, in words (the parameters, or those whose σ matters)."""
     problems = []
     if np.isfinite(condition_scaled) and condition_scaled > COND_SCALED_MAX:
         problems.append(f'cond(W) = {condition_scaled:.3g} with unit-norm columns is above {COND_SCALED_MAX:g}')
     relative = np.asarray(relative_std_percent, dtype=float)
     poor = int(np.count_nonzero(~(relative <= POORLY_IDENTIFIED_PERCENT)))
     if relative.size and poor > POOR_FRACTION_MAX * relative.size:
-        problems.append(f'{poor} of {relative.size} parameters have a relative standard deviation above '
+        problems.append(f'{poor} of {relative.size} {judged} have a relative standard deviation above '
                         f'{POORLY_IDENTIFIED_PERCENT:g} % (more than {100 * POOR_FRACTION_MAX:g} %)')
     return problems
 
@@ -104,7 +106,8 @@ def result_identifiability_problems(result) -> list[str]:
     relative = np.asarray(relative)[judged & ~negligible]
     if prior_beats_robot_file(result)[0]:
         relative = np.zeros(0)  # the prior completes them, and the held-out stretches say the result is better
-    return identifiability_problems(result.condition_number_scaled, relative)
+    judged_as = f'parameters whose σ moves the torque by at least {100 * NEGLIGIBLE_TORQUE_FRACTION:g} % of its RMS'
+    return identifiability_problems(result.condition_number_scaled, relative, judged_as)
 
 
 def negligible_parameters(result, std) -> np.ndarray:

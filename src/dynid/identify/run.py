@@ -54,7 +54,7 @@ from dynid.identify.quality import (
 )
 from dynid.identify.result import IdentificationResult
 from dynid.identify.settings import IdentifierSettings
-from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, irls, ols, one_blas_thread, wls
+from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, TooFewRowsError, irls, ols, one_blas_thread, wls
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -183,8 +183,9 @@ def _load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpt
             prior = '' if pooled_short or method != 'wls' or 'WLS cannot estimate' not in str(error) else (
                 '; or with the robot file\'s prior (the default; {prior}), which weights them by the pooled noise and '
                 'completes what their rows lack')
-            raise InputError(f'{error.template} ({rows_context(problem.settings, joints, problem.robot.n)}){prior}',
-                             fields=(*error.fields, 'prior')) from None
+            kind = TooFewRowsError if isinstance(error, TooFewRowsError) else InputError  # the front end tries more
+            raise kind(f'{error.template} ({rows_context(problem.settings, joints, problem.robot.n)}){prior}',
+                       fields=(*error.fields, 'prior')) from None
         estimate = _with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]

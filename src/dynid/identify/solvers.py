@@ -36,6 +36,11 @@ from dynid.identify import choices
 _BLAS_THREADS = ThreadpoolController()
 
 
+class TooFewRowsError(InputError):
+    """The rows are too few for the estimate asked for (each joint's own fit leaves no residual): more rows (a
+    longer recording, a higher decimation cut-off) are the way out, which the identification's front end tries."""
+
+
 def one_blas_thread():
     """Context in which BLAS runs one thread. Tall least-squares problems: on a shared machine more
     threads than free cores made the QR 10-50× slower (issue 15), and one thread is as fast as two on a
@@ -251,7 +256,7 @@ def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndar
     squares, rows, ranks, _ = _joint_fits(w, y, joints)
     sigma = np.sqrt(squares / np.maximum(1, rows - ranks))
     if np.any(sigma <= 0):
-        raise InputError('a joint\'s equations are fitted exactly: the data carry no noise information for WLS')
+        raise TooFewRowsError('a joint\'s equations are fitted exactly: the data carry no noise information for WLS')
     return sigma
 
 
@@ -333,8 +338,8 @@ def joint_noise(w: np.ndarray, y: np.ndarray, joints: np.ndarray,
     total = int(freedom[freedom > 0].sum())
     pooled = float(np.sqrt(squares[freedom > 0].sum() / total)) if total else 0.0
     if not pooled > 0:
-        raise InputError('every joint\'s equations are fitted exactly: the data carry no noise information for WLS '
-                         '(more rows are needed: a longer recording or less decimation)')
+        raise TooFewRowsError('every joint\'s equations are fitted exactly: the data carry no noise information for '
+                              'WLS (more rows are needed: a longer recording or less decimation)')
     floor = pooled * np.maximum(floor_fraction, 1.0 / np.sqrt(np.maximum(freedom, 0) + 1.0))
     sigma = np.where(estimated >= floor, estimated, floor)
     return JointNoise(sigma, estimated, rows, ranks, parameters, pooled, floor)

@@ -27,6 +27,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.settings import IdentifierSettings
+from dynid.identify.solvers import TooFewRowsError
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -108,15 +109,23 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
             train, test = recording.dataset.split_holdout(identification.holdout)
             recordings[i] = dataclasses.replace(recording, dataset=train)
             held_out.append((recording, test))
-    result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
-                      drives=drives, progress=progress)
+    try:
+        result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
+                          drives=drives, progress=progress)
+    except TooFewRowsError as error:  # more rows from the same recordings: the settings that give them, tried
+        tried = ways_out(robot, recordings, identification, drives, _filters_of(recordings, identification),
+                         progress)
+        if not tried:
+            raise
+        raise InputError(f'{error.template}; {tried}', fields=error.fields) from None
     result.diagnosis_section = diagnosis.to_dict()
     spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
     result.warnings[:0] = diagnosis.warnings()
     result.warnings = [spell(warning, ADVISED_FIELDS, lambda field: spelling.get(field, field))
                        for warning in result.warnings]
     refuse_unless_forced(result, identification.force,
-                         lambda: ways_out(robot, recordings, identification, drives, result, progress), spelling)
+                         lambda: ways_out(robot, recordings, identification, drives,
+                                          result.provenance.get('filters') or {}, progress), spelling)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -152,16 +161,30 @@ WAY_OUT_SPELLING = {'decimation_cutoff_hz': 'decimation_cutoff_hz {}', 'force': 
 ADVISED_FIELDS = ('fix_drive_gain', 'payload_com')
 
 
+def _filters_of(recordings: Sequence[RecordingInput], identification: Identification) -> dict:
+    """The rate [Hz] and decimation cut-off [Hz] an identification of ``recordings`` uses ('rate_hz',
+    'decimation_cutoff_hz', as a result's provenance records them): the first recording's rate, the cut-off given
+    or derived from it (:func:`dynid.signal.preprocess.default_cutoffs`)."""
+    from dynid.signal.preprocess import default_cutoffs
+
+    rate = recordings[0].dataset.rate_hz if recordings else None
+    if not rate or not rate > 0:
+        return {}
+    given = identification.filters.decimation_cutoff_hz
+    return {'rate_hz': rate, 'decimation_cutoff_hz': given if given is not None else
+            default_cutoffs(rate, identification.filters.motion_bandwidth_hz)[1]}
+
+
 def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,
-             result: IdentificationResult, progress: Callable[[str], None]) -> str:
+             filters: dict, progress: Callable[[str], None]) -> str:
     """The settings that make a refused identification's data identify the model, tried: a higher decimation
-    cut-off (more equations from the same recording; :data:`WAY_OUT_CUTOFF_FACTORS`). One phrase naming the first
-    that succeeds as written (spelled as ``identification.spelling`` says), or saying that none tried did, with
-    what each gave."""
+    cut-off (more equations from the same recording; :data:`WAY_OUT_CUTOFF_FACTORS`). ``filters``: the refused
+    run's rate and cut-off ('rate_hz', 'decimation_cutoff_hz': a result's provenance, or :func:`_filters_of`). One
+    phrase naming the first that succeeds as written (spelled as ``identification.spelling`` says), or saying that
+    none tried did, with what each gave."""
     from dynid.identify.quality import identifiability_refusal, result_identifiability_problems
 
     spell = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
-    filters = result.provenance.get('filters') or {}
     rate, cutoff = filters.get('rate_hz'), filters.get('decimation_cutoff_hz')
     if not (rate and cutoff):
         return ''
