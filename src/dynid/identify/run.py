@@ -297,9 +297,10 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
 def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None,
               settings: FilterSettings | None, options: IdentifyOptions | None, drives: JointDrives | None,
               progress: Callable[[str], None] | None, weak: dict | None = None) -> IdentificationResult | None:
-    """``weak``: None on the first pass (the gate of :func:`_weakly_excited` may apply); else the record of the gate
-    that fired: with ``kept`` None, the regularized pass (None returned where its folds decline it); otherwise the
-    ordinary defaults after the folds declined it (the record kept in the model choice)."""
+    """``weak``: None on the first pass (the gate of weakly exciting logs may apply: :func:`_choose`,
+    :func:`_identify_weak`); else the record of the gate that fired: with ``kept`` None, the regularized pass (None
+    returned where it is not kept); otherwise the ordinary defaults after it was not (the record kept in the model
+    choice)."""
     progress = progress or (lambda text: None)
     given = (options or IdentifyOptions()).validated()
     opened = _open_choices(recordings, (spec or ModelSpec()).validated(), given,
