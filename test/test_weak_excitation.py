@@ -70,16 +70,19 @@ def test_a_given_method_or_consistency_is_kept_on_a_weakly_exciting_log(weak_log
     assert never.prior_section['consistency']['mode'] == 'never'
 
 
-def test_the_regularized_default_is_not_kept_where_the_robot_file_predicts_the_folds_better(weak_log):
-    """With the twin's own links as the robot file its model is the truth: the folds must then prefer it or find the
-    regularized one ahead; either way what was decided is recorded and the result is consistent with it."""
-    result = identify(TRUTH, [RecordingInput(weak_log)], AUTO, options=IdentifyOptions('auto'))
+def test_the_regularized_default_is_not_kept_where_the_robot_file_predicts_the_folds_better(weak_log, monkeypatch):
+    """The robot file's own model made perfect on every fold: the regularized default loses the folds, the ordinary
+    defaults run, and the model choice records why."""
+    import dynid.identify.choice as choice_module
+
+    monkeypatch.setattr(choice_module._Folds, 'robot_file_fold_scores',
+                        lambda self, free: np.zeros((len(self.folds), self.n)))
+    result = identify(ROBOT_FILE, [RecordingInput(weak_log)], AUTO, options=IdentifyOptions('auto'))
     weak = result.model['choice']['tried']['regularized']
-    completes = weak['condition_with_prior'] <= COND_SCALED_MAX
-    assert weak['kept'] == (completes and weak['score'] < weak['robot_file_score'])
-    assert (result.method == 'ols') == weak['kept']
-    if not weak['kept']:
-        assert weak['reason'] and result.prior_section['consistency']['mode'] == 'auto'
+    assert weak['kept'] is False and weak['robot_file_score'] == 0.0 and 'robot file' in weak['reason']
+    assert 'method' in result.model['choice']['tried']  # the ordinary defaults: the folds chose the method
+    assert any(line.startswith('weakly exciting log') and 'not kept' in line
+               for line in result.model['choice']['lines'])
 
 
 def test_a_well_excited_log_keeps_the_ordinary_defaults():
