@@ -54,6 +54,12 @@ same MAP on each fold's training rows; IRLS is kept where the sum of the joints'
 **The robot file's own model** (its links, friction fitted on the training folds, as ``dynid validate``
 predicts it) is scored on the same folds; a joint it predicts better than the model chosen, by more than the folds'
 spread (:func:`robot_file_lead`), is named.
+
+**Weakly exciting logs** (``regularized``: :func:`dynid.identify.run._identify_weak` found
+:func:`excitation_condition` above the refusal's limit): the laws are chosen as above for OLS with the prior and
+consistency ``always``; the model chosen is then scored as it will be solved (equal row weights, each fold's estimate
+the consistent optimum of its training rows) beside the robot file's own model, and :func:`_regularized_verdict`
+says whether that default is kept.
 """
 
 from __future__ import annotations
