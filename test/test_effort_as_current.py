@@ -113,10 +113,11 @@ def test_identifies_the_same_as_from_joint_currents(run):
     assert current.metrics['train']['relative_residual'] < 0.1
     # The recordings hold the same values at every shared stamp (test above) but not the same stamps: each
     # node started and stopped on its own and, on a loaded machine, may miss different samples. Every
-    # parameter within 2 standard deviations of the reference's (0.17 seen on a quiet machine, 0.67 at
-    # load 9); a current read as torque would be off by the drive gains, tens of σ.
+    # parameter within 4 standard deviations of the reference's (0.17 σ seen on a quiet machine, 0.67 σ at
+    # load 9, 2.26 σ once where one node missed more of the start); a current read as torque would be off by
+    # the drive gains, tens of σ.
     difference = np.abs(np.asarray(current.values) - np.asarray(reference.values))
-    assert np.all(difference <= 2.0 * np.asarray(reference.std)), np.max(difference / np.asarray(reference.std))
+    assert np.all(difference <= 4.0 * np.asarray(reference.std)), np.max(difference / np.asarray(reference.std))
 
 
 def test_estimator_reads_current_from_joint_states(run):
