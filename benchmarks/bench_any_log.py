@@ -49,7 +49,10 @@ Nothing of it is stored here: the benchmark writes its derived files into a temp
   ``dynid identify --torque-sign all=-1 --physical --method ols`` (``lbr_med7_physical_ols``: the log is short
   and little excited, cond of the scaled regressor ~2400, and physical consistency keeps the poorly determined
   links real bodies), each validated on the held-out rows; ``ahead_of_controller_and_urdf_on_every_joint`` says
-  whether the held-out RMSE is below both references on every joint.
+  whether the held-out RMSE is below both references on every joint. ``consistency_by_folds``: where the
+  defaults' model choice let its folds judge physical consistency (the auto rule would decline it on all the
+  rows), what it cost on them and each candidate's summed held-out score on the training log's folds (``null``
+  where the folds were not asked).
 - Beside ours, on the same filtered and decimated held-out rows: the authors publish no accuracy figures
   (their README and code give none), so these are computed: (a) the KUKA controller's own model torque,
   logged in the dataset as τ − τ_ext; (b) the authors' robot file (``med7dock.urdf``) as it stands; (c) the
@@ -379,6 +382,9 @@ def _lbr_med7(folder: Path, clone: Path | None, options: tuple[str, ...]) -> dic
         'reference': 'computed here: the authors publish no accuracy figures; controller = tau - tau_ext logged in '
                      'the dataset; URDF = med7dock.urdf; authors = src/regression.py timer_cb_regressor re-implemented',
         'used_fraction': metrics['used_fraction'],
+        'consistency_by_folds': {key: value for key, value in
+                                 ((result.model.get('choice') or {}).get('tried') or {}).get('consistency', {}).items()
+                                 if key in ('gate', 'cost_percent', 'scores', 'chosen')} or None,
         'ahead_of_controller_and_urdf_on_every_joint': bool(np.all(ours_rmse < np.minimum(controller, urdf_rmse)))}
 
 

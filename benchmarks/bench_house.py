@@ -92,7 +92,7 @@ def main() -> None:
     parser.add_argument('--repeats', type=int, default=3, help='twin repeats, the best counts (default 3)')
     parser.add_argument('--test-suite', action='store_true', help='also time the whole test suite (minutes)')
     parser.add_argument('--pytest-args', default='',
-                        help="extra pytest arguments of the timed suite, e.g. '-n 2 --dist loadfile' (default none: "
+                        help="extra pytest arguments of the timed suite, e.g. '-n 0' for one process (default none: "
                              'as make test runs it)')
     args = parser.parse_args()
 

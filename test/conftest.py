@@ -10,6 +10,22 @@ import pytest
 from dynid.model import RobotModel, load_robot
 from dynid.model.robots import example_robot_path
 
+#: the fixtures of the tests that run nodes over DDS (their own processes or this one's executor, in real time)
+DDS_FIXTURES = frozenset({'ros_domain', 'module_ros_domain', 'ros_context'})
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    """The groups of ``--dist loadgroup`` (pytest.ini: two workers): the tests over DDS are one group, run one after
+    another in one worker, never two at once (their waits are set for a machine that runs one of them, with one
+    core kept busy, as CI does); every other module is a group of its own, run whole in either worker (its module
+    fixtures built once). A module that names its group (``pytestmark``) keeps it."""
+    for item in items:
+        if item.get_closest_marker('xdist_group') is not None:
+            continue
+        dds = not DDS_FIXTURES.isdisjoint(item.fixturenames)
+        item.add_marker(pytest.mark.xdist_group('dds' if dds else item.nodeid.split('::', 1)[0]))
+
 
 @pytest.fixture(scope='session')
 def ur5e():

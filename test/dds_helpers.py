@@ -112,10 +112,13 @@ def excitation_start(robot: str = 'ur5e') -> str:
 
 
 def stop(processes) -> None:
+    """SIGTERM to every process at once, then wait for each (10 s at most, then SIGKILL): they end together."""
     for process in processes:
         process.terminate()
+    end = time.monotonic() + 10.0
+    for process in processes:
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=max(0.1, end - time.monotonic()))
         except subprocess.TimeoutExpired:
             process.kill()
 

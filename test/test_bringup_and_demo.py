@@ -20,11 +20,75 @@ def _dynid(*arguments: str) -> list[str]:
     return executable('dynid', 'dynid.cli') + list(arguments)
 
 
-def test_demo_runs_end_to_end(tmp_path, ros_domain):
-    output = tmp_path / 'demo'
-    started = time.monotonic()
-    run = subprocess.run(_dynid('demo', '-o', str(output), '--periods', '1'), env=environment(ros_domain),
-                         capture_output=True, text=True, timeout=900)  # a hang
+#: the two ``dynid demo`` runs of the tests below (the twin's, one process per node; MuJoCo's, in the demo's
+#: process at the 500 Hz that asks for): (test, arguments after ``-o OUTPUT``)
+DEMOS = {'twin': ('test_demo_runs_end_to_end', ('--periods', '1')),
+         'mujoco': ('test_demo_runs_end_to_end_on_mujoco',
+                    ('--engine', 'mujoco', '--periods', '1', '--rate', '500', '--no-processes'))}
+
+
+class DemoRuns:
+    """The demo runs the session selected, started together, each on a ROS domain of its own: most of a demo is
+    its excitations played in real time (with a startup of seconds before), so two overlap instead of taking
+    the sum of their times. :meth:`result` waits for one to end (a hang: 900 s)."""
+
+    def __init__(self, root: Path, names, twin_domain: int) -> None:
+        from dds_helpers import claim_domain
+
+        self.runs, self.claimed = {}, []
+        for name in names:
+            domain = twin_domain if name == 'twin' else claim_domain()
+            if domain != twin_domain:
+                self.claimed.append(domain)
+            output = root / name / 'demo'
+            streams = [open(root / f'{name}.{stream}', 'w+') for stream in ('out', 'err')]  # noqa: SIM115
+            process = subprocess.Popen(_dynid('demo', '-o', str(output), *DEMOS[name][1]), env=environment(domain),
+                                       stdout=streams[0], stderr=streams[1], text=True)
+            self.runs[name] = (process, streams, output, time.monotonic())
+
+    def result(self, name: str) -> tuple[subprocess.CompletedProcess, Path, float]:
+        """(the finished run, its output folder, its wall time [s])."""
+        process, streams, output, started = self.runs[name]
+        try:
+            process.wait(timeout=max(1.0, started + 900.0 - time.monotonic()))  # a hang
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for stream in streams:
+            stream.seek(0)
+        out, err = (stream.read() for stream in streams)
+        return subprocess.CompletedProcess(process.args, process.returncode, out, err), output, \
+            time.monotonic() - started
+
+    def close(self) -> None:
+        from dds_helpers import release_domain
+
+        for process, streams, *_ in self.runs.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            for stream in streams:
+                stream.close()
+        for domain in self.claimed:
+            release_domain(domain)
+
+
+@pytest.fixture(scope='module')
+def demos(request, tmp_path_factory, module_ros_domain):
+    """Both demo runs, started when the first of their tests needs one (only those the session selected;
+    MuJoCo's where mujoco is installed): the twin's on the module's ROS domain, MuJoCo's on one of its own."""
+    import importlib.util
+
+    selected = {item.name for item in request.session.items}
+    names = [name for name, (test, _) in DEMOS.items() if test in selected
+             and (name != 'mujoco' or importlib.util.find_spec('mujoco') is not None)]
+    runs = DemoRuns(tmp_path_factory.mktemp('demos'), names, module_ros_domain)
+    yield runs
+    runs.close()
+
+
+def test_demo_runs_end_to_end(demos):
+    run, output, seconds = demos.result('twin')
     assert run.returncode == 0, run.stderr[-3000:]
     assert 'held-out fit %' in run.stdout and 'wrist_3_joint' in run.stdout
     assert 'identifying' in run.stderr and 'done' in run.stderr  # progress goes to stderr
@@ -46,20 +110,17 @@ def test_demo_runs_end_to_end(tmp_path, ros_domain):
     assert converged, stiffness
     assert all(abs(stiffness['relative_error'][name]) <= stiffness['tolerance'] for name in converged), stiffness
     assert all(abs(alpha - 1.0) <= friction['tolerance'] for alpha in friction['alpha1'].values()), friction
-    print(f'dynid demo --periods 1: {time.monotonic() - started:.0f} s')
+    print(f'dynid demo --periods 1: {seconds:.0f} s')
 
 
-def test_demo_runs_end_to_end_on_mujoco(tmp_path, ros_domain):
+def test_demo_runs_end_to_end_on_mujoco(demos):
     """Issue 36: the same job with MuJoCo as the plant (rigid joints: no stiffness estimate, the friction adapts
     on θ = q); the same summary, recordings and report. The suite runs in the demo's process (``--no-processes``,
     at the 500 Hz that asks for), over DDS all the same: one process per node is the test above's, and sim_node
     with engine:=mujoco as a process of its own is test_mujoco_plant.py's (seven processes, each importing ROS
     and dynid, are the slow part of a demo's start)."""
     pytest.importorskip('mujoco')
-    output = tmp_path / 'demo'
-    run = subprocess.run(_dynid('demo', '--engine', 'mujoco', '-o', str(output), '--periods', '1', '--rate', '500',
-                                '--no-processes'),
-                         env=environment(ros_domain), capture_output=True, text=True, timeout=900)  # a hang
+    run, output, _ = demos.result('mujoco')
     assert run.returncode == 0, run.stderr[-3000:]
     assert 'ur5e in MuJoCo at 500 Hz' in run.stdout and 'held-out fit %' in run.stdout
     assert 'suite up in /' in run.stderr and '(one process each)' not in run.stderr  # in the demo's process

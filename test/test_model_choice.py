@@ -204,3 +204,76 @@ def test_physical_consistency_always_keeps_coulomb_and_viscous(plain_friction):
     result = identify(ROBOT, [RecordingInput(train)], AUTO,
                       options=IdentifyOptions('auto', physical=PhysicalSettings(consistency='always')))
     assert result.model['friction'] == 'viscous_coulomb' and result.model['choice']['exponents'] is None
+
+
+@pytest.fixture(scope='module')
+def short_torque_log():
+    """4 s of the plain twin read from its joint torques alone (no currents: no rotor candidate)."""
+    return dataclasses.replace(_record(_plain(), seconds=4.0), current=None, theta=None)
+
+
+def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_decline_it(short_torque_log):
+    from dynid.identify.physical import PhysicalSettings
+
+    def run(physical):
+        return identify(ROBOT, [RecordingInput(short_torque_log)], AUTO, options=IdentifyOptions('auto',
+                                                                                                 physical=physical))
+
+    # the auto rule keeps consistency at its default limit here: the folds are not asked (and cost nothing more)
+    kept = run(PhysicalSettings())
+    gate = kept.model['choice']['tried']['consistency']
+    assert 'scores' not in gate and gate['cost_percent'] <= 1.0
+    assert kept.prior_section['consistency']['decision'] == 'enforced'
+    # a limit below what it costs: the rule would decline it, so the folds decide among the four candidates
+    strict = run(PhysicalSettings(consistency_cost_max_percent=0.1))
+    tried = strict.model['choice']['tried']['consistency']
+    assert tried['cost_percent'] > 0.1
+    assert set(tried['scores']) == {'wls', 'wls+physical', 'ols', 'ols+physical'} or \
+        set(tried['scores']) == {'irls', 'irls+physical', 'ols', 'ols+physical'}
+    finite = {key: value for key, value in tried['scores'].items() if value is not None}
+    best = min(finite, key=finite.get)
+    assert tried['chosen'] in (best, next(iter(tried['scores'])))  # the least, or the model chosen before it
+    assert strict.method == tried['chosen'].split('+')[0]
+    consistency = strict.prior_section['consistency']
+    if tried['chosen'].endswith('+physical'):
+        assert consistency['mode'] == 'always' and consistency['physically_consistent'] and consistency['chosen_by']
+        assert strict.model['friction'] == 'viscous_coulomb' and strict.model['choice']['exponents'] is None
+    else:
+        assert consistency['mode'] == 'auto' and 'chosen_by' not in consistency
+    assert any(line.startswith('physical consistency, cross-validated') for line in strict.model['choice']['lines'])
+    # a law given that consistency cannot solve: kept, consistency not tried
+    load = identify(ROBOT, [RecordingInput(short_torque_log)], ModelSpec(friction='load_squared'),
+                    options=IdentifyOptions('auto', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
+    assert load.model['friction'] == 'load_squared' and 'consistency' not in load.model['choice']['tried']
+    # consistency given (never, always): as given, not chosen
+    for mode in ('never', 'always'):
+        given = run(PhysicalSettings(consistency=mode, consistency_cost_max_percent=0.1))
+        assert 'consistency' not in given.model['choice']['tried']
+        assert given.prior_section['consistency']['mode'] == mode
+
+
+def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_solver_fails(short_torque_log,
+                                                                                            monkeypatch):
+    """The folds chose consistency but the constrained solve of all the rows misses its optimum: the identification
+    is not refused (consistency was not asked for); the auto rule decides and a warning says so."""
+    import dynid.identify.choice as choice_module
+    import dynid.identify.physical as physical
+    from dynid.identify.physical import PhysicalSettings
+
+    original, failing = choice_module._choose_consistency, {'on': False}
+
+    def chosen_then_failing(*args, **kwargs):
+        method, terms, per_fold, _, tried = original(*args, **kwargs)
+        failing['on'] = True
+        plain = {j: tuple(t for t in law if t not in choice_module.INCONSISTENT_TERMS) for j, law in terms.items()}
+        return method, plain, per_fold, 'always', tried
+
+    real = physical._SOLVE['clarabel']
+    monkeypatch.setattr(choice_module, '_choose_consistency', chosen_then_failing)
+    monkeypatch.setitem(physical._SOLVE, 'clarabel', lambda problem, careful: (
+        np.full(problem.a.shape[1], np.nan), 'failed') if failing['on'] else real(problem, careful))
+    result = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO,
+                      options=IdentifyOptions('auto', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
+    assert failing['on']
+    assert result.prior_section['consistency']['mode'] == 'auto'
+    assert any('chosen by cross-validation, was not reached' in w for w in result.warnings)

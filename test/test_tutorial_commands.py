@@ -31,9 +31,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from cli_run import run_dynid
 from dds_helpers import environment, executable
 from dynid.ros.runner import interrupt_processes
+
+# Not in the group of the tests over DDS (conftest.py): the commands run in this process, on the CPU, but for
+# one dynid bringup, whose nodes have BRINGUP_TIMEOUT_S to log.
+pytestmark = pytest.mark.xdist_group('test/test_tutorial_commands.py')
 
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / 'docs' / 'tutorial.md'

@@ -305,14 +305,28 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
                                       progress)
         if opened.method:
             options = dataclasses.replace(options, method=choice.method)
+        if choice.consistency:  # chosen by the folds where the auto rule would have declined it
+            options = dataclasses.replace(options, physical=dataclasses.replace(options.physical,
+                                                                                consistency=choice.consistency))
     progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
     if options.method in ('tls', 'mls'):
         solved = _solve_with_gains(problem, options)
     elif options.method == 'iirls':
         solved = _solve_iirls(problem, options, progress)
     else:
-        solved = _solve_standard(problem, options, rigid_start, progress,
-                                 None if choice is None else choice.exponents)
+        try:
+            solved = _solve_standard(problem, options, rigid_start, progress,
+                                     None if choice is None else choice.exponents)
+        except InputError:  # the folds' consistency refused on all the rows (its solver): the auto rule instead
+            if choice is None or not choice.consistency:
+                raise
+            choice.consistency, options = None, dataclasses.replace(options, physical=opened.options.physical)
+            problem.warnings.append('physical consistency, chosen by cross-validation, was not reached on all the '
+                                    'rows (the solver missed its optimum): the auto rule decided instead')
+            solved = _solve_standard(problem, options, rigid_start, progress, choice.exponents)
+    if choice is not None and choice.consistency and solved.outcome is not None:
+        solved.outcome.prior['consistency']['chosen_by'] = ('cross-validation (model.choice.tried.consistency): the '
+                                                            'auto rule would have declined it')
     result = _result(problem, options, solved, choice, opened.changes + problem.changes)
     progress('done')
     _check_physics(result, problem, solved)
@@ -581,6 +595,8 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
                         use_prior=physical is not None and physical.prior,
                         prior_std=None if physical is None else physical.prior_relative_std,
                         weight_function=options.weight_function, falling_load=falling, power=power,
+                        consistency=physical if _consistency_open(problem, options, terms_available, open_friction)
+                        else None,
                         progress=progress)
     problem.held.update(choice.dropped)
     if open_friction:  # the narrowest model family holding every joint's law
@@ -676,6 +692,18 @@ def _without_rotor_columns(problem: IdentificationProblem, rigid: np.ndarray) ->
         block.rigid = block.rigid[:, :, keep]
     problem.held = {name: entry for name, entry in problem.held.items() if not name.startswith('Ia_')}
     return rigid[keep]
+
+
+def _consistency_open(problem: IdentificationProblem, options: IdentifyOptions, terms_available: tuple[str, ...],
+                      open_friction: bool) -> bool:
+    """Whether the model choice may choose physical consistency (:mod:`dynid.identify.choice`): the default ``auto``
+    rule, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, the rotor
+    inertia's excess as a candidate, a friction law given that it cannot solve)."""
+    physical = options.physical
+    return bool(physical is not None and physical.consistency == 'auto' and not problem.payload_blocks
+                and (open_friction or problem.spec.friction in PHYSICAL_FRICTION)
+                and not _rigid_held(problem) and 'rotor' not in terms_available
+                and not _physical_not_applicable(problem, options))
 
 
 def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
