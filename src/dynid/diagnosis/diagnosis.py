@@ -81,7 +81,9 @@ class DiagnosisSettings:
     link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
     [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
     per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost
-    within link_evidence) is said as a load with the link beside it, not decided; the last link is not named where
+    within link_evidence) is said as a load with the link beside it, not decided (and where the load's mass is
+    positive by 2σ_m but below payload_kg, nothing is said: the last link heavier or a small load); the last link is
+    not named where
     a load given by its mass alone was placed by the data (its torque is then the placement's as much) [-].
     scale_band, scale_z, agree_band: a joint whose |k| lies outside [1/scale_band, scale_band] and |k| ± scale_z·σ
     outside [1/agree_band, agree_band], while
@@ -407,6 +409,10 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                         f'{cost["joint"]:.3g} for a scale per joint and {cost["link"]:.3g} for one link){both}',
                         f'if the arm carried it, give {_spelled(spell, "payload_mass", mass)} '
                         f'{_spelled(spell, "payload_com", com)}')]
+    if link and link['scale'] > 1.0 and link['link'] == robot.joint_names[-1] and \
+            payload['mass_kg'] - 2.0 * payload['mass_std'] > 0.0 and \
+            cost['payload'] <= settings.link_evidence * link['cost']:
+        return []  # the last link heavier, or a load below payload_kg: the data do not tell which
     if link:
         name, alpha = link['link'], link['scale']
         if link['beyond']:
