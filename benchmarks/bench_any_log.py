@@ -48,8 +48,12 @@ Nothing of it is stored here: the benchmark writes its derived files into a temp
   ``dynid identify --torque-sign all=-1`` (the defaults and what reading the log needs: ``lbr_med7``) and
   ``dynid identify --torque-sign all=-1 --physical --method ols`` (``lbr_med7_physical_ols``: the log is short
   and little excited, cond of the scaled regressor ~2400, and physical consistency keeps the poorly determined
-  links real bodies), each validated on the held-out rows; ``ahead_of_controller_and_urdf_on_every_joint`` says
-  whether the held-out RMSE is below both references on every joint. ``consistency_by_folds``: where the
+  links real bodies: since the regularized default of weakly exciting logs, the defaults choose this themselves),
+  each validated on the held-out rows; ``ahead_of_controller_and_urdf_on_every_joint`` says
+  whether the held-out RMSE is below both references on every joint. ``weakly_exciting``: the defaults' gate
+  (``model.choice.tried.regularized``: cond(W) of the data alone, the limit, cond with the prior, the folds' summed
+  held-out score against the robot file's own model's, whether the regularized default was kept; ``null`` where the
+  gate did not fire). ``consistency_by_folds``: where the
   defaults' model choice let its folds judge physical consistency (the auto rule would decline it on all the
   rows), what it cost on them and each candidate's summed held-out score on the training log's folds (``null``
   where the folds were not asked).
@@ -382,6 +386,9 @@ def _lbr_med7(folder: Path, clone: Path | None, options: tuple[str, ...]) -> dic
         'reference': 'computed here: the authors publish no accuracy figures; controller = tau - tau_ext logged in '
                      'the dataset; URDF = med7dock.urdf; authors = src/regression.py timer_cb_regressor re-implemented',
         'used_fraction': metrics['used_fraction'],
+        'weakly_exciting': {key: value for key, value in
+                            ((result.model.get('choice') or {}).get('tried') or {}).get('regularized', {}).items()
+                            if key != 'solver'} or None,
         'consistency_by_folds': {key: value for key, value in
                                  ((result.model.get('choice') or {}).get('tried') or {}).get('consistency', {}).items()
                                  if key in ('gate', 'cost_percent', 'scores', 'chosen')} or None,

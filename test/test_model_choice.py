@@ -208,8 +208,9 @@ def test_physical_consistency_always_keeps_coulomb_and_viscous(plain_friction):
 
 @pytest.fixture(scope='module')
 def short_torque_log():
-    """4 s of the plain twin read from its joint torques alone (no currents: no rotor candidate)."""
-    return dataclasses.replace(_record(_plain(), seconds=4.0), current=None, theta=None)
+    """6 s of the plain twin read from its joint torques alone (no currents: no rotor candidate; 4 s are weakly
+    exciting and get the regularized default instead, test_weak_excitation.py)."""
+    return dataclasses.replace(_record(_plain(), seconds=6.0), current=None, theta=None)
 
 
 def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_decline_it(short_torque_log):

@@ -54,6 +54,12 @@ same MAP on each fold's training rows; IRLS is kept where the sum of the joints'
 **The robot file's own model** (its links, friction fitted on the training folds, as ``dynid validate``
 predicts it) is scored on the same folds; a joint it predicts better than the model chosen, by more than the folds'
 spread (:func:`robot_file_lead`), is named.
+
+**Weakly exciting logs** (``regularized``: :func:`dynid.identify.run._identify_weak` found
+:func:`excitation_condition` above the refusal's limit): the laws are chosen as above for OLS with the prior and
+consistency ``always``; the model chosen is then scored as it will be solved (equal row weights, each fold's estimate
+the consistent optimum of its training rows) beside the robot file's own model, and :func:`_regularized_verdict`
+says whether that default is kept.
 """
 
 from __future__ import annotations
@@ -150,6 +156,16 @@ class ModelChoice:
             lines.append(f'physical consistency, cross-validated (it costs {consistency["cost_percent"]:.3g} % of '
                          f'the training χ², above the auto rule\'s limit; summed held-out score): {tried} → '
                          f'{consistency["chosen"].upper().replace("+PHYSICAL", "+physical")}')
+        weak = self.tried.get('regularized')
+        if weak:
+            verdict = ('kept' if weak.get('kept') else f'not kept ({weak.get("reason") or "folds"}): the ordinary '
+                       f'defaults')
+            scores = (f', summed held-out score {weak["score"]:.4g} against the robot file\'s '
+                      f'{weak["robot_file_score"]:.4g}' if weak.get('score') is not None else '')
+            if weak.get('condition_with_prior') is not None:
+                scores = f' (cond with the prior {weak["condition_with_prior"]:.3g}){scores}'
+            lines.append(f'weakly exciting log (cond(W) of the data alone {weak["condition_scaled"]:.3g} > '
+                         f'{weak["threshold"]:g}): OLS with the prior and physical consistency{scores}: {verdict}')
         return lines
 
     def to_dict(self) -> dict:
@@ -159,6 +175,21 @@ class ModelChoice:
                                      for joint, (a, b) in self.robot_file_ahead.items()},
                 'exponents': None if self.exponents is None else dict(zip(self.terms, self.exponents.tolist(),
                                                                           strict=True))}
+
+
+def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:
+    """cond(W·D) of the data alone, equal row weights, D scaling each column to unit norm (the figure
+    :func:`dynid.identify.quality.identifiability_problems` refuses above ``COND_SCALED_MAX``), on the columns every
+    law starts from: the rigid-body base parameters and each joint's Coulomb and viscous friction and offset (the
+    other terms and held columns left out, so that the figure does not depend on what the model choice tries). From
+    the Gram matrix (p×p, one pass over the rows): cond(W·D) = √cond(DᵀWᵀW·D)."""
+    keep = [i for i, name in enumerate(names) if name not in held and
+            (i < rigid_count or name.split('_')[0] in ('Fc', 'Fv', 'tau0'))]
+    a = w[:, keep]
+    norms = np.linalg.norm(a, axis=0)
+    a = a / np.where(norms > 0, norms, 1.0)
+    eigenvalues = np.linalg.eigvalsh(a.T @ a)
+    return float(np.sqrt(eigenvalues[-1] / eigenvalues[0])) if eigenvalues[0] > 0 else float('inf')
 
 
 def _restricted(rows: ReducedRows, columns: np.ndarray) -> ReducedRows:
@@ -298,7 +329,7 @@ def _columns(names: list[str], symbol: str, joint: int) -> list[int]:
 def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: np.ndarray, *,
            choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
            prior_std: float | None = None, weight_function: str = 'huber', falling_load=frozenset(), power=None,
-           consistency=None, progress=lambda text: None) -> ModelChoice:
+           consistency=None, regularized: dict | None = None, progress=lambda text: None) -> ModelChoice:
     """The friction terms per joint and the method by blocked cross-validation (module docstring).
 
     Args:
@@ -310,6 +341,11 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
         consistency: the :class:`~dynid.identify.physical.PhysicalSettings` where physical consistency is open (its
             ``auto`` rule: module docstring), or None.
+        regularized: the record of the weakly exciting log's gate (``dynid.identify.run._identify_weak``: its
+            ``solver``) where the regularized default is tried: the model chosen is then scored as it will be
+            solved (equal row weights, each fold's estimate the consistent optimum of its training rows) beside the
+            robot file's own model, and the record gets both sums and ``kept`` (the regularized default predicts
+            the held-out blocks better).
     """
     names = problem.parameter_names()
     n, joint_names = problem.robot.n, problem.robot.joint_names
@@ -339,6 +375,9 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         method, terms, per_fold, consistent, tried['consistency'] = _choose_consistency(
             problem, folds, columns, (w, y, joints), terms, method, per_fold, trained, consistency, choose_method)
         chosen = columns.mask(terms)
+    if regularized is not None:  # scored as it is solved: OLS, consistent (the prior's weight cross-validated again)
+        folds = _Folds(problem, w, y, joints, np.ones(len(y)), held, use_prior, None, names)
+        per_fold = folds.fold_scores(chosen, None, regularized['solver'])
     scores = _summed(per_fold)
     theirs_per_fold = folds.robot_file_fold_scores(chosen) if folds.use_prior or any(
         link.in_prior for link in folds.links) else np.full(per_fold.shape, np.nan)
@@ -347,6 +386,9 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     tried['chosen_per_joint'] = dict(zip(joint_names, scores.tolist(), strict=True))
     tried['robot_file_per_joint'] = dict(zip(joint_names, theirs.tolist(), strict=True))
     tried['prior_relative_std'] = folds.std if folds.use_prior else None
+    if regularized is not None:
+        _regularized_verdict(regularized, folds, chosen, per_fold, theirs_per_fold)
+        tried['regularized'] = regularized
     ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n) if lead[j]}
     dropped = {}
     for j in range(n):
@@ -361,6 +403,35 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)])
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents,
                        consistent)
+
+
+def _regularized_verdict(record: dict, folds: _Folds, chosen: np.ndarray, per_fold: np.ndarray,
+                         theirs_per_fold: np.ndarray) -> None:
+    """Whether the regularized default is kept (``record['kept']``, with the figures): the prior must complete what
+    the data lack, cond(W·D) of the data and the prior together
+    (:func:`dynid.identify.prior.information_condition_numbers` of the MAP problem of all rows, the figure the refusal
+    judges) at most ``COND_SCALED_MAX`` (columns the prior does not reach, a Coulomb term beside an offset on a joint
+    whose velocity keeps one sign, stay undetermined), and its summed held-out score lower than the robot file's own
+    model's on the same folds."""
+    from dynid.identify.prior import information_condition_numbers, posterior_covariance
+    from dynid.identify.quality import COND_SCALED_MAX
+
+    layout, prior = folds._layout(chosen)
+    reduced = layout.problem(_restricted(folds.data, chosen), prior, folds.std if folds.use_prior else None)
+    x = reduced.map_estimate()
+    condition = information_condition_numbers(posterior_covariance(reduced, x, layout.to_base))[1]
+    score, robot_file = float(np.sum(np.nan_to_num(per_fold, nan=0.0))), float(np.nansum(theirs_per_fold))
+    record.update(condition_with_prior=condition if np.isfinite(condition) else None,
+                  score=score if np.isfinite(score) else None, robot_file_score=robot_file)
+    if not condition <= COND_SCALED_MAX:
+        record.update(kept=False, reason=f'the prior does not complete what the data lack: cond(W) of the data and '
+                                         f'the prior {condition:.3g} > {COND_SCALED_MAX:g}')
+    elif not np.isfinite(score):
+        record.update(kept=False, reason='the consistent solve missed its optimum on a fold')
+    else:
+        record['kept'] = bool(score < robot_file)
+        if not record['kept']:
+            record['reason'] = 'the robot file\'s own model predicts the held-out blocks better'
 
 
 class _TermColumns:

@@ -45,7 +45,13 @@ from dynid.identify.physical import (
     mass_matrix_check,
 )
 from dynid.identify.plausibility import gravity_scale_check
-from dynid.identify.quality import POORLY_IDENTIFIED_PERCENT, misfit_warning, residual_autocorrelation
+from dynid.identify.prior import robot_file_links
+from dynid.identify.quality import (
+    COND_SCALED_MAX,
+    POORLY_IDENTIFIED_PERCENT,
+    misfit_warning,
+    residual_autocorrelation,
+)
 from dynid.identify.result import IdentificationResult
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, TooFewRowsError, irls, ols, one_blas_thread, wls
@@ -290,9 +296,14 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
 
 def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None,
               settings: FilterSettings | None, options: IdentifyOptions | None, drives: JointDrives | None,
-              progress: Callable[[str], None] | None) -> IdentificationResult:
+              progress: Callable[[str], None] | None, weak: dict | None = None) -> IdentificationResult | None:
+    """``weak``: None on the first pass (the gate of weakly exciting logs may apply: :func:`_choose`,
+    :func:`_identify_weak`); else the record of the gate that fired: with ``kept`` None, the regularized pass (None
+    returned where it is not kept); otherwise the ordinary defaults after it was not (the record kept in the model
+    choice)."""
     progress = progress or (lambda text: None)
-    opened = _open_choices(recordings, (spec or ModelSpec()).validated(), (options or IdentifyOptions()).validated(),
+    given = (options or IdentifyOptions()).validated()
+    opened = _open_choices(recordings, (spec or ModelSpec()).validated(), given,
                            progress, drives is not None or robot.drives is not None)
     options = opened.options
     problem = _prepared_problem(robot, recordings, opened.spec, settings, drives, options, progress,
@@ -301,8 +312,17 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
         opened.terms_available += ('rotor',)
     choice, rigid_start = None, None
     if opened.friction or opened.method:
-        choice, rigid_start = _choose(problem, options, opened.friction, opened.method, opened.terms_available,
-                                      progress)
+        regularizing = weak is not None and weak.get('kept') is None
+        try:
+            choice, rigid_start = _choose(problem, options, opened.friction, opened.method, opened.terms_available,
+                                          progress, gate=weak is None and _regularized_open(problem, opened),
+                                          regularized=weak if regularizing else None)
+        except _WeaklyExcited as excited:
+            return _identify_weak(robot, recordings, spec, settings, given, drives, progress, excited.condition)
+        if regularizing and not weak['kept']:
+            return None
+        if weak is not None and not regularizing:  # declined by the folds: said beside the ordinary choice
+            choice.tried['regularized'] = weak
         if opened.method:
             options = dataclasses.replace(options, method=choice.method)
         if choice.consistency:  # chosen by the folds where the auto rule would have declined it
@@ -331,6 +351,49 @@ def _identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSp
     progress('done')
     _check_physics(result, problem, solved)
     return result
+
+
+class _WeaklyExcited(Exception):  # noqa: N818 - a decision, not an error: :func:`_choose` found the gate open
+    def __init__(self, condition: float) -> None:
+        super().__init__(condition)
+        self.condition = condition
+
+
+def _regularized_open(problem: IdentificationProblem, opened: _OpenChoices) -> bool:
+    """Whether the regularized default may replace the ordinary one (:func:`_identify_weak`): the method and physical
+    consistency left to dynid (``auto``; a given option is kept as given), the robot file's prior on and holding
+    links, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, a friction
+    law given that it cannot solve)."""
+    physical = opened.options.physical
+    return bool(opened.method and physical is not None and physical.prior and physical.consistency == 'auto'
+                and not problem.payload_blocks and not _rigid_held(problem)
+                and (opened.friction or problem.spec.friction in PHYSICAL_FRICTION)
+                and any(link.in_prior for link in robot_file_links(problem.robot)))
+
+
+def _identify_weak(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec | None,
+                   settings: FilterSettings | None, given: IdentifyOptions, drives: JointDrives | None,
+                   progress: Callable[[str], None], condition: float) -> IdentificationResult:
+    """The regularized default of a weakly exciting log (docs/methods/identification.md, "Weakly exciting logs"):
+    OLS with the robot file's prior and physical consistency (Coulomb + viscous friction, the offsets by the model
+    choice), kept where its folds predict the held-out blocks better than the robot file's own model
+    (:func:`dynid.identify.choice.choose`, ``regularized``); else the ordinary defaults, the decision recorded in
+    ``model.choice.tried.regularized``."""
+    weak = {'condition_scaled': condition, 'threshold': COND_SCALED_MAX, 'kept': None,
+            'solver': given.physical.solver}
+    progress(f'weakly exciting log: cond(W) of the data alone with unit-norm columns {condition:.3g} > '
+             f'{COND_SCALED_MAX:g}: OLS with the robot file\'s prior and physical consistency tried as the default')
+    regularized = dataclasses.replace(given, method='ols',
+                                      physical=dataclasses.replace(given.physical, consistency='always'))
+    try:
+        result = _identify(robot, recordings, spec, settings, regularized, drives, progress, weak)
+    except InputError as error:  # the consistent solve refused on all the rows: the ordinary defaults
+        weak.update(kept=False, reason=f'the regularized identification failed: {error}')
+        result = None
+    if result is not None:
+        return result
+    progress(f'weakly exciting log: the regularized default not kept ({weak["reason"]}): the ordinary defaults')
+    return _identify(robot, recordings, spec, settings, given, drives, progress, weak)
 
 
 def _open_choices(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyOptions,
@@ -551,11 +614,14 @@ def _check_physics(result: IdentificationResult, problem: IdentificationProblem,
 
 
 def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_friction: bool, open_method: bool,
-            terms_available: tuple[str, ...], progress: Callable[[str], None]):
+            terms_available: tuple[str, ...], progress: Callable[[str], None], gate: bool = False,
+            regularized: dict | None = None):
     """The friction terms per joint and the method by blocked cross-validation (:mod:`dynid.identify.choice`) on
     the superset problem; the problem is narrowed to the law chosen (the columns left out held at 0). Returns the
-    choice and the rigid-body estimate τ_out was built from (the load loop's start)."""
-    from dynid.identify.choice import choose
+    choice and the rigid-body estimate τ_out was built from (the load loop's start). ``gate``: raise
+    :class:`_WeaklyExcited` where the data alone are weakly exciting (:func:`dynid.identify.choice.excitation_condition`
+    above ``COND_SCALED_MAX``); ``regularized``: the gate's record, for the folds' verdict (``choose``)."""
+    from dynid.identify.choice import choose, excitation_condition
 
     once = dataclasses.replace(options, load_iterations=1)
     exponents = np.full(problem.robot.n, problem.spec.exponent)
@@ -580,6 +646,11 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         progress('the data cannot carry the load-dependent or temperature terms beside the others: not tried')
         first, w, y, joints = _load_loop(problem, 'wls', once, exponents, lambda text: None,
                                          pooled_short=_prior_completes(problem, options))
+    if gate:  # one p×p Gram matrix of the rows already built
+        condition = excitation_condition(w, problem.parameter_names(), len(problem.rigid_names),
+                                         frozenset(problem.held))
+        if condition > COND_SCALED_MAX:
+            raise _WeaklyExcited(condition)
     rigid = first.values[:len(problem.rigid_names)]
     if problem.spec.uses_load:  # τ_out of the first estimate, not of the robot file
         w, y, joints, _, _ = problem.equations(rigid)
@@ -596,7 +667,7 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
                         prior_std=None if physical is None else physical.prior_relative_std,
                         weight_function=options.weight_function, falling_load=falling, power=power,
                         consistency=physical if _consistency_open(problem, options, terms_available, open_friction)
-                        else None,
+                        else None, regularized=regularized,
                         progress=progress)
     problem.held.update(choice.dropped)
     if open_friction:  # the narrowest model family holding every joint's law
