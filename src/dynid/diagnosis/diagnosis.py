@@ -81,7 +81,9 @@ class DiagnosisSettings:
     link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
     [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
     per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost
-    within link_evidence) is said as a load with the link beside it, not decided; the last link is not named where
+    within link_evidence) is said as a load with the link beside it, not decided (and where the load's mass is
+    positive by 2σ_m but below payload_kg, nothing is said: the last link heavier or a small load); the last link is
+    not named where
     a load given by its mass alone was placed by the data (its torque is then the placement's as much) [-].
     scale_band, scale_z, agree_band: a joint whose |k| lies outside [1/scale_band, scale_band] and |k| ± scale_z·σ
     outside [1/agree_band, agree_band], while
@@ -91,10 +93,6 @@ class DiagnosisSettings:
     link that would need a negative mass (α + 2σ_α < 0), where a scale per joint fits at least as well as a load and
     one link (unless that link would need a factor outside [1/high, high] of link_band: no file is off by that much)
     and costs at most foreign_evidence times the tolerated file's, are a robot file that does not belong [-].
-    pattern_evidence: two or more joints whose |k| ± 2σ lies outside [1/agree_band, agree_band] (off by less than
-    scale_band), where a scale per joint costs at most pattern_evidence times the tolerated file's and no more than
-    one link, one link beyond and a load, are a robot file that does not belong as well: a pattern no file off by
-    tens of percent gives [-].
     beyond_band, beyond_evidence, beyond_free, beyond_second: one link is also named where, fitted beyond the
     tolerated file (that link at any factor ≥ 0, every other within file_off), its factor lies outside
     [1/beyond_band, beyond_band] (and inside link_band's outer limits), its cost is at most beyond_evidence times the
@@ -120,7 +118,6 @@ class DiagnosisSettings:
     payload_evidence: float = 0.95
     tolerated_evidence: float = 1.0 / 1.15
     foreign_evidence: float = 0.9
-    pattern_evidence: float = 0.8
     file_off: float = 0.4
     payload_kg: float = 0.7
     friction_false_alarm: float = 1e-6
@@ -412,6 +409,10 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
                         f'{cost["joint"]:.3g} for a scale per joint and {cost["link"]:.3g} for one link){both}',
                         f'if the arm carried it, give {_spelled(spell, "payload_mass", mass)} '
                         f'{_spelled(spell, "payload_com", com)}')]
+    if link and link['scale'] > 1.0 and link['link'] == robot.joint_names[-1] and \
+            payload['mass_kg'] - 2.0 * payload['mass_std'] > 0.0 and \
+            cost['payload'] <= settings.link_evidence * link['cost']:
+        return []  # the last link heavier, or a load below payload_kg: the data do not tell which
     if link:
         name, alpha = link['link'], link['scale']
         if link['beyond']:
@@ -480,18 +481,6 @@ def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beat
                         f'scale (scale {k_far}, beyond what a file whose links are off by tens of percent gives), in '
                         f'no pattern one link, one drive or a load explains{negative}: a robot file that does not '
                         f'belong to the recording (another arm\'s?) or other units')]
-    # joints off the file's scale by less, in a pattern no file off by tens of percent gives at all
-    off = [name for name in k if _decisively_outside(k[name], found.joint_std[name], settings.agree_band, 2.0)]
-    if len(off) >= 2 and cost['joint'] <= settings.pattern_evidence * cost['tolerated'] and \
-            cost['joint'] <= min(link_cost, cost['payload'], cost.get('beyond', float('inf'))):
-        k_off = ', '.join(f'{name} {k[name]:.3g} ± {found.joint_std[name]:.1g}' for name in off)
-        reading = 'the measured torque' if check.signal == 'torque' else 'K_τ·i of the motor current'
-        return [Finding('robot_file', off, f'{reading} of {", ".join(off)} is off the robot file\'s scale (scale '
-                        f'{k_off}) in a pattern no file whose links are each off by up to '
-                        f'{100 * settings.file_off:.0f} % gives (weighted residual {cost["joint"]:.3g} with a scale '
-                        f'per joint against {cost["tolerated"]:.3g} with every link within that), and one link, one '
-                        f'drive or a load explains no better: a robot file that does not belong to the recording '
-                        f'(another arm\'s?)')]
     return []
 
 
