@@ -76,6 +76,18 @@ def test_prior_rule_weighs_the_fit_as_a_whole_and_every_joint():
     assert int(np.argmin(combined.sum(axis=1))) == 1  # 820/810 + 1 beats 810/810 + 3
 
 
+def test_prior_rule_leaves_out_a_score_that_cannot_tell_the_grid_apart():
+    # A relative score of 0 at some s (nothing left to predict) or not finite says nothing: the χ² decides, and
+    # no 0/0 turns the whole column into NaN (which argmin would read as the first point of the grid).
+    scores = np.zeros((3, 2, 2))
+    scores[:, :, 0] = [[500.0, 500.0], [400.0, 420.0], [410.0, 400.0]]
+    for relative in (0.0, np.inf):
+        scores[:, :, 1] = relative
+        combined = combined_scores(scores)
+        assert np.all(np.isfinite(combined))
+        assert int(np.argmin(combined.sum(axis=1))) == 2
+
+
 def test_cross_validation_folds_are_stretches_of_the_record():
     # 8 contiguous blocks, block b in fold b mod 4: the folds partition the rows, every fold holds two
     # stretches half the record apart, and is trained on the other folds' rows only.

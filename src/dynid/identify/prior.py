@@ -410,8 +410,14 @@ def held_out_scores(layout: PhysicalLayout, folds: list[Fold], prior: PriorRows,
 
 def combined_scores(scores: np.ndarray) -> np.ndarray:
     """(grid, folds): each of the two scores divided by its least total over the grid, summed (module
-    docstring): the weighted χ² speaks for the fit as a whole, the relative one for every joint."""
-    return sum(scores[:, :, m] / scores[:, :, m].sum(axis=1).min() for m in range(scores.shape[2]))
+    docstring): the weighted χ² speaks for the fit as a whole, the relative one for every joint. A score whose
+    least total is 0 or not finite (held-out rows predicted exactly at some s, or none with torque to compare
+    with) tells the grid's points apart no more: it is left out instead of dividing by it."""
+    least = scores.sum(axis=1).min(axis=0)
+    combined = np.zeros(scores.shape[:2])
+    for m in np.flatnonzero(np.isfinite(least) & (least > 0)):
+        combined += scores[:, :, m] / least[m]
+    return combined
 
 
 def cross_validated_prior_std(layout: PhysicalLayout, folds: list[Fold], prior: PriorRows,
