@@ -13,7 +13,7 @@ optimized excitation, two runs: training (twin seed 1) and held-out (twin seed 4
    ``actual_current_as_torque`` with the tool set right on the robot, and set wrong (no payload set); and as UR's
    RTDE publisher records it (``rtde/<field>`` Float64MultiArray topics joined by ``rtde/timestamp``, the payload
    set on the robot on ``rtde/payload*``). Each is read by the commands' reader without flags
-   (``dynid.cli.shared.read_bag``). **Read right**: the meaning read is the one written, the signal is the
+   (``dynid.cli.reading.read_bag``). **Read right**: the meaning read is the one written, the signal is the
    driver's (current, or K·i [N·m] with the gravity added back), the RTDE recording's temperatures are the
    twin's, and a wrongly set payload is named (a rightly set one not). Then each training reading is
    identified (WLS, viscous + Coulomb friction, the tool known) and validated on the held-out run read the
@@ -52,7 +52,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from dynid.cli.shared import read_bag as read_for_commands
+from dynid.cli.reading import read_bag as read_for_commands
 from dynid.control.feedforward import Feedforward
 from dynid.control.ur_direct_torque import (
     friction_model_request,

@@ -175,7 +175,7 @@ def _imported(folder: Path, robot: str, log_format: str, preset: str, trajectory
 
 def part_units(folder: Path, logs: dict) -> dict:
     """Part 3 (module docstring): ``logs`` {robot name: twin bag}."""
-    from dynid.cli.shared import read_bag as read_checked
+    from dynid.cli.reading import read_bag as read_checked
 
     ur5e = load_robot('ur5e')
     twin = read_bag(logs['ur5e'], ur5e.joint_names)

@@ -200,7 +200,7 @@ def test_torque_or_current_is_decided_by_the_data_where_nothing_says(effort_bags
 
 
 def test_what_the_recording_says_is_kept_and_checked(effort_bags, ur5e):
-    from dynid.cli.shared import read_bag as read_checked
+    from dynid.cli.reading import read_bag as read_checked
 
     dataset = read_checked(effort_bags['recorded_torque'], ur5e, None, warn=False)
     check = dataset.source['diagnosis']

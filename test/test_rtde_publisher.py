@@ -10,7 +10,7 @@ recorded payload), read as the drive torque it is: through the drive gains, as t
 import numpy as np
 import pytest
 
-from dynid.cli.shared import read_bag as read_for_commands
+from dynid.cli.reading import read_bag as read_for_commands
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.gravity_restore import payload_record
 from dynid.io.bag import read_bag

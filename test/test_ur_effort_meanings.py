@@ -4,7 +4,7 @@ A twin recording with a 2 kg tool is rewritten as ``ros2 bag record /joint_state
 effort in each mode, with dynid's record of what it holds (as a bag of the twin or of identifier_node under
 ur.launch.py has): motor current; the drive torque K·i (current as torque); K·i less the robot's gravity with
 the payload set on the robot (UR's ``actual_current_as_torque``), set right (2 kg) and set wrong (none).
-Each is read back by the commands' reader (:func:`dynid.cli.shared.read_bag`) without being told what the
+Each is read back by the commands' reader (:func:`dynid.cli.reading.read_bag`) without being told what the
 effort holds: the torque modes are the drive torque K·i (the gravity added back with the payload the robot had),
 read as what it is, the motor current through the drive gains; a wrongly set payload is named.
 """
@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from dynid.cli.shared import read_bag as read_for_commands
+from dynid.cli.reading import read_bag as read_for_commands
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.gravity_restore import gravity_torque, payload_from_record, payload_record, restore_gravity
 from dynid.io.bag import read_bag, write_bag

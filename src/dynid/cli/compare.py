@@ -6,15 +6,8 @@ import argparse
 import sys
 
 from dynid.cli.options import add_option
-from dynid.cli.shared import (
-    EXIT_OK,
-    add_effort_argument,
-    drives_from_file,
-    float_list,
-    output_file,
-    output_folder,
-    read_bag,
-)
+from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag
+from dynid.cli.shared import EXIT_OK, float_list, output_file, output_folder
 from dynid.errors import InputError
 from dynid.files import write_text
 

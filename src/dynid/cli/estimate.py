@@ -7,18 +7,8 @@ import sys
 
 from dynid.cli.flags import message
 from dynid.cli.options import add_option
-from dynid.cli.shared import (
-    EXIT_OK,
-    add_effort_argument,
-    add_joints_argument,
-    drives_from_file,
-    float_list,
-    output_file,
-    output_folder,
-    read_bag,
-    result_joints,
-    result_torque_signs,
-)
+from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
+from dynid.cli.shared import EXIT_OK, add_joints_argument, float_list, output_file, output_folder, result_joints
 from dynid.errors import InputError
 
 SUMMARY = 'replay a recording through the online stiffness and friction estimators'

@@ -15,15 +15,8 @@ import time
 from datetime import UTC
 
 from dynid.cli.flags import message
-from dynid.cli.shared import (
-    EXIT_BAD_INPUT,
-    EXIT_OK,
-    add_effort_argument,
-    add_settings_arguments,
-    output_folder,
-    read_bag,
-    settings_from_args,
-)
+from dynid.cli.reading import add_effort_argument, read_bag
+from dynid.cli.shared import EXIT_BAD_INPUT, EXIT_OK, add_settings_arguments, output_folder, settings_from_args
 from dynid.errors import InputError
 
 SUMMARY = 'the joint health record: trends, forecasts to a limit, events; HTML page and JSON'

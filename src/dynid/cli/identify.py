@@ -7,22 +7,24 @@ import sys
 
 from dynid.cli.flags import ADVICE
 from dynid.cli.options import add_option
+from dynid.cli.reading import (
+    add_effort_argument,
+    drives_from_file,
+    effort_told,
+    read_bag,
+    recording_inputs,
+    torque_signs,
+)
 from dynid.cli.shared import (
     EXIT_OK,
-    add_effort_argument,
     add_filter_arguments,
     add_joints_argument,
     add_robot_argument,
-    drives_from_file,
-    effort_told,
     filter_settings,
     float_list,
     output_file,
     output_folder,
     print_metrics,
-    read_bag,
-    recording_inputs,
-    torque_signs,
 )
 from dynid.errors import InputError
 

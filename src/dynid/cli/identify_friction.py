@@ -6,18 +6,14 @@ import argparse
 import sys
 
 from dynid.cli.options import add_option
-from dynid.cli.shared import (
-    EXIT_OK,
+from dynid.cli.reading import (
     add_effort_argument,
-    add_joints_argument,
     check_recording,
     drives_from_file,
     effort_told,
-    float_list,
-    output_file,
-    result_joints,
     result_torque_signs,
 )
+from dynid.cli.shared import EXIT_OK, add_joints_argument, float_list, output_file, result_joints
 
 SUMMARY = 'fit the joint friction model (static map, temperature, load-dependent Coulomb, E-GMS) into a result file'
 

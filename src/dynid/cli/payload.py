@@ -8,14 +8,8 @@ import sys
 
 import numpy as np
 
-from dynid.cli.shared import (
-    EXIT_OK,
-    add_effort_argument,
-    drives_from_file,
-    output_file,
-    read_bag,
-    result_torque_signs,
-)
+from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
+from dynid.cli.shared import EXIT_OK, output_file
 from dynid.files import write_text
 
 SUMMARY = 'payload mass, centre of mass and inertia from a short motion; UR set_payload / Franka setLoad arguments'

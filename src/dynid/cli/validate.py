@@ -6,18 +6,15 @@ import argparse
 import sys
 
 from dynid.cli.options import add_option
+from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
 from dynid.cli.shared import (
     EXIT_FAILED,
     EXIT_OK,
-    add_effort_argument,
     add_joints_argument,
-    drives_from_file,
     float_list,
     output_file,
     print_metrics,
-    read_bag,
     result_joints,
-    result_torque_signs,
 )
 from dynid.errors import InputError
 
