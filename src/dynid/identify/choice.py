@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynid.identify.physical import consistent_optimum
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     PhysicalLayout,
@@ -245,7 +246,7 @@ class _Folds:
         for k, fold in enumerate(self.folds):
             rows = _restricted(trained[k] if trained is not None else fold.trained_on, free)
             reduced = layout.problem(rows, prior, self.std if self.use_prior else None)
-            x = _consistent_estimate(reduced, consistent) if consistent else reduced.map_estimate()
+            x = consistent_optimum(reduced, consistent)[0] if consistent else reduced.map_estimate()
             if x is None:
                 return np.full((len(self.folds), self.n), np.inf)
             v = layout.to_base @ x
@@ -264,19 +265,6 @@ class _Folds:
                 if held_out is not None:
                     out[k, j] = _restricted(held_out, free).cost(v) / fold.energy[j]
         return out
-
-
-def _consistent_estimate(reduced, solver: str) -> np.ndarray | None:
-    """The physically consistent optimum of a fold's problem (the MAP estimate where that is consistent; None where
-    the solver misses its optimum)."""
-    from dynid.identify.physical import project_links, solve, violations
-
-    x = reduced.map_estimate()
-    bad_links, bad_bounds = violations(x, reduced)
-    if not bad_links and not bad_bounds:
-        return x
-    x, status, _ = solve(reduced, solver)
-    return project_links(x, reduced) if status == 'optimal' else None
 
 
 def _summed(per_fold: np.ndarray) -> np.ndarray:
@@ -537,19 +525,15 @@ def _consistency_gate(folds: _Folds, free: np.ndarray, settings) -> tuple[bool, 
     MAP estimate not consistent and the constrained one costing more than ``consistency_cost_max_percent`` of the
     training χ²): only then do the folds decide (a log that determines the links well needs no more). Returns the
     answer and what was found, for ``tried``."""
-    from dynid.identify.physical import project_links, solve, violations
-
     layout, prior = folds._layout(free)
     reduced = layout.problem(_restricted(folds.data, free), prior, folds.std if folds.use_prior else None)
-    x_map = reduced.map_estimate()
-    bad_links, bad_bounds = violations(x_map, reduced)
-    if not bad_links and not bad_bounds:
+    x, x_map, status = consistent_optimum(reduced, settings.solver)
+    if status == 'consistent':
         return False, {'gate': 'the MAP estimate of all rows is physically consistent'}
-    x, status, _ = solve(reduced, settings.solver)
-    if status != 'optimal':
+    if x is None:
         return False, {'gate': f'the physical solve of all rows did not reach its optimum ({status})'}
     floor = reduced.data_cost(x_map)
-    cost = 100.0 * (reduced.data_cost(project_links(x, reduced)) / floor - 1.0) if floor > 0 else 0.0
+    cost = 100.0 * (reduced.data_cost(x) / floor - 1.0) if floor > 0 else 0.0
     if cost <= settings.consistency_cost_max_percent:
         return False, {'gate': 'consistency costs at most the auto rule\'s limit', 'cost_percent': cost}
     return True, {'gate': 'consistency costs more than the auto rule\'s limit: the folds decide', 'cost_percent': cost}

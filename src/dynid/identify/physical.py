@@ -289,6 +289,18 @@ def solve(problem: PhysicalProblem, solver: str = 'clarabel') -> tuple[np.ndarra
     return x, status, 2
 
 
+def consistent_optimum(problem: PhysicalProblem, solver: str = 'clarabel') -> tuple[np.ndarray | None, np.ndarray, str]:
+    """The physically consistent optimum of ``problem``: (x, the MAP estimate, status). Where the MAP estimate is
+    consistent it is x (status 'consistent'); else the constrained optimum (:func:`solve`, projected onto the
+    constraints: :func:`project_links`; status 'optimal'), or None with the solver's status where it misses it."""
+    x_map = problem.map_estimate()
+    bad_links, bad_bounds = violations(x_map, problem)
+    if not bad_links and not bad_bounds:
+        return x_map, x_map, 'consistent'
+    x, status, _ = solve(problem, solver)
+    return (project_links(x, problem) if status == 'optimal' else None), x_map, status
+
+
 # ------------------------------------------------------------------------------ M(q)
 def mass_matrices(result, robot, q: np.ndarray) -> np.ndarray:
     """M(q) (N, n, n) [kg·m²] of a result's base parameters, rotor inertias on the diagonal where identified.
