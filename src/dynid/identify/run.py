@@ -366,8 +366,7 @@ def _regularized_open(problem: IdentificationProblem, opened: _OpenChoices) -> b
     law given that it cannot solve)."""
     physical = opened.options.physical
     return bool(opened.method and physical is not None and physical.prior and physical.consistency == 'auto'
-                and not problem.payload_blocks and not _rigid_held(problem)
-                and (opened.friction or problem.spec.friction in PHYSICAL_FRICTION)
+                and not _consistency_refused(problem, opened.friction)
                 and any(link.in_prior for link in robot_file_links(problem.robot)))
 
 
@@ -771,10 +770,17 @@ def _consistency_open(problem: IdentificationProblem, options: IdentifyOptions, 
     rule, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, the rotor
     inertia's excess as a candidate, a friction law given that it cannot solve)."""
     physical = options.physical
-    return bool(physical is not None and physical.consistency == 'auto' and not problem.payload_blocks
-                and (open_friction or problem.spec.friction in PHYSICAL_FRICTION)
-                and not _rigid_held(problem) and 'rotor' not in terms_available
+    return bool(physical is not None and physical.consistency == 'auto'
+                and not _consistency_refused(problem, open_friction) and 'rotor' not in terms_available
                 and not _physical_not_applicable(problem, options))
+
+
+def _consistency_refused(problem: IdentificationProblem, open_friction: bool) -> bool:
+    """Whether a consistent identification of ``problem`` would be refused: payload blocks, rigid-body parameters
+    held (left-out joints), or a friction law given that depends on τ_out (an open law is chosen among those it
+    takes). The model choice tries consistency, or the regularized default, only where it would not be."""
+    return bool(problem.payload_blocks or _rigid_held(problem)
+                or not (open_friction or problem.spec.friction in PHYSICAL_FRICTION))
 
 
 def _prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
