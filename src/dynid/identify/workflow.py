@@ -163,16 +163,13 @@ ADVISED_FIELDS = ('fix_drive_gain', 'payload_com')
 
 def _filters_of(recordings: Sequence[RecordingInput], identification: Identification) -> dict:
     """The rate [Hz] and decimation cut-off [Hz] an identification of ``recordings`` uses ('rate_hz',
-    'decimation_cutoff_hz', as a result's provenance records them): the first recording's rate, the cut-off given
-    or derived from it (:func:`dynid.signal.preprocess.default_cutoffs`)."""
-    from dynid.signal.preprocess import default_cutoffs
-
+    'decimation_cutoff_hz', as a result's provenance records them): the first recording's rate, the cut-off the
+    filters resolve for it (given, or derived from the rate:
+    :meth:`dynid.signal.preprocess.FilterSettings.validated`)."""
     rate = recordings[0].dataset.rate_hz if recordings else None
     if not rate or not rate > 0:
         return {}
-    given = identification.filters.decimation_cutoff_hz
-    return {'rate_hz': rate, 'decimation_cutoff_hz': given if given is not None else
-            default_cutoffs(rate, identification.filters.motion_bandwidth_hz)[1]}
+    return {'rate_hz': rate, 'decimation_cutoff_hz': identification.filters.validated(rate).decimation_cutoff_hz}
 
 
 def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,
