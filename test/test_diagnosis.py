@@ -328,8 +328,7 @@ def test_a_massless_link_is_no_rival_of_the_link_far_off():
     single = {'link': 'wrist_1_joint', 'scale': 0.39, 'std': 0.07}
 
     def found(fits):
-        beyond = {'link': 'wrist_1_joint', 'scale': 0.20, 'second': min(f[0] for n, f in fits.items()
-                                                                         if n != 'wrist_1_joint'), 'fits': fits}
+        beyond = {'link': 'wrist_1_joint', 'scale': 0.20, 'fits': fits}
         return dataclasses.replace(_found({}, cost, single), beyond=beyond)
 
     link = _off_link(found(fits), ur3e, settings, False)
@@ -373,7 +372,7 @@ def test_the_last_link_heavier_is_not_named_where_a_small_load_explains_as_well(
     meanings = {n: 'motor current' for n in names}
     cost = {'file': 98.0, 'joint': 60.7, 'tolerated': 66.0, 'link': 62.4, 'beyond': 60.5, 'free': 60.4,
             'payload': 60.6}
-    beyond = {'link': names[-1], 'scale': 3.72, 'second': 65.9, 'fits': {names[-1]: [60.5, 3.72]}}
+    beyond = {'link': names[-1], 'scale': 3.72, 'fits': {names[-1]: [60.5, 3.72]}}
 
     def found(mass, std):
         return RobotFileFinding('joint', cost, {n: 1.0 for n in names}, {n: 0.05 for n in names},

@@ -51,8 +51,9 @@ class RobotFileFinding:
     ``single_link``: the link that fits best alone ('link': the joint that moves it), its α ('scale') and standard
     error ('std') [-]; ``payload``: the load fit's mass ('mass_kg') with its standard error ('mass_std') [kg] and
     centre of mass ('com_m') [m, flange frame]; ``best``: the least cost of 'joint', 'link' and 'payload';
-    ``beyond``: one link beyond the tolerated file (:func:`_beyond`: 'link', its factor 'scale', and 'second', the
-    cost of the next candidate; costs 'beyond' and 'free', every acting link scaled freely), {} where not fitted."""
+    ``beyond``: one link beyond the tolerated file (:func:`_beyond`: 'link', its factor 'scale', and 'fits', each
+    candidate link's [cost, factor]; costs 'beyond' and 'free', every acting link scaled freely), {} where not
+    fitted."""
 
     best: str
     cost: dict[str, float]
@@ -257,7 +258,8 @@ def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, fl
     factor fitted alone lies outside [1/BEYOND_SCREEN, BEYOND_SCREEN] (the link off need not be the one that fits
     best alone: a light link ×3 is explained alone by a heavier one's factor); and every acting link scaled freely.
     Adds the costs 'beyond' (the best link's) and 'free' to ``costs``. Returns {} where nothing is fitted, else the
-    link (index), its factor ('scale') and 'second': the least cost of the other links' fits."""
+    link (index), its factor ('scale') and 'fits': {link index: [cost, factor]} of every candidate (the rules judge
+    the rivals among them: :func:`dynid.diagnosis.diagnosis._off_link`)."""
     if problem is None or not any(not 1.0 / BEYOND_SCREEN <= single[link] <= BEYOND_SCREEN for link in acting):
         return {}
     fits = _one_beyond(problem, tolerance, list(range(len(acting))))
@@ -265,9 +267,7 @@ def _beyond(problem: dict | None, acting: np.ndarray, tolerance: tuple[float, fl
     costs['beyond'] = fits[best][0]
     free = problem['r'] @ np.linalg.lstsq(problem['r'], problem['b'], rcond=None)[0] - problem['b']
     costs['free'] = float(free @ free) + problem['rest']
-    others = [fits[k][0] for k in fits if k != best]
     return {'link': int(acting[best]), 'scale': fits[best][1],
-            'second': min(others) if others else costs['tolerated'],
             'fits': {int(acting[k]): list(fit) for k, fit in fits.items()}}
 
 
