@@ -56,7 +56,7 @@ from dynid.diagnosis.effort import (
     check_efforts,
 )
 from dynid.diagnosis.recording import TIME_BAND, degree_joints, time_scale
-from dynid.diagnosis.robot_file import explain, place_mass
+from dynid.diagnosis.robot_file import explain, place_mass, tolerated_signs
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 
@@ -256,6 +256,9 @@ def _evidence(s) -> str:
         parts.append(f'friction {s.coulomb:.3g} ± {s.coulomb_std:.2g} N·m')
     if s.sign_from == 'motion':
         parts.append(f'sign from friction and inertia against the motion (statistic {s.sign_statistic:.3g})')
+    elif s.sign_from == 'held':
+        parts.append(f'sign {NOT_DECIDED}: a robot file with every link off by up to 40 % turns it (statistic '
+                     f'{s.sign_statistic:.3g} of the fits with the links so scaled, positive for +1)')
     elif not s.sign and _finite(s.scatter):
         parts.append(f'file torque {s.file_rms:.2g} N·m RMS under {s.scatter:.2g} N·m of scatter')
     return '; '.join(parts)
@@ -383,7 +386,7 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
            if not 1.0 / trigger <= abs(check.joints[robot.joint_names[j]].scale) <= trigger]
     if not off:
         return []
-    signs = np.array([s.sign if s.sign else 1 for s in check.joints.values()], float)
+    signs = np.array([s.sign if s.sign else -1 if s.sign_from == 'held' else 1 for s in check.joints.values()], float)
     found = explain(rows, robot, signs, candidates, [r.payload if r.payload is not None else r.dataset.payload
                                                       for r in recordings], settings.file_factors,
                     any(r.payload_mass for r in recordings))
@@ -528,6 +531,7 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         if joint is not None and joint.sign:
             joint.sign, joint.sign_from = 0, ''
             joint.verdict = 'undecided' if joint.verdict != 'other' else joint.verdict
+    _hold_signs(check, recordings, robot, settings)
     meanings = _joint_meanings(check, settings)
     joints = {name: JointDiagnosis(meanings[name], int(s.sign), float(s.scale), float(s.std), float(s.offset),
                                    _evidence(s)) for name, s in check.joints.items()}
@@ -547,6 +551,26 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
             if sign is not None:
                 findings.append(sign)
     return Diagnosis(names, check.signal, said, said_by, meaning, joints, findings, details)
+
+
+def _hold_signs(check: EffortCheck, recordings: Sequence[Recording], robot: RobotModel,
+                settings: DiagnosisSettings) -> None:
+    """Each sign the scale decided, judged again against a robot file off by tens of percent
+    (:func:`dynid.diagnosis.robot_file.tolerated_signs`, each link within :attr:`DiagnosisSettings.file_factors`, at
+    false-alarm rate :attr:`EffortCheckSettings.sign_false_alarm`): a sign such a file could turn (a joint whose links'
+    torques nearly cancel) is not decided (``sign`` 0; ``sign_from`` 'held' keeps why, the statistic in
+    ``sign_statistic``)."""
+    judged = [j for j, s in enumerate(check.joints.values()) if s.sign < 0 and s.sign_from == 'scale']
+    if not judged:
+        return
+    rows = _pooled_rows(recordings, robot, settings.effort)
+    if rows is None:
+        return
+    held = tolerated_signs(rows, robot, judged, settings.file_factors, settings.effort.sign_false_alarm)
+    for j, (sign, statistic) in held.items():
+        joint = check.joints[robot.joint_names[j]]
+        if sign != joint.sign:
+            joint.sign, joint.sign_from, joint.sign_statistic = 0, 'held', statistic
 
 
 def _place_loads(recordings: Sequence[Recording], robot: RobotModel,

@@ -188,15 +188,22 @@ class EffortCheck:
         return '; '.join(parts)
 
     def _unchecked_text(self) -> str:
-        """' (not checked: J, whose ...)' for the joints whose sign the data cannot tell, or ''."""
-        unchecked = self.unchecked
-        if not unchecked:
-            return ''
-        sizes = ', '.join(f'{name} {self.joints[name].file_rms:.2g} under {self.joints[name].scatter:.2g}'
-                          for name in unchecked if np.isfinite(self.joints[name].scatter))
-        return (f' (not checked: {", ".join(unchecked)}, whose robot-file torque hardly moves in this recording '
-                'against the signal\'s scatter, with no friction or rotor inertia to show the sign'
-                + (f': RMS {sizes} N·m' if sizes else '') + ')')
+        """' (not checked: J, whose ...)' for the joints whose sign the data cannot tell, or ''; a sign a robot file
+        off by tens of percent could turn (``sign_from`` 'held': :func:`dynid.diagnosis.robot_file.tolerated_signs`)
+        is said as such."""
+        held = [name for name in self.unchecked if self.joints[name].sign_from == 'held']
+        unchecked = [name for name in self.unchecked if name not in held]
+        parts = []
+        if unchecked:
+            sizes = ', '.join(f'{name} {self.joints[name].file_rms:.2g} under {self.joints[name].scatter:.2g}'
+                              for name in unchecked if np.isfinite(self.joints[name].scatter))
+            parts.append(f'not checked: {", ".join(unchecked)}, whose robot-file torque hardly moves in this recording '
+                         'against the signal\'s scatter, with no friction or rotor inertia to show the sign'
+                         + (f': RMS {sizes} N·m' if sizes else ''))
+        if held:
+            parts.append(f'not decided: {", ".join(held)}, whose scale is negative but whose sign a robot file with '
+                         'every link off by up to 40 % would turn')
+        return f' ({"; ".join(parts)})' if parts else ''
 
     def _scales_text(self, verdict: str) -> str:
         """'0.074–0.077 on 4 joints (drive gains 13.5, 13.5, 13.5, 4.4 N·m/A)': |k| of the joints of ``verdict``."""

@@ -293,3 +293,83 @@ def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | N
     com = moment / mass
     size = float(np.linalg.norm(com))
     return (com if size <= reach_m else com * (reach_m / size)), cost
+
+
+def tolerated_signs(rows: dict, robot: RobotModel, joints: list[int], tolerance: tuple[float, float],
+                    false_alarm: float) -> dict[int, tuple[int, float]]:
+    """The sign of each joint of ``joints`` (indices) that holds against a robot file whose links are each off by
+    up to ``tolerance`` (low, high: the factors, the data's over the file's, each link may take) and a signal in any
+    unit, as the scale's sign alone does not: where the links' torques on a joint nearly cancel, a file off by tens
+    of percent turns the sign of that joint's file torque, and a signal of the file's sign then fits its torque at a
+    negative scale.
+
+    Per joint j, the signal times s = ±1 is fitted as c·(Σ_L f_L·τ_j^(L) + τ_j^(loads)) + the joint's own columns
+    (rotor inertia, friction, offsets: :func:`_nuisance`): c > 0 the signal's unit, each link's factor f_L within
+    ``tolerance`` (bounded least squares for each c, the least over c; the declared loads' torque as declared; τ^(L)
+    as in :func:`explain`). The statistic is the two fits' difference in residual sum of squares (the −1 fit's minus
+    the +1 fit's) in the better fit's residual variance, divided by its correlation inflation
+    (:func:`dynid.diagnosis.effort._inflation`); the sign is ±1 where |statistic| ≥ χ²_p(1 − ``false_alarm``), p the
+    links acting on the joint, else 0 (the argument of :func:`dynid.diagnosis.effort.motion_sign`: with the true
+    factors inside the box, the difference is at most the noise's projection on the columns). Returns {joint index:
+    (sign, statistic)}."""
+    import scipy.optimize  # here: only where a sign is judged
+
+    from dynid.diagnosis.effort import chi2_quantile
+
+    count = len(rows['q'])
+    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
+    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
+    n = robot.n
+    y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
+    parameters = robot.standard_parameters
+    low, high = tolerance
+    out = {}
+    for j in joints:
+        file = rows['file'][pick, j]
+        links = np.column_stack([y_arm[:, j, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)])
+        loads = file - links.sum(axis=1)  # the declared loads' torque, as declared
+        size = np.sqrt(np.mean(links**2, axis=0))
+        acting = size >= LINK_SHARE * max(float(np.sqrt(np.mean(file**2))), 1e-300)
+        width = int(acting.sum())
+        own = _nuisance(dq[:, j], ddq[:, j], rows['recording'][pick])
+        fixed = loads + links[:, ~acting].sum(axis=1)  # at the signal's unit c, as filed
+        a = np.column_stack([links[:, acting], own])
+        norm = np.linalg.norm(a, axis=0)
+        norm[norm == 0] = 1.0
+        basis, r = np.linalg.qr(a / norm)
+        measured = rows['measured'][pick, j]
+        free = np.full(own.shape[1], np.inf)
+        held = np.r_[np.zeros(3), -free[3:]]  # B, Fc, Fv ≥ 0 in the file's sign convention; offsets free
+
+        def fit(sign: float, c: float, basis=basis, r=r, norm=norm, width=width, free=free, measured=measured,
+                fixed=fixed, held=held):
+            target = sign * measured - c * fixed
+            projected = basis.T @ target
+            lower = np.r_[np.full(width, c * low) * norm[:width], held]
+            upper = np.r_[np.full(width, c * high) * norm[:width], free]
+            if c == 0.0:
+                upper[:width] = 1e-300
+            x = scipy.optimize.lsq_linear(r, projected, bounds=(lower, upper), method='bvls').x
+            left = r @ x - projected
+            return float(left @ left) + max(float(target @ target - projected @ projected), 0.0), x
+
+        cost = {}
+        for sign in (1.0, -1.0):
+            best = scipy.optimize.minimize_scalar(lambda u, sign=sign: fit(sign, float(np.exp(u)))[0],
+                                                  bounds=(np.log(1e-3), np.log(1e3)), method='bounded',
+                                                  options={'xatol': 1e-3})
+            cost[sign] = min(float(best.fun), fit(sign, 0.0)[0])
+        winner = 1.0 if cost[1.0] <= cost[-1.0] else -1.0
+        variance = cost[winner] / max(1, len(measured) - a.shape[1])
+        if not variance > 0:
+            out[j] = (0, 0.0)
+            continue
+        c = float(np.exp(scipy.optimize.minimize_scalar(
+            lambda u, sign=winner: fit(sign, float(np.exp(u)))[0], bounds=(np.log(1e-3), np.log(1e3)),
+            method='bounded', options={'xatol': 1e-3}).x))
+        x = fit(winner, c)[1]
+        residual = winner * measured - c * fixed - a @ (x / norm)
+        statistic = (cost[-1.0] - cost[1.0]) / (variance * _inflation(residual))
+        threshold = chi2_quantile(width + 3, false_alarm)
+        out[j] = (1 if statistic >= threshold else -1 if statistic <= -threshold else 0, float(statistic))
+    return out
