@@ -305,7 +305,7 @@ def test_the_bounded_fits_on_the_reduced_problem_are_the_full_ones():
                  + 0.05 * rng.normal(size=rows) for j in range(2)]
     acting = np.arange(n_links)
     lower, upper = np.array([0.0, 1 / 1.4, 1 / 1.4]), np.array([np.inf, 1 / 0.6, 1 / 0.6])
-    cost, factors = _bounded(_reduced(links, [0, 1], [1.0, 1.0], own, residuals, acting), lower, upper)
+    cost, factors = _bounded(_reduced(links, [0, 1], [np.ones(rows)] * 2, own, residuals, acting), lower, upper)
     a, y = _stacked_matrix([links[:, j, :] for j in range(2)], own, residuals)
     bounds = (np.r_[lower - 1.0, np.full(5, -np.inf)], np.r_[upper - 1.0, np.full(5, np.inf)])
     full = scipy.optimize.lsq_linear(a, y, bounds=bounds, method='bvls').x
@@ -406,3 +406,42 @@ def test_a_sign_a_file_off_by_tens_of_percent_could_turn_is_not_claimed():
     sign = np.where(np.arange(robot.n) == 4, -1.0, 1.0)
     flipped = diagnose([Recording(dataclasses.replace(torque, tau=torque.tau * sign))], robot)
     assert [(f.kind, f.joints) for f in flipped.findings] == [('sign', ['panda_joint5'])]
+
+
+def test_a_motor_currents_friction_shows_the_sign_of_a_joint_a_placed_load_takes_up():
+    """A UR3e carrying 2.9 kg given by its mass alone: the data place the load, and wrist 2's torque is then mostly
+    the placement's, so its scale decides no sign. In a motor current the drive's friction opposes the motion
+    whatever the load: its power against the motion decides the sign (|z| ≥ 3.29). Flipped, wrist 2 is named by
+    it; as recorded, no finding; a joint torque after the gear holds no friction and is not decided so."""
+    robot, log = _twin_log('ur3e', seconds=20.0, rate=250.0, seed=129,
+                           payload=Payload(2.92, (-0.0485, 0.0364, 0.0985)))
+    current = dataclasses.replace(log, tau=None, payload=None)
+    sign = np.where(np.arange(robot.n) == 4, -1.0, 1.0)
+    flipped = diagnose([Recording(dataclasses.replace(current, current=current.current * sign), payload_mass=2.92)],
+                       robot)
+    assert [(f.kind, f.joints) for f in flipped.findings] == [('sign', ['wrist_2_joint'])]
+    assert "wrist_2_joint: the drive's friction against the motion" in flipped.warnings()[0]
+    assert flipped.details['effort_check']['joints']['wrist_2_joint']['friction_power_z'] <= -3.29
+    clean = diagnose([Recording(current, payload_mass=2.92)], robot)
+    assert clean.findings == [] and clean.joints['wrist_2_joint'].sign == 1
+    torque = dataclasses.replace(log, current=None, payload=None)
+    flipped = diagnose([Recording(dataclasses.replace(torque, tau=torque.tau * sign), payload_mass=2.92)], robot)
+    assert flipped.details['effort_check']['joints']['wrist_2_joint']['sign_from'] != 'friction'
+
+
+def test_the_rest_and_the_motion_are_weighted_apart_so_a_vertical_joints_gain_shows():
+    """A UR5e log of 20 s whose last 10 s are at rest (2.99 kg declared): at rest the first joint's current wanders
+    with the static friction its controller works against (correlated, larger than in motion), and one scatter for
+    all rows weighted its motion, where its inertia shows the drive gain, by the rest's (scale ±70 %). Weighted
+    apart, its drive gain ×2 is named; the same log against its own drives, no finding."""
+    payload = Payload(2.99, (0.0449, -0.0040, 0.0806))
+    robot, log = _twin_log('ur5e', seconds=20.0, rate=250.0, seed=125, payload=payload)
+    current = dataclasses.replace(log, tau=None, payload=None)
+    gains = np.asarray(robot.drives.drive_gain, float).copy()
+    gains[0] *= 2.0
+    wrong = robot.with_drives(dataclasses.replace(robot.drives, drive_gain=gains))
+    diagnosis = diagnose([Recording(current, payload)], wrong)
+    assert [(f.kind, f.joints) for f in diagnosis.findings] == [('drive', ['shoulder_pan_joint'])]
+    scale, std = (diagnosis.details['robot_file'][key]['shoulder_pan_joint'] for key in ('joint_scales', 'joint_std'))
+    assert 1.6 <= scale <= 2.4 and std <= 0.25
+    assert diagnose([Recording(current, payload)], robot).findings == []

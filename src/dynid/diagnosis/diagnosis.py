@@ -106,7 +106,8 @@ class DiagnosisSettings:
     gravity_removed: |k_g| below this with k_d in the torque band is a torque without gravity [-];
     gravity_joint_share: a joint carries gravity where its file gravity RMS is at least
     this share of the largest joint's [-]. placed_share: a joint whose file torque a load placed by the data (a mass
-    alone declared) makes at least this share of is not given a sign [-].
+    alone declared) makes at least this share of is not given a sign by its scale or motion; on a motor current its
+    drive's friction may still show it (:func:`_friction_sign`) [-].
     """
 
     trigger_band: float = 1.1
@@ -256,6 +257,12 @@ def _evidence(s) -> str:
         parts.append(f'friction {s.coulomb:.3g} ± {s.coulomb_std:.2g} N·m')
     if s.sign_from == 'motion':
         parts.append(f'sign from friction and inertia against the motion (statistic {s.sign_statistic:.3g})')
+    elif s.sign_from == 'friction':
+        parts.append(f'sign from the drive\'s friction against the motion (its power {s.friction_power_z:.3g} standard '
+                     'errors; the scale is a load\'s placed by the data as much)')
+    elif s.sign_from == 'beside other':
+        parts.append(f'sign {NOT_DECIDED}: only its motion shows it, beside a joint at no meaning\'s scale (the robot '
+                     'file\'s torque is not right up to a scale)')
     elif s.sign_from == 'held':
         parts.append(f'sign {NOT_DECIDED}: a robot file with every link off by up to 40 % turns it (statistic '
                      f'{s.sign_statistic:.3g} of the fits with the links so scaled, positive for +1)')
@@ -386,7 +393,8 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
            if not 1.0 / trigger <= abs(check.joints[robot.joint_names[j]].scale) <= trigger]
     if not off:
         return []
-    signs = np.array([s.sign if s.sign else -1 if s.sign_from == 'held' else 1 for s in check.joints.values()], float)
+    signs = np.array([s.sign if s.sign else -1 if s.sign_from in ('held', 'beside other') else 1
+                      for s in check.joints.values()], float)
     found = explain(rows, robot, signs, candidates, [r.payload if r.payload is not None else r.dataset.payload
                                                       for r in recordings], settings.file_factors,
                     any(r.payload_mass for r in recordings))
@@ -526,10 +534,11 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     else:
         placement_joints = set()
     check = check_efforts(recordings, robot, said, said_by, ', '.join(names), settings.effort)
-    for name in placement_joints:  # their sign is the load's placement's as much as the data's: not decided
-        joint = check.joints.get(name)
+    for name in placement_joints:  # their sign is the load's placement's as much as the data's: not decided,
+        joint = check.joints.get(name)  # unless the drive's friction in a motor current shows it
         if joint is not None and joint.sign:
-            joint.sign, joint.sign_from = 0, ''
+            joint.sign, joint.sign_from = _friction_sign(joint, check.signal, settings), ''
+            joint.sign_from = 'friction' if joint.sign else ''
             joint.verdict = 'undecided' if joint.verdict != 'other' else joint.verdict
     _hold_signs(check, recordings, robot, settings)
     meanings = _joint_meanings(check, settings)
@@ -553,14 +562,37 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     return Diagnosis(names, check.signal, said, said_by, meaning, joints, findings, details)
 
 
+def _friction_sign(joint, signal: str | None, settings: DiagnosisSettings) -> int:
+    """The sign a motor current's friction shows (K_τ·i compared: ``signal`` 'current'), whatever the file torque
+    beside it: the friction fitted beside the file's gravity and inertia torque, rotor inertia and offsets
+    (:func:`dynid.diagnosis.effort.check_efforts`) opposes the motion in the drive's sign convention, so the sign of
+    its mean power against the motion is the signal's; decided where that power's z reaches the two-sided normal
+    quantile at :attr:`EffortCheckSettings.sign_false_alarm` (|z| ≥ 3.29 at 10⁻³), else 0. A joint torque after the
+    gear holds no friction: not used there."""
+    if signal != 'current':
+        return 0
+    from dynid.diagnosis.effort import chi2_quantile
+
+    z = float(joint.friction_power_z)
+    if not np.isfinite(z) or z * z < chi2_quantile(1, settings.effort.sign_false_alarm):
+        return 0
+    return 1 if z > 0 else -1
+
+
 def _hold_signs(check: EffortCheck, recordings: Sequence[Recording], robot: RobotModel,
                 settings: DiagnosisSettings) -> None:
     """Each sign the scale decided, judged again against a robot file off by tens of percent
     (:func:`dynid.diagnosis.robot_file.tolerated_signs`, each link within :attr:`DiagnosisSettings.file_factors`, at
     false-alarm rate :attr:`EffortCheckSettings.sign_false_alarm`): a sign such a file could turn (a joint whose links'
     torques nearly cancel) is not decided (``sign`` 0; ``sign_from`` 'held' keeps why, the statistic in
-    ``sign_statistic``)."""
-    judged = [j for j, s in enumerate(check.joints.values()) if s.sign < 0 and s.sign_from == 'scale']
+    ``sign_statistic``). A sign from the motion alone (:func:`dynid.diagnosis.effort.motion_sign`, whose test takes
+    the file's torque as right up to a positive scale) is not decided beside a joint whose decided scale is at no
+    meaning's (verdict 'other': the file's torque is not right up to a scale there; ``sign_from`` 'beside other')."""
+    if any(s.verdict == 'other' for s in check.joints.values()):  # the file's torque not right up to a scale
+        for joint in check.joints.values():
+            if joint.sign < 0 and joint.sign_from == 'motion':
+                joint.sign, joint.sign_from = 0, 'beside other'
+    judged = [j for j, s in enumerate(check.joints.values()) if s.sign < 0 and s.sign_from in ('scale', 'motion')]
     if not judged:
         return
     rows = _pooled_rows(recordings, robot, settings.effort)

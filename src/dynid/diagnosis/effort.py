@@ -99,7 +99,9 @@ class JointScale:
     ``gravity_rms``, ``signal_rms``: the file's gravity torque and the measured signal, RMS over the rows [N·m];
     ``viscous`` Fv [N·m·s/rad]; ``friction_chi2``: the Wald statistic of (Fc, Fv) together, (Fc, Fv)·C⁻¹·(Fc, Fv)
     with C their covariance [-], and ``friction_rms`` the fitted friction torque Fc·sgn(q̇) + Fv·q̇ where it
-    dissipates (RMS, with the signal's sign; 0 where it feeds energy in) [N·m]."""
+    dissipates (RMS, with the signal's sign; 0 where it feeds energy in) [N·m]; ``friction_power_z``: the mean power
+    of that friction torque against the motion, Fc·mean|q̇| + Fv·mean q̇², over its standard error, of the signal as
+    recorded (positive where it opposes the motion) [-]."""
 
     scale: float
     std: float
@@ -124,6 +126,7 @@ class JointScale:
     viscous: float = float('nan')
     friction_chi2: float = 0.0
     friction_rms: float = 0.0
+    friction_power_z: float = 0.0
 
 
 @dataclass
@@ -179,9 +182,14 @@ class EffortCheck:
 
     def _evidence_text(self, joints: list[str]) -> str:
         """'scale -0.98 on A, its friction and inertia torque against the motion on B'."""
-        by_scale = [name for name in joints if self.joints[name].sign_from != 'motion']
+        by_scale = [name for name in joints if self.joints[name].sign_from not in ('motion', 'friction')]
         by_motion = [name for name in joints if self.joints[name].sign_from == 'motion']
+        by_friction = [name for name in joints if self.joints[name].sign_from == 'friction']
         parts = ['scale ' + ', '.join(f'{name} {self.joints[name].scale:.3g}' for name in by_scale)] if by_scale else []
+        if by_friction:
+            parts.append(f'{", ".join(by_friction)}: the drive\'s friction against the motion (power '
+                         + ', '.join(f'{self.joints[name].friction_power_z:.3g}' for name in by_friction)
+                         + ' standard errors)')
         if by_motion:
             parts.append(f'{", ".join(by_motion)}: {"its" if len(by_motion) == 1 else "their"} friction and inertia '
                          'torque against the motion')
@@ -191,7 +199,7 @@ class EffortCheck:
         """' (not checked: J, whose ...)' for the joints whose sign the data cannot tell, or ''; a sign a robot file
         off by tens of percent could turn (``sign_from`` 'held': :func:`dynid.diagnosis.robot_file.tolerated_signs`)
         is said as such."""
-        held = [name for name in self.unchecked if self.joints[name].sign_from == 'held']
+        held = [name for name in self.unchecked if self.joints[name].sign_from in ('held', 'beside other')]
         unchecked = [name for name in self.unchecked if name not in held]
         parts = []
         if unchecked:
@@ -201,8 +209,8 @@ class EffortCheck:
                          'against the signal\'s scatter, with no friction or rotor inertia to show the sign'
                          + (f': RMS {sizes} N·m' if sizes else ''))
         if held:
-            parts.append(f'not decided: {", ".join(held)}, whose scale is negative but whose sign a robot file with '
-                         'every link off by up to 40 % would turn')
+            parts.append(f'not decided: {", ".join(held)}, whose sign a robot file with every link off by up to 40 % '
+                         'would turn, or which only the motion shows beside a joint at no meaning\'s scale')
         return f' ({"; ".join(parts)})' if parts else ''
 
     def _scales_text(self, verdict: str) -> str:
@@ -450,18 +458,23 @@ def _coefficients(columns: np.ndarray, measured: np.ndarray,
 
 
 def _friction_test(values: np.ndarray, covariance: np.ndarray | None, dq: np.ndarray,
-                   sign: float) -> tuple[float, float]:
-    """(Wald statistic of (Fc, Fv) together, RMS of the friction torque where it dissipates) (:class:`JointScale`):
-    ``values`` (Fc, Fv), ``covariance`` theirs, ``dq`` the rows' velocity, ``sign`` the signal's (±1)."""
+                   sign: float) -> tuple[float, float, float]:
+    """(Wald statistic of (Fc, Fv) together, RMS of the friction torque where it dissipates, z of the power it
+    dissipates) (:class:`JointScale`): ``values`` (Fc, Fv), ``covariance`` theirs, ``dq`` the rows' velocity,
+    ``sign`` the signal's (±1). The power's z: P = Fc·mean|q̇| + Fv·mean q̇² of the signal as recorded, over its
+    standard error from the covariance (positive where the friction the signal holds opposes the motion)."""
     if covariance is None or not np.all(np.isfinite(values)):
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     try:
         statistic = float(values @ np.linalg.solve(covariance, values))
     except np.linalg.LinAlgError:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     torque = values[0] * np.sign(dq) + values[1] * dq
     dissipates = sign * float(torque @ dq) > 0.0
-    return statistic, float(np.sqrt(np.mean(torque**2))) if dissipates else 0.0
+    gradient = np.array([np.mean(np.abs(dq)), np.mean(dq**2)])
+    spread = float(gradient @ covariance @ gradient)
+    power_z = float(gradient @ values) / np.sqrt(spread) if spread > 0 else 0.0
+    return statistic, float(np.sqrt(np.mean(torque**2))) if dissipates else 0.0, power_z
 
 
 def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str | None = None, said_by: str = '',
@@ -521,8 +534,8 @@ def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str 
         split = np.column_stack([carried, file - carried, ddq, np.sign(dq), dq, offsets_all])
         values, errors, friction_covariance = _coefficients(split, measured, slice(3, 5))
         found.viscous = float(values[4])
-        found.friction_chi2, found.friction_rms = _friction_test(values[3:5], friction_covariance, dq,
-                                                                 1.0 if not np.isfinite(scale) or scale >= 0 else -1.0)
+        found.friction_chi2, found.friction_rms, found.friction_power_z = _friction_test(
+            values[3:5], friction_covariance, dq, 1.0 if not np.isfinite(scale) or scale >= 0 else -1.0)
         found.gravity_scale, found.gravity_std = float(values[0]), float(errors[0])
         found.dynamic_scale, found.dynamic_std = float(values[1]), float(errors[1])
         found.rotor, found.rotor_std = float(values[2]), float(errors[2])

@@ -112,13 +112,14 @@ def _stacked(blocks_shared: list[np.ndarray], blocks_own: list[np.ndarray], targ
     return solution[:shared_width], cost, spread * inverse / np.outer(scale[:shared_width], scale[:shared_width])
 
 
-def _reduced(links: np.ndarray, joints: list[int], weights: list[float], own: list[np.ndarray],
+def _reduced(links: np.ndarray, joints: list[int], weights: list[np.ndarray], own: list[np.ndarray],
              residuals: list[np.ndarray], acting: np.ndarray, free: list[np.ndarray] | None = None) -> dict:
     """The stacked problem of the acting links' factors beside each joint's own columns (:func:`_stacked_matrix`),
     its columns scaled to unit norm and reduced once by a QR factorization: ||A·x − y||² = ||R·x − Qᵀy||² + rest,
     so that the bounded fits below solve a square problem of the columns' size instead of every row's."""
-    a, y = _stacked_matrix([np.column_stack([links[:, j, :][:, acting] * weights[k]] + ([free[k]] if free else []))
-                            for k, j in enumerate(joints)], own, residuals)
+    blocks = [np.column_stack([links[:, j, :][:, acting] * weights[k][:, None]] + ([free[k]] if free else []))
+              for k, j in enumerate(joints)]
+    a, y = _stacked_matrix(blocks, own, residuals)
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
     q, r = np.linalg.qr(a / scale)
@@ -162,11 +163,36 @@ def _one_beyond(problem: dict, tolerance: tuple[float, float], candidates: list[
     return out
 
 
+def _scatter(residual: np.ndarray, groups: list[np.ndarray], width: int) -> np.ndarray:
+    """Each row's residual scatter σ [signal units]: per group of rows (``groups``, boolean masks: the rows at rest
+    and those in motion), the residual's RMS (its degrees of freedom shared by the groups' sizes) inflated for
+    correlated residuals (:func:`dynid.diagnosis.effort._inflation`, at most 10³); 1 where a group leaves none."""
+    sigma = np.ones(len(residual))
+    total = len(residual)
+    for mask in groups:
+        part = residual[mask]
+        free = len(part) - width * len(part) / max(total, 1)
+        variance = float(part @ part / max(1.0, free)) * min(_inflation(part), 1e3)
+        sigma[mask] = float(np.sqrt(variance)) or 1.0
+    return sigma
+
+
+def _segments(rest: np.ndarray, width: int) -> list[np.ndarray]:
+    """The groups of rows weighted apart (:func:`_scatter`): those at rest and those in motion where each holds at
+    least 4·``width`` rows (at rest a joint's signal wanders with the static friction its controller works against,
+    in correlated stretches unlike its scatter in motion: one scatter for both would weight the motion, where the
+    inertia shows the scale, by the rest's), else all rows as one."""
+    if min(int(rest.sum()), int((~rest).sum())) < 4 * width:
+        return [np.ones(len(rest), bool)]
+    return [rest, ~rest]
+
+
 def _per_joint(measured: np.ndarray, file: np.ndarray, dq: np.ndarray, ddq: np.ndarray, recording: np.ndarray,
-               joints: list[int], names: list[str]) -> dict:
+               joints: list[int], names: list[str], rest: np.ndarray | None = None) -> dict:
     """Each joint's fit of a scale of its file torque beside its own columns, weighted by its residual scatter
-    (inflated for correlated residuals): the weights, own columns and targets of the shared fits, the per-joint
-    scales and their standard errors, and the costs of 'file' (the file as it is) and 'joint'."""
+    (inflated for correlated residuals; at rest and in motion apart: :func:`_segments`): the weights (one per row),
+    own columns and targets of the shared fits, the per-joint scales and their standard errors, and the costs of
+    'file' (the file as it is) and 'joint'."""
     own, targets, weights = [], [], []
     cost, file_cost, joint_scales, joint_std = 0.0, 0.0, {}, {}
     for j in joints:
@@ -174,21 +200,25 @@ def _per_joint(measured: np.ndarray, file: np.ndarray, dq: np.ndarray, ddq: np.n
         a = np.column_stack([file[:, j], nuisance])
         solution = np.linalg.lstsq(a, measured[:, j], rcond=None)[0]
         residual = measured[:, j] - a @ solution
-        variance = float(residual @ residual / max(1, len(residual) - a.shape[1])) * min(_inflation(residual), 1e3)
-        sigma = float(np.sqrt(variance)) or 1.0
-        weights.append(1.0 / sigma)
-        own.append(nuisance / sigma)
-        targets.append(measured[:, j] / sigma)
-        cost += float(residual @ residual) / sigma**2
+        groups = [np.ones(len(residual), bool)] if rest is None else _segments(rest, a.shape[1])
+        weight = 1.0 / _scatter(residual, groups, a.shape[1])
+        if len(groups) > 1:  # weighted least squares with the scatter of each group
+            solution = np.linalg.lstsq(a * weight[:, None], measured[:, j] * weight, rcond=None)[0]
+            residual = measured[:, j] - a @ solution
+        weights.append(weight)
+        own.append(nuisance * weight[:, None])
+        targets.append(measured[:, j] * weight)
+        cost += float(np.sum((residual * weight) ** 2))
         joint_scales[names[j]] = float(solution[0])
         try:
-            inverse = np.linalg.inv(a.T @ a)
-            joint_std[names[j]] = float(np.sqrt(max(inverse[0, 0], 0.0)) * sigma)
+            inverse = np.linalg.inv((a * weight[:, None]).T @ (a * weight[:, None]))
+            joint_std[names[j]] = float(np.sqrt(max(inverse[0, 0], 0.0)))
         except np.linalg.LinAlgError:
             joint_std[names[j]] = float('inf')
-        rest = measured[:, j] - file[:, j]
-        left = rest - nuisance @ np.linalg.lstsq(nuisance, rest, rcond=None)[0]
-        file_cost += float(left @ left) / sigma**2
+        rest_of_file = (measured[:, j] - file[:, j]) * weight
+        own_columns = nuisance * weight[:, None]
+        left = rest_of_file - own_columns @ np.linalg.lstsq(own_columns, rest_of_file, rcond=None)[0]
+        file_cost += float(left @ left)
     return {'own': own, 'targets': targets, 'weights': weights, 'cost': {'file': file_cost, 'joint': cost},
             'joint_scales': joint_scales, 'joint_std': joint_std}
 
@@ -211,7 +241,7 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
     links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
     y_payload = (y_arm[:, :, -10:].reshape(len(pick) * n, 10) @ robot._payload_transform).reshape(len(pick), n, 10)
     fit = _per_joint(rows['measured'][pick] * signs, file, dq, ddq, rows['recording'][pick], joints,
-                     list(robot.joint_names))
+                     list(robot.joint_names), rows['rest'][pick])
     own, weights, costs = fit['own'], fit['weights'], fit['cost']
     dof = {'file': 0, 'joint': len(joints), 'link': 1, 'payload': 4}
     # links that act on the decided joints (at least LINK_SHARE of a joint's file torque); the others stay as filed
@@ -221,11 +251,13 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
     residuals = [t - file[:, j] * weights[k] for k, (t, j) in enumerate(zip(fit['targets'], joints, strict=True))]
     # a load placed by the data against this file (its mass alone declared): its first moment fitted again beside
     # each link's factors, shared by the joints
-    moment = [y_payload[:, j, 1:4] * weights[k] if placed else np.zeros((len(pick), 0)) for k, j in enumerate(joints)]
+    moment = [y_payload[:, j, 1:4] * weights[k][:, None] if placed else np.zeros((len(pick), 0))
+              for k, j in enumerate(joints)]
     link_costs, single, single_std = {}, {}, {}
     for link in acting:  # one link off at a time: τ_f + (α_L − 1)·τ^(L)
         change, link_costs[link], covariance = _stacked(
-            [np.column_stack([links[:, j, link:link + 1] * weights[k], moment[k]]) for k, j in enumerate(joints)],
+            [np.column_stack([links[:, j, link:link + 1] * weights[k][:, None], moment[k]])
+             for k, j in enumerate(joints)],
             own, residuals, covariance=True)
         single[link] = 1.0 + float(change[0])
         single_std[link] = float(np.sqrt(max(covariance[0, 0], 0.0)))
@@ -236,7 +268,7 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
     costs['link'] = link_costs[worst] if worst is not None else float('inf')
     beyond = _beyond(problem, acting, tolerance, single, costs)
     mass_moment, costs['payload'], covariance = _stacked(
-        [y_payload[:, j, :4] * weights[k] for k, j in enumerate(joints)], own, residuals, covariance=True)
+        [y_payload[:, j, :4] * weights[k][:, None] for k, j in enumerate(joints)], own, residuals, covariance=True)
     mass = float(mass_moment[0])
     com = (mass_moment[1:] / mass).tolist() if mass > 0 else [0.0, 0.0, 0.0]
     moved = {} if worst is None else {'link': robot.joint_names[worst], 'scale': single[worst],
