@@ -76,8 +76,10 @@ class DiagnosisSettings:
     file whose links are each off by up to file_off of their value (the 'tolerated' fit: each link's data over file
     factor within [1/(1 + file_off), 1/(1 − file_off)], :meth:`file_factors`): what such a file
     explains as well is not told apart from the common case of a file off by tens of percent, and not named [-].
-    payload_kg, payload_evidence: a load is named where m − 2σ_m ≥ payload_kg [kg] and its cost is at most
-    payload_evidence times the smaller of a scale per joint's and one link's [-].
+    payload_kg, payload_evidence, payload_tolerated: a load is named where m − 2σ_m ≥ payload_kg [kg], its cost is at
+    most payload_evidence times the smaller of a scale per joint's and one link's, and at most payload_tolerated
+    (not tolerated_evidence) times the tolerated file's: a file off by tens of percent imitates a load only with
+    the last link's mass, which payload_kg already bars [-].
     link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
     [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
     per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost
@@ -117,6 +119,7 @@ class DiagnosisSettings:
     link_band: tuple[float, float] = (2.6, 6.0)
     link_evidence: float = 1.05
     payload_evidence: float = 0.95
+    payload_tolerated: float = 0.95
     tolerated_evidence: float = 1.0 / 1.15
     foreign_evidence: float = 0.9
     file_off: float = 0.4
@@ -406,7 +409,7 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
     beaten = settings.tolerated_evidence * cost['tolerated']  # what a file off by tens of percent leaves
     link = _off_link(found, robot, settings, any(r.payload_mass for r in recordings))
     load_first = (plausible_load and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
-                  and cost['payload'] <= beaten)
+                  and cost['payload'] <= settings.payload_tolerated * cost['tolerated'])
     if load_first or (link and link['scale'] > 1.0 and plausible_load
                       and cost['payload'] <= settings.link_evidence * link['cost']):
         com, mass = ','.join(f'{c:.2g}' for c in payload['com_m']), f'{payload["mass_kg"]:.2g}'
