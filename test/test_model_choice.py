@@ -60,7 +60,8 @@ def test_the_load_dependent_law_is_chosen_where_the_twin_has_it(loaded_shoulders
     assert result.model['friction'] == 'load_squared'
     scores = choice['tried']['friction']['shoulder_lift_joint']
     assert scores['coulomb+viscous+load'] < scores['coulomb+viscous'] and len(scores) >= 4  # what was tried
-    assert choice['tried']['method'].keys() == {'wls', 'irls'} and choice['lines']
+    assert choice['tried']['method'].keys() == {'wls', 'irls', 'chosen'} and choice['lines']
+    assert choice['tried']['method']['chosen'] == result.method
     # the joints without the load term hold its column at 0 and say nothing more of it
     for joint, terms in choice['friction_terms'].items():
         k = result.parameter_names.index(f'Fl_{ROBOT.joint_names.index(joint) + 1}')

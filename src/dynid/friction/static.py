@@ -6,6 +6,8 @@
   eq. (P1-25)): s(ω) = sgn(ω)·(F_C + (F_S − F_C)·exp(−(|ω|/V_S)^μ)) + F_V1·ω + F_V2·|ω|·ω + F_V3·ω³.
   Erratum (Madsen 2020, ch.4): ch.4 prints −F_V2; we use +F_V2 and let the coefficient carry the sign.
 - :class:`PowerLawViscous`: Li et al. 2024 eq. (4): sgn(ω)·(f_c + f_v·|ω|^α) + f_o.
+- :class:`StribeckExcess`: the Stribeck map's excess term alone, sgn(ω)·(F_S − F_C)·exp(−(|ω|/V_S)^μ) per joint, as
+  the identification's model choice adds it beside Coulomb + viscous friction (:mod:`dynid.identify.choice`).
 
 All maps use sgn(0) = 0, so they are discontinuous at ω = 0; dynamic models (GMS, E-GMS) remove that.
 """
@@ -151,3 +153,57 @@ class PowerLawViscous(LinearFrictionTerm):
         w = np.asarray(velocity, dtype=float)
         s = sgn(w)
         return [s, s * np.abs(w) ** self.alpha, np.ones_like(w)]
+
+
+#: The Stribeck shape μ of :class:`StribeckExcess` where the model choice adds it: the Gaussian decay
+#: exp(−(ω/V_S)²) of Armstrong-Hélouvry's Stribeck curve (the LuGre model's g(v) takes the same), one shape for every
+#: joint so that only V_S is searched (the twin's own μ is 1.2; :mod:`dynid.identify.choice`).
+STRIBECK_SHAPE = 2.0
+
+
+@dataclass(frozen=True)
+class StribeckExcess:
+    """The excess of static friction over the Coulomb level, Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ) per joint: the term
+    (F_S − F_C)·exp(−(|ω|/V_S)^μ) of the Stribeck map (Madsen 2020, thesis ch.4 eq. (P1-25) and ch.6 eq. (11), whose
+    F_V holds it beside the viscous terms), linear in the excess Fs_j [N·m] once the Stribeck velocity Vs_j [rad/s]
+    and the shape μ are fixed. ``velocities`` (n,): NaN on a joint without the term (its feature is 0)."""
+
+    velocities: np.ndarray
+    shape: float = STRIBECK_SHAPE
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.velocities, dtype=float).reshape(-1)
+        if np.any(v[np.isfinite(v)] <= 0) or np.any(np.isinf(v)) or not (np.isfinite(self.shape) and self.shape > 0):
+            raise InputError(f'Stribeck velocities must be > 0 rad/s (NaN: no term) and the shape > 0, got '
+                             f'{v.tolist()}, {self.shape!r}')
+        object.__setattr__(self, 'velocities', v)
+        object.__setattr__(self, 'shape', float(self.shape))
+
+    @property
+    def joints(self) -> np.ndarray:
+        """(n,) whether each joint has the term."""
+        return np.isfinite(self.velocities)
+
+    def decay(self, velocity) -> np.ndarray:
+        """exp(−(|ω|/Vs_j)^μ) for ω (…, n) [rad/s]; 0 on the joints without the term."""
+        return stribeck_decay(velocity, self.velocities, self.shape)
+
+    def feature(self, velocity, direction=None) -> np.ndarray:
+        """The column of Fs_j: sgn(ω)·exp(−(|ω|/Vs_j)^μ) (…, n); ``direction`` in place of sgn(ω) (a smoothed
+        sign, the E-GMS's output)."""
+        w = np.asarray(velocity, dtype=float)
+        return (sgn(w) if direction is None else direction) * self.decay(w)
+
+    def torque(self, velocity, excess, direction=None) -> np.ndarray:
+        """Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ) [N·m] for the excesses Fs (n,) [N·m]."""
+        return np.asarray(excess, dtype=float) * self.feature(velocity, direction)
+
+
+def stribeck_decay(velocity, stribeck_velocity, shape: float = STRIBECK_SHAPE) -> np.ndarray:
+    """exp(−(|ω|/Vs)^μ) [-] with ω (…, n) or (N,) and Vs broadcast over it; 0 where Vs is NaN (no term)."""
+    w = np.asarray(velocity, dtype=float)
+    vs = np.asarray(stribeck_velocity, dtype=float)
+    present = np.isfinite(vs)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        out = np.exp(-((np.abs(w) / np.where(present, vs, 1.0)) ** shape))
+    return np.where(present, out, 0.0)

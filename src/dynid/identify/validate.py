@@ -106,7 +106,8 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
                      exclude_joints=tuple(exclude_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
-    return IdentificationProblem(robot, [recording], spec, settings, result_drives(result, robot, drives))
+    return IdentificationProblem(robot, [recording], spec, settings, result_drives(result, robot, drives),
+                                 stribeck=result.stribeck)
 
 
 def _name(dataset: Dataset, name: str | None) -> str:
