@@ -15,19 +15,19 @@ robot's nominal ones.
 
 Per case: the held-out relative residual ‖y − ŷ‖/‖y‖ (``dynid validate``) of the defaults (``friction='auto'``,
 ``method='auto'``, the prior) and of every fixed choice (WLS, IRLS with Coulomb + viscous or load-dependent
-friction; I-IRLS with Li's comprehensive model; WLS with either law and the temperature term, where the
-temperature varies enough to identify it; WLS with Coulomb + viscous friction and a Stribeck excess on every joint
-at Vs = 0.1 rad/s, the hump case's own; all with the prior); ``default_over_best_fixed`` divides the
-defaults' by the least of the fixed ones, picked afterwards on the held-out data (targets: median ≤ 1.05,
-max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the robot file's own model's
-(its links, the friction fitted on the training run, as ``dynid validate`` prints it) by more than the spread over
-five stretches of the held-out recording (the rule identify names a joint by on its folds: the mean paired
-difference beyond two standard errors) and that the identification did not name (target 0); the joints above it by
-any margin (``joints_above_robot_file``) and the named ones are counted beside. ``identify_60s_s``: ``dynid
-identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh process, from its imports,
-best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it, with the CPU time and the
-same with ``--friction viscous_coulomb --method wls`` (the previous defaults) beside: the difference is what the
-choice costs.
+friction; I-IRLS with Li's comprehensive model; WLS with either law and the temperature term, where the temperature
+varies enough to identify it; WLS with Coulomb + viscous friction and a Stribeck excess on every joint at Vs = 0.1
+rad/s, the hump case's own, of either shape the choice tries (μ 1 and 2); all with the prior);
+``default_over_best_fixed`` divides the defaults' by the least of the fixed ones, picked afterwards on the held-out
+data (targets: median ≤ 1.05, max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the
+robot file's own model's (its links, the friction fitted on the training run, as ``dynid validate`` prints it) by
+more than the spread over five stretches of the held-out recording (the rule identify names a joint by on its folds:
+the mean paired difference beyond two standard errors) and that the identification did not name (target 0); the
+joints above it by any margin (``joints_above_robot_file``) and the named ones are counted beside.
+``identify_60s_s``: ``dynid identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh
+process, from its imports, best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it,
+with the CPU time and the same with ``--friction viscous_coulomb --method wls`` (the previous defaults) beside: the
+difference is what the choice costs.
 
 ``coupled_wrist_fit_min_percent``: a coupled-wrist twin (the UR5e's motor 6 turns with q5 + q6, motor 5 against
 q5: gear ratios of both signs; the motors' encoders read from offsets), logged on the motor side at 5 kHz (1 kHz
@@ -88,7 +88,8 @@ FIXED = {'wls viscous_coulomb': ('wls', 'viscous_coulomb', False), 'wls load_squ
          'irls load_squared': ('irls', 'load_squared', False), 'iirls comprehensive': ('iirls', 'comprehensive', False),
          'wls viscous_coulomb temperature': ('wls', 'viscous_coulomb', True),
          'wls load_squared temperature': ('wls', 'load_squared', True),
-         'wls viscous_coulomb stribeck': ('wls', 'viscous_coulomb', False, 0.1)}
+         'wls viscous_coulomb stribeck': ('wls', 'viscous_coulomb', False, 0.1, 2.0),
+         'wls viscous_coulomb stribeck mu1': ('wls', 'viscous_coulomb', False, 0.1, 1.0)}
 
 
 def say(text: str) -> None:
@@ -198,7 +199,8 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
     fixed = {}
     for label, (method, friction, temperature, *stribeck) in FIXED.items():
         try:
-            spec = ModelSpec(friction=friction, temperature=temperature, stribeck_velocity=(stribeck or [None])[0])
+            spec = ModelSpec(friction=friction, temperature=temperature, **(
+                {'stribeck_velocity': stribeck[0], 'stribeck_shape': stribeck[1]} if stribeck else {}))
             result = identify(robot_file, [RecordingInput(train)], spec, options=IdentifyOptions(method), **options)
         except InputError as error:  # the temperature term where the temperature hardly varies: rank-deficient
             say(f'  {label}: refused ({str(error)[:80]}...)')

@@ -254,6 +254,17 @@ def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_d
         assert given.prior_section['consistency']['mode'] == mode
 
 
+def test_a_given_method_labels_the_consistency_candidates(short_torque_log):
+    """The method given, the friction open: the folds' consistency candidates are the given method's, labelled so."""
+    from dynid.identify.physical import PhysicalSettings
+
+    given = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO,
+                     options=IdentifyOptions('irls', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
+    tried = given.model['choice']['tried']
+    assert set(tried['consistency']['scores']) == {'irls', 'irls+physical'} and 'method' not in tried
+    assert given.method == 'irls' and tried['consistency']['chosen'].split('+')[0] == 'irls'
+
+
 def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_solver_fails(short_torque_log,
                                                                                             monkeypatch):
     """The folds chose consistency but the constrained solve of all the rows misses its optimum: the identification

@@ -37,7 +37,7 @@ def _record(params, seed, seconds=12.0):
 
 def _hump():
     """The twin's full friction with a pronounced Stribeck excess: static friction 3× the Coulomb level, Vs 0.1 rad/s
-    with the twin's own shape μ = 1.2 (not the μ = 2 the choice fits)."""
+    with the twin's own shape μ = 1.2 (not one of the shapes the choice tries, 1 and 2)."""
     params = PlantParameters.defaults(ROBOT)
     params.joints.static = params.joints.coulomb * 3.0
     params.joints.stribeck_velocity = np.full(ROBOT.n, 0.1)
@@ -57,7 +57,7 @@ def test_the_stribeck_excess_is_kept_where_the_twin_has_a_hump_and_predicts_anot
     kept = [joint for joint, terms in choice['friction_terms'].items() if 'stribeck' in terms]
     assert len(kept) >= 4, choice['friction_terms']
     assert result.stribeck is not None and set(np.array(ROBOT.joint_names)[result.stribeck.joints]) == set(kept)
-    assert result.stribeck.shape == 2.0
+    assert set(result.stribeck.shapes[result.stribeck.joints]) <= {1.0, 2.0}
     assert np.all((result.stribeck.velocities[result.stribeck.joints] >= 0.02)
                   & (result.stribeck.velocities[result.stribeck.joints] <= 1.0))
     friction = result.friction()
@@ -66,7 +66,7 @@ def test_the_stribeck_excess_is_kept_where_the_twin_has_a_hump_and_predicts_anot
     for joint in kept:  # its fold scores beside the law without it
         scores = choice['tried']['friction'][joint]
         assert any('stribeck' in law for law in scores) and any('stribeck' not in law for law in scores)
-    assert choice['tried']['stribeck_candidates'] and choice['stribeck_velocities'].keys() == set(kept)
+    assert choice['tried']['stribeck_candidates'] and choice['stribeck'].keys() == set(kept)
     assert any(line.startswith('Stribeck excess') and 'kept on' in line for line in choice['lines'])
     monkeypatch.setattr(run, '_stribeck_candidates', lambda *args: None)
     without = identify(ROBOT, [RecordingInput(train)], AUTO, options=IdentifyOptions('auto'))
@@ -98,7 +98,8 @@ def test_the_stribeck_excess_survives_save_and_load_and_old_results_still_load(h
     np.testing.assert_array_equal(loaded.stribeck.joints, result.stribeck.joints)
     np.testing.assert_allclose(loaded.stribeck.velocities[loaded.stribeck.joints],
                                result.stribeck.velocities[result.stribeck.joints])
-    assert loaded.stribeck.shape == result.stribeck.shape and loaded.friction() == result.friction()
+    np.testing.assert_array_equal(loaded.stribeck.shapes, result.stribeck.shapes)
+    assert loaded.friction() == result.friction()
     assert validate(loaded, ROBOT, held)['relative_residual'] == pytest.approx(
         validate(result, ROBOT, held)['relative_residual'], rel=1e-9)
     document = result.to_dict()
@@ -109,9 +110,11 @@ def test_the_stribeck_excess_survives_save_and_load_and_old_results_still_load(h
                      options=IdentifyOptions('wls')).to_dict()
     assert 'stribeck' not in plain and not any(row['name'].startswith('Fs_') for row in plain['friction'])
     assert IdentificationResult.from_dict(plain).stribeck is None
-    bad = {**document, 'stribeck': {'shape': 2.0, 'velocities': {ROBOT.joint_names[0]: -1.0}}}
-    with pytest.raises(InputError, match='stribeck'):
-        IdentificationResult.from_dict(bad)
+    first = ROBOT.joint_names[0]
+    for bad in ({'velocities': {first: -1.0}, 'shapes': {first: 2.0}}, {'velocities': {first: 0.1}, 'shapes': {}},
+                {'velocities': {first: 0.1}}):
+        with pytest.raises(InputError, match='stribeck'):
+            IdentificationResult.from_dict({**document, 'stribeck': bad})
 
 
 def _friction_rows(result, held):

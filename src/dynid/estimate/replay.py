@@ -329,7 +329,7 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
     stribeck, excess = result.stribeck, np.array([table[name].get('Fs', 0.0) for name in robot.joint_names])
     if stribeck is not None and tuple(result.joint_names) != tuple(robot.joint_names):
         stribeck = type(stribeck)(np.array([stribeck.velocities[order[name]] for name in robot.joint_names]),
-                                  stribeck.shape)
+                                  np.array([stribeck.shapes[order[name]] for name in robot.joint_names]))
 
     def remainder(omega, temperature):  # F_V: the viscous term, the offset and the Stribeck excess where kept
         value_ = value['Fv'] * np.sign(omega) * np.abs(omega) ** exponent + value['tau0']

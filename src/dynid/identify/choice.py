@@ -20,15 +20,18 @@
   Coulomb + viscous friction only). Where a joint keeps it, the
   identification holds every joint's law in the comprehensive law (α_j = 1 on the others), as I-IRLS does, with
   the method chosen and the exponents fixed.
-- beside it too, the Stribeck excess (``stribeck``): Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)²), the excess F_S − F_C of static
-  friction over the Coulomb level where the joint starts moving (Madsen 2020, thesis eq. (P1-25) and ch.6 eq. (11),
-  the law the twin simulates; :class:`dynid.friction.static.StribeckExcess`), its shape μ = 2 fixed (the Gaussian
-  Stribeck curve of Armstrong-Hélouvry) and Vs_j picked on :data:`dynid.identify.run.STRIBECK_VELOCITY_GRID` as the
-  exponent is (:func:`dynid.identify.run._stribeck_candidates`). A candidate only where the data see it: Vs_j between
-  the 5 % quantile and the median of the joint's |ω| and the excess positive. The Stribeck excess rather than a
-  smooth Coulomb tanh(ω/ω_s): it is the law the seeds identify and the twin has, its column is zero in sliding (it
-  changes nothing where the joint moves fast), and every consumer of a result evaluates it as written (prediction,
-  feedforward, estimation; the exports drop it and say so).
+- beside it too, the Stribeck excess (``stribeck``): Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ_j), the excess F_S − F_C of
+  static friction over the Coulomb level where the joint starts moving (Madsen 2020, thesis eq. (P1-25) and ch.6
+  eq. (11), the law the twin simulates; :class:`dynid.friction.static.StribeckExcess`), Vs_j picked on
+  :data:`dynid.identify.run.STRIBECK_VELOCITY_GRID` and the shape μ_j of the two of
+  :data:`dynid.friction.static.STRIBECK_SHAPES` (exponential, Gautier and Briot's eq. (22); Gaussian,
+  Armstrong-Hélouvry's) as the exponent is picked (:func:`dynid.identify.run._stribeck_candidates`). A candidate
+  only where the data see it: Vs_j between the 5 % quantile and the median of the joint's |ω| and the excess
+  positive. (Two shapes, not one: with the Gaussian alone the twin's hump of shape 1.2 left a tail that the load
+  term took up on the folds of one motion and lost on another; docs/methods/identification.md.) The Stribeck excess
+  rather than a smooth Coulomb tanh(ω/ω_s): it is the law the seeds identify and the twin has, its column is zero
+  in sliding (it changes nothing where the joint moves fast), and every consumer of a result evaluates it as written
+  (prediction, feedforward, estimation; the exports drop it and say so).
 
 Per identification the method, WLS or IRLS (Huber), with the laws chosen.
 
@@ -77,7 +80,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.friction.static import STRIBECK_SHAPE, StribeckExcess
+from dynid.friction.static import StribeckExcess
 from dynid.identify.physical import consistent_optimum
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
@@ -107,7 +110,7 @@ LEAD_STANDARD_ERRORS = 2.0
 METHOD_MARGIN = 0.02
 #: The optional terms per joint and their columns' symbols (module docstring).
 OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3'), 'rotor': ('Ia',),
-                  'power': ('fp',), 'stribeck': ('Fs',)}
+                  'stribeck': ('Fs',), 'power': ('fp',)}
 #: Of those, the terms whose columns the choice gets from the caller (the candidate's own column on the rows, at the
 #: exponent or Stribeck velocity picked for it): never columns of the problem, so never 'dropped'.
 CANDIDATE_COLUMNS = {'power': 'fp', 'stribeck': 'Fs'}
@@ -132,7 +135,7 @@ class ModelChoice:
     tried: dict = field(default_factory=dict)
     robot_file_ahead: dict[str, tuple[float, float]] = field(default_factory=dict)
     exponents: np.ndarray | None = None  # (n,) the viscous exponents where a joint kept its own (1 elsewhere)
-    stribeck: StribeckExcess | None = None  # the Stribeck excess where a joint kept it (its Vs; NaN elsewhere)
+    stribeck: StribeckExcess | None = None  # the Stribeck excess where a joint kept it (Vs, μ; NaN elsewhere)
     consistency: str | None = None  # 'always' where the folds chose physical consistency (None: the auto rule)
 
     def lines(self) -> list[str]:
@@ -161,8 +164,8 @@ class ModelChoice:
         candidates = self.tried.get('stribeck_candidates') or {}
         if candidates:
             kept = [joint for joint in candidates if 'stribeck' in self.terms.get(joint, ())]
-            lines.append(f'Stribeck excess (Fs·sgn(ω)·exp(−(|ω|/Vs)^{STRIBECK_SHAPE:g})) tried on '
-                         + ', '.join(f'{joint} (Vs {vs:.3g} rad/s)' for joint, vs in candidates.items())
+            lines.append('Stribeck excess (Fs·sgn(ω)·exp(−(|ω|/Vs)^μ)) tried on '
+                         + ', '.join(f'{joint} (Vs {vs:.3g} rad/s, μ {mu:g})' for joint, (vs, mu) in candidates.items())
                          + (f': kept on {", ".join(kept)}' if kept else ': kept on none'))
         methods = {m: v for m, v in (self.tried.get('method') or {}).items() if m != 'chosen'}
         if methods:
@@ -196,9 +199,9 @@ class ModelChoice:
                                      for joint, (a, b) in self.robot_file_ahead.items()},
                 'exponents': None if self.exponents is None else dict(zip(self.terms, self.exponents.tolist(),
                                                                           strict=True)),
-                'stribeck_velocities': None if self.stribeck is None else {
-                    joint: float(v) for joint, v in zip(self.terms, self.stribeck.velocities, strict=True)
-                    if np.isfinite(v)}}
+                'stribeck': None if self.stribeck is None else {
+                    joint: {'velocity': float(v), 'shape': float(mu)} for joint, v, mu in zip(
+                        self.terms, self.stribeck.velocities, self.stribeck.shapes, strict=True) if np.isfinite(v)}}
 
 
 def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:
@@ -353,7 +356,8 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
         falling_load: joints whose load coefficient Fl came out negative in the first fit (module docstring).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
-        stribeck: {joint: (Vs_j, its column on the rows)} the Stribeck excesses to try (module docstring), or None.
+        stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try (module docstring), or
+            None.
         consistency: the :class:`~dynid.identify.physical.PhysicalSettings` where physical consistency is open (its
             ``auto`` rule: module docstring), or None.
         regularized: the record of the weakly exciting log's gate (``dynid.identify.run._identify_weak``: its
@@ -382,7 +386,8 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         if falling_load and 'load' in terms_available:
             tried['load_not_tried'] = [joint_names[j] for j in sorted(falling_load)]
         if stribeck:
-            tried['stribeck_candidates'] = {joint_names[j]: float(stribeck[j][0]) for j in sorted(stribeck)}
+            tried['stribeck_candidates'] = {joint_names[j]: [float(stribeck[j][0]), float(stribeck[j][2])]
+                                            for j in sorted(stribeck)}
     chosen = columns.mask(terms)
     per_fold = folds.fold_scores(chosen)
     method, trained, consistent = 'wls' if choose_method else method, None, None
@@ -421,7 +426,9 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)])
     excess = None
     if any('stribeck' in terms[j] for j in range(n)):
-        excess = StribeckExcess(np.array([stribeck[j][0] if 'stribeck' in terms[j] else np.nan for j in range(n)]))
+        kept = [j for j in range(n) if 'stribeck' in terms[j]]
+        excess = StribeckExcess(np.array([stribeck[j][0] if j in kept else np.nan for j in range(n)]),
+                                np.array([stribeck[j][2] if j in kept else np.nan for j in range(n)]))
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents,
                        excess, consistent)
 

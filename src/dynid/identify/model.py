@@ -30,7 +30,7 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
 
   ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). A Stribeck excess (``stribeck``,
   :class:`dynid.friction.static.StribeckExcess`: the model choice adds it per joint) adds the column Fs of
-  sgn(ω)·exp(−(|ω|/Vs_j)^μ) (Madsen 2020 thesis eq. (P1-25): the excess F_S − F_C of static friction over Coulomb),
+  sgn(ω)·exp(−(|ω|/Vs_j)^μ_j) (Madsen 2020 thesis eq. (P1-25): the excess F_S − F_C of static friction over Coulomb),
   built at the full rate and decimated like the regressor. Terms on τ_out (the output torque, the
   model's own rigid-body torque) are linear once τ_out is fixed: the solvers iterate, updating τ_out
   from the latest estimate (the "load loop" of I-IRLS; Hamon's power sign from sgn(τ_out·ω), his
@@ -99,9 +99,10 @@ class ModelSpec:
     hamon_velocity: float = 0.03
     exponent: float = 1.0
     exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
-    # a Stribeck excess on every joint at this Stribeck velocity [rad/s] (StribeckExcess, its shape μ = 2; library
-    # use, a fixed law to compare with): None, the default, has none unless the model choice keeps it on a joint
+    # a Stribeck excess on every joint at this Stribeck velocity [rad/s] and shape μ (StribeckExcess; library use, a
+    # fixed law to compare with): None, the default, has none unless the model choice keeps it on a joint
     stribeck_velocity: float | None = None
+    stribeck_shape: float = 2.0
 
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))
@@ -111,6 +112,8 @@ class ModelSpec:
         if self.stribeck_velocity is not None and not (np.isfinite(self.stribeck_velocity)
                                                        and self.stribeck_velocity > 0):
             raise InputError(f'stribeck_velocity must be > 0 rad/s or None, got {self.stribeck_velocity!r}')
+        if not (np.isfinite(self.stribeck_shape) and self.stribeck_shape > 0):
+            raise InputError(f'stribeck_shape must be > 0, got {self.stribeck_shape!r}')
         return self
 
     @property

@@ -86,8 +86,8 @@ coefficients are the friction entries ``Fs_j`` (the excess F_S − F_C [N·m], 0
 the optional ``stribeck`` section holds the rest of the law; a file without it has no such term::
 
     stribeck:
-      shape: 2.0                                    # μ of sgn(ω)·exp(−(|ω|/Vs)^μ)
-      velocities: {NAME: 0.12, OTHER: null}         # Vs [rad/s]; null: no term on that joint
+      velocities: {NAME: 0.12, OTHER: null}         # Vs [rad/s] of sgn(ω)·exp(−(|ω|/Vs)^μ); null: no term there
+      shapes: {NAME: 2.0, OTHER: null}              # μ
 
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
@@ -266,8 +266,8 @@ class IdentificationResult:
                 **({} if self.drive_gain_diagnostics is None else {'diagnostics': self.drive_gain_diagnostics})},
             'exponents': None if self.exponents is None else dict(zip(self.joint_names, self.exponents, strict=True)),
             **({} if self.stribeck is None else {'stribeck': {
-                'shape': self.stribeck.shape,
-                'velocities': dict(zip(self.joint_names, self.stribeck.velocities, strict=True))}}),
+                'velocities': dict(zip(self.joint_names, self.stribeck.velocities, strict=True)),
+                'shapes': dict(zip(self.joint_names, self.stribeck.shapes, strict=True))}}),
             **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
             **({} if self.physical_section is None else {'physical': self.physical_section}),
             **({} if self.prior_section is None else {'prior': self.prior_section}),
@@ -308,7 +308,8 @@ class IdentificationResult:
                 drive_gains_identified=bool(gains and gains.get('identified')),
                 exponents=None if exponents is None else np.array([float(exponents[j]) for j in joints]),
                 stribeck=None if stribeck is None else StribeckExcess(
-                    np.array([_float(stribeck['velocities'].get(j)) for j in joints]), float(stribeck['shape'])),
+                    np.array([_float(stribeck['velocities'].get(j)) for j in joints]),
+                    np.array([_float(stribeck['shapes'].get(j)) for j in joints])),
                 condition_number=_float(data.get('condition_number')),
                 condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics', {}),
                 warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
@@ -395,12 +396,12 @@ def _check_sections(data: dict, source: str) -> None:
         need(section is None or (isinstance(values, dict) and all(_is_number(values.get(j)) for j in joints)),
              key, 'a number per joint')
     stribeck = data.get('stribeck')
-    need(stribeck is None or (isinstance(stribeck, dict) and _is_number(stribeck.get('shape'))
-                              and stribeck['shape'] > 0 and isinstance(stribeck.get('velocities'), dict)
-                              and all(stribeck['velocities'].get(j) is None or (
-                                  _is_number(stribeck['velocities'][j]) and stribeck['velocities'][j] > 0)
-                                      for j in joints)),
-         'stribeck', 'a mapping of a shape > 0 and velocities, a number > 0 or null per joint')
+    need(stribeck is None or (isinstance(stribeck, dict) and all(
+        isinstance(stribeck.get(key), dict) and all(stribeck[key].get(j) is None or (
+            _is_number(stribeck[key][j]) and stribeck[key][j] > 0) for j in joints)
+        for key in ('velocities', 'shapes')) and all(
+            (stribeck['velocities'].get(j) is None) == (stribeck['shapes'].get(j) is None) for j in joints)),
+         'stribeck', 'a mapping of velocities and shapes, each a number > 0 per joint, or null on both')
     gains = data.get('drive_gains')
     if isinstance(gains, dict) and gains.get('std') is not None:
         need(isinstance(gains['std'], dict) and all(gains['std'].get(j) is None or _is_number(gains['std'].get(j))

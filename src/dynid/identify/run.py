@@ -447,7 +447,8 @@ def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec:
         raise InputError(HAMON_SCALE_DEPENDENCY, fields=('payload_mass',))
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     with one_blas_thread():
-        stribeck = None if spec.stribeck_velocity is None else StribeckExcess(np.full(robot.n, spec.stribeck_velocity))
+        stribeck = None if spec.stribeck_velocity is None else StribeckExcess(np.full(robot.n, spec.stribeck_velocity),
+                                                                               spec.stribeck_shape)
         problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown,
                                         keep_full_velocity=keep_full_velocity, stribeck=stribeck)
         problem.refuse_still_joints()
@@ -763,18 +764,18 @@ STRIBECK_ROWS_MIN = 0.05
 def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
                          weights: np.ndarray):
     """The Stribeck excess candidates of the model choice (:mod:`dynid.identify.choice`): per joint the Vs_j of
-    :data:`STRIBECK_VELOCITY_GRID` (within the joint's rows, as the grid's comment says) whose column
-    sgn(ω)·exp(−(|ω|/Vs)^μ) (μ = :data:`dynid.friction.static.STRIBECK_SHAPE`) beside the joint's other columns
+    :data:`STRIBECK_VELOCITY_GRID` (within the joint's rows, as the grid's comment says) and the shape μ_j of
+    :data:`dynid.friction.static.STRIBECK_SHAPES` whose column sgn(ω)·exp(−(|ω|/Vs)^μ) beside the joint's other columns
     explains most of its weighted residual with a positive coefficient (static friction above the Coulomb level), the
     others' columns projected out as :func:`_power_candidates` does: on the decimated velocity for the grid, then on
     the exact column (the full-rate feature decimated) at the Vs picked, which must keep the positive excess. No
     threshold on what it explains in the fit: the residual here is the superset law's (its load term takes part of
     what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
-    ``{joint: (Vs_j, column (M,))}``, or None where there is none, the law has no Coulomb column or the model
+    ``{joint: (Vs_j, column (M,), μ_j)}``, or None where there is none, the law has no Coulomb column or the model
     holds a Stribeck excess already (``ModelSpec.stribeck_velocity``)."""
     import scipy.linalg
 
-    from dynid.friction.static import STRIBECK_SHAPE, stribeck_decay
+    from dynid.friction.static import STRIBECK_SHAPES, stribeck_decay
 
     if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
         return None
@@ -803,17 +804,20 @@ def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nd
             return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
                     np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))
 
+        velocities = np.tile(grid, len(STRIBECK_SHAPES))
+        shapes = np.repeat(STRIBECK_SHAPES, grid.size)
         explained, coefficient = fitted(np.sign(velocity)[:, None] * stribeck_decay(
-            velocity[:, None], grid[None, :], STRIBECK_SHAPE))
+            velocity[:, None], velocities[None, :], shapes[None, :]))
         explained = np.where(coefficient > 0, explained, -1.0)
         if explained.max() <= 0:
             continue
-        vs = float(grid[int(np.argmax(explained))])
-        exact = problem.stribeck_feature(j, vs, STRIBECK_SHAPE)
+        best = int(np.argmax(explained))
+        vs, shape = float(velocities[best]), float(shapes[best])
+        exact = problem.stribeck_feature(j, vs, shape)
         if fitted(exact[:, None])[1][0] > 0:
             column = np.zeros(len(joints))
             column[rows] = exact
-            out[j] = (vs, column)
+            out[j] = (vs, column, shape)
     return out or None
 
 

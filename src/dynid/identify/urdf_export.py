@@ -118,10 +118,10 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
                                    damping=_format(values.get('Fv', 0.0)))
         if values.get('Fs'):
             stribeck = result.stribeck
-            velocity = stribeck.velocities[result.joint_names.index(entry['joint'])]
+            k = result.joint_names.index(entry['joint'])
             joint.append(ElementTree.Comment(f' dynid: Stribeck excess left out (no URDF field): Fs '
-                                             f'{_format(values["Fs"])} N*m, Vs {_format(velocity)} rad/s, shape '
-                                             f'{_format(stribeck.shape)} '))
+                                             f'{_format(values["Fs"])} N*m, Vs {_format(stribeck.velocities[k])} '
+                                             f'rad/s, shape {_format(stribeck.shapes[k])} '))
         if entry['joint'] in rotor:
             joint.append(ElementTree.Comment(f' dynid: identified rotor inertia (link side) '
                                              f'{_format(rotor[entry["joint"]])} kg*m^2 '))
