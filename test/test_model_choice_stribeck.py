@@ -90,6 +90,13 @@ def test_a_given_friction_law_tries_no_stribeck_excess(hump):
     given = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'),
                      options=IdentifyOptions('auto'))
     assert given.stribeck is None and 'stribeck_candidates' not in given.model['choice']['tried']
+    # a Stribeck law given from Python: on every joint, at the velocity and shape given, nothing chosen
+    fixed = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='auto', stribeck_velocity=0.1,
+                                                               stribeck_shape=1.0), options=IdentifyOptions('wls'))
+    assert fixed.stribeck.joints.all() and np.all(fixed.stribeck.velocities == 0.1)
+    assert np.all(fixed.stribeck.shapes == 1.0) and 'stribeck_candidates' not in fixed.model['choice']['tried']
+    with pytest.raises(InputError, match='stribeck_velocity'):
+        ModelSpec(stribeck_velocity=-0.1).validated()
 
 
 def test_the_stribeck_excess_survives_save_and_load_and_old_results_still_load(hump, tmp_path):

@@ -99,10 +99,10 @@ class ModelSpec:
     hamon_velocity: float = 0.03
     exponent: float = 1.0
     exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
-    # a Stribeck excess on every joint at this Stribeck velocity [rad/s] and shape μ (StribeckExcess; library use, a
-    # fixed law to compare with): None, the default, has none unless the model choice keeps it on a joint
+    # a Stribeck excess on every joint at this Stribeck velocity [rad/s] and shape μ (None: 2) (StribeckExcess;
+    # library use, a fixed law to compare with): None, the default, has none unless the model choice keeps it
     stribeck_velocity: float | None = None
-    stribeck_shape: float = 2.0
+    stribeck_shape: float | None = None
 
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))
@@ -112,7 +112,7 @@ class ModelSpec:
         if self.stribeck_velocity is not None and not (np.isfinite(self.stribeck_velocity)
                                                        and self.stribeck_velocity > 0):
             raise InputError(f'stribeck_velocity must be > 0 rad/s or None, got {self.stribeck_velocity!r}')
-        if not (np.isfinite(self.stribeck_shape) and self.stribeck_shape > 0):
+        if self.stribeck_shape is not None and not (np.isfinite(self.stribeck_shape) and self.stribeck_shape > 0):
             raise InputError(f'stribeck_shape must be > 0, got {self.stribeck_shape!r}')
         return self
 

@@ -447,8 +447,8 @@ def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec:
         raise InputError(HAMON_SCALE_DEPENDENCY, fields=('payload_mass',))
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     with one_blas_thread():
-        stribeck = None if spec.stribeck_velocity is None else StribeckExcess(np.full(robot.n, spec.stribeck_velocity),
-                                                                               spec.stribeck_shape)
+        stribeck = None if spec.stribeck_velocity is None else StribeckExcess(
+            np.full(robot.n, spec.stribeck_velocity), 2.0 if spec.stribeck_shape is None else spec.stribeck_shape)
         problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown,
                                         keep_full_velocity=keep_full_velocity, stribeck=stribeck)
         problem.refuse_still_joints()
