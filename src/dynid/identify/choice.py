@@ -20,18 +20,19 @@
   Coulomb + viscous friction only). Where a joint keeps it, the
   identification holds every joint's law in the comprehensive law (α_j = 1 on the others), as I-IRLS does, with
   the method chosen and the exponents fixed.
-- beside it too, the Stribeck excess (``stribeck``): Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ_j), the excess F_S − F_C of
-  static friction over the Coulomb level where the joint starts moving (Madsen 2020, thesis eq. (P1-25) and ch.6
-  eq. (11), the law the twin simulates; :class:`dynid.friction.static.StribeckExcess`), Vs_j picked on
+- beside it too, the Stribeck excess (``stribeck``): Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ_j), the excess F_S − F_C of static
+  friction over the Coulomb level where the joint starts moving (Madsen 2020, thesis eq. (P1-25) and ch.6 eq. (11),
+  the law the twin simulates; :class:`dynid.friction.static.StribeckExcess`), Vs_j picked on
   :data:`dynid.identify.run.STRIBECK_VELOCITY_GRID` and the shape μ_j of the two of
   :data:`dynid.friction.static.STRIBECK_SHAPES` (exponential, Gautier and Briot's eq. (22); Gaussian,
-  Armstrong-Hélouvry's) as the exponent is picked (:func:`dynid.identify.run._stribeck_candidates`). A candidate
-  only where the data see it: Vs_j between the 5 % quantile and the median of the joint's |ω| and the excess
-  positive. (Two shapes, not one: with the Gaussian alone the twin's hump of shape 1.2 left a tail that the load
-  term took up on the folds of one motion and lost on another; docs/methods/identification.md.) The Stribeck excess
-  rather than a smooth Coulomb tanh(ω/ω_s): it is the law the seeds identify and the twin has, its column is zero
-  in sliding (it changes nothing where the joint moves fast), and every consumer of a result evaluates it as written
-  (prediction, feedforward, estimation; the exports drop it and say so).
+  Armstrong-Hélouvry's) as the exponent is picked (:func:`dynid.identify.run._stribeck_candidates`). A candidate only
+  where the data see it: Vs_j between the 5 % quantile and the median of the joint's |ω| and the excess positive.
+  It is tried against the viscous exponent, never with it (:data:`ALTERNATIVE_TERMS`). (Two shapes, not one: with the
+  Gaussian alone the twin's hump of shape 1.2 left a tail that the load term took up on the folds of one motion and
+  lost on another; docs/methods/identification.md.) The Stribeck excess rather than a smooth Coulomb tanh(ω/ω_s): it
+  is the law the seeds identify and the twin has, its column is zero in sliding (it changes nothing where the joint
+  moves fast), and every consumer of a result evaluates it as written (prediction, feedforward, estimation; the
+  exports drop it and say so).
 
 Per identification the method, WLS or IRLS (Huber), with the laws chosen.
 
@@ -114,6 +115,11 @@ OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1',
 #: Of those, the terms whose columns the choice gets from the caller (the candidate's own column on the rows, at the
 #: exponent or Stribeck velocity picked for it): never columns of the problem, so never 'dropped'.
 CANDIDATE_COLUMNS = {'power': 'fp', 'stribeck': 'Fs'}
+#: Terms tried as alternatives on a joint (the one of least score, kept by the same margin; never together): the
+#: viscous exponent and the Stribeck excess both bend the friction at low speeds, each is fitted on the law without
+#: the other (:func:`dynid.identify.run._power_candidates`, :func:`dynid.identify.run._stribeck_candidates`), and
+#: on the twin's hump the two together gained on the folds of one motion and lost on another.
+ALTERNATIVE_TERMS = (('stribeck', 'power'),)
 #: Of those, the friction law's (tried together); the others are tried one at a time on the law chosen.
 FRICTION_TERMS = ('offset', 'load', 'temperature')
 
@@ -495,6 +501,8 @@ def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int,
         options += [o + (term,) for o in options]
     options.sort(key=len)
     toggles = [t for t in OPTIONAL_TERMS if t not in FRICTION_TERMS and t in terms_available]
+    groups = [(t,) for t in toggles if not any(t in pair for pair in ALTERNATIVE_TERMS)]
+    groups += [tuple(t for t in pair if t in toggles) for pair in ALTERNATIVE_TERMS if set(pair) & set(toggles)]
     per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
     terms = dict(terms)
     for _ in range(2):
@@ -520,9 +528,13 @@ def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int,
                 continue
             least = min(finite)
             kept = next(o for o in allowed if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
-            for term in (t for t in toggles if columns.of[t][j]):  # on the law chosen: with it or without
-                plain = tuple(t for t in kept if t != term)
-                kept = plain + (term,) if score(plain + (term,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
+            for group in groups:  # on the law chosen: without, or with the best of the group's terms
+                present = [t for t in group if columns.of[t][j]]
+                if not present:
+                    continue
+                plain = tuple(t for t in kept if t not in group)
+                best = min(present, key=lambda t, plain=plain: score(plain + (t,)))
+                kept = plain + (best,) if score(plain + (best,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
             if set(kept) != set(terms[j]):
                 changed = True
             terms[j] = kept
