@@ -385,7 +385,7 @@ class StiffnessEstimator:
         """F = (Fc + Fl·τ²)·s + Fv·sgn(θ̇)·|θ̇|^α + τ0 [N·m] for θ̇ (…, J) [rad/s, link units], s = sgn(θ̇)
         (static map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``; α = 1 but for a result in the
         comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
-        result's model choice kept a Stribeck excess (:class:`dynid.friction.static.StribeckExcess`).
+        result's model choice kept a Stribeck excess (:class:`dynid.identify.stribeck.StribeckExcess`).
 
         τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared`` and
         ``comprehensive`` results; Fl = 0 otherwise)."""

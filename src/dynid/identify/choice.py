@@ -22,9 +22,9 @@
   the method chosen and the exponents fixed.
 - beside it too, the Stribeck excess (``stribeck``): Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ_j), the excess F_S − F_C of static
   friction over the Coulomb level where the joint starts moving (Madsen 2020, thesis eq. (P1-25) and ch.6 eq. (11),
-  the law the twin simulates; :class:`dynid.friction.static.StribeckExcess`), Vs_j picked on
+  the law the twin simulates; :class:`dynid.identify.stribeck.StribeckExcess`), Vs_j picked on
   :data:`dynid.identify.run.STRIBECK_VELOCITY_GRID` and the shape μ_j of the two of
-  :data:`dynid.friction.static.STRIBECK_SHAPES` (exponential, Gautier and Briot's eq. (22); Gaussian,
+  :data:`dynid.identify.stribeck.STRIBECK_SHAPES` (exponential, Gautier and Briot's eq. (22); Gaussian,
   Armstrong-Hélouvry's) as the exponent is picked (:func:`dynid.identify.run._stribeck_candidates`). A candidate only
   where the data see it: Vs_j between the 5 % quantile and the median of the joint's |ω| and the excess positive.
   It is tried against the viscous exponent, never with it (:data:`ALTERNATIVE_TERMS`). (Two shapes, not one: with the
@@ -81,7 +81,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.friction.static import StribeckExcess
 from dynid.identify.physical import consistent_optimum
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
@@ -95,6 +94,7 @@ from dynid.identify.prior import (
     time_folds,
 )
 from dynid.identify.solvers import _robust_scale, _solve_normal_equations, robust_weights
+from dynid.identify.stribeck import StribeckExcess
 
 #: A richer friction law must lower its joint's held-out score by more than this fraction to be kept: the folds are
 #: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the

@@ -29,7 +29,7 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   ===================  ============================================================================
 
   ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). A Stribeck excess (``stribeck``,
-  :class:`dynid.friction.static.StribeckExcess`: the model choice adds it per joint) adds the column Fs of
+  :class:`dynid.identify.stribeck.StribeckExcess`: the model choice adds it per joint) adds the column Fs of
   sgn(ω)·exp(−(|ω|/Vs_j)^μ_j) (Madsen 2020 thesis eq. (P1-25): the excess F_S − F_C of static friction over Coulomb),
   built at the full rate and decimated like the regressor. Terms on τ_out (the output torque, the
   model's own rigid-body torque) are linear once τ_out is fixed: the solvers iterate, updating τ_out
@@ -49,10 +49,10 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.friction.static import StribeckExcess, stribeck_decay
 from dynid.identify.bridging import bridge_gaps
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.held import excluded_mask
+from dynid.identify.stribeck import StribeckExcess, stribeck_decay
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary, nominal_period
 from dynid.io.stream_checks import effort_problem

@@ -81,7 +81,7 @@ anything was fitted (:class:`dynid.diagnosis.Diagnosis`; validate and estimate r
       warnings: [...]
       details: {...}                                # the figures behind the findings
 
-Where the model choice kept a Stribeck excess on some joint (:class:`dynid.friction.static.StribeckExcess`), its
+Where the model choice kept a Stribeck excess on some joint (:class:`dynid.identify.stribeck.StribeckExcess`), its
 coefficients are the friction entries ``Fs_j`` (the excess F_S − F_C [N·m], 0 on the joints without the term) and
 the optional ``stribeck`` section holds the rest of the law; a file without it has no such term::
 
@@ -108,8 +108,8 @@ import numpy as np
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
-from dynid.friction.static import StribeckExcess
 from dynid.identify.choices import FRICTION_MODELS
+from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
 
 RESULT_VERSION = 2

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.friction.static import StribeckExcess
 from dynid.identify.choices import AUTO, METHODS
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.held import left_out, structural_offsets
@@ -56,6 +55,7 @@ from dynid.identify.quality import (
 from dynid.identify.result import IdentificationResult
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, TooFewRowsError, irls, ols, one_blas_thread, wls
+from dynid.identify.stribeck import STRIBECK_SHAPES, StribeckExcess, stribeck_decay
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -769,17 +769,15 @@ def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nd
                          weights: np.ndarray):
     """The Stribeck excess candidates of the model choice (:mod:`dynid.identify.choice`): per joint the Vs_j of
     :data:`STRIBECK_VELOCITY_GRID` (within the joint's rows, as the grid's comment says) and the shape μ_j of
-    :data:`dynid.friction.static.STRIBECK_SHAPES` whose column sgn(ω)·exp(−(|ω|/Vs)^μ) beside the joint's other columns
-    explains most of its weighted residual with a positive coefficient (static friction above the Coulomb level), the
-    others' columns projected out as :func:`_power_candidates` does: on the decimated velocity for the grid, then on
-    the exact column (the full-rate feature decimated) at the Vs picked, which must keep the positive excess. No
-    threshold on what it explains in the fit: the residual here is the superset law's (its load term takes part of
-    what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
+    :data:`dynid.identify.stribeck.STRIBECK_SHAPES` whose column sgn(ω)·exp(−(|ω|/Vs)^μ) beside the joint's other
+    columns explains most of its weighted residual with a positive coefficient (static friction above the Coulomb
+    level), the others' columns projected out as :func:`_power_candidates` does: on the decimated velocity for
+    the grid, then on the exact column (the full-rate feature decimated) at the Vs picked, which must keep the
+    positive excess. No threshold on what it explains in the fit: the residual here is the superset law's (its
+    load term takes part of what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
     ``{joint: (Vs_j, column (M,), μ_j)}``, or None where there is none, the law has no Coulomb column or the model
     holds a Stribeck excess already (``ModelSpec.stribeck_velocity``)."""
     import scipy.linalg
-
-    from dynid.friction.static import STRIBECK_SHAPES, stribeck_decay
 
     if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
         return None
