@@ -68,6 +68,18 @@ def test_gentle_motion_is_refused_unless_forced_and_validation_flags_absurd_fits
     assert main(['identify', str(unloaded_run), '--no-prior', '--quiet', '--force', '-o', str(out), '--report',
                  str(tmp_path / 'report')]) == 0
     assert 'kept with --force' in capsys.readouterr().out
+    # the forced result names the parameters left poorly excited, and only those whose σ matters in torque
+    from dynid.identify.quality import negligible_parameters
+    from dynid.identify.result import IdentificationResult
+
+    forced = IdentificationResult.load(out)
+    [poorly] = [w for w in forced.warnings if 'poorly excited' in w]
+    named = set(poorly.split(': ')[-1].split(', '))
+    negligible = negligible_parameters(forced, forced.std)
+    relative = forced.relative_std
+    assert named == {n for n, r, tiny in zip(forced.parameter_names, relative, negligible, strict=True)
+                     if r > 50.0 and not tiny}, poorly
+    assert any(r > 50.0 and tiny for r, tiny in zip(relative, negligible, strict=True))  # some left unnamed
     page = (tmp_path / 'report' / 'index.html').read_text()
     assert 'kept with --force' in page and 'residual lag-1 autocorrelation' in page
     # a payload the identification never saw: its torque is missing from the prediction

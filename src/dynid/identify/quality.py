@@ -116,12 +116,17 @@ def negligible_parameters(result, std) -> np.ndarray:
     the data put at ~0 with a small σ: its relative σ is large only because its value is); all False where the
     result does not hold the column sizes."""
     model = result.model or {}
-    columns, torque = model.get('column_rms'), model.get('torque_rms')
+    return negligible_mask(std, model.get('column_rms'), model.get('torque_rms'))
+
+
+def negligible_mask(std, column_rms, torque_rms) -> np.ndarray:
+    """(parameters,) bool: σ_i·RMS(W_i) < :data:`NEGLIGIBLE_TORQUE_FRACTION`·RMS(y) (:func:`negligible_parameters`);
+    all False where the column sizes are not given or do not match."""
     std = np.asarray(std, dtype=float)
-    if columns is None or not torque or len(columns) != std.size:
+    if column_rms is None or not torque_rms or len(column_rms) != std.size:
         return np.zeros(std.size, dtype=bool)
     with np.errstate(invalid='ignore'):
-        return np.asarray(std * np.asarray(columns, float) < NEGLIGIBLE_TORQUE_FRACTION * torque)
+        return np.asarray(std * np.asarray(column_rms, float) < NEGLIGIBLE_TORQUE_FRACTION * torque_rms)
 
 
 def poorly_identified_note(result) -> str | None:
