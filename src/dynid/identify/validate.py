@@ -15,7 +15,13 @@ shown beside the result and not judged: its rigid-body torque by its own inverse
 so its link frames need not match the result's) on the same filtered states and decimation as the
 equations, plus the identification's friction (and, where the identification modelled rotor inertia,
 the reflected rotor inertias of the other file's drives, else of the result's robot, times the same
-rotor acceleration). Joints left out of the identification (``exclude_joints``) are not scored. ``holdout``
+rotor acceleration). Joints left out of the identification (``exclude_joints``) are not scored.
+
+A load the identification knew by its mass alone was placed by the data: its first moment and inertia cannot be
+told from the last link's and are regrouped with them (the last link's parameters then end in ``R``). A recording
+with that load given by its mass (``payload_mass``) is predicted with the same structure, the known mass's torque
+included; a recording without it, or with another load, is predicted with those regrouped parameters in place of
+the last link's own, that is with the identification's load still on the flange (the front end says so). ``holdout``
 scores only the last part of a recording in time (:func:`dynid.io.dataset.Dataset.split_holdout`).
 
 A recording that lost samples has its short gaps bridged and is split at the others exactly as for
@@ -121,18 +127,17 @@ def left_out_joints(result: IdentificationResult) -> tuple[str, ...]:
 
 def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
             payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None,
-            exclude_joints: tuple[str, ...] = (), other: RobotModel | None = None) -> Prediction:
+            exclude_joints: tuple[str, ...] = (), other: RobotModel | None = None,
+            payload_mass: float | None = None) -> Prediction:
     """Torques of ``dataset`` as measured and as the result predicts them (``payload``: known payload;
+    ``payload_mass``: a load known by its mass alone, placed as the identification placed it, module docstring;
     ``name``: the recording's name in messages, default its bag; ``drives``: see :func:`result_drives`;
     ``exclude_joints``: joints whose equations are left out, e.g. joints at rest, beside those the
     identification left out; ``other``: another robot file predicting the same rows, module docstring)."""
     exclude_joints = tuple(dict.fromkeys((*left_out_joints(result), *exclude_joints)))
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives,
-                           exclude_joints)
-    names = problem.parameter_names()
-    missing = [n for n in names if n not in result.parameter_names]
-    if missing:
-        raise InputError(f'the result lacks parameters {missing} that this recording\'s model needs')
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, payload_mass=payload_mass,
+                                                         name=_name(dataset, name)), drives, exclude_joints)
+    names = _names_in(result, problem.parameter_names())
     values = np.array([result.value(n) for n in names])
     rigid = values[:len(problem.rigid_names)]
     exponents = result.exponents
@@ -181,13 +186,15 @@ def model_rows(problem: IdentificationProblem, torque_of, rotor_inertia=None) ->
 
 
 def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
-                   payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None):
+                   payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None,
+                   payload_mass: float | None = None):
     """(times (M,), measured (M, n), predicted (M, n), used (M, n)) of a recording, for plots.
 
     A recording split at lost samples gives one stretch per piece used, separated by a NaN row.
     """
-    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, name=_name(dataset, name)), drives)
-    names = problem.parameter_names()
+    problem = _problem_for(result, robot, RecordingInput(dataset, payload=payload, payload_mass=payload_mass,
+                                                         name=_name(dataset, name)), drives)
+    names = _names_in(result, problem.parameter_names())
     values = np.array([result.value(n) for n in names])
     exponents = result.exponents if result.exponents is not None else np.full(robot.n, problem.spec.exponent)
     gap = (np.full(1, np.nan), np.full((1, robot.n), np.nan), np.full((1, robot.n), np.nan),
@@ -202,10 +209,24 @@ def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dat
 
 def validate(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
              payload: Payload | None = None, name: str | None = None, drives: JointDrives | None = None,
-             other: RobotModel | None = None) -> dict:
+             other: RobotModel | None = None, payload_mass: float | None = None) -> dict:
     """Validation metrics of ``result`` on ``dataset`` (module docstring); ``other``: another robot file scored
-    beside it (``compare_robot``)."""
-    return predict(result, robot, dataset, payload, name, drives, other=other).metrics(robot.joint_names)
+    beside it (``compare_robot``); ``payload_mass``: see :func:`predict`."""
+    return predict(result, robot, dataset, payload, name, drives, other=other,
+                   payload_mass=payload_mass).metrics(robot.joint_names)
+
+
+def _names_in(result: IdentificationResult, names: list[str]) -> list[str]:
+    """The result's names of the parameters ``names`` the recording's model needs (module docstring: a link
+    parameter the identification regrouped with a load placed by the data stands for it where the recording's
+    model has it alone)."""
+    held = set(result.parameter_names)
+    blocks = int((result.model or {}).get('payload_blocks', 0))
+    chosen = [n if n in held or not blocks or f'{n}R' not in held else f'{n}R' for n in names]
+    missing = [n for n in chosen if n not in held]
+    if missing:
+        raise InputError(f'the result lacks parameters {missing} that this recording\'s model needs')
+    return chosen
 
 
 def recover_payload(result: IdentificationResult, robot: RobotModel, dataset: Dataset,

@@ -140,7 +140,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                                         'part': 'the last part of each recording in time'}
     for i, (recording, dataset) in enumerate(held_out):
         progress(f'validating on the held-out last {identification.holdout:g} of {recording.name}')
-        metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)')
+        metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)',
+                           payload_mass=recording.payload_mass)
         metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
         result.metrics['holdout' if i == 0 else f'holdout_{i + 1}'] = metrics
     result.save(output)
