@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         payload = Payload(mass, args.payload_com) if mass > 0 and not as_placed else None
         metrics = validate(result, robot, dataset, payload, name=bag, drives=drives, other=other,
                            payload_mass=float(mass) if as_placed else None)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
         if trained and float(mass) not in trained:
             declared = ', '.join(f'{m:g}' for m in sorted(trained))
             loads = ', '.join(f'{m:g}' for m in sorted(placed))

@@ -133,7 +133,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     for i, (name, dataset) in enumerate(validation):
         progress(f'validating on {name}')
         metrics = validate(result, robot, dataset, name=name)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     if held_out:
         result.provenance['holdout'] = {'fraction': identification.holdout,
@@ -142,7 +142,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
         progress(f'validating on the held-out last {identification.holdout:g} of {recording.name}')
         metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)',
                            payload_mass=recording.payload_mass)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
         result.metrics['holdout' if i == 0 else f'holdout_{i + 1}'] = metrics
     result.save(output)
     if report is None:
