@@ -48,8 +48,10 @@ from dynid.identify.plausibility import gravity_scale_check
 from dynid.identify.prior import robot_file_links
 from dynid.identify.quality import (
     COND_SCALED_MAX,
+    NEGLIGIBLE_TORQUE_FRACTION,
     POORLY_IDENTIFIED_PERCENT,
     misfit_warning,
+    negligible_mask,
     residual_autocorrelation,
 )
 from dynid.identify.result import IdentificationResult
@@ -591,10 +593,16 @@ def _result_warnings(problem: IdentificationProblem, solved: _Solved, autocorrel
     if floored:
         warnings.append(floored)
     relative = 100.0 * solved.std / np.where(solved.values != 0, np.abs(solved.values), np.inf)
-    poor = [n for n, r in zip(solved.names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
+    # A parameter the data put at ~0 with a σ that moves the torque by less than 1 % of its RMS is determined: its
+    # relative σ is large only because its value is small, and there is nothing to excite better.
+    negligible = negligible_mask(solved.std, np.sqrt(np.mean(solved.w**2, axis=0)), np.sqrt(np.mean(solved.y**2))) \
+        if solved.w is not None and solved.w.shape[1] == solved.std.size else np.zeros(solved.std.size, dtype=bool)
+    poor = [n for n, r, tiny in zip(solved.names, relative, negligible, strict=True)
+            if r > POORLY_IDENTIFIED_PERCENT and not tiny]
     if poor:
-        warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
-                        f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
+        warnings.append(f'{len(poor)} parameters are poorly excited (a relative standard deviation above '
+                        f'{POORLY_IDENTIFIED_PERCENT:g} % and a σ that moves the torque by at least '
+                        f'{100 * NEGLIGIBLE_TORQUE_FRACTION:g} % of its RMS): {", ".join(poor)}')
     misfit = misfit_warning(autocorrelation, problem.robot.joint_names)
     if misfit:
         warnings.append(misfit)
