@@ -124,6 +124,12 @@ def test_the_stribeck_excess_survives_save_and_load_and_old_results_still_load(h
             IdentificationResult.from_dict({**document, 'stribeck': bad})
 
 
+#: How closely a consumer's friction agrees with the prediction's on the rows away from reversals, as a fraction of the
+#: largest friction torque there: the prediction's columns are the full-rate features decimated, a consumer evaluates
+#: the law on the decimated velocity (about 1.4 % apart on this twin; 58 % without the Stribeck excess).
+AGREE = 0.03
+
+
 def _friction_rows(result, held):
     """The friction part of the prediction's rows of ``held``, their friction velocity and output torque τ_out."""
     prediction = predict(result, ROBOT, held)
@@ -159,7 +165,7 @@ def test_the_feedforward_and_the_estimators_evaluate_the_stribeck_excess_as_pred
     scale = np.abs(predicted[moving]).max()
     term = StaticFrictionTerm.from_result(ROBOT, result)
     static = _per_joint(lambda v, t: term.friction_torque(v, t, 20.0), velocity, load, joints)
-    assert np.abs(static - predicted)[moving].max() < 0.02 * scale
+    assert np.abs(static - predicted)[moving].max() < AGREE * scale
     # the same without its Stribeck excess is far off on these rows: the test sees the term
     excess = _per_joint(lambda v, t: result.stribeck.torque(v, friction_parameters(result, ROBOT)['Fs']),
                         velocity, load, joints)
@@ -169,7 +175,14 @@ def test_the_feedforward_and_the_estimators_evaluate_the_stribeck_excess_as_pred
     coulomb, squared = p.get('Fc', p.get('fc')), p.get('Fl', p.get('fL', np.zeros(ROBOT.n)))
     egms = _per_joint(lambda v, t: remainder(v, 20.0) + np.sign(v) * (coulomb + squared * t * t), velocity, load,
                       joints)
-    assert np.abs(egms - predicted)[moving].max() < 0.02 * scale
+    assert np.abs(egms - predicted)[moving].max() < AGREE * scale
     estimator = StiffnessEstimator.from_robot(ROBOT, result)
     stiffness = _per_joint(lambda v, t: estimator.friction_torque(v, t), velocity, load, joints)
-    assert np.abs(stiffness - predicted)[moving].max() < 0.02 * scale
+    assert np.abs(stiffness - predicted)[moving].max() < AGREE * scale
+    # dynid estimate's friction estimator subtracts F_V (all but the Coulomb level), the Stribeck excess with it
+    from dynid.estimate.replay import EstimationSettings, _friction_estimator
+
+    adaptive = _friction_estimator(ROBOT, result, EstimationSettings(), 500.0, [])
+    replayed = _per_joint(lambda v, t: adaptive.velocity_friction(v, None) + np.sign(v) * (coulomb + squared * t * t),
+                          velocity, load, joints)
+    assert np.abs(replayed - predicted)[moving].max() < AGREE * scale
