@@ -186,3 +186,37 @@ def test_the_feedforward_and_the_estimators_evaluate_the_stribeck_excess_as_pred
     replayed = _per_joint(lambda v, t: adaptive.velocity_friction(v, None) + np.sign(v) * (coulomb + squared * t * t),
                           velocity, load, joints)
     assert np.abs(replayed - predicted)[moving].max() < AGREE * scale
+
+
+@pytest.fixture(scope='module')
+def physical_hump(hump):
+    """The hump twin identified physically consistent (the exports need standard parameters), which takes the term."""
+    from dynid.identify.physical import PhysicalSettings
+
+    train, _, _ = hump
+    result = identify(ROBOT, [RecordingInput(train)], AUTO,
+                      options=IdentifyOptions('auto', physical=PhysicalSettings(consistency='always')))
+    assert result.physical_section is not None and result.stribeck is not None
+    kept = [joint for joint, values in result.friction().items() if values.get('Fs')]
+    assert kept
+    return result, kept
+
+
+def test_the_urdf_export_writes_the_stribeck_excess_as_a_comment(physical_hump):
+    import io
+
+    from dynid.identify.urdf_export import export_urdf
+    from dynid.model.mjcf import robot_urdf_text
+
+    result, kept = physical_hump
+    text = export_urdf(result, io.StringIO(robot_urdf_text(ROBOT)), label='the URDF of ur5e')
+    assert text.count('Stribeck excess left out') == len(kept)
+
+
+def test_the_mjcf_export_names_the_stribeck_excess_it_leaves_out(physical_hump):
+    pytest.importorskip('mujoco')
+    from dynid.identify.mjcf_export import export_mjcf
+
+    result, kept = physical_hump
+    left = export_mjcf(result, ROBOT).not_expressed
+    assert {f'Fs_{ROBOT.joint_names.index(joint) + 1}' for joint in kept} <= set(left)
