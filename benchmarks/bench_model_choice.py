@@ -4,7 +4,9 @@ another (issue 32).
 Run: ``.venv/bin/python benchmarks/bench_model_choice.py [--quick] [--rate 500]``.
 
 Twin cases (UR5e digital twin; each varies what the best model is): the twin's full friction, Coulomb + viscous
-friction only, the load-dependent Coulomb term ×4 on the shoulders, a strong Stribeck hump, temperature drift
+friction only, the load-dependent Coulomb term ×4 on the shoulders, a static friction level 2.5× the Coulomb level
+(its Stribeck velocity 20 rad/s, beyond the motions' speeds: a higher Coulomb level, nearly), a pronounced Stribeck
+hump (static friction 3× the Coulomb level, Vs 0.1 rad/s, the twin's shape μ = 1.2), temperature drift
 (a small thermal capacity and a warm ambient: the joints warm by tens of °C during the recordings), rotor inertia
 ×3 and ×0.3 of the drive data's, spikes in the motor current (1 % of the samples, ±5 A: the case for IRLS),
 noisy currents, and robot files off by 20–40 % (CAD) or far off. Each is trained on 20 s of a random 5-harmonic
@@ -13,18 +15,19 @@ robot's nominal ones.
 
 Per case: the held-out relative residual ‖y − ŷ‖/‖y‖ (``dynid validate``) of the defaults (``friction='auto'``,
 ``method='auto'``, the prior) and of every fixed choice (WLS, IRLS with Coulomb + viscous or load-dependent
-friction; I-IRLS with Li's comprehensive model; WLS with either law and the temperature term, where the
-temperature varies enough to identify it; all with the prior); ``default_over_best_fixed`` divides the
-defaults' by the least of the fixed ones, picked afterwards on the held-out data (targets: median ≤ 1.05,
-max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the robot file's own model's
-(its links, the friction fitted on the training run, as ``dynid validate`` prints it) by more than the spread over
-five stretches of the held-out recording (the rule identify names a joint by on its folds: the mean paired
-difference beyond two standard errors) and that the identification did not name (target 0); the joints above it by
-any margin (``joints_above_robot_file``) and the named ones are counted beside. ``identify_60s_s``: ``dynid
-identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh process, from its imports,
-best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it, with the CPU time and the
-same with ``--friction viscous_coulomb --method wls`` (the previous defaults) beside: the difference is what the
-choice costs.
+friction; I-IRLS with Li's comprehensive model; WLS with either law and the temperature term, where the temperature
+varies enough to identify it; WLS with Coulomb + viscous friction and a Stribeck excess on every joint at Vs = 0.1
+rad/s, the hump case's own, of either shape the choice tries (μ 1 and 2); all with the prior);
+``default_over_best_fixed`` divides the defaults' by the least of the fixed ones, picked afterwards on the held-out
+data (targets: median ≤ 1.05, max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the
+robot file's own model's (its links, the friction fitted on the training run, as ``dynid validate`` prints it) by
+more than the spread over five stretches of the held-out recording (the rule identify names a joint by on its folds:
+the mean paired difference beyond two standard errors) and that the identification did not name (target 0); the
+joints above it by any margin (``joints_above_robot_file``) and the named ones are counted beside.
+``identify_60s_s``: ``dynid identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh
+process, from its imports, best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it,
+with the CPU time and the same with ``--friction viscous_coulomb --method wls`` (the previous defaults) beside: the
+difference is what the choice costs.
 
 ``coupled_wrist_fit_min_percent``: a coupled-wrist twin (the UR5e's motor 6 turns with q5 + q6, motor 5 against
 q5: gear ratios of both signs; the motors' encoders read from offsets), logged on the motor side at 5 kHz (1 kHz
@@ -84,7 +87,9 @@ FIXED = {'wls viscous_coulomb': ('wls', 'viscous_coulomb', False), 'wls load_squ
          'irls viscous_coulomb': ('irls', 'viscous_coulomb', False),
          'irls load_squared': ('irls', 'load_squared', False), 'iirls comprehensive': ('iirls', 'comprehensive', False),
          'wls viscous_coulomb temperature': ('wls', 'viscous_coulomb', True),
-         'wls load_squared temperature': ('wls', 'load_squared', True)}
+         'wls load_squared temperature': ('wls', 'load_squared', True),
+         'wls viscous_coulomb stribeck': ('wls', 'viscous_coulomb', False, 0.1, 2.0),
+         'wls viscous_coulomb stribeck mu1': ('wls', 'viscous_coulomb', False, 0.1, 1.0)}
 
 
 def say(text: str) -> None:
@@ -109,7 +114,12 @@ def _coulomb_viscous(params):
 
 def _stribeck(params):
     params.joints.static = params.joints.coulomb * 2.5
-    params.joints.stribeck_velocity = np.full(ROBOT.n, 20.0)  # rad/s on the rotor: ~0.2 rad/s at the link
+    params.joints.stribeck_velocity = np.full(ROBOT.n, 20.0)  # rad/s of θ̇ in link units: beyond the motions' speeds
+
+
+def _hump(params):
+    params.joints.static = params.joints.coulomb * 3.0
+    params.joints.stribeck_velocity = np.full(ROBOT.n, 0.1)  # rad/s (θ̇ in link units), the twin's shape μ = 1.2
 
 
 def _warming(params):
@@ -146,7 +156,8 @@ CASES = [  # (name, plant change, robot file, spikes)
     ('coulomb+viscous only, CAD file', _coulomb_viscous, 'cad', False),
     ('load friction x4 on the shoulders', _scaled('load_coefficient', [4, 4, 1, 1, 1, 1]), 'cad', False),
     ('load friction x4, far file', _scaled('load_coefficient', [4, 4, 1, 1, 1, 1]), 'far', False),
-    ('Stribeck hump', _stribeck, 'cad', False),
+    ('static friction x2.5 (Vs 20 rad/s)', _stribeck, 'cad', False),
+    ('Stribeck hump (Vs 0.1 rad/s)', _hump, 'cad', False),
     ('temperature drift', _warming, 'cad', False),
     ('rotor inertia x3', _rotor(3.0), 'cad', False),
     ('rotor inertia x0.3', _rotor(0.3), 'cad', False),
@@ -156,7 +167,7 @@ CASES = [  # (name, plant change, robot file, spikes)
     ('coulomb+viscous only, far file', _coulomb_viscous, 'far', False),
     ('load friction x0 (none)', _scaled('load_coefficient', [0, 0, 0, 0, 0, 0]), 'cad', False),
 ]
-QUICK = (0, 2, 8, 11)
+QUICK = (0, 2, 5, 9, 12)
 
 
 def record(params, seed: int, seconds: float, rate_hz: float, amplitude: float = 0.8):
@@ -186,9 +197,10 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
     prediction = predict(default, robot_file, held)
     metrics = prediction.metrics(ROBOT.joint_names)
     fixed = {}
-    for label, (method, friction, temperature) in FIXED.items():
+    for label, (method, friction, temperature, *stribeck) in FIXED.items():
         try:
-            spec = ModelSpec(friction=friction, temperature=temperature)
+            spec = ModelSpec(friction=friction, temperature=temperature, **(
+                {'stribeck_velocity': stribeck[0], 'stribeck_shape': stribeck[1]} if stribeck else {}))
             result = identify(robot_file, [RecordingInput(train)], spec, options=IdentifyOptions(method), **options)
         except InputError as error:  # the temperature term where the temperature hardly varies: rank-deficient
             say(f'  {label}: refused ({str(error)[:80]}...)')

@@ -314,6 +314,23 @@ def test_a_joint_whose_motor_states_are_its_link_positions_says_no_deflection_me
     assert any(name in line and 'no deflection measured' in line for line in summary_lines(history))
 
 
+def test_a_joint_deflected_only_at_rest_gives_no_numbers(twin):
+    """A joint whose deflection left the dead zone only while it stood still learned from no sample: its α̂ never
+    left the start, and the summary said k0 0 N·m/rad with a NaN fit (the demo's twin UR5e shoulder_pan in dynid
+    estimate). It says 'deflected only at rest' and gives no numbers; the health record takes none either."""
+    from dynid.estimate.replay import NOT_LEARNED
+
+    fast = 1e3  # |rotor velocity| no joint reaches: nothing learns, while the joints deflect
+    history = estimate(twin['dataset'], twin['result'], EstimationSettings(friction=False, min_velocity=fast),
+                       twin['robot'])
+    summary = history.summary()['joints']
+    deflected = [name for name, moved in zip(twin['robot'].joint_names, history.deflected, strict=True) if moved]
+    assert len(deflected) >= 4, history.deflected
+    assert all(summary[name]['stiffness'] == NOT_LEARNED for name in deflected), summary
+    assert all(entry['k0'] is None and entry['fit_percent'] is None for entry in summary.values()), summary
+    assert any(NOT_LEARNED in line for line in summary_lines(history))
+
+
 def test_the_friction_estimator_takes_the_comprehensive_law(twin):
     """A result in Li et al. 2024's comprehensive law (what the model choice gives where a joint keeps a viscous
     exponent): its fc, fL are the estimator's Coulomb level and load coefficient, its velocity friction

@@ -44,6 +44,22 @@ def test_bounds_of_identifiability():
     assert len(problems) == 2 and '1.1e+04' in problems[0] and '40 of 55' in problems[1]
 
 
+def test_a_fit_below_zero_is_absurd_only_where_the_torque_rises_above_the_noise():
+    """A joint whose validation torque varies no more than the noise (a twin's wrist 3: the plant's own links fit
+    it at -0.3 %) says nothing of the model; a joint that varies well above it and is predicted worse than its mean
+    does (on 30 fault-free twin logs validated with their identifications: 10 such claims before, 3 left, each on
+    a joint the robot file's own model predicts far better)."""
+    from dynid.identify.quality import validation_warnings
+
+    train = {'joints': {'a': {'rmse': 0.05}, 'b': {'rmse': 0.05}, 'c': {'rmse': None}}}
+    metrics = {'joints': {'a': {'rmse': 0.052, 'nrmse_fit_percent': -2.5},  # spread 0.051: at the noise
+                          'b': {'rmse': 0.30, 'nrmse_fit_percent': -50.0},  # spread 0.2: four times the noise
+                          'c': {'rmse': 0.1, 'nrmse_fit_percent': -1.0}}}  # no training figure: judged as before
+    [warning] = validation_warnings(metrics, train)
+    assert 'b NRMSE fit -50' in warning and 'c NRMSE fit -1' in warning and 'a NRMSE' not in warning
+    assert 'a NRMSE fit -2.5' in validation_warnings(metrics)[0]  # without the training figures, as before
+
+
 def test_structured_residuals_warn_and_white_ones_do_not():
     from dynid.identify.quality import misfit_warning, residual_autocorrelation
 
@@ -68,6 +84,18 @@ def test_gentle_motion_is_refused_unless_forced_and_validation_flags_absurd_fits
     assert main(['identify', str(unloaded_run), '--no-prior', '--quiet', '--force', '-o', str(out), '--report',
                  str(tmp_path / 'report')]) == 0
     assert 'kept with --force' in capsys.readouterr().out
+    # the forced result names the parameters left poorly excited, and only those whose σ matters in torque
+    from dynid.identify.quality import negligible_parameters
+    from dynid.identify.result import IdentificationResult
+
+    forced = IdentificationResult.load(out)
+    [poorly] = [w for w in forced.warnings if 'poorly excited' in w]
+    named = set(poorly.split(': ')[-1].split(', '))
+    negligible = negligible_parameters(forced, forced.std)
+    relative = forced.relative_std
+    assert named == {n for n, r, tiny in zip(forced.parameter_names, relative, negligible, strict=True)
+                     if r > 50.0 and not tiny}, poorly
+    assert any(r > 50.0 and tiny for r, tiny in zip(relative, negligible, strict=True))  # some left unnamed
     page = (tmp_path / 'report' / 'index.html').read_text()
     assert 'kept with --force' in page and 'residual lag-1 autocorrelation' in page
     # a payload the identification never saw: its torque is missing from the prediction

@@ -60,7 +60,8 @@ def test_the_load_dependent_law_is_chosen_where_the_twin_has_it(loaded_shoulders
     assert result.model['friction'] == 'load_squared'
     scores = choice['tried']['friction']['shoulder_lift_joint']
     assert scores['coulomb+viscous+load'] < scores['coulomb+viscous'] and len(scores) >= 4  # what was tried
-    assert choice['tried']['method'].keys() == {'wls', 'irls'} and choice['lines']
+    assert choice['tried']['method'].keys() == {'wls', 'irls', 'chosen'} and choice['lines']
+    assert choice['tried']['method']['chosen'] == result.method
     # the joints without the load term hold its column at 0 and say nothing more of it
     for joint, terms in choice['friction_terms'].items():
         k = result.parameter_names.index(f'Fl_{ROBOT.joint_names.index(joint) + 1}')
@@ -251,6 +252,17 @@ def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_d
         given = run(PhysicalSettings(consistency=mode, consistency_cost_max_percent=0.1))
         assert 'consistency' not in given.model['choice']['tried']
         assert given.prior_section['consistency']['mode'] == mode
+
+
+def test_a_given_method_labels_the_consistency_candidates(short_torque_log):
+    """The method given, the friction open: the folds' consistency candidates are the given method's, labelled so."""
+    from dynid.identify.physical import PhysicalSettings
+
+    given = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO,
+                     options=IdentifyOptions('irls', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
+    tried = given.model['choice']['tried']
+    assert set(tried['consistency']['scores']) == {'irls', 'irls+physical'} and 'method' not in tried
+    assert given.method == 'irls' and tried['consistency']['chosen'].split('+')[0] == 'irls'
 
 
 def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_solver_fails(short_torque_log,

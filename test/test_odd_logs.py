@@ -3,6 +3,8 @@ the torque's sign and scale are checked against the robot file, low rates keep t
 decides them."""
 
 import dataclasses
+import json
+import re
 
 import numpy as np
 import pytest
@@ -151,6 +153,29 @@ def test_a_torque_sensor_offset_is_not_taken_for_a_scale_at_rest(ur5e, tmp_path)
     assert check.flipped == []
 
 
+def test_the_sign_advice_counts_the_signs_already_given(effort_bags, tmp_path, capsys):
+    """A --torque-sign given wrongly: the advice is the whole setting, and followed as written (after the one
+    given, as a user adds it) it reads the data with the robot file's sign. It used to repeat the flips the data
+    show on top of the signs given ('give --torque-sign shoulder_pan_joint=-1' to a user who had given just that)."""
+    def advice(bag, *signs):
+        argv = ['identify', str(effort_bags[bag]), '-o', str(tmp_path / 'r.yaml'), '--quiet', '--force']
+        for value in signs:
+            argv += ['--torque-sign', value]
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        found = re.search(r'give --torque-sign (\S+)', out)
+        return found.group(1) if found else None
+
+    assert advice('torque', 'shoulder_lift_joint=-1') == 'all=1'  # correct data, a sign given wrongly
+    assert advice('torque', 'all=-1') == 'all=1'
+    # joints 2 and 4 flipped in the data, joint 2 and joint 3 given: joint 3 wrongly, joint 4 missing
+    given = ('shoulder_lift_joint=-1,elbow_joint=-1',)
+    advised = advice('flipped', *given)
+    assert advised == 'all=1,shoulder_lift_joint=-1,wrist_1_joint=-1', advised
+    assert advice('flipped', *given, advised) is None  # followed as written: no sign left to advise
+    assert advice('flipped', advised) is None  # or in place of the one given
+
+
 def test_a_tool_on_the_flange_lets_the_last_wrist_joint_show_its_sign(ur5e, tmp_path, capsys):
     """With a 1 kg tool 8 cm off the flange axis, wrist 3 carries gravity torque: given the tool (as
     --payload-mass/--payload-com give it), the check names a flipped wrist 3 and no other joint."""
@@ -182,6 +207,59 @@ def test_a_result_with_gravity_of_the_wrong_sign_is_flagged(effort_bags, tmp_pat
     assert 'masses an order of magnitude off or of the wrong sign' in out
     scales = IdentificationResult.load(output).model['gravity_scale']
     assert scales['shoulder_lift_joint'] == pytest.approx(-1.0, abs=0.02)
+
+
+@pytest.fixture(scope='module')
+def loaded_ur3e(tmp_path_factory):
+    """Two twin recordings of a UR3e with a 3 kg load off the flange axis, as a driver gives them (joint torque,
+    no record of the load), each 12 s at 100 Hz of the shipped excitation (another seed for the second)."""
+    from dynid.model import load_robot
+
+    ur3e, folder = load_robot('ur3e'), tmp_path_factory.mktemp('loaded')
+    bags = []
+    for seed in (2, 3):
+        bag = simulate_recording(ur3e, folder / f'loaded{seed}', builtin_excitation_path('ur5e'),
+                                 SimulationSettings(duration_s=12.0, rate_hz=100.0, seed=seed, payload_kg=3.0,
+                                                    payload_com=(0.06, -0.05, 0.08)), quiet=True)
+        recorded = read_bag(bag, ur3e.joint_names)
+        bags.append(write_bag(folder / f'plain{seed}', dataclasses.replace(
+            recorded, theta=None, dtheta=None, current=None, temperature=None, payload=None)))
+    return bags
+
+
+def test_a_load_given_by_its_mass_alone_is_placed_before_the_gravity_is_judged(loaded_ur3e, tmp_path, capsys):
+    """A 3 kg load on a UR3e given by its mass alone: the data place it, and its first moment cannot be told from
+    the last link's, so the identified links hold some split of the two. Judged link by link, the wrists' gravity
+    read 2.2x and 9.8x the file's (a fault-free log at 250 Hz read 0.05x: 'masses an order of magnitude off');
+    with the file given the flange first moment that fits best every joint is within 10 %."""
+    output = tmp_path / 'r.yaml'
+    assert main(['identify', str(loaded_ur3e[0]), '--robot', 'ur3e', '--payload-mass', '3', '-o', str(output),
+                 '--quiet']) == 0
+    assert 'identified gravity torque' not in capsys.readouterr().out
+    scales = IdentificationResult.load(output).model['gravity_scale']
+    assert {'wrist_1_joint', 'wrist_2_joint'} <= set(scales), scales
+    assert all(abs(scale - 1.0) < 0.1 for scale in scales.values()), scales
+
+
+def test_a_result_with_a_load_placed_from_the_data_validates_and_holds_out(loaded_ur3e, tmp_path, capsys):
+    """The last link's parameters of such a result are regrouped with the load's (they end in R). validate and
+    identify's held-out part used to refuse it ('the result lacks parameters mx_6, ...'), with the load given by
+    its mass or not: the held-out run lost the whole identification. Now a recording with that load given by its
+    mass is predicted with it placed as there; one without it is predicted and told what that costs."""
+    output = tmp_path / 'r.yaml'
+    assert main(['identify', str(loaded_ur3e[0]), '--robot', 'ur3e', '--payload-mass', '3', '--holdout', '0.25',
+                 '-o', str(output), '--quiet']) == 0
+    result = IdentificationResult.load(output)
+    assert 'mx_6R' in result.parameter_names and 'mx_6' not in result.parameter_names
+    assert result.metrics['holdout']['relative_residual'] < 0.03, result.metrics['holdout']  # the noise's level
+    capsys.readouterr()
+    assert main(['validate', str(loaded_ur3e[1]), '--params', str(output), '--payload-mass', '3', '--json',
+                 str(tmp_path / 'v.json')]) == 0
+    assert 'differs from those of the identification' not in capsys.readouterr().out
+    scored = json.loads((tmp_path / 'v.json').read_text())['recordings'][0]['predictions']['result']
+    assert scored['relative_residual'] < 0.03 and scored['scored_joints'] == 6, scored
+    assert main(['validate', str(loaded_ur3e[1]), '--params', str(output)]) == 0  # scored, the load's mass missing
+    assert 'its mass is not' in capsys.readouterr().out
 
 
 def test_torque_or_current_is_decided_by_the_data_where_nothing_says(effort_bags, tmp_path, capsys):
@@ -225,11 +303,15 @@ def slow_bags(ur5e, tmp_path_factory):
 def test_a_20_s_log_at_30_hz_keeps_its_rows_and_identifies(slow_bags, tmp_path, capsys):
     # 20 s at 30 Hz hold 1/33 of the samples of 20 s at 1 kHz. The plain fit (--no-prior) leaves more than half of
     # the 54 parameters above 50 % relative σ, but those are ~0 (products of inertia, offsets) with a σ that moves
-    # the torque by less than 1 % of its RMS: no reason to refuse a fit that is good; the warning still names them.
+    # the torque by less than 1 % of its RMS: no reason to refuse a fit that is good, and no warning either (there is
+    # nothing to excite better); the result still holds their relative σ.
     output = tmp_path / 'slow.yaml'
     fixed = ('--method', 'wls', '--friction', 'viscous_coulomb')  # the model of 54 parameters, as it was
     assert main(['identify', str(slow_bags['20s']), '-o', str(output), '--quiet', '--no-prior', *fixed]) == 0
-    assert 'relative standard deviation above 50 % (poorly excited or negligible)' in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    plain = IdentificationResult.load(output)
+    assert np.count_nonzero(~(plain.relative_std <= 50.0)) > 27, plain.relative_std  # more than half of the 54
+    assert 'poorly excited' not in printed and not any('poorly excited' in w for w in plain.warnings), printed
     assert main(['identify', str(slow_bags['20s']), '-o', str(tmp_path / 'prior.yaml'), '--quiet']) == 0
     result = IdentificationResult.load(output)
     filters = result.provenance['filters']

@@ -87,8 +87,9 @@ def test_dynid_identify_refuses_a_recording_whose_effort_is_never_filled(tmp_pat
 
 
 @pytest.mark.parametrize('robot, rate, expected', [
-    ('ur10e', 125.0, '(robot ur10?)'), ('ur10', 500.0, '(robot ur10e?)'), ('ur20', 126.0, 'CB3'),
-    ('ur10e', 500.0, None), ('ur10', 125.0, None), ('panda', 125.0, None), (None, 125.0, None)])
+    ('ur10', 500.0, '(robot ur10e?)'), ('ur5', 490.0, '(robot ur5e?)'),
+    ('ur10e', 125.0, None),  # an e-Series streams at 125 Hz where its client asks (RTDE's target frequency)
+    ('ur20', 126.0, None), ('ur10e', 500.0, None), ('ur10', 125.0, None), ('panda', 500.0, None), (None, 500.0, None)])
 def test_a_ur_recording_at_the_other_generations_rate_is_pointed_out(robot, rate, expected):
     note = rate_note(robot, rate)
     assert (note is None) if expected is None else (expected in note)

@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help='drives file (as for dynid identify) for results that recorded none; the result\'s '
                              'drive gains are kept')
     parser.add_argument('--payload-mass', type=float_list, default=None,
-                        help='known point-mass payload [kg] per bag (with --payload-com)')
+                        help='known point-mass payload [kg] per bag (with --payload-com; alone: a load of the mass '
+                             'the identification placed from the data, placed as there)')
     add_option(parser, Validation, 'payload_com', '--payload-com', type=float_list)
     parser.add_argument('--recover-payload', action='store_true',
                         help='estimate an unknown payload on each bag from the model\'s residual')
@@ -78,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     masses = args.payload_mass or [0.0] * len(args.bags)
     if len(masses) != len(args.bags):
         raise InputError(f'--payload-mass needs one mass per bag ({len(args.bags)}), got {len(masses)}')
-    trained = {float(entry.get('payload_mass_known') or entry.get('payload_known') or 0.0)
-               for entry in result.provenance.get('inputs') or []}
+    inputs = result.provenance.get('inputs') or []
+    trained = {float(entry.get('payload_mass_known') or entry.get('payload_known') or 0.0) for entry in inputs}
+    placed = {float(entry['payload_mass_known']) for entry in inputs if entry.get('payload_mass_known')}
     signs = result_torque_signs(args, result, robot.joint_names)
     unscored = []
     for bag, mass in zip(args.bags, masses, strict=True):
@@ -87,14 +89,21 @@ def run(args: argparse.Namespace) -> int:
                            diagnosis=result.diagnosis_section)
         if args.holdout is not None:
             dataset = dataset.split_holdout(args.holdout)[1]
-        payload = Payload(mass, args.payload_com) if mass > 0 else None
-        metrics = validate(result, robot, dataset, payload, name=bag, drives=drives, other=other)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        # a load of the mass the identification placed from the data, given by its mass alone: placed as there
+        as_placed = mass > 0 and args.payload_com is None and float(mass) in placed
+        payload = Payload(mass, args.payload_com) if mass > 0 and not as_placed else None
+        metrics = validate(result, robot, dataset, payload, name=bag, drives=drives, other=other,
+                           payload_mass=float(mass) if as_placed else None)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
         if trained and float(mass) not in trained:
             declared = ', '.join(f'{m:g}' for m in sorted(trained))
+            loads = ', '.join(f'{m:g}' for m in sorted(placed))
+            carried = (f'the first moment and inertia of the load the identification placed from the data ({loads} '
+                       'kg) are part of the last link\'s parameters and are predicted here too, its mass is not') \
+                if placed else \
+                'a payload carried but not declared there is part of the last link\'s parameters'
             metrics['warnings'].append(
-                f'payload {mass:g} kg differs from those of the identification ({declared} kg declared): a payload '
-                f'carried but not declared there is part of the last link\'s parameters')
+                f'payload {mass:g} kg differs from those of the identification ({declared} kg declared): {carried}')
         print_metrics(f'{bag}', metrics)
         recording = RecordingVerdict.of(bag, mass)
         recording.add_prediction('result', metrics, thresholds)

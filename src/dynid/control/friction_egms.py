@@ -12,7 +12,10 @@ with payload (decision: eq. (29) names a "nominal joint torque" without defining
 effort limits before it enters F (F(τ) is unbounded in τ; the BIBO argument of §6.5 needs a bounded
 τ_J,d). F_V is everything of the identified friction that is not the Coulomb level: viscous Fv·ω,
 offset tau0, and the temperature term (or, for the ``comprehensive`` model, sgn(ω)·fv·|ω|^a + fo); all
-continuous in ω, so unlike the static term nothing needs smoothing: H replaces the jump of sgn(ω).
+continuous in ω, so unlike the static term nothing needs smoothing: H replaces the jump of sgn(ω). Where the model
+choice kept a Stribeck excess (the result's ``stribeck`` section), F_V holds it too, Fs·tanh(ω/band)·exp(−(|ω|/Vs)^μ)
+(Madsen 2020 ch.6 eq. (11) puts it in F_V), its sign smoothed over friction_static's default band as the section's
+excess is.
 
 **Joint friction (schema 2).** Where the result has a ``joint_friction`` section (the model identified
 from the dedicated experiments, :func:`dynid.friction.identified.joint_friction_of`), the joints with an
@@ -218,6 +221,15 @@ def _standstill_step(dq, ddq, count, speed, acceleration, window, fade):
 def velocity_friction(result: IdentificationResult, p: dict, n: int):
     """F_V(ω, T) [N·m] of the identified model: all of it but the Coulomb level (module docstring)."""
     temperature = TemperatureFriction(p['beta1'], p['beta2'], p['beta3']) if result.model.get('temperature') else None
+    remainder = _velocity_remainder(result, p, n, temperature)
+    stribeck, band = result.stribeck, default_band(result)
+    if stribeck is None:
+        return remainder
+    return lambda w, t: remainder(w, t) + stribeck.torque(w, p['Fs'], np.tanh(np.asarray(w, dtype=float) / band))
+
+
+def _velocity_remainder(result: IdentificationResult, p: dict, n: int, temperature):
+    """F_V(ω, T) of :func:`velocity_friction` without the Stribeck excess."""
     if result.model.get('friction') == 'comprehensive':
         exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
         exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (n,))

@@ -10,6 +10,8 @@ models, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.Feedf
                       (Hamon et al. 2010 eq. (30); E = exp(−|ω|/ω_H), P± = (1 ± s·sgn τ)/2)
     comprehensive     s·fc + sgn(ω)·fv·|ω|^a + fo + fL·s·τ²               (Li et al. 2024 eq. (3))
     temperature       + sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), T [°C] clamped to [5, 80] (ch.4 eq. (P1-28))
+    Stribeck excess   + Fs·s·exp(−(|ω|/Vs)^μ) on the joints where the model choice kept it (the result's
+                      ``stribeck`` section; Madsen 2020 ch.4 eq. (P1-25), ch.6 eq. (11))
 
 **Smoothing (decision).** The identified maps jump by 2·Fc at ω = 0 (sgn(0) = 0). A feedforward on the
 desired velocity crosses zero at every reversal and would step the command there, so every
@@ -128,6 +130,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         self.temperature_term = TemperatureFriction(p['beta1'], p['beta2'], p['beta3']) \
             if result.model.get('temperature') else None
         self.hamon_velocity = float(result.model.get('hamon_velocity', 0.03))
+        self.stribeck = result.stribeck  # the Stribeck excess (its coefficients Fs: p['Fs']), or None
         exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
         self.exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (robot.n,))
         drives = result_drives(result, robot)
@@ -170,6 +173,8 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
             f = f + s * p['Fl'] * np.abs(load_torque)
         if self.temperature_term is not None:
             f = f + self.temperature_term.evaluate(w, temperature)
+        if self.stribeck is not None:
+            f = f + self.stribeck.torque(w, p['Fs'], s)
         if self.joint_friction is not None:
             f = np.where(self.mask, self._joint_friction(w, s, load_torque, temperature), f)
         return f

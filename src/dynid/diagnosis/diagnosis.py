@@ -274,9 +274,12 @@ def _evidence(s) -> str:
     return '; '.join(parts)
 
 
-def _sign_finding(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> Finding | None:
+def _sign_finding(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str],
+                  applied: dict[str, int] | None = None) -> Finding | None:
     """The flipped joints (module docstring): every joint whose sign the data decide as −1, whatever its scale
-    says it holds (a scale decided at −2 is a sign decided as well as one at −1)."""
+    says it holds (a scale decided at −2 is a sign decided as well as one at −1). ``applied``: the joints whose
+    effort the user's torque_sign already negated ({joint: −1}); the advice is then the whole setting that
+    works as written (:func:`_sign_setting`), not the flips on top of it."""
     flipped = [name for name, s in check.joints.items() if s.sign < 0]
     if not flipped:
         return None
@@ -295,8 +298,23 @@ def _sign_finding(check: EffortCheck, meanings: dict[str, str], spell: dict[str,
     if check.signal == 'current' and not check.current_from_effort:
         advice = 'give those joints drive gains of the other sign (a drives file)'
     else:
-        advice = 'give ' + spell['torque_sign'].format('all=-1' if every else ','.join(f'{n}=-1' for n in flipped))
+        advice = 'give ' + spell['torque_sign'].format(_sign_setting(list(check.joints), flipped, every,
+                                                                       applied or {}))
     return Finding('sign', flipped, text, advice)  # the joints the data show flipped; the advice may take more
+
+
+def _sign_setting(joints: list[str], flipped: list[str], every: bool, applied: dict[str, int]) -> str:
+    """The torque_sign value that reads the data with the robot file's sign: the flipped joints (every joint with
+    ``every``) turned against the signs ``applied`` already. Without any applied, only the flips ('all=-1' or
+    'J=-1,…'); with some, the whole setting ('all=1', 'all=-1' or 'all=1,J=-1,…'), which gives the same signs
+    whether it replaces the setting given or follows it (a later item overrides an earlier one)."""
+    turned = set(joints) if every else set(flipped)
+    if not any(applied.get(name, 1) < 0 for name in joints):
+        return 'all=-1' if every else ','.join(f'{n}=-1' for n in flipped)
+    negative = [n for n in joints if applied.get(n, 1) * (-1 if n in turned else 1) < 0]
+    if len(negative) == len(joints):
+        return 'all=-1'
+    return 'all=1' + ''.join(f',{n}=-1' for n in negative)
 
 
 def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> list[Finding]:
@@ -559,7 +577,7 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
                 findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details,
                                                  placement_joints, spell)
         if not any(f.kind in ('robot_file', 'payload', 'link') for f in findings):  # signs judged against it
-            sign = _sign_finding(check, meanings, spell)
+            sign = _sign_finding(check, meanings, spell, _applied_signs(recordings))
             if sign is not None:
                 findings.append(sign)
     return Diagnosis(names, check.signal, said, said_by, meaning, joints, findings, details)
@@ -606,6 +624,16 @@ def _hold_signs(check: EffortCheck, recordings: Sequence[Recording], robot: Robo
         joint = check.joints[robot.joint_names[j]]
         if sign != joint.sign:
             joint.sign, joint.sign_from, joint.sign_statistic = 0, 'held', statistic
+
+
+def _applied_signs(recordings: Sequence[Recording]) -> dict[str, int]:
+    """{joint: −1} of the joints whose effort a torque_sign negated before the diagnosis read it (the recordings'
+    ``source['torque_sign']``; the first recording's where they differ, as a front end gives one setting to all)."""
+    for recording in recordings:
+        signs = (recording.dataset.source or {}).get('torque_sign')
+        if signs:
+            return {name: int(value) for name, value in signs.items()}
+    return {}
 
 
 def _place_loads(recordings: Sequence[Recording], robot: RobotModel,

@@ -55,6 +55,9 @@ from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 from dynid.settings import setting
 
+#: What the summary says of a joint deflected beyond the dead zone only at rest (no sample learned from).
+NOT_LEARNED = 'deflected only at rest'
+
 #: Identified friction models the E-GMS adaptation starts from (their static map gives Fc0 and Fc1).
 ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared', 'comprehensive')
 #: The comprehensive law's symbols (Li et al. 2024 eq. (3)) for the estimator's Fc, Fv, tau0, Fl; its viscous term
@@ -326,8 +329,14 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
     exponent = np.ones(robot.n) if kind != 'comprehensive' or result.exponents is None else \
         np.array([result.exponents[order[name]] for name in robot.joint_names])
 
-    def remainder(omega, temperature):
-        return value['Fv'] * np.sign(omega) * np.abs(omega) ** exponent + value['tau0']
+    stribeck, excess = result.stribeck, np.array([table[name].get('Fs', 0.0) for name in robot.joint_names])
+    if stribeck is not None and tuple(result.joint_names) != tuple(robot.joint_names):
+        stribeck = type(stribeck)(np.array([stribeck.velocities[order[name]] for name in robot.joint_names]),
+                                  np.array([stribeck.shapes[order[name]] for name in robot.joint_names]))
+
+    def remainder(omega, temperature):  # F_V: the viscous term, the offset and the Stribeck excess where kept
+        value_ = value['Fv'] * np.sign(omega) * np.abs(omega) ** exponent + value['tau0']
+        return value_ if stribeck is None else value_ + stribeck.torque(omega, excess)
 
     egms = None
     identified = joint_friction_of(result, robot)
@@ -394,7 +403,9 @@ class EstimationHistory:
         friction_bounds: (J, 2, 2) the box: per joint ((α1_min, α1_max), (α2_min, α2_max)), or None.
         phi_max: (J,) largest |φ| the stiffness learned from [rad] (NaN without stiffness).
         deflected: (J,) a deflection beyond the dead zone was measured (:attr:`StiffnessEstimator.deflected`), or
-            None without stiffness; the summary says :data:`NO_DEFLECTION` for the other joints.
+            None without stiffness; the summary says :data:`NO_DEFLECTION` for the other joints, and
+            :data:`NOT_LEARNED` for a joint deflected only while at rest (no sample learned from: α̂ never left its
+            start, so it gives no numbers either).
         rate_hz: sample rate [Hz]; delay: samples between input and described sample.
         gaps: the recording's lost samples; pieces: contiguous pieces replayed.
         notes: what was not estimated and why.
@@ -436,9 +447,10 @@ class EstimationHistory:
                 entry.update({'k0': float(self.stiffness_alpha[-1, j, 0]), 'fit_percent': float(self.fit[-1, j]),
                               'phi_max': float(self.phi_max[j]),
                               'learning_share': float(self.learning[:, j].mean())})
-                if self.deflected is not None and not self.deflected[j]:  # nothing to estimate from: no numbers
+                unmoved = self.deflected is not None and not self.deflected[j]
+                if unmoved or not self.learning[:, j].any():  # nothing to estimate from: no numbers
                     entry.update({key: None for key in entry if key.startswith('alpha')}, k0=None, fit_percent=None,
-                                 stiffness=NO_DEFLECTION)
+                                 stiffness=NO_DEFLECTION if unmoved else NOT_LEARNED)
             if self.friction_alpha is not None:
                 entry.update({'friction_alpha1': float(self.friction_alpha[-1, j, 0]),
                               'friction_alpha2': float(self.friction_alpha[-1, j, 1]),

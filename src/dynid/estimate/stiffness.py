@@ -211,6 +211,7 @@ class StiffnessEstimator:
         self.drive_gain = drives.drive_gain.copy()
         self.rotor_inertia = drives.rotor_inertia.copy()
         self.Fc, self.Fv, self.tau0, self.Fl = np.zeros(J), np.zeros(J), np.zeros(J), np.zeros(J)
+        self.Fs, self.stribeck = np.zeros(J), None  # the result's Stribeck excess (friction_torque), or none
         self.exponent = np.ones(J)  # α of the viscous term Fv·sgn(θ̇)·|θ̇|^α (the comprehensive law's; else 1)
         self._set_friction(friction)
         self.damping = per_joint(damping, J, 'damping')
@@ -271,6 +272,7 @@ class StiffnessEstimator:
                                  f"'comprehensive' friction map; the result has {kind!r}")
             if friction.drive_gains is not None:
                 self.drive_gain = np.asarray(friction.drive_gains, dtype=float).copy()
+            self.stribeck = friction.stribeck  # the Stribeck excess Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where kept
             if kind == 'comprehensive':  # Li et al. 2024 eq. (3): fc, fv·sgn(ω)·|ω|^α, fo, fL
                 if friction.exponents is not None:
                     self.exponent = np.asarray(friction.exponents, dtype=float).copy()
@@ -292,9 +294,10 @@ class StiffnessEstimator:
                 self.Fv[j] = float(values.get('Fv', 0.0))
                 self.tau0[j] = float(values.get('tau0', 0.0))
                 self.Fl[j] = float(values.get('Fl', 0.0))
+                self.Fs[j] = float(values.get('Fs', 0.0))
         except (AttributeError, TypeError, ValueError):
             raise InputError("friction parameters must be numbers under 'Fc', 'Fv', 'tau0' per joint") from None
-        if not np.all(np.isfinite(np.concatenate((self.Fc, self.Fv, self.tau0, self.Fl)))):
+        if not np.all(np.isfinite(np.concatenate((self.Fc, self.Fv, self.tau0, self.Fl, self.Fs)))):
             raise InputError('friction parameters must be finite')
 
     def reset(self) -> None:
@@ -381,14 +384,16 @@ class StiffnessEstimator:
     def friction_torque(self, rotor_velocity, load_torque=0.0, hysteresis=None) -> np.ndarray:
         """F = (Fc + Fl·τ²)·s + Fv·sgn(θ̇)·|θ̇|^α + τ0 [N·m] for θ̇ (…, J) [rad/s, link units], s = sgn(θ̇)
         (static map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``; α = 1 but for a result in the
-        comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is.
+        comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
+        result's model choice kept a Stribeck excess (:class:`dynid.identify.stribeck.StribeckExcess`).
 
         τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared`` and
         ``comprehensive`` results; Fl = 0 otherwise)."""
         w = np.asarray(rotor_velocity, dtype=float)
         shape = np.sign(w) if hysteresis is None else hysteresis
         viscous = self.Fv * (w if not np.any(self.exponent != 1.0) else np.sign(w) * np.abs(w) ** self.exponent)
-        return (self.Fc + self.Fl * np.square(load_torque)) * shape + viscous + self.tau0
+        friction = (self.Fc + self.Fl * np.square(load_torque)) * shape + viscous + self.tau0
+        return friction if self.stribeck is None else friction + self.stribeck.torque(w, self.Fs)
 
     def update(self, q, theta, current, temperature=None) -> StiffnessEstimate:
         """Advance by a batch of N samples in model joint order; any split of a record gives the same result.

@@ -20,6 +20,19 @@
   Coulomb + viscous friction only). Where a joint keeps it, the
   identification holds every joint's law in the comprehensive law (α_j = 1 on the others), as I-IRLS does, with
   the method chosen and the exponents fixed.
+- beside it too, the Stribeck excess (``stribeck``): Fs_j·sgn(ω)·exp(−(|ω|/Vs_j)^μ_j), the excess F_S − F_C of static
+  friction over the Coulomb level where the joint starts moving (Madsen 2020, thesis eq. (P1-25) and ch.6 eq. (11),
+  the law the twin simulates; :class:`dynid.identify.stribeck.StribeckExcess`), Vs_j picked on
+  :data:`dynid.identify.run.STRIBECK_VELOCITY_GRID` and the shape μ_j of the two of
+  :data:`dynid.identify.stribeck.STRIBECK_SHAPES` (exponential, Gautier and Briot's eq. (22); Gaussian,
+  Armstrong-Hélouvry's) as the exponent is picked (:func:`dynid.identify.run._stribeck_candidates`). A candidate only
+  where the data see it: Vs_j between the 5 % quantile and the median of the joint's |ω| and the excess positive.
+  It is tried against the viscous exponent, never with it (:data:`ALTERNATIVE_TERMS`). (Two shapes, not one: with the
+  Gaussian alone the twin's hump of shape 1.2 left a tail that the load term took up on the folds of one motion and
+  lost on another; docs/methods/identification.md.) The Stribeck excess rather than a smooth Coulomb tanh(ω/ω_s): it
+  is the law the seeds identify and the twin has, its column is zero in sliding (it changes nothing where the joint
+  moves fast), and every consumer of a result evaluates it as written (prediction, feedforward, estimation; the
+  exports drop it and say so).
 
 Per identification the method, WLS or IRLS (Huber), with the laws chosen.
 
@@ -36,7 +49,7 @@ blocks, rigid-body parameters held (left-out joints), the rotor inertia's excess
 given on τ_out, which a consistent identification refuses.
 
 Not chosen here (kept as given or as the default): I-IRLS and Hamon's model (which change the friction family and
-need the whole load loop per fold) and the smooth or Stribeck Coulomb term.
+need the whole load loop per fold) and a smooth Coulomb term.
 
 **How.** One problem is built with every candidate column (the superset law), its equations at τ_out of a
 first WLS estimate, weighted 1/σ̂_j as for WLS. The rows are cut into the prior's folds (contiguous blocks in
@@ -81,6 +94,7 @@ from dynid.identify.prior import (
     time_folds,
 )
 from dynid.identify.solvers import _robust_scale, _solve_normal_equations, robust_weights
+from dynid.identify.stribeck import StribeckExcess
 
 #: A richer friction law must lower its joint's held-out score by more than this fraction to be kept: the folds are
 #: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the
@@ -97,7 +111,15 @@ LEAD_STANDARD_ERRORS = 2.0
 METHOD_MARGIN = 0.02
 #: The optional terms per joint and their columns' symbols (module docstring).
 OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3'), 'rotor': ('Ia',),
-                  'power': ('fp',)}
+                  'stribeck': ('Fs',), 'power': ('fp',)}
+#: Of those, the terms whose columns the choice gets from the caller (the candidate's own column on the rows, at the
+#: exponent or Stribeck velocity picked for it): never columns of the problem, so never 'dropped'.
+CANDIDATE_COLUMNS = {'power': 'fp', 'stribeck': 'Fs'}
+#: Terms tried as alternatives on a joint (the one of least score, kept by the same margin; never together): the
+#: viscous exponent and the Stribeck excess both bend the friction at low speeds, each is fitted on the law without
+#: the other (:func:`dynid.identify.run._power_candidates`, :func:`dynid.identify.run._stribeck_candidates`), and
+#: on the twin's hump the two together gained on the folds of one motion and lost on another.
+ALTERNATIVE_TERMS = (('stribeck', 'power'),)
 #: Of those, the friction law's (tried together); the others are tried one at a time on the law chosen.
 FRICTION_TERMS = ('offset', 'load', 'temperature')
 
@@ -119,6 +141,7 @@ class ModelChoice:
     tried: dict = field(default_factory=dict)
     robot_file_ahead: dict[str, tuple[float, float]] = field(default_factory=dict)
     exponents: np.ndarray | None = None  # (n,) the viscous exponents where a joint kept its own (1 elsewhere)
+    stribeck: StribeckExcess | None = None  # the Stribeck excess where a joint kept it (Vs, μ; NaN elsewhere)
     consistency: str | None = None  # 'always' where the folds chose physical consistency (None: the auto rule)
 
     def lines(self) -> list[str]:
@@ -144,11 +167,17 @@ class ModelChoice:
                     if 'power' in self.terms[joint]]
             lines.append(f'viscous exponent (sgn(ω)·|ω|^α, Li et al. 2024 eq. (3)) kept on {", ".join(kept)}: the '
                          f'comprehensive law, α = 1 on the other joints')
-        methods = self.tried.get('method') or {}
+        candidates = self.tried.get('stribeck_candidates') or {}
+        if candidates:
+            kept = [joint for joint in candidates if 'stribeck' in self.terms.get(joint, ())]
+            lines.append('Stribeck excess (Fs·sgn(ω)·exp(−(|ω|/Vs)^μ)) tried on '
+                         + ', '.join(f'{joint} (Vs {vs:.3g} rad/s, μ {mu:g})' for joint, (vs, mu) in candidates.items())
+                         + (f': kept on {", ".join(kept)}' if kept else ': kept on none'))
+        methods = {m: v for m, v in (self.tried.get('method') or {}).items() if m != 'chosen'}
         if methods:
             tried = ', '.join(f'{m.upper()} {s:.4g}' for m, s in methods.items())
-            robust = methods.get('irls', np.inf) < methods.get('wls', np.inf) * (1.0 - METHOD_MARGIN)
-            lines.append(f'method, cross-validated (summed held-out score): {tried} → {"IRLS" if robust else "WLS"}')
+            lines.append(f'method, cross-validated (summed held-out score): {tried} → '
+                         f'{self.tried["method"].get("chosen", self.method).upper()}')
         consistency = self.tried.get('consistency') or {}
         if consistency.get('scores'):
             tried = ', '.join(f'{key.upper().replace("+PHYSICAL", "+physical")} {value:.4g}' if value is not None
@@ -175,7 +204,10 @@ class ModelChoice:
                 'robot_file_ahead': {joint: {'robot_file': a, 'chosen': b}
                                      for joint, (a, b) in self.robot_file_ahead.items()},
                 'exponents': None if self.exponents is None else dict(zip(self.terms, self.exponents.tolist(),
-                                                                          strict=True))}
+                                                                          strict=True)),
+                'stribeck': None if self.stribeck is None else {
+                    joint: {'velocity': float(v), 'shape': float(mu)} for joint, v, mu in zip(
+                        self.terms, self.stribeck.velocities, self.stribeck.shapes, strict=True) if np.isfinite(v)}}
 
 
 def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:
@@ -317,16 +349,21 @@ def _columns(names: list[str], symbol: str, joint: int) -> list[int]:
 def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: np.ndarray, *,
            choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
            prior_std: float | None = None, weight_function: str = 'huber', falling_load=frozenset(), power=None,
-           consistency=None, regularized: dict | None = None, progress=lambda text: None) -> ModelChoice:
+           stribeck=None, consistency=None, regularized: dict | None = None, method: str = 'wls',
+           progress=lambda text: None) -> ModelChoice:
     """The friction terms per joint and the method by blocked cross-validation (module docstring).
 
     Args:
         problem: the identification problem built with every candidate column (its ``held`` set).
         w, y, joints, weights: its equations (τ_out from a first estimate) and the WLS row weights 1/σ̂_j.
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
+        method: the method given where it is not open (the label of the consistency candidates; the folds weight
+            their rows as WLS does whatever it is).
         use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
         falling_load: joints whose load coefficient Fl came out negative in the first fit (module docstring).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
+        stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try (module docstring), or
+            None.
         consistency: the :class:`~dynid.identify.physical.PhysicalSettings` where physical consistency is open (its
             ``auto`` rule: module docstring), or None.
         regularized: the record of the weakly exciting log's gate (``dynid.identify.run._identify_weak``: its
@@ -337,10 +374,11 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     """
     names = problem.parameter_names()
     n, joint_names = problem.robot.n, problem.robot.joint_names
-    if power:  # the exponents' columns beside the others, as the optional term 'power' (fp_j)
-        w = np.hstack([w, np.column_stack([power[j][1] for j in sorted(power)])])
-        names = names + [f'fp_{j + 1}' for j in sorted(power)]
-        terms_available = terms_available + ('power',)
+    for term, candidates in (('power', power), ('stribeck', stribeck)):
+        if candidates:  # the candidates' columns beside the others, as the optional term (fp_j, Fs_j)
+            w = np.hstack([w, np.column_stack([candidates[j][1] for j in sorted(candidates)])])
+            names = names + [f'{CANDIDATE_COLUMNS[term]}_{j + 1}' for j in sorted(candidates)]
+            terms_available = terms_available + (term,)
     held = np.array([name in problem.held for name in names], dtype=bool)
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
     if held.any():  # held columns on the measured side (their values), kept out of every candidate
@@ -353,9 +391,12 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available, falling_load)
         if falling_load and 'load' in terms_available:
             tried['load_not_tried'] = [joint_names[j] for j in sorted(falling_load)]
+        if stribeck:
+            tried['stribeck_candidates'] = {joint_names[j]: [float(stribeck[j][0]), float(stribeck[j][2])]
+                                            for j in sorted(stribeck)}
     chosen = columns.mask(terms)
     per_fold = folds.fold_scores(chosen)
-    method, trained, consistent = 'wls', None, None
+    method, trained, consistent = 'wls' if choose_method else method, None, None
     if choose_method:
         method, per_fold, tried['method'], trained = _choose_method(folds, w, y, joints, chosen, per_fold,
                                                                     weight_function)
@@ -380,7 +421,7 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n) if lead[j]}
     dropped = {}
     for j in range(n):
-        for term in (t for t in OPTIONAL_TERMS if t != 'power'):  # fp_j is the choice's column alone
+        for term in (t for t in OPTIONAL_TERMS if t not in CANDIDATE_COLUMNS):  # fp_j, Fs_j: the choice's alone
             if term in terms_available and term not in terms[j]:
                 for c in columns.of[term][j]:
                     if not held[c]:
@@ -389,8 +430,13 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
     exponents = None
     if any('power' in terms[j] for j in range(n)):
         exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)])
+    excess = None
+    if any('stribeck' in terms[j] for j in range(n)):
+        kept = [j for j in range(n) if 'stribeck' in terms[j]]
+        excess = StribeckExcess(np.array([stribeck[j][0] if j in kept else np.nan for j in range(n)]),
+                                np.array([stribeck[j][2] if j in kept else np.nan for j in range(n)]))
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents,
-                       consistent)
+                       excess, consistent)
 
 
 def _regularized_verdict(record: dict, folds: _Folds, chosen: np.ndarray, per_fold: np.ndarray,
@@ -455,6 +501,8 @@ def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int,
         options += [o + (term,) for o in options]
     options.sort(key=len)
     toggles = [t for t in OPTIONAL_TERMS if t not in FRICTION_TERMS and t in terms_available]
+    groups = [(t,) for t in toggles if not any(t in pair for pair in ALTERNATIVE_TERMS)]
+    groups += [tuple(t for t in pair if t in toggles) for pair in ALTERNATIVE_TERMS if set(pair) & set(toggles)]
     per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
     terms = dict(terms)
     for _ in range(2):
@@ -480,9 +528,13 @@ def _choose_laws(problem, folds: _Folds, columns: _TermColumns, terms: dict[int,
                 continue
             least = min(finite)
             kept = next(o for o in allowed if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
-            for term in (t for t in toggles if columns.of[t][j]):  # on the law chosen: with it or without
-                plain = tuple(t for t in kept if t != term)
-                kept = plain + (term,) if score(plain + (term,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
+            for group in groups:  # on the law chosen: without, or with the best of the group's terms
+                present = [t for t in group if columns.of[t][j]]
+                if not present:
+                    continue
+                plain = tuple(t for t in kept if t not in group)
+                best = min(present, key=lambda t, plain=plain: score(plain + (t,)))
+                kept = plain + (best,) if score(plain + (best,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
             if set(kept) != set(terms[j]):
                 changed = True
             terms[j] = kept
@@ -497,7 +549,7 @@ def _choose_method(folds: _Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarr
     """WLS or IRLS with the laws ``chosen``: IRLS's robust row weights (one reweighting of all rows), the folds'
     training rows reduced with them, kept where the summed held-out score is lower by more than
     :data:`METHOD_MARGIN`. ``per_fold``: WLS's (folds, n) scores. Returns the method, its (folds, n) scores, both
-    sums and, where IRLS is kept, the folds' training rows with its weights."""
+    sums with the one chosen (``chosen``) and, where IRLS is kept, the folds' training rows with its weights."""
     weights = _robust_row_weights(w[:, chosen], y, joints, weight_function)
     trained = None
     if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
@@ -507,12 +559,12 @@ def _choose_method(folds: _Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarr
         reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
         trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
     if not trained:
-        return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf')}, None
+        return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf'), 'chosen': 'wls'}, None
     robust = folds.fold_scores(chosen, trained)
     tried = {'wls': float(np.nansum(per_fold)), 'irls': float(np.nansum(robust))}
     if np.nansum(robust) < np.nansum(per_fold) * (1.0 - METHOD_MARGIN):
-        return 'irls', robust, tried, trained
-    return 'wls', per_fold, tried, None
+        return 'irls', robust, {**tried, 'chosen': 'irls'}, trained
+    return 'wls', per_fold, {**tried, 'chosen': 'wls'}, None
 
 
 #: The terms a physically consistent identification cannot take (friction on τ_out, Li's exponents, the rotor's excess

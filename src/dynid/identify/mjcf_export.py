@@ -25,7 +25,8 @@ MJCF joint       identified                                        unit
 
 What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the
 torque offset ``tau0`` (a sensor's, not the joint's), load-dependent friction (``Fl``, ``fL``),
-temperature-dependent friction (Hamon's coefficients, ``beta``), the Stribeck effect and the smooth
+temperature-dependent friction (Hamon's coefficients, ``beta``), the Stribeck effect (``Fs``, the excess the
+model choice may keep) and the smooth
 sign of dynid's Coulomb term (MuJoCo's friction loss is a dry-friction constraint, at most
 ``frictionloss`` in magnitude, with the solver's softness).
 

@@ -28,7 +28,10 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS)
   ===================  ============================================================================
 
-  ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). Terms on τ_out (the output torque, the
+  ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). A Stribeck excess (``stribeck``,
+  :class:`dynid.identify.stribeck.StribeckExcess`: the model choice adds it per joint) adds the column Fs of
+  sgn(ω)·exp(−(|ω|/Vs_j)^μ_j) (Madsen 2020 thesis eq. (P1-25): the excess F_S − F_C of static friction over Coulomb),
+  built at the full rate and decimated like the regressor. Terms on τ_out (the output torque, the
   model's own rigid-body torque) are linear once τ_out is fixed: the solvers iterate, updating τ_out
   from the latest estimate (the "load loop" of I-IRLS; Hamon's power sign from sgn(τ_out·ω), his
   iterative alternative to eq. (26)). Load-dependent features are built at the decimated rate.
@@ -49,6 +52,7 @@ from dynid.errors import InputError, checked_choice
 from dynid.identify.bridging import bridge_gaps
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, TORQUE_SOURCES
 from dynid.identify.held import excluded_mask
+from dynid.identify.stribeck import StribeckExcess, stribeck_decay
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary, nominal_period
 from dynid.io.stream_checks import effort_problem
@@ -95,12 +99,21 @@ class ModelSpec:
     hamon_velocity: float = 0.03
     exponent: float = 1.0
     exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
+    # a Stribeck excess on every joint at this Stribeck velocity [rad/s] and shape μ (None: 2) (StribeckExcess;
+    # library use, a fixed law to compare with): None, the default, has none unless the model choice keeps it
+    stribeck_velocity: float | None = None
+    stribeck_shape: float | None = None
 
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))
         checked_choice('torque source', self.torque_source, TORQUE_SOURCES)
         if self.hamon_velocity <= 0 or self.exponent <= 0:
             raise InputError('hamon_velocity and exponent must be > 0')
+        if self.stribeck_velocity is not None and not (np.isfinite(self.stribeck_velocity)
+                                                       and self.stribeck_velocity > 0):
+            raise InputError(f'stribeck_velocity must be > 0 rad/s or None, got {self.stribeck_velocity!r}')
+        if self.stribeck_shape is not None and not (np.isfinite(self.stribeck_shape) and self.stribeck_shape > 0):
+            raise InputError(f'stribeck_shape must be > 0, got {self.stribeck_shape!r}')
         return self
 
     @property
@@ -264,6 +277,7 @@ class IdentificationProblem:
             unless the gains are identified.
         drive_gains_unknown: build for drive-gain identification (no K_τ·i target, no rotor compensation;
             no prior drive data needed).
+        stribeck: the Stribeck excess per joint (its column Fs after the law's; None: none), e.g. a result's.
 
     A recording that lost samples has its short gaps bridged and is split at the others
     (:mod:`dynid.identify.bridging`); its pieces too short for the filters and the decimation are
@@ -274,7 +288,8 @@ class IdentificationProblem:
 
     def __init__(self, robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpec,
                  settings: FilterSettings | None = None, drives: JointDrives | None = None,
-                 drive_gains_unknown: bool = False, keep_full_velocity: bool = False) -> None:
+                 drive_gains_unknown: bool = False, keep_full_velocity: bool = False,
+                 stribeck: StribeckExcess | None = None) -> None:
         if not recordings:
             raise InputError('identification needs at least one recording')
         self.robot, self.spec = robot, spec.validated()
@@ -292,7 +307,9 @@ class IdentificationProblem:
                                       if r.payload_mass is not None})
         groups = [[self.payload_blocks.index(i)] if i in self.payload_blocks else [] for i in range(len(recordings))]
         self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
-        self.friction_names = friction_symbols(spec.friction, spec.temperature)
+        #: the Stribeck excess (module docstring) or None; :meth:`add_stribeck` adds it to a problem built without
+        self.stribeck = stribeck
+        self.friction_names = friction_symbols(spec.friction, spec.temperature) + (('Fs',) if stribeck else ())
         self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
         #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
         self.held: dict[str, dict] = {}
@@ -590,6 +607,8 @@ class IdentificationProblem:
             yield 'beta1', root
             yield 'beta2', root * temperature
             yield 'beta3', root * temperature**-3.0
+        if self.stribeck is not None:
+            yield 'Fs', self.stribeck.feature(velocity)
 
     # ------------------------------------------------------------------------------- columns
     @property
@@ -637,7 +656,8 @@ class IdentificationProblem:
             block.static_features = {rename.get(symbol, symbol): feature
                                      for symbol, feature in block.static_features.items() if symbol != 'Fv'}
         self.spec = replace(self.spec, friction='comprehensive')
-        self.friction_names = friction_symbols('comprehensive', self.spec.temperature)
+        self.friction_names = friction_symbols('comprehensive', self.spec.temperature) + \
+            (('Fs',) if self.stribeck is not None else ())
         renamed = {}
         for name, entry in self.held.items():
             symbol, _, joint = name.rpartition('_')
@@ -655,13 +675,32 @@ class IdentificationProblem:
 
     def power_feature(self, joint: int, exponent: float) -> np.ndarray:
         """The kept rows of joint ``joint``'s feature sgn(ω)·|ω|^α over all recordings (I-IRLS α search)."""
+        return self._full_rate_feature(joint, lambda w: np.sign(w) * np.abs(w) ** exponent)
+
+    def stribeck_feature(self, joint: int, velocity: float, shape: float) -> np.ndarray:
+        """The kept rows of joint ``joint``'s Stribeck feature sgn(ω)·exp(−(|ω|/Vs)^μ) over all recordings (the model
+        choice's candidate, :func:`dynid.identify.run._stribeck_candidates`)."""
+        return self._full_rate_feature(joint, lambda w: np.sign(w) * stribeck_decay(w, velocity, shape))
+
+    def _full_rate_feature(self, joint: int, feature_of) -> np.ndarray:
+        """``feature_of(ω)`` of joint ``joint``'s full-rate friction velocity, decimated, on its kept rows."""
         parts = []
         for block in self.blocks:
-            w = block.full_velocity[:, joint]
-            feature = block.decimator(np.sign(w) * np.abs(w) ** exponent)
+            feature = block.decimator(feature_of(block.full_velocity[:, joint]))
             keep = np.ones(feature.shape, dtype=bool) if block.keep is None else block.keep[:, joint]
             parts.append(feature[keep])
         return np.concatenate(parts)
+
+    def add_stribeck(self, stribeck: StribeckExcess) -> None:
+        """Add the Stribeck excess's column Fs to a problem built without it (the model choice kept it on some
+        joints; needs the full-rate velocity, ``keep_full_velocity``): each recording's feature made at the full rate
+        and decimated, as :meth:`_static_features` makes it."""
+        if self.stribeck is not None or not self.keep_full_velocity:
+            raise InputError('the Stribeck excess is added once, to a problem that kept the full-rate velocity')
+        for block in self.blocks:
+            block.static_features['Fs'] = block.decimator(stribeck.feature(block.full_velocity))
+        self.stribeck = stribeck
+        self.friction_names = tuple(self.friction_names) + ('Fs',)
 
     def _block_columns(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
                        with_current: bool) -> list[np.ndarray]:

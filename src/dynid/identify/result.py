@@ -81,6 +81,14 @@ anything was fitted (:class:`dynid.diagnosis.Diagnosis`; validate and estimate r
       warnings: [...]
       details: {...}                                # the figures behind the findings
 
+Where the model choice kept a Stribeck excess on some joint (:class:`dynid.identify.stribeck.StribeckExcess`), its
+coefficients are the friction entries ``Fs_j`` (the excess F_S − F_C [N·m], 0 on the joints without the term) and
+the optional ``stribeck`` section holds the rest of the law; a file without it has no such term::
+
+    stribeck:
+      velocities: {NAME: 0.12, OTHER: null}         # Vs [rad/s] of sgn(ω)·exp(−(|ω|/Vs)^μ); null: no term there
+      shapes: {NAME: 2.0, OTHER: null}              # μ
+
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
@@ -101,6 +109,7 @@ from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
 from dynid.identify.choices import FRICTION_MODELS
+from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
 
 RESULT_VERSION = 2
@@ -144,6 +153,7 @@ class IdentificationResult:
     drive_gains_std: np.ndarray | None = None
     drive_gains_identified: bool = False
     exponents: np.ndarray | None = None
+    stribeck: StribeckExcess | None = None  # the Stribeck excess's velocities and shape (module docstring)
     condition_number: float = float('nan')
     condition_number_scaled: float = float('nan')
     metrics: dict = field(default_factory=dict)
@@ -255,6 +265,9 @@ class IdentificationResult:
                                                                            strict=True)),
                 **({} if self.drive_gain_diagnostics is None else {'diagnostics': self.drive_gain_diagnostics})},
             'exponents': None if self.exponents is None else dict(zip(self.joint_names, self.exponents, strict=True)),
+            **({} if self.stribeck is None else {'stribeck': {
+                'velocities': dict(zip(self.joint_names, self.stribeck.velocities, strict=True)),
+                'shapes': dict(zip(self.joint_names, self.stribeck.shapes, strict=True))}}),
             **({} if self.joint_friction_section is None else {'joint_friction': self.joint_friction_section}),
             **({} if self.physical_section is None else {'physical': self.physical_section}),
             **({} if self.prior_section is None else {'prior': self.prior_section}),
@@ -284,6 +297,7 @@ class IdentificationResult:
             joints = tuple(data['joint_names'])
             gains = data.get('drive_gains')
             exponents = data.get('exponents')
+            stribeck = data.get('stribeck')
             return cls(
                 robot=data['robot'], joint_names=joints, method=data['method'], model=data['model'],
                 parameter_names=names, values=values, std=std,
@@ -293,6 +307,9 @@ class IdentificationResult:
                     [_float(gains['std'][j]) for j in joints]),
                 drive_gains_identified=bool(gains and gains.get('identified')),
                 exponents=None if exponents is None else np.array([float(exponents[j]) for j in joints]),
+                stribeck=None if stribeck is None else StribeckExcess(
+                    np.array([_float(stribeck['velocities'].get(j)) for j in joints]),
+                    np.array([_float(stribeck['shapes'].get(j)) for j in joints])),
                 condition_number=_float(data.get('condition_number')),
                 condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics', {}),
                 warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
@@ -378,6 +395,13 @@ def _check_sections(data: dict, source: str) -> None:
         values = section.get('values') if key == 'drive_gains' and isinstance(section, dict) else section
         need(section is None or (isinstance(values, dict) and all(_is_number(values.get(j)) for j in joints)),
              key, 'a number per joint')
+    stribeck = data.get('stribeck')
+    need(stribeck is None or (isinstance(stribeck, dict) and all(
+        isinstance(stribeck.get(key), dict) and all(stribeck[key].get(j) is None or (
+            _is_number(stribeck[key][j]) and stribeck[key][j] > 0) for j in joints)
+        for key in ('velocities', 'shapes')) and all(
+            (stribeck['velocities'].get(j) is None) == (stribeck['shapes'].get(j) is None) for j in joints)),
+         'stribeck', 'a mapping of velocities and shapes, each a number > 0 per joint, or null on both')
     gains = data.get('drive_gains')
     if isinstance(gains, dict) and gains.get('std') is not None:
         need(isinstance(gains['std'], dict) and all(gains['std'].get(j) is None or _is_number(gains['std'].get(j))

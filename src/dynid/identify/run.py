@@ -48,13 +48,16 @@ from dynid.identify.plausibility import gravity_scale_check
 from dynid.identify.prior import robot_file_links
 from dynid.identify.quality import (
     COND_SCALED_MAX,
+    NEGLIGIBLE_TORQUE_FRACTION,
     POORLY_IDENTIFIED_PERCENT,
     misfit_warning,
+    negligible_mask,
     residual_autocorrelation,
 )
 from dynid.identify.result import IdentificationResult
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION, Estimate, TooFewRowsError, irls, ols, one_blas_thread, wls
+from dynid.identify.stribeck import STRIBECK_SHAPES, StribeckExcess, stribeck_decay
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -446,8 +449,10 @@ def _prepared_problem(robot: RobotModel, recordings: list[RecordingInput], spec:
         raise InputError(HAMON_SCALE_DEPENDENCY, fields=('payload_mass',))
     progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
     with one_blas_thread():
+        stribeck = None if spec.stribeck_velocity is None else StribeckExcess(
+            np.full(robot.n, spec.stribeck_velocity), 2.0 if spec.stribeck_shape is None else spec.stribeck_shape)
         problem = IdentificationProblem(robot, recordings, spec, settings, drives, drive_gains_unknown=gains_unknown,
-                                        keep_full_velocity=keep_full_velocity)
+                                        keep_full_velocity=keep_full_velocity, stribeck=stribeck)
         problem.refuse_still_joints()
         problem.held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
     if problem.held and gains_unknown:
@@ -568,7 +573,7 @@ def _result(problem: IdentificationProblem, options: IdentifyOptions, solved: _S
         parameter_names=list(solved.names), values=np.asarray(solved.values), std=np.asarray(solved.std),
         base_expressions=dict(zip(base.names, base.expressions, strict=True)),
         drive_gains=solved.gains, drive_gains_std=solved.gains_std, drive_gains_identified=gains_unknown,
-        exponents=solved.exponents if spec.friction == 'comprehensive' else None,
+        exponents=solved.exponents if spec.friction == 'comprehensive' else None, stribeck=problem.stribeck,
         condition_number=condition[0], condition_number_scaled=condition[1],
         metrics=metrics, warnings=warnings, provenance=provenance,
         drive_gain_diagnostics=solved.gain_solution.diagnostics if gains_unknown else None,
@@ -588,10 +593,16 @@ def _result_warnings(problem: IdentificationProblem, solved: _Solved, autocorrel
     if floored:
         warnings.append(floored)
     relative = 100.0 * solved.std / np.where(solved.values != 0, np.abs(solved.values), np.inf)
-    poor = [n for n, r in zip(solved.names, relative, strict=True) if r > POORLY_IDENTIFIED_PERCENT]
+    # A parameter the data put at ~0 with a σ that moves the torque by less than 1 % of its RMS is determined: its
+    # relative σ is large only because its value is small, and there is nothing to excite better.
+    negligible = negligible_mask(solved.std, np.sqrt(np.mean(solved.w**2, axis=0)), np.sqrt(np.mean(solved.y**2))) \
+        if solved.w is not None and solved.w.shape[1] == solved.std.size else np.zeros(solved.std.size, dtype=bool)
+    poor = [n for n, r, tiny in zip(solved.names, relative, negligible, strict=True)
+            if r > POORLY_IDENTIFIED_PERCENT and not tiny]
     if poor:
-        warnings.append(f'{len(poor)} parameters have a relative standard deviation above '
-                        f'{POORLY_IDENTIFIED_PERCENT:g} % (poorly excited or negligible): {", ".join(poor)}')
+        warnings.append(f'{len(poor)} parameters are poorly excited (a relative standard deviation above '
+                        f'{POORLY_IDENTIFIED_PERCENT:g} % and a σ that moves the torque by at least '
+                        f'{100 * NEGLIGIBLE_TORQUE_FRACTION:g} % of its RMS): {", ".join(poor)}')
     misfit = misfit_warning(autocorrelation, problem.robot.joint_names)
     if misfit:
         warnings.append(misfit)
@@ -620,7 +631,7 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     choice and the rigid-body estimate τ_out was built from (the load loop's start). ``gate``: raise
     :class:`_WeaklyExcited` where the data alone are weakly exciting (:func:`dynid.identify.choice.excitation_condition`
     above ``COND_SCALED_MAX``); ``regularized``: the gate's record, for the folds' verdict (``choose``)."""
-    from dynid.identify.choice import choose, excitation_condition
+    from dynid.identify.choice import choose, excitation_condition, law_text
 
     once = dataclasses.replace(options, load_iterations=1)
     exponents = np.full(problem.robot.n, problem.spec.exponent)
@@ -659,15 +670,16 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
                         and f'Fl_{j + 1}' not in problem.held and first.values[names.index(f'Fl_{j + 1}')] < 0)
     always = physical is not None and physical.consistency == 'always'  # takes no comprehensive law
     power = _power_candidates(problem, w, y, joints, first.row_weights) if open_friction and not always else None
+    stribeck = _stribeck_candidates(problem, w, y, joints, first.row_weights) if open_friction else None
     with one_blas_thread():
         choice = choose(problem, w, y, joints, first.row_weights, choose_friction=open_friction,
                         choose_method=open_method, terms_available=terms_available,
                         use_prior=physical is not None and physical.prior,
                         prior_std=None if physical is None else physical.prior_relative_std,
                         weight_function=options.weight_function, falling_load=falling, power=power,
-                        consistency=physical if _consistency_open(problem, options, terms_available, open_friction)
-                        else None, regularized=regularized,
-                        progress=progress)
+                        stribeck=stribeck, consistency=physical if _consistency_open(problem, options,
+                                                                                     terms_available, open_friction)
+                        else None, regularized=regularized, method=options.method, progress=progress)
     problem.held.update(choice.dropped)
     if open_friction:  # the narrowest model family holding every joint's law
         chosen = {term for terms in choice.terms.values() for term in terms}
@@ -681,6 +693,12 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
             problem.to_comprehensive()
         if 'rotor' in terms_available and not any('rotor' in terms for terms in choice.terms.values()):
             rigid = _without_rotor_columns(problem, rigid)
+        if choice.stribeck is not None:  # its column Fs on every joint, held at 0 where the joint did not keep it
+            problem.add_stribeck(choice.stribeck)
+            problem.held.update({f'Fs_{j + 1}': {'value': 0.0, 'reason': f'model choice: {joint}\'s friction law is '
+                                                 f'{law_text(choice.terms[joint])} by cross-validation'}
+                                 for j, joint in enumerate(problem.robot.joint_names)
+                                 if not choice.stribeck.joints[j]})
     for line in choice.lines():
         progress(line)
     return choice, rigid
@@ -741,6 +759,75 @@ def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarr
             column = np.zeros(len(joints))
             column[rows] = exact[:, int(np.flatnonzero(EXPONENT_GRID == alpha)[0])]
             out[j] = (alpha, column)
+    return out or None
+
+
+#: The Stribeck velocities Vs [rad/s] the model choice tries (:func:`_stribeck_candidates`), a candidate where at
+#: least :data:`STRIBECK_ROWS_MIN` of the joint's rows lie below Vs (the hump is seen) and at least half above it (the
+#: sliding level is seen apart from it: a Vs beyond the recording's speeds is the Coulomb column again). From the
+#: stiction velocity's default (FilterSettings) to about 0.3 rad/s: the Stribeck effect is the low-speed end of the
+#: friction curve (Li et al. 2024 put its mixed-lubrication boundary at 0.1 rad/s); a wider bump is a bend of the
+#: viscous curve, the viscous exponent's job (on the unisa-acg UR10's wrist_1 a Gaussian of Vs 0.72 rad/s won its folds
+#: over the exponent and lost held out).
+STRIBECK_VELOCITY_GRID = np.geomspace(0.02, 1.0, 13)[:9]
+STRIBECK_ROWS_MIN = 0.05
+
+
+def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
+                         weights: np.ndarray):
+    """The Stribeck excess candidates of the model choice (:mod:`dynid.identify.choice`): per joint the Vs_j of
+    :data:`STRIBECK_VELOCITY_GRID` (within the joint's rows, as the grid's comment says) and the shape μ_j of
+    :data:`dynid.identify.stribeck.STRIBECK_SHAPES` whose column sgn(ω)·exp(−(|ω|/Vs)^μ) beside the joint's other
+    columns explains most of its weighted residual with a positive coefficient (static friction above the Coulomb
+    level), the others' columns projected out as :func:`_power_candidates` does: on the decimated velocity for
+    the grid, then on the exact column (the full-rate feature decimated) at the Vs picked, which must keep the
+    positive excess. No threshold on what it explains in the fit: the residual here is the superset law's (its
+    load term takes part of what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
+    ``{joint: (Vs_j, column (M,), μ_j)}``, or None where there is none, the law has no Coulomb column or the model
+    holds a Stribeck excess already (``ModelSpec.stribeck_velocity``)."""
+    import scipy.linalg
+
+    if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
+        return None
+    if weights.size != len(joints):
+        weights = np.ones(len(joints))
+    out = {}
+    for j in range(problem.robot.n):
+        rows = joints == j
+        if not rows.any() or problem.excluded[j] or f'Fc_{j + 1}' in problem.held:
+            continue
+        velocity = problem.velocity_rows(j)
+        low, middle = np.quantile(np.abs(velocity), (STRIBECK_ROWS_MIN, 0.5))
+        grid = STRIBECK_VELOCITY_GRID[(STRIBECK_VELOCITY_GRID >= low) & (STRIBECK_VELOCITY_GRID <= middle)]
+        if not grid.size:
+            continue
+        wj, yj = w[rows] * weights[rows, None], y[rows] * weights[rows]
+        basis = scipy.linalg.orth(wj[:, np.linalg.norm(wj, axis=0) > 0])
+        remainder = yj - basis @ (basis.T @ yj)
+
+        def fitted(features: np.ndarray, rows=rows, basis=basis, remainder=remainder):
+            """(explained ‖·‖², coefficient) of each column of ``features`` on the remainder."""
+            features = features * weights[rows, None]
+            features -= basis @ (basis.T @ features)
+            size = np.einsum('ij,ij->j', features, features)
+            along = features.T @ remainder
+            return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
+                    np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))
+
+        velocities = np.tile(grid, len(STRIBECK_SHAPES))
+        shapes = np.repeat(STRIBECK_SHAPES, grid.size)
+        explained, coefficient = fitted(np.sign(velocity)[:, None] * stribeck_decay(
+            velocity[:, None], velocities[None, :], shapes[None, :]))
+        explained = np.where(coefficient > 0, explained, -1.0)
+        if explained.max() <= 0:
+            continue
+        best = int(np.argmax(explained))
+        vs, shape = float(velocities[best]), float(shapes[best])
+        exact = problem.stribeck_feature(j, vs, shape)
+        if fitted(exact[:, None])[1][0] > 0:
+            column = np.zeros(len(joints))
+            column[rows] = exact
+            out[j] = (vs, column, shape)
     return out or None
 
 

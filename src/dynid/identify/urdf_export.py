@@ -11,7 +11,9 @@ parameters are realizable bodies; :mod:`dynid.identify.physical`) and the URDF o
   told apart from the link by the torques. Their inertials are removed and a comment names the link
   whose inertial holds them, so that the file describes the identified robot exactly.
 - **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
-  viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field).
+  viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field, nor has the
+  Stribeck excess the model choice may keep, Fs·sgn(ω)·exp(−(|ω|/Vs)^μ): it is left out, its values written as a
+  comment in the joint).
 - **Rotor inertia.** URDF has no field for it; where identified it is written as a comment in the joint
   (reflected to the link side [kg·m²]: simulators add it as armature).
 
@@ -114,6 +116,12 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         if 'Fc' in values or 'Fv' in values:
             ElementTree.SubElement(joint, 'dynamics', friction=_format(values.get('Fc', 0.0)),
                                    damping=_format(values.get('Fv', 0.0)))
+        if values.get('Fs'):
+            stribeck = result.stribeck
+            k = result.joint_names.index(entry['joint'])
+            joint.append(ElementTree.Comment(f' dynid: Stribeck excess left out (no URDF field): Fs '
+                                             f'{_format(values["Fs"])} N*m, Vs {_format(stribeck.velocities[k])} '
+                                             f'rad/s, shape {_format(stribeck.shapes[k])} '))
         if entry['joint'] in rotor:
             joint.append(ElementTree.Comment(f' dynid: identified rotor inertia (link side) '
                                              f'{_format(rotor[entry["joint"]])} kg*m^2 '))

@@ -133,15 +133,16 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     for i, (name, dataset) in enumerate(validation):
         progress(f'validating on {name}')
         metrics = validate(result, robot, dataset, name=name)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     if held_out:
         result.provenance['holdout'] = {'fraction': identification.holdout,
                                         'part': 'the last part of each recording in time'}
     for i, (recording, dataset) in enumerate(held_out):
         progress(f'validating on the held-out last {identification.holdout:g} of {recording.name}')
-        metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)')
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics))
+        metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)',
+                           payload_mass=recording.payload_mass)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
         result.metrics['holdout' if i == 0 else f'holdout_{i + 1}'] = metrics
     result.save(output)
     if report is None:

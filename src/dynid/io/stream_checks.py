@@ -6,9 +6,10 @@
   that wrote it was commented out), with hardware interfaces that export no effort state, and with mock
   hardware that mirrors an effort command nobody sends. :func:`effort_problem` says so in one sentence
   with the likely cause; :class:`EffortWatch` does it for a live stream, batch by batch.
-- **Another controller's rate**: Universal Robots' CB3 controllers (UR3, UR5, UR10) publish at 125 Hz, the
-  e-Series at 500 Hz; a recording at one rate given the other's model (``--robot ur10e`` on UR10 data) is
-  worth a word: :func:`rate_note`.
+- **Another controller's rate**: Universal Robots' CB3 controllers (UR3, UR5, UR10) publish at 125 Hz at most, the
+  e-Series at 500 Hz; a recording at 500 Hz given a CB3 model (``--robot ur10`` on UR10e data) is worth a word:
+  :func:`rate_note`. Not the other way round: an e-Series streams at 125 Hz as well where its client asks for it
+  (RTDE's target frequency, Universal_Robots_Client_Library PR #85), so 125 Hz says nothing of the generation.
 """
 
 from __future__ import annotations
@@ -116,14 +117,14 @@ UR_SIBLINGS = {'ur3': 'ur3e', 'ur5': 'ur5e', 'ur10': 'ur10e'}
 
 
 def rate_note(builtin: str | None, rate_hz: float) -> str | None:
-    """A sentence when a recording at ``rate_hz`` [Hz] is another UR controller generation's than the
-    built-in ``builtin``'s (125 Hz CB3, 500 Hz e-Series); None otherwise."""
+    """A sentence when a recording at ``rate_hz`` [Hz] is at the e-Series' 500 Hz while the built-in ``builtin`` is
+    a CB3 arm, whose controller publishes at 125 Hz at most; None otherwise (module docstring)."""
     robot = BUILTINS.get(builtin or '')
     if robot is None or robot.family != 'ur' or not np.isfinite(rate_hz) or rate_hz <= 0:
         return None
-    rates = {125.0: 'CB3 (UR3, UR5, UR10)', 500.0: 'e-Series'}
+    rates = {500.0: 'e-Series'}
     for rate, series in rates.items():
-        if rate != robot.rate_hz and abs(rate_hz / rate - 1.0) <= RATE_TOLERANCE:
+        if rate > robot.rate_hz and abs(rate_hz / rate - 1.0) <= RATE_TOLERANCE:
             sibling = UR_SIBLINGS.get(builtin) or {v: k for k, v in UR_SIBLINGS.items()}.get(builtin)
             ask = f' (robot {sibling}?)' if sibling else ''
             return (f'the recording runs at {rate_hz:.4g} Hz, the rate of the {series} controllers, but {builtin} is '
