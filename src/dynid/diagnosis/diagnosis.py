@@ -25,7 +25,9 @@ this order, the first kind that applies silencing those below it that its cause 
    are explained (:mod:`dynid.diagnosis.robot_file`) by a load nobody declared, a link of the robot file, a
    joint's drive gain or sensor scale, or else a robot file that does not belong — the robot file's problem is
    named as such, not as units;
-4. **signs**: the joints whose signal has the opposite sign of the robot file's torque. The advice is the
+4. **signs**: the joints whose signal has the opposite sign of the robot file's torque (a −1 held against every
+   file whose links are each off by tens of percent: :func:`_hold_signs`; a joint whose torque a load placed by
+   the data takes up signed by a motor current's friction: :func:`_friction_sign`). The advice is the
    complete set that works as written: ``all=-1`` where every decided joint is flipped (the joints the data cannot
    decide then go with them, as one driver counts all its joints one way: said in the line, and not among the
    finding's ``joints``, which are the joints the data show flipped), else the flipped joints by name.
