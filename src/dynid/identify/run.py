@@ -713,6 +713,33 @@ EXPONENT_GRID = np.linspace(0.2, 1.0, 17)
 EXPONENT_CANDIDATE_MIN = 0.1
 
 
+class _JointRemainder:
+    """One joint's weighted rows with its other columns projected out (all of them but ``drop``, an index, where
+    given): what a candidate column explains of the rest (:func:`_power_candidates`, :func:`_stribeck_candidates`).
+    ``w, y``: the system, ``rows``: the joint's (bool), ``weights``: the rows' weights."""
+
+    def __init__(self, w: np.ndarray, y: np.ndarray, rows: np.ndarray, weights: np.ndarray,
+                 drop: int | None = None) -> None:
+        import scipy.linalg
+
+        wj, yj = w[rows] * weights[rows, None], y[rows] * weights[rows]
+        used = np.linalg.norm(wj, axis=0) > 0
+        if drop is not None:
+            used[drop] = False
+        self.weights = weights[rows]
+        self.basis = scipy.linalg.orth(wj[:, used])
+        self.remainder = yj - self.basis @ (self.basis.T @ yj)
+
+    def fitted(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(explained ‖·‖², least-squares coefficient) of each column of ``features`` (rows, k) on the remainder."""
+        features = features * self.weights[:, None]
+        features -= self.basis @ (self.basis.T @ features)
+        size = np.einsum('ij,ij->j', features, features)
+        along = features.T @ self.remainder
+        return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
+                np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))
+
+
 def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
                       weights: np.ndarray):
     """The viscous exponent candidates of the model choice (:mod:`dynid.identify.choice`): per joint the α̂_j of
@@ -722,7 +749,6 @@ def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarr
     and the column at α̂_j:
     ``{joint: (α̂_j, column (M,))}`` for the joints with α̂_j ≤ 1 − :data:`EXPONENT_CANDIDATE_MIN`; None where there
     is none or the law has no Fv. ``w, y, joints, weights``: the first estimate's system and row weights."""
-    import scipy.linalg
 
     if 'Fv' not in problem.friction_names or not problem.keep_full_velocity:
         return None
@@ -734,20 +760,12 @@ def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarr
         rows = joints == j
         if not rows.any() or problem.excluded[j] or f'Fv_{j + 1}' in problem.held:
             continue
-        wj, yj = w[rows] * weights[rows, None], y[rows] * weights[rows]
-        used = np.linalg.norm(wj, axis=0) > 0
-        used[names.index(f'Fv_{j + 1}')] = False
-        basis = scipy.linalg.orth(wj[:, used])
-        remainder = yj - basis @ (basis.T @ yj)
+        remainder = _JointRemainder(w, y, rows, weights, names.index(f'Fv_{j + 1}'))
         velocity = problem.velocity_rows(j)
 
-        def best(features: np.ndarray, rows=rows, basis=basis, remainder=remainder) -> float:
+        def best(features: np.ndarray, remainder=remainder) -> float:
             """The exponent of the grid whose column (``features[:, k]``) explains most of the remainder."""
-            features = features * weights[rows, None]
-            features -= basis @ (basis.T @ features)
-            size = np.einsum('ij,ij->j', features, features)
-            explained = np.where(size > 1e-24, (features.T @ remainder) ** 2 / np.maximum(size, 1e-300), 0.0)
-            return float(EXPONENT_GRID[int(np.argmax(explained))])
+            return float(EXPONENT_GRID[int(np.argmax(remainder.fitted(features)[0]))])
 
         # on the decimated velocity first (cheap); where that finds a sub-linear law, on the exact columns
         if best(np.sign(velocity)[:, None] * np.abs(velocity)[:, None] ** EXPONENT_GRID[None, :]) > \
@@ -785,7 +803,6 @@ def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nd
     load term takes part of what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
     ``{joint: (Vs_j, column (M,), μ_j)}``, or None where there is none, the law has no Coulomb column or the model
     holds a Stribeck excess already (``ModelSpec.stribeck_velocity``)."""
-    import scipy.linalg
 
     if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
         return None
@@ -801,19 +818,7 @@ def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nd
         grid = STRIBECK_VELOCITY_GRID[(STRIBECK_VELOCITY_GRID >= low) & (STRIBECK_VELOCITY_GRID <= middle)]
         if not grid.size:
             continue
-        wj, yj = w[rows] * weights[rows, None], y[rows] * weights[rows]
-        basis = scipy.linalg.orth(wj[:, np.linalg.norm(wj, axis=0) > 0])
-        remainder = yj - basis @ (basis.T @ yj)
-
-        def fitted(features: np.ndarray, rows=rows, basis=basis, remainder=remainder):
-            """(explained ‖·‖², coefficient) of each column of ``features`` on the remainder."""
-            features = features * weights[rows, None]
-            features -= basis @ (basis.T @ features)
-            size = np.einsum('ij,ij->j', features, features)
-            along = features.T @ remainder
-            return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
-                    np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))
-
+        fitted = _JointRemainder(w, y, rows, weights).fitted
         velocities = np.tile(grid, len(STRIBECK_SHAPES))
         shapes = np.repeat(STRIBECK_SHAPES, grid.size)
         explained, coefficient = fitted(np.sign(velocity)[:, None] * stribeck_decay(
