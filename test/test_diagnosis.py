@@ -461,3 +461,12 @@ def test_a_load_a_file_off_by_tens_of_percent_explains_less_well_is_named():
     assert 1.0 / 1.15 < cost['payload'] / cost['tolerated'] <= 0.95
     assert 1.0 <= float(re.search(r'about ([0-9.]+) ±', diagnosis.warnings()[0]).group(1)) <= 1.6
     assert diagnose([Recording(torque, payload)], robot).findings == []
+    # Not named as a load (at 1/1.15), the log still holds its torque the file lacks: joint 5 reads 3.2× the file's
+    # (no meaning's scale), and joint 7, whose sign shows only in its motion, read as flipped then was a wrong
+    # claim: a sign from the motion is not decided beside a joint at no meaning's scale.
+    from dynid.diagnosis import DiagnosisSettings
+
+    unnamed = diagnose([Recording(torque)], robot, settings=DiagnosisSettings(payload_tolerated=1.0 / 1.15))
+    assert unnamed.findings == []
+    joints = unnamed.details['effort_check']['joints']
+    assert joints['panda_joint5']['verdict'] == 'other' and joints['panda_joint7']['sign_from'] == 'beside other'
