@@ -93,7 +93,8 @@ class Log:
 
 def _simulate(robot, seconds: float, rate: float, seed: int, payload: Payload | None, amplitude: float = 1.0,
               still: tuple[int, ...] = ()):
-    """A twin recording of a random 10 s Fourier excitation (repeated), as the sensors give it; ``amplitude``
+    """A twin recording of a random 10 s Fourier excitation (one period; a longer recording holds its last pose after
+    it, at rest: a 20 s log is half rest), as the sensors give it; ``amplitude``
     scales every joint's motion about its offset (a weakly exciting log below 1), the joints ``still`` (indices)
     are held at their offset."""
     home = home_configuration(robot)
