@@ -357,13 +357,11 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         problem: the identification problem built with every candidate column (its ``held`` set).
         w, y, joints, weights: its equations (τ_out from a first estimate) and the WLS row weights 1/σ̂_j.
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
-        method: the method given where it is not open (the label of the consistency candidates; the folds weight
-            their rows as WLS does whatever it is).
+        method: the method given where not open (labels the consistency candidates; their folds weight as WLS).
         use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
         falling_load: joints whose load coefficient Fl came out negative in the first fit (module docstring).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
-        stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try (module docstring), or
-            None.
+        stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try, or None.
         consistency: the :class:`~dynid.identify.physical.PhysicalSettings` where physical consistency is open (its
             ``auto`` rule: module docstring), or None.
         regularized: the record of the weakly exciting log's gate (``dynid.identify.run._identify_weak``: its
@@ -419,24 +417,29 @@ def choose(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: n
         _regularized_verdict(regularized, folds, chosen, per_fold, theirs_per_fold)
         tried['regularized'] = regularized
     ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n) if lead[j]}
+    dropped = _dropped_columns(joint_names, terms, terms_available, columns, held, names)
+    exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)]) \
+        if any('power' in terms[j] for j in range(n)) else None
+    kept = [j for j in range(n) if 'stribeck' in terms[j]]
+    excess = StribeckExcess(np.array([stribeck[j][0] if j in kept else np.nan for j in range(n)]),
+                            np.array([stribeck[j][2] if j in kept else np.nan for j in range(n)])) if kept else None
+    return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents,
+                       excess, consistent)
+
+
+def _dropped_columns(joint_names, terms: dict, terms_available, columns: _TermColumns, held: np.ndarray,
+                     names: list[str]) -> dict:
+    """{parameter: {'value': 0, 'reason'}} of the optional terms' columns a joint's law left out (held at 0 by the
+    identification); the candidates' own columns (fp_j, Fs_j) are the choice's alone and not among them."""
     dropped = {}
-    for j in range(n):
-        for term in (t for t in OPTIONAL_TERMS if t not in CANDIDATE_COLUMNS):  # fp_j, Fs_j: the choice's alone
+    for j, name in enumerate(joint_names):
+        for term in (t for t in OPTIONAL_TERMS if t not in CANDIDATE_COLUMNS):
             if term in terms_available and term not in terms[j]:
                 for c in columns.of[term][j]:
                     if not held[c]:
-                        reason = f'model choice: {joint_names[j]}\'s friction law is {law_text(terms[j])}'
+                        reason = f'model choice: {name}\'s friction law is {law_text(terms[j])}'
                         dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
-    exponents = None
-    if any('power' in terms[j] for j in range(n)):
-        exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)])
-    excess = None
-    if any('stribeck' in terms[j] for j in range(n)):
-        kept = [j for j in range(n) if 'stribeck' in terms[j]]
-        excess = StribeckExcess(np.array([stribeck[j][0] if j in kept else np.nan for j in range(n)]),
-                                np.array([stribeck[j][2] if j in kept else np.nan for j in range(n)]))
-    return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents,
-                       excess, consistent)
+    return dropped
 
 
 def _regularized_verdict(record: dict, folds: _Folds, chosen: np.ndarray, per_fold: np.ndarray,
