@@ -4,8 +4,8 @@ import dataclasses
 
 import numpy as np
 
-from dynid.excite.fourier import FourierDesign
-from dynid.excite.home import default_home
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.home import default_home, home_configuration
 from dynid.fleet.synthetic import wear_sessions
 from dynid.friction import CoulombViscous, HamonQuadrantFriction, LoadDependentCoulomb, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
@@ -71,6 +71,15 @@ def wrist_motion(robot, period_s=MOTION_S, scale=1.0):
     sine[:, 1], sine[:, 2] = amplitudes * 0.6, amplitudes * 0.3
     cosine[:, 1], cosine[:, 2] = amplitudes * 0.4, -amplitudes * 0.2
     return design.trajectory(design.variables(home, sine, cosine))
+
+
+def random_motion(robot, seed, **limits):
+    """A random feasible 10 s Fourier motion of 5 harmonics about the robot's home (``limits``: of
+    :func:`dynid.excite.fourier.default_limits`, e.g. ``position_range``)."""
+    home = home_configuration(robot)
+    design = FourierDesign(robot.joint_names, 5, 10.0)
+    return design.trajectory(random_design(design, home, default_limits(robot, home, **limits),
+                                           np.random.default_rng(seed), np.linspace(0, 10, 4000, endpoint=False)))
 
 
 def twin_run(params, trajectory, seconds, seed, payload=None, rate_hz=PAYLOAD_RATE_HZ):

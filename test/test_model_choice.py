@@ -8,29 +8,19 @@ import numpy as np
 import pytest
 import yaml
 
+from builders import random_motion, twin_run
 from dynid.cli import main
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin, home_configuration
 
 ROBOT = load_robot('ur5e')
 AUTO = ModelSpec(friction='auto')
 
 
 def _record(params, seed=3, seconds=12.0):
-    home = home_configuration(ROBOT)
-    design = FourierDesign(ROBOT.joint_names, 5, 10.0)
-    trajectory = design.trajectory(random_design(design, home, default_limits(ROBOT, home),
-                                                 np.random.default_rng(seed),
-                                                 np.linspace(0, 10, 4000, endpoint=False)))
-    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
-    twin = DigitalTwin(params, rate_hz=500.0, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-    twin.follow(trajectory)
-    return record_to_dataset(twin.run(seconds), None, {})
+    return twin_run(params, random_motion(ROBOT, seed), seconds, seed, rate_hz=500.0)
 
 
 @pytest.fixture(scope='module')

@@ -2,13 +2,12 @@
 pronounced Stribeck hump and predicting another motion better for it, not kept where the twin has none; the result
 holds it through save and load, and the feedforward friction and the estimators evaluate it as prediction does."""
 
-import dataclasses
 
 import numpy as np
 import pytest
 
+from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify import run
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
@@ -16,23 +15,13 @@ from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import predict, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin, home_configuration
 
 ROBOT = load_robot('ur5e')
 AUTO = ModelSpec(friction='auto')
 
 
 def _record(params, seed, seconds=12.0):
-    home = home_configuration(ROBOT)
-    design = FourierDesign(ROBOT.joint_names, 5, 10.0)
-    trajectory = design.trajectory(random_design(design, home, default_limits(ROBOT, home),
-                                                 np.random.default_rng(seed),
-                                                 np.linspace(0, 10, 4000, endpoint=False)))
-    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
-    twin = DigitalTwin(params, rate_hz=500.0, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-    twin.follow(trajectory)
-    return record_to_dataset(twin.run(seconds), None, {})
+    return twin_run(params, random_motion(ROBOT, seed), seconds, seed, rate_hz=500.0)
 
 
 def _hump():

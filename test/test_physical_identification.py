@@ -1,13 +1,12 @@
 """Identification in standard parameters: pseudo-inertia algebra, the robot file as a prior (its weight by
 cross-validation over stretches of the recording, impossible links), constraints on the twin, solver statuses."""
 
-import dataclasses
 
 import numpy as np
 import pytest
 
+from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify import physical
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings, mass_matrix_check
@@ -33,8 +32,6 @@ from dynid.model.inertial import (
     pseudo_inertia,
 )
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin, home_configuration
 
 
 # ------------------------------------------------------------------------------ algebra
@@ -132,17 +129,9 @@ def short_twin():
     robot = load_robot('ur5e')
     params = PlantParameters.defaults(robot)
     params.joints.friction_model = 'coulomb_viscous'
-    home = home_configuration(robot)
-    design = FourierDesign(robot.joint_names, 5, 10.0)
 
     def record(seed, seconds):
-        trajectory = design.trajectory(random_design(design, home, default_limits(robot, home),
-                                                     np.random.default_rng(seed),
-                                                     np.linspace(0, 10, 4000, endpoint=False)))
-        trajectory = dataclasses.replace(trajectory, duration_s=seconds)
-        twin = DigitalTwin(params, rate_hz=500.0, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-        twin.follow(trajectory)
-        return record_to_dataset(twin.run(seconds), None, {})
+        return twin_run(params, random_motion(robot, seed), seconds, seed, rate_hz=500.0)
 
     train, test = record(3, 10.0), record(7, 6.0)
     wls = identify(robot, [RecordingInput(train)], ModelSpec(), options=IdentifyOptions('wls', physical=None))

@@ -8,15 +8,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from builders import random_motion, twin_run
 from dynid.identify.choice import excitation_condition
 from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.quality import COND_SCALED_MAX
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin, home_configuration
 
 TRUTH = load_robot('ur5e')
 #: the robot file the user has: every link's inertial parameters 30 % off the twin's (the truth)
@@ -26,17 +24,10 @@ AUTO = ModelSpec(friction='auto')
 
 def _record(position_range: float, acceleration: float, seconds: float = 6.0):
     """Joint torques (no currents) of a Fourier motion within ±position_range [rad] of home at 200 Hz."""
-    home = home_configuration(TRUTH)
-    design = FourierDesign(TRUTH.joint_names, 5, 10.0)
-    trajectory = design.trajectory(random_design(
-        design, home, default_limits(TRUTH, home, position_range=position_range, acceleration=acceleration),
-        np.random.default_rng(3), np.linspace(0, 10, 4000, endpoint=False)))
-    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
     params = PlantParameters.defaults(TRUTH)
     params.joints.friction_model = 'coulomb_viscous'
-    twin = DigitalTwin(params, rate_hz=200.0, seed=3, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-    twin.follow(trajectory)
-    return dataclasses.replace(record_to_dataset(twin.run(seconds), None, {}), current=None, theta=None)
+    motion = random_motion(TRUTH, 3, position_range=position_range, acceleration=acceleration)
+    return dataclasses.replace(twin_run(params, motion, seconds, 3, rate_hz=200.0), current=None, theta=None)
 
 
 @pytest.fixture(scope='module')
