@@ -713,6 +713,15 @@ EXPONENT_GRID = np.linspace(0.2, 1.0, 17)
 EXPONENT_CANDIDATE_MIN = 0.1
 
 
+def _open_joints(problem: IdentificationProblem, joints: np.ndarray, symbol: str):
+    """(j, rows) of each joint a friction candidate may be tried on: it has rows, its equations are not left out and
+    its column ``symbol``_j (the one the candidate replaces or stands beside) is not held."""
+    for j in range(problem.robot.n):
+        rows = joints == j
+        if rows.any() and not problem.excluded[j] and f'{symbol}_{j + 1}' not in problem.held:
+            yield j, rows
+
+
 class _JointRemainder:
     """One joint's weighted rows with its other columns projected out (all of them but ``drop``, an index, where
     given): what a candidate column explains of the rest (:func:`_power_candidates`, :func:`_stribeck_candidates`).
@@ -753,13 +762,9 @@ def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarr
     if 'Fv' not in problem.friction_names or not problem.keep_full_velocity:
         return None
     names = problem.parameter_names()
-    if weights.size != len(joints):
-        weights = np.ones(len(joints))
+    weights = weights if weights.size == len(joints) else np.ones(len(joints))
     out = {}
-    for j in range(problem.robot.n):
-        rows = joints == j
-        if not rows.any() or problem.excluded[j] or f'Fv_{j + 1}' in problem.held:
-            continue
+    for j, rows in _open_joints(problem, joints, 'Fv'):
         remainder = _JointRemainder(w, y, rows, weights, names.index(f'Fv_{j + 1}'))
         velocity = problem.velocity_rows(j)
 
@@ -806,13 +811,9 @@ def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nd
 
     if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
         return None
-    if weights.size != len(joints):
-        weights = np.ones(len(joints))
+    weights = weights if weights.size == len(joints) else np.ones(len(joints))
     out = {}
-    for j in range(problem.robot.n):
-        rows = joints == j
-        if not rows.any() or problem.excluded[j] or f'Fc_{j + 1}' in problem.held:
-            continue
+    for j, rows in _open_joints(problem, joints, 'Fc'):
         velocity = problem.velocity_rows(j)
         low, middle = np.quantile(np.abs(velocity), (STRIBECK_ROWS_MIN, 0.5))
         grid = STRIBECK_VELOCITY_GRID[(STRIBECK_VELOCITY_GRID >= low) & (STRIBECK_VELOCITY_GRID <= middle)]
