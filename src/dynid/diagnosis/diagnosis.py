@@ -56,6 +56,7 @@ from dynid.diagnosis.effort import (
     Recording,
     _pooled_rows,
     check_efforts,
+    chi2_quantile,
 )
 from dynid.diagnosis.recording import TIME_BAND, degree_joints, time_scale
 from dynid.diagnosis.robot_file import explain, place_mass, tolerated_signs
@@ -557,13 +558,14 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     else:
         placement_joints = set()
     check = check_efforts(recordings, robot, said, said_by, ', '.join(names), settings.effort)
+    rows = check.rows  # the pooled rows the check compared: the signs held and the robot file's fits take them too
     for name in placement_joints:  # their sign is the load's placement's as much as the data's: not decided,
         joint = check.joints.get(name)  # unless the drive's friction in a motor current shows it
         if joint is not None and joint.sign:
-            joint.sign, joint.sign_from = _friction_sign(joint, check.signal, settings), ''
+            joint.sign = _friction_sign(joint, check.signal, settings)
             joint.sign_from = 'friction' if joint.sign else ''
             joint.verdict = 'undecided' if joint.verdict != 'other' else joint.verdict
-    _hold_signs(check, recordings, robot, settings)
+    _hold_signs(check, rows, robot, settings)
     meanings = _joint_meanings(check, settings)
     joints = {name: JointDiagnosis(meanings[name], int(s.sign), float(s.scale), float(s.std), float(s.offset),
                                    _evidence(s)) for name, s in check.joints.items()}
@@ -573,11 +575,9 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     if check.signal is not None and not findings:
         meaning_findings = _meaning_findings(check, meanings, spell)
         findings += meaning_findings
-        if not meaning_findings:
-            rows = _pooled_rows(recordings, robot, settings.effort)
-            if rows is not None:
-                findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details,
-                                                 placement_joints, spell)
+        if not meaning_findings and rows is not None:
+            findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details,
+                                             placement_joints, spell)
         if not any(f.kind in ('robot_file', 'payload', 'link') for f in findings):  # signs judged against it
             sign = _sign_finding(check, meanings, spell, _applied_signs(recordings))
             if sign is not None:
@@ -594,16 +594,13 @@ def _friction_sign(joint, signal: str | None, settings: DiagnosisSettings) -> in
     gear holds no friction: not used there."""
     if signal != 'current':
         return 0
-    from dynid.diagnosis.effort import chi2_quantile
-
     z = float(joint.friction_power_z)
     if not np.isfinite(z) or z * z < chi2_quantile(1, settings.effort.sign_false_alarm):
         return 0
     return 1 if z > 0 else -1
 
 
-def _hold_signs(check: EffortCheck, recordings: Sequence[Recording], robot: RobotModel,
-                settings: DiagnosisSettings) -> None:
+def _hold_signs(check: EffortCheck, rows, robot: RobotModel, settings: DiagnosisSettings) -> None:
     """Each sign the scale decided, judged again against a robot file off by tens of percent
     (:func:`dynid.diagnosis.robot_file.tolerated_signs`, each link within :attr:`DiagnosisSettings.file_factors`, at
     false-alarm rate :attr:`EffortCheckSettings.sign_false_alarm`): a sign such a file could turn (a joint whose links'
@@ -616,10 +613,7 @@ def _hold_signs(check: EffortCheck, recordings: Sequence[Recording], robot: Robo
             if joint.sign < 0 and joint.sign_from == 'motion':
                 joint.sign, joint.sign_from = 0, 'beside other'
     judged = [j for j, s in enumerate(check.joints.values()) if s.sign < 0 and s.sign_from in ('scale', 'motion')]
-    if not judged:
-        return
-    rows = _pooled_rows(recordings, robot, settings.effort)
-    if rows is None:
+    if not judged or rows is None:  # rows: the recordings' pooled rows (:func:`dynid.diagnosis.effort._pooled_rows`)
         return
     held = tolerated_signs(rows, robot, judged, settings.file_factors, settings.effort.sign_false_alarm)
     for j, (sign, statistic) in held.items():

@@ -137,7 +137,8 @@ class EffortCheck:
     'current': the motor current, as K_τ·i; None: nothing to compare). said: what the caller or the recording
     said the effort holds ('torque', 'current' or None), and by whom (``said_by``); current_from_effort: the
     current is joint_states' effort read as current. joints: {joint: :class:`JointScale`}; drive_gains:
-    K_τ [N·m/A] or None.
+    K_τ [N·m/A] or None. rows: the recordings' pooled rows it compared (:func:`_pooled_rows`), for the diagnosis's
+    further fits; None where it compared none.
     """
 
     name: str
@@ -147,6 +148,7 @@ class EffortCheck:
     joints: dict[str, JointScale]
     drive_gains: dict[str, float] | None = None
     current_from_effort: bool = False
+    rows: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def meaning(self) -> str | None:
@@ -548,7 +550,7 @@ def check_efforts(recordings: Sequence[Recording], robot: RobotModel, said: str 
                 motion[:, :4], measured[moving], settings.sign_false_alarm, rows['recording'][moving])
             found.sign_from = 'motion' if found.sign else ''
         joints[joint] = found
-    return EffortCheck(name, kind, said, said_by, joints, gains, from_effort)
+    return EffortCheck(name, kind, said, said_by, joints, gains, from_effort, rows)
 
 
 def check_effort(dataset: Dataset, robot: RobotModel, said: str | None = None, said_by: str = '',
