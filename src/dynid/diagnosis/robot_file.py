@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.diagnosis.effort import _inflation
+from dynid.diagnosis.effort import _inflation, chi2_quantile
 from dynid.model.robot import RobotModel
 
 #: rows of the explanation fits, at most (the regressor is computed per sample)
@@ -223,6 +223,18 @@ def _per_joint(measured: np.ndarray, file: np.ndarray, dq: np.ndarray, ddq: np.n
             'joint_scales': joint_scales, 'joint_std': joint_std}
 
 
+def _sampled_links(rows: dict, robot: RobotModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pick, Y, τ^(L)) on at most MAX_ROWS of the pooled rows spread evenly: the rows picked (indices), the arm's
+    regressor there (P, n, 10·n) and each link's torque as filed, τ_j^(L) = Y_j,L·π_L (P, n joints, n links)."""
+    count = len(rows['q'])
+    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
+    n = robot.n
+    y_arm = robot.regressor(rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]).reshape(len(pick), n, 10 * n)
+    parameters = robot.standard_parameters
+    links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
+    return pick, y_arm, links
+
+
 def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int], payloads,
             tolerance: tuple[float, float] = (1.0 / 1.4, 1.0 / 0.6), placed: bool = False) -> RobotFileFinding:
     """The explanations of the signal of ``joints`` (indices; those whose scale was decided) against the robot
@@ -231,14 +243,10 @@ def explain(rows: dict, robot: RobotModel, signs: np.ndarray, joints: list[int],
     recording (list, None where none); ``tolerance``: (low, high), the factors (the data's over the file's) each link
     may take in the 'tolerated' fit: (1/1.4, 1/0.6) for a file whose every link is off by up to 40 %; ``placed``: a
     load of known mass was placed by the data (module docstring: its first moment fitted again beside the links)."""
-    count = len(rows['q'])
-    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
-    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
+    pick, y_arm, links = _sampled_links(rows, robot)
+    dq, ddq = rows['dq'][pick], rows['ddq'][pick]
     file = rows['file'][pick]  # with the declared loads, which stay as declared
     n = robot.n
-    y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
-    parameters = robot.standard_parameters
-    links = np.stack([y_arm[:, :, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)], axis=2)
     y_payload = (y_arm[:, :, -10:].reshape(len(pick) * n, 10) @ robot._payload_transform).reshape(len(pick), n, 10)
     fit = _per_joint(rows['measured'][pick] * signs, file, dq, ddq, rows['recording'][pick], joints,
                      list(robot.joint_names), rows['rest'][pick])
@@ -346,19 +354,13 @@ def tolerated_signs(rows: dict, robot: RobotModel, joints: list[int], tolerance:
     (sign, statistic)}."""
     import scipy.optimize  # here: only where a sign is judged
 
-    from dynid.diagnosis.effort import chi2_quantile
-
-    count = len(rows['q'])
-    pick = np.unique(np.linspace(0, count - 1, min(count, MAX_ROWS)).astype(int))
-    q, dq, ddq = rows['q'][pick], rows['dq'][pick], rows['ddq'][pick]
-    n = robot.n
-    y_arm = robot.regressor(q, dq, ddq).reshape(len(pick), n, 10 * n)
-    parameters = robot.standard_parameters
+    pick, _, all_links = _sampled_links(rows, robot)
+    dq, ddq = rows['dq'][pick], rows['ddq'][pick]
     low, high = tolerance
     out = {}
     for j in joints:
         file = rows['file'][pick, j]
-        links = np.column_stack([y_arm[:, j, 10 * k:10 * k + 10] @ parameters[10 * k:10 * k + 10] for k in range(n)])
+        links = all_links[:, j, :]
         loads = file - links.sum(axis=1)  # the declared loads' torque, as declared
         size = np.sqrt(np.mean(links**2, axis=0))
         acting = size >= LINK_SHARE * max(float(np.sqrt(np.mean(file**2))), 1e-300)
