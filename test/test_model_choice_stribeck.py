@@ -88,6 +88,18 @@ def test_a_given_friction_law_tries_no_stribeck_excess(hump):
         ModelSpec(stribeck_velocity=-0.1).validated()
 
 
+def test_a_given_stribeck_law_keeps_its_coefficients_where_the_choice_narrows_the_friction_law():
+    """Where the choice narrowed the friction law to Coulomb + viscous (or load-dependent), the problem's friction
+    columns were set again from that law alone: the Stribeck coefficients Fs_j were dropped while the law stayed in
+    the result (on the hump twin the choice takes the comprehensive law, which kept them)."""
+    params = PlantParameters.defaults(ROBOT)
+    params.joints.friction_model = 'coulomb_viscous'
+    spec = ModelSpec(friction='auto', stribeck_velocity=0.1)
+    fixed = identify(ROBOT, [RecordingInput(_record(params, seed=3))], spec, options=IdentifyOptions('wls'))
+    assert fixed.model['friction'] != 'comprehensive' and fixed.stribeck.joints.all()
+    assert [n for n in fixed.parameter_names if n.startswith('Fs_')] == [f'Fs_{j + 1}' for j in range(ROBOT.n)]
+
+
 def test_the_stribeck_excess_survives_save_and_load_and_old_results_still_load(hump, tmp_path):
     _, held, result = hump
     loaded = IdentificationResult.load(result.save(tmp_path / 'r.yaml'))

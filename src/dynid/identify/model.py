@@ -309,7 +309,6 @@ class IdentificationProblem:
         self.base = _structural_base(robot, groups, len(self.payload_blocks), self.identify_rotor_inertia)
         #: the Stribeck excess (module docstring) or None; :meth:`add_stribeck` adds it to a problem built without
         self.stribeck = stribeck
-        self.friction_names = friction_symbols(spec.friction, spec.temperature) + (('Fs',) if stribeck else ())
         self.excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
         #: parameters held at a value, not identified ({name: {'value', 'reason'}}; dynid.identify.held)
         self.held: dict[str, dict] = {}
@@ -615,6 +614,13 @@ class IdentificationProblem:
     def rigid_names(self) -> list[str]:
         return list(self.base.names)
 
+    @property
+    def friction_names(self) -> tuple[str, ...]:
+        """Per-joint friction symbols in column order: the spec's law (and temperature term), then ``Fs`` where the
+        problem holds a Stribeck excess."""
+        stribeck = ('Fs',) if self.stribeck is not None else ()
+        return friction_symbols(self.spec.friction, self.spec.temperature) + stribeck
+
     def parameter_names(self) -> list[str]:
         """Names of the columns of :meth:`equations`: base rigid parameters, then friction per joint."""
         n = self.robot.n
@@ -656,8 +662,6 @@ class IdentificationProblem:
             block.static_features = {rename.get(symbol, symbol): feature
                                      for symbol, feature in block.static_features.items() if symbol != 'Fv'}
         self.spec = replace(self.spec, friction='comprehensive')
-        self.friction_names = friction_symbols('comprehensive', self.spec.temperature) + \
-            (('Fs',) if self.stribeck is not None else ())
         renamed = {}
         for name, entry in self.held.items():
             symbol, _, joint = name.rpartition('_')
@@ -700,7 +704,6 @@ class IdentificationProblem:
         for block in self.blocks:
             block.static_features['Fs'] = block.decimator(stribeck.feature(block.full_velocity))
         self.stribeck = stribeck
-        self.friction_names = tuple(self.friction_names) + ('Fs',)
 
     def _block_columns(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
                        with_current: bool) -> list[np.ndarray]:

@@ -35,7 +35,6 @@ from dynid.identify.model import (
     ModelSpec,
     RecordingInput,
     _structural_base,
-    friction_symbols,
 )
 from dynid.identify.physical import (
     PHYSICAL_FRICTION,
@@ -540,13 +539,14 @@ def _result(problem: IdentificationProblem, options: IdentifyOptions, solved: _S
     autocorrelation = residual_autocorrelation(solved.measured - solved.predicted, solved.joints, robot.n)
     metrics['train']['residual_lag1_autocorrelation'] = dict(zip(robot.joint_names, autocorrelation.tolist(),
                                                                  strict=True))
+    # each parameter's column RMS and the measured torque's: what its σ means in torque
+    sizes = None if solved.w is None else (np.sqrt(np.mean(solved.w**2, axis=0)), float(np.sqrt(np.mean(solved.y**2))))
     warnings = [change_text(change) for change in changes] + list(problem.warnings) + solved.warnings + \
-        _result_warnings(problem, solved, autocorrelation)
+        _result_warnings(problem, solved, autocorrelation, sizes)
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
-    if not gains_unknown:  # each parameter's column RMS and the measured torque's: what its σ means in torque
-        model['column_rms'] = np.sqrt(np.mean(solved.w**2, axis=0)).tolist()
-        model['torque_rms'] = float(np.sqrt(np.mean(solved.y**2)))
+    if sizes is not None and not gains_unknown:
+        model['column_rms'], model['torque_rms'] = sizes[0].tolist(), sizes[1]
     noise = solved.estimate.extra.get('noise')
     if noise is not None:
         model['weights'] = noise.to_dict(robot.joint_names)
@@ -580,9 +580,11 @@ def _result(problem: IdentificationProblem, options: IdentifyOptions, solved: _S
         prior_section=prior_section)
 
 
-def _result_warnings(problem: IdentificationProblem, solved: _Solved, autocorrelation: np.ndarray) -> list[str]:
+def _result_warnings(problem: IdentificationProblem, solved: _Solved, autocorrelation: np.ndarray,
+                     sizes: tuple[np.ndarray, float] | None) -> list[str]:
     """The parameters held at a value (by reason), the noise estimates floored, the parameters poorly identified and a
-    misfit the residual's autocorrelation shows."""
+    misfit the residual's autocorrelation shows. ``sizes``: the columns' RMS and the torque's (:func:`_result`), or
+    None."""
     reasons: dict[str, list[str]] = {}
     for name, entry in problem.held.items():
         if not entry['reason'].startswith('model choice'):  # the choice's own lines say what it left out
@@ -595,8 +597,7 @@ def _result_warnings(problem: IdentificationProblem, solved: _Solved, autocorrel
     relative = 100.0 * solved.std / np.where(solved.values != 0, np.abs(solved.values), np.inf)
     # A parameter the data put at ~0 with a σ that moves the torque by less than 1 % of its RMS is determined: its
     # relative σ is large only because its value is small, and there is nothing to excite better.
-    negligible = negligible_mask(solved.std, np.sqrt(np.mean(solved.w**2, axis=0)), np.sqrt(np.mean(solved.y**2))) \
-        if solved.w is not None and solved.w.shape[1] == solved.std.size else np.zeros(solved.std.size, dtype=bool)
+    negligible = negligible_mask(solved.std, *(sizes or (None, None)))  # all False where the sizes do not match
     poor = [n for n, r, tiny in zip(solved.names, relative, negligible, strict=True)
             if r > POORLY_IDENTIFIED_PERCENT and not tiny]
     if poor:
@@ -649,7 +650,6 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
             raise
         temperature = problem.spec.temperature and 'temperature' not in terms_available
         problem.spec = dataclasses.replace(problem.spec, friction='viscous_coulomb', temperature=temperature)
-        problem.friction_names = friction_symbols(problem.spec.friction, problem.spec.temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
         terms_available = terms_available[:1]
@@ -686,7 +686,6 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
         friction = 'load_squared' if 'load' in chosen else 'viscous_coulomb'
         temperature = problem.spec.temperature and ('temperature' in chosen or 'temperature' not in terms_available)
         problem.spec = dataclasses.replace(problem.spec, friction=friction, temperature=temperature)
-        problem.friction_names = friction_symbols(friction, temperature)
         names = set(problem.parameter_names())
         problem.held = {name: entry for name, entry in problem.held.items() if name in names}
         if choice.exponents is not None:  # a viscous exponent chosen on some joint: Li's law holds every joint's
@@ -758,7 +757,6 @@ def _power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarr
     and the column at α̂_j:
     ``{joint: (α̂_j, column (M,))}`` for the joints with α̂_j ≤ 1 − :data:`EXPONENT_CANDIDATE_MIN`; None where there
     is none or the law has no Fv. ``w, y, joints, weights``: the first estimate's system and row weights."""
-
     if 'Fv' not in problem.friction_names or not problem.keep_full_velocity:
         return None
     names = problem.parameter_names()
@@ -808,7 +806,6 @@ def _stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nd
     load term takes part of what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
     ``{joint: (Vs_j, column (M,), μ_j)}``, or None where there is none, the law has no Coulomb column or the model
     holds a Stribeck excess already (``ModelSpec.stribeck_velocity``)."""
-
     if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
         return None
     weights = weights if weights.size == len(joints) else np.ones(len(joints))
