@@ -437,9 +437,13 @@ def _dropped_columns(joint_names, terms: dict, terms_available, columns: _TermCo
             if term in terms_available and term not in terms[j]:
                 for c in columns.of[term][j]:
                     if not held[c]:
-                        reason = f'model choice: {name}\'s friction law is {law_text(terms[j])}'
-                        dropped[names[c]] = {'value': 0.0, 'reason': f'{reason} by cross-validation'}
+                        dropped[names[c]] = {'value': 0.0, 'reason': dropped_reason(name, terms[j])}
     return dropped
+
+
+def dropped_reason(joint: str, terms) -> str:
+    """Why a column of ``joint`` is held at 0 after the choice: its law is ``terms`` (:func:`law_text`)."""
+    return f'model choice: {joint}\'s friction law is {law_text(terms)} by cross-validation'
 
 
 def _regularized_verdict(record: dict, folds: _Folds, chosen: np.ndarray, per_fold: np.ndarray,

@@ -632,7 +632,7 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
     choice and the rigid-body estimate τ_out was built from (the load loop's start). ``gate``: raise
     :class:`_WeaklyExcited` where the data alone are weakly exciting (:func:`dynid.identify.choice.excitation_condition`
     above ``COND_SCALED_MAX``); ``regularized``: the gate's record, for the folds' verdict (``choose``)."""
-    from dynid.identify.choice import choose, excitation_condition, law_text
+    from dynid.identify.choice import choose, dropped_reason, excitation_condition
 
     once = dataclasses.replace(options, load_iterations=1)
     exponents = np.full(problem.robot.n, problem.spec.exponent)
@@ -694,8 +694,7 @@ def _choose(problem: IdentificationProblem, options: IdentifyOptions, open_frict
             rigid = _without_rotor_columns(problem, rigid)
         if choice.stribeck is not None:  # its column Fs on every joint, held at 0 where the joint did not keep it
             problem.add_stribeck(choice.stribeck)
-            problem.held.update({f'Fs_{j + 1}': {'value': 0.0, 'reason': f'model choice: {joint}\'s friction law is '
-                                                 f'{law_text(choice.terms[joint])} by cross-validation'}
+            problem.held.update({f'Fs_{j + 1}': {'value': 0.0, 'reason': dropped_reason(joint, choice.terms[joint])}
                                  for j, joint in enumerate(problem.robot.joint_names)
                                  if not choice.stribeck.joints[j]})
     for line in choice.lines():
