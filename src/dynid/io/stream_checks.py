@@ -112,6 +112,8 @@ class EffortWatch:
                          len(self.joint_names), self.what)
 
 
+#: The rate of Universal Robots' e-Series controllers [Hz].
+E_SERIES_RATE_HZ = 500.0
 #: Universal Robots arms of one size in the CB3 series (125 Hz) and in the e-Series (500 Hz).
 UR_SIBLINGS = {'ur3': 'ur3e', 'ur5': 'ur5e', 'ur10': 'ur10e'}
 
@@ -120,8 +122,13 @@ def rate_note(builtin: str | None, rate_hz: float) -> str | None:
     """A sentence when a recording at ``rate_hz`` [Hz] is at the e-Series' 500 Hz while the built-in ``builtin`` is
     a CB3 arm, whose controller publishes at 125 Hz at most; None otherwise (module docstring)."""
     robot = BUILTINS.get(builtin or '')
-    if robot is None or robot.family != 'ur' or not np.isfinite(rate_hz) or rate_hz <= 0:
+    if robot is None or robot.family != 'ur' or robot.rate_hz >= E_SERIES_RATE_HZ or not np.isfinite(rate_hz) \
+            or abs(rate_hz / E_SERIES_RATE_HZ - 1.0) > RATE_TOLERANCE:
         return None
+    sibling = UR_SIBLINGS.get(builtin)
+    ask = f' (robot {sibling}?)' if sibling else ''
+    return (f'the recording runs at {rate_hz:.4g} Hz, the rate of the e-Series controllers, but {builtin} is a '
+            f'{robot.title} whose controller publishes at {robot.rate_hz:g} Hz: is this another arm{ask}')
     rates = {500.0: 'e-Series'}
     for rate, series in rates.items():
         if rate > robot.rate_hz and abs(rate_hz / rate - 1.0) <= RATE_TOLERANCE:
