@@ -74,12 +74,11 @@ def identify_warnings(logs, folder: Path) -> dict:
                 argv += ['--payload-com=' + ','.join(f'{c:.6g}' for c in payload.com)]
         code, out = bench_diagnostics._dynid(argv, stdout=True)
         label = f'{log.robot} {log.rate_hz:g} Hz {log.seconds:g} s {log.signal} payload {log.payload}'
-        warned = [line[len('warning: '):] for line in out.splitlines() if line.startswith('warning: ')]
-        if code != 0:
-            warned.append(f'exit {code}: {out.strip().splitlines()[-1] if out.strip() else ""}')
+        found = [(*kind_of(line), line) for line in bench_diagnostics._warnings(out)]
+        if code != 0:  # a refusal of a fault-free log is a claim about its data too
+            found.append(('refused', True, f'exit {code}: {out.strip().splitlines()[-1] if out.strip() else ""}'))
         claims = 0
-        for line in warned:
-            kind, claim = kind_of(line) if code == 0 or not line.startswith('exit') else ('refused', True)
+        for kind, claim, line in found:
             by_kind[kind] = by_kind.get(kind, 0) + 1
             if claim:
                 claims += 1
