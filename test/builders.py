@@ -10,7 +10,7 @@ from dynid.fleet.synthetic import wear_sessions
 from dynid.friction import CoulombViscous, HamonQuadrantFriction, LoadDependentCoulomb, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
-from dynid.identify.model import friction_symbols
+from dynid.identify.request import friction_symbols
 from dynid.identify.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.sim.recording import record_to_dataset

@@ -10,7 +10,7 @@ import yaml
 from dynid.cli import main
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.metrics import joint_metrics
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import identify
 from dynid.identify.validate import predict_series, validate

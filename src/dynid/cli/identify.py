@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from dynid.identify.drive_gains import parse_fixed_gains
-    from dynid.identify.model import ModelSpec
+    from dynid.identify.request import ModelSpec
     from dynid.identify.run import IdentifyOptions
     from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
     from dynid.model import load_robot

@@ -40,13 +40,9 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import (
-    USED_WARNING_FRACTION,
-    IdentificationProblem,
-    ModelSpec,
-    RecordingGaps,
-    RecordingInput,
-)
+from dynid.identify.problem import IdentificationProblem, problem_for
+from dynid.identify.read import USED_WARNING_FRACTION, RecordingGaps
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
@@ -139,8 +135,8 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
                      exclude_joints=tuple(exclude_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
-    return IdentificationProblem(robot, [recording], spec, settings, result_drives(result, robot, drives),
-                                 stribeck=result.stribeck)
+    return problem_for(robot, [recording], spec, settings, result_drives(result, robot, drives),
+                       stribeck=result.stribeck)
 
 
 def _name(dataset: Dataset, name: str | None) -> str:
@@ -204,7 +200,7 @@ def model_rows(problem: IdentificationProblem, torque_of, rotor_inertia=None) ->
     for k, block in enumerate(problem.blocks):
         signals, _ = differentiate(problem.recordings[k].dataset, problem.settings)
         torque = np.asarray(torque_of(signals.q, signals.dq, signals.ddq), dtype=float)
-        if problem.coupling is not None:  # the motors' equations (dynid.identify.model)
+        if problem.coupling is not None:  # the motors' equations (dynid.identify.problem)
             torque = problem.drives.joint_to_motor_torque_space(torque)
         torque = block.decimator(torque)
         if rotor_inertia is not None:
