@@ -31,7 +31,8 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
     metrics['train']['residual_lag1_autocorrelation'] = dict(zip(robot.joint_names, autocorrelation.tolist(),
                                                                  strict=True))
     # each parameter's column RMS and the measured torque's: what its σ means in torque
-    sizes = None if solved.w is None else (np.sqrt(np.mean(solved.w**2, axis=0)), float(np.sqrt(np.mean(solved.y**2))))
+    sizes = None if solved.w is None else (np.sqrt(np.einsum('ij,ij->j', solved.w, solved.w) / len(solved.y)),
+                                           float(np.sqrt(np.mean(solved.y**2))))
     warnings = [change_text(change) for change in changes] + list(problem.prepared.warnings) + solved.warnings + \
         fit_warnings(problem, solved, autocorrelation, sizes)
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),

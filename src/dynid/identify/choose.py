@@ -53,6 +53,7 @@ from dynid.identify.prior import CROSS_VALIDATION_BLOCKS, ReducedRows
 from dynid.identify.problem import Candidate, IdentificationProblem
 from dynid.identify.quality import COND_SCALED_MAX
 from dynid.identify.request import Request
+from dynid.identify.rows import RowGroups
 from dynid.identify.solvers import one_blas_thread
 from dynid.identify.stribeck import StribeckExcess
 
@@ -93,10 +94,11 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
     candidate, terms, first = route.candidate, route.terms, route.first
     options = candidate.options
     problem = IdentificationProblem.of(equations, candidate)
-    w, y, joints = route.w, route.y, route.joints
     rigid = first.values[:len(problem.rigid_names)]
-    if problem.spec.uses_load:  # τ_out of the first estimate, not of the robot file
-        w, y, joints, _, _ = problem.equations(rigid)
+    # τ_out of the first estimate, not of the robot file; room for the candidates' columns (no copy of W to add them)
+    spare = 2 * problem.robot.n if request.friction else 0
+    system, y, joints, _, _ = problem.equations(rigid, spare=spare)
+    w = system[:, :system.shape[1] - spare]
     physical = options.physical
     names = problem.parameter_names()
     falling = frozenset(j for j in range(problem.robot.n) if f'Fl_{j + 1}' in names
@@ -105,6 +107,10 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
     open_friction, open_method = request.friction, request.method and regularized is None
     power = power_candidates(problem, w, y, joints, first.row_weights) if open_friction and not always else None
     stribeck = stribeck_candidates(problem, w, y, joints, first.row_weights) if open_friction else None
+    made = [candidates[j][1] for candidates in (power, stribeck) if candidates for j in sorted(candidates)]
+    if made:  # the candidates' columns beside the others, in the room left for them
+        system[:, w.shape[1]:w.shape[1] + len(made)] = np.column_stack(made)
+        w = system[:, :w.shape[1] + len(made)]
     with one_blas_thread():
         choice = cross_validate(problem, w, y, joints, first.row_weights, choose_friction=open_friction,
                                 choose_method=open_method, terms_available=terms,
@@ -191,7 +197,8 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
 
     Args:
         problem: the identification problem built with every candidate column (its ``held`` set).
-        w, y, joints, weights: its equations (τ_out from a first estimate) and the WLS row weights 1/σ̂_j.
+        w, y, joints, weights: its equations (τ_out from a first estimate; the columns of ``power``'s and
+            ``stribeck``'s candidates after the problem's) and the WLS row weights 1/σ̂_j.
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
         method: the method given where not open (labels the consistency candidates; their folds weight as WLS).
         use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
@@ -209,8 +216,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     names = problem.parameter_names()
     n, joint_names = problem.robot.n, problem.robot.joint_names
     for term, candidates in (('power', power), ('stribeck', stribeck)):
-        if candidates:  # the candidates' columns beside the others, as the optional term (fp_j, Fs_j)
-            w = np.hstack([w, np.column_stack([candidates[j][1] for j in sorted(candidates)])])
+        if candidates:  # the candidates' columns beside the others (``w`` holds them), as the optional term
             names = names + [f'{CANDIDATE_COLUMNS[term]}_{j + 1}' for j in sorted(candidates)]
             terms_available = terms_available + (term,)
     held = np.array([name in problem.held for name in names], dtype=bool)
@@ -239,7 +245,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
             problem, folds, columns, (w, y, joints), terms, method, per_fold, trained, consistency, choose_method)
         chosen = columns.mask(terms)
     if regularized is not None:  # scored as it is solved: OLS, consistent (the prior's weight cross-validated again)
-        folds = Folds(problem, w, y, joints, np.ones(len(y)), held, use_prior, None, names)
+        folds = Folds(problem, w, y, joints, np.ones(len(y)), held, use_prior, None, names, folds.groups)
         per_fold = folds.fold_scores(chosen, None, regularized['solver'])
     scores = summed(per_fold)
     theirs_per_fold = folds.robot_file_fold_scores(chosen) if folds.use_prior or any(
@@ -388,13 +394,13 @@ def _choose_method(folds: Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarra
     training rows reduced with them, kept where the summed held-out score is lower by more than
     :data:`METHOD_MARGIN`. ``per_fold``: WLS's (folds, n) scores. Returns the method, its (folds, n) scores, both
     sums with the one chosen (``chosen``) and, where IRLS is kept, the folds' training rows with its weights."""
-    weights = robust_row_weights(w[:, chosen], y, joints, weight_function)
+    weights = robust_row_weights(w, y, joints, weight_function, columns=chosen)
     trained = None
     if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
-        parts = np.array_split(np.arange(len(y)), CROSS_VALIDATION_BLOCKS)
+        groups = RowGroups.of(w, y, joints, CROSS_VALIDATION_BLOCKS, folds.n, row_weights=weights)
         count = len(folds.folds)
-        members = [np.concatenate(parts[k::count]) for k in range(count)]
-        reduced = [ReducedRows.of(w[rows], y[rows], weights[rows]) for rows in members]
+        reduced = [ReducedRows.of_factor(groups.stacked(blocks=members), groups.count(members))
+                   for members in (list(range(k, CROSS_VALIDATION_BLOCKS, count)) for k in range(count))]
         trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
     if not trained:
         return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf'), 'chosen': 'wls'}, None
@@ -443,7 +449,8 @@ def _choose_consistency(problem, folds: Folds, columns: TermColumns, system, ter
     candidates = {(method, None): (terms, per_fold),
                   (method, 'always'): (plain_terms, folds.fold_scores(plain, trained, settings.solver))}
     if choose_method:
-        equal = Folds(problem, w, y, joints, np.ones(len(y)), folds.fixed, folds.use_prior, None, folds.names)
+        equal = Folds(problem, w, y, joints, np.ones(len(y)), folds.fixed, folds.use_prior, None, folds.names,
+                      folds.groups)
         candidates[('ols', None)] = (terms, equal.fold_scores(columns.mask(terms)))
         candidates[('ols', 'always')] = (plain_terms, equal.fold_scores(plain, None, settings.solver))
         tried['ols_prior_relative_std'] = equal.std if equal.use_prior else None

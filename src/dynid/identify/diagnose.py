@@ -37,15 +37,12 @@ from dynid.identify.solvers import Estimate
 @dataclass(frozen=True)
 class Route:
     """One route of the model choice as the data carry it: its superset candidate (``candidate``), the optional terms
-    the choice may try (``terms``), the first estimate (``first``: WLS, τ_out from the robot file) and its system
-    (``w``, ``y``, ``joints``)."""
+    the choice may try (``terms``) and the first estimate (``first``: WLS, τ_out from the robot file; its system's
+    rows reduced in ``first.extra['groups']``)."""
 
     candidate: Candidate
     terms: tuple[str, ...]
     first: Estimate
-    w: np.ndarray
-    y: np.ndarray
-    joints: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -91,8 +88,9 @@ def diagnose_equations(equations: Equations, request: Request, progress: Callabl
     problem = IdentificationProblem.of(equations, ordinary.candidate)
     if not regularized_open(problem, request):
         return Findings(candidate, terms, ordinary)
-    condition = excitation_condition(ordinary.w, problem.parameter_names(), len(problem.rigid_names),
-                                     frozenset(problem.held))
+    free = [name for name in problem.parameter_names() if name not in problem.held]
+    condition = excitation_condition(ordinary.first.extra['groups'].stacked()[:-1, :-1], free,
+                                     sum(name in free for name in problem.rigid_names))
     if not condition > COND_SCALED_MAX:
         return Findings(candidate, terms, ordinary, condition)
     progress(f'weakly exciting log: cond(W) of the data alone with unit-norm columns {condition:.3g} > '
@@ -150,9 +148,9 @@ def carried_route(equations: Equations, candidate: Candidate, terms: tuple[str, 
 def _route(equations: Equations, candidate: Candidate, terms: tuple[str, ...], once: IdentifyOptions) -> Route:
     problem = IdentificationProblem.of(equations, candidate)
     exponents = np.full(equations.robot.n, equations.spec.exponent)
-    first, w, y, joints = load_loop(problem, 'wls', once, exponents, lambda text: None,
-                                    pooled_short=prior_completes(problem, candidate.options))
-    return Route(candidate, terms, first, w, y, joints)
+    first = load_loop(problem, 'wls', once, exponents, lambda text: None,
+                      pooled_short=prior_completes(problem, candidate.options))[0]
+    return Route(candidate, terms, first)
 
 
 def _without_rotor(equations: Equations, candidate: Candidate) -> Candidate:
@@ -173,7 +171,8 @@ def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
 
 
 def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:
-    """cond(W·D) of the data alone, equal row weights, D scaling each column to unit norm (the figure
+    """cond(W·D) of the data alone (``w``: the rows, or their R factor: the same singular values and column norms),
+    equal row weights, D scaling each column to unit norm (the figure
     :func:`dynid.identify.quality.identifiability_problems` refuses above ``COND_SCALED_MAX``), on the columns every
     law starts from: the rigid-body base parameters and each joint's Coulomb and viscous friction and offset (the
     other terms and held columns left out, so that the figure does not depend on what the model choice tries). From

@@ -34,6 +34,7 @@ from dynid.identify.noise import TooFewRowsError
 from dynid.identify.physical import PHYSICAL_FRICTION, PHYSICAL_METHODS, PhysicalSettings, identify_physical
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.request import IdentifyOptions
+from dynid.identify.rows import FreeColumns, RowGroups
 from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, wls
 from dynid.signal.preprocess import FilterSettings
 
@@ -86,15 +87,28 @@ def _with_held(estimate: Estimate, names: list[str], held: np.ndarray, held_valu
 
 
 def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, joint_names,
-                  start: Estimate | None = None, pooled_short: bool = False) -> Estimate:
+                  start: Estimate | None = None, pooled_short: bool = False, groups=None) -> Estimate:
     """One linear solve; ``pooled_short``: WLS weights a joint with too few rows for a noise estimate of its own by
     the pooled noise instead of refusing (where the robot file's prior completes what its rows lack)."""
     if method == 'ols':
-        return ols(w, y, joints, names)
+        return ols(w, y, joints, names, groups)
     if method == 'wls':
         return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short,
-                   dependent_unknown=pooled_short)
+                   dependent_unknown=pooled_short, groups=groups)
     return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
+
+
+def _free_system(w: np.ndarray, y: np.ndarray, joints: np.ndarray, held: np.ndarray, held_full: np.ndarray,
+                 method: str, n: int):
+    """(W's free columns, y with the held ones on the measured side, the rows reduced or None): for OLS and WLS the
+    rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`) and W's free columns as a view; for the
+    robust methods, which reweight row by row, W's free columns as an array."""
+    if not held.any():
+        return w, y, RowGroups.of(w, y, joints, n=n) if method in ('ols', 'wls') else None
+    free_y = y - w @ held_full
+    if method not in ('ols', 'wls'):
+        return w[:, ~held], free_y, None
+    return FreeColumns(w, ~held), free_y, RowGroups.of(w, free_y, joints, n=n, columns=~held)
 
 
 def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOptions, exponents: np.ndarray,
@@ -109,13 +123,15 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
     held = np.array([name in problem.held for name in names])
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
     free_names = [name for name, h in zip(names, held, strict=True) if not h]
+    held_full = np.zeros(len(names))
+    held_full[held] = held_values
     estimate = reduced = None
     for iteration in range(iterations):
         w, y, joints, _, _ = problem.equations(rigid, exponents)
         try:  # held parameters' columns go to the measured side (dynid.identify.held)
-            reduced = _solve_linear(method, w[:, ~held] if held.any() else w, y - w[:, held] @ held_values
-                                    if held.any() else y, joints, free_names, options, problem.robot.joint_names,
-                                    start=reduced, pooled_short=pooled_short)  # warm start
+            free_w, free_y, groups = _free_system(w, y, joints, held, held_full, method, problem.robot.n)
+            reduced = _solve_linear(method, free_w, free_y, joints, free_names, options, problem.robot.joint_names,
+                                    start=reduced, pooled_short=pooled_short, groups=groups)  # warm start
         except InputError as error:  # too few rows, or columns the rows cannot separate: say what made the rows
             prior = '' if pooled_short or method != 'wls' or 'WLS cannot estimate' not in str(error) else (
                 '; or with the robot file\'s prior (the default; {prior}), which weights them by the pooled noise and '
@@ -300,7 +316,7 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     skipped = _consistency_not_checked(problem, options) if settings.consistency == 'auto' else None
     if skipped:
         settings = dataclasses.replace(settings, consistency='never')
-    outcome = identify_physical(problem, estimate, w, y, joints, settings, progress)
+    outcome = identify_physical(problem, estimate, w, y, joints, settings, progress, estimate.extra.get('groups'))
     if problem.spec.uses_load and outcome.prior.get('used'):
         w, y, _, _, _ = problem.equations(outcome.values[:len(problem.rigid_names)], exponents)
         fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])

@@ -16,6 +16,7 @@ import numpy as np
 
 from dynid.identify.constrained import consistent_optimum
 from dynid.identify.prior import (
+    CROSS_VALIDATION_BLOCKS,
     PhysicalLayout,
     PriorRows,
     ReducedRows,
@@ -25,7 +26,8 @@ from dynid.identify.prior import (
     rotor_prior,
     time_folds,
 )
-from dynid.identify.solvers import _robust_scale, _solve_normal_equations, robust_weights
+from dynid.identify.rows import RowGroups
+from dynid.identify.solvers import _robust_scale, robust_weights
 
 #: The robot file's own model is named ahead on a joint where its lead over the folds exceeds this many standard
 #: errors of the paired fold differences (:func:`robot_file_lead`; 2: a one-sided test at about 95 % for 5 folds or
@@ -42,13 +44,16 @@ class Folds:
     """The folds of one weighted system and the prior, solving any column subset (module docstring)."""
 
     def __init__(self, problem, w, y, joints, weights, held, use_prior: bool, prior_std: float | None,
-                 names: list[str] | None = None):
+                 names: list[str] | None = None, groups: RowGroups | None = None):
         n = problem.robot.n
         self.problem, self.n = problem, n
         self.names = names if names is not None else problem.parameter_names()  # of w's columns
         self.rigid_count = len(problem.rigid_names)
         self.fixed = held
-        self.folds, self.data = time_folds(w, y, weights, joints)
+        #: the rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`): other weightings of the same
+        #: rows take their folds from them
+        self.groups = RowGroups.of(w, y, joints, CROSS_VALIDATION_BLOCKS, problem.robot.n) if groups is None else groups
+        self.folds, self.data = time_folds(w, y, weights, joints, groups=self.groups)
         self.links = robot_file_links(problem.robot)
         self.prior_rotor, self.rotor_scale = rotor_prior(problem)
         self.use_prior = use_prior and any(link.in_prior for link in self.links)
@@ -127,26 +132,58 @@ def robot_file_lead(chosen: np.ndarray, theirs: np.ndarray) -> np.ndarray:
 
 
 def robust_row_weights(w: np.ndarray, y: np.ndarray, joints: np.ndarray, function: str,
-                        iterations: int = 8, tolerance: float = 1e-4) -> np.ndarray | None:
+                       iterations: int = 8, tolerance: float = 1e-4, columns: np.ndarray | None = None
+                       ) -> np.ndarray | None:
     """IRLS's row weights √ψ(r/s_j)/s_j (:func:`dynid.identify.solvers.irls`) of all rows, from the ordinary LS,
     without its statistics (the folds only need the weights); None where the normal equations fail. The folds'
     IRLS estimates are then the weighted MAP of their training rows (the weights' residuals saw every row: a
-    small leak, for one IRLS instead of one per fold)."""
+    small leak, for one IRLS instead of one per fold). ``columns``: W's columns taken (a mask; default all), read a
+    few thousand rows at a time (no copy of W)."""
     n = int(joints.max()) + 1
+    taken = np.arange(w.shape[1]) if columns is None else np.flatnonzero(columns)
     weights = np.ones(len(y))
-    values = None
+    values = full = None
     for _ in range(iterations):
-        new = _solve_normal_equations(w, y, weights)
+        new = normal_equations_solution(w, y, weights, taken)
         if new is None:
             return None
         converged = values is not None and np.linalg.norm(new - values) <= tolerance * np.linalg.norm(new)
         values = new
-        residual = y - w @ values
+        full = np.zeros(w.shape[1])
+        full[taken] = values
+        residual = y - w @ full
         scale = np.array([_robust_scale(residual[joints == j]) for j in range(n)])
         weights = np.sqrt(robust_weights(residual / scale[joints], function)) / scale[joints]
         if converged:
             break
     return weights
+
+
+#: Rows of W read at a time by :func:`normal_equations_solution`.
+_NORMAL_ROWS = 8192
+
+
+def normal_equations_solution(w: np.ndarray, y: np.ndarray, weights: np.ndarray, taken: np.ndarray
+                              ) -> np.ndarray | None:
+    """The weighted least squares of W's columns ``taken`` by Cholesky of the column-equilibrated normal equations
+    (as :func:`dynid.identify.solvers._solve_normal_equations`), the Gram matrix summed over pieces of rows: no copy
+    of W; None where it is not positive definite."""
+    import scipy.linalg
+
+    gram, rhs = np.zeros((len(taken), len(taken))), np.zeros(len(taken))
+    for start in range(0, len(y), _NORMAL_ROWS):
+        rows = slice(start, start + _NORMAL_ROWS)
+        a = w[rows][:, taken] * weights[rows, None]
+        gram += a.T @ a
+        rhs += a.T @ (y[rows] * weights[rows])
+    norms = np.sqrt(np.diag(gram))
+    if np.any(norms == 0):
+        return None
+    try:
+        factor = scipy.linalg.cho_factor(gram / np.outer(norms, norms), check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+    return scipy.linalg.cho_solve(factor, rhs / norms, check_finite=False) / norms
 
 
 def columns_of(names: list[str], symbol: str, joint: int) -> list[int]:

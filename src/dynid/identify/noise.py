@@ -12,6 +12,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from dynid.errors import InputError
+from dynid.identify.rows import RowGroups
 
 _BLAS_THREADS = ThreadpoolController()
 
@@ -30,11 +31,14 @@ def one_blas_thread():
     return _BLAS_THREADS.limit(limits=1)
 
 
-def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None = None) -> tuple[np.ndarray, ...]:
+def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None = None,
+                groups: RowGroups | None = None) -> tuple[np.ndarray, ...]:
     """Per joint j of ``n`` (default: up to the largest in ``joints``), an ordinary LS of its equations alone:
     (residual sums of squares, rows, rank of W_j, W_j's non-zero columns: the parameters acting on joint j);
     zeros for a joint without rows."""
     n = int(joints.max()) + 1 if n is None else n
+    if groups is not None:
+        return _joint_fits_reduced(groups)
     squares = np.zeros(n)
     rows, ranks, columns = (np.zeros(n, dtype=int) for _ in range(3))
     for j in range(n):
@@ -47,6 +51,27 @@ def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None 
             solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
         residual = yj - wj[:, used] @ solution
         squares[j], rows[j], ranks[j], columns[j] = residual @ residual, int(mask.sum()), int(rank), int(used.sum())
+    return squares, rows, ranks, columns
+
+
+def _joint_fits_reduced(groups: RowGroups) -> tuple[np.ndarray, ...]:
+    """:func:`_joint_fits` from each joint's rows reduced (:class:`dynid.identify.rows.RowGroups`): its R factor has
+    the singular values and column norms of its rows, and ‖W_j·v − y_j‖² = ‖R_j·[v; −1]‖², so its own least squares,
+    rank (at the tolerance numpy takes for the rows themselves) and residual are the rows'."""
+    n = groups.joints
+    squares = np.zeros(n)
+    rows, ranks, columns = (np.zeros(n, dtype=int) for _ in range(3))
+    for j in range(n):
+        count = groups.count(joints=[j])
+        if not count:
+            continue
+        r = groups.stacked(joints=[j])
+        a, b = r[:, :-1], r[:, -1]
+        used = np.linalg.norm(a, axis=0) > 0
+        tolerance = np.finfo(float).eps * max(count, int(used.sum()))
+        solution, _, rank, _ = np.linalg.lstsq(a[:, used], b, rcond=tolerance)
+        residual = b - a[:, used] @ solution
+        squares[j], rows[j], ranks[j], columns[j] = residual @ residual, count, int(rank), int(used.sum())
     return squares, rows, ranks, columns
 
 
@@ -115,7 +140,8 @@ class JointNoise:
 
 
 def joint_noise(w: np.ndarray, y: np.ndarray, joints: np.ndarray,
-                floor_fraction: float = NOISE_FLOOR_FRACTION, n: int | None = None) -> JointNoise:
+                floor_fraction: float = NOISE_FLOOR_FRACTION, n: int | None = None,
+                groups: RowGroups | None = None) -> JointNoise:
     """Per-joint σ_j for WLS (Gautier–Poignet; thesis ch.5 §3.6): each joint's own estimate
     σ̂_j² = ‖r_j‖²/ν_j with ν_j = r_j − rank W_j degrees of freedom, floored at σ_p·max(``floor_fraction``,
     1/√(ν_j + 1)) with σ_p the pooled estimate (Σ‖r_j‖²/Σν_j).
@@ -126,11 +152,11 @@ def joint_noise(w: np.ndarray, y: np.ndarray, joints: np.ndarray,
     with probability 0.06 at ν = 4 and 1e-4 at ν = 10), and no joint weighs more than 1/``floor_fraction``
     times the pooled one. Joints without degrees of freedom (ν_j ≤ 0) get the pooled σ
     (:attr:`JointNoise.without_freedom` names them). ``n``: the joints (default: up to the largest in ``joints``;
-    a joint without rows, its equations left out, has no σ).
+    a joint without rows, its equations left out, has no σ); ``groups``: the rows reduced, where the caller has them.
     """
     if not 0 < floor_fraction <= 1:
         raise InputError(f'noise_floor_fraction must be within (0, 1], got {floor_fraction!r}')
-    squares, rows, ranks, parameters = _joint_fits(w, y, joints, n)
+    squares, rows, ranks, parameters = _joint_fits(w, y, joints, n, groups)
     freedom = rows - ranks
     with np.errstate(divide='ignore', invalid='ignore'):
         estimated = np.where(freedom > 0, np.sqrt(squares / np.maximum(freedom, 1)), np.nan)

@@ -49,6 +49,7 @@ from dynid.identify.prior import (
     rotor_prior,
     time_folds,
 )
+from dynid.identify.rows import FreeColumns, per_joint_weights
 from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
 
@@ -133,21 +134,24 @@ _RULE = ('MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_pr
 
 
 def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
-                      settings: PhysicalSettings, progress=lambda text: None) -> PhysicalOutcome:
-    """The standard-parameter solution of an :class:`~dynid.identify.model.IdentificationProblem` already solved
+                      settings: PhysicalSettings, progress=lambda text: None, groups=None) -> PhysicalOutcome:
+    """The standard-parameter solution of an :class:`~dynid.identify.problem.IdentificationProblem` already solved
     linearly (module docstring).
 
     Args:
         problem: the identification problem. estimate: its linear solution (weights, values, σ).
         w, y, joints: its equations and each row's joint. settings: options.
+        groups: the rows of the free columns (the held ones on the measured side) reduced per block and joint
+            (:class:`dynid.identify.rows.RowGroups`), where the linear solve has them.
     """
     # One BLAS thread (as dynid.identify.solvers): the tall QRs, and the small SVDs and least squares of the
     # prior's weight, which took 0.2 s instead of milliseconds with a thread per core on a 2-core machine.
     with one_blas_thread():
-        return _identify_physical(problem, estimate, w, y, joints, settings, progress)
+        return _identify_physical(problem, estimate, w, y, joints, settings, progress, groups)
 
 
-def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress) -> PhysicalOutcome:
+def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress,
+                       groups=None) -> PhysicalOutcome:
     """The prior's weight, the MAP estimate, the consistency decision and the sections (:func:`identify_physical`)."""
     settings = settings.validated()
     robot, n = problem.robot, problem.robot.n
@@ -158,9 +162,9 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     # solvers do; they keep their values and σ 0 in the result.
     held = np.array([name in problem.held for name in names], dtype=bool)
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
-    if held.any():
+    if held.any():  # a view of the free columns where the rows come reduced (no copy of W)
         y = y - w[:, held] @ held_values
-        w = w[:, ~held]
+        w = FreeColumns(w, ~held) if groups is not None else w[:, ~held]
 
     def full(free: np.ndarray, fill: np.ndarray | float) -> np.ndarray:
         """A vector over every parameter from one over the free ones (``fill`` at the held ones)."""
@@ -176,7 +180,7 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
     section, warnings = _prior_section(settings, robot, links)
     use_prior = section['used']
-    std, data = _prior_weight(settings, section, layout, prior, w, y, weights, joints, progress)
+    std, data = _prior_weight(settings, section, layout, prior, (w, y, weights, joints), progress, groups)
     reduced = layout.problem(data, prior, std)
     x_map = reduced.map_estimate()
     if any(link.in_prior for link in links):  # a robot file without any physical link inertia: no model worth comparing
@@ -232,20 +236,23 @@ def _prior_section(settings: PhysicalSettings, robot, links) -> tuple[dict, list
     return section, warnings
 
 
-def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, w, y, weights, joints, progress):
+def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, system, progress, groups=None):
     """The prior's relative standard deviation s (given, or by cross-validation over stretches of the recording) and
-    the rows reduced for the MAP solve; the prior section records both."""
+    the rows reduced for the MAP solve; the prior section records both. ``system``: (W, y, row weights, joints)."""
+    w, y, weights, joints = system
     cross_validation = None
     std = settings.prior_relative_std if section['used'] else None
     if section['used'] and std is None:
-        folds, data = time_folds(w, y, weights, joints)
+        folds, data = time_folds(w, y, weights, joints, groups=groups)
         std, numbers = cross_validated_prior_std(layout, folds, prior)
         cross_validation = {'folds': CROSS_VALIDATION_FOLDS, 'blocks': CROSS_VALIDATION_BLOCKS,
                             'grid': list(PRIOR_STD_GRID), **numbers}
         progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation over '
                  f'{CROSS_VALIDATION_BLOCKS} stretches of the recording')
     else:
-        data = ReducedRows.of(w, y, weights)
+        per_joint = None if groups is None else per_joint_weights(weights, joints, groups.joints)
+        data = ReducedRows.of(w, y, weights) if per_joint is None else \
+            ReducedRows.of_factor(groups.stacked(per_joint), len(y))
     section.update(relative_std=std, rule=_RULE if section['used'] else None, cross_validation=cross_validation)
     return std, data
 

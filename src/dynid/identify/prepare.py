@@ -40,6 +40,7 @@ from dynid.signal.preprocess import (
     central_difference,
     differentiate,
     filtered_derivatives,
+    regressor_stride,
 )
 
 
@@ -351,7 +352,7 @@ def _prepare(context: _Context, index: int, recording: RecordingInput, settings:
 
         command = import_command(dataset.source.get('bag') or 'BAG', robot, dataset.source.get('joint_states_effort'))
         raise NonUniformSamplesError(f'{error}: {command}, then give the new bag') from None
-    decimate = Decimator(settings, signals.rate_hz, len(signals.t))
+    decimate = Decimator(settings, signals.rate_hz, len(signals.t), regressor_stride(settings, signals.rate_hz))
     rigid, known, known_mass = _rigid_columns(context, index, recording, signals, decimate)
     # Below, the link chain gives at most the friction velocity q̇ (where some recording has no motor
     # encoders) and the acceleration q̈ (where this one has none); q goes before the rotor's chain comes.
@@ -367,14 +368,12 @@ def _prepare(context: _Context, index: int, recording: RecordingInput, settings:
     rotor_acceleration = signals.ddtheta if signals.ddtheta is not None else signals.ddq
     velocity = signals.dtheta if torque.friction_on_rotor else signals.dq
     y = _measured_torque(context, signals)
-    for part in (known, known_mass):
-        if y is not None and part is not None:
-            y = y - part
-    y = None if y is None else decimate(y)
     nothing = np.zeros((len(decimate.keep), robot.n))
-    # the known payload torque, the mass alone or the whole payload: the TLS scale and part of τ_out
-    known_output = (decimate(known_mass) if known_mass is not None else nothing) + \
-        (decimate(known) if known is not None else nothing)
+    # the known payload torque, the mass alone or the whole payload (at the regressor's rate): subtracted from the
+    # measured torque, and the TLS scale and part of τ_out
+    known, known_mass = (nothing if part is None else decimate.sub(part) for part in (known, known_mass))
+    y = None if y is None else decimate(y) - known - known_mass
+    known_output = known_mass + known
     keep = None
     if settings.stiction_velocity > 0:
         keep = decimate.window_all(np.abs(velocity) >= settings.stiction_velocity)
@@ -389,11 +388,12 @@ def _prepare(context: _Context, index: int, recording: RecordingInput, settings:
 
 
 def _rigid_columns(context: _Context, index: int, recording: RecordingInput, signals: Signals, decimate: Decimator):
-    """(decimated base rigid columns (M, n, p_rigid), full-rate torque (N, n) of a fully known payload or
-    None, of a known payload mass or None) of recording ``index``; the mass's other 9 parameters are
-    columns. The regressor is built and filtered piece by piece (:meth:`Decimator.chunked`)."""
+    """(decimated base rigid columns (M, n, p_rigid), torque (N', n) of a fully known payload or None, of a known
+    payload mass or None) of recording ``index``, the torques at the regressor's rate (every ``decimate.stride``-th
+    sample: :func:`dynid.signal.preprocess.regressor_stride`); the mass's other 9 parameters are columns. The
+    regressor is built and filtered piece by piece (:meth:`Decimator.chunked`)."""
     robot, torque, base = context.robot, context.torque, context.base
-    n, samples = robot.n, len(signals.t)
+    n, samples, stride, origin = robot.n, decimate.sub_samples, decimate.stride, decimate.offset
     needs_payload = index in context.payload_blocks or recording.payload is not None or \
         recording.payload_mass is not None
     known = np.zeros((samples, n)) if recording.payload is not None else None
@@ -402,8 +402,9 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
     inverse_transposed = None if coupling is None else np.linalg.inv(coupling).T
 
     def columns_of(a: int, b: int) -> np.ndarray:
-        """Base columns of samples a..b−1."""
-        states = signals.link_rows(a, b)
+        """Base columns of the regressor-rate samples a..b−1 (the recording's o + a·k, o + (a+1)·k, …)."""
+        first, last = origin + a * stride, origin + (b - 1) * stride + 1
+        states = tuple(x[::stride] for x in signals.link_rows(first, last))
         arm = robot.regressor(*states)
         columns = [arm.reshape(b - a, n, -1)]
         if needs_payload:
@@ -421,7 +422,8 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
                 if part is not None:
                     part[a:b] = context.drives.joint_to_motor_torque_space(part[a:b])
         if torque.identify_rotor_inertia:  # Ia_j on θ̈_j, on joint (motor) j's rows: only the base ones are made
-            acceleration = signals.ddtheta[a:b] if signals.ddtheta is not None else states[2] \
+            acceleration = signals.ddtheta[first:last:stride] if signals.ddtheta is not None \
+                else states[2] \
                 if coupling is None else context.drives.joints_to_motors(states[2])
             start = sum(c.shape[2] for c in columns)
             rotor = base.indices[base.indices >= start] - start

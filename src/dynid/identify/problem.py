@@ -278,12 +278,13 @@ class IdentificationProblem:
         return self.prepared.block_times(k)
 
     def equations(self, rigid_parameters: np.ndarray | None = None, exponents: np.ndarray | None = None,
-                     with_current: bool = False):
+                  with_current: bool = False, spare: int = 0):
         """Stacked system over all recordings: (W, y, joint_of_row, block_of_row, known).
 
         ``rigid_parameters`` (base) give τ_out for load-dependent friction (zeros if None).
         ``with_current`` prepends the block-diagonal current columns (TLS); then y is None and
-        ``known`` holds the known payload-mass torque per row.
+        ``known`` holds the known payload-mass torque per row. ``spare``: columns of zeros after W's, room for
+        columns the caller adds (the model choice's candidates) without a copy of W.
         """
         n = self.robot.n
         blocks = self.prepared.blocks
@@ -297,12 +298,13 @@ class IdentificationProblem:
             groups = self._block_columns(k, rigid_parameters, exponents, with_current)
             if w is None:
                 columns = sum(g.shape[2] if g.ndim == 3 else n for g in groups)
-                w = np.empty((sum(int(np.count_nonzero(kept)) for kept in keeps), columns))
+                w = np.zeros((sum(int(np.count_nonzero(kept)) for kept in keeps), columns + spare)) if spare else \
+                    np.empty((sum(int(np.count_nonzero(kept)) for kept in keeps), columns))
             for start in range(0, len(keep), _EQUATION_SAMPLES):
                 samples = slice(start, start + _EQUATION_SAMPLES)
                 kept = keep[samples]
                 count = int(np.count_nonzero(kept))
-                w[row:row + count] = self._assembled(groups, samples)[kept]
+                w[row:row + count, :columns] = self._assembled(groups, samples)[kept]
                 row += count
             if block.y is not None:
                 rows_y.append(block.y[keep])

@@ -32,6 +32,7 @@ import scipy.linalg
 from dynid.errors import InputError, checked_choice
 from dynid.identify import choices
 from dynid.identify.noise import NOISE_FLOOR_FRACTION, joint_noise, one_blas_thread, short_joints_text
+from dynid.identify.rows import RowGroups, r_factor_of
 
 WEIGHT_FUNCTIONS = dict(zip(choices.WEIGHT_FUNCTIONS, (1.345, 4.685, 2.385), strict=True))  # 95 % efficiency
 
@@ -94,12 +95,12 @@ def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) 
     return r
 
 
-def _pivoted(w: np.ndarray, tolerance: float):
+def _pivoted(w: np.ndarray, tolerance: float, r_w: np.ndarray | None = None):
     """(column norms of W, R and pivots of column-pivoted QR of W with unit-norm columns, rank); R and pivots are
     None where W has a zero column. Taken from W's R factor (W = Q·R, Q orthonormal: R has W's column norms, and
     pivoted QR of R·D is that of W·D), so that no copy of W is made; Householder reflections keep a zero column
-    exactly zero."""
-    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1])
+    exactly zero. ``r_w``: W's R factor where the caller has it (:class:`dynid.identify.rows.RowGroups`)."""
+    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1]) if r_w is None else r_w.copy()
     norms = np.linalg.norm(r_w, axis=0)
     if np.any(norms == 0):
         return norms, None, None, None
@@ -109,17 +110,18 @@ def _pivoted(w: np.ndarray, tolerance: float):
     return norms, r, pivots, int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
 
 
-def dependent_columns(w: np.ndarray, tolerance: float = 1e-8) -> np.ndarray:
+def dependent_columns(w: np.ndarray, tolerance: float = 1e-8, r_w: np.ndarray | None = None) -> np.ndarray:
     """The indices of the columns of W the data leave dependent on the others (empty: full column rank), zero
     columns first: the columns past the rank in column-pivoted QR of W with unit-norm columns (:func:`_pivoted`)."""
-    norms, _, pivots, rank = _pivoted(w, tolerance)
+    norms, _, pivots, rank = _pivoted(w, tolerance, r_w)
     return np.flatnonzero(norms == 0) if pivots is None else np.sort(pivots[rank:])
 
 
-def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8) -> None:
+def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8,
+                       r_w: np.ndarray | None = None) -> None:
     """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W): the
     rank is that of column-pivoted QR of W with unit-norm columns (:func:`_pivoted`)."""
-    norms, r, pivots, rank = _pivoted(w, tolerance)
+    norms, r, pivots, rank = _pivoted(w, tolerance, r_w)
     if pivots is None:
         empty = [n for n, v in zip(names, norms, strict=True) if v == 0]
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
@@ -190,7 +192,14 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     # R of [W·G | y·G] holds R of W·G and Qᵀ·(y·G) in its last column: Q itself is never formed.
     factor = _r_factor(lambda a, b: np.column_stack([w[a:b] * weights[a:b, None], y[a:b] * weights[a:b]]),
                        w.shape[0], w.shape[1] + 1)
-    r, projected = factor[:w.shape[1], :w.shape[1]], factor[:w.shape[1], -1]
+    return _solved(factor, condition, covariance)
+
+
+def _solved(factor: np.ndarray, condition: bool = True,
+            covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, tuple[float, float]]:
+    """(χ̂, (WᵀGW)⁻¹ or None, (raw, column-scaled) cond of W·G or NaNs) from the R factor of [W·G | y·G]."""
+    columns = factor.shape[1] - 1
+    r, projected = factor[:columns, :columns], factor[:columns, -1]
     values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
     inverse_normal = None
     if covariance:
@@ -201,23 +210,27 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     return values, inverse_normal, condition_numbers(r)  # R has the singular values and column norms of W·G
 
 
-def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) -> Estimate:
-    """Ordinary least squares (module docstring)."""
-    check_identifiable(w, names)
-    values, inverse_normal, condition = _solve(w, y, np.ones(len(y)))
+def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
+        groups: RowGroups | None = None) -> Estimate:
+    """Ordinary least squares (module docstring); ``groups``: the system's rows reduced (default: reduced here)."""
+    groups = RowGroups.of(w, y, joints) if groups is None else groups
+    factor = groups.stacked()
+    check_identifiable(w, names, r_w=factor[:-1, :-1])
+    values, inverse_normal, condition = _solved(factor)
     residual = y - w @ values
     dof = max(1, len(y) - len(values))
     variance = residual @ residual / dof
     n = int(joints.max()) + 1
     sigma = _joint_rms(residual, joints, n)
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition[0],
-                    'ols', scaled_condition_number=condition[1])
+                    'ols', extra={'groups': groups}, scaled_condition_number=condition[1])
 
 
 def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
         joint_names: Sequence[str] | None = None, floor_fraction: float = NOISE_FLOOR_FRACTION,
-        refuse_short: bool = True, dependent_unknown: bool = False) -> Estimate:
-    """Weighted least squares with per-joint weights 1/σ_j (module docstring; σ_j from :func:`joint_noise`).
+        refuse_short: bool = True, dependent_unknown: bool = False, groups: RowGroups | None = None) -> Estimate:
+    """Weighted least squares with per-joint weights 1/σ_j (module docstring; σ_j from :func:`joint_noise`), from the
+    system's rows reduced per joint once (``groups``, default reduced here: :class:`dynid.identify.rows.RowGroups`).
 
     A joint with no more rows than parameters acting on it has no noise estimate: refused by name
     (``joint_names``) with the counts, unless ``refuse_short`` is False (IRLS's start: its σ_j is the floor).
@@ -226,12 +239,15 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     beyond the independent columns), for a prior to complete (:mod:`dynid.identify.physical`), and
     ``extra['dependent']`` names them. ``extra['noise']`` keeps the :class:`JointNoise`.
     """
+    n = None if joint_names is None else len(joint_names)
+    groups = RowGroups.of(w, y, joints, n=n) if groups is None else groups
+    r_w = groups.stacked()[:-1, :-1]
     if dependent_unknown:
-        dependent = dependent_columns(w)
+        dependent = dependent_columns(w, r_w=r_w)
     else:
-        check_identifiable(w, names)
+        check_identifiable(w, names, r_w=r_w)
         dependent = np.zeros(0, dtype=int)
-    noise = joint_noise(w, y, joints, floor_fraction, None if joint_names is None else len(joint_names))
+    noise = joint_noise(w, y, joints, floor_fraction, n, groups=groups)
     if refuse_short and noise.without_freedom.any():
         raise InputError(f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own '
                          f'equations (a joint needs more rows than parameters acting on it): give a longer '
@@ -239,14 +255,19 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     sigma = noise.sigma
     weights = 1.0 / sigma[joints]
     kept = np.setdiff1d(np.arange(w.shape[1]), dependent)
-    values, inverse_normal, condition = _solve(w[:, kept] if dependent.size else w, y, weights)
+    factor = groups.stacked(1.0 / sigma)
+    if dependent.size:  # the R factor of the kept columns and y
+        factor = r_factor_of(factor[:, [*kept, w.shape[1]]])
+    values, inverse_normal, condition = _solved(factor)
     if dependent.size:
         values, inverse_normal = _with_unknown(values, inverse_normal, kept, w.shape[1])
         condition = (float('inf'), float('inf'))
     residual = y - w @ values
     weighted = residual * weights
     variance = weighted @ weighted / max(1, len(y) - kept.size)  # ≈ 1 by construction
-    extra = {'noise': noise, 'dependent': [names[i] for i in dependent]} if dependent.size else {'noise': noise}
+    extra = {'noise': noise, 'groups': groups}
+    if dependent.size:
+        extra['dependent'] = [names[i] for i in dependent]
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'wls',
                     extra=extra, scaled_condition_number=condition[1])
 
