@@ -127,7 +127,11 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
     held_full[held] = held_values
     estimate = reduced = None
     for iteration in range(iterations):
-        w, y, joints, _, _ = problem.equations(rigid, exponents)
+        if iteration == 0:
+            w, y, joints, _, _ = problem.equations(rigid, exponents)
+        else:  # only τ_out's columns change: updated in this loop's own W
+            index, columns = problem.output_columns(rigid, exponents)
+            w[:, index] = columns
         try:  # held parameters' columns go to the measured side (dynid.identify.held)
             free_w, free_y, groups = _free_system(w, y, joints, held, held_full, method, problem.robot.n)
             reduced = _solve_linear(method, free_w, free_y, joints, free_names, options, problem.robot.joint_names,
@@ -317,8 +321,9 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     if skipped:
         settings = dataclasses.replace(settings, consistency='never')
     outcome = identify_physical(problem, estimate, w, y, joints, settings, progress, estimate.extra.get('groups'))
-    if problem.spec.uses_load and outcome.prior.get('used'):
-        w, y, _, _, _ = problem.equations(outcome.values[:len(problem.rigid_names)], exponents)
+    if problem.spec.uses_load and outcome.prior.get('used'):  # τ_out's columns updated in the load loop's W
+        index, columns = problem.output_columns(outcome.values[:len(problem.rigid_names)], exponents)
+        w[:, index] = columns
         fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
         again = identify_physical(problem, estimate, w, y, joints, fixed, progress)
         again.prior.update(relative_std=outcome.prior['relative_std'],

@@ -49,7 +49,7 @@ from dynid.identify.prior import (
     rotor_prior,
     time_folds,
 )
-from dynid.identify.rows import FreeColumns, per_joint_weights
+from dynid.identify.rows import FreeColumns, RowGroups, per_joint_weights
 from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
 
@@ -162,6 +162,10 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     # solvers do; they keep their values and σ 0 in the result.
     held = np.array([name in problem.held for name in names], dtype=bool)
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
+    if groups is None and per_joint_weights(weights, joints, robot.n) is not None:  # reduced here, once
+        held_full = np.zeros(len(names))
+        held_full[held] = held_values
+        groups = RowGroups.of(w, y - w @ held_full, joints, n=robot.n, columns=~held)
     if held.any():  # a view of the free columns where the rows come reduced (no copy of W)
         y = y - w[:, held] @ held_values
         w = FreeColumns(w, ~held) if groups is not None else w[:, ~held]

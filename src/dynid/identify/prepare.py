@@ -393,7 +393,7 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
     sample: :func:`dynid.signal.preprocess.regressor_stride`); the mass's other 9 parameters are columns. The
     regressor is built and filtered piece by piece (:meth:`Decimator.chunked`)."""
     robot, torque, base = context.robot, context.torque, context.base
-    n, samples, stride, origin = robot.n, decimate.sub_samples, decimate.stride, decimate.offset
+    n, samples = robot.n, decimate.sub_samples
     needs_payload = index in context.payload_blocks or recording.payload is not None or \
         recording.payload_mass is not None
     known = np.zeros((samples, n)) if recording.payload is not None else None
@@ -403,8 +403,8 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
 
     def columns_of(a: int, b: int) -> np.ndarray:
         """Base columns of the regressor-rate samples a..b−1 (the recording's o + a·k, o + (a+1)·k, …)."""
-        first, last = origin + a * stride, origin + (b - 1) * stride + 1
-        states = tuple(x[::stride] for x in signals.link_rows(first, last))
+        rows = decimate.samples(a, b)
+        states = signals.link_rows_at(rows)
         arm = robot.regressor(*states)
         columns = [arm.reshape(b - a, n, -1)]
         if needs_payload:
@@ -422,7 +422,7 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
                 if part is not None:
                     part[a:b] = context.drives.joint_to_motor_torque_space(part[a:b])
         if torque.identify_rotor_inertia:  # Ia_j on θ̈_j, on joint (motor) j's rows: only the base ones are made
-            acceleration = signals.ddtheta[first:last:stride] if signals.ddtheta is not None \
+            acceleration = signals.ddtheta[rows] if signals.ddtheta is not None \
                 else states[2] \
                 if coupling is None else context.drives.joints_to_motors(states[2])
             start = sum(c.shape[2] for c in columns)

@@ -60,6 +60,8 @@ from dynid.identify.stribeck import StribeckExcess, stribeck_decay
 #: Symbols of the friction columns made of a prepared feature (:mod:`dynid.identify.prepare`), by the feature's kind.
 FEATURE_OF = {'Fc': 'sign', 'fc': 'sign', 'Fv': 'velocity', 'tau0': 'one', 'fo': 'one', 'beta1': 'beta1',
               'beta2': 'beta2', 'beta3': 'beta3'}
+#: Friction symbols whose columns depend on the output torque τ_out (:meth:`IdentificationProblem.output_columns`).
+OUTPUT_TORQUE_SYMBOLS = ('Fl', 'fL', 'am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg')
 #: Decimated samples per piece of W built at a time (:meth:`IdentificationProblem.equations`).
 _EQUATION_SAMPLES = 2048
 
@@ -313,6 +315,29 @@ class IdentificationProblem:
             owners.append(np.full(int(keep.sum()), k))
         y = np.concatenate(rows_y) if rows_y else None
         return w, y, np.concatenate(joints), np.concatenate(owners), np.concatenate(knowns)
+
+    def output_columns(self, rigid_parameters: np.ndarray, exponents: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, values (rows, k)) of the columns of :meth:`equations` that depend on τ_out (the load-dependent
+        friction's), at the base rigid parameters ``rigid_parameters``: what changes from one pass of the load loop to
+        the next, so that a caller can update its W in place instead of building it again."""
+        n = self.robot.n
+        exponents = np.full(n, self.prepared.spec.exponent) if exponents is None else exponents
+        symbols = [s for s in self.friction_names if s in OUTPUT_TORQUE_SYMBOLS]
+        start = len(self.rigid_names)
+        indices = np.array([start + self.friction_names.index(s) * n + j for s in symbols for j in range(n)], dtype=int)
+        parts = []
+        for k, block in enumerate(self.prepared.blocks):
+            rigid = self._rigid(block)
+            features = dict(zip(self.friction_names, self.friction_features(k, rigid @ rigid_parameters
+                                                                            + block.known_output, exponents),
+                                strict=True))
+            samples, joints = np.nonzero(self.block_keep(k))  # the kept rows, sample-major as equations() stacks them
+            part = np.zeros((len(samples), len(indices)))
+            for i, symbol in enumerate(symbols):
+                part[np.arange(len(samples)), i * n + joints] = features[symbol][samples, joints]
+            parts.append(part)
+        return indices, np.concatenate(parts)
 
     def describe(self) -> dict:
         """Provenance of the problem (for the result file)."""

@@ -176,9 +176,9 @@ def joints_at_rest(robot: RobotModel, dataset: Dataset) -> tuple[str, ...]:
                  if span < REST_RANGE_RAD)
 
 
-def _payload_columns(robot: RobotModel, signals, a: int, b: int) -> np.ndarray:
-    """Full-rate payload columns (b − a, n, 10) of samples a..b−1."""
-    return robot.payload_regressor(*signals.link_rows(a, b)).reshape(b - a, robot.n, 10)
+def _payload_columns(robot: RobotModel, signals, decimator, a: int, b: int) -> np.ndarray:
+    """Payload columns (b − a, n, 10) of the decimator's filter-rate samples a..b−1."""
+    return robot.payload_regressor(*signals.link_rows_at(decimator.samples(a, b))).reshape(b - a, robot.n, 10)
 
 
 def _payload_rows(prediction: Prediction, robot: RobotModel) -> np.ndarray:
@@ -186,7 +186,8 @@ def _payload_rows(prediction: Prediction, robot: RobotModel) -> np.ndarray:
     problem, parts = prediction.problem, []
     for k, block in enumerate(problem.blocks):
         signals, _ = differentiate(problem.recordings[k].dataset, problem.settings, rotor=False, derivatives=False)
-        parts.append(block.decimator.chunked(partial(_payload_columns, robot, signals))[problem.block_keep(k)])
+        parts.append(block.decimator.chunked(partial(_payload_columns, robot, signals, block.decimator))[
+            problem.block_keep(k)])
     rows = np.concatenate(parts)
     if rows.shape[0] != prediction.measured.shape[0]:
         raise RuntimeError('payload columns and equations differ in length')

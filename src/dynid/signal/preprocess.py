@@ -243,6 +243,11 @@ class Signals:
     temperature: np.ndarray | None
     rate_hz: float
 
+    def link_rows_at(self, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q, q̇, q̈) of the samples ``rows`` (a slice with a step: the samples a :class:`Decimator` runs its filter
+        on, :meth:`Decimator.samples`), each from :meth:`link_rows` of the contiguous samples around them."""
+        return tuple(x[::rows.step or 1] for x in self.link_rows(rows.start, rows.stop))
+
     def link_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(q, q̇, q̈) of samples start..stop−1: slices of the arrays, or, where :func:`differentiate` left q̇
         and q̈ out, their central differences of q around those samples (two samples more on each side
@@ -373,6 +378,10 @@ class Decimator:
         # edge padding: a chunk's outputs that far from its cut edges equal the whole run's.
         self.margin = self.lowpass.settle + 3 * (2 * len(self.lowpass.sos) + 1)
 
+    def samples(self, first: int, last: int) -> slice:
+        """The recording's samples (a slice) of the filter-rate samples first..last−1 (:meth:`chunked`)."""
+        return slice(self.offset + first * self.stride, self.offset + (last - 1) * self.stride + 1, self.stride)
+
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """The kept samples (:attr:`keep`) of ``x`` (N, ...) at the full rate, filtered at the decimation cut-off."""
         if self.antialias is not None:
@@ -390,12 +399,12 @@ class Decimator:
     def chunked(self, columns: Callable[[int, int], np.ndarray], chunk_samples: int = 8192) -> np.ndarray:
         """``self.sub(columns(0, sub_samples))`` without holding all of ``columns`` at once.
 
-        ``columns(a, b)`` gives the filter-rate samples a..b−1 (first axis; the recording's samples o + a·k,
-        o + (a+1)·k, … with k the stride and o the :attr:`offset`). Pieces of ``chunk_samples`` are filtered with
-        :attr:`margin` samples of context on each side, so every kept output equals the one-piece result to rounding
-        (the filter's memory of a cut edge has decayed below 1 ulp); each sample's columns are computed once (the
-        overlap is carried to the next
-        piece). Memory: O(chunk_samples + margin).
+        ``columns(a, b)`` gives the filter-rate samples a..b−1 (first axis; the recording's samples
+        :meth:`samples` (a, b): o + a·k, o + (a+1)·k, … with k the stride and o the :attr:`offset`). Pieces of
+        ``chunk_samples`` are filtered with :attr:`margin` samples of context on each side, so every kept output
+        equals the one-piece result to rounding (the filter's memory of a cut edge has decayed below 1 ulp); each
+        sample's columns are computed once (the overlap is carried to the next piece). Memory: O(chunk_samples +
+        margin).
         """
         n, margin, k = self.sub_samples, self.margin, self.stride
         keep, step = (self.keep - self.offset) // k, self.decimation // k
