@@ -94,7 +94,10 @@ import json, sys, time
 marks = [('start', time.process_time(), time.perf_counter())]
 def mark(label, *_):
     marks.append((label, time.process_time(), time.perf_counter()))
-from dynid.identify.request import RecordingInput
+try:
+    from dynid.identify.request import RecordingInput
+except ImportError:  # a landed checkout before the identification's pipeline
+    from dynid.identify.model import RecordingInput
 from dynid.identify.run import identify
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot

@@ -31,28 +31,59 @@ def _open_joints(problem: IdentificationProblem, joints: np.ndarray, symbol: str
             yield j, rows
 
 
+#: Rows of W read at a time by :class:`JointRemainder` (no copy of a joint's rows is made).
+_PIECE_ROWS = 4096
+
+
 class JointRemainder:
     """One joint's weighted rows with its other columns projected out (all of them but ``drop``, an index, where
     given): what a candidate column explains of the rest (:func:`power_candidates`, :func:`stribeck_candidates`).
-    ``w, y``: the system, ``rows``: the joint's (bool), ``weights``: the rows' weights."""
+    ``w, y``: the system, ``rows``: the joint's (bool), ``weights``: the rows' weights.
+
+    The projection is onto the span of the joint's columns as ``scipy.linalg.orth`` takes it (the singular vectors
+    above eps·max(rows, columns) of the largest singular value), from the R factor of the joint's rows (its singular
+    values and right singular vectors are the rows'): a piece of rows at a time, so that no copy of the joint's rows
+    or of an orthonormal basis of them is held (each ~17 MB for 10 minutes at 1 kHz).
+    """
 
     def __init__(self, w: np.ndarray, y: np.ndarray, rows: np.ndarray, weights: np.ndarray,
                  drop: int | None = None) -> None:
-        import scipy.linalg
-
-        wj, yj = w[rows] * weights[rows, None], y[rows] * weights[rows]
-        used = np.linalg.norm(wj, axis=0) > 0
+        self.w, self.index, self.weights = w, np.flatnonzero(rows), weights[rows]
+        factor = np.zeros((0, w.shape[1] + 1))
+        for piece, idx in self._pieces():
+            stacked = np.vstack([factor, np.column_stack([w[idx], y[idx]]) * self.weights[piece, None]])
+            factor = np.linalg.qr(stacked, mode='r')
+        a, b = factor[:, :-1], factor[:, -1]
+        used = np.linalg.norm(a, axis=0) > 0
         if drop is not None:
             used[drop] = False
-        self.weights = weights[rows]
-        self.basis = scipy.linalg.orth(wj[:, used])
-        self.remainder = yj - self.basis @ (self.basis.T @ yj)
+        self.used = used
+        _, s, vt = np.linalg.svd(a[:, used], full_matrices=False)
+        rank = int(np.count_nonzero(s > s.max(initial=0.0) * np.finfo(float).eps * max(len(self.index), used.sum())))
+        #: basisᵀ·x = this · (W_usedᵀ·x) (module docstring of the class)
+        self.to_basis = vt[:rank] / s[:rank, None]
+        solution = self.to_basis.T @ (self.to_basis @ (a[:, used].T @ b))
+        self.remainder = y[self.index] * self.weights - self._times(solution)
+
+    def _pieces(self):
+        for start in range(0, len(self.index), _PIECE_ROWS):
+            yield slice(start, start + _PIECE_ROWS), self.index[start:start + _PIECE_ROWS]
+
+    def _times(self, values: np.ndarray) -> np.ndarray:
+        """W_used·values on the joint's weighted rows."""
+        out = np.empty(len(self.index))
+        for piece, idx in self._pieces():
+            out[piece] = (self.w[idx][:, self.used] @ values) * self.weights[piece]
+        return out
 
     def fitted(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(explained ‖·‖², least-squares coefficient) of each column of ``features`` (rows, k) on the remainder."""
         features = features * self.weights[:, None]
-        features -= self.basis @ (self.basis.T @ features)
-        size = np.einsum('ij,ij->j', features, features)
+        along_columns = np.zeros((int(self.used.sum()), features.shape[1]))
+        for piece, idx in self._pieces():
+            along_columns += (self.w[idx][:, self.used] * self.weights[piece, None]).T @ features[piece]
+        in_basis = self.to_basis @ along_columns
+        size = np.einsum('ij,ij->j', features, features) - np.einsum('ij,ij->j', in_basis, in_basis)
         along = features.T @ self.remainder
         return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
                 np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))

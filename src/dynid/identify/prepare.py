@@ -43,6 +43,9 @@ from dynid.signal.preprocess import (
     regressor_stride,
 )
 
+#: Filter-rate samples of the regressor made and filtered at a time (:meth:`Decimator.chunked`): ~8 MB of columns.
+_REGRESSOR_SAMPLES = 4096
+
 
 @dataclass(frozen=True)
 class Block:
@@ -345,7 +348,7 @@ def _prepare(context: _Context, index: int, recording: RecordingInput, settings:
     robot, torque = context.robot, context.torque
     dataset = recording.dataset
     try:
-        signals, settings = differentiate(dataset, settings, rotor=torque.identify_rotor_inertia, derivatives=False)
+        signals, settings = differentiate(dataset, settings, rotor=False, derivatives=False)
     except NonUniformSamplesError as error:
         # here: the importer (its resampling imports scipy.interpolate) only for this refusal's advice
         from dynid.io.importing import import_command
@@ -353,6 +356,8 @@ def _prepare(context: _Context, index: int, recording: RecordingInput, settings:
         command = import_command(dataset.source.get('bag') or 'BAG', robot, dataset.source.get('joint_states_effort'))
         raise NonUniformSamplesError(f'{error}: {command}, then give the new bag') from None
     decimate = Decimator(settings, signals.rate_hz, len(signals.t), regressor_stride(settings, signals.rate_hz))
+    if torque.identify_rotor_inertia and dataset.theta is not None:  # θ̈ in the regressor: the rotor's chain first
+        signals.dtheta, signals.ddtheta = filtered_derivatives(dataset.theta, settings)[1:]
     rigid, known, known_mass = _rigid_columns(context, index, recording, signals, decimate)
     # Below, the link chain gives at most the friction velocity q̇ (where some recording has no motor
     # encoders) and the acceleration q̈ (where this one has none); q goes before the rotor's chain comes.
@@ -445,7 +450,7 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
             picked.append(part)
         return np.concatenate(picked, axis=2) if len(picked) > 1 else picked[0]
 
-    return decimate.chunked(columns_of), known, known_mass
+    return decimate.chunked(columns_of, _REGRESSOR_SAMPLES), known, known_mass
 
 
 def _measured_torque(context: _Context, signals: Signals) -> np.ndarray | None:

@@ -126,7 +126,12 @@ class IdentificationProblem:
         stribeck = candidate.stribeck
         features = None
         if stribeck is not None and stribeck is not equations.stribeck:
-            features = tuple(block.decimator(stribeck.feature(block.full_velocity)) for block in equations.blocks)
+            def feature(w: np.ndarray, j: int) -> np.ndarray | None:
+                if not stribeck.joints[j]:
+                    return None
+                return np.sign(w) * stribeck_decay(w, stribeck.velocities[j], stribeck.shapes[j])
+
+            features = tuple(_per_joint(block, feature) for block in equations.blocks)
         return cls(equations, candidate, features)
 
     # ------------------------------------------------------------------------------- what it is
@@ -193,12 +198,23 @@ class IdentificationProblem:
         n = self.robot.n
         return self.rigid_names + [f'{symbol}_{j + 1}' for symbol in self.friction_names for j in range(n)]
 
-    def _rigid(self, block: Block) -> np.ndarray:
-        """The block's rigid columns of this candidate (M, n, p_rigid) (a view where the rotor's stay)."""
+    @property
+    def _rigid_kept(self) -> np.ndarray | None:
+        """The prepared rigid columns this candidate keeps (a mask), or None: all of them."""
         if not self.rotor_dropped:
-            return block.rigid
-        keep = np.array([not name.startswith('Ia_') for name in self.prepared.base.names])
-        return block.rigid[:, :, keep]
+            return None
+        return np.array([not name.startswith('Ia_') for name in self.prepared.base.names])
+
+    def _output_torque(self, block: Block, rigid_parameters: np.ndarray | None) -> np.ndarray:
+        """τ_out (M, n) of ``block`` at the base rigid parameters (zeros if None) plus its known payload torque."""
+        if rigid_parameters is None:
+            return block.known_output.copy()
+        kept = self._rigid_kept
+        if kept is not None:  # the dropped columns' parameters zero: no copy of the block's columns
+            full = np.zeros(kept.size)
+            full[kept] = rigid_parameters
+            rigid_parameters = full
+        return block.rigid @ rigid_parameters + block.known_output
 
     def friction_features(self, k: int, output_torque: np.ndarray, exponents: np.ndarray) -> list[np.ndarray]:
         """(M, n) features of block ``k`` in ``friction_names`` order for the τ_out estimate and exponents α."""
@@ -220,9 +236,8 @@ class IdentificationProblem:
                             bg=-minus * decay * output_torque, cm=plus * s, dm=plus * decay * s, cg=minus * s,
                             dg=minus * decay * s)
         elif friction == 'comprehensive':
-            features['fv'] = block.decimator(np.sign(block.full_velocity) * np.abs(block.full_velocity)
-                                             ** exponents[None, :]) if block.decimator is not None else \
-                s * np.abs(w) ** exponents
+            features['fv'] = _per_joint(block, lambda v, j: np.sign(v) * np.abs(v) ** exponents[j]) \
+                if block.decimator is not None else s * np.abs(w) ** exponents
             features['fL'] = s * output_torque**2
         return [features[symbol] for symbol in self.friction_names]
 
@@ -258,15 +273,16 @@ class IdentificationProblem:
         """The column groups of recording k's W in column order: (M, n, p_rigid) columns as they are, and
         (M, n) per-joint features, each n block-diagonal columns (:meth:`_assembled`)."""
         block = self.prepared.blocks[k]
-        rigid = self._rigid(block)
-        torque_out = rigid @ rigid_parameters if rigid_parameters is not None else np.zeros(block.velocity.shape)
-        friction = self.friction_features(k, torque_out + block.known_output, exponents)
-        return ([block.current] if with_current else []) + [rigid] + friction
+        friction = self.friction_features(k, self._output_torque(block, rigid_parameters), exponents)
+        return ([block.current] if with_current else []) + [block.rigid] + friction
 
     def _assembled(self, groups: list[np.ndarray], samples: slice) -> np.ndarray:
-        """W of the decimated ``samples`` as (samples, n, p) from :meth:`_block_columns`' groups."""
-        eye = np.eye(self.robot.n)[None, :, :]
-        return np.concatenate([g[samples] if g.ndim == 3 else g[samples, :, None] * eye for g in groups], axis=2)
+        """W of the decimated ``samples`` as (samples, n, p) from :meth:`_block_columns`' groups (the rigid columns
+        this candidate keeps taken a piece at a time)."""
+        eye, kept = np.eye(self.robot.n)[None, :, :], self._rigid_kept
+        rigid = 1 if groups[0].ndim == 2 else 0  # the current's columns come first (TLS)
+        return np.concatenate([(g[samples][:, :, kept] if i == rigid and kept is not None else g[samples])
+                               if g.ndim == 3 else g[samples, :, None] * eye for i, g in enumerate(groups)], axis=2)
 
     def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
                         with_current: bool = False) -> np.ndarray:
@@ -299,7 +315,9 @@ class IdentificationProblem:
             # kept rows would hold W twice more (~150 MB for 10 minutes at 1 kHz).
             groups = self._block_columns(k, rigid_parameters, exponents, with_current)
             if w is None:
-                columns = sum(g.shape[2] if g.ndim == 3 else n for g in groups)
+                kept = self._rigid_kept
+                columns = sum(g.shape[2] if g.ndim == 3 else n for g in groups) - \
+                    (0 if kept is None else int(kept.size - np.count_nonzero(kept)))
                 w = np.zeros((sum(int(np.count_nonzero(kept)) for kept in keeps), columns + spare)) if spare else \
                     np.empty((sum(int(np.count_nonzero(kept)) for kept in keeps), columns))
             for start in range(0, len(keep), _EQUATION_SAMPLES):
@@ -328,10 +346,8 @@ class IdentificationProblem:
         indices = np.array([start + self.friction_names.index(s) * n + j for s in symbols for j in range(n)], dtype=int)
         parts = []
         for k, block in enumerate(self.prepared.blocks):
-            rigid = self._rigid(block)
-            features = dict(zip(self.friction_names, self.friction_features(k, rigid @ rigid_parameters
-                                                                            + block.known_output, exponents),
-                                strict=True))
+            features = dict(zip(self.friction_names, self.friction_features(
+                k, self._output_torque(block, rigid_parameters), exponents), strict=True))
             samples, joints = np.nonzero(self.block_keep(k))  # the kept rows, sample-major as equations() stacks them
             part = np.zeros((len(samples), len(indices)))
             for i, symbol in enumerate(symbols):
@@ -342,6 +358,18 @@ class IdentificationProblem:
     def describe(self) -> dict:
         """Provenance of the problem (for the result file)."""
         return {**self.prepared.describe(), 'rotor_inertia_identified': self.identify_rotor_inertia}
+
+
+def _per_joint(block: Block, feature_of) -> np.ndarray:
+    """(M, n) the decimated ``feature_of(ω_j, j)`` of each joint's full-rate friction velocity ω_j (None: a joint
+    without the feature, zeros), one joint at a time (a 10-minute 1 kHz log's full-rate (N, n) arrays are ~29 MB
+    each)."""
+    out = np.zeros(block.velocity.shape)
+    for j in range(out.shape[1]):
+        feature = feature_of(block.full_velocity[:, j], j)
+        if feature is not None:
+            out[:, j] = block.decimator(feature)
+    return out
 
 
 #: The equations' attributes a problem gives as its own (:meth:`IdentificationProblem.__getattr__`).
