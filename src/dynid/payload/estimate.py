@@ -36,6 +36,7 @@ residual far above the result's own: another robot, other drives). Figures on th
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.choices import LOAD_MODELS
 from dynid.identify.metrics import equation_metrics
+from dynid.identify.problem import IdentificationProblem
 from dynid.identify.result import IdentificationResult
 from dynid.identify.solvers import one_blas_thread
 from dynid.identify.validate import Prediction, predict
@@ -490,14 +492,16 @@ def _predicted_with_load(prediction: Prediction, robot: RobotModel, result: Iden
     """The result's prediction with the payload's torque in the load of its load-dependent friction."""
     problem = prediction.problem
     columns = _payload_rows(prediction, robot) @ _full(phi)  # rows of every joint
-    start = 0
+    start, blocks = 0, []
     for k, block in enumerate(problem.blocks):
         keep = problem.block_keep(k)
         torque = np.zeros(keep.shape)
         count = int(keep.sum())
         torque[keep] = columns[start:start + count]
         start += count
-        block.known_output = torque
+        blocks.append(dataclasses.replace(block, known_output=torque))
+    # the same equations with the payload's torque as the known output torque (τ_out of the load-dependent friction)
+    problem = IdentificationProblem.of(dataclasses.replace(problem.prepared, blocks=tuple(blocks)), problem.candidate)
     names = problem.parameter_names()
     values = np.array([result.value(n) for n in names])
     w = problem.equations(values[:len(problem.rigid_names)], result.exponents)[0]
