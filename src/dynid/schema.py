@@ -204,16 +204,15 @@ class Items(Spec):
             return self.name + (' or null' if self.null else '')
         length = self.length if context is None else _length(self.length, context)
         if self.length == 'joints':
-            count = 'one per joint' + (f': {length}' if isinstance(length, int) else '')
+            count = ' (one per joint' + (f': {length})' if isinstance(length, int) else ')')
         elif length is not None:
-            count = f'{length}'
+            count = f' of {length}'
         elif self.least and self.most is not None:
-            count = f'{self.least} to {self.most}'
-        elif self.least:
-            count = f'at least {self.least}'
+            count = f' of {self.least} to {self.most}'
         else:
-            count = 'any number'
-        return f'a list ({count}) of {self.item.what()}' + (' or null' if self.null else '')
+            count = ''
+        kind = 'a non-empty list' if self.least == 1 and self.most is None and length is None else 'a list'
+        return f'{kind}{count} of {self.item.what()}' + (' or null' if self.null else '')
 
     def check(self, value, path, context) -> None:
         if value is None and self.null:
