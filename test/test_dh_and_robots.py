@@ -94,7 +94,7 @@ def test_robot_file_round_trip_and_validation(tmp_path):
     data['joints'][1]['link']['mass'] = 1.0
     data['gravity'] = [0, 0, 'down']
     path.write_text(yaml.safe_dump(data))
-    with pytest.raises(InputError, match=r"gravity\[2\] must be a finite number m/s², got 'down'"):
+    with pytest.raises(InputError, match=r"gravity\[2\] must be a finite number \[m/s²\], got 'down'"):
         load_robot(str(path))
     path.write_text('dynid_robot: 1\njoints: []\n')
     with pytest.raises(InputError, match='non-empty list'):

@@ -107,21 +107,26 @@ class Number(Spec):
 
     def what(self) -> str:
         kind = 'an integer' if self.integer else 'a number'
+        unbounded = self.low in (None, -math.inf) and self.high in (None, math.inf)
         if self.above is not None:
-            kind += f' > {_bound(self.above)}' + (f' and <= {_bound(self.high)}' if self.high is not None else '')
+            kind += f' > {_bound(self.above)}' + (f' and <= {_bound(self.high)}' if self.high not in (None, math.inf)
+                                                  else '')
         elif self.nonzero:
             kind = 'a nonzero ' + kind[2:] + (f' in [{_bound(self.low)}, {_bound(self.high)}]'
                                               if self.low is not None and self.high is not None else '')
+        elif unbounded:
+            kind = kind if self.integer else 'a finite number'
+            if self.low == -math.inf or self.high == math.inf:
+                kind += ' or ' + ('±.inf' if self.low == -math.inf and self.high == math.inf
+                                  else '.inf' if self.high == math.inf else '-.inf')
         elif self.low is not None and self.high is not None:
             kind += f' in [{_bound(self.low)}, {_bound(self.high)}]'
         elif self.low is not None:
             kind += f' >= {_bound(self.low)}'
-        elif self.high is not None:
+        else:
             kind += f' <= {_bound(self.high)}'
-        elif not self.integer:
-            kind = 'a finite number'
         if self.unit:
-            kind += f' {self.unit}'
+            kind += f' [{self.unit}]' if unbounded and self.above is None and not self.nonzero else f' {self.unit}'
         return kind + (' or null' if self.null else '')
 
     def check(self, value, path, context) -> None:
@@ -212,7 +217,7 @@ class Items(Spec):
         else:
             count = ''
         kind = 'a non-empty list' if self.least == 1 and self.most is None and length is None else 'a list'
-        return f'{kind}{count} of {self.item.what()}' + (' or null' if self.null else '')
+        return f'{kind}{count}, each {self.item.what()}' + (' or null' if self.null else '')
 
     def check(self, value, path, context) -> None:
         if value is None and self.null:
