@@ -19,10 +19,11 @@ Where a settings class describes the fields (:func:`dynid.settings.setting`: typ
 field must be:
 
     >>> from dynid.signal.preprocess import FilterSettings
-    >>> check({'motion_bandwidth_hz': {'a': 1}}, settings_fields(FilterSettings), 'result.yaml: provenance.filters')
+    >>> result = Fields(optional={'provenance': Fields(optional={'filters': settings_fields(FilterSettings)})})
+    >>> check({'provenance': {'filters': {'motion_bandwidth_hz': {'a': 1}}}}, result, 'result.yaml')
     Traceback (most recent call last):
     ...
-    dynid.errors.InputError: result.yaml: provenance.filters.motion_bandwidth_hz must be a number in [0.01, 1e+04] \
+    dynid.errors.InputError: result.yaml: provenance.filters.motion_bandwidth_hz must be a number in [0.01, 100000] \
 Hz, got {'a': 1}
 """
 
