@@ -301,8 +301,8 @@ class Table(Spec):
             if not isinstance(key, str):
                 raise MismatchError(path, f'must have names as keys, got {shown(key)}')
             if joints is not None and key not in joints:
-                raise MismatchError((*path, key), f'{path_text((*path, key))}: {key!r} is not a joint of the robot '
-                                             f'({_names(joints)})', named=True)
+                raise MismatchError((*path, key), f'{path_text((*path, key))} is not a joint of the robot (its joints: '
+                                             f'{_names(joints)})', named=True)
         if self.every and joints is not None:
             missing = [j for j in joints if j not in value]
             if missing:
