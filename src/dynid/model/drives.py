@@ -44,6 +44,17 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.files import read_yaml
+from dynid.schema import Fields, Number, Table, check
+
+#: one joint's entry of a drives file (module docstring): gear ratio r [-], drive gain K_τ [N·m/A], rotor inertia B
+#: [kg·m²], both link side; a coupling row {joint: C_kj [-]} and the motor encoder's offset [rad, motor shaft]
+DRIVE_FIELDS = Fields(
+    required={'gear_ratio': Number('[-]', above=0.0, high=1.0e5),
+              'drive_gain': Number('N·m/A', low=-1.0e5, high=1.0e5, nonzero=True),
+              'rotor_inertia': Number('kg·m²', low=0.0, high=1.0e6)},
+    optional={'coupling': Table(Number('[-]', low=-1.0e3, high=1.0e3), keys='joints'),
+              'motor_offset': Number('rad', low=-1.0e6, high=1.0e6)},
+    name='a mapping of gear_ratio, drive_gain and rotor_inertia')
 
 
 def _per_joint(values, n: int, what: str) -> np.ndarray:
@@ -265,16 +276,12 @@ def _offsets(rows: list[Mapping]) -> np.ndarray | None:
 
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
     """Drives of the joints ``joint_names`` from a drives file (module docstring); InputError naming
-    the file otherwise."""
+    the file and the field otherwise."""
     data = read_yaml(path, 'drives file')
-    if isinstance(data, Mapping) and set(data) == {'drives'}:
-        data = data['drives']
-    if not isinstance(data, Mapping) or not all(isinstance(row, Mapping) for row in data.values()):
-        raise InputError(f'drives file {path}: expected joint names, each with gear_ratio, drive_gain and '
-                         f'rotor_inertia')
-    unknown = [name for name in data if name not in joint_names]
-    if unknown:
-        raise InputError(f'drives file {path}: {unknown} are not joints of the robot ({list(joint_names)})')
+    spec = Table(DRIVE_FIELDS, keys='joints', every=True)
+    wrapped = isinstance(data, Mapping) and set(data) == {'drives'}
+    check(data, Fields(required={'drives': spec}) if wrapped else spec, f'drives file {path}', joints=joint_names)
+    data = data['drives'] if wrapped else data
     try:
         return JointDrives.from_dict(data, joint_names)
     except InputError as error:
