@@ -117,6 +117,17 @@ def test_identification_writes_the_motors_equations(motor_logs):
     joint_fits = [joint_metrics((y[rows] @ COUPLING)[:, j], (predicted[rows] @ COUPLING)[:, j])[0]['nrmse_fit_percent']
                   for j in range(6)]
     assert min(joint_fits) > 90.0, joint_fits
+    # validate scores the joints' torques beside the motors': τ = Cᵀ·y on the samples where every motor that turns a
+    # joint has its row (the rotors' B·θ̈, where subtracted, added back to both sides: the same residual)
+    space = metrics['joint_space']
+    for j, name in enumerate(ROBOT.joint_names):
+        kept = used[:, COUPLING[:, j] != 0].all(axis=1) & np.isfinite(y).all(axis=1)
+        residual = ((y - predicted) @ COUPLING)[kept, j]
+        assert space['joints'][name]['rows'] == int(kept.sum())
+        assert space['joints'][name]['rmse'] == pytest.approx(np.sqrt(np.mean(residual ** 2)), rel=1e-9)
+    assert space['joints']['wrist_3_joint']['rmse'] == pytest.approx(metrics['joints']['wrist_3_joint']['rmse'])
+    assert space['joints']['wrist_2_joint']['rmse'] != pytest.approx(metrics['joints']['wrist_2_joint']['rmse'])
+    assert space['robot_file']['joints'].keys() == space['joints'].keys()
     # the same log read as if each motor drove its own joint: the wrist's equations cannot hold
     plain = dataclasses.replace(_drives(), coupling=None)
     uncoupled = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'), drives=plain)
