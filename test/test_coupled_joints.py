@@ -2,6 +2,7 @@
 imported without a converter, and identification writes the motors' equations (dynid.model.drives)."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -177,3 +178,28 @@ def test_the_online_estimators_refuse_a_coupled_result(motor_logs):
     for tolerant in (False, True):  # a running node keeps nothing it would estimate wrongly either
         with pytest.raises(InputError, match='couple joints'):
             build_estimators(ROBOT, result, EstimationSettings(), 500.0, tolerant=tolerant)
+
+
+def test_the_command_line_prints_and_writes_both_spaces(motor_logs, tmp_path, capsys):
+    folder, logs = motor_logs
+    drives = str(folder / 'drives.yaml')
+    bag, result = tmp_path / 'bag', tmp_path / 'result.yaml'
+    assert main(['import', str(logs[3][1]), '--columns', 'time=t,motor_q=mpos{i},current=cur{i}', '--robot', 'ur5e',
+                 '--drives', drives, '-o', str(bag)]) == 0
+    assert main(['identify', str(bag), '--robot', 'ur5e', '--drives', drives, '--friction', 'viscous_coulomb',
+                 '--method', 'wls', '--holdout', '0.3', '-o', str(result), '--quiet']) == 0
+    printed = capsys.readouterr().out
+    assert "holdout, the motors' equations:" in printed and "holdout, the joints' torques τ = Cᵀ·" in printed
+    verdict = tmp_path / 'verdict.json'
+    assert main(['validate', '--params', str(result), str(bag), '--holdout', '0.3', '--json', str(verdict)]) == 0
+    predictions = json.loads(verdict.read_text())['recordings'][0]['predictions']
+    assert predictions['joint_space']['judged'] is False and set(predictions['joint_space']['joints']) == \
+        set(ROBOT.joint_names)
+    assert "the joints' torques" in capsys.readouterr().out
+
+
+def test_identify_help_says_what_a_coupling_does(capsys):
+    with pytest.raises(SystemExit):
+        main(['identify', '--help'])
+    text = ' '.join(capsys.readouterr().out.split())
+    assert "makes the equations the motors'" in text and 'dynid model --drives FILE' in text
