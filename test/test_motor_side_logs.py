@@ -13,8 +13,9 @@ from dynid.cli import main
 from dynid.errors import InputError
 from dynid.io.bag import read_bag
 from dynid.io.csv_log import parse_column_spec
-from dynid.io.importing import ImportSettings, import_logs, motor_side_signals
+from dynid.io.importing import ImportSettings, import_logs
 from dynid.io.log_checks import LogLimits
+from dynid.io.motor_side import motor_side_signals
 from dynid.model.drives import load_drives
 
 RATE = 500.0

@@ -29,7 +29,7 @@ temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i
 position ``time=#0,q=#{n},dq=#{i+7},current=#{i+13}``.
 ``motor_q``/``motor_dq`` are the motors' encoder positions [rad] and velocities [rad/s] on their shafts, one per
 drive in the joints' order: the drives' gear ratios, motor offsets and coupling turn them into q and q̇ (a log
-logged on the motor side needs no converter; :func:`dynid.io.importing.motor_side_signals`).
+logged on the motor side needs no converter; :func:`dynid.io.motor_side.motor_side_signals`).
 
 The files are read as tables of named columns (:mod:`dynid.io.log_tables`: CSV and other text with or
 without a header, ``.npz``; several files as consecutive parts or one file per signal);
@@ -51,7 +51,7 @@ from dynid.io.log_tables import LogTable
 
 SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq', 'motor_torque')
 #: Motor-side signals [rad, rad/s, N·m on the motor shaft], turned into joint signals by the drives' transmission
-#: (:func:`dynid.io.importing.motor_side_signals`).
+#: (:func:`dynid.io.motor_side.motor_side_signals`).
 MOTOR_SIGNALS = ('motor_q', 'motor_dq', 'motor_torque')
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
 

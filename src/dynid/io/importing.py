@@ -5,7 +5,7 @@
    :mod:`dynid.io.log_files` says when each, and refuses a file set it cannot tell apart), or a
    rosbag2 recording (MCAP or sqlite3) of the contract topics (:func:`dynid.io.bag.read_bag`).
    Unreadable lines are left out. A log without a time column takes its rows at the given rate. Motor-side
-   columns become joint signals through the drives (:func:`motor_side_signals`). ``start_s``/``end_s`` cut the
+   columns become joint signals through the drives (:mod:`dynid.io.motor_side`). ``start_s``/``end_s`` cut the
    log: the rows before and after are left out, counted from its first row.
 2. Rows with a stamp not after the previous one, rows that repeat the state before them, and rows
    with out-of-range values are dropped (:func:`dynid.io.log_checks.check_rows`).
@@ -39,11 +39,12 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.files import write_text
 from dynid.io import STORAGES
-from dynid.io.csv_log import MOTOR_SIGNALS, ColumnMap, apply_column_map
+from dynid.io.csv_log import ColumnMap, apply_column_map
 from dynid.io.dataset import Dataset
 from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
 from dynid.io.log_files import join_logs
 from dynid.io.log_tables import read_table
+from dynid.io.motor_side import motor_side_notes, motor_side_signals
 from dynid.io.resample import grid_period, resample
 from dynid.io.retiming import Retiming, retime
 from dynid.model.drives import JointDrives, load_drives
@@ -177,41 +178,6 @@ class ImportReport:
                 'ignored_columns': self.ignored_columns, 'notes': self.notes}
 
 
-def motor_side_signals(signals: dict[str, np.ndarray], drives: JointDrives | None, source) -> dict[str, np.ndarray]:
-    """Joint signals from motor-side ones (:data:`dynid.io.csv_log.MOTOR_SIGNALS`; :mod:`dynid.model.drives`: gear
-    ratio r, offset, coupling C and drive gain K_τ per motor):
-
-    - ``motor_q`` [rad on the shafts]: the motors' angles in link units θ = (θ_m − motor_offset)/r (``theta``, the
-      recording's motor_states), and q = C⁻¹·θ where the log has no joint positions; ``motor_dq`` alike;
-    - ``motor_torque`` [N·m on the shafts]: each motor's torque in link units r·τ_m is a drive's torque K_τ·i, with
-      the rotor's inertia and friction in it: it is kept as the motor current i = r·τ_m / K_τ = τ_m / k_t
-      (``current``, the recording's joint_currents), which identification reads through the same drive gains
-      (K_τ·i = r·τ_m, whatever K_τ is) as one equation per motor; the joints get τ = Cᵀ·(r·τ_m).
-
-    Signals without motor-side columns are returned as they are; InputError without drive data, or where the log
-    gives a motor torque beside a joint torque or a current."""
-    if not any(name in signals for name in MOTOR_SIGNALS):
-        return signals
-    if drives is None:
-        given = ', '.join(name for name in MOTOR_SIGNALS if name in signals)
-        raise InputError(f'{source}: motor-side columns ({given}) need the drives\' gear ratios: give a drives file '
-                         f'({{drives}})', fields=('drives',))
-    if 'motor_torque' in signals and ('tau' in signals or 'current' in signals):
-        other = 'tau' if 'tau' in signals else 'current'
-        raise InputError(f'{{columns}}: motor_torque and {other} are two measures of the drives\' torque: give one',
-                         fields=('columns',))
-    out = {name: values for name, values in signals.items() if name not in MOTOR_SIGNALS}
-    if 'motor_q' in signals:
-        out['theta'] = drives.motor_positions_to_link_units(signals['motor_q'])
-        out.setdefault('q', drives.motors_to_joints(out['theta']))
-    if 'motor_dq' in signals:
-        out['dtheta'] = signals['motor_dq'] / drives.gear_ratio
-        out.setdefault('dq', drives.motors_to_joints(out['dtheta']))
-    if 'motor_torque' in signals:
-        out['current'] = drives.joint_torque_to_current(drives.motor_torque_to_joint_torque(signals['motor_torque']))
-    return out
-
-
 def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
                 settings: ImportSettings | None = None,
                 drives: JointDrives | None = None) -> tuple[Dataset, ImportReport, int]:
@@ -255,7 +221,8 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     if settings.drives is not None:
         drives = load_drives(settings.drives, joint_names)
     signals = motor_side_signals(log.signals, drives, paths[0])
-    _motor_side_notes(log.signals, drives, settings, report)
+    by = f'the drives file {settings.drives}' if settings.drives else "the robot's drive data"
+    report.notes += motor_side_notes(log.signals, drives, by)
     t, signals, where = _cut(t, signals, log.where, settings, report, str(paths[0]))
     dataset, report, start_ns = _import_rows(t, signals, where, joint_names, limits, settings, report,
                                              str(paths[0]), source)
@@ -291,26 +258,6 @@ def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | 
     data, report, start_ns = _import_rows(t, signals, where, joint_names, limits, settings, report,
                                           str(path), {'bag': str(path)})
     return data, report, _start_stamp(start_ns + int(round(start_s * 1e9)), report)
-
-
-def _motor_side_notes(given: dict, drives: JointDrives | None, settings: ImportSettings,
-                      report: ImportReport) -> None:
-    """The import report's notes on what the drives made of motor-side columns (:func:`motor_side_signals`)."""
-    if not any(name in given for name in MOTOR_SIGNALS):
-        return
-    by = f'the drives file {settings.drives}' if settings.drives else "the robot's drive data"
-    coupled = drives.coupling is not None
-    if 'motor_q' in given or 'motor_dq' in given:
-        report.notes.append('motor-side columns turned into joint positions'
-                            + (' and velocities' if 'motor_dq' in given else '') + f' by {by}'
-                            + (' (coupled joints: q = C⁻¹·θ)' if coupled else '')
-                            + '; the motors\' angles are the recording\'s motor_states')
-    if 'motor_torque' in given:
-        report.notes.append(f'motor torques τ_m [N·m on the shafts] kept as the motor currents i = r·τ_m / K_τ by '
-                            f'{by} (joint_currents: a drive\'s torque, the rotor\'s inertia and friction in it); dynid '
-                            f'identify and validate read them through the same drives file, one equation per motor '
-                            + ('(joint torques τ = Cᵀ·(r·τ_m): validate scores both)' if coupled else
-                               '(joint torques r·τ_m)'))
 
 
 def _cut(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarray, settings: ImportSettings,
