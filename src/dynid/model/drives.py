@@ -274,6 +274,47 @@ def _offsets(rows: list[Mapping]) -> np.ndarray | None:
         raise InputError(f'motor_offset: expected a number per joint [rad] ({error})') from None
 
 
+def _combination(coefficients, symbols) -> str:
+    """``2·a − b`` of the nonzero coefficients (1 and −1 without a factor), ``0`` when none."""
+    text = ''
+    for c, symbol in zip(coefficients, symbols, strict=True):
+        if c == 0:
+            continue
+        size = abs(float(c))
+        term = symbol if size == 1 else f'{size:g}·{symbol}'
+        text += (' − ' if c < 0 else ' + ') + term if text else ('−' if c < 0 else '') + term
+    return text or '0'
+
+
+def transmission(drives: JointDrives) -> dict:
+    """What a drives file means, motor by motor (module docstring): its gear ratio r, drive gain K_τ [N·m/A, link
+    side] and torque constant k_t = K_τ/r [N·m/A, motor side], rotor inertia B [kg·m², link side] and J = B/r²
+    [kg·m², motor side], encoder offset [rad, shaft], the coupling C (rows: motors, columns: joints; identity
+    without one) and, as text, the motors' shaft angles from the joints', the joints' angles from the motors' and the
+    joints' torques from the motors' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m))."""
+    names = drives.joint_names
+    n = len(names)
+    coupling = np.eye(n) if drives.coupling is None else drives.coupling
+    inverse = np.linalg.inv(coupling)
+    offset = np.zeros(n) if drives.motor_offset is None else drives.motor_offset
+    motors = [{'joint': name, 'gear_ratio': float(drives.gear_ratio[k]), 'drive_gain': float(drives.drive_gain[k]),
+               'torque_constant': float(drives.torque_constant[k]), 'rotor_inertia': float(drives.rotor_inertia[k]),
+               'rotor_inertia_motor': float(drives.rotor_inertia_motor[k]), 'motor_offset': float(offset[k]),
+               'turns': {other: float(c) for other, c in zip(names, coupling[k], strict=True) if c != 0}}
+              for k, name in enumerate(names)]
+    q = [f'q[{name}]' for name in names]
+    angles = [f'θ_m[{name}] = {_combination(drives.gear_ratio[k] * coupling[k], q)}'
+              + (f' {"−" if offset[k] < 0 else "+"} {abs(offset[k]):g} rad' if offset[k] else '')
+              for k, name in enumerate(names)]
+    theta = [f'θ[{name}]' for name in names]
+    joints = [f'q[{name}] = ' + _combination(inverse[j], theta) for j, name in enumerate(names)]
+    motor_torque = [f'τ_m[{name}]' for name in names]
+    torques = [f'τ[{name}] = ' + _combination(coupling[:, j] * drives.gear_ratio, motor_torque)
+               for j, name in enumerate(names)]
+    return {'motors': motors, 'coupling': None if drives.coupling is None else coupling.tolist(),
+            'motor_angles': angles, 'joint_angles': joints, 'joint_torques': torques}
+
+
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
     """Drives of the joints ``joint_names`` from a drives file (module docstring); InputError naming
     the file and the field otherwise."""
