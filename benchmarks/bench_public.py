@@ -177,6 +177,25 @@ def table(rows: dict, lists: dict) -> list[str]:
     return lines
 
 
+def twin_lines(twins: dict | None) -> list[str]:
+    """The twin section's lines: per case the default against the best fixed choice, and each advice followed."""
+    lines = []
+    for row in (twins or {}).get('rows', ()):
+        least = min((v for v in row['fixed_gravity_scale_min'].values() if v is not None), default=None)
+        lines.append(f'weak twin: {row["case"]}: default {row.get("method")} {row.get("friction")} '
+                     f'{_number(row["default"])} vs best fixed {_number(row["fixed"].get(row["best_fixed"]))} '
+                     f'({row["best_fixed"]}), ratio {_number(row["ratio"])}; gravity below 0.5 unsaid '
+                     f'{row.get("gravity_below_half_unsaid")}; fixed choices\' least gravity scale {_number(least)}')
+        for entry in row['advice']:
+            lines.append(f'  advice {entry["remedy"]!r}: exit {entry["exit"]}, repeated {entry["repeated"]}, held-out '
+                         f'{_number(row["default"])} → {_number(entry["residual"])}')
+        refusal = row.get('refusal')
+        if refusal:
+            lines.append(f'  refused: way out {refusal["way_out"]!r} {_number(refusal["way_out_residual"])} vs --force '
+                         f'{_number(refusal["force"])}')
+    return lines
+
+
 def record_release(name: str, rows: dict, note: str) -> None:
     """Keep this run's per-joint RMSE as release ``name``'s in :data:`RELEASES`."""
     recorded = releases()
@@ -205,6 +224,16 @@ def compact(rows: dict) -> dict:
     return out
 
 
+def dynid_source() -> str:
+    """The folder of the dynid scored and its checkout's commit, where it is one."""
+    import subprocess
+
+    import dynid
+    folder = Path(dynid.__file__).resolve().parents[1]
+    commit = subprocess.run(['git', '-C', str(folder), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True)
+    return f'{folder}' + (f' at {commit.stdout.strip()}' if commit.returncode == 0 else '')
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='a fast subset (module docstring)')
@@ -227,25 +256,13 @@ def main() -> None:
             rows[case.label] = {'status': case.status} if case.status is not None else scorer.score(case)
         twins = None if args.no_twins else public_twins.run_all(folder, runner, args.quick, public_datasets.say)
     counts, lists = figures(rows, twins, runner)
-    import dynid
-    source = Path(dynid.__file__).resolve().parents[1]
+    source = dynid_source()
     print(f'dynid on the public datasets, held out (dynid from {source}; {os.cpu_count()} cores, load '
           f'{os.getloadavg()[0]:.1f}, {time.perf_counter() - start:.0f} s); RMSE [N·m]; authors and file on the same '
           f'rows; {PREVIOUS} and {BEFORE}: the releases\' figures')
-    print('\n'.join(table(rows, lists)))
-    if twins is not None:
-        for row in twins['rows']:
-            least = min((v for v in row['fixed_gravity_scale_min'].values() if v is not None), default=None)
-            print(f'weak twin: {row["case"]}: default {row.get("method")} {row.get("friction")} '
-                  f'{_number(row["default"])} vs best fixed {_number(row["fixed"].get(row["best_fixed"]))} '
-                  f'({row["best_fixed"]}), ratio {_number(row["ratio"])}; gravity below 0.5 unsaid '
-                  f'{row.get("gravity_below_half_unsaid")}; fixed choices\' least gravity scale '
-                  f'{_number(least)}')
-            for entry in row['advice']:
-                print(f'  advice {entry["remedy"]!r}: exit {entry["exit"]}, repeated {entry["repeated"]}, held-out '
-                      f'{_number(row["default"])} → {_number(entry["residual"])}')
-    for item in runner.library:
-        print(f'library warning ({item["command"]}): {item["category"]}: {item["message"]} [{item["where"]}]')
+    print('\n'.join(table(rows, lists) + twin_lines(twins) + [
+        f'library warning ({item["command"]}): {item["category"]}: {item["message"]} [{item["where"]}]'
+        for item in runner.library]))
     for tag, items in lists.items():
         print(f'{tag}: {len(items)}' + ''.join(f'\n  {key}: {mine:.4g} vs {theirs:.4g}' for key, mine, theirs in items))
     if args.record_release:

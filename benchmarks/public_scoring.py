@@ -27,8 +27,9 @@ import numpy as np
 
 from public_datasets import HOLDOUT, Case
 
-#: an option a warning or a refusal gives as its remedy: 'give --torque motor_torque', 'give `--torque-sign all=-1`'
-REMEDY = re.compile(r'(?:give|with|add|use|try|pass)\s+(--[a-z][a-z-]*(?:[ =](?!--)[^\s,;:)`]+)?)')
+#: the options a warning gives as its remedy, together: 'give --torque motor_torque', 'give `--torque-sign all=-1`',
+#: 'give --payload-mass 2.1 --payload-com 0.01,0.1,-0.15'
+REMEDY = re.compile(r'(?:give|with|add|use|try|pass)\s+((?:--[a-z][a-z-]*(?:[ =](?!--)[^\s;:)`]+)?(?:\s+|$))+)')
 #: a refusal's way out that identifies the data as written: '--decimation-cutoff 10 identifies it', '--exclude-joint J'
 WAY_OUT = (re.compile(r'(--[a-z-]+ [0-9.]+) identifies it'), re.compile(r'(--exclude-joint [\w,]+)'),
            re.compile(r'(--(?!force)[a-z][a-z-]*(?: (?!--)[^\s,;:)`]+)?)'))
@@ -88,7 +89,7 @@ def remedies(lines: list[str]) -> list[str]:
     found = []
     for line in lines:
         for option in REMEDY.findall(line.replace('`', '')):
-            option = option.rstrip('.').replace('=', ' ', 1) if option.count('=') > 1 else option.rstrip('.')
+            option = option.strip().rstrip('.,')
             if option not in found:
                 found.append(option)
     return found
