@@ -66,7 +66,7 @@ import numpy as np
 import scipy.signal
 import yaml
 
-from dynid.identify.model import RecordingInput
+from dynid.identify.request import RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.validate import _names_in, _problem_for, predict
 from dynid.io.bag import read_bag
