@@ -78,7 +78,7 @@ def test_baseline_is_stored_read_back_and_a_drop_warns(learned, tmp_path, ur5e):
     assert load_baseline(tmp_path / 'absent.yaml', ur5e) is None
     bad = tmp_path / 'bad.yaml'
     bad.write_text(yaml.safe_dump({'k0': {ur5e.joint_names[0]: 1.0}}))
-    with pytest.raises(InputError, match='not a baseline of ur5e'):
+    with pytest.raises(InputError, match='bad.yaml: k0 has no entry for shoulder_lift_joint'):
         load_baseline(bad, ur5e)
 
 

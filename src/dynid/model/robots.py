@@ -21,10 +21,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
-
 from dynid.errors import InputError
-from dynid.files import FAST_LOADER, read_yaml
+from dynid.files import load_yaml, read_yaml
 from dynid.model.description import urdf_joint_names
 from dynid.model.drives import JointDrives, load_drives
 from dynid.model.naming import UR_JOINTS, parse_joint_map, vendor_arm_joints, vendor_flange
@@ -130,7 +128,7 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
                          f'or URDF XML; got {spec!r}')
     spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
+        data = load_yaml(_data_text(f'{spec}.yaml'))
         robot = robot_from_file_data(data, source=f'built-in {spec}')
         robot.builtin = spec
         if joints and sorted(joints) != sorted(robot.joint_names):
@@ -232,7 +230,7 @@ def builtin_robot_file(spec: str) -> DHRobotFile:
     """
     spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
+        data = load_yaml(_data_text(f'{spec}.yaml'))
         return read_robot_file_data(data, source=f'built-in {spec}')
     if spec in _EXAMPLE_ROBOTS:
         raise InputError(f'{spec} is already a URDF: copy {example_robot_path(_EXAMPLE_ROBOTS[spec][0])}')

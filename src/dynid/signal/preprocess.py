@@ -66,6 +66,9 @@ LOW_RATE_CUTOFF_HZ = 4.0  # the decimation cut-off does not fall below this wher
 NYQUIST_MARGIN = 0.45  # cut-offs must stay below this fraction of the sample rate
 _DERIVABLE = ('position_cutoff_hz', 'decimation_cutoff_hz', 'decimation', 'trim_s', 'bridge_s', 'short_trim_s')
 SHORT_TRIM_PERIODS = 1.5  # a short piece's trim, in periods of the decimation cut-off
+CUTOFF_RANGE_HZ = (0.01, 1.0e5)  # what a cut-off or a motion bandwidth may be at all [Hz]; the rate bounds it further
+RATE_RANGE_HZ = (1.0e-3, 1.0e7)  # sample rates a result may record [Hz]
+DURATION_LIMIT_S = 86400.0  # the longest trim or bridge [s]
 
 
 def default_cutoffs(rate_hz: float, motion_bandwidth_hz: float = MOTION_BANDWIDTH_HZ) -> tuple[float, float]:
@@ -92,25 +95,34 @@ class FilterSettings:
 
     position_cutoff_hz: float | None = setting(
         None, 'position low-pass; none: min(5·f_dyn, max(fs/10, the decimation cut-off)), 50 at 500 Hz and up, 10 at '
-              '100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz')
+              '100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz', low=CUTOFF_RANGE_HZ[0],
+        high=CUTOFF_RANGE_HZ[1])
     decimation_cutoff_hz: float | None = setting(
         None, 'parallel low-pass of torques and columns; none: min(2·f_dyn, max(fs/25, min(4, fs/8))), 20 at 500 Hz '
-              'and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz')
+              'and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz',
+        low=CUTOFF_RANGE_HZ[0], high=CUTOFF_RANGE_HZ[1])
     order: int = setting(4, 'Butterworth order of the low-passes', low=1, high=10)
-    decimation: int | None = setting(None, 'keep every k-th sample; none: 0.8·fs/(2·decimation cut-off)')
+    decimation: int | None = setting(None, 'keep every k-th sample; none: 0.8·fs/(2·decimation cut-off)', low=1,
+                                     high=100000)
     trim_s: float | None = setting(None, 'dropped at both ends of each recording (filter edges); none: max(0.15, '
-                                         '3/decimation cut-off), 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz', unit='s')
-    stiction_velocity: float = setting(0.02, 'drop rows with |ω| below this around them', unit='rad/s')
+                                         '3/decimation cut-off), 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz', unit='s',
+                                   low=0.0, high=DURATION_LIMIT_S)
+    stiction_velocity: float = setting(0.02, 'drop rows with |ω| below this around them', unit='rad/s', low=0.0,
+                                       high=100.0)
     motion_bandwidth_hz: float = setting(MOTION_BANDWIDTH_HZ, 'bandwidth f_dyn of the motion: the default '
                                                               'cut-offs are 5·f_dyn and 2·f_dyn where the rate '
-                                                              'allows', unit='Hz')
+                                                              'allows', unit='Hz', low=CUTOFF_RANGE_HZ[0],
+                                     high=CUTOFF_RANGE_HZ[1])
     bridge_s: float | None = setting(None, 'fill gaps whose missing samples span at most this before filtering, '
                                            'where the stretch around them kept at least half of its samples; longer '
                                            'gaps split the recording (none: the spacing of the decimated samples, 20 '
-                                           'ms at 1 kHz; 0 splits at every gap)', unit='s')
-    short_trim_s: float | None = setting(None, 'the trim of a piece too short for trim_s', unit='s')
-    rate_hz: float | None = setting(None, 'the sample rate the settings were resolved for (none before)', unit='Hz')
-    derived: tuple[str, ...] = setting((), 'the settings derived from the rate', items=str)
+                                           'ms at 1 kHz; 0 splits at every gap)', unit='s', low=0.0,
+                                     high=DURATION_LIMIT_S)
+    short_trim_s: float | None = setting(None, 'the trim of a piece too short for trim_s', unit='s', low=0.0,
+                                         high=DURATION_LIMIT_S)
+    rate_hz: float | None = setting(None, 'the sample rate the settings were resolved for (none before)', unit='Hz',
+                                    low=RATE_RANGE_HZ[0], high=RATE_RANGE_HZ[1])
+    derived: tuple[str, ...] = setting((), 'the settings derived from the rate', items=str, choices=_DERIVABLE)
 
     def validated(self, rate_hz: float) -> FilterSettings:
         """The settings for data at ``rate_hz`` [Hz]: derived values filled in, all checked."""
