@@ -7,7 +7,8 @@ import numpy as np
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import default_home, home_configuration
 from dynid.fleet.synthetic import wear_sessions
-from dynid.friction import CoulombViscous, HamonQuadrantFriction, LoadDependentCoulomb, PowerLawViscous
+from dynid.friction.load import HamonQuadrantFriction, LoadDependentCoulomb
+from dynid.friction.static import CoulombViscous, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
 from dynid.identify.request import friction_symbols

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-
-import numpy as np
 
 from dynid.cli.shared import EXIT_OK, add_robot_argument, joint_list, output_file
 from dynid.errors import InputError
@@ -138,12 +137,12 @@ def run(args: argparse.Namespace) -> int:
     print(f'robot: {summary["robot"]}  ({summary["source"]})')
     if robot.builtin and robot.builtin != summary['robot']:
         print(f'built-in: {robot.builtin} (recognized by its joints and kinematics)')
-    print(f'gravity [m/s²]: {np.round(summary["gravity"], 6).tolist()}   flange frame: {summary["flange"]}')
+    print(f'gravity [m/s²]: {[round(float(g), 6) for g in summary["gravity"]]}   flange frame: {summary["flange"]}')
     print(f'joints: {robot.n}')
     print(f'  {"#":>2}  {"name":<22} {"type":<10} {"lower":>9} {"upper":>9} {"velocity":>9} {"effort":>8}')
     print(f'  {"":>2}  {"":<22} {"":<10} {"[deg]":>9} {"[deg]":>9} {"[deg/s]":>9} {"[N·m]":>8}')
     for i, joint in enumerate(summary['joints'], start=1):
-        scale = 1.0 if joint['type'] == 'prismatic' else 180.0 / np.pi
+        scale = 1.0 if joint['type'] == 'prismatic' else 180.0 / math.pi
         print(f'  {i:>2}  {joint["name"]:<22} {joint["type"]:<10} '
               f'{_format_limit(joint["lower"], scale):>9} {_format_limit(joint["upper"], scale):>9} '
               f'{_format_limit(joint["velocity"], scale):>9} {_format_limit(joint["effort"]):>8}')

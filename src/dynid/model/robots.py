@@ -14,7 +14,6 @@ which (``ur`` from ur_description is a ``ur5e`` with ``ur_type:=ur5e``; ``fer`` 
 
 from __future__ import annotations
 
-import sysconfig
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -29,6 +28,7 @@ from dynid.model.naming import UR_JOINTS, parse_joint_map, vendor_arm_joints, ve
 from dynid.model.recognize import recognize
 from dynid.model.robot import RobotModel
 from dynid.model.robot_file import DHRobotFile, load_robot_file, read_robot_file_data, robot_from_file_data
+from dynid.package_files import example_robot_path
 
 _UR_DESCRIPTION = 'ur_description 2.4.5 (Universal_Robots_ROS2_Description), config/{}/'
 _UR_DRIVES = 'dynid estimate by torque rating (UR publishes none)'
@@ -209,17 +209,6 @@ def recognized(robot: RobotModel) -> RobotModel:
         robot.drives = JointDrives(robot.joint_names, drives.gear_ratio, drives.drive_gain, drives.rotor_inertia)
         robot.notes += (f"drive data of the built-in {found.name} ({BUILTINS[found.name].drives})",)
     return robot
-
-
-def example_robot_path(relative: str) -> Path:
-    """Path of a file of the example-robot-data package (installed under the cmeel prefix)."""
-    roots = {sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']}
-    for root in sorted(roots):
-        candidate = Path(root) / 'cmeel.prefix' / 'share' / 'example-robot-data' / 'robots' / relative
-        if candidate.is_file():
-            return candidate
-    raise InputError(f'example-robot-data is not installed (needed for {relative}); '
-                     f'pip install example-robot-data')
 
 
 def builtin_robot_file(spec: str) -> DHRobotFile:
