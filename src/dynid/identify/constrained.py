@@ -16,7 +16,6 @@ an inaccurate solution is never kept.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
 from dynid.identify.prior import PhysicalProblem
 from dynid.model.inertial import PSEUDO_INERTIA_MAP, parameters_of_pseudo_inertia, pseudo_inertia
@@ -57,6 +56,7 @@ def _excess_form(problem: PhysicalProblem) -> tuple[np.ndarray, np.ndarray, np.n
     """(scale, M, c) with x = scale·z and ‖A·x − b‖² = floor·‖M·z − c‖² + ‖A·x̂ − b‖², x̂ the unconstrained
     optimum and floor its cost: the solver sees only the excess over the unconstrained cost in units of that
     cost (its tolerances are relative, and the raw cost is a tiny fraction of ‖b‖²), every unknown of order one."""
+    import scipy.linalg  # in the function (here and below): a fifth of a second that importing dynid skips
     count = problem.a.shape[1]
     norms = np.linalg.norm(problem.a, axis=0)
     scale = 1.0 / np.where(norms > 0, norms, 1.0)

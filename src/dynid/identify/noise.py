@@ -14,7 +14,7 @@ from threadpoolctl import ThreadpoolController
 from dynid.errors import InputError
 from dynid.identify.rows import RowGroups
 
-_BLAS_THREADS = ThreadpoolController()
+_BLAS_THREADS: list[ThreadpoolController] = []
 
 
 class TooFewRowsError(InputError):
@@ -28,7 +28,12 @@ def one_blas_thread():
     quiet one; the small products of the regressor's preparation too (base columns of 8192-sample
     pieces, the structural QR: two threads cost 0.5 s of CPU on a busy 2-core machine, with results
     equal to the last bit of the standard deviations)."""
-    return _BLAS_THREADS.limit(limits=1)
+    if not _BLAS_THREADS:
+        # the controller knows the BLAS libraries loaded when it is made: scipy's own is loaded first
+        import scipy.linalg  # noqa: F401
+
+        _BLAS_THREADS.append(ThreadpoolController())
+    return _BLAS_THREADS[0].limit(limits=1)
 
 
 def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None = None,

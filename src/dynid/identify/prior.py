@@ -40,7 +40,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
-import scipy.linalg
 
 from dynid.identify.rows import RowGroups, per_joint_weights
 from dynid.model.inertial import PSEUDO_INERTIA_MAP, describe_link, pseudo_inertia
@@ -190,6 +189,7 @@ class ReducedRows:
     @classmethod
     def of(cls, w: np.ndarray, y: np.ndarray, row_weights: np.ndarray) -> ReducedRows:
         """One QR of [G·W | G·y] (R only: the last column is Qᵀ·G·y, the corner the part nothing fits)."""
+        import scipy.linalg  # in the function (here and below): a fifth of a second that importing dynid skips
         count = w.shape[1]
         r = scipy.linalg.qr(np.column_stack([w * row_weights[:, None], y * row_weights]), mode='r',
                             check_finite=False)[0]
@@ -305,6 +305,7 @@ class PhysicalProblem:
         """The unconstrained minimizer (the MAP estimate of the Gaussian problem; minimum norm where nothing
         determines a direction; LAPACK's complete orthogonal factorization, several times quicker than the SVD on
         these small systems, which the model choice solves hundreds of)."""
+        import scipy.linalg
         return scipy.linalg.lstsq(self.a, self.b, lapack_driver='gelsy', check_finite=False)[0]
 
 
@@ -341,6 +342,7 @@ class PhysicalLayout:
            rotor_excess: bool = False) -> PhysicalLayout:
         """``rotor_excess``: the rotor columns are the excess over the drive data's B (rotor compensation): not
         bounded at 0."""
+        import scipy.linalg
         standard_count = regrouping.shape[1]
         names = parameter_names[rigid_count:]
         to_base = scipy.linalg.block_diag(regrouping, np.eye(len(names)))

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 #: Contiguous blocks of rows the groups are cut into: the cross-validation's (dynid.identify.prior).
 GROUP_BLOCKS = 8
@@ -26,6 +25,7 @@ GROUP_BLOCKS = 8
 
 def r_factor_of(a: np.ndarray) -> np.ndarray:
     """The square R factor (columns × columns) of ``a``, zero-padded where ``a`` has fewer rows than columns."""
+    import scipy.linalg  # in the function (here and below): a fifth of a second that importing dynid skips
     columns = a.shape[1]
     out = np.zeros((columns, columns))
     if a.shape[0]:

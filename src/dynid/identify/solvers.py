@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify import choices
@@ -84,6 +83,7 @@ def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) 
     of a 60 s twin recording by up to 2e-11 σ (1e-15 of the parameter vector's norm), I-IRLS ones (cond
     1.6e8 raw) by up to 4e-10 σ.
     """
+    import scipy.linalg  # in the function (here and below): a fifth of a second that importing dynid skips
     r = np.zeros((0, columns))
     with one_blas_thread():
         for start in range(0, count, _QR_ROWS):
@@ -100,6 +100,7 @@ def _pivoted(w: np.ndarray, tolerance: float, r_w: np.ndarray | None = None):
     None where W has a zero column. Taken from W's R factor (W = Q·R, Q orthonormal: R has W's column norms, and
     pivoted QR of R·D is that of W·D), so that no copy of W is made; Householder reflections keep a zero column
     exactly zero. ``r_w``: W's R factor where the caller has it (:class:`dynid.identify.rows.RowGroups`)."""
+    import scipy.linalg
     r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1]) if r_w is None else r_w.copy()
     norms = np.linalg.norm(r_w, axis=0)
     if np.any(norms == 0):
@@ -138,6 +139,7 @@ def dependent_groups(r: np.ndarray, pivots: np.ndarray, rank: int, names: Sequen
     """Every parameter of each dependent group of a rank-deficient, column-scaled W (from its pivoted R):
     column ``pivots[k]`` (k ≥ rank) equals a combination of the independent columns, R11⁻¹·R12[:, k];
     its group is it and the columns with a coefficient above ``tolerance`` of the largest."""
+    import scipy.linalg
     r11, r12 = r[:rank, :rank], r[:rank, rank:]
     coefficients = scipy.linalg.solve_triangular(r11, r12, check_finite=False) if rank else np.zeros((0, 0))
     groups = []
@@ -163,6 +165,7 @@ def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -
     Squaring the condition number costs digits: the IRLS iterations use it (several times faster than
     QR on tall systems); the final solution with its statistics comes from QR.
     """
+    import scipy.linalg
     a = w * weights[:, None]
     norms = np.linalg.norm(a, axis=0)
     if np.any(norms == 0):
@@ -198,6 +201,7 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
 def _solved(factor: np.ndarray, condition: bool = True,
             covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, tuple[float, float]]:
     """(χ̂, (WᵀGW)⁻¹ or None, (raw, column-scaled) cond of W·G or NaNs) from the R factor of [W·G | y·G]."""
+    import scipy.linalg
     columns = factor.shape[1] - 1
     r, projected = factor[:columns, :columns], factor[:columns, -1]
     values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
