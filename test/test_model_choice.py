@@ -280,3 +280,34 @@ def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_s
     assert failing['on']
     assert result.prior_section['consistency']['mode'] == 'auto'
     assert any('chosen by cross-validation, was not reached' in w for w in result.warnings)
+
+
+def test_a_candidate_column_is_scored_on_the_exact_remainder_of_an_ill_conditioned_joint():
+    """JointRemainder's explained share and coefficient equal those of an explicit orthonormal basis (the SVD of the
+    joint's weighted rows) where the joint's columns span ten decades and two of them nearly coincide: no singular
+    value inverted (the LBR Med 7's log moved its choice when they were)."""
+    from dynid.identify.candidates import JointRemainder
+
+    rng = np.random.default_rng(4)
+    rows_count, n_columns = 9000, 12
+    w = rng.standard_normal((rows_count, n_columns)) * np.geomspace(1e-5, 1e5, n_columns)
+    w[:, 5] = w[:, 4] * 1e3 + 1e-8 * rng.standard_normal(rows_count)  # nearly dependent on column 4
+    w[:, 7] = 0.0  # a column the joint does not have
+    features = np.column_stack([np.sin(np.arange(rows_count) * 0.01), w[:, 3] + 0.1 * rng.standard_normal(rows_count)])
+    y = w @ rng.standard_normal(n_columns) + features @ np.array([2.0, -1.0]) + 0.01 * rng.standard_normal(rows_count)
+    rows = np.ones(rows_count, dtype=bool)
+    rows[::3] = False  # another joint's rows
+    weights = rng.uniform(0.5, 2.0, rows_count)
+    explained, coefficient = JointRemainder(w, y, rows, weights, drop=2).fitted(features[rows])
+
+    used = np.ones(n_columns, dtype=bool)
+    used[[2, 7]] = False
+    a = w[rows][:, used] * weights[rows, None]
+    u, s, _ = np.linalg.svd(a, full_matrices=False)
+    u = u[:, s > s.max() * np.finfo(float).eps * a.shape[0]]
+    def off(x):
+        return x - u @ (u.T @ x)
+    f, r = off(features[rows] * weights[rows, None]), off(y[rows] * weights[rows])
+    size = np.einsum('ij,ij->j', f, f)
+    np.testing.assert_allclose(coefficient, f.T @ r / size, rtol=1e-6)
+    np.testing.assert_allclose(explained, (f.T @ r) ** 2 / size, rtol=1e-6)

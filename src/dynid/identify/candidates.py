@@ -40,51 +40,40 @@ class JointRemainder:
     given): what a candidate column explains of the rest (:func:`power_candidates`, :func:`stribeck_candidates`).
     ``w, y``: the system, ``rows``: the joint's (bool), ``weights``: the rows' weights.
 
-    The projection is onto the span of the joint's columns as ``scipy.linalg.orth`` takes it (the singular vectors
-    above eps·max(rows, columns) of the largest singular value), from the R factor of the joint's rows (its singular
-    values and right singular vectors are the rows'): a piece of rows at a time, so that no copy of the joint's rows
-    or of an orthonormal basis of them is held (each ~17 MB for 10 minutes at 1 kHz).
+    The projection is onto the span of the joint's columns A as ``scipy.linalg.orth`` takes it (A's left singular
+    vectors above eps·max(rows, columns) of its largest singular value), worked in the coordinates of the R factor
+    of [A | features | y] (Q's columns hold all three, A's span is Q·U with U A's left singular vectors in them), made
+    a piece of rows at a time: no copy of the joint's rows or of a basis of them is held (each ~17 MB for 10 minutes
+    at 1 kHz), and no singular value is inverted, so that the remainder stays exact where A is ill-conditioned (the
+    LBR Med 7's log: the candidates' scores moved with A⁻¹ formed, and the choice with them).
     """
 
     def __init__(self, w: np.ndarray, y: np.ndarray, rows: np.ndarray, weights: np.ndarray,
                  drop: int | None = None) -> None:
-        self.w, self.index, self.weights = w, np.flatnonzero(rows), weights[rows]
-        factor = np.zeros((0, w.shape[1] + 1))
+        self.w, self.y, self.index, self.weights = w, y, np.flatnonzero(rows), weights[rows]
+        used = np.zeros(w.shape[1], dtype=bool)
         for piece, idx in self._pieces():
-            stacked = np.vstack([factor, np.column_stack([w[idx], y[idx]]) * self.weights[piece, None]])
-            factor = np.linalg.qr(stacked, mode='r')
-        a, b = factor[:, :-1], factor[:, -1]
-        used = np.linalg.norm(a, axis=0) > 0
+            used |= np.any(w[idx] * self.weights[piece, None] != 0, axis=0)
         if drop is not None:
             used[drop] = False
         self.used = used
-        _, s, vt = np.linalg.svd(a[:, used], full_matrices=False)
-        rank = int(np.count_nonzero(s > s.max(initial=0.0) * np.finfo(float).eps * max(len(self.index), used.sum())))
-        #: basisᵀ·x = this · (W_usedᵀ·x) (module docstring of the class)
-        self.to_basis = vt[:rank] / s[:rank, None]
-        solution = self.to_basis.T @ (self.to_basis @ (a[:, used].T @ b))
-        self.remainder = y[self.index] * self.weights - self._times(solution)
 
     def _pieces(self):
         for start in range(0, len(self.index), _PIECE_ROWS):
             yield slice(start, start + _PIECE_ROWS), self.index[start:start + _PIECE_ROWS]
 
-    def _times(self, values: np.ndarray) -> np.ndarray:
-        """W_used·values on the joint's weighted rows."""
-        out = np.empty(len(self.index))
-        for piece, idx in self._pieces():
-            out[piece] = (self.w[idx][:, self.used] @ values) * self.weights[piece]
-        return out
-
     def fitted(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(explained ‖·‖², least-squares coefficient) of each column of ``features`` (rows, k) on the remainder."""
-        features = features * self.weights[:, None]
-        along_columns = np.zeros((int(self.used.sum()), features.shape[1]))
+        count, k = int(self.used.sum()), features.shape[1]
+        factor = np.zeros((0, count + k + 1))
         for piece, idx in self._pieces():
-            along_columns += (self.w[idx][:, self.used] * self.weights[piece, None]).T @ features[piece]
-        in_basis = self.to_basis @ along_columns
-        size = np.einsum('ij,ij->j', features, features) - np.einsum('ij,ij->j', in_basis, in_basis)
-        along = features.T @ self.remainder
+            rows = np.column_stack([self.w[idx][:, self.used], features[piece], self.y[idx]])
+            factor = np.linalg.qr(np.vstack([factor, rows * self.weights[piece, None]]), mode='r')
+        u, s, _ = np.linalg.svd(factor[:, :count], full_matrices=False)
+        u = u[:, s > s.max(initial=0.0) * np.finfo(float).eps * max(len(self.index), count)]
+        rest = factor[:, count:] - u @ (u.T @ factor[:, count:])  # features and y off A's span, in Q's coordinates
+        size = np.einsum('ij,ij->j', rest[:, :k], rest[:, :k])
+        along = rest[:, :k].T @ rest[:, k]
         return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
                 np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))
 
