@@ -391,3 +391,10 @@ def test_the_pipeline_guards_find_a_change_a_reentry_and_a_decision_raised(tmp_p
     assert reentries(graph) == [['dynid.identify.run.choose'],
                                 ['dynid.identify.run.identify', 'dynid.identify.weak.identify_weak']]
     assert decision_exceptions(package / 'identify') == ['run.py: _Weak']
+
+
+def test_no_identification_module_is_longer_than_500_lines():
+    """The identification's modules stay readable whole: none over 500 lines."""
+    folder = Path(__file__).resolve().parents[1] / 'src' / 'dynid' / 'identify'
+    long = {path.name: n for path in folder.glob('*.py') if (n := len(path.read_text().splitlines())) > 500}
+    assert not long, long

@@ -9,13 +9,12 @@ from builders import random_motion, twin_run
 from dynid.errors import InputError
 from dynid.identify import constrained
 from dynid.identify.check import mass_matrix_check
+from dynid.identify.file_links import link_names, robot_file_links
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.prior import (
     PRIOR_STD_GRID,
     ReducedRows,
     combined_scores,
-    link_names,
-    robot_file_links,
     time_folds,
 )
 from dynid.identify.quality import result_identifiability_problems

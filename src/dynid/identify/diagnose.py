@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.file_links import robot_file_links
 from dynid.identify.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.prepare import Equations, refuse_still_joints
-from dynid.identify.prior import robot_file_links
 from dynid.identify.problem import Candidate, IdentificationProblem
 from dynid.identify.quality import COND_SCALED_MAX
 from dynid.identify.request import IdentifyOptions, Request

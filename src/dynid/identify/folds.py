@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.identify.constrained import consistent_optimum
+from dynid.identify.file_links import robot_file_links
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     PhysicalLayout,
     PriorRows,
     ReducedRows,
     cross_validated_prior_std,
-    robot_file_links,
     robot_file_values,
     rotor_prior,
     time_folds,

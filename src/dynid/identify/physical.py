@@ -34,6 +34,7 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import SOLVERS
 from dynid.identify.constrained import STRICT_MARGIN, project_links, solve, violations
+from dynid.identify.file_links import robot_file_links
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     CROSS_VALIDATION_FOLDS,
@@ -44,7 +45,6 @@ from dynid.identify.prior import (
     cross_validated_prior_std,
     information_condition_numbers,
     posterior_covariance,
-    robot_file_links,
     robot_file_values,
     rotor_prior,
     time_folds,
