@@ -115,3 +115,18 @@ def test_a_command_loads_what_it_uses_and_no_more(files, tmp_path, argv, added):
     allowed = USES.get(argv[0], set()) | {name.rstrip('?') for name in added}
     assert modules & set(HEAVY) <= allowed, sorted(modules & set(HEAVY) - allowed)
     assert {name for name in added if not name.endswith('?')} <= modules  # what the option runs on is loaded
+
+
+def test_the_health_listing_from_stored_judgements_loads_no_scipy_or_robot_model(files):
+    """``dynid health`` lists the judgements its writers stored (``dynid estimate --db`` stores one after its
+    session): reading them needs neither scipy (the trend's statistics) nor the robot model (the friction law)."""
+    from dynid.health.record import HealthRecord
+    from dynid.health.settings import HealthSettings
+    from dynid.health.stored import read_judgements
+
+    with HealthRecord(str(files / 'health.sqlite3'), readonly=True) as record:
+        stored, stale, _ = read_judgements(record, HealthSettings())
+    assert stored and not stale  # the listing reads the stored judgement, judges nothing
+    code, modules = loaded('health', '--db', 'health.sqlite3', cwd=files)
+    assert code == 0
+    assert not modules & {'scipy', 'pinocchio'}, sorted(modules)

@@ -41,9 +41,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
-from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.health.settings import HealthSettings
 
 QUANTITY_UNITS = {'stiffness': 'N·m/rad', 'friction': 'N·m'}
@@ -198,6 +196,10 @@ def temperature_features(quantity: str, temperature_c: np.ndarray, reference_c: 
     """
     t = np.asarray(temperature_c, dtype=float)
     if quantity == 'friction':
+        # here, not at the top: the friction law pulls in the robot model (pinocchio), which reading stored judgements
+        # (the fleet page, the listing) does not need
+        from dynid.friction.temperature import ReferenceTemperatureFriction
+
         law = ReferenceTemperatureFriction(1.0, 1.0, t0=reference_c)
         linear, cubic = law.features(np.ones_like(t), t)
         return np.column_stack([linear / 10.0, cubic * reference_c**3])
@@ -481,6 +483,9 @@ def _judge(health: QuantityHealth, regime: np.ndarray, sessions: int, now: float
         health.level = float(np.median(r))
         return
     if r.size >= 3 and np.ptp(t) > 0:
+        # here, not at the top: scipy.stats is a second of import that reading stored judgements does not need
+        from scipy import stats
+
         fit = stats.theilslopes(r, t, alpha=s.confidence)
         scale = _robust_scale(r - (fit.intercept + fit.slope * t), 2)
         health.trend = Trend(float(fit.slope), float(fit.intercept), float(fit.low_slope), float(fit.high_slope),
