@@ -34,9 +34,11 @@ test/pg_server.py). ``--only page``: steps 1–3 (no Dask); ``--only dask``: ste
    the judgements were stored (``fleet_page_judging_all_s``). Three robots have a worn elbow (Coulomb
    friction +8 %/week from day 20): they must be the first three entries of the ranking by forecast, with no
    healthy robot above them. ``dynid health --db URL``, the plain listing, from the stored judgements as the page
-   reads them: ``listing_s`` in this process, ``listing_process_s`` as a new process (imports included; target
-   ≤ 2 s). The same commands with a password in the URL's query (``?password=``), for a robot of older data and for
-   a database that does not exist: ``secrets_printed`` counts the password in all they print and write.
+   reads them: ``listing_process_s`` as a user runs it, a new process of the ``dynid`` command (imports included;
+   the median of three, with its CPU time ``listing_process_cpu_s``; the target, ≤ 2 s, is for this figure), and
+   ``listing_s`` in this process (its imports already paid). The same commands with a password in the URL's query
+   (``?password=``), for a robot of older data and for a database that does not exist: ``secrets_printed`` counts
+   the password in all they print and write.
    ``tracebacks`` counts every exception that escaped as anything but dynid's one-line refusal.
 4. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
    robot/date/bag) and one recording cut off on purpose, identified by :func:`dynid.fleet.batch.reidentify` on
@@ -67,6 +69,7 @@ import io
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -337,17 +340,30 @@ def secret_commands(url: str, folder: Path) -> dict:
                                                                 if 'cannot be judged' in line), '')}
 
 
-def listing(url: str) -> dict:
-    """``dynid health --db URL``, the plain listing, in this process and as a new process: wall times [s]."""
+def listing(url: str, runs: int = 3) -> dict:
+    """``dynid health --db URL``, the plain listing: wall time [s] in this process (its imports already paid), and as
+    a user runs it, a new process of the ``dynid`` command (imports included): the median of ``runs``, each run's
+    wall and CPU time [s]; the new process must print what this process printed."""
+    import resource
+
     start = time.perf_counter()
     code, text = run_cli(['health', '--db', url])
     here = time.perf_counter() - start
-    start = time.perf_counter()
-    fresh = subprocess.run([sys.executable, '-m', 'dynid.cli', 'health', '--db', url], capture_output=True,
-                           text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / 'src')))
-    process = time.perf_counter() - start
+    script = Path(sys.executable).with_name('dynid')  # the console script pip installs beside the interpreter
+    command = [str(script)] if script.exists() else [sys.executable, '-m', 'dynid.cli']
+    walls, cpus, fresh = [], [], None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        fresh = subprocess.run([*command, 'health', '--db', url], capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=str(ROOT / 'src')))
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     listed = sum(1 for line in text.splitlines() if line and not line.startswith(' ') and 'sessions):' in line)
-    return {'seconds': here, 'process_s': process, 'code': code, 'fresh_code': fresh.returncode, 'listed': listed,
+    return {'seconds': here, 'process_s': statistics.median(walls), 'process_runs_s': walls, 'process_cpu_s': cpus,
+            'command': ' '.join(Path(c).name for c in command), 'code': code, 'fresh_code': fresh.returncode,
+            'fresh_same': fresh.returncode == code and fresh.stdout == text, 'listed': listed,
             'not_judged': sum('NOT JUDGED' in line for line in text.splitlines())}
 
 
@@ -546,8 +562,11 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
             print(f'the same page judging every robot from its sessions: {every["seconds"]:.1f} s (load {load()}); '
                   f'the same top 3: {every["top"] == page["top"]}')
         print(f'dynid health (the listing): {listed["listed"]} robots listed and {listed["not_judged"]} named as not '
-              f'judged in {listed["seconds"]:.2f} s in this process, {listed["process_s"]:.2f} s as a new process '
-              f'(target ≤ 2 s; load {load()})')
+              f'judged; as a user runs it, a new process of `{listed["command"]} health --db URL` (imports included): '
+              f'{listed["process_s"]:.2f} s, the median of {", ".join(f"{w:.2f}" for w in listed["process_runs_s"])} s '
+              f'wall ({", ".join(f"{c:.2f}" for c in listed["process_cpu_s"])} s CPU; target ≤ 2 s, for this figure); '
+              f'{listed["seconds"]:.2f} s in this process, its imports already paid; the new process printed the same: '
+              f'{listed["fresh_same"]} (load {load()})')
         print(f'the password in the URL\'s query: exit codes {secrets["codes"]}; printed or written '
               f'{secrets["secrets"]} times; a robot of older data: {secrets["unjudgeable_line"][:160]}')
     finally:
@@ -566,7 +585,8 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
             'fleet_page_from_stored': page['from_stored'] == page['robots'],
             'fleet_page_complete': page['robots'] == healthy and sorted(page['unjudged']) == sorted(LEGACY),
             'listing_s': round(listed['seconds'], 2), 'listing_process_s': round(listed['process_s'], 2),
-            'listing_robots': listed['listed'],
+            'listing_process_cpu_s': round(statistics.median(listed['process_cpu_s']), 2),
+            'listing_process_same': listed['fresh_same'], 'listing_robots': listed['listed'],
             'judgement_cpu_s_per_robot': round(stored['cpu_per_robot_s'], 3),
             'judgement_bytes_per_robot': round(stored['bytes']),
             'fleet_page_judging_all_s': None if every is None else round(every['seconds'], 1),
