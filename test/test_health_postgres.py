@@ -19,6 +19,7 @@ from builders import FLEET_WORN, fleet_record
 from dynid.errors import InputError
 from dynid.health.record import HealthRecord, JointSession, Session
 from dynid.health.schema import SCHEMA_VERSION, migrations, statements
+from test_health_record import assert_some_robots_read_as_in_the_whole_fleet
 
 REASON = pg_server.unavailable()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=f'no PostgreSQL server can start here: {REASON}')
@@ -63,6 +64,10 @@ def test_the_schema_and_the_values_are_the_same_as_in_sqlite(url, tmp_path):
     np.testing.assert_array_equal(pg_history.started_utc, lite_history.started_utc)
     assert pg_history.conditions['mounting'] == lite_history.conditions['mounting'][:4] + ['']
     np.testing.assert_array_equal(pg_history.conditions['payload_kg'], [2.5] * 4 + [math.nan])
+
+
+def test_some_robots_read_alone_are_as_in_the_whole_fleet(url):
+    assert_some_robots_read_as_in_the_whole_fleet(url)
 
 
 def test_stored_judgements_are_the_same_as_in_sqlite(url, tmp_path):

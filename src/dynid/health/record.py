@@ -52,6 +52,9 @@ from dynid.health.schema import (
 )
 
 SQLITE_HEADER = b'SQLite format 3\x00'
+#: :meth:`HealthRecord.histories` of at most this many robots reads their rows only (one statement parameter each;
+#: SQLite allows 32 766, PostgreSQL 65 535); of more, every row
+HISTORY_FILTER_ROBOTS = 1000
 SOURCES = ('node', 'replay', 'import', 'twin', 'test', 'identify')
 
 
@@ -493,12 +496,21 @@ class HealthRecord:
             for name in names:
                 if name not in known:
                     self._known_robot(c, name)  # raises, naming the robots held
+            # the robots asked for (a listing judges only those whose stored judgement is not current): their rows
+            # only, not the fleet's; every row where they are many (a statement's parameters are bounded)
+            ids = [known[name][0] for name in names]
+            some = robots is not None and 0 < len(ids) <= HISTORY_FILTER_ROBOTS
+            mine = f'robot_id IN ({", ".join("?" * len(ids))})' if some else ''
+            chosen = tuple(ids) if some else ()
+            where = f' WHERE {mine}' if some else ''
             sessions = c.execute('SELECT robot_id, session_id, started_utc, duration_s, operating_hours, '
-                                 f'result_sha256, {", ".join(covariates)} FROM sessions ORDER BY robot_id, '
-                                 'started_utc, session_id').fetchall()
-            rows = c.execute(f'SELECT session_id, joint, {", ".join(columns)} FROM joint_sessions').fetchall()
-            events = c.execute('SELECT robot_id, kind, time_utc, joint, note FROM events ORDER BY robot_id, '
-                               'time_utc, event_id').fetchall()
+                                 f'result_sha256, {", ".join(covariates)} FROM sessions{where} ORDER BY robot_id, '
+                                 'started_utc, session_id', chosen).fetchall()
+            of = f' WHERE session_id IN (SELECT session_id FROM sessions WHERE {mine})' if some else ''
+            rows = c.execute(f'SELECT session_id, joint, {", ".join(columns)} FROM joint_sessions{of}',
+                             chosen).fetchall()
+            events = c.execute(f'SELECT robot_id, kind, time_utc, joint, note FROM events{where} ORDER BY robot_id, '
+                               'time_utc, event_id', chosen).fetchall()
             return names, known, sessions, rows, events
 
         names, known, sessions, rows, events = self._read(read)
