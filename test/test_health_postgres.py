@@ -19,7 +19,7 @@ from builders import FLEET_WORN, fleet_record
 from dynid.errors import InputError
 from dynid.health.record import HealthRecord, JointSession, Session
 from dynid.health.schema import SCHEMA_VERSION, migrations, statements
-from test_health_record import assert_some_robots_read_as_in_the_whole_fleet
+from health_sessions import assert_some_robots_read_as_in_the_whole_fleet
 
 REASON = pg_server.unavailable()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=f'no PostgreSQL server can start here: {REASON}')
