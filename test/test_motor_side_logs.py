@@ -167,6 +167,22 @@ def test_motor_torques_become_the_drives_currents_through_the_coupling(ur5e, dri
         motor_side_signals({'q': q, 'motor_torque': motor_torque}, None, 'log.csv')
 
 
+def test_motor_angles_alone_give_the_recording_its_motor_states(ur5e, drives_file, tmp_path, capsys):
+    # a log of motor angles without motor velocities: the bag's motor_states hold θ and the derivative of its spline
+    # (the rotor's B·θ̈ and the friction on θ̇ of identification need both)
+    pos, torque, t, q, _ = _two_files(tmp_path, ur5e)
+    code, _, err = _import([pos, torque, '--columns', 'motor_q=pos.csv:Joint_{n},motor_torque=torque.csv:Joint_{n}',
+                            '--robot', 'ur5e', '--rate', RATE, '--drives', drives_file, '-o', tmp_path / 'bag'], capsys)
+    assert code == 0, err
+    recording = read_bag(tmp_path / 'bag', ur5e.joint_names)
+    assert recording.theta is not None and recording.dtheta is not None
+    np.testing.assert_allclose(recording.theta, q @ COUPLING.T, atol=1e-9)
+    k = np.arange(1, 7)  # the motion's velocity (_motion), on the motors
+    dq = 0.4 * (2 * np.pi * 0.3 * k / 3) * np.cos(2 * np.pi * 0.3 * k * t[:, None] / 3 + k)
+    inner = slice(5, -5)  # the spline's ends
+    np.testing.assert_allclose(recording.dtheta[inner], (dq @ COUPLING.T)[inner], atol=1e-5)
+
+
 def test_start_and_end_cut_the_log(ur5e, tmp_path, capsys):
     t = np.arange(0.0, 4.0, 1.0 / RATE)
     q, _ = _motion(t)
