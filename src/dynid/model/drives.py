@@ -184,6 +184,16 @@ class JointDrives:
         """q = C⁻¹·θ of motor angles in link units (or their derivatives)."""
         return np.asarray(theta) if self.coupling is None else np.linalg.solve(self.coupling, np.asarray(theta).T).T
 
+    def shared_joints(self) -> tuple[int, ...]:
+        """The joints (indices) whose velocity is made of several motors' (a row of C⁻¹ with more than one nonzero
+        entry, e.g. q̇6 = θ̇6 − θ̇5 of a wrist whose last motor turns with q5 + q6): friction on such a joint's own
+        velocity (a stage that turns with the joint) is no motor's friction f(θ̇_k). None without a coupling."""
+        if self.coupling is None:
+            return ()
+        inverse = np.linalg.inv(self.coupling)
+        size = np.abs(inverse).max(axis=1, keepdims=True)
+        return tuple(int(j) for j in np.flatnonzero(np.count_nonzero(np.abs(inverse) > 1e-12 * size, axis=1) > 1))
+
     def joint_to_motor_torque_space(self, torque):
         """C⁻ᵀ·τ [N·m]: the share of each motor (link units) in joint torques τ (τ itself without a coupling)."""
         return np.asarray(torque) if self.coupling is None else np.linalg.solve(self.coupling.T,
