@@ -272,12 +272,12 @@ def _imported(root: Path, folder: Path, run) -> tuple[Path, Path, dict]:
     return bag, drives_path, {'refused': refusal[:refusal.index(': dynid import')], 'command': ' '.join(command)}
 
 
-def _figaroh(root: Path, robot, drives, problem, train_rows: int) -> dict:
-    """FIGAROH's refit on the first ``train_rows`` rows of the CSV files, scored on dynid's held-out rows (``problem``:
-    the held-out prediction's) in both spaces; with q̈6 left 0 (their loop) and computed."""
+def _figaroh(root: Path, robot, drives, problem, train_rows: slice, computed=(False, True)) -> dict:
+    """FIGAROH's refit on the rows ``train_rows`` of the CSV files, scored on dynid's held-out rows (``problem``: the
+    held-out prediction's) in both spaces; with q̈6 left 0 (their loop) and, in ``computed``, computed."""
     data = root / EXAMPLE / 'data'
-    angles = np.loadtxt(data / 'pos_read_data.csv', delimiter=',', skiprows=1)[:train_rows]
-    torques = np.loadtxt(data / 'curr_data.csv', delimiter=',', skiprows=1)[:train_rows]
+    angles = np.loadtxt(data / 'pos_read_data.csv', delimiter=',', skiprows=1)[train_rows]
+    torques = np.loadtxt(data / 'curr_data.csv', delimiter=',', skiprows=1)[train_rows]
     coupling = drives.coupling
     rotor = drives.rotor_inertia if problem.compensate_rotor else np.zeros(6)
     acceleration = np.concatenate([block.rotor_acceleration for block in problem.blocks])
@@ -285,7 +285,7 @@ def _figaroh(root: Path, robot, drives, problem, train_rows: int) -> dict:
     keep = np.concatenate([problem.block_keep(k) for k in range(len(problem.blocks))])
     keep_joint = np.stack([keep[:, coupling[:, j] != 0].all(axis=1) for j in range(6)], axis=1)
     figaroh = {}
-    for ddq6 in (False, True):
+    for ddq6 in computed:
         fits = figaroh_refit(root, robot, angles, torques, ddq6)
         for name in ('base_wls', 'essential_wls'):
             columns, values = fits[name]
@@ -337,7 +337,7 @@ def tx40(root: Path, folder: Path, run=None) -> dict:
     prediction = predict(result, robot, held, drives=drives)
     metrics = prediction.metrics(robot.joint_names)
     motor, joint = _space(metrics), _space(metrics['joint_space'])
-    figaroh = _figaroh(root, robot, drives, prediction.problem, train.n_samples)
+    figaroh = _figaroh(root, robot, drives, prediction.problem, slice(0, train.n_samples))
     reference = {space: {j: min(figaroh[m][space][j] for m in ('base_wls', 'essential_wls')) for j in JOINTS}
                  for space in ('motor', 'joint')}
     behind = {name + ('' if space == 'motor' else ' (joint space)'): [mine['dynid'][name], reference[space][name]]
@@ -366,6 +366,65 @@ def tx40(root: Path, folder: Path, run=None) -> dict:
                        'joints': result.model.get('joint_side_joints'),
                        **_joint_side_effect(robot, drives, train, held)},
         'issue_joint_5': ISSUE}}
+
+
+def processing(root: Path, folder: Path) -> dict:
+    """Joint 5 against FIGAROH's processing (``--processing``): the library's identification with the defaults (method
+    and law chosen) and with one of their processing choices each, a position low-pass at 25 Hz (theirs), rows with
+    |ω| < 0.06 rad/s left out (about their ``dq_lim_def`` of the wrist), without the joints' own friction; and the
+    split the other way round (the first 30 % held out, trained on the rest). Each beside FIGAROH's refit on the same
+    training rows, scored on the same held-out rows: {variant: {'dynid': {space: RMSE}, 'figaroh': {space: RMSE}}} of
+    joint 5 [N·m], and the identification's Fcq_6, Fvq_6."""
+    from dynid.identify.request import IdentifyOptions, ModelSpec
+    from dynid.identify.run import identify
+    from dynid.signal.preprocess import FilterSettings
+
+    bag, drives_path, _ = _imported(root, folder, _dynid)
+    robot = load_robot(str(root / URDF))
+    drives = load_drives(drives_path, robot.joint_names)
+    whole = read_bag(bag, robot.joint_names)
+    n = whole.n_samples
+    train, held = whole.split_holdout(HOLDOUT)
+    cut = train.n_samples
+    splits = {'last': (train, held, slice(0, cut)),
+              'first': (whole.sliced(n - cut, n), whole.sliced(0, n - cut), slice(n - cut, n))}
+    variants = {'defaults': ('last', None, True),
+                'position cut-off 25 Hz': ('last', {'position_cutoff_hz': 25.0}, True),
+                'stiction velocity 0.06 rad/s': ('last', {'stiction_velocity': 0.06}, True),
+                'without the joints\' own friction': ('last', None, False),
+                'first 30 % held out': ('first', None, True),
+                'first 30 % held out, without the joints\' own friction': ('first', None, False)}
+    out = {}
+    for label, (split, filters, own) in variants.items():
+        say(f'{LABEL}: processing: {label}')
+        training, holding, rows = splits[split]
+        result = identify(robot.with_drives(drives), [RecordingInput(training, name=LABEL)],
+                          ModelSpec(friction='auto', joint_side_friction=own),
+                          None if filters is None else FilterSettings(**filters), IdentifyOptions(method='auto'),
+                          drives)
+        prediction = predict(result, robot, holding, drives=drives)
+        metrics = prediction.metrics(robot.joint_names)
+        figaroh = _figaroh(root, robot, drives, prediction.problem, rows, computed=(False,))
+        out[label] = {'dynid': {'motor': metrics['joints']['joint_5']['rmse'],
+                                'joint': metrics['joint_space']['joints']['joint_5']['rmse']},
+                      'figaroh': {space: min(figaroh[m][space]['joint_5'] for m in ('base_wls', 'essential_wls'))
+                                  for space in ('motor', 'joint')},
+                      'own': {name: result.value(name) for name in result.parameter_names
+                              if name.startswith(('Fcq_', 'Fvq_'))},
+                      'own_relative_std_percent': {name: float(std) for name, std in zip(
+                          result.parameter_names, result.relative_std, strict=True) if name.startswith('Fcq_')},
+                      'signs': _signs(training)}
+    return out
+
+
+def _signs(recording, moving: float = 0.05) -> dict:
+    """On the samples where θ̇5, θ̇6 and q̇6 all exceed ``moving`` [rad/s]: the share where sgn(q̇6) = sgn(θ̇6) (the
+    stage's Coulomb column and motor 6's alike in motor 6's equation) and where sgn(q̇6) = −sgn(θ̇5) (alike in motor
+    5's, with the opposite sign)."""
+    motor, joint = recording.dtheta, recording.dq
+    rows = (np.abs(motor[:, 4]) > moving) & (np.abs(motor[:, 5]) > moving) & (np.abs(joint[:, 5]) > moving)
+    q6, theta5, theta6 = (np.sign(x[rows]) for x in (joint[:, 5], motor[:, 4], motor[:, 5]))
+    return {'q6_as_theta6': float(np.mean(q6 == theta6)), 'q6_against_theta5': float(np.mean(q6 == -theta5))}
 
 
 def summary(public: dict) -> list[str]:
@@ -403,7 +462,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--figaroh-plus', type=Path, default=os.environ.get('DYNID_FIGAROH_PLUS_DATA') or None,
                         metavar='DIR', help='checkout of thanhndv212/figaroh-plus (default $DYNID_FIGAROH_PLUS_DATA)')
+    parser.add_argument('--processing', action='store_true',
+                        help='also joint 5 against FIGAROH\'s processing choices and the other split (processing())')
     args = parser.parse_args()
+    if args.processing and args.figaroh_plus is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            found = processing(args.figaroh_plus, Path(folder))
+        for label, entry in found.items():
+            print(f'  joint 5, {label}: motor {entry["dynid"]["motor"]:.3f} vs FIGAROH '
+                  f'{entry["figaroh"]["motor"]:.3f}, joint {entry["dynid"]["joint"]:.3f} vs '
+                  f'{entry["figaroh"]["joint"]:.3f} N·m '
+                  f'({", ".join(f"{k} {v:.3g}" for k, v in entry["own"].items()) or "no own friction"}; σ % '
+                  f'{entry["own_relative_std_percent"]}; signs on the training rows {entry["signs"]})')
+        print(json.dumps({'benchmark': 'public_tx40_processing', LABEL: found}))
     if args.figaroh_plus is None:
         public = {LABEL: {'status': 'not given'}}
     else:

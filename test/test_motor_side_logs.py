@@ -214,9 +214,11 @@ def test_model_shows_what_a_drives_file_means(drives_file, tmp_path, capsys):
     assert 'θ_m[shoulder_lift_joint] = 101·q[shoulder_lift_joint] + 50 rad' in out
     assert 'q[wrist_3_joint] = θ[wrist_2_joint] + θ[wrist_3_joint]' in out  # q6 = θ6 − θ5 with θ5 = −q5
     assert 'τ[wrist_2_joint] = −101·τ_m[wrist_2_joint] + 101·τ_m[wrist_3_joint]' in out
+    assert 'joints several motors make: wrist_3_joint (' in out  # wrist_2 is motor 5's alone, against it
     assert main(['model', '--robot', 'ur5e', '--drives', str(drives_file), '--json']) == 0
     summary = json.loads(capsys.readouterr().out)
     np.testing.assert_array_equal(summary['transmission']['coupling'], COUPLING)
+    assert summary['transmission']['shared_joints'] == ['wrist_3_joint']
     assert summary['transmission']['motors'][5]['turns'] == {'wrist_2_joint': 1.0, 'wrist_3_joint': 1.0}
     bad = tmp_path / 'bad.yaml'
     bad.write_text('shoulder_pan_joint: {gear_ratio: 101}\n')

@@ -301,7 +301,8 @@ def transmission(drives: JointDrives) -> dict:
     side] and torque constant k_t = K_τ/r [N·m/A, motor side], rotor inertia B [kg·m², link side] and J = B/r²
     [kg·m², motor side], encoder offset [rad, shaft], the coupling C (rows: motors, columns: joints; identity
     without one) and, as text, the motors' shaft angles from the joints', the joints' angles from the motors' and the
-    joints' torques from the motors' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m))."""
+    joints' torques from the motors' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m)), and the joints several motors make
+    (:meth:`JointDrives.shared_joints`)."""
     names = drives.joint_names
     n = len(names)
     coupling = np.eye(n) if drives.coupling is None else drives.coupling
@@ -322,7 +323,8 @@ def transmission(drives: JointDrives) -> dict:
     torques = [f'τ[{name}] = ' + _combination(coupling[:, j] * drives.gear_ratio, motor_torque)
                for j, name in enumerate(names)]
     return {'motors': motors, 'coupling': None if drives.coupling is None else coupling.tolist(),
-            'motor_angles': angles, 'joint_angles': joints, 'joint_torques': torques}
+            'motor_angles': angles, 'joint_angles': joints, 'joint_torques': torques,
+            'shared_joints': [names[j] for j in drives.shared_joints()]}
 
 
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
