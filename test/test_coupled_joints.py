@@ -186,3 +186,4 @@ def test_identify_help_says_what_a_coupling_does(capsys):
         main(['identify', '--help'])
     text = ' '.join(capsys.readouterr().out.split())
     assert "makes the equations the motors'" in text and 'dynid model --drives FILE' in text
+    assert 'friction on its own velocity' in text
