@@ -35,7 +35,7 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
                                            float(np.sqrt(np.mean(solved.y**2))))
     warnings = [change_text(change) for change in changes] + list(problem.prepared.warnings) + solved.warnings + \
         fit_warnings(problem, solved, autocorrelation, sizes)
-    model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
+    model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': problem.result_friction_symbols,
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
     if sizes is not None and not gains_unknown:
         model['column_rms'], model['torque_rms'] = sizes[0].tolist(), sizes[1]

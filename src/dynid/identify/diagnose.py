@@ -69,7 +69,8 @@ def diagnose_equations(equations: Equations, request: Request, progress: Callabl
     """What ``equations`` carry for ``request`` (module docstring)."""
     refuse_still_joints(equations)
     spec = equations.spec
-    candidate = Candidate(spec.friction, request.options, spec.temperature, stribeck=equations.stribeck)
+    candidate = Candidate(spec.friction, request.options, spec.temperature, stribeck=equations.stribeck,
+                          joint_side=equations.joint_side)
     problem = IdentificationProblem.of(equations, candidate)
     held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
     if held and request.drive_gains_unknown:

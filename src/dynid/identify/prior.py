@@ -189,8 +189,9 @@ class PhysicalProblem:
         return scipy.linalg.lstsq(self.a, self.b, lapack_driver='gelsy', check_finite=False)[0]
 
 
-#: Friction symbols bounded below by zero in a physically consistent solution.
-NON_NEGATIVE_FRICTION = ('Fc', 'Fv')
+#: Friction symbols bounded below by zero in a physically consistent solution (the motors' and a joint's own:
+#: dynid.identify.joint_side).
+NON_NEGATIVE_FRICTION = ('Fc', 'Fv', 'Fcq', 'Fvq')
 
 
 @dataclass

@@ -71,6 +71,10 @@ class ModelSpec:
     # library use, a fixed law to compare with): None, the default, has none unless the model choice keeps it
     stribeck_velocity: float | None = None
     stribeck_shape: float | None = None
+    # with coupled drives, Coulomb + viscous friction on the own velocity of each joint several motors make (a stage
+    # that turns with the joint: dynid.identify.joint_side), kept by the model choice where its folds support it
+    # (kept as given where the law is given); False: the motors' friction alone
+    joint_side_friction: bool = True
 
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))

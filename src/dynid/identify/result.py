@@ -89,6 +89,11 @@ the optional ``stribeck`` section holds the rest of the law; a file without it h
       velocities: {NAME: 0.12, OTHER: null}         # Vs [rad/s] of sgn(ω)·exp(−(|ω|/Vs)^μ); null: no term there
       shapes: {NAME: 2.0, OTHER: null}              # μ
 
+With coupled drives, a joint several motors make may hold friction on its own velocity (a stage that turns with the
+joint: :mod:`dynid.identify.joint_side`): the friction entries ``Fcq_j`` [N·m] and ``Fvq_j`` [N·m·s/rad] of the joints
+``model.joint_side_joints`` names, f_j = Fcq_j·sgn(q̇_j) + Fvq_j·q̇_j on joint j (their symbols are among
+``model.friction_symbols``; a file without them has none).
+
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
@@ -205,6 +210,19 @@ class IdentificationResult:
             if symbol in self.model.get('friction_symbols', []) and index.isdigit():
                 out[self.joint_names[int(index) - 1]][symbol] = float(value)
         return out
+
+    @property
+    def joint_side_joints(self) -> tuple[int, ...]:
+        """The joints (indices) whose own friction the result holds, with coupled drives (the parameters ``Fcq_j``,
+        ``Fvq_j``: :mod:`dynid.identify.joint_side`); () for a result without."""
+        names = self.model.get('joint_side_joints') or ()
+        return tuple(self.joint_names.index(name) for name in names)
+
+    def recorded_coupling(self) -> np.ndarray | None:
+        """The coupling C (θ = C·q) of the drives the result was identified with (``provenance.drives``), or None: its
+        friction and rotor inertias are then the motors' (:mod:`dynid.model.drives`)."""
+        recorded = (self.provenance.get('drives') or {}).get('joints')
+        return None if not recorded else JointDrives.from_dict(recorded, self.joint_names).coupling
 
     def coulomb_viscous(self) -> dict[str, dict[str, float]]:
         """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
@@ -361,6 +379,9 @@ def _checked(data: dict, source: str) -> tuple[str, ...]:
     model = (data.get('prior') or {}).get('robot_file_model')
     if model is not None and set(model) != set(names):
         raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
+    unknown = [name for name in data['model'].get('joint_side_joints') or () if name not in joints]
+    if unknown:
+        raise InputError(f'{source}: model.joint_side_joints names {unknown}, which are not among joint_names')
     stribeck = data.get('stribeck')
     if stribeck is not None and any((stribeck['velocities'].get(j) is None) != (stribeck['shapes'].get(j) is None)
                                     for j in joints):

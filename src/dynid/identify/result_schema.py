@@ -47,6 +47,7 @@ MODEL = Fields(
     optional={**MODEL_KEYS, 'hamon_velocity': Number('rad/s', above=0), 'exponent': Number(above=0),
               'rotor_inertia': Flag(),
               'friction_symbols': NAMES, 'payload_blocks': COUNT, 'exclude_joints': NAMES,
+              'joint_side_friction': Flag(), 'joint_side_joints': Items(Text(), null=True),
               'friction_velocity': Text(('rotor', 'link')),
               'stribeck_velocity': Number('rad/s', above=0, null=True), 'stribeck_shape': Number(above=0, null=True),
               'column_rms': Items(UNKNOWN), 'torque_rms': UNKNOWN,

@@ -30,7 +30,9 @@ With drives that couple joints (a coupling C, :mod:`dynid.model.drives`) the equ
 drive, named after the joint it is declared under); the metrics score them, and ``joint_space`` scores the joints'
 torques they make, τ = Cᵀ·(K_τ·i) per sample (the rotors' B·θ̈ added back to the measured and the predicted torque
 where identification subtracted it), of the identified model and of the robot file's own: the torque a user of the
-arm compares. A joint is scored on the samples where every motor that turns it has its row (:func:`joint_space`).
+arm compares. A joint is scored on the samples where every motor that turns it has its row (:func:`joint_space`). A
+result's friction on a joint's own velocity (:mod:`dynid.identify.joint_side`) is a column of the motors' equations,
+as at identification.
 
 A recording that lost samples has its short gaps bridged and is split at the others exactly as for
 identification; pieces too short for the filters and the decimation are left out, and the metrics
@@ -148,10 +150,10 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
-                     exclude_joints=tuple(exclude_joints))
+                     exclude_joints=tuple(exclude_joints), joint_side_friction=bool(result.joint_side_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
     return problem_for(robot, [recording], spec, settings, result_drives(result, robot, drives),
-                       stribeck=result.stribeck)
+                       stribeck=result.stribeck, joint_side=result.joint_side_joints)
 
 
 def _name(dataset: Dataset, name: str | None) -> str:
