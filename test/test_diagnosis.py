@@ -164,6 +164,9 @@ def test_the_effort_meanings_are_told_apart(ur5e_log):
         diagnosis = diagnose([Recording(data)], robot, spelling=ADVICE)
         assert [f.kind for f in diagnosis.findings] == ['meaning'], meaning
         assert meaning in diagnosis.findings[0].text and advice in diagnosis.warnings()[0]
+    # the advice followed: read as the motor's torque, its friction is modelled and nothing is said again
+    followed = diagnose([Recording(cases['motor torque'][0])], robot, spelling=ADVICE, torque_source='motor_torque')
+    assert followed.findings == []
 
 
 def test_time_and_positions_in_other_units_are_named(ur5e_log):

@@ -320,7 +320,11 @@ def _sign_setting(joints: list[str], flipped: list[str], every: bool, applied: d
     return 'all=1' + ''.join(f',{n}=-1' for n in negative)
 
 
-def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str]) -> list[Finding]:
+def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[str, str],
+                      torque_source: str | None = None) -> list[Finding]:
+    """The effort's meaning by the decided joints' majority, where it is not what the effort is read as; none where
+    the identification already reads it so (``torque_source`` 'motor_torque': a motor torque's friction is
+    modelled, the advice followed)."""
     decided = [m for m in meanings.values() if m in ('joint torque', 'motor torque', 'motor current',
                                                      'torque without gravity')]
     if not decided:
@@ -354,7 +358,7 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
                   'current interface) or a joint torque instead')
         return [Finding('meaning', joints, f'the effort holds no gravity torque: a vendor\'s torque estimate with '
                         f'the gravity removed ({numbers})', advice)]
-    if check.signal == 'torque' and majority == 'motor torque':
+    if check.signal == 'torque' and majority == 'motor torque' and torque_source != 'motor_torque':
         numbers = ', '.join(f'{n} {check.joints[n].friction_rms:.2g} N·m RMS (χ² {check.joints[n].friction_chi2:.3g})'
                             for n in joints)
         return [Finding('meaning', joints, f'the effort read as joint torque carries the drive\'s friction, as a '
@@ -520,7 +524,8 @@ def _scale_findings(check: EffortCheck, found, settings: DiagnosisSettings, beat
 
 
 def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | None = None, said_by: str = '',
-             spelling: dict[str, str] | None = None, settings: DiagnosisSettings | None = None) -> Diagnosis:
+             spelling: dict[str, str] | None = None, settings: DiagnosisSettings | None = None,
+             torque_source: str | None = None) -> Diagnosis:
     """The diagnosis of ``recordings`` together against ``robot``'s file (module docstring).
 
     Args:
@@ -531,6 +536,8 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         spelling: how the front end spells the settings the advice names (``torque_sign``,
             ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (the command line's:
             ``dynid.cli.flags.ADVICE``); default the field and the value.
+        torque_source: what the identification reads the effort as (:class:`dynid.identify.request.ModelSpec`), or
+            None: a finding whose advice it already follows is not made (a motor torque read as one).
     """
     settings = settings or DiagnosisSettings()
     spell = {**FIELD_SPELLING, 'torque_source': 'torque_source {}'} if spelling is None else \
@@ -573,7 +580,7 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     meaning = max(set(decided), key=decided.count) if decided else NOT_DECIDED
     details['effort_check'] = {k: v for k, v in check.to_dict().items() if k in ('joints', 'flipped')}
     if check.signal is not None and not findings:
-        meaning_findings = _meaning_findings(check, meanings, spell)
+        meaning_findings = _meaning_findings(check, meanings, spell, torque_source)
         findings += meaning_findings
         if not meaning_findings and rows is not None:
             findings += _robot_file_findings(check, meanings, rows, robot, recordings, settings, details,

@@ -102,7 +102,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     drives = None if identification.drives_file is None else load_drives(identification.drives_file,
                                                                          robot.joint_names)
     progress(f'diagnosing {len(recordings)} recording(s) together: effort, sign, scale, robot file')
-    diagnosis = diagnose_inputs(robot, recordings, identification.spelling)
+    diagnosis = diagnose_inputs(robot, recordings, identification.spelling, identification.spec.torque_source)
     held_out = []
     if identification.holdout is not None:
         for i, recording in enumerate(recordings):
@@ -210,10 +210,12 @@ def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identifica
         '): record a longer or optimized excitation'
 
 
-def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None) -> Diagnosis:
+def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None,
+                    torque_source: str | None = None) -> Diagnosis:
     """The one diagnosis of an identification's recordings (:func:`dynid.diagnosis.diagnose`), with what the front
     end recorded was said of their effort (``source['effort_said']`` of the first recording that has it: the user's
-    option or the recording's own record) and each recording's payload (a mass alone placed by the data)."""
+    option or the recording's own record), each recording's payload (a mass alone placed by the data) and what the
+    identification reads the effort as (``torque_source``: advice it already follows is not given)."""
     said, said_by = None, ''
     for recording in recordings:
         told = recording.dataset.source.get('effort_said')
@@ -221,4 +223,4 @@ def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spe
             said, said_by = told.get('said'), told.get('said_by') or ''
             break
     return diagnose([Recording(r.dataset, r.payload, r.name, r.payload_mass) for r in recordings], robot,
-                    None if said == 'none' else said, said_by, spelling)
+                    None if said == 'none' else said, said_by, spelling, torque_source=torque_source)
