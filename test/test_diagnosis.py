@@ -473,3 +473,26 @@ def test_a_load_a_file_off_by_tens_of_percent_explains_less_well_is_named():
     assert unnamed.findings == []
     joints = unnamed.details['effort_check']['joints']
     assert joints['panda_joint5']['verdict'] == 'other' and joints['panda_joint7']['sign_from'] == 'beside other'
+
+
+def test_a_refusals_ways_out_are_ranked_by_their_held_out_error(tmp_path, capsys):
+    """5 s of a Panda at 100 Hz: refused (cond above the limit). Each way out (the higher cut-offs that identify it,
+    keeping the refused result with --force) is identified on the first 70 % of the recording and scored on the
+    rest; they are named best first, and the first, run as written, identifies the model."""
+    from dynid.cli import main
+    from dynid.io.bag import write_bag
+
+    _, log = _twin_log('panda', seconds=5.0, rate=100.0, seed=11)
+    bag = write_bag(tmp_path / 'short', dataclasses.replace(log, current=None, theta=None, dtheta=None,
+                                                            temperature=None, source={}))
+    assert main(['identify', str(bag), '--robot', 'panda', '-o', str(tmp_path / 'a.yaml'), '--quiet']) == 2
+    error = capsys.readouterr().err
+    ranked = error.split('best first', 1)[1]
+    ways = re.findall(r'(--[a-z-]+(?: [0-9.]+)?) (?:identifies it|keeps this result) \((?:[^()]*; )?held out '
+                      r'([0-9.e+-]+)\)', ranked)
+    assert len(ways) >= 2 and any(option == '--force' for option, _ in ways), error
+    scores = [float(score) for _, score in ways]
+    assert scores == sorted(scores)
+    first = ways[0][0]
+    assert main(['identify', str(bag), '--robot', 'panda', *first.split(), '-o', str(tmp_path / 'b.yaml'),
+                 '--quiet']) == 0

@@ -123,9 +123,11 @@ class DiagnosisSettings:
     link_evidence: float = 1.05
     payload_evidence: float = 0.95
     payload_tolerated: float = 0.95
+    payload_free: float | None = None
     tolerated_evidence: float = 1.0 / 1.15
     foreign_evidence: float = 0.9
     file_off: float = 0.4
+    com_off_m: float = 0.0
     payload_kg: float = 0.7
     friction_false_alarm: float = 1e-6
     friction_share: float = 0.05
@@ -433,7 +435,12 @@ def _robot_file_findings(check: EffortCheck, meanings: dict[str, str], rows, rob
     plausible_load = payload['mass_kg'] - 2.0 * payload['mass_std'] >= settings.payload_kg
     beaten = settings.tolerated_evidence * cost['tolerated']  # what a file off by tens of percent leaves
     link = _off_link(found, robot, settings, any(r.payload_mass for r in recordings))
-    load_first = (plausible_load and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
+    # a load's point mass off the axis is no pattern of links scaled: where they explain the data as well, freely
+    # scaled, the data show no load (a motion about one pose, a file with its centres of mass a few cm off)
+    specific = 'free' not in cost or settings.payload_free is None or \
+        cost['payload'] <= settings.payload_free * cost['free']
+    load_first = (plausible_load and specific
+                  and cost['payload'] <= settings.payload_evidence * min(cost['joint'], cost['link'])
                   and cost['payload'] <= settings.payload_tolerated * cost['tolerated'])
     if load_first or (link and link['scale'] > 1.0 and plausible_load
                       and cost['payload'] <= settings.link_evidence * link['cost']):
@@ -622,7 +629,8 @@ def _hold_signs(check: EffortCheck, rows, robot: RobotModel, settings: Diagnosis
     judged = [j for j, s in enumerate(check.joints.values()) if s.sign < 0 and s.sign_from in ('scale', 'motion')]
     if not judged or rows is None:  # rows: the recordings' pooled rows (:func:`dynid.diagnosis.effort._pooled_rows`)
         return
-    held = tolerated_signs(rows, robot, judged, settings.file_factors, settings.effort.sign_false_alarm)
+    held = tolerated_signs(rows, robot, judged, settings.file_factors, settings.effort.sign_false_alarm,
+                           settings.com_off_m)
     for j, (sign, statistic) in held.items():
         joint = check.joints[robot.joint_names[j]]
         if sign != joint.sign:
