@@ -104,9 +104,10 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
     names = problem.parameter_names()
     falling = frozenset(j for j in range(problem.robot.n) if f'Fl_{j + 1}' in names
                         and f'Fl_{j + 1}' not in problem.held and first.values[names.index(f'Fl_{j + 1}')] < 0)
-    always = physical is not None and physical.consistency == 'always'  # takes no comprehensive law
     open_friction, open_method = request.friction, request.method and regularized is None
-    power = power_candidates(problem, w, y, joints, first.row_weights) if open_friction and not always else None
+    # the regularized route's law stays Coulomb + viscous with an offset or a Stribeck excess (no viscous exponent)
+    power = power_candidates(problem, w, y, joints, first.row_weights) if open_friction and regularized is None \
+        else None
     stribeck = stribeck_candidates(problem, w, y, joints, first.row_weights) if open_friction else None
     made = [candidates[j][1] for candidates in (power, stribeck) if candidates for j in sorted(candidates)]
     if made:  # the candidates' columns beside the others, in the room left for them

@@ -198,9 +198,9 @@ def settle(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyO
     if friction_open:
         if given.method in ('iirls', 'tls', 'mls'):
             friction, friction_open = 'comprehensive' if given.method == 'iirls' else 'viscous_coulomb', False
-        else:  # physical consistency 'always' takes no friction on τ_out: the load term is then no candidate
-            friction = 'viscous_coulomb' if always else 'load_squared'
-            terms = ('offset',) + (() if always else ('load',)) + \
+        else:  # physical consistency constrains the links: the friction law is chosen as without it
+            friction = 'load_squared'
+            terms = ('offset', 'load') + \
                 (('temperature',) if _temperature_spans(recordings) and not spec.temperature else ())
         # the rotor inertia's excess over the drive data's B, where B·θ̈ will be subtracted (currents, motor
         # encoders, drive data): a candidate per joint, once the equations say it applies (not beside joints left

@@ -49,6 +49,8 @@ ignores the sections still predicts the same torques, and the sections do not ch
       cross_validation: {folds: 4, blocks: 8, grid: [...], held_out_score: [...], ...}   # null when s was given
       links_left_out: [{joint: NAME, link: NAME, problem: ...}]   # impossible inertias of the robot file
       robot_file_model: {PARAMETER: ..}             # the robot file's links, rotor inertia and friction fitted
+      robot_file_reference: {friction: coulomb+viscous+offset, values: {PARAMETER: ..}}   # validate's reference:
+                                                    # the file's links, Coulomb + viscous friction and an offset
       prior_cost_percent: ..                        # training chi2 of the MAP estimate over the linear fit's [%]
       data_condition_number_scaled: ..              # cond(W) of the data alone (the result's: data and prior)
       posterior_std: [...]                          # σ of the MAP estimate (the result's std where kept)
@@ -252,6 +254,14 @@ class IdentificationResult:
         when the result holds none."""
         model = (self.prior_section or {}).get('robot_file_model')
         return None if model is None else np.array([float(model[name]) for name in self.parameter_names])
+
+    def robot_file_reference(self) -> dict[str, float] | None:
+        """The robot file's own model as validate's fixed reference ({parameter: value}: its links' base parameters,
+        the rotor inertias fitted, Coulomb + viscous friction and an offset ``Fc_j``, ``Fv_j``, ``tau0_j`` fitted to the
+        same recordings whatever law the result chose: :mod:`dynid.identify.reference`), or None (a result without
+        it: validate then predicts :meth:`robot_file_values`)."""
+        entry = (self.prior_section or {}).get('robot_file_reference')
+        return None if not entry else {name: float(value) for name, value in entry['values'].items()}
 
     def standard_parameters(self) -> np.ndarray | None:
         """The 10·n physically consistent standard parameters (joint order, each link about its joint frame),

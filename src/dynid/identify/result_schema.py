@@ -87,6 +87,8 @@ PHYSICAL = Fields(required={'links': Items(PHYSICAL_LINK, length='joints')},
 
 PRIOR = Fields(required={'used': Flag()},
                optional={'robot_file_model': Table(Number(), null=True), 'source': Text(null=True),
+                         'robot_file_reference': Fields(required={'friction': Text(), 'values': Table(Number())},
+                                                        null=True),
                          'relative_std': UNKNOWN, 'posterior_std': Items(UNKNOWN, null=True),
                          'data_condition_number_scaled': UNKNOWN, 'data_condition_number': UNKNOWN},
                others=ANY)
