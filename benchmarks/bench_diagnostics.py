@@ -37,6 +37,9 @@ a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
    given (``--unisa``, ``--figaroh``, ``--flobaroid``, ``--dynamic-calibration``; how to get each is in its
    docstring), identified with the defaults, and their results' warnings judged against what their authors
    document (``public_diagnosis.py``).
+
+Python warnings (numpy's, scipy's, …) that would reach the terminal from any part are recorded instead, listed after
+the parts and counted (``library_warnings_printed``; the ``dynid`` command drops library warnings itself).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ import re
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -405,13 +409,24 @@ def main(argv: list[str] | None = None) -> int:
 
     public_datasets.add_arguments(parser)  # --unisa, --figaroh, --flobaroid, --dynamic-calibration (part 5)
     args = parser.parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:  # what would reach a terminal: counted, said at the end
+        warnings.simplefilter('default')
+        figures = _run(args)
+    library = sorted({f'{w.category.__name__}: {str(w.message)[:160]} [{Path(w.filename).name}:{w.lineno}]'
+                      for w in caught})
+    for line in library:
+        print(f'library warning: {line}')
+    print(json.dumps({**figures, 'library_warnings_printed': len(library)}))
+    return 0
+
+
+def _run(args) -> dict:
+    """The benchmark's parts (module docstring); the JSON line's figures."""
     if args.public_only:
         with tempfile.TemporaryDirectory() as scratch:
             public = public_parts(Path(scratch), args)
         _print_public(public)
-        print(json.dumps({'benchmark': 'diagnostics', 'public': {name: _public_summary(part)
-                                                                   for name, part in public.items()}}))
-        return 0
+        return {'benchmark': 'diagnostics', 'public': {name: _public_summary(part) for name, part in public.items()}}
     start = time.perf_counter()
     settings = DiagnosisSettings()
     rng = np.random.default_rng(args.seed)
@@ -460,12 +475,11 @@ def main(argv: list[str] | None = None) -> int:
         public = public_parts(Path(scratch), args)
     _print_public(public)
     print(f'({time.perf_counter() - start:.0f} s)')
-    print(json.dumps({'benchmark': 'diagnostics', 'clean_logs': clean['logs'],
-                      'false_warnings_per_100_logs': round(rate, 3), 'faults_injected': injected,
-                      'faults_named': named, 'faults_misnamed': misnamed, 'faults_named_strict': strict,
-                      'refusal_ways_out_working': f'{refusals["working"]}_of_{refusals["total"]}', **fuzz,
-                      'public': {name: _public_summary(part) for name, part in public.items()}}))
-    return 0
+    return {'benchmark': 'diagnostics', 'clean_logs': clean['logs'], 'false_warnings_per_100_logs': round(rate, 3),
+            'faults_injected': injected, 'faults_named': named, 'faults_misnamed': misnamed,
+            'faults_named_strict': strict,
+            'refusal_ways_out_working': f'{refusals["working"]}_of_{refusals["total"]}', **fuzz,
+            'public': {name: _public_summary(part) for name, part in public.items()}}
 
 
 def public_parts(folder: Path, args) -> dict:

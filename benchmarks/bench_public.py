@@ -10,8 +10,11 @@ another)::
 
 Each dataset is a clone given by its folder (or environment variable); how each is read, split and compared, and
 whether its authors' model is reproduced or quoted, is in ``public_datasets.py`` (``--unisa``, ``--figaroh``,
-``--flobaroid``, ``--dynamic-calibration``) and ``public_extra_datasets.py`` (``--gaz``, ``--lbr``,
-``--figaroh-plus``); a dataset not given is ``{"status": "not given"}``. Per joint (for dynamic_calibration per
+``--flobaroid``, ``--dynamic-calibration``), ``public_extra_datasets.py`` (``--gaz``, ``--lbr``) and
+``public_tx40.py`` (``--figaroh-plus``: the Stäubli TX40's motor-side logs, a coupled wrist, imported by dynid itself
+and scored per joint in motor space, the runs ``motor space``, and joint space, ``joint space``, beside FIGAROH's
+refit re-implemented and validate's robot-file model, with its ``--physical``; no advice is followed there); a
+dataset not given is ``{"status": "not given"}``. Per joint (for dynamic_calibration per
 held-out run and joint): dynid's held-out RMSE [N·m] and fit [%], the authors' model's on the same rows, and the
 robot file's own model's (its links as filed, Coulomb + viscous friction and an offset fitted on the training rows:
 ``public_scoring.py``).
@@ -49,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import public_datasets  # noqa: E402
 import public_extra_datasets as extra  # noqa: E402
 import public_twins  # noqa: E402
+import public_tx40  # noqa: E402
 from public_scoring import Runner, Scorer  # noqa: E402
 
 RELEASES = Path(__file__).resolve().parent / 'public_releases.json'
@@ -74,8 +78,7 @@ def cases(args, folder: Path) -> tuple[list, dict]:
                ('dynamic_calibration', lambda root: public_datasets.dynamic_calibration_cases(root, folder)),
                ('lbr', lambda root: extra.lbr_cases(root, folder)),
                ('figaroh', lambda root: public_datasets.figaroh_cases(root, folder)),
-               ('flobaroid', lambda root: public_datasets.flobaroid_cases(root, folder)),
-               ('figaroh_plus', lambda root: extra.tx40_cases(root, folder)))
+               ('flobaroid', lambda root: public_datasets.flobaroid_cases(root, folder)))
     for option, reader in readers:
         if given[option] is not None:
             out += reader(Path(given[option]))
@@ -83,6 +86,32 @@ def cases(args, folder: Path) -> tuple[list, dict]:
         if args.quick and case.label == 'dyncal_ur10e':
             case.held = {run: bag for run, bag in case.held.items() if run in QUICK_DYNCAL_RUNS}
     return out, missing
+
+
+def tx40_rows(root: Path, folder: Path, runner: Runner) -> dict:
+    """The TX40's row (``public_tx40.tx40``, its commands through ``runner``): the runs ``motor space`` and ``joint
+    space``, per joint dynid's held-out RMSE and fit beside FIGAROH's refit (the authors' column) and validate's
+    robot-file model; ``--physical``'s pooled error; the joints named beside the robot file's own model."""
+    def run(argv):
+        call = runner(argv)
+        return call.code, call.text
+
+    entry = public_tx40.tx40(root, folder, run)[public_tx40.LABEL]
+    if 'dynid' not in entry:
+        return {public_tx40.LABEL: {'status': entry.get('status')}}
+    runs = {name: {joint: {'dynid': space['dynid'][joint], 'fit': space['fit'][joint],
+                           'authors': space['reference'][joint], 'robot_file': space['robot_file'][joint]}
+                   for joint in public_tx40.JOINTS}
+            for name, space in (('motor space', entry), ('joint space', entry['joint_space']))}
+    row = {'method': entry['method'], 'friction': entry['friction'], 'authors_source': entry['reference_source'],
+           'pooled': entry['pooled'], 'named': entry['named'], 'runs': runs,
+           'identify_warnings': entry['identify_warnings'], 'validate_lines': entry['validate_lines'],
+           'tx40': {key: entry[key] for key in ('split', 'import', 'figaroh', 'joint_side', 'joints_behind_reference')}}
+    if 'pooled' in entry['physical']:
+        row['physical_pooled'] = entry['physical']['pooled']
+    else:
+        row['physical_refused'] = entry['physical']['refused']
+    return {public_tx40.LABEL: row}
 
 
 def cells(rows: dict):
@@ -206,7 +235,8 @@ def record_release(name: str, rows: dict, note: str) -> None:
 
 
 def compact(rows: dict) -> dict:
-    """The rows for the JSON line: per joint [dynid, authors, robot file] (dynamic_calibration: counts only)."""
+    """The rows for the JSON line: per joint [dynid, authors, robot file] (the TX40 per space; dynamic_calibration:
+    counts only)."""
     out = {}
     for label, row in rows.items():
         if not row.get('runs'):
@@ -217,6 +247,9 @@ def compact(rows: dict) -> dict:
         if len(row['runs']) == 1:
             entry['joints'] = {joint: [cell['dynid'], cell.get('authors'), cell.get('robot_file')]
                                for joint, cell in next(iter(row['runs'].values())).items()}
+        elif len(row['runs']) == 2:  # the TX40's motor and joint space
+            entry['runs'] = {run: {joint: [cell['dynid'], cell.get('authors'), cell.get('robot_file')]
+                                   for joint, cell in joints.items()} for run, joints in row['runs'].items()}
         else:
             entry['runs'] = len(row['runs'])
             entry['cells'] = sum(len(joints) for joints in row['runs'].values())
@@ -254,6 +287,9 @@ def main() -> None:
         for case in given:
             public_datasets.say(f'{case.label}: scoring' if case.status is None else f'{case.label}: {case.status}')
             rows[case.label] = {'status': case.status} if case.status is not None else scorer.score(case)
+        if args.figaroh_plus is not None:
+            public_datasets.say(f'{public_tx40.LABEL}: scoring')
+            rows.update(tx40_rows(Path(args.figaroh_plus), folder, runner))
         twins = None if args.no_twins else public_twins.run_all(folder, runner, args.quick, public_datasets.say)
     counts, lists = figures(rows, twins, runner)
     source = dynid_source()

@@ -18,21 +18,13 @@ dynid, derived files go to the run's temporary folder):
   all=-1``), identified on the first 70 % in time and held out on the rest. Reference: the authors' least squares
   as their ``src/regression.py`` runs it, **re-implemented** (``bench_any_log._authors_method``: their filters, on
   the raw positions of the same rows; they publish no accuracy figure to quote).
-- ``--figaroh-plus DIR`` (env ``DYNID_FIGAROH_PLUS_DATA``): ``git clone https://github.com/thanhndv212/figaroh-plus``.
-  The Stäubli TX40's motor-side logs (``examples/staubli_TX40/data/pos_read_data.csv`` and ``curr_data.csv``: motor
-  angles and motor torques at 5 kHz, the same header ``Joint_1..Joint_6`` in both, a coupled wrist) through the
-  documented command (``dynid import POS TORQUE --columns 'motor_q=Joint_{n},motor_torque=Joint_{n}' --rate 5000``
-  with the gear ratios of their ``config/T40X_config.yaml``); where dynid cannot import them yet, the entry is
-  ``pending import`` with dynid's own words (no hand edits, no importer here). FIGAROH's refit on the same split is
-  quoted from the issue (joint 5 only).
+
+The Stäubli TX40 of figaroh-plus (``--figaroh-plus``) is read and scored by ``public_tx40.py``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import io
-import json
 import shutil
 import subprocess
 import sys
@@ -159,51 +151,3 @@ def lbr_cases(root: Path, folder: Path) -> list:
     return [Case('lbr_med7', str(urdf), bag, extra=('--torque-sign', 'all=-1'), torque_sign=-1.0,
                  authors_of=authors_of, authors_source='the authors\' least squares (src/regression.py), '
                                                        're-implemented (bench_any_log.py)')]
-
-
-#: FIGAROH's refit of the TX40 on the issue's split, held-out RMSE [N·m], quoted from the issue (joint 5 only)
-TX40_QUOTED = {'joint_5': 0.96}
-TX40_QUOTED_MOTOR = {'joint_5': 1.24}
-
-
-def tx40_cases(root: Path, folder: Path) -> list:
-    """The Stäubli TX40's motor-side logs (module docstring): imported by dynid itself, or ``pending import``."""
-    example = root / 'examples' / 'staubli_TX40'
-    pos, torque = example / 'data' / 'pos_read_data.csv', example / 'data' / 'curr_data.csv'
-    urdf = root / 'models' / 'staubli_tx40_description' / 'urdf' / 'tx40_mdh_modified.urdf'
-    config = example / 'config' / 'T40X_config.yaml'
-    missing = [str(path) for path in (pos, torque, urdf, config) if not path.is_file()]
-    if missing:
-        return [Case('figaroh_plus_tx40', str(urdf), None, status=f'missing: {", ".join(missing)}')]
-    import yaml
-
-    from dynid.model import load_robot
-
-    params = yaml.safe_load(config.read_text())['identification']['robot_params'][0]
-    robot = load_robot(str(urdf))
-    drives = folder / 'tx40_drives.yaml'
-    drives.write_text(json.dumps({joint: {'gear_ratio': float(ratio), 'drive_gain': 1.0, 'rotor_inertia': 0.0}
-                                  for joint, ratio in zip(robot.joint_names, params['N'], strict=True)}))
-    bag = folder / 'figaroh_plus_tx40'
-    argv = ['import', str(pos), str(torque), '--columns', 'motor_q=Joint_{n},motor_torque=Joint_{n}', '--rate',
-            '5000', '--robot', str(urdf), '--drives', str(drives), '-o', str(bag)]
-    say('figaroh_plus_tx40: dynid import ' + ' '.join(argv[1:]))
-    from dynid.cli import main
-
-    words = io.StringIO()
-    with contextlib.redirect_stdout(words), contextlib.redirect_stderr(words):
-        code = main(argv)
-    said = words.getvalue().strip().splitlines()
-    if code != 0:
-        return [Case('figaroh_plus_tx40', str(urdf), None,
-                     status=f'pending import: dynid import of the two files (motor angles, motor torques; one header)'
-                            f' exits {code}: {said[-1] if said else ""}')]
-    from dynid.io.bag import read_bag
-
-    rows = read_bag(bag, robot.joint_names).n_samples
-    if rows > 46000:  # 45 000 rows in each file: more means the two were joined end to end
-        return [Case('figaroh_plus_tx40', str(urdf), None,
-                     status=f'pending import: dynid import joined the two files into one log of {rows} rows')]
-    return [Case('figaroh_plus_tx40', str(urdf), bag, extra=('--drives', str(drives)), drives=drives,
-                 authors_quoted=dict(TX40_QUOTED),
-                 authors_source='FIGAROH\'s refit, quoted from the issue (joint space, joint 5 only; not reproduced)')]

@@ -95,13 +95,21 @@ def remedies(lines: list[str]) -> list[str]:
     return found
 
 
+#: a refusal's ways out ranked by their held-out error: the first after 'best first …:' is its first way out
+RANKED = re.compile(r'ways out, best first[^:]*:\s*(--[a-z][a-z-]*(?: (?!--)[^\s,;:)`]+)?)')
+
+
 def way_out(refusal: str, given=()) -> str:
     """The first way out a refusal names, as written ('without --X' where it says to leave ``--X`` of ``given``
-    out); '' where it names none."""
+    out; the first of a ranked list); '' where it names none."""
     text = refusal.replace('`', '')
     for option in given:
         if f'without {option}' in text:
             return f'without {option}'
+    ranked = RANKED.search(text)
+    if ranked:  # an option without a value (--force) is followed by the way's words
+        option = ranked.group(1)
+        return option.split()[0] if option.split()[-1] in ('identifies', 'keeps') else option
     for pattern in WAY_OUT:
         for match in pattern.finditer(text):
             if match.group(1).split()[0] not in given:

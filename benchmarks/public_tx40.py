@@ -22,9 +22,9 @@ Read as a user would: ``dynid import pos_read_data.csv curr_data.csv --columns
 'motor_q=Joint_{n},motor_torque=Joint_{n}' --robot URDF --rate 5000 --drives drives.yaml`` (the documented map of
 two files of one signal each, written without their files) is refused with the command that reads them; that
 command is run as printed (0 hand edits). ``dynid identify BAG --robot URDF --drives drives.yaml --holdout 0.3``
-with the defaults; held out: the last 30 % of the log in time (rows 31 500–44 999, 2.7 s; 48 decimated rows per
-joint), scored with ``dynid.identify.validate.predict`` in motor space (the equations) and joint space
-(τ = Cᵀ·(r·τ_m)).
+with the defaults (``dynid validate`` the same way, for its words); held out: the last 30 % of the log in time (rows
+31 500–44 999, 2.7 s; 48 decimated rows per joint), scored with ``dynid.identify.validate.predict`` in motor space
+(the equations) and joint space (τ = Cᵀ·(r·τ_m)).
 
 FIGAROH's refit is **re-implemented** here as their ``examples/staubli_TX40/identification.py`` runs it, trained
 on the same first 70 % of the CSV rows: joint angles q = red_q⁻¹·θ_m, a Butterworth low-pass of order 4 at
@@ -42,12 +42,12 @@ with. Both are scored on dynid's held-out rows (their model on dynid's filtered 
 C⁻ᵀ). The reference per joint and space is the better of the two (a joint is behind where dynid's RMSE is the
 larger); the same two with q̈6 computed are shown beside (``ddq6_computed``), not used as the reference.
 
-``joint_side_friction_probe`` measures why the coupled wrist's joint 5 can be behind: dynid's own equations of the
-held-out fit (the result's columns at its values) refitted by WLS on the training rows, with and without a
-Coulomb and viscous friction on q̇6 acting in joint 6's equation (in motor space C⁻ᵀ·e6: −1 on motor 5, +1 on
-motor 6) — friction of a transmission stage that turns with the joint, not with motor 6 (θ̇6 = q̇5 + q̇6), which
-FIGAROH's model holds (fs6·sgn(q̇6) on joint 6's row) and dynid's motor friction cannot. A measurement for the
-identification's model, not a change of it.
+``joint_side`` measures what the friction of a stage that turns with joint 6 (q̇6 = θ̇6 − θ̇5: in motor space −1 on
+motor 5, +1 on motor 6; ``dynid.identify.joint_side``) does: the folds' table of the identification, and the
+library's identification with the defaults with and without it (``ModelSpec(joint_side_friction=False)``), held out
+per joint in both spaces. ``physical``: the same command with ``--physical``, its pooled held-out ‖e‖/‖y‖ of the
+motors' equations beside the defaults' (``pooled``). ``named``: the joints identify's warnings or validate's lines
+name beside the words "robot file's own model".
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -68,7 +69,7 @@ import yaml
 
 from dynid.identify.request import RecordingInput
 from dynid.identify.result import IdentificationResult
-from dynid.identify.validate import _names_in, _problem_for, predict
+from dynid.identify.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
@@ -90,12 +91,23 @@ def say(text: str) -> None:
 
 
 def _dynid(arguments: list[str]) -> tuple[int, str]:
-    """``dynid ARGUMENTS`` in this process: (exit code, its error output); its report goes to stderr."""
+    """``dynid ARGUMENTS`` in this process: (exit code, what it printed); also on stderr."""
     from dynid.cli import main
-    errors = io.StringIO()
-    with contextlib.redirect_stdout(sys.stderr), contextlib.redirect_stderr(errors):
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
         code = main(arguments)
-    return code, errors.getvalue().strip()
+    print(said.getvalue(), file=sys.stderr, end='', flush=True)
+    return code, said.getvalue().strip()
+
+
+#: the words by which identify and validate say the robot file's own model predicts a joint better
+OWN_MODEL = "robot file's own model"
+
+
+def named_joints(lines: list[str]) -> list[str]:
+    """The joints a line beside the words "robot file's own model" names (as ``public_scoring.named_joints``)."""
+    return sorted({joint for line in lines if OWN_MODEL in line for joint in JOINTS
+                   if re.search(rf'(?<![\w-]){joint}(?![\w-])', line)})
 
 
 def _config(root: Path) -> tuple[dict, dict]:
@@ -217,87 +229,55 @@ def _model_series(problem, torque_of) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _joint_side_probe(result, robot, drives, train, held) -> dict:
-    """The held-out RMSE on joint 5 of dynid's equations refitted by WLS with and without a Coulomb and viscous
-    friction on q̇6 in joint 6's equation (module docstring)."""
-    coupling = drives.coupling
-    inverse = np.linalg.inv(coupling)
+def _joint_side_effect(robot, drives, train, held) -> dict:
+    """What the joints' own friction (dynid.identify.joint_side) does on this split: the library's identification with
+    the defaults, with and without it (``ModelSpec(joint_side_friction=False)``), held out per joint in both spaces."""
+    from dynid.identify.request import IdentifyOptions, ModelSpec
+    from dynid.identify.run import identify
 
-    def arrays(dataset):
-        problem = _problem_for(result, robot, RecordingInput(dataset, name=LABEL), drives)
-        values = np.array([result.value(n) for n in _names_in(result, problem.parameter_names())])
-        exponents = result.exponents if result.exponents is not None else np.full(6, problem.spec.exponent)
-        parts = [(problem.block_equations(k, values[:len(problem.rigid_names)], exponents), block.y,
-                  block.velocity @ inverse.T, problem.block_keep(k)) for k, block in enumerate(problem.blocks)]
-        w, y, dq, keep = (np.concatenate(part) for part in zip(*parts, strict=True))
-        extra = np.stack([np.sign(dq[:, 5])[:, None] * inverse[5], dq[:, 5][:, None] * inverse[5]], axis=2)
-        return w, y, extra, keep
-
-    (w_t, y_t, x_t, k_t), (w_h, y_h, x_h, k_h) = arrays(train), arrays(held)
-    kept_joint = np.stack([k_h[:, coupling[:, j] != 0].all(axis=1) for j in range(6)], axis=1)
     out = {}
-    for label, (train_w, held_w) in (('without', (w_t, w_h)), ('with', (np.concatenate([w_t, x_t], axis=2),
-                                                                         np.concatenate([w_h, x_h], axis=2)))):
-        rows = k_t.ravel()
-        a, b = train_w.reshape(-1, train_w.shape[2])[rows], y_t.ravel()[rows]
-        x = np.linalg.lstsq(a, b, rcond=None)[0]
-        residual = y_t - train_w @ x
-        sigma = np.array([np.sqrt(np.mean(residual[k_t[:, j], j] ** 2)) for j in range(6)])
-        weight = np.broadcast_to(1.0 / sigma, y_t.shape).ravel()[rows]
-        x = np.linalg.lstsq(a * weight[:, None], b * weight, rcond=None)[0]
-        error = y_h - held_w @ x
-        out[label] = {'motor': _rmse(error, k_h)['joint_5'], 'joint': _rmse(error @ coupling, kept_joint)['joint_5']}
-        if label == 'with':
-            out['coefficients'] = {'Fc_q6': float(x[-2]), 'Fv_q6': float(x[-1])}
+    for label, wanted in (('with', True), ('without', False)):
+        result = identify(robot.with_drives(drives), [RecordingInput(train, name=LABEL)],
+                          ModelSpec(friction='auto', joint_side_friction=wanted),
+                          options=IdentifyOptions(method='auto'), drives=drives)
+        metrics = predict(result, robot, held, drives=drives).metrics(robot.joint_names)
+        out[label] = {'motor': {j: m['rmse'] for j, m in metrics['joints'].items()},
+                      'joint': {j: m['rmse'] for j, m in metrics['joint_space']['joints'].items()},
+                      'parameters': {name: result.value(name) for name in result.parameter_names
+                                     if name.startswith(('Fcq_', 'Fvq_'))}}
     return out
 
 
-def tx40(root: Path, folder: Path) -> dict:
-    """The TX40 entry (module docstring): ``{'figaroh_plus_tx40': entry}``."""
+def _imported(root: Path, folder: Path, run) -> tuple[Path, Path, dict]:
+    """The TX40's bag through the documented map, refused with a command that is run as printed (module docstring):
+    (bag, drives file, what was refused and run)."""
     data = root / EXAMPLE / 'data'
     files = [data / 'pos_read_data.csv', data / 'curr_data.csv']
-    needed = [*files, root / URDF, root / EXAMPLE / 'config' / 'T40X_config.yaml', root / EXAMPLE / 'identification.py']
-    missing = [str(path) for path in needed if not path.is_file()]
-    if missing:
-        return {LABEL: {'status': f'missing: {", ".join(missing)}'}}
     urdf = str(root / URDF)
     drives_path = drives_file(root, folder / 'tx40_drives.yaml')
-    bag, result_path = folder / 'tx40', folder / 'tx40.yaml'
+    bag = folder / 'tx40'
     say(f'{LABEL}: dynid import of the two files with the documented map written without their files')
     given = ['import', *map(str, files), '--columns', 'motor_q=Joint_{n},motor_torque=Joint_{n}', '--robot', urdf,
              '--rate', '5000', '--drives', str(drives_path), '-o', str(bag)]
-    code, refusal = _dynid(given)
-    if code != 2 or 'dynid import ' not in refusal:
+    code, said = run(given)
+    refusal = next((line for line in reversed(said.splitlines()) if 'dynid import ' in line), '')
+    if code != 2 or not refusal:
         raise SystemExit(f'{LABEL}: the import of two files with one header was not refused with a command '
-                         f'(exit {code}): {refusal}')
+                         f'(exit {code}): {said[-500:]}')
     command = shlex.split(refusal[refusal.index('dynid import '):])
     say(f'{LABEL}: refused ({refusal[:refusal.index(": dynid import")]}); running its command')
-    code, errors = _dynid(command[1:])
+    code, said = run(command[1:])
     if code != 0:
-        raise SystemExit(f'{LABEL}: the command the refusal gave failed ({code}): {errors}')
-    code, errors = _dynid(['identify', str(bag), '--robot', urdf, '--drives', str(drives_path), '--holdout',
-                           str(HOLDOUT), '-o', str(result_path), '--quiet', '--force'])
-    if code != 0:
-        raise SystemExit(f'{LABEL}: dynid identify failed ({code}): {errors}')
-    result = IdentificationResult.load(result_path)
-    robot = load_robot(urdf)
-    drives = load_drives(drives_path, robot.joint_names)
-    train, held = read_bag(bag, robot.joint_names).split_holdout(HOLDOUT)
-    prediction = predict(result, robot, held, drives=drives)
-    metrics = prediction.metrics(robot.joint_names)
-    problem = prediction.problem
+        raise SystemExit(f'{LABEL}: the command the refusal gave failed ({code}): {said[-500:]}')
+    return bag, drives_path, {'refused': refusal[:refusal.index(': dynid import')], 'command': ' '.join(command)}
 
-    def motor_and_joint(metrics_of):
-        return ({j: m['rmse'] for j, m in metrics_of['joints'].items()},
-                {j: m['rmse'] for j, m in metrics_of['joint_space']['joints'].items()})
 
-    dynid_motor, dynid_joint = motor_and_joint(metrics)
-    file_motor = {j: m['rmse'] for j, m in metrics['robot_file']['joints'].items()}
-    file_joint = {j: m['rmse'] for j, m in metrics['joint_space']['robot_file']['joints'].items()}
-    # FIGAROH's refit on the same first 70 % of the rows, scored on dynid's held-out rows in both spaces
-    cut = train.n_samples
-    angles = np.loadtxt(files[0], delimiter=',', skiprows=1)[:cut]
-    torques = np.loadtxt(files[1], delimiter=',', skiprows=1)[:cut]
+def _figaroh(root: Path, robot, drives, problem, train_rows: slice, computed=(False, True)) -> dict:
+    """FIGAROH's refit on the rows ``train_rows`` of the CSV files, scored on dynid's held-out rows (``problem``: the
+    held-out prediction's) in both spaces; with q̈6 left 0 (their loop) and, in ``computed``, computed."""
+    data = root / EXAMPLE / 'data'
+    angles = np.loadtxt(data / 'pos_read_data.csv', delimiter=',', skiprows=1)[train_rows]
+    torques = np.loadtxt(data / 'curr_data.csv', delimiter=',', skiprows=1)[train_rows]
     coupling = drives.coupling
     rotor = drives.rotor_inertia if problem.compensate_rotor else np.zeros(6)
     acceleration = np.concatenate([block.rotor_acceleration for block in problem.blocks])
@@ -305,7 +285,7 @@ def tx40(root: Path, folder: Path) -> dict:
     keep = np.concatenate([problem.block_keep(k) for k in range(len(problem.blocks))])
     keep_joint = np.stack([keep[:, coupling[:, j] != 0].all(axis=1) for j in range(6)], axis=1)
     figaroh = {}
-    for ddq6 in (False, True):
+    for ddq6 in computed:
         fits = figaroh_refit(root, robot, angles, torques, ddq6)
         for name in ('base_wls', 'essential_wls'):
             columns, values = fits[name]
@@ -316,30 +296,135 @@ def tx40(root: Path, folder: Path) -> dict:
             figaroh[label] = {'motor': _rmse(motors_measured - motors, keep),
                               'joint': _rmse(motors_measured @ coupling - joints_torque, keep_joint),
                               'parameters': int(len(columns)), 'equations': fits['equations']}
+    return figaroh
+
+
+def _space(metrics: dict) -> dict:
+    """{'dynid': {joint: RMSE}, 'fit': {joint: NRMSE fit %}, 'robot_file': {joint: RMSE}, 'pooled': ‖e‖/‖y‖} of one
+    space's metrics (``dynid validate``'s)."""
+    return {'dynid': {j: m['rmse'] for j, m in metrics['joints'].items()},
+            'fit': {j: m['nrmse_fit_percent'] for j, m in metrics['joints'].items()},
+            'robot_file': {j: m['rmse'] for j, m in metrics['robot_file']['joints'].items()},
+            'pooled': metrics['relative_residual']}
+
+
+def tx40(root: Path, folder: Path, run=None) -> dict:
+    """The TX40 entry (module docstring): ``{'figaroh_plus_tx40': entry}``. ``run``: ``dynid ARGV`` → (exit code,
+    what it printed), default in this process (:func:`_dynid`; bench_public.py passes its own, which records library
+    warnings)."""
+    run = run or _dynid
+    data = root / EXAMPLE / 'data'
+    needed = [data / 'pos_read_data.csv', data / 'curr_data.csv', root / URDF,
+              root / EXAMPLE / 'config' / 'T40X_config.yaml', root / EXAMPLE / 'identification.py']
+    missing = [str(path) for path in needed if not path.is_file()]
+    if missing:
+        return {LABEL: {'status': f'missing: {", ".join(missing)}'}}
+    urdf = str(root / URDF)
+    bag, drives_path, imported = _imported(root, folder, run)
+    result_path, physical_path = folder / 'tx40.yaml', folder / 'tx40_physical.yaml'
+    common = [str(bag), '--robot', urdf, '--drives', str(drives_path), '--holdout', str(HOLDOUT)]
+    code, said = run(['identify', *common, '-o', str(result_path)])
+    if code != 0:
+        raise SystemExit(f'{LABEL}: dynid identify with the defaults failed ({code}): {said[-500:]}')
+    warnings = [line[len('warning: '):] for line in said.splitlines() if line.startswith('warning: ')]
+    _, checked = run(['validate', '--params', str(result_path), '--holdout', str(HOLDOUT), '--drives',
+                      str(drives_path), str(bag)])
+    named = named_joints(warnings + checked.splitlines())
+    result = IdentificationResult.load(result_path)
+    robot = load_robot(urdf)
+    drives = load_drives(drives_path, robot.joint_names)
+    train, held = read_bag(bag, robot.joint_names).split_holdout(HOLDOUT)
+    prediction = predict(result, robot, held, drives=drives)
+    metrics = prediction.metrics(robot.joint_names)
+    motor, joint = _space(metrics), _space(metrics['joint_space'])
+    figaroh = _figaroh(root, robot, drives, prediction.problem, slice(0, train.n_samples))
     reference = {space: {j: min(figaroh[m][space][j] for m in ('base_wls', 'essential_wls')) for j in JOINTS}
                  for space in ('motor', 'joint')}
-    behind = {}
-    for space, mine in (('motor', dynid_motor), ('joint', dynid_joint)):
-        for joint in JOINTS:
-            if mine[joint] > reference[space][joint]:
-                behind[joint + ('' if space == 'motor' else ' (joint space)')] = [mine[joint], reference[space][joint]]
-    say(f'{LABEL}: joint-side friction probe (WLS on dynid\'s columns with and without friction on q̇6)')
-    probe = _joint_side_probe(result, robot, drives, train, held)
+    behind = {name + ('' if space == 'motor' else ' (joint space)'): [mine['dynid'][name], reference[space][name]]
+              for space, mine in (('motor', motor), ('joint', joint)) for name in JOINTS
+              if mine['dynid'][name] > reference[space][name]}
+    code, said = run(['identify', *common, '--physical', '-o', str(physical_path)])
+    physical = {'refused': said.strip().splitlines()[-1][:300] if said.strip() else f'exit {code}'} if code else \
+        {'pooled': predict(IdentificationResult.load(physical_path), robot, held, drives=drives).metrics(
+            robot.joint_names)['relative_residual']}
+    say(f'{LABEL}: the joints\' own friction: the library\'s identification with and without it')
     rows = int(prediction.measured.size)
     return {LABEL: {
         'method': result.method, 'friction': result.model['friction'], 'held_out_rows': rows,
         'split': f'identified on the first {1 - HOLDOUT:g} of the log in time ({train.n_samples} of '
                  f'{train.n_samples + held.n_samples} rows), held out on the last {HOLDOUT:g} ({held.n_samples} rows, '
                  f'{rows // 6} decimated rows per joint)',
-        'import': {'refused': refusal[:refusal.index(': dynid import')], 'command': ' '.join(command)},
-        'dynid': dynid_motor, 'robot_file': file_motor, 'reference': reference['motor'],
-        'joint_space': {'dynid': dynid_joint, 'robot_file': file_joint, 'reference': reference['joint']},
-        'figaroh': figaroh,
+        'import': imported, 'identify_warnings': warnings, 'named': named,
+        'validate_lines': [line for line in checked.splitlines() if OWN_MODEL in line][:20],
+        **{key: motor[key] for key in ('dynid', 'fit', 'robot_file', 'pooled')}, 'reference': reference['motor'],
+        'joint_space': {**joint, 'reference': reference['joint']}, 'figaroh': figaroh, 'physical': physical,
         'reference_source': 'FIGAROH\'s refit (examples/staubli_TX40/identification.py), re-implemented as their code '
                             'runs it, trained on the same rows: the better of their base WLS and essential WLS per '
                             'joint and space',
         'joints_behind_reference': behind, 'ahead_on_every_joint': not behind,
-        'joint_side_friction_probe': probe, 'issue_joint_5': ISSUE}}
+        'joint_side': {'choice': (result.model.get('choice') or {}).get('tried', {}).get('joint_side'),
+                       'joints': result.model.get('joint_side_joints'),
+                       **_joint_side_effect(robot, drives, train, held)},
+        'issue_joint_5': ISSUE}}
+
+
+def processing(root: Path, folder: Path) -> dict:
+    """Joint 5 against FIGAROH's processing (``--processing``): the library's identification with the defaults (method
+    and law chosen) and with one of their processing choices each, a position low-pass at 25 Hz (theirs), rows with
+    |ω| < 0.06 rad/s left out (about their ``dq_lim_def`` of the wrist), without the joints' own friction; and the
+    split the other way round (the first 30 % held out, trained on the rest). Each beside FIGAROH's refit on the same
+    training rows, scored on the same held-out rows: {variant: {'dynid': {space: RMSE}, 'figaroh': {space: RMSE}}} of
+    joint 5 [N·m], and the identification's Fcq_6, Fvq_6."""
+    from dynid.identify.request import IdentifyOptions, ModelSpec
+    from dynid.identify.run import identify
+    from dynid.signal.preprocess import FilterSettings
+
+    bag, drives_path, _ = _imported(root, folder, _dynid)
+    robot = load_robot(str(root / URDF))
+    drives = load_drives(drives_path, robot.joint_names)
+    whole = read_bag(bag, robot.joint_names)
+    n = whole.n_samples
+    train, held = whole.split_holdout(HOLDOUT)
+    cut = train.n_samples
+    splits = {'last': (train, held, slice(0, cut)),
+              'first': (whole.sliced(n - cut, n), whole.sliced(0, n - cut), slice(n - cut, n))}
+    variants = {'defaults': ('last', None, True),
+                'position cut-off 25 Hz': ('last', {'position_cutoff_hz': 25.0}, True),
+                'stiction velocity 0.06 rad/s': ('last', {'stiction_velocity': 0.06}, True),
+                'without the joints\' own friction': ('last', None, False),
+                'first 30 % held out': ('first', None, True),
+                'first 30 % held out, without the joints\' own friction': ('first', None, False)}
+    out = {}
+    for label, (split, filters, own) in variants.items():
+        say(f'{LABEL}: processing: {label}')
+        training, holding, rows = splits[split]
+        result = identify(robot.with_drives(drives), [RecordingInput(training, name=LABEL)],
+                          ModelSpec(friction='auto', joint_side_friction=own),
+                          None if filters is None else FilterSettings(**filters), IdentifyOptions(method='auto'),
+                          drives)
+        prediction = predict(result, robot, holding, drives=drives)
+        metrics = prediction.metrics(robot.joint_names)
+        figaroh = _figaroh(root, robot, drives, prediction.problem, rows, computed=(False,))
+        out[label] = {'dynid': {'motor': metrics['joints']['joint_5']['rmse'],
+                                'joint': metrics['joint_space']['joints']['joint_5']['rmse']},
+                      'figaroh': {space: min(figaroh[m][space]['joint_5'] for m in ('base_wls', 'essential_wls'))
+                                  for space in ('motor', 'joint')},
+                      'own': {name: result.value(name) for name in result.parameter_names
+                              if name.startswith(('Fcq_', 'Fvq_'))},
+                      'own_relative_std_percent': {name: float(std) for name, std in zip(
+                          result.parameter_names, result.relative_std, strict=True) if name.startswith('Fcq_')},
+                      'signs': _signs(training)}
+    return out
+
+
+def _signs(recording, moving: float = 0.05) -> dict:
+    """On the samples where θ̇5, θ̇6 and q̇6 all exceed ``moving`` [rad/s]: the share where sgn(q̇6) = sgn(θ̇6) (the
+    stage's Coulomb column and motor 6's alike in motor 6's equation) and where sgn(q̇6) = −sgn(θ̇5) (alike in motor
+    5's, with the opposite sign)."""
+    motor, joint = recording.dtheta, recording.dq
+    rows = (np.abs(motor[:, 4]) > moving) & (np.abs(motor[:, 5]) > moving) & (np.abs(joint[:, 5]) > moving)
+    q6, theta5, theta6 = (np.sign(x[rows]) for x in (joint[:, 5], motor[:, 4], motor[:, 5]))
+    return {'q6_as_theta6': float(np.mean(q6 == theta6)), 'q6_against_theta5': float(np.mean(q6 == -theta5))}
 
 
 def summary(public: dict) -> list[str]:
@@ -359,11 +444,16 @@ def summary(public: dict) -> list[str]:
         lines.append(f'  FIGAROH {name} ({figures["parameters"]} parameters): motor ' + ', '.join(
             f'{v:.3g}' for v in figures['motor'].values()) + '; joint ' + ', '.join(
             f'{v:.3g}' for v in figures['joint'].values()))
-    probe = entry['joint_side_friction_probe']
-    lines.append(f'  joint 5 with a friction on q̇6 in joint 6\'s equation (WLS on dynid\'s columns): motor '
-                 f'{probe["without"]["motor"]:.3g} → {probe["with"]["motor"]:.3g}, joint '
-                 f'{probe["without"]["joint"]:.3g} → {probe["with"]["joint"]:.3g} N·m (Fc '
-                 f'{probe["coefficients"]["Fc_q6"]:.3g} N·m, Fv {probe["coefficients"]["Fv_q6"]:.3g} N·m·s/rad)')
+    own = entry['joint_side']
+    lines.append(f'  the joints\' own friction (kept on {own["joints"] or "none"}; folds {own["choice"]}): without → '
+                 f'with it, joint 5 motor {own["without"]["motor"]["joint_5"]:.3g} → '
+                 f'{own["with"]["motor"]["joint_5"]:.3g}, joint {own["without"]["joint"]["joint_5"]:.3g} → '
+                 f'{own["with"]["joint"]["joint_5"]:.3g} N·m '
+                 f'({", ".join(f"{k} {v:.3g}" for k, v in own["with"]["parameters"].items())})')
+    physical = entry['physical']
+    lines.append(f'  pooled held-out ‖e‖/‖y‖ (motors): defaults {entry["pooled"]:.4g}, --physical '
+                 + (f'{physical["pooled"]:.4g}' if 'pooled' in physical else f'refused: {physical["refused"]}')
+                 + f'; named beside the robot file\'s own model: {entry["named"] or "none"}')
     lines.append(f'  behind FIGAROH\'s refit on: {list(entry["joints_behind_reference"]) or "none"}')
     return lines
 
@@ -372,7 +462,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--figaroh-plus', type=Path, default=os.environ.get('DYNID_FIGAROH_PLUS_DATA') or None,
                         metavar='DIR', help='checkout of thanhndv212/figaroh-plus (default $DYNID_FIGAROH_PLUS_DATA)')
+    parser.add_argument('--processing', action='store_true',
+                        help='also joint 5 against FIGAROH\'s processing choices and the other split (processing())')
     args = parser.parse_args()
+    if args.processing and args.figaroh_plus is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            found = processing(args.figaroh_plus, Path(folder))
+        for label, entry in found.items():
+            print(f'  joint 5, {label}: motor {entry["dynid"]["motor"]:.3f} vs FIGAROH '
+                  f'{entry["figaroh"]["motor"]:.3f}, joint {entry["dynid"]["joint"]:.3f} vs '
+                  f'{entry["figaroh"]["joint"]:.3f} N·m '
+                  f'({", ".join(f"{k} {v:.3g}" for k, v in entry["own"].items()) or "no own friction"}; σ % '
+                  f'{entry["own_relative_std_percent"]}; signs on the training rows {entry["signs"]})')
+        print(json.dumps({'benchmark': 'public_tx40_processing', LABEL: found}))
     if args.figaroh_plus is None:
         public = {LABEL: {'status': 'not given'}}
     else:

@@ -91,6 +91,27 @@ def twin_run(params, trajectory, seconds, seed, payload=None, rate_hz=PAYLOAD_RA
     return record_to_dataset(twin.run(seconds), payload, {'simulation': f'seed {seed}'})
 
 
+def coupled_wrist_twin(robot, coupling, seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
+    """The twin of ``robot`` whose drives are coupled by ``coupling`` (θ = C·q), Coulomb + viscous friction on each
+    motor's θ̇, following a random 5-harmonic Fourier motion (``seed``, 0.8 of its amplitude): its SimulationRecord."""
+    from dynid.sim.parameters import PlantParameters
+
+    params = PlantParameters.defaults(robot)
+    params.drives = dataclasses.replace(params.drives, coupling=coupling)
+    params.nominal_drives = dataclasses.replace(params.nominal_drives, coupling=coupling)
+    params.joints.friction_model = 'coulomb_viscous'
+    home = home_configuration(robot)
+    design = FourierDesign(robot.joint_names, 5, 8.0)
+    trajectory = design.trajectory(random_design(design, home, default_limits(robot, home),
+                                                 np.random.default_rng(seed),
+                                                 np.linspace(0.0, 8.0, 2000, endpoint=False)))
+    trajectory = dataclasses.replace(trajectory, sine=trajectory.sine * 0.8, cosine=trajectory.cosine * 0.8,
+                                     duration_s=seconds)
+    twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(trajectory)
+    return twin.run(seconds)
+
+
 def ur_style(dataset):
     """What the UR driver gives: motor current, no motor encoders, no joint torque."""
     return Dataset(dataset.joint_names, dataset.t, dataset.q, dataset.dq, current=dataset.current,

@@ -39,3 +39,30 @@ def test_an_unusable_output_is_refused_before_the_work(tmp_path, capsys, index):
     error = capsys.readouterr().err.strip()
     assert code == 2 and len(error.splitlines()) == 1, error
     assert all(word in error for word in words) and MISSING not in error, error
+
+
+def test_library_warnings_are_dropped_and_dynid_s_own_said(monkeypatch, capsys):
+    """numpy's RuntimeWarning (an intermediate figure's overflow) does not reach the terminal; a UserWarning raised in
+    dynid's own code is printed as a dynid warning line."""
+    import warnings
+
+    import numpy as np
+
+    import dynid.cli.model
+    from dynid.cli import library_warnings
+
+    own_file = library_warnings.__file__
+
+    def run(args):
+        np.sum(np.array([1e308, 1e308]))  # RuntimeWarning: overflow encountered in reduce
+        warnings.warn_explicit('the feedforward term x is off', UserWarning, own_file, 1)
+        return 0
+
+    monkeypatch.setattr(dynid.cli.model, 'run', run)
+    monkeypatch.setattr('sys.warnoptions', [])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        assert main(['model', '--robot', 'ur5e']) == 0
+    err = capsys.readouterr().err
+    assert caught == [] and 'RuntimeWarning' not in err and 'overflow' not in err
+    assert 'warning: the feedforward term x is off' in err

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import yaml
 
+from builders import coupled_wrist_twin
 from dynid.cli import main
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.metrics import joint_metrics
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
@@ -21,7 +21,6 @@ from dynid.io.log_checks import LogLimits
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin, home_configuration
 
 ROBOT = load_robot('ur5e')
 COUPLING = np.eye(6)
@@ -34,25 +33,8 @@ def _drives():
 
 
 def _record(seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
-    return record_to_dataset(_simulated(seed, seconds, rate_hz), None, {'simulation': f'seed {seed}'})
-
-
-def _simulated(seed: int, seconds: float = 8.0, rate_hz: float = 500.0):
-    """The coupled-wrist twin following a random Fourier motion (seed): its SimulationRecord."""
-    params = PlantParameters.defaults(ROBOT)
-    params.drives = dataclasses.replace(params.drives, coupling=COUPLING)
-    params.nominal_drives = dataclasses.replace(params.nominal_drives, coupling=COUPLING)
-    params.joints.friction_model = 'coulomb_viscous'
-    home = home_configuration(ROBOT)
-    design = FourierDesign(ROBOT.joint_names, 5, 8.0)
-    trajectory = design.trajectory(random_design(design, home, default_limits(ROBOT, home),
-                                                 np.random.default_rng(seed),
-                                                 np.linspace(0.0, 8.0, 2000, endpoint=False)))
-    trajectory = dataclasses.replace(trajectory, sine=trajectory.sine * 0.8, cosine=trajectory.cosine * 0.8,
-                                     duration_s=seconds)
-    twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-    twin.follow(trajectory)
-    return twin.run(seconds)
+    return record_to_dataset(coupled_wrist_twin(ROBOT, COUPLING, seed, seconds, rate_hz), None,
+                             {'simulation': f'seed {seed}'})
 
 
 def _motor_log(dataset, path):
@@ -68,7 +50,8 @@ def _motor_log(dataset, path):
 def motor_logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp('coupled')
     (folder / 'drives.yaml').write_text(yaml.safe_dump(_drives().to_dict()))
-    return folder, {seed: (_record(seed), _motor_log(_record(seed), folder / f'log{seed}.csv')) for seed in (3, 4)}
+    records = {seed: _record(seed) for seed in (3, 4)}
+    return folder, {seed: (record, _motor_log(record, folder / f'log{seed}.csv')) for seed, record in records.items()}
 
 
 def test_the_twin_moves_the_links_through_the_coupling(motor_logs):
@@ -147,7 +130,7 @@ def test_the_feedforward_applies_the_coupling(motor_logs):
     _, logs = motor_logs
     result = identify(ROBOT, [RecordingInput(logs[3][0])], ModelSpec(friction='viscous_coulomb'), drives=_drives())
     params = PlantParameters.defaults(ROBOT)
-    truth = _simulated(4).truth
+    truth = coupled_wrist_twin(ROBOT, COUPLING, 4).truth
     applied = (truth['current'] * params.drives.drive_gain) @ COUPLING
 
     def fits(feedforward):
@@ -203,3 +186,4 @@ def test_identify_help_says_what_a_coupling_does(capsys):
         main(['identify', '--help'])
     text = ' '.join(capsys.readouterr().out.split())
     assert "makes the equations the motors'" in text and 'dynid model --drives FILE' in text
+    assert 'friction on its own velocity' in text

@@ -186,15 +186,21 @@ def test_load_friction_that_falls_with_the_load_is_not_tried(plain_friction):
     assert any('friction falling with the load' in line for line in choice['lines'])
 
 
-def test_physical_consistency_always_keeps_coulomb_and_viscous(plain_friction):
-    """--physical solves Coulomb + viscous friction only: no exponent is tried (the comprehensive law it cannot
-    solve was chosen, and the identification refused)."""
+def test_physical_consistency_always_keeps_the_law_chosen(plain_friction):
+    """--physical constrains the links, not the friction: the viscous exponent the defaults keep is kept, fitted on
+    the consistent links, with the friction at the slowest speed kept non-negative (fc + fv·ω_s^α ≥ 0, fv ≥ 0)."""
     from dynid.identify.physical import PhysicalSettings
 
     train = _with_friction(plain_friction, 0, _sublinear)
     result = identify(ROBOT, [RecordingInput(train)], AUTO,
                       options=IdentifyOptions('auto', physical=PhysicalSettings(consistency='always')))
-    assert result.model['friction'] == 'viscous_coulomb' and result.model['choice']['exponents'] is None
+    assert result.model['friction'] == 'comprehensive' and 'power' in \
+        result.model['choice']['friction_terms']['shoulder_pan_joint']
+    assert result.prior_section['consistency']['physically_consistent'] and result.physical_section is not None
+    speed = result.provenance['filters']['stiction_velocity']
+    for j, alpha in enumerate(result.exponents):
+        fc, fv = result.value(f'fc_{j + 1}'), result.value(f'fv_{j + 1}')
+        assert fv >= 0.0 and fc + fv * speed ** alpha >= -1e-9
 
 
 @pytest.fixture(scope='module')

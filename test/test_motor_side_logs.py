@@ -167,6 +167,22 @@ def test_motor_torques_become_the_drives_currents_through_the_coupling(ur5e, dri
         motor_side_signals({'q': q, 'motor_torque': motor_torque}, None, 'log.csv')
 
 
+def test_motor_angles_alone_give_the_recording_its_motor_states(ur5e, drives_file, tmp_path, capsys):
+    # a log of motor angles without motor velocities: the bag's motor_states hold θ and the derivative of its spline
+    # (the rotor's B·θ̈ and the friction on θ̇ of identification need both)
+    pos, torque, t, q, _ = _two_files(tmp_path, ur5e)
+    code, _, err = _import([pos, torque, '--columns', 'motor_q=pos.csv:Joint_{n},motor_torque=torque.csv:Joint_{n}',
+                            '--robot', 'ur5e', '--rate', RATE, '--drives', drives_file, '-o', tmp_path / 'bag'], capsys)
+    assert code == 0, err
+    recording = read_bag(tmp_path / 'bag', ur5e.joint_names)
+    assert recording.theta is not None and recording.dtheta is not None
+    np.testing.assert_allclose(recording.theta, q @ COUPLING.T, atol=1e-9)
+    k = np.arange(1, 7)  # the motion's velocity (_motion), on the motors
+    dq = 0.4 * (2 * np.pi * 0.3 * k / 3) * np.cos(2 * np.pi * 0.3 * k * t[:, None] / 3 + k)
+    inner = slice(5, -5)  # the spline's ends
+    np.testing.assert_allclose(recording.dtheta[inner], (dq @ COUPLING.T)[inner], atol=1e-5)
+
+
 def test_start_and_end_cut_the_log(ur5e, tmp_path, capsys):
     t = np.arange(0.0, 4.0, 1.0 / RATE)
     q, _ = _motion(t)
@@ -198,9 +214,11 @@ def test_model_shows_what_a_drives_file_means(drives_file, tmp_path, capsys):
     assert 'θ_m[shoulder_lift_joint] = 101·q[shoulder_lift_joint] + 50 rad' in out
     assert 'q[wrist_3_joint] = θ[wrist_2_joint] + θ[wrist_3_joint]' in out  # q6 = θ6 − θ5 with θ5 = −q5
     assert 'τ[wrist_2_joint] = −101·τ_m[wrist_2_joint] + 101·τ_m[wrist_3_joint]' in out
+    assert 'joints several motors make: wrist_3_joint (' in out  # wrist_2 is motor 5's alone, against it
     assert main(['model', '--robot', 'ur5e', '--drives', str(drives_file), '--json']) == 0
     summary = json.loads(capsys.readouterr().out)
     np.testing.assert_array_equal(summary['transmission']['coupling'], COUPLING)
+    assert summary['transmission']['shared_joints'] == ['wrist_3_joint']
     assert summary['transmission']['motors'][5]['turns'] == {'wrist_2_joint': 1.0, 'wrist_3_joint': 1.0}
     bad = tmp_path / 'bad.yaml'
     bad.write_text('shoulder_pan_joint: {gear_ratio: 101}\n')

@@ -273,8 +273,8 @@ def test_a_solver_that_does_not_reach_its_optimum_is_rerun_then_refused(short_tw
 
 def test_refusals(short_twin):
     robot, train, _, _, _ = short_twin
-    with pytest.raises(InputError, match='friction models'):
-        identify(robot, [RecordingInput(train)], ModelSpec(friction='load_squared'),
+    with pytest.raises(InputError, match='friction models'):  # Hamon's terms trade against the rigid-body scale
+        identify(robot, [RecordingInput(train, payload_mass=1.0)], ModelSpec(friction='hamon'),
                  options=IdentifyOptions('wls', physical=ALWAYS))
     with pytest.raises(InputError, match='builds on OLS, WLS or IRLS'):
         identify(robot, [RecordingInput(train)], options=IdentifyOptions('tls', physical=ALWAYS))

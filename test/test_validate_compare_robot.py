@@ -5,6 +5,7 @@ import json
 from xml.etree import ElementTree
 
 import pytest
+import yaml
 
 from dynid.cli import main
 from dynid.excite.trajectory import builtin_excitation_path
@@ -49,8 +50,17 @@ def test_another_robot_file_is_scored_beside_the_result(runs, capsys):
     recording = json.loads(json_path.read_text())['recordings'][0]['predictions']
     same, own = recording['compare_robot'], recording['robot_file']
     assert not same['judged'] and recording['result']['judged']
-    for joint, entry in same['joints'].items():  # the result's own robot file, compared: as its robot file model
-        assert entry['rmse'] == pytest.approx(own['joints'][joint]['rmse'], rel=0.2)
+    # the result's own robot file, compared: its links with the result's friction, where validate's robot-file model is
+    # those links with Coulomb + viscous friction and an offset fitted whatever law the result chose; the two agree
+    # where the law is that one, and a load term the law keeps (held nowhere) may only help the compared file
+    result = yaml.safe_load((runs / 'result.yaml').read_text())
+    held = result['model']['held']
+    for joint, entry in same['joints'].items():
+        load_term = f'Fl_{result["joint_names"].index(joint) + 1}' not in held
+        if not load_term:
+            assert entry['rmse'] == pytest.approx(own['joints'][joint]['rmse'], rel=0.2), joint
+        assert entry['rmse'] < 1.2 * own['joints'][joint]['rmse'], joint
+    assert any(f'Fl_{j}' not in held for j in range(1, 7))  # the law keeps a load term somewhere: both cases met
     heavy_json = runs / 'heavy.json'
     assert main(['validate', str(runs / 'heldout'), '--params', str(runs / 'result.yaml'), '--json',
                  str(heavy_json), '--compare-robot', str(runs / 'heavy.urdf')]) == 0

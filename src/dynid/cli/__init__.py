@@ -30,6 +30,7 @@ from dynid.cli import (
     validate,
 )
 from dynid.cli.flags import message
+from dynid.cli.library_warnings import said_or_dropped
 from dynid.cli.shared import EXIT_BAD_INPUT
 from dynid.errors import InputError
 from dynid.ros.runner import restore_ctrl_c
@@ -65,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = next((word for word in argv if not word.startswith('-')), '')  # options before it take no value
     args = build_parser(only=command).parse_args(argv)
     try:
-        return args.run(args)
+        with said_or_dropped():  # a library's warning is no sentence of dynid's (dynid.cli.library_warnings)
+            return args.run(args)
     except InputError as error:
         print(f'dynid {args.command}: error: {message(error)}', file=sys.stderr)  # fields as --flags
         return EXIT_BAD_INPUT

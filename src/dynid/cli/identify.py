@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'currents on a robot without drive data (TLS and MLS identify the gains and need none). '
                              'A coupling (a wrist whose motor turns q5 + q6: coupling: {wrist_2: 1, wrist_3: 1} under '
                              'that motor\'s joint; a row of C, θ = C·q) makes the equations the motors\', one per '
-                             'drive, each with its own friction and rotor inertia on θ̇ = C·q̇; the held-out fit is '
+                             'drive, each with its own friction and rotor inertia on θ̇ = C·q̇ (and a joint several '
+                             'motors make may keep friction on its own velocity, Fcq_j and Fvq_j); the held-out fit is '
                              'then printed for the motors and for the joints\' torques τ = Cᵀ·(K_τ·i). dynid model '
                              '--drives FILE shows what a file means; docs/contract.md, "Drives file", has a worked '
                              'example')

@@ -107,6 +107,9 @@ def _print_transmission(transmission: dict, joint_names) -> None:
     print('the joints\' torques from the motors\' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m), virtual work):')
     for line in transmission['joint_torques']:
         print(f'  {line}')
+    if transmission.get('shared_joints'):
+        print(f'joints several motors make: {", ".join(transmission["shared_joints"])} (friction on their own '
+              f'velocity, a stage that turns with the joint, is a candidate of dynid identify: Fcq_j, Fvq_j)')
 
 
 def run(args: argparse.Namespace) -> int:

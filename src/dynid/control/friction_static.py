@@ -42,7 +42,9 @@ none); the other joints keep the model above.
 **Coupled joints** (a result identified with the drives' coupling C, θ = C·q: :mod:`dynid.model.drives`): the
 friction is each motor's, so it is evaluated on the motors' velocities θ̇ = C·q̇ in link units and, for the
 load-dependent models, on each motor's share C⁻ᵀ·τ of the load torque, and reaches the joints as Cᵀ·f (virtual
-work; Siciliano et al. 2009 §8.2).
+work; Siciliano et al. 2009 §8.2). A joint's own friction, where the result holds it (a stage that turns with a joint
+several motors make: :mod:`dynid.identify.joint_side`), is the joint's: Fcq·s + Fvq·q̇ on its velocity q̇, smoothed
+the same way, added to the joints' torques.
 
 The offset tau0 (fo) is part of the identified model the drive supplies, so it is included. The load
 torque is clipped to the robot's effort limits before it enters τ² or |τ| (the quadratic is unbounded;
@@ -61,6 +63,7 @@ from dynid.control.term import FeedforwardTerm, finite, term_options
 from dynid.errors import InputError
 from dynid.friction.identified import joint_friction_of
 from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.joint_side import joint_side_torque
 from dynid.identify.result import IdentificationResult, result_drives
 from dynid.model.robot import RobotModel
 
@@ -135,6 +138,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         self.exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (robot.n,))
         drives = result_drives(result, robot)
         self.drives = drives if drives is not None and drives.coupling is not None else None
+        self.joint_side = bool(result.joint_side_joints)  # a joint's own friction: Fcq, Fvq (module docstring)
 
     @classmethod
     def from_result(cls, robot: RobotModel, result: IdentificationResult | None, options=None) -> StaticFrictionTerm:
@@ -196,11 +200,12 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         if self.drives is None:
             return self.friction_torque(dq, None if load is None else bounded_load(load, self.load_limit), temperature)
         # coupled joints: each motor's friction on its θ̇ = C·q̇ and its share C⁻ᵀ·τ of the load, reaching the
-        # joints as Cᵀ·f (module docstring)
+        # joints as Cᵀ·f, and the joints' own friction on q̇ (module docstring)
         if load is not None:
             load = bounded_load(self.drives.joint_to_motor_torque_space(load), self.load_limit)
         motors = self.friction_torque(self.drives.joints_to_motors(dq), load, temperature)
-        return self.drives.motor_to_joint_torque_space(motors)
+        torque = self.drives.motor_to_joint_torque_space(motors)
+        return torque + joint_side_torque(self.parameters, dq, self.direction(dq)) if self.joint_side else torque
 
     def evaluate(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         return self._torque(q, dq, ddq, context, False)

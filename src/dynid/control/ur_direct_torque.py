@@ -76,6 +76,9 @@ def identified_friction(result, joint_names) -> tuple[np.ndarray, np.ndarray]:
     """(F_v [N·m·s/rad], F_c [N·m]) per joint of a viscous + Coulomb identification result (InputError without)."""
     names = set(result.parameter_names)
     n = len(joint_names)
+    if result.recorded_coupling() is not None:
+        raise InputError('the identification result was identified with coupled drives: its friction is the motors\' '
+                         '(and a joint\'s own), not the per-joint friction UR\'s friction model takes')
     if not all(f'Fv_{j + 1}' in names and f'Fc_{j + 1}' in names for j in range(n)):
         raise InputError('the identification result has no viscous + Coulomb friction (Fv_j, Fc_j) per joint')
     return (np.array([result.value(f'Fv_{j + 1}') for j in range(n)]),

@@ -335,8 +335,19 @@ def place_mass(rows: dict, robot: RobotModel, mass: float, signs: np.ndarray | N
     return (com if size <= reach_m else com * (reach_m / size)), cost
 
 
+def _moment_shifts(y_joint: np.ndarray, masses: np.ndarray, com_off_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """(P, 3K) the first-moment columns (m·c) of the K links with mass that act on a joint (its regressor rows
+    ``y_joint`` (P, 10·n)), and (3K,) how far each may move: m_L·``com_off_m`` (:func:`tolerated_signs`)."""
+    moved = [k for k in range(len(masses)) if com_off_m > 0 and masses[k] > 0
+             and np.any(y_joint[:, 10 * k + 1:10 * k + 4])]
+    if not moved:
+        return np.zeros((len(y_joint), 0)), np.zeros(0)
+    return (np.concatenate([y_joint[:, 10 * k + 1:10 * k + 4] for k in moved], axis=1),
+            np.repeat(masses[moved] * com_off_m, 3))
+
+
 def tolerated_signs(rows: dict, robot: RobotModel, joints: list[int], tolerance: tuple[float, float],
-                    false_alarm: float) -> dict[int, tuple[int, float]]:
+                    false_alarm: float, com_off_m: float = 0.0) -> dict[int, tuple[int, float]]:
     """The sign of each joint of ``joints`` (indices) that holds against a robot file whose links are each off by
     up to ``tolerance`` (low, high: the factors, the data's over the file's, each link may take) and a signal in any
     unit, as the scale's sign alone does not: where the links' torques on a joint nearly cancel, a file off by tens
@@ -350,11 +361,16 @@ def tolerated_signs(rows: dict, robot: RobotModel, joints: list[int], tolerance:
     the +1 fit's) in the better fit's residual variance, divided by its correlation inflation
     (:func:`dynid.diagnosis.effort._inflation`); the sign is ±1 where |statistic| ≥ χ²_p(1 − ``false_alarm``), p the
     links acting on the joint, else 0 (the argument of :func:`dynid.diagnosis.effort.motion_sign`: with the true
-    factors inside the box, the difference is at most the noise's projection on the columns). Returns {joint index:
-    (sign, statistic)}."""
+    factors inside the box, the difference is at most the noise's projection on the columns). ``com_off_m`` [m]: each
+    link that acts on the joint may also have its centre of mass off by up to this much along each axis (its first
+    moment m_L·c_L moved by c·m_L·δ, |δ_i| ≤ ``com_off_m``, three more bounded columns per link, counted in p): a
+    file's centre of mass is off by a few cm, and on a joint whose gravity torque comes from a small offset of the
+    centre of mass from its axis (a wrist roll) that turns the sign of its file torque. Returns {joint index: (sign,
+    statistic)}."""
     import scipy.optimize  # here: only where a sign is judged
 
-    pick, _, all_links = _sampled_links(rows, robot)
+    pick, y_arm, all_links = _sampled_links(rows, robot)
+    masses = robot.standard_parameters[0::10]
     dq, ddq = rows['dq'][pick], rows['ddq'][pick]
     low, high = tolerance
     out = {}
@@ -364,25 +380,27 @@ def tolerated_signs(rows: dict, robot: RobotModel, joints: list[int], tolerance:
         loads = file - links.sum(axis=1)  # the declared loads' torque, as declared
         size = np.sqrt(np.mean(links**2, axis=0))
         acting = size >= LINK_SHARE * max(float(np.sqrt(np.mean(file**2))), 1e-300)
-        width = int(acting.sum())
         own = _nuisance(dq[:, j], ddq[:, j], rows['recording'][pick])
         fixed = loads + links[:, ~acting].sum(axis=1)  # at the signal's unit c, as filed
-        a = np.column_stack([links[:, acting], own])
+        shifts, reach = _moment_shifts(y_arm[:, j, :], masses, com_off_m)
+        a = np.column_stack([links[:, acting], shifts, own])
         norm = np.linalg.norm(a, axis=0)
         norm[norm == 0] = 1.0
         basis, r = np.linalg.qr(a / norm)
         measured = rows['measured'][pick, j]
         free = np.full(own.shape[1], np.inf)
         held = np.r_[np.zeros(3), -free[3:]]  # B, Fc, Fv ≥ 0 in the file's sign convention; offsets free
+        width, bounded = int(acting.sum()), int(acting.sum()) + reach.size
 
-        def fit(sign: float, c: float, basis=basis, r=r, norm=norm, width=width, free=free, measured=measured,
-                fixed=fixed, held=held):
+        def fit(sign: float, c: float, basis=basis, r=r, norm=norm, width=width, bounded=bounded, free=free,
+                measured=measured, fixed=fixed, held=held, reach=reach):
             target = sign * measured - c * fixed
             projected = basis.T @ target
-            lower = np.r_[np.full(width, c * low) * norm[:width], held]
-            upper = np.r_[np.full(width, c * high) * norm[:width], free]
+            lower = np.r_[np.full(width, c * low), -c * reach] * norm[:bounded]
+            upper = np.r_[np.full(width, c * high), c * reach] * norm[:bounded]
+            lower, upper = np.r_[lower, held], np.r_[upper, free]
             if c == 0.0:
-                upper[:width] = 1e-300
+                upper[:bounded] = 1e-300
             x = scipy.optimize.lsq_linear(r, projected, bounds=(lower, upper), method='bvls').x
             left = r @ x - projected
             return float(left @ left) + max(float(target @ target - projected @ projected), 0.0), x
@@ -404,6 +422,6 @@ def tolerated_signs(rows: dict, robot: RobotModel, joints: list[int], tolerance:
         x = fit(winner, c)[1]
         residual = winner * measured - c * fixed - a @ (x / norm)
         statistic = (cost[-1.0] - cost[1.0]) / (variance * _inflation(residual))
-        threshold = chi2_quantile(width + 3, false_alarm)
+        threshold = chi2_quantile(bounded + 3, false_alarm)
         out[j] = (1 if statistic >= threshold else -1 if statistic <= -threshold else 0, float(statistic))
     return out

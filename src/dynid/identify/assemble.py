@@ -14,6 +14,7 @@ from dynid.identify.fit import Fit, physical_not_applicable
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.quality import residual_autocorrelation
+from dynid.identify.reference import REFERENCE_LAW, fit_reference
 from dynid.identify.request import change_text
 from dynid.identify.result import IdentificationResult
 
@@ -35,7 +36,7 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
                                            float(np.sqrt(np.mean(solved.y**2))))
     warnings = [change_text(change) for change in changes] + list(problem.prepared.warnings) + solved.warnings + \
         fit_warnings(problem, solved, autocorrelation, sizes)
-    model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': list(problem.friction_names),
+    model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': problem.result_friction_symbols,
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
     if sizes is not None and not gains_unknown:
         model['column_rms'], model['torque_rms'] = sizes[0].tolist(), sizes[1]
@@ -63,6 +64,9 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         outcome = dataclasses.replace(outcome, prior=prior)
     prior_section = outcome.prior if outcome is not None else \
         {'used': False, 'reason': physical_not_applicable(problem, options)}
+    if prior_section.get('robot_file_model') is not None and solved.w is not None:  # validate's fixed reference
+        prior_section = {**prior_section, 'robot_file_reference': {
+            'friction': REFERENCE_LAW, 'values': fit_reference(problem, solved.w, solved.y)}}
     base = problem.base
     return IdentificationResult(
         robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,

@@ -148,6 +148,13 @@ class ModelChoice:
             lines.append('Stribeck excess (Fs·sgn(ω)·exp(−(|ω|/Vs)^μ)) tried on '
                          + ', '.join(f'{joint} (Vs {vs:.3g} rad/s, μ {mu:g})' for joint, (vs, mu) in candidates.items())
                          + (f': kept on {", ".join(kept)}' if kept else ': kept on none'))
+        own = self.tried.get('joint_side') or {}
+        if own:
+            lines.append('friction on a joint\'s own velocity (Coulomb + viscous on q̇_j, a stage that turns with the '
+                         'joint), cross-validated (summed held-out score of the motors it acts on, with vs without): '
+                         + '; '.join(f'{joint} on {", ".join(entry["motors"])} {entry["with"]:.3g} vs '
+                                     f'{entry["without"]:.3g} → {"kept" if entry["kept"] else "not kept"}'
+                                     for joint, entry in own.items()))
         methods = {m: v for m, v in (self.tried.get('method') or {}).items() if m != 'chosen'}
         if methods:
             tried = ', '.join(f'{m.upper()} {s:.4g}' for m, s in methods.items())

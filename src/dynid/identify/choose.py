@@ -48,6 +48,7 @@ from dynid.identify.constrained import consistent_optimum
 from dynid.identify.diagnose import Findings, Route
 from dynid.identify.fit import consistency_open
 from dynid.identify.folds import Folds, columns_of, restricted, robot_file_lead, robust_row_weights, summed
+from dynid.identify.joint_side import joint_side_choice
 from dynid.identify.prepare import Equations
 from dynid.identify.prior import CROSS_VALIDATION_BLOCKS, ReducedRows
 from dynid.identify.problem import Candidate, IdentificationProblem
@@ -103,9 +104,10 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
     names = problem.parameter_names()
     falling = frozenset(j for j in range(problem.robot.n) if f'Fl_{j + 1}' in names
                         and f'Fl_{j + 1}' not in problem.held and first.values[names.index(f'Fl_{j + 1}')] < 0)
-    always = physical is not None and physical.consistency == 'always'  # takes no comprehensive law
     open_friction, open_method = request.friction, request.method and regularized is None
-    power = power_candidates(problem, w, y, joints, first.row_weights) if open_friction and not always else None
+    # the regularized route's law stays Coulomb + viscous with an offset or a Stribeck excess (no viscous exponent)
+    power = power_candidates(problem, w, y, joints, first.row_weights) if open_friction and regularized is None \
+        else None
     stribeck = stribeck_candidates(problem, w, y, joints, first.row_weights) if open_friction else None
     made = [candidates[j][1] for candidates in (power, stribeck) if candidates for j in sorted(candidates)]
     if made:  # the candidates' columns beside the others, in the room left for them
@@ -146,6 +148,10 @@ def narrowed(problem: IdentificationProblem, choice: ModelChoice, terms: tuple[s
     equations, candidate = problem.prepared, problem.candidate.holding(choice.dropped)
     if not open_friction:
         return candidate, rigid
+    if 'joint_side' in choice.tried:  # the joints that keep their own friction (dynid.identify.joint_side)
+        candidate = dataclasses.replace(candidate, joint_side=tuple(
+            j for j in candidate.joint_side
+            if choice.tried['joint_side'].get(problem.robot.joint_names[j], {}).get('kept')))
     chosen = {term for law in choice.terms.values() for term in law}
     friction = 'load_squared' if 'load' in chosen else 'viscous_coulomb'
     temperature = candidate.temperature and ('temperature' in chosen or 'temperature' not in terms)
@@ -234,6 +240,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
         if stribeck:
             tried['stribeck_candidates'] = {joint_names[j]: [float(stribeck[j][0]), float(stribeck[j][2])]
                                             for j in sorted(stribeck)}
+        columns = _joint_side_chosen(problem, folds, columns, terms, names, held, tried)
     chosen = columns.mask(terms)
     per_fold = folds.fold_scores(chosen)
     method, trained, consistent = 'wls' if choose_method else method, None, None
@@ -267,6 +274,22 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
                             np.array([stribeck[j][2] if j in kept else np.nan for j in range(n)])) if kept else None
     return ModelChoice({joint_names[j]: terms[j] for j in range(n)}, method, dropped, tried, ahead, exponents,
                        excess, consistent)
+
+
+def _joint_side_chosen(problem, folds: Folds, columns: TermColumns, terms: dict, names: list[str], held: np.ndarray,
+                       tried: dict) -> TermColumns:
+    """The joints' own friction kept or not by the folds, on the laws chosen
+    (:func:`dynid.identify.joint_side.joint_side_choice`, its table in ``tried['joint_side']``); the columns of those
+    not kept no longer free."""
+    if not problem.joint_side:
+        return columns
+    _, dropped, tried['joint_side'] = joint_side_choice(folds, columns.mask(terms), names, problem.joint_side,
+                                                        problem.coupling, CHOICE_MARGIN)
+    if not dropped:
+        return columns
+    free = ~held
+    free[dropped] = False
+    return TermColumns(names, problem.robot.n, free)
 
 
 def _dropped_columns(joint_names, terms: dict, terms_available, columns: TermColumns, held: np.ndarray,

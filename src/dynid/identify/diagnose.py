@@ -69,7 +69,8 @@ def diagnose_equations(equations: Equations, request: Request, progress: Callabl
     """What ``equations`` carry for ``request`` (module docstring)."""
     refuse_still_joints(equations)
     spec = equations.spec
-    candidate = Candidate(spec.friction, request.options, spec.temperature, stribeck=equations.stribeck)
+    candidate = Candidate(spec.friction, request.options, spec.temperature, stribeck=equations.stribeck,
+                          joint_side=equations.joint_side)
     problem = IdentificationProblem.of(equations, candidate)
     held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
     if held and request.drive_gains_unknown:
@@ -160,12 +161,13 @@ def _without_rotor(equations: Equations, candidate: Candidate) -> Candidate:
 
 
 def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
-    """Whether the regularized default may replace the ordinary one (module docstring): the method and physical
-    consistency left to dynid (``auto``; a given option is kept as given), the robot file's prior on and holding
+    """Whether the regularized default may replace the ordinary one (module docstring): the method left to dynid
+    (``auto``; a given option is kept as given), physical consistency left to dynid or asked for (the regularized
+    route is consistent: ``--physical`` takes it where the default would), the robot file's prior on and holding
     links, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, a friction
     law given that it cannot solve)."""
     physical = request.options.physical
-    return bool(request.method and physical is not None and physical.prior and physical.consistency == 'auto'
+    return bool(request.method and physical is not None and physical.prior and physical.consistency != 'never'
                 and not consistency_refused(problem, request.friction)
                 and any(link.in_prior for link in robot_file_links(problem.robot)))
 

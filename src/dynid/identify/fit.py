@@ -31,8 +31,8 @@ from dynid.errors import InputError
 from dynid.identify.candidates import EXPONENT_GRID
 from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.noise import TooFewRowsError
-from dynid.identify.physical import PHYSICAL_FRICTION, PHYSICAL_METHODS, PhysicalSettings, identify_physical
-from dynid.identify.problem import IdentificationProblem
+from dynid.identify.physical import CHECKED_FRICTION, PHYSICAL_METHODS, PhysicalSettings, identify_physical
+from dynid.identify.problem import OUTPUT_TORQUE_SYMBOLS, IdentificationProblem
 from dynid.identify.request import IdentifyOptions
 from dynid.identify.rows import FreeColumns, RowGroups
 from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, wls
@@ -311,7 +311,9 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     validation predicts beside the identified one. Consistency is not checked where the model cannot take it
     without asking (:func:`_consistency_not_checked`: friction on the output torque, I-IRLS, payload blocks) and
     the prior section says so. Friction on the output torque τ_out: τ_out is the model's own torque, so the
-    equations are rebuilt once from the estimate with the prior and solved again at the same weight.
+    equations are rebuilt from the estimate and solved again at the same weight: once with the prior alone, until
+    the rigid-body parameters settle (as the load loop does, at most ``load_iterations`` times) where consistency is
+    asked for (``always``), so that the consistent links are those of the τ_out they make.
     """
     reason = physical_not_applicable(problem, options)
     if reason:
@@ -320,19 +322,38 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     skipped = _consistency_not_checked(problem, options) if settings.consistency == 'auto' else None
     if skipped:
         settings = dataclasses.replace(settings, consistency='never')
-    outcome = identify_physical(problem, estimate, w, y, joints, settings, progress, estimate.extra.get('groups'))
-    if problem.spec.uses_load and outcome.prior.get('used'):  # τ_out's columns updated in the load loop's W
-        index, columns = problem.output_columns(outcome.values[:len(problem.rigid_names)], exponents)
+    first = outcome = identify_physical(problem, estimate, w, y, joints, settings, progress,
+                                        estimate.extra.get('groups'), exponents)
+    always = settings.consistency == 'always'
+    passes = 0
+    if _output_torque_free(problem) and (outcome.prior.get('used') or always):
+        passes = options.load_iterations if always else 1
+    fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
+    count = len(problem.rigid_names)
+    for step in range(passes):  # τ_out's columns updated in the load loop's W
+        rigid = outcome.values[:count]
+        index, columns = problem.output_columns(rigid, exponents)
         w[:, index] = columns
-        fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
-        again = identify_physical(problem, estimate, w, y, joints, fixed, progress)
-        again.prior.update(relative_std=outcome.prior['relative_std'],
-                           cross_validation=outcome.prior.get('cross_validation'), rule=outcome.prior.get('rule'))
-        outcome = again
+        outcome = identify_physical(problem, estimate, w, y, joints, fixed, progress, exponents=exponents)
+        change = np.linalg.norm(outcome.values[:count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
+        if always:
+            progress(f'consistent load loop {step + 1}: relative change of the rigid-body parameters {change:.2e}')
+        if change < 1e-4:
+            break
+    if outcome is not first:
+        outcome.prior.update(relative_std=first.prior['relative_std'],
+                             cross_validation=first.prior.get('cross_validation'), rule=first.prior.get('rule'))
     if skipped:
         outcome.prior['consistency']['decision'] = 'not checked'
         outcome.prior['consistency']['note'] = f'physical consistency not checked: {skipped}'
     return outcome, outcome.values, outcome.std, w, y
+
+
+def _output_torque_free(problem: IdentificationProblem) -> bool:
+    """Whether a free parameter's column depends on τ_out (a load term the law keeps on some joint)."""
+    held = problem.held
+    return any(name.rpartition('_')[0] in OUTPUT_TORQUE_SYMBOLS and name not in held
+               for name in problem.parameter_names())
 
 
 def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
@@ -342,9 +363,9 @@ def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOp
     if options.method not in PHYSICAL_METHODS:
         return (f'{options.method.upper()} re-fits its friction exponents on τ_out (physical consistency, when '
                 'asked for, takes the methods ols, wls and irls)')
-    if problem.spec.friction not in PHYSICAL_FRICTION:
+    if problem.spec.friction not in CHECKED_FRICTION:
         return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, when '
-                f'asked for, takes the friction laws {", ".join(PHYSICAL_FRICTION)})')
+                f'asked for, enforces it with τ_out iterated)')
     if problem.payload_blocks:
         return 'a payload known by its mass only has no prior inertia to bound (give its centre of mass for it)'
     if rigid_held(problem):
@@ -368,9 +389,10 @@ def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOpt
     if reason is None and settings.consistency == 'always' and problem.payload_blocks:
         reason = ('physical identification does not take recordings with only a known payload mass; give the '
                   'payload fully ({payload_com}) or leave it out')
-    if reason is None and settings.consistency == 'always' and rigid_held(problem):
-        reason = (f'physical identification does not take rigid-body parameters held at a value '
-                  f'({", ".join(rigid_held(problem))}: left-out joints); identify without {{physical}}')
+    links = [name for name in rigid_held(problem) if not name.startswith('Ia_')]  # a rotor inertia held is bounded
+    if reason is None and settings.consistency == 'always' and links:
+        reason = (f'physical identification does not take link parameters held at a value '
+                  f'({", ".join(links)}: left-out joints); identify without {{physical}}')
     if reason and settings.consistency == 'always':
         raise InputError(reason, fields=('payload_com', 'physical'))
     return reason
@@ -381,7 +403,7 @@ def consistency_refused(problem: IdentificationProblem, open_friction: bool) -> 
     held (left-out joints), or a friction law given that depends on τ_out (an open law is chosen among those it
     takes). The model choice tries consistency, or the regularized default, only where it would not be."""
     return bool(problem.payload_blocks or rigid_held(problem)
-                or not (open_friction or problem.spec.friction in PHYSICAL_FRICTION))
+                or not (open_friction or problem.spec.friction in CHECKED_FRICTION))
 
 
 def consistency_open(problem: IdentificationProblem, options: IdentifyOptions, terms_available: tuple[str, ...],

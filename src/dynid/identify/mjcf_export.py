@@ -23,12 +23,13 @@ MJCF joint       identified                                        unit
 ``frictionloss`` Coulomb friction ``Fc`` (``fc``)                  N·m
 ================ ================================================= ====================
 
-What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the
-torque offset ``tau0`` (a sensor's, not the joint's), load-dependent friction (``Fl``, ``fL``),
-temperature-dependent friction (Hamon's coefficients, ``beta``), the Stribeck effect (``Fs``, the excess the
-model choice may keep) and the smooth
-sign of dynid's Coulomb term (MuJoCo's friction loss is a dry-friction constraint, at most
-``frictionloss`` in magnitude, with the solver's softness).
+What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the friction of a
+motor that turns several joints (coupled drives; a joint's own friction and a motor's that turns one joint are the
+joint's: :func:`dynid.identify.urdf_export.joint_friction_table`), the torque offset ``tau0`` (a sensor's, not the
+joint's), load-dependent friction (``Fl``, ``fL``), temperature-dependent friction (Hamon's coefficients, ``beta``),
+the Stribeck effect (``Fs``, the excess the model choice may keep) and the smooth sign of dynid's Coulomb term
+(MuJoCo's friction loss is a dry-friction constraint, at most ``frictionloss`` in magnitude, with the solver's
+softness).
 
 Check (:func:`mjcf_torque_error`): MuJoCo's ``mj_inverse`` of the written model, friction loss
 disabled, against dynid's prediction from the same result, τ = W_b·χ̂_b + B·q̈ + Fv·q̇
@@ -47,12 +48,11 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
 from dynid.identify.torque import RigidBodyTorque, compensated_rotor, rotor_inertia
-from dynid.identify.urdf_export import export_urdf
+from dynid.identify.urdf_export import COULOMB_SYMBOLS, VISCOUS_SYMBOLS, export_urdf, joint_friction_table
 from dynid.model import mjcf
 from dynid.model.robot import RobotModel
 
-_COULOMB = ('Fc', 'fc')
-_VISCOUS = ('Fv', 'fv')
+_COULOMB, _VISCOUS = COULOMB_SYMBOLS, VISCOUS_SYMBOLS
 
 
 @dataclass
@@ -100,7 +100,7 @@ def export_mjcf(result: IdentificationResult, robot: RobotModel) -> MjcfExport:
                          f'{list(robot.joint_names)}')
     urdf = mjcf.robot_urdf_text(robot)
     identified = export_urdf(result, io.StringIO(urdf), label=f'the URDF of {robot.name}')
-    friction = result.friction()
+    friction, motors_left = joint_friction_table(result)
     damping = np.array([next((friction[j][s] for s in _VISCOUS if s in friction[j]), 0.0) for j in robot.joint_names])
     coulomb = np.array([next((friction[j][s] for s in _COULOMB if s in friction[j]), 0.0) for j in robot.joint_names])
     if np.any(damping < 0) or np.any(coulomb < 0):
@@ -115,7 +115,7 @@ def export_mjcf(result: IdentificationResult, robot: RobotModel) -> MjcfExport:
               f'= Coulomb friction [N m]. ')
     left = sorted({f'{symbol}_{j + 1}' for j, joint in enumerate(robot.joint_names)
                    for symbol, value in friction[joint].items()
-                   if symbol not in _COULOMB + _VISCOUS and value != 0.0})
+                   if symbol not in _COULOMB + _VISCOUS and value != 0.0} | set(motors_left))
     text = spec.to_xml()
     text = text.replace('<mujoco', f'<!--{header}-->\n<mujoco', 1)
     if left:
@@ -126,8 +126,9 @@ def export_mjcf(result: IdentificationResult, robot: RobotModel) -> MjcfExport:
 
 def dynid_torque(result: IdentificationResult, robot: RobotModel, q: np.ndarray, dq: np.ndarray,
                  ddq: np.ndarray) -> np.ndarray:
-    """dynid's joint torque (N, n) [N·m] without Coulomb friction and offset: W_b·χ̂_b + B·q̈ + Fv·q̇."""
-    friction = result.friction()
+    """dynid's joint torque (N, n) [N·m] without Coulomb friction and offset: W_b·χ̂_b + B·q̈ + Fv·q̇ (the viscous
+    friction the joints hold: :func:`dynid.identify.urdf_export.joint_friction_table`)."""
+    friction = joint_friction_table(result)[0]
     viscous = np.array([next((friction[j][s] for s in _VISCOUS if s in friction[j]), 0.0) for j in robot.joint_names])
     # with rotor compensation, B (the drive data's) + the identified excess (dynid.identify.torque.compensated_rotor)
     rotor = rotor_inertia(robot, result, regrouped_as_zero=True) if _rotor_known(result, robot) else np.zeros(robot.n)

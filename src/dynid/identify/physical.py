@@ -54,8 +54,15 @@ from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
 
 CONSISTENCY = ('auto', 'always', 'never')
-#: Friction models whose parameters the physical solve can bound (the others iterate on τ_out).
-PHYSICAL_FRICTION = ('none', 'viscous_coulomb')
+#: Friction models the physical solve takes: their columns are linear once τ_out (the load terms' torque, iterated as
+#: the load loop does: :mod:`dynid.identify.fit`) and the viscous exponents are fixed; consistency is a constraint on
+#: the links, the friction keeps its law, bounded where the law requires
+#: (:data:`dynid.identify.prior.NON_NEGATIVE_FRICTION`). Hamon's quadrant model is not among them: its efficiency terms
+#: trade against the rigid-body scale.
+PHYSICAL_FRICTION = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive')
+#: Of those, the laws whose consistency the default (``auto``) checks; with friction on τ_out it is left unchecked
+#: (said in the prior section) and ``always`` enforces it.
+CHECKED_FRICTION = ('none', 'viscous_coulomb')
 #: Methods whose solution the physical solve re-solves (the others identify more than these equations say).
 PHYSICAL_METHODS = ('ols', 'wls', 'irls')
 
@@ -134,7 +141,8 @@ _RULE = ('MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_pr
 
 
 def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
-                      settings: PhysicalSettings, progress=lambda text: None, groups=None) -> PhysicalOutcome:
+                      settings: PhysicalSettings, progress=lambda text: None, groups=None,
+                      exponents: np.ndarray | None = None) -> PhysicalOutcome:
     """The standard-parameter solution of an :class:`~dynid.identify.problem.IdentificationProblem` already solved
     linearly (module docstring).
 
@@ -143,15 +151,28 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: n
         w, y, joints: its equations and each row's joint. settings: options.
         groups: the rows of the free columns (the held ones on the measured side) reduced per block and joint
             (:class:`dynid.identify.rows.RowGroups`), where the linear solve has them.
+        exponents: the comprehensive law's viscous exponents α_j of ``w``'s columns (default the candidate's): its
+            Coulomb bound is on the friction at the slowest speed kept (:class:`dynid.identify.prior.PhysicalLayout`).
     """
     # One BLAS thread (as dynid.identify.solvers): the tall QRs, and the small SVDs and least squares of the
     # prior's weight, which took 0.2 s instead of milliseconds with a thread per core on a 2-core machine.
     with one_blas_thread():
-        return _identify_physical(problem, estimate, w, y, joints, settings, progress, groups)
+        return _identify_physical(problem, estimate, w, y, joints, settings, progress, groups, exponents)
+
+
+def _coulomb_floor(problem, exponents: np.ndarray | None) -> np.ndarray | None:
+    """ω_s^α_j per joint for the comprehensive law (ω_s the stiction velocity below which rows are dropped), else
+    None (:class:`dynid.identify.prior.PhysicalLayout`)."""
+    speed = getattr(problem.settings, 'stiction_velocity', 0.0) or 0.0
+    if problem.candidate.friction != 'comprehensive' or speed <= 0:
+        return None
+    if exponents is None:
+        exponents = problem.candidate.exponents or np.full(problem.robot.n, problem.spec.exponent)
+    return speed ** np.asarray(exponents, dtype=float)
 
 
 def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress,
-                       groups=None) -> PhysicalOutcome:
+                       groups=None, exponents=None) -> PhysicalOutcome:
     """The prior's weight, the MAP estimate, the consistency decision and the sections (:func:`identify_physical`)."""
     settings = settings.validated()
     robot, n = problem.robot, problem.robot.n
@@ -179,7 +200,8 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     links = robot_file_links(robot)
     layout = PhysicalLayout.of(problem.base.regrouping, n, problem.identify_rotor_inertia, names,
                                len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
-                               rotor_excess=problem.compensate_rotor)
+                               rotor_excess=problem.compensate_rotor,
+                               coulomb_floor=_coulomb_floor(problem, exponents))
     prior_rotor, rotor_scale = rotor_prior(problem)
     prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
     section, warnings = _prior_section(settings, robot, links)
@@ -332,7 +354,8 @@ def _physical_section(settings: PhysicalSettings, enforced: _Enforced, reduced, 
         'solver_status': enforced.status, 'solver_attempts': enforced.attempts, 'solve_s': enforced.seconds,
         'objective': reduced.objective(x),
         'constraint': f'pseudo-inertia J_i >= {STRICT_MARGIN:g}*J_prior_i (Wensing, Kim and Slotine 2017); '
-                      f'Ia, Fc, Fv >= 0',
+                      f'Ia and the Coulomb, viscous and load friction coefficients >= 0 (with a power law |w|^a: '
+                      f'fc + fv*w_s^a >= 0 at the stiction velocity w_s)',
         'consistency': {'weighted_chi2_unconstrained': chi2_unconstrained,
                         'weighted_chi2_physical': chi2_physical, 'cost_percent': cost_percent},
         'links': [{'joint': link.joint, 'link': link.link, 'parameters': x[10 * i:10 * i + 10].tolist(),

@@ -3,6 +3,13 @@ at the recorded poses, per joint, by a least-squares scale; a scale outside
 :attr:`dynid.diagnosis.effort.EffortCheckSettings.gravity_band` (or negative) means masses an order of magnitude
 off (or of the wrong sign). What a recording holds before anything is fitted is :mod:`dynid.diagnosis`'s.
 
+The scale is claimed only on joints whose gravity torque the recordings can measure: where the joint's law has an
+offset, its constant part is the offset's as much (a motion about one pose, a wrist whose gravity hardly changes), so
+only the gravity torque's variation over the recorded poses is compared, and that variation must stand out of the
+joint's residual: at least :data:`GRAVITY_SPREAD_NOISE` times the identification's training RMSE there. Elsewhere
+the figure says nothing of the units (a UR10e's wrist 3, whose gravity torque is zero by geometry, came out at
+−0.000175× the file's, claimed as "a torque in other units").
+
 A load given by its mass alone is placed by the data: its first moment m·c at the flange cannot be told from the
 last link's (the same columns), so the identified links hold whatever split of the two fits the recording. The
 robot file's side is then given the flange first moment that brings it closest to the identified torque over all
@@ -17,12 +24,17 @@ import numpy as np
 from dynid.diagnosis.effort import EffortCheckSettings
 from dynid.model.robot import RobotModel
 
+#: A joint's gravity scale is judged where its file gravity torque varies over the recorded poses (its standard
+#: deviation; its RMS where the law has no offset) by at least this many times the training RMSE of the joint [-].
+GRAVITY_SPREAD_NOISE = 3.0
+
 
 def gravity_scale_check(result, robot: RobotModel, q: np.ndarray, settings: EffortCheckSettings | None = None,
                         base=None) -> tuple[dict[str, float], str | None]:
     """({joint: scale}, warning or None): the identified gravity torque against the robot file's at poses
     ``q`` (N, n) (module docstring). Joints whose file gravity torque at those poses is below 1 % of the
-    largest joint's are left out (a vertical first joint, a wrist roll). ``base``: the identification's base
+    largest joint's are left out (a vertical first joint, a wrist roll), and so are those whose gravity torque the
+    recordings cannot measure (module docstring). ``base``: the identification's base
     parameters (:class:`dynid.identify.torque.RigidBodyTorque`), found again where not given."""
     from dynid.identify.torque import RigidBodyTorque
 
@@ -35,9 +47,14 @@ def gravity_scale_check(result, robot: RobotModel, q: np.ndarray, settings: Effo
         moment = np.linalg.lstsq(columns, (identified - file_gravity).reshape(-1), rcond=None)[0]
         file_gravity = file_gravity + (columns @ moment).reshape(file_gravity.shape)
     size = np.sqrt(np.mean(file_gravity**2, axis=0))
+    offsets = _offset_joints(result, robot.n)  # their gravity's constant part is the offset's as much
+    file_gravity = np.where(offsets, file_gravity - file_gravity.mean(axis=0), file_gravity)
+    identified = np.where(offsets, identified - identified.mean(axis=0), identified)
+    spread = np.sqrt(np.mean(file_gravity**2, axis=0))
+    noise = _training_rmse(result, robot.joint_names)
     scales = {}
     for j, joint in enumerate(robot.joint_names):
-        if size[j] > 0.01 * size.max():
+        if size[j] > 0.01 * size.max() and spread[j] > 0 and spread[j] >= GRAVITY_SPREAD_NOISE * noise[j]:
             scales[joint] = float(file_gravity[:, j] @ identified[:, j] / (file_gravity[:, j] @ file_gravity[:, j]))
     low, high = settings.gravity_band
     off = {joint: s for joint, s in scales.items() if not low <= s <= high}
@@ -54,3 +71,16 @@ def _load_placed_by_data(result) -> bool:
     """Whether a recording of ``result`` carried a load given by its mass alone (its centre of mass fitted)."""
     inputs = (result.provenance or {}).get('inputs') or []
     return any(entry.get('payload_mass_known') and not entry.get('payload_known') for entry in inputs)
+
+
+def _offset_joints(result, n: int) -> np.ndarray:
+    """(n,) whether each joint's law has an offset identified (tau0_j or fo_j, not held)."""
+    names, held = set(result.parameter_names), set((result.model or {}).get('held') or {})
+    return np.array([any(f'{symbol}_{j + 1}' in names and f'{symbol}_{j + 1}' not in held for symbol in ('tau0', 'fo'))
+                     for j in range(n)])
+
+
+def _training_rmse(result, joint_names) -> np.ndarray:
+    """(n,) each joint's training RMSE [N·m] (0 where the result has none)."""
+    joints = ((result.metrics or {}).get('train') or {}).get('joints') or {}
+    return np.array([float((joints.get(name) or {}).get('rmse') or 0.0) for name in joint_names])

@@ -11,7 +11,8 @@ once per identification and never changed: every candidate, fold and fit draws i
 
 The features are kept by what they are, not by the symbol a law gives them: ``sign`` sgn(ω) (Fc, fc), ``velocity`` ω
 (Fv), ``one`` (tau0, fo), ``beta1..3`` the temperature term, ``Fs`` a Stribeck excess given at one velocity for
-every joint (:attr:`dynid.identify.request.ModelSpec.stribeck_velocity`).
+every joint (:attr:`dynid.identify.request.ModelSpec.stribeck_velocity`); with coupled drives ``joint_sign`` and
+``joint_velocity``, sgn(q̇) and q̇ = C⁻¹·θ̇ of the joints' own velocities (:mod:`dynid.identify.joint_side`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.held import excluded_mask
+from dynid.identify.joint_side import joint_side_features, joint_side_joints
 from dynid.identify.read import Reading, RecordingGaps
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.stribeck import StribeckExcess
@@ -112,6 +114,7 @@ class Equations:
     blocks: tuple[Block, ...]
     keep_full_velocity: bool
     stribeck: StribeckExcess | None  # the Stribeck excess the spec gives every joint (ModelSpec.stribeck_velocity)
+    joint_side: tuple[int, ...] = ()  # joints whose own friction the blocks' features make (dynid.identify.joint_side)
 
     def block_keep(self, k: int) -> np.ndarray:
         """(M, n) rows of recording k that enter the estimation (stiction rejection; left-out joints' none)."""
@@ -193,10 +196,12 @@ def prepare(robot: RobotModel, reading: Reading, spec: ModelSpec, settings: Filt
     stribeck = stribeck if stribeck is not None or spec.stribeck_velocity is None else StribeckExcess(
         np.full(robot.n, spec.stribeck_velocity), 2.0 if spec.stribeck_shape is None else spec.stribeck_shape)
     keep_full_velocity = keep_full_velocity or spec.friction == 'comprehensive'
-    context = _Context(robot, spec, drives, drive_gains_unknown, torque, payload_blocks, base, stribeck,
-                       keep_full_velocity)
-    blocks, used, gaps, warnings, resolved = _prepare_pieces(context, reading, settings)
     excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
+    joint_side = joint_side_joints(drives if torque.coupling is not None else None, spec.friction,
+                                   spec.joint_side_friction, excluded)
+    context = _Context(robot, spec, drives, drive_gains_unknown, torque, payload_blocks, base, stribeck,
+                       keep_full_velocity, joint_side)
+    blocks, used, gaps, warnings, resolved = _prepare_pieces(context, reading, settings)
     if not blocks:
         lines = ''.join(f'{g.line(loud=False)}: ' for g in gaps if g.summary.gaps)
         needed = max(g.needed for g in gaps)
@@ -209,7 +214,7 @@ def prepare(robot: RobotModel, reading: Reading, spec: ModelSpec, settings: Filt
                   if count == 0 and not out)
     return Equations(robot, spec, resolved, drives, drive_gains_unknown, torque, payload_blocks, base, without,
                      excluded, tuple(reading.pieces[i] for i in used), tuple(reading.origins[i] for i in used),
-                     tuple(gaps), tuple(warnings), still, tuple(blocks), keep_full_velocity, stribeck)
+                     tuple(gaps), tuple(warnings), still, tuple(blocks), keep_full_velocity, stribeck, joint_side)
 
 
 def _kept(block: Block, excluded: np.ndarray) -> np.ndarray:
@@ -272,7 +277,10 @@ def _torque_source(pieces, spec: ModelSpec, drives: JointDrives | None, drive_ga
                          '{joint_states_effort} current, an effort in joint_states)',
                          fields=('joint_states_effort',))
     if source in ('joint_torque', 'motor_torque') and not has_tau:
-        raise InputError(f'the recordings hold no {source.replace("_", " ")}s (effort of joint_states)')
+        kept = (': dynid import keeps motor_torque columns (a drive\'s torque on its shaft) as the motors\' currents, '
+                'read through the drives file ({torque} current)' if source == 'motor_torque' and has_current else '')
+        raise InputError(f'the recordings hold no {source.replace("_", " ")}s (effort of joint_states){kept}',
+                         fields=('torque',))
     if not source:
         raise InputError('the recordings hold neither motor currents nor joint torques')
     if drive_gains_unknown and source != 'current':
@@ -304,6 +312,7 @@ class _Context:
     base: object
     stribeck: StribeckExcess | None
     keep_full_velocity: bool
+    joint_side: tuple[int, ...] = ()
 
 
 def _prepare_pieces(context: _Context, reading: Reading, settings: FilterSettings):
@@ -456,8 +465,9 @@ def _rigid_columns(context: _Context, index: int, recording: RecordingInput, sig
 def _measured_torque(context: _Context, signals: Signals) -> np.ndarray | None:
     if context.drive_gains_unknown:
         return None
-    if context.torque.source in ('joint_torque', 'motor_torque'):
-        return signals.tau
+    if context.torque.source in ('joint_torque', 'motor_torque'):  # coupled: joint_states' Cᵀ·(K_τ·i) as C⁻ᵀ·τ
+        return signals.tau if context.torque.coupling is None else \
+            context.drives.joint_to_motor_torque_space(signals.tau)
     torque = context.drives.current_to_joint_torque(signals.current)
     if context.torque.compensate_rotor:
         torque -= context.drives.rotor_inertia_torque(signals.ddtheta)
@@ -486,3 +496,5 @@ def _features(context: _Context, velocity: np.ndarray, temperature: np.ndarray |
         yield 'beta3', root * temperature**-3.0
     if context.stribeck is not None:
         yield 'Fs', context.stribeck.feature(velocity)
+    if context.joint_side:
+        yield from joint_side_features(context.drives, velocity)

@@ -189,8 +189,14 @@ class PhysicalProblem:
         return scipy.linalg.lstsq(self.a, self.b, lapack_driver='gelsy', check_finite=False)[0]
 
 
-#: Friction symbols bounded below by zero in a physically consistent solution.
-NON_NEGATIVE_FRICTION = ('Fc', 'Fv')
+#: Friction symbols bounded below by zero in a physically consistent solution: the Coulomb and viscous coefficients of
+#: every law (Li et al. 2024's fc, fv of eq. (3) with its exponent fixed), the load terms' (friction growing with the
+#: output torque, as the model choice tries it) and a coupled joint's own (:mod:`dynid.identify.joint_side`), so that
+#: the friction dissipates. Where the viscous term is a power |ω|^α (``coulomb_floor`` of :meth:`PhysicalLayout.of`)
+#: the Coulomb bound is on the friction at the slowest speed the equations keep, fc + fv·ω_s^α ≥ 0: with α of 0.2 the
+#: two columns are nearly one and split the low-speed level between them. The offset, the temperature terms and the
+#: Stribeck excess (whose sum with Fc is the static level) are not bounded.
+NON_NEGATIVE_FRICTION = ('Fc', 'Fv', 'fc', 'fv', 'Fl', 'fL', 'Fcq', 'Fvq')
 
 
 @dataclass
@@ -219,9 +225,11 @@ class PhysicalLayout:
     @classmethod
     def of(cls, regrouping: np.ndarray, n_links: int, rotor_inertia: bool, parameter_names: list[str],
            rigid_count: int, held: np.ndarray | None = None, payload_count: int = 0,
-           rotor_excess: bool = False) -> PhysicalLayout:
+           rotor_excess: bool = False, coulomb_floor: np.ndarray | None = None) -> PhysicalLayout:
         """``rotor_excess``: the rotor columns are the excess over the drive data's B (rotor compensation): not
-        bounded at 0."""
+        bounded at 0. ``coulomb_floor``: per joint ω_s^α_j of a law whose viscous term is a power (Li's comprehensive
+        law): the unknown bounded in place of fc_j is fc_j + ω_s^α_j·fv_j, the friction at the slowest speed ω_s the
+        equations keep (:data:`NON_NEGATIVE_FRICTION`)."""
         import scipy.linalg
         standard_count = regrouping.shape[1]
         names = parameter_names[rigid_count:]
@@ -232,6 +240,12 @@ class PhysicalLayout:
             names = [name for name, free in zip(names, free_friction, strict=True) if free]
         bounded = [standard_count + k for k, name in enumerate(names)
                    if name.rpartition('_')[0] in NON_NEGATIVE_FRICTION]
+        if coulomb_floor is not None:  # fc_j = z_j − ω_s^α_j·fv_j with z_j ≥ 0 (values = to_base @ unknowns)
+            first = to_base.shape[0] - len(names)
+            for k, name in enumerate(names):
+                symbol, _, joint = name.rpartition('_')
+                if symbol == 'fc' and f'fv_{joint}' in names:
+                    to_base[first + k, standard_count + names.index(f'fv_{joint}')] = -coulomb_floor[int(joint) - 1]
         rotor_start = 10 * n_links + payload_count
         if rotor_inertia and not rotor_excess:
             bounded = list(range(rotor_start, standard_count)) + bounded

@@ -11,10 +11,12 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   ``rotor_compensation`` is on (thesis ch.5 eq. (P2-14)); ``motor_torque`` → the effort of
   ``joint_states`` where the driver reports the motor's torque already in N·m at the link side
   (K_τ·i: gear ratio applied, rotor inertia and friction inside it), with the rotor inertias
-  identified (no drive data needed); ``joint_torque`` → the measured joint torque (a torque sensor
-  after the gear: no rotor inertia in it, so rotor options are refused). ``auto`` takes currents
-  when the drive gains are known (or identified), else the joint torque. Known payload
-  contributions are subtracted.
+  identified (no drive data needed; with coupled drives the effort is the drives' torque in joint space,
+  τ = Cᵀ·(K_τ·i), as joint_states holds joint quantities, and each motor's equation takes C⁻ᵀ·τ; a log of each
+  motor's own torque is imported as ``motor_torque`` columns, which the import keeps as currents);
+  ``joint_torque`` → the measured joint torque (a torque sensor after the gear: no rotor inertia in it, so rotor
+  options are refused). ``auto`` takes currents when the drive gains are known (or identified), else the joint
+  torque. Known payload contributions are subtracted.
 - **W_rigid**: the base columns of [arm standard parameters | unknown payload parameters], found by
   QR on random states with the recordings' payload structure (rows with and without payload), so
   that payload parameters identifiable only from the difference between runs are kept (Gautier &
@@ -42,7 +44,10 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
 
 **Coupled joints** (the drives' coupling C, :mod:`dynid.model.drives`): the equations are the motors', one per
 drive: y = C⁻ᵀ·W_rigid·χ_rigid + W_friction(θ̇)·χ_friction [+ W_Ia(θ̈)·Ia] with θ̇ = C·q̇ (or the motor encoders'),
-so each motor's friction and rotor inertia act on its own equation, where they physically sit.
+so each motor's friction and rotor inertia act on its own equation, where they physically sit. A joint that several
+motors make (a row of C⁻¹ with more than one nonzero entry) may hold friction on its own velocity q̇_j too, a torque on
+the joint that enters the motors' equations through row j of C⁻¹ (the candidate's ``joint_side``: columns Fcq_j, Fvq_j
+after the friction's, :mod:`dynid.identify.joint_side`).
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dynid.errors import InputError
+from dynid.identify.joint_side import JOINT_SIDE_SYMBOLS, joint_side_columns, joint_side_names
 from dynid.identify.prepare import Block, Equations, prepare
 from dynid.identify.read import read
 from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput, friction_symbols
@@ -84,8 +91,9 @@ class Candidate:
     columns at 0); ``exponents``: the comprehensive law's viscous exponents α_j (None: the spec's on every joint;
     Li's friction loop refits them from these); ``stribeck``: the Stribeck excess's columns Fs_j (None: none);
     ``rotor``: the rotor inertias' columns kept where the equations have them (False: left out where that leaves the
-    other base columns as they are); ``options``: the method, the robust weights, the load loop, the prior (its weight
-    s) and physical consistency."""
+    other base columns as they are); ``joint_side``: the joints (indices) whose own friction the model holds, among
+    the equations' (:mod:`dynid.identify.joint_side`); ``options``: the method, the robust weights, the load loop, the
+    prior (its weight s) and physical consistency."""
 
     friction: str
     options: IdentifyOptions
@@ -94,6 +102,7 @@ class Candidate:
     exponents: tuple[float, ...] | None = None
     stribeck: StribeckExcess | None = None
     rotor: bool = True
+    joint_side: tuple[int, ...] = ()
 
     @property
     def method(self) -> str:
@@ -149,7 +158,8 @@ class IdentificationProblem:
         """The model as identified: the equations' spec with the candidate's law."""
         return dataclasses.replace(self.prepared.spec, friction=self.candidate.friction,
                                    temperature=self.candidate.temperature,
-                                   rotor_inertia=self.prepared.spec.rotor_inertia and not self.rotor_dropped)
+                                   rotor_inertia=self.prepared.spec.rotor_inertia and not self.rotor_dropped,
+                                   joint_side_friction=bool(self.joint_side))
 
     @property
     def base(self):
@@ -167,6 +177,11 @@ class IdentificationProblem:
     @property
     def stribeck(self) -> StribeckExcess | None:
         return self.candidate.stribeck
+
+    @property
+    def joint_side(self) -> tuple[int, ...]:
+        """The joints whose own friction the model holds (:mod:`dynid.identify.joint_side`), among the equations'."""
+        return tuple(j for j in self.candidate.joint_side if j in self.prepared.joint_side)
 
     @property
     def changes(self) -> list[dict]:
@@ -193,10 +208,18 @@ class IdentificationProblem:
         stribeck = ('Fs',) if self.candidate.stribeck is not None else ()
         return friction_symbols(self.candidate.friction, self.candidate.temperature) + stribeck
 
+    @property
+    def result_friction_symbols(self) -> list[str]:
+        """The friction symbols of the result's parameters ``symbol_j``: the law's, then the joints' own friction's
+        where the model holds it."""
+        return list(self.friction_names) + (list(JOINT_SIDE_SYMBOLS) if self.joint_side else [])
+
     def parameter_names(self) -> list[str]:
-        """Names of the columns of :meth:`equations`: base rigid parameters, then friction per joint."""
+        """Names of the columns of :meth:`equations`: base rigid parameters, then friction per joint, then the
+        joints' own friction (``Fcq_j``, ``Fvq_j``) where the model holds it."""
         n = self.robot.n
-        return self.rigid_names + [f'{symbol}_{j + 1}' for symbol in self.friction_names for j in range(n)]
+        return self.rigid_names + [f'{symbol}_{j + 1}' for symbol in self.friction_names for j in range(n)] + \
+            joint_side_names(self.joint_side)
 
     @property
     def _rigid_kept(self) -> np.ndarray | None:
@@ -274,7 +297,9 @@ class IdentificationProblem:
         (M, n) per-joint features, each n block-diagonal columns (:meth:`_assembled`)."""
         block = self.prepared.blocks[k]
         friction = self.friction_features(k, self._output_torque(block, rigid_parameters), exponents)
-        return ([block.current] if with_current else []) + [block.rigid] + friction
+        joint_side = [joint_side_columns(block.features, self.joint_side, self.prepared.torque.coupling)] \
+            if self.joint_side else []
+        return ([block.current] if with_current else []) + [block.rigid] + friction + joint_side
 
     def _assembled(self, groups: list[np.ndarray], samples: slice) -> np.ndarray:
         """W of the decimated ``samples`` as (samples, n, p) from :meth:`_block_columns`' groups (the rigid columns
@@ -357,7 +382,8 @@ class IdentificationProblem:
 
     def describe(self) -> dict:
         """Provenance of the problem (for the result file)."""
-        return {**self.prepared.describe(), 'rotor_inertia_identified': self.identify_rotor_inertia}
+        return {**self.prepared.describe(), 'rotor_inertia_identified': self.identify_rotor_inertia,
+                'joint_side_joints': [self.robot.joint_names[j] for j in self.joint_side]}
 
 
 def _per_joint(block: Block, feature_of) -> np.ndarray:
@@ -380,12 +406,19 @@ _FROM_TORQUE = {'torque_source': 'source', 'compensate_rotor': 'compensate_rotor
 
 
 def problem_for(robot, recordings: list[RecordingInput], spec: ModelSpec, settings=None, drives=None,
-                stribeck: StribeckExcess | None = None) -> IdentificationProblem:
+                stribeck: StribeckExcess | None = None, joint_side: tuple[int, ...] = ()) -> IdentificationProblem:
     """The problem of the model ``spec`` on ``recordings``, read and prepared (e.g. a result's model on another
-    recording, to predict its torque: :mod:`dynid.identify.validate`); ``stribeck``: a result's Stribeck excess."""
+    recording, to predict its torque: :mod:`dynid.identify.validate`); ``stribeck``: a result's Stribeck excess;
+    ``joint_side``: the joints whose own friction a result holds (:mod:`dynid.identify.joint_side`), which the
+    equations must be able to make."""
     from dynid.signal.preprocess import FilterSettings
 
     settings = settings or FilterSettings()
     equations = prepare(robot, read(robot, recordings, settings), spec, settings, drives, stribeck=stribeck)
+    missing = [robot.joint_names[j] for j in joint_side if j not in equations.joint_side]
+    if missing:
+        raise InputError(f'the model holds friction on the own velocity of {", ".join(missing)} (a joint several '
+                         f'motors turn), which these drives do not make of several motors: give the drives file of '
+                         f'the identification ({{drives}})', fields=('drives',))
     return IdentificationProblem.of(equations, Candidate(spec.friction, IdentifyOptions(), spec.temperature,
-                                                         stribeck=equations.stribeck))
+                                                         stribeck=equations.stribeck, joint_side=tuple(joint_side)))

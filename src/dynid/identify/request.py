@@ -71,6 +71,10 @@ class ModelSpec:
     # library use, a fixed law to compare with): None, the default, has none unless the model choice keeps it
     stribeck_velocity: float | None = None
     stribeck_shape: float | None = None
+    # with coupled drives, Coulomb + viscous friction on the own velocity of each joint several motors make (a stage
+    # that turns with the joint: dynid.identify.joint_side), kept by the model choice where its folds support it
+    # (kept as given where the law is given); False: the motors' friction alone
+    joint_side_friction: bool = True
 
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))
@@ -194,9 +198,9 @@ def settle(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyO
     if friction_open:
         if given.method in ('iirls', 'tls', 'mls'):
             friction, friction_open = 'comprehensive' if given.method == 'iirls' else 'viscous_coulomb', False
-        else:  # physical consistency 'always' takes no friction on τ_out: the load term is then no candidate
-            friction = 'viscous_coulomb' if always else 'load_squared'
-            terms = ('offset',) + (() if always else ('load',)) + \
+        else:  # physical consistency constrains the links: the friction law is chosen as without it
+            friction = 'load_squared'
+            terms = ('offset', 'load') + \
                 (('temperature',) if _temperature_spans(recordings) and not spec.temperature else ())
         # the rotor inertia's excess over the drive data's B, where B·θ̈ will be subtracted (currents, motor
         # encoders, drive data): a candidate per joint, once the equations say it applies (not beside joints left

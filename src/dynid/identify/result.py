@@ -49,6 +49,8 @@ ignores the sections still predicts the same torques, and the sections do not ch
       cross_validation: {folds: 4, blocks: 8, grid: [...], held_out_score: [...], ...}   # null when s was given
       links_left_out: [{joint: NAME, link: NAME, problem: ...}]   # impossible inertias of the robot file
       robot_file_model: {PARAMETER: ..}             # the robot file's links, rotor inertia and friction fitted
+      robot_file_reference: {friction: coulomb+viscous+offset, values: {PARAMETER: ..}}   # validate's reference:
+                                                    # the file's links, Coulomb + viscous friction and an offset
       prior_cost_percent: ..                        # training chi2 of the MAP estimate over the linear fit's [%]
       data_condition_number_scaled: ..              # cond(W) of the data alone (the result's: data and prior)
       posterior_std: [...]                          # σ of the MAP estimate (the result's std where kept)
@@ -88,6 +90,11 @@ the optional ``stribeck`` section holds the rest of the law; a file without it h
     stribeck:
       velocities: {NAME: 0.12, OTHER: null}         # Vs [rad/s] of sgn(ω)·exp(−(|ω|/Vs)^μ); null: no term there
       shapes: {NAME: 2.0, OTHER: null}              # μ
+
+With coupled drives, a joint several motors make may hold friction on its own velocity (a stage that turns with the
+joint: :mod:`dynid.identify.joint_side`): the friction entries ``Fcq_j`` [N·m] and ``Fvq_j`` [N·m·s/rad] of the joints
+``model.joint_side_joints`` names, f_j = Fcq_j·sgn(q̇_j) + Fvq_j·q̇_j on joint j (their symbols are among
+``model.friction_symbols``; a file without them has none).
 
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
@@ -206,6 +213,19 @@ class IdentificationResult:
                 out[self.joint_names[int(index) - 1]][symbol] = float(value)
         return out
 
+    @property
+    def joint_side_joints(self) -> tuple[int, ...]:
+        """The joints (indices) whose own friction the result holds, with coupled drives (the parameters ``Fcq_j``,
+        ``Fvq_j``: :mod:`dynid.identify.joint_side`); () for a result without."""
+        names = self.model.get('joint_side_joints') or ()
+        return tuple(self.joint_names.index(name) for name in names)
+
+    def recorded_coupling(self) -> np.ndarray | None:
+        """The coupling C (θ = C·q) of the drives the result was identified with (``provenance.drives``), or None: its
+        friction and rotor inertias are then the motors' (:mod:`dynid.model.drives`)."""
+        recorded = (self.provenance.get('drives') or {}).get('joints')
+        return None if not recorded else JointDrives.from_dict(recorded, self.joint_names).coupling
+
     def coulomb_viscous(self) -> dict[str, dict[str, float]]:
         """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
         friction (with the offset, the load term), fc and fv of the comprehensive law (Li et al. 2024 eq. (3)); its
@@ -234,6 +254,14 @@ class IdentificationResult:
         when the result holds none."""
         model = (self.prior_section or {}).get('robot_file_model')
         return None if model is None else np.array([float(model[name]) for name in self.parameter_names])
+
+    def robot_file_reference(self) -> dict[str, float] | None:
+        """The robot file's own model as validate's fixed reference ({parameter: value}: its links' base parameters,
+        the rotor inertias fitted, Coulomb + viscous friction and an offset ``Fc_j``, ``Fv_j``, ``tau0_j`` fitted to the
+        same recordings whatever law the result chose: :mod:`dynid.identify.reference`), or None (a result without
+        it: validate then predicts :meth:`robot_file_values`)."""
+        entry = (self.prior_section or {}).get('robot_file_reference')
+        return None if not entry else {name: float(value) for name, value in entry['values'].items()}
 
     def standard_parameters(self) -> np.ndarray | None:
         """The 10·n physically consistent standard parameters (joint order, each link about its joint frame),
@@ -361,6 +389,9 @@ def _checked(data: dict, source: str) -> tuple[str, ...]:
     model = (data.get('prior') or {}).get('robot_file_model')
     if model is not None and set(model) != set(names):
         raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
+    unknown = [name for name in data['model'].get('joint_side_joints') or () if name not in joints]
+    if unknown:
+        raise InputError(f'{source}: model.joint_side_joints names {unknown}, which are not among joint_names')
     stribeck = data.get('stribeck')
     if stribeck is not None and any((stribeck['velocities'].get(j) is None) != (stribeck['shapes'].get(j) is None)
                                     for j in joints):

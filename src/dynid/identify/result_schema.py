@@ -47,6 +47,7 @@ MODEL = Fields(
     optional={**MODEL_KEYS, 'hamon_velocity': Number('rad/s', above=0), 'exponent': Number(above=0),
               'rotor_inertia': Flag(),
               'friction_symbols': NAMES, 'payload_blocks': COUNT, 'exclude_joints': NAMES,
+              'joint_side_friction': Flag(), 'joint_side_joints': Items(Text(), null=True),
               'friction_velocity': Text(('rotor', 'link')),
               'stribeck_velocity': Number('rad/s', above=0, null=True), 'stribeck_shape': Number(above=0, null=True),
               'column_rms': Items(UNKNOWN), 'torque_rms': UNKNOWN,
@@ -86,6 +87,8 @@ PHYSICAL = Fields(required={'links': Items(PHYSICAL_LINK, length='joints')},
 
 PRIOR = Fields(required={'used': Flag()},
                optional={'robot_file_model': Table(Number(), null=True), 'source': Text(null=True),
+                         'robot_file_reference': Fields(required={'friction': Text(), 'values': Table(Number())},
+                                                        null=True),
                          'relative_std': UNKNOWN, 'posterior_std': Items(UNKNOWN, null=True),
                          'data_condition_number_scaled': UNKNOWN, 'data_condition_number': UNKNOWN},
                others=ANY)

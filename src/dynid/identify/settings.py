@@ -27,7 +27,8 @@ class IdentifierSettings:
     torque_source: str = setting(
         AUTO, 'measured torque: current = K_τ·i from joint_currents (or a joint_states effort read as current) and '
               "the drive gains (minus B·θ̈ with motor encoders); motor_torque = joint_states effort that is already "
-              "the motor's torque in N·m at the link side (rotor inertias identified, no drive data needed); "
+              "the motor's torque in N·m at the link side (rotor inertias identified, no drive data needed; with "
+              "coupled drives, their torque in joint space Cᵀ·(K_τ·i)); "
               'joint_torque = joint_states effort from a torque sensor after the gear; auto: currents when the drive '
               'gains are known or identified (tls, mls), else the joint torque', choices=TORQUE_SOURCES)
     weight_function: str = setting('huber', 'weight function of the robust methods (irls, iirls)',

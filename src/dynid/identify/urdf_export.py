@@ -13,7 +13,11 @@ parameters are realizable bodies; :mod:`dynid.identify.physical`) and the URDF o
 - **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
   viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field, nor has the
   Stribeck excess the model choice may keep, Fs·sgn(ω)·exp(−(|ω|/Vs)^μ): it is left out, its values written as a
-  comment in the joint).
+  comment in the joint). Where the result was identified with coupled drives (θ = C·q: its friction is the motors'), a
+  motor's friction is its joint's where the motor turns that joint alone (θ_k = ±q_k; Coulomb and viscous friction are
+  odd in the velocity, so the sign does not matter), a joint's own friction (``Fcq``, ``Fvq``:
+  :mod:`dynid.identify.joint_side`) is added to its joint's, and the friction of a motor that turns several joints
+  has no joint to go on: it is left out and named in a comment (:func:`joint_friction_table`).
 - **Rotor inertia.** URDF has no field for it; where identified it is written as a comment in the joint
   (reflected to the link side [kg·m²]: simulators add it as armature).
 
@@ -79,6 +83,32 @@ def _set_inertial(link: ElementTree.Element, phi: np.ndarray) -> None:
     link.insert(0, ElementTree.Comment(' dynid: identified inertial (physically consistent identification) '))
 
 
+#: The Coulomb and viscous symbols of the laws a joint's friction and damping take (Coulomb + viscous, Li et al.'s)
+COULOMB_SYMBOLS, VISCOUS_SYMBOLS = ('Fc', 'fc'), ('Fv', 'fv')
+
+
+def joint_friction_table(result: IdentificationResult) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """({joint: {symbol: value}} the result's friction as a simulator's joints hold it, the parameters of motors
+    that turn several joints, left out) (module docstring); without a coupling, :meth:`IdentificationResult.friction`
+    as it is."""
+    table = result.friction()
+    coupling = result.recorded_coupling()
+    if coupling is None:
+        return table, []
+    out, left = {}, []
+    for k, joint in enumerate(result.joint_names):
+        own = {symbol: table[joint].pop(symbol, 0.0) for symbol in ('Fcq', 'Fvq')}
+        alone = np.count_nonzero(coupling[k]) == 1 and coupling[k, k] != 0
+        out[joint] = table[joint] if alone else {}
+        if not alone:
+            left += [f'{symbol}_{k + 1}' for symbol, value in table[joint].items() if value != 0.0]
+        for symbols, value in ((COULOMB_SYMBOLS, own['Fcq']), (VISCOUS_SYMBOLS, own['Fvq'])):
+            if value != 0.0:
+                key = next((s for s in symbols if s in out[joint]), symbols[0])
+                out[joint][key] = out[joint].get(key, 0.0) + value
+    return out, left
+
+
 def export_urdf(result: IdentificationResult, urdf, label: str | None = None) -> str:
     """The URDF text of ``urdf`` (a path or a file object) with the identified dynamics of ``result`` (module
     docstring); ``label`` names it in errors (default: the path)."""
@@ -95,7 +125,7 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
     if missing:
         raise InputError(f'{urdf} has no joints {missing} of the result (robot {result.robot!r})')
     identified = set(result.joint_names)
-    friction = result.friction()
+    friction, left = joint_friction_table(result)
     rotor = section.get('rotor_inertia') or {}
     for entry in section['links']:
         joint = joints[entry['joint']]
@@ -125,6 +155,9 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         if entry['joint'] in rotor:
             joint.append(ElementTree.Comment(f' dynid: identified rotor inertia (link side) '
                                              f'{_format(rotor[entry["joint"]])} kg*m^2 '))
+    if left:
+        root.insert(0, ElementTree.Comment(f' dynid: friction of motors that turn several joints (coupled drives) '
+                                           f'left out, no joint holds it: {", ".join(left)} '))
     root.insert(0, ElementTree.Comment(f' dynid: dynamics identified for robot {result.robot} '
                                        f'({result.method}, physical) '))
     ElementTree.indent(tree)

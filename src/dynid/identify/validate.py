@@ -6,8 +6,9 @@ NRMSE fit per joint, relative residual ‖y − ŷ‖/‖y‖. :func:`recover_pa
 payload on the recording from what the identified model leaves unexplained (Gautier & Briot's
 payload-mass check on validation runs).
 
-Beside the identified model, the robot file's own model (its link inertias, with the rotor inertias and
-friction fitted at identification: ``prior.robot_file_model`` of the result, :mod:`dynid.identify.prior`)
+Beside the identified model, the robot file's own model (its link inertias, with the rotor inertias, Coulomb +
+viscous friction and an offset fitted at identification whatever law the result chose: ``prior.robot_file_reference``
+of the result, :mod:`dynid.identify.reference`; a result without it: ``prior.robot_file_model``, the result's law)
 predicts the same rows; every joint the identified model predicts worse gets a warning, where the file's model
 is ahead on each of five contiguous stretches of the joint's rows and by at least 5 % of the result's RMSE: a
 lead of a fraction of a percent, or one that another stretch could reverse, is shown in the table, not claimed.
@@ -30,7 +31,9 @@ With drives that couple joints (a coupling C, :mod:`dynid.model.drives`) the equ
 drive, named after the joint it is declared under); the metrics score them, and ``joint_space`` scores the joints'
 torques they make, τ = Cᵀ·(K_τ·i) per sample (the rotors' B·θ̈ added back to the measured and the predicted torque
 where identification subtracted it), of the identified model and of the robot file's own: the torque a user of the
-arm compares. A joint is scored on the samples where every motor that turns it has its row (:func:`joint_space`).
+arm compares. A joint is scored on the samples where every motor that turns it has its row (:func:`joint_space`). A
+result's friction on a joint's own velocity (:mod:`dynid.identify.joint_side`) is a column of the motors' equations,
+as at identification.
 
 A recording that lost samples has its short gaps bridged and is split at the others exactly as for
 identification; pieces too short for the filters and the decimation are left out, and the metrics
@@ -48,6 +51,7 @@ from dynid.errors import InputError
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.problem import IdentificationProblem, problem_for
 from dynid.identify.read import USED_WARNING_FRACTION, RecordingGaps
+from dynid.identify.reference import reference_block, reference_rows
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
@@ -148,10 +152,10 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
-                     exclude_joints=tuple(exclude_joints))
+                     exclude_joints=tuple(exclude_joints), joint_side_friction=bool(result.joint_side_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
     return problem_for(robot, [recording], spec, settings, result_drives(result, robot, drives),
-                       stribeck=result.stribeck)
+                       stribeck=result.stribeck, joint_side=result.joint_side_joints)
 
 
 def _name(dataset: Dataset, name: str | None) -> str:
@@ -181,23 +185,27 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
     rigid = values[:len(problem.rigid_names)]
     exponents = result.exponents
     w, y, joints, _, _ = problem.equations(rigid, exponents)
-    file_values = result.robot_file_values()
-    robot_file = None
-    if file_values is not None:
+    reference, file_values = result.robot_file_reference(), result.robot_file_values()
+    robot_file = file_full = None
+    if reference is not None:  # the fixed reference (dynid.identify.reference), whatever law the result chose
+        robot_file = reference_rows(problem, reference, w)
+    elif file_values is not None:  # a result from before it: the file's links with the result's law fitted
         order = {name: i for i, name in enumerate(result.parameter_names)}
-        robot_file = w @ np.array([file_values[order[n]] for n in names])
+        file_full = np.array([file_values[order[n]] for n in names])
+        robot_file = w @ file_full
     other_torque = None if other is None else _other_prediction(problem, other, w, values)
-    file_full = None if file_values is None else np.array([file_values[order[n]] for n in names])
-    joint_rows = None if problem.coupling is None else joint_space(problem, values, exponents, file_full)
+    joint_rows = None if problem.coupling is None else joint_space(problem, values, exponents, file_full, reference)
     return Prediction(y, w @ values, joints, problem, w, robot_file, other_torque,
                       '' if other is None else (other.source or other.name), left_out_joints(result), joint_rows)
 
 
 def joint_space(problem: IdentificationProblem, values: np.ndarray, exponents: np.ndarray | None,
-                other_values: np.ndarray | None = None):
+                other_values: np.ndarray | None = None, reference: dict[str, float] | None = None):
     """The joints' torques of a problem whose equations are the motors' (drives with a coupling C): τ = Cᵀ·y per
     decimated sample, of the measured torque and of the model with parameters ``values`` (and ``other_values``,
     e.g. the robot file's), the rotors' B·θ̈ added back where identification subtracted it (module docstring).
+
+    ``reference``: the robot file's fixed reference (:mod:`dynid.identify.reference`) as the other model instead.
 
     Returns:
         (measured, predicted, other or None, joint of each row) [N·m]: the rows of joint j where every motor that
@@ -212,13 +220,15 @@ def joint_space(problem: IdentificationProblem, values: np.ndarray, exponents: n
     for k, block in enumerate(problem.blocks):
         w = problem.block_equations(k, rigid, exponents)
         rotor = problem.drives.rotor_inertia * block.rotor_acceleration if problem.compensate_rotor else 0.0
-        series = [block.y + rotor, w @ values + rotor] + ([] if other_values is None else [w @ other_values + rotor])
+        theirs = w @ other_values if other_values is not None else \
+            reference_block(problem, reference, k, w) if reference is not None else None
+        series = [block.y + rotor, w @ values + rotor] + ([] if theirs is None else [theirs + rotor])
         keep = problem.block_keep(k)
         kept = np.stack([keep[:, turns[:, j]].all(axis=1) for j in range(n)], axis=1)
         joints = np.broadcast_to(np.arange(n), kept.shape)[kept]
         parts.append([(torque @ coupling)[kept] for torque in series] + [joints])
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
-    return columns[0], columns[1], columns[2] if other_values is not None else None, columns[-1]
+    return columns[0], columns[1], columns[2] if len(columns) == 4 else None, columns[-1]
 
 
 def _other_prediction(problem: IdentificationProblem, other: RobotModel, w: np.ndarray,

@@ -28,6 +28,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.settings import IdentifierSettings
+from dynid.identify.ways_out import WAY_OUT_SPELLING, ways_out
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -102,7 +103,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     drives = None if identification.drives_file is None else load_drives(identification.drives_file,
                                                                          robot.joint_names)
     progress(f'diagnosing {len(recordings)} recording(s) together: effort, sign, scale, robot file')
-    diagnosis = diagnose_inputs(robot, recordings, identification.spelling)
+    diagnosis = diagnose_inputs(robot, recordings, identification.spelling, identification.spec.torque_source)
     held_out = []
     if identification.holdout is not None:
         for i, recording in enumerate(recordings):
@@ -114,7 +115,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                           drives=drives, progress=progress)
     except TooFewRowsError as error:  # more rows from the same recordings: the settings that give them, tried
         tried = ways_out(robot, recordings, identification, drives, _filters_of(recordings, identification),
-                         progress)
+                         progress)  # no result to keep: the settings that give more equations
         if not tried:
             raise
         raise InputError(f'{error.template}; {tried}', fields=error.fields) from None
@@ -125,7 +126,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                        for warning in result.warnings]
     refuse_unless_forced(result, identification.force,
                          lambda: ways_out(robot, recordings, identification, drives,
-                                          result.provenance.get('filters') or {}, progress), spelling)
+                                          result.provenance.get('filters') or {}, progress, refused=result), spelling)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -152,11 +153,6 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                                 [dataset for _, dataset in validation])
 
 
-#: the decimation cut-offs a refusal tries, as multiples of the one used (capped below the rate's Nyquist margin)
-WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
-#: how the ways out and a kept result's warning spell the settings where the front end gives no spelling of its
-#: own: the field and the value
-WAY_OUT_SPELLING = {'decimation_cutoff_hz': 'decimation_cutoff_hz {}', 'force': 'force'}
 #: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
 #: :mod:`dynid.identify.drive_gains`): spelled as the front end's ``spelling`` says before the result is kept
 ADVISED_FIELDS = ('fix_drive_gain', 'payload_com')
@@ -173,47 +169,12 @@ def _filters_of(recordings: Sequence[RecordingInput], identification: Identifica
     return {'rate_hz': rate, 'decimation_cutoff_hz': identification.filters.validated(rate).decimation_cutoff_hz}
 
 
-def ways_out(robot: RobotModel, recordings: Sequence[RecordingInput], identification: Identification, drives,
-             filters: dict, progress: Callable[[str], None]) -> str:
-    """The settings that make a refused identification's data identify the model, tried: a higher decimation
-    cut-off (more equations from the same recording; :data:`WAY_OUT_CUTOFF_FACTORS`). ``filters``: the refused
-    run's rate and cut-off ('rate_hz', 'decimation_cutoff_hz': a result's provenance, or :func:`_filters_of`). One
-    phrase naming the first that succeeds as written (spelled as ``identification.spelling`` says), or saying that
-    none tried did, with what each gave."""
-    from dynid.identify.quality import identifiability_refusal, result_identifiability_problems
-
-    spell = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
-    rate, cutoff = filters.get('rate_hz'), filters.get('decimation_cutoff_hz')
-    if not (rate and cutoff):
-        return ''
-    tried = []
-    for factor in WAY_OUT_CUTOFF_FACTORS:
-        value = float(f'{min(cutoff * factor, 0.4 * rate):.2g}')
-        if value <= 1.2 * cutoff or any(value == v for v, _ in tried):
-            continue
-        option = spell['decimation_cutoff_hz'].format(f'{value:g}')
-        progress(f'refused; trying {option}')
-        trial_filters = dataclasses.replace(identification.filters, decimation_cutoff_hz=value)
-        try:
-            trial = identify(robot, list(recordings), identification.spec, trial_filters, identification.options,
-                             drives=drives)
-        except InputError as error:
-            tried.append((value, str(error).split(':')[0]))
-            continue
-        if identifiability_refusal(trial) is None:
-            return f'{option} identifies it (tried: cond {trial.condition_number_scaled:.3g})'
-        tried.append((value, '; '.join(result_identifiability_problems(trial))))
-    if not tried:
-        return ''
-    return 'no setting tried makes these data identify the model (' + '; '.join(
-        f'{spell["decimation_cutoff_hz"].format(f"{v:g}")}: {why}' for v, why in tried) + \
-        '): record a longer or optimized excitation'
-
-
-def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None) -> Diagnosis:
+def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None,
+                    torque_source: str | None = None) -> Diagnosis:
     """The one diagnosis of an identification's recordings (:func:`dynid.diagnosis.diagnose`), with what the front
     end recorded was said of their effort (``source['effort_said']`` of the first recording that has it: the user's
-    option or the recording's own record) and each recording's payload (a mass alone placed by the data)."""
+    option or the recording's own record), each recording's payload (a mass alone placed by the data) and what the
+    identification reads the effort as (``torque_source``: advice it already follows is not given)."""
     said, said_by = None, ''
     for recording in recordings:
         told = recording.dataset.source.get('effort_said')
@@ -221,4 +182,4 @@ def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spe
             said, said_by = told.get('said'), told.get('said_by') or ''
             break
     return diagnose([Recording(r.dataset, r.payload, r.name, r.payload_mass) for r in recordings], robot,
-                    None if said == 'none' else said, said_by, spelling)
+                    None if said == 'none' else said, said_by, spelling, torque_source=torque_source)

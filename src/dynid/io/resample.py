@@ -14,7 +14,8 @@ Interpolation: positions (link q and rotor θ) by a not-a-knot cubic spline thro
 O(Δt⁴·q⁗), negligible next to the rounding of logged positions; a segment of fewer than 4 stamps:
 linear); velocity, current, torque and temperature linearly (a convex combination of neighbouring
 samples: noise is not amplified and nothing overshoots). A log without velocities gets the
-derivative of the position spline. A segment starting at a break (not at a long gap) leaves its
+derivative of the position spline, and one with rotor positions but no rotor velocities (motor encoders alone) the
+derivative of the rotor position's. A segment starting at a break (not at a long gap) leaves its
 first grid point out, so that the written recording has a gap there as well.
 """
 
@@ -88,15 +89,15 @@ def resample(t: np.ndarray, signals: dict[str, np.ndarray], period_s: float, bri
         bridged_steps = np.concatenate([bridged_steps, seg_steps[seg_steps > 1.5 * period_s]])
         splines = {name: CubicSpline(ts, signals[name][a:b], axis=0) for name in POSITIONS
                    if name in signals and b - a >= 4}
-        spline = splines.get('q')
         for name, values in signals.items():
             if name in splines:
                 parts[name].append(splines[name](grid))
             else:
                 parts[name].append(np.column_stack([np.interp(grid, ts, column) for column in values[a:b].T]))
-        if 'dq' not in signals:
-            parts.setdefault('dq', []).append(spline(grid, 1) if spline is not None else
-                                             np.gradient(parts['q'][-1], period_s, axis=0))
+        for position, velocity in (('q', 'dq'), ('theta', 'dtheta')):  # a velocity not logged: the spline's
+            if position in signals and velocity not in signals:
+                parts.setdefault(velocity, []).append(splines[position](grid, 1) if position in splines else
+                                                      np.gradient(parts[position][-1], period_s, axis=0))
     if not times:
         return Resampled(np.zeros(0), {}, period_s, [], 0, 0.0, dropped)
     return Resampled(np.concatenate(times), {name: np.concatenate(p) for name, p in parts.items()}, period_s,

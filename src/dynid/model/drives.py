@@ -184,6 +184,16 @@ class JointDrives:
         """q = C⁻¹·θ of motor angles in link units (or their derivatives)."""
         return np.asarray(theta) if self.coupling is None else np.linalg.solve(self.coupling, np.asarray(theta).T).T
 
+    def shared_joints(self) -> tuple[int, ...]:
+        """The joints (indices) whose velocity is made of several motors' (a row of C⁻¹ with more than one nonzero
+        entry, e.g. q̇6 = θ̇6 − θ̇5 of a wrist whose last motor turns with q5 + q6): friction on such a joint's own
+        velocity (a stage that turns with the joint) is no motor's friction f(θ̇_k). None without a coupling."""
+        if self.coupling is None:
+            return ()
+        inverse = np.linalg.inv(self.coupling)
+        size = np.abs(inverse).max(axis=1, keepdims=True)
+        return tuple(int(j) for j in np.flatnonzero(np.count_nonzero(np.abs(inverse) > 1e-12 * size, axis=1) > 1))
+
     def joint_to_motor_torque_space(self, torque):
         """C⁻ᵀ·τ [N·m]: the share of each motor (link units) in joint torques τ (τ itself without a coupling)."""
         return np.asarray(torque) if self.coupling is None else np.linalg.solve(self.coupling.T,
@@ -291,7 +301,8 @@ def transmission(drives: JointDrives) -> dict:
     side] and torque constant k_t = K_τ/r [N·m/A, motor side], rotor inertia B [kg·m², link side] and J = B/r²
     [kg·m², motor side], encoder offset [rad, shaft], the coupling C (rows: motors, columns: joints; identity
     without one) and, as text, the motors' shaft angles from the joints', the joints' angles from the motors' and the
-    joints' torques from the motors' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m))."""
+    joints' torques from the motors' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m)), and the joints several motors make
+    (:meth:`JointDrives.shared_joints`)."""
     names = drives.joint_names
     n = len(names)
     coupling = np.eye(n) if drives.coupling is None else drives.coupling
@@ -312,7 +323,8 @@ def transmission(drives: JointDrives) -> dict:
     torques = [f'τ[{name}] = ' + _combination(coupling[:, j] * drives.gear_ratio, motor_torque)
                for j, name in enumerate(names)]
     return {'motors': motors, 'coupling': None if drives.coupling is None else coupling.tolist(),
-            'motor_angles': angles, 'joint_angles': joints, 'joint_torques': torques}
+            'motor_angles': angles, 'joint_angles': joints, 'joint_torques': torques,
+            'shared_joints': [names[j] for j in drives.shared_joints()]}
 
 
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:

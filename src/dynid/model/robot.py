@@ -154,7 +154,8 @@ class RobotModel:
         notes: tuple[str, ...] = ()
         if not is_xml:
             try:
-                file_text = open(urdf, encoding='utf-8').read()
+                with open(urdf, encoding='utf-8') as handle:  # closed here, not whenever it is collected
+                    file_text = handle.read()
             except (OSError, UnicodeDecodeError) as error:
                 raise InputError(f'cannot read URDF {urdf}: {getattr(error, "strerror", None) or error}') from None
             sanitized, notes = without_invalid_dynamics(file_text)
