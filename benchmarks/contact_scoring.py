@@ -148,5 +148,5 @@ def summarize(scores: list[ContactScore]) -> dict:
 
 
 def dataclass_row(score: ContactScore) -> dict:
-    return {'shape': score.shape, 'duration_s': round(score.duration_s, 3), 'true_peak_nm': round(score.true_peak_nm, 3),
-            'flange': score.on_flange}
+    return {'shape': score.shape, 'duration_s': round(score.duration_s, 3),
+            'true_peak_nm': round(score.true_peak_nm, 3), 'flange': score.on_flange}

@@ -57,8 +57,9 @@ def identified_plant(engine: str, folder: Path) -> Path:
     if not result.is_file():
         bag = folder / f'{engine}_excitation'
         if not bag.exists():
-            dynid(['simulate', '--robot', 'ur5e', '--engine', engine, '--trajectory', str(builtin_excitation_path('ur5e')),
-                   '--duration', str(EXCITATION_S), '--rate', str(RATE_HZ), '-o', str(bag), '--quiet'])
+            dynid(['simulate', '--robot', 'ur5e', '--engine', engine, '--trajectory',
+                   str(builtin_excitation_path('ur5e')), '--duration', str(EXCITATION_S), '--rate', str(RATE_HZ),
+                   '-o', str(bag), '--quiet'])
         dynid(['identify', str(bag), '--robot', 'ur5e', '-o', str(result), '--quiet'])
     return result
 

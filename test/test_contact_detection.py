@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from builders import own_model_result
 
+from builders import own_model_result
 from dynid.contact.calibration import calibrate
 from dynid.contact.detection import ContactDetector, DetectorSettings
 from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration

@@ -20,16 +20,18 @@ Per joint j and sample (a compiled loop, state carried between batches):
   F_s = ``stiction_scale`` × the result's Coulomb level plus Stribeck excess (what static friction may hold), v_s the
   ``stiction_velocity``, T_b the ``rest_baseline_s`` and d the ``rest_drift`` (the share of F_s static friction
   still moves by at rest as the controller settles).
-- **Rest baseline** b: at rest and out of alarm, b follows τ̂_ext with time constant T_b (the friction static
-  friction holds after the joint stopped, unknowable from the currents, becomes the baseline); in alarm it is held;
-  moving, it decays with e^(−K·t) as the observer forgets the stick. The detector's estimate is d = τ̂_ext − b.
+- **Rest baseline** b: at rest, b follows τ̂_ext with time constant T_b (the friction static friction holds after
+  the joint stopped, unknowable from the currents, becomes the baseline); while any joint is in alarm (a contact
+  acts on every joint's torque) it is held; moving, it decays with e^(−K·t) as the observer forgets the stick. The
+  detector's estimate is d = τ̂_ext − b.
 - **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
-  the tails differ, and a joint at rest still feels the model's errors on the others' motion) for ``persistence_s`` (at least two samples: a single sample is a
-  sampling artefact, e.g. the velocity of an abrupt stop); off when z < ``hysteresis`` × k_j for ``release_s`` (at
-  least two samples), or, at rest, when d has stayed within ``settle_band`` σ of itself for ``settle_s`` and
-  |d| ≤ F_s: a push has gone and static friction holds what is left (an offset that can not be told from a steady
-  push of that size), which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the
-  observer's settling after the force goes away.
+  the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
+  ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
+  stop); off when z < ``hysteresis`` × k_j for ``release_s`` (at least two samples), or, with the arm at rest, when
+  on every joint still in alarm d has stayed within ``settle_band`` σ of itself for ``settle_s`` and |d| ≤ F_s: a
+  push has gone and static friction holds what is left (an offset that can not be told from a steady push of that
+  size), which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the observer's settling
+  after the force goes away.
 
 A contact is a stretch in which some joint is in alarm: its start and end, each joint's peak |d| [N·m] and the
 most distal joint that responded (the contact is on that joint's link or beyond it: τ_ext = Jᵀ·F is zero on the
@@ -60,23 +62,26 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
     """The loop of the module docstring over samples (N, n); returns the last sample's time."""
     tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band = scalars
     n = external.shape[1]
+    ready = np.zeros(n, dtype=np.bool_)
     for k in range(t.size):
         first = np.isnan(last_t)
         dt = 0.0 if first else max(t[k] - last_t, 0.0)
         last_t = t[k]
         a = 1.0 - np.exp(-dt / tau_v) if not first else 1.0
-        still = True
+        still, contact = True, False
         for j in range(n):
             state[SPEED, j] += a * (abs(velocity[k, j]) - state[SPEED, j])
             still = still and state[SPEED, j] < v_rest
+            contact = contact or state[ALARM, j] != 0.0
         for j in range(n):
+            ready[j] = False
             sigma0, stiction, gain = joint[0, j], joint[1, j], joint[3, j]
             speed = state[SPEED, j]
             decay = np.exp(-gain * dt)
             if speed < v_rest:
                 state[REST_TIME, j] += dt
                 e = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
-                if state[ALARM, j] == 0.0:
+                if not contact:
                     state[BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (external[k, j] - state[BASELINE, j])
             else:
                 state[REST_TIME, j] = 0.0
@@ -107,16 +112,25 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
                     state[STEADY_S, j] += dt
                 else:
                     state[STEADY_S, j], state[STEADY_REF, j] = 0.0, d
-                released = state[BELOW_N, j] >= 2.0 and state[BELOW_S, j] >= release
-                settled = state[REST_TIME, j] > 0.0 and state[STEADY_S, j] >= settle and abs(d) <= stiction
-                if released or settled:
+                ready[j] = state[STEADY_S, j] >= settle and abs(d) <= stiction
+                if state[BELOW_N, j] >= 2.0 and state[BELOW_S, j] >= release:
                     state[ALARM, j] = 0.0
                     state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
-                    if settled:
-                        state[BASELINE, j] = external[k, j]
             estimate[k, j] = d
             sigma[k, j] = s
             speeds[k, j] = speed
+        # at rest, a contact whose every joint in alarm has settled within the static friction level ends: what is
+        # left becomes the baseline
+        settled, on = still, False
+        for j in range(n):
+            if state[ALARM, j] != 0.0:
+                on = True
+                settled = settled and ready[j]
+        for j in range(n):
+            if on and settled and state[ALARM, j] != 0.0:
+                state[ALARM, j] = 0.0
+                state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+                state[BASELINE, j] = external[k, j]
             alarm[k, j] = state[ALARM, j] != 0.0
     return last_t
 
@@ -127,9 +141,9 @@ class DetectorSettings:
     :class:`dynid.contact.settings.ContactSettings`."""
 
     velocity_filter_s: float = 0.02
-    rest_velocity: float = 0.01
+    rest_velocity: float = 0.04
     stiction_velocity: float = 0.05
-    rest_baseline_s: float = 0.5
+    rest_baseline_s: float = 1.0
     rest_drift: float = 0.2
     persistence_s: float = 0.003
     hysteresis: float = 0.6
