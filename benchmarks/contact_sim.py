@@ -79,6 +79,7 @@ class Run:
     resting: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     loads: list[ContactLoad] = field(default_factory=list)
     flange_wrench: np.ndarray | None = None
+    reference: dict = field(default_factory=dict)
 
     @property
     def hours(self) -> float:
@@ -166,12 +167,12 @@ def simulate_run(robot, engine: str, name: str, seed: int, plan: list, payload, 
         records.append(record)
     record = type(records[0]).concatenate(records)
     run = Run(name, engine, payload, temperature_c, record.time, record.measured, record.truth,
-              np.concatenate(resting), list(twin.contacts.loads))
+              np.concatenate(resting), list(twin.contacts.loads), reference=record.reference)
     run.flange_wrench = twin.contacts.flange_wrench(record.time, record.truth['q'])
     return run
 
 
-def true_model_result(robot):
+def true_model_result(robot, torque_source: str = 'current'):
     """A result holding the plant's own links and drives, no friction (the benchmark gives the true friction torque
     of the run instead): the 'true model' of the levels L_j (contact_scoring)."""
     from dynid.identify.result import IdentificationResult
@@ -180,7 +181,32 @@ def true_model_result(robot):
     names = list(base.names)
     return IdentificationResult(
         robot=robot.name, joint_names=tuple(robot.joint_names), method='truth',
-        model={'friction': 'none', 'friction_symbols': [], 'temperature': False, 'torque_source': 'current',
-               'rotor_compensation': True, 'rotor_inertia_identified': False, 'friction_velocity': 'rotor'},
+        model={'friction': 'none', 'friction_symbols': [], 'temperature': False, 'torque_source': torque_source,
+               'rotor_compensation': torque_source == 'current', 'rotor_inertia_identified': False,
+               'friction_velocity': 'rotor'},
         parameter_names=names, values=np.array(base.from_standard(robot.standard_parameters)),
         std=np.zeros(len(names)), base_expressions=dict(zip(base.names, base.expressions, strict=True)))
+
+
+def tool_path(robot, trajectory, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The flange origin's world positions (N, 3) [m] and velocities (N, 3) [m/s] along ``trajectory``."""
+    import pinocchio as pin
+
+    model = robot.pinocchio_model
+    data = model.createData()
+    frame = model.getFrameId(robot.flange)
+    q = trajectory.evaluate(times)[0]
+    points = np.array([pin.framesForwardKinematics(model, data, robot.configuration_vector(qk))
+                       or data.oMf[frame].translation.copy() for qk in q])
+    return points, np.gradient(points, times, axis=0)
+
+
+def obstacle_ahead(robot, trajectory, hit_s: float, half_m: float = 0.04):
+    """(centre, half sizes) of a box the tool meets at ``hit_s`` of ``trajectory`` [s]: just ahead of the tool sphere
+    along its path (its face at the sphere's surface then), so that the rest of the motion drives into it."""
+    from dynid.sim.mujoco_twin import TOOL_RADIUS_M
+
+    times = np.array([hit_s - 0.01, hit_s, hit_s + 0.01])
+    points, velocity = tool_path(robot, trajectory, times)
+    direction = velocity[1] / max(np.linalg.norm(velocity[1]), 1e-9)
+    return points[1] + direction * (half_m + TOOL_RADIUS_M), np.full(3, half_m)
