@@ -231,11 +231,13 @@ def main(argv=None) -> dict:
     parser.add_argument('--lbr', type=Path, default=os.environ.get('DYNID_LBR_DATA') or None, metavar='DIR',
                         help='checkout of lbr-stack/dynamic_parameter_identification (default $DYNID_LBR_DATA)')
     parser.add_argument('--engines', default='twin,mujoco')
+    parser.add_argument('--settings', default='', help="ContactSettings fields to change, e.g. 'rest_velocity=0.01'")
     parser.add_argument('--counts', default='', help='runs of each kind instead of the defaults, e.g. '
                                                      "'calibration=10,free=20,contacts=5,obstacles=2'")
     parser.add_argument('--work', type=Path, default=None, help='keep the derived files here (default: temporary)')
     args = parser.parse_args(argv)
-    settings = ContactSettings()
+    settings = ContactSettings(**{key: float(value) for key, value in
+                                  (item.split('=') for item in filter(None, args.settings.split(',')))})
     counts = {'twin': {'calibration': CALIBRATION_RUNS, 'free': 100, 'contacts': 20, 'obstacles': 0},
               'mujoco': {'calibration': CALIBRATION_RUNS, 'free': 30, 'contacts': 20, 'obstacles': 10}}
     if args.quick:

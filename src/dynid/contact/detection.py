@@ -14,8 +14,10 @@ Per joint j and sample (a compiled loop, state carried between batches):
   envelope that jumps to E and decays with the observer's e^(−K·t) (an error that stops enters τ̂_ext through the
   observer's low-pass and leaves it as fast), with
 
-      E = F_s·exp(−(ω̃/v_s)²)                                             moving (reversals, stick-slip)
-      E = F_s·(d + (1 − d)·exp(−rest_time/T_b))                          at rest
+      E = F_s·exp(−(ω̃/v_s)²)                       moving, ω̃ above v_s/2 within ``recent_motion_s`` (slowing down,
+                                                  reversing, stopping: stick-slip)
+      E = F_s·(d + (1 − d)·exp(−rest_time/T_b))    at rest, and creeping off a rest (breaking away or pushed: the
+                                                  friction then opposes the motion, its sign known)
 
   F_s = ``stiction_scale`` × the result's Coulomb level plus Stribeck excess (what static friction may hold), v_s the
   ``stiction_velocity``, T_b the ``rest_baseline_s`` and d the ``rest_drift`` (the share of F_s static friction
@@ -47,20 +49,20 @@ import numpy as np
 
 #: Rows of the detector's per-joint state (:class:`ContactDetector`).
 STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 'below_s', 'steady_s', 'steady_ref',
-              'above_n', 'below_n')
+              'above_n', 'below_n', 'since_moving')
 (SPEED, REST_TIME, BASELINE, ENVELOPE, ALARM, ABOVE_S, BELOW_S, STEADY_S, STEADY_REF, ABOVE_N,
- BELOW_N) = range(len(STATE_ROWS))
+ BELOW_N, SINCE_MOVING) = range(len(STATE_ROWS))
 #: Per-joint constants of the kernel.
 JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest')
 #: Scalar settings of the kernel, in order.
 SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
-           'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band')
+           'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s')
 
 
 @numba.njit(cache=True)
 def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, state, estimate, sigma, alarm, speeds):
     """The loop of the module docstring over samples (N, n); returns the last sample's time."""
-    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band = scalars
+    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent = scalars
     n = external.shape[1]
     ready = np.zeros(n, dtype=np.bool_)
     for k in range(t.size):
@@ -78,14 +80,19 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
             sigma0, stiction, gain = joint[0, j], joint[1, j], joint[3, j]
             speed = state[SPEED, j]
             decay = np.exp(-gain * dt)
+            state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
+            resting = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
             if speed < v_rest:
                 state[REST_TIME, j] += dt
                 e = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
                 if not contact:
                     state[BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (external[k, j] - state[BASELINE, j])
-            else:
+            elif state[SINCE_MOVING, j] < recent:  # slowing down, reversing or stopping: the friction is unsure
                 state[REST_TIME, j] = 0.0
                 e = stiction * np.exp(-(speed / v_s) ** 2)
+                state[BASELINE, j] *= decay
+            else:  # creeping off a rest (breaking away, or pushed): the friction's sign is known
+                e = resting
                 state[BASELINE, j] *= decay
             state[ENVELOPE, j] = max(e, state[ENVELOPE, j] * decay)
             s = np.sqrt(sigma0 * sigma0 + state[ENVELOPE, j] ** 2 + parameter_sigma[k, j] ** 2)
@@ -141,7 +148,7 @@ class DetectorSettings:
     :class:`dynid.contact.settings.ContactSettings`."""
 
     velocity_filter_s: float = 0.02
-    rest_velocity: float = 0.04
+    rest_velocity: float = 0.01
     stiction_velocity: float = 0.05
     rest_baseline_s: float = 1.0
     rest_drift: float = 0.2
@@ -150,6 +157,7 @@ class DetectorSettings:
     release_s: float = 0.02
     settle_s: float = 0.3
     settle_band: float = 3.0
+    recent_motion_s: float = 0.5
 
     def scalars(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in SCALARS])

@@ -23,7 +23,7 @@ class ContactSettings:
                                           'least)', unit='s', low=0.0, high=1.0)
     release_s: float = setting(0.02, 'an alarm ends after this long below the hysteresis level (two samples at '
                                      'least)', unit='s', low=0.0, high=5.0)
-    rest_velocity: float = setting(0.04, 'a joint is at rest below this filtered speed', unit='rad/s', low=0.0,
+    rest_velocity: float = setting(0.01, 'a joint is at rest below this filtered speed', unit='rad/s', low=0.0,
                                    high=1.0)
     velocity_filter_s: float = setting(0.02, 'time constant of the speed filter', unit='s', low=1e-4, high=1.0)
     stiction_velocity: float = setting(0.05, 'below this speed the friction the model predicts is uncertain by the '
@@ -38,6 +38,9 @@ class ContactSettings:
     settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within the static friction '
                                    'level ends (static friction holds what is left)', unit='s', low=0.01, high=10.0)
     settle_band: float = setting(3.0, 'steady: within this many σ of itself', low=0.1, high=100.0)
+    recent_motion_s: float = setting(0.5, 'a joint slower than half the stiction velocity is slowing down or reversing '
+                                          '(its friction unsure) this long after it was faster, and creeping off a '
+                                          'rest after that', unit='s', low=0.0, high=10.0)
     friction_band: float = setting(5e-3, 'width of the ramp replacing sgn(ω) in the friction law', unit='rad/s',
                                    low=1e-6, high=1.0)
     temperature_c: float = setting(20.0, 'temperature of the friction law where the recording has none', unit='°C',
@@ -53,8 +56,34 @@ class ContactSettings:
             velocity_filter_s=self.velocity_filter_s, rest_velocity=self.rest_velocity,
             stiction_velocity=self.stiction_velocity, rest_baseline_s=self.rest_baseline_s,
             rest_drift=self.rest_drift, persistence_s=self.persistence_s, hysteresis=self.hysteresis,
-            release_s=self.release_s, settle_s=self.settle_s, settle_band=self.settle_band)
+            release_s=self.release_s, settle_s=self.settle_s, settle_band=self.settle_band,
+            recent_motion_s=self.recent_motion_s)
 
     def gain(self, rate_hz: float) -> float:
         """K [1/s] at a sample rate [Hz]: the setting, or 100 1/s capped at a quarter of the rate."""
         return self.observer_gain if self.observer_gain > 0 else min(100.0, rate_hz / 4.0)
+
+
+@dataclass(frozen=True)
+class ContactNodeSettings:
+    """contact_node's own parameters beside :class:`ContactSettings` and the intake's (docs/nodes/README.md)."""
+
+    result_file: str = setting('', 'identification result (dynid identify) the observer runs on; required',
+                               read_only=True)
+    calibration_file: str = setting('', 'thresholds from contact-free runs (dynid contact --calibrate ... '
+                                        '--save-calibration FILE); empty: uncalibrated, Gaussian at the result\'s σ',
+                                    read_only=True)
+    payload_mass: float = setting(0.0, 'payload declared at the flange', unit='kg', low=0.0, high=100.0,
+                                  read_only=True)
+    payload_com: tuple[float, ...] = setting((0.0, 0.0, 0.0), 'its centre of mass in the flange frame', unit='m',
+                                             items=float, read_only=True)
+    wrench: str = setting('auto', 'publish the flange wrench: auto (arms of six joints or more), on (refused below '
+                                  'six joints), off', choices=('auto', 'on', 'off'), read_only=True)
+    torque_sign: tuple[str, ...] = setting((), "negate joint_states' effort of these joints (JOINT=-1, all=-1); "
+                                               "unset: as the result's identification did", items=str, read_only=True)
+    record_collisions: bool = setting(True, 'each contact goes into the health record as a collision event',
+                                      read_only=True)
+    health_db: str = setting('', 'health record: an SQLite file or a postgresql:// URL; empty: the default file',
+                             read_only=True)
+    health_robot: str = setting('', "the robot's name in the health record; empty: the robot model's",
+                                read_only=True)

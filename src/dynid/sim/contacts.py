@@ -160,6 +160,10 @@ class ContactSchedule:
                              f'{", ".join(links)}, or {FLANGE})', fields=FIELDS)
         return _Placed(load, model.getFrameId(load.link, pin.FrameType.BODY), pin.SE3.Identity(), False)
 
+    def check(self, load: ContactLoad) -> None:
+        """InputError where ``load``'s link is not one of the robot's (nothing is scheduled)."""
+        self._place(load)
+
     def add(self, load: ContactLoad) -> None:
         """Schedule one more load (checked as the others)."""
         self._placed.append(self._place(load))
