@@ -36,7 +36,8 @@ def test_the_truth_is_beside_the_bag_and_the_contact_is_found_on_the_flange(reco
     contacts = json.loads(run.stdout)['recordings'][0]['contacts']
     assert any(1.5 <= c['start_s'] <= 1.6 for c in contacts), contacts
     assert (recordings / 'page' / 'index.html').is_file() and (recordings / 'calibration.yaml').is_file()
-    again = run_dynid('contact', recordings / 'hit', '--params', result, '--calibration', recordings / 'calibration.yaml')
+    again = run_dynid('contact', recordings / 'hit', '--params', result, '--calibration',
+                      recordings / 'calibration.yaml')
     assert again.returncode == 0 and 'most distal' in again.stdout
 
 
