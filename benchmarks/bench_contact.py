@@ -238,8 +238,8 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     settings = ContactSettings(**{key: float(value) for key, value in
                                   (item.split('=') for item in filter(None, args.settings.split(',')))})
-    counts = {'twin': {'calibration': CALIBRATION_RUNS, 'free': 100, 'contacts': 20, 'obstacles': 0},
-              'mujoco': {'calibration': CALIBRATION_RUNS, 'free': 30, 'contacts': 20, 'obstacles': 10}}
+    counts = {'twin': {'calibration': 3 * CALIBRATION_RUNS, 'free': 100, 'contacts': 20, 'obstacles': 0},
+              'mujoco': {'calibration': 2 * CALIBRATION_RUNS, 'free': 30, 'contacts': 20, 'obstacles': 10}}
     if args.quick:
         counts = {name: {key: max(1, value // 10) if value else 0 for key, value in c.items()}
                   for name, c in counts.items()}

@@ -13,17 +13,17 @@ SUMMARY = 'external torque, contacts and the flange wrench of recordings, from a
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.contact.settings import ContactSettings
+    from dynid.cli.options import add_option
+    from dynid.cli.shared import float_list
+    from dynid.contact.settings import ContactNodeSettings, ContactSettings
 
     parser.add_argument('bags', nargs='+', help='rosbag2 recordings (MCAP or sqlite3) to replay')
     parser.add_argument('--params', required=True, help='result file of dynid identify')
     parser.add_argument('--robot', default=None, help='robot (default: the one of the result)')
     add_joints_argument(parser, from_result=True)
     parser.add_argument('--drives', default=None, metavar='FILE', help='drives file, for results that recorded none')
-    parser.add_argument('--payload', type=float, default=0.0, metavar='KG',
-                        help='payload declared at the flange [kg] (with --payload-com)')
-    parser.add_argument('--payload-com', default='0,0,0', metavar='X,Y,Z',
-                        help='its centre of mass in the flange frame [m]')
+    add_option(parser, ContactNodeSettings, 'payload_mass', '--payload', type=float, metavar='KG')
+    add_option(parser, ContactNodeSettings, 'payload_com', '--payload-com', type=float_list, metavar='X,Y,Z')
     parser.add_argument('--calibrate', nargs='+', default=None, metavar='BAG',
                         help='contact-free recordings (motion and rests) to calibrate the thresholds on, at the '
                              'stated false-alarm rate; without it or --calibration the thresholds are those of a '
@@ -48,7 +48,7 @@ def _signals(dataset) -> dict:
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from dynid.cli.shared import float_list, settings_from_args
+    from dynid.cli.shared import settings_from_args
     from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
     from dynid.contact.report import write_report
     from dynid.contact.settings import ContactSettings
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     robot = load_robot(spec, joints=result_joints(args, result))
     drives = drives_from_file(args.drives, robot)
     robot = robot if drives is None else robot.with_drives(drives)
-    payload = Payload(args.payload, float_list(args.payload_com)) if args.payload > 0 else None
+    payload = Payload(args.payload, list(args.payload_com)) if args.payload > 0 else None
     signs = result_torque_signs(args, result, robot.joint_names)
 
     def read(bag):
