@@ -222,6 +222,17 @@ def speed(settings: ContactSettings) -> dict:
             'with_flange_wrench_us_per_sample_7dof_batches_of_50': wrench, 'load': os.getloadavg()[0]}
 
 
+def node_at_rate(result: Path, seconds: float) -> dict:
+    """contact_node on sim_node's four topics at 1 kHz (bench_intake.run_estimator with contact_node): samples lost
+    by its intake and its CPU per second of data."""
+    import bench_intake
+
+    out = bench_intake.run_estimator(seconds, False, 190 + os.getpid() % 10, f'result_file:={result}',
+                                     name='contact_node')
+    return {'seconds': seconds, 'lost': out['lost'], 'cpu_fraction': out['cpu_fraction'],
+            'received': out['received']['joint_states']}
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='a tenth of the runs')
@@ -235,6 +246,9 @@ def main(argv=None) -> dict:
     parser.add_argument('--counts', default='', help='runs of each kind instead of the defaults, e.g. '
                                                      "'calibration=10,free=20,contacts=5,obstacles=2'")
     parser.add_argument('--work', type=Path, default=None, help='keep the derived files here (default: temporary)')
+    parser.add_argument('--intake-seconds', type=float, default=30.0,
+                        help='contact_node at 1 kHz beside sim_node for this long, its intake counting losses '
+                             '(bench_intake\'s way; 0: not run)')
     args = parser.parse_args(argv)
     settings = ContactSettings(**{key: float(value) for key, value in
                                   (item.split('=') for item in filter(None, args.settings.split(',')))})
@@ -255,6 +269,8 @@ def main(argv=None) -> dict:
         engines = {name: engine_part(name, robot, folder, settings, counts[name]) for name in args.engines.split(',')}
         ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings, learned=None)
         lbr = contact_real.lbr(args.lbr, folder, settings)
+        if args.intake_seconds > 0 and 'twin' in engines:
+            engines['twin']['node_1khz'] = node_at_rate(folder / 'twin_result.yaml', args.intake_seconds)
     timing = speed(settings)
     figures = combine(engines, ur10e, lbr, timing)
     report(engines, ur10e, lbr, timing, figures, time.perf_counter() - started)
@@ -300,6 +316,7 @@ def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
         'ur10e_false_alarms': ur10e.get('false_alarms'), 'lbr_rms_over_kuka': lbr.get('rms_over_kuka'),
         'learned_baseline': {p['engine']: p['learned_baseline'] for p in parts},
         'observer_us_per_sample_7dof': timing['observer_us_per_sample_7dof_batches_of_50'],
+        'node_1khz_lost': (engines.get('twin') or {}).get('node_1khz', {}).get('lost'),
     }
 
 
