@@ -71,7 +71,8 @@ def _monitors(result, robot, settings):
 
 def _calibration(robot, engine, result, settings, runs: int):
     """Calibration runs: the monitor's calibration, the levels L_j and the learned baseline's training data."""
-    truth_result = sim.true_model_result(robot)
+    source = result.model['torque_source']
+    truth_result = sim.true_model_result(robot, source)
     monitors, observed, truths, training = _monitors(result, robot, settings), [], [], []
     for k in range(runs):
         seed = SEEDS['calibration'] + k
@@ -82,7 +83,8 @@ def _calibration(robot, engine, result, settings, runs: int):
         samples, theta = monitor.observe(**run.signals())
         observed.append((samples.t, samples.external, samples.velocity, theta))
         truth = ContactMonitor(truth_result, robot, settings, sim.RATE_HZ, payload=run.payload, wrench=False)
-        truths.append(truth.observe(**run.signals(), friction=run.truth['friction'])[0].external)
+        friction = run.truth['friction'] if source != 'joint_torque' else None  # none after the gear
+        truths.append(truth.observe(**run.signals(), friction=friction)[0].external)
         training.append(run)
     first = monitors(None)
     calibration = calibrate(observed, first.result_sigma, first.stiction, first.gain, settings.false_alarm_rate,
@@ -125,10 +127,12 @@ def _learned_samples(residual, run, calibration, gain, settings, n):
                           contacts=contacts)
 
 
-def engine_part(engine: str, robot, folder: Path, settings: ContactSettings, counts: dict) -> dict:
-    """Part 1 on one plant (module docstring)."""
-    sim.say(f'{engine}: identifying from the optimized excitation')
-    result = IdentificationResult.load(sim.identified_plant(engine, folder))
+def engine_part(name: str, robot, folder: Path, settings: ContactSettings, counts: dict) -> dict:
+    """Part 1 on one plant (module docstring); ``name`` 'twin_torque' is the twin identified from, and observed on,
+    its link-side joint torque sensors (as an arm with torque sensors is) instead of its currents."""
+    engine, torque = ('twin', 'joint_torque') if name == 'twin_torque' else (name, None)
+    sim.say(f'{name}: identifying from the optimized excitation')
+    result = IdentificationResult.load(sim.identified_plant(engine, folder, torque))
     sim.say(f'{engine}: {counts["calibration"]} calibration runs')
     monitors, calibration, levels, training = _calibration(robot, engine, result, settings, counts['calibration'])
     residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
@@ -185,7 +189,8 @@ def engine_part(engine: str, robot, folder: Path, settings: ContactSettings, cou
                            'alarms_outside_contacts': outside_alarms[0]},
               'learned': {**{key: scoring.summarize(learned_outside)[key] for key in keys},
                           'alarms_outside_contacts': outside_alarms[1]}}
-    return {'engine': engine, 'result': {'friction': result.model['friction'], 'method': result.method},
+    return {'engine': name, 'result': {'friction': result.model['friction'], 'method': result.method,
+                                       'torque_source': result.model['torque_source']},
             'observer_gain': gain, 'levels_nm': [round(float(v), 3) for v in levels],
             'calibration': calibration.to_dict(robot.joint_names), 'free_hours': free_hours,
             'false_alarms': alarms, 'false_alarm_times': where[:30], 'alarms_outside_contacts': extra,
@@ -271,7 +276,9 @@ def main(argv=None) -> dict:
                                             '(default $DYNID_DYNCAL_DATA)')
     parser.add_argument('--lbr', type=Path, default=os.environ.get('DYNID_LBR_DATA') or None, metavar='DIR',
                         help='checkout of lbr-stack/dynamic_parameter_identification (default $DYNID_LBR_DATA)')
-    parser.add_argument('--engines', default='twin,mujoco')
+    parser.add_argument('--engines', default='twin,mujoco',
+                        help='twin, mujoco, twin_torque (the twin read through its joint torque sensors: beside, not '
+                             'in the JSON\'s pooled figures)')
     parser.add_argument('--settings', default='', help="ContactSettings fields to change, e.g. 'rest_velocity=0.01'")
     parser.add_argument('--counts', default='', help='runs of each kind instead of the defaults, e.g. '
                                                      "'calibration=10,free=20,contacts=5,obstacles=2'")
@@ -285,7 +292,9 @@ def main(argv=None) -> dict:
     counts = {'twin': {'calibration': 3 * CALIBRATION_RUNS, 'free': 100, 'contacts': 20, 'outside': 4,
                        'obstacles': 0},
               'mujoco': {'calibration': 2 * CALIBRATION_RUNS, 'free': 30, 'contacts': 20, 'outside': 4,
-                         'obstacles': 10}}
+                         'obstacles': 10},
+              'twin_torque': {'calibration': CALIBRATION_RUNS, 'free': 20, 'contacts': 10, 'outside': 2,
+                              'obstacles': 0}}
     if args.quick:
         counts = {name: {key: max(1, value // 10) if value else 0 for key, value in c.items()}
                   for name, c in counts.items()}
@@ -314,7 +323,7 @@ def main(argv=None) -> dict:
 
 def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
     """The JSON line of the issue's Done-when, over both plants."""
-    parts = list(engines.values())
+    parts = [p for p in engines.values() if p['engine'] != 'twin_torque']
 
     def pooled(key):
         values = [p[key] for p in parts if p.get(key) is not None]

@@ -51,16 +51,18 @@ def dynid(arguments: list[str]) -> None:
         raise SystemExit(f'dynid {" ".join(arguments)} failed ({code})')
 
 
-def identified_plant(engine: str, folder: Path) -> Path:
-    """The result of ``dynid identify`` on the plant's optimized excitation (module docstring), made once."""
-    result = folder / f'{engine}_result.yaml'
+def identified_plant(engine: str, folder: Path, torque: str | None = None) -> Path:
+    """The result of ``dynid identify`` on the plant's optimized excitation (module docstring), made once; ``torque``:
+    the torque source it reads (``joint_torque``: the twin's link-side torque sensors) instead of the default's."""
+    result = folder / f'{engine}{"_" + torque if torque else ""}_result.yaml'
     if not result.is_file():
         bag = folder / f'{engine}_excitation'
         if not bag.exists():
             dynid(['simulate', '--robot', 'ur5e', '--engine', engine, '--trajectory',
                    str(builtin_excitation_path('ur5e')), '--duration', str(EXCITATION_S), '--rate', str(RATE_HZ),
                    '-o', str(bag), '--quiet'])
-        dynid(['identify', str(bag), '--robot', 'ur5e', '-o', str(result), '--quiet'])
+        dynid(['identify', str(bag), '--robot', 'ur5e', '-o', str(result), '--quiet',
+               *(['--torque', torque] if torque else [])])
     return result
 
 
