@@ -40,8 +40,8 @@ class LiveContacts:
     Args:
         monitor: the monitor (its result, robot, settings, calibration).
         record: the health record's place (an SQLite file, a postgresql:// URL; '' the default file; None: no
-            record). robot_name: the robot's name in the record.
-        clock: wall time [s since 1970] of a stamp [ns] (the stamps are the node clock's).
+            record). robot_name: the robot's name in the record (empty: the robot model's). An event's time is its
+            contact's start on the stamps' clock [s since 1970 for a driver's stamps].
     """
 
     def __init__(self, monitor: ContactMonitor, record: str | None = None, robot_name: str = '') -> None:
