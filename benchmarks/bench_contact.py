@@ -308,7 +308,7 @@ def main(argv=None) -> dict:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         engines = {name: engine_part(name, robot, folder, settings, counts[name]) for name in args.engines.split(',')}
-        ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings, learned=None)
+        ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings)
         lbr = contact_real.lbr(args.lbr, folder, settings)
         if args.intake_seconds > 0 and 'twin' in engines:
             engines['twin']['node_1khz'] = node_at_rate(folder / 'twin_result.yaml', args.intake_seconds)
@@ -355,7 +355,8 @@ def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
         'alarm_clear_s_max': worst('alarm_clear_s_max'),
         'ur10e_pushes_detected': ur10e.get('pushes_detected'), 'ur10e_free_minutes': ur10e.get('free_minutes'),
         'ur10e_false_alarms': ur10e.get('false_alarms'), 'lbr_rms_over_kuka': lbr.get('rms_over_kuka'),
-        'learned_baseline': {p['engine']: p['learned_baseline'] for p in parts},
+        'learned_baseline': {**{p['engine']: p['learned_baseline'] for p in parts},
+                             'ur10e': ur10e.get('learned_baseline')},
         'observer_us_per_sample_7dof': timing['observer_us_per_sample_7dof_batches_of_50'],
         'node_1khz_lost': (engines.get('twin') or {}).get('node_1khz', {}).get('lost'),
     }
