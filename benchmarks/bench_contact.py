@@ -307,7 +307,8 @@ def main(argv=None) -> dict:
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
-        engines = {name: engine_part(name, robot, folder, settings, counts[name]) for name in args.engines.split(',')}
+        engines = {name: engine_part(name, robot, folder, settings, counts[name])
+                   for name in filter(None, args.engines.split(','))}
         ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings)
         lbr = contact_real.lbr(args.lbr, folder, settings)
         if args.intake_seconds > 0 and 'twin' in engines:
