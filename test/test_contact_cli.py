@@ -81,3 +81,25 @@ def test_a_wrench_is_refused_below_six_joints(recordings, tmp_path):
     run = run_dynid('contact', bag, '--params', tmp_path / 'five.yaml', '--robot', 'ur5', '--joints',
                     ','.join(arm.joint_names), '--wrench')
     assert run.returncode == 2 and 'needs six joints' in run.stderr, run.stderr
+
+
+def test_an_obstacle_is_mujocos_and_its_contact_is_in_the_truth(tmp_path):
+    pytest.importorskip('mujoco')
+    run = run_dynid('simulate', '--quiet', '-o', tmp_path / 'twin', '--duration', '1', '--obstacle', '0,0,1,0.1,0.1,0.1')
+    assert run.returncode == 2 and '--engine mujoco' in run.stderr
+    # a box around the tool at the home pose: the tool sphere is in it from the start
+    from dynid.model import load_robot
+    from dynid.sim.twin import home_configuration
+
+    robot = load_robot('ur5e')
+    model = robot.pinocchio_model
+    data = model.createData()
+    import pinocchio as pin
+    pin.framesForwardKinematics(model, data, home_configuration(robot))
+    tool = data.oMf[model.getFrameId(robot.flange)].translation
+    box = ','.join(f'{v:.4f}' for v in (*tool + [0.0, 0.0, 0.05], 0.05, 0.05, 0.03))
+    run = run_dynid('simulate', '--quiet', '-o', tmp_path / 'hit', '--duration', '0.5', '--engine', 'mujoco',
+                    f'--obstacle={box}')  # '=': a value may start with a minus sign
+    assert run.returncode == 0, run.stderr
+    table = np.loadtxt(tmp_path / 'hit' / 'contact_truth.csv', delimiter=',', skiprows=1)
+    assert np.abs(table[:, 1:7]).max() > 1.0

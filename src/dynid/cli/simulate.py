@@ -64,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'robot or flange; point in its frame, force and moment in the world frame, their peaks); '
                              'a trajectory file\'s "contacts" list adds to these. The truth goes beside the bag: '
                              'truth.yaml and contact_truth.csv (each joint\'s τ_ext and the flange wrench per sample)')
+    parser.add_argument('--obstacle', action='append', default=[], metavar='CX,CY,CZ,HX,HY,HZ',
+                        help='with --engine mujoco: a box in the world (centre and half sizes [m]) that a sphere of '
+                             '3 cm at the tool runs into (repeatable); its contact torque is in contact_truth.csv')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,6 +97,12 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(document, dict) or 'contacts' not in document:
             raise InputError(f'{args.contacts}: needs a list "contacts"')
         loads = loads_from_list(document['contacts'], f'{args.contacts}: contacts')
+    obstacles = []
+    for text in args.obstacle:
+        values = float_list(text)
+        if len(values) != 6 or min(values[3:]) <= 0:
+            raise InputError(f'--obstacle takes CX,CY,CZ,HX,HY,HZ [m] with half sizes > 0, got {text!r}')
+        obstacles.append(tuple(values))
     if args.payload_com is not None and len(args.payload_com) != 3:
         raise InputError('--payload-com needs three values x,y,z [m]')
     real_log = None if args.log_rate is None else RealLogSettings(
@@ -114,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
                                   joint_changes=changes, real_log=real_log, storage=args.storage,
                                   engine=args.engine, mjcf=args.mjcf,
                                   joint_states_effort=args.joint_states_effort, robot_payload_kg=args.robot_payload,
-                                  contacts=loads)
+                                  contacts=loads, obstacles=obstacles)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, {"MCAP" if args.storage == "mcap" else "sqlite3"}){extra} and '

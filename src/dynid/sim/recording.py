@@ -16,9 +16,11 @@ Changes of the true joints during the run (:mod:`dynid.sim.changes`) come from t
       - {time_s: 20.0, coulomb_scale: 1.5, viscous_excess: 0.02}     # all joints
 
 Contacts (a wrench at a point of a link for a time: :mod:`dynid.sim.contacts`) come from the settings (``dynid
-simulate --contacts FILE``) and from a trajectory file's ``contacts`` list; truth.yaml lists them under
-``simulation.contacts`` and ``contact_truth.csv`` beside the bag holds, per sample, the time [s], each joint's true
-external torque τ_ext [N·m] and the flange loads' wrench in the flange frame (fx, fy, fz [N], mx, my, mz [N·m]).
+simulate --contacts FILE``) and from a trajectory file's ``contacts`` list; on MuJoCo also obstacles, boxes the tool
+runs into (``--obstacle``). truth.yaml lists them under ``simulation.contacts`` and ``simulation.obstacles`` and
+``contact_truth.csv`` beside the bag holds, per sample, the time [s], each joint's true external torque τ_ext [N·m]
+(the obstacles' contact forces included) and the flange loads' wrench in the flange frame (fx, fy, fz [N], mx, my,
+mz [N·m]).
 
 truth.yaml lists the joint changes under ``simulation.joint_changes`` in the order applied: the change as given,
 ``applied_s`` and ``sample`` (the first output sample at or after ``time_s``; from that sample on the
@@ -159,6 +161,10 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
                      initial_q=trajectory_start(trajectory, robot.joint_names), joint_changes=changes)
     for load in loads:
         twin.apply_contact(load)  # a link the robot does not have is refused here, before anything is written
+    if settings.obstacles and settings.engine != 'mujoco':
+        raise InputError('obstacles are MuJoCo\'s: add {engine} mujoco', fields=('engine',))
+    for box in settings.obstacles:
+        twin.add_obstacle(box[:3], box[3:])
     twin.follow(trajectory, start_time=0.0)
 
     def progress(fraction: float) -> None:
@@ -208,8 +214,10 @@ def _write_run(output: Path, settings, record, dataset, params, truth: dict, sch
     if changes:
         truth['simulation']['joint_changes'] = [a.to_dict() for a in twin.applied_joint_changes] + [
             {**c.to_dict(), 'applied_s': None} for c in twin.pending_joint_changes]
-    if twin.contacts.loads:
+    if twin.contacts.loads or settings.obstacles:
         truth['simulation']['contacts'] = [load.to_dict() for load in twin.contacts.loads]
+        truth['simulation']['obstacles'] = [{'center_m': [float(v) for v in box[:3]],
+                                             'half_size_m': [float(v) for v in box[3:]]} for box in settings.obstacles]
         truth['simulation']['contact_truth'] = CONTACT_TRUTH_FILE
         wrench = twin.contacts.flange_wrench(record.time, record.truth['q'])
         table = np.column_stack([record.time, record.truth['external_torque'], wrench])

@@ -112,6 +112,8 @@ class SimulationSettings:
     #: beside those of the trajectory file's ``contacts`` list (dynid.sim.contacts)
     contacts: Sequence = setting((), 'contacts put on the robot: a wrench at a point of a link for a time '
                                      '(dynid.sim.contacts.ContactLoad)')
+    obstacles: Sequence = setting((), 'with engine mujoco: boxes in the world (centre x, y, z and half sizes, [m]) a '
+                                      'sphere at the tool collides with', unit='m')
 
 
 @dataclass(frozen=True)
