@@ -85,7 +85,8 @@ def test_a_wrench_is_refused_below_six_joints(recordings, tmp_path):
 
 def test_an_obstacle_is_mujocos_and_its_contact_is_in_the_truth(tmp_path):
     pytest.importorskip('mujoco')
-    run = run_dynid('simulate', '--quiet', '-o', tmp_path / 'twin', '--duration', '1', '--obstacle', '0,0,1,0.1,0.1,0.1')
+    run = run_dynid('simulate', '--quiet', '-o', tmp_path / 'twin', '--duration', '1', '--obstacle',
+                    '0,0,1,0.1,0.1,0.1')
     assert run.returncode == 2 and '--engine mujoco' in run.stderr
     # a box around the tool at the home pose: the tool sphere is in it from the start
     from dynid.model import load_robot

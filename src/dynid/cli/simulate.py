@@ -64,9 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'robot or flange; point in its frame, force and moment in the world frame, their peaks); '
                              'a trajectory file\'s "contacts" list adds to these. The truth goes beside the bag: '
                              'truth.yaml and contact_truth.csv (each joint\'s τ_ext and the flange wrench per sample)')
-    parser.add_argument('--obstacle', action='append', default=[], metavar='CX,CY,CZ,HX,HY,HZ',
-                        help='with --engine mujoco: a box in the world (centre and half sizes [m]) that a sphere of '
-                             '3 cm at the tool runs into (repeatable); its contact torque is in contact_truth.csv')
+    add_option(parser, Sim, 'obstacles', '--obstacle', action='append', type=str, metavar='CX,CY,CZ,HX,HY,HZ',
+               show_default=False,
+               help='with --engine mujoco: a box in the world (centre and half sizes [m]) that a sphere of 3 cm at the '
+                    'tool runs into (repeatable; --obstacle=... where a value starts with a minus sign); its contact '
+                    'torque is in contact_truth.csv')
 
 
 def run(args: argparse.Namespace) -> int:
