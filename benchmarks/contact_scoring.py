@@ -132,6 +132,8 @@ def summarize(scores: list[ContactScore]) -> dict:
         'contacts': len(scores), 'in_set': len(in_set), 'in_set_motion': len(motion), 'in_set_rest': len(rest),
         'detected_motion_percent': percent(motion), 'detected_rest_percent': percent(rest),
         'delay_ms_median': quantile(delays, 0.5), 'delay_ms_p95': quantile(delays, 0.95),
+        'delay_ms_p95_motion': quantile([s.delay_ms for s in motion if s.detected], 0.95),
+        'delay_ms_p95_rest': quantile([s.delay_ms for s in rest if s.detected], 0.95),
         'delay_step_ms_median': quantile(steps, 0.5), 'delay_step_ms_p95': quantile(steps, 0.95),
         'peak_error_percent_median': quantile(peaks, 0.5), 'peak_error_percent_p75': quantile(peaks, 0.75),
         'peak_error_percent_median_motion': quantile([s.peak_error_percent for s in motion], 0.5),
