@@ -12,7 +12,12 @@ export AMENT_PREFIX_PATH := $(CURDIR)/$(VENV)
 # Keep DDS traffic of tests and demos on this machine.
 export ROS_AUTOMATIC_DISCOVERY_RANGE := LOCALHOST
 
-.PHONY: demo test lint docs bench clean
+# The core's tests on Ubuntu 24.04's library versions and the oldest dynid declares (constraints-ubuntu-24.04.txt).
+UBUNTU := .venv-ubuntu-24.04
+UBUNTU_STAMP := $(UBUNTU)/.dynid-installed
+CONSTRAINTS := constraints-ubuntu-24.04.txt
+
+.PHONY: demo test test-ubuntu lint docs bench clean
 
 $(STAMP): requirements.txt setup.py setup.cfg package.xml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else \
@@ -22,6 +27,23 @@ $(STAMP): requirements.txt setup.py setup.cfg package.xml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
+
+# pinocchio's wheels ask numpy >= 2 of pip (they are built against numpy 2, whose ABI runs on numpy 1.26 as well, as
+# ROS 2 Kilted's pinocchio 4.1 on Ubuntu 24.04 does): they go in first, then the constraints bring numpy to Ubuntu's.
+$(UBUNTU_STAMP): $(CONSTRAINTS) setup.py setup.cfg
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "set PYTHON=/path/to/python3.11")'
+	$(PYTHON) -m venv $(UBUNTU)
+	$(UBUNTU)/bin/python -m pip install --quiet --upgrade 'pip>=23.2'
+	$(UBUNTU)/bin/python -m pip install --quiet $$(grep -E '^(pin|example-robot-data|setuptools|wheel|ros-ament-index-python)==' $(CONSTRAINTS))
+	$(UBUNTU)/bin/python -m pip install --quiet --no-build-isolation -c $(CONSTRAINTS) -e '.[robots,physical,mujoco,fleet,test]'
+	$(UBUNTU)/bin/python .ci/versions.py $(CONSTRAINTS) > /dev/null
+	@touch $@
+
+# The core's tests (conftest.py --core: every module but the nodes'), the documentation's build left to make test.
+test-ubuntu: $(UBUNTU_STAMP)
+	$(UBUNTU)/bin/python .ci/versions.py $(CONSTRAINTS) | tr '\n' ' ' && echo
+	AMENT_PREFIX_PATH=$(CURDIR)/$(UBUNTU) $(UBUNTU)/bin/python -m pytest --core -p no:cacheprovider \
+	  --ignore test/test_docs_build.py
 
 demo: $(STAMP)
 	$(BIN)/dynid demo
@@ -41,4 +63,4 @@ bench: $(STAMP)
 	@set -e; for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
 
 clean:
-	rm -rf $(VENV) build install log src/*.egg-info docs/_build docs/_autosummary
+	rm -rf $(VENV) $(UBUNTU) build install log src/*.egg-info docs/_build docs/_autosummary

@@ -12,7 +12,7 @@ setup(
     version='0.1.0',
     description='Robot dynamics identification, estimation and feedforward for ROS 2',
     license='Apache-2.0',
-    python_requires='>=3.10',
+    python_requires='>=3.11',
     package_dir={'': 'src'},
     packages=find_packages(where='src'),
     package_data={'dynid.model': ['data/*.yaml'], 'dynid.excite': ['data/*.yaml']},
@@ -22,10 +22,24 @@ setup(
         (os.path.join('share', PACKAGE, 'launch'), glob(os.path.join('launch', '*.launch.py'))),
         (os.path.join('share', PACKAGE, 'config'), glob(os.path.join('config', '*.yaml'))),
     ],
-    # Runtime libraries come from requirements.txt (pip) or rosdep keys in package.xml (colcon);
-    # listing them here would make the setuptools-generated ROS scripts check pip metadata.
-    install_requires=['setuptools'],
-    extras_require={'test': ['pytest', 'example-robot-data']},
+    # The version ranges that hold: from the oldest tested (constraints-ubuntu-24.04.txt: Ubuntu 24.04's packages, and
+    # for the others the oldest dynid supports) to the newest tested (requirements.txt), below the next major
+    # release. colcon ignores these (package.xml's rosdep keys install the libraries); the console scripts setuptools
+    # writes do not check them. ROS 2 (the nodes) comes from ROS or requirements.txt's wheels, never from here.
+    install_requires=[
+        'numpy>=1.26.4,<3', 'scipy>=1.11.4,<2', 'PyYAML>=6.0.1,<7', 'matplotlib>=3.6.3,<4', 'rosbags>=0.11.0',
+        'numba>=0.58.1', 'threadpoolctl>=3.1.0,<4', 'setuptools',
+    ],
+    extras_require={
+        # pinocchio from pip (ROS users have ROS's own: rosdep key pinocchio); its wheels ask numpy >= 2 of pip
+        'pinocchio': ['pin>=4.1,<5'],
+        'robots': ['example-robot-data>=4.4'],  # the built-ins ur5 and panda
+        'physical': ['clarabel>=0.9', 'cvxpy>=1.6,<2'],  # dynid identify --physical (SCS through cvxpy)
+        'mujoco': ['mujoco>=3.7,<5'],  # dynid export-mjcf, the MuJoCo plant
+        'fleet': ['dask[distributed]>=2024.8', 'psycopg[binary]>=3.1.18,<4'],  # dynid batch, a PostgreSQL record
+        'test': ['pytest>=8.3,<8.4', 'pytest-xdist>=3.8', 'hypothesis>=6.170', 'example-robot-data>=4.4',
+                 'colcon-common-extensions>=0.3'],
+    },
     zip_safe=True,
     entry_points={
         'console_scripts': [

@@ -62,7 +62,7 @@ from dynid.control.ur_direct_torque import (
 )
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
 from dynid.identify.gravity_restore import payload_record
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.io.bag import read_bag, write_bag

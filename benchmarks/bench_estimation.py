@@ -76,7 +76,7 @@ from dynid.estimate import AdaptiveFrictionEstimator, StiffnessEstimator
 from dynid.estimate.stiffness import stiffness_curve_fit
 from dynid.excite.experiments import bang_coast_bang, waypoint_cycle
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.torque import RigidBodyTorque
 from dynid.model import Payload, load_robot

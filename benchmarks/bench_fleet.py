@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick] [--only page|dask]`` (needs PostgreSQL's server
 binaries: Debian's ``postgresql`` package; as root the server runs as the ``postgres`` user; see
-test/pg_server.py). ``--only page``: steps 1–2 (no Dask); ``--only dask``: step 3 (no PostgreSQL).
+test/pg_server.py). ``--only page``: steps 1–3 (no Dask); ``--only dask``: step 4 (no PostgreSQL).
 
 1. **Ingest**: a throwaway PostgreSQL server (its own folder, a free loopback port, default settings:
    fsync and synchronous_commit on). 100 twin robots × 50 daily sessions (``--quick``: 20 × 20), made from
@@ -15,17 +15,30 @@ test/pg_server.py). ``--only page``: steps 1–2 (no Dask); ``--only dask``: ste
    its sessions, each once (``sessions_lost`` counts the missing and the duplicated), and nothing of the
    killed writer's session may be there. ``ingest_sessions_per_s``: sessions over the wall time of the
    whole ingest, the restart's downtime included.
-2. **Fleet page**: each robot's judgement stored as its writer stores it after a session
+2. **Bad sessions**: sessions out of range given to :meth:`HealthRecord.append` (a start of 1e300 s and of
+   1.7e18 s, nanoseconds read as seconds; 2^31 samples, beyond the 32-bit column; an infinite value and length;
+   a payload of 1e12 kg) must each be refused naming its field, and one with NaN values ("not known") stored;
+   three robots get sessions out of range written straight into the tables, as an older dynid could have (a start
+   of 1e300 s, one in nanoseconds, an infinite stiffness).
+3. **Fleet page**: each robot's judgement stored as its writer stores it after a session
    (:func:`dynid.health.stored.store_judgement`, two processes: ``judgements_store_s`` for all, and the CPU
-   time per robot, what a robot PC spends after each session), then ``dynid health --db URL --fleet-report
+   time per robot, what a robot PC spends after each session), the server crashed and started again once half of
+   them are in (each write, and the history it is made from, rides out the restart): ``judgements_lost`` counts
+   the robots whose judgement is then not current but for those of older data, which are refused with the reason;
+   then ``dynid health --db URL --fleet-report
    DIR`` as a function (read the stored judgements, rank, write index.html, fleet.json and 100 robot pages):
    ``fleet_page_s``, and the CPU time of this process for it (``fleet_page_cpu_s``: the server's and the
    file system's work not included); every robot must be read from its stored judgement (none judged
-   again). Beside it (not with ``--quick``) the same page judging every robot from its sessions, as before
+   again), the robots of older data named as not judged and every other robot on the page (``fleet_page_complete``).
+   Beside it (not with ``--quick``) the same page judging every robot from its sessions, as before
    the judgements were stored (``fleet_page_judging_all_s``). Three robots have a worn elbow (Coulomb
    friction +8 %/week from day 20): they must be the first three entries of the ranking by forecast, with no
-   healthy robot above them.
-3. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
+   healthy robot above them. ``dynid health --db URL``, the plain listing, from the stored judgements as the page
+   reads them: ``listing_s`` in this process, ``listing_process_s`` as a new process (imports included; target
+   ≤ 2 s). The same commands with a password in the URL's query (``?password=``), for a robot of older data and for
+   a database that does not exist: ``secrets_printed`` counts the password in all they print and write.
+   ``tracebacks`` counts every exception that escaped as anything but dynid's one-line refusal.
+4. **Re-identification**: ≥ 40 twin recordings (``dynid simulate``, 12 s at 250 Hz, 4 robots, a tree
    robot/date/bag) and one recording cut off on purpose, identified by :func:`dynid.fleet.batch.reidentify` on
    a local Dask cluster of single-threaded workers (``dask worker --nthreads 1``: Dask's nanny sets
    OMP/OpenBLAS/MKL threads to 1; the workers' BLAS threads are printed), each worker in a session of its
@@ -49,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -172,34 +186,169 @@ def ingest(server, robots: int, count: int) -> dict:
             'partial_present': partial, 'sessions': total, 'victim_committed': victim_sessions}
 
 
-def store_share(url: str, names: list[str]) -> float:
-    """Store the judgements of ``names`` (one process's share); its CPU time [s]."""
+def store_share(url: str, names: list[str]) -> tuple[float, list[str], list[str]]:
+    """Store the judgements of ``names`` (one process's share), riding out a server restart; (its CPU time [s], the
+    robots refused with a one-line reason (their stored data cannot be judged), tracebacks)."""
+    import traceback
+
+    from dynid.errors import InputError
     from dynid.health.record import HealthRecord
     from dynid.health.stored import store_judgement
 
-    cpu = time.process_time()
-    with HealthRecord(url) as record:
+    cpu, refused, tracebacks = time.process_time(), [], []
+    with HealthRecord(url, timeout_s=120.0) as record:
         for name in names:
-            store_judgement(record, name)
-    return time.process_time() - cpu
+            try:
+                store_judgement(record, name)
+            except InputError as error:
+                refused.append(f'{name}: {error}')
+            except Exception:  # noqa: BLE001 - counted: none may escape
+                tracebacks.append(traceback.format_exc(limit=-3))
+    return time.process_time() - cpu, refused, tracebacks
 
 
-def store_judgements(url: str) -> dict:
+def store_judgements(url: str, server) -> dict:
+    """Every robot's judgement stored by two processes while the server is crashed and started again once half of
+    them are in (``pg_ctl stop -m immediate``); then each judgeable robot's stored judgement must be current."""
     from concurrent.futures import ProcessPoolExecutor
 
+    import psycopg
+
     from dynid.health.record import HealthRecord
+    from dynid.health.settings import HealthSettings
+    from dynid.health.stored import read_judgements
 
     with HealthRecord(url, readonly=True) as record:
         names = record.robots()
     start = time.perf_counter()
+    restarted = None
     with ProcessPoolExecutor(2) as pool:
-        cpu = sum(pool.map(store_share, [url, url], [names[0::2], names[1::2]]))
+        shares = [pool.submit(store_share, url, names[k::2]) for k in range(2)]
+        while restarted is None and not all(share.done() for share in shares):
+            with contextlib.suppress(psycopg.Error), psycopg.connect(url, connect_timeout=5) as connection:
+                if connection.execute('SELECT count(*) FROM judgements').fetchone()[0] >= len(names) // 2:
+                    began = time.perf_counter()
+                    server.restart('immediate')
+                    restarted = time.perf_counter() - began
+            time.sleep(0.2)
+        done = [share.result() for share in shares]
     seconds = time.perf_counter() - start
-    import psycopg
-
+    cpu = sum(d[0] for d in done)
+    refused = [line for d in done for line in d[1]]
+    tracebacks = [text for d in done for text in d[2]]
+    with HealthRecord(url, readonly=True) as record:
+        _, stale, _ = read_judgements(record, HealthSettings())
+    refused_robots = {line.split(':')[0] for line in refused}
     with psycopg.connect(url) as connection:
         size = float(connection.execute('SELECT avg(length(judgement)) FROM judgements').fetchone()[0])
-    return {'seconds': seconds, 'cpu_per_robot_s': cpu / len(names), 'robots': len(names), 'bytes': size}
+    return {'seconds': seconds, 'cpu_per_robot_s': cpu / len(names), 'robots': len(names), 'bytes': size,
+            'restart_s': restarted, 'refused': refused, 'tracebacks': tracebacks,
+            'lost': sorted(set(stale) - refused_robots)}
+
+
+#: robots whose sessions an older dynid stored out of range (written here straight into the tables): what each holds
+LEGACY = {'legacy-absurd-start': ('UPDATE sessions SET started_utc = 1e300 WHERE session_id = %s',
+                                  'started_utc 1e+300'),
+          'legacy-nanoseconds': ('UPDATE sessions SET started_utc = started_utc * 1e9 WHERE session_id = %s',
+                                 'nanoseconds read as seconds'),
+          'legacy-infinite': ("UPDATE joint_sessions SET stiffness = 'Infinity' WHERE session_id = %s",
+                              'stiffness inf')}
+SECRET = 'fleet-S3cret-in-query'
+
+
+def bad_sessions(url: str) -> dict:
+    """Sessions out of range given to :meth:`HealthRecord.append` (each must be refused naming its field, or, NaN
+    meaning "not known", stored), and the robots of :data:`LEGACY`, written as an older dynid could have."""
+    import math
+
+    import psycopg
+
+    from dynid.errors import InputError
+    from dynid.fleet.synthetic import wear_sessions
+    from dynid.health.record import HealthRecord
+    from dynid.sim.wear import SessionSchedule
+
+    good = wear_sessions('refusals', SessionSchedule.regular(2, seed=5), seed=5)[0]
+    joint = good.joints[0]
+    cases = {  # field named in the refusal, or None: stored
+        'started_utc': {'started_utc': 1e300}, 'started_utc ': {'started_utc': 1.7e18},
+        'samples': {'joints': (dataclasses.replace(joint, samples=2**31), *good.joints[1:])},
+        'stiffness': {'joints': (dataclasses.replace(joint, stiffness=math.inf), *good.joints[1:])},
+        'duration_s': {'duration_s': -math.inf}, 'payload_kg': {'payload_kg': 1e12},
+        None: {'joints': (dataclasses.replace(joint, stiffness=math.nan, friction_scale=math.nan),
+                          *good.joints[1:])}}
+    named, stored, tracebacks = 0, 0, []
+    with HealthRecord(url, timeout_s=120.0) as record:
+        for field, changes in cases.items():
+            try:
+                session = dataclasses.replace(good, **changes, uid=f'bad-{len(tracebacks)}-{named}-{stored}')
+                record.append(session)
+                stored += field is None
+            except InputError as error:
+                named += field is not None and f'{field.strip()} must be' in str(error) and '\n' not in str(error)
+            except Exception as error:  # noqa: BLE001 - counted: none may escape
+                tracebacks.append(f'{type(error).__name__}: {error}')
+        for robot in LEGACY:
+            for session in wear_sessions(robot, SessionSchedule.regular(30, seed=7), seed=7):
+                record.append(session)
+    with psycopg.connect(url, autocommit=True) as connection:
+        for robot, (sql, _) in LEGACY.items():
+            newest = connection.execute('SELECT max(session_id) FROM sessions JOIN robots USING (robot_id) WHERE '
+                                        'name = %s', (robot,)).fetchone()[0]
+            connection.execute(sql, (newest,))
+    return {'refusals': len(cases) - 1, 'named': named, 'nan_stored': stored, 'tracebacks': tracebacks}
+
+
+def run_cli(args: list[str]) -> tuple[int, str]:
+    """``dynid ARGS`` in this process: (exit code, what it printed); a traceback's text where one escaped."""
+    import traceback
+
+    from dynid.cli import main as dynid
+
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            code = dynid(args)
+    except BaseException:  # noqa: BLE001 - counted: none may escape
+        return 1, out.getvalue() + traceback.format_exc()
+    return code, out.getvalue()
+
+
+def secret_commands(url: str, folder: Path) -> dict:
+    """``dynid health`` with the password in the URL's query (a listing, the fleet page, a robot that cannot be
+    judged, a database that does not exist): the exit codes, the secret's appearances in what they printed and
+    wrote, and the tracebacks."""
+    secret_url = f'{url}?password={SECRET}&application_name=dynid-bench'
+    missing = url.rsplit('/', 1)[0] + f'/no_such_database?sslmode=disable&password={SECRET}'
+    runs = {'listing': ['health', '--db', secret_url], 'page': ['health', '--db', secret_url, '--fleet-report',
+                                                                str(folder / 'secret_page')],
+            'unjudgeable robot': ['health', '--db', secret_url, '--robot', 'legacy-nanoseconds'],
+            'missing database': ['health', '--db', missing]}
+    codes, printed, tracebacks = {}, '', []
+    for name, args in runs.items():
+        code, text = run_cli(args)
+        codes[name] = code
+        printed += text
+        if code not in (0, 2) or 'Traceback' in text:
+            tracebacks.append(f'{name}: {text[-600:]}')
+    written = ''.join(p.read_text(errors='replace') for p in (folder / 'secret_page').rglob('*') if p.is_file())
+    return {'codes': codes, 'secrets': (printed + written).count(SECRET) + (printed + written).count('S3cret'),
+            'tracebacks': tracebacks, 'unjudgeable_line': next((line for line in printed.splitlines()
+                                                                if 'cannot be judged' in line), '')}
+
+
+def listing(url: str) -> dict:
+    """``dynid health --db URL``, the plain listing, in this process and as a new process: wall times [s]."""
+    start = time.perf_counter()
+    code, text = run_cli(['health', '--db', url])
+    here = time.perf_counter() - start
+    start = time.perf_counter()
+    fresh = subprocess.run([sys.executable, '-m', 'dynid.cli', 'health', '--db', url], capture_output=True,
+                           text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / 'src')))
+    process = time.perf_counter() - start
+    listed = sum(1 for line in text.splitlines() if line and not line.startswith(' ') and 'sessions):' in line)
+    return {'seconds': here, 'process_s': process, 'code': code, 'fresh_code': fresh.returncode, 'listed': listed,
+            'not_judged': sum('NOT JUDGED' in line for line in text.splitlines())}
 
 
 def fleet_page(url: str, folder: Path, robots: int, use_stored: bool = True) -> dict:
@@ -212,7 +361,7 @@ def fleet_page(url: str, folder: Path, robots: int, use_stored: bool = True) -> 
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     top = [(e.robot, e.joint, e.quantity) for e in fleet.by_forecast[:3]]
     expected = {f'robot-{r:03d}' for r in worn(robots)}
-    return {'seconds': seconds, 'cpu_s': cpu, 'judge_s': judged, 'top': top,
+    return {'seconds': seconds, 'cpu_s': cpu, 'judge_s': judged, 'top': top, 'unjudged': fleet.unjudged,
             'from_stored': len(fleet.robots) - len(fleet.judged),
             'worn_on_top': {t[0] for t in top} == expected and all(t[1] == 'elbow_joint' for t in top),
             'robots': len(fleet.robots)}
@@ -353,7 +502,7 @@ def main() -> None:
 
 
 def page_part(robots: int, count: int, quick: bool) -> dict:
-    """Steps 1 and 2 on a throwaway PostgreSQL server: the figures for the JSON line."""
+    """Steps 1 to 3 on a throwaway PostgreSQL server: the figures for the JSON line."""
     import pg_server
 
     reason = pg_server.unavailable()
@@ -369,27 +518,55 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
               f'partial session present: {got["partial_present"]}; its committed sessions: {got["victim_committed"]} '
               f'of 3 (load {load()}); {got["bytes_per_session"]:.0f} bytes per 6-joint session stored (tables and '
               'indexes)')
-        stored = store_judgements(got['url'])
-        print(f'judgements stored: {stored["robots"]} robots in {stored["seconds"]:.1f} s (two processes); '
+        bad = bad_sessions(got['url'])
+        print(f'bad sessions given to HealthRecord.append: {bad["named"]} of {bad["refusals"]} refused naming their '
+              f'field (start 1e300 and 1.7e18 s, 2^31 samples, an infinite value and length, a payload of 1e12 kg); '
+              f'a session with NaN values (not known) stored: {bool(bad["nan_stored"])}; tracebacks '
+              f'{len(bad["tracebacks"])}; {len(LEGACY)} robots with sessions out of range written as an older dynid '
+              f'could have ({", ".join(LEGACY)})')
+        stored = store_judgements(got['url'], server)
+        print(f'judgements stored: {stored["robots"]} robots in {stored["seconds"]:.1f} s (two processes, the server '
+              f'crashed and started again once half were in: {stored["restart_s"] or 0:.1f} s); '
               f'{stored["cpu_per_robot_s"]:.2f} s CPU per robot of {count} sessions, what its writer spends after a '
-              f'session; {stored["bytes"] / 1000:.0f} kB stored per robot (load {load()})')
+              f'session; {stored["bytes"] / 1000:.0f} kB stored per robot; judgements lost {len(stored["lost"])}; '
+              f'refused with the reason {len(stored["refused"])} (the robots of older data); tracebacks '
+              f'{len(stored["tracebacks"])} (load {load()})')
         with tempfile.TemporaryDirectory() as folder:
             page = fleet_page(got['url'], Path(folder) / 'fleet', robots)
             every = None if quick else fleet_page(got['url'], Path(folder) / 'every', robots, use_stored=False)
+            secrets = secret_commands(got['url'], Path(folder))
+        listed = listing(got['url'])
+        healthy = robots + 2  # the twins, the victim writer's robot, the robot of the NaN session
         print(f'fleet page: {page["robots"]} robots in {page["seconds"]:.2f} s, {page["cpu_s"]:.2f} s CPU of this '
               f'process (reading and ranking '
               f'{page["judge_s"]:.2f} s; {page["from_stored"]} robots from their stored judgements; target ≤ 2 s) '
-              f'(load {load()}); top 3 {page["top"]}; worn joints on top: {page["worn_on_top"]}')
+              f'(load {load()}); top 3 {page["top"]}; worn joints on top: {page["worn_on_top"]}; named as not judged: '
+              f'{sorted(page["unjudged"])}; complete for every other robot: {page["robots"] == healthy}')
         if every is not None:
             print(f'the same page judging every robot from its sessions: {every["seconds"]:.1f} s (load {load()}); '
                   f'the same top 3: {every["top"] == page["top"]}')
+        print(f'dynid health (the listing): {listed["listed"]} robots listed and {listed["not_judged"]} named as not '
+              f'judged in {listed["seconds"]:.2f} s in this process, {listed["process_s"]:.2f} s as a new process '
+              f'(target ≤ 2 s; load {load()})')
+        print(f'the password in the URL\'s query: exit codes {secrets["codes"]}; printed or written '
+              f'{secrets["secrets"]} times; a robot of older data: {secrets["unjudgeable_line"][:160]}')
     finally:
         server.close()
+    tracebacks = bad['tracebacks'] + stored['tracebacks'] + secrets['tracebacks']
+    for text in tracebacks[:3]:
+        print(f'  traceback: {text[:600]}')
     return {'robots': robots, 'sessions': got['sessions'], 'postgres': True, 'concurrent_writers': WRITERS,
             'sessions_lost': got['lost'], 'partial_session_present': bool(got['partial_present']),
             'ingest_sessions_per_s': round(got['sessions'] / got['seconds'], 1),
+            'bad_sessions_refused_naming_the_field': f'{bad["named"]}/{bad["refusals"]}',
+            'nan_session_stored': bool(bad['nan_stored']),
+            'judgements_lost': len(stored['lost']), 'judgement_restart_s': round(stored['restart_s'] or 0.0, 1),
+            'tracebacks': len(tracebacks), 'secrets_printed': secrets['secrets'],
             'fleet_page_s': round(page['seconds'], 2), 'fleet_page_cpu_s': round(page['cpu_s'], 2),
             'fleet_page_from_stored': page['from_stored'] == page['robots'],
+            'fleet_page_complete': page['robots'] == healthy and sorted(page['unjudged']) == sorted(LEGACY),
+            'listing_s': round(listed['seconds'], 2), 'listing_process_s': round(listed['process_s'], 2),
+            'listing_robots': listed['listed'],
             'judgement_cpu_s_per_robot': round(stored['cpu_per_robot_s'], 3),
             'judgement_bytes_per_robot': round(stored['bytes']),
             'fleet_page_judging_all_s': None if every is None else round(every['seconds'], 1),
@@ -397,7 +574,7 @@ def page_part(robots: int, count: int, quick: bool) -> dict:
 
 
 def dask_part(fleet_robots: int, per_robot: int) -> dict:
-    """Step 3: the figures for the JSON line."""
+    """Step 4: the figures for the JSON line."""
     with tempfile.TemporaryDirectory() as folder:
         bags, broken = recordings(Path(folder), fleet_robots, per_robot)
         ident = reidentification(Path(folder), bags, broken)

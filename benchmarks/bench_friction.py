@@ -16,7 +16,11 @@ import time
 
 import numpy as np
 
-from dynid.friction import EGMS, GMS, JointFriction, ReferenceTemperatureFriction, StribeckMap
+from dynid.friction.egms import EGMS
+from dynid.friction.gms import GMS
+from dynid.friction.joint_friction import JointFriction
+from dynid.friction.static import StribeckMap
+from dynid.friction.temperature import ReferenceTemperatureFriction
 
 BUDGET_1KHZ_US = 1000.0
 JOINTS = 6

@@ -55,9 +55,9 @@ import yaml
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.prior import PRIOR_STD_GRID
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.model import load_robot

@@ -39,7 +39,7 @@ import pinocchio as pin
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import approach_trajectory, builtin_excitation_path, load_trajectory
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import recover_payload, validate
 from dynid.model import Payload, load_robot

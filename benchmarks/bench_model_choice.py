@@ -73,8 +73,8 @@ from bench_generalize import _timed_identify, cad_file, far_file  # noqa: E402
 from dynid.errors import InputError  # noqa: E402
 from dynid.excite.fourier import FourierDesign, default_limits, random_design  # noqa: E402
 from dynid.excite.trajectory import builtin_excitation_path  # noqa: E402
-from dynid.identify.choice import robot_file_lead  # noqa: E402
-from dynid.identify.model import ModelSpec, RecordingInput  # noqa: E402
+from dynid.identify.folds import robot_file_lead  # noqa: E402
+from dynid.identify.request import ModelSpec, RecordingInput  # noqa: E402
 from dynid.identify.run import IdentifyOptions, identify  # noqa: E402
 from dynid.identify.validate import predict, validate  # noqa: E402
 from dynid.model import load_robot  # noqa: E402

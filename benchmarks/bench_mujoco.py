@@ -62,8 +62,8 @@ from dynid.excite.design import design_excitation
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import PointTrajectory
 from dynid.identify.mjcf_export import dynid_torque, export_mjcf
-from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.io.recorder import read_recording

@@ -59,7 +59,7 @@ from dynid.diagnosis import EffortCheckSettings, check_effort
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, save_trajectory
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate

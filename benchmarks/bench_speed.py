@@ -1,6 +1,12 @@
 """Speed where users wait (issue 15): excitation design and identification, beside the landed paths.
 
-Run: ``.venv/bin/python benchmarks/bench_speed.py [--parts excite,identify,memory] [--landed-src DIR]``.
+Run: ``.venv/bin/python benchmarks/bench_speed.py [--parts startup,excite,identify,memory] [--landed-src DIR]``.
+
+- **startup**: where every command waits before its work: ``help_s``, the wall time of ``dynid --help`` in a fresh
+  process, and ``identify_imports_s``, the imports stage of ``dynid identify`` as the identify part splits it
+  (the modules an identification runs, imported in a fresh process before the bag is read), each the median of
+  five runs (targets ≤ 0.3 s each on a quiet two-core machine). dynid's modules are byte-compiled first, as an
+  installed package's are (a checkout's are on the first run, unless PYTHONDONTWRITEBYTECODE is set).
 
 - **excite**: default UR5e ``dynid excite --optimize`` settings (5 harmonics, 10 s, 4 starts × ≤ 150
   SLSQP iterations, seed 0): analytic gradients, limits on a 60-point grid (positions on every
@@ -88,17 +94,25 @@ def _identify_command(source: str | None, bag: Path, output: Path, *options: str
     return float(wall), float(cpu), float(peak)
 
 
+#: The imports stage of dynid identify: the modules the WLS run below uses, imported before the bag is read.
+_IDENTIFY_IMPORTS = """
+try:
+    from dynid.identify.request import RecordingInput
+except ImportError:  # a landed checkout before the identification's pipeline
+    from dynid.identify.model import RecordingInput
+from dynid.identify.run import identify
+from dynid.io.recorder import read_recording
+from dynid.model import load_robot
+import dynid.cli, dynid.identify.report, dynid.identify.validate
+"""
+
 # The WLS run of dynid identify in stages, in a fresh process: (label, CPU [s], wall [s]) per stage as JSON.
 _STAGES = """
 import json, sys, time
 marks = [('start', time.process_time(), time.perf_counter())]
 def mark(label, *_):
     marks.append((label, time.process_time(), time.perf_counter()))
-from dynid.identify.model import RecordingInput
-from dynid.identify.run import identify
-from dynid.io.recorder import read_recording
-from dynid.model import load_robot
-import dynid.cli, dynid.identify.report, dynid.identify.validate
+""" + _IDENTIFY_IMPORTS + """
 mark('imports')
 robot = load_robot('ur5e')
 dataset = read_recording(sys.argv[1], robot.joint_names, None)
@@ -117,6 +131,38 @@ def _identify_stages(source: str | None, bag: Path, output: Path) -> list:
     done = subprocess.run([sys.executable, '-c', _STAGES, str(bag), str(output)], check=True, capture_output=True,
                           text=True, env=_environment(source))
     return json.loads(done.stdout.splitlines()[-1])
+
+
+def _byte_compile(source: str | None) -> None:
+    """Byte-compile dynid's modules (of ``source``, else the imported package) as installing them does."""
+    import compileall
+
+    import dynid
+
+    folder = Path(source) / 'dynid' if source is not None else Path(dynid.__file__).parent
+    compileall.compile_dir(str(folder), quiet=1)
+
+
+def _fresh_wall(source: str | None, code: str) -> float:
+    """Wall time [s] of ``python -c code`` in a fresh process, from its start to its end."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, '-c', code], check=True, capture_output=True, env=_environment(source))
+    return time.perf_counter() - start
+
+
+def part_startup(landed_src: str | None) -> dict:
+    """``help_s`` and ``identify_imports_s`` (module docstring), medians of five fresh processes each, with the
+    interpreter's own start-up (``python -c pass``) beside them; the landed implementation's where given."""
+    help_code = 'import sys; from dynid.cli import main; sys.argv = ["dynid", "--help"]; main()'
+    results = {}
+    for label, source in (('', None), ('_landed', landed_src)):
+        if label and source is None:
+            continue
+        _byte_compile(source)
+        for key, code in (('help_s', help_code), ('identify_imports_s', _IDENTIFY_IMPORTS), ('python_s', 'pass')):
+            _fresh_wall(source, code)  # once untimed: the files in the page cache
+            results[key.replace('_s', f'{label}_s')] = float(np.median([_fresh_wall(source, code) for _ in range(5)]))
+    return results
 
 
 def _recording(robot, folder: Path, seconds: float) -> Path:
@@ -176,7 +222,7 @@ def part_memory(robot, folder: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--parts', default='excite,identify,memory')
+    parser.add_argument('--parts', default='startup,excite,identify,memory')
     parser.add_argument('--landed-src', default=None,
                         help="the landed implementation's src folder, to time its dynid identify on the same bags")
     args = parser.parse_args()
@@ -184,7 +230,8 @@ def main() -> None:
     robot = load_robot('ur5e')
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix='speed_') as folder:
-        for part, run in (('excite', lambda: part_excite(robot)),
+        for part, run in (('startup', lambda: part_startup(args.landed_src)),
+                          ('excite', lambda: part_excite(robot)),
                           ('identify', lambda: part_identify(robot, Path(folder), args.landed_src)),
                           ('memory', lambda: part_memory(robot, Path(folder)))):
             if part in parts:
@@ -198,6 +245,12 @@ def main() -> None:
     print(f'dynid speed benchmark (UR5e; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f})')
     print(f'{"figure":<52} {"ours":>10} {"landed":>16} {"target":>12}')
     get = results.get
+    if 'startup' in parts:
+        for key, label in (('help_s', 'dynid --help, fresh process [s]'),
+                           ('identify_imports_s', 'dynid identify: imports stage, fresh process [s]')):
+            landed = get(key.replace('_s', '_landed_s'))
+            row(label, get(key), '' if landed is None else f'{landed:.3g} (this run)', '≤ 0.3')
+        row('  python -c pass (the interpreter alone) [s]', get('python_s'), '', '')
     if 'excite' in parts:
         row('excite --optimize, default settings [s]', get('excite_optimize_s'),
             f'{get("excite_landed_s"):.3g} (this run)', '≤ 15')
@@ -229,7 +282,8 @@ def main() -> None:
         row('peak memory, 10 min at 1 kHz [MB]', get('peak_mb_10min'),
             '~7000 (issue, est.)', '< 1000')
     print(json.dumps({'benchmark': 'speed', **{key: get(key) for key in (
-        'excite_optimize_s', 'excite_speedup', 'excite_cond', 'identify_60s_s', 'identify_60s_cpu_s', 'iirls_60s_s',
+        'help_s', 'identify_imports_s', 'excite_optimize_s', 'excite_speedup', 'excite_cond', 'identify_60s_s',
+        'identify_60s_cpu_s', 'iirls_60s_s',
         'regressor_ratio', 'peak_mb_10min')}, 'load_average': os.getloadavg()[0], 'details': results}))
 
 

@@ -1,13 +1,19 @@
-"""Generated inputs through import, identify and validate: how many end in a traceback or leave a partial output.
+"""Generated inputs through every reader, import, identify and validate: how many end in a traceback or leave a
+partial output.
 
-Issue 31, item 5: every outcome of a reader or importer is a success or dynid's one-line refusal (exit 2),
-never another exception, and a refusal leaves nothing behind. The inputs are the hypothesis strategies of
-test/test_fuzz_inputs.py (test/fuzz_inputs.py): CSV logs with odd time columns (starting at 0, negative,
-wall clock, ms, jittered, duplicated, unsorted, constant, beyond 2262), NaN and odd cells, odd lines and
-headers; damaged recordings (truncated, overwritten bytes, odd or missing metadata.yaml); result, drives and
-trajectory files with values replaced, deleted or truncated, or replaced by odd text; validate on odd
-results and damaged bags; identify on damaged bags. Each kind runs as one hypothesis search with a fixed
-seed, so a run is repeatable.
+Every outcome of a reader or importer is a success or dynid's one-line refusal (exit 2), never another exception,
+and a refusal leaves nothing behind. The inputs are the hypothesis strategies of test/test_fuzz_inputs.py
+(test/fuzz_inputs.py): CSV logs with odd time columns (starting at 0, negative, wall clock, ms, jittered,
+duplicated, unsorted, constant, beyond 2262), NaN and odd cells, odd lines and headers; damaged recordings
+(truncated, overwritten bytes, odd or missing metadata.yaml); every file kind a user hands dynid (result, drives,
+trajectory, robot file, payload, stiffness baseline, batch manifest, the suite's ROS parameter file, checked
+against every node's declarations) with any field's value replaced by one of another type or shape (null,
+true/false, huge integers, NaN and infinities, text, lists, mappings), deleted or truncated, or the whole file
+replaced by odd text; health records whose cells an older writer filled with odd values (start times of 1e300
+or in nanoseconds, infinities, 64-bit counts, joint names that are not a JSON list, a damaged stored
+judgement), listed and paged; validate on odd results and damaged bags; identify on damaged bags. Each kind runs
+as one hypothesis search with a fixed seed, so a run is repeatable. Needs the ROS environment (the nodes are
+built once for their parameters: ``AMENT_PREFIX_PATH``).
 
     python benchmarks/diagnostics_fuzz.py [--cases 2000] [--seed 0] [--quick]
 
@@ -32,28 +38,37 @@ sys.path.insert(0, str(ROOT / 'test'))  # the fuzzing's generators and rules, sh
 sys.path.insert(0, str(ROOT / 'src'))
 
 #: Share of the cases per kind: mostly cheap imports and readers, fewer validations, few identifications.
-SHARES = {'import': 0.50, 'bag': 0.10, 'result': 0.12, 'drives+trajectory': 0.12, 'validate': 0.13,
-          'identify': 0.03}
+SHARES = {'import': 0.36, 'bag': 0.08, 'result': 0.12, 'drives+trajectory': 0.10, 'robot file': 0.06,
+          'payload+baseline': 0.05, 'manifest': 0.03, 'parameter file': 0.04, 'health record': 0.03,
+          'validate': 0.10, 'identify': 0.03}
 
 
 def _kinds(folder: Path, twin: dict):
     """{kind: (strategy, run(drawn) -> Outcome)} over the twin's files in ``folder``."""
     from hypothesis import strategies as st
 
+    from dynid.estimate.online import load_baseline
     from dynid.excite.trajectory import load_trajectory
+    from dynid.fleet.batch import discover
     from dynid.identify.result import IdentificationResult
     from dynid.io.bag import read_bag
+    from dynid.model import load_robot
     from dynid.model.drives import load_drives
+    from dynid.payload.document import load_payload
     from fuzz_inputs import (
         RAW_TEXT,
         bag_damage,
         csv_logs,
         damaged_bag,
+        damaged_record,
         dump,
         mutated,
         mutations,
+        record_damage,
         run_cli,
+        run_health,
         run_import,
+        run_parameter_file,
         run_reader,
     )
 
@@ -82,6 +97,31 @@ def _kinds(folder: Path, twin: dict):
         second = run_reader(load_trajectory, path)
         return first if first.bad else second
 
+    def document(kind, drawn, suffix='.yaml'):
+        """The mutated document of ``kind`` (or raw text) written to a new file; its path."""
+        edits, raw = drawn
+        path = folder / f'{kind}_{next(number)}{suffix}'
+        path.write_text(raw if raw is not None else dump(mutated(twin['files'][kind], edits)))
+        return path
+
+    def robot_file(drawn):
+        return run_reader(load_robot, str(document('robot_file', drawn)))
+
+    def payload_baseline(drawn):
+        payload, baseline = drawn
+        first = run_reader(load_payload, document('payload', payload), twin['robot'])
+        return first if first.bad else run_reader(load_baseline, document('baseline', baseline), twin['robot'])
+
+    def manifest(drawn):
+        return run_reader(discover, document('manifest', drawn))
+
+    def parameter_file(drawn):
+        return run_parameter_file(document('parameters', drawn), twin['declarations'])
+
+    def health(edits):
+        k = next(number)
+        return run_health(damaged_record(twin['record'], folder, edits, k), folder, k)
+
     def validate(drawn):
         edits, damage = drawn
         k = next(number)
@@ -98,32 +138,43 @@ def _kinds(folder: Path, twin: dict):
                        [out])
 
     raw_or_none = st.one_of(st.none(), st.none(), st.none(), RAW_TEXT)
+    files = twin['files']
     return {
         'import': (csv_logs(), lambda case: run_import(folder, case, next(number))),
         'bag': (bag_damage(), bag),
         'result': (st.tuples(mutations(twin['result']), raw_or_none), result),
         'drives+trajectory': (st.tuples(mutations(twin['drives']), mutations(twin['trajectory']), raw_or_none),
                               drives_trajectory),
+        'robot file': (st.tuples(mutations(files['robot_file']), raw_or_none), robot_file),
+        'payload+baseline': (st.tuples(st.tuples(mutations(files['payload']), raw_or_none),
+                                       st.tuples(mutations(files['baseline']), raw_or_none)), payload_baseline),
+        'manifest': (st.tuples(mutations(files['manifest']), raw_or_none), manifest),
+        'parameter file': (st.tuples(mutations(files['parameters']), raw_or_none), parameter_file),
+        'health record': (record_damage(), health),
         'validate': (st.tuples(mutations(twin['result']), st.one_of(st.none(), bag_damage())), validate),
         'identify': (bag_damage(), identify),
     }
 
 
-def _twin(folder: Path) -> dict:
-    """A 100 Hz twin recording of the UR5e's built-in excitation, its identification and its files."""
+def _twin(folder: Path, seed: int) -> dict:
+    """A 100 Hz twin recording of the UR5e's built-in excitation, its identification and its files; the other
+    files a user hands dynid (test/fuzz_inputs.file_documents), a small health record, the nodes' parameters."""
     import yaml
 
     from dynid.cli import main
     from dynid.excite.trajectory import builtin_excitation_path
     from dynid.model import load_robot
+    from fuzz_inputs import file_documents, health_record, node_declarations
 
     assert main(['simulate', '--rate', '100', '--duration', '8', '--quiet', '-o', str(folder / 'bag'),
                  '--trajectory', str(builtin_excitation_path('ur5e'))]) == 0
     assert main(['identify', str(folder / 'bag'), '-o', str(folder / 'result.yaml'), '--quiet']) == 0
     robot = load_robot('ur5e')
     return {'result': yaml.safe_load((folder / 'result.yaml').read_text()),
-            'drives': {'drives': robot.drives.to_dict()}, 'joints': robot.joint_names,
-            'trajectory': yaml.safe_load(builtin_excitation_path('ur5e').read_text())}
+            'drives': {'drives': robot.drives.to_dict()}, 'joints': robot.joint_names, 'robot': robot,
+            'trajectory': yaml.safe_load(builtin_excitation_path('ur5e').read_text()),
+            'files': file_documents(folder, robot.joint_names), 'record': health_record(folder),
+            'declarations': node_declarations(150 + seed % 50)}
 
 
 def run_fuzz(n_cases: int = 2000, seed: int = 0, report=None) -> dict:
@@ -142,7 +193,7 @@ def run_fuzz(n_cases: int = 2000, seed: int = 0, report=None) -> dict:
     with tempfile.TemporaryDirectory(prefix='dynid_fuzz_') as name:
         folder = Path(name)
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            twin = _twin(folder)
+            twin = _twin(folder, seed)
         def search(kind, strategy, run, cases, counts):
             @hypothesis_seed(seed)
             @settings(max_examples=cases, deadline=None, database=None, phases=[Phase.generate],
@@ -164,7 +215,7 @@ def run_fuzz(n_cases: int = 2000, seed: int = 0, report=None) -> dict:
             if report:
                 report(kind, counts, time.perf_counter() - started)
             for leftover in folder.iterdir():  # the cases' files; the twin's stay
-                if leftover.name not in ('bag', 'result.yaml'):
+                if leftover.name not in ('bag', 'result.yaml', 'health.sqlite3'):
                     if leftover.is_dir():
                         import shutil
 

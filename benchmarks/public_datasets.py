@@ -12,8 +12,9 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   al. 2025's model (current level, friction by their sigmoid, torque = K·i), is **reproduced**: their generated
   ``getCurrents.cpp`` is compiled from the checkout with ``g++`` (needed; without it the figure is quoted) and
   evaluated, with their friction and drive gains read from their sources, on the held-out rows' filtered states.
-  The Panda reference (Gaz et al. 2019's model) is **quoted** from the issue: its generated Coriolis source is
-  not in the repository (the Git object is missing) and the rest needs Eigen.
+  The Panda reference (Gaz et al. 2019's model) is **quoted** from the issue here: its generated Coriolis source is
+  not in this repository (the Git object is missing). ``bench_public.py`` with ``--gaz`` **reproduces** it from Gaz's
+  own repository (``public_extra_datasets.gaz_model``).
 
 - ``--figaroh DIR`` (env ``DYNID_FIGAROH_DATA``): ``git clone https://github.com/thanhndv212/figaroh-examples``.
   The TIAGo arm's positions, velocities and motor currents (``examples/tiago/data/identification/dynamic/
@@ -24,13 +25,14 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   needs. Split as above; the reference is the robot file's own model on the same rows (its links, the friction
   fitted: ``dynid validate`` prints it), **reproduced** (issue 32 found the defaults behind it on arm_1/3/4).
 
-- ``--flobaroid DIR`` (env ``DYNID_FLOBAROID_DATA``): ``git clone https://github.com/kjyv/FloBaRoID`` then
-  ``git lfs pull`` (the measurements are Git LFS objects; without them the entry says so). The KUKA LWR4+'s
-  ``data/KUKA/HW/measurements_{1,2}.npz`` (joint torque sensors) are imported with a column map
-  (``time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}``) and ``model/kuka_lwr4.urdf``; identified on
-  measurements_2 (one trajectory; measurements_3 is its repeat), held out on measurements_1 (another). The
-  reference on lwr_1 is FloBaRoID's own identification, **quoted** from the issue; on lwr_2 the robot file's own
-  model, **reproduced**. Not run here: the LFS objects were not available to this benchmark's author.
+- ``--flobaroid DIR`` (env ``DYNID_FLOBAROID_DATA``): ``git clone https://github.com/kjyv/FloBaRoID``. The KUKA
+  LWR4+'s ``data/KUKA/HW/measurements_{1,2}.npz`` (joint torque sensors) are Git LFS pointers at the head, but the
+  2016 commit that added them holds the bytes: each is taken from the checkout's history (the blob whose sha256 is
+  the pointer's oid, written into the temporary folder; ``git lfs pull``'s files are used as they are). Imported
+  with a column map (``time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}``) and
+  ``model/kuka_lwr4.urdf``; identified on measurements_2 (one trajectory; measurements_3 is its repeat), held out on
+  measurements_1 (another). The reference on lwr_1 is FloBaRoID's own identification, **quoted** from the issue;
+  on lwr_2 the robot file's own model, **reproduced**.
 
 - ``--dynamic-calibration DIR`` (env ``DYNID_DYNCAL_DATA``): ``git clone
   https://github.com/shamilmamedov/dynamic_calibration``. The UR10e's CSV logs (no header: time, positions,
@@ -60,6 +62,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +82,38 @@ ISSUE = {
     'unisa_ur10': {'shoulder_lift_joint': 3.093, 'elbow_joint': 1.344, 'wrist_1_joint': 0.440},
     'unisa_panda': {'panda_joint2': 0.387},
 }
+
+
+@dataclass
+class Case:
+    """One public dataset as a user gives it to dynid: the bag identified (``train``), the held-out bags by run name
+    (``held``; empty: the last :data:`HOLDOUT` of ``train`` in time, as ``--holdout`` holds it out), the robot as
+    given to ``dynid identify`` (a built-in name or a URDF path), the options reading the data needs (``extra``), the
+    drives file given, the sign the identification puts on the logged torque (``torque_sign``, -1 where the log counts
+    the other way round) and the data authors' model: ``authors`` (q, q̇, q̈) → τ [N·m] on the filtered states, or
+    ``authors_of(dataset)`` giving such a function for a held-out recording (a model with its own filters), or
+    ``authors_quoted`` {joint: held-out RMSE [N·m]} where it cannot be reproduced. ``status`` says why a case has no
+    bag (missing files, data not importable yet)."""
+
+    label: str
+    robot: str
+    train: Path | None
+    held: dict = field(default_factory=dict)
+    extra: tuple = ()
+    robot_options: dict = field(default_factory=dict)
+    drives: Path | None = None
+    torque_sign: float = 1.0
+    authors: object = None
+    authors_of: object = None
+    authors_quoted: dict = field(default_factory=dict)
+    authors_source: str = 'none: the data authors publish no model this benchmark can reproduce or quote'
+    status: str | None = None
+
+    def authors_model(self, dataset):
+        """The authors' torque function for ``dataset`` (None where it is quoted or absent)."""
+        if self.authors_of is not None:
+            return self.authors_of(dataset)
+        return self.authors
 
 
 def say(text: str) -> None:
@@ -170,31 +205,47 @@ def petrone_model(root: Path, folder: Path):
     return torque
 
 
-def unisa(root: Path, folder: Path) -> dict:
-    """The unisa-acg UR10 and Panda bags (module docstring)."""
-    out = {}
+def unisa_cases(root: Path, folder: Path, gaz=None) -> list:
+    """The unisa-acg UR10 and Panda bags (module docstring) as :class:`Case` s; ``gaz``: Gaz et al. 2019's model as
+    a torque function (public_extra_datasets.gaz_model), which reproduces the Panda's reference where given."""
+    out = []
     ur10 = root / 'ur10_inverse_dynamics_solver' / 'bagfiles' / 'ur10_exciting_trajectory.db3'
     panda = root / 'franka_inria_inverse_dynamics_solver' / 'bagfiles' / 'panda_exciting_trajectory.db3'
     for label, path, robot in (('unisa_ur10', ur10, 'ur10'), ('unisa_panda', panda, 'panda')):
         if not path.is_file():
-            out[label] = {'status': f'missing: {path}'}
+            out.append(Case(label, robot, None, status=f'missing: {path}'))
             continue
         say(f'{label}: dynid import {path.name}, identify on the first {1 - HOLDOUT:g}, held out on the rest')
         bag = folder / label
         dynid(['import', str(path), '--robot', robot, '-o', str(bag)])
-        model = petrone_model(root, folder) if label == 'unisa_ur10' else None
-        entry = held_out(bag, robot, folder, label, reference=model)
+        model = petrone_model(root, folder) if label == 'unisa_ur10' else gaz
+        case = Case(label, robot, bag, authors_quoted=ISSUE[label])
         if model is not None:
-            entry['reference_source'] = 'Petrone 2025, reproduced (their generated model, compiled)'
-            entry.update(_verdict(entry, entry['reference']))
+            case.authors = model
+            case.authors_source = ('Petrone 2025, reproduced (their generated model, compiled)' if robot == 'ur10'
+                                   else 'Gaz 2019, reproduced (their generated model, compiled from '
+                                        'FrankaEmikaPandaDynModel)')
         else:
-            entry['reference'] = ISSUE[label]
-            entry['reference_source'] = ('Gaz 2019, quoted from issue 32 (not reproduced)' if label == 'unisa_panda'
-                                         else 'Petrone 2025, quoted from issue 32 (their model not compiled: no g++, '
-                                              'or it failed)')
-            entry.update(_verdict(entry, ISSUE[label]))
-        entry['issue_reference'] = ISSUE[label]
-        out[label] = entry
+            case.authors_source = ('Gaz 2019, quoted from issue 32 (not reproduced: no --gaz checkout, or no g++)'
+                                   if label == 'unisa_panda' else 'Petrone 2025, quoted from issue 32 (their model '
+                                                                  'not compiled: no g++, or it failed)')
+        out.append(case)
+    return out
+
+
+def unisa(root: Path, folder: Path) -> dict:
+    """The unisa-acg UR10 and Panda bags (module docstring)."""
+    out = {}
+    for case in unisa_cases(root, folder):
+        if case.status is not None:
+            out[case.label] = {'status': case.status}
+            continue
+        entry = held_out(case.train, case.robot, folder, case.label, reference=case.authors)
+        entry['reference'] = entry.get('reference') or case.authors_quoted
+        entry['reference_source'] = case.authors_source
+        entry.update(_verdict(entry, entry['reference'] if case.authors is not None else case.authors_quoted))
+        entry['issue_reference'] = ISSUE[case.label]
+        out[case.label] = entry
     return out
 
 
@@ -209,14 +260,14 @@ def _figures(source: str, name: str) -> dict[str, float]:
     return {joint: float(value) for joint, value in re.findall(r'"(\w+)"\s*:\s*([-+0-9.eE]+)', block.group(1))}
 
 
-def figaroh(root: Path, folder: Path) -> dict:
-    """The figaroh TIAGo arm (module docstring)."""
+def figaroh_cases(root: Path, folder: Path) -> list:
+    """The figaroh TIAGo arm (module docstring) as a :class:`Case`."""
     example = root / 'examples' / 'tiago'
     data = example / 'data' / 'identification' / 'dynamic'
     logs = [data / f'tiago_{signal}.csv' for signal in ('position', 'velocity', 'effort')]
     missing = [str(path) for path in [*logs, example / 'identification.py'] if not path.is_file()]
     if missing:
-        return {'figaroh_tiago': {'status': f'missing: {", ".join(missing)}'}}
+        return [Case('figaroh_tiago', '', None, status=f'missing: {", ".join(missing)}')]
     source = (example / 'identification.py').read_text()
     ratio, constant = _figures(source, 'reduction_ratio'), _figures(source, 'kmotor')
     drives = folder / 'tiago_drives.yaml'
@@ -228,32 +279,84 @@ def figaroh(root: Path, folder: Path) -> dict:
     say('figaroh_tiago: dynid import of the three CSV files, identify on the first 70 %, held out on the rest')
     dynid(['import', *map(str, logs), '--columns', 'time=t,q=- {name}_position,dq=- {name}_velocity,'
            'current=- {name}_effort', '--robot', urdf, '--joints', joints, '-o', str(bag)])
-    extra = ['--joints', joints, '--drives', str(drives), '--exclude-joint', ','.join(TIAGO_ARM[4:])]
-    entry = held_out(bag, urdf, folder, 'figaroh_tiago', extra=extra, robot_options={'joints': TIAGO_ARM},
-                     drives=drives)
+    extra = ('--joints', joints, '--drives', str(drives), '--exclude-joint', ','.join(TIAGO_ARM[4:]))
+    return [Case('figaroh_tiago', urdf, bag, extra=extra, robot_options={'joints': TIAGO_ARM}, drives=drives,
+                 authors_source='none: FIGAROH\'s TIAGo identification needs figaroh itself (not reproduced) and '
+                                'publishes no held-out figure (nothing to quote)')]
+
+
+def figaroh(root: Path, folder: Path) -> dict:
+    """The figaroh TIAGo arm (module docstring)."""
+    case = figaroh_cases(root, folder)[0]
+    if case.status is not None:
+        return {case.label: {'status': case.status}}
+    entry = held_out(case.train, case.robot, folder, case.label, extra=list(case.extra),
+                     robot_options=case.robot_options, drives=case.drives)
     entry['reference'] = {joint: value for joint, value in entry['robot_file'].items() if value is not None}
     entry['reference_source'] = 'the robot file\'s own model (its links, the friction fitted), reproduced'
     entry.update(_verdict(entry, entry['reference']))
     return {'figaroh_tiago': entry}
 
 
-def flobaroid(root: Path, folder: Path) -> dict:
-    """FloBaRoID's KUKA LWR4+ (module docstring)."""
+def lfs_objects(root: Path, paths: list, folder: Path) -> dict:
+    """{path: file with its bytes} for Git LFS pointer files of the checkout ``root``: the blob of the same path in
+    the checkout's history whose sha256 is the pointer's oid (a repository that moved its files to LFS after
+    committing them), written into ``folder``; a path that is no pointer is itself; one whose bytes are in no
+    commit is left out."""
+    import hashlib
+
+    out = {}
+    for path in paths:
+        head = path.read_bytes()[:200]
+        if not head.startswith(b'version https://git-lfs'):
+            out[path] = path
+            continue
+        oid = re.search(rb'oid sha256:([0-9a-f]{64})', head).group(1).decode()
+        relative = str(path.relative_to(root))
+        commits = subprocess.run(['git', '-C', str(root), 'log', '--all', '--format=%H', '--', relative],
+                                 capture_output=True, text=True).stdout.split()
+        for commit in commits:
+            blob = subprocess.run(['git', '-C', str(root), 'show', f'{commit}:{relative}'], capture_output=True)
+            if blob.returncode == 0 and hashlib.sha256(blob.stdout).hexdigest() == oid:
+                target = folder / f'lfs_{commit[:10]}_{path.name}'
+                target.write_bytes(blob.stdout)
+                out[path] = target
+                break
+    return out
+
+
+def flobaroid_cases(root: Path, folder: Path) -> list:
+    """FloBaRoID's KUKA LWR4+ (module docstring) as a :class:`Case`: its LFS pointers resolved from the checkout's
+    history (:func:`lfs_objects`), else ``git lfs pull``'s files."""
     logs = {label: root / 'data' / 'KUKA' / 'HW' / f'measurements_{label}.npz' for label in ('1', '2')}
     urdf = root / 'model' / 'kuka_lwr4.urdf'
     missing = [str(path) for path in [*logs.values(), urdf] if not path.is_file()]
     if missing:
-        return {'flobaroid_kuka': {'status': f'missing: {", ".join(missing)}'}}
-    pointers = [str(path) for path in logs.values() if path.read_bytes()[:40].startswith(b'version https://git-lfs')]
+        return [Case('flobaroid_kuka', str(urdf), None, status=f'missing: {", ".join(missing)}')]
+    found = lfs_objects(root, list(logs.values()), folder)
+    pointers = [str(path) for path in logs.values() if path not in found]
     if pointers:
-        return {'flobaroid_kuka': {'status': f'Git LFS pointers, not the data: {", ".join(pointers)} (git lfs pull)'}}
+        reason = f'Git LFS pointers whose objects are in no commit of the checkout: {", ".join(pointers)}'
+        return [Case('flobaroid_kuka', str(urdf), None, status=f'{reason} (git lfs pull)')]
     bags = {}
     for label, path in logs.items():
         bags[label] = folder / f'flobaroid_{label}'
-        say(f'flobaroid_kuka: dynid import {path.name}')
-        dynid(['import', str(path), '--columns', 'time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}',
-               '--robot', str(urdf), '-o', str(bags[label])])
-    entry = held_out(bags['2'], str(urdf), folder, 'flobaroid_kuka', held=bags['1'])
+        say(f'flobaroid_kuka: dynid import {path.name}' + ('' if found[path] == path else
+                                                           f' (its LFS object, from {found[path].name[4:14]})'))
+        dynid(['import', str(found[path]), '--columns', 'time=times,q=positions_{i},dq=velocities_{i},'
+               'tau=torques_{i}', '--robot', str(urdf), '-o', str(bags[label])])
+    return [Case('flobaroid_kuka', str(urdf), bags['2'], held={'measurements_1': bags['1']},
+                 authors_quoted=dict(FLOBAROID),
+                 authors_source='FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (not reproduced: it '
+                                'needs FloBaRoID and iDynTree); no figure for the other joints')]
+
+
+def flobaroid(root: Path, folder: Path) -> dict:
+    """FloBaRoID's KUKA LWR4+ (module docstring)."""
+    case = flobaroid_cases(root, folder)[0]
+    if case.status is not None:
+        return {case.label: {'status': case.status}}
+    entry = held_out(case.train, case.robot, folder, case.label, held=case.held['measurements_1'])
     entry['reference'] = {**FLOBAROID, **{joint: entry['robot_file'][joint] for joint in FLOBAROID_ROBOT_FILE}}
     entry['reference_source'] = ('FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (not reproduced: it '
                                  'needs FloBaRoID and iDynTree); the robot file\'s own model on lwr_2, reproduced')
@@ -269,8 +372,6 @@ FLOBAROID_ROBOT_FILE = ('lwr_2_joint',)  # joints whose reference is the robot f
 DYNCAL_TRAIN = 'ur-20_02_10-30sec_12harm.csv'
 DYNCAL_ROWS = (635, 3510)  # the author's rows of the training run (main.m, 1-based inclusive)
 DYNCAL_COLUMNS = 'time=#0,q=#{n},dq=#{i+7},current=#{i+13}'
-
-
 def _authors_ols(robot, csv: Path, gains: np.ndarray):
     """The dynamic_calibration author's OLS (module docstring) trained on their rows of ``csv``: a function
     (q, q̇, q̈) → τ [N·m]."""
@@ -297,14 +398,14 @@ def _authors_ols(robot, csv: Path, gains: np.ndarray):
     return lambda q, dq, ddq: columns(q, dq, ddq) @ values
 
 
-def dynamic_calibration(root: Path, folder: Path) -> dict:
-    """The dynamic_calibration UR10e runs (module docstring)."""
+def dynamic_calibration_cases(root: Path, folder: Path) -> list:
+    """The dynamic_calibration UR10e runs (module docstring) as a :class:`Case` (held: every moving run)."""
     data = root / 'dataset_ur10e'
     train = data / 'identification_data' / DYNCAL_TRAIN
     main_m = root / 'main.m'
     missing = [str(path) for path in (train, main_m) if not path.is_file()]
     if missing:
-        return {'dyncal_ur10e': {'status': f'missing: {", ".join(missing)}'}}
+        return [Case('dyncal_ur10e', 'ur10e', None, status=f'missing: {", ".join(missing)}')]
     quoted = re.search(r'drive_gains\s*=\s*\[([-+0-9.eE;\s]+)\]', main_m.read_text())
     gains = np.array([float(v) for v in quoted.group(1).replace(';', ' ').split()])
     robot = load_robot('ur10e')
@@ -318,33 +419,42 @@ def dynamic_calibration(root: Path, folder: Path) -> dict:
     for path in [train, *runs]:
         bags[path] = folder / f'dyncal_{path.stem}'
         dynid(['import', str(path), '--columns', DYNCAL_COLUMNS, '--robot', 'ur10e', '-o', str(bags[path])])
+    return [Case('dyncal_ur10e', 'ur10e', bags[train], held={path.stem: bags[path] for path in runs},
+                 extra=('--drives', str(drives)), drives=drives, authors=_authors_ols(robot, train, gains),
+                 authors_source='the author\'s OLS, re-implemented (module docstring)')]
+
+
+def dynamic_calibration(root: Path, folder: Path) -> dict:
+    """The dynamic_calibration UR10e runs (module docstring)."""
+    case = dynamic_calibration_cases(root, folder)[0]
+    if case.status is not None:
+        return {case.label: {'status': case.status}}
+    robot = load_robot('ur10e')
     result_path = folder / 'dyncal_ur10e.yaml'
-    dynid(['identify', str(bags[train]), '--robot', 'ur10e', '--drives', str(drives), '-o', str(result_path),
-           '--quiet'])
+    dynid(['identify', str(case.train), '--robot', 'ur10e', *case.extra, '-o', str(result_path), '--quiet'])
     result = IdentificationResult.load(result_path)
-    given = load_drives(drives, robot.joint_names)
-    authors = _authors_ols(robot, train, gains)
+    given = load_drives(case.drives, robot.joint_names)
     cells, behind = {}, []
-    for path in runs:
-        prediction = predict(result, robot, read_bag(bags[path], robot.joint_names), drives=given)
+    for run, bag in case.held.items():
+        prediction = predict(result, robot, read_bag(bag, robot.joint_names), drives=given)
         mine = prediction.metrics(robot.joint_names)['joints']
-        theirs = equation_metrics(prediction.measured, model_rows(prediction.problem, authors), prediction.joints,
-                                  robot.joint_names)['joints']
-        cells[path.stem] = {joint: {'dynid': mine[joint]['rmse'], 'author_ols': theirs[joint]['rmse'],
-                                    'fit_points': mine[joint]['nrmse_fit_percent'] - theirs[joint]['nrmse_fit_percent']}
-                            for joint in robot.joint_names if mine[joint]['rmse'] is not None}
-        behind += [(path.stem, joint, cell['fit_points']) for joint, cell in cells[path.stem].items()
+        theirs = equation_metrics(prediction.measured, model_rows(prediction.problem, case.authors),
+                                  prediction.joints, robot.joint_names)['joints']
+        cells[run] = {joint: {'dynid': mine[joint]['rmse'], 'author_ols': theirs[joint]['rmse'],
+                              'fit_points': mine[joint]['nrmse_fit_percent'] - theirs[joint]['nrmse_fit_percent']}
+                      for joint in robot.joint_names if mine[joint]['rmse'] is not None}
+        behind += [(run, joint, cell['fit_points']) for joint, cell in cells[run].items()
                    if cell['dynid'] > cell['author_ols']]
     count = sum(len(c) for c in cells.values())
     still = sorted(run for run, c in cells.items() if not c)  # static poses: no joint's torque varies, none scored
     return {'dyncal_ur10e': {'method': result.method, 'friction': result.model['friction'],
-                             'runs': len(runs) - len(still), 'static_runs_not_scored': still,
+                             'runs': len(case.held) - len(still), 'static_runs_not_scored': still,
                              'cells': count, 'cells_behind_author_ols': len(behind),
                              'median_fit_points': float(np.median([cell['fit_points'] for c in cells.values()
                                                                    for cell in c.values()])),
                              'worst_fit_points': min((b[2] for b in behind), default=None),
                              'behind': [list(b) for b in behind], 'per_run': cells,
-                             'reference_source': 'the author\'s OLS, re-implemented (module docstring)',
+                             'reference_source': case.authors_source,
                              'issue': '12 of 114 cells behind, worst -2.65 fit points (another selection of runs)',
                              'ahead_on_every_joint': not behind}}
 

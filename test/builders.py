@@ -7,10 +7,11 @@ import numpy as np
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import default_home, home_configuration
 from dynid.fleet.synthetic import wear_sessions
-from dynid.friction import CoulombViscous, HamonQuadrantFriction, LoadDependentCoulomb, PowerLawViscous
+from dynid.friction.load import HamonQuadrantFriction, LoadDependentCoulomb
+from dynid.friction.static import CoulombViscous, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
-from dynid.identify.model import friction_symbols
+from dynid.identify.request import friction_symbols
 from dynid.identify.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.sim.recording import record_to_dataset

@@ -1,9 +1,10 @@
 """Shared fixtures: the three robots of the test suite (built-in UR5e, example-robot-data UR5, Panda), an
 arm without drive data, a data directory and a ROS log directory of the test session's own (the health
 record's default place, rclpy's log files), and a ROS domain id no other test run on this machine uses
-(``ros_domain``, dds_helpers.claim_domain)."""
+(``ros_domain``, dds_helpers.claim_domain). ``--core``: the core's tests alone (``CORE_ONLY``)."""
 
 import os
+import re
 
 import pytest
 
@@ -12,6 +13,26 @@ from dynid.model.robots import example_robot_path
 
 #: the fixtures of the tests that run nodes over DDS (their own processes or this one's executor, in real time)
 DDS_FIXTURES = frozenset({'ros_domain', 'module_ros_domain', 'ros_context'})
+
+#: ``--core``: the tests of the core, everything but the nodes (the suite .ci/run also runs on Ubuntu 24.04's library
+#: versions, where no ROS is installed): every test module but those that import a ROS package, dynid's ROS side
+#: (``dynid.ros``, ``dynid.nodes``, ``dynid.suite``) or the helpers of the tests over DDS, or take a DDS fixture
+CORE_ONLY = re.compile(
+    r'^\s*(?:import|from)\s+(?:rclpy|ament_index_python|launch\w*|\w+_msgs|std_srvs|rcl_interfaces|'
+    r'builtin_interfaces|dynid\.(?:ros|nodes|suite)|dds_helpers|launch_\w+|sim_probe|stamp_publisher|'
+    r'vendor_stand_ins)\b|\b(?:' + '|'.join(DDS_FIXTURES) + r')\b', re.M)
+
+
+def pytest_addoption(parser):
+    parser.addoption('--core', action='store_true',
+                     help='only the core\'s tests: the modules that import no ROS package (conftest.CORE_ONLY)')
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With ``--core``, the test modules of the ROS side are not collected (:data:`CORE_ONLY`)."""
+    if config.getoption('--core') and collection_path.suffix == '.py' and collection_path.name.startswith('test_'):
+        return True if CORE_ONLY.search(collection_path.read_text(encoding='utf-8')) else None
+    return None
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups

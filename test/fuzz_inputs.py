@@ -275,3 +275,134 @@ def damaged_bag(template: Path, folder: Path, damage: tuple, number: int) -> Pat
 
 def finite_or_none(value) -> bool:
     return value is None or (isinstance(value, float) and math.isfinite(value))
+
+
+# ------------------------------------------------------------------------------------------ the other files
+def file_documents(folder: Path, joints=JOINTS) -> dict:
+    """The other files a user hands dynid, as parsed documents to mutate: the built-in UR5e's robot file, a payload
+    file, a batch manifest (naming ``folder / 'bag'``), a stiffness baseline and the suite's parameter file."""
+    from importlib import resources
+
+    from dynid.files import load_yaml
+
+    root = Path(__file__).resolve().parents[1]
+    return {
+        'robot_file': load_yaml(resources.files('dynid.model').joinpath('data/ur5e.yaml').read_text()),
+        'payload': {'dynid_payload': 1, 'robot': 'ur5e', 'joint_names': list(joints), 'frame': 'tool0',
+                    'mass': 2.0, 'mass_std': 0.01, 'com': [0.0, 0.01, 0.05], 'com_std': [0.001, 0.001, 0.002],
+                    'inertia': [[0.01, 0.0, 0.0], [0.0, 0.01, 0.0], [0.0, 0.0, 0.005]], 'inertia_std': None,
+                    'inertia_identified': True, 'inertia_note': '',
+                    'parameters': [2.0, 0.0, 0.02, 0.1, 0.015, 0.0, 0.015, 0.0, 0.0, 0.005],
+                    'offsets': {j: 0.01 for j in joints}, 'warnings': [],
+                    'provenance': {'recording': 'bag', 'settings': {'inertia': 'auto', 'joint_offsets': True}}},
+        'manifest': {'recordings': [{'bag': str(folder / 'bag'), 'robot': 'cell-1', 'model': 'ur5e'},
+                                    {'bag': 'bag', 'robot': 'cell-2'}]},
+        'baseline': {'robot': 'ur5e', 'k0': {j: 3.0e4 + 1e3 * k for k, j in enumerate(joints)}},
+        'parameters': load_yaml((root / 'config' / 'suite.yaml').read_text()),
+    }
+
+
+def node_declarations(domain_id: int) -> dict:
+    """{fully qualified node name: {parameter: Declared}} of every dynid node, each built once with its defaults on a
+    private context (what a parameter file is checked against)."""
+    from dynid.ros.parameter_docs import build_nodes
+    from dynid.ros.parameter_file import declared_parameters
+
+    return {f'/{name}': declared_parameters(node) for name, node in build_nodes(domain_id)}
+
+
+def run_parameter_file(path: Path, declarations: dict) -> Outcome:
+    """Every dynid node's check of the parameter file ``path``: the first refusal, or ok."""
+    from dynid.ros.parameter_file import check_parameter_file
+
+    for node, declared in declarations.items():
+        outcome = run_reader(check_parameter_file, path, node, declared)
+        if outcome.kind != 'ok':
+            return outcome
+    return Outcome('ok')
+
+
+# ------------------------------------------------------------------------------------------ health records
+RECORD_CELLS = (  # (table, column, what the database lets an older writer or a hand store there)
+    ('sessions', 'started_utc', 'real'), ('sessions', 'duration_s', 'real'), ('sessions', 'operating_hours', 'real'),
+    ('sessions', 'payload_kg', 'real'), ('joint_sessions', 'stiffness', 'real'),
+    ('joint_sessions', 'friction_scale', 'real'), ('joint_sessions', 'temperature_c', 'real'),
+    ('joint_sessions', 'coulomb_nm', 'real'), ('joint_sessions', 'samples', 'integer'),
+    ('joint_sessions', 'stiffness_std', 'real'), ('events', 'time_utc', 'real'), ('robots', 'joint_names', 'json'),
+    ('judgements', 'judgement', 'blob'), ('judgements', 'sessions', 'integer'), ('sessions', 'mounting', 'text'))
+ODD_REALS = st.one_of(st.sampled_from([1e300, -1e300, 1.7e18, 1.7e12, -1.0, 0.0, float('inf'), float('-inf'),
+                                       float('nan'), 1e-300, 2.0**63]), st.floats(allow_nan=True))
+ODD_JSON = st.one_of(st.sampled_from(['', '[]', '{}', '[1, 2]', '"a"', 'null', '[["a"]]', '[' * 50, '{"a": 1}']),
+                     st.text(max_size=30))
+
+
+@st.composite
+def record_damage(draw) -> list:
+    """1-3 cells of a health record set to odd values of their column's type (:data:`RECORD_CELLS`)."""
+    edits = []
+    for _ in range(draw(st.integers(1, 3))):
+        table, column, kind = draw(st.sampled_from(RECORD_CELLS))
+        if kind == 'real':
+            value = draw(ODD_REALS)
+        elif kind == 'integer':
+            value = draw(st.sampled_from([2**31, 2**63 - 1, -(2**63), -1, 0, 10**15]))
+        elif kind == 'json':
+            value = draw(ODD_JSON)
+        elif kind == 'blob':
+            value = draw(st.binary(max_size=40))
+        else:
+            value = draw(st.text(max_size=20))
+        edits.append((table, column, draw(st.integers(0, 10**6)), value))
+    return edits
+
+
+def health_record(folder: Path) -> Path:
+    """A small SQLite health record: two twin robots of 8 sessions, an event, one robot's judgement stored."""
+    from dynid.fleet.synthetic import wear_sessions
+    from dynid.health.record import Event, HealthRecord
+    from dynid.health.stored import store_judgement
+    from dynid.sim.wear import SessionSchedule
+
+    path = folder / 'health.sqlite3'
+    with HealthRecord(path) as record:
+        for r in range(2):
+            for session in wear_sessions(f'cell-{r}', SessionSchedule.regular(8, seed=r), seed=r):
+                record.append(session)
+        record.add_event('cell-0', Event('maintenance', 1.7e9 + 3 * 86400.0, None, 'grease'))
+        store_judgement(record, 'cell-1')
+    return path
+
+
+def damaged_record(template: Path, folder: Path, edits: list, number: int) -> Path:
+    """A copy of the record ``template`` with ``edits`` (:func:`record_damage`) written into it directly, as an
+    older dynid or another tool could have."""
+    import sqlite3
+
+    path = folder / f'health_{number}.sqlite3'
+    shutil.copyfile(template, path)
+    connection = sqlite3.connect(path)
+    for table, column, row, value in edits:
+        keys = connection.execute(f'SELECT rowid FROM {table}').fetchall() if table != 'joint_sessions' else \
+            connection.execute('SELECT session_id, joint FROM joint_sessions').fetchall()
+        if not keys:
+            continue
+        key = keys[row % len(keys)]
+        where = 'session_id = ? AND joint = ?' if table == 'joint_sessions' else 'rowid = ?'
+        try:
+            connection.execute(f'UPDATE {table} SET {column} = ? WHERE {where}', (value, *key))
+        except (sqlite3.DatabaseError, OverflowError):  # the database refuses it (a type, a constraint): not stored
+            continue
+    connection.commit()
+    connection.close()
+    return path
+
+
+def run_health(path: Path, folder: Path, number: int) -> Outcome:
+    """``dynid health`` (the listing) and its fleet page on a damaged record: exit 0, or 2 with one line."""
+    listing = run_cli(['health', '--db', str(path)], [])
+    if listing.bad:
+        return listing
+    page = folder / f'fleet_{number}'
+    outcome = run_cli(['health', '--db', str(path), '--fleet-report', str(page)], [page])
+    shutil.rmtree(page, ignore_errors=True)
+    return outcome

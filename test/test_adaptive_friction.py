@@ -12,7 +12,7 @@ from scipy.signal import savgol_filter
 
 from dynid.errors import InputError
 from dynid.estimate import AdaptiveFrictionEstimator
-from dynid.friction import EGMS
+from dynid.friction.egms import EGMS
 from dynid.model.drives import JointDrives
 
 RATE = 1000.0

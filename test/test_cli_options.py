@@ -8,14 +8,14 @@ import pytest
 from dynid.cli import build_parser
 
 RECORDED = {
-    'model': ['--robot', '--list', '--joints', '--json', '--urdf', '--force'],
+    'model': ['--robot', '--list', '--joints', '--json', '--urdf', '--force', '--drives'],
     'simulate': ['--robot', '--trajectory', '--duration', '--rate', '--payload', '--payload-com', '--drive-gain-error',
                  '--temperature', '--seed', '--change', '-o', '--output', '--quiet', '--log-rate', '--log-jitter',
                  '--log-gap-rate', '--log-rounding', '--log-glitches', '--log-format', '--log-stamps', '--log-repeats',
                  '--log-gap-periods', '--log-no-time', '--storage', '--joints', '--engine', '--mjcf',
                  '--joint-states-effort', '--robot-payload'],
     'import': ['csv', '-o', '--output', '--preset', '--columns', '--robot', '--rate', '--bridge', '--current-limit',
-               '--timing', '--storage', '--joint-states-effort', '--joints', '--drives'],
+               '--timing', '--storage', '--joint-states-effort', '--joints', '--drives', '--start', '--end'],
     'excite': ['--robot', '-o', '--output', '--force', '--plot', '--seed', '--home', '--harmonics', '--period',
                '--optimize', '--criterion', '--starts', '--iterations', '--workers', '--position-range',
                '--velocity-fraction', '--acceleration', '--torque-fraction', '--floor', '--experiment', '--joint',

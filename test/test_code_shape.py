@@ -239,3 +239,155 @@ def test_no_test_module_imports_another(tmp_path):
     (tmp_path / 'test_a.py').write_text('def helper():\n    from test_b import thing\n')
     (tmp_path / 'test_b.py').write_text('import numpy\nfrom builders import thing\n')
     assert imported_test_modules(tmp_path) == ['test_a.py: test_b']
+
+
+# ------------------------------------------------------------------------------ the identification's pipeline
+#: The names an identification's problem, its prepared equations and its candidate go by in src/dynid/identify/, and
+#: the classes: none may be changed once built (each step returns a new value).
+PIPELINE_VALUES = ('problem', 'equations', 'prepared', 'candidate')
+PIPELINE_CLASSES = ('IdentificationProblem', 'Equations', 'Candidate')
+#: Methods that change the object they are called on (containers' and the old problem's).
+CHANGING_METHODS = ('append', 'extend', 'insert', 'update', 'setdefault', 'pop', 'popitem', 'clear', 'remove', 'add',
+                    'discard', 'sort', 'reverse', 'to_comprehensive', 'add_stribeck')
+
+
+def _root_name(node: ast.AST) -> str | None:
+    """The name an attribute or subscript chain starts from (``problem`` of ``problem.held['x'].value``)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _pipeline_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names in ``function`` that hold a pipeline value: by name, or by an annotation naming its class."""
+    names = set(PIPELINE_VALUES)
+    for argument in [*function.args.args, *function.args.kwonlyargs]:
+        if argument.annotation is not None and any(c in ast.unparse(argument.annotation) for c in PIPELINE_CLASSES):
+            names.add(argument.arg)
+    return names
+
+
+def pipeline_changes(root: Path) -> list[str]:
+    """``file:line code`` of every statement in a function of ``root``'s modules that assigns to a field (or an item
+    of a field) of a pipeline value, or calls a method that changes one (:data:`CHANGING_METHODS`) on it or its
+    fields. A frozen dataclass refuses the first at run time; this finds both before anything runs."""
+    found = []
+    for path in sorted(root.rglob('*.py')):
+        tree = ast.parse(path.read_text(encoding='utf-8'))
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            names = _pipeline_names(function)
+            for node in ast.walk(function):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+                targets = [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple | ast.List) else [t])]
+                changed = [t for t in targets
+                           if isinstance(t, ast.Attribute | ast.Subscript) and _root_name(t) in names]
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr in CHANGING_METHODS and _root_name(node.func.value) in names:
+                    changed.append(node)
+                found += [(str(path.relative_to(root)), node.lineno, ast.unparse(node)[:80]) for _ in changed[:1]]
+    return [f'{path}:{line} {code}' for path, line, code in sorted(found)]
+
+
+def _called_functions(function: ast.AST, local: set[str], imported: dict[str, str], module: str) -> set[str]:
+    """The functions of the package ``function`` calls by name: its module's own (``local``) and those imported by
+    name (``imported``: name -> 'module.name')."""
+    called = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name in local:
+                called.add(f'{module}.{name}')
+            elif name in imported:
+                called.add(imported[name])
+    return called
+
+
+def call_graph(root: Path) -> dict[str, set[str]]:
+    """'module.function' -> the module-level functions of ``root``'s package it calls by name (deferred imports
+    included)."""
+    graph = {}
+    for path in sorted(root.rglob('*.py')):
+        module = _module_name(root, path)
+        tree = ast.parse(path.read_text(encoding='utf-8'))
+        functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+        imported = {alias.asname or alias.name: f'{node.module}.{alias.name}' for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(root.name)
+                    for alias in node.names}
+        for name, function in functions.items():
+            graph[f'{module}.{name}'] = _called_functions(function, set(functions), imported, module)
+    return graph
+
+
+#: Functions that call themselves over nested data, not over the workflow: the result file's plain data.
+RECURSIVE_OVER_DATA = ('dynid.identify.result.plain_data',)
+
+
+def reentries(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The functions that call themselves (but :data:`RECURSIVE_OVER_DATA`), and each group of functions that call
+    each other (a circle of calls)."""
+    graph = {name: {c for c in called if c in graph and c not in RECURSIVE_OVER_DATA} for name, called in graph.items()}
+    return sorted([[name] for name, called in graph.items() if name in called] + import_circles(graph))
+
+
+def decision_exceptions(root: Path) -> list[str]:
+    """``file: class`` of every exception class of ``root``'s modules that is no InputError: a decision the pipeline
+    makes is a value a step returns, never an exception it raises."""
+    found = []
+    for path in sorted(root.rglob('*.py')):
+        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(base).endswith(('Exception', 'Error'))
+                                                      and not ast.unparse(base).endswith('InputError')
+                                                      for base in node.bases):
+                found.append(f'{path.relative_to(root)}: {node.name}')
+    return found
+
+
+def test_no_identification_step_changes_a_problem_equations_or_candidate():
+    assert pipeline_changes(SRC / 'identify') == []
+
+
+def test_the_pipeline_values_are_frozen():
+    import dataclasses
+
+    from dynid.identify.prepare import Block, Equations, Torque
+    from dynid.identify.problem import Candidate, IdentificationProblem
+    from dynid.identify.request import IdentifyOptions, ModelSpec, Request
+
+    for cls in (Block, Equations, Torque, Candidate, IdentificationProblem, IdentifyOptions, ModelSpec, Request):
+        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, cls.__name__
+
+
+def test_no_identification_function_reenters_another():
+    assert reentries({name: called for name, called in call_graph(SRC).items()
+                      if name.startswith('dynid.identify.')}) == []
+
+
+def test_no_identification_decision_travels_as_an_exception():
+    assert decision_exceptions(SRC / 'identify') == []
+
+
+def test_the_pipeline_guards_find_a_change_a_reentry_and_a_decision_raised(tmp_path):
+    package = tmp_path / 'dynid'
+    (package / 'identify').mkdir(parents=True)
+    (package / '__init__.py').write_text('')
+    (package / 'identify' / '__init__.py').write_text('')
+    (package / 'identify' / 'run.py').write_text(
+        'from dynid.identify.weak import identify_weak\n\n\n'
+        'class _Weak(Exception):\n    pass\n\n\n'
+        'def identify(x, options):\n    problem = build(x)\n    problem.spec, y = 1, 2\n    problem.held.update({})\n'
+        '    return identify_weak(x) if options else choose(problem)\n\n\n'
+        'def choose(p: IdentificationProblem):\n    p.warnings.append("w")\n    p.blocks[0] = None\n'
+        '    return choose(p)\n\n\n'
+        'def build(x):\n    held = {}\n    held.update(x)\n    return held\n')
+    (package / 'identify' / 'weak.py').write_text(
+        'def identify_weak(x):\n    from dynid.identify.run import identify\n    return identify(x, None)\n')
+    assert pipeline_changes(package / 'identify') == [
+        'run.py:10 problem.spec, y = (1, 2)', 'run.py:11 problem.held.update({})', "run.py:16 p.warnings.append('w')",
+        'run.py:17 p.blocks[0] = None']
+    graph = call_graph(package)
+    assert reentries(graph) == [['dynid.identify.run.choose'],
+                                ['dynid.identify.run.identify', 'dynid.identify.weak.identify_weak']]
+    assert decision_exceptions(package / 'identify') == ['run.py: _Weak']

@@ -2,6 +2,7 @@
 imported without a converter, and identification writes the motors' equations (dynid.model.drives)."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import yaml
 from dynid.cli import main
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.identify.metrics import joint_metrics
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import identify
 from dynid.identify.validate import predict_series, validate
@@ -117,6 +118,17 @@ def test_identification_writes_the_motors_equations(motor_logs):
     joint_fits = [joint_metrics((y[rows] @ COUPLING)[:, j], (predicted[rows] @ COUPLING)[:, j])[0]['nrmse_fit_percent']
                   for j in range(6)]
     assert min(joint_fits) > 90.0, joint_fits
+    # validate scores the joints' torques beside the motors': τ = Cᵀ·y on the samples where every motor that turns a
+    # joint has its row (the rotors' B·θ̈, where subtracted, added back to both sides: the same residual)
+    space = metrics['joint_space']
+    for j, name in enumerate(ROBOT.joint_names):
+        kept = used[:, COUPLING[:, j] != 0].all(axis=1) & np.isfinite(y).all(axis=1)
+        residual = ((y - predicted) @ COUPLING)[kept, j]
+        assert space['joints'][name]['rows'] == int(kept.sum())
+        assert space['joints'][name]['rmse'] == pytest.approx(np.sqrt(np.mean(residual ** 2)), rel=1e-9)
+    assert space['joints']['wrist_3_joint']['rmse'] == pytest.approx(metrics['joints']['wrist_3_joint']['rmse'])
+    assert space['joints']['wrist_2_joint']['rmse'] != pytest.approx(metrics['joints']['wrist_2_joint']['rmse'])
+    assert space['robot_file']['joints'].keys() == space['joints'].keys()
     # the same log read as if each motor drove its own joint: the wrist's equations cannot hold
     plain = dataclasses.replace(_drives(), coupling=None)
     uncoupled = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'), drives=plain)
@@ -166,3 +178,28 @@ def test_the_online_estimators_refuse_a_coupled_result(motor_logs):
     for tolerant in (False, True):  # a running node keeps nothing it would estimate wrongly either
         with pytest.raises(InputError, match='couple joints'):
             build_estimators(ROBOT, result, EstimationSettings(), 500.0, tolerant=tolerant)
+
+
+def test_the_command_line_prints_and_writes_both_spaces(motor_logs, tmp_path, capsys):
+    folder, logs = motor_logs
+    drives = str(folder / 'drives.yaml')
+    bag, result = tmp_path / 'bag', tmp_path / 'result.yaml'
+    assert main(['import', str(logs[3][1]), '--columns', 'time=t,motor_q=mpos{i},current=cur{i}', '--robot', 'ur5e',
+                 '--drives', drives, '-o', str(bag)]) == 0
+    assert main(['identify', str(bag), '--robot', 'ur5e', '--drives', drives, '--friction', 'viscous_coulomb',
+                 '--method', 'wls', '--holdout', '0.3', '-o', str(result), '--quiet']) == 0
+    printed = capsys.readouterr().out
+    assert "holdout, the motors' equations:" in printed and "holdout, the joints' torques τ = Cᵀ·" in printed
+    verdict = tmp_path / 'verdict.json'
+    assert main(['validate', '--params', str(result), str(bag), '--holdout', '0.3', '--json', str(verdict)]) == 0
+    predictions = json.loads(verdict.read_text())['recordings'][0]['predictions']
+    assert predictions['joint_space']['judged'] is False and set(predictions['joint_space']['joints']) == \
+        set(ROBOT.joint_names)
+    assert "the joints' torques" in capsys.readouterr().out
+
+
+def test_identify_help_says_what_a_coupling_does(capsys):
+    with pytest.raises(SystemExit):
+        main(['identify', '--help'])
+    text = ' '.join(capsys.readouterr().out.split())
+    assert "makes the equations the motors'" in text and 'dynid model --drives FILE' in text

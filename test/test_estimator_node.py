@@ -95,7 +95,7 @@ def test_adapts_friction_with_an_identification_result(tmp_path, ros_domain):
     import dataclasses
 
     from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-    from dynid.identify.model import ModelSpec, RecordingInput
+    from dynid.identify.request import ModelSpec, RecordingInput
     from dynid.identify.run import IdentifyOptions, identify
     from dynid.model import load_robot
     from dynid.sim.parameters import PlantParameters

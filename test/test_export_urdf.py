@@ -8,8 +8,8 @@ import pytest
 from builders import SYNTHETIC_FC, synthetic_recording
 from dynid.cli import main
 from dynid.errors import InputError
-from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.physical import PhysicalSettings
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.torque import RigidBodyTorque, round_trip_error
 from dynid.identify.urdf_export import export_urdf

@@ -25,16 +25,13 @@ from dynid.control import (
 )
 from dynid.errors import InputError
 from dynid.estimate import AdaptiveFrictionEstimator
-from dynid.friction import (
-    EGMS,
-    JointFriction,
-    LoadDependentCoulomb,
-    OddPolynomialStiffness,
-    PowerLawViscous,
-    StribeckMap,
-    TemperatureFriction,
-)
+from dynid.friction.egms import EGMS
 from dynid.friction.identified import joint_friction_of
+from dynid.friction.joint_friction import JointFriction
+from dynid.friction.load import LoadDependentCoulomb
+from dynid.friction.static import PowerLawViscous, StribeckMap
+from dynid.friction.stiffness import OddPolynomialStiffness
+from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.result import IdentificationResult
 from dynid.model import Payload
 

@@ -8,15 +8,7 @@ import numpy as np
 import pytest
 
 from dynid.errors import InputError
-from dynid.friction import (
-    EGMS,
-    AsymmetricCoulombViscous,
-    LoadDependentCoulomb,
-    OddPolynomialStiffness,
-    ReferenceTemperatureFriction,
-    StribeckMap,
-    TemperatureFriction,
-)
+from dynid.friction.egms import EGMS
 from dynid.friction.fit import (
     constant_velocity_plateaus,
     fit_coulomb_viscous_per_direction,
@@ -26,6 +18,10 @@ from dynid.friction.fit import (
     fit_stribeck,
     fit_temperature,
 )
+from dynid.friction.load import LoadDependentCoulomb
+from dynid.friction.static import AsymmetricCoulombViscous, StribeckMap
+from dynid.friction.stiffness import OddPolynomialStiffness
+from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
 from dynid.identify.metrics import nrmse_fit
 
 DT = 1e-3  # 1 kHz, as in the thesis

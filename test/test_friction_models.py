@@ -4,23 +4,13 @@ import numpy as np
 import pytest
 
 from dynid.errors import InputError
-from dynid.friction import (
-    EGMS,
-    GMS,
-    AsymmetricCoulombViscous,
-    CoulombViscous,
-    HamonQuadrantFriction,
-    JointFriction,
-    LoadDependentCoulomb,
-    OddPolynomialStiffness,
-    PowerLawViscous,
-    ReferenceTemperatureFriction,
-    StribeckMap,
-    TemperatureFriction,
-    element_laws,
-)
-from dynid.friction.egms import periodic_lookup
-from dynid.friction.stiffness import newton_step_scalar, torque_and_stiffness_scalar
+from dynid.friction.egms import EGMS, element_laws, periodic_lookup
+from dynid.friction.gms import GMS
+from dynid.friction.joint_friction import JointFriction
+from dynid.friction.load import HamonQuadrantFriction, LoadDependentCoulomb
+from dynid.friction.static import AsymmetricCoulombViscous, CoulombViscous, PowerLawViscous, StribeckMap
+from dynid.friction.stiffness import OddPolynomialStiffness, newton_step_scalar, torque_and_stiffness_scalar
+from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
 
 STRIBECK = StribeckMap(Fc=2.0, Fs=3.0, Fv1=1.5, Fv2=-0.3, Fv3=0.05, Vs=0.02, mu=1.2)
 

@@ -236,6 +236,6 @@ def test_the_schema_page_names_every_column_with_its_unit():
     from dynid.health.schema import JOINT_COLUMNS
 
     page = (Path(__file__).resolve().parents[1] / 'docs' / 'health.md').read_text()
-    for column, (unit, meaning) in JOINT_COLUMNS.items():
-        assert f'| `{column}` | {unit} | {meaning} |' in page, column
+    for column, (unit, meaning, (low, high)) in JOINT_COLUMNS.items():
+        assert f'| `{column}` | {unit} | [{low:g}, {high:g}] | {meaning} |' in page, column
     assert f'Schema (version {SCHEMA_VERSION})' in page

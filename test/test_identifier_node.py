@@ -274,7 +274,7 @@ def test_identify_payload_service_publishes_the_payload_and_says_ur_msgs_is_miss
 
     from builders import MOTION_S, twin_run, wrist_motion
     from dynid.excite.trajectory import load_trajectory
-    from dynid.identify.model import ModelSpec, RecordingInput
+    from dynid.identify.request import ModelSpec, RecordingInput
     from dynid.identify.run import IdentifyOptions, identify
     from dynid.io.bag import write_bag
     from dynid.model import Payload, load_robot

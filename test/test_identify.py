@@ -9,8 +9,8 @@ import pytest
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.model import ModelSpec, RecordingInput
 from dynid.identify.report import write_report
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.solvers import check_identifiable, irls, ols, tls, wls

@@ -10,7 +10,7 @@ import pytest
 import scipy.signal
 
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.solvers import _solve
 from dynid.model import load_robot

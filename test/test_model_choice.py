@@ -10,7 +10,7 @@ import yaml
 
 from builders import random_motion, twin_run
 from dynid.cli import main
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
@@ -117,7 +117,7 @@ def test_the_rotor_inertias_excess_is_chosen_where_the_drive_data_is_off():
 
 
 def test_the_robot_file_is_named_ahead_only_beyond_the_folds_spread():
-    from dynid.identify.choice import robot_file_lead
+    from dynid.identify.folds import robot_file_lead
 
     rng = np.random.default_rng(1)
     chosen = 1.0 + 0.2 * rng.random((5, 3))
@@ -259,8 +259,8 @@ def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_s
                                                                                             monkeypatch):
     """The folds chose consistency but the constrained solve of all the rows misses its optimum: the identification
     is not refused (consistency was not asked for); the auto rule decides and a warning says so."""
-    import dynid.identify.choice as choice_module
-    import dynid.identify.physical as physical
+    import dynid.identify.choose as choice_module
+    import dynid.identify.constrained as constrained
     from dynid.identify.physical import PhysicalSettings
 
     original, failing = choice_module._choose_consistency, {'on': False}
@@ -271,9 +271,9 @@ def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_s
         plain = {j: tuple(t for t in law if t not in choice_module.INCONSISTENT_TERMS) for j, law in terms.items()}
         return method, plain, per_fold, 'always', tried
 
-    real = physical._SOLVE['clarabel']
+    real = constrained._SOLVE['clarabel']
     monkeypatch.setattr(choice_module, '_choose_consistency', chosen_then_failing)
-    monkeypatch.setitem(physical._SOLVE, 'clarabel', lambda problem, careful: (
+    monkeypatch.setitem(constrained._SOLVE, 'clarabel', lambda problem, careful: (
         np.full(problem.a.shape[1], np.nan), 'failed') if failing['on'] else real(problem, careful))
     result = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO,
                       options=IdentifyOptions('auto', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))

@@ -8,8 +8,8 @@ import pytest
 
 from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.identify import run
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify import choose
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import predict, validate
@@ -57,7 +57,7 @@ def test_the_stribeck_excess_is_kept_where_the_twin_has_a_hump_and_predicts_anot
         assert any('stribeck' in law for law in scores) and any('stribeck' not in law for law in scores)
     assert choice['tried']['stribeck_candidates'] and choice['stribeck'].keys() == set(kept)
     assert any(line.startswith('Stribeck excess') and 'kept on' in line for line in choice['lines'])
-    monkeypatch.setattr(run, '_stribeck_candidates', lambda *args: None)
+    monkeypatch.setattr(choose, 'stribeck_candidates', lambda *args: None)
     without = identify(ROBOT, [RecordingInput(train)], AUTO, options=IdentifyOptions('auto'))
     assert without.stribeck is None and 'Fs_1' not in without.parameter_names
     mine, theirs = (validate(r, ROBOT, held)['relative_residual'] for r in (result, without))

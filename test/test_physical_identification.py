@@ -7,9 +7,9 @@ import pytest
 
 from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.identify import physical
-from dynid.identify.model import ModelSpec, RecordingInput
-from dynid.identify.physical import PhysicalSettings, mass_matrix_check
+from dynid.identify import constrained
+from dynid.identify.check import mass_matrix_check
+from dynid.identify.physical import PhysicalSettings
 from dynid.identify.prior import (
     PRIOR_STD_GRID,
     ReducedRows,
@@ -20,6 +20,7 @@ from dynid.identify.prior import (
 )
 from dynid.identify.quality import result_identifiability_problems
 from dynid.identify.report import write_report
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import LEAD_MARGIN, predict, validate
@@ -246,7 +247,7 @@ def test_a_solver_that_does_not_reach_its_optimum_is_rerun_then_refused(short_tw
     # Never kept: 'optimal_inaccurate' is solved again with more iterations; if the second attempt reaches the
     # optimum it is kept (2 attempts), else --physical refuses and the default keeps the MAP estimate.
     robot, train, _, _, reference = short_twin
-    real = physical._SOLVE['clarabel']
+    real = constrained._SOLVE['clarabel']
     calls = []
 
     def first_inaccurate(problem, careful):
@@ -254,12 +255,12 @@ def test_a_solver_that_does_not_reach_its_optimum_is_rerun_then_refused(short_tw
         x, status = real(problem, careful)
         return x, status if careful else 'optimal_inaccurate'
 
-    monkeypatch.setitem(physical._SOLVE, 'clarabel', first_inaccurate)
+    monkeypatch.setitem(constrained._SOLVE, 'clarabel', first_inaccurate)
     options = IdentifyOptions('wls', physical=PhysicalSettings(prior=False, consistency='always'))
     result = identify(robot, [RecordingInput(train)], ModelSpec(), options=options)
     assert calls == [False, True] and result.physical_section['solver_attempts'] == 2
     assert result.physical_section['solver_status'] == 'optimal'
-    monkeypatch.setitem(physical._SOLVE, 'clarabel', lambda problem, careful: (real(problem, careful)[0],
+    monkeypatch.setitem(constrained._SOLVE, 'clarabel', lambda problem, careful: (real(problem, careful)[0],
                                                                                 'optimal_inaccurate'))
     with pytest.raises(InputError, match='did not reach its optimum .*optimal_inaccurate'):
         identify(robot, [RecordingInput(train)], ModelSpec(), options=options)

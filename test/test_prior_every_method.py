@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.model import load_robot

@@ -79,8 +79,8 @@ def test_drives_files_are_checked_by_joint_name(urdf_arm, tmp_path, capsys):
     typo = dict(drives, elbow_jiont=drives.pop('elbow_joint'))
     (tmp_path / 'typo.yaml').write_text(yaml.safe_dump(typo))
     args = ['identify', str(urdf_arm / 'train'), '--robot', str(urdf_arm / 'arm.urdf'), '-o', str(tmp_path / 'r.yaml')]
-    _one_line_error(capsys, main([*args, '--drives', str(tmp_path / 'typo.yaml')]), "['elbow_jiont']",
-                    'are not joints of the robot')
+    _one_line_error(capsys, main([*args, '--drives', str(tmp_path / 'typo.yaml')]), 'typo.yaml: elbow_jiont is not '
+                    'a joint of the robot (its joints: shoulder_pan_joint')
     partial = yaml.safe_load((urdf_arm / 'drives.yaml').read_text())
     del partial['wrist_3_joint']['rotor_inertia']
     (tmp_path / 'partial.yaml').write_text(yaml.safe_dump({'drives': partial}))

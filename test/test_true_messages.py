@@ -10,7 +10,8 @@ import yaml
 
 from dynid.cli import main
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.model import IdentificationProblem, ModelSpec, RecordingInput
+from dynid.identify.problem import problem_for
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.io.bag import read_bag
 from dynid.io.importing import ImportReport
 from dynid.signal.preprocess import FilterSettings
@@ -61,10 +62,9 @@ def test_no_rotor_compensation_change_the_user_did_not_ask_for(logged, ur5e):
     assert result['model']['torque_source'] == 'current' and not result['model']['rotor_compensation']
     assert not any('rotor_compensation' in w for w in result['warnings']), result['warnings']
     dataset = read_bag(logged / 'bag')
-    asked = IdentificationProblem(ur5e, [RecordingInput(dataset)], ModelSpec(rotor_compensation=True),
-                                  FilterSettings())
+    asked = problem_for(ur5e, [RecordingInput(dataset)], ModelSpec(rotor_compensation=True), FilterSettings())
     assert [c['setting'] for c in asked.changes] == ['rotor_compensation']
-    default = IdentificationProblem(ur5e, [RecordingInput(dataset)], ModelSpec(), FilterSettings())
+    default = problem_for(ur5e, [RecordingInput(dataset)], ModelSpec(), FilterSettings())
     assert default.changes == [] and default.identify_rotor_inertia
 
 

@@ -1,7 +1,8 @@
-"""The regularized default of a weakly exciting log (dynid.identify.run._identify_weak, docs/methods/identification.md
-"Weakly exciting logs"): where cond(W) of the data alone is above the refusal's limit and the method and physical
-consistency were left open, OLS with the robot file's prior and physical consistency, kept where the prior completes
-the data and the folds find it ahead of the robot file's own model; a well-excited log and a given option untouched."""
+"""The regularized default of a weakly exciting log (dynid.identify.diagnose and dynid.identify.choose,
+docs/methods/identification.md "Weakly exciting logs"): where cond(W) of the data alone is above the refusal's limit
+and the method and physical consistency were left open, OLS with the robot file's prior and physical consistency, kept
+where the prior completes the data and the folds find it ahead of the robot file's own model; a well-excited log and a
+given option untouched."""
 
 import dataclasses
 
@@ -9,9 +10,9 @@ import numpy as np
 import pytest
 
 from builders import random_motion, twin_run
-from dynid.identify.choice import excitation_condition
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.diagnose import excitation_condition
 from dynid.identify.quality import COND_SCALED_MAX
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
@@ -64,9 +65,9 @@ def test_a_given_method_or_consistency_is_kept_on_a_weakly_exciting_log(weak_log
 def test_the_regularized_default_is_not_kept_where_the_robot_file_predicts_the_folds_better(weak_log, monkeypatch):
     """The robot file's own model made perfect on every fold: the regularized default loses the folds, the ordinary
     defaults run, and the model choice records why."""
-    import dynid.identify.choice as choice_module
+    import dynid.identify.folds as folds_module
 
-    monkeypatch.setattr(choice_module._Folds, 'robot_file_fold_scores',
+    monkeypatch.setattr(folds_module.Folds, 'robot_file_fold_scores',
                         lambda self, free: np.zeros((len(self.folds), self.n)))
     result = identify(ROBOT_FILE, [RecordingInput(weak_log)], AUTO, options=IdentifyOptions('auto'))
     weak = result.model['choice']['tried']['regularized']

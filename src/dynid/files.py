@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -20,6 +21,20 @@ FAST_LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 FAST_DUMPER = getattr(yaml, 'CSafeDumper', yaml.SafeDumper)
 
 
+class YAMLLoader(FAST_LOADER):
+    """:data:`FAST_LOADER` that also reads ``2e-05`` and ``1E3`` as numbers, as YAML 1.2 does (YAML 1.1, PyYAML's
+    dialect, needs a dot in the mantissa and reads them as text: a robot file's inertia would hold strings)."""
+
+
+YAMLLoader.add_implicit_resolver('tag:yaml.org,2002:float', re.compile(r'^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$'),
+                                 list('-+0123456789'))
+
+
+def load_yaml(text: str):
+    """The content of the YAML ``text`` (:class:`YAMLLoader`: safe, numbers as YAML 1.2 reads them)."""
+    return yaml.load(text, Loader=YAMLLoader)
+
+
 def dump_yaml(data) -> str:
     """``yaml.safe_dump(data, sort_keys=False, allow_unicode=True)``'s text, by :data:`FAST_DUMPER`."""
     return yaml.dump(data, Dumper=FAST_DUMPER, sort_keys=False, allow_unicode=True)
@@ -29,11 +44,13 @@ def read_yaml(path: str | os.PathLike, kind: str):
     """The parsed content of the YAML file ``path``; InputError naming the ``kind`` of file otherwise."""
     path = Path(path)
     try:
-        return yaml.safe_load(path.read_text())
+        return load_yaml(path.read_text())
     except OSError as error:
         raise InputError(f'cannot read {kind} {path}: {error.strerror}') from None
     except yaml.YAMLError as error:
         raise InputError(f'{kind} {path} is not valid YAML: {str(error).splitlines()[0]}') from None
+    except (UnicodeDecodeError, ValueError) as error:  # not text, or YAML with a number Python cannot hold
+        raise InputError(f'{kind} {path} is not a YAML text file ({error})') from None
 
 
 def file_sha256(path: str | os.PathLike) -> str:

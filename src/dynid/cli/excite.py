@@ -6,8 +6,6 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 from dynid.cli.options import add_option, shown
 from dynid.cli.shared import EXIT_OK, add_joints_argument, add_robot_argument, float_list, joint_list, output_file
 from dynid.errors import InputError
@@ -101,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError('--params, --duration, --payload-joints and --torque-noise belong to --payload-only')
     robot = load_robot(args.robot, joints=args.joints)
     home, home_source = (parse_home(args.home, robot), '--home') if args.home else default_home(robot)
-    print(f'home [rad]: {np.round(home, 4).tolist()} ({home_source})')
+    print(f'home [rad]: {[round(float(value), 4) for value in home]} ({home_source})')
     if args.payload_only:
         return _run_payload_motion(args, robot, home, output)
     from dynid.excite.settings import ExcitationSettings
@@ -183,8 +181,9 @@ def _run_payload_motion(args: argparse.Namespace, robot, home, output) -> int:
           f'rad/s²; designed in {motion.wall_time_s:.1f} s')
     print(f'cond(W_P) = {motion.condition_number:.4g} (weighted, unit-norm columns)')
     print(f'expected σ (noise: {motion.noise_source}): mass {1e3 * std[0]:.3g} g; first moments '
-          f'{np.round(1e3 * std[1:4], 3).tolist()} g·m, i.e. centre of mass {1e3 * motion.com_std_m(1.0):.3g} mm at '
-          f'1 kg, {1e3 * motion.com_std_m(0.5):.3g} mm at 0.5 kg; inertia ' + ', '.join(
+          f'{[round(1e3 * float(value), 3) for value in std[1:4]]} g·m, i.e. centre of mass '
+          f'{1e3 * motion.com_std_m(1.0):.3g} mm at 1 kg, {1e3 * motion.com_std_m(0.5):.3g} mm at 0.5 kg; '
+          'inertia ' + ', '.join(
               f'{name} {value:.2g}' for name, value in zip(PAYLOAD_PARAMETERS[4:], std[4:], strict=True))
           + ' kg·m² (about the flange)')
     print('the σ are what the noise leaves; a bias of the arm\'s model adds to them (docs/methods/payload.md: a run '
@@ -198,11 +197,11 @@ def _run_payload_motion(args: argparse.Namespace, robot, home, output) -> int:
 
 
 def _plain(value):
-    """Numbers and containers as plain Python (for YAML)."""
+    """Numbers and containers as plain Python (for YAML): numpy's scalars as their values."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
+    if getattr(value, 'ndim', None) == 0 and hasattr(value, 'item'):  # a numpy scalar
         return value.item()
     return value

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _judge(args) -> int:
-    from dynid.health.job import judge_record
+    from dynid.health.job import judge_robots
     from dynid.health.page import write_page
     from dynid.health.record import HealthRecord, default_record_path
     from dynid.health.settings import HealthSettings
@@ -94,28 +94,43 @@ def _judge(args) -> int:
         return _fleet(args, path, settings)
     if args.store_judgements:
         raise InputError('--store-judgements stores the fleet page\'s judgements: give --fleet-report or --fleet-json')
-    healths, events = judge_record(path, [args.robot] if args.robot else None, settings)
-    path = HealthRecord.display(path)
+    # the stored judgements where current, as the fleet's page reads them; the other robots judged here
+    found = judge_robots(path, settings, robots=[args.robot] if args.robot else None)
+    if args.robot and found.unjudged:
+        raise InputError(f'{HealthRecord.display(path)}: robot {args.robot!r} cannot be judged: '
+                         f'{found.unjudged[args.robot]}')
+    healths = list(found.healths.values())
     if args.report:
-        print(f'wrote {write_page(args.report, healths, events, source=f"record {path}")}', file=sys.stderr)
+        written = write_page(args.report, healths, found.events, source=found.source)
+        print(f'wrote {written}', file=sys.stderr)
     if args.json:
-        print(json.dumps({'record': str(path), 'robots': [h.to_dict() for h in healths]}, indent=1))
+        print(json.dumps({'record': str(HealthRecord.display(path)), 'robots': [h.to_dict() for h in healths],
+                          'not_judged': [{'robot': robot, 'reason': why} for robot, why in found.unjudged.items()]},
+                         indent=1))
     elif not args.report:
         for health in healths:
             print(f'{health.robot} ({health.model}, {health.sessions} sessions): {health.state.upper()}')
             for joint, quantities in health.joints.items():
                 for quantity, q in quantities.items():
                     print(f'  {joint:<24}{quantity:<10}{q.state.upper():<8}{q.text}')
+    for robot, why in found.unjudged.items():
+        print(f'{robot}: NOT JUDGED: {why}', file=sys.stderr if args.json or args.report else sys.stdout)
     return EXIT_OK
 
 
 def _fleet(args, path, settings) -> int:
     from dynid.fleet.report import fleet_json, judge_fleet, write_fleet_report
+    from dynid.health.record import HealthRecord
 
     fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None, store=args.store_judgements)
+    if args.robot and fleet.unjudged:
+        raise InputError(f'{HealthRecord.display(path)}: robot {args.robot!r} cannot be judged: '
+                         f'{fleet.unjudged[args.robot]}')
     if args.fleet_report:
         print(f'wrote {write_fleet_report(fleet, args.fleet_report) / "index.html"} ({len(fleet.robots)} robots, '
               f'{len(fleet.robots) - len(fleet.judged)} of them from their stored judgements)', file=sys.stderr)
+    for robot, why in fleet.unjudged.items():
+        print(f'{robot}: NOT JUDGED: {why}', file=sys.stderr)
     if args.fleet_json:
         print(json.dumps(fleet_json(fleet), indent=1))
     return EXIT_OK

@@ -45,8 +45,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                         "hold at the robot file's values")
     parser.add_argument('--drives', default=None, metavar='FILE',
                         help='drives file (YAML: per joint gear_ratio, drive_gain [N·m/A] and rotor_inertia [kg·m²], '
-                             'link side) replacing the robot\'s; needed for currents on a robot without drive data '
-                             '(TLS and MLS identify the gains and need none)')
+                             'link side; optional motor_offset and coupling) replacing the robot\'s; needed for '
+                             'currents on a robot without drive data (TLS and MLS identify the gains and need none). '
+                             'A coupling (a wrist whose motor turns q5 + q6: coupling: {wrist_2: 1, wrist_3: 1} under '
+                             'that motor\'s joint; a row of C, θ = C·q) makes the equations the motors\', one per '
+                             'drive, each with its own friction and rotor inertia on θ̇ = C·q̇; the held-out fit is '
+                             'then printed for the motors and for the joints\' torques τ = Cᵀ·(K_τ·i). dynid model '
+                             '--drives FILE shows what a file means; docs/contract.md, "Drives file", has a worked '
+                             'example')
     add_option(parser, Identifier, 'method', '--method', more=' (docs/methods/identification.md); give one to fix it')
     add_option(parser, Identifier, 'friction', '--friction', more='; give one to fix it')
     parser.add_argument('--temperature', action='store_true', help='add the temperature friction term')
@@ -96,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from dynid.identify.drive_gains import parse_fixed_gains
-    from dynid.identify.model import ModelSpec
+    from dynid.identify.request import ModelSpec
     from dynid.identify.run import IdentifyOptions
     from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
     from dynid.model import load_robot

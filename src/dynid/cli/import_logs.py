@@ -24,8 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument('csv', nargs='+', metavar='LOG',
                         help='the log: CSV or other text files (with or without a header line), .npz files, as '
-                             'consecutive parts (the same columns) or one file per signal (different columns, the '
-                             'same rows); or one rosbag2 recording (MCAP or sqlite3 .db3) of a driver\'s joint_states')
+                             'consecutive parts (the same columns, their time columns continuing each other) or one '
+                             'signal per file (different columns, or a map that names each signal\'s file: '
+                             'SIGNAL=FILE:COLUMN; joined by time, else row by row); or one rosbag2 recording (MCAP '
+                             'or sqlite3 .db3) of a driver\'s joint_states')
     parser.add_argument('-o', '--output', required=True, help='new rosbag2 directory to write')
     columns = parser.add_mutually_exclusive_group()
     columns.add_argument('--preset', choices=('ur_rtde', 'franka'),
@@ -38,15 +40,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               'joint name; #K: the column at position K from 0, e.g. q=#{n},dq=#{i+7}; signals q '
                               '(required, or '
                               'motor_q), dq, tau, current, temperature, motor_q and motor_dq (motor encoders [rad, '
-                              'rad/s on the shaft], turned into joints by --drives); without time=, give --rate). '
+                              'rad/s on the shaft]) and motor_torque (the motors\' torque [N·m on the shaft]), turned '
+                              'into the joints\' by --drives (gear ratios, coupling); without time=, give --rate). '
                               'Columns of a file without a header are named <file stem>_0, _1, …; the arrays of an '
-                              '.npz file are columns NAME (1-D) or NAME_0, NAME_1, … (2-D)')
+                              '.npz file are columns NAME (1-D) or NAME_0, NAME_1, … (2-D). FILE:COLUMN names the '
+                              'column of one file (its name or stem), for files with the same header that hold one '
+                              'signal each: \'motor_q=pos.csv:Joint_{n},motor_torque=torque.csv:Joint_{n}\'')
     add_joints_argument(parser)
     parser.add_argument('--robot', default=None,
                         help='robot whose joints the columns hold, in order (names and limits for the checks; '
                              'default: ur5e for ur_rtde, panda for franka; required with --columns and for a bag)')
     add_option(parser, ImportSettings, 'rate_hz', '--rate')
     add_option(parser, ImportSettings, 'timing', '--timing')
+    add_option(parser, ImportSettings, 'start_s', '--start', metavar='SECONDS')
+    add_option(parser, ImportSettings, 'end_s', '--end', metavar='SECONDS')
     add_option(parser, ImportSettings, 'bridge', '--bridge', more='; dynid identify bridges what its filters can')
     add_option(parser, ImportSettings, 'current_limit_a', '--current-limit')
     add_option(parser, ImportSettings, 'drives', '--drives', metavar='FILE')
@@ -61,18 +68,41 @@ def _is_bag(path: str) -> bool:
     return path.is_dir() or path.suffix.lower() in ('.mcap', '.db3')
 
 
+def _command(args: argparse.Namespace, columns: str) -> str:
+    """``dynid import`` as given, with the column map ``columns``."""
+    import shlex
+
+    from dynid.io.importing import ImportSettings
+
+    words = ['dynid', 'import', *args.csv, '--columns', columns]
+    for flag, value in (('--robot', args.robot), ('--joints', ','.join(args.joints) if args.joints else None),
+                        ('--rate', args.rate), ('--start', args.start or None), ('--end', args.end),
+                        ('--timing', None if args.timing == 'auto' else args.timing),
+                        ('--current-limit', args.current_limit), ('--drives', args.drives),
+                        ('--storage', None if args.storage == 'mcap' else args.storage), ('-o', args.output)):
+        if value is not None:
+            words += [flag, f'{value:g}' if isinstance(value, float) else str(value)]
+    if args.bridge != ImportSettings().bridge:
+        words += ['--bridge', str(args.bridge)]
+    return ' '.join(shlex.quote(word) for word in words)
+
+
 def run(args: argparse.Namespace) -> int:
 
+    from dynid.cli.flags import message
     from dynid.files import written
     from dynid.io.bag import write_bag
     from dynid.io.csv_log import PRESETS, parse_column_spec
     from dynid.io.importing import ImportSettings, import_bag, import_logs, write_import_report
     from dynid.io.log_checks import LogLimits
+    from dynid.io.log_files import FileSetError
     from dynid.model import load_robot
+    from dynid.model.drives import load_drives
 
     output = output_folder(args.output, '-o', new=True)
     settings = ImportSettings(rate_hz=args.rate, bridge=args.bridge, timing=args.timing,
-                              current_limit_a=args.current_limit, drives=args.drives).validated()
+                              current_limit_a=args.current_limit, drives=args.drives, start_s=args.start,
+                              end_s=args.end).validated()
     bags = [path for path in args.csv if _is_bag(path)]
     if bags:
         if len(args.csv) > 1:
@@ -91,9 +121,17 @@ def run(args: argparse.Namespace) -> int:
         if args.robot is None and column_map.robot is None:
             raise InputError('--columns needs --robot (the joints the columns hold, in order)')
         robot = load_robot(args.robot or column_map.robot, joints=args.joints)
+        if args.drives is not None:  # its drive gains bound the currents too
+            robot = robot.with_drives(load_drives(args.drives, robot.joint_names))
         limits = LogLimits.of_robot(robot, args.current_limit)
-        dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, settings,
-                                                robot.drives)
+        try:
+            dataset, report, start_ns = import_logs(args.csv, column_map, robot.joint_names, limits, settings,
+                                                    robot.drives)
+        except FileSetError as error:
+            if error.columns is None:
+                raise
+            reason = InputError(error.reason, fields=error.fields)
+            raise InputError(f'{message(reason)}: {_command(args, error.columns)}') from None
     for line in report.lines():
         print(line)
     with written(output) as target:  # the bag and its import.yaml whole, or nothing

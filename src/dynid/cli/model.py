@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-
-import numpy as np
 
 from dynid.cli.shared import EXIT_OK, add_robot_argument, joint_list, output_file
 from dynid.errors import InputError
@@ -24,6 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--joints', type=joint_list, default=None,
                         help='URDF only: comma-separated joints to keep, in chain order; '
                              'the others are locked')
+    parser.add_argument('--drives', default=None, metavar='FILE',
+                        help='a drives file (as dynid import, identify and validate take it): show what it means, '
+                             'motor by motor (gear ratio, drive gain and torque constant, rotor inertia on either '
+                             'side of the gear, encoder offset, the joints each motor turns) and the transmission: '
+                             'the coupling matrix C, the motors\' shaft angles from the joints\', the joints\' angles '
+                             'from the motors\' and the joints\' torques from the motors\' (τ = Cᵀ·(r·τ_m))')
     parser.add_argument('--json', action='store_true', help='print one JSON document')
     parser.add_argument('--urdf', default=None, metavar='OUT.urdf',
                         help='also write a URDF of a DH robot (a built-in other than ur5 and panda, or a dynid robot '
@@ -71,6 +76,39 @@ def _list_robots(as_json: bool) -> int:
     return EXIT_OK
 
 
+def _print_transmission(transmission: dict, joint_names) -> None:
+    """The drives, motor by motor, and their transmission (:func:`dynid.model.drives.transmission`)."""
+    source = transmission['file'] or "the robot's drive data"
+    print(f'drives ({source}), one motor per joint it is declared under:')
+    print(f'  {"motor":<20} {"ratio r":>8} {"K_τ":>9} {"k_t":>9} {"B":>9} {"J":>10} {"offset":>9}  turns')
+    print(f'  {"":<20} {"":>8} {"[N·m/A]":>9} {"[N·m/A]":>9} {"[kg·m²]":>9} {"[kg·m²]":>10} {"[rad]":>9}')
+    for motor in transmission['motors']:
+        turns = ' '.join(f'{c:+g}·{joint}' for joint, c in motor['turns'].items())
+        print(f'  {motor["joint"]:<20} {motor["gear_ratio"]:>8.4g} {motor["drive_gain"]:>9.4g} '
+              f'{motor["torque_constant"]:>9.4g} {motor["rotor_inertia"]:>9.4g} {motor["rotor_inertia_motor"]:>10.3g} '
+              f'{motor["motor_offset"]:>9.4g}  {turns}')
+    print('  K_τ, B: link side (K_τ·i is the motor\'s torque in link units, r·τ_m); k_t = K_τ/r, J = B/r²: motor side')
+    if transmission['coupling'] is None:
+        print('coupling: none (each motor turns its own joint)')
+        if transmission['file'] is None:
+            return
+    else:
+        print('coupling C (θ = C·q, the motors\' angles in link units θ = (θ_m − offset)/r; rows: motors, columns: '
+              'joints):')
+        print('  ' + ' ' * 16 + ''.join(f'{name[-8:]:>9}' for name in joint_names))
+        for motor, row in zip(transmission['motors'], transmission['coupling'], strict=True):
+            print(f'  {motor["joint"]:<16}' + ''.join(f'{c:>9g}' for c in row))
+    print('the motors\' shaft angles from the joints\' (θ_m = r·C·q + offset):')
+    for line in transmission['motor_angles']:
+        print(f'  {line}')
+    print('the joints\' angles from the motors\' (q = C⁻¹·θ):')
+    for line in transmission['joint_angles']:
+        print(f'  {line}')
+    print('the joints\' torques from the motors\' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m), virtual work):')
+    for line in transmission['joint_torques']:
+        print(f'  {line}')
+
+
 def run(args: argparse.Namespace) -> int:
     from dynid.model import load_robot  # pinocchio loads here, not for --help
 
@@ -79,9 +117,18 @@ def run(args: argparse.Namespace) -> int:
     robot = load_robot(args.robot, joints=args.joints)
     for note in robot.notes:
         print(f'note: {note}', file=sys.stderr)
+    if args.drives is not None:
+        from dynid.model.drives import load_drives
+
+        robot = robot.with_drives(load_drives(args.drives, robot.joint_names))
     written = None if args.urdf is None else _write_robot_urdf(args.robot, args.urdf, args.force)
     summary = robot.summary()
     summary['builtin'] = robot.builtin
+    if robot.drives is not None:
+        from dynid.model.drives import transmission
+
+        summary['transmission'] = transmission(robot.drives)
+        summary['transmission']['file'] = args.drives
     if args.json:
         print(json.dumps(summary, indent=2))
         if written:
@@ -90,20 +137,17 @@ def run(args: argparse.Namespace) -> int:
     print(f'robot: {summary["robot"]}  ({summary["source"]})')
     if robot.builtin and robot.builtin != summary['robot']:
         print(f'built-in: {robot.builtin} (recognized by its joints and kinematics)')
-    print(f'gravity [m/s²]: {np.round(summary["gravity"], 6).tolist()}   flange frame: {summary["flange"]}')
+    print(f'gravity [m/s²]: {[round(float(g), 6) for g in summary["gravity"]]}   flange frame: {summary["flange"]}')
     print(f'joints: {robot.n}')
     print(f'  {"#":>2}  {"name":<22} {"type":<10} {"lower":>9} {"upper":>9} {"velocity":>9} {"effort":>8}')
     print(f'  {"":>2}  {"":<22} {"":<10} {"[deg]":>9} {"[deg]":>9} {"[deg/s]":>9} {"[N·m]":>8}')
     for i, joint in enumerate(summary['joints'], start=1):
-        scale = 1.0 if joint['type'] == 'prismatic' else 180.0 / np.pi
+        scale = 1.0 if joint['type'] == 'prismatic' else 180.0 / math.pi
         print(f'  {i:>2}  {joint["name"]:<22} {joint["type"]:<10} '
               f'{_format_limit(joint["lower"], scale):>9} {_format_limit(joint["upper"], scale):>9} '
               f'{_format_limit(joint["velocity"], scale):>9} {_format_limit(joint["effort"]):>8}')
-    if summary['drives']:
-        print('drives: gear ratio, drive gain [N·m/A, link side], rotor inertia [kg·m², link side]')
-        for name, drive in summary['drives'].items():
-            print(f'  {name:<22} {drive["gear_ratio"]:>8.4g} {drive["drive_gain"]:>8.4g} '
-                  f'{drive["rotor_inertia"]:>8.4g}')
+    if summary.get('transmission'):
+        _print_transmission(summary['transmission'], robot.joint_names)
     base = summary['base_parameters']
     print(f'standard inertial parameters: {summary["standard_parameters"]}')
     print(f'base parameters: {base["count"]}  (QR rank tolerance {base["tolerance"]:g})')

@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
 from dynid.cli.shared import EXIT_OK, output_file
 from dynid.files import write_text
@@ -57,7 +55,8 @@ def _settings(args: argparse.Namespace):
     return PayloadSettings(**{item.name: getattr(args, item.name) for item in fields(PayloadSettings)})
 
 
-def _matrix_rows(matrix: np.ndarray, std: np.ndarray) -> list[str]:
+def _matrix_rows(matrix, std) -> list[str]:
+    """Rows of a (3, 3) matrix with their standard deviations, as text."""
     return ['[' + ', '.join(f'{v:+.5f} ± {s:.1g}' for v, s in zip(row, srow, strict=True)) + ']'
             for row, srow in zip(matrix, std, strict=True)]
 
@@ -88,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     print(f'payload at {estimate.flange} of {robot.name}: {estimate.rows} equations of {", ".join(estimate.joints)} '
           f'from {args.bag} ({dataset.n_samples} samples); solved in {estimate.solve_s:.2f} s')
     print(f'  mass            {estimate.mass:.4f} ± {estimate.mass_std:.2g} kg')
-    print(f'  centre of mass  {np.round(estimate.com, 5).tolist()} m  ± {np.round(1e3 * estimate.com_std, 2).tolist()} '
+    print(f'  centre of mass  {[round(float(c), 5) for c in estimate.com]} m  ± '
+          f'{[round(1e3 * float(s), 2) for s in estimate.com_std]} '
           f'mm  (flange frame)')
     if estimate.inertia is not None:
         rows = _matrix_rows(estimate.inertia, estimate.inertia_std)

@@ -117,7 +117,22 @@ def filter_settings(args):
 
 def print_metrics(label: str, metrics: dict) -> None:
     """The metrics of one recording (beside the robot file's own model where the result holds one), then its one
-    line about the share used (a warning if it lost samples)."""
+    line about the share used (a warning if it lost samples). With coupled drives the equations are the motors'
+    (named after the joint each drive is declared under): the joints' torques follow (``joint_space``)."""
+    if metrics.get('joint_space') is not None:
+        _print_rows(f'{label}, the motors\' equations', metrics)
+        _print_rows(f'{label}, the joints\' torques τ = Cᵀ·(the motors\')', metrics['joint_space'])
+    else:
+        _print_rows(label, metrics)
+    gaps = metrics.get('gaps') or {}
+    if gaps.get('summary'):  # a warning only where some of the recording is not used
+        print(('warning: ' if gaps.get('lost_any', True) else '') + gaps['summary'])
+    elif metrics.get('usage'):
+        print(metrics['usage'])
+
+
+def _print_rows(label: str, metrics: dict) -> None:
+    """print_metrics' table and warnings of one space."""
     from dynid.identify.metrics import format_number as number
 
     joints = metrics['joints']
@@ -145,11 +160,6 @@ def print_metrics(label: str, metrics: dict) -> None:
         print(line)
     for warning in metrics.get('warnings', []):
         print(f'warning: {label}: {warning}')
-    gaps = metrics.get('gaps') or {}
-    if gaps.get('summary'):  # a warning only where some of the recording is not used
-        print(('warning: ' if gaps.get('lost_any', True) else '') + gaps['summary'])
-    elif metrics.get('usage'):
-        print(metrics['usage'])
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser, settings_class, title: str,

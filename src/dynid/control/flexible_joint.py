@@ -9,7 +9,7 @@ ch.2 eq. (2.63); terms rigid_body, rotor_inertia and friction) supplies B·q̈_d
 
 the flexible-joint feedforward of Madsen 2020, thesis ch.2 eq. (2.69) (erratum: the printed law adds B·q̈
 twice; the derivation from eqs. (2.64)–(2.65) gives the form above), with the nonlinear spring of the
-strain-wave gear τ_E(φ) = Σ α_p·φ^(2p−1) (:class:`dynid.friction.OddPolynomialStiffness`) inverted for φ_d.
+strain-wave gear τ_E(φ) = Σ α_p·φ^(2p−1) (:class:`dynid.friction.stiffness.OddPolynomialStiffness`) inverted for φ_d.
 τ [N·m, link side], B [kg·m², link side], φ [rad].
 
 **How φ̈_d is obtained (decision).** A term sees q, q̇, q̈ but not the jerk and snap eq. (2.69) needs,

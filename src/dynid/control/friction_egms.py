@@ -5,7 +5,7 @@ desired signals:
 
     f = F(τ_J,d)·H(q_d) + F_V(q̇_d, T),   F(τ) = Fc0 + Fc1·τ² (or Fc0 + Fc1·|τ|)
 
-H is the E-GMS hysteresis (eqs. (14)–(15), :class:`dynid.friction.EGMS`) driven by the **desired
+H is the E-GMS hysteresis (eqs. (14)–(15), :class:`dynid.friction.egms.EGMS`) driven by the **desired
 position** q_d (decision: §6.4 only says the feedforward copy runs on desired signals; the rotor's
 θ_d = q_d + φ_d would need the stiffness), τ_J,d the nominal joint torque M(q_d)q̈_d + C q̇_d + g(q_d)
 with payload (decision: eq. (29) names a "nominal joint torque" without defining it), clipped to the

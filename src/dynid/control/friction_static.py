@@ -1,6 +1,6 @@
 """friction_static: the identified linear friction model, smoothed through zero velocity.
 
-The friction of the identification result (:mod:`dynid.identify.model`), evaluated on the desired
+The friction of the identification result (:mod:`dynid.identify.problem`), evaluated on the desired
 velocity ω = q̇_d [rad/s] (a rigid joint's rotor velocity in link units) and, for the load-dependent
 models, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.FeedforwardContext`)::
 

@@ -223,9 +223,7 @@ def _joint_meanings(check: EffortCheck, settings: DiagnosisSettings) -> dict[str
     """Each joint's meaning (module docstring) from the effort check's figures."""
     gravity_max = max((s.gravity_rms for s in check.joints.values() if _finite(s.gravity_rms)), default=0.0)
     low, high = settings.effort.torque_band
-    import scipy.special  # here, as effort.motion_sign does: not at dynid's import
-
-    friction_threshold = float(scipy.special.chdtri(2, settings.friction_false_alarm))
+    friction_threshold = chi2_quantile(2, settings.friction_false_alarm)
     meanings = {}
     for name, s in check.joints.items():
         carries = gravity_max > 0 and s.gravity_rms >= settings.gravity_joint_share * gravity_max

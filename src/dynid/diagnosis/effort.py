@@ -371,7 +371,7 @@ def _rows(dataset: Dataset, signal: np.ndarray):
             continue
         piece = dataset.sliced(a, b)
         try:
-            signals, settings = differentiate(piece, FilterSettings(stiction_velocity=0.0))
+            signals, settings = differentiate(piece, FilterSettings(stiction_velocity=0.0), rotor=False)
         except TooShortError:
             continue
         decimate = Decimator(settings, signals.rate_hz, len(signals.t))

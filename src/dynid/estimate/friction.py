@@ -43,7 +43,7 @@ Decisions on what the paper leaves open:
   where nearly all the prediction error left after adaptation lies; on the twin's B2 cycle the MSE
   reduction rose from 92.6 % with θ̂ to 97.6 % with θ when this was decided; ``benchmarks/bench_estimation.py``
   gives 98.1 % with θ today). Its operators start undeformed (δ_i = 0) at
-  the first sample. The backlash map is that of the :class:`dynid.friction.EGMS` given (default: the
+  the first sample. The backlash map is that of the :class:`dynid.friction.egms.EGMS` given (default: the
   thesis' M = 4, r_Δ = 4, r_k = 2, constant B = 1 mrad).
 - Eq. (26) is discretized by forward Euler with the sample period T_s and the box projection (27)
   applied after each step (for a box the projection is the clip). With ``normalized`` the step is
@@ -229,10 +229,11 @@ class AdaptiveFrictionEstimator:
 
     @classmethod
     def from_joint_friction(cls, drives: JointDrives | None, joint_torque: Callable, friction, **options):
-        """An estimator whose nominal model is a :class:`dynid.friction.JointFriction` (α = (1, 0) reproduces it).
+        """An estimator whose nominal model is a :class:`dynid.friction.joint_friction.JointFriction` (α = (1, 0)
+        reproduces it).
 
         F(τ) takes the friction's Fc0 (its Stribeck map's Fc) and Fc1 (``squared`` law only), F_V its
-        :meth:`~dynid.friction.JointFriction.remainder`, and the E-GMS its element laws and backlash map
+        :meth:`~dynid.friction.joint_friction.JointFriction.remainder`, and the E-GMS its element laws and backlash map
         (fresh operators, so the friction object's own state is left alone).
         """
         if friction.load_law != 'squared':

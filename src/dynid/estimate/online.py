@@ -40,12 +40,13 @@ import yaml
 from dynid.errors import InputError
 from dynid.estimate.replay import EstimationSettings, Estimators, build_estimators
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD, NO_DEFLECTION
-from dynid.files import write_text
+from dynid.files import load_yaml, read_yaml, write_text
 from dynid.identify.result import IdentificationResult
 from dynid.io.gaps import GAP_TOLERANCE
 from dynid.io.stream import StateBatch
 from dynid.io.stream_checks import EffortWatch
 from dynid.payload.document import load_payload
+from dynid.schema import Fields, Number, Table, Text, check
 from dynid.settings import setting
 
 #: stiffness table columns: α̂1 [N·m/rad], α̂3 [N·m/rad³], k0 [N·m/rad], k0 / baseline [-], fit [%],
@@ -64,9 +65,14 @@ def result_from_yaml(text: str, name: str) -> IdentificationResult:
     """An identification result from its YAML text (``name`` says where, in errors); any malformation
     is an InputError."""
     try:
-        return IdentificationResult.from_dict(yaml.safe_load(text), name)
+        return IdentificationResult.from_dict(load_yaml(text), name)
     except (yaml.YAMLError, TypeError, ValueError, KeyError, AttributeError) as error:
         raise InputError(str(error)) from None
+
+
+#: a stiffness baseline file: the robot's name and k0 [N·m/rad] of each of its joints
+BASELINE_FILE = Fields(required={'k0': Table(Number('N·m/rad', above=0.0, high=1.0e9), keys='joints', every=True)},
+                       optional={'robot': Text()})
 
 
 def load_baseline(path, robot) -> np.ndarray | None:
@@ -74,11 +80,9 @@ def load_baseline(path, robot) -> np.ndarray | None:
     path = Path(path)
     if not path.exists():
         return None
-    try:
-        stored = yaml.safe_load(path.read_text()) or {}
-        return np.array([float(stored['k0'][name]) for name in robot.joint_names])
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as error:
-        raise InputError(f'baseline_file {path}: not a baseline of {robot.name} ({error})') from None
+    stored = check(read_yaml(path, 'baseline_file'), BASELINE_FILE, f'baseline_file {path}',
+                   joints=robot.joint_names)
+    return np.array([float(stored['k0'][name]) for name in robot.joint_names])
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def load_truth(bag, joint_names, start_s: float = 0.0) -> TwinTruth | None:
             scales.append(c)
             excesses.append(v)
             times.append(float(change['applied_s']) - start_s)
-    except (KeyError, TypeError, ValueError, IndexError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:  # a section of another shape
         raise InputError(f'{path}: not a truth file of this robot ({type(error).__name__}: {error})') from None
     return TwinTruth(np.array(times), np.array(rows), np.array(scales), np.array(excesses))
 

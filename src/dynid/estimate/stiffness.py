@@ -25,7 +25,7 @@ model (GMS, eqs. (11)–(14)) instead: the static map jumps by 2·Fc at every ve
 the real friction passes through pre-sliding over a small rotor angle, so for the few milliseconds
 around a reversal τ_E is wrong by up to Fc (a few N·m on the UR5e base joint) and at rest by
 whatever the stiction holds (up to Fc). Most such samples have small |φ| and fall in the dead zone
-(below); those that do not bias α̂ slightly. With ``hysteresis`` (an :class:`dynid.friction.EGMS`)
+(below); those that do not bias α̂ slightly. With ``hysteresis`` (an :class:`dynid.friction.egms.EGMS`)
 sgn(θ̇) is replaced by the E-GMS output H(θ) ∈ [−1, 1] (Madsen 2020, ch.6 eqs. (14)–(15), as the
 adaptive friction estimator uses it), driven by the measured rotor position delayed to the
 described sample: pre-sliding at reversals and stiction at rest are then modelled instead of

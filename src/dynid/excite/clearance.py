@@ -33,6 +33,7 @@ import pinocchio as pin
 
 from dynid.errors import InputError
 from dynid.model.robot import RobotModel, native_stderr
+from dynid.package_files import example_robot_path
 
 _RIM_POINTS = 32
 
@@ -56,8 +57,7 @@ def _package_dirs(urdf: str | None) -> list[str]:
     dirs = []
     if urdf and not urdf.lstrip().startswith('<'):
         dirs += [str(p) for p in list(Path(urdf).resolve().parents)[:5]]
-    try:
-        from dynid.model.robots import example_robot_path
+    try:  # the share folder that package://example-robot-data/... resolves in
         dirs.append(str(example_robot_path('ur_description/urdf/ur5_robot.urdf').parents[4]))
     except InputError:
         pass

@@ -44,8 +44,37 @@ import yaml
 
 from dynid.errors import InputError
 from dynid.files import read_yaml, write_text
+from dynid.schema import ANY, Fields, Items, Number, OneOf, Text, check, vector
 
 TRAJECTORY_FILE_VERSION = 1
+DURATION_LIMIT_S = 1.0e6  # the longest trajectory a file may describe [s]
+ANGLE_LIMIT_RAD = 1.0e3  # what a position, velocity or acceleration may be at all [rad, rad/s, rad/s²]
+
+_ANGLES = Number('rad', low=-ANGLE_LIMIT_RAD, high=ANGLE_LIMIT_RAD)
+_FOURIER = Fields(required={'base_frequency_hz': Number('Hz', above=0.0, high=1.0e3),
+                            'offset': Items(_ANGLES, length='joints'),
+                            'sine': Items(Items(_ANGLES, least=1), length='joints'),
+                            'cosine': Items(Items(_ANGLES, least=1), length='joints')})
+_POINTS = Fields(required={'time_s': Items(Number('s', low=0.0, high=DURATION_LIMIT_S), least=1),
+                           'positions': Items(Items(_ANGLES, length='joints'), least=1)},
+                 optional={name: Items(Items(Number(unit, low=-ANGLE_LIMIT_RAD, high=ANGLE_LIMIT_RAD),
+                                             length='joints'), null=True)
+                           for name, unit in (('velocities', 'rad/s'), ('accelerations', 'rad/s²'))})
+#: one payload change of a trajectory file's ``payload_schedule`` (applied by ``dynid simulate``)
+PAYLOAD_CHANGE = Fields(required={'start_s': Number('s', low=0.0, high=DURATION_LIMIT_S),
+                                  'mass_kg': Number('kg', low=0.0, high=1.0e4)},
+                        optional={'com': vector(3, 'm')}, name='a {start_s, mass_kg, com} entry')
+#: a dynid trajectory file (module docstring); ``experiment`` describes how it was made, for people, but the
+#: experiment's name and joint, which the friction identification reads
+TRAJECTORY_FILE = Fields(
+    required={'dynid_trajectory': Number(low=TRAJECTORY_FILE_VERSION, high=TRAJECTORY_FILE_VERSION, integer=True),
+              'joint_names': Items(Text(empty=False), least=1, name='a list of joint names')},
+    optional={'duration_s': Number('s', above=0.0, high=DURATION_LIMIT_S, null=True), 'fourier': _FOURIER,
+              'points': _POINTS, 'payload_schedule': Items(PAYLOAD_CHANGE, null=True),
+              'joint_changes': Items(Fields(others=ANY), null=True),  # dynid.sim.changes checks each
+              'experiment': Fields(optional={'name': Text(), 'joint': OneOf((Text(), Number(low=0, integer=True)),
+                                                                            'a joint name or index')},
+                                   others=ANY, null=True)})
 
 
 def _matrix(values, rows: int | None, columns: int | None, what: str) -> np.ndarray:
@@ -309,9 +338,8 @@ def trajectory_from_dict(data, source: str = 'trajectory') -> Trajectory:
     if not isinstance(data, dict) or data.get('dynid_trajectory') != TRAJECTORY_FILE_VERSION:
         raise InputError(f'{source} is not a dynid trajectory file (needs "dynid_trajectory: '
                          f'{TRAJECTORY_FILE_VERSION}")')
-    names = data.get('joint_names')
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise InputError(f'{source}: joint_names must be a list of names')
+    names = check(data.get('joint_names'), TRAJECTORY_FILE.required['joint_names'], f'{source}: joint_names')
+    check(data, TRAJECTORY_FILE, source, joints=names)
     if ('fourier' in data) == ('points' in data):
         raise InputError(f'{source}: give exactly one of "fourier" or "points"')
     try:
@@ -360,14 +388,13 @@ def save_trajectory(trajectory: Trajectory, path: str | os.PathLike, metadata: d
 def load_trajectory_metadata(path: str | os.PathLike) -> dict:
     """The optional sections of a trajectory file: ``experiment`` and a validated ``payload_schedule``."""
     data = read_yaml(path, 'trajectory file')
+    if isinstance(data, dict):
+        check(data, TRAJECTORY_FILE, str(path))
     metadata = {key: data[key] for key in ('experiment', 'payload_schedule') if isinstance(data, dict) and key in data}
     schedule = metadata.get('payload_schedule')
     if schedule is not None:
-        try:
-            entries = [{'start_s': float(e['start_s']), 'mass_kg': float(e['mass_kg']),
-                        'com': [float(c) for c in e.get('com', [0.0, 0.0, 0.0])]} for e in schedule]
-        except (KeyError, TypeError, ValueError):
-            raise InputError(f'{path}: payload_schedule entries need start_s, mass_kg and optional com') from None
+        entries = [{'start_s': float(e['start_s']), 'mass_kg': float(e['mass_kg']),
+                    'com': [float(c) for c in e.get('com', [0.0, 0.0, 0.0])]} for e in schedule]
         starts = [e['start_s'] for e in entries]
         if any(b <= a for a, b in zip(starts, starts[1:], strict=False)) or any(e['mass_kg'] < 0 for e in entries):
             raise InputError(f'{path}: payload_schedule needs increasing start_s and masses >= 0')

@@ -40,9 +40,21 @@ from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import input_files, read_yaml
 from dynid.fleet.settings import BatchSettings
+from dynid.health.schema import TIME_LIMIT_S
+from dynid.schema import ANY, Fields, Items, MismatchError, Number, Table, Text, check
 
 RESULT_SUFFIX = '.result.yaml'
 META_SUFFIX = '.result.json'
+#: a manifest (module docstring): each recording's bag (relative to the manifest), its robot's name in the record
+#: (default: the bag's folder) and its robot model (default: the batch's)
+MANIFEST = Fields(required={'recordings': Items(Fields(
+    required={'bag': Text(empty=False)}, optional={'robot': Text(empty=False), 'model': Text(empty=False)},
+    name='a {bag, robot, model} entry'), least=1)})
+#: what a result's ``.result.json`` holds: what it was made from, the identified friction [N·m, N·m·s/rad] per joint
+#: and the recording's start [s since 1970 UTC]; one that does not fit is done again
+META = Fields(required={'fingerprint': Fields(others=ANY), 'friction': Table(Table(Number())),
+                        'started_utc': Number('s', low=0.0, high=TIME_LIMIT_S, null=True, nan=True)},
+              optional={'robot_name': Text()})
 
 
 @dataclass(frozen=True)
@@ -91,15 +103,10 @@ def discover(source, robot: str = 'ur5e', options: Sequence[str] = ()) -> list[J
     source = Path(source)
     options = tuple(options)
     if source.is_file():
-        data = read_yaml(source, 'manifest')
-        entries = data.get('recordings') if isinstance(data, dict) else None
-        if not isinstance(entries, list) or not entries:
-            raise InputError(f'manifest {source}: needs a non-empty list "recordings" of {{bag, robot, model}}')
+        data = check(read_yaml(source, 'manifest'), MANIFEST, f'manifest {source}')
         jobs = []
-        for k, item in enumerate(entries):
-            if not isinstance(item, dict) or not item.get('bag'):
-                raise InputError(f'manifest {source}: recordings[{k}] needs a "bag"')
-            bag = (source.parent / str(item['bag'])).resolve()
+        for item in data['recordings']:
+            bag = (source.parent / item['bag']).resolve()
             jobs.append(Job(str(bag), str(item.get('robot') or bag.parent.name), str(item.get('model') or robot),
                             options))
         return jobs
@@ -142,9 +149,10 @@ def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int
         if not force and job.meta.is_file() and job.result.is_file():
             try:
                 done = json.loads(job.meta.read_text())
-            except (OSError, ValueError):
+                META.check(done, (), {})
+            except (OSError, ValueError, MismatchError):
                 done = None
-            if isinstance(done, dict) and done.get('fingerprint') == print_:
+            if done is not None and done['fingerprint'] == print_:
                 outcome.status, outcome.result = 'skipped', str(job.result)
                 outcome.friction, outcome.started_utc = done.get('friction', {}), done.get('started_utc', math.nan)
                 return outcome

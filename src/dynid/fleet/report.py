@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import html
 import math
-import os
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dynid import __version__
-from dynid.errors import InputError
 from dynid.files import written
-from dynid.health.assessment import STATE_ORDER, RobotHealth, assess
-from dynid.health.page import STYLE, badge, page_html, robot_section
-from dynid.health.record import HealthRecord
+from dynid.health.assessment import STATE_ORDER, RobotHealth
+from dynid.health.job import judge_robots
+from dynid.health.page import STYLE, badge, page_html
 from dynid.health.settings import HealthSettings
-from dynid.health.stored import basis_of, encode, read_judgements
 from dynid.health.trend import QuantityHealth
 
 
@@ -77,6 +74,7 @@ class Fleet:
     pages: dict[str, str] = field(default_factory=dict)
     sections: dict[str, str] = field(default_factory=dict)  # stored page sections by robot (dynid.health.stored)
     judged: list[str] = field(default_factory=list)  # the robots judged here, not read from a stored judgement
+    unjudged: dict[str, str] = field(default_factory=dict)  # robots whose stored data cannot be judged: why
 
 
 def entry(robot: str, q: QuantityHealth, now_days: float, settings: HealthSettings) -> Entry:
@@ -112,44 +110,14 @@ def rank(healths: list[RobotHealth], settings: HealthSettings) -> tuple[list[Ent
 def judge_fleet(db, settings: HealthSettings | None = None, now_utc: float | None = None,
                 robots=None, workers: int | None = None, store: bool = False, use_stored: bool = True) -> Fleet:
     """Read every robot (or ``robots``) of the record ``db`` read-only, judge them and rank them (module
-    docstring). ``now_utc``: the time judged at [s since 1970 UTC]; default each robot's last session, and then
-    a robot's stored judgement is read where it is current (:mod:`dynid.health.stored`): only the others are
-    judged here (``use_stored`` False: every robot is). ``store``: open the record for writing and store the
-    judgements made here.
-    ``workers``: processes judging the robots side by side (default: the CPUs, for 16 robots or more).
-    InputError for a missing, damaged or newer record, or one without sessions."""
+    docstring; :func:`dynid.health.job.judge_robots` reads the stored judgements that are current, judges the others,
+    stores them with ``store``). A robot whose stored data cannot be judged is listed with the reason
+    (``Fleet.unjudged``), the others ranked. InputError for a missing, damaged or newer record, or one without
+    sessions."""
     settings = settings or HealthSettings()
-    stored = {}
-    with HealthRecord(db, readonly=not store, create=False) as record:
-        if now_utc is None and use_stored:
-            stored, stale, events = read_judgements(record, settings, robots)
-            histories = record.histories(stale) if stale else []
-        else:
-            histories = record.histories(robots)
-            events = {h.robot: h.events for h in histories}
-        source = f'record {record.path}'
-        if not histories and not stored:
-            raise InputError(f'{HealthRecord.display(db)} holds no sessions yet')
-        if workers is None:
-            workers = min(os.cpu_count() or 1, len(histories) // 8) if len(histories) >= 16 else 1
-        if workers > 1:
-            from concurrent.futures import ProcessPoolExecutor
-
-            with ProcessPoolExecutor(workers) as pool:  # each robot's judgement is independent of the others'
-                judged = list(pool.map(assess, histories, [settings] * len(histories), [now_utc] * len(histories),
-                                       chunksize=max(1, len(histories) // (4 * workers))))
-        else:
-            judged = [assess(h, settings, now_utc) for h in histories]
-        if store and now_utc is None:
-            for history, health in zip(histories, judged, strict=True):
-                section = robot_section(health, history.events)
-                record.store_judgement(history.robot, basis_of(history, settings), encode(health, section))
-                stored[history.robot] = health, section
-    healths = {h.robot: h for h in judged} | {robot: health for robot, (health, _) in stored.items()}
-    names = sorted(healths) if robots is None else list(robots)
-    fleet = Fleet(source, {name: healths[name] for name in names}, events,
-                  sections={robot: section for robot, (_, section) in stored.items()},
-                  judged=[h.robot for h in histories])
+    found = judge_robots(db, settings, now_utc, robots, workers, store, use_stored)
+    fleet = Fleet(found.source, found.healths, found.events, sections=found.sections, judged=found.judged,
+                  unjudged=found.unjudged)
     fleet.by_forecast, fleet.by_change, fleet.robots = rank(list(fleet.healths.values()), settings)
     fleet.pages = _page_names(fleet.robots)
     return fleet
@@ -178,7 +146,7 @@ def fleet_json(fleet: Fleet) -> dict:
                        'last_session_utc': h.now_utc if math.isfinite(h.now_utc) else None,
                        'page': fleet.pages[name]})
     return {'source': fleet.source, 'written_utc': time.time(), 'software': f'dynid {__version__}',
-            'robots': robots,
+            'robots': robots, 'not_judged': [{'robot': robot, 'reason': why} for robot, why in fleet.unjudged.items()],
             'by_forecast': [e.to_dict(fleet.pages[e.robot]) for e in fleet.by_forecast],
             'by_change': [e.to_dict(fleet.pages[e.robot]) for e in fleet.by_change]}
 
@@ -222,9 +190,15 @@ def fleet_html(fleet: Fleet, top: int = 50) -> str:
                      f'<td class="num">{fleet.healths[r].sessions}</td></tr>' for r in fleet.robots)
     changes = (f'<table>{HEADER}{_rows(fleet.by_change, fleet.pages, top)}</table>' if fleet.by_change
                else '<p>No change detected recently.</p>')
+    unjudged = ''.join(f'<tr><td>{html.escape(robot)}</td><td>{html.escape(why)}</td></tr>'
+                       for robot, why in fleet.unjudged.items())
+    unjudged = (f'<h2>Robots not judged</h2><p class="meta">Their record holds what cannot be judged (written by an '
+                f'older dynid?); every other robot is judged without them.</p><table><tr><th>robot</th>'
+                f'<th>why</th></tr>{unjudged}</table>' if unjudged else '')
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Fleet joint health</title>'
             f'<style>{STYLE}</style></head><body><h1>Fleet joint health</h1>'
-            f'<p class="meta">{html.escape(fleet.source)} · {len(fleet.robots)} robots · written '
+            f'<p class="meta">{html.escape(fleet.source)} · {len(fleet.robots)} robots'
+            f'{f" ({len(fleet.unjudged)} more not judged)" if fleet.unjudged else ""} · written '
             f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} by dynid {__version__} · '
             f'<a href="fleet.json">fleet.json</a></p><p>{summary}</p>'
             f'<h2>Joints by forecast time to a limit</h2><p class="meta">Past the limit first, then the forecast '
@@ -234,7 +208,7 @@ def fleet_html(fleet: Fleet, top: int = 50) -> str:
             f'<h2>Recent changes</h2><p class="meta">Changes detected within the last days, the most recent '
             f'first.</p>{changes}'
             f'<h2>Robots</h2><table><tr><th>robot</th><th>model</th><th>state</th><th>sessions</th></tr>{robots}'
-            '</table></body></html>')
+            f'</table>{unjudged}</body></html>')
 
 
 def write_fleet_report(fleet: Fleet, folder, top: int = 50):

@@ -5,29 +5,12 @@ in their docstrings, and expose regressor columns with parameter names where the
 (some of) their parameters. Stateful models (GMS, E-GMS, JointFriction) have ``reset``, ``step``
 (one sample, all joints) and a batch ``run``. Fits for the seeds' dedicated experiments are in
 :mod:`dynid.friction.fit`.
+
+Each model is imported from its module, so that one model does not load the others' machinery (the E-GMS and the
+stiffness are compiled with numba): :mod:`~dynid.friction.static` (``CoulombViscous``, ``AsymmetricCoulombViscous``,
+``PowerLawViscous``, ``StribeckMap``), :mod:`~dynid.friction.load` (``LoadDependentCoulomb``,
+``HamonQuadrantFriction``), :mod:`~dynid.friction.temperature` (``TemperatureFriction``,
+``ReferenceTemperatureFriction``), :mod:`~dynid.friction.gms` (``GMS``), :mod:`~dynid.friction.egms` (``EGMS``,
+``element_laws``, ``periodic_lookup``), :mod:`~dynid.friction.joint_friction` (``JointFriction``) and
+:mod:`~dynid.friction.stiffness` (``OddPolynomialStiffness``).
 """
-
-from dynid.friction.egms import EGMS, element_laws, periodic_lookup
-from dynid.friction.gms import GMS
-from dynid.friction.joint_friction import JointFriction
-from dynid.friction.load import HamonQuadrantFriction, LoadDependentCoulomb
-from dynid.friction.static import AsymmetricCoulombViscous, CoulombViscous, PowerLawViscous, StribeckMap
-from dynid.friction.stiffness import OddPolynomialStiffness
-from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
-
-__all__ = [
-    'EGMS',
-    'GMS',
-    'AsymmetricCoulombViscous',
-    'CoulombViscous',
-    'HamonQuadrantFriction',
-    'JointFriction',
-    'LoadDependentCoulomb',
-    'OddPolynomialStiffness',
-    'PowerLawViscous',
-    'ReferenceTemperatureFriction',
-    'StribeckMap',
-    'TemperatureFriction',
-    'element_laws',
-    'periodic_lookup',
-]

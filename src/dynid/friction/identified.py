@@ -7,7 +7,7 @@ build the model with :func:`joint_friction_of`:
     f = (Fc0 + Fc1·τ_j²)·H(θ) + s(ω)·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³
         + sgn(ω)·√|ω|·(Ft1·(T − t0) + Ft2·(T⁻³ − t0⁻³)),       s(ω) = tanh(ω/excess_band) (sgn(ω) if 0)
 
-(:class:`dynid.friction.JointFriction`; Madsen 2020, ch.6 eqs. (3), (5), (11), (14)–(20); the thesis'
+(:class:`dynid.friction.joint_friction.JointFriction`; Madsen 2020, ch.6 eqs. (3), (5), (11), (14)–(20); the thesis'
 excess turns over with sgn(ω), a jump at every reversal, and excess_band is how fast the joint's does,
 found with the E-GMS from a reciprocating sweep). Units: Fc0, Fs [N·m]; Vs, excess_band [rad/s]; mu [-];
 Fv1 [N·m·s/rad], Fv2 [N·m·s²/rad²], Fv3 [N·m·s³/rad³]; Fc1 [1/(N·m)]; Ft1 [N·m·(s/rad)^½/°C], Ft2

@@ -8,7 +8,7 @@
           + sgn(ω)·√|ω|·(Ft1·(T − T0) + Ft2·(T⁻³ − T0⁻³))                     eq. (11), erratum A1 option (a)
     H = E-GMS output (M elements, laws r_Δ, r_k, constant backlash B)                    eqs. (14)–(18)
 
-(:class:`dynid.friction.JointFriction`). The friction torque of each recording comes from
+(:class:`dynid.friction.joint_friction.JointFriction`). The friction torque of each recording comes from
 :mod:`dynid.friction.recordings` (f = K_τ·i − B·θ̈ − τ_j with τ_j from the identified rigid-body model).
 What each experiment gives, with the landed fits of :mod:`dynid.friction.fit`:
 

@@ -5,11 +5,11 @@ Madsen 2020, ch.6 eq. (10)–(11) in sliding (H = sgn ω) at no load:
     f = sgn(ω)·(Fc + (Fs − Fc)·exp(−(|ω|/Vs)^mu)) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³
         + sgn(ω)·√|ω|·(Ft1·(T − T0) + Ft2·(T⁻³ − T0⁻³))
 
-(the Stribeck map of :class:`dynid.friction.StribeckMap` plus :class:`dynid.friction.
-ReferenceTemperatureFriction`, erratum A1 option (a)). The thesis fits it by BFGS from a cold-start run
-that warms up; this is :func:`dynid.friction.fit.fit_stribeck` (variable projection: the seven linear
-parameters by least squares inside, BFGS over log Vs and log mu from the best point of a grid) with the
-temperature columns added, so that the map and the temperature term come out of one fit instead of
+(the Stribeck map of :class:`dynid.friction.static.StribeckMap` plus
+:class:`dynid.friction.temperature.ReferenceTemperatureFriction`, erratum A1 option (a)). The thesis fits it by
+BFGS from a cold-start run that warms up; this is :func:`dynid.friction.fit.fit_stribeck` (variable projection: the
+seven linear parameters by least squares inside, BFGS over log Vs and log mu from the best point of a grid) with
+the temperature columns added, so that the map and the temperature term come out of one fit instead of
 alternating two correlated ones. Three decisions:
 
 - Vs and mu are searched inside bounds (L-BFGS-B): Vs within [0.2, 1]× the slowest and fastest plateau

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from pathlib import Path
+from urllib.parse import unquote
 
 from dynid.errors import InputError
 from dynid.health.schema import APPLICATION_ID
@@ -37,9 +38,41 @@ def is_postgres(target) -> bool:
     return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
 
 
+_USERINFO = re.compile(r'^(?P<head>[A-Za-z][\w+.-]*://[^:/?#@]*):(?P<secret>[^/?#]*)@')
+_QUERY_SECRET = re.compile(r'(?P<head>[?&](?P<key>[^=&#]*)=)(?P<secret>[^&#]*)')
+
+
+def _secret_key(key: str) -> bool:
+    """Whether a URL query parameter holds a secret (``password``, ``sslpassword``, however it is spelt or encoded)."""
+    return 'pass' in unquote(key).lower()
+
+
+def url_secrets(url: str) -> list[str]:
+    """The secrets a connection URL holds: the password of its user part and the values of its query parameters that
+    name a password, each as written and percent-decoded (libpq takes both)."""
+    found = []
+    user = _USERINFO.match(url)
+    if user and user['secret']:
+        found.append(user['secret'])
+    found += [m['secret'] for m in _QUERY_SECRET.finditer(url) if _secret_key(m['key']) and m['secret']]
+    found += [unquote(secret) for secret in found]
+    return sorted({secret for secret in found if secret}, key=len, reverse=True)
+
+
 def redacted(url: str) -> str:
-    """``url`` with any password replaced by ``***``, for messages."""
-    return re.sub(r'^(\w+://[^:/@]*):[^@]*@', r'\1:***@', url)
+    """``url`` with every secret it holds (:func:`url_secrets`) replaced by ``***``, for messages and pages."""
+    url = _USERINFO.sub(lambda m: f'{m["head"]}:***@', url)
+    return _QUERY_SECRET.sub(lambda m: m['head'] + ('***' if _secret_key(m['key']) else m['secret']), url)
+
+
+def scrubbed(text: str, url: str | None) -> str:
+    """``text`` (a message, perhaps quoting the connection string) with the secrets of ``url`` replaced by ``***``."""
+    if not url:
+        return text
+    text = text.replace(url, redacted(url))
+    for secret in url_secrets(url):
+        text = text.replace(secret, '***')
+    return text
 
 
 class SQLiteBackend:
@@ -122,9 +155,11 @@ class PostgresBackend:
             self.connection = psycopg.connect(self.url, autocommit=True, connect_timeout=max(2, int(self.timeout_s)),
                                               application_name='dynid')
         except psycopg.OperationalError as error:
-            raise RecordUnavailableError(f'{redacted(self.url)}: cannot connect ({first_line(error)})') from None
+            raise RecordUnavailableError(f'{redacted(self.url)}: cannot connect ({first_line(error, self.url)})') \
+                from None
         except psycopg.ProgrammingError as error:
-            raise InputError(f'{redacted(self.url)}: not a usable PostgreSQL URL ({first_line(error)})') from None
+            raise InputError(f'{redacted(self.url)}: not a usable PostgreSQL URL ({first_line(error, self.url)})') \
+                from None
         if self.readonly:
             self.connection.execute('SET default_transaction_read_only = on')
         # a writer waits for another's row lock at most this long, like SQLite's busy timeout
@@ -195,8 +230,9 @@ class PostgresBackend:
             self.connection.close()
 
 
-def first_line(error) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+def first_line(error, url: str | None = None) -> str:
+    """The first line of ``error``'s message, without the secrets of the connection ``url`` (:func:`scrubbed`)."""
+    return scrubbed((str(error).strip().splitlines() or [type(error).__name__])[0], url)
 
 
 def database_errors() -> tuple[type[BaseException], ...]:

@@ -44,6 +44,9 @@ from dynid.health.schema import (
     JOINT_COLUMNS,
     SCHEMA_VERSION,
     SESSION_COVARIATES,
+    check_event_time,
+    check_session,
+    history_problem,
     migrations,
     statements,
 )
@@ -121,9 +124,9 @@ class Session:
             raise InputError(f'robot must be a non-empty name, got {self.robot!r}')
         if self.source not in SOURCES:
             raise InputError(f'source must be one of {", ".join(SOURCES)}, got {self.source!r}')
-        if not math.isfinite(float(self.started_utc)):
-            raise InputError(f'started_utc must be finite, got {self.started_utc!r}')
         names = tuple(self.joint_names)
+        if not names or not all(isinstance(name, str) and name for name in names) or len(set(names)) != len(names):
+            raise InputError(f'session of {self.robot}: joint_names must be distinct names, got {list(names)}')
         object.__setattr__(self, 'joint_names', names)
         object.__setattr__(self, 'joints', tuple(self.joints))
         unknown = [j.joint for j in self.joints if j.joint not in names]
@@ -131,6 +134,7 @@ class Session:
             raise InputError(f'session of {self.robot}: joints {unknown} are not among {list(names)}')
         if len({j.joint for j in self.joints}) != len(self.joints):
             raise InputError(f'session of {self.robot}: a joint appears twice')
+        check_session(self)  # times, counts and values in range, before anything is stored
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,7 @@ class RobotHistory:
     values: dict[str, np.ndarray]
     events: list[Event] = field(default_factory=list)
     conditions: dict = field(default_factory=dict)
+    problem: str | None = None
 
     def __len__(self) -> int:
         return int(self.started_utc.size)
@@ -230,7 +235,7 @@ class HealthRecord:
                 self._prepare(check, create)
             except self._db.psycopg.Error as error:
                 self.close()
-                raise InputError(f'{self.path}: not a usable health record ({first_line(error)})') from None
+                raise InputError(f'{self.path}: not a usable health record ({first_line(error, self.url)})') from None
             except BaseException:
                 self.close()
                 raise
@@ -368,6 +373,7 @@ class HealthRecord:
         """Record ``event`` for ``robot`` (registered here when ``model`` and ``joint_names`` are given)."""
         if event.kind not in EVENT_KINDS:
             raise InputError(f'event kind must be one of {", ".join(EVENT_KINDS)}, got {event.kind!r}')
+        check_event_time(event.time_utc, f'event of {robot}')
 
         def write(c) -> int:
             if model is not None and joint_names is not None:
@@ -383,20 +389,26 @@ class HealthRecord:
         return self._write(write)
 
     def _write(self, work):
-        """``work(backend)`` in one write transaction; on PostgreSQL, again after a lost connection."""
+        """``work(backend)`` in one write transaction (:meth:`_run`)."""
+        return self._run(work, read=False)
+
+    def _run(self, work, read: bool):
+        """``work(backend)`` in one transaction; on PostgreSQL again on a new connection after a lost one (a server
+        restart), waiting for the server for ``timeout_s`` (reads and writes alike: a session, a judgement, the
+        history a judgement is made from)."""
         deadline = time.monotonic() + self.timeout_s
         while True:
             with self._lock:
                 try:
-                    with self._transaction() as c:
+                    with self._transaction(read) as c:
                         return work(c)
                 except self._retryable() as error:
                     if time.monotonic() > deadline:
                         raise RecordUnavailableError(f'{self.path}: the server did not come back within '
-                                                f'{self.timeout_s:g} s ({first_line(error)})') from None
+                                                     f'{self.timeout_s:g} s ({first_line(error, self.url)})') from None
                     self._reconnect(deadline)
                 except _postgres_errors(self._db) as error:
-                    raise InputError(f'{self.path}: {first_line(error)}') from None
+                    raise InputError(f'{self.path}: {first_line(error, self.url)}') from None
 
     def _retryable(self) -> tuple:
         if self.url is None:
@@ -423,9 +435,9 @@ class HealthRecord:
         c.execute('INSERT INTO robots (name, model, joint_names) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
                   (name, model, json.dumps(list(joint_names))))
         row = c.execute('SELECT robot_id, joint_names FROM robots WHERE name = ?', (name,)).fetchone()
-        if tuple(json.loads(row[1])) != tuple(joint_names):
-            raise InputError(f'robot {name!r} is in {self.path} with joints {json.loads(row[1])}, not '
-                             f'{list(joint_names)}: give this robot another name')
+        if stored_joint_names(row[1]) != tuple(joint_names):
+            raise InputError(f'robot {name!r} is in {self.path} with joints {row[1]}, not {list(joint_names)}: give '
+                             'this robot another name')
         return int(row[0])
 
     def _known_robot(self, c, name: str) -> tuple[int, tuple[str, ...]]:
@@ -433,24 +445,15 @@ class HealthRecord:
         if row is None:
             robots = [r[0] for r in c.execute('SELECT name FROM robots ORDER BY name').fetchall()]
             raise InputError(f'{self.path} holds no robot {name!r} (it holds {robots or "none"})')
-        return int(row[0]), tuple(json.loads(row[1]))
+        joint_names = stored_joint_names(row[1])
+        if joint_names is None:
+            raise InputError(f'{self.path}: the joint names of robot {name!r} are not a list of names ({row[1]!r:.80})')
+        return int(row[0]), joint_names
 
     # ------------------------------------------------------------------------------ reading
     def _read(self, work):
-        """``work(backend)`` in one read transaction (a consistent snapshot on both databases); on
-        PostgreSQL once more on a new connection when the old one was lost (a server restart)."""
-        with self._lock:
-            try:
-                try:
-                    with self._transaction(read=True) as c:
-                        return work(c)
-                except self._retryable():
-                    self._reconnect(time.monotonic())
-                    with self._transaction(read=True) as c:
-                        return work(c)
-            except _postgres_errors(self._db) as error:
-                kind = RecordUnavailableError if isinstance(error, self._db.psycopg.OperationalError) else InputError
-                raise kind(f'{self.path}: {first_line(error)}') from None
+        """``work(backend)`` in one read transaction (a consistent snapshot on both databases; :meth:`_run`)."""
+        return self._run(work, read=True)
 
     def robots(self) -> list[str]:
         """The robots' names, sorted."""
@@ -484,7 +487,7 @@ class HealthRecord:
         columns, covariates = list(JOINT_COLUMNS), list(SESSION_COVARIATES)
 
         def read(c):
-            known = {r[0]: (int(r[1]), r[2], tuple(json.loads(r[3]))) for r in c.execute(
+            known = {r[0]: (int(r[1]), r[2], stored_joint_names(r[3])) for r in c.execute(
                 'SELECT name, robot_id, model, joint_names FROM robots').fetchall()}
             names = sorted(known) if robots is None else list(robots)
             for name in names:
@@ -511,6 +514,8 @@ class HealthRecord:
         found = []
         for name in names:
             robot_id, model, joint_names = known[name]
+            unreadable = joint_names is None
+            joint_names = () if unreadable else joint_names
             mine = by_robot.get(robot_id, [])
             ids = np.array([s[0] for s in mine], dtype=np.int64)
             index = {int(i): k for k, i in enumerate(ids)}
@@ -528,8 +533,11 @@ class HealthRecord:
                 [np.nan if s[position] is None else s[position] for s in mine], dtype=float)
             conditions = {name_: [s[5 + k] for s in mine] for k, name_ in enumerate(covariates)}
             conditions['payload_kg'] = as_float(5 + covariates.index('payload_kg'))
-            found.append(RobotHistory(name, model, joint_names, ids, as_float(1), as_float(2), as_float(3),
-                                      [s[4] for s in mine], values, robot_events.get(robot_id, []), conditions))
+            history = RobotHistory(name, model, joint_names, ids, as_float(1), as_float(2), as_float(3),
+                                   [s[4] for s in mine], values, robot_events.get(robot_id, []), conditions)
+            history.problem = 'its joint names in the record are not a list of names' if unreadable else \
+                history_problem(history)
+            found.append(history)
         return found
 
     # ------------------------------------------------------------------------------ stored judgements
@@ -638,6 +646,17 @@ def _check_header(path: Path) -> None:
         raise InputError(f'{path}: cannot read ({error.strerror})') from None
     if header and header != SQLITE_HEADER:
         raise InputError(f'{path}: not an SQLite file, so not a health record; the file was left as it was')
+
+
+def stored_joint_names(text) -> tuple[str, ...] | None:
+    """A robot's joint names as the record holds them (a JSON list of names); None when they are not that."""
+    try:
+        names = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        return None
+    return tuple(names)
 
 
 def _sql_value(value):

@@ -34,6 +34,7 @@ from dataclasses import asdict, fields
 import numpy as np
 
 from dynid import __version__
+from dynid.errors import InputError
 from dynid.health.assessment import RobotHealth, assess
 from dynid.health.record import HealthRecord, JudgementBasis, RobotHistory, StoredJudgement, events_sha256
 from dynid.health.settings import HealthSettings
@@ -118,6 +119,8 @@ def store_judgement(record: HealthRecord, robot: str, settings: HealthSettings |
 
     settings = settings or HealthSettings()
     history = record.history(robot)
+    if history.problem:
+        raise InputError(f'{record.path}: robot {robot!r} cannot be judged: {history.problem}')
     health = assess(history, settings)
     record.store_judgement(robot, basis_of(history, settings), encode(health, robot_section(health, history.events)))
     return health
@@ -137,7 +140,10 @@ def read_judgements(record: HealthRecord, settings: HealthSettings, robots=None)
     for robot in record.stored_judgements(robots):
         events[robot.robot] = robot.events
         if robot.basis is not None and robot.basis == current_basis(robot, settings):
-            current[robot.robot] = decode(robot.judgement)
-        else:
-            stale.append(robot.robot)
+            try:
+                current[robot.robot] = decode(robot.judgement)
+                continue
+            except (ValueError, TypeError, KeyError, AttributeError, zlib.error):  # damaged: judged again
+                pass
+        stale.append(robot.robot)
     return current, stale, events

@@ -1,7 +1,7 @@
 """The names identification accepts: methods, friction models, torque sources.
 
 Kept apart from the pipeline so that ``dynid identify --help`` lists them without importing it
-(pinocchio, scipy: most of a second). :mod:`dynid.identify.run` and :mod:`dynid.identify.model`
+(pinocchio, scipy: most of a second). :mod:`dynid.identify.fit` and :mod:`dynid.identify.problem`
 describe what each one means.
 """
 

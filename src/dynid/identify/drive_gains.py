@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.solvers import Estimate, ols, per_joint_sigma, tls
+from dynid.identify.noise import per_joint_sigma
+from dynid.identify.solvers import Estimate, ols, tls
 
 PAYLOAD_CONTENT_MIN = 3.0     # RMS(known payload torque on joint j) / (|K̂_j|·current noise of joint j)
 NOMINAL_BAND_PERCENT = 25.0   # identified gains beyond ±25 % of the nominal ones warn
@@ -86,7 +87,7 @@ def parse_fixed_gains(texts, joint_names) -> dict[int, float]:
 def solve_drive_gains(problem, method: str, rigid_start: np.ndarray, fixed: dict[int, float] | None = None,
                       nominal: np.ndarray | None = None) -> DriveGainSolution:
     """TLS or modified LS (eq. (16)) for the free gains and the parameters of ``problem``
-    (an :class:`~dynid.identify.model.IdentificationProblem` built with unknown gains)."""
+    (an :class:`~dynid.identify.problem.IdentificationProblem` built with unknown gains)."""
     fixed = dict(fixed or {})
     n = problem.robot.n
     if problem.spec.uses_load:

@@ -32,7 +32,7 @@ def _base_rows(problem, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray) -> np.nd
     arm = robot.regressor(q, dq, ddq)
     full = np.zeros((arm.shape[0], len(base.standard_names)))
     full[:, :arm.shape[1]] = arm
-    if problem.identify_rotor_inertia:  # the last n standard columns (dynid.identify.model)
+    if problem.identify_rotor_inertia:  # the last n standard columns (dynid.identify.prepare)
         from dynid.model.joint_terms import joint_term_regressor
 
         full[:, -robot.n:] = joint_term_regressor(('rotor_inertia',), dq, ddq)

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
-import scipy.linalg
 
+from dynid.identify.rows import RowGroups, per_joint_weights
 from dynid.model.inertial import PSEUDO_INERTIA_MAP, describe_link, pseudo_inertia
 
 #: Relative prior standard deviations s tried by the cross-validation: 0.05 … 100 in steps of about √2 to 2.5.
@@ -189,12 +189,20 @@ class ReducedRows:
     @classmethod
     def of(cls, w: np.ndarray, y: np.ndarray, row_weights: np.ndarray) -> ReducedRows:
         """One QR of [G·W | G·y] (R only: the last column is Qᵀ·G·y, the corner the part nothing fits)."""
+        import scipy.linalg  # in the function (here and below): a fifth of a second that importing dynid skips
         count = w.shape[1]
         r = scipy.linalg.qr(np.column_stack([w * row_weights[:, None], y * row_weights]), mode='r',
                             check_finite=False)[0]
         full = np.zeros((count + 1, count + 1))
         full[:r.shape[0]] = r[:count + 1]
         return cls(full[:count, :count], full[:count, count], float(full[count, count] ** 2), len(y))
+
+    @classmethod
+    def of_factor(cls, factor: np.ndarray, rows: int) -> ReducedRows:
+        """The rows whose [G·W | G·y] has the R factor ``factor`` ((p + 1) square:
+        :class:`dynid.identify.rows.RowGroups`)."""
+        count = factor.shape[1] - 1
+        return cls(factor[:count, :count], factor[:count, count], float(factor[count, count] ** 2), rows)
 
     @classmethod
     def stack(cls, parts: list[ReducedRows]) -> ReducedRows:
@@ -297,6 +305,7 @@ class PhysicalProblem:
         """The unconstrained minimizer (the MAP estimate of the Gaussian problem; minimum norm where nothing
         determines a direction; LAPACK's complete orthogonal factorization, several times quicker than the SVD on
         these small systems, which the model choice solves hundreds of)."""
+        import scipy.linalg
         return scipy.linalg.lstsq(self.a, self.b, lapack_driver='gelsy', check_finite=False)[0]
 
 
@@ -333,6 +342,7 @@ class PhysicalLayout:
            rotor_excess: bool = False) -> PhysicalLayout:
         """``rotor_excess``: the rotor columns are the excess over the drive data's B (rotor compensation): not
         bounded at 0."""
+        import scipy.linalg
         standard_count = regrouping.shape[1]
         names = parameter_names[rigid_count:]
         to_base = scipy.linalg.block_diag(regrouping, np.eye(len(names)))
@@ -376,22 +386,32 @@ class Fold:
 
 
 def time_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, joints: np.ndarray,
-               count: int = CROSS_VALIDATION_FOLDS, blocks: int = CROSS_VALIDATION_BLOCKS
-               ) -> tuple[list[Fold], ReducedRows]:
+               count: int = CROSS_VALIDATION_FOLDS, blocks: int = CROSS_VALIDATION_BLOCKS,
+               groups: RowGroups | None = None) -> tuple[list[Fold], ReducedRows]:
     """The rows cut into ``blocks`` contiguous blocks, block b in fold b mod ``count`` (module docstring);
-    also the reduced rows of all of them (from the folds' factors: one QR of the rows, not two)."""
-    parts = np.array_split(np.arange(len(y)), blocks)
-    members = [np.concatenate(parts[k::count]) for k in range(count)]
-    weighted = [ReducedRows.of(w[rows], y[rows], row_weights[rows]) for rows in members]
-    n = int(joints.max()) + 1
+    also the reduced rows of all of them. From the rows reduced per block and joint once (``groups``, default reduced
+    here: :class:`dynid.identify.rows.RowGroups`): with one weight per joint (WLS, OLS) no fold factors the rows again;
+    with IRLS's row weights the folds' weighted rows are reduced from the rows."""
+    groups = RowGroups.of(w, y, joints, blocks) if groups is None else groups
+    n = groups.joints
+    of_fold = [list(range(k, blocks, count)) for k in range(count)]
+    weights = per_joint_weights(row_weights, joints, n)
+    if weights is not None:
+        weighted = [ReducedRows.of_factor(groups.stacked(weights, blocks=members), groups.count(members))
+                    for members in of_fold]
+    else:
+        parts = np.array_split(np.arange(len(y)), blocks)
+        weighted = [ReducedRows.of(w[rows], y[rows], row_weights[rows])
+                    for rows in (np.concatenate(parts[k::count]) for k in range(count))]
     folds = []
-    for k, rows in enumerate(members):
+    for k, members in enumerate(of_fold):
         per_joint, energy = [], np.ones(n)
         for j in range(n):
-            mine = rows[joints[rows] == j]
-            usable = mine.size >= _MIN_FOLD_ROWS and float(y[mine] @ y[mine]) > 0
-            per_joint.append(ReducedRows.of(w[mine], y[mine], np.ones(mine.size)) if usable else None)
-            energy[j] = float(y[mine] @ y[mine]) if usable else 1.0
+            rows, energy_j = groups.count(members, [j]), float(groups.energy[members, j].sum())
+            usable = rows >= _MIN_FOLD_ROWS and energy_j > 0
+            per_joint.append(ReducedRows.of_factor(groups.stacked(blocks=members, joints=[j]), rows) if usable
+                             else None)
+            energy[j] = energy_j if usable else 1.0
         trained_on = ReducedRows.stack([f for i, f in enumerate(weighted) if i != k])
         folds.append(Fold(trained_on, weighted[k], per_joint, energy))
     return folds, ReducedRows.stack(weighted)

@@ -156,7 +156,7 @@ def _recordings_section(lines: list[tuple[str, GapSummary]]) -> str:
 def _physical_section(result: IdentificationResult, robot: RobotModel) -> str:
     """Physical consistency (module docstring): M(q) check for any result, links for a physical one."""
     from dynid.errors import InputError
-    from dynid.identify.physical import mass_matrix_check
+    from dynid.identify.check import mass_matrix_check
     from dynid.model.inertial import describe_link
 
     section = result.physical_section

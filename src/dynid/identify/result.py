@@ -108,9 +108,11 @@ import numpy as np
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
-from dynid.identify.choices import FRICTION_MODELS
+from dynid.identify import result_schema
+from dynid.identify.result_schema import JOINT_NAMES, RESULT
 from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
+from dynid.schema import check
 
 RESULT_VERSION = 2
 #: Schema versions this module reads (module docstring); a file without ``joint_friction`` is written as 1.
@@ -285,41 +287,36 @@ class IdentificationResult:
 
     @classmethod
     def from_dict(cls, data: dict, source: str = 'result') -> IdentificationResult:
+        """The result of a parsed result file, checked whole against :data:`dynid.identify.result_schema.RESULT`
+        first: InputError naming ``source`` and the field that does not fit."""
         if not isinstance(data, dict) or data.get('dynid_result') not in READABLE_VERSIONS:
             raise InputError(f'{source} is not a dynid result file (needs "dynid_result" of '
                              f'{" or ".join(map(str, READABLE_VERSIONS))})')
-        _check_sections(data, source)
-        try:
-            rows = data['base_parameters'] + data['friction']
-            names = [r['name'] for r in rows]
-            values = np.array([_float(r['value']) for r in rows])
-            std = np.array([_float(r['std']) for r in rows])
-            joints = tuple(data['joint_names'])
-            gains = data.get('drive_gains')
-            exponents = data.get('exponents')
-            stribeck = data.get('stribeck')
-            return cls(
-                robot=data['robot'], joint_names=joints, method=data['method'], model=data['model'],
-                parameter_names=names, values=values, std=std,
-                base_expressions={r['name']: r['expression'] for r in data['base_parameters']},
-                drive_gains=None if gains is None else np.array([float(gains['values'][j]) for j in joints]),
-                drive_gains_std=None if gains is None or gains.get('std') is None else np.array(
-                    [_float(gains['std'][j]) for j in joints]),
-                drive_gains_identified=bool(gains and gains.get('identified')),
-                exponents=None if exponents is None else np.array([float(exponents[j]) for j in joints]),
-                stribeck=None if stribeck is None else StribeckExcess(
-                    np.array([_float(stribeck['velocities'].get(j)) for j in joints]),
-                    np.array([_float(stribeck['shapes'].get(j)) for j in joints])),
-                condition_number=_float(data.get('condition_number')),
-                condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics', {}),
-                warnings=list(data.get('warnings', [])), provenance=data.get('provenance', {}),
-                joint_friction_section=_joint_friction_section(data.get('joint_friction'), joints, source),
-                physical_section=_physical_section(data.get('physical'), joints, source),
-                drive_gain_diagnostics=None if gains is None else gains.get('diagnostics'),
-                prior_section=_prior_section(data.get('prior'), names, source),
-                diagnosis_section=data.get('diagnosis') if isinstance(data.get('diagnosis'), dict) else None)
-        except (KeyError, TypeError, ValueError) as error:
-            raise InputError(f'{source}: malformed result file ({error})') from None
+        joints = _checked(data, source)
+        rows = data['base_parameters'] + data['friction']
+        names = [r['name'] for r in rows]
+        gains = data.get('drive_gains')
+        exponents = data.get('exponents')
+        stribeck = data.get('stribeck')
+        return cls(
+            robot=data['robot'], joint_names=joints, method=data['method'], model=data['model'],
+            parameter_names=names, values=np.array([_float(r['value']) for r in rows]),
+            std=np.array([_float(r['std']) for r in rows]),
+            base_expressions={r['name']: r['expression'] for r in data['base_parameters']},
+            drive_gains=None if gains is None else np.array([float(gains['values'][j]) for j in joints]),
+            drive_gains_std=None if gains is None or gains.get('std') is None else np.array(
+                [_float(gains['std'].get(j)) for j in joints]),
+            drive_gains_identified=bool(gains and gains.get('identified')),
+            exponents=None if exponents is None else np.array([float(exponents[j]) for j in joints]),
+            stribeck=None if stribeck is None else StribeckExcess(
+                np.array([_float(stribeck['velocities'].get(j)) for j in joints]),
+                np.array([_float(stribeck['shapes'].get(j)) for j in joints])),
+            condition_number=_float(data.get('condition_number')),
+            condition_number_scaled=_float(data.get('condition_number_scaled')), metrics=data.get('metrics') or {},
+            warnings=list(data.get('warnings') or []), provenance=data.get('provenance') or {},
+            joint_friction_section=data.get('joint_friction'), physical_section=data.get('physical'),
+            drive_gain_diagnostics=None if gains is None else gains.get('diagnostics'),
+            prior_section=data.get('prior'), diagnosis_section=data.get('diagnosis'))
 
     @classmethod
     def load(cls, path: str | Path) -> IdentificationResult:
@@ -343,116 +340,30 @@ def result_drives(result: IdentificationResult, robot, drives: JointDrives | Non
     return drives
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+#: What validation takes from a result's ``model`` section (each result of dynid identify has them).
+MODEL_KEYS = tuple(result_schema.MODEL_KEYS)
 
 
-#: What the readers of a result take from its ``model`` section, where it has them: key -> (test, what it must be)
-#: (validation needs the first five: :data:`MODEL_KEYS`).
-MODEL_KEYS = {
-    'friction': (lambda v: v in FRICTION_MODELS, f'one of {", ".join(FRICTION_MODELS)}'),
-    'temperature': (lambda v: isinstance(v, bool), 'true or false'),
-    'torque_source': (lambda v: isinstance(v, str), 'a torque source'),
-    'rotor_compensation': (lambda v: isinstance(v, bool), 'true or false'),
-    'rotor_inertia_identified': (lambda v: isinstance(v, bool), 'true or false'),
-}
-_MODEL_OPTIONAL = {
-    'hamon_velocity': (lambda v: _is_number(v) and v > 0, 'a number > 0'),
-    'exponent': (lambda v: _is_number(v) and v > 0, 'a number > 0'),
-    'friction_symbols': (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), 'a list of names'),
-    'payload_blocks': (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, 'a count >= 0'),
-}
-
-
-def _check_sections(data: dict, source: str) -> None:
-    """The types the readers of a result rely on, checked once on reading: InputError naming the field."""
-    def need(ok: bool, field: str, what: str) -> None:
-        if not ok:
-            raise InputError(f'{source}: {field} must be {what}')
-
-    joints = data.get('joint_names')
-    need(isinstance(joints, list) and bool(joints) and all(isinstance(j, str) for j in joints)
-         and len(set(joints)) == len(joints), 'joint_names', 'a list of distinct joint names')
-    need(isinstance(data.get('robot'), str), 'robot', 'a name')
-    need(isinstance(data.get('method'), str), 'method', 'a name (ols, wls, ...)')
-    for key in ('base_parameters', 'friction'):
-        rows = data.get(key)
-        need(isinstance(rows, list) and all(
-            isinstance(r, dict) and isinstance(r.get('name'), str) and all(
-                r.get(k) is None or _is_number(r.get(k)) or r.get(k) in ('nan', '.nan') for k in ('value', 'std'))
-            and (key == 'friction' or isinstance(r.get('expression'), str)) for r in rows),
-            key, 'a list of {name, value, std} entries with numbers')
-    model = data.get('model')
-    need(isinstance(model, dict), 'model', 'a mapping')
-    for key, (test, what) in {**MODEL_KEYS, **_MODEL_OPTIONAL}.items():
-        need(key not in model or test(model[key]), f'model.{key}', what)
-    for key, kind, what in (('metrics', dict, 'a mapping'), ('provenance', dict, 'a mapping'),
-                            ('warnings', list, 'a list of lines')):
-        need(data.get(key) is None or isinstance(data.get(key), kind), key, what)
-    need(all(isinstance(w, str) for w in data.get('warnings') or []), 'warnings', 'a list of lines')
-    for key in ('drive_gains', 'exponents'):
-        section = data.get(key)
-        values = section.get('values') if key == 'drive_gains' and isinstance(section, dict) else section
-        need(section is None or (isinstance(values, dict) and all(_is_number(values.get(j)) for j in joints)),
-             key, 'a number per joint')
-    stribeck = data.get('stribeck')
-    need(stribeck is None or (isinstance(stribeck, dict) and all(
-        isinstance(stribeck.get(key), dict) and all(stribeck[key].get(j) is None or (
-            _is_number(stribeck[key][j]) and stribeck[key][j] > 0) for j in joints)
-        for key in ('velocities', 'shapes')) and all(
-            (stribeck['velocities'].get(j) is None) == (stribeck['shapes'].get(j) is None) for j in joints)),
-         'stribeck', 'a mapping of velocities and shapes, each a number > 0 per joint, or null on both')
-    gains = data.get('drive_gains')
-    if isinstance(gains, dict) and gains.get('std') is not None:
-        need(isinstance(gains['std'], dict) and all(gains['std'].get(j) is None or _is_number(gains['std'].get(j))
-                                                    for j in joints), 'drive_gains.std', 'a number per joint')
-    provenance = data.get('provenance') or {}
-    for key in ('filters', 'drives'):
-        need(provenance.get(key) is None or isinstance(provenance.get(key), dict), f'provenance.{key}', 'a mapping')
-
-
-def _joint_friction_section(section, joints: tuple[str, ...], source: str) -> dict | None:
-    """The ``joint_friction`` section checked for what :meth:`IdentificationResult.joint_friction` reads."""
-    if section is None:
-        return None
-    entries = section.get('joints') if isinstance(section, dict) else None
-    if not isinstance(entries, dict):
-        raise InputError(f'{source}: joint_friction needs a "joints" mapping')
-    for joint, entry in entries.items():
-        if joint not in joints:
-            raise InputError(f'{source}: joint_friction names joint {joint!r}, not one of {list(joints)}')
-        parameters = entry.get('parameters') if isinstance(entry, dict) else None
-        if not isinstance(parameters, dict) or not all(
-                value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
-                for value in parameters.values()):
-            raise InputError(f'{source}: joint_friction of {joint} needs a "parameters" mapping of numbers')
-    return section
-
-
-def _physical_section(section, joints: tuple[str, ...], source: str) -> dict | None:
-    """The ``physical`` section checked for what :meth:`IdentificationResult.standard_parameters` reads."""
-    if section is None:
-        return None
-    links = section.get('links') if isinstance(section, dict) else None
-    if not isinstance(links, list) or [link.get('joint') if isinstance(link, dict) else None
-                                       for link in links] != list(joints):
-        raise InputError(f'{source}: physical needs "links", one per joint in the order {list(joints)}')
-    for link in links:
-        parameters = link.get('parameters')
-        if not isinstance(parameters, list) or len(parameters) != 10 or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in parameters):
-            raise InputError(f'{source}: physical link of {link["joint"]} needs 10 numeric parameters')
-    return section
-
-
-def _prior_section(section, names: list[str], source: str) -> dict | None:
-    """The ``prior`` section checked for what :meth:`IdentificationResult.robot_file_values` reads."""
-    if section is None:
-        return None
-    if not isinstance(section, dict) or 'used' not in section:
-        raise InputError(f'{source}: prior needs a mapping with "used"')
-    model = section.get('robot_file_model')
-    if model is not None and (not isinstance(model, dict) or set(model) != set(names) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in model.values())):
+def _checked(data: dict, source: str) -> tuple[str, ...]:
+    """The joint names of the result file ``data``, after the whole file is checked against its schema (and what a
+    schema does not say: distinct names, the physical links in joint order, the prior's model of every parameter,
+    the Stribeck velocity and shape both given or both null)."""
+    joints = check(data.get('joint_names'), JOINT_NAMES, f'{source}: joint_names')
+    if len(set(joints)) != len(joints):
+        raise InputError(f'{source}: joint_names must be distinct, got {joints}')
+    check(data, RESULT, source, joints=joints)
+    names = [r['name'] for r in data['base_parameters'] + data['friction']]
+    if len(set(names)) != len(names):
+        raise InputError(f'{source}: base_parameters and friction name a parameter twice')
+    physical = data.get('physical')
+    if physical is not None and [link['joint'] for link in physical['links']] != list(joints):
+        raise InputError(f'{source}: physical.links must be one per joint in the order {list(joints)}')
+    model = (data.get('prior') or {}).get('robot_file_model')
+    if model is not None and set(model) != set(names):
         raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
-    return section
+    stribeck = data.get('stribeck')
+    if stribeck is not None and any((stribeck['velocities'].get(j) is None) != (stribeck['shapes'].get(j) is None)
+                                    for j in joints):
+        raise InputError(f'{source}: stribeck needs a velocity and a shape on the same joints (null on both '
+                         'elsewhere)')
+    return tuple(joints)

@@ -35,7 +35,7 @@ import yaml
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.drive_gains import parse_fixed_gains
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
 from dynid.identify.settings import CHOICES, IdentifierSettings

@@ -27,28 +27,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
-from threadpoolctl import ThreadpoolController
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify import choices
-
-_BLAS_THREADS = ThreadpoolController()
-
-
-class TooFewRowsError(InputError):
-    """The rows are too few for the estimate asked for (each joint's own fit leaves no residual): more rows (a
-    longer recording, a higher decimation cut-off) are the way out, which the identification's front end tries."""
-
-
-def one_blas_thread():
-    """Context in which BLAS runs one thread. Tall least-squares problems: on a shared machine more
-    threads than free cores made the QR 10-50× slower (issue 15), and one thread is as fast as two on a
-    quiet one; the small products of the regressor's preparation too (base columns of 8192-sample
-    pieces, the structural QR: two threads cost 0.5 s of CPU on a busy 2-core machine, with results
-    equal to the last bit of the standard deviations)."""
-    return _BLAS_THREADS.limit(limits=1)
-
+from dynid.identify.noise import NOISE_FLOOR_FRACTION, joint_noise, one_blas_thread, short_joints_text
+from dynid.identify.rows import RowGroups, r_factor_of
 
 WEIGHT_FUNCTIONS = dict(zip(choices.WEIGHT_FUNCTIONS, (1.345, 4.685, 2.385), strict=True))  # 95 % efficiency
 
@@ -100,6 +83,7 @@ def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) 
     of a 60 s twin recording by up to 2e-11 σ (1e-15 of the parameter vector's norm), I-IRLS ones (cond
     1.6e8 raw) by up to 4e-10 σ.
     """
+    import scipy.linalg  # in the function (here and below): a fifth of a second that importing dynid skips
     r = np.zeros((0, columns))
     with one_blas_thread():
         for start in range(0, count, _QR_ROWS):
@@ -111,12 +95,13 @@ def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) 
     return r
 
 
-def _pivoted(w: np.ndarray, tolerance: float):
+def _pivoted(w: np.ndarray, tolerance: float, r_w: np.ndarray | None = None):
     """(column norms of W, R and pivots of column-pivoted QR of W with unit-norm columns, rank); R and pivots are
     None where W has a zero column. Taken from W's R factor (W = Q·R, Q orthonormal: R has W's column norms, and
     pivoted QR of R·D is that of W·D), so that no copy of W is made; Householder reflections keep a zero column
-    exactly zero."""
-    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1])
+    exactly zero. ``r_w``: W's R factor where the caller has it (:class:`dynid.identify.rows.RowGroups`)."""
+    import scipy.linalg
+    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1]) if r_w is None else r_w.copy()
     norms = np.linalg.norm(r_w, axis=0)
     if np.any(norms == 0):
         return norms, None, None, None
@@ -126,17 +111,18 @@ def _pivoted(w: np.ndarray, tolerance: float):
     return norms, r, pivots, int(np.count_nonzero(diagonal > tolerance * diagonal[0]))
 
 
-def dependent_columns(w: np.ndarray, tolerance: float = 1e-8) -> np.ndarray:
+def dependent_columns(w: np.ndarray, tolerance: float = 1e-8, r_w: np.ndarray | None = None) -> np.ndarray:
     """The indices of the columns of W the data leave dependent on the others (empty: full column rank), zero
     columns first: the columns past the rank in column-pivoted QR of W with unit-norm columns (:func:`_pivoted`)."""
-    norms, _, pivots, rank = _pivoted(w, tolerance)
+    norms, _, pivots, rank = _pivoted(w, tolerance, r_w)
     return np.flatnonzero(norms == 0) if pivots is None else np.sort(pivots[rank:])
 
 
-def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8) -> None:
+def check_identifiable(w: np.ndarray, names: Sequence[str], tolerance: float = 1e-8,
+                       r_w: np.ndarray | None = None) -> None:
     """Raise InputError naming the parameters whose columns the data leave dependent (rank-deficient W): the
     rank is that of column-pivoted QR of W with unit-norm columns (:func:`_pivoted`)."""
-    norms, r, pivots, rank = _pivoted(w, tolerance)
+    norms, r, pivots, rank = _pivoted(w, tolerance, r_w)
     if pivots is None:
         empty = [n for n, v in zip(names, norms, strict=True) if v == 0]
         raise InputError(f'the data do not excite {empty} at all (zero columns); use a richer trajectory')
@@ -153,6 +139,7 @@ def dependent_groups(r: np.ndarray, pivots: np.ndarray, rank: int, names: Sequen
     """Every parameter of each dependent group of a rank-deficient, column-scaled W (from its pivoted R):
     column ``pivots[k]`` (k ≥ rank) equals a combination of the independent columns, R11⁻¹·R12[:, k];
     its group is it and the columns with a coefficient above ``tolerance`` of the largest."""
+    import scipy.linalg
     r11, r12 = r[:rank, :rank], r[:rank, rank:]
     coefficients = scipy.linalg.solve_triangular(r11, r12, check_finite=False) if rank else np.zeros((0, 0))
     groups = []
@@ -178,6 +165,7 @@ def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -
     Squaring the condition number costs digits: the IRLS iterations use it (several times faster than
     QR on tall systems); the final solution with its statistics comes from QR.
     """
+    import scipy.linalg
     a = w * weights[:, None]
     norms = np.linalg.norm(a, axis=0)
     if np.any(norms == 0):
@@ -207,7 +195,15 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     # R of [W·G | y·G] holds R of W·G and Qᵀ·(y·G) in its last column: Q itself is never formed.
     factor = _r_factor(lambda a, b: np.column_stack([w[a:b] * weights[a:b, None], y[a:b] * weights[a:b]]),
                        w.shape[0], w.shape[1] + 1)
-    r, projected = factor[:w.shape[1], :w.shape[1]], factor[:w.shape[1], -1]
+    return _solved(factor, condition, covariance)
+
+
+def _solved(factor: np.ndarray, condition: bool = True,
+            covariance: bool = True) -> tuple[np.ndarray, np.ndarray | None, tuple[float, float]]:
+    """(χ̂, (WᵀGW)⁻¹ or None, (raw, column-scaled) cond of W·G or NaNs) from the R factor of [W·G | y·G]."""
+    import scipy.linalg
+    columns = factor.shape[1] - 1
+    r, projected = factor[:columns, :columns], factor[:columns, -1]
     values = scipy.linalg.solve_triangular(r, projected, check_finite=False)
     inverse_normal = None
     if covariance:
@@ -218,144 +214,27 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
     return values, inverse_normal, condition_numbers(r)  # R has the singular values and column norms of W·G
 
 
-def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str]) -> Estimate:
-    """Ordinary least squares (module docstring)."""
-    check_identifiable(w, names)
-    values, inverse_normal, condition = _solve(w, y, np.ones(len(y)))
+def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
+        groups: RowGroups | None = None) -> Estimate:
+    """Ordinary least squares (module docstring); ``groups``: the system's rows reduced (default: reduced here)."""
+    groups = RowGroups.of(w, y, joints) if groups is None else groups
+    factor = groups.stacked()
+    check_identifiable(w, names, r_w=factor[:-1, :-1])
+    values, inverse_normal, condition = _solved(factor)
     residual = y - w @ values
     dof = max(1, len(y) - len(values))
     variance = residual @ residual / dof
     n = int(joints.max()) + 1
     sigma = _joint_rms(residual, joints, n)
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition[0],
-                    'ols', scaled_condition_number=condition[1])
-
-
-def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None = None) -> tuple[np.ndarray, ...]:
-    """Per joint j of ``n`` (default: up to the largest in ``joints``), an ordinary LS of its equations alone:
-    (residual sums of squares, rows, rank of W_j, W_j's non-zero columns: the parameters acting on joint j);
-    zeros for a joint without rows."""
-    n = int(joints.max()) + 1 if n is None else n
-    squares = np.zeros(n)
-    rows, ranks, columns = (np.zeros(n, dtype=int) for _ in range(3))
-    for j in range(n):
-        mask = joints == j
-        if not mask.any():
-            continue
-        wj, yj = w[mask], y[mask]
-        used = np.linalg.norm(wj, axis=0) > 0
-        with one_blas_thread():
-            solution, _, rank, _ = np.linalg.lstsq(wj[:, used], yj, rcond=None)
-        residual = yj - wj[:, used] @ solution
-        squares[j], rows[j], ranks[j], columns[j] = residual @ residual, int(mask.sum()), int(rank), int(used.sum())
-    return squares, rows, ranks, columns
-
-
-def per_joint_sigma(w: np.ndarray, y: np.ndarray, joints: np.ndarray) -> np.ndarray:
-    """σ̂_j from an ordinary LS of joint j's equations alone: ‖y_j − W_jχ̂_j‖²/(r_j − rank W_j)."""
-    squares, rows, ranks, _ = _joint_fits(w, y, joints)
-    sigma = np.sqrt(squares / np.maximum(1, rows - ranks))
-    if np.any(sigma <= 0):
-        raise TooFewRowsError('a joint\'s equations are fitted exactly: the data carry no noise information for WLS')
-    return sigma
-
-
-#: No joint's WLS noise estimate is taken below this fraction of the pooled estimate (:func:`joint_noise`).
-NOISE_FLOOR_FRACTION = 0.05
-
-
-@dataclass
-class JointNoise:
-    """The per-joint error standard deviations WLS weights by (:func:`joint_noise`).
-
-    sigma: (n,) the σ_j used [units of y]; estimated: (n,) each joint's own estimate ‖r_j‖²/(r_j − rank W_j)
-    (NaN without degrees of freedom); rows, ranks, parameters: (n,) its equations, the rank of its columns and
-    how many columns act on it (non-zero); pooled: Σ‖r_j‖²/Σ(r_j − rank W_j); floor: (n,) the σ_j below which
-    each joint's estimate is floored.
-    """
-
-    sigma: np.ndarray
-    estimated: np.ndarray
-    rows: np.ndarray
-    ranks: np.ndarray
-    parameters: np.ndarray
-    pooled: float
-    floor: np.ndarray
-
-    @property
-    def floored(self) -> np.ndarray:
-        """(n,) bool: joints with rows whose σ_j is the floor, not their own estimate (too small, or none)."""
-        return ~(self.estimated >= self.floor) & (self.rows > 0)
-
-    @property
-    def without_freedom(self) -> np.ndarray:
-        """(n,) bool: joints with rows, but no more than parameters acting on them (no noise estimate at all)."""
-        return (self.rows > 0) & (self.rows <= self.ranks)
-
-    def to_dict(self, joint_names: Sequence[str]) -> dict:
-        """Plain data for a result: per joint σ used, own estimate, rows, rank; the pooled σ and the floor."""
-        return {'pooled_sigma': self.pooled,
-                'floored': [name for name, f in zip(joint_names, self.floored, strict=True) if f],
-                'joints': {name: {'sigma': float(s), 'estimated': float(e), 'floor': float(f), 'rows': int(r),
-                                  'rank': int(k), 'parameters': int(c)}
-                           for name, s, e, f, r, k, c in zip(joint_names, self.sigma, self.estimated, self.floor,
-                                                             self.rows, self.ranks, self.parameters, strict=True)}}
-
-    def floored_text(self, joint_names: Sequence[str]) -> str | None:
-        """One sentence naming the floored joints, or None."""
-        if not self.floored.any():
-            return None
-        parts = []
-        for j in np.flatnonzero(self.floored):
-            own = ('no estimate of its own' if not np.isfinite(self.estimated[j]) else
-                   f'its own estimate {self.estimated[j]:.3g}')
-            parts.append(f'{joint_names[j]} at {self.floor[j]:.3g} ({own}; {self.rows[j]} rows for '
-                         f'{self.parameters[j]} parameters)')
-        return (f'WLS noise estimates floored (pooled σ {self.pooled:.3g}): ' + ', '.join(parts) + '; a joint '
-                'fitted almost exactly by its own few rows would otherwise outweigh the others')
-
-
-def joint_noise(w: np.ndarray, y: np.ndarray, joints: np.ndarray,
-                floor_fraction: float = NOISE_FLOOR_FRACTION, n: int | None = None) -> JointNoise:
-    """Per-joint σ_j for WLS (Gautier–Poignet; thesis ch.5 §3.6): each joint's own estimate
-    σ̂_j² = ‖r_j‖²/ν_j with ν_j = r_j − rank W_j degrees of freedom, floored at σ_p·max(``floor_fraction``,
-    1/√(ν_j + 1)) with σ_p the pooled estimate (Σ‖r_j‖²/Σν_j).
-
-    σ̂_j/σ_j is distributed as √(χ²_ν/ν): from few degrees of freedom it can come out near 0 by chance (or
-    because the joint's own columns fit its rows exactly), and its weight 1/σ̂_j would swamp the other joints.
-    Down to 1/√(ν_j + 1) of the pooled σ an estimate is trusted (a joint as noisy as the pool falls below that
-    with probability 0.06 at ν = 4 and 1e-4 at ν = 10), and no joint weighs more than 1/``floor_fraction``
-    times the pooled one. Joints without degrees of freedom (ν_j ≤ 0) get the pooled σ
-    (:attr:`JointNoise.without_freedom` names them). ``n``: the joints (default: up to the largest in ``joints``;
-    a joint without rows, its equations left out, has no σ).
-    """
-    if not 0 < floor_fraction <= 1:
-        raise InputError(f'noise_floor_fraction must be within (0, 1], got {floor_fraction!r}')
-    squares, rows, ranks, parameters = _joint_fits(w, y, joints, n)
-    freedom = rows - ranks
-    with np.errstate(divide='ignore', invalid='ignore'):
-        estimated = np.where(freedom > 0, np.sqrt(squares / np.maximum(freedom, 1)), np.nan)
-    total = int(freedom[freedom > 0].sum())
-    pooled = float(np.sqrt(squares[freedom > 0].sum() / total)) if total else 0.0
-    if not pooled > 0:
-        raise TooFewRowsError('every joint\'s equations are fitted exactly: the data carry no noise information for '
-                              'WLS (more rows are needed: a longer recording or less decimation)')
-    floor = pooled * np.maximum(floor_fraction, 1.0 / np.sqrt(np.maximum(freedom, 0) + 1.0))
-    sigma = np.where(estimated >= floor, estimated, floor)
-    return JointNoise(sigma, estimated, rows, ranks, parameters, pooled, floor)
-
-
-def short_joints_text(noise: JointNoise, joint_names: Sequence[str] | None = None) -> str:
-    """The joints without degrees of freedom with their counts, e.g. 'joint_1 (37 rows for 41 parameters)'."""
-    names = joint_names or [f'joint {j + 1}' for j in range(len(noise.rows))]
-    return ', '.join(f'{names[j]} ({noise.rows[j]} rows for {noise.parameters[j]} parameters)'
-                     for j in np.flatnonzero(noise.without_freedom))
+                    'ols', extra={'groups': groups}, scaled_condition_number=condition[1])
 
 
 def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
         joint_names: Sequence[str] | None = None, floor_fraction: float = NOISE_FLOOR_FRACTION,
-        refuse_short: bool = True, dependent_unknown: bool = False) -> Estimate:
-    """Weighted least squares with per-joint weights 1/σ_j (module docstring; σ_j from :func:`joint_noise`).
+        refuse_short: bool = True, dependent_unknown: bool = False, groups: RowGroups | None = None) -> Estimate:
+    """Weighted least squares with per-joint weights 1/σ_j (module docstring; σ_j from :func:`joint_noise`), from the
+    system's rows reduced per joint once (``groups``, default reduced here: :class:`dynid.identify.rows.RowGroups`).
 
     A joint with no more rows than parameters acting on it has no noise estimate: refused by name
     (``joint_names``) with the counts, unless ``refuse_short`` is False (IRLS's start: its σ_j is the floor).
@@ -364,12 +243,15 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     beyond the independent columns), for a prior to complete (:mod:`dynid.identify.physical`), and
     ``extra['dependent']`` names them. ``extra['noise']`` keeps the :class:`JointNoise`.
     """
+    n = None if joint_names is None else len(joint_names)
+    groups = RowGroups.of(w, y, joints, n=n) if groups is None else groups
+    r_w = groups.stacked()[:-1, :-1]
     if dependent_unknown:
-        dependent = dependent_columns(w)
+        dependent = dependent_columns(w, r_w=r_w)
     else:
-        check_identifiable(w, names)
+        check_identifiable(w, names, r_w=r_w)
         dependent = np.zeros(0, dtype=int)
-    noise = joint_noise(w, y, joints, floor_fraction, None if joint_names is None else len(joint_names))
+    noise = joint_noise(w, y, joints, floor_fraction, n, groups=groups)
     if refuse_short and noise.without_freedom.any():
         raise InputError(f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own '
                          f'equations (a joint needs more rows than parameters acting on it): give a longer '
@@ -377,14 +259,19 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     sigma = noise.sigma
     weights = 1.0 / sigma[joints]
     kept = np.setdiff1d(np.arange(w.shape[1]), dependent)
-    values, inverse_normal, condition = _solve(w[:, kept] if dependent.size else w, y, weights)
+    factor = groups.stacked(1.0 / sigma)
+    if dependent.size:  # the R factor of the kept columns and y
+        factor = r_factor_of(factor[:, [*kept, w.shape[1]]])
+    values, inverse_normal, condition = _solved(factor)
     if dependent.size:
         values, inverse_normal = _with_unknown(values, inverse_normal, kept, w.shape[1])
         condition = (float('inf'), float('inf'))
     residual = y - w @ values
     weighted = residual * weights
     variance = weighted @ weighted / max(1, len(y) - kept.size)  # ≈ 1 by construction
-    extra = {'noise': noise, 'dependent': [names[i] for i in dependent]} if dependent.size else {'noise': noise}
+    extra = {'noise': noise, 'groups': groups}
+    if dependent.size:
+        extra['dependent'] = [names[i] for i in dependent]
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'wls',
                     extra=extra, scaled_condition_number=condition[1])
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.model import _structural_base
+from dynid.identify.prepare import structural_base
 from dynid.identify.result import IdentificationResult
 from dynid.model.inertial import Payload, parameters_from_com
 from dynid.model.robot import RobotModel
@@ -70,7 +70,7 @@ class RigidBodyTorque:
         known = [i for i, entry in enumerate(inputs) if entry.get('payload_mass_known') is not None]
         groups = [[known.index(i)] if i in known else [] for i in range(len(inputs))]
         if base is None:
-            base = _structural_base(robot, groups, blocks, bool(result.model.get('rotor_inertia_identified', False)))
+            base = structural_base(robot, groups, blocks, bool(result.model.get('rotor_inertia_identified', False)))
         if list(base.names) != rigid:
             raise InputError(f'the result\'s {len(rigid)} rigid-body parameters do not match the base parameters of '
                              f'{robot.name!r} ({len(base.names)}): identified for another robot model?')

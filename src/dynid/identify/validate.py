@@ -26,6 +26,12 @@ included; a recording without it, or with another load, is predicted with those 
 the last link's own, that is with the identification's load still on the flange (the front end says so). ``holdout``
 scores only the last part of a recording in time (:func:`dynid.io.dataset.Dataset.split_holdout`).
 
+With drives that couple joints (a coupling C, :mod:`dynid.model.drives`) the equations are the motors' (one per
+drive, named after the joint it is declared under); the metrics score them, and ``joint_space`` scores the joints'
+torques they make, τ = Cᵀ·(K_τ·i) per sample (the rotors' B·θ̈ added back to the measured and the predicted torque
+where identification subtracted it), of the identified model and of the robot file's own: the torque a user of the
+arm compares. A joint is scored on the samples where every motor that turns it has its row (:func:`joint_space`).
+
 A recording that lost samples has its short gaps bridged and is split at the others exactly as for
 identification; pieces too short for the filters and the decimation are left out, and the metrics
 carry the share of the recording used (``usage``, ``used_fraction``) and the gap summary under
@@ -40,13 +46,9 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.metrics import equation_metrics
-from dynid.identify.model import (
-    USED_WARNING_FRACTION,
-    IdentificationProblem,
-    ModelSpec,
-    RecordingGaps,
-    RecordingInput,
-)
+from dynid.identify.problem import IdentificationProblem, problem_for
+from dynid.identify.read import USED_WARNING_FRACTION, RecordingGaps
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
@@ -73,6 +75,7 @@ class Prediction:
     other: np.ndarray | None = None  # another robot file's prediction (module docstring)
     other_label: str = ''
     left_out: tuple[str, ...] = ()  # joints left out of the identification: not scored
+    joint_rows: tuple | None = None  # coupled drives: the joints' torques (:func:`joint_space`)
 
     @property
     def gaps(self) -> RecordingGaps:
@@ -121,6 +124,14 @@ class Prediction:
                         f'{LEAD_STRETCHES} stretches of the recording)')
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
+        if self.joint_rows is not None:
+            measured, predicted, robot_file, joints = self.joint_rows
+            space = equation_metrics(measured, predicted, joints, joint_names, self.left_out)
+            space.pop('warnings', None)  # the motors' metrics said what could not be scored
+            if robot_file is not None:
+                reference = equation_metrics(measured, robot_file, joints, joint_names, self.left_out)
+                space['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
+            metrics['joint_space'] = space
         return metrics
 
 
@@ -139,8 +150,8 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
                      exclude_joints=tuple(exclude_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
-    return IdentificationProblem(robot, [recording], spec, settings, result_drives(result, robot, drives),
-                                 stribeck=result.stribeck)
+    return problem_for(robot, [recording], spec, settings, result_drives(result, robot, drives),
+                       stribeck=result.stribeck)
 
 
 def _name(dataset: Dataset, name: str | None) -> str:
@@ -176,8 +187,38 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
         order = {name: i for i, name in enumerate(result.parameter_names)}
         robot_file = w @ np.array([file_values[order[n]] for n in names])
     other_torque = None if other is None else _other_prediction(problem, other, w, values)
+    file_full = None if file_values is None else np.array([file_values[order[n]] for n in names])
+    joint_rows = None if problem.coupling is None else joint_space(problem, values, exponents, file_full)
     return Prediction(y, w @ values, joints, problem, w, robot_file, other_torque,
-                      '' if other is None else (other.source or other.name), left_out_joints(result))
+                      '' if other is None else (other.source or other.name), left_out_joints(result), joint_rows)
+
+
+def joint_space(problem: IdentificationProblem, values: np.ndarray, exponents: np.ndarray | None,
+                other_values: np.ndarray | None = None):
+    """The joints' torques of a problem whose equations are the motors' (drives with a coupling C): τ = Cᵀ·y per
+    decimated sample, of the measured torque and of the model with parameters ``values`` (and ``other_values``,
+    e.g. the robot file's), the rotors' B·θ̈ added back where identification subtracted it (module docstring).
+
+    Returns:
+        (measured, predicted, other or None, joint of each row) [N·m]: the rows of joint j where every motor that
+        turns it (C_kj ≠ 0) has its row in the equations (stiction rejection, left-out joints).
+    """
+    coupling = problem.coupling
+    n = problem.robot.n
+    exponents = np.full(n, problem.spec.exponent) if exponents is None else exponents
+    rigid = values[:len(problem.rigid_names)]
+    turns = coupling != 0.0  # (motor, joint)
+    parts = []
+    for k, block in enumerate(problem.blocks):
+        w = problem.block_equations(k, rigid, exponents)
+        rotor = problem.drives.rotor_inertia * block.rotor_acceleration if problem.compensate_rotor else 0.0
+        series = [block.y + rotor, w @ values + rotor] + ([] if other_values is None else [w @ other_values + rotor])
+        keep = problem.block_keep(k)
+        kept = np.stack([keep[:, turns[:, j]].all(axis=1) for j in range(n)], axis=1)
+        joints = np.broadcast_to(np.arange(n), kept.shape)[kept]
+        parts.append([(torque @ coupling)[kept] for torque in series] + [joints])
+    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
+    return columns[0], columns[1], columns[2] if other_values is not None else None, columns[-1]
 
 
 def _other_prediction(problem: IdentificationProblem, other: RobotModel, w: np.ndarray,
@@ -204,7 +245,7 @@ def model_rows(problem: IdentificationProblem, torque_of, rotor_inertia=None) ->
     for k, block in enumerate(problem.blocks):
         signals, _ = differentiate(problem.recordings[k].dataset, problem.settings)
         torque = np.asarray(torque_of(signals.q, signals.dq, signals.ddq), dtype=float)
-        if problem.coupling is not None:  # the motors' equations (dynid.identify.model)
+        if problem.coupling is not None:  # the motors' equations (dynid.identify.problem)
             torque = problem.drives.joint_to_motor_torque_space(torque)
         torque = block.decimator(torque)
         if rotor_inertia is not None:

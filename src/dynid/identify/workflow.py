@@ -20,14 +20,14 @@ from pathlib import Path
 
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError, spell
-from dynid.identify.model import ModelSpec, RecordingInput
+from dynid.identify.noise import TooFewRowsError
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.quality import refuse_unless_forced, validation_warnings
+from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import file_sha256, record_robot
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.settings import IdentifierSettings
-from dynid.identify.solvers import TooFewRowsError
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings

@@ -29,7 +29,7 @@ temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i
 position ``time=#0,q=#{n},dq=#{i+7},current=#{i+13}``.
 ``motor_q``/``motor_dq`` are the motors' encoder positions [rad] and velocities [rad/s] on their shafts, one per
 drive in the joints' order: the drives' gear ratios, motor offsets and coupling turn them into q and q̇ (a log
-logged on the motor side needs no converter; :func:`dynid.io.importing.motor_side_signals`).
+logged on the motor side needs no converter; :func:`dynid.io.motor_side.motor_side_signals`).
 
 The files are read as tables of named columns (:mod:`dynid.io.log_tables`: CSV and other text with or
 without a header, ``.npz``; several files as consecutive parts or one file per signal);
@@ -49,10 +49,10 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.io.log_tables import LogTable
 
-SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq')
-#: Motor-side signals [rad, rad/s on the motor shaft], turned into joint signals by the drives' transmission
-#: (:func:`dynid.io.importing.motor_side_signals`).
-MOTOR_SIGNALS = ('motor_q', 'motor_dq')
+SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq', 'motor_torque')
+#: Motor-side signals [rad, rad/s, N·m on the motor shaft], turned into joint signals by the drives' transmission
+#: (:func:`dynid.io.motor_side.motor_side_signals`).
+MOTOR_SIGNALS = ('motor_q', 'motor_dq', 'motor_torque')
 TIME_UNITS = {'s': 1.0, 'ms': 1e-3, 'us': 1e-6, 'ns': 1e-9}
 
 
@@ -75,13 +75,18 @@ class ColumnMap:
     ignored: tuple[str, ...] = ()
     robot: str | None = None
 
-    def columns(self, header: list[str], joint_names, source) -> tuple[str | None, dict[str, list[str]]]:
+    def columns(self, header: list[str], joint_names, source,
+                aliases: dict[str, str] | None = None) -> tuple[str | None, dict[str, list[str]]]:
         """The time column (None for a map without one) and, per signal present, its n column names, checked
-        against ``header``."""
+        against ``header`` (``aliases``: other names of its columns, :attr:`dynid.io.log_tables.LogTable.aliases`).
+        A column named for two signals is refused (:class:`SharedColumnsError`): it holds one of them."""
         present = set(header)
+        aliases = aliases or {}
 
         def named(name: str) -> str:
             """``name``, or the header's name of the column at position K for '#K' (module docstring)."""
+            if name in aliases:
+                return aliases[name]
             position = _POSITION.fullmatch(name)
             if name in present or position is None or int(position.group(1)) >= len(header):
                 return name
@@ -95,16 +100,83 @@ class ColumnMap:
         for signal, patterns in self.signals.items():
             for pattern in patterns:
                 names = [named(name) for name in expand(pattern, joint_names)]
+                several = [name for name, got in zip(expand(pattern, joint_names), names, strict=True) if got == '']
+                if several:
+                    raise InputError(f'{{columns}}: {signal}={pattern}: {_shorten(several, 3)} are columns of several '
+                                     f'of the files, with other values in each: name the file, {signal}=FILE:'
+                                     f'{pattern} (FILE: the file\'s name or stem)', fields=('columns',))
                 if all(name in present for name in names):
                     found[signal] = names
                     break
             else:
                 if signal in ('q', 'motor_q'):
                     wanted = expand(patterns[0], joint_names)
-                    missing = [name for name in wanted if name not in present]
+                    missing = [name for name in wanted if named(name) not in present]
                     raise InputError(f'{source}: no position columns {_shorten(missing)} for the '
                                      f'{len(joint_names)} joints (columns: {_shorten(header)})')
+        _refuse_shared(found, time, source)
         return time, found
+
+    def time_column(self, header: list[str], aliases: dict[str, str] | None = None) -> str | None:
+        """The name in ``header`` of the map's time column, or None (no time column in the map or the header)."""
+        aliases, present = aliases or {}, set(header)
+        for name in self.time:
+            name = aliases.get(name, name)
+            position = _POSITION.fullmatch(name)
+            if name not in present and position is not None and int(position.group(1)) < len(header):
+                name = header[int(position.group(1))]
+            if name in present:
+                return name
+        return None
+
+    def file_of(self, pattern: str, files: list[str]) -> str | None:
+        """The file a pattern names its columns in (``FILE:COLUMN``, FILE one of ``files``' names or stems), or
+        None."""
+        prefix, sep, _ = pattern.partition(':')
+        return prefix if sep and prefix in files else None
+
+    def names_files(self, files: list[str]) -> bool:
+        """Whether any column of the map is named in one of ``files`` (``FILE:COLUMN``)."""
+        return any(self.file_of(pattern, files) for patterns in self.signals.values() for pattern in patterns) or \
+            any(self.file_of(name, files) for name in self.time)
+
+    def spec(self, files: dict[str, str] | None = None) -> str:
+        """The map as the generic spec (module docstring), the columns of each signal in ``files`` named in that
+        file (``SIGNAL=FILE:PATTERN``)."""
+        files = files or {}
+        items = [f'time={self.time[0]}'] if self.time else []
+        unit = next((name for name, seconds in TIME_UNITS.items() if seconds == self.time_unit_s), 's')
+        items += [f'time_unit={unit}'] if self.time and unit != 's' else []
+        items += [f'{signal}={files[signal] + ":" if signal in files else ""}{patterns[0]}'
+                  for signal, patterns in self.signals.items()]
+        return ','.join(items)
+
+
+class SharedColumnsError(InputError):
+    """A column map that names one column for two signals (:meth:`ColumnMap.columns`).
+
+    Attributes:
+        signals: the signals that share columns, in the map's order.
+        columns: the columns they share.
+    """
+
+    def __init__(self, message: str, signals: tuple[str, ...], columns: list[str]):
+        super().__init__(message, fields=('columns',))
+        self.signals, self.columns = signals, columns
+
+
+def _refuse_shared(found: dict[str, list[str]], time: str | None, source) -> None:
+    """SharedColumnsError where two signals (or a signal and the time) are given the same column."""
+    owner: dict[str, str] = {} if time is None else {time: 'time'}
+    for signal, names in found.items():
+        for name in names:
+            other = owner.setdefault(name, signal)
+            if other != signal:
+                sharing = tuple(s for s in ('time', *found) if s in (other, signal))
+                shared = [n for n in names if owner.get(n) == other] if other != 'time' else [name]
+                raise SharedColumnsError(
+                    f'{{columns}}: {" and ".join(sharing)} both name the column{"s" if len(shared) > 1 else ""} '
+                    f'{_shorten(shared, 3)} of {source}: a column holds one signal', sharing, shared)
 
 
 _FIELD = re.compile(r'(i|n)(?:([+-])(\d+))?|name')
@@ -184,7 +256,7 @@ def parse_column_spec(text: str) -> ColumnMap:
     unit = entries.pop('time_unit', 's')
     checked_choice('{columns}: time_unit', unit, TIME_UNITS, fields=('columns',))
     signals = {}
-    for signal in SIGNALS:
+    for signal in (key for key in entries if key in SIGNALS):  # in the order given
         if signal in entries:
             pattern = entries[signal]
             if not pattern_fields_valid(pattern):
@@ -225,8 +297,9 @@ class CsvLog:
 def apply_column_map(table: LogTable, column_map: ColumnMap, joint_names) -> CsvLog:
     """The signals of a table (:mod:`dynid.io.log_tables`) by a column map. Rows with a field that is not a
     finite number in a column the map uses are left out and named (rows of unsplittable lines were named by
-    the reader); InputError when the header lacks the map's columns or no row is readable."""
-    time_column, columns = column_map.columns(table.header, list(joint_names), table.path)
+    the reader); InputError when the header lacks the map's columns, when one column is named for two signals or no
+    row is readable."""
+    time_column, columns = column_map.columns(table.header, list(joint_names), table.path, table.aliases)
     index = {name: k for k, name in enumerate(table.header)}
     used = ([time_column] if time_column is not None else []) + [name for names in columns.values() for name in names]
     values = table.values[:, [index[name] for name in used]]

@@ -1,9 +1,12 @@
 """Logs to a contract recording: read, check, re-time, resample, write (``dynid import``).
 
 1. The log is read: text or ``.npz`` files with a column map (:mod:`dynid.io.csv_log`,
-   :mod:`dynid.io.log_tables`; several files are consecutive parts, or one file per signal), or a
+   :mod:`dynid.io.log_tables`; several files are consecutive parts, or one signal per file:
+   :mod:`dynid.io.log_files` says when each, and refuses a file set it cannot tell apart), or a
    rosbag2 recording (MCAP or sqlite3) of the contract topics (:func:`dynid.io.bag.read_bag`).
-   Unreadable lines are left out. A log without a time column takes its rows at the given rate.
+   Unreadable lines are left out. A log without a time column takes its rows at the given rate. Motor-side
+   columns become joint signals through the drives (:mod:`dynid.io.motor_side`). ``start_s``/``end_s`` cut the
+   log: the rows before and after are left out, counted from its first row.
 2. Rows with a stamp not after the previous one, rows that repeat the state before them, and rows
    with out-of-range values are dropped (:func:`dynid.io.log_checks.check_rows`).
 3. The distinct states are re-timed onto the robot's control grid where it is evident, or kept at
@@ -36,10 +39,12 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.files import write_text
 from dynid.io import STORAGES
-from dynid.io.csv_log import MOTOR_SIGNALS, ColumnMap, apply_column_map
+from dynid.io.csv_log import ColumnMap, apply_column_map
 from dynid.io.dataset import Dataset
 from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
-from dynid.io.log_tables import join_tables, read_table
+from dynid.io.log_files import join_logs
+from dynid.io.log_tables import read_table
+from dynid.io.motor_side import motor_side_notes, motor_side_signals
 from dynid.io.resample import grid_period, resample
 from dynid.io.retiming import Retiming, retime
 from dynid.model.drives import JointDrives, load_drives
@@ -66,9 +71,13 @@ class ImportSettings:
                           choices=TIMINGS)
     current_limit_a: float | None = setting(None, 'drop rows with |current| above this (default: 3 × effort limit / '
                                                   'drive gain)', unit='A', low=0.0, high=math.inf)
-    drives: str | None = setting(None, 'drives file (gear ratios, motor offsets, coupling) that turns motor-side '
-                                       'columns (motor_q, motor_dq) into joint positions and velocities (default: the '
-                                       "robot's drive data)")
+    drives: str | None = setting(None, 'drives file (gear ratios, motor offsets, coupling, drive gains) that turns '
+                                       'motor-side columns (motor_q, motor_dq, motor_torque) into joint positions, '
+                                       "velocities and torques (default: the robot's drive data)")
+    start_s: float = setting(0.0, 'leave out the rows before this time, counted from the log\'s first row',
+                             unit='s', low=0.0, high=math.inf)
+    end_s: float | None = setting(None, 'leave out the rows after this time, counted from the log\'s first row '
+                                        '(default: to its end)', unit='s', low=0.0, high=math.inf)
     storage: str = setting('mcap', 'storage of the written bag (sqlite3 writes a .db3 bag)', choices=STORAGES)
     joint_states_effort: str = setting('torque', "for a bag: what joint_states' effort holds (current for the UR "
                                                  'driver)', choices=('torque', 'current'))
@@ -82,6 +91,11 @@ class ImportSettings:
         if self.current_limit_a is not None and not self.current_limit_a > 0:
             raise InputError(f'current limit must be > 0 A, got {self.current_limit_a:g}')
         checked_choice('timing', self.timing, TIMINGS)
+        if not (np.isfinite(self.start_s) and self.start_s >= 0):
+            raise InputError(f'{{start}} must be >= 0 s, got {self.start_s:g}', fields=('start',))
+        if self.end_s is not None and not (np.isfinite(self.end_s) and self.end_s > self.start_s):
+            raise InputError(f'{{end}} must be after {{start}} ({self.start_s:g} s), got {self.end_s:g} s',
+                             fields=('end', 'start'))
         if self.drives is not None and not Path(self.drives).is_file():
             raise InputError(f'{{drives}}: no drives file {self.drives}', fields=('drives',))
         return self
@@ -94,6 +108,7 @@ class ImportReport:
     files: list[dict] = field(default_factory=list)
     dropped: dict[str, dict] = field(default_factory=dict)
     breaks: list[float] = field(default_factory=list)
+    cut: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)
     resampling: dict = field(default_factory=dict)
     ignored_columns: list[str] = field(default_factory=list)
@@ -113,6 +128,11 @@ class ImportReport:
                 text += f'; {len(f["unparsable"])} unparsable line(s) left out: {shown}' + (
                     f' and {more} more' if more > 0 else '')
             out.append(text)
+        if self.cut:
+            c = self.cut
+            out.append(f'cut to {c["start_s"]:g}–' + ('the end' if c['end_s'] is None else f'{c["end_s"]:g} s')
+                       + f' of the log (from its first row): {c["rows_before"]} row(s) before and {c["rows_after"]} '
+                         f'after left out')
         for reason, entry in self.dropped.items():
             where = ', '.join(entry['where'][:_SHOWN]) + (' …' if entry['rows'] > _SHOWN else '')
             out.append(f'dropped {entry["rows"]} row(s): {reason}: {where}')
@@ -153,29 +173,9 @@ class ImportReport:
         return out
 
     def to_dict(self) -> dict:
-        return {'dynid_import': 1, 'files': self.files, 'dropped': self.dropped, 'breaks_s': self.breaks,
-                'timing': self.timing, 'resampling': self.resampling, 'ignored_columns': self.ignored_columns,
-                'notes': self.notes}
-
-
-def motor_side_signals(signals: dict[str, np.ndarray], drives: JointDrives | None, source) -> dict[str, np.ndarray]:
-    """Joint signals from motor-side ones (:data:`dynid.io.csv_log.MOTOR_SIGNALS`): the motors' angles in link units
-    θ = (θ_m − motor_offset)/r (``theta``, the motor_states of the recording), q = C⁻¹·θ where the log has no joint
-    positions, and the same for the velocities (:mod:`dynid.model.drives`: gear ratio, offset and coupling per
-    motor). Signals without motor-side columns are returned as they are; InputError without drive data."""
-    if not any(name in signals for name in MOTOR_SIGNALS):
-        return signals
-    if drives is None:
-        raise InputError(f'{source}: motor-side columns (motor_q, motor_dq) need the drives\' gear ratios: give a '
-                         f'drives file ({{drives}})', fields=('drives',))
-    out = {name: values for name, values in signals.items() if name not in MOTOR_SIGNALS}
-    if 'motor_q' in signals:
-        out['theta'] = drives.motor_positions_to_link_units(signals['motor_q'])
-        out.setdefault('q', drives.motors_to_joints(out['theta']))
-    if 'motor_dq' in signals:
-        out['dtheta'] = signals['motor_dq'] / drives.gear_ratio
-        out.setdefault('dq', drives.motors_to_joints(out['dtheta']))
-    return out
+        return {'dynid_import': 1, 'files': self.files, 'cut': self.cut, 'dropped': self.dropped,
+                'breaks_s': self.breaks, 'timing': self.timing, 'resampling': self.resampling,
+                'ignored_columns': self.ignored_columns, 'notes': self.notes}
 
 
 def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
@@ -200,7 +200,9 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     for table in tables:
         report.files.append({'file': str(table.path), 'rows': int(table.rows), 'columns': None,
                              'unparsable': [[int(n), reason] for n, reason in table.unparsable]})
-    log = apply_column_map(join_tables(tables), column_map, joint_names)
+    joined = join_logs(tables, column_map, joint_names)
+    report.notes += joined.notes
+    log = apply_column_map(joined, column_map, joint_names)
     for entry in report.files:
         entry['columns'] = log.columns
         entry['layout'] = log.layout
@@ -219,13 +221,10 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     if settings.drives is not None:
         drives = load_drives(settings.drives, joint_names)
     signals = motor_side_signals(log.signals, drives, paths[0])
-    if 'theta' in signals:
-        report.notes.append('motor-side columns turned into joint positions'
-                            + (' and velocities' if 'dtheta' in signals else '') + ' by the '
-                            + (f'drives file {settings.drives}' if settings.drives else 'robot\'s drive data')
-                            + (' (coupled joints: q = C⁻¹·θ)' if drives.coupling is not None else '')
-                            + '; the motors\' angles are the recording\'s motor_states')
-    dataset, report, start_ns = _import_rows(t, signals, log.where, joint_names, limits, settings, report,
+    by = f'the drives file {settings.drives}' if settings.drives else "the robot's drive data"
+    report.notes += motor_side_notes(log.signals, drives, by)
+    t, signals, where = _cut(t, signals, log.where, settings, report, str(paths[0]))
+    dataset, report, start_ns = _import_rows(t, signals, where, joint_names, limits, settings, report,
                                              str(paths[0]), source)
     return dataset, report, _start_stamp(start_ns, report)
 
@@ -255,9 +254,28 @@ def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | 
     signals = {key: value for key, value in dataset.signals().items()}
     where = np.array([f'{name}:{i}' for i in range(dataset.n_samples)], dtype=object)
     start_s = dataset.source.get('start_ns', 0) / 1e9
-    data, report, start_ns = _import_rows(dataset.t, signals, where, joint_names, limits, settings, report,
+    t, signals, where = _cut(dataset.t, signals, where, settings, report, str(path))
+    data, report, start_ns = _import_rows(t, signals, where, joint_names, limits, settings, report,
                                           str(path), {'bag': str(path)})
     return data, report, _start_stamp(start_ns + int(round(start_s * 1e9)), report)
+
+
+def _cut(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarray, settings: ImportSettings,
+         report: ImportReport, name: str) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """The rows between ``start_s`` and ``end_s`` after the log's first row (all of them when neither is set)."""
+    if settings.start_s == 0 and settings.end_s is None:
+        return t, signals, where
+    since = t - t[0]
+    keep = (since >= settings.start_s - 1e-9) & (since <= (math.inf if settings.end_s is None else
+                                                          settings.end_s + 1e-9))
+    if np.count_nonzero(keep) < 2:
+        raise InputError(f'{name}: {{start}} and {{end}} leave fewer than 2 rows (the log spans 0–'
+                         f'{np.nanmax(since):.6g} s from its first row)', fields=('start', 'end'))
+    before = int(np.count_nonzero(since < settings.start_s - 1e-9))
+    end = None if settings.end_s is None else float(settings.end_s)
+    report.cut = {'start_s': float(settings.start_s), 'end_s': end, 'rows_before': before,
+                  'rows_after': int(np.count_nonzero(~keep)) - before}
+    return t[keep], {key: values[keep] for key, values in signals.items()}, where[keep]
 
 
 def _start_stamp(start_ns: int, report: ImportReport) -> int:

@@ -16,10 +16,8 @@ Every data line stays a row, so that files joined side by side keep their rows a
 a field count other than the header's is a row of NaN, recorded in :attr:`LogTable.unparsable` with
 its reason; a field that is not a number is NaN (reported later, by the column that uses it).
 
-:func:`join_tables` makes one table of several files: files with the same columns are consecutive
-parts of one log (rows appended, in the order given); files with different columns are one log
-split by signal (columns side by side): they must have the same number of rows, and a column that
-several of them hold (a time column in every file) must hold the same values in each.
+:func:`dynid.io.log_files.join_logs` makes one table of several files: consecutive parts of one log, or
+one log split by file (one signal per file, its columns side by side).
 """
 
 from __future__ import annotations
@@ -49,7 +47,10 @@ class LogTable:
         broken: (N,) rows from lines that could not be split into the header's fields (all NaN).
         unparsable: (line, reason) of those lines, of this file (empty for a joined table).
         files: every file read, in order.
-        layout: 'one file', 'consecutive parts' or 'side by side' (:func:`join_tables`).
+        layout: 'one file', 'consecutive parts' or 'side by side' (:func:`dynid.io.log_files.join_logs`).
+        aliases: other names of columns → their name in ``header``: ``FILE:COLUMN`` and ``FILE:#K`` (FILE the
+            file's name or stem, #K its column at position K from 0), so that a column map can name a file's column.
+        notes: what joining the files did to the rows, for the import's report.
     """
 
     path: Path
@@ -60,6 +61,8 @@ class LogTable:
     unparsable: list[tuple[int, str]] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     layout: str = 'one file'
+    aliases: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def rows(self) -> int:
@@ -170,34 +173,3 @@ def read_table(path: str | os.PathLike) -> LogTable:
     """A log file as a table: ``.npz``/``.npy`` arrays, else text (module docstring)."""
     path = Path(path)
     return read_array_table(path) if path.suffix.lower() in ARRAY_SUFFIXES else read_text_table(path)
-
-
-def join_tables(tables: list[LogTable]) -> LogTable:
-    """One table of several files (module docstring): consecutive parts or side by side."""
-    if len(tables) == 1:
-        return tables[0]
-    first = tables[0]
-    if all(t.header == first.header for t in tables):
-        return LogTable(first.path, first.header, np.vstack([t.values for t in tables]),
-                        np.concatenate([t.where for t in tables]), np.concatenate([t.broken for t in tables]),
-                        [], [f for t in tables for f in t.files], 'consecutive parts')
-    counts = {t.path.name: t.rows for t in tables}
-    if len(set(counts.values())) > 1:
-        shown = ', '.join(f'{name} {n}' for name, n in counts.items())
-        raise InputError(f'columns of unequal length: the files hold different columns (one log split by signal) but '
-                         f'not the same number of rows ({shown})')
-    header, blocks, seen = [], [], {}
-    for table in tables:
-        for k, name in enumerate(table.header):
-            if name in seen:
-                other, column = seen[name]
-                if not np.array_equal(column, table.values[:, k], equal_nan=True):
-                    raise InputError(f'{table.path} and {other} both hold a column {name!r} with different values: '
-                                     f'give consecutive parts of one log (the same columns) or one file per signal')
-                continue
-            seen[name] = (table.path, table.values[:, k])
-            header.append(name)
-            blocks.append(table.values[:, k])
-    broken = np.any([t.broken for t in tables], axis=0)
-    return LogTable(first.path, header, np.column_stack(blocks), first.where, broken, [],
-                    [f for t in tables for f in t.files], 'side by side')

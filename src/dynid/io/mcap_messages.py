@@ -45,8 +45,13 @@ def _decompressor(compression: str):
     if compression == 'zstd':
         try:
             from compression import zstd
-        except ImportError:  # Python < 3.14: the backport rosbags depends on
-            from backports import zstd
+        except ImportError:  # Python < 3.14: the backport newer rosbags depend on, or the zstandard older ones do
+            try:
+                from backports import zstd
+            except ImportError:
+                import zstandard
+
+                return lambda data, size: zstandard.ZstdDecompressor().decompress(data, max_output_size=size)
         return lambda data, size: zstd.decompress(data)
     raise UnsupportedError(f'chunk compression {compression!r}')
 

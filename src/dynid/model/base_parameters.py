@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 #: Default relative tolerance of the rank decisions (see the module docstring).
 DEFAULT_TOLERANCE = 1e-8
@@ -131,6 +130,8 @@ def compute_base_parameters(
     norms = np.linalg.norm(w, axis=0)
     nonzero = np.flatnonzero(norms > tolerance * max(norms.max(), np.finfo(float).tiny))
     wn = w[:, nonzero] / norms[nonzero]
+
+    import scipy.linalg  # here: a fifth of a second of import that loading a robot (its base found later) skips
 
     # Rank from QR with column pivoting (robust), then the greedy choice in column order.
     _, r_pivoted, pivots = scipy.linalg.qr(wn, mode='economic', pivoting=True)

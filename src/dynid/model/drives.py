@@ -44,6 +44,17 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.files import read_yaml
+from dynid.schema import Fields, Number, Table, check
+
+#: one joint's entry of a drives file (module docstring): gear ratio r [-], drive gain K_τ [N·m/A], rotor inertia B
+#: [kg·m²], both link side; a coupling row {joint: C_kj [-]} and the motor encoder's offset [rad, motor shaft]
+DRIVE_FIELDS = Fields(
+    required={'gear_ratio': Number('[-]', above=0.0, high=1.0e5),
+              'drive_gain': Number('N·m/A', low=-1.0e5, high=1.0e5, nonzero=True),
+              'rotor_inertia': Number('kg·m²', low=0.0, high=1.0e6)},
+    optional={'coupling': Table(Number('[-]', low=-1.0e3, high=1.0e3), keys='joints'),
+              'motor_offset': Number('rad', low=-1.0e6, high=1.0e6)},
+    name='a mapping of gear_ratio, drive_gain and rotor_inertia')
 
 
 def _per_joint(values, n: int, what: str) -> np.ndarray:
@@ -263,18 +274,55 @@ def _offsets(rows: list[Mapping]) -> np.ndarray | None:
         raise InputError(f'motor_offset: expected a number per joint [rad] ({error})') from None
 
 
+def _combination(coefficients, symbols) -> str:
+    """``2·a − b`` of the nonzero coefficients (1 and −1 without a factor), ``0`` when none."""
+    text = ''
+    for c, symbol in zip(coefficients, symbols, strict=True):
+        if c == 0:
+            continue
+        size = abs(float(c))
+        term = symbol if size == 1 else f'{size:g}·{symbol}'
+        text += (' − ' if c < 0 else ' + ') + term if text else ('−' if c < 0 else '') + term
+    return text or '0'
+
+
+def transmission(drives: JointDrives) -> dict:
+    """What a drives file means, motor by motor (module docstring): its gear ratio r, drive gain K_τ [N·m/A, link
+    side] and torque constant k_t = K_τ/r [N·m/A, motor side], rotor inertia B [kg·m², link side] and J = B/r²
+    [kg·m², motor side], encoder offset [rad, shaft], the coupling C (rows: motors, columns: joints; identity
+    without one) and, as text, the motors' shaft angles from the joints', the joints' angles from the motors' and the
+    joints' torques from the motors' (τ = Cᵀ·(K_τ·i) = Cᵀ·(r·τ_m))."""
+    names = drives.joint_names
+    n = len(names)
+    coupling = np.eye(n) if drives.coupling is None else drives.coupling
+    inverse = np.linalg.inv(coupling)
+    offset = np.zeros(n) if drives.motor_offset is None else drives.motor_offset
+    motors = [{'joint': name, 'gear_ratio': float(drives.gear_ratio[k]), 'drive_gain': float(drives.drive_gain[k]),
+               'torque_constant': float(drives.torque_constant[k]), 'rotor_inertia': float(drives.rotor_inertia[k]),
+               'rotor_inertia_motor': float(drives.rotor_inertia_motor[k]), 'motor_offset': float(offset[k]),
+               'turns': {other: float(c) for other, c in zip(names, coupling[k], strict=True) if c != 0}}
+              for k, name in enumerate(names)]
+    q = [f'q[{name}]' for name in names]
+    angles = [f'θ_m[{name}] = {_combination(drives.gear_ratio[k] * coupling[k], q)}'
+              + (f' {"−" if offset[k] < 0 else "+"} {abs(offset[k]):g} rad' if offset[k] else '')
+              for k, name in enumerate(names)]
+    theta = [f'θ[{name}]' for name in names]
+    joints = [f'q[{name}] = ' + _combination(inverse[j], theta) for j, name in enumerate(names)]
+    motor_torque = [f'τ_m[{name}]' for name in names]
+    torques = [f'τ[{name}] = ' + _combination(coupling[:, j] * drives.gear_ratio, motor_torque)
+               for j, name in enumerate(names)]
+    return {'motors': motors, 'coupling': None if drives.coupling is None else coupling.tolist(),
+            'motor_angles': angles, 'joint_angles': joints, 'joint_torques': torques}
+
+
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
     """Drives of the joints ``joint_names`` from a drives file (module docstring); InputError naming
-    the file otherwise."""
+    the file and the field otherwise."""
     data = read_yaml(path, 'drives file')
-    if isinstance(data, Mapping) and set(data) == {'drives'}:
-        data = data['drives']
-    if not isinstance(data, Mapping) or not all(isinstance(row, Mapping) for row in data.values()):
-        raise InputError(f'drives file {path}: expected joint names, each with gear_ratio, drive_gain and '
-                         f'rotor_inertia')
-    unknown = [name for name in data if name not in joint_names]
-    if unknown:
-        raise InputError(f'drives file {path}: {unknown} are not joints of the robot ({list(joint_names)})')
+    spec = Table(DRIVE_FIELDS, keys='joints', every=True)
+    wrapped = isinstance(data, Mapping) and set(data) == {'drives'}
+    check(data, Fields(required={'drives': spec}) if wrapped else spec, f'drives file {path}', joints=joint_names)
+    data = data['drives'] if wrapped else data
     try:
         return JointDrives.from_dict(data, joint_names)
     except InputError as error:

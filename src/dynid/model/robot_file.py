@@ -35,11 +35,54 @@ import pinocchio as pin
 from dynid.errors import InputError
 from dynid.files import read_yaml
 from dynid.model.dh import DHJoint, build_dh_model
-from dynid.model.drives import JointDrives
+from dynid.model.drives import DRIVE_FIELDS, JointDrives
 from dynid.model.inertial import check_inertia, cylinder_inertia, parameters_from_com
 from dynid.model.robot import RobotModel
+from dynid.schema import Fields, Items, Number, OneOf, Text, check, matrix, vector
 
 ROBOT_FILE_VERSION = 1
+LENGTH_LIMIT_M = 100.0  # what a DH length, a centre of mass or a flange offset may be at all [m]
+ANGLE_LIMIT_RAD = 1000.0  # what an angle (or a joint limit) may be at all [rad]; ±inf for no limit
+
+
+def _angles(*names: str) -> dict:
+    """Each of ``names`` in rad and as ``<name>_deg`` in degrees (the file takes either)."""
+    spec = {}
+    for name in names:
+        spec[name] = Number('rad', low=-ANGLE_LIMIT_RAD, high=ANGLE_LIMIT_RAD)
+        spec[f'{name}_deg'] = Number('°', low=-np.rad2deg(ANGLE_LIMIT_RAD), high=np.rad2deg(ANGLE_LIMIT_RAD))
+    return spec
+
+
+_LIMIT = {'lower': Number('rad', low=-np.inf, high=np.inf), 'lower_deg': Number('°', low=-np.inf, high=np.inf),
+          'upper': Number('rad', low=-np.inf, high=np.inf), 'upper_deg': Number('°', low=-np.inf, high=np.inf),
+          'velocity': Number('rad/s', above=0.0, high=np.inf), 'velocity_deg': Number('°/s', above=0.0, high=np.inf),
+          'effort': Number('N·m', above=0.0, high=np.inf)}
+_CYLINDER = Fields(required={'radius': Number('m', above=0.0, high=LENGTH_LIMIT_M),
+                             'length': Number('m', above=0.0, high=LENGTH_LIMIT_M)},
+                   optional={'axis': Text(('x', 'y', 'z'))})
+_LINK = Fields(required={'mass': Number('kg', low=0.0, high=1.0e5)},
+               optional={'com': vector(3, 'm'),
+                         'inertia': OneOf((matrix(3, 3, 'kg·m²'), Fields(required={'cylinder': _CYLINDER})),
+                                          'a 3x3 matrix [kg·m²] or {cylinder: {radius, length, axis}}')})
+#: one joint of a robot file (module docstring)
+JOINT_FIELDS = Fields(
+    required={'name': Text(empty=False),
+              'dh': Fields(required={'a': Number('m', low=-LENGTH_LIMIT_M, high=LENGTH_LIMIT_M),
+                                     'd': Number('m', low=-LENGTH_LIMIT_M, high=LENGTH_LIMIT_M)},
+                           optional=_angles('alpha', 'theta_offset'))},
+    optional={'limits': Fields(optional=_LIMIT), 'link': _LINK, 'drive': DRIVE_FIELDS,
+              'friction': Fields(optional={'viscous': Number('N·m·s/rad', low=0.0, high=1.0e6),
+                                           'coulomb': Number('N·m', low=0.0, high=1.0e6)})},
+    name='a joint: {name, dh, limits, link, drive, friction}')
+#: a dynid robot file (module docstring)
+ROBOT_FILE = Fields(
+    required={'dynid_robot': Number(low=ROBOT_FILE_VERSION, high=ROBOT_FILE_VERSION, integer=True),
+              'joints': Items(JOINT_FIELDS, least=1)},
+    optional={'name': Text(empty=False), 'convention': Text(('standard', 'modified')), 'gravity': vector(3, 'm/s²'),
+              'flange': Text(empty=False),
+              'flange_origin': Fields(optional={'xyz': vector(3, 'm'), 'rpy': vector(3, 'rad'),
+                                                'rpy_deg': vector(3, '°')})})
 
 
 def _number(mapping: Mapping, key: str, where: str, default: float | None = None,
@@ -140,6 +183,10 @@ def read_robot_file_data(data, source: str) -> DHRobotFile:
     """The checked content of a parsed dynid robot file (:class:`DHRobotFile`)."""
     if not isinstance(data, Mapping) or data.get('dynid_robot') != ROBOT_FILE_VERSION:
         raise InputError(f'{source} is not a dynid robot file (needs "dynid_robot: {ROBOT_FILE_VERSION}")')
+    check(data, ROBOT_FILE, source)
+    names = [row['name'] for row in data['joints']]
+    if len(set(names)) != len(names):
+        raise InputError(f'{source}: joints must have distinct names, got {names}')
     rows = data.get('joints')
     if not isinstance(rows, list) or not rows:
         raise InputError(f'{source}: "joints" must be a non-empty list')

@@ -14,23 +14,21 @@ which (``ur`` from ur_description is a ``ur5e`` with ``ur_type:=ur5e``; ``fer`` 
 
 from __future__ import annotations
 
-import sysconfig
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
-
 from dynid.errors import InputError
-from dynid.files import FAST_LOADER, read_yaml
+from dynid.files import load_yaml, read_yaml
 from dynid.model.description import urdf_joint_names
 from dynid.model.drives import JointDrives, load_drives
 from dynid.model.naming import UR_JOINTS, parse_joint_map, vendor_arm_joints, vendor_flange
 from dynid.model.recognize import recognize
 from dynid.model.robot import RobotModel
 from dynid.model.robot_file import DHRobotFile, load_robot_file, read_robot_file_data, robot_from_file_data
+from dynid.package_files import example_robot_path
 
 _UR_DESCRIPTION = 'ur_description 2.4.5 (Universal_Robots_ROS2_Description), config/{}/'
 _UR_DRIVES = 'dynid estimate by torque rating (UR publishes none)'
@@ -130,7 +128,7 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
                          f'or URDF XML; got {spec!r}')
     spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
+        data = load_yaml(_data_text(f'{spec}.yaml'))
         robot = robot_from_file_data(data, source=f'built-in {spec}')
         robot.builtin = spec
         if joints and sorted(joints) != sorted(robot.joint_names):
@@ -213,17 +211,6 @@ def recognized(robot: RobotModel) -> RobotModel:
     return robot
 
 
-def example_robot_path(relative: str) -> Path:
-    """Path of a file of the example-robot-data package (installed under the cmeel prefix)."""
-    roots = {sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']}
-    for root in sorted(roots):
-        candidate = Path(root) / 'cmeel.prefix' / 'share' / 'example-robot-data' / 'robots' / relative
-        if candidate.is_file():
-            return candidate
-    raise InputError(f'example-robot-data is not installed (needed for {relative}); '
-                     f'pip install example-robot-data')
-
-
 def builtin_robot_file(spec: str) -> DHRobotFile:
     """The robot file of a built-in DH robot (``ur5e``, ...) or of a dynid robot ``.yaml`` path.
 
@@ -232,7 +219,7 @@ def builtin_robot_file(spec: str) -> DHRobotFile:
     """
     spec = ALIASES.get(spec, spec)
     if spec in _DH_ROBOTS:
-        data = yaml.load(_data_text(f'{spec}.yaml'), Loader=FAST_LOADER)
+        data = load_yaml(_data_text(f'{spec}.yaml'))
         return read_robot_file_data(data, source=f'built-in {spec}')
     if spec in _EXAMPLE_ROBOTS:
         raise InputError(f'{spec} is already a URDF: copy {example_robot_path(_EXAMPLE_ROBOTS[spec][0])}')

@@ -38,13 +38,30 @@ import yaml
 
 from dynid import __version__
 from dynid.errors import InputError
+from dynid.files import load_yaml
 from dynid.identify.result import plain_data
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.payload.estimate import PayloadEstimate, PayloadSettings
 from dynid.payload.robot_calls import franka_set_load, ur_set_payload
+from dynid.schema import ANY, Fields, Flag, Items, Number, Table, Text, check, matrix, settings_fields, vector
 
 PAYLOAD_FILE_VERSION = 1
+_UNKNOWN = Number(null=True, nan=True)
+#: a payload file (module docstring): the mass, centre of mass and inertia are what its readers use; the rest
+#: says how they were found
+PAYLOAD_FILE = Fields(
+    required={'dynid_payload': Number(low=PAYLOAD_FILE_VERSION, high=PAYLOAD_FILE_VERSION, integer=True),
+              'mass': Number('kg', low=0.0, high=1.0e4), 'com': vector(3, 'm')},
+    optional={'robot': Text(), 'joint_names': Items(Text(empty=False), least=1, name='a list of joint names'),
+              'frame': Text(), 'mass_std': _UNKNOWN, 'com_std': Items(_UNKNOWN, length=3, null=True),
+              'inertia': matrix(3, 3, 'kg·m²', null=True), 'inertia_std': Items(Items(_UNKNOWN, length=3), length=3,
+                                                                               null=True),
+              'inertia_identified': Flag(), 'inertia_note': Text(null=True), 'parameters': vector(10, null=True),
+              'physically_consistent': Fields(others=ANY, null=True), 'offsets': Table(_UNKNOWN, null=True),
+              'joints_used': ANY, 'rows': ANY, 'validation': ANY, 'robot_settings': ANY,
+              'warnings': Items(Text(), null=True),
+              'provenance': Fields(optional={'settings': settings_fields(PayloadSettings)}, others=ANY, null=True)})
 
 
 def payload_document(estimate: PayloadEstimate, robot: RobotModel, settings: PayloadSettings,
@@ -79,15 +96,13 @@ def payload_from_document(document, source: str = 'payload', robot: RobotModel |
     """The :class:`Payload` of a payload document (module docstring); with ``robot``, checked to be its joints."""
     if not isinstance(document, dict) or document.get('dynid_payload') != PAYLOAD_FILE_VERSION:
         raise InputError(f'{source} is not a dynid payload file (needs "dynid_payload: {PAYLOAD_FILE_VERSION}")')
+    check(document, PAYLOAD_FILE, source)
     if robot is not None and list(document.get('joint_names') or []) != list(robot.joint_names):
         raise InputError(f'{source} is a payload of joints {document.get("joint_names")}, not of the robot\'s '
                          f'{list(robot.joint_names)}')
-    try:
-        inertia = document.get('inertia')
-        return Payload(float(document['mass']), np.asarray(document['com'], dtype=float),
-                       np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float))
-    except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f'{source}: malformed payload file ({error})') from None
+    inertia = document.get('inertia')
+    return Payload(float(document['mass']), np.asarray(document['com'], dtype=float),
+                   np.zeros((3, 3)) if inertia is None else np.asarray(inertia, dtype=float))
 
 
 def load_payload(path_or_text: str | Path, robot: RobotModel | None = None, text: bool = False) -> Payload:
@@ -95,10 +110,12 @@ def load_payload(path_or_text: str | Path, robot: RobotModel | None = None, text
     source = 'payload message' if text else str(path_or_text)
     try:
         content = str(path_or_text) if text else Path(path_or_text).read_text()
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise InputError(f'cannot read payload file {path_or_text}: {error.strerror or error}') from None
     try:
-        document = yaml.safe_load(content)
+        document = load_yaml(content)
     except yaml.YAMLError as error:
+        raise InputError(f'{source} is not YAML: {str(error).splitlines()[0]}') from None
+    except ValueError as error:  # YAML with a number Python cannot hold
         raise InputError(f'{source} is not YAML: {error}') from None
     return payload_from_document(document, source, robot)

@@ -36,6 +36,7 @@ residual far above the result's own: another robot, other drives). Figures on th
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.choices import LOAD_MODELS
 from dynid.identify.metrics import equation_metrics
+from dynid.identify.problem import IdentificationProblem
 from dynid.identify.result import IdentificationResult
 from dynid.identify.solvers import one_blas_thread
 from dynid.identify.validate import Prediction, predict
@@ -176,9 +178,9 @@ def joints_at_rest(robot: RobotModel, dataset: Dataset) -> tuple[str, ...]:
                  if span < REST_RANGE_RAD)
 
 
-def _payload_columns(robot: RobotModel, signals, a: int, b: int) -> np.ndarray:
-    """Full-rate payload columns (b − a, n, 10) of samples a..b−1."""
-    return robot.payload_regressor(*signals.link_rows(a, b)).reshape(b - a, robot.n, 10)
+def _payload_columns(robot: RobotModel, signals, decimator, a: int, b: int) -> np.ndarray:
+    """Payload columns (b − a, n, 10) of the decimator's filter-rate samples a..b−1."""
+    return robot.payload_regressor(*signals.link_rows_at(decimator.samples(a, b))).reshape(b - a, robot.n, 10)
 
 
 def _payload_rows(prediction: Prediction, robot: RobotModel) -> np.ndarray:
@@ -186,7 +188,8 @@ def _payload_rows(prediction: Prediction, robot: RobotModel) -> np.ndarray:
     problem, parts = prediction.problem, []
     for k, block in enumerate(problem.blocks):
         signals, _ = differentiate(problem.recordings[k].dataset, problem.settings, rotor=False, derivatives=False)
-        parts.append(block.decimator.chunked(partial(_payload_columns, robot, signals))[problem.block_keep(k)])
+        parts.append(block.decimator.chunked(partial(_payload_columns, robot, signals, block.decimator))[
+            problem.block_keep(k)])
     rows = np.concatenate(parts)
     if rows.shape[0] != prediction.measured.shape[0]:
         raise RuntimeError('payload columns and equations differ in length')
@@ -489,14 +492,16 @@ def _predicted_with_load(prediction: Prediction, robot: RobotModel, result: Iden
     """The result's prediction with the payload's torque in the load of its load-dependent friction."""
     problem = prediction.problem
     columns = _payload_rows(prediction, robot) @ _full(phi)  # rows of every joint
-    start = 0
+    start, blocks = 0, []
     for k, block in enumerate(problem.blocks):
         keep = problem.block_keep(k)
         torque = np.zeros(keep.shape)
         count = int(keep.sum())
         torque[keep] = columns[start:start + count]
         start += count
-        block.known_output = torque
+        blocks.append(dataclasses.replace(block, known_output=torque))
+    # the same equations with the payload's torque as the known output torque (τ_out of the load-dependent friction)
+    problem = IdentificationProblem.of(dataclasses.replace(problem.prepared, blocks=tuple(blocks)), problem.candidate)
     names = problem.parameter_names()
     values = np.array([result.value(n) for n in names])
     w = problem.equations(values[:len(problem.rigid_names)], result.exponents)[0]

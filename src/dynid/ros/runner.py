@@ -156,11 +156,23 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
     stops when that process is gone, however it ended.
     """
     import rclpy
+    from rclpy.exceptions import ParameterException
     from rclpy.executors import ExternalShutdownException
+
+    from dynid.ros.parameter_file import check_parameter_file, declared_parameters, parameter_files
 
     try:
         with rclpy.init(args=args):
-            node = make_node()
+            try:
+                node = make_node()
+            except ParameterException as error:  # a value of the wrong type or range (parameter file, -p, launch)
+                raise InputError(str(error).strip().splitlines()[-1]) from None
+            try:
+                for path in parameter_files(sys.argv if args is None else args):
+                    check_parameter_file(path, node.get_fully_qualified_name(), declared_parameters(node))
+            except InputError:
+                node.destroy_node()
+                raise
             _stop_with_parent(node)
             try:
                 rclpy.spin(node)

@@ -66,6 +66,9 @@ LOW_RATE_CUTOFF_HZ = 4.0  # the decimation cut-off does not fall below this wher
 NYQUIST_MARGIN = 0.45  # cut-offs must stay below this fraction of the sample rate
 _DERIVABLE = ('position_cutoff_hz', 'decimation_cutoff_hz', 'decimation', 'trim_s', 'bridge_s', 'short_trim_s')
 SHORT_TRIM_PERIODS = 1.5  # a short piece's trim, in periods of the decimation cut-off
+CUTOFF_RANGE_HZ = (0.01, 1.0e5)  # what a cut-off or a motion bandwidth may be at all [Hz]; the rate bounds it further
+RATE_RANGE_HZ = (1.0e-3, 1.0e7)  # sample rates a result may record [Hz]
+DURATION_LIMIT_S = 86400.0  # the longest trim or bridge [s]
 
 
 def default_cutoffs(rate_hz: float, motion_bandwidth_hz: float = MOTION_BANDWIDTH_HZ) -> tuple[float, float]:
@@ -92,25 +95,34 @@ class FilterSettings:
 
     position_cutoff_hz: float | None = setting(
         None, 'position low-pass; none: min(5·f_dyn, max(fs/10, the decimation cut-off)), 50 at 500 Hz and up, 10 at '
-              '100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz')
+              '100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz', low=CUTOFF_RANGE_HZ[0],
+        high=CUTOFF_RANGE_HZ[1])
     decimation_cutoff_hz: float | None = setting(
         None, 'parallel low-pass of torques and columns; none: min(2·f_dyn, max(fs/25, min(4, fs/8))), 20 at 500 Hz '
-              'and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz')
+              'and up, 4 from 32 to 100 Hz, 3.75 at 30 Hz; refused at or above 0.45·fs', unit='Hz',
+        low=CUTOFF_RANGE_HZ[0], high=CUTOFF_RANGE_HZ[1])
     order: int = setting(4, 'Butterworth order of the low-passes', low=1, high=10)
-    decimation: int | None = setting(None, 'keep every k-th sample; none: 0.8·fs/(2·decimation cut-off)')
+    decimation: int | None = setting(None, 'keep every k-th sample; none: 0.8·fs/(2·decimation cut-off)', low=1,
+                                     high=100000)
     trim_s: float | None = setting(None, 'dropped at both ends of each recording (filter edges); none: max(0.15, '
-                                         '3/decimation cut-off), 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz', unit='s')
-    stiction_velocity: float = setting(0.02, 'drop rows with |ω| below this around them', unit='rad/s')
+                                         '3/decimation cut-off), 0.15 at 1 kHz, 0.75 at 100 Hz, 0.8 at 30 Hz', unit='s',
+                                   low=0.0, high=DURATION_LIMIT_S)
+    stiction_velocity: float = setting(0.02, 'drop rows with |ω| below this around them', unit='rad/s', low=0.0,
+                                       high=100.0)
     motion_bandwidth_hz: float = setting(MOTION_BANDWIDTH_HZ, 'bandwidth f_dyn of the motion: the default '
                                                               'cut-offs are 5·f_dyn and 2·f_dyn where the rate '
-                                                              'allows', unit='Hz')
+                                                              'allows', unit='Hz', low=CUTOFF_RANGE_HZ[0],
+                                     high=CUTOFF_RANGE_HZ[1])
     bridge_s: float | None = setting(None, 'fill gaps whose missing samples span at most this before filtering, '
                                            'where the stretch around them kept at least half of its samples; longer '
                                            'gaps split the recording (none: the spacing of the decimated samples, 20 '
-                                           'ms at 1 kHz; 0 splits at every gap)', unit='s')
-    short_trim_s: float | None = setting(None, 'the trim of a piece too short for trim_s', unit='s')
-    rate_hz: float | None = setting(None, 'the sample rate the settings were resolved for (none before)', unit='Hz')
-    derived: tuple[str, ...] = setting((), 'the settings derived from the rate', items=str)
+                                           'ms at 1 kHz; 0 splits at every gap)', unit='s', low=0.0,
+                                     high=DURATION_LIMIT_S)
+    short_trim_s: float | None = setting(None, 'the trim of a piece too short for trim_s', unit='s', low=0.0,
+                                         high=DURATION_LIMIT_S)
+    rate_hz: float | None = setting(None, 'the sample rate the settings were resolved for (none before)', unit='Hz',
+                                    low=RATE_RANGE_HZ[0], high=RATE_RANGE_HZ[1])
+    derived: tuple[str, ...] = setting((), 'the settings derived from the rate', items=str, choices=_DERIVABLE)
 
     def validated(self, rate_hz: float) -> FilterSettings:
         """The settings for data at ``rate_hz`` [Hz]: derived values filled in, all checked."""
@@ -243,6 +255,11 @@ class Signals:
     temperature: np.ndarray | None
     rate_hz: float
 
+    def link_rows_at(self, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q, q̇, q̈) of the samples ``rows`` (a slice with a step: the samples a :class:`Decimator` runs its filter
+        on, :meth:`Decimator.samples`), each from :meth:`link_rows` of the contiguous samples around them."""
+        return tuple(x[::rows.step or 1] for x in self.link_rows(rows.start, rows.stop))
+
     def link_rows(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(q, q̇, q̈) of samples start..stop−1: slices of the arrays, or, where :func:`differentiate` left q̇
         and q̈ out, their central differences of q around those samples (two samples more on each side
@@ -324,34 +341,87 @@ def differentiate(dataset: Dataset, settings: FilterSettings, rotor: bool = True
                    dataset.temperature, rate), settings
 
 
-class Decimator:
-    """Parallel zero-phase low-pass and decimation (step 2) along axis 0, with edge trimming (step 3)."""
+#: The regressor is evaluated at an intermediate rate at least this many times the position cut-off, and at least
+#: :data:`SUB_RATE_MIN_HZ` (:func:`regressor_stride`): the filtered positions hold nothing above about twice their
+#: cut-off, so products of them (the regressor's columns) alias nothing into the decimation band there. Below 500 Hz
+#: the regressor is cheap and its filters' designs at two rates would differ by more than rounding: every sample.
+SUB_RATE_POSITION_MULTIPLE = 5.0
+SUB_RATE_MIN_HZ = 250.0
+#: The anti-aliasing low-pass of the signals brought to that rate, as a fraction of its Nyquist frequency.
+ANTIALIAS_FRACTION = 0.8
 
-    def __init__(self, settings: FilterSettings, rate_hz: float, n_samples: int) -> None:
-        self.lowpass = ZeroPhaseLowPass(settings.order, settings.decimation_cutoff_hz, rate_hz)
+
+def regressor_stride(settings: FilterSettings, rate_hz: float) -> int:
+    """The largest divisor k of the decimation with rate/k at least :data:`SUB_RATE_MIN_HZ` and
+    :data:`SUB_RATE_POSITION_MULTIPLE` × the position cut-off (validated ``settings``): the regressor is evaluated on
+    every k-th sample (4 at 1 kHz and 2 at 500 Hz: 250 Hz for a 50 Hz position cut-off; 1 below 500 Hz)."""
+    decimation, rate = int(settings.decimation), float(f'{rate_hz:.6g}')  # a rate read off stamps: 999.9999… Hz
+    floor = max(SUB_RATE_MIN_HZ, SUB_RATE_POSITION_MULTIPLE * settings.position_cutoff_hz)
+    return max([1] + [d for d in range(2, decimation + 1) if decimation % d == 0 and rate / d >= floor])
+
+
+class Decimator:
+    """Parallel zero-phase low-pass and decimation (step 2) along axis 0, with edge trimming (step 3).
+
+    ``stride`` k > 1 (:func:`regressor_stride`): the low-pass runs at rate/k, on every k-th sample. Signals given at
+    the full rate (:meth:`__call__`) first pass a zero-phase anti-aliasing low-pass at :data:`ANTIALIAS_FRACTION` of
+    that rate's Nyquist frequency (1 − 3·10⁻⁶ of gain at 20 Hz for 1 kHz, k = 4); the regressor's columns are made at
+    that rate from the filtered positions (:meth:`chunked`, :meth:`sub`), which hold nothing to alias. Every signal
+    then passes the same low-pass at the decimation cut-off, so the parallel filtering stays exact. The samples at
+    that rate are the recording's :attr:`offset`, offset + k, …, chosen so that the kept samples (:attr:`keep`,
+    full-rate indices) are among them and are the same as with every sample."""
+
+    def __init__(self, settings: FilterSettings, rate_hz: float, n_samples: int, stride: int = 1) -> None:
+        if stride < 1 or settings.decimation % stride:
+            raise ValueError(f'stride {stride} does not divide the decimation {settings.decimation}')
+        self.stride = stride
+        self.lowpass = ZeroPhaseLowPass(settings.order, settings.decimation_cutoff_hz, rate_hz / stride)
+        self.antialias = None if stride == 1 else ZeroPhaseLowPass(
+            settings.order, ANTIALIAS_FRACTION * rate_hz / (2 * stride), rate_hz)
         self.trim = int(round(piece_trim_s(settings, n_samples, rate_hz) * rate_hz))
         self.keep = np.arange(self.trim, n_samples - self.trim, settings.decimation)
         self.decimation = settings.decimation
         self.n_samples = n_samples
+        #: the first of the samples the filter runs on (every ``stride``-th from it: the kept samples among them)
+        self.offset = self.trim % stride
+        #: samples at the filter's rate
+        self.sub_samples = (n_samples - 1 - self.offset) // stride + 1
         # Samples after which the filter's slowest pole has decayed below double precision, plus the
         # edge padding: a chunk's outputs that far from its cut edges equal the whole run's.
         self.margin = self.lowpass.settle + 3 * (2 * len(self.lowpass.sos) + 1)
 
+    def samples(self, first: int, last: int) -> slice:
+        """The recording's samples (a slice) of the filter-rate samples first..last−1 (:meth:`chunked`)."""
+        return slice(self.offset + first * self.stride, self.offset + (last - 1) * self.stride + 1, self.stride)
+
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """The kept samples (:attr:`keep`) of ``x`` (N, ...) filtered at the decimation cut-off."""
-        return self.lowpass(x, self.trim, max(self.trim, self.n_samples - self.trim), self.decimation)
+        """The kept samples (:attr:`keep`) of ``x`` (N, ...) at the full rate, filtered at the decimation cut-off."""
+        if self.antialias is not None:
+            x = self.antialias(x, self.offset, self.n_samples, self.stride)
+        return self.sub(x)
+
+    def sub(self, x: np.ndarray) -> np.ndarray:
+        """The kept samples of ``x`` (:attr:`sub_samples`, ...) given at the filter's rate (the recording's samples
+        :attr:`offset`, offset + stride, …)."""
+        k, start = self.stride, (self.trim - self.offset) // self.stride
+        stop = max(self.trim, self.n_samples - self.trim)
+        return self.lowpass(x, start, (stop - 1 - self.offset) // k + 1 if stop > self.trim else start,
+                            self.decimation // k)
 
     def chunked(self, columns: Callable[[int, int], np.ndarray], chunk_samples: int = 8192) -> np.ndarray:
-        """``self(columns(0, n_samples))`` without holding all of ``columns`` at the full rate.
+        """``self.sub(columns(0, sub_samples))`` without holding all of ``columns`` at once.
 
-        ``columns(a, b)`` gives samples a..b−1 (first axis). Pieces of ``chunk_samples`` are filtered with
-        :attr:`margin` samples of context on each side, so every kept output equals the one-piece result
-        to rounding (the filter's memory of a cut edge has decayed below 1 ulp); each sample's columns
-        are computed once (the overlap is carried to the next piece). Memory: O(chunk_samples + margin).
+        ``columns(a, b)`` gives the filter-rate samples a..b−1 (first axis; the recording's samples
+        :meth:`samples` (a, b): o + a·k, o + (a+1)·k, … with k the stride and o the :attr:`offset`). Pieces of
+        ``chunk_samples`` are filtered with :attr:`margin` samples of context on each side, so every kept output
+        equals the one-piece result to rounding (the filter's memory of a cut edge has decayed below 1 ulp); each
+        sample's columns are computed once (the overlap is carried to the next piece). Memory: O(chunk_samples +
+        margin).
         """
-        n, margin = self.n_samples, self.margin
+        n, margin, k = self.sub_samples, self.margin, self.stride
+        keep, step = (self.keep - self.offset) // k, self.decimation // k
         if n <= chunk_samples + 2 * margin:
-            return self(columns(0, n))
+            return self.sub(columns(0, n))
         out, filled, carried, carried_from = None, 0, None, 0
         for begin in range(0, n, chunk_samples):
             end = min(n, begin + chunk_samples)
@@ -364,11 +434,11 @@ class Decimator:
                 piece = np.concatenate([carried[low - carried_from:], columns(start, high)])
             else:  # a last piece shorter than the margin: the previous one already computed all of it
                 piece = carried[low - carried_from:high - carried_from]
-            kept = self.keep[(self.keep >= begin) & (self.keep < end)]
+            kept = keep[(keep >= begin) & (keep < end)]
             if kept.size:
-                rows = self.lowpass(piece, kept[0] - low, kept[-1] - low + 1, self.decimation)
+                rows = self.lowpass(piece, kept[0] - low, kept[-1] - low + 1, step)
                 if out is None:  # filled in place: pieces gathered and concatenated would be held twice
-                    out = np.empty((len(self.keep),) + rows.shape[1:])
+                    out = np.empty((len(keep),) + rows.shape[1:])
                 out[filled:filled + len(rows)] = rows
                 filled += len(rows)
             # A copy of the overlap, so that the piece is freed before the next one's columns are computed.

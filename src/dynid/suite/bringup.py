@@ -45,6 +45,7 @@ from dynid.nodes.excitation_node import ExcitationNode
 from dynid.nodes.feedforward_node import FeedforwardNode
 from dynid.nodes.identifier_node import IdentifierNode
 from dynid.nodes.sim_node import SimNode
+from dynid.ros.parameter_file import check_parameter_file, declared_parameters, read_parameter_file
 from dynid.ros.runner import INTERRUPT_WAIT_S, PARENT_VARIABLE, TERMINATE_WAIT_S, interrupt_processes, node_message
 
 
@@ -140,7 +141,8 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
                 parameters: Mapping[str, Mapping[str, object]] | None = None,
                 excitations: Mapping[str, Mapping[str, object]] | None = None,
                 lean: bool = False, estimator: bool = False, feedforward: str | None = None,
-                feedforward_from: Collection[str] | None = None) -> dict[str, Node]:
+                feedforward_from: Collection[str] | None = None, params_files: Collection[str] = ()
+                ) -> dict[str, Node]:
     """Create the suite's nodes in ``context`` (one process).
 
     Args:
@@ -160,6 +162,8 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
             and activated; its parameters under 'feedforward_node' (:func:`plan_suite`).
         feedforward_from: the excitation nodes whose trajectories go through feedforward_node in
             trajectory mode (the others send to the controller directly); None: all.
+        params_files: the parameter files ``context`` was made with: each node's sections checked against
+            what it declares (:func:`dynid.ros.parameter_file.check_parameter_file`).
 
     Returns:
         {node name: node}. Raises InputError for an unknown robot or a refused parameter value (a
@@ -179,6 +183,9 @@ def build_suite(context: Context, robot: str = 'ur5e', namespace: str = '', simu
                 extra['start_parameter_services'] = False
             nodes[plan.name] = plan.cls(context=context, namespace=namespace, parameter_overrides=_overrides(values),
                                         **extra)
+            for path in params_files:
+                check_parameter_file(path, nodes[plan.name].get_fully_qualified_name(),
+                                     declared_parameters(nodes[plan.name]))
     except (ParameterException, NameValidationException, InputError) as error:
         for node in nodes.values():
             node.destroy_node()
@@ -271,8 +278,12 @@ class NodeProcesses:
 
 
 def _check_params_file(params_file: str | None) -> None:
+    """The parameter file's shape checked before any node starts (each node checks its own section's parameters:
+    :mod:`dynid.ros.parameter_file`)."""
     if params_file and not os.path.isfile(params_file):
         raise InputError(f'parameter file {params_file} does not exist')
+    if params_file:
+        read_parameter_file(params_file)
 
 
 def _check_result_file(overrides: Mapping[str, Mapping[str, object]], robot) -> None:
@@ -330,7 +341,7 @@ def run_bringup(robot: str, namespace: str, simulate: bool, params_file: str | N
     rclpy.init(args=['dynid'] + arguments, context=context)
     try:
         nodes = build_suite(context, robot, namespace, simulate, overrides, estimator=estimator,
-                            feedforward=feedforward)
+                            feedforward=feedforward, params_files=[params_file] if params_file else [])
         names = ', '.join(n.get_fully_qualified_name() for n in nodes.values())
         print(f'dynid bringup: running {names}; Ctrl-C stops', flush=True)
         spin_suite(nodes, context)

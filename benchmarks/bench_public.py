@@ -1,0 +1,278 @@
+"""Every joint of every public dataset dynid reads, identified with the defaults (and only what reading needs) and
+held out on rows none of the models saw, beside the data authors' model and the robot file's own model; the same
+joints against the figures of the releases before; and what dynid's words lead to when followed.
+
+Run (from a checkout; it scores whatever ``dynid`` it imports, so ``PYTHONPATH=<other checkout>/src`` scores
+another)::
+
+    nice -n 5 .venv/bin/python benchmarks/bench_public.py --unisa D --gaz D --dynamic-calibration D --lbr D \\
+        --figaroh D --flobaroid D --figaroh-plus D [--quick] [--no-twins] [--record-release NAME]
+
+Each dataset is a clone given by its folder (or environment variable); how each is read, split and compared, and
+whether its authors' model is reproduced or quoted, is in ``public_datasets.py`` (``--unisa``, ``--figaroh``,
+``--flobaroid``, ``--dynamic-calibration``) and ``public_extra_datasets.py`` (``--gaz``, ``--lbr``,
+``--figaroh-plus``); a dataset not given is ``{"status": "not given"}``. Per joint (for dynamic_calibration per
+held-out run and joint): dynid's held-out RMSE [N·m] and fit [%], the authors' model's on the same rows, and the
+robot file's own model's (its links as filed, Coulomb + viscous friction and an offset fitted on the training rows:
+``public_scoring.py``).
+
+- ``joints_behind_authors``: joints where the authors' model (reproduced or quoted) has the lower held-out RMSE.
+- ``joints_behind_robot_file_unnamed``: joints where the robot file's own model has it and neither ``dynid
+  identify``'s warnings nor ``dynid validate``'s lines name the joint beside "robot file's own model".
+- ``joints_worse_than_previous_release``: joints whose RMSE is more than 3 % above the previous release's figure
+  (``public_releases.json``: main e6a614e, recorded with ``--record-release``); ``..._09b880a`` the same against the
+  release before it, for information.
+- ``physical_over_default_max``: ``--physical`` on each dataset, its pooled held-out error ‖y − ŷ‖/‖y‖ over the
+  defaults', the largest (``physical_refused``: the datasets where ``--physical`` is refused).
+- ``warnings_repeated_after_advice``: each remedy an identify or validate warning gives, followed as written; a
+  repeat is the same remedy given again. ``ways_out_worse_than_force``: each refusal (public or twin), its first way
+  out as written scored held out against ``--force``. ``library_warnings_printed``: Python warnings (numpy, scipy,
+  cvxpy, ...) that reached the terminal from any dynid command of the run.
+- ``weak_*``: the weakly exciting twin cases (``public_twins.py``).
+
+``--quick``: dynamic_calibration on 4 of its held-out runs, 3 twin cases with fewer fixed choices. The per-run
+detail goes to ``$TMPDIR/bench_public.json``; the last line is JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import public_datasets  # noqa: E402
+import public_extra_datasets as extra  # noqa: E402
+import public_twins  # noqa: E402
+from public_scoring import Runner, Scorer  # noqa: E402
+
+RELEASES = Path(__file__).resolve().parent / 'public_releases.json'
+PREVIOUS, BEFORE = 'e6a614e', '09b880a'
+WORSE = 1.03
+EXTRA = {'gaz': 'DYNID_GAZ_DATA', 'lbr': 'DYNID_LBR_DATA', 'figaroh_plus': 'DYNID_FIGAROH_PLUS_DATA'}
+LABELS = {'unisa': ('unisa_ur10', 'unisa_panda'), 'gaz': ('gaz_panda',), 'dynamic_calibration': ('dyncal_ur10e',),
+          'lbr': ('lbr_med7',), 'figaroh': ('figaroh_tiago',), 'flobaroid': ('flobaroid_kuka',),
+          'figaroh_plus': ('figaroh_plus_tx40',)}
+QUICK_DYNCAL_RUNS = ('ur-20_01_17-ptp_10_points', 'ur-19_09_27-11_28_22', 'ur-20_02_05-20sec_8harm',
+                     'ur-20_02_19_15harm50sec')
+
+
+def cases(args, folder: Path) -> tuple[list, dict]:
+    """The :class:`public_datasets.Case` s of the datasets given, and {label: {"status": "not given"}} of the others."""
+    given = {option: getattr(args, option) for option in LABELS}
+    missing = {label: {'status': 'not given'} for option, labels in LABELS.items() if given[option] is None
+               for label in labels}
+    gaz = extra.gaz_model(Path(given['gaz']), folder) if given['gaz'] else None
+    out = []
+    readers = (('unisa', lambda root: public_datasets.unisa_cases(root, folder, gaz)),
+               ('gaz', lambda root: extra.gaz_cases(root, folder, gaz)),
+               ('dynamic_calibration', lambda root: public_datasets.dynamic_calibration_cases(root, folder)),
+               ('lbr', lambda root: extra.lbr_cases(root, folder)),
+               ('figaroh', lambda root: public_datasets.figaroh_cases(root, folder)),
+               ('flobaroid', lambda root: public_datasets.flobaroid_cases(root, folder)),
+               ('figaroh_plus', lambda root: extra.tx40_cases(root, folder)))
+    for option, reader in readers:
+        if given[option] is not None:
+            out += reader(Path(given[option]))
+    for case in out:
+        if args.quick and case.label == 'dyncal_ur10e':
+            case.held = {run: bag for run, bag in case.held.items() if run in QUICK_DYNCAL_RUNS}
+    return out, missing
+
+
+def cells(rows: dict):
+    """(label, run, joint, cell) of every joint scored."""
+    for label, row in rows.items():
+        for run, joints in (row.get('runs') or {}).items():
+            for joint, cell in joints.items():
+                yield label, run, joint, cell
+
+
+def releases() -> dict:
+    return json.loads(RELEASES.read_text()) if RELEASES.is_file() else {}
+
+
+def figures(rows: dict, twins: dict | None, runner: Runner) -> dict:
+    """The JSON line's counts (module docstring)."""
+    recorded = releases()
+    out = {'datasets': sum(1 for row in rows.values() if row.get('runs')), 'joints_scored': 0,
+           'joints_behind_authors': 0, 'joints_behind_robot_file_unnamed': 0,
+           'joints_worse_than_previous_release': 0, f'joints_worse_than_{BEFORE}': 0}
+    lists = {'behind_authors': [], 'behind_robot_file_unnamed': [], 'worse_than_previous_release': [],
+             f'worse_than_{BEFORE}': []}
+    for label, run, joint, cell in cells(rows):
+        out['joints_scored'] += 1
+        key = f'{label}|{run}|{joint}'
+        if cell.get('authors') is not None and cell['dynid'] > cell['authors']:
+            lists['behind_authors'].append([key, cell['dynid'], cell['authors']])
+        if cell.get('robot_file') is not None and cell['dynid'] > cell['robot_file'] and \
+                joint not in rows[label].get('named', ()):
+            lists['behind_robot_file_unnamed'].append([key, cell['dynid'], cell['robot_file']])
+        for name, tag in ((PREVIOUS, 'worse_than_previous_release'), (BEFORE, f'worse_than_{BEFORE}')):
+            then = (recorded.get(name) or {}).get('joints', {}).get(key)
+            if then is not None:
+                cell[name] = then
+                if cell['dynid'] > WORSE * then:
+                    lists[tag].append([key, cell['dynid'], then])
+    out['joints_behind_authors'] = len(lists['behind_authors'])
+    out['joints_behind_robot_file_unnamed'] = len(lists['behind_robot_file_unnamed'])
+    out['joints_worse_than_previous_release'] = len(lists['worse_than_previous_release'])
+    out[f'joints_worse_than_{BEFORE}'] = len(lists[f'worse_than_{BEFORE}'])
+    ratios = [row['physical_pooled'] / row['pooled'] for row in rows.values()
+              if row.get('physical_pooled') is not None and row.get('pooled')]
+    out['physical_over_default_max'] = max(ratios) if ratios else None
+    out['physical_refused'] = sum(1 for row in rows.values() if row.get('physical_refused'))
+    out['warnings_repeated_after_advice'] = sum(entry.get('repeated', False) for row in rows.values()
+                                                for entry in row.get('advice', ())) + \
+        (twins or {}).get('weak_warnings_repeated_after_advice', 0)
+    out['ways_out_worse_than_force'] = sum(entry['worse_than_force'] for row in rows.values()
+                                           for entry in row.get('refusals', ())) + \
+        (twins or {}).get('weak_refusals_way_out_worse_than_force', 0)
+    out['library_warnings_printed'] = len(runner.library)
+    if twins is not None:
+        out.update({key: value for key, value in twins.items() if key.startswith('weak_')})
+    return out, lists
+
+
+def _number(value, digits: int = 4) -> str:
+    return 'n/a' if value is None else f'{value:.{digits}g}'
+
+
+def table(rows: dict, lists: dict) -> list[str]:
+    """The human table: per dataset and joint our figure beside the references (dynamic_calibration: its validation
+    run, then every flagged cell)."""
+    flagged = {item[0] for items in lists.values() for item in items}
+    lines = [f'{"dataset / run / joint":<58} {"dynid":>8} {"fit %":>6} {"authors":>8} {"file":>8} {PREVIOUS:>8} '
+             f'{BEFORE:>8}  flags']
+    for label, row in rows.items():
+        if not row.get('runs'):
+            lines.append(f'{label}: {row.get("status")}')
+            continue
+        physical = row.get('physical_pooled')
+        physical = 'refused' if row.get('physical_refused') else _number(physical)
+        lines.append(f'{label}: {row["method"]} {row["friction"]}; authors: {row["authors_source"]}; pooled '
+                     f'{_number(row["pooled"])}, --physical {physical}; named {row["named"] or "none"}')
+        for run, joints in row['runs'].items():
+            show = label != 'dyncal_ur10e' or 'ptp' in run or len(row['runs']) == 1
+            for joint, cell in joints.items():
+                key = f'{label}|{run}|{joint}'
+                if not show and key not in flagged:
+                    continue
+                flags = [tag for tag, items in lists.items() if any(item[0] == key for item in items)]
+                lines.append(f'  {run[:24] + " / " + joint:<56} {_number(cell["dynid"]):>8} '
+                             f'{_number(cell.get("fit"), 4):>6} {_number(cell.get("authors")):>8} '
+                             f'{_number(cell.get("robot_file")):>8} {_number(cell.get(PREVIOUS)):>8} '
+                             f'{_number(cell.get(BEFORE)):>8}  {" ".join(flags)}')
+        for entry in row.get('advice', ()):
+            lines.append(f'  advice {entry["remedy"]!r}: exit {entry["exit"]}, repeated {entry.get("repeated")}, '
+                         f'pooled {_number(entry.get("pooled_before"))} → {_number(entry.get("pooled_after"))}')
+        for entry in row.get('refusals', ()):
+            lines.append(f'  refused {entry["options"]}: way out {entry["way_out"]!r} '
+                         f'{_number(entry.get("way_out_pooled"))} vs --force {_number(entry["force_pooled"])}')
+    return lines
+
+
+def twin_lines(twins: dict | None) -> list[str]:
+    """The twin section's lines: per case the default against the best fixed choice, and each advice followed."""
+    lines = []
+    for row in (twins or {}).get('rows', ()):
+        least = min((v for v in row['fixed_gravity_scale_min'].values() if v is not None), default=None)
+        lines.append(f'weak twin: {row["case"]}: default {row.get("method")} {row.get("friction")} '
+                     f'{_number(row["default"])} vs best fixed {_number(row["fixed"].get(row["best_fixed"]))} '
+                     f'({row["best_fixed"]}), ratio {_number(row["ratio"])}; gravity below 0.5 unsaid '
+                     f'{row.get("gravity_below_half_unsaid")}; fixed choices\' least gravity scale {_number(least)}')
+        for entry in row['advice']:
+            lines.append(f'  advice {entry["remedy"]!r}: exit {entry["exit"]}, repeated {entry["repeated"]}, held-out '
+                         f'{_number(row["default"])} → {_number(entry["residual"])}')
+        refusal = row.get('refusal')
+        if refusal:
+            lines.append(f'  refused: way out {refusal["way_out"]!r} {_number(refusal["way_out_residual"])} vs --force '
+                         f'{_number(refusal["force"])}')
+    return lines
+
+
+def record_release(name: str, rows: dict, note: str) -> None:
+    """Keep this run's per-joint RMSE as release ``name``'s in :data:`RELEASES`."""
+    recorded = releases()
+    recorded[name] = {'date': time.strftime('%Y-%m-%d'), 'note': note,
+                      'joints': {f'{label}|{run}|{joint}': round(cell['dynid'], 6)
+                                 for label, run, joint, cell in cells(rows)}}
+    RELEASES.write_text(json.dumps(recorded, indent=1, sort_keys=True) + '\n')
+
+
+def compact(rows: dict) -> dict:
+    """The rows for the JSON line: per joint [dynid, authors, robot file] (dynamic_calibration: counts only)."""
+    out = {}
+    for label, row in rows.items():
+        if not row.get('runs'):
+            out[label] = {'status': row.get('status')}
+            continue
+        entry = {key: row.get(key) for key in ('method', 'friction', 'authors_source', 'pooled', 'physical_pooled',
+                                                'named')}
+        if len(row['runs']) == 1:
+            entry['joints'] = {joint: [cell['dynid'], cell.get('authors'), cell.get('robot_file')]
+                               for joint, cell in next(iter(row['runs'].values())).items()}
+        else:
+            entry['runs'] = len(row['runs'])
+            entry['cells'] = sum(len(joints) for joints in row['runs'].values())
+        out[label] = entry
+    return out
+
+
+def dynid_source() -> str:
+    """The folder of the dynid scored and its checkout's commit, where it is one."""
+    import subprocess
+
+    import dynid
+    folder = Path(dynid.__file__).resolve().parents[1]
+    commit = subprocess.run(['git', '-C', str(folder), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True)
+    return f'{folder}' + (f' at {commit.stdout.strip()}' if commit.returncode == 0 else '')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='a fast subset (module docstring)')
+    parser.add_argument('--no-twins', action='store_true', help='leave the weakly exciting twin cases out')
+    parser.add_argument('--record-release', metavar='NAME', help=f'keep the per-joint figures as NAME\'s in '
+                                                                 f'{RELEASES.name}')
+    public_datasets.add_arguments(parser)
+    for option, env in EXTRA.items():
+        parser.add_argument(f'--{option.replace("_", "-")}', type=Path, default=os.environ.get(env) or None,
+                            metavar='DIR', help=f'checkout of the dataset (default ${env}; public_extra_datasets.py)')
+    args = parser.parse_args()
+    start = time.perf_counter()
+    runner = Runner()
+    with tempfile.TemporaryDirectory(prefix='bench_public_') as scratch:
+        folder = Path(scratch)
+        given, rows = cases(args, folder)
+        scorer = Scorer(folder, runner, args.quick)
+        for case in given:
+            public_datasets.say(f'{case.label}: scoring' if case.status is None else f'{case.label}: {case.status}')
+            rows[case.label] = {'status': case.status} if case.status is not None else scorer.score(case)
+        twins = None if args.no_twins else public_twins.run_all(folder, runner, args.quick, public_datasets.say)
+    counts, lists = figures(rows, twins, runner)
+    source = dynid_source()
+    print(f'dynid on the public datasets, held out (dynid from {source}; {os.cpu_count()} cores, load '
+          f'{os.getloadavg()[0]:.1f}, {time.perf_counter() - start:.0f} s); RMSE [N·m]; authors and file on the same '
+          f'rows; {PREVIOUS} and {BEFORE}: the releases\' figures')
+    print('\n'.join(table(rows, lists) + twin_lines(twins) + [
+        f'library warning ({item["command"]}): {item["category"]}: {item["message"]} [{item["where"]}]'
+        for item in runner.library]))
+    for tag, items in lists.items():
+        print(f'{tag}: {len(items)}' + ''.join(f'\n  {key}: {mine:.4g} vs {theirs:.4g}' for key, mine, theirs in items))
+    if args.record_release:
+        record_release(args.record_release, rows, f'load {os.getloadavg()[0]:.1f}, dynid from {source}')
+    detail = Path(tempfile.gettempdir()) / 'bench_public.json'
+    detail.write_text(json.dumps({'rows': rows, 'twins': twins, 'lists': lists, 'library': runner.library},
+                                 indent=1, default=float))
+    public_datasets.say(f'detail: {detail}')
+    print(json.dumps({'benchmark': 'public', **counts, 'rows': compact(rows)}, default=float))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,307 @@
+"""Scoring one public dataset for ``bench_public.py``: ``dynid identify`` with the defaults as a user runs it (its words
+kept), the model held out per joint beside the data authors' model and the robot file's own model, then what its
+words lead to (the advice followed as written, a refusal's first way out against ``--force``, ``--physical``).
+
+The robot file's own model here is fixed, whatever the identification chose: the file's links as filed (its
+inverse dynamics on dynid's filtered states of the same rows) plus, per joint, viscous and Coulomb friction and a
+constant offset (and the reflected rotor inertia where the identification models one: motor-side efforts) fitted by
+least squares on the training rows. A joint where it predicts the held-out rows better than dynid's model is
+**named** when a warning of ``dynid identify`` or a line of ``dynid validate`` names the joint beside the words
+"robot file's own model" (the words both use for it).
+
+Library warnings: every Python warning (numpy's ``RuntimeWarning``, scipy's, cvxpy's, ...) a ``dynid`` command lets
+reach the terminal is recorded instead of printed (the interpreter's default filters, afresh for each command, so
+each distinct warning counts once per command as a terminal shows it once per process) and counted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from public_datasets import HOLDOUT, Case
+
+#: the options a warning gives as its remedy, together: 'give --torque motor_torque', 'give `--torque-sign all=-1`',
+#: 'give --payload-mass 2.1 --payload-com 0.01,0.1,-0.15'
+REMEDY = re.compile(r'(?:give|with|add|use|try|pass)\s+((?:--[a-z][a-z-]*(?:[ =](?!--)[^\s;:)`]+)?(?:\s+|$))+)')
+#: a refusal's way out that identifies the data as written: '--decimation-cutoff 10 identifies it', '--exclude-joint J'
+WAY_OUT = (re.compile(r'(--[a-z-]+ [0-9.]+) identifies it'), re.compile(r'(--exclude-joint [\w,]+)'),
+           re.compile(r'(--(?!force)[a-z][a-z-]*(?: (?!--)[^\s,;:)`]+)?)'))
+
+
+#: the words by which identify and validate say the robot file's own model predicts a joint better
+OWN_MODEL = "robot file's own model"
+
+
+@dataclasses.dataclass
+class Call:
+    argv: list
+    code: int
+    text: str
+
+    @property
+    def warnings(self) -> list[str]:
+        return [line[len('warning: '):] for line in self.text.splitlines() if line.startswith('warning: ')]
+
+    @property
+    def last_line(self) -> str:
+        lines = [line for line in self.text.strip().splitlines() if line.strip()]
+        return lines[-1] if lines else ''
+
+
+class Runner:
+    """``dynid ARGV`` in this process, its output kept; the Python warnings it lets through recorded
+    (module docstring) in :attr:`library`."""
+
+    def __init__(self):
+        self.library: list[dict] = []
+        self.calls = 0
+
+    def __call__(self, argv: list[str]) -> Call:
+        from dynid.cli import main
+
+        out = io.StringIO()
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(out):
+            try:
+                code = main([str(a) for a in argv])
+            except SystemExit as stop:  # argparse's refusals
+                code = stop.code if isinstance(stop.code, int) else 2
+        self.calls += 1
+        seen = set()
+        for w in caught:
+            key = (w.category.__name__, str(w.message), w.filename, w.lineno)
+            if key not in seen:
+                seen.add(key)
+                self.library.append({'command': ' '.join(map(str, argv[:2])), 'category': key[0],
+                                     'message': key[1][:160], 'where': f'{Path(w.filename).name}:{w.lineno}'})
+        return Call(list(argv), code, out.getvalue())
+
+
+def remedies(lines: list[str]) -> list[str]:
+    """The options the lines give as remedies, as written (module docstring), each once."""
+    found = []
+    for line in lines:
+        for option in REMEDY.findall(line.replace('`', '')):
+            option = option.strip().rstrip('.,')
+            if option not in found:
+                found.append(option)
+    return found
+
+
+def way_out(refusal: str, given=()) -> str:
+    """The first way out a refusal names, as written ('without --X' where it says to leave ``--X`` of ``given``
+    out); '' where it names none."""
+    text = refusal.replace('`', '')
+    for option in given:
+        if f'without {option}' in text:
+            return f'without {option}'
+    for pattern in WAY_OUT:
+        for match in pattern.finditer(text):
+            if match.group(1).split()[0] not in given:
+                return match.group(1)
+    return ''
+
+
+def _signed(dataset, sign: float):
+    if sign == 1.0 or dataset.tau is None:
+        return dataset
+    return dataclasses.replace(dataset, tau=dataset.tau * sign)
+
+
+def recordings(case: Case, names) -> tuple:
+    """(the training recording, {run: held-out recording}) as the identification split them."""
+    from dynid.io.bag import read_bag
+
+    whole = _signed(read_bag(case.train, names), case.torque_sign)
+    if case.held:
+        return whole, {run: _signed(read_bag(bag, names), case.torque_sign) for run, bag in case.held.items()}
+    train, held = whole.split_holdout(HOLDOUT)
+    return train, {'held-out': held}
+
+
+def _friction_rows(problem, n: int, rotor: bool) -> np.ndarray:
+    """(rows, k) the fixed robot-file model's friction columns per row (module docstring), per row's joint."""
+    from dynid.identify.validate import model_rows
+
+    dq = model_rows(problem, lambda q, v, a: v)
+    columns = [dq, np.sign(dq), np.ones_like(dq)]
+    if rotor:
+        columns.append(model_rows(problem, lambda q, v, a: np.zeros_like(q), np.ones(n)))
+    return np.column_stack(columns)
+
+
+def robot_file_model(result, robot, train, given):
+    """The fixed robot-file model (module docstring) fitted on ``train``: a function prediction → rows."""
+    from dynid.identify.validate import model_rows, predict
+
+    fitted = predict(result, robot, train, drives=given)
+    rotor = bool(getattr(fitted.problem, 'identify_rotor_inertia', False))
+    links = model_rows(fitted.problem, robot.inverse_dynamics)
+    columns = _friction_rows(fitted.problem, robot.n, rotor)
+    values = {}
+    for j in range(robot.n):
+        rows = fitted.joints == j
+        if rows.sum() >= columns.shape[1]:
+            values[j] = np.linalg.lstsq(columns[rows], fitted.measured[rows] - links[rows], rcond=None)[0]
+
+    def rows_of(prediction):
+        out = model_rows(prediction.problem, robot.inverse_dynamics)
+        friction = _friction_rows(prediction.problem, robot.n, rotor)
+        for j, theta in values.items():
+            rows = prediction.joints == j
+            out[rows] = out[rows] + friction[rows] @ theta
+        return out
+    return rows_of
+
+
+def score_model(result, robot, case: Case, train, held: dict, given, references: bool = True) -> dict:
+    """Per run and joint the held-out RMSE [N·m] and fit [%] of ``result``, and with ``references`` those of the
+    fixed robot-file model and the authors' model on the same rows; ``pooled``: ‖e‖²'s and ‖y‖²'s sums."""
+    from dynid.identify.metrics import equation_metrics
+    from dynid.identify.validate import model_rows, predict
+
+    file_rows = robot_file_model(result, robot, train, given) if references else None
+    runs, error, energy = {}, 0.0, 0.0
+    for run, dataset in held.items():
+        prediction = predict(result, robot, dataset, drives=given)
+        names = robot.joint_names
+        mine = equation_metrics(prediction.measured, prediction.predicted, prediction.joints, names)['joints']
+        error += float(np.sum((prediction.measured - prediction.predicted) ** 2))
+        energy += float(np.sum(prediction.measured ** 2))
+        cells = {joint: {'dynid': m['rmse'], 'fit': m['nrmse_fit_percent']} for joint, m in mine.items()
+                 if m['rmse'] is not None}
+        if references and cells:
+            theirs = equation_metrics(prediction.measured, file_rows(prediction), prediction.joints, names)['joints']
+            model = case.authors_model(dataset)
+            authors = None if model is None else equation_metrics(
+                prediction.measured, model_rows(prediction.problem, model), prediction.joints, names)['joints']
+            for joint, cell in cells.items():
+                cell['robot_file'] = theirs[joint]['rmse']
+                cell['authors'] = authors[joint]['rmse'] if authors is not None else case.authors_quoted.get(joint)
+                cell['authors_fit'] = authors[joint]['nrmse_fit_percent'] if authors is not None else None
+        runs[run] = cells
+    return {'runs': runs, 'pooled': [error, energy]}
+
+
+def named_joints(lines: list[str], joints) -> set:
+    """The joints a line beside the words "robot file's own model" names."""
+    named = set()
+    for line in lines:
+        if OWN_MODEL in line:
+            named |= {joint for joint in joints if re.search(rf'(?<![\w-]){re.escape(joint)}(?![\w-])', line)}
+    return named
+
+
+def pooled(score: dict) -> float | None:
+    error, energy = score['pooled']
+    return float(np.sqrt(error / energy)) if energy > 0 else None
+
+
+class Scorer:
+    """Scores :class:`Case` s with one :class:`Runner` (module docstring)."""
+
+    def __init__(self, folder: Path, runner: Runner, quick: bool = False):
+        self.folder, self.run, self.quick = folder, runner, quick
+
+    def _identify(self, case: Case, tag: str, *options: str) -> tuple[Call, Path]:
+        path = self.folder / f'{case.label}_{tag}.yaml'
+        split = [] if case.held else ['--holdout', str(HOLDOUT)]
+        argv = ['identify', str(case.train), '--robot', case.robot, *split, *case.extra, *options, '-o', str(path)]
+        return self.run(argv), path
+
+    def _validate(self, case: Case, path: Path, *options: str, runs=None) -> Call:
+        """``dynid validate`` of the result at ``path`` on the held-out bags (``runs``: those runs only)."""
+        bags = [bag for run, bag in case.held.items() if runs is None or run in runs] or [case.train]
+        split = [] if case.held else ['--holdout', str(HOLDOUT)]
+        sign = ['--torque-sign', 'all=-1'] if case.torque_sign == -1.0 else []
+        return self.run(['validate', '--params', str(path), *split, *sign, *options, *map(str, bags)])
+
+    def _model(self, path: Path, robot, case, train, held, given, references=False) -> dict:
+        from dynid.identify.result import IdentificationResult
+
+        return score_model(IdentificationResult.load(path), robot, case, train, held, given, references)
+
+    def score(self, case: Case) -> dict:
+        """The row of one dataset (module docstring of bench_public.py)."""
+        from dynid.identify.result import IdentificationResult
+        from dynid.model import load_robot
+        from dynid.model.drives import load_drives
+
+        robot = load_robot(case.robot, **case.robot_options)
+        given = None if case.drives is None else load_drives(case.drives, robot.joint_names)
+        train, held = recordings(case, robot.joint_names)
+        call, path = self._identify(case, 'defaults')
+        row = {'authors_source': case.authors_source, 'identify_exit': call.code,
+               'identify_warnings': call.warnings}
+        refusals = []
+        if call.code != 0:
+            refusals.append(self._refusal(case, call, robot, train, held, given))
+            call, path = self._identify(case, 'forced', '--force')
+            row['refused'] = call.code == 0 and refusals[-1]['refusal']
+            if call.code != 0:
+                return {**row, 'status': f'identify failed even with --force: {call.last_line}', 'refusals': refusals}
+        result = IdentificationResult.load(path)
+        row.update(method=result.method, friction=result.model['friction'])
+        score = score_model(result, robot, case, train, held, given)
+        row['runs'], row['pooled'] = score['runs'], pooled(score)
+        moving = {run for run, joints in row['runs'].items() if joints}  # static runs: no rows validate scores
+        check = self._validate(case, path, runs=moving)
+        row['validate_exit'] = check.code
+        row['validate_lines'] = [line for line in check.text.splitlines() if OWN_MODEL in line][:20]
+        named = named_joints(call.warnings + check.text.splitlines(), robot.joint_names)
+        row['named'] = sorted(named)
+        row['advice'] = self._advice(case, call.warnings + check.warnings, robot, train, held, given, row['pooled'])
+        physical, physical_path = self._identify(case, 'physical', '--physical')
+        if physical.code == 0:
+            row['physical_pooled'] = pooled(self._model(physical_path, robot, case, train, held, given))
+        else:
+            row['physical_refused'] = physical.last_line[:300]
+            refusals.append(self._refusal(case, physical, robot, train, held, given, ('--physical',), row['pooled']))
+        row['refusals'] = refusals
+        return row
+
+    def _advice(self, case, lines, robot, train, held, given, before) -> list[dict]:
+        """Each remedy the warnings give, followed as written: whether a warning gives it again, and the pooled
+        held-out error after it against before."""
+        out = []
+        for k, option in enumerate(remedies(lines)):
+            after, path = self._identify(case, f'advice{k}', *option.split())
+            entry = {'remedy': option, 'exit': after.code}
+            if after.code == 0:
+                again = self._validate(case, path, *[o for o in option.split() if option.startswith('--torque-sign')])
+                entry['repeated'] = option in remedies(after.warnings + again.warnings)
+                entry['pooled_before'] = before
+                entry['pooled_after'] = pooled(self._model(path, robot, case, train, held, given))
+            else:
+                entry['repeated'] = False
+                entry['refusal'] = after.last_line[:300]
+            out.append(entry)
+        return out
+
+    def _refusal(self, case, call, robot, train, held, given, options=(), defaults=None) -> dict:
+        """A refusal's first way out run as written and ``--force``, each scored held out (``defaults``: the pooled
+        error of the command without ``options``, the way out of a refusal that says to leave one out)."""
+        refusal = call.text.strip()[-600:]
+        option = way_out(refusal, options)
+        entry = {'options': list(options), 'refusal': call.last_line[:300], 'way_out': option}
+        forced, forced_path = self._identify(case, 'refusal_force', *options, '--force')
+        entry['force_pooled'] = pooled(self._model(forced_path, robot, case, train, held, given)) \
+            if forced.code == 0 else None
+        if option.startswith('without '):
+            entry['way_out_pooled'] = defaults
+        elif option:
+            out, path = self._identify(case, 'refusal_way', *options, *option.split())
+            entry['way_out_exit'] = out.code
+            entry['way_out_pooled'] = pooled(self._model(path, robot, case, train, held, given)) \
+                if out.code == 0 else None
+        # worse: the way out fails or scores above --force; not judged where --force is refused too
+        entry['worse_than_force'] = entry['force_pooled'] is not None and (
+            entry.get('way_out_pooled') is None or entry['way_out_pooled'] > entry['force_pooled'])
+        return entry

@@ -1,0 +1,175 @@
+"""The candidate columns the model choice makes from the data: a viscous exponent and a Stribeck excess per joint.
+
+Each is picked on one joint's weighted rows with the joint's other columns projected out (:class:`JointRemainder`):
+the column that explains most of what they leave, on a grid (first on the decimated velocity, then on the exact
+column made at the full rate and decimated as the regressor is). The folds then decide whether a joint keeps it
+(:mod:`dynid.identify.choose`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.identify.problem import IdentificationProblem
+from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
+
+#: The viscous exponents the model choice tries (sub-linear only: a term that grows faster than ω, fitted on one
+#: motion, grows faster still beyond its velocities; on the twin with linear viscous friction, α̂ ≈ 1.2–1.9 gained on
+#: the folds and lost on another motion), and how far below 1 the best must lie to be a candidate (the twin's
+#: Stribeck and load terms give α̂ ≈ 0.95 and a fold gain of a few percent: nearly the linear term, at the cost of
+#: the friction loop).
+EXPONENT_GRID = np.linspace(0.2, 1.0, 17)
+EXPONENT_CANDIDATE_MIN = 0.1
+
+
+def _open_joints(problem: IdentificationProblem, joints: np.ndarray, symbol: str):
+    """(j, rows) of each joint a friction candidate may be tried on: it has rows, its equations are not left out and
+    its column ``symbol``_j (the one the candidate replaces or stands beside) is not held."""
+    for j in range(problem.robot.n):
+        rows = joints == j
+        if rows.any() and not problem.excluded[j] and f'{symbol}_{j + 1}' not in problem.held:
+            yield j, rows
+
+
+#: Rows of W read at a time by :class:`JointRemainder` (no copy of a joint's rows is made).
+_PIECE_ROWS = 4096
+
+
+class JointRemainder:
+    """One joint's weighted rows with its other columns projected out (all of them but ``drop``, an index, where
+    given): what a candidate column explains of the rest (:func:`power_candidates`, :func:`stribeck_candidates`).
+    ``w, y``: the system, ``rows``: the joint's (bool), ``weights``: the rows' weights.
+
+    The projection is onto the span of the joint's columns as ``scipy.linalg.orth`` takes it (the singular vectors
+    above eps·max(rows, columns) of the largest singular value), from the R factor of the joint's rows (its singular
+    values and right singular vectors are the rows'): a piece of rows at a time, so that no copy of the joint's rows
+    or of an orthonormal basis of them is held (each ~17 MB for 10 minutes at 1 kHz).
+    """
+
+    def __init__(self, w: np.ndarray, y: np.ndarray, rows: np.ndarray, weights: np.ndarray,
+                 drop: int | None = None) -> None:
+        self.w, self.index, self.weights = w, np.flatnonzero(rows), weights[rows]
+        factor = np.zeros((0, w.shape[1] + 1))
+        for piece, idx in self._pieces():
+            stacked = np.vstack([factor, np.column_stack([w[idx], y[idx]]) * self.weights[piece, None]])
+            factor = np.linalg.qr(stacked, mode='r')
+        a, b = factor[:, :-1], factor[:, -1]
+        used = np.linalg.norm(a, axis=0) > 0
+        if drop is not None:
+            used[drop] = False
+        self.used = used
+        _, s, vt = np.linalg.svd(a[:, used], full_matrices=False)
+        rank = int(np.count_nonzero(s > s.max(initial=0.0) * np.finfo(float).eps * max(len(self.index), used.sum())))
+        #: basisᵀ·x = this · (W_usedᵀ·x) (module docstring of the class)
+        self.to_basis = vt[:rank] / s[:rank, None]
+        solution = self.to_basis.T @ (self.to_basis @ (a[:, used].T @ b))
+        self.remainder = y[self.index] * self.weights - self._times(solution)
+
+    def _pieces(self):
+        for start in range(0, len(self.index), _PIECE_ROWS):
+            yield slice(start, start + _PIECE_ROWS), self.index[start:start + _PIECE_ROWS]
+
+    def _times(self, values: np.ndarray) -> np.ndarray:
+        """W_used·values on the joint's weighted rows."""
+        out = np.empty(len(self.index))
+        for piece, idx in self._pieces():
+            out[piece] = (self.w[idx][:, self.used] @ values) * self.weights[piece]
+        return out
+
+    def fitted(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(explained ‖·‖², least-squares coefficient) of each column of ``features`` (rows, k) on the remainder."""
+        features = features * self.weights[:, None]
+        along_columns = np.zeros((int(self.used.sum()), features.shape[1]))
+        for piece, idx in self._pieces():
+            along_columns += (self.w[idx][:, self.used] * self.weights[piece, None]).T @ features[piece]
+        in_basis = self.to_basis @ along_columns
+        size = np.einsum('ij,ij->j', features, features) - np.einsum('ij,ij->j', in_basis, in_basis)
+        along = features.T @ self.remainder
+        return (np.where(size > 1e-24, along**2 / np.maximum(size, 1e-300), 0.0),
+                np.where(size > 1e-24, along / np.maximum(size, 1e-300), 0.0))
+
+
+def power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
+                      weights: np.ndarray):
+    """The viscous exponent candidates of the model choice (:mod:`dynid.identify.choice`): per joint the α̂_j of
+    :data:`EXPONENT_GRID` whose column sgn(ω)·|ω|^α in place of the viscous column Fv_j leaves the least weighted
+    residual on the joint's rows, the others' columns projected out (Li's friction loop,
+    :func:`dynid.identify.fit.fit_exponents`, on a grid: no search; first on the decimated velocity, then, where that
+    finds a sub-linear law, on the exact columns), and the column at α̂_j: ``{joint: (α̂_j, column (M,))}`` for the
+    joints with α̂_j ≤ 1 − :data:`EXPONENT_CANDIDATE_MIN`; None where there is none or the law has no Fv. ``w, y,
+    joints, weights``: the first estimate's system and row weights."""
+    if 'Fv' not in problem.friction_names or not problem.keep_full_velocity:
+        return None
+    names = problem.parameter_names()
+    weights = weights if weights.size == len(joints) else np.ones(len(joints))
+    out = {}
+    for j, rows in _open_joints(problem, joints, 'Fv'):
+        remainder = JointRemainder(w, y, rows, weights, names.index(f'Fv_{j + 1}'))
+        velocity = problem.velocity_rows(j)
+
+        def best(features: np.ndarray, remainder=remainder) -> float:
+            """The exponent of the grid whose column (``features[:, k]``) explains most of the remainder."""
+            return float(EXPONENT_GRID[int(np.argmax(remainder.fitted(features)[0]))])
+
+        # on the decimated velocity first (cheap); where that finds a sub-linear law, on the exact columns
+        if best(np.sign(velocity)[:, None] * np.abs(velocity)[:, None] ** EXPONENT_GRID[None, :]) > \
+                1.0 - EXPONENT_CANDIDATE_MIN:
+            continue
+        exact = np.column_stack([problem.power_feature(j, float(alpha)) for alpha in EXPONENT_GRID])
+        alpha = best(exact)
+        if alpha <= 1.0 - EXPONENT_CANDIDATE_MIN:
+            column = np.zeros(len(joints))
+            column[rows] = exact[:, int(np.flatnonzero(EXPONENT_GRID == alpha)[0])]
+            out[j] = (alpha, column)
+    return out or None
+
+
+#: The Stribeck velocities Vs [rad/s] the model choice tries (:func:`stribeck_candidates`), a candidate where at
+#: least :data:`STRIBECK_ROWS_MIN` of the joint's rows lie below Vs (the hump is seen) and at least half above it (the
+#: sliding level is seen apart from it: a Vs beyond the recording's speeds is the Coulomb column again). From the
+#: stiction velocity's default (FilterSettings) to about 0.3 rad/s: the Stribeck effect is the low-speed end of the
+#: friction curve (Li et al. 2024 put its mixed-lubrication boundary at 0.1 rad/s); a wider bump is a bend of the
+#: viscous curve, the viscous exponent's job (on the unisa-acg UR10's wrist_1 a Gaussian of Vs 0.72 rad/s won its folds
+#: over the exponent and lost held out).
+STRIBECK_VELOCITY_GRID = np.geomspace(0.02, 1.0, 13)[:9]
+STRIBECK_ROWS_MIN = 0.05
+
+
+def stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
+                         weights: np.ndarray):
+    """The Stribeck excess candidates of the model choice (:mod:`dynid.identify.choice`): per joint the Vs_j of
+    :data:`STRIBECK_VELOCITY_GRID` (within the joint's rows, as the grid's comment says) and the shape μ_j of
+    :data:`dynid.identify.stribeck.STRIBECK_SHAPES` whose column sgn(ω)·exp(−(|ω|/Vs)^μ) beside the joint's other
+    columns explains most of its weighted residual with a positive coefficient (static friction above the Coulomb
+    level), the others' columns projected out as :func:`power_candidates` does: on the decimated velocity for
+    the grid, then on the exact column (the full-rate feature decimated) at the Vs picked, which must keep the
+    positive excess. No threshold on what it explains in the fit: the residual here is the superset law's (its
+    load term takes part of what a Stribeck column explains beside Coulomb + viscous alone), so the folds decide.
+    ``{joint: (Vs_j, column (M,), μ_j)}``, or None where there is none, the law has no Coulomb column or the model
+    holds a Stribeck excess already (``ModelSpec.stribeck_velocity``)."""
+    if 'Fc' not in problem.friction_names or not problem.keep_full_velocity or problem.stribeck is not None:
+        return None
+    weights = weights if weights.size == len(joints) else np.ones(len(joints))
+    out = {}
+    for j, rows in _open_joints(problem, joints, 'Fc'):
+        velocity = problem.velocity_rows(j)
+        low, middle = np.quantile(np.abs(velocity), (STRIBECK_ROWS_MIN, 0.5))
+        grid = STRIBECK_VELOCITY_GRID[(STRIBECK_VELOCITY_GRID >= low) & (STRIBECK_VELOCITY_GRID <= middle)]
+        if not grid.size:
+            continue
+        fitted = JointRemainder(w, y, rows, weights).fitted
+        velocities = np.tile(grid, len(STRIBECK_SHAPES))
+        shapes = np.repeat(STRIBECK_SHAPES, grid.size)
+        explained, coefficient = fitted(np.sign(velocity)[:, None] * stribeck_decay(
+            velocity[:, None], velocities[None, :], shapes[None, :]))
+        explained = np.where(coefficient > 0, explained, -1.0)
+        if explained.max() <= 0:
+            continue
+        best = int(np.argmax(explained))
+        vs, shape = float(velocities[best]), float(shapes[best])
+        exact = problem.stribeck_feature(j, vs, shape)
+        if fitted(exact[:, None])[1][0] > 0:
+            column = np.zeros(len(joints))
+            column[rows] = exact
+            out[j] = (vs, column, shape)
+    return out or None

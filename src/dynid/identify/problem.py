@@ -1,0 +1,391 @@
+"""One model to fit (a :class:`Candidate`, a frozen value) and its equations drawn from the prepared ones.
+
+:class:`IdentificationProblem` pairs the :class:`~dynid.identify.prepare.Equations` built once with a candidate and
+gives the columns of that model; neither changes. The model reads:
+
+For every recording the inverse dynamic model reads, per joint and (decimated) sample,
+
+    y = W_rigid·χ_rigid + W_friction·χ_friction [+ W_Ia·Ia]                       (IDIM, eq. (6))
+
+- **y**: ``current`` → K_τ·i with the nominal drive gains, minus B·θ̈ when motor encoders exist and
+  ``rotor_compensation`` is on (thesis ch.5 eq. (P2-14)); ``motor_torque`` → the effort of
+  ``joint_states`` where the driver reports the motor's torque already in N·m at the link side
+  (K_τ·i: gear ratio applied, rotor inertia and friction inside it), with the rotor inertias
+  identified (no drive data needed); ``joint_torque`` → the measured joint torque (a torque sensor
+  after the gear: no rotor inertia in it, so rotor options are refused). ``auto`` takes currents
+  when the drive gains are known (or identified), else the joint torque. Known payload
+  contributions are subtracted.
+- **W_rigid**: the base columns of [arm standard parameters | unknown payload parameters], found by
+  QR on random states with the recordings' payload structure (rows with and without payload), so
+  that payload parameters identifiable only from the difference between runs are kept (Gautier &
+  Briot eq. (12)).
+- **W_friction** (per joint, on the friction velocity ω: rotor velocity θ̇ when recorded, else q̇):
+
+  ===================  ============================================================================
+  ``none``             —
+  ``viscous_coulomb``  Fc·sgn(ω) + Fv·ω + tau0 (thesis ch.5 (P2-15); Gautier & Briot Fs, Fv, τ_off)
+  ``load_squared``     + Fl·sgn(ω)·τ_out² (thesis (P1-27), Li Model III)
+  ``load_absolute``    + Fl·sgn(ω)·|τ_out| (Li Model II, Bittencourt/Gao)
+  ``hamon``            Hamon eq. (30) around τ_out: P⁺(am1 + bm·E)τ_out + P⁻(ag1 − bg·E)τ_out
+                       + P⁺(cm + dm·E)sgn + P⁻(cg + dg·E)sgn + Fv·ω + tau0 (am1 = a_m − 1, ag1 = a_g − 1)
+  ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS)
+  ===================  ============================================================================
+
+  ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). A Stribeck excess (``stribeck``,
+  :class:`dynid.identify.stribeck.StribeckExcess`: the model choice keeps it per joint) adds the column Fs of
+  sgn(ω)·exp(−(|ω|/Vs_j)^μ_j) (Madsen 2020 thesis eq. (P1-25): the excess F_S − F_C of static friction over Coulomb),
+  built at the full rate and decimated like the regressor. Terms on τ_out (the output torque, the
+  model's own rigid-body torque) are linear once τ_out is fixed: the solvers iterate, updating τ_out
+  from the latest estimate (the "load loop" of I-IRLS; Hamon's power sign from sgn(τ_out·ω), his
+  iterative alternative to eq. (26)). Load-dependent features are built at the decimated rate.
+- **W_Ia**: rotor inertia on θ̈ (or q̈), when the rotor is not compensated.
+
+**Coupled joints** (the drives' coupling C, :mod:`dynid.model.drives`): the equations are the motors', one per
+drive: y = C⁻ᵀ·W_rigid·χ_rigid + W_friction(θ̇)·χ_friction [+ W_Ia(θ̈)·Ia] with θ̇ = C·q̇ (or the motor encoders'),
+so each motor's friction and rotor inertia act on its own equation, where they physically sit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.identify.prepare import Block, Equations, prepare
+from dynid.identify.read import read
+from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput, friction_symbols
+from dynid.identify.stribeck import StribeckExcess, stribeck_decay
+
+#: Symbols of the friction columns made of a prepared feature (:mod:`dynid.identify.prepare`), by the feature's kind.
+FEATURE_OF = {'Fc': 'sign', 'fc': 'sign', 'Fv': 'velocity', 'tau0': 'one', 'fo': 'one', 'beta1': 'beta1',
+              'beta2': 'beta2', 'beta3': 'beta3'}
+#: Friction symbols whose columns depend on the output torque τ_out (:meth:`IdentificationProblem.output_columns`).
+OUTPUT_TORQUE_SYMBOLS = ('Fl', 'fL', 'am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg')
+#: Decimated samples per piece of W built at a time (:meth:`IdentificationProblem.equations`).
+_EQUATION_SAMPLES = 2048
+
+
+@dataclass(frozen=True)
+class Held:
+    """A parameter held at a value instead of identified, and why (:mod:`dynid.identify.held`, the model choice)."""
+
+    name: str
+    value: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One model to fit: everything the model choice varies, as a value.
+
+    ``friction``: the law's family (its columns per joint, :func:`dynid.identify.request.friction_symbols`) with the
+    temperature term or not; ``held``: the parameters held at a value (a joint's law leaving out a term holds its
+    columns at 0); ``exponents``: the comprehensive law's viscous exponents α_j (None: the spec's on every joint;
+    Li's friction loop refits them from these); ``stribeck``: the Stribeck excess's columns Fs_j (None: none);
+    ``rotor``: the rotor inertias' columns kept where the equations have them (False: left out where that leaves the
+    other base columns as they are); ``options``: the method, the robust weights, the load loop, the prior (its weight
+    s) and physical consistency."""
+
+    friction: str
+    options: IdentifyOptions
+    temperature: bool = False
+    held: tuple[Held, ...] = ()
+    exponents: tuple[float, ...] | None = None
+    stribeck: StribeckExcess | None = None
+    rotor: bool = True
+
+    @property
+    def method(self) -> str:
+        return self.options.method
+
+    def holding(self, entries: dict[str, dict]) -> Candidate:
+        """This candidate with ``entries`` ({name: {'value', 'reason'}}) held too (replacing any held before)."""
+        new = {name: Held(name, float(entry['value']), entry['reason']) for name, entry in entries.items()}
+        kept = tuple(new.pop(h.name, h) for h in self.held)  # in place where held before, as dict.update does
+        return dataclasses.replace(self, held=kept + tuple(new.values()))
+
+    def only_holding(self, names) -> Candidate:
+        """This candidate holding only the parameters among ``names`` it held."""
+        names = set(names)
+        return dataclasses.replace(self, held=tuple(h for h in self.held if h.name in names))
+
+
+@dataclass(frozen=True)
+class IdentificationProblem:
+    """The equations of one candidate (module docstring), built by :meth:`of`; read-only."""
+
+    prepared: Equations
+    candidate: Candidate
+    stribeck_features: tuple[np.ndarray, ...] | None = None  # each block's Fs feature (M, n), where not prepared
+
+    @classmethod
+    def of(cls, equations: Equations, candidate: Candidate) -> IdentificationProblem:
+        """The problem of ``candidate`` on ``equations``: its Stribeck columns made once (from the full-rate velocity,
+        decimated as the regressor is) where they are not the prepared ones."""
+        stribeck = candidate.stribeck
+        features = None
+        if stribeck is not None and stribeck is not equations.stribeck:
+            def feature(w: np.ndarray, j: int) -> np.ndarray | None:
+                if not stribeck.joints[j]:
+                    return None
+                return np.sign(w) * stribeck_decay(w, stribeck.velocities[j], stribeck.shapes[j])
+
+            features = tuple(_per_joint(block, feature) for block in equations.blocks)
+        return cls(equations, candidate, features)
+
+    # ------------------------------------------------------------------------------- what it is
+    @property
+    def robot(self):
+        return self.prepared.robot
+
+    @property
+    def rotor_dropped(self) -> bool:
+        """The rotor inertias' columns left out (the candidate's ``rotor`` False, where the equations can)."""
+        return not self.candidate.rotor and self.prepared.base_without_rotor is not None
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The model as identified: the equations' spec with the candidate's law."""
+        return dataclasses.replace(self.prepared.spec, friction=self.candidate.friction,
+                                   temperature=self.candidate.temperature,
+                                   rotor_inertia=self.prepared.spec.rotor_inertia and not self.rotor_dropped)
+
+    @property
+    def base(self):
+        return self.prepared.base_without_rotor if self.rotor_dropped else self.prepared.base
+
+    @property
+    def identify_rotor_inertia(self) -> bool:
+        return self.prepared.torque.identify_rotor_inertia and not self.rotor_dropped
+
+    @property
+    def held(self) -> dict[str, dict]:
+        """{name: {'value', 'reason'}} of the parameters held at a value."""
+        return {h.name: {'value': h.value, 'reason': h.reason} for h in self.candidate.held}
+
+    @property
+    def stribeck(self) -> StribeckExcess | None:
+        return self.candidate.stribeck
+
+    @property
+    def changes(self) -> list[dict]:
+        """What the equations changed in the caller's choices (:class:`dynid.identify.prepare.Torque`)."""
+        return list(self.prepared.torque.changes)
+
+    def __getattr__(self, name: str):
+        """The prepared equations' own attributes (recordings, blocks, settings, drives, gaps, excluded, ...)."""
+        if name in _FROM_TORQUE:
+            return getattr(self.prepared.torque, _FROM_TORQUE[name])
+        if name in _FROM_EQUATIONS:
+            return getattr(self.prepared, name)
+        raise AttributeError(name)
+
+    # ------------------------------------------------------------------------------- columns
+    @property
+    def rigid_names(self) -> list[str]:
+        return list(self.base.names)
+
+    @property
+    def friction_names(self) -> tuple[str, ...]:
+        """Per-joint friction symbols in column order: the law's (and temperature term), then ``Fs`` where the
+        candidate holds a Stribeck excess."""
+        stribeck = ('Fs',) if self.candidate.stribeck is not None else ()
+        return friction_symbols(self.candidate.friction, self.candidate.temperature) + stribeck
+
+    def parameter_names(self) -> list[str]:
+        """Names of the columns of :meth:`equations`: base rigid parameters, then friction per joint."""
+        n = self.robot.n
+        return self.rigid_names + [f'{symbol}_{j + 1}' for symbol in self.friction_names for j in range(n)]
+
+    @property
+    def _rigid_kept(self) -> np.ndarray | None:
+        """The prepared rigid columns this candidate keeps (a mask), or None: all of them."""
+        if not self.rotor_dropped:
+            return None
+        return np.array([not name.startswith('Ia_') for name in self.prepared.base.names])
+
+    def _output_torque(self, block: Block, rigid_parameters: np.ndarray | None) -> np.ndarray:
+        """τ_out (M, n) of ``block`` at the base rigid parameters (zeros if None) plus its known payload torque."""
+        if rigid_parameters is None:
+            return block.known_output.copy()
+        kept = self._rigid_kept
+        if kept is not None:  # the dropped columns' parameters zero: no copy of the block's columns
+            full = np.zeros(kept.size)
+            full[kept] = rigid_parameters
+            rigid_parameters = full
+        return block.rigid @ rigid_parameters + block.known_output
+
+    def friction_features(self, k: int, output_torque: np.ndarray, exponents: np.ndarray) -> list[np.ndarray]:
+        """(M, n) features of block ``k`` in ``friction_names`` order for the τ_out estimate and exponents α."""
+        block = self.prepared.blocks[k]
+        friction, w = self.candidate.friction, block.velocity
+        s = np.sign(w)
+        features = {symbol: block.features[kind] for symbol, kind in FEATURE_OF.items() if kind in block.features}
+        if self.candidate.stribeck is not None:
+            features['Fs'] = block.features['Fs'] if self.stribeck_features is None else self.stribeck_features[k]
+        if friction == 'load_squared':
+            features['Fl'] = s * output_torque**2
+        elif friction == 'load_absolute':
+            features['Fl'] = s * np.abs(output_torque)
+        elif friction == 'hamon':
+            power = np.sign(output_torque * w)
+            plus, minus = (1 + power) / 2, (1 - power) / 2
+            decay = np.exp(-np.abs(w) / self.prepared.spec.hamon_velocity)
+            features.update(am1=plus * output_torque, bm=plus * decay * output_torque, ag1=minus * output_torque,
+                            bg=-minus * decay * output_torque, cm=plus * s, dm=plus * decay * s, cg=minus * s,
+                            dg=minus * decay * s)
+        elif friction == 'comprehensive':
+            features['fv'] = _per_joint(block, lambda v, j: np.sign(v) * np.abs(v) ** exponents[j]) \
+                if block.decimator is not None else s * np.abs(w) ** exponents
+            features['fL'] = s * output_torque**2
+        return [features[symbol] for symbol in self.friction_names]
+
+    def velocity_rows(self, joint: int) -> np.ndarray:
+        """The decimated friction velocity ω [rad/s] on the kept rows of joint ``joint`` over all recordings (the
+        rows of :meth:`power_feature`)."""
+        parts = []
+        for block in self.prepared.blocks:
+            keep = slice(None) if block.keep is None else block.keep[:, joint]
+            parts.append(block.velocity[:, joint][keep])
+        return np.concatenate(parts)
+
+    def power_feature(self, joint: int, exponent: float) -> np.ndarray:
+        """The kept rows of joint ``joint``'s feature sgn(ω)·|ω|^α over all recordings (I-IRLS α search)."""
+        return self._full_rate_feature(joint, lambda w: np.sign(w) * np.abs(w) ** exponent)
+
+    def stribeck_feature(self, joint: int, velocity: float, shape: float) -> np.ndarray:
+        """The kept rows of joint ``joint``'s Stribeck feature sgn(ω)·exp(−(|ω|/Vs)^μ) over all recordings (the model
+        choice's candidate, :mod:`dynid.identify.candidates`)."""
+        return self._full_rate_feature(joint, lambda w: np.sign(w) * stribeck_decay(w, velocity, shape))
+
+    def _full_rate_feature(self, joint: int, feature_of) -> np.ndarray:
+        """``feature_of(ω)`` of joint ``joint``'s full-rate friction velocity, decimated, on its kept rows."""
+        parts = []
+        for block in self.prepared.blocks:
+            feature = block.decimator(feature_of(block.full_velocity[:, joint]))
+            keep = np.ones(feature.shape, dtype=bool) if block.keep is None else block.keep[:, joint]
+            parts.append(feature[keep])
+        return np.concatenate(parts)
+
+    def _block_columns(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                       with_current: bool) -> list[np.ndarray]:
+        """The column groups of recording k's W in column order: (M, n, p_rigid) columns as they are, and
+        (M, n) per-joint features, each n block-diagonal columns (:meth:`_assembled`)."""
+        block = self.prepared.blocks[k]
+        friction = self.friction_features(k, self._output_torque(block, rigid_parameters), exponents)
+        return ([block.current] if with_current else []) + [block.rigid] + friction
+
+    def _assembled(self, groups: list[np.ndarray], samples: slice) -> np.ndarray:
+        """W of the decimated ``samples`` as (samples, n, p) from :meth:`_block_columns`' groups (the rigid columns
+        this candidate keeps taken a piece at a time)."""
+        eye, kept = np.eye(self.robot.n)[None, :, :], self._rigid_kept
+        rigid = 1 if groups[0].ndim == 2 else 0  # the current's columns come first (TLS)
+        return np.concatenate([(g[samples][:, :, kept] if i == rigid and kept is not None else g[samples])
+                               if g.ndim == 3 else g[samples, :, None] * eye for i, g in enumerate(groups)], axis=2)
+
+    def block_equations(self, k: int, rigid_parameters: np.ndarray | None, exponents: np.ndarray,
+                        with_current: bool = False) -> np.ndarray:
+        """W of recording k as (M, n, p): rows of every decimated sample and joint, none dropped."""
+        return self._assembled(self._block_columns(k, rigid_parameters, exponents, with_current), slice(None))
+
+    def block_keep(self, k: int) -> np.ndarray:
+        return self.prepared.block_keep(k)
+
+    def block_times(self, k: int) -> np.ndarray:
+        return self.prepared.block_times(k)
+
+    def equations(self, rigid_parameters: np.ndarray | None = None, exponents: np.ndarray | None = None,
+                  with_current: bool = False, spare: int = 0):
+        """Stacked system over all recordings: (W, y, joint_of_row, block_of_row, known).
+
+        ``rigid_parameters`` (base) give τ_out for load-dependent friction (zeros if None).
+        ``with_current`` prepends the block-diagonal current columns (TLS); then y is None and
+        ``known`` holds the known payload-mass torque per row. ``spare``: columns of zeros after W's, room for
+        columns the caller adds (the model choice's candidates) without a copy of W.
+        """
+        n = self.robot.n
+        blocks = self.prepared.blocks
+        exponents = np.full(n, self.prepared.spec.exponent) if exponents is None else exponents
+        keeps = [self.block_keep(k) for k in range(len(blocks))]
+        w, row = None, 0
+        rows_y, joints, owners, knowns = [], [], [], []
+        for k, (block, keep) in enumerate(zip(blocks, keeps, strict=True)):
+            # W is filled in place a few thousand samples at a time: the whole block's (M, n, p) array and its
+            # kept rows would hold W twice more (~150 MB for 10 minutes at 1 kHz).
+            groups = self._block_columns(k, rigid_parameters, exponents, with_current)
+            if w is None:
+                kept = self._rigid_kept
+                columns = sum(g.shape[2] if g.ndim == 3 else n for g in groups) - \
+                    (0 if kept is None else int(kept.size - np.count_nonzero(kept)))
+                w = np.zeros((sum(int(np.count_nonzero(kept)) for kept in keeps), columns + spare)) if spare else \
+                    np.empty((sum(int(np.count_nonzero(kept)) for kept in keeps), columns))
+            for start in range(0, len(keep), _EQUATION_SAMPLES):
+                samples = slice(start, start + _EQUATION_SAMPLES)
+                kept = keep[samples]
+                count = int(np.count_nonzero(kept))
+                w[row:row + count, :columns] = self._assembled(groups, samples)[kept]
+                row += count
+            if block.y is not None:
+                rows_y.append(block.y[keep])
+            knowns.append(block.known_output[keep])
+            joints.append(np.broadcast_to(np.arange(n), keep.shape)[keep])
+            owners.append(np.full(int(keep.sum()), k))
+        y = np.concatenate(rows_y) if rows_y else None
+        return w, y, np.concatenate(joints), np.concatenate(owners), np.concatenate(knowns)
+
+    def output_columns(self, rigid_parameters: np.ndarray, exponents: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, values (rows, k)) of the columns of :meth:`equations` that depend on τ_out (the load-dependent
+        friction's), at the base rigid parameters ``rigid_parameters``: what changes from one pass of the load loop to
+        the next, so that a caller can update its W in place instead of building it again."""
+        n = self.robot.n
+        exponents = np.full(n, self.prepared.spec.exponent) if exponents is None else exponents
+        symbols = [s for s in self.friction_names if s in OUTPUT_TORQUE_SYMBOLS]
+        start = len(self.rigid_names)
+        indices = np.array([start + self.friction_names.index(s) * n + j for s in symbols for j in range(n)], dtype=int)
+        parts = []
+        for k, block in enumerate(self.prepared.blocks):
+            features = dict(zip(self.friction_names, self.friction_features(
+                k, self._output_torque(block, rigid_parameters), exponents), strict=True))
+            samples, joints = np.nonzero(self.block_keep(k))  # the kept rows, sample-major as equations() stacks them
+            part = np.zeros((len(samples), len(indices)))
+            for i, symbol in enumerate(symbols):
+                part[np.arange(len(samples)), i * n + joints] = features[symbol][samples, joints]
+            parts.append(part)
+        return indices, np.concatenate(parts)
+
+    def describe(self) -> dict:
+        """Provenance of the problem (for the result file)."""
+        return {**self.prepared.describe(), 'rotor_inertia_identified': self.identify_rotor_inertia}
+
+
+def _per_joint(block: Block, feature_of) -> np.ndarray:
+    """(M, n) the decimated ``feature_of(ω_j, j)`` of each joint's full-rate friction velocity ω_j (None: a joint
+    without the feature, zeros), one joint at a time (a 10-minute 1 kHz log's full-rate (N, n) arrays are ~29 MB
+    each)."""
+    out = np.zeros(block.velocity.shape)
+    for j in range(out.shape[1]):
+        feature = feature_of(block.full_velocity[:, j], j)
+        if feature is not None:
+            out[:, j] = block.decimator(feature)
+    return out
+
+
+#: The equations' attributes a problem gives as its own (:meth:`IdentificationProblem.__getattr__`).
+_FROM_EQUATIONS = ('recordings', 'origins', 'blocks', 'settings', 'drives', 'drive_gains_unknown', 'gaps', 'excluded',
+                   'payload_blocks', 'warnings', 'still', 'keep_full_velocity')
+_FROM_TORQUE = {'torque_source': 'source', 'compensate_rotor': 'compensate_rotor',
+                'friction_on_rotor': 'friction_on_rotor', 'coupling': 'coupling'}
+
+
+def problem_for(robot, recordings: list[RecordingInput], spec: ModelSpec, settings=None, drives=None,
+                stribeck: StribeckExcess | None = None) -> IdentificationProblem:
+    """The problem of the model ``spec`` on ``recordings``, read and prepared (e.g. a result's model on another
+    recording, to predict its torque: :mod:`dynid.identify.validate`); ``stribeck``: a result's Stribeck excess."""
+    from dynid.signal.preprocess import FilterSettings
+
+    settings = settings or FilterSettings()
+    equations = prepare(robot, read(robot, recordings, settings), spec, settings, drives, stribeck=stribeck)
+    return IdentificationProblem.of(equations, Candidate(spec.friction, IdentifyOptions(), spec.temperature,
+                                                         stribeck=equations.stribeck))
