@@ -69,6 +69,21 @@ def test_at_rest_an_offset_static_friction_holds_ends_the_alarm_and_a_larger_one
             assert contacts[-1].end_s is None
 
 
+def test_a_joint_breaking_away_while_the_others_move_is_no_alarm_and_the_same_torque_at_rest_is():
+    """Joint 1 has rested for seconds; then joints 2 and 3 move and it takes 0.9 F_s (the motor torque that breaks it
+    away, which the model, seeing no velocity, cannot predict) for 0.3 s: no alarm, its σ is F_s while the others
+    move. With the whole arm at rest the same torque is an alarm (its σ is the rest level there, 0.05 F_s)."""
+    for others_move, alarm in ((True, False), (False, True)):
+        t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
+        late = t >= 3.0
+        if others_move:
+            velocity[late, 1:] = 0.5
+        external[late & (t < 3.3), 0] += 0.9
+        samples, contacts = _detector(sigma=0.02, rest_drift=0.05).run(t, external, velocity)
+        assert bool(contacts) is alarm
+        if others_move:
+            assert samples.sigma[late & (t < 3.3), 0].min() >= 1.0  # F_s = 1 N·m
+
 def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
     """σ₀ from steady motion within 5 %; calibrated on 2 minutes for 0.5 alarms per hour, no alarm on them, and a
     rarer rate asks a higher threshold."""

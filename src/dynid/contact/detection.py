@@ -18,6 +18,9 @@ Per joint j and sample (a compiled loop, state carried between batches):
                                                   reversing, stopping: stick-slip)
       E = F_s·(d + (1 − d)·exp(−rest_time/T_b))    at rest, and creeping off a rest (breaking away or pushed: the
                                                   friction then opposes the motion, its sign known)
+      E = F_s                                      at rest while another joint moves (the motor may be breaking it
+                                                  away before it moves, or the others' motion loads it: its static
+                                                  friction takes anything up to F_s)
 
   F_s = ``stiction_scale`` × the result's Coulomb level plus Stribeck excess (what static friction may hold), v_s the
   ``stiction_velocity``, T_b the ``rest_baseline_s`` and d the ``rest_drift`` (the share of F_s static friction
@@ -83,8 +86,8 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
             state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
             resting = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
             if speed < v_rest:
-                state[REST_TIME, j] += dt
-                e = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
+                state[REST_TIME, j] += dt  # while others move, it may be breaking away or loaded by them: F_s
+                e = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b) if still else 1.0)
                 if not contact:
                     state[BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (external[k, j] - state[BASELINE, j])
             elif state[SINCE_MOVING, j] < recent:  # slowing down, reversing or stopping: the friction is unsure
