@@ -49,6 +49,7 @@ setup(
             'identifier_node = dynid.ros.runner:identifier_node',
             'estimator_node = dynid.ros.runner:estimator_node',
             'feedforward_node = dynid.ros.runner:feedforward_node',
+            'contact_node = dynid.ros.runner:contact_node',
         ],
         # Feedforward terms (dynid.control.plugins): name = factory(robot, result, options).
         'dynid.feedforward_terms': [

@@ -148,16 +148,17 @@ def run_intake(seconds: float, busy: bool, domain: int) -> dict:
     return {'lost': lost, 'received': received, 'data_s': data_s, 'cpu_fraction': cpu / data_s}
 
 
-def run_estimator(seconds: float, busy: bool, domain: int, *parameters: str) -> dict:
-    """estimator_node taking sim_node's four topics at 1 kHz for ``seconds``, counted by its own intake
-    (``parameters``: more ``name:=value`` for estimator_node, e.g. a result_file)."""
+def run_estimator(seconds: float, busy: bool, domain: int, *parameters: str, name: str = 'estimator_node') -> dict:
+    """estimator_node (or another node of the shared intake, ``name``: contact_node) taking sim_node's four topics at
+    1 kHz for ``seconds``, counted by its own intake (``parameters``: more ``name:=value`` for it, e.g. a
+    result_file)."""
     import rclpy
     from diagnostic_msgs.msg import DiagnosticArray
     from rclpy.executors import SingleThreadedExecutor
 
     with _busy_core(busy):
         sim = _node('sim_node', domain, f'rate:={RATE}')
-        estimator = _node('estimator_node', domain, f'expected_rate:={RATE}', *parameters)
+        estimator = _node(name, domain, f'expected_rate:={RATE}', *parameters)
         context = rclpy.Context()
         rclpy.init(context=context, domain_id=domain)
         node = rclpy.create_node('bench_estimator', context=context)
@@ -165,7 +166,7 @@ def run_estimator(seconds: float, busy: bool, domain: int, *parameters: str) -> 
 
         def on_diagnostics(message) -> None:
             for status in message.status:
-                if status.name == '/estimator_node: intake':
+                if status.name == f'/{name}: intake':
                     latest.clear()
                     latest.update({v.key: v.value for v in status.values})
 

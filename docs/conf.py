@@ -55,7 +55,7 @@ html_additional_pages = {'index': 'redirect.html'}  # index.html opens the root 
 PAGES = ['tutorial', 'ros2', 'contract', 'logs', 'health', 'fleet', 'nodes/README', 'nodes/parameters',
          'backends/twin', 'backends/ur', 'backends/franka', 'backends/gazebo', 'backends/mujoco',
          'methods/identification', 'methods/diagnosis', 'methods/estimation', 'methods/health',
-         'methods/feedforward', 'methods/payload', 'benchmarks', 'code_map', 'api']
+         'methods/feedforward', 'methods/payload', 'methods/contact', 'benchmarks', 'code_map', 'api']
 
 
 # benchmarks/README.md lies outside docs/; the site holds it as the page 'benchmarks' (docs/benchmarks.md

@@ -209,3 +209,19 @@ def fleet_record(target, robots: int = 6, sessions: int = 40) -> None:
             changes = [WearChange(15.0, (FLEET_WORN[name],), coulomb_per_week=0.08)] if name in FLEET_WORN else []
             for session in wear_sessions(name, SessionSchedule.regular(sessions, changes=changes, seed=r), seed=r):
                 record.append(session)
+
+
+def own_model_result(robot, coulomb=0.0, viscous=0.0, torque_source='current') -> IdentificationResult:
+    """A viscous_coulomb result holding ``robot``'s own base parameters (its model file as the identified model) and
+    the given Coulomb [N·m] and viscous [N·m·s/rad] friction on every joint; currents read through its drives."""
+    base = robot.base
+    names = list(base.names) + [f'{s}_{j + 1}' for j in range(robot.n) for s in ('Fc', 'Fv', 'tau0')]
+    values = list(base.from_standard(robot.standard_parameters)) + [v for _ in range(robot.n)
+                                                                    for v in (coulomb, viscous, 0.0)]
+    return IdentificationResult(
+        robot=robot.name, joint_names=tuple(robot.joint_names), method='truth',
+        model={'friction': 'viscous_coulomb', 'friction_symbols': ['Fc', 'Fv', 'tau0'], 'temperature': False,
+               'torque_source': torque_source, 'rotor_compensation': torque_source == 'current',
+               'rotor_inertia_identified': False, 'friction_velocity': 'rotor'},
+        parameter_names=names, values=np.array(values), std=np.zeros(len(names)),
+        base_expressions=dict(zip(base.names, base.expressions, strict=True)))

@@ -36,7 +36,7 @@ def test_exports_are_the_node_classes():
     from dynid.nodes.feedforward_node import FeedforwardNode
     assert dynid.nodes.FeedforwardNode is FeedforwardNode
     assert set(dynid.nodes.__all__) == {'SimNode', 'ExcitationNode', 'IdentifierNode', 'EstimatorNode',
-                                        'FeedforwardNode'}
+                                        'FeedforwardNode', 'ContactNode'}
     assert 'from dynid.nodes import EstimatorNode, SimNode' in dynid.nodes.__doc__
 
 

@@ -31,7 +31,7 @@ def test_setup_cfg_installs_scripts_where_ros2_run_looks():
 
 
 def test_design_folders_exist():
-    for name in ('model', 'friction', 'signal', 'identify', 'estimate', 'control', 'excite', 'sim',
+    for name in ('model', 'friction', 'signal', 'identify', 'estimate', 'control', 'contact', 'excite', 'sim',
                  'io', 'nodes', 'ros', 'suite'):
         assert (SOURCE / name / '__init__.py').is_file(), name
     assert (SOURCE / 'cli' / '__init__.py').is_file()

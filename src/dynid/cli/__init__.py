@@ -15,6 +15,7 @@ from dynid.cli import (
     batch,
     bringup,
     compare,
+    contact,
     demo,
     estimate,
     excite,
@@ -38,7 +39,8 @@ from dynid.ros.runner import restore_ctrl_c
 _SUBCOMMANDS = {'model': model, 'simulate': simulate, 'import': import_logs, 'excite': excite, 'identify': identify,
                 'export-urdf': export_urdf,
                 'export-mjcf': export_mjcf, 'validate': validate, 'compare': compare,
-                'identify-friction': identify_friction, 'estimate': estimate, 'health': health, 'payload': payload,
+                'identify-friction': identify_friction, 'estimate': estimate, 'contact': contact, 'health': health,
+                'payload': payload,
                 'batch': batch, 'bringup': bringup, 'demo': demo}
 """The subcommands in the order of ``dynid --help``; each module has ``SUMMARY``, ``add_arguments(parser)``
 and ``run(args) -> exit code``."""

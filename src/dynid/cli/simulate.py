@@ -58,6 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_option(parser, Sim, 'engine', '--engine')
     add_option(parser, Sim, 'mjcf', '--mjcf', metavar='FILE')
     add_option(parser, Sim, 'storage', '--storage')
+    parser.add_argument('--contacts', default=None, metavar='FILE',
+                        help='contacts to put on the robot: a YAML file with a list "contacts" of {link, point [m], '
+                             'force [N], moment [N·m], start_s, duration_s, shape: step|ramp|half_sine} (a link of the '
+                             'robot or flange; point in its frame, force and moment in the world frame, their peaks); '
+                             'a trajectory file\'s "contacts" list adds to these. The truth goes beside the bag: '
+                             'truth.yaml and contact_truth.csv (each joint\'s τ_ext and the flange wrench per sample)')
+    add_option(parser, Sim, 'obstacles', '--obstacle', action='append', type=str, metavar='CX,CY,CZ,HX,HY,HZ',
+               show_default=False,
+               help='with --engine mujoco: a box in the world (centre and half sizes [m]) that a sphere of 3 cm at the '
+                    'tool runs into (repeatable; --obstacle=... where a value starts with a minus sign); its contact '
+                    'torque is in contact_truth.csv')
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +90,21 @@ def run(args: argparse.Namespace) -> int:
 
         require_mujoco()
     changes = [parse_joint_change(text) for text in args.change]  # bad syntax fails before the robot loads
+    loads = []
+    if args.contacts is not None:
+        from dynid.files import read_yaml
+        from dynid.sim.contacts import loads_from_list
+
+        document = read_yaml(args.contacts, 'contacts file')
+        if not isinstance(document, dict) or 'contacts' not in document:
+            raise InputError(f'{args.contacts}: needs a list "contacts"')
+        loads = loads_from_list(document['contacts'], f'{args.contacts}: contacts')
+    obstacles = []
+    for text in args.obstacle:
+        values = float_list(text)
+        if len(values) != 6 or min(values[3:]) <= 0:
+            raise InputError(f'--obstacle takes CX,CY,CZ,HX,HY,HZ [m] with half sizes > 0, got {text!r}')
+        obstacles.append(tuple(values))
     if args.payload_com is not None and len(args.payload_com) != 3:
         raise InputError('--payload-com needs three values x,y,z [m]')
     real_log = None if args.log_rate is None else RealLogSettings(
@@ -98,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
                                   drive_gain_error=args.drive_gain_error, temperature_c=args.temperature,
                                   joint_changes=changes, real_log=real_log, storage=args.storage,
                                   engine=args.engine, mjcf=args.mjcf,
-                                  joint_states_effort=args.joint_states_effort, robot_payload_kg=args.robot_payload)
+                                  joint_states_effort=args.joint_states_effort, robot_payload_kg=args.robot_payload,
+                                  contacts=loads, obstacles=obstacles)
     output = simulate_recording(robot, args.output, args.trajectory, settings, quiet=args.quiet)
     extra = f', {output / CSV_FILE}' if real_log is not None else ''
     print(f'wrote {output} (rosbag2, {"MCAP" if args.storage == "mcap" else "sqlite3"}){extra} and '

@@ -42,7 +42,7 @@ from importlib import import_module
 
 #: exported class -> module of dynid.nodes that defines it
 _CLASSES = {'SimNode': 'sim_node', 'ExcitationNode': 'excitation_node', 'IdentifierNode': 'identifier_node',
-            'EstimatorNode': 'estimator_node', 'FeedforwardNode': 'feedforward_node'}
+            'EstimatorNode': 'estimator_node', 'FeedforwardNode': 'feedforward_node', 'ContactNode': 'contact_node'}
 __all__ = sorted(_CLASSES)
 
 

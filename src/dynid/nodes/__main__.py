@@ -1,6 +1,6 @@
 """``python -m dynid.nodes <node> [--ros-args ...]``: run one node executable, as ``ros2 run dynid <node>`` does.
 
-<node> is one of sim_node, excitation_node, identifier_node, estimator_node, feedforward_node
+<node> is one of sim_node, excitation_node, identifier_node, estimator_node, feedforward_node, contact_node
 (:data:`dynid.ros.runner.NODES`); a Ctrl-C ends it quietly, even while it still loads.
 """
 

@@ -21,7 +21,7 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
@@ -98,6 +98,7 @@ class SimNode(Node):
             self.create_subscription(Float64MultiArray, topic,
                                      lambda message, k=kind: self._on_command(k, message), reliable)
         self.create_service(Trigger, '~/reset', self._on_reset)
+        self.create_subscription(String, '~/apply_contact', self._on_contact, reliable)
         self.driver.start(self._now_ns())  # the clock starts once the node is set up
         self.create_timer(max(self.batch_period, 1.0 / self.rate), self._on_timer)
         self.diagnostics = DiagnosticsPublisher(self, lambda: [self._status()])
@@ -137,6 +138,15 @@ class SimNode(Node):
             self._reject(kind, error)
             return
         self.driver.command(kind, values)
+
+    def _on_contact(self, message: String) -> None:
+        """Contacts to put on the twin (YAML: :meth:`dynid.sim.driver.DriverTwin.apply_contacts`); bad ones ignored."""
+        try:
+            count = self.driver.apply_contacts(message.data, self._now_ns())
+        except InputError as error:
+            self._reject('contacts', error)
+            return
+        self.get_logger().info(f'{count} contact(s) put on the robot')
 
     def _on_reset(self, request, response):
         self.driver.reset(self._now_ns())

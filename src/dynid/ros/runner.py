@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rclpy.node import Node
 
 #: the node executables, each a module of dynid.nodes with a ``main(args=None)``
-NODES = ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node')
+NODES = ('sim_node', 'excitation_node', 'identifier_node', 'estimator_node', 'feedforward_node', 'contact_node')
 
 
 #: the highest ROS domain id: DDS takes its UDP ports from it, 7400 + 250·id + offsets (the DDS-RTPS
@@ -140,6 +140,11 @@ def estimator_node() -> None:
 def feedforward_node() -> None:
     """Console script ``feedforward_node``."""
     run_executable('feedforward_node')
+
+
+def contact_node() -> None:
+    """Console script ``contact_node``."""
+    run_executable('contact_node')
 
 
 def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.errors import InputError
 from dynid.sim.realtime import RealTimeSchedule
 from dynid.sim.ur_modes import URDriverSide, hand_gravity_to_ur
 
@@ -49,6 +50,7 @@ class DriverTwin:
             hand_gravity_to_ur(twin, ur.ur)
         self.topics = {**TOPICS, 'joint_states': {**TOPICS['joint_states'], 'effort': ur.effort_field}}
         self.counters = {'samples': 0, 'trajectories': 0, 'rejected_trajectories': 0, 'late_callbacks': 0,
+                         'contacts': 0, 'rejected_contacts': 0,
                          **{f'{prefix}{kind}': 0 for kind, _ in COMMANDS.values() for prefix in ('', 'rejected_')}}
         twin.compile_kernels()  # before the clock starts: the first samples are not late by it
         self.schedule = RealTimeSchedule(rate_hz, now_ns, max(1, int(CATCH_UP_S * rate_hz)))
@@ -93,6 +95,32 @@ class DriverTwin:
             values = self.ur.effort(self.twin, values)
         getattr(self.twin, method)(values)
         self.counters[kind] += 1
+
+    def apply_contacts(self, text: str, now_ns: int) -> int:
+        """Contacts from YAML ``text`` (one load or a list, :class:`dynid.sim.contacts.ContactLoad`'s keys, start_s
+        counted from ``now_ns``; 0 by default: now) put on the twin; returns how many. InputError for a bad one
+        (none of them is applied then)."""
+        import dataclasses
+
+        import yaml
+
+        from dynid.sim.contacts import loads_from_list
+
+        try:
+            document = yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            raise InputError(f'contact: not YAML ({str(error).splitlines()[0]})') from None
+        entries = document if isinstance(document, list) else [document]
+        now = max(self.schedule.twin_time(now_ns), self.twin.time)
+        loads = loads_from_list([{'start_s': 0.0, **entry} if isinstance(entry, dict) else entry
+                                 for entry in entries], 'contact')
+        loads = [dataclasses.replace(load, start_s=now + load.start_s) for load in loads]
+        for load in loads:
+            self.twin.contacts.check(load)  # every link before any load is applied
+        for load in loads:
+            self.twin.apply_contact(load)
+        self.counters['contacts'] += len(loads)
+        return len(loads)
 
     def rejected(self, kind: str) -> str:
         """Count a refused command of ``kind`` ('trajectories' or a :data:`COMMANDS` counter); what to call it."""

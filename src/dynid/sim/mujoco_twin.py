@@ -35,6 +35,12 @@ external effort input. What differs is the physics:
   sample's state with either command, so that K_τ·ī = τ̄_j + B·θ̈̄ + f̄ holds at the sample.
 - **Payload.** A body on the flange (the robot's flange frame, a body of the MuJoCo model) with the
   payload's mass, centre of mass and inertia; :meth:`set_payload` rebuilds the model keeping the state.
+- **Contacts.** A contact load (:class:`dynid.sim.contacts.ContactLoad`, :meth:`DigitalTwin.apply_contact`) is the
+  ``xfrc_applied`` of the body its link moves with, at every internal step (the wrench moved to the body's centre of
+  mass); an obstacle (:meth:`MujocoTwin.add_obstacle`) is a box in the world that a sphere at the tool
+  (:data:`TOOL_RADIUS_M` about the flange, no mass) collides with. The truth's ``external_torque`` is the loads'
+  Jᵀ·w plus the contact forces' Jᵀ·f at each sample, and those contact forces are kept out of ``friction`` and the
+  joint torque.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from dynid.excite.home import home_configuration
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.model import mjcf
 from dynid.model.inertial import Payload
+from dynid.sim.contacts import ContactSchedule
 from dynid.sim.controller import JointController, feedback_law
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.reference import ReferenceGenerator
@@ -64,6 +71,10 @@ RIGID_STIFFNESS = 1e12
 ELASTIC_SUFFIX = '_elastic'
 #: Longest internal step of a flexible plant [s] (module docstring).
 FLEXIBLE_STEP_S = 1e-4
+#: [m] radius of the tool sphere that meets obstacles, centred on the flange.
+TOOL_RADIUS_M = 0.03
+TOOL_GEOM = 'dynid_tool'
+CONTACT_TYPES = ('mjCNSTR_CONTACT_FRICTIONLESS', 'mjCNSTR_CONTACT_PYRAMIDAL', 'mjCNSTR_CONTACT_ELLIPTIC')
 
 
 class _Plant:
@@ -102,6 +113,8 @@ class MujocoTwin(DigitalTwin):
         self.flexible = bool(flexible)
         self._set_up(params, rate_hz, min(max_step_s, FLEXIBLE_STEP_S) if self.flexible else max_step_s)
         self.mjcf_path = mjcf_path
+        self.obstacles: list[tuple[np.ndarray, np.ndarray]] = []
+        self.contacts = ContactSchedule(self.robot)
         self._spec = self._make_spec()
         self._set_payload_body(params.payload)
         self._compile()
@@ -179,6 +192,47 @@ class MujocoTwin(DigitalTwin):
             body.inertia = [0.0, 0.0, 0.0]
         body.explicitinertial = True
 
+    def add_obstacle(self, center, half_size) -> None:
+        """A box [m] (centre, half sizes, world frame, axes of the world) the tool sphere collides with; the model is
+        rebuilt with the state kept."""
+        center, half = np.asarray(center, dtype=float).reshape(3), np.asarray(half_size, dtype=float).reshape(3)
+        if not (np.all(np.isfinite(center)) and np.all(np.isfinite(half)) and np.all(half > 0)):
+            raise InputError(f'an obstacle needs a finite centre and half sizes > 0 m, got {center}, {half}')
+        spec, mujoco = self._spec, self.mujoco
+        if spec.geom(TOOL_GEOM) is None:
+            tool = self._flange_body().add_geom(name=TOOL_GEOM, type=mujoco.mjtGeom.mjGEOM_SPHERE,
+                                                size=[TOOL_RADIUS_M, 0.0, 0.0], contype=1, conaffinity=1)
+            tool.mass = 0.0
+        spec.worldbody.add_geom(name=f'dynid_obstacle_{len(self.obstacles)}', type=mujoco.mjtGeom.mjGEOM_BOX,
+                                size=half.tolist(), pos=center.tolist(), contype=1, conaffinity=1)
+        self.obstacles.append((center, half))
+        qpos, qvel, time = self.data.qpos.copy(), self.data.qvel.copy(), self.data.time
+        self._compile()
+        self.data.qpos[:], self.data.qvel[:], self.data.time = qpos, qvel, time
+        self.mujoco.mj_forward(self.model, self.data)
+        self._forwarded = False
+
+    def _contact_torque(self) -> np.ndarray:
+        """Jᵀ·f of the contact constraints at the data's state (all dofs) [N·m]."""
+        data, mujoco = self.data, self.mujoco
+        out = np.zeros(self.model.nv)
+        if data.nefc == 0:
+            return out
+        kinds = [int(getattr(mujoco.mjtConstraint, name)) for name in CONTACT_TYPES]
+        force = np.where(np.isin(data.efc_type, kinds), data.efc_force, 0.0)
+        if np.any(force):
+            mujoco.mj_mulJacTVec(self.model, data, out, force)
+        return out
+
+    def _apply_loads(self, time_s: float, q: np.ndarray) -> None:
+        """The contact loads at ``time_s`` [s] as the bodies' xfrc_applied (module docstring), links at q [rad]."""
+        data = self.data
+        data.xfrc_applied[:] = 0.0
+        for joint, point, force, moment in self.contacts.world_wrenches(time_s, q):
+            body = self.model.jnt_bodyid[self._joint_ids[joint - 1]]
+            data.xfrc_applied[body, :3] += force
+            data.xfrc_applied[body, 3:] += moment + np.cross(point - data.xipos[body], force)
+
     def _compile(self) -> None:
         try:
             self.model = self._spec.compile()
@@ -186,6 +240,8 @@ class MujocoTwin(DigitalTwin):
             raise InputError(f'MuJoCo cannot compile the model: {str(error).strip().splitlines()[0]}') from None
         self.data = self.mujoco.MjData(self.model)
         self._qpos, self._dofs = mjcf.joint_addresses(self.model, self.robot.joint_names)
+        self._joint_ids = [self.mujoco.mj_name2id(self.model, self.mujoco.mjtObj.mjOBJ_JOINT, name)
+                           for name in self.robot.joint_names]
         if self.flexible:
             elastic = [name + ELASTIC_SUFFIX for name in self.robot.joint_names]
             self._eqpos, self._edofs = mjcf.joint_addresses(self.model, elastic)
@@ -238,7 +294,7 @@ class MujocoTwin(DigitalTwin):
             self.data.qpos[self._qpos] = q + deflection
             self.data.qpos[self._eqpos] = -deflection
         self.mujoco.mj_forward(self.model, self.data)
-        self._forwarded = False
+        self._forwarded = self._loaded = False
         self.controller.reset(q)
         self.reference.hold(q, 0.0)
         self.effort_command = np.zeros(self.n)
@@ -276,9 +332,10 @@ class MujocoTwin(DigitalTwin):
         else:
             self.mujoco.mj_forward(self.model, data)
         acceleration = data.qacc[dofs].copy()
-        friction = -(data.qfrc_constraint[dofs] + data.qfrc_passive[dofs])
+        contact = self._contact_torque()[dofs] if self.obstacles else np.zeros(len(dofs))
+        friction = -(data.qfrc_constraint[dofs] - contact + data.qfrc_passive[dofs])
         link = acceleration + data.qacc[self._edofs] if self.flexible else acceleration
-        return acceleration, torque - self.armature * acceleration - friction, friction, link
+        return acceleration, torque - self.armature * acceleration - friction, friction, link, contact
 
     def advance(self, count: int) -> SimulationRecord:
         """Advance ``count`` output samples (as :meth:`DigitalTwin.advance`; module docstring)."""
@@ -301,7 +358,14 @@ class MujocoTwin(DigitalTwin):
         pending, following = self._pending_current, np.empty(n)
         step_fn, euler, gains, model = self.mujoco.mj_step, self.mujoco.mj_Euler, controller.gains, self.model
         forwarded = self._forwarded  # the data hold the forward dynamics of this state with K_τ·pending
+        loaded = self.contacts.active(self.time, self.time + count / self.rate_hz)
+        if loaded or self._loaded:
+            forwarded = False  # the loads of the step change what the sample's forward dynamics computed
+        obstacle = np.zeros((count, n))
         for step in range(count * s):
+            if loaded:
+                link = data.qpos[qpos] + (data.qpos[eqpos] if eqpos is not None else 0.0)
+                self._apply_loads(self.time + (step + 0.5) * h, link)
             if forwarded:  # integrate what the sample's forward dynamics computed (mj_step = mj_forward + this)
                 euler(model, data)
             else:
@@ -316,7 +380,8 @@ class MujocoTwin(DigitalTwin):
                     raise InputError('the MuJoCo simulation diverged (non-finite state)')
                 before = self._forward(gain * pending)
                 after = self._forward(gain * following, again=True)
-                forwarded = True
+                forwarded = not loaded
+                obstacle[k] = 0.5 * (before[4] + after[4])
                 table['theta'][k], table['dtheta'][k] = q, dq  # the robot's joints: the rotors
                 if eqpos is None:
                     table['q'][k], table['dq'][k] = q, dq
@@ -328,7 +393,9 @@ class MujocoTwin(DigitalTwin):
                 table['friction'][k] = 0.5 * (before[2] + after[2])
                 table['link_acceleration'][k] = 0.5 * (before[3] + after[3])
             pending = following.copy()
-        self._pending_current, self._forwarded = pending, forwarded
+        self._pending_current, self._forwarded, self._loaded = pending, forwarded, loaded
+        if loaded:
+            data.xfrc_applied[:] = 0.0
         first = self.samples + 1
         self.samples += count
         self.time = self.samples / self.rate_hz
@@ -336,7 +403,9 @@ class MujocoTwin(DigitalTwin):
         truth = {'q': table['q'], 'dq': table['dq'], 'theta': table['theta'], 'dtheta': table['dtheta'],
                  'joint_torque': table['joint_torque'], 'friction': table['friction'], 'current': table['current'],
                  'temperature': temperature, 'rotor_acceleration': table['rotor_acceleration'],
-                 'link_acceleration': table['link_acceleration']}
+                 'link_acceleration': table['link_acceleration'],
+                 'external_torque': self.contacts.torques(np.arange(first, first + count) / self.rate_hz,
+                                                          table['q']) + obstacle}
         return self._record(first, truth, temperature, (q_r, dq_r, ddq_r, effort_r))
 
 

@@ -15,7 +15,14 @@ Changes of the true joints during the run (:mod:`dynid.sim.changes`) come from t
       - {time_s: 10.0, joints: [shoulder_pan_joint], stiffness_scale: 0.5}
       - {time_s: 20.0, coulomb_scale: 1.5, viscous_excess: 0.02}     # all joints
 
-truth.yaml lists them under ``simulation.joint_changes`` in the order applied: the change as given,
+Contacts (a wrench at a point of a link for a time: :mod:`dynid.sim.contacts`) come from the settings (``dynid
+simulate --contacts FILE``) and from a trajectory file's ``contacts`` list; on MuJoCo also obstacles, boxes the tool
+runs into (``--obstacle``). truth.yaml lists them under ``simulation.contacts`` and ``simulation.obstacles`` and
+``contact_truth.csv`` beside the bag holds, per sample, the time [s], each joint's true external torque τ_ext [N·m]
+(the obstacles' contact forces included) and the flange loads' wrench in the flange frame (fx, fy, fz [N], mx, my,
+mz [N·m]).
+
+truth.yaml lists the joint changes under ``simulation.joint_changes`` in the order applied: the change as given,
 ``applied_s`` and ``sample`` (the first output sample at or after ``time_s``; from that sample on the
 recording shows the new parameters) and, per changed joint, the parameters a change can move
 (alpha1, alpha3, coulomb, static, load_coefficient, viscous1) ``before`` and ``after``; all other
@@ -47,6 +54,7 @@ from dynid.io.dataset import Dataset
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.changes import joint_changes_from_list
+from dynid.sim.contacts import loads_from_list
 from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.real_log import CSV_FILE, make_real_log
@@ -54,6 +62,7 @@ from dynid.sim.settings import SimulationSettings
 from dynid.sim.twin import DigitalTwin, SimulationRecord, gentle_motion, trajectory_start
 
 TRUTH_FILE = 'truth.yaml'
+CONTACT_TRUTH_FILE = 'contact_truth.csv'
 TRUTH_VERSION = 1
 
 
@@ -125,6 +134,7 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         settings.real_log.check(settings.rate_hz)
     schedule: list[dict] = []
     changes = list(settings.joint_changes)
+    loads = list(settings.contacts)
     if trajectory_path is None:
         trajectory, source = gentle_motion(robot), 'built-in gentle Fourier motion'
     else:
@@ -135,6 +145,7 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         if 'payload_schedule' in document:
             schedule = load_trajectory_metadata(trajectory_path).get('payload_schedule', [])
         changes = joint_changes_from_list(document.get('joint_changes'), f'{trajectory_path}: joint_changes') + changes
+        loads = loads_from_list(document.get('contacts'), f'{trajectory_path}: contacts') + loads
     changes.sort(key=lambda change: change.time_s)  # stable: the file's first at equal times
     duration = trajectory.duration_s if settings.duration_s is None else float(settings.duration_s)
     if not np.isfinite(duration) or not 0.0 < duration <= 3600.0:
@@ -148,6 +159,12 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
     params = PlantParameters.of_twin(robot, payload, settings.drive_gain_error, settings.seed, settings.temperature_c)
     twin = make_twin(params, settings.engine, settings.mjcf, rate_hz=settings.rate_hz, seed=settings.seed,
                      initial_q=trajectory_start(trajectory, robot.joint_names), joint_changes=changes)
+    for load in loads:
+        twin.apply_contact(load)  # a link the robot does not have is refused here, before anything is written
+    if settings.obstacles and settings.engine != 'mujoco':
+        raise InputError('obstacles are MuJoCo\'s: add {engine} mujoco', fields=('engine',))
+    for box in settings.obstacles:
+        twin.add_obstacle(box[:3], box[3:])
     twin.follow(trajectory, start_time=0.0)
 
     def progress(fraction: float) -> None:
@@ -197,6 +214,16 @@ def _write_run(output: Path, settings, record, dataset, params, truth: dict, sch
     if changes:
         truth['simulation']['joint_changes'] = [a.to_dict() for a in twin.applied_joint_changes] + [
             {**c.to_dict(), 'applied_s': None} for c in twin.pending_joint_changes]
+    if twin.contacts.loads or settings.obstacles:
+        truth['simulation']['contacts'] = [load.to_dict() for load in twin.contacts.loads]
+        truth['simulation']['obstacles'] = [{'center_m': [float(v) for v in box[:3]],
+                                             'half_size_m': [float(v) for v in box[3:]]} for box in settings.obstacles]
+        truth['simulation']['contact_truth'] = CONTACT_TRUTH_FILE
+        wrench = twin.contacts.flange_wrench(record.time, record.truth['q'])
+        table = np.column_stack([record.time, record.truth['external_torque'], wrench])
+        names = ['t'] + [f'tau_ext_{name}' for name in record.joint_names] + ['fx', 'fy', 'fz', 'mx', 'my', 'mz']
+        np.savetxt(output / CONTACT_TRUTH_FILE, table, delimiter=',', header=','.join(names), comments='',
+                   fmt='%.9g')
     (output / TRUTH_FILE).write_text(yaml.safe_dump(truth, sort_keys=False))
 
 

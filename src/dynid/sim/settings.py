@@ -109,6 +109,11 @@ class SimulationSettings:
     robot_payload_kg: float | None = setting(None, 'payload set on the robot (at payload_com) that a '
                                                    'gravity_compensated_torque effort leaves out; none: the one '
                                                    'carried', unit='kg', low=0.0, high=100.0)
+    #: beside those of the trajectory file's ``contacts`` list (dynid.sim.contacts)
+    contacts: Sequence = setting((), 'contacts put on the robot: a wrench at a point of a link for a time '
+                                     '(dynid.sim.contacts.ContactLoad)')
+    obstacles: Sequence = setting((), 'with engine mujoco: boxes in the world (centre x, y, z and half sizes, [m]) a '
+                                      'sphere at the tool collides with', unit='m')
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def _twin_step(mass, bias, coefficients, alpha, egms_state, egms_laws, backlash_
 
 
 def run_steps(plant: FlexibleJointPlant, gains: np.ndarray, command: np.ndarray, plan: np.ndarray, first: int,
-              last: int, h: float, substeps: int, table: np.ndarray) -> np.ndarray:
+              last: int, h: float, substeps: int, table: np.ndarray, external=None) -> np.ndarray:
     """Steps ``first`` … ``last`` − 1 of a call's plan (``first`` at a sample), of h [s] each; returns the
     controller's command [A] for the step after them.
 
@@ -49,11 +49,23 @@ def run_steps(plant: FlexibleJointPlant, gains: np.ndarray, command: np.ndarray,
         plan: (4, steps, n) set-points of the call's steps (:data:`PLAN_ROWS`).
         table: (samples, RECORDED, n) receives the work rows at each sample (sample k of the call at
             row k; :data:`dynid.sim.integrator.WORK_ROWS`).
+        external: ``external(step, q)`` → the external joint torque τ_ext (n,) [N·m] at step ``step`` of the
+            call with the links at q (the step's half-step position), or None where none acts; None: no contacts.
+            It enters the links' equation (the rigid-body terms less τ_ext: M·q̈ + c + g = τ_j + τ_ext).
     """
     work, egms_state = plant.load(h)
     work[COMMAND] = command
     arrays = plant.step_arrays(egms_state)
-    if plant.needs_configuration:  # continuous joints: pinocchio takes cos/sin pairs
+    if external is not None:  # contacts: the rigid-body terms less τ_ext, in the plant's coordinates
+        inverse = plant.inverse_coupling
+        for step in range(first, last):
+            mass, bias = plant.rigid_body_terms(work)
+            q_half = work[Q_HALF] if inverse is None else inverse @ work[Q_HALF]
+            tau = external(step, q_half)
+            if tau is not None:
+                bias = bias - (tau if inverse is None else inverse.T @ tau)
+            _twin_step(mass, bias, *arrays, work, gains, plan, step, h, substeps, table)
+    elif plant.needs_configuration:  # continuous joints: pinocchio takes cos/sin pairs
         for step in range(first, last):
             _twin_step(*plant.rigid_body_terms(work), *arrays, work, gains, plan, step, h, substeps, table)
     else:

@@ -17,6 +17,10 @@ seeded stream (:class:`dynid.sim.sensors.Sensors`).
 Scheduled changes of the true joints (:class:`dynid.sim.changes.JointChange`: stiffness loss, wear)
 apply at the first output sample at or after their time, inside :meth:`DigitalTwin.advance`, so they
 too do not depend on how samples are split into calls.
+
+Contacts (:class:`dynid.sim.contacts.ContactLoad`: a wrench at a point of a link for a time, on the twin's clock)
+act on the links at every internal step (:meth:`DigitalTwin.apply_contact`); the truth's ``external_torque`` is
+their τ_ext at each sample.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, Trajecto
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.changes import AppliedJointChange, JointChange, changed_fields
+from dynid.sim.contacts import ContactLoad, ContactSchedule
 from dynid.sim.controller import JointController
 from dynid.sim.integrator import FRICTION, JOINT_TORQUE, RECORDED
 from dynid.sim.parameters import PlantParameters
@@ -43,7 +48,7 @@ from dynid.sim.sensors import Measurement, Sensors
 from dynid.sim.stepping import PLAN_ROWS, run_steps
 
 TRUTH_FIELDS = ('q', 'dq', 'theta', 'dtheta', 'joint_torque', 'friction', 'current', 'temperature',
-                'rotor_acceleration', 'link_acceleration')
+                'rotor_acceleration', 'link_acceleration', 'external_torque')
 MEASURED_FIELDS = ('q', 'dq', 'joint_torque', 'theta', 'dtheta', 'current', 'temperature')
 REFERENCE_FIELDS = ('q', 'dq', 'ddq', 'effort')
 
@@ -137,6 +142,7 @@ class DigitalTwin:
         self.applied_joint_changes: list[AppliedJointChange] = []
         self._pending_changes: list[tuple[int, int, JointChange]] = []  # (sample, order, change), sorted
         self._next_change_sample = -1  # sample of the first pending change, −1 if none
+        self.contacts = ContactSchedule(self.robot)
         self.reset(initial_q)
         for change in joint_changes:
             self.schedule_joint_change(change)
@@ -232,6 +238,26 @@ class DigitalTwin:
         if np.any(outside):
             names = [n for n, o in zip(self.robot.joint_names, outside, strict=True) if o]
             raise InputError(f'{what} leaves the position limits of {names}')
+
+    def apply_contact(self, load: ContactLoad) -> None:
+        """Put ``load`` on the robot at its ``start_s`` (twin time; a start already past acts from now for what is
+        left of it); the controller is not told. InputError for a link the robot does not have."""
+        self.contacts.add(load)
+
+    def _external(self, first_step: int, count: int):
+        """``external(step, q)`` for :func:`dynid.sim.stepping.run_steps` over ``count`` internal steps from
+        ``first_step`` (steps of the call, from 0), or None where no contact acts in them."""
+        start = self._step_times(np.array([first_step]))[0] - self.step_s
+        end = self._step_times(np.array([first_step + count]))[0]
+        if not self.contacts.active(start, end):
+            return None
+        offset = self.samples * self.substeps + 1
+        half = 0.5 * self.step_s
+
+        def external(step: int, q: np.ndarray):
+            return self.contacts.torque(float(self._step_times(np.array([offset + step]))[0]) - half, q)
+
+        return external
 
     def set_payload(self, payload: Payload | None) -> None:
         """Change the payload now; the controller is not told (as with a real payload change)."""
@@ -360,7 +386,8 @@ class DigitalTwin:
         pending, done, next_change = self._pending_current, 0, self._next_change_sample
         while done < count:  # in pieces that end where a scheduled joint change applies
             end = next_change - self.samples if self.samples < next_change <= self.samples + count else count
-            pending = run_steps(plant, controller.gains, pending, plan, done * s, end * s, h, s, table)
+            pending = run_steps(plant, controller.gains, pending, plan, done * s, end * s, h, s, table,
+                                self._external(self.samples * s + 1 + done * s, (end - done) * s))
             done = end
             if self.samples + done == next_change:  # the feedback reads the encoder only: the same after it
                 next_change = self._apply_due_changes(next_change)
@@ -375,7 +402,9 @@ class DigitalTwin:
         if plant.inverse_coupling is not None:  # the plant's coordinates are the motors': the links' q = C⁻¹·p
             q, dq = q @ plant.inverse_coupling.T, dq @ plant.inverse_coupling.T
             rest[-1] = rest[-1] @ plant.inverse_coupling.T  # link_acceleration
-        truth = dict(zip(TRUTH_FIELDS, (q, dq, theta, dtheta, joint_torque, friction, current, *rest), strict=True))
+        external = self.contacts.torques(np.arange(first, first + count) / self.rate_hz, q)
+        truth = dict(zip(TRUTH_FIELDS, (q, dq, theta, dtheta, joint_torque, friction, current, *rest, external),
+                         strict=True))
         self._pending_current = pending
         return self._record(first, truth, sensed_temperature, (q_r, dq_r, ddq_r, effort_r))
 

@@ -1,0 +1,395 @@
+"""What the arm feels: external torque, contacts and the flange wrench from the identified model, measured.
+
+Run: ``.venv/bin/python benchmarks/bench_contact.py [--quick] [--dynamic-calibration DIR] [--lbr DIR]`` (the full run
+simulates about 3 hours of 1 kHz motion: some 40 minutes on a 2-core machine; ``--quick`` a tenth of it).
+
+Parts (each module's docstring says how):
+
+1. **Simulated plants** (:mod:`contact_sim`, :mod:`contact_scoring`): the UR5e twin (dynid's flexible-joint plant,
+   E-GMS friction, heating) and the MuJoCo plant, each identified by ``dynid identify`` from the optimized excitation
+   simulated on it. Thresholds are calibrated (:func:`dynid.contact.calibration.calibrate`) on contact-free runs
+   (:data:`CALIBRATION_RUNS` of each) that are never scored; then contact-free runs are scored for false alarms and
+   runs with random contacts (steps, ramps, half-sines of 5–60 N, 50–500 ms, in motion and at rest) for detection,
+   delay, peak error, the flange wrench and the alarm's end at rest; on MuJoCo also obstacles in the tool's path.
+   The levels L_j that make the set are 15 σ of the plant's true model on the calibration runs. Calibration: 33
+   minutes of the twin, 22 of MuJoCo; scored: 2 h of the twin's and 0.5 h of MuJoCo's contact-free motion (rests,
+   payloads of 0–2.5 kg declared, 20–30 °C), 20 runs with contacts on each.
+2. **UR10e** pushes and free motion (:func:`contact_real.ur10e`), **LBR Med 7** beside KUKA's ``tau_ext``
+   (:func:`contact_real.lbr`).
+3. **The learned baseline** (:mod:`contact_learned`), trained on the calibration runs, scored on the same runs;
+   and both on contacts with a payload (4 kg) and a temperature (38 °C) outside the calibration data.
+4. **Speed**: the observer and the detector per sample of a 7-joint arm (the Panda) from Python, batches of 50
+   samples (the node's intake at 1 kHz takes about 50 at a time), and the whole batch of a 60 s log.
+
+The last line is the JSON of the issue's Done-when.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import contact_learned as learned  # noqa: E402
+import contact_real  # noqa: E402
+import contact_scoring as scoring  # noqa: E402
+import contact_sim as sim  # noqa: E402
+from dynid.contact.calibration import calibrate  # noqa: E402
+from dynid.contact.monitor import ContactMonitor  # noqa: E402
+from dynid.contact.settings import ContactSettings  # noqa: E402
+from dynid.identify.result import IdentificationResult  # noqa: E402
+from dynid.model import load_robot  # noqa: E402
+
+CALIBRATION_RUNS = 10
+SEEDS = {'calibration': 1000, 'free': 2000, 'contacts': 3000, 'obstacle': 4000, 'outside': 5000}
+#: contacts with a payload and a temperature the calibration runs (and the learned baseline's training) never saw; the
+#: payload is declared to the observer (the result's model takes it), the network has no input for it
+OUTSIDE_PAYLOAD = sim.Payload(4.0, (0.04, 0.04, 0.1))
+OUTSIDE_TEMPERATURE_C = 38.0
+
+
+def _monitors(result, robot, settings):
+    """One monitor per payload (the payload is declared to the observer), made on first use."""
+    cache = {}
+
+    def get(payload):
+        key = None if payload is None else tuple(payload.parameters())
+        if key not in cache:
+            cache[key] = ContactMonitor(result, robot, settings, sim.RATE_HZ, payload=payload)
+        return cache[key]
+
+    return get
+
+
+def _calibration(robot, engine, result, settings, runs: int):
+    """Calibration runs: the monitor's calibration, the levels L_j and the learned baseline's training data."""
+    source = result.model['torque_source']
+    truth_result = sim.true_model_result(robot, source)
+    monitors, observed, truths, training = _monitors(result, robot, settings), [], [], []
+    for k in range(runs):
+        seed = SEEDS['calibration'] + k
+        plan = sim.plan_run(robot, seed, 3, contacts=False)
+        run = sim.simulate_run(robot, engine, f'calibration {k}', seed, plan, sim.PAYLOADS[k % 3], 20.0 + k % 11)
+        monitor = monitors(run.payload)
+        monitor.reset()
+        samples, theta = monitor.observe(**run.signals())
+        observed.append((samples.t, samples.external, samples.velocity, theta))
+        truth = ContactMonitor(truth_result, robot, settings, sim.RATE_HZ, payload=run.payload, wrench=False)
+        friction = run.truth['friction'] if source != 'joint_torque' else None  # none after the gear
+        truths.append(truth.observe(**run.signals(), friction=friction)[0].external)
+        training.append(run)
+    first = monitors(None)
+    calibration = calibrate(observed, first.result_sigma, first.stiction, first.gain, settings.false_alarm_rate,
+                            settings.detector())
+    levels = scoring.LEVEL_SIGMAS * scoring.true_sigma(truths)
+    return monitors, calibration, levels, training
+
+
+def _learned_detector(training, robot, monitors, settings):
+    """The learned baseline trained on the calibration runs: (predict residual of a run, its calibration)."""
+    x = np.vstack([learned.features(r.signals(), r.reference)[::5] for r in training])
+    y = np.vstack([monitors(r.payload).model.measured_torque(r.signals()['current'], r.signals()['tau'])[::5]
+                   for r in training])
+    network = learned.TorqueNetwork(x.shape[1], y.shape[1])
+    losses = network.fit(x, y)
+    gain = monitors(None).gain[0]
+
+    def residual(run):
+        measured = monitors(run.payload).model.measured_torque(run.signals()['current'], run.signals()['tau'])
+        return learned.low_pass(run.t, measured - network.predict(learned.features(run.signals(), run.reference)),
+                                gain)
+
+    zero = np.zeros(robot.n)
+    observed = [(r.t, residual(r), r.signals()['dq'], None) for r in training]
+    sigma0 = np.concatenate([o[1] for o in observed]).std(axis=0)
+    calibration = calibrate(observed, sigma0, zero, monitors(None).gain, settings.false_alarm_rate,
+                            settings.detector())
+    return residual, calibration, losses
+
+
+def _learned_samples(residual, run, calibration, gain, settings, n):
+    from dynid.contact.detection import ContactDetector
+    from dynid.contact.monitor import ContactSamples
+
+    detector = ContactDetector(calibration.sigma0, np.zeros(n), calibration.threshold, np.full(n, gain),
+                               settings.detector(), calibration.threshold_rest)
+    external = residual(run)
+    samples, contacts = detector.run(run.t, external, run.signals()['dq'])
+    return ContactSamples(run.t, external, samples.estimate, samples.sigma, samples.alarm, samples.speed,
+                          contacts=contacts)
+
+
+def engine_part(name: str, robot, folder: Path, settings: ContactSettings, counts: dict) -> dict:
+    """Part 1 on one plant (module docstring); ``name`` 'twin_torque' is the twin identified from, and observed on,
+    its link-side joint torque sensors (as an arm with torque sensors is) instead of its currents."""
+    engine, torque = ('twin', 'joint_torque') if name == 'twin_torque' else (name, None)
+    sim.say(f'{name}: identifying from the optimized excitation')
+    result = IdentificationResult.load(sim.identified_plant(engine, folder, torque))
+    sim.say(f'{engine}: {counts["calibration"]} calibration runs')
+    monitors, calibration, levels, training = _calibration(robot, engine, result, settings, counts['calibration'])
+    residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
+    del training
+    gain = float(monitors(None).gain[0])
+    free_hours, alarms, learned_alarms, where = 0.0, 0, 0, []
+    sim.say(f'{engine}: {counts["free"]} contact-free runs')
+    for k in range(counts['free']):
+        seed = SEEDS['free'] + k
+        run = sim.simulate_run(robot, engine, f'free {k}', seed, sim.plan_run(robot, seed, 3, contacts=False),
+                               sim.PAYLOADS[(k + 1) % 3], 20.0 + (3 * k) % 11)
+        monitor = monitors(run.payload)
+        monitor.set_calibration(calibration)
+        out = monitor.run(**run.signals())
+        free_hours += run.hours
+        alarms += len(out.contacts)
+        where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
+        learned_alarms += len(_learned_samples(residual, run, learned_calibration, gain, settings, robot.n).contacts)
+    scores, learned_scores, extra, learned_extra = [], [], 0, 0
+    sim.say(f'{engine}: {counts["contacts"]} runs with contacts')
+    for k in range(counts['contacts']):
+        seed = SEEDS['contacts'] + k
+        run = sim.simulate_run(robot, engine, f'contacts {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),
+                               sim.PAYLOADS[(k + 2) % 3], 20.0 + (7 * k) % 11)
+        monitor = monitors(run.payload)
+        monitor.set_calibration(calibration)
+        out = monitor.run(**run.signals())
+        scores += scoring.score_contacts(run, out, levels, gain)
+        extra += scoring.false_alarms_in_contact_runs(run, out)
+        theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
+        learned_scores += scoring.score_contacts(run, theirs, levels, gain)
+        learned_extra += scoring.false_alarms_in_contact_runs(run, theirs)
+    outside, learned_outside, outside_alarms = [], [], [0, 0]
+    sim.say(f'{engine}: {counts["outside"]} runs with contacts outside the training data')
+    for k in range(counts['outside']):
+        seed = SEEDS['outside'] + k
+        run = sim.simulate_run(robot, engine, f'outside {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),
+                               OUTSIDE_PAYLOAD, OUTSIDE_TEMPERATURE_C)
+        monitor = monitors(run.payload)
+        monitor.set_calibration(calibration)
+        out = monitor.run(**run.signals())
+        outside += scoring.score_contacts(run, out, levels, gain)
+        outside_alarms[0] += scoring.false_alarms_in_contact_runs(run, out)
+        theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
+        learned_outside += scoring.score_contacts(run, theirs, levels, gain)
+        outside_alarms[1] += scoring.false_alarms_in_contact_runs(run, theirs)
+    obstacle = _obstacles(robot, monitors, calibration, counts['obstacles']) if engine == 'mujoco' else None
+    summary = scoring.summarize(scores)
+    learned_summary = scoring.summarize(learned_scores)
+    keys = ('in_set', 'detected_motion_percent', 'detected_rest_percent', 'delay_ms_median',
+            'peak_error_percent_median', 'peak_error_percent_p75')
+    beyond = {'payload_kg': OUTSIDE_PAYLOAD.mass, 'temperature_c': OUTSIDE_TEMPERATURE_C,
+              'observer': {**{key: scoring.summarize(outside)[key] for key in keys},
+                           'alarms_outside_contacts': outside_alarms[0]},
+              'learned': {**{key: scoring.summarize(learned_outside)[key] for key in keys},
+                          'alarms_outside_contacts': outside_alarms[1]}}
+    return {'engine': name, 'result': {'friction': result.model['friction'], 'method': result.method,
+                                       'torque_source': result.model['torque_source']},
+            'observer_gain': gain, 'levels_nm': [round(float(v), 3) for v in levels],
+            'calibration': calibration.to_dict(robot.joint_names), 'free_hours': free_hours,
+            'false_alarms': alarms, 'false_alarm_times': where[:30], 'alarms_outside_contacts': extra,
+            **summary, 'obstacles': obstacle, 'outside_training': beyond,
+            'learned_baseline': {'training_loss': [round(v, 5) for v in losses[-3:]], 'false_alarms': learned_alarms,
+                                 'alarms_outside_contacts': learned_extra,
+                                 **{key: learned_summary[key] for key in (
+                                     'detected_motion_percent', 'detected_rest_percent', 'delay_ms_median',
+                                     'delay_ms_p95', 'peak_error_percent_median', 'peak_error_percent_p75')}}}
+
+
+def _obstacles(robot, monitors, calibration, count: int) -> dict:
+    """Obstacles in the tool's path on the MuJoCo plant: hits (true contact torque above 1 N·m) and alarms."""
+    hits, detected, delays = 0, 0, []
+    for k in range(count):
+        rng = np.random.default_rng(SEEDS['obstacle'] + k)
+        motion = sim._motion(robot, rng)
+        times = np.linspace(2.0, 8.0, 300)
+        _, velocity = sim.tool_path(robot, motion, times)
+        hit_s = float(times[np.argmax(np.linalg.norm(velocity, axis=1))])
+        center, half = sim.obstacle_ahead(robot, motion, hit_s)
+        plan = [('rest', 1.0, []), ('move', motion, []), ('rest', 1.0, [])]
+        run = sim.simulate_run(robot, 'mujoco', f'obstacle {k}', SEEDS['obstacle'] + k, plan, None, 25.0,
+                               prepare=lambda twin, c=center, h=half: twin.add_obstacle(c, h))
+        touching = np.flatnonzero(np.abs(run.truth['external_torque']).max(axis=1) > 1.0)
+        if touching.size == 0:
+            continue
+        hits += 1
+        monitor = monitors(None)
+        monitor.set_calibration(calibration)
+        out = monitor.run(**run.signals())
+        first = run.t[touching[0]]
+        alarms = [c.start_s for c in out.contacts if first - 0.05 <= c.start_s <= run.t[touching[-1]] + 0.2]
+        if alarms:
+            detected += 1
+            delays.append((min(alarms) - first) * 1e3)
+    return {'hits': hits, 'detected': detected, 'delay_ms': [round(d, 1) for d in delays]}
+
+
+def speed(settings: ContactSettings) -> dict:
+    """Part 4 (module docstring): µs per sample of observer and detector, 7 joints (Panda)."""
+    robot = load_robot('panda')
+    result = sim.true_model_result(robot, torque_source='joint_torque')
+    monitor = ContactMonitor(result, robot, settings, 1000.0, wrench=False)
+    q, dq, _ = robot.random_states(60000, seed=1)
+    t = np.arange(60000) / 1000.0
+    current = np.zeros_like(q)
+    monitor.run(t[:100], q[:100], dq[:100], tau=current[:100])  # compile the kernels
+    monitor.reset()
+    start = time.perf_counter()
+    for a in range(0, 60000, 50):
+        monitor.run(t[a:a + 50], q[a:a + 50], dq[a:a + 50], tau=current[a:a + 50])
+    batches = (time.perf_counter() - start) / 60000 * 1e6
+    monitor.reset()
+    start = time.perf_counter()
+    monitor.run(t, q, dq, tau=current)
+    whole = (time.perf_counter() - start) / 60000 * 1e6
+    with_wrench = ContactMonitor(result, robot, settings, 1000.0)
+    start = time.perf_counter()
+    for a in range(0, 6000, 50):
+        with_wrench.run(t[a:a + 50], q[a:a + 50], dq[a:a + 50], tau=current[a:a + 50])
+    wrench = (time.perf_counter() - start) / 6000 * 1e6
+    return {'observer_us_per_sample_7dof_batches_of_50': batches, 'observer_us_per_sample_7dof_60s_batch': whole,
+            'with_flange_wrench_us_per_sample_7dof_batches_of_50': wrench, 'load': os.getloadavg()[0]}
+
+
+def node_at_rate(result: Path, seconds: float) -> dict:
+    """contact_node on sim_node's four topics at 1 kHz (bench_intake.run_estimator with contact_node): samples lost
+    by its intake and its CPU per second of data."""
+    import bench_intake
+
+    out = bench_intake.run_estimator(seconds, False, 190 + os.getpid() % 10, f'result_file:={result}',
+                                     name='contact_node')
+    return {'seconds': seconds, 'lost': out['lost'], 'cpu_fraction': out['cpu_fraction'],
+            'received': out['received']['joint_states']}
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='a tenth of the runs')
+    parser.add_argument('--dynamic-calibration', type=Path, default=os.environ.get('DYNID_DYNCAL_DATA') or None,
+                        metavar='DIR', help='checkout of shamilmamedov/dynamic_calibration '
+                                            '(default $DYNID_DYNCAL_DATA)')
+    parser.add_argument('--lbr', type=Path, default=os.environ.get('DYNID_LBR_DATA') or None, metavar='DIR',
+                        help='checkout of lbr-stack/dynamic_parameter_identification (default $DYNID_LBR_DATA)')
+    parser.add_argument('--engines', default='twin,mujoco',
+                        help='twin, mujoco, twin_torque (the twin read through its joint torque sensors: beside, not '
+                             'in the JSON\'s pooled figures)')
+    parser.add_argument('--settings', default='', help="ContactSettings fields to change, e.g. 'rest_velocity=0.01'")
+    parser.add_argument('--counts', default='', help='runs of each kind instead of the defaults, e.g. '
+                                                     "'calibration=10,free=20,contacts=5,obstacles=2'")
+    parser.add_argument('--work', type=Path, default=None, help='keep the derived files here (default: temporary)')
+    parser.add_argument('--intake-seconds', type=float, default=30.0,
+                        help='contact_node at 1 kHz beside sim_node for this long, its intake counting losses '
+                             '(bench_intake\'s way; 0: not run)')
+    args = parser.parse_args(argv)
+    settings = ContactSettings(**{key: float(value) for key, value in
+                                  (item.split('=') for item in filter(None, args.settings.split(',')))})
+    counts = {'twin': {'calibration': 3 * CALIBRATION_RUNS, 'free': 100, 'contacts': 20, 'outside': 4,
+                       'obstacles': 0},
+              'mujoco': {'calibration': 2 * CALIBRATION_RUNS, 'free': 30, 'contacts': 20, 'outside': 4,
+                         'obstacles': 10},
+              'twin_torque': {'calibration': CALIBRATION_RUNS, 'free': 20, 'contacts': 10, 'outside': 2,
+                              'obstacles': 0}}
+    if args.quick:
+        counts = {name: {key: max(1, value // 10) if value else 0 for key, value in c.items()}
+                  for name, c in counts.items()}
+    for item in filter(None, args.counts.split(',')):
+        key, _, value = item.partition('=')
+        for c in counts.values():
+            c[key] = int(value)
+    robot = load_robot('ur5e')
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = args.work or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        engines = {name: engine_part(name, robot, folder, settings, counts[name])
+                   for name in filter(None, args.engines.split(','))}
+        ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings)
+        lbr = contact_real.lbr(args.lbr, folder, settings)
+        if args.intake_seconds > 0 and 'twin' in engines:
+            engines['twin']['node_1khz'] = node_at_rate(folder / 'twin_result.yaml', args.intake_seconds)
+    timing = speed(settings)
+    figures = combine(engines, ur10e, lbr, timing)
+    report(engines, ur10e, lbr, timing, figures, time.perf_counter() - started)
+    detail = {'engines': engines, 'ur10e': ur10e, 'lbr': lbr, 'timing': timing, 'settings': vars(settings)}
+    print(json.dumps({'detail': detail}, default=float), file=sys.stderr)
+    print(json.dumps(figures, default=float))
+    return figures
+
+
+def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
+    """The JSON line of the issue's Done-when, over both plants."""
+    parts = [p for p in engines.values() if p['engine'] != 'twin_torque']
+
+    def pooled(key):
+        values = [p[key] for p in parts if p.get(key) is not None]
+        weights = [p['in_set_motion' if 'motion' in key else 'in_set_rest' if 'rest' in key else 'in_set']
+                   for p in parts if p.get(key) is not None]
+        return float(np.average(values, weights=weights)) if values and sum(weights) else None
+
+    def worst(key):
+        values = [p[key] for p in parts if p.get(key) is not None]
+        return max(values) if values else None
+
+    obstacles = [p['obstacles'] for p in parts if p.get('obstacles')]
+    hours = sum(p['free_hours'] for p in parts)
+    alarms = sum(p['false_alarms'] for p in parts)
+    return {
+        'benchmark': 'contact', 'sim_contacts': int(sum(p['contacts'] for p in parts)),
+        'levels_nm': {p['engine']: p['levels_nm'] for p in parts},
+        'detected_motion_percent': pooled('detected_motion_percent'),
+        'detected_rest_percent': pooled('detected_rest_percent'),
+        'obstacle_hits_detected': f'{sum(o["detected"] for o in obstacles)}_of_{sum(o["hits"] for o in obstacles)}',
+        'delay_ms_median': worst('delay_ms_median'), 'delay_ms_p95': worst('delay_ms_p95'),
+        'delay_step_ms_median': worst('delay_step_ms_median'), 'delay_step_ms_p95': worst('delay_step_ms_p95'),
+        'peak_error_percent_median': worst('peak_error_percent_median'),
+        'peak_error_percent_p75': worst('peak_error_percent_p75'),
+        'wrench_error_percent_median_motion': worst('wrench_error_percent_median_motion'),
+        'wrench_error_percent_p75_motion': worst('wrench_error_percent_p75_motion'),
+        'wrench_error_percent_median_rest': worst('wrench_error_percent_median_rest'),
+        'free_motion_hours': hours, 'false_alarms_per_hour': alarms / hours if hours else None,
+        'alarm_clear_s_max': worst('alarm_clear_s_max'),
+        'ur10e_pushes_detected': ur10e.get('pushes_detected'), 'ur10e_free_minutes': ur10e.get('free_minutes'),
+        'ur10e_false_alarms': ur10e.get('false_alarms'), 'lbr_rms_over_kuka': lbr.get('rms_over_kuka'),
+        'learned_baseline': {**{p['engine']: p['learned_baseline'] for p in parts},
+                             'ur10e': ur10e.get('learned_baseline')},
+        'observer_us_per_sample_7dof': timing['observer_us_per_sample_7dof_batches_of_50'],
+        'node_1khz_lost': (engines.get('twin') or {}).get('node_1khz', {}).get('lost'),
+    }
+
+
+def report(engines, ur10e, lbr, timing, figures, wall) -> None:
+    print('dynid contact benchmark: the momentum observer over the identified model, detection and wrench')
+    print(f'{"measure":<58} {"ours":>16} {"target (issue)":>22}')
+
+    def row(label, value, target):
+        text = 'n/a' if value is None else value if isinstance(value, str) else f'{value:.4g}'
+        print(f'{label:<58} {text:>16} {target:>22}')
+
+    for p in engines.values():
+        row(f'{p["engine"]}: contacts in the set (motion / rest)', f'{p["in_set_motion"]} / {p["in_set_rest"]}', '')
+        row(f'{p["engine"]}: detected in motion [%]', p['detected_motion_percent'], '>= 98')
+        row(f'{p["engine"]}: detected at rest [%]', p['detected_rest_percent'], '>= 90')
+        row(f'{p["engine"]}: delay median / p95 [ms]', f'{p["delay_ms_median"]:.3g} / {p["delay_ms_p95"]:.3g}'
+            if p['delay_ms_median'] is not None else None, '<= 5 / 15')
+        row(f'{p["engine"]}: false alarms in {p["free_hours"]:.2f} free hours', p['false_alarms'], '<= 1 in 2 h')
+    for key, target in (('sim_contacts', '>= 400'), ('obstacle_hits_detected', 'every one'),
+                        ('delay_step_ms_median', '<= 10'), ('delay_step_ms_p95', '<= 20'),
+                        ('peak_error_percent_median', '<= 5'), ('peak_error_percent_p75', '<= 10'),
+                        ('wrench_error_percent_median_motion', '<= 5'), ('wrench_error_percent_p75_motion', '<= 10'),
+                        ('wrench_error_percent_median_rest', 'reported'), ('alarm_clear_s_max', '<= 1'),
+                        ('ur10e_pushes_detected', '>= 9 of 10'), ('ur10e_false_alarms', '<= 12'),
+                        ('observer_us_per_sample_7dof', '<= 25')):
+        row(key, figures[key], target)
+    row('lbr_rms_over_kuka', ' '.join(f'{v:.2f}' for v in figures['lbr_rms_over_kuka'] or []) or None,
+        'A2, A4 <= 0.5; others <= 1.2')
+    print(f'wall time {wall:.0f} s, load {os.getloadavg()[0]:.1f}')
+
+
+if __name__ == '__main__':
+    main()

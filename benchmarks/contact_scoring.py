@@ -1,0 +1,154 @@
+"""How ``bench_contact.py`` scores the observer and the detector against the simulations' truth.
+
+- **Levels** L_j = 15 × σ_true,j, σ_true the standard deviation of τ̂_ext of the plant's *true* model (its own
+  links and drives, the true friction torque of the simulation) on contact-free runs: a worse identified model
+  cannot shrink its own test. A contact is in the set when its true peak |τ_ext,j| ≥ L_j on some joint.
+- **Detected**: an alarm (a contact of the detector) overlaps the contact's time or the :data:`LATE_S` after it.
+- **Delay**: from the first sample where some joint's true |τ_ext,j| reaches L_j to the first alarm sample in that
+  window (0 where the alarm came first); for steps, from the contact's onset.
+- **Peak error** (contacts in the set lasting ≥ 50 ms): on the joint of the largest true |τ_ext,j|, the largest
+  |d_j| of the detector's estimate from the contact's start to :data:`LATE_S` after its end, against the true peak.
+- **Wrench error** (contacts on the flange, no other contact overlapping): the estimated force at the largest
+  ‖F̂‖ in the same window against the true force at the largest ‖F‖, ‖F̂ − F‖/‖F‖.
+- **Clearing at rest**: the alarm's end less the contact's end, for the contacts at rest that were detected.
+- **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
+  contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+LATE_S = 0.2
+EARLY_S = 0.05
+LEVEL_SIGMAS = 15.0
+
+
+@dataclass
+class ContactScore:
+    """One true contact, scored."""
+
+    resting: bool
+    shape: str
+    duration_s: float
+    in_set: bool
+    on_flange: bool
+    detected: bool
+    delay_ms: float
+    delay_onset_ms: float
+    peak_error_percent: float
+    wrench_error_percent: float
+    clear_s: float
+    true_peak_nm: float
+
+
+def true_sigma(externals: list[np.ndarray]) -> np.ndarray:
+    """σ_true per joint [N·m] of the true model's τ̂_ext on contact-free runs (each (N, n), the first 0.5 s of a run
+    left out: the observer's start)."""
+    return np.concatenate([e[500:] for e in externals]).std(axis=0)
+
+
+def _window(t: np.ndarray, start: float, end: float) -> slice:
+    return slice(int(np.searchsorted(t, start)), int(np.searchsorted(t, end)))
+
+
+def score_contacts(run, output, levels: np.ndarray, gain: float) -> list[ContactScore]:
+    """Every contact of ``run`` (a :class:`contact_sim.Run`) against the detector's ``output``
+    (:class:`dynid.contact.monitor.ContactSamples` of the whole run)."""
+    t, truth = run.t, run.truth['external_torque']
+    detected_spans = [(c.start_s, c.end_s if c.end_s is not None else t[-1]) for c in output.contacts]
+    starts = sorted(load.start_s for load in run.loads)
+    scores = []
+    for load in run.loads:
+        window = _window(t, load.start_s, load.end_s + 1e-9)
+        if window.stop <= window.start:
+            continue
+        true = truth[window]
+        peaks = np.abs(true).max(axis=0)
+        joint = int(np.argmax(peaks))
+        in_set = bool(np.any(peaks >= levels))
+        late = _window(t, load.start_s, load.end_s + LATE_S)
+        alarm_rows = np.flatnonzero(output.alarm[late].any(axis=1))
+        spans = [s for s in detected_spans if s[0] <= load.end_s + LATE_S and s[1] >= load.start_s]
+        detected = bool(spans) and alarm_rows.size > 0
+        delay = onset = clear = np.nan
+        if detected:
+            alarm_time = t[late][alarm_rows[0]]
+            reached = np.flatnonzero((np.abs(true) >= levels).any(axis=1))
+            if reached.size:
+                delay = max(0.0, alarm_time - t[window][reached[0]]) * 1e3
+            onset = max(0.0, alarm_time - load.start_s) * 1e3
+            clear = max(s[1] for s in spans) - load.end_s
+        estimate = np.abs(output.estimate[late, joint])
+        peak_error = abs(estimate.max() - peaks[joint]) / peaks[joint] * 100.0 if peaks[joint] > 0 else np.nan
+        wrench_error = np.nan
+        alone = not any(load.start_s - 1.0 < s < load.end_s + 1.0 for s in starts if s != load.start_s)
+        on_flange = load.link == 'flange'
+        if on_flange and alone and output.wrench is not None:
+            force = run.flange_wrench[window, :3]
+            k_true = int(np.argmax(np.linalg.norm(force, axis=1)))
+            estimated = output.wrench[late, :3]
+            norms = np.linalg.norm(np.nan_to_num(estimated, nan=0.0), axis=1)
+            if np.isfinite(estimated).all(axis=1).any():
+                k_hat = int(np.argmax(norms))
+                wrench_error = float(np.linalg.norm(estimated[k_hat] - force[k_true]) / np.linalg.norm(force[k_true])
+                                     * 100.0)
+        scores.append(ContactScore(bool(run.resting[window.start]), load.shape, load.duration_s, in_set, on_flange,
+                                   detected, delay, onset, peak_error, wrench_error, clear, float(peaks[joint])))
+    return scores
+
+
+def false_alarms_in_contact_runs(run, output) -> int:
+    """The detector's contacts that overlap no true contact's time (module docstring)."""
+    spans = [(load.start_s - EARLY_S, load.end_s + 1.0) for load in run.loads]
+    count = 0
+    for contact in output.contacts:
+        end = contact.end_s if contact.end_s is not None else run.t[-1]
+        if not any(contact.start_s <= b and end >= a for a, b in spans):
+            count += 1
+    return count
+
+
+def summarize(scores: list[ContactScore]) -> dict:
+    """The figures of the issue's Done-when over scored contacts."""
+    def percent(mask):
+        return float(100.0 * np.mean([s.detected for s in mask])) if mask else None
+
+    def quantile(values, q):
+        values = [v for v in values if np.isfinite(v)]
+        return float(np.quantile(values, q)) if values else None
+
+    in_set = [s for s in scores if s.in_set]
+    motion, rest = [s for s in in_set if not s.resting], [s for s in in_set if s.resting]
+    delays = [s.delay_ms for s in in_set if s.detected]
+    steps = [s.delay_onset_ms for s in in_set if s.detected and s.shape == 'step']
+    peaks = [s.peak_error_percent for s in in_set if s.duration_s >= 0.05]
+    wrench_motion = [s.wrench_error_percent for s in in_set if s.on_flange and not s.resting]
+    wrench_rest = [s.wrench_error_percent for s in in_set if s.on_flange and s.resting]
+    clears = [s.clear_s for s in rest if s.detected]
+    return {
+        'contacts': len(scores), 'in_set': len(in_set), 'in_set_motion': len(motion), 'in_set_rest': len(rest),
+        'detected_motion_percent': percent(motion), 'detected_rest_percent': percent(rest),
+        'delay_ms_median': quantile(delays, 0.5), 'delay_ms_p95': quantile(delays, 0.95),
+        'delay_ms_p95_motion': quantile([s.delay_ms for s in motion if s.detected], 0.95),
+        'delay_ms_p95_rest': quantile([s.delay_ms for s in rest if s.detected], 0.95),
+        'delay_step_ms_median': quantile(steps, 0.5), 'delay_step_ms_p95': quantile(steps, 0.95),
+        'peak_error_percent_median': quantile(peaks, 0.5), 'peak_error_percent_p75': quantile(peaks, 0.75),
+        'peak_error_percent_median_motion': quantile([s.peak_error_percent for s in motion], 0.5),
+        'peak_error_percent_median_rest': quantile([s.peak_error_percent for s in rest], 0.5),
+        'wrench_contacts_motion': len([w for w in wrench_motion if np.isfinite(w)]),
+        'wrench_error_percent_median_motion': quantile(wrench_motion, 0.5),
+        'wrench_error_percent_p75_motion': quantile(wrench_motion, 0.75),
+        'wrench_error_percent_median_rest': quantile(wrench_rest, 0.5),
+        'alarm_clear_s_max': max(clears) if clears else None,
+        'alarm_clear_s_median': quantile(clears, 0.5),
+        'missed_motion': [dataclass_row(s) for s in motion if not s.detected][:20],
+        'missed_rest': [dataclass_row(s) for s in rest if not s.detected][:20],
+    }
+
+
+def dataclass_row(score: ContactScore) -> dict:
+    return {'shape': score.shape, 'duration_s': round(score.duration_s, 3),
+            'true_peak_nm': round(score.true_peak_nm, 3), 'flange': score.on_flange}

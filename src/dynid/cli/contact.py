@@ -1,0 +1,123 @@
+"""``dynid contact``: the external torque, contacts and flange wrench of recordings, replayed through the observer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
+from dynid.cli.shared import EXIT_OK, add_joints_argument, add_settings_arguments, output_folder, result_joints
+from dynid.errors import InputError
+
+SUMMARY = 'external torque, contacts and the flange wrench of recordings, from an identification result'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.cli.options import add_option
+    from dynid.cli.shared import float_list
+    from dynid.contact.settings import ContactNodeSettings, ContactSettings
+
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (MCAP or sqlite3) to replay')
+    parser.add_argument('--params', required=True, help='result file of dynid identify')
+    parser.add_argument('--robot', default=None, help='robot (default: the one of the result)')
+    add_joints_argument(parser, from_result=True)
+    parser.add_argument('--drives', default=None, metavar='FILE', help='drives file, for results that recorded none')
+    add_option(parser, ContactNodeSettings, 'payload_mass', '--payload', type=float, metavar='KG')
+    add_option(parser, ContactNodeSettings, 'payload_com', '--payload-com', type=float_list, metavar='X,Y,Z')
+    parser.add_argument('--calibrate', nargs='+', default=None, metavar='BAG',
+                        help='contact-free recordings (motion and rests) to calibrate the thresholds on, at the '
+                             'stated false-alarm rate; without it or --calibration the thresholds are those of a '
+                             'Gaussian residual of the result\'s σ, which a real arm\'s is not')
+    parser.add_argument('--calibration', default=None, metavar='FILE', help='a calibration file to use')
+    parser.add_argument('--save-calibration', default=None, metavar='FILE',
+                        help='write the calibration of --calibrate to FILE')
+    parser.add_argument('--wrench', action=argparse.BooleanOptionalAction, default=None,
+                        help='estimate the flange wrench (default: on arms of six joints or more)')
+    parser.add_argument('--report', default=None, metavar='DIR',
+                        help='write a page: τ̂_ext and its thresholds per joint over time, the contacts')
+    parser.add_argument('--json', action='store_true', help='print the contacts as JSON instead of text')
+    add_effort_argument(parser)
+    add_settings_arguments(parser, ContactSettings, 'observer and detection (docs/methods/contact.md)')
+
+
+def _signals(dataset) -> dict:
+    return {'t': dataset.t, 'q': dataset.q, 'dq': dataset.dq, 'current': dataset.current, 'tau': dataset.tau,
+            'dtheta': dataset.dtheta, 'temperature': dataset.temperature}
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from dynid.cli.shared import settings_from_args
+    from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
+    from dynid.contact.report import write_report
+    from dynid.contact.settings import ContactSettings
+    from dynid.identify.result import IdentificationResult
+    from dynid.identify.robot_source import robot_spec_of
+    from dynid.model import Payload, load_robot
+
+    if args.report is not None:
+        output_folder(args.report, '--report')
+    if args.calibrate and args.calibration:
+        raise InputError('give --calibrate (recordings) or --calibration (a file), not both')
+    settings = settings_from_args(args, ContactSettings).validated()
+    result = IdentificationResult.load(args.params)
+    spec = robot_spec_of(result.provenance, result.robot, args.robot, warn=lambda text: print(f'warning: {text}'))
+    robot = load_robot(spec, joints=result_joints(args, result))
+    drives = drives_from_file(args.drives, robot)
+    robot = robot if drives is None else robot.with_drives(drives)
+    payload = Payload(args.payload, list(args.payload_com)) if args.payload > 0 else None
+    signs = result_torque_signs(args, result, robot.joint_names)
+
+    def read(bag):
+        return read_bag(bag, robot, args.joint_states_effort, args.joint_map, signs, check=False)
+
+    datasets = {bag: read(bag) for bag in args.bags}
+    rate = 1.0 / float(np.median(np.diff(next(iter(datasets.values())).t)))
+    monitor = ContactMonitor(result, robot, settings, rate, payload, wrench=args.wrench)
+    calibration = None
+    if args.calibration:
+        calibration = load_calibration(args.calibration, robot)
+        monitor.set_calibration(calibration)
+    elif args.calibrate:
+        calibration = monitor.calibrate([{**_signals(read(bag)), 'what': bag} for bag in args.calibrate])
+        if args.save_calibration:
+            save_calibration(calibration, args.save_calibration, robot, settings, args.params)
+    recordings = []
+    for bag, dataset in datasets.items():
+        monitor.reset()
+        samples = monitor.run(**_signals(dataset), what=bag)
+        contacts = [c.to_dict(robot.joint_names) for c in samples.contacts]
+        for c, contact in zip(samples.contacts, contacts, strict=True):
+            if samples.wrench is not None:
+                rows = np.flatnonzero((samples.t >= c.start_s) & (samples.t <= (c.end_s or samples.t[-1])))
+                force = np.linalg.norm(np.nan_to_num(samples.wrench[rows, :3]), axis=1)
+                k = rows[int(np.argmax(force))] if rows.size else None
+                contact['flange_wrench_at_peak'] = None if k is None or samples.wrench_singular[k] else \
+                    [round(float(v), 3) for v in samples.wrench[k]]
+        recordings.append({'name': str(bag), 'samples': samples, 'contacts': contacts})
+    header = [f'{result.robot}: observer K = {monitor.gain[0]:g} 1/s at {rate:.4g} Hz; thresholds '
+              + ('from ' + (args.calibration or ', '.join(args.calibrate)) if calibration is not None
+                 else 'uncalibrated (Gaussian at the result\'s σ)')]
+    if args.json:
+        print(json.dumps({'recordings': [{'name': r['name'], 'contacts': r['contacts']} for r in recordings],
+                          'calibration': None if calibration is None else calibration.to_dict(robot.joint_names),
+                          'observer_gain': float(monitor.gain[0]), 'rate_hz': rate}, default=float))
+    else:
+        print(header[0])
+        for recording in recordings:
+            print(f'{recording["name"]}: {len(recording["contacts"])} contact(s)')
+            for c in recording['contacts']:
+                end = 'open' if c['end_s'] is None else f'{c["end_s"]:.3f} s'
+                peaks = ', '.join(f'{j} {v:+.2f}' for j, v in c['peak_nm'].items())
+                wrench = c.get('flange_wrench_at_peak')
+                print(f'  {c["start_s"]:.3f} s – {end}: joints {", ".join(c["joints"])} (most distal '
+                      f'{c["distal_joint"]}); peak τ̂_ext [N·m] {peaks}'
+                      + (f'; flange wrench [N, N·m] {wrench}' if wrench else ''))
+    if args.report is not None:
+        detector = monitor.detector
+        page = write_report(args.report, recordings, robot.joint_names, detector.threshold, detector.threshold_rest,
+                            header)
+        if not args.json:
+            print(f'wrote {page}')
+    return EXIT_OK

@@ -1,0 +1,152 @@
+"""Thresholds from contact-free motion, to a stated false-alarm rate.
+
+On contact-free recordings (motion and rests, never the runs that are scored) the detector runs without alarms and
+gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held for the persistence the alarm needs
+(the smallest z of the last ``persistence_s``, at least two samples). Per joint:
+
+1. σ₀ is measured: 1.4826 × the median absolute τ̂_ext in steady motion (ω̃ above three times the stiction
+   velocity), where there are at least :data:`MIN_STEADY` such samples; else the result's figure stays.
+2. The excursions of z above u = :data:`TAIL_START` (stretches, each counted once by its peak) have excesses
+   whose tail is taken as exponential (peaks over threshold with a generalized Pareto shape of 0; Coles 2001,
+   §4.3): the rate above k is λ_u·exp(−(k − u)/β), β the mean excess, λ_u the excursions per hour. The threshold
+   k_j gives the joint its share ``rate/n`` of the stated false-alarm rate per hour.
+3. Where the recordings are shorter than the time in which that share expects one alarm, k_j is also at least
+   :data:`MARGIN` above the largest z they hold (no alarm on the recordings the thresholds come from); with
+   fewer than :data:`MIN_EXCURSIONS` excursions, k_j is that margin above the largest z, and at least
+   :data:`DEFAULT_THRESHOLD`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dynid.contact.detection import ContactDetector, DetectorSettings
+
+TAIL_START = 3.0
+MIN_EXCURSIONS = 5
+MIN_STEADY = 200
+MARGIN = 0.05
+#: k [σ] without enough excursions to fit a tail: a Gaussian z passes it about once in 10⁹ samples.
+DEFAULT_THRESHOLD = 6.0
+
+
+@dataclass
+class Calibration:
+    """What calibration found per joint: σ₀ [N·m], threshold k [σ] in motion, the excursions above u and their mean
+    excess, the largest held z, the hours of recordings it saw; the threshold, excursions and largest z at rest."""
+
+    sigma0: np.ndarray
+    threshold: np.ndarray
+    excursions: np.ndarray
+    mean_excess: np.ndarray
+    largest_z: np.ndarray
+    hours: float
+    rate_per_hour: float
+    notes: list[str] = field(default_factory=list)
+    threshold_rest: np.ndarray | None = None
+    excursions_rest: np.ndarray | None = None
+    largest_z_rest: np.ndarray | None = None
+
+    def to_dict(self, joint_names) -> dict:
+        def per_joint(values):
+            return {name: float(v) for name, v in zip(joint_names, values, strict=True)}
+
+        return {'hours': self.hours, 'false_alarm_rate_per_hour': self.rate_per_hour,
+                'sigma0_nm': per_joint(self.sigma0), 'threshold_sigma': per_joint(self.threshold),
+                'threshold_rest_sigma': per_joint(self.threshold if self.threshold_rest is None
+                                                  else self.threshold_rest),
+                'excursions': per_joint(self.excursions), 'mean_excess': per_joint(self.mean_excess),
+                'largest_z': per_joint(self.largest_z), 'notes': list(self.notes)}
+
+
+def held(z: np.ndarray, samples: int) -> np.ndarray:
+    """The smallest z of the last ``samples`` samples (N, n): what an alarm needing that persistence sees."""
+    out = z.copy()
+    for lag in range(1, samples):
+        out[lag:] = np.minimum(out[lag:], z[:-lag])
+        out[:lag] = 0.0
+    return out
+
+
+def _excursion_peaks(z: np.ndarray, level: float) -> list[np.ndarray]:
+    """Per joint the peak of each stretch where z > level."""
+    peaks = []
+    for j in range(z.shape[1]):
+        above = np.concatenate([[False], z[:, j] > level, [False]])
+        edges = np.flatnonzero(np.diff(above.astype(np.int8)))
+        peaks.append(np.array([z[a:b, j].max() for a, b in zip(edges[0::2], edges[1::2], strict=True)]))
+    return peaks
+
+
+def steady_sigma(external: list[np.ndarray], speed: list[np.ndarray], stiction_velocity: float,
+                 fallback: np.ndarray) -> np.ndarray:
+    """σ₀ per joint (module docstring, step 1)."""
+    values = np.concatenate(external)
+    moving = np.concatenate(speed) > 3.0 * stiction_velocity
+    out = np.array(fallback, dtype=float)
+    for j in range(values.shape[1]):
+        rows = values[moving[:, j], j]
+        if rows.size >= MIN_STEADY:
+            out[j] = max(1.4826 * float(np.median(np.abs(rows - np.median(rows)))), 1e-6)
+    return out
+
+
+def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.ndarray, rate_per_hour: float,
+              settings: DetectorSettings | None = None) -> Calibration:
+    """Per-joint σ₀ and thresholds from contact-free ``runs`` (module docstring).
+
+    Args:
+        runs: (t (N,) [s], τ̂_ext (N, n) [N·m], friction velocity ω (N, n) [rad/s], σ_θ (N, n) [N·m] or None) of
+            each contact-free recording, as the observer gave them.
+        sigma0: the result's σ₀ per joint [N·m] (kept where steady motion is too short to measure it).
+        stiction: F_s per joint [N·m]. gain: the observer's K [1/s]. rate_per_hour: the stated false-alarm rate
+            of the whole arm [1/h].
+    """
+    settings = settings or DetectorSettings()
+    n = len(sigma0)
+    speeds, externals, hours = [], [], 0.0
+    for t, external, velocity, theta in runs:
+        samples, _ = ContactDetector(sigma0, stiction, np.inf, gain, settings).run(t, external, velocity, theta)
+        externals.append(external)
+        speeds.append(samples.speed)
+        hours += float(t[-1] - t[0]) / 3600.0
+    sigma = steady_sigma(externals, speeds, settings.stiction_velocity, sigma0)
+    zs, rests = [], []
+    for t, external, velocity, theta in runs:
+        samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta)
+        period = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+        zs.append(held(samples.z, max(2, int(np.ceil(settings.persistence_s / period - 1e-9)))))
+        rests.append(np.repeat((samples.speed < settings.rest_velocity).all(axis=1, keepdims=True), n, axis=1))
+    z = np.concatenate(zs) if zs else np.zeros((0, n))
+    rest = np.concatenate(rests) if rests else np.zeros((0, n), dtype=bool)
+    share = rate_per_hour / n / 2.0  # a joint's share, half in motion and half at rest
+    moving, still, notes = _thresholds(np.where(rest, 0.0, z), share, hours), _thresholds(np.where(rest, z, 0.0), share,
+                                                                                         hours), []
+    for j in range(n):
+        for label, part in (('in motion', moving), ('at rest', still)):
+            if part[1][j] < MIN_EXCURSIONS:
+                notes.append(f'joint {j + 1} {label}: {int(part[1][j])} excursions above {TAIL_START:g} σ, too few for '
+                             f'a tail: {part[0][j]:.2f} σ')
+    return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
+                       still[1], still[3])
+
+
+def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, ...]:
+    """(k, excursions, mean excess, largest z) per joint of held z (N, n) (module docstring, steps 2 and 3)."""
+    n = z.shape[1]
+    threshold, count, excess, largest = (np.zeros(n) for _ in range(4))
+    for j, peaks in enumerate(_excursion_peaks(z, TAIL_START)):
+        largest[j] = float(z[:, j].max()) if z.size else 0.0
+        count[j] = peaks.size
+        floor = (1.0 + MARGIN) * largest[j]
+        if peaks.size < MIN_EXCURSIONS:
+            threshold[j], excess[j] = max(floor, DEFAULT_THRESHOLD), np.nan
+            continue
+        excess[j] = float(np.mean(peaks - TAIL_START))
+        rate = peaks.size / max(hours, 1e-9)
+        threshold[j] = TAIL_START + excess[j] * max(np.log(rate / share), 0.0)
+        if share * hours < 1.0:
+            threshold[j] = max(threshold[j], floor)
+    return threshold, count, excess, largest

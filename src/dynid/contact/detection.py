@@ -1,0 +1,303 @@
+"""Contact detection on the observer's estimate: a state-dependent σ, thresholds with hysteresis, a rest baseline.
+
+Per joint j and sample (a compiled loop, state carried between batches):
+
+- **Motion.** ω̃ = |ω| through a first-order low-pass of time constant ``velocity_filter_s``; the joint is at rest
+  while ω̃ < ``rest_velocity`` (``rest_time``: how long).
+- **σ** (the standard deviation of τ̂_ext without contact)::
+
+      σ² = σ₀² + σ_f² + σ_θ²
+
+  σ₀ the residual of the identified model in steady motion (the result's held-out or training RMSE, or measured on
+  contact-free runs by :func:`dynid.contact.calibration.calibrate`); σ_θ the friction parameters' standard
+  deviations on their features (Fc: |s|, Fv: |ω|); σ_f the friction the model cannot know near zero velocity: an
+  envelope that jumps to E and decays with the observer's e^(−K·t) (an error that stops enters τ̂_ext through the
+  observer's low-pass and leaves it as fast), with
+
+      E = F_s·exp(−(ω̃/v_s)²)                       moving, ω̃ above v_s/2 within ``recent_motion_s`` (slowing down,
+                                                  reversing, stopping: stick-slip)
+      E = F_s·(d + (1 − d)·exp(−rest_time/T_b))    at rest, and creeping off a rest (breaking away or pushed: the
+                                                  friction then opposes the motion, its sign known)
+      E = F_s                                      at rest while another joint moves (the motor may be breaking it
+                                                  away before it moves, or the others' motion loads it: its static
+                                                  friction takes anything up to F_s)
+
+  F_s = ``stiction_scale`` × the result's Coulomb level plus Stribeck excess (what static friction may hold), v_s the
+  ``stiction_velocity``, T_b the ``rest_baseline_s`` and d the ``rest_drift`` (the share of F_s static friction
+  still moves by at rest as the controller settles).
+- **Rest baseline** b: at rest, b follows τ̂_ext with time constant T_b (the friction static friction holds after
+  the joint stopped, unknowable from the currents, becomes the baseline); while any joint is in alarm (a contact
+  acts on every joint's torque) it is held; moving, it decays with e^(−K·t) as the observer forgets the stick. The
+  detector's estimate is d = τ̂_ext − b.
+- **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
+  the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
+  ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
+  stop); off when z < ``hysteresis`` × k_j for ``release_s`` (at least two samples), or, with the arm at rest, when
+  on every joint still in alarm d has stayed within ``settle_band`` σ of itself for ``settle_s`` and |d| ≤ F_s: a
+  push has gone and static friction holds what is left (an offset that can not be told from a steady push of that
+  size), which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the observer's settling
+  after the force goes away.
+
+A contact is a stretch in which some joint is in alarm: its start and end, each joint's peak |d| [N·m] and the
+most distal joint that responded (the contact is on that joint's link or beyond it: τ_ext = Jᵀ·F is zero on the
+joints after the contact's link; Haddadin et al. 2017, §4 isolation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+#: Rows of the detector's per-joint state (:class:`ContactDetector`).
+STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 'below_s', 'steady_s', 'steady_ref',
+              'above_n', 'below_n', 'since_moving')
+(SPEED, REST_TIME, BASELINE, ENVELOPE, ALARM, ABOVE_S, BELOW_S, STEADY_S, STEADY_REF, ABOVE_N,
+ BELOW_N, SINCE_MOVING) = range(len(STATE_ROWS))
+#: Per-joint constants of the kernel.
+JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest')
+#: Scalar settings of the kernel, in order.
+SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
+           'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s')
+
+
+@numba.njit(cache=True)
+def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, state, estimate, sigma, alarm, speeds):
+    """The loop of the module docstring over samples (N, n); returns the last sample's time."""
+    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent = scalars
+    n = external.shape[1]
+    ready = np.zeros(n, dtype=np.bool_)
+    for k in range(t.size):
+        first = np.isnan(last_t)
+        dt = 0.0 if first else max(t[k] - last_t, 0.0)
+        last_t = t[k]
+        a = 1.0 - np.exp(-dt / tau_v) if not first else 1.0
+        still, contact = True, False
+        for j in range(n):
+            state[SPEED, j] += a * (abs(velocity[k, j]) - state[SPEED, j])
+            still = still and state[SPEED, j] < v_rest
+            contact = contact or state[ALARM, j] != 0.0
+        for j in range(n):
+            ready[j] = False
+            sigma0, stiction, gain = joint[0, j], joint[1, j], joint[3, j]
+            speed = state[SPEED, j]
+            decay = np.exp(-gain * dt)
+            state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
+            resting = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
+            if speed < v_rest:
+                state[REST_TIME, j] += dt  # while others move, it may be breaking away or loaded by them: F_s
+                e = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b) if still else 1.0)
+                if not contact:
+                    state[BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (external[k, j] - state[BASELINE, j])
+            elif state[SINCE_MOVING, j] < recent:  # slowing down, reversing or stopping: the friction is unsure
+                state[REST_TIME, j] = 0.0
+                e = stiction * np.exp(-(speed / v_s) ** 2)
+                state[BASELINE, j] *= decay
+            else:  # creeping off a rest (breaking away, or pushed): the friction's sign is known
+                e = resting
+                state[BASELINE, j] *= decay
+            state[ENVELOPE, j] = max(e, state[ENVELOPE, j] * decay)
+            s = np.sqrt(sigma0 * sigma0 + state[ENVELOPE, j] ** 2 + parameter_sigma[k, j] ** 2)
+            d = external[k, j] - state[BASELINE, j]
+            z = abs(d) / s
+            threshold = joint[4, j] if still else joint[2, j]
+            if state[ALARM, j] == 0.0:
+                if z >= threshold:
+                    state[ABOVE_S, j] += dt
+                    state[ABOVE_N, j] += 1.0
+                    if state[ABOVE_N, j] >= 2.0 and state[ABOVE_S, j] >= persist:
+                        state[ALARM, j] = 1.0
+                        state[BELOW_S, j], state[BELOW_N, j] = 0.0, 0.0
+                        state[STEADY_S, j], state[STEADY_REF, j] = 0.0, d
+                else:
+                    state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+            else:
+                if z < hyst * threshold:
+                    state[BELOW_S, j] += dt
+                    state[BELOW_N, j] += 1.0
+                else:
+                    state[BELOW_S, j], state[BELOW_N, j] = 0.0, 0.0
+                if abs(d - state[STEADY_REF, j]) <= band * s:
+                    state[STEADY_S, j] += dt
+                else:
+                    state[STEADY_S, j], state[STEADY_REF, j] = 0.0, d
+                ready[j] = state[STEADY_S, j] >= settle and abs(d) <= stiction
+                if state[BELOW_N, j] >= 2.0 and state[BELOW_S, j] >= release:
+                    state[ALARM, j] = 0.0
+                    state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+            estimate[k, j] = d
+            sigma[k, j] = s
+            speeds[k, j] = speed
+        # at rest, a contact whose every joint in alarm has settled within the static friction level ends: what is
+        # left becomes the baseline
+        settled, on = still, False
+        for j in range(n):
+            if state[ALARM, j] != 0.0:
+                on = True
+                settled = settled and ready[j]
+        for j in range(n):
+            if on and settled and state[ALARM, j] != 0.0:
+                state[ALARM, j] = 0.0
+                state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+                state[BASELINE, j] = external[k, j]
+            alarm[k, j] = state[ALARM, j] != 0.0
+    return last_t
+
+
+@dataclass(frozen=True)
+class DetectorSettings:
+    """The detector's constants (module docstring); units in the names. Front ends take them from
+    :class:`dynid.contact.settings.ContactSettings`."""
+
+    velocity_filter_s: float = 0.02
+    rest_velocity: float = 0.01
+    stiction_velocity: float = 0.05
+    rest_baseline_s: float = 1.0
+    rest_drift: float = 0.2
+    persistence_s: float = 0.003
+    hysteresis: float = 0.6
+    release_s: float = 0.02
+    settle_s: float = 0.3
+    settle_band: float = 3.0
+    recent_motion_s: float = 0.5
+
+    def scalars(self) -> np.ndarray:
+        return np.array([float(getattr(self, name)) for name in SCALARS])
+
+
+@dataclass
+class DetectorSamples:
+    """What the detector gave for a batch, (N, n): the estimate d = τ̂_ext − b [N·m], its σ [N·m], the alarm and
+    the filtered speed ω̃ [rad/s]."""
+
+    t: np.ndarray
+    estimate: np.ndarray
+    sigma: np.ndarray
+    alarm: np.ndarray
+    speed: np.ndarray
+
+    @property
+    def z(self) -> np.ndarray:
+        return np.abs(self.estimate) / self.sigma
+
+
+@dataclass
+class Contact:
+    """One contact (module docstring): start and end [s] (end None while it lasts), each joint's peak |d| [N·m]
+    (NaN on the joints that did not respond), the joints that responded, in joint order, and the most distal of
+    them."""
+
+    start_s: float
+    end_s: float | None
+    peak_nm: np.ndarray
+    joints: tuple[int, ...]
+    peak_signed_nm: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def distal_joint(self) -> int:
+        return max(self.joints)
+
+    def to_dict(self, joint_names) -> dict:
+        return {'start_s': self.start_s, 'end_s': self.end_s,
+                'duration_s': None if self.end_s is None else self.end_s - self.start_s,
+                'joints': [joint_names[j] for j in self.joints], 'distal_joint': joint_names[self.distal_joint],
+                'peak_nm': {joint_names[j]: float(self.peak_signed_nm[j]) for j in self.joints}}
+
+
+class ContactDetector:
+    """Per-joint alarms with hysteresis over the observer's estimate (module docstring), and the contacts they make.
+
+    Args:
+        sigma0: σ₀ per joint [N·m] (> 0). stiction: F_s per joint [N·m] (>= 0). threshold: k per joint [σ] in
+        motion; threshold_rest: at rest (None: the same). gain: the observer's K per joint [1/s].
+        settings: :class:`DetectorSettings`.
+    """
+
+    def __init__(self, sigma0, stiction, threshold, gain, settings: DetectorSettings | None = None,
+                 threshold_rest=None) -> None:
+        self.settings = settings or DetectorSettings()
+        rest = threshold if threshold_rest is None else threshold_rest
+        self.joint = np.array([np.asarray(v, dtype=float) * np.ones(len(np.atleast_1d(sigma0)))
+                               for v in (sigma0, stiction, threshold, gain, rest)])
+        self.n = self.joint.shape[1]
+        self._scalars = self.settings.scalars()
+        self.reset()
+
+    @property
+    def threshold(self) -> np.ndarray:
+        """k per joint in motion [σ]."""
+        return self.joint[2]
+
+    @property
+    def threshold_rest(self) -> np.ndarray:
+        """k per joint at rest [σ]."""
+        return self.joint[4]
+
+    def reset(self) -> None:
+        """Start again. The first sample anchors the observer's estimate at zero, so a joint at rest there counts as
+        long at rest (what static friction holds then is in the anchor)."""
+        self.state = np.zeros((len(STATE_ROWS), self.n))
+        self.state[REST_TIME] = 1e9
+        self.last_t = np.nan
+        self._open: Contact | None = None
+        self._was_on = np.zeros(self.n, dtype=bool)
+
+    def run(self, t: np.ndarray, external: np.ndarray, velocity: np.ndarray,
+            parameter_sigma: np.ndarray | None = None) -> tuple[DetectorSamples, list[Contact]]:
+        """The detector over a batch: its samples, and the contacts that ended in it or are still open (the open one
+        last, its ``end_s`` None; it is the same object the next batch ends)."""
+        t = np.ascontiguousarray(t, dtype=float)
+        shape = external.shape
+        estimate, sigma, speed = np.empty(shape), np.empty(shape), np.empty(shape)
+        alarm = np.zeros(shape, dtype=np.bool_)
+        theta = np.zeros(shape) if parameter_sigma is None else np.ascontiguousarray(parameter_sigma)
+        self.last_t = _detect(t, self.last_t, np.ascontiguousarray(external), np.ascontiguousarray(velocity), theta,
+                              self.joint, self._scalars, self.state, estimate, sigma, alarm, speed)
+        samples = DetectorSamples(t, estimate, sigma, alarm, speed)
+        return samples, self._contacts(samples)
+
+    def _contacts(self, samples: DetectorSamples) -> list[Contact]:
+        """Contacts from the per-joint alarms: stretches where any joint is in alarm."""
+        out = []
+        on = samples.alarm.any(axis=1)
+        previous = self._open is not None
+        edges = np.flatnonzero(np.diff(np.concatenate([[previous], on]).astype(np.int8)))
+        bounds = list(edges)
+        first = 0
+        if previous:
+            stop = bounds.pop(0) if bounds else len(on)
+            self._extend(self._open, samples, 0, stop)
+            if stop < len(on):
+                self._open.end_s = float(samples.t[stop])
+                out.append(self._open)
+                self._open = None
+            first = stop
+        for start, stop in zip(bounds[0::2], list(bounds[1::2]) + [len(on)], strict=False):
+            if start < first:
+                continue
+            contact = Contact(float(samples.t[start]), None, np.full(self.n, np.nan), (),
+                              np.full(self.n, np.nan))
+            self._extend(contact, samples, start, stop)
+            if stop < len(on):
+                contact.end_s = float(samples.t[stop])
+                out.append(contact)
+            else:
+                self._open = contact
+        if self._open is not None:
+            out.append(self._open)
+        return out
+
+    def _extend(self, contact: Contact, samples: DetectorSamples, a: int, b: int) -> None:
+        """Add samples a..b−1 (all in the contact) to its peaks and joints."""
+        if b <= a:
+            return
+        alarm = samples.alarm[a:b]
+        joints = set(contact.joints) | set(np.flatnonzero(alarm.any(axis=0)).tolist())
+        contact.joints = tuple(sorted(joints))
+        values = samples.estimate[a:b]
+        index = np.argmax(np.abs(values), axis=0)
+        peaks = values[index, np.arange(self.n)]
+        better = ~(np.abs(peaks) <= np.nan_to_num(contact.peak_nm, nan=-1.0))
+        contact.peak_nm = np.where(better, np.abs(peaks), contact.peak_nm)
+        contact.peak_signed_nm = np.where(better, peaks, contact.peak_signed_nm)

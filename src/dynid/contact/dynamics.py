@@ -1,0 +1,191 @@
+"""The identified model as the momentum observer reads it: generalized momentum, its bias terms, friction and the
+measured torque, each batch over samples.
+
+The observer (:mod:`dynid.contact.observer`) needs, per sample, the generalized momentum and what drives it
+(De Luca and Mattone 2003, eq. (8); Haddadin et al. 2017, eq. (27))::
+
+    p = M(q)·q̇ + B·θ̇                      (link momentum plus the rotors', link units)
+    ṗ = τ_m − f + Cᵀ(q, q̇)·q̇ − g(q) + τ_ext
+
+with τ_m the measured torque as the identification read it (K_τ·i of the currents, or the effort of a motor-torque
+or joint-torque reading), f the identified friction and B the rotor inertia the identification put beside its
+rigid-body model (none for a joint torque measured after the gear). With motor encoders θ̇ is the rotor's velocity,
+else q̇ (rigid joints). Cᵀ·q̇ − g = Ṁ·q̇ − n(q, q̇), n = C·q̇ + g, so no Coriolis matrix is needed: n is one inverse
+dynamics (RNEA) at zero acceleration, M(q)·v one RNEA without gravity at zero velocity and acceleration v, and Ṁ·q̇ the
+derivative of M(q)·q̇ along the motion, (M(q + h·q̇) − M(q − h·q̇))·q̇ / (2h), exact to O(h²) (h = 1e-4 s: 1e-8 of
+the term at 3 rad/s); p is the mean of the same two products. Three batch RNEAs per sample in all (pinocchio's
+``rneaInParallel``), none of them with an acceleration that was differentiated.
+
+The rigid-body model is the result's (:class:`dynid.identify.torque.RigidBodyTorque`, the declared payload on the last
+link): RNEA runs on standard parameters χ with K·χ = χ̂_b (the physical section's where the result has one), and where
+such χ has a link of mass <= 0 (pinocchio cannot hold it) on χ + χ₀ less χ₀, χ₀ one heavy body per link (linearity;
+the module docstring of :mod:`dynid.identify.torque`). Friction is the result's law per joint as the feedforward's
+static friction term evaluates it (:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb, viscous,
+offset, load and temperature terms, the Stribeck excess, the ``joint_friction`` section where there is one), on the
+friction velocity the identification used (θ̇ with motor encoders, else q̇) and the measured torque as its load.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from dynid.control.friction_static import DEFAULT_TEMPERATURE_C, StaticFrictionTerm
+from dynid.control.rigid_body import consistent_standard_parameters
+from dynid.errors import InputError
+from dynid.identify.result import IdentificationResult, result_drives
+from dynid.identify.torque import RigidBodyTorque, _offset_parameters, rotor_inertia
+from dynid.model.inertial import Payload, to_pinocchio_inertia
+from dynid.model.robot import RobotModel
+
+#: [s] the step along the motion of the central difference that gives Ṁ·q̇ (module docstring).
+MOMENTUM_STEP_S = 1e-4
+#: Random states on which the RNEA form is checked against the result's regressor torque, and the tolerance.
+CHECK_SAMPLES = 8
+CHECK_TOLERANCE = 1e-9
+#: What the observer needs of a result's model section to read its measured torque.
+TORQUE_SOURCES = ('current', 'motor_torque', 'joint_torque')
+
+
+class ObserverModel:
+    """The identified model of ``robot`` as the momentum observer needs it (module docstring).
+
+    Args:
+        result: the identification (base parameters with drives, or a physically consistent result).
+        robot: the robot it identifies (same joints); its drive data beside the result's drive gains.
+        payload: the payload declared at the flange [kg, m, kg·m²], or None.
+        band: width [rad/s] of the ramp that replaces sgn(ω) in the friction law.
+        temperature_c: temperature [°C] of the temperature term where a recording has none.
+
+    Raises InputError naming what the result lacks (its model section, a torque source the observer cannot read,
+    coupled joints) or a robot it does not belong to.
+
+    >>> model = ObserverModel(IdentificationResult.load('result.yaml'), load_robot('ur5e'))  # doctest: +SKIP
+    >>> p, bias = model.momentum_terms(q, dq)                                                   # doctest: +SKIP
+    """
+
+    def __init__(self, result: IdentificationResult, robot: RobotModel, payload: Payload | None = None,
+                 band: float = 5e-3, temperature_c: float = DEFAULT_TEMPERATURE_C) -> None:
+        model = result.model
+        missing = [key for key in ('friction', 'torque_source') if key not in model]
+        if missing:
+            raise InputError(f'the result\'s model has no {", ".join(missing)}: the observer reads the measured torque '
+                             'and the friction law from it (a result of dynid identify)')
+        self.torque_source = model['torque_source']
+        if self.torque_source not in TORQUE_SOURCES:
+            raise InputError(f'the result\'s torque_source is {self.torque_source!r}; the observer reads '
+                             f'{", ".join(TORQUE_SOURCES)}')
+        self.robot, self.n, self.payload = robot, robot.n, payload
+        self.drives = result_drives(result, robot)
+        if self.drives is not None and self.drives.coupling is not None:
+            raise InputError('the result identifies coupled joints (the drives\' coupling): the momentum observer '
+                             'takes one drive per joint')
+        if self.torque_source == 'current' and self.drives is None:
+            raise InputError('the result reads motor currents but gives no drive gains, nor does the robot')
+        torque = RigidBodyTorque(result, robot, payload)
+        #: rotor inertia B [kg·m², link side] in the momentum: none after the gear (a joint torque sensor)
+        self.rotor_inertia = np.zeros(self.n) if self.torque_source == 'joint_torque' else \
+            rotor_inertia(robot, result, regrouped_as_zero=True)
+        #: friction on the rotor's velocity where the identification took it there (motor encoders)
+        self.friction_on_rotor = model.get('friction_velocity') == 'rotor'
+        self.friction = None if model['friction'] == 'none' else StaticFrictionTerm(
+            robot, result, band, temperature_c, load='measured')
+        self._models = self._rnea_models(result, robot, torque, payload)
+
+    @staticmethod
+    def _rnea_models(result, robot: RobotModel, torque: RigidBodyTorque, payload) -> list:
+        """[(sign, model with gravity, model without, their pools)]: one model where the standard parameters hold
+        bodies pinocchio can take and reproduce the result's torque, else the χ + χ₀ less χ₀ pair."""
+        physical = result.standard_parameters()
+        standard = physical if physical is not None else consistent_standard_parameters(robot, torque)
+        if payload is not None:
+            standard = standard.copy()
+            standard[-10:] += robot.payload_link_parameters(payload)
+        pairs = [(1.0, standard)]
+        if np.any(standard[0::10] <= 0):
+            offset = _offset_parameters(standard)
+            pairs = [(1.0, standard + offset), (-1.0, offset)]
+        models = []
+        for sign, parameters in pairs:
+            model = pin.Model(robot.pinocchio_model)
+            for j in range(robot.n):
+                model.inertias[j + 1] = to_pinocchio_inertia(parameters[10 * j:10 * j + 10])
+            free = pin.Model(model)
+            free.gravity = pin.Motion.Zero()
+            models.append((sign, pin.ModelPool(model, 1), pin.ModelPool(free, 1)))
+        check = ObserverModel._check_rnea(models, robot, torque)
+        if check > CHECK_TOLERANCE:
+            raise InputError(f'the result\'s rigid-body model is not reproduced by inverse dynamics (relative error '
+                             f'{check:.1e}): identified for another robot model?')
+        return models
+
+    @staticmethod
+    def _check_rnea(models, robot: RobotModel, torque: RigidBodyTorque) -> float:
+        q, dq, ddq = robot.random_states(CHECK_SAMPLES, seed=11)
+        expected = torque(q, dq, ddq)
+        got = _rnea(models, robot, q, dq, ddq, gravity=True)
+        return float(np.abs(got - expected).max() / (1.0 + np.abs(expected).max()))
+
+    # ------------------------------------------------------------------------------ terms
+    def momentum_terms(self, q: np.ndarray, dq: np.ndarray, rotor_velocity: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """(p, Cᵀ·q̇ − g) [N·m·s, N·m], each (N, n), at states (N, n) [rad, rad/s]; ``rotor_velocity`` θ̇ (N, n)
+        [rad/s, link units] for the rotors' momentum B·θ̇ (None: B·q̇)."""
+        h = MOMENTUM_STEP_S
+        zeros = np.zeros_like(q)
+        ahead = _rnea(self._models, self.robot, q + h * dq, zeros, dq, gravity=False)
+        behind = _rnea(self._models, self.robot, q - h * dq, zeros, dq, gravity=False)
+        bias = (ahead - behind) / (2.0 * h) - _rnea(self._models, self.robot, q, dq, zeros, gravity=True)
+        momentum = 0.5 * (ahead + behind) + self.rotor_inertia * (dq if rotor_velocity is None else rotor_velocity)
+        return momentum, bias
+
+    def gravity(self, q: np.ndarray) -> np.ndarray:
+        """g(q) [N·m] (N, n) of the identified model."""
+        zeros = np.zeros_like(q)
+        return _rnea(self._models, self.robot, q, zeros, zeros, gravity=True)
+
+    def measured_torque(self, current: np.ndarray | None, tau: np.ndarray | None, what: str = 'the recording'
+                        ) -> np.ndarray:
+        """τ_m [N·m] (N, n) as the result reads it: K_τ·i of the currents, or the effort (module docstring).
+        InputError naming what ``what`` lacks."""
+        if self.torque_source == 'current':
+            if current is None:
+                raise InputError(f'{what} holds no motor currents; the result reads the torque as K_τ·i of the '
+                                 'currents (joint_currents, or joint_states effort with joint_states_effort current)')
+            return self.drives.current_to_joint_torque(current)
+        if tau is None:
+            raise InputError(f'{what} holds no {self.torque_source.replace("_", " ")} (joint_states effort), which '
+                             'the result reads')
+        return tau
+
+    def friction_torque(self, velocity: np.ndarray, load: np.ndarray, temperature) -> np.ndarray:
+        """f [N·m] (N, n) of the result's law at friction velocity ω [rad/s], load τ [N·m], T [°C] (None: the
+        fallback)."""
+        if self.friction is None:
+            return np.zeros_like(velocity)
+        limit = (-self.robot.effort_limits, self.robot.effort_limits)
+        load = np.minimum(np.maximum(load, limit[0]), limit[1])
+        return self.friction.friction_torque(velocity, load, self.friction.temperature_c if temperature is None
+                                             else temperature)
+
+    @property
+    def coulomb_level(self) -> np.ndarray:
+        """F_C + the Stribeck excess per joint [N·m] (0 where the law has none): the friction that turns over at a
+        reversal and that static friction may hold at rest."""
+        if self.friction is None:
+            return np.zeros(self.n)
+        f = self.friction
+        return np.abs(f.friction_torque(np.full(self.n, 10 * f.band), np.zeros(self.n), f.temperature_c)
+                      - f.friction_torque(np.full(self.n, -10 * f.band), np.zeros(self.n), f.temperature_c)) / 2.0
+
+
+def _rnea(models, robot: RobotModel, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray, gravity: bool) -> np.ndarray:
+    """Σ sign·RNEA(q, q̇, q̈) (N, n) over ``models`` (:meth:`ObserverModel._rnea_models`), batch in pinocchio."""
+    config = np.asfortranarray(robot.configuration(q).T)
+    velocity, acceleration = np.asfortranarray(dq.T), np.asfortranarray(ddq.T)
+    total = None
+    for sign, pool, free in models:
+        tau = np.empty((robot.n, q.shape[0]), order='F')
+        pin.rneaInParallel(1, pool if gravity else free, config, velocity, acceleration, tau)
+        total = sign * tau if total is None else total + sign * tau
+    return total.T

@@ -1,0 +1,129 @@
+"""contact_node's core (no ROS): the contact job on the intake's joined batches, what it says in /diagnostics, and
+each contact into the health record as a ``collision`` event.
+
+:class:`LiveContacts` takes :class:`dynid.io.stream.StateBatch` es as they come (any size, stamps in ns), runs the
+:class:`dynid.contact.monitor.ContactMonitor` on them and returns what to publish: τ̂_ext per sample, the flange wrench,
+the contacts that started or ended. A batch it cannot take (no currents where the result reads currents, a NaN) is
+counted with its reason and skipped, never raised: the node stays up and says why in /diagnostics. A contact that ends
+is recorded as a ``collision`` event of the robot (:class:`dynid.health.record.Event`): at its start, on its most
+distal joint, with its peak τ̂_ext per joint and joints in the note; a record that cannot be written is counted and
+said, the contacts go on.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from dynid.contact.detection import Contact
+from dynid.contact.monitor import ContactMonitor, ContactSamples
+from dynid.errors import InputError
+from dynid.health.record import Event, HealthRecord, default_record_path, is_postgres
+
+
+@dataclass
+class LiveOutput:
+    """What one batch gives: the samples (None when the batch was skipped) and the contacts that started and ended."""
+
+    samples: ContactSamples | None
+    started: list[Contact] = field(default_factory=list)
+    ended: list[Contact] = field(default_factory=list)
+
+
+class LiveContacts:
+    """The contact job over live batches (module docstring).
+
+    Args:
+        monitor: the monitor (its result, robot, settings, calibration).
+        record: the health record's place (an SQLite file, a postgresql:// URL; '' the default file; None: no
+            record). robot_name: the robot's name in the record (empty: the robot model's). An event's time is its
+            contact's start on the stamps' clock [s since 1970 for a driver's stamps].
+    """
+
+    def __init__(self, monitor: ContactMonitor, record: str | None = None, robot_name: str = '') -> None:
+        self.monitor = monitor
+        self.names = list(monitor.robot.joint_names)
+        self.record_target = None if record is None else (record if is_postgres(record) or record
+                                                          else str(default_record_path()))
+        self.robot_name = robot_name or monitor.robot.name
+        self.samples = self.skipped = self.contacts = self.records_failed = 0
+        self.last_problem = ''
+        self.open: Contact | None = None
+        self.last_contact: dict | None = None
+
+    def update(self, batch) -> LiveOutput:
+        """Run one joined batch (module docstring)."""
+        if len(batch) == 0:
+            return LiveOutput(None)
+        t = batch.stamps_ns * 1e-9
+        try:
+            if not (np.all(np.isfinite(batch.q)) and np.all(np.isfinite(batch.dq))):
+                raise InputError('joint_states holds NaN positions or velocities')
+            current = None if batch.current is None or np.isnan(batch.current).any() else batch.current
+            tau = None if batch.tau is None or np.isnan(batch.tau).any() else batch.tau
+            dtheta = None if batch.dtheta is None or np.isnan(batch.dtheta).any() else batch.dtheta
+            temperature = None if batch.temperature is None or np.isnan(batch.temperature).any() \
+                else batch.temperature
+            samples = self.monitor.run(t, batch.q, batch.dq, current, tau, dtheta, temperature,
+                                       what='the state topics')
+        except InputError as error:
+            self.skipped += len(batch)
+            self.last_problem = str(error)
+            return LiveOutput(None)
+        self.samples += len(batch)
+        started, ended = [], []
+        for contact in samples.contacts:
+            if contact is not self.open:
+                started.append(contact)
+                self.contacts += 1
+            if contact.end_s is not None:
+                ended.append(contact)
+        self.open = next((c for c in samples.contacts if c.end_s is None), None)
+        for contact in ended:
+            self.last_contact = contact.to_dict(self.names)
+            self._record(contact)
+        return LiveOutput(samples, started, ended)
+
+    def _record(self, contact: Contact) -> None:
+        if self.record_target is None:
+            return
+        note = json.dumps({'peak_nm': {self.names[j]: round(float(contact.peak_signed_nm[j]), 3)
+                                       for j in contact.joints},
+                           'joints': [self.names[j] for j in contact.joints],
+                           'duration_s': round(contact.end_s - contact.start_s, 4)})
+        event = Event('collision', float(contact.start_s), self.names[contact.distal_joint], note)
+        try:
+            if not is_postgres(self.record_target):
+                Path(self.record_target).parent.mkdir(parents=True, exist_ok=True)
+            with HealthRecord(self.record_target) as record:
+                record.add_event(self.robot_name, event, model=self.monitor.robot.name, joint_names=self.names)
+        except (InputError, OSError, RuntimeError) as error:
+            self.records_failed += 1
+            self.last_problem = f'health record: {error}'
+
+    def status(self) -> tuple[str, str, dict]:
+        """(level, message, values) for /diagnostics: WARN while batches are skipped or records fail, else OK with
+        the contact state."""
+        values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
+                  'in_contact': self.open is not None, 'records_failed': self.records_failed,
+                  'observer_gain': float(self.monitor.gain[0]),
+                  'calibrated': self.monitor.calibration is not None,
+                  'last_contact': '' if self.last_contact is None else json.dumps(self.last_contact)}
+        if self.skipped and self.last_problem:
+            return 'warn', f'skipping samples: {self.last_problem}', values
+        if self.records_failed:
+            return 'warn', self.last_problem, values
+        if self.samples == 0:
+            return 'ok', 'waiting for the state topics', values
+        state = 'in contact' if self.open is not None else 'no contact'
+        return 'ok', f'{state} ({self.contacts} contacts so far; advisory, not a safety function)', values
+
+
+def contact_message(contact: Contact, names, phase: str) -> str:
+    """A contact's start or end as JSON for the ``~/contacts`` topic."""
+    return json.dumps({'phase': phase, **contact.to_dict(names),
+                       'utc': datetime.datetime.fromtimestamp(contact.start_s, datetime.UTC).isoformat()})

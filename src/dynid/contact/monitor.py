@@ -1,0 +1,167 @@
+"""The contact job over batches of samples: observer, σ, detector and flange wrench, state kept between batches.
+
+:class:`ContactMonitor` is what ``dynid contact`` replays and contact_node runs live (one core for both): it takes
+the joint signals of a :class:`dynid.io.dataset.Dataset` or of the intake's :class:`dynid.io.stream.StateBatch`,
+runs the momentum observer (:mod:`dynid.contact.observer`) on the identified model (:mod:`dynid.contact.dynamics`),
+the detector with its σ and thresholds (:mod:`dynid.contact.detection`, from a :class:`Calibration` or the result's
+figures), and on arms of six joints or more the flange wrench (:mod:`dynid.contact.wrench`).
+
+Without calibration the thresholds are those a Gaussian z with the result's σ₀ would need for the stated rate
+(:func:`uncalibrated_threshold`); the residual of a real arm is not Gaussian, so calibrate on contact-free runs
+(:func:`dynid.contact.calibration.calibrate`, ``dynid contact --calibrate``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import yaml
+from scipy.special import ndtri
+
+from dynid.contact.calibration import Calibration, calibrate
+from dynid.contact.detection import Contact, ContactDetector
+from dynid.contact.dynamics import ObserverModel
+from dynid.contact.observer import MomentumObserver
+from dynid.contact.settings import ContactSettings
+from dynid.contact.uncertainty import FrictionParameterSigma, result_sigma
+from dynid.contact.wrench import FlangeWrench
+from dynid.errors import InputError
+from dynid.files import read_yaml, write_text
+from dynid.identify.result import IdentificationResult
+from dynid.model.inertial import Payload
+from dynid.model.robot import RobotModel
+
+CALIBRATION_VERSION = 1
+
+
+def uncalibrated_threshold(rate_per_hour: float, rate_hz: float, n: int) -> float:
+    """k [σ] at which a Gaussian z, held two samples, passes at the stated rate per hour shared by n joints (samples
+    taken as independent)."""
+    per_sample = rate_per_hour / n / (3600.0 * rate_hz)
+    return float(max(-ndtri(per_sample / 2.0), 3.0))
+
+
+@dataclass
+class ContactSamples:
+    """A batch's outputs, each (N, n) but ``t`` (N,), ``wrench`` and ``wrench_sigma`` (N, 6) or None: τ̂_ext as the
+    observer gives it and the detector's estimate d (less the rest baseline) [N·m], its σ [N·m], the alarms."""
+
+    t: np.ndarray
+    external: np.ndarray
+    estimate: np.ndarray
+    sigma: np.ndarray
+    alarm: np.ndarray
+    speed: np.ndarray
+    wrench: np.ndarray | None = None
+    wrench_sigma: np.ndarray | None = None
+    wrench_singular: np.ndarray | None = None
+    contacts: list[Contact] = field(default_factory=list)
+
+
+class ContactMonitor:
+    """Observer, detector and wrench for one robot and result (module docstring).
+
+    Args:
+        result, robot: the identification and the robot it identifies.
+        settings: :class:`ContactSettings`.
+        rate_hz: the sample rate [Hz] (the observer gain's default and the uncalibrated thresholds depend on it).
+        payload: the payload declared at the flange, or None.
+        calibration: thresholds and σ₀ from contact-free runs, or None (module docstring).
+        wrench: estimate the flange wrench (arms of six joints or more; None: where the arm has them).
+    """
+
+    def __init__(self, result: IdentificationResult, robot: RobotModel, settings: ContactSettings | None = None,
+                 rate_hz: float = 1000.0, payload: Payload | None = None, calibration: Calibration | None = None,
+                 wrench: bool | None = None) -> None:
+        self.settings = (settings or ContactSettings()).validated()
+        self.result, self.robot, self.rate_hz = result, robot, float(rate_hz)
+        s = self.settings
+        self.model = ObserverModel(result, robot, payload, s.friction_band, s.temperature_c)
+        self.gain = np.full(robot.n, s.gain(self.rate_hz))
+        self.observer = MomentumObserver(self.model, self.gain, max_gap_s=max(0.1, 10.0 / self.rate_hz))
+        self.parameter_sigma = FrictionParameterSigma(result, robot, s.friction_band)
+        self.stiction = s.stiction_scale * self.model.coulomb_level
+        self.result_sigma = result_sigma(result, robot)
+        self.wrench = FlangeWrench(robot) if (wrench or (wrench is None and robot.n >= 6)) else None
+        self.set_calibration(calibration)
+
+    def set_calibration(self, calibration: Calibration | None) -> None:
+        """Use ``calibration`` (None: the result's σ₀ and the Gaussian threshold); the detector starts again."""
+        self.calibration = calibration
+        if calibration is None:
+            sigma0 = self.result_sigma
+            threshold = np.full(self.robot.n, uncalibrated_threshold(self.settings.false_alarm_rate, self.rate_hz,
+                                                                      self.robot.n))
+        else:
+            sigma0, threshold = calibration.sigma0, calibration.threshold
+        rest = None if calibration is None else calibration.threshold_rest
+        self.detector = ContactDetector(sigma0, self.stiction, threshold, self.gain, self.settings.detector(), rest)
+
+    def reset(self) -> None:
+        self.observer.reset()
+        self.detector.reset()
+
+    def observe(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,
+                what: str = 'the recording'):
+        """The observer alone over a batch: (observer samples, σ_θ)."""
+        samples = self.observer.run(t, q, dq, current, tau, dtheta, temperature, friction, what)
+        return samples, self.parameter_sigma(samples.velocity)
+
+    def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,
+            what: str = 'the recording') -> ContactSamples:
+        """Everything over a batch of samples (units of :meth:`MomentumObserver.run`), continuing from the state."""
+        observed, theta = self.observe(t, q, dq, current, tau, dtheta, temperature, friction, what)
+        detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta)
+        out = ContactSamples(observed.t, observed.external, detected.estimate, detected.sigma, detected.alarm,
+                             detected.speed, contacts=contacts)
+        if self.wrench is not None:
+            out.wrench, out.wrench_sigma, out.wrench_singular = self.wrench.estimate(np.asarray(q), detected.estimate,
+                                                                                     detected.sigma)
+        return out
+
+    def calibrate(self, runs: list[dict]) -> Calibration:
+        """Calibrate on contact-free runs, each a mapping of :meth:`run`'s keyword arguments (t, q, dq, current,
+        ...), and use the calibration."""
+        observed = []
+        for run in runs:
+            self.observer.reset()
+            samples, theta = self.observe(**run)
+            observed.append((samples.t, samples.external, samples.velocity, theta))
+        calibration = calibrate(observed, self.result_sigma, self.stiction, self.gain, self.settings.false_alarm_rate,
+                                self.settings.detector())
+        self.reset()
+        self.set_calibration(calibration)
+        return calibration
+
+
+def save_calibration(calibration: Calibration, path, robot: RobotModel, settings: ContactSettings,
+                     result_file: str = '') -> None:
+    """The calibration as YAML (written whole or not at all)."""
+    document = {'dynid_contact_calibration': CALIBRATION_VERSION, 'robot': robot.name,
+                'joint_names': list(robot.joint_names), 'result': str(result_file),
+                **calibration.to_dict(robot.joint_names)}
+    write_text(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+
+
+def load_calibration(path, robot: RobotModel) -> Calibration:
+    """A calibration file for ``robot``'s joints; InputError naming the field that is wrong."""
+    data = read_yaml(path, 'calibration file')
+    if not isinstance(data, dict) or data.get('dynid_contact_calibration') != CALIBRATION_VERSION:
+        raise InputError(f'{path} is not a dynid contact calibration (needs "dynid_contact_calibration: '
+                         f'{CALIBRATION_VERSION}")')
+
+    def per_joint(key):
+        values = data.get(key)
+        if not isinstance(values, dict) or set(values) != set(robot.joint_names) or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in values.values()):
+            raise InputError(f'{path}: {key} needs a number for each joint of {list(robot.joint_names)}')
+        return np.array([float(values[name]) for name in robot.joint_names])
+
+    sigma0, threshold, rest = per_joint('sigma0_nm'), per_joint('threshold_sigma'), per_joint('threshold_rest_sigma')
+    if np.any(sigma0 <= 0) or np.any(threshold <= 0) or np.any(rest <= 0):
+        raise InputError(f'{path}: sigma0_nm, threshold_sigma and threshold_rest_sigma must be > 0')
+    n = robot.n
+    return Calibration(sigma0, threshold, np.zeros(n), np.full(n, np.nan), np.zeros(n), float(data.get('hours') or 0),
+                       float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest)

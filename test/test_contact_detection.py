@@ -1,0 +1,138 @@
+"""Contact detection (σ, hysteresis, rest baseline), its calibration and the flange wrench."""
+
+import numpy as np
+import pytest
+
+from builders import own_model_result
+from dynid.contact.calibration import calibrate
+from dynid.contact.detection import ContactDetector, DetectorSettings
+from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
+from dynid.contact.wrench import FlangeWrench
+from dynid.errors import InputError
+from dynid.sim.contacts import ContactLoad, ContactSchedule
+
+RATE = 1000.0
+
+
+def _signals(seconds, moving=True, seed=0, n=3, sigma=0.1):
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * RATE)) / RATE
+    velocity = np.full((t.size, n), 1.0 if moving else 0.0)
+    return t, sigma * rng.standard_normal((t.size, n)), velocity
+
+
+def _detector(n=3, sigma=0.1, stiction=1.0, threshold=6.0, **settings):
+    return ContactDetector(np.full(n, sigma), np.full(n, stiction), np.full(n, threshold), np.full(n, 100.0),
+                           DetectorSettings(**settings))
+
+
+def test_a_contact_in_motion_is_one_alarm_with_its_start_end_peak_and_distal_joint():
+    t, external, velocity = _signals(2.0)
+    inside = (t >= 0.5) & (t < 0.7)
+    external[inside, 0] += 3.0  # 30 σ on joints 1 and 2, none on 3: the contact is on link 2 or beyond
+    external[inside, 1] -= 2.0
+    samples, contacts = _detector().run(t, external, velocity)
+    assert len(contacts) == 1
+    contact = contacts[0]
+    assert 0.5 <= contact.start_s <= 0.5 + 0.004 and 0.7 <= contact.end_s <= 0.7 + 0.03
+    assert contact.joints == (0, 1) and contact.distal_joint == 1
+    assert contact.peak_signed_nm[0] == pytest.approx(3.0, abs=0.5) and contact.peak_signed_nm[1] < -1.5
+
+
+def test_one_sample_is_no_alarm_and_the_batch_split_changes_nothing():
+    t, external, velocity = _signals(1.0)
+    external[400, 0] = 5.0  # a sampling artefact: 50 σ on one sample
+    external[600:700, 2] = 2.0
+    whole, contacts = _detector().run(t, external, velocity)
+    assert [c.joints for c in contacts] == [(2,)]
+    detector = _detector()
+    parts = [detector.run(t[a:b], external[a:b], velocity[a:b]) for a, b in ((0, 1), (1, 650), (650, 1000))]
+    np.testing.assert_array_equal(np.vstack([p[0].alarm for p in parts]), whole.alarm)
+    np.testing.assert_allclose(np.vstack([p[0].estimate for p in parts]), whole.estimate, rtol=0, atol=1e-12)
+    ended = list({id(c): c for p in parts for c in p[1] if c.end_s is not None}.values())  # an open one comes again
+    assert len(ended) == 1 and ended[0].start_s == contacts[0].start_s and ended[0].end_s == contacts[0].end_s
+
+
+def test_at_rest_an_offset_static_friction_holds_ends_the_alarm_and_a_larger_one_does_not():
+    """A push at rest leaves 0.8 N·m (within F_s = 1 N·m): the alarm ends within settle_s + 0.1 s of the force
+    going away and the offset becomes the baseline; a 3 N·m offset (beyond F_s) keeps the alarm."""
+    for offset, ends in ((0.8, True), (3.0, False)):
+        t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
+        external[(t >= 1.0) & (t < 1.5)] += 5.0
+        external[t >= 1.5] += offset
+        samples, contacts = _detector(sigma=0.02, rest_drift=0.05).run(t, external, velocity)
+        assert contacts and contacts[0].start_s == pytest.approx(1.0, abs=0.01)
+        if ends:
+            assert contacts[0].end_s is not None and contacts[0].end_s - 1.5 <= 0.3 + 0.1
+            assert abs(samples.estimate[-1, 0]) < 0.2
+        else:
+            assert contacts[-1].end_s is None
+
+
+def test_a_joint_breaking_away_while_the_others_move_is_no_alarm_and_the_same_torque_at_rest_is():
+    """Joint 1 has rested for seconds; then joints 2 and 3 move and it takes 0.9 F_s (the motor torque that breaks it
+    away, which the model, seeing no velocity, cannot predict) for 0.3 s: no alarm, its σ is F_s while the others
+    move. With the whole arm at rest the same torque is an alarm (its σ is the rest level there, 0.05 F_s)."""
+    for others_move, alarm in ((True, False), (False, True)):
+        t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
+        late = t >= 3.0
+        if others_move:
+            velocity[late, 1:] = 0.5
+        external[late & (t < 3.3), 0] += 0.9
+        samples, contacts = _detector(sigma=0.02, rest_drift=0.05).run(t, external, velocity)
+        assert bool(contacts) is alarm
+        if others_move:
+            assert samples.sigma[late & (t < 3.3), 0].min() >= 1.0  # F_s = 1 N·m
+
+def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
+    """σ₀ from steady motion within 5 %; calibrated on 2 minutes for 0.5 alarms per hour, no alarm on them, and a
+    rarer rate asks a higher threshold."""
+    runs = []
+    for seed in range(4):
+        t, external, velocity = _signals(30.0, seed=seed, sigma=0.3)
+        runs.append((t, external, velocity, None))
+    n = 3
+    loose = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.5)
+    strict = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.01)
+    np.testing.assert_allclose(loose.sigma0, 0.3, rtol=0.05)
+    assert np.all(loose.threshold > loose.largest_z) and np.all(strict.threshold >= loose.threshold)
+    detector = ContactDetector(loose.sigma0, np.zeros(n), loose.threshold, np.full(n, 100.0),
+                               threshold_rest=loose.threshold_rest)
+    assert all(not detector.run(*run[:3])[1] for run in runs)
+
+
+def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_path):
+    monitor = ContactMonitor(own_model_result(ur5e), ur5e)
+    t, external, velocity = _signals(20.0, n=ur5e.n)
+    calibration = calibrate([(t, external, velocity, None)], np.full(6, 1.0), np.zeros(6), np.full(6, 100.0), 0.5)
+    path = tmp_path / 'calibration.yaml'
+    save_calibration(calibration, path, ur5e, monitor.settings)
+    loaded = load_calibration(path, ur5e)
+    np.testing.assert_allclose(loaded.threshold, calibration.threshold)
+    np.testing.assert_allclose(loaded.threshold_rest, calibration.threshold_rest)
+    path.write_text(path.read_text().replace('shoulder_pan_joint', 'other_joint'))
+    with pytest.raises(InputError, match='sigma0_nm needs a number for each joint'):
+        load_calibration(path, ur5e)
+
+
+def test_the_wrench_from_its_joint_torque_comes_back_and_a_singular_pose_is_refused(ur5e):
+    """τ = Jᵀ·w of a flange load gives w back (1e-6); with the wrist straight (q5 = 0) the pose is refused."""
+    wrench = FlangeWrench(ur5e)
+    q = ur5e.random_states(3, seed=8)[0]
+    q[2, 4] = 0.0
+    load = ContactLoad('flange', (0.02, -0.01, 0.08), (4.0, -9.0, 15.0), 0.0, 1.0, moment=(0.3, 0.0, -0.5))
+    schedule = ContactSchedule(ur5e, [load])
+    tau = np.array([schedule.torque(0.5, qk) for qk in q])
+    estimate, std, singular = wrench.estimate(q, tau, np.full_like(tau, 0.1))
+    truth = schedule.flange_wrench(np.full(3, 0.5), q)
+    np.testing.assert_allclose(estimate[:2], truth[:2], atol=1e-6)
+    assert singular.tolist() == [False, False, True] and np.isnan(estimate[2]).all() and np.all(std[:2] > 0)
+
+
+def test_a_wrench_needs_six_joints(ur5e):
+    arm = ur5e.__class__.from_urdf(ur5e.urdf, joints=list(ur5e.joint_names[:5])) if ur5e.urdf else None
+    if arm is None:
+        from dynid.model import load_robot
+        arm = load_robot('ur5', joints=list(load_robot('ur5').joint_names[:5]))
+    with pytest.raises(InputError, match='needs six joints or more'):
+        FlangeWrench(arm)
