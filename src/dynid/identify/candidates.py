@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.identify.problem import IdentificationProblem
+from dynid.identify.solvers import accumulated_r_factor
 from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
 
 #: The viscous exponents the model choice tries (sub-linear only: a term that grows faster than ω, fitted on one
@@ -65,10 +66,13 @@ class JointRemainder:
     def fitted(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(explained ‖·‖², least-squares coefficient) of each column of ``features`` (rows, k) on the remainder."""
         count, k = int(self.used.sum()), features.shape[1]
-        factor = np.zeros((0, count + k + 1))
-        for piece, idx in self._pieces():
-            rows = np.column_stack([self.w[idx][:, self.used], features[piece], self.y[idx]])
-            factor = np.linalg.qr(np.vstack([factor, rows * self.weights[piece, None]]), mode='r')
+
+        def rows(a: int, b: int) -> np.ndarray:
+            index = self.index[a:b]
+            part = np.column_stack([self.w[index][:, self.used], features[a:b], self.y[index]])
+            return part * self.weights[a:b, None]
+
+        factor = accumulated_r_factor(rows, len(self.index), count + k + 1)
         u, s, _ = np.linalg.svd(factor[:, :count], full_matrices=False)
         u = u[:, s > s.max(initial=0.0) * np.finfo(float).eps * max(len(self.index), count)]
         rest = factor[:, count:] - u @ (u.T @ factor[:, count:])  # features and y off A's span, in Q's coordinates

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.identify.solvers import accumulated_r_factor
+
 #: The reference's friction law, as a result records it.
 REFERENCE_LAW = 'coulomb+viscous+offset'
 _SYMBOLS = ('Fc', 'Fv', 'tau0')
@@ -28,22 +30,31 @@ def _friction_block(problem, k: int) -> np.ndarray:
     return np.stack([sign, block.velocity, np.ones_like(block.velocity)], axis=2)
 
 
-def _rows(problem, k: int, per_joint: np.ndarray) -> np.ndarray:
-    """(rows, n·3) the per-joint features of block k on its kept rows, each in its joint's three columns (the row
-    order of :meth:`dynid.identify.problem.IdentificationProblem.equations`)."""
-    keep = problem.block_keep(k)
-    n = problem.robot.n
-    samples, joints = np.nonzero(keep)
-    out = np.zeros((len(samples), 3 * n))
+def _row_features(problem) -> tuple[np.ndarray, np.ndarray]:
+    """(the joint of each of ``problem``'s kept rows (rows,), its Coulomb, viscous and offset features (rows, 3)), in
+    the row order of :meth:`dynid.identify.problem.IdentificationProblem.equations` (sample-major)."""
+    joints, features = [], []
+    for k, block in enumerate(problem.prepared.blocks):
+        keep = problem.block_keep(k)
+        sign, velocity = block.features.get('sign'), block.velocity[keep]
+        sign = np.sign(velocity) if sign is None else sign[keep]
+        joints.append(np.nonzero(keep)[1])
+        features.append(np.column_stack([sign, velocity, np.ones_like(velocity)]))
+    return np.concatenate(joints), np.concatenate(features)
+
+
+def _spread(joints: np.ndarray, features: np.ndarray, n: int) -> np.ndarray:
+    """(rows, 3·n) each row's three features in its joint's columns (``Fc_1..n``, ``Fv_1..n``, ``tau0_1..n``)."""
+    out = np.zeros((len(joints), 3 * n))
     for s in range(3):
-        out[np.arange(len(samples)), s * n + joints] = per_joint[samples, joints, s]
+        out[np.arange(len(joints)), s * n + joints] = features[:, s]
     return out
 
 
 def plain_friction_rows(problem) -> np.ndarray:
     """(rows, 3·n) Coulomb, viscous and offset columns of every joint on ``problem``'s kept rows, in the order of its
     equations (columns ``Fc_1..n``, ``Fv_1..n``, ``tau0_1..n``)."""
-    return np.concatenate([_rows(problem, k, _friction_block(problem, k)) for k in range(len(problem.blocks))])
+    return _spread(*_row_features(problem), problem.robot.n)
 
 
 def _file_standard(problem) -> tuple[np.ndarray, np.ndarray]:
@@ -59,47 +70,24 @@ def _file_standard(problem) -> tuple[np.ndarray, np.ndarray]:
     return standard, rotor
 
 
-#: Samples of a block whose rows :func:`fit_reference` reduces at a time.
-_PIECE_SAMPLES = 8192
-
-
-def _pieces(problem):
-    """(block k, sample slice, its rows' slice of the equations) in the equations' row order (sample-major)."""
-    start = 0
-    for k in range(len(problem.blocks)):
-        keep = problem.block_keep(k)
-        for first in range(0, len(keep), _PIECE_SAMPLES):
-            samples = slice(first, first + _PIECE_SAMPLES)
-            count = int(np.count_nonzero(keep[samples]))
-            yield k, samples, slice(start, start + count)
-            start += count
-
-
 def fit_reference(problem, w: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """The reference (module docstring) fitted on ``problem``'s training rows ``w`` (its equations: the base rigid
     columns first) and ``y``: {parameter: value} over the base rigid parameters and ``Fc_j``, ``Fv_j``, ``tau0_j``.
-    The least squares is solved on the R factor of [A | target], made a piece of rows at a time (no copy of the
-    rows: a 10-minute log's would be ~70 MB)."""
+    The least squares is solved on the R factor of [A | target], made a piece of rows at a time
+    (:func:`dynid.identify.solvers.accumulated_r_factor`: no copy of the rows, ~70 MB for a 10-minute log)."""
     n = problem.robot.n
     rigid_names = list(problem.rigid_names)
     regrouping = problem.base.regrouping
     standard, rotor = _file_standard(problem)
     known, rotor_columns = regrouping @ standard, regrouping[:, rotor]
     count = 3 * n + int(rotor.sum())
-    factor = np.zeros((0, count + 1))
-    for k, samples, rows in _pieces(problem):
-        block = problem.prepared.blocks[k]
-        velocity, sign = block.velocity[samples], block.features.get('sign')
-        sign = np.sign(velocity) if sign is None else sign[samples]
-        per_joint = np.stack([sign, velocity, np.ones_like(velocity)], axis=2)
-        keep = problem.block_keep(k)[samples]
-        friction = np.zeros((rows.stop - rows.start, 3 * n))
-        index, joints = np.nonzero(keep)
-        for s in range(3):
-            friction[np.arange(len(index)), s * n + joints] = per_joint[index, joints, s]
-        rigid = w[rows, :len(rigid_names)]
-        piece = np.column_stack([friction, rigid @ rotor_columns, y[rows] - rigid @ known])
-        factor = np.linalg.qr(np.vstack([factor, piece]), mode='r')
+    joints, features = _row_features(problem)
+
+    def rows(a: int, b: int) -> np.ndarray:
+        rigid = w[a:b, :len(rigid_names)]
+        return np.column_stack([_spread(joints[a:b], features[a:b], n), rigid @ rotor_columns, y[a:b] - rigid @ known])
+
+    factor = accumulated_r_factor(rows, len(y), count + 1)
     a, target = factor[:, :count], factor[:, count]
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0

@@ -69,11 +69,11 @@ class Estimate:
             return np.where(self.values != 0, 100.0 * self.std / np.abs(self.values), np.inf)
 
 
-# Rows of the tall matrix per piece of the accumulated QR (_r_factor): a piece of W of 54 columns is ~3.5 MB.
+# Rows of the tall matrix per piece of the accumulated QR (accumulated_r_factor): a piece of W of 54 columns is ~3.5 MB.
 _QR_ROWS = 8192
 
 
-def _r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) -> np.ndarray:
+def accumulated_r_factor(rows: Callable[[int, int], np.ndarray], count: int, columns: int) -> np.ndarray:
     """R (upper triangular, ``columns`` square for a tall matrix) of the Householder QR of the ``count`` ×
     ``columns`` matrix A whose rows a..b−1 ``rows(a, b)`` gives, accumulated over pieces of :data:`_QR_ROWS`
     rows: R of [R so far; next piece] (sequential TSQR, Demmel, Grigori, Hoemmen & Langou 2012, SIAM J. Sci.
@@ -101,7 +101,7 @@ def _pivoted(w: np.ndarray, tolerance: float, r_w: np.ndarray | None = None):
     pivoted QR of R·D is that of W·D), so that no copy of W is made; Householder reflections keep a zero column
     exactly zero. ``r_w``: W's R factor where the caller has it (:class:`dynid.identify.rows.RowGroups`)."""
     import scipy.linalg
-    r_w = _r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1]) if r_w is None else r_w.copy()
+    r_w = accumulated_r_factor(lambda a, b: w[a:b], w.shape[0], w.shape[1]) if r_w is None else r_w.copy()
     norms = np.linalg.norm(r_w, axis=0)
     if np.any(norms == 0):
         return norms, None, None, None
@@ -193,7 +193,7 @@ def _solve(w: np.ndarray, y: np.ndarray, weights: np.ndarray, condition: bool = 
         if values is not None:
             return values, None, (float('nan'), float('nan'))
     # R of [W·G | y·G] holds R of W·G and Qᵀ·(y·G) in its last column: Q itself is never formed.
-    factor = _r_factor(lambda a, b: np.column_stack([w[a:b] * weights[a:b, None], y[a:b] * weights[a:b]]),
+    factor = accumulated_r_factor(lambda a, b: np.column_stack([w[a:b] * weights[a:b, None], y[a:b] * weights[a:b]]),
                        w.shape[0], w.shape[1] + 1)
     return _solved(factor, condition, covariance)
 
