@@ -62,7 +62,7 @@ from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.model import load_robot
 from dynid.model.inertial import parameters_from_com, split_parameters
-from dynid.sim.parameters import PlantParameters
+from dynid.sim.parameters import PlantParameters, cad_like
 from dynid.sim.recording import SimulationSettings, record_to_dataset, simulate_recording
 from dynid.sim.twin import DigitalTwin, home_configuration
 
@@ -78,15 +78,7 @@ def _link_about_com(standard: np.ndarray, i: int):
 
 def cad_file(seed: int = 11):
     """The twin's bodies off as a CAD model is (module docstring)."""
-    rng = np.random.default_rng(seed)
-    standard = ROBOT.standard_parameters.copy()
-    for i in range(ROBOT.n):
-        mass, com, inertia = _link_about_com(standard, i)
-        factor = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
-        shape = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
-        standard[10 * i:10 * i + 10] = parameters_from_com(mass * factor, com + rng.normal(0, 0.02, 3),
-                                                           inertia * factor * shape)
-    return ROBOT.with_parameters(standard)
+    return cad_like(ROBOT, seed)
 
 
 def far_file(seed: int = 21):

@@ -43,19 +43,9 @@ HELD_SECONDS, HELD_SEED, TRAIN_SEED = 20.0, 57, 31
 
 def perturbed(robot, seed: int = 11):
     """``robot`` with every link off by 20–40 % (module docstring)."""
-    from dynid.model.inertial import parameters_from_com, split_parameters
+    from dynid.sim.parameters import cad_like
 
-    rng = np.random.default_rng(seed)
-    standard = robot.standard_parameters.copy()
-    for i in range(robot.n):
-        mass, h, inertia = split_parameters(standard[10 * i:10 * i + 10])
-        com = h / mass
-        inertia = inertia - mass * (com @ com * np.eye(3) - np.outer(com, com))
-        factor = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
-        shape = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
-        standard[10 * i:10 * i + 10] = parameters_from_com(mass * factor, com + rng.normal(0, 0.02, 3),
-                                                           inertia * factor * shape)
-    return robot.with_parameters(standard)
+    return cad_like(robot, seed)
 
 
 def _chirp(robot, seconds: float, amplitude: float, f1: float):

@@ -13,7 +13,7 @@ from dynid.diagnosis import Diagnosis, DiagnosisSettings, Recording, diagnose
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.model import Payload, load_robot
-from dynid.sim.parameters import PlantParameters
+from dynid.sim.parameters import PlantParameters, cad_like
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, trajectory_start
 
@@ -498,24 +498,6 @@ def test_a_refusals_ways_out_are_ranked_by_their_held_out_error(tmp_path, capsys
                  '--quiet']) == 0
 
 
-def _cad_off(robot, seed: int = 11):
-    """``robot``'s file as a CAD model is off: every link's mass and inertia by 20–40 %, its centre of mass by ~2 cm
-    (the plant then follows this one and the diagnosis is given ``robot``'s file)."""
-    from dynid.model.inertial import parameters_from_com, split_parameters
-
-    rng = np.random.default_rng(seed)
-    standard = robot.standard_parameters.copy()
-    for i in range(robot.n):
-        mass, h, inertia = split_parameters(standard[10 * i:10 * i + 10])
-        com = h / mass
-        inertia = inertia - mass * (com @ com * np.eye(3) - np.outer(com, com))
-        factor = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
-        shape = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
-        standard[10 * i:10 * i + 10] = parameters_from_com(mass * factor, com + rng.normal(0, 0.02, 3),
-                                                           inertia * factor * shape)
-    return robot.with_parameters(standard)
-
-
 def _about_home(robot, truth, seconds: float, rate: float, amplitude: float):
     """``truth``'s twin moved by 5-harmonic multi-sines of ``amplitude`` of the random design about the home pose."""
     home = home_configuration(robot)
@@ -536,7 +518,7 @@ def test_a_file_off_as_cad_files_are_is_no_load_about_one_pose():
     a few kg at 10 cm fits about as well as the links scaled freely, so the data show no load (with the rule off,
     payload_free None, the load is named: the advice, followed, made held-out motion 60× worse)."""
     robot = load_robot('ur5e')
-    log = _about_home(robot, _cad_off(robot), 30.0, 100.0, 0.08)
+    log = _about_home(robot, cad_like(robot), 30.0, 100.0, 0.08)
     assert [f.kind for f in diagnose([Recording(log)], robot, settings=DiagnosisSettings(payload_free=None)).findings] \
         == ['payload']
     assert diagnose([Recording(log)], robot).findings == []
@@ -554,7 +536,7 @@ def test_a_wrist_roll_whose_gravity_a_cad_error_turns_is_not_decided():
     q = home_configuration(robot)[None, :] + 0.25 * np.clip(t, 0, 1)[:, None] * (np.sin(phase) - np.sin(phase[:1]))
     dq = np.gradient(q, t, axis=0)
     trajectory = PointTrajectory(tuple(robot.joint_names), t + 0.01, q, dq, np.gradient(dq, t, axis=0))
-    twin = DigitalTwin(PlantParameters.defaults(_cad_off(robot)), rate_hz=50.0, seed=31,
+    twin = DigitalTwin(PlantParameters.defaults(cad_like(robot)), rate_hz=50.0, seed=31,
                        initial_q=trajectory_start(trajectory, robot.joint_names))
     twin.follow(trajectory, start_time=0.0)
     log = dataclasses.replace(record_to_dataset(twin.run(15.0), None, {}), current=None, theta=None, dtheta=None,

@@ -259,3 +259,23 @@ def default_drives(robot: RobotModel) -> JointDrives:
     effort = np.where(np.isfinite(robot.effort_limits), robot.effort_limits, REFERENCE_EFFORT)
     return JointDrives(robot.joint_names, gear_ratio=101.0, drive_gain=effort / 12.0,
                        rotor_inertia=0.004 * effort)
+
+
+def cad_like(robot: RobotModel, seed: int = 11) -> RobotModel:
+    """``robot`` as the arm differs from a robot file made in CAD: every link's mass scaled by 1 ± 20–40 %, its
+    inertia about the centre of mass by the same factor and by a shape factor of 1 ± 20–40 %, its centre of mass
+    moved by a normal step of σ 2 cm per axis [m] (each sign and size drawn from ``seed``). A twin whose plant is
+    this while the identification is given ``robot``'s file sees a robot file as far off as a CAD model's."""
+    from dynid.model.inertial import parameters_from_com, split_parameters
+
+    rng = np.random.default_rng(seed)
+    standard = robot.standard_parameters.copy()
+    for i in range(robot.n):
+        mass, h, inertia = split_parameters(standard[10 * i:10 * i + 10])
+        com = h / mass
+        inertia = inertia - mass * (com @ com * np.eye(3) - np.outer(com, com))
+        factor = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
+        shape = 1 + rng.choice([-1, 1]) * rng.uniform(0.2, 0.4)
+        standard[10 * i:10 * i + 10] = parameters_from_com(mass * factor, com + rng.normal(0, 0.02, 3),
+                                                           inertia * factor * shape)
+    return robot.with_parameters(standard)
