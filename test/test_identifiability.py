@@ -1,5 +1,7 @@
 """Identification that says why the data cannot identify the model (issue 13, items 6 and 11)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,9 @@ def test_the_prior_completes_what_the_gentle_motion_leaves_open(unloaded_run, tm
     result = IdentificationResult.load(out)
     assert result.prior_used and result.condition_number_scaled < 1000
     assert result.prior_section['data_condition_number_scaled'] > 1000
+    # a refusal names the condition number it judged as the summary does: that of the data with the prior
+    from dynid.identify.quality import result_identifiability_problems
+
+    [line] = [p for p in result_identifiability_problems(dataclasses.replace(result, condition_number_scaled=5e3))
+              if 'unit-norm' in p]
+    assert line == 'cond of the data with the prior = 5e+03 with unit-norm columns is above 1000'

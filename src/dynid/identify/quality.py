@@ -42,12 +42,14 @@ ROWS_PER_PARAMETER = 10  # fewer equations per parameter than this: the refusal 
 
 
 def identifiability_problems(condition_scaled: float, relative_std_percent: np.ndarray,
-                             judged: str = 'parameters') -> list[str]:
+                             judged: str = 'parameters', condition_of: str = 'cond(W)') -> list[str]:
     """Why the data cannot identify the model (empty when they can); module docstring. ``judged``: what the
-    relative σ are of, in words (the parameters, or those whose σ matters)."""
+    relative σ are of, in words (the parameters, or those whose σ matters); ``condition_of``: what the condition
+    number is of, in the words the result's summary uses (:meth:`IdentificationResult.condition_text`)."""
     problems = []
     if np.isfinite(condition_scaled) and condition_scaled > COND_SCALED_MAX:
-        problems.append(f'cond(W) = {condition_scaled:.3g} with unit-norm columns is above {COND_SCALED_MAX:g}')
+        problems.append(f'{condition_of} = {condition_scaled:.3g} with unit-norm columns is above '
+                        f'{COND_SCALED_MAX:g}')
     relative = np.asarray(relative_std_percent, dtype=float)
     poor = int(np.count_nonzero(~(relative <= POORLY_IDENTIFIED_PERCENT)))
     if relative.size and poor > POOR_FRACTION_MAX * relative.size:
@@ -110,7 +112,8 @@ def result_identifiability_problems(result) -> list[str]:
     if prior_beats_robot_file(result)[0]:
         relative = np.zeros(0)  # the prior completes them, and the held-out stretches say the result is better
     judged_as = f'parameters whose σ moves the torque by at least {100 * NEGLIGIBLE_TORQUE_FRACTION:g} % of its RMS'
-    return identifiability_problems(result.condition_number_scaled, relative, judged_as)
+    condition_of = 'cond of the data with the prior' if prior.get('used') else 'cond(W)'
+    return identifiability_problems(result.condition_number_scaled, relative, judged_as, condition_of)
 
 
 def negligible_parameters(result, std) -> np.ndarray:
