@@ -162,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     for label, metrics in result.metrics.items():
         print_metrics(label, metrics)
-    if result.prior_section is not None:
-        print(_prior_text(result.prior_section))
+    for line in _prior_lines(result):
+        print(line)
     if result.physical_section is not None:
         section = result.physical_section
         print(f'physically consistent ({section["solver"]}, {section["solve_s"]:.2f} s): consistency cost '
@@ -177,6 +177,16 @@ def run(args: argparse.Namespace) -> int:
         print(f'wrote {report}')
     say('done')
     return EXIT_OK
+
+
+def _prior_lines(result) -> list[str]:
+    """The prior's line (:func:`_prior_text`) and the joints whose offset and gravity the poses could not tell apart,
+    with what decided between them."""
+    from dynid.identify.plausibility import offset_gravity_line
+
+    lines = [] if result.prior_section is None else [_prior_text(result.prior_section)]
+    alike = offset_gravity_line(result.model.get('offset_gravity') or {})
+    return lines + ([alike] if alike else [])
 
 
 def _prior_text(prior: dict) -> str:

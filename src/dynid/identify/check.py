@@ -3,7 +3,8 @@
 - :func:`fit_warnings`: the parameters held at a value (by reason), the WLS noise estimates floored, the parameters
   poorly identified, and a misfit the residual's autocorrelation shows.
 - :func:`check`: the identified mass matrix over random states (with a physical step) and the identified gravity
-  torque against the robot file's at (up to ~2000 of) the recorded poses; a new result with both.
+  torque against the robot file's at (up to ~2000 of) the recorded poses, and the joints whose offset and gravity
+  torque those poses cannot tell apart with what decided the split; a new result with these.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import dataclasses
 import numpy as np
 
 from dynid.identify.fit import Fit
-from dynid.identify.plausibility import gravity_scale_check
+from dynid.identify.plausibility import gravity_scale_check, offset_gravity_split
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.quality import (
     NEGLIGIBLE_TORQUE_FRACTION,
@@ -107,5 +108,7 @@ def check(result: IdentificationResult, problem: IdentificationProblem, fitted: 
     poses = np.concatenate([r.dataset.q[::max(1, r.dataset.n_samples * len(problem.recordings) // 2000)]
                             for r in problem.recordings])
     scale, off_scale = gravity_scale_check(result, robot, poses, base=problem.base)
-    return dataclasses.replace(result, model={**result.model, 'gravity_scale': scale},
-                               warnings=result.warnings + ([off_scale] if off_scale else []))
+    splits, unsplit = offset_gravity_split(result, robot, poses, base=problem.base)
+    return dataclasses.replace(result, model={**result.model, 'gravity_scale': scale,
+                                              **({'offset_gravity': splits} if splits else {})},
+                               warnings=result.warnings + [w for w in (off_scale, unsplit) if w])

@@ -27,6 +27,9 @@ from dynid.model.robot import RobotModel
 #: A joint's gravity scale is judged where its file gravity torque varies over the recorded poses (its standard
 #: deviation; its RMS where the law has no offset) by at least this many times the training RMSE of the joint [-].
 GRAVITY_SPREAD_NOISE = 3.0
+#: An offset and a joint's gravity torque are alike on the recordings where the gravity torque's standard deviation
+#: over the recorded poses is below this share of its RMS [-] (:func:`offset_gravity_split`).
+OFFSET_GRAVITY_ALIKE = 0.1
 
 
 def gravity_scale_check(result, robot: RobotModel, q: np.ndarray, settings: EffortCheckSettings | None = None,
@@ -65,6 +68,61 @@ def gravity_scale_check(result, robot: RobotModel, q: np.ndarray, settings: Effo
                     'off' + (' or of the wrong sign' if any(s < 0 for s in off.values()) else '')
                     + ' — a torque in other units (motor current?), of the wrong sign, or a robot file that does not '
                     'belong to the recording')
+
+
+def offset_gravity_split(result, robot: RobotModel, q: np.ndarray, base=None) -> tuple[dict[str, dict], str | None]:
+    """({joint: split}, warning or None): the joints whose identified offset and gravity torque the recordings at
+    poses ``q`` (N, n) cannot tell apart, and what decided between them.
+
+    An offset (``tau0_j``, ``fo_j``) is a constant torque; over poses where a joint's gravity torque hardly varies
+    (a motion about one pose) the gravity torque is nearly one too, and the two columns nearly collinear: the data
+    alone can put the joint's gravity into its offset (a UR5e moved by multi-sines of 0.08 rad about its home pose,
+    fitted without the prior: shoulder and elbow gravity 0.67–0.80× the truth's on other poses). Such a joint is one
+    whose robot-file gravity torque varies over the poses (its standard deviation) by less than
+    :data:`OFFSET_GRAVITY_ALIKE` of its RMS (the columns' cosine above 0.995) and whose gravity is not negligible
+    (1 % of the largest joint's). Each split gives that spread [%] and the identified gravity's mean over the
+    poses against the file's (``gravity_ratio``: what the offset left to gravity) and ``decided_by``: the robot
+    file's prior where the result used one (its weight chosen by cross-validation), else the data. The warning
+    is given where the data decided, or where the split leaves gravity outside ``[0.5, 2]`` times the file's."""
+    from dynid.identify.torque import RigidBodyTorque
+
+    offsets = _offset_joints(result, robot.n)
+    if not offsets.any():
+        return {}, None
+    zeros = np.zeros_like(q)
+    file_gravity = robot.inverse_dynamics(q, zeros, zeros)
+    identified = RigidBodyTorque(result, robot, base=base)(q, zeros, zeros)
+    rms = np.sqrt(np.mean(file_gravity ** 2, axis=0))
+    spread = np.std(file_gravity, axis=0)
+    decided_by = "the robot file's prior" if result.prior_used else 'the data'
+    splits = {}
+    for j, joint in enumerate(robot.joint_names):
+        if offsets[j] and rms[j] > 0.01 * rms.max() and spread[j] < OFFSET_GRAVITY_ALIKE * rms[j]:
+            mean = float(np.mean(file_gravity[:, j]))
+            splits[joint] = {'gravity_spread_percent': float(100.0 * spread[j] / rms[j]),
+                             'gravity_ratio': float(np.mean(identified[:, j]) / mean), 'decided_by': decided_by}
+    off = {joint: split for joint, split in splits.items()
+           if not result.prior_used or not 0.5 <= split['gravity_ratio'] <= 2.0}
+    if not off:
+        return splits, None
+    remedy = ('identify with the robot file\'s prior (without --no-prior) to decide it, or record poses farther apart'
+              if not result.prior_used else 'record poses farther apart (dynid excite --optimize)')
+    return splits, (f'these recordings cannot tell the offset from gravity on {", ".join(off)} (gravity torque '
+                    'varies by ' + ', '.join(f'{split["gravity_spread_percent"]:.2g} %' for split in off.values())
+                    + ' of its RMS over the recorded poses): the identified gravity torque there is '
+                    + ', '.join(f'{split["gravity_ratio"]:.3g}×' for split in off.values())
+                    + f' the robot file\'s, the offset holding the rest; {remedy}')
+
+
+def offset_gravity_line(splits: dict[str, dict]) -> str | None:
+    """One line for people on the joints of :func:`offset_gravity_split` (None without any)."""
+    if not splits:
+        return None
+    by = {split['decided_by'] for split in splits.values()}
+    return (f'offset and gravity alike on {", ".join(splits)} (gravity torque varies by '
+            + ', '.join(f'{split["gravity_spread_percent"]:.2g} %' for split in splits.values())
+            + f' of its RMS over the recorded poses): {" and ".join(sorted(by))} decided the split, gravity '
+            + ', '.join(f'{split["gravity_ratio"]:.3g}×' for split in splits.values()) + " the robot file's there")
 
 
 def _load_placed_by_data(result) -> bool:

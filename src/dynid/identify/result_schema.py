@@ -52,7 +52,9 @@ MODEL = Fields(
               'stribeck_velocity': Number('rad/s', above=0, null=True), 'stribeck_shape': Number(above=0, null=True),
               'column_rms': Items(UNKNOWN), 'torque_rms': UNKNOWN,
               'choice': Fields(optional={'lines': LINES}, others=ANY, null=True),
-              'gravity_scale': Table(UNKNOWN, keys='joints', null=True)},
+              'gravity_scale': Table(UNKNOWN, keys='joints', null=True),
+              'offset_gravity': Table(Fields(optional={'gravity_spread_percent': UNKNOWN, 'gravity_ratio': UNKNOWN,
+                                                       'decided_by': Text()}), keys='joints')},
     others=ANY)
 
 JOINT_METRICS = Fields(optional={'rmse': UNKNOWN, 'nrmse_fit_percent': UNKNOWN, 'rows': COUNT, 'left_out': Flag()},
