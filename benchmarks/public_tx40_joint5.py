@@ -16,7 +16,8 @@ motor 5's held-out rows (the last 30 % of the log) it gives:
   fv5 − fvm6, −fs6, fvm6 − fv6 (their joint 5's row minus joint 6's);
 - ``opposite_share``: on the moving rows (|q̇5|, |q̇6| > 0.05 rad/s) of the training and the held-out part, the
   share where q̇6 turns against q̇5 (the wrist's two motors then turn the joint-side stage fast while θ̇6 stays
-  small), and ``residual_correlation``: of the two models' motor-5 residuals on the held-out rows.
+  small), and ``residual_correlation``: of the two models' motor-5 residuals on the held-out rows;
+- ``joint_4_robot_file``: joint 4, which identify's folds give to the robot file's own model (:func:`_joint_4`).
 """
 
 from __future__ import annotations
@@ -120,7 +121,27 @@ def joint5(root: Path, folder: Path) -> dict:
         'motor_5_friction': {'terms': ['sgn(q5)', 'q5', 'sgn(q6)', 'q6'], 'dynid': dynid_friction,
                              'figaroh': figaroh_friction},
         'opposite_share': {'training': _opposite_share(fitted['dq']), 'held_out': _opposite_share(scored['dq'])},
-        'residual_correlation': float(np.corrcoef(measured - mine, measured - theirs)[0, 1])}
+        'residual_correlation': float(np.corrcoef(measured - mine, measured - theirs)[0, 1]),
+        'joint_4_robot_file': _joint_4(result, robot, drives, held)}
+
+
+def _joint_4(result, robot, drives, held) -> dict:
+    """Joint 4, where identify's folds name the robot file's own model: its fold scores beside the chosen model's
+    (the choice's table), and held out [N·m] dynid's model, the robot file's links with the chosen law's friction
+    fitted (the model the folds score: :meth:`IdentificationResult.robot_file_values`) and validate's fixed reference
+    (the file's links with Coulomb + viscous + offset fitted)."""
+    prediction = predict(result, robot, held, drives=drives)
+    order = {name: i for i, name in enumerate(result.parameter_names)}
+    file_values = result.robot_file_values()
+    with_law = prediction.design @ np.array([file_values[order[name]]
+                                             for name in prediction.problem.parameter_names()])
+    rows = prediction.joints == 3
+    tried = (result.model.get('choice') or {}).get('tried') or {}
+    return {'folds': {'chosen': tried.get('chosen_per_joint', {}).get('joint_4'),
+                      'robot_file_with_the_chosen_law': tried.get('robot_file_per_joint', {}).get('joint_4')},
+            'held_out': {'dynid': _rmse((prediction.measured - prediction.predicted)[rows]),
+                         'robot_file_with_the_chosen_law': _rmse((prediction.measured - with_law)[rows]),
+                         'robot_file_fixed_reference': _rmse((prediction.measured - prediction.robot_file)[rows])}}
 
 
 def main() -> None:
