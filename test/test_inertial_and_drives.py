@@ -90,6 +90,40 @@ def test_drives_by_name_and_validation():
         JointDrives.from_dict({'a': {'gear_ratio': 1}}, ['a'])
 
 
+def test_a_negative_gear_ratio_is_refused_with_the_way_that_works(tmp_path, capsys):
+    # A manufacturer's table gives a motor that turns against its joint as a negative ratio (the Stäubli TX40's −48):
+    # the refusal names the joint's field and the drives file's spelling of it, which then loads as that motor.
+    from dynid.cli import main
+    from dynid.model.drives import load_drives
+
+    names = ['a', 'b']
+    path = tmp_path / 'drives.yaml'
+    path.write_text('a: {gear_ratio: -48, drive_gain: 2.0, rotor_inertia: 0.1}\n'
+                    'b: {gear_ratio: 50, drive_gain: 4.0, rotor_inertia: 0.1}\n')
+    with pytest.raises(InputError) as refused:
+        load_drives(path, names)
+    text = str(refused.value)
+    assert '\n' not in text and 'a.gear_ratio must be > 0, got -48' in text
+    assert 'gear_ratio: 48 with coupling: {a: -1}' in text
+    with pytest.raises(InputError, match='a.gear_ratio must be > 0, got -48'):
+        JointDrives(('a', 'b'), gear_ratio=[-48.0, 50.0], drive_gain=1.0, rotor_inertia=0.0)
+    path.write_text('a: {gear_ratio: 48, drive_gain: 2.0, rotor_inertia: 0.1, coupling: {a: -1}}\n'
+                    'b: {gear_ratio: 50, drive_gain: 4.0, rotor_inertia: 0.1}\n')
+    drives = load_drives(path, names)
+    np.testing.assert_array_equal(drives.coupling, [[-1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_allclose(drives.gear_ratio, [48.0, 50.0])
+    # the command line: exit 2 with the one line
+    ur5e = tmp_path / 'ur5e.yaml'
+    ur5e.write_text(''.join(f'{joint}: {{gear_ratio: {-48 if k == 4 else 101}, drive_gain: 10, rotor_inertia: 0.1}}\n'
+                            for k, joint in enumerate(('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
+                                                       'wrist_1_joint', 'wrist_2_joint', 'wrist_3_joint'))))
+    capsys.readouterr()
+    assert main(['model', '--robot', 'ur5e', '--drives', str(ur5e)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'wrist_2_joint.gear_ratio must be > 0, got -48' in err[0], err
+    assert 'coupling: {wrist_2_joint: -1}' in err[0]
+
+
 def test_coupled_drives_map_joints_to_motors_and_back(tmp_path):
     # A wrist whose last motor turns with q1 + q2 and whose first motor turns against its joint.
     data = {'a': {'gear_ratio': 100, 'drive_gain': 5.0, 'rotor_inertia': 0.2, 'coupling': {'a': -1}},

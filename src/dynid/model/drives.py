@@ -93,7 +93,10 @@ class JointDrives:
         gear = _per_joint(self.gear_ratio, n, 'gear_ratio')
         gain = _per_joint(self.drive_gain, n, 'drive_gain')
         inertia = _per_joint(self.rotor_inertia, n, 'rotor_inertia')
-        if np.any(gear <= 0):
+        if np.any(gear < 0):
+            k = int(np.flatnonzero(gear < 0)[0])
+            raise InputError(reversed_motor_text(names[k], float(gear[k])))
+        if np.any(gear == 0):
             raise InputError(f'gear_ratio must be > 0 for every joint, got {gear.tolist()}')
         if np.any(gain == 0):
             raise InputError(f'drive_gain must be nonzero for every joint, got {gain.tolist()}')
@@ -327,12 +330,31 @@ def transmission(drives: JointDrives) -> dict:
             'shared_joints': [names[j] for j in drives.shared_joints()]}
 
 
+def reversed_motor_text(joint: str, ratio: float) -> str:
+    """How a drives file writes a motor that turns against its joint (a gear ratio of negative sign, as
+    manufacturers publish it): r > 0 and −1 in its coupling row (module docstring)."""
+    return (f'{joint}.gear_ratio must be > 0, got {ratio:g}: a motor that turns against its joint is written '
+            f'gear_ratio: {abs(ratio):g} with coupling: {{{joint}: -1}} (where its entry has a coupling row, '
+            f'negate that row\'s entries)')
+
+
+def _refuse_reversed_motor(data, source: str) -> None:
+    """InputError naming the first joint whose gear ratio is a negative number (:func:`reversed_motor_text`)."""
+    if not isinstance(data, Mapping):
+        return
+    for joint, entry in data.items():
+        ratio = entry.get('gear_ratio') if isinstance(entry, Mapping) else None
+        if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio < 0:
+            raise InputError(f'{source}: {reversed_motor_text(str(joint), float(ratio))}')
+
+
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
     """Drives of the joints ``joint_names`` from a drives file (module docstring); InputError naming
     the file and the field otherwise."""
     data = read_yaml(path, 'drives file')
     spec = Table(DRIVE_FIELDS, keys='joints', every=True)
     wrapped = isinstance(data, Mapping) and set(data) == {'drives'}
+    _refuse_reversed_motor(data['drives'] if wrapped else data, f'drives file {path}')
     check(data, Fields(required={'drives': spec}) if wrapped else spec, f'drives file {path}', joints=joint_names)
     data = data['drives'] if wrapped else data
     try:
