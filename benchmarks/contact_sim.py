@@ -81,6 +81,7 @@ class Run:
     resting: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     loads: list[ContactLoad] = field(default_factory=list)
     flange_wrench: np.ndarray | None = None
+    flange_rotation: np.ndarray | None = None
     reference: dict = field(default_factory=dict)
 
     @property
@@ -171,7 +172,28 @@ def simulate_run(robot, engine: str, name: str, seed: int, plan: list, payload, 
     run = Run(name, engine, payload, temperature_c, record.time, record.measured, record.truth,
               np.concatenate(resting), list(twin.contacts.loads), reference=record.reference)
     run.flange_wrench = twin.contacts.flange_wrench(record.time, record.truth['q'])
+    run.flange_rotation = flange_rotations(robot, run.t, record.truth['q'], run.loads)
     return run
+
+
+def flange_rotations(robot, t: np.ndarray, q: np.ndarray, loads, after_s: float = 0.5) -> np.ndarray:
+    """(N, 3, 3): the flange frame's orientation in the world at the true positions ``q``, on the samples from each
+    flange load's start to ``after_s`` after its end (NaN elsewhere): what turns a flange-frame wrench into the world
+    frame, where a contact's force does not turn with the arm."""
+    import pinocchio as pin
+
+    out = np.full((len(t), 3, 3), np.nan)
+    model = robot.pinocchio_model
+    data = model.createData()
+    frame = model.getFrameId(robot.flange)
+    for load in loads:
+        if load.link != FLANGE:
+            continue
+        for k in range(int(np.searchsorted(t, load.start_s)), int(np.searchsorted(t, load.end_s + after_s))):
+            if np.isnan(out[k, 0, 0]):
+                pin.framesForwardKinematics(model, data, robot.configuration_vector(q[k]))
+                out[k] = data.oMf[frame].rotation
+    return out
 
 
 def true_model_result(robot, torque_source: str = 'current'):

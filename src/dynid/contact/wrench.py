@@ -7,7 +7,8 @@ weights 1/σ²)::
 
     ŵ = (J·Σ⁻¹·Jᵀ)⁻¹·J·Σ⁻¹·τ̂_ext,        cov(ŵ) = (J·Σ⁻¹·Jᵀ)⁻¹,        Σ = diag(σ²)
 
-It needs six joints or more (a wrench has six components), and is refused at a singular pose: where the smallest
+On six joints J is square: ŵ = J⁻ᵀ·τ̂_ext, the weights change only cov(ŵ), and each joint's error passes into ŵ
+whole. It needs six joints or more (a wrench has six components), and is refused at a singular pose: where the smallest
 singular value of J with its angular rows times :data:`LEVER_M` (a moment of f·L weighs as the force f) is
 below :data:`SINGULAR_LIMIT` of its largest, the wrench in some direction reaches no joint and cannot be told.
 """
