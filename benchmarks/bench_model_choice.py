@@ -73,7 +73,7 @@ from bench_generalize import _timed_identify, cad_file, far_file  # noqa: E402
 from dynid.errors import InputError  # noqa: E402
 from dynid.excite.fourier import FourierDesign, default_limits, random_design  # noqa: E402
 from dynid.excite.trajectory import builtin_excitation_path  # noqa: E402
-from dynid.identify.folds import robot_file_lead  # noqa: E402
+from dynid.identify.lead import judge  # noqa: E402
 from dynid.identify.request import ModelSpec, RecordingInput  # noqa: E402
 from dynid.identify.run import IdentifyOptions, identify  # noqa: E402
 from dynid.identify.validate import predict, validate  # noqa: E402
@@ -221,16 +221,15 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
 
 
 def _behind_beyond_spread(prediction, j: int, blocks: int = 5) -> bool:
-    """Whether joint j's held-out residual is above the robot file's own model's by more than the spread over
-    ``blocks`` contiguous stretches of the held-out recording: the rule identify names a joint by on its folds
-    (:func:`dynid.identify.choice.robot_file_lead`), here on the held-out rows."""
+    """Whether the robot file's own model is clearly ahead on joint j over ``blocks`` contiguous stretches of the
+    held-out recording: the rule identify and validate warn by (:attr:`dynid.identify.lead.Lead.clear`)."""
     rows = prediction.joints == j
     measured, mine, theirs = (a[rows] for a in (prediction.measured, prediction.predicted, prediction.robot_file))
     parts = np.array_split(np.arange(measured.size), blocks)
     energy = np.array([np.sum(measured[p] ** 2) for p in parts])
     chosen = np.array([np.sum((measured[p] - mine[p]) ** 2) for p in parts]) / energy
     file = np.array([np.sum((measured[p] - theirs[p]) ** 2) for p in parts]) / energy
-    return bool(robot_file_lead(chosen[:, None], file[:, None])[0])
+    return judge(chosen[:, None], file[:, None])[0].clear
 
 
 WRIST_COUPLING = np.eye(6)

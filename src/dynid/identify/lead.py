@@ -1,0 +1,103 @@
+"""The one rule by which ``dynid identify`` (on the model choice's folds) and ``dynid validate`` (on a recording) name
+a joint that the robot file's own model predicts as well as or better than the model identified, and the words they
+name it with.
+
+Both cut the rows they judge into pieces (identify: its cross-validation folds, each scored held out; validate:
+:data:`LEAD_STRETCHES` contiguous stretches of each joint's rows) and sum, per joint, each model's squared error over
+the same pieces:
+
+- **ahead**: the robot file's own model has the lower summed error, by any margin. Such a joint is always named, with
+  both figures and the size of the lead: a lead a user can read off the table is never left unsaid. Under
+  :data:`LEAD_MARGIN` of the identified model's RMSE the two are said to predict alike, not one better.
+- **clearly ahead** (a warning): lower on every piece (two models alike do that by chance 1 in 2^K) and by at least
+  :data:`LEAD_MARGIN` of the identified model's RMSE over all of them. A lead that one piece reverses is stated with
+  how many pieces it holds on: what another stretch of motion may reverse is not claimed as a fault of the model.
+
+The RMSE ratio of identify's folds is √(Σ theirs / Σ mine) of the folds' held-out ‖e_j‖²/‖y_j‖² (the same rows' energy
+on both sides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Contiguous stretches of a recording's rows per joint on which validate judges a lead.
+LEAD_STRETCHES = 5
+#: A lead under this fraction of the identified model's RMSE is "alike"; at least this, on every piece, a warning.
+LEAD_MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class Lead:
+    """The robot file's own model against the identified one on one joint: its summed error over the pieces
+    (``theirs``), the identified model's (``mine``), the pieces scored by both and those on which it is lower."""
+
+    theirs: float
+    mine: float
+    pieces: int
+    lower_on: int
+
+    @property
+    def ahead(self) -> bool:
+        return self.pieces > 0 and self.theirs < self.mine
+
+    @property
+    def lower_percent(self) -> float:
+        """How much lower the robot file's RMSE is than the identified model's [%] (negative: higher)."""
+        return 100.0 * (1.0 - np.sqrt(self.theirs / self.mine)) if self.mine > 0 else 0.0
+
+    @property
+    def alike(self) -> bool:
+        return self.lower_percent < 100.0 * LEAD_MARGIN
+
+    @property
+    def clear(self) -> bool:
+        """Clearly ahead (module docstring): a claim, worth a warning."""
+        return self.ahead and not self.alike and self.lower_on == self.pieces and self.pieces >= 2
+
+    def line(self, joint: str, where: str, theirs: float, mine: float, figure: str = 'RMSE', unit: str = ' N·m'
+             ) -> str:
+        """The sentence naming ``joint`` (``where``: the rows judged, 'this recording'; ``theirs``, ``mine``: the
+        robot file's and the identified model's ``figure`` as the caller states them)."""
+        own = 'the robot file\'s own model'
+        figures = f'{figure} {theirs:.4g}{unit} the robot file\'s against {mine:.4g}{unit} the model identified\'s'
+        if self.alike:
+            return (f'{joint}: the model identified and {own} predict {where} alike ({figures}: '
+                    f'the robot file\'s RMSE {self.lower_percent:.2g} % lower, under {100 * LEAD_MARGIN:g} %)')
+        if self.clear:
+            return (f'{joint}: {own} predicts {where} better than the model identified ({figures}, '
+                    f'its RMSE {self.lower_percent:.2g} % lower, and lower on each of {self.pieces} {_pieces(where)})')
+        return (f'{joint}: {own} predicts {where} with an RMSE {self.lower_percent:.2g} % lower than the model '
+                f'identified\'s ({figures}), but lower on {self.lower_on} of {self.pieces} {_pieces(where)} only: '
+                f'a lead another stretch of motion may reverse')
+
+
+def _pieces(where: str) -> str:
+    return 'held-out folds' if 'fold' in where else 'stretches of it'
+
+
+def judge(mine: np.ndarray, theirs: np.ndarray) -> list[Lead]:
+    """Per joint the :class:`Lead` of ``theirs`` over ``mine`` ((pieces, n) errors of the two models on the same
+    pieces; NaN where a piece does not score a joint)."""
+    mine, theirs = np.asarray(mine, float), np.asarray(theirs, float)
+    out = []
+    for j in range(mine.shape[1]):
+        both = np.isfinite(mine[:, j]) & np.isfinite(theirs[:, j])
+        a, b = mine[both, j], theirs[both, j]
+        out.append(Lead(float(b.sum()), float(a.sum()), int(both.sum()), int(np.sum(b < a))))
+    return out
+
+
+def stretch_errors(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, n: int,
+                   stretches: int = LEAD_STRETCHES) -> np.ndarray:
+    """(stretches, n) the squared error of each of ``stretches`` contiguous stretches of each joint's rows (NaN where
+    a joint has fewer than two rows a stretch)."""
+    out = np.full((stretches, n), np.nan)
+    for j in range(n):
+        rows = np.flatnonzero(joints == j)
+        if rows.size >= 2 * stretches:
+            e = (measured[rows] - predicted[rows]) ** 2
+            out[:, j] = [float(np.sum(e[part])) for part in np.array_split(np.arange(rows.size), stretches)]
+    return out
