@@ -110,7 +110,7 @@ def law_text(terms: tuple[str, ...]) -> str:
 class ModelChoice:
     """What :func:`choose` decided: per joint the friction terms kept, the method, the columns left out (held at 0,
     ``{name: {'value', 'reason'}}``), the scores of everything tried (``tried``) and the joints the robot file's own
-    model predicts as well or better on the folds (``robot_file_ahead``: joint → its
+    model predicts better or alike on the folds (``robot_file_ahead``: joint → its
     :class:`dynid.identify.lead.Lead`, the summed fold scores of both)."""
 
     terms: dict[str, tuple[str, ...]]
@@ -192,7 +192,7 @@ class ModelChoice:
         return {'friction_terms': {joint: list(terms) for joint, terms in self.terms.items()}, 'method': self.method,
                 'margin': CHOICE_MARGIN, 'method_margin': METHOD_MARGIN, 'tried': self.tried,
                 'robot_file_ahead': {joint: {'robot_file': lead.theirs, 'chosen': lead.mine, 'folds': lead.pieces,
-                                             'lower_on': lead.lower_on, 'clear': lead.clear}
+                                             'lower_on': lead.lower_on, 'alike': lead.alike, 'clear': lead.clear}
                                      for joint, lead in self.robot_file_ahead.items()},
                 'exponents': None if self.exponents is None else dict(zip(self.terms, self.exponents.tolist(),
                                                                           strict=True)),

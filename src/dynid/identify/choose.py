@@ -266,7 +266,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     if regularized is not None:
         _regularized_verdict(regularized, folds, chosen, per_fold, theirs_per_fold)
         tried['regularized'] = regularized
-    ahead = {joint_names[j]: leads[j] for j in range(n) if leads[j].ahead}
+    ahead = {joint_names[j]: leads[j] for j in range(n) if leads[j].named}
     dropped = _dropped_columns(joint_names, terms, terms_available, columns, held, names)
     exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)]) \
         if any('power' in terms[j] for j in range(n)) else None

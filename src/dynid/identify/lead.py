@@ -6,9 +6,10 @@ Both cut the rows they judge into pieces (identify: its cross-validation folds, 
 :data:`LEAD_STRETCHES` contiguous stretches of each joint's rows) and sum, per joint, each model's squared error over
 the same pieces:
 
-- **ahead**: the robot file's own model has the lower summed error, by any margin. Such a joint is always named, with
-  both figures and the size of the lead: a lead a user can read off the table is never left unsaid. Under
-  :data:`LEAD_MARGIN` of the identified model's RMSE the two are said to predict alike, not one better.
+- **ahead**: the robot file's own model has the lower summed error, by any margin; **alike**: the two RMSEs within
+  :data:`LEAD_MARGIN` of the identified model's, either way. Such a joint is always named, with both figures and which
+  is lower by how much: a lead a user can read off the table is never left unsaid, and two models alike are said to
+  predict alike, not one better (the identification gained nothing that counts over the file there).
 - **clearly ahead** (a warning): lower on every piece (two models alike do that by chance 1 in 2^K) and by at least
   :data:`LEAD_MARGIN` of the identified model's RMSE over all of them. A lead that one piece reverses is stated with
   how many pieces it holds on: what another stretch of motion may reverse is not claimed as a fault of the model.
@@ -50,7 +51,13 @@ class Lead:
 
     @property
     def alike(self) -> bool:
-        return self.lower_percent < 100.0 * LEAD_MARGIN
+        """Within :data:`LEAD_MARGIN` of each other's RMSE, either way."""
+        return self.pieces > 0 and self.mine > 0 and abs(self.lower_percent) < 100.0 * LEAD_MARGIN
+
+    @property
+    def named(self) -> bool:
+        """Ahead or alike: a joint the identification did not predict clearly better than the robot file."""
+        return self.ahead or self.alike
 
     @property
     def clear(self) -> bool:
@@ -64,8 +71,9 @@ class Lead:
         own = 'the robot file\'s own model'
         figures = f'{figure} {theirs:.4g}{unit} the robot file\'s against {mine:.4g}{unit} the model identified\'s'
         if self.alike:
-            return (f'{joint}: the model identified and {own} predict {where} alike ({figures}: '
-                    f'the robot file\'s RMSE {self.lower_percent:.2g} % lower, under {100 * LEAD_MARGIN:g} %)')
+            lower = 'the robot file\'s' if self.ahead else 'the model identified\'s'
+            return (f'{joint}: the model identified and {own} predict {where} alike ({figures}: {lower} RMSE '
+                    f'{abs(self.lower_percent):.2g} % lower, under {100 * LEAD_MARGIN:g} %)')
         if self.clear:
             return (f'{joint}: {own} predicts {where} better than the model identified ({figures}, '
                     f'its RMSE {self.lower_percent:.2g} % lower, and lower on each of {self.pieces} {_pieces(where)})')

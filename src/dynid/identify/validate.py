@@ -9,10 +9,10 @@ payload-mass check on validation runs).
 Beside the identified model, the robot file's own model (its link inertias, with the rotor inertias, Coulomb +
 viscous friction and an offset fitted at identification whatever law the result chose: ``prior.robot_file_reference``
 of the result, :mod:`dynid.identify.reference`; a result without it: ``prior.robot_file_model``, the result's law)
-predicts the same rows; every joint it predicts as well or better is named (``notes``), by the rule identify names
-a joint by on its folds (:mod:`dynid.identify.lead`): "alike" under 5 % of the result's RMSE, a warning where it is
-ahead on each of five contiguous stretches of the joint's rows and by at least 5 %, else the lead with the share of
-stretches it holds on.
+predicts the same rows; every joint it predicts better, or alike (within 5 % of the result's RMSE either way), is
+named by the rule identify names a joint by on its folds (:mod:`dynid.identify.lead`): a warning where it is ahead on
+each of five contiguous stretches of the joint's rows and by at least 5 %, else a note (``notes``): alike, or the
+lead with the share of stretches it holds on.
 
 Another robot file (``other``: a vendor's URDF, a colleague's identified one) predicts the same rows too,
 shown beside the result and not judged: its rigid-body torque by its own inverse dynamics (pinocchio's RNEA,
@@ -111,7 +111,7 @@ class Prediction:
             leads = self.robot_file_leads(len(joint_names))
             for j, (name, mine) in enumerate(metrics['joints'].items()):
                 theirs = reference['joints'][name]
-                if mine['rmse'] is None or theirs['rmse'] is None or not leads[j].ahead:
+                if mine['rmse'] is None or theirs['rmse'] is None or not leads[j].named:
                     continue
                 line = leads[j].line(name, 'this recording', theirs['rmse'], mine['rmse'])
                 metrics.setdefault('warnings' if leads[j].clear else 'notes', []).append(line)
