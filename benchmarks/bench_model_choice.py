@@ -21,8 +21,8 @@ rad/s, the hump case's own, of either shape the choice tries (μ 1 and 2); all w
 ``default_over_best_fixed`` divides the defaults' by the least of the fixed ones, picked afterwards on the held-out
 data (targets: median ≤ 1.05, max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the
 robot file's own model's (its links, the friction fitted on the training run, as ``dynid validate`` prints it) by
-more than the spread over five stretches of the held-out recording (the rule identify names a joint by on its folds:
-the mean paired difference beyond two standard errors) and that the identification did not name (target 0); the
+a lead on each of five stretches of the held-out recording and by 5 % of the RMSE or more (the rule identify warns by
+on its folds, :attr:`dynid.identify.lead.Lead.clear`) and that the identification did not name (target 0); the
 joints above it by any margin (``joints_above_robot_file``) and the named ones are counted beside.
 ``identify_60s_s``: ``dynid identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh
 process, from its imports, best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it,
