@@ -136,6 +136,11 @@ def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_a
     assert 'alike' in line and 'better' not in line and "robot file's own model" in line
     assert 'lower on 4 of 5' in leads[3].line('j4', 'this recording', 1.0, 2.0)
     assert not judge(chosen[:1], theirs[:1])[0].clear  # one fold says nothing
+    from dynid.identify.lead import summary_line
+
+    line = summary_line({f'j{k + 1}': leads[k] for k in (1, 2, 3)}, 'held-out folds', 'score')
+    assert "robot file's own model" in line and all(f'j{k}' in line for k in (2, 3, 4)) and 'j1' not in line
+    assert 'alike (within 5 %) on j2' in line and 'ahead on j4' in line and 'lower on 4 of 5 held-out folds' in line
 
 
 def _with_friction(dataset, joint: int, torque):

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynid.identify.lead import Lead
+from dynid.identify.lead import Lead, summary_line
 from dynid.identify.problem import Candidate
 from dynid.identify.stribeck import StribeckExcess
 
@@ -174,8 +174,9 @@ class ModelChoice:
             lines.append(f'physical consistency, cross-validated (it costs {consistency["cost_percent"]:.3g} % of '
                          f'the training χ², above the auto rule\'s limit; summed held-out score): {tried} → '
                          f'{consistency["chosen"].upper().replace("+PHYSICAL", "+physical")}')
-        lines += [lead.line(joint, FOLDS_WHERE, lead.theirs, lead.mine, 'cross-validation score', '')
-                  for joint, lead in self.robot_file_ahead.items() if not lead.clear]
+        named = {joint: lead for joint, lead in self.robot_file_ahead.items() if not lead.clear}
+        if named:
+            lines.append(summary_line(named, FOLDS_WHERE, 'cross-validation score'))
         weak = self.tried.get('regularized')
         if weak:
             verdict = ('kept' if weak.get('kept') else f'not kept ({weak.get("reason") or "folds"}): the ordinary '

@@ -82,6 +82,21 @@ class Lead:
                 f'a lead another stretch of motion may reverse')
 
 
+def summary_line(leads: dict[str, Lead], where: str, figure: str) -> str:
+    """One line naming every joint of ``leads`` (joint → :class:`Lead`, none clearly ahead: those are warnings) beside
+    the robot file's own model, with both ``figure`` s and how its RMSE compares."""
+    def part(joint: str, lead: Lead) -> str:
+        compared = f'{abs(lead.lower_percent):.2g} % {"lower" if lead.ahead else "higher"}'
+        on = '' if lead.alike else f', lower on {lead.lower_on} of {lead.pieces} {_pieces(where)} only'
+        return f'{joint} ({lead.theirs:.4g} against {lead.mine:.4g}: its RMSE {compared}{on})'
+    alike = [part(joint, lead) for joint, lead in leads.items() if lead.alike]
+    ahead = [part(joint, lead) for joint, lead in leads.items() if not lead.alike]
+    said = ([f'alike (within {100 * LEAD_MARGIN:g} %) on ' + ', '.join(alike)] if alike else []) + \
+        (['ahead on ' + ', '.join(ahead)] if ahead else [])
+    return f'the robot file\'s own model on the {where} ({figure}, its against the model identified\'s): ' + \
+        '; '.join(said)
+
+
 def _pieces(where: str) -> str:
     return 'held-out folds' if 'fold' in where else 'stretches of it'
 
