@@ -135,7 +135,8 @@ def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_a
     line = leads[1].line('j2', 'held-out folds of the recording', leads[1].theirs, leads[1].mine, 'score', '')
     assert 'alike' in line and 'better' not in line and "robot file's own model" in line
     assert 'lower on 4 of 5' in leads[3].line('j4', 'this recording', 1.0, 2.0)
-    assert not judge(chosen[:1], theirs[:1])[0].clear  # one fold says nothing
+    assert not judge(chosen[:2], theirs[:2])[0].clear  # two folds say too little
+    assert 'too few to claim' in judge(chosen[:2], theirs[:2])[0].line('j1', 'this recording', 1.0, 1.2)
     from dynid.identify.lead import summary_line
 
     line = summary_line({f'j{k + 1}': leads[k] for k in (1, 2, 3)}, 'held-out folds', 'score')

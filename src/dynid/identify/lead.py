@@ -10,9 +10,10 @@ the same pieces:
   :data:`LEAD_MARGIN` of the identified model's, either way. Such a joint is always named, with both figures and which
   is lower by how much: a lead a user can read off the table is never left unsaid, and two models alike are said to
   predict alike, not one better (the identification gained nothing that counts over the file there).
-- **clearly ahead** (a warning): lower on every piece (two models alike do that by chance 1 in 2^K) and by at least
-  :data:`LEAD_MARGIN` of the identified model's RMSE over all of them. A lead that one piece reverses is stated with
-  how many pieces it holds on: what another stretch of motion may reverse is not claimed as a fault of the model.
+- **clearly ahead** (a warning): lower on every piece (two models alike do that by chance 1 in 2^K; at least
+  :data:`LEAD_PIECES_MIN` pieces) and by at least :data:`LEAD_MARGIN` of the identified model's RMSE over all of
+  them. A lead that one piece reverses, or that too few pieces show, is stated with how many pieces it holds on: what
+  another stretch of motion may reverse is not claimed as a fault of the model.
 
 The RMSE ratio of identify's folds is √(Σ theirs / Σ mine) of the folds' held-out ‖e_j‖²/‖y_j‖² (the same rows' energy
 on both sides).
@@ -26,6 +27,8 @@ import numpy as np
 
 #: Contiguous stretches of a recording's rows per joint on which validate judges a lead.
 LEAD_STRETCHES = 5
+#: Pieces scored by both models a clear lead needs (with two, lower on both happens by chance 1 in 4).
+LEAD_PIECES_MIN = 3
 #: A lead under this fraction of the identified model's RMSE is "alike"; at least this, on every piece, a warning.
 LEAD_MARGIN = 0.05
 
@@ -62,7 +65,7 @@ class Lead:
     @property
     def clear(self) -> bool:
         """Clearly ahead (module docstring): a claim, worth a warning."""
-        return self.ahead and not self.alike and self.lower_on == self.pieces and self.pieces >= 2
+        return self.ahead and not self.alike and self.lower_on == self.pieces and self.pieces >= LEAD_PIECES_MIN
 
     def line(self, joint: str, where: str, theirs: float, mine: float, figure: str = 'RMSE', unit: str = ' N·m'
              ) -> str:
@@ -78,8 +81,15 @@ class Lead:
             return (f'{joint}: {own} predicts {where} better than the model identified ({figures}, '
                     f'its RMSE {self.lower_percent:.2g} % lower, and lower on each of {self.pieces} {_pieces(where)})')
         return (f'{joint}: {own} predicts {where} with an RMSE {self.lower_percent:.2g} % lower than the model '
-                f'identified\'s ({figures}), but lower on {self.lower_on} of {self.pieces} {_pieces(where)} only: '
-                f'a lead another stretch of motion may reverse')
+                f'identified\'s ({figures}), but {self.spread(where)}')
+
+    def spread(self, where: str) -> str:
+        """Why a lead by :data:`LEAD_MARGIN` or more is not claimed: the pieces it holds on."""
+        if self.lower_on == self.pieces:
+            return f'on {self.pieces} {_pieces(where)} only: too few to claim a lead'
+        return f'lower on {self.lower_on} of {self.pieces} {_pieces(where)} only: a lead another stretch of motion ' \
+            f'may reverse'
+
 
 
 def summary_line(leads: dict[str, Lead], where: str, figure: str) -> str:
@@ -87,7 +97,7 @@ def summary_line(leads: dict[str, Lead], where: str, figure: str) -> str:
     the robot file's own model, with both ``figure`` s and how its RMSE compares."""
     def part(joint: str, lead: Lead) -> str:
         compared = f'{abs(lead.lower_percent):.2g} % {"lower" if lead.ahead else "higher"}'
-        on = '' if lead.alike else f', lower on {lead.lower_on} of {lead.pieces} {_pieces(where)} only'
+        on = '' if lead.alike else f', {lead.spread(where).split(":")[0]}'
         return f'{joint} ({lead.theirs:.4g} against {lead.mine:.4g}: its RMSE {compared}{on})'
     alike = [part(joint, lead) for joint, lead in leads.items() if lead.alike]
     ahead = [part(joint, lead) for joint, lead in leads.items() if not lead.alike]
