@@ -132,7 +132,7 @@ def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_a
     assert leads[1].alike and not leads[3].alike and leads[3].lower_on == 4
     assert leads[2].alike and leads[2].named  # behind by ~2 % of the RMSE: alike too, said with both figures
     assert "the model identified's RMSE" in leads[2].line('j3', 'this recording', 1.02, 1.0)
-    line = leads[1].line('j2', 'held-out folds of the recording', leads[1].theirs, leads[1].mine, 'score', '')
+    line = leads[1].line('j2', "the recording's held-out folds", leads[1].theirs, leads[1].mine, 'score', '')
     assert 'alike' in line and 'better' not in line and "robot file's own model" in line
     assert 'lower on 4 of 5' in leads[3].line('j4', 'this recording', 1.0, 2.0)
     assert not judge(chosen[:2], theirs[:2])[0].clear  # two folds say too little

@@ -98,7 +98,7 @@ INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 
 
 #: The rows identify judges the robot file's lead on (:mod:`dynid.identify.lead`).
-FOLDS_WHERE = 'held-out folds of the recording'
+FOLDS_WHERE = "the recording's held-out folds"
 
 
 def law_text(terms: tuple[str, ...]) -> str:

@@ -103,7 +103,7 @@ def summary_line(leads: dict[str, Lead], where: str, figure: str) -> str:
     ahead = [part(joint, lead) for joint, lead in leads.items() if not lead.alike]
     said = ([f'alike (within {100 * LEAD_MARGIN:g} %) on ' + ', '.join(alike)] if alike else []) + \
         (['ahead on ' + ', '.join(ahead)] if ahead else [])
-    return f'the robot file\'s own model on the {where} ({figure}, its against the model identified\'s): ' + \
+    return f'the robot file\'s own model on {where} ({figure}, its against the model identified\'s): ' + \
         '; '.join(said)
 
 
