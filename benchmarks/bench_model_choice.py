@@ -21,8 +21,8 @@ rad/s, the hump case's own, of either shape the choice tries (μ 1 and 2); all w
 ``default_over_best_fixed`` divides the defaults' by the least of the fixed ones, picked afterwards on the held-out
 data (targets: median ≤ 1.05, max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the
 robot file's own model's (its links, the friction fitted on the training run, as ``dynid validate`` prints it) by
-more than the spread over five stretches of the held-out recording (the rule identify names a joint by on its folds:
-the mean paired difference beyond two standard errors) and that the identification did not name (target 0); the
+a lead on each of five stretches of the held-out recording and by 5 % of the RMSE or more (the rule identify warns by
+on its folds, :attr:`dynid.identify.lead.Lead.clear`) and that the identification did not name (target 0); the
 joints above it by any margin (``joints_above_robot_file``) and the named ones are counted beside.
 ``identify_60s_s``: ``dynid identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh
 process, from its imports, best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it,
@@ -73,7 +73,7 @@ from bench_generalize import _timed_identify, cad_file, far_file  # noqa: E402
 from dynid.errors import InputError  # noqa: E402
 from dynid.excite.fourier import FourierDesign, default_limits, random_design  # noqa: E402
 from dynid.excite.trajectory import builtin_excitation_path  # noqa: E402
-from dynid.identify.folds import robot_file_lead  # noqa: E402
+from dynid.identify.lead import judge  # noqa: E402
 from dynid.identify.request import ModelSpec, RecordingInput  # noqa: E402
 from dynid.identify.run import IdentifyOptions, identify  # noqa: E402
 from dynid.identify.validate import predict, validate  # noqa: E402
@@ -221,16 +221,15 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
 
 
 def _behind_beyond_spread(prediction, j: int, blocks: int = 5) -> bool:
-    """Whether joint j's held-out residual is above the robot file's own model's by more than the spread over
-    ``blocks`` contiguous stretches of the held-out recording: the rule identify names a joint by on its folds
-    (:func:`dynid.identify.choice.robot_file_lead`), here on the held-out rows."""
+    """Whether the robot file's own model is clearly ahead on joint j over ``blocks`` contiguous stretches of the
+    held-out recording: the rule identify and validate warn by (:attr:`dynid.identify.lead.Lead.clear`)."""
     rows = prediction.joints == j
     measured, mine, theirs = (a[rows] for a in (prediction.measured, prediction.predicted, prediction.robot_file))
     parts = np.array_split(np.arange(measured.size), blocks)
     energy = np.array([np.sum(measured[p] ** 2) for p in parts])
     chosen = np.array([np.sum((measured[p] - mine[p]) ** 2) for p in parts]) / energy
     file = np.array([np.sum((measured[p] - theirs[p]) ** 2) for p in parts]) / energy
-    return bool(robot_file_lead(chosen[:, None], file[:, None])[0])
+    return judge(chosen[:, None], file[:, None])[0].clear
 
 
 WRIST_COUPLING = np.eye(6)

@@ -116,17 +116,32 @@ def test_the_rotor_inertias_excess_is_chosen_where_the_drive_data_is_off():
     assert validate(result, ROBOT, held)['relative_residual'] < 0.7 * validate(plain, ROBOT, held)['relative_residual']
 
 
-def test_the_robot_file_is_named_ahead_only_beyond_the_folds_spread():
-    from dynid.identify.folds import robot_file_lead
+def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_ahead():
+    from dynid.identify.lead import judge
 
     rng = np.random.default_rng(1)
-    chosen = 1.0 + 0.2 * rng.random((5, 3))
+    chosen = 1.0 + 0.2 * rng.random((5, 4))
     theirs = chosen.copy()
-    theirs[:, 0] -= 0.05  # ahead on every fold
-    theirs[:, 1] += np.array([-0.05, 0.05, -0.05, 0.04, -0.03])  # ahead on average by 0.002 (noise)
+    theirs[:, 0] -= 0.2  # ahead on every fold, RMSE ~10 % lower: clear
+    theirs[:, 1] += np.array([-0.05, 0.05, -0.05, 0.04, -0.03])  # ahead on the sum by 0.002 (noise): alike
     theirs[:, 2] += 0.05  # behind
-    assert robot_file_lead(chosen, theirs).tolist() == [True, False, False]
-    assert not robot_file_lead(chosen[:2], theirs[:2]).any()  # two folds say nothing
+    theirs[:, 3] -= np.array([0.5, 0.5, 0.5, 0.5, -0.1])  # far ahead on four folds, behind on one: not clear
+    leads = judge(chosen, theirs)
+    assert [lead.ahead for lead in leads] == [True, True, False, True]
+    assert [lead.clear for lead in leads] == [True, False, False, False]
+    assert leads[1].alike and not leads[3].alike and leads[3].lower_on == 4
+    assert leads[2].alike and leads[2].named  # behind by ~2 % of the RMSE: alike too, said with both figures
+    assert "the model identified's RMSE" in leads[2].line('j3', 'this recording', 1.02, 1.0)
+    line = leads[1].line('j2', "the recording's held-out folds", leads[1].theirs, leads[1].mine, 'score', '')
+    assert 'alike' in line and 'better' not in line and "robot file's own model" in line
+    assert 'lower on 4 of 5' in leads[3].line('j4', 'this recording', 1.0, 2.0)
+    assert not judge(chosen[:2], theirs[:2])[0].clear  # two folds say too little
+    assert 'too few to claim' in judge(chosen[:2], theirs[:2])[0].line('j1', 'this recording', 1.0, 1.2)
+    from dynid.identify.lead import summary_line
+
+    line = summary_line({f'j{k + 1}': leads[k] for k in (1, 2, 3)}, 'held-out folds', 'score')
+    assert "robot file's own model" in line and all(f'j{k}' in line for k in (2, 3, 4)) and 'j1' not in line
+    assert 'alike (within 5 %) on j2' in line and 'ahead on j4' in line and 'lower on 4 of 5 held-out folds' in line
 
 
 def _with_friction(dataset, joint: int, torque):

@@ -10,6 +10,7 @@ from dynid.errors import InputError
 from dynid.identify import constrained
 from dynid.identify.check import mass_matrix_check
 from dynid.identify.file_links import link_names, robot_file_links
+from dynid.identify.lead import LEAD_MARGIN
 from dynid.identify.physical import PhysicalSettings
 from dynid.identify.prior import (
     PRIOR_STD_GRID,
@@ -22,7 +23,7 @@ from dynid.identify.report import write_report
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import LEAD_MARGIN, predict, validate
+from dynid.identify.validate import predict, validate
 from dynid.model import load_robot
 from dynid.model.inertial import (
     cylinder_inertia,

@@ -158,6 +158,8 @@ def _print_rows(label: str, metrics: dict) -> None:
                 line += (f'   {title}: RMSE {number(theirs["rmse"], ".4g"):>8} N·m, fit '
                          f'{number(theirs["nrmse_fit_percent"], ".2f"):>7} %')
         print(line)
+    for note in metrics.get('notes', []):
+        print(f'note: {label}: {note}')
     for warning in metrics.get('warnings', []):
         print(f'warning: {label}: {warning}')
 

@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 
 from dynid.identify.check import fit_warnings
-from dynid.identify.choice import ModelChoice
+from dynid.identify.choice import FOLDS_WHERE, ModelChoice
 from dynid.identify.fit import Fit, physical_not_applicable
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.problem import IdentificationProblem
@@ -45,10 +45,8 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         model['weights'] = noise.to_dict(robot.joint_names)
     if choice is not None:
         model['choice'] = {**choice.to_dict(), 'lines': choice.lines()}
-        warnings += [f'the robot file\'s own model (its links, the friction fitted) predicts held-out stretches of '
-                     f'{joint} better than the model identified (cross-validation score {theirs:.3g} against '
-                     f'{mine:.3g}; dynid validate predicts both)'
-                     for joint, (theirs, mine) in choice.robot_file_ahead.items()]
+        warnings += [lead.line(joint, FOLDS_WHERE, lead.theirs, lead.mine, 'cross-validation score', '')
+                     for joint, lead in choice.robot_file_ahead.items() if lead.clear]
     provenance = {'inputs': model.pop('recordings'), 'filters': model.pop('filters'),
                   'options': {'weight_function': options.weight_function,
                               'weight_constant': options.weight_constant,

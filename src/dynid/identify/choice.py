@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynid.identify.lead import Lead, summary_line
 from dynid.identify.problem import Candidate
 from dynid.identify.stribeck import StribeckExcess
 
@@ -96,6 +97,10 @@ FRICTION_TERMS = ('offset', 'load', 'temperature')
 INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 
 
+#: The rows identify judges the robot file's lead on (:mod:`dynid.identify.lead`).
+FOLDS_WHERE = "the recording's held-out folds"
+
+
 def law_text(terms: tuple[str, ...]) -> str:
     """'coulomb+viscous+offset+load' for a joint's terms."""
     return '+'.join(('coulomb', 'viscous', *terms))
@@ -105,13 +110,14 @@ def law_text(terms: tuple[str, ...]) -> str:
 class ModelChoice:
     """What :func:`choose` decided: per joint the friction terms kept, the method, the columns left out (held at 0,
     ``{name: {'value', 'reason'}}``), the scores of everything tried (``tried``) and the joints the robot file's own
-    model predicts better on the folds (``robot_file_ahead``: joint → (its score, the chosen model's))."""
+    model predicts better or alike on the folds (``robot_file_ahead``: joint → its
+    :class:`dynid.identify.lead.Lead`, the summed fold scores of both)."""
 
     terms: dict[str, tuple[str, ...]]
     method: str
     dropped: dict[str, dict]
     tried: dict = field(default_factory=dict)
-    robot_file_ahead: dict[str, tuple[float, float]] = field(default_factory=dict)
+    robot_file_ahead: dict[str, Lead] = field(default_factory=dict)
     exponents: np.ndarray | None = None  # (n,) the viscous exponents where a joint kept its own (1 elsewhere)
     stribeck: StribeckExcess | None = None  # the Stribeck excess where a joint kept it (Vs, μ; NaN elsewhere)
     consistency: str | None = None  # 'always' where the folds chose physical consistency (None: the auto rule)
@@ -168,6 +174,9 @@ class ModelChoice:
             lines.append(f'physical consistency, cross-validated (it costs {consistency["cost_percent"]:.3g} % of '
                          f'the training χ², above the auto rule\'s limit; summed held-out score): {tried} → '
                          f'{consistency["chosen"].upper().replace("+PHYSICAL", "+physical")}')
+        named = {joint: lead for joint, lead in self.robot_file_ahead.items() if not lead.clear}
+        if named:
+            lines.append(summary_line(named, FOLDS_WHERE, 'cross-validation score'))
         weak = self.tried.get('regularized')
         if weak:
             verdict = ('kept' if weak.get('kept') else f'not kept ({weak.get("reason") or "folds"}): the ordinary '
@@ -183,8 +192,9 @@ class ModelChoice:
     def to_dict(self) -> dict:
         return {'friction_terms': {joint: list(terms) for joint, terms in self.terms.items()}, 'method': self.method,
                 'margin': CHOICE_MARGIN, 'method_margin': METHOD_MARGIN, 'tried': self.tried,
-                'robot_file_ahead': {joint: {'robot_file': a, 'chosen': b}
-                                     for joint, (a, b) in self.robot_file_ahead.items()},
+                'robot_file_ahead': {joint: {'robot_file': lead.theirs, 'chosen': lead.mine, 'folds': lead.pieces,
+                                             'lower_on': lead.lower_on, 'alike': lead.alike, 'clear': lead.clear}
+                                     for joint, lead in self.robot_file_ahead.items()},
                 'exponents': None if self.exponents is None else dict(zip(self.terms, self.exponents.tolist(),
                                                                           strict=True)),
                 'stribeck': None if self.stribeck is None else {

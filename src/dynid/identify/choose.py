@@ -10,8 +10,8 @@ alone); the simplest law within :data:`CHOICE_MARGIN` of the least score is kept
 The method: IRLS's robust row weights (from one reweighting of all rows), then the same MAP on each fold's training
 rows; IRLS is kept where the sum of the joints' scores is lower by more than :data:`METHOD_MARGIN`. Physical
 consistency, where the ``auto`` rule would decline it on all the rows (:func:`_consistency_gate`), by the folds too.
-The robot file's own model is scored on the same folds; a joint it predicts better beyond the folds' spread
-(:func:`dynid.identify.folds.robot_file_lead`) is named.
+The robot file's own model is scored on the same folds; a joint it predicts as well or better is named, by the rule
+validate names it by (:mod:`dynid.identify.lead`: a warning where it is clearly ahead, else a line with the lead).
 
 **Weakly exciting logs** (the diagnose step's gate, :func:`dynid.identify.diagnose.diagnose_equations`): the laws are
 chosen as above on the regularized route (OLS with the prior and consistency ``always``); the model chosen is then
@@ -47,8 +47,9 @@ from dynid.identify.choice import (
 from dynid.identify.constrained import consistent_optimum
 from dynid.identify.diagnose import Findings, Route
 from dynid.identify.fit import consistency_open
-from dynid.identify.folds import Folds, columns_of, restricted, robot_file_lead, robust_row_weights, summed
+from dynid.identify.folds import Folds, columns_of, restricted, robust_row_weights, summed
 from dynid.identify.joint_side import joint_side_choice
+from dynid.identify.lead import judge
 from dynid.identify.prepare import Equations
 from dynid.identify.prior import CROSS_VALIDATION_BLOCKS, ReducedRows
 from dynid.identify.problem import Candidate, IdentificationProblem
@@ -258,14 +259,14 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     theirs_per_fold = folds.robot_file_fold_scores(chosen) if folds.use_prior or any(
         link.in_prior for link in folds.links) else np.full(per_fold.shape, np.nan)
     theirs = summed(theirs_per_fold)
-    lead = robot_file_lead(per_fold, theirs_per_fold)
+    leads = judge(per_fold, theirs_per_fold)
     tried['chosen_per_joint'] = dict(zip(joint_names, scores.tolist(), strict=True))
     tried['robot_file_per_joint'] = dict(zip(joint_names, theirs.tolist(), strict=True))
     tried['prior_relative_std'] = folds.std if folds.use_prior else None
     if regularized is not None:
         _regularized_verdict(regularized, folds, chosen, per_fold, theirs_per_fold)
         tried['regularized'] = regularized
-    ahead = {joint_names[j]: (float(theirs[j]), float(scores[j])) for j in range(n) if lead[j]}
+    ahead = {joint_names[j]: leads[j] for j in range(n) if leads[j].named}
     dropped = _dropped_columns(joint_names, terms, terms_available, columns, held, names)
     exponents = np.array([power[j][0] if 'power' in terms[j] else 1.0 for j in range(n)]) \
         if any('power' in terms[j] for j in range(n)) else None

@@ -29,11 +29,6 @@ from dynid.identify.prior import (
 from dynid.identify.rows import RowGroups
 from dynid.identify.solvers import _robust_scale, robust_weights
 
-#: The robot file's own model is named ahead on a joint where its lead over the folds exceeds this many standard
-#: errors of the paired fold differences (:func:`robot_file_lead`; 2: a one-sided test at about 95 % for 5 folds or
-#: more, ~90 % for 3). The fold scores of two models on the same rows differ by a few tenths of a percent from noise.
-LEAD_STANDARD_ERRORS = 2.0
-
 
 def restricted(rows: ReducedRows, columns: np.ndarray) -> ReducedRows:
     """The same rows with only ``columns`` of W (exact: module docstring)."""
@@ -116,19 +111,6 @@ def summed(per_fold: np.ndarray) -> np.ndarray:
     """(n,) Σ over the folds that scored each joint (NaN: none did)."""
     counted = np.isfinite(per_fold).any(axis=0)
     return np.where(counted, np.nansum(per_fold, axis=0), np.nan)
-
-
-def robot_file_lead(chosen: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    """(n,) whether the robot file's own model leads each joint beyond the folds' spread: over the folds that scored
-    both, the mean of the paired differences d_k = (chosen − robot file)_k exceeds :data:`LEAD_STANDARD_ERRORS` of
-    its standard errors s_d/√K (at least 3 folds). A lead within it is what another split of the same motion could
-    reverse: no claim about the data."""
-    lead = np.zeros(chosen.shape[1], dtype=bool)
-    for j in range(chosen.shape[1]):
-        d = (chosen[:, j] - theirs[:, j])[np.isfinite(chosen[:, j]) & np.isfinite(theirs[:, j])]
-        if d.size >= 3:
-            lead[j] = d.mean() > LEAD_STANDARD_ERRORS * d.std(ddof=1) / np.sqrt(d.size)
-    return lead
 
 
 def robust_row_weights(w: np.ndarray, y: np.ndarray, joints: np.ndarray, function: str,

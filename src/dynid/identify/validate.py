@@ -9,9 +9,10 @@ payload-mass check on validation runs).
 Beside the identified model, the robot file's own model (its link inertias, with the rotor inertias, Coulomb +
 viscous friction and an offset fitted at identification whatever law the result chose: ``prior.robot_file_reference``
 of the result, :mod:`dynid.identify.reference`; a result without it: ``prior.robot_file_model``, the result's law)
-predicts the same rows; every joint the identified model predicts worse gets a warning, where the file's model
-is ahead on each of five contiguous stretches of the joint's rows and by at least 5 % of the result's RMSE: a
-lead of a fraction of a percent, or one that another stretch could reverse, is shown in the table, not claimed.
+predicts the same rows; every joint it predicts better, or alike (within 5 % of the result's RMSE either way), is
+named by the rule identify names a joint by on its folds (:mod:`dynid.identify.lead`): a warning where it is ahead on
+each of five contiguous stretches of the joint's rows and by at least 5 %, else a note (``notes``): alike, or the
+lead with the share of stretches it holds on.
 
 Another robot file (``other``: a vendor's URDF, a colleague's identified one) predicts the same rows too,
 shown beside the result and not judged: its rigid-body torque by its own inverse dynamics (pinocchio's RNEA,
@@ -48,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.lead import Lead, judge, stretch_errors
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.problem import IdentificationProblem, problem_for
 from dynid.identify.read import USED_WARNING_FRACTION, RecordingGaps
@@ -59,11 +61,6 @@ from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings, differentiate
-
-#: Contiguous stretches of a recording's rows per joint on which validate judges whether the robot file's own model
-#: predicts a joint better, and by how much of the result's RMSE at least (:meth:`Prediction._robot_file_ahead`).
-LEAD_STRETCHES = 5
-LEAD_MARGIN = 0.05
 
 
 @dataclass
@@ -86,22 +83,16 @@ class Prediction:
         """The recording's lost samples and the contiguous pieces used."""
         return self.problem.gaps[0]
 
+    def robot_file_leads(self, n: int) -> list[Lead]:
+        """Per joint the robot file's own model against the result on :data:`dynid.identify.lead.LEAD_STRETCHES`
+        contiguous stretches of its rows (:func:`dynid.identify.lead.judge`: the rule identify names a joint by on
+        its folds)."""
+        return judge(stretch_errors(self.measured, self.predicted, self.joints, n),
+                     stretch_errors(self.measured, self.robot_file, self.joints, n))
+
     def _robot_file_ahead(self, n: int) -> np.ndarray:
-        """(n,) whether the robot file's own model predicts each joint's rows better on every one of
-        :data:`LEAD_STRETCHES` contiguous stretches of them (by chance, with two models alike, 1 in 2⁵) and by at
-        least :data:`LEAD_MARGIN` of the result's RMSE over all of them: a lead that another stretch could reverse,
-        or of a fraction of a percent, is shown in the table, not claimed."""
-        ahead = np.zeros(n, dtype=bool)
-        for j in range(n):
-            rows = np.flatnonzero(self.joints == j)
-            if rows.size < 2 * LEAD_STRETCHES:
-                continue
-            mine = (self.measured[rows] - self.predicted[rows]) ** 2
-            theirs = (self.measured[rows] - self.robot_file[rows]) ** 2
-            every = all(np.sum(theirs[k]) < np.sum(mine[k]) for k in np.array_split(np.arange(rows.size),
-                                                                                      LEAD_STRETCHES))
-            ahead[j] = every and np.sqrt(np.mean(theirs)) < (1.0 - LEAD_MARGIN) * np.sqrt(np.mean(mine))
-        return ahead
+        """(n,) whether the robot file's own model is clearly ahead on each joint (:attr:`Lead.clear`)."""
+        return np.array([lead.clear for lead in self.robot_file_leads(n)], dtype=bool)
 
     def metrics(self, joint_names) -> dict:
         """Equation metrics, the share of the recording used (``usage``, its line; ``used_fraction``), ``gaps``
@@ -117,15 +108,13 @@ class Prediction:
         if self.robot_file is not None:
             reference = equation_metrics(self.measured, self.robot_file, self.joints, joint_names, self.left_out)
             metrics['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
-            ahead = self._robot_file_ahead(len(joint_names))
+            leads = self.robot_file_leads(len(joint_names))
             for j, (name, mine) in enumerate(metrics['joints'].items()):
                 theirs = reference['joints'][name]
-                if mine['rmse'] is not None and theirs['rmse'] is not None and mine['rmse'] > theirs['rmse'] \
-                        and ahead[j]:
-                    metrics.setdefault('warnings', []).append(
-                        f'{name}: the identified model predicts this recording worse than the robot file\'s own '
-                        f'model (RMSE {mine["rmse"]:.4g} against {theirs["rmse"]:.4g} N·m, and on each of '
-                        f'{LEAD_STRETCHES} stretches of the recording)')
+                if mine['rmse'] is None or theirs['rmse'] is None or not leads[j].named:
+                    continue
+                line = leads[j].line(name, 'this recording', theirs['rmse'], mine['rmse'])
+                metrics.setdefault('warnings' if leads[j].clear else 'notes', []).append(line)
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
         if self.joint_rows is not None:
