@@ -96,14 +96,12 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
             contact = contact or state[ALARM, j] != 0.0
         for j in range(n):
             ready[j] = False
-            sigma0, stiction, gain = joint[0, j], joint[1, j], joint[3, j]
-            speed = state[SPEED, j]
+            sigma0, stiction, gain, speed = joint[0, j], joint[1, j], joint[3, j], state[SPEED, j]
             decay = np.exp(-gain * dt)
             state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
-            if speed < v_rest:
-                state[REST_TIME, j] += dt  # while others move, it may be breaking away or loaded by them: F_s
+            state[REST_TIME, j] += dt if speed < v_rest else 0.0
             resting = _resting(stiction, state[REST_TIME, j], drift, t_b, snap)
-            if speed < v_rest:
+            if speed < v_rest:  # while others move, it may be breaking away or loaded by them: F_s
                 e = resting if still else stiction
                 if not contact:  # just stopped (snap): what static friction holds at the stop is the baseline at once
                     rate = decay if state[REST_TIME, j] < snap else np.exp(-dt / t_b)
