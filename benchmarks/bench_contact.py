@@ -160,7 +160,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         monitor = monitors(run.payload)
         monitor.set_calibration(calibration)
         out = monitor.run(**run.signals())
-        scores += scoring.score_contacts(run, out, levels, gain)
+        scores += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
         extra += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
         learned_scores += scoring.score_contacts(run, theirs, levels, gain)
@@ -174,7 +174,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         monitor = monitors(run.payload)
         monitor.set_calibration(calibration)
         out = monitor.run(**run.signals())
-        outside += scoring.score_contacts(run, out, levels, gain)
+        outside += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
         outside_alarms[0] += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
         learned_outside += scoring.score_contacts(run, theirs, levels, gain)
@@ -375,6 +375,8 @@ def report(engines, ur10e, lbr, timing, figures, wall) -> None:
         row(f'{p["engine"]}: contacts in the set (motion / rest)', f'{p["in_set_motion"]} / {p["in_set_rest"]}', '')
         row(f'{p["engine"]}: detected in motion [%]', p['detected_motion_percent'], '>= 98')
         row(f'{p["engine"]}: detected at rest [%]', p['detected_rest_percent'], '>= 90')
+        causes = p.get('rest_causes') or {}
+        row(f'{p["engine"]}: at rest on time/late/held/below k/other', '/'.join(str(v) for v in causes.values()), '')
         row(f'{p["engine"]}: delay median / p95 [ms]', f'{p["delay_ms_median"]:.3g} / {p["delay_ms_p95"]:.3g}'
             if p['delay_ms_median'] is not None else None, '<= 5 / 15')
         row(f'{p["engine"]}: false alarms in {p["free_hours"]:.2f} free hours', p['false_alarms'], '<= 1 in 2 h')

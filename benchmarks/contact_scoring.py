@@ -17,6 +17,11 @@
   world, where the wrench from the true τ_ext scores 0. The flange-frame figure is kept beside
   (``wrench_error_flange_frame_*``).
 - **Clearing at rest**: the alarm's end less the contact's end, for the contacts at rest that were detected.
+- **Why at rest** (contacts at rest in the set): detected within :data:`ON_TIME_MS` of L_j or later; or missed with
+  the estimate's change from its rest baseline at the contact's start below L_j on every joint whose true peak
+  reaches L_j (``held``: static friction took the push, the motor current did not carry it), below the rest
+  threshold k_j·σ at the start (``below_threshold``: a contact-free rest, its motion starts included, can move the
+  estimate that far), or above both (``other``: σ raised by the motion the push caused, or the baseline).
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
 """
@@ -30,6 +35,7 @@ import numpy as np
 LATE_S = 0.2
 EARLY_S = 0.05
 LEVEL_SIGMAS = 15.0
+ON_TIME_MS = 15.0
 
 
 @dataclass
@@ -49,6 +55,7 @@ class ContactScore:
     clear_s: float
     true_peak_nm: float
     wrench_error_flange_frame_percent: float = np.nan
+    rest_cause: str = ''
 
 
 def true_sigma(externals: list[np.ndarray]) -> np.ndarray:
@@ -61,9 +68,10 @@ def _window(t: np.ndarray, start: float, end: float) -> slice:
     return slice(int(np.searchsorted(t, start)), int(np.searchsorted(t, end)))
 
 
-def score_contacts(run, output, levels: np.ndarray, gain: float) -> list[ContactScore]:
+def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=None) -> list[ContactScore]:
     """Every contact of ``run`` (a :class:`contact_sim.Run`) against the detector's ``output``
-    (:class:`dynid.contact.monitor.ContactSamples` of the whole run)."""
+    (:class:`dynid.contact.monitor.ContactSamples` of the whole run); ``threshold_rest``: the detector's k_j at rest
+    [σ] (the causes of the misses at rest, module docstring)."""
     t, truth = run.t, run.truth['external_torque']
     detected_spans = [(c.start_s, c.end_s if c.end_s is not None else t[-1]) for c in output.contacts]
     starts = sorted(load.start_s for load in run.loads)
@@ -105,10 +113,27 @@ def score_contacts(run, output, levels: np.ndarray, gain: float) -> list[Contact
                 turn = run.flange_rotation
                 wrench_error = float(np.linalg.norm(turn[late][k_hat] @ estimated[k_hat]
                                                     - turn[window][k_true] @ force[k_true]) / size * 100.0)
-        scores.append(ContactScore(bool(run.resting[window.start]), load.shape, load.duration_s, in_set, on_flange,
-                                   detected, delay, onset, peak_error, wrench_error, clear, float(peaks[joint]),
-                                   flange_frame))
+        resting = bool(run.resting[window.start])
+        cause = _rest_cause(output, window, late, peaks >= levels, levels, threshold_rest, detected, delay) \
+            if resting and in_set else ''
+        scores.append(ContactScore(resting, load.shape, load.duration_s, in_set, on_flange, detected, delay, onset,
+                                   peak_error, wrench_error, clear, float(peaks[joint]), flange_frame, cause))
     return scores
+
+
+def _rest_cause(output, window: slice, late: slice, over: np.ndarray, levels, threshold_rest, detected: bool,
+                delay: float) -> str:
+    """Why a contact at rest in the set was detected late or missed (module docstring)."""
+    if detected:
+        return 'on_time' if delay <= ON_TIME_MS else 'late'
+    before = max(window.start - 1, 0)
+    baseline = output.external[before] - output.estimate[before]
+    change = np.abs(output.external[late] - baseline).max(axis=0)[over]
+    if np.all(change < levels[over]):
+        return 'held'
+    if threshold_rest is not None and np.all(change < (threshold_rest * output.sigma[before])[over]):
+        return 'below_threshold'
+    return 'other'
 
 
 def false_alarms_in_contact_runs(run, output) -> int:
@@ -158,6 +183,8 @@ def summarize(scores: list[ContactScore]) -> dict:
         'wrench_error_flange_frame_percent_p75_motion': quantile(flange_motion, 0.75),
         'alarm_clear_s_max': max(clears) if clears else None,
         'alarm_clear_s_median': quantile(clears, 0.5),
+        'rest_causes': {cause: sum(s.rest_cause == cause for s in rest)
+                        for cause in ('on_time', 'late', 'held', 'below_threshold', 'other')},
         'missed_motion': [dataclass_row(s) for s in motion if not s.detected][:20],
         'missed_rest': [dataclass_row(s) for s in rest if not s.detected][:20],
     }

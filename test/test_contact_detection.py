@@ -84,6 +84,26 @@ def test_a_joint_breaking_away_while_the_others_move_is_no_alarm_and_the_same_to
         if others_move:
             assert samples.sigma[late & (t < 3.3), 0].min() >= 1.0  # F_s = 1 N·m
 
+def test_the_friction_held_at_the_stop_becomes_the_baseline_at_once_and_a_push_after_it_is_seen():
+    """The arm slows down to a stop at 1 s holding 1.5 N·m (kinetic friction that static friction keeps, which the
+    model, seeing no velocity, drops): with the stop snapped (rest_snap_s 0.3 s) d is within 0.1 N·m from 0.4 s after
+    the stop; a baseline following from the stop with T_b = 1 s still leaves 1.5·e^(−1) ≈ 0.55 N·m at 1 s. A 200 ms
+    push of −1.5 N·m at 2 s (against the held friction) is an alarm with the stop snapped (5 σ of its rest level) and
+    not without (the lag takes 0.55 N·m off it, the envelope is larger there)."""
+    t, external, velocity = _signals(4.0, moving=False, sigma=0.01)
+    velocity[t < 1.0] = np.clip(0.5 * (1.0 - t[t < 1.0]) / 0.2, 0.0, 0.5)[:, None]  # slowing down to the stop
+    external[t >= 1.0] += 1.5
+    settings = dict(sigma=0.01, rest_drift=0.2, rest_baseline_s=1.0, threshold=4.0)
+    snapped, contacts = _detector(**settings, rest_snap_s=0.3).run(t, external, velocity)
+    slow, _ = _detector(**settings, rest_snap_s=0.0).run(t, external, velocity)
+    assert np.abs(snapped.estimate[t >= 1.4]).max() < 0.1 and not contacts
+    assert slow.estimate[(t >= 1.99) & (t < 2.0), 0].mean() > 0.45
+    external[(t >= 2.0) & (t < 2.2), 0] -= 1.5
+    _, contacts = _detector(**settings, rest_snap_s=0.3).run(t, external, velocity)
+    assert len(contacts) == 1 and contacts[0].joints == (0,) and contacts[0].start_s == pytest.approx(2.0, abs=0.01)
+    assert not _detector(**settings, rest_snap_s=0.0).run(t, external, velocity)[1]
+
+
 def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
     """σ₀ from steady motion within 5 %; calibrated on 2 minutes for 0.5 alarms per hour, no alarm on them, and a
     rarer rate asks a higher threshold."""

@@ -17,7 +17,9 @@ Per joint j and sample (a compiled loop, state carried between batches):
       E = F_s·exp(−(ω̃/v_s)²)                       moving, ω̃ above v_s/2 within ``recent_motion_s`` (slowing down,
                                                   reversing, stopping: stick-slip)
       E = F_s·(d + (1 − d)·exp(−rest_time/T_b))    at rest, and creeping off a rest (breaking away or pushed: the
-                                                  friction then opposes the motion, its sign known)
+                                                  friction then opposes the motion, its sign known); with the stop
+                                                  snapped (T_s > 0, below) F_s for T_s, then
+                                                  F_s·(d + (1 − d)·exp(−(rest_time − T_s)/T_s))
       E = F_s                                      at rest while another joint moves (the motor may be breaking it
                                                   away before it moves, or the others' motion loads it: its static
                                                   friction takes anything up to F_s)
@@ -27,7 +29,12 @@ Per joint j and sample (a compiled loop, state carried between batches):
   still moves by at rest as the controller settles).
 - **Rest baseline** b: at rest, b follows τ̂_ext with time constant T_b (the friction static friction holds after
   the joint stopped, unknowable from the currents, becomes the baseline); while any joint is in alarm (a contact
-  acts on every joint's torque) it is held; moving, it decays with e^(−K·t) as the observer forgets the stick. The
+  acts on every joint's torque) it is held; moving, it decays with e^(−K·t) as the observer forgets the stick.
+  With ``rest_snap_s`` = T_s > 0, for T_s after the joint stops b follows τ̂_ext with the observer's 1/K: the
+  friction static friction holds at the stop is a step in τ̂_ext (the model's friction falls to zero with the
+  velocity, the joint's does not), which becomes the baseline at once instead of over T_b, and the envelope falls
+  after T_s instead of over T_b. A contact within T_s of a stop is taken into the baseline; the envelope is F_s
+  there, so it was not seen before either. The
   detector's estimate is d = τ̂_ext − b.
 - **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
@@ -59,13 +66,22 @@ STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 
 JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest')
 #: Scalar settings of the kernel, in order.
 SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
-           'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s')
+           'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s',
+           'rest_snap_s')
+
+
+@numba.njit(cache=True)
+def _resting(stiction, rest_time, drift, t_b, snap):
+    """The envelope E at rest (module docstring)."""
+    if snap > 0.0:  # the baseline took the stop's friction within T_s: the envelope falls from then
+        return stiction * (drift + (1.0 - drift) * np.exp(-max(rest_time - snap, 0.0) / snap))
+    return stiction * (drift + (1.0 - drift) * np.exp(-rest_time / t_b))
 
 
 @numba.njit(cache=True)
 def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, state, estimate, sigma, alarm, speeds):
     """The loop of the module docstring over samples (N, n); returns the last sample's time."""
-    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent = scalars
+    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent, snap = scalars
     n = external.shape[1]
     ready = np.zeros(n, dtype=np.bool_)
     for k in range(t.size):
@@ -80,16 +96,16 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
             contact = contact or state[ALARM, j] != 0.0
         for j in range(n):
             ready[j] = False
-            sigma0, stiction, gain = joint[0, j], joint[1, j], joint[3, j]
-            speed = state[SPEED, j]
+            sigma0, stiction, gain, speed = joint[0, j], joint[1, j], joint[3, j], state[SPEED, j]
             decay = np.exp(-gain * dt)
             state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
-            resting = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b))
-            if speed < v_rest:
-                state[REST_TIME, j] += dt  # while others move, it may be breaking away or loaded by them: F_s
-                e = stiction * (drift + (1.0 - drift) * np.exp(-state[REST_TIME, j] / t_b) if still else 1.0)
-                if not contact:
-                    state[BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (external[k, j] - state[BASELINE, j])
+            state[REST_TIME, j] += dt if speed < v_rest else 0.0
+            resting = _resting(stiction, state[REST_TIME, j], drift, t_b, snap)
+            if speed < v_rest:  # while others move, it may be breaking away or loaded by them: F_s
+                e = resting if still else stiction
+                if not contact:  # just stopped (snap): what static friction holds at the stop is the baseline at once
+                    rate = decay if state[REST_TIME, j] < snap else np.exp(-dt / t_b)
+                    state[BASELINE, j] += (1.0 - rate) * (external[k, j] - state[BASELINE, j])
             elif state[SINCE_MOVING, j] < recent:  # slowing down, reversing or stopping: the friction is unsure
                 state[REST_TIME, j] = 0.0
                 e = stiction * np.exp(-(speed / v_s) ** 2)
@@ -161,6 +177,7 @@ class DetectorSettings:
     settle_s: float = 0.3
     settle_band: float = 3.0
     recent_motion_s: float = 0.5
+    rest_snap_s: float = 0.3
 
     def scalars(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in SCALARS])

@@ -35,6 +35,11 @@ class ContactSettings:
                                      high=60.0)
     rest_drift: float = setting(0.2, 'the share of the static friction level that can still move at rest (the '
                                      "controller settling against it)", low=0.0, high=1.0)
+    rest_snap_s: float = setting(0.3, 'this long after a joint stops, its rest baseline follows τ̂_ext as fast as the '
+                                      'observer (the friction static friction holds at the stop becomes the baseline '
+                                      'at once) and then its friction envelope falls with this time constant; 0: the '
+                                      'baseline follows from the stop with rest_baseline_s, the envelope falls with '
+                                      'it', unit='s', low=0.0, high=5.0)
     settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within the static friction '
                                    'level ends (static friction holds what is left)', unit='s', low=0.01, high=10.0)
     settle_band: float = setting(3.0, 'steady: within this many σ of itself', low=0.1, high=100.0)
@@ -57,7 +62,7 @@ class ContactSettings:
             stiction_velocity=self.stiction_velocity, rest_baseline_s=self.rest_baseline_s,
             rest_drift=self.rest_drift, persistence_s=self.persistence_s, hysteresis=self.hysteresis,
             release_s=self.release_s, settle_s=self.settle_s, settle_band=self.settle_band,
-            recent_motion_s=self.recent_motion_s)
+            recent_motion_s=self.recent_motion_s, rest_snap_s=self.rest_snap_s)
 
     def gain(self, rate_hz: float) -> float:
         """K [1/s] at a sample rate [Hz]: the setting, or 100 1/s capped at a quarter of the rate."""
