@@ -27,9 +27,6 @@ from dynid.model.robot import RobotModel
 #: A joint's gravity scale is judged where its file gravity torque varies over the recorded poses (its standard
 #: deviation; its RMS where the law has no offset) by at least this many times the training RMSE of the joint [-].
 GRAVITY_SPREAD_NOISE = 3.0
-#: An offset and a joint's gravity torque are alike on the recordings where the gravity torque's standard deviation
-#: over the recorded poses is below this share of its RMS [-] (:func:`offset_gravity_split`).
-OFFSET_GRAVITY_ALIKE = 0.1
 
 
 def gravity_scale_check(result, robot: RobotModel, q: np.ndarray, settings: EffortCheckSettings | None = None,
@@ -78,9 +75,10 @@ def offset_gravity_split(result, robot: RobotModel, q: np.ndarray, base=None) ->
     (a motion about one pose) the gravity torque is nearly one too, and the two columns nearly collinear: the data
     alone can put the joint's gravity into its offset (a UR5e moved by multi-sines of 0.08 rad about its home pose,
     fitted without the prior: shoulder and elbow gravity 0.67–0.80× the truth's on other poses). Such a joint is one
-    whose robot-file gravity torque varies over the poses (its standard deviation) by less than
-    :data:`OFFSET_GRAVITY_ALIKE` of its RMS (the columns' cosine above 0.995) and whose gravity is not negligible
-    (1 % of the largest joint's). Each split gives that spread [%] and the identified gravity's mean over the
+    whose gravity the recordings cannot measure apart from a constant, by the rule :func:`gravity_scale_check` uses:
+    its robot-file gravity torque varies over the poses (its standard deviation) by less than
+    :data:`GRAVITY_SPREAD_NOISE` times the joint's training RMSE, and is not negligible (1 % of the largest joint's
+    RMS). Each split gives that spread [% of the gravity torque's RMS] and the identified gravity's mean over the
     poses against the file's (``gravity_ratio``: what the offset left to gravity) and ``decided_by``: the robot
     file's prior where the result used one (its weight chosen by cross-validation), else the data. The warning
     is given where the data decided, or where the split leaves gravity outside ``[0.5, 2]`` times the file's."""
@@ -94,10 +92,11 @@ def offset_gravity_split(result, robot: RobotModel, q: np.ndarray, base=None) ->
     identified = RigidBodyTorque(result, robot, base=base)(q, zeros, zeros)
     rms = np.sqrt(np.mean(file_gravity ** 2, axis=0))
     spread = np.std(file_gravity, axis=0)
+    noise = _training_rmse(result, robot.joint_names)
     decided_by = "the robot file's prior" if result.prior_used else 'the data'
     splits = {}
     for j, joint in enumerate(robot.joint_names):
-        if offsets[j] and rms[j] > 0.01 * rms.max() and spread[j] < OFFSET_GRAVITY_ALIKE * rms[j]:
+        if offsets[j] and rms[j] > 0.01 * rms.max() and spread[j] < GRAVITY_SPREAD_NOISE * noise[j]:
             mean = float(np.mean(file_gravity[:, j]))
             splits[joint] = {'gravity_spread_percent': float(100.0 * spread[j] / rms[j]),
                              'gravity_ratio': float(np.mean(identified[:, j]) / mean), 'decided_by': decided_by}
