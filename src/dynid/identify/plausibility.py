@@ -81,7 +81,9 @@ def offset_gravity_split(result, robot: RobotModel, q: np.ndarray, base=None) ->
     RMS). Each split gives that spread [% of the gravity torque's RMS] and the identified gravity's mean over the
     poses against the file's (``gravity_ratio``: what the offset left to gravity) and ``decided_by``: the robot
     file's prior where the result used one (its weight chosen by cross-validation), else the data. The warning
-    is given where the data decided, or where the split leaves gravity outside ``[0.5, 2]`` times the file's."""
+    is given where the data decided, or where the split leaves gravity outside ``[0.5, 2]`` times the file's; its
+    remedy names the prior by its field, ``{prior}``, which the front end spells
+    (:data:`dynid.identify.workflow.ADVISED_FIELDS`)."""
     from dynid.identify.torque import RigidBodyTorque
 
     offsets = _offset_joints(result, robot.n)
@@ -104,7 +106,7 @@ def offset_gravity_split(result, robot: RobotModel, q: np.ndarray, base=None) ->
            if not result.prior_used or not 0.5 <= split['gravity_ratio'] <= 2.0}
     if not off:
         return splits, None
-    remedy = ('identify with the robot file\'s prior (without --no-prior) to decide it, or record poses farther apart'
+    remedy = ('identify with the robot file\'s prior ({prior}) to decide it, or record poses farther apart'
               if not result.prior_used else 'record poses farther apart (dynid excite --optimize)')
     return splits, (f'these recordings cannot tell the offset from gravity on {", ".join(off)} (gravity torque '
                     'varies by ' + ', '.join(f'{split["gravity_spread_percent"]:.2g} %' for split in off.values())

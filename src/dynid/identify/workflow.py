@@ -154,8 +154,9 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
 
 
 #: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
-#: :mod:`dynid.identify.drive_gains`): spelled as the front end's ``spelling`` says before the result is kept
-ADVISED_FIELDS = ('fix_drive_gain', 'payload_com')
+#: :mod:`dynid.identify.drive_gains`; the prior, :func:`dynid.identify.plausibility.offset_gravity_split`): spelled
+#: as the front end's ``spelling`` says before the result is kept
+ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior')
 
 
 def _filters_of(recordings: Sequence[RecordingInput], identification: Identification) -> dict:
