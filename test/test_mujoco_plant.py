@@ -176,7 +176,7 @@ def test_sim_node_engine_mujoco_publishes_and_follows(module_ros_domain):
     domain = module_ros_domain
     process = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'engine:=mujoco', 'payload_mass:=1.0'))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    probe = Probe(domain)
+    probe = Probe(domain, reliability='reliable')  # every sample checked: of the plant, not of the transport
     try:
         assert probe.wait_for(lambda: all(len(s) > 3 * RATE for s in probe.stamps.values()), 180.0), \
             'sim_node (mujoco) did not publish'

@@ -30,7 +30,9 @@ def sim(module_ros_domain):
     domain = module_ros_domain
     process = start_node('sim_node', domain, *parameters(f'rate:={RATE}', 'seed:=1'))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    probe = Probe(domain)
+    # read reliable, as the twin publishes: every sample is checked, and a test process starved on a busy machine
+    # must not lose what best effort would drop (the check is of the twin, not of the transport)
+    probe = Probe(domain, reliability='reliable')
     try:
         assert probe.wait_for(lambda: len(probe.stamps['joint_states']) > 10, 120.0), 'sim_node did not publish'
         yield process, probe
