@@ -1,17 +1,21 @@
 """Contact detection (σ, hysteresis, rest baseline), its calibration and the flange wrench."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from builders import own_model_result
 from dynid.contact.calibration import calibrate
-from dynid.contact.detection import ContactDetector, DetectorSettings
+from dynid.contact.detection import ContactDetector
 from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
+from dynid.contact.settings import ContactSettings
 from dynid.contact.wrench import FlangeWrench
 from dynid.errors import InputError
 from dynid.sim.contacts import ContactLoad, ContactSchedule
 
 RATE = 1000.0
+DETECTOR = ContactSettings().detector()  # the detector's defaults
 
 
 def _signals(seconds, moving=True, seed=0, n=3, sigma=0.1):
@@ -23,7 +27,7 @@ def _signals(seconds, moving=True, seed=0, n=3, sigma=0.1):
 
 def _detector(n=3, sigma=0.1, stiction=1.0, threshold=6.0, **settings):
     return ContactDetector(np.full(n, sigma), np.full(n, stiction), np.full(n, threshold), np.full(n, 100.0),
-                           DetectorSettings(**settings))
+                           dataclasses.replace(DETECTOR, **settings))
 
 
 def test_a_contact_in_motion_is_one_alarm_with_its_start_end_peak_and_distal_joint():
@@ -112,11 +116,11 @@ def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
         t, external, velocity = _signals(30.0, seed=seed, sigma=0.3)
         runs.append((t, external, velocity, None))
     n = 3
-    loose = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.5)
-    strict = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.01)
+    loose = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.5, DETECTOR)
+    strict = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.01, DETECTOR)
     np.testing.assert_allclose(loose.sigma0, 0.3, rtol=0.05)
     assert np.all(loose.threshold > loose.largest_z) and np.all(strict.threshold >= loose.threshold)
-    detector = ContactDetector(loose.sigma0, np.zeros(n), loose.threshold, np.full(n, 100.0),
+    detector = ContactDetector(loose.sigma0, np.zeros(n), loose.threshold, np.full(n, 100.0), DETECTOR,
                                threshold_rest=loose.threshold_rest)
     assert all(not detector.run(*run[:3])[1] for run in runs)
 
@@ -124,7 +128,8 @@ def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
 def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_path):
     monitor = ContactMonitor(own_model_result(ur5e), ur5e)
     t, external, velocity = _signals(20.0, n=ur5e.n)
-    calibration = calibrate([(t, external, velocity, None)], np.full(6, 1.0), np.zeros(6), np.full(6, 100.0), 0.5)
+    calibration = calibrate([(t, external, velocity, None)], np.full(6, 1.0), np.zeros(6), np.full(6, 100.0), 0.5,
+                            DETECTOR)
     path = tmp_path / 'calibration.yaml'
     save_calibration(calibration, path, ur5e, monitor.settings)
     loaded = load_calibration(path, ur5e)

@@ -94,7 +94,7 @@ def steady_sigma(external: list[np.ndarray], speed: list[np.ndarray], stiction_v
 
 
 def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.ndarray, rate_per_hour: float,
-              settings: DetectorSettings | None = None) -> Calibration:
+              settings: DetectorSettings) -> Calibration:
     """Per-joint σ₀ and thresholds from contact-free ``runs`` (module docstring).
 
     Args:
@@ -104,7 +104,6 @@ def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.nda
         stiction: F_s per joint [N·m]. gain: the observer's K [1/s]. rate_per_hour: the stated false-alarm rate
             of the whole arm [1/h].
     """
-    settings = settings or DetectorSettings()
     n = len(sigma0)
     speeds, externals, hours = [], [], 0.0
     for t, external, velocity, theta in runs:

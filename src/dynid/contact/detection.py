@@ -163,21 +163,21 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
 
 @dataclass(frozen=True)
 class DetectorSettings:
-    """The detector's constants (module docstring); units in the names. Front ends take them from
-    :class:`dynid.contact.settings.ContactSettings`."""
+    """The detector's constants (module docstring); units in the names. Made by
+    :meth:`dynid.contact.settings.ContactSettings.detector`, where their defaults, ranges and descriptions are."""
 
-    velocity_filter_s: float = 0.02
-    rest_velocity: float = 0.01
-    stiction_velocity: float = 0.05
-    rest_baseline_s: float = 1.0
-    rest_drift: float = 0.2
-    persistence_s: float = 0.003
-    hysteresis: float = 0.6
-    release_s: float = 0.02
-    settle_s: float = 0.3
-    settle_band: float = 3.0
-    recent_motion_s: float = 0.5
-    rest_snap_s: float = 0.3
+    velocity_filter_s: float
+    rest_velocity: float
+    stiction_velocity: float
+    rest_baseline_s: float
+    rest_drift: float
+    persistence_s: float
+    hysteresis: float
+    release_s: float
+    settle_s: float
+    settle_band: float
+    recent_motion_s: float
+    rest_snap_s: float
 
     def scalars(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in SCALARS])
@@ -231,9 +231,8 @@ class ContactDetector:
         settings: :class:`DetectorSettings`.
     """
 
-    def __init__(self, sigma0, stiction, threshold, gain, settings: DetectorSettings | None = None,
-                 threshold_rest=None) -> None:
-        self.settings = settings or DetectorSettings()
+    def __init__(self, sigma0, stiction, threshold, gain, settings: DetectorSettings, threshold_rest=None) -> None:
+        self.settings = settings
         rest = threshold if threshold_rest is None else threshold_rest
         self.joint = np.array([np.asarray(v, dtype=float) * np.ones(len(np.atleast_1d(sigma0)))
                                for v in (sigma0, stiction, threshold, gain, rest)])

@@ -3,7 +3,7 @@ contact_node's parameters, config files)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from dynid.contact.detection import DetectorSettings
 from dynid.settings import check_settings, setting
@@ -56,13 +56,8 @@ class ContactSettings:
         return self
 
     def detector(self) -> DetectorSettings:
-        """The detector's constants."""
-        return DetectorSettings(
-            velocity_filter_s=self.velocity_filter_s, rest_velocity=self.rest_velocity,
-            stiction_velocity=self.stiction_velocity, rest_baseline_s=self.rest_baseline_s,
-            rest_drift=self.rest_drift, persistence_s=self.persistence_s, hysteresis=self.hysteresis,
-            release_s=self.release_s, settle_s=self.settle_s, settle_band=self.settle_band,
-            recent_motion_s=self.recent_motion_s, rest_snap_s=self.rest_snap_s)
+        """The detector's constants: its fields, as set here."""
+        return DetectorSettings(**{f.name: getattr(self, f.name) for f in fields(DetectorSettings)})
 
     def gain(self, rate_hz: float) -> float:
         """K [1/s] at a sample rate [Hz]: the setting, or 100 1/s capped at a quarter of the rate."""
