@@ -156,6 +156,11 @@ def call(client, timeout: float = 60.0, wait: float = 30.0):
 #: and on a shared 2-core machine at load 15–18 the five processes of ``dynid bringup --estimator`` took
 #: 40–65 s to log that they run.
 STARTUP_S = 300.0
+#: Deadline [s] for node processes to end after Ctrl-C before they are sent SIGTERM: six nodes stopping at once
+#: took 0.8–1.6 s each at load 2 on this 2-core machine, so at load 10–14 they can pass the 10 s a user's
+#: ``dynid bringup`` waits (:data:`dynid.ros.runner.INTERRUPT_WAIT_S`); a SIGTERM then ends a node with -2 or -15,
+#: a failure of the machine's load, not of the nodes.
+STOP_S = 60.0
 
 
 class ProcessOutput:

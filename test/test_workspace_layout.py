@@ -32,7 +32,7 @@ import pytest
 import rclpy
 import yaml
 
-from dds_helpers import STARTUP_S, ProcessOutput, environment, wait_until
+from dds_helpers import STARTUP_S, STOP_S, ProcessOutput, environment, wait_until
 from dynid.model.robots import example_robot_path
 from dynid.ros.runner import NODES, interrupt_processes
 
@@ -162,7 +162,7 @@ def test_every_node_starts_in_the_workspace_with_the_vendors_description(workspa
         assert up()
     finally:
         rclpy.shutdown(context=context)
-        codes = interrupt_processes(processes)
+        codes = interrupt_processes(processes, timeout_s=STOP_S)
     texts = {node: out.finish() for node, out in zip(NODES, outputs, strict=True)}
     assert codes == [0] * len(NODES), {node: text[-1500:] for node, text in texts.items()}
     for node, text in texts.items():
