@@ -17,6 +17,10 @@ motor 5's held-out rows (the last 30 % of the log) it gives:
 - ``opposite_share``: on the moving rows (|q̇5|, |q̇6| > 0.05 rad/s) of the training and the held-out part, the
   share where q̇6 turns against q̇5 (the wrist's two motors then turn the joint-side stage fast while θ̇6 stays
   small), and ``residual_correlation``: of the two models' motor-5 residuals on the held-out rows;
+- ``scatter``: how far the two held-out figures lie apart against the scatter of motor 5's held-out rows
+  (:func:`_scatter`): which decimated rows they are, the strokes they make (runs of one sign of q̇5) with both RMSEs
+  on each, and a moving-block bootstrap of the rows (Künsch 1989; blocks of 4 and 12 rows, 80–240 ms) giving the
+  90 % interval of the ratio dynid/FIGAROH and the share of resamples where dynid is not behind;
 - ``joint_4_robot_file``: joint 4, which identify's folds give to the robot file's own model (:func:`_joint_4`).
 """
 
@@ -66,7 +70,33 @@ def _rows(result, robot, drives, dataset) -> dict:
         out['friction'].append(prediction.design[mine][:, rigid:] @ values[rigid:])
         out['regressor'].append(theirs[keep[:, k], k])
     out['dq'] = states[keep[:, MOTOR]]
+    out['kept'] = np.flatnonzero(keep[:, MOTOR])
+    out['rows'] = len(keep)
     return out
+
+
+#: the moving-block bootstrap of :func:`_scatter`: block lengths [decimated rows], resamples, seed
+BLOCKS, RESAMPLES, SEED = (4, 12), 4000, 0
+
+
+def _scatter(mine: np.ndarray, theirs: np.ndarray, kept: np.ndarray, rows: int, dq5: np.ndarray) -> dict:
+    """Motor 5's held-out errors [N·m] of dynid (``mine``) and FIGAROH (``theirs``) against the scatter of their
+    rows (module docstring): ``kept`` the decimated rows of the held-out part (of ``rows``) motor 5 keeps, ``dq5``
+    its velocity there [rad/s]."""
+    ratio = _rmse(mine) / _rmse(theirs)
+    bounds = np.flatnonzero((np.diff(kept) != 1) | (np.diff(np.sign(dq5)) != 0)) + 1
+    strokes = [{'rows': [int(kept[part[0]]), int(kept[part[-1]])], 'dq5_peak': float(dq5[part][np.argmax(np.abs(
+        dq5[part]))]), 'dynid': _rmse(mine[part]), 'figaroh': _rmse(theirs[part])}
+               for part in np.split(np.arange(len(kept)), bounds)]
+    rng, n, bootstrap = np.random.default_rng(SEED), len(mine), {}
+    for block in BLOCKS:
+        starts = rng.integers(0, n - block + 1, size=(RESAMPLES, -(-n // block)))
+        picked = (starts[:, :, None] + np.arange(block)).reshape(RESAMPLES, -1)[:, :n]
+        ratios = np.sqrt(np.mean(mine[picked] ** 2, axis=1) / np.mean(theirs[picked] ** 2, axis=1))
+        bootstrap[f'block_{block}'] = {'ratio_90_percent': np.percentile(ratios, [5, 95]).tolist(),
+                                       'share_dynid_not_behind': float(np.mean(ratios <= 1.0))}
+    return {'rows': {'kept': int(n), 'of': int(rows), 'first': int(kept[0]), 'last': int(kept[-1])},
+            'ratio': float(ratio), 'strokes': strokes, 'block_bootstrap': bootstrap}
 
 
 def _wls(regressors: list[np.ndarray], measured: list[np.ndarray]) -> np.ndarray:
@@ -122,6 +152,7 @@ def joint5(root: Path, folder: Path) -> dict:
                              'figaroh': figaroh_friction},
         'opposite_share': {'training': _opposite_share(fitted['dq']), 'held_out': _opposite_share(scored['dq'])},
         'residual_correlation': float(np.corrcoef(measured - mine, measured - theirs)[0, 1]),
+        'scatter': _scatter(measured - mine, measured - theirs, scored['kept'], scored['rows'], scored['dq'][:, MOTOR]),
         'joint_4_robot_file': _joint_4(result, robot, drives, held)}
 
 
