@@ -44,9 +44,10 @@ Per joint j and sample (a compiled loop, state carried between batches):
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
   ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
   stop); off when z < ``hysteresis`` × k_j for ``release_s`` (at least two samples), or, with the arm at rest, when
-  on every joint still in alarm d has stayed within ``settle_band`` σ of itself for ``settle_s`` and |d| ≤ F_s: a
+  on every joint still in alarm d has stayed within ``settle_band`` σ of itself for ``settle_s`` and |d| ≤ 2·F_s: a
   push has gone and static friction holds what is left (an offset that can not be told from a steady push of that
-  size), which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the observer's settling
+  size; static friction held anything within ±F_s before the push and after it, so the change is within 2·F_s),
+  which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the observer's settling
   after the force goes away. A joint at rest whose alarm ends counts as just stopped (``rest_time`` 0): after a push
   static friction holds a new offset, which the snapped baseline takes as it takes a stop's.
 
@@ -154,7 +155,7 @@ def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, sc
                     state[STEADY_S, j] += dt
                 else:
                     state[STEADY_S, j], state[STEADY_REF, j] = 0.0, d
-                ready[j] = state[STEADY_S, j] >= settle and abs(d) <= stiction
+                ready[j] = state[STEADY_S, j] >= settle and abs(d) <= 2.0 * stiction
                 if state[BELOW_N, j] >= 2.0 and state[BELOW_S, j] >= release:
                     _end_alarm(state, j, speed < v_rest)
             estimate[k, j] = d

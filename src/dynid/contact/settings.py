@@ -44,8 +44,9 @@ class ContactSettings:
                                             'the reference velocity of a joint exceeds this: the motor may be breaking '
                                             'it away (the motion threshold and static friction\'s whole envelope then)',
                                       unit='rad/s', low=0.0, high=1.0)
-    settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within the static friction '
-                                   'level ends (static friction holds what is left)', unit='s', low=0.01, high=10.0)
+    settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within twice the static '
+                                   'friction level ends (static friction holds what is left: anything within ±F_s '
+                                   'before the push and after it)', unit='s', low=0.01, high=10.0)
     settle_band: float = setting(3.0, 'steady: within this many σ of itself', low=0.1, high=100.0)
     recent_motion_s: float = setting(0.5, 'a joint slower than half the stiction velocity is slowing down or reversing '
                                           '(its friction unsure) this long after it was faster, and creeping off a '
