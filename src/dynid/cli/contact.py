@@ -37,10 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--report', default=None, metavar='DIR',
                         help='write a page: τ̂_ext and its thresholds per joint over time, the contacts')
     parser.add_argument('--json', action='store_true', help='print the contacts as JSON instead of text')
-    parser.add_argument('--reference', action=argparse.BooleanOptionalAction, default=True,
-                        help="take the commanded velocity from the trajectories a recording holds on the controller's "
-                             'joint_trajectory_controller/joint_trajectory topic (default: where it holds them): the '
-                             'arm is not at rest while a motion is commanded (docs/methods/contact.md)')
     add_effort_argument(parser)
     add_settings_arguments(parser, ContactSettings, 'observer and detection (docs/methods/contact.md)')
 
@@ -96,14 +92,14 @@ def run(args: argparse.Namespace) -> int:
     calibration = load_calibration(args.calibration, robot) if args.calibration else None
     monitor.set_calibration(calibration)
     if args.calibrate:
-        calibration = monitor.calibrate([{**_signals(read(bag), bag, args.reference), 'what': bag}
+        calibration = monitor.calibrate([{**_signals(read(bag), bag, settings.reference), 'what': bag}
                                          for bag in args.calibrate])
         if args.save_calibration:
             save_calibration(calibration, args.save_calibration, robot, settings, args.params)
     recordings = []
     for bag, dataset in datasets.items():
         monitor.reset()
-        signals = _signals(dataset, bag, args.reference, calibration)
+        signals = _signals(dataset, bag, settings.reference, calibration)
         samples = monitor.run(**signals, what=bag)
         contacts = [c.to_dict(robot.joint_names) for c in samples.contacts]
         for c, contact in zip(samples.contacts, contacts, strict=True):

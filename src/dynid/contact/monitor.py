@@ -116,7 +116,7 @@ class ContactMonitor:
         where it is not known (:class:`ContactSettings` ``command_velocity``)."""
         observed, theta = self.observe(t, q, dq, current, tau, dtheta, temperature, friction, what)
         detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta,
-                                               reference_velocity)
+                                               reference_velocity if self.settings.reference else None)
         out = ContactSamples(observed.t, observed.external, detected.estimate, detected.sigma, detected.alarm,
                              detected.speed, contacts=contacts)
         if self.wrench is not None:
@@ -133,7 +133,8 @@ class ContactMonitor:
             run = dict(run)
             reference = run.pop('reference_velocity', None)
             samples, theta = self.observe(**run)
-            observed.append((samples.t, samples.external, samples.velocity, theta, reference))
+            observed.append((samples.t, samples.external, samples.velocity, theta,
+                             reference if self.settings.reference else None))
         calibration = calibrate(observed, self.result_sigma, self.stiction, self.gain, self.settings.false_alarm_rate,
                                 self.settings.detector())
         self.reset()

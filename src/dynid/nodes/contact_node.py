@@ -72,7 +72,7 @@ class ContactNode(Node):
         self.intake = StateIntake(self, intake, on_samples=self._on_samples, joint_names=robot.joint_names,
                                   required=('joint_currents',) if monitor.model.torque_source == 'current' else (),
                                   robot=robot)
-        if node.reference_topic:
+        if node.reference_topic and monitor.settings.reference:
             self.create_subscription(JointTrajectory, node.reference_topic, self._on_reference, 10)
         self.intake.start()
         self.get_logger().info(f'contacts of {robot.name}: observer K = {monitor.gain[0]:g} 1/s, thresholds '
