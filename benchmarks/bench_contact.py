@@ -69,7 +69,13 @@ def _monitors(result, robot, settings):
     return get
 
 
-def _calibration(robot, engine, result, settings, runs: int):
+def commanded(run, reference: bool):
+    """The run's commanded joint velocity [rad/s] (the controller's reference at its samples, as a deployment reads it
+    from the trajectory it sends), or None with ``reference`` off (a recording without one)."""
+    return run.reference['dq'] if reference and run.reference.get('dq') is not None else None
+
+
+def _calibration(robot, engine, result, settings, runs: int, reference: bool = True):
     """Calibration runs: the monitor's calibration, the levels L_j and the learned baseline's training data."""
     source = result.model['torque_source']
     truth_result = sim.true_model_result(robot, source)
@@ -81,7 +87,7 @@ def _calibration(robot, engine, result, settings, runs: int):
         monitor = monitors(run.payload)
         monitor.reset()
         samples, theta = monitor.observe(**run.signals())
-        observed.append((samples.t, samples.external, samples.velocity, theta))
+        observed.append((samples.t, samples.external, samples.velocity, theta, commanded(run, reference)))
         truth = ContactMonitor(truth_result, robot, settings, sim.RATE_HZ, payload=run.payload, wrench=False)
         friction = run.truth['friction'] if source != 'joint_torque' else None  # none after the gear
         truths.append(truth.observe(**run.signals(), friction=friction)[0].external)
@@ -127,14 +133,16 @@ def _learned_samples(residual, run, calibration, gain, settings, n):
                           contacts=contacts)
 
 
-def engine_part(name: str, robot, folder: Path, settings: ContactSettings, counts: dict) -> dict:
+def engine_part(name: str, robot, folder: Path, settings: ContactSettings, counts: dict,
+                reference: bool = True) -> dict:
     """Part 1 on one plant (module docstring); ``name`` 'twin_torque' is the twin identified from, and observed on,
     its link-side joint torque sensors (as an arm with torque sensors is) instead of its currents."""
     engine, torque = ('twin', 'joint_torque') if name == 'twin_torque' else (name, None)
     sim.say(f'{name}: identifying from the optimized excitation')
     result = IdentificationResult.load(sim.identified_plant(engine, folder, torque))
     sim.say(f'{engine}: {counts["calibration"]} calibration runs')
-    monitors, calibration, levels, training = _calibration(robot, engine, result, settings, counts['calibration'])
+    monitors, calibration, levels, training = _calibration(robot, engine, result, settings, counts['calibration'],
+                                                           reference)
     residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
     del training
     gain = float(monitors(None).gain[0])
@@ -146,7 +154,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                                sim.PAYLOADS[(k + 1) % 3], 20.0 + (3 * k) % 11)
         monitor = monitors(run.payload)
         monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals())
+        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
         free_hours += run.hours
         alarms += len(out.contacts)
         where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
@@ -159,7 +167,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                                sim.PAYLOADS[(k + 2) % 3], 20.0 + (7 * k) % 11)
         monitor = monitors(run.payload)
         monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals())
+        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
         scores += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
         extra += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
@@ -173,13 +181,14 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                                OUTSIDE_PAYLOAD, OUTSIDE_TEMPERATURE_C)
         monitor = monitors(run.payload)
         monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals())
+        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
         outside += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
         outside_alarms[0] += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
         learned_outside += scoring.score_contacts(run, theirs, levels, gain)
         outside_alarms[1] += scoring.false_alarms_in_contact_runs(run, theirs)
-    obstacle = _obstacles(robot, monitors, calibration, counts['obstacles']) if engine == 'mujoco' else None
+    obstacle = _obstacles(robot, monitors, calibration, counts['obstacles'], reference) if engine == 'mujoco' \
+        else None
     summary = scoring.summarize(scores)
     learned_summary = scoring.summarize(learned_scores)
     keys = ('in_set', 'detected_motion_percent', 'detected_rest_percent', 'delay_ms_median',
@@ -202,7 +211,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                                      'delay_ms_p95', 'peak_error_percent_median', 'peak_error_percent_p75')}}}
 
 
-def _obstacles(robot, monitors, calibration, count: int) -> dict:
+def _obstacles(robot, monitors, calibration, count: int, reference: bool = True) -> dict:
     """Obstacles in the tool's path on the MuJoCo plant: hits (true contact torque above 1 N·m) and alarms."""
     hits, detected, delays = 0, 0, []
     for k in range(count):
@@ -221,7 +230,7 @@ def _obstacles(robot, monitors, calibration, count: int) -> dict:
         hits += 1
         monitor = monitors(None)
         monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals())
+        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
         first = run.t[touching[0]]
         alarms = [c.start_s for c in out.contacts if first - 0.05 <= c.start_s <= run.t[touching[-1]] + 0.2]
         if alarms:
@@ -282,6 +291,9 @@ def main(argv=None) -> dict:
     parser.add_argument('--settings', default='', help="ContactSettings fields to change, e.g. 'rest_velocity=0.01'")
     parser.add_argument('--counts', default='', help='runs of each kind instead of the defaults, e.g. '
                                                      "'calibration=10,free=20,contacts=5,obstacles=2'")
+    parser.add_argument('--without-reference', action='store_true',
+                        help="the detector without the controller's reference (as on a recording without one): the "
+                             'rest threshold then also covers the breakaway before each motion')
     parser.add_argument('--work', type=Path, default=None, help='keep the derived files here (default: temporary)')
     parser.add_argument('--intake-seconds', type=float, default=30.0,
                         help='contact_node at 1 kHz beside sim_node for this long, its intake counting losses '
@@ -307,7 +319,7 @@ def main(argv=None) -> dict:
     with tempfile.TemporaryDirectory() as temporary:
         folder = args.work or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
-        engines = {name: engine_part(name, robot, folder, settings, counts[name])
+        engines = {name: engine_part(name, robot, folder, settings, counts[name], not args.without_reference)
                    for name in filter(None, args.engines.split(','))}
         ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings)
         lbr = contact_real.lbr(args.lbr, folder, settings)
@@ -316,7 +328,8 @@ def main(argv=None) -> dict:
     timing = speed(settings)
     figures = combine(engines, ur10e, lbr, timing)
     report(engines, ur10e, lbr, timing, figures, time.perf_counter() - started)
-    detail = {'engines': engines, 'ur10e': ur10e, 'lbr': lbr, 'timing': timing, 'settings': vars(settings)}
+    detail = {'engines': engines, 'ur10e': ur10e, 'lbr': lbr, 'timing': timing, 'settings': vars(settings),
+              'reference': not args.without_reference}
     print(json.dumps({'detail': detail}, default=float), file=sys.stderr)
     print(json.dumps(figures, default=float))
     return figures

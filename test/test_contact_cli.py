@@ -36,9 +36,31 @@ def test_the_truth_is_beside_the_bag_and_the_contact_is_found_on_the_flange(reco
     contacts = json.loads(run.stdout)['recordings'][0]['contacts']
     assert any(1.5 <= c['start_s'] <= 1.6 for c in contacts), contacts
     assert (recordings / 'page' / 'index.html').is_file() and (recordings / 'calibration.yaml').is_file()
+    assert json.loads(run.stdout)['recordings'][0]['reference'] is True
+    assert json.loads(run.stdout)['calibration']['with_reference'] is True
     again = run_dynid('contact', recordings / 'hit', '--params', result, '--calibration',
                       recordings / 'calibration.yaml')
-    assert again.returncode == 0 and 'most distal' in again.stdout
+    assert again.returncode == 0 and 'most distal' in again.stdout and 'warning' not in again.stderr
+    blind = run_dynid('contact', recordings / 'hit', '--params', result, '--calibration',
+                      recordings / 'calibration.yaml', '--no-reference')
+    assert blind.returncode == 0 and 'no commanded velocity' in blind.stdout
+    assert 'calibrated with one' in blind.stderr
+
+
+def test_the_commanded_velocity_of_a_recording_is_the_trajectories_it_recorded(recordings, ur5e):
+    """dynid simulate records the twin's reference on the controller's topic: replayed at the samples it follows
+    the measured velocity (the controller tracks it) and is zero where the arm rests at the end."""
+    from dynid.cli.reading import read_bag
+    from dynid.contact.command import recorded_velocity
+    from dynid.io.trajectories import read_trajectories
+
+    dataset = read_bag(recordings / 'free', ur5e, None, check=False)
+    trajectories = read_trajectories(recordings / 'free', ur5e.joint_names)
+    assert trajectories and all(t is None or t.joint_names == ur5e.joint_names for _, _, t in trajectories)
+    commanded = recorded_velocity(dataset.t, dataset.q, dataset.source['start_ns'], trajectories, ur5e.joint_names)
+    assert commanded.shape == dataset.dq.shape and np.abs(commanded).max() > 0.05
+    error = np.sqrt(np.mean((commanded - dataset.dq) ** 2, axis=0))
+    assert np.all(error < 0.2 * np.sqrt(np.mean(dataset.dq ** 2, axis=0)) + 1e-3), error
 
 
 def test_bad_input_is_one_line_and_exit_2(recordings, ur5e, tmp_path):

@@ -58,9 +58,10 @@ def test_one_sample_is_no_alarm_and_the_batch_split_changes_nothing():
 
 
 def test_at_rest_an_offset_static_friction_holds_ends_the_alarm_and_a_larger_one_does_not():
-    """A push at rest leaves 0.8 N·m (within F_s = 1 N·m): the alarm ends within settle_s + 0.1 s of the force
-    going away and the offset becomes the baseline; a 3 N·m offset (beyond F_s) keeps the alarm."""
-    for offset, ends in ((0.8, True), (3.0, False)):
+    """A push at rest leaves 0.8 N·m or 1.6 N·m (static friction held anything within ±F_s = 1 N·m before it and
+    after it: the change is within 2 F_s): the alarm ends within settle_s + 0.1 s of the force going away and the
+    offset becomes the baseline; a 3 N·m offset (beyond 2 F_s) keeps the alarm."""
+    for offset, ends in ((0.8, True), (1.6, True), (3.0, False)):
         t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
         external[(t >= 1.0) & (t < 1.5)] += 5.0
         external[t >= 1.5] += offset
@@ -87,6 +88,62 @@ def test_a_joint_breaking_away_while_the_others_move_is_no_alarm_and_the_same_to
         assert bool(contacts) is alarm
         if others_move:
             assert samples.sigma[late & (t < 3.3), 0].min() >= 1.0  # F_s = 1 N·m
+
+def test_a_breakaway_the_reference_commands_is_no_alarm_at_rest_and_without_the_reference_it_is():
+    """The whole arm has rested for seconds; at 3 s a motion is commanded (q̇_r 0.05 rad/s, above command_velocity)
+    and joint 1 takes 0.9 F_s for 0.3 s before it moves (the motor breaking it away): with the reference the arm is
+    not at rest there (σ is F_s, the motion threshold): no alarm. Without it, the same samples are a push at rest.
+    A NaN reference is no reference."""
+    t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
+    breakaway = (t >= 3.0) & (t < 3.3)
+    external[breakaway, 0] += 0.9
+    commanded = np.zeros_like(external)
+    commanded[t >= 3.0] = 0.05
+    samples, contacts = _detector(sigma=0.02, rest_drift=0.05).run(t, external, velocity, commanded=commanded)
+    assert not contacts and not samples.still[breakaway].any() and samples.still[t < 3.0].all()
+    assert samples.sigma[breakaway, 0].min() >= 1.0
+    for unknown in (None, np.full_like(external, np.nan)):
+        samples, contacts = _detector(sigma=0.02, rest_drift=0.05).run(t, external, velocity, commanded=unknown)
+        assert len(contacts) == 1 and contacts[0].start_s == pytest.approx(3.0, abs=0.01) and samples.still.all()
+
+
+def test_the_rest_threshold_calibrated_with_the_reference_leaves_out_the_breakaways():
+    """Contact-free runs whose rests end with a commanded breakaway (0.9 F_s, 0.2 s, before the joint moves):
+    without the reference the rest threshold must lie above the breakaways (no alarm on the runs it comes from);
+    with it they count as motion and the rest threshold is the true rest's, several times lower."""
+    runs = []
+    for seed in range(4):
+        t, external, velocity = _signals(30.0, moving=False, seed=seed, sigma=0.02)
+        commanded = np.zeros_like(external)
+        for start in (5.0, 15.0, 25.0):
+            external[(t >= start) & (t < start + 0.2), 0] += 0.9
+            commanded[(t >= start) & (t < start + 2.0)] = 0.3
+            velocity[(t >= start + 0.2) & (t < start + 2.0)] = 0.3
+        runs.append((t, external, velocity, None, commanded))
+    n, args = 3, (np.full(3, 1.0), np.full(3, 1.0), np.full(3, 100.0), 0.5)
+    settings = dataclasses.replace(DETECTOR, rest_drift=0.05)
+    told = calibrate(runs, *args, settings)
+    blind = calibrate([run[:4] for run in runs], *args, settings)
+    assert told.with_reference and not blind.with_reference
+    assert blind.threshold_rest[0] > 2.5 * told.threshold_rest[0]
+    for calibration, reference in ((told, True), (blind, False)):
+        detector = ContactDetector(calibration.sigma0, np.ones(n), calibration.threshold, np.full(n, 100.0), settings,
+                                   calibration.threshold_rest)
+        assert all(not detector.run(*run[:4], commanded=run[4] if reference else None)[1] for run in runs)
+
+
+def test_the_end_of_a_contact_at_rest_is_a_stop_and_the_offset_it_leaves_becomes_the_baseline():
+    """A push at rest (5 N·m, 0.5 s) that leaves 2 N·m, beyond F_s (1 N·m), and the arm twitches 30 ms as it goes
+    (which ends the alarm by release): the joint then counts as just stopped, its baseline takes the offset and the
+    alarm does not come back."""
+    t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
+    external[(t >= 1.0) & (t < 1.5)] += 5.0
+    external[t >= 1.5] += 2.0
+    velocity[(t >= 1.5) & (t < 1.53), 1] = 0.5
+    samples, contacts = _detector(sigma=0.02, rest_drift=0.05).run(t, external, velocity)
+    assert len(contacts) == 1 and contacts[0].end_s is not None and contacts[0].end_s < 1.6
+    assert np.abs(samples.estimate[t >= 2.0]).max() < 0.2
+
 
 def test_the_friction_held_at_the_stop_becomes_the_baseline_at_once_and_a_push_after_it_is_seen():
     """The arm slows down to a stop at 1 s holding 1.5 N·m (kinetic friction that static friction keeps, which the
@@ -135,6 +192,13 @@ def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_p
     loaded = load_calibration(path, ur5e)
     np.testing.assert_allclose(loaded.threshold, calibration.threshold)
     np.testing.assert_allclose(loaded.threshold_rest, calibration.threshold_rest)
+    assert loaded.with_reference is False
+    calibration.with_reference = True
+    save_calibration(calibration, path, ur5e, monitor.settings)
+    assert load_calibration(path, ur5e).with_reference is True
+    path.write_text(path.read_text().replace('with_reference: true', 'with_reference: 1'))
+    with pytest.raises(InputError, match='with_reference must be true or false'):
+        load_calibration(path, ur5e)
     path.write_text(path.read_text().replace('shoulder_pan_joint', 'other_joint'))
     with pytest.raises(InputError, match='sigma0_nm needs a number for each joint'):
         load_calibration(path, ur5e)
@@ -161,3 +225,25 @@ def test_a_wrench_needs_six_joints(ur5e):
         arm = load_robot('ur5', joints=list(load_robot('ur5').joint_names[:5]))
     with pytest.raises(InputError, match='needs six joints or more'):
         FlangeWrench(arm)
+
+
+def test_the_commanded_velocity_follows_the_trajectories_sent_with_the_controllers_semantics():
+    """Nothing known before the first trajectory; one sent at 10 s whose first point is 1 s later is reached from
+    where the arm is (held: 0.1 rad/s on joint a for 0.1 rad in that second), then its end is held (0 rad/s);
+    an empty trajectory (None) stops at once."""
+    from dynid.contact.command import CommandedVelocity
+    from dynid.excite.trajectory import PointTrajectory
+
+    names = ('a', 'b', 'c')
+    commanded = CommandedVelocity(names)
+    assert commanded.velocity(np.array([9.0])) is None
+    q = np.array([0.1, 0.2, 0.3])
+    trajectory = PointTrajectory(('c', 'a', 'b'), [1.0], [[0.3, 0.2, 0.2]])  # joint a: 0.1 -> 0.2 rad
+    commanded.follow(trajectory, 10.0, 10.0, q)
+    velocity = commanded.velocity(np.array([9.9, 10.5, 11.5]))
+    assert velocity[0].tolist() == [0.0, 0.0, 0.0] and velocity[2].tolist() == [0.0, 0.0, 0.0]
+    assert velocity[1, 0] == pytest.approx(0.1) and velocity[1, 1:].tolist() == [0.0, 0.0]
+    commanded.follow(PointTrajectory(names, [5.0], [[1.0, 0.2, 0.3]]), 20.0, 20.0, q)
+    assert commanded.velocity(np.array([22.0]))[0, 0] == pytest.approx(0.8 / 5.0)
+    commanded.follow(None, 23.0, 23.0, q)
+    assert not commanded.velocity(np.array([23.5])).any()

@@ -9,6 +9,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from builders import own_model_result
 from dds_helpers import parameters, spinning, start_node, stop, wait_until
@@ -19,8 +20,9 @@ def _probe(domain):
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     node = rclpy.create_node('contact_probe', context=context)
-    seen = {'torque': [], 'contacts': [], 'statuses': {}}
+    seen = {'torque': [], 'contacts': [], 'statuses': {}, 'state': None}
     node.create_subscription(JointState, '/contact_node/external_torque', seen['torque'].append, 100)
+    node.create_subscription(JointState, '/joint_states', lambda m: seen.update(state=m), 100)
     node.create_subscription(String, '/contact_node/contacts',
                              lambda m: seen['contacts'].append(json.loads(m.data)), 10)
     node.create_subscription(DiagnosticArray, '/diagnostics',
@@ -52,6 +54,23 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
             name = '/contact_node: contacts'
             assert wait_until(lambda: name in seen['statuses'] and 'contacts so far' in seen['statuses'][name].message,
                               30.0)
+            # the controller's reference: a trajectory holding where the arm is is taken, one naming other joints is
+            # refused and said, the node goes on
+            trajectories = node.create_publisher(JointTrajectory, '/joint_trajectory_controller/joint_trajectory',
+                                                 QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+            held = JointTrajectoryPoint(positions=list(seen['state'].position))
+            held.time_from_start.nanosec = 500_000_000
+            trajectories.publish(JointTrajectory(joint_names=list(seen['state'].name), points=[held]))
+            trajectories.publish(JointTrajectory(joint_names=['a', 'b', 'c', 'd', 'e', 'f'], points=[held]))
+
+            def values():
+                return {v.key: v.value for v in seen['statuses'][name].values}
+
+            assert wait_until(lambda: values().get('reference_trajectories') == '1'
+                              and values().get('references_refused') == '1', 30.0), values()
+            assert 'reference refused' in seen['statuses'][name].message and processes[1].poll() is None
+            count = len(seen['torque'])
+            assert wait_until(lambda: len(seen['torque']) > count + 100, 30.0), 'no external torque after the reference'
         with HealthRecord(record, readonly=True) as health:
             events = health.history('ur5e').events
         assert [e.kind for e in events] and {e.kind for e in events} == {'collision'}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
 from dynid.cli.shared import EXIT_OK, add_joints_argument, add_settings_arguments, output_folder, result_joints
@@ -40,9 +41,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_settings_arguments(parser, ContactSettings, 'observer and detection (docs/methods/contact.md)')
 
 
-def _signals(dataset) -> dict:
+def _signals(dataset, bag, reference: bool, calibration=None) -> dict:
+    """The monitor's inputs from a recording, the commanded velocity where ``reference`` and the recording holds
+    the controller's trajectories; a warning where ``calibration`` was made with one and the recording has none."""
+    from dynid.contact.command import recorded_velocity
+    from dynid.io.trajectories import read_trajectories
+
+    commanded = None
+    if reference:
+        trajectories = read_trajectories(bag, dataset.joint_names, dataset.source.get('recorded_joint_names'))
+        commanded = recorded_velocity(dataset.t, dataset.q, int(dataset.source.get('start_ns', 0)), trajectories,
+                                      dataset.joint_names)
+    if commanded is None and calibration is not None and calibration.with_reference:
+        print(f'warning: {bag}: no commanded velocity, but the thresholds were calibrated with one: a motion\'s '
+              'breakaway at rest can pass the rest threshold here', file=sys.stderr)
     return {'t': dataset.t, 'q': dataset.q, 'dq': dataset.dq, 'current': dataset.current, 'tau': dataset.tau,
-            'dtheta': dataset.dtheta, 'temperature': dataset.temperature}
+            'dtheta': dataset.dtheta, 'temperature': dataset.temperature, 'reference_velocity': commanded}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,18 +89,18 @@ def run(args: argparse.Namespace) -> int:
     datasets = {bag: read(bag) for bag in args.bags}
     rate = 1.0 / float(np.median(np.diff(next(iter(datasets.values())).t)))
     monitor = ContactMonitor(result, robot, settings, rate, payload, wrench=args.wrench)
-    calibration = None
-    if args.calibration:
-        calibration = load_calibration(args.calibration, robot)
-        monitor.set_calibration(calibration)
-    elif args.calibrate:
-        calibration = monitor.calibrate([{**_signals(read(bag)), 'what': bag} for bag in args.calibrate])
+    calibration = load_calibration(args.calibration, robot) if args.calibration else None
+    monitor.set_calibration(calibration)
+    if args.calibrate:
+        calibration = monitor.calibrate([{**_signals(read(bag), bag, settings.reference), 'what': bag}
+                                         for bag in args.calibrate])
         if args.save_calibration:
             save_calibration(calibration, args.save_calibration, robot, settings, args.params)
     recordings = []
     for bag, dataset in datasets.items():
         monitor.reset()
-        samples = monitor.run(**_signals(dataset), what=bag)
+        signals = _signals(dataset, bag, settings.reference, calibration)
+        samples = monitor.run(**signals, what=bag)
         contacts = [c.to_dict(robot.joint_names) for c in samples.contacts]
         for c, contact in zip(samples.contacts, contacts, strict=True):
             if samples.wrench is not None:
@@ -95,18 +109,21 @@ def run(args: argparse.Namespace) -> int:
                 k = rows[int(np.argmax(force))] if rows.size else None
                 contact['flange_wrench_at_peak'] = None if k is None or samples.wrench_singular[k] else \
                     [round(float(v), 3) for v in samples.wrench[k]]
-        recordings.append({'name': str(bag), 'samples': samples, 'contacts': contacts})
+        recordings.append({'name': str(bag), 'samples': samples, 'contacts': contacts,
+                           'reference': signals['reference_velocity'] is not None})
     header = [f'{result.robot}: observer K = {monitor.gain[0]:g} 1/s at {rate:.4g} Hz; thresholds '
               + ('from ' + (args.calibration or ', '.join(args.calibrate)) if calibration is not None
                  else 'uncalibrated (Gaussian at the result\'s σ)')]
     if args.json:
-        print(json.dumps({'recordings': [{'name': r['name'], 'contacts': r['contacts']} for r in recordings],
+        print(json.dumps({'recordings': [{'name': r['name'], 'contacts': r['contacts'], 'reference': r['reference']}
+                                         for r in recordings],
                           'calibration': None if calibration is None else calibration.to_dict(robot.joint_names),
                           'observer_gain': float(monitor.gain[0]), 'rate_hz': rate}, default=float))
     else:
         print(header[0])
         for recording in recordings:
-            print(f'{recording["name"]}: {len(recording["contacts"])} contact(s)')
+            print(f'{recording["name"]}: {len(recording["contacts"])} contact(s)'
+                  + ('' if recording['reference'] else ' (no commanded velocity: the measured speeds alone)'))
             for c in recording['contacts']:
                 end = 'open' if c['end_s'] is None else f'{c["end_s"]:.3f} s'
                 peaks = ', '.join(f'{j} {v:+.2f}' for j, v in c['peak_nm'].items())

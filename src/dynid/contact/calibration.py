@@ -35,7 +35,9 @@ DEFAULT_THRESHOLD = 6.0
 @dataclass
 class Calibration:
     """What calibration found per joint: σ₀ [N·m], threshold k [σ] in motion, the excursions above u and their mean
-    excess, the largest held z, the hours of recordings it saw; the threshold, excursions and largest z at rest."""
+    excess, the largest held z, the hours of recordings it saw; the threshold, excursions and largest z at rest;
+    whether the recordings' reference velocity told the rest (a detector without it then sees breakaways at rest
+    that these rest thresholds never saw)."""
 
     sigma0: np.ndarray
     threshold: np.ndarray
@@ -48,6 +50,7 @@ class Calibration:
     threshold_rest: np.ndarray | None = None
     excursions_rest: np.ndarray | None = None
     largest_z_rest: np.ndarray | None = None
+    with_reference: bool = False
 
     def to_dict(self, joint_names) -> dict:
         def per_joint(values):
@@ -58,7 +61,8 @@ class Calibration:
                 'threshold_rest_sigma': per_joint(self.threshold if self.threshold_rest is None
                                                   else self.threshold_rest),
                 'excursions': per_joint(self.excursions), 'mean_excess': per_joint(self.mean_excess),
-                'largest_z': per_joint(self.largest_z), 'notes': list(self.notes)}
+                'largest_z': per_joint(self.largest_z), 'with_reference': self.with_reference,
+                'notes': list(self.notes)}
 
 
 def held(z: np.ndarray, samples: int) -> np.ndarray:
@@ -98,26 +102,31 @@ def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.nda
     """Per-joint σ₀ and thresholds from contact-free ``runs`` (module docstring).
 
     Args:
-        runs: (t (N,) [s], τ̂_ext (N, n) [N·m], friction velocity ω (N, n) [rad/s], σ_θ (N, n) [N·m] or None) of
-            each contact-free recording, as the observer gave them.
+        runs: (t (N,) [s], τ̂_ext (N, n) [N·m], friction velocity ω (N, n) [rad/s], σ_θ (N, n) [N·m] or None[,
+            the reference velocity (N, n) [rad/s] or None]) of each contact-free recording, as the observer gave
+            them; where the reference is given, the rest threshold comes from the samples the detector takes as at
+            rest with it (the arm still and not commanded to move).
         sigma0: the result's σ₀ per joint [N·m] (kept where steady motion is too short to measure it).
         stiction: F_s per joint [N·m]. gain: the observer's K [1/s]. rate_per_hour: the stated false-alarm rate
             of the whole arm [1/h].
     """
     n = len(sigma0)
+    runs = [tuple(run) + (None,) * (5 - len(run)) for run in runs]
     speeds, externals, hours = [], [], 0.0
-    for t, external, velocity, theta in runs:
-        samples, _ = ContactDetector(sigma0, stiction, np.inf, gain, settings).run(t, external, velocity, theta)
+    for t, external, velocity, theta, commanded in runs:
+        samples, _ = ContactDetector(sigma0, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
+                                                                                   commanded)
         externals.append(external)
         speeds.append(samples.speed)
         hours += float(t[-1] - t[0]) / 3600.0
     sigma = steady_sigma(externals, speeds, settings.stiction_velocity, sigma0)
     zs, rests = [], []
-    for t, external, velocity, theta in runs:
-        samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta)
+    for t, external, velocity, theta, commanded in runs:
+        samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
+                                                                                  commanded)
         period = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
         zs.append(held(samples.z, max(2, int(np.ceil(settings.persistence_s / period - 1e-9)))))
-        rests.append(np.repeat((samples.speed < settings.rest_velocity).all(axis=1, keepdims=True), n, axis=1))
+        rests.append(np.repeat(samples.still[:, None], n, axis=1))
     z = np.concatenate(zs) if zs else np.zeros((0, n))
     rest = np.concatenate(rests) if rests else np.zeros((0, n), dtype=bool)
     share = rate_per_hour / n / 2.0  # a joint's share, half in motion and half at rest
@@ -129,7 +138,7 @@ def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.nda
                 notes.append(f'joint {j + 1} {label}: {int(part[1][j])} excursions above {TAIL_START:g} σ, too few for '
                              f'a tail: {part[0][j]:.2f} σ')
     return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
-                       still[1], still[3])
+                       still[1], still[3], any(run[4] is not None for run in runs))
 
 
 def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, ...]:

@@ -3,7 +3,10 @@
 Per joint j and sample (a compiled loop, state carried between batches):
 
 - **Motion.** ω̃ = |ω| through a first-order low-pass of time constant ``velocity_filter_s``; the joint is at rest
-  while ω̃ < ``rest_velocity`` (``rest_time``: how long).
+  while ω̃ < ``rest_velocity`` (``rest_time``: how long). The arm is at rest while every joint is, and, where the
+  controller's reference velocity q̇_r is given, no joint's |q̇_r| exceeds ``command_velocity``: as a motion starts
+  the motor breaks each joint away before it moves (its current passes static friction's level while the joint is
+  still), which only the command tells from a push. Without a reference (None or NaN) the measured speeds decide.
 - **σ** (the standard deviation of τ̂_ext without contact)::
 
       σ² = σ₀² + σ_f² + σ_θ²
@@ -20,9 +23,10 @@ Per joint j and sample (a compiled loop, state carried between batches):
                                                   friction then opposes the motion, its sign known); with the stop
                                                   snapped (T_s > 0, below) F_s for T_s, then
                                                   F_s·(d + (1 − d)·exp(−(rest_time − T_s)/T_s))
-      E = F_s                                      at rest while another joint moves (the motor may be breaking it
-                                                  away before it moves, or the others' motion loads it: its static
-                                                  friction takes anything up to F_s)
+      E = F_s                                      at rest while the arm is not (another joint moves or a motion is
+                                                  commanded: the motor may be breaking it away before it moves, or
+                                                  the others' motion loads it: its static friction takes anything
+                                                  up to F_s)
 
   F_s = ``stiction_scale`` × the result's Coulomb level plus Stribeck excess (what static friction may hold), v_s the
   ``stiction_velocity``, T_b the ``rest_baseline_s`` and d the ``rest_drift`` (the share of F_s static friction
@@ -40,10 +44,12 @@ Per joint j and sample (a compiled loop, state carried between batches):
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
   ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
   stop); off when z < ``hysteresis`` × k_j for ``release_s`` (at least two samples), or, with the arm at rest, when
-  on every joint still in alarm d has stayed within ``settle_band`` σ of itself for ``settle_s`` and |d| ≤ F_s: a
+  on every joint still in alarm d has stayed within ``settle_band`` σ of itself for ``settle_s`` and |d| ≤ 2·F_s: a
   push has gone and static friction holds what is left (an offset that can not be told from a steady push of that
-  size), which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the observer's settling
-  after the force goes away.
+  size; static friction held anything within ±F_s before the push and after it, so the change is within 2·F_s),
+  which becomes the baseline. A contact at rest thus ends within ``settle_s`` plus the observer's settling
+  after the force goes away. A joint at rest whose alarm ends counts as just stopped (``rest_time`` 0): after a push
+  static friction holds a new offset, which the snapped baseline takes as it takes a stop's.
 
 A contact is a stretch in which some joint is in alarm: its start and end, each joint's peak |d| [N·m] and the
 most distal joint that responded (the contact is on that joint's link or beyond it: τ_ext = Jᵀ·F is zero on the
@@ -67,7 +73,7 @@ JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest')
 #: Scalar settings of the kernel, in order.
 SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
            'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s',
-           'rest_snap_s')
+           'rest_snap_s', 'command_velocity')
 
 
 @numba.njit(cache=True)
@@ -79,9 +85,19 @@ def _resting(stiction, rest_time, drift, t_b, snap):
 
 
 @numba.njit(cache=True)
-def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, state, estimate, sigma, alarm, speeds):
+def _end_alarm(state, j, resting):
+    """Joint j's alarm ends; at rest the push's end counts as a stop (static friction holds a new offset)."""
+    state[ALARM, j] = 0.0
+    state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+    if resting:
+        state[REST_TIME, j] = 0.0
+
+
+@numba.njit(cache=True)
+def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, scalars, state, estimate, sigma, alarm,
+            speeds, stills):
     """The loop of the module docstring over samples (N, n); returns the last sample's time."""
-    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent, snap = scalars
+    tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent, snap, v_cmd = scalars
     n = external.shape[1]
     ready = np.zeros(n, dtype=np.bool_)
     for k in range(t.size):
@@ -92,8 +108,9 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
         still, contact = True, False
         for j in range(n):
             state[SPEED, j] += a * (abs(velocity[k, j]) - state[SPEED, j])
-            still = still and state[SPEED, j] < v_rest
+            still = still and state[SPEED, j] < v_rest and not abs(commanded[k, j]) > v_cmd
             contact = contact or state[ALARM, j] != 0.0
+        stills[k] = still
         for j in range(n):
             ready[j] = False
             sigma0, stiction, gain, speed = joint[0, j], joint[1, j], joint[3, j], state[SPEED, j]
@@ -138,10 +155,9 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
                     state[STEADY_S, j] += dt
                 else:
                     state[STEADY_S, j], state[STEADY_REF, j] = 0.0, d
-                ready[j] = state[STEADY_S, j] >= settle and abs(d) <= stiction
+                ready[j] = state[STEADY_S, j] >= settle and abs(d) <= 2.0 * stiction
                 if state[BELOW_N, j] >= 2.0 and state[BELOW_S, j] >= release:
-                    state[ALARM, j] = 0.0
-                    state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+                    _end_alarm(state, j, speed < v_rest)
             estimate[k, j] = d
             sigma[k, j] = s
             speeds[k, j] = speed
@@ -154,8 +170,7 @@ def _detect(t, last_t, external, velocity, parameter_sigma, joint, scalars, stat
                 settled = settled and ready[j]
         for j in range(n):
             if on and settled and state[ALARM, j] != 0.0:
-                state[ALARM, j] = 0.0
-                state[ABOVE_S, j], state[ABOVE_N, j] = 0.0, 0.0
+                _end_alarm(state, j, True)
                 state[BASELINE, j] = external[k, j]
             alarm[k, j] = state[ALARM, j] != 0.0
     return last_t
@@ -178,6 +193,7 @@ class DetectorSettings:
     settle_band: float
     recent_motion_s: float
     rest_snap_s: float
+    command_velocity: float
 
     def scalars(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in SCALARS])
@@ -193,6 +209,7 @@ class DetectorSamples:
     sigma: np.ndarray
     alarm: np.ndarray
     speed: np.ndarray
+    still: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @property
     def z(self) -> np.ndarray:
@@ -260,17 +277,23 @@ class ContactDetector:
         self._was_on = np.zeros(self.n, dtype=bool)
 
     def run(self, t: np.ndarray, external: np.ndarray, velocity: np.ndarray,
-            parameter_sigma: np.ndarray | None = None) -> tuple[DetectorSamples, list[Contact]]:
+            parameter_sigma: np.ndarray | None = None,
+            commanded: np.ndarray | None = None) -> tuple[DetectorSamples, list[Contact]]:
         """The detector over a batch: its samples, and the contacts that ended in it or are still open (the open one
-        last, its ``end_s`` None; it is the same object the next batch ends)."""
+        last, its ``end_s`` None; it is the same object the next batch ends). ``commanded``: the reference velocity
+        per joint at the samples [rad/s] where the controller's command is known (NaN or None: not known)."""
         t = np.ascontiguousarray(t, dtype=float)
         shape = external.shape
         estimate, sigma, speed = np.empty(shape), np.empty(shape), np.empty(shape)
         alarm = np.zeros(shape, dtype=np.bool_)
+        still = np.zeros(shape[0], dtype=np.bool_)
         theta = np.zeros(shape) if parameter_sigma is None else np.ascontiguousarray(parameter_sigma)
-        self.last_t = _detect(t, self.last_t, np.ascontiguousarray(external), np.ascontiguousarray(velocity), theta,
-                              self.joint, self._scalars, self.state, estimate, sigma, alarm, speed)
-        samples = DetectorSamples(t, estimate, sigma, alarm, speed)
+        command = np.zeros(shape) if commanded is None else np.ascontiguousarray(commanded, dtype=float)
+        if command.shape != shape:
+            raise ValueError(f'commanded velocity {command.shape} does not match the estimate {shape}')
+        self.last_t = _detect(t, self.last_t, np.ascontiguousarray(external), np.ascontiguousarray(velocity), command,
+                              theta, self.joint, self._scalars, self.state, estimate, sigma, alarm, speed, still)
+        samples = DetectorSamples(t, estimate, sigma, alarm, speed, still)
         return samples, self._contacts(samples)
 
     def _contacts(self, samples: DetectorSamples) -> list[Contact]:

@@ -7,7 +7,8 @@ the contacts that started or ended. A batch it cannot take (no currents where th
 counted with its reason and skipped, never raised: the node stays up and says why in /diagnostics. A contact that ends
 is recorded as a ``collision`` event of the robot (:class:`dynid.health.record.Event`): at its start, on its most
 distal joint, with its peak τ̂_ext per joint and joints in the note; a record that cannot be written is counted and
-said, the contacts go on.
+said, the contacts go on. Where the trajectories sent to the arm's controller are seen (:meth:`LiveContacts.follow`),
+the detector takes the commanded velocity at the batch's stamps (:mod:`dynid.contact.command`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dynid.contact.command import CommandedVelocity
 from dynid.contact.detection import Contact
 from dynid.contact.monitor import ContactMonitor, ContactSamples
 from dynid.errors import InputError
@@ -50,10 +52,28 @@ class LiveContacts:
         self.record_target = None if record is None else (record if is_postgres(record) or record
                                                           else str(default_record_path()))
         self.robot_name = robot_name or monitor.robot.name
-        self.samples = self.skipped = self.contacts = self.records_failed = 0
+        self.samples = self.skipped = self.contacts = self.records_failed = self.references_refused = 0
         self.last_problem = ''
         self.open: Contact | None = None
         self.last_contact: dict | None = None
+        self.commanded = CommandedVelocity(self.names)
+        self.last_q: np.ndarray | None = None
+
+    def follow(self, trajectory, start_s: float, now_s: float) -> None:
+        """A trajectory (:class:`dynid.excite.trajectory.PointTrajectory`, None: stop and hold) sent to the arm's
+        controller at ``now_s``, starting at ``start_s`` [s, the stamps' clock]; before the first state sample its
+        first point stands for where the arm is."""
+        q = self.last_q
+        if q is None:
+            if trajectory is None:
+                return
+            q = trajectory.positions[0][[list(trajectory.joint_names).index(name) for name in self.names]]
+        self.commanded.follow(trajectory, start_s, now_s, q)
+
+    def refuse_reference(self, reason: str) -> None:
+        """A trajectory that could not be taken: counted and said in /diagnostics, the detector goes on."""
+        self.references_refused += 1
+        self.last_problem = f'reference refused: {reason}'
 
     def update(self, batch) -> LiveOutput:
         """Run one joined batch (module docstring)."""
@@ -69,12 +89,13 @@ class LiveContacts:
             temperature = None if batch.temperature is None or np.isnan(batch.temperature).any() \
                 else batch.temperature
             samples = self.monitor.run(t, batch.q, batch.dq, current, tau, dtheta, temperature,
-                                       what='the state topics')
+                                       what='the state topics', reference_velocity=self.commanded.velocity(t))
         except InputError as error:
             self.skipped += len(batch)
             self.last_problem = str(error)
             return LiveOutput(None)
         self.samples += len(batch)
+        self.last_q = np.array(batch.q[-1], dtype=float)
         started, ended = [], []
         for contact in samples.contacts:
             if contact is not self.open:
@@ -112,10 +133,13 @@ class LiveContacts:
                   'in_contact': self.open is not None, 'records_failed': self.records_failed,
                   'observer_gain': float(self.monitor.gain[0]),
                   'calibrated': self.monitor.calibration is not None,
+                  'calibrated_with_reference': bool(getattr(self.monitor.calibration, 'with_reference', False)),
+                  'reference_trajectories': self.commanded.trajectories,
+                  'references_refused': self.references_refused,
                   'last_contact': '' if self.last_contact is None else json.dumps(self.last_contact)}
         if self.skipped and self.last_problem:
             return 'warn', f'skipping samples: {self.last_problem}', values
-        if self.records_failed:
+        if self.records_failed or self.references_refused:
             return 'warn', self.last_problem, values
         if self.samples == 0:
             return 'ok', 'waiting for the state topics', values

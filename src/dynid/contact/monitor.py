@@ -110,10 +110,13 @@ class ContactMonitor:
         return samples, self.parameter_sigma(samples.velocity)
 
     def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,
-            what: str = 'the recording') -> ContactSamples:
-        """Everything over a batch of samples (units of :meth:`MomentumObserver.run`), continuing from the state."""
+            what: str = 'the recording', reference_velocity=None) -> ContactSamples:
+        """Everything over a batch of samples (units of :meth:`MomentumObserver.run`), continuing from the state;
+        ``reference_velocity``: the controller's commanded joint velocity at the samples [rad/s] (N, n), NaN or None
+        where it is not known (:class:`ContactSettings` ``command_velocity``)."""
         observed, theta = self.observe(t, q, dq, current, tau, dtheta, temperature, friction, what)
-        detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta)
+        detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta,
+                                               reference_velocity if self.settings.reference else None)
         out = ContactSamples(observed.t, observed.external, detected.estimate, detected.sigma, detected.alarm,
                              detected.speed, contacts=contacts)
         if self.wrench is not None:
@@ -127,8 +130,11 @@ class ContactMonitor:
         observed = []
         for run in runs:
             self.observer.reset()
+            run = dict(run)
+            reference = run.pop('reference_velocity', None)
             samples, theta = self.observe(**run)
-            observed.append((samples.t, samples.external, samples.velocity, theta))
+            observed.append((samples.t, samples.external, samples.velocity, theta,
+                             reference if self.settings.reference else None))
         calibration = calibrate(observed, self.result_sigma, self.stiction, self.gain, self.settings.false_alarm_rate,
                                 self.settings.detector())
         self.reset()
@@ -163,5 +169,9 @@ def load_calibration(path, robot: RobotModel) -> Calibration:
     if np.any(sigma0 <= 0) or np.any(threshold <= 0) or np.any(rest <= 0):
         raise InputError(f'{path}: sigma0_nm, threshold_sigma and threshold_rest_sigma must be > 0')
     n = robot.n
+    with_reference = data.get('with_reference', False)
+    if not isinstance(with_reference, bool):
+        raise InputError(f'{path}: with_reference must be true or false')
     return Calibration(sigma0, threshold, np.zeros(n), np.full(n, np.nan), np.zeros(n), float(data.get('hours') or 0),
-                       float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest)
+                       float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest,
+                       with_reference=with_reference)

@@ -40,8 +40,16 @@ class ContactSettings:
                                       'at once) and then its friction envelope falls with this time constant; 0: the '
                                       'baseline follows from the stop with rest_baseline_s, the envelope falls with '
                                       'it', unit='s', low=0.0, high=5.0)
-    settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within the static friction '
-                                   'level ends (static friction holds what is left)', unit='s', low=0.01, high=10.0)
+    command_velocity: float = setting(1e-3, 'where the controller\'s reference is known, the arm is not at rest while '
+                                            'the reference velocity of a joint exceeds this: the motor may be breaking '
+                                            'it away (the motion threshold and static friction\'s whole envelope then)',
+                                      unit='rad/s', low=0.0, high=1.0)
+    reference: bool = setting(True, "take the controller's commanded velocity where it is given (contact_node's "
+                                    "reference_topic, the trajectories a recording holds); off: the measured speeds "
+                                    'alone')
+    settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within twice the static '
+                                   'friction level ends (static friction holds what is left: anything within ±F_s '
+                                   'before the push and after it)', unit='s', low=0.01, high=10.0)
     settle_band: float = setting(3.0, 'steady: within this many σ of itself', low=0.1, high=100.0)
     recent_motion_s: float = setting(0.5, 'a joint slower than half the stiction velocity is slowing down or reversing '
                                           '(its friction unsure) this long after it was faster, and creeping off a '
@@ -77,6 +85,11 @@ class ContactNodeSettings:
                                   read_only=True)
     payload_com: tuple[float, ...] = setting((0.0, 0.0, 0.0), 'its centre of mass in the flange frame', unit='m',
                                              items=float, read_only=True)
+    reference_topic: str = setting('joint_trajectory_controller/joint_trajectory',
+                                   'JointTrajectory topic of the arm\'s controller (what dynid\'s excitation and '
+                                   'feedforward send): the detector takes the commanded velocity from it, a breakaway '
+                                   'at rest then meets the motion threshold; empty: none (the measured speeds alone)',
+                                   read_only=True)
     wrench: str = setting('auto', 'publish the flange wrench: auto (arms of six joints or more), on (refused below '
                                   'six joints), off', choices=('auto', 'on', 'off'), read_only=True)
     torque_sign: tuple[str, ...] = setting((), "negate joint_states' effort of these joints (JOINT=-1, all=-1); "

@@ -17,6 +17,7 @@ from geometry_msgs.msg import WrenchStamped
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
+from trajectory_msgs.msg import JointTrajectory
 
 from dynid.contact.live import LiveContacts, contact_message
 from dynid.contact.monitor import ContactMonitor, load_calibration
@@ -26,6 +27,7 @@ from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import recorded_joints
 from dynid.io.cdr import JointStateEncoder
 from dynid.model import Payload, load_robot
+from dynid.ros.conversions import stamp_ns, trajectory_from_message
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.parameters import declare_robot, declare_settings, value_or
@@ -70,6 +72,8 @@ class ContactNode(Node):
         self.intake = StateIntake(self, intake, on_samples=self._on_samples, joint_names=robot.joint_names,
                                   required=('joint_currents',) if monitor.model.torque_source == 'current' else (),
                                   robot=robot)
+        if node.reference_topic and monitor.settings.reference:
+            self.create_subscription(JointTrajectory, node.reference_topic, self._on_reference, 10)
         self.intake.start()
         self.get_logger().info(f'contacts of {robot.name}: observer K = {monitor.gain[0]:g} 1/s, thresholds '
                                + ('from ' + node.calibration_file if node.calibration_file else 'uncalibrated'))
@@ -98,6 +102,17 @@ class ContactNode(Node):
         signs = parse_torque_signs(node.torque_sign, robot.joint_names) if node.torque_sign else \
             ((result.provenance.get('inputs') or [{}])[0].get('source') or {}).get('torque_sign') or {}
         return np.array([float(signs.get(name, 1)) for name in robot.joint_names])
+
+    def _on_reference(self, message: JointTrajectory) -> None:
+        """A trajectory sent to the controller: it starts at its stamp, or on arrival when the stamp is zero."""
+        try:
+            trajectory, _ = trajectory_from_message(message, self.names)
+        except InputError as error:
+            self.live.refuse_reference(node_message(error))
+            return
+        now = self.get_clock().now().nanoseconds * 1e-9
+        start = stamp_ns(message.header.stamp) * 1e-9
+        self.live.follow(trajectory, start if start > 0 else now, now)
 
     def _on_samples(self, batch) -> None:
         if np.any(self.signs < 0) and batch.tau is not None:

@@ -10,39 +10,13 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
+from dynid.io.trajectories import trajectory_of_message
 
 
 def trajectory_from_message(message: JointTrajectory, joint_names) -> tuple[PointTrajectory | None, np.ndarray | None]:
-    """(trajectory, effort (P, n) or None) of a JointTrajectory naming exactly ``joint_names`` (any order).
-
-    An empty message gives (None, None): joint_trajectory_controller's "stop and hold". Points need
-    positions; velocities, accelerations and effort are optional but, where given, one per joint and
-    finite. ``time_from_start`` must increase (checked by :class:`PointTrajectory`).
-    """
-    names = list(message.joint_names)
-    if not message.points:
-        return None, None
-    if sorted(names) != sorted(joint_names):
-        raise InputError(f'joints {names} do not match {list(joint_names)}')
-    n = len(names)
-    times = [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in message.points]
-
-    def column(field: str, required: bool):
-        rows = [list(getattr(p, field)) for p in message.points]
-        if all(len(r) == 0 for r in rows) and not required:
-            return None
-        if any(len(r) != n for r in rows):
-            raise InputError(f'every point needs {n} {field}')
-        values = np.array(rows, dtype=float)
-        if not np.all(np.isfinite(values)):
-            raise InputError(f'{field} hold NaN or infinite values')
-        return values
-
-    positions = column('positions', True)
-    velocities = column('velocities', False)
-    accelerations = column('accelerations', False) if velocities is not None else None
-    effort = column('effort', False)
-    return PointTrajectory(tuple(names), times, positions, velocities, accelerations), effort
+    """(trajectory, effort (P, n) or None) of a JointTrajectory naming exactly ``joint_names`` (any order):
+    :func:`dynid.io.trajectories.trajectory_of_message`."""
+    return trajectory_of_message(message, joint_names)
 
 
 def trajectory_with_effort(message: JointTrajectory, filled) -> JointTrajectory:
