@@ -47,6 +47,7 @@ from dynid.contact.monitor import ContactMonitor  # noqa: E402
 from dynid.contact.settings import ContactSettings  # noqa: E402
 from dynid.identify.result import IdentificationResult  # noqa: E402
 from dynid.model import load_robot  # noqa: E402
+from public_datasets import say  # noqa: E402
 
 CALIBRATION_RUNS = 10
 SEEDS = {'calibration': 1000, 'free': 2000, 'contacts': 3000, 'obstacle': 4000, 'outside': 5000}
@@ -138,16 +139,16 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
     """Part 1 on one plant (module docstring); ``name`` 'twin_torque' is the twin identified from, and observed on,
     its link-side joint torque sensors (as an arm with torque sensors is) instead of its currents."""
     engine, torque = ('twin', 'joint_torque') if name == 'twin_torque' else (name, None)
-    sim.say(f'{name}: identifying from the optimized excitation')
+    say(f'{name}: identifying from the optimized excitation')
     result = IdentificationResult.load(sim.identified_plant(engine, folder, torque))
-    sim.say(f'{engine}: {counts["calibration"]} calibration runs')
+    say(f'{engine}: {counts["calibration"]} calibration runs')
     monitors, calibration, levels, training = _calibration(robot, engine, result, settings, counts['calibration'],
                                                            reference)
     residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
     del training
     gain = float(monitors(None).gain[0])
     free_hours, alarms, learned_alarms, where = 0.0, 0, 0, []
-    sim.say(f'{engine}: {counts["free"]} contact-free runs')
+    say(f'{engine}: {counts["free"]} contact-free runs')
     for k in range(counts['free']):
         seed = SEEDS['free'] + k
         run = sim.simulate_run(robot, engine, f'free {k}', seed, sim.plan_run(robot, seed, 3, contacts=False),
@@ -160,7 +161,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
         learned_alarms += len(_learned_samples(residual, run, learned_calibration, gain, settings, robot.n).contacts)
     scores, learned_scores, extra, learned_extra = [], [], 0, 0
-    sim.say(f'{engine}: {counts["contacts"]} runs with contacts')
+    say(f'{engine}: {counts["contacts"]} runs with contacts')
     for k in range(counts['contacts']):
         seed = SEEDS['contacts'] + k
         run = sim.simulate_run(robot, engine, f'contacts {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),
@@ -174,7 +175,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         learned_scores += scoring.score_contacts(run, theirs, levels, gain)
         learned_extra += scoring.false_alarms_in_contact_runs(run, theirs)
     outside, learned_outside, outside_alarms = [], [], [0, 0]
-    sim.say(f'{engine}: {counts["outside"]} runs with contacts outside the training data')
+    say(f'{engine}: {counts["outside"]} runs with contacts outside the training data')
     for k in range(counts['outside']):
         seed = SEEDS['outside'] + k
         run = sim.simulate_run(robot, engine, f'outside {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),

@@ -30,13 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from contact_sim import dynid, say
 from dynid.contact.monitor import ContactMonitor
 from dynid.contact.settings import ContactSettings
 from dynid.identify.result import IdentificationResult
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
+from public_datasets import dynid, say
 
 DYNCAL_COLUMNS = 'time=#0,q=#{n},dq=#{i+7},current=#{i+13}'
 DYNCAL_TRAIN = 'ur-20_02_10-30sec_12harm'

@@ -16,7 +16,6 @@ and runs with contacts on the twin and on the MuJoCo plant, the truth beside eac
 from __future__ import annotations
 
 import dataclasses
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,26 +28,12 @@ from dynid.model.inertial import Payload
 from dynid.sim.contacts import FLANGE, SHAPES, ContactLoad
 from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
+from public_datasets import dynid
 
 RATE_HZ = 1000.0
 EXCITATION_S = 60.0
 PAYLOADS = (None, Payload(1.0, (0.05, 0.0, 0.05)), Payload(2.5, (0.0, 0.06, 0.08)))
 SEGMENT_S = 10.0
-
-
-def say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-def dynid(arguments: list[str]) -> None:
-    """``dynid ARGUMENTS`` in this process, its output on stderr; a failure ends the benchmark."""
-    import contextlib
-
-    from dynid.cli import main
-    with contextlib.redirect_stdout(sys.stderr):
-        code = main(arguments)
-    if code != 0:
-        raise SystemExit(f'dynid {" ".join(arguments)} failed ({code})')
 
 
 def identified_plant(engine: str, folder: Path, torque: str | None = None) -> Path:
