@@ -179,6 +179,35 @@ def test_a_viscous_exponent_is_kept_where_the_friction_saturates_with_the_speed(
     assert mine < 0.8 * theirs
 
 
+def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_friction):
+    """Li's comprehensive law has a load column fL_j on every joint: where the choice keeps a viscous exponent and no
+    joint's law has the load term, the winner holds every fL_j at 0 (the law the folds scored), not free."""
+    from dynid.identify.choose import choose, narrowed
+    from dynid.identify.diagnose import diagnose_equations
+    from dynid.identify.prepare import prepare
+    from dynid.identify.problem import IdentificationProblem
+    from dynid.identify.read import read
+    from dynid.identify.request import IdentifyOptions as Options
+    from dynid.identify.request import settle
+    from dynid.signal.preprocess import FilterSettings
+
+    recordings = [RecordingInput(_with_friction(plain_friction, 0, _sublinear))]
+    request = settle(recordings, AUTO, Options('auto'), ROBOT.drives is not None)
+    equations = prepare(ROBOT, read(ROBOT, recordings, FilterSettings()), request.spec, None, None,
+                        request.drive_gains_unknown, keep_full_velocity=request.friction)
+    findings = diagnose_equations(equations, request, lambda text: None)
+    choice = choose(equations, findings, request, lambda text: None)
+    assert choice.exponents is not None
+    route = findings.ordinary
+    without_load = dataclasses.replace(choice, terms={joint: tuple(t for t in law if t != 'load')
+                                                      for joint, law in choice.terms.items()})
+    problem = IdentificationProblem.of(equations, route.candidate)
+    winner, _ = narrowed(problem, without_load, route.terms, True, route.first.values[:len(problem.rigid_names)])
+    assert winner.friction == 'comprehensive'
+    held = {entry.name: entry.value for entry in winner.held}
+    assert all(held.get(f'fL_{j + 1}') == 0.0 for j in range(ROBOT.n))
+
+
 def test_no_viscous_exponent_where_the_viscous_friction_is_linear(plain_friction):
     result = identify(ROBOT, [RecordingInput(plain_friction)], AUTO, options=IdentifyOptions('auto'))
     assert result.model['friction'] != 'comprehensive' and result.model['choice']['exponents'] is None

@@ -142,10 +142,11 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
 def narrowed(problem: IdentificationProblem, choice: ModelChoice, terms: tuple[str, ...], open_friction: bool,
              rigid: np.ndarray) -> tuple[Candidate, np.ndarray]:
     """The route's candidate narrowed to the laws ``choice`` chose: the columns a joint's law leaves out held at 0, the
-    narrowest law family holding every joint's law (Li's comprehensive law where a joint keeps a viscous exponent, α = 1
-    on the others), the rotor inertias' columns left out where no joint keeps their excess, the Stribeck excess's
-    columns where a joint keeps it (held at 0 on the others); and ``rigid`` (the first estimate's base rigid
-    parameters, τ_out's start) without the rotor inertias' where they went."""
+    narrowest law family holding every joint's law (Li's comprehensive law where a joint keeps a viscous exponent: α = 1
+    on the others, its load term held at 0 on the joints whose law has none), the rotor inertias' columns left out
+    where no joint keeps their excess, the Stribeck excess's columns where a joint keeps it (held at 0 on the others);
+    and ``rigid`` (the first estimate's base rigid parameters, τ_out's start) without the rotor inertias' where they
+    went."""
     equations, candidate = problem.prepared, problem.candidate.holding(choice.dropped)
     if not open_friction:
         return candidate, rigid
@@ -160,6 +161,9 @@ def narrowed(problem: IdentificationProblem, choice: ModelChoice, terms: tuple[s
     if choice.exponents is not None:  # a viscous exponent chosen on some joint: Li's law holds every joint's
         candidate = dataclasses.replace(_comprehensive(candidate, equations),
                                         exponents=tuple(float(alpha) for alpha in choice.exponents))
+        candidate = _holding_own(equations, candidate.holding({  # fL_j: the load term, only where the folds kept it
+            f'fL_{j + 1}': {'value': 0.0, 'reason': dropped_reason(joint, choice.terms[joint])}
+            for j, joint in enumerate(problem.robot.joint_names) if 'load' not in choice.terms[joint]}))
     if 'rotor' in terms and equations.base_without_rotor is not None and \
             not any('rotor' in law for law in choice.terms.values()):
         rigid = rigid[np.array([not name.startswith('Ia_') for name in equations.base.names])]
