@@ -181,9 +181,11 @@ def test_a_viscous_exponent_is_kept_where_the_friction_saturates_with_the_speed(
 
 def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_friction):
     """Li's comprehensive law has a load column fL_j on every joint: where the choice keeps a viscous exponent and no
-    joint's law has the load term, the winner holds every fL_j at 0 (the law the folds scored), not free."""
+    joint's law has the load term, the winner holds every fL_j at 0 (the law the folds scored), not free, and nothing
+    in it depends on the output torque."""
     from dynid.identify.choose import choose, narrowed
     from dynid.identify.diagnose import diagnose_equations
+    from dynid.identify.fit import _consistency_not_checked
     from dynid.identify.prepare import prepare
     from dynid.identify.problem import IdentificationProblem
     from dynid.identify.read import read
@@ -206,6 +208,14 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     assert winner.friction == 'comprehensive'
     held = {entry.name: entry.value for entry in winner.held}
     assert all(held.get(f'fL_{j + 1}') == 0.0 for j in range(ROBOT.n))
+    # no column left depends on the output torque: the auto rule checks the links' consistency, as for Coulomb +
+    # viscous, where a load term kept on a joint leaves it unchecked and says why
+    kept, _ = narrowed(problem, choice, route.terms, True, route.first.values[:len(problem.rigid_names)])
+    assert any(f'fL_{j + 1}' not in {entry.name for entry in kept.held} for j in range(ROBOT.n))
+    options = Options('irls')
+    assert _consistency_not_checked(IdentificationProblem.of(equations, winner), options) is None
+    assert 'output torque' in _consistency_not_checked(IdentificationProblem.of(equations, kept), options)
+
 
 
 def test_no_viscous_exponent_where_the_viscous_friction_is_linear(plain_friction):

@@ -363,7 +363,7 @@ def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOp
     if options.method not in PHYSICAL_METHODS:
         return (f'{options.method.upper()} re-fits its friction exponents on τ_out (physical consistency, when '
                 'asked for, takes the methods ols, wls and irls)')
-    if problem.spec.friction not in CHECKED_FRICTION:
+    if problem.spec.friction not in CHECKED_FRICTION and _output_torque_free(problem):
         return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, when '
                 f'asked for, enforces it with τ_out iterated)')
     if problem.payload_blocks:
