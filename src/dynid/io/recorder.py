@@ -80,11 +80,17 @@ def read_recording(path: str | os.PathLike, joint_names=None, namespace: str | N
     in time order, as one :class:`Dataset`; ``namespace`` None: found from the topics;
     ``joint_states_effort``: what joint_states' effort holds, torque or current; ``joint_map``: {model joint:
     recorded name} where the vendors' prefixes do not tell (as for :func:`read_bag`)."""
+    parts = recording_parts(path)
+    dataset = read_bag(parts, joint_names, namespace, joint_states_effort, joint_map)
+    if isinstance(parts, list):
+        dataset.source['segments'] = len(parts)
+    return dataset
+
+
+def recording_parts(path: str | os.PathLike) -> Path | list[Path]:
+    """What :func:`dynid.io.bag.read_bag` reads for the recording ``path``: the segments of a recording of
+    :class:`SegmentedRecorder` in time order (a list), or ``path`` itself (a single bag, anything else)."""
     path = Path(path)
     segments = [] if (path / 'metadata.yaml').exists() else sorted(
         p for p in path.glob(f'{SEGMENT_PREFIX}*') if (p / 'metadata.yaml').exists())
-    if not segments:
-        return read_bag(path, joint_names, namespace, joint_states_effort, joint_map)
-    dataset = read_bag(segments, joint_names, namespace, joint_states_effort, joint_map)
-    dataset.source['segments'] = len(segments)
-    return dataset
+    return segments or path

@@ -8,14 +8,12 @@ nodes and the recordings read trajectories the same way.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.bag import REFERENCE_TOPIC, _bag_files, _connections_by_topic, _open_reader
-from dynid.io.recorder import SEGMENT_PREFIX
+from dynid.io.recorder import recording_parts
 
 
 def trajectory_of_message(message, joint_names) -> tuple[PointTrajectory | None, np.ndarray | None]:
@@ -58,10 +56,7 @@ def read_trajectories(path, joint_names, recorded_names=None) -> list[tuple[int,
     ``joint_names``; None for an empty one: stop and hold). ``recorded_names``: the joints as the recording names
     them, in ``joint_names``' order (None: the same). An empty list where the recording holds none; InputError for
     a message that names other joints or holds bad values."""
-    path = Path(path)
-    segments = [] if (path / 'metadata.yaml').exists() else sorted(
-        p for p in path.glob(f'{SEGMENT_PREFIX}*') if (p / 'metadata.yaml').exists())
-    files, name = _bag_files(segments or path)
+    files, name = _bag_files(recording_parts(path))
     recorded = list(recorded_names or joint_names)
     rename = dict(zip(recorded, joint_names, strict=True))
     reader = _open_reader(files, name)
