@@ -26,8 +26,9 @@ from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import recorded_joints
 from dynid.io.cdr import JointStateEncoder
+from dynid.io.trajectories import trajectory_of_message
 from dynid.model import Payload, load_robot
-from dynid.ros.conversions import stamp_ns, trajectory_from_message
+from dynid.ros.conversions import stamp_ns
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.parameters import declare_robot, declare_settings, value_or
@@ -106,7 +107,7 @@ class ContactNode(Node):
     def _on_reference(self, message: JointTrajectory) -> None:
         """A trajectory sent to the controller: it starts at its stamp, or on arrival when the stamp is zero."""
         try:
-            trajectory, _ = trajectory_from_message(message, self.names)
+            trajectory, _ = trajectory_of_message(message, self.names)
         except InputError as error:
             self.live.refuse_reference(node_message(error))
             return

@@ -18,7 +18,8 @@ from trajectory_msgs.msg import JointTrajectory
 from dynid.control.commander import FeedforwardCommander, node_statuses
 from dynid.control.configuration import FeedforwardSettings
 from dynid.errors import InputError
-from dynid.ros.conversions import stamp_ns, trajectory_from_message, trajectory_with_effort
+from dynid.io.trajectories import trajectory_of_message
+from dynid.ros.conversions import stamp_ns, trajectory_with_effort
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, LifecycleSettings, run_lifecycle_node
@@ -129,7 +130,7 @@ class FeedforwardNode(CommandingNode):
             self._count_error('reference not used: inactive')
             return
         try:
-            trajectory, _ = trajectory_from_message(message, self.commander.robot.joint_names)
+            trajectory, _ = trajectory_of_message(message, self.commander.robot.joint_names)
             if self.commander.streamed:
                 start_ns = stamp_ns(message.header.stamp)
                 self.commander.follow(trajectory, self._seconds(start_ns) if start_ns else None,

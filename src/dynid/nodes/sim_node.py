@@ -28,8 +28,9 @@ from trajectory_msgs.msg import JointTrajectory
 from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.cdr import JointStateEncoder
+from dynid.io.trajectories import trajectory_of_message
 from dynid.model import Payload, load_robot
-from dynid.ros.conversions import effort_command, stamp_ns, trajectory_from_message
+from dynid.ros.conversions import effort_command, stamp_ns
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.runner import node_message, run_node
@@ -125,7 +126,7 @@ class SimNode(Node):
 
     def _on_trajectory(self, message: JointTrajectory) -> None:
         try:
-            self.driver.follow(*trajectory_from_message(message, self.joint_names), stamp_ns(message.header.stamp))
+            self.driver.follow(*trajectory_of_message(message, self.joint_names), stamp_ns(message.header.stamp))
         except InputError as error:
             self._reject('trajectories', error)
 

@@ -9,14 +9,6 @@ from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from dynid.errors import InputError
-from dynid.excite.trajectory import PointTrajectory
-from dynid.io.trajectories import trajectory_of_message
-
-
-def trajectory_from_message(message: JointTrajectory, joint_names) -> tuple[PointTrajectory | None, np.ndarray | None]:
-    """(trajectory, effort (P, n) or None) of a JointTrajectory naming exactly ``joint_names`` (any order):
-    :func:`dynid.io.trajectories.trajectory_of_message`."""
-    return trajectory_of_message(message, joint_names)
 
 
 def trajectory_with_effort(message: JointTrajectory, filled) -> JointTrajectory:

@@ -34,8 +34,9 @@ from dynid.demo.plan import DemoError, DemoSettings, suite_plan
 from dynid.demo.summary import conclude
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
+from dynid.io.trajectories import trajectory_of_message
 from dynid.model import load_robot
-from dynid.ros.conversions import stamp_ns, trajectory_from_message
+from dynid.ros.conversions import stamp_ns
 from dynid.suite.bringup import NodeProcesses, build_suite, plan_suite
 from dynid.suite.demo_operator import DemoOperator
 
@@ -122,6 +123,6 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> IdentificationResul
 def _sent(name: str, messages: list[JointTrajectory], joint_names) -> list:
     """What the joint controller was sent during run ``name``: [(start stamp [ns], PointTrajectory)]."""
     try:
-        return [(stamp_ns(m.header.stamp), trajectory_from_message(m, joint_names)[0]) for m in messages if m.points]
+        return [(stamp_ns(m.header.stamp), trajectory_of_message(m, joint_names)[0]) for m in messages if m.points]
     except InputError as error:
         raise DemoError(f'{name}: cannot score the tracking: {error}') from None
