@@ -202,14 +202,14 @@ class DetectorSettings:
 @dataclass
 class DetectorSamples:
     """What the detector gave for a batch, (N, n): the estimate d = τ̂_ext − b [N·m], its σ [N·m], the alarm and
-    the filtered speed ω̃ [rad/s]."""
+    the filtered speed ω̃ [rad/s]; (N,): whether the arm was at rest (module docstring, Motion)."""
 
     t: np.ndarray
     estimate: np.ndarray
     sigma: np.ndarray
     alarm: np.ndarray
     speed: np.ndarray
-    still: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    still: np.ndarray
 
     @property
     def z(self) -> np.ndarray:
