@@ -76,6 +76,13 @@ def commanded(run, reference: bool):
     return run.reference['dq'] if reference and run.reference.get('dq') is not None else None
 
 
+def _detected(monitors, calibration, run, reference: bool):
+    """The calibrated monitor of the run's payload and its output over the run (with the commanded velocity)."""
+    monitor = monitors(run.payload)
+    monitor.set_calibration(calibration)
+    return monitor, monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
+
+
 def _calibration(robot, engine, result, settings, runs: int, reference: bool = True):
     """Calibration runs: the monitor's calibration, the levels L_j and the learned baseline's training data."""
     source = result.model['torque_source']
@@ -153,9 +160,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         seed = SEEDS['free'] + k
         run = sim.simulate_run(robot, engine, f'free {k}', seed, sim.plan_run(robot, seed, 3, contacts=False),
                                sim.PAYLOADS[(k + 1) % 3], 20.0 + (3 * k) % 11)
-        monitor = monitors(run.payload)
-        monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
+        _, out = _detected(monitors, calibration, run, reference)
         free_hours += run.hours
         alarms += len(out.contacts)
         where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
@@ -166,9 +171,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         seed = SEEDS['contacts'] + k
         run = sim.simulate_run(robot, engine, f'contacts {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),
                                sim.PAYLOADS[(k + 2) % 3], 20.0 + (7 * k) % 11)
-        monitor = monitors(run.payload)
-        monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
+        monitor, out = _detected(monitors, calibration, run, reference)
         scores += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
         extra += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
@@ -180,9 +183,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         seed = SEEDS['outside'] + k
         run = sim.simulate_run(robot, engine, f'outside {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),
                                OUTSIDE_PAYLOAD, OUTSIDE_TEMPERATURE_C)
-        monitor = monitors(run.payload)
-        monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
+        monitor, out = _detected(monitors, calibration, run, reference)
         outside += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
         outside_alarms[0] += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
@@ -229,9 +230,7 @@ def _obstacles(robot, monitors, calibration, count: int, reference: bool = True)
         if touching.size == 0:
             continue
         hits += 1
-        monitor = monitors(None)
-        monitor.set_calibration(calibration)
-        out = monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
+        _, out = _detected(monitors, calibration, run, reference)  # no payload: monitors(None)
         first = run.t[touching[0]]
         alarms = [c.start_s for c in out.contacts if first - 0.05 <= c.start_s <= run.t[touching[-1]] + 0.2]
         if alarms:
