@@ -185,7 +185,7 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     in it depends on the output torque."""
     from dynid.identify.choose import choose, narrowed
     from dynid.identify.diagnose import diagnose_equations
-    from dynid.identify.fit import _consistency_not_checked
+    from dynid.identify.fit import _consistency_not_checked, load_loop
     from dynid.identify.prepare import prepare
     from dynid.identify.problem import IdentificationProblem
     from dynid.identify.read import read
@@ -215,6 +215,12 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     options = Options('irls')
     assert _consistency_not_checked(IdentificationProblem.of(equations, winner), options) is None
     assert 'output torque' in _consistency_not_checked(IdentificationProblem.of(equations, kept), options)
+    # and the load loop makes one pass where no free column depends on τ_out, its passes where one does
+    for candidate, passes in ((winner, 0), (kept, 1)):
+        said = []
+        load_loop(IdentificationProblem.of(equations, candidate), 'ols', IdentifyOptions('ols'), choice.exponents,
+                  said.append)
+        assert (len([text for text in said if text.startswith('load loop')]) >= 1) == passes
 
 
 

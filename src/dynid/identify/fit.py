@@ -119,7 +119,8 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
     names = problem.parameter_names()
     rigid_count = len(problem.rigid_names)
     rigid = nominal_rigid(problem) if rigid_start is None else rigid_start
-    iterations = options.load_iterations if problem.spec.uses_load else 1
+    loads = _output_torque_free(problem)  # a law with its every load term held needs one pass
+    iterations = options.load_iterations if loads else 1
     held = np.array([name in problem.held for name in names])
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
     free_names = [name for name, h in zip(names, held, strict=True) if not h]
@@ -146,7 +147,7 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
         estimate = _with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
-        if problem.spec.uses_load:
+        if loads:
             progress(f'load loop {iteration + 1}: relative change of the rigid-body parameters {change:.2e}')
         if change < 1e-5:
             break
