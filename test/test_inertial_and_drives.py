@@ -122,6 +122,12 @@ def test_a_negative_gear_ratio_is_refused_with_the_way_that_works(tmp_path, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and 'wrist_2_joint.gear_ratio must be > 0, got -48' in err[0], err
     assert 'coupling: {wrist_2_joint: -1}' in err[0]
+    # a robot file's drive is checked by the same field (its joint's name is its entry's, not the field's path)
+    from dynid.model.robot_file import JOINT_FIELDS
+    from dynid.schema import check
+    with pytest.raises(InputError, match=r'robot.yaml: drive.gear_ratio must be > 0, got -48: .* gear_ratio: 48 with'):
+        check({'name': 'j1', 'dh': {'a': 0.0, 'd': 0.0},
+               'drive': {'gear_ratio': -48, 'drive_gain': 1.0, 'rotor_inertia': 0.0}}, JOINT_FIELDS, 'robot.yaml')
 
 
 def test_coupled_drives_map_joints_to_motors_and_back(tmp_path):

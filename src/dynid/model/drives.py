@@ -37,6 +37,7 @@ identification's equations are the motors' (one per drive, named after the joint
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -44,12 +45,24 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.files import read_yaml
-from dynid.schema import Fields, Number, Table, check
+from dynid.schema import Fields, MismatchError, Number, Table, check
+
+
+class _GearRatio(Number):
+    """A gear ratio r > 0 [-]; a negative one (a motor turning against its joint, as manufacturers publish it) is
+    refused with how a drives file writes that motor (:func:`reversed_motor_text`)."""
+
+    def check(self, value, path, context) -> None:
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and value < 0:
+            joint = path[-2] if len(path) > 1 and path[-2] in (context.get('joints') or ()) else None
+            raise MismatchError(path, reversed_motor_text(joint, float(value)))
+        super().check(value, path, context)
+
 
 #: one joint's entry of a drives file (module docstring): gear ratio r [-], drive gain K_τ [N·m/A], rotor inertia B
 #: [kg·m²], both link side; a coupling row {joint: C_kj [-]} and the motor encoder's offset [rad, motor shaft]
 DRIVE_FIELDS = Fields(
-    required={'gear_ratio': Number('[-]', above=0.0, high=1.0e5),
+    required={'gear_ratio': _GearRatio('[-]', above=0.0, high=1.0e5),
               'drive_gain': Number('N·m/A', low=-1.0e5, high=1.0e5, nonzero=True),
               'rotor_inertia': Number('kg·m²', low=0.0, high=1.0e6)},
     optional={'coupling': Table(Number('[-]', low=-1.0e3, high=1.0e3), keys='joints'),
@@ -95,7 +108,7 @@ class JointDrives:
         inertia = _per_joint(self.rotor_inertia, n, 'rotor_inertia')
         if np.any(gear < 0):
             k = int(np.flatnonzero(gear < 0)[0])
-            raise InputError(reversed_motor_text(names[k], float(gear[k])))
+            raise InputError(f'{names[k]}.gear_ratio {reversed_motor_text(names[k], float(gear[k]))}')
         if np.any(gear == 0):
             raise InputError(f'gear_ratio must be > 0 for every joint, got {gear.tolist()}')
         if np.any(gain == 0):
@@ -330,22 +343,13 @@ def transmission(drives: JointDrives) -> dict:
             'shared_joints': [names[j] for j in drives.shared_joints()]}
 
 
-def reversed_motor_text(joint: str, ratio: float) -> str:
-    """How a drives file writes a motor that turns against its joint (a gear ratio of negative sign, as
-    manufacturers publish it): r > 0 and −1 in its coupling row (module docstring)."""
-    return (f'{joint}.gear_ratio must be > 0, got {ratio:g}: a motor that turns against its joint is written '
-            f'gear_ratio: {abs(ratio):g} with coupling: {{{joint}: -1}} (where its entry has a coupling row, '
-            f'negate that row\'s entries)')
-
-
-def _refuse_reversed_motor(data, source: str) -> None:
-    """InputError naming the first joint whose gear ratio is a negative number (:func:`reversed_motor_text`)."""
-    if not isinstance(data, Mapping):
-        return
-    for joint, entry in data.items():
-        ratio = entry.get('gear_ratio') if isinstance(entry, Mapping) else None
-        if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio < 0:
-            raise InputError(f'{source}: {reversed_motor_text(str(joint), float(ratio))}')
+def reversed_motor_text(joint: str | None, ratio: float) -> str:
+    """Why a gear ratio of negative sign (a motor that turns against its joint, as manufacturers publish it) is refused
+    and how a drives file writes that motor: r > 0 and −1 in its coupling row (module docstring). ``joint``: the
+    joint's name where known."""
+    name = joint if joint is not None else '<this joint>'
+    return (f'must be > 0, got {ratio:g}: a motor that turns against its joint is written gear_ratio: {abs(ratio):g} '
+            f'with coupling: {{{name}: -1}} (where its entry has a coupling row, negate that row\'s entries)')
 
 
 def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
@@ -354,7 +358,6 @@ def load_drives(path, joint_names: Sequence[str]) -> JointDrives:
     data = read_yaml(path, 'drives file')
     spec = Table(DRIVE_FIELDS, keys='joints', every=True)
     wrapped = isinstance(data, Mapping) and set(data) == {'drives'}
-    _refuse_reversed_motor(data['drives'] if wrapped else data, f'drives file {path}')
     check(data, Fields(required={'drives': spec}) if wrapped else spec, f'drives file {path}', joints=joint_names)
     data = data['drives'] if wrapped else data
     try:
