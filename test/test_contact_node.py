@@ -45,7 +45,9 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
         with spinning(executor, context):
             assert wait_until(lambda: len(seen['torque']) >= 200, 120.0), 'no external torque'
             assert list(seen['torque'][-1].name) == list(ur5e.joint_names) and len(seen['torque'][-1].effort) == 6
-            # 120 N down on the forearm for 0.6 s: tens of N·m on the shoulder and elbow, far beyond static friction
+            # 120 N down on the forearm for 0.6 s: tens of N·m on the shoulder and elbow, far beyond static friction;
+            # published once sim_node's subscription is matched (a message sent before discovery is lost)
+            assert wait_until(lambda: push.get_subscription_count() > 0, 60.0), 'sim_node does not take contacts'
             push.publish(String(data='{link: elbow_joint_link, point: [0.2, 0, 0], force: [0, 0, -120], '
                                      'start_s: 0.2, duration_s: 0.6}'))
             assert wait_until(lambda: any(c['phase'] == 'end' for c in seen['contacts']), 60.0), seen['contacts']
@@ -58,6 +60,7 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
             # refused and said, the node goes on
             trajectories = node.create_publisher(JointTrajectory, '/joint_trajectory_controller/joint_trajectory',
                                                  QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+            assert wait_until(lambda: trajectories.get_subscription_count() > 0, 60.0), 'no reference subscription'
             held = JointTrajectoryPoint(positions=list(seen['state'].position))
             held.time_from_start.nanosec = 500_000_000
             trajectories.publish(JointTrajectory(joint_names=list(seen['state'].name), points=[held]))
