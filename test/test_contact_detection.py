@@ -247,3 +247,35 @@ def test_the_commanded_velocity_follows_the_trajectories_sent_with_the_controlle
     assert commanded.velocity(np.array([22.0]))[0, 0] == pytest.approx(0.8 / 5.0)
     commanded.follow(None, 23.0, 23.0, q)
     assert not commanded.velocity(np.array([23.5])).any()
+
+
+def test_the_live_job_warns_where_the_arm_moves_without_the_reference_its_thresholds_were_calibrated_with(ur5e):
+    """Thresholds calibrated with the controller's reference, no trajectory arriving while the arm moves: /diagnostics
+    warns (a breakaway can pass the rest threshold); at rest, or once a trajectory arrives, it does not."""
+    from dynid.contact.live import LiveContacts
+    from dynid.excite.trajectory import PointTrajectory
+    from dynid.io.stream import StateBatch
+
+    monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
+    t, external, velocity = _signals(20.0, n=ur5e.n)
+    calibration = calibrate([(t, external, velocity, None, np.zeros_like(velocity))], np.full(6, 1.0), np.zeros(6),
+                            np.full(6, 100.0), 0.5, DETECTOR)
+    assert calibration.with_reference
+    monitor.set_calibration(calibration)
+    live = LiveContacts(monitor, record=None)
+
+    def batch(start, speed):
+        stamps = np.arange(start, start + 100) * 1_000_000
+        q = np.zeros((100, 6)) + speed * stamps[:, None] * 1e-9
+        dq = np.full((100, 6), speed)
+        return StateBatch(stamps, q, dq, ur5e.inverse_dynamics(q, dq, np.zeros((100, 6))))
+
+    live.update(batch(0, 0.0))
+    assert live.status()[:2] == ('ok', 'no contact (0 contacts so far; advisory, not a safety function)'), \
+        live.status()
+    live.update(batch(100, 0.3))
+    level, message, _ = live.status()
+    assert level == 'warn' and 'no trajectory' in message and '--no-reference' in message
+    holding = PointTrajectory(tuple(ur5e.joint_names), np.array([0.0, 1.0]), np.zeros((2, 6)))
+    live.follow(holding, 0.2, 0.2)
+    assert live.status()[0] == 'ok'

@@ -58,6 +58,7 @@ class LiveContacts:
         self.last_contact: dict | None = None
         self.commanded = CommandedVelocity(self.names)
         self.last_q: np.ndarray | None = None
+        self.moved = False  # a joint faster than the stiction velocity in a batch taken
 
     def follow(self, trajectory, start_s: float, now_s: float) -> None:
         """A trajectory (:class:`dynid.excite.trajectory.PointTrajectory`, None: stop and hold) sent to the arm's
@@ -96,6 +97,7 @@ class LiveContacts:
             return LiveOutput(None)
         self.samples += len(batch)
         self.last_q = np.array(batch.q[-1], dtype=float)
+        self.moved = self.moved or bool(np.any(np.abs(batch.dq) > self.monitor.settings.stiction_velocity))
         started, ended = [], []
         for contact in samples.contacts:
             if contact is not self.open:
@@ -127,8 +129,9 @@ class LiveContacts:
             self.last_problem = f'health record: {error}'
 
     def status(self) -> tuple[str, str, dict]:
-        """(level, message, values) for /diagnostics: WARN while batches are skipped or records fail, else OK with
-        the contact state."""
+        """(level, message, values) for /diagnostics: WARN while batches are skipped, records fail, trajectories are
+        refused, or the arm moves with no trajectory arrived where the thresholds were calibrated with the
+        controller's reference; else OK with the contact state."""
         values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
                   'in_contact': self.open is not None, 'records_failed': self.records_failed,
                   'observer_gain': float(self.monitor.gain[0]),
@@ -141,6 +144,11 @@ class LiveContacts:
             return 'warn', f'skipping samples: {self.last_problem}', values
         if self.records_failed or self.references_refused:
             return 'warn', self.last_problem, values
+        if values['calibrated_with_reference'] and self.moved and not self.commanded.trajectories:
+            return 'warn', ('the arm moves but no trajectory sent to its controller has arrived, and the thresholds '
+                            "were calibrated with the controller's reference: a motion's breakaway at rest can pass "
+                            'the rest threshold (give reference_topic the topic the trajectories go to, or calibrate '
+                            'with --no-reference)'), values
         if self.samples == 0:
             return 'ok', 'waiting for the state topics', values
         state = 'in contact' if self.open is not None else 'no contact'
