@@ -21,6 +21,14 @@ motor 5's held-out rows (the last 30 % of the log) it gives:
   (:func:`_scatter`): which decimated rows they are, the strokes they make (runs of one sign of q̇5) with both RMSEs
   on each, and a moving-block bootstrap of the rows (Künsch 1989; blocks of 4 and 12 rows, 80–240 ms) giving the
   90 % interval of the ratio dynid/FIGAROH and the share of resamples where dynid is not behind;
+- ``motor_5_inertia``: the inertia in motor 5's equation (:func:`_inertia`): its coefficients on θ̈5 and θ̈6
+  [kg·m², link units] in dynid's model (links and rotors, B·θ̈ per motor: C⁻ᵀ·M(q)·C⁻¹ + B), in FIGAROH's essential
+  WLS (q̈6 left 0 in their training, as their script runs) and in the same with q̈6 computed, averaged over the
+  held-out states; and motor 5's RMSE on the training and held-out rows of dynid's model with its inertial torque
+  replaced by FIGAROH's (M(q)·q̈ of their regressor, mapped onto the motors by C⁻ᵀ);
+- ``apparent_inertia``: motor 5's measured torque K_τ·i [N·m] against its acceleration θ̈5 (and θ̈6) in frequency
+  bands (:func:`_apparent_inertia`), per part of the log: the least-squares coefficient [kg·m²] and the share of the
+  band's torque it explains; a rigid drive has the links' and rotor's inertia in every band;
 - ``joint_4_robot_file``: joint 4, which identify's folds give to the robot file's own model (:func:`_joint_4`).
 """
 
@@ -34,14 +42,17 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import scipy.signal
 
 import public_tx40 as tx40
 from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput
 from dynid.identify.run import identify
+from dynid.identify.torque import RigidBodyTorque
 from dynid.identify.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
+from dynid.signal.preprocess import differentiate
 
 MOTOR = 4  # motor 5's index
 #: FIGAROH's column names (public_tx40._regressor's order): per joint Ixx…m, Ia, fv, fs, off; then Iam6, fvm6, fsm6
@@ -129,6 +140,7 @@ def joint5(root: Path, folder: Path) -> dict:
     angles, torques = (np.loadtxt(root / data / name, delimiter=',', skiprows=1)[:train.n_samples]
                        for name in ('pos_read_data.csv', 'curr_data.csv'))
     columns, values = tx40.figaroh_refit(root, robot, angles, torques)['essential_wls']
+    computed = tx40.figaroh_refit(root, robot, angles, torques, ddq6=True)['essential_wls']
     fitted, scored = (_rows(result, robot, drives, part) for part in (train, held))
     refit = _wls([r[:, columns] for r in fitted['regressor']], fitted['measured'])
     regressor, measured, friction_part = (scored[key][MOTOR] for key in ('regressor', 'measured', 'friction'))
@@ -153,7 +165,75 @@ def joint5(root: Path, folder: Path) -> dict:
         'opposite_share': {'training': _opposite_share(fitted['dq']), 'held_out': _opposite_share(scored['dq'])},
         'residual_correlation': float(np.corrcoef(measured - mine, measured - theirs)[0, 1]),
         'scatter': _scatter(measured - mine, measured - theirs, scored['kept'], scored['rows'], scored['dq'][:, MOTOR]),
+        'motor_5_inertia': _inertia(result, robot, drives, {'training': (train, fitted), 'held_out': (held, scored)},
+                                    {'figaroh_essential_wls': (columns, values),
+                                     'figaroh_essential_wls_ddq6_computed': computed}),
+        'apparent_inertia': {name: _apparent_inertia(part, drives, predict(result, robot, part, drives=drives)
+                                                     .problem.settings) for name, part in (('training', train),
+                                                                                          ('held_out', held))},
         'joint_4_robot_file': _joint_4(result, robot, drives, held)}
+
+
+def _inertia(result, robot, drives, parts: dict, figaroh: dict) -> dict:
+    """``motor_5_inertia`` of the module docstring. ``parts``: {name: (recording, :func:`_rows` of it)};
+    ``figaroh``: {label: (columns of their regressor, values)}."""
+    rigid = RigidBodyTorque(result, robot)
+    rotor = drives.rotor_inertia + np.array([result.value(f'Ia_{j + 1}') if f'Ia_{j + 1}' in result.parameter_names
+                                             else 0.0 for j in range(robot.n)])  # B and the excess identified
+    models = {'dynid': rigid, **{label: (lambda q, dq, ddq, c=c, v=v: tx40._regressor(robot, q, dq, ddq)[:, :, c] @ v)
+                                 for label, (c, v) in figaroh.items()}}
+
+    def inertial(torque_of):  # M(q)·q̈ [N·m, joint space]: the model is linear in q̈
+        return lambda q, dq, ddq: torque_of(q, dq, ddq) - torque_of(q, dq, np.zeros_like(ddq))
+
+    held, _ = parts['held_out']
+    problem = predict(result, robot, held, drives=drives).problem
+    q = differentiate(held, problem.settings)[0].q[::200]  # every 40 ms
+    coefficients = {}
+    for label, torque_of in models.items():
+        zero = torque_of(q, np.zeros_like(q), np.zeros_like(q))
+        mass = np.stack([torque_of(q, np.zeros_like(q), np.tile(np.eye(robot.n)[k], (len(q), 1))) - zero
+                         for k in range(robot.n)], axis=2)  # (samples, joint, q̈_k)
+        motors = np.linalg.solve(drives.coupling.T, mass) @ np.linalg.inv(drives.coupling)  # C⁻ᵀ·M·C⁻¹
+        if label == 'dynid':
+            motors = motors + np.diag(rotor)
+        coefficients[label] = motors[:, MOTOR, 4:6].mean(axis=0).tolist()
+    swapped = {}
+    for name, (recording, rows) in parts.items():
+        problem = predict(result, robot, recording, drives=drives).problem
+        keep = np.concatenate([problem.block_keep(k) for k in range(len(problem.blocks))])[:, MOTOR]
+        acceleration = np.concatenate([block.rotor_acceleration for block in problem.blocks])[keep, MOTOR]
+        mine, theirs = (drives.joint_to_motor_torque_space(tx40._model_series(problem, inertial(models[label])))[
+            keep, MOTOR] for label in ('dynid', 'figaroh_essential_wls'))
+        predicted = rows['dynid'][MOTOR] - mine - rotor[MOTOR] * acceleration + theirs
+        swapped[name] = _rmse(rows['measured'][MOTOR] - predicted)
+    return {'terms': ['ddtheta5', 'ddtheta6'], 'coefficients': coefficients,
+            'dynid_with_figaroh_inertia': swapped}
+
+
+#: the frequency bands of :func:`_apparent_inertia` [Hz]
+BANDS = ((3.0, 8.0), (8.0, 18.0), (10.0, 15.0), (18.0, 30.0))
+
+
+def _apparent_inertia(recording, drives, settings, edge_s: float = 0.2) -> dict:
+    """``apparent_inertia`` of the module docstring for one part of the log: per band, motor 5's torque K_τ·i and
+    its acceleration θ̈5 (θ̈6) band-passed (Butterworth of order 4, zero phase; ``edge_s`` [s] cut at either end), the
+    least-squares coefficients [kg·m²] on θ̈5 alone and on θ̈5, θ̈6, and the share of the band's torque variance
+    explained by the second."""
+    signals, _ = differentiate(recording, settings)
+    torque = drives.current_to_joint_torque(signals.current)[:, MOTOR]
+    cut = int(edge_s * signals.rate_hz)
+    out = {}
+    for low, high in BANDS:
+        band = scipy.signal.butter(4, [low, high], 'bandpass', fs=signals.rate_hz, output='sos')
+        y = scipy.signal.sosfiltfilt(band, torque)[cut:-cut]
+        a = scipy.signal.sosfiltfilt(band, signals.ddtheta[:, MOTOR:MOTOR + 2], axis=0)[cut:-cut]
+        alone = np.linalg.lstsq(a[:, :1], y, rcond=None)[0]
+        both = np.linalg.lstsq(a, y, rcond=None)[0]
+        out[f'{low:g}-{high:g} Hz'] = {'on_ddtheta5': float(alone[0]), 'on_ddtheta5_ddtheta6': both.tolist(),
+                                      'explained': float(1.0 - np.var(y - a @ both) / np.var(y)),
+                                      'torque_rms': float(np.std(y))}
+    return out
 
 
 def _joint_4(result, robot, drives, held) -> dict:
