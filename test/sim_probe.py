@@ -71,6 +71,14 @@ class Probe:
                 with self.lock:
                     self.diagnostics = {v.key: v.value for v in status.values}
 
+    def send(self, publisher, message, timeout: float = 60.0) -> None:
+        """Publish ``message`` once a subscriber is matched (one published before discovery is lost)."""
+        end = time.monotonic() + timeout
+        while publisher.get_subscription_count() == 0:
+            assert time.monotonic() < end, f'no subscriber on {publisher.topic_name}'
+            time.sleep(0.05)
+        publisher.publish(message)
+
     def wait_for(self, condition, timeout: float) -> bool:
         end = time.monotonic() + timeout
         while time.monotonic() < end:

@@ -194,12 +194,12 @@ def test_sim_node_engine_mujoco_publishes_and_follows(module_ros_domain):
         message = JointTrajectory(joint_names=JOINTS)
         message.points.append(JointTrajectoryPoint(positions=target.tolist(), velocities=[0.0] * 6,
                                                    time_from_start=Duration(sec=2, nanosec=0)))
-        probe.trajectory.publish(message)
+        probe.send(probe.trajectory, message)
         assert probe.wait_for(lambda: abs(probe.position[0] - target[0]) < 5e-3 and abs(probe.velocity[0]) < 0.05,
                               60.0), f'joint 1 at {probe.position[0]:.4f}, target {target[0]:.4f}'
         position = probe.node.create_publisher(Float64MultiArray, 'forward_position_controller/commands', 10)
         target[1] -= 0.1
-        position.publish(Float64MultiArray(data=target.tolist()))  # a forward position controller's command
+        probe.send(position, Float64MultiArray(data=target.tolist()))  # a forward position controller's command
         assert probe.wait_for(lambda: abs(probe.position[1] - target[1]) < 5e-3, 60.0), probe.position
         assert process.poll() is None
     finally:

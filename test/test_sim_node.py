@@ -69,7 +69,7 @@ def test_follows_a_joint_trajectory(sim):
         point = JointTrajectoryPoint(positions=list(reversed(position.tolist())), velocities=[0.0] * 6,
                                      time_from_start=Duration(sec=int(seconds), nanosec=0))
         message.points.append(point)
-    probe.trajectory.publish(message)
+    probe.send(probe.trajectory, message)
     reached = probe.wait_for(lambda: abs(probe.position[0] - target[0]) < 5e-3 and abs(probe.velocity[0]) < 0.05,
                              60.0)
     assert reached, f'joint 1 at {probe.position[0]:.4f}, target {target[0]:.4f}'
@@ -77,9 +77,9 @@ def test_follows_a_joint_trajectory(sim):
 
 def test_ignores_malformed_commands_and_keeps_publishing(sim):
     process, probe = sim
-    probe.effort.publish(Float64MultiArray(data=[1.0, 2.0, 3.0]))              # wrong length
-    probe.effort.publish(Float64MultiArray(data=[0.0, float('nan'), 0, 0, 0, 0]))  # NaN
-    probe.trajectory.publish(JointTrajectory(joint_names=['not_a_joint'], points=[
+    probe.send(probe.effort, Float64MultiArray(data=[1.0, 2.0, 3.0]))  # wrong length
+    probe.send(probe.effort, Float64MultiArray(data=[0.0, float('nan'), 0, 0, 0, 0]))  # NaN
+    probe.send(probe.trajectory, JointTrajectory(joint_names=['not_a_joint'], points=[
         JointTrajectoryPoint(positions=[0.0], time_from_start=Duration(sec=1))]))  # unknown joint
     assert probe.wait_for(lambda: int(probe.diagnostics.get('rejected_effort_commands', 0)) >= 2
                           and int(probe.diagnostics.get('rejected_trajectories', 0)) >= 1, 60.0), probe.diagnostics
