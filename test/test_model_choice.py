@@ -229,6 +229,27 @@ def test_no_viscous_exponent_where_the_viscous_friction_is_linear(plain_friction
     assert result.model['friction'] != 'comprehensive' and result.model['choice']['exponents'] is None
 
 
+def test_the_viscous_exponents_candidate_bound_does_not_hang_on_how_the_grid_is_rounded(tmp_path, monkeypatch):
+    """The grid's exponents are their decimals and the candidate bound one of them: on a 250 Hz twin (the twin's
+    friction: its Stribeck and load terms, linear viscous) shoulder_pan's α̂ is 0.9, above the bound, whichever way
+    the grid is built (0.9 of np.linspace(0.2, 1, 17) is 0.9000000000000001, of np.linspace(0.05, 1, 20) exactly
+    0.9: a candidate on the second grid only, which won the folds and lost held out on a slower motion)."""
+    from dynid.excite.trajectory import builtin_excitation_path
+    from dynid.identify import candidates
+    from dynid.io.bag import read_bag
+
+    grid = candidates.EXPONENT_GRID
+    np.testing.assert_array_equal(grid, [float(f'{alpha:.2f}') for alpha in grid])
+    assert candidates.EXPONENT_CANDIDATE_MAX in grid
+    assert main(['simulate', '--rate', '250', '--duration', '12', '--quiet', '-o', str(tmp_path / 'train'),
+                 '--trajectory', str(builtin_excitation_path('ur5e'))]) == 0
+    recording = RecordingInput(read_bag(tmp_path / 'train'))
+    for built in (grid, np.linspace(0.05, 1.0, 20)):
+        monkeypatch.setattr(candidates, 'EXPONENT_GRID', built)
+        choice = identify(ROBOT, [recording], AUTO, options=IdentifyOptions('auto')).model['choice']
+        assert 'power' not in choice['friction_terms']['shoulder_pan_joint'], built
+
+
 def test_load_friction_that_falls_with_the_load_is_not_tried(plain_friction):
     """A friction coefficient that falls with the output torque (here −2e-3·sgn(q̇)·τ², shoulder_lift) is no law:
     the load term is not tried on that joint, and the choice says so."""
