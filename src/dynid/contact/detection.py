@@ -7,6 +7,9 @@ Per joint j and sample (a compiled loop, state carried between batches):
   controller's reference velocity q̇_r is given, no joint's |q̇_r| exceeds ``command_velocity``: as a motion starts
   the motor breaks each joint away before it moves (its current passes static friction's level while the joint is
   still), which only the command tells from a push. Without a reference (None or NaN) the measured speeds decide.
+  A joint whose reference moves has not stopped however slowly it creeps: its ``rest_time`` counts from its
+  reference's stop (the friction static friction holds settles there, not when the speed fell below
+  ``rest_velocity``).
 - **σ** (the standard deviation of τ̂_ext without contact)::
 
       σ² = σ₀² + σ_f² + σ_θ²
@@ -116,7 +119,7 @@ def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, sc
             sigma0, stiction, gain, speed = joint[0, j], joint[1, j], joint[3, j], state[SPEED, j]
             decay = np.exp(-gain * dt)
             state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
-            state[REST_TIME, j] += dt if speed < v_rest else 0.0
+            state[REST_TIME, j] = 0.0 if abs(commanded[k, j]) > v_cmd else state[REST_TIME, j] + dt * (speed < v_rest)
             resting = _resting(stiction, state[REST_TIME, j], drift, t_b, snap)
             if speed < v_rest:  # while others move, it may be breaking away or loaded by them: F_s
                 e = resting if still else stiction
