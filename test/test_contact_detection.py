@@ -107,6 +107,24 @@ def test_a_breakaway_the_reference_commands_is_no_alarm_at_rest_and_without_the_
         assert len(contacts) == 1 and contacts[0].start_s == pytest.approx(3.0, abs=0.01) and samples.still.all()
 
 
+def test_a_joint_creeping_under_its_reference_stops_when_the_reference_does():
+    """Joint 1 creeps at 3 mrad/s (below rest_velocity) while its reference moves, for 3 s; at the reference's stop it
+    comes to rest holding 1.5 N·m the model drops. Its stop dates from the reference's: the held friction snaps into
+    the baseline, no alarm. Without the reference the joint has been at rest (slow) since the start, the stop is not
+    seen and the same step is an alarm."""
+    t, external, velocity = _signals(4.0, moving=False, sigma=0.02)
+    creeping = t < 3.0
+    velocity[creeping, 0] = 3e-3
+    commanded = np.zeros_like(external)
+    commanded[creeping, 0] = 3e-3
+    external[~creeping, 0] += 1.5
+    settings = dict(sigma=0.02, rest_drift=0.2, threshold=4.0)
+    samples, contacts = _detector(**settings).run(t, external, velocity, commanded=commanded)
+    assert not contacts and np.abs(samples.estimate[t >= 3.4, 0]).max() < 0.1
+    _, contacts = _detector(**settings).run(t, external, velocity)
+    assert len(contacts) == 1 and contacts[0].start_s == pytest.approx(3.0, abs=0.05)
+
+
 def test_the_rest_threshold_calibrated_with_the_reference_leaves_out_the_breakaways():
     """Contact-free runs whose rests end with a commanded breakaway (0.9 F_s, 0.2 s, before the joint moves):
     without the reference the rest threshold must lie above the breakaways (no alarm on the runs it comes from);

@@ -7,6 +7,9 @@ Per joint j and sample (a compiled loop, state carried between batches):
   controller's reference velocity q̇_r is given, no joint's |q̇_r| exceeds ``command_velocity``: as a motion starts
   the motor breaks each joint away before it moves (its current passes static friction's level while the joint is
   still), which only the command tells from a push. Without a reference (None or NaN) the measured speeds decide.
+  A joint whose reference moves has not stopped however slowly it creeps: its ``rest_time`` counts from its
+  reference's stop, and its stop is snapped from then (the friction static friction holds settles there, not when
+  the speed fell below ``rest_velocity``).
 - **σ** (the standard deviation of τ̂_ext without contact)::
 
       σ² = σ₀² + σ_f² + σ_θ²
@@ -101,10 +104,9 @@ def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, sc
     n = external.shape[1]
     ready = np.zeros(n, dtype=np.bool_)
     for k in range(t.size):
-        first = np.isnan(last_t)
-        dt = 0.0 if first else max(t[k] - last_t, 0.0)
+        dt = 0.0 if np.isnan(last_t) else max(t[k] - last_t, 0.0)
+        a = 1.0 if np.isnan(last_t) else 1.0 - np.exp(-dt / tau_v)
         last_t = t[k]
-        a = 1.0 - np.exp(-dt / tau_v) if not first else 1.0
         still, contact = True, False
         for j in range(n):
             state[SPEED, j] += a * (abs(velocity[k, j]) - state[SPEED, j])
@@ -116,12 +118,13 @@ def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, sc
             sigma0, stiction, gain, speed = joint[0, j], joint[1, j], joint[3, j], state[SPEED, j]
             decay = np.exp(-gain * dt)
             state[SINCE_MOVING, j] = 0.0 if speed >= 0.5 * v_s else state[SINCE_MOVING, j] + dt
-            state[REST_TIME, j] += dt if speed < v_rest else 0.0
+            moving = abs(commanded[k, j]) > v_cmd  # its reference moves: it has not stopped, however slow
+            state[REST_TIME, j] = 0.0 if moving else state[REST_TIME, j] + dt * (speed < v_rest)
             resting = _resting(stiction, state[REST_TIME, j], drift, t_b, snap)
             if speed < v_rest:  # while others move, it may be breaking away or loaded by them: F_s
                 e = resting if still else stiction
                 if not contact:  # just stopped (snap): what static friction holds at the stop is the baseline at once
-                    rate = decay if state[REST_TIME, j] < snap else np.exp(-dt / t_b)
+                    rate = decay if state[REST_TIME, j] < snap and not moving else np.exp(-dt / t_b)
                     state[BASELINE, j] += (1.0 - rate) * (external[k, j] - state[BASELINE, j])
             elif state[SINCE_MOVING, j] < recent:  # slowing down, reversing or stopping: the friction is unsure
                 state[REST_TIME, j] = 0.0
