@@ -42,7 +42,7 @@ import contact_learned as learned  # noqa: E402
 import contact_real  # noqa: E402
 import contact_scoring as scoring  # noqa: E402
 import contact_sim as sim  # noqa: E402
-from dynid.contact.calibration import calibrate  # noqa: E402
+from dynid.contact.calibration import CalibrationRun, calibrate  # noqa: E402
 from dynid.contact.monitor import ContactMonitor  # noqa: E402
 from dynid.contact.settings import ContactSettings  # noqa: E402
 from dynid.identify.result import IdentificationResult  # noqa: E402
@@ -95,7 +95,7 @@ def _calibration(robot, engine, result, settings, runs: int, reference: bool = T
         monitor = monitors(run.payload)
         monitor.reset()
         samples, theta = monitor.observe(**run.signals())
-        observed.append((samples.t, samples.external, samples.velocity, theta, commanded(run, reference)))
+        observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta, commanded(run, reference)))
         truth = ContactMonitor(truth_result, robot, settings, sim.RATE_HZ, payload=run.payload, wrench=False)
         friction = run.truth['friction'] if source != 'joint_torque' else None  # none after the gear
         truths.append(truth.observe(**run.signals(), friction=friction)[0].external)
@@ -122,7 +122,7 @@ def _learned_detector(training, robot, monitors, settings):
                                 gain)
 
     zero = np.zeros(robot.n)
-    observed = [(r.t, residual(r), r.signals()['dq'], None) for r in training]
+    observed = [CalibrationRun(r.t, residual(r), r.signals()['dq']) for r in training]
     sigma0 = np.concatenate([o[1] for o in observed]).std(axis=0)
     calibration = calibrate(observed, sigma0, zero, monitors(None).gain, settings.false_alarm_rate,
                             settings.detector())

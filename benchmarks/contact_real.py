@@ -127,7 +127,7 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
     from that fold, scored on the other (both ways), and, trained on all free runs, on the pushes. The logs hold no
     reference: the window is of q and q̇ alone, one sample apart (about 10 ms at 94 Hz)."""
     from contact_learned import TorqueNetwork, features, low_pass
-    from dynid.contact.calibration import calibrate
+    from dynid.contact.calibration import CalibrationRun, calibrate
     from dynid.contact.detection import ContactDetector
 
     model = ContactMonitor(result, robot, settings, rate, wrench=False).model
@@ -143,7 +143,7 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
             measured = model.measured_torque(signals['current'], None)
             return low_pass(signals['t'], measured - network.predict(features(signals, None, stride=1)), gain)
 
-        observed = [(free[n]['t'], residual(free[n]), free[n]['dq'], None) for n in names]
+        observed = [CalibrationRun(free[n]['t'], residual(free[n]), free[n]['dq']) for n in names]
         sigma = np.concatenate([o[1] for o in observed]).std(axis=0)
         calibration = calibrate(observed, sigma, np.zeros(robot.n), np.full(robot.n, gain),
                                 settings.false_alarm_rate, settings.detector())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from builders import own_model_result
-from dynid.contact.calibration import calibrate
+from dynid.contact.calibration import CalibrationRun, calibrate
 from dynid.contact.detection import ContactDetector
 from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
 from dynid.contact.settings import ContactSettings
@@ -137,17 +137,17 @@ def test_the_rest_threshold_calibrated_with_the_reference_leaves_out_the_breakaw
             external[(t >= start) & (t < start + 0.2), 0] += 0.9
             commanded[(t >= start) & (t < start + 2.0)] = 0.3
             velocity[(t >= start + 0.2) & (t < start + 2.0)] = 0.3
-        runs.append((t, external, velocity, None, commanded))
+        runs.append(CalibrationRun(t, external, velocity, None, commanded))
     n, args = 3, (np.full(3, 1.0), np.full(3, 1.0), np.full(3, 100.0), 0.5)
     settings = dataclasses.replace(DETECTOR, rest_drift=0.05)
     told = calibrate(runs, *args, settings)
-    blind = calibrate([run[:4] for run in runs], *args, settings)
+    blind = calibrate([run._replace(commanded=None) for run in runs], *args, settings)
     assert told.with_reference and not blind.with_reference
     assert blind.threshold_rest[0] > 2.5 * told.threshold_rest[0]
     for calibration, reference in ((told, True), (blind, False)):
         detector = ContactDetector(calibration.sigma0, np.ones(n), calibration.threshold, np.full(n, 100.0), settings,
                                    calibration.threshold_rest)
-        assert all(not detector.run(*run[:4], commanded=run[4] if reference else None)[1] for run in runs)
+        assert all(not detector.run(*run[:4], commanded=run.commanded if reference else None)[1] for run in runs)
 
 
 def test_the_end_of_a_contact_at_rest_is_a_stop_and_the_offset_it_leaves_becomes_the_baseline():
@@ -189,7 +189,7 @@ def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
     runs = []
     for seed in range(4):
         t, external, velocity = _signals(30.0, seed=seed, sigma=0.3)
-        runs.append((t, external, velocity, None))
+        runs.append(CalibrationRun(t, external, velocity))
     n = 3
     loose = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.5, DETECTOR)
     strict = calibrate(runs, np.full(n, 1.0), np.zeros(n), np.full(n, 100.0), 0.01, DETECTOR)
@@ -203,8 +203,8 @@ def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
 def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_path):
     monitor = ContactMonitor(own_model_result(ur5e), ur5e)
     t, external, velocity = _signals(20.0, n=ur5e.n)
-    calibration = calibrate([(t, external, velocity, None)], np.full(6, 1.0), np.zeros(6), np.full(6, 100.0), 0.5,
-                            DETECTOR)
+    calibration = calibrate([CalibrationRun(t, external, velocity)], np.full(6, 1.0), np.zeros(6), np.full(6, 100.0),
+                            0.5, DETECTOR)
     path = tmp_path / 'calibration.yaml'
     save_calibration(calibration, path, ur5e, monitor.settings)
     loaded = load_calibration(path, ur5e)
@@ -276,8 +276,8 @@ def test_the_live_job_warns_where_the_arm_moves_without_the_reference_its_thresh
 
     monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
     t, external, velocity = _signals(20.0, n=ur5e.n)
-    calibration = calibrate([(t, external, velocity, None, np.zeros_like(velocity))], np.full(6, 1.0), np.zeros(6),
-                            np.full(6, 100.0), 0.5, DETECTOR)
+    calibration = calibrate([CalibrationRun(t, external, velocity, None, np.zeros_like(velocity))], np.full(6, 1.0),
+                            np.zeros(6), np.full(6, 100.0), 0.5, DETECTOR)
     assert calibration.with_reference
     monitor.set_calibration(calibration)
     live = LiveContacts(monitor, record=None)

@@ -18,7 +18,9 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,6 +32,19 @@ MIN_STEADY = 200
 MARGIN = 0.05
 #: k [σ] without enough excursions to fit a tail: a Gaussian z passes it about once in 10⁹ samples.
 DEFAULT_THRESHOLD = 6.0
+
+
+class CalibrationRun(NamedTuple):
+    """One contact-free recording as the observer gave it: t (N,) [s], τ̂_ext (N, n) [N·m], the friction velocity ω
+    (N, n) [rad/s], σ_θ (N, n) [N·m] or None, and the controller's reference velocity (N, n) [rad/s] or None (where it
+    is given, the rest threshold comes from the samples the detector takes as at rest with it: the arm still and not
+    commanded to move)."""
+
+    t: np.ndarray
+    external: np.ndarray
+    velocity: np.ndarray
+    theta: np.ndarray | None = None
+    commanded: np.ndarray | None = None
 
 
 @dataclass
@@ -97,21 +112,17 @@ def steady_sigma(external: list[np.ndarray], speed: list[np.ndarray], stiction_v
     return out
 
 
-def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.ndarray, rate_per_hour: float,
-              settings: DetectorSettings) -> Calibration:
+def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.ndarray, gain: np.ndarray,
+              rate_per_hour: float, settings: DetectorSettings) -> Calibration:
     """Per-joint σ₀ and thresholds from contact-free ``runs`` (module docstring).
 
     Args:
-        runs: (t (N,) [s], τ̂_ext (N, n) [N·m], friction velocity ω (N, n) [rad/s], σ_θ (N, n) [N·m] or None[,
-            the reference velocity (N, n) [rad/s] or None]) of each contact-free recording, as the observer gave
-            them; where the reference is given, the rest threshold comes from the samples the detector takes as at
-            rest with it (the arm still and not commanded to move).
+        runs: the contact-free recordings (:class:`CalibrationRun`).
         sigma0: the result's σ₀ per joint [N·m] (kept where steady motion is too short to measure it).
         stiction: F_s per joint [N·m]. gain: the observer's K [1/s]. rate_per_hour: the stated false-alarm rate
             of the whole arm [1/h].
     """
     n = len(sigma0)
-    runs = [tuple(run) + (None,) * (5 - len(run)) for run in runs]
     speeds, externals, hours = [], [], 0.0
     for t, external, velocity, theta, commanded in runs:
         samples, _ = ContactDetector(sigma0, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
@@ -138,7 +149,7 @@ def calibrate(runs: list, sigma0: np.ndarray, stiction: np.ndarray, gain: np.nda
                 notes.append(f'joint {j + 1} {label}: {int(part[1][j])} excursions above {TAIL_START:g} σ, too few for '
                              f'a tail: {part[0][j]:.2f} σ')
     return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
-                       still[1], still[3], any(run[4] is not None for run in runs))
+                       still[1], still[3], any(run.commanded is not None for run in runs))
 
 
 def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, ...]:

@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 from scipy.special import ndtri
 
-from dynid.contact.calibration import Calibration, calibrate
+from dynid.contact.calibration import Calibration, CalibrationRun, calibrate
 from dynid.contact.detection import Contact, ContactDetector
 from dynid.contact.dynamics import ObserverModel
 from dynid.contact.observer import MomentumObserver
@@ -133,8 +133,8 @@ class ContactMonitor:
             run = dict(run)
             reference = run.pop('reference_velocity', None)
             samples, theta = self.observe(**run)
-            observed.append((samples.t, samples.external, samples.velocity, theta,
-                             reference if self.settings.reference else None))
+            observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta,
+                                           reference if self.settings.reference else None))
         calibration = calibrate(observed, self.result_sigma, self.stiction, self.gain, self.settings.false_alarm_rate,
                                 self.settings.detector())
         self.reset()
