@@ -293,7 +293,7 @@ def test_the_live_job_warns_where_the_arm_moves_without_the_reference_its_thresh
         live.status()
     live.update(batch(100, 0.3))
     level, message, _ = live.status()
-    assert level == 'warn' and 'no trajectory' in message and '--no-reference' in message
+    assert level == 'warn' and 'no trajectory' in message and 'calibrate without the reference' in message
     holding = PointTrajectory(tuple(ur5e.joint_names), np.array([0.0, 1.0]), np.zeros((2, 6)))
     live.follow(holding, 0.2, 0.2)
     assert live.status()[0] == 'ok'

@@ -148,7 +148,7 @@ class LiveContacts:
             return 'warn', ('the arm moves but no trajectory sent to its controller has arrived, and the thresholds '
                             "were calibrated with the controller's reference: a motion's breakaway at rest can pass "
                             'the rest threshold (give reference_topic the topic the trajectories go to, or calibrate '
-                            'with --no-reference)'), values
+                            'without the reference)'), values
         if self.samples == 0:
             return 'ok', 'waiting for the state topics', values
         state = 'in contact' if self.open is not None else 'no contact'
