@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.identify.power_law import power_term
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.solvers import accumulated_r_factor
 from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
@@ -20,7 +21,7 @@ from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
 #: the grid's 0.85 is :data:`EXPONENT_CANDIDATE_MAX` exactly (``np.linspace`` does not give that: its 0.9 of
 #: 0.2…1 came out 0.9000000000000001, and the same 0.9 of 0.05…1 exactly 0.9, which made a candidate of it on one
 #: grid and not on the other).
-EXPONENT_GRID = np.arange(4, 21) / 20
+EXPONENT_GRID = np.arange(0, 21) / 20
 #: The largest exponent that is a candidate: the best must lie at least 0.15 below the linear term. Nearer 1 the
 #: twin's Stribeck and load terms (linear viscous friction in truth) give α̂ of 0.9–0.95 and a fold gain: on a 250 Hz
 #: UR5e twin, shoulder_pan at α̂ = 0.9 scored 0.000982 on the folds against Coulomb + viscous's 0.00117 and held out on
@@ -110,7 +111,7 @@ def power_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.ndarra
             return float(EXPONENT_GRID[int(np.argmax(remainder.fitted(features)[0]))])
 
         # on the decimated velocity first (cheap); where that finds a sub-linear law, on the exact columns
-        if best(np.sign(velocity)[:, None] * np.abs(velocity)[:, None] ** EXPONENT_GRID[None, :]) > \
+        if best(power_term(velocity[:, None], EXPONENT_GRID[None, :], problem.power_velocity)) > \
                 EXPONENT_CANDIDATE_MAX:
             continue
         exact = np.column_stack([problem.power_feature(j, float(alpha)) for alpha in EXPONENT_GRID])
