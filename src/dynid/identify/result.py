@@ -116,6 +116,7 @@ from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
 from dynid.identify import result_schema
+from dynid.identify.power_law import power_velocity
 from dynid.identify.result_schema import JOINT_NAMES, RESULT
 from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
@@ -226,17 +227,29 @@ class IdentificationResult:
         recorded = (self.provenance.get('drives') or {}).get('joints')
         return None if not recorded else JointDrives.from_dict(recorded, self.joint_names).coupling
 
+    @property
+    def power_velocity(self) -> float | None:
+        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.identify.power_law`): the model's
+        ``power_velocity`` where its ``power_form`` is ``shifted``; None (Li's sgn(ω)·|ω|^α as written) for a result
+        written before the form had a name."""
+        if self.model.get('power_form') != 'shifted':
+            return None
+        return power_velocity('shifted', self.model.get('power_velocity') or 0.0)
+
     def coulomb_viscous(self) -> dict[str, dict[str, float]]:
         """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
         friction (with the offset, the load term), fc and fv of the comprehensive law (Li et al. 2024 eq. (3)); its
-        fv only where the joint's exponent is 1 (else fv·sgn(ω)·|ω|^α is no viscous coefficient)."""
+        fv only where the joint's exponent is 1 (else fv·sgn(ω)·|ω|^α is no viscous coefficient); Fc the Coulomb level
+        at ω → 0 there (fc − fv·v_s of the shifted power term, whose fc is the friction at v_s)."""
         table = self.friction()
         if self.model.get('friction') != 'comprehensive':
             return {joint: {s: v for s, v in values.items() if s in ('Fc', 'Fv')} for joint, values in table.items()}
         exponents = dict(zip(self.joint_names, self.exponents if self.exponents is not None
                              else np.ones(len(self.joint_names)), strict=True))
-        return {joint: {'Fc': values['fc'], **({'Fv': values['fv']} if 'fv' in values and exponents[joint] == 1.0
-                                                 else {})}
+        linear = {joint: 'fv' in values and exponents[joint] == 1.0 for joint, values in table.items()}
+        shift = self.power_velocity or 0.0
+        return {joint: {'Fc': values['fc'] - (shift * values['fv'] if linear[joint] else 0.0),
+                        **({'Fv': values['fv']} if linear[joint] else {})}
                 for joint, values in table.items() if 'fc' in values}
 
     def joint_friction(self) -> dict[str, dict[str, float]] | None:
