@@ -25,8 +25,9 @@ JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_j
 class Probe:
     """A test node in its own context, spun in a thread, recording what it receives."""
 
-    def __init__(self, domain: int, reliability: str = 'best_effort') -> None:
-        """``reliability`` of the state subscriptions (the intake's; the nodes read best effort)."""
+    def __init__(self, domain: int, reliability: str = 'best_effort', depth: int | None = None) -> None:
+        """``reliability`` and queue ``depth`` of the state subscriptions (the intake's; None: its default; the nodes
+        read best effort)."""
         self.context = rclpy.Context()
         rclpy.init(context=self.context, domain_id=domain)
         self.node = rclpy.create_node('dynid_test_probe', context=self.context)
@@ -37,7 +38,8 @@ class Probe:
         self.velocity: np.ndarray | None = None
         self.batches: list[StateBatch] = []  # every joined sample
         self.diagnostics: dict[str, str] = {}
-        self.intake = StateIntake(self.node, IntakeSettings(reliability=reliability), on_messages=self._on_messages,
+        settings = IntakeSettings(reliability=reliability, **({} if depth is None else {'depth': depth}))
+        self.intake = StateIntake(self.node, settings, on_messages=self._on_messages,
                                   on_samples=self._on_samples, joint_names=JOINTS)
         self.intake.start()
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 10)

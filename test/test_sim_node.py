@@ -107,8 +107,10 @@ def test_a_stalled_twin_catches_up_without_jumps(ros_domain):
         f'trajectory_file:={builtin_excitation_path("ur5e")}', 'approach_velocity:=0.5', 'chunk_duration:=1.0'))
     # Every sample the twin publishes must arrive: read reliable (the twin publishes reliable, 5 s of samples), so
     # that a test process starved for ~0.1 s on a busy machine gets what best effort would drop (43 samples
-    # were missing in one such run) and the check is of the twin, not of the transport.
-    probe = Probe(domain, reliability='reliable')
+    # were missing in one such run) and the check is of the twin, not of the transport. The queue holds 20 s: the
+    # twin's catch-up after the 0.8 s stop comes as a burst, and a 1000-deep queue (2 s) lost 336 samples of it once
+    # when the test process was starved on a busy machine.
+    probe = Probe(domain, reliability='reliable', depth=int(20 * RATE))
     states = []
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     probe.node.create_subscription(String, '/excitation_node/state', lambda m: states.append(m.data), latched)

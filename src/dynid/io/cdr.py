@@ -37,6 +37,11 @@ def typestore():
     return get_typestore(Stores.ROS2_KILTED)
 
 
+def stamp_ns(stamp) -> int:
+    """A builtin_interfaces/Time (a header's stamp; rclpy's or rosbags') in integer nanoseconds."""
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
 def stamp_message(nanoseconds: int):
     """builtin_interfaces/Time (rosbags) of a stamp [ns]."""
     return typestore().types['builtin_interfaces/msg/Time'](sec=int(nanoseconds // 1_000_000_000),

@@ -13,6 +13,7 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.bag import REFERENCE_TOPIC, _bag_files, _connections_by_topic, _open_reader
+from dynid.io.cdr import stamp_ns
 from dynid.io.recorder import recording_parts
 
 
@@ -73,8 +74,7 @@ def read_trajectories(path, joint_names, recorded_names=None) -> list[tuple[int,
             if trajectory is not None:
                 trajectory = PointTrajectory(tuple(rename[j] for j in trajectory.joint_names), trajectory.time_s,
                                              trajectory.positions, trajectory.velocities, trajectory.accelerations)
-            stamp = int(message.header.stamp.sec) * 1_000_000_000 + int(message.header.stamp.nanosec)
-            out.append((stamp or int(recorded_ns), int(recorded_ns), trajectory))
+            out.append((stamp_ns(message.header.stamp) or int(recorded_ns), int(recorded_ns), trajectory))
     finally:
         reader.close()
     return out

@@ -25,10 +25,9 @@ from dynid.contact.settings import ContactNodeSettings, ContactSettings
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
 from dynid.identify.robot_source import recorded_joints
-from dynid.io.cdr import JointStateEncoder
+from dynid.io.cdr import JointStateEncoder, stamp_ns
 from dynid.io.trajectories import trajectory_of_message
 from dynid.model import Payload, load_robot
-from dynid.ros.conversions import stamp_ns
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.parameters import declare_robot, declare_settings, value_or

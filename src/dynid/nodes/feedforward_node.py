@@ -18,8 +18,9 @@ from trajectory_msgs.msg import JointTrajectory
 from dynid.control.commander import FeedforwardCommander, node_statuses
 from dynid.control.configuration import FeedforwardSettings
 from dynid.errors import InputError
+from dynid.io.cdr import stamp_ns
 from dynid.io.trajectories import trajectory_of_message
-from dynid.ros.conversions import stamp_ns, trajectory_with_effort
+from dynid.ros.conversions import trajectory_with_effort
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
 from dynid.ros.lifecycle import FAILURE, SUCCESS, CommandingNode, LifecycleSettings, run_lifecycle_node

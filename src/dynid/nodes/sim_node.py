@@ -27,10 +27,10 @@ from trajectory_msgs.msg import JointTrajectory
 
 from dynid.errors import InputError, checked_choice
 from dynid.io import EFFORT_MEANINGS
-from dynid.io.cdr import JointStateEncoder
+from dynid.io.cdr import JointStateEncoder, stamp_ns
 from dynid.io.trajectories import trajectory_of_message
 from dynid.model import Payload, load_robot
-from dynid.ros.conversions import effort_command, stamp_ns
+from dynid.ros.conversions import effort_command
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.parameters import declare_robot, declare_settings, value_or
 from dynid.ros.runner import node_message, run_node

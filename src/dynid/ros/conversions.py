@@ -72,11 +72,6 @@ def effort_command(message: Float64MultiArray, joints: int) -> np.ndarray:
     return values
 
 
-def stamp_ns(stamp) -> int:
-    """A builtin_interfaces/Time (a header's stamp) in integer nanoseconds."""
-    return stamp.sec * 10**9 + stamp.nanosec
-
-
 def duration(seconds: float) -> Duration:
     """builtin_interfaces/Duration of ``seconds`` [s], rounded to the nanosecond."""
     nanoseconds = int(round(seconds * 1e9))

@@ -34,9 +34,9 @@ from dynid.demo.plan import DemoError, DemoSettings, suite_plan
 from dynid.demo.summary import conclude
 from dynid.errors import InputError
 from dynid.identify.result import IdentificationResult
+from dynid.io.cdr import stamp_ns
 from dynid.io.trajectories import trajectory_of_message
 from dynid.model import load_robot
-from dynid.ros.conversions import stamp_ns
 from dynid.suite.bringup import NodeProcesses, build_suite, plan_suite
 from dynid.suite.demo_operator import DemoOperator
 
