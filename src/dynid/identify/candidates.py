@@ -23,7 +23,7 @@ from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
 #: grid and not on the other). α = 0 is the power term's limit, the logarithmic law sgn(ω)·ln(|ω|/v_s) of its shifted
 #: form (:mod:`dynid.identify.power_law`), where the column stays apart from the Coulomb column (Li's sgn(ω)·|ω|^α
 #: becomes that column as α → 0: a floor of 0.05 made fc and fv run apart, −122.7 and 152.0 on one joint).
-EXPONENT_GRID = np.arange(0, 21) / 20
+EXPONENT_GRID = np.arange(4, 21) / 20
 #: The largest exponent that is a candidate: the best must lie at least 0.15 below the linear term. Nearer 1 the
 #: twin's Stribeck and load terms (linear viscous friction in truth) give α̂ of 0.9–0.95 and a fold gain: on a 250 Hz
 #: UR5e twin, shoulder_pan at α̂ = 0.9 scored 0.000982 on the folds against Coulomb + viscous's 0.00117 and held out on
