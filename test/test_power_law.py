@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from builders import RATE, identified, random_motion, twin_run
+from dynid.files import read_yaml
 from dynid.identify.power_law import power_term
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
@@ -55,7 +56,10 @@ def test_every_evaluator_of_a_result_takes_the_form_it_was_written_in(tmp_path, 
     model = {'power_form': 'shifted', 'power_velocity': VS} if form == 'shifted' else {}
     exponents = EXPONENTS if form == 'shifted' else np.where(EXPONENTS == 0, 0.2, EXPONENTS)  # Li's: α > 0
     result = identified(ROBOT, 'comprehensive', VALUES, exponents=exponents, model=model)
-    result = IdentificationResult.load(result.save(tmp_path / 'result.yaml'))
+    path = result.save(tmp_path / 'result.yaml')
+    # an older reader (versions 1 and 2) would take the shifted fc, fv in Li's form: the file's version refuses it
+    assert read_yaml(path, 'result file')['dynid_result'] == (3 if form == 'shifted' else 1)
+    result = IdentificationResult.load(path)
     assert result.power_velocity == (VS if form == 'shifted' else None)
     w = np.linspace(-2.0, 2.0, 401)[:, None] * np.linspace(0.5, 1.0, ROBOT.n)
     w = w[np.all(np.abs(w) > 1e-2, axis=1)]  # outside the feedforward's sign band
@@ -88,28 +92,29 @@ def _recorded(extra, seed: int, log_joint: bool):
     return dataclasses.replace(dataset, current=current)
 
 
-def _logarithmic(w):
-    """2 N·m·sgn(ω)·ln(max(|ω|, v_s)/v_s): with the twin's Coulomb 3 N·m, fc = 3 and fv = 2 of the shifted law."""
-    return 2.0 * np.sign(w) * np.log(np.maximum(np.abs(w), VS) / VS)
+def _root(w):
+    """2 N·m·sgn(ω)·(max(|ω|, v_s)^0.2 − v_s^0.2)/0.2: with the twin's Coulomb 3 N·m, fc = 3 and fv = 2 of the shifted
+    law at the grid's least exponent; in Li's form the same torque is fc = 3 − 10·v_s^0.2 = −1.57, fv = 10."""
+    return 2.0 * power_term(w, 0.2, VS)
 
 
-def test_a_logarithmic_friction_is_identified_at_alpha_zero_where_li_s_form_runs_apart():
-    """The model choice keeps α = 0 on the joint whose friction is logarithmic, with fc, fv at the truth (3, 2 N·m);
-    Li's form (``power_form='plain'``) can only come near the limit (its α = 0 is the Coulomb column) and splits the
-    level between fc and fv far apart, and predicts another motion worse."""
+def test_a_low_exponent_keeps_its_meaning_where_li_s_form_runs_apart():
+    """The model choice keeps α = 0.2 (refitted within 0.05 of it) on the joint whose friction has that root, with fc,
+    fv at the truth (3, 2 N·m):
+    fc the friction at v_s. Li's form (``power_form='plain'``) spans the same torques above v_s but splits the level
+    between a negative fc and an fv five times larger; both predict another motion alike."""
     from dynid.identify.validate import validate
 
-    train, held = (_recorded(_logarithmic, seed, True) for seed in (3, 8))
+    train, held = (_recorded(_root, seed, True) for seed in (3, 8))
     results = {form: identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='auto', power_form=form),
                               options=IdentifyOptions('auto')) for form in ('shifted', 'plain')}
     shifted, plain = results['shifted'], results['plain']
-    assert 'exponent' in ' '.join(shifted.model['choice']['lines']) and 'shoulder_pan_joint 0:' in \
-        ' '.join(shifted.model['choice']['lines'])
-    assert shifted.exponents[0] < 0.05 and shifted.model['power_velocity'] == VS
+    assert 'shoulder_pan_joint 0.2' in ' '.join(shifted.model['choice']['lines'])
+    assert abs(shifted.exponents[0] - 0.2) < 0.05 and shifted.model['power_velocity'] == VS
     assert abs(shifted.value('fc_1') - 3.0) < 0.3 and abs(shifted.value('fv_1') - 2.0) < 0.2
-    assert plain.value('fv_1') > 10 * shifted.value('fv_1') and plain.value('fc_1') < 0  # run apart
+    assert plain.value('fv_1') > 4 * shifted.value('fv_1') and plain.value('fc_1') < 0  # run apart
     rmse = {form: validate(r, ROBOT, held)['joints']['shoulder_pan_joint']['rmse'] for form, r in results.items()}
-    assert rmse['shifted'] < 0.95 * rmse['plain'], rmse
+    assert rmse['shifted'] == pytest.approx(rmse['plain'], rel=0.05), rmse
 
 
 def _sublinear(w):

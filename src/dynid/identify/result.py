@@ -99,9 +99,14 @@ joint: :mod:`dynid.identify.joint_side`): the friction entries ``Fcq_j`` [N·m] 
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
-A result without the ``joint_friction`` section is written as version 1, so that readers of version 1 keep reading it;
-both versions load (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives
-the section's parameters per joint (None for a version 1 file).
+**3**: the comprehensive law's viscous power term written from v_s (``model.power_form: shifted``,
+:mod:`dynid.identify.power_law`): its fc is the friction at v_s, not at ω → 0, so a reader of versions 1 and 2, which
+reads Li's sgn(ω)·|ω|^α, must refuse the file rather than predict other torques from it.
+
+A result is written with the lowest version that holds it (:meth:`IdentificationResult.version`: 1 without the
+``joint_friction`` section and without the shifted power term), so that readers of version 1 keep reading it; every
+version loads (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives the section's
+parameters per joint (None for a file without it).
 """
 
 from __future__ import annotations
@@ -122,9 +127,12 @@ from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
 from dynid.schema import check
 
+#: The version of a result with the ``joint_friction`` section (module docstring).
 RESULT_VERSION = 2
-#: Schema versions this module reads (module docstring); a file without ``joint_friction`` is written as 1.
-READABLE_VERSIONS = (1, 2)
+#: The version of a result whose comprehensive law's power term is written from v_s (module docstring).
+SHIFTED_POWER_VERSION = 3
+#: Schema versions this module reads (module docstring).
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def plain_data(value):
@@ -236,6 +244,13 @@ class IdentificationResult:
             return None
         return power_velocity('shifted', self.model.get('power_velocity') or 0.0)
 
+    @property
+    def version(self) -> int:
+        """The lowest schema version that holds this result (module docstring)."""
+        if self.model.get('friction') == 'comprehensive' and self.power_velocity is not None:
+            return SHIFTED_POWER_VERSION
+        return RESULT_VERSION if self.joint_friction_section is not None else 1
+
     def coulomb_viscous(self) -> dict[str, dict[str, float]]:
         """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
         friction (with the offset, the load term), fc and fv of the comprehensive law (Li et al. 2024 eq. (3)); its
@@ -288,7 +303,7 @@ class IdentificationResult:
         index = {n: i for i, n in enumerate(self.parameter_names)}
         relative = self.relative_std
         return plain_data({
-            'dynid_result': RESULT_VERSION if self.joint_friction_section is not None else 1,
+            'dynid_result': self.version,
             'robot': self.robot,
             'joint_names': list(self.joint_names),
             'method': self.method,

@@ -120,7 +120,7 @@ STRIBECK = Fields(required={key: Table(Number(unit, above=0, null=True), keys='j
 
 #: a result file (dynid.identify.result's module docstring); ``joint_names`` is checked first, the rest with them
 RESULT = Fields(
-    required={'dynid_result': Number(low=1, high=2, integer=True), 'robot': Text(), 'joint_names': ANY,
+    required={'dynid_result': Number(low=1, high=3, integer=True), 'robot': Text(), 'joint_names': ANY,
               'method': Text(empty=False), 'model': MODEL, 'base_parameters': Items(BASE_PARAMETER),
               'friction': Items(FRICTION_PARAMETER)},
     optional={'condition_number': UNKNOWN, 'condition_number_scaled': UNKNOWN,
