@@ -213,7 +213,7 @@ def test_malformed_sections_and_versions_are_refused(ur5e):
         with pytest.raises(InputError, match='joint_friction'):
             IdentificationResult.from_dict({**data, 'dynid_result': 2, 'joint_friction': section})
     with pytest.raises(InputError, match='not a dynid result file'):
-        IdentificationResult.from_dict({**data, 'dynid_result': 3})
+        IdentificationResult.from_dict({**data, 'dynid_result': 4})
     old = {**data, 'condition_number': 'nan'}  # files before numbers became null
     assert np.isnan(IdentificationResult.from_dict(old).condition_number)
 

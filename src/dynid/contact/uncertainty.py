@@ -7,7 +7,8 @@
 - F_s per joint: the Coulomb level with the Stribeck excess
   (:attr:`dynid.contact.dynamics.ObserverModel.coulomb_level`).
 - σ_θ per joint and sample: the friction parameters' standard deviations on their features, σ_Fc·|s| + σ_Fv·|ω| +
-  σ_τ0 (Fc, Fv, tau0; fc, fv, fo of the comprehensive law), summed as independent terms. The file keeps the
+  σ_τ0 (Fc, Fv, tau0; fc, fv, fo of the comprehensive law, whose fv multiplies its power term's |column|,
+  :func:`dynid.identify.power_law.power_term`), summed as independent terms. The file keeps the
   parameters' standard deviations only (no correlations), and the rigid-body parameters' share is in σ₀ (their
   error is what the residual measures).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
 
@@ -44,7 +46,12 @@ class FrictionParameterSigma:
         self.coulomb, self.viscous, self.offset = (
             np.array([std.get(f'{symbol}_{j + 1}', 0.0) for j in range(robot.n)]) for symbol in terms)
         self.band = band
+        comprehensive = result.model.get('friction') == 'comprehensive'
+        exponents = result.exponents if comprehensive and result.exponents is not None else np.ones(robot.n)
+        self.exponents, self.power_velocity = exponents, result.power_velocity if comprehensive else None
 
     def __call__(self, velocity: np.ndarray) -> np.ndarray:
         s = np.minimum(np.abs(velocity) / self.band, 1.0)
-        return self.coulomb * s + self.viscous * np.abs(velocity) + self.offset
+        viscous = np.abs(velocity if self.power_velocity is None and not np.any(self.exponents != 1.0)
+                         else power_term(velocity, self.exponents, self.power_velocity))
+        return self.coulomb * s + self.viscous * viscous + self.offset

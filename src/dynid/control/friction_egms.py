@@ -99,6 +99,7 @@ from dynid.friction.identified import velocity_friction as joint_velocity_fricti
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
 
@@ -233,10 +234,10 @@ def _velocity_remainder(result: IdentificationResult, p: dict, n: int, temperatu
     if result.model.get('friction') == 'comprehensive':
         exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
         exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (n,))
-        viscous, offset = p['fv'], p['fo']
+        viscous, offset, shift = p['fv'], p['fo'], result.power_velocity
 
         def remainder(w, t):
-            value = np.sign(w) * viscous * np.abs(w) ** exponents + offset
+            value = viscous * power_term(w, exponents, shift) + offset
             return value if temperature is None else value + temperature.evaluate(w, t)
     else:
         viscous, offset = p['Fv'], p['tau0']

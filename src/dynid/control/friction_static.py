@@ -64,6 +64,7 @@ from dynid.errors import InputError
 from dynid.friction.identified import joint_friction_of
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.joint_side import joint_side_torque
+from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult, result_drives
 from dynid.model.robot import RobotModel
 
@@ -136,6 +137,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         self.stribeck = result.stribeck  # the Stribeck excess (its coefficients Fs: p['Fs']), or None
         exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
         self.exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (robot.n,))
+        self.power_velocity = result.power_velocity  # v_s of the viscous power term (None: Li's form as written)
         drives = result_drives(result, robot)
         self.drives = drives if drives is not None and drives.coupling is not None else None
         self.joint_side = bool(result.joint_side_joints)  # a joint's own friction: Fcq, Fvq (module docstring)
@@ -160,7 +162,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
         p, w, kind = self.parameters, velocity, self.kind
         s = self.direction(w)
         if kind == 'comprehensive':
-            f = s * p['fc'] + np.sign(w) * p['fv'] * np.abs(w) ** self.exponents + p['fo']
+            f = s * p['fc'] + p['fv'] * power_term(w, self.exponents, self.power_velocity) + p['fo']
         elif kind == 'hamon':
             tau = load_torque
             power = s * np.sign(tau)

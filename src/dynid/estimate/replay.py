@@ -50,6 +50,7 @@ from dynid.estimate.rls import FORGETTING, REGULARIZATION
 from dynid.estimate.stiffness import NO_DEFLECTION, StiffnessEstimator
 from dynid.friction.egms import EGMS
 from dynid.friction.identified import joint_friction_of, velocity_friction
+from dynid.identify.power_law import power_term
 from dynid.identify.result import result_drives
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
@@ -328,6 +329,7 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
                              for name in robot.joint_names]) for symbol in ('Fc', 'Fv')}
     exponent = np.ones(robot.n) if kind != 'comprehensive' or result.exponents is None else \
         np.array([result.exponents[order[name]] for name in robot.joint_names])
+    shift = result.power_velocity if kind == 'comprehensive' else None  # v_s of the viscous power term
 
     stribeck, excess = result.stribeck, np.array([table[name].get('Fs', 0.0) for name in robot.joint_names])
     if stribeck is not None and tuple(result.joint_names) != tuple(robot.joint_names):
@@ -335,7 +337,7 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
                                   np.array([stribeck.shapes[order[name]] for name in robot.joint_names]))
 
     def remainder(omega, temperature):  # F_V: the viscous term, the offset and the Stribeck excess where kept
-        value_ = value['Fv'] * np.sign(omega) * np.abs(omega) ** exponent + value['tau0']
+        value_ = value['Fv'] * power_term(omega, exponent, shift) + value['tau0']
         return value_ if stribeck is None else value_ + stribeck.torque(omega, excess)
 
     egms = None

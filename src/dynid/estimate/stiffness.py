@@ -104,6 +104,7 @@ from dynid.checks import batch, per_joint, positive
 from dynid.errors import InputError
 from dynid.estimate.rls import FORGETTING, REGULARIZATION, DirectionalForgettingRLS
 from dynid.friction.egms import EGMS
+from dynid.identify.power_law import power_term
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
 from dynid.signal.causal import DelayLine
@@ -213,6 +214,7 @@ class StiffnessEstimator:
         self.Fc, self.Fv, self.tau0, self.Fl = np.zeros(J), np.zeros(J), np.zeros(J), np.zeros(J)
         self.Fs, self.stribeck = np.zeros(J), None  # the result's Stribeck excess (friction_torque), or none
         self.exponent = np.ones(J)  # α of the viscous term Fv·sgn(θ̇)·|θ̇|^α (the comprehensive law's; else 1)
+        self.power_velocity = None  # v_s of the comprehensive law's shifted power term (dynid.identify.power_law)
         self._set_friction(friction)
         self.damping = per_joint(damping, J, 'damping')
         if np.any(self.damping < 0):
@@ -276,6 +278,7 @@ class StiffnessEstimator:
             if kind == 'comprehensive':  # Li et al. 2024 eq. (3): fc, fv·sgn(ω)·|ω|^α, fo, fL
                 if friction.exponents is not None:
                     self.exponent = np.asarray(friction.exponents, dtype=float).copy()
+                self.power_velocity = friction.power_velocity
                 rename = {'fc': 'Fc', 'fv': 'Fv', 'fo': 'tau0', 'fL': 'Fl'}
                 friction = {joint: {rename.get(symbol, symbol): value for symbol, value in values.items()}
                             for joint, values in friction.friction().items()}
@@ -384,14 +387,16 @@ class StiffnessEstimator:
     def friction_torque(self, rotor_velocity, load_torque=0.0, hysteresis=None) -> np.ndarray:
         """F = (Fc + Fl·τ²)·s + Fv·sgn(θ̇)·|θ̇|^α + τ0 [N·m] for θ̇ (…, J) [rad/s, link units], s = sgn(θ̇)
         (static map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``; α = 1 but for a result in the
-        comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
+        comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is, its power term written about v_s
+        (:func:`dynid.identify.power_law.power_term`) where the result says so; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
         result's model choice kept a Stribeck excess (:class:`dynid.identify.stribeck.StribeckExcess`).
 
         τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared`` and
         ``comprehensive`` results; Fl = 0 otherwise)."""
         w = np.asarray(rotor_velocity, dtype=float)
         shape = np.sign(w) if hysteresis is None else hysteresis
-        viscous = self.Fv * (w if not np.any(self.exponent != 1.0) else np.sign(w) * np.abs(w) ** self.exponent)
+        viscous = self.Fv * (w if not np.any(self.exponent != 1.0) and self.power_velocity is None
+                             else power_term(w, self.exponent, self.power_velocity))
         friction = (self.Fc + self.Fl * np.square(load_torque)) * shape + viscous + self.tau0
         return friction if self.stribeck is None else friction + self.stribeck.torque(w, self.Fs)
 

@@ -107,15 +107,15 @@ def velocity_friction(model: JointFriction, band=None, fallback_c: float = 20.0)
 
 def write_joint_friction(params: str | Path, section: dict, output: str | Path | None = None) -> Path:
     """Write ``section`` as the ``joint_friction`` of the result file ``params`` into ``output`` (default
-    ``params`` itself) with the version key of schema 2. The rest of the file is kept as it is, keys the
-    reader does not know included; a section already there is replaced."""
+    ``params`` itself) with the version key of schema 2 (3 where it was 3: :mod:`dynid.identify.result`). The rest of
+    the file is kept as it is, keys the reader does not know included; a section already there is replaced."""
     source = Path(params)
     data = read_yaml(source, 'result file')
     result = IdentificationResult.from_dict(data, str(source))  # checks the file before anything is written
     unknown = [joint for joint in section.get('joints', {}) if joint not in result.joint_names]
     if unknown:
         raise InputError(f'{source} is for joints {list(result.joint_names)}, not {unknown}')
-    data['dynid_result'] = RESULT_VERSION
+    data['dynid_result'] = max(RESULT_VERSION, data['dynid_result'])  # 3 (the shifted power term) holds 2
     data['joint_friction'] = section
     target = source if output is None else Path(output)
     write_text(target, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

@@ -38,6 +38,8 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         fit_warnings(problem, solved, autocorrelation, sizes)
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': problem.result_friction_symbols,
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
+    if spec.friction == 'comprehensive':  # v_s of the viscous power term (dynid.identify.power_law), None: Li's form
+        model['power_velocity'] = problem.power_velocity
     if sizes is not None and not gains_unknown:
         model['column_rms'], model['torque_rms'] = sizes[0].tolist(), sizes[1]
     noise = solved.estimate.extra.get('noise')

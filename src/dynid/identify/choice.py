@@ -16,7 +16,8 @@ fold scores, and why the winner won (:class:`ModelChoice`; the result stores it 
   the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
   the spread B (:func:`dynid.identify.prior.rotor_prior`);
 - beside it too, the viscous term's exponent (``power``): Fv·sgn(ω)·|ω|^α_j in place of Fv·ω (Li et al. 2024 eq. (3),
-  the comprehensive law's fv term), α̂_j fitted on the first estimate as Li's friction loop fits it; a candidate where
+  the comprehensive law's fv term, written from v_s with its limit at α = 0, the logarithmic law:
+  :mod:`dynid.identify.power_law`), α̂_j fitted on the first estimate as Li's friction loop fits it; a candidate where
   α̂_j ≤ 0.85 (:func:`dynid.identify.candidates.power_candidates`; not with physical consistency 'always', which takes
   Coulomb + viscous friction only). Where a joint keeps it, the identification holds every joint's law in the
   comprehensive law (α_j = 1 on the others), as I-IRLS does, with the method chosen and the exponents fixed.
@@ -146,7 +147,8 @@ class ModelChoice:
         if self.exponents is not None:
             kept = [f'{joint} {alpha:.3g}' for joint, alpha in zip(self.terms, self.exponents, strict=True)
                     if 'power' in self.terms[joint]]
-            lines.append(f'viscous exponent (sgn(ω)·|ω|^α, Li et al. 2024 eq. (3)) kept on {", ".join(kept)}: the '
+            lines.append(f'viscous exponent (sgn(ω)·|ω|^α, Li et al. 2024 eq. (3), written from v_s: '
+                         f'(|ω|^α − v_s^α)/α, ln(|ω|/v_s) at 0) kept on {", ".join(kept)}: the '
                          f'comprehensive law, α = 1 on the other joints')
         candidates = self.tried.get('stribeck_candidates') or {}
         if candidates:

@@ -193,8 +193,11 @@ def fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents:
                 return float(np.linalg.norm(remainder))
             return float(np.linalg.norm(remainder - feature * ((feature @ remainder) / size)))
 
-        new[j] = scipy.optimize.minimize_scalar(residual_norm, bounds=(low, high), method='bounded',
-                                                options={'xatol': 1e-3}).x
+        found = scipy.optimize.minimize_scalar(residual_norm, bounds=(low, high), method='bounded',
+                                               options={'xatol': 1e-3})
+        # the bounded search never evaluates its bounds: the lower one taken where it is no worse (α = 0 of the
+        # shifted power term is the logarithmic law, dynid.identify.power_law)
+        new[j] = low if residual_norm(low) <= found.fun else found.x
     return new
 
 

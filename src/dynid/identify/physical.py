@@ -164,8 +164,8 @@ def _coulomb_floor(problem, exponents: np.ndarray | None) -> np.ndarray | None:
     """ω_s^α_j per joint for the comprehensive law (ω_s the stiction velocity below which rows are dropped), else
     None (:class:`dynid.identify.prior.PhysicalLayout`)."""
     speed = getattr(problem.settings, 'stiction_velocity', 0.0) or 0.0
-    if problem.candidate.friction != 'comprehensive' or speed <= 0:
-        return None
+    if problem.candidate.friction != 'comprehensive' or speed <= 0 or problem.power_velocity is not None:
+        return None  # the shifted power term is 0 up to v_s: fc is the friction there, bounded as it is
     if exponents is None:
         exponents = problem.candidate.exponents or np.full(problem.robot.n, problem.spec.exponent)
     return speed ** np.asarray(exponents, dtype=float)

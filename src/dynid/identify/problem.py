@@ -30,7 +30,8 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   ``load_absolute``    + Fl·sgn(ω)·|τ_out| (Li Model II, Bittencourt/Gao)
   ``hamon``            Hamon eq. (30) around τ_out: P⁺(am1 + bm·E)τ_out + P⁻(ag1 − bg·E)τ_out
                        + P⁺(cm + dm·E)sgn + P⁻(cg + dg·E)sgn + Fv·ω + tau0 (am1 = a_m − 1, ag1 = a_g − 1)
-  ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS)
+  ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS), the power
+                       term written with its limit at α = 0 (:mod:`dynid.identify.power_law`)
   ===================  ============================================================================
 
   ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). A Stribeck excess (``stribeck``,
@@ -59,6 +60,7 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.joint_side import JOINT_SIDE_SYMBOLS, joint_side_columns, joint_side_names
+from dynid.identify.power_law import power_term, power_velocity
 from dynid.identify.prepare import Block, Equations, prepare
 from dynid.identify.read import read
 from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput, friction_symbols
@@ -259,8 +261,9 @@ class IdentificationProblem:
                             bg=-minus * decay * output_torque, cm=plus * s, dm=plus * decay * s, cg=minus * s,
                             dg=minus * decay * s)
         elif friction == 'comprehensive':
-            features['fv'] = _per_joint(block, lambda v, j: np.sign(v) * np.abs(v) ** exponents[j]) \
-                if block.decimator is not None else s * np.abs(w) ** exponents
+            velocity = self.power_velocity
+            features['fv'] = _per_joint(block, lambda v, j: power_term(v, exponents[j], velocity)) \
+                if block.decimator is not None else power_term(w, exponents, velocity)
             features['fL'] = s * output_torque**2
         return [features[symbol] for symbol in self.friction_names]
 
@@ -274,8 +277,16 @@ class IdentificationProblem:
         return np.concatenate(parts)
 
     def power_feature(self, joint: int, exponent: float) -> np.ndarray:
-        """The kept rows of joint ``joint``'s feature sgn(ω)·|ω|^α over all recordings (I-IRLS α search)."""
-        return self._full_rate_feature(joint, lambda w: np.sign(w) * np.abs(w) ** exponent)
+        """The kept rows of joint ``joint``'s viscous power feature (:func:`dynid.identify.power_law.power_term`) over
+        all recordings (I-IRLS α search)."""
+        velocity = self.power_velocity
+        return self._full_rate_feature(joint, lambda w: power_term(w, exponent, velocity))
+
+    @property
+    def power_velocity(self) -> float | None:
+        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.identify.power_law`), None for
+        Li's form as written."""
+        return power_velocity(self.prepared.spec.power_form, self.settings.stiction_velocity)
 
     def stribeck_feature(self, joint: int, velocity: float, shape: float) -> np.ndarray:
         """The kept rows of joint ``joint``'s Stribeck feature sgn(ω)·exp(−(|ω|/Vs)^μ) over all recordings (the model

@@ -20,6 +20,7 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, METHODS, TORQUE_SOURCES
 from dynid.identify.physical import PHYSICAL_METHODS, PhysicalSettings
+from dynid.identify.power_law import POWER_FORMS
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION
 from dynid.io.dataset import Dataset
@@ -66,6 +67,9 @@ class ModelSpec:
     rotor_inertia: bool = False
     hamon_velocity: float = 0.03
     exponent: float = 1.0
+    # the comprehensive law's viscous power term: 'shifted' (with its limit at α = 0, about the stiction velocity) or
+    # 'plain' (Li's eq. (3) as written: result files written before): dynid.identify.power_law
+    power_form: str = 'shifted'
     exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
     # a Stribeck excess on every joint at this Stribeck velocity [rad/s] and shape μ (None: 2) (StribeckExcess;
     # library use, a fixed law to compare with): None, the default, has none unless the model choice keeps it
@@ -79,6 +83,7 @@ class ModelSpec:
     def validated(self) -> ModelSpec:
         checked_choice('friction model', self.friction, (AUTO, *FRICTION_MODELS))
         checked_choice('torque source', self.torque_source, TORQUE_SOURCES)
+        checked_choice('power form', self.power_form, POWER_FORMS)
         if self.hamon_velocity <= 0 or self.exponent <= 0:
             raise InputError('hamon_velocity and exponent must be > 0')
         if self.stribeck_velocity is not None and not (np.isfinite(self.stribeck_velocity)

@@ -99,9 +99,14 @@ joint: :mod:`dynid.identify.joint_side`): the friction entries ``Fcq_j`` [N·m] 
 The standard deviations are the posterior σ of the Gaussian prior problem, and null where the constraints moved
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
-A result without the ``joint_friction`` section is written as version 1, so that readers of version 1 keep reading it;
-both versions load (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives
-the section's parameters per joint (None for a version 1 file).
+**3**: the comprehensive law's viscous power term written from v_s (``model.power_form: shifted``,
+:mod:`dynid.identify.power_law`): its fc is the friction at v_s, not at ω → 0, so a reader of versions 1 and 2, which
+reads Li's sgn(ω)·|ω|^α, must refuse the file rather than predict other torques from it.
+
+A result is written with the lowest version that holds it (:meth:`IdentificationResult.version`: 1 without the
+``joint_friction`` section and without the shifted power term), so that readers of version 1 keep reading it; every
+version loads (:data:`READABLE_VERSIONS`), and :meth:`IdentificationResult.joint_friction` gives the section's
+parameters per joint (None for a file without it).
 """
 
 from __future__ import annotations
@@ -116,14 +121,18 @@ from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
 from dynid.identify import result_schema
+from dynid.identify.power_law import power_velocity
 from dynid.identify.result_schema import JOINT_NAMES, RESULT
 from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
 from dynid.schema import check
 
+#: The version of a result with the ``joint_friction`` section (module docstring).
 RESULT_VERSION = 2
-#: Schema versions this module reads (module docstring); a file without ``joint_friction`` is written as 1.
-READABLE_VERSIONS = (1, 2)
+#: The version of a result whose comprehensive law's power term is written from v_s (module docstring).
+SHIFTED_POWER_VERSION = 3
+#: Schema versions this module reads (module docstring).
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def plain_data(value):
@@ -226,17 +235,36 @@ class IdentificationResult:
         recorded = (self.provenance.get('drives') or {}).get('joints')
         return None if not recorded else JointDrives.from_dict(recorded, self.joint_names).coupling
 
+    @property
+    def power_velocity(self) -> float | None:
+        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.identify.power_law`): the model's
+        ``power_velocity`` where its ``power_form`` is ``shifted``; None (Li's sgn(ω)·|ω|^α as written) for a result
+        written before the form had a name."""
+        if self.model.get('power_form') != 'shifted':
+            return None
+        return power_velocity('shifted', self.model.get('power_velocity') or 0.0)
+
+    @property
+    def version(self) -> int:
+        """The lowest schema version that holds this result (module docstring)."""
+        if self.model.get('friction') == 'comprehensive' and self.power_velocity is not None:
+            return SHIFTED_POWER_VERSION
+        return RESULT_VERSION if self.joint_friction_section is not None else 1
+
     def coulomb_viscous(self) -> dict[str, dict[str, float]]:
         """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
         friction (with the offset, the load term), fc and fv of the comprehensive law (Li et al. 2024 eq. (3)); its
-        fv only where the joint's exponent is 1 (else fv·sgn(ω)·|ω|^α is no viscous coefficient)."""
+        fv only where the joint's exponent is 1 (else fv·sgn(ω)·|ω|^α is no viscous coefficient); Fc the Coulomb level
+        at ω → 0 there (fc − fv·v_s of the shifted power term, whose fc is the friction at v_s)."""
         table = self.friction()
         if self.model.get('friction') != 'comprehensive':
             return {joint: {s: v for s, v in values.items() if s in ('Fc', 'Fv')} for joint, values in table.items()}
         exponents = dict(zip(self.joint_names, self.exponents if self.exponents is not None
                              else np.ones(len(self.joint_names)), strict=True))
-        return {joint: {'Fc': values['fc'], **({'Fv': values['fv']} if 'fv' in values and exponents[joint] == 1.0
-                                                 else {})}
+        linear = {joint: 'fv' in values and exponents[joint] == 1.0 for joint, values in table.items()}
+        shift = self.power_velocity or 0.0
+        return {joint: {'Fc': values['fc'] - (shift * values['fv'] if linear[joint] else 0.0),
+                        **({'Fv': values['fv']} if linear[joint] else {})}
                 for joint, values in table.items() if 'fc' in values}
 
     def joint_friction(self) -> dict[str, dict[str, float]] | None:
@@ -275,7 +303,7 @@ class IdentificationResult:
         index = {n: i for i, n in enumerate(self.parameter_names)}
         relative = self.relative_std
         return plain_data({
-            'dynid_result': RESULT_VERSION if self.joint_friction_section is not None else 1,
+            'dynid_result': self.version,
             'robot': self.robot,
             'joint_names': list(self.joint_names),
             'method': self.method,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dynid.diagnosis.diagnosis import Finding, JointDiagnosis
 from dynid.identify.choices import FRICTION_MODELS
+from dynid.identify.power_law import POWER_FORMS
 from dynid.model.drives import DRIVE_FIELDS
 from dynid.schema import (
     ANY,
@@ -45,6 +46,7 @@ MODEL_KEYS = {'friction': Text(FRICTION_MODELS), 'temperature': Flag(), 'torque_
               'rotor_compensation': Flag(), 'rotor_inertia_identified': Flag()}
 MODEL = Fields(
     optional={**MODEL_KEYS, 'hamon_velocity': Number('rad/s', above=0), 'exponent': Number(above=0),
+              'power_form': Text(POWER_FORMS), 'power_velocity': Number('rad/s', above=0, null=True),
               'rotor_inertia': Flag(),
               'friction_symbols': NAMES, 'payload_blocks': COUNT, 'exclude_joints': NAMES,
               'joint_side_friction': Flag(), 'joint_side_joints': Items(Text(), null=True),
@@ -118,7 +120,7 @@ STRIBECK = Fields(required={key: Table(Number(unit, above=0, null=True), keys='j
 
 #: a result file (dynid.identify.result's module docstring); ``joint_names`` is checked first, the rest with them
 RESULT = Fields(
-    required={'dynid_result': Number(low=1, high=2, integer=True), 'robot': Text(), 'joint_names': ANY,
+    required={'dynid_result': Number(low=1, high=3, integer=True), 'robot': Text(), 'joint_names': ANY,
               'method': Text(empty=False), 'model': MODEL, 'base_parameters': Items(BASE_PARAMETER),
               'friction': Items(FRICTION_PARAMETER)},
     optional={'condition_number': UNKNOWN, 'condition_number_scaled': UNKNOWN,
@@ -129,7 +131,7 @@ RESULT = Fields(
                                                            null=True),
                                               'diagnostics': Fields(others=ANY, null=True)},
                                     null=True),
-              'exponents': Table(Number(above=0), keys='joints', every=True, null=True),
+              'exponents': Table(Number(low=0), keys='joints', every=True, null=True),
               'stribeck': STRIBECK.with_fields(null=True),
               'joint_friction': JOINT_FRICTION.with_fields(null=True), 'physical': PHYSICAL.with_fields(null=True),
               'prior': PRIOR.with_fields(null=True), 'diagnosis': DIAGNOSIS.with_fields(null=True),

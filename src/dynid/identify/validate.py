@@ -141,6 +141,7 @@ def _problem_for(result: IdentificationResult, robot: RobotModel, recording: Rec
                      torque_source=model['torque_source'], rotor_compensation=model['rotor_compensation'],
                      rotor_inertia=model['rotor_inertia_identified'],
                      hamon_velocity=model.get('hamon_velocity', 0.03), exponent=model.get('exponent', 1.0),
+                     power_form=model.get('power_form', 'plain'),
                      exclude_joints=tuple(exclude_joints), joint_side_friction=bool(result.joint_side_joints))
     settings = FilterSettings.from_dict(result.provenance.get('filters') or {})
     return problem_for(robot, [recording], spec, settings, result_drives(result, robot, drives),
