@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -384,6 +385,20 @@ def _bag_files(path) -> tuple[list[Path], Path]:
     if not paths:
         raise InputError('no bag given')
     return [file for bag in paths for file in recording_files(bag)], paths[0] if len(paths) == 1 else paths[0].parent
+
+
+def recorded_messages(path, wanted: Callable[[str], bool]) -> Iterator[tuple[str, int, object]]:
+    """The messages of a recording (a bag, or a list of bags read as one) on each topic for which ``wanted(topic)``
+    holds, in recorded order: (topic, recorded time [ns], the message deserialized). The bag is closed when the
+    iteration ends or is left; InputError for a bag that does not open."""
+    files, name = _bag_files(path)
+    reader = _open_reader(files, name)
+    try:
+        connections = [c for topic, group in _connections_by_topic(reader).items() if wanted(topic) for c in group]
+        for connection, recorded_ns, raw in reader.messages(connections=connections) if connections else ():
+            yield connection.topic, int(recorded_ns), reader.deserialize(raw, connection.msgtype)
+    finally:
+        reader.close()
 
 
 def _contract_connections(by_topic: dict, namespace: str, joint_states_effort: str, path) -> dict[str, list]:

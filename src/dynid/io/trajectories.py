@@ -12,7 +12,7 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.excite.trajectory import PointTrajectory
-from dynid.io.bag import REFERENCE_TOPIC, _bag_files, _connections_by_topic, _open_reader
+from dynid.io.bag import REFERENCE_TOPIC, recorded_messages
 from dynid.io.cdr import stamp_ns
 from dynid.io.recorder import recording_parts
 
@@ -57,24 +57,17 @@ def read_trajectories(path, joint_names, recorded_names=None) -> list[tuple[int,
     ``joint_names``; None for an empty one: stop and hold). ``recorded_names``: the joints as the recording names
     them, in ``joint_names``' order (None: the same). An empty list where the recording holds none; InputError for
     a message that names other joints or holds bad values."""
-    files, name = _bag_files(recording_parts(path))
+    parts = recording_parts(path)
     recorded = list(recorded_names or joint_names)
     rename = dict(zip(recorded, joint_names, strict=True))
-    reader = _open_reader(files, name)
     out = []
-    try:
-        wanted = [c for topic, group in _connections_by_topic(reader).items()
-                  if topic.lstrip('/').endswith(REFERENCE_TOPIC) for c in group]
-        for connection, recorded_ns, raw in reader.messages(connections=wanted) if wanted else ():
-            message = reader.deserialize(raw, connection.msgtype)
-            try:
-                trajectory, _ = trajectory_of_message(message, recorded)
-            except InputError as error:
-                raise InputError(f'bag {name}: {connection.topic}: {error}') from None
-            if trajectory is not None:
-                trajectory = PointTrajectory(tuple(rename[j] for j in trajectory.joint_names), trajectory.time_s,
-                                             trajectory.positions, trajectory.velocities, trajectory.accelerations)
-            out.append((stamp_ns(message.header.stamp) or int(recorded_ns), int(recorded_ns), trajectory))
-    finally:
-        reader.close()
+    for topic, recorded_ns, message in recorded_messages(parts, lambda t: t.lstrip('/').endswith(REFERENCE_TOPIC)):
+        try:
+            trajectory, _ = trajectory_of_message(message, recorded)
+        except InputError as error:
+            raise InputError(f'bag {path}: {topic}: {error}') from None
+        if trajectory is not None:
+            trajectory = PointTrajectory(tuple(rename[j] for j in trajectory.joint_names), trajectory.time_s,
+                                         trajectory.positions, trajectory.velocities, trajectory.accelerations)
+        out.append((stamp_ns(message.header.stamp) or recorded_ns, recorded_ns, trajectory))
     return out
