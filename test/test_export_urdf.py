@@ -78,3 +78,28 @@ def test_a_result_without_standard_parameters_is_refused(tmp_path):
                       ModelSpec(torque_source='joint_torque'), options=IdentifyOptions(physical=None))
     with pytest.raises(InputError, match='identify with physical'):
         export_urdf(result, example_robot_path(_EXAMPLE_ROBOTS['ur5'][0]))
+
+
+@pytest.mark.parametrize('form', ['shifted', 'plain'])
+def test_the_comprehensive_law_goes_to_a_joint_as_its_coulomb_level_and_viscous_coefficient(form):
+    """Li et al.'s comprehensive law in the joints' friction (what URDF's dynamics and MuJoCo's frictionloss and damping
+    hold): the Coulomb level at ω → 0, fc − fv·v_s where the power term is written from v_s and the exponent is 1, fc
+    itself in Li's form or at another exponent; fv as the damping only where the exponent is 1, else kept under its
+    own name (left out and named by the exports)."""
+    from builders import identified
+    from dynid.identify.urdf_export import joint_friction_table
+
+    robot = load_robot('ur5e')
+    exponents = np.array([1.0, 0.5, 1.0, 0.2, 1.0, 1.0])
+    model = {'power_form': 'shifted', 'power_velocity': 0.02} if form == 'shifted' else {}
+    result = identified(robot, 'comprehensive', {'fc': 2.0, 'fv': 5.0, 'fo': 0.1}, exponents=exponents, model=model)
+    table, left = joint_friction_table(result)
+    assert left == []
+    shift = 0.02 if form == 'shifted' else 0.0
+    for k, joint in enumerate(robot.joint_names):
+        if exponents[k] == 1.0:
+            assert table[joint]['Fc'] == pytest.approx(2.0 - 5.0 * shift) and table[joint]['Fv'] == 5.0, joint
+            assert 'fv' not in table[joint] and 'fc' not in table[joint]
+        else:
+            assert table[joint]['Fc'] == 2.0 and 'Fv' not in table[joint] and table[joint]['fv'] == 5.0, joint
+        assert table[joint]['fo'] == 0.1  # an offset: no joint holds it (the exports name it)

@@ -19,15 +19,17 @@ MJCF joint       identified                                        unit
                  identified it (plus the drive data's B where the
                  currents were rotor-compensated first: ``Ia`` is
                  then the excess), the drive data otherwise
-``damping``      viscous friction ``Fv`` (``fv``)                  N·m·s/rad
-``frictionloss`` Coulomb friction ``Fc`` (``fc``)                  N·m
+``damping``      viscous friction ``Fv``                           N·m·s/rad
+``frictionloss`` Coulomb friction ``Fc``                           N·m
 ================ ================================================= ====================
 
 What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the friction of a
 motor that turns several joints (coupled drives; a joint's own friction and a motor's that turns one joint are the
 joint's: :func:`dynid.identify.urdf_export.joint_friction_table`), the torque offset ``tau0`` (a sensor's, not the
 joint's), load-dependent friction (``Fl``, ``fL``), temperature-dependent friction (Hamon's coefficients, ``beta``),
-the Stribeck effect (``Fs``, the excess the model choice may keep) and the smooth sign of dynid's Coulomb term
+the Stribeck effect (``Fs``, the excess the model choice may keep), the viscous power term of Li et al.'s
+comprehensive law where a joint's exponent is not 1 (``fv``; its Fc and, where the exponent is 1, Fv are the joint's:
+:func:`dynid.identify.urdf_export.joint_friction_table`) and the smooth sign of dynid's Coulomb term
 (MuJoCo's friction loss is a dry-friction constraint, at most ``frictionloss`` in magnitude, with the solver's
 softness).
 

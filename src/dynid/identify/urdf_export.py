@@ -13,8 +13,11 @@ parameters are realizable bodies; :mod:`dynid.identify.physical`) and the URDF o
 - **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
   viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field, nor has the
   Stribeck excess the model choice may keep, Fs·sgn(ω)·exp(−(|ω|/Vs)^μ): it is left out, its values written as a
-  comment in the joint). Where the result was identified with coupled drives (θ = C·q: its friction is the motors'), a
-  motor's friction is its joint's where the motor turns that joint alone (θ_k = ±q_k; Coulomb and viscous friction are
+  comment in the joint). Li et al.'s comprehensive law gives its Coulomb level at ω → 0 and, where the joint's
+  exponent is 1, its viscous coefficient (:meth:`IdentificationResult.coulomb_viscous`); a power of the speed (an
+  exponent other than 1) has no URDF field either: left out, written as a comment. Where the result was identified
+  with coupled drives (θ = C·q: its friction is the motors'), a motor's friction is its joint's where the motor turns
+  that joint alone (θ_k = ±q_k; Coulomb and viscous friction are
   odd in the velocity, so the sign does not matter), a joint's own friction (``Fcq``, ``Fvq``:
   :mod:`dynid.identify.joint_side`) is added to its joint's, and the friction of a motor that turns several joints
   has no joint to go on: it is left out and named in a comment (:func:`joint_friction_table`).
@@ -83,15 +86,27 @@ def _set_inertial(link: ElementTree.Element, phi: np.ndarray) -> None:
     link.insert(0, ElementTree.Comment(' dynid: identified inertial (physically consistent identification) '))
 
 
-#: The Coulomb and viscous symbols of the laws a joint's friction and damping take (Coulomb + viscous, Li et al.'s)
-COULOMB_SYMBOLS, VISCOUS_SYMBOLS = ('Fc', 'fc'), ('Fv', 'fv')
+#: The Coulomb and viscous symbols a joint's friction and damping take (:func:`joint_friction_table` writes Li et al.'s
+#: comprehensive law in them)
+COULOMB_SYMBOLS, VISCOUS_SYMBOLS = ('Fc',), ('Fv',)
 
 
 def joint_friction_table(result: IdentificationResult) -> tuple[dict[str, dict[str, float]], list[str]]:
     """({joint: {symbol: value}} the result's friction as a simulator's joints hold it, the parameters of motors
     that turn several joints, left out) (module docstring); without a coupling, :meth:`IdentificationResult.friction`
-    as it is."""
+    as it is, but for Li et al.'s comprehensive law (fc, fv, fo, fL), whose Coulomb level at ω → 0 and viscous
+    coefficient are written as Fc and Fv (:meth:`IdentificationResult.coulomb_viscous`: fc − fv·v_s where its power
+    term is written from v_s) and whose fv stays under its own name where the joint's exponent is not 1 (a power of
+    the speed no simulator's joint holds)."""
     table = result.friction()
+    if result.model.get('friction') == 'comprehensive':
+        levels = result.coulomb_viscous()
+        for joint, values in table.items():
+            power = values.pop('fv', 0.0)
+            values.pop('fc', None)
+            values.update(levels.get(joint, {}))
+            if 'Fv' not in values and power != 0.0:
+                values['fv'] = power
     coupling = result.recorded_coupling()
     if coupling is None:
         return table, []
@@ -146,6 +161,10 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         if 'Fc' in values or 'Fv' in values:
             ElementTree.SubElement(joint, 'dynamics', friction=_format(values.get('Fc', 0.0)),
                                    damping=_format(values.get('Fv', 0.0)))
+        if values.get('fv'):
+            k = result.joint_names.index(entry['joint'])
+            joint.append(ElementTree.Comment(f' dynid: viscous power term left out (no URDF field): fv '
+                                             f'{_format(values["fv"])}, exponent {_format(result.exponents[k])} '))
         if values.get('Fs'):
             stribeck = result.stribeck
             k = result.joint_names.index(entry['joint'])
