@@ -147,8 +147,8 @@ class ModelChoice:
         if self.exponents is not None:
             kept = [f'{joint} {alpha:.3g}' for joint, alpha in zip(self.terms, self.exponents, strict=True)
                     if 'power' in self.terms[joint]]
-            lines.append(f'viscous exponent (sgn(ω)·|ω|^α, Li et al. 2024 eq. (3), written from v_s: '
-                         f'(|ω|^α − v_s^α)/α, ln(|ω|/v_s) at 0) kept on {", ".join(kept)}: the '
+            lines.append(f'viscous exponent (sgn(ω)·|ω|^α, Li et al. 2024 eq. (3), written from v_s as '
+                         f'sgn(ω)·(|ω|^α − v_s^α)/α, so that fc is the friction at v_s) kept on {", ".join(kept)}: the '
                          f'comprehensive law, α = 1 on the other joints')
         candidates = self.tried.get('stribeck_candidates') or {}
         if candidates:

@@ -193,9 +193,10 @@ class PhysicalProblem:
 #: every law (Li et al. 2024's fc, fv of eq. (3) with its exponent fixed), the load terms' (friction growing with the
 #: output torque, as the model choice tries it) and a coupled joint's own (:mod:`dynid.identify.joint_side`), so that
 #: the friction dissipates. Where the viscous term is a power |ω|^α (``coulomb_floor`` of :meth:`PhysicalLayout.of`)
-#: the Coulomb bound is on the friction at the slowest speed the equations keep, fc + fv·ω_s^α ≥ 0: with α of 0.2 the
-#: two columns are nearly one and split the low-speed level between them. The offset, the temperature terms and the
-#: Stribeck excess (whose sum with Fc is the static level) are not bounded.
+#: in Li's form as written, the Coulomb bound is on the friction at the slowest speed the equations keep,
+#: fc + fv·ω_s^α ≥ 0: with α of 0.2 the two columns are nearly one and split the low-speed level between them (the
+#: power term written from v_s, :mod:`dynid.identify.power_law`, is 0 there: fc ≥ 0 is that bound). The offset, the
+#: temperature terms and the Stribeck excess (whose sum with Fc is the static level) are not bounded.
 NON_NEGATIVE_FRICTION = ('Fc', 'Fv', 'fc', 'fv', 'Fl', 'fL', 'Fcq', 'Fvq')
 
 
