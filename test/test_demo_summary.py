@@ -105,6 +105,15 @@ def test_identification_table_lists_friction_and_fits_per_joint(ur5e):
     elbow = next(line for line in lines if line.startswith('elbow_joint')).split()
     assert elbow[1:] == ['3', '5', '92.00', '92.00', '0.03']  # Fc of the third joint, its fits and RMSE
     assert next(line for line in lines if line.startswith('wrist_3_joint')).split()[3:] == ['n/a'] * 3
+    # Li's comprehensive law, its power term written from v_s: the Coulomb level at ω → 0 (fc − fv·v_s) and fv where
+    # the exponent is 1; no viscous coefficient where it is not
+    comprehensive = dataclasses.replace(result, model={
+        **identified(ur5e, 'comprehensive').model, 'power_form': 'shifted', 'power_velocity': 0.02},
+        parameter_names=[name.replace('Fc_', 'fc_').replace('Fv_', 'fv_').replace('tau0_', 'fo_').replace('Fl_', 'fL_')
+                         for name in result.parameter_names], exponents=np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.5]))
+    lines = identification_table(comprehensive, settings, _dataset(ur5e, 0.0), _dataset(ur5e, 0.0)).splitlines()
+    assert next(line for line in lines if line.startswith('elbow_joint')).split()[1:3] == ['2.9', '5']
+    assert next(line for line in lines if line.startswith('wrist_3_joint')).split()[1:3] == ['6', 'nan']
 
 
 def test_estimate_history_orders_joints_by_name_and_skips_what_does_not_read(ur5e):

@@ -251,7 +251,7 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
     recordings (datasets ``training``, ``holdout``)."""
     train = result.metrics['train']
     held = result.metrics['validation']
-    friction = result.friction()
+    friction = result.coulomb_viscous()  # Fc, Fv of any law that has them (the comprehensive law's too)
     lines = [
         f'dynid demo: {result.robot} {"digital twin" if settings.engine == "twin" else "in MuJoCo"} at '
         f'{settings.rate:g} Hz, {result.method.upper()}, '
@@ -267,7 +267,7 @@ def identification_table(result: IdentificationResult, settings: DemoSettings, t
         f'{"held-out RMSE [N·m]":>21}',
     ]
     for name in result.joint_names:
-        f = friction[name]
+        f = friction.get(name, {})
         lines.append(f'{name:<22}{f.get("Fc", float("nan")):>10.4g}{f.get("Fv", float("nan")):>12.4g}'
                      f'{number(train["joints"][name]["nrmse_fit_percent"], ".2f"):>13}'
                      f'{number(held["joints"][name]["nrmse_fit_percent"], ".2f"):>16}'
