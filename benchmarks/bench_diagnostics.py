@@ -38,8 +38,9 @@ a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
    docstring), identified with the defaults, and their results' warnings judged against what their authors
    document (``public_diagnosis.py``).
 
-Python warnings (numpy's, scipy's, …) that would reach the terminal from any part are recorded instead, listed after
-the parts and counted (``library_warnings_printed``; the ``dynid`` command drops library warnings itself).
+Python warnings (numpy's, scipy's, …) that would reach the terminal from any part (under the interpreter's warning
+filters, ``-W`` included) are recorded instead, listed after the parts and counted (``library_warnings_printed``; the
+``dynid`` command drops library warnings itself).
 """
 
 from __future__ import annotations
@@ -409,8 +410,10 @@ def main(argv: list[str] | None = None) -> int:
 
     public_datasets.add_arguments(parser)  # --unisa, --figaroh, --flobaroid, --dynamic-calibration (part 5)
     args = parser.parse_args(argv)
-    with warnings.catch_warnings(record=True) as caught:  # what would reach a terminal: counted, said at the end
-        warnings.simplefilter('default')
+    # what would reach a terminal, counted and said at the end: recorded under the interpreter's own filters (with
+    # 'default' for every warning this counted a DeprecationWarning Python does not print, lark's import of sre_parse
+    # under rosidl_parser, raised in the library, not in __main__)
+    with warnings.catch_warnings(record=True) as caught:
         figures = _run(args)
     library = sorted({f'{w.category.__name__}: {str(w.message)[:160]} [{Path(w.filename).name}:{w.lineno}]'
                       for w in caught})
