@@ -206,6 +206,20 @@ def test_schema_round_trip_and_old_files(identified, ur5e, tmp_path):
     assert np.all(model.run(theta, w, np.zeros_like(w), np.full_like(w, 20.0))[0, ~mask] == 0.0)
 
 
+def test_a_result_of_the_shifted_power_term_stays_version_3_with_the_section(identified, ur5e, tmp_path):
+    """Version 3 (the comprehensive law's power term written from v_s) holds version 2's section: adding the section
+    keeps 3, so that a reader of versions 1 and 2 still refuses the file."""
+    from builders import identified as result_of
+
+    old = result_of(ur5e, 'comprehensive', {'fc': 1.0, 'fv': 2.0}, exponents=np.full(ur5e.n, 0.5),
+                    model={'power_form': 'shifted', 'power_velocity': 0.02}).save(tmp_path / 'old.yaml')
+    assert yaml.safe_load(old.read_text())['dynid_result'] == 3
+    new = write_joint_friction(old, identified.section(), tmp_path / 'new.yaml')
+    assert yaml.safe_load(new.read_text())['dynid_result'] == 3
+    loaded = IdentificationResult.load(new)
+    assert loaded.power_velocity == 0.02 and set(loaded.joint_friction()) == set(identified.joints)
+
+
 def test_malformed_sections_and_versions_are_refused(ur5e):
     data = rigid_body_result(ur5e).to_dict()
     for section in ({'joints': {'elbow': {'parameters': {'Fc0': 1.0}}}}, {'joints': {'elbow_joint': {}}},
