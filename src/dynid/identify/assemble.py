@@ -40,6 +40,8 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
     if spec.friction == 'comprehensive':  # v_s of the viscous power term (dynid.identify.power_law), None: Li's form
         model['power_velocity'] = problem.power_velocity
+    else:  # no power term: its form says nothing
+        model.pop('power_form', None)
     if sizes is not None and not gains_unknown:
         model['column_rms'], model['torque_rms'] = sizes[0].tolist(), sizes[1]
     noise = solved.estimate.extra.get('noise')
