@@ -52,6 +52,5 @@ class FrictionParameterSigma:
 
     def __call__(self, velocity: np.ndarray) -> np.ndarray:
         s = np.minimum(np.abs(velocity) / self.band, 1.0)
-        viscous = np.abs(velocity if self.power_velocity is None and not np.any(self.exponents != 1.0)
-                         else power_term(velocity, self.exponents, self.power_velocity))
+        viscous = np.abs(power_term(velocity, self.exponents, self.power_velocity))
         return self.coulomb * s + self.viscous * viscous + self.offset

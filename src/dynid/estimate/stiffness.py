@@ -395,8 +395,7 @@ class StiffnessEstimator:
         ``comprehensive`` results; Fl = 0 otherwise)."""
         w = np.asarray(rotor_velocity, dtype=float)
         shape = np.sign(w) if hysteresis is None else hysteresis
-        viscous = self.Fv * (w if not np.any(self.exponent != 1.0) and self.power_velocity is None
-                             else power_term(w, self.exponent, self.power_velocity))
+        viscous = self.Fv * power_term(w, self.exponent, self.power_velocity)
         friction = (self.Fc + self.Fl * np.square(load_torque)) * shape + viscous + self.tau0
         return friction if self.stribeck is None else friction + self.stribeck.torque(w, self.Fs)
 

@@ -195,8 +195,8 @@ def fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents:
 
         found = scipy.optimize.minimize_scalar(residual_norm, bounds=(low, high), method='bounded',
                                                options={'xatol': 1e-3})
-        # the bounded search never evaluates its bounds: the lower one taken where it is no worse (α = 0 of the
-        # shifted power term is the logarithmic law, dynid.identify.power_law)
+        # the bounded search never evaluates its bounds: the lower one (the grid's least exponent, where the data
+        # may well want it) taken where it is no worse
         new[j] = low if residual_norm(low) <= found.fun else found.x
     return new
 

@@ -37,10 +37,12 @@ def power_velocity(form: str, stiction_velocity: float) -> float | None:
 def power_term(omega: np.ndarray, alpha: np.ndarray | float, velocity: float | None) -> np.ndarray:
     """The viscous power column at friction velocity ``omega`` [rad/s] (any shape; ``alpha`` broadcast against it,
     α ≥ 0): sgn(ω)·(max(|ω|, v_s)^α − v_s^α)/α (sgn(ω)·ln(max(|ω|, v_s)/v_s) at α = 0) with ``velocity`` v_s, or
-    Li's sgn(ω)·|ω|^α where ``velocity`` is None (module docstring)."""
+    Li's sgn(ω)·|ω|^α where ``velocity`` is None (module docstring; ω itself where every α is 1)."""
     omega = np.asarray(omega, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
     if velocity is None:
+        if np.all(alpha == 1.0):  # the linear viscous column: no power taken
+            return np.broadcast_to(omega, np.broadcast_shapes(omega.shape, alpha.shape)).copy()
         return np.sign(omega) * np.abs(omega) ** alpha
     log = np.log(np.maximum(np.abs(omega), velocity) / velocity)
     zero = alpha == 0

@@ -161,13 +161,12 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         if 'Fc' in values or 'Fv' in values:
             ElementTree.SubElement(joint, 'dynamics', friction=_format(values.get('Fc', 0.0)),
                                    damping=_format(values.get('Fv', 0.0)))
+        k = result.joint_names.index(entry['joint'])
         if values.get('fv'):
-            k = result.joint_names.index(entry['joint'])
             joint.append(ElementTree.Comment(f' dynid: viscous power term left out (no URDF field): fv '
                                              f'{_format(values["fv"])}, exponent {_format(result.exponents[k])} '))
         if values.get('Fs'):
             stribeck = result.stribeck
-            k = result.joint_names.index(entry['joint'])
             joint.append(ElementTree.Comment(f' dynid: Stribeck excess left out (no URDF field): Fs '
                                              f'{_format(values["Fs"])} N*m, Vs {_format(stribeck.velocities[k])} '
                                              f'rad/s, shape {_format(stribeck.shapes[k])} '))
