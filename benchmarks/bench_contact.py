@@ -123,7 +123,7 @@ def _learned_detector(training, robot, monitors, settings):
 
     zero = np.zeros(robot.n)
     observed = [CalibrationRun(r.t, residual(r), r.signals()['dq']) for r in training]
-    sigma0 = np.concatenate([o[1] for o in observed]).std(axis=0)
+    sigma0 = np.concatenate([o.external for o in observed]).std(axis=0)
     calibration = calibrate(observed, sigma0, zero, monitors(None).gain, settings.false_alarm_rate,
                             settings.detector())
     return residual, calibration, losses

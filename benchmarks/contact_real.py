@@ -144,7 +144,7 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
             return low_pass(signals['t'], measured - network.predict(features(signals, None, stride=1)), gain)
 
         observed = [CalibrationRun(free[n]['t'], residual(free[n]), free[n]['dq']) for n in names]
-        sigma = np.concatenate([o[1] for o in observed]).std(axis=0)
+        sigma = np.concatenate([o.external for o in observed]).std(axis=0)
         calibration = calibrate(observed, sigma, np.zeros(robot.n), np.full(robot.n, gain),
                                 settings.false_alarm_rate, settings.detector())
         return residual, calibration
