@@ -172,7 +172,7 @@ def test_the_feedforward_and_the_estimators_evaluate_the_stribeck_excess_as_pred
                         velocity, load, joints)
     assert np.abs(static - excess - predicted)[moving].max() > 0.1 * scale
     p = friction_parameters(result, ROBOT)
-    remainder = velocity_friction(result, p, ROBOT.n)  # F_V of friction_egms: all but the Coulomb level
+    remainder = velocity_friction(result, p, ROBOT.joint_names)  # F_V of friction_egms: all but the Coulomb level
     coulomb, squared = p.get('Fc', p.get('fc')), p.get('Fl', p.get('fL', np.zeros(ROBOT.n)))
     egms = _per_joint(lambda v, t: remainder(v, 20.0) + np.sign(v) * (coulomb + squared * t * t), velocity, load,
                       joints)

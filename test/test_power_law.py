@@ -67,13 +67,29 @@ def test_every_evaluator_of_a_result_takes_the_form_it_was_written_in(tmp_path, 
     expected = VALUES['fc'] * np.sign(w) + VALUES['fv'] * term + VALUES['fo']
     static = build_term('friction_static', ROBOT, result, {'band': 1e-3})
     np.testing.assert_allclose(static.friction_torque(w, np.zeros_like(w), 20.0), expected, rtol=1e-12, atol=1e-12)
-    remainder = velocity_friction(result, friction_parameters(result, ROBOT), ROBOT.n)
+    remainder = velocity_friction(result, friction_parameters(result, ROBOT), ROBOT.joint_names)
     np.testing.assert_allclose(remainder(w, None), VALUES['fv'] * term + VALUES['fo'], rtol=1e-12, atol=1e-12)
     estimator = build_estimators(ROBOT, result, EstimationSettings(stiffness=False), RATE).friction
     np.testing.assert_allclose(estimator.velocity_friction(w, np.full_like(w, np.nan)),
                                VALUES['fv'] * term + VALUES['fo'], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(StiffnessEstimator(ROBOT.drives, result).friction_torque(w), expected,
                                rtol=1e-12, atol=1e-12)
+
+
+def test_a_result_names_its_power_term_once_for_every_evaluator():
+    """IdentificationResult.power_exponents and power_velocity: the identified α per joint in the order asked for,
+    the model's fixed exponent where none was identified, α = 1 and no v_s for every other law (whatever its model
+    says of the form)."""
+    shifted = {'power_form': 'shifted', 'power_velocity': VS}
+    result = identified(ROBOT, 'comprehensive', VALUES, exponents=EXPONENTS, model=shifted)
+    np.testing.assert_array_equal(result.power_exponents(), EXPONENTS)
+    np.testing.assert_array_equal(result.power_exponents(ROBOT.joint_names[::-1]), EXPONENTS[::-1])
+    assert result.power_velocity == VS
+    fixed = identified(ROBOT, 'comprehensive', VALUES, model={**shifted, 'exponent': 0.4})
+    np.testing.assert_array_equal(fixed.power_exponents(), np.full(ROBOT.n, 0.4))
+    other = identified(ROBOT, 'viscous_coulomb', {'Fc': 1.0, 'Fv': 2.0}, exponents=EXPONENTS, model=shifted)
+    np.testing.assert_array_equal(other.power_exponents(), np.ones(ROBOT.n))
+    assert other.power_velocity is None and other.version == 1
 
 
 def _plain(log_joint: bool):

@@ -46,9 +46,7 @@ class FrictionParameterSigma:
         self.coulomb, self.viscous, self.offset = (
             np.array([std.get(f'{symbol}_{j + 1}', 0.0) for j in range(robot.n)]) for symbol in terms)
         self.band = band
-        comprehensive = result.model.get('friction') == 'comprehensive'
-        exponents = result.exponents if comprehensive and result.exponents is not None else np.ones(robot.n)
-        self.exponents, self.power_velocity = exponents, result.power_velocity if comprehensive else None
+        self.exponents, self.power_velocity = result.power_exponents(robot.joint_names), result.power_velocity
 
     def __call__(self, velocity: np.ndarray) -> np.ndarray:
         s = np.minimum(np.abs(velocity) / self.band, 1.0)

@@ -219,22 +219,22 @@ def _standstill_step(dq, ddq, count, speed, acceleration, window, fade):
     return factor
 
 
-def velocity_friction(result: IdentificationResult, p: dict, n: int):
-    """F_V(ω, T) [N·m] of the identified model: all of it but the Coulomb level (module docstring)."""
+def velocity_friction(result: IdentificationResult, p: dict, joint_names):
+    """F_V(ω, T) [N·m] of the identified model: all of it but the Coulomb level (module docstring); ``p`` and ω in
+    ``joint_names``' order."""
     temperature = TemperatureFriction(p['beta1'], p['beta2'], p['beta3']) if result.model.get('temperature') else None
-    remainder = _velocity_remainder(result, p, n, temperature)
+    remainder = _velocity_remainder(result, p, joint_names, temperature)
     stribeck, band = result.stribeck, default_band(result)
     if stribeck is None:
         return remainder
     return lambda w, t: remainder(w, t) + stribeck.torque(w, p['Fs'], np.tanh(np.asarray(w, dtype=float) / band))
 
 
-def _velocity_remainder(result: IdentificationResult, p: dict, n: int, temperature):
+def _velocity_remainder(result: IdentificationResult, p: dict, joint_names, temperature):
     """F_V(ω, T) of :func:`velocity_friction` without the Stribeck excess."""
     if result.model.get('friction') == 'comprehensive':
-        exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
-        exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (n,))
-        viscous, offset, shift = p['fv'], p['fo'], result.power_velocity
+        exponents, shift = result.power_exponents(joint_names), result.power_velocity
+        viscous, offset = p['fv'], p['fo']
 
         def remainder(w, t):
             value = viscous * power_term(w, exponents, shift) + offset
@@ -338,7 +338,7 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         comprehensive = kind == 'comprehensive'
         coulomb, load = (p['fc'], p['fL']) if comprehensive else (p['Fc'], p.get('Fl', np.zeros(robot.n)))
         temperature_c = finite(o['temperature_c'], 'friction_egms: temperature_c [°C]')
-        remainder = velocity_friction(result, p, robot.n)
+        remainder = velocity_friction(result, p, robot.joint_names)
         identified = identified_friction(result, robot)
         law = 'absolute' if kind == 'load_absolute' else 'squared'
         squared_joints = None

@@ -135,8 +135,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
             if result.model.get('temperature') else None
         self.hamon_velocity = float(result.model.get('hamon_velocity', 0.03))
         self.stribeck = result.stribeck  # the Stribeck excess (its coefficients Fs: p['Fs']), or None
-        exponents = result.exponents if result.exponents is not None else result.model.get('exponent', 1.0)
-        self.exponents = np.broadcast_to(np.asarray(exponents, dtype=float), (robot.n,))
+        self.exponents = result.power_exponents(robot.joint_names)  # α of the viscous power term (1: viscous)
         self.power_velocity = result.power_velocity  # v_s of the viscous power term (None: Li's form as written)
         drives = result_drives(result, robot)
         self.drives = drives if drives is not None and drives.coupling is not None else None

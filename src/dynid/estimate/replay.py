@@ -327,9 +327,7 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
     order = {name: j for j, name in enumerate(result.joint_names)}
     std = {symbol: np.array([_std_of(result, f'{named.get(symbol, symbol)}_{order[name] + 1}')
                              for name in robot.joint_names]) for symbol in ('Fc', 'Fv')}
-    exponent = np.ones(robot.n) if kind != 'comprehensive' or result.exponents is None else \
-        np.array([result.exponents[order[name]] for name in robot.joint_names])
-    shift = result.power_velocity if kind == 'comprehensive' else None  # v_s of the viscous power term
+    exponent, shift = result.power_exponents(robot.joint_names), result.power_velocity  # α, v_s of the power term
 
     stribeck, excess = result.stribeck, np.array([table[name].get('Fs', 0.0) for name in robot.joint_names])
     if stribeck is not None and tuple(result.joint_names) != tuple(robot.joint_names):

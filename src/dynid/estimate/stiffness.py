@@ -276,9 +276,7 @@ class StiffnessEstimator:
                 self.drive_gain = np.asarray(friction.drive_gains, dtype=float).copy()
             self.stribeck = friction.stribeck  # the Stribeck excess Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where kept
             if kind == 'comprehensive':  # Li et al. 2024 eq. (3): fc, fv·sgn(ω)·|ω|^α, fo, fL
-                if friction.exponents is not None:
-                    self.exponent = np.asarray(friction.exponents, dtype=float).copy()
-                self.power_velocity = friction.power_velocity
+                self.exponent, self.power_velocity = friction.power_exponents(), friction.power_velocity
                 rename = {'fc': 'Fc', 'fv': 'Fv', 'fo': 'tau0', 'fL': 'Fl'}
                 friction = {joint: {rename.get(symbol, symbol): value for symbol, value in values.items()}
                             for joint, values in friction.friction().items()}

@@ -238,16 +238,33 @@ class IdentificationResult:
     @property
     def power_velocity(self) -> float | None:
         """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.identify.power_law`): the model's
-        ``power_velocity`` where its ``power_form`` is ``shifted``; None (Li's sgn(ω)·|ω|^α as written) for a result
-        written before the form had a name."""
-        if self.model.get('power_form') != 'shifted':
+        ``power_velocity`` where its ``power_form`` is ``shifted``; None for another law, and for Li's
+        sgn(ω)·|ω|^α as written (a result written before the form had a name)."""
+        if self.model.get('friction') != 'comprehensive' or self.model.get('power_form') != 'shifted':
             return None
         return power_velocity('shifted', self.model.get('power_velocity') or 0.0)
+
+    def power_exponents(self, joint_names=None) -> np.ndarray:
+        """α per joint of the comprehensive law's viscous power term (Li et al. 2024 eq. (3)), in ``joint_names``'
+        order (default the result's): the identified ``exponents``, else the model's fixed ``exponent``; 1 (a
+        viscous term) for every other law. With :attr:`power_velocity`, what
+        :func:`dynid.identify.power_law.power_term` needs to evaluate the term."""
+        n = len(self.joint_names)
+        if self.model.get('friction') != 'comprehensive':
+            exponents = np.ones(n)
+        elif self.exponents is not None:
+            exponents = np.asarray(self.exponents, dtype=float)
+        else:
+            exponents = np.full(n, float(self.model.get('exponent', 1.0)))
+        if joint_names is None:
+            return exponents.copy()
+        order = {name: j for j, name in enumerate(self.joint_names)}
+        return np.array([exponents[order[name]] for name in joint_names])
 
     @property
     def version(self) -> int:
         """The lowest schema version that holds this result (module docstring)."""
-        if self.model.get('friction') == 'comprehensive' and self.power_velocity is not None:
+        if self.power_velocity is not None:
             return SHIFTED_POWER_VERSION
         return RESULT_VERSION if self.joint_friction_section is not None else 1
 
@@ -259,8 +276,7 @@ class IdentificationResult:
         table = self.friction()
         if self.model.get('friction') != 'comprehensive':
             return {joint: {s: v for s, v in values.items() if s in ('Fc', 'Fv')} for joint, values in table.items()}
-        exponents = dict(zip(self.joint_names, self.exponents if self.exponents is not None
-                             else np.ones(len(self.joint_names)), strict=True))
+        exponents = dict(zip(self.joint_names, self.power_exponents(), strict=True))
         linear = {joint: 'fv' in values and exponents[joint] == 1.0 for joint, values in table.items()}
         shift = self.power_velocity or 0.0
         return {joint: {'Fc': values['fc'] - (shift * values['fv'] if linear[joint] else 0.0),
