@@ -149,6 +149,7 @@ class IdentifierNode(Node):
         lost = self.intake.summary().get('joint_states', {}).get('lost', 0)
         response.success = True
         response.message = f'{self.session.last_messages} messages in {folder}; {lost} samples lost'
+        self.get_logger().info(f'recording stopped: {response.message}')
         return response
 
     def _settings(self) -> IdentifierSettings:
