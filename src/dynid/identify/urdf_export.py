@@ -141,6 +141,7 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         raise InputError(f'{urdf} has no joints {missing} of the result (robot {result.robot!r})')
     identified = set(result.joint_names)
     friction, left = joint_friction_table(result)
+    exponents = result.power_exponents()
     rotor = section.get('rotor_inertia') or {}
     for entry in section['links']:
         joint = joints[entry['joint']]
@@ -164,7 +165,7 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         k = result.joint_names.index(entry['joint'])
         if values.get('fv'):
             joint.append(ElementTree.Comment(f' dynid: viscous power term left out (no URDF field): fv '
-                                             f'{_format(values["fv"])}, exponent {_format(result.exponents[k])} '))
+                                             f'{_format(values["fv"])}, exponent {_format(exponents[k])} '))
         if values.get('Fs'):
             stribeck = result.stribeck
             joint.append(ElementTree.Comment(f' dynid: Stribeck excess left out (no URDF field): Fs '

@@ -265,7 +265,7 @@ def predict_series(result: IdentificationResult, robot: RobotModel, dataset: Dat
                                                          name=_name(dataset, name)), drives)
     names = _names_in(result, problem.parameter_names())
     values = np.array([result.value(n) for n in names])
-    exponents = result.exponents if result.exponents is not None else np.full(robot.n, problem.spec.exponent)
+    exponents = result.power_exponents()
     gap = (np.full(1, np.nan), np.full((1, robot.n), np.nan), np.full((1, robot.n), np.nan),
            np.zeros((1, robot.n), dtype=bool))
     parts = []
