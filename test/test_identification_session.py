@@ -96,6 +96,33 @@ def test_takes_are_recorded_in_stamp_order_under_the_namespace(ur5e, excited, tm
     assert 'output_directory:=' in node_message(refused.value)
 
 
+def test_a_recording_that_hears_nothing_says_so_and_what_to_do(ur5e, excited, tmp_path):
+    """An open recording that has taken nothing for SILENT_S is a warning on /diagnostics: how long, and, with the
+    publishers the node sees, what it means (a CI run's hang, 2026-11: a process stopped for 2 s came back deaf to
+    shared memory while its diagnostics said 'ok')."""
+    from dynid.identify.session import SILENT_S
+
+    now = [100.0]
+    session = IdentificationSession(ur5e, 'ur5e', namespace='/arm', clock=lambda: now[0])
+    assert session.statuses(publishers=1)[0][1] == 'ok'  # not recording: nothing to hear
+    session.start(tmp_path, segment_s=2.0)
+    takes = _takes(excited)
+    session.write(next(takes))
+    now[0] += SILENT_S - 0.5
+    assert session.statuses(publishers=1)[0][1] == 'ok'
+    now[0] += 2.0  # silent SILENT_S + 1.5 s
+    what, level, message, values = session.statuses(publishers=1)[0]
+    assert (what, level, values['silent_s']) == ('recording', 'warn', SILENT_S + 1.5)
+    assert f'no state message for {SILENT_S + 1.5:.0f} s while 1 /arm/joint_states publisher is there' in message
+    assert 'restart this node' in message
+    assert session.statuses(publishers=0)[0][2].endswith('and no /arm/joint_states publisher')
+    assert session.statuses()[0][2].endswith(f'no state message for {SILENT_S + 1.5:.0f} s')  # publishers not known
+    session.write(next(takes))  # heard again
+    assert session.statuses(publishers=1)[0][1] == 'ok'
+    session.close()
+    assert session.statuses(publishers=1)[0][1] == 'ok'
+
+
 def test_begin_says_why_no_identification_can_run(ur5e, excited, tmp_path):
     session = IdentificationSession(ur5e, 'ur5e')
     with pytest.raises(InputError, match='nothing recorded yet'):

@@ -150,13 +150,23 @@ def test_ctrl_c_while_recording_keeps_every_segment(tmp_path, ros_domain):
     assert dataset.t[-1] > 2.0 and len(list(tmp_path.glob('recording_*/segment_*'))) >= 3
 
 
+#: The longest a test stops a node's process [s]: below the 1 s between Fast DDS's shared-memory health checks
+#: (docstring below).
+LONGEST_STOP_S = 0.9
+
+
 def test_a_recording_misses_nothing_while_the_identifier_process_is_stopped(tmp_path, ros_domain):
     """Issue 36: identifier_node stopped (SIGSTOP) for 0.5 s, twice, while recording a 500 Hz twin, then stopped with
-    the twin for 1 s and 1 s more alone (the twin catches up after its stall, faster than real time, while the
+    the twin for 0.5 s and 0.4 s more alone (the twin catches up after its stall, faster than real time, while the
     recorder still sleeps): with its default reliable, 5 s deep intake the recording has every sample (the twin's
     history, 5 s, sends the missed ones again). A best-effort intake lost ~0.37 s of each short pause: the shared-
     memory receive buffer (512 messages, 0.26 s of four topics at 500 Hz) overflowed and nothing was resent, as a
-    busy machine does to the demo's recorder; histories of 1 s lost the catch-up (~500 samples)."""
+    busy machine does to the demo's recorder.
+
+    Every stop is shorter than 1 s (:data:`LONGEST_STOP_S`): Fast DDS's shared-memory transport declares a port dead
+    when its listener stays frozen across two of its health checks (1 s apart), and a peer then makes a new port in its
+    place; a process stopped for 2 s (this test's stop until 2026-11) now and then never listens again and hears
+    nothing sent to it over shared memory (docs/contract.md)."""
     from dynid.io.recorder import read_recording
     from dynid.model import load_robot
 
@@ -182,9 +192,9 @@ def test_a_recording_misses_nothing_while_the_identifier_process_is_stopped(tmp_
             time.sleep(1.0)
             os.kill(processes[1].pid, signal.SIGSTOP)
             os.kill(processes[0].pid, signal.SIGSTOP)
-            time.sleep(1.0)
+            time.sleep(0.5)
             os.kill(processes[0].pid, signal.SIGCONT)
-            time.sleep(1.0)
+            time.sleep(LONGEST_STOP_S - 0.5)
             os.kill(processes[1].pid, signal.SIGCONT)
             time.sleep(1.0)
             stopped = call(clients['stop_recording'], timeout=120.0)

@@ -19,12 +19,17 @@
 
 :meth:`~IdentificationSession.write` runs on the intake's thread, the identification on a worker
 thread, the rest on the caller's: the recorder is guarded by ``lock``.
+
+A recording that has received nothing for :data:`SILENT_S` is a warning of :meth:`~IdentificationSession.statuses`
+(the node adds how many joint_states publishers it sees): a stopped publisher, or a node that no longer hears one
+(a process stopped for more than about a second can lose its shared-memory port: docs/contract.md).
 """
 
 from __future__ import annotations
 
 import datetime
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +50,9 @@ from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
 from dynid.signal.preprocess import FilterSettings
+
+#: No state message for this long [s] while recording: a warning (module docstring).
+SILENT_S = 3.0
 
 T = TypeVar('T')
 
@@ -87,8 +95,11 @@ class IdentificationSession:
     """
 
     def __init__(self, robot, robot_spec: str, namespace: str = '', joint_states_effort: str = 'torque',
-                 spelling: Mapping[str, str] | None = None, message: Callable[[InputError], str] = str) -> None:
+                 spelling: Mapping[str, str] | None = None, message: Callable[[InputError], str] = str,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.robot, self.robot_spec = robot, robot_spec
+        self.clock = clock  # [s], for the silence of an open recording
+        self.heard_s = 0.0  # the clock when the open recording started or last took a message
         self.spelling, self.message = spelling, message
         self.namespace = namespace.rstrip('/')
         self.joint_states_effort = joint_states_effort
@@ -117,6 +128,7 @@ class IdentificationSession:
             folder = Path(output_directory) / f'recording_{stamp}'
             try:
                 self.recorder = SegmentedRecorder(folder, segment_s)
+                self.heard_s = self.clock()
             except InputError as error:
                 raise InputError(f'cannot record: {error.template}', fields=error.fields) from None
             except OSError as error:
@@ -130,6 +142,7 @@ class IdentificationSession:
         with self.lock:
             if self.recorder is None or not taken:
                 return False
+            self.heard_s = self.clock()
             topics = [self.topic(t) for t in taken for _ in taken[t][1]]
             messages = [m for t in taken for m in taken[t][1]]
             stamps = np.concatenate([taken[t][0] for t in taken])
@@ -146,12 +159,18 @@ class IdentificationSession:
             self.recorder = None
             return self.last_recording
 
-    def statuses(self) -> list[tuple[str, str, str, dict]]:
+    def statuses(self, publishers: int | None = None) -> list[tuple[str, str, str, dict]]:
         """What identifier_node reports on ``/diagnostics`` besides its intake: [(what, level, message, values)]
-        for the recording and the last identification."""
+        for the recording and the last identification. ``publishers``: how many joint_states publishers the node
+        sees (None: not known), said where the recording has heard nothing for :data:`SILENT_S`."""
         recorder = self.recorder  # the node's timer asks while a service may close it
         if recorder is not None:
-            recording = ('recording', 'ok', f'recording to {recorder.folder}', {'messages': recorder.messages})
+            silent_s = self.clock() - self.heard_s
+            values = {'messages': recorder.messages, 'silent_s': round(silent_s, 1)}
+            recording = ('recording', 'ok', f'recording to {recorder.folder}', values)
+            if silent_s > SILENT_S:
+                recording = ('recording', 'warn', f'recording to {recorder.folder}: no state message for '
+                             f'{silent_s:.0f} s{_silence_cause(publishers, self.topic("joint_states"))}', values)
         else:
             recording = ('recording', 'ok', 'not recording', {'last_recording': self.last_recording or ''})
         level, text = self.outcome
@@ -251,3 +270,14 @@ class IdentificationSession:
                    f'{train["relative_residual"]:.4g}; wrote {path}')
         message += ''.join(f'; warning: {line}' for line in checked)
         return Identified(result, path, message, tuple(checked))
+
+
+def _silence_cause(publishers: int | None, topic: str) -> str:
+    """What a recording's silence says, given how many ``topic`` publishers the node sees (None: not known)."""
+    if publishers is None:
+        return ''
+    if publishers == 0:
+        return f', and no {topic} publisher'
+    return (f' while {publishers} {topic} publisher{"s are" if publishers > 1 else " is"} there: if it is still '
+            'publishing, this process no longer hears it (a process stopped for more than about a second can lose '
+            'its shared-memory port); restart this node, Ctrl-C closes the recording first')

@@ -80,7 +80,8 @@ class IdentifierNode(Node):
     def _statuses(self) -> list:
         name = self.get_fully_qualified_name()
         recording, identification = (status(f'{name}: {what}', level, message, values)
-                                     for what, level, message, values in self.session.statuses())
+                                     for what, level, message, values in self.session.statuses(
+                                         self.count_publishers(self.session.topic('joint_states'))))
         return [recording, self.intake.status(f'{name}: intake'), identification]
 
     @staticmethod
