@@ -297,3 +297,31 @@ def test_the_live_job_warns_where_the_arm_moves_without_the_reference_its_thresh
     holding = PointTrajectory(tuple(ur5e.joint_names), np.array([0.0, 1.0]), np.zeros((2, 6)))
     live.follow(holding, 0.2, 0.2)
     assert live.status()[0] == 'ok'
+
+
+def test_the_live_job_says_stale_when_the_state_stops_coming(ur5e):
+    """Once batches have come, none for STALE_S is a stale status (contacts are not watched then), not 'no contact':
+    a process stopped for more than a second can come back deaf to shared memory (docs/contract.md)."""
+    from dynid.contact.live import STALE_S, LiveContacts
+    from dynid.io.stream import StateBatch
+
+    monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
+    t, external, velocity = _signals(20.0, n=ur5e.n)
+    monitor.set_calibration(calibrate([CalibrationRun(t, external, velocity, None, None)], np.full(6, 1.0),
+                                      np.zeros(6), np.full(6, 100.0), 0.5, DETECTOR))
+    now = [50.0]
+    live = LiveContacts(monitor, record=None, clock=lambda: now[0])
+    now[0] += 10.0
+    assert live.status()[:2] == ('ok', 'waiting for the state topics')  # nothing yet: not stale
+    stamps = np.arange(100) * 1_000_000
+    q, dq = np.zeros((100, 6)), np.zeros((100, 6))
+    batch = StateBatch(stamps, q, dq, ur5e.inverse_dynamics(q, dq, np.zeros((100, 6))))
+    live.update(batch)
+    now[0] += STALE_S - 0.1
+    assert live.status()[0] == 'ok'
+    now[0] += 0.6
+    level, message, _ = live.status()
+    assert level == 'stale' and message == f'no state sample for {STALE_S + 0.5:.1f} s: contacts are not being watched'
+    live.update(StateBatch(stamps + 100_000_000, q, dq, batch.tau))
+    assert live.status()[0] == 'ok'
+

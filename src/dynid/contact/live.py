@@ -8,13 +8,16 @@ counted with its reason and skipped, never raised: the node stays up and says wh
 is recorded as a ``collision`` event of the robot (:class:`dynid.health.record.Event`): at its start, on its most
 distal joint, with its peak τ̂_ext per joint and joints in the note; a record that cannot be written is counted and
 said, the contacts go on. Where the trajectories sent to the arm's controller are seen (:meth:`LiveContacts.follow`),
-the detector takes the commanded velocity at the batch's stamps (:mod:`dynid.contact.command`).
+the detector takes the commanded velocity at the batch's stamps (:mod:`dynid.contact.command`). Once batches have
+come, none for :data:`STALE_S` is said as stale: no contact is being watched then.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +28,9 @@ from dynid.contact.detection import Contact
 from dynid.contact.monitor import ContactMonitor, ContactSamples
 from dynid.errors import InputError
 from dynid.health.record import Event, HealthRecord, default_record_path, is_postgres
+
+#: No state batch for this long [s] after the first: the status is stale (contacts are not watched).
+STALE_S = 1.0
 
 
 @dataclass
@@ -43,11 +49,15 @@ class LiveContacts:
         monitor: the monitor (its result, robot, settings, calibration).
         record: the health record's place (an SQLite file, a postgresql:// URL; '' the default file; None: no
             record). robot_name: the robot's name in the record (empty: the robot model's). An event's time is its
-            contact's start on the stamps' clock [s since 1970 for a driver's stamps].
+            contact's start on the stamps' clock [s since 1970 for a driver's stamps]. clock: monotonic time [s]
+            of the staleness watch (tests give their own).
     """
 
-    def __init__(self, monitor: ContactMonitor, record: str | None = None, robot_name: str = '') -> None:
+    def __init__(self, monitor: ContactMonitor, record: str | None = None, robot_name: str = '',
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.monitor = monitor
+        self.clock = clock
+        self.heard_s: float | None = None  # the clock at the last batch
         self.names = list(monitor.robot.joint_names)
         self.record_target = None if record is None else (record if is_postgres(record) or record
                                                           else str(default_record_path()))
@@ -80,6 +90,7 @@ class LiveContacts:
         """Run one joined batch (module docstring)."""
         if len(batch) == 0:
             return LiveOutput(None)
+        self.heard_s = self.clock()
         t = batch.stamps_ns * 1e-9
         try:
             if not (np.all(np.isfinite(batch.q)) and np.all(np.isfinite(batch.dq))):
@@ -140,6 +151,8 @@ class LiveContacts:
                   'reference_trajectories': self.commanded.trajectories,
                   'references_refused': self.references_refused,
                   'last_contact': '' if self.last_contact is None else json.dumps(self.last_contact)}
+        if self.heard_s is not None and (silent_s := self.clock() - self.heard_s) > STALE_S:
+            return 'stale', f'no state sample for {silent_s:.1f} s: contacts are not being watched', values
         if self.skipped and self.last_problem:
             return 'warn', f'skipping samples: {self.last_problem}', values
         if self.records_failed or self.references_refused:
