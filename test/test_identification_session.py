@@ -106,6 +106,10 @@ def test_a_recording_that_hears_nothing_says_so_and_what_to_do(ur5e, excited, tm
     session = IdentificationSession(ur5e, 'ur5e', namespace='/arm', clock=lambda: now[0])
     assert session.statuses(publishers=1)[0][1] == 'ok'  # not recording: nothing to hear
     session.start(tmp_path, segment_s=2.0)
+    now[0] += SILENT_S + 1.0  # nothing heard yet (a best-effort publisher looks the same): no word of a lost port
+    assert session.statuses(publishers=1)[0][1:3] == (
+        'warn', f'recording to {session.recorder.folder}: no state message for {SILENT_S + 1.0:.0f} s '
+                'while 1 /arm/joint_states publisher is there')
     takes = _takes(excited)
     session.write(next(takes))
     now[0] += SILENT_S - 0.5

@@ -169,8 +169,9 @@ class IdentificationSession:
             values = {'messages': recorder.messages, 'silent_s': round(silent_s, 1)}
             recording = ('recording', 'ok', f'recording to {recorder.folder}', values)
             if silent_s > SILENT_S:
+                cause = _silence_cause(publishers, self.topic('joint_states'), recorder.messages)
                 recording = ('recording', 'warn', f'recording to {recorder.folder}: no state message for '
-                             f'{silent_s:.0f} s{_silence_cause(publishers, self.topic("joint_states"))}', values)
+                             f'{silent_s:.0f} s{cause}', values)
         else:
             recording = ('recording', 'ok', 'not recording', {'last_recording': self.last_recording or ''})
         level, text = self.outcome
@@ -272,12 +273,16 @@ class IdentificationSession:
         return Identified(result, path, message, tuple(checked))
 
 
-def _silence_cause(publishers: int | None, topic: str) -> str:
-    """What a recording's silence says, given how many ``topic`` publishers the node sees (None: not known)."""
+def _silence_cause(publishers: int | None, topic: str, messages: int) -> str:
+    """What a recording's silence says, given how many ``topic`` publishers the node sees (None: not known) and how
+    many messages it took before. A recording that never heard one is told nothing of a lost port: a best-effort
+    publisher a reliable intake cannot receive looks the same, and ``~/start_recording`` names it after data_wait."""
     if publishers is None:
         return ''
     if publishers == 0:
         return f', and no {topic} publisher'
-    return (f' while {publishers} {topic} publisher{"s are" if publishers > 1 else " is"} there: if it is still '
-            'publishing, this process no longer hears it (a process stopped for more than about a second can lose '
-            'its shared-memory port); restart this node, Ctrl-C closes the recording first')
+    there = f' while {publishers} {topic} publisher{"s are" if publishers > 1 else " is"} there'
+    if messages == 0:
+        return there
+    return (f'{there}: if it is still publishing, this process no longer hears it (a process stopped for more than '
+            'about a second can lose its shared-memory port); restart this node, Ctrl-C closes the recording first')
