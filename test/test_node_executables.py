@@ -109,6 +109,36 @@ def test_only_the_first_ctrl_c_interrupts(monkeypatch):
     assert closed == ['closed']
 
 
+#: A Ctrl-C while exec()'d code runs (dataclasses' and namedtuple's methods are built so during a node's imports and
+#: construction): ``python -m entry`` of a node executable and of the dynid command, with the exit code each owes.
+CTRL_C = "exec('import signal\\nsignal.raise_signal(signal.SIGINT)\\nx = 1')"
+CTRL_C_IN_EXEC = {
+    'node': ("import sys, types\n"
+             "from dynid.ros import runner\n"
+             "node = types.ModuleType('dynid.nodes.fake_node')\n"
+             f"node.main = lambda args: {CTRL_C}\n"
+             "sys.modules['dynid.nodes.fake_node'] = node\n"
+             "runner.run_executable('fake_node')\n", 0),
+    'dynid': ("import sys\n"
+              "from dynid import cli\n"
+              f"cli.model.run = lambda args: {CTRL_C}\n"
+              "sys.exit(cli.main(['model', '--list']))\n", 130),
+}
+
+
+@pytest.mark.parametrize('entry', CTRL_C_IN_EXEC)
+def test_a_ctrl_c_caught_while_exec_code_ran_ends_with_the_exit_code_dynid_gives(entry, tmp_path):
+    """CPython kills a ``python -m`` process with SIGINT at its end (exit code -2, no message) once a
+    KeyboardInterrupt has left exec()'d code, caught or not (:func:`dynid.ros.runner.forget_caught_ctrl_c`): seen as
+    sim_node's exit code -2 after a clean stop where a Ctrl-C came while the node was being constructed."""
+    code, exit_code = CTRL_C_IN_EXEC[entry]
+    (tmp_path / 'entry.py').write_text(code)
+    env = dict(environment(0), PYTHONPATH=f'{tmp_path}:{ROOT / "src"}')
+    run = subprocess.run([sys.executable, '-m', 'entry'], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert (run.returncode, run.stdout + run.stderr) == (exit_code, '')
+
+
 @pytest.mark.parametrize('value', ['', '0', '7', ' 42 ', '101', '215', '232'])
 def test_a_valid_or_unset_domain_id_is_accepted(value):
     runner.check_domain_id({'ROS_DOMAIN_ID': value})

@@ -34,7 +34,7 @@ from dynid.cli.flags import message
 from dynid.cli.library_warnings import said_or_dropped
 from dynid.cli.shared import EXIT_BAD_INPUT
 from dynid.errors import InputError
-from dynid.ros.runner import restore_ctrl_c
+from dynid.ros.runner import forget_caught_ctrl_c, restore_ctrl_c
 
 _SUBCOMMANDS = {'model': model, 'simulate': simulate, 'import': import_logs, 'excite': excite, 'identify': identify,
                 'export-urdf': export_urdf,
@@ -79,5 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    finally:
+        forget_caught_ctrl_c()  # the exit code is dynid's also after a Ctrl-C it caught (bringup's clean stop)
 
 

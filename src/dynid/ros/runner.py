@@ -88,6 +88,7 @@ def run_executable(node: str, args=None) -> None:
 
     An invalid ``ROS_DOMAIN_ID`` (:func:`check_domain_id`) ends it with exit code 2 and one line, before
     the imports. Ctrl-C works also where the process was started with SIGINT ignored (:func:`restore_ctrl_c`).
+    A process stopped by Ctrl-C ends with exit code 0 (:func:`forget_caught_ctrl_c`).
     """
     restore_ctrl_c()
     try:
@@ -115,6 +116,21 @@ def run_executable(node: str, args=None) -> None:
         print(f'{node}: stopped by Ctrl-C ({type(error).__name__}: {first})', file=sys.stderr)
     finally:
         signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            forget_caught_ctrl_c()
+
+
+def forget_caught_ctrl_c() -> None:
+    """Let a process whose Ctrl-C was caught end with its own exit code.
+
+    CPython (3.8 and later) marks the process as ended by an uncaught Ctrl-C whenever a KeyboardInterrupt leaves
+    code run by ``exec()`` of a string, even if an outer ``try`` catches it; the standard library builds methods so
+    (dataclasses, namedtuple), which a node's first imports and construction do. Run as ``python -m`` (``python -m
+    dynid.nodes``, what ``dynid bringup`` starts; ``python -m dynid.cli``) the process then kills itself with SIGINT
+    after a clean stop (exit code -2, no message; a console script's ``sys.exit`` ends before the mark is read). An
+    ``exec()`` that ends without a KeyboardInterrupt clears the mark.
+    """
+    exec('')  # runs nothing; clears the mark (docstring)
 
 
 def sim_node() -> None:
