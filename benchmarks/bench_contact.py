@@ -96,7 +96,9 @@ def _calibration(robot, engine, result, settings, runs: int, reference: bool = T
         monitor.reset()
         samples, theta = monitor.observe(**run.signals())
         observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta, commanded(run, reference)))
-        truth = ContactMonitor(truth_result, robot, settings, sim.RATE_HZ, payload=run.payload, wrench=False)
+        # the levels are the benchmark's, not the detector's: the true model through the default observer, whatever
+        # settings the detector under test runs with (a wider observer bandwidth would raise them)
+        truth = ContactMonitor(truth_result, robot, ContactSettings(), sim.RATE_HZ, payload=run.payload, wrench=False)
         friction = run.truth['friction'] if source != 'joint_torque' else None  # none after the gear
         truths.append(truth.observe(**run.signals(), friction=friction)[0].external)
         training.append(run)
@@ -359,6 +361,7 @@ def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
         'detected_rest_percent': pooled('detected_rest_percent'),
         'obstacle_hits_detected': f'{sum(o["detected"] for o in obstacles)}_of_{sum(o["hits"] for o in obstacles)}',
         'delay_ms_median': worst('delay_ms_median'), 'delay_ms_p95': worst('delay_ms_p95'),
+        'delay_ms_p95_oracle': worst('delay_ms_p95_oracle'),
         'delay_step_ms_median': worst('delay_step_ms_median'), 'delay_step_ms_p95': worst('delay_step_ms_p95'),
         'peak_error_percent_median': worst('peak_error_percent_median'),
         'peak_error_percent_p75': worst('peak_error_percent_p75'),
@@ -392,6 +395,9 @@ def report(engines, ur10e, lbr, timing, figures, wall) -> None:
         row(f'{p["engine"]}: at rest on time/late/held/below k/other', '/'.join(str(v) for v in causes.values()), '')
         row(f'{p["engine"]}: delay median / p95 [ms]', f'{p["delay_ms_median"]:.3g} / {p["delay_ms_p95"]:.3g}'
             if p['delay_ms_median'] is not None else None, '<= 5 / 15')
+        row(f'{p["engine"]}: the oracle at L_j: delay p95 [ms], reached at rest [%]',
+            f'{p["delay_ms_p95_oracle"]:.3g} / {p["reached_rest_percent_oracle"]:.3g}'
+            if p['delay_ms_p95_oracle'] is not None else None, '')
         row(f'{p["engine"]}: false alarms in {p["free_hours"]:.2f} free hours', p['false_alarms'], '<= 1 in 2 h')
     for key, target in (('sim_contacts', '>= 400'), ('obstacle_hits_detected', 'every one'),
                         ('delay_step_ms_median', '<= 10'), ('delay_step_ms_p95', '<= 20'),

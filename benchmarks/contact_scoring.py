@@ -1,8 +1,9 @@
 """How ``bench_contact.py`` scores the observer and the detector against the simulations' truth.
 
 - **Levels** L_j = 15 × σ_true,j, σ_true the standard deviation of τ̂_ext of the plant's *true* model (its own
-  links and drives, the true friction torque of the simulation) on contact-free runs: a worse identified model
-  cannot shrink its own test. A contact is in the set when its true peak |τ_ext,j| ≥ L_j on some joint.
+  links and drives, the true friction torque of the simulation) on contact-free runs, through the default observer
+  whatever settings the detector under test runs with: a worse identified model cannot shrink its own test, nor a
+  wider observer bandwidth move it. A contact is in the set when its true peak |τ_ext,j| ≥ L_j on some joint.
 - **Detected**: an alarm (a contact of the detector) overlaps the contact's time or the :data:`LATE_S` after it.
 - **Delay**: from the first sample where some joint's true |τ_ext,j| reaches L_j to the first alarm sample in that
   window (0 where the alarm came first); for steps, from the contact's onset.
@@ -22,6 +23,10 @@
   reaches L_j (``held``: static friction took the push, the motor current did not carry it), below the rest
   threshold k_j·σ at the start (``below_threshold``: a contact-free rest, its motion starts included, can move the
   estimate that far), or above both (``other``: σ raised by the motion the push caused, or the baseline).
+- **The oracle's delay** (``delay_ms_*_oracle``): a detector blind to noise that alarms the moment the observer's
+  estimate has changed by L_j, from its value just before the contact, on a joint whose true peak reaches L_j; its
+  delay from L_j is what any detector reading the same estimate at the levels can at best do (at rest on currents,
+  the observer's lag and static friction holding the push's first part); never reached: not in its figures.
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
 """
@@ -56,6 +61,7 @@ class ContactScore:
     true_peak_nm: float
     wrench_error_flange_frame_percent: float = np.nan
     rest_cause: str = ''
+    oracle_delay_ms: float = np.nan
 
 
 def true_sigma(externals: list[np.ndarray]) -> np.ndarray:
@@ -114,11 +120,24 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
                 wrench_error = float(np.linalg.norm(turn[late][k_hat] @ estimated[k_hat]
                                                     - turn[window][k_true] @ force[k_true]) / size * 100.0)
         resting = bool(run.resting[window.start])
+        oracle = _oracle_delay(t, output.estimate, window, late, truth[window], levels)
         cause = _rest_cause(output, window, late, peaks >= levels, levels, threshold_rest, detected, delay) \
             if resting and in_set else ''
         scores.append(ContactScore(resting, load.shape, load.duration_s, in_set, on_flange, detected, delay, onset,
-                                   peak_error, wrench_error, clear, float(peaks[joint]), flange_frame, cause))
+                                   peak_error, wrench_error, clear, float(peaks[joint]), flange_frame, cause,
+                                   oracle))
     return scores
+
+
+def _oracle_delay(t, estimate, window: slice, late: slice, true: np.ndarray, levels: np.ndarray) -> float:
+    """The oracle's delay [ms] (module docstring), NaN where the estimate never changes by L_j."""
+    over = np.abs(true).max(axis=0) >= levels
+    reached = np.flatnonzero((np.abs(true) >= levels).any(axis=1))
+    if not over.any() or reached.size == 0:
+        return np.nan
+    before = estimate[max(window.start - 1, 0), over]
+    moved = np.flatnonzero((np.abs(estimate[late][:, over] - before) >= levels[over]).any(axis=1))
+    return np.nan if moved.size == 0 else max(0.0, t[late][moved[0]] - t[window][reached[0]]) * 1e3
 
 
 def _rest_cause(output, window: slice, late: slice, over: np.ndarray, levels, threshold_rest, detected: bool,
@@ -152,6 +171,9 @@ def summarize(scores: list[ContactScore]) -> dict:
     def percent(mask):
         return float(100.0 * np.mean([s.detected for s in mask])) if mask else None
 
+    def percent_of(flags):
+        return float(100.0 * np.mean(flags)) if flags else None
+
     def quantile(values, q):
         values = [v for v in values if np.isfinite(v)]
         return float(np.quantile(values, q)) if values else None
@@ -172,6 +194,9 @@ def summarize(scores: list[ContactScore]) -> dict:
         'delay_ms_p95_motion': quantile([s.delay_ms for s in motion if s.detected], 0.95),
         'delay_ms_p95_rest': quantile([s.delay_ms for s in rest if s.detected], 0.95),
         'delay_step_ms_median': quantile(steps, 0.5), 'delay_step_ms_p95': quantile(steps, 0.95),
+        'delay_ms_p95_oracle': quantile([s.oracle_delay_ms for s in in_set], 0.95),
+        'delay_ms_p95_rest_oracle': quantile([s.oracle_delay_ms for s in rest], 0.95),
+        'reached_rest_percent_oracle': percent_of([np.isfinite(s.oracle_delay_ms) for s in rest]),
         'peak_error_percent_median': quantile(peaks, 0.5), 'peak_error_percent_p75': quantile(peaks, 0.75),
         'peak_error_percent_median_motion': quantile([s.peak_error_percent for s in motion], 0.5),
         'peak_error_percent_median_rest': quantile([s.peak_error_percent for s in rest], 0.5),

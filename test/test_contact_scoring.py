@@ -38,3 +38,23 @@ def test_a_step_on_the_turning_flange_through_the_observers_lag_scores_near_zero
     assert score.on_flange and score.in_set
     assert score.wrench_error_percent < 3.0
     assert score.wrench_error_flange_frame_percent > 10.0
+
+
+def test_the_oracle_at_the_level_lags_the_truth_by_the_observers_lag_and_never_sees_what_friction_held():
+    """The oracle's delay (contact_scoring, module docstring): a ramp through the observer's low-pass (K = 100 1/s)
+    reaches L_j in the estimate about 1/K = 10 ms after the truth does; a push whose estimate static friction kept
+    below L_j is never reached (NaN), whatever the truth did."""
+    t = np.arange(600) / 1000.0
+    truth = np.zeros((t.size, 2))
+    truth[100:400, 0] = np.linspace(0.0, 3.0, 300)  # a 0.3 s ramp to 3 N·m on the first joint
+    lagged = np.zeros_like(truth)
+    for k in range(1, t.size):
+        lagged[k] = lagged[k - 1] + (1.0 - np.exp(-0.1)) * (truth[k] - lagged[k - 1])
+    levels = np.array([1.0, 1.0])
+    window, late = contact_scoring._window(t, 0.1, 0.4), contact_scoring._window(t, 0.1, 0.6)
+    delay = contact_scoring._oracle_delay(t, lagged, window, late, truth[window], levels)
+    assert 8.0 <= delay <= 12.0
+    held = 0.5 * lagged  # half the push taken by static friction: 1 N·m in the estimate once the truth is near 2
+    assert 105.0 <= contact_scoring._oracle_delay(t, held, window, late, truth[window], levels) <= 112.0
+    kept = np.minimum(lagged, 0.9)  # never 1 N·m in the estimate
+    assert np.isnan(contact_scoring._oracle_delay(t, kept, window, late, truth[window], levels))
