@@ -89,7 +89,9 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
         true = truth[window]
         peaks = np.abs(true).max(axis=0)
         joint = int(np.argmax(peaks))
-        in_set = bool(np.any(peaks >= levels))
+        over = peaks >= levels
+        in_set = bool(np.any(over))
+        reached = np.flatnonzero((np.abs(true) >= levels).any(axis=1))  # the samples where some joint is at L_j
         late = _window(t, load.start_s, load.end_s + LATE_S)
         alarm_rows = np.flatnonzero(output.alarm[late].any(axis=1))
         spans = [s for s in detected_spans if s[0] <= load.end_s + LATE_S and s[1] >= load.start_s]
@@ -97,7 +99,6 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
         delay = onset = clear = np.nan
         if detected:
             alarm_time = t[late][alarm_rows[0]]
-            reached = np.flatnonzero((np.abs(true) >= levels).any(axis=1))
             if reached.size:
                 delay = max(0.0, alarm_time - t[window][reached[0]]) * 1e3
             onset = max(0.0, alarm_time - load.start_s) * 1e3
@@ -120,8 +121,8 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
                 wrench_error = float(np.linalg.norm(turn[late][k_hat] @ estimated[k_hat]
                                                     - turn[window][k_true] @ force[k_true]) / size * 100.0)
         resting = bool(run.resting[window.start])
-        oracle = _oracle_delay(t, output.estimate, window, late, truth[window], levels)
-        cause = _rest_cause(output, window, late, peaks >= levels, levels, threshold_rest, detected, delay) \
+        oracle = _oracle_delay(t, output.estimate, window, late, over, reached, levels)
+        cause = _rest_cause(output, window, late, over, levels, threshold_rest, detected, delay) \
             if resting and in_set else ''
         scores.append(ContactScore(resting, load.shape, load.duration_s, in_set, on_flange, detected, delay, onset,
                                    peak_error, wrench_error, clear, float(peaks[joint]), flange_frame, cause,
@@ -129,10 +130,10 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
     return scores
 
 
-def _oracle_delay(t, estimate, window: slice, late: slice, true: np.ndarray, levels: np.ndarray) -> float:
-    """The oracle's delay [ms] (module docstring), NaN where the estimate never changes by L_j."""
-    over = np.abs(true).max(axis=0) >= levels
-    reached = np.flatnonzero((np.abs(true) >= levels).any(axis=1))
+def _oracle_delay(t, estimate, window: slice, late: slice, over: np.ndarray, reached: np.ndarray,
+                  levels: np.ndarray) -> float:
+    """The oracle's delay [ms] (module docstring), NaN where the estimate never changes by L_j; ``over``: the joints
+    whose true peak reaches L_j, ``reached``: the window's samples where some joint's true torque is at L_j."""
     if not over.any() or reached.size == 0:
         return np.nan
     before = estimate[max(window.start - 1, 0), over]
@@ -168,10 +169,7 @@ def false_alarms_in_contact_runs(run, output) -> int:
 
 def summarize(scores: list[ContactScore]) -> dict:
     """The figures of the issue's Done-when over scored contacts."""
-    def percent(mask):
-        return float(100.0 * np.mean([s.detected for s in mask])) if mask else None
-
-    def percent_of(flags):
+    def percent(flags):
         return float(100.0 * np.mean(flags)) if flags else None
 
     def quantile(values, q):
@@ -189,14 +187,15 @@ def summarize(scores: list[ContactScore]) -> dict:
     clears = [s.clear_s for s in rest if s.detected]
     return {
         'contacts': len(scores), 'in_set': len(in_set), 'in_set_motion': len(motion), 'in_set_rest': len(rest),
-        'detected_motion_percent': percent(motion), 'detected_rest_percent': percent(rest),
+        'detected_motion_percent': percent([s.detected for s in motion]),
+        'detected_rest_percent': percent([s.detected for s in rest]),
         'delay_ms_median': quantile(delays, 0.5), 'delay_ms_p95': quantile(delays, 0.95),
         'delay_ms_p95_motion': quantile([s.delay_ms for s in motion if s.detected], 0.95),
         'delay_ms_p95_rest': quantile([s.delay_ms for s in rest if s.detected], 0.95),
         'delay_step_ms_median': quantile(steps, 0.5), 'delay_step_ms_p95': quantile(steps, 0.95),
         'delay_ms_p95_oracle': quantile([s.oracle_delay_ms for s in in_set], 0.95),
         'delay_ms_p95_rest_oracle': quantile([s.oracle_delay_ms for s in rest], 0.95),
-        'reached_rest_percent_oracle': percent_of([np.isfinite(s.oracle_delay_ms) for s in rest]),
+        'reached_rest_percent_oracle': percent([np.isfinite(s.oracle_delay_ms) for s in rest]),
         'peak_error_percent_median': quantile(peaks, 0.5), 'peak_error_percent_p75': quantile(peaks, 0.75),
         'peak_error_percent_median_motion': quantile([s.peak_error_percent for s in motion], 0.5),
         'peak_error_percent_median_rest': quantile([s.peak_error_percent for s in rest], 0.5),

@@ -52,9 +52,15 @@ def test_the_oracle_at_the_level_lags_the_truth_by_the_observers_lag_and_never_s
         lagged[k] = lagged[k - 1] + (1.0 - np.exp(-0.1)) * (truth[k] - lagged[k - 1])
     levels = np.array([1.0, 1.0])
     window, late = contact_scoring._window(t, 0.1, 0.4), contact_scoring._window(t, 0.1, 0.6)
-    delay = contact_scoring._oracle_delay(t, lagged, window, late, truth[window], levels)
+    true = np.abs(truth[window])
+    over, reached = true.max(axis=0) >= levels, np.flatnonzero((true >= levels).any(axis=1))
+
+    def oracle(estimate):
+        return contact_scoring._oracle_delay(t, estimate, window, late, over, reached, levels)
+
+    delay = oracle(lagged)
     assert 8.0 <= delay <= 12.0
     held = 0.5 * lagged  # half the push taken by static friction: 1 N·m in the estimate once the truth is near 2
-    assert 105.0 <= contact_scoring._oracle_delay(t, held, window, late, truth[window], levels) <= 112.0
+    assert 105.0 <= oracle(held) <= 112.0
     kept = np.minimum(lagged, 0.9)  # never 1 N·m in the estimate
-    assert np.isnan(contact_scoring._oracle_delay(t, kept, window, late, truth[window], levels))
+    assert np.isnan(oracle(kept))
