@@ -23,10 +23,11 @@
   reaches L_j (``held``: static friction took the push, the motor current did not carry it), below the rest
   threshold k_j·σ at the start (``below_threshold``: a contact-free rest, its motion starts included, can move the
   estimate that far), or above both (``other``: σ raised by the motion the push caused, or the baseline).
-- **The oracle's delay** (``delay_ms_*_oracle``): a detector blind to noise that alarms the moment the observer's
-  estimate has changed by L_j, from its value just before the contact, on a joint whose true peak reaches L_j; its
-  delay from L_j is what any detector reading the same estimate at the levels can at best do (at rest on currents,
-  the observer's lag and static friction holding the push's first part); never reached: not in its figures.
+- **The oracle's delay** (``delay_ms_*_oracle``): a detector blind to noise that alarms the moment the detector's
+  estimate d (τ̂_ext less its rest baseline) has changed by L_j, from its value just before the contact, on a joint
+  whose true peak reaches L_j; its delay from L_j is what any detector reading the same estimate at the levels can at
+  best do (at rest on currents, the observer's lag and static friction holding the push's first part); never
+  reached: not in its figures.
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
 """
