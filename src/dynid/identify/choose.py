@@ -426,10 +426,9 @@ def _choose_method(folds: Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarra
     trained = None
     if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
         groups = RowGroups.of(w, y, joints, CROSS_VALIDATION_BLOCKS, folds.n, row_weights=weights)
-        count = len(folds.folds)
         reduced = [ReducedRows.of_factor(groups.stacked(blocks=members), groups.count(members))
-                   for members in (list(range(k, CROSS_VALIDATION_BLOCKS, count)) for k in range(count))]
-        trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(count)]
+                   for members in folds.members]
+        trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(len(reduced))]
     if not trained:
         return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf'), 'chosen': 'wls'}, None
     robust = folds.fold_scores(chosen, trained)

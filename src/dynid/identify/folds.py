@@ -22,6 +22,7 @@ from dynid.identify.prior import (
     PriorRows,
     ReducedRows,
     cross_validated_prior_std,
+    fold_members,
     robot_file_values,
     rotor_prior,
     time_folds,
@@ -48,6 +49,8 @@ class Folds:
         #: the rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`): other weightings of the same
         #: rows take their folds from them
         self.groups = RowGroups.of(w, y, joints, CROSS_VALIDATION_BLOCKS, problem.robot.n) if groups is None else groups
+        #: the blocks each fold holds out (:func:`dynid.identify.prior.fold_members`): other weightings' folds
+        self.members = fold_members()
         self.folds, self.data = time_folds(w, y, weights, joints, groups=self.groups)
         self.links = robot_file_links(problem.robot)
         self.prior_rotor, self.rotor_scale = rotor_prior(problem)

@@ -16,7 +16,10 @@ the base parameters are χ_b = K·[π; Ia]. The maximum a posteriori (MAP) estim
 - **The weight s** (:func:`cross_validated_prior_std`): cross-validation over contiguous stretches of the
   recording. The rows (sample-major, so a run of rows is a stretch of time) are cut into
   :data:`CROSS_VALIDATION_BLOCKS` blocks, block b in fold b mod :data:`CROSS_VALIDATION_FOLDS` (blocks, not
-  rows: neighbouring rows share the filters' memory and would leak between folds). For every s of
+  rows: neighbouring rows share the filters' memory and would leak between folds; interleaved, not contiguous:
+  folds of two contiguous quarters, for the weight and the model choice or for the choice alone, left 11 and 9
+  joints of the public logs more than 3 % worse held out, the LBR Med 7's A2–A6 most, ``benchmarks/README.md``).
+  Every fold of the identification holds out the blocks of :func:`fold_members`. For every s of
   :data:`PRIOR_STD_GRID` each fold is predicted by the MAP estimate of the others and scored twice: by its
   weighted χ² (the likelihood the estimator maximizes, which the joints with large torques dominate) and by
   Σ_j ‖y_j − ŷ_j‖²/‖y_j‖² (every joint counts as its fit does for the user). s has the least sum over the
@@ -280,16 +283,21 @@ class Fold:
                                                in zip(self.joints, self.energy, strict=True) if rows is not None)
 
 
+def fold_members(count: int = CROSS_VALIDATION_FOLDS, blocks: int = CROSS_VALIDATION_BLOCKS) -> list[list[int]]:
+    """The blocks each fold holds out: block b in fold b mod ``count`` (module docstring)."""
+    return [list(range(k, blocks, count)) for k in range(count)]
+
+
 def time_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, joints: np.ndarray,
                count: int = CROSS_VALIDATION_FOLDS, blocks: int = CROSS_VALIDATION_BLOCKS,
                groups: RowGroups | None = None) -> tuple[list[Fold], ReducedRows]:
-    """The rows cut into ``blocks`` contiguous blocks, block b in fold b mod ``count`` (module docstring);
+    """The rows cut into ``blocks`` contiguous blocks, the folds those of :func:`fold_members` (module docstring);
     also the reduced rows of all of them. From the rows reduced per block and joint once (``groups``, default reduced
     here: :class:`dynid.identify.rows.RowGroups`): with one weight per joint (WLS, OLS) no fold factors the rows again;
     with IRLS's row weights the folds' weighted rows are reduced from the rows."""
     groups = RowGroups.of(w, y, joints, blocks) if groups is None else groups
     n = groups.joints
-    of_fold = [list(range(k, blocks, count)) for k in range(count)]
+    of_fold = fold_members(count, blocks)
     weights = per_joint_weights(row_weights, joints, n)
     if weights is not None:
         weighted = [ReducedRows.of_factor(groups.stacked(weights, blocks=members), groups.count(members))
@@ -297,7 +305,7 @@ def time_folds(w: np.ndarray, y: np.ndarray, row_weights: np.ndarray, joints: np
     else:
         parts = np.array_split(np.arange(len(y)), blocks)
         weighted = [ReducedRows.of(w[rows], y[rows], row_weights[rows])
-                    for rows in (np.concatenate(parts[k::count]) for k in range(count))]
+                    for rows in (np.concatenate([parts[b] for b in members]) for members in of_fold)]
     folds = []
     for k, members in enumerate(of_fold):
         per_joint, energy = [], np.ones(n)
