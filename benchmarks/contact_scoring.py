@@ -25,9 +25,9 @@
   estimate that far), or above both (``other``: σ raised by the motion the push caused, or the baseline).
 - **The oracle's delay** (``delay_ms_*_oracle``): a detector blind to noise that alarms the moment the detector's
   estimate d (τ̂_ext less its rest baseline) has changed by L_j, from its value just before the contact, on a joint
-  whose true peak reaches L_j; its delay from L_j is what any detector reading the same estimate at the levels can at
-  best do (at rest on currents, the observer's lag and static friction holding the push's first part); never
-  reached: not in its figures.
+  whose true peak reaches L_j; its delay from L_j shows the observer's lag and static friction holding the push's
+  first part (at rest on currents); never reached: not in its figures. Blind to noise, it is optimistic, not a bound:
+  the estimate's own excursions can reach L_j before the push does, which it scores as no delay.
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
 """
