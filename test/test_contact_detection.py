@@ -1,6 +1,7 @@
 """Contact detection (σ, hysteresis, rest baseline), its calibration and the flange wrench."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -325,3 +326,39 @@ def test_the_live_job_says_stale_when_the_state_stops_coming(ur5e):
     live.update(StateBatch(stamps + 100_000_000, q, dq, batch.tau))
     assert live.status()[0] == 'ok'
 
+
+
+def test_the_alarm_level_is_the_threshold_in_force_times_sigma_and_an_estimate_at_it_raises_the_alarm(ur5e):
+    """ContactSamples.level is k_j·σ with the rest threshold while the arm is at rest and the motion threshold while
+    it moves; the live job says the last sample's levels in /diagnostics; at rest a push whose estimate passes the
+    level raises the alarm there, and one that stays below it does not."""
+    from dynid.contact.calibration import Calibration
+    from dynid.contact.live import LiveContacts
+    from dynid.io.stream import StateBatch
+
+    n = ur5e.n
+    monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
+    monitor.set_calibration(Calibration(np.full(n, 0.05), np.full(n, 5.0), np.zeros(n), np.zeros(n), np.zeros(n), 1.0,
+                                        0.5, threshold_rest=np.full(n, 8.0)))
+    stamps = np.arange(2000) * 1_000_000  # 2 s at 1 kHz: at rest, then the first joint moving
+    t = stamps * 1e-9
+    dq = np.zeros((t.size, n))
+    dq[1000:, 0] = 0.5
+    q = np.cumsum(dq, axis=0) * 1e-3
+    out = monitor.run(t, q, dq, tau=ur5e.inverse_dynamics(q, dq, np.zeros_like(q)))
+    rest, moving = slice(200, 900), slice(1300, 2000)
+    np.testing.assert_allclose(out.level[rest], 8.0 * out.sigma[rest])
+    np.testing.assert_allclose(out.level[moving], 5.0 * out.sigma[moving])
+
+    for push, raised in ((1.2, True), (0.8, False)):  # at rest; as a multiple of the level there
+        monitor.reset()
+        live = LiveContacts(monitor, record=None)
+        q = np.zeros((1500, n))
+        tau = ur5e.inverse_dynamics(q, q, q)
+        first = live.update(StateBatch(stamps[:1000], q[:1000], q[:1000], tau[:1000]))
+        level = first.samples.level[-1, 1]
+        assert json.loads(live.status()[2]['alarm_level_nm'])['shoulder_lift_joint'] == pytest.approx(level, abs=1e-3)
+        pushed = tau[1000:].copy()
+        pushed[:, 1] += push * level  # a torque the arm's own sensors read, as the estimate does after the observer
+        later = live.update(StateBatch(stamps[1000:1500], q[1000:], q[1000:], pushed))
+        assert later.samples.alarm[:, 1].any() == raised, (push, level, np.abs(later.samples.estimate[:, 1]).max())

@@ -20,8 +20,9 @@ def _probe(domain):
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
     node = rclpy.create_node('contact_probe', context=context)
-    seen = {'torque': [], 'contacts': [], 'statuses': {}, 'state': None}
+    seen = {'torque': [], 'std': [], 'contacts': [], 'statuses': {}, 'state': None}
     node.create_subscription(JointState, '/contact_node/external_torque', seen['torque'].append, 100)
+    node.create_subscription(JointState, '/contact_node/external_torque_std', seen['std'].append, 100)
     node.create_subscription(JointState, '/joint_states', lambda m: seen.update(state=m), 100)
     node.create_subscription(String, '/contact_node/contacts',
                              lambda m: seen['contacts'].append(json.loads(m.data)), 10)
@@ -45,6 +46,11 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
         with spinning(executor, context):
             assert wait_until(lambda: len(seen['torque']) >= 200, 120.0), 'no external torque'
             assert list(seen['torque'][-1].name) == list(ur5e.joint_names) and len(seen['torque'][-1].effort) == 6
+            # σ beside each estimate, on the same stamps: positive and finite on every joint
+            assert wait_until(lambda: len(seen['std']) >= 200, 30.0), 'no σ of the external torque'
+            stamps = {(m.header.stamp.sec, m.header.stamp.nanosec) for m in seen['torque']}
+            assert all((m.header.stamp.sec, m.header.stamp.nanosec) in stamps for m in seen['std'][:100])
+            assert all(0.0 < v < 1e3 for m in seen['std'] for v in m.effort)
             # 120 N down on the forearm for 0.6 s: tens of N·m on the shoulder and elbow, far beyond static friction;
             # published once sim_node's subscription is matched (a message sent before discovery is lost)
             assert wait_until(lambda: push.get_subscription_count() > 0, 60.0), 'sim_node does not take contacts'
@@ -72,6 +78,8 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
             assert wait_until(lambda: values().get('reference_trajectories') == '1'
                               and values().get('references_refused') == '1', 30.0), values()
             assert 'reference refused' in seen['statuses'][name].message and processes[1].poll() is None
+            levels = json.loads(values()['alarm_level_nm'])
+            assert list(levels) == list(ur5e.joint_names) and all(v > 0 for v in levels.values())
             count = len(seen['torque'])
             assert wait_until(lambda: len(seen['torque']) > count + 100, 30.0), 'no external torque after the reference'
         with HealthRecord(record, readonly=True) as health:

@@ -69,6 +69,7 @@ class LiveContacts:
         self.commanded = CommandedVelocity(self.names)
         self.last_q: np.ndarray | None = None
         self.moved = False  # a joint faster than the stiction velocity in a batch taken
+        self.level: np.ndarray | None = None  # the alarm level per joint at the last sample taken [N·m]
 
     def follow(self, trajectory, start_s: float, now_s: float) -> None:
         """A trajectory (:class:`dynid.excite.trajectory.PointTrajectory`, None: stop and hold) sent to the arm's
@@ -108,6 +109,7 @@ class LiveContacts:
             return LiveOutput(None)
         self.samples += len(batch)
         self.last_q = np.array(batch.q[-1], dtype=float)
+        self.level = samples.level[-1]
         self.moved = self.moved or bool(np.any(np.abs(batch.dq) > self.monitor.settings.stiction_velocity))
         started, ended = [], []
         for contact in samples.contacts:
@@ -142,7 +144,8 @@ class LiveContacts:
     def status(self) -> tuple[str, str, dict]:
         """(level, message, values) for /diagnostics: WARN while batches are skipped, records fail, trajectories are
         refused, or the arm moves with no trajectory arrived where the thresholds were calibrated with the
-        controller's reference; else OK with the contact state."""
+        controller's reference; else OK with the contact state. Among the values ``alarm_level_nm``: the |d| per joint
+        that raised an alarm at the last sample (:class:`dynid.contact.monitor.ContactSamples` ``level``), JSON."""
         values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
                   'in_contact': self.open is not None, 'records_failed': self.records_failed,
                   'observer_gain': float(self.monitor.gain[0]),
@@ -150,7 +153,9 @@ class LiveContacts:
                   'calibrated_with_reference': bool(getattr(self.monitor.calibration, 'with_reference', False)),
                   'reference_trajectories': self.commanded.trajectories,
                   'references_refused': self.references_refused,
-                  'last_contact': '' if self.last_contact is None else json.dumps(self.last_contact)}
+                  'last_contact': '' if self.last_contact is None else json.dumps(self.last_contact),
+                  'alarm_level_nm': '' if self.level is None else json.dumps(
+                      {name: round(float(v), 3) for name, v in zip(self.names, self.level, strict=True)})}
         if self.heard_s is not None and (silent_s := self.clock() - self.heard_s) > STALE_S:
             return 'stale', f'no state sample for {silent_s:.1f} s: contacts are not being watched', values
         if self.skipped and self.last_problem:

@@ -46,7 +46,9 @@ def uncalibrated_threshold(rate_per_hour: float, rate_hz: float, n: int) -> floa
 @dataclass
 class ContactSamples:
     """A batch's outputs, each (N, n) but ``t`` (N,), ``wrench`` and ``wrench_sigma`` (N, 6) or None: τ̂_ext as the
-    observer gives it and the detector's estimate d (less the rest baseline) [N·m], its σ [N·m], the alarms."""
+    observer gives it and the detector's estimate d (less the rest baseline) [N·m], its σ [N·m], the alarms; ``level``:
+    the |d| that raises an alarm at each sample [N·m] (the joint's threshold k_j, in motion or with the arm at rest,
+    times σ; at rest static friction holds the first part of a push before d sees it)."""
 
     t: np.ndarray
     external: np.ndarray
@@ -54,6 +56,7 @@ class ContactSamples:
     sigma: np.ndarray
     alarm: np.ndarray
     speed: np.ndarray
+    level: np.ndarray | None = None
     wrench: np.ndarray | None = None
     wrench_sigma: np.ndarray | None = None
     wrench_singular: np.ndarray | None = None
@@ -117,8 +120,9 @@ class ContactMonitor:
         observed, theta = self.observe(t, q, dq, current, tau, dtheta, temperature, friction, what)
         detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta,
                                                reference_velocity if self.settings.reference else None)
+        threshold = np.where(detected.still[:, None], self.detector.threshold_rest, self.detector.threshold)
         out = ContactSamples(observed.t, observed.external, detected.estimate, detected.sigma, detected.alarm,
-                             detected.speed, contacts=contacts)
+                             detected.speed, threshold * detected.sigma, contacts=contacts)
         if self.wrench is not None:
             out.wrench, out.wrench_sigma, out.wrench_singular = self.wrench.estimate(np.asarray(q), detected.estimate,
                                                                                      detected.sigma)

@@ -3,11 +3,12 @@
 Takes the state topics through the shared intake (:mod:`dynid.ros.intake`: batches joined by stamp, joints by name)
 and runs the momentum observer on the identified model with its state-dependent σ, contact detection and the flange
 wrench (:mod:`dynid.contact.live`, :mod:`dynid.contact.monitor`). Publishes, at the state rate, ``~/external_torque``
-(sensor_msgs/JointState, effort = τ̂_ext [N·m] less the rest baseline) and ``~/external_wrench``
-(geometry_msgs/WrenchStamped in the flange frame, arms of six joints or more, not at singular poses); each contact's
-start and end on ``~/contacts`` (std_msgs/String, JSON); the contact state, the intake's losses and any skipped input
-on /diagnostics. Each contact goes into the health record as a ``collision`` event. The estimate is advisory: never
-the robot's safety function. Parameters: docs/nodes/README.md.
+(sensor_msgs/JointState, effort = τ̂_ext [N·m] less the rest baseline), ``~/external_torque_std`` (the same message,
+effort = its state-dependent σ [N·m]) and ``~/external_wrench`` (geometry_msgs/WrenchStamped in the flange frame, arms
+of six joints or more, not at singular poses); each contact's start and end on ``~/contacts`` (std_msgs/String, JSON);
+the contact state with each joint's alarm level [N·m], the intake's losses and any skipped input on /diagnostics.
+Each contact goes into the health record as a ``collision`` event. The estimate is advisory: never the robot's safety
+function. Parameters: docs/nodes/README.md.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class ContactNode(Node):
         declare_settings(self, ContactNodeSettings)
         intake = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
         self.torque = self.create_publisher(JointState, '~/external_torque', 100)
+        self.torque_std = self.create_publisher(JointState, '~/external_torque_std', 100)
         self.wrench = self.create_publisher(WrenchStamped, '~/external_wrench', 100)
         self.contacts = self.create_publisher(String, '~/contacts', 10)
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
@@ -126,6 +128,8 @@ class ContactNode(Node):
             return
         for data in self.encoder.encode(batch.stamps_ns, effort=out.samples.estimate):
             self.torque.publish(data)
+        for data in self.encoder.encode(batch.stamps_ns, effort=out.samples.sigma):
+            self.torque_std.publish(data)
         if out.samples.wrench is not None:
             for stamp, values in zip(batch.stamps_ns, out.samples.wrench, strict=True):
                 if np.all(np.isfinite(values)):
