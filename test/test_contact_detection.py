@@ -362,3 +362,27 @@ def test_the_alarm_level_is_the_threshold_in_force_times_sigma_and_an_estimate_a
         pushed[:, 1] += push * level  # a torque the arm's own sensors read, as the estimate does after the observer
         later = live.update(StateBatch(stamps[1000:1500], q[1000:], q[1000:], pushed))
         assert later.samples.alarm[:, 1].any() == raised, (push, level, np.abs(later.samples.estimate[:, 1]).max())
+
+
+def test_the_report_draws_the_alarm_level_in_force_at_rest_and_in_motion(tmp_path, monkeypatch):
+    """The page's band around τ̂_ext is ContactSamples.level, the rest threshold's where the arm was at rest (it drew
+    the motion threshold's everywhere)."""
+    import matplotlib.axes
+
+    from dynid.contact.monitor import ContactSamples
+    from dynid.contact.report import write_report
+
+    t = np.arange(100) / 100.0
+    sigma = np.full((100, 2), 0.5)
+    level = np.where(t[:, None] < 0.5, 8.0, 5.0) * sigma  # at rest, then moving
+    samples = ContactSamples(t, np.zeros((100, 2)), np.zeros((100, 2)), sigma, np.zeros((100, 2), bool),
+                             np.zeros((100, 2)), level)
+    drawn = []
+    original = matplotlib.axes.Axes.fill_between
+    monkeypatch.setattr(matplotlib.axes.Axes, 'fill_between',
+                        lambda self, x, low, high, **kw: drawn.append(np.asarray(high)) or original(self, x, low, high,
+                                                                                                       **kw))
+    write_report(tmp_path / 'page', [{'name': 'a', 'samples': samples, 'contacts': []}], ['j1', 'j2'], ['header'])
+    assert len(drawn) == 2
+    for j, band in enumerate(drawn):
+        np.testing.assert_allclose(band, level[:, j])

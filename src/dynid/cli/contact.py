@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--wrench', action=argparse.BooleanOptionalAction, default=None,
                         help='estimate the flange wrench (default: on arms of six joints or more)')
     parser.add_argument('--report', default=None, metavar='DIR',
-                        help='write a page: τ̂_ext and its thresholds per joint over time, the contacts')
+                        help='write a page: τ̂_ext and its alarm level per joint over time, the contacts')
     parser.add_argument('--json', action='store_true', help='print the contacts as JSON instead of text')
     add_effort_argument(parser)
     add_settings_arguments(parser, ContactSettings, 'observer and detection (docs/methods/contact.md)')
@@ -132,9 +132,7 @@ def run(args: argparse.Namespace) -> int:
                       f'{c["distal_joint"]}); peak τ̂_ext [N·m] {peaks}'
                       + (f'; flange wrench [N, N·m] {wrench}' if wrench else ''))
     if args.report is not None:
-        detector = monitor.detector
-        page = write_report(args.report, recordings, robot.joint_names, detector.threshold, detector.threshold_rest,
-                            header)
+        page = write_report(args.report, recordings, robot.joint_names, header)
         if not args.json:
             print(f'wrote {page}')
     return EXIT_OK

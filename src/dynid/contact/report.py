@@ -1,5 +1,6 @@
-"""The page of ``dynid contact --report DIR``: per recording τ̂_ext and its thresholds per joint over time, the
-contacts shaded, a table of them; ``index.html`` and PNGs, written whole or not at all."""
+"""The page of ``dynid contact --report DIR``: per recording τ̂_ext and its alarm level per joint over time (k_j·σ
+with the threshold in force, in motion or with the arm at rest: :class:`dynid.contact.monitor.ContactSamples`
+``level``), the contacts shaded, a table of them; ``index.html`` and PNGs, written whole or not at all."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 from dynid.files import written
 
 
-def _plot(path: Path, name: str, joint_names, samples, threshold: np.ndarray, threshold_rest: np.ndarray) -> None:
+def _plot(path: Path, name: str, joint_names, samples) -> None:
     import matplotlib
 
     matplotlib.use('Agg')
@@ -23,9 +24,9 @@ def _plot(path: Path, name: str, joint_names, samples, threshold: np.ndarray, th
     on = samples.alarm.any(axis=1)
     edges = np.flatnonzero(np.diff(np.concatenate([[0], on.astype(np.int8), [0]])))
     for j, axis in enumerate(axes[:, 0]):
-        level = np.where(samples.speed.max(axis=1) < np.inf, threshold[j], threshold_rest[j]) * samples.sigma[:, j]
+        level = samples.level[:, j]
         axis.plot(t, samples.estimate[:, j], lw=0.8, label='τ̂_ext (less the rest baseline)')
-        axis.fill_between(t, -level, level, color='0.85', label='threshold in motion')
+        axis.fill_between(t, -level, level, color='0.85', label='alarm level (k·σ, in motion or at rest)')
         for a, b in zip(edges[0::2], edges[1::2], strict=True):
             axis.axvspan(t[a], t[min(b, len(t) - 1)], color='tab:red', alpha=0.2)
         axis.set_ylabel(f'{joint_names[j]}\n[N·m]', fontsize=8)
@@ -41,7 +42,7 @@ def _end(end_s) -> str:
     return 'open' if end_s is None else f'{end_s:.3f}'
 
 
-def write_report(folder, recordings: list[dict], joint_names, threshold, threshold_rest, header: list[str]) -> Path:
+def write_report(folder, recordings: list[dict], joint_names, header: list[str]) -> Path:
     """``folder``/index.html with one plot and contact table per recording (``recordings``: name, samples, contacts
     as :meth:`dynid.contact.detection.Contact.to_dict` gives them)."""
     folder = Path(folder)
@@ -51,7 +52,7 @@ def write_report(folder, recordings: list[dict], joint_names, threshold, thresho
                  '<h1>What the arm felt</h1>', *(f'<p>{html.escape(line)}</p>' for line in header)]
         for k, recording in enumerate(recordings):
             image = f'recording_{k}.png'
-            _plot(staging / image, recording['name'], joint_names, recording['samples'], threshold, threshold_rest)
+            _plot(staging / image, recording['name'], joint_names, recording['samples'])
             rows = ''.join(
                 f'<tr><td>{c["start_s"]:.3f}</td><td>{_end(c["end_s"])}</td>'
                 f'<td>{html.escape(", ".join(c["joints"]))}</td><td>{html.escape(c["distal_joint"])}</td>'
