@@ -46,11 +46,16 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
         with spinning(executor, context):
             assert wait_until(lambda: len(seen['torque']) >= 200, 120.0), 'no external torque'
             assert list(seen['torque'][-1].name) == list(ur5e.joint_names) and len(seen['torque'][-1].effort) == 6
-            # σ beside each estimate, on the same stamps: positive and finite on every joint
+            # σ beside the estimate, on its stamps (a busy probe may miss some of either topic's messages): positive
+            # and finite on every joint
             assert wait_until(lambda: len(seen['std']) >= 200, 30.0), 'no σ of the external torque'
-            stamps = {(m.header.stamp.sec, m.header.stamp.nanosec) for m in seen['torque']}
-            assert all((m.header.stamp.sec, m.header.stamp.nanosec) in stamps for m in seen['std'][:100])
-            assert all(0.0 < v < 1e3 for m in seen['std'] for v in m.effort)
+
+            def stamps(messages):
+                return {(m.header.stamp.sec, m.header.stamp.nanosec) for m in list(messages)}
+
+            assert stamps(seen['std']) & stamps(seen['torque'])
+            assert list(seen['std'][-1].name) == list(ur5e.joint_names)
+            assert all(0.0 < v < 1e3 for m in list(seen['std']) for v in m.effort)
             # 120 N down on the forearm for 0.6 s: tens of N·m on the shoulder and elbow, far beyond static friction;
             # published once sim_node's subscription is matched (a message sent before discovery is lost)
             assert wait_until(lambda: push.get_subscription_count() > 0, 60.0), 'sim_node does not take contacts'
