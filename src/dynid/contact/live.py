@@ -145,7 +145,8 @@ class LiveContacts:
         """(level, message, values) for /diagnostics: WARN while batches are skipped, records fail, trajectories are
         refused, or the arm moves with no trajectory arrived where the thresholds were calibrated with the
         controller's reference; else OK with the contact state. Among the values ``alarm_level_nm``: the |d| per joint
-        that raised an alarm at the last sample (:class:`dynid.contact.monitor.ContactSamples` ``level``), JSON."""
+        at which an alarm is raised at the last sample (:class:`dynid.contact.monitor.ContactSamples` ``level``),
+        JSON."""
         values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
                   'in_contact': self.open is not None, 'records_failed': self.records_failed,
                   'observer_gain': float(self.monitor.gain[0]),
