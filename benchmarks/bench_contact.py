@@ -76,11 +76,18 @@ def commanded(run, reference: bool):
     return run.reference['dq'] if reference and run.reference.get('dq') is not None else None
 
 
+def commanded_position(run, reference: bool):
+    """The run's reference position [rad] (the controller's, as :func:`commanded` its velocity), or None."""
+    return run.reference['q'] if reference and run.reference.get('q') is not None else None
+
+
 def _detected(monitors, calibration, run, reference: bool):
-    """The calibrated monitor of the run's payload and its output over the run (with the commanded velocity)."""
+    """The calibrated monitor of the run's payload and its output over the run (with the commanded velocity and
+    position)."""
     monitor = monitors(run.payload)
     monitor.set_calibration(calibration)
-    return monitor, monitor.run(**run.signals(), reference_velocity=commanded(run, reference))
+    return monitor, monitor.run(**run.signals(), reference_velocity=commanded(run, reference),
+                                reference_position=commanded_position(run, reference))
 
 
 def _calibration(robot, engine, result, settings, runs: int, reference: bool = True):
@@ -95,7 +102,9 @@ def _calibration(robot, engine, result, settings, runs: int, reference: bool = T
         monitor = monitors(run.payload)
         monitor.reset()
         samples, theta = monitor.observe(**run.signals())
-        observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta, commanded(run, reference)))
+        position = commanded_position(run, reference)
+        observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta, commanded(run, reference),
+                                       None if position is None else position - run.signals()['q']))
         # the levels are the benchmark's, not the detector's: the true model through the default observer, whatever
         # settings the detector under test runs with (a wider observer bandwidth would raise them)
         truth = ContactMonitor(truth_result, robot, ContactSettings(), sim.RATE_HZ, payload=run.payload, wrench=False)

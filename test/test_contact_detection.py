@@ -26,9 +26,9 @@ def _signals(seconds, moving=True, seed=0, n=3, sigma=0.1):
     return t, sigma * rng.standard_normal((t.size, n)), velocity
 
 
-def _detector(n=3, sigma=0.1, stiction=1.0, threshold=6.0, **settings):
+def _detector(n=3, sigma=0.1, stiction=1.0, threshold=6.0, threshold_track=None, **settings):
     return ContactDetector(np.full(n, sigma), np.full(n, stiction), np.full(n, threshold), np.full(n, 100.0),
-                           dataclasses.replace(DETECTOR, **settings))
+                           dataclasses.replace(DETECTOR, **settings), threshold_track=threshold_track)
 
 
 def test_a_contact_in_motion_is_one_alarm_with_its_start_end_peak_and_distal_joint():
@@ -211,7 +211,11 @@ def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_p
     loaded = load_calibration(path, ur5e)
     np.testing.assert_allclose(loaded.threshold, calibration.threshold)
     np.testing.assert_allclose(loaded.threshold_rest, calibration.threshold_rest)
-    assert loaded.with_reference is False
+    assert loaded.with_reference is False and loaded.threshold_track is None  # no reference position calibrated
+    calibration.threshold_track = np.full(6, 2e-4)
+    save_calibration(calibration, path, ur5e, monitor.settings)
+    np.testing.assert_allclose(load_calibration(path, ur5e).threshold_track, 2e-4)
+    calibration.threshold_track = None
     calibration.with_reference = True
     save_calibration(calibration, path, ur5e, monitor.settings)
     assert load_calibration(path, ur5e).with_reference is True
@@ -386,3 +390,41 @@ def test_the_report_draws_the_alarm_level_in_force_at_rest_and_in_motion(tmp_pat
     assert len(drawn) == 2
     for j, band in enumerate(drawn):
         np.testing.assert_allclose(band, level[:, j])
+
+
+def test_at_rest_a_displacement_from_the_reference_is_a_contact_the_torque_estimate_does_not_see():
+    """The tracking error e = q_r − q at rest: a push that moves the joint by 3 θ for 0.3 s, static friction holding the
+    torque (d unchanged), raises one alarm that ends within the settling after it; 0.5 θ does not; the same error
+    while the arm moves is not read; calibration puts θ at TRACK_MARGIN times the largest held change of its rests."""
+    from dynid.contact.calibration import TRACK_MARGIN, held
+
+    theta = 1e-4
+    t, external, velocity = _signals(4.0, moving=False)
+    commanded = np.zeros_like(velocity)
+    for size, raised in ((3.0, True), (0.5, False)):
+        error = 1e-6 * np.random.default_rng(1).standard_normal(velocity.shape)
+        pushed = (t >= 2.0) & (t < 2.3)
+        error[pushed, 1] += size * theta
+        detector = _detector(threshold_track=None)
+        detector.joint[5] = theta
+        samples, contacts = detector.run(t, external, velocity, None, commanded, error)
+        assert bool(contacts) == raised, (size, contacts)
+        if raised:
+            assert len(contacts) == 1 and 2.0 <= contacts[0].start_s <= 2.005 and contacts[0].joints == (1,)
+            assert contacts[0].end_s is not None and contacts[0].end_s <= 2.3 + 1.0
+    moving = np.full_like(velocity, 1.0)
+    detector = _detector()
+    detector.joint[5] = theta
+    assert not detector.run(t, external, moving, None, None, error * 0 + 10 * theta)[1]
+
+    runs = [CalibrationRun(t, external, velocity, None, commanded, 1e-6 * np.random.default_rng(k).standard_normal(
+        velocity.shape)) for k in range(2)]
+    calibration = calibrate(runs, np.full(3, 0.1), np.full(3, 1.0), np.full(3, 100.0), 0.5, DETECTOR)
+    reference = ContactDetector(np.full(3, 0.1), np.full(3, 1.0), np.inf, np.full(3, 100.0), DETECTOR)
+    largest = np.zeros(3)
+    for run in runs:
+        track = reference.run(run.t, run.external, run.velocity, None, run.commanded, run.tracking)[0].track
+        largest = np.maximum(largest, held(np.nan_to_num(track, nan=0.0), 3).max(axis=0))  # 3 ms at 1 kHz
+        reference.reset()
+    np.testing.assert_allclose(calibration.threshold_track, TRACK_MARGIN * largest, rtol=1e-12)
+    assert np.all(calibration.threshold_track > 0) and np.all(calibration.threshold_track < 1e-5)

@@ -44,19 +44,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _signals(dataset, bag, reference: bool, calibration=None) -> dict:
     """The monitor's inputs from a recording, the commanded velocity where ``reference`` and the recording holds
     the controller's trajectories; a warning where ``calibration`` was made with one and the recording has none."""
-    from dynid.contact.command import recorded_velocity
+    from dynid.contact.command import recorded_reference
     from dynid.io.trajectories import read_trajectories
 
-    commanded = None
+    commanded = position = None
     if reference:
         trajectories = read_trajectories(bag, dataset.joint_names, dataset.source.get('recorded_joint_names'))
-        commanded = recorded_velocity(dataset.t, dataset.q, int(dataset.source.get('start_ns', 0)), trajectories,
+        recorded = recorded_reference(dataset.t, dataset.q, int(dataset.source.get('start_ns', 0)), trajectories,
                                       dataset.joint_names)
+        position, commanded = (None, None) if recorded is None else recorded
     if commanded is None and calibration is not None and calibration.with_reference:
         print(f'warning: {bag}: no commanded velocity, but the thresholds were calibrated with one: a motion\'s '
               'breakaway at rest can pass the rest threshold here', file=sys.stderr)
     return {'t': dataset.t, 'q': dataset.q, 'dq': dataset.dq, 'current': dataset.current, 'tau': dataset.tau,
-            'dtheta': dataset.dtheta, 'temperature': dataset.temperature, 'reference_velocity': commanded}
+            'dtheta': dataset.dtheta, 'temperature': dataset.temperature, 'reference_velocity': commanded,
+            'reference_position': position}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -38,30 +38,42 @@ class CommandedVelocity:
 
     def velocity(self, t: np.ndarray) -> np.ndarray | None:
         """q̇_r (N, n) at the times ``t`` (N,) [s], or None before the first trajectory."""
+        reference = self.at(t)
+        return None if reference is None else reference[1]
+
+    def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(q_r [rad], q̇_r [rad/s]), each (N, n), at the times ``t`` (N,) [s], or None before the first trajectory."""
         if self.trajectories == 0:
             return None
-        return self.reference.sample_many(np.asarray(t, dtype=float))[1]
+        return self.reference.sample_many(np.asarray(t, dtype=float))[:2]
 
 
-def recorded_velocity(t: np.ndarray, q: np.ndarray, start_ns: int, trajectories: list,
-                      joint_names) -> np.ndarray | None:
-    """q̇_r (N, n) at a recording's samples (times ``t`` (N,) [s] from ``start_ns``, positions ``q`` (N, n) [rad])
-    from the trajectories it recorded (:func:`dynid.io.trajectories.read_trajectories`), as a detector running
-    along would have had it: the samples before a trajectory was recorded from the ones before it, each followed
-    from where the arm was then; None where it holds none."""
+def recorded_reference(t: np.ndarray, q: np.ndarray, start_ns: int, trajectories: list,
+                       joint_names) -> tuple[np.ndarray, np.ndarray] | None:
+    """(q_r, q̇_r) (N, n) at a recording's samples (times ``t`` (N,) [s] from ``start_ns``, positions ``q`` (N, n)
+    [rad]) from the trajectories it recorded (:func:`dynid.io.trajectories.read_trajectories`), as a detector running
+    along would have had them: the samples before a trajectory was recorded from the ones before it, each followed
+    from where the arm was then (the samples before the first: q_r = q, q̇_r = 0); None where it holds none."""
     if not trajectories:
         return None
     commanded = CommandedVelocity(joint_names)
     t = np.asarray(t, dtype=float)
-    out = np.zeros((t.size, len(commanded.joint_names)))
+    position, velocity = np.array(q, dtype=float), np.zeros((t.size, len(commanded.joint_names)))
     done = 0
     for start, recorded, trajectory in trajectories:
         now = (recorded - start_ns) * 1e-9
         k = int(np.searchsorted(t, now))
         if k > done and commanded.trajectories:
-            out[done:k] = commanded.velocity(t[done:k])
+            position[done:k], velocity[done:k] = commanded.at(t[done:k])
         done = max(done, k)
         commanded.follow(trajectory, (start - start_ns) * 1e-9, now, q[min(k, len(t) - 1)])
     if done < t.size:
-        out[done:] = commanded.velocity(t[done:])
-    return out
+        position[done:], velocity[done:] = commanded.at(t[done:])
+    return position, velocity
+
+
+def recorded_velocity(t: np.ndarray, q: np.ndarray, start_ns: int, trajectories: list,
+                      joint_names) -> np.ndarray | None:
+    """q̇_r (N, n) of :func:`recorded_reference`, or None."""
+    reference = recorded_reference(t, q, start_ns, trajectories, joint_names)
+    return None if reference is None else reference[1]

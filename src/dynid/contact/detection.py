@@ -43,6 +43,13 @@ Per joint j and sample (a compiled loop, state carried between batches):
   after T_s instead of over T_b. A contact within T_s of a stop is taken into the baseline; the envelope is F_s
   there, so it was not seen before either. The
   detector's estimate is d = τ̂_ext − b.
+- **Tracking error at rest** (where the controller's reference position q_r is given): e = q_r − q, and its change
+  s = |e − b_e| from a baseline b_e taken as e for ``rest_snap_s`` after a stop (an alarm's end, the detector's start)
+  and then following it with T_b, held while any joint is in alarm; s is read from :data:`TRACK_SETTLE_S` after the
+  baseline was first taken, with the arm at rest. A push at rest moves the joint against its controller before the
+  current carries it, static friction holding the torque or not (tens of µrad are enough); s ≥ θ_j (the joint's
+  threshold [rad], :func:`dynid.contact.calibration.calibrate`) raises the alarm as z ≥ k_j does, and the alarm ends
+  on z's hysteresis or the settling below (a joint left displaced counts as stopped then, its b_e taken again).
 - **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
   ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
@@ -68,11 +75,14 @@ import numpy as np
 
 #: Rows of the detector's per-joint state (:class:`ContactDetector`).
 STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 'below_s', 'steady_s', 'steady_ref',
-              'above_n', 'below_n', 'since_moving')
+              'above_n', 'below_n', 'since_moving', 'track_baseline', 'track_time')
 (SPEED, REST_TIME, BASELINE, ENVELOPE, ALARM, ABOVE_S, BELOW_S, STEADY_S, STEADY_REF, ABOVE_N,
- BELOW_N, SINCE_MOVING) = range(len(STATE_ROWS))
+ BELOW_N, SINCE_MOVING, TRACK_BASELINE, TRACK_TIME) = range(len(STATE_ROWS))
 #: Per-joint constants of the kernel.
-JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest')
+JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest', 'threshold_track')
+#: The tracking error's statistic starts this long after its baseline was first taken [s] (a stop's, an alarm's end,
+#: the detector's start), the baseline taken as the error for the first ``rest_snap_s`` of it: the settling is over.
+TRACK_SETTLE_S = 0.5
 #: Scalar settings of the kernel, in order.
 SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
            'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s',
@@ -88,6 +98,25 @@ def _resting(stiction, rest_time, drift, t_b, snap):
 
 
 @numba.njit(cache=True)
+def _tracking(state, j, error, still, contact, snap, t_b, dt):
+    """Joint j's tracking error change s at rest (module docstring), its baseline carried in ``state``; NaN where it
+    is not read (not given, not at rest, or within TRACK_SETTLE_S of its baseline's taking)."""
+    known = not np.isnan(error)
+    if not known or not still or state[REST_TIME, j] < snap:
+        state[TRACK_TIME, j] = 0.0
+    else:
+        state[TRACK_TIME, j] += dt
+    if state[TRACK_TIME, j] < snap or np.isnan(state[TRACK_BASELINE, j]):
+        if not contact or not still or np.isnan(state[TRACK_BASELINE, j]):
+            state[TRACK_BASELINE, j] = error if known else np.nan
+    elif not contact:  # held while any joint is in alarm
+        state[TRACK_BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (error - state[TRACK_BASELINE, j])
+    if known and state[TRACK_TIME, j] >= TRACK_SETTLE_S:
+        return abs(error - state[TRACK_BASELINE, j])
+    return np.nan
+
+
+@numba.njit(cache=True)
 def _end_alarm(state, j, resting):
     """Joint j's alarm ends; at rest the push's end counts as a stop (static friction holds a new offset)."""
     state[ALARM, j] = 0.0
@@ -97,8 +126,8 @@ def _end_alarm(state, j, resting):
 
 
 @numba.njit(cache=True)
-def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, scalars, state, estimate, sigma, alarm,
-            speeds, stills):
+def _detect(t, last_t, external, velocity, commanded, tracking, parameter_sigma, joint, scalars, state, estimate, sigma,
+            alarm, speeds, stills, tracked):
     """The loop of the module docstring over samples (N, n); returns the last sample's time."""
     tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent, snap, v_cmd = scalars
     n = external.shape[1]
@@ -134,12 +163,13 @@ def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, sc
                 e = resting
                 state[BASELINE, j] *= decay
             state[ENVELOPE, j] = max(e, state[ENVELOPE, j] * decay)
+            tracked[k, j] = track = _tracking(state, j, tracking[k, j], still, contact, snap, t_b, dt)
             s = np.sqrt(sigma0 * sigma0 + state[ENVELOPE, j] ** 2 + parameter_sigma[k, j] ** 2)
             d = external[k, j] - state[BASELINE, j]
             z = abs(d) / s
             threshold = joint[4, j] if still else joint[2, j]
             if state[ALARM, j] == 0.0:
-                if z >= threshold:
+                if z >= threshold or track >= joint[5, j]:
                     state[ABOVE_S, j] += dt
                     state[ABOVE_N, j] += 1.0
                     if state[ABOVE_N, j] >= 2.0 and state[ABOVE_S, j] >= persist:
@@ -161,9 +191,7 @@ def _detect(t, last_t, external, velocity, commanded, parameter_sigma, joint, sc
                 ready[j] = state[STEADY_S, j] >= settle and abs(d) <= 2.0 * stiction
                 if state[BELOW_N, j] >= 2.0 and state[BELOW_S, j] >= release:
                     _end_alarm(state, j, speed < v_rest)
-            estimate[k, j] = d
-            sigma[k, j] = s
-            speeds[k, j] = speed
+            estimate[k, j], sigma[k, j], speeds[k, j] = d, s, speed
         # at rest, a contact whose every joint in alarm has settled within the static friction level ends: what is
         # left becomes the baseline
         settled, on = still, False
@@ -213,6 +241,7 @@ class DetectorSamples:
     alarm: np.ndarray
     speed: np.ndarray
     still: np.ndarray
+    track: np.ndarray | None = None
 
     @property
     def z(self) -> np.ndarray:
@@ -251,11 +280,13 @@ class ContactDetector:
         settings: :class:`DetectorSettings`.
     """
 
-    def __init__(self, sigma0, stiction, threshold, gain, settings: DetectorSettings, threshold_rest=None) -> None:
+    def __init__(self, sigma0, stiction, threshold, gain, settings: DetectorSettings, threshold_rest=None,
+                 threshold_track=None) -> None:
         self.settings = settings
         rest = threshold if threshold_rest is None else threshold_rest
+        track = np.inf if threshold_track is None else threshold_track
         self.joint = np.array([np.asarray(v, dtype=float) * np.ones(len(np.atleast_1d(sigma0)))
-                               for v in (sigma0, stiction, threshold, gain, rest)])
+                               for v in (sigma0, stiction, threshold, gain, rest, track)])
         self.n = self.joint.shape[1]
         self._scalars = self.settings.scalars()
         self.reset()
@@ -270,18 +301,25 @@ class ContactDetector:
         """k per joint at rest [σ]."""
         return self.joint[4]
 
+    @property
+    def threshold_track(self) -> np.ndarray:
+        """the tracking error's threshold per joint at rest [rad] (inf: none)."""
+        return self.joint[5]
+
     def reset(self) -> None:
         """Start again. The first sample anchors the observer's estimate at zero, so a joint at rest there counts as
         long at rest (what static friction holds then is in the anchor)."""
         self.state = np.zeros((len(STATE_ROWS), self.n))
         self.state[REST_TIME] = 1e9
+        self.state[TRACK_BASELINE] = np.nan  # the first sample's tracking error becomes it
         self.last_t = np.nan
         self._open: Contact | None = None
         self._was_on = np.zeros(self.n, dtype=bool)
 
     def run(self, t: np.ndarray, external: np.ndarray, velocity: np.ndarray,
             parameter_sigma: np.ndarray | None = None,
-            commanded: np.ndarray | None = None) -> tuple[DetectorSamples, list[Contact]]:
+            commanded: np.ndarray | None = None, tracking: np.ndarray | None = None
+            ) -> tuple[DetectorSamples, list[Contact]]:
         """The detector over a batch: its samples, and the contacts that ended in it or are still open (the open one
         last, its ``end_s`` None; it is the same object the next batch ends). ``commanded``: the reference velocity
         per joint at the samples [rad/s] where the controller's command is known (NaN or None: not known)."""
@@ -294,9 +332,14 @@ class ContactDetector:
         command = np.zeros(shape) if commanded is None else np.ascontiguousarray(commanded, dtype=float)
         if command.shape != shape:
             raise ValueError(f'commanded velocity {command.shape} does not match the estimate {shape}')
+        error = np.full(shape, np.nan) if tracking is None else np.ascontiguousarray(tracking, dtype=float)
+        if error.shape != shape:
+            raise ValueError(f'tracking error {error.shape} does not match the estimate {shape}')
+        tracked = np.empty(shape)
         self.last_t = _detect(t, self.last_t, np.ascontiguousarray(external), np.ascontiguousarray(velocity), command,
-                              theta, self.joint, self._scalars, self.state, estimate, sigma, alarm, speed, still)
-        samples = DetectorSamples(t, estimate, sigma, alarm, speed, still)
+                              error, theta, self.joint, self._scalars, self.state, estimate, sigma, alarm, speed, still,
+                              tracked)
+        samples = DetectorSamples(t, estimate, sigma, alarm, speed, still, tracked)
         return samples, self._contacts(samples)
 
     def _contacts(self, samples: DetectorSamples) -> list[Contact]:

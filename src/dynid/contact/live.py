@@ -101,8 +101,11 @@ class LiveContacts:
             dtheta = None if batch.dtheta is None or np.isnan(batch.dtheta).any() else batch.dtheta
             temperature = None if batch.temperature is None or np.isnan(batch.temperature).any() \
                 else batch.temperature
+            reference = self.commanded.at(t)
             samples = self.monitor.run(t, batch.q, batch.dq, current, tau, dtheta, temperature,
-                                       what='the state topics', reference_velocity=self.commanded.velocity(t))
+                                       what='the state topics',
+                                       reference_velocity=None if reference is None else reference[1],
+                                       reference_position=None if reference is None else reference[0])
         except InputError as error:
             self.skipped += len(batch)
             self.last_problem = str(error)

@@ -36,6 +36,13 @@ from dynid.model.robot import RobotModel
 CALIBRATION_VERSION = 1
 
 
+def tracking_error(reference_position, q) -> np.ndarray | None:
+    """e = q_r − q [rad] (N, n) where the controller's reference position is known (NaN where it is not), or None."""
+    if reference_position is None:
+        return None
+    return np.asarray(reference_position, dtype=float) - np.asarray(q, dtype=float)
+
+
 def uncalibrated_threshold(rate_per_hour: float, rate_hz: float, n: int) -> float:
     """k [σ] at which a Gaussian z, held two samples, passes at the stated rate per hour shared by n joints (samples
     taken as independent)."""
@@ -100,7 +107,9 @@ class ContactMonitor:
         else:
             sigma0, threshold = calibration.sigma0, calibration.threshold
         rest = None if calibration is None else calibration.threshold_rest
-        self.detector = ContactDetector(sigma0, self.stiction, threshold, self.gain, self.settings.detector(), rest)
+        track = None if calibration is None else calibration.threshold_track
+        self.detector = ContactDetector(sigma0, self.stiction, threshold, self.gain, self.settings.detector(), rest,
+                                        track)
 
     def reset(self) -> None:
         self.observer.reset()
@@ -113,13 +122,15 @@ class ContactMonitor:
         return samples, self.parameter_sigma(samples.velocity)
 
     def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,
-            what: str = 'the recording', reference_velocity=None) -> ContactSamples:
+            what: str = 'the recording', reference_velocity=None, reference_position=None) -> ContactSamples:
         """Everything over a batch of samples (units of :meth:`MomentumObserver.run`), continuing from the state;
         ``reference_velocity``: the controller's commanded joint velocity at the samples [rad/s] (N, n), NaN or None
         where it is not known (:class:`ContactSettings` ``command_velocity``)."""
         observed, theta = self.observe(t, q, dq, current, tau, dtheta, temperature, friction, what)
+        reference = self.settings.reference
         detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta,
-                                               reference_velocity if self.settings.reference else None)
+                                               reference_velocity if reference else None,
+                                               tracking_error(reference_position, q) if reference else None)
         threshold = np.where(detected.still[:, None], self.detector.threshold_rest, self.detector.threshold)
         out = ContactSamples(observed.t, observed.external, detected.estimate, detected.sigma, detected.alarm,
                              detected.speed, threshold * detected.sigma, contacts=contacts)
@@ -136,9 +147,12 @@ class ContactMonitor:
             self.observer.reset()
             run = dict(run)
             reference = run.pop('reference_velocity', None)
+            position = run.pop('reference_position', None)
             samples, theta = self.observe(**run)
+            given = self.settings.reference
             observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta,
-                                           reference if self.settings.reference else None))
+                                           reference if given else None,
+                                           tracking_error(position, run['q']) if given else None))
         calibration = calibrate(observed, self.result_sigma, self.stiction, self.gain, self.settings.false_alarm_rate,
                                 self.settings.detector())
         self.reset()
@@ -176,6 +190,9 @@ def load_calibration(path, robot: RobotModel) -> Calibration:
     with_reference = data.get('with_reference', False)
     if not isinstance(with_reference, bool):
         raise InputError(f'{path}: with_reference must be true or false')
+    track = per_joint('threshold_track_rad') if 'threshold_track_rad' in data else None
+    if track is not None and np.any(track <= 0):
+        raise InputError(f'{path}: threshold_track_rad must be > 0')
     return Calibration(sigma0, threshold, np.zeros(n), np.full(n, np.nan), np.zeros(n), float(data.get('hours') or 0),
                        float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest,
-                       with_reference=with_reference)
+                       with_reference=with_reference, threshold_track=track)

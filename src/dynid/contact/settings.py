@@ -44,9 +44,9 @@ class ContactSettings:
                                             'the reference velocity of a joint exceeds this: the motor may be breaking '
                                             'it away (the motion threshold and static friction\'s whole envelope then)',
                                       unit='rad/s', low=0.0, high=1.0)
-    reference: bool = setting(True, "take the controller's commanded velocity where it is given (contact_node's "
-                                    "reference_topic, the trajectories a recording holds); off: the measured speeds "
-                                    'alone')
+    reference: bool = setting(True, "take the controller's reference where it is given (contact_node's "
+                                    "reference_topic, the trajectories a recording holds): its velocity tells the "
+                                    'rest, its position the tracking error at rest; off: the measured speeds alone')
     settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within twice the static '
                                    'friction level ends (static friction holds what is left: anything within ±F_s '
                                    'before the push and after it)', unit='s', low=0.01, high=10.0)
