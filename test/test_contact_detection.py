@@ -259,17 +259,17 @@ def test_the_commanded_velocity_follows_the_trajectories_sent_with_the_controlle
 
     names = ('a', 'b', 'c')
     commanded = CommandedVelocity(names)
-    assert commanded.velocity(np.array([9.0])) is None
+    assert commanded.at(np.array([9.0])) is None
     q = np.array([0.1, 0.2, 0.3])
     trajectory = PointTrajectory(('c', 'a', 'b'), [1.0], [[0.3, 0.2, 0.2]])  # joint a: 0.1 -> 0.2 rad
     commanded.follow(trajectory, 10.0, 10.0, q)
-    velocity = commanded.velocity(np.array([9.9, 10.5, 11.5]))
+    velocity = commanded.at(np.array([9.9, 10.5, 11.5]))[1]
     assert velocity[0].tolist() == [0.0, 0.0, 0.0] and velocity[2].tolist() == [0.0, 0.0, 0.0]
     assert velocity[1, 0] == pytest.approx(0.1) and velocity[1, 1:].tolist() == [0.0, 0.0]
     commanded.follow(PointTrajectory(names, [5.0], [[1.0, 0.2, 0.3]]), 20.0, 20.0, q)
-    assert commanded.velocity(np.array([22.0]))[0, 0] == pytest.approx(0.8 / 5.0)
+    assert commanded.at(np.array([22.0]))[1][0, 0] == pytest.approx(0.8 / 5.0)
     commanded.follow(None, 23.0, 23.0, q)
-    assert not commanded.velocity(np.array([23.5])).any()
+    assert not commanded.at(np.array([23.5]))[1].any()
 
 
 def test_the_live_job_warns_where_the_arm_moves_without_the_reference_its_thresholds_were_calibrated_with(ur5e):

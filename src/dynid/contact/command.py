@@ -1,4 +1,4 @@
-"""The controller's commanded joint velocity at the state's stamps, from the trajectories sent to it.
+"""The controller's reference (joint position and velocity) at the state's stamps, from the trajectories sent to it.
 
 The contact detector takes the arm as at rest only while no joint is commanded to move
 (:mod:`dynid.contact.detection`): as a motion starts the motor breaks each joint away before it moves, which the
@@ -6,8 +6,9 @@ currents alone can not tell from a push. Where the trajectories sent to the join
 ``<controller>/joint_trajectory`` topic dynid's excitation and feedforward send, or a recording of it),
 :class:`CommandedVelocity` follows them with the controller's semantics
 (:class:`dynid.sim.reference.ReferenceGenerator`: a trajectory replaces the reference from its start on, the last
-point is held after the end) and samples q̇_r at the state's times. Before the first trajectory it knows nothing
-(None: the detector goes by the measured speeds alone).
+point is held after the end) and samples q_r and q̇_r at the state's times (q_r gives the tracking error at rest,
+:mod:`dynid.contact.detection`). Before the first trajectory it knows nothing (None: the detector goes by the
+measured speeds alone).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dynid.sim.reference import ReferenceGenerator
 
 
 class CommandedVelocity:
-    """q̇_r [rad/s] of the joints ``joint_names`` over time [s, the state stamps' clock] (module docstring)."""
+    """q_r [rad] and q̇_r [rad/s] of the joints ``joint_names`` over time [s, the state stamps' clock] (module
+    docstring)."""
 
     def __init__(self, joint_names) -> None:
         self.joint_names = tuple(joint_names)
@@ -35,11 +37,6 @@ class CommandedVelocity:
         if trajectory is not None:
             self.reference.follow(trajectory, start_s, now_s)
         self.trajectories += 1
-
-    def velocity(self, t: np.ndarray) -> np.ndarray | None:
-        """q̇_r (N, n) at the times ``t`` (N,) [s], or None before the first trajectory."""
-        reference = self.at(t)
-        return None if reference is None else reference[1]
 
     def at(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(q_r [rad], q̇_r [rad/s]), each (N, n), at the times ``t`` (N,) [s], or None before the first trajectory."""
@@ -70,10 +67,3 @@ def recorded_reference(t: np.ndarray, q: np.ndarray, start_ns: int, trajectories
     if done < t.size:
         position[done:], velocity[done:] = commanded.at(t[done:])
     return position, velocity
-
-
-def recorded_velocity(t: np.ndarray, q: np.ndarray, start_ns: int, trajectories: list,
-                      joint_names) -> np.ndarray | None:
-    """q̇_r (N, n) of :func:`recorded_reference`, or None."""
-    reference = recorded_reference(t, q, start_ns, trajectories, joint_names)
-    return None if reference is None else reference[1]
