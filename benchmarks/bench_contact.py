@@ -43,7 +43,7 @@ import contact_real  # noqa: E402
 import contact_scoring as scoring  # noqa: E402
 import contact_sim as sim  # noqa: E402
 from dynid.contact.calibration import CalibrationRun, calibrate  # noqa: E402
-from dynid.contact.monitor import ContactMonitor  # noqa: E402
+from dynid.contact.monitor import ContactMonitor, tracking_error  # noqa: E402
 from dynid.contact.settings import ContactSettings  # noqa: E402
 from dynid.identify.result import IdentificationResult  # noqa: E402
 from dynid.model import load_robot  # noqa: E402
@@ -102,9 +102,8 @@ def _calibration(robot, engine, result, settings, runs: int, reference: bool = T
         monitor = monitors(run.payload)
         monitor.reset()
         samples, theta = monitor.observe(**run.signals())
-        position = commanded_position(run, reference)
         observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta, commanded(run, reference),
-                                       None if position is None else position - run.signals()['q']))
+                                       tracking_error(commanded_position(run, reference), run.measured['q'])))
         # the levels are the benchmark's, not the detector's: the true model through the default observer, whatever
         # settings the detector under test runs with (a wider observer bandwidth would raise them)
         truth = ContactMonitor(truth_result, robot, ContactSettings(), sim.RATE_HZ, payload=run.payload, wrench=False)
