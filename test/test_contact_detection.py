@@ -212,10 +212,12 @@ def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_p
     np.testing.assert_allclose(loaded.threshold, calibration.threshold)
     np.testing.assert_allclose(loaded.threshold_rest, calibration.threshold_rest)
     assert loaded.with_reference is False and loaded.threshold_track is None  # no reference position calibrated
-    calibration.threshold_track = np.full(6, 2e-4)
+    calibration.threshold_track, calibration.threshold_speed = np.full(6, 2e-4), np.full(6, 3e-3)
     save_calibration(calibration, path, ur5e, monitor.settings)
-    np.testing.assert_allclose(load_calibration(path, ur5e).threshold_track, 2e-4)
-    calibration.threshold_track = None
+    loaded = load_calibration(path, ur5e)
+    np.testing.assert_allclose(loaded.threshold_track, 2e-4)
+    np.testing.assert_allclose(loaded.threshold_speed, 3e-3)
+    calibration.threshold_track = calibration.threshold_speed = None
     calibration.with_reference = True
     save_calibration(calibration, path, ur5e, monitor.settings)
     assert load_calibration(path, ur5e).with_reference is True
@@ -428,3 +430,52 @@ def test_at_rest_a_displacement_from_the_reference_is_a_contact_the_torque_estim
         reference.reset()
     np.testing.assert_allclose(calibration.threshold_track, TRACK_MARGIN * largest, rtol=1e-12)
     assert np.all(calibration.threshold_track > 0) and np.all(calibration.threshold_track < 1e-5)
+
+
+def test_at_rest_a_joint_set_moving_is_a_contact_and_the_return_after_one_is_not():
+    """The speed |ω| at rest, where the reference is known: a push that moves the joint at 3 θ̇ for 20 ms (no
+    displacement, no torque seen) raises one alarm; 0.5 θ̇ does not; the joint moving back 0.5 s after a contact's end
+    (the controller returning it) raises none, and the same motion 3 s after it does; calibration puts θ̇ at
+    TRACK_MARGIN times the largest held speed of its rests."""
+    from dynid.contact.calibration import TRACK_MARGIN, held
+    from dynid.contact.detection import TRACK_RECOVERY_S
+
+    theta = 3e-3
+    t, external, _ = _signals(6.0, moving=False)
+    commanded, error = np.zeros_like(external), np.zeros_like(external)
+
+    def detector():
+        detector = _detector()
+        detector.joint[5], detector.joint[6] = 1.0, theta  # the displacement is never large enough
+        return detector
+
+    for size, raised in ((3.0, True), (0.5, False)):
+        velocity = 1e-4 * np.random.default_rng(2).standard_normal(external.shape)
+        velocity[(t >= 2.0) & (t < 2.02), 2] += size * theta
+        contacts = detector().run(t, external, velocity, None, commanded, error)[1]
+        assert bool(contacts) == raised, (size, contacts)
+        if raised:
+            assert len(contacts) == 1 and 2.0 <= contacts[0].start_s <= 2.003 and contacts[0].joints == (2,)
+
+    pushed = external.copy()
+    pushed[(t >= 1.0) & (t < 1.2), 0] += 3.0  # a contact seen by the torque estimate: 30 σ
+    for after, raised in ((0.5, False), (3.0, True)):
+        assert after < TRACK_RECOVERY_S or after > TRACK_RECOVERY_S + 1.0
+        velocity = np.zeros_like(external)
+        back = (t >= 1.25 + after) & (t < 1.25 + after + 0.1)
+        velocity[back, 1] = 3.0 * theta
+        contacts = detector().run(t, pushed, velocity, None, commanded, error)[1]
+        assert len(contacts) == (2 if raised else 1), (after, contacts)
+        assert contacts[0].joints == (0,) and contacts[0].start_s < 1.01
+
+    runs = [CalibrationRun(t, external, 1e-4 * np.random.default_rng(k).standard_normal(external.shape), None,
+                           commanded, error) for k in range(2)]
+    calibration = calibrate(runs, np.full(3, 0.1), np.full(3, 1.0), np.full(3, 100.0), 0.5, DETECTOR)
+    reference = ContactDetector(np.full(3, 0.1), np.full(3, 1.0), np.inf, np.full(3, 100.0), DETECTOR)
+    largest = np.zeros(3)
+    for run in runs:
+        speed = reference.run(run.t, run.external, run.velocity, None, run.commanded, run.tracking)[0].rest_speed
+        largest = np.maximum(largest, held(np.nan_to_num(speed, nan=0.0), 3).max(axis=0))
+        reference.reset()
+    np.testing.assert_allclose(calibration.threshold_speed, TRACK_MARGIN * largest, rtol=1e-12)
+    assert np.all(calibration.threshold_speed > 1e-4) and np.all(calibration.threshold_speed < 1e-3)

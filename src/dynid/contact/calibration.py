@@ -15,9 +15,9 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
    fewer than :data:`MIN_EXCURSIONS` excursions, k_j is that margin above the largest z, and at least
    :data:`DEFAULT_THRESHOLD`.
 4. Where the recordings give the controller's reference position, the tracking error's threshold at rest θ_j [rad]
-   is :data:`TRACK_MARGIN` times the largest change s the rests hold (held as an alarm needs it;
-   :mod:`dynid.contact.detection`): on the benchmark's plants that margin left no false alarm in 2.3 hours of
-   other contact-free runs, 1.05 left 20.
+   and the speed's θ̇_j [rad/s] are :data:`TRACK_MARGIN` times the largest change s and speed |ω| the rests hold
+   (held as an alarm needs it; :mod:`dynid.contact.detection`): on the benchmark's plants that margin left no false
+   alarm in 2.3 hours of other contact-free runs, 1.05 left 20 (the tracking error alone).
 """
 
 from __future__ import annotations
@@ -74,6 +74,7 @@ class Calibration:
     largest_z_rest: np.ndarray | None = None
     with_reference: bool = False
     threshold_track: np.ndarray | None = None
+    threshold_speed: np.ndarray | None = None
 
     def to_dict(self, joint_names) -> dict:
         def per_joint(values):
@@ -85,8 +86,9 @@ class Calibration:
                                                   else self.threshold_rest),
                 'excursions': per_joint(self.excursions), 'mean_excess': per_joint(self.mean_excess),
                 'largest_z': per_joint(self.largest_z), 'with_reference': self.with_reference,
-                **({} if self.threshold_track is None else
-                   {'threshold_track_rad': per_joint(self.threshold_track)}),
+                **{key: per_joint(values) for key, values in (('threshold_track_rad', self.threshold_track),
+                                                              ('threshold_speed_rad_s', self.threshold_speed))
+                   if values is not None},
                 'notes': list(self.notes)}
 
 
@@ -141,7 +143,7 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
         speeds.append(samples.speed)
         hours += float(t[-1] - t[0]) / 3600.0
     sigma = steady_sigma(externals, speeds, settings.stiction_velocity, sigma0)
-    zs, rests, track = [], [], np.full(n, np.nan)
+    zs, rests, track, speed = [], [], np.full(n, np.nan), np.full(n, np.nan)
     for t, external, velocity, theta, commanded, tracking in runs:
         samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
                                                                                   commanded, tracking)
@@ -149,9 +151,9 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
         persistence = max(2, int(np.ceil(settings.persistence_s / period - 1e-9)))
         zs.append(held(samples.z, persistence))
         rests.append(np.repeat(samples.still[:, None], n, axis=1))
-        if tracking is not None:  # the largest change of the tracking error at rest, held as an alarm needs it
-            changes = held(np.nan_to_num(samples.track, nan=0.0), persistence)
-            track = np.fmax(track, changes.max(axis=0) if len(changes) else track)
+        if tracking is not None and len(t):  # the largest change of the tracking error and speed at rest, held
+            track = np.fmax(track, held(np.nan_to_num(samples.track, nan=0.0), persistence).max(axis=0))
+            speed = np.fmax(speed, held(np.nan_to_num(samples.rest_speed, nan=0.0), persistence).max(axis=0))
     z = np.concatenate(zs) if zs else np.zeros((0, n))
     rest = np.concatenate(rests) if rests else np.zeros((0, n), dtype=bool)
     share = rate_per_hour / n / 2.0  # a joint's share, half in motion and half at rest
@@ -162,10 +164,9 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
             if part[1][j] < MIN_EXCURSIONS:
                 notes.append(f'joint {j + 1} {label}: {int(part[1][j])} excursions above {TAIL_START:g} σ, too few for '
                              f'a tail: {part[0][j]:.2f} σ')
-    with_tracking = np.isfinite(track) & (track > 0)
+    track, speed = (TRACK_MARGIN * v if (np.isfinite(v) & (v > 0)).all() else None for v in (track, speed))
     return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
-                       still[1], still[3], any(run.commanded is not None for run in runs),
-                       TRACK_MARGIN * track if with_tracking.all() else None)
+                       still[1], still[3], any(run.commanded is not None for run in runs), track, speed)
 
 
 def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, ...]:

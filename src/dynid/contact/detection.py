@@ -43,13 +43,16 @@ Per joint j and sample (a compiled loop, state carried between batches):
   after T_s instead of over T_b. A contact within T_s of a stop is taken into the baseline; the envelope is F_s
   there, so it was not seen before either. The
   detector's estimate is d = τ̂_ext − b.
-- **Tracking error at rest** (where the controller's reference position q_r is given): e = q_r − q, and its change
-  s = |e − b_e| from a baseline b_e taken as e for ``rest_snap_s`` after a stop (an alarm's end, the detector's start)
-  and then following it with T_b, held while any joint is in alarm; s is read from :data:`TRACK_SETTLE_S` after the
-  baseline was first taken, with the arm at rest. A push at rest moves the joint against its controller before the
-  current carries it, static friction holding the torque or not (tens of µrad are enough); s ≥ θ_j (the joint's
-  threshold [rad], :func:`dynid.contact.calibration.calibrate`) raises the alarm as z ≥ k_j does, and the alarm ends
-  on z's hysteresis or the settling below (a joint left displaced counts as stopped then, its b_e taken again).
+- **Tracking error and speed at rest** (where the controller's reference position q_r is given): e = q_r − q, and
+  its change s = |e − b_e| from a baseline b_e taken as e for ``rest_snap_s`` after a stop (an alarm's end, the
+  detector's start) and then following it with T_b, held while any joint is in alarm; s and the joint's speed |ω| are
+  read from :data:`TRACK_SETTLE_S` after the baseline was first taken, with the arm at rest, and not within
+  :data:`TRACK_RECOVERY_S` of a contact's end (the controller then brings the displaced joints back: they move). A
+  push at rest moves the joint against its controller before the current carries it, static friction holding the
+  torque or not: its speed at once, its position by tens of µrad soon after. s ≥ θ_j or |ω| ≥ θ̇_j (the joint's
+  thresholds [rad], [rad/s], :func:`dynid.contact.calibration.calibrate`) raises the alarm as z ≥ k_j does, and the
+  alarm ends on z's hysteresis or the settling below (a joint left displaced counts as stopped then, its b_e taken
+  again).
 - **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
   ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
@@ -75,14 +78,17 @@ import numpy as np
 
 #: Rows of the detector's per-joint state (:class:`ContactDetector`).
 STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 'below_s', 'steady_s', 'steady_ref',
-              'above_n', 'below_n', 'since_moving', 'track_baseline', 'track_time')
+              'above_n', 'below_n', 'since_moving', 'track_baseline', 'track_time', 'since_contact')
 (SPEED, REST_TIME, BASELINE, ENVELOPE, ALARM, ABOVE_S, BELOW_S, STEADY_S, STEADY_REF, ABOVE_N,
- BELOW_N, SINCE_MOVING, TRACK_BASELINE, TRACK_TIME) = range(len(STATE_ROWS))
+ BELOW_N, SINCE_MOVING, TRACK_BASELINE, TRACK_TIME, SINCE_CONTACT) = range(len(STATE_ROWS))
 #: Per-joint constants of the kernel.
-JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest', 'threshold_track')
+JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest', 'threshold_track', 'threshold_speed')
 #: The tracking error's statistic starts this long after its baseline was first taken [s] (a stop's, an alarm's end,
 #: the detector's start), the baseline taken as the error for the first ``rest_snap_s`` of it: the settling is over.
 TRACK_SETTLE_S = 0.5
+#: After a contact (every alarm ended) the tracking error and the speed at rest wait this long before their baseline is
+#: taken again [s]: the controller is bringing the joints the push displaced back to their reference.
+TRACK_RECOVERY_S = 1.0
 #: Scalar settings of the kernel, in order.
 SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
            'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s',
@@ -98,11 +104,13 @@ def _resting(stiction, rest_time, drift, t_b, snap):
 
 
 @numba.njit(cache=True)
-def _tracking(state, j, error, still, contact, snap, t_b, dt):
-    """Joint j's tracking error change s at rest (module docstring), its baseline carried in ``state``; NaN where it
-    is not read (not given, not at rest, or within TRACK_SETTLE_S of its baseline's taking)."""
+def _tracking(state, j, error, velocity, still, contact, snap, t_b, dt):
+    """Joint j's tracking error change s [rad] and speed |ω| [rad/s] at rest (module docstring), the baseline carried
+    in ``state``; NaN where they are not read (no reference, not at rest, during a contact and TRACK_RECOVERY_S after
+    it, or within TRACK_SETTLE_S of the baseline's taking)."""
+    state[SINCE_CONTACT, j] = 0.0 if contact else state[SINCE_CONTACT, j] + dt
     known = not np.isnan(error)
-    if not known or not still or state[REST_TIME, j] < snap:
+    if not known or not still or state[REST_TIME, j] < snap or state[SINCE_CONTACT, j] < TRACK_RECOVERY_S:
         state[TRACK_TIME, j] = 0.0
     else:
         state[TRACK_TIME, j] += dt
@@ -112,8 +120,8 @@ def _tracking(state, j, error, still, contact, snap, t_b, dt):
     elif not contact:  # held while any joint is in alarm
         state[TRACK_BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (error - state[TRACK_BASELINE, j])
     if known and state[TRACK_TIME, j] >= TRACK_SETTLE_S:
-        return abs(error - state[TRACK_BASELINE, j])
-    return np.nan
+        return abs(error - state[TRACK_BASELINE, j]), abs(velocity)
+    return np.nan, np.nan
 
 
 @numba.njit(cache=True)
@@ -127,7 +135,7 @@ def _end_alarm(state, j, resting):
 
 @numba.njit(cache=True)
 def _detect(t, last_t, external, velocity, commanded, tracking, parameter_sigma, joint, scalars, state, estimate, sigma,
-            alarm, speeds, stills, tracked):
+            alarm, speeds, stills, tracked, rest_speeds):
     """The loop of the module docstring over samples (N, n); returns the last sample's time."""
     tau_v, v_rest, v_s, t_b, drift, persist, hyst, release, settle, band, recent, snap, v_cmd = scalars
     n = external.shape[1]
@@ -163,13 +171,14 @@ def _detect(t, last_t, external, velocity, commanded, tracking, parameter_sigma,
                 e = resting
                 state[BASELINE, j] *= decay
             state[ENVELOPE, j] = max(e, state[ENVELOPE, j] * decay)
-            tracked[k, j] = track = _tracking(state, j, tracking[k, j], still, contact, snap, t_b, dt)
+            track, speed_at_rest = _tracking(state, j, tracking[k, j], velocity[k, j], still, contact, snap, t_b, dt)
+            tracked[k, j], rest_speeds[k, j] = track, speed_at_rest
             s = np.sqrt(sigma0 * sigma0 + state[ENVELOPE, j] ** 2 + parameter_sigma[k, j] ** 2)
             d = external[k, j] - state[BASELINE, j]
             z = abs(d) / s
             threshold = joint[4, j] if still else joint[2, j]
             if state[ALARM, j] == 0.0:
-                if z >= threshold or track >= joint[5, j]:
+                if z >= threshold or track >= joint[5, j] or speed_at_rest >= joint[6, j]:
                     state[ABOVE_S, j] += dt
                     state[ABOVE_N, j] += 1.0
                     if state[ABOVE_N, j] >= 2.0 and state[ABOVE_S, j] >= persist:
@@ -233,7 +242,8 @@ class DetectorSettings:
 @dataclass
 class DetectorSamples:
     """What the detector gave for a batch, (N, n): the estimate d = τ̂_ext − b [N·m], its σ [N·m], the alarm and
-    the filtered speed ω̃ [rad/s]; (N,): whether the arm was at rest (module docstring, Motion)."""
+    the filtered speed ω̃ [rad/s]; (N,): whether the arm was at rest (module docstring, Motion); (N, n) or None: the
+    tracking error's change s [rad] and the speed |ω| [rad/s] at rest, NaN where they are not read."""
 
     t: np.ndarray
     estimate: np.ndarray
@@ -242,6 +252,7 @@ class DetectorSamples:
     speed: np.ndarray
     still: np.ndarray
     track: np.ndarray | None = None
+    rest_speed: np.ndarray | None = None
 
     @property
     def z(self) -> np.ndarray:
@@ -276,17 +287,19 @@ class ContactDetector:
 
     Args:
         sigma0: σ₀ per joint [N·m] (> 0). stiction: F_s per joint [N·m] (>= 0). threshold: k per joint [σ] in
-        motion; threshold_rest: at rest (None: the same). gain: the observer's K per joint [1/s].
+        motion; threshold_rest: at rest (None: the same). gain: the observer's K per joint [1/s]. threshold_track,
+        threshold_speed: θ_j [rad] and θ̇_j [rad/s] at rest (None: not read).
         settings: :class:`DetectorSettings`.
     """
 
     def __init__(self, sigma0, stiction, threshold, gain, settings: DetectorSettings, threshold_rest=None,
-                 threshold_track=None) -> None:
+                 threshold_track=None, threshold_speed=None) -> None:
         self.settings = settings
         rest = threshold if threshold_rest is None else threshold_rest
         track = np.inf if threshold_track is None else threshold_track
+        speed = np.inf if threshold_speed is None else threshold_speed
         self.joint = np.array([np.asarray(v, dtype=float) * np.ones(len(np.atleast_1d(sigma0)))
-                               for v in (sigma0, stiction, threshold, gain, rest, track)])
+                               for v in (sigma0, stiction, threshold, gain, rest, track, speed)])
         self.n = self.joint.shape[1]
         self._scalars = self.settings.scalars()
         self.reset()
@@ -306,12 +319,18 @@ class ContactDetector:
         """the tracking error's threshold per joint at rest [rad] (inf: none)."""
         return self.joint[5]
 
+    @property
+    def threshold_speed(self) -> np.ndarray:
+        """the speed's threshold per joint at rest [rad/s] (inf: none)."""
+        return self.joint[6]
+
     def reset(self) -> None:
         """Start again. The first sample anchors the observer's estimate at zero, so a joint at rest there counts as
         long at rest (what static friction holds then is in the anchor)."""
         self.state = np.zeros((len(STATE_ROWS), self.n))
         self.state[REST_TIME] = 1e9
         self.state[TRACK_BASELINE] = np.nan  # the first sample's tracking error becomes it
+        self.state[SINCE_CONTACT] = 1e9
         self.last_t = np.nan
         self._open: Contact | None = None
         self._was_on = np.zeros(self.n, dtype=bool)
@@ -335,11 +354,11 @@ class ContactDetector:
         error = np.full(shape, np.nan) if tracking is None else np.ascontiguousarray(tracking, dtype=float)
         if error.shape != shape:
             raise ValueError(f'tracking error {error.shape} does not match the estimate {shape}')
-        tracked = np.empty(shape)
+        tracked, rest_speed = np.empty(shape), np.empty(shape)
         self.last_t = _detect(t, self.last_t, np.ascontiguousarray(external), np.ascontiguousarray(velocity), command,
                               error, theta, self.joint, self._scalars, self.state, estimate, sigma, alarm, speed, still,
-                              tracked)
-        samples = DetectorSamples(t, estimate, sigma, alarm, speed, still, tracked)
+                              tracked, rest_speed)
+        samples = DetectorSamples(t, estimate, sigma, alarm, speed, still, tracked, rest_speed)
         return samples, self._contacts(samples)
 
     def _contacts(self, samples: DetectorSamples) -> list[Contact]:

@@ -108,8 +108,9 @@ class ContactMonitor:
             sigma0, threshold = calibration.sigma0, calibration.threshold
         rest = None if calibration is None else calibration.threshold_rest
         track = None if calibration is None else calibration.threshold_track
+        speed = None if calibration is None else calibration.threshold_speed
         self.detector = ContactDetector(sigma0, self.stiction, threshold, self.gain, self.settings.detector(), rest,
-                                        track)
+                                        track, speed)
 
     def reset(self) -> None:
         self.observer.reset()
@@ -190,9 +191,10 @@ def load_calibration(path, robot: RobotModel) -> Calibration:
     with_reference = data.get('with_reference', False)
     if not isinstance(with_reference, bool):
         raise InputError(f'{path}: with_reference must be true or false')
-    track = per_joint('threshold_track_rad') if 'threshold_track_rad' in data else None
-    if track is not None and np.any(track <= 0):
-        raise InputError(f'{path}: threshold_track_rad must be > 0')
+    track, speed = (per_joint(key) if key in data else None for key in ('threshold_track_rad', 'threshold_speed_rad_s'))
+    for key, values in (('threshold_track_rad', track), ('threshold_speed_rad_s', speed)):
+        if values is not None and np.any(values <= 0):
+            raise InputError(f'{path}: {key} must be > 0')
     return Calibration(sigma0, threshold, np.zeros(n), np.full(n, np.nan), np.zeros(n), float(data.get('hours') or 0),
                        float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest,
-                       with_reference=with_reference, threshold_track=track)
+                       with_reference=with_reference, threshold_track=track, threshold_speed=speed)
