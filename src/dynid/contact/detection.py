@@ -49,10 +49,10 @@ Per joint j and sample (a compiled loop, state carried between batches):
   read from :data:`TRACK_SETTLE_S` after the baseline was first taken, with the arm at rest, and not within
   :data:`TRACK_RECOVERY_S` of a contact's end (the controller then brings the displaced joints back: they move). A
   push at rest moves the joint against its controller before the current carries it, static friction holding the
-  torque or not: its speed at once, its position by tens of µrad soon after. s ≥ θ_j or |ω| ≥ θ̇_j (the joint's
-  thresholds [rad], [rad/s], :func:`dynid.contact.calibration.calibrate`) raises the alarm as z ≥ k_j does, and the
-  alarm ends on z's hysteresis or the settling below (a joint left displaced counts as stopped then, its b_e taken
-  again).
+  torque or not (on the benchmark's simulated plants: its speed at once, its position by tens of µrad soon after).
+  s ≥ θ_j or |ω| ≥ θ̇_j (the joint's thresholds [rad], [rad/s], :func:`dynid.contact.calibration.calibrate`) raises
+  the alarm as z ≥ k_j does, and the alarm ends on z's hysteresis or the settling below (a joint left displaced
+  counts as stopped then, its b_e taken again).
 - **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
   ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
