@@ -35,12 +35,14 @@ def test_the_truth_is_beside_the_bag_and_the_contact_is_found_on_the_flange(reco
     assert run.returncode == 0, run.stderr
     contacts = json.loads(run.stdout)['recordings'][0]['contacts']
     assert any(1.5 <= c['start_s'] <= 1.6 for c in contacts), contacts
+    assert all(c['raised_by'] and set(c['raised_by']) <= {'torque', 'position', 'speed'} for c in contacts)
     assert (recordings / 'page' / 'index.html').is_file() and (recordings / 'calibration.yaml').is_file()
     assert json.loads(run.stdout)['recordings'][0]['reference'] is True
     assert json.loads(run.stdout)['calibration']['with_reference'] is True
     again = run_dynid('contact', recordings / 'hit', '--params', result, '--calibration',
                       recordings / 'calibration.yaml')
     assert again.returncode == 0 and 'most distal' in again.stdout and 'warning' not in again.stderr
+    assert 'raised by' in again.stdout and 'raised by' in (recordings / 'page' / 'index.html').read_text()
     blind = run_dynid('contact', recordings / 'hit', '--params', result, '--calibration',
                       recordings / 'calibration.yaml', '--no-reference')
     assert blind.returncode == 0 and 'no commanded velocity' in blind.stdout

@@ -40,7 +40,7 @@ def test_a_contact_in_motion_is_one_alarm_with_its_start_end_peak_and_distal_joi
     assert len(contacts) == 1
     contact = contacts[0]
     assert 0.5 <= contact.start_s <= 0.5 + 0.004 and 0.7 <= contact.end_s <= 0.7 + 0.03
-    assert contact.joints == (0, 1) and contact.distal_joint == 1
+    assert contact.joints == (0, 1) and contact.distal_joint == 1 and contact.raised_by == ('torque',)
     assert contact.peak_signed_nm[0] == pytest.approx(3.0, abs=0.5) and contact.peak_signed_nm[1] < -1.5
 
 
@@ -413,6 +413,7 @@ def test_at_rest_a_displacement_from_the_reference_is_a_contact_the_torque_estim
         assert bool(contacts) == raised, (size, contacts)
         if raised:
             assert len(contacts) == 1 and 2.0 <= contacts[0].start_s <= 2.005 and contacts[0].joints == (1,)
+            assert contacts[0].raised_by == ('position',)
             assert contacts[0].end_s is not None and contacts[0].end_s <= 2.3 + 1.0
     moving = np.full_like(velocity, 1.0)
     detector = _detector()
@@ -456,6 +457,7 @@ def test_at_rest_a_joint_set_moving_is_a_contact_and_the_return_after_one_is_not
         assert bool(contacts) == raised, (size, contacts)
         if raised:
             assert len(contacts) == 1 and 2.0 <= contacts[0].start_s <= 2.003 and contacts[0].joints == (2,)
+            assert contacts[0].raised_by == ('speed',) and contacts[0].to_dict('abc')['raised_by'] == ['speed']
 
     pushed = external.copy()
     pushed[(t >= 1.0) & (t < 1.2), 0] += 3.0  # a contact seen by the torque estimate: 30 σ

@@ -90,7 +90,8 @@ def test_a_push_on_the_twin_is_a_contact_and_a_collision_event(tmp_path, ur5e, r
         with HealthRecord(record, readonly=True) as health:
             events = health.history('ur5e').events
         assert [e.kind for e in events] and {e.kind for e in events} == {'collision'}
-        assert 'peak_nm' in json.loads(events[0].note)
+        note = json.loads(events[0].note)
+        assert 'peak_nm' in note and note['raised_by'] and set(note['raised_by']) <= {'torque', 'position', 'speed'}
     finally:
         node.destroy_node()
         rclpy.shutdown(context=context)

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
                 peaks = ', '.join(f'{j} {v:+.2f}' for j, v in c['peak_nm'].items())
                 wrench = c.get('flange_wrench_at_peak')
                 print(f'  {c["start_s"]:.3f} s – {end}: joints {", ".join(c["joints"])} (most distal '
-                      f'{c["distal_joint"]}); peak τ̂_ext [N·m] {peaks}'
+                      f'{c["distal_joint"]}; raised by {", ".join(c["raised_by"])}); peak τ̂_ext [N·m] {peaks}'
                       + (f'; flange wrench [N, N·m] {wrench}' if wrench else ''))
     if args.report is not None:
         page = write_report(args.report, recordings, robot.joint_names, header)

@@ -89,6 +89,9 @@ TRACK_SETTLE_S = 0.5
 #: After a contact (every alarm ended) the tracking error and the speed at rest wait this long before their baseline is
 #: taken again [s]: the controller is bringing the joints the push displaced back to their reference.
 TRACK_RECOVERY_S = 1.0
+#: What can raise an alarm (:attr:`Contact.raised_by`): the torque estimate's z, and at rest the tracking error's
+#: change and the joint's speed.
+STATISTICS = ('torque', 'position', 'speed')
 #: Scalar settings of the kernel, in order.
 SCALARS = ('velocity_filter_s', 'rest_velocity', 'stiction_velocity', 'rest_baseline_s', 'rest_drift',
            'persistence_s', 'hysteresis', 'release_s', 'settle_s', 'settle_band', 'recent_motion_s',
@@ -263,13 +266,15 @@ class DetectorSamples:
 class Contact:
     """One contact (module docstring): start and end [s] (end None while it lasts), each joint's peak |d| [N·m]
     (NaN on the joints that did not respond), the joints that responded, in joint order, and the most distal of
-    them."""
+    them; ``raised_by``: the statistics past their thresholds on the joints whose alarm started it, of
+    :data:`STATISTICS` ('torque': z ≥ k_j; at rest 'position': s ≥ θ_j, 'speed': |ω| ≥ θ̇_j)."""
 
     start_s: float
     end_s: float | None
     peak_nm: np.ndarray
     joints: tuple[int, ...]
     peak_signed_nm: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    raised_by: tuple[str, ...] = ()
 
     @property
     def distal_joint(self) -> int:
@@ -279,7 +284,8 @@ class Contact:
         return {'start_s': self.start_s, 'end_s': self.end_s,
                 'duration_s': None if self.end_s is None else self.end_s - self.start_s,
                 'joints': [joint_names[j] for j in self.joints], 'distal_joint': joint_names[self.distal_joint],
-                'peak_nm': {joint_names[j]: float(self.peak_signed_nm[j]) for j in self.joints}}
+                'peak_nm': {joint_names[j]: float(self.peak_signed_nm[j]) for j in self.joints},
+                'raised_by': list(self.raised_by)}
 
 
 class ContactDetector:
@@ -381,7 +387,7 @@ class ContactDetector:
             if start < first:
                 continue
             contact = Contact(float(samples.t[start]), None, np.full(self.n, np.nan), (),
-                              np.full(self.n, np.nan))
+                              np.full(self.n, np.nan), self._raised_by(samples, start))
             self._extend(contact, samples, start, stop)
             if stop < len(on):
                 contact.end_s = float(samples.t[stop])
@@ -391,6 +397,16 @@ class ContactDetector:
         if self._open is not None:
             out.append(self._open)
         return out
+
+    def _raised_by(self, samples: DetectorSamples, k: int) -> tuple[str, ...]:
+        """The statistics past their thresholds at sample k on the joints in alarm there (:class:`Contact`)."""
+        on = samples.alarm[k]
+        threshold = self.threshold_rest if samples.still[k] else self.threshold
+        past = {'torque': samples.z[k] >= threshold}
+        if samples.track is not None and samples.rest_speed is not None:
+            past['position'] = samples.track[k] >= self.threshold_track
+            past['speed'] = samples.rest_speed[k] >= self.threshold_speed
+        return tuple(name for name in STATISTICS if name in past and bool(np.any(past[name] & on)))
 
     def _extend(self, contact: Contact, samples: DetectorSamples, a: int, b: int) -> None:
         """Add samples a..b−1 (all in the contact) to its peaks and joints."""

@@ -133,7 +133,8 @@ class LiveContacts:
         note = json.dumps({'peak_nm': {self.names[j]: round(float(contact.peak_signed_nm[j]), 3)
                                        for j in contact.joints},
                            'joints': [self.names[j] for j in contact.joints],
-                           'duration_s': round(contact.end_s - contact.start_s, 4)})
+                           'duration_s': round(contact.end_s - contact.start_s, 4),
+                           'raised_by': list(contact.raised_by)})
         event = Event('collision', float(contact.start_s), self.names[contact.distal_joint], note)
         try:
             if not is_postgres(self.record_target):

@@ -56,11 +56,12 @@ def write_report(folder, recordings: list[dict], joint_names, header: list[str])
             rows = ''.join(
                 f'<tr><td>{c["start_s"]:.3f}</td><td>{_end(c["end_s"])}</td>'
                 f'<td>{html.escape(", ".join(c["joints"]))}</td><td>{html.escape(c["distal_joint"])}</td>'
+                f'<td>{html.escape(", ".join(c["raised_by"]))}</td>'
                 f'<td>{html.escape(", ".join(f"{j} {v:+.2f}" for j, v in c["peak_nm"].items()))}</td></tr>'
                 for c in recording['contacts'])
             parts += [f'<h2>{html.escape(recording["name"])}</h2>', f'<img src="{image}">',
                       '<table border="1"><tr><th>start [s]</th><th>end [s]</th><th>joints</th><th>most distal</th>'
-                      f'<th>peak τ̂_ext [N·m]</th></tr>{rows}</table>']
+                      f'<th>raised by</th><th>peak τ̂_ext [N·m]</th></tr>{rows}</table>']
         parts.append('<p>dynid\'s contact detection is advisory: an estimate for the application, never the robot\'s '
                      'safety function.</p></body></html>')
         (staging / 'index.html').write_text('\n'.join(parts), encoding='utf-8')
