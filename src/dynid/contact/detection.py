@@ -83,8 +83,9 @@ STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 
  BELOW_N, SINCE_MOVING, TRACK_BASELINE, TRACK_TIME, SINCE_CONTACT) = range(len(STATE_ROWS))
 #: Per-joint constants of the kernel.
 JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest', 'threshold_track', 'threshold_speed')
-#: The tracking error's statistic starts this long after its baseline was first taken [s] (a stop's, an alarm's end,
-#: the detector's start), the baseline taken as the error for the first ``rest_snap_s`` of it: the settling is over.
+#: The tracking error's and the speed's statistics start this long after their baseline was first taken [s] (a stop's,
+#: an alarm's end, the detector's start, the end of :data:`TRACK_RECOVERY_S` after a contact), the baseline taken as
+#: the error for the first ``rest_snap_s`` of it: the settling is over.
 TRACK_SETTLE_S = 0.5
 #: After a contact (every alarm ended) the tracking error and the speed at rest wait this long before their baseline is
 #: taken again [s]: the controller is bringing the joints the push displaced back to their reference.
@@ -320,6 +321,11 @@ class ContactDetector:
         """k per joint at rest [σ]."""
         return self.joint[4]
 
+    def threshold_in_force(self, still) -> np.ndarray:
+        """k per joint [σ] with the arm at rest where ``still`` (a sample's flag, or (N,) of them) and in motion
+        elsewhere: (n,) or (N, n)."""
+        return np.where(np.asarray(still)[..., None], self.threshold_rest, self.threshold)
+
     @property
     def threshold_track(self) -> np.ndarray:
         """the tracking error's threshold per joint at rest [rad] (inf: none)."""
@@ -401,8 +407,7 @@ class ContactDetector:
     def _raised_by(self, samples: DetectorSamples, k: int) -> tuple[str, ...]:
         """The statistics past their thresholds at sample k on the joints in alarm there (:class:`Contact`)."""
         on = samples.alarm[k]
-        threshold = self.threshold_rest if samples.still[k] else self.threshold
-        past = {'torque': samples.z[k] >= threshold}
+        past = {'torque': samples.z[k] >= self.threshold_in_force(samples.still[k])}
         if samples.track is not None and samples.rest_speed is not None:
             past['position'] = samples.track[k] >= self.threshold_track
             past['speed'] = samples.rest_speed[k] >= self.threshold_speed

@@ -132,7 +132,7 @@ class ContactMonitor:
         detected, contacts = self.detector.run(observed.t, observed.external, observed.velocity, theta,
                                                reference_velocity if reference else None,
                                                tracking_error(reference_position, q) if reference else None)
-        threshold = np.where(detected.still[:, None], self.detector.threshold_rest, self.detector.threshold)
+        threshold = self.detector.threshold_in_force(detected.still)
         out = ContactSamples(observed.t, observed.external, detected.estimate, detected.sigma, detected.alarm,
                              detected.speed, threshold * detected.sigma, contacts=contacts)
         if self.wrench is not None:
@@ -191,10 +191,12 @@ def load_calibration(path, robot: RobotModel) -> Calibration:
     with_reference = data.get('with_reference', False)
     if not isinstance(with_reference, bool):
         raise InputError(f'{path}: with_reference must be true or false')
-    track, speed = (per_joint(key) if key in data else None for key in ('threshold_track_rad', 'threshold_speed_rad_s'))
-    for key, values in (('threshold_track_rad', track), ('threshold_speed_rad_s', speed)):
-        if values is not None and np.any(values <= 0):
+    at_rest = {}  # the tracking error's and the speed's thresholds, where the calibration had the reference
+    for key in ('threshold_track_rad', 'threshold_speed_rad_s'):
+        at_rest[key] = per_joint(key) if key in data else None
+        if at_rest[key] is not None and np.any(at_rest[key] <= 0):
             raise InputError(f'{path}: {key} must be > 0')
     return Calibration(sigma0, threshold, np.zeros(n), np.full(n, np.nan), np.zeros(n), float(data.get('hours') or 0),
                        float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest,
-                       with_reference=with_reference, threshold_track=track, threshold_speed=speed)
+                       with_reference=with_reference, threshold_track=at_rest['threshold_track_rad'],
+                       threshold_speed=at_rest['threshold_speed_rad_s'])

@@ -46,7 +46,8 @@ class ContactSettings:
                                       unit='rad/s', low=0.0, high=1.0)
     reference: bool = setting(True, "take the controller's reference where it is given (contact_node's "
                                     "reference_topic, the trajectories a recording holds): its velocity tells the "
-                                    'rest, its position the tracking error at rest; off: the measured speeds alone')
+                                    'rest, its position gives the tracking error and the speed their reading at rest; '
+                                    'off: the measured speeds alone')
     settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within twice the static '
                                    'friction level ends (static friction holds what is left: anything within ±F_s '
                                    'before the push and after it)', unit='s', low=0.01, high=10.0)
