@@ -28,6 +28,13 @@
   whose true peak reaches L_j; its delay from L_j shows the observer's lag and static friction holding the push's
   first part (at rest on currents); never reached: not in its figures. Blind to noise, it is optimistic, not a bound:
   the estimate's own excursions can reach L_j before the push does, which it scores as no delay.
+- **What the signals carried** (``late_or_missed``, contacts in the set detected more than :data:`ON_TIME_MS` after
+  L_j or missed): the same run simulated again without the contact (same noise, same commands:
+  :func:`contact_sim.without_contact`), and the first sample at which the contact has moved some joint's true motor
+  current, link velocity or link position by :data:`INFORMATION_SIGMAS` times that sensor's noise σ (the encoder's
+  step for the position), from L_j (:func:`information_onset_ms`). Where that comes within ON_TIME_MS, the contact
+  was in the signals in time and a detector missed it among the contact-free motion's own excursions; where later,
+  no sample of any signal carried it by that much in time.
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
 """
@@ -42,6 +49,8 @@ LATE_S = 0.2
 EARLY_S = 0.05
 LEVEL_SIGMAS = 15.0
 ON_TIME_MS = 15.0
+#: :func:`information_onset_ms`'s level: this many σ of a sensor's noise.
+INFORMATION_SIGMAS = 3.0
 
 
 @dataclass
@@ -63,6 +72,7 @@ class ContactScore:
     wrench_error_flange_frame_percent: float = np.nan
     rest_cause: str = ''
     oracle_delay_ms: float = np.nan
+    index: int = -1
 
 
 def true_sigma(externals: list[np.ndarray]) -> np.ndarray:
@@ -83,7 +93,7 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
     detected_spans = [(c.start_s, c.end_s if c.end_s is not None else t[-1]) for c in output.contacts]
     starts = sorted(load.start_s for load in run.loads)
     scores = []
-    for load in run.loads:
+    for index, load in enumerate(run.loads):
         window = _window(t, load.start_s, load.end_s + 1e-9)
         if window.stop <= window.start:
             continue
@@ -100,9 +110,9 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
         delay = onset = clear = np.nan
         if detected:
             alarm_time = t[late][alarm_rows[0]]
-            if reached.size:
-                delay = max(0.0, alarm_time - t[window][reached[0]]) * 1e3
-            onset = max(0.0, alarm_time - load.start_s) * 1e3
+            if reached.size:  # to the ns: samples' times carry the float's last bits (15 samples, not 15.0000006 ms)
+                delay = round(max(0.0, alarm_time - t[window][reached[0]]) * 1e3, 6)
+            onset = round(max(0.0, alarm_time - load.start_s) * 1e3, 6)
             clear = max(s[1] for s in spans) - load.end_s
         estimate = np.abs(output.estimate[late, joint])
         peak_error = abs(estimate.max() - peaks[joint]) / peaks[joint] * 100.0 if peaks[joint] > 0 else np.nan
@@ -127,8 +137,32 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
             if resting and in_set else ''
         scores.append(ContactScore(resting, load.shape, load.duration_s, in_set, on_flange, detected, delay, onset,
                                    peak_error, wrench_error, clear, float(peaks[joint]), flange_frame, cause,
-                                   oracle))
+                                   oracle, index))
     return scores
+
+
+def information_onset_ms(run, without, load, levels: np.ndarray, noise: dict) -> float:
+    """How long after some joint's true |τ_ext,j| reaches L_j the contact ``load`` of ``run`` has moved some joint's
+    true motor current, link velocity or link position by :data:`INFORMATION_SIGMAS` times that sensor's noise
+    (``noise``: 'current' [A] and 'dq' [rad/s] the σ of the white noise, 'q' [rad] the encoder's step), against
+    ``without``, the same run without it (:func:`contact_sim.without_contact`: same noise, same commands) [ms];
+    negative: before L_j; NaN: not within LATE_S of the contact's end, or the level never reached. Before then no
+    sample of any measured signal carries the contact by that many σ: how soon the signals themselves say it, one
+    sample at a time, whatever the detector (a detector averaging many samples may see less, and must also keep
+    its false alarms)."""
+    t = run.t
+    window = _window(t, load.start_s, load.end_s + 1e-9)
+    reached = np.flatnonzero((np.abs(run.truth['external_torque'][window]) >= levels).any(axis=1))
+    late = _window(t, load.start_s, min(load.end_s + LATE_S, float(without.t[-1])))
+    if reached.size == 0 or late.stop <= late.start:
+        return np.nan
+    first = []
+    for key in ('current', 'dq', 'q'):
+        moved = np.abs(run.truth[key][late] - without.truth[key][late]) >= INFORMATION_SIGMAS * noise[key]
+        rows = np.flatnonzero(moved.any(axis=1))
+        if rows.size:
+            first.append(t[late][rows[0]])
+    return (min(first) - t[window][reached[0]]) * 1e3 if first else np.nan
 
 
 def _oracle_delay(t, estimate, window: slice, late: slice, over: np.ndarray, reached: np.ndarray,

@@ -161,6 +161,31 @@ def simulate_run(robot, engine: str, name: str, seed: int, plan: list, payload, 
     return run
 
 
+def without_contact(robot, engine: str, name: str, seed: int, plan: list, payload, temperature_c: float,
+                    index: int) -> Run:
+    """The run of ``plan`` again with its contact ``index`` (in the order they are placed, as ``Run.loads``) and every
+    later one at zero force, the segments after the one holding it left out: the same plant, sensor noise and
+    commands, the contacts before it acting as they did (the counterfactual of
+    :func:`contact_scoring.information_onset_ms`)."""
+    placed, cut = 0, []
+    for kind, value, loads in plan:
+        kept = [(offset, load if placed + j < index else dataclasses.replace(load, force=(0.0, 0.0, 0.0),
+                                                                                moment=(0.0, 0.0, 0.0)))
+                for j, (offset, load) in enumerate(loads)]
+        cut.append((kind, value, kept))
+        placed += len(loads)
+        if placed > index:
+            break
+    return simulate_run(robot, engine, f'{name} without contact {index}', seed, cut, payload, temperature_c)
+
+
+def sensor_noise(robot) -> dict:
+    """The plants' sensor noise (both engines share the twin's sensors): the σ of the motor current [A] and the link
+    velocity [rad/s], the link encoder's step [rad]."""
+    sensors = PlantParameters.of_twin(robot, None, 0.0, 0, 25.0).sensors
+    return {'current': sensors.current_noise, 'dq': sensors.velocity_noise, 'q': sensors.link_resolution}
+
+
 def flange_rotations(robot, t: np.ndarray, q: np.ndarray, loads, after_s: float = 0.5) -> np.ndarray:
     """(N, 3, 3): the flange frame's orientation in the world at the true positions ``q``, on the samples from each
     flange load's start to ``after_s`` after its end (NaN elsewhere): what turns a flange-frame wrench into the world

@@ -6,6 +6,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from dynid.contact.wrench import FlangeWrench
 from dynid.sim.contacts import ContactLoad, ContactSchedule
@@ -64,3 +65,40 @@ def test_the_oracle_at_the_level_lags_the_truth_by_the_observers_lag_and_never_s
     assert 105.0 <= oracle(held) <= 112.0
     kept = np.minimum(lagged, 0.9)  # never 1 N·m in the estimate
     assert np.isnan(oracle(kept))
+
+
+def test_what_the_signals_carried_is_the_first_sample_a_contact_moves_one_by_three_sigma_of_its_noise():
+    """information_onset_ms (contact_scoring, module docstring): against the same run without the contact, a current
+    4 σ away from sample 150 on, a position one encoder step away before it (under 3 steps) and a velocity 2 σ away
+    (under 3 σ): 30 ms after the truth reaches L_j at sample 120; nothing moved: NaN."""
+    t = np.arange(600) / 1000.0
+    noise = {'current': 0.02, 'dq': 1e-3, 'q': 6e-6}
+    truth = np.zeros((t.size, 2))
+    truth[120:300, 1] = 2.0
+    without = SimpleNamespace(t=t, truth={'current': np.zeros((t.size, 2)), 'dq': np.zeros((t.size, 2)),
+                                          'q': np.zeros((t.size, 2))})
+    moved = {key: value.copy() for key, value in without.truth.items()}
+    moved['current'][150:, 0] = 4.0 * noise['current']
+    moved['q'][110:, 1] = noise['q']
+    moved['dq'][100:, 0] = 2.0 * noise['dq']
+    run = SimpleNamespace(t=t, truth={**moved, 'external_torque': truth})
+    load = ContactLoad('flange', (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 0.1, 0.2, 'step')
+    levels = np.array([1.0, 1.0])
+    assert contact_scoring.information_onset_ms(run, without, load, levels, noise) == pytest.approx(30.0)
+    same = SimpleNamespace(t=t, truth={**without.truth, 'external_torque': truth})
+    assert np.isnan(contact_scoring.information_onset_ms(same, without, load, levels, noise))
+
+
+def test_the_run_without_a_contact_is_the_same_run_until_it_and_ends_with_its_segment(ur5e):
+    """contact_sim.without_contact: the same plant, noise and commands (every measured sample equal before the
+    contact's start, the contact's own samples not), the segments after the one holding it left out."""
+    load = ContactLoad('elbow_joint_link', (0.2, 0.0, 0.0), (0.0, 0.0, 40.0), 0.0, 0.1, 'step')
+    plan = [('rest', 0.6, [(0.3, load)]), ('rest', 0.4, [])]
+    run = contact_sim.simulate_run(ur5e, 'twin', 'one push', 7, plan, None, 25.0)
+    without = contact_sim.without_contact(ur5e, 'twin', 'one push', 7, plan, None, 25.0, 0)
+    before = run.t < run.loads[0].start_s
+    assert without.t.size < run.t.size and np.array_equal(without.t, run.t[:without.t.size])
+    np.testing.assert_array_equal(without.measured['current'][before[:without.t.size]], run.measured['current'][before])
+    during = slice(int(before.sum()) + 20, int(before.sum()) + 100)
+    assert np.abs(without.truth['external_torque'][during]).max() == 0.0
+    assert not np.array_equal(without.truth['q'][during], run.truth['q'][during])
