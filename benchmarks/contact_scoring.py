@@ -148,8 +148,8 @@ def information_onset_ms(run, without, load, levels: np.ndarray, noise: dict) ->
     ``without``, the same run without it (:func:`contact_sim.without_contact`: same noise, same commands) [ms];
     negative: before L_j; NaN: not within LATE_S of the contact's end, or the level never reached. Before then no
     sample of any measured signal carries the contact by that many σ: how soon the signals themselves say it, one
-    sample at a time, whatever the detector (a detector averaging many samples may see less, and must also keep
-    its false alarms)."""
+    sample at a time. Not a bound on every detector: one averaging samples that each move by less may see the
+    contact sooner, and any must also keep its false alarms among the contact-free motion's own changes."""
     t = run.t
     window = _window(t, load.start_s, load.end_s + 1e-9)
     reached = np.flatnonzero((np.abs(run.truth['external_torque'][window]) >= levels).any(axis=1))
