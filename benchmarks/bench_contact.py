@@ -177,7 +177,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         alarms += len(out.contacts)
         where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
         learned_alarms += len(_learned_samples(residual, run, learned_calibration, gain, settings, robot.n).contacts)
-    scores, learned_scores, extra, learned_extra, late = [], [], 0, 0, []
+    scores, learned_scores, extra, learned_extra, late, noise = [], [], 0, 0, [], sim.sensor_noise(robot)
     say(f'{engine}: {counts["contacts"]} runs with contacts')
     for k in range(counts['contacts']):
         seed = SEEDS['contacts'] + k
@@ -195,7 +195,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                              'shape': score.shape, 'link': load.link,
                              'delay_ms': round(score.delay_ms, 1) if score.detected else None,
                              'information_ms': round(scoring.information_onset_ms(run, without, load, levels,
-                                                                                   sim.sensor_noise(robot)), 1)})
+                                                                                   noise), 1)})
         extra += scoring.false_alarms_in_contact_runs(run, out)
         theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
         learned_scores += scoring.score_contacts(run, theirs, levels, gain)
