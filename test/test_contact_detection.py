@@ -433,6 +433,63 @@ def test_at_rest_a_displacement_from_the_reference_is_a_contact_the_torque_estim
     assert np.all(calibration.threshold_track > 0) and np.all(calibration.threshold_track < 1e-5)
 
 
+def test_at_rest_a_joint_its_controller_settles_is_followed_and_a_push_on_it_is_a_contact():
+    """The tracking error's forecast at rest: a joint the controller still settles after a stop (e swinging by
+    300 µrad over seconds, under 0.6 mrad/s) raises nothing against a threshold of 20 µrad, which a baseline that
+    only follows e's level would pass within 0.1 s; a push that sets it moving (0.5 rad/s² for 30 ms) raises one alarm
+    within 15 ms; a reference that starts moving (below ``command_velocity``) stops the reading: its e is not read."""
+    theta = 2e-5
+    t, external, velocity = _signals(6.0, moving=False)
+    settling = 3e-4 * np.cos(2.0 * np.pi * t / 3.4)[:, None] * np.ones((1, 3))
+    commanded = np.zeros_like(velocity)
+
+    def run(error, commanded=commanded):
+        detector = _detector()
+        detector.joint[5] = theta
+        return detector.run(t, external, velocity, None, commanded, error)
+
+    samples, contacts = run(settling)
+    assert not contacts, contacts
+    read = ~np.isnan(samples.track[:, 1])
+    assert read.mean() > 0.8 and np.nanmax(samples.track) < theta / 2
+    level = np.abs(settling[read, 1] - settling[np.argmax(read), 1])  # the level at the reading's start, held
+    assert level[100] > theta
+
+    pushed = settling.copy()
+    after = np.clip(t - 3.0, 0.0, 0.03)
+    pushed[:, 1] += 0.5 * 0.5 * after ** 2 + 0.5 * 0.03 * np.clip(t - 3.03, 0.0, None)
+    contacts = run(pushed)[1]
+    assert len(contacts) >= 1 and 3.0 < contacts[0].start_s <= 3.015 and contacts[0].joints == (1,)
+    assert contacts[0].raised_by == ('position',)
+
+    starting = commanded.copy()
+    starting[t >= 4.0, 2] = 5e-4  # below command_velocity (1e-3 rad/s): the arm still counts as at rest
+    moved = settling.copy()
+    moved[:, 2] += 5e-4 * np.clip(t - 4.0, 0.0, None)
+    samples, contacts = run(moved, starting)
+    assert not contacts and np.isnan(samples.track[t >= 4.0]).all()
+
+
+
+def test_the_tracking_threshold_is_at_least_three_steps_of_the_encoder():
+    """An encoder of 2^20 counts a turn: a joint drifting at 0.3 mrad/s reads its tracking error in steps of 6 µrad,
+    and its departures from the forecast times TRACK_MARGIN stay below three steps, which θ_j is; the resolution is
+    seen only where every reference is held."""
+    from dynid.contact.calibration import TRACK_STEPS, resolution
+
+    step = 2.0 * np.pi / 2 ** 20
+    t, external, velocity = _signals(4.0, moving=False)
+    commanded = np.zeros_like(velocity)
+    drift = np.round(3e-4 * t[:, None] * np.array([1.0, 0.5, 0.25]) / step) * step
+    runs = [CalibrationRun(t, external, velocity, None, commanded, drift)]
+    calibration = calibrate(runs, np.full(3, 0.1), np.full(3, 1.0), np.full(3, 100.0), 0.5, DETECTOR)
+    np.testing.assert_allclose(calibration.threshold_track, TRACK_STEPS * step, rtol=1e-9)
+    moving = commanded.copy()
+    moving[:, 0] = 1e-4  # a reference moving the whole time: its changes are not the encoder's
+    smooth = drift.copy()
+    smooth[:, 0] = 1e-7 * t
+    assert resolution(smooth, moving)[0] == np.inf and resolution(smooth, commanded)[0] == pytest.approx(1e-10)
+
 def test_at_rest_a_joint_set_moving_is_a_contact_and_the_return_after_one_is_not():
     """The speed |ω| at rest, where the reference is known: a push that moves the joint at 3 θ̇ for 20 ms (no
     displacement, no torque seen) raises one alarm; 0.5 θ̇ does not; the joint moving back 0.5 s after a contact's end

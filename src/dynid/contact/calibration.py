@@ -15,9 +15,12 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
    fewer than :data:`MIN_EXCURSIONS` excursions, k_j is that margin above the largest z, and at least
    :data:`DEFAULT_THRESHOLD`.
 4. Where the recordings give the controller's reference position, the tracking error's threshold at rest θ_j [rad]
-   and the speed's θ̇_j [rad/s] are :data:`TRACK_MARGIN` times the largest change s and speed |ω| the rests hold
+   and the speed's θ̇_j [rad/s] are :data:`TRACK_MARGIN` times the largest departure s and speed |ω| the rests hold
    (held as an alarm needs it; :mod:`dynid.contact.detection`): on the benchmark's plants that margin left no false
-   alarm in 2.3 hours of other contact-free runs, 1.05 left 20 (the tracking error alone).
+   alarm in 2.3 hours of other contact-free runs, 1.05 left 20 (the tracking error alone). θ_j is at least
+   :data:`TRACK_STEPS` times the position's resolution, the smallest change of the joint's tracking error from one
+   sample to the next with every reference held: the departure from a smooth forecast is read in steps of the
+   encoder, and a threshold of one or two of them is passed by a slow drift's next step.
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ MARGIN = 0.05
 DEFAULT_THRESHOLD = 6.0
 #: The tracking error's threshold at rest over the largest change the contact-free rests hold (module docstring).
 TRACK_MARGIN = 1.25
+#: The tracking error's threshold at rest in steps of the position's resolution, at least (module docstring): on the
+#: benchmark's plants (encoders of 2^20 counts a turn) thresholds of 1–2 steps raised 1 false alarm in each plant's
+#: contact-free runs, 3 steps none.
+TRACK_STEPS = 3.0
 
 
 class CalibrationRun(NamedTuple):
@@ -143,7 +150,7 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
         speeds.append(samples.speed)
         hours += float(t[-1] - t[0]) / 3600.0
     sigma = steady_sigma(externals, speeds, settings.stiction_velocity, sigma0)
-    zs, rests, track, speed = [], [], np.full(n, np.nan), np.full(n, np.nan)
+    zs, rests, track, speed, step = [], [], np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.inf)
     for t, external, velocity, theta, commanded, tracking in runs:
         samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
                                                                                   commanded, tracking)
@@ -154,6 +161,7 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
         if tracking is not None and len(t):  # the largest change of the tracking error and speed at rest, held
             track = np.fmax(track, held(np.nan_to_num(samples.track, nan=0.0), persistence).max(axis=0))
             speed = np.fmax(speed, held(np.nan_to_num(samples.rest_speed, nan=0.0), persistence).max(axis=0))
+            step = np.fmin(step, resolution(tracking, commanded))
     z = np.concatenate(zs) if zs else np.zeros((0, n))
     rest = np.concatenate(rests) if rests else np.zeros((0, n), dtype=bool)
     share = rate_per_hour / n / 2.0  # a joint's share, half in motion and half at rest
@@ -165,8 +173,22 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
                 notes.append(f'joint {j + 1} {label}: {int(part[1][j])} excursions above {TAIL_START:g} σ, too few for '
                              f'a tail: {part[0][j]:.2f} σ')
     track, speed = (TRACK_MARGIN * v if (np.isfinite(v) & (v > 0)).all() else None for v in (track, speed))
+    if track is not None:
+        track = np.maximum(track, TRACK_STEPS * np.where(np.isfinite(step), step, 0.0))
     return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
                        still[1], still[3], any(run.commanded is not None for run in runs), track, speed)
+
+
+def resolution(tracking: np.ndarray, commanded: np.ndarray | None) -> np.ndarray:
+    """Per joint the smallest non-zero change of the tracking error (N, n) [rad] from one sample to the next with
+    every joint's reference velocity (N, n) held at zero (None: all samples): the position's resolution where the
+    encoder's steps show (inf where no change is seen)."""
+    change = np.abs(np.diff(tracking, axis=0))
+    if commanded is not None:
+        held = (commanded == 0.0).all(axis=1)
+        change = change[held[1:] & held[:-1]]
+    change = np.where(np.isfinite(change) & (change > 1e-12), change, np.inf)
+    return change.min(axis=0) if len(change) else np.full(tracking.shape[1], np.inf)
 
 
 def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, ...]:

@@ -44,15 +44,19 @@ Per joint j and sample (a compiled loop, state carried between batches):
   there, so it was not seen before either. The
   detector's estimate is d = τ̂_ext − b.
 - **Tracking error and speed at rest** (where the controller's reference position q_r is given): e = q_r − q, and
-  its change s = |e − b_e| from a baseline b_e taken as e for ``rest_snap_s`` after a stop (an alarm's end, the
-  detector's start) and then following it with T_b, held while any joint is in alarm; s and the joint's speed |ω| are
-  read from :data:`TRACK_SETTLE_S` after the baseline was first taken, with the arm at rest, and not within
-  :data:`TRACK_RECOVERY_S` of a contact's end (the controller then brings the displaced joints back: they move). A
-  push at rest moves the joint against its controller before the current carries it, static friction holding the
-  torque or not (on the benchmark's simulated plants: its speed at once, its position by tens of µrad soon after).
-  s ≥ θ_j or |ω| ≥ θ̇_j (the joint's thresholds [rad], [rad/s], :func:`dynid.contact.calibration.calibrate`) raises
-  the alarm as z ≥ k_j does, and the alarm ends on z's hysteresis or the settling below (a joint left displaced
-  counts as stopped then, its b_e taken again).
+  its departure s = |e − ê| from its forecast ê: a level and a trend of e by double exponential smoothing (Brown's,
+  time constant :data:`TRACK_TREND_S`; a constant or a ramp is forecast exactly), started at e when the reading
+  starts (a stop, an alarm's end, the detector's start) and held while any joint is in alarm. A controller settling
+  a joint after a stop moves it smoothly (on the benchmark's simulated plants by hundreds of µrad over seconds, below
+  1 mrad/s), which the forecast follows; a push changes the joint's motion within milliseconds, which it does not.
+  s and the joint's speed |ω| are read :data:`TRACK_SETTLE_S` after the forecast started, with the arm at rest,
+  every joint's reference held (q̇_r = 0: a reference that starts moving, however slowly, moves e with it) and not
+  within :data:`TRACK_RECOVERY_S` of a contact's end (the controller then brings the displaced joints back: they
+  move). A push at rest moves the joint against its controller before the current carries it, static friction
+  holding the torque or not (on the benchmark's simulated plants: its speed at once, its position by tens of µrad
+  soon after). s ≥ θ_j or |ω| ≥ θ̇_j (the joint's thresholds [rad], [rad/s],
+  :func:`dynid.contact.calibration.calibrate`) raises the alarm as z ≥ k_j does, and the alarm ends on z's hysteresis
+  or the settling below (a joint left displaced counts as stopped then, its forecast started again).
 - **Alarm** (hysteresis): on when z = |d|/σ ≥ k_j (the joint's threshold in motion, or with the whole arm at rest:
   the tails differ, and a joint at rest still feels the model's errors on the others' motion) for
   ``persistence_s`` (at least two samples: a single sample is a sampling artefact, e.g. the velocity of an abrupt
@@ -78,17 +82,21 @@ import numpy as np
 
 #: Rows of the detector's per-joint state (:class:`ContactDetector`).
 STATE_ROWS = ('speed', 'rest_time', 'baseline', 'envelope', 'alarm', 'above_s', 'below_s', 'steady_s', 'steady_ref',
-              'above_n', 'below_n', 'since_moving', 'track_baseline', 'track_time', 'since_contact')
+              'above_n', 'below_n', 'since_moving', 'track_level', 'track_slow', 'track_time', 'since_contact')
 (SPEED, REST_TIME, BASELINE, ENVELOPE, ALARM, ABOVE_S, BELOW_S, STEADY_S, STEADY_REF, ABOVE_N,
- BELOW_N, SINCE_MOVING, TRACK_BASELINE, TRACK_TIME, SINCE_CONTACT) = range(len(STATE_ROWS))
+ BELOW_N, SINCE_MOVING, TRACK_LEVEL, TRACK_SLOW, TRACK_TIME, SINCE_CONTACT) = range(len(STATE_ROWS))
 #: Per-joint constants of the kernel.
 JOINT_ROWS = ('sigma0', 'stiction', 'threshold', 'gain', 'threshold_rest', 'threshold_track', 'threshold_speed')
-#: The tracking error's and the speed's statistics start this long after their baseline was first taken [s] (a stop's,
-#: an alarm's end, the detector's start, the end of :data:`TRACK_RECOVERY_S` after a contact), the baseline taken as
-#: the error for the first ``rest_snap_s`` of it: the settling is over.
+#: The tracking error's and the speed's statistics start this long after the forecast of the tracking error started
+#: [s] (a stop's, an alarm's end, the detector's start, the end of :data:`TRACK_RECOVERY_S` after a contact): its
+#: level and trend have converged.
 TRACK_SETTLE_S = 0.5
-#: After a contact (every alarm ended) the tracking error and the speed at rest wait this long before their baseline is
-#: taken again [s]: the controller is bringing the joints the push displaced back to their reference.
+#: Time constant of the tracking error's forecast at rest [s] (module docstring): short enough to follow a controller
+#: settling a joint (a swing of seconds), long enough to leave most of a push's first 15 ms out of it (0.1 s and 0.2 s
+#: measured beside it in benchmarks/README.md).
+TRACK_TREND_S = 0.05
+#: After a contact (every alarm ended) the tracking error and the speed at rest wait this long before the forecast
+#: starts again [s]: the controller is bringing the joints the push displaced back to their reference.
 TRACK_RECOVERY_S = 1.0
 #: What can raise an alarm (:attr:`Contact.raised_by`): the torque estimate's z, and at rest the tracking error's
 #: change and the joint's speed.
@@ -108,23 +116,29 @@ def _resting(stiction, rest_time, drift, t_b, snap):
 
 
 @numba.njit(cache=True)
-def _tracking(state, j, error, velocity, still, contact, snap, t_b, dt):
-    """Joint j's tracking error change s [rad] and speed |ω| [rad/s] at rest (module docstring), the baseline carried
-    in ``state``; NaN where they are not read (no reference, not at rest, during a contact and TRACK_RECOVERY_S after
-    it, or within TRACK_SETTLE_S of the baseline's taking)."""
+def _tracking(state, j, error, velocity, quiet, contact, snap, dt):
+    """Joint j's tracking error departure s [rad] from its forecast and speed |ω| [rad/s] at rest (module
+    docstring), the forecast's smoothed values carried in ``state``; NaN where they are not read (no reference, not
+    ``quiet``: the arm not at rest or a reference moving, during a contact and TRACK_RECOVERY_S after it, or within
+    TRACK_SETTLE_S of the forecast's start)."""
     state[SINCE_CONTACT, j] = 0.0 if contact else state[SINCE_CONTACT, j] + dt
     known = not np.isnan(error)
-    if not known or not still or state[REST_TIME, j] < snap or state[SINCE_CONTACT, j] < TRACK_RECOVERY_S:
+    if not known or not quiet or state[REST_TIME, j] < snap or state[SINCE_CONTACT, j] < TRACK_RECOVERY_S:
         state[TRACK_TIME, j] = 0.0
     else:
         state[TRACK_TIME, j] += dt
-    if state[TRACK_TIME, j] < snap or np.isnan(state[TRACK_BASELINE, j]):
-        if not contact or not still or np.isnan(state[TRACK_BASELINE, j]):
-            state[TRACK_BASELINE, j] = error if known else np.nan
-    elif not contact:  # held while any joint is in alarm
-        state[TRACK_BASELINE, j] += (1.0 - np.exp(-dt / t_b)) * (error - state[TRACK_BASELINE, j])
+    level, slow = state[TRACK_LEVEL, j], state[TRACK_SLOW, j]
+    change = abs(error - (2.0 * level - slow + (level - slow) * dt / TRACK_TREND_S))  # Brown's forecast, one step on
+    if state[TRACK_TIME, j] <= 0.0 or np.isnan(level):
+        if not contact or not quiet or np.isnan(level):  # held while any joint is in alarm
+            state[TRACK_LEVEL, j] = error if known else np.nan
+            state[TRACK_SLOW, j] = state[TRACK_LEVEL, j]
+    elif not contact:
+        a = 1.0 - np.exp(-dt / TRACK_TREND_S)
+        state[TRACK_LEVEL, j] += a * (error - level)
+        state[TRACK_SLOW, j] += a * (state[TRACK_LEVEL, j] - slow)
     if known and state[TRACK_TIME, j] >= TRACK_SETTLE_S:
-        return abs(error - state[TRACK_BASELINE, j]), abs(velocity)
+        return change, abs(velocity)
     return np.nan, np.nan
 
 
@@ -148,11 +162,11 @@ def _detect(t, last_t, external, velocity, commanded, tracking, parameter_sigma,
         dt = 0.0 if np.isnan(last_t) else max(t[k] - last_t, 0.0)
         a = 1.0 if np.isnan(last_t) else 1.0 - np.exp(-dt / tau_v)
         last_t = t[k]
-        still, contact = True, False
+        still, contact, held = True, False, True  # held: every joint's reference (the tracking error is read)
         for j in range(n):
             state[SPEED, j] += a * (abs(velocity[k, j]) - state[SPEED, j])
             still = still and state[SPEED, j] < v_rest and not abs(commanded[k, j]) > v_cmd
-            contact = contact or state[ALARM, j] != 0.0
+            contact, held = contact or state[ALARM, j] != 0.0, held and commanded[k, j] == 0.0
         stills[k] = still
         for j in range(n):
             ready[j] = False
@@ -175,14 +189,14 @@ def _detect(t, last_t, external, velocity, commanded, tracking, parameter_sigma,
                 e = resting
                 state[BASELINE, j] *= decay
             state[ENVELOPE, j] = max(e, state[ENVELOPE, j] * decay)
-            track, speed_at_rest = _tracking(state, j, tracking[k, j], velocity[k, j], still, contact, snap, t_b, dt)
-            tracked[k, j], rest_speeds[k, j] = track, speed_at_rest
+            track, shaken = _tracking(state, j, tracking[k, j], velocity[k, j], still and held, contact, snap, dt)
+            tracked[k, j], rest_speeds[k, j] = track, shaken
             s = np.sqrt(sigma0 * sigma0 + state[ENVELOPE, j] ** 2 + parameter_sigma[k, j] ** 2)
             d = external[k, j] - state[BASELINE, j]
             z = abs(d) / s
             threshold = joint[4, j] if still else joint[2, j]
             if state[ALARM, j] == 0.0:
-                if z >= threshold or track >= joint[5, j] or speed_at_rest >= joint[6, j]:
+                if z >= threshold or track >= joint[5, j] or shaken >= joint[6, j]:
                     state[ABOVE_S, j] += dt
                     state[ABOVE_N, j] += 1.0
                     if state[ABOVE_N, j] >= 2.0 and state[ABOVE_S, j] >= persist:
@@ -341,7 +355,7 @@ class ContactDetector:
         long at rest (what static friction holds then is in the anchor)."""
         self.state = np.zeros((len(STATE_ROWS), self.n))
         self.state[REST_TIME] = 1e9
-        self.state[TRACK_BASELINE] = np.nan  # the first sample's tracking error becomes it
+        self.state[TRACK_LEVEL] = np.nan  # the first sample's tracking error starts the forecast
         self.state[SINCE_CONTACT] = 1e9
         self.last_t = np.nan
         self._open: Contact | None = None
