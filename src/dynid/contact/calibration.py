@@ -185,8 +185,8 @@ def resolution(tracking: np.ndarray, commanded: np.ndarray | None) -> np.ndarray
     encoder's steps show (inf where no change is seen)."""
     change = np.abs(np.diff(tracking, axis=0))
     if commanded is not None:
-        held = (commanded == 0.0).all(axis=1)
-        change = change[held[1:] & held[:-1]]
+        still = (commanded == 0.0).all(axis=1)  # not the module's held(): a sample whose every reference is held
+        change = change[still[1:] & still[:-1]]
     change = np.where(np.isfinite(change) & (change > 1e-12), change, np.inf)
     return change.min(axis=0) if len(change) else np.full(tracking.shape[1], np.inf)
 

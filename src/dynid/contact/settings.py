@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 
 from dynid.contact.detection import DetectorSettings
 from dynid.settings import check_settings, setting
+from dynid.signal.preprocess import FilterSettings
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,10 @@ class ContactSettings:
     rest_velocity: float = setting(0.01, 'a joint is at rest below this filtered speed', unit='rad/s', low=0.0,
                                    high=1.0)
     velocity_filter_s: float = setting(0.02, 'time constant of the speed filter', unit='s', low=1e-4, high=1.0)
-    stiction_velocity: float = setting(0.04, 'below this speed the friction the model predicts is uncertain by the '
-                                             'static friction level (twice the identification\'s 0.02 rad/s, below '
-                                             'which its rows are dropped)', unit='rad/s', low=1e-4, high=1.0)
+    stiction_velocity: float = setting(2.0 * FilterSettings.stiction_velocity,
+                                       'below this speed the friction the model predicts is uncertain by the static '
+                                       'friction level (twice the identification\'s stiction_velocity, below which '
+                                       'its rows are dropped)', unit='rad/s', low=1e-4, high=1.0)
     stiction_scale: float = setting(1.0, 'the friction static friction may hold, as a multiple of the identified '
                                          'Coulomb level (with its Stribeck excess)', low=0.0, high=10.0)
     rest_baseline_s: float = setting(1.0, 'time constant of the rest baseline: at rest, what static friction holds '
