@@ -113,14 +113,16 @@ def run(args: argparse.Namespace) -> int:
                     [round(float(v), 3) for v in samples.wrench[k]]
         recordings.append({'name': str(bag), 'samples': samples, 'contacts': contacts,
                            'reference': signals['reference_velocity'] is not None})
-    header = [f'{result.robot}: observer K = {monitor.gain[0]:g} 1/s at {rate:.4g} Hz; thresholds '
+    stages = monitor.observer.stages
+    header = [f'{result.robot}: observer K = {monitor.gain[0]:g} 1/s × {stages} stages at {rate:.4g} Hz; thresholds '
               + ('from ' + (args.calibration or ', '.join(args.calibrate)) if calibration is not None
                  else 'uncalibrated (Gaussian at the result\'s σ)')]
     if args.json:
         print(json.dumps({'recordings': [{'name': r['name'], 'contacts': r['contacts'], 'reference': r['reference']}
                                          for r in recordings],
                           'calibration': None if calibration is None else calibration.to_dict(robot.joint_names),
-                          'observer_gain': float(monitor.gain[0]), 'rate_hz': rate}, default=float))
+                          'observer_gain': float(monitor.gain[0]), 'observer_stages': stages,
+                          'rate_hz': rate}, default=float))
     else:
         print(header[0])
         for recording in recordings:

@@ -153,7 +153,7 @@ class LiveContacts:
         JSON."""
         values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
                   'in_contact': self.open is not None, 'records_failed': self.records_failed,
-                  'observer_gain': float(self.monitor.gain[0]),
+                  'observer_gain': float(self.monitor.gain[0]), 'observer_stages': self.monitor.observer.stages,
                   'calibrated': self.monitor.calibration is not None,
                   'calibrated_with_reference': bool(getattr(self.monitor.calibration, 'with_reference', False)),
                   'reference_trajectories': self.commanded.trajectories,

@@ -76,7 +76,8 @@ class ContactMonitor:
     Args:
         result, robot: the identification and the robot it identifies.
         settings: :class:`ContactSettings`.
-        rate_hz: the sample rate [Hz] (the observer gain's default and the uncalibrated thresholds depend on it).
+        rate_hz: the sample rate [Hz] (the observer's default gain and stages and the uncalibrated thresholds depend on
+            it).
         payload: the payload declared at the flange, or None.
         calibration: thresholds and σ₀ from contact-free runs, or None (module docstring).
         wrench: estimate the flange wrench (arms of six joints or more; None: where the arm has them).
@@ -90,7 +91,9 @@ class ContactMonitor:
         s = self.settings
         self.model = ObserverModel(result, robot, payload, s.friction_band, s.temperature_c)
         self.gain = np.full(robot.n, s.gain(self.rate_hz))
-        self.observer = MomentumObserver(self.model, self.gain, max_gap_s=max(0.1, 10.0 / self.rate_hz))
+        self.bandwidth = np.full(robot.n, s.bandwidth(self.rate_hz))
+        self.observer = MomentumObserver(self.model, self.gain, max_gap_s=max(0.1, 10.0 / self.rate_hz),
+                                         stages=s.stages(self.rate_hz))
         self.parameter_sigma = FrictionParameterSigma(result, robot, s.friction_band)
         self.stiction = s.stiction_scale * self.model.coulomb_level
         self.result_sigma = result_sigma(result, robot)
@@ -109,8 +112,8 @@ class ContactMonitor:
         rest = None if calibration is None else calibration.threshold_rest
         track = None if calibration is None else calibration.threshold_track
         speed = None if calibration is None else calibration.threshold_speed
-        self.detector = ContactDetector(sigma0, self.stiction, threshold, self.gain, self.settings.detector(), rest,
-                                        track, speed)
+        self.detector = ContactDetector(sigma0, self.stiction, threshold, self.bandwidth, self.settings.detector(),
+                                        rest, track, speed)
 
     def reset(self) -> None:
         self.observer.reset()
@@ -154,8 +157,8 @@ class ContactMonitor:
             observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta,
                                            reference if given else None,
                                            tracking_error(position, run['q']) if given else None))
-        calibration = calibrate(observed, self.result_sigma, self.stiction, self.gain, self.settings.false_alarm_rate,
-                                self.settings.detector())
+        calibration = calibrate(observed, self.result_sigma, self.stiction, self.bandwidth,
+                                self.settings.false_alarm_rate, self.settings.detector())
         self.reset()
         self.set_calibration(calibration)
         return calibration

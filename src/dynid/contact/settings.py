@@ -14,9 +14,15 @@ from dynid.signal.preprocess import FilterSettings
 class ContactSettings:
     """How the external torque is estimated and contacts detected (docs/methods/contact.md)."""
 
-    observer_gain: float = setting(0.0, 'bandwidth K of the momentum observer (τ̂_ext is τ_ext through a first-order '
-                                        'low-pass of time constant 1/K); 0: 100 1/s, at most a quarter of the sample '
+    observer_gain: float = setting(0.0, 'bandwidth K of each stage of the momentum observer (τ̂_ext is τ_ext through '
+                                        'observer_stages first-order low-passes of time constant 1/K); 0: 100 1/s '
+                                        'times the stages (200 1/s each of two), at most a quarter of the sample '
                                         'rate', unit='1/s', low=0.0, high=2000.0)
+    observer_stages: int = setting(0, "1: the observer's own first-order response; 2: its output through a second "
+                                      'stage of the same K, which cuts the measured velocity\'s noise the first '
+                                      'passes above K (two stages of 2K lag a ramp as one of K); 0: two where the '
+                                      'sample rate allows stages of 200 1/s (800 Hz and faster), else one',
+                                   low=0, high=2)
     false_alarm_rate: float = setting(0.5, 'false alarms per hour of contact-free motion the thresholds are '
                                            'calibrated to (the whole arm)', unit='1/h', low=1e-4, high=1000.0)
     hysteresis: float = setting(0.6, 'an alarm ends below this share of its threshold', low=0.05, high=1.0)
@@ -71,9 +77,20 @@ class ContactSettings:
         """The detector's constants: its fields, as set here."""
         return DetectorSettings(**{f.name: getattr(self, f.name) for f in fields(DetectorSettings)})
 
+    def stages(self, rate_hz: float) -> int:
+        """The observer's stages at a sample rate [Hz]: the setting, or two where a quarter of the rate is at least
+        200 1/s (the K of two stages whose lag is one stage's of 100 1/s), else one."""
+        return self.observer_stages if self.observer_stages > 0 else (2 if rate_hz / 4.0 >= 200.0 else 1)
+
     def gain(self, rate_hz: float) -> float:
-        """K [1/s] at a sample rate [Hz]: the setting, or 100 1/s capped at a quarter of the rate."""
-        return self.observer_gain if self.observer_gain > 0 else min(100.0, rate_hz / 4.0)
+        """Each stage's K [1/s] at a sample rate [Hz]: the setting, or 100 1/s times the stages (the estimate's
+        bandwidth 100 1/s) capped at a quarter of the rate."""
+        return self.observer_gain if self.observer_gain > 0 else min(100.0 * self.stages(rate_hz), rate_hz / 4.0)
+
+    def bandwidth(self, rate_hz: float) -> float:
+        """The estimate's bandwidth [1/s]: K over the stages (the inverse of the lag a ramp sees); the detector's
+        decays follow it."""
+        return self.gain(rate_hz) / self.stages(rate_hz)
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,8 @@ class ContactNode(Node):
         if node.reference_topic and monitor.settings.reference:
             self.create_subscription(JointTrajectory, node.reference_topic, self._on_reference, 10)
         self.intake.start()
-        self.get_logger().info(f'contacts of {robot.name}: observer K = {monitor.gain[0]:g} 1/s, thresholds '
+        self.get_logger().info(f'contacts of {robot.name}: observer K = {monitor.gain[0]:g} 1/s × '
+                               f'{monitor.observer.stages} stages, thresholds '
                                + ('from ' + node.calibration_file if node.calibration_file else 'uncalibrated'))
 
     def _monitor(self, given, rate_hz: float):
