@@ -57,6 +57,8 @@ SEEDS = {'calibration': 1000, 'free': 2000, 'contacts': 3000, 'obstacle': 4000, 
 #: payload is declared to the observer (the result's model takes it), the network has no input for it
 OUTSIDE_PAYLOAD = sim.Payload(4.0, (0.04, 0.04, 0.1))
 OUTSIDE_TEMPERATURE_C = 38.0
+#: the observer of the levels L_j (:func:`contact_scoring.true_sigma`)
+LEVEL_OBSERVER = ContactSettings(observer_gain=100.0, observer_stages=1)
 
 
 def _monitors(result, robot, settings):
@@ -106,14 +108,15 @@ def _calibration(robot, engine, result, settings, runs: int, reference: bool = T
         samples, theta = monitor.observe(**run.signals())
         observed.append(CalibrationRun(samples.t, samples.external, samples.velocity, theta, commanded(run, reference),
                                        tracking_error(commanded_position(run, reference), run.measured['q'])))
-        # the levels are the benchmark's, not the detector's: the true model through the default observer, whatever
-        # settings the detector under test runs with (a wider observer bandwidth would raise them)
-        truth = ContactMonitor(truth_result, robot, ContactSettings(), sim.RATE_HZ, payload=run.payload, wrench=False)
+        # the levels are the benchmark's, not the detector's: the true model through the observer they were stated
+        # with (one stage of K = 100 1/s), whatever settings the detector under test runs with (a wider observer
+        # bandwidth would raise them, a second stage lower them)
+        truth = ContactMonitor(truth_result, robot, LEVEL_OBSERVER, sim.RATE_HZ, payload=run.payload, wrench=False)
         friction = run.truth['friction'] if source != 'joint_torque' else None  # none after the gear
         truths.append(truth.observe(**run.signals(), friction=friction)[0].external)
         training.append(run)
     first = monitors(None)
-    calibration = calibrate(observed, first.result_sigma, first.stiction, first.gain, settings.false_alarm_rate,
+    calibration = calibrate(observed, first.result_sigma, first.stiction, first.bandwidth, settings.false_alarm_rate,
                             settings.detector())
     levels = scoring.LEVEL_SIGMAS * scoring.true_sigma(truths)
     return monitors, calibration, levels, training
@@ -126,17 +129,17 @@ def _learned_detector(training, robot, monitors, settings):
                    for r in training])
     network = learned.TorqueNetwork(x.shape[1], y.shape[1])
     losses = network.fit(x, y)
-    gain = monitors(None).gain[0]
+    gain, stages = monitors(None).gain[0], monitors(None).observer.stages
 
     def residual(run):
         measured = monitors(run.payload).model.measured_torque(run.signals()['current'], run.signals()['tau'])
         return learned.low_pass(run.t, measured - network.predict(learned.features(run.signals(), run.reference)),
-                                gain)
+                                gain, stages)
 
     zero = np.zeros(robot.n)
     observed = [CalibrationRun(r.t, residual(r), r.signals()['dq']) for r in training]
     sigma0 = np.concatenate([o.external for o in observed]).std(axis=0)
-    calibration = calibrate(observed, sigma0, zero, monitors(None).gain, settings.false_alarm_rate,
+    calibration = calibrate(observed, sigma0, zero, monitors(None).bandwidth, settings.false_alarm_rate,
                             settings.detector())
     return residual, calibration, losses
 
@@ -165,7 +168,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                                                            reference)
     residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
     del training
-    gain = float(monitors(None).gain[0])
+    gain = float(monitors(None).bandwidth[0])
     free_hours, alarms, learned_alarms, where = 0.0, 0, 0, []
     say(f'{engine}: {counts["free"]} contact-free runs')
     for k in range(counts['free']):
@@ -225,7 +228,8 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                           'alarms_outside_contacts': outside_alarms[1]}}
     return {'engine': name, 'result': {'friction': result.model['friction'], 'method': result.method,
                                        'torque_source': result.model['torque_source']},
-            'observer_gain': gain, 'levels_nm': [round(float(v), 3) for v in levels],
+            'observer_gain': float(monitors(None).gain[0]), 'observer_stages': monitors(None).observer.stages,
+            'levels_nm': [round(float(v), 3) for v in levels],
             'calibration': calibration.to_dict(robot.joint_names), 'free_hours': free_hours,
             'false_alarms': alarms, 'false_alarm_times': where[:30], 'alarms_outside_contacts': extra,
             **summary, 'obstacles': obstacle, 'outside_training': beyond, 'late_or_missed': late,

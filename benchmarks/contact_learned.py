@@ -9,9 +9,9 @@ of the joint states and the command, trained on the same contact-free motion the
 - **Network**: two hidden layers of :data:`HIDDEN` tanh units, a linear output per joint (the measured torque
   K_τ·i or the effort, standardized); Adam (lr 1e-3) on minibatches of 256 for :data:`EPOCHS` epochs, numpy only
   (scikit-learn has Python 3.11 wheels, but one small multilayer perceptron did not seem worth a dependency of 10 MB).
-- **Estimate**: the residual through the same first-order low-pass as the observer (gain K), so that both are
-  scored at the same bandwidth; its σ₀ and thresholds by the same calibration (no friction envelope: the network
-  has no friction model to be unsure of), on the same contact-free runs.
+- **Estimate**: the residual through the same low-pass as the observer's estimate (its stages of gain K), so that
+  both are scored at the same bandwidth; its σ₀ and thresholds by the same calibration (no friction envelope: the
+  network has no friction model to be unsure of), on the same contact-free runs.
 """
 
 from __future__ import annotations
@@ -95,10 +95,12 @@ class TorqueNetwork:
         return out * self.y_std + self.y_mean
 
 
-def low_pass(t: np.ndarray, values: np.ndarray, gain: float) -> np.ndarray:
-    """``values`` through ṙ = K·(x − r), exact for a held input (the observer's bandwidth)."""
+def low_pass(t: np.ndarray, values: np.ndarray, gain: float, stages: int = 1) -> np.ndarray:
+    """``values`` through ``stages`` first-order stages ṙ = K·(x − r), exact for a held input (the observer's)."""
     from scipy.signal import lfilter
 
     dt = float(np.median(np.diff(t)))
     a = np.exp(-gain * dt)
-    return lfilter([1.0 - a], [1.0, -a], values, axis=0)
+    for _ in range(stages):
+        values = lfilter([1.0 - a], [1.0, -a], values, axis=0)
+    return values

@@ -131,7 +131,7 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
     from dynid.contact.detection import ContactDetector
 
     model = ContactMonitor(result, robot, settings, rate, wrench=False).model
-    gain = float(settings.gain(rate))
+    gain, bandwidth, stages = float(settings.gain(rate)), float(settings.bandwidth(rate)), settings.stages(rate)
 
     def train(names):
         x = np.vstack([features(free[n], None, stride=1) for n in names])
@@ -141,17 +141,18 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
 
         def residual(signals):
             measured = model.measured_torque(signals['current'], None)
-            return low_pass(signals['t'], measured - network.predict(features(signals, None, stride=1)), gain)
+            return low_pass(signals['t'], measured - network.predict(features(signals, None, stride=1)), gain,
+                            stages)
 
         observed = [CalibrationRun(free[n]['t'], residual(free[n]), free[n]['dq']) for n in names]
         sigma = np.concatenate([o.external for o in observed]).std(axis=0)
-        calibration = calibrate(observed, sigma, np.zeros(robot.n), np.full(robot.n, gain),
+        calibration = calibrate(observed, sigma, np.zeros(robot.n), np.full(robot.n, bandwidth),
                                 settings.false_alarm_rate, settings.detector())
         return residual, calibration
 
     def contacts(residual, calibration, signals):
         detector = ContactDetector(calibration.sigma0, np.zeros(robot.n), calibration.threshold,
-                                   np.full(robot.n, gain), settings.detector(), calibration.threshold_rest)
+                                   np.full(robot.n, bandwidth), settings.detector(), calibration.threshold_rest)
         return detector.run(signals['t'], residual(signals), signals['dq'])[1]
 
     alarms = 0
