@@ -109,3 +109,17 @@ def test_two_stages_cut_the_velocity_noise_and_lag_a_ramp_as_one_stage_of_half_t
 def test_the_observer_takes_one_or_two_stages(ur5e):
     with pytest.raises(InputError, match='stages must be 1 or 2'):
         MomentumObserver(ObserverModel(own_model_result(ur5e), ur5e), 100.0, stages=3)
+
+
+def test_two_stages_by_default_where_the_rate_allows_them():
+    """From 800 Hz two stages of 200 1/s (bandwidth 100 1/s), below one stage of at most a quarter of the rate; a
+    stage count read as a float (a config's 1.0) is still a count."""
+    from dynid.contact.settings import ContactSettings
+
+    default = ContactSettings()
+    assert (default.stages(1000.0), default.gain(1000.0), default.bandwidth(1000.0)) == (2, 200.0, 100.0)
+    assert (default.stages(94.0), default.gain(94.0), default.bandwidth(94.0)) == (1, 23.5, 23.5)
+    one = ContactSettings(observer_stages=1.0).validated()
+    assert one.stages(1000.0) == 1 and isinstance(one.stages(1000.0), int) and one.gain(1000.0) == 100.0
+    with pytest.raises(InputError, match='observer_stages'):
+        ContactSettings(observer_stages=3).validated()

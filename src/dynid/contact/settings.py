@@ -80,7 +80,7 @@ class ContactSettings:
     def stages(self, rate_hz: float) -> int:
         """The observer's stages at a sample rate [Hz]: the setting, or two where a quarter of the rate is at least
         200 1/s (the K of two stages whose lag is one stage's of 100 1/s), else one."""
-        return self.observer_stages if self.observer_stages > 0 else (2 if rate_hz / 4.0 >= 200.0 else 1)
+        return int(self.observer_stages) if self.observer_stages > 0 else (2 if rate_hz / 4.0 >= 200.0 else 1)
 
     def gain(self, rate_hz: float) -> float:
         """Each stage's K [1/s] at a sample rate [Hz]: the setting, or 100 1/s times the stages (the estimate's
