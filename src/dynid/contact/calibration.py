@@ -138,8 +138,8 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
     Args:
         runs: the contact-free recordings (:class:`CalibrationRun`).
         sigma0: the result's σ₀ per joint [N·m] (kept where steady motion is too short to measure it).
-        stiction: F_s per joint [N·m]. gain: the observer's K [1/s]. rate_per_hour: the stated false-alarm rate
-            of the whole arm [1/h].
+        stiction: F_s per joint [N·m]. gain: the estimate's bandwidth [1/s] (the observer's K over its stages).
+        rate_per_hour: the stated false-alarm rate of the whole arm [1/h].
     """
     n = len(sigma0)
     speeds, externals, hours = [], [], 0.0

@@ -308,8 +308,9 @@ class ContactDetector:
 
     Args:
         sigma0: σ₀ per joint [N·m] (> 0). stiction: F_s per joint [N·m] (>= 0). threshold: k per joint [σ] in
-        motion; threshold_rest: at rest (None: the same). gain: the observer's K per joint [1/s]. threshold_track,
-        threshold_speed: θ_j [rad] and θ̇_j [rad/s] at rest (None: not read).
+        motion; threshold_rest: at rest (None: the same). gain: the estimate's bandwidth per joint [1/s] (the
+        observer's K over its stages). threshold_track, threshold_speed: θ_j [rad] and θ̇_j [rad/s] at rest (None:
+        not read).
         settings: :class:`DetectorSettings`.
     """
 
