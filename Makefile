@@ -40,9 +40,12 @@ $(UBUNTU_STAMP): $(CONSTRAINTS) setup.py setup.cfg
 	@touch $@
 
 # The core's tests (conftest.py --core: every module but the nodes'), the documentation's build left to make test.
+# numba's compiled functions are cached apart from make test's: the two venvs' numba versions write files of the same
+# names in __pycache__, and numba writes a cache's index before its data, so a worker could read the other version's.
 test-ubuntu: $(UBUNTU_STAMP)
 	$(UBUNTU)/bin/python .ci/versions.py $(CONSTRAINTS) | tr '\n' ' ' && echo
-	AMENT_PREFIX_PATH=$(CURDIR)/$(UBUNTU) $(UBUNTU)/bin/python -m pytest --core -p no:cacheprovider \
+	AMENT_PREFIX_PATH=$(CURDIR)/$(UBUNTU) NUMBA_CACHE_DIR=$(CURDIR)/$(UBUNTU)/numba-cache \
+	  $(UBUNTU)/bin/python -m pytest --core -p no:cacheprovider \
 	  --ignore test/test_docs_build.py
 
 demo: $(STAMP)
