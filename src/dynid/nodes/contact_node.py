@@ -52,7 +52,7 @@ class ContactNode(Node):
 
     def _start(self) -> None:
         given = declare_robot(self)
-        declare_settings(self, ContactSettings)
+        declare_settings(self, ContactSettings, read_only=True)  # read once, at start
         declare_settings(self, ContactNodeSettings)
         intake = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
         self.torque = self.create_publisher(JointState, '~/external_torque', 100)

@@ -35,6 +35,7 @@ NODES = {
     'identifier_node': ('dynid.nodes.identifier_node', 'IdentifierNode'),
     'estimator_node': ('dynid.nodes.estimator_node', 'EstimatorNode'),
     'feedforward_node': ('dynid.nodes.feedforward_node', 'FeedforwardNode'),
+    'contact_node': ('dynid.nodes.contact_node', 'ContactNode'),
 }
 #: parameters rclpy declares on every node; named once in the page's introduction
 RCLPY_PARAMETERS = ('use_sim_time', 'start_type_description_service')
