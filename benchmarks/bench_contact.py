@@ -44,6 +44,7 @@ import contact_learned as learned  # noqa: E402
 import contact_real  # noqa: E402
 import contact_scoring as scoring  # noqa: E402
 import contact_sim as sim  # noqa: E402
+from dynid.cli.shared import add_settings_arguments, settings_from_args  # noqa: E402
 from dynid.contact.calibration import CalibrationRun, calibrate  # noqa: E402
 from dynid.contact.monitor import ContactMonitor, tracking_error  # noqa: E402
 from dynid.contact.settings import ContactSettings  # noqa: E402
@@ -144,11 +145,11 @@ def _learned_detector(training, robot, monitors, settings):
     return residual, calibration, losses
 
 
-def _learned_samples(residual, run, calibration, gain, settings, n):
+def _learned_samples(residual, run, calibration, bandwidth, settings, n):
     from dynid.contact.detection import ContactDetector
     from dynid.contact.monitor import ContactSamples
 
-    detector = ContactDetector(calibration.sigma0, np.zeros(n), calibration.threshold, np.full(n, gain),
+    detector = ContactDetector(calibration.sigma0, np.zeros(n), calibration.threshold, np.full(n, bandwidth),
                                settings.detector(), calibration.threshold_rest)
     external = residual(run)
     samples, contacts = detector.run(run.t, external, run.signals()['dq'])
@@ -168,7 +169,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                                                            reference)
     residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
     del training
-    gain = float(monitors(None).bandwidth[0])
+    bandwidth = float(monitors(None).bandwidth[0])
     free_hours, alarms, learned_alarms, where = 0.0, 0, 0, []
     say(f'{engine}: {counts["free"]} contact-free runs')
     for k in range(counts['free']):
@@ -179,7 +180,8 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         free_hours += run.hours
         alarms += len(out.contacts)
         where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
-        learned_alarms += len(_learned_samples(residual, run, learned_calibration, gain, settings, robot.n).contacts)
+        theirs = _learned_samples(residual, run, learned_calibration, bandwidth, settings, robot.n)
+        learned_alarms += len(theirs.contacts)
     scores, learned_scores, extra, learned_extra, late, noise = [], [], 0, 0, [], sim.sensor_noise(robot)
     say(f'{engine}: {counts["contacts"]} runs with contacts')
     for k in range(counts['contacts']):
@@ -188,7 +190,7 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         payload, temperature = sim.PAYLOADS[(k + 2) % 3], 20.0 + (7 * k) % 11
         run = sim.simulate_run(robot, engine, f'contacts {k}', seed, plan, payload, temperature)
         monitor, out = _detected(monitors, calibration, run, reference)
-        run_scores = scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
+        run_scores = scoring.score_contacts(run, out, levels, bandwidth, monitor.detector.threshold_rest)
         scores += run_scores
         for score in run_scores:  # what the signals carried of those detected late or missed
             if score.in_set and not (score.detected and score.delay_ms <= scoring.ON_TIME_MS):
@@ -200,8 +202,8 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
                              'information_ms': round(scoring.information_onset_ms(run, without, load, levels,
                                                                                    noise), 1)})
         extra += scoring.false_alarms_in_contact_runs(run, out)
-        theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
-        learned_scores += scoring.score_contacts(run, theirs, levels, gain)
+        theirs = _learned_samples(residual, run, learned_calibration, bandwidth, settings, robot.n)
+        learned_scores += scoring.score_contacts(run, theirs, levels, bandwidth)
         learned_extra += scoring.false_alarms_in_contact_runs(run, theirs)
     outside, learned_outside, outside_alarms = [], [], [0, 0]
     say(f'{engine}: {counts["outside"]} runs with contacts outside the training data')
@@ -210,10 +212,10 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         run = sim.simulate_run(robot, engine, f'outside {k}', seed, sim.plan_run(robot, seed, 3, contacts=True),
                                OUTSIDE_PAYLOAD, OUTSIDE_TEMPERATURE_C)
         monitor, out = _detected(monitors, calibration, run, reference)
-        outside += scoring.score_contacts(run, out, levels, gain, monitor.detector.threshold_rest)
+        outside += scoring.score_contacts(run, out, levels, bandwidth, monitor.detector.threshold_rest)
         outside_alarms[0] += scoring.false_alarms_in_contact_runs(run, out)
-        theirs = _learned_samples(residual, run, learned_calibration, gain, settings, robot.n)
-        learned_outside += scoring.score_contacts(run, theirs, levels, gain)
+        theirs = _learned_samples(residual, run, learned_calibration, bandwidth, settings, robot.n)
+        learned_outside += scoring.score_contacts(run, theirs, levels, bandwidth)
         outside_alarms[1] += scoring.false_alarms_in_contact_runs(run, theirs)
     obstacle = _obstacles(robot, monitors, calibration, counts['obstacles'], reference) if engine == 'mujoco' \
         else None
@@ -316,7 +318,6 @@ def main(argv=None) -> dict:
     parser.add_argument('--engines', default='twin,mujoco',
                         help='twin, mujoco, twin_torque (the twin read through its joint torque sensors: beside, not '
                              'in the JSON\'s pooled figures)')
-    parser.add_argument('--settings', default='', help="ContactSettings fields to change, e.g. 'rest_velocity=0.01'")
     parser.add_argument('--counts', default='', help='runs of each kind instead of the defaults, e.g. '
                                                      "'calibration=10,free=20,contacts=5,obstacles=2'")
     parser.add_argument('--without-reference', action='store_true',
@@ -326,9 +327,10 @@ def main(argv=None) -> dict:
     parser.add_argument('--intake-seconds', type=float, default=30.0,
                         help='contact_node at 1 kHz beside sim_node for this long, its intake counting losses '
                              '(bench_intake\'s way; 0: not run)')
+    add_settings_arguments(parser, ContactSettings, "the detector's settings (ContactSettings), e.g. --rest-velocity "
+                                                    '0.01; the levels L_j stay LEVEL_OBSERVER\'s')
     args = parser.parse_args(argv)
-    settings = ContactSettings(**{key: float(value) for key, value in
-                                  (item.split('=') for item in filter(None, args.settings.split(',')))})
+    settings = settings_from_args(args, ContactSettings)
     counts = {'twin': {'calibration': 3 * CALIBRATION_RUNS, 'free': 100, 'contacts': 20, 'outside': 4,
                        'obstacles': 0},
               'mujoco': {'calibration': 2 * CALIBRATION_RUNS, 'free': 30, 'contacts': 20, 'outside': 4,
