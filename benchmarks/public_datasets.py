@@ -74,7 +74,8 @@ from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
 
-HOLDOUT = 0.3  # the last 30 % of a recording's time is held out (as on the LBR Med log, issue 29)
+HOLDOUT = 0.3  # the last 30 % of a recording's time is held out (as on the LBR Med log, issue 29; bench_public.py's
+#               --holdout sets another share)
 
 # The issue's table (held-out RMSE [N·m] of the data authors' models on the joints where dynid's defaults were
 # behind): quoted where the benchmark cannot reproduce the reference, shown beside the reproduced one otherwise.

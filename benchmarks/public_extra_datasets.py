@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from public_datasets import HOLDOUT, Case, dynid, say
+import public_datasets
+from public_datasets import Case, dynid, say
 
 GAZ_LOG = Path('matlab/data/Exciting_Traj/Trajectory_1/rbt_log')
 GAZ_SOURCES = Path('cpp/panda_dyn_model_example')
@@ -115,7 +116,8 @@ def gaz_cases(root: Path, folder: Path, model) -> list:
     np.savetxt(csv, np.column_stack([time, q, dq, tau]), delimiter=',', header=','.join(header), comments='',
                fmt='%.10g')
     bag = folder / 'gaz_panda'
-    say(f'gaz_panda: dynid import of the log ({time.size} samples), identify on the first {1 - HOLDOUT:g}')
+    say(f'gaz_panda: dynid import of the log ({time.size} samples), identify on the first '
+        f'{1 - public_datasets.HOLDOUT:g}')
     dynid(['import', str(csv), '--columns', 'time=t,q=q{i},dq=dq{i},tau=tau{i}', '--robot', 'panda', '-o', str(bag)])
     source = ('Gaz 2019, reproduced (their generated model, compiled)' if model is not None else
               'Gaz 2019: not reproduced (no g++) and no held-out figure published to quote')
@@ -138,7 +140,7 @@ def lbr_cases(root: Path, folder: Path) -> list:
            str(bag)])
     robot = load_robot(str(urdf))
     table = np.loadtxt(source, delimiter=',', skiprows=1)
-    cut = int(round((1.0 - HOLDOUT) * table.shape[0]))
+    cut = int(round((1.0 - public_datasets.HOLDOUT) * table.shape[0]))
 
     def authors_of(dataset):
         torque = bench_any_log._authors_method(robot, table[:cut, :7], -table[:cut, 7:14], dataset.q, 100.0)

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from public_datasets import HOLDOUT, Case
+import public_datasets
+from public_datasets import Case
 
 #: the options a warning gives as its remedy, together: 'give --torque motor_torque', 'give `--torque-sign all=-1`',
 #: 'give --payload-mass 2.1 --payload-com 0.01,0.1,-0.15'
@@ -130,7 +131,7 @@ def recordings(case: Case, names) -> tuple:
     whole = _signed(read_bag(case.train, names), case.torque_sign)
     if case.held:
         return whole, {run: _signed(read_bag(bag, names), case.torque_sign) for run, bag in case.held.items()}
-    train, held = whole.split_holdout(HOLDOUT)
+    train, held = whole.split_holdout(public_datasets.HOLDOUT)
     return train, {'held-out': held}
 
 
@@ -220,14 +221,14 @@ class Scorer:
 
     def _identify(self, case: Case, tag: str, *options: str) -> tuple[Call, Path]:
         path = self.folder / f'{case.label}_{tag}.yaml'
-        split = [] if case.held else ['--holdout', str(HOLDOUT)]
+        split = [] if case.held else ['--holdout', str(public_datasets.HOLDOUT)]
         argv = ['identify', str(case.train), '--robot', case.robot, *split, *case.extra, *options, '-o', str(path)]
         return self.run(argv), path
 
     def _validate(self, case: Case, path: Path, *options: str, runs=None) -> Call:
         """``dynid validate`` of the result at ``path`` on the held-out bags (``runs``: those runs only)."""
         bags = [bag for run, bag in case.held.items() if runs is None or run in runs] or [case.train]
-        split = [] if case.held else ['--holdout', str(HOLDOUT)]
+        split = [] if case.held else ['--holdout', str(public_datasets.HOLDOUT)]
         sign = ['--torque-sign', 'all=-1'] if case.torque_sign == -1.0 else []
         return self.run(['validate', '--params', str(path), *split, *sign, *options, *map(str, bags)])
 
