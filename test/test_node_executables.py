@@ -13,6 +13,7 @@ domain 0) with exit code 2 and one line, before rclpy loads.
 """
 
 import ast
+import ctypes
 import signal
 import subprocess
 import sys
@@ -107,6 +108,43 @@ def test_only_the_first_ctrl_c_interrupts(monkeypatch):
     _fake_node(monkeypatch, main)
     runner.run_executable('fake_node')
     assert closed == ['closed']
+
+
+def test_a_ctrl_c_dropped_by_a_callback_from_native_code_is_not_printed_and_the_node_does_not_start(monkeypatch,
+                                                                                                 capsys):
+    """llvmlite calls back into Python while numba compiles; a KeyboardInterrupt raised there cannot leave the callback,
+    and Python prints it as an ignored exception with a traceback: seen on CI as sim_node's output when a test stopped
+    it while it compiled."""
+    steps = []
+
+    @ctypes.CFUNCTYPE(None)
+    def callback():
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C while native code runs its Python callback
+        steps.append('not reached')
+
+    def main(args):
+        callback()
+        steps.append('returned')
+        runner.run_node(lambda: steps.append('node created'), 'fake_node', args)
+
+    _fake_node(monkeypatch, main)
+    runner.run_executable('fake_node')
+    assert steps == ['returned'] and capsys.readouterr().err == ''
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_unraisable_error_without_ctrl_c_is_still_reported(monkeypatch):
+    seen = []
+    monkeypatch.setattr(sys, 'unraisablehook', seen.append)
+
+    @ctypes.CFUNCTYPE(None)
+    def callback():
+        raise ValueError('a bug in a callback')
+
+    _fake_node(monkeypatch, lambda args: callback())
+    runner.run_executable('fake_node')
+    assert [type(unraisable.exc_value) for unraisable in seen] == [ValueError]
+    assert sys.unraisablehook == seen.append  # restored
 
 
 #: A Ctrl-C while exec()'d code runs (dataclasses' and namedtuple's methods are built so during a node's imports and

@@ -68,6 +68,11 @@ INTERRUPT_WAIT_S = 10.0
 TERMINATE_WAIT_S = 5.0
 
 
+#: whether run_executable's Ctrl-C was dropped by native code that had called back into Python (a KeyboardInterrupt
+#: cannot leave a ctypes callback); run_node then does not start the node
+_ctrl_c_dropped = False
+
+
 def restore_ctrl_c() -> None:
     """SIGINT raises KeyboardInterrupt again (Python's default handler) where the process was started with
     it ignored: a process inherits an ignored SIGINT from its parent and Python keeps it ignored."""
@@ -82,9 +87,12 @@ def run_executable(node: str, args=None) -> None:
     interrupted right after its start) ends the process quietly, as a Ctrl-C does once the node runs
     (:func:`run_node`). Native code interrupted by Ctrl-C may report it as its own error (an extension
     module's initialization: ``ImportError: initialization failed``); after a Ctrl-C such an error is one
-    line on stderr, not a traceback. Only the first Ctrl-C interrupts: ``dynid bringup`` passes one on
-    to nodes that had one from the terminal already, and the second must not cut short the way out
-    (identifier_node closing its recording).
+    line on stderr, not a traceback. A Ctrl-C that lands in Python called back from native code (llvmlite's
+    callbacks while numba compiles) is dropped there, which Python reports with a traceback: it is not
+    printed, and it still stops the process: the node does not start (:data:`_ctrl_c_dropped`), or rclpy,
+    whose own Ctrl-C handler has shut its context down, stops it. Only the first Ctrl-C
+    interrupts: ``dynid bringup`` passes one on to nodes that had one from the terminal already, and the
+    second must not cut short the way out (identifier_node closing its recording).
 
     An invalid ``ROS_DOMAIN_ID`` (:func:`check_domain_id`) ends it with exit code 2 and one line, before
     the imports. Ctrl-C works also where the process was started with SIGINT ignored (:func:`restore_ctrl_c`).
@@ -104,9 +112,21 @@ def run_executable(node: str, args=None) -> None:
             interrupted = True
             raise KeyboardInterrupt
 
+    def dropped(unraisable) -> None:
+        global _ctrl_c_dropped
+        if interrupted and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _ctrl_c_dropped = True
+        else:
+            previous_hook(unraisable)
+
+    global _ctrl_c_dropped
+    _ctrl_c_dropped = False
     previous = signal.signal(signal.SIGINT, interrupt)
+    previous_hook, sys.unraisablehook = sys.unraisablehook, dropped
     try:
-        import_module(f'dynid.nodes.{node}').main(args)
+        module = import_module(f'dynid.nodes.{node}')
+        if not _ctrl_c_dropped:
+            module.main(args)
     except KeyboardInterrupt:
         pass
     except Exception as error:
@@ -116,6 +136,7 @@ def run_executable(node: str, args=None) -> None:
         print(f'{node}: stopped by Ctrl-C ({type(error).__name__}: {first})', file=sys.stderr)
     finally:
         signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = previous_hook
         if interrupted:
             forget_caught_ctrl_c()
 
@@ -177,6 +198,8 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
 
     from dynid.ros.parameter_file import check_parameter_file, declared_parameters, parameter_files
 
+    if _ctrl_c_dropped:
+        return  # stopped by Ctrl-C before rclpy, whose handler would have stopped the node, was initialized
     try:
         with rclpy.init(args=args):
             try:
