@@ -37,6 +37,12 @@ robot file's own model's (its links as filed, Coulomb + viscous friction and an 
   in another run's detail file (``$TMPDIR/bench_public.json`` of a run of another checkout on the same split);
   ``joints_better_than_against``: more than 3 % below it.
 
+A joint in ``behind_authors`` (where the authors' model is reproduced) or in the ``--against`` lists is printed with
+the ratio of the two RMSEs and its 90 % interval over the same held-out rows resampled in blocks
+(``public_scoring.ratio_interval``): a split holds out as few as 48 decimated rows per joint, where a few percent is
+within what other rows would give. The counts do not depend on it. The releases' figures keep no rows: for an
+interval against a release, score its checkout on the same split and give that run's detail file as ``--against``.
+
 ``--holdout F``: the last F of each single-recording log held out instead of 0.3 (dynamic_calibration keeps its
 held-out runs). A default that moved one split's figures is judged on others too: the model choice's discrete
 decisions (a law, an exponent at the grid's floor, the method) can flip with the training rows, and a change tuned on
@@ -64,7 +70,7 @@ import public_datasets  # noqa: E402
 import public_extra_datasets as extra  # noqa: E402
 import public_twins  # noqa: E402
 import public_tx40  # noqa: E402
-from public_scoring import Runner, Scorer  # noqa: E402
+from public_scoring import Runner, Scorer, kept, ratio_interval  # noqa: E402
 
 RELEASES = Path(__file__).resolve().parent / 'public_releases.json'
 #: The split the releases' figures were recorded on (the last 30 % of each single-recording log held out).
@@ -113,9 +119,11 @@ def tx40_rows(root: Path, folder: Path, runner: Runner) -> dict:
     if 'dynid' not in entry:
         return {public_tx40.LABEL: {'status': entry.get('status')}}
     runs = {name: {joint: {'dynid': space['dynid'][joint], 'fit': space['fit'][joint],
-                           'authors': space['reference'][joint], 'robot_file': space['robot_file'][joint]}
+                           'authors': space['reference'][joint], 'robot_file': space['robot_file'][joint],
+                           'residual': kept(entry['errors'][key][joint]['dynid']),
+                           'authors_residual': kept(entry['errors'][key][joint]['reference'])}
                    for joint in public_tx40.JOINTS}
-            for name, space in (('motor space', entry), ('joint space', entry['joint_space']))}
+            for name, key, space in (('motor space', 'motor', entry), ('joint space', 'joint', entry['joint_space']))}
     row = {'method': entry['method'], 'friction': entry['friction'], 'authors_source': entry['reference_source'],
            'pooled': entry['pooled'], 'named': entry['named'], 'runs': runs,
            'identify_warnings': entry['identify_warnings'], 'validate_lines': entry['validate_lines'],
@@ -139,20 +147,22 @@ def releases() -> dict:
     return json.loads(RELEASES.read_text()) if RELEASES.is_file() else {}
 
 
-def against_figures(path: Path, holdout: float) -> dict[str, float]:
-    """{dataset|run|joint: held-out RMSE} of another run's detail file (``--against``), which must be of the same
-    split."""
+def against_figures(path: Path, holdout: float) -> dict[str, dict]:
+    """{dataset|run|joint: its cell (held-out RMSE ``dynid``, the rows' errors ``residual`` where kept)} of another
+    run's detail file (``--against``), which must be of the same split."""
     detail = json.loads(Path(path).read_text())
     theirs = detail.get('holdout', RECORDED_HOLDOUT)
     if theirs != holdout:
         raise ValueError(f'that run held out the last {theirs:g}, this one {holdout:g}: give both the same --holdout')
-    return {f'{label}|{run}|{joint}': cell['dynid'] for label, run, joint, cell in cells(detail['rows'])}
+    return {f'{label}|{run}|{joint}': cell for label, run, joint, cell in cells(detail['rows'])}
 
 
 def figures(rows: dict, twins: dict | None, runner: Runner, holdout: float = RECORDED_HOLDOUT,
-            against: dict[str, float] | None = None) -> dict:
-    """The JSON line's counts (module docstring); the releases' comparisons only on their split
-    (:data:`RECORDED_HOLDOUT`), ``against`` another run's figures (:func:`against_figures`)."""
+            against: dict[str, dict] | None = None) -> dict:
+    """The JSON line's counts (module docstring) and the lists of joints behind them: [key, ours, theirs] and, where
+    both models' errors on the rows are kept (the authors' reproduced models, ``--against``), the 90 % interval of
+    the ratio ours/theirs (``public_scoring.ratio_interval``). The releases' comparisons only on their split
+    (:data:`RECORDED_HOLDOUT`), ``against`` another run's cells (:func:`against_figures`)."""
     compared = holdout == RECORDED_HOLDOUT
     recorded = releases() if compared else {}
     out = {'datasets': sum(1 for row in rows.values() if row.get('runs')), 'joints_scored': 0,
@@ -167,7 +177,8 @@ def figures(rows: dict, twins: dict | None, runner: Runner, holdout: float = REC
         out['joints_scored'] += 1
         key = f'{label}|{run}|{joint}'
         if cell.get('authors') is not None and cell['dynid'] > cell['authors']:
-            lists['behind_authors'].append([key, cell['dynid'], cell['authors']])
+            lists['behind_authors'].append([key, cell['dynid'], cell['authors'],
+                                            ratio_interval(cell.get('residual'), cell.get('authors_residual'))])
         if cell.get('robot_file') is not None and cell['dynid'] > cell['robot_file'] and \
                 joint not in rows[label].get('named', ()):
             lists['behind_robot_file_unnamed'].append([key, cell['dynid'], cell['robot_file']])
@@ -177,11 +188,10 @@ def figures(rows: dict, twins: dict | None, runner: Runner, holdout: float = REC
                 cell[name] = then
                 if cell['dynid'] > WORSE * then:
                     lists[tag].append([key, cell['dynid'], then])
-        then = (against or {}).get(key)
-        if then is not None and cell['dynid'] > WORSE * then:
-            lists['worse_than_against'].append([key, cell['dynid'], then])
-        elif then is not None and WORSE * cell['dynid'] < then:
-            lists['better_than_against'].append([key, cell['dynid'], then])
+        other = (against or {}).get(key)
+        if other is not None and (cell['dynid'] > WORSE * other['dynid'] or WORSE * cell['dynid'] < other['dynid']):
+            lists['worse_than_against' if cell['dynid'] > other['dynid'] else 'better_than_against'].append(
+                [key, cell['dynid'], other['dynid'], ratio_interval(cell.get('residual'), other.get('residual'))])
     out['joints_behind_authors'] = len(lists['behind_authors'])
     out['joints_behind_robot_file_unnamed'] = len(lists['behind_robot_file_unnamed'])
     out['joints_worse_than_previous_release'] = len(lists['worse_than_previous_release']) if compared else None
@@ -353,7 +363,9 @@ def main() -> None:
         f'library warning ({item["command"]}): {item["category"]}: {item["message"]} [{item["where"]}]'
         for item in runner.library]))
     for tag, items in lists.items():
-        print(f'{tag}: {len(items)}' + ''.join(f'\n  {key}: {mine:.4g} vs {theirs:.4g}' for key, mine, theirs in items))
+        print(f'{tag}: {len(items)}' + ''.join(f'\n  {item[0]}: {item[1]:.4g} vs {item[2]:.4g}' + (
+            f' (ratio {item[1] / item[2]:.3f}, 90 % over these rows {item[3][0]:.3f}–{item[3][1]:.3f})'
+            if len(item) > 3 and item[3] else '') for item in items))
     if args.record_release:
         record_release(args.record_release, rows, f'load {os.getloadavg()[0]:.1f}, dynid from {source}')
     detail = Path(tempfile.gettempdir()) / 'bench_public.json'

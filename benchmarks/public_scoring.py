@@ -9,6 +9,11 @@ least squares on the training rows. A joint where it predicts the held-out rows 
 **named** when a warning of ``dynid identify`` or a line of ``dynid validate`` names the joint beside the words
 "robot file's own model" (the words both use for it).
 
+How far a ratio of two models' RMSE on the same held-out rows would move with other rows (:func:`ratio_interval`):
+a moving-block bootstrap of the rows (Künsch 1989), blocks of ⌈n^(1/3)⌉ rows (Hall, Horowitz & Jing 1995), since
+consecutive decimated rows' errors are correlated. Each cell keeps its rows' errors (``residual``, and the authors'
+model's, ``authors_residual``, where it is reproduced) for it.
+
 Library warnings: every Python warning (numpy's ``RuntimeWarning``, scipy's, cvxpy's, ...) a ``dynid`` command lets
 reach the terminal is recorded instead of printed (the interpreter's default filters, afresh for each command, so
 each distinct warning counts once per command as a terminal shows it once per process) and counted.
@@ -184,19 +189,57 @@ def score_model(result, robot, case: Case, train, held: dict, given, references:
         mine = equation_metrics(prediction.measured, prediction.predicted, prediction.joints, names)['joints']
         error += float(np.sum((prediction.measured - prediction.predicted) ** 2))
         energy += float(np.sum(prediction.measured ** 2))
-        cells = {joint: {'dynid': m['rmse'], 'fit': m['nrmse_fit_percent']} for joint, m in mine.items()
-                 if m['rmse'] is not None}
+        rows = {joint: prediction.joints == j for j, joint in enumerate(names)}
+        errors = prediction.measured - prediction.predicted
+        cells = {joint: {'dynid': m['rmse'], 'fit': m['nrmse_fit_percent'], 'residual': kept(errors[rows[joint]])}
+                 for joint, m in mine.items() if m['rmse'] is not None}
         if references and cells:
             theirs = equation_metrics(prediction.measured, file_rows(prediction), prediction.joints, names)['joints']
             model = case.authors_model(dataset)
+            authored = None if model is None else model_rows(prediction.problem, model)
             authors = None if model is None else equation_metrics(
-                prediction.measured, model_rows(prediction.problem, model), prediction.joints, names)['joints']
+                prediction.measured, authored, prediction.joints, names)['joints']
             for joint, cell in cells.items():
                 cell['robot_file'] = theirs[joint]['rmse']
                 cell['authors'] = authors[joint]['rmse'] if authors is not None else case.authors_quoted.get(joint)
                 cell['authors_fit'] = authors[joint]['nrmse_fit_percent'] if authors is not None else None
+                if authored is not None:
+                    cell['authors_residual'] = kept((prediction.measured - authored)[rows[joint]])
         runs[run] = cells
     return {'runs': runs, 'pooled': [error, energy]}
+
+
+#: :func:`ratio_interval`'s resamples, seed and level
+RESAMPLES, SEED, LEVEL = 4000, 0, 0.90
+
+
+def bootstrap_ratios(mine: np.ndarray, theirs: np.ndarray, block: int, rng: np.random.Generator,
+                     resamples: int = RESAMPLES) -> np.ndarray:
+    """RMSE(mine)/RMSE(theirs) over ``resamples`` moving-block resamples of the rows (Künsch 1989): each draws
+    ⌈n/block⌉ runs of ``block`` consecutive rows, the same rows of both error series [N·m]."""
+    n = len(mine)
+    block = min(block, n)
+    starts = rng.integers(0, n - block + 1, size=(resamples, -(-n // block)))
+    picked = (starts[:, :, None] + np.arange(block)).reshape(resamples, -1)[:, :n]
+    return np.sqrt(np.mean(mine[picked] ** 2, axis=1) / np.mean(theirs[picked] ** 2, axis=1))
+
+
+def ratio_interval(mine, theirs) -> list[float] | None:
+    """The :data:`LEVEL` interval of RMSE(mine)/RMSE(theirs) on the same rows (errors [N·m], in the rows' order), by
+    :func:`bootstrap_ratios` in blocks of ⌈n^(1/3)⌉ rows (Hall, Horowitz & Jing 1995); None unless both are given, of
+    one length, with at least 8 rows."""
+    if mine is None or theirs is None or len(mine) != len(theirs) or len(mine) < 8:
+        return None
+    mine, theirs = np.asarray(mine, dtype=float), np.asarray(theirs, dtype=float)
+    if not np.any(theirs):
+        return None
+    ratios = bootstrap_ratios(mine, theirs, int(np.ceil(len(mine) ** (1 / 3))), np.random.default_rng(SEED))
+    return [round(float(value), 4) for value in np.quantile(ratios, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])]
+
+
+def kept(errors: np.ndarray) -> list[float]:
+    """Errors [N·m] as a cell keeps them (7 digits)."""
+    return [float(f'{value:.7g}') for value in np.asarray(errors, dtype=float)]
 
 
 def named_joints(lines: list[str], joints) -> set:

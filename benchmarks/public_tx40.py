@@ -220,6 +220,11 @@ def _rmse(errors: np.ndarray, keep: np.ndarray) -> dict:
     return {joint: float(np.sqrt(np.mean(errors[keep[:, j], j] ** 2))) for j, joint in enumerate(JOINTS)}
 
 
+def _errors(errors: np.ndarray, keep: np.ndarray) -> dict:
+    """{joint: its kept rows' errors [N·m], a list} of (M, 6) errors."""
+    return {joint: errors[keep[:, j], j].tolist() for j, joint in enumerate(JOINTS)}
+
+
 def _model_series(problem, torque_of) -> np.ndarray:
     """A model's joint torques (q, q̇, q̈ → (N, 6) N·m) on the problem's filtered states, decimated: (M, 6)."""
     parts = []
@@ -293,9 +298,11 @@ def _figaroh(root: Path, robot, drives, problem, train_rows: slice, computed=(Fa
                                           _regressor(robot, q, dq, ddq)[:, :, c] @ v)
             motors = np.linalg.solve(coupling.T, joints_torque.T).T
             label = name + ('_ddq6_computed' if ddq6 else '')
-            figaroh[label] = {'motor': _rmse(motors_measured - motors, keep),
-                              'joint': _rmse(motors_measured @ coupling - joints_torque, keep_joint),
-                              'parameters': int(len(columns)), 'equations': fits['equations']}
+            motor_errors, joint_errors = motors_measured - motors, motors_measured @ coupling - joints_torque
+            figaroh[label] = {'motor': _rmse(motor_errors, keep), 'joint': _rmse(joint_errors, keep_joint),
+                              'parameters': int(len(columns)), 'equations': fits['equations'],
+                              'errors': {'motor': _errors(motor_errors, keep),
+                                         'joint': _errors(joint_errors, keep_joint)}}
     return figaroh
 
 
@@ -338,8 +345,16 @@ def tx40(root: Path, folder: Path, run=None) -> dict:
     metrics = prediction.metrics(robot.joint_names)
     motor, joint = _space(metrics), _space(metrics['joint_space'])
     figaroh = _figaroh(root, robot, drives, prediction.problem, slice(0, train.n_samples))
-    reference = {space: {j: min(figaroh[m][space][j] for m in ('base_wls', 'essential_wls')) for j in JOINTS}
-                 for space in ('motor', 'joint')}
+    chosen = {space: {j: min(('base_wls', 'essential_wls'), key=lambda m, s=space, j=j: figaroh[m][s][j])
+                      for j in JOINTS} for space in ('motor', 'joint')}
+    reference = {space: {j: figaroh[m][space][j] for j, m in chosen[space].items()} for space in chosen}
+    joint_measured, joint_predicted, _, joint_of = prediction.joint_rows
+    errors = {'motor': {j: {'dynid': (prediction.measured - prediction.predicted)[prediction.joints == k].tolist(),
+                            'reference': figaroh[chosen['motor'][j]]['errors']['motor'][j]}
+                        for k, j in enumerate(JOINTS)},
+              'joint': {j: {'dynid': (joint_measured - joint_predicted)[joint_of == k].tolist(),
+                            'reference': figaroh[chosen['joint'][j]]['errors']['joint'][j]}
+                        for k, j in enumerate(JOINTS)}}
     behind = {name + ('' if space == 'motor' else ' (joint space)'): [mine['dynid'][name], reference[space][name]]
               for space, mine in (('motor', motor), ('joint', joint)) for name in JOINTS
               if mine['dynid'][name] > reference[space][name]}
@@ -361,7 +376,7 @@ def tx40(root: Path, folder: Path, run=None) -> dict:
         'reference_source': 'FIGAROH\'s refit (examples/staubli_TX40/identification.py), re-implemented as their code '
                             'runs it, trained on the same rows: the better of their base WLS and essential WLS per '
                             'joint and space',
-        'joints_behind_reference': behind, 'ahead_on_every_joint': not behind,
+        'joints_behind_reference': behind, 'ahead_on_every_joint': not behind, 'errors': errors,
         'joint_side': {'choice': (result.model.get('choice') or {}).get('tried', {}).get('joint_side'),
                        'joints': result.model.get('joint_side_joints'),
                        **_joint_side_effect(robot, drives, train, held)},
@@ -483,7 +498,8 @@ def main() -> None:
     for line in summary(public):
         print(line)
     entry = public[LABEL]
-    print(json.dumps({'benchmark': 'public_tx40', LABEL: {k: v for k, v in entry.items() if k != 'figaroh'}}))
+    print(json.dumps({'benchmark': 'public_tx40', LABEL: {k: v for k, v in entry.items()
+                                                          if k not in ('figaroh', 'errors')}}))
 
 
 if __name__ == '__main__':

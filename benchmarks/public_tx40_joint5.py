@@ -53,6 +53,7 @@ from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
 from dynid.signal.preprocess import differentiate
+from public_scoring import SEED, bootstrap_ratios
 
 MOTOR = 4  # motor 5's index
 #: FIGAROH's column names (public_tx40._regressor's order): per joint Ixx…m, Ia, fv, fs, off; then Iam6, fvm6, fsm6
@@ -86,8 +87,8 @@ def _rows(result, robot, drives, dataset) -> dict:
     return out
 
 
-#: the moving-block bootstrap of :func:`_scatter`: block lengths [decimated rows], resamples, seed
-BLOCKS, RESAMPLES, SEED = (4, 12), 4000, 0
+#: the moving-block bootstrap of :func:`_scatter`: block lengths [decimated rows]
+BLOCKS = (4, 12)
 
 
 def _scatter(mine: np.ndarray, theirs: np.ndarray, kept: np.ndarray, rows: int, dq5: np.ndarray) -> dict:
@@ -101,9 +102,7 @@ def _scatter(mine: np.ndarray, theirs: np.ndarray, kept: np.ndarray, rows: int, 
                for part in np.split(np.arange(len(kept)), bounds)]
     rng, n, bootstrap = np.random.default_rng(SEED), len(mine), {}
     for block in BLOCKS:
-        starts = rng.integers(0, n - block + 1, size=(RESAMPLES, -(-n // block)))
-        picked = (starts[:, :, None] + np.arange(block)).reshape(RESAMPLES, -1)[:, :n]
-        ratios = np.sqrt(np.mean(mine[picked] ** 2, axis=1) / np.mean(theirs[picked] ** 2, axis=1))
+        ratios = bootstrap_ratios(mine, theirs, block, rng)
         bootstrap[f'block_{block}'] = {'ratio_90_percent': np.percentile(ratios, [5, 95]).tolist(),
                                        'share_dynid_not_behind': float(np.mean(ratios <= 1.0))}
     return {'rows': {'kept': int(n), 'of': int(rows), 'first': int(kept[0]), 'last': int(kept[-1])},
