@@ -131,6 +131,7 @@ def test_a_ctrl_c_dropped_by_a_callback_from_native_code_is_not_printed_and_the_
     runner.run_executable('fake_node')
     assert steps == ['returned'] and capsys.readouterr().err == ''
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not runner._ctrl_c_dropped  # a node run in this process afterwards starts
 
 
 def test_an_unraisable_error_without_ctrl_c_is_still_reported(monkeypatch):

@@ -98,6 +98,7 @@ def run_executable(node: str, args=None) -> None:
     the imports. Ctrl-C works also where the process was started with SIGINT ignored (:func:`restore_ctrl_c`).
     A process stopped by Ctrl-C ends with exit code 0 (:func:`forget_caught_ctrl_c`).
     """
+    global _ctrl_c_dropped
     restore_ctrl_c()
     try:
         check_domain_id()
@@ -119,8 +120,6 @@ def run_executable(node: str, args=None) -> None:
         else:
             previous_hook(unraisable)
 
-    global _ctrl_c_dropped
-    _ctrl_c_dropped = False
     previous = signal.signal(signal.SIGINT, interrupt)
     previous_hook, sys.unraisablehook = sys.unraisablehook, dropped
     try:
@@ -137,6 +136,7 @@ def run_executable(node: str, args=None) -> None:
     finally:
         signal.signal(signal.SIGINT, previous)
         sys.unraisablehook = previous_hook
+        _ctrl_c_dropped = False
         if interrupted:
             forget_caught_ctrl_c()
 
