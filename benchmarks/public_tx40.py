@@ -349,12 +349,10 @@ def tx40(root: Path, folder: Path, run=None) -> dict:
                       for j in JOINTS} for space in ('motor', 'joint')}
     reference = {space: {j: figaroh[m][space][j] for j, m in chosen[space].items()} for space in chosen}
     joint_measured, joint_predicted, _, joint_of = prediction.joint_rows
-    errors = {'motor': {j: {'dynid': (prediction.measured - prediction.predicted)[prediction.joints == k].tolist(),
-                            'reference': figaroh[chosen['motor'][j]]['errors']['motor'][j]}
-                        for k, j in enumerate(JOINTS)},
-              'joint': {j: {'dynid': (joint_measured - joint_predicted)[joint_of == k].tolist(),
-                            'reference': figaroh[chosen['joint'][j]]['errors']['joint'][j]}
-                        for k, j in enumerate(JOINTS)}}
+    ours = {'motor': (prediction.measured - prediction.predicted, prediction.joints),
+            'joint': (joint_measured - joint_predicted, joint_of)}
+    errors = {space: {j: {'dynid': error[of == k].tolist(), 'reference': figaroh[chosen[space][j]]['errors'][space][j]}
+                      for k, j in enumerate(JOINTS)} for space, (error, of) in ours.items()}
     behind = {name + ('' if space == 'motor' else ' (joint space)'): [mine['dynid'][name], reference[space][name]]
               for space, mine in (('motor', motor), ('joint', joint)) for name in JOINTS
               if mine['dynid'][name] > reference[space][name]}

@@ -42,7 +42,7 @@ def test_no_interval_without_both_series_of_one_length():
     assert public_scoring.ratio_interval(mine[:5], mine[:5]) is None
 
 
-def test_a_joint_behind_the_authors_and_against_another_run_is_listed_with_its_interval(tmp_path):
+def test_a_joint_behind_the_authors_and_against_another_run_is_listed_with_its_interval():
     shared = _correlated(60, 6)
     mine, theirs = 1.2 * shared + 0.2 * _correlated(60, 7), shared
     cell = {'dynid': float(np.sqrt(np.mean(mine ** 2))), 'authors': float(np.sqrt(np.mean(theirs ** 2))),
