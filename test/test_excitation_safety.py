@@ -9,7 +9,7 @@ from dynid.errors import InputError
 from dynid.excite.clearance import Clearance
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import default_home, parse_home
-from dynid.excite.optimize import excitation_violations, fit_to_clearance
+from dynid.excite.optimize import _objective, _StartRunner, excitation_violations, fit_to_clearance
 from dynid.excite.trajectory import FourierTrajectory
 from dynid.model import load_robot
 from dynid.model.robots import example_robot_path
@@ -106,6 +106,27 @@ def test_a_design_is_shrunk_above_the_floor_or_refused_when_the_home_leaves_no_r
     refusal = r'breaks the clearance check \(\w+ reaches z = .* at t = .*choose another home'
     with pytest.raises(InputError, match=refusal):
         fit_to_clearance(robot, design, x, limits, _prepared_clearance(robot, stretched))
+
+
+def test_a_start_shrunk_into_the_clearance_says_what_it_reached_and_what_it_broke(anonymous_ur):
+    """The start's progress line names a motion shrunk after SLSQP (its criterion had looked better than the one
+    kept), and says nothing where the motion was kept whole."""
+    robot = anonymous_ur
+    ur_home = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    limits = default_limits(robot, ur_home, position_range=1.5, floor=0.0)
+    clearance = _prepared_clearance(robot, ur_home)
+    design = FourierDesign(robot.joint_names, 3, 8.0)
+    grid = np.linspace(0.0, 8.0, 400, endpoint=False)
+    x = random_design(design, ur_home, limits, np.random.default_rng(0), grid)
+    fitted = fit_to_clearance(robot, design, x, limits, clearance)
+    objective, _ = _objective(robot, design, grid, 'cond', (1.0, 1.0), 'analytic')
+    runner = _StartRunner(robot, design, limits, clearance, objective, None, [], grid, 'cond', 1, 1, 1, 1e-6, None)
+    said = runner.shrunk(x, fitted)
+    factor = np.linalg.norm(fitted.reshape(6, -1)[:, 1:]) / np.linalg.norm(x.reshape(6, -1)[:, 1:])
+    assert said.startswith(f"SLSQP's motion reached {np.exp(objective(x)):.4g}, then shrunk to {100 * factor:.0f} % "
+                           'to clear what it broke: wrist_3_link_0 reaches z = -0.19'), said
+    assert factor < 1.0 and objective(fitted) > objective(x)  # shrunk, and the criterion got worse for it
+    assert runner.shrunk(fitted, fitted) == ''
 
 
 def _prepared_clearance(robot, home):

@@ -121,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         metadata['experiment'] = {'name': 'fourier', 'optimized': bool(args.optimize), 'seed': args.seed,
                                   'harmonics': args.harmonics, 'period_s': args.period,
                                   **_plain(result.summary())}
-        print(f'cond(W_b) = {result.condition_number:.4g} ({args.criterion} = {result.value:.4g}); '
+        criterion = '' if args.criterion == 'cond' else f' ({args.criterion} = {result.value:.4g})'
+        print(f'cond(W_b) = {result.condition_number:.4g}{criterion}; '
               f'peak velocity {max(result.peaks["velocity"]):.3g} rad/s, peak acceleration '
               f'{max(result.peaks["acceleration"]):.3g} rad/s²'
               + (f'; optimized in {result.wall_time_s:.1f} s' if args.optimize else ''))

@@ -280,8 +280,9 @@ def optimize_excitation(
         if progress is not None:
             done = sum(o is not None for o in outcomes)
             left = (time.perf_counter() - clock) / done * (starts - done)
+            note = outcome[4] if feasible else 'infeasible, discarded'
             progress(f'start {start + 1}/{starts} done after {nit} iterations: {criterion} '
-                     f'{_shown(criterion, value):.4g}{"" if feasible else " (infeasible, discarded)"}'
+                     f'{_shown(criterion, value):.4g}' + (f' ({note})' if note else '')
                      + (f'; about {left:.0f} s left' if done < starts else ''))
 
     _run_starts(run_start, initial, finished)
@@ -377,12 +378,27 @@ class _StartRunner:
                                          options={'maxiter': self.max_iterations, 'ftol': self.tolerance})
         x = fit_to_limits(self.design, result.x, self.limits, self.dense)
         try:
-            x = fit_to_clearance(self.robot, self.design, x, self.limits, self.clearance)
+            fitted = fit_to_clearance(self.robot, self.design, x, self.limits, self.clearance)
         except InputError as error:
             return self.objective(x), x, int(result.nit), False, str(error)
-        violations, _ = excitation_violations(self.robot, self.design.trajectory(x), self.limits,
+        violations, _ = excitation_violations(self.robot, self.design.trajectory(fitted), self.limits,
                                               samples=self.dense.size, clearance=self.clearance)
-        return self.objective(x), x, int(result.nit), not violations, '; '.join(violations)
+        if violations:
+            return self.objective(fitted), fitted, int(result.nit), False, '; '.join(violations)
+        return self.objective(fitted), fitted, int(result.nit), True, self.shrunk(x, fitted)
+
+    def shrunk(self, x: np.ndarray, fitted: np.ndarray) -> str:
+        """What :func:`fit_to_clearance` did to SLSQP's motion ``x`` (fitted to the kinematic limits), for the start's
+        progress line: '' where nothing, else the criterion SLSQP reached, the factor and the check the full motion
+        broke (the floor between the coarse grid's points, where SLSQP holds it, or a self-collision)."""
+        motion, kept = (np.reshape(v, (self.design.n, -1))[:, 1:] for v in (x, fitted))
+        factor = float(np.linalg.norm(kept) / max(np.linalg.norm(motion), 1e-300))
+        if factor >= 1.0:
+            return ''
+        broken, _ = excitation_violations(self.robot, self.design.trajectory(x), self.limits,
+                                          samples=self.dense.size, clearance=self.clearance)
+        return (f'SLSQP\'s motion reached {_shown(self.criterion, self.objective(x)):.4g}, then shrunk to '
+                f'{100 * factor:.0f} % to clear what it broke: ' + '; '.join(broken))
 
 
 def _run_starts(run_start: _StartRunner, initial: list[np.ndarray], finished: Callable[[int, tuple], None]) -> None:
