@@ -123,7 +123,7 @@ def test_a_start_shrunk_into_the_clearance_says_what_it_reached_and_what_it_brok
     runner = _StartRunner(robot, design, limits, clearance, objective, None, [], grid, 'cond', 1, 1, 1, 1e-6, None)
     said = runner.shrunk(x, fitted)
     factor = np.linalg.norm(fitted.reshape(6, -1)[:, 1:]) / np.linalg.norm(x.reshape(6, -1)[:, 1:])
-    assert said.startswith(f"SLSQP's motion reached {np.exp(objective(x)):.4g}, then shrunk to {100 * factor:.0f} % "
+    assert said.startswith(f"SLSQP's motion reached {np.exp(objective(x)):.4g}, then shrunk to {100 * factor:.3g} % "
                            'to clear what it broke: wrist_3_link_0 reaches z = -0.19'), said
     assert factor < 1.0 and objective(fitted) > objective(x)  # shrunk, and the criterion got worse for it
     assert runner.shrunk(fitted, fitted) == ''

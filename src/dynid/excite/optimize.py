@@ -398,7 +398,7 @@ class _StartRunner:
         broken, _ = excitation_violations(self.robot, self.design.trajectory(x), self.limits,
                                           samples=self.dense.size, clearance=self.clearance)
         return (f'SLSQP\'s motion reached {_shown(self.criterion, self.objective(x)):.4g}, then shrunk to '
-                f'{100 * factor:.0f} % to clear what it broke: ' + '; '.join(broken))
+                f'{100 * factor:.3g} % to clear what it broke: ' + '; '.join(broken))
 
 
 def _run_starts(run_start: _StartRunner, initial: list[np.ndarray], finished: Callable[[int, tuple], None]) -> None:
