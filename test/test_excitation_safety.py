@@ -127,6 +127,15 @@ def test_a_start_shrunk_into_the_clearance_says_what_it_reached_and_what_it_brok
                            'to clear what it broke: wrist_3_link_0 reaches z = -0.19'), said
     assert factor < 1.0 and objective(fitted) > objective(x)  # shrunk, and the criterion got worse for it
     assert runner.shrunk(fitted, fitted) == ''
+    # The dip SLSQP's next run holds the floor at: its deepest point and the samples around it, none once cleared
+    below = runner.below_floor(x)
+    lowest = clearance.floor_margin(design.trajectory(x).evaluate(grid)[0], 0.0).min(axis=1)
+    assert lowest.min() < 0 and grid[np.argmin(lowest)] in below, below
+    dips = np.flatnonzero(lowest < 0)
+    held = np.flatnonzero(np.isin(grid, below))
+    gap = np.abs(held[:, None] - dips[None, :])
+    assert np.all(np.minimum(gap, grid.size - gap).min(axis=1) <= 16)  # each point held lies in or beside a dip
+    assert runner.below_floor(fitted).size == 0
 
 
 def _prepared_clearance(robot, home):
