@@ -112,6 +112,14 @@ def test_identification_writes_the_motors_equations(motor_logs):
     assert space['joints']['wrist_3_joint']['rmse'] == pytest.approx(metrics['joints']['wrist_3_joint']['rmse'])
     assert space['joints']['wrist_2_joint']['rmse'] != pytest.approx(metrics['joints']['wrist_2_joint']['rmse'])
     assert space['robot_file']['joints'].keys() == space['joints'].keys()
+    # a joint whose torque the robot file's own model predicts better or alike (RMSE ratio below 1.05) is named there,
+    # by the rule the motors' equations are judged by; the others are not
+    said = {name: [line for line in space.get('notes', []) + space.get('warnings', []) if line.startswith(f'{name}:')]
+            for name in ROBOT.joint_names}
+    ratios = {name: space['robot_file']['joints'][name]['rmse'] / m['rmse'] for name, m in space['joints'].items()}
+    for name, ratio in ratios.items():
+        assert bool(said[name]) == (ratio < 1.05), (name, ratio, said[name])
+        assert all("joint torques" in line for line in said[name])
     # the same log read as if each motor drove its own joint: the wrist's equations cannot hold
     plain = dataclasses.replace(_drives(), coupling=None)
     uncoupled = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'), drives=plain)

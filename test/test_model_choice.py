@@ -144,6 +144,24 @@ def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_a
     assert 'alike (within 5 %) on j2' in line and 'ahead on j4' in line and 'lower on 4 of 5 held-out folds' in line
 
 
+def test_a_lead_on_few_rows_is_judged_on_as_many_stretches_as_they_make():
+    from dynid.identify.lead import LEAD_STRETCHES, judge, stretch_errors
+
+    joints = np.repeat([0, 1, 2], [12, 6, 1])  # rows per joint: 12, 6, 1; joint 3 has none
+    measured, mine = np.zeros(joints.size), np.ones(joints.size)  # the identified model's error: 1 on every row
+    theirs = np.full(joints.size, 1.1)
+    theirs[joints == 1] = [0.5, 0.5, 2.0, 0.1, 0.1, 0.1]  # stretches 0.5, 4.01, 0.02 against 2 each: 4.53 < 6
+    errors = stretch_errors(measured, mine, joints, 4)
+    assert np.isfinite(errors).sum(axis=0).tolist() == [LEAD_STRETCHES, 3, 1, 0]
+    assert np.nansum(errors, axis=0)[:3] == pytest.approx([12.0, 6.0, 1.0])  # every row in one stretch
+    leads = judge(errors, stretch_errors(measured, theirs, joints, 4))
+    assert leads[1].ahead and leads[1].pieces == 3 and leads[1].lower_on == 2
+    assert 'lower on 2 of 3 stretches of it' in leads[1].line('j2', 'this recording', 0.87, 1.0)
+    assert not leads[0].ahead and not leads[2].ahead and leads[2].pieces == 1 and not leads[3].pieces
+    one = judge(errors, stretch_errors(measured, 0.5 * mine, joints, 4))[2]
+    assert 'on 1 stretch of it only: too few to claim a lead' in one.line('j3', 'this recording', 0.5, 1.0)
+
+
 def _with_friction(dataset, joint: int, torque):
     """The recording with ``torque(dataset)`` [N·m] more friction on ``joint``'s motor current (through its gain)."""
     current = dataset.current.copy()

@@ -3,8 +3,8 @@ a joint that the robot file's own model predicts as well as or better than the m
 name it with.
 
 Both cut the rows they judge into pieces (identify: its cross-validation folds, each scored held out; validate:
-:data:`LEAD_STRETCHES` contiguous stretches of each joint's rows) and sum, per joint, each model's squared error over
-the same pieces:
+:data:`LEAD_STRETCHES` contiguous stretches of each joint's rows, or as many of two rows or more as a joint with fewer
+rows has, one for a joint of one row) and sum, per joint, each model's squared error over the same pieces:
 
 - **ahead**: the robot file's own model has the lower summed error, by any margin; **alike**: the two RMSEs within
   :data:`LEAD_MARGIN` of the identified model's, either way. Such a joint is always named, with both figures and which
@@ -79,16 +79,17 @@ class Lead:
                     f'{abs(self.lower_percent):.2g} % lower, under {100 * LEAD_MARGIN:g} %)')
         if self.clear:
             return (f'{joint}: {own} predicts {where} better than the model identified ({figures}, '
-                    f'its RMSE {self.lower_percent:.2g} % lower, and lower on each of {self.pieces} {_pieces(where)})')
+                    f'its RMSE {self.lower_percent:.2g} % lower, and lower on each of {self.pieces} '
+                    f'{_pieces(where, self.pieces)})')
         return (f'{joint}: {own} predicts {where} with an RMSE {self.lower_percent:.2g} % lower than the model '
                 f'identified\'s ({figures}), but {self.spread(where)}')
 
     def spread(self, where: str) -> str:
         """Why a lead by :data:`LEAD_MARGIN` or more is not claimed: the pieces it holds on."""
         if self.lower_on == self.pieces:
-            return f'on {self.pieces} {_pieces(where)} only: too few to claim a lead'
-        return f'lower on {self.lower_on} of {self.pieces} {_pieces(where)} only: a lead another stretch of motion ' \
-            f'may reverse'
+            return f'on {self.pieces} {_pieces(where, self.pieces)} only: too few to claim a lead'
+        return f'lower on {self.lower_on} of {self.pieces} {_pieces(where, self.pieces)} only: a lead another ' \
+            f'stretch of motion may reverse'
 
 
 
@@ -107,8 +108,10 @@ def summary_line(leads: dict[str, Lead], where: str, figure: str) -> str:
         '; '.join(said)
 
 
-def _pieces(where: str) -> str:
-    return 'held-out folds' if 'fold' in where else 'stretches of it'
+def _pieces(where: str, count: int) -> str:
+    if 'fold' in where:
+        return 'held-out folds' if count != 1 else 'held-out fold'
+    return 'stretches of it' if count != 1 else 'stretch of it'
 
 
 def judge(mine: np.ndarray, theirs: np.ndarray) -> list[Lead]:
@@ -125,12 +128,14 @@ def judge(mine: np.ndarray, theirs: np.ndarray) -> list[Lead]:
 
 def stretch_errors(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, n: int,
                    stretches: int = LEAD_STRETCHES) -> np.ndarray:
-    """(stretches, n) the squared error of each of ``stretches`` contiguous stretches of each joint's rows (NaN where
-    a joint has fewer than two rows a stretch)."""
+    """(stretches, n) the squared error of contiguous stretches of each joint's rows: ``stretches`` of them, or, for a
+    joint with fewer than two rows a stretch, as many of two rows or more as it has (one for a single row: a lead the
+    rows show is judged however few they are); NaN past a joint's stretches and for a joint without rows."""
     out = np.full((stretches, n), np.nan)
     for j in range(n):
         rows = np.flatnonzero(joints == j)
-        if rows.size >= 2 * stretches:
+        count = min(stretches, max(rows.size // 2, 1)) if rows.size else 0
+        if count:
             e = (measured[rows] - predicted[rows]) ** 2
-            out[:, j] = [float(np.sum(e[part])) for part in np.array_split(np.arange(rows.size), stretches)]
+            out[:count, j] = [float(np.sum(e[part])) for part in np.array_split(np.arange(rows.size), count)]
     return out

@@ -11,8 +11,9 @@ viscous friction and an offset fitted at identification whatever law the result 
 of the result, :mod:`dynid.identify.reference`; a result without it: ``prior.robot_file_model``, the result's law)
 predicts the same rows; every joint it predicts better, or alike (within 5 % of the result's RMSE either way), is
 named by the rule identify names a joint by on its folds (:mod:`dynid.identify.lead`): a warning where it is ahead on
-each of five contiguous stretches of the joint's rows and by at least 5 %, else a note (``notes``): alike, or the
-lead with the share of stretches it holds on.
+each of five contiguous stretches of the joint's rows (fewer where it has fewer than ten rows) and by at least 5 %,
+else a note (``notes``): alike, or the lead with the share of stretches it holds on. With coupled drives the joints'
+torques (``joint_space``) are judged by the same rule, their lines beside the motors'.
 
 Another robot file (``other``: a vendor's URDF, a colleague's identified one) predicts the same rows too,
 shown beside the result and not judged: its rigid-body torque by its own inverse dynamics (pinocchio's RNEA,
@@ -108,13 +109,7 @@ class Prediction:
         if self.robot_file is not None:
             reference = equation_metrics(self.measured, self.robot_file, self.joints, joint_names, self.left_out)
             metrics['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
-            leads = self.robot_file_leads(len(joint_names))
-            for j, (name, mine) in enumerate(metrics['joints'].items()):
-                theirs = reference['joints'][name]
-                if mine['rmse'] is None or theirs['rmse'] is None or not leads[j].named:
-                    continue
-                line = leads[j].line(name, 'this recording', theirs['rmse'], mine['rmse'])
-                metrics.setdefault('warnings' if leads[j].clear else 'notes', []).append(line)
+            _name_leads(metrics, reference, self.robot_file_leads(len(joint_names)), 'this recording')
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
         if self.joint_rows is not None:
@@ -124,8 +119,24 @@ class Prediction:
             if robot_file is not None:
                 reference = equation_metrics(measured, robot_file, joints, joint_names, self.left_out)
                 space['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
+                n = len(joint_names)
+                leads = judge(stretch_errors(measured, predicted, joints, n), stretch_errors(measured, robot_file,
+                                                                                              joints, n))
+                _name_leads(space, reference, leads, 'this recording\'s joint torques')
             metrics['joint_space'] = space
         return metrics
+
+
+def _name_leads(metrics: dict, theirs: dict, leads: list[Lead], where: str) -> None:
+    """Append to ``metrics``' warnings (clearly ahead) or notes the line of every joint ``leads``
+    (:func:`dynid.identify.lead.judge`) names beside the robot file's own model (``metrics``, ``theirs``: the two
+    models' equation metrics on the rows judged, which ``where`` describes)."""
+    for lead, (name, own) in zip(leads, metrics['joints'].items(), strict=True):
+        other = theirs['joints'][name]
+        if own['rmse'] is None or other['rmse'] is None or not lead.named:
+            continue
+        line = lead.line(name, where, other['rmse'], own['rmse'])
+        metrics.setdefault('warnings' if lead.clear else 'notes', []).append(line)
 
 
 def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput,
