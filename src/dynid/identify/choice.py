@@ -42,10 +42,10 @@ at most 1 % of the training χ²) and that rule would decline it on all the rows
 estimate not consistent and consistency costing more; a log that determines the links well never gets here, and
 this costs it one MAP solve, or one constrained solve where the MAP is not consistent): the folds decide between the
 model chosen so far and the same method with each fold's estimate the consistent optimum of its training rows
-(the laws chosen without :data:`INCONSISTENT_TERMS`: a consistent identification takes no friction on τ_out, no
-viscous exponent, no rotor excess held beside it), and, where the method is open, OLS as it is and consistent (equal row
-weights; the prior's weight cross-validated again for them). Kept by the same margin as IRLS
-(:data:`METHOD_MARGIN`); the identification is then solved with consistency ``always``. Not tried with payload
+(the laws chosen without :data:`INCONSISTENT_TERMS`: friction on τ_out, the viscous exponents and the rotor excess,
+which ``--physical`` keeps where given or chosen, are left out of these candidates), and, where the method is open, OLS
+as it is and consistent (equal row weights; the prior's weight cross-validated again for them). Kept by the same margin
+as IRLS (:data:`METHOD_MARGIN`); the identification is then solved with consistency ``always``. Not tried with payload
 blocks, rigid-body parameters held (left-out joints), the rotor inertia's excess as a candidate or a friction law
 given on τ_out, which a consistent identification refuses.
 
@@ -93,8 +93,9 @@ ALTERNATIVE_TERMS = (('stribeck', 'power'),)
 #: Of those, the friction law's (tried together); the others are tried one at a time on the law chosen.
 FRICTION_TERMS = ('offset', 'load', 'temperature')
 
-#: The terms a physically consistent identification cannot take (friction on τ_out, Li's exponents, the rotor's excess
-#: held beside consistency): left out of the laws of the consistent candidates.
+#: The terms left out of the laws of the consistent candidates (friction on τ_out, Li's exponents, the rotor's excess
+#: held beside consistency); a consistent identification asked for keeps them (:mod:`dynid.identify.physical`). With
+#: them kept, the folds chose consistency on FloBaRoID's KUKA, where held out it cost lwr_1 4 % (benchmarks/README).
 INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 
 
