@@ -34,7 +34,11 @@ def unknown_arm() -> str:
 
 
 def test_the_feedforward_runs_the_terms_it_can_and_says_which_it_dropped(unknown_arm):
-    commander = FeedforwardCommander.from_settings(FeedforwardSettings(unknown_arm))  # the default terms
+    with pytest.warns(UserWarning) as said:  # the default terms
+        commander = FeedforwardCommander.from_settings(FeedforwardSettings(unknown_arm))
+    said = [str(w.message) for w in said]
+    assert any('feedforward without rotor_inertia' in w for w in said), said
+    assert any('feedforward without friction' in w for w in said), said
     feedforward = commander.feedforward
     assert list(feedforward.terms) == ['rigid_body']
     assert feedforward.left_out['rotor_inertia'].startswith('dropped: ') and 'rotor inertia' in \

@@ -71,8 +71,9 @@ def test_friction_is_left_out_where_the_backend_compensates_it(ur5e, result):
 def test_effort_as_current_divides_by_the_drive_gains(ur5e, result, bare_arm):
     """i = τ/K_τ with K_τ from the result, else the robot's drives, else the given gains [N·m/A]."""
     q, dq, ddq = trajectory(ur5e, 0.3)
-    torque = Feedforward(ur5e, result, ['rigid_body']).evaluate(q, dq, ddq)
-    current = Feedforward(ur5e, result, ['rigid_body'], effort_is_current=True)
+    with pytest.warns(UserWarning, match='feedforward without friction'):  # the result's friction left out: said
+        torque = Feedforward(ur5e, result, ['rigid_body']).evaluate(q, dq, ddq)
+        current = Feedforward(ur5e, result, ['rigid_body'], effort_is_current=True)
     np.testing.assert_allclose(current.evaluate(q, dq, ddq), torque / result.drive_gains)
     np.testing.assert_allclose(current.step(q[0], dq[0], ddq[0]), torque[0] / result.drive_gains)
     nominal = Feedforward(ur5e, None, ['rigid_body'], effort_is_current=True)
@@ -191,7 +192,8 @@ def test_default_terms_run_friction_where_the_result_identified_it(ur5e, result)
     feedforward = Feedforward(ur5e, result, warn=told.append)
     assert list(feedforward.terms) == ['rigid_body', 'rotor_inertia', 'friction_static'] and not told
     q, dq, ddq = trajectory(ur5e, 0.3)
-    rigid = Feedforward(ur5e, result, ['rigid_body', 'rotor_inertia']).evaluate(q, dq, ddq)
+    with pytest.warns(UserWarning, match='feedforward without friction'):
+        rigid = Feedforward(ur5e, result, ['rigid_body', 'rotor_inertia']).evaluate(q, dq, ddq)
     assert np.abs(feedforward.evaluate(q, dq, ddq) - rigid).max() > 0.5  # N·m: the friction is in it
 
 

@@ -116,8 +116,10 @@ def test_fill_effort_adds_points_until_the_linear_effort_is_within_tolerance(ur5
 
 def test_fill_effort_refuses_other_joints(ur5e):
     trajectory = PointTrajectory(('a', 'b'), [0.0, 1.0], [[0, 0], [1, 1]])
+    with pytest.warns(UserWarning, match='feedforward without friction'):
+        feedforward = Feedforward(ur5e)
     with pytest.raises(InputError, match='not the robot'):
-        fill_effort(Feedforward(ur5e), trajectory, 100.0, 0.5)
+        fill_effort(feedforward, trajectory, 100.0, 0.5)
 
 
 def test_friction_alpha_reads_the_estimators_table_by_joint_name(ur5e):
