@@ -94,8 +94,8 @@ ALTERNATIVE_TERMS = (('stribeck', 'power'),)
 FRICTION_TERMS = ('offset', 'load', 'temperature')
 
 #: The terms left out of the laws of the consistent candidates (friction on τ_out, Li's exponents, the rotor's excess
-#: held beside consistency); a consistent identification asked for keeps them (:mod:`dynid.identify.physical`). With
-#: them kept, the folds chose consistency on FloBaRoID's KUKA, where held out it cost lwr_1 4 % (benchmarks/README).
+#: held beside consistency); a consistent identification asked for keeps them (:mod:`dynid.identify.physical`).
+#: Candidates that keep them: measured on the public logs and not taken (benchmarks/README, issue 45).
 INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 
 

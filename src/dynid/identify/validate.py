@@ -88,8 +88,7 @@ class Prediction:
         """Per joint the robot file's own model against the result on :data:`dynid.identify.lead.LEAD_STRETCHES`
         contiguous stretches of its rows (:func:`dynid.identify.lead.judge`: the rule identify names a joint by on
         its folds)."""
-        return judge(stretch_errors(self.measured, self.predicted, self.joints, n),
-                     stretch_errors(self.measured, self.robot_file, self.joints, n))
+        return _leads(self.measured, self.predicted, self.robot_file, self.joints, n)
 
     def _robot_file_ahead(self, n: int) -> np.ndarray:
         """(n,) whether the robot file's own model is clearly ahead on each joint (:attr:`Lead.clear`)."""
@@ -119,12 +118,17 @@ class Prediction:
             if robot_file is not None:
                 reference = equation_metrics(measured, robot_file, joints, joint_names, self.left_out)
                 space['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
-                n = len(joint_names)
-                leads = judge(stretch_errors(measured, predicted, joints, n), stretch_errors(measured, robot_file,
-                                                                                              joints, n))
+                leads = _leads(measured, predicted, robot_file, joints, len(joint_names))
                 _name_leads(space, reference, leads, 'this recording\'s joint torques')
             metrics['joint_space'] = space
         return metrics
+
+
+def _leads(measured: np.ndarray, predicted: np.ndarray, robot_file: np.ndarray, joints: np.ndarray, n: int
+           ) -> list[Lead]:
+    """Per joint the robot file's own model (``robot_file``) against the result (``predicted``) on contiguous
+    stretches of the joint's rows (:func:`dynid.identify.lead.stretch_errors`, :func:`dynid.identify.lead.judge`)."""
+    return judge(stretch_errors(measured, predicted, joints, n), stretch_errors(measured, robot_file, joints, n))
 
 
 def _name_leads(metrics: dict, theirs: dict, leads: list[Lead], where: str) -> None:
