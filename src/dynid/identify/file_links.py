@@ -122,7 +122,8 @@ def robot_file_links(robot) -> list[RobotFileLink]:
     holders = _body_links(robot)
     for i, (joint, link) in enumerate(zip(robot.joint_names, link_names(robot), strict=True)):
         j = pseudo[i]
-        if problems[i] is None:  # a point mass or a flat body is singular: a hair of every direction
+        if problems[i] is None:  # positive definite already (a point mass or a flat body has a problem); a hair
+            # of every direction bounds the inverse square root the prior scales by for a nearly flat body
             reference = j + 1e-6 * max(np.trace(j), 1e-6) * np.eye(4)
         else:
             reference = _nearest_consistent(j, 1e-6 * max(np.trace(np.abs(j)), typical))
