@@ -22,7 +22,8 @@ rad/s, the hump case's own, of either shape the choice tries (μ 1 and 2); all w
 data (targets: median ≤ 1.05, max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the
 robot file's own model's (its links, the friction fitted on the training run, as ``dynid validate`` prints it) by
 a lead on each of five stretches of the held-out recording and by 5 % of the RMSE or more (the rule identify warns by
-on its folds, :attr:`dynid.identify.lead.Lead.clear`) and that the identification did not name (target 0); the
+on its folds, :attr:`dynid.identify.lead.Lead.clear`) and that neither identify's warnings nor validate's lines on
+the held-out recording name beside "robot file's own model" (as ``bench_public.py`` counts them; target 0); the
 joints above it by any margin (``joints_above_robot_file``) and the named ones are counted beside.
 ``identify_60s_s``: ``dynid identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh
 process, from its imports, best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it,
@@ -81,6 +82,7 @@ from dynid.model import load_robot  # noqa: E402
 from dynid.sim.parameters import PlantParameters  # noqa: E402
 from dynid.sim.recording import SimulationSettings, record_to_dataset, simulate_recording  # noqa: E402
 from dynid.sim.twin import DigitalTwin, home_configuration  # noqa: E402
+from public_scoring import named_joints  # noqa: E402
 
 ROBOT = load_robot('ur5e')
 FIXED = {'wls viscous_coulomb': ('wls', 'viscous_coulomb', False), 'wls load_squared': ('wls', 'load_squared', False),
@@ -210,7 +212,8 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
     theirs = {joint: m['rmse'] for joint, m in metrics['robot_file']['joints'].items()}
     above = [joint for joint, m in metrics['joints'].items() if m['rmse'] > theirs[joint]]
     behind = [joint for joint in above if _behind_beyond_spread(prediction, ROBOT.joint_names.index(joint))]
-    named = [joint for joint in above if any(joint in w and 'robot file' in w for w in default.warnings)]
+    said = default.warnings + metrics.get('warnings', []) + metrics.get('notes', [])  # identify's and validate's
+    named = [joint for joint in above if joint in named_joints(said, ROBOT.joint_names)]
     choice = default.model.get('choice') or {}
     return {'case': name, 'robot_file': file_label, 'method': default.method, 'friction': default.model['friction'],
             'friction_terms': choice.get('friction_terms'), 'residual': metrics['relative_residual'],
