@@ -212,8 +212,9 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
     theirs = {joint: m['rmse'] for joint, m in metrics['robot_file']['joints'].items()}
     above = [joint for joint, m in metrics['joints'].items() if m['rmse'] > theirs[joint]]
     behind = [joint for joint in above if _behind_beyond_spread(prediction, ROBOT.joint_names.index(joint))]
-    said = default.warnings + metrics.get('warnings', []) + metrics.get('notes', [])  # identify's and validate's
-    named = [joint for joint in above if joint in named_joints(said, ROBOT.joint_names)]
+    said = named_joints(default.warnings + metrics.get('warnings', []) + metrics.get('notes', []),
+                        ROBOT.joint_names)  # by identify's warnings or validate's lines
+    named = [joint for joint in above if joint in said]
     choice = default.model.get('choice') or {}
     return {'case': name, 'robot_file': file_label, 'method': default.method, 'friction': default.model['friction'],
             'friction_terms': choice.get('friction_terms'), 'residual': metrics['relative_residual'],

@@ -86,8 +86,8 @@ class Prediction:
 
     def robot_file_leads(self, n: int) -> list[Lead]:
         """Per joint the robot file's own model against the result on :data:`dynid.identify.lead.LEAD_STRETCHES`
-        contiguous stretches of its rows (:func:`dynid.identify.lead.judge`: the rule identify names a joint by on
-        its folds)."""
+        contiguous stretches of its rows, fewer for a joint with fewer rows (:func:`dynid.identify.lead.stretch_errors`;
+        :func:`dynid.identify.lead.judge`: the rule identify names a joint by on its folds)."""
         return _leads(self.measured, self.predicted, self.robot_file, self.joints, n)
 
     def _robot_file_ahead(self, n: int) -> np.ndarray:
