@@ -8,9 +8,15 @@ of the same messages see the same samples:
 
 - ``joint_states`` is the clock; a sample is complete when every *required* topic has a message with
   its exact stamp. Temperatures (optional) are held from the latest stamp at or before the sample.
-- A sample whose partners have not come by the time the newest stamp is ``horizon_ns`` past it is
-  given up (``unmatched``); messages older than the last sample handed out are ``late`` and dropped.
-  Both are counted, never silently lost.
+- A sample is given up (``unmatched``) when each topic that lacks it has brought a later stamp: a
+  publisher sends in stamp order and DDS delivers one writer's messages in order (reliable ones after
+  repair), so the partner was lost. A topic that brings nothing holds the samples back until the
+  newest stamp is ``horizon_ns`` past them. Waiting on the topics' own progress and not on the newest
+  stamp alone keeps samples that come in a burst: after a stall a publisher catches up faster than
+  real time, and the topics' bursts arrive apart by more stamp time than they would live (a 100 ms
+  horizon on the newest stamp gave up 37 complete samples of a twin stopped for 0.8 s).
+- Messages older than the last sample handed out are ``late`` and dropped. Both are counted, never
+  silently lost.
 """
 
 from __future__ import annotations
@@ -81,14 +87,15 @@ class StateJoiner:
         n_joints: columns of every array (the caller decodes in model order).
         required: topics every sample must have besides ``joint_states``
             (e.g. ('motor_states', 'joint_currents')).
-        horizon_ns: how long past a sample's stamp its partners are waited for.
+        horizon_ns: how far the newest stamp may run past a sample whose partner's topic has not yet
+            brought a later stamp (a topic gone silent) before the sample is given up [ns].
 
     Counters (plain attributes): ``joined``, ``unmatched`` (joint_states samples given up),
     ``orphans`` (messages of other topics with no joint_states partner), ``late``.
     """
 
     def __init__(self, n_joints: int, required=('motor_states', 'joint_currents'),
-                 horizon_ns: int = 100_000_000) -> None:
+                 horizon_ns: int = 5_000_000_000) -> None:
         unknown = set(required) - set(STATE_TOPICS)
         if unknown or 'joint_states' in required:
             raise ValueError(f'required topics must be among {sorted(set(STATE_TOPICS) - {"joint_states"})}')
@@ -100,6 +107,7 @@ class StateJoiner:
         self.temperature_values = np.zeros((0, self.n))
         self.last_ns: int | None = None
         self.newest_ns: int | None = None
+        self.topic_newest_ns = {topic: None for topic in self.buffers}  # the newest stamp each topic brought
         self.joined = self.unmatched = self.orphans = self.late = 0
 
     def add(self, topic: str, stamps_ns: np.ndarray, values: dict[str, np.ndarray]) -> None:
@@ -117,6 +125,9 @@ class StateJoiner:
             stamps, values = stamps[fresh], {f: v[fresh] for f, v in values.items()}
         if topic in self.buffers:
             self.buffers[topic].add(stamps, values)
+            if stamps.size:
+                newest = self.topic_newest_ns[topic]
+                self.topic_newest_ns[topic] = int(stamps.max()) if newest is None else max(newest, int(stamps.max()))
         elif topic == 'joint_temperatures':
             merged = np.concatenate([self.temperature_stamps, stamps])
             order = np.argsort(merged, kind='stable')
@@ -124,19 +135,23 @@ class StateJoiner:
             self.temperature_values = np.concatenate([self.temperature_values, values['effort']])[order]
 
     def take(self) -> StateBatch | None:
-        """The samples complete now, in stamp order, or None; gives up samples past the horizon."""
+        """The samples complete now, in stamp order, or None; gives up the samples whose partners will
+        not come (module docstring)."""
         main = self.buffers['joint_states']
         if main.stamps.size == 0 or self.newest_ns is None:
             return None
         complete = np.ones(main.stamps.size, dtype=bool)
+        settled = np.ones(main.stamps.size, dtype=bool)  # every partner is here or was lost
         positions = {}
         for topic in self.required:
             other = self.buffers[topic]
             index = np.clip(np.searchsorted(other.stamps, main.stamps), 0, max(other.stamps.size - 1, 0))
             found = other.stamps[index] == main.stamps if other.stamps.size else np.zeros(main.stamps.size, bool)
             complete &= found
+            newest = self.topic_newest_ns[topic]
+            settled &= found | (main.stamps < newest) if newest is not None else found
             positions[topic] = index
-        expired = main.stamps < self.newest_ns - self.horizon_ns
+        expired = settled | (main.stamps < self.newest_ns - self.horizon_ns)
         # Hand out complete samples up to the first incomplete one that may still complete, so that
         # samples leave in stamp order.
         waiting = ~complete & ~expired
