@@ -13,8 +13,7 @@ of the same messages see the same samples:
   repair), so the partner was lost. A topic that brings nothing holds the samples back until the
   newest stamp is ``horizon_ns`` past them. Waiting on the topics' own progress and not on the newest
   stamp alone keeps samples that come in a burst: after a stall a publisher catches up faster than
-  real time, and the topics' bursts arrive apart by more stamp time than they would live (a 100 ms
-  horizon on the newest stamp gave up 37 complete samples of a twin stopped for 0.8 s).
+  real time, and the topics' bursts may arrive further apart in stamp time than they ever are live.
 - Messages older than the last sample handed out are ``late`` and dropped. Both are counted, never
   silently lost.
 """
@@ -88,7 +87,8 @@ class StateJoiner:
         required: topics every sample must have besides ``joint_states``
             (e.g. ('motor_states', 'joint_currents')).
         horizon_ns: how far the newest stamp may run past a sample whose partner's topic has not yet
-            brought a later stamp (a topic gone silent) before the sample is given up [ns].
+            brought a later stamp (a topic gone silent) before the sample is given up [ns]; 5 s, the
+            history a reliable publisher such as sim_node resends from.
 
     Counters (plain attributes): ``joined``, ``unmatched`` (joint_states samples given up),
     ``orphans`` (messages of other topics with no joint_states partner), ``late``.
@@ -149,7 +149,8 @@ class StateJoiner:
             found = other.stamps[index] == main.stamps if other.stamps.size else np.zeros(main.stamps.size, bool)
             complete &= found
             newest = self.topic_newest_ns[topic]
-            settled &= found | (main.stamps < newest) if newest is not None else found
+            passed = main.stamps < newest if newest is not None else np.zeros(main.stamps.size, bool)
+            settled &= found | passed
             positions[topic] = index
         expired = settled | (main.stamps < self.newest_ns - self.horizon_ns)
         # Hand out complete samples up to the first incomplete one that may still complete, so that
