@@ -107,7 +107,6 @@ class StateJoiner:
         self.temperature_values = np.zeros((0, self.n))
         self.last_ns: int | None = None
         self.newest_ns: int | None = None
-        self.topic_newest_ns = {topic: None for topic in self.buffers}  # the newest stamp each topic brought
         self.joined = self.unmatched = self.orphans = self.late = 0
 
     def add(self, topic: str, stamps_ns: np.ndarray, values: dict[str, np.ndarray]) -> None:
@@ -125,9 +124,6 @@ class StateJoiner:
             stamps, values = stamps[fresh], {f: v[fresh] for f, v in values.items()}
         if topic in self.buffers:
             self.buffers[topic].add(stamps, values)
-            if stamps.size:
-                newest = self.topic_newest_ns[topic]
-                self.topic_newest_ns[topic] = int(stamps.max()) if newest is None else max(newest, int(stamps.max()))
         elif topic == 'joint_temperatures':
             merged = np.concatenate([self.temperature_stamps, stamps])
             order = np.argsort(merged, kind='stable')
@@ -148,8 +144,9 @@ class StateJoiner:
             index = np.clip(np.searchsorted(other.stamps, main.stamps), 0, max(other.stamps.size - 1, 0))
             found = other.stamps[index] == main.stamps if other.stamps.size else np.zeros(main.stamps.size, bool)
             complete &= found
-            newest = self.topic_newest_ns[topic]
-            passed = main.stamps < newest if newest is not None else np.zeros(main.stamps.size, bool)
+            # the topic's newest stamp is its buffer's last: what it brought up to the last sample handed out has
+            # been let go, and every sample still waiting is newer than that
+            passed = main.stamps < other.stamps[-1] if other.stamps.size else np.zeros(main.stamps.size, bool)
             settled &= found | passed
             positions[topic] = index
         expired = settled | (main.stamps < self.newest_ns - self.horizon_ns)
