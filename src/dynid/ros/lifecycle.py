@@ -31,7 +31,7 @@ from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.signals import SignalHandlerOptions
 
 from dynid.errors import InputError
-from dynid.ros.runner import PARENT_VARIABLE, node_message
+from dynid.ros.runner import PARENT_VARIABLE, node_message, ros_initialized
 from dynid.settings import setting
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
@@ -139,7 +139,7 @@ def run_lifecycle_node(make_node: Callable[[], CommandingNode], name: str, args=
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     parent = os.environ.get(PARENT_VARIABLE)
     try:
-        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
+        with ros_initialized(args, signal_handler_options=SignalHandlerOptions.NO):
             node = make_node()
             executor = SingleThreadedExecutor()
             executor.add_node(node)

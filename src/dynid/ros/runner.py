@@ -5,6 +5,7 @@
   at any moment, even while the modules still load, ends it quietly.
 - :func:`check_domain_id`: refuse a ``ROS_DOMAIN_ID`` that rcl or DDS would mishandle, before anything loads.
 - :func:`run_node`: the ``main`` of a node: create it, spin it until shut down, destroy it.
+- :func:`ros_initialized`: rclpy's default context for a ``with`` block, on every distribution dynid runs on.
 - :func:`interrupt_processes`: how node processes are stopped from outside (``dynid bringup``, the
   tests and benchmarks that start them): Ctrl-C, as a user would; SIGTERM to what has not ended
   :data:`INTERRUPT_WAIT_S` later; SIGKILL to what has not ended :data:`TERMINATE_WAIT_S` after that.
@@ -22,7 +23,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -184,6 +186,22 @@ def contact_node() -> None:
     run_executable('contact_node')
 
 
+@contextmanager
+def ros_initialized(args=None, **options) -> Iterator[None]:
+    """rclpy's default context initialized (``rclpy.init(args, **options)``) for the block, shut down after it.
+
+    From Kilted on ``rclpy.init`` returns a context manager that does this; on Jazzy it returns None. Calling
+    ``init`` and ``try_shutdown`` here works on both without asking which one is installed.
+    """
+    import rclpy
+
+    rclpy.init(args=args, **options)
+    try:
+        yield
+    finally:
+        rclpy.try_shutdown()
+
+
 def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
     """Create the node with ``make_node`` and spin it until shut down.
 
@@ -201,7 +219,7 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
     if _ctrl_c_dropped:
         return  # stopped by Ctrl-C before rclpy, whose handler would have stopped the node, was initialized
     try:
-        with rclpy.init(args=args):
+        with ros_initialized(args):
             try:
                 node = make_node()
             except ParameterException as error:  # a value of the wrong type or range (parameter file, -p, launch)
