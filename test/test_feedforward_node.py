@@ -259,6 +259,24 @@ def test_configure_refuses_with_a_reason(tmp_path, domain, ur5e, panda, case, re
         suite.close()
 
 
+def test_a_transition_the_state_does_not_offer_is_refused_and_the_node_lives_on(domain):
+    """``~/change_state`` asked to activate an unconfigured node (by id, as a client may): refused (success
+    false), the node still serving and configurable after it (Jazzy's rclpy raises out of the service's callback
+    there, which ended the node)."""
+    suite = OneProcess(domain, {})
+    client = suite.probe.create_client(ChangeState, 'feedforward_node/change_state')
+    try:
+        assert suite.spin_until(client.service_is_ready, 10.0)
+        for transition in (Transition.TRANSITION_ACTIVATE, Transition.TRANSITION_DEACTIVATE):
+            future = client.call_async(ChangeState.Request(transition=Transition(id=transition)))
+            assert suite.spin_until(future.done, 10.0)
+            assert future.result().success is False and suite.node.state_label == 'unconfigured'
+        future = client.call_async(ChangeState.Request(transition=Transition(id=Transition.TRANSITION_CONFIGURE)))
+        assert suite.spin_until(future.done, 10.0) and future.result().success is True
+    finally:
+        suite.close()
+
+
 def test_default_terms_without_a_result_configure_and_say_friction_is_left_out(domain):
     """The default terms (the API's) without a result_file: rigid body and rotor inertia, and a warning that
     friction is left out, in the log and on /diagnostics."""

@@ -35,6 +35,7 @@ from dynid.ros.runner import PARENT_VARIABLE, node_message, ros_initialized
 from dynid.settings import setting
 
 SUCCESS, FAILURE = TransitionCallbackReturn.SUCCESS, TransitionCallbackReturn.FAILURE
+ERROR = TransitionCallbackReturn.ERROR
 ACK_TIMEOUT_S = 0.5  # how long a stop waits for the subscribers to acknowledge the zeros
 
 
@@ -75,6 +76,20 @@ class CommandingNode(LifecycleNode):
             return SetParametersResult(successful=False, reason=f'{", ".join(ours)}: read at configure; clean '
                                                                 f'up the node (state {self.state_label}) first')
         return SetParametersResult(successful=True)
+
+    def _LifecycleNodeMixin__change_state(self, transition_id: int) -> TransitionCallbackReturn:
+        """rclpy's transition (``trigger_*`` and the ``~/change_state`` service), refused with ERROR where the
+        current state does not offer it.
+
+        Jazzy's rclpy raises RCLError there, out of the service's callback, which ends the node: a client asking
+        to activate an unconfigured node would stop the robot's feedforward. Kilted's logs the refusal and returns
+        ERROR; this answers as Kilted does on both (rclpy's own method, named as its class mangles it).
+        """
+        if transition_id not in {offered[0] for offered in self._state_machine.available_transitions}:
+            self.get_logger().error(f'transition {transition_id} is not offered in state '
+                                    f'{self._state_machine.current_state[1]}: refused')
+            return ERROR
+        return super()._LifecycleNodeMixin__change_state(transition_id)
 
     # ------------------------------------------------------------------ what subclasses provide
     def publish_zeros(self) -> None:
