@@ -12,7 +12,7 @@ setup(
     version='0.1.0',
     description='Robot dynamics identification, estimation and feedforward for ROS 2',
     license='Apache-2.0',
-    python_requires='>=3.11',
+    python_requires='>=3.10',
     package_dir={'': 'src'},
     packages=find_packages(where='src'),
     package_data={'dynid.model': ['data/*.yaml'], 'dynid.excite': ['data/*.yaml']},

@@ -1,6 +1,6 @@
 """The versions dynid declares are the versions its tests run on: setup.py's ranges start at the versions of
 constraints-ubuntu-24.04.txt (the core's tests run on them: make test-ubuntu) and hold requirements.txt's pins (every
-test runs on them: make test); and nothing Python 3.12 removed is used (Ubuntu 24.04's interpreter)."""
+test runs on them: make test); and nothing Python 3.14 removed is used (Ubuntu 26.04's interpreter, untested here)."""
 
 import ast
 import re
@@ -29,12 +29,17 @@ def declared() -> list[Requirement]:
 
 
 def pins(path: Path) -> dict[str, Version]:
-    """``name == version`` lines of a requirements or constraints file, names normalized."""
+    """``name == version`` lines of a requirements or constraints file and the files it includes (``-r``) that
+    apply to this interpreter (their markers), names normalized."""
     found = {}
     for line in path.read_text().splitlines():
-        match = re.match(r'^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==(\S+)', line)
-        if match:
-            found[_normal(match.group(1))] = Version(match.group(2))
+        line = line.split(' #', 1)[0].strip()
+        if line.startswith('-r '):
+            found.update(pins(path.parent / line[3:].strip()))
+        elif '==' in line and not line.startswith('#'):
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate():
+                found[_normal(requirement.name)] = Version(next(iter(requirement.specifier)).version)
     return found
 
 
@@ -74,19 +79,23 @@ def test_the_oldest_versions_are_ubuntu_24_04s_where_it_packages_them():
     assert {name: str(oldest[name]) for name in ubuntu} == ubuntu
 
 
-#: modules and names Python 3.12 removed (What's New In Python 3.12, "Removed")
-REMOVED_IN_3_12 = re.compile(
-    r'^\s*(?:import|from)\s+(?:distutils|imp|asynchat|asyncore|smtpd)\b|\b(?:SafeConfigParser|readfp|assertEquals|'
-    r'assertNotEquals|assertRegexpMatches|assertItemsEqual|failUnless|failIf|ImpImporter|ImpLoader|OptimizedUnicode|'
-    r'enable_shared_cache|OpenWrapper|wrap_socket|match_hostname)\b', re.M)
+#: modules and names Python 3.12, 3.13 and 3.14 removed (What's New In Python 3.12, 3.13, 3.14, "Removed"): 3.12 and
+#: 3.13 run the tests; 3.14 (Ubuntu 26.04's, ROS 2 Lyrical's) has no ROS wheels here, so this stands in for it
+REMOVED_BY_3_14 = re.compile(
+    r'^\s*(?:import|from)\s+(?:distutils|imp|asynchat|asyncore|smtpd|aifc|audioop|cgi|cgitb|chunk|crypt|imghdr|'
+    r'mailcap|msilib|nis|nntplib|ossaudiodev|pipes|sndhdr|spwd|sunau|telnetlib|uu|xdrlib|lib2to3)\b|'
+    r'\b(?:SafeConfigParser|readfp|assertEquals|assertNotEquals|assertRegexpMatches|assertItemsEqual|failUnless|'
+    r'failIf|ImpImporter|ImpLoader|OptimizedUnicode|enable_shared_cache|OpenWrapper|wrap_socket|match_hostname|'
+    r'ast\.(?:Num|Str|Bytes|NameConstant|Ellipsis)|find_loader|get_loader|URLopener|FancyURLopener|'
+    r'get_child_watcher|set_child_watcher|AbstractChildWatcher)\b', re.M)
 
 
-def test_nothing_python_3_12_removed_is_used():
+def test_nothing_python_3_14_removed_is_used():
     found = []
     for folder in ('src', 'test', 'benchmarks', 'launch', '.ci'):
         for path in sorted((ROOT / folder).rglob('*.py')):
             if path == Path(__file__).resolve():
                 continue
             text = path.read_text(encoding='utf-8')
-            found += [f'{path.relative_to(ROOT)}: {m.group(0).strip()}' for m in REMOVED_IN_3_12.finditer(text)]
+            found += [f'{path.relative_to(ROOT)}: {m.group(0).strip()}' for m in REMOVED_BY_3_14.finditer(text)]
     assert found == []

@@ -10,10 +10,14 @@ sinusoid per joint (1 kHz), so every derivative is known in closed form.
 import dataclasses
 import sys
 import textwrap
-import tomllib
 
 import numpy as np
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomllib's original (requirements-libraries.txt)
+    import tomli as tomllib
 
 from builders import RATE, identified, landed_static, motion, trajectory
 from dynid.control import (
