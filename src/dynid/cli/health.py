@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 import time
-from datetime import UTC
+from datetime import timezone
 
 from dynid.cli.flags import message
 from dynid.cli.reading import add_effort_argument, read_bag
@@ -148,7 +148,7 @@ def _event(args) -> int:
             moment = datetime.fromisoformat(args.time)
         except ValueError:
             raise InputError(f'--time {args.time!r} is not an ISO 8601 time (e.g. 2026-03-01T14:00)') from None
-        when = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+        when = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
     with HealthRecord(args.db, create=False) as record:
         if not args.robot:
             robots = record.robots()

@@ -181,4 +181,4 @@ class LiveContacts:
 def contact_message(contact: Contact, names, phase: str) -> str:
     """A contact's start or end as JSON for the ``~/contacts`` topic."""
     return json.dumps({'phase': phase, **contact.to_dict(names),
-                       'utc': datetime.datetime.fromtimestamp(contact.start_s, datetime.UTC).isoformat()})
+                       'utc': datetime.datetime.fromtimestamp(contact.start_s, datetime.timezone.utc).isoformat()})

@@ -465,7 +465,7 @@ class JointFrictionIdentification:
             'warnings': list(self.warnings),
             'settings': asdict(self.settings),
             'provenance': {'software': {'dynid': __version__},
-                           'created': datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')},
+                           'created': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')},
         })
 
 

@@ -350,7 +350,7 @@ class IdentificationResult:
             'warnings': self.warnings,
             'provenance': {**self.provenance, 'software': {'dynid': __version__},
                            'created': self.provenance.get('created') or datetime.datetime.now(
-                               datetime.UTC).isoformat(timespec='seconds')},
+                               datetime.timezone.utc).isoformat(timespec='seconds')},
         })
 
     def save(self, path: str | Path) -> Path:

@@ -197,7 +197,7 @@ class Verdict:
             'dynid_verdict': VERDICT_VERSION, 'passed': self.passed, 'thresholds': self.thresholds.to_dict(),
             'failures': self.failures(), 'result': self.result, 'robot': self.robot, 'drives': self.drives,
             'recordings': [r.to_dict() for r in self.recordings], 'software': {'dynid': __version__},
-            'created': datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')})
+            'created': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')})
 
     def write(self, path) -> Path:
         """Write the JSON document to ``path``; returns it."""

@@ -84,7 +84,7 @@ def payload_document(estimate: PayloadEstimate, robot: RobotModel, settings: Pay
         'warnings': estimate.warnings,
         'provenance': {**(provenance or {}), 'settings': dataclasses.asdict(settings), 'solve_s': estimate.solve_s,
                        'software': {'dynid': __version__},
-                       'created': datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')},
+                       'created': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')},
     })
 
 
