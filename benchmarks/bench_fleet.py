@@ -1,6 +1,6 @@
 """A fleet's health record on a real PostgreSQL server, its page, and re-identification of its recordings on Dask.
 
-Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick] [--only page|dask]`` (needs PostgreSQL's server
+Run: ``.venv/bin/python -m benchmarks.bench_fleet [--quick] [--only page|dask]`` (needs PostgreSQL's server
 binaries: Debian's ``postgresql`` package; as root the server runs as the ``postgres`` user; see
 test/pg_server.py). ``--only page``: steps 1–3 (no Dask); ``--only dask``: step 4 (no PostgreSQL).
 
@@ -143,10 +143,10 @@ def ingest(server, robots: int, count: int) -> dict:
 
     url = server.database('fleet')
     HealthRecord(url).close()  # the schema, once
-    here = [sys.executable, __file__]
-    writers = [subprocess.Popen([*here, '--writer', url, str(w), str(robots), str(count)], stdout=subprocess.PIPE,
-                                text=True) for w in range(WRITERS)]
-    victim = subprocess.Popen([*here, '--victim', url], stdout=subprocess.PIPE, text=True)
+    here = [sys.executable, '-m', 'benchmarks.bench_fleet']
+    writers = [subprocess.Popen([*here, '--writer', url, str(w), str(robots), str(count)], cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True) for w in range(WRITERS)]
+    victim = subprocess.Popen([*here, '--victim', url], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     for w in writers:  # the clock starts once every writer has started Python and opened the record
         assert w.stdout.readline().strip() == 'open'
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 """The shape of the house and how sturdy and quick it is to work in: module sizes, import circles, the twin's
 speed and the test suite's wall time.
 
-Run: ``.venv/bin/python benchmarks/bench_house.py [--twin-seconds S --repeats R] [--test-suite [--pytest-args A]]``.
+Run: ``.venv/bin/python -m benchmarks.bench_house [--twin-seconds S --repeats R] [--test-suite [--pytest-args A]]``.
 
 Targets (the layout's rules and what a developer waits for on a 2-core machine):
 
@@ -108,7 +108,7 @@ def main() -> None:
     figures = {'cli_max_lines': max(cli.values()), 'node_max_lines': max(nodes.values()),
                'import_circles': len(circles), 'twin_rtf': round(max(factors), 2),
                'test_suite_s': None if suite_s is None else round(suite_s, 1)}
-    command = (f'.venv/bin/python benchmarks/bench_house.py --twin-seconds {args.twin_seconds:g} '
+    command = (f'.venv/bin/python -m benchmarks.bench_house --twin-seconds {args.twin_seconds:g} '
                f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else '')
                + (f" --pytest-args '{args.pytest_args}'" if args.pytest_args else ''))
     print(f'dynid house benchmark ({os.cpu_count()} cores, load {load_before:.1f} before the suite, '

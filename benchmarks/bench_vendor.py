@@ -1,6 +1,6 @@
 """dynid's backend launch files against the vendors' real files: includes, arguments, controllers, joints, runs.
 
-    python benchmarks/bench_vendor.py VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
+    python -m benchmarks.bench_vendor VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
 
 VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each searched for packages
 (``package.xml``). Fetch them, e.g. into ~/vendors::
@@ -442,7 +442,7 @@ def main(argv=None) -> int:
     parser.add_argument('--backends', default=','.join(BACKENDS), help='comma-separated, of ' + ', '.join(BACKENDS))
     args = parser.parse_args(argv)
     if not args.vendors:  # make bench runs every benchmark without arguments
-        print("bench_vendor: skipped: give the folders of the vendors' sources (python benchmarks/bench_vendor.py "
+        print("bench_vendor: skipped: give the folders of the vendors' sources (python -m benchmarks.bench_vendor "
               '--help says which)')
         print(json.dumps({'benchmark': 'vendor', 'skipped': 'no vendor folders given'}))
         return 0

@@ -15,7 +15,7 @@ judgement), listed and paged; validate on odd results and damaged bags; identify
 as one hypothesis search with a fixed seed, so a run is repeatable. Needs the ROS environment (the nodes are
 built once for their parameters: ``AMENT_PREFIX_PATH``).
 
-    python benchmarks/diagnostics_fuzz.py [--cases 2000] [--seed 0] [--quick]
+    python -m benchmarks.diagnostics_fuzz [--cases 2000] [--seed 0] [--quick]
 
 prints a table of outcomes per kind and ends with one JSON line
 ``{"benchmark": "diagnostics_fuzz", "fuzz_cases": N, "fuzz_tracebacks": N, "partial_outputs": N, ...}``.
