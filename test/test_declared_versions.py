@@ -83,7 +83,7 @@ REMOVED_IN_3_12 = re.compile(
 
 def test_nothing_python_3_12_removed_is_used():
     found = []
-    for folder in ('src', 'test', 'benchmarks', 'launch', '.ci'):
+    for folder in ('src', 'test', 'testing', 'benchmarks', 'launch', '.ci'):
         for path in sorted((ROOT / folder).rglob('*.py')):
             if path == Path(__file__).resolve():
                 continue
