@@ -10,8 +10,7 @@ Targets (the layout's rules and what a developer waits for on a 2-core machine):
   publishes);
 - ``import_circles``: groups of modules of ``src/dynid`` that import each other in a circle, as the test suite's
   guard counts them (``test/test_code_shape.py``: every ``import`` statement, deferred ones inside functions too,
-  type-only ones not), 0 wanted. The guard is run, not imported (``python -m pytest`` on
-  ``test_no_import_circles``, whose message names the circles): one reader of the import graph, the suite's;
+  type-only ones not; one reader of the graph for both, ``testing/import_graph.py``), 0 wanted;
 - ``twin_rtf``: real-time factor of ``DigitalTwin.run`` (plant, controller, sensors), UR5e at 1 kHz, the best
   of ``--repeats`` (≥ 20 wanted);
 - ``test_suite_s``: wall time of ``python -m pytest`` run as ``make test`` runs it (the options of pytest.ini,
@@ -34,11 +33,10 @@ import sys
 import time
 from pathlib import Path
 
+from testing.import_graph import import_circles, import_graph
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / 'src'
-#: the test suite's guard of the import circles, and how its message names them
-CIRCLES_GUARD = 'test/test_code_shape.py::test_no_import_circles'
-CIRCLES_MESSAGE = re.compile(r'AssertionError: import circles: (.*)$', re.M)
 
 TARGETS = {'cli_max_lines': 300, 'node_max_lines': 200, 'import_circles': 0, 'twin_rtf': 20.0,
            'test_suite_s': 480.0}
@@ -65,17 +63,6 @@ def twin_rtf(seconds: float, repeats: int) -> list[float]:
         twin.run(seconds)
         factors.append(seconds / (time.perf_counter() - start))
     return factors
-
-
-def import_circles() -> list[list[str]] | None:
-    """The import circles of ``src/dynid`` as the test suite's guard finds them (:data:`CIRCLES_GUARD`, run in one
-    pytest process from the repository root), each a list of module names; None where the guard did not run."""
-    done = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-n', '0', CIRCLES_GUARD],
-                          cwd=ROOT, capture_output=True, text=True)
-    if done.returncode == 0:
-        return []
-    found = CIRCLES_MESSAGE.search(done.stdout)
-    return [group.split(' <-> ') for group in found.group(1).split('; ')] if done.returncode == 1 and found else None
 
 
 SUMMARY = re.compile(r'\d+ (passed|failed|error)')
@@ -111,7 +98,7 @@ def main() -> None:
 
     package = SOURCE / 'dynid'
     cli, nodes = line_counts(package / 'cli'), line_counts(package / 'nodes')
-    circles = import_circles()
+    circles = import_circles(import_graph(package))
     factors = twin_rtf(args.twin_seconds, args.repeats)
     load_before = os.getloadavg()[0]
     suite_s, suite_code, suite_summary = test_suite_seconds(args.pytest_args.split()) if args.test_suite \
@@ -119,7 +106,7 @@ def main() -> None:
     load = os.getloadavg()[0]
 
     figures = {'cli_max_lines': max(cli.values()), 'node_max_lines': max(nodes.values()),
-               'import_circles': None if circles is None else len(circles), 'twin_rtf': round(max(factors), 2),
+               'import_circles': len(circles), 'twin_rtf': round(max(factors), 2),
                'test_suite_s': None if suite_s is None else round(suite_s, 1)}
     command = (f'.venv/bin/python -m benchmarks.bench_house --twin-seconds {args.twin_seconds:g} '
                f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else '')
@@ -129,8 +116,7 @@ def main() -> None:
     print(f'command: {command}')
     print(f'{"measure":<18} {"ours":>10} {"target":>10}   where')
     where = {'cli_max_lines': max(cli, key=cli.get), 'node_max_lines': max(nodes, key=nodes.get),
-             'import_circles': f'{CIRCLES_GUARD} did not run' if circles is None
-             else '; '.join(' <-> '.join(group) for group in circles) or '-',
+             'import_circles': '; '.join(' <-> '.join(group) for group in circles) or '-',
              'twin_rtf': f'UR5e 1 kHz, {args.twin_seconds:g} s, all: ' + ', '.join(f'{f:.1f}' for f in factors),
              'test_suite_s': ' '.join(['python -m pytest', *args.pytest_args.split()])
              + ('' if suite_code is None else f', exit code {suite_code}: {suite_summary}')}
