@@ -88,7 +88,8 @@ docs: $(STAMP)
 	@echo "open docs/_build/html/index.html"
 
 bench: $(STAMP)
-	@set -e; for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script; done
+	@set -e; for script in benchmarks/bench_*.py; do module=benchmarks.$$(basename $$script .py); \
+	  echo "== $$module"; $(BIN)/python -m $$module; done
 
 clean:
 	rm -rf .venv .venv-kilted .venv-3.* $(UBUNTU) build install log src/*.egg-info docs/_build docs/_autosummary

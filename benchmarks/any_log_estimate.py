@@ -1,7 +1,7 @@
 """`dynid estimate --no-stiffness` on a recording without motor_states, a URDF robot and `--drives`: does the
 adaptive friction track a 50 % rise of the Coulomb level, and does it say when an estimate is capped?
 
-Run: ``.venv/bin/python benchmarks/any_log_estimate.py [--keep DIR]`` (about 3 minutes on 2 cores); the last line
+Run: ``.venv/bin/python -m benchmarks.any_log_estimate [--keep DIR]`` (about 3 minutes on 2 cores); the last line
 is JSON. :func:`estimate_section` is the "estimate" section of the any-log benchmark.
 
 Set-up, every step through the ``dynid`` command as a user would run it:

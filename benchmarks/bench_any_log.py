@@ -1,6 +1,6 @@
 """Any arm, any log: logs a logger wrote on its own clock, sqlite3 bags, and a public real dataset.
 
-Run: ``.venv/bin/python benchmarks/bench_any_log.py [--quick] [--lbr PATH] [--estimate]`` (about 10 minutes;
+Run: ``.venv/bin/python -m benchmarks.bench_any_log [--quick] [--lbr PATH] [--estimate]`` (about 10 minutes;
 ``--quick`` about 4; ``--estimate`` adds ``any_log_estimate.py``'s section, ``dynid estimate --no-stiffness``).
 Ends with one JSON line ``{"benchmark": "any_log", "used_fraction_min": …, "fit_gap_points_max": …,
 "retimed_logs": N, "db3_ok": …, "public_datasets": {…}}``.
@@ -417,7 +417,7 @@ def main(argv=None) -> dict:
     figures['twin_logs'] = twin['twin_logs']
     figures['db3_max_relative_difference'] = storage['db3_max_relative_difference']
     if args.estimate:
-        from any_log_estimate import estimate_section, print_table  # benchmarks/ is on sys.path as a script
+        from benchmarks.any_log_estimate import estimate_section, print_table
 
         section = estimate_section()
         print_table(section)

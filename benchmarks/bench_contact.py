@@ -1,6 +1,6 @@
 """What the arm feels: external torque, contacts and the flange wrench from the identified model, measured.
 
-Run: ``.venv/bin/python benchmarks/bench_contact.py [--quick] [--dynamic-calibration DIR] [--lbr DIR]`` (the full run
+Run: ``.venv/bin/python -m benchmarks.bench_contact [--quick] [--dynamic-calibration DIR] [--lbr DIR]`` (the full run
 simulates about 3 hours of 1 kHz motion: some 40 minutes on a 2-core machine; ``--quick`` a tenth of it).
 
 Parts (each module's docstring says how):
@@ -38,19 +38,17 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import contact_learned as learned  # noqa: E402
-import contact_real  # noqa: E402
-import contact_scoring as scoring  # noqa: E402
-import contact_sim as sim  # noqa: E402
-from dynid.cli.shared import add_settings_arguments, settings_from_args  # noqa: E402
-from dynid.contact.calibration import CalibrationRun, calibrate  # noqa: E402
-from dynid.contact.monitor import ContactMonitor, tracking_error  # noqa: E402
-from dynid.contact.settings import ContactSettings  # noqa: E402
-from dynid.identify.result import IdentificationResult  # noqa: E402
-from dynid.model import load_robot  # noqa: E402
-from public_datasets import say  # noqa: E402
+from benchmarks import contact_learned as learned
+from benchmarks import contact_real
+from benchmarks import contact_scoring as scoring
+from benchmarks import contact_sim as sim
+from benchmarks.public_datasets import say
+from dynid.cli.shared import add_settings_arguments, settings_from_args
+from dynid.contact.calibration import CalibrationRun, calibrate
+from dynid.contact.monitor import ContactMonitor, tracking_error
+from dynid.contact.settings import ContactSettings
+from dynid.identify.result import IdentificationResult
+from dynid.model import load_robot
 
 CALIBRATION_RUNS = 10
 SEEDS = {'calibration': 1000, 'free': 2000, 'contacts': 3000, 'obstacle': 4000, 'outside': 5000}
@@ -299,7 +297,7 @@ def speed(settings: ContactSettings) -> dict:
 def node_at_rate(result: Path, seconds: float) -> dict:
     """contact_node on sim_node's four topics at 1 kHz (bench_intake.run_estimator with contact_node): samples lost
     by its intake and its CPU per second of data."""
-    import bench_intake
+    from benchmarks import bench_intake
 
     out = bench_intake.run_estimator(seconds, False, 190 + os.getpid() % 10, f'result_file:={result}',
                                      name='contact_node')

@@ -1,7 +1,7 @@
 """`dynid demo` end to end: wall time against the 5-minute target, held-out fit, lost samples, and the loop:
 tracking with feedforward against without, the online estimates against the twin's truth.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_demo.py``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_demo``.
 
 Setting (issues 6, 12, 14): the default demo (UR5e twin at 1 kHz, 3 periods of the shipped optimized
 excitation, WLS with viscous + Coulomb friction, held-out random Fourier trajectory seed 7, then the same

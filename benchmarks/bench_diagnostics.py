@@ -1,7 +1,7 @@
 """Calibrated checks: the diagnosis (:func:`dynid.diagnosis.diagnose`) on fault-free twin logs and on logs with one
 injected fault each, the refusals' ways out, and the generated-input fuzzing.
 
-Run: ``.venv/bin/python benchmarks/bench_diagnostics.py`` (a few minutes on a quiet 2-core machine; ``--quick`` for
+Run: ``.venv/bin/python -m benchmarks.bench_diagnostics`` (a few minutes on a quiet 2-core machine; ``--quick`` for
 a smaller set). Ends with one JSON line ``{"benchmark": "diagnostics", ...}``.
 
 1. **Fault-free logs** (:func:`clean_logs`): twin recordings of several built-in arms (UR3e, UR5e, UR10e, Panda,
@@ -405,8 +405,7 @@ def main(argv: list[str] | None = None) -> int:
                         help='clone of lbr-stack/dynamic_parameter_identification (default $DYNID_LBR_DATA)')
     parser.add_argument('--public-only', action='store_true', help='only part 5 (the public data)')
     parser.add_argument('--no-fuzz', action='store_true', help='leave part 4 out (its figures null)')
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import public_datasets  # noqa: PLC0415 - benchmarks/ beside this file
+    from benchmarks import public_datasets  # noqa: PLC0415
 
     public_datasets.add_arguments(parser)  # --unisa, --figaroh, --flobaroid, --dynamic-calibration (part 5)
     args = parser.parse_args(argv)
@@ -469,8 +468,7 @@ def _run(args) -> dict:
     try:
         if args.no_fuzz:
             raise ImportError('--no-fuzz')
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from diagnostics_fuzz import run_fuzz  # noqa: PLC0415 - another helper's module, where present
+        from benchmarks.diagnostics_fuzz import run_fuzz  # noqa: PLC0415 - another helper's module, where present
         fuzz = run_fuzz(200 if args.quick else 2000, args.seed)
     except ImportError:
         fuzz = {'fuzz_cases': None, 'fuzz_tracebacks': None, 'partial_outputs': None}
@@ -488,9 +486,10 @@ def _run(args) -> dict:
 def public_parts(folder: Path, args) -> dict:
     """Part 5 (module docstring): the LBR Med 7 log, then the public datasets of public_datasets.py that are
     given, their results' warnings judged against their authors (public_diagnosis.py)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import public_datasets  # noqa: PLC0415 - benchmarks/ beside this file
-    import public_diagnosis  # noqa: PLC0415
+    from benchmarks import (
+        public_datasets,  # noqa: PLC0415
+        public_diagnosis,  # noqa: PLC0415
+    )
 
     public = {'lbr_med7': public_lbr_med7(folder, Path(args.lbr) if args.lbr else None)}
     given = public_datasets.run(args, folder)

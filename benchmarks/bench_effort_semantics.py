@@ -1,6 +1,6 @@
 """What today's UR drivers publish and take, on the digital twin: each effort mode read right, and direct torque.
 
-Run: ``.venv/bin/python benchmarks/bench_effort_semantics.py [--quick]`` (a few minutes; ``--quick`` halves the
+Run: ``.venv/bin/python -m benchmarks.bench_effort_semantics [--quick]`` (a few minutes; ``--quick`` halves the
 recordings).
 
 Set-up: the UR5e twin (full friction model, sensor noise) with a 2 kg tool (centre of mass 5 cm out), the shipped

@@ -1,7 +1,7 @@
 """Online estimation on the twin: joint stiffness (Madsen et al. 2019) and adaptive E-GMS friction
 (Madsen 2020, ch.6 benchmark B2) beside the papers' figures.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_estimation.py [--node-seconds 30]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_estimation [--node-seconds 30]``.
 
 Stiffness (issue 9, the paper's experiment on the twin): UR5e, only the base joint moves, random
 bang-coast-bang moves (waits 0–1 s, targets, speeds and accelerations 30–100 % of the allowed
@@ -65,7 +65,6 @@ import argparse
 import dataclasses
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -278,10 +277,7 @@ def friction_benchmark(robot) -> dict:
 def node_samples_dropped(seconds: float, result) -> dict:
     """sim_node → estimator_node at 1 kHz for ``seconds`` (``bench_intake.run_estimator``), with the B2
     identification ``result``: stiffness and friction adaptation both run."""
-    folder = str(Path(__file__).resolve().parent)
-    if folder not in sys.path:  # imported as a module rather than run as a script
-        sys.path.insert(0, folder)
-    from bench_intake import run_estimator
+    from benchmarks.bench_intake import run_estimator
 
     with tempfile.TemporaryDirectory() as directory:
         path = result.save(Path(directory) / 'result.yaml')

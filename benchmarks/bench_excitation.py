@@ -1,6 +1,6 @@
 """Optimized excitation for the UR5e against random ones and against the thesis' hand-made trajectory.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_excitation.py [--starts N --iterations K]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_excitation [--starts N --iterations K]``.
 
 Setting (issue 5): UR5e, 5 harmonics, 10 s period, rest-to-rest, ``dynid excite``'s default limits (±1 rad about
 home inside 90 % of the joint range, half the velocity limits, 2.5 rad/s², no link below the floor at z = 0). We

@@ -1,6 +1,6 @@
 """Safe excitation of a URDF UR arm: the lowest point of any link, before (issue 13) and now.
 
-Run: ``.venv/bin/python benchmarks/bench_excitation_safety.py [--starts N --iterations K]``.
+Run: ``.venv/bin/python -m benchmarks.bench_excitation_safety [--starts N --iterations K]``.
 
 Setting (issue 13, item 10): example-robot-data's UR5 URDF under another robot name, as a user's
 own URDF would be, optimized with the default settings of ``dynid excite --optimize`` (5 harmonics,

@@ -1,7 +1,7 @@
 """Feedforward in closed loop on the twin: baseline tracking, E-GMS against the discontinuous load-dependent
 model (Madsen 2020, ch.6 benchmark B1), adaptive friction feedforward (B2, Table 2), and speed.
 
-Run: ``make bench`` or ``AMENT_PREFIX_PATH=.venv .venv/bin/python benchmarks/bench_feedforward.py``.
+Run: ``make bench`` or ``AMENT_PREFIX_PATH=.venv .venv/bin/python -m benchmarks.bench_feedforward``.
 
 Common set-up (decisions where the paper is silent; the closed loop is in ``feedforward_loop.py``):
 
@@ -116,15 +116,9 @@ import time
 
 import numpy as np
 
-from bench_estimation import BATCH, CYCLES, FIRST_WINDOW_S, PAYLOAD, WEAR, estimators, identified_model
-from dynid.control import Feedforward, FeedforwardContext
-from dynid.excite.experiments import waypoint_cycle
-from dynid.excite.trajectory import PointTrajectory, builtin_excitation_path, load_trajectory
-from dynid.model import load_robot
-from dynid.sim.parameters import PlantParameters
-from dynid.sim.twin import DigitalTwin, SimulationRecord
-from feedforward_b1 import B1_LOWPASS_HZ, B1_LOWPASS_SWEEP_HZ, b1_benchmark, print_b1
-from feedforward_loop import (
+from benchmarks.bench_estimation import BATCH, CYCLES, FIRST_WINDOW_S, PAYLOAD, WEAR, estimators, identified_model
+from benchmarks.feedforward_b1 import B1_LOWPASS_HZ, B1_LOWPASS_SWEEP_HZ, b1_benchmark, print_b1
+from benchmarks.feedforward_loop import (
     BASELINE,
     DISCONTINUOUS,
     EGMS,
@@ -141,6 +135,12 @@ from feedforward_loop import (
     sampled,
     with_settle,
 )
+from dynid.control import Feedforward, FeedforwardContext
+from dynid.excite.experiments import waypoint_cycle
+from dynid.excite.trajectory import PointTrajectory, builtin_excitation_path, load_trajectory
+from dynid.model import load_robot
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.twin import DigitalTwin, SimulationRecord
 
 PAPER_B2 = {'torque': [91.5, 75.7, 87.4, 65.6, 90.7, 94.0], 'position': [42.3, 40.8, 21.4, 4.8, 2.9, 7.6],
             'torque_average': 84.2, 'position_average': 20.0}
@@ -312,7 +312,7 @@ def speed_benchmark(robot, result, earlier: dict | None = None) -> dict:
 def print_table(robot, base: dict, b1: dict, b2: dict, speed: dict, identification_s: float) -> None:
     print('dynid feedforward benchmark: UR5e twin at 1 kHz, 7.5 kg payload, closed loop with the twin\'s own '
           'model feedforward off')
-    print('reproduce: AMENT_PREFIX_PATH=.venv .venv/bin/python benchmarks/bench_feedforward.py')
+    print('reproduce: AMENT_PREFIX_PATH=.venv .venv/bin/python -m benchmarks.bench_feedforward')
     print(f'identification on the twin: shipped excitation 20 s, WLS load_squared ({identification_s:.0f} s); '
           f'start: {SETTLE_S:g} s hold, feedforward ramped in over {RAMP_S:g} s, excluded')
     row('measure', 'ours', 'paper / target')

@@ -1,8 +1,8 @@
 """A fleet's health record on a real PostgreSQL server, its page, and re-identification of its recordings on Dask.
 
-Run: ``.venv/bin/python benchmarks/bench_fleet.py [--quick] [--only page|dask]`` (needs PostgreSQL's server
+Run: ``.venv/bin/python -m benchmarks.bench_fleet [--quick] [--only page|dask]`` (needs PostgreSQL's server
 binaries: Debian's ``postgresql`` package; as root the server runs as the ``postgres`` user; see
-test/pg_server.py). ``--only page``: steps 1–3 (no Dask); ``--only dask``: step 4 (no PostgreSQL).
+testing/pg_server.py). ``--only page``: steps 1–3 (no Dask); ``--only dask``: step 4 (no PostgreSQL).
 
 1. **Ingest**: a throwaway PostgreSQL server (its own folder, a free loopback port, default settings:
    fsync and synchronous_commit on). 100 twin robots × 50 daily sessions (``--quick``: 20 × 20), made from
@@ -77,8 +77,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / 'src'))
-sys.path.insert(0, str(ROOT / 'test'))  # pg_server: the tests' throwaway PostgreSQL server
 
 WRITERS = 8
 
@@ -143,10 +141,10 @@ def ingest(server, robots: int, count: int) -> dict:
 
     url = server.database('fleet')
     HealthRecord(url).close()  # the schema, once
-    here = [sys.executable, __file__]
-    writers = [subprocess.Popen([*here, '--writer', url, str(w), str(robots), str(count)], stdout=subprocess.PIPE,
-                                text=True) for w in range(WRITERS)]
-    victim = subprocess.Popen([*here, '--victim', url], stdout=subprocess.PIPE, text=True)
+    here = [sys.executable, '-m', 'benchmarks.bench_fleet']
+    writers = [subprocess.Popen([*here, '--writer', url, str(w), str(robots), str(count)], cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True) for w in range(WRITERS)]
+    victim = subprocess.Popen([*here, '--victim', url], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     for w in writers:  # the clock starts once every writer has started Python and opened the record
         assert w.stdout.readline().strip() == 'open'
     start = time.perf_counter()
@@ -519,7 +517,7 @@ def main() -> None:
 
 def page_part(robots: int, count: int, quick: bool) -> dict:
     """Steps 1 to 3 on a throwaway PostgreSQL server: the figures for the JSON line."""
-    import pg_server
+    from testing import pg_server
 
     reason = pg_server.unavailable()
     if reason:

@@ -1,6 +1,6 @@
 """Cost of the friction models: per-sample steps for a 1 kHz loop, batch throughput for identification.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_friction.py [--samples N]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_friction [--samples N]``.
 
 Reference: a 1 kHz control loop (the thesis' sample rate) leaves 1000 µs per sample for everything;
 the thesis' E-GMS runs inside the UR controller at that rate. We print the per-sample cost of one

@@ -1,6 +1,6 @@
 """Models that hold on motions they were not identified on: the robot file as a prior by default (issue 27).
 
-Run: ``.venv/bin/python benchmarks/bench_generalize.py [--seeds 8] [--rate 1000] [--parts new,same,impossible,speed]``.
+Run: ``.venv/bin/python -m benchmarks.bench_generalize [--seeds 8] [--rate 1000] [--parts new,same,impossible,speed]``.
 
 All on the UR5e digital twin with its full joint friction (Stribeck, load-dependent Coulomb, E-GMS hysteresis,
 flexible joints), identified with dynid's defaults (WLS, viscous + Coulomb friction): the model misses terms,

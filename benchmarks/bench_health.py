@@ -1,6 +1,6 @@
 """Joint health over many sessions on the twin: sudden changes flagged, false alarms, forecasts, record speed.
 
-Run: ``.venv/bin/python benchmarks/bench_health.py [--sessions 60] [--record FILE] [--page-sessions 1000]``
+Run: ``.venv/bin/python -m benchmarks.bench_health [--sessions 60] [--record FILE] [--page-sessions 1000]``
 (about 10 s of twin and replay per session on a quiet machine; ``--record FILE`` keeps the record, and a
 second run with the same file judges it again without simulating).
 

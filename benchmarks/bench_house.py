@@ -1,7 +1,7 @@
 """The shape of the house and how sturdy and quick it is to work in: module sizes, import circles, the twin's
 speed and the test suite's wall time.
 
-Run: ``.venv/bin/python benchmarks/bench_house.py [--twin-seconds S --repeats R] [--test-suite [--pytest-args A]]``.
+Run: ``.venv/bin/python -m benchmarks.bench_house [--twin-seconds S --repeats R] [--test-suite [--pytest-args A]]``.
 
 Targets (the layout's rules and what a developer waits for on a 2-core machine):
 
@@ -10,7 +10,7 @@ Targets (the layout's rules and what a developer waits for on a 2-core machine):
   publishes);
 - ``import_circles``: groups of modules of ``src/dynid`` that import each other in a circle, as the test suite's
   guard counts them (``test/test_code_shape.py``: every ``import`` statement, deferred ones inside functions too,
-  type-only ones not), 0 wanted;
+  type-only ones not; one reader of the graph for both, ``testing/import_graph.py``), 0 wanted;
 - ``twin_rtf``: real-time factor of ``DigitalTwin.run`` (plant, controller, sensors), UR5e at 1 kHz, the best
   of ``--repeats`` (≥ 20 wanted);
 - ``test_suite_s``: wall time of ``python -m pytest`` run as ``make test`` runs it (the options of pytest.ini,
@@ -33,10 +33,10 @@ import sys
 import time
 from pathlib import Path
 
+from testing.import_graph import import_circles, import_graph
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / 'src'
-sys.path.insert(0, str(ROOT / 'test'))  # the import graph and its circles as the suite's guard reads them
-from test_code_shape import import_circles, import_graph  # noqa: E402
 
 TARGETS = {'cli_max_lines': 300, 'node_max_lines': 200, 'import_circles': 0, 'twin_rtf': 20.0,
            'test_suite_s': 480.0}
@@ -108,7 +108,7 @@ def main() -> None:
     figures = {'cli_max_lines': max(cli.values()), 'node_max_lines': max(nodes.values()),
                'import_circles': len(circles), 'twin_rtf': round(max(factors), 2),
                'test_suite_s': None if suite_s is None else round(suite_s, 1)}
-    command = (f'.venv/bin/python benchmarks/bench_house.py --twin-seconds {args.twin_seconds:g} '
+    command = (f'.venv/bin/python -m benchmarks.bench_house --twin-seconds {args.twin_seconds:g} '
                f'--repeats {args.repeats}' + (' --test-suite' if args.test_suite else '')
                + (f" --pytest-args '{args.pytest_args}'" if args.pytest_args else ''))
     print(f'dynid house benchmark ({os.cpu_count()} cores, load {load_before:.1f} before the suite, '

@@ -1,6 +1,6 @@
 """Batch identification on the digital twin: the seeds' headline results beside ours.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_identification.py [--quick]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_identification [--quick]``.
 
 Cases (issue 6), all on the UR5e twin at 1 kHz with the optimized excitation of
 ``dynid/excite/data/ur5e_excitation.yaml`` (5 harmonics, 10 s) and a random Fourier validation trajectory:

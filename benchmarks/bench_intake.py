@@ -1,6 +1,6 @@
 """The shared intake at 1 kHz: samples lost and CPU of the consuming node, beside per-message callbacks.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_intake.py [--seconds 60]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_intake [--seconds 60]``.
 
 Setting (issue 12): sim_node publishes the four state topics of the UR5e twin at 1 kHz in one
 process; the consuming node runs in another and records for ``--seconds`` seconds:
@@ -230,8 +230,9 @@ def per_message_recorder(folder: str) -> None:
 def run_callbacks(seconds: float, domain: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         sim = _node('sim_node', domain, f'rate:={RATE}')
-        recorder = subprocess.Popen([sys.executable, __file__, '--per-message-recorder', folder],
-                                    env=_environment(domain), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        recorder = subprocess.Popen([sys.executable, '-m', 'benchmarks.bench_intake', '--per-message-recorder', folder],
+                                    cwd=Path(__file__).resolve().parents[1], env=_environment(domain),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(8.0)  # imports, discovery, first messages
             cpu_start = _cpu_seconds(recorder.pid)

@@ -1,6 +1,6 @@
 """Cost of the batch regressor and inverse dynamics against pinocchio's raw per-sample calls.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_model.py [--samples N]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_model [--samples N]``.
 
 For each robot it times, per sample (best of several repeats):
 - ``RobotModel.regressor`` on a batch (our stacking over pinocchio's computeJointTorqueRegressor),

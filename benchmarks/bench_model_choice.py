@@ -1,7 +1,7 @@
 """The model chosen by blocked cross-validation against every fixed choice, trained on one motion and held out on
 another (issue 32).
 
-Run: ``.venv/bin/python benchmarks/bench_model_choice.py [--quick] [--rate 500]``.
+Run: ``.venv/bin/python -m benchmarks.bench_model_choice [--quick] [--rate 500]``.
 
 Twin cases (UR5e digital twin; each varies what the best model is): the twin's full friction, Coulomb + viscous
 friction only, the load-dependent Coulomb term ×4 on the shoulders, a static friction level 2.5× the Coulomb level
@@ -67,22 +67,20 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import public_datasets  # noqa: E402
-from bench_generalize import _timed_identify, cad_file, far_file  # noqa: E402
-from dynid.errors import InputError  # noqa: E402
-from dynid.excite.fourier import FourierDesign, default_limits, random_design  # noqa: E402
-from dynid.excite.trajectory import builtin_excitation_path  # noqa: E402
-from dynid.identify.lead import judge  # noqa: E402
-from dynid.identify.request import ModelSpec, RecordingInput  # noqa: E402
-from dynid.identify.run import IdentifyOptions, identify  # noqa: E402
-from dynid.identify.validate import predict, validate  # noqa: E402
-from dynid.model import load_robot  # noqa: E402
-from dynid.sim.parameters import PlantParameters  # noqa: E402
-from dynid.sim.recording import SimulationSettings, record_to_dataset, simulate_recording  # noqa: E402
-from dynid.sim.twin import DigitalTwin, home_configuration  # noqa: E402
-from public_scoring import named_joints  # noqa: E402
+from benchmarks import public_datasets
+from benchmarks.bench_generalize import _timed_identify, cad_file, far_file
+from benchmarks.public_scoring import named_joints
+from dynid.errors import InputError
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.trajectory import builtin_excitation_path
+from dynid.identify.lead import judge
+from dynid.identify.request import ModelSpec, RecordingInput
+from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.validate import predict, validate
+from dynid.model import load_robot
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import SimulationSettings, record_to_dataset, simulate_recording
+from dynid.sim.twin import DigitalTwin, home_configuration
 
 ROBOT = load_robot('ur5e')
 FIXED = {'wls viscous_coulomb': ('wls', 'viscous_coulomb', False), 'wls load_squared': ('wls', 'load_squared', False),

@@ -1,7 +1,7 @@
 """dynid on a plant it did not write: identification, held-out validation, feedforward and the MJCF export on
 MuJoCo (issue 36).
 
-Run: ``AMENT_PREFIX_PATH=.venv .venv/bin/python benchmarks/bench_mujoco.py [--quick] [--demo]``.
+Run: ``AMENT_PREFIX_PATH=.venv .venv/bin/python -m benchmarks.bench_mujoco [--quick] [--demo]``.
 
 Set-up, per robot (UR5e at 500 Hz, Panda at 1 kHz), on :class:`dynid.sim.mujoco_twin.MujocoTwin` (MuJoCo
 computes the motion; dynid's controller and sensors, noise on):
@@ -56,6 +56,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.feedforward_loop import RIGID, sampled, with_settle
 from dynid.control import Feedforward
 from dynid.estimate.replay import EstimationSettings, build_estimators
 from dynid.excite.design import design_excitation
@@ -73,7 +74,6 @@ from dynid.sim.mujoco_twin import MujocoTwin
 from dynid.sim.parameters import ControllerParameters, PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import trajectory_start
-from feedforward_loop import RIGID, sampled, with_settle
 
 RATES = {'ur5e': 500.0, 'panda': 1000.0}
 SCALES = {'armature': 1.5, 'damping': 0.5, 'frictionloss': 1.6}

@@ -1,6 +1,6 @@
 """Short, odd and low-rate logs on the twin: WLS on a short log, torque signs and units, rates, a sub-chain.
 
-Run: ``.venv/bin/python benchmarks/bench_odd_logs.py`` (about 4 minutes on a quiet 2-core machine).
+Run: ``.venv/bin/python -m benchmarks.bench_odd_logs`` (about 4 minutes on a quiet 2-core machine).
 
 Parts (each a function returning figures; :func:`main` prints a table per part and one JSON line
 ``{"benchmark": "odd_logs", ...}``):

@@ -1,6 +1,6 @@
 """Payload identification on the digital twin: 20 payloads, one short motion each, from torque and from currents.
 
-Run: ``.venv/bin/python benchmarks/bench_payload.py [--robot ur10e] [--cases 20] [--no-tare]``
+Run: ``.venv/bin/python -m benchmarks.bench_payload [--robot ur10e] [--cases 20] [--no-tare]``
 (``make bench`` runs it with the defaults; about 3 minutes on a quiet machine).
 
 Set-up (all on the twin, full friction model and sensor noise):

@@ -1,6 +1,6 @@
 """Physically consistent identification (issue 11) on the digital twin: what consistency costs and buys.
 
-Run: ``.venv/bin/python benchmarks/bench_physical.py [--seconds 60] [--rate 1000]``.
+Run: ``.venv/bin/python -m benchmarks.bench_physical [--seconds 60] [--rate 1000]``.
 
 The prior is honest: the twin's bodies are the robot model's own, so the robot file handed to the
 identification (its prior) is that model with every link perturbed (mass and inertia about the CoM

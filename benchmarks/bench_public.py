@@ -5,7 +5,7 @@ joints against the figures of the releases before; and what dynid's words lead t
 Run (from a checkout; it scores whatever ``dynid`` it imports, so ``PYTHONPATH=<other checkout>/src`` scores
 another)::
 
-    nice -n 5 .venv/bin/python benchmarks/bench_public.py --unisa D --gaz D --dynamic-calibration D --lbr D \\
+    nice -n 5 .venv/bin/python -m benchmarks.bench_public --unisa D --gaz D --dynamic-calibration D --lbr D \\
         --figaroh D --flobaroid D --figaroh-plus D [--quick] [--no-twins] [--record-release NAME] \\
         [--holdout F] [--against DETAIL]
 
@@ -59,18 +59,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import public_datasets  # noqa: E402
-import public_extra_datasets as extra  # noqa: E402
-import public_twins  # noqa: E402
-import public_tx40  # noqa: E402
-from public_scoring import Runner, Scorer, kept, ratio_interval  # noqa: E402
+from benchmarks import public_datasets, public_twins, public_tx40
+from benchmarks import public_extra_datasets as extra
+from benchmarks.public_scoring import Runner, Scorer, kept, ratio_interval
 
 RELEASES = Path(__file__).resolve().parent / 'public_releases.json'
 #: The split the releases' figures were recorded on (the last 30 % of each single-recording log held out).

@@ -1,6 +1,6 @@
 """Real logs (issue 13): a jittery 100 Hz twin log with glitches, through ``dynid import``, identified with defaults.
 
-Run: ``.venv/bin/python benchmarks/bench_real_logs.py [--quick]``.
+Run: ``.venv/bin/python -m benchmarks.bench_real_logs [--quick]``.
 
 Part 1, filter defaults (:func:`part_filter_defaults`): the UR5e twin runs the shipped optimized excitation
 (``dynid/excite/data/ur5e_excitation.yaml``) and, for validation, a random Fourier trajectory (seed 7); the logger
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.real_logs_tls import measure_tls
 from dynid.cli import main as dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, save_trajectory
@@ -39,7 +40,6 @@ from dynid.io.recorder import read_recording
 from dynid.model import load_robot
 from dynid.signal.preprocess import FilterSettings
 from dynid.sim.twin import home_configuration
-from real_logs_tls import measure_tls  # benchmarks/ is on sys.path when run as a script
 
 POSITION_CUTOFFS_HZ = (5.0, 8.0, 10.0, 15.0, 20.0)
 DECIMATION_CUTOFFS_HZ = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0)

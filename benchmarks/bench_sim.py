@@ -1,6 +1,6 @@
 """Speed of the digital twin, UR5e at 1 kHz: real-time factor and cost per output sample.
 
-Run: ``make bench`` or ``.venv/bin/python benchmarks/bench_sim.py [--seconds S --sample-seconds S --repeats R]``.
+Run: ``make bench`` or ``.venv/bin/python -m benchmarks.bench_sim [--seconds S --sample-seconds S --repeats R]``.
 
 Reference: at least 20× faster than real time for the UR5e at 1 kHz output on this machine (2 cores,
 shared; 5× was the first requirement; ``bench_house.py`` measures the same twin_rtf). We time
@@ -79,7 +79,7 @@ def main() -> None:
 
     print(f'dynid twin benchmark: UR5e, {args.rate:g} Hz output, {args.seconds:g} s simulated, '
           f'{args.repeats} repeats (internal step {1e3 / args.rate / twin.substeps:g} ms)')
-    print(f'command: .venv/bin/python benchmarks/bench_sim.py --seconds {args.seconds:g} '
+    print(f'command: .venv/bin/python -m benchmarks.bench_sim --seconds {args.seconds:g} '
           f'--sample-seconds {args.sample_seconds:g} --repeats {args.repeats} --rate {args.rate:g}')
     print(f'{"measure":<44} {"best":>8} {"median":>8}   reference')
     print(f'{"real-time factor, twin (plant+control+sensors)":<44} {max(physics):>7.1f}× '

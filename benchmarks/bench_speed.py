@@ -1,6 +1,6 @@
 """Speed where users wait (issue 15): excitation design and identification, beside the landed paths.
 
-Run: ``.venv/bin/python benchmarks/bench_speed.py [--parts startup,excite,identify,memory] [--landed-src DIR]``.
+Run: ``.venv/bin/python -m benchmarks.bench_speed [--parts startup,excite,identify,memory] [--landed-src DIR]``.
 
 - **startup**: where every command waits before its work: ``help_s``, the wall time of ``dynid --help`` in a fresh
   process, and ``identify_imports_s``, the imports stage of ``dynid identify`` as the identify part splits it

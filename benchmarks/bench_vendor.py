@@ -1,6 +1,6 @@
 """dynid's backend launch files against the vendors' real files: includes, arguments, controllers, joints, runs.
 
-    python benchmarks/bench_vendor.py VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
+    python -m benchmarks.bench_vendor VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
 
 VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each searched for packages
 (``package.xml``). Fetch them, e.g. into ~/vendors::
@@ -17,8 +17,9 @@ VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each se
     git clone -b rolling https://github.com/ros2/launch    # its data files (the substitution grammar)
     git clone -b rolling https://github.com/ros2/launch_ros
 
-and run it in a throwaway Python environment that has dynid's and, installed with ``pip install --no-deps``
-from ros2/launch and ros2/launch_ros, the packages launch, launch_xml, launch_yaml and launch_ros, plus
+and run it from this tree's root in a throwaway Python environment that has dynid (``pip install -e .``) and,
+installed with ``pip install --no-deps`` from ros2/launch and ros2/launch_ros, the packages launch, launch_xml,
+launch_yaml and launch_ros, plus
 ``osrf-pycommon``, ``lark``, ``xacro`` and ``catkin-pkg`` from PyPI and an importable ``composition_interfaces``
 (an empty stand-in with ``srv.LoadNode``, ``UnloadNode``, ``ListNodes`` classes suffices): launch and launch_ros
 are not on PyPI (the name ``launch`` there is an unrelated project). ros2cli's ``ros2pkg``, which ros_gz_sim's
@@ -52,6 +53,8 @@ Ends with one JSON line: {"benchmark": "vendor", "includes_ok": N, "arguments_un
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import random
@@ -68,12 +71,12 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from testing.launch_prefix import dynid_prefix, mark_package
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / 'test'))  # the launch tests' helpers: this tree's ament prefix, the launch visitor
-from launch_prefix import dynid_prefix, mark_package  # noqa: E402
 
 if TYPE_CHECKING:
-    from launch_visit import Visit  # imported where launch is known to be installed (visit_with_empty_packages)
+    from testing.launch_visit import Visit  # imported where launch is known to be installed (visit_with_empty_packages)
 
 BACKENDS = {
     'ur': ('ur.launch.py', {}),
@@ -267,7 +270,9 @@ def stub(prefix: Path, package: str, executable: str) -> None:
 
 def ros2pkg_stand_in(prefix: Path) -> str | None:
     """Where ros2cli's ``ros2pkg`` is not installed (ros_gz_sim's gz_sim.launch.py takes the package names from
-    ``ros2pkg.api.get_package_names``), a folder with a module giving them from the ament index; else None."""
+    ``ros2pkg.api.get_package_names``), a folder with a module giving them from the ament index, for the launched
+    processes' PYTHONPATH, and that module loaded in this process as ``ros2pkg`` (the launch files are visited
+    here); else None."""
     try:
         import ros2pkg.api  # noqa: F401
         return None
@@ -277,6 +282,12 @@ def ros2pkg_stand_in(prefix: Path) -> str | None:
         script(folder / 'ros2pkg' / 'api' / '__init__.py',
                'from ament_index_python.packages import get_packages_with_prefixes\n\n\n'
                'def get_package_names():\n    return get_packages_with_prefixes().keys()\n')
+        package = folder / 'ros2pkg'
+        spec = importlib.util.spec_from_file_location('ros2pkg', package / '__init__.py',
+                                                      submodule_search_locations=[str(package)])
+        sys.modules['ros2pkg'] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules['ros2pkg'])
+        importlib.import_module('ros2pkg.api')  # found through the package's own folder
         return str(folder)
 
 
@@ -285,7 +296,7 @@ def visit_with_empty_packages(launch_file: Path, arguments: dict, prefix: Path, 
     share holds the URScript and recipes the driver reads) gets an empty share folder, named in ``empty``."""
     from ament_index_python.packages import PackageNotFoundError
 
-    from launch_visit import Visit
+    from testing.launch_visit import Visit
 
     while True:
         try:
@@ -442,7 +453,7 @@ def main(argv=None) -> int:
     parser.add_argument('--backends', default=','.join(BACKENDS), help='comma-separated, of ' + ', '.join(BACKENDS))
     args = parser.parse_args(argv)
     if not args.vendors:  # make bench runs every benchmark without arguments
-        print("bench_vendor: skipped: give the folders of the vendors' sources (python benchmarks/bench_vendor.py "
+        print("bench_vendor: skipped: give the folders of the vendors' sources (python -m benchmarks.bench_vendor "
               '--help says which)')
         print(json.dumps({'benchmark': 'vendor', 'skipped': 'no vendor folders given'}))
         return 0
@@ -472,10 +483,8 @@ def main(argv=None) -> int:
                ROS_DOMAIN_ID=str(random.Random(os.getpid()).randrange(150, 230)))
     os.environ.update({key: env[key] for key in ('AMENT_PREFIX_PATH', 'PATH', 'ROS_AUTOMATIC_DISCOVERY_RANGE',
                                                  'ROS_DOMAIN_ID')})
-    sys.path.insert(0, str(ROOT / 'src'))
     helpers = ros2pkg_stand_in(prefix)
     if helpers:
-        sys.path.insert(0, helpers)
         env['PYTHONPATH'] = os.pathsep.join([helpers, env.get('PYTHONPATH', '')])
     plugins = plugin_types(packages)
     report, reached, exited, empty = {}, {}, 0, []

@@ -30,13 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.public_datasets import dynid, say
 from dynid.contact.monitor import ContactMonitor
 from dynid.contact.settings import ContactSettings
 from dynid.identify.result import IdentificationResult
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
-from public_datasets import dynid, say
 
 DYNCAL_COLUMNS = 'time=#0,q=#{n},dq=#{i+7},current=#{i+13}'
 DYNCAL_TRAIN = 'ur-20_02_10-30sec_12harm'
@@ -126,7 +126,7 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
     """The learned baseline on the UR10e, the observer's way: trained on one fold of the free runs, its thresholds
     from that fold, scored on the other (both ways), and, trained on all free runs, on the pushes. The logs hold no
     reference: the window is of q and q̇ alone, one sample apart (about 10 ms at 94 Hz)."""
-    from contact_learned import TorqueNetwork, features, low_pass
+    from benchmarks.contact_learned import TorqueNetwork, features, low_pass
     from dynid.contact.calibration import CalibrationRun, calibrate
     from dynid.contact.detection import ContactDetector
 

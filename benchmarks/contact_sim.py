@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.public_datasets import dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import approach_trajectory, builtin_excitation_path
@@ -28,7 +29,6 @@ from dynid.model.inertial import Payload
 from dynid.sim.contacts import FLANGE, SHAPES, ContactLoad
 from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
-from public_datasets import dynid
 
 RATE_HZ = 1000.0
 EXCITATION_S = 60.0

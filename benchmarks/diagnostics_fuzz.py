@@ -3,7 +3,7 @@ partial output.
 
 Every outcome of a reader or importer is a success or dynid's one-line refusal (exit 2), never another exception,
 and a refusal leaves nothing behind. The inputs are the hypothesis strategies of test/test_fuzz_inputs.py
-(test/fuzz_inputs.py): CSV logs with odd time columns (starting at 0, negative, wall clock, ms, jittered,
+(testing/fuzz_inputs.py): CSV logs with odd time columns (starting at 0, negative, wall clock, ms, jittered,
 duplicated, unsorted, constant, beyond 2262), NaN and odd cells, odd lines and headers; damaged recordings
 (truncated, overwritten bytes, odd or missing metadata.yaml); every file kind a user hands dynid (result, drives,
 trajectory, robot file, payload, stiffness baseline, batch manifest, the suite's ROS parameter file, checked
@@ -15,7 +15,7 @@ judgement), listed and paged; validate on odd results and damaged bags; identify
 as one hypothesis search with a fixed seed, so a run is repeatable. Needs the ROS environment (the nodes are
 built once for their parameters: ``AMENT_PREFIX_PATH``).
 
-    python benchmarks/diagnostics_fuzz.py [--cases 2000] [--seed 0] [--quick]
+    python -m benchmarks.diagnostics_fuzz [--cases 2000] [--seed 0] [--quick]
 
 prints a table of outcomes per kind and ends with one JSON line
 ``{"benchmark": "diagnostics_fuzz", "fuzz_cases": N, "fuzz_tracebacks": N, "partial_outputs": N, ...}``.
@@ -27,15 +27,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / 'test'))  # the fuzzing's generators and rules, shared with the test suite
-sys.path.insert(0, str(ROOT / 'src'))
 
 #: Share of the cases per kind: mostly cheap imports and readers, fewer validations, few identifications.
 SHARES = {'import': 0.36, 'bag': 0.08, 'result': 0.12, 'drives+trajectory': 0.10, 'robot file': 0.06,
@@ -55,7 +52,7 @@ def _kinds(folder: Path, twin: dict):
     from dynid.model import load_robot
     from dynid.model.drives import load_drives
     from dynid.payload.document import load_payload
-    from fuzz_inputs import (
+    from testing.fuzz_inputs import (
         RAW_TEXT,
         bag_damage,
         csv_logs,
@@ -158,13 +155,13 @@ def _kinds(folder: Path, twin: dict):
 
 def _twin(folder: Path, seed: int) -> dict:
     """A 100 Hz twin recording of the UR5e's built-in excitation, its identification and its files; the other
-    files a user hands dynid (test/fuzz_inputs.file_documents), a small health record, the nodes' parameters."""
+    files a user hands dynid (testing/fuzz_inputs.file_documents), a small health record, the nodes' parameters."""
     import yaml
 
     from dynid.cli import main
     from dynid.excite.trajectory import builtin_excitation_path
     from dynid.model import load_robot
-    from fuzz_inputs import file_documents, health_record, node_declarations
+    from testing.fuzz_inputs import file_documents, health_record, node_declarations
 
     assert main(['simulate', '--rate', '100', '--duration', '8', '--quiet', '-o', str(folder / 'bag'),
                  '--trajectory', str(builtin_excitation_path('ur5e'))]) == 0

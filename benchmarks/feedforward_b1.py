@@ -97,20 +97,8 @@ import time
 
 import numpy as np
 
-from bench_estimation import BATCH, PAYLOAD
-from dynid.control import Feedforward
-from dynid.control.friction_static import friction_parameters, idim_offset
-from dynid.estimate import StiffnessEstimator
-from dynid.excite.experiments import constant_velocity_plateaus, gravity_sweep, reciprocating_sweep
-from dynid.excite.trajectory import PointTrajectory
-from dynid.friction.identify import identify_joint_friction
-from dynid.friction.recordings import FrictionRecording
-from dynid.signal.zero_phase import ZeroPhaseLowPass
-from dynid.sim.parameters import PlantParameters
-from dynid.sim.plant import STRIBECK_SMOOTHING
-from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin
-from feedforward_loop import (
+from benchmarks.bench_estimation import BATCH, PAYLOAD
+from benchmarks.feedforward_loop import (
     BASELINE,
     DISCONTINUOUS,
     EGMS,
@@ -125,6 +113,18 @@ from feedforward_loop import (
     sampled,
     with_settle,
 )
+from dynid.control import Feedforward
+from dynid.control.friction_static import friction_parameters, idim_offset
+from dynid.estimate import StiffnessEstimator
+from dynid.excite.experiments import constant_velocity_plateaus, gravity_sweep, reciprocating_sweep
+from dynid.excite.trajectory import PointTrajectory
+from dynid.friction.identify import identify_joint_friction
+from dynid.friction.recordings import FrictionRecording
+from dynid.signal.zero_phase import ZeroPhaseLowPass
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.plant import STRIBECK_SMOOTHING
+from dynid.sim.recording import record_to_dataset
+from dynid.sim.twin import DigitalTwin
 
 SMOOTHED = BASELINE  # friction_static at its default band (smoothed)
 B1_JOINT = 'shoulder_lift_joint'

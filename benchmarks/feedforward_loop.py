@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from bench_estimation import PAYLOAD
+from benchmarks.bench_estimation import PAYLOAD
 from dynid.control import Feedforward
 from dynid.excite.trajectory import PointTrajectory
 from dynid.sim.parameters import ControllerParameters, PlantParameters

@@ -14,7 +14,7 @@ from, and sorts the warnings by what they claim:
   does; the twin has terms no identified model holds (elastic joints, E-GMS pre-sliding friction, the Stribeck
   rise), which a structured residual may show. They are counted, not judged.
 
-Run: ``.venv/bin/python benchmarks/identify_warnings.py`` (about a minute on a quiet 2-core machine). Ends with one
+Run: ``.venv/bin/python -m benchmarks.identify_warnings`` (about a minute on a quiet 2-core machine). Ends with one
 JSON line ``{"benchmark": "identify_warnings", "logs": N, "false_warnings_per_100_logs": X, "by_kind": {...}}``.
 """
 
@@ -57,7 +57,7 @@ def identify_warnings(logs, folder: Path) -> dict:
     """``dynid identify`` with the defaults on each of ``logs`` (``bench_diagnostics.Log``) as a user gives it:
     joint torque or motor current as the log holds, the payload declared as the log says. {'logs', 'false',
     'by_kind', 'lines'}."""
-    import bench_diagnostics  # noqa: PLC0415 - benchmarks/ beside this file
+    from benchmarks import bench_diagnostics  # noqa: PLC0415
     from dynid.io.bag import write_bag
 
     by_kind: dict[str, int] = {}
@@ -92,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--count', type=int, default=60, help='fault-free logs (default 60)')
     parser.add_argument('--seed', type=int, default=0)
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import bench_diagnostics  # noqa: PLC0415 - benchmarks/ beside this file
+    from benchmarks import bench_diagnostics  # noqa: PLC0415
 
     start = time.perf_counter()
     logs = bench_diagnostics.base_logs(args.count, args.seed)

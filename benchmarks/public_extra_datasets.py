@@ -27,13 +27,12 @@ from __future__ import annotations
 import ctypes
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 
-import public_datasets
-from public_datasets import Case, dynid, say
+from benchmarks import public_datasets
+from benchmarks.public_datasets import Case, dynid, say
 
 GAZ_LOG = Path('matlab/data/Exciting_Traj/Trajectory_1/rbt_log')
 GAZ_SOURCES = Path('cpp/panda_dyn_model_example')
@@ -126,8 +125,7 @@ def gaz_cases(root: Path, folder: Path, model) -> list:
 
 def lbr_cases(root: Path, folder: Path) -> list:
     """The LBR Med 7 log (module docstring) as a :class:`Case`."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import bench_any_log  # noqa: PLC0415 - benchmarks/ beside this file
+    from benchmarks import bench_any_log  # noqa: PLC0415
     from dynid.model import load_robot
 
     source, urdf = root / 'src' / 'test' / 'measurements.csv', root / 'urdf' / 'med' / 'med7dock.urdf'

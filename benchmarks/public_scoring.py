@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-import public_datasets
-from public_datasets import Case
+from benchmarks import public_datasets
+from benchmarks.public_datasets import Case
 
 #: the options a warning gives as its remedy, together: 'give --torque motor_torque', 'give `--torque-sign all=-1`',
 #: 'give --payload-mass 2.1 --payload-com 0.01,0.1,-0.15'

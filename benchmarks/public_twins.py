@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from public_scoring import Call, remedies, way_out
+from benchmarks.public_scoring import Call, remedies, way_out
 
 #: (name, robot, motion, seconds, rate [Hz], amplitude or sweep); motion: 'chirp', 'fourier' (5 harmonics, 10 s)
 CASES = (

@@ -2,7 +2,7 @@
 https://github.com/thanhndv212/figaroh-plus``): a motor-side log as users have it, read with dynid's front ends,
 identified with the defaults, scored held out in motor and joint space beside FIGAROH's own least squares.
 
-Run alone: ``.venv/bin/python benchmarks/public_tx40.py --figaroh-plus DIR`` (the last line is JSON); a benchmark
+Run alone: ``.venv/bin/python -m benchmarks.public_tx40 --figaroh-plus DIR`` (the last line is JSON); a benchmark
 calls :func:`tx40` (``{'figaroh_plus_tx40': entry}``, :func:`summary` for its lines).
 
 The data (``examples/staubli_TX40/data``): ``pos_read_data.csv`` (motor encoder angles [rad on the shafts]) and

@@ -1,7 +1,7 @@
 """The TX40's joint 5 in motor space, dynid's defaults beside FIGAROH's refit: where the two models differ
 (``benchmarks/public_tx40.py`` scores them; this takes them apart).
 
-Run: ``.venv/bin/python benchmarks/public_tx40_joint5.py --figaroh-plus DIR`` (the last line is JSON). The split,
+Run: ``.venv/bin/python -m benchmarks.public_tx40_joint5 --figaroh-plus DIR`` (the last line is JSON). The split,
 the import, the identification (the library's, with the defaults) and FIGAROH's refit are ``public_tx40.py``'s. On
 motor 5's held-out rows (the last 30 % of the log) it gives:
 
@@ -44,7 +44,8 @@ from pathlib import Path
 import numpy as np
 import scipy.signal
 
-import public_tx40 as tx40
+from benchmarks import public_tx40 as tx40
+from benchmarks.public_scoring import SEED, bootstrap_ratios
 from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput
 from dynid.identify.run import identify
 from dynid.identify.torque import RigidBodyTorque
@@ -53,7 +54,6 @@ from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
 from dynid.signal.preprocess import differentiate
-from public_scoring import SEED, bootstrap_ratios
 
 MOTOR = 4  # motor 5's index
 #: FIGAROH's column names (public_tx40._regressor's order): per joint Ixx…m, Ia, fv, fs, off; then Iam6, fvm6, fsm6

@@ -1,6 +1,6 @@
 """TLS drive gains on 100 Hz twin recordings with a flange payload: the warning and the fixed-gain remedy.
 
-Run: ``.venv/bin/python benchmarks/real_logs_tls.py`` (about two minutes); ``benchmarks/bench_real_logs.py``
+Run: ``.venv/bin/python -m benchmarks.real_logs_tls`` (about two minutes); ``benchmarks/bench_real_logs.py``
 runs it as its second part.
 
 The UR5e twin runs the built-in optimized excitation twice and its logger keeps ~100 Hz of each

@@ -19,7 +19,7 @@ DDS_FIXTURES = frozenset({'ros_domain', 'module_ros_domain', 'ros_context'})
 #: (``dynid.ros``, ``dynid.nodes``, ``dynid.suite``) or the helpers of the tests over DDS, or take a DDS fixture
 CORE_ONLY = re.compile(
     r'^\s*(?:import|from)\s+(?:rclpy|ament_index_python|launch\w*|\w+_msgs|std_srvs|rcl_interfaces|'
-    r'builtin_interfaces|dynid\.(?:ros|nodes|suite)|dds_helpers|launch_\w+|sim_probe|stamp_publisher|'
+    r'builtin_interfaces|dynid\.(?:ros|nodes|suite)|dds_helpers|(?:testing\.)?launch_\w+|sim_probe|stamp_publisher|'
     r'vendor_stand_ins)\b|\b(?:' + '|'.join(DDS_FIXTURES) + r')\b', re.M)
 
 

@@ -10,6 +10,8 @@
 import ast
 from pathlib import Path
 
+from testing.import_graph import import_circles, import_graph, module_name
+
 SRC = Path(__file__).resolve().parents[1] / 'src' / 'dynid'
 #: The longest a function may be [lines, from its ``def`` to its last line; decorators not counted].
 FUNCTION_LINES_MAX = 80
@@ -51,82 +53,6 @@ CORE_LAYERS = (('cli',), ('suite',), ('nodes',), ('demo',), ('fleet',), ('contac
 FRONT_ENDS = ('cli', 'ros', 'nodes', 'suite')
 
 
-def _module_name(root: Path, path: Path) -> str:
-    parts = list(path.relative_to(root.parent).with_suffix('').parts)
-    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
-
-
-def _imported_names(tree: ast.Module, package: str) -> list[str]:
-    """Every module name an import statement of ``tree`` names, at module level or inside a function (a deferred
-    import closes a circle as well when it runs), and the ``from`` names that may be modules; ``if TYPE_CHECKING:``
-    blocks are left out (they never run)."""
-    skipped = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
-               and isinstance(block.test, ast.Name) and block.test.id == 'TYPE_CHECKING'
-               for statement in block.body for node in ast.walk(statement)}
-    names = []
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ''
-            if node.level:  # relative: from the module's package up
-                parent = package.split('.')[:len(package.split('.')) - node.level + 1]
-                base = '.'.join(parent + ([base] if base else []))
-            names += [base] + [f'{base}.{alias.name}' for alias in node.names]
-    return names
-
-
-def import_graph(root: Path) -> dict[str, set[str]]:
-    """Module -> the modules of the package ``root`` it imports (:func:`_imported_names`). Importing ``a.b.c`` runs
-    ``a.b``'s ``__init__`` too, so each imported module's packages count, but for the importer's own packages (they
-    are imported before it: a package's ``__init__`` importing its modules is no circle)."""
-    paths = {_module_name(root, path): path for path in sorted(root.rglob('*.py'))}
-    graph = {}
-    for module, path in paths.items():
-        package = module if path.name == '__init__.py' else module.rpartition('.')[0]
-        own = {'.'.join(module.split('.')[:k]) for k in range(1, module.count('.') + 2)}
-        graph[module] = set()
-        for name in _imported_names(ast.parse(path.read_text(encoding='utf-8')), package):
-            while name and name not in paths:  # 'a.b.function' names the module a.b
-                name = name.rpartition('.')[0]
-            while name:
-                if name not in own:
-                    graph[module].add(name)
-                name = name.rpartition('.')[0]
-    return graph
-
-
-def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    circles = []
-
-    def visit(module: str) -> None:
-        index[module] = low[module] = len(index)
-        stack.append(module)
-        for other in sorted(graph[module]):
-            if other not in index:
-                visit(other)
-                low[module] = min(low[module], low[other])
-            elif other in stack:
-                low[module] = min(low[module], index[other])
-        if low[module] == index[module]:
-            component = []
-            while not component or component[-1] != module:
-                component.append(stack.pop())
-            if len(component) > 1:
-                circles.append(sorted(component))
-
-    for module in sorted(graph):
-        if module not in index:
-            visit(module)
-    return circles
-
-
 def _subpackage(module: str) -> str:
     return module.split('.')[1] if module.count('.') else ''
 
@@ -147,7 +73,8 @@ def layer_breaches(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_no_import_circles():
-    assert import_circles(import_graph(SRC)) == []
+    circles = import_circles(import_graph(SRC))
+    assert circles == [], 'import circles: ' + '; '.join(' <-> '.join(group) for group in circles)
 
 
 def test_imports_run_down_the_layers_and_the_core_imports_no_front_end():
@@ -310,7 +237,7 @@ def call_graph(root: Path) -> dict[str, set[str]]:
     included)."""
     graph = {}
     for path in sorted(root.rglob('*.py')):
-        module = _module_name(root, path)
+        module = module_name(root, path)
         tree = ast.parse(path.read_text(encoding='utf-8'))
         functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
         imported = {alias.asname or alias.name: f'{node.module}.{alias.name}' for node in ast.walk(tree)

@@ -92,7 +92,7 @@ REMOVED_BY_3_14 = re.compile(
 
 def test_nothing_python_3_14_removed_is_used():
     found = []
-    for folder in ('src', 'test', 'benchmarks', 'launch', '.ci'):
+    for folder in ('src', 'test', 'testing', 'benchmarks', 'launch', '.ci'):
         for path in sorted((ROOT / folder).rglob('*.py')):
             if path == Path(__file__).resolve():
                 continue

@@ -70,7 +70,7 @@ def test_the_page_documents_every_parameter_with_its_range(fresh_parameter_page)
 def test_nothing_points_outside_the_repository():
     """What `grep -r "\\.\\./shared" README.md docs src` checks: no file names the authors' own notes."""
     files = [ROOT / 'README.md', *_files(DOCS), *_files(ROOT / 'src'), *(ROOT / 'test').glob('*.py'),
-             *(ROOT / 'benchmarks').glob('*.py')]
+             *(ROOT / 'testing').glob('*.py'), *(ROOT / 'benchmarks').glob('*.py')]
     notes = (b'../shared', b'DESIGN.md', b'STYLE.md', b'thesis_ch', b'ros2_conventions.md', b'li_and_pa10')
     offenders = [f'{path.relative_to(ROOT)}: {note.decode()}' for path in files if path.is_file()
                  and path.suffix != '.pyc' and path != Path(__file__) for note in notes if note in path.read_bytes()]

@@ -2,7 +2,7 @@
 stamps and units; damaged bags; result, drives, trajectory, robot, payload, baseline and manifest files whose fields
 take values of other types and shapes; health records with odd cells; validate and identify on them. Every outcome
 is a success or dynid's one-line refusal, never another exception, and a refusal leaves no output behind. The
-generators and rules are in test/fuzz_inputs.py; benchmarks/diagnostics_fuzz.py runs thousands of them (the
+generators and rules are in testing/fuzz_inputs.py; benchmarks/diagnostics_fuzz.py runs thousands of them (the
 parameter file's: test_parameter_file.py)."""
 
 import itertools
@@ -23,7 +23,7 @@ from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
 from dynid.payload.document import load_payload
-from fuzz_inputs import (
+from testing.fuzz_inputs import (
     RAW_TEXT,
     bag_damage,
     csv_logs,

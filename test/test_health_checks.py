@@ -1,5 +1,5 @@
 """The health record checks every session before it stores it, and one robot's bad data never stops another's
-judgement: on SQLite and on a real PostgreSQL server (test/pg_server.py). A start time of 1e300 or in nanoseconds,
+judgement: on SQLite and on a real PostgreSQL server (testing/pg_server.py). A start time of 1e300 or in nanoseconds,
 a count beyond the 32-bit column, an infinite value are refused naming the field; sessions that an older dynid
 stored out of range name their robot on the fleet's page and in ``dynid health`` while every other robot is judged;
 the judgement's write (its history read included) waits out a server restart as a session's write does; a password
@@ -13,11 +13,11 @@ import threading
 import numpy as np
 import pytest
 
-import pg_server
 from builders import fleet_record
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.health.record import Event, HealthRecord, JointSession, Session
+from testing import pg_server
 
 JOINTS = ('a', 'b', 'c')
 REASON = pg_server.unavailable()

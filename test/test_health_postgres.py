@@ -1,5 +1,5 @@
 """The health record on a real PostgreSQL server (started here on a temporary folder and a free port,
-test/pg_server.py): the same schema as SQLite, migration from version 2, stored judgements, a newer or foreign
+testing/pg_server.py): the same schema as SQLite, migration from version 2, stored judgements, a newer or foreign
 database refused and untouched, eight writer processes at once, a writer killed inside a session, and a server
 crash and restart while writing."""
 
@@ -14,12 +14,12 @@ import textwrap
 import numpy as np
 import pytest
 
-import pg_server
 from builders import FLEET_WORN, fleet_record
 from dynid.errors import InputError
 from dynid.health.record import HealthRecord, JointSession, Session
 from dynid.health.schema import SCHEMA_VERSION, migrations, statements
 from health_sessions import assert_some_robots_read_as_in_the_whole_fleet
+from testing import pg_server
 
 REASON = pg_server.unavailable()
 pytestmark = pytest.mark.skipif(bool(REASON), reason=f'no PostgreSQL server can start here: {REASON}')

@@ -25,8 +25,8 @@ pytest.importorskip('launch_ros')
 from launch_ros.actions import Node  # noqa: E402
 
 from dynid.ros.wiring import EFFORT_TOPIC, JTC_TOPIC, resolve  # noqa: E402
-from launch_prefix import ROOT, add_prefix, ensure_dynid, mark_package  # noqa: E402
-from launch_visit import Visit  # noqa: E402
+from testing.launch_prefix import ROOT, add_prefix, ensure_dynid, mark_package  # noqa: E402
+from testing.launch_visit import Visit  # noqa: E402
 from vendor_stand_ins import UR_JOINTS, franka_joints, vendor_prefix  # noqa: E402
 
 #: controller plugin types of ros2_controllers (kilted), ur_controllers and franka's broadcasters

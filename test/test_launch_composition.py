@@ -23,8 +23,8 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from dds_helpers import claim_domain  # noqa: E402
-from launch_prefix import ensure_dynid  # noqa: E402
 from launch_probe import Probe  # noqa: E402
+from testing.launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
 DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)

@@ -22,7 +22,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 from dds_helpers import claim_domain  # noqa: E402
-from launch_prefix import ensure_dynid  # noqa: E402
+from testing.launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
 DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)

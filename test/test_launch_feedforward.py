@@ -23,7 +23,7 @@ from lifecycle_msgs.srv import GetState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from dds_helpers import claim_domain  # noqa: E402
-from launch_prefix import ensure_dynid  # noqa: E402
+from testing.launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
 DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)

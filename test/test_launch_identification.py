@@ -24,7 +24,7 @@ from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
 from dds_helpers import claim_domain  # noqa: E402
-from launch_prefix import ensure_dynid  # noqa: E402
+from testing.launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
 DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)

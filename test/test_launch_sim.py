@@ -23,7 +23,7 @@ from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
 from dds_helpers import claim_domain  # noqa: E402
-from launch_prefix import ensure_dynid  # noqa: E402
+from testing.launch_prefix import ensure_dynid  # noqa: E402
 
 ensure_dynid()
 DOMAIN = claim_domain()  # this module's for the whole run (dds_helpers: launch descriptions read it)

@@ -64,3 +64,29 @@ def test_core_import_does_not_load_rclpy():
     code = ('import sys, dynid.model, dynid.cli, dynid.friction.fit, dynid.sim.recording, dynid.io.bag; '
             'assert "rclpy" not in sys.modules')
     subprocess.run([sys.executable, '-c', code], check=True, timeout=60)
+
+
+def _imported(path: Path) -> list[str]:
+    """The modules a file's absolute import statements name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module or '')
+    return found
+
+
+def test_the_tests_and_the_benchmarks_import_nothing_of_each_other():
+    """What both need is in testing/; the benchmarks reach their own modules as the package ``benchmarks``, never
+    through ``sys.path``."""
+    tests = {path.stem for path in (ROOT / 'test').glob('*.py')} | {'test'}
+    offenders = [f'test/{path.name}: {name}' for path in sorted((ROOT / 'test').glob('*.py'))
+                 for name in _imported(path) if name.split('.')[0] == 'benchmarks']
+    for path in sorted((ROOT / 'benchmarks').rglob('*.py')):
+        where = path.relative_to(ROOT)
+        offenders += [f'{where}: {name}' for name in _imported(path) if name.split('.')[0] in tests]
+        offenders += [f'{where}: sys.path' for node in ast.walk(ast.parse(path.read_text(encoding='utf-8')))
+                      if isinstance(node, ast.Attribute) and node.attr == 'path'
+                      and isinstance(node.value, ast.Name) and node.value.id == 'sys']
+    assert offenders == []

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from dds_helpers import environment
 from dynid.errors import InputError
 from dynid.ros.parameter_file import check_parameter_file, sections
-from fuzz_inputs import RAW_TEXT, dump, mutated, mutations, node_declarations, run_parameter_file
+from testing.fuzz_inputs import RAW_TEXT, dump, mutated, mutations, node_declarations, run_parameter_file
 
 CONFIG = Path(__file__).resolve().parents[1] / 'config'
 

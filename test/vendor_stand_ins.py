@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from launch_prefix import mark_package
+from testing.launch_prefix import mark_package
 
 UR_JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
              'wrist_3_joint']

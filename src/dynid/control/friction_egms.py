@@ -51,17 +51,11 @@ and |q̈_d| < ``standstill_acceleration`` (0.01 rad/s²) — s falls linearly fr
 condition tells a stop (q̈_d = 0) from a reversal, where q̇_d passes through 0 while q̈_d keeps its sign:
 however slow the reversal (0.05 rad/s² in the thesis' sweep, eq. (21), spends 0.4 s below 0.01 rad/s), H
 is the paper's there. The operators themselves run on unchanged, so H is where the paper has it when the
-motion resumes. Default 0.3 s, chosen on the twin with benchmarks/bench_feedforward.py. In the first study
-(fade off / 0.03 / 0.1 / 0.3 / 1 / 2 s, the speed condition alone, an earlier set-up of that benchmark) B2's
-torque MSE reduction (measured torque less the feedforward, i.e. the feedback's work) was 29.8 / 76.3 /
-76.8 / 77.2 / 74.5 / 76.0 % and its rotor-side position reduction 68.4 / 89.2 / 90.4 / 90.4 / 88.8 / 90.0 %;
-the fade also cut into B1's reversals at 0.2 rad/s² (E-GMS against sgn(ω)·F then: torque MSE ratio 1.19
-instead of 1.29, tracking 1.31 instead of 1.52 at 0.3 s), which the acceleration condition ended: B1's
-reversals are not at rest, so B1 has the figures of the paper's term (today's are the ones the benchmark
-prints; B1 is its feedforward_b1.py). On the current benchmark (its docstring, one run each) the estimation
-block's torque prediction, B2's headline, hardly depends on the fade (93.0 % at 0.3 s, 93.5 % with the
-paper's term); the feedforward-based figure is 86.4 / 62.6 %, rotor-side position 90.2 / 70.3 %.
-``standstill_fade: null`` gives the paper's term.
+motion resumes. Default 0.3 s, chosen on the twin with B2 of ``benchmarks/bench_feedforward.py``: without the
+fade the feedback does the friction's work at every stop; B2's headline, the estimation block's torque
+prediction, hardly depends on it. The fade once cut into B1's reversals, which the acceleration condition
+ended: B1's reversals are not at rest, so B1 runs the paper's term (the figures: benchmarks/README.md,
+"The figures behind the defaults"). ``standstill_fade: null`` gives the paper's term.
 
 Both terms have memory (the E-GMS operators, the standstill counter): ``step`` advances the term's own;
 ``evaluate`` runs a batch on fresh ones, undeformed at the batch's first sample, exactly as ``step`` does

@@ -19,13 +19,9 @@ discontinuous sgn(ω) (the Coulomb-type factors, written s above, and the power 
 replaced by the ramp s = clip(ω/band, −1, 1): continuous, and equal to the identified model wherever
 |ω| >= band. The default band is 5e-3 rad/s: real friction holds until the rotor reverses, so a wide
 symmetric ramp removes friction early, and a narrow one is a step again (at 1 rad/s² the ramp takes
-10 ms). The choice was measured in closed loop on the twin, on an earlier set-up of the thesis' B1
-experiment in ``benchmarks/bench_feedforward.py`` (the IDIM result's friction, the torque error
-unfiltered): torque-prediction MSE 1.09 (N·m)² with a band of 0.02 rad/s (the identification's stiction
-velocity, the earlier default), 0.35 with 5e-3, 0.31 with 1e-3, 0.32 for the plain sgn; rotor-side
-tracking MSE 5083, 1018, 815 and 851 µrad². Today's B1 (friction from the dedicated experiments) prints
-the default band beside the plain sgn; in its last run the two were alike (0.1908 and 0.1900 (N·m)² low-passed
-at 20 Hz, 778 and 779 µrad²). The continuous factors (√|ω|, |ω|^a) keep sgn(ω).
+10 ms). The choice was measured in closed loop on the twin, on the thesis' B1 experiment in
+``benchmarks/bench_feedforward.py``, which prints the default band beside the plain sgn (the figures:
+benchmarks/README.md, "The figures behind the defaults"). The continuous factors (√|ω|, |ω|^a) keep sgn(ω).
 
 **Joint friction (schema 2).** Where the result has a ``joint_friction`` section
 (:func:`dynid.friction.identified.joint_friction_of`), the joints with an identified Fc0 take that model

@@ -92,8 +92,8 @@ class DiagnosisSettings:
     acting link scaled freely, where that fit is made (a link far off): a load's point mass off the axis is no
     pattern of links scaled, and where they explain the data as well the data show no load (None: no such rule).
     Measured: a UR5e and a UR10e moved by multi-sines about one pose with every link 20–40 % and its centre of mass
-    ~2 cm off were told of a 2.1 and a 2.5 kg load (following the advice made the held-out error 60× worse); at 1.0
-    neither is, and bench_diagnostics names as many faults (228 of 240, the undeclared loads 16 of 17) [-].
+    ~2 cm off were told of a load that was not there without this rule; at 1.0 neither is, and
+    bench_diagnostics names as many faults (benchmarks/README.md, "The figures behind the defaults") [-].
     link_band: (low, high), link_evidence: one link is named where α lies outside [1/low, low] and inside
     [1/high, high], α ± 2σ_α outside [1/scale_band, scale_band], and its cost is at most link_evidence times a scale
     per joint's (one number against one per joint); an α > 1 that a load of plausible mass explains as well (cost

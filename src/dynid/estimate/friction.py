@@ -40,9 +40,9 @@ Decisions on what the paper leaves open:
   the E-GMS output, and only F(τ_j)·H keeps α1 = 1 nominal, so the regressor is F(τ̂_j)·H, |H| ≤ 1.
   H is driven by the measured rotor position θ delayed to the described sample (not by the smoothed
   θ̂: the smoothing rounds off the micro-radian motions that deform the small operators at standstill,
-  where nearly all the prediction error left after adaptation lies; on the twin's B2 cycle the MSE
-  reduction rose from 92.6 % with θ̂ to 97.6 % with θ when this was decided; ``benchmarks/bench_estimation.py``
-  gives 98.1 % with θ today). Its operators start undeformed (δ_i = 0) at
+  where nearly all the prediction error left after adaptation lies: on the twin's B2 cycle of
+  ``benchmarks/bench_estimation.py`` θ gives the larger MSE reduction; benchmarks/README.md, "The figures
+  behind the defaults"). Its operators start undeformed (δ_i = 0) at
   the first sample. The backlash map is that of the :class:`dynid.friction.egms.EGMS` given (default: the
   thesis' M = 4, r_Δ = 4, r_k = 2, constant B = 1 mrad).
 - Eq. (26) is discretized by forward Euler with the sample period T_s and the box projection (27)

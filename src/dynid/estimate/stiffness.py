@@ -30,10 +30,9 @@ sgn(θ̇) is replaced by the E-GMS output H(θ) ∈ [−1, 1] (Madsen 2020, ch.6
 adaptive friction estimator uses it), driven by the measured rotor position delayed to the
 described sample: pre-sliding at reversals and stiction at rest are then modelled instead of
 jumping. It needs the joint's operators (element laws, backlash) to be known: with the thesis'
-default operators on the twin's base-joint experiment of ``benchmarks/bench_estimation.py`` (whose true
-operators differ) the curve fit after 20 s is 99.96 % against 99.99 % with the static map (one run; 99.1
-and 99.7 % on an earlier set-up). A result identified with friction on the
-link velocity
+default operators where the true ones differ it fits about as well as the static map on the twin's
+base-joint experiment of ``benchmarks/bench_estimation.py`` (benchmarks/README.md, "The figures behind the
+defaults"). A result identified with friction on the link velocity
 (``model['friction_velocity'] == 'link'``) is used on θ̇ all the same: in link units θ̇ and q̇
 differ only by φ̇.
 

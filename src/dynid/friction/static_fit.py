@@ -24,11 +24,10 @@ alternating two correlated ones. Three decisions:
 - A torque offset (the same in both directions) is fitted beside the map and reported, not kept in the
   model: eq. (10) has none, but a measured friction f = K_τ·i − B·θ̈ − τ̂_j holds the rigid-body model's
   error at the plateaus' poses (and any current offset). Without the column that offset, in which the
-  odd map has no share, stays in the residual: on the twin's shoulder under load (identified gravity
-  0.1 N·m off) the residual of ±0.1 N·m put σ(Vs) at 61 %, the excess was left out and the polynomial
-  viscous terms bent to mimic it (Fv3 = −99 N·m·s³/rad³ instead of 0.1); with it the excess is kept and
-  Fc, Fs, Vs and mu come within 11 % (last run of ``benchmarks/bench_feedforward.py``, B1, which prints them
-  beside the twin's: Fs 0.3 %, Fc0 4 %, Vs 8 %, mu 11 % off).
+  odd map has no share, stays in the residual: the Stribeck excess then loses its precision and the
+  polynomial viscous terms bend to mimic the offset; with the column the excess is kept
+  (``benchmarks/bench_feedforward.py``'s B1 prints the fitted parameters beside the twin's; the figures:
+  benchmarks/README.md, "The figures behind the defaults").
 
 σ of every parameter come from the residual's Jacobian at the optimum, σ̂²·(JᵀJ)⁻¹, as in fit_stribeck.
 """

@@ -22,15 +22,13 @@ from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
 #: 0.2…1 came out 0.9000000000000001, and the same 0.9 of 0.05…1 exactly 0.9, which made a candidate of it on one
 #: grid and not on the other). The grid stops at 0.2, where every figure of the model choice was measured: the shifted
 #: form (:mod:`dynid.identify.power_law`) reaches its limit α = 0, the logarithmic law sgn(ω)·ln(|ω|/v_s), with fc
-#: and fv apart (Li's sgn(ω)·|ω|^α becomes the Coulomb column there: a floor of 0.05 made them −122.7 and 152.0 on
-#: the unisa UR10's shoulder_pan), but from 0 that UR10's wrist_1 took it and lost 3 % of its held-out RMSE, and a
-#: floor of 0.1, better on the public logs' last 30 % and 40 %, went to the unisa Panda's joints 5–7 trained on 80 %,
-#: whose joints 6 and 7 then came out 20 % and 40 % worse on the last 20 % (0.15 the same; benchmarks/README.md).
+#: and fv apart (Li's sgn(ω)·|ω|^α becomes the Coulomb column there, and fc and fv grow large and opposite), but
+#: lower floors were taken by joints of the public logs that then predicted worse held out (benchmarks/README.md,
+#: "The figures behind the defaults").
 EXPONENT_GRID = np.arange(4, 21) / 20
 #: The largest exponent that is a candidate: the best must lie at least 0.15 below the linear term. Nearer 1 the
-#: twin's Stribeck and load terms (linear viscous friction in truth) give α̂ of 0.9–0.95 and a fold gain: on a 250 Hz
-#: UR5e twin, shoulder_pan at α̂ = 0.9 scored 0.000982 on the folds against Coulomb + viscous's 0.00117 and held out on
-#: another motion, slower on that joint (median |q̇| 0.06 rad/s against 0.63), its RMSE went 0.092 → 0.131 N·m.
+#: twin's Stribeck and load terms (linear viscous friction in truth) give α̂ of 0.9–0.95 and a fold gain that a
+#: slower motion of the same joint loses (benchmarks/README.md, "The figures behind the defaults").
 EXPONENT_CANDIDATE_MAX = 0.85
 
 

@@ -71,12 +71,12 @@ from dynid.identify.stribeck import StribeckExcess
 
 #: A richer friction law must lower its joint's held-out score by more than this fraction to be kept: the folds are
 #: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the
-#: twin with Coulomb + viscous friction alone, the load term gained up to 3 % on a shoulder's folds).
+#: twin with Coulomb + viscous friction alone, the load term gained a few percent on a shoulder's folds).
 CHOICE_MARGIN = 0.05
 #: IRLS must lower the summed held-out score by more than this fraction to replace WLS (and a consistent or OLS
 #: candidate the model chosen before it): IRLS's robust weights saw every row, the held-out folds' too, which
-#: flatters its fold scores (on the figaroh TIAGo arm IRLS gained 1.5 % on the folds and lost 2.8 % of arm_4's RMSE on
-#: the held-out rows; on the unisa-acg UR10 and Panda logs it gained 6.5 % and 3.4 % and kept its lead held out).
+#: flatters its fold scores (on a public log it gained on the folds and lost held out, where on others a larger gain
+#: held: benchmarks/README.md, "The figures behind the defaults").
 METHOD_MARGIN = 0.02
 #: The optional terms per joint and their columns' symbols (module docstring).
 OPTIONAL_TERMS = {'offset': ('tau0',), 'load': ('Fl',), 'temperature': ('beta1', 'beta2', 'beta3'), 'rotor': ('Ia',),

@@ -17,8 +17,8 @@ the base parameters are χ_b = K·[π; Ia]. The maximum a posteriori (MAP) estim
   recording. The rows (sample-major, so a run of rows is a stretch of time) are cut into
   :data:`CROSS_VALIDATION_BLOCKS` blocks, block b in fold b mod :data:`CROSS_VALIDATION_FOLDS` (blocks, not
   rows: neighbouring rows share the filters' memory and would leak between folds; interleaved, not contiguous:
-  folds of two contiguous quarters, for the weight and the model choice or for the choice alone, left 11 and 9
-  joints of the public logs more than 3 % worse held out, the LBR Med 7's A2–A6 most, ``benchmarks/README.md``).
+  folds of contiguous quarters left joints of the public logs worse held out, benchmarks/README.md, "The figures
+  behind the defaults").
   Every fold of the identification holds out the blocks of :func:`fold_members`. For every s of
   :data:`PRIOR_STD_GRID` each fold is predicted by the MAP estimate of the others and scored twice: by its
   weighted χ² (the likelihood the estimator maximizes, which the joints with large torques dominate) and by
@@ -27,7 +27,7 @@ the base parameters are χ_b = K·[π; Ia]. The maximum a posteriori (MAP) estim
   (``benchmarks/bench_generalize.py``, poorly exciting runs of 8–10 s, robot files 20–40 % and far off,
   held out on other trajectories): the χ² alone chose priors too weak for other motions and left joints
   worse than the robot file's own model, the per-joint score alone chose priors too strong for a
-  well-exciting run (its own motion predicted ~1 % worse than without a prior).
+  well-exciting run (its own motion predicted worse than without a prior).
 - **The robot file's own model** (:func:`robot_file_values`): the links as the file has them, the rotor
   inertias and the friction fitted to the same rows: the strongest prior, which ``dynid validate`` predicts
   beside the identified model.

@@ -1,8 +1,8 @@
 """The serialized messages of chosen topics in MCAP files, in one lean pass.
 
 rosbags reads MCAP through several generator layers (a heap merge over chunks, a BytesIO and a named
-tuple per message), which costs ~3 µs of CPU per message (rosbags 0.11.9, a twin recording, load 4 on 2
-cores): 0.8 s for a 60 s recording of four 1 kHz topics. A bag reader that decodes whole batches
+tuple per message), which costs microseconds of CPU per message: most of a second for a minute of four
+1 kHz topics (benchmarks/README.md, "The figures behind the defaults"). A bag reader that decodes whole batches
 (:mod:`dynid.io.cdr`) needs only each message's bytes and log time, so this module reads the records
 itself (MCAP format specification, foxglove/mcap ``specification/README.md``: an opcode byte and a
 uint64 length before every record; messages at top level or inside chunks, which may be lz4 or zstd

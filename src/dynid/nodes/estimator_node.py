@@ -72,8 +72,7 @@ class EstimatorNode(Node):
         declare_settings(self, EstimationSettings, read_only=True, names=NODE_SETTINGS)
         updates = declare_payload_updates(self)
         # Takes of 50 samples at 1 kHz: the estimators' per-update overhead is paid less often than with
-        # the intake's usual 20 ms (about 34 instead of 60 µs of CPU per 6-joint sample replaying
-        # bench_estimation's B2 estimators, load 1.5 on 2 cores).
+        # the intake's usual 20 ms (benchmarks/README.md, "The figures behind the defaults").
         settings = IntakeSettings.declare(self, period_s=INTAKE_PERIOD_S)
         get, node = self.get_parameter, from_values(EstimatorNodeSettings, lambda name: value_or(self, name))
         result_file = node.result_file

@@ -31,9 +31,8 @@ few rows (at 30 Hz: 1.2 Hz, a trim of 2.5 s at each end and one row in 10, 45 ro
 20 s log, fewer than the ~45 parameters acting on a 7-joint arm's first joints), so the decimation
 cut-off stays at 4 Hz (the 100 Hz value) where f_s/8 allows it and the position cut-off does not fall
 below it: at 50 Hz 4 and 5 Hz, decimation 5, trim 0.75 s; at 30 Hz 3.75 Hz for both, decimation 3,
-trim 0.8 s; at 20 Hz 2.5 Hz, decimation 3, trim 1.2 s. On the twin's 30 s optimized UR5e excitation
-this changes the held-out fit at 30 Hz from 1.1 to 0.9 points below the 1 kHz result (cond 32 → 22),
-and makes 20 s at 30 Hz (and 30 s at 20 Hz) of a 7-joint Panda identifiable (within 1.6 points).
+trim 0.8 s; at 20 Hz 2.5 Hz, decimation 3, trim 1.2 s: a 7-joint arm's 20 s log at 30 Hz stays
+identifiable (benchmarks/README.md, "The figures behind the defaults").
 A motion faster than the default assumes needs a higher ``decimation_cutoff_hz``.
 Any cut-off at or above 0.45·f_s, given or derived, is refused: a Butterworth that close to
 Nyquist barely filters (at f_s/2 it is an identity filter).

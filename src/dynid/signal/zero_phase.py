@@ -9,9 +9,8 @@ pass). Two reasons for it in identification (Gautier's parallel filtering of eve
 - The forward and backward recursions run as block products (below), and the backward pass yields
   only the kept rows: with a decimation of 20, about 11 multiply-adds per sample and column in a few
   matrix products over all columns at once, where scipy runs the two recursions in full (20
-  multiplications and 16 additions per sample and column, one column at a time). On 9500 samples of
-  216 regressor columns, decimated by 20, with one BLAS thread as ``dynid identify`` runs it: 9 ms of
-  CPU against scipy's 45 ms (a 2-core machine at load 4).
+  multiplications and 16 additions per sample and column, one column at a time); about five times less
+  CPU than scipy on an identification's regressor (benchmarks/README.md, "The figures behind the defaults").
 - It needs numpy alone. ``import scipy.signal`` costs 0.5–1 s of CPU in scipy 1.17 (it rewrites the
   docstrings of ~800 functions and imports scipy.stats), against the 3 s that ``dynid identify`` on
   a 60 s recording may take in all.

@@ -14,7 +14,7 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions
 from launch_ros.actions import Node
 
-from launch_prefix import ROOT
+from testing.launch_prefix import ROOT
 
 #: the options of controller_manager's spawner that take a value (the rest of its words are controller names)
 SPAWNER_OPTIONS_WITH_VALUE = {'--controller-manager', '-c', '--controller-manager-timeout', '--param-file', '-p',

@@ -1,15 +1,9 @@
 """bench_public's interval of a ratio of two models' held-out RMSE on the same rows (benchmarks/public_scoring.py):
 a moving-block bootstrap of the rows, so that a gap of a few percent on 50 rows is shown beside what other rows give."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'benchmarks'))
-
-import bench_public  # noqa: E402
-import public_scoring  # noqa: E402
+from benchmarks import bench_public, public_scoring
 
 
 def _correlated(n: int, seed: int) -> np.ndarray:

@@ -1,20 +1,14 @@
 """bench_contact's scoring of the flange wrench (benchmarks/contact_scoring.py): it compares the force in a frame that
 does not turn with the arm."""
 
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from benchmarks import contact_scoring, contact_sim
 from dynid.contact.wrench import FlangeWrench
 from dynid.sim.contacts import ContactLoad, ContactSchedule
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'benchmarks'))
-
-import contact_scoring  # noqa: E402
-import contact_sim  # noqa: E402
 
 
 def test_a_step_on_the_turning_flange_through_the_observers_lag_scores_near_zero_in_the_world_frame(ur5e):
