@@ -24,8 +24,10 @@ from dynid.identify.methods import (
     unregister_method,
 )
 from dynid.identify.methods import ols as ols_method
+from dynid.identify.request import IdentifyOptions, ModelSpec, settle
 from dynid.identify.session import IdentificationSession
 from dynid.identify.settings import CHOICES, IdentifierSettings
+from dynid.identify.ways_out import way_out_methods
 from dynid.settings import check_settings
 
 BUILT_INS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
@@ -131,6 +133,7 @@ def test_a_method_registered_by_a_call_is_a_choice_until_it_is_forgotten(bag, tm
     register_method(twin)
     try:
         assert method_names()[-1] == 'ols_twin' and 'ols_twin' in CHOICES['method']
+        assert way_out_methods() == ['wls', 'ols', 'irls', 'ols_twin']  # the start method first
         for folder in ('by_ols', 'by_twin'):
             (tmp_path / folder).mkdir()
         ols = _identified(bag, tmp_path / 'by_ols', '--method', 'ols', '--no-prior')
@@ -144,6 +147,30 @@ def test_a_method_registered_by_a_call_is_a_choice_until_it_is_forgotten(bag, tm
     assert 'ols_twin' not in METHODS
     with pytest.raises(InputError, match=r"method must be one of auto, ols, wls, irls, iirls, tls, mls, got 'ols_tw"):
         check_settings(IdentifierSettings(method='ols_twin'))
+
+
+def test_settle_applies_what_a_registered_method_says_of_its_friction_options_and_prior():
+    """A method's own law where the law is open, the law it requires (a change said with its reason), the laws it
+    takes, the options it reads and physical consistency, all from its IdentificationMethod."""
+    own = dataclasses.replace(ols_method.METHOD, name='ols_own_law', friction_default='comprehensive',
+                              friction_required=True, friction_reason='it says so', physical=False,
+                              options=('fixed_drive_gains',), way_out=False)
+    narrow = dataclasses.replace(ols_method.METHOD, name='ols_narrow', friction=('none',), way_out=False)
+    register_method(own), register_method(narrow)
+    try:
+        request = settle([], ModelSpec(friction='viscous_coulomb'), IdentifyOptions(method='ols_own_law'))
+        assert request.spec.friction == 'comprehensive' and request.changes == (
+            {'setting': 'friction', 'given': 'viscous_coulomb', 'used': 'comprehensive', 'reason': 'it says so'},)
+        IdentifyOptions(method='ols_own_law', fixed_drive_gains={0: 10.0}).validated()  # it reads them
+        with pytest.raises(InputError, match=r"builds on OLS, WLS, IRLS or OLS_NARROW, not 'ols_own_law'"):
+            IdentifyOptions(method='ols_own_law', physical=dataclasses.replace(
+                IdentifyOptions().physical, consistency='always')).validated()
+        with pytest.raises(InputError, match=r'for the methods that identify gains \(tls, mls, ols_own_law\)'):
+            IdentifyOptions(method='ols_narrow', fixed_drive_gains={0: 10.0}).validated()
+        with pytest.raises(InputError, match="identifies the friction models none only, not 'viscous_coulomb'"):
+            settle([], ModelSpec(friction='viscous_coulomb'), IdentifyOptions(method='ols_narrow'))
+    finally:
+        unregister_method('ols_own_law'), unregister_method('ols_narrow')
 
 
 def test_a_broken_or_ambiguous_method_is_refused_by_name(tmp_path, monkeypatch):
