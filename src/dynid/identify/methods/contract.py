@@ -8,9 +8,16 @@ consistency: :mod:`dynid.identify.physical`) re-solves its equations weighted as
     method.solve(w, y, joints, names, options=..., joint_names=..., start=None, pooled_short=False, groups=None)
         -> Estimate      # dynid.identify.solvers.Estimate: values (p,), covariance (p, p), row weights (r,)
 
-A method whose solve needs more than those rows gives a ``fit`` of its own (I-IRLS's friction loop, the drive-gain
-methods) and the pipeline calls it instead: ``fit(problem, options, progress, rigid_start) -> Fit``
-(:class:`dynid.identify.fit.Fit`). Nothing here imports the pipeline, so that listing methods stays cheap.
+``options``: the :class:`~dynid.identify.request.IdentifyOptions`; ``joint_names``: the robot's; ``start``: the
+previous pass's estimate (a warm start); ``pooled_short``: a joint too short for a noise estimate of its own may be
+weighted by the pooled noise (the prior completes it); ``groups``: the rows reduced per block and joint, for a method
+with ``reduced_rows``.
+
+A method whose solve needs more than those rows gives a ``fit`` of its own and the pipeline calls it instead:
+``fit(problem, options, progress, rigid_start) -> Fit`` (:class:`dynid.identify.fit.Fit`). I-IRLS's alternates the
+load loop with its friction loop; the drive-gain methods' (:func:`dynid.identify.fit.fit_with_gains`) call
+``solve(w_total, joints, names) -> Estimate`` on W_tot·[g; χ; 1] = 0 (Gautier & Briot 2014, eq. (17)). Nothing here
+imports the pipeline, so that listing methods stays cheap.
 """
 
 from __future__ import annotations

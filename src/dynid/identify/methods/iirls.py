@@ -16,9 +16,9 @@ from dynid.identify.solvers import one_blas_thread
 
 
 def fit(problem: IdentificationProblem, options, progress: Callable[[str], None], rigid_start=None) -> Fit:
-    """IRLS with the load loop, alternating with the friction loop re-fitting the exponents until they change by
-    less than 0.01; then the standard-parameter step (the prior; consistency is not checked: module docstring of
-    :mod:`dynid.identify.fit`)."""
+    """IRLS with the load loop, alternating with the friction loop re-fitting the exponents α_j until they change by
+    less than 0.01; then the standard-parameter step (the robot file's prior; physical consistency is not checked,
+    for the reason ``consistency_note`` gives)."""
     exponents = np.full(problem.robot.n, problem.spec.exponent)
     # One BLAS thread for the whole loop (tall products, the exponent search's projections and its filter): two
     # threads on a busy 2-core machine cost more CPU time than one.
