@@ -60,5 +60,14 @@ setup(
             'friction_adaptive = dynid.control.friction_egms:AdaptiveFrictionTerm.from_result',
             'flexible_joint = dynid.control.flexible_joint:FlexibleJointTerm.from_result',
         ],
+        # Identification methods (dynid.identify.methods): name = IdentificationMethod.
+        'dynid.identification_methods': [
+            'ols = dynid.identify.methods.ols:METHOD',
+            'wls = dynid.identify.methods.wls:METHOD',
+            'irls = dynid.identify.methods.irls:METHOD',
+            'iirls = dynid.identify.methods.iirls:METHOD',
+            'tls = dynid.identify.methods.tls:METHOD',
+            'mls = dynid.identify.methods.mls:METHOD',
+        ],
     },
 )

@@ -1,8 +1,14 @@
 """Builders several test files share (not fixtures: plain functions)."""
 
 import dataclasses
+import textwrap
 
 import numpy as np
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomllib's original (requirements-libraries.txt)
+    import tomli as tomllib
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import default_home, home_configuration
@@ -225,3 +231,27 @@ def own_model_result(robot, coulomb=0.0, viscous=0.0, torque_source='current') -
                'rotor_inertia_identified': False, 'friction_velocity': 'rotor'},
         parameter_names=names, values=np.array(values), std=np.zeros(len(names)),
         base_expressions=dict(zip(base.names, base.expressions, strict=True)))
+
+
+def install_user_package(root, name: str, module_source: str, entry_points: dict[str, str], group: str):
+    """A package as its pyproject.toml declares it, made discoverable without pip: the module ``name`` and a
+    .dist-info (METADATA, entry_points.txt written from the pyproject's entry points of ``group``) under
+    ``root/src``, which is returned for sys.path."""
+    source = root / 'src'
+    source.mkdir(parents=True)
+    table = '\n'.join(f'{key} = "{value}"' for key, value in entry_points.items())
+    (root / 'pyproject.toml').write_text(textwrap.dedent(f"""\
+        [project]
+        name = "{name}"
+        version = "0.1"
+
+        [project.entry-points."{group}"]
+        """) + table + '\n')
+    (source / f'{name}.py').write_text(textwrap.dedent(module_source))
+    project = tomllib.loads((root / 'pyproject.toml').read_text())['project']
+    info = source / f'{name}-{project["version"]}.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text(f'Metadata-Version: 2.1\nName: {project["name"]}\nVersion: {project["version"]}\n')
+    lines = [f'{key} = {value}' for key, value in project['entry-points'][group].items()]
+    (info / 'entry_points.txt').write_text(f'[{group}]\n' + '\n'.join(lines) + '\n')
+    return source

@@ -9,17 +9,11 @@ sinusoid per joint (1 kHz), so every derivative is known in closed form.
 
 import dataclasses
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: tomllib's original (requirements-libraries.txt)
-    import tomli as tomllib
-
-from builders import RATE, identified, landed_static, motion, trajectory
+from builders import RATE, identified, install_user_package, landed_static, motion, trajectory
 from dynid.control import (
     Feedforward,
     FeedforwardContext,
@@ -27,6 +21,7 @@ from dynid.control import (
     available_terms,
     build_term,
 )
+from dynid.control.plugins import GROUP
 from dynid.errors import InputError
 from dynid.estimate import AdaptiveFrictionEstimator
 from dynid.friction.egms import EGMS
@@ -528,29 +523,6 @@ def test_built_in_terms_are_registered_in_the_entry_point_group(ur5e):
         build_term('rigid_bodies', ur5e, result)
 
 
-def _install_user_package(root, name, module_source, entry_points):
-    """A package as its pyproject.toml declares it, made discoverable without pip: the module and a
-    .dist-info (METADATA, entry_points.txt written from the pyproject's entry points) on sys.path."""
-    source = root / 'src'
-    source.mkdir(parents=True)
-    table = '\n'.join(f'{key} = "{value}"' for key, value in entry_points.items())
-    (root / 'pyproject.toml').write_text(textwrap.dedent(f"""\
-        [project]
-        name = "{name}"
-        version = "0.1"
-
-        [project.entry-points."dynid.feedforward_terms"]
-        """) + table + '\n')
-    (source / f'{name}.py').write_text(textwrap.dedent(module_source))
-    project = tomllib.loads((root / 'pyproject.toml').read_text())['project']
-    info = source / f'{name}-{project["version"]}.dist-info'
-    info.mkdir()
-    (info / 'METADATA').write_text(f'Metadata-Version: 2.1\nName: {project["name"]}\nVersion: {project["version"]}\n')
-    lines = [f'{key} = {value}' for key, value in project['entry-points']['dynid.feedforward_terms'].items()]
-    (info / 'entry_points.txt').write_text('[dynid.feedforward_terms]\n' + '\n'.join(lines) + '\n')
-    return source
-
-
 USER_TERM = """\
     import numpy as np
 
@@ -570,8 +542,8 @@ USER_TERM = """\
 def test_a_user_term_in_another_package_is_found_by_name(ur5e, tmp_path, monkeypatch):
     """A tiny package declaring a term in dynid.feedforward_terms is picked up by name, built with its
     options, and joins the Feedforward beside the built-ins (it has no step: one-sample batches)."""
-    source = _install_user_package(tmp_path / 'cable', 'dynid_cable_terms', USER_TERM,
-                                   {'cable_drag': 'dynid_cable_terms:CableDrag'})
+    source = install_user_package(tmp_path / 'cable', 'dynid_cable_terms', USER_TERM,
+                                  {'cable_drag': 'dynid_cable_terms:CableDrag'}, GROUP)
     monkeypatch.syspath_prepend(str(source))
     assert available_terms()['cable_drag'].dist.name == 'dynid_cable_terms'
     term = build_term('cable_drag', ur5e, None, {'level': 2.0})
@@ -588,10 +560,10 @@ def test_a_user_term_in_another_package_is_found_by_name(ur5e, tmp_path, monkeyp
 
 
 def test_broken_or_ambiguous_plugins_are_refused_by_name(ur5e, tmp_path, monkeypatch):
-    broken = _install_user_package(tmp_path / 'broken', 'dynid_broken_terms', 'import not_a_module\n',
-                                   {'broken_term': 'dynid_broken_terms:Term'})
-    twin = _install_user_package(tmp_path / 'twin', 'dynid_twin_terms', USER_TERM,
-                                 {'rigid_body': 'dynid_twin_terms:CableDrag'})
+    broken = install_user_package(tmp_path / 'broken', 'dynid_broken_terms', 'import not_a_module\n',
+                                  {'broken_term': 'dynid_broken_terms:Term'}, GROUP)
+    twin = install_user_package(tmp_path / 'twin', 'dynid_twin_terms', USER_TERM,
+                                {'rigid_body': 'dynid_twin_terms:CableDrag'}, GROUP)
     monkeypatch.syspath_prepend(str(broken))
     with pytest.raises(InputError, match=r"'broken_term' \(dynid_broken_terms:Term\) cannot be loaded: "
                                          r"ModuleNotFoundError"):

@@ -28,8 +28,8 @@ def setting(default, description: str, *, unit: str | None = None, low: float | 
     """
     if isinstance(default, list | tuple):
         default = tuple(default)
-    if choices is not None:
-        choices = tuple(choices)
+    if choices is not None and (isinstance(choices, list) or not isinstance(choices, Sequence)):
+        choices = tuple(choices)  # a Sequence of its own (read at each use: registered names) is kept as it is
     metadata = {'description': description, 'unit': unit, 'range': None if low is None else (low, high),
                 'choices': choices, 'items': items, 'parameter': parameter, 'read_only': read_only}
     if factory is not None:

@@ -11,6 +11,7 @@ import numpy as np
 from dynid.identify.check import fit_warnings
 from dynid.identify.choice import FOLDS_WHERE, ModelChoice
 from dynid.identify.fit import Fit, physical_not_applicable
+from dynid.identify.methods import method_software
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.quality import residual_autocorrelation
@@ -55,6 +56,9 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
                   'options': {'weight_function': options.weight_function,
                               'weight_constant': options.weight_constant,
                               'load_iterations': options.load_iterations}}
+    software = method_software(options.method)  # a method of another package: its version
+    if software:
+        provenance['software'] = software
     if problem.drives is not None:  # the nominal drives the model was built with (validation needs them)
         provenance['drives'] = {'joints': problem.drives.to_dict()}
     estimate = solved.estimate

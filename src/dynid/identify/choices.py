@@ -1,13 +1,17 @@
 """The names identification accepts: methods, friction models, torque sources.
 
 Kept apart from the pipeline so that ``dynid identify --help`` lists them without importing it
-(pinocchio, scipy: most of a second). :mod:`dynid.identify.fit` and :mod:`dynid.identify.problem`
-describe what each one means.
+(pinocchio, scipy: most of a second): the methods' names come from the registry's metadata
+(:mod:`dynid.identify.methods`), which imports no method. :mod:`dynid.identify.methods` and
+:mod:`dynid.identify.problem` describe what each one means.
 """
+
+from dynid.identify.methods import MethodNames
 
 #: The caller leaves the choice to the identification (:mod:`dynid.identify.choice`: blocked cross-validation).
 AUTO = 'auto'
-METHODS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
+#: The registered methods' names, read at each use (installed entry points, then those registered in the process).
+METHODS = MethodNames()
 FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
 LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')  # friction on the output torque τ_out
 TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')

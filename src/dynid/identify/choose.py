@@ -7,8 +7,9 @@ made at τ_out of that estimate, and the rows are cut into the prior's folds (:m
 once, so that every candidate's fold solve is a least squares of a few hundred rows. Joint by joint (two passes), the
 joint's candidate laws are tried with the others fixed and judged by the joint's own score (its columns act on its rows
 alone); the simplest law within :data:`CHOICE_MARGIN` of the least score is kept (a richer law must earn its columns).
-The method: IRLS's robust row weights (from one reweighting of all rows), then the same MAP on each fold's training
-rows; IRLS is kept where the sum of the joints' scores is lower by more than :data:`METHOD_MARGIN`. Physical
+The method (:mod:`dynid.identify.method_choice`): each registered method's row weights for the choice (IRLS's robust
+ones, from one reweighting of all rows), then the same MAP on each fold's training rows; one is kept over WLS where the
+sum of the joints' scores is lower by more than :data:`METHOD_MARGIN`. Physical
 consistency, where the ``auto`` rule would decline it on all the rows (:func:`_consistency_gate`), by the folds too.
 The robot file's own model is scored on the same folds; a joint it predicts as well or better is named, by the rule
 validate names it by (:mod:`dynid.identify.lead`: a warning where it is clearly ahead, else a line with the lead).
@@ -47,15 +48,16 @@ from dynid.identify.choice import (
 from dynid.identify.constrained import consistent_optimum
 from dynid.identify.diagnose import Findings, Route
 from dynid.identify.fit import consistency_open
-from dynid.identify.folds import Folds, columns_of, restricted, robust_row_weights, summed
+from dynid.identify.folds import Folds, columns_of, restricted, summed
 from dynid.identify.joint_side import joint_side_choice
 from dynid.identify.lead import judge
+from dynid.identify.method_choice import method_by_folds
+from dynid.identify.methods import START_METHOD
 from dynid.identify.prepare import Equations
-from dynid.identify.prior import CROSS_VALIDATION_BLOCKS, ReducedRows
+from dynid.identify.prior import ReducedRows
 from dynid.identify.problem import Candidate, IdentificationProblem
 from dynid.identify.quality import COND_SCALED_MAX
 from dynid.identify.request import Request
-from dynid.identify.rows import RowGroups
 from dynid.identify.solvers import one_blas_thread
 from dynid.identify.stribeck import StribeckExcess
 
@@ -202,7 +204,7 @@ def _comprehensive(candidate: Candidate, equations: Equations) -> Candidate:
 def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: np.ndarray, *,
            choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
            prior_std: float | None = None, weight_function: str = 'huber', falling_load=frozenset(), power=None,
-           stribeck=None, consistency=None, regularized: dict | None = None, method: str = 'wls',
+           stribeck=None, consistency=None, regularized: dict | None = None, method: str = START_METHOD,
            progress=lambda text: None) -> ModelChoice:
     """The friction terms per joint and the method by blocked cross-validation (module docstring).
 
@@ -248,9 +250,9 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
         columns = _joint_side_chosen(problem, folds, columns, terms, names, held, tried)
     chosen = columns.mask(terms)
     per_fold = folds.fold_scores(chosen)
-    method, trained, consistent = 'wls' if choose_method else method, None, None
+    method, trained, consistent = START_METHOD if choose_method else method, None, None
     if choose_method:
-        method, per_fold, tried['method'], trained = _choose_method(folds, w, y, joints, chosen, per_fold,
+        method, per_fold, tried['method'], trained = method_by_folds(folds, w, y, joints, chosen, per_fold,
                                                                     weight_function)
     if consistency is not None:
         method, terms, per_fold, consistent, tried['consistency'] = _choose_consistency(
@@ -413,29 +415,6 @@ def _choose_laws(problem, folds: Folds, columns: TermColumns, terms: dict[int, t
         if not changed:
             break
     return terms, per_joint
-
-
-def _choose_method(folds: Folds, w: np.ndarray, y: np.ndarray, joints: np.ndarray, chosen: np.ndarray,
-                   per_fold: np.ndarray, weight_function: str
-                   ) -> tuple[str, np.ndarray, dict[str, float], list[ReducedRows] | None]:
-    """WLS or IRLS with the laws ``chosen``: IRLS's robust row weights (one reweighting of all rows), the folds'
-    training rows reduced with them, kept where the summed held-out score is lower by more than
-    :data:`METHOD_MARGIN`. ``per_fold``: WLS's (folds, n) scores. Returns the method, its (folds, n) scores, both
-    sums with the one chosen (``chosen``) and, where IRLS is kept, the folds' training rows with its weights."""
-    weights = robust_row_weights(w, y, joints, weight_function, columns=chosen)
-    trained = None
-    if weights is not None:  # the folds' training rows with IRLS's weights, reduced as time_folds does
-        groups = RowGroups.of(w, y, joints, CROSS_VALIDATION_BLOCKS, folds.n, row_weights=weights)
-        reduced = [ReducedRows.of_factor(groups.stacked(blocks=members), groups.count(members))
-                   for members in folds.members]
-        trained = [ReducedRows.stack([r for i, r in enumerate(reduced) if i != k]) for k in range(len(reduced))]
-    if not trained:
-        return 'wls', per_fold, {'wls': float(np.nansum(per_fold)), 'irls': float('inf'), 'chosen': 'wls'}, None
-    robust = folds.fold_scores(chosen, trained)
-    tried = {'wls': float(np.nansum(per_fold)), 'irls': float(np.nansum(robust))}
-    if np.nansum(robust) < np.nansum(per_fold) * (1.0 - METHOD_MARGIN):
-        return 'irls', robust, {**tried, 'chosen': 'irls'}, trained
-    return 'wls', per_fold, {**tried, 'chosen': 'wls'}, None
 
 
 def _consistency_gate(folds: Folds, free: np.ndarray, settings) -> tuple[bool, dict]:

@@ -27,6 +27,7 @@ from dynid.errors import InputError
 from dynid.identify.file_links import robot_file_links
 from dynid.identify.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 from dynid.identify.held import left_out, structural_offsets
+from dynid.identify.methods import START_METHOD
 from dynid.identify.prepare import Equations, refuse_still_joints
 from dynid.identify.problem import Candidate, IdentificationProblem
 from dynid.identify.quality import COND_SCALED_MAX
@@ -149,7 +150,7 @@ def carried_route(equations: Equations, candidate: Candidate, terms: tuple[str, 
 def _route(equations: Equations, candidate: Candidate, terms: tuple[str, ...], once: IdentifyOptions) -> Route:
     problem = IdentificationProblem.of(equations, candidate)
     exponents = np.full(equations.robot.n, equations.spec.exponent)
-    first = load_loop(problem, 'wls', once, exponents, lambda text: None,
+    first = load_loop(problem, START_METHOD, once, exponents, lambda text: None,
                       pooled_short=prior_completes(problem, candidate.options))[0]
     return Route(candidate, terms, first)
 

@@ -21,13 +21,14 @@ value for their gains without a word. What this module adds:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynid.errors import InputError
 from dynid.identify.noise import per_joint_sigma
-from dynid.identify.solvers import Estimate, ols, tls
+from dynid.identify.solvers import Estimate
 
 PAYLOAD_CONTENT_MIN = 3.0     # RMS(known payload torque on joint j) / (|K̂_j|·current noise of joint j)
 NOMINAL_BAND_PERCENT = 25.0   # identified gains beyond ±25 % of the nominal ones warn
@@ -84,10 +85,12 @@ def parse_fixed_gains(texts, joint_names) -> dict[int, float]:
     return fixed
 
 
-def solve_drive_gains(problem, method: str, rigid_start: np.ndarray, fixed: dict[int, float] | None = None,
-                      nominal: np.ndarray | None = None) -> DriveGainSolution:
-    """TLS or modified LS (eq. (16)) for the free gains and the parameters of ``problem``
-    (an :class:`~dynid.identify.problem.IdentificationProblem` built with unknown gains)."""
+def solve_drive_gains(problem, solve: Callable[..., Estimate], rigid_start: np.ndarray,
+                      fixed: dict[int, float] | None = None, nominal: np.ndarray | None = None) -> DriveGainSolution:
+    """The free gains and the parameters of ``problem`` (an :class:`~dynid.identify.problem.IdentificationProblem`
+    built with unknown gains) by a drive-gain method's ``solve(w_total, joints, names) -> Estimate`` of
+    W_tot·[g; χ; 1] = 0, W_tot = [V_free, −W, −W_kL·χ_kL + V_fixed·g_fixed] (eq. (17)): IDIM-TLS, or the modified LS
+    of eq. (16) (:mod:`dynid.identify.methods.tls`, :mod:`dynid.identify.methods.mls`)."""
     fixed = dict(fixed or {})
     n = problem.robot.n
     if problem.spec.uses_load:
@@ -108,11 +111,7 @@ def solve_drive_gains(problem, method: str, rigid_start: np.ndarray, fixed: dict
     held = np.array([fixed[j] for j in sorted(fixed)])
     scale = -known + (current[:, sorted(fixed)] @ held if fixed else 0.0)  # the column whose coefficient is 1
     w_total = np.hstack([current[:, free], -rigid, scale[:, None]])
-    if method == 'tls':
-        estimate = tls(w_total, joints, names, weighted=True)
-    else:  # modified LS: [V, −W]·[g; χ] = W_kL·χ_kL − V_fixed·g_fixed
-        estimate = ols(w_total[:, :-1], -scale, joints, names)
-        estimate.method = 'mls'
+    estimate = solve(w_total, joints, names)
     k = len(free)
     gains, gains_std = np.zeros(n), np.zeros(n)
     gains[free], gains_std[free] = estimate.values[:k], estimate.std[:k]
@@ -143,7 +142,7 @@ def _diagnose(solution: DriveGainSolution, problem, estimate: Estimate, known: n
         'nominal_band_percent': NOMINAL_BAND_PERCENT,
         'nominal': None if nominal is None else dict(zip(names, np.asarray(nominal, float).tolist(), strict=True)),
     }
-    if estimate.method == 'tls':
+    if 'kernel_gap' in estimate.extra:  # a TLS solution: how well the data single it out
         diagnostics['kernel_gap'] = float(estimate.extra['kernel_gap'])
         diagnostics['smallest_singular_values'] = [float(s) for s in estimate.extra['singular_values_tail']]
         if diagnostics['kernel_gap'] < KERNEL_GAP_MIN:

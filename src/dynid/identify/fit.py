@@ -1,22 +1,12 @@
 """The fit step of an identification: one candidate solved (:class:`Fit`), by the candidate's method.
 
-=========  ==============================================================================================
-method     what
-=========  ==============================================================================================
-``ols``    ordinary LS (QR)
-``wls``    LS with per-joint weights 1/σ̂_j (thesis ch.5, Gautier & Briot; the default)
-``irls``   robust reweighting (Huber, Tukey, Cauchy) from the WLS solution
-``iirls``  Li et al. 2024: IRLS on the comprehensive friction model with the load torque τ_out updated
-           from the estimate (load loop) and the viscous exponent α_j re-fitted per joint (friction loop)
-``tls``    Gautier & Briot 2014 IDIM-TLS: drive gains and parameters at once, scaled by a known payload
-           mass (needs recordings with and without the payload)
-``mls``    the "modified LS" of Gautier & Briot eq. (16) for the same problem (biased; for comparison)
-=========  ==============================================================================================
-
-Models with load-dependent friction (``load_*``, ``hamon``, ``comprehensive``) iterate: τ_out starts from the robot
-model's own parameters (or the model choice's first estimate) and is updated from each estimate until it settles.
-Then, for every method but the drive-gain ones, the standard-parameter step (:mod:`dynid.identify.physical`): the robot
-file as a prior, physical consistency. Fitting changes neither the problem nor the candidate it is given.
+The methods are registered (:mod:`dynid.identify.methods`: one module each, its solve and what applies to it). A method
+of the standard kind solves the rows W·χ = y in the load loop: models with load-dependent friction (``load_*``,
+``hamon``, ``comprehensive``) iterate, τ_out starting from the robot model's own parameters (or the model choice's
+first estimate) and updated from each estimate until it settles. Then the standard-parameter step
+(:mod:`dynid.identify.physical`): the robot file as a prior, physical consistency, where they apply to the method. A
+method whose solve needs more (I-IRLS's friction loop, the drive-gain methods) gives its own fit, over the loops of
+this module. Fitting changes neither the problem nor the candidate it is given.
 """
 
 from __future__ import annotations
@@ -30,12 +20,13 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.candidates import EXPONENT_GRID
 from dynid.identify.drive_gains import solve_drive_gains
+from dynid.identify.methods import identification_method, identification_methods, spoken
 from dynid.identify.noise import TooFewRowsError
-from dynid.identify.physical import CHECKED_FRICTION, PHYSICAL_METHODS, PhysicalSettings, identify_physical
+from dynid.identify.physical import CHECKED_FRICTION, PhysicalSettings, identify_physical
 from dynid.identify.problem import OUTPUT_TORQUE_SYMBOLS, IdentificationProblem
 from dynid.identify.request import IdentifyOptions
 from dynid.identify.rows import FreeColumns, RowGroups
-from dynid.identify.solvers import Estimate, irls, ols, one_blas_thread, wls
+from dynid.identify.solvers import Estimate
 from dynid.signal.preprocess import FilterSettings
 
 
@@ -44,12 +35,17 @@ def fit(problem: IdentificationProblem, progress: Callable[[str], None], rigid_s
     τ_out starts from in the load loop (default the robot file's)."""
     options = problem.candidate.options
     progress(f'solving {options.method.upper()} for {len(problem.parameter_names())} parameters')
-    if options.method in ('tls', 'mls'):
-        return _solve_with_gains(problem, options)
-    if options.method == 'iirls':
-        return _solve_iirls(problem, options, progress)
-    exponents = problem.candidate.exponents
-    return _solve_standard(problem, options, rigid_start, progress, None if exponents is None else np.array(exponents))
+    method = identification_method(options.method)
+    if method.fit is not None:
+        solved = method.fit(problem, options, progress, rigid_start)
+    else:
+        exponents = problem.candidate.exponents
+        solved = _solve_standard(problem, options, rigid_start, progress,
+                                 None if exponents is None else np.array(exponents))
+    if solved.estimate.method == method.name:
+        return solved
+    # a method whose solve is another's (a registered variant): the result is named by the method asked for
+    return dataclasses.replace(solved, estimate=dataclasses.replace(solved.estimate, method=method.name))
 
 
 def rows_context(settings: FilterSettings | None, joints: np.ndarray, n: int) -> str:
@@ -86,27 +82,16 @@ def _with_held(estimate: Estimate, names: list[str], held: np.ndarray, held_valu
     return dataclasses.replace(estimate, names=list(names), values=values, covariance=covariance)
 
 
-def _solve_linear(method: str, w, y, joints, names, options: IdentifyOptions, joint_names,
-                  start: Estimate | None = None, pooled_short: bool = False, groups=None) -> Estimate:
-    """One linear solve; ``pooled_short``: WLS weights a joint with too few rows for a noise estimate of its own by
-    the pooled noise instead of refusing (where the robot file's prior completes what its rows lack)."""
-    if method == 'ols':
-        return ols(w, y, joints, names, groups)
-    if method == 'wls':
-        return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short,
-                   dependent_unknown=pooled_short, groups=groups)
-    return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
-
-
 def _free_system(w: np.ndarray, y: np.ndarray, joints: np.ndarray, held: np.ndarray, held_full: np.ndarray,
-                 method: str, n: int):
-    """(W's free columns, y with the held ones on the measured side, the rows reduced or None): for OLS and WLS the
-    rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`) and W's free columns as a view; for the
-    robust methods, which reweight row by row, W's free columns as an array."""
+                 reduced_rows: bool, n: int):
+    """(W's free columns, y with the held ones on the measured side, the rows reduced or None): for a method that
+    solves from reduced rows (OLS, WLS) the rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`)
+    and W's free columns as a view; for the others (the robust methods reweight row by row), W's free columns as an
+    array."""
     if not held.any():
-        return w, y, RowGroups.of(w, y, joints, n=n) if method in ('ols', 'wls') else None
+        return w, y, RowGroups.of(w, y, joints, n=n) if reduced_rows else None
     free_y = y - w @ held_full
-    if method not in ('ols', 'wls'):
+    if not reduced_rows:
         return w[:, ~held], free_y, None
     return FreeColumns(w, ~held), free_y, RowGroups.of(w, free_y, joints, n=n, columns=~held)
 
@@ -115,7 +100,10 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
                progress: Callable[[str], None], rigid_start: np.ndarray | None = None, pooled_short: bool = False
                ) -> tuple[Estimate, np.ndarray, np.ndarray, np.ndarray]:
     """Solve, updating τ_out from the estimate for load-dependent friction (from ``rigid_start``, default the robot
-    file's parameters); returns the last system too. ``pooled_short``: as for :func:`_solve_linear`."""
+    file's parameters); returns the last system too. ``method``: its name (:mod:`dynid.identify.methods`);
+    ``pooled_short``: WLS weights a joint with too few rows for a noise estimate of its own by the pooled noise instead
+    of refusing (where the robot file's prior completes what its rows lack)."""
+    solver = identification_method(method)
     names = problem.parameter_names()
     rigid_count = len(problem.rigid_names)
     rigid = nominal_rigid(problem) if rigid_start is None else rigid_start
@@ -134,11 +122,12 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
             index, columns = problem.output_columns(rigid, exponents)
             w[:, index] = columns
         try:  # held parameters' columns go to the measured side (dynid.identify.held)
-            free_w, free_y, groups = _free_system(w, y, joints, held, held_full, method, problem.robot.n)
-            reduced = _solve_linear(method, free_w, free_y, joints, free_names, options, problem.robot.joint_names,
-                                    start=reduced, pooled_short=pooled_short, groups=groups)  # warm start
+            free_w, free_y, groups = _free_system(w, y, joints, held, held_full, solver.reduced_rows, problem.robot.n)
+            reduced = solver.solve(free_w, free_y, joints, free_names, options=options,
+                                   joint_names=problem.robot.joint_names, start=reduced, pooled_short=pooled_short,
+                                   groups=groups)  # warm start
         except InputError as error:  # too few rows, or columns the rows cannot separate: say what made the rows
-            prior = '' if pooled_short or method != 'wls' or 'WLS cannot estimate' not in str(error) else (
+            prior = '' if pooled_short or 'WLS cannot estimate' not in str(error) else (
                 '; or with the robot file\'s prior (the default; {prior}), which weights them by the pooled noise and '
                 'completes what their rows lack')
             kind = TooFewRowsError if isinstance(error, TooFewRowsError) else InputError  # the front end tries more
@@ -236,34 +225,17 @@ def _nominal_gains(problem: IdentificationProblem) -> np.ndarray | None:
     return None if problem.drives is None else problem.drives.drive_gain.copy()
 
 
-def _solve_with_gains(problem: IdentificationProblem, options: IdentifyOptions) -> Fit:
-    """TLS or MLS: the drive gains and the parameters at once (:func:`dynid.identify.drive_gains.solve_drive_gains`)."""
+def fit_with_gains(problem: IdentificationProblem, options: IdentifyOptions, progress: Callable[[str], None],
+                   rigid_start: np.ndarray | None = None) -> Fit:
+    """The fit of a drive-gain method (TLS, MLS): the drive gains and the parameters at once, solved by the method's
+    own solve (:func:`dynid.identify.drive_gains.solve_drive_gains`); τ_out is not needed (linear laws only)."""
     nominal = None if problem.drives is None else problem.drives.drive_gain
-    solution = solve_drive_gains(problem, options.method, nominal_rigid(problem), options.fixed_drive_gains, nominal)
+    solve = identification_method(options.method).solve
+    solution = solve_drive_gains(problem, solve, nominal_rigid(problem), options.fixed_drive_gains, nominal)
     return Fit(solution.estimate, problem.parameter_names(), solution.values, solution.std, solution.joints,
-                   solution.measured, solution.prediction_w @ solution.values,
-                   np.full(problem.robot.n, problem.spec.exponent), solution.gains, solution.gains_std,
-                   gain_solution=solution)
-
-
-def _solve_iirls(problem: IdentificationProblem, options: IdentifyOptions, progress: Callable[[str], None]) -> Fit:
-    """Li et al. 2024's I-IRLS: IRLS with the load loop, alternating with the friction loop re-fitting the exponents
-    until they settle; then the standard-parameter step."""
-    exponents = np.full(problem.robot.n, problem.spec.exponent)
-    # One BLAS thread for the whole loop (tall products, the exponent search's projections and its filter): two
-    # threads on a busy 2-core machine cost more CPU time than one.
-    with one_blas_thread():
-        estimate, w, y, joints = load_loop(problem, 'irls', options, exponents, progress)
-        for outer in range(options.load_iterations):
-            updated = fit_exponents(problem, estimate, exponents, options)
-            change = np.abs(updated - exponents).max()
-            exponents = updated
-            estimate, w, y, joints = load_loop(problem, 'irls', options, exponents, progress)
-            progress(f'I-IRLS friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
-            if change < 1e-2:
-                break
-    estimate = dataclasses.replace(estimate, method='iirls')
-    return _standard_solved(problem, options, estimate, w, y, joints, exponents, progress)
+               solution.measured, solution.prediction_w @ solution.values,
+               np.full(problem.robot.n, problem.spec.exponent), solution.gains, solution.gains_std,
+               gain_solution=solution)
 
 
 def _solve_standard(problem: IdentificationProblem, options: IdentifyOptions, rigid_start: np.ndarray | None,
@@ -288,11 +260,12 @@ def _solve_standard(problem: IdentificationProblem, options: IdentifyOptions, ri
             progress(f'friction loop {outer + 1}: exponents {np.round(exponents, 3).tolist()}')
             if change < 1e-2:
                 break
-    return _standard_solved(problem, options, estimate, w, y, joints, exponents, progress)
+    return standard_solved(problem, options, estimate, w, y, joints, exponents, progress)
 
 
-def _standard_solved(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,
-                     exponents: np.ndarray, progress: Callable[[str], None]) -> Fit:
+def standard_solved(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,
+                    exponents: np.ndarray, progress: Callable[[str], None]) -> Fit:
+    """The :class:`Fit` of a linear ``estimate`` of the system (W, y, joints) after the standard-parameter step."""
     outcome, values, std, w, y = _standard_step(problem, options, estimate, w, y, joints, exponents, progress)
     return Fit(estimate, problem.parameter_names(), values, std, joints, y, w @ values, exponents,
                    _nominal_gains(problem), w=w, y=y, outcome=outcome)
@@ -364,9 +337,11 @@ def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOp
     """Why the default (``auto``) consistency check is left out here though the prior is kept (None: it is
     not): what it costs is that the links may not be physical bodies (asking for physical consistency refuses
     these cases)."""
-    if options.method not in PHYSICAL_METHODS:
-        return (f'{options.method.upper()} re-fits its friction exponents on τ_out (physical consistency, when '
-                'asked for, takes the methods ols, wls and irls)')
+    method = identification_method(options.method)
+    if not method.physical:
+        physical = [other.name for other in identification_methods() if other.physical]
+        return (f'{options.method.upper()} {method.consistency_note or "is not solved in standard parameters"} '
+                f'(physical consistency, when asked for, takes the methods {spoken(physical, "and", upper=False)})')
     if problem.spec.friction not in CHECKED_FRICTION and _output_torque_free(problem):
         return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, when '
                 f'asked for, enforces it with τ_out iterated)')
@@ -388,8 +363,8 @@ def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOpt
     drive-gain ones (TLS, MLS: their torque is unknown until the gains are), whatever is held."""
     settings = options.physical or PhysicalSettings(prior=False, consistency='never')
     reason = settings.not_applicable(problem.spec, options.method) if settings.consistency == 'always' else None
-    if reason is None and options.method in ('tls', 'mls'):
-        reason = 'the drive gains are identified with the parameters (tls, mls): the prior takes a known torque'
+    if reason is None:
+        reason = identification_method(options.method).prior_not_applicable or None
     if reason is None and settings.consistency == 'always' and problem.payload_blocks:
         reason = ('physical identification does not take recordings with only a known payload mass; give the '
                   'payload fully ({payload_com}) or leave it out')

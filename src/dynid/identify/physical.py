@@ -35,6 +35,7 @@ from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import SOLVERS
 from dynid.identify.constrained import STRICT_MARGIN, project_links, solve, violations
 from dynid.identify.file_links import robot_file_links
+from dynid.identify.methods import START_METHOD, identification_method, identification_methods, spoken
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     CROSS_VALIDATION_FOLDS,
@@ -63,8 +64,6 @@ PHYSICAL_FRICTION = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute',
 #: Of those, the laws whose consistency the default (``auto``) checks; with friction on τ_out it is left unchecked
 #: (said in the prior section) and ``always`` enforces it.
 CHECKED_FRICTION = ('none', 'viscous_coulomb')
-#: Methods whose solution the physical solve re-solves (the others identify more than these equations say).
-PHYSICAL_METHODS = ('ols', 'wls', 'irls')
 
 
 @dataclass(frozen=True)
@@ -104,17 +103,24 @@ class PhysicalSettings:
         """Why this identification cannot be solved in standard parameters (None when it can). An explicit
         ``consistency='always'`` makes the reason an error (:meth:`check_model`); otherwise the
         identification stays linear and the result says why."""
-        if method not in PHYSICAL_METHODS:
-            return f'physical identification builds on OLS, WLS or IRLS, not {method!r}'
+        if not identification_method(method).physical:
+            return physical_methods_only(method)
         if spec.friction not in PHYSICAL_FRICTION:
             return f'physical identification supports the friction models {PHYSICAL_FRICTION}, got {spec.friction!r}'
         return None
 
-    def check_model(self, spec, method: str = 'wls') -> None:
+    def check_model(self, spec, method: str = START_METHOD) -> None:
         """Refuse, before any work, a model that ``consistency='always'`` cannot solve."""
         reason = self.not_applicable(spec, method)
         if reason and self.consistency == 'always':
             raise InputError(reason)
+
+
+def physical_methods_only(method: str) -> str:
+    """'physical identification builds on OLS, WLS or IRLS, not 'tls'': the registered methods whose solution the
+    physical solve re-solves (the others identify more than these equations say)."""
+    physical = [other.name for other in identification_methods() if other.physical]
+    return f'physical identification builds on {spoken(physical)}, not {method!r}'
 
 
 # ------------------------------------------------------------------------------ the identification step

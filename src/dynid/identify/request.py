@@ -19,7 +19,8 @@ import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, METHODS, TORQUE_SOURCES
-from dynid.identify.physical import PHYSICAL_METHODS, PhysicalSettings
+from dynid.identify.methods import START_METHOD, identification_method, identification_methods
+from dynid.identify.physical import PhysicalSettings, physical_methods_only
 from dynid.identify.power_law import POWER_FORMS
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION
@@ -130,7 +131,7 @@ class IdentifyOptions:
     consistency (:mod:`dynid.identify.physical`; by default where the model allows it); None: the linear
     solution alone."""
 
-    method: str = 'wls'
+    method: str = START_METHOD
     weight_function: str = IdentifierSettings.weight_function
     weight_constant: float | None = None
     load_iterations: int = 10
@@ -141,16 +142,18 @@ class IdentifyOptions:
 
     def validated(self) -> IdentifyOptions:
         checked_choice('method', self.method, (AUTO, *METHODS))
+        method = None if self.method == AUTO else identification_method(self.method)
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
         if not 0 < self.noise_floor_fraction <= 1:
             raise InputError(f'noise_floor_fraction must be within (0, 1], got {self.noise_floor_fraction!r}')
         if self.physical is not None:
             self.physical.validated()
-            if self.physical.consistency == 'always' and self.method not in (AUTO, *PHYSICAL_METHODS):
-                raise InputError(f'physical identification builds on OLS, WLS or IRLS, not {self.method!r}')
-        if self.fixed_drive_gains and self.method not in ('tls', 'mls'):
-            raise InputError(f'fixed drive gains are for the methods that identify gains (tls, mls), not '
+            if self.physical.consistency == 'always' and method is not None and not method.physical:
+                raise InputError(physical_methods_only(self.method))
+        if self.fixed_drive_gains and (method is None or 'fixed_drive_gains' not in method.options):
+            takers = ', '.join(m.name for m in identification_methods() if 'fixed_drive_gains' in m.options)
+            raise InputError(f'fixed drive gains are for the methods that identify gains ({takers}), not '
                              f'{self.method!r}: give the gains in a drives file ({{drives}})', fields=('drives',))
         return self
 
@@ -182,7 +185,7 @@ class Request:
     @property
     def drive_gains_unknown(self) -> bool:
         """The drive gains are identified with the parameters (TLS, MLS)."""
-        return self.options.method in ('tls', 'mls')
+        return identification_method(self.options.method).drive_gains
 
     @property
     def consistency_always(self) -> bool:
@@ -198,11 +201,12 @@ def settle(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyO
     model the method cannot identify is refused before any work."""
     spec, given = spec.validated(), options.validated()
     friction_open, method_open = spec.friction == AUTO, given.method == AUTO
+    method = None if method_open else identification_method(given.method)
     always = given.physical is not None and given.physical.consistency == 'always'
     terms, rotor, superset = (), False, spec
     if friction_open:
-        if given.method in ('iirls', 'tls', 'mls'):
-            friction, friction_open = 'comprehensive' if given.method == 'iirls' else 'viscous_coulomb', False
+        if method is not None and method.friction_default is not None:
+            friction, friction_open = method.friction_default, False
         else:  # physical consistency constrains the links: the friction law is chosen as without it
             friction = 'load_squared'
             terms = ('offset', 'load') + \
@@ -215,12 +219,15 @@ def settle(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyO
             not always and all(r.dataset.theta is not None and r.dataset.current is not None for r in recordings)
         superset = dataclasses.replace(spec, friction=friction, rotor_inertia=spec.rotor_inertia or rotor,
                                        temperature=spec.temperature or 'temperature' in terms)
-    start = dataclasses.replace(given, method='wls') if method_open else given
+    start = dataclasses.replace(given, method=START_METHOD) if method_open else given
     changes = ()
-    if start.method == 'iirls' and superset.friction != 'comprehensive':
-        changes = ({'setting': 'friction', 'given': superset.friction, 'used': 'comprehensive',
-                    'reason': 'I-IRLS identifies the comprehensive friction model (Li et al. 2024, eq. (3))'},)
-        superset = dataclasses.replace(superset, friction='comprehensive')
+    if method is not None and method.friction_required and superset.friction != method.friction_default:
+        changes = ({'setting': 'friction', 'given': superset.friction, 'used': method.friction_default,
+                    'reason': method.friction_reason},)
+        superset = dataclasses.replace(superset, friction=method.friction_default)
+    if method is not None and method.friction is not None and superset.friction not in method.friction:
+        raise InputError(f'method {method.name} identifies the friction models {", ".join(method.friction)} only, '
+                         f'not {superset.friction!r}: give one of them with {{friction}}', fields=('friction',))
     if start.physical is not None:  # refused before any work: a model that consistency 'always' cannot solve
         start.physical.check_model(superset, start.method)
     if superset.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None

@@ -348,7 +348,8 @@ class IdentificationResult:
             **({} if self.diagnosis_section is None else {'diagnosis': self.diagnosis_section}),
             'metrics': self.metrics,
             'warnings': self.warnings,
-            'provenance': {**self.provenance, 'software': {'dynid': __version__},
+            'provenance': {**self.provenance, 'software': {**(self.provenance.get('software') or {}),
+                                                           'dynid': __version__},
                            'created': self.provenance.get('created') or datetime.datetime.now(
                                datetime.timezone.utc).isoformat(timespec='seconds')},
         })

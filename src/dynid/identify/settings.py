@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, SOLVERS, TORQUE_SOURCES, WEIGHT_FUNCTIONS
+from dynid.identify.choices import AUTO, FRICTION_MODELS, SOLVERS, TORQUE_SOURCES, WEIGHT_FUNCTIONS
+from dynid.identify.methods import MethodNames
 from dynid.settings import setting
 from dynid.signal.preprocess import FilterSettings
 
@@ -19,7 +20,7 @@ class IdentifierSettings:
     """How one identification runs (each field is a node parameter, :mod:`dynid.settings`)."""
 
     method: str = setting(AUTO, 'identification method; auto: wls or irls by blocked cross-validation',
-                          choices=(AUTO, *METHODS))
+                          choices=MethodNames(leading=(AUTO,)))  # the registered methods, read at each use
     friction: str = setting(AUTO, 'friction model; auto: per joint Coulomb + viscous with or without the offset, the '
                                   'load-dependent and the temperature term, by blocked cross-validation',
                             choices=(AUTO, *FRICTION_MODELS))

@@ -4,13 +4,13 @@ well each predicts motion it did not see.
 On a refusal (the data cannot identify the model: :func:`dynid.identify.quality.identifiability_refusal`, or too few
 equations) the settings that change it are tried as a user would give them: higher decimation cut-offs (more equations
 from the same recordings: :data:`WAY_OUT_CUTOFF_FACTORS`) and, where the method was left to dynid, each other method
-of :data:`WAY_OUT_METHODS` as given. Each setting that identifies the model is a way out, and so is keeping the refused
-result (``force``). Each is then **measured**, not assumed: identified as written on the first part of each
-recording's time and scored on the last :data:`HOLDOUT_SHARE` (the relative error ‖y − ŷ‖/‖y‖ over all of them, each
-model predicting with its own filters), and they are named best first. A higher cut-off gives more equations, not a
-better model: on a 100 Hz chirp of a six-axis arm the cut-off that identified it predicted other motion worse (rel.
-0.080) than the refused result (0.063) and than WLS (0.061). Where the recordings are too short to hold a part out,
-the ways out are named as tried and said to be unscored.
+registered as a way out (:func:`way_out_methods`) as given. Each setting that identifies the model is a way out, and so
+is keeping the refused result (``force``). Each is then **measured**, not assumed: identified as written on the first
+part of each recording's time and scored on the last :data:`HOLDOUT_SHARE` (the relative error ‖y − ŷ‖/‖y‖ over all of
+them, each model predicting with its own filters), and they are named best first. A higher cut-off gives more equations,
+not a better model: on a 100 Hz chirp of a six-axis arm the cut-off that identified it predicted other motion worse
+(rel. 0.080) than the refused result (0.063) and than WLS (0.061). Where the recordings are too short to hold a part
+out, the ways out are named as tried and said to be unscored.
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.methods import START_METHOD, identification_methods
 from dynid.identify.quality import identifiability_refusal, result_identifiability_problems
 from dynid.identify.run import identify
 from dynid.identify.validate import predict
 
 #: the decimation cut-offs a refusal tries, as multiples of the one used (capped below the rate's Nyquist margin)
 WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
-#: the methods a refusal tries where the method was left to dynid (``auto``)
-WAY_OUT_METHODS = ('wls', 'ols', 'irls')
 #: the share of each recording's time (its end) a way out is scored on, identified on the rest
 HOLDOUT_SHARE = 0.3
 #: how the ways out are spelled where the front end gives no spelling of its own: the field and the value
@@ -103,10 +102,17 @@ def _variants(identification, filters: dict, spell: dict, refused):
                                                                                decimation_cutoff_hz=value)))
     if refused is None or identification.options.method != 'auto':
         return
-    for method in WAY_OUT_METHODS:
+    for method in way_out_methods():
         if method != refused.method:
             yield (spell['method'].format(method), dataclasses.replace(
                 identification, options=dataclasses.replace(identification.options, method=method)))
+
+
+def way_out_methods() -> list[str]:
+    """The methods a refusal tries where the method was left to dynid (``auto``): the start method, then every other
+    registered as a way out, in the registry's order."""
+    names = [method.name for method in identification_methods() if method.way_out]
+    return sorted(names, key=lambda name: name != START_METHOD)
 
 
 def held_out_error(robot, recordings: Sequence, identification, drives) -> float | None:

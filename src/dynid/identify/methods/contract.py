@@ -1,0 +1,67 @@
+"""What an identification method is: one frozen :class:`IdentificationMethod` a module makes and the entry-point group
+``dynid.identification_methods`` names (:mod:`dynid.identify.methods`).
+
+A method of the standard kind solves the IDIM's stacked rows W·χ = y (+ ρ) (W: (r, p), y: (r,), ``joints``: (r,) each
+row's joint) inside the pipeline's load loop, then the standard-parameter step (the robot file as a prior, physical
+consistency: :mod:`dynid.identify.physical`) re-solves its equations weighted as it weighted them::
+
+    method.solve(w, y, joints, names, options=..., joint_names=..., start=None, pooled_short=False, groups=None)
+        -> Estimate      # dynid.identify.solvers.Estimate: values (p,), covariance (p, p), row weights (r,)
+
+``options``: the :class:`~dynid.identify.request.IdentifyOptions`; ``joint_names``: the robot's; ``start``: the
+previous pass's estimate (a warm start); ``pooled_short``: a joint too short for a noise estimate of its own may be
+weighted by the pooled noise (the prior completes it); ``groups``: the rows reduced per block and joint, for a method
+with ``reduced_rows``.
+
+A method whose solve needs more than those rows gives a ``fit`` of its own and the pipeline calls it instead:
+``fit(problem, options, progress, rigid_start) -> Fit`` (:class:`dynid.identify.fit.Fit`). I-IRLS's alternates the
+load loop with its friction loop; the drive-gain methods' (:func:`dynid.identify.fit.fit_with_gains`) call
+``solve(w_total, joints, names) -> Estimate`` on W_tot·[g; χ; 1] = 0 (Gautier & Briot 2014, eq. (17)). Nothing here
+imports the pipeline, so that listing methods stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IdentificationMethod:
+    """One identification method (module docstring).
+
+    - ``name``: what ``method`` takes (``dynid identify --method``, identifier_node's ``method``); ``description``: one
+      line for people; ``solve``: its estimator; ``covariance``: the covariance its estimate carries, as an equation.
+    - ``friction``: the friction laws it takes (None: every law); ``friction_default``: the law it identifies where
+      the law is left to dynid (None: the model choice decides); ``friction_required``: that law replaces a law
+      given, for ``friction_reason`` (a change the result records).
+    - ``options``: the :class:`~dynid.identify.request.IdentifyOptions` fields it reads beyond the common ones.
+    - ``prior_not_applicable``: why the robot file's prior does not apply to it ('' where it does); ``physical``:
+      physical consistency applies to its solution; ``consistency_note``: where it does not, what the method does
+      that consistency cannot follow (said where the default check is left out).
+    - ``drive_gains``: it identifies the drive gains with the parameters (the torque is unknown until they are).
+    - ``reduced_rows``: its solve takes the rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`:
+      OLS, WLS) instead of reweighting them one by one.
+    - ``choice_weights``: ``(w, y, joints, columns, weight_function) -> row weights (r,) or None``, the weights by
+      which the automatic choice scores it on the folds against the start method (None: not a candidate).
+    - ``way_out``: a refused identification whose method was left to dynid tries it (:mod:`dynid.identify.ways_out`).
+    - ``fit``: its own fit, where the standard one does not hold it (module docstring).
+    """
+
+    name: str
+    description: str
+    solve: Callable
+    covariance: str
+    friction: tuple[str, ...] | None = None
+    friction_default: str | None = None
+    friction_required: bool = False
+    friction_reason: str = ''
+    options: tuple[str, ...] = ()
+    prior_not_applicable: str = ''
+    physical: bool = False
+    consistency_note: str = ''
+    drive_gains: bool = False
+    reduced_rows: bool = False
+    choice_weights: Callable | None = None
+    way_out: bool = False
+    fit: Callable | None = None

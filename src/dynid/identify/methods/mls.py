@@ -1,0 +1,23 @@
+"""Modified LS: the drive gains and the parameters by an ordinary LS of [V, −W]·[g; χ] = W_kL·χ_kL (Gautier & Briot
+2014, eq. (16); biased: for comparison with IDIM-TLS)."""
+
+from __future__ import annotations
+
+from dynid.identify.fit import fit_with_gains
+from dynid.identify.methods.contract import IdentificationMethod
+from dynid.identify.methods.tls import LINEAR_FRICTION, NO_PRIOR
+from dynid.identify.solvers import Estimate, ols
+
+
+def solve(w_total, joints, names) -> Estimate:
+    """[g; χ] of W_tot's unknown columns against its last (known) one, by OLS."""
+    estimate = ols(w_total[:, :-1], -w_total[:, -1], joints, names)
+    estimate.method = 'mls'
+    return estimate
+
+
+METHOD = IdentificationMethod(
+    name='mls', description='modified LS (eq. (16)) of the drive gains and parameters (biased; for comparison)',
+    solve=solve, covariance='C = σ̂²·(W_totᵀW_tot)⁻¹ of OLS', friction=LINEAR_FRICTION,
+    friction_default='viscous_coulomb', options=('fixed_drive_gains',), prior_not_applicable=NO_PRIOR,
+    drive_gains=True, fit=fit_with_gains)
