@@ -46,7 +46,8 @@ robot:=ur5e|panda, which also needs the ``mujoco`` package to write its MJCF), w
    nodes that exit before the end.
 
 Ends with one JSON line: {"benchmark": "vendor", "includes_ok": N, "arguments_undeclared": 0,
-"controller_types_unknown": 0, "nodes_exited": 0, "excitation_reaches_controller": {...}} and more counts.
+"controller_types_unknown": 0, "nodes_exited": 0, "excitation_reaches_controller": {...}, "vendors": {folder:
+"branch@commit"}} and more counts.
 """
 
 from __future__ import annotations
@@ -227,6 +228,26 @@ def find_packages(folders: list[Path]) -> dict[str, Path]:
             if name and name not in packages:
                 packages[name] = manifest.parent
     return packages
+
+
+def vendor_versions(folders: list[Path]) -> dict[str, str]:
+    """{folder name: 'branch@short commit'} of each vendor folder, read with git ('detached@…' off a branch;
+    'unknown' where the folder is not a git checkout or git is missing)."""
+    def git(folder: Path, *words: str) -> str:
+        return subprocess.run(['git', '-C', str(folder), *words], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+
+    versions = {}
+    for folder in folders:
+        try:
+            if git(folder, 'rev-parse', '--show-toplevel') != str(folder.resolve()):
+                raise ValueError('inside another checkout')
+            branch = git(folder, 'rev-parse', '--abbrev-ref', 'HEAD')
+            commit = git(folder, 'rev-parse', '--short', 'HEAD')
+            versions[folder.name] = f'{"detached" if branch == "HEAD" else branch}@{commit}'
+        except (OSError, ValueError, subprocess.SubprocessError):
+            versions[folder.name] = 'unknown'
+    return versions
 
 
 def install(prefix: Path, packages: dict[str, Path]) -> None:
@@ -521,7 +542,7 @@ def main(argv=None) -> int:
     if empty:
         print(f'packages no vendor folder holds, given an empty share folder: {", ".join(empty)}')
     print(json.dumps({'benchmark': 'vendor', **totals, 'nodes_exited': exited, 'excitation_reaches_controller': reached,
-                      'seconds': args.seconds}))
+                      'seconds': args.seconds, 'vendors': vendor_versions(args.vendors)}))
     return 0
 
 
