@@ -3,19 +3,21 @@
     python benchmarks/bench_vendor.py VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
 
 VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each searched for packages
-(``package.xml``). Fetch them, e.g. into ~/vendors::
+(``package.xml``); the JSON line names each folder's branch and commit. Fetch one set per ROS 2 distribution,
+e.g. into ~/vendors/jazzy (DISTRO: ``jazzy``; for Kilted the UR driver, ros2_controllers and ros2_control at
+``kilted``; for Lyrical the UR driver at ``lyrical`` and ros2_controllers, ros2_control at ``master``)::
 
-    git clone -b kilted https://github.com/UniversalRobots/Universal_Robots_ROS2_Driver
+    git clone -b DISTRO https://github.com/UniversalRobots/Universal_Robots_ROS2_Driver
     git clone https://github.com/UniversalRobots/Universal_Robots_ROS2_Description
     git clone -b jazzy https://github.com/frankarobotics/franka_ros2
     git clone https://github.com/frankarobotics/franka_description
-    git clone https://github.com/ros-controls/gz_ros2_control
-    git clone https://github.com/gazebosim/ros_gz
+    git clone -b jazzy https://github.com/ros-controls/gz_ros2_control       # rolling beyond Jazzy
+    git clone -b jazzy https://github.com/gazebosim/ros_gz                   # ros2 beyond Jazzy
     git clone https://github.com/ros-controls/mujoco_ros2_control
-    git clone -b kilted https://github.com/ros-controls/ros2_controllers
-    git clone -b kilted https://github.com/ros-controls/ros2_control
-    git clone -b rolling https://github.com/ros2/launch    # its data files (the substitution grammar)
-    git clone -b rolling https://github.com/ros2/launch_ros
+    git clone -b DISTRO https://github.com/ros-controls/ros2_controllers
+    git clone -b DISTRO https://github.com/ros-controls/ros2_control
+    git clone -b jazzy https://github.com/ros2/launch    # rolling beyond Jazzy; its data files (the grammar)
+    git clone -b jazzy https://github.com/ros2/launch_ros
 
 and run it in a throwaway Python environment that has dynid's and, installed with ``pip install --no-deps``
 from ros2/launch and ros2/launch_ros, the packages launch, launch_xml, launch_yaml and launch_ros, plus
@@ -336,7 +338,7 @@ def plugin_types(packages: dict[str, Path]) -> set[str]:
 
 def controllers_file(name: str, packages: dict[str, Path]) -> Path:
     """The controllers file ``name``'s launch file passes: dynid's, but on a UR driver without UR's scaled trajectory
-    controller (its PR #1769, main) the driver's own, as ur.launch.py does."""
+    controller (its PR #1769: lyrical branch, main) the driver's own, as ur.launch.py does."""
     if name == 'ur' and 'ur_robot_driver' in packages:
         launch = packages['ur_robot_driver'] / 'launch' / 'ur_control.launch.py'
         if launch.is_file() and 'scaled_joint_trajectory_controller' not in launch.read_text():
