@@ -11,9 +11,9 @@ ROS 2 installation, not from PyPI). Rules every launch file follows through it:
   declares a float), ``use_sim_time:=true`` a bool.
 - Topics are remapped, not renamed in code: ``controller`` (the joint_trajectory_controller whose
   ``joint_trajectory`` topic carries the references; the Jazzy and Kilted UR drivers start
-  ``scaled_joint_trajectory_controller``, the Lyrical one ``joint_trajectory_controller``), ``effort_controller`` (the forward_command_controller with
-  ``interface_name: effort`` that takes streamed efforts) and ``joint_states`` (Franka publishes the
-  1 kHz states on ``franka/joint_states``).
+  ``scaled_joint_trajectory_controller``, the Lyrical one ``joint_trajectory_controller``),
+  ``effort_controller`` (the forward_command_controller with ``interface_name: effort`` that takes
+  streamed efforts) and ``joint_states`` (Franka publishes the 1 kHz states on ``franka/joint_states``).
 - ``joint_states_effort`` (torque or current) reaches the nodes that read joint_states' effort (and
   sim_node, which then publishes current there, as the UR driver does).
 """
