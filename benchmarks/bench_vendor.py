@@ -3,19 +3,21 @@
     python -m benchmarks.bench_vendor VENDOR_DIR... [--seconds 30] [--backends ur,franka,gazebo_ur5e,...]
 
 VENDOR_DIR: git checkouts of the vendors' sources (never part of dynid), each searched for packages
-(``package.xml``). Fetch them, e.g. into ~/vendors::
+(``package.xml``); the JSON line names each folder's branch and commit. Fetch one set per ROS 2 distribution,
+e.g. into ~/vendors/jazzy (DISTRO: ``jazzy``; for Kilted the UR driver, ros2_controllers and ros2_control at
+``kilted``; for Lyrical the UR driver at ``lyrical`` and ros2_controllers, ros2_control at ``master``)::
 
-    git clone -b kilted https://github.com/UniversalRobots/Universal_Robots_ROS2_Driver
+    git clone -b DISTRO https://github.com/UniversalRobots/Universal_Robots_ROS2_Driver
     git clone https://github.com/UniversalRobots/Universal_Robots_ROS2_Description
     git clone -b jazzy https://github.com/frankarobotics/franka_ros2
     git clone https://github.com/frankarobotics/franka_description
-    git clone https://github.com/ros-controls/gz_ros2_control
-    git clone https://github.com/gazebosim/ros_gz
+    git clone -b jazzy https://github.com/ros-controls/gz_ros2_control       # rolling beyond Jazzy
+    git clone -b jazzy https://github.com/gazebosim/ros_gz                   # ros2 beyond Jazzy
     git clone https://github.com/ros-controls/mujoco_ros2_control
-    git clone -b kilted https://github.com/ros-controls/ros2_controllers
-    git clone -b kilted https://github.com/ros-controls/ros2_control
-    git clone -b rolling https://github.com/ros2/launch    # its data files (the substitution grammar)
-    git clone -b rolling https://github.com/ros2/launch_ros
+    git clone -b DISTRO https://github.com/ros-controls/ros2_controllers
+    git clone -b DISTRO https://github.com/ros-controls/ros2_control
+    git clone -b jazzy https://github.com/ros2/launch    # rolling beyond Jazzy; its data files (the grammar)
+    git clone -b jazzy https://github.com/ros2/launch_ros
 
 and run it from this tree's root in a throwaway Python environment that has dynid (``pip install -e .``) and,
 installed with ``pip install --no-deps`` from ros2/launch and ros2/launch_ros, the packages launch, launch_xml,
@@ -47,7 +49,8 @@ robot:=ur5e|panda, which also needs the ``mujoco`` package to write its MJCF), w
    nodes that exit before the end.
 
 Ends with one JSON line: {"benchmark": "vendor", "includes_ok": N, "arguments_undeclared": 0,
-"controller_types_unknown": 0, "nodes_exited": 0, "excitation_reaches_controller": {...}} and more counts.
+"controller_types_unknown": 0, "nodes_exited": 0, "excitation_reaches_controller": {...}, "vendors": {folder:
+"branch@commit"}} and more counts.
 """
 
 from __future__ import annotations
@@ -232,6 +235,26 @@ def find_packages(folders: list[Path]) -> dict[str, Path]:
     return packages
 
 
+def vendor_versions(folders: list[Path]) -> dict[str, str]:
+    """{folder name: 'branch@short commit'} of each vendor folder, read with git ('detached@…' off a branch;
+    'unknown' where the folder is not a git checkout or git is missing)."""
+    def git(folder: Path, *words: str) -> str:
+        return subprocess.run(['git', '-C', str(folder), *words], capture_output=True, text=True,
+                              check=True, timeout=30).stdout.strip()
+
+    versions = {}
+    for folder in folders:
+        try:
+            if git(folder, 'rev-parse', '--show-toplevel') != str(folder.resolve()):
+                raise ValueError('inside another checkout')
+            branch = git(folder, 'rev-parse', '--abbrev-ref', 'HEAD')
+            commit = git(folder, 'rev-parse', '--short', 'HEAD')
+            versions[folder.name] = f'{"detached" if branch == "HEAD" else branch}@{commit}'
+        except (OSError, ValueError, subprocess.SubprocessError):
+            versions[folder.name] = 'unknown'
+    return versions
+
+
 def install(prefix: Path, packages: dict[str, Path]) -> None:
     """The vendors' share folders (links to their files; ``*.in`` launch files configured) and dynid's."""
     for package, folder in packages.items():
@@ -326,7 +349,7 @@ def plugin_types(packages: dict[str, Path]) -> set[str]:
 
 def controllers_file(name: str, packages: dict[str, Path]) -> Path:
     """The controllers file ``name``'s launch file passes: dynid's, but on a UR driver without UR's scaled trajectory
-    controller (its PR #1769, main) the driver's own, as ur.launch.py does."""
+    controller (its PR #1769: lyrical branch, main) the driver's own, as ur.launch.py does."""
     if name == 'ur' and 'ur_robot_driver' in packages:
         launch = packages['ur_robot_driver'] / 'launch' / 'ur_control.launch.py'
         if launch.is_file() and 'scaled_joint_trajectory_controller' not in launch.read_text():
@@ -530,7 +553,7 @@ def main(argv=None) -> int:
     if empty:
         print(f'packages no vendor folder holds, given an empty share folder: {", ".join(empty)}')
     print(json.dumps({'benchmark': 'vendor', **totals, 'nodes_exited': exited, 'excitation_reaches_controller': reached,
-                      'seconds': args.seconds}))
+                      'seconds': args.seconds, 'vendors': vendor_versions(args.vendors)}))
     return 0
 
 

@@ -6,7 +6,8 @@
 
 With ``use_sim:=false`` a real ros2_control robot provides joint_states (and, where it can,
 motor_states, joint_currents, joint_temperatures) and runs a joint_trajectory_controller named
-``controller`` on the same namespace (UR: ``controller:=scaled_joint_trajectory_controller``). Then:
+``controller`` on the same namespace (UR: ``controller:=scaled_joint_trajectory_controller`` with the Jazzy and
+Kilted drivers, the default ``joint_trajectory_controller`` with the Lyrical one). Then:
 ``ros2 service call /identifier_node/start_recording std_srvs/srv/Trigger``,
 ``.../excitation_node/start``, wait for ``done`` on ``excitation_node/state``, ``stop_recording`` and
 ``identify``; the result comes on ``identifier_node/result`` and in the recording's folder.

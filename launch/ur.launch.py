@@ -5,9 +5,11 @@
         [launch_rviz:=false] [robot:=] [params_file:=config/ur.yaml] [estimator:=true] [feedforward:=auto]
         [use_currents_as_efforts:=true] [rtde_publisher:=false] [rtde_frequency:=500]
 
-Includes ``ur_robot_driver/launch/ur_control.launch.py`` (Universal_Robots_ROS2_Driver, kilted branch,
-4.8.0) with ``controllers_file:=config/ur_controllers.yaml`` (the driver's controllers; its
-``joint_trajectory_controller`` commands effort, the feedforward in the trajectory's effort field).
+Includes ``ur_robot_driver/launch/ur_control.launch.py`` (Universal_Robots_ROS2_Driver: jazzy branch 3.8.0,
+kilted branch 4.8.0) with ``controllers_file:=config/ur_controllers.yaml`` (the driver's controllers; its
+``joint_trajectory_controller`` commands effort, the feedforward in the trajectory's effort field). The
+Lyrical driver (lyrical branch 6.0.0, main 7.0.0) has no ``scaled_joint_trajectory_controller``: there its
+own controllers file and ``joint_trajectory_controller`` (:func:`controller_setup`).
 
 The dynid nodes get the driver's robot description (ur_robot_driver's ``urdf/ur.urdf.xacro`` with
 ``ur_type`` and ``tf_prefix``), so ``ur_type`` selects their arm (recognized as dynid's built-in of that
@@ -49,7 +51,7 @@ from dynid.model.robots import builtin_for
 from dynid.ros import launching, wiring
 
 URSIM_IP = '192.168.56.101'  # URSim's address in the driver's docs, dynid's default robot_ip
-SCALED = 'scaled_joint_trajectory_controller'  # the Kilted/Jazzy drivers' position controller, dynid's default
+SCALED = 'scaled_joint_trajectory_controller'  # the Jazzy/Kilted drivers' position controller, dynid's default
 
 
 def _description(context) -> str:
@@ -95,7 +97,7 @@ def effort_meaning(context) -> tuple[str, bool]:
 
 def controller_setup(context) -> tuple[str, str, bool]:
     """(controllers file, initial joint controller, whether the driver is one without UR's scaled trajectory
-    controller). The driver's PR #1769 (main, for Rolling/Lyrical) removed scaled_joint_trajectory_controller;
+    controller). The driver's PR #1769 (lyrical branch 6.0.0 and main) removed scaled_joint_trajectory_controller;
     its joint_trajectory_controller is then the speed-scaled position controller, and dynid's controllers file
     (which makes joint_trajectory_controller command effort) does not fit it: the driver's own file is used, and
     dynid's default initial controller becomes joint_trajectory_controller."""

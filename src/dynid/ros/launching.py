@@ -10,10 +10,10 @@ ROS 2 installation, not from PyPI). Rules every launch file follows through it:
 - Arguments are typed before they become parameters: ``rate:=200`` is the float 200.0 (sim_node
   declares a float), ``use_sim_time:=true`` a bool.
 - Topics are remapped, not renamed in code: ``controller`` (the joint_trajectory_controller whose
-  ``joint_trajectory`` topic carries the references; UR's driver starts
-  ``scaled_joint_trajectory_controller``), ``effort_controller`` (the forward_command_controller with
-  ``interface_name: effort`` that takes streamed efforts) and ``joint_states`` (Franka publishes the
-  1 kHz states on ``franka/joint_states``).
+  ``joint_trajectory`` topic carries the references; the Jazzy and Kilted UR drivers start
+  ``scaled_joint_trajectory_controller``, the Lyrical one ``joint_trajectory_controller``),
+  ``effort_controller`` (the forward_command_controller with ``interface_name: effort`` that takes
+  streamed efforts) and ``joint_states`` (Franka publishes the 1 kHz states on ``franka/joint_states``).
 - ``joint_states_effort`` (torque or current) reaches the nodes that read joint_states' effort (and
   sim_node, which then publishes current there, as the UR driver does).
 """
@@ -42,7 +42,7 @@ ARGUMENTS = {
     'use_sim_time': ('', "true: every dynid node takes its time from /clock (Gazebo); '' = the parameter file's"),
     'controller': ('joint_trajectory_controller',
                    'joint_trajectory_controller whose <controller>/joint_trajectory topic gets the references '
-                   '(UR driver: scaled_joint_trajectory_controller)'),
+                   '(Jazzy/Kilted UR drivers: scaled_joint_trajectory_controller)'),
     'effort_controller': ('forward_effort_controller',
                           'forward_command_controller (interface_name: effort) whose <effort_controller>/commands '
                           'topic gets streamed efforts'),
