@@ -52,7 +52,7 @@ from dynid.identify.folds import Folds, columns_of, restricted, summed
 from dynid.identify.joint_side import joint_side_choice
 from dynid.identify.lead import judge
 from dynid.identify.method_choice import method_by_folds
-from dynid.identify.methods import START_METHOD
+from dynid.identify.methods import REGULARIZED_METHOD, START_METHOD
 from dynid.identify.prepare import Equations
 from dynid.identify.prior import ReducedRows
 from dynid.identify.problem import Candidate, IdentificationProblem
@@ -457,8 +457,8 @@ def _choose_consistency(problem, folds: Folds, columns: TermColumns, system, ter
     if choose_method:
         equal = Folds(problem, w, y, joints, np.ones(len(y)), folds.fixed, folds.use_prior, None, folds.names,
                       folds.groups)
-        candidates[('ols', None)] = (terms, equal.fold_scores(columns.mask(terms)))
-        candidates[('ols', 'always')] = (plain_terms, equal.fold_scores(plain, None, settings.solver))
+        candidates[(REGULARIZED_METHOD, None)] = (terms, equal.fold_scores(columns.mask(terms)))
+        candidates[(REGULARIZED_METHOD, 'always')] = (plain_terms, equal.fold_scores(plain, None, settings.solver))
         tried['ols_prior_relative_std'] = equal.std if equal.use_prior else None
     sums = {key: float(np.sum(np.nan_to_num(scores, nan=0.0))) for key, (_, scores) in candidates.items()}
     tried['scores'] = {method_ + ('+physical' if consistent else ''): value if np.isfinite(value) else None

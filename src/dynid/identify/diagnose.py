@@ -27,7 +27,7 @@ from dynid.errors import InputError
 from dynid.identify.file_links import robot_file_links
 from dynid.identify.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 from dynid.identify.held import left_out, structural_offsets
-from dynid.identify.methods import START_METHOD
+from dynid.identify.methods import REGULARIZED_METHOD, START_METHOD
 from dynid.identify.prepare import Equations, refuse_still_joints
 from dynid.identify.problem import Candidate, IdentificationProblem
 from dynid.identify.quality import COND_SCALED_MAX
@@ -106,8 +106,10 @@ def diagnose_equations(equations: Equations, request: Request, progress: Callabl
 
 
 def regularized_options(given: IdentifyOptions) -> IdentifyOptions:
-    """The regularized default's solver: OLS with the robot file's prior and physical consistency ``always``."""
-    return dataclasses.replace(given, method='ols', physical=dataclasses.replace(given.physical, consistency='always'))
+    """The regularized default's solver: OLS (``REGULARIZED_METHOD``) with the robot file's prior and physical
+    consistency ``always``."""
+    physical = dataclasses.replace(given.physical, consistency='always')
+    return dataclasses.replace(given, method=REGULARIZED_METHOD, physical=physical)
 
 
 def regularized_candidate(candidate: Candidate, request: Request, problem: IdentificationProblem) -> Candidate:

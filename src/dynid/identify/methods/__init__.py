@@ -29,6 +29,9 @@ _OWN = 'dynid'
 OWN_ORDER = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
 #: the method the pipeline starts from where the method is left to dynid (its first estimate, the choice's baseline)
 START_METHOD = 'wls'
+#: the method of the regularized default, where the data alone do not determine the parameters: equal weights, the
+#: prior and physical consistency carry what the data cannot (the consistency choice scores it beside the others)
+REGULARIZED_METHOD = 'ols'
 _REGISTERED: dict[str, IdentificationMethod] = {}
 _SCANNED: dict[tuple[str, ...], dict[str, EntryPoint]] = {}  # the metadata's, for one sys.path
 
