@@ -93,3 +93,16 @@ def test_the_robot_file_is_the_prior_without_a_path():
     source = prior_source('', robot)
     assert isinstance(source, RobotFilePrior) and source.pulls() and source.label == (robot.source or robot.name)
     assert source.provenance()['kind'] == 'robot file'
+
+
+def test_the_option_and_the_node_parameter_are_one_setting():
+    from dynid.cli import build_parser
+    from dynid.cli.flags import message
+    from dynid.identify.settings import IdentifierSettings
+    from dynid.ros.runner import node_message
+
+    args = build_parser('identify').parse_args(['identify', 'bag', '-o', 'result.yaml'])
+    assert args.prior_source == IdentifierSettings().prior_source == ''
+    error = InputError("{prior_source} 'old.yaml' is a result of robot 'panda'", fields=('prior_source',))
+    assert message(error).startswith("--prior 'old.yaml'")
+    assert node_message(error).startswith("prior_source:= 'old.yaml'")
