@@ -71,6 +71,11 @@ def test_another_robots_result_is_refused_by_name(first, tmp_path):
     both = run_dynid('identify', str(first / 'second'), '-o', str(tmp_path / 'out.yaml'), '--prior',
                      str(first / 'first.yaml'), '--no-prior')
     assert both.returncode == 2 and 'exclude each other' in both.stderr
+    # rotor inertias identified beside the links fold into Izz_1R and Izz_2R: the first result's are other sums
+    rotor = run_dynid('identify', str(first / 'second'), '-o', str(tmp_path / 'out.yaml'), '--torque', 'current',
+                      '--no-rotor-compensation', '--prior', str(first / 'first.yaml'), '--quiet')
+    assert rotor.returncode == 2 and "groups the base parameters ['Izz_1R', 'Izz_2R'] otherwise" in rotor.stderr
+    assert not (tmp_path / 'out.yaml').exists()
 
 
 def test_another_joint_order_or_no_sigma_is_refused(first, tmp_path):

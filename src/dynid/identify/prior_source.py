@@ -178,6 +178,13 @@ class ResultPrior:
         if missing:
             raise InputError(f'{{prior_source}} {self.path!r} holds no value with a standard deviation for the base '
                              f'parameters {missing}: it cannot be the prior of this model', fields=('prior_source',))
+        expressions = dict(zip(problem.base.names, problem.base.expressions, strict=True))
+        other = [free_names[k] for k in wanted if free_names[k] in expressions
+                 and self.result.base_expressions[free_names[k]] != expressions[free_names[k]]]
+        if other:
+            raise InputError(f'{{prior_source}} {self.path!r} groups the base parameters {other} otherwise (rotor '
+                             'inertias identified in one model and not in the other?): it cannot be the prior of this '
+                             'model', fields=('prior_source',))
         unknowns = layout.to_base.shape[1]
         sigma = np.array([self.spread[free_names[k]][1] for k in wanted])
         a_rows = [layout.to_base[wanted] / sigma[:, None]]
