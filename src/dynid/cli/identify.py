@@ -83,6 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--no-prior', action='store_true',
                           help='no pull toward the robot file: the plain linear solution (with --physical: '
                                'consistent without a prior)')
+    add_option(physical, Identifier, 'prior_source', '--prior', dest='prior_source', metavar='RESULT',
+               show_default=False, help="pull toward this earlier result file's base parameters instead of the robot "
+                                        "file's link inertias, each spread by its σ, with the weight chosen the same "
+                                        "way (refused when it is another robot's or has another joint order)")
     add_option(physical, Identifier, 'physical_solver', '--physical-solver')
     parser.add_argument('--validate', nargs='*', default=None, help='recordings to validate on')
     parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
@@ -124,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
 
     robot = load_robot(args.robot, joints=args.joints)
     drives_from_file(args.drives, robot)  # a bad drives file is refused before any work
+    source = _prior_source(args, robot)  # and so is a bad prior
     say(f'reading {len(args.bags)} recording(s)')
     effort = effort_told(args, ('joint_torque', 'motor_torque'))
     signs = torque_signs(args, robot.joint_names)
@@ -136,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
                               fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
                               physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
-                                                         args.physical_solver))
+                                                         args.physical_solver, source))
     identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
                                     spelling=ADVICE)
     validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate or ()]
@@ -179,6 +184,18 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _prior_source(args: argparse.Namespace, robot):
+    """The earlier result given as the prior (:class:`dynid.identify.prior_source.ResultPrior`); None: the robot
+    file's."""
+    if not args.prior_source:
+        return None
+    if args.no_prior:
+        raise InputError('--prior RESULT and --no-prior exclude each other')
+    from dynid.identify.prior_source import ResultPrior
+
+    return ResultPrior.load(args.prior_source, robot)
+
+
 def _prior_lines(result) -> list[str]:
     """The prior's line (:func:`_prior_text`) and the joints whose offset and gravity the poses could not tell apart,
     with what decided between them."""
@@ -190,13 +207,17 @@ def _prior_lines(result) -> list[str]:
 
 
 def _prior_text(prior: dict) -> str:
-    """One line on the robot file as a prior: its weight and how it was chosen, or why it was not used."""
+    """One line on the prior (the robot file, or an earlier result): its weight and how it was chosen, or why it
+    was not used."""
     if not prior['used']:
         return f'prior: none ({prior.get("reason") or "not used"})'
     cross_validation = prior.get('cross_validation')
     how = (f'by {cross_validation["folds"]}-fold cross-validation over stretches of the recording'
            if cross_validation else 'given')
     note = (prior.get('consistency') or {}).get('note')
-    return (f'prior: the robot file\'s link inertias ({prior["source"]}), relative σ s = {prior["relative_std"]:g} '
+    source = f'the robot file\'s link inertias ({prior["source"]})'
+    if (prior.get('provenance') or {}).get('kind') == 'result':
+        source = f'the base parameters of the result {prior["source"]} (spread by its σ)'
+    return (f'prior: {source}, relative σ s = {prior["relative_std"]:g} '
             f'{how}; training χ² {prior["prior_cost_percent"]:+.2f} % against the plain fit (--no-prior)'
             + (f'\n{note}' if note else ''))

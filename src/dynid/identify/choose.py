@@ -121,6 +121,7 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
                                 choose_method=open_method, terms_available=terms,
                                 use_prior=physical is not None and physical.prior,
                                 prior_std=None if physical is None else physical.prior_relative_std,
+                                prior_source=None if physical is None else physical.prior_source,
                                 weight_function=options.weight_function, falling_load=falling, power=power,
                                 stribeck=stribeck, consistency=physical if consistency_open(
                                     problem, options, terms, open_friction) else None,
@@ -205,7 +206,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
            choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
            prior_std: float | None = None, weight_function: str = 'huber', falling_load=frozenset(), power=None,
            stribeck=None, consistency=None, regularized: dict | None = None, method: str = START_METHOD,
-           progress=lambda text: None) -> ModelChoice:
+           progress=lambda text: None, prior_source=None) -> ModelChoice:
     """The friction terms per joint and the method by blocked cross-validation (module docstring).
 
     Args:
@@ -214,7 +215,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
             ``stribeck``'s candidates after the problem's) and the WLS row weights 1/σ̂_j.
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
         method: the method given where not open (labels the consistency candidates; their folds weight as WLS).
-        use_prior, prior_std: the robot file as a prior (s None: by cross-validation).
+        use_prior, prior_std, prior_source: the prior (s None: by cross-validation; source None: the robot file).
         falling_load: joints whose load coefficient Fl came out negative in the first fit (module docstring).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
         stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try, or None.
@@ -236,7 +237,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
     if held.any():  # held columns on the measured side (their values), kept out of every candidate
         y = y - w[:, held] @ held_values
-    folds = Folds(problem, w, y, joints, weights, held, use_prior, prior_std, names)
+    folds = Folds(problem, w, y, joints, weights, held, use_prior, prior_std, names, source=prior_source)
     columns = TermColumns(names, n, ~held)
     terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
@@ -259,7 +260,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
             problem, folds, columns, (w, y, joints), terms, method, per_fold, trained, consistency, choose_method)
         chosen = columns.mask(terms)
     if regularized is not None:  # scored as it is solved: OLS, consistent (the prior's weight cross-validated again)
-        folds = Folds(problem, w, y, joints, np.ones(len(y)), held, use_prior, None, names, folds.groups)
+        folds = Folds(problem, w, y, joints, np.ones(len(y)), held, use_prior, None, names, folds.groups, folds.source)
         per_fold = folds.fold_scores(chosen, None, regularized['solver'])
     scores = summed(per_fold)
     theirs_per_fold = folds.robot_file_fold_scores(chosen) if folds.use_prior or any(
@@ -456,7 +457,7 @@ def _choose_consistency(problem, folds: Folds, columns: TermColumns, system, ter
                   (method, 'always'): (plain_terms, folds.fold_scores(plain, trained, settings.solver))}
     if choose_method:
         equal = Folds(problem, w, y, joints, np.ones(len(y)), folds.fixed, folds.use_prior, None, folds.names,
-                      folds.groups)
+                      folds.groups, folds.source)
         candidates[(REGULARIZED_METHOD, None)] = (terms, equal.fold_scores(columns.mask(terms)))
         candidates[(REGULARIZED_METHOD, 'always')] = (plain_terms, equal.fold_scores(plain, None, settings.solver))
         tried['ols_prior_relative_std'] = equal.std if equal.use_prior else None

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.file_links import robot_file_links
 from dynid.identify.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 from dynid.identify.held import left_out, structural_offsets
 from dynid.identify.methods import REGULARIZED_METHOD, START_METHOD
@@ -166,13 +165,13 @@ def _without_rotor(equations: Equations, candidate: Candidate) -> Candidate:
 def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
     """Whether the regularized default may replace the ordinary one (module docstring): the method left to dynid
     (``auto``; a given option is kept as given), physical consistency left to dynid or asked for (the regularized
-    route is consistent: ``--physical`` takes it where the default would), the robot file's prior on and holding
-    links, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, a friction
-    law given that it cannot solve)."""
+    route is consistent: ``--physical`` takes it where the default would), the prior on and pulling (the robot file's
+    holding links, or a result: :mod:`dynid.identify.prior_source`), and nothing a consistent identification refuses
+    (payload blocks, rigid-body parameters held, a friction law given that it cannot solve)."""
     physical = request.options.physical
     return bool(request.method and physical is not None and physical.prior and physical.consistency != 'never'
                 and not consistency_refused(problem, request.friction)
-                and any(link.in_prior for link in robot_file_links(problem.robot)))
+                and physical.source(problem.robot).pulls())
 
 
 def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:

@@ -15,18 +15,16 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.identify.constrained import consistent_optimum
-from dynid.identify.file_links import robot_file_links
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     PhysicalLayout,
-    PriorRows,
     ReducedRows,
     cross_validated_prior_std,
     fold_members,
     robot_file_values,
-    rotor_prior,
     time_folds,
 )
+from dynid.identify.prior_source import PriorSource, RobotFilePrior
 from dynid.identify.rows import RowGroups
 from dynid.identify.solvers import _robust_scale, robust_weights
 
@@ -40,7 +38,8 @@ class Folds:
     """The folds of one weighted system and the prior, solving any column subset (module docstring)."""
 
     def __init__(self, problem, w, y, joints, weights, held, use_prior: bool, prior_std: float | None,
-                 names: list[str] | None = None, groups: RowGroups | None = None):
+                 names: list[str] | None = None, groups: RowGroups | None = None,
+                 source: PriorSource | None = None):
         n = problem.robot.n
         self.problem, self.n = problem, n
         self.names = names if names is not None else problem.parameter_names()  # of w's columns
@@ -52,9 +51,10 @@ class Folds:
         #: the blocks each fold holds out (:func:`dynid.identify.prior.fold_members`): other weightings' folds
         self.members = fold_members()
         self.folds, self.data = time_folds(w, y, weights, joints, groups=self.groups)
-        self.links = robot_file_links(problem.robot)
-        self.prior_rotor, self.rotor_scale = rotor_prior(problem)
-        self.use_prior = use_prior and any(link.in_prior for link in self.links)
+        #: where the prior comes from (default the robot file); the robot file's own model is scored with its links
+        self.source = RobotFilePrior.of(problem.robot) if source is None else source
+        self.links = self.source.links
+        self.use_prior = use_prior and self.source.pulls()
         self.std = prior_std
         if self.use_prior and self.std is None:
             layout, prior = self.layout(~held)
@@ -65,8 +65,8 @@ class Folds:
         layout = PhysicalLayout.of(problem.base.regrouping, self.n, problem.identify_rotor_inertia, self.names,
                                    self.rigid_count, ~free, 9 * len(problem.payload_blocks),
                                    rotor_excess=problem.compensate_rotor)
-        return layout, PriorRows.of(self.links, layout.to_base.shape[1], self.prior_rotor, layout.rotor_start,
-                                    self.rotor_scale)
+        return layout, self.source.rows(problem, layout, [name for name, f in zip(self.names, free, strict=True)
+                                                          if f])
 
     @staticmethod
     def fold(fold, free):

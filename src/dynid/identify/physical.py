@@ -34,22 +34,20 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.identify.choices import SOLVERS
 from dynid.identify.constrained import STRICT_MARGIN, project_links, solve, violations
-from dynid.identify.file_links import robot_file_links
 from dynid.identify.methods import START_METHOD, identification_method, identification_methods, spoken
 from dynid.identify.prior import (
     CROSS_VALIDATION_BLOCKS,
     CROSS_VALIDATION_FOLDS,
     PRIOR_STD_GRID,
     PhysicalLayout,
-    PriorRows,
     ReducedRows,
     cross_validated_prior_std,
     information_condition_numbers,
     posterior_covariance,
     robot_file_values,
-    rotor_prior,
     time_folds,
 )
+from dynid.identify.prior_source import PriorSource, RobotFilePrior
 from dynid.identify.rows import FreeColumns, RowGroups, per_joint_weights
 from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
@@ -70,7 +68,8 @@ CHECKED_FRICTION = ('none', 'viscous_coulomb')
 class PhysicalSettings:
     """The robot file as a prior and physical consistency (module docstring).
 
-    ``prior`` False: no pull toward the robot file; ``prior_relative_std`` None: s by cross-validation;
+    ``prior`` False: no pull toward the robot file (or ``prior_source``); ``prior_relative_std`` None: s by
+    cross-validation;
     ``consistency`` one of :data:`CONSISTENCY`; ``consistency_cost_max_percent`` [%]: with ``auto``, the
     largest rise of the training χ² over the MAP estimate's that consistency may cost; ``solver`` one of
     :data:`SOLVERS`.
@@ -87,6 +86,12 @@ class PhysicalSettings:
         'description': 'auto: largest rise of the training chi2 that consistency may cost [%]', 'range': (0.0, 100.0)})
     solver: str = field(default=IdentifierSettings.physical_solver,
                         metadata={'choices': SOLVERS, 'description': 'constrained solver'})
+    prior_source: PriorSource | None = field(default=None, metadata={
+        'description': 'where the prior comes from (dynid.identify.prior_source); None: the robot file'})
+
+    def source(self, robot) -> PriorSource:
+        """The prior's source for ``robot``: the one given, else the robot file."""
+        return self.prior_source if self.prior_source is not None else RobotFilePrior.of(robot)
 
     def validated(self) -> PhysicalSettings:
         checked_choice('physical solver', self.solver, SOLVERS)
@@ -138,12 +143,6 @@ class PhysicalOutcome:
     prior: dict
     physical: dict | None
     warnings: list[str]
-
-
-_RULE = ('MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_prior^-1/2|_F^2 / s^2; s from '
-         f'{CROSS_VALIDATION_FOLDS} folds of {CROSS_VALIDATION_BLOCKS} contiguous blocks in time: the least sum of '
-         'the held-out weighted chi2 and the held-out per-joint relative squared residual, each divided by its '
-         'least total')
 
 
 def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: np.ndarray,
@@ -203,16 +202,17 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         values[~held], values[held] = free, fill
         return values
 
-    links = robot_file_links(robot)
+    source = settings.source(robot)
+    links = source.links
     layout = PhysicalLayout.of(problem.base.regrouping, n, problem.identify_rotor_inertia, names,
                                len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
                                rotor_excess=problem.compensate_rotor,
                                coulomb_floor=_coulomb_floor(problem, exponents))
-    prior_rotor, rotor_scale = rotor_prior(problem)
-    prior = PriorRows.of(links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
-    section, warnings = _prior_section(settings, robot, links)
+    prior = source.rows(problem, layout, [name for name, h in zip(names, held, strict=True) if not h])
+    section, warnings = _prior_section(settings, robot, source)
     use_prior = section['used']
-    std, data = _prior_weight(settings, section, layout, prior, (w, y, weights, joints), progress, groups)
+    std, data = _prior_weight(settings, section, layout, prior, (w, y, weights, joints), progress, groups,
+                              source.rule)
     reduced = layout.problem(data, prior, std)
     x_map = reduced.map_estimate()
     if any(link.in_prior for link in links):  # a robot file without any physical link inertia: no model worth comparing
@@ -246,21 +246,23 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         std[held] = 0.0
     physical = None
     if section['consistency']['physically_consistent']:
-        physical = _physical_section(settings, enforced, reduced, layout, links, problem, estimate,
+        physical = _physical_section(settings, enforced, reduced, layout, source, problem, estimate,
                                      data.cost(map_values), data.cost(constrained_values), cost_percent)
     return PhysicalOutcome(values, std, condition, section, physical, warnings)
 
 
-def _prior_section(settings: PhysicalSettings, robot, links) -> tuple[dict, list[str]]:
-    """The result's prior section as far as the robot file decides it (used, its source, the links left out of the
-    prior and why), and a warning for each link left out."""
-    left_out = [link for link in links if not link.in_prior]
-    use_prior = settings.prior and len(left_out) < robot.n
+def _prior_section(settings: PhysicalSettings, robot, source: PriorSource) -> tuple[dict, list[str]]:
+    """The result's prior section as far as its source decides it (used, the source, the links left out of the
+    prior and why; where the source is not the robot file, its provenance), and a warning for each link left out."""
+    left_out = source.left_out()
+    use_prior = settings.prior and source.pulls()
     warnings = [f'{link.line()}: left out of the prior' for link in left_out
                 if link.problem != 'no inertia (massless)'] if use_prior and left_out else []
-    section = {'used': use_prior, 'source': robot.source or robot.name, 'relative_std': None,
+    section = {'used': use_prior, 'source': source.label, 'relative_std': None,
                'links_left_out': [{'joint': link.joint, 'link': link.inertial, 'problem': link.problem}
                                   for link in left_out]}
+    if source.kind != RobotFilePrior.kind:
+        section['provenance'] = source.provenance()
     if settings.prior and not use_prior:
         section['reason'] = 'the robot file gives no link a physical inertia'
     elif not settings.prior:
@@ -268,7 +270,8 @@ def _prior_section(settings: PhysicalSettings, robot, links) -> tuple[dict, list
     return section, warnings
 
 
-def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, system, progress, groups=None):
+def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, system, progress, groups=None,
+                  rule: str | None = None):
     """The prior's relative standard deviation s (given, or by cross-validation over stretches of the recording) and
     the rows reduced for the MAP solve; the prior section records both. ``system``: (W, y, row weights, joints)."""
     w, y, weights, joints = system
@@ -285,7 +288,7 @@ def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, syst
         per_joint = None if groups is None else per_joint_weights(weights, joints, groups.joints)
         data = ReducedRows.of(w, y, weights) if per_joint is None else \
             ReducedRows.of_factor(groups.stacked(per_joint), len(y))
-    section.update(relative_std=std, rule=_RULE if section['used'] else None, cross_validation=cross_validation)
+    section.update(relative_std=std, rule=rule if section['used'] else None, cross_validation=cross_validation)
     return std, data
 
 
@@ -349,7 +352,7 @@ def _consistency_section(settings: PhysicalSettings, enforced: _Enforced, cost_p
     return section
 
 
-def _physical_section(settings: PhysicalSettings, enforced: _Enforced, reduced, layout, links, problem, estimate,
+def _physical_section(settings: PhysicalSettings, enforced: _Enforced, reduced, layout, source, problem, estimate,
                       chi2_unconstrained: float, chi2_physical: float, cost_percent: float) -> dict:
     """The result's physical section of a physically consistent estimate: the solve, the constraint, each link's
     standard parameters beside its prior, the rotor inertias and the unconstrained estimate."""
@@ -365,7 +368,8 @@ def _physical_section(settings: PhysicalSettings, enforced: _Enforced, reduced, 
         'consistency': {'weighted_chi2_unconstrained': chi2_unconstrained,
                         'weighted_chi2_physical': chi2_physical, 'cost_percent': cost_percent},
         'links': [{'joint': link.joint, 'link': link.link, 'parameters': x[10 * i:10 * i + 10].tolist(),
-                   'prior': link.parameters.tolist()} for i, link in enumerate(links)],
+                   'prior': prior} for i, (link, prior) in enumerate(zip(source.links, source.link_values(),
+                                                                          strict=True))],
         'rotor_inertia': None if not problem.identify_rotor_inertia else dict(zip(
             problem.robot.joint_names, x[layout.rotor_start:layout.standard_count].tolist(), strict=True)),
         'unconstrained': {'values': estimate.values, 'std': estimate.std}}

@@ -133,13 +133,20 @@ class PriorRows:
             a_rows.append(rows)
             b_rows.append(g @ link.parameters)
         if prior_rotor is not None:
-            spread = np.abs(prior_rotor if rotor_scale is None else rotor_scale)
-            known = np.flatnonzero(spread > 0)
-            rows = np.zeros((known.size, unknowns))
-            rows[np.arange(known.size), rotor_start + known] = 1.0 / spread[known]
+            rows, b = rotor_rows(unknowns, prior_rotor, rotor_start, rotor_scale)
             a_rows.append(rows)
-            b_rows.append(np.asarray(prior_rotor)[known] / spread[known])
+            b_rows.append(b)
         return cls(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
+
+
+def rotor_rows(unknowns: int, prior_rotor: np.ndarray, rotor_start: int,
+               rotor_scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) the rotor inertias' prior rows at s = 1 (:meth:`PriorRows.of`): one per joint whose spread is not 0."""
+    spread = np.abs(prior_rotor if rotor_scale is None else rotor_scale)
+    known = np.flatnonzero(spread > 0)
+    rows = np.zeros((known.size, unknowns))
+    rows[np.arange(known.size), rotor_start + known] = 1.0 / spread[known]
+    return rows, np.asarray(prior_rotor)[known] / spread[known]
 
 
 def rotor_prior(problem) -> tuple[np.ndarray | None, np.ndarray | None]:

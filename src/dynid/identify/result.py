@@ -43,7 +43,8 @@ ignores the sections still predicts the same torques, and the sections do not ch
 
     prior:
       used: true                                    # false with a reason: --no-prior, a model it cannot take
-      source: FILE                                  # the robot file
+      source: FILE                                  # the robot file, or the result file given as the prior
+      provenance: {kind: result, path: .., sha256: .., robot: .., created: .., method: ..}   # only for a result
       relative_std: 0.5                             # s
       rule: ...                                     # how s was chosen, in words
       cross_validation: {folds: 4, blocks: 8, grid: [...], held_out_score: [...], ...}   # null when s was given

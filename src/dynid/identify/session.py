@@ -40,6 +40,7 @@ import yaml
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.drive_gains import parse_fixed_gains
+from dynid.identify.prior_source import ResultPrior
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
@@ -257,7 +258,10 @@ class IdentificationSession:
         options = IdentifyOptions(method=settings.method, weight_function=settings.weight_function,
                                   fixed_drive_gains=parse_fixed_gains(settings.fix_drive_gain, self.robot.joint_names),
                                   physical=physical_settings(settings.prior, settings.physical,
-                                                             solver=settings.physical_solver))
+                                                             solver=settings.physical_solver,
+                                                             prior_source=ResultPrior.load(
+                                                                 settings.prior_source, self.robot)
+                                                             if settings.prior_source else None))
         path = recording / 'result.yaml'
         result, _ = identify_and_save(
             self.robot, [RecordingInput(dataset, name=str(recording))],

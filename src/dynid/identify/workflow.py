@@ -22,6 +22,7 @@ from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError, spell
 from dynid.identify.noise import TooFewRowsError
 from dynid.identify.physical import PhysicalSettings
+from dynid.identify.prior_source import PriorSource
 from dynid.identify.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
@@ -60,14 +61,15 @@ class Identification:
 
 
 def physical_settings(prior: bool = True, physical: bool = False, prior_relative_std: float | None = None,
-                      solver: str = IdentifierSettings.physical_solver) -> PhysicalSettings | None:
-    """The robot file as a prior and physical consistency as the front ends offer them: ``prior`` (pull toward
-    the robot file, consistent where that costs little), ``physical`` (always consistent); neither: None, the
-    plain linear solution."""
+                      solver: str = IdentifierSettings.physical_solver,
+                      prior_source: PriorSource | None = None) -> PhysicalSettings | None:
+    """The prior and physical consistency as the front ends offer them: ``prior`` (pull toward the robot file, or
+    ``prior_source``: :func:`dynid.identify.prior_source.prior_source`; consistent where that costs little),
+    ``physical`` (always consistent); neither: None, the plain linear solution."""
     if not (prior or physical):
         return None
     return PhysicalSettings(prior=prior, prior_relative_std=prior_relative_std,
-                            consistency='always' if physical else 'auto', solver=solver)
+                            consistency='always' if physical else 'auto', solver=solver, prior_source=prior_source)
 
 
 def joint_names(texts: Iterable[str]) -> tuple[str, ...]:
