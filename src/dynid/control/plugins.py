@@ -5,7 +5,7 @@ Each entry point names a term and points at its factory, ``factory(robot, result
 term in any installed package is found by name, e.g. in that package's pyproject.toml::
 
     [project.entry-points."dynid.feedforward_terms"]
-    cable_drag = my_robot_terms.cable:CableDragTerm
+    cable_drag = "my_robot_terms.cable:CableDragTerm"
 
 Discovery reads the installed distributions' metadata (importlib.metadata) at each call, so a package
 installed while the process runs is found on the next look-up.
