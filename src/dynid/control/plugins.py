@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 
+from dynid.entry_points import unique_entry_points
 from dynid.errors import InputError
 
 GROUP = 'dynid.feedforward_terms'
@@ -27,14 +28,7 @@ def available_terms() -> dict[str, EntryPoint]:
     A name registered by two distributions with different targets is ambiguous and refused here rather
     than resolved by installation order.
     """
-    found: dict[str, EntryPoint] = {}
-    for point in entry_points(group=GROUP):
-        known = found.get(point.name)
-        if known is not None and known.value != point.value:
-            raise InputError(f'feedforward term {point.name!r} is registered twice: {known.value} and {point.value} '
-                             f'(entry-point group {GROUP}); uninstall one')
-        found[point.name] = point
-    return found
+    return unique_entry_points(entry_points(group=GROUP), 'feedforward term', GROUP)
 
 
 def term_factory(name: str) -> Callable:

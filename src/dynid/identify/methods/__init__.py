@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from importlib.metadata import EntryPoint, entry_points
 
+from dynid.entry_points import unique_entry_points
 from dynid.errors import InputError
 from dynid.identify.methods.contract import IdentificationMethod
 
@@ -49,19 +50,12 @@ def _entry_points() -> dict[str, EntryPoint]:
 
 
 def _scanned() -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
     def place(point: EntryPoint) -> tuple:
         own = point.dist is not None and point.dist.name == _OWN
         return (not own, OWN_ORDER.index(point.name) if own and point.name in OWN_ORDER else len(OWN_ORDER))
 
     points = sorted(entry_points(group=GROUP), key=place)  # others after dynid's, in the metadata's order
-    for point in points:
-        known = found.get(point.name)
-        if known is not None and known.value != point.value:
-            raise InputError(f'identification method {point.name!r} is registered twice: {known.value} and '
-                             f'{point.value} (entry-point group {GROUP}); uninstall one')
-        found[point.name] = point
-    return found
+    return unique_entry_points(points, 'identification method', GROUP)
 
 
 def method_names() -> tuple[str, ...]:
