@@ -188,7 +188,11 @@ def test_recordings_are_diagnosed_together_and_the_diagnosis_round_trips(ur5e_lo
     assert together.flipped == ['elbow_joint'] and together.recordings == ['a', 'b']
     assert together.warnings()[0].startswith('a, b: ')
     again = Diagnosis.from_dict(together.to_dict())
-    assert again.warnings() == together.warnings() and again.joints == together.joints
+    assert again.warnings() == together.warnings()
+    # field by field with NaN equal to NaN (an undecided scale): Python 3.13's dataclass __eq__ compares NaN fields
+    # unequal, where 3.12's tuple comparison took the same float object as equal
+    np.testing.assert_equal({name: dataclasses.asdict(joint) for name, joint in again.joints.items()},
+                            {name: dataclasses.asdict(joint) for name, joint in together.joints.items()})
 
 
 def test_a_refusal_names_a_way_out_that_then_succeeds(tmp_path, capsys):
