@@ -19,7 +19,7 @@ baseline MSE / E-GMS MSE.
 - Friction (decision): the thesis fed forward friction identified by its own experiments, and so does B1
   (until now it took the IDIM's Coulomb, viscous and load terms: no Stribeck excess, linear viscous, the
   thesis' E-GMS laws). The twin (7.5 kg, its own controller, 1 kHz, 25 °C) records the thesis' experiments
-  of the shoulder, and ``dynid.friction.identify_joint_friction`` (``dynid identify-friction``) fits them
+  of the shoulder, and ``identify_joint_friction`` (``dynid identify-friction``) fits them
   against the IDIM result's rigid body; its ``joint_friction`` section goes into the result both compared
   terms read. Plateaus (§4.1): 0.005–0.4 rad/s each way, 2 s each, swinging across upright (|τ_j| up to
   60 N·m: the thesis' no-load plateaus need the axis along gravity, a wall mount for this joint; the
@@ -118,8 +118,8 @@ from dynid.control.friction_static import friction_parameters, idim_offset
 from dynid.estimate import StiffnessEstimator
 from dynid.excite.experiments import constant_velocity_plateaus, gravity_sweep, reciprocating_sweep
 from dynid.excite.trajectory import PointTrajectory
-from dynid.friction.identify import identify_joint_friction
-from dynid.friction.recordings import FrictionRecording
+from dynid.identify.friction_fit.identify import identify_joint_friction
+from dynid.identify.friction_fit.recordings import FrictionRecording
 from dynid.signal.zero_phase import ZeroPhaseLowPass
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import STRIBECK_SMOOTHING

@@ -18,7 +18,7 @@ from dynid.errors import InputError
 from dynid.estimate import EstimationSettings, StiffnessEstimator, build_estimators, estimate
 from dynid.estimate.projection import projection_bounds
 from dynid.estimate.report import summary_lines
-from dynid.friction.identified import joint_friction_of
+from dynid.identify.friction_fit.identified import joint_friction_of
 from dynid.identify.result import IdentificationResult
 from dynid.io.bag import read_bag, write_bag
 from dynid.io.dataset import Dataset

@@ -25,12 +25,12 @@ from dynid.control.plugins import GROUP
 from dynid.errors import InputError
 from dynid.estimate import AdaptiveFrictionEstimator
 from dynid.friction.egms import EGMS
-from dynid.friction.identified import joint_friction_of
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.static import PowerLawViscous, StribeckMap
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.friction_fit.identified import joint_friction_of
 from dynid.identify.result import IdentificationResult
 from dynid.model import Payload
 

@@ -9,7 +9,11 @@ import pytest
 
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
-from dynid.friction.fit import (
+from dynid.friction.load import LoadDependentCoulomb
+from dynid.friction.static import AsymmetricCoulombViscous, StribeckMap
+from dynid.friction.stiffness import OddPolynomialStiffness
+from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
+from dynid.identify.friction_fit.fit import (
     constant_velocity_plateaus,
     fit_coulomb_viscous_per_direction,
     fit_egms,
@@ -18,10 +22,6 @@ from dynid.friction.fit import (
     fit_stribeck,
     fit_temperature,
 )
-from dynid.friction.load import LoadDependentCoulomb
-from dynid.friction.static import AsymmetricCoulombViscous, StribeckMap
-from dynid.friction.stiffness import OddPolynomialStiffness
-from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
 from dynid.identify.metrics import nrmse_fit
 
 DT = 1e-3  # 1 kHz, as in the thesis
@@ -87,7 +87,7 @@ def test_plateau_map_beside_a_torque_offset():
     # keeps its Stribeck excess: Fc, Fs within 2 %, Vs, mu within 15 %, offset within 0.02 N·m, the map within
     # 0.03 N·m over the plateaus' range. Without it (the fit before), the ±0.1 N·m residual leaves Vs
     # undetermined and the excess is dropped.
-    from dynid.friction.static_fit import fit_plateau_map
+    from dynid.identify.friction_fit.static_fit import fit_plateau_map
 
     rng = np.random.default_rng(4)
     truth = {'Fc': 3.0, 'Fs': 3.9, 'Fv1': 4.0, 'Fv2': -0.5, 'Fv3': 0.1, 'Vs': 0.02, 'mu': 1.2}

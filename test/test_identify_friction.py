@@ -17,11 +17,11 @@ from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite import experiments
 from dynid.excite.trajectory import save_trajectory
-from dynid.friction.identified import joint_friction_of, write_joint_friction
-from dynid.friction.identify import FrictionSettings, identify_joint_friction
-from dynid.friction.recordings import FrictionRecording, classify_motion, friction_drives, parse_experiment
 from dynid.friction.static import StribeckMap
 from dynid.friction.temperature import ReferenceTemperatureFriction
+from dynid.identify.friction_fit.identified import joint_friction_of, write_joint_friction
+from dynid.identify.friction_fit.identify import FrictionSettings, identify_joint_friction
+from dynid.identify.friction_fit.recordings import FrictionRecording, classify_motion, friction_drives, parse_experiment
 from dynid.identify.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
@@ -305,8 +305,8 @@ def test_load_dependence_from_a_reciprocating_sweep_under_load(ur5e):
     # Thesis B1's motion: the shoulder reverses many times while its load grows from 20 to 80 N·m. Without a
     # gravity sweep, its E-GMS fit gives the load law: f = (Fc0 + Fc1·τ_j²)·H(θ) with H of the found laws.
     from dynid.friction.egms import EGMS
-    from dynid.friction.identify import fit_joint
-    from dynid.friction.recordings import JointSignals
+    from dynid.identify.friction_fit.identify import fit_joint
+    from dynid.identify.friction_fit.recordings import JointSignals
 
     sweep = experiments.reciprocating_sweep(ur5e, LIFT, home_configuration(ur5e), acceleration=0.2, cycles=8)
     t = np.arange(0.0, sweep.duration_s, 0.002)

@@ -61,7 +61,7 @@ def test_only_ros_nodes_and_suite_import_rclpy():
 
 
 def test_core_import_does_not_load_rclpy():
-    code = ('import sys, dynid.model, dynid.cli, dynid.friction.fit, dynid.sim.recording, dynid.io.bag; '
+    code = ('import sys, dynid.model, dynid.cli, dynid.identify.friction_fit.fit, dynid.sim.recording, dynid.io.bag; '
             'assert "rclpy" not in sys.modules')
     subprocess.run([sys.executable, '-c', code], check=True, timeout=60)
 

@@ -19,8 +19,8 @@ SUMMARY = 'fit the joint friction model (static map, temperature, load-dependent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.friction.settings import EXPERIMENTS
-    from dynid.friction.settings import FrictionSettings as Friction
+    from dynid.identify.friction_fit.settings import EXPERIMENTS
+    from dynid.identify.friction_fit.settings import FrictionSettings as Friction
 
     parser.description += (' (Madsen 2020 ch.6: no-load Stribeck map with temperature terms, load-dependent Coulomb '
                            'Fc0 + Fc1·τ_j², E-GMS laws and backlash) from recordings of one joint each in the friction '
@@ -57,10 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dynid.friction.identified import summary_lines, write_joint_friction
-    from dynid.friction.identify import identify_joint_friction
-    from dynid.friction.recordings import friction_recordings
-    from dynid.friction.settings import FrictionSettings
+    from dynid.identify.friction_fit.identified import summary_lines, write_joint_friction
+    from dynid.identify.friction_fit.identify import identify_joint_friction
+    from dynid.identify.friction_fit.recordings import friction_recordings
+    from dynid.identify.friction_fit.settings import FrictionSettings
     from dynid.identify.result import IdentificationResult
     from dynid.identify.robot_source import robot_spec_of
     from dynid.model import load_robot

@@ -18,7 +18,7 @@ choice kept a Stribeck excess (the result's ``stribeck`` section), F_V holds it 
 excess is.
 
 **Joint friction (schema 2).** Where the result has a ``joint_friction`` section (the model identified
-from the dedicated experiments, :func:`dynid.friction.identified.joint_friction_of`), the joints with an
+from the dedicated experiments, :func:`dynid.identify.friction_fit.identified.joint_friction_of`), the joints with an
 identified Fc0 take F(τ) = Fc0 + Fc1·τ² from it, F_V = its remainder (Stribeck excess, Fv1–Fv3 and the
 reference-temperature term; the excess's sgn(ω) smoothed as tanh(ω/band), option ``band``, default the
 section's ``excess_band`` where the reciprocating sweep identified one, else friction_static's default
@@ -88,11 +88,11 @@ from dynid.control.term import (
 )
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
-from dynid.friction.identified import joint_friction_of
-from dynid.friction.identified import velocity_friction as joint_velocity_friction
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.friction_fit.identified import joint_friction_of
+from dynid.identify.friction_fit.identified import velocity_friction as joint_velocity_friction
 from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel

@@ -24,7 +24,7 @@ symmetric ramp removes friction early, and a narrow one is a step again (at 1 ra
 benchmarks/README.md, "The figures behind the defaults"). The continuous factors (√|ω|, |ω|^a) keep sgn(ω).
 
 **Joint friction (schema 2).** Where the result has a ``joint_friction`` section
-(:func:`dynid.friction.identified.joint_friction_of`), the joints with an identified Fc0 take that model
+(:func:`dynid.identify.friction_fit.identified.joint_friction_of`), the joints with an identified Fc0 take that model
 instead, smoothed the same way:
 
     f = (Fc0 + Fc1·τ²)·s + s·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³ + f_T(ω, T)
@@ -57,8 +57,8 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.joint_torque import JointTorqueInput
 from dynid.control.term import FeedforwardTerm, finite, term_options
 from dynid.errors import InputError
-from dynid.friction.identified import joint_friction_of
 from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.friction_fit.identified import joint_friction_of
 from dynid.identify.joint_side import joint_side_torque
 from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult, result_drives

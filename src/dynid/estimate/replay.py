@@ -10,7 +10,8 @@ result, shared by estimator_node and :func:`estimate`:
   f = α1·F(τ_j)·H + α2·ω, Madsen 2020, ch.6 eqs. (23)–(28)) when the result's friction model is
   ``viscous_coulomb`` or ``load_squared``: F(τ_j) = Fc + Fl·τ_j² from the result, τ̂_j from its
   rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0. On the joints
-  the result's ``joint_friction`` section covers (schema 2, :func:`dynid.friction.identified.joint_friction_of`)
+  the result's ``joint_friction`` section covers (schema 2,
+  :func:`~dynid.identify.friction_fit.identified.joint_friction_of`)
   F(τ_j) = Fc0 + max(Fc1, 0)·τ_j², F_V = its remainder (Stribeck excess, Fv1–Fv3, temperature term with
   T = 20 °C where the recording has none) plus the result's τ0 (the offset belongs to its rigid-body fit,
   as in the feedforward terms) and the E-GMS laws and backlash are the section's instead.
@@ -49,7 +50,7 @@ from dynid.estimate.projection import projection_bounds
 from dynid.estimate.rls import FORGETTING, REGULARIZATION
 from dynid.estimate.stiffness import NO_DEFLECTION, StiffnessEstimator
 from dynid.friction.egms import EGMS
-from dynid.friction.identified import joint_friction_of, velocity_friction
+from dynid.identify.friction_fit.identified import joint_friction_of, velocity_friction
 from dynid.identify.power_law import power_term
 from dynid.identify.result import result_drives
 from dynid.io.dataset import Dataset

@@ -4,7 +4,7 @@ All models are vectorized over samples and joints (joints on the last axis), sta
 in their docstrings, and expose regressor columns with parameter names where they are linear in
 (some of) their parameters. Stateful models (GMS, E-GMS, JointFriction) have ``reset``, ``step``
 (one sample, all joints) and a batch ``run``. Fits for the seeds' dedicated experiments are in
-:mod:`dynid.friction.fit`.
+:mod:`dynid.identify.friction_fit.fit`.
 
 Each model is imported from its module, so that one model does not load the others' machinery (the E-GMS and the
 stiffness are compiled with numba): :mod:`~dynid.friction.static` (``CoulombViscous``, ``AsymmetricCoulombViscous``,

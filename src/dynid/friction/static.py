@@ -75,7 +75,7 @@ class StribeckMap(LinearFrictionTerm):
     Linear in (Fc, Fs, Fv1, Fv2, Fv3) for fixed Stribeck velocity Vs [rad/s] and shape mu [-].
     Fc: Coulomb level [N·m]; Fs: static (breakaway) level [N·m]; Fv1 [N·m·s/rad], Fv2 [N·m·s²/rad²],
     Fv3 [N·m·s³/rad³]. ``smoothing`` [rad/s] > 0 replaces sgn(ω) by tanh(ω/smoothing) (for simulation,
-    or the band identified with the E-GMS, :func:`dynid.friction.fit.fit_egms`; 0 keeps the published
+    or the band identified with the E-GMS, :func:`dynid.identify.friction_fit.fit.fit_egms`; 0 keeps the published
     discontinuous map); a scalar or one value per joint.
     """
 

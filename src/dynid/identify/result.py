@@ -12,7 +12,7 @@ feedforward and estimator nodes load it with :meth:`IdentificationResult.load`.
 
 Schema versions. **1**: everything above. **2** (``dynid identify-friction``) adds the optional
 ``joint_friction`` section: the joint friction model of Madsen 2020 ch.6 identified from the dedicated
-experiments (:mod:`dynid.friction.identify`)::
+experiments (:mod:`dynid.identify.friction_fit.identify`)::
 
     joint_friction:
       model: {equation: ..., load_law: squared, temperature_form: reference, t0_c: 20.0,
@@ -287,7 +287,7 @@ class IdentificationResult:
     def joint_friction(self) -> dict[str, dict[str, float]] | None:
         """The identified joint friction model (schema 2) per joint, {joint: {parameter: value}} (NaN for null),
         for the joints it covers; None when the result has no ``joint_friction`` section.
-        :func:`dynid.friction.identified.joint_friction_of` builds the friction model from it."""
+        :func:`dynid.identify.friction_fit.identified.joint_friction_of` builds the friction model from it."""
         if self.joint_friction_section is None:
             return None
         return {joint: {name: _float(value) for name, value in entry['parameters'].items()}

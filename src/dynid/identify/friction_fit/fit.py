@@ -296,7 +296,7 @@ def fit_egms(
     excess changes sign where the sweep reverses, while the first E-GMS element slips (with the thesis'
     laws, half of the Coulomb level within 2·B·Δ_1 ≈ 8 µrad of travel, 18 ms at 0.05 rad/s²): how fast the
     excess turns over shapes the same samples as H does, and a sign taken as sgn(ω) where the joint's turns
-    over more slowly biases the laws (module docstring of :mod:`dynid.friction.identify`).
+    over more slowly biases the laws (module docstring of :mod:`dynid.identify.friction_fit.identify`).
     """
     x, y = _vectors(theta, torque, names=('theta', 'torque'))
     given = None if level is None else _vectors(level, x, names=('level', 'theta'))[0]

@@ -7,7 +7,8 @@ Madsen 2020, ch.6 eq. (10)–(11) in sliding (H = sgn ω) at no load:
 
 (the Stribeck map of :class:`dynid.friction.static.StribeckMap` plus
 :class:`dynid.friction.temperature.ReferenceTemperatureFriction`, erratum A1 option (a)). The thesis fits it by
-BFGS from a cold-start run that warms up; this is :func:`dynid.friction.fit.fit_stribeck` (variable projection: the
+BFGS from a cold-start run that warms up; this is :func:`~dynid.identify.friction_fit.fit.fit_stribeck` (variable
+projection: the
 seven linear parameters by least squares inside, BFGS over log Vs and log mu from the best point of a grid) with
 the temperature columns added, so that the map and the temperature term come out of one fit instead of
 alternating two correlated ones. Three decisions:
@@ -39,10 +40,10 @@ import scipy.linalg
 import scipy.optimize
 
 from dynid.errors import InputError
-from dynid.friction.fit import FitResult, _numeric_jacobian, linear_fit
 from dynid.friction.linear import sgn
 from dynid.friction.static import StribeckMap
 from dynid.friction.temperature import ReferenceTemperatureFriction
+from dynid.identify.friction_fit.fit import FitResult, _numeric_jacobian, linear_fit
 from dynid.identify.metrics import nrmse_fit, rms
 
 LINEAR = ('Fc', 'Fs', 'Fv1', 'Fv2', 'Fv3')

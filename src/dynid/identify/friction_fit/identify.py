@@ -9,8 +9,8 @@
     H = E-GMS output (M elements, laws r_Δ, r_k, constant backlash B)                    eqs. (14)–(18)
 
 (:class:`dynid.friction.joint_friction.JointFriction`). The friction torque of each recording comes from
-:mod:`dynid.friction.recordings` (f = K_τ·i − B·θ̈ − τ_j with τ_j from the identified rigid-body model).
-What each experiment gives, with the landed fits of :mod:`dynid.friction.fit`:
+:mod:`dynid.identify.friction_fit.recordings` (f = K_τ·i − B·θ̈ − τ_j with τ_j from the identified rigid-body model).
+What each experiment gives, with the landed fits of :mod:`dynid.identify.friction_fit.fit`:
 
 ==================  ================================================================================
 fit                 data and method
@@ -18,13 +18,11 @@ fit                 data and method
 ``static``          plateau means of the ``plateaus`` and ``warm_up`` runs (samples count once the joint has
                     moved ``SETTLE_BACKLASHES`` backlashes since a reversal: no pre-sliding), less the load
                     term sgn(ω)·Fc1·τ_j²: the Stribeck map, with the temperature term Ft1, Ft2 in the same
-                    least squares when a ``warm_up`` run exists (:func:`dynid.friction.static_fit.
+                    least squares when a ``warm_up`` run exists (:func:`dynid.identify.friction_fit.static_fit.
                     fit_plateau_map`, :func:`fit_stribeck` with temperature columns) and a torque offset
                     (the rigid-body model's error at the plateaus' poses: reported in the fit, not kept);
-                    Coulomb and polynomial viscous terms where the plateaus do not determine the Stribeck
-                    excess
-``temperature``     the temperature term's own fit % on the plateaus less the map (:func:`fit_temperature`;
-                    values and σ are those of the joint fit)
+                    Coulomb and polynomial viscous terms where the plateaus do not fix the Stribeck excess
+``temperature``     its own fit % on the plateaus less the map (:func:`fit_temperature`; σ: the joint fit's)
 ``direction``       the plateaus less the map's Stribeck, polynomial and temperature terms: Coulomb and viscous
                     per direction (:func:`fit_coulomb_viscous_per_direction`, Fcp, Fvp, Fcn, Fvn)
 ``load``            ``gravity_sweep`` samples at steady speed (|ω| >= half the run's 90th percentile, settled):
@@ -37,28 +35,24 @@ fit                 data and method
                     operators' state. Where the static map has a Stribeck excess, the excess stays in the
                     data and is fitted beside F·H with its sign tanh(ω/ε), ε (``excess_band``) searched too:
                     it turns over at the reversals, on the samples where the first elements slip, and
-                    removed beforehand with the thesis' sgn(ω) it biased the laws (twin shoulder at 0.05
-                    rad/s², excess turning over within ~1 mrad/s: backlash 0.56 instead of 0.8 mrad, r_Δ
-                    3.5, r_k 1.8; with ε 0.73 mrad, 3.96, 1.89, ε 0.89 mrad/s)
+                    removed beforehand with the thesis' sgn(ω) it biased the laws
 ==================  ================================================================================
 
 ``static`` and ``load`` share unknowns (the plateaus of a loaded joint need Fc1, the sweep needs F_V), so
-they are repeated in turn until their parameters settle (at most ``iterations`` rounds; three on the twin).
+they are repeated in turn until their parameters settle (at most ``iterations`` rounds).
 The complete model is then run on every recording of the joint (E-GMS on the measured θ; the thesis' laws
 where none were identified) and its NRMSE fit to the measured friction is reported per recording.
 
 Each joint's parameters take their values and σ from the fit that identifies them: Fc0 from ``static``
 (the no-load Coulomb level is the Stribeck map's Coulomb level), else ``load``, else the E-GMS scale; Fs, Vs,
 mu, Fv1–Fv3 from ``static``; Ft1, Ft2 from ``temperature`` (with the σ of the joint fit); Fc1 from ``load``;
-backlash, r_delta, r_k, excess_band from ``egms``. σ of the
-E-GMS parameters (which :func:`fit_egms` leaves undefined) come here from the residual's numeric Jacobian
-at the optimum, σ̂²·(JᵀJ)⁻¹, as for the Stribeck map; they hold the noise only, not the error of modelling
-a position-dependent backlash by a constant. A fit that the data cannot support (too few plateaus, no
-load variation) is skipped with a note, not an error.
+backlash, r_delta, r_k, excess_band from ``egms``. σ of the E-GMS parameters (which :func:`fit_egms` leaves
+undefined) come here from the residual's numeric Jacobian at the optimum, σ̂²·(JᵀJ)⁻¹, as for the Stribeck map;
+they hold the noise only, not the error of modelling a position-dependent backlash by a constant. A fit the data
+cannot support (too few plateaus, no load variation) is skipped with a note, not an error.
 
-The result is written as the ``joint_friction`` section of the result file (:meth:`JointFrictionIdentification.
-section`; schema in :mod:`dynid.identify.result`); :mod:`dynid.friction.identified` writes it and builds the
-:class:`JointFriction` of a robot's joints from it.
+The result is the result file's ``joint_friction`` section (:meth:`JointFrictionIdentification.section`, schema in
+:mod:`dynid.identify.result`); :mod:`~dynid.identify.friction_fit.identified` writes it and builds the joints' laws.
 """
 
 from __future__ import annotations
@@ -72,7 +66,10 @@ import numpy as np
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
-from dynid.friction.fit import (
+from dynid.friction.linear import sgn
+from dynid.friction.static import StribeckMap
+from dynid.friction.temperature import ReferenceTemperatureFriction
+from dynid.identify.friction_fit.fit import (
     FitResult,
     _numeric_jacobian,
     constant_velocity_plateaus,
@@ -82,13 +79,10 @@ from dynid.friction.fit import (
     fit_temperature,
     linear_fit,
 )
-from dynid.friction.identified import ABSENT, EQUATION, PARAMETERS, joint_friction_model
-from dynid.friction.linear import sgn
-from dynid.friction.recordings import FrictionRecording, FrictionTorque, JointSignals
-from dynid.friction.settings import FrictionSettings
-from dynid.friction.static import StribeckMap
-from dynid.friction.static_fit import fit_plateau_map
-from dynid.friction.temperature import ReferenceTemperatureFriction
+from dynid.identify.friction_fit.identified import ABSENT, EQUATION, PARAMETERS, joint_friction_model
+from dynid.identify.friction_fit.recordings import FrictionRecording, FrictionTorque, JointSignals
+from dynid.identify.friction_fit.settings import FrictionSettings
+from dynid.identify.friction_fit.static_fit import fit_plateau_map
 from dynid.identify.metrics import nrmse_fit
 from dynid.identify.result import IdentificationResult, plain_data
 from dynid.model.drives import JointDrives
@@ -474,7 +468,7 @@ def identify_joint_friction(recordings: Sequence[FrictionRecording], result: Ide
                             progress: Callable[[str], None] | None = None,
                             drives: JointDrives | None = None) -> JointFrictionIdentification:
     """The joint friction of every joint the recordings move (module docstring); ``drives`` (e.g. of a drives file)
-    replace the result's and the robot's (:func:`dynid.friction.recordings.friction_drives`).
+    replace the result's and the robot's (:func:`dynid.identify.friction_fit.recordings.friction_drives`).
 
     Raises InputError naming the recording for unusable input (no single moving joint, unknown experiment,
     no motor torque). A joint whose recordings identify no Coulomb level is left out with a warning (an

@@ -1,6 +1,6 @@
 """An identified joint friction model: built from a result file's ``joint_friction`` section, written into one.
 
-``dynid identify-friction`` (:mod:`dynid.friction.identify`) writes the section; the feedforward and
+``dynid identify-friction`` (:mod:`dynid.identify.friction_fit.identify`) writes the section; the feedforward and
 estimator terms read it back through :meth:`dynid.identify.result.IdentificationResult.joint_friction` and
 build the model with :func:`joint_friction_of`:
 

@@ -1,5 +1,6 @@
 """How the joint friction is identified (:class:`FrictionSettings`,
-:func:`dynid.friction.identify.identify_joint_friction`), apart from the fit and the recordings' reading."""
+:func:`~dynid.identify.friction_fit.identify.identify_joint_friction`), apart from the fit and the recordings'
+reading."""
 
 from __future__ import annotations
 
@@ -9,15 +10,16 @@ from dataclasses import dataclass
 from dynid.errors import InputError
 from dynid.settings import setting
 
-#: The friction experiments (``dynid excite --experiment``'s plus ``warm_up``, :mod:`dynid.friction.recordings`).
+#: The friction experiments (``dynid excite --experiment``'s plus ``warm_up``,
+#: :mod:`~dynid.identify.friction_fit.recordings`).
 EXPERIMENTS = ('plateaus', 'warm_up', 'gravity_sweep', 'reciprocating')
-#: Where the motor torque comes from (:class:`dynid.friction.recordings.FrictionTorque`).
+#: Where the motor torque comes from (:class:`dynid.identify.friction_fit.recordings.FrictionTorque`).
 TORQUE_SOURCES = ('auto', 'current', 'effort')
 
 
 @dataclass(frozen=True)
 class FrictionSettings:
-    """Settings of the joint friction identification (:mod:`dynid.friction.identify`).
+    """Settings of the joint friction identification (:mod:`dynid.identify.friction_fit.identify`).
 
     egms_initial: (backlash [rad], r_Δ, r_k) to start the search from (the backlash also sets the settling
     travel, ``SETTLE_BACKLASHES``).

@@ -34,7 +34,7 @@ Which experiment a recording is (:func:`classify_motion`), in this order: given 
 (``--experiment NAME[:JOINT]``); named by the trajectory file of a twin recording (its ``truth.yaml``
 names the trajectory file, whose ``experiment`` section ``dynid excite`` wrote; only the name and the joint
 are read, :func:`recorded_experiment`); or found from the motion: exactly one joint moves (range at least
-``MOVING_RAD`` and 5 % of the largest); its constant-velocity plateaus (:func:`dynid.friction.fit.
+``MOVING_RAD`` and 5 % of the largest); its constant-velocity plateaus (:func:`dynid.identify.friction_fit.fit.
 constant_velocity_plateaus` with a 0.02 rad/s² tolerance) at three or more distinct speeds make
 ``plateaus`` (``warm_up`` when its temperature spans ``min_temperature_span_c`` or more), at one or two
 speeds a ``gravity_sweep``; no plateau and four or more reversals make ``reciprocating``. Anything else is
@@ -50,8 +50,8 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.friction.fit import constant_velocity_plateaus
-from dynid.friction.settings import EXPERIMENTS, TORQUE_SOURCES
+from dynid.identify.friction_fit.fit import constant_velocity_plateaus
+from dynid.identify.friction_fit.settings import EXPERIMENTS, TORQUE_SOURCES
 from dynid.identify.result import IdentificationResult, result_drives
 from dynid.identify.torque import RigidBodyTorque
 from dynid.io.dataset import Dataset
