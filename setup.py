@@ -69,5 +69,14 @@ setup(
             'tls = dynid.identify.methods.tls:METHOD',
             'mls = dynid.identify.methods.mls:METHOD',
         ],
+        # Friction laws of the identified model (dynid.friction.laws): name = FrictionLaw.
+        'dynid.friction_laws': [
+            'none = dynid.friction.laws:NONE',
+            'viscous_coulomb = dynid.friction.laws:VISCOUS_COULOMB',
+            'load_squared = dynid.friction.laws:LOAD_SQUARED',
+            'load_absolute = dynid.friction.laws:LOAD_ABSOLUTE',
+            'hamon = dynid.friction.laws:HAMON',
+            'comprehensive = dynid.friction.laws:COMPREHENSIVE',
+        ],
     },
 )

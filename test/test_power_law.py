@@ -1,4 +1,4 @@
-"""The comprehensive law's viscous power term written about v_s (dynid.identify.power_law): its limit at α = 0 and Li's
+"""The comprehensive law's viscous power term written about v_s (dynid.friction.power_law): its limit at α = 0 and Li's
 span above v_s, every evaluator of a result taking the form the result was written in, a file in Li's form read as
 such, and a logarithmic friction identified at α = 0 where Li's form runs its coefficients apart."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from builders import RATE, identified, random_motion, twin_run
 from dynid.files import read_yaml
-from dynid.identify.power_law import power_term
+from dynid.friction.power_law import power_term
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions, identify

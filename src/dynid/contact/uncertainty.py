@@ -8,7 +8,7 @@
   (:attr:`dynid.contact.dynamics.ObserverModel.coulomb_level`).
 - σ_θ per joint and sample: the friction parameters' standard deviations on their features, σ_Fc·|s| + σ_Fv·|ω| +
   σ_τ0 (Fc, Fv, tau0; fc, fv, fo of the comprehensive law, whose fv multiplies its power term's |column|,
-  :func:`dynid.identify.power_law.power_term`), summed as independent terms. The file keeps the
+  :func:`dynid.friction.power_law.power_term`), summed as independent terms. The file keeps the
   parameters' standard deviations only (no correlations), and the rigid-body parameters' share is in σ₀ (their
   error is what the residual measures).
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynid.identify.power_law import power_term
+from dynid.friction.power_law import power_term
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
 

@@ -90,10 +90,10 @@ from dynid.errors import InputError
 from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.load import LoadDependentCoulomb
+from dynid.friction.power_law import power_term
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.friction_fit.identified import joint_friction_of
 from dynid.identify.friction_fit.identified import velocity_friction as joint_velocity_friction
-from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
 

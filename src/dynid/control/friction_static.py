@@ -2,13 +2,9 @@
 
 The friction of the identification result (:mod:`dynid.identify.problem`), evaluated on the desired
 velocity ω = q̇_d [rad/s] (a rigid joint's rotor velocity in link units) and, for the load-dependent
-models, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.FeedforwardContext`)::
+laws, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.FeedforwardContext`): the result's law as
+:mod:`dynid.friction.laws` writes it (the identification's own columns), with its direction s the ramp below, plus
 
-    viscous_coulomb   Fc·s + Fv·ω + tau0                                 (Madsen 2020 ch.5 eq. (P2-15))
-    load_squared      + Fl·s·τ²          load_absolute   + Fl·s·|τ|       (thesis ch.4 eq. (P1-27))
-    hamon             P⁺(am1 + bm·E)τ + P⁻(ag1 − bg·E)τ + P⁺(cm + dm·E)s + P⁻(cg + dg·E)s + Fv·ω + tau0
-                      (Hamon et al. 2010 eq. (30); E = exp(−|ω|/ω_H), P± = (1 ± s·sgn τ)/2)
-    comprehensive     s·fc + sgn(ω)·fv·|ω|^a + fo + fL·s·τ²               (Li et al. 2024 eq. (3))
     temperature       + sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), T [°C] clamped to [5, 80] (ch.4 eq. (P1-28))
     Stribeck excess   + Fs·s·exp(−(|ω|/Vs)^μ) on the joints where the model choice kept it (the result's
                       ``stribeck`` section; Madsen 2020 ch.4 eq. (P1-25), ch.6 eq. (11))
@@ -57,10 +53,11 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.joint_torque import JointTorqueInput
 from dynid.control.term import FeedforwardTerm, finite, term_options
 from dynid.errors import InputError
+from dynid.friction.law import LawContext
+from dynid.friction.laws import friction_law, law_names
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.friction_fit.identified import joint_friction_of
 from dynid.identify.joint_side import joint_side_torque
-from dynid.identify.power_law import power_term
 from dynid.identify.result import IdentificationResult, result_drives
 from dynid.model.robot import RobotModel
 
@@ -68,8 +65,6 @@ from dynid.model.robot import RobotModel
 DEFAULT_BAND = 5e-3
 #: Temperature [°C] used when the context gives none (the thesis' reference T0).
 DEFAULT_TEMPERATURE_C = 20.0
-LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')
-STATIC_MODELS = ('viscous_coulomb',) + LOAD_MODELS
 
 
 def friction_parameters(result: IdentificationResult, robot: RobotModel) -> dict[str, np.ndarray]:
@@ -81,7 +76,8 @@ def friction_parameters(result: IdentificationResult, robot: RobotModel) -> dict
 
 def idim_offset(result: IdentificationResult, p: dict[str, np.ndarray], n: int) -> np.ndarray:
     """The IDIM result's torque offset tau0 (fo of the comprehensive model) [N·m] per joint, 0 where none."""
-    return p.get('fo' if result.model.get('friction') == 'comprehensive' else 'tau0', np.zeros(n))
+    offset = friction_law(result.model.get('friction', 'none')).offset
+    return p.get(offset, np.zeros(n)) if offset else np.zeros(n)
 
 
 def default_band(result: IdentificationResult | None) -> float:
@@ -113,13 +109,14 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
     def __init__(self, robot: RobotModel, result: IdentificationResult, band: float,
                  temperature_c: float = DEFAULT_TEMPERATURE_C, load: str = 'desired') -> None:
         self.kind = result.model.get('friction')
-        if self.kind not in STATIC_MODELS:
+        self.law = friction_law(self.kind) if self.kind in law_names() else None
+        if self.law is None or not self.law.symbols:
             raise InputError(f'friction_static: the result\'s friction model is {self.kind!r}; the term evaluates '
-                             f'{list(STATIC_MODELS)}')
+                             f'{[name for name in law_names() if friction_law(name).symbols]}')
         self._use_joint_torque(robot, result, load)
         identified = joint_friction_of(result, robot)
         self.joint_friction, self.mask = identified if identified is not None and identified[1].any() else (None, None)
-        self.needs_joint_torque = self.kind in LOAD_MODELS or (
+        self.needs_joint_torque = bool(self.law.load_symbols) or (
             self.joint_friction is not None and bool(np.any(self.joint_friction.load_coefficient * self.mask)))
         self.band = positive(band, 'friction_static: band [rad/s]')
         self.temperature_c = float(temperature_c)
@@ -154,24 +151,10 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
 
     def friction_torque(self, velocity, load_torque, temperature) -> np.ndarray:
         """f [N·m] at velocity ω [rad/s], load torque τ [N·m] (ignored by non-load models), T [°C]."""
-        p, w, kind = self.parameters, velocity, self.kind
+        p, w = self.parameters, velocity
         s = self.direction(w)
-        if kind == 'comprehensive':
-            f = s * p['fc'] + p['fv'] * power_term(w, self.exponents, self.power_velocity) + p['fo']
-        elif kind == 'hamon':
-            tau = load_torque
-            power = s * np.sign(tau)
-            plus, minus = 0.5 * (1.0 + power), 0.5 * (1.0 - power)
-            decay = np.exp(-np.abs(w) / self.hamon_velocity)
-            f = (plus * (p['am1'] + p['bm'] * decay) * tau + minus * (p['ag1'] - p['bg'] * decay) * tau
-                 + plus * (p['cm'] + p['dm'] * decay) * s + minus * (p['cg'] + p['dg'] * decay) * s
-                 + p['Fv'] * w + p['tau0'])
-        else:
-            f = s * p['Fc'] + p['Fv'] * w + p['tau0']
-        if kind in ('load_squared', 'comprehensive'):
-            f = f + s * p['Fl' if kind == 'load_squared' else 'fL'] * load_torque * load_torque
-        elif kind == 'load_absolute':
-            f = f + s * p['Fl'] * np.abs(load_torque)
+        context = LawContext(self.hamon_velocity, self.exponents, self.power_velocity)
+        f = self.law.torque(p, w, s, load_torque if self.law.load_symbols else None, context)
         if self.temperature_term is not None:
             f = f + self.temperature_term.evaluate(w, temperature)
         if self.stribeck is not None:

@@ -50,8 +50,8 @@ from dynid.estimate.projection import projection_bounds
 from dynid.estimate.rls import FORGETTING, REGULARIZATION
 from dynid.estimate.stiffness import NO_DEFLECTION, StiffnessEstimator
 from dynid.friction.egms import EGMS
+from dynid.friction.power_law import power_term
 from dynid.identify.friction_fit.identified import joint_friction_of, velocity_friction
-from dynid.identify.power_law import power_term
 from dynid.identify.result import result_drives
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary

@@ -103,7 +103,7 @@ from dynid.checks import batch, per_joint, positive
 from dynid.errors import InputError
 from dynid.estimate.rls import FORGETTING, REGULARIZATION, DirectionalForgettingRLS
 from dynid.friction.egms import EGMS
-from dynid.identify.power_law import power_term
+from dynid.friction.power_law import power_term
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
 from dynid.signal.causal import DelayLine
@@ -213,7 +213,7 @@ class StiffnessEstimator:
         self.Fc, self.Fv, self.tau0, self.Fl = np.zeros(J), np.zeros(J), np.zeros(J), np.zeros(J)
         self.Fs, self.stribeck = np.zeros(J), None  # the result's Stribeck excess (friction_torque), or none
         self.exponent = np.ones(J)  # α of the viscous term Fv·sgn(θ̇)·|θ̇|^α (the comprehensive law's; else 1)
-        self.power_velocity = None  # v_s of the comprehensive law's shifted power term (dynid.identify.power_law)
+        self.power_velocity = None  # v_s of the comprehensive law's shifted power term (dynid.friction.power_law)
         self._set_friction(friction)
         self.damping = per_joint(damping, J, 'damping')
         if np.any(self.damping < 0):
@@ -385,7 +385,7 @@ class StiffnessEstimator:
         """F = (Fc + Fl·τ²)·s + Fv·sgn(θ̇)·|θ̇|^α + τ0 [N·m] for θ̇ (…, J) [rad/s, link units], s = sgn(θ̇)
         (static map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``; α = 1 but for a result in the
         comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is, its power term written about v_s
-        (:func:`dynid.identify.power_law.power_term`) where the result says so; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
+        (:func:`dynid.friction.power_law.power_term`) where the result says so; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
         result's model choice kept a Stribeck excess (:class:`dynid.identify.stribeck.StribeckExcess`).
 
         τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared`` and

@@ -39,7 +39,7 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         fit_warnings(problem, solved, autocorrelation, sizes)
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': problem.result_friction_symbols,
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
-    if spec.friction == 'comprehensive':  # v_s of the viscous power term (dynid.identify.power_law), None: Li's form
+    if spec.friction == 'comprehensive':  # v_s of the viscous power term (dynid.friction.power_law), None: Li's form
         model['power_velocity'] = problem.power_velocity
     else:  # no power term: its form says nothing
         model.pop('power_form', None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynid.identify.power_law import power_term
+from dynid.friction.power_law import power_term
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.solvers import accumulated_r_factor
 from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
@@ -21,7 +21,7 @@ from dynid.identify.stribeck import STRIBECK_SHAPES, stribeck_decay
 #: the grid's 0.85 is :data:`EXPONENT_CANDIDATE_MAX` exactly (``np.linspace`` does not give that: its 0.9 of
 #: 0.2…1 came out 0.9000000000000001, and the same 0.9 of 0.05…1 exactly 0.9, which made a candidate of it on one
 #: grid and not on the other). The grid stops at 0.2, where every figure of the model choice was measured: the shifted
-#: form (:mod:`dynid.identify.power_law`) reaches its limit α = 0, the logarithmic law sgn(ω)·ln(|ω|/v_s), with fc
+#: form (:mod:`dynid.friction.power_law`) reaches its limit α = 0, the logarithmic law sgn(ω)·ln(|ω|/v_s), with fc
 #: and fv apart (Li's sgn(ω)·|ω|^α becomes the Coulomb column there, and fc and fv grow large and opposite), but
 #: lower floors were taken by joints of the public logs that then predicted worse held out (benchmarks/README.md,
 #: "The figures behind the defaults").

@@ -17,7 +17,7 @@ fold scores, and why the winner won (:class:`ModelChoice`; the result stores it 
   the spread B (:func:`dynid.identify.prior.rotor_prior`);
 - beside it too, the viscous term's exponent (``power``): Fv·sgn(ω)·|ω|^α_j in place of Fv·ω (Li et al. 2024 eq. (3),
   the comprehensive law's fv term, written from v_s with its limit at α = 0, the logarithmic law:
-  :mod:`dynid.identify.power_law`), α̂_j fitted on the first estimate as Li's friction loop fits it; a candidate where
+  :mod:`dynid.friction.power_law`), α̂_j fitted on the first estimate as Li's friction loop fits it; a candidate where
   α̂_j ≤ 0.85 (:func:`dynid.identify.candidates.power_candidates`; not with physical consistency 'always', which takes
   Coulomb + viscous friction only). Where a joint keeps it, the identification holds every joint's law in the
   comprehensive law (α_j = 1 on the others), as I-IRLS does, with the method chosen and the exponents fixed.

@@ -6,14 +6,15 @@ Kept apart from the pipeline so that ``dynid identify --help`` lists them withou
 :mod:`dynid.identify.problem` describe what each one means.
 """
 
+from dynid.friction.laws import LawNames
 from dynid.identify.methods import MethodNames
 
 #: The caller leaves the choice to the identification (:mod:`dynid.identify.choice`: blocked cross-validation).
 AUTO = 'auto'
 #: The registered methods' names, read at each use (installed entry points, then those registered in the process).
 METHODS = MethodNames()
-FRICTION_MODELS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
-LOAD_MODELS = ('load_squared', 'load_absolute', 'hamon', 'comprehensive')  # friction on the output torque τ_out
+#: The registered friction laws' names, read at each use (:mod:`dynid.friction.laws`).
+FRICTION_MODELS = LawNames()
 TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
 #: IRLS weight functions (:data:`dynid.identify.solvers.WEIGHT_FUNCTIONS`: their tuning constants).
 WEIGHT_FUNCTIONS = ('huber', 'tukey', 'cauchy')

@@ -23,7 +23,7 @@ from dynid.identify.drive_gains import solve_drive_gains
 from dynid.identify.methods import identification_method, identification_methods, spoken
 from dynid.identify.noise import TooFewRowsError
 from dynid.identify.physical import CHECKED_FRICTION, PhysicalSettings, identify_physical
-from dynid.identify.problem import OUTPUT_TORQUE_SYMBOLS, IdentificationProblem
+from dynid.identify.problem import IdentificationProblem
 from dynid.identify.request import IdentifyOptions
 from dynid.identify.rows import FreeColumns, RowGroups
 from dynid.identify.solvers import Estimate
@@ -329,7 +329,7 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
 def _output_torque_free(problem: IdentificationProblem) -> bool:
     """Whether a free parameter's column depends on τ_out (a load term the law keeps on some joint)."""
     held = problem.held
-    return any(name.rpartition('_')[0] in OUTPUT_TORQUE_SYMBOLS and name not in held
+    return any(name.rpartition('_')[0] in problem.law.load_symbols and name not in held
                for name in problem.parameter_names())
 
 

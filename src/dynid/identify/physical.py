@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.choices import SOLVERS
+from dynid.friction.laws import friction_law, law_names
+from dynid.identify.choices import AUTO, SOLVERS
 from dynid.identify.constrained import STRICT_MARGIN, project_links, solve, violations
 from dynid.identify.methods import START_METHOD, identification_method, identification_methods, spoken
 from dynid.identify.prior import (
@@ -53,14 +54,13 @@ from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solvers import one_blas_thread
 
 CONSISTENCY = ('auto', 'always', 'never')
-#: Friction models the physical solve takes: their columns are linear once τ_out (the load terms' torque, iterated as
-#: the load loop does: :mod:`dynid.identify.fit`) and the viscous exponents are fixed; consistency is a constraint on
-#: the links, the friction keeps its law, bounded where the law requires
-#: (:data:`dynid.identify.prior.NON_NEGATIVE_FRICTION`). Hamon's quadrant model is not among them: its efficiency terms
-#: trade against the rigid-body scale.
-PHYSICAL_FRICTION = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive')
-#: Of those, the laws whose consistency the default (``auto``) checks; with friction on τ_out it is left unchecked
-#: (said in the prior section) and ``always`` enforces it.
+# The physical solve takes the friction laws marked ``physical`` (:class:`dynid.friction.law.FrictionLaw`): their
+# columns are linear once τ_out (the load terms' torque, iterated as the load loop does: :mod:`dynid.identify.fit`) and
+# the viscous exponents are fixed; consistency is a constraint on the links, the friction keeps its law, bounded where
+# the law requires (:data:`dynid.identify.prior.NON_NEGATIVE_FRICTION`). Hamon's quadrant model is not among them: its
+# efficiency terms trade against the rigid-body scale.
+#: Of the physical laws, those whose consistency the default (``auto``) checks; with friction on τ_out it is left
+#: unchecked (said in the prior section) and ``always`` enforces it.
 CHECKED_FRICTION = ('none', 'viscous_coulomb')
 
 
@@ -110,8 +110,9 @@ class PhysicalSettings:
         identification stays linear and the result says why."""
         if not identification_method(method).physical:
             return physical_methods_only(method)
-        if spec.friction not in PHYSICAL_FRICTION:
-            return f'physical identification supports the friction models {PHYSICAL_FRICTION}, got {spec.friction!r}'
+        if spec.friction != AUTO and not friction_law(spec.friction).physical:
+            physical = tuple(name for name in law_names() if friction_law(name).physical)
+            return f'physical identification supports the friction models {physical}, got {spec.friction!r}'
         return None
 
     def check_model(self, spec, method: str = START_METHOD) -> None:

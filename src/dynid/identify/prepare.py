@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.friction.laws import friction_law
 from dynid.identify.held import excluded_mask
 from dynid.identify.joint_side import joint_side_features, joint_side_joints
 from dynid.identify.read import Reading, RecordingGaps
@@ -195,7 +196,7 @@ def prepare(robot: RobotModel, reading: Reading, spec: ModelSpec, settings: Filt
         without = alternative if list(alternative.indices) == list(base.indices[keep]) else None
     stribeck = stribeck if stribeck is not None or spec.stribeck_velocity is None else StribeckExcess(
         np.full(robot.n, spec.stribeck_velocity), 2.0 if spec.stribeck_shape is None else spec.stribeck_shape)
-    keep_full_velocity = keep_full_velocity or spec.friction == 'comprehensive'
+    keep_full_velocity = keep_full_velocity or bool(friction_law(spec.friction).shaped_symbols)
     excluded = excluded_mask(robot.joint_names, spec.exclude_joints)
     joint_side = joint_side_joints(drives if torque.coupling is not None else None, spec.friction,
                                    spec.joint_side_friction, excluded)
@@ -483,12 +484,11 @@ def _features(context: _Context, velocity: np.ndarray, temperature: np.ndarray |
             raise InputError('the temperature term needs joint temperatures (topic joint_temperatures)')
         if np.any(temperature <= 0):
             raise InputError('temperatures must be > 0 °C for the T⁻³ term')
-    if spec.friction in ('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive'):
-        yield 'sign', np.sign(velocity)
-    if spec.friction in ('viscous_coulomb', 'load_squared', 'load_absolute', 'hamon'):
-        yield 'velocity', velocity
-    if spec.friction != 'none':
-        yield 'one', np.ones_like(velocity)
+    direction, made = np.sign(velocity), set()
+    for feature in friction_law(spec.friction).prepared.values():  # the law's own (sign, velocity, one, ...)
+        if feature.kind not in made:
+            made.add(feature.kind)
+            yield feature.kind, feature.of(velocity, direction)
     if spec.temperature:
         root = np.sign(velocity) * np.sqrt(np.abs(velocity))
         yield 'beta1', root

@@ -205,7 +205,7 @@ class PhysicalProblem:
 #: the friction dissipates. Where the viscous term is a power |ω|^α (``coulomb_floor`` of :meth:`PhysicalLayout.of`)
 #: in Li's form as written, the Coulomb bound is on the friction at the slowest speed the equations keep,
 #: fc + fv·ω_s^α ≥ 0: with α of 0.2 the two columns are nearly one and split the low-speed level between them (the
-#: power term written from v_s, :mod:`dynid.identify.power_law`, is 0 there: fc ≥ 0 is that bound). The offset, the
+#: power term written from v_s, :mod:`dynid.friction.power_law`, is 0 there: fc ≥ 0 is that bound). The offset, the
 #: temperature terms and the Stribeck excess (whose sum with Fc is the static level) are not bounded.
 NON_NEGATIVE_FRICTION = ('Fc', 'Fv', 'fc', 'fv', 'Fl', 'fL', 'Fcq', 'Fvq')
 

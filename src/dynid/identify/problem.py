@@ -21,18 +21,9 @@ For every recording the inverse dynamic model reads, per joint and (decimated) s
   QR on random states with the recordings' payload structure (rows with and without payload), so
   that payload parameters identifiable only from the difference between runs are kept (Gautier &
   Briot eq. (12)).
-- **W_friction** (per joint, on the friction velocity ω: rotor velocity θ̇ when recorded, else q̇):
-
-  ===================  ============================================================================
-  ``none``             —
-  ``viscous_coulomb``  Fc·sgn(ω) + Fv·ω + tau0 (thesis ch.5 (P2-15); Gautier & Briot Fs, Fv, τ_off)
-  ``load_squared``     + Fl·sgn(ω)·τ_out² (thesis (P1-27), Li Model III)
-  ``load_absolute``    + Fl·sgn(ω)·|τ_out| (Li Model II, Bittencourt/Gao)
-  ``hamon``            Hamon eq. (30) around τ_out: P⁺(am1 + bm·E)τ_out + P⁻(ag1 − bg·E)τ_out
-                       + P⁺(cm + dm·E)sgn + P⁻(cg + dg·E)sgn + Fv·ω + tau0 (am1 = a_m − 1, ag1 = a_g − 1)
-  ``comprehensive``    Li eq. (3): sgn(ω)(fc + fv·|ω|^α) + fo + fL·sgn(ω)·τ_out² (α by I-IRLS), the power
-                       term written with its limit at α = 0 (:mod:`dynid.identify.power_law`)
-  ===================  ============================================================================
+- **W_friction** (per joint, on the friction velocity ω: rotor velocity θ̇ when recorded, else q̇): the columns of the
+  candidate's friction law (:mod:`dynid.friction.laws`: ``none``, ``viscous_coulomb``, ``load_squared``,
+  ``load_absolute``, ``hamon``, ``comprehensive``, or a law registered outside dynid) with s = sgn(ω).
 
   ``temperature`` adds sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³). A Stribeck excess (``stribeck``,
   :class:`dynid.identify.stribeck.StribeckExcess`: the model choice keeps it per joint) adds the column Fs of
@@ -59,18 +50,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.friction.law import FrictionLaw, LawContext
+from dynid.friction.laws import friction_law
+from dynid.friction.power_law import power_term, power_velocity
 from dynid.identify.joint_side import JOINT_SIDE_SYMBOLS, joint_side_columns, joint_side_names
-from dynid.identify.power_law import power_term, power_velocity
 from dynid.identify.prepare import Block, Equations, prepare
 from dynid.identify.read import read
 from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput, friction_symbols
 from dynid.identify.stribeck import StribeckExcess, stribeck_decay
 
-#: Symbols of the friction columns made of a prepared feature (:mod:`dynid.identify.prepare`), by the feature's kind.
-FEATURE_OF = {'Fc': 'sign', 'fc': 'sign', 'Fv': 'velocity', 'tau0': 'one', 'fo': 'one', 'beta1': 'beta1',
-              'beta2': 'beta2', 'beta3': 'beta3'}
-#: Friction symbols whose columns depend on the output torque τ_out (:meth:`IdentificationProblem.output_columns`).
-OUTPUT_TORQUE_SYMBOLS = ('Fl', 'fL', 'am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg')
+#: The temperature term's symbols, each the prepared feature of its own name (:mod:`dynid.identify.prepare`).
+TEMPERATURE_SYMBOLS = ('beta1', 'beta2', 'beta3')
 #: Decimated samples per piece of W built at a time (:meth:`IdentificationProblem.equations`).
 _EQUATION_SAMPLES = 2048
 
@@ -243,29 +233,28 @@ class IdentificationProblem:
 
     def friction_features(self, k: int, output_torque: np.ndarray, exponents: np.ndarray) -> list[np.ndarray]:
         """(M, n) features of block ``k`` in ``friction_names`` order for the τ_out estimate and exponents α."""
-        block = self.prepared.blocks[k]
-        friction, w = self.candidate.friction, block.velocity
-        s = np.sign(w)
-        features = {symbol: block.features[kind] for symbol, kind in FEATURE_OF.items() if kind in block.features}
+        block, law = self.prepared.blocks[k], self.law
+        w = block.velocity
+        features = {symbol: block.features[feature.kind] for symbol, feature in law.prepared.items()}
+        features.update({symbol: block.features[symbol] for symbol in TEMPERATURE_SYMBOLS if symbol in block.features})
         if self.candidate.stribeck is not None:
             features['Fs'] = block.features['Fs'] if self.stribeck_features is None else self.stribeck_features[k]
-        if friction == 'load_squared':
-            features['Fl'] = s * output_torque**2
-        elif friction == 'load_absolute':
-            features['Fl'] = s * np.abs(output_torque)
-        elif friction == 'hamon':
-            power = np.sign(output_torque * w)
-            plus, minus = (1 + power) / 2, (1 - power) / 2
-            decay = np.exp(-np.abs(w) / self.prepared.spec.hamon_velocity)
-            features.update(am1=plus * output_torque, bm=plus * decay * output_torque, ag1=minus * output_torque,
-                            bg=-minus * decay * output_torque, cm=plus * s, dm=plus * decay * s, cg=minus * s,
-                            dg=minus * decay * s)
-        elif friction == 'comprehensive':
-            velocity = self.power_velocity
-            features['fv'] = _per_joint(block, lambda v, j: power_term(v, exponents[j], velocity)) \
-                if block.decimator is not None else power_term(w, exponents, velocity)
-            features['fL'] = s * output_torque**2
+        for symbol in law.shaped_symbols:  # made from the full-rate velocity one joint at a time, decimated
+            features[symbol] = _per_joint(block, lambda v, j, symbol=symbol: law.shaped(v, np.sign(v), self.law_context(
+                exponents[j]))[symbol]) if block.decimator is not None else \
+                law.shaped(w, np.sign(w), self.law_context(exponents))[symbol]
+        if law.load_symbols:
+            features.update(law.loaded(w, np.sign(w), output_torque, self.law_context(exponents)))
         return [features[symbol] for symbol in self.friction_names]
+
+    @property
+    def law(self) -> FrictionLaw:
+        """The candidate's friction law (:mod:`dynid.friction.laws`)."""
+        return friction_law(self.candidate.friction)
+
+    def law_context(self, exponents) -> LawContext:
+        """The law's fixed shapes: Hamon's ω_H, the viscous exponents α (``exponents``) and the power term's v_s."""
+        return LawContext(self.prepared.spec.hamon_velocity, exponents, self.power_velocity)
 
     def velocity_rows(self, joint: int) -> np.ndarray:
         """The decimated friction velocity ω [rad/s] on the kept rows of joint ``joint`` over all recordings (the
@@ -277,14 +266,14 @@ class IdentificationProblem:
         return np.concatenate(parts)
 
     def power_feature(self, joint: int, exponent: float) -> np.ndarray:
-        """The kept rows of joint ``joint``'s viscous power feature (:func:`dynid.identify.power_law.power_term`) over
+        """The kept rows of joint ``joint``'s viscous power feature (:func:`dynid.friction.power_law.power_term`) over
         all recordings (I-IRLS α search)."""
         velocity = self.power_velocity
         return self._full_rate_feature(joint, lambda w: power_term(w, exponent, velocity))
 
     @property
     def power_velocity(self) -> float | None:
-        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.identify.power_law`), None for
+        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.friction.power_law`), None for
         Li's form as written."""
         return power_velocity(self.prepared.spec.power_form, self.settings.stiction_velocity)
 
@@ -377,7 +366,7 @@ class IdentificationProblem:
         the next, so that a caller can update its W in place instead of building it again."""
         n = self.robot.n
         exponents = np.full(n, self.prepared.spec.exponent) if exponents is None else exponents
-        symbols = [s for s in self.friction_names if s in OUTPUT_TORQUE_SYMBOLS]
+        symbols = [s for s in self.friction_names if s in self.law.load_symbols]
         start = len(self.rigid_names)
         indices = np.array([start + self.friction_names.index(s) * n + j for s in symbols for j in range(n)], dtype=int)
         parts = []

@@ -18,10 +18,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.choices import AUTO, FRICTION_MODELS, LOAD_MODELS, METHODS, TORQUE_SOURCES
+from dynid.friction.laws import friction_law
+from dynid.friction.power_law import POWER_FORMS
+from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, TORQUE_SOURCES
 from dynid.identify.methods import START_METHOD, identification_method, identification_methods
 from dynid.identify.physical import PhysicalSettings, physical_methods_only
-from dynid.identify.power_law import POWER_FORMS
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solvers import NOISE_FLOOR_FRACTION
 from dynid.io.dataset import Dataset
@@ -43,16 +44,8 @@ TEMPERATURE_SPAN_MIN_C = 5.0
 
 
 def friction_symbols(friction: str, temperature: bool) -> tuple[str, ...]:
-    """Per-joint parameter symbols of a friction model, in column order."""
-    symbols = {
-        'none': (),
-        'viscous_coulomb': ('Fc', 'Fv', 'tau0'),
-        'load_squared': ('Fc', 'Fv', 'tau0', 'Fl'),
-        'load_absolute': ('Fc', 'Fv', 'tau0', 'Fl'),
-        'hamon': ('am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg', 'Fv', 'tau0'),
-        'comprehensive': ('fc', 'fv', 'fo', 'fL'),
-    }[friction]
-    return symbols + (('beta1', 'beta2', 'beta3') if temperature else ())
+    """Per-joint parameter symbols of a friction law (:mod:`dynid.friction.laws`), in column order."""
+    return friction_law(friction).symbols + (('beta1', 'beta2', 'beta3') if temperature else ())
 
 
 @dataclass(frozen=True)
@@ -69,7 +62,7 @@ class ModelSpec:
     hamon_velocity: float = 0.03
     exponent: float = 1.0
     # the comprehensive law's viscous power term: 'shifted' (with its limit at α = 0, about the stiction velocity) or
-    # 'plain' (Li's eq. (3) as written: result files written before): dynid.identify.power_law
+    # 'plain' (Li's eq. (3) as written: result files written before): dynid.friction.power_law
     power_form: str = 'shifted'
     exclude_joints: tuple[str, ...] = ()  # joints whose equations are left out (their motion stays in the model)
     # a Stribeck excess on every joint at this Stribeck velocity [rad/s] and shape μ (None: 2) (StribeckExcess;
@@ -96,7 +89,7 @@ class ModelSpec:
 
     @property
     def uses_load(self) -> bool:
-        return self.friction in LOAD_MODELS
+        return self.friction != AUTO and bool(friction_law(self.friction).load_symbols)
 
     def to_dict(self) -> dict:
         return {**asdict(self), 'exclude_joints': list(self.exclude_joints)}

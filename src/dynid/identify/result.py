@@ -101,7 +101,7 @@ The standard deviations are the posterior σ of the Gaussian prior problem, and 
 the estimate (a constrained estimate has no LS covariance; ``prior.posterior_std`` keeps the MAP's).
 
 **3**: the comprehensive law's viscous power term written from v_s (``model.power_form: shifted``,
-:mod:`dynid.identify.power_law`): its fc is the friction at v_s, not at ω → 0, so a reader of versions 1 and 2, which
+:mod:`dynid.friction.power_law`): its fc is the friction at v_s, not at ω → 0, so a reader of versions 1 and 2, which
 reads Li's sgn(ω)·|ω|^α, must refuse the file rather than predict other torques from it.
 
 A result is written with the lowest version that holds it (:meth:`IdentificationResult.version`: 1 without the
@@ -121,8 +121,8 @@ import numpy as np
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
+from dynid.friction.power_law import power_velocity
 from dynid.identify import result_schema
-from dynid.identify.power_law import power_velocity
 from dynid.identify.result_schema import JOINT_NAMES, RESULT
 from dynid.identify.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
@@ -238,7 +238,7 @@ class IdentificationResult:
 
     @property
     def power_velocity(self) -> float | None:
-        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.identify.power_law`): the model's
+        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.friction.power_law`): the model's
         ``power_velocity`` where its ``power_form`` is ``shifted``; None for another law, and for Li's
         sgn(ω)·|ω|^α as written (a result written before the form had a name)."""
         if self.model.get('friction') != 'comprehensive' or self.model.get('power_form') != 'shifted':
@@ -249,7 +249,7 @@ class IdentificationResult:
         """α per joint of the comprehensive law's viscous power term (Li et al. 2024 eq. (3)), in ``joint_names``'
         order (default the result's): the identified ``exponents``, else the model's fixed ``exponent``; 1 (a
         viscous term) for every other law. With :attr:`power_velocity`, what
-        :func:`dynid.identify.power_law.power_term` needs to evaluate the term."""
+        :func:`dynid.friction.power_law.power_term` needs to evaluate the term."""
         n = len(self.joint_names)
         if self.model.get('friction') != 'comprehensive':
             exponents = np.ones(n)

@@ -11,8 +11,8 @@ are typed where a reader takes a value from them and otherwise kept as written.
 from __future__ import annotations
 
 from dynid.diagnosis.diagnosis import Finding, JointDiagnosis
+from dynid.friction.power_law import POWER_FORMS
 from dynid.identify.choices import FRICTION_MODELS
-from dynid.identify.power_law import POWER_FORMS
 from dynid.model.drives import DRIVE_FIELDS
 from dynid.schema import (
     ANY,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from dynid.identify.choices import AUTO, FRICTION_MODELS, SOLVERS, TORQUE_SOURCES, WEIGHT_FUNCTIONS
+from dynid.friction.laws import LawNames
+from dynid.identify.choices import AUTO, SOLVERS, TORQUE_SOURCES, WEIGHT_FUNCTIONS
 from dynid.identify.methods import MethodNames
 from dynid.settings import setting
 from dynid.signal.preprocess import FilterSettings
@@ -23,7 +24,7 @@ class IdentifierSettings:
                           choices=MethodNames(leading=(AUTO,)))  # the registered methods, read at each use
     friction: str = setting(AUTO, 'friction model; auto: per joint Coulomb + viscous with or without the offset, the '
                                   'load-dependent and the temperature term, by blocked cross-validation',
-                            choices=(AUTO, *FRICTION_MODELS))
+                            choices=LawNames(leading=(AUTO,)))  # the registered laws, read at each use
     temperature: bool = setting(False, 'add the temperature friction term')
     torque_source: str = setting(
         AUTO, 'measured torque: current = K_τ·i from joint_currents (or a joint_states effort read as current) and '

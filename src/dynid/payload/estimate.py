@@ -45,7 +45,7 @@ from functools import partial
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.choices import LOAD_MODELS
+from dynid.friction.laws import friction_law
 from dynid.identify.metrics import equation_metrics
 from dynid.identify.problem import IdentificationProblem
 from dynid.identify.result import IdentificationResult
@@ -371,7 +371,7 @@ def _identify(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
     columns, joints = columns[rows], joints[rows]
     measured, predicted = prediction.measured[rows], prediction.predicted[rows]
     residual = measured - predicted
-    load_model = prediction.problem.spec.friction in LOAD_MODELS
+    load_model = bool(friction_law(prediction.problem.spec.friction).load_symbols)
 
     with_friction = prediction.problem.torque_source != 'joint_torque'
     velocity = np.concatenate([b.velocity[prediction.problem.block_keep(k)]

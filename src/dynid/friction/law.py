@@ -1,0 +1,101 @@
+"""What a friction law of the identified model is: one frozen :class:`FrictionLaw`, written once and used alike by the
+identification's columns (:mod:`dynid.identify.problem`), the feedforward (:mod:`dynid.control.friction_static`) and
+whatever else evaluates an identified result's friction; registered by name (:mod:`dynid.friction.laws`).
+
+A law is linear in its per-joint parameters: f_j = Σ_k φ_k(ω_j, s_j, τ_j)·p_k,j, with ω the friction velocity
+[rad/s] (the rotor's in link units where it is measured, else q̇), s its direction and τ the output (load) torque
+[N·m]. The identification passes s = sgn(ω); the feedforward passes its smoothed ramp, so one formula serves both.
+Its features come in three kinds, by what they depend on, because the identification builds each kind differently:
+
+- ``prepared``: {symbol: :class:`Feature`} on ω alone, made once at the recordings' full rate and filtered and
+  decimated like the regressor (:mod:`dynid.identify.prepare`); laws share features of the same kind (``sign``,
+  ``velocity``, ``one``), so one set of prepared equations serves the model choice's candidate laws.
+- ``shaped(ω, s, context) -> {symbol: feature}``: on ω alone, with a shape the candidate sets (the comprehensive law's
+  viscous exponents α_j), made per candidate at the full rate, one joint at a time.
+- ``loaded(ω, s, τ, context) -> {symbol: feature}``: on τ, made at the decimated rate from the model's own τ_out and
+  made again on each pass of the identification's load loop.
+
+``physical``: physical consistency (:mod:`dynid.identify.physical`) applies with the law's sign bounds
+(``non_negative``); ``offset``: the symbol of the law's torque offset (part of the rigid-body fit, kept by the
+feedforward). Nothing here imports the identification, so listing laws stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature on ω alone, named by its kind (laws sharing a kind share the prepared column): ``of(ω, s)``."""
+
+    kind: str
+    of: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+SIGN = Feature('sign', lambda w, s: s)
+VELOCITY = Feature('velocity', lambda w, s: w)
+ONE = Feature('one', lambda w, s: np.ones_like(w))
+
+
+@dataclass(frozen=True)
+class LawContext:
+    """What a law's features read beyond ω, s and τ: the result's (or the candidate's) fixed shapes.
+
+    ``hamon_velocity``: ω_H [rad/s] of Hamon's decay; ``exponents``: the viscous power term's α (a scalar, or one per
+    joint broadcast over the last axis); ``power_velocity``: its v_s [rad/s] (None: Li's form as written)."""
+
+    hamon_velocity: float = 0.03
+    exponents: float | np.ndarray = 1.0
+    power_velocity: float | None = None
+
+
+def _nothing(*_) -> dict:
+    return {}
+
+
+@dataclass(frozen=True)
+class FrictionLaw:
+    """One friction law (module docstring). ``symbols``: its per-joint parameters in column order, each made by
+    exactly one of ``prepared``, ``shaped`` (``shaped_symbols``) and ``loaded`` (``load_symbols``)."""
+
+    name: str
+    description: str
+    symbols: tuple[str, ...]
+    prepared: Mapping[str, Feature] = field(default_factory=dict)
+    shaped: Callable = _nothing
+    shaped_symbols: tuple[str, ...] = ()
+    loaded: Callable = _nothing
+    load_symbols: tuple[str, ...] = ()
+    physical: bool = True
+    non_negative: tuple[str, ...] = ()
+    offset: str | None = None
+
+    def __post_init__(self) -> None:
+        made = (*self.prepared, *self.shaped_symbols, *self.load_symbols)
+        if sorted(made) != sorted(self.symbols):
+            raise ValueError(f'friction law {self.name!r}: symbols {self.symbols} are not made once each by its '
+                             f'prepared {tuple(self.prepared)}, shaped {self.shaped_symbols} and loaded '
+                             f'{self.load_symbols} features')
+
+    def features(self, velocity: np.ndarray, direction: np.ndarray, load_torque: np.ndarray | None,
+                 context: LawContext = LawContext()) -> dict[str, np.ndarray]:
+        """{symbol: φ} of every feature at ω, s and τ (shape of ω); without τ (None) the load features are left out."""
+        out = {symbol: feature.of(velocity, direction) for symbol, feature in self.prepared.items()}
+        out.update(self.shaped(velocity, direction, context))
+        if load_torque is not None:
+            out.update(self.loaded(velocity, direction, load_torque, context))
+        return out
+
+    def torque(self, parameters: Mapping[str, np.ndarray], velocity: np.ndarray, direction: np.ndarray,
+               load_torque: np.ndarray | None, context: LawContext = LawContext()) -> np.ndarray:
+        """f [N·m] = Σ φ_k·p_k in symbol order, ``parameters`` {symbol: value or one per joint}."""
+        features = self.features(velocity, direction, load_torque, context)
+        f = np.zeros(np.shape(velocity))
+        for symbol in self.symbols:
+            if symbol in features:
+                f = f + features[symbol] * parameters[symbol]
+        return f
