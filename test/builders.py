@@ -13,7 +13,7 @@ except ModuleNotFoundError:  # Python 3.10: tomllib's original (requirements-lib
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import default_home, home_configuration
 from dynid.fleet.synthetic import wear_sessions
-from dynid.friction.load import HamonQuadrantFriction, LoadDependentCoulomb
+from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.static import CoulombViscous, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
@@ -167,9 +167,12 @@ def identified(robot, friction='load_squared', values=None, *, standard=None, te
 
 def landed_static(kind, p, w, tau, exponents):
     """The identified friction from the landed models (sgn(ω), no smoothing)."""
-    if kind == 'hamon':
-        return HamonQuadrantFriction(a_m=1 + p['am1'], b_m=p['bm'], a_g=1 + p['ag1'], b_g=p['bg'], c_m=p['cm'],
-                                     d_m=p['dm'], c_g=p['cg'], d_g=p['dg'], Fv=p['Fv'], tau0=p['tau0']).friction(w, tau)
+    if kind == 'hamon':  # Hamon et al. 2010 eq. (30) less τ_out, written out here as the test's own reference
+        plus = (1 + np.sign(tau * w)) / 2
+        minus, decay, s = 1 - plus, np.exp(-np.abs(w) / 0.03), np.sign(w)
+        return (plus * (p['am1'] + p['bm'] * decay) * tau + minus * (p['ag1'] - p['bg'] * decay) * tau
+                + plus * (p['cm'] + p['dm'] * decay) * s + minus * (p['cg'] + p['dg'] * decay) * s
+                + p['Fv'] * w + p['tau0'])
     if kind == 'comprehensive':
         return (PowerLawViscous(p['fc'], p['fv'], p['fo'], exponents).evaluate(w)
                 + LoadDependentCoulomb(0.0, p['fL']).evaluate(w, tau))

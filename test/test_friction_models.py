@@ -7,7 +7,8 @@ from dynid.errors import InputError
 from dynid.friction.egms import EGMS, element_laws, periodic_lookup
 from dynid.friction.gms import GMS
 from dynid.friction.joint_friction import JointFriction
-from dynid.friction.load import HamonQuadrantFriction, LoadDependentCoulomb
+from dynid.friction.laws import HAMON
+from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.static import AsymmetricCoulombViscous, CoulombViscous, PowerLawViscous, StribeckMap
 from dynid.friction.stiffness import OddPolynomialStiffness, newton_step_scalar, torque_and_stiffness_scalar
 from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
@@ -126,20 +127,20 @@ def test_load_dependent_coulomb_laws_and_regressor():
         LoadDependentCoulomb(law='cubic')
 
 
+def _hamon(**given):
+    return {symbol: given.get(symbol, 0.0) for symbol in HAMON.symbols}
+
+
 def test_hamon_quadrants():
-    usual = HamonQuadrantFriction(c_m=2.0, c_g=2.0, Fv=0.5, tau0=0.1)
     w = np.array([0.5, 0.5, -0.5, -0.5])
     tau_out = np.array([10.0, -10.0, 10.0, -10.0])
-    np.testing.assert_allclose(usual.friction(w, tau_out), 2.0 * np.sign(w) + 0.5 * w + 0.1)
-    model = HamonQuadrantFriction(a_m=1.1, a_g=0.95, c_m=2.0, c_g=1.5, d_m=0.5, Fv=0.5, qd_s=0.03)
-    f = model.friction(w, tau_out)
+    usual = HAMON.torque(_hamon(cm=2.0, cg=2.0, Fv=0.5, tau0=0.1), w, np.sign(w), tau_out)
+    np.testing.assert_allclose(usual, 2.0 * np.sign(w) + 0.5 * w + 0.1)
+    f = HAMON.torque(_hamon(am1=0.1, ag1=-0.05, cm=2.0, cg=1.5, dm=0.5, Fv=0.5), w, np.sign(w), tau_out)
     # motor quadrants (P > 0): the load adds 10 % of τ_out; generator (P < 0): 5 % is returned.
     e = np.exp(-0.5 / 0.03)
     np.testing.assert_allclose(f[[0, 3]], [1.0 + 2.5 * e + 2.0 + 0.25, -1.0 - 2.5 * e - 2.0 - 0.25])
     np.testing.assert_allclose(f[[1, 2]], [0.5 + 1.5 + 0.25, -0.5 - 1.5 - 0.25])
-    columns = model.regressor(w[:, None], tau_out[:, None])
-    np.testing.assert_allclose(columns @ np.concatenate([np.atleast_1d(p) for p in model.parameters()]),
-                               model.drive_torque(w, tau_out))
 
 
 # ------------------------------------------------------------------------------- static maps

@@ -6,10 +6,11 @@ in their docstrings, and expose regressor columns with parameter names where the
 (one sample, all joints) and a batch ``run``. Fits for the seeds' dedicated experiments are in
 :mod:`dynid.identify.friction_fit.fit`.
 
-Each model is imported from its module, so that one model does not load the others' machinery (the E-GMS and the
-stiffness are compiled with numba): :mod:`~dynid.friction.static` (``CoulombViscous``, ``AsymmetricCoulombViscous``,
-``PowerLawViscous``, ``StribeckMap``), :mod:`~dynid.friction.load` (``LoadDependentCoulomb``,
-``HamonQuadrantFriction``), :mod:`~dynid.friction.temperature` (``TemperatureFriction``,
+The identified model's laws (the identification's columns, the feedforward's friction): :mod:`~dynid.friction.law`
+and their registry :mod:`~dynid.friction.laws`. Each model is imported from its module, so that one model does not
+load the others' machinery (the E-GMS and the stiffness are compiled with numba): :mod:`~dynid.friction.static`
+(``CoulombViscous``, ``AsymmetricCoulombViscous``, ``PowerLawViscous``, ``StribeckMap``), :mod:`~dynid.friction.load`
+(``LoadDependentCoulomb``), :mod:`~dynid.friction.temperature` (``TemperatureFriction``,
 ``ReferenceTemperatureFriction``), :mod:`~dynid.friction.gms` (``GMS``), :mod:`~dynid.friction.egms` (``EGMS``,
 ``element_laws``, ``periodic_lookup``), :mod:`~dynid.friction.joint_friction` (``JointFriction``) and
 :mod:`~dynid.friction.stiffness` (``OddPolynomialStiffness``).
