@@ -61,11 +61,11 @@ from dynid.control.ur_direct_torque import (
     ur_friction_plan,
 )
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.gravity_restore import payload_record
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.run import IdentifyOptions, identify
 from dynid.identify.validate import validate
 from dynid.io.bag import read_bag, write_bag
+from dynid.io.gravity_restore import payload_record
 from dynid.io.rtde import write_rtde
 from dynid.model import Payload, load_robot
 from dynid.payload.robot_calls import ur_set_payload

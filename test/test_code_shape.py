@@ -47,7 +47,7 @@ def test_the_guard_finds_a_long_function_and_a_long_method(tmp_path):
 #: out: its modules are the nodes' plumbing and import the jobs they serve (health, identify, sim, control).
 #: Packages not listed (files, payload, settings) are not checked.
 CORE_LAYERS = (('cli',), ('suite',), ('nodes',), ('demo',), ('fleet',), ('contact',), ('health', 'control'),
-               ('estimate', 'sim'), ('identify',), ('diagnosis',), ('io', 'excite'), ('friction',), ('model',),
+               ('estimate',), ('identify',), ('sim',), ('diagnosis',), ('io', 'excite'), ('friction',), ('model',),
                ('signal',), ('checks', 'errors', 'entry_points'))
 #: The front ends: the command line and the ROS side. The core imports none of them.
 FRONT_ENDS = ('cli', 'ros', 'nodes', 'suite')

@@ -12,8 +12,8 @@ import pytest
 
 from dynid.cli.reading import read_bag as read_for_commands
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.gravity_restore import payload_record
 from dynid.io.bag import read_bag
+from dynid.io.gravity_restore import payload_record
 from dynid.io.rtde import join_into, join_packages, write_rtde
 from dynid.model import Payload
 from dynid.sim.recording import SimulationSettings, simulate_recording

@@ -1,5 +1,5 @@
 """A UR's drive-torque effort taken live: sim_node publishing as UR's ``actual_current_as_torque``, the intake
-joining it as the motor current (dynid.ros.intake, dynid.identify.gravity_restore.drive_torque_reader).
+joining it as the motor current (dynid.ros.intake, dynid.io.gravity_restore.drive_torque_reader).
 
 sim_node runs as its own process with ``joint_states_effort:=gravity_compensated_torque`` (no payload: live,
 the payload set on the robot is taken as none) beside its ``joint_currents``; a probe's intake told the same

@@ -16,8 +16,8 @@ import pytest
 
 from dynid.cli.reading import read_bag as read_for_commands
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.gravity_restore import gravity_torque, payload_from_record, payload_record, restore_gravity
 from dynid.io.bag import read_bag, write_bag
+from dynid.io.gravity_restore import gravity_torque, payload_from_record, payload_record, restore_gravity
 from dynid.model import Payload
 from dynid.sim.recording import SimulationSettings, simulate_recording
 from dynid.sim.ur_modes import as_driver_recording, driver_effort

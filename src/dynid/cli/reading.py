@@ -95,7 +95,7 @@ def read_bag(bag, robot, joint_states_effort: str | None, joint_map: str | None 
     if meaning == 'gravity_compensated_torque':
         dataset = restored_gravity(dataset, robot, bag, warn)
     if meaning in ('current_as_torque', 'gravity_compensated_torque'):  # a drive torque K·i: read as the current
-        from dynid.identify.gravity_restore import drive_torque_as_current
+        from dynid.io.gravity_restore import drive_torque_as_current
         dataset = drive_torque_as_current(dataset, robot)
     said, said_by = effort_said(joint_states_effort, bag, dataset)
     dataset.source['effort_said'] = {'said': said, 'said_by': said_by}
@@ -144,11 +144,11 @@ def recorded_meaning(bag) -> str | None:
 
 def restored_gravity(dataset, robot, bag, warn: bool = True):
     """A gravity-compensated effort (UR's ``actual_current_as_torque``) with the robot file's gravity added back,
-    with the payload the robot had set by the recording (:mod:`dynid.identify.gravity_restore`); the check of that
+    with the payload the robot had set by the recording (:mod:`dynid.io.gravity_restore`); the check of that
     payload against the torque in ``source['payload_set_check']``, its warning (and a note where the recording
     does not say the payload set) on stderr where ``warn``."""
-    from dynid.identify.gravity_restore import payload_from_record, payload_set_check, restore_gravity
     from dynid.io.effort_record import recorded_robot_payload
+    from dynid.io.gravity_restore import payload_from_record, payload_set_check, restore_gravity
 
     record = dataset.source.get('robot_payload') or recorded_robot_payload(bag)
     notes = []

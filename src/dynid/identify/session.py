@@ -185,7 +185,7 @@ class IdentificationSession:
         if self.joint_states_effort == 'current':  # the intake recorded joint_states' effort as joint_currents
             dataset.source['joint_states_effort'] = 'current'
         elif self.joint_states_effort in ('current_as_torque', 'gravity_compensated_torque'):
-            from dynid.identify.gravity_restore import (
+            from dynid.io.gravity_restore import (
                 drive_torque_as_current,
                 payload_from_record,
                 payload_set_check,

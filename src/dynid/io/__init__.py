@@ -16,7 +16,7 @@ line's help lists the meanings without loading the readers (Dataset's payload ty
 #: - ``gravity_compensated_torque``: that torque minus the controller's own gravity model with the payload set
 #:   on the robot [N·m] (UR's ``actual_current_as_torque``, the UR driver's effort from PR #1551 with
 #:   ``use_currents_as_efforts:=false``; 0 at rest with the payload set right) → ``tau`` once the model's
-#:   gravity with that payload is added back (:func:`dynid.identify.gravity_restore.restore_gravity`), then
+#:   gravity with that payload is added back (:func:`dynid.io.gravity_restore.restore_gravity`), then
 #:   read as ``current_as_torque`` is.
 #:
 #: The nodes' ``joint_states_effort`` parameter and the command line's ``--joint-states-effort`` take these.

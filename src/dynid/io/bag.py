@@ -482,7 +482,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     namespace holding joint_states).
     ``joint_states_effort`` says what joint_states' effort holds (:data:`dynid.io.EFFORT_MEANINGS`): ``'torque'``
     and ``'current_as_torque'`` fill ``tau`` [N·m]; ``'gravity_compensated_torque'`` fills ``tau`` with the
-    effort as recorded (the robot's gravity not yet added back: :func:`dynid.identify.gravity_restore.restore_gravity`
+    effort as recorded (the robot's gravity not yet added back: :func:`dynid.io.gravity_restore.restore_gravity`
     does, with the robot model); ``'current'`` fills ``current`` [A] and leaves ``tau`` None, and refuses a
     recording that also has ``joint_currents``. ``source['joint_states_effort']`` keeps the meaning.
     """

@@ -32,7 +32,7 @@ gravity-compensated ``gravity_compensated_torque``). With any but ``torque`` the
 an empty effort and ``joint_currents`` with its effort (:func:`dynid.io.cdr.split_effort`), so a recording reads
 as current (``dynid identify`` applies the drive gains); a drive torque is recorded as received and read by its
 meaning. Joined samples carry the current in ``current`` (``tau`` NaN); a drive torque is joined as the current
-i = (e + g(q; none)) / K_τ through the robot's drive gains (:func:`dynid.identify.gravity_restore.drive_torque_reader`;
+i = (e + g(q; none)) / K_τ through the robot's drive gains (:func:`dynid.io.gravity_restore.drive_torque_reader`;
 live, the payload set on the robot is not known: a gravity-compensated effort is read with none set).
 
 The callbacks run on the intake's thread, not the executor's: state they share with the node's
@@ -143,7 +143,7 @@ class StateIntake:
         self.from_effort = settings.joint_states_effort != 'torque'
         self.drive_torque = None
         if self.from_effort and not settings.effort_is_current and on_samples is not None:
-            from dynid.identify.gravity_restore import drive_torque_reader
+            from dynid.io.gravity_restore import drive_torque_reader
             self.drive_torque = drive_torque_reader(robot, settings.joint_states_effort)
         self.topics = tuple(t for t in topics if not (self.from_effort and t == 'joint_currents'))
         self.on_messages, self.on_samples = on_messages, on_samples

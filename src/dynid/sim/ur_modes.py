@@ -7,7 +7,7 @@ its drive gains K_τ [N·m/A]:
 - ``current_as_torque``: K_τ·i [N·m], the drive torque computed from the current;
 - ``gravity_compensated_torque``: K_τ·i − g_M(q; P_set) [N·m], UR's ``actual_current_as_torque`` (the driver's
   effort with ``use_currents_as_efforts:=false``), P_set the payload set on the robot, g_M the robot file's
-  gravity standing in for the controller's (:mod:`dynid.identify.gravity_restore`, eq. (1));
+  gravity standing in for the controller's (:mod:`dynid.io.gravity_restore`, eq. (1));
 - ``torque``: the twin's joint torque (the contract; Franka, Gazebo).
 
 Direct torque (``forward_effort_controller`` → URScript ``direct_torque()``, PolyScope ≥ 5.25.1 / 10.12.1): the
@@ -27,9 +27,9 @@ import dataclasses
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.gravity_restore import payload_record, remove_gravity
 from dynid.io import EFFORT_MEANINGS
 from dynid.io.dataset import Dataset
+from dynid.io.gravity_restore import payload_record, remove_gravity
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.controller import INTEGRAL, KI
