@@ -1,7 +1,7 @@
 """A fleet prior: the identification results of many robots of one model pooled, parameter by parameter.
 
 Per arm base parameter (the same names and the same ``base_expressions`` in every result), per joint friction
-parameter and per drive gain where identified, over the robots r that hold a finite value v_r:
+parameter and per drive gain where identified, over the robots r that hold a finite value v_r::
 
     centre = median_r v_r
     spread = max(1.4826 · median_r |v_r − centre|,  median_r σ_r)

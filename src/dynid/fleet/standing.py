@@ -1,7 +1,7 @@
 """Each robot's place in its fleet: how far each of its identified parameters stands from the other robots'.
 
 Leave-one-out: robot r is judged against the population of the others (:func:`dynid.fleet.prior.robust_population`
-over every robot but r), so that a faulty robot does not widen its own yardstick. Per parameter p it holds
+over every robot but r), so that a faulty robot does not widen its own yardstick. Per parameter p it holds::
 
     z     = (v_rp − centre_p) / spread_p
     z_own = (v_rp − centre_p) / sqrt(spread_p² + σ_rp²)         (σ_rp: the robot's own σ; 0 where unknown)
@@ -10,19 +10,18 @@ The null hypothesis: robot r is a healthy member of the fleet, its value drawn f
 others show. z is then about Student-t distributed: the spread is estimated from the n_p other robots holding p, by
 the MAD, whose variance is that of a standard deviation of 0.37·n_p values (its asymptotic efficiency at the normal,
 Rousseeuw and Croux 1993), so ν = 0.37·(n_p − 1) degrees of freedom (at least 1). With K parameters judged per
-robot, p is named when
+robot, p is named when::
 
     |z_own| > t_ν⁻¹(1 − α / (2K))
 
 (a two-sided Bonferroni bound): a healthy robot then has any parameter named with probability at most α, the
-``false_flag_rate`` (0.01: at most one healthy robot in 100 named; test_fleet_prior.py measures none in 300 healthy
-robots of 33-robot fleets, and ν = n_p − 1 instead names 12). |z_own| ≤ |z|, so a parameter the robot itself
-identified poorly (a large σ_rp) is not named for a difference its own noise explains. Fewer than 3 other robots
-holding p: p is not judged.
+``false_flag_rate`` (0.01: at most one healthy robot in 100 named; the measured rate is in docs/fleet.md).
+abs(z_own) ≤ abs(z), so a parameter the robot itself identified poorly (a large σ_rp) is not named for a difference
+its own noise explains. Fewer than 3 other robots holding p: p is not judged.
 
     >>> standings = fleet_standing(FleetTable.of(read_members(paths)))  # doctest: +SKIP
     >>> [entry.line() for s in standings for entry in s.apart]  # doctest: +SKIP
-    ['cell-07: Fc_3 (friction, elbow_joint) 4.71 against the fleet's 2.95 (spread 0.3): +59.7 %, z = +5.9, ...']
+    ["cell-03: Fc_3 (friction, elbow_joint) 4.537 against the fleet's 3.014 (spread 0.16, 32 other robots): ..."]
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ MAD_EFFICIENCY = 0.37
 
 
 def apart_threshold(parameters: int, others: np.ndarray | int, false_flag_rate: float = FALSE_FLAG_RATE):
-    """|z| beyond which a parameter stands apart (module docstring): t_ν⁻¹(1 − α/(2K)) with ν = 0.37·(``others`` − 1)
+    """abs(z) beyond which a parameter stands apart (module docstring): t_ν⁻¹(1 − α/(2K)) with ν = 0.37·(``others`` − 1)
     (``others``: the other robots holding it; ν at least 1), K = ``parameters`` judged per robot, α =
     ``false_flag_rate``."""
     dof = np.maximum(MAD_EFFICIENCY * (np.asarray(others, dtype=float) - 1.0), 1.0)
@@ -74,7 +73,7 @@ class ParameterStanding:
 
     @property
     def relative_percent(self) -> float:
-        """(value − centre)/|centre| [%]; NaN for a centre of 0."""
+        """(value − centre) / abs(centre) [%]; NaN for a centre of 0."""
         return 100.0 * (self.value - self.centre) / abs(self.centre) if self.centre != 0 else float('nan')
 
     def line(self) -> str:
