@@ -233,6 +233,11 @@ def test_a_fleet_prior_of_another_model_is_refused_and_a_result_file_stays_a_res
     with pytest.raises(InputError, match="panda_fleet.yaml' is a fleet prior of robot 'panda', not 'ur5e'") as caught:
         prior_source(str(tmp_path / 'panda_fleet.yaml'), ur5e_model)
     assert caught.value.field == 'prior_source'
+    from dynid.cli.flags import message
+    from dynid.ros.runner import node_message
+
+    assert message(caught.value).startswith(f"--prior '{tmp_path / 'panda_fleet.yaml'}' is a fleet prior of robot")
+    assert node_message(caught.value).startswith(f"prior_source:= '{tmp_path / 'panda_fleet.yaml'}' is a fleet")
     result = fleet_results(ur5e_model, 1, seed=9)[0].save(tmp_path / 'one.yaml')
     assert isinstance(prior_source(str(result), ur5e_model), ResultPrior)
 
