@@ -45,6 +45,7 @@ RECORDED = {
     'health': ['--db', '--robot', '--report', '--json', '--stiffness-limit', '--friction-limit', '--warn-days',
                '--fleet-report', '--fleet-json', '--store-judgements'],
     'batch': ['source', '--robot', '--identify-args', '--workers', '--scheduler', '--db', '--force', '--json'],
+    'fleet': ['fleet_action'],
     'payload': ['bag', '--params', '--robot', '--drives', '--joint-states-effort', '--joint-map', '--torque-sign',
                 '-o', '--output', '--force',
                 '--inertia', '--joint-offsets', '--no-joint-offsets', '--load-friction', '--no-load-friction',

@@ -22,7 +22,7 @@ USES = {'simulate': {'numba'}, 'estimate': {'numba'}, 'identify-friction': {'num
 #: the ``--help`` of a command that loads one of them: estimate's settings class lives beside its estimators
 HELP_USES = {'estimate': {'numba'}}
 SUBCOMMANDS = ('model', 'simulate', 'import', 'excite', 'identify', 'export-urdf', 'export-mjcf', 'validate',
-               'compare', 'identify-friction', 'estimate', 'health', 'payload', 'batch', 'bringup', 'demo')
+               'compare', 'identify-friction', 'estimate', 'health', 'payload', 'batch', 'fleet', 'bringup', 'demo')
 
 #: ``python -c`` program: ``dynid.cli.main(argv)`` in a fresh process, then its exit code and the modules loaded
 #: (JSON, the last line of stdout)

@@ -21,6 +21,7 @@ from dynid.cli import (
     excite,
     export_mjcf,
     export_urdf,
+    fleet,
     health,
     identify,
     identify_friction,
@@ -41,7 +42,7 @@ _SUBCOMMANDS = {'model': model, 'simulate': simulate, 'import': import_logs, 'ex
                 'export-mjcf': export_mjcf, 'validate': validate, 'compare': compare,
                 'identify-friction': identify_friction, 'estimate': estimate, 'contact': contact, 'health': health,
                 'payload': payload,
-                'batch': batch, 'bringup': bringup, 'demo': demo}
+                'batch': batch, 'fleet': fleet, 'bringup': bringup, 'demo': demo}
 """The subcommands in the order of ``dynid --help``; each module has ``SUMMARY``, ``add_arguments(parser)``
 and ``run(args) -> exit code``."""
 

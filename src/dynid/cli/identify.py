@@ -83,10 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     physical.add_argument('--no-prior', action='store_true',
                           help='no pull toward the robot file: the plain linear solution (with --physical: '
                                'consistent without a prior)')
-    add_option(physical, Identifier, 'prior_source', '--prior', dest='prior_source', metavar='RESULT',
+    add_option(physical, Identifier, 'prior_source', '--prior', dest='prior_source', metavar='FILE',
                show_default=False, help="pull toward this earlier result file's base parameters instead of the robot "
-                                        "file's link inertias, each spread by its σ, with the weight chosen the same "
-                                        "way (refused when it is another robot's or has another joint order)")
+                                        "file's link inertias, each spread by its σ, or toward a fleet prior's (dynid "
+                                        "fleet prior: the median of many robots of this model, spread by their "
+                                        "spread), with the weight chosen the same way (refused when it is another "
+                                        "robot's or has another joint order)")
     add_option(physical, Identifier, 'physical_solver', '--physical-solver')
     parser.add_argument('--validate', nargs='*', default=None, help='recordings to validate on')
     parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
@@ -185,15 +187,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _prior_source(args: argparse.Namespace, robot):
-    """The earlier result given as the prior (:class:`dynid.identify.prior_source.ResultPrior`); None: the robot
-    file's."""
+    """The earlier result or the fleet prior given as the prior (:func:`dynid.identify.prior_source.prior_source`);
+    None: the robot file's."""
     if not args.prior_source:
         return None
     if args.no_prior:
-        raise InputError('--prior RESULT and --no-prior exclude each other')
-    from dynid.identify.prior_source import ResultPrior
+        raise InputError('--prior FILE and --no-prior exclude each other')
+    from dynid.identify.prior_source import prior_source
 
-    return ResultPrior.load(args.prior_source, robot)
+    return prior_source(args.prior_source, robot)
 
 
 def _prior_lines(result) -> list[str]:
@@ -207,8 +209,8 @@ def _prior_lines(result) -> list[str]:
 
 
 def _prior_text(prior: dict) -> str:
-    """One line on the prior (the robot file, or an earlier result): its weight and how it was chosen, or why it
-    was not used."""
+    """One line on the prior (the robot file, an earlier result or a fleet prior): its weight and how it was chosen,
+    or why it was not used."""
     if not prior['used']:
         return f'prior: none ({prior.get("reason") or "not used"})'
     cross_validation = prior.get('cross_validation')
@@ -216,8 +218,12 @@ def _prior_text(prior: dict) -> str:
            if cross_validation else 'given')
     note = (prior.get('consistency') or {}).get('note')
     source = f'the robot file\'s link inertias ({prior["source"]})'
-    if (prior.get('provenance') or {}).get('kind') == 'result':
+    provenance = prior.get('provenance') or {}
+    if provenance.get('kind') == 'result':
         source = f'the base parameters of the result {prior["source"]} (spread by its σ)'
+    elif provenance.get('kind') == 'fleet prior':
+        source = (f'the base parameters of the fleet prior {prior["source"]} ({provenance.get("robots")} robots\' '
+                  'median, spread by their spread)')
     return (f'prior: {source}, relative σ s = {prior["relative_std"]:g} '
             f'{how}; training χ² {prior["prior_cost_percent"]:+.2f} % against the plain fit (--no-prior)'
             + (f'\n{note}' if note else ''))

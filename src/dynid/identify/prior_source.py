@@ -13,6 +13,12 @@ anything, the links whose pseudo-inertias scale the consistency constraint, and 
   estimate's posterior is the next identification's prior (a sequential Bayesian update). The rotor inertias keep
   the drive data's prior (a result's may be the excess over B or the whole inertia). A result of another robot or
   joint order, or without a σ for every base parameter of the model, is refused by name.
+- :class:`FleetPrior`: a fleet prior file's base rigid-body parameters (:mod:`dynid.identify.fleet_prior_file`: the
+  median over many robots of one model, spread by their robust spread): Σ_b ((K·π)_b − centre_b)² / (spread_b·s)²,
+  the rotor inertias as for a result. A file of another model or joint order, or pooled from fewer than 3 robots, is
+  refused by name.
+
+:func:`prior_source` tells a fleet prior file from a result file by its header (``kind: fleet prior``).
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.files import file_sha256
+from dynid.files import file_sha256, read_yaml
 from dynid.identify.file_links import RobotFileLink, robot_file_links
+from dynid.identify.fleet_prior_file import KIND as FLEET_PRIOR_KIND
+from dynid.identify.fleet_prior_file import FleetPriorFile, is_fleet_prior
 from dynid.identify.prior import CROSS_VALIDATION_BLOCKS, CROSS_VALIDATION_FOLDS, PriorRows, rotor_prior, rotor_rows
 from dynid.identify.result import IdentificationResult
 
@@ -106,9 +114,21 @@ class RobotFilePrior:
                 'robot': self.robot, 'created': None}
 
 
-def _rigid_link_name(name: str) -> bool:
+def rigid_link_name(name: str) -> bool:
     """A base parameter of the arm's links alone: not a rotor inertia (Ia_j), not a payload's (…_Pb)."""
     return not name.startswith('Ia_') and '_P' not in name
+
+
+def result_std(result: IdentificationResult) -> np.ndarray:
+    """σ of each of the result's parameters (``parameter_names`` order): its std where finite and > 0, else its prior
+    section's posterior σ (the MAP's, where consistency moved the estimate), else NaN."""
+    sigma = np.array(result.std, dtype=float)
+    posterior = (result.prior_section or {}).get('posterior_std')
+    if posterior is not None and len(posterior) == len(sigma):
+        kept = np.isfinite(sigma) & (sigma > 0)
+        other = np.array([np.nan if p is None else float(p) for p in posterior])
+        sigma = np.where(kept, sigma, other)
+    return sigma
 
 
 @dataclass(frozen=True)
@@ -140,15 +160,10 @@ class ResultPrior:
             raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(result.joint_names)}, not '
                              f'{list(robot.joint_names)} in this order: it cannot be the prior',
                              fields=('prior_source',))
-        posterior = (result.prior_section or {}).get('posterior_std')
         spread = {}
-        for i, name in enumerate(result.parameter_names):
-            if name not in result.base_expressions or not _rigid_link_name(name):
-                continue
-            sigma = result.std[i]
-            if not (np.isfinite(sigma) and sigma > 0) and posterior is not None and posterior[i] is not None:
-                sigma = float(posterior[i])
-            if np.isfinite(result.values[i]) and np.isfinite(sigma) and sigma > 0:
+        for i, (name, sigma) in enumerate(zip(result.parameter_names, result_std(result), strict=True)):
+            if name in result.base_expressions and rigid_link_name(name) and np.isfinite(result.values[i]) \
+                    and np.isfinite(sigma) and sigma > 0:
                 spread[name] = (float(result.values[i]), float(sigma))
         if not spread:
             raise InputError(f'{{prior_source}} {str(path)!r} holds no standard deviation of its base parameters: '
@@ -172,29 +187,8 @@ class ResultPrior:
     def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
         """One row per arm base parameter: ((K·π)_b − χ̄_b)/σ_b; the rotor inertias' rows the drive data's. InputError
         naming the file where the model has a base parameter the result does not hold with a σ."""
-        rigid = set(problem.rigid_names)
-        wanted = [k for k, name in enumerate(free_names) if name in rigid and _rigid_link_name(name)]
-        missing = [free_names[k] for k in wanted if free_names[k] not in self.spread]
-        if missing:
-            raise InputError(f'{{prior_source}} {self.path!r} holds no value with a standard deviation for the base '
-                             f'parameters {missing}: it cannot be the prior of this model', fields=('prior_source',))
-        expressions = dict(zip(problem.base.names, problem.base.expressions, strict=True))
-        other = [free_names[k] for k in wanted if free_names[k] in expressions
-                 and self.result.base_expressions[free_names[k]] != expressions[free_names[k]]]
-        if other:
-            raise InputError(f'{{prior_source}} {self.path!r} groups the base parameters {other} otherwise (rotor '
-                             'inertias identified in one model and not in the other?): it cannot be the prior of this '
-                             'model', fields=('prior_source',))
-        unknowns = layout.to_base.shape[1]
-        sigma = np.array([self.spread[free_names[k]][1] for k in wanted])
-        a_rows = [layout.to_base[wanted] / sigma[:, None]]
-        b_rows = [np.array([self.spread[free_names[k]][0] for k in wanted]) / sigma]
-        prior_rotor, rotor_scale = rotor_prior(problem)
-        if prior_rotor is not None:
-            rows, b = rotor_rows(unknowns, prior_rotor, layout.rotor_start, rotor_scale)
-            a_rows.append(rows)
-            b_rows.append(b)
-        return PriorRows(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in self.links])
+        return spread_rows(self.path, self.spread, self.result.base_expressions, self.links, problem, layout,
+                           free_names)
 
     def link_values(self) -> list[list[float] | None]:
         physical = self.result.physical_section
@@ -208,6 +202,110 @@ class ResultPrior:
                 'created': created, 'method': self.result.method}
 
 
+def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: dict[str, str],
+                links: list[RobotFileLink], problem, layout, free_names: list[str]) -> PriorRows:
+    """The rows of a prior that holds each arm base parameter b as a value and a spread, ``spread`` {b: (χ̄_b, σ_b)}
+    with the expressions it groups them by: ((K·π)_b − χ̄_b)/σ_b for every free arm base parameter of the model, and
+    the rotor inertias' rows from the drive data (:func:`dynid.identify.prior.rotor_prior`). InputError naming the
+    file ``path`` where the model has a base parameter it does not hold, or groups one otherwise."""
+    rigid = set(problem.rigid_names)
+    wanted = [k for k, name in enumerate(free_names) if name in rigid and rigid_link_name(name)]
+    missing = [free_names[k] for k in wanted if free_names[k] not in spread]
+    if missing:
+        raise InputError(f'{{prior_source}} {path!r} holds no value with a standard deviation for the base '
+                         f'parameters {missing}: it cannot be the prior of this model', fields=('prior_source',))
+    ours = dict(zip(problem.base.names, problem.base.expressions, strict=True))
+    other = [free_names[k] for k in wanted if free_names[k] in ours
+             and expressions.get(free_names[k]) != ours[free_names[k]]]
+    if other:
+        raise InputError(f'{{prior_source}} {path!r} groups the base parameters {other} otherwise (rotor '
+                         'inertias identified in one model and not in the other?): it cannot be the prior of this '
+                         'model', fields=('prior_source',))
+    unknowns = layout.to_base.shape[1]
+    sigma = np.array([spread[free_names[k]][1] for k in wanted])
+    a_rows = [layout.to_base[wanted] / sigma[:, None]]
+    b_rows = [np.array([spread[free_names[k]][0] for k in wanted]) / sigma]
+    prior_rotor, rotor_scale = rotor_prior(problem)
+    if prior_rotor is not None:
+        rows, b = rotor_rows(unknowns, prior_rotor, layout.rotor_start, rotor_scale)
+        a_rows.append(rows)
+        b_rows.append(b)
+    return PriorRows(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
+
+
+@dataclass(frozen=True)
+class FleetPrior:
+    """A fleet's base rigid-body parameters, each centred on the robots' median and spread by their robust spread,
+    as the prior (module docstring; the file: :mod:`dynid.identify.fleet_prior_file`).
+
+    ``spread``: {base parameter: (centre, spread)} of every arm base parameter the fleet prior pools."""
+
+    path: str
+    sha256: str
+    fleet: FleetPriorFile
+    links: list[RobotFileLink]
+    spread: dict[str, tuple[float, float]]
+    kind: ClassVar[str] = FLEET_PRIOR_KIND
+
+    @classmethod
+    def load(cls, path: str | Path, robot, data: dict | None = None) -> FleetPrior:
+        """The fleet prior file ``path`` (``data``: its parsed content where read already) as the prior of an
+        identification of ``robot``; InputError naming the file when it is another model's, has another joint
+        order, pools fewer than 3 robots or no base parameter."""
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f'{{prior_source}} {str(path)!r}: no such fleet prior file', fields=('prior_source',))
+        try:
+            fleet = FleetPriorFile.from_dict(read_yaml(path, 'fleet prior file') if data is None else data,
+                                             str(path))
+        except InputError as error:  # the file's own fault, named as the setting that gave it
+            raise InputError(f'{{prior_source}} {error}', fields=('prior_source',)) from None
+        if fleet.robot != robot.name:
+            raise InputError(f'{{prior_source}} {str(path)!r} is a fleet prior of robot {fleet.robot!r}, not '
+                             f'{robot.name!r}: it cannot be the prior', fields=('prior_source',))
+        if tuple(fleet.joint_names) != tuple(robot.joint_names):
+            raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(fleet.joint_names)}, not '
+                             f'{list(robot.joint_names)} in this order: it cannot be the prior',
+                             fields=('prior_source',))
+        spread = {name: (p.centre, p.spread) for name, p in fleet.of_kind('base').items() if rigid_link_name(name)}
+        if not spread:
+            raise InputError(f'{{prior_source}} {str(path)!r} pools no base parameter: it cannot be the prior',
+                             fields=('prior_source',))
+        return cls(str(path), file_sha256(path), fleet, robot_file_links(robot), spread)
+
+    @property
+    def label(self) -> str:
+        return self.path
+
+    @property
+    def rule(self) -> str:
+        return (f'MAP: weighted residual chi2 + sum_b ((K pi)_b - centre_b)^2 / (spread_b s)^2 over the fleet of '
+                f'{self.fleet.robots} robots; {_CROSS_VALIDATED}')
+
+    def left_out(self) -> list[RobotFileLink]:
+        return []
+
+    def pulls(self) -> bool:
+        return True
+
+    def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
+        """One row per arm base parameter: ((K·π)_b − centre_b)/spread_b; the rotor inertias' rows the drive data's."""
+        expressions = {name: p.expression for name, p in self.fleet.of_kind('base').items()}
+        return spread_rows(self.path, self.spread, expressions, self.links, problem, layout, free_names)
+
+    def link_values(self) -> list[list[float] | None]:
+        return [None] * len(self.links)
+
+    def provenance(self) -> dict:
+        return {'kind': self.kind, 'path': self.path, 'sha256': self.sha256, 'robot': self.fleet.robot,
+                'created': self.fleet.provenance.get('created'), 'robots': self.fleet.robots,
+                'members': [member['name'] for member in self.fleet.members]}
+
+
 def prior_source(path: str, robot) -> PriorSource:
-    """The prior a front end asks for: ``path`` empty, the robot file; else that result file (:class:`ResultPrior`)."""
-    return ResultPrior.load(path, robot) if path else RobotFilePrior.of(robot)
+    """The prior a front end asks for: ``path`` empty, the robot file; a file whose header says ``kind: fleet
+    prior``, that fleet prior (:class:`FleetPrior`); else that result file (:class:`ResultPrior`)."""
+    if not path:
+        return RobotFilePrior.of(robot)
+    data = read_yaml(path, 'prior file') if Path(path).is_file() else None
+    return FleetPrior.load(path, robot, data) if is_fleet_prior(data) else ResultPrior.load(path, robot)

@@ -40,7 +40,7 @@ import yaml
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify.drive_gains import parse_fixed_gains
-from dynid.identify.prior_source import ResultPrior
+from dynid.identify.prior_source import prior_source
 from dynid.identify.request import ModelSpec, RecordingInput
 from dynid.identify.result import IdentificationResult
 from dynid.identify.run import IdentifyOptions
@@ -259,7 +259,7 @@ class IdentificationSession:
                                   fixed_drive_gains=parse_fixed_gains(settings.fix_drive_gain, self.robot.joint_names),
                                   physical=physical_settings(settings.prior, settings.physical,
                                                              solver=settings.physical_solver,
-                                                             prior_source=ResultPrior.load(
+                                                             prior_source=prior_source(
                                                                  settings.prior_source, self.robot)
                                                              if settings.prior_source else None))
         path = recording / 'result.yaml'

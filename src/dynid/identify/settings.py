@@ -42,9 +42,10 @@ class IdentifierSettings:
                                 "method but tls and mls), physically consistent where that costs little (method ols, "
                                 "wls or irls; friction none or viscous_coulomb)")
     prior_source: str = setting('', "a previous identification's result file to pull toward instead of the robot file: "
-                                    'its base parameters, each spread by its σ, weight by the same cross-validation; '
-                                    "refused when it is another robot's or has another joint order; empty: the robot "
-                                    'file')
+                                    'its base parameters, each spread by its σ, or a fleet prior file (dynid fleet '
+                                    "prior: many robots' median, spread by their spread); weight by the same "
+                                    "cross-validation; refused when it is another robot's or has another joint order; "
+                                    'empty: the robot file')
     physical: bool = setting(False, 'always physically consistent standard parameters (method ols, wls or irls; '
                                     'friction none or viscous_coulomb)')
     physical_solver: str = setting('clarabel', 'solver of the physically consistent identification', choices=SOLVERS)

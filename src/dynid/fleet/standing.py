@@ -1,0 +1,124 @@
+"""Each robot's place in its fleet: how far each of its identified parameters stands from the other robots'.
+
+Leave-one-out: robot r is judged against the population of the others (:func:`dynid.fleet.prior.robust_population`
+over every robot but r), so that a faulty robot does not widen its own yardstick. Per parameter p it holds::
+
+    z     = (v_rp − centre_p) / spread_p
+    z_own = (v_rp − centre_p) / sqrt(spread_p² + σ_rp²)         (σ_rp: the robot's own σ; 0 where unknown)
+
+The null hypothesis: robot r is a healthy member of the fleet, its value drawn from the (normal) population the
+others show. z is then about Student-t distributed: the spread is estimated from the n_p other robots holding p, by
+the MAD, whose variance is that of a standard deviation of 0.37·n_p values (its asymptotic efficiency at the normal,
+Rousseeuw and Croux 1993), so ν = 0.37·(n_p − 1) degrees of freedom (at least 1). With K parameters judged per
+robot, p is named when::
+
+    |z_own| > t_ν⁻¹(1 − α / (2K))
+
+(a two-sided Bonferroni bound): a healthy robot then has any parameter named with probability at most α, the
+``false_flag_rate`` (0.01: at most one healthy robot in 100 named; the measured rate is in docs/fleet.md).
+abs(z_own) ≤ abs(z), so a parameter the robot itself identified poorly (a large σ_rp) is not named for a difference
+its own noise explains. Fewer than 3 other robots holding p: p is not judged.
+
+    >>> standings = fleet_standing(FleetTable.of(read_members(paths)))  # doctest: +SKIP
+    >>> [entry.line() for s in standings for entry in s.apart]  # doctest: +SKIP
+    ["cell-03: Fc_3 (friction, elbow_joint) 4.537 against the fleet's 3.014 (spread 0.16, 32 other robots): ..."]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from dynid.fleet.prior import FleetTable, robust_population
+from dynid.identify.fleet_prior_file import MIN_ROBOTS
+
+#: the default chance that a healthy robot has any parameter named (:class:`dynid.fleet.settings.FleetPriorSettings`)
+FALSE_FLAG_RATE = 0.01
+
+
+#: the asymptotic efficiency of the MAD as an estimate of a normal population's σ (Rousseeuw and Croux 1993)
+MAD_EFFICIENCY = 0.37
+
+
+def apart_threshold(parameters: int, others: np.ndarray | int, false_flag_rate: float = FALSE_FLAG_RATE):
+    """abs(z) beyond which a parameter stands apart (module docstring): t_ν⁻¹(1 − α/(2K)) with ν = 0.37·(``others`` − 1)
+    (``others``: the other robots holding it; ν at least 1), K = ``parameters`` judged per robot, α =
+    ``false_flag_rate``."""
+    dof = np.maximum(MAD_EFFICIENCY * (np.asarray(others, dtype=float) - 1.0), 1.0)
+    return stats.t.isf(false_flag_rate / (2.0 * max(int(parameters), 1)), dof)
+
+
+@dataclass(frozen=True)
+class ParameterStanding:
+    """Where one parameter of one robot stands (module docstring); units those of the results."""
+
+    robot: str
+    name: str
+    kind: str
+    joint: str | None
+    value: float
+    own_std: float
+    centre: float
+    spread: float
+    others: int
+    z: float
+    z_own: float
+    threshold: float
+
+    @property
+    def apart(self) -> bool:
+        return bool(abs(self.z_own) > self.threshold)
+
+    @property
+    def relative_percent(self) -> float:
+        """(value − centre) / abs(centre) [%]; NaN for a centre of 0."""
+        return 100.0 * (self.value - self.centre) / abs(self.centre) if self.centre != 0 else float('nan')
+
+    def line(self) -> str:
+        where = self.kind.replace('_', ' ') + (f', {self.joint}' if self.joint else '')
+        relative = '' if not np.isfinite(self.relative_percent) else f'{self.relative_percent:+.1f} %, '
+        return (f'{self.robot}: {self.name} ({where}) {self.value:.4g} against the fleet\'s {self.centre:.4g} (spread '
+                f'{self.spread:.2g}, {self.others} other robots): {relative}z = {self.z:+.1f}, with its own σ '
+                f'{self.z_own:+.1f} (named beyond {self.threshold:.2f})')
+
+    def to_dict(self) -> dict:
+        return {'robot': self.robot, 'name': self.name, 'kind': self.kind, 'joint': self.joint, 'value': self.value,
+                'own_std': None if not np.isfinite(self.own_std) else self.own_std, 'centre': self.centre,
+                'spread': self.spread, 'others': self.others, 'z': self.z, 'z_own': self.z_own,
+                'threshold': self.threshold, 'apart': self.apart}
+
+
+@dataclass(frozen=True)
+class RobotStanding:
+    """One robot's parameters against the others' (``entries``: those judged)."""
+
+    robot: str
+    entries: tuple[ParameterStanding, ...]
+
+    @property
+    def apart(self) -> tuple[ParameterStanding, ...]:
+        """The parameters that stand apart, farthest first."""
+        return tuple(sorted((e for e in self.entries if e.apart), key=lambda e: -abs(e.z_own)))
+
+
+def fleet_standing(table: FleetTable, false_flag_rate: float = FALSE_FLAG_RATE) -> list[RobotStanding]:
+    """Every robot of ``table`` against the others (module docstring), in the table's order."""
+    standings = []
+    robots = len(table.members)
+    for r in range(robots):
+        others = np.arange(robots) != r
+        centre, spread, count = robust_population(table.values[others], table.sigma[others])
+        value, own = table.values[r], table.sigma[r]
+        judged = np.flatnonzero(np.isfinite(value) & (count >= MIN_ROBOTS) & (spread > 0))
+        own_std = np.where(np.isfinite(own) & (own > 0), own, 0.0)
+        z = (value - centre) / np.where(spread > 0, spread, np.nan)
+        z_own = (value - centre) / np.sqrt(np.where(spread > 0, spread, np.nan) ** 2 + own_std ** 2)
+        bound = apart_threshold(len(judged), count, false_flag_rate)
+        entries = tuple(ParameterStanding(table.members[r].name, table.names[k], table.kinds[k], table.joints[k],
+                                          float(value[k]), float(own[k]), float(centre[k]), float(spread[k]),
+                                          int(count[k]), float(z[k]), float(z_own[k]), float(bound[k]))
+                        for k in judged)
+        standings.append(RobotStanding(table.members[r].name, entries))
+    return standings

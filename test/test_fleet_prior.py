@@ -1,0 +1,383 @@
+"""A fleet prior (``dynid fleet prior RESULT... -o FILE``, ``dynid identify --prior FILE``): the results of robots of
+one model pooled into a robust centre and spread per parameter, refused by name when they cannot be pooled, used as
+the prior of the next identification, and each robot's place in its fleet judged leave-one-out with a known
+false-flag rate."""
+
+import dataclasses
+import hashlib
+
+import numpy as np
+import pytest
+import yaml
+
+from cli_run import run_dynid
+from dynid.errors import InputError
+from dynid.excite.trajectory import builtin_excitation_path
+from dynid.fleet.prior import MAD_TO_SIGMA, FleetMember, FleetTable, fleet_prior, read_members, robust_population
+from dynid.fleet.standing import apart_threshold, fleet_standing
+from dynid.identify.fleet_prior_file import FleetPriorFile
+from dynid.identify.prior import PRIOR_STD_GRID, PhysicalLayout, cross_validated_prior_std, time_folds
+from dynid.identify.prior_source import FleetPrior, ResultPrior, prior_source, result_std, spread_rows
+from dynid.identify.result import IdentificationResult
+from dynid.model import load_robot
+
+#: the synthetic fleet's relative spread of each kind of parameter, and the robots' own σ as a share of it
+SPREAD = {'base': 0.03, 'friction': 0.05, 'drive_gain': 0.01}
+OWN_SIGMA = 0.3
+FRICTION = {'Fc': 3.0, 'Fv': 1.5, 'tau0': 0.2}  # N·m, N·m·s/rad, N·m
+GAIN = 10.0  # N·m/A
+#: the faults put on three robots: (robot index, parameter, factor)
+FAULTS = ((3, 'Fc_3', 1.6), (11, 'drive_gain_2', 1.1), (20, 'Fv_5', 1.6))
+
+
+def fleet_results(robot, count: int, seed: int, faults=()) -> list[IdentificationResult]:
+    """Results of ``count`` robots of ``robot``'s model: every parameter drawn normal around its centre (the model's
+    base parameters, :data:`FRICTION`, :data:`GAIN`) with the relative spread :data:`SPREAD` (of |centre| + 0.01 for
+    the base parameters, some of which are 0), each robot's own σ :data:`OWN_SIGMA` of that spread; ``faults``
+    multiply one parameter of one robot."""
+    rng = np.random.default_rng(seed)
+    base = robot.base
+    centre_base = np.asarray(base.from_standard(robot.standard_parameters))
+    friction_names = [f'{s}_{j + 1}' for j in range(robot.n) for s in FRICTION]
+    centre_friction = np.array([FRICTION[name.split('_')[0]] for name in friction_names])
+    spread = np.concatenate([SPREAD['base'] * (np.abs(centre_base) + 0.01), SPREAD['friction'] * centre_friction])
+    names = list(base.names) + friction_names
+    results = []
+    for r in range(count):
+        values = np.concatenate([centre_base, centre_friction]) + spread * rng.standard_normal(len(spread))
+        gains = GAIN * (1.0 + SPREAD['drive_gain'] * rng.standard_normal(robot.n))
+        for index, name, factor in faults:
+            if index == r and name.startswith('drive_gain_'):
+                gains[int(name.rsplit('_', 1)[1]) - 1] *= factor
+            elif index == r:
+                values[names.index(name)] *= factor
+        results.append(IdentificationResult(
+            robot=robot.name, joint_names=tuple(robot.joint_names), method='wls',
+            model={'friction': 'viscous_coulomb', 'friction_symbols': list(FRICTION), 'temperature': False,
+                   'torque_source': 'current', 'rotor_compensation': True, 'rotor_inertia_identified': False},
+            parameter_names=names, values=values, std=OWN_SIGMA * spread,
+            base_expressions=dict(zip(base.names, base.expressions, strict=True)), drive_gains=gains,
+            drive_gains_std=np.full(robot.n, OWN_SIGMA * SPREAD['drive_gain'] * GAIN), drive_gains_identified=True))
+    return results
+
+
+def members_of(results) -> list[FleetMember]:
+    return [FleetMember(f'cell-{r:02d}', f'cell-{r:02d}.yaml', f'{r:064x}', result) for r, result in enumerate(results)]
+
+
+def saved(folder, results) -> list[str]:
+    paths = []
+    for r, result in enumerate(results):
+        paths.append(str(result.save(folder / f'cell-{r:02d}.yaml')))
+    return paths
+
+
+@pytest.fixture(scope='module')
+def ur5e_model():
+    return load_robot('ur5e')
+
+
+# ------------------------------------------------------------------------------------------ the prior
+def test_the_prior_pools_each_parameter_robustly_and_is_written_whole(ur5e_model, tmp_path):
+    results = fleet_results(ur5e_model, 12, seed=1)
+    paths = saved(tmp_path, results)
+    prior = fleet_prior(read_members(paths))
+    assert prior.robots == 12 and prior.robot == 'ur5e' and prior.model['torque_source'] == 'current'
+    kinds = [p.kind for p in prior.parameters]
+    assert (kinds.count('base'), kinds.count('friction'), kinds.count('drive_gain')) == (36, 18, 6)
+    fc3 = prior.of_kind('friction')['Fc_3']
+    values = [r.value('Fc_3') for r in results]
+    assert fc3.joint == 'elbow_joint' and fc3.count == 12
+    assert fc3.centre == pytest.approx(np.median(values))
+    mad = MAD_TO_SIGMA * np.median(np.abs(np.array(values) - np.median(values)))
+    assert fc3.spread == pytest.approx(max(mad, OWN_SIGMA * SPREAD['friction'] * FRICTION['Fc']))
+    # the spread estimates the population's (5 % of each centre): one MAD of 12 robots scatters by some 30 %, the
+    # median of the 18 friction parameters' ratios within 20 % of 1
+    ratios = [p.spread / (SPREAD['friction'] * FRICTION[p.name.split('_')[0]])
+              for p in prior.of_kind('friction').values()]
+    assert 0.8 < np.median(ratios) < 1.2, ratios
+    assert prior.of_kind('drive_gain')['drive_gain_2'].joint == 'shoulder_lift_joint'
+    assert prior.of_kind('base')['Izz_2R'].expression == ur5e_model.base.expressions[ur5e_model.base.names.index(
+        'Izz_2R')]
+    out = tmp_path / 'fleet_prior.yaml'
+    prior.save(out)
+    data = yaml.safe_load(out.read_text())
+    assert list(data)[:2] == ['kind', 'dynid_fleet_prior'] and data['kind'] == 'fleet prior'
+    assert data['robots'] == 12 and [m['name'] for m in data['members']] == [f'cell-{r:02d}' for r in range(12)]
+    assert data['members'][0]['sha256'] == hashlib.sha256((tmp_path / 'cell-00.yaml').read_bytes()).hexdigest()
+    again = FleetPriorFile.load(out)
+    assert again.parameters == prior.parameters and again.members == prior.members
+    assert [p.name for p in tmp_path.iterdir() if 'partial' in p.name] == []
+
+
+def test_a_parameter_all_robots_agree_on_keeps_a_spread(ur5e_model):
+    results = fleet_results(ur5e_model, 5, seed=2)
+    agreed = [dataclasses.replace(r, values=np.where(np.array(r.parameter_names) == 'Fv_2', 1.5, r.values))
+              for r in results]
+    prior = fleet_prior(members_of(agreed))
+    fv2 = prior.of_kind('friction')['Fv_2']
+    assert fv2.centre == 1.5 and fv2.spread == pytest.approx(OWN_SIGMA * SPREAD['friction'] * 1.5)  # the σ floor
+    blind = [dataclasses.replace(r, std=np.full(len(r.std), np.nan)) for r in agreed]
+    prior = fleet_prior(members_of(blind))
+    assert 'Fv_2' not in prior.of_kind('friction')
+    assert [entry['reason'] for entry in prior.left_out if entry['name'] == 'Fv_2'] == [
+        'no spread: every robot holds the same value and none a σ (a term the identification held?)']
+
+
+def test_one_bad_robot_moves_neither_centre_nor_spread_far(ur5e_model):
+    results = fleet_results(ur5e_model, 15, seed=3)
+    clean = fleet_prior(members_of(results)).of_kind('friction')['Fc_2']
+    bad = results[:]
+    index = results[7].parameter_names.index('Fc_2')
+    bad[7] = dataclasses.replace(results[7], values=np.where(np.arange(len(results[7].values)) == index,
+                                                             10 * results[7].values[index], results[7].values))
+    moved = fleet_prior(members_of(bad)).of_kind('friction')['Fc_2']
+    mean_shift = (10 - 1) * results[7].values[index] / 15  # what the mean would move: 1.8 N·m, 12 spreads
+    assert abs(moved.centre - clean.centre) < 0.5 * clean.spread < 0.05 * mean_shift
+    assert moved.spread < 1.5 * clean.spread
+
+
+def test_drive_gains_of_fewer_than_three_robots_are_left_out(ur5e_model):
+    results = [dataclasses.replace(r, drive_gains_identified=r_index < 2)
+               for r_index, r in enumerate(fleet_results(ur5e_model, 4, seed=4))]
+    prior = fleet_prior(members_of(results))
+    assert prior.of_kind('drive_gain') == {}
+    assert {'name': 'drive_gain_1', 'reason': '2 robots hold it: at least 3 needed'} in prior.left_out
+    plain = fleet_prior(members_of([dataclasses.replace(r, drive_gains_identified=False) for r in results]))
+    assert plain.left_out == () and plain.of_kind('drive_gain') == {}
+
+
+# ------------------------------------------------------------------------------------------ refusals
+def test_fewer_than_three_robots_are_refused(ur5e_model, tmp_path):
+    paths = saved(tmp_path, fleet_results(ur5e_model, 2, seed=5))
+    with pytest.raises(InputError, match=r'a prior of 2 robots \(results\): at least 3 needed'):
+        fleet_prior(read_members(paths))
+    done = run_dynid('fleet', 'prior', *paths, '-o', str(tmp_path / 'prior.yaml'))
+    assert done.returncode == 2 and 'Traceback' not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == ('dynid fleet: error: a prior of 2 robots (RESULT): at least 3 '
+                                                    'needed')
+    assert not (tmp_path / 'prior.yaml').exists()
+    # a fleet prior file that says it pooled two robots is refused by dynid identify, never used silently
+    prior = fleet_prior(members_of(fleet_results(ur5e_model, 3, seed=5)))
+    data = prior.to_dict()
+    data['robots'], data['members'] = 2, data['members'][:2]
+    (tmp_path / 'two.yaml').write_text(yaml.safe_dump(data))
+    with pytest.raises(InputError, match='two.yaml: a prior of 2 robots: at least 3 needed'):
+        prior_source(str(tmp_path / 'two.yaml'), ur5e_model)
+
+
+@pytest.mark.parametrize('change, named', [
+    (lambda r: dataclasses.replace(r, robot='ur10e'), "is a result of robot 'ur10e', not 'ur5e'"),
+    (lambda r: dataclasses.replace(r, joint_names=tuple(reversed(r.joint_names))), 'has the joints'),
+    (lambda r: dataclasses.replace(r, model={**r.model, 'torque_source': 'joint_torque'}),
+     "model.torque_source is 'joint_torque', not 'current'"),
+    (lambda r: dataclasses.replace(r, model={**r.model, 'friction': 'load_squared'}),
+     "model.friction is 'load_squared', not 'viscous_coulomb'"),
+    (lambda r: dataclasses.replace(r, base_expressions={**r.base_expressions, 'Izz_1R': 'Izz_1 + Ia_1'}),
+     r"groups the base parameters \['Izz_1R'\] otherwise"),
+], ids=['robot', 'joint order', 'torque source', 'friction law', 'base grouping'])
+def test_results_that_cannot_be_pooled_are_refused_by_file_and_field(ur5e_model, tmp_path, change, named):
+    results = fleet_results(ur5e_model, 4, seed=6)
+    results[2] = change(results[2])
+    paths = saved(tmp_path, results)
+    with pytest.raises(InputError, match=f"'{tmp_path / 'cell-02.yaml'}'.*{named}") as caught:
+        fleet_prior(read_members(paths))
+    assert caught.value.field == 'results'
+
+
+def test_a_result_given_twice_or_missing_is_refused(ur5e_model, tmp_path):
+    paths = saved(tmp_path, fleet_results(ur5e_model, 3, seed=7))
+    copy = tmp_path / 'copy.yaml'
+    copy.write_bytes((tmp_path / 'cell-01.yaml').read_bytes())
+    with pytest.raises(InputError, match="'.*copy.yaml' is the same result as '.*cell-01.yaml': each robot once"):
+        read_members([*paths, str(copy)])
+    with pytest.raises(InputError, match="'.*gone.yaml': no such result file"):
+        read_members([*paths, str(tmp_path / 'gone.yaml')])
+
+
+# ------------------------------------------------------------------------------------------ the source
+def test_the_fleet_prior_rows_are_each_base_parameter_over_its_spread(ur5e_model, tmp_path):
+    from types import SimpleNamespace
+
+    prior = fleet_prior(members_of(fleet_results(ur5e_model, 6, seed=8)))
+    path = prior.save(tmp_path / 'fleet.yaml')
+    source = prior_source(str(path), ur5e_model)
+    assert isinstance(source, FleetPrior) and source.pulls() and source.left_out() == []
+    assert source.provenance() == {'kind': 'fleet prior', 'path': str(path), 'robots': 6,
+                                   'sha256': hashlib.sha256(path.read_bytes()).hexdigest(), 'robot': 'ur5e',
+                                   'created': yaml.safe_load(path.read_text())['provenance']['created'],
+                                   'members': [f'cell-{r:02d}' for r in range(6)]}
+    base = ur5e_model.base
+    names = list(base.names)
+    free = [name for name in names if name != 'my_2']  # a base parameter held at a value has no column
+    to_base = np.random.default_rng(0).standard_normal((len(free), 60))  # the free columns' rows of K
+    layout = SimpleNamespace(to_base=to_base, rotor_start=60)
+    problem = SimpleNamespace(rigid_names=names, base=base, identify_rotor_inertia=False)
+    rows = source.rows(problem, layout, free)
+    pooled = prior.of_kind('base')
+    spread = np.array([pooled[name].spread for name in free])
+    assert rows.a.shape == (len(free), 60)
+    np.testing.assert_allclose(rows.a, to_base / spread[:, None], rtol=1e-12)
+    np.testing.assert_allclose(rows.b, np.array([pooled[name].centre for name in free]) / spread, rtol=1e-12)
+    # a model whose base grouping differs from the fleet's is refused by name
+    other = SimpleNamespace(rigid_names=names, identify_rotor_inertia=False,
+                            base=SimpleNamespace(names=base.names, expressions=('Izz_1 + Ia_1', *base.expressions[1:])))
+    with pytest.raises(InputError, match=r"fleet.yaml' groups the base parameters \['Izz_1R'\] otherwise"):
+        source.rows(other, layout, free)
+
+
+def test_a_fleet_prior_of_another_model_is_refused_and_a_result_file_stays_a_result(ur5e_model, tmp_path):
+    prior = fleet_prior(members_of(fleet_results(ur5e_model, 3, seed=9)))
+    other = dataclasses.replace(prior, robot='panda')
+    other.save(tmp_path / 'panda_fleet.yaml')
+    with pytest.raises(InputError, match="panda_fleet.yaml' is a fleet prior of robot 'panda', not 'ur5e'") as caught:
+        prior_source(str(tmp_path / 'panda_fleet.yaml'), ur5e_model)
+    assert caught.value.field == 'prior_source'
+    from dynid.cli.flags import message
+    from dynid.ros.runner import node_message
+
+    assert message(caught.value).startswith(f"--prior '{tmp_path / 'panda_fleet.yaml'}' is a fleet prior of robot")
+    assert node_message(caught.value).startswith(f"prior_source:= '{tmp_path / 'panda_fleet.yaml'}' is a fleet")
+    result = fleet_results(ur5e_model, 1, seed=9)[0].save(tmp_path / 'one.yaml')
+    assert isinstance(prior_source(str(result), ur5e_model), ResultPrior)
+
+
+def test_the_cross_validated_weight_runs_unchanged_on_the_fleet_prior_rows():
+    """dynid.identify.prior's cross-validation takes the rows a fleet prior gives (:func:`spread_rows`, as
+    :class:`FleetPrior` makes them) as it takes any source's: on data that leave two directions to the prior, a prior
+    centred on the truth is chosen strong (a small s), one centred far off weak."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(5)
+    rows, unknowns = 800, 6
+    w = rng.standard_normal((rows, unknowns))
+    w[:, 4:] *= 1e-3  # two directions the data hardly see
+    truth = rng.standard_normal(unknowns)
+    y = w @ truth + 0.05 * rng.standard_normal(rows)
+    weights, joints = np.ones(rows), np.zeros(rows, dtype=int)
+    layout = PhysicalLayout(np.eye(unknowns), n_links=0, n_rotor=0, non_negative=np.zeros(0, dtype=int))
+    names = [f'p_{k + 1}' for k in range(unknowns)]
+    expressions = {name: name for name in names}
+    problem = SimpleNamespace(rigid_names=names, base=SimpleNamespace(names=names, expressions=names),
+                              identify_rotor_inertia=False)
+    folds, _ = time_folds(w, y, weights, joints)
+    chosen = {}
+    for label, centre in (('truth', truth), ('far', truth + 3.0)):
+        spread = {name: (float(c), 0.1) for name, c in zip(names, centre, strict=True)}
+        prior = spread_rows('fleet.yaml', spread, expressions, [], problem, layout, names)
+        chosen[label], numbers = cross_validated_prior_std(layout, folds, prior)
+        assert chosen[label] in PRIOR_STD_GRID and len(numbers['held_out_score']) == len(PRIOR_STD_GRID)
+    assert chosen['truth'] < chosen['far'], chosen
+
+
+# ------------------------------------------------------------------------------------------ standing
+def test_the_faulty_robots_are_named_and_healthy_ones_rarely(ur5e_model):
+    """Ten fleets of 33 robots (30 healthy, the three :data:`FAULTS`): every fault found with its joint and
+    parameter, at most 3 false flags over the 300 healthy robots (the target: 1 in 100); a threshold without the
+    Bonferroni bound over the 60 parameters would name many more."""
+    found, false_flags, unbounded = 0, 0, 0
+    for seed in range(10):
+        table = FleetTable.of(members_of(fleet_results(ur5e_model, 33, seed=100 + seed, faults=FAULTS)))
+        standings = fleet_standing(table)
+        faulty = {index: (name, factor) for index, name, factor in FAULTS}
+        for r, standing in enumerate(standings):
+            apart = standing.apart
+            if r in faulty:
+                name, factor = faulty[r]
+                assert apart and apart[0].name == name, (seed, r, [e.line() for e in apart])
+                assert apart[0].relative_percent == pytest.approx(100 * (factor - 1), abs=15)
+                found += 1
+            else:
+                false_flags += len(apart) > 0
+                unbounded += any(abs(e.z_own) > apart_threshold(1, e.others) for e in standing.entries)
+    assert found == 30
+    assert false_flags <= 3, false_flags
+    assert unbounded > 10 * max(false_flags, 1), (unbounded, false_flags)  # the bound is what keeps them rare
+
+
+def test_a_faulty_robot_does_not_widen_its_own_yardstick(ur5e_model):
+    results = fleet_results(ur5e_model, 20, seed=12, faults=((0, 'Fc_3', 1.6),))
+    standing = fleet_standing(FleetTable.of(members_of(results)))[0]
+    entry = next(e for e in standing.entries if e.name == 'Fc_3')
+    others = [r.value('Fc_3') for r in results[1:]]
+    assert entry.centre == pytest.approx(np.median(others)) and entry.others == 19
+    centre, spread, count = robust_population(np.array([others]).T, np.full((19, 1), np.nan))
+    assert entry.spread == pytest.approx(max(spread[0], OWN_SIGMA * SPREAD['friction'] * FRICTION['Fc']))
+    assert entry.joint == 'elbow_joint' and entry.apart and 'Fc_3 (friction, elbow_joint)' in entry.line()
+    assert abs(entry.z_own) < abs(entry.z) and entry.z > 0
+
+
+def test_the_threshold_grows_with_the_parameters_and_shrinks_with_the_fleet():
+    assert apart_threshold(60, 30) > apart_threshold(1, 30) > 2.5
+    assert apart_threshold(60, 5) > apart_threshold(60, 30) > apart_threshold(60, 1000) > 3.76  # 3.76: the normal's
+    assert apart_threshold(60, 8) > 30  # 7 others' MAD says little: a small fleet names only gross departures
+
+
+# ------------------------------------------------------------------------------------------ end to end
+@pytest.fixture(scope='module')
+def fleet(tmp_path_factory):
+    """The twin's optimized excitation (12 s, 250 Hz) identified, four robots' results around it (each base parameter
+    moved by half its σ, drawn), their fleet prior by ``dynid fleet prior``, and a short random motion (4 s)."""
+    folder = tmp_path_factory.mktemp('fleet_prior')
+    for name, args in (('first', ['--trajectory', str(builtin_excitation_path('ur5e')), '--duration', '12']),
+                       ('second', ['--duration', '4', '--seed', '4'])):
+        done = run_dynid('simulate', '--rate', '250', '--quiet', '-o', str(folder / name), *args)
+        assert done.returncode == 0, done.stderr
+    done = run_dynid('identify', str(folder / 'first'), '-o', str(folder / 'first.yaml'), '--quiet')
+    assert done.returncode == 0, done.stderr
+    first = IdentificationResult.load(folder / 'first.yaml')
+    sigma = np.nan_to_num(result_std(first), nan=0.0)
+    rng = np.random.default_rng(3)
+    paths = [str(dataclasses.replace(first, values=first.values + 0.5 * sigma * rng.standard_normal(len(sigma)))
+                 .save(folder / f'cell-{r}.yaml')) for r in range(4)]
+    done = run_dynid('fleet', 'prior', *paths, '-o', str(folder / 'fleet_prior.yaml'))
+    assert done.returncode == 0, done.stderr
+    return folder, done.stdout
+
+
+def test_dynid_fleet_prior_prints_what_it_pooled_and_writes_the_file(fleet):
+    folder, stdout = fleet
+    first = IdentificationResult.load(folder / 'first.yaml')
+    sigma = result_std(first)
+    base = sum(name in first.base_expressions and not name.startswith('Ia_') for name in first.parameter_names)
+    friction = [name for name in first.parameter_names if name not in first.base_expressions]
+    moved = [name for name, s in zip(first.parameter_names, sigma, strict=True)
+             if name not in first.base_expressions and s > 0]  # the terms the identification held have σ 0
+    assert f'fleet prior of 4 robots of ur5e (friction {first.model["friction"]}, torque ' in stdout
+    assert f': {base} base parameters, {len(moved)} friction parameters, 0 drive gains pooled' in stdout
+    for name in set(friction) - set(moved):
+        assert f'left out: {name} (no spread: every robot holds the same value and none a σ' in stdout
+    assert 'each robot against the other 3' in stdout and 'no robot stands apart' in stdout
+    assert f'wrote {folder / "fleet_prior.yaml"}' in stdout
+    prior = FleetPriorFile.load(folder / 'fleet_prior.yaml')
+    assert prior.robots == 4 and [m['name'] for m in prior.members] == ['cell-0', 'cell-1', 'cell-2', 'cell-3']
+    again = run_dynid('fleet', 'prior', *(str(folder / f'cell-{r}.yaml') for r in range(4)), '-o',
+                      str(folder / 'fleet_prior.yaml'))
+    assert again.returncode == 2 and 'exists; refusing to overwrite (use --force)' in again.stderr
+
+
+def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
+    folder, _ = fleet
+    prior_file = folder / 'fleet_prior.yaml'
+    done = run_dynid('identify', str(folder / 'second'), '-o', str(folder / 'pulled.yaml'), '--prior',
+                     str(prior_file), '--quiet')
+    assert done.returncode == 0, done.stderr
+    assert f"the base parameters of the fleet prior {prior_file} (4 robots' median, spread by their spread)" in \
+        done.stdout
+    done = run_dynid('identify', str(folder / 'second'), '-o', str(folder / 'file.yaml'), '--quiet')
+    assert done.returncode == 0, done.stderr
+    pulled, robot_file = (IdentificationResult.load(folder / name) for name in ('pulled.yaml', 'file.yaml'))
+    section = pulled.prior_section
+    assert section['used'] and section['source'] == str(prior_file)
+    assert section['provenance']['kind'] == 'fleet prior' and section['provenance']['robots'] == 4
+    assert section['provenance']['sha256'] == hashlib.sha256(prior_file.read_bytes()).hexdigest()
+    assert section['cross_validation']['grid'] and section['relative_std'] in section['cross_validation']['grid']
+    assert 'over the fleet of 4 robots' in section['rule']
+    # the 4 s random motion alone leaves directions to its prior: the fleet's pulls them to its centre
+    prior = FleetPriorFile.load(prior_file).of_kind('base')
+    names = [name for name in prior if name in pulled.base_expressions]
+
+    def distance(result):
+        return float(np.sqrt(np.mean([((result.value(n) - prior[n].centre) / prior[n].spread) ** 2 for n in names])))
+
+    assert distance(pulled) < 0.7 * distance(robot_file), (distance(pulled), distance(robot_file))
