@@ -30,7 +30,7 @@ USER_LAW = """\
 
     LAW = FrictionLaw('tanh_coulomb', 'tanh-smoothed Coulomb + viscous + offset', ('Ft', 'Fv', 'tau0'),
                       {'Ft': Feature('tanh', lambda w, s: np.tanh(w / 0.005)), 'Fv': VELOCITY, 'tau0': ONE},
-                      physical=False, offset='tau0')
+                      physical=False, roles={'tau0': 'tau0'})
     """
 
 

@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_term
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
-
-#: (Coulomb, viscous, offset) symbols of each friction law's columns the σ_θ takes.
-FRICTION_TERMS = {'comprehensive': ('fc', 'fv', 'fo')}
-DEFAULT_TERMS = ('Fc', 'Fv', 'tau0')
 
 
 def result_sigma(result: IdentificationResult, robot: RobotModel) -> np.ndarray:
@@ -41,7 +38,9 @@ class FrictionParameterSigma:
     """σ_θ(ω) [N·m] (N, n) of a result's friction parameters (module docstring)."""
 
     def __init__(self, result: IdentificationResult, robot: RobotModel, band: float) -> None:
-        terms = FRICTION_TERMS.get(result.model.get('friction'), DEFAULT_TERMS)
+        kind = result.model.get('friction')
+        roles = friction_law(kind).roles if kind in law_names() else {}
+        terms = [roles.get(part, part) for part in ('Fc', 'Fv', 'tau0')]  # the law's Coulomb, viscous and offset
         std = dict(zip(result.parameter_names, np.nan_to_num(result.std, nan=0.0), strict=True))
         self.coulomb, self.viscous, self.offset = (
             np.array([std.get(f'{symbol}_{j + 1}', 0.0) for j in range(robot.n)]) for symbol in terms)

@@ -89,6 +89,7 @@ from dynid.control.term import (
 from dynid.errors import InputError
 from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
+from dynid.friction.laws import friction_law, law_names
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.power_law import power_term
 from dynid.friction.temperature import TemperatureFriction
@@ -97,10 +98,18 @@ from dynid.identify.friction_fit.identified import velocity_friction as joint_ve
 from dynid.identify.result import IdentificationResult
 from dynid.model.robot import RobotModel
 
-EGMS_MODELS = ('viscous_coulomb', 'load_squared', 'load_absolute', 'comprehensive')
-#: The friction models the adaptive feedforward term takes (the online estimator, dynid.estimate.replay, also adapts
-#: the comprehensive law's Coulomb level; this term does not yet).
-ADAPTED_MODELS = ('viscous_coulomb', 'load_squared')
+
+def egms_laws() -> list[str]:
+    """The registered laws the E-GMS term scales: a single Coulomb level (:attr:`FrictionLaw.coulomb_viscous`)."""
+    return [name for name in law_names() if friction_law(name).coulomb_viscous]
+
+
+def adapted_laws() -> list[str]:
+    """The laws the adaptive feedforward term takes: a Coulomb level, a linear viscous term and no load term or a
+    squared one (the online estimator, dynid.estimate.replay, also adapts the comprehensive law's Coulomb level; this
+    term does not yet)."""
+    return [name for name in egms_laws() if friction_law(name).load_shape in (None, 'squared')
+            and not friction_law(name).power_viscous]
 ALPHA_NOMINAL = (1.0, 0.0)
 #: Samples per block of the E-GMS batch run (positions relative to each block's start, EGMS.run). Chosen for
 #: the speed of an earlier vectorized scan; kept so that evaluate's values stay what they were (any block
@@ -226,9 +235,10 @@ def velocity_friction(result: IdentificationResult, p: dict, joint_names):
 
 def _velocity_remainder(result: IdentificationResult, p: dict, joint_names, temperature):
     """F_V(ω, T) of :func:`velocity_friction` without the Stribeck excess."""
-    if result.model.get('friction') == 'comprehensive':
+    law = friction_law(result.model.get('friction'))
+    if law.power_viscous:
         exponents, shift = result.power_exponents(joint_names), result.power_velocity
-        viscous, offset = p['fv'], p['fo']
+        viscous, offset = p[law.roles['Fv']], p[law.roles['tau0']]
 
         def remainder(w, t):
             value = viscous * power_term(w, exponents, shift) + offset
@@ -325,16 +335,15 @@ class EGMSFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm):
         if result is None:
             raise InputError('friction_egms needs an identification result (its Coulomb level and viscous terms)')
         kind = result.model.get('friction')
-        if kind not in EGMS_MODELS:
+        if kind not in egms_laws():
             raise InputError(f'friction_egms: the result\'s friction model is {kind!r}; the E-GMS term takes '
-                             f'{list(EGMS_MODELS)} (a single Coulomb level to scale the hysteresis)')
-        p = friction_parameters(result, robot)
-        comprehensive = kind == 'comprehensive'
-        coulomb, load = (p['fc'], p['fL']) if comprehensive else (p['Fc'], p.get('Fl', np.zeros(robot.n)))
+                             f'{egms_laws()} (a single Coulomb level to scale the hysteresis)')
+        p, roles = friction_parameters(result, robot), friction_law(kind).roles
+        coulomb, load = p[roles['Fc']], p[roles['Fl']] if 'Fl' in roles else np.zeros(robot.n)
         temperature_c = finite(o['temperature_c'], 'friction_egms: temperature_c [°C]')
         remainder = velocity_friction(result, p, robot.joint_names)
         identified = identified_friction(result, robot)
-        law = 'absolute' if kind == 'load_absolute' else 'squared'
+        law = friction_law(kind).load_shape or 'squared'
         squared_joints = None
         if identified is not None:  # the section's joints: its F(τ) (squared law) and F_V (module docstring)
             model, mask = identified
@@ -429,9 +438,9 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
         if result is None:
             raise InputError('friction_adaptive needs an identification result or an estimator (option estimator)')
         kind = result.model.get('friction')
-        if kind not in ADAPTED_MODELS:
+        if kind not in adapted_laws():
             raise InputError(f'friction_adaptive: the result\'s friction model is {kind!r}, the adaptive friction '
-                             f'takes {list(ADAPTED_MODELS)} (identify with the friction law viscous_coulomb or '
+                             f'takes {adapted_laws()} (identify with the friction law viscous_coulomb or '
                              f'load_squared for it)')
         p = friction_parameters(result, robot)
         coulomb, load = p['Fc'], p.get('Fl', np.zeros(robot.n))

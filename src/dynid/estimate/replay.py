@@ -50,6 +50,8 @@ from dynid.estimate.projection import projection_bounds
 from dynid.estimate.rls import FORGETTING, REGULARIZATION
 from dynid.estimate.stiffness import NO_DEFLECTION, StiffnessEstimator
 from dynid.friction.egms import EGMS
+from dynid.friction.law import FrictionLaw
+from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_term
 from dynid.identify.friction_fit.identified import joint_friction_of, velocity_friction
 from dynid.identify.result import result_drives
@@ -60,11 +62,18 @@ from dynid.settings import setting
 #: What the summary says of a joint deflected beyond the dead zone only at rest (no sample learned from).
 NOT_LEARNED = 'deflected only at rest'
 
-#: Identified friction models the E-GMS adaptation starts from (their static map gives Fc0 and Fc1).
-ADAPTED_FRICTION = ('viscous_coulomb', 'load_squared', 'comprehensive')
-#: The comprehensive law's symbols (Li et al. 2024 eq. (3)) for the estimator's Fc, Fv, tau0, Fl; its viscous term
-#: is Fv·sgn(ω)·|ω|^α with the result's exponents.
-COMPREHENSIVE_SYMBOLS = {'Fc': 'fc', 'Fv': 'fv', 'tau0': 'fo', 'Fl': 'fL'}
+
+
+def adapted(law: FrictionLaw) -> bool:
+    """Whether the E-GMS adaptation starts from ``law``'s static map (its Coulomb level Fc0 and squared load term Fc1):
+    a Coulomb + viscous + offset (+ squared load) law (:attr:`FrictionLaw.roles`; the comprehensive law's viscous term
+    is its power term with the result's exponents)."""
+    return law.coulomb_viscous and law.load_shape in (None, 'squared')
+
+
+def adapted_laws() -> list[str]:
+    """The registered laws the E-GMS adaptation starts from."""
+    return [name for name in law_names() if adapted(friction_law(name))]
 #: The estimates a replay keeps of each estimator's batch outputs.
 FIELDS = {'stiffness': ('alpha', 'fit', 'learning'), 'friction': ('alpha', 'active', 'capped')}
 
@@ -313,15 +322,14 @@ def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: fl
         notes.append('friction not adapted: no identification result')
         return None
     kind = result.model.get('friction')
-    if kind not in ADAPTED_FRICTION:
-        notes.append(f'friction not adapted: the result\'s friction model is {kind!r}, not one of '
-                     f'{list(ADAPTED_FRICTION)}')
+    if kind not in law_names() or not adapted(friction_law(kind)):
+        notes.append(f'friction not adapted: the result\'s friction model is {kind!r}, not one of {adapted_laws()}')
         return None
     if robot.drives is None:
         raise InputError(f'adaptive friction estimation needs drive data; robot {robot.name!r} has none (give a '
                          'drives file)')
     table = result.friction()
-    named = COMPREHENSIVE_SYMBOLS if kind == 'comprehensive' else {}
+    named = friction_law(kind).roles
     value = {symbol: np.array([table[name].get(named.get(symbol, symbol), 0.0) for name in robot.joint_names])
              for symbol in ('Fc', 'Fv', 'tau0', 'Fl')}
     scale = {symbol: value[symbol].copy() for symbol in ('Fc', 'Fv')}  # Fc, Fv and σ of the projection box

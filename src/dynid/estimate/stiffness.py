@@ -103,6 +103,7 @@ from dynid.checks import batch, per_joint, positive
 from dynid.errors import InputError
 from dynid.estimate.rls import FORGETTING, REGULARIZATION, DirectionalForgettingRLS
 from dynid.friction.egms import EGMS
+from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_term
 from dynid.model.drives import JointDrives
 from dynid.signal.aligned import AlignedStateEstimator
@@ -268,19 +269,18 @@ class StiffnessEstimator:
                 raise InputError(f'the identification result is for joints {list(friction.joint_names)}, '
                                  f'the drives for {list(self.joint_names)}')
             kind = friction.model.get('friction', 'viscous_coulomb')
-            if kind not in ('viscous_coulomb', 'load_squared', 'comprehensive', 'none'):
+            law = friction_law(kind) if kind in law_names() else None
+            if law is None or not (law.coulomb_viscous and law.load_shape in (None, 'squared') or not law.symbols):
                 raise InputError(f"the stiffness estimator uses the 'viscous_coulomb', 'load_squared' or "
                                  f"'comprehensive' friction map; the result has {kind!r}")
             if friction.drive_gains is not None:
                 self.drive_gain = np.asarray(friction.drive_gains, dtype=float).copy()
             self.stribeck = friction.stribeck  # the Stribeck excess Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where kept
-            if kind == 'comprehensive':  # Li et al. 2024 eq. (3): fc, fv·sgn(ω)·|ω|^α, fo, fL
+            if law.power_viscous:  # Li et al. 2024 eq. (3): fc, fv·sgn(ω)·|ω|^α, fo, fL
                 self.exponent, self.power_velocity = friction.power_exponents(), friction.power_velocity
-                rename = {'fc': 'Fc', 'fv': 'Fv', 'fo': 'tau0', 'fL': 'Fl'}
-                friction = {joint: {rename.get(symbol, symbol): value for symbol, value in values.items()}
-                            for joint, values in friction.friction().items()}
-            else:
-                friction = friction.friction()
+            rename = {symbol: part for part, symbol in law.roles.items()}  # the law's symbols as Fc, Fv, tau0, Fl
+            friction = {joint: {rename.get(symbol, symbol): value for symbol, value in values.items()}
+                        for joint, values in friction.friction().items()}
         if not isinstance(friction, Mapping):
             raise InputError(f'friction must be an identification result, a mapping joint -> '
                              f"{{'Fc', 'Fv', 'tau0'}} or None, got {type(friction).__name__}")

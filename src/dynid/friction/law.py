@@ -16,8 +16,11 @@ Its features come in three kinds, by what they depend on, because the identifica
   made again on each pass of the identification's load loop.
 
 ``physical``: physical consistency (:mod:`dynid.identify.physical`) applies with the law's sign bounds
-(``non_negative``); ``offset``: the symbol of the law's torque offset (part of the rigid-body fit, kept by the
-feedforward). Nothing here imports the identification, so listing laws stays cheap.
+(``non_negative``). ``roles``: which of its symbols play the parts of the Coulomb + viscous + offset + load form
+that the estimators, the E-GMS feedforward and the contact observer's σ read, {``Fc``, ``Fv``, ``tau0``, ``Fl``:
+the law's symbol} (the offset is part of the rigid-body fit, kept by the feedforward), with ``load_shape`` the load
+term's τ² (``squared``) or |τ| (``absolute``) and ``power_viscous`` where the viscous part is the power term of
+:mod:`dynid.friction.power_law`. Nothing here imports the identification, so listing laws stays cheap.
 """
 
 from __future__ import annotations
@@ -72,7 +75,9 @@ class FrictionLaw:
     load_symbols: tuple[str, ...] = ()
     physical: bool = True
     non_negative: tuple[str, ...] = ()
-    offset: str | None = None
+    roles: Mapping[str, str] = field(default_factory=dict)
+    load_shape: str | None = None
+    power_viscous: bool = False
 
     def __post_init__(self) -> None:
         made = (*self.prepared, *self.shaped_symbols, *self.load_symbols)
@@ -80,6 +85,23 @@ class FrictionLaw:
             raise ValueError(f'friction law {self.name!r}: symbols {self.symbols} are not made once each by its '
                              f'prepared {tuple(self.prepared)}, shaped {self.shaped_symbols} and loaded '
                              f'{self.load_symbols} features')
+
+    @property
+    def offset(self) -> str | None:
+        """The symbol of the law's torque offset (None: it has none)."""
+        return self.roles.get('tau0')
+
+    @property
+    def coulomb_viscous(self) -> bool:
+        """Every symbol plays a part of the Coulomb + viscous + offset + load form (``roles``), with a Coulomb level:
+        the form the estimators and the E-GMS feedforward adapt."""
+        return 'Fc' in self.roles and set(self.roles.values()) == set(self.symbols)
+
+    def in_roles(self, values: Mapping[str, float]) -> dict[str, float]:
+        """{``Fc``, ``Fv``, ``tau0``, ``Fl``: value} of ``values`` ({the law's symbol: value}), 0 where the law or the
+        values have none."""
+        return {part: values.get(self.roles[part], 0.0) if part in self.roles else 0.0
+                for part in ('Fc', 'Fv', 'tau0', 'Fl')}
 
     def features(self, velocity: np.ndarray, direction: np.ndarray, load_torque: np.ndarray | None,
                  context: LawContext = LawContext()) -> dict[str, np.ndarray]:

@@ -37,6 +37,7 @@ OWN_ORDER = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon'
 REGISTRY = Registry(GROUP, 'friction law', FrictionLaw, OWN_ORDER, 'register_law')
 
 _COULOMB_VISCOUS = {'Fc': SIGN, 'Fv': VELOCITY, 'tau0': ONE}
+_ROLES = {'Fc': 'Fc', 'Fv': 'Fv', 'tau0': 'tau0'}
 
 
 def _load_squared(w, s, tau, context: LawContext) -> dict:
@@ -65,21 +66,22 @@ def _comprehensive_load(w, s, tau, context: LawContext) -> dict:
 
 NONE = FrictionLaw('none', 'no friction', ())
 VISCOUS_COULOMB = FrictionLaw('viscous_coulomb', 'Coulomb + viscous + offset', ('Fc', 'Fv', 'tau0'),
-                              _COULOMB_VISCOUS, non_negative=('Fc', 'Fv'), offset='tau0')
+                              _COULOMB_VISCOUS, non_negative=('Fc', 'Fv'), roles=_ROLES)
 LOAD_SQUARED = FrictionLaw('load_squared', 'Coulomb + viscous + offset + Coulomb on the squared load torque',
                            ('Fc', 'Fv', 'tau0', 'Fl'), _COULOMB_VISCOUS, loaded=_load_squared, load_symbols=('Fl',),
-                           non_negative=('Fc', 'Fv', 'Fl'), offset='tau0')
+                           non_negative=('Fc', 'Fv', 'Fl'), roles={**_ROLES, 'Fl': 'Fl'}, load_shape='squared')
 LOAD_ABSOLUTE = FrictionLaw('load_absolute', 'Coulomb + viscous + offset + Coulomb on the absolute load torque',
                             ('Fc', 'Fv', 'tau0', 'Fl'), _COULOMB_VISCOUS, loaded=_load_absolute, load_symbols=('Fl',),
-                            non_negative=('Fc', 'Fv', 'Fl'), offset='tau0')
+                            non_negative=('Fc', 'Fv', 'Fl'), roles={**_ROLES, 'Fl': 'Fl'}, load_shape='absolute')
 HAMON = FrictionLaw('hamon', "Hamon's motor/generator quadrants of the output torque",
                     ('am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg', 'Fv', 'tau0'), {'Fv': VELOCITY, 'tau0': ONE},
                     loaded=_hamon, load_symbols=('am1', 'bm', 'ag1', 'bg', 'cm', 'dm', 'cg', 'dg'), physical=False,
-                    offset='tau0')
+                    roles={'Fv': 'Fv', 'tau0': 'tau0'})
 COMPREHENSIVE = FrictionLaw('comprehensive', "Li's Coulomb + viscous power + offset + squared load torque",
                             ('fc', 'fv', 'fo', 'fL'), {'fc': SIGN, 'fo': ONE}, shaped=_power, shaped_symbols=('fv',),
                             loaded=_comprehensive_load, load_symbols=('fL',), non_negative=('fc', 'fv', 'fL'),
-                            offset='fo')
+                            roles={'Fc': 'fc', 'Fv': 'fv', 'tau0': 'fo', 'Fl': 'fL'}, load_shape='squared',
+                            power_viscous=True)
 
 
 def friction_law(name: str) -> FrictionLaw:
