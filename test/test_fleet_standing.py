@@ -85,8 +85,9 @@ def test_the_record_keeps_the_judgement_and_the_next_page_reads_it(faulty, tmp_p
     assert place is not None and place.state == 'warn' and health[FAULTY].state == 'warn'
     assert [(e['joint'], e['parameter']) for e in place.apart] == [(JOINT, 'Fc_3')]
     text = place.text
-    assert text.startswith('stands apart from its fleet in 1 parameters: Fc_3 (friction, elbow_joint)')
-    assert f'against those of the {ROBOTS - 1} other ur5e robots' in text and 'with its own σ' in text
+    assert text.startswith('stands apart from its fleet in 1 parameter: Fc_3 (friction, elbow_joint)')
+    assert f'against those of the {ROBOTS - 1} other ur5e robots' in text
+    assert 'spread and of that spread with its own σ' in text
     assert all(h.fleet is not None and not h.fleet.apart for name, h in health.items() if name != FAULTY)
     assert main(['health', '--db', str(record), '--robot', FAULTY, '--json']) == 0
     judged = json.loads(capsys.readouterr().out)['robots'][0]

@@ -49,8 +49,8 @@ class FleetPlace:
         rate = float(d.get('false_flag_rate', math.nan))
         return (f'its identification result (sha256 {self.result_sha256[:12]}) against those of the {others} other '
                 f'{d.get("model", "")} robots, on {time.strftime("%Y-%m-%d", time.gmtime(self.judged_utc))}: '
-                f'{d.get("judged", 0)} parameters judged, each in units of the others\' spread and, with its own σ; '
-                f'at most {100 * rate:g} healthy robots in 100 have any parameter named')
+                f'{d.get("judged", 0)} parameters judged, each in units of the others\' spread and of that spread '
+                f'with its own σ; at most {100 * rate:g} healthy robots in 100 have any parameter named')
 
     @property
     def text(self) -> str:
@@ -59,7 +59,8 @@ class FleetPlace:
         if not apart:
             return f'stands with its fleet: no parameter apart ({self.compared})'
         named = '; '.join(entry['text'] for entry in apart)
-        return f'stands apart from its fleet in {len(apart)} parameters: {named} ({self.compared})'
+        count = f'{len(apart)} parameter{"s" if len(apart) > 1 else ""}'
+        return f'stands apart from its fleet in {count}: {named} ({self.compared})'
 
     def to_dict(self) -> dict:
         return {'state': self.state, 'judged_utc': self.judged_utc, 'result_sha256': self.result_sha256,
