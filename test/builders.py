@@ -12,6 +12,7 @@ except ModuleNotFoundError:  # Python 3.10: tomllib's original (requirements-lib
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import default_home, home_configuration
+from dynid.fleet.prior import FleetMember
 from dynid.fleet.synthetic import wear_sessions
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.static import CoulombViscous, PowerLawViscous
@@ -258,3 +259,52 @@ def install_user_package(root, name: str, module_source: str, entry_points: dict
     lines = [f'{key} = {value}' for key, value in project['entry-points'][group].items()]
     (info / 'entry_points.txt').write_text(f'[{group}]\n' + '\n'.join(lines) + '\n')
     return source
+
+
+#: the synthetic fleet's relative spread of each kind of parameter, and the robots' own σ as a share of it
+SPREAD = {'base': 0.03, 'friction': 0.05, 'drive_gain': 0.01}
+OWN_SIGMA = 0.3
+FRICTION = {'Fc': 3.0, 'Fv': 1.5, 'tau0': 0.2}  # N·m, N·m·s/rad, N·m
+GAIN = 10.0  # N·m/A
+
+
+def fleet_results(robot, count: int, seed: int, faults=()) -> list[IdentificationResult]:
+    """Results of ``count`` robots of ``robot``'s model: every parameter drawn normal around its centre (the model's
+    base parameters, :data:`FRICTION`, :data:`GAIN`) with the relative spread :data:`SPREAD` (of |centre| + 0.01 for
+    the base parameters, some of which are 0), each robot's own σ :data:`OWN_SIGMA` of that spread; ``faults``
+    multiply one parameter of one robot."""
+    rng = np.random.default_rng(seed)
+    base = robot.base
+    centre_base = np.asarray(base.from_standard(robot.standard_parameters))
+    friction_names = [f'{s}_{j + 1}' for j in range(robot.n) for s in FRICTION]
+    centre_friction = np.array([FRICTION[name.split('_')[0]] for name in friction_names])
+    spread = np.concatenate([SPREAD['base'] * (np.abs(centre_base) + 0.01), SPREAD['friction'] * centre_friction])
+    names = list(base.names) + friction_names
+    results = []
+    for r in range(count):
+        values = np.concatenate([centre_base, centre_friction]) + spread * rng.standard_normal(len(spread))
+        gains = GAIN * (1.0 + SPREAD['drive_gain'] * rng.standard_normal(robot.n))
+        for index, name, factor in faults:
+            if index == r and name.startswith('drive_gain_'):
+                gains[int(name.rsplit('_', 1)[1]) - 1] *= factor
+            elif index == r:
+                values[names.index(name)] *= factor
+        results.append(IdentificationResult(
+            robot=robot.name, joint_names=tuple(robot.joint_names), method='wls',
+            model={'friction': 'viscous_coulomb', 'friction_symbols': list(FRICTION), 'temperature': False,
+                   'torque_source': 'current', 'rotor_compensation': True, 'rotor_inertia_identified': False},
+            parameter_names=names, values=values, std=OWN_SIGMA * spread,
+            base_expressions=dict(zip(base.names, base.expressions, strict=True)), drive_gains=gains,
+            drive_gains_std=np.full(robot.n, OWN_SIGMA * SPREAD['drive_gain'] * GAIN), drive_gains_identified=True))
+    return results
+
+
+def members_of(results) -> list[FleetMember]:
+    return [FleetMember(f'cell-{r:02d}', f'cell-{r:02d}.yaml', f'{r:064x}', result) for r, result in enumerate(results)]
+
+
+def saved(folder, results) -> list[str]:
+    paths = []
+    for r, result in enumerate(results):
+        paths.append(str(result.save(folder / f'cell-{r:02d}.yaml')))
+    return paths

@@ -43,7 +43,7 @@ RECORDED = {
                  '--alpha2-bounds', '--joint-map', '--db', '--health-robot', '--no-record', '--torque-sign',
                  '--joints'],
     'health': ['--db', '--robot', '--report', '--json', '--stiffness-limit', '--friction-limit', '--warn-days',
-               '--fleet-report', '--fleet-json', '--store-judgements'],
+               '--fleet-report', '--fleet-json', '--store-judgements', '--fleet-results', '--false-flag-rate'],
     'batch': ['source', '--robot', '--identify-args', '--workers', '--scheduler', '--db', '--force', '--json'],
     'fleet': ['fleet_action'],
     'payload': ['bag', '--params', '--robot', '--drives', '--joint-states-effort', '--joint-map', '--torque-sign',

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import yaml
 
+from builders import FRICTION, OWN_SIGMA, SPREAD, fleet_results, members_of, saved
 from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.fleet.prior import MAD_TO_SIGMA, FleetMember, FleetTable, fleet_prior, read_members, robust_population
+from dynid.fleet.prior import MAD_TO_SIGMA, FleetTable, fleet_prior, read_members, robust_population
 from dynid.fleet.standing import apart_threshold, fleet_standing
 from dynid.identify.fleet_prior_file import FleetPriorFile
 from dynid.identify.prior import PRIOR_STD_GRID, PhysicalLayout, cross_validated_prior_std, time_folds
@@ -21,55 +22,8 @@ from dynid.identify.prior_source import FleetPrior, ResultPrior, prior_source, r
 from dynid.identify.result import IdentificationResult
 from dynid.model import load_robot
 
-#: the synthetic fleet's relative spread of each kind of parameter, and the robots' own σ as a share of it
-SPREAD = {'base': 0.03, 'friction': 0.05, 'drive_gain': 0.01}
-OWN_SIGMA = 0.3
-FRICTION = {'Fc': 3.0, 'Fv': 1.5, 'tau0': 0.2}  # N·m, N·m·s/rad, N·m
-GAIN = 10.0  # N·m/A
 #: the faults put on three robots: (robot index, parameter, factor)
 FAULTS = ((3, 'Fc_3', 1.6), (11, 'drive_gain_2', 1.1), (20, 'Fv_5', 1.6))
-
-
-def fleet_results(robot, count: int, seed: int, faults=()) -> list[IdentificationResult]:
-    """Results of ``count`` robots of ``robot``'s model: every parameter drawn normal around its centre (the model's
-    base parameters, :data:`FRICTION`, :data:`GAIN`) with the relative spread :data:`SPREAD` (of |centre| + 0.01 for
-    the base parameters, some of which are 0), each robot's own σ :data:`OWN_SIGMA` of that spread; ``faults``
-    multiply one parameter of one robot."""
-    rng = np.random.default_rng(seed)
-    base = robot.base
-    centre_base = np.asarray(base.from_standard(robot.standard_parameters))
-    friction_names = [f'{s}_{j + 1}' for j in range(robot.n) for s in FRICTION]
-    centre_friction = np.array([FRICTION[name.split('_')[0]] for name in friction_names])
-    spread = np.concatenate([SPREAD['base'] * (np.abs(centre_base) + 0.01), SPREAD['friction'] * centre_friction])
-    names = list(base.names) + friction_names
-    results = []
-    for r in range(count):
-        values = np.concatenate([centre_base, centre_friction]) + spread * rng.standard_normal(len(spread))
-        gains = GAIN * (1.0 + SPREAD['drive_gain'] * rng.standard_normal(robot.n))
-        for index, name, factor in faults:
-            if index == r and name.startswith('drive_gain_'):
-                gains[int(name.rsplit('_', 1)[1]) - 1] *= factor
-            elif index == r:
-                values[names.index(name)] *= factor
-        results.append(IdentificationResult(
-            robot=robot.name, joint_names=tuple(robot.joint_names), method='wls',
-            model={'friction': 'viscous_coulomb', 'friction_symbols': list(FRICTION), 'temperature': False,
-                   'torque_source': 'current', 'rotor_compensation': True, 'rotor_inertia_identified': False},
-            parameter_names=names, values=values, std=OWN_SIGMA * spread,
-            base_expressions=dict(zip(base.names, base.expressions, strict=True)), drive_gains=gains,
-            drive_gains_std=np.full(robot.n, OWN_SIGMA * SPREAD['drive_gain'] * GAIN), drive_gains_identified=True))
-    return results
-
-
-def members_of(results) -> list[FleetMember]:
-    return [FleetMember(f'cell-{r:02d}', f'cell-{r:02d}.yaml', f'{r:064x}', result) for r, result in enumerate(results)]
-
-
-def saved(folder, results) -> list[str]:
-    paths = []
-    for r, result in enumerate(results):
-        paths.append(str(result.save(folder / f'cell-{r:02d}.yaml')))
-    return paths
 
 
 @pytest.fixture(scope='module')

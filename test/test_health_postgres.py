@@ -16,6 +16,7 @@ import pytest
 
 from builders import FLEET_WORN, fleet_record
 from dynid.errors import InputError
+from dynid.health.job import judge_record
 from dynid.health.record import HealthRecord, JointSession, Session
 from dynid.health.schema import SCHEMA_VERSION, migrations, statements
 from health_sessions import assert_some_robots_read_as_in_the_whole_fleet
@@ -54,7 +55,7 @@ def test_the_schema_and_the_values_are_the_same_as_in_sqlite(url, tmp_path):
                 record.append(session(k))
             record.append(Session('cell-1', 'test-arm', JOINTS, 1.7e9 + 86400.0 * 9,
                                   (JointSession('b', stiffness=3e4),)))
-            assert record.schema_version == SCHEMA_VERSION == 4
+            assert record.schema_version == SCHEMA_VERSION == 5
             histories.append((record.dialect, record.columns(), record.history('cell-1')))
     (pg, pg_columns, pg_history), (lite, lite_columns, lite_history) = histories
     assert (pg, lite) == ('postgresql', 'sqlite')
@@ -106,7 +107,7 @@ def test_a_version_2_database_is_migrated_with_its_sessions(url):
     with pytest.raises(InputError, match='older'):
         HealthRecord(url, readonly=True)  # reading alone never changes the database
     with HealthRecord(url) as record:
-        assert record.schema_version == 4
+        assert record.schema_version == SCHEMA_VERSION
         record.append(session(1, robot='old'))
         history = record.history('old')
         assert 'judgements' in record.columns()
@@ -230,6 +231,26 @@ def test_the_fleet_page_and_json_read_a_postgresql_record(url, tmp_path, capsys)
     data = json.loads(capsys.readouterr().out)
     assert {e['robot'] for e in data['by_forecast'][:2]} == set(FLEET_WORN)
     assert data['source'] == f'record {url}' and (folder / data['robots'][0]['page']).exists()
+
+
+def test_a_robots_place_in_its_fleet_is_stored_and_read_as_in_sqlite(url, tmp_path):
+    from dynid.health.fleet_place import FleetPlace
+
+    fleet_record(url, robots=2, sessions=5)
+    document = {'model': 'ur5e', 'robots': 24, 'judged': 80, 'false_flag_rate': 0.01, 'apart': [
+        {'joint': 'elbow_joint', 'parameter': 'Fc_3', 'kind': 'friction', 'value': 4.8, 'centre': 3.0, 'spread': 0.15,
+         'others': 23, 'z': 12.0, 'z_own': 11.5, 'threshold': 6.1, 'relative_percent': 60.0, 'text': 'Fc_3 apart'}]}
+    places = [FleetPlace('cell-00', 1.7e9, 'ab' * 32, document), FleetPlace('cell-01', 1.7e9, 'cd' * 32, {
+        **document, 'apart': []}), FleetPlace('not-in-the-record', 1.7e9, 'ef' * 32, document)]
+    for db in (url, tmp_path / 'health.sqlite3'):
+        if db != url:
+            fleet_record(db, robots=2, sessions=5)
+        with HealthRecord(db) as record:
+            assert record.store_standings(places) == ['cell-00', 'cell-01']
+            assert record.store_standings(places[:1]) == ['cell-00']  # in place of the one before
+            assert record.standings() == {p.robot: p for p in places[:2]}
+        health = judge_record(db)[0]
+        assert [h.fleet for h in health] == places[:2] and [h.state for h in health][0] == 'warn'
 
 
 def test_every_query_of_the_grafana_dashboard_runs_on_the_schema(url):

@@ -81,7 +81,7 @@ def test_a_version_1_record_is_migrated_with_its_sessions(tmp_path):
     with pytest.raises(InputError, match='older'):
         HealthRecord(path, readonly=True)  # reading alone never changes the file
     with HealthRecord(path) as record:
-        assert record.schema_version == SCHEMA_VERSION == 4
+        assert record.schema_version == SCHEMA_VERSION == 5
         record.add_event('old', Event('set_baseline', 1.6e9 + 10))  # the table version 2 added
         history = record.history('old')
     assert history.values['stiffness'][0, 0] == 41000.0 and history.events[0].kind == 'set_baseline'
@@ -108,7 +108,7 @@ def test_a_version_3_record_is_migrated_and_stores_judgements(tmp_path):
     with HealthRecord(path) as record:
         for k in range(8):
             record.append(session(k))
-        assert record.schema_version == 4 and 'judgements' in record.columns()
+        assert record.schema_version == SCHEMA_VERSION and 'judgements' in record.columns()
         assert record.history('cell-1').values['stiffness'][0, 0] == 41000.0
         settings = HealthSettings()
         assert read_judgements(record, settings)[1] == ['cell-1']  # none stored yet: to be judged

@@ -1,14 +1,17 @@
 """``dynid fleet``: what the robots of one model know together.
 
-    dynid fleet prior RESULT... -o FLEET_PRIOR.yaml [--force] [--false-flag-rate RATE]
+    dynid fleet prior RESULT... -o FLEET_PRIOR.yaml [--force] [--false-flag-rate RATE] [--json FILE|-]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 from dynid.cli.options import add_option
 from dynid.cli.shared import EXIT_OK, output_file
+from dynid.errors import InputError
 
 SUMMARY = "what a fleet of one robot model knows: its results pooled into a prior, each robot's place in the fleet"
 
@@ -33,33 +36,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help='fleet prior file to write (YAML; for dynid identify --prior)')
     prior.add_argument('--force', action='store_true', help='overwrite an existing fleet prior file')
     add_option(prior, FleetPriorSettings, 'false_flag_rate', '--false-flag-rate', metavar='RATE')
+    prior.add_argument('--json', default=None, metavar='FILE', help='also write the prior\'s summary and every '
+                       'robot\'s standing as JSON to FILE (written whole or not at all; --force overwrites), or to '
+                       'the standard output with "-" (the text then goes to the standard error)')
 
 
 def run(args: argparse.Namespace) -> int:
+    from dynid.files import write_text
     from dynid.fleet.prior import FleetTable, fleet_prior, read_members
     from dynid.fleet.settings import FleetPriorSettings
-    from dynid.fleet.standing import fleet_standing
+    from dynid.fleet.standing import standings_by_model
 
     settings = FleetPriorSettings(false_flag_rate=args.false_flag_rate)
     output = output_file(args.output, '-o', args.force)
+    to_stdout = args.json == '-'
+    report = output_file(args.json, '--json', args.force) if args.json and not to_stdout else None
+    if report is not None and report.resolve() == output.resolve():
+        raise InputError(f'--json {args.json} is the fleet prior file -o writes: name another file')
+    say = (lambda text: print(text, file=sys.stderr)) if to_stdout else print  # noqa: E731
     members = read_members(args.results)
     table = FleetTable.of(members)
     prior = fleet_prior(table)
     kinds = [p.kind for p in prior.parameters]
+    counts = {kind: kinds.count(kind) for kind in ('base', 'friction', 'drive_gain')}
     model = prior.model
-    print(f'fleet prior of {prior.robots} robots of {prior.robot} (friction {model.get("friction")}, torque '
-          f'{model.get("torque_source")}): {kinds.count("base")} base parameters, {kinds.count("friction")} friction '
-          f'parameters, {kinds.count("drive_gain")} drive gains pooled')
+    say(f'fleet prior of {prior.robots} robots of {prior.robot} (friction {model.get("friction")}, torque '
+        f'{model.get("torque_source")}): {counts["base"]} base parameters, {counts["friction"]} friction '
+        f'parameters, {counts["drive_gain"]} drive gains pooled')
     for entry in prior.left_out:
-        print(f'left out: {entry["name"]} ({entry["reason"]})')
-    standings = fleet_standing(table, settings.false_flag_rate)
-    apart = [entry for standing in standings for entry in standing.apart]
-    print(f'each robot against the other {prior.robots - 1} (leave-one-out; at most {100 * settings.false_flag_rate:g} '
-          f'healthy robots in 100 named): ' + (f'{len(apart)} parameters of '
-                                               f'{sum(bool(s.apart) for s in standings)} robots stand apart'
-                                               if apart else 'no robot stands apart'))
+        say(f'left out: {entry["name"]} ({entry["reason"]})')
+    (group,) = standings_by_model(members, settings.false_flag_rate)  # one model: the table pooled them
+    apart = group.apart
+    if group.why_not:
+        say(f'each robot against the others: not judged ({group.why_not})')
+    else:
+        say(f'each robot against the other {prior.robots - 1} (leave-one-out; at most '
+            f'{100 * settings.false_flag_rate:g} healthy robots in 100 named): '
+            + (f'{len(apart)} parameters of {sum(bool(s.apart) for s in group.standings)} robots stand apart'
+               if apart else 'no robot stands apart'))
     for entry in apart:
-        print(f'  {entry.line()}')
+        say(f'  {entry.line()}')
+    document = {'prior': {**prior.to_dict(), 'file': str(output), 'pooled': counts}, 'standing': group.to_dict()}
+    text = json.dumps(document, indent=1, allow_nan=False)
     prior.save(output)
-    print(f'wrote {output}')
+    say(f'wrote {output}')
+    if to_stdout:
+        print(text)
+    elif report is not None:
+        write_text(report, text + '\n')
+        say(f'wrote {report}')
     return EXIT_OK

@@ -1,7 +1,7 @@
 """``dynid health``: the joint health record: trends, forecasts to a limit and events, as a page, JSON or text.
 
     dynid health [--db FILE|URL] [--robot NAME] [--report DIR] [--json]
-    dynid health [--db FILE|URL] --fleet-report DIR [--fleet-json] [--store-judgements]
+    dynid health [--db FILE|URL] --fleet-report DIR [--fleet-json] [--store-judgements] [--fleet-results RESULT...]
     dynid health import BAG... --params RESULT [--db FILE] [--robot NAME]
     dynid health event KIND [--joint NAME] [--note TEXT] [--time ISO] [--db FILE] [--robot NAME]
 """
@@ -15,6 +15,7 @@ import time
 from datetime import timezone
 
 from dynid.cli.flags import message
+from dynid.cli.options import add_option
 from dynid.cli.reading import add_effort_argument, read_bag
 from dynid.cli.shared import EXIT_BAD_INPUT, EXIT_OK, add_settings_arguments, output_folder, settings_from_args
 from dynid.errors import InputError
@@ -31,6 +32,7 @@ def _add_record_arguments(parser: argparse.ArgumentParser, default) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dynid.fleet.settings import FleetPriorSettings
     from dynid.health.schema import EVENT_KINDS
     from dynid.health.settings import HealthSettings
 
@@ -47,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--store-judgements', action='store_true',
                         help='with --fleet-report/--fleet-json: store the judgements made for the page in the record, '
                         'so that the next page reads them (robots whose writers did not store theirs; docs/fleet.md)')
+    parser.add_argument('--fleet-results', nargs='+', default=None, metavar='RESULT',
+                        help='with --fleet-report/--fleet-json: the robots\' identification results (dynid identify; '
+                        'each named by its file\'s stem, as the record names the robot): each robot\'s parameters '
+                        'judged against the other robots\' of its model, the ones standing apart named on the page, '
+                        'in fleet.json and (with --store-judgements) in the record')
+    add_option(parser, FleetPriorSettings, 'false_flag_rate', '--false-flag-rate', metavar='RATE')
     add_settings_arguments(parser, HealthSettings, 'judgement', skip=RECORD_FIELDS)
     actions = parser.add_subparsers(dest='health_action', metavar='ACTION')
     importing = actions.add_parser('import', help='add sessions from recorded bags in bulk',
@@ -94,6 +102,9 @@ def _judge(args) -> int:
         return _fleet(args, path, settings)
     if args.store_judgements:
         raise InputError('--store-judgements stores the fleet page\'s judgements: give --fleet-report or --fleet-json')
+    if args.fleet_results:
+        raise InputError('--fleet-results judges each robot\'s place in its fleet for the fleet\'s page: give '
+                         '--fleet-report or --fleet-json')
     # the stored judgements where current, as the fleet's page reads them; the other robots judged here
     found = judge_robots(path, settings, robots=[args.robot] if args.robot else None)
     if args.robot and found.unjudged:
@@ -122,7 +133,8 @@ def _fleet(args, path, settings) -> int:
     from dynid.fleet.report import fleet_json, judge_fleet, write_fleet_report
     from dynid.health.record import HealthRecord
 
-    fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None, store=args.store_judgements)
+    fleet = judge_fleet(path, settings, robots=[args.robot] if args.robot else None, store=args.store_judgements,
+                        results=args.fleet_results, false_flag_rate=args.false_flag_rate)
     if args.robot and fleet.unjudged:
         raise InputError(f'{HealthRecord.display(path)}: robot {args.robot!r} cannot be judged: '
                          f'{fleet.unjudged[args.robot]}')

@@ -15,7 +15,9 @@ the scheduler at ``scheduler``), so a result is what ``dynid identify`` gives fo
   of its robot: the identified Coulomb and viscous friction per joint (``coulomb_nm``, ``viscous_nms``,
   friction scale 1), dated by the recording's first stamp, source ``identify`` — a fleet's friction
   over its history, re-derived whenever dynid's models improve. Sessions already there are skipped. Each
-  robot with new sessions is judged once at the end and its judgement stored (:mod:`dynid.health.stored`).
+  robot with new sessions is judged once at the end and its judgement stored (:mod:`dynid.health.stored`), and
+  every robot's place in its fleet (:func:`fleet_places`: its newest result against the other robots' of its model)
+  is stored beside it, for the fleet's page and the robot's judgement.
 
     >>> from dynid.cli.batch import identify_command                                    # doctest: +SKIP
     >>> outcomes = reidentify('recordings/', 'ur5e', command=identify_command, workers=2)  # doctest: +SKIP
@@ -269,12 +271,32 @@ def reidentify(source, robot: str = BatchSettings.robot, options: Sequence[str] 
 
             for name in dict.fromkeys(o.robot for o in outcomes if o.session is not None):
                 store_judgement(record, name)
+            record.store_standings([place for group in fleet_places(outcomes) for place in group.places()])
     finally:
         if cluster is not None:
             cluster.close()
         if record is not None:
             record.close()
     return outcomes
+
+
+def fleet_places(outcomes: Sequence[Outcome], false_flag_rate: float | None = None) -> list:
+    """Each robot's place in its fleet (:func:`dynid.fleet.standing.standings_by_model`) from the newest result of
+    each robot among ``outcomes`` (identified or skipped; the newest by the recording's start)."""
+    from dynid.fleet.prior import FleetMember
+    from dynid.fleet.standing import FALSE_FLAG_RATE, standings_by_model
+    from dynid.identify.result import IdentificationResult
+
+    newest: dict[str, Outcome] = {}
+    for o in outcomes:
+        if o.status != 'failed' and o.result and Path(o.result).is_file():
+            known = newest.get(o.robot)
+            if known is None or (o.started_utc if math.isfinite(o.started_utc) else -math.inf) >= \
+                    (known.started_utc if math.isfinite(known.started_utc) else -math.inf):
+                newest[o.robot] = o
+    members = [FleetMember(robot, o.result, input_files(o.result)[0]['sha256'], IdentificationResult.load(o.result))
+               for robot, o in newest.items()]
+    return standings_by_model(members, FALSE_FLAG_RATE if false_flag_rate is None else false_flag_rate)
 
 
 def summary_table(outcomes: Sequence[Outcome]) -> str:

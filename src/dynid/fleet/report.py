@@ -7,6 +7,10 @@ From one health record (SQLite or PostgreSQL) every robot is judged as ``dynid h
   the limit) by days to the limit, then the rest by how near their level is to the limit (level/limit);
 - **by change**: entries with a change detected within ``change_warning_days``, the most recent first.
 
+Beside the trends, **each robot's place in its fleet**: its identified parameters against the other robots' results
+(:mod:`dynid.fleet.standing`), from the result files given (``results``) or as the record holds them (written by
+``dynid batch --db``); the robots standing apart are named with the parameter and its size.
+
 The robots are listed in the order of their first entry. The folder holds ``index.html`` (the two
 rankings and the robots), ``fleet.json`` (the same for tools) and ``robots/<name>/index.html``, each robot's
 own page (:func:`dynid.health.page.page_html`), one click from the fleet's; it is written whole or not at
@@ -27,9 +31,12 @@ from pathlib import Path
 
 from dynid import __version__
 from dynid.files import written
+from dynid.fleet.prior import read_members
+from dynid.fleet.standing import FALSE_FLAG_RATE, MIN_FLEET, FleetStandings, standings_by_model
 from dynid.health.assessment import STATE_ORDER, RobotHealth
 from dynid.health.job import judge_robots
 from dynid.health.page import STYLE, badge, page_html
+from dynid.health.record import HealthRecord
 from dynid.health.settings import HealthSettings
 from dynid.health.trend import QuantityHealth
 
@@ -75,6 +82,8 @@ class Fleet:
     sections: dict[str, str] = field(default_factory=dict)  # stored page sections by robot (dynid.health.stored)
     judged: list[str] = field(default_factory=list)  # the robots judged here, not read from a stored judgement
     unjudged: dict[str, str] = field(default_factory=dict)  # robots whose stored data cannot be judged: why
+    standings: list[FleetStandings] = field(default_factory=list)  # from the result files given, by robot model
+    standings_given: bool = False  # result files were given (else the places are the record's, where stored)
 
 
 def entry(robot: str, q: QuantityHealth, now_days: float, settings: HealthSettings) -> Entry:
@@ -108,16 +117,28 @@ def rank(healths: list[RobotHealth], settings: HealthSettings) -> tuple[list[Ent
 
 
 def judge_fleet(db, settings: HealthSettings | None = None, now_utc: float | None = None,
-                robots=None, workers: int | None = None, store: bool = False, use_stored: bool = True) -> Fleet:
+                robots=None, workers: int | None = None, store: bool = False, use_stored: bool = True,
+                results=None, false_flag_rate: float = FALSE_FLAG_RATE) -> Fleet:
     """Read every robot (or ``robots``) of the record ``db`` read-only, judge them and rank them (module
     docstring; :func:`dynid.health.job.judge_robots` reads the stored judgements that are current, judges the others,
     stores them with ``store``). A robot whose stored data cannot be judged is listed with the reason
-    (``Fleet.unjudged``), the others ranked. InputError for a missing, damaged or newer record, or one without
-    sessions."""
+    (``Fleet.unjudged``), the others ranked. ``results``: the robots' identification result files (each named by its
+    stem, as the record names the robot): every robot's place in its fleet judged from them (``false_flag_rate``:
+    :func:`dynid.fleet.standing.fleet_standing`), in place of the record's, and stored in it with ``store``.
+    InputError for a missing, damaged or newer record, one without sessions, or a result file missing."""
     settings = settings or HealthSettings()
+    members = read_members(results) if results else []
     found = judge_robots(db, settings, now_utc, robots, workers, store, use_stored)
     fleet = Fleet(found.source, found.healths, found.events, sections=found.sections, judged=found.judged,
-                  unjudged=found.unjudged)
+                  unjudged=found.unjudged, standings=standings_by_model(members, false_flag_rate) if results else [],
+                  standings_given=bool(results))
+    if results:
+        places = {place.robot: place for group in fleet.standings for place in group.places()}
+        for name, health in fleet.healths.items():
+            health.fleet = places.get(name)
+        if store:
+            with HealthRecord(db, create=False) as record:
+                record.store_standings(list(places.values()))
     fleet.by_forecast, fleet.by_change, fleet.robots = rank(list(fleet.healths.values()), settings)
     fleet.pages = _page_names(fleet.robots)
     return fleet
@@ -137,16 +158,47 @@ def _page_names(robots: list[str]) -> dict[str, str]:
     return pages
 
 
+def standing_apart(fleet: Fleet) -> list[tuple[str, dict]]:
+    """(robot, parameter standing apart as :meth:`dynid.fleet.standing.ParameterStanding.to_dict` gives it) of every
+    robot the page names, farthest first within a robot; robots in the order of the fleet's, then the others'."""
+    if fleet.standings_given:
+        found = [(s.robot, entry.to_dict()) for group in fleet.standings for s in group.standings for entry in s.apart]
+    else:
+        found = [(name, entry) for name, h in fleet.healths.items() if h.fleet is not None for entry in h.fleet.apart]
+    order = {robot: k for k, robot in enumerate(fleet.robots)}
+    return sorted(found, key=lambda item: order.get(item[0], len(order)))
+
+
+def standing_note(fleet: Fleet) -> str:
+    """Why the page names no robot's place in its fleet, or ''."""
+    if fleet.standings_given:
+        why = [group.why_not for group in fleet.standings if group.why_not]
+        judged = [group for group in fleet.standings if not group.why_not]
+        if why and not judged:
+            return 'Not judged: ' + '; '.join(why) + '.'
+        return ('Not judged: ' + '; '.join(why) + '.') if why else ''
+    if not any(h.fleet is not None for h in fleet.healths.values()):
+        return (f'Not judged: no robot\'s identification results at hand (give them with --fleet-results, or let '
+                f'dynid batch --db store each robot\'s place; at least {MIN_FLEET} robots of one model).')
+    return ''
+
+
 def fleet_json(fleet: Fleet) -> dict:
-    """The fleet as plain values: robots (state, sessions, page), the two rankings (``dynid health --fleet-json``)."""
+    """The fleet as plain values: robots (state, sessions, page, place in the fleet), the two rankings, the robots
+    standing apart from their fleet (``dynid health --fleet-json``)."""
     robots = []
     for name in fleet.robots:
         h = fleet.healths[name]
         robots.append({'robot': name, 'model': h.model, 'sessions': h.sessions, 'state': h.state,
                        'last_session_utc': h.now_utc if math.isfinite(h.now_utc) else None,
-                       'page': fleet.pages[name]})
+                       'page': fleet.pages[name], 'fleet': None if h.fleet is None else h.fleet.to_dict()})
+    note = standing_note(fleet)
+    standing = {'source': 'results given' if fleet.standings_given else 'the record',
+                'groups': [group.to_dict() for group in fleet.standings], 'why_not': note or None,
+                'apart': [{'robot': robot, **entry} for robot, entry in standing_apart(fleet)]}
     return {'source': fleet.source, 'written_utc': time.time(), 'software': f'dynid {__version__}',
             'robots': robots, 'not_judged': [{'robot': robot, 'reason': why} for robot, why in fleet.unjudged.items()],
+            'standing': standing,
             'by_forecast': [e.to_dict(fleet.pages[e.robot]) for e in fleet.by_forecast],
             'by_change': [e.to_dict(fleet.pages[e.robot]) for e in fleet.by_change]}
 
@@ -185,9 +237,14 @@ def fleet_html(fleet: Fleet, top: int = 50) -> str:
     """The fleet's ``index.html``: the rankings (their first ``top`` entries) and every robot, linked."""
     counts = {state: sum(fleet.healths[r].state == state for r in fleet.robots) for state in reversed(STATE_ORDER)}
     summary = ' · '.join(f'{badge(state)} {count}' for state, count in counts.items() if count)
+    apart = standing_apart(fleet)
+    by_robot: dict[str, list[dict]] = {}
+    for robot, entry in apart:
+        by_robot.setdefault(robot, []).append(entry)
     robots = ''.join(f'<tr><td><a href="{html.escape(fleet.pages[r])}">{html.escape(r)}</a></td>'
                      f'<td>{html.escape(fleet.healths[r].model)}</td><td>{badge(fleet.healths[r].state)}</td>'
-                     f'<td class="num">{fleet.healths[r].sessions}</td></tr>' for r in fleet.robots)
+                     f'<td class="num">{fleet.healths[r].sessions}</td>'
+                     f'<td>{_place_cell(fleet.healths[r], by_robot.get(r, []))}</td></tr>' for r in fleet.robots)
     changes = (f'<table>{HEADER}{_rows(fleet.by_change, fleet.pages, top)}</table>' if fleet.by_change
                else '<p>No change detected recently.</p>')
     unjudged = ''.join(f'<tr><td>{html.escape(robot)}</td><td>{html.escape(why)}</td></tr>'
@@ -207,8 +264,51 @@ def fleet_html(fleet: Fleet, top: int = 50) -> str:
             f'<table>{HEADER}{_rows(fleet.by_forecast, fleet.pages, top)}</table>'
             f'<h2>Recent changes</h2><p class="meta">Changes detected within the last days, the most recent '
             f'first.</p>{changes}'
-            f'<h2>Robots</h2><table><tr><th>robot</th><th>model</th><th>state</th><th>sessions</th></tr>{robots}'
-            f'</table>{unjudged}</body></html>')
+            f'{_standing_section(fleet, apart)}'
+            f'<h2>Robots</h2><table><tr><th>robot</th><th>model</th><th>state</th><th>sessions</th>'
+            f'<th>against its fleet</th></tr>{robots}</table>{unjudged}</body></html>')
+
+
+def _size(entry: dict) -> str:
+    relative = entry.get('relative_percent')
+    return (f'{html.escape(str(entry["parameter"]))} ({html.escape(entry.get("joint") or "—")}) '
+            + (f'{relative:+.0f} %, ' if relative is not None else '') + f'z {entry["z_own"]:+.1f}')
+
+
+def _place_cell(health, apart: list[dict]) -> str:
+    """The robots table's cell: the parameters standing apart, 'with its fleet', or '—' where not judged."""
+    if apart:
+        return badge('warn') + ' ' + '; '.join(_size(entry) for entry in apart)
+    return 'with its fleet' if health.fleet is not None else '—'
+
+
+def _standing_section(fleet: Fleet, apart: list[tuple[str, dict]]) -> str:
+    """The robots standing apart from their fleet, a row per parameter (or why none is named)."""
+    note = standing_note(fleet)
+    head = ('<h2>Robots standing apart from their fleet</h2><p class="meta">Each robot\'s identified parameters '
+            'against the other robots\' of its model (leave-one-out: the median and robust spread of the others): z '
+            'in units of the fleet\'s spread, and with the robot\'s own σ; a parameter is named when abs(z with its '
+            'own σ) passes the threshold that lets at most the false-flag rate of healthy robots be named. Named here '
+            'without waiting for the robot\'s own trend.</p>')
+    if note and not apart:
+        return f'{head}<p>{html.escape(note)}</p>'
+    if not apart:
+        return f'{head}<p>No robot stands apart from its fleet.</p>'
+    rows = []
+    for robot, e in apart:
+        name = (f'<a href="{html.escape(fleet.pages[robot])}">{html.escape(robot)}</a>' if robot in fleet.pages
+                else html.escape(robot))
+        relative = e.get('relative_percent')
+        rows.append(f'<tr><td>{name}</td><td>{html.escape(e.get("joint") or "—")}</td>'
+                    f'<td>{html.escape(e["parameter"])} ({html.escape(e["kind"].replace("_", " "))})</td>'
+                    f'<td class="num">{e["value"]:.4g}</td><td class="num">{e["centre"]:.4g} ± {e["spread"]:.2g}</td>'
+                    f'<td class="num">{_percent(relative / 100) if relative is not None else "—"}</td>'
+                    f'<td class="num">{e["z"]:+.1f}</td><td class="num">{e["z_own"]:+.1f}</td>'
+                    f'<td class="num">{e["threshold"]:.2f}</td><td class="num">{e["others"]}</td></tr>')
+    return (f'{head}{f"<p>{html.escape(note)}</p>" if note else ""}<table><tr><th>robot</th><th>joint</th>'
+            '<th>parameter</th><th>its value</th><th>fleet centre ± spread</th><th>against the centre</th>'
+            '<th>z (fleet spread)</th><th>z (with its own σ)</th><th>named beyond</th><th>other robots</th></tr>'
+            f'{"".join(rows)}</table>')
 
 
 def write_fleet_report(fleet: Fleet, folder, top: int = 50):

@@ -26,12 +26,16 @@ its own noise explains. Fewer than 3 other robots holding p: p is not judged.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-from dynid.fleet.prior import FleetTable, robust_population
+from dynid.errors import InputError
+from dynid.fleet.prior import FleetMember, FleetTable, robust_population
+from dynid.health.fleet_place import FleetPlace
 from dynid.identify.fleet_prior_file import MIN_ROBOTS
 
 #: the default chance that a healthy robot has any parameter named (:class:`dynid.fleet.settings.FleetPriorSettings`)
@@ -76,18 +80,22 @@ class ParameterStanding:
         """(value − centre) / abs(centre) [%]; NaN for a centre of 0."""
         return 100.0 * (self.value - self.centre) / abs(self.centre) if self.centre != 0 else float('nan')
 
-    def line(self) -> str:
+    def line(self, robot: bool = True) -> str:
+        """The standing in one sentence (``robot``: beginning with the robot's name)."""
         where = self.kind.replace('_', ' ') + (f', {self.joint}' if self.joint else '')
         relative = '' if not np.isfinite(self.relative_percent) else f'{self.relative_percent:+.1f} %, '
-        return (f'{self.robot}: {self.name} ({where}) {self.value:.4g} against the fleet\'s {self.centre:.4g} (spread '
-                f'{self.spread:.2g}, {self.others} other robots): {relative}z = {self.z:+.1f}, with its own σ '
-                f'{self.z_own:+.1f} (named beyond {self.threshold:.2f})')
+        return (f'{f"{self.robot}: " if robot else ""}{self.name} ({where}) {self.value:.4g} against the fleet\'s '
+                f'{self.centre:.4g} (spread {self.spread:.2g}, {self.others} other robots): {relative}z = '
+                f'{self.z:+.1f}, with its own σ {self.z_own:+.1f} (named beyond {self.threshold:.2f})')
 
     def to_dict(self) -> dict:
-        return {'robot': self.robot, 'name': self.name, 'kind': self.kind, 'joint': self.joint, 'value': self.value,
-                'own_std': None if not np.isfinite(self.own_std) else self.own_std, 'centre': self.centre,
-                'spread': self.spread, 'others': self.others, 'z': self.z, 'z_own': self.z_own,
-                'threshold': self.threshold, 'apart': self.apart}
+        """Plain values (``fleet.json``, the health record's judgement): ``parameter`` its name, ``text`` the
+        sentence (:meth:`line`, without the robot's name)."""
+        finite = lambda v: float(v) if np.isfinite(v) else None  # noqa: E731
+        return {'joint': self.joint, 'parameter': self.name, 'kind': self.kind, 'value': self.value,
+                'own_std': finite(self.own_std), 'centre': self.centre, 'spread': self.spread, 'others': self.others,
+                'z': self.z, 'z_own': self.z_own, 'threshold': self.threshold,
+                'relative_percent': finite(self.relative_percent), 'apart': self.apart, 'text': self.line(False)}
 
 
 @dataclass(frozen=True)
@@ -122,3 +130,69 @@ def fleet_standing(table: FleetTable, false_flag_rate: float = FALSE_FLAG_RATE) 
                         for k in judged)
         standings.append(RobotStanding(table.members[r].name, entries))
     return standings
+
+
+#: the fewest robots of one model whose places are judged: each against at least :data:`MIN_ROBOTS` others
+MIN_FLEET = MIN_ROBOTS + 1
+
+
+@dataclass(frozen=True)
+class FleetStandings:
+    """The places of the robots of one ``model`` in their fleet (``standings``, in the members' order), or why there
+    are none (``why_not``: fewer than :data:`MIN_FLEET` robots, results that cannot be pooled)."""
+
+    model: str
+    members: tuple[FleetMember, ...]
+    standings: tuple[RobotStanding, ...]
+    why_not: str
+    false_flag_rate: float
+
+    @property
+    def robots(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.members)
+
+    @property
+    def apart(self) -> tuple[ParameterStanding, ...]:
+        """Every parameter standing apart, robot by robot (each robot's farthest first)."""
+        return tuple(entry for standing in self.standings for entry in standing.apart)
+
+    def places(self, judged_utc: float | None = None) -> list[FleetPlace]:
+        """Each robot's place as its health record keeps it (:class:`dynid.health.fleet_place.FleetPlace`)."""
+        judged_utc = time.time() if judged_utc is None else judged_utc
+        members = {m.name: m for m in self.members}
+        return [FleetPlace(s.robot, judged_utc, members[s.robot].sha256, {
+            'model': self.model, 'robots': len(self.members), 'result_file': members[s.robot].path,
+            'false_flag_rate': self.false_flag_rate, 'judged': len(s.entries),
+            'apart': [entry.to_dict() for entry in s.apart]}) for s in self.standings]
+
+    def to_dict(self) -> dict:
+        """Plain values: the fleet compared, why nothing was judged, and per robot the parameters standing apart."""
+        members = {m.name: m for m in self.members}
+        return {'model': self.model, 'robots': len(self.members), 'judged': not self.why_not,
+                'why_not': self.why_not or None, 'false_flag_rate': self.false_flag_rate,
+                'standings': [{'robot': s.robot, 'result_file': members[s.robot].path,
+                               'result_sha256': members[s.robot].sha256, 'judged': len(s.entries),
+                               'apart': [entry.to_dict() for entry in s.apart]} for s in self.standings]}
+
+
+def standings_by_model(members: Sequence[FleetMember], false_flag_rate: float = FALSE_FLAG_RATE) \
+        -> list[FleetStandings]:
+    """The robots of ``members`` grouped by their results' robot model, each group judged (:func:`fleet_standing`)
+    where it can be, else with the reason; never raises for a fleet too small or results that cannot be pooled."""
+    groups: dict[str, list[FleetMember]] = {}
+    for member in members:
+        groups.setdefault(member.result.robot, []).append(member)
+    found = []
+    for model, group in groups.items():
+        why = ''
+        if len(group) < MIN_FLEET:
+            why = (f'{len(group)} robot{"s" if len(group) != 1 else ""} of {model}: each robot is judged against the '
+                   f'others, and a parameter needs at least {MIN_ROBOTS} others holding it ({MIN_FLEET} robots)')
+        else:
+            try:
+                table = FleetTable.of(group)
+            except InputError as error:
+                why = error.spelled(lambda field: 'result')
+        standings = () if why else tuple(fleet_standing(table, false_flag_rate))
+        found.append(FleetStandings(model, tuple(group), standings, why, false_flag_rate))
+    return found

@@ -2,7 +2,9 @@
 
 The quantities: ``stiffness`` is α̂1 [N·m/rad] of the session; ``friction`` is the Coulomb level the
 adaptive friction estimated, α̂1·Fc [N·m] (α̂1 alone where the result had no Fc). Events apply from
-the first session at or after their time, to their joint or (joint None) to every joint.
+the first session at or after their time, to their joint or (joint None) to every joint. Beside the joints' own
+trends, a robot may carry its place in its fleet (:class:`dynid.health.fleet_place.FleetPlace`): the parameters of
+its identified model that stand apart from the other robots', judged without waiting for a trend.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynid.health.fleet_place import FleetPlace
 from dynid.health.record import RobotHistory
 from dynid.health.settings import HealthSettings
 from dynid.health.trend import DAY_S, QuantityHealth, analyze_quantity
@@ -40,11 +43,14 @@ class RobotHealth:
     first_utc: float
     now_utc: float
     joints: dict[str, dict[str, QuantityHealth]] = field(default_factory=dict)
+    fleet: FleetPlace | None = None  # its place in its fleet, where the record holds one
 
     @property
     def state(self) -> str:
-        """The worst state of any joint and quantity."""
+        """The worst state of any joint and quantity, and of its place in its fleet ('warn' where it stands apart)."""
         states = [q.state for joint in self.joints.values() for q in joint.values()]
+        if self.fleet is not None and self.fleet.apart:
+            states.append(self.fleet.state)
         return max(states, key=STATE_ORDER.index) if states else 'unknown'
 
     def to_dict(self) -> dict:
@@ -52,7 +58,8 @@ class RobotHealth:
         return {'robot': self.robot, 'model': self.model, 'sessions': self.sessions, 'state': self.state,
                 'first_utc': self.first_utc if math.isfinite(self.first_utc) else None, 'now_utc': self.now_utc,
                 'joints': {joint: {q: h.to_dict() for q, h in quantities.items()}
-                           for joint, quantities in self.joints.items()}}
+                           for joint, quantities in self.joints.items()},
+                'fleet': None if self.fleet is None else self.fleet.to_dict()}
 
 
 def assess(history: RobotHistory, settings: HealthSettings | None = None, now_utc: float | None = None,

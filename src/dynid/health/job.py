@@ -80,6 +80,7 @@ def judge_robots(db, settings: HealthSettings | None = None, now_utc: float | No
         else:
             outcomes = [judged_or_why(h, settings, now_utc) for h in histories]
         judged = {h.robot: (h, o) for h, o in zip(histories, outcomes, strict=True) if isinstance(o, RobotHealth)}
+        places = record.standings(robots)  # each robot's place in its fleet, where one was stored
         if store and now_utc is None:
             for history, health in judged.values():
                 section = robot_section(health, history.events)
@@ -89,6 +90,8 @@ def judge_robots(db, settings: HealthSettings | None = None, now_utc: float | No
         robot: health for robot, (health, _) in stored.items()}
     unjudged = {h.robot: o for h, o in zip(histories, outcomes, strict=True) if isinstance(o, str)}
     names = [name for name in (sorted(healths) if robots is None else list(robots)) if name in healths]
+    for name in names:
+        healths[name].fleet = places.get(name)
     return Judged(source, {name: healths[name] for name in names}, events,
                   sections={robot: section for robot, (_, section) in stored.items()}, judged=list(judged),
                   unjudged=unjudged)

@@ -182,12 +182,37 @@ def _compensated_for(q: QuantityHealth) -> str:
     return ' and '.join(words)
 
 
+def fleet_place_html(place) -> str:
+    """A robot's place in its fleet (:class:`dynid.health.fleet_place.FleetPlace`): the parameters standing apart,
+    each with its value, the fleet's centre and spread and the two z, or one line saying it stands with its fleet."""
+    if place is None:
+        return ''
+    compared = html.escape(place.compared)
+    if not place.apart:
+        return f'<p class="meta">Against its fleet: {_badge("ok")} no parameter stands apart ({compared}).</p>'
+    rows = ''.join(
+        f'<tr><td>{html.escape(e.get("joint") or "—")}</td><td>{html.escape(str(e["parameter"]))} '
+        f'({html.escape(str(e["kind"]).replace("_", " "))})</td><td class="num">{e["value"]:.4g}</td>'
+        f'<td class="num">{e["centre"]:.4g} ± {e["spread"]:.2g}</td>'
+        f'<td class="num">{_relative(e.get("relative_percent"))}</td><td class="num">{e["z"]:+.1f}</td>'
+        f'<td class="num">{e["z_own"]:+.1f}</td><td class="num">{e["threshold"]:.2f}</td></tr>' for e in place.apart)
+    return (f'<h3>Against its fleet {_badge(place.state)}</h3><p>Stands apart from its fleet in {len(place.apart)} '
+            f'parameter{"s" if len(place.apart) > 1 else ""}, without waiting for its own trend: {compared}.</p>'
+            '<table><tr><th>joint</th><th>parameter</th><th>its value</th><th>fleet centre ± spread</th>'
+            '<th>against the centre</th><th>z (fleet spread)</th><th>z (with its own σ)</th><th>named beyond</th></tr>'
+            f'{rows}</table>')
+
+
+def _relative(percent) -> str:
+    return f'{percent:+.1f} %' if isinstance(percent, int | float) and math.isfinite(percent) else '—'
+
+
 def robot_section(health: RobotHealth, events: Sequence = ()) -> str:
-    """The HTML of one robot: state, summary table, per-joint plots, events."""
+    """The HTML of one robot: state, its place in its fleet, summary table, per-joint plots, events."""
     now_days = (health.now_utc - health.first_utc) / DAY_S if health.sessions else 0.0
     parts = [f'<h2>{html.escape(health.robot)} {_badge(health.state)}</h2>',
              f'<p class="meta">model {html.escape(health.model)} · {health.sessions} sessions from '
-             f'{_date(health.first_utc)} to {_date(health.now_utc)}</p>']
+             f'{_date(health.first_utc)} to {_date(health.now_utc)}</p>', fleet_place_html(health.fleet)]
     if not health.joints:
         return ''.join(parts + ['<p>No estimates recorded yet.</p>'])
     parts.append('<table><tr><th>joint</th><th>quantity</th><th>state</th><th>now</th><th>limit</th><th>trend</th>'
@@ -231,13 +256,20 @@ def write_page(folder, healths: Sequence[RobotHealth], events: dict | None = Non
     return path
 
 
+def _section(health: RobotHealth, events: Sequence, made: str | None) -> str:
+    """The robot's section: the one made before where there is one (its place in its fleet added after it; a robot
+    standing apart is drawn anew, so that its state at the top says so)."""
+    if made is None or (health.fleet is not None and health.fleet.apart):
+        return robot_section(health, events)
+    return made + fleet_place_html(health.fleet)
+
+
 def page_html(healths: Sequence[RobotHealth], events: dict | None = None, source: str = '', back: str = '',
               sections: dict[str, str] | None = None) -> str:
     """The page of :func:`write_page` as text; ``back``: a link to put above it (a fleet page's address);
     ``sections``: {robot: its :func:`robot_section` made before} (stored judgements: dynid.health.stored)."""
     events, made = events or {}, sections or {}
-    sections = ''.join(made[h.robot] if h.robot in made else robot_section(h, events.get(h.robot, ()))
-                       for h in healths)
+    sections = ''.join(_section(h, events.get(h.robot, ()), made.get(h.robot)) for h in healths)
     legend = ('<p class="meta">Dots: each session\'s estimate, compensated to the reference temperature and load, '
               'relative to the baseline of its segment. Blue line and band: the trend of the sessions since the last '
               'change (Theil–Sen) and its confidence band, carried on toward the limit (red dashed). Blue verticals: '

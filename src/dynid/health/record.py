@@ -38,6 +38,7 @@ from dynid.health.backend import (
     is_postgres,
     redacted,
 )
+from dynid.health.fleet_place import FleetPlace
 from dynid.health.schema import (
     APPLICATION_ID,
     EVENT_KINDS,
@@ -604,6 +605,43 @@ class HealthRecord:
                                          None if row is None else bytes(row[5])))
         return found
 
+    # ------------------------------------------------------------------------------ places in the fleet
+    def store_standings(self, places: Sequence[FleetPlace]) -> list[str]:
+        """Write each robot's place in its fleet (:mod:`dynid.health.fleet_place`) in place of the one stored before,
+        all in one transaction; robots the record does not hold are left out. The robots written, in order."""
+        if self.readonly:
+            raise InputError(f'{self.path}: opened read-only')
+
+        def write(c) -> list[str]:
+            known = {r[0]: int(r[1]) for r in c.execute('SELECT name, robot_id FROM robots').fetchall()}
+            done = []
+            for place in places:
+                if place.robot not in known:
+                    continue
+                c.execute('INSERT INTO standings (robot_id, judged_utc, result_sha256, standing) VALUES (?, ?, ?, ?) '
+                          'ON CONFLICT (robot_id) DO UPDATE SET judged_utc = excluded.judged_utc, result_sha256 = '
+                          'excluded.result_sha256, standing = excluded.standing',
+                          (known[place.robot], float(place.judged_utc), place.result_sha256, place.encode()))
+                done.append(place.robot)
+            return done
+
+        return self._write(write)
+
+    def standings(self, robots: Sequence[str] | None = None) -> dict[str, FleetPlace]:
+        """{robot: its stored place in the fleet} of ``robots`` (default every robot) that have one; a damaged one
+        is left out."""
+        rows = self._read(lambda c: c.execute(
+            'SELECT r.name, s.judged_utc, s.result_sha256, s.standing FROM standings s JOIN robots r ON '
+            'r.robot_id = s.robot_id ORDER BY r.name').fetchall())
+        wanted = None if robots is None else set(robots)
+        places = {}
+        for name, judged_utc, result_sha256, text in rows:
+            if wanted is None or name in wanted:
+                place = FleetPlace.decode(name, judged_utc, result_sha256, text)
+                if place is not None:
+                    places[name] = place
+        return places
+
     # ------------------------------------------------------------------------------ closing
     def close(self) -> None:
         if self._db is not None:
@@ -691,6 +729,6 @@ def now_utc() -> float:
     return time.time()
 
 
-__all__ = ['Event', 'HealthRecord', 'JointSession', 'JudgementBasis', 'RecordUnavailableError', 'RobotHistory',
-           'Session', 'StoredJudgement', 'default_record_path', 'events_sha256', 'is_postgres', 'now_utc',
-           'record_exists']
+__all__ = ['Event', 'FleetPlace', 'HealthRecord', 'JointSession', 'JudgementBasis', 'RecordUnavailableError',
+           'RobotHistory', 'Session', 'StoredJudgement', 'default_record_path', 'events_sha256', 'is_postgres',
+           'now_utc', 'record_exists']
