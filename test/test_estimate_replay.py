@@ -267,7 +267,7 @@ def test_drives_given_replace_the_robots_and_the_results(twin):
 def _identified_rotor_inertia(result, robot, inertia):
     """``result`` as if it had identified the rotor inertias (``--torque motor_torque``): Ia_j of its own base
     parameter where the base model keeps one (Ia_3..Ia_6 on the UR5e; Ia_1, Ia_2 regroup with Izz_1, Izz_2)."""
-    from dynid.identify.prepare import structural_base
+    from dynid.identify.torque import structural_base
 
     rigid = list(structural_base(robot, [[]], 0, True).names)
     friction = [name for name in result.parameter_names if name not in rigid]

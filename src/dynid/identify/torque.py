@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.prepare import structural_base
 from dynid.identify.result import IdentificationResult
-from dynid.model.inertial import Payload, parameters_from_com
+from dynid.model.base_parameters import compute_base_parameters
+from dynid.model.inertial import INERTIAL_PARAMETER_NAMES, Payload, parameters_from_com
 from dynid.model.robot import RobotModel
 
 _PAYLOAD_BLOCK = re.compile(r'_P(\d+)$')
@@ -163,3 +163,31 @@ def round_trip_error(result: IdentificationResult, original_urdf: str | Path, ex
     q, dq, ddq = original.random_states(samples, seed=3)
     expected = RigidBodyTorque(result, original)(q, dq, ddq)
     return float(np.abs(loaded.inverse_dynamics(q, dq, ddq) - expected).max() / max(np.abs(expected).max(), 1e-12))
+
+
+def structural_base(robot: RobotModel, groups: list[list[int]], n_payload_blocks: int, rotor_inertia: bool,
+                    tolerance: float = 1e-8):
+    """Base columns of [arm | payload blocks | Ia] given which payload blocks each recording carries."""
+    rng_seed = 20200604
+    q, dq, ddq = robot.random_states(40 * max(1, len(groups)), seed=rng_seed)
+    y_arm = robot.regressor(q, dq, ddq)
+    y_payload = robot.payload_regressor(q, dq, ddq, arm_regressor=y_arm)
+    rows = y_arm.shape[0]
+    per_group = rows // max(1, len(groups))
+    blocks = [y_arm]
+    for b in range(n_payload_blocks):  # the mass is known: the other 9 payload parameters are unknowns
+        column = np.zeros((rows, 9))
+        for g, members in enumerate(groups):
+            if b in members:
+                column[g * per_group:(g + 1) * per_group] = y_payload[g * per_group:(g + 1) * per_group, 1:]
+        blocks.append(column)
+    if rotor_inertia:
+        from dynid.model.joint_terms import joint_term_regressor
+
+        blocks.append(joint_term_regressor(('rotor_inertia',), dq, ddq))
+    names = list(robot.standard_parameter_names)
+    for b in range(n_payload_blocks):
+        names += [f'{p}_P{b + 1}' for p in INERTIAL_PARAMETER_NAMES[1:]]
+    if rotor_inertia:
+        names += [f'Ia_{j + 1}' for j in range(robot.n)]
+    return compute_base_parameters(np.hstack(blocks), names, tolerance)
