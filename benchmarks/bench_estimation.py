@@ -75,9 +75,9 @@ from dynid.estimate import AdaptiveFrictionEstimator, StiffnessEstimator
 from dynid.estimate.stiffness import stiffness_curve_fit
 from dynid.excite.experiments import bang_coast_bang, waypoint_cycle
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.torque import RigidBodyTorque
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.torque import RigidBodyTorque
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import Payload, load_robot
 from dynid.sim.changes import JointChange
 from dynid.sim.parameters import PlantParameters

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.friction.power_law import power_term
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.model.robot import RobotModel
 
 #: (Coulomb, viscous, offset) symbols of each friction law's columns the σ_θ takes.

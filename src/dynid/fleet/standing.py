@@ -32,7 +32,7 @@ import numpy as np
 from scipy import stats
 
 from dynid.fleet.prior import FleetTable, robust_population
-from dynid.identify.fleet_prior_file import MIN_ROBOTS
+from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS
 
 #: the default chance that a healthy robot has any parameter named (:class:`dynid.fleet.settings.FleetPriorSettings`)
 FALSE_FLAG_RATE = 0.01
