@@ -83,10 +83,10 @@ import yaml
 
 from dynid.cli import main as dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import predict_series, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict_series, validate
 from dynid.io.bag import read_bag
 from dynid.model import Payload, load_robot
 from dynid.signal.preprocess import Decimator, FilterSettings, filtered_derivatives

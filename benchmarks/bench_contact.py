@@ -47,7 +47,7 @@ from dynid.cli.shared import add_settings_arguments, settings_from_args
 from dynid.contact.calibration import CalibrationRun, calibrate
 from dynid.contact.monitor import ContactMonitor, tracking_error
 from dynid.contact.settings import ContactSettings
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.model import load_robot
 
 CALIBRATION_RUNS = 10

@@ -367,7 +367,7 @@ def public_lbr_med7(folder: Path, clone: Path | None) -> dict:
         if not path.is_file():
             raise SystemExit(f'bench_diagnostics: {path} does not exist: give the clone of '
                              'lbr-stack/dynamic_parameter_identification (--lbr)')
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     bag = folder / 'lbr_med7'
     code, err = _dynid(['import', str(source), '--columns', 'q=q_{i},tau=tau_{i}', '--rate', '100', '--robot',

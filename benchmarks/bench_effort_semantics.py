@@ -61,9 +61,9 @@ from dynid.control.ur_direct_torque import (
     ur_friction_plan,
 )
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.io.bag import read_bag, write_bag
 from dynid.io.gravity_restore import payload_record
 from dynid.io.rtde import write_rtde

@@ -18,7 +18,7 @@ Adaptive friction (ch.6 §6.6, B2), decisions:
 - Identified model: a real dynid identification, not the twin's parameters. The twin carries a
   7.5 kg payload (centre of mass (0.03, 0.02, 0.05) m in the flange frame, unknown to the
   identification, so it folds into the arm's base parameters as a payload every run carries does)
-  and follows the shipped optimized excitation for 20 s; ``dynid.identify.identify`` with WLS and
+  and follows the shipped optimized excitation for 20 s; ``dynid.identify.steps.run.identify`` with WLS and
   the ``load_squared`` friction model (Fc·sgn ω + Fv·ω + τ0 + Fl·sgn ω·τ_out²) gives the rigid body
   and friction. The estimators are then built from the result as estimator_node builds them
   (τ̂_j = :class:`RigidBodyTorque` of the result, F(τ) = Fc + Fl·τ², F_V = Fv·ω + τ0, the thesis'
@@ -75,9 +75,9 @@ from dynid.estimate import AdaptiveFrictionEstimator, StiffnessEstimator
 from dynid.estimate.stiffness import stiffness_curve_fit
 from dynid.excite.experiments import bang_coast_bang, waypoint_cycle
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.torque import RigidBodyTorque
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.torque import RigidBodyTorque
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import Payload, load_robot
 from dynid.sim.changes import JointChange
 from dynid.sim.parameters import PlantParameters

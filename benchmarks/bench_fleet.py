@@ -449,7 +449,7 @@ def reidentification(root: Path, bags: list[Path], broken: Path) -> dict:
     from dynid.cli import main
     from dynid.cli.batch import identify_command
     from dynid.fleet.batch import reidentify
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     runs, values = {1: [], 2: []}, {}
     for workers in (1, 2, 1, 2):  # alternated: the other helpers' load drifts between runs

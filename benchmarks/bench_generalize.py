@@ -55,11 +55,11 @@ import yaml
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.prior import PRIOR_STD_GRID
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.solve.prior import PRIOR_STD_GRID
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.model import load_robot
 from dynid.model.inertial import parameters_from_com, split_parameters
 from dynid.sim.parameters import PlantParameters, cad_like

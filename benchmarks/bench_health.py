@@ -62,8 +62,8 @@ from dynid.health.record import HealthRecord
 from dynid.health.session import session_from_history
 from dynid.health.settings import HealthSettings
 from dynid.health.trend import DAY_S
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset

@@ -39,9 +39,9 @@ import pinocchio as pin
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import approach_trajectory, builtin_excitation_path, load_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import recover_payload, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import recover_payload, validate
 from dynid.model import Payload, load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import SimulationSettings, record_to_dataset, simulate_recording

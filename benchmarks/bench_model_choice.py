@@ -22,8 +22,8 @@ rad/s, the hump case's own, of either shape the choice tries (μ 1 and 2); all w
 data (targets: median ≤ 1.05, max ≤ 1.2). ``joints_behind_robot_file``: joints whose held-out residual is above the
 robot file's own model's (its links, the friction fitted on the training run, as ``dynid validate`` prints it) by
 a lead on each of five stretches of the held-out recording and by 5 % of the RMSE or more (the rule identify warns by
-on its folds, :attr:`dynid.identify.lead.Lead.clear`) and that neither identify's warnings nor validate's lines on
-the held-out recording name beside "robot file's own model" (as ``bench_public.py`` counts them; target 0); the
+on its folds, :attr:`dynid.identify.result.lead.Lead.clear`) and that neither identify's warnings nor validate's lines
+on the held-out recording name beside "robot file's own model" (as ``bench_public.py`` counts them; target 0); the
 joints above it by any margin (``joints_above_robot_file``) and the named ones are counted beside.
 ``identify_60s_s``: ``dynid identify`` with the defaults on 60 s at 1 kHz of the shipped excitation in a fresh
 process, from its imports, best of three (one with ``--quick``), as ``benchmarks/bench_generalize.py`` measures it,
@@ -73,10 +73,10 @@ from benchmarks.public_scoring import named_joints
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.lead import judge
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import predict, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.lead import judge
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import SimulationSettings, record_to_dataset, simulate_recording
@@ -224,7 +224,7 @@ def run_case(name, change, file_label, spikes, files, rate_hz, seconds) -> dict:
 
 def _behind_beyond_spread(prediction, j: int, blocks: int = 5) -> bool:
     """Whether the robot file's own model is clearly ahead on joint j over ``blocks`` contiguous stretches of the
-    held-out recording: the rule identify and validate warn by (:attr:`dynid.identify.lead.Lead.clear`)."""
+    held-out recording: the rule identify and validate warn by (:attr:`dynid.identify.result.lead.Lead.clear`)."""
     rows = prediction.joints == j
     measured, mine, theirs = (a[rows] for a in (prediction.measured, prediction.predicted, prediction.robot_file))
     parts = np.array_split(np.arange(measured.size), blocks)
@@ -242,8 +242,8 @@ MOTOR_OFFSET = np.array([0.1, -0.2, 0.3, 1.1, -0.7, 0.35])  # [rad] the motor en
 def part_coupled(folder: Path, files, rate_hz: float, seconds: float) -> dict:
     """The coupled-wrist case (module docstring)."""
     from dynid.cli import main as dynid
-    from dynid.identify.metrics import joint_metrics
-    from dynid.identify.validate import predict_series
+    from dynid.identify.result.metrics import joint_metrics
+    from dynid.identify.validation.validate import predict_series
     from dynid.io.bag import read_bag
 
     def couple(params):

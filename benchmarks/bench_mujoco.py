@@ -14,13 +14,13 @@ computes the motion; dynid's controller and sensors, noise on):
   the motor currents with the rotor inertia identified whole (``--torque current --no-rotor-compensation``:
   the MuJoCo armature is not the drive data's), physically consistent (``--physical``).
 - **Held-out.** A different trajectory (a random Fourier design, seed 11, 8 s period), recorded the same way;
-  ``nrmse_fit_percent`` per joint of :func:`dynid.identify.validate.validate` (K_τ·i against the result's
+  ``nrmse_fit_percent`` per joint of :func:`dynid.identify.validation.validate.validate` (K_τ·i against the result's
   prediction, Coulomb included). Target ≥ 95 % on every joint.
 - **Feedforward.** On the held-out trajectory at 1 kHz, the joint controller's own model feedforward off
   (``internal_feedforward: none``): RMS of the link tracking error q − q_d per joint from the start of the
   motion, with rigid_body + rotor_inertia + friction_static of the result (the product's default terms) over
   without (``feedforward_loop``'s settle hold with the feedforward ramped in). Target ratio < 1 on every joint.
-- **MJCF export.** :func:`dynid.identify.mjcf_export.export_mjcf` of the result; MuJoCo's ``mj_inverse`` of
+- **MJCF export.** :func:`dynid.identify.outputs.mjcf_export.export_mjcf` of the result; MuJoCo's ``mj_inverse`` of
   the written file on the held-out reference states (every 10th sample), friction loss disabled (a constraint
   force: not part of inverse dynamics), against dynid's W_b·χ̂_b + B·q̈ + Fv·q̇ from the same result: RMS of the
   difference over all joints relative to the RMS of dynid's torque. Target ≤ 1 %.
@@ -62,11 +62,11 @@ from dynid.estimate.replay import EstimationSettings, build_estimators
 from dynid.excite.design import design_excitation
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import PointTrajectory
-from dynid.identify.mjcf_export import dynid_torque, export_mjcf
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.outputs.mjcf_export import dynid_torque, export_mjcf
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot
 from dynid.model import mjcf as mjcf_model

@@ -59,10 +59,10 @@ from dynid.diagnosis import EffortCheckSettings, check_effort
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, save_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.io.bag import read_bag, write_bag
 from dynid.model import Payload, load_robot
 from dynid.sim.recording import SimulationSettings, simulate_recording

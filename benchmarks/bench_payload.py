@@ -49,8 +49,8 @@ from dynid.excite.design import design_excitation
 from dynid.excite.home import default_home
 from dynid.excite.payload_motion import PayloadMotionSettings, design_payload_motion, result_noise
 from dynid.excite.trajectory import save_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset
 from dynid.model import Payload, load_robot

@@ -14,7 +14,7 @@ case without any prior is reported beside it.
    validated on another 10 s random Fourier trajectory; ``short_record_fit_gain_points`` = the gain of
    the physical result over WLS on the joint WLS validates worst (target > 0), over five seeds (100–104)
    the least. The prior's weight s is the one the identification chooses itself (cross-validation over
-   stretches of the training record, :mod:`dynid.identify.prior`; the held-out trajectory is never seen);
+   stretches of the training record, :mod:`dynid.identify.solve.prior`; the held-out trajectory is never seen);
    the chosen s is listed. ``--confirm-seeds N`` (default 40) repeats the case on seeds F … F+N−1
    (``--confirm-first F``, default 110) and reports the distribution of the gain (least, median, how many
    positive) as ``short_record_confirm``. (How the rule was chosen is measured by
@@ -42,18 +42,18 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.check import mass_matrix_check
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.steps.check import mass_matrix_check
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.model import load_robot
 from dynid.model.inertial import parameters_from_com, split_parameters
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin, home_configuration
 
-#: the solvers' own statuses (dynid.identify.physical) as the benchmark reports them
+#: the solvers' own statuses (dynid.identify.solve.physical) as the benchmark reports them
 SOLVER_OUTCOMES = {'optimal': 'optimal', 'optimal_inaccurate': 'inaccurate'}
 
 
@@ -101,7 +101,7 @@ def solve_three_ways(prior_robot, dataset, drives=None) -> dict:
         try:
             result = identify(prior_robot, [RecordingInput(dataset)], ModelSpec(), drives=drives,
                               options=IdentifyOptions('wls', physical=settings))
-        except InputError as error:  # the solve missed its optimum, also when run again (dynid.identify.physical)
+        except InputError as error:  # the solve missed its optimum, also when run again (dynid.identify.solve.physical)
             out[solver] = {'outcome': 'inaccurate' if 'inaccurate' in str(error) else 'failed', 'reason': str(error),
                            'wall_s': time.perf_counter() - start}
             continue

@@ -33,9 +33,9 @@ from benchmarks.real_logs_tls import measure_tls
 from dynid.cli import main as dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, save_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot
 from dynid.signal.preprocess import FilterSettings

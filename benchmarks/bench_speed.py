@@ -98,13 +98,19 @@ def _identify_command(source: str | None, bag: Path, output: Path, *options: str
 #: The imports stage of dynid identify: the modules the WLS run below uses, imported before the bag is read.
 _IDENTIFY_IMPORTS = """
 try:
-    from dynid.identify.request import RecordingInput
-except ImportError:  # a landed checkout before the identification's pipeline
-    from dynid.identify.model import RecordingInput
-from dynid.identify.run import identify
+    from dynid.identify.equations.request import RecordingInput
+    from dynid.identify.steps.run import identify
+    import dynid.identify.outputs.report, dynid.identify.validation.validate
+except ImportError:  # a landed checkout before identify/'s wings
+    try:
+        from dynid.identify.request import RecordingInput
+    except ImportError:  # before the identification's pipeline
+        from dynid.identify.model import RecordingInput
+    from dynid.identify.run import identify
+    import dynid.identify.report, dynid.identify.validate
 from dynid.io.recorder import read_recording
 from dynid.model import load_robot
-import dynid.cli, dynid.identify.report, dynid.identify.validate
+import dynid.cli
 """
 
 # The WLS run of dynid identify in stages, in a fresh process: (label, CPU [s], wall [s]) per stage as JSON.

@@ -33,7 +33,7 @@ import numpy as np
 from benchmarks.public_datasets import dynid, say
 from dynid.contact.monitor import ContactMonitor
 from dynid.contact.settings import ContactSettings
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives

@@ -209,7 +209,7 @@ def flange_rotations(robot, t: np.ndarray, q: np.ndarray, loads, after_s: float 
 def true_model_result(robot, torque_source: str = 'current'):
     """A result holding the plant's own links and drives, no friction (the benchmark gives the true friction torque
     of the run instead): the 'true model' of the levels L_j (contact_scoring)."""
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     base = robot.base
     names = list(base.names)

@@ -47,7 +47,7 @@ def _kinds(folder: Path, twin: dict):
     from dynid.estimate.online import load_baseline
     from dynid.excite.trajectory import load_trajectory
     from dynid.fleet.batch import discover
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
     from dynid.io.bag import read_bag
     from dynid.model import load_robot
     from dynid.model.drives import load_drives

@@ -67,9 +67,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.identify.metrics import equation_metrics
-from dynid.identify.result import IdentificationResult
-from dynid.identify.validate import model_rows, predict
+from dynid.identify.result.metrics import equation_metrics
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.validation.validate import model_rows, predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives

@@ -41,7 +41,7 @@ FILE_KINDS = ('link', 'payload', 'drive', 'robot_file')
 
 def judged(entry: str, result_path: Path) -> dict:
     """The warnings of one result and the findings its authors contradict."""
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     result = IdentificationResult.load(result_path)
     meanings, signs_kept = AUTHORS[entry]

@@ -142,7 +142,7 @@ def recordings(case: Case, names) -> tuple:
 
 def _friction_rows(problem, n: int, rotor: bool) -> np.ndarray:
     """(rows, k) the fixed robot-file model's friction columns per row (module docstring), per row's joint."""
-    from dynid.identify.validate import model_rows
+    from dynid.identify.validation.validate import model_rows
 
     dq = model_rows(problem, lambda q, v, a: v)
     columns = [dq, np.sign(dq), np.ones_like(dq)]
@@ -153,7 +153,7 @@ def _friction_rows(problem, n: int, rotor: bool) -> np.ndarray:
 
 def robot_file_model(result, robot, train, given):
     """The fixed robot-file model (module docstring) fitted on ``train``: a function prediction → rows."""
-    from dynid.identify.validate import model_rows, predict
+    from dynid.identify.validation.validate import model_rows, predict
 
     fitted = predict(result, robot, train, drives=given)
     rotor = bool(getattr(fitted.problem, 'identify_rotor_inertia', False))
@@ -178,8 +178,8 @@ def robot_file_model(result, robot, train, given):
 def score_model(result, robot, case: Case, train, held: dict, given, references: bool = True) -> dict:
     """Per run and joint the held-out RMSE [N·m] and fit [%] of ``result``, and with ``references`` those of the
     fixed robot-file model and the authors' model on the same rows; ``pooled``: ‖e‖²'s and ‖y‖²'s sums."""
-    from dynid.identify.metrics import equation_metrics
-    from dynid.identify.validate import model_rows, predict
+    from dynid.identify.result.metrics import equation_metrics
+    from dynid.identify.validation.validate import model_rows, predict
 
     file_rows = robot_file_model(result, robot, train, given) if references else None
     runs, error, energy = {}, 0.0, 0.0
@@ -276,13 +276,13 @@ class Scorer:
         return self.run(['validate', '--params', str(path), *split, *sign, *options, *map(str, bags)])
 
     def _model(self, path: Path, robot, case, train, held, given, references=False) -> dict:
-        from dynid.identify.result import IdentificationResult
+        from dynid.identify.result.result import IdentificationResult
 
         return score_model(IdentificationResult.load(path), robot, case, train, held, given, references)
 
     def score(self, case: Case) -> dict:
         """The row of one dataset (module docstring of bench_public.py)."""
-        from dynid.identify.result import IdentificationResult
+        from dynid.identify.result.result import IdentificationResult
         from dynid.model import load_robot
         from dynid.model.drives import load_drives
 

@@ -91,7 +91,7 @@ def record(truth, trajectory, seconds: float, rate: float, seed: int):
 
 
 def _gravity_scales(result, robot, truth, q: np.ndarray) -> dict:
-    from dynid.identify.torque import RigidBodyTorque
+    from dynid.identify.result.torque import RigidBodyTorque
 
     zeros = np.zeros_like(q)
     true = truth.inverse_dynamics(q, zeros, zeros)
@@ -103,8 +103,8 @@ def _gravity_scales(result, robot, truth, q: np.ndarray) -> dict:
 
 def run_case(case, folder: Path, runner, quick: bool) -> dict:
     """One twin case (module docstring)."""
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.validate import validate
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.validation.validate import validate
     from dynid.io.bag import write_bag
     from dynid.model import load_robot
 

@@ -23,8 +23,8 @@ Read as a user would: ``dynid import pos_read_data.csv curr_data.csv --columns
 two files of one signal each, written without their files) is refused with the command that reads them; that
 command is run as printed (0 hand edits). ``dynid identify BAG --robot URDF --drives drives.yaml --holdout 0.3``
 with the defaults (``dynid validate`` the same way, for its words); held out: the last 30 % of the log in time (rows
-31 500–44 999, 2.7 s; 48 decimated rows per joint), scored with ``dynid.identify.validate.predict`` in motor space
-(the equations) and joint space (τ = Cᵀ·(r·τ_m)).
+31 500–44 999, 2.7 s; 48 decimated rows per joint), scored with ``dynid.identify.validation.validate.predict`` in motor
+space (the equations) and joint space (τ = Cᵀ·(r·τ_m)).
 
 FIGAROH's refit is **re-implemented** here as their ``examples/staubli_TX40/identification.py`` runs it, trained
 on the same first 70 % of the CSV rows: joint angles q = red_q⁻¹·θ_m, a Butterworth low-pass of order 4 at
@@ -43,7 +43,7 @@ C⁻ᵀ). The reference per joint and space is the better of the two (a joint is
 larger); the same two with q̈6 computed are shown beside (``ddq6_computed``), not used as the reference.
 
 ``joint_side`` measures what the friction of a stage that turns with joint 6 (q̇6 = θ̇6 − θ̇5: in motor space −1 on
-motor 5, +1 on motor 6; ``dynid.identify.joint_side``) does: the folds' table of the identification, and the
+motor 5, +1 on motor 6; ``dynid.identify.equations.joint_side``) does: the folds' table of the identification, and the
 library's identification with the defaults with and without it (``ModelSpec(joint_side_friction=False)``), held out
 per joint in both spaces. ``physical``: the same command with ``--physical``, its pooled held-out ‖e‖/‖y‖ of the
 motors' equations beside the defaults' (``pooled``). ``named``: the joints identify's warnings or validate's lines
@@ -67,9 +67,9 @@ import numpy as np
 import scipy.signal
 import yaml
 
-from dynid.identify.request import RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.validate import predict
+from dynid.identify.equations.request import RecordingInput
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.validation.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
@@ -235,10 +235,11 @@ def _model_series(problem, torque_of) -> np.ndarray:
 
 
 def _joint_side_effect(robot, drives, train, held) -> dict:
-    """What the joints' own friction (dynid.identify.joint_side) does on this split: the library's identification with
-    the defaults, with and without it (``ModelSpec(joint_side_friction=False)``), held out per joint in both spaces."""
-    from dynid.identify.request import IdentifyOptions, ModelSpec
-    from dynid.identify.run import identify
+    """What the joints' own friction (dynid.identify.equations.joint_side) does on this split: the library's
+    identification with the defaults, with and without it (``ModelSpec(joint_side_friction=False)``), held out per
+    joint in both spaces."""
+    from dynid.identify.equations.request import IdentifyOptions, ModelSpec
+    from dynid.identify.steps.run import identify
 
     out = {}
     for label, wanted in (('with', True), ('without', False)):
@@ -388,8 +389,8 @@ def processing(root: Path, folder: Path) -> dict:
     split the other way round (the first 30 % held out, trained on the rest). Each beside FIGAROH's refit on the same
     training rows, scored on the same held-out rows: {variant: {'dynid': {space: RMSE}, 'figaroh': {space: RMSE}}} of
     joint 5 [N·m], and the identification's Fcq_6, Fvq_6."""
-    from dynid.identify.request import IdentifyOptions, ModelSpec
-    from dynid.identify.run import identify
+    from dynid.identify.equations.request import IdentifyOptions, ModelSpec
+    from dynid.identify.steps.run import identify
     from dynid.signal.preprocess import FilterSettings
 
     bag, drives_path, _ = _imported(root, folder, _dynid)

@@ -46,10 +46,10 @@ import scipy.signal
 
 from benchmarks import public_tx40 as tx40
 from benchmarks.public_scoring import SEED, bootstrap_ratios
-from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput
-from dynid.identify.run import identify
-from dynid.identify.torque import RigidBodyTorque
-from dynid.identify.validate import predict
+from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
+from dynid.identify.result.torque import RigidBodyTorque
+from dynid.identify.steps.run import identify
+from dynid.identify.validation.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives

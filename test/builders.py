@@ -18,8 +18,8 @@ from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.static import CoulombViscous, PowerLawViscous
 from dynid.health.record import Event, HealthRecord, JointSession, Session
 from dynid.health.trend import temperature_features
-from dynid.identify.request import friction_symbols
-from dynid.identify.result import IdentificationResult
+from dynid.identify.equations.request import friction_symbols
+from dynid.identify.result.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin

@@ -8,10 +8,10 @@ import pytest
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.bridging import bridge_gaps
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.bridging import bridge_gaps
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.io.dataset import Dataset
 from dynid.signal.preprocess import FilterSettings, minimum_samples
 from dynid.sim.parameters import PlantParameters

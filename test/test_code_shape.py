@@ -4,7 +4,9 @@
 - import circles between the modules of ``src/dynid`` (2 before, both through deferred imports: io.bag and io.rtde,
   and the fleet's batch through the command line), deferred imports included;
 - imports up the core's layers, or of a front end (the command line, the ROS side) by the core (1 before:
-  diagnosis.effort imported identify.preprocess, now dynid.signal.preprocess; and the fleet's batch the CLI).
+  diagnosis.effort imported identify.preprocess, now dynid.signal.preprocess; and the fleet's batch the CLI);
+- imports up identify/'s wings (the pipeline's floors inside the core's identify layer), a wing the order does not
+  know, a wing of more than 15 modules.
 """
 
 import ast
@@ -101,6 +103,93 @@ def test_the_guards_find_a_deferred_circle_a_circle_through_a_package_and_an_upw
     assert import_circles(graph) == [['dynid.cli', 'dynid.cli.batch', 'dynid.fleet.batch'],
                                      ['dynid.io.bag', 'dynid.io.rtde']]
     assert layer_breaches(graph) == ['dynid.fleet.batch -> dynid.cli', 'dynid.fleet.batch -> dynid.cli.identify']
+
+
+# ------------------------------------------------------------------------------ identify/'s wings
+#: identify/'s wings, top to bottom, checked as :data:`CORE_LAYERS` are: a module of identify/ imports its own wing's or
+#: a lower one's. A module directly in identify/ is a wing of its own name: the settings and the accepted names, which
+#: ``dynid identify --help`` reads without loading the pipeline, stand at the bottom (:data:`IDENTIFY_FLOORS` for the
+#: methods' registry).
+IDENTIFY_LAYERS = (('job', 'friction_fit'), ('outputs',), ('validation',), ('methods',), ('steps',), ('selection',),
+                   ('equations',), ('solve',), ('result',), ('settings',), ('choices',), ('methods registry',))
+#: Modules that stand on another floor than their folder's: the methods' registry and contract, which the settings, the
+#: accepted names and the steps read, at the bottom; each method's own module (a plugin loaded by name through the
+#: registry, as another package's method is) above the steps it solves with.
+IDENTIFY_FLOORS = {'dynid.identify.methods': 'methods registry', 'dynid.identify.methods.contract': 'methods registry'}
+#: The most modules a wing holds (its ``__init__`` not counted).
+WING_MODULES_MAX = 15
+
+
+def identify_wing(module: str) -> str:
+    """The wing of identify/ a module stands in ('' outside identify/ and for the package itself)."""
+    if module in IDENTIFY_FLOORS:
+        return IDENTIFY_FLOORS[module]
+    parts = module.split('.')
+    return parts[2] if len(parts) > 2 and parts[1] == 'identify' else ''
+
+
+def wing_breaches(graph: dict[str, set[str]]) -> list[str]:
+    """``importer -> imported`` for every import of a higher wing of identify/ (:data:`IDENTIFY_LAYERS`) by one of its
+    modules, and ``importer: wing unknown`` for a module of a wing the order does not list."""
+    level = {name: k for k, names in enumerate(IDENTIFY_LAYERS) for name in names}
+    found = []
+    for module, imported in sorted(graph.items()):
+        mine = identify_wing(module)
+        if not mine:
+            continue
+        if mine not in level:
+            found.append(f'{module}: wing {mine} unknown')
+            continue
+        for other in sorted(imported):
+            theirs = identify_wing(other)
+            if theirs in level and level[theirs] < level[mine]:
+                found.append(f'{module} -> {other}')
+    return found
+
+
+def crowded_wings(root: Path, limit: int = WING_MODULES_MAX) -> dict[str, int]:
+    """{wing: modules} of every sub-package of ``root`` with more than ``limit`` modules (``__init__`` not counted)."""
+    counts = {folder.name: sum(1 for path in folder.glob('*.py') if path.name != '__init__.py')
+              for folder in sorted(root.iterdir()) if (folder / '__init__.py').exists()}
+    return {wing: n for wing, n in counts.items() if n > limit}
+
+
+def test_identifys_wings_import_down_their_order():
+    assert wing_breaches(import_graph(SRC)) == []
+
+
+def test_no_wing_of_identify_holds_more_than_15_modules():
+    assert crowded_wings(SRC / 'identify') == {}
+
+
+def test_the_wing_guards_find_an_upward_import_an_unknown_wing_and_a_crowded_one(tmp_path):
+    identify = tmp_path / 'dynid' / 'identify'
+    for wing in ('result', 'steps', 'methods', 'attic'):
+        (identify / wing).mkdir(parents=True)
+        (identify / wing / '__init__.py').write_text('')
+    (tmp_path / 'dynid' / '__init__.py').write_text('')
+    (identify / '__init__.py').write_text('')
+    (identify / 'settings.py').write_text('from dynid.identify.methods import names\n')  # the registry: below
+    (identify / 'choices.py').write_text('def load():\n    from dynid.identify.settings import CHOICES\n')
+    (identify / 'result' / 'result.py').write_text('from dynid.identify.settings import PRIOR_OFF\n')
+    (identify / 'result' / 'torque.py').write_text('def base():\n    from dynid.identify.steps.prepare import base\n')
+    (identify / 'steps' / 'prepare.py').write_text('from dynid.identify.result.result import Result\n')
+    (identify / 'steps' / 'fit.py').write_text('from dynid.identify.methods.contract import Method\n')
+    (identify / 'methods' / 'contract.py').write_text('')
+    (identify / 'methods' / 'ols.py').write_text('from dynid.identify.steps.fit import fit\n')  # a plugin: above
+    (identify / 'methods' / '__init__.py').write_text('from dynid.identify.methods.ols import METHOD\n')
+    (identify / 'attic' / 'old.py').write_text('')
+    assert wing_breaches(import_graph(tmp_path / 'dynid')) == [
+        'dynid.identify.attic: wing attic unknown', 'dynid.identify.attic.old: wing attic unknown',
+        'dynid.identify.choices -> dynid.identify.settings',
+        'dynid.identify.methods -> dynid.identify.methods.ols',
+        'dynid.identify.result.torque -> dynid.identify.steps',
+        'dynid.identify.result.torque -> dynid.identify.steps.prepare']
+    for n in range(WING_MODULES_MAX - 2):
+        (identify / 'steps' / f'step_{n}.py').write_text('')
+    assert crowded_wings(identify) == {}  # 15 modules: fit, prepare and 13 more
+    (identify / 'steps' / 'one_more.py').write_text('')
+    assert crowded_wings(identify) == {'steps': WING_MODULES_MAX + 1}
 
 
 # ------------------------------------------------------------------------------ node parameters
@@ -249,7 +338,7 @@ def call_graph(root: Path) -> dict[str, set[str]]:
 
 
 #: Functions that call themselves over nested data, not over the workflow: the result file's plain data.
-RECURSIVE_OVER_DATA = ('dynid.identify.result.plain_data',)
+RECURSIVE_OVER_DATA = ('dynid.identify.result.result.plain_data',)
 
 
 def reentries(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -279,9 +368,9 @@ def test_no_identification_step_changes_a_problem_equations_or_candidate():
 def test_the_pipeline_values_are_frozen():
     import dataclasses
 
-    from dynid.identify.prepare import Block, Equations, Torque
-    from dynid.identify.problem import Candidate, IdentificationProblem
-    from dynid.identify.request import IdentifyOptions, ModelSpec, Request
+    from dynid.identify.equations.prepare import Block, Equations, Torque
+    from dynid.identify.equations.problem import Candidate, IdentificationProblem
+    from dynid.identify.equations.request import IdentifyOptions, ModelSpec, Request
 
     for cls in (Block, Equations, Torque, Candidate, IdentificationProblem, IdentifyOptions, ModelSpec, Request):
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, cls.__name__
@@ -322,7 +411,7 @@ def test_the_pipeline_guards_find_a_change_a_reentry_and_a_decision_raised(tmp_p
 
 
 def test_no_identification_module_is_longer_than_500_lines():
-    """The identification's modules, its wings' too (the methods), stay readable whole: none over 500 lines."""
+    """The identification's modules, every wing's too, stay readable whole: none over 500 lines."""
     folder = Path(__file__).resolve().parents[1] / 'src' / 'dynid' / 'identify'
     long = {str(path.relative_to(folder)): n for path in folder.rglob('*.py')
             if (n := len(path.read_text().splitlines())) > 500}

@@ -10,11 +10,11 @@ import yaml
 
 from builders import coupled_wrist_twin
 from dynid.cli import main
-from dynid.identify.metrics import joint_metrics
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import identify
-from dynid.identify.validate import predict_series, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.metrics import joint_metrics
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.steps.run import identify
+from dynid.identify.validation.validate import predict_series, validate
 from dynid.io.csv_log import parse_column_spec
 from dynid.io.importing import ImportSettings, import_logs
 from dynid.io.log_checks import LogLimits

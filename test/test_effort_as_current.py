@@ -22,7 +22,7 @@ from std_srvs.srv import Trigger
 
 from dds_helpers import call, excitation_start, parameters, spinning, start_node, stop, wait_until
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.io.recorder import read_recording
 
 IDENTIFIERS = ('identifier_current', 'identifier_reference')

@@ -1,7 +1,7 @@
 """Core errors name settings by their field names; each front end spells them: the command line as ``--flag``,
 a node as ``name:=``. A guard holds the count of messages raised outside ``src/dynid/cli/`` that name a
 command-line flag at zero (43 before the fields); another the node spellings (``name:=``) in the core's strings at
-zero (4 before: identify/session.py's NODE_SPELLING and 'force:=true', now the ROS side's); a third the flags in
+zero (4 before: identify/job/session.py's NODE_SPELLING and 'force:=true', now the ROS side's); a third the flags in
 the core's other strings (advice, notes, warnings built before they are raised or kept), which may only shrink.
 A whole command (``dynid excite --optimize``) is a command to run, not a front end's spelling of a field."""
 

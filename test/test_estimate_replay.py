@@ -19,7 +19,7 @@ from dynid.estimate import EstimationSettings, StiffnessEstimator, build_estimat
 from dynid.estimate.projection import projection_bounds
 from dynid.estimate.report import summary_lines
 from dynid.identify.friction_fit.identified import joint_friction_of
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.io.bag import read_bag, write_bag
 from dynid.io.dataset import Dataset
 from dynid.model import load_robot
@@ -267,7 +267,7 @@ def test_drives_given_replace_the_robots_and_the_results(twin):
 def _identified_rotor_inertia(result, robot, inertia):
     """``result`` as if it had identified the rotor inertias (``--torque motor_torque``): Ia_j of its own base
     parameter where the base model keeps one (Ia_3..Ia_6 on the UR5e; Ia_1, Ia_2 regroup with Izz_1, Izz_2)."""
-    from dynid.identify.prepare import structural_base
+    from dynid.identify.result.torque import structural_base
 
     rigid = list(structural_base(robot, [[]], 0, True).names)
     friction = [name for name in result.parameter_names if name not in rigid]

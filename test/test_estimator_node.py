@@ -95,8 +95,8 @@ def test_adapts_friction_with_an_identification_result(tmp_path, ros_domain):
     import dataclasses
 
     from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-    from dynid.identify.request import ModelSpec, RecordingInput
-    from dynid.identify.run import IdentifyOptions, identify
+    from dynid.identify.equations.request import ModelSpec, RecordingInput
+    from dynid.identify.steps.run import IdentifyOptions, identify
     from dynid.model import load_robot
     from dynid.sim.parameters import PlantParameters
     from dynid.sim.recording import record_to_dataset

@@ -9,10 +9,10 @@ import pytest
 from builders import SYNTHETIC_FC, SYNTHETIC_FV, synthetic_recording
 from dynid.cli import main
 from dynid.errors import InputError
-from dynid.identify.mjcf_export import dynid_torque, export_mjcf, mjcf_torque_error
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.outputs.mjcf_export import dynid_torque, export_mjcf, mjcf_torque_error
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.model.mjcf import inverse_dynamics
 

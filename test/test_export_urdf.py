@@ -8,11 +8,11 @@ import pytest
 from builders import SYNTHETIC_FC, synthetic_recording
 from dynid.cli import main
 from dynid.errors import InputError
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.torque import RigidBodyTorque, round_trip_error
-from dynid.identify.urdf_export import export_urdf
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.outputs.urdf_export import export_urdf
+from dynid.identify.result.torque import RigidBodyTorque, round_trip_error
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.model.robot import RobotModel
 from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
@@ -87,7 +87,7 @@ def test_the_comprehensive_law_goes_to_a_joint_as_its_coulomb_level_and_viscous_
     itself in Li's form or at another exponent; fv as the damping only where the exponent is 1, else kept under its
     own name (left out and named by the exports)."""
     from builders import identified
-    from dynid.identify.urdf_export import joint_friction_table
+    from dynid.identify.outputs.urdf_export import joint_friction_table
 
     robot = load_robot('ur5e')
     exponents = np.array([1.0, 0.5, 1.0, 0.2, 1.0, 1.0])

@@ -31,7 +31,7 @@ from dynid.friction.static import PowerLawViscous, StribeckMap
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.friction_fit.identified import joint_friction_of
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.model import Payload
 
 BUILT_INS = ('rigid_body', 'rotor_inertia', 'friction_static', 'friction_egms', 'friction_adaptive', 'flexible_joint')

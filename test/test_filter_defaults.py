@@ -10,8 +10,8 @@ import yaml
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.result import IdentificationResult
-from dynid.identify.validate import predict
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.validation.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.signal.preprocess import FilterSettings

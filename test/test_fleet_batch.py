@@ -13,7 +13,7 @@ from dynid.cli import main  # noqa: E402
 from dynid.cli.batch import identify_command  # noqa: E402
 from dynid.fleet.batch import discover, reidentify, summary_table  # noqa: E402
 from dynid.health.record import HealthRecord  # noqa: E402
-from dynid.identify.result import IdentificationResult  # noqa: E402
+from dynid.identify.result.result import IdentificationResult  # noqa: E402
 
 
 @pytest.fixture(scope='module')

@@ -16,10 +16,10 @@ from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.fleet.prior import MAD_TO_SIGMA, FleetTable, fleet_prior, read_members, robust_population
 from dynid.fleet.standing import apart_threshold, fleet_standing
-from dynid.identify.fleet_prior_file import FleetPriorFile
-from dynid.identify.prior import PRIOR_STD_GRID, PhysicalLayout, cross_validated_prior_std, time_folds
-from dynid.identify.prior_source import FleetPrior, ResultPrior, prior_source, result_std, spread_rows
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.fleet_prior_file import FleetPriorFile
+from dynid.identify.solve.prior import PRIOR_STD_GRID, PhysicalLayout, cross_validated_prior_std, time_folds
+from dynid.identify.solve.prior_source import FleetPrior, ResultPrior, prior_source, result_std, spread_rows
 from dynid.model import load_robot
 
 #: the faults put on three robots: (robot index, parameter, factor)
@@ -197,7 +197,7 @@ def test_a_fleet_prior_of_another_model_is_refused_and_a_result_file_stays_a_res
 
 
 def test_the_cross_validated_weight_runs_unchanged_on_the_fleet_prior_rows():
-    """dynid.identify.prior's cross-validation takes the rows a fleet prior gives (:func:`spread_rows`, as
+    """dynid.identify.solve.prior's cross-validation takes the rows a fleet prior gives (:func:`spread_rows`, as
     :class:`FleetPrior` makes them) as it takes any source's: on data that leave two directions to the prior, a prior
     centred on the truth is chosen strong (a small s), one centred far off weak."""
     from types import SimpleNamespace

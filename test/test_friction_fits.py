@@ -22,7 +22,7 @@ from dynid.identify.friction_fit.fit import (
     fit_stribeck,
     fit_temperature,
 )
-from dynid.identify.metrics import nrmse_fit
+from dynid.identify.result.metrics import nrmse_fit
 
 DT = 1e-3  # 1 kHz, as in the thesis
 

@@ -16,8 +16,8 @@ from dynid.excite.trajectory import builtin_excitation_path
 from dynid.friction.law import ONE, SIGN, VELOCITY, Feature, FrictionLaw, LawContext
 from dynid.friction.laws import GROUP, friction_law, law_names, register_law, unregister_law
 from dynid.identify.choices import FRICTION_MODELS
-from dynid.identify.request import ModelSpec, friction_symbols
-from dynid.identify.result import IdentificationResult
+from dynid.identify.equations.request import ModelSpec, friction_symbols
+from dynid.identify.result.result import IdentificationResult
 from dynid.identify.settings import CHOICES
 
 BUILT_INS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')

@@ -7,7 +7,7 @@ import pytest
 
 from dynid.cli import main
 from dynid.errors import InputError
-from dynid.identify.solvers import check_identifiable
+from dynid.identify.solve.solvers import check_identifiable
 
 
 def test_a_dependency_names_every_parameter_of_its_group():
@@ -38,7 +38,7 @@ def test_hamon_without_payload_runs_names_the_structural_dependency_and_the_reme
 
 
 def test_bounds_of_identifiability():
-    from dynid.identify.quality import identifiability_problems
+    from dynid.identify.result.quality import identifiability_problems
 
     assert identifiability_problems(20.8, np.full(54, 10.0)) == []
     assert identifiability_problems(20.8, np.r_[np.full(27, 10.0), np.full(27, 80.0)]) == []  # half: kept
@@ -51,7 +51,7 @@ def test_a_fit_below_zero_is_absurd_only_where_the_torque_rises_above_the_noise(
     it at -0.3 %) says nothing of the model; a joint that varies well above it and is predicted worse than its mean
     does (on 30 fault-free twin logs validated with their identifications: 10 such claims before, 3 left, each on
     a joint the robot file's own model predicts far better)."""
-    from dynid.identify.quality import validation_warnings
+    from dynid.identify.result.quality import validation_warnings
 
     train = {'joints': {'a': {'rmse': 0.05}, 'b': {'rmse': 0.05}, 'c': {'rmse': None}}}
     metrics = {'joints': {'a': {'rmse': 0.052, 'nrmse_fit_percent': -2.5},  # spread 0.051: at the noise
@@ -63,7 +63,7 @@ def test_a_fit_below_zero_is_absurd_only_where_the_torque_rises_above_the_noise(
 
 
 def test_structured_residuals_warn_and_white_ones_do_not():
-    from dynid.identify.quality import misfit_warning, residual_autocorrelation
+    from dynid.identify.result.quality import misfit_warning, residual_autocorrelation
 
     rng = np.random.default_rng(0)
     joints = np.tile(np.arange(2), 500)
@@ -87,8 +87,8 @@ def test_gentle_motion_is_refused_unless_forced_and_validation_flags_absurd_fits
                  str(tmp_path / 'report')]) == 0
     assert 'kept with --force' in capsys.readouterr().out
     # the forced result names the parameters left poorly excited, and only those whose σ matters in torque
-    from dynid.identify.quality import negligible_parameters
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.quality import negligible_parameters
+    from dynid.identify.result.result import IdentificationResult
 
     forced = IdentificationResult.load(out)
     [poorly] = [w for w in forced.warnings if 'poorly excited' in w]
@@ -111,7 +111,7 @@ def test_the_prior_completes_what_the_gentle_motion_leaves_open(unloaded_run, tm
     # The default identification is judged as it is solved, the data with the robot file's inertias as a
     # prior: the condition number of both together (in base parameters, measured 339 against the data's
     # 1.1e4) and the posterior σ; the same recording is then kept without --force.
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     out = tmp_path / 'r.yaml'  # the model fixed: the one whose data alone are ill-conditioned (with the offsets)
     assert main(['identify', str(unloaded_run), '--quiet', '-o', str(out), '--method', 'wls', '--friction',
@@ -122,7 +122,7 @@ def test_the_prior_completes_what_the_gentle_motion_leaves_open(unloaded_run, tm
     assert result.prior_used and result.condition_number_scaled < 1000
     assert result.prior_section['data_condition_number_scaled'] > 1000
     # a refusal names the condition number it judged as the summary does: that of the data with the prior
-    from dynid.identify.quality import result_identifiability_problems
+    from dynid.identify.result.quality import result_identifiability_problems
 
     [line] = [p for p in result_identifiability_problems(dataclasses.replace(result, condition_number_scaled=5e3))
               if 'unit-norm' in p]

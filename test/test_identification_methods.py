@@ -15,6 +15,9 @@ from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.choices import METHODS
+from dynid.identify.equations.request import IdentifyOptions, ModelSpec, settle
+from dynid.identify.job.session import IdentificationSession
+from dynid.identify.job.ways_out import way_out_methods
 from dynid.identify.methods import (
     GROUP,
     IdentificationMethod,
@@ -24,10 +27,7 @@ from dynid.identify.methods import (
     unregister_method,
 )
 from dynid.identify.methods import ols as ols_method
-from dynid.identify.request import IdentifyOptions, ModelSpec, settle
-from dynid.identify.session import IdentificationSession
 from dynid.identify.settings import CHOICES, IdentifierSettings
-from dynid.identify.ways_out import way_out_methods
 from dynid.settings import check_settings
 
 BUILT_INS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')

@@ -9,9 +9,9 @@ from rosbags.rosbag2 import Reader
 
 from dynid.errors import InputError, checked_choice
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.quality import identifiability_refusal
-from dynid.identify.result import IdentificationResult
-from dynid.identify.session import IdentificationSession
+from dynid.identify.job.session import IdentificationSession
+from dynid.identify.result.quality import identifiability_refusal
+from dynid.identify.result.result import IdentificationResult
 from dynid.identify.settings import CHOICES, IdentifierSettings
 from dynid.io.bag import STATE_TOPICS
 from dynid.io.cdr import JointStateEncoder
@@ -100,7 +100,7 @@ def test_a_recording_that_hears_nothing_says_so_and_what_to_do(ur5e, excited, tm
     """An open recording that has taken nothing for SILENT_S is a warning on /diagnostics: how long, and, with the
     publishers the node sees, what it means (a CI run's hang, 2026-11: a process stopped for 2 s came back deaf to
     shared memory while its diagnostics said 'ok')."""
-    from dynid.identify.session import SILENT_S
+    from dynid.identify.job.session import SILENT_S
 
     now = [100.0]
     session = IdentificationSession(ur5e, 'ur5e', namespace='/arm', clock=lambda: now[0])

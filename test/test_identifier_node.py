@@ -284,8 +284,8 @@ def test_identify_payload_service_publishes_the_payload_and_says_ur_msgs_is_miss
 
     from builders import MOTION_S, twin_run, wrist_motion
     from dynid.excite.trajectory import load_trajectory
-    from dynid.identify.request import ModelSpec, RecordingInput
-    from dynid.identify.run import IdentifyOptions, identify
+    from dynid.identify.equations.request import ModelSpec, RecordingInput
+    from dynid.identify.steps.run import IdentifyOptions, identify
     from dynid.io.bag import write_bag
     from dynid.model import Payload, load_robot
     from dynid.nodes.identifier_node import IdentifierNode

@@ -9,12 +9,12 @@ import pytest
 from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.report import write_report
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.solvers import check_identifiable, irls, ols, tls, wls
-from dynid.identify.validate import predict, predict_series, recover_payload, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.outputs.report import write_report
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.solvers import check_identifiable, irls, ols, tls, wls
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict, predict_series, recover_payload, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
@@ -284,7 +284,7 @@ def test_report_shows_each_recordings_gaps_once_behind_a_fold(gapped, tmp_path):
 def test_rigid_body_torque_of_an_identified_model(twin_data):
     """The identified base model predicts M(q)q̈ + C q̇ + g at states it never saw (within 3 % of the
     torque scale per joint on random states) and refuses a robot it was not identified for."""
-    from dynid.identify.torque import RigidBodyTorque
+    from dynid.identify.result.torque import RigidBodyTorque
     from dynid.model import Payload
 
     robot, _, train, _ = twin_data
@@ -311,7 +311,7 @@ def test_rigid_body_torque_equals_the_base_regressor_product(twin_data):
     """τ_j runs as τ(π + π₀) − τ(π₀) through pinocchio's batch RNEA; it must equal W_b·χ̂_b (+ the
     payload's regressor columns) to 1e-9 of each joint's torque scale, also at velocities and
     accelerations well beyond the UR5e's (±6 rad/s, ±40 rad/s²), where the offset's torques are largest."""
-    from dynid.identify.torque import RigidBodyTorque
+    from dynid.identify.result.torque import RigidBodyTorque
     from dynid.model import Payload
 
     robot, _, train, _ = twin_data

@@ -22,7 +22,7 @@ from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.identify.friction_fit.identified import joint_friction_of, write_joint_friction
 from dynid.identify.friction_fit.identify import FrictionSettings, identify_joint_friction
 from dynid.identify.friction_fit.recordings import FrictionRecording, classify_motion, friction_drives, parse_experiment
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload

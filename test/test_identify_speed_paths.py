@@ -10,9 +10,9 @@ import pytest
 import scipy.signal
 
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.solvers import _solve
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.solve.solvers import _solve
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.signal import preprocess
 from dynid.signal.preprocess import Decimator, FilterSettings
@@ -121,7 +121,7 @@ def test_identified_parameters_do_not_depend_on_the_pieces(monkeypatch):
 
 
 def test_irls_iterations_on_normal_equations_end_where_qr_ends(monkeypatch):
-    from dynid.identify import solvers
+    from dynid.identify.solve import solvers
 
     rng = np.random.default_rng(2)
     joints = np.tile(np.arange(3), 400)
@@ -137,7 +137,7 @@ def test_irls_iterations_on_normal_equations_end_where_qr_ends(monkeypatch):
 
 def test_qr_accumulated_over_pieces_equals_one_qr(monkeypatch):
     # The solve and the identifiability check take R from pieces of W (TSQR): R of [R so far; next piece].
-    from dynid.identify import solvers
+    from dynid.identify.solve import solvers
 
     rng = np.random.default_rng(4)
     w = rng.normal(size=(3000, 7)) * np.logspace(0, 3, 7)
@@ -154,7 +154,7 @@ def test_qr_accumulated_over_pieces_equals_one_qr(monkeypatch):
 @pytest.mark.parametrize('rows', [128, 10**6])
 def test_identifiability_check_from_r_names_what_pivoted_qr_of_w_names(monkeypatch, rows):
     from dynid.errors import InputError
-    from dynid.identify import solvers
+    from dynid.identify.solve import solvers
 
     monkeypatch.setattr(solvers, '_QR_ROWS', rows)
     rng = np.random.default_rng(5)

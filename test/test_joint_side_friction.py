@@ -1,6 +1,6 @@
-"""Friction on a coupled joint's own velocity (dynid.identify.joint_side): a stage that turns with the wrist's last
-joint (q̇6 = θ̇5 + θ̇6 here), which no motor's friction can express. Identified where the data hold it and left out
-where they do not, and evaluated by every consumer of a result: prediction, the feedforward, the exports."""
+"""Friction on a coupled joint's own velocity (dynid.identify.equations.joint_side): a stage that turns with the
+wrist's last joint (q̇6 = θ̇5 + θ̇6 here), which no motor's friction can express. Identified where the data hold it and
+left out where they do not, and evaluated by every consumer of a result: prediction, the feedforward, the exports."""
 
 import dataclasses
 
@@ -13,12 +13,12 @@ from dynid.control.feedforward import Feedforward
 from dynid.control.friction_static import StaticFrictionTerm
 from dynid.control.ur_direct_torque import identified_friction
 from dynid.errors import InputError
-from dynid.identify.joint_side import JOINT_SIDE_SYMBOLS, joint_side_columns
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import identify
-from dynid.identify.urdf_export import joint_friction_table
-from dynid.identify.validate import predict, validate
+from dynid.identify.equations.joint_side import JOINT_SIDE_SYMBOLS, joint_side_columns
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.outputs.urdf_export import joint_friction_table
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.steps.run import identify
+from dynid.identify.validation.validate import predict, validate
 from dynid.model import load_robot
 from dynid.model.drives import JointDrives
 from dynid.sim.recording import record_to_dataset

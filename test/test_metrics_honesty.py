@@ -9,9 +9,9 @@ import yaml
 
 from dynid.cli import main
 from dynid.excite.trajectory import FourierTrajectory, builtin_excitation_path, save_trajectory
-from dynid.identify.metrics import equation_metrics
-from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import condition_numbers, ols, wls
+from dynid.identify.result.metrics import equation_metrics
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.solvers import condition_numbers, ols, wls
 from dynid.model import load_robot
 
 HOME = np.array([0.0, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])

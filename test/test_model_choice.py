@@ -10,8 +10,8 @@ import yaml
 
 from builders import random_motion, twin_run
 from dynid.cli import main
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 
@@ -97,7 +97,7 @@ def test_the_cli_chooses_by_default_and_prints_what_it_tried(loaded_shoulders, t
 def test_the_rotor_inertias_excess_is_chosen_where_the_drive_data_is_off():
     # The twin's rotors 3× the drive data's: B·θ̈ is subtracted with the drive data's B, and the choice keeps the
     # excess on the joints where it matters; it predicts another motion better than the same model without it.
-    from dynid.identify.validate import validate
+    from dynid.identify.validation.validate import validate
 
     params = PlantParameters.defaults(ROBOT)
     params.drives = dataclasses.replace(params.drives, rotor_inertia=params.drives.rotor_inertia * 3.0)
@@ -117,7 +117,7 @@ def test_the_rotor_inertias_excess_is_chosen_where_the_drive_data_is_off():
 
 
 def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_ahead():
-    from dynid.identify.lead import judge
+    from dynid.identify.result.lead import judge
 
     rng = np.random.default_rng(1)
     chosen = 1.0 + 0.2 * rng.random((5, 4))
@@ -137,7 +137,7 @@ def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_a
     assert 'lower on 4 of 5' in leads[3].line('j4', 'this recording', 1.0, 2.0)
     assert not judge(chosen[:2], theirs[:2])[0].clear  # two folds say too little
     assert 'too few to claim' in judge(chosen[:2], theirs[:2])[0].line('j1', 'this recording', 1.0, 1.2)
-    from dynid.identify.lead import summary_line
+    from dynid.identify.result.lead import summary_line
 
     line = summary_line({f'j{k + 1}': leads[k] for k in (1, 2, 3)}, 'held-out folds', 'score')
     assert "robot file's own model" in line and all(f'j{k}' in line for k in (2, 3, 4)) and 'j1' not in line
@@ -145,7 +145,7 @@ def test_the_robot_file_is_named_wherever_ahead_and_claimed_only_where_clearly_a
 
 
 def test_a_lead_on_few_rows_is_judged_on_as_many_stretches_as_they_make():
-    from dynid.identify.lead import LEAD_STRETCHES, judge, stretch_errors
+    from dynid.identify.result.lead import LEAD_STRETCHES, judge, stretch_errors
 
     joints = np.repeat([0, 1, 2], [12, 6, 1])  # rows per joint: 12, 6, 1; joint 3 has none
     measured, mine = np.zeros(joints.size), np.ones(joints.size)  # the identified model's error: 1 on every row
@@ -179,7 +179,7 @@ def test_a_viscous_exponent_is_kept_where_the_friction_saturates_with_the_speed(
     """Li et al. 2024's sgn(ω)·|ω|^α on the joint that has it: the comprehensive law with α on that joint and the
     exponent 1 where the choice kept the linear term; a new motion is predicted better than with linear viscous
     friction fixed."""
-    from dynid.identify.validate import validate
+    from dynid.identify.validation.validate import validate
 
     train = _with_friction(plain_friction, 0, _sublinear)
     held = _with_friction(_record(_plain(), seed=8), 0, _sublinear)
@@ -201,14 +201,14 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     """Li's comprehensive law has a load column fL_j on every joint: where the choice keeps a viscous exponent and no
     joint's law has the load term, the winner holds every fL_j at 0 (the law the folds scored), not free, and nothing
     in it depends on the output torque."""
-    from dynid.identify.choose import choose, narrowed
-    from dynid.identify.diagnose import diagnose_equations
-    from dynid.identify.fit import _consistency_not_checked, load_loop
-    from dynid.identify.prepare import prepare
-    from dynid.identify.problem import IdentificationProblem
-    from dynid.identify.read import read
-    from dynid.identify.request import IdentifyOptions as Options
-    from dynid.identify.request import settle
+    from dynid.identify.equations.prepare import prepare
+    from dynid.identify.equations.problem import IdentificationProblem
+    from dynid.identify.equations.read import read
+    from dynid.identify.equations.request import IdentifyOptions as Options
+    from dynid.identify.equations.request import settle
+    from dynid.identify.steps.choose import choose, narrowed
+    from dynid.identify.steps.diagnose import diagnose_equations
+    from dynid.identify.steps.fit import _consistency_not_checked, load_loop
     from dynid.signal.preprocess import FilterSettings
 
     recordings = [RecordingInput(_with_friction(plain_friction, 0, _sublinear))]
@@ -253,7 +253,7 @@ def test_the_viscous_exponents_candidate_bound_does_not_hang_on_how_the_grid_is_
     the grid is built (0.9 of np.linspace(0.2, 1, 17) is 0.9000000000000001, of np.linspace(0.05, 1, 20) exactly
     0.9: a candidate on the second grid only, which won the folds and lost held out on a slower motion)."""
     from dynid.excite.trajectory import builtin_excitation_path
-    from dynid.identify import candidates
+    from dynid.identify.selection import candidates
     from dynid.io.bag import read_bag
 
     grid = candidates.EXPONENT_GRID
@@ -289,7 +289,7 @@ def test_physical_consistency_always_keeps_the_law_chosen(plain_friction):
     """--physical constrains the links, not the friction: the viscous exponent the defaults keep is kept, fitted on
     the consistent links, with the friction at the slowest speed kept non-negative (fc ≥ 0, fv ≥ 0: the shifted power
     term's fc is the friction at v_s, the stiction velocity below which rows are dropped)."""
-    from dynid.identify.physical import PhysicalSettings
+    from dynid.identify.solve.physical import PhysicalSettings
 
     train = _with_friction(plain_friction, 0, _sublinear)
     result = identify(ROBOT, [RecordingInput(train)], AUTO,
@@ -311,7 +311,7 @@ def short_torque_log():
 
 
 def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_decline_it(short_torque_log):
-    from dynid.identify.physical import PhysicalSettings
+    from dynid.identify.solve.physical import PhysicalSettings
 
     def run(physical):
         return identify(ROBOT, [RecordingInput(short_torque_log)], AUTO, options=IdentifyOptions('auto',
@@ -352,7 +352,7 @@ def test_physical_consistency_is_judged_by_the_folds_where_the_auto_rule_would_d
 
 def test_a_given_method_labels_the_consistency_candidates(short_torque_log):
     """The method given, the friction open: the folds' consistency candidates are the given method's, labelled so."""
-    from dynid.identify.physical import PhysicalSettings
+    from dynid.identify.solve.physical import PhysicalSettings
 
     given = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO,
                      options=IdentifyOptions('irls', physical=PhysicalSettings(consistency_cost_max_percent=0.1)))
@@ -365,9 +365,9 @@ def test_consistency_chosen_by_the_folds_falls_back_to_the_auto_rule_where_its_s
                                                                                             monkeypatch):
     """The folds chose consistency but the constrained solve of all the rows misses its optimum: the identification
     is not refused (consistency was not asked for); the auto rule decides and a warning says so."""
-    import dynid.identify.choose as choice_module
-    import dynid.identify.constrained as constrained
-    from dynid.identify.physical import PhysicalSettings
+    import dynid.identify.solve.constrained as constrained
+    import dynid.identify.steps.choose as choice_module
+    from dynid.identify.solve.physical import PhysicalSettings
 
     original, failing = choice_module._choose_consistency, {'on': False}
 
@@ -392,7 +392,7 @@ def test_a_candidate_column_is_scored_on_the_exact_remainder_of_an_ill_condition
     """JointRemainder's explained share and coefficient equal those of an explicit orthonormal basis (the SVD of the
     joint's weighted rows) where the joint's columns span ten decades and two of them nearly coincide: no singular
     value inverted (the LBR Med 7's log moved its choice when they were)."""
-    from dynid.identify.candidates import JointRemainder
+    from dynid.identify.selection.candidates import JointRemainder
 
     rng = np.random.default_rng(4)
     rows_count, n_columns = 9000, 12

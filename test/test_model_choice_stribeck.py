@@ -8,11 +8,11 @@ import pytest
 
 from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.identify import choose
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import predict, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.steps import choose
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 
@@ -192,7 +192,7 @@ def test_the_feedforward_and_the_estimators_evaluate_the_stribeck_excess_as_pred
 @pytest.fixture(scope='module')
 def physical_hump(hump):
     """The hump twin identified physically consistent (the exports need standard parameters), which takes the term."""
-    from dynid.identify.physical import PhysicalSettings
+    from dynid.identify.solve.physical import PhysicalSettings
 
     train, _, _ = hump
     result = identify(ROBOT, [RecordingInput(train)], AUTO,
@@ -206,7 +206,7 @@ def physical_hump(hump):
 def test_the_urdf_export_writes_the_stribeck_excess_as_a_comment(physical_hump):
     import io
 
-    from dynid.identify.urdf_export import export_urdf
+    from dynid.identify.outputs.urdf_export import export_urdf
     from dynid.model.mjcf import robot_urdf_text
 
     result, kept = physical_hump
@@ -216,7 +216,7 @@ def test_the_urdf_export_writes_the_stribeck_excess_as_a_comment(physical_hump):
 
 def test_the_mjcf_export_names_the_stribeck_excess_it_leaves_out(physical_hump):
     pytest.importorskip('mujoco')
-    from dynid.identify.mjcf_export import export_mjcf
+    from dynid.identify.outputs.mjcf_export import export_mjcf
 
     result, kept = physical_hump
     left = export_mjcf(result, ROBOT).not_expressed

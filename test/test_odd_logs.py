@@ -12,7 +12,7 @@ import yaml
 
 from dynid.cli import main
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.io.bag import read_bag, write_bag
 from dynid.sim.recording import SimulationSettings, simulate_recording
 

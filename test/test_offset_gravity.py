@@ -1,5 +1,6 @@
 """An offset and a joint's gravity torque that the recorded poses cannot tell apart: what decided the split is said,
-and a split the data alone made is a warning whose remedy works (dynid.identify.plausibility.offset_gravity_split)."""
+and a split the data alone made is a warning whose remedy works
+(dynid.identify.steps.plausibility.offset_gravity_split)."""
 
 import dataclasses
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from dynid.cli import main
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.model import load_robot
 
 

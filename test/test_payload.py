@@ -11,8 +11,8 @@ import pytest
 from builders import MOTION_S, twin_run, ur_style, wrist_motion
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import Payload, load_robot
 from dynid.model.inertial import cylinder_inertia, pseudo_inertia, transform_parameters
 from dynid.payload import PayloadSettings, identify_payload

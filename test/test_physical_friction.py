@@ -8,11 +8,11 @@ import pytest
 
 from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.prior import PhysicalLayout
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import predict
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.solve.prior import PhysicalLayout
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 

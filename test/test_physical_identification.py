@@ -7,23 +7,23 @@ import pytest
 
 from builders import random_motion, twin_run
 from dynid.errors import InputError
-from dynid.identify import constrained
-from dynid.identify.check import mass_matrix_check
-from dynid.identify.file_links import link_names, robot_file_links
-from dynid.identify.lead import LEAD_MARGIN
-from dynid.identify.physical import PhysicalSettings
-from dynid.identify.prior import (
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.outputs.report import write_report
+from dynid.identify.result.lead import LEAD_MARGIN
+from dynid.identify.result.quality import result_identifiability_problems
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve import constrained
+from dynid.identify.solve.file_links import link_names, robot_file_links
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.solve.prior import (
     PRIOR_STD_GRID,
     ReducedRows,
     combined_scores,
     time_folds,
 )
-from dynid.identify.quality import result_identifiability_problems
-from dynid.identify.report import write_report
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import predict, validate
+from dynid.identify.steps.check import mass_matrix_check
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict, validate
 from dynid.model import load_robot
 from dynid.model.inertial import (
     cylinder_inertia,
@@ -162,7 +162,7 @@ def test_physical_result_satisfies_its_constraints(short_twin):
 
 def test_prior_weight_is_cross_validated_and_a_wrong_prior_gets_less(short_twin):
     # The default s comes from the recording's own folds and is reported with the numbers behind it: the least
-    # combined held-out score (dynid.identify.prior, "The weight s"). A robot file with every mass and inertia
+    # combined held-out score (dynid.identify.solve.prior, "The weight s"). A robot file with every mass and inertia
     # doubled is trusted less (larger s) than the twin's own model, which is the truth here.
     robot, train, _, _, result = short_twin
     prior = result.prior_section
@@ -300,7 +300,7 @@ def test_feedforward_rigid_body_runs_on_the_standard_parameters(short_twin):
     # identified torque W_b·χ̂_b to 1e-9 of the torque scale.
     from dynid.control.context import FeedforwardContext
     from dynid.control.rigid_body import RigidBodyTerm
-    from dynid.identify.torque import RigidBodyTorque
+    from dynid.identify.result.torque import RigidBodyTorque
 
     robot, _, _, _, result = short_twin
     term = RigidBodyTerm(robot, result)

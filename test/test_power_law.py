@@ -12,9 +12,9 @@ import pytest
 from builders import RATE, identified, random_motion, twin_run
 from dynid.files import read_yaml
 from dynid.friction.power_law import power_term
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 
@@ -119,7 +119,7 @@ def test_a_low_exponent_keeps_its_meaning_where_li_s_form_runs_apart():
     fv at the truth (3, 2 N·m):
     fc the friction at v_s. Li's form (``power_form='plain'``) spans the same torques above v_s but splits the level
     between a negative fc and an fv five times larger; both predict another motion alike."""
-    from dynid.identify.validate import validate
+    from dynid.identify.validation.validate import validate
 
     train, held = (_recorded(_root, seed, True) for seed in (3, 8))
     results = {form: identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='auto', power_form=form),
@@ -141,7 +141,7 @@ def test_a_file_in_li_s_form_is_validated_in_that_form():
     """A result file without ``power_form`` (written before the shifted form) holds Li's fc, fv: the same model as a
     shifted result, its coefficients converted (fc − fv·v_s^α/α, fv/α), is validated to the same figures (within
     what the two forms differ below v_s), and read as shifted it would not be."""
-    from dynid.identify.validate import validate
+    from dynid.identify.validation.validate import validate
 
     train, held = (_recorded(_sublinear, seed, False) for seed in (3, 8))
     result = identify(ROBOT, [RecordingInput(train)], ModelSpec(friction='auto'), options=IdentifyOptions('auto'))

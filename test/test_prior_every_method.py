@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
 from dynid.model import load_robot
 from dynid.model.inertial import parameters_from_com, split_parameters
 from dynid.sim.parameters import PlantParameters

@@ -12,8 +12,8 @@ import yaml
 from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.prior_source import ResultPrior, RobotFilePrior, prior_source
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.prior_source import ResultPrior, RobotFilePrior, prior_source
 from dynid.model import load_robot
 
 

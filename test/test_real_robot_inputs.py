@@ -137,7 +137,7 @@ def test_a_result_finds_its_robot_file_from_anywhere_and_notices_changes(urdf_ar
 
 
 def test_built_in_robots_are_stored_by_name(urdf_arm, tmp_path):
-    from dynid.identify.robot_source import record_robot, robot_spec_of
+    from dynid.identify.result.robot_source import record_robot, robot_spec_of
 
     provenance = {}
     record_robot(provenance, 'ur5e')

@@ -15,7 +15,7 @@ from dynid.errors import InputError
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import save_trajectory
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.model import load_robot
 from dynid.sim.recording import SimulationSettings, simulate_recording
 

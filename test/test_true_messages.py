@@ -10,8 +10,8 @@ import yaml
 
 from dynid.cli import main
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.problem import problem_for
-from dynid.identify.request import ModelSpec, RecordingInput
+from dynid.identify.equations.problem import problem_for
+from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.io.bag import read_bag
 from dynid.io.importing import ImportReport
 from dynid.signal.preprocess import FilterSettings

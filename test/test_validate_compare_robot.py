@@ -104,8 +104,8 @@ def test_a_model_given_as_code_is_scored_on_the_equations_rows(runs):
     constant torque on one joint is off by it on that joint's rows only."""
     import numpy as np
 
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.validate import model_rows, predict
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.validation.validate import model_rows, predict
     from dynid.io.bag import read_bag
     from dynid.model import load_robot
 
@@ -131,7 +131,7 @@ def test_the_robot_files_lead_is_claimed_where_it_holds_on_every_stretch_and_mat
     0.1 % too)."""
     import numpy as np
 
-    from dynid.identify.validate import Prediction
+    from dynid.identify.validation.validate import Prediction
 
     rng = np.random.default_rng(0)
     rows = 500

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from builders import random_motion, twin_run
-from dynid.identify.reference import fit_reference, plain_friction_rows
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.run import IdentifyOptions, identify
-from dynid.identify.validate import predict, validate
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.reference import fit_reference, plain_friction_rows
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import predict, validate
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 

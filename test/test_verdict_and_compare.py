@@ -13,9 +13,9 @@ import pytest
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
-from dynid.identify.compare import ParameterChange, compare_results
-from dynid.identify.result import IdentificationResult
-from dynid.identify.verdict import FitThresholds, judged_joints
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.validation.compare import ParameterChange, compare_results
+from dynid.identify.validation.verdict import FitThresholds, judged_joints
 
 JOINTS = ('shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint',
           'wrist_3_joint')

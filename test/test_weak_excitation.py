@@ -1,4 +1,4 @@
-"""The regularized default of a weakly exciting log (dynid.identify.diagnose and dynid.identify.choose,
+"""The regularized default of a weakly exciting log (dynid.identify.steps.diagnose and dynid.identify.steps.choose,
 docs/methods/identification.md "Weakly exciting logs"): where cond(W) of the data alone is above the refusal's limit
 and the method and physical consistency were left open, OLS with the robot file's prior and physical consistency, kept
 where the prior completes the data and the folds find it ahead of the robot file's own model; a well-excited log and a
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from builders import random_motion, twin_run
-from dynid.identify.diagnose import excitation_condition
-from dynid.identify.quality import COND_SCALED_MAX
-from dynid.identify.request import ModelSpec, RecordingInput
-from dynid.identify.run import IdentifyOptions, identify
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.quality import COND_SCALED_MAX
+from dynid.identify.steps.diagnose import excitation_condition
+from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 
@@ -52,7 +52,7 @@ def test_a_weakly_exciting_log_gets_the_regularized_default(weak_log):
 
 
 def test_a_given_method_or_consistency_is_kept_on_a_weakly_exciting_log(weak_log):
-    from dynid.identify.physical import PhysicalSettings
+    from dynid.identify.solve.physical import PhysicalSettings
 
     given = identify(ROBOT_FILE, [RecordingInput(weak_log)], AUTO, options=IdentifyOptions('wls'))
     assert given.method == 'wls' and 'regularized' not in given.model['choice']['tried']
@@ -65,7 +65,7 @@ def test_a_given_method_or_consistency_is_kept_on_a_weakly_exciting_log(weak_log
 def test_the_regularized_default_is_not_kept_where_the_robot_file_predicts_the_folds_better(weak_log, monkeypatch):
     """The robot file's own model made perfect on every fold: the regularized default loses the folds, the ordinary
     defaults run, and the model choice records why."""
-    import dynid.identify.folds as folds_module
+    import dynid.identify.selection.folds as folds_module
 
     monkeypatch.setattr(folds_module.Folds, 'robot_file_fold_scores',
                         lambda self, free: np.zeros((len(self.folds), self.n)))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from dynid.errors import InputError
-from dynid.identify.solvers import NOISE_FLOOR_FRACTION, irls, joint_noise, ols, wls
+from dynid.identify.solve.solvers import NOISE_FLOOR_FRACTION, irls, joint_noise, ols, wls
 
 NAMES = [f'p{i}' for i in range(8)]
 JOINTS = ('shoulder', 'elbow', 'wrist')

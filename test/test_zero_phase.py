@@ -91,7 +91,8 @@ def test_settle_is_where_the_slowest_pole_has_decayed_below_one_ulp():
 
 
 @pytest.mark.parametrize('code, absent', [
-    ('import dynid.cli, dynid.identify.run, dynid.identify.report, dynid.identify.validate, dynid.io.recorder',
+    ('import dynid.cli, dynid.identify.steps.run, dynid.identify.outputs.report, dynid.identify.validation.validate, '
+     'dynid.io.recorder',
      ('scipy.signal', 'scipy.optimize', 'scipy.stats')),
     ('from dynid.cli import main; main(["identify", "--help"])', ('scipy', 'pinocchio')),
     ('from dynid.cli import main; main(["--help"])', ('scipy', 'pinocchio')),

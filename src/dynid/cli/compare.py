@@ -54,11 +54,11 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from dynid.identify.compare import SIGNIFICANT_Z, compare_results, format_z
-    from dynid.identify.metrics import format_number
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.robot_source import recorded_joints, robot_spec_of
-    from dynid.identify.validate import predict_series, validate
+    from dynid.identify.result.metrics import format_number
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.result.robot_source import recorded_joints, robot_spec_of
+    from dynid.identify.validation.compare import SIGNIFICANT_Z, compare_results, format_z
+    from dynid.identify.validation.validate import predict_series, validate
     from dynid.model import Payload, load_robot
 
     if args.json is not None:
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         write_text(path, json.dumps(comparison.to_dict(), indent=2, allow_nan=False) + '\n')
         print(f'wrote {path}')
     if args.report:
-        from dynid.identify.compare_report import write_comparison_report
+        from dynid.identify.outputs.compare_report import write_comparison_report
 
         print(f'wrote {write_comparison_report(args.report, comparison, series)}')
     return EXIT_OK

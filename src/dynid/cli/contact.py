@@ -68,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
     from dynid.contact.report import write_report
     from dynid.contact.settings import ContactSettings
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.robot_source import robot_spec_of
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.result.robot_source import robot_spec_of
     from dynid.model import Payload, load_robot
 
     if args.report is not None:

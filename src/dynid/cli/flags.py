@@ -11,7 +11,7 @@ from dynid.errors import InputError
 
 #: How the command line takes the settings the core's advice names (``{}``: the value): the diagnosis's
 #: (:func:`dynid.diagnosis.diagnose`), a refusal's ways out and a kept result's warning
-#: (:class:`dynid.identify.workflow.Identification` ``spelling``).
+#: (:class:`dynid.identify.job.workflow.Identification` ``spelling``).
 ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}',
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force',
           'fix_drive_gain': '--fix-drive-gain', 'payload_com': '--payload-com', 'prior': 'without --no-prior',

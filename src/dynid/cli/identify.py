@@ -108,10 +108,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from dynid.identify.drive_gains import parse_fixed_gains
-    from dynid.identify.request import ModelSpec
-    from dynid.identify.run import IdentifyOptions
-    from dynid.identify.workflow import Identification, identify_and_save, joint_names, physical_settings
+    from dynid.identify.equations.request import ModelSpec
+    from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
+    from dynid.identify.solve.drive_gains import parse_fixed_gains
+    from dynid.identify.steps.run import IdentifyOptions
     from dynid.model import load_robot
     from dynid.signal.preprocess import describe_filters
 
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         if gaps.get('summary') and gaps['summary'] not in result.warnings:
             print(gaps['summary'])
     if result.drive_gains_identified:
-        from dynid.identify.drive_gains import diagnostics_lines
+        from dynid.identify.solve.drive_gains import diagnostics_lines
 
         fixed = (result.drive_gain_diagnostics or {}).get('fixed', {})
         print('drive gains [N·m/A]: ' + ', '.join(
@@ -187,13 +187,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _prior_source(args: argparse.Namespace, robot):
-    """The earlier result or the fleet prior given as the prior (:func:`dynid.identify.prior_source.prior_source`);
-    None: the robot file's."""
+    """The earlier result or the fleet prior given as the prior
+    (:func:`dynid.identify.solve.prior_source.prior_source`); None: the robot file's."""
     if not args.prior_source:
         return None
     if args.no_prior:
         raise InputError('--prior FILE and --no-prior exclude each other')
-    from dynid.identify.prior_source import prior_source
+    from dynid.identify.solve.prior_source import prior_source
 
     return prior_source(args.prior_source, robot)
 
@@ -201,7 +201,7 @@ def _prior_source(args: argparse.Namespace, robot):
 def _prior_lines(result) -> list[str]:
     """The prior's line (:func:`_prior_text`) and the joints whose offset and gravity the poses could not tell apart,
     with what decided between them."""
-    from dynid.identify.plausibility import offset_gravity_line
+    from dynid.identify.steps.plausibility import offset_gravity_line
 
     lines = [] if result.prior_section is None else [_prior_text(result.prior_section)]
     alike = offset_gravity_line(result.model.get('offset_gravity') or {})

@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from dynid.identify.friction_fit.identify import identify_joint_friction
     from dynid.identify.friction_fit.recordings import friction_recordings
     from dynid.identify.friction_fit.settings import FrictionSettings
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.robot_source import robot_spec_of
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.result.robot_source import robot_spec_of
     from dynid.model import load_robot
     from dynid.model.naming import parse_joint_map
 

@@ -63,9 +63,9 @@ def _matrix_rows(matrix, std) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
 
-    from dynid.identify.metrics import format_number as number
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.robot_source import file_sha256, robot_spec_of
+    from dynid.identify.result.metrics import format_number as number
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.result.robot_source import file_sha256, robot_spec_of
     from dynid.model import load_robot
     from dynid.payload import identify_payload
     from dynid.payload.document import payload_document, payload_yaml

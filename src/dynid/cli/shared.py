@@ -84,7 +84,7 @@ def add_joints_argument(parser: argparse.ArgumentParser, from_result: bool = Fal
 
 def result_joints(args: argparse.Namespace, result) -> list[str] | None:
     """--joints where given, else the serial chain the result's robot was selected to (None: all joints)."""
-    from dynid.identify.robot_source import recorded_joints
+    from dynid.identify.result.robot_source import recorded_joints
 
     return getattr(args, 'joints', None) or recorded_joints(result.provenance)
 
@@ -133,7 +133,7 @@ def print_metrics(label: str, metrics: dict) -> None:
 
 def _print_rows(label: str, metrics: dict) -> None:
     """print_metrics' table and warnings of one space."""
-    from dynid.identify.metrics import format_number as number
+    from dynid.identify.result.metrics import format_number as number
 
     joints = metrics['joints']
     scored = metrics.get('scored_joints', len(joints))

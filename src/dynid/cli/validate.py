@@ -60,11 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
-    from dynid.identify.quality import validation_warnings
-    from dynid.identify.result import IdentificationResult
-    from dynid.identify.robot_source import robot_spec_of
-    from dynid.identify.validate import recover_payload, validate
-    from dynid.identify.verdict import FitThresholds, RecordingVerdict, Verdict
+    from dynid.identify.result.quality import validation_warnings
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.result.robot_source import robot_spec_of
+    from dynid.identify.validation.validate import recover_payload, validate
+    from dynid.identify.validation.verdict import FitThresholds, RecordingVerdict, Verdict
     from dynid.model import Payload, load_robot
 
     if args.json is not None:

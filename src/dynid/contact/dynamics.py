@@ -16,13 +16,13 @@ derivative of M(q)·q̇ along the motion, (M(q + h·q̇) − M(q − h·q̇))·q
 the term at 3 rad/s); p is the mean of the same two products. Three batch RNEAs per sample in all (pinocchio's
 ``rneaInParallel``), none of them with an acceleration that was differentiated.
 
-The rigid-body model is the result's (:class:`dynid.identify.torque.RigidBodyTorque`, the declared payload on the last
-link): RNEA runs on standard parameters χ with K·χ = χ̂_b (the physical section's where the result has one), and where
-such χ has a link of mass <= 0 (pinocchio cannot hold it) on χ + χ₀ less χ₀, χ₀ one heavy body per link (linearity;
-the module docstring of :mod:`dynid.identify.torque`). Friction is the result's law per joint as the feedforward's
-static friction term evaluates it (:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb, viscous,
-offset, load and temperature terms, the Stribeck excess, the ``joint_friction`` section where there is one), on the
-friction velocity the identification used (θ̇ with motor encoders, else q̇) and the measured torque as its load.
+The rigid-body model is the result's (:class:`dynid.identify.result.torque.RigidBodyTorque`, the declared payload on
+the last link): RNEA runs on standard parameters χ with K·χ = χ̂_b (the physical section's where the result has one),
+and where such χ has a link of mass <= 0 (pinocchio cannot hold it) on χ + χ₀ less χ₀, χ₀ one heavy body per link
+(linearity; the module docstring of :mod:`dynid.identify.result.torque`). Friction is the result's law per joint as the
+feedforward's static friction term evaluates it (:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb,
+viscous, offset, load and temperature terms, the Stribeck excess, the ``joint_friction`` section where there is one),
+on the friction velocity the identification used (θ̇ with motor encoders, else q̇) and the measured torque as its load.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import pinocchio as pin
 from dynid.control.friction_static import DEFAULT_TEMPERATURE_C, StaticFrictionTerm
 from dynid.control.rigid_body import consistent_standard_parameters
 from dynid.errors import InputError
-from dynid.identify.result import IdentificationResult, result_drives
-from dynid.identify.torque import RigidBodyTorque, _offset_parameters, rotor_inertia
+from dynid.identify.result.result import IdentificationResult, result_drives
+from dynid.identify.result.torque import RigidBodyTorque, _offset_parameters, rotor_inertia
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
 

@@ -57,7 +57,7 @@ from dynid.control.plugins import build_term
 from dynid.control.rigid_body import RigidBodyTerm
 from dynid.control.term import DEFAULT_RATE_HZ, per_joint
 from dynid.errors import InputError
-from dynid.identify.result import result_drives
+from dynid.identify.result.result import result_drives
 
 #: the terms of ``Feedforward(robot, result)`` and of feedforward_node (module docstring)
 DEFAULT_TERMS = ('rigid_body', 'rotor_inertia', 'friction_static')
@@ -71,7 +71,7 @@ class Feedforward:
 
     Args:
         robot: the :class:`~dynid.model.RobotModel` (joint order, effort limits, drive data).
-        result: the :class:`~dynid.identify.result.IdentificationResult` of ``robot``, or None.
+        result: the :class:`~dynid.identify.result.result.IdentificationResult` of ``robot``, or None.
         terms: term names (entry-point group ``dynid.feedforward_terms``; ``name?``: where it can be built) or
             term objects, in order.
         options: {term name: {option: value}}.

@@ -95,7 +95,7 @@ from dynid.friction.power_law import power_term
 from dynid.friction.temperature import TemperatureFriction
 from dynid.identify.friction_fit.identified import joint_friction_of
 from dynid.identify.friction_fit.identified import velocity_friction as joint_velocity_friction
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
 from dynid.model.robot import RobotModel
 
 

@@ -1,9 +1,9 @@
 """friction_static: the identified linear friction model, smoothed through zero velocity.
 
-The friction of the identification result (:mod:`dynid.identify.problem`), evaluated on the desired
+The friction of the identification result (:mod:`dynid.identify.equations.problem`), evaluated on the desired
 velocity ω = q̇_d [rad/s] (a rigid joint's rotor velocity in link units) and, for the load-dependent
 laws, the load torque τ = τ_J,d [N·m] (:class:`~dynid.control.context.FeedforwardContext`): the result's law as
-:mod:`dynid.friction.laws` writes it (the identification's own columns), with its direction s the ramp below, plus
+:mod:`dynid.friction.laws` writes it (the identification's own columns), with its direction s the ramp below, plus::
 
     temperature       + sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), T [°C] clamped to [5, 80] (ch.4 eq. (P1-28))
     Stribeck excess   + Fs·s·exp(−(|ω|/Vs)^μ) on the joints where the model choice kept it (the result's
@@ -35,8 +35,8 @@ none); the other joints keep the model above.
 friction is each motor's, so it is evaluated on the motors' velocities θ̇ = C·q̇ in link units and, for the
 load-dependent models, on each motor's share C⁻ᵀ·τ of the load torque, and reaches the joints as Cᵀ·f (virtual
 work; Siciliano et al. 2009 §8.2). A joint's own friction, where the result holds it (a stage that turns with a joint
-several motors make: :mod:`dynid.identify.joint_side`), is the joint's: Fcq·s + Fvq·q̇ on its velocity q̇, smoothed
-the same way, added to the joints' torques.
+several motors make: :mod:`dynid.identify.equations.joint_side`), is the joint's: Fcq·s + Fvq·q̇ on its velocity q̇,
+smoothed the same way, added to the joints' torques.
 
 The offset tau0 (fo) is part of the identified model the drive supplies, so it is included. The load
 torque is clipped to the robot's effort limits before it enters τ² or |τ| (the quadratic is unbounded;
@@ -56,9 +56,9 @@ from dynid.errors import InputError
 from dynid.friction.law import LawContext
 from dynid.friction.laws import friction_law, law_names
 from dynid.friction.temperature import TemperatureFriction
+from dynid.identify.equations.joint_side import joint_side_torque
 from dynid.identify.friction_fit.identified import joint_friction_of
-from dynid.identify.joint_side import joint_side_torque
-from dynid.identify.result import IdentificationResult, result_drives
+from dynid.identify.result.result import IdentificationResult, result_drives
 from dynid.model.robot import RobotModel
 
 #: Default smoothing band [rad/s] (module docstring).

@@ -3,7 +3,7 @@
 **rigid_body** — τ_J = M(q)q̈ + C(q, q̇)q̇ + g(q) [N·m, link side] of the identified model (Madsen 2020,
 ch.6 eq. (30), u_FF without friction; thesis ch.2 eq. (2.63)), payload included. The identification
 result holds base parameters χ̂_b; the torque W_b(q, q̇, q̈)·χ̂_b is what
-:class:`dynid.identify.torque.RigidBodyTorque` computes through the regressor. Any standard parameter
+:class:`dynid.identify.result.torque.RigidBodyTorque` computes through the regressor. Any standard parameter
 vector χ with K·χ = χ̂_b (K the regrouping matrix) gives the same torque W·χ = W_b·K·χ at every state,
 so the term takes the robot's nominal standard parameters and puts the difference χ̂_b − K·χ_nominal
 into each base parameter's own base column, then runs pinocchio's RNEA with them (several times faster
@@ -33,8 +33,8 @@ import pinocchio as pin
 from dynid.control.context import FeedforwardContext
 from dynid.control.term import FeedforwardTerm, per_joint, term_options
 from dynid.errors import InputError
-from dynid.identify.result import IdentificationResult, result_drives
-from dynid.identify.torque import RigidBodyTorque, rotor_inertia
+from dynid.identify.result.result import IdentificationResult, result_drives
+from dynid.identify.result.torque import RigidBodyTorque, rotor_inertia
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
 

@@ -9,7 +9,7 @@ A term turns N samples of the desired motion into a torque [N·m, link side, mod
 ``evaluate`` of a term with memory (E-GMS, flexible joint) runs the batch from the state :meth:`reset`
 gives, and leaves the streaming state alone: stepping sample after sample from a reset gives the rows
 of ``evaluate``. Terms are built by a **factory** ``factory(robot, result, options) -> term`` (robot: a
-:class:`~dynid.model.RobotModel`; result: an :class:`~dynid.identify.result.IdentificationResult` or
+:class:`~dynid.model.RobotModel`; result: an :class:`~dynid.identify.result.result.IdentificationResult` or
 None; options: a mapping, checked by the factory) registered in the entry-point group
 ``dynid.feedforward_terms`` (:mod:`dynid.control.plugins`).
 

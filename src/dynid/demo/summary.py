@@ -31,9 +31,9 @@ from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings
 from dynid.errors import InputError
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
 from dynid.files import write_text, written
-from dynid.identify.report import write_report
-from dynid.identify.result import IdentificationResult
-from dynid.identify.validate import validate
+from dynid.identify.outputs.report import write_report
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.validation.validate import validate
 from dynid.io.recorder import read_recording
 from dynid.sim.parameters import PlantParameters
 

@@ -552,8 +552,9 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
         spelling: how the front end spells the settings the advice names (``torque_sign``,
             ``joint_states_effort``, ``torque_source``), templates with ``{}`` for the value (the command line's:
             ``dynid.cli.flags.ADVICE``); default the field and the value.
-        torque_source: what the identification reads the effort as (:class:`dynid.identify.request.ModelSpec`), or
-            None: a finding whose advice it already follows is not made (a motor torque read as one).
+        torque_source: what the identification reads the effort as
+            (:class:`dynid.identify.equations.request.ModelSpec`), or None: a finding whose advice it already follows
+            is not made (a motor torque read as one).
     """
     settings = settings or DiagnosisSettings()
     spell = {**FIELD_SPELLING, 'torque_source': 'torque_source {}'} if spelling is None else \

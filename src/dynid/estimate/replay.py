@@ -9,7 +9,7 @@ result, shared by estimator_node and :func:`estimate`:
 - friction: :class:`AdaptiveFrictionEstimator` (gradient law on α = (α1, α2) of
   f = α1·F(τ_j)·H + α2·ω, Madsen 2020, ch.6 eqs. (23)–(28)) when the result's friction model is
   ``viscous_coulomb`` or ``load_squared``: F(τ_j) = Fc + Fl·τ_j² from the result, τ̂_j from its
-  rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0. On the joints
+  rigid-body model (:class:`dynid.identify.result.torque.RigidBodyTorque`), F_V(ω) = Fv·ω + τ0. On the joints
   the result's ``joint_friction`` section covers (schema 2,
   :func:`~dynid.identify.friction_fit.identified.joint_friction_of`)
   F(τ_j) = Fc0 + max(Fc1, 0)·τ_j², F_V = its remainder (Stribeck excess, Fv1–Fv3, temperature term with
@@ -54,7 +54,7 @@ from dynid.friction.law import FrictionLaw
 from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_term
 from dynid.identify.friction_fit.identified import joint_friction_of, velocity_friction
-from dynid.identify.result import result_drives
+from dynid.identify.result.result import result_drives
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 from dynid.settings import setting
@@ -231,7 +231,7 @@ def build_estimators(robot, result, settings: EstimationSettings, rate_hz: float
         settings: the user's settings.
         rate_hz: sample rate [Hz].
         drives: the :class:`JointDrives` (K_τ [N·m/A], B [kg·m²], link side) to use, e.g. of a drives
-            file; None: those the result recorded, else the robot's (:func:`dynid.identify.result.result_drives`;
+            file; None: those the result recorded, else the robot's (:func:`dynid.identify.result.result.result_drives`;
             the result's drive gains replace theirs).
         rotor: the recording has motor encoders (motor_states); False: friction only, on a rigid joint
             (θ = q, :class:`AdaptiveFrictionEstimator`); the stiffness needs them.
@@ -288,11 +288,11 @@ def build_estimators(robot, result, settings: EstimationSettings, rate_hz: float
 
 def _identified_rotor_inertia(robot, result, settings: EstimationSettings, notes: list[str]):
     """(robot for the stiffness, robot for the friction): the drives with the rotor inertia B the result
-    identified (:func:`dynid.identify.torque.rotor_inertia`) instead of the drive data's, which would count
+    identified (:func:`dynid.identify.result.torque.rotor_inertia`) instead of the drive data's, which would count
     it twice. The stiffness's rotor equation takes the physical B (the drive data's where the result
     regrouped Ia_j with a link inertia); the friction, whose τ̂_j holds a regrouped Ia_j·q̈ already, takes 0
     there. A B that is not a positive finite number is refused with the reason."""
-    from dynid.identify.torque import compensated_rotor, rotor_inertia
+    from dynid.identify.result.torque import compensated_rotor, rotor_inertia
 
     names = robot.joint_names
     own = [j for j in range(robot.n) if f'Ia_{j + 1}' in result.parameter_names]
@@ -316,7 +316,7 @@ def _identified_rotor_inertia(robot, result, settings: EstimationSettings, notes
 
 def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: float,
                         notes: list[str], rotor: bool = True, payload=None) -> AdaptiveFrictionEstimator | None:
-    from dynid.identify.torque import RigidBodyTorque  # pinocchio-heavy; only where friction is adapted
+    from dynid.identify.result.torque import RigidBodyTorque  # pinocchio-heavy; only where friction is adapted
 
     if result is None:
         notes.append('friction not adapted: no identification result')

@@ -386,7 +386,7 @@ class StiffnessEstimator:
         (static map) or the E-GMS output H ∈ [−1, 1] given as ``hysteresis``; α = 1 but for a result in the
         comprehensive law (Li et al. 2024 eq. (3)), whose exponents it is, its power term written about v_s
         (:func:`dynid.friction.power_law.power_term`) where the result says so; + Fs·sgn(θ̇)·exp(−(|θ̇|/Vs)^μ) where the
-        result's model choice kept a Stribeck excess (:class:`dynid.identify.stribeck.StribeckExcess`).
+        result's model choice kept a Stribeck excess (:class:`dynid.identify.result.stribeck.StribeckExcess`).
 
         τ [N·m] is the joint (load) torque of the load-dependent Coulomb term (``load_squared`` and
         ``comprehensive`` results; Fl = 0 otherwise)."""

@@ -141,7 +141,7 @@ def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int
     Runs on a Dask worker (or anywhere). ``command``: ``dynid identify`` as the command line's front end runs it
     (its arguments, from ``identify``, to its exit code; argparse's refusal as SystemExit):
     :func:`dynid.cli.batch.identify_command`. The front end gives it, so the core never imports the command line."""
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     start, cpu = time.perf_counter(), time.process_time()
     outcome = Outcome(job.bag, job.robot, 'failed')

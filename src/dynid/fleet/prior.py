@@ -12,7 +12,7 @@ their prior section's posterior σ), keeps a parameter every robot agrees on fro
 pin it). A parameter held by fewer than 3 robots, or with no spread at all (every robot the same value, none a σ),
 is left out, with the reason. The results must be of one robot model, in one joint order, with one friction law,
 torque source and base grouping: pooling N·m with A, or Izz_1R with and without the rotor inertia folded in, is
-refused by name. :func:`fleet_prior` gives the file (:class:`dynid.identify.fleet_prior_file.FleetPriorFile`).
+refused by name. :func:`fleet_prior` gives the file (:class:`dynid.identify.solve.fleet_prior_file.FleetPriorFile`).
 
     >>> prior = fleet_prior(read_members(['cell-1.yaml', 'cell-2.yaml', 'cell-3.yaml']))  # doctest: +SKIP
     >>> prior.save('fleet_prior.yaml')  # doctest: +SKIP
@@ -30,9 +30,9 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.files import file_sha256
-from dynid.identify.fleet_prior_file import MIN_ROBOTS, FleetPriorFile, PooledParameter
-from dynid.identify.prior_source import result_std, rigid_link_name
-from dynid.identify.result import IdentificationResult
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS, FleetPriorFile, PooledParameter
+from dynid.identify.solve.prior_source import result_std, rigid_link_name
 
 #: 1.4826·MAD estimates the standard deviation of a normal population (1 / Φ⁻¹(3/4))
 MAD_TO_SIGMA = 1.4826

@@ -1,6 +1,7 @@
 """What a friction law of the identified model is: one frozen :class:`FrictionLaw`, written once and used alike by the
-identification's columns (:mod:`dynid.identify.problem`), the feedforward (:mod:`dynid.control.friction_static`) and
-whatever else evaluates an identified result's friction; registered by name (:mod:`dynid.friction.laws`).
+identification's columns (:mod:`dynid.identify.equations.problem`), the feedforward
+(:mod:`dynid.control.friction_static`) and whatever else evaluates an identified result's friction; registered by name
+(:mod:`dynid.friction.laws`).
 
 A law is linear in its per-joint parameters: f_j = Σ_k φ_k(ω_j, s_j, τ_j)·p_k,j, with ω the friction velocity
 [rad/s] (the rotor's in link units where it is measured, else q̇), s its direction and τ the output (load) torque
@@ -8,14 +9,14 @@ A law is linear in its per-joint parameters: f_j = Σ_k φ_k(ω_j, s_j, τ_j)·p
 Its features come in three kinds, by what they depend on, because the identification builds each kind differently:
 
 - ``prepared``: {symbol: :class:`Feature`} on ω alone, made once at the recordings' full rate and filtered and
-  decimated like the regressor (:mod:`dynid.identify.prepare`); laws share features of the same kind (``sign``,
-  ``velocity``, ``one``), so one set of prepared equations serves the model choice's candidate laws.
+  decimated like the regressor (:mod:`dynid.identify.equations.prepare`); laws share features of the same kind
+  (``sign``, ``velocity``, ``one``), so one set of prepared equations serves the model choice's candidate laws.
 - ``shaped(ω, s, context) -> {symbol: feature}``: on ω alone, with a shape the candidate sets (the comprehensive law's
   viscous exponents α_j), made per candidate at the full rate, one joint at a time.
 - ``loaded(ω, s, τ, context) -> {symbol: feature}``: on τ, made at the decimated rate from the model's own τ_out and
   made again on each pass of the identification's load loop.
 
-``physical``: physical consistency (:mod:`dynid.identify.physical`) applies with the law's sign bounds
+``physical``: physical consistency (:mod:`dynid.identify.solve.physical`) applies with the law's sign bounds
 (``non_negative``). ``roles``: which of its symbols play the parts of the Coulomb + viscous + offset + load form
 that the estimators, the E-GMS feedforward and the contact observer's σ read, {``Fc``, ``Fv``, ``tau0``, ``Fl``:
 the law's symbol} (the offset is part of the rigid-body fit, kept by the feedforward), with ``load_shape`` the load

@@ -8,7 +8,7 @@
 - :class:`PowerLawViscous`: Li et al. 2024 eq. (4): sgn(ω)·(f_c + f_v·|ω|^α) + f_o.
 
 The Stribeck map's excess term alone, as the identification's model choice adds it beside Coulomb + viscous
-friction, is :class:`dynid.identify.stribeck.StribeckExcess` (outside this package, whose import the
+friction, is :class:`dynid.identify.result.stribeck.StribeckExcess` (outside this package, whose import the
 identification does not pay).
 
 All maps use sgn(0) = 0, so they are discontinuous at ω = 0; dynamic models (GMS, E-GMS) remove that.

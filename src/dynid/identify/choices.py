@@ -3,20 +3,21 @@
 Kept apart from the pipeline so that ``dynid identify --help`` lists them without importing it
 (pinocchio, scipy: most of a second): the methods' names come from the registry's metadata
 (:mod:`dynid.identify.methods`), which imports no method. :mod:`dynid.identify.methods` and
-:mod:`dynid.identify.problem` describe what each one means.
+:mod:`dynid.identify.equations.problem` describe what each one means.
 """
 
 from dynid.friction.laws import LawNames
 from dynid.identify.methods import MethodNames
 
-#: The caller leaves the choice to the identification (:mod:`dynid.identify.choice`: blocked cross-validation).
+#: The caller leaves the choice to the identification (:mod:`dynid.identify.selection.choice`: blocked
+#: cross-validation).
 AUTO = 'auto'
 #: The registered methods' names, read at each use (installed entry points, then those registered in the process).
 METHODS = MethodNames()
 #: The registered friction laws' names, read at each use (:mod:`dynid.friction.laws`).
 FRICTION_MODELS = LawNames()
 TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
-#: IRLS weight functions (:data:`dynid.identify.solvers.WEIGHT_FUNCTIONS`: their tuning constants).
+#: IRLS weight functions (:data:`dynid.identify.solve.solvers.WEIGHT_FUNCTIONS`: their tuning constants).
 WEIGHT_FUNCTIONS = ('huber', 'tukey', 'cauchy')
-#: Solvers of the physically consistent identification (:mod:`dynid.identify.physical`).
+#: Solvers of the physically consistent identification (:mod:`dynid.identify.solve.physical`).
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')

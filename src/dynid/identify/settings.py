@@ -91,7 +91,7 @@ class ValidationSettings:
 
 @dataclass(frozen=True)
 class ComparisonSettings:
-    """How two results are compared (``dynid compare``, :func:`dynid.identify.compare.compare_results`)."""
+    """How two results are compared (``dynid compare``, :func:`dynid.identify.validation.compare.compare_results`)."""
 
     top: int = setting(15, 'parameters shown, largest |z| first (every significant one at least)', low=0,
                        high=1000000)

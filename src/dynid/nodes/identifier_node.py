@@ -3,7 +3,7 @@
 Its services (``~/start_recording``, ``~/stop_recording``, ``~/identify``, ``~/identify_payload``),
 ``~/result``, ``~/payload`` and what ``/diagnostics`` reports are in docs/nodes/README.md. The topics come
 through the shared intake (:mod:`dynid.ros.intake`, its ``intake_*`` parameters) into
-:class:`dynid.identify.session.IdentificationSession`, which records them and identifies (the payload:
+:class:`dynid.identify.job.session.IdentificationSession`, which records them and identifies (the payload:
 :mod:`dynid.payload.service`). Each job runs on a worker thread while the service coroutine waits for it
 (:mod:`dynid.ros.waiting`), so the node, and any node sharing its executor, keeps running; one at a time.
 """
@@ -20,7 +20,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.session import IdentificationSession
+from dynid.identify.job.session import IdentificationSession
 from dynid.identify.settings import IdentifierSettings, RecordingSettings
 from dynid.model import load_robot
 from dynid.payload.service import NODE_CHOICES as CHOICES

@@ -1,12 +1,12 @@
 """Payload identification: a flange payload's mass, centre of mass and inertia from one short motion.
 
-The arm's identified model (a payload-free :class:`~dynid.identify.result.IdentificationResult`)
+The arm's identified model (a payload-free :class:`~dynid.identify.result.result.IdentificationResult`)
 predicts the recording's torques; what it leaves unexplained is the payload's torque, linear in the
 payload's ten standard parameters φ about the flange origin (Gautier and Briot 2014, eq. (5)):
 
     y − W·χ̂  =  W_P(q, q̇, q̈)·φ  +  o_j  +  ε          (rows of the joints that move, decimated)
 
-y and W·χ̂ come through the result's own pipeline (:func:`dynid.identify.validate.predict`: its
+y and W·χ̂ come through the result's own pipeline (:func:`dynid.identify.validation.validate.predict`: its
 torque source, drive gains, friction and filters), W_P is the flange payload's regressor
 (:meth:`dynid.model.RobotModel.payload_regressor`) filtered and decimated alike, and o_j an optional
 torque offset per joint (``joint_offsets``: friction and sensor offsets drift with temperature). Where
@@ -46,11 +46,11 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.friction.laws import friction_law
-from dynid.identify.metrics import equation_metrics
-from dynid.identify.problem import IdentificationProblem
-from dynid.identify.result import IdentificationResult
-from dynid.identify.solvers import one_blas_thread
-from dynid.identify.validate import Prediction, predict
+from dynid.identify.equations.problem import IdentificationProblem
+from dynid.identify.result.metrics import equation_metrics
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.solvers import one_blas_thread
+from dynid.identify.validation.validate import Prediction, predict
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload, pseudo_inertia, split_parameters
@@ -339,7 +339,7 @@ def identify_payload(result: IdentificationResult, robot: RobotModel, dataset: D
         robot: the robot model of ``result``; its flange frame is the payload frame.
         dataset: the payload motion (joint positions; current or torque as the result's torque source needs).
         settings: :class:`PayloadSettings` (default values when None).
-        drives: drive data for results that recorded none (:func:`dynid.identify.validate.result_drives`).
+        drives: drive data for results that recorded none (:func:`dynid.identify.validation.validate.result_drives`).
         name: the recording's name in messages.
 
     Returns: :class:`PayloadEstimate`. Raises InputError for the refusals of the module docstring.

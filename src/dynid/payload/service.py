@@ -1,7 +1,7 @@
 """identifier_node's ``~/identify_payload``, free of ROS: the payload of the session's last recording.
 
 The arm's result is ``result_file`` when given, else the result of the session's last identification
-(:attr:`~dynid.identify.session.IdentificationSession.last_result`): record the arm's excitation (and,
+(:attr:`~dynid.identify.job.session.IdentificationSession.last_result`): record the arm's excitation (and,
 best, the payload motion without the payload) and identify, then record the payload motion with the
 payload and call this. The payload file (:mod:`dynid.payload.document`) is written as ``payload.yaml``
 into the recording; the outcome joins the session's one line for diagnostics.
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from dynid.errors import InputError
 from dynid.files import write_text
-from dynid.identify.result import IdentificationResult
-from dynid.identify.robot_source import file_sha256
-from dynid.identify.session import IdentificationSession
+from dynid.identify.job.session import IdentificationSession
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.result.robot_source import file_sha256
 from dynid.identify.settings import CHOICES
 from dynid.payload.document import payload_document, payload_yaml
 from dynid.payload.estimate import INERTIA_CHOICES, PayloadEstimate, PayloadSettings, identify_payload

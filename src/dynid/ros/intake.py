@@ -259,7 +259,7 @@ class StateIntake:
 
     def _contract(self, taken: dict) -> dict:
         """``taken`` in the contract's topics: joint_states' current split off into joint_currents (a drive torque
-        is recorded as received, in joint_states, and read as its meaning says: dynid.identify.session)."""
+        is recorded as received, in joint_states, and read as its meaning says: dynid.identify.job.session)."""
         if not self.settings.effort_is_current or 'joint_states' not in taken:
             return taken
         stamps, messages = taken['joint_states']

@@ -10,7 +10,7 @@ Thesis ch.5 §3.5, Gautier & Briot §II:
    (thesis: 0.8·f_s/(4·f_dyn) = 20 at 1 kHz) — the "parallel filtering" that keeps Y and W consistent.
 3. ``trim_s`` seconds at both ends are dropped (filter edge transients, about 3/f_c). A piece of a
    recording too short for that trim (split off by a gap longer than ``bridge_s``; shorter gaps are
-   bridged, :mod:`dynid.identify.bridging`) is trimmed ``short_trim_s`` (1.5/f_c) instead, so that
+   bridged, :mod:`dynid.identify.equations.bridging`) is trimmed ``short_trim_s`` (1.5/f_c) instead, so that
    short pieces stay usable: the decimation low-pass's edge transient there is below ~1.5 % of the
    filtered torque's RMS (measured on twin recordings at 1 kHz), under the residual of a good fit.
 
@@ -88,7 +88,7 @@ class FilterSettings:
     friction velocity exceeds this throughout the decimation window around the kept sample — in the
     stiction zone sgn(ω) is noise and the static friction models do not hold (0 keeps every row).
     ``rate_hz``: the sample rate the settings were resolved for (None before). ``bridge_s`` [s]: gaps
-    whose missing samples span at most this are filled before filtering (:mod:`dynid.identify.bridging`;
+    whose missing samples span at most this are filled before filtering (:mod:`dynid.identify.equations.bridging`;
     0 splits at every gap); ``short_trim_s`` [s]: the trim of a piece too short for ``trim_s``.
     """
 

@@ -3,7 +3,7 @@
 Each fit takes the arrays of one joint and returns a :class:`FitResult` with the parameters, their
 standard deviations where the fit defines them (linear least squares: σ̂²·(WᵀW)⁻¹ with
 σ̂² = ‖r‖²/(m − p); nonlinear least squares: the same with the residual Jacobian), and the NRMSE fit
-in percent (thesis definition, :func:`dynid.identify.metrics.nrmse_fit`). Linear fits use QR with
+in percent (thesis definition, :func:`dynid.identify.result.metrics.nrmse_fit`). Linear fits use QR with
 column pivoting (``gelsy``), as the thesis does.
 
 =============================================  ==========================================================
@@ -34,7 +34,7 @@ from dynid.friction.linear import sgn
 from dynid.friction.static import AsymmetricCoulombViscous, StribeckMap
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.friction.temperature import ReferenceTemperatureFriction, TemperatureFriction
-from dynid.identify.metrics import nrmse_fit, rms
+from dynid.identify.result.metrics import nrmse_fit, rms
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """An identified joint friction model: built from a result file's ``joint_friction`` section, written into one.
 
 ``dynid identify-friction`` (:mod:`dynid.identify.friction_fit.identify`) writes the section; the feedforward and
-estimator terms read it back through :meth:`dynid.identify.result.IdentificationResult.joint_friction` and
+estimator terms read it back through :meth:`dynid.identify.result.result.IdentificationResult.joint_friction` and
 build the model with :func:`joint_friction_of`:
 
     f = (Fc0 + Fc1·τ_j²)·H(θ) + s(ω)·(Fs − Fc0)·exp(−(|ω|/Vs)^mu) + Fv1·ω + Fv2·|ω|·ω + Fv3·ω³
@@ -31,7 +31,7 @@ from dynid.friction.egms import EGMS
 from dynid.friction.joint_friction import JointFriction
 from dynid.friction.static import StribeckMap
 from dynid.friction.temperature import ReferenceTemperatureFriction
-from dynid.identify.result import RESULT_VERSION, IdentificationResult
+from dynid.identify.result.result import RESULT_VERSION, IdentificationResult
 from dynid.model.robot import RobotModel
 
 #: The parameters of the joint friction model, in the order of the result file (units in the module docstring).
@@ -107,8 +107,8 @@ def velocity_friction(model: JointFriction, band=None, fallback_c: float = 20.0)
 
 def write_joint_friction(params: str | Path, section: dict, output: str | Path | None = None) -> Path:
     """Write ``section`` as the ``joint_friction`` of the result file ``params`` into ``output`` (default
-    ``params`` itself) with the version key of schema 2 (3 where it was 3: :mod:`dynid.identify.result`). The rest of
-    the file is kept as it is, keys the reader does not know included; a section already there is replaced."""
+    ``params`` itself) with the version key of schema 2 (3 where it was 3: :mod:`dynid.identify.result.result`). The
+    rest of the file is kept as it is, keys the reader does not know included; a section already there is replaced."""
     source = Path(params)
     data = read_yaml(source, 'result file')
     result = IdentificationResult.from_dict(data, str(source))  # checks the file before anything is written

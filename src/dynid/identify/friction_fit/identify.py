@@ -52,7 +52,7 @@ they hold the noise only, not the error of modelling a position-dependent backla
 cannot support (too few plateaus, no load variation) is skipped with a note, not an error.
 
 The result is the result file's ``joint_friction`` section (:meth:`JointFrictionIdentification.section`, schema in
-:mod:`dynid.identify.result`); :mod:`~dynid.identify.friction_fit.identified` writes it and builds the joints' laws.
+:mod:`dynid.identify.result.result`); :mod:`~dynid.identify.friction_fit.identified` writes it, builds the joints' laws.
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ from dynid.identify.friction_fit.identified import ABSENT, EQUATION, PARAMETERS,
 from dynid.identify.friction_fit.recordings import FrictionRecording, FrictionTorque, JointSignals
 from dynid.identify.friction_fit.settings import FrictionSettings
 from dynid.identify.friction_fit.static_fit import fit_plateau_map
-from dynid.identify.metrics import nrmse_fit
-from dynid.identify.result import IdentificationResult, plain_data
+from dynid.identify.result.metrics import nrmse_fit
+from dynid.identify.result.result import IdentificationResult, plain_data
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
@@ -445,7 +445,7 @@ class JointFrictionIdentification:
     warnings: list[str] = field(default_factory=list)
 
     def section(self) -> dict:
-        """The ``joint_friction`` section of the result file (plain data; schema in :mod:`dynid.identify.result`)."""
+        """The result file's ``joint_friction`` section (plain data; schema in :mod:`dynid.identify.result.result`)."""
         return plain_data({
             'model': {'equation': EQUATION, 'load_law': 'squared', 'temperature_form': 'reference',
                       't0_c': self.settings.t0_c, 'egms_elements': int(self.settings.egms_elements),

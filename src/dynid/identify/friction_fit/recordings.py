@@ -5,7 +5,7 @@ of a joint is
 
     f = K_τ·i − B·θ̈ − τ_j(q, q̇, q̈)        [N·m, link side]
 
-with τ_j the identified rigid-body model (:class:`dynid.identify.torque.RigidBodyTorque`, payload included;
+with τ_j the identified rigid-body model (:class:`dynid.identify.result.torque.RigidBodyTorque`, payload included;
 the thesis' eq. (19) with τ_j = g(q) is its slow-motion case), K_τ·i the motor torque from the currents and
 the drive gains (``torque='current'``) or the joint_states effort where a driver reports the motor torque
 there (``torque='effort'``, e.g. UR; the effort of a joint-torque sensor excludes the friction and gives
@@ -52,8 +52,8 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.identify.friction_fit.fit import constant_velocity_plateaus
 from dynid.identify.friction_fit.settings import EXPERIMENTS, TORQUE_SOURCES
-from dynid.identify.result import IdentificationResult, result_drives
-from dynid.identify.torque import RigidBodyTorque
+from dynid.identify.result.result import IdentificationResult, result_drives
+from dynid.identify.result.torque import RigidBodyTorque
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload

@@ -44,7 +44,7 @@ from dynid.friction.linear import sgn
 from dynid.friction.static import StribeckMap
 from dynid.friction.temperature import ReferenceTemperatureFriction
 from dynid.identify.friction_fit.fit import FitResult, _numeric_jacobian, linear_fit
-from dynid.identify.metrics import nrmse_fit, rms
+from dynid.identify.result.metrics import nrmse_fit, rms
 
 LINEAR = ('Fc', 'Fs', 'Fv1', 'Fv2', 'Fv3')
 TEMPERATURE = ('Ft1', 'Ft2')

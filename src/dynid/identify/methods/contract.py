@@ -3,19 +3,19 @@
 
 A method of the standard kind solves the IDIM's stacked rows W·χ = y (+ ρ) (W: (r, p), y: (r,), ``joints``: (r,) each
 row's joint) inside the pipeline's load loop, then the standard-parameter step (the robot file as a prior, physical
-consistency: :mod:`dynid.identify.physical`) re-solves its equations weighted as it weighted them::
+consistency: :mod:`dynid.identify.solve.physical`) re-solves its equations weighted as it weighted them::
 
     method.solve(w, y, joints, names, options=..., joint_names=..., start=None, pooled_short=False, groups=None)
-        -> Estimate      # dynid.identify.solvers.Estimate: values (p,), covariance (p, p), row weights (r,)
+        -> Estimate      # dynid.identify.solve.solvers.Estimate: values (p,), covariance (p, p), row weights (r,)
 
-``options``: the :class:`~dynid.identify.request.IdentifyOptions`; ``joint_names``: the robot's; ``start``: the
-previous pass's estimate (a warm start); ``pooled_short``: a joint too short for a noise estimate of its own may be
+``options``: the :class:`~dynid.identify.equations.request.IdentifyOptions`; ``joint_names``: the robot's; ``start``:
+the previous pass's estimate (a warm start); ``pooled_short``: a joint too short for a noise estimate of its own may be
 weighted by the pooled noise (the prior completes it); ``groups``: the rows reduced per block and joint, for a method
 with ``reduced_rows``.
 
 A method whose solve needs more than those rows gives a ``fit`` of its own and the pipeline calls it instead:
-``fit(problem, options, progress, rigid_start) -> Fit`` (:class:`dynid.identify.fit.Fit`). I-IRLS's alternates the
-load loop with its friction loop; the drive-gain methods' (:func:`dynid.identify.fit.fit_with_gains`) call
+``fit(problem, options, progress, rigid_start) -> Fit`` (:class:`dynid.identify.steps.fit.Fit`). I-IRLS's alternates the
+load loop with its friction loop; the drive-gain methods' (:func:`dynid.identify.steps.fit.fit_with_gains`) call
 ``solve(w_total, joints, names) -> Estimate`` on W_tot·[g; χ; 1] = 0 (Gautier & Briot 2014, eq. (17)). Nothing here
 imports the pipeline, so that listing methods stays cheap.
 """
@@ -35,16 +35,18 @@ class IdentificationMethod:
     - ``friction``: the friction laws it takes (None: every law); ``friction_default``: the law it identifies where
       the law is left to dynid (None: the model choice decides); ``friction_required``: that law replaces a law
       given, for ``friction_reason`` (a change the result records).
-    - ``options``: the :class:`~dynid.identify.request.IdentifyOptions` fields it reads beyond the common ones.
+    - ``options``: the :class:`~dynid.identify.equations.request.IdentifyOptions` fields it reads beyond the common
+      ones.
     - ``prior_not_applicable``: why the robot file's prior does not apply to it ('' where it does); ``physical``:
       physical consistency applies to its solution; ``consistency_note``: where it does not, what the method does
       that consistency cannot follow (said where the default check is left out).
     - ``drive_gains``: it identifies the drive gains with the parameters (the torque is unknown until they are).
-    - ``reduced_rows``: its solve takes the rows reduced per block and joint (:class:`dynid.identify.rows.RowGroups`:
-      OLS, WLS) instead of reweighting them one by one.
+    - ``reduced_rows``: its solve takes the rows reduced per block and joint
+      (:class:`dynid.identify.solve.rows.RowGroups`: OLS, WLS) instead of reweighting them one by one.
     - ``choice_weights``: ``(w, y, joints, columns, weight_function) -> row weights (r,) or None``, the weights by
       which the automatic choice scores it on the folds against the start method (None: not a candidate).
-    - ``way_out``: a refused identification whose method was left to dynid tries it (:mod:`dynid.identify.ways_out`).
+    - ``way_out``: a refused identification whose method was left to dynid tries it
+      (:mod:`dynid.identify.job.ways_out`).
     - ``fit``: its own fit, where the standard one does not hold it (module docstring).
     """
 

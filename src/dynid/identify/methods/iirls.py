@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dynid.identify.fit import Fit, fit_exponents, load_loop, standard_solved
+from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.methods.contract import IdentificationMethod
 from dynid.identify.methods.irls import solve
-from dynid.identify.problem import IdentificationProblem
-from dynid.identify.solvers import one_blas_thread
+from dynid.identify.solve.solvers import one_blas_thread
+from dynid.identify.steps.fit import Fit, fit_exponents, load_loop, standard_solved
 
 
 def fit(problem: IdentificationProblem, options, progress: Callable[[str], None], rigid_start=None) -> Fit:

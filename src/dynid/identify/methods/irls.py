@@ -3,19 +3,19 @@ Tukey bisquare, Cauchy; Li et al. 2024 §2.2, loops L1–L2), from the WLS solut
 
 from __future__ import annotations
 
-from dynid.identify.folds import robust_row_weights
 from dynid.identify.methods.contract import IdentificationMethod
-from dynid.identify.solvers import Estimate, irls
+from dynid.identify.selection.folds import robust_row_weights
+from dynid.identify.solve.solvers import Estimate, irls
 
 
 def solve(w, y, joints, names, *, options, joint_names, start=None, pooled_short=False, groups=None) -> Estimate:
-    """χ̂ by IRLS (:func:`dynid.identify.solvers.irls`), warm-started from ``start`` (default: WLS)."""
+    """χ̂ by IRLS (:func:`dynid.identify.solve.solvers.irls`), warm-started from ``start`` (default: WLS)."""
     return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
 
 
 def choice_weights(w, y, joints, columns, weight_function: str):
     """IRLS's robust row weights of all rows on the ``columns`` chosen
-    (:func:`dynid.identify.folds.robust_row_weights`), or None where its normal equations fail."""
+    (:func:`dynid.identify.selection.folds.robust_row_weights`), or None where its normal equations fail."""
     return robust_row_weights(w, y, joints, weight_function, columns=columns)
 
 

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dynid.identify.fit import fit_with_gains
 from dynid.identify.methods.contract import IdentificationMethod
 from dynid.identify.methods.tls import LINEAR_FRICTION, NO_PRIOR
-from dynid.identify.solvers import Estimate, ols
+from dynid.identify.solve.solvers import Estimate, ols
+from dynid.identify.steps.fit import fit_with_gains
 
 
 def solve(w_total, joints, names) -> Estimate:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dynid.identify.methods.contract import IdentificationMethod
-from dynid.identify.solvers import Estimate, ols
+from dynid.identify.solve.solvers import Estimate, ols
 
 
 def solve(w, y, joints, names, *, options, joint_names, start=None, pooled_short=False, groups=None) -> Estimate:
-    """χ̂ by QR of W (:func:`dynid.identify.solvers.ols`); ``groups``: the rows reduced per block and joint."""
+    """χ̂ by QR of W (:func:`dynid.identify.solve.solvers.ols`); ``groups``: the rows reduced per block and joint."""
     return ols(w, y, joints, names, groups)
 
 

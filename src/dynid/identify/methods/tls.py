@@ -3,9 +3,9 @@ eqs. (17)–(23)); needs recordings with and without the payload, or a gain held
 
 from __future__ import annotations
 
-from dynid.identify.fit import fit_with_gains
 from dynid.identify.methods.contract import IdentificationMethod
-from dynid.identify.solvers import Estimate, tls
+from dynid.identify.solve.solvers import Estimate, tls
+from dynid.identify.steps.fit import fit_with_gains
 
 #: the friction laws the drive-gain methods take: linear in their parameters without τ_out
 LINEAR_FRICTION = ('none', 'viscous_coulomb')
@@ -14,7 +14,7 @@ NO_PRIOR = 'the drive gains are identified with the parameters (tls, mls): the p
 
 
 def solve(w_total, joints, names) -> Estimate:
-    """[g; χ] of W_tot·[g; χ; 1] = 0 (:func:`dynid.identify.solvers.tls`, rows weighted by 1/σ̂_W^j)."""
+    """[g; χ] of W_tot·[g; χ; 1] = 0 (:func:`dynid.identify.solve.solvers.tls`, rows weighted by 1/σ̂_W^j)."""
     return tls(w_total, joints, names, weighted=True)
 
 

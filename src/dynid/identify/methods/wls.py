@@ -6,13 +6,13 @@ The default method, and the one the identification starts from where the method 
 from __future__ import annotations
 
 from dynid.identify.methods.contract import IdentificationMethod
-from dynid.identify.solvers import Estimate, wls
+from dynid.identify.solve.solvers import Estimate, wls
 
 
 def solve(w, y, joints, names, *, options, joint_names, start=None, pooled_short=False, groups=None) -> Estimate:
-    """χ̂ of the rows weighted by 1/σ̂_j (:func:`dynid.identify.solvers.wls`). ``pooled_short``: a joint too short for
-    a noise estimate of its own is weighted by the pooled one and dependent columns are left to a prior, instead of
-    refusing them."""
+    """χ̂ of the rows weighted by 1/σ̂_j (:func:`dynid.identify.solve.solvers.wls`). ``pooled_short``: a joint too
+    short for a noise estimate of its own is weighted by the pooled one and dependent columns are left to a prior,
+    instead of refusing them."""
     return wls(w, y, joints, names, joint_names, options.noise_floor_fraction, refuse_short=not pooled_short,
                dependent_unknown=pooled_short, groups=groups)
 

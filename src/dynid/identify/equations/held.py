@@ -1,0 +1,95 @@
+"""Parameters held at a value instead of identified: structural offsets and the parameters of left-out joints.
+
+- **Structural offset.** Where a rigid-body parameter's gravity torque on joint j is the same at every pose
+  (a vertical prismatic joint: the mass it lifts times g, a constant force), it is indistinguishable from
+  that joint's friction offset (``tau0_j``, ``fo_j``) in every recording that does not accelerate the joint
+  hard; no excitation separates them in practice, so the offset is held at 0 and the rigid-body parameter
+  holds both (its value is then m·g plus the drive's offset, over g).
+- **Left-out joints** (``ModelSpec.exclude_joints``): their equations are left out of the fit, their motion
+  stays in every other joint's equations. What only their equations hold is held: their friction at 0, the
+  rigid-body parameters that act on them alone at the robot file's values (so that their predicted torque
+  stays the robot file's there).
+
+:func:`held_parameters` returns ``{name: {'value': ..., 'reason': ...}}`` for a problem; the solvers fit the
+others with the held columns moved to the measured side (:func:`dynid.identify.steps.run`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dynid.errors import InputError
+
+_OFFSET_SYMBOLS = ('tau0', 'fo')
+_STATES = 40  # random poses for the structural tests (as the base parameters use)
+_RELATIVE = 1e-9
+
+
+def _base_rows(problem, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray) -> np.ndarray:
+    """The base rigid columns (M, n, p) of the arm's regressor at the states (payload blocks zero; the rotor
+    inertias' θ̈_j on joint j where the problem identifies them)."""
+    robot, base = problem.robot, problem.base
+    arm = robot.regressor(q, dq, ddq)
+    full = np.zeros((arm.shape[0], len(base.standard_names)))
+    full[:, :arm.shape[1]] = arm
+    if problem.identify_rotor_inertia:  # the last n standard columns (dynid.identify.equations.prepare)
+        from dynid.model.joint_terms import joint_term_regressor
+
+        full[:, -robot.n:] = joint_term_regressor(('rotor_inertia',), dq, ddq)
+    return base.columns(full).reshape(len(q), robot.n, -1)
+
+
+def structural_offsets(problem) -> dict[str, dict]:
+    """The friction offsets held at 0 because a rigid-body gravity term of their joint is a constant (module
+    docstring), each with its reason."""
+    offsets = [s for s in problem.friction_names if s in _OFFSET_SYMBOLS]
+    if not offsets:
+        return {}
+    robot = problem.robot
+    q = robot.random_states(_STATES, seed=7)[0]
+    gravity = _base_rows(problem, q, np.zeros_like(q), np.zeros_like(q))
+    held = {}
+    for j, joint in enumerate(robot.joint_names):
+        columns = gravity[:, j, :]
+        size = np.abs(columns).max(axis=0)
+        constant = (size > _RELATIVE * max(np.abs(gravity).max(), 1e-300)) & \
+            (np.ptp(columns, axis=0) <= _RELATIVE * np.maximum(size, 1e-300))
+        names = [problem.rigid_names[c] for c in np.flatnonzero(constant)]
+        if names:
+            for symbol in offsets:
+                held[f'{symbol}_{j + 1}'] = {'value': 0.0, 'reason': (
+                    f'structural: the gravity term of {", ".join(names)} on {joint} is the same constant torque at '
+                    f'every pose (a joint lifting along gravity), which an offset would duplicate; {", ".join(names)} '
+                    f'holds both')}
+    return held
+
+
+def left_out(problem, nominal_rigid: np.ndarray) -> dict[str, dict]:
+    """The parameters only the left-out joints' equations hold (module docstring), each with its value and reason;
+    ``nominal_rigid``: the robot file's base rigid parameters."""
+    robot, excluded = problem.robot, problem.excluded
+    if not excluded.any():
+        return {}
+    names = [robot.joint_names[j] for j in np.flatnonzero(excluded)]
+    reason = f'the equations of {", ".join(names)} are left out'
+    held = {f'{symbol}_{j + 1}': {'value': 0.0, 'reason': reason}
+            for symbol in problem.friction_names for j in np.flatnonzero(excluded)}
+    rows = _base_rows(problem, *robot.random_states(_STATES, seed=11))
+    on_kept = np.abs(rows[:, ~excluded, :]).max(axis=(0, 1))
+    on_all = np.abs(rows).max(axis=(0, 1))
+    for c in np.flatnonzero((on_kept <= _RELATIVE * np.maximum(on_all, 1e-300)) & (on_all > 0)):
+        source = 'the drive data\'s' if problem.rigid_names[c].startswith('Ia_') else 'the robot file\'s'
+        held[problem.rigid_names[c]] = {'value': float(nominal_rigid[c]),
+                                        'reason': f'{reason} ({source} value: only they hold it)'}
+    return held
+
+
+def excluded_mask(joint_names, exclude) -> np.ndarray:
+    """(n,) bool of the joints named in ``exclude``; InputError for unknown names or all joints."""
+    unknown = [name for name in exclude if name not in joint_names]
+    if unknown:
+        raise InputError(f'exclude_joints names {unknown}, which the robot does not have: {list(joint_names)}')
+    mask = np.array([name in exclude for name in joint_names])
+    if mask.all():
+        raise InputError('exclude_joints leaves no joint\'s equations to identify from')
+    return mask

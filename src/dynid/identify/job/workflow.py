@@ -1,0 +1,188 @@
+"""The identification workflow, once: ``dynid identify`` and identifier_node both run it, so that both
+write the same provenance.
+
+:func:`identify_and_save` identifies from recordings (:func:`dynid.identify.steps.run.identify`), refuses a
+result the data cannot support unless forced (:func:`dynid.identify.result.quality.refuse_unless_forced`),
+records the robot as it was given (:func:`dynid.identify.result.robot_source.record_robot`) and the drives
+file, scores the result on other recordings and on the held-out last part of each, saves it and writes
+the report. A front end reads and checks the recordings and translates its own settings into an
+:class:`Identification` (with :func:`physical_settings` and :func:`joint_names`).
+
+    >>> result, report = identify_and_save(robot, recordings, Identification(), 'result.yaml', 'ur5e')  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dynid.diagnosis import Diagnosis, Recording, diagnose
+from dynid.errors import InputError, spell
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.job.ways_out import WAY_OUT_SPELLING, ways_out
+from dynid.identify.result.quality import refuse_unless_forced, validation_warnings
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.result.robot_source import file_sha256, record_robot
+from dynid.identify.settings import IdentifierSettings
+from dynid.identify.solve.noise import TooFewRowsError
+from dynid.identify.solve.physical import PhysicalSettings
+from dynid.identify.solve.prior_source import PriorSource
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.io.dataset import Dataset
+from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import FilterSettings
+
+
+@dataclass(frozen=True)
+class Identification:
+    """What one identification runs with, as a front end translated its settings.
+
+    Attributes:
+        spec, filters, options: the model, the data pipeline and the solver (:func:`dynid.identify.steps.run.identify`).
+        force: keep a result the data cannot support (its reason the first warning); refused otherwise (the
+            refusal names the field ``force`` for the front end to spell).
+        drives_file: a drives file (:func:`dynid.model.drives.load_drives`) replacing the robot's drive data.
+        holdout: the last fraction of each recording's time left out of the fit and validated on (None: none).
+        spelling: how the front end spells the settings the diagnosis and a refusal's ways out advise, ``{}`` for
+            the value (``torque_sign``, ``joint_states_effort``, ``torque_source``, ``decimation_cutoff_hz``;
+            :func:`dynid.diagnosis.diagnose`), and ``force`` in the warning of a result kept (the command line's:
+            ``dynid.cli.flags.ADVICE``); None: the field and the value.
+    """
+
+    spec: ModelSpec = field(default_factory=ModelSpec)
+    filters: FilterSettings = field(default_factory=FilterSettings)
+    options: IdentifyOptions = field(default_factory=IdentifyOptions)
+    force: bool = False
+    drives_file: str | None = None
+    holdout: float | None = None
+    spelling: dict | None = None
+
+
+def physical_settings(prior: bool = True, physical: bool = False, prior_relative_std: float | None = None,
+                      solver: str = IdentifierSettings.physical_solver,
+                      prior_source: PriorSource | None = None) -> PhysicalSettings | None:
+    """The prior and physical consistency as the front ends offer them: ``prior`` (pull toward the robot file, or
+    ``prior_source``: :func:`dynid.identify.solve.prior_source.prior_source`; consistent where that costs little),
+    ``physical`` (always consistent); neither: None, the plain linear solution."""
+    if not (prior or physical):
+        return None
+    return PhysicalSettings(prior=prior, prior_relative_std=prior_relative_std,
+                            consistency='always' if physical else 'auto', solver=solver, prior_source=prior_source)
+
+
+def joint_names(texts: Iterable[str]) -> tuple[str, ...]:
+    """The joint names of repeated or comma-separated entries ('a,b', 'c' → ('a', 'b', 'c'))."""
+    return tuple(name.strip() for text in texts for name in text.split(',') if name.strip())
+
+
+def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], identification: Identification,
+                      output: str | Path, robot_spec: str, validation: Sequence[tuple[str, Dataset]] = (),
+                      report: str | Path | None = None,
+                      progress: Callable[[str], None] | None = None) -> tuple[IdentificationResult, Path | None]:
+    """Identify ``robot`` from ``recordings`` and save the result to ``output`` (module docstring).
+
+    Args:
+        robot: the robot model, as :func:`dynid.model.load_robot` gave it from ``robot_spec`` (a built-in
+            name, a file path or URDF text), which the result records.
+        recordings: the recordings to identify from, read and checked by the front end.
+        identification: the model, pipeline, solver and the rest (:class:`Identification`).
+        output: the result file (YAML) to write.
+        validation: (name, recording) pairs to validate on: metrics ``validation``, ``validation_2``, ...
+        report: a folder for ``index.html`` and the plots, or None for none.
+        progress: takes one line per step.
+
+    Returns:
+        (the result as saved, the report's index or None). Raises InputError for bad data and where the data
+        cannot support the model unless ``identification.force``; nothing is written then.
+    """
+    from dynid.identify.outputs.report import write_report
+    from dynid.identify.validation.validate import validate
+    from dynid.model.drives import load_drives
+
+    progress = progress or (lambda text: None)
+    drives = None if identification.drives_file is None else load_drives(identification.drives_file,
+                                                                         robot.joint_names)
+    progress(f'diagnosing {len(recordings)} recording(s) together: effort, sign, scale, robot file')
+    diagnosis = diagnose_inputs(robot, recordings, identification.spelling, identification.spec.torque_source)
+    held_out = []
+    if identification.holdout is not None:
+        for i, recording in enumerate(recordings):
+            train, test = recording.dataset.split_holdout(identification.holdout)
+            recordings[i] = dataclasses.replace(recording, dataset=train)
+            held_out.append((recording, test))
+    try:
+        result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
+                          drives=drives, progress=progress)
+    except TooFewRowsError as error:  # more rows from the same recordings: the settings that give them, tried
+        tried = ways_out(robot, recordings, identification, drives, _filters_of(recordings, identification),
+                         progress)  # no result to keep: the settings that give more equations
+        if not tried:
+            raise
+        raise InputError(f'{error.template}; {tried}', fields=error.fields) from None
+    result.diagnosis_section = diagnosis.to_dict()
+    spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
+    result.warnings[:0] = diagnosis.warnings()
+    result.warnings = [spell(warning, ADVISED_FIELDS, lambda field: spelling.get(field, field))
+                       for warning in result.warnings]
+    refuse_unless_forced(result, identification.force,
+                         lambda: ways_out(robot, recordings, identification, drives,
+                                          result.provenance.get('filters') or {}, progress, refused=result), spelling)
+    record_robot(result.provenance, robot_spec, robot.urdf_joints)
+    if drives is not None:
+        result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
+                                           sha256=file_sha256(identification.drives_file))
+    for i, (name, dataset) in enumerate(validation):
+        progress(f'validating on {name}')
+        metrics = validate(result, robot, dataset, name=name)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
+        result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
+    if held_out:
+        result.provenance['holdout'] = {'fraction': identification.holdout,
+                                        'part': 'the last part of each recording in time'}
+    for i, (recording, dataset) in enumerate(held_out):
+        progress(f'validating on the held-out last {identification.holdout:g} of {recording.name}')
+        metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)',
+                           payload_mass=recording.payload_mass)
+        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
+        result.metrics['holdout' if i == 0 else f'holdout_{i + 1}'] = metrics
+    result.save(output)
+    if report is None:
+        return result, None
+    progress('writing the report')
+    return result, write_report(report, result, robot, [r.dataset for r in recordings],
+                                [dataset for _, dataset in validation])
+
+
+#: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
+#: :mod:`dynid.identify.solve.drive_gains`; the prior, :func:`dynid.identify.steps.plausibility.offset_gravity_split`):
+#: spelled as the front end's ``spelling`` says before the result is kept
+ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior')
+
+
+def _filters_of(recordings: Sequence[RecordingInput], identification: Identification) -> dict:
+    """The rate [Hz] and decimation cut-off [Hz] an identification of ``recordings`` uses ('rate_hz',
+    'decimation_cutoff_hz', as a result's provenance records them): the first recording's rate, the cut-off the
+    filters resolve for it (given, or derived from the rate:
+    :meth:`dynid.signal.preprocess.FilterSettings.validated`)."""
+    rate = recordings[0].dataset.rate_hz if recordings else None
+    if not rate or not rate > 0:
+        return {}
+    return {'rate_hz': rate, 'decimation_cutoff_hz': identification.filters.validated(rate).decimation_cutoff_hz}
+
+
+def diagnose_inputs(robot: RobotModel, recordings: Sequence[RecordingInput], spelling: dict | None = None,
+                    torque_source: str | None = None) -> Diagnosis:
+    """The one diagnosis of an identification's recordings (:func:`dynid.diagnosis.diagnose`), with what the front
+    end recorded was said of their effort (``source['effort_said']`` of the first recording that has it: the user's
+    option or the recording's own record), each recording's payload (a mass alone placed by the data) and what the
+    identification reads the effort as (``torque_source``: advice it already follows is not given)."""
+    said, said_by = None, ''
+    for recording in recordings:
+        told = recording.dataset.source.get('effort_said')
+        if told:
+            said, said_by = told.get('said'), told.get('said_by') or ''
+            break
+    return diagnose([Recording(r.dataset, r.payload, r.name, r.payload_mass) for r in recordings], robot,
+                    None if said == 'none' else said, said_by, spelling, torque_source=torque_source)

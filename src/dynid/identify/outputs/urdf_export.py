@@ -1,0 +1,183 @@
+"""A URDF with identified dynamics written in: link inertials, joint friction and damping, rotor inertia noted.
+
+Input: a physically consistent identification (the ``physical`` section of a result, whose standard
+parameters are realizable bodies; :mod:`dynid.identify.solve.physical`) and the URDF of the same robot.
+
+- **Inertials.** Each identified body is the child link of its joint, expressed in that link's frame
+  (which is the joint frame in URDF). It is written as ``<inertial>``: the mass [kg], ``<origin xyz>``
+  the centre of mass [m], ``<inertia>`` about the centre of mass [kg·m²] in the link's axes (``rpy`` 0).
+  The identified body is everything the joint moves up to the next identified joint: links attached
+  through fixed joints (flanges, tools, a hand) and through joints the model locked (fingers) cannot be
+  told apart from the link by the torques. Their inertials are removed and a comment names the link
+  whose inertial holds them, so that the file describes the identified robot exactly.
+- **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
+  viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field, nor has the
+  Stribeck excess the model choice may keep, Fs·sgn(ω)·exp(−(|ω|/Vs)^μ): it is left out, its values written as a
+  comment in the joint). Li et al.'s comprehensive law gives its Coulomb level at ω → 0 and, where the joint's
+  exponent is 1, its viscous coefficient (:meth:`IdentificationResult.coulomb_viscous`); a power of the speed (an
+  exponent other than 1) has no URDF field either: left out, written as a comment. Where the result was identified
+  with coupled drives (θ = C·q: its friction is the motors'), a motor's friction is its joint's where the motor turns
+  that joint alone (θ_k = ±q_k; Coulomb and viscous friction are
+  odd in the velocity, so the sign does not matter), a joint's own friction (``Fcq``, ``Fvq``:
+  :mod:`dynid.identify.equations.joint_side`) is added to its joint's, and the friction of a motor that turns several
+  joints has no joint to go on: it is left out and named in a comment (:func:`joint_friction_table`).
+- **Rotor inertia.** URDF has no field for it; where identified it is written as a comment in the joint
+  (reflected to the link side [kg·m²]: simulators add it as armature).
+
+The check that the written file gives the result's torques is
+:func:`dynid.identify.result.torque.round_trip_error` (it needs the identification's base model).
+
+The identified link may also be a link the joint's child carries through fixed joints (dynid's URDF of a
+standard-DH robot: joint i moves ``<joint>_axis``, the joint frame, which carries ``<joint>_link``); the
+identified body is about the joint frame, so it goes on the child either way.
+
+A URDF whose joints are not the result's, or whose joints do not move the links the result identified, is
+refused (:class:`~dynid.errors.InputError`, one line).
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.identify.result.result import IdentificationResult
+from dynid.model.inertial import describe_link
+
+
+def _format(value: float) -> str:
+    return f'{float(value):.10g}'
+
+
+def _read(urdf: str | Path) -> ElementTree.ElementTree:
+    try:
+        parser = ElementTree.XMLParser(target=ElementTree.TreeBuilder(insert_comments=True))  # keep its comments
+        return ElementTree.parse(urdf, parser)
+    except (OSError, ElementTree.ParseError) as error:
+        raise InputError(f'cannot read URDF {urdf}: {error}') from None
+
+
+def _merged_links(joints: dict, start: str, identified: set[str]) -> list[str]:
+    """Links rigidly carried with ``start``: reached through joints that are not identified."""
+    found, stack = [], [start]
+    while stack:
+        link = stack.pop()
+        for joint in joints.values():
+            if joint.find('parent').get('link') == link and joint.get('name') not in identified:
+                child = joint.find('child').get('link')
+                found.append(child)
+                stack.append(child)
+    return found
+
+
+def _set_inertial(link: ElementTree.Element, phi: np.ndarray) -> None:
+    body = describe_link(phi)
+    for old in link.findall('inertial'):
+        link.remove(old)
+    inertial = ElementTree.Element('inertial')
+    ElementTree.SubElement(inertial, 'origin', xyz=' '.join(_format(v) for v in body['com']), rpy='0 0 0')
+    ElementTree.SubElement(inertial, 'mass', value=_format(body['mass']))
+    i = body['inertia_com']
+    ElementTree.SubElement(inertial, 'inertia', ixx=_format(i[0, 0]), ixy=_format(i[0, 1]), ixz=_format(i[0, 2]),
+                           iyy=_format(i[1, 1]), iyz=_format(i[1, 2]), izz=_format(i[2, 2]))
+    link.insert(0, inertial)
+    link.insert(0, ElementTree.Comment(' dynid: identified inertial (physically consistent identification) '))
+
+
+#: The Coulomb and viscous symbols a joint's friction and damping take (:func:`joint_friction_table` writes Li et al.'s
+#: comprehensive law in them)
+COULOMB_SYMBOLS, VISCOUS_SYMBOLS = ('Fc',), ('Fv',)
+
+
+def joint_friction_table(result: IdentificationResult) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """({joint: {symbol: value}} the result's friction as a simulator's joints hold it, the parameters of motors
+    that turn several joints, left out) (module docstring); without a coupling, :meth:`IdentificationResult.friction`
+    as it is, but for Li et al.'s comprehensive law (fc, fv, fo, fL), whose Coulomb level at ω → 0 and viscous
+    coefficient are written as Fc and Fv (:meth:`IdentificationResult.coulomb_viscous`: fc − fv·v_s where its power
+    term is written from v_s) and whose fv stays under its own name where the joint's exponent is not 1 (a power of
+    the speed no simulator's joint holds)."""
+    table = result.friction()
+    if result.model.get('friction') == 'comprehensive':
+        levels = result.coulomb_viscous()
+        for joint, values in table.items():
+            power = values.pop('fv', 0.0)
+            values.pop('fc', None)
+            values.update(levels.get(joint, {}))
+            if 'Fv' not in values and power != 0.0:
+                values['fv'] = power
+    coupling = result.recorded_coupling()
+    if coupling is None:
+        return table, []
+    out, left = {}, []
+    for k, joint in enumerate(result.joint_names):
+        own = {symbol: table[joint].pop(symbol, 0.0) for symbol in ('Fcq', 'Fvq')}
+        alone = np.count_nonzero(coupling[k]) == 1 and coupling[k, k] != 0
+        out[joint] = table[joint] if alone else {}
+        if not alone:
+            left += [f'{symbol}_{k + 1}' for symbol, value in table[joint].items() if value != 0.0]
+        for symbols, value in ((COULOMB_SYMBOLS, own['Fcq']), (VISCOUS_SYMBOLS, own['Fvq'])):
+            if value != 0.0:
+                key = next((s for s in symbols if s in out[joint]), symbols[0])
+                out[joint][key] = out[joint].get(key, 0.0) + value
+    return out, left
+
+
+def export_urdf(result: IdentificationResult, urdf, label: str | None = None) -> str:
+    """The URDF text of ``urdf`` (a path or a file object) with the identified dynamics of ``result`` (module
+    docstring); ``label`` names it in errors (default: the path)."""
+    section = result.physical_section
+    if section is None:
+        raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
+                         fields=('physical',))
+    tree = _read(urdf)
+    urdf = urdf if label is None else label
+    root = tree.getroot()
+    links = {link.get('name'): link for link in root.findall('link')}
+    joints = {joint.get('name'): joint for joint in root.findall('joint')}
+    missing = [name for name in result.joint_names if name not in joints]
+    if missing:
+        raise InputError(f'{urdf} has no joints {missing} of the result (robot {result.robot!r})')
+    identified = set(result.joint_names)
+    friction, left = joint_friction_table(result)
+    exponents = result.power_exponents()
+    rotor = section.get('rotor_inertia') or {}
+    for entry in section['links']:
+        joint = joints[entry['joint']]
+        child = joint.find('child').get('link')
+        merged = _merged_links(joints, child, identified)
+        if child != entry['link'] and entry['link'] not in merged:
+            raise InputError(f'{urdf}: joint {entry["joint"]!r} moves link {child!r}, the result identified '
+                             f'{entry["link"]!r}')
+        _set_inertial(links[child], np.asarray(entry['parameters'], dtype=float))
+        for carried in merged:
+            for old in links[carried].findall('inertial'):
+                links[carried].remove(old)
+            links[carried].insert(0, ElementTree.Comment(f' dynid: inertial removed, held by the identified '
+                                                        f'inertial of {child} '))
+        values = friction.get(entry['joint'], {})
+        for old in joint.findall('dynamics'):
+            joint.remove(old)
+        if 'Fc' in values or 'Fv' in values:
+            ElementTree.SubElement(joint, 'dynamics', friction=_format(values.get('Fc', 0.0)),
+                                   damping=_format(values.get('Fv', 0.0)))
+        k = result.joint_names.index(entry['joint'])
+        if values.get('fv'):
+            joint.append(ElementTree.Comment(f' dynid: viscous power term left out (no URDF field): fv '
+                                             f'{_format(values["fv"])}, exponent {_format(exponents[k])} '))
+        if values.get('Fs'):
+            stribeck = result.stribeck
+            joint.append(ElementTree.Comment(f' dynid: Stribeck excess left out (no URDF field): Fs '
+                                             f'{_format(values["Fs"])} N*m, Vs {_format(stribeck.velocities[k])} '
+                                             f'rad/s, shape {_format(stribeck.shapes[k])} '))
+        if entry['joint'] in rotor:
+            joint.append(ElementTree.Comment(f' dynid: identified rotor inertia (link side) '
+                                             f'{_format(rotor[entry["joint"]])} kg*m^2 '))
+    if left:
+        root.insert(0, ElementTree.Comment(f' dynid: friction of motors that turn several joints (coupled drives) '
+                                           f'left out, no joint holds it: {", ".join(left)} '))
+    root.insert(0, ElementTree.Comment(f' dynid: dynamics identified for robot {result.robot} '
+                                       f'({result.method}, physical) '))
+    ElementTree.indent(tree)
+    return ElementTree.tostring(root, encoding='unicode') + '\n'

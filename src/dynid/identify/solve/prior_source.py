@@ -1,0 +1,318 @@
+"""Where the prior comes from: the robot file, or a previous identification's result, behind one interface.
+
+A source (:class:`PriorSource`) gives the prior's rows over the unknowns x = [π | payload | Ia | friction] of
+:class:`dynid.identify.solve.prior.PhysicalLayout` at relative σ s = 1 (its parameters and their spread), whether it
+pulls on anything, the links whose pseudo-inertias scale the consistency constraint, and where it came from
+(:meth:`PriorSource.provenance`). The weight s is cross-validated the same way for every source
+(:func:`dynid.identify.solve.prior.cross_validated_prior_std`).
+
+- :class:`RobotFilePrior`: the robot file's link inertias, each spread relative to its own pseudo-inertia
+  (:mod:`dynid.identify.solve.prior`); the rotor inertias the drive data's
+  (:func:`dynid.identify.solve.prior.rotor_prior`).
+- :class:`ResultPrior`: a previous result's base rigid-body parameters χ̄_b, each spread by its own σ_b (the result's
+  std, else its prior section's posterior σ): Σ_b ((K·π)_b − χ̄_b)² / (σ_b·s)², so that at s = 1 the earlier
+  estimate's posterior is the next identification's prior (a sequential Bayesian update). The rotor inertias keep
+  the drive data's prior (a result's may be the excess over B or the whole inertia). A result of another robot or
+  joint order, or without a σ for every base parameter of the model, is refused by name.
+- :class:`FleetPrior`: a fleet prior file's base rigid-body parameters (:mod:`dynid.identify.solve.fleet_prior_file`:
+  the median over many robots of one model, spread by their robust spread): Σ_b ((K·π)_b − centre_b)² / (spread_b·s)²,
+  the rotor inertias as for a result. A file of another model or joint order, or pooled from fewer than 3 robots, is
+  refused by name.
+
+:func:`prior_source` tells a fleet prior file from a result file by its header (``kind: fleet prior``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Protocol
+
+import numpy as np
+
+from dynid.errors import InputError
+from dynid.files import file_sha256, read_yaml
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.file_links import RobotFileLink, robot_file_links
+from dynid.identify.solve.fleet_prior_file import KIND as FLEET_PRIOR_KIND
+from dynid.identify.solve.fleet_prior_file import FleetPriorFile, is_fleet_prior
+from dynid.identify.solve.prior import (
+    CROSS_VALIDATION_BLOCKS,
+    CROSS_VALIDATION_FOLDS,
+    PriorRows,
+    rotor_prior,
+    rotor_rows,
+)
+
+_CROSS_VALIDATED = (f's from {CROSS_VALIDATION_FOLDS} folds of {CROSS_VALIDATION_BLOCKS} contiguous blocks in time: '
+                    'the least sum of the held-out weighted chi2 and the held-out per-joint relative squared residual, '
+                    'each divided by its least total')
+
+
+class PriorSource(Protocol):
+    """What a prior gives the identification (module docstring)."""
+
+    kind: ClassVar[str]
+    #: the robot file's links checked one by one: the scale of the consistency constraint, the file's own model
+    links: list[RobotFileLink]
+
+    @property
+    def label(self) -> str:
+        """What the result's ``prior.source`` names: the robot spec or the file."""
+
+    @property
+    def rule(self) -> str:
+        """The MAP problem and how s is chosen, in words (the result's ``prior.rule``)."""
+
+    def left_out(self) -> list[RobotFileLink]:
+        """The links the prior does not pull on because the source's inertia is impossible."""
+
+    def pulls(self) -> bool:
+        """Whether the prior pulls on any link (else it is not used)."""
+
+    def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
+        """The prior's rows at s = 1 over ``layout``'s unknowns; ``free_names``: the names of its free columns."""
+
+    def link_values(self) -> list[list[float] | None]:
+        """Per link the 10 standard parameters the prior holds (None: it holds no link's own)."""
+
+    def provenance(self) -> dict:
+        """Where the prior came from: kind, path, sha256 (of a file), robot, date."""
+
+
+@dataclass(frozen=True)
+class RobotFilePrior:
+    """The robot file's link inertias as the prior (:mod:`dynid.identify.solve.prior`)."""
+
+    links: list[RobotFileLink]
+    spec: str
+    robot: str
+    kind: ClassVar[str] = 'robot file'
+
+    @classmethod
+    def of(cls, robot) -> RobotFilePrior:
+        return cls(robot_file_links(robot), robot.source or robot.name, robot.name)
+
+    @property
+    def label(self) -> str:
+        return self.spec
+
+    @property
+    def rule(self) -> str:
+        return ('MAP: weighted residual chi2 + sum_i |J_prior^-1/2 (J_i - J_prior) J_prior^-1/2|_F^2 / s^2; '
+                + _CROSS_VALIDATED)
+
+    def left_out(self) -> list[RobotFileLink]:
+        return [link for link in self.links if not link.in_prior]
+
+    def pulls(self) -> bool:
+        return any(link.in_prior for link in self.links)
+
+    def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
+        prior_rotor, rotor_scale = rotor_prior(problem)
+        return PriorRows.of(self.links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
+
+    def link_values(self) -> list[list[float] | None]:
+        return [link.parameters.tolist() for link in self.links]
+
+    def provenance(self) -> dict:
+        path = Path(self.spec)
+        return {'kind': self.kind, 'path': self.spec, 'sha256': file_sha256(path) if path.is_file() else None,
+                'robot': self.robot, 'created': None}
+
+
+def rigid_link_name(name: str) -> bool:
+    """A base parameter of the arm's links alone: not a rotor inertia (Ia_j), not a payload's (…_Pb)."""
+    return not name.startswith('Ia_') and '_P' not in name
+
+
+def result_std(result: IdentificationResult) -> np.ndarray:
+    """σ of each of the result's parameters (``parameter_names`` order): its std where finite and > 0, else its prior
+    section's posterior σ (the MAP's, where consistency moved the estimate), else NaN."""
+    sigma = np.array(result.std, dtype=float)
+    posterior = (result.prior_section or {}).get('posterior_std')
+    if posterior is not None and len(posterior) == len(sigma):
+        kept = np.isfinite(sigma) & (sigma > 0)
+        other = np.array([np.nan if p is None else float(p) for p in posterior])
+        sigma = np.where(kept, sigma, other)
+    return sigma
+
+
+@dataclass(frozen=True)
+class ResultPrior:
+    """A previous identification's base rigid-body parameters, each spread by its σ, as the prior (module docstring).
+
+    ``spread``: {base parameter: (value, σ)} of every arm base parameter with a finite σ > 0 (those held at a value
+    have σ 0 and no row)."""
+
+    path: str
+    sha256: str
+    result: IdentificationResult
+    links: list[RobotFileLink]
+    spread: dict[str, tuple[float, float]]
+    kind: ClassVar[str] = 'result'
+
+    @classmethod
+    def load(cls, path: str | Path, robot) -> ResultPrior:
+        """The result file ``path`` as the prior of an identification of ``robot``; InputError naming the file when
+        it is another robot's, has another joint order, or holds no σ of its base parameters."""
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f'{{prior_source}} {str(path)!r}: no such result file', fields=('prior_source',))
+        result = IdentificationResult.load(path)
+        if result.robot != robot.name:
+            raise InputError(f'{{prior_source}} {str(path)!r} is a result of robot {result.robot!r}, not '
+                             f'{robot.name!r}: it cannot be the prior', fields=('prior_source',))
+        if tuple(result.joint_names) != tuple(robot.joint_names):
+            raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(result.joint_names)}, not '
+                             f'{list(robot.joint_names)} in this order: it cannot be the prior',
+                             fields=('prior_source',))
+        spread = {}
+        for i, (name, sigma) in enumerate(zip(result.parameter_names, result_std(result), strict=True)):
+            if name in result.base_expressions and rigid_link_name(name) and np.isfinite(result.values[i]) \
+                    and np.isfinite(sigma) and sigma > 0:
+                spread[name] = (float(result.values[i]), float(sigma))
+        if not spread:
+            raise InputError(f'{{prior_source}} {str(path)!r} holds no standard deviation of its base parameters: '
+                             'it cannot be the prior', fields=('prior_source',))
+        return cls(str(path), file_sha256(path), result, robot_file_links(robot), spread)
+
+    @property
+    def label(self) -> str:
+        return self.path
+
+    @property
+    def rule(self) -> str:
+        return f'MAP: weighted residual chi2 + sum_b ((K pi)_b - prior_b)^2 / (sigma_b s)^2; {_CROSS_VALIDATED}'
+
+    def left_out(self) -> list[RobotFileLink]:
+        return []
+
+    def pulls(self) -> bool:
+        return True
+
+    def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
+        """One row per arm base parameter: ((K·π)_b − χ̄_b)/σ_b; the rotor inertias' rows the drive data's. InputError
+        naming the file where the model has a base parameter the result does not hold with a σ."""
+        return spread_rows(self.path, self.spread, self.result.base_expressions, self.links, problem, layout,
+                           free_names)
+
+    def link_values(self) -> list[list[float] | None]:
+        physical = self.result.physical_section
+        if physical is None:
+            return [None] * len(self.links)
+        return [list(map(float, link['parameters'])) for link in physical['links']]
+
+    def provenance(self) -> dict:
+        created = self.result.provenance.get('created')
+        return {'kind': self.kind, 'path': self.path, 'sha256': self.sha256, 'robot': self.result.robot,
+                'created': created, 'method': self.result.method}
+
+
+def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: dict[str, str],
+                links: list[RobotFileLink], problem, layout, free_names: list[str]) -> PriorRows:
+    """The rows of a prior that holds each arm base parameter b as a value and a spread, ``spread`` {b: (χ̄_b, σ_b)}
+    with the expressions it groups them by: ((K·π)_b − χ̄_b)/σ_b for every free arm base parameter of the model, and
+    the rotor inertias' rows from the drive data (:func:`dynid.identify.solve.prior.rotor_prior`). InputError naming the
+    file ``path`` where the model has a base parameter it does not hold, or groups one otherwise."""
+    rigid = set(problem.rigid_names)
+    wanted = [k for k, name in enumerate(free_names) if name in rigid and rigid_link_name(name)]
+    missing = [free_names[k] for k in wanted if free_names[k] not in spread]
+    if missing:
+        raise InputError(f'{{prior_source}} {path!r} holds no value with a standard deviation for the base '
+                         f'parameters {missing}: it cannot be the prior of this model', fields=('prior_source',))
+    ours = dict(zip(problem.base.names, problem.base.expressions, strict=True))
+    other = [free_names[k] for k in wanted if free_names[k] in ours
+             and expressions.get(free_names[k]) != ours[free_names[k]]]
+    if other:
+        raise InputError(f'{{prior_source}} {path!r} groups the base parameters {other} otherwise (rotor '
+                         'inertias identified in one model and not in the other?): it cannot be the prior of this '
+                         'model', fields=('prior_source',))
+    unknowns = layout.to_base.shape[1]
+    sigma = np.array([spread[free_names[k]][1] for k in wanted])
+    a_rows = [layout.to_base[wanted] / sigma[:, None]]
+    b_rows = [np.array([spread[free_names[k]][0] for k in wanted]) / sigma]
+    prior_rotor, rotor_scale = rotor_prior(problem)
+    if prior_rotor is not None:
+        rows, b = rotor_rows(unknowns, prior_rotor, layout.rotor_start, rotor_scale)
+        a_rows.append(rows)
+        b_rows.append(b)
+    return PriorRows(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
+
+
+@dataclass(frozen=True)
+class FleetPrior:
+    """A fleet's base rigid-body parameters, each centred on the robots' median and spread by their robust spread,
+    as the prior (module docstring; the file: :mod:`dynid.identify.solve.fleet_prior_file`).
+
+    ``spread``: {base parameter: (centre, spread)} of every arm base parameter the fleet prior pools."""
+
+    path: str
+    sha256: str
+    fleet: FleetPriorFile
+    links: list[RobotFileLink]
+    spread: dict[str, tuple[float, float]]
+    kind: ClassVar[str] = FLEET_PRIOR_KIND
+
+    @classmethod
+    def load(cls, path: str | Path, robot, data: dict | None = None) -> FleetPrior:
+        """The fleet prior file ``path`` (``data``: its parsed content where read already) as the prior of an
+        identification of ``robot``; InputError naming the file when it is another model's, has another joint
+        order, pools fewer than 3 robots or no base parameter."""
+        path = Path(path)
+        if not path.is_file():
+            raise InputError(f'{{prior_source}} {str(path)!r}: no such fleet prior file', fields=('prior_source',))
+        try:
+            fleet = FleetPriorFile.from_dict(read_yaml(path, 'fleet prior file') if data is None else data,
+                                             str(path))
+        except InputError as error:  # the file's own fault, named as the setting that gave it
+            raise InputError(f'{{prior_source}} {error}', fields=('prior_source',)) from None
+        if fleet.robot != robot.name:
+            raise InputError(f'{{prior_source}} {str(path)!r} is a fleet prior of robot {fleet.robot!r}, not '
+                             f'{robot.name!r}: it cannot be the prior', fields=('prior_source',))
+        if tuple(fleet.joint_names) != tuple(robot.joint_names):
+            raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(fleet.joint_names)}, not '
+                             f'{list(robot.joint_names)} in this order: it cannot be the prior',
+                             fields=('prior_source',))
+        spread = {name: (p.centre, p.spread) for name, p in fleet.of_kind('base').items() if rigid_link_name(name)}
+        if not spread:
+            raise InputError(f'{{prior_source}} {str(path)!r} pools no base parameter: it cannot be the prior',
+                             fields=('prior_source',))
+        return cls(str(path), file_sha256(path), fleet, robot_file_links(robot), spread)
+
+    @property
+    def label(self) -> str:
+        return self.path
+
+    @property
+    def rule(self) -> str:
+        return (f'MAP: weighted residual chi2 + sum_b ((K pi)_b - centre_b)^2 / (spread_b s)^2 over the fleet of '
+                f'{self.fleet.robots} robots; {_CROSS_VALIDATED}')
+
+    def left_out(self) -> list[RobotFileLink]:
+        return []
+
+    def pulls(self) -> bool:
+        return True
+
+    def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
+        """One row per arm base parameter: ((K·π)_b − centre_b)/spread_b; the rotor inertias' rows the drive data's."""
+        expressions = {name: p.expression for name, p in self.fleet.of_kind('base').items()}
+        return spread_rows(self.path, self.spread, expressions, self.links, problem, layout, free_names)
+
+    def link_values(self) -> list[list[float] | None]:
+        return [None] * len(self.links)
+
+    def provenance(self) -> dict:
+        return {'kind': self.kind, 'path': self.path, 'sha256': self.sha256, 'robot': self.fleet.robot,
+                'created': self.fleet.provenance.get('created'), 'robots': self.fleet.robots,
+                'members': [member['name'] for member in self.fleet.members]}
+
+
+def prior_source(path: str, robot) -> PriorSource:
+    """The prior a front end asks for: ``path`` empty, the robot file; a file whose header says ``kind: fleet
+    prior``, that fleet prior (:class:`FleetPrior`); else that result file (:class:`ResultPrior`)."""
+    if not path:
+        return RobotFilePrior.of(robot)
+    data = read_yaml(path, 'prior file') if Path(path).is_file() else None
+    return FleetPrior.load(path, robot, data) if is_fleet_prior(data) else ResultPrior.load(path, robot)

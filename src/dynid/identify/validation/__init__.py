@@ -1,0 +1,1 @@
+"""A result against recordings it was not identified on, and two results compared."""
