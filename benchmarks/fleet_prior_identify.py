@@ -23,15 +23,33 @@ def identified(robot, dataset, name: str, output: Path, prior: str = '', frictio
     return result
 
 
+def _signature(path: Path) -> tuple:
+    model = IdentificationResult.load(path).model
+    return model['friction'], tuple(model.get('friction_symbols') or ())
+
+
 def one_law(paths: list[Path], refit) -> dict:
-    """A fleet prior pools results of one friction law: the results of ``paths`` off the most common law identified
-    again with it given, ``refit(k, law)`` writing ``paths[k]`` anew; what the defaults chose and how many were
-    identified again."""
-    chosen = [IdentificationResult.load(path).model['friction'] for path in paths]
+    """A fleet prior pools results of one friction law and its terms (a Stribeck excess the model choice kept on
+    some robots only is another set of terms): where the defaults chose several, the results of ``paths`` off the
+    most common law are identified again with it given (``refit(k, law)`` writing ``paths[k]`` anew; a law given
+    tries no Stribeck excess), and, where that gives other terms than the most common ones, every other result
+    too; what the defaults chose and how many were identified again."""
+    chosen = [_signature(path) for path in paths]
     laws = collections.Counter(chosen)
     common = laws.most_common(1)[0][0]
-    refits = [k for k, law in enumerate(chosen) if law != common]
+    refits = [k for k, signature in enumerate(chosen) if signature != common]
+    done = set()
     for k in refits:
         paths[k].unlink()
-        refit(k, common)
-    return {'laws_chosen': dict(laws), 'law': common, 'law_refits': len(refits)}
+        refit(k, common[0])
+        done.add(k)
+        given = _signature(paths[k])
+        if given != common:  # the law given makes other terms: every result identified with it given
+            for j in range(len(paths)):
+                if j not in done and _signature(paths[j]) != given:
+                    paths[j].unlink()
+                    refit(j, common[0])
+                    done.add(j)
+            common = given
+    return {'laws_chosen': {f'{law} ({"+".join(symbols)})': count for (law, symbols), count in laws.items()},
+            'law': f'{common[0]} ({"+".join(common[1])})', 'law_refits': len(done)}
