@@ -335,3 +335,38 @@ def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
         return float(np.sqrt(np.mean([((result.value(n) - prior[n].centre) / prior[n].spread) ** 2 for n in names])))
 
     assert distance(pulled) < 0.7 * distance(robot_file), (distance(pulled), distance(robot_file))
+
+
+def test_a_model_that_folds_the_rotor_excess_into_the_links_takes_the_fleet_prior_on_their_link_part(ur5e_model,
+                                                                                                     tmp_path):
+    """The model choice may identify the rotor inertias' excess (a short log's ordinary route), which folds Ia_1 and
+    Ia_2 into Izz_1R and Izz_2R: a fleet pooled without them still gives those rows, on the link part alone (the rotor
+    columns 0), where it refused them before; a grouping that differs otherwise is still refused."""
+    from types import SimpleNamespace
+
+    from dynid.identify.prepare import structural_base
+
+    prior = fleet_prior(members_of(fleet_results(ur5e_model, 5, seed=13)))
+    source = prior_source(str(prior.save(tmp_path / 'fleet.yaml')), ur5e_model)
+    base = structural_base(ur5e_model, [[]], 0, True)
+    assert base.expressions[base.names.index('Izz_1R')].endswith(' + Ia_1')
+    free = [name for name in base.names if name != 'my_2']
+    rotor_start, n_rotor = 60, 6
+    to_base = np.random.default_rng(1).standard_normal((len(free), rotor_start + n_rotor))
+    layout = SimpleNamespace(to_base=to_base, rotor_start=rotor_start, n_rotor=n_rotor)
+    problem = SimpleNamespace(rigid_names=list(base.names), base=base, identify_rotor_inertia=True,
+                              compensate_rotor=True, drives=ur5e_model.drives, robot=ur5e_model)
+    rows = source.rows(problem, layout, free)
+    pooled = prior.of_kind('base')
+    pulled = [name for name in free if name in pooled]
+    assert len(pulled) == len(pooled) - 1  # every pooled parameter but the one held (my_2)
+    assert rows.a.shape == (len(pulled) + n_rotor, rotor_start + n_rotor)  # the rotor rows after the links'
+    for name in ('Izz_1R', 'Izz_2R'):
+        row = rows.a[pulled.index(name)]
+        np.testing.assert_array_equal(row[rotor_start:], 0.0)
+        np.testing.assert_allclose(row[:rotor_start], to_base[free.index(name), :rotor_start] / pooled[name].spread)
+    other = SimpleNamespace(**{**vars(problem), 'base': SimpleNamespace(
+        names=base.names, expressions=tuple(e + ' + Iyy_2' if n == 'Izz_3R' else e
+                                            for n, e in zip(base.names, base.expressions, strict=True)))})
+    with pytest.raises(InputError, match=r"groups the base parameters \['Izz_3R'\] otherwise"):
+        source.rows(other, layout, free)

@@ -24,6 +24,7 @@ pulls on anything, the links whose pseudo-inertias scale the consistency constra
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol
@@ -209,6 +210,9 @@ class ResultPrior:
                 'created': created, 'method': self.result.method}
 
 
+_ROTOR_TERM = re.compile(r'\s*\+\s*(?:[0-9.eE+-]+\*)?Ia_\d+\b')
+
+
 def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: dict[str, str],
                 links: list[RobotFileLink], problem, layout, free_names: list[str]) -> PriorRows:
     """The rows of a prior that holds each arm base parameter b as a value and a spread, ``spread`` {b: (χ̄_b, σ_b)}
@@ -222,8 +226,12 @@ def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: 
         raise InputError(f'{{prior_source}} {path!r} holds no value with a standard deviation for the base '
                          f'parameters {missing}: it cannot be the prior of this model', fields=('prior_source',))
     ours = dict(zip(problem.base.names, problem.base.expressions, strict=True))
-    other = [free_names[k] for k in wanted if free_names[k] in ours
-             and expressions.get(free_names[k]) != ours[free_names[k]]]
+    differ = [k for k in wanted if free_names[k] in ours and expressions.get(free_names[k]) != ours[free_names[k]]]
+    # a model that identifies the rotor inertias' excess folds Ia_j into the link parameters it is collinear with
+    # (Izz_1R + Ia_1): the prior then pulls their link part, the rotor columns of those rows left out
+    folded = [k for k in differ if problem.identify_rotor_inertia
+              and _ROTOR_TERM.sub('', ours[free_names[k]]) == expressions.get(free_names[k])]
+    other = [free_names[k] for k in differ if k not in folded]
     if other:
         raise InputError(f'{{prior_source}} {path!r} groups the base parameters {other} otherwise (rotor '
                          'inertias identified in one model and not in the other?): it cannot be the prior of this '
@@ -231,6 +239,9 @@ def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: 
     unknowns = layout.to_base.shape[1]
     sigma = np.array([spread[free_names[k]][1] for k in wanted])
     a_rows = [layout.to_base[wanted] / sigma[:, None]]
+    if folded:
+        rotor = range(layout.rotor_start, layout.rotor_start + layout.n_rotor)
+        a_rows[0][np.ix_([wanted.index(k) for k in folded], rotor)] = 0.0
     b_rows = [np.array([spread[free_names[k]][0] for k in wanted]) / sigma]
     prior_rotor, rotor_scale = rotor_prior(problem)
     if prior_rotor is not None:

@@ -1,0 +1,55 @@
+"""Identification as ``dynid identify`` runs it with the defaults, for ``bench_fleet_prior.py``: one recording, the
+result saved as a file, and a fleet's results brought to one friction law where the defaults chose several."""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+
+from dynid.identify.prior_source import prior_source
+from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput
+from dynid.identify.result import IdentificationResult
+from dynid.identify.workflow import Identification, identify_and_save, physical_settings
+
+
+def identified(robot, dataset, name: str, output: Path, prior: str = '', friction: str = 'auto',
+               robot_spec: str = 'ur5e', drives_file: str | None = None) -> IdentificationResult:
+    """``dataset`` identified as ``dynid identify`` does with the defaults, the result saved to ``output``;
+    ``prior``: ``--prior FILE``, ``friction``: ``--friction``, ``drives_file``: ``--drives``."""
+    source = prior_source(prior, robot) if prior else None
+    identification = Identification(ModelSpec(friction=friction), drives_file=drives_file, options=IdentifyOptions(
+        method='auto', physical=physical_settings(prior_source=source)))
+    result, _ = identify_and_save(robot, [RecordingInput(dataset, name=name)], identification, output, robot_spec)
+    return result
+
+
+def _signature(path: Path) -> tuple:
+    model = IdentificationResult.load(path).model
+    return model['friction'], tuple(model.get('friction_symbols') or ())
+
+
+def one_law(paths: list[Path], refit) -> dict:
+    """A fleet prior pools results of one friction law and its terms (a Stribeck excess the model choice kept on
+    some robots only is another set of terms): where the defaults chose several, the results of ``paths`` off the
+    most common law are identified again with it given (``refit(k, law)`` writing ``paths[k]`` anew; a law given
+    tries no Stribeck excess), and, where that gives other terms than the most common ones, every other result
+    too; what the defaults chose and how many were identified again."""
+    chosen = [_signature(path) for path in paths]
+    laws = collections.Counter(chosen)
+    common = laws.most_common(1)[0][0]
+    refits = [k for k, signature in enumerate(chosen) if signature != common]
+    done = set()
+    for k in refits:
+        paths[k].unlink()
+        refit(k, common[0])
+        done.add(k)
+        given = _signature(paths[k])
+        if given != common:  # the law given makes other terms: every result identified with it given
+            for j in range(len(paths)):
+                if j not in done and _signature(paths[j]) != given:
+                    paths[j].unlink()
+                    refit(j, common[0])
+                    done.add(j)
+            common = given
+    return {'laws_chosen': {f'{law} ({"+".join(symbols)})': count for (law, symbols), count in laws.items()},
+            'law': f'{common[0]} ({"+".join(common[1])})', 'law_refits': len(done)}
