@@ -57,8 +57,8 @@ from benchmarks import fleet_prior_twin as twin
 from benchmarks.fleet_prior_identify import identified, one_law
 from dynid.fleet.prior import FleetTable, fleet_prior, read_members
 from dynid.fleet.standing import fleet_standing
-from dynid.identify.result import IdentificationResult
-from dynid.identify.validate import validate
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.validation.validate import validate
 
 FULL_S, SHORT_S, HELD_S = 20.0, 15.0, 20.0
 TARGETS = {'heldout_over_robot_file_prior_median': 0.7, 'heldout_over_robot_file_prior_max': 1.0,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import collections
 from pathlib import Path
 
-from dynid.identify.prior_source import prior_source
-from dynid.identify.request import IdentifyOptions, ModelSpec, RecordingInput
-from dynid.identify.result import IdentificationResult
-from dynid.identify.workflow import Identification, identify_and_save, physical_settings
+from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
+from dynid.identify.job.workflow import Identification, identify_and_save, physical_settings
+from dynid.identify.result.result import IdentificationResult
+from dynid.identify.solve.prior_source import prior_source
 
 
 def identified(robot, dataset, name: str, output: Path, prior: str = '', friction: str = 'auto',

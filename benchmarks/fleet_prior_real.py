@@ -20,7 +20,7 @@ import numpy as np
 from benchmarks.fleet_prior_identify import identified, one_law
 from benchmarks.public_datasets import dynamic_calibration_cases
 from dynid.fleet.prior import fleet_prior, read_members
-from dynid.identify.validate import validate
+from dynid.identify.validation.validate import validate
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
 from dynid.model.drives import load_drives

@@ -344,7 +344,7 @@ def test_a_model_that_folds_the_rotor_excess_into_the_links_takes_the_fleet_prio
     columns 0), where it refused them before; a grouping that differs otherwise is still refused."""
     from types import SimpleNamespace
 
-    from dynid.identify.prepare import structural_base
+    from dynid.identify.equations.prepare import structural_base
 
     prior = fleet_prior(members_of(fleet_results(ur5e_model, 5, seed=13)))
     source = prior_source(str(prior.save(tmp_path / 'fleet.yaml')), ur5e_model)

@@ -285,7 +285,7 @@ def fleet_places(outcomes: Sequence[Outcome], false_flag_rate: float | None = No
     each robot among ``outcomes`` (identified or skipped; the newest by the recording's start)."""
     from dynid.fleet.prior import FleetMember
     from dynid.fleet.standing import FALSE_FLAG_RATE, standings_by_model
-    from dynid.identify.result import IdentificationResult
+    from dynid.identify.result.result import IdentificationResult
 
     newest: dict[str, Outcome] = {}
     for o in outcomes:
