@@ -25,8 +25,9 @@ check against the result's torque adds that B·q̈ back. With coupled joints (th
 measured torque, the rotors and the friction are the motors': τ_m reaches the joints as Cᵀ·τ_m, the rotors' momentum is
 Cᵀ·B·θ̇ and the friction Cᵀ·f(θ̇) on each motor's share C⁻ᵀ·τ of the load (Siciliano et al. 2009, §8.2).
 Friction is the result's law per joint as the feedforward's static friction term evaluates it
-(:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb, viscous, offset, load and temperature terms, the Stribeck excess, the ``joint_friction`` section where there is one), on the
-friction velocity the identification used (θ̇ with motor encoders, else q̇) and the measured torque as its load.
+(:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb, viscous, offset, load and temperature terms, the
+Stribeck excess, the ``joint_friction`` section where there is one), on the friction velocity the identification used
+(θ̇ with motor encoders, else q̇) and the measured torque as its load.
 """
 
 from __future__ import annotations
