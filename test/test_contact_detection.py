@@ -286,7 +286,7 @@ def test_the_live_job_warns_where_the_arm_moves_without_the_reference_its_thresh
     monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
     t, external, velocity = _signals(20.0, n=ur5e.n)
     calibration = calibrate([CalibrationRun(t, external, velocity, None, np.zeros_like(velocity))], np.full(6, 1.0),
-                            np.zeros(6), np.full(6, 100.0), 0.5, DETECTOR)
+                            np.zeros(6), np.full(6, 100.0), 30.0, DETECTOR)  # 30/h: 20 s are enough (not short)
     assert calibration.with_reference
     monitor.set_calibration(calibration)
     live = LiveContacts(monitor, record=None, clock=lambda: 0.0)  # not about staleness: a compile under load is not
@@ -317,7 +317,7 @@ def test_the_live_job_says_stale_when_the_state_stops_coming(ur5e):
     monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
     t, external, velocity = _signals(20.0, n=ur5e.n)
     monitor.set_calibration(calibrate([CalibrationRun(t, external, velocity, None, None)], np.full(6, 1.0),
-                                      np.zeros(6), np.full(6, 100.0), 0.5, DETECTOR))
+                                      np.zeros(6), np.full(6, 100.0), 30.0, DETECTOR))  # 30/h: not short
     now = [50.0]
     live = LiveContacts(monitor, record=None, clock=lambda: now[0])
     now[0] += 10.0

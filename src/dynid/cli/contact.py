@@ -91,13 +91,17 @@ def run(args: argparse.Namespace) -> int:
     datasets = {bag: read(bag) for bag in args.bags}
     rate = 1.0 / float(np.median(np.diff(next(iter(datasets.values())).t)))
     monitor = ContactMonitor(result, robot, settings, rate, payload, wrench=args.wrench)
-    calibration = load_calibration(args.calibration, robot) if args.calibration else None
+    effort = args.joint_states_effort or 'torque'
+    calibration = load_calibration(args.calibration, robot, args.params, effort) if args.calibration else None
     monitor.set_calibration(calibration)
     if args.calibrate:
         calibration = monitor.calibrate([{**_signals(read(bag), bag, settings.reference), 'what': bag}
                                          for bag in args.calibrate])
         if args.save_calibration:
-            save_calibration(calibration, args.save_calibration, robot, settings, args.params)
+            save_calibration(calibration, args.save_calibration, robot, settings, args.params, effort)
+    short = '' if calibration is None else calibration.shortness()
+    if short:
+        print(f'warning: {short}', file=sys.stderr)
     recordings = []
     for bag, dataset in datasets.items():
         monitor.reset()
@@ -116,11 +120,12 @@ def run(args: argparse.Namespace) -> int:
     stages = monitor.observer.stages
     header = [f'{result.robot}: observer K = {monitor.gain[0]:g} 1/s × {stages} stages at {rate:.4g} Hz; thresholds '
               + ('from ' + (args.calibration or ', '.join(args.calibrate)) if calibration is not None
-                 else 'uncalibrated (Gaussian at the result\'s σ)')]
+                 else 'uncalibrated (Gaussian at the result\'s σ)') + (f' ({short})' if short else '')]
     if args.json:
         print(json.dumps({'recordings': [{'name': r['name'], 'contacts': r['contacts'], 'reference': r['reference']}
                                          for r in recordings],
                           'calibration': None if calibration is None else calibration.to_dict(robot.joint_names),
+                          'calibration_short': short or None,
                           'observer_gain': float(monitor.gain[0]), 'observer_stages': stages,
                           'rate_hz': rate}, default=float))
     else:

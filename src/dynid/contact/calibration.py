@@ -21,6 +21,14 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
    :data:`TRACK_STEPS` times the position's resolution, the smallest change of the joint's tracking error from one
    sample to the next with every reference held: the departure from a smooth forecast is read in steps of the
    encoder, and a threshold of one or two of them is passed by a slow drift's next step.
+5. Contact-free by its own evidence: a recording in which a joint's z (on the measured σ₀) stays above
+   :data:`CONTACT_SIGMA` for :data:`CONTACT_HOLD_S` holds a contact-like excursion; calibration refuses it, naming
+   the recording, the joint and the time. Refused rather than cut out: a push's onset and release leave residuals
+   below any cut level that would then calibrate the tail, and the user knows what the recording held.
+6. Enough free motion for the rate asked: a joint's share ``rate/(2n)`` per hour is extrapolated from the recorded
+   tail (Coles 2001, §4.4: return levels far beyond the record are unreliable); the recordings need
+   :func:`minutes_needed` = 60/(:data:`EXTRAPOLATION` × share) minutes. A shorter calibration is kept and flagged
+   (``short``, the minutes needed and had), and every alarm summary that uses it says so.
 """
 
 from __future__ import annotations
@@ -45,6 +53,14 @@ TRACK_MARGIN = 1.25
 #: benchmark's plants (encoders of 2^20 counts a turn) thresholds of 1–2 steps raised 1 false alarm in each plant's
 #: contact-free runs, 3 steps none.
 TRACK_STEPS = 3.0
+#: Contact-like: z held above CONTACT_SIGMA for CONTACT_HOLD_S (module docstring, step 5). A 40 N push on the
+#: flange for 0.5 s holds z far above it; the twin's contact-free runs held 23–25 σ for 50 ms at the start of a
+#: motion (wrists), never 30 σ for 0.1 s (test_contact_calibration measures both).
+CONTACT_SIGMA = 30.0
+CONTACT_HOLD_S = 0.1
+#: The thresholds are extrapolated from the recorded tail at most this far: the recordings must last at least
+#: 1/(EXTRAPOLATION × a joint's share of the rate) (module docstring, step 6).
+EXTRAPOLATION = 100.0
 
 
 class CalibrationRun(NamedTuple):
@@ -82,12 +98,32 @@ class Calibration:
     with_reference: bool = False
     threshold_track: np.ndarray | None = None
     threshold_speed: np.ndarray | None = None
+    #: the contact-like excursions the recordings hold: (run index, time [s], joint index, peak z) (step 5)
+    contact_like: list = field(default_factory=list)
+
+    @property
+    def minutes_needed(self) -> float:
+        """The minutes of free motion the stated rate needs (module docstring, step 6)."""
+        return minutes_needed(self.rate_per_hour, len(self.sigma0))
+
+    @property
+    def short(self) -> bool:
+        """The recordings are shorter than :attr:`minutes_needed`."""
+        return 60.0 * self.hours < self.minutes_needed
+
+    def shortness(self) -> str:
+        """'' or the flag every alarm summary using a short calibration carries."""
+        if not self.short:
+            return ''
+        return (f'calibration too short for {self.rate_per_hour:g} false alarms per hour: {60.0 * self.hours:.1f} of '
+                f'the {self.minutes_needed:.1f} minutes of free motion it needs (more false alarms are to be expected)')
 
     def to_dict(self, joint_names) -> dict:
         def per_joint(values):
             return {name: float(v) for name, v in zip(joint_names, values, strict=True)}
 
         return {'hours': self.hours, 'false_alarm_rate_per_hour': self.rate_per_hour,
+                'minutes_needed': self.minutes_needed, 'short': self.short,
                 'sigma0_nm': per_joint(self.sigma0), 'threshold_sigma': per_joint(self.threshold),
                 'threshold_rest_sigma': per_joint(self.threshold if self.threshold_rest is None
                                                   else self.threshold_rest),
@@ -97,6 +133,28 @@ class Calibration:
                                                               ('threshold_speed_rad_s', self.threshold_speed))
                    if values is not None},
                 'notes': list(self.notes)}
+
+
+def minutes_needed(rate_per_hour: float, joints: int) -> float:
+    """Minutes of contact-free motion the thresholds for ``rate_per_hour`` (the whole arm's) need: 60/(EXTRAPOLATION ×
+    rate/(2·joints)) (module docstring, step 6)."""
+    return 60.0 / (EXTRAPOLATION * rate_per_hour / (2.0 * joints))
+
+
+def contact_like(t: np.ndarray, z: np.ndarray) -> list[tuple[float, int, float]]:
+    """(time [s], joint index, peak z) of each stretch where z (N, n) stays above CONTACT_SIGMA for CONTACT_HOLD_S."""
+    if len(t) < 2:
+        return []
+    period = float(np.median(np.diff(t)))
+    found = []
+    samples = max(2, int(np.ceil(CONTACT_HOLD_S / period - 1e-9)))
+    hold = held(z, samples)
+    for j in range(z.shape[1]):
+        above = np.concatenate([[False], hold[:, j] > CONTACT_SIGMA, [False]])
+        edges = np.flatnonzero(np.diff(above.astype(np.int8)))
+        for a, b in zip(edges[0::2], edges[1::2], strict=True):
+            found.append((float(t[max(a - samples + 1, 0)]), j, float(z[a:b, j].max())))
+    return found
 
 
 def held(z: np.ndarray, samples: int) -> np.ndarray:
@@ -151,9 +209,11 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
         hours += float(t[-1] - t[0]) / 3600.0
     sigma = steady_sigma(externals, speeds, settings.stiction_velocity, sigma0)
     zs, rests, track, speed, step = [], [], np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.inf)
-    for t, external, velocity, theta, commanded, tracking in runs:
+    excursions = []
+    for k, (t, external, velocity, theta, commanded, tracking) in enumerate(runs):
         samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
                                                                                   commanded, tracking)
+        excursions += [(k, *found) for found in contact_like(t, samples.z)]
         period = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
         persistence = max(2, int(np.ceil(settings.persistence_s / period - 1e-9)))
         zs.append(held(samples.z, persistence))
@@ -176,7 +236,8 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
     if track is not None:
         track = np.maximum(track, TRACK_STEPS * np.where(np.isfinite(step), step, 0.0))
     return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
-                       still[1], still[3], any(run.commanded is not None for run in runs), track, speed)
+                       still[1], still[3], any(run.commanded is not None for run in runs), track, speed,
+                       excursions)
 
 
 def resolution(tracking: np.ndarray, commanded: np.ndarray | None) -> np.ndarray:

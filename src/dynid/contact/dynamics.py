@@ -19,10 +19,15 @@ the term at 3 rad/s); p is the mean of the same two products. Three batch RNEAs 
 The rigid-body model is the result's (:class:`dynid.identify.result.torque.RigidBodyTorque`, the declared payload on
 the last link): RNEA runs on standard parameters χ with K·χ = χ̂_b (the physical section's where the result has one),
 and where such χ has a link of mass <= 0 (pinocchio cannot hold it) on χ + χ₀ less χ₀, χ₀ one heavy body per link
-(linearity; the module docstring of :mod:`dynid.identify.result.torque`). Friction is the result's law per joint as the
-feedforward's static friction term evaluates it (:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb,
-viscous, offset, load and temperature terms, the Stribeck excess, the ``joint_friction`` section where there is one),
-on the friction velocity the identification used (θ̇ with motor encoders, else q̇) and the measured torque as its load.
+(linearity; the module docstring of :mod:`dynid.identify.result.torque`). A physical section's links hold no rotor: B
+is then every joint's identified rotor inertia, also where the base parameters regrouped it with a link's (Ia_1 with
+Izz_1), and the check against the result's torque adds that B·q̈ back. With coupled joints (the drives' coupling C, θ
+= C·q) the measured torque, the rotors and the friction are the motors': τ_m reaches the joints as Cᵀ·τ_m, the rotors'
+momentum is Cᵀ·B·θ̇ and the friction Cᵀ·f(θ̇) on each motor's share C⁻ᵀ·τ of the load (Siciliano et al. 2009, §8.2).
+Friction is the result's law per joint as the feedforward's static friction term evaluates it
+(:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb, viscous, offset, load and temperature terms, the
+Stribeck excess, the ``joint_friction`` section where there is one), on the friction velocity the identification used
+(θ̇ with motor encoders, else q̇) and the measured torque as its load.
 """
 
 from __future__ import annotations
@@ -33,8 +38,9 @@ import pinocchio as pin
 from dynid.control.friction_static import DEFAULT_TEMPERATURE_C, StaticFrictionTerm
 from dynid.control.rigid_body import consistent_standard_parameters
 from dynid.errors import InputError
+from dynid.identify.equations.joint_side import joint_side_torque
 from dynid.identify.result.result import IdentificationResult, result_drives
-from dynid.identify.result.torque import RigidBodyTorque, _offset_parameters, rotor_inertia
+from dynid.identify.result.torque import RigidBodyTorque, _offset_parameters, compensated_rotor, rotor_inertia
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
 
@@ -57,8 +63,8 @@ class ObserverModel:
         band: width [rad/s] of the ramp that replaces sgn(ω) in the friction law.
         temperature_c: temperature [°C] of the temperature term where a recording has none.
 
-    Raises InputError naming what the result lacks (its model section, a torque source the observer cannot read,
-    coupled joints) or a robot it does not belong to.
+    Raises InputError naming what the result lacks (its model section, a torque source the observer cannot read)
+    or a robot it does not belong to.
 
     >>> model = ObserverModel(IdentificationResult.load('result.yaml'), load_robot('ur5e'))  # doctest: +SKIP
     >>> p, bias = model.momentum_terms(q, dq)                                                   # doctest: +SKIP
@@ -77,25 +83,32 @@ class ObserverModel:
                              f'{", ".join(TORQUE_SOURCES)}')
         self.robot, self.n, self.payload = robot, robot.n, payload
         self.drives = result_drives(result, robot)
-        if self.drives is not None and self.drives.coupling is not None:
-            raise InputError('the result identifies coupled joints (the drives\' coupling): the momentum observer '
-                             'takes one drive per joint')
+        #: the drives' coupling C (θ = C·q) of a result identified with coupled joints, or None (module docstring)
+        self.coupling = None if self.drives is None or self.torque_source == 'joint_torque' else self.drives.coupling
         if self.torque_source == 'current' and self.drives is None:
             raise InputError('the result reads motor currents but gives no drive gains, nor does the robot')
         torque = RigidBodyTorque(result, robot, payload)
         #: rotor inertia B [kg·m², link side] in the momentum: none after the gear (a joint torque sensor)
         self.rotor_inertia = np.zeros(self.n) if self.torque_source == 'joint_torque' else \
-            rotor_inertia(robot, result, regrouped_as_zero=True)
+            _rotor_inertia(result, robot)
         #: friction on the rotor's velocity where the identification took it there (motor encoders)
         self.friction_on_rotor = model.get('friction_velocity') == 'rotor'
         self.friction = None if model['friction'] == 'none' else StaticFrictionTerm(
             robot, result, band, temperature_c, load='measured')
-        self._models = self._rnea_models(result, robot, torque, payload)
+        # the B·q̈ the result's rigid-body torque holds of its own (a rotor inertia regrouped with a link's, Ia_1 with
+        # Izz_1) that the RNEA models leave to the rotors: the physical section keeps every rotor apart from its link
+        held = np.zeros(self.n) if self.torque_source == 'joint_torque' else \
+            rotor_inertia(robot, result, regrouped_as_zero=True)
+        self._models, self.inverse_dynamics_error = self._rnea_models(result, robot, torque, payload,
+                                                                      self.rotor_inertia - held, self.coupling)
 
     @staticmethod
-    def _rnea_models(result, robot: RobotModel, torque: RigidBodyTorque, payload) -> list:
-        """[(sign, model with gravity, model without, their pools)]: one model where the standard parameters hold
-        bodies pinocchio can take and reproduce the result's torque, else the χ + χ₀ less χ₀ pair."""
+    def _rnea_models(result, robot: RobotModel, torque: RigidBodyTorque, payload, rotors_apart: np.ndarray,
+                     coupling: np.ndarray | None) -> tuple[list, float]:
+        """([(sign, model with gravity, model without, their pools)], the check's relative error): one model where
+        the standard parameters hold bodies pinocchio can take and reproduce the result's torque (with
+        ``rotors_apart``·q̈ [kg·m²], the rotors the models leave out and the result's torque holds), else the
+        χ + χ₀ less χ₀ pair."""
         physical = result.standard_parameters()
         standard = physical if physical is not None else consistent_standard_parameters(robot, torque)
         if payload is not None:
@@ -113,17 +126,18 @@ class ObserverModel:
             free = pin.Model(model)
             free.gravity = pin.Motion.Zero()
             models.append((sign, pin.ModelPool(model, 1), pin.ModelPool(free, 1)))
-        check = ObserverModel._check_rnea(models, robot, torque)
+        check = ObserverModel._check_rnea(models, robot, torque, rotors_apart, coupling)
         if check > CHECK_TOLERANCE:
             raise InputError(f'the result\'s rigid-body model is not reproduced by inverse dynamics (relative error '
                              f'{check:.1e}): identified for another robot model?')
-        return models
+        return models, check
 
     @staticmethod
-    def _check_rnea(models, robot: RobotModel, torque: RigidBodyTorque) -> float:
+    def _check_rnea(models, robot: RobotModel, torque: RigidBodyTorque, rotors_apart: np.ndarray,
+                    coupling: np.ndarray | None) -> float:
         q, dq, ddq = robot.random_states(CHECK_SAMPLES, seed=11)
         expected = torque(q, dq, ddq)
-        got = _rnea(models, robot, q, dq, ddq, gravity=True)
+        got = _rnea(models, robot, q, dq, ddq, gravity=True) + _rotor_torque(rotors_apart, ddq, coupling)
         return float(np.abs(got - expected).max() / (1.0 + np.abs(expected).max()))
 
     # ------------------------------------------------------------------------------ terms
@@ -136,7 +150,12 @@ class ObserverModel:
         ahead = _rnea(self._models, self.robot, q + h * dq, zeros, dq, gravity=False)
         behind = _rnea(self._models, self.robot, q - h * dq, zeros, dq, gravity=False)
         bias = (ahead - behind) / (2.0 * h) - _rnea(self._models, self.robot, q, dq, zeros, gravity=True)
-        momentum = 0.5 * (ahead + behind) + self.rotor_inertia * (dq if rotor_velocity is None else rotor_velocity)
+        if rotor_velocity is None:
+            rotors = _rotor_torque(self.rotor_inertia, dq, self.coupling)
+        else:  # the motors' own velocities θ̇ (per motor with a coupling): Cᵀ·B·θ̇
+            rotors = self.rotor_inertia * rotor_velocity
+            rotors = rotors if self.coupling is None else rotors @ self.coupling
+        momentum = 0.5 * (ahead + behind) + rotors
         return momentum, bias
 
     def gravity(self, q: np.ndarray) -> np.ndarray:
@@ -152,11 +171,17 @@ class ObserverModel:
             if current is None:
                 raise InputError(f'{what} holds no motor currents; the result reads the torque as K_τ·i of the '
                                  'currents (joint_currents, or joint_states effort with joint_states_effort current)')
-            return self.drives.current_to_joint_torque(current)
-        if tau is None:
+            torque = self.drives.current_to_joint_torque(current)
+        elif tau is None:
             raise InputError(f'{what} holds no {self.torque_source.replace("_", " ")} (joint_states effort), which '
                              'the result reads')
-        return tau
+        else:
+            torque = tau
+        return torque if self.coupling is None else self.drives.motor_to_joint_torque_space(torque)
+
+    def joint_velocity(self, rotor_velocity: np.ndarray) -> np.ndarray:
+        """The joints' velocities [rad/s] of motor velocities θ̇ [rad/s, link units] (C⁻¹·θ̇ with a coupling)."""
+        return rotor_velocity if self.coupling is None else self.drives.motors_to_joints(rotor_velocity)
 
     def friction_torque(self, velocity: np.ndarray, load: np.ndarray, temperature) -> np.ndarray:
         """f [N·m] (N, n) of the result's law at friction velocity ω [rad/s], load τ [N·m], T [°C] (None: the
@@ -164,9 +189,18 @@ class ObserverModel:
         if self.friction is None:
             return np.zeros_like(velocity)
         limit = (-self.robot.effort_limits, self.robot.effort_limits)
-        load = np.minimum(np.maximum(load, limit[0]), limit[1])
-        return self.friction.friction_torque(velocity, load, self.friction.temperature_c if temperature is None
-                                             else temperature)
+        temperature = self.friction.temperature_c if temperature is None else temperature
+        if self.coupling is None:
+            load = np.minimum(np.maximum(load, limit[0]), limit[1])
+            return self.friction.friction_torque(velocity, load, temperature)
+        # coupled joints: each motor's friction on θ̇ = C·q̇ and its share C⁻ᵀ·τ of the load, reaching the joints as
+        # Cᵀ·f, and a joint's own friction on q̇ (as the feedforward's static friction term)
+        load = np.minimum(np.maximum(self.drives.joint_to_motor_torque_space(load), limit[0]), limit[1])
+        motors = self.friction.friction_torque(self.drives.joints_to_motors(velocity), load, temperature)
+        torque = self.drives.motor_to_joint_torque_space(motors)
+        if self.friction.joint_side:
+            torque = torque + joint_side_torque(self.friction.parameters, velocity, self.friction.direction(velocity))
+        return torque
 
     @property
     def coulomb_level(self) -> np.ndarray:
@@ -177,6 +211,23 @@ class ObserverModel:
         f = self.friction
         return np.abs(f.friction_torque(np.full(self.n, 10 * f.band), np.zeros(self.n), f.temperature_c)
                       - f.friction_torque(np.full(self.n, -10 * f.band), np.zeros(self.n), f.temperature_c)) / 2.0
+
+
+def _rotor_inertia(result: IdentificationResult, robot: RobotModel) -> np.ndarray:
+    """B per joint [kg·m², link side] beside the RNEA models: where the result has a physical section its links hold
+    no rotor, so each joint's identified rotor inertia (the physical section's, with the drive data's B where rotor
+    compensation subtracted it first), else the drive data's; without one, the B the result's base parameters do not
+    hold already (:func:`dynid.identify.result.torque.rotor_inertia`)."""
+    identified = (result.physical_section or {}).get('rotor_inertia')
+    if not identified:
+        return rotor_inertia(robot, result, regrouped_as_zero=True)
+    return np.array([float(identified[name]) for name in robot.joint_names]) + compensated_rotor(result, robot)
+
+
+def _rotor_torque(inertia: np.ndarray, motion: np.ndarray, coupling: np.ndarray | None) -> np.ndarray:
+    """B·v [N·m or N·m·s] (N, n) of joint accelerations or velocities v, Cᵀ·B·C·v with coupled joints (each motor's
+    rotor turns with C·v)."""
+    return inertia * motion if coupling is None else ((motion @ coupling.T) * inertia) @ coupling
 
 
 def _rnea(models, robot: RobotModel, q: np.ndarray, dq: np.ndarray, ddq: np.ndarray, gravity: bool) -> np.ndarray:

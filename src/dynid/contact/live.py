@@ -147,14 +147,16 @@ class LiveContacts:
 
     def status(self) -> tuple[str, str, dict]:
         """(level, message, values) for /diagnostics: WARN while batches are skipped, records fail, trajectories are
-        refused, or the arm moves with no trajectory arrived where the thresholds were calibrated with the
-        controller's reference; else OK with the contact state. Among the values ``alarm_level_nm``: the |d| per joint
-        at which an alarm is raised at the last sample (:class:`dynid.contact.monitor.ContactSamples` ``level``),
-        JSON."""
+        refused, the arm moves with no trajectory arrived where the thresholds were calibrated with the
+        controller's reference, or the calibration is shorter than the rate asked needs; else OK with the contact
+        state. Among the values ``alarm_level_nm``: the |d| per joint at which an alarm is raised at the last sample
+        (:class:`dynid.contact.monitor.ContactSamples` ``level``), JSON."""
         values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
                   'in_contact': self.open is not None, 'records_failed': self.records_failed,
                   'observer_gain': float(self.monitor.gain[0]), 'observer_stages': self.monitor.observer.stages,
                   'calibrated': self.monitor.calibration is not None,
+                  'calibration_short': '' if self.monitor.calibration is None
+                  else self.monitor.calibration.shortness(),
                   'calibrated_with_reference': bool(getattr(self.monitor.calibration, 'with_reference', False)),
                   'reference_trajectories': self.commanded.trajectories,
                   'references_refused': self.references_refused,
@@ -172,13 +174,16 @@ class LiveContacts:
                             "were calibrated with the controller's reference: a motion's breakaway at rest can pass "
                             'the rest threshold (give reference_topic the topic the trajectories go to, or calibrate '
                             'without the reference)'), values
+        if values['calibration_short']:
+            return 'warn', values['calibration_short'], values
         if self.samples == 0:
             return 'ok', 'waiting for the state topics', values
         state = 'in contact' if self.open is not None else 'no contact'
         return 'ok', f'{state} ({self.contacts} contacts so far; advisory, not a safety function)', values
 
 
-def contact_message(contact: Contact, names, phase: str) -> str:
-    """A contact's start or end as JSON for the ``~/contacts`` topic."""
-    return json.dumps({'phase': phase, **contact.to_dict(names),
+def contact_message(contact: Contact, names, phase: str, short: str = '') -> str:
+    """A contact's start or end as JSON for the ``~/contacts`` topic; ``short``: the flag of a calibration shorter than
+    its rate needs (:meth:`dynid.contact.calibration.Calibration.shortness`)."""
+    return json.dumps({'phase': phase, **contact.to_dict(names), **({'calibration_short': short} if short else {}),
                        'utc': datetime.datetime.fromtimestamp(contact.start_s, datetime.timezone.utc).isoformat()})

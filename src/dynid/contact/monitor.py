@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 from scipy.special import ndtri
 
-from dynid.contact.calibration import Calibration, CalibrationRun, calibrate
+from dynid.contact.calibration import CONTACT_HOLD_S, CONTACT_SIGMA, Calibration, CalibrationRun, calibrate
 from dynid.contact.detection import Contact, ContactDetector
 from dynid.contact.dynamics import ObserverModel
 from dynid.contact.observer import MomentumObserver
@@ -28,12 +28,16 @@ from dynid.contact.settings import ContactSettings
 from dynid.contact.uncertainty import FrictionParameterSigma, result_sigma
 from dynid.contact.wrench import FlangeWrench
 from dynid.errors import InputError
-from dynid.files import read_yaml, write_text
+from dynid.files import file_sha256, read_yaml, write_text
 from dynid.identify.result.result import IdentificationResult
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 
 CALIBRATION_VERSION = 1
+#: |τ̂_ext| above a joint's effort limit [N·m] is no force the arm felt but a misread input (a result of another arm,
+#: current read as torque): refused. A joint's drive cannot apply more than its limit, and the model's torque of a
+#: motion within the limits is within them too, so a contact holds τ̂_ext within about the limit.
+EFFORT_LIMIT_SHARE = 1.0
 
 
 def tracking_error(reference_position, q) -> np.ndarray | None:
@@ -123,7 +127,23 @@ class ContactMonitor:
                 what: str = 'the recording'):
         """The observer alone over a batch: (observer samples, σ_θ)."""
         samples = self.observer.run(t, q, dq, current, tau, dtheta, temperature, friction, what)
+        self._within_limits(samples, what)
         return samples, self.parameter_sigma(samples.velocity)
+
+    def _within_limits(self, samples, what: str) -> None:
+        """InputError where τ̂_ext passes a joint's effort limit (:data:`EFFORT_LIMIT_SHARE`): a misread input."""
+        limit = EFFORT_LIMIT_SHARE * self.robot.effort_limits
+        beyond = np.abs(samples.external) > limit
+        if not beyond.any():
+            return
+        joints = np.flatnonzero(beyond.any(axis=0))
+        peaks = ', '.join(f'{self.robot.joint_names[j]} {np.abs(samples.external[:, j]).max():.0f} N·m (limit '
+                          f'{self.robot.effort_limits[j]:g})' for j in joints)
+        k = int(np.flatnonzero(beyond.any(axis=1))[0])
+        raise InputError(f'{what}: external torque beyond the joints\' effort limits from {samples.t[k]:.3f} s '
+                         f'({peaks}): a misread input, not a contact — is the effort read as it was identified '
+                         f'(the result reads {self.model.torque_source.replace("_", " ")}), and is the result this '
+                         f'robot\'s ({self.robot.name})?')
 
     def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,
             what: str = 'the recording', reference_velocity=None, reference_position=None) -> ContactSamples:
@@ -146,8 +166,9 @@ class ContactMonitor:
     def calibrate(self, runs: list[dict]) -> Calibration:
         """Calibrate on contact-free runs, each a mapping of :meth:`run`'s keyword arguments (t, q, dq, current,
         ...), and use the calibration."""
-        observed = []
+        observed, names = [], []
         for run in runs:
+            names.append(run.get('what', f'recording {len(names) + 1}'))
             self.observer.reset()
             run = dict(run)
             reference = run.pop('reference_velocity', None)
@@ -159,26 +180,50 @@ class ContactMonitor:
                                            tracking_error(position, run['q']) if given else None))
         calibration = calibrate(observed, self.result_sigma, self.stiction, self.bandwidth,
                                 self.settings.false_alarm_rate, self.settings.detector())
+        if calibration.contact_like:
+            found = '; '.join(f'{names[k]} at {t - observed[k].t[0]:.2f} s ({self.robot.joint_names[j]}, {z:.0f} σ)'
+                              for k, t, j, z in calibration.contact_like[:5])
+            raise InputError(f'calibration recordings are not contact-free: the residual holds contact-like '
+                             f'excursions (above {CONTACT_SIGMA:g} σ for {1e3 * CONTACT_HOLD_S:g} ms) in {found}'
+                             f'{" …" if len(calibration.contact_like) > 5 else ""}; calibrate on recordings without '
+                             'contact (or cut the contacts out)')
         self.reset()
         self.set_calibration(calibration)
         return calibration
 
 
 def save_calibration(calibration: Calibration, path, robot: RobotModel, settings: ContactSettings,
-                     result_file: str = '') -> None:
-    """The calibration as YAML (written whole or not at all)."""
+                     result_file: str = '', joint_states_effort: str | None = None) -> None:
+    """The calibration as YAML (written whole or not at all), tied to the robot, the result file (its sha256) and
+    what the joint_states effort was read as (:func:`load_calibration` refuses another's)."""
     document = {'dynid_contact_calibration': CALIBRATION_VERSION, 'robot': robot.name,
                 'joint_names': list(robot.joint_names), 'result': str(result_file),
-                **calibration.to_dict(robot.joint_names)}
+                'result_sha256': file_sha256(result_file) if result_file else None,
+                'joint_states_effort': joint_states_effort, **calibration.to_dict(robot.joint_names)}
     write_text(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
 
 
-def load_calibration(path, robot: RobotModel) -> Calibration:
-    """A calibration file for ``robot``'s joints; InputError naming the field that is wrong."""
+def load_calibration(path, robot: RobotModel, result_file=None, joint_states_effort: str | None = None
+                     ) -> Calibration:
+    """A calibration file for ``robot``'s joints, made with the result ``result_file`` (its sha256, where given) and
+    the joint_states effort read as ``joint_states_effort`` (where both say); InputError naming the field that is
+    wrong or what the calibration was made for."""
     data = read_yaml(path, 'calibration file')
     if not isinstance(data, dict) or data.get('dynid_contact_calibration') != CALIBRATION_VERSION:
         raise InputError(f'{path} is not a dynid contact calibration (needs "dynid_contact_calibration: '
                          f'{CALIBRATION_VERSION}")')
+    if data.get('robot') != robot.name:
+        raise InputError(f'{path} calibrates robot {data.get("robot")!r}, not {robot.name!r}: calibrate this one')
+    made_with = data.get('result_sha256')
+    if result_file is not None and made_with is not None and made_with != file_sha256(result_file):
+        raise InputError(f'{path} was calibrated with another result ({data.get("result") or "sha256 " + made_with}'
+                         f', not {result_file}): its σ₀ and thresholds are that model\'s residual; calibrate again')
+    if result_file is not None and made_with is None:
+        raise InputError(f'{path} names no result_sha256: it cannot show it was made with {result_file}; calibrate '
+                         'again')
+    said = data.get('joint_states_effort')
+    if joint_states_effort is not None and said is not None and said != joint_states_effort:
+        raise InputError(f'{path} was calibrated with joint_states effort read as {said}, not {joint_states_effort}')
 
     def per_joint(key):
         values = data.get(key)

@@ -125,7 +125,7 @@ class MomentumObserver:
         measured = model.measured_torque(current, tau, what)
         rotor = dtheta if dtheta is not None else None
         momentum, bias = model.momentum_terms(q, dq, rotor)
-        velocity = dtheta if (model.friction_on_rotor and dtheta is not None) else dq
+        velocity = model.joint_velocity(dtheta) if (model.friction_on_rotor and dtheta is not None) else dq
         if friction is None:
             friction = model.friction_torque(velocity, measured, temperature)
         drive = np.ascontiguousarray(measured - friction + bias)

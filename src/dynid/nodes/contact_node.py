@@ -62,12 +62,13 @@ class ContactNode(Node):
         self.diagnostics = DiagnosticsPublisher(self, self._statuses)
         self.live, self.problem = None, ''
         try:  # bad input leaves the node up, saying why in /diagnostics
-            monitor, node = self._monitor(given, intake.expected_rate_hz)
+            monitor, node = self._monitor(given, intake.expected_rate_hz, intake.joint_states_effort)
         except InputError as error:
             self.problem = node_message(error)
             self.get_logger().error(f'not estimating: {self.problem}')
             return
         robot = monitor.robot
+        self.short = '' if monitor.calibration is None else monitor.calibration.shortness()
         self.live = LiveContacts(monitor, node.health_db if node.record_collisions else None, node.health_robot)
         self.names, self.frame = list(robot.joint_names), robot.flange
         self.encoder = JointStateEncoder(self.names, ('effort',))
@@ -80,8 +81,10 @@ class ContactNode(Node):
         self.get_logger().info(f'contacts of {robot.name}: observer K = {monitor.gain[0]:g} 1/s × '
                                f'{monitor.observer.stages} stages, thresholds '
                                + ('from ' + node.calibration_file if node.calibration_file else 'uncalibrated'))
+        if monitor.calibration is not None and monitor.calibration.short:
+            self.get_logger().warning(monitor.calibration.shortness())
 
-    def _monitor(self, given, rate_hz: float):
+    def _monitor(self, given, rate_hz: float, effort: str):
         """The contact job of the parameters, and the node's own settings; InputError for bad input."""
         node = from_values(ContactNodeSettings, lambda name: value_or(self, name))
         settings = from_values(ContactSettings, lambda name: value_or(self, name)).validated()
@@ -94,7 +97,7 @@ class ContactNode(Node):
         wrench = {'auto': None, 'on': True, 'off': False}[node.wrench]
         monitor = ContactMonitor(result, robot, settings, rate_hz or 1000.0, payload, wrench=wrench)
         if node.calibration_file:
-            monitor.set_calibration(load_calibration(node.calibration_file, robot))
+            monitor.set_calibration(load_calibration(node.calibration_file, robot, node.result_file, effort))
         self.signs = self._signs(node, result, robot)
         return monitor, node
 
@@ -122,9 +125,9 @@ class ContactNode(Node):
             batch.tau = batch.tau * self.signs
         out = self.live.update(batch)
         for contact in out.started:
-            self.contacts.publish(String(data=contact_message(contact, self.names, 'start')))
+            self.contacts.publish(String(data=contact_message(contact, self.names, 'start', self.short)))
         for contact in out.ended:
-            self.contacts.publish(String(data=contact_message(contact, self.names, 'end')))
+            self.contacts.publish(String(data=contact_message(contact, self.names, 'end', self.short)))
         if out.samples is None:
             return
         for data in self.encoder.encode(batch.stamps_ns, effort=out.samples.estimate):

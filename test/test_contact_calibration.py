@@ -1,0 +1,85 @@
+"""dynid contact --calibrate checks what it is given: contact-free by its own evidence, long enough for the rate asked,
+tied to the robot, result and effort meaning it was made for; torques beyond the joints' limits refused. Each check
+measured on clean twin runs (no false alarm) and on the faulty input (found, by name)."""
+
+import json
+
+import pytest
+import yaml
+
+from builders import own_model_result
+from cli_run import run_dynid
+
+PUSH = """contacts:
+  - {link: flange, point: [0, 0, 0.05], force: [40, 0, 20], start_s: 2.0, duration_s: 0.5, shape: step}
+"""
+
+
+@pytest.fixture(scope='module')
+def runs(tmp_path_factory, ur5e):
+    folder = tmp_path_factory.mktemp('contact_calibration')
+    (folder / 'push.yaml').write_text(PUSH)
+    for name, extra in (('free1', ('--seed', '5')), ('free2', ('--seed', '6')),
+                        ('pushed', ('--seed', '7', '--contacts', folder / 'push.yaml'))):
+        assert run_dynid('simulate', '--quiet', '--duration', '5', '--rate', '500', '-o', folder / name,
+                         *extra).returncode == 0
+    own_model_result(ur5e, coulomb=3.0, viscous=4.0).save(folder / 'result.yaml')
+    other = own_model_result(ur5e, coulomb=3.5, viscous=4.0)
+    other.save(folder / 'other.yaml')
+    return folder
+
+
+def _calibrate(folder, *bags, extra=()):
+    return run_dynid('contact', folder / 'free1', '--params', folder / 'result.yaml', '--calibrate', *bags, '--json',
+                     *extra)
+
+
+def test_a_calibration_with_a_push_is_refused_by_name_and_clean_ones_are_not(runs):
+    for bag in ('free1', 'free2'):  # clean: no false alarm of the contact-free check
+        assert _calibrate(runs, runs / bag).returncode == 0, bag
+    refused = _calibrate(runs, runs / 'free2', runs / 'pushed')
+    assert refused.returncode == 2 and 'not contact-free' in refused.stderr
+    assert 'pushed at 2.' in refused.stderr and 'free2' not in refused.stderr, refused.stderr
+
+
+def test_a_short_calibration_is_flagged_with_the_minutes_it_needs(runs):
+    short = _calibrate(runs, runs / 'free1', extra=('--save-calibration', runs / 'short.yaml'))
+    flagged = json.loads(short.stdout)
+    # 0.5 false alarms per hour over 6 joints, extrapolated at most 100×: 14.4 minutes; 5 s are flagged
+    assert flagged['calibration']['short'] is True and flagged['calibration']['minutes_needed'] == pytest.approx(14.4)
+    assert 'too short' in flagged['calibration_short'] and 'too short' in short.stderr
+    assert yaml.safe_load((runs / 'short.yaml').read_text())['short'] is True
+    # at a rate the same 5 s are enough for (7.2/r minutes: r = 200/h needs 2.2 s) it is not flagged
+    enough = json.loads(_calibrate(runs, runs / 'free1', extra=('--false-alarm-rate', '200')).stdout)
+    assert enough['calibration']['short'] is False and enough['calibration_short'] is None
+
+
+def test_a_calibration_is_refused_for_another_result_robot_or_effort_meaning(runs, tmp_path):
+    made = _calibrate(runs, runs / 'free1', extra=('--save-calibration', tmp_path / 'cal.yaml'))
+    assert made.returncode == 0
+    own = run_dynid('contact', runs / 'free2', '--params', runs / 'result.yaml', '--calibration',
+                    tmp_path / 'cal.yaml')
+    assert own.returncode == 0, own.stderr  # its own result, robot and reading: taken
+    other = run_dynid('contact', runs / 'free2', '--params', runs / 'other.yaml', '--calibration',
+                      tmp_path / 'cal.yaml')
+    assert other.returncode == 2 and 'calibrated with another result' in other.stderr
+    data = yaml.safe_load((tmp_path / 'cal.yaml').read_text())
+    (tmp_path / 'ur10e.yaml').write_text(yaml.safe_dump({**data, 'robot': 'ur10e'}))
+    robot = run_dynid('contact', runs / 'free2', '--params', runs / 'result.yaml', '--calibration',
+                      tmp_path / 'ur10e.yaml')
+    assert robot.returncode == 2 and "calibrates robot 'ur10e'" in robot.stderr
+    (tmp_path / 'current.yaml').write_text(yaml.safe_dump({**data, 'joint_states_effort': 'current'}))
+    effort = run_dynid('contact', runs / 'free2', '--params', runs / 'result.yaml', '--calibration',
+                       tmp_path / 'current.yaml')
+    assert effort.returncode == 2 and 'effort read as current' in effort.stderr
+
+
+def test_torques_beyond_the_joints_limits_are_refused_as_a_misread_input(runs, ur5e):
+    # clean runs and the push (tens of N·m): within the limits, no refusal
+    for bag in ('free1', 'pushed'):
+        assert run_dynid('contact', runs / bag, '--params', runs / 'result.yaml').returncode == 0
+    # the currents read with drive gains 20× too strong (as a drives file of another arm would): hundreds of N·m
+    drives = {name: dict(row, drive_gain=20.0 * row['drive_gain']) for name, row in ur5e.drives.to_dict().items()}
+    (runs / 'drives.yaml').write_text(yaml.safe_dump(drives))
+    misread = run_dynid('contact', runs / 'free1', '--params', runs / 'result.yaml', '--drives', runs / 'drives.yaml')
+    assert misread.returncode == 2 and 'beyond the joints\' effort limits' in misread.stderr, misread.stderr

@@ -1,0 +1,121 @@
+"""Every result dynid identify writes is one the contact observer takes: each --torque, --physical, a payload, coupled
+drives, the advice identify prints and the ways out of a refusal, on short twin recordings (8 s at 250 Hz)."""
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+
+from builders import coupled_wrist_twin
+from cli_run import run_dynid
+from dynid.contact.dynamics import CHECK_TOLERANCE, ObserverModel
+from dynid.identify.result.result import IdentificationResult
+from dynid.model import load_robot
+from dynid.model.inertial import Payload
+
+SIM = ('--duration', '8', '--rate', '250', '--quiet')
+
+
+@pytest.fixture(scope='module')
+def bags(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('contact_results')
+    for name, extra in (('contract', ('--seed', '1')),  # joint torque, currents and motor encoders (the contract's)
+                        ('ur', ('--seed', '2', '--joint-states-effort', 'current_as_torque')),  # UR: K·i as effort
+                        ('payload', ('--seed', '3', '--payload', '2'))):
+        assert run_dynid('simulate', *SIM, *extra, '-o', folder / name).returncode == 0
+    return folder
+
+
+def _accepted(folder, bag, result, identify_args=(), contact_args=()):
+    """``dynid identify`` then ``dynid contact`` on its result: both exit 0, and the observer's inverse dynamics
+    reproduces the result's own torque (relative error within the check's tolerance)."""
+    identified = run_dynid('identify', folder / bag, '-o', result, '--quiet', *identify_args)
+    assert identified.returncode == 0, identified.stderr
+    contact = run_dynid('contact', folder / bag, '--params', result, *contact_args)
+    assert contact.returncode == 0, contact.stderr
+    loaded = IdentificationResult.load(result)
+    payload = None
+    if '--payload' in contact_args:
+        payload = Payload(float(contact_args[contact_args.index('--payload') + 1]), [0.0, 0.0, 0.05])
+    model = ObserverModel(loaded, load_robot('ur5e'), payload)
+    assert model.inverse_dynamics_error <= CHECK_TOLERANCE
+    return loaded, identified
+
+
+@pytest.mark.parametrize('bag, identify_args, contact_args, source, physical', [
+    ('contract', (), (), 'current', None),  # the default: auto-chosen prior and physical consistency
+    ('contract', ('--physical', '--method', 'wls'), (), 'current', True),
+    ('contract', ('--torque', 'current', '--no-prior', '--force'), (), 'current', False),
+    ('ur', ('--joint-states-effort', 'current_as_torque'), ('--joint-states-effort', 'current_as_torque'), 'current',
+     None),
+    ('ur', ('--joint-states-effort', 'torque', '--torque', 'motor_torque', '--physical'),
+     ('--joint-states-effort', 'torque'), 'motor_torque', True),
+    ('ur', ('--joint-states-effort', 'torque', '--torque', 'motor_torque', '--no-prior', '--force'),
+     ('--joint-states-effort', 'torque'), 'motor_torque', False),
+    ('payload', ('--payload-mass', '2', '--payload-com', '0,0,0.05', '--physical'), ('--payload', '2'), 'current',
+     True),
+])
+def test_each_torque_reading_physical_and_payload_is_accepted(bags, tmp_path, bag, identify_args, contact_args,
+                                                                source, physical):
+    result, _ = _accepted(bags, bag, tmp_path / 'result.yaml', identify_args, contact_args)
+    assert result.model['torque_source'] == source
+    if physical is not None:
+        assert (result.physical_section is not None) == physical
+
+
+def test_the_result_of_the_advice_identify_gives_is_accepted(bags, tmp_path):
+    # UR's K·i read as joint torque: identify says it carries the drive's friction and advises --torque motor_torque;
+    # followed, the result (rotor inertias regrouped with links 1 and 2, a physical section) is the observer's
+    effort = ('--joint-states-effort', 'torque')
+    _, first = _accepted(bags, 'ur', tmp_path / 'first.yaml', effort, effort)
+    advice = re.findall(r'give (--torque \S+)', first.stdout + first.stderr)
+    assert advice == ['--torque motor_torque'], first.stdout + first.stderr
+    followed, _ = _accepted(bags, 'ur', tmp_path / 'followed.yaml', (*effort, *advice[0].split()), effort)
+    assert followed.model['torque_source'] == 'motor_torque' and followed.physical_section is not None
+    rotors = set(followed.physical_section['rotor_inertia'])
+    assert rotors == set(load_robot('ur5e').joint_names)
+    assert 'Ia_1' not in followed.parameter_names  # regrouped with a link's: held by the base parameters
+
+
+def test_the_result_of_each_way_out_of_a_refusal_is_accepted(bags, tmp_path):
+    refused_args = ('--torque', 'current', '--no-prior')
+    refused = run_dynid('identify', bags / 'contract', '-o', tmp_path / 'refused.yaml', '--quiet', *refused_args,
+                        '--method', 'ols')
+    assert refused.returncode != 0
+    ways = re.findall(r'(--decimation-cutoff \d+(?:\.\d+)?|--method \w+|--force)\b', refused.stderr)
+    assert '--force' in ways and any(way.startswith('--decimation-cutoff') for way in ways), refused.stderr
+    for k, way in enumerate(dict.fromkeys(ways)):  # each as the advice spells it; kept with --force where refused
+        options = (*refused_args, *way.split(), *(() if way.startswith('--method') else ('--method', 'ols')))
+        _accepted(bags, 'contract', tmp_path / f'way{k}.yaml', (*options, *(() if way == '--force' else ('--force',))))
+
+
+def test_a_coupled_wrist_result_is_accepted_and_its_contact_free_residual_is_small():
+    from dynid.contact.observer import MomentumObserver
+    from dynid.identify.equations.request import ModelSpec, RecordingInput
+    from dynid.identify.steps.run import identify
+    from dynid.sim.recording import record_to_dataset
+
+    robot = load_robot('ur5e')
+    coupling = np.eye(6)
+    coupling[4, 4], coupling[5, 4] = -1.0, 1.0  # motor 5 turns against q5; motor 6 with q5 + q6
+    drives = dataclasses.replace(robot.drives, coupling=coupling)
+    train, free = (record_to_dataset(coupled_wrist_twin(robot, coupling, seed, 8.0, 250.0), None, {})
+                   for seed in (3, 4))
+    result = identify(robot, [RecordingInput(train)], ModelSpec(friction='viscous_coulomb'), drives=drives)
+    assert result.recorded_coupling() is not None
+
+    def residual(result):
+        model = ObserverModel(result, robot)
+        assert model.inverse_dynamics_error <= CHECK_TOLERANCE
+        samples = MomentumObserver(model, 50.0).run(free.t, free.q, free.dq, free.current, free.tau, free.dtheta)
+        return np.sqrt(np.mean(samples.external[free.t > 1.0] ** 2, axis=0))
+
+    coupled = residual(result)
+    # the same model read as if each motor drove its own joint: q5's τ̂_ext then holds motor 6's torque (τ = Cᵀ·τ_m);
+    # q6's torque is motor 6's alone either way (C's last column), so only its friction velocity differs
+    ignored = dataclasses.replace(result, provenance={**result.provenance, 'drives': {
+        'joints': dataclasses.replace(drives, coupling=None).to_dict()}})
+    plain = residual(ignored)
+    assert coupled[4] < 0.5 * plain[4], (coupled, plain)
+    assert np.all(coupled < 0.05 * robot.effort_limits), coupled
