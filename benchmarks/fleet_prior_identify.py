@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 from pathlib import Path
 
+from dynid.fleet.prior import SHARED_MODEL_KEYS
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
 from dynid.identify.job.workflow import Identification, identify_and_save, physical_settings
 from dynid.identify.result.result import IdentificationResult
@@ -24,8 +25,11 @@ def identified(robot, dataset, name: str, output: Path, prior: str = '', frictio
 
 
 def _signature(path: Path) -> tuple:
+    """The law, its terms and every other model key a fleet prior needs alike (:data:`SHARED_MODEL_KEYS`: the rotor
+    inertias' excess folded in or not, ...)."""
     model = IdentificationResult.load(path).model
-    return model['friction'], tuple(model.get('friction_symbols') or ())
+    rest = tuple(repr(model.get(key)) for key in SHARED_MODEL_KEYS if key not in ('friction', 'friction_symbols'))
+    return model['friction'], tuple(model.get('friction_symbols') or ()), rest
 
 
 def one_law(paths: list[Path], refit) -> dict:
@@ -51,5 +55,6 @@ def one_law(paths: list[Path], refit) -> dict:
                     refit(j, common[0])
                     done.add(j)
             common = given
-    return {'laws_chosen': {f'{law} ({"+".join(symbols)})': count for (law, symbols), count in laws.items()},
+    named = collections.Counter(f'{law} ({"+".join(symbols)})' for law, symbols, _ in chosen)
+    return {'laws_chosen': dict(named), 'model_settings_chosen': len(laws),
             'law': f'{common[0]} ({"+".join(common[1])})', 'law_refits': len(done)}

@@ -96,7 +96,8 @@ def test_drive_gains_of_fewer_than_three_robots_are_left_out(ur5e_model):
                for r_index, r in enumerate(fleet_results(ur5e_model, 4, seed=4))]
     prior = fleet_prior(members_of(results))
     assert prior.of_kind('drive_gain') == {}
-    assert {'name': 'drive_gain_1', 'reason': '2 robots hold it: at least 3 needed'} in prior.left_out
+    assert {'name': 'drive_gain_1', 'reason': '2 robots identified it (the others held it or have none): at least 3 '
+                                              'needed'} in prior.left_out
     plain = fleet_prior(members_of([dataclasses.replace(r, drive_gains_identified=False) for r in results]))
     assert plain.left_out == () and plain.of_kind('drive_gain') == {}
 
@@ -249,6 +250,30 @@ def test_the_faulty_robots_are_named_and_healthy_ones_rarely(ur5e_model):
     assert unbounded > 10 * max(false_flags, 1), (unbounded, false_flags)  # the bound is what keeps them rare
 
 
+def test_a_term_the_model_choice_held_is_neither_pooled_nor_judged(ur5e_model):
+    """The model choice leaves a term out on a joint (held at 0, ``model.held``): that value is the choice's, not a
+    measurement. Held by 26 of 30 robots and fitted (at a few 0.1 N·m) by 4, it is pooled from the 4 that fitted it,
+    and no robot stands apart on it; pooled as measured, the 26 zeros made the centre 0 with no spread and named the
+    4 that fitted it (the false flags bench_fleet_prior found on tau0 and Fl)."""
+    results = fleet_results(ur5e_model, 30, seed=21)
+    fitted = {2, 9, 17, 25}
+    for r, result in enumerate(results):
+        k = result.parameter_names.index('tau0_3')
+        values = np.array(result.values, dtype=float)
+        if r in fitted:
+            values[k] = 0.3 + 0.05 * r / 30
+        else:
+            values[k] = 0.0
+            result.model['held'] = {'tau0_3': {'value': 0.0, 'reason': 'the model choice left the offset out'}}
+        results[r] = dataclasses.replace(result, values=values)
+    table = FleetTable.of(members_of(results))
+    column = table.names.index('tau0_3')
+    assert int(np.isfinite(table.values[:, column]).sum()) == 4
+    pooled = {p.name: p for p in fleet_prior(table).parameters}
+    assert pooled['tau0_3'].count == 4 and pooled['tau0_3'].centre == pytest.approx(0.3, abs=0.05)
+    assert not any(e.name == 'tau0_3' for standing in fleet_standing(table) for e in standing.apart)
+
+
 def test_a_faulty_robot_does_not_widen_its_own_yardstick(ur5e_model):
     results = fleet_results(ur5e_model, 20, seed=12, faults=((0, 'Fc_3', 1.6),))
     standing = fleet_standing(FleetTable.of(members_of(results)))[0]
@@ -300,7 +325,7 @@ def test_dynid_fleet_prior_prints_what_it_pooled_and_writes_the_file(fleet):
     assert f'fleet prior of 4 robots of ur5e (friction {first.model["friction"]}, torque ' in stdout
     assert f': {base} base parameters, {len(moved)} friction parameters, 0 drive gains pooled' in stdout
     for name in set(friction) - set(moved):
-        assert f'left out: {name} (no spread: every robot holds the same value and none a σ' in stdout
+        assert f'left out: {name} (0 robots identified it (the others held it or have none)' in stdout
     assert 'each robot against the other 3' in stdout and 'no robot stands apart' in stdout
     assert f'wrote {folder / "fleet_prior.yaml"}' in stdout
     prior = FleetPriorFile.load(folder / 'fleet_prior.yaml')

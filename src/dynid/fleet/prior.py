@@ -1,7 +1,9 @@
 """A fleet prior: the identification results of many robots of one model pooled, parameter by parameter.
 
 Per arm base parameter (the same names and the same ``base_expressions`` in every result), per joint friction
-parameter and per drive gain where identified, over the robots r that hold a finite value v_r::
+parameter and per drive gain where identified, over the robots r that identified it (a value v_r their
+identification did not hold: a term the model choice left out on a joint is held at 0 there, the choice's value and
+not a measurement, which pooled would put the centre at 0 with a spread of nothing)::
 
     centre = median_r v_r
     spread = max(1.4826 · median_r |v_r − centre|,  median_r σ_r)
@@ -162,8 +164,11 @@ class FleetTable:
 
 
 def _row(result: IdentificationResult, names: list[str], gains: bool) -> tuple[np.ndarray, np.ndarray]:
-    """One robot's values and σ in ``names``' order; its drive gains NaN where it did not identify them."""
+    """One robot's values and σ in ``names``' order; NaN where it did not identify the parameter: a term its
+    identification held at a value (``model.held``: the model choice left the term out on that joint, so its value is
+    the choice's, not a measurement) and drive gains it did not identify."""
     index = {name: i for i, name in enumerate(result.parameter_names)}
+    held = set((result.model or {}).get('held') or ())
     std = result_std(result)
     n = len(result.joint_names)
     identified = gains and result.drive_gains_identified and result.drive_gains is not None
@@ -171,7 +176,8 @@ def _row(result: IdentificationResult, names: list[str], gains: bool) -> tuple[n
     gain_std = np.full(n, np.nan) if not identified or result.drive_gains_std is None else \
         np.asarray(result.drive_gains_std, dtype=float)
     rigid = [name for name in names if not name.startswith('drive_gain_')]
-    values = np.concatenate([[result.values[index[name]] for name in rigid], gain if gains else []])
+    values = np.concatenate([[np.nan if name in held else result.values[index[name]] for name in rigid],
+                             gain if gains else []])
     sigma = np.concatenate([[std[index[name]] for name in rigid], gain_std if gains else []])
     return values.astype(float), sigma.astype(float)
 
@@ -201,7 +207,8 @@ def fleet_prior(members: Sequence[FleetMember] | FleetTable) -> FleetPriorFile:
     pooled, left_out = [], []
     for k, name in enumerate(table.names):
         if count[k] < MIN_ROBOTS:
-            left_out.append({'name': name, 'reason': f'{count[k]} robots hold it: at least {MIN_ROBOTS} needed'})
+            left_out.append({'name': name, 'reason': f'{count[k]} robots identified it (the others held it or have '
+                                                     f'none): at least {MIN_ROBOTS} needed'})
         elif not spread[k] > 0:
             left_out.append({'name': name, 'reason': 'no spread: every robot holds the same value and none a σ (a '
                                                      'term the identification held?)'})
