@@ -10,7 +10,7 @@ from builders import random_motion, twin_run
 from dynid.errors import InputError
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.solve.physical import PhysicalSettings
-from dynid.identify.solve.prior import PhysicalLayout
+from dynid.identify.solve.prior import PhysicalLayout, non_negative_friction
 from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.identify.validation.validate import predict
 from dynid.model import load_robot
@@ -53,7 +53,8 @@ def test_a_power_law_bounds_the_friction_at_the_slowest_speed_kept():
     """fc_j + ω_s^α_j·fv_j ≥ 0 for Li's law: the unknown bounded in place of fc_j (values = to_base @ unknowns)."""
     names = ['a', 'fc_1', 'fc_2', 'fv_1', 'fv_2', 'fo_1', 'fo_2']
     floor = np.array([0.02 ** 0.2, 0.02 ** 1.0])
-    layout = PhysicalLayout.of(np.ones((1, 1)), 0, False, names, 1, coulomb_floor=floor)
+    layout = PhysicalLayout.of(np.ones((1, 1)), 0, False, names, 1, coulomb_floor=floor,
+                               non_negative=non_negative_friction('comprehensive'))
     z = np.array([0.7, 0.0, 0.5, 40.0, 3.0, 1.0, -1.0])  # fc_1's unknown at its bound 0
     values = layout.to_base @ z
     fc, fv = values[1:3], values[3:5]

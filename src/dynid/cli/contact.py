@@ -61,6 +61,25 @@ def _signals(dataset, bag, reference: bool, calibration=None) -> dict:
             'reference_position': position}
 
 
+def _monitored(monitor, dataset, bag, settings, calibration, joint_names) -> dict:
+    """One recording through the monitor: its samples and contacts, each with the flange wrench at its peak force."""
+    import numpy as np
+
+    monitor.reset()
+    signals = _signals(dataset, bag, settings.reference, calibration)
+    samples = monitor.run(**signals, what=bag)
+    contacts = [c.to_dict(joint_names) for c in samples.contacts]
+    for c, contact in zip(samples.contacts, contacts, strict=True):
+        if samples.wrench is not None:
+            rows = np.flatnonzero((samples.t >= c.start_s) & (samples.t <= (c.end_s or samples.t[-1])))
+            force = np.linalg.norm(np.nan_to_num(samples.wrench[rows, :3]), axis=1)
+            k = rows[int(np.argmax(force))] if rows.size else None
+            contact['flange_wrench_at_peak'] = None if k is None or samples.wrench_singular[k] else \
+                [round(float(v), 3) for v in samples.wrench[k]]
+    return {'name': str(bag), 'samples': samples, 'contacts': contacts,
+            'reference': signals['reference_velocity'] is not None}
+
+
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -102,21 +121,8 @@ def run(args: argparse.Namespace) -> int:
     short = '' if calibration is None else calibration.shortness()
     if short:
         print(f'warning: {short}', file=sys.stderr)
-    recordings = []
-    for bag, dataset in datasets.items():
-        monitor.reset()
-        signals = _signals(dataset, bag, settings.reference, calibration)
-        samples = monitor.run(**signals, what=bag)
-        contacts = [c.to_dict(robot.joint_names) for c in samples.contacts]
-        for c, contact in zip(samples.contacts, contacts, strict=True):
-            if samples.wrench is not None:
-                rows = np.flatnonzero((samples.t >= c.start_s) & (samples.t <= (c.end_s or samples.t[-1])))
-                force = np.linalg.norm(np.nan_to_num(samples.wrench[rows, :3]), axis=1)
-                k = rows[int(np.argmax(force))] if rows.size else None
-                contact['flange_wrench_at_peak'] = None if k is None or samples.wrench_singular[k] else \
-                    [round(float(v), 3) for v in samples.wrench[k]]
-        recordings.append({'name': str(bag), 'samples': samples, 'contacts': contacts,
-                           'reference': signals['reference_velocity'] is not None})
+    recordings = [_monitored(monitor, dataset, bag, settings, calibration, robot.joint_names)
+                  for bag, dataset in datasets.items()]
     stages = monitor.observer.stages
     header = [f'{result.robot}: observer K = {monitor.gain[0]:g} 1/s × {stages} stages at {rate:.4g} Hz; thresholds '
               + ('from ' + (args.calibration or ', '.join(args.calibrate)) if calibration is not None

@@ -21,6 +21,7 @@ from dynid.identify.solve.prior import (
     ReducedRows,
     cross_validated_prior_std,
     fold_members,
+    non_negative_friction,
     robot_file_values,
     time_folds,
 )
@@ -64,7 +65,8 @@ class Folds:
         problem = self.problem
         layout = PhysicalLayout.of(problem.base.regrouping, self.n, problem.identify_rotor_inertia, self.names,
                                    self.rigid_count, ~free, 9 * len(problem.payload_blocks),
-                                   rotor_excess=problem.compensate_rotor)
+                                   rotor_excess=problem.compensate_rotor,
+                                   non_negative=non_negative_friction(problem.candidate.friction))
         return layout, self.source.rows(problem, layout, [name for name, f in zip(self.names, free, strict=True)
                                                           if f])
 

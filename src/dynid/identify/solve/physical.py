@@ -45,6 +45,7 @@ from dynid.identify.solve.prior import (
     ReducedRows,
     cross_validated_prior_std,
     information_condition_numbers,
+    non_negative_friction,
     posterior_covariance,
     robot_file_values,
     time_folds,
@@ -57,7 +58,7 @@ CONSISTENCY = ('auto', 'always', 'never')
 # The physical solve takes the friction laws marked ``physical`` (:class:`dynid.friction.law.FrictionLaw`): their
 # columns are linear once τ_out (the load terms' torque, iterated as the load loop does:
 # :mod:`dynid.identify.steps.fit`) and the viscous exponents are fixed; consistency is a constraint on the links, the
-# friction keeps its law, bounded where the law requires (:data:`dynid.identify.solve.prior.NON_NEGATIVE_FRICTION`).
+# friction keeps its law, bounded where the law requires (:func:`dynid.identify.solve.prior.non_negative_friction`).
 # Hamon's quadrant model is not among them: its efficiency terms trade against the rigid-body scale.
 #: Of the physical laws, those whose consistency the default (``auto``) checks; with friction on τ_out it is left
 #: unchecked (said in the prior section) and ``always`` enforces it.
@@ -209,7 +210,8 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     layout = PhysicalLayout.of(problem.base.regrouping, n, problem.identify_rotor_inertia, names,
                                len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
                                rotor_excess=problem.compensate_rotor,
-                               coulomb_floor=_coulomb_floor(problem, exponents))
+                               coulomb_floor=_coulomb_floor(problem, exponents),
+                               non_negative=non_negative_friction(problem.candidate.friction))
     prior = source.rows(problem, layout, [name for name, h in zip(names, held, strict=True) if not h])
     section, warnings = _prior_section(settings, robot, source)
     use_prior = section['used']

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dynid.friction.laws import friction_law
 from dynid.identify.solve.file_links import RobotFileLink
 from dynid.identify.solve.rows import RowGroups, per_joint_weights
 from dynid.model.inertial import PSEUDO_INERTIA_MAP
@@ -207,7 +208,14 @@ class PhysicalProblem:
 #: equations keep, fc + fv·ω_s^α ≥ 0: with α of 0.2 the two columns are nearly one and split the low-speed level
 #: between them (the power term written from v_s, :mod:`dynid.friction.power_law`, is 0 there: fc ≥ 0 is that bound).
 #: The offset, the temperature terms and the Stribeck excess (whose sum with Fc is the static level) are not bounded.
-NON_NEGATIVE_FRICTION = ('Fc', 'Fv', 'fc', 'fv', 'Fl', 'fL', 'Fcq', 'Fvq')
+#: The law's own bounded symbols are its ``non_negative`` (:class:`dynid.friction.law.FrictionLaw`); a joint's own
+#: friction (Fcq, Fvq) is bounded with every law.
+JOINT_SIDE_NON_NEGATIVE = ('Fcq', 'Fvq')
+
+
+def non_negative_friction(law: str) -> tuple[str, ...]:
+    """The friction symbols physical consistency keeps ≥ 0 with the law ``law`` (the comment above)."""
+    return friction_law(law).non_negative + JOINT_SIDE_NON_NEGATIVE
 
 
 @dataclass
@@ -236,11 +244,12 @@ class PhysicalLayout:
     @classmethod
     def of(cls, regrouping: np.ndarray, n_links: int, rotor_inertia: bool, parameter_names: list[str],
            rigid_count: int, held: np.ndarray | None = None, payload_count: int = 0,
-           rotor_excess: bool = False, coulomb_floor: np.ndarray | None = None) -> PhysicalLayout:
+           rotor_excess: bool = False, coulomb_floor: np.ndarray | None = None,
+           non_negative: tuple[str, ...] = JOINT_SIDE_NON_NEGATIVE) -> PhysicalLayout:
         """``rotor_excess``: the rotor columns are the excess over the drive data's B (rotor compensation): not
         bounded at 0. ``coulomb_floor``: per joint ω_s^α_j of a law whose viscous term is a power (Li's comprehensive
         law): the unknown bounded in place of fc_j is fc_j + ω_s^α_j·fv_j, the friction at the slowest speed ω_s the
-        equations keep (:data:`NON_NEGATIVE_FRICTION`)."""
+        equations keep. ``non_negative``: the friction symbols bounded at 0 (:func:`non_negative_friction`)."""
         import scipy.linalg
         standard_count = regrouping.shape[1]
         names = parameter_names[rigid_count:]
@@ -250,7 +259,7 @@ class PhysicalLayout:
             to_base = to_base[~held][:, np.concatenate([np.ones(standard_count, dtype=bool), free_friction])]
             names = [name for name, free in zip(names, free_friction, strict=True) if free]
         bounded = [standard_count + k for k, name in enumerate(names)
-                   if name.rpartition('_')[0] in NON_NEGATIVE_FRICTION]
+                   if name.rpartition('_')[0] in non_negative]
         if coulomb_floor is not None:  # fc_j = z_j − ω_s^α_j·fv_j with z_j ≥ 0 (values = to_base @ unknowns)
             first = to_base.shape[0] - len(names)
             for k, name in enumerate(names):
