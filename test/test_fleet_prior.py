@@ -167,7 +167,8 @@ def test_the_fleet_prior_rows_are_each_base_parameter_over_its_spread(ur5e_model
     free = [name for name in names if name != 'my_2']  # a base parameter held at a value has no column
     to_base = np.random.default_rng(0).standard_normal((len(free), 60))  # the free columns' rows of K
     layout = SimpleNamespace(to_base=to_base, rotor_start=60)
-    problem = SimpleNamespace(rigid_names=names, base=base, identify_rotor_inertia=False)
+    problem = SimpleNamespace(rigid_names=names, base=base, identify_rotor_inertia=False,
+                              candidate=SimpleNamespace(friction='load_squared'))  # not the fleet's law
     rows = source.rows(problem, layout, free)
     pooled = prior.of_kind('base')
     spread = np.array([pooled[name].spread for name in free])
@@ -175,10 +176,20 @@ def test_the_fleet_prior_rows_are_each_base_parameter_over_its_spread(ur5e_model
     np.testing.assert_allclose(rows.a, to_base / spread[:, None], rtol=1e-12)
     np.testing.assert_allclose(rows.b, np.array([pooled[name].centre for name in free]) / spread, rtol=1e-12)
     # a model whose base grouping differs from the fleet's is refused by name
-    other = SimpleNamespace(rigid_names=names, identify_rotor_inertia=False,
+    other = SimpleNamespace(rigid_names=names, identify_rotor_inertia=False, candidate=problem.candidate,
                             base=SimpleNamespace(names=base.names, expressions=('Izz_1 + Ia_1', *base.expressions[1:])))
     with pytest.raises(InputError, match=r"fleet.yaml' groups the base parameters \['Izz_1R'\] otherwise"):
         source.rows(other, layout, free)
+    # the fleet's own law: each free friction parameter it pools pulled too, (f - centre)/spread
+    same = SimpleNamespace(**{**vars(problem), 'candidate': SimpleNamespace(friction='viscous_coulomb')})
+    with_friction = [*free, 'Fc_3', 'Fv_3']
+    unknowns = np.zeros((len(with_friction), 62))
+    unknowns[:len(free), :60], unknowns[len(free), 60], unknowns[len(free) + 1, 61] = to_base, 1.0, 1.0
+    rows = source.rows(same, SimpleNamespace(to_base=unknowns, rotor_start=60), with_friction)
+    friction = prior.of_kind('friction')
+    assert rows.a.shape == (len(free) + 2, 62)
+    np.testing.assert_allclose(rows.a[-2:, 60:], np.diag([1 / friction['Fc_3'].spread, 1 / friction['Fv_3'].spread]))
+    np.testing.assert_allclose(rows.b[-2:], [friction[n].centre / friction[n].spread for n in ('Fc_3', 'Fv_3')])
 
 
 def test_a_fleet_prior_of_another_model_is_refused_and_a_result_file_stays_a_result(ur5e_model, tmp_path):
@@ -380,7 +391,8 @@ def test_a_model_that_folds_the_rotor_excess_into_the_links_takes_the_fleet_prio
     to_base = np.random.default_rng(1).standard_normal((len(free), rotor_start + n_rotor))
     layout = SimpleNamespace(to_base=to_base, rotor_start=rotor_start, n_rotor=n_rotor)
     problem = SimpleNamespace(rigid_names=list(base.names), base=base, identify_rotor_inertia=True,
-                              compensate_rotor=True, drives=ur5e_model.drives, robot=ur5e_model)
+                              compensate_rotor=True, drives=ur5e_model.drives, robot=ur5e_model,
+                              candidate=SimpleNamespace(friction='load_squared'))
     rows = source.rows(problem, layout, free)
     pooled = prior.of_kind('base')
     pulled = [name for name in free if name in pooled]

@@ -254,7 +254,9 @@ def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: 
 @dataclass(frozen=True)
 class FleetPrior:
     """A fleet's base rigid-body parameters, each centred on the robots' median and spread by their robust spread,
-    as the prior (module docstring; the file: :mod:`dynid.identify.solve.fleet_prior_file`).
+    as the prior (module docstring; the file: :mod:`dynid.identify.solve.fleet_prior_file`), and its friction
+    parameters the same way where the identification's friction law is the fleet's (the same symbols then mean the
+    same terms): what a short or weakly exciting log leaves open of a robot's friction, its siblings' hold.
 
     ``spread``: {base parameter: (centre, spread)} of every arm base parameter the fleet prior pools."""
 
@@ -307,9 +309,19 @@ class FleetPrior:
         return True
 
     def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
-        """One row per arm base parameter: ((K·π)_b − centre_b)/spread_b; the rotor inertias' rows the drive data's."""
+        """One row per arm base parameter: ((K·π)_b − centre_b)/spread_b; one per free friction parameter the fleet
+        pools, (f − centre_f)/spread_f, where the law is the fleet's; the rotor inertias' rows the drive data's."""
         expressions = {name: p.expression for name, p in self.fleet.of_kind('base').items()}
-        return spread_rows(self.path, self.spread, expressions, self.links, problem, layout, free_names)
+        rows = spread_rows(self.path, self.spread, expressions, self.links, problem, layout, free_names)
+        friction = self.fleet.of_kind('friction') if problem.candidate.friction == self.fleet.model.get('friction') \
+            else {}
+        wanted = [k for k, name in enumerate(free_names) if name in friction]
+        if not wanted:
+            return rows
+        sigma = np.array([friction[free_names[k]].spread for k in wanted])
+        a = layout.to_base[wanted] / sigma[:, None]
+        b = np.array([friction[free_names[k]].centre for k in wanted]) / sigma
+        return PriorRows(np.vstack([rows.a, a]), np.concatenate([rows.b, b]), rows.references)
 
     def link_values(self) -> list[list[float] | None]:
         return [None] * len(self.links)
