@@ -69,6 +69,19 @@ def panda():
     return load_robot('panda')
 
 
+@pytest.fixture(scope='session')
+def excited_ur5e_bag(tmp_path_factory):
+    """10 s of the UR5e's shipped excitation on the twin at 250 Hz, as a bag (the registered strategies' tests)."""
+    from cli_run import run_dynid
+    from dynid.excite.trajectory import builtin_excitation_path
+
+    path = tmp_path_factory.mktemp('excited') / 'excited'
+    done = run_dynid('simulate', '--trajectory', builtin_excitation_path('ur5e'), '--duration', '10', '--rate', '250',
+                     '-o', path, '--quiet')
+    assert done.returncode == 0, done.stderr
+    return path
+
+
 @pytest.fixture(scope='session', params=['ur5e', 'ur5', 'panda'])
 def robot(request):
     return load_robot(request.param)

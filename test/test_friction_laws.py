@@ -12,7 +12,6 @@ from builders import install_user_package
 from cli_run import run_dynid
 from dynid.control.friction_static import StaticFrictionTerm
 from dynid.errors import InputError
-from dynid.excite.trajectory import builtin_excitation_path
 from dynid.friction.law import ONE, SIGN, VELOCITY, Feature, FrictionLaw, LawContext
 from dynid.friction.laws import GROUP, friction_law, law_names, register_law, unregister_law
 from dynid.identify.choices import FRICTION_MODELS
@@ -35,13 +34,8 @@ USER_LAW = """\
 
 
 @pytest.fixture(scope='module')
-def bag(tmp_path_factory):
-    """10 s of the UR5e's shipped excitation on the twin at 250 Hz, as a bag."""
-    path = tmp_path_factory.mktemp('laws') / 'excited'
-    done = run_dynid('simulate', '--trajectory', builtin_excitation_path('ur5e'), '--duration', '10', '--rate', '250',
-                     '-o', path, '--quiet')
-    assert done.returncode == 0, done.stderr
-    return path
+def bag(excited_ur5e_bag):
+    return excited_ur5e_bag
 
 
 @pytest.fixture

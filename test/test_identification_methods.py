@@ -13,7 +13,6 @@ import yaml
 from builders import install_user_package
 from cli_run import run_dynid
 from dynid.errors import InputError
-from dynid.excite.trajectory import builtin_excitation_path
 from dynid.identify.choices import METHODS
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, settle
 from dynid.identify.job.session import IdentificationSession
@@ -52,13 +51,8 @@ USER_METHOD = """\
 
 
 @pytest.fixture(scope='module')
-def bag(tmp_path_factory):
-    """10 s of the UR5e's shipped excitation on the twin at 250 Hz, as a bag."""
-    path = tmp_path_factory.mktemp('methods') / 'excited'
-    done = run_dynid('simulate', '--trajectory', builtin_excitation_path('ur5e'), '--duration', '10', '--rate', '250',
-                     '-o', path, '--quiet')
-    assert done.returncode == 0, done.stderr
-    return path
+def bag(excited_ur5e_bag):
+    return excited_ur5e_bag
 
 
 @pytest.fixture
