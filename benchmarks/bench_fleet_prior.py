@@ -89,7 +89,8 @@ def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float, rob
     return paths, laws
 
 
-def production_part(plants, paths: list[Path], seed: int, folder: Path, rate_hz: float, robot_file) -> list[dict]:
+def production_part(plants, paths: list[Path], seed: int, folder: Path, rate_hz: float, robot_file,
+                    fleet_prior_std: float | None = None) -> list[dict]:
     """Each robot's production motion identified with the robot file's prior and with its fleet prior, all three
     results scored on a held-out motion (module docstring, 3)."""
     robots = []
@@ -100,7 +101,7 @@ def production_part(plants, paths: list[Path], seed: int, folder: Path, rate_hz:
             folder / f'fleet_prior_without_{r:02d}.yaml')
         file_prior = identified(robot_file, short, 'production', folder / f'production-{r:02d}-robot-file.yaml')
         fleet = identified(robot_file, short, 'production', folder / f'production-{r:02d}-fleet.yaml',
-                           prior=str(prior_path))
+                           prior=str(prior_path), prior_std=fleet_prior_std)
         full = IdentificationResult.load(paths[r])
         residual = {label: validate(result, robot_file, held)['relative_residual']
                     for label, result in (('robot_file_prior', file_prior), ('fleet_prior', fleet), ('full', full))}
@@ -189,7 +190,8 @@ def run(args) -> dict:
     say(f'fleet of {args.robots} UR5e twins (seed {args.seed}) at {args.rate:g} Hz in {root}')
     plants = twin.fleet_plants(args.robots, args.seed)
     paths, laws = full_excitation_results(plants, args.seed, root / f'seed-{args.seed}', args.rate, robot_file)
-    robots = production_part(plants, paths, args.seed, root / f'seed-{args.seed}', args.rate, robot_file)
+    robots = production_part(plants, paths, args.seed, root / f'seed-{args.seed}', args.rate, robot_file,
+                             args.fleet_prior_std)
     standings = [standing_part(paths, args.robots)]
     for extra in range(1, args.extra_seeds + 1):
         seed = args.seed + extra
@@ -225,6 +227,7 @@ def run(args) -> dict:
         'prior_seconds_1000_robots': figures['prior_seconds_1000_robots'],
         'real_sessions_heldout_over_robot_file_prior': real_field,
         'targets_met': met,
+        'fleet_prior_std': args.fleet_prior_std,
         'fleet': {'seed': args.seed, 'rate_hz': args.rate, 'full_excitation_s': FULL_S, 'held_out_s': HELD_S,
                   'draws': twin.DRAW_RULE, 'faults': {f'robot-{r:02d}': f.text() for r, f in twin.FAULTS.items()
                                                       if r < args.robots}},
@@ -261,6 +264,9 @@ def main(argv=None) -> int:
     parser.add_argument('--prior-robots', type=int, default=1000, help='result files the prior is timed on')
     parser.add_argument('--rate', type=float, default=500.0, help="the twins' output rate [Hz] (default 500)")
     parser.add_argument('--quick', action='store_true', help='6 robots, one extra fleet of 6, 200 results timed')
+    parser.add_argument('--fleet-prior-std', type=float, default=None, metavar='S',
+                        help="the fleet prior's relative sigma s as --prior-std gives it (default: cross-validated, "
+                             "as dynid identify chooses it)")
     parser.add_argument('--ur10e', default=None, metavar='DIR',
                         help='a checkout of github.com/shamilmamedov/dynamic_calibration (its UR10e runs)')
     args = parser.parse_args(argv)

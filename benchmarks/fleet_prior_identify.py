@@ -14,12 +14,14 @@ from dynid.identify.solve.prior_source import prior_source
 
 
 def identified(robot, dataset, name: str, output: Path, prior: str = '', friction: str = 'auto',
-               robot_spec: str = 'ur5e', drives_file: str | None = None) -> IdentificationResult:
+               robot_spec: str = 'ur5e', drives_file: str | None = None,
+               prior_std: float | None = None) -> IdentificationResult:
     """``dataset`` identified as ``dynid identify`` does with the defaults, the result saved to ``output``;
-    ``prior``: ``--prior FILE``, ``friction``: ``--friction``, ``drives_file``: ``--drives``."""
+    ``prior``: ``--prior FILE``, ``friction``: ``--friction``, ``drives_file``: ``--drives``, ``prior_std``:
+    ``--prior-std`` (None: cross-validated)."""
     source = prior_source(prior, robot) if prior else None
     identification = Identification(ModelSpec(friction=friction), drives_file=drives_file, options=IdentifyOptions(
-        method='auto', physical=physical_settings(prior_source=source)))
+        method='auto', physical=physical_settings(prior_relative_std=prior_std, prior_source=source)))
     result, _ = identify_and_save(robot, [RecordingInput(dataset, name=name)], identification, output, robot_spec)
     return result
 
