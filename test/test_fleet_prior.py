@@ -361,8 +361,9 @@ def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
     assert section['used'] and section['source'] == str(prior_file)
     assert section['provenance']['kind'] == 'fleet prior' and section['provenance']['robots'] == 4
     assert section['provenance']['sha256'] == hashlib.sha256(prior_file.read_bytes()).hexdigest()
-    assert section['cross_validation']['grid'] and section['relative_std'] in section['cross_validation']['grid']
-    assert 'over the fleet of 4 robots' in section['rule']
+    # s = 1, the fleet's measured spread, where no weight is given: not cross-validated on the log (FleetPrior)
+    assert section['cross_validation'] is None and section['relative_std'] == 1.0
+    assert 'over the fleet of 4 robots' in section['rule'] and "s = 1 where not given" in section['rule']
     # the 4 s random motion alone leaves directions to its prior: the fleet's pulls them to its centre
     prior = FleetPriorFile.load(prior_file).of_kind('base')
     names = [name for name in prior if name in pulled.base_expressions]
@@ -371,6 +372,12 @@ def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
         return float(np.sqrt(np.mean([((result.value(n) - prior[n].centre) / prior[n].spread) ** 2 for n in names])))
 
     assert distance(pulled) < 0.7 * distance(robot_file), (distance(pulled), distance(robot_file))
+    # a weight given is kept: --prior-std 5 pulls less
+    done = run_dynid('identify', str(folder / 'second'), '-o', str(folder / 'weak.yaml'), '--prior', str(prior_file),
+                     '--prior-std', '5', '--quiet')
+    assert done.returncode == 0, done.stderr
+    weak = IdentificationResult.load(folder / 'weak.yaml')
+    assert weak.prior_section['relative_std'] == 5.0 and distance(pulled) < distance(weak)
 
 
 def test_a_model_that_folds_the_rotor_excess_into_the_links_takes_the_fleet_prior_on_their_link_part(ur5e_model,

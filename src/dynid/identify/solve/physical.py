@@ -90,6 +90,13 @@ class PhysicalSettings:
     prior_source: PriorSource | None = field(default=None, metadata={
         'description': 'where the prior comes from (dynid.identify.solve.prior_source); None: the robot file'})
 
+    @property
+    def given_std(self) -> float | None:
+        """s as given, else the source's calibrated s (a fleet's measured spread: 1), else None (cross-validated)."""
+        if self.prior_relative_std is not None or self.prior_source is None:
+            return self.prior_relative_std
+        return self.prior_source.calibrated_std
+
     def source(self, robot) -> PriorSource:
         """The prior's source for ``robot``: the one given, else the robot file."""
         return self.prior_source if self.prior_source is not None else RobotFilePrior.of(robot)
@@ -280,7 +287,7 @@ def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, syst
     the rows reduced for the MAP solve; the prior section records both. ``system``: (W, y, row weights, joints)."""
     w, y, weights, joints = system
     cross_validation = None
-    std = settings.prior_relative_std if section['used'] else None
+    std = settings.given_std if section['used'] else None
     if section['used'] and std is None:
         folds, data = time_folds(w, y, weights, joints, groups=groups)
         std, numbers = cross_validated_prior_std(layout, folds, prior)
@@ -289,6 +296,8 @@ def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, syst
         progress(f'prior weight: s = {std:g} by {CROSS_VALIDATION_FOLDS}-fold cross-validation over '
                  f'{CROSS_VALIDATION_BLOCKS} stretches of the recording')
     else:
+        if section['used'] and settings.prior_relative_std is None:
+            progress(f'prior weight: s = {std:g}, the {settings.prior_source.kind}\'s spread as measured')
         per_joint = None if groups is None else per_joint_weights(weights, joints, groups.joints)
         data = ReducedRows.of(w, y, weights) if per_joint is None else \
             ReducedRows.of_factor(groups.stacked(per_joint), len(y))

@@ -122,7 +122,7 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
         choice = cross_validate(problem, w, y, joints, first.row_weights, choose_friction=open_friction,
                                 choose_method=open_method, terms_available=terms,
                                 use_prior=physical is not None and physical.prior,
-                                prior_std=None if physical is None else physical.prior_relative_std,
+                                prior_std=None if physical is None else physical.given_std,
                                 prior_source=None if physical is None else physical.prior_source,
                                 weight_function=options.weight_function, falling_load=falling, power=power,
                                 stribeck=stribeck, consistency=physical if consistency_open(
