@@ -372,6 +372,18 @@ def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
         return float(np.sqrt(np.mean([((result.value(n) - prior[n].centre) / prior[n].spread) ** 2 for n in names])))
 
     assert distance(pulled) < 0.7 * distance(robot_file), (distance(pulled), distance(robot_file))
+    # which parameters the 4 s log decided and which stayed at the fleet's values, by posterior against prior σ
+    informed = section['informed']
+    assert informed['pulled'] == len(FleetPriorFile.load(prior_file).of_kind('base'))
+    assert informed['decided_by_data']  # the 4 s log excites most directions; those it does not stay held
+    assert not set(informed['decided_by_data']) & set(informed['held_at_prior'])
+    posterior = dict(zip(pulled.parameter_names, section['posterior_std'], strict=True))
+    spread = FleetPriorFile.load(prior_file).of_kind('base')
+    assert all(posterior[n] < 0.5 * spread[n].spread for n in informed['decided_by_data'])
+    assert all(posterior[n] > 0.9 * spread[n].spread for n in informed['held_at_prior'])
+    quiet = run_dynid('identify', str(folder / 'second'), '-o', str(folder / 'again.yaml'), '--prior', str(prior_file))
+    assert 'at the spread measured over the fleet' in quiet.stdout
+    assert f'of the {informed["pulled"]} parameters it pulls on one by one, the data decided' in quiet.stdout
     # a weight given is kept: --prior-std 5 pulls less
     done = run_dynid('identify', str(folder / 'second'), '-o', str(folder / 'weak.yaml'), '--prior', str(prior_file),
                      '--prior-std', '5', '--quiet')

@@ -215,7 +215,8 @@ def _prior_text(prior: dict) -> str:
         return f'prior: none ({prior.get("reason") or "not used"})'
     cross_validation = prior.get('cross_validation')
     how = (f'by {cross_validation["folds"]}-fold cross-validation over stretches of the recording'
-           if cross_validation else 'given')
+           if cross_validation else 'at the spread measured over the fleet' if prior.get('weight') == 'measured spread'
+           else 'given')
     note = (prior.get('consistency') or {}).get('note')
     source = f'the robot file\'s link inertias ({prior["source"]})'
     provenance = prior.get('provenance') or {}
@@ -224,6 +225,13 @@ def _prior_text(prior: dict) -> str:
     elif provenance.get('kind') == 'fleet prior':
         source = (f'the base parameters of the fleet prior {prior["source"]} ({provenance.get("robots")} robots\' '
                   'median, spread by their spread)')
+    informed = prior.get('informed')
+    decided = '' if not informed else (
+        f'\nof the {informed["pulled"]} parameters it pulls on one by one, the data decided '
+        f'{len(informed["decided_by_data"])} (posterior σ below half the prior\'s) and left '
+        f'{len(informed["held_at_prior"])} at its values (above 0.9 of it)'
+        + (f': {", ".join(informed["held_at_prior"][:8])}' + (', ...' if len(informed['held_at_prior']) > 8 else '')
+           if informed['held_at_prior'] else ''))
     return (f'prior: {source}, relative σ s = {prior["relative_std"]:g} '
             f'{how}; training χ² {prior["prior_cost_percent"]:+.2f} % against the plain fit (--no-prior)'
-            + (f'\n{note}' if note else ''))
+            + decided + (f'\n{note}' if note else ''))

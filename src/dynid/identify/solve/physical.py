@@ -239,6 +239,9 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
                        data_condition_number=estimate.condition_number,
                        data_condition_number_scaled=estimate.scaled_condition_number,
                        posterior_std=full(map_std, 0.0).tolist())
+        informed = _informed_by_data(source, problem, names, held, map_std, std)
+        if informed is not None:
+            section['informed'] = informed
     else:
         map_values, map_std, condition = estimate.values[~held], estimate.std[~held], None
     enforced = _enforce_consistency(settings, reduced, x_map, use_prior, n, warnings, progress)
@@ -281,6 +284,28 @@ def _prior_section(settings: PhysicalSettings, robot, source: PriorSource) -> tu
     return section, warnings
 
 
+#: A parameter the prior pulls on its own (an earlier result's or a fleet's) is said decided by the data where its
+#: posterior σ is below this fraction of the prior's s·σ_b (the data cut its variance by three quarters or more), and
+#: held at the prior's value where above :data:`HELD_FRACTION` of it (the data cut its variance by less than a fifth).
+DECIDED_FRACTION, HELD_FRACTION = 0.5, 0.9
+
+
+def _informed_by_data(source, problem, names, held, map_std, std) -> dict | None:
+    """Which of the parameters the prior pulls on one by one the data decided and which stayed at the prior's values
+    (posterior σ against the prior's s·σ_b: :data:`DECIDED_FRACTION`, :data:`HELD_FRACTION`); None for a prior that
+    pulls on links, not parameters (the robot file)."""
+    spread = source.parameter_spread(problem) if hasattr(source, 'parameter_spread') else {}
+    free = [name for name, h in zip(names, held, strict=True) if not h]
+    ratios = {name: float(sigma) / (spread[name] * std) for name, sigma in zip(free, map_std, strict=True)
+              if name in spread and spread[name] > 0}
+    if not ratios:
+        return None
+    return {'rule': f'posterior sigma below {DECIDED_FRACTION:g} of the prior s*sigma_b: decided by the data; above '
+                    f'{HELD_FRACTION:g}: held at the prior', 'decided_by_data': [n for n, r in ratios.items()
+                                                                             if r < DECIDED_FRACTION],
+            'held_at_prior': [n for n, r in ratios.items() if r > HELD_FRACTION], 'pulled': len(ratios)}
+
+
 def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, system, progress, groups=None,
                   rule: str | None = None):
     """The prior's relative standard deviation s (given, or by cross-validation over stretches of the recording) and
@@ -301,7 +326,10 @@ def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, syst
         per_joint = None if groups is None else per_joint_weights(weights, joints, groups.joints)
         data = ReducedRows.of(w, y, weights) if per_joint is None else \
             ReducedRows.of_factor(groups.stacked(per_joint), len(y))
-    section.update(relative_std=std, rule=rule if section['used'] else None, cross_validation=cross_validation)
+    weight = None if not section['used'] else 'cross-validated' if cross_validation is not None else \
+        'given' if settings.prior_relative_std is not None else 'measured spread'
+    section.update(relative_std=std, rule=rule if section['used'] else None, cross_validation=cross_validation,
+                   weight=weight)
     return std, data
 
 

@@ -196,6 +196,10 @@ class ResultPrior:
     def pulls(self) -> bool:
         return True
 
+    def parameter_spread(self, problem) -> dict[str, float]:
+        """{base parameter: σ_b at s = 1} of every parameter the earlier result pulls on its own."""
+        return {name: sigma for name, (_, sigma) in self.spread.items()}
+
     def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
         """One row per arm base parameter: ((K·π)_b − χ̄_b)/σ_b; the rotor inertias' rows the drive data's. InputError
         naming the file where the model has a base parameter the result does not hold with a σ."""
@@ -317,6 +321,14 @@ class FleetPrior:
 
     def pulls(self) -> bool:
         return True
+
+    def parameter_spread(self, problem) -> dict[str, float]:
+        """{parameter: σ_b at s = 1} of every parameter the fleet prior pulls on its own in ``problem``: the base
+        parameters, and the friction where the law is the fleet's (:meth:`rows`)."""
+        friction = self.fleet.of_kind('friction') if problem.candidate.friction == self.fleet.model.get('friction') \
+            else {}
+        return {**{name: sigma for name, (_, sigma) in self.spread.items()},
+                **{name: p.spread for name, p in friction.items()}}
 
     def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
         """One row per arm base parameter: ((K·π)_b − centre_b)/spread_b; one per free friction parameter the fleet
