@@ -178,8 +178,9 @@ def standing_note(fleet: Fleet) -> str:
             return 'Not judged: ' + '; '.join(why) + '.'
         return ('Not judged: ' + '; '.join(why) + '.') if why else ''
     if not any(h.fleet is not None for h in fleet.healths.values()):
-        return (f'Not judged: no robot\'s identification results at hand (give them with --fleet-results, or let '
-                f'dynid batch --db store each robot\'s place; at least {MIN_FLEET} robots of one model).')
+        return (f'Not judged: no robot\'s identification results at hand (give the fleet report its robots\' result '
+                f'files, or let the batch re-identification store each robot\'s place in the health record; at least '
+                f'{MIN_FLEET} robots of one model).')
     return ''
 
 
