@@ -142,6 +142,17 @@ def result_std(result: IdentificationResult) -> np.ndarray:
     return sigma
 
 
+def _same_robot(path: Path, what: str, robot_name: str, joint_names, robot) -> None:
+    """InputError naming the file ``path`` (``what``: 'a result', 'a fleet prior') where it is of another robot than
+    ``robot`` or has its joints in another order: it cannot be the prior."""
+    if robot_name != robot.name:
+        raise InputError(f'{{prior_source}} {str(path)!r} is {what} of robot {robot_name!r}, not {robot.name!r}: it '
+                         'cannot be the prior', fields=('prior_source',))
+    if tuple(joint_names) != tuple(robot.joint_names):
+        raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(joint_names)}, not '
+                         f'{list(robot.joint_names)} in this order: it cannot be the prior', fields=('prior_source',))
+
+
 @dataclass(frozen=True)
 class ResultPrior:
     """A previous identification's base rigid-body parameters, each spread by its σ, as the prior (module docstring).
@@ -165,13 +176,7 @@ class ResultPrior:
         if not path.is_file():
             raise InputError(f'{{prior_source}} {str(path)!r}: no such result file', fields=('prior_source',))
         result = IdentificationResult.load(path)
-        if result.robot != robot.name:
-            raise InputError(f'{{prior_source}} {str(path)!r} is a result of robot {result.robot!r}, not '
-                             f'{robot.name!r}: it cannot be the prior', fields=('prior_source',))
-        if tuple(result.joint_names) != tuple(robot.joint_names):
-            raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(result.joint_names)}, not '
-                             f'{list(robot.joint_names)} in this order: it cannot be the prior',
-                             fields=('prior_source',))
+        _same_robot(path, 'a result', result.robot, result.joint_names, robot)
         spread = {}
         for i, (name, sigma) in enumerate(zip(result.parameter_names, result_std(result), strict=True)):
             if name in result.base_expressions and rigid_link_name(name) and np.isfinite(result.values[i]) \
@@ -294,13 +299,7 @@ class FleetPrior:
                                              str(path))
         except InputError as error:  # the file's own fault, named as the setting that gave it
             raise InputError(f'{{prior_source}} {error}', fields=('prior_source',)) from None
-        if fleet.robot != robot.name:
-            raise InputError(f'{{prior_source}} {str(path)!r} is a fleet prior of robot {fleet.robot!r}, not '
-                             f'{robot.name!r}: it cannot be the prior', fields=('prior_source',))
-        if tuple(fleet.joint_names) != tuple(robot.joint_names):
-            raise InputError(f'{{prior_source}} {str(path)!r} has the joints {list(fleet.joint_names)}, not '
-                             f'{list(robot.joint_names)} in this order: it cannot be the prior',
-                             fields=('prior_source',))
+        _same_robot(path, 'a fleet prior', fleet.robot, fleet.joint_names, robot)
         spread = {name: (p.centre, p.spread) for name, p in fleet.of_kind('base').items() if rigid_link_name(name)}
         if not spread:
             raise InputError(f'{{prior_source}} {str(path)!r} pools no base parameter: it cannot be the prior',
