@@ -294,7 +294,7 @@ def _informed_by_data(source, problem, names, held, map_std, std) -> dict | None
     """Which of the parameters the prior pulls on one by one the data decided and which stayed at the prior's values
     (posterior σ against the prior's s·σ_b: :data:`DECIDED_FRACTION`, :data:`HELD_FRACTION`); None for a prior that
     pulls on links, not parameters (the robot file)."""
-    spread = source.parameter_spread(problem) if hasattr(source, 'parameter_spread') else {}
+    spread = source.parameter_spread(problem)
     free = [name for name, h in zip(names, held, strict=True) if not h]
     ratios = {name: float(sigma) / (spread[name] * std) for name, sigma in zip(free, map_std, strict=True)
               if name in spread and spread[name] > 0}

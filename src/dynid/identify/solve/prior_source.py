@@ -76,6 +76,10 @@ class PriorSource(Protocol):
     def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
         """The prior's rows at s = 1 over ``layout``'s unknowns; ``free_names``: the names of its free columns."""
 
+    def parameter_spread(self, problem) -> dict[str, float]:
+        """{parameter: σ_b at s = 1} of the parameters it pulls on one by one in ``problem`` ({} where it pulls on
+        links)."""
+
     def link_values(self) -> list[list[float] | None]:
         """Per link the 10 standard parameters the prior holds (None: it holds no link's own)."""
 
@@ -115,6 +119,10 @@ class RobotFilePrior:
     def rows(self, problem, layout, free_names: list[str]) -> PriorRows:
         prior_rotor, rotor_scale = rotor_prior(problem)
         return PriorRows.of(self.links, layout.to_base.shape[1], prior_rotor, layout.rotor_start, rotor_scale)
+
+    def parameter_spread(self, problem) -> dict[str, float]:
+        """None of its own: the robot file pulls on links, not on parameters one by one."""
+        return {}
 
     def link_values(self) -> list[list[float] | None]:
         return [link.parameters.tolist() for link in self.links]
