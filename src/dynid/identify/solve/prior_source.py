@@ -329,11 +329,15 @@ class FleetPrior:
     def pulls(self) -> bool:
         return True
 
+    def _friction(self, problem) -> dict:
+        """The friction parameters the fleet pools, where ``problem``'s law is the fleet's (the same symbols then mean
+        the same terms); else none."""
+        return self.fleet.of_kind('friction') if problem.candidate.friction == self.fleet.model.get('friction') else {}
+
     def parameter_spread(self, problem) -> dict[str, float]:
         """{parameter: σ_b at s = 1} of every parameter the fleet prior pulls on its own in ``problem``: the base
         parameters, and the friction where the law is the fleet's (:meth:`rows`)."""
-        friction = self.fleet.of_kind('friction') if problem.candidate.friction == self.fleet.model.get('friction') \
-            else {}
+        friction = self._friction(problem)
         return {**{name: sigma for name, (_, sigma) in self.spread.items()},
                 **{name: p.spread for name, p in friction.items()}}
 
@@ -342,8 +346,7 @@ class FleetPrior:
         pools, (f − centre_f)/spread_f, where the law is the fleet's; the rotor inertias' rows the drive data's."""
         expressions = {name: p.expression for name, p in self.fleet.of_kind('base').items()}
         rows = spread_rows(self.path, self.spread, expressions, self.links, problem, layout, free_names)
-        friction = self.fleet.of_kind('friction') if problem.candidate.friction == self.fleet.model.get('friction') \
-            else {}
+        friction = self._friction(problem)
         wanted = [k for k, name in enumerate(free_names) if name in friction]
         if not wanted:
             return rows
