@@ -187,8 +187,9 @@ def landed_static(kind, p, w, tau, exponents):
 SYNTHETIC_FC, SYNTHETIC_FV = 1.5, 0.8
 
 
-def synthetic_recording(robot, seconds=8.0, rate_hz=500.0, seed=0):
-    """Joint torques of the robot's own model plus friction on a sum of sines, with 1 % noise."""
+def synthetic_recording(robot, seconds=8.0, rate_hz=500.0, seed=0, coulomb_width=0.01):
+    """Joint torques of the robot's own model plus friction on a sum of sines, with 1 % noise; the Coulomb friction
+    smoothed as SYNTHETIC_FC·tanh(q̇/coulomb_width) [rad/s]."""
     rng = np.random.default_rng(seed)
     t = np.arange(0.0, seconds, 1.0 / rate_hz)
     low = np.where(np.isfinite(robot.lower_limits), robot.lower_limits, -np.pi)
@@ -202,7 +203,7 @@ def synthetic_recording(robot, seconds=8.0, rate_hz=500.0, seed=0):
         q += a * np.sin(w * t[:, None] + phase)
         dq += a * w * np.cos(w * t[:, None] + phase)
         ddq -= a * w**2 * np.sin(w * t[:, None] + phase)
-    tau = robot.inverse_dynamics(q, dq, ddq) + SYNTHETIC_FC * np.tanh(dq / 0.01) + SYNTHETIC_FV * dq
+    tau = robot.inverse_dynamics(q, dq, ddq) + SYNTHETIC_FC * np.tanh(dq / coulomb_width) + SYNTHETIC_FV * dq
     tau += 0.01 * np.abs(tau).max(axis=0) * rng.normal(size=tau.shape)
     return Dataset(robot.joint_names, t, q, dq, tau=tau)
 

@@ -8,16 +8,18 @@ import numpy as np
 import pytest
 import yaml
 
-from builders import install_user_package
+from builders import SYNTHETIC_FC, install_user_package, synthetic_recording
 from cli_run import run_dynid
 from dynid.control.friction_static import StaticFrictionTerm
 from dynid.errors import InputError
 from dynid.friction.law import ONE, SIGN, VELOCITY, Feature, FrictionLaw, LawContext
 from dynid.friction.laws import GROUP, friction_law, law_names, register_law, unregister_law
 from dynid.identify.choices import FRICTION_MODELS
-from dynid.identify.equations.request import ModelSpec, friction_symbols
+from dynid.identify.equations.request import ModelSpec, RecordingInput, friction_symbols
 from dynid.identify.result.result import IdentificationResult
+from dynid.identify.selection.whole_laws import PER_JOINT
 from dynid.identify.settings import CHOICES
+from dynid.identify.steps.run import identify
 
 BUILT_INS = ('none', 'viscous_coulomb', 'load_squared', 'load_absolute', 'hamon', 'comprehensive')
 
@@ -126,3 +128,57 @@ def test_a_broken_law_package_is_refused_by_name(tmp_path, monkeypatch):
     with pytest.raises(InputError, match=r"friction law 'broken' \(dynid_broken_law:LAW\) is not a FrictionLaw"):
         friction_law('broken')
     assert Feature('x', lambda w, s: w).kind == 'x'
+
+
+def _whole_law_record(written: dict) -> dict:
+    record = written['model']['choice']['tried']['laws']
+    assert set(record) == {'scores', 'not_scored', 'margin', 'chosen'}
+    return record
+
+
+def test_the_choice_tries_a_registered_law_whole_and_keeps_it_only_by_the_margin(ur5e, bag, tmp_path, user_law):
+    """With the law left open, ``tanh_coulomb`` (another package's) is scored whole beside the per-joint laws on the
+    same folds, and the result says so; it replaces them only where it lowers the summed held-out score by the margin.
+    The result, whichever law won, is validated."""
+    path = tmp_path / 'auto.yaml'
+    done = run_dynid('identify', bag, '--method', 'wls', '-o', path, '--quiet')
+    assert done.returncode == 0, done.stderr
+    written = yaml.safe_load(path.read_text())
+    record = _whole_law_record(written)
+    scores = record['scores']
+    assert set(scores) == {PER_JOINT, user_law} and all(np.isfinite(list(scores.values())))
+    won = scores[user_law] < (1 - record['margin']) * scores[PER_JOINT]
+    assert record['chosen'] == (user_law if won else PER_JOINT)
+    assert (written['model']['friction'] == user_law) == won
+    lines = written['model']['choice']['lines']
+    assert any(line.startswith("friction laws registered beside dynid's") for line in lines)
+    checked = run_dynid('validate', bag, '--params', path, '--json', tmp_path / 'validation.json')
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_a_registered_law_that_is_the_data_s_own_wins_the_choice_and_a_poor_one_loses():
+    """The recording's Coulomb friction smoothed over 0.3 rad/s, which none of dynid's laws has: the law of exactly
+    that shape, registered by a call, wins the choice by far and is identified (its Ft near the truth on every
+    joint); a law of an offset alone scores worse than the per-joint laws and is not taken."""
+    width = 0.3
+    wide = FrictionLaw('wide_tanh', 'Coulomb smoothed over 0.3 rad/s + viscous + offset', ('Ft', 'Fv', 'tau0'),
+                       {'Ft': Feature('wide_tanh', lambda w, s: np.tanh(w / width)), 'Fv': VELOCITY, 'tau0': ONE},
+                       roles={'tau0': 'tau0'})
+    offset = FrictionLaw('offset_only', 'an offset alone', ('tau0',), {'tau0': ONE}, roles={'tau0': 'tau0'})
+    register_law(wide)
+    register_law(offset)
+    try:
+        from dynid.model import load_robot
+
+        robot = load_robot('ur5e')
+        recording = synthetic_recording(robot, seconds=12.0, rate_hz=250.0, coulomb_width=width)
+        result = identify(robot, [RecordingInput(recording)], ModelSpec(friction='auto'))
+    finally:
+        unregister_law('wide_tanh')
+        unregister_law('offset_only')
+    record = result.model['choice']['tried']['laws']
+    scores = record['scores']
+    assert record['chosen'] == 'wide_tanh' and result.model['friction'] == 'wide_tanh'
+    assert scores['wide_tanh'] < 0.2 * scores[PER_JOINT] < 0.2 * scores['offset_only']
+    table = result.friction()
+    np.testing.assert_allclose([table[joint]['Ft'] for joint in robot.joint_names], SYNTHETIC_FC, rtol=0.1)

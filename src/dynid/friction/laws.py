@@ -94,6 +94,11 @@ def law_names() -> tuple[str, ...]:
     return REGISTRY.names()
 
 
+def added_law_names() -> tuple[str, ...]:
+    """The laws registered beside dynid's own (another package's, or this process's :func:`register_law`)."""
+    return tuple(name for name in law_names() if name not in OWN_ORDER)
+
+
 def register_law(law: FrictionLaw) -> None:
     """Make ``law`` known in this process beside the installed ones (:func:`unregister_law` forgets it)."""
     REGISTRY.register(law)

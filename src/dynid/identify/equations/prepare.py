@@ -143,15 +143,17 @@ class Equations:
 
 def prepare(robot: RobotModel, reading: Reading, spec: ModelSpec, settings: FilterSettings | None = None,
             drives: JointDrives | None = None, drive_gains_unknown: bool = False,
-            keep_full_velocity: bool = False, stribeck: StribeckExcess | None = None) -> Equations:
+            keep_full_velocity: bool = False, stribeck: StribeckExcess | None = None,
+            laws: tuple[str, ...] = ()) -> Equations:
     """The equations of ``reading``'s pieces for the model ``spec`` (module docstring).
 
     ``drives``: nominal drives (default ``robot.drives``); needed when the torque comes from currents, unless the gains
     are identified (``drive_gains_unknown``: no K_τ·i target, no rotor compensation, no prior drive data needed).
     ``keep_full_velocity``: keep the full-rate friction velocity for the candidates made from it (the viscous exponent,
     the Stribeck excess; always for the comprehensive law). ``stribeck``: a Stribeck excess per joint whose columns
-    are made with the others (a result's, to predict with it; default the spec's, if any). A recording's pieces too
-    short for the filters and the decimation are skipped and counted in its line; only equations left without any
+    are made with the others (a result's, to predict with it; default the spec's, if any). ``laws``: other friction
+    laws whose features on ω are made too (those the model choice tries whole: ``Request.laws``). A recording's pieces
+    too short for the filters and the decimation are skipped and counted in its line; only equations left without any
     usable piece are refused.
     """
     spec = spec.validated()
@@ -174,7 +176,7 @@ def prepare(robot: RobotModel, reading: Reading, spec: ModelSpec, settings: Filt
     joint_side = joint_side_joints(drives if torque.coupling is not None else None, spec.friction,
                                    spec.joint_side_friction, excluded)
     context = _Context(robot, spec, drives, drive_gains_unknown, torque, payload_blocks, base, stribeck,
-                       keep_full_velocity, joint_side)
+                       keep_full_velocity, joint_side, laws)
     blocks, used, gaps, warnings, resolved = _prepare_pieces(context, reading, settings)
     if not blocks:
         lines = ''.join(f'{g.line(loud=False)}: ' for g in gaps if g.summary.gaps)
@@ -287,6 +289,7 @@ class _Context:
     stribeck: StribeckExcess | None
     keep_full_velocity: bool
     joint_side: tuple[int, ...] = ()
+    laws: tuple[str, ...] = ()  # other laws whose features are made too (prepare's ``laws``)
 
 
 def _prepare_pieces(context: _Context, reading: Reading, settings: FilterSettings):
@@ -458,7 +461,8 @@ def _features(context: _Context, velocity: np.ndarray, temperature: np.ndarray |
         if np.any(temperature <= 0):
             raise InputError('temperatures must be > 0 °C for the T⁻³ term')
     direction, made = np.sign(velocity), set()
-    for feature in friction_law(spec.friction).prepared.values():  # the law's own (sign, velocity, one, ...)
+    features = [feature for law in (spec.friction, *context.laws) for feature in friction_law(law).prepared.values()]
+    for feature in features:  # the laws' own (sign, velocity, one, ...), each kind once
         if feature.kind not in made:
             made.add(feature.kind)
             yield feature.kind, feature.of(velocity, direction)

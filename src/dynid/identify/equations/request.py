@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.friction.laws import friction_law
+from dynid.friction.laws import added_law_names, friction_law
 from dynid.friction.power_law import POWER_FORMS
 from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, TORQUE_SOURCES
 from dynid.identify.methods import START_METHOD, identification_method, identification_methods
@@ -164,7 +164,9 @@ class Request:
     ``options`` the solver (WLS to start where the method is open), ``friction``/``method`` whether each is open
     (chosen by cross-validation), ``terms_available`` the optional friction terms of an open law, ``rotor`` whether
     the rotor inertias' excess is a candidate (where B·θ̈ is subtracted), ``changes`` what the method changed in the
-    caller's choices (:func:`change_text`), ``given`` the caller's options as given."""
+    caller's choices (:func:`change_text`), ``given`` the caller's options as given, ``laws`` the friction laws
+    registered beside dynid's that an open law tries whole against the one chosen per joint
+    (:mod:`dynid.identify.selection.whole_laws`)."""
 
     spec: ModelSpec
     options: IdentifyOptions
@@ -174,6 +176,7 @@ class Request:
     terms_available: tuple[str, ...] = ()
     rotor: bool = False
     changes: tuple[dict, ...] = ()
+    laws: tuple[str, ...] = ()
 
     @property
     def drive_gains_unknown(self) -> bool:
@@ -226,7 +229,16 @@ def settle(recordings: list[RecordingInput], spec: ModelSpec, options: IdentifyO
     if superset.friction == 'hamon' and not any(r.payload is not None or r.payload_mass is not None
                                                 for r in recordings):
         raise InputError(HAMON_SCALE_DEPENDENCY, fields=('payload_mass',))
-    return Request(superset, start, given, friction_open, method_open, terms, rotor, changes)
+    laws = tuple(name for name in added_law_names() if _tried_whole(friction_law(name), method, always)) \
+        if friction_open else ()
+    return Request(superset, start, given, friction_open, method_open, terms, rotor, changes, laws)
+
+
+def _tried_whole(law, method, always: bool) -> bool:
+    """Whether the model choice tries ``law`` (registered beside dynid's) whole: its columns need no shape the choice
+    would fit (a viscous exponent), the method given takes it, and physical consistency asked for can hold it."""
+    return not law.shaped_symbols and (method is None or method.friction is None or law.name in method.friction) \
+        and (law.physical or not always)
 
 
 def _temperature_spans(recordings: list[RecordingInput]) -> bool:

@@ -45,6 +45,8 @@ class IdentificationMethod:
       (:class:`dynid.identify.solve.rows.RowGroups`: OLS, WLS) instead of reweighting them one by one.
     - ``choice_weights``: ``(w, y, joints, columns, weight_function) -> row weights (r,) or None``, the weights by
       which the automatic choice scores it on the folds against the start method (None: not a candidate).
+    - ``joint_noise``: it weights each joint's rows by the noise estimated from that joint's own equations, so a joint
+      with no more rows than parameters acting on it stops it (the refusal names the methods that do not).
     - ``way_out``: a refused identification whose method was left to dynid tries it
       (:mod:`dynid.identify.job.ways_out`).
     - ``fit``: its own fit, where the standard one does not hold it (module docstring).
@@ -67,3 +69,4 @@ class IdentificationMethod:
     choice_weights: Callable | None = None
     way_out: bool = False
     fit: Callable | None = None
+    joint_noise: bool = False

@@ -22,4 +22,5 @@ def choice_weights(w, y, joints, columns, weight_function: str):
 METHOD = IdentificationMethod(
     name='irls', description='robust reweighting (Huber, Tukey, Cauchy) from the WLS solution', solve=solve,
     covariance='C = σ̂_w²·(WᵀGW)⁻¹, G = diag(ψ(r/s_j)/s_j²) the final robust weights',
-    options=('weight_function', 'weight_constant'), physical=True, choice_weights=choice_weights, way_out=True)
+    options=('weight_function', 'weight_constant'), physical=True, choice_weights=choice_weights, way_out=True,
+    joint_noise=True)

@@ -11,9 +11,7 @@ from dynid.identify.steps.fit import fit_with_gains
 
 def solve(w_total, joints, names) -> Estimate:
     """[g; χ] of W_tot's unknown columns against its last (known) one, by OLS."""
-    estimate = ols(w_total[:, :-1], -w_total[:, -1], joints, names)
-    estimate.method = 'mls'
-    return estimate
+    return ols(w_total[:, :-1], -w_total[:, -1], joints, names)
 
 
 METHOD = IdentificationMethod(

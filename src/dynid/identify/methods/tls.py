@@ -22,4 +22,4 @@ METHOD = IdentificationMethod(
     name='tls', description='IDIM-TLS: drive gains and parameters at once, scaled by a known payload mass',
     solve=solve, covariance='C = σ̂_W²·(1 + ‖χ̂‖²)·(ŴᵀŴ)⁻¹ (eq. (23))', friction=LINEAR_FRICTION,
     friction_default='viscous_coulomb', options=('fixed_drive_gains',), prior_not_applicable=NO_PRIOR,
-    drive_gains=True, fit=fit_with_gains)
+    drive_gains=True, fit=fit_with_gains, joint_noise=True)

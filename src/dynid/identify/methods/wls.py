@@ -20,4 +20,4 @@ def solve(w, y, joints, names, *, options, joint_names, start=None, pooled_short
 METHOD = IdentificationMethod(
     name='wls', description='least squares with per-joint weights 1/σ̂_j (the default)', solve=solve,
     covariance='C = σ̂_w²·(WᵀGW)⁻¹, G = diag(1/σ̂_j²) per row', options=('noise_floor_fraction',), physical=True,
-    reduced_rows=True, way_out=True)
+    reduced_rows=True, way_out=True, joint_noise=True)

@@ -49,14 +49,12 @@ as IRLS (:data:`METHOD_MARGIN`); the identification is then solved with consiste
 blocks, rigid-body parameters held (left-out joints), the rotor inertia's excess as a candidate or a friction law
 given on τ_out, which a consistent identification refuses.
 
-Not chosen here (kept as given or as the default): I-IRLS and Hamon's model (which change the friction family and
-need the whole load loop per fold) and a smooth Coulomb term.
+Last, each friction law registered beside dynid's (another package's, :mod:`dynid.friction.laws`), tried whole
+against the model chosen so far, kept where it lowers the summed held-out score by more than :data:`CHOICE_MARGIN`
+(:mod:`dynid.identify.selection.whole_laws`).
 
-Per identification the method, WLS or IRLS (Huber), with the laws chosen; physical consistency where the ``auto`` rule
-of :mod:`dynid.identify.solve.physical` would decline it on all the rows (the same method with each fold's estimate the
-consistent optimum of its training rows, the laws without :data:`INCONSISTENT_TERMS`, and, where the method is open,
-OLS as it is and consistent). Not chosen here (kept as given or as the default): I-IRLS and Hamon's model (which change
-the friction family and need the whole load loop per fold) and a smooth Coulomb term.
+Not chosen here (kept as given or as the default): I-IRLS and Hamon's model (which change the friction family and
+need the whole load loop per fold) and a smooth Coulomb term of dynid's own.
 """
 
 from __future__ import annotations
@@ -177,6 +175,12 @@ class ModelChoice:
             lines.append(f'physical consistency, cross-validated (it costs {consistency["cost_percent"]:.3g} % of '
                          f'the training χ², above the auto rule\'s limit; summed held-out score): {tried} → '
                          f'{consistency["chosen"].upper().replace("+PHYSICAL", "+physical")}')
+        whole = self.tried.get('laws') or {}
+        if whole:
+            scores = ', '.join([f'{name} {score:.4g}' for name, score in whole['scores'].items()]
+                               + [f'{name} not scored ({why})' for name, why in whole['not_scored'].items()])
+            lines.append(f'friction laws registered beside dynid\'s, tried whole (summed held-out score; a law must '
+                         f'lower it by more than {whole["margin"]:.0%}): {scores} → {whole["chosen"]}')
         named = {joint: lead for joint, lead in self.robot_file_ahead.items() if not lead.clear}
         if named:
             lines.append(summary_line(named, FOLDS_WHERE, 'cross-validation score'))

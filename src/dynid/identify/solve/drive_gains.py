@@ -22,7 +22,7 @@ value for their gains without a word. What this module adds:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -86,12 +86,13 @@ def parse_fixed_gains(texts, joint_names) -> dict[int, float]:
 
 
 def solve_drive_gains(problem, solve: Callable[..., Estimate], rigid_start: np.ndarray,
-                      fixed: dict[int, float] | None = None, nominal: np.ndarray | None = None) -> DriveGainSolution:
+                      fixed: dict[int, float] | None = None, nominal: np.ndarray | None = None,
+                      method: str = '') -> DriveGainSolution:
     """The free gains and the parameters of ``problem`` (an
     :class:`~dynid.identify.equations.problem.IdentificationProblem` built with unknown gains) by a drive-gain method's
     ``solve(w_total, joints, names) -> Estimate`` of W_tot·[g; χ; 1] = 0, W_tot = [V_free, −W, −W_kL·χ_kL +
     V_fixed·g_fixed] (eq. (17)): IDIM-TLS, or the modified LS of eq. (16) (:mod:`dynid.identify.methods.tls`,
-    :mod:`dynid.identify.methods.mls`)."""
+    :mod:`dynid.identify.methods.mls`), named ``method`` in the estimate and the diagnostics."""
     fixed = dict(fixed or {})
     n = problem.robot.n
     if problem.spec.uses_load:
@@ -112,7 +113,7 @@ def solve_drive_gains(problem, solve: Callable[..., Estimate], rigid_start: np.n
     held = np.array([fixed[j] for j in sorted(fixed)])
     scale = -known + (current[:, sorted(fixed)] @ held if fixed else 0.0)  # the column whose coefficient is 1
     w_total = np.hstack([current[:, free], -rigid, scale[:, None]])
-    estimate = solve(w_total, joints, names)
+    estimate = replace(solve(w_total, joints, names), method=method)
     k = len(free)
     gains, gains_std = np.zeros(n), np.zeros(n)
     gains[free], gains_std[free] = estimate.values[:k], estimate.std[:k]

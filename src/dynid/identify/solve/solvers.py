@@ -53,7 +53,7 @@ class Estimate:
     joint_sigma: np.ndarray
     row_weights: np.ndarray
     condition_number: float
-    method: str
+    method: str = ''  # the identification method's name, given by the pipeline (dynid.identify.steps.fit.fit)
     iterations: int = 1
     extra: dict = field(default_factory=dict)
     scaled_condition_number: float = float('nan')
@@ -227,7 +227,14 @@ def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     n = int(joints.max()) + 1
     sigma = _joint_rms(residual, joints, n)
     return Estimate(list(names), values, variance * inverse_normal, residual, sigma, np.ones(len(y)), condition[0],
-                    'ols', extra={'groups': groups}, scaled_condition_number=condition[1])
+                    extra={'groups': groups}, scaled_condition_number=condition[1])
+
+
+def _without_joint_noise() -> str:
+    """'ols, iirls': the registered methods that need no per-joint noise (nor the drive gains unknown)."""
+    from dynid.identify.methods import identification_methods, spoken
+
+    return spoken([m.name for m in identification_methods() if not m.joint_noise and not m.drive_gains], upper=False)
 
 
 def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
@@ -256,7 +263,8 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     if refuse_short and noise.without_freedom.any():
         raise InputError(f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own '
                          f'equations (a joint needs more rows than parameters acting on it): give a longer '
-                         f'recording, a smaller decimation, or a method that needs no per-joint noise (ols, iirls)')
+                         f'recording, a smaller decimation, or a method that needs no per-joint noise '
+                         f'({_without_joint_noise()})')
     sigma = noise.sigma
     weights = 1.0 / sigma[joints]
     kept = np.setdiff1d(np.arange(w.shape[1]), dependent)
@@ -273,7 +281,7 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     extra = {'noise': noise, 'groups': groups}
     if dependent.size:
         extra['dependent'] = [names[i] for i in dependent]
-    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'wls',
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0],
                     extra=extra, scaled_condition_number=condition[1])
 
 
@@ -345,9 +353,10 @@ def irls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
     variance = weighted @ weighted / max(1, effective)
     _, inverse_normal, condition = _solve(w, y, weights)
     sigma = _joint_rms(residual, joints, n)
-    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0], 'irls',
-                    iterations, {'weight_function': function,
-                                 'constant': WEIGHT_FUNCTIONS[function] if constant is None else constant},
+    return Estimate(list(names), values, variance * inverse_normal, residual, sigma, weights, condition[0],
+                    iterations=iterations,
+                    extra={'weight_function': function,
+                           'constant': WEIGHT_FUNCTIONS[function] if constant is None else constant},
                     scaled_condition_number=condition[1])
 
 
@@ -384,6 +393,6 @@ def tls(w_total: np.ndarray, joints: np.ndarray, names: Sequence[str], weighted:
     joint_sigma = _joint_rms(residual, joints, n)
     # The unknowns' columns (the known-payload column fixes the scale): their column-scaled cond.
     scaled = condition_numbers(w_total[:, :-1] * weights[:, None])[1]
-    return Estimate(list(names), head, covariance, residual, joint_sigma, weights, float(s[0] / s[-1]), 'tls', 1,
-                    {'singular_values_tail': s[-3:].tolist(), 'kernel_gap': float(s[-2] / s[-1])},
+    return Estimate(list(names), head, covariance, residual, joint_sigma, weights, float(s[0] / s[-1]),
+                    extra={'singular_values_tail': s[-3:].tolist(), 'kernel_gap': float(s[-2] / s[-1])},
                     scaled_condition_number=scaled)

@@ -57,6 +57,7 @@ from dynid.identify.selection.choice import (
 )
 from dynid.identify.selection.folds import Folds, columns_of, restricted, summed
 from dynid.identify.selection.method_choice import method_by_folds
+from dynid.identify.selection.whole_laws import Scoring, whole_law_choice
 from dynid.identify.solve.constrained import consistent_optimum
 from dynid.identify.solve.prior import ReducedRows
 from dynid.identify.solve.solvers import one_blas_thread
@@ -132,6 +133,21 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
     if declined is not None:
         choice = dataclasses.replace(choice, tried={**choice.tried, 'regularized': declined})
     winner, rigid = narrowed(problem, choice, terms, open_friction, rigid)
+    if open_friction and regularized is None and request.laws:  # the laws registered beside dynid's, tried whole
+        scoring = Scoring(rigid, first.joint_sigma, physical is not None and physical.prior,
+                          None if physical is None else physical.given_std,
+                          None if physical is None else physical.prior_source)
+        whole = whole_law_choice(equations, winner, problem.candidate.held, request.laws, scoring,
+                                 bool(choice.consistency))
+        winner, tried = whole.winner, {**choice.tried, 'laws': whole.record}
+        if whole.leads is None:
+            choice = dataclasses.replace(choice, tried=tried)
+        else:  # a registered law won: the per-joint laws' shapes went with them, the robot file judged against it
+            names = problem.robot.joint_names
+            tried['chosen_per_joint'] = dict(zip(names, whole.scores.tolist(), strict=True))
+            tried['robot_file_per_joint'] = dict(zip(names, whole.robot_file_scores.tolist(), strict=True))
+            ahead = {names[j]: lead for j, lead in enumerate(whole.leads) if lead.named}
+            choice = dataclasses.replace(choice, tried=tried, exponents=None, stribeck=None, robot_file_ahead=ahead)
     if open_method:
         winner = dataclasses.replace(winner, options=dataclasses.replace(winner.options, method=choice.method))
     fallback = None

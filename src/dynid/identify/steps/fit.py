@@ -42,9 +42,7 @@ def fit(problem: IdentificationProblem, progress: Callable[[str], None], rigid_s
         exponents = problem.candidate.exponents
         solved = _solve_standard(problem, options, rigid_start, progress,
                                  None if exponents is None else np.array(exponents))
-    if solved.estimate.method == method.name:
-        return solved
-    # a method whose solve is another's (a registered variant): the result is named by the method asked for
+    # named by the method asked for (the solvers name none: a registered variant's solve may be another's)
     return dataclasses.replace(solved, estimate=dataclasses.replace(solved.estimate, method=method.name))
 
 
@@ -231,7 +229,8 @@ def fit_with_gains(problem: IdentificationProblem, options: IdentifyOptions, pro
     own solve (:func:`dynid.identify.solve.drive_gains.solve_drive_gains`); τ_out is not needed (linear laws only)."""
     nominal = None if problem.drives is None else problem.drives.drive_gain
     solve = identification_method(options.method).solve
-    solution = solve_drive_gains(problem, solve, nominal_rigid(problem), options.fixed_drive_gains, nominal)
+    solution = solve_drive_gains(problem, solve, nominal_rigid(problem), options.fixed_drive_gains, nominal,
+                                 options.method)
     return Fit(solution.estimate, problem.parameter_names(), solution.values, solution.std, solution.joints,
                solution.measured, solution.prediction_w @ solution.values,
                np.full(problem.robot.n, problem.spec.exponent), solution.gains, solution.gains_std,

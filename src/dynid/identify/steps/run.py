@@ -65,7 +65,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         progress(f'preparing {len(recordings)} recording(s): filtering, differentiating, regressor, decimation')
         reading = read(robot, recordings, settings or FilterSettings())
         equations = _freed(prepare(robot, reading, request.spec, settings, drives, request.drive_gains_unknown,
-                                   keep_full_velocity=request.friction))
+                                   keep_full_velocity=request.friction, laws=request.laws))
         findings = _freed(diagnose_equations(equations, request, progress))
         choice = _freed(choose(equations, findings, request, progress))
         problem, fitted, choice = _freed(fit_chosen(equations, findings, request, choice, progress))
