@@ -12,7 +12,7 @@ import pytest
 from builders import random_motion, twin_run
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.result.quality import COND_SCALED_MAX
-from dynid.identify.steps.diagnose import excitation_condition
+from dynid.identify.solve.solvers import excitation_condition
 from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters

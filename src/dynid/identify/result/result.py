@@ -53,7 +53,9 @@ ignores the sections still predicts the same torques, and the sections do not ch
       robot_file_reference: {friction: coulomb+viscous+offset, values: {PARAMETER: ..}}   # validate's reference:
                                                     # the file's links, Coulomb + viscous friction and an offset
       prior_cost_percent: ..                        # training chi2 of the MAP estimate over the linear fit's [%]
-      data_condition_number_scaled: ..              # cond(W) of the data alone (the result's: data and prior)
+      data_condition_number_scaled: ..              # cond(W·D) of the data alone, equal row weights, on the rigid
+                                                    # body and Coulomb + viscous + offset columns (the result's:
+                                                    # data and prior)
       posterior_std: [...]                          # σ of the MAP estimate (the result's std where kept)
       consistency: {mode: auto, decision: free, physically_consistent: true, cost_percent: .., limit_percent: 1.0,
                     links_not_physical: [...]}      # decision: free, enforced, declined, solver failed, not asked for

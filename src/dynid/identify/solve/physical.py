@@ -52,7 +52,7 @@ from dynid.identify.solve.prior import (
 )
 from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior
 from dynid.identify.solve.rows import FreeColumns, RowGroups, per_joint_weights
-from dynid.identify.solve.solvers import one_blas_thread
+from dynid.identify.solve.solvers import excitation_condition, one_blas_thread
 
 CONSISTENCY = ('auto', 'always', 'never')
 # The physical solve takes the friction laws marked ``physical`` (:class:`dynid.friction.law.FrictionLaw`): their
@@ -186,6 +186,14 @@ def _coulomb_floor(problem, exponents: np.ndarray | None) -> np.ndarray | None:
     return speed ** np.asarray(exponents, dtype=float)
 
 
+def _data_condition(problem, names: list[str], held: np.ndarray, groups, w) -> float:
+    """cond(W·D) of the data alone (:func:`dynid.identify.solve.solvers.excitation_condition`) on the free columns'
+    rows: their R factors where reduced (``groups``), else ``w`` (the free columns)."""
+    free = [name for name, h in zip(names, held, strict=True) if not h]
+    rows = groups.stacked()[:-1, :-1] if groups is not None else w
+    return excitation_condition(rows, free, int(np.count_nonzero(~held[:len(problem.rigid_names)])))
+
+
 def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress,
                        groups=None, exponents=None) -> PhysicalOutcome:
     """The prior's weight, the MAP estimate, the consistency decision and the sections (:func:`identify_physical`)."""
@@ -236,8 +244,7 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         condition = information_condition_numbers(covariance)
         free_cost = data.cost(estimate.values[~held])
         section.update(prior_cost_percent=100.0 * (data.cost(map_values) / free_cost - 1.0) if free_cost > 0 else 0.0,
-                       data_condition_number=estimate.condition_number,
-                       data_condition_number_scaled=estimate.scaled_condition_number,
+                       data_condition_number_scaled=_data_condition(problem, names, held, groups, w),
                        posterior_std=full(map_std, 0.0).tolist())
         informed = _informed_by_data(source, problem, names, held, map_std, std)
         if informed is not None:

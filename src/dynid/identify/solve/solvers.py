@@ -159,6 +159,24 @@ def condition_numbers(a: np.ndarray) -> tuple[float, float]:
     return float(raw[0] / raw[-1]), float(scaled[0] / scaled[-1])
 
 
+def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:
+    """cond(W·D) of the data alone (``w``: the rows, or their R factor: the same singular values and column norms),
+    equal row weights, D scaling each column to unit norm (the figure
+    :func:`dynid.identify.result.quality.identifiability_problems` refuses above ``COND_SCALED_MAX``), on the columns
+    every law starts from: the rigid-body base parameters and each joint's Coulomb and viscous friction and offset (the
+    other terms and held columns left out, so that the figure does not depend on what the model choice tries). From
+    the Gram matrix (p×p, one pass over the rows): cond(W·D) = √cond(DᵀWᵀW·D). The one figure of the data alone a
+    run prints: the weakly exciting log's gate (:mod:`dynid.identify.steps.diagnose`) and a result with the prior
+    (``prior.data_condition_number_scaled``)."""
+    keep = [i for i, name in enumerate(names) if name not in held and
+            (i < rigid_count or name.split('_')[0] in ('Fc', 'Fv', 'tau0'))]
+    a = w[:, keep]
+    norms = np.linalg.norm(a, axis=0)
+    a = a / np.where(norms > 0, norms, 1.0)
+    eigenvalues = np.linalg.eigvalsh(a.T @ a)
+    return float(np.sqrt(eigenvalues[-1] / eigenvalues[0])) if eigenvalues[0] > 0 else float('inf')
+
+
 def _solve_normal_equations(w: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
     """Weighted LS by Cholesky of the column-equilibrated normal equations, or None if not positive definite.
 

@@ -21,10 +21,11 @@ from dynid.identify.steps.fit import Fit, physical_not_applicable
 
 
 def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | None,
-             changes: list[dict]) -> IdentificationResult:
+             changes: list[dict], data_condition: float | None = None) -> IdentificationResult:
     """The result of a fit: its metrics, warnings, model description, provenance, prior and physical sections;
     ``changes``: what the identification changed in the caller's choices
-    (:func:`dynid.identify.equations.request.change_text`)."""
+    (:func:`dynid.identify.equations.request.change_text`); ``data_condition``: cond(W·D) of the data alone where the
+    run computed it already (the weakly exciting log's gate), so that a run states one such figure."""
     robot, spec, outcome, options = problem.robot, problem.spec, solved.outcome, problem.candidate.options
     gains_unknown = solved.gain_solution is not None
     metrics = {'train': equation_metrics(solved.measured, solved.predicted, solved.joints, robot.joint_names,
@@ -70,6 +71,8 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         outcome = dataclasses.replace(outcome, prior=prior)
     prior_section = outcome.prior if outcome is not None else \
         {'used': False, 'reason': physical_not_applicable(problem, options)}
+    if data_condition is not None and 'data_condition_number_scaled' in prior_section:
+        prior_section = {**prior_section, 'data_condition_number_scaled': data_condition}
     if prior_section.get('robot_file_model') is not None and solved.w is not None:  # validate's fixed reference
         prior_section = {**prior_section, 'robot_file_reference': {
             'friction': REFERENCE_LAW, 'values': fit_reference(problem, solved.w, solved.y)}}

@@ -6,7 +6,8 @@
 - Where the model choice has something to choose (:mod:`dynid.identify.steps.choose`), each route's first estimate: WLS
   of the superset law (one pass of the load loop, τ_out from the robot file), and, where the data cannot carry every
   candidate column beside the others, the rotor inertias' excess left out, then the load and temperature terms.
-- The weakly exciting log's gate: cond(W·D) of the data alone (:func:`excitation_condition`) above the refusal's limit
+- The weakly exciting log's gate: cond(W·D) of the data alone
+  (:func:`dynid.identify.solve.solvers.excitation_condition`) above the refusal's limit
   (:data:`dynid.identify.result.quality.COND_SCALED_MAX`), where the method and physical consistency are left to dynid
   and the robot file's prior can complete what the data lack; the regularized route's first estimate then too (OLS with
   the prior and physical consistency, Coulomb + viscous friction: docs/methods/identification.md, "Weakly exciting
@@ -31,7 +32,7 @@ from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions, Request
 from dynid.identify.methods import REGULARIZED_METHOD, START_METHOD
 from dynid.identify.result.quality import COND_SCALED_MAX
-from dynid.identify.solve.solvers import Estimate
+from dynid.identify.solve.solvers import Estimate, excitation_condition
 from dynid.identify.steps.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 
 
@@ -173,19 +174,3 @@ def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
     return bool(request.method and physical is not None and physical.prior and physical.consistency != 'never'
                 and not consistency_refused(problem, request.friction)
                 and physical.source(problem.robot).pulls())
-
-
-def excitation_condition(w: np.ndarray, names: list[str], rigid_count: int, held=frozenset()) -> float:
-    """cond(W·D) of the data alone (``w``: the rows, or their R factor: the same singular values and column norms),
-    equal row weights, D scaling each column to unit norm (the figure
-    :func:`dynid.identify.result.quality.identifiability_problems` refuses above ``COND_SCALED_MAX``), on the columns
-    every law starts from: the rigid-body base parameters and each joint's Coulomb and viscous friction and offset (the
-    other terms and held columns left out, so that the figure does not depend on what the model choice tries). From
-    the Gram matrix (p×p, one pass over the rows): cond(W·D) = √cond(DᵀWᵀW·D)."""
-    keep = [i for i, name in enumerate(names) if name not in held and
-            (i < rigid_count or name.split('_')[0] in ('Fc', 'Fv', 'tau0'))]
-    a = w[:, keep]
-    norms = np.linalg.norm(a, axis=0)
-    a = a / np.where(norms > 0, norms, 1.0)
-    eigenvalues = np.linalg.eigvalsh(a.T @ a)
-    return float(np.sqrt(eigenvalues[-1] / eigenvalues[0])) if eigenvalues[0] > 0 else float('inf')

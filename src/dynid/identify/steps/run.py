@@ -69,7 +69,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         findings = _freed(diagnose_equations(equations, request, progress))
         choice = _freed(choose(equations, findings, request, progress))
         problem, fitted, choice = _freed(fit_chosen(equations, findings, request, choice, progress))
-        result = assemble(problem, fitted, choice, [*request.changes, *equations.torque.changes])
+        result = assemble(problem, fitted, choice, [*request.changes, *equations.torque.changes], findings.condition)
         progress('done')
         return check(result, problem, fitted)
 
