@@ -417,3 +417,42 @@ def test_a_candidate_column_is_scored_on_the_exact_remainder_of_an_ill_condition
     size = np.einsum('ij,ij->j', f, f)
     np.testing.assert_allclose(coefficient, f.T @ r / size, rtol=1e-6)
     np.testing.assert_allclose(explained, (f.T @ r) ** 2 / size, rtol=1e-6)
+
+
+def test_validate_scores_the_estimate_of_the_other_consistency_decision_on_another_motion(short_torque_log):
+    """Where consistency moved the estimate, the result keeps the other decision's estimate and validate scores it on
+    another motion beside the model identified, with a warning exactly where it predicts that motion better by more
+    than the margin; on the identification's own recording it is not scored (a fit to its own rows tells nothing)."""
+    from dynid.identify.validation.validate import OTHER_ESTIMATE_MARGIN, validate
+
+    result = identify(ROBOT, [RecordingInput(short_torque_log)], AUTO)
+    assert result.prior_section['consistency']['decision'] == 'enforced'
+    consistent, values = result.other_estimate()
+    assert not consistent and set(values) == set(result.parameter_names)
+    assert max(abs(values[name] - value) for name, value in zip(result.parameter_names, result.values,
+                                                                 strict=True)) > 0
+    other_motion = dataclasses.replace(_record(_plain(), seed=9, seconds=6.0), current=None, theta=None)
+    metrics = validate(result, ROBOT, other_motion)
+    theirs, mine = metrics['other_estimate']['relative_residual'], metrics['relative_residual']
+    assert np.isfinite(theirs) and theirs != mine
+    said = [line for line in metrics.get('warnings', []) if 'prior.consistency.other_estimate' in line]
+    assert len(said) == (1 if theirs < (1 - OTHER_ESTIMATE_MARGIN) * mine else 0)
+    own = dataclasses.replace(short_torque_log, source={**short_torque_log.source, 'start_ns': 123})
+    trained = dataclasses.replace(result, provenance={**result.provenance, 'inputs': [
+        {**entry, 'source': {**entry['source'], 'start_ns': 123}} for entry in result.provenance['inputs']]})
+    assert 'other_estimate' not in validate(trained, ROBOT, own)
+
+
+def test_the_other_estimate_is_named_with_its_figures_only_beyond_the_margin():
+    from dynid.identify.validation.validate import _other_estimate
+
+    def joints(rmse):
+        return {'joints': {'a': {'rmse': rmse, 'nrmse_fit_percent': 50.0}}, 'relative_residual': rmse, 'rmse': rmse}
+
+    better, close = {'relative_residual': 0.1}, {'relative_residual': 0.1}
+    _other_estimate(better, joints(0.06), consistent=True)
+    _other_estimate(close, joints(0.0951), consistent=False)
+    [line] = better['warnings']
+    assert line.startswith('the physically consistent estimate the identification computed and declined') and \
+        'relative residual 0.06 against the model identified\'s 0.1 (0.60×)' in line and 'a 0.06 N·m' in line
+    assert 'warnings' not in close and close['other_estimate']['physically_consistent'] is False

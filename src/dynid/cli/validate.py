@@ -111,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
             recording.add_prediction('robot_file', metrics['robot_file'], thresholds, judged=False)
         if metrics.get('compare_robot') is not None:
             recording.add_prediction('compare_robot', metrics['compare_robot'], thresholds, judged=False)
+        if metrics.get('other_estimate') is not None:  # the other consistency decision's estimate, not judged
+            recording.add_prediction('other_estimate', metrics['other_estimate'], thresholds, judged=False)
         if metrics.get('joint_space') is not None:  # coupled drives: the joints' torques, shown beside the motors'
             recording.add_prediction('joint_space', metrics['joint_space'], thresholds, judged=False)
         verdict.recordings.append(recording)

@@ -192,6 +192,15 @@ class IdentificationResult:
 
         return relative_std_percent(self.values, self.std)
 
+    def other_estimate(self) -> tuple[bool, dict[str, float]] | None:
+        """The estimate of the other physical-consistency decision, where consistency moved this one (kept or
+        declined it: ``prior.consistency.other_estimate``): (whether it is the physically consistent one, {parameter:
+        value}); None where the result keeps none."""
+        other = ((self.prior_section or {}).get('consistency') or {}).get('other_estimate')
+        if not other:
+            return None
+        return bool(other['physically_consistent']), {name: float(v) for name, v in other['values'].items()}
+
     @property
     def prior_used(self) -> bool:
         """Whether the robot file's inertias were a prior of this identification."""

@@ -255,10 +255,16 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     constrained_values = layout.to_base @ enforced.x
     cost_percent = 100.0 * (data.cost(constrained_values) / data.cost(map_values) - 1.0) \
         if data.cost(map_values) > 0 else 0.0
+    other = map_values  # the estimate of the other decision, where consistency moved it (validate scores it too)
     if enforced.decision == 'enforced' and settings.consistency == 'auto' and \
             cost_percent > settings.consistency_cost_max_percent:
+        other = constrained_values
         enforced.decision, enforced.x, constrained_values = 'declined', x_map, map_values
     section['consistency'] = _consistency_section(settings, enforced, cost_percent, [link.link for link in links])
+    if enforced.decision in ('enforced', 'declined'):
+        section['consistency']['other_estimate'] = {
+            'physically_consistent': enforced.decision == 'declined',
+            'values': dict(zip(names, full(other, held_values).tolist(), strict=True))}
     section['seconds'] = time.perf_counter() - start
     moved = enforced.decision == 'enforced'
     values, std = (full(constrained_values, held_values), np.full(len(names), np.nan)) if moved else \

@@ -78,6 +78,8 @@ class Prediction:
     other_label: str = ''
     left_out: tuple[str, ...] = ()  # joints left out of the identification: not scored
     joint_rows: tuple | None = None  # coupled drives: the joints' torques (:func:`joint_space`)
+    other_estimate: np.ndarray | None = None  # the estimate of the other consistency decision's prediction
+    other_consistent: bool = False  # ... which is the physically consistent one
 
     @property
     def gaps(self) -> RecordingGaps:
@@ -112,6 +114,9 @@ class Prediction:
             _name_leads(metrics, reference, self.robot_file_leads(len(joint_names)), 'this recording')
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
+        if self.other_estimate is not None:
+            _other_estimate(metrics, equation_metrics(self.measured, self.other_estimate, self.joints, joint_names,
+                                                      self.left_out), self.other_consistent)
         if self.joint_rows is not None:
             measured, predicted, robot_file, joints = self.joint_rows
             space = equation_metrics(measured, predicted, joints, joint_names, self.left_out)
@@ -143,6 +148,29 @@ def _name_leads(metrics: dict, theirs: dict, leads: list[Lead], where: str) -> N
             continue
         line = lead.line(name, where, other['rmse'], own['rmse'])
         metrics.setdefault('warnings' if lead.clear else 'notes', []).append(line)
+
+
+#: The other consistency decision's estimate is named where its relative residual on the recording is lower than
+#: the result's by more than this fraction (the margin by which the model choice keeps a richer friction law).
+OTHER_ESTIMATE_MARGIN = 0.05
+
+
+def _other_estimate(metrics: dict, other: dict, consistent: bool) -> None:
+    """``metrics['other_estimate']`` (the other consistency decision's estimate on the same rows) and, where it
+    predicts the recording better by more than :data:`OTHER_ESTIMATE_MARGIN`, a warning that says which and by how
+    much."""
+    metrics['other_estimate'] = {'physically_consistent': consistent,
+                                 **{key: other[key] for key in ('relative_residual', 'rmse', 'joints')}}
+    mine, theirs = metrics['relative_residual'], other['relative_residual']
+    if mine is None or theirs is None or not theirs < (1.0 - OTHER_ESTIMATE_MARGIN) * mine:
+        return
+    which, kept = ('physically consistent', 'declined') if consistent else ('unconstrained', 'did not keep')
+    metrics.setdefault('warnings', []).append(
+        f'the {which} estimate the identification computed and {kept} (prior.consistency.other_estimate) predicts '
+        f'this recording better: relative residual {theirs:.4g} against the model identified\'s {mine:.4g} '
+        f'({theirs / mine:.2f}×); per joint RMSE ' + ', '.join(
+            f'{name} {entry["rmse"]:.4g}' for name, entry in other['joints'].items() if entry['rmse'] is not None)
+        + ' N·m')
 
 
 def _problem_for(result: IdentificationResult, robot: RobotModel, recording: RecordingInput,
@@ -202,8 +230,29 @@ def predict(result: IdentificationResult, robot: RobotModel, dataset: Dataset,
         robot_file = w @ file_full
     other_torque = None if other is None else _other_prediction(problem, other, w, values)
     joint_rows = None if problem.coupling is None else joint_space(problem, values, exponents, file_full, reference)
+    estimate = None if identified_on(result, dataset) else result.other_estimate()  # on its own rows: no news
+    second = None if estimate is None else _second_prediction(problem, w, names, estimate[1], exponents)
     return Prediction(y, w @ values, joints, problem, w, robot_file, other_torque,
-                      '' if other is None else (other.source or other.name), left_out_joints(result), joint_rows)
+                      '' if other is None else (other.source or other.name), left_out_joints(result), joint_rows,
+                      second, estimate is not None and estimate[0])
+
+
+def identified_on(result: IdentificationResult, dataset: Dataset) -> bool:
+    """Whether ``dataset`` is one of the recordings ``result`` was identified on (its bag's start and its samples
+    as the result's provenance records them)."""
+    start = dataset.source.get('start_ns')
+    return start is not None and any(
+        entry.get('source', {}).get('start_ns') == start and entry.get('samples') == len(dataset.t)
+        for entry in (result.provenance or {}).get('inputs', []))
+
+
+def _second_prediction(problem: IdentificationProblem, w: np.ndarray, names: list[str], values: dict[str, float],
+                       exponents) -> np.ndarray:
+    """The torque rows another estimate of the same model predicts (its own τ_out where the law reads it)."""
+    x = np.array([values[name] for name in names])
+    if problem.spec.uses_load:
+        w = problem.equations(x[:len(problem.rigid_names)], exponents)[0]
+    return w @ x
 
 
 def joint_space(problem: IdentificationProblem, values: np.ndarray, exponents: np.ndarray | None,
