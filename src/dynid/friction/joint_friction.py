@@ -23,6 +23,7 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.friction.egms import EGMS
 from dynid.friction.linear import LinearFrictionTerm
+from dynid.friction.load import LOAD_LAWS, load_shape
 from dynid.friction.static import StribeckMap
 
 
@@ -47,14 +48,12 @@ class JointFriction:
     coulomb_smoothing: float = 0.0
 
     def __post_init__(self) -> None:
-        checked_choice('load_law', self.load_law, ('squared', 'absolute'))
+        checked_choice('load_law', self.load_law, LOAD_LAWS)
         self.load_coefficient = np.asarray(self.load_coefficient, dtype=float)
 
     def coulomb_level(self, joint_torque: np.ndarray) -> np.ndarray:
         """F(τ_j) [N·m]."""
-        tau = np.asarray(joint_torque, dtype=float)
-        shape = tau**2 if self.load_law == 'squared' else np.abs(tau)
-        return self.stribeck.Fc + self.load_coefficient * shape
+        return self.stribeck.Fc + self.load_coefficient * load_shape(joint_torque, self.load_law)
 
     def remainder(self, velocity: np.ndarray, temperature: np.ndarray | None = None) -> np.ndarray:
         """F_V(ω, T): Stribeck excess, viscous and temperature terms [N·m]."""

@@ -29,6 +29,7 @@ import numpy as np
 
 from dynid.entry_points import Names, Registry
 from dynid.friction.law import ONE, SIGN, VELOCITY, FrictionLaw, LawContext
+from dynid.friction.load import load_shape
 from dynid.friction.power_law import power_term
 
 GROUP = 'dynid.friction_laws'
@@ -41,11 +42,11 @@ _ROLES = {'Fc': 'Fc', 'Fv': 'Fv', 'tau0': 'tau0'}
 
 
 def _load_squared(w, s, tau, context: LawContext) -> dict:
-    return {'Fl': s * tau**2}
+    return {'Fl': s * load_shape(tau, 'squared')}
 
 
 def _load_absolute(w, s, tau, context: LawContext) -> dict:
-    return {'Fl': s * np.abs(tau)}
+    return {'Fl': s * load_shape(tau, 'absolute')}
 
 
 def _hamon(w, s, tau, context: LawContext) -> dict:
@@ -61,7 +62,7 @@ def _power(w, s, context: LawContext) -> dict:
 
 
 def _comprehensive_load(w, s, tau, context: LawContext) -> dict:
-    return {'fL': s * tau**2}
+    return {'fL': s * load_shape(tau, 'squared')}
 
 
 NONE = FrictionLaw('none', 'no friction', ())

@@ -22,6 +22,13 @@ from dynid.friction.linear import LinearFrictionTerm, sgn
 LOAD_LAWS = ('squared', 'absolute')
 
 
+def load_shape(load_torque: np.ndarray, law: str = 'squared') -> np.ndarray:
+    """τ² [N·m²] (``squared``) or |τ| [N·m] (``absolute``): how the Coulomb level grows with the load torque, the one
+    place every load-dependent law takes it from (identification's columns, E-GMS level, feedforward)."""
+    tau = np.asarray(load_torque, dtype=float)
+    return tau**2 if law == 'squared' else np.abs(tau)
+
+
 @dataclass(frozen=True)
 class LoadDependentCoulomb(LinearFrictionTerm):
     """Coulomb friction whose level depends on the load torque.
@@ -40,9 +47,8 @@ class LoadDependentCoulomb(LinearFrictionTerm):
         self._coerce_parameters()
 
     def load_shape(self, load_torque: np.ndarray) -> np.ndarray:
-        """τ² or |τ| [N·m², N·m] for the chosen law."""
-        tau = np.asarray(load_torque, dtype=float)
-        return tau**2 if self.law == 'squared' else np.abs(tau)
+        """τ² or |τ| [N·m², N·m] for the chosen law (:func:`load_shape`)."""
+        return load_shape(load_torque, self.law)
 
     def level(self, load_torque: np.ndarray) -> np.ndarray:
         """Coulomb level F(τ) [N·m] (even in τ and positive for positive coefficients)."""
