@@ -108,22 +108,17 @@ def test_the_guards_find_a_deferred_circle_a_circle_through_a_package_and_an_upw
 # ------------------------------------------------------------------------------ identify/'s wings
 #: identify/'s wings, top to bottom, checked as :data:`CORE_LAYERS` are: a module of identify/ imports its own wing's or
 #: a lower one's. A module directly in identify/ is a wing of its own name: the settings and the accepted names, which
-#: ``dynid identify --help`` reads without loading the pipeline, stand at the bottom (:data:`IDENTIFY_FLOORS` for the
-#: methods' registry).
+#: ``dynid identify --help`` reads without loading the pipeline, and below them the methods' registry and contract
+#: (``registry``), which they and the steps read; each method's own module (``methods``: a plugin loaded by name through
+#: the registry, as another package's method is) stands above the steps it solves with.
 IDENTIFY_LAYERS = (('job', 'friction_fit'), ('outputs',), ('validation',), ('methods',), ('steps',), ('selection',),
-                   ('equations',), ('solve',), ('result',), ('settings',), ('choices',), ('methods registry',))
-#: Modules that stand on another floor than their folder's: the methods' registry and contract, which the settings, the
-#: accepted names and the steps read, at the bottom; each method's own module (a plugin loaded by name through the
-#: registry, as another package's method is) above the steps it solves with.
-IDENTIFY_FLOORS = {'dynid.identify.methods': 'methods registry', 'dynid.identify.methods.contract': 'methods registry'}
+                   ('equations',), ('solve',), ('result',), ('settings',), ('choices',), ('registry',))
 #: The most modules a wing holds (its ``__init__`` not counted).
 WING_MODULES_MAX = 15
 
 
 def identify_wing(module: str) -> str:
     """The wing of identify/ a module stands in ('' outside identify/ and for the package itself)."""
-    if module in IDENTIFY_FLOORS:
-        return IDENTIFY_FLOORS[module]
     parts = module.split('.')
     return parts[2] if len(parts) > 2 and parts[1] == 'identify' else ''
 
@@ -169,20 +164,21 @@ def test_the_wing_guards_find_an_upward_import_an_unknown_wing_and_a_crowded_one
         (identify / wing / '__init__.py').write_text('')
     (tmp_path / 'dynid' / '__init__.py').write_text('')
     (identify / '__init__.py').write_text('')
-    (identify / 'settings.py').write_text('from dynid.identify.methods import names\n')  # the registry: below
+    (identify / 'settings.py').write_text('from dynid.identify.registry import names\n')  # the registry: below
+    (identify / 'registry.py').write_text('def fit():\n    from dynid.identify.steps.fit import fit\n')
     (identify / 'choices.py').write_text('def load():\n    from dynid.identify.settings import CHOICES\n')
     (identify / 'result' / 'result.py').write_text('from dynid.identify.settings import PRIOR_OFF\n')
     (identify / 'result' / 'torque.py').write_text('def base():\n    from dynid.identify.steps.prepare import base\n')
     (identify / 'steps' / 'prepare.py').write_text('from dynid.identify.result.result import Result\n')
-    (identify / 'steps' / 'fit.py').write_text('from dynid.identify.methods.contract import Method\n')
-    (identify / 'methods' / 'contract.py').write_text('')
+    (identify / 'steps' / 'fit.py').write_text('from dynid.identify.registry import Method\n')
     (identify / 'methods' / 'ols.py').write_text('from dynid.identify.steps.fit import fit\n')  # a plugin: above
     (identify / 'methods' / '__init__.py').write_text('from dynid.identify.methods.ols import METHOD\n')
     (identify / 'attic' / 'old.py').write_text('')
     assert wing_breaches(import_graph(tmp_path / 'dynid')) == [
         'dynid.identify.attic: wing attic unknown', 'dynid.identify.attic.old: wing attic unknown',
         'dynid.identify.choices -> dynid.identify.settings',
-        'dynid.identify.methods -> dynid.identify.methods.ols',
+        'dynid.identify.registry -> dynid.identify.steps',
+        'dynid.identify.registry -> dynid.identify.steps.fit',
         'dynid.identify.result.torque -> dynid.identify.steps',
         'dynid.identify.result.torque -> dynid.identify.steps.prepare']
     for n in range(WING_MODULES_MAX - 2):

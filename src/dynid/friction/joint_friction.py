@@ -22,8 +22,8 @@ import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.friction.egms import EGMS
+from dynid.friction.law import LOAD_LAWS, load_shape
 from dynid.friction.linear import LinearFrictionTerm
-from dynid.friction.load import LOAD_LAWS, load_shape
 from dynid.friction.static import StribeckMap
 
 

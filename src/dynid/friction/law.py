@@ -40,6 +40,17 @@ class Feature:
     of: Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
+#: How a load-dependent law's Coulomb level grows with the load torque τ (``FrictionLaw.load_shape``).
+LOAD_LAWS = ('squared', 'absolute')
+
+
+def load_shape(load_torque: np.ndarray, law: str = 'squared') -> np.ndarray:
+    """τ² [N·m²] (``squared``) or |τ| [N·m] (``absolute``): the one place every load-dependent law takes it from (the
+    identification's columns, the E-GMS level, the feedforward)."""
+    tau = np.asarray(load_torque, dtype=float)
+    return tau**2 if law == 'squared' else np.abs(tau)
+
+
 SIGN = Feature('sign', lambda w, s: s)
 VELOCITY = Feature('velocity', lambda w, s: w)
 ONE = Feature('one', lambda w, s: np.ones_like(w))

@@ -28,8 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.entry_points import Names, Registry
-from dynid.friction.law import ONE, SIGN, VELOCITY, FrictionLaw, LawContext
-from dynid.friction.load import load_shape
+from dynid.friction.law import ONE, SIGN, VELOCITY, FrictionLaw, LawContext, load_shape
 from dynid.friction.power_law import power_term
 
 GROUP = 'dynid.friction_laws'

@@ -17,16 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import checked_choice
+from dynid.friction.law import LOAD_LAWS, load_shape
 from dynid.friction.linear import LinearFrictionTerm, sgn
-
-LOAD_LAWS = ('squared', 'absolute')
-
-
-def load_shape(load_torque: np.ndarray, law: str = 'squared') -> np.ndarray:
-    """τ² [N·m²] (``squared``) or |τ| [N·m] (``absolute``): how the Coulomb level grows with the load torque, the one
-    place every load-dependent law takes it from (identification's columns, E-GMS level, feedforward)."""
-    tau = np.asarray(load_torque, dtype=float)
-    return tau**2 if law == 'squared' else np.abs(tau)
 
 
 @dataclass(frozen=True)

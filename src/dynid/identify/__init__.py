@@ -5,7 +5,8 @@ the wings below it; test/test_code_shape.py holds them to that order):
   a refused identification's ways out); :mod:`~dynid.identify.friction_fit`: the friction experiments' own job;
 - :mod:`~dynid.identify.outputs`: the report, URDF and MJCF;
 - :mod:`~dynid.identify.validation`: validation and comparison;
-- :mod:`~dynid.identify.methods`: one module per method, registered (its registry and contract stand at the bottom);
+- :mod:`~dynid.identify.methods`: one module per method, registered (the registry and contract,
+  :mod:`~dynid.identify.registry`, stand at the bottom);
 - :mod:`~dynid.identify.steps`: diagnose, choose, fit, check, the result assembled, and ``identify()`` running them;
 - :mod:`~dynid.identify.selection`: the model choice's candidates, folds and table;
 - :mod:`~dynid.identify.equations`: the request, the recordings read and the equations prepared once, the problem;

@@ -2,12 +2,12 @@
 
 Kept apart from the pipeline so that ``dynid identify --help`` lists them without importing it
 (pinocchio, scipy: most of a second): the methods' names come from the registry's metadata
-(:mod:`dynid.identify.methods`), which imports no method. :mod:`dynid.identify.methods` and
+(:mod:`dynid.identify.registry`), which imports no method. :mod:`dynid.identify.methods` and
 :mod:`dynid.identify.equations.problem` describe what each one means.
 """
 
 from dynid.friction.laws import LawNames
-from dynid.identify.methods import MethodNames
+from dynid.identify.registry import MethodNames
 
 #: The caller leaves the choice to the identification (:mod:`dynid.identify.selection.choice`: blocked
 #: cross-validation).

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 
 from dynid.friction.laws import LawNames
 from dynid.identify.choices import AUTO, SOLVERS, TORQUE_SOURCES, WEIGHT_FUNCTIONS
-from dynid.identify.methods import MethodNames
+from dynid.identify.registry import MethodNames
 from dynid.settings import setting
 from dynid.signal.preprocess import FilterSettings
 

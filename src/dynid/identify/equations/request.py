@@ -21,7 +21,7 @@ from dynid.errors import InputError, checked_choice
 from dynid.friction.laws import added_law_names, friction_law
 from dynid.friction.power_law import POWER_FORMS
 from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, TORQUE_SOURCES
-from dynid.identify.methods import START_METHOD, identification_method, identification_methods
+from dynid.identify.registry import START_METHOD, identification_method, identification_methods
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solve.physical import PhysicalSettings, physical_methods_only
 from dynid.identify.solve.solvers import NOISE_FLOOR_FRACTION

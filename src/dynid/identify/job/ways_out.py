@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.methods import START_METHOD, identification_methods
+from dynid.identify.registry import START_METHOD, identification_methods
 from dynid.identify.result.quality import identifiability_refusal, result_identifiability_problems
 from dynid.identify.steps.run import identify
 from dynid.identify.validation.validate import predict

@@ -3,7 +3,7 @@ Tukey bisquare, Cauchy; Li et al. 2024 §2.2, loops L1–L2), from the WLS solut
 
 from __future__ import annotations
 
-from dynid.identify.methods.contract import IdentificationMethod
+from dynid.identify.registry import IdentificationMethod
 from dynid.identify.selection.folds import robust_row_weights
 from dynid.identify.solve.solvers import Estimate, irls
 

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from dynid.identify.methods.contract import IdentificationMethod
 from dynid.identify.methods.tls import LINEAR_FRICTION, NO_PRIOR
+from dynid.identify.registry import IdentificationMethod
 from dynid.identify.solve.solvers import Estimate, ols
 from dynid.identify.steps.fit import fit_with_gains
 

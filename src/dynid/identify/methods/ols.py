@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynid.identify.methods.contract import IdentificationMethod
+from dynid.identify.registry import IdentificationMethod
 from dynid.identify.solve.solvers import Estimate, ols
 
 

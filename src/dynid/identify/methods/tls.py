@@ -3,7 +3,7 @@ eqs. (17)–(23)); needs recordings with and without the payload, or a gain held
 
 from __future__ import annotations
 
-from dynid.identify.methods.contract import IdentificationMethod
+from dynid.identify.registry import IdentificationMethod
 from dynid.identify.solve.solvers import Estimate, tls
 from dynid.identify.steps.fit import fit_with_gains
 

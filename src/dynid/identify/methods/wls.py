@@ -5,7 +5,7 @@ The default method, and the one the identification starts from where the method 
 
 from __future__ import annotations
 
-from dynid.identify.methods.contract import IdentificationMethod
+from dynid.identify.registry import IdentificationMethod
 from dynid.identify.solve.solvers import Estimate, wls
 
 

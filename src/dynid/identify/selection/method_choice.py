@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynid.identify.methods import START_METHOD, identification_methods
+from dynid.identify.registry import START_METHOD, identification_methods
 from dynid.identify.selection.choice import METHOD_MARGIN
 from dynid.identify.selection.folds import Folds
 from dynid.identify.solve.prior import CROSS_VALIDATION_BLOCKS, ReducedRows

@@ -34,7 +34,7 @@ import numpy as np
 from dynid.errors import InputError, checked_choice
 from dynid.friction.laws import friction_law, law_names
 from dynid.identify.choices import AUTO, SOLVERS
-from dynid.identify.methods import START_METHOD, identification_method, identification_methods, spoken
+from dynid.identify.registry import START_METHOD, identification_method, identification_methods, spoken
 from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solve.constrained import STRICT_MARGIN, project_links, solve, violations
 from dynid.identify.solve.prior import (
@@ -258,13 +258,9 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     other = map_values  # the estimate of the other decision, where consistency moved it (validate scores it too)
     if enforced.decision == 'enforced' and settings.consistency == 'auto' and \
             cost_percent > settings.consistency_cost_max_percent:
-        other = constrained_values
-        enforced.decision, enforced.x, constrained_values = 'declined', x_map, map_values
-    section['consistency'] = _consistency_section(settings, enforced, cost_percent, [link.link for link in links])
-    if enforced.decision in ('enforced', 'declined'):
-        section['consistency']['other_estimate'] = {
-            'physically_consistent': enforced.decision == 'declined',
-            'values': dict(zip(names, full(other, held_values).tolist(), strict=True))}
+        other, enforced.decision, enforced.x, constrained_values = constrained_values, 'declined', x_map, map_values
+    section['consistency'] = _consistency_section(settings, enforced, cost_percent, [link.link for link in links],
+                                                  dict(zip(names, full(other, held_values).tolist(), strict=True)))
     section['seconds'] = time.perf_counter() - start
     moved = enforced.decision == 'enforced'
     values, std = (full(constrained_values, held_values), np.full(len(names), np.nan)) if moved else \
@@ -389,8 +385,9 @@ def _enforce_consistency(settings: PhysicalSettings, reduced, x_map: np.ndarray,
 
 
 def _consistency_section(settings: PhysicalSettings, enforced: _Enforced, cost_percent: float,
-                         link_label: list[str]) -> dict:
-    """The prior section's consistency entry: the mode, the decision, what it cost and what is not physical."""
+                         link_label: list[str], other: dict[str, float]) -> dict:
+    """The prior section's consistency entry: the mode, the decision, what it cost and what is not physical; where
+    consistency moved the estimate (enforced or declined), ``other``, the other decision's ({parameter: value})."""
     consistent = enforced.decision in ('free', 'enforced')
     section = {
         'mode': settings.consistency, 'decision': enforced.decision, 'physically_consistent': consistent,
@@ -398,6 +395,8 @@ def _consistency_section(settings: PhysicalSettings, enforced: _Enforced, cost_p
         'limit_percent': settings.consistency_cost_max_percent if settings.consistency == 'auto' else None,
         'links_not_physical': [] if consistent else [link_label[i] for i in enforced.bad_links],
         'friction_or_rotor_negative': enforced.bad_bounds and not consistent}
+    if enforced.decision in ('enforced', 'declined'):
+        section['other_estimate'] = {'physically_consistent': enforced.decision == 'declined', 'values': other}
     if enforced.decision == 'declined':
         section['note'] = (f'not physically consistent ({", ".join(link_label[i] for i in enforced.bad_links)}'
                            f'{"; friction or rotor inertia < 0" if enforced.bad_bounds else ""}): consistency '

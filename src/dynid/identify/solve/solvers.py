@@ -250,7 +250,7 @@ def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
 
 def _without_joint_noise() -> str:
     """'ols, iirls': the registered methods that need no per-joint noise (nor the drive gains unknown)."""
-    from dynid.identify.methods import identification_methods, spoken
+    from dynid.identify.registry import identification_methods, spoken
 
     return spoken([m.name for m in identification_methods() if not m.joint_noise and not m.drive_gains], upper=False)
 

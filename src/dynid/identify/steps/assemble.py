@@ -10,7 +10,7 @@ import numpy as np
 
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import change_text
-from dynid.identify.methods import method_software
+from dynid.identify.registry import method_software
 from dynid.identify.result.metrics import equation_metrics
 from dynid.identify.result.quality import residual_autocorrelation
 from dynid.identify.result.result import IdentificationResult

@@ -38,7 +38,7 @@ from dynid.identify.equations.joint_side import joint_side_choice
 from dynid.identify.equations.prepare import Equations
 from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import Request
-from dynid.identify.methods import REGULARIZED_METHOD, START_METHOD
+from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD
 from dynid.identify.result.lead import judge
 from dynid.identify.result.quality import COND_SCALED_MAX
 from dynid.identify.result.stribeck import StribeckExcess

@@ -30,7 +30,7 @@ from dynid.identify.equations.held import left_out, structural_offsets
 from dynid.identify.equations.prepare import Equations, refuse_still_joints
 from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions, Request
-from dynid.identify.methods import REGULARIZED_METHOD, START_METHOD
+from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD
 from dynid.identify.result.quality import COND_SCALED_MAX
 from dynid.identify.solve.solvers import Estimate, excitation_condition
 from dynid.identify.steps.fit import consistency_refused, load_loop, nominal_rigid, prior_completes

@@ -20,7 +20,7 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
-from dynid.identify.methods import identification_method, identification_methods, spoken
+from dynid.identify.registry import identification_method, identification_methods, spoken
 from dynid.identify.selection.candidates import EXPONENT_GRID
 from dynid.identify.solve.drive_gains import solve_drive_gains
 from dynid.identify.solve.noise import TooFewRowsError

@@ -1,0 +1,143 @@
+"""Identification methods as strategies: what a method is (:class:`IdentificationMethod`) and their registry, the Python
+entry-point group ``dynid.identification_methods``. The pipeline reads it from below; the methods themselves (dynid's
+own: :mod:`dynid.identify.methods`, one module each) stand above the steps they solve with.
+
+**The registry.** Each entry point names a method and points at its :class:`IdentificationMethod`. dynid registers its
+own methods there the same way (setup.py), so a method in any installed package is found by name, e.g. in that
+package's pyproject.toml::
+
+    [project.entry-points."dynid.identification_methods"]
+    idim_iv = "my_methods.iv:METHOD"
+
+:func:`register_method` adds one in this process (a library user's, a test's). The names are read from the installed
+distributions' metadata without importing any method (``dynid identify --help`` stays cheap), once for each state of
+``sys.path`` (a package put on it while the process runs is found on the next look-up); a method's module is imported
+when it is asked for by name.
+
+**A method** of the standard kind solves the IDIM's stacked rows W·χ = y (+ ρ) (W: (r, p), y: (r,), ``joints``: (r,)
+each row's joint) inside the pipeline's load loop, then the standard-parameter step (the robot file as a prior,
+physical consistency: :mod:`dynid.identify.solve.physical`) re-solves its equations weighted as it weighted them::
+
+    method.solve(w, y, joints, names, options=..., joint_names=..., start=None, pooled_short=False, groups=None)
+        -> Estimate      # dynid.identify.solve.solvers.Estimate: values (p,), covariance (p, p), row weights (r,)
+
+``options``: the :class:`~dynid.identify.equations.request.IdentifyOptions`; ``joint_names``: the robot's; ``start``:
+the previous pass's estimate (a warm start); ``pooled_short``: a joint too short for a noise estimate of its own may be
+weighted by the pooled noise (the prior completes it); ``groups``: the rows reduced per block and joint, for a method
+with ``reduced_rows``.
+
+A method whose solve needs more than those rows gives a ``fit`` of its own and the pipeline calls it instead:
+``fit(problem, options, progress, rigid_start) -> Fit`` (:class:`dynid.identify.steps.fit.Fit`). I-IRLS's alternates the
+load loop with its friction loop; the drive-gain methods' (:func:`dynid.identify.steps.fit.fit_with_gains`) call
+``solve(w_total, joints, names) -> Estimate`` on W_tot·[g; χ; 1] = 0 (Gautier & Briot 2014, eq. (17)). Nothing here
+imports the pipeline, so that listing methods stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from dynid.entry_points import Names, Registry
+
+
+@dataclass(frozen=True)
+class IdentificationMethod:
+    """One identification method (module docstring).
+
+    - ``name``: what ``method`` takes (``dynid identify --method``, identifier_node's ``method``); ``description``: one
+      line for people; ``solve``: its estimator; ``covariance``: the covariance its estimate carries, as an equation.
+    - ``friction``: the friction laws it takes (None: every law); ``friction_default``: the law it identifies where
+      the law is left to dynid (None: the model choice decides); ``friction_required``: that law replaces a law
+      given, for ``friction_reason`` (a change the result records).
+    - ``options``: the :class:`~dynid.identify.equations.request.IdentifyOptions` fields it reads beyond the common
+      ones.
+    - ``prior_not_applicable``: why the robot file's prior does not apply to it ('' where it does); ``physical``:
+      physical consistency applies to its solution; ``consistency_note``: where it does not, what the method does
+      that consistency cannot follow (said where the default check is left out).
+    - ``drive_gains``: it identifies the drive gains with the parameters (the torque is unknown until they are).
+    - ``reduced_rows``: its solve takes the rows reduced per block and joint
+      (:class:`dynid.identify.solve.rows.RowGroups`: OLS, WLS) instead of reweighting them one by one.
+    - ``choice_weights``: ``(w, y, joints, columns, weight_function) -> row weights (r,) or None``, the weights by
+      which the automatic choice scores it on the folds against the start method (None: not a candidate).
+    - ``joint_noise``: it weights each joint's rows by the noise estimated from that joint's own equations, so a joint
+      with no more rows than parameters acting on it stops it (the refusal names the methods that do not).
+    - ``way_out``: a refused identification whose method was left to dynid tries it
+      (:mod:`dynid.identify.job.ways_out`).
+    - ``fit``: its own fit, where the standard one does not hold it (module docstring).
+    """
+
+    name: str
+    description: str
+    solve: Callable
+    covariance: str
+    friction: tuple[str, ...] | None = None
+    friction_default: str | None = None
+    friction_required: bool = False
+    friction_reason: str = ''
+    options: tuple[str, ...] = ()
+    prior_not_applicable: str = ''
+    physical: bool = False
+    consistency_note: str = ''
+    drive_gains: bool = False
+    reduced_rows: bool = False
+    choice_weights: Callable | None = None
+    way_out: bool = False
+    fit: Callable | None = None
+    joint_noise: bool = False
+
+
+GROUP = 'dynid.identification_methods'
+#: the order dynid's own methods are listed in, simplest first (the metadata keeps its entry points sorted by name)
+OWN_ORDER = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
+#: the method the pipeline starts from where the method is left to dynid (its first estimate, the choice's baseline)
+START_METHOD = 'wls'
+#: the method of the regularized default, where the data alone do not determine the parameters: equal weights, the
+#: prior and physical consistency carry what the data cannot (the consistency choice scores it beside the others)
+REGULARIZED_METHOD = 'ols'
+REGISTRY = Registry(GROUP, 'identification method', IdentificationMethod, OWN_ORDER, 'register_method')
+
+
+def method_names() -> tuple[str, ...]:
+    """Every method's name: the installed ones (dynid's first), then those registered in this process."""
+    return REGISTRY.names()
+
+
+def identification_method(name: str) -> IdentificationMethod:
+    """The method registered as ``name``."""
+    return REGISTRY.get(name)
+
+
+def identification_methods() -> tuple[IdentificationMethod, ...]:
+    """Every method, loaded, in :func:`method_names`' order."""
+    return REGISTRY.all()
+
+
+def register_method(method: IdentificationMethod) -> None:
+    """Make ``method`` known in this process beside the installed ones (:func:`unregister_method` forgets it)."""
+    REGISTRY.register(method)
+
+
+def unregister_method(name: str) -> None:
+    """Forget a method :func:`register_method` made known."""
+    REGISTRY.unregister(name)
+
+
+def method_software(name: str) -> dict[str, str]:
+    """What a result's provenance records of where the method ``name`` comes from, beside dynid's version: {} for
+    dynid's own, {distribution: version} for another package's, {'method NAME': 'registered in the process'} for one
+    :func:`register_method` made known."""
+    return REGISTRY.software(name, 'method')
+
+
+def spoken(names: Sequence[str], last: str = 'or', upper: bool = True) -> str:
+    """'OLS, WLS or IRLS': names for a sentence."""
+    names = [name.upper() if upper else name for name in names]
+    return names[0] if len(names) == 1 else f'{", ".join(names[:-1])} {last} {names[-1]}'
+
+
+class MethodNames(Names):
+    """The method names as a sequence read from the registry at each use (``leading`` first: e.g. ``auto``)."""
+
+    def __init__(self, leading: tuple[str, ...] = ()) -> None:
+        super().__init__(REGISTRY, leading)
