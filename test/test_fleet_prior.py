@@ -307,10 +307,12 @@ def test_the_threshold_grows_with_the_parameters_and_shrinks_with_the_fleet():
 @pytest.fixture(scope='module')
 def fleet(tmp_path_factory):
     """The twin's optimized excitation (12 s, 250 Hz) identified, four robots' results around it (each base parameter
-    moved by half its σ, drawn), their fleet prior by ``dynid fleet prior``, and a short random motion (4 s)."""
+    moved by half its σ, drawn), their fleet prior by ``dynid fleet prior``, a short random motion (4 s), and the
+    excitation again on a robot carrying a 1.5 kg tool its fleet does not."""
     folder = tmp_path_factory.mktemp('fleet_prior')
-    for name, args in (('first', ['--trajectory', str(builtin_excitation_path('ur5e')), '--duration', '12']),
-                       ('second', ['--duration', '4', '--seed', '4'])):
+    excitation = ['--trajectory', str(builtin_excitation_path('ur5e')), '--duration', '12']
+    for name, args in (('first', excitation), ('second', ['--duration', '4', '--seed', '4']),
+                       ('tool', [*excitation, '--seed', '6', '--payload', '1.5'])):
         done = run_dynid('simulate', '--rate', '250', '--quiet', '-o', str(folder / name), *args)
         assert done.returncode == 0, done.stderr
     done = run_dynid('identify', str(folder / 'first'), '-o', str(folder / 'first.yaml'), '--quiet')
@@ -390,6 +392,31 @@ def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
     assert done.returncode == 0, done.stderr
     weak = IdentificationResult.load(folder / 'weak.yaml')
     assert weak.prior_section['relative_std'] == 5.0 and distance(pulled) < distance(weak)
+
+
+def test_the_data_release_the_fleet_prior_where_they_contradict_it(fleet):
+    """A robot carrying a tool its fleet does not: the rows of the parameters the tool moves (the grouped first
+    moments and inertias of the links before it) are released (their weight below 1, named in ``prior.released``), and
+    the estimate of the gravity parameter mx_2R follows the data (the plain fit of the same log) instead of the fleet's
+    centre; a healthy robot's log releases nothing."""
+    folder, _ = fleet
+    prior_file = folder / 'fleet_prior.yaml'
+    for name, extra in (('tool', ('--prior', str(prior_file))), ('tool_plain', ('--no-prior',))):
+        done = run_dynid('identify', str(folder / 'tool'), '-o', str(folder / f'{name}.yaml'), '--quiet', *extra)
+        assert done.returncode == 0, done.stderr
+    tool, plain = (IdentificationResult.load(folder / f'{name}.yaml') for name in ('tool', 'tool_plain'))
+    released = tool.prior_section['released']
+    assert released['mx_2R'] < 0.2 and released['mx_3R'] < 0.2 and all(0 < w < 1 for w in released.values())
+    centre = FleetPriorFile.load(prior_file).of_kind('base')['mx_2R']
+    assert abs(tool.value('mx_2R') - plain.value('mx_2R')) < 0.1 * abs(centre.centre - plain.value('mx_2R'))
+    assert abs(tool.value('mx_2R') - centre.centre) > 100 * centre.spread
+    healthy = IdentificationResult.load(folder / 'pulled.yaml') if (folder / 'pulled.yaml').exists() else None
+    if healthy is None:
+        done = run_dynid('identify', str(folder / 'second'), '-o', str(folder / 'pulled.yaml'), '--prior',
+                         str(prior_file), '--quiet')
+        assert done.returncode == 0, done.stderr
+        healthy = IdentificationResult.load(folder / 'pulled.yaml')
+    assert healthy.prior_section['released'] == {}
 
 
 def test_a_model_that_folds_the_rotor_excess_into_the_links_takes_the_fleet_prior_on_their_link_part(ur5e_model,

@@ -232,6 +232,7 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
     use_prior = section['used']
     std, data = _prior_weight(settings, section, layout, prior, (w, y, weights, joints), progress, groups,
                               source.rule)
+    prior = _released(source, layout, data, prior, std, section)
     reduced = layout.problem(data, prior, std)
     x_map = reduced.map_estimate()
     if any(link.in_prior for link in links):  # a robot file without any physical link inertia: no model worth comparing
@@ -313,6 +314,17 @@ def _informed_by_data(source, problem, names, held, map_std, std) -> dict | None
                     f'{HELD_FRACTION:g}: held at the prior', 'decided_by_data': [n for n, r in ratios.items()
                                                                              if r < DECIDED_FRACTION],
             'held_at_prior': [n for n, r in ratios.items() if r > HELD_FRACTION], 'pulled': len(ratios)}
+
+
+def _released(source: PriorSource, layout, data, prior, std: float | None, section: dict):
+    """The prior's rows, those the data contradict released where the source lets them
+    (:meth:`dynid.identify.solve.prior.PhysicalLayout.released`); ``section['released']``: {row: its weight < 1}."""
+    if std is None or not source.releases:
+        return prior
+    prior, weights = layout.released(data, prior, std)
+    section['released'] = {name: float(weight) for name, weight in zip(prior.names, weights, strict=True)
+                           if weight < 1.0}
+    return prior
 
 
 def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, system, progress, groups=None,

@@ -56,6 +56,9 @@ class PriorSource(Protocol):
     kind: ClassVar[str]
     #: the relative σ s the source's spread is measured at, used where none is given (None: cross-validated)
     calibrated_std: ClassVar[float | None]
+    #: whether the data release the rows they contradict (:meth:`dynid.identify.solve.prior.PhysicalLayout.released`):
+    #: a fleet's spread says how far its robots differ, so a robot beyond it (a tool, a repaired joint) is its own
+    releases: ClassVar[bool]
     #: the robot file's links checked one by one: the scale of the consistency constraint, the file's own model
     links: list[RobotFileLink]
 
@@ -96,6 +99,7 @@ class RobotFilePrior:
     robot: str
     kind: ClassVar[str] = 'robot file'
     calibrated_std: ClassVar[float | None] = None
+    releases: ClassVar[bool] = False
 
     @classmethod
     def of(cls, robot) -> RobotFilePrior:
@@ -175,6 +179,7 @@ class ResultPrior:
     spread: dict[str, tuple[float, float]]
     kind: ClassVar[str] = 'result'
     calibrated_std: ClassVar[float | None] = None
+    releases: ClassVar[bool] = False
 
     @classmethod
     def load(cls, path: str | Path, robot) -> ResultPrior:
@@ -258,6 +263,7 @@ def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: 
                          'inertias identified in one model and not in the other?): it cannot be the prior of this '
                          'model', fields=('prior_source',))
     unknowns = layout.to_base.shape[1]
+    names = [free_names[k] for k in wanted]
     sigma = np.array([spread[free_names[k]][1] for k in wanted])
     a_rows = [layout.to_base[wanted] / sigma[:, None]]
     if folded:
@@ -269,7 +275,9 @@ def spread_rows(path: str, spread: dict[str, tuple[float, float]], expressions: 
         rows, b = rotor_rows(unknowns, prior_rotor, layout.rotor_start, rotor_scale)
         a_rows.append(rows)
         b_rows.append(b)
-    return PriorRows(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links])
+        names += [f'Ia_{j + 1}' for j in np.flatnonzero(np.abs(rotor_scale if rotor_scale is not None else
+                                                                prior_rotor) > 0)]
+    return PriorRows(np.vstack(a_rows), np.concatenate(b_rows), [link.reference for link in links], tuple(names))
 
 
 @dataclass(frozen=True)
@@ -293,6 +301,7 @@ class FleetPrior:
     #: bench_fleet_prior, the prior all but off, and the held-out residual 3.2x the full excitation's in the median;
     #: at s = 1, 1.2x (benchmarks/README.md). --prior-std still sets s, and a weight given is never overridden.
     calibrated_std: ClassVar[float | None] = 1.0
+    releases: ClassVar[bool] = True
 
     @classmethod
     def load(cls, path: str | Path, robot, data: dict | None = None) -> FleetPrior:
@@ -353,7 +362,8 @@ class FleetPrior:
         sigma = np.array([friction[free_names[k]].spread for k in wanted])
         a = layout.to_base[wanted] / sigma[:, None]
         b = np.array([friction[free_names[k]].centre for k in wanted]) / sigma
-        return PriorRows(np.vstack([rows.a, a]), np.concatenate([rows.b, b]), rows.references)
+        return PriorRows(np.vstack([rows.a, a]), np.concatenate([rows.b, b]), rows.references,
+                         (*rows.names, *(free_names[k] for k in wanted)))
 
     def link_values(self) -> list[list[float] | None]:
         return [None] * len(self.links)
