@@ -67,6 +67,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import dynid_layout  # noqa: F401  (an older dynid's module paths)
 from dynid.identify.result.metrics import equation_metrics
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.validation.validate import model_rows, predict
