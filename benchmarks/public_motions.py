@@ -344,7 +344,7 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
         then = (against or {}).get(f'{key}|pooled', recorded.get('pooled', {}).get(key))
         if row.get('pooled') is not None and then is not None:
             row['previous_pooled'] = then
-            if row['pooled'] > then:
+            if round(row['pooled'], 6) > round(then, 6):  # the release keeps 6 decimals
                 lists['pooled_above_previous_release'].append([key, row['pooled'], then])
     compared = against is not None or bool(recorded)
     out = {'rows': sum(1 for row in rows.values() if row.get('runs')), 'joints_scored': scored,

@@ -69,6 +69,11 @@ def test_counts_name_the_joints_and_the_physical_rows_left_unsaid():
     assert out['physical_better_unsaid'] == 1 and lists['physical_better_unsaid'][0][0] == 'kuka|measurements_2'
     assert out['rows_pooled_above_previous_release'] == 1 and out['worse_rule'] == 'interval'
     assert public_motions.counts(rows)[0]['joints_worse_than_previous_release'] is None
+    kept = {'joints': {}, 'pooled': {'kuka|measurements_2': round(0.2 + 4e-7, 6), 'kuka|measurements_1': 0.19}}
+    rows['kuka|measurements_2']['pooled'] = 0.2 + 4e-7
+    out, lists = public_motions.counts(rows, recorded=kept)
+    assert [item[0] for item in lists['pooled_above_previous_release']] == ['kuka|measurements_1']
+    assert out['worse_rule'] == 'figure'
 
 
 def test_the_words_that_say_physical_consistency_does_better():
