@@ -7,7 +7,7 @@ another)::
 
     nice -n 5 .venv/bin/python -m benchmarks.bench_public --unisa D --gaz D --dynamic-calibration D --lbr D \\
         --figaroh D --flobaroid D --figaroh-plus D [--quick] [--no-twins] [--record-release NAME] \\
-        [--holdout F] [--against DETAIL]
+        [--holdout F] [--against DETAIL] [--no-motions | --motions-only]
 
 Each dataset is a clone given by its folder (or environment variable); how each is read, split and compared, and
 whether its authors' model is reproduced or quoted, is in ``public_datasets.py`` (``--unisa``, ``--figaroh``,
@@ -50,6 +50,13 @@ one split can win there and lose on another (benchmarks/README.md, issue 45: the
 The releases' figures are the 0.3 split's, so on another split they are not compared (their counts are null): run
 the other checkout on the same split and give its detail file as ``--against``.
 
+``motions`` (issue 71; ``public_motions.py``): every dataset with a second recording or motion of the arm identified
+on one and validated on another, both ways where both identify (dynamic_calibration's runs, FloBaRoID's three
+measurements, the TX40's two windows; the others say why they have none), per joint beside the authors' model, the
+robot file's and the release before (``public_motions_releases.json``: main 349032a; with ``--against``, the other
+run's motion rows by the ratio's interval), ``--physical`` beside the defaults per row; the JSON's ``motions``.
+``--no-motions`` leaves it out, ``--motions-only`` runs it alone (``--record-release`` then records its rows only).
+
 ``--quick``: dynamic_calibration on 4 of its held-out runs, 3 twin cases with fewer fixed choices. The per-run
 detail goes to ``$TMPDIR/bench_public.json``; the last line is JSON.
 """
@@ -63,7 +70,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import public_datasets, public_twins, public_tx40
+from benchmarks import public_datasets, public_motions, public_twins, public_tx40
 from benchmarks import public_extra_datasets as extra
 from benchmarks.public_scoring import Runner, Scorer, kept, ratio_interval
 
@@ -149,7 +156,7 @@ def against_figures(path: Path, holdout: float) -> dict[str, dict]:
     theirs = detail.get('holdout', RECORDED_HOLDOUT)
     if theirs != holdout:
         raise ValueError(f'that run held out the last {theirs:g}, this one {holdout:g}: give both the same --holdout')
-    return {f'{label}|{run}|{joint}': cell for label, run, joint, cell in cells(detail['rows'])}
+    return {f'{label}|{run}|{joint}': cell for label, run, joint, cell in cells(detail.get('rows') or {})}
 
 
 def figures(rows: dict, twins: dict | None, runner: Runner, holdout: float = RECORDED_HOLDOUT,
@@ -299,6 +306,24 @@ def compact(rows: dict) -> dict:
     return out
 
 
+def motions_section(args, folder: Path, runner: Runner) -> tuple[dict, dict, dict]:
+    """The ``motions`` section (``public_motions.py``): its rows, counts (against ``--against``'s motion rows where
+    given, else the release's figures) and lists."""
+    rows = public_motions.run({option: getattr(args, option) for option in public_motions.OPTIONS}, folder, runner)
+    against = public_motions.against_cells(json.loads(args.against.read_text())) if args.against else None
+    recorded = public_motions.releases().get(public_motions.PREVIOUS) if args.holdout == RECORDED_HOLDOUT else None
+    counts, lists = public_motions.counts(rows, against, recorded)
+    return rows, counts, lists
+
+
+def print_lists(lists: dict) -> None:
+    for tag, items in lists.items():
+        print(f'{tag}: {len(items)}' + ''.join(f'\n  {item[0]}: {item[1]:.4g} vs {item[2]:.4g}' + (
+            f' (ratio {item[1] / item[2]:.3f}, 90 % over these rows {item[3][0]:.3f}–{item[3][1]:.3f})'
+            if len(item) > 3 and isinstance(item[3], list) else
+            f' (ratio {item[1] / item[2]:.3f}, {item[3]})' if len(item) > 3 and item[3] else '') for item in items))
+
+
 def dynid_source() -> str:
     """The folder of the dynid scored and its checkout's commit, where it is one."""
     import subprocess
@@ -320,6 +345,9 @@ def main() -> None:
     parser.add_argument('--against', type=Path, metavar='DETAIL',
                         help="another run's $TMPDIR/bench_public.json on the same split: joints more than 3 %% worse "
                              'or better than there')
+    section = parser.add_mutually_exclusive_group()
+    section.add_argument('--no-motions', action='store_true', help='leave the motions section out')
+    section.add_argument('--motions-only', action='store_true', help='the motions section alone')
     public_datasets.add_arguments(parser)
     for option, env in EXTRA.items():
         parser.add_argument(f'--{option.replace("_", "-")}', type=Path, default=os.environ.get(env) or None,
@@ -336,8 +364,12 @@ def main() -> None:
     public_datasets.HOLDOUT = public_tx40.HOLDOUT = args.holdout
     start = time.perf_counter()
     runner = Runner()
+    motions = None
     with tempfile.TemporaryDirectory(prefix='bench_public_') as scratch:
         folder = Path(scratch)
+        if args.motions_only:
+            motions = motions_section(args, folder, runner)
+            return motions_only(args, motions, runner, start)
         given, rows = cases(args, folder)
         scorer = Scorer(folder, runner, args.quick)
         for case in given:
@@ -347,6 +379,8 @@ def main() -> None:
             public_datasets.say(f'{public_tx40.LABEL}: scoring')
             rows.update(tx40_rows(Path(args.figaroh_plus), folder, runner))
         twins = None if args.no_twins else public_twins.run_all(folder, runner, args.quick, public_datasets.say)
+        if not args.no_motions:
+            motions = motions_section(args, folder, runner)
     counts, lists = figures(rows, twins, runner, args.holdout, against)
     source = dynid_source()
     print(f'dynid on the public datasets, held out (dynid from {source}; {os.cpu_count()} cores, load '
@@ -357,18 +391,42 @@ def main() -> None:
     print('\n'.join(table(rows, lists) + twin_lines(twins) + [
         f'library warning ({item["command"]}): {item["category"]}: {item["message"]} [{item["where"]}]'
         for item in runner.library]))
-    for tag, items in lists.items():
-        print(f'{tag}: {len(items)}' + ''.join(f'\n  {item[0]}: {item[1]:.4g} vs {item[2]:.4g}' + (
-            f' (ratio {item[1] / item[2]:.3f}, 90 % over these rows {item[3][0]:.3f}–{item[3][1]:.3f})'
-            if len(item) > 3 and item[3] else '') for item in items))
+    print_lists(lists)
+    if motions is not None:
+        print('\n'.join(public_motions.table(motions[0], motions[2])))
+        print_lists({f'motions {tag}': items for tag, items in motions[2].items()})
     if args.record_release:
         record_release(args.record_release, rows, f'load {os.getloadavg()[0]:.1f}, dynid from {source}')
+        if motions is not None:
+            public_motions.record_release(args.record_release, motions[0], f'dynid from {source}')
     detail = Path(tempfile.gettempdir()) / 'bench_public.json'
     detail.write_text(json.dumps({'holdout': args.holdout, 'source': source, 'rows': rows, 'twins': twins,
-                                  'lists': lists, 'library': runner.library}, indent=1, default=float))
+                                  'lists': lists, 'library': runner.library,
+                                  'motions': motions and motions[0], 'motions_lists': motions and motions[2]},
+                                 indent=1, default=float))
     public_datasets.say(f'detail: {detail}')
-    print(json.dumps({'benchmark': 'public', 'holdout': args.holdout, **counts, 'rows': compact(rows)},
+    block = {} if motions is None else {'motions': {**motions[1], 'rows_detail': public_motions.compact(motions[0])}}
+    print(json.dumps({'benchmark': 'public', 'holdout': args.holdout, **counts, 'rows': compact(rows), **block},
                      default=float))
+
+
+def motions_only(args, motions: tuple, runner: Runner, start: float) -> None:
+    """``--motions-only``: the section's table, lists, detail file and JSON line."""
+    rows, counts, lists = motions
+    source = dynid_source()
+    print(f'dynid on the public datasets\' other motions (dynid from {source}; {os.cpu_count()} cores, load '
+          f'{os.getloadavg()[0]:.1f}, {time.perf_counter() - start:.0f} s); RMSE [N·m]')
+    print('\n'.join(public_motions.table(rows, lists)))
+    print_lists({f'motions {tag}': items for tag, items in lists.items()})
+    if args.record_release:
+        public_motions.record_release(args.record_release, rows, f'dynid from {source}')
+    detail = Path(tempfile.gettempdir()) / 'bench_public.json'
+    detail.write_text(json.dumps({'holdout': args.holdout, 'source': source, 'motions': rows, 'motions_lists': lists,
+                                  'library': runner.library}, indent=1, default=float))
+    public_datasets.say(f'detail: {detail}')
+    print(json.dumps({'benchmark': 'public', 'holdout': args.holdout, 'seconds': round(time.perf_counter() - start),
+                      'motions': {**counts, 'library_warnings_printed': len(runner.library),
+                                  'rows_detail': public_motions.compact(rows)}}, default=float))
 
 
 if __name__ == '__main__':

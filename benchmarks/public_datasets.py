@@ -67,6 +67,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import dynid_layout  # noqa: F401  (an older dynid's module paths)
 from dynid.identify.result.metrics import equation_metrics
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.validation.validate import model_rows, predict
@@ -373,12 +374,13 @@ FLOBAROID_ROBOT_FILE = ('lwr_2_joint',)  # joints whose reference is the robot f
 DYNCAL_TRAIN = 'ur-20_02_10-30sec_12harm.csv'
 DYNCAL_ROWS = (635, 3510)  # the author's rows of the training run (main.m, 1-based inclusive)
 DYNCAL_COLUMNS = 'time=#0,q=#{n},dq=#{i+7},current=#{i+13}'
-def _authors_ols(robot, csv: Path, gains: np.ndarray):
-    """The dynamic_calibration author's OLS (module docstring) trained on their rows of ``csv``: a function
-    (q, q̇, q̈) → τ [N·m]."""
+def _authors_ols(robot, csv: Path, gains: np.ndarray, rows: tuple | None = DYNCAL_ROWS):
+    """The dynamic_calibration author's OLS (module docstring) trained on their rows of ``csv`` (``rows``: 1-based
+    inclusive; None: every row, for a run they did not train on): a function (q, q̇, q̈) → τ [N·m]."""
     import scipy.signal
 
-    table = np.loadtxt(csv, delimiter=',')[DYNCAL_ROWS[0] - 1:DYNCAL_ROWS[1]]
+    table = np.loadtxt(csv, delimiter=',')
+    table = table if rows is None else table[rows[0] - 1:rows[1]]
     t, q, dq, current = table[:, 0], table[:, 1:7], table[:, 7:13], table[:, 13:19]
     motion = scipy.signal.butter(5, 0.15)
     dq = scipy.signal.filtfilt(*motion, dq, axis=0)
@@ -399,6 +401,16 @@ def _authors_ols(robot, csv: Path, gains: np.ndarray):
     return lambda q, dq, ddq: columns(q, dq, ddq) @ values
 
 
+def dyncal_drives(main_m: Path, robot, folder: Path) -> tuple[np.ndarray, Path]:
+    """The drive gains the author quotes in ``main.m`` and the drives file written from them (module docstring)."""
+    quoted = re.search(r'drive_gains\s*=\s*\[([-+0-9.eE;\s]+)\]', main_m.read_text())
+    gains = np.array([float(v) for v in quoted.group(1).replace(';', ' ').split()])
+    drives = folder / 'ur10e_drives.yaml'
+    drives.write_text(json.dumps({joint: {'gear_ratio': 101.0, 'drive_gain': float(k), 'rotor_inertia': 0.0}
+                                  for joint, k in zip(robot.joint_names, gains, strict=True)}))
+    return gains, drives
+
+
 def dynamic_calibration_cases(root: Path, folder: Path) -> list:
     """The dynamic_calibration UR10e runs (module docstring) as a :class:`Case` (held: every moving run)."""
     data = root / 'dataset_ur10e'
@@ -407,12 +419,8 @@ def dynamic_calibration_cases(root: Path, folder: Path) -> list:
     missing = [str(path) for path in (train, main_m) if not path.is_file()]
     if missing:
         return [Case('dyncal_ur10e', 'ur10e', None, status=f'missing: {", ".join(missing)}')]
-    quoted = re.search(r'drive_gains\s*=\s*\[([-+0-9.eE;\s]+)\]', main_m.read_text())
-    gains = np.array([float(v) for v in quoted.group(1).replace(';', ' ').split()])
     robot = load_robot('ur10e')
-    drives = folder / 'ur10e_drives.yaml'
-    drives.write_text(json.dumps({joint: {'gear_ratio': 101.0, 'drive_gain': float(k), 'rotor_inertia': 0.0}
-                                  for joint, k in zip(robot.joint_names, gains, strict=True)}))
+    gains, drives = dyncal_drives(main_m, robot, folder)
     runs = sorted(path for part in ('identification_data', 'validation_data') for path in (data / part).glob('*.csv')
                   if path.name != DYNCAL_TRAIN and not ('load' in path.stem.lower() and 'unload' not in path.stem))
     say(f'dyncal_ur10e: identify on {DYNCAL_TRAIN}, {len(runs)} held-out runs')

@@ -67,6 +67,7 @@ import numpy as np
 import scipy.signal
 import yaml
 
+from benchmarks import dynid_layout  # noqa: F401  (an older dynid's module paths)
 from dynid.identify.equations.request import RecordingInput
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.validation.validate import predict

@@ -1,0 +1,89 @@
+"""bench_public's motions section (benchmarks/public_motions.py, issue 71): a joint is behind the authors, or worse than
+the release before, only where the ratio's interval over the rows lies wholly above 1; --physical better by more than
+5 % pooled counts unless identify or validate say so; the windows of one log cut where the benchmark's split cuts."""
+
+import numpy as np
+
+from benchmarks import public_motions
+
+
+def _errors(n: int, seed: int) -> list[float]:
+    white = np.random.default_rng(seed).normal(size=n + 4)
+    return list(np.convolve(white, np.ones(5) / 5, mode='valid'))
+
+
+def _cell(mine, theirs=None, quoted=None, previous=None):
+    cell = {'dynid': float(np.sqrt(np.mean(np.square(mine)))), 'residual': list(mine)}
+    if theirs is not None:
+        cell.update(authors=float(np.sqrt(np.mean(np.square(theirs)))), authors_residual=list(theirs))
+    if quoted is not None:
+        cell['authors'] = quoted
+    return cell
+
+
+def _rows(**runs):
+    return {'kuka|measurements_2': {'runs': {'measurements_1': runs}, 'pooled': 0.1, 'physical_pooled': 0.1}}
+
+
+def test_behind_the_authors_only_where_the_interval_lies_above_one():
+    base = np.asarray(_errors(200, 1))
+    clearly = _cell(1.5 * base, base)
+    shared = np.asarray(_errors(50, 2))
+    within = _cell(shared + 0.5 * np.asarray(_errors(50, 8)), shared + 0.5 * np.asarray(_errors(50, 7)))
+    assert public_motions.behind(clearly)[0]
+    assert public_motions.behind(clearly)[1][0] > 1.0
+    assert within['dynid'] > within['authors']
+    assert not public_motions.behind(within)[0]
+
+
+def test_a_quoted_figure_keeps_no_rows_and_is_compared_as_a_figure():
+    mine = _errors(100, 3)
+    cell = _cell(mine, quoted=0.5 * float(np.sqrt(np.mean(np.square(mine)))))
+    assert public_motions.behind(cell) == (True, 'quoted')
+    assert public_motions.behind(_cell(mine, quoted=10.0)) == (False, 'quoted')
+    assert public_motions.behind(_cell(mine)) == (False, None)
+
+
+def test_worse_than_the_release_by_the_interval_with_rows_and_by_3_percent_without():
+    base = np.asarray(_errors(300, 4))
+    assert public_motions.worse(_cell(1.2 * base), {'dynid': 1.0, 'residual': list(base)})[0]
+    assert not public_motions.worse(_cell(base), {'dynid': 1.0, 'residual': list(1.2 * base)})[0]
+    cell = _cell(base)
+    assert public_motions.worse(cell, cell['dynid'] / 1.05) == (True, 'figure')
+    assert public_motions.worse(cell, cell['dynid'] / 1.02) == (False, 'figure')
+
+
+def test_counts_name_the_joints_and_the_physical_rows_left_unsaid():
+    base = np.asarray(_errors(300, 5))
+    rows = _rows(lwr_1=_cell(2.0 * base, base), lwr_2=_cell(base, 2.0 * base))
+    rows['kuka|measurements_2'].update(pooled=0.2, physical_pooled=0.1)
+    rows['kuka|measurements_1'] = {'runs': {'measurements_2': {'lwr_1': _cell(base)}}, 'pooled': 0.2,
+                                   'physical_pooled': 0.1, 'physical_said': ['the physically consistent ... better']}
+    rows['tiago'] = {'status': 'one motion'}
+    against = {'kuka|measurements_2|measurements_1|lwr_2': {'dynid': 1.0, 'residual': list(0.5 * base)},
+               'kuka|measurements_2|pooled': 0.15}
+    out, lists = public_motions.counts(rows, against)
+    assert out['rows'] == 2 and out['joints_scored'] == 3
+    assert [item[0] for item in lists['behind_authors']] == ['kuka|measurements_2|measurements_1|lwr_1']
+    assert [item[0] for item in lists['worse_than_previous_release']] == ['kuka|measurements_2|measurements_1|lwr_2']
+    assert out['physical_better_unsaid'] == 1 and lists['physical_better_unsaid'][0][0] == 'kuka|measurements_2'
+    assert out['rows_pooled_above_previous_release'] == 1 and out['worse_rule'] == 'interval'
+    assert public_motions.counts(rows)[0]['joints_worse_than_previous_release'] is None
+    kept = {'joints': {}, 'pooled': {'kuka|measurements_2': round(0.2 + 4e-7, 6), 'kuka|measurements_1': 0.19}}
+    rows['kuka|measurements_2']['pooled'] = 0.2 + 4e-7
+    out, lists = public_motions.counts(rows, recorded=kept)
+    assert [item[0] for item in lists['pooled_above_previous_release']] == ['kuka|measurements_1']
+    assert out['worse_rule'] == 'figure'
+
+
+def test_the_words_that_say_physical_consistency_does_better():
+    text = ('warning: the physically consistent estimate the identification computed and declined predicts this '
+            'recording better: relative residual 0.04\nthe model is physically consistent\n--physical: refused')
+    assert public_motions.said_physical(text) == [text.splitlines()[0]]
+
+
+def test_the_windows_cut_where_split_holdout_cuts():
+    cut, bound = public_motions.window_bounds(45000, 0.3, 5000.0)
+    assert cut == 31500
+    times = np.arange(45000) / 5000.0
+    assert np.count_nonzero(times <= bound) == cut and np.count_nonzero(times >= bound) == 45000 - cut
