@@ -29,13 +29,15 @@ import json
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dynid import __version__
 from dynid.files import file_sha256
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.solve.prior_source import result_std
+
+if TYPE_CHECKING:  # the record reads its rows without loading the identification (and the robot model under it)
+    from dynid.identify.result.result import IdentificationResult
 
 #: what the results of one prior must share: the friction law and its terms, the torque's source and the grouping
 #: of the base parameters (rotor inertias folded in or identified)
@@ -64,6 +66,8 @@ class ResultParameters:
 
     @classmethod
     def of(cls, result: IdentificationResult) -> ResultParameters:
+        from dynid.identify.solve.prior_source import result_std  # only where a result is kept: see the imports
+
         names = list(result.parameter_names)
         model = {key: result.model[key] for key in (*POOLED_MODEL_KEYS, 'held') if key in (result.model or {})}
         gains = None if result.drive_gains is None else np.asarray(result.drive_gains, dtype=float)
@@ -160,7 +164,7 @@ def store_results(record, members, robot_model: str | None = None) -> list[str]:
     done = []
     for member in members:
         result = member.result
-        if member.name in known and isinstance(result, IdentificationResult) and record.store_result(
+        if member.name in known and not isinstance(result, ResultParameters) and record.store_result(
                 member.name, robot_model or result.robot, result.joint_names,
                 StoredResult.of(result, member.path, identified_utc=made_utc(result, member.path))):
             done.append(member.name)
