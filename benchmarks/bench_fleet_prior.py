@@ -3,7 +3,8 @@
 full optimized excitation; each robot's place in its fleet; the prior's cost for 1 000 robots; real UR10e sessions.
 
 Run: ``.venv/bin/python -m benchmarks.bench_fleet_prior [--robots 33] [--seed 0] [--extra-seeds 2] [--quick]
-[--ur10e DIR]``. ``--quick``: 6 robots, one extra seed of 6, 200 results timed (a few minutes).
+[--prior-only] [--prior-db URL] [--ur10e DIR]``. ``--quick``: 6 robots, one extra seed of 6, 200 results timed (a few
+minutes).
 
 1. **The fleet** (``benchmarks/fleet_prior_twin.py``): ``--robots`` UR5e twins, each robot's truth drawn around the
    population (link masses and centres of mass ±3 % and ±3 mm, friction ±30 %, drive gains ±3 %), the robot file off
@@ -28,10 +29,13 @@ Run: ``.venv/bin/python -m benchmarks.bench_fleet_prior [--robots 33] [--seed 0]
    ``right_joint`` says whether what was named is that joint's). False flags: healthy robots with any parameter
    named, per 100 healthy robots over the main fleet and ``--extra-seeds`` fleets drawn anew (each of
    ``--extra-robots`` robots, full excitation only).
-5. **The prior's cost**: the health record keeps each session's result file and its sha256, not the results, so
-   the prior of 1 000 robots is timed from 1 000 result files (drawn around the fleet prior: each parameter normal
-   about its centre with its spread), read and pooled as ``dynid fleet prior`` does (``prior_seconds_1000_robots``),
-   and from the results in memory.
+5. **The prior's cost**: ``--prior-robots`` results (1 000) drawn around the fleet prior (each parameter normal about
+   its centre with its spread), saved as files, read and pooled as ``dynid fleet prior RESULT...`` does
+   (``from_files_s``); kept in a health record on PostgreSQL (``--prior-db URL``, else a throwaway server started as
+   the tests start theirs, testing/pg_server.py), as ``dynid batch --db`` keeps them, and pooled from it as ``dynid
+   fleet prior --db`` does (``from_record_s``, the best of three, each run listed): ``prior_seconds_1000_robots`` is
+   the record's where a server can start, else the files'. ``--prior-only``: this step alone, its template from at
+   most 4 twins' full excitation.
 6. **Real sessions** (``--ur10e DIR``, ``benchmarks/fleet_prior_real.py``): dynamic_calibration's UR10e runs as
    sessions of one robot.
 
@@ -55,8 +59,10 @@ import numpy as np
 from benchmarks import fleet_prior_real
 from benchmarks import fleet_prior_twin as twin
 from benchmarks.fleet_prior_identify import identified, one_law
-from dynid.fleet.prior import FleetTable, fleet_prior, read_members
+from dynid.fleet.prior import FleetTable, fleet_prior, read_members, record_members
 from dynid.fleet.standing import fleet_standing
+from dynid.health.record import HealthRecord
+from dynid.health.results import StoredResult
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.validation.validate import validate
 
@@ -158,8 +164,9 @@ def standing_part(paths: list[Path], robots: int) -> dict:
     return {'robots': robots, 'healthy': healthy, 'faults': faults, 'false_flags': false_flags}
 
 
-def prior_timing(paths: list[Path], count: int, folder: Path, seed: int) -> dict:
-    """The prior of ``count`` result files drawn around the fleet prior of ``paths`` (module docstring, 5)."""
+def prior_timing(paths: list[Path], count: int, folder: Path, seed: int, db: str | None = None) -> dict:
+    """The prior of ``count`` results drawn around the fleet prior of ``paths`` (module docstring, 5): from their
+    files, and from the health record they are kept in (``db``, else a throwaway PostgreSQL server, else none)."""
     prior = fleet_prior(read_members(paths))
     template = IdentificationResult.load(paths[0])
     pooled = {p.name: p for p in prior.parameters if p.kind != 'drive_gain'}
@@ -178,9 +185,70 @@ def prior_timing(paths: list[Path], count: int, folder: Path, seed: int) -> dict
     start = time.perf_counter()
     fleet_prior(members)
     memory_s = time.perf_counter() - start
-    return {'robots': count, 'from_files_s': files_s, 'reading_s': read_s, 'in_memory_s': memory_s,
-            'parameters_pooled': len(pooled_prior.parameters),
-            'source': 'result files (the health record keeps a session\'s result file and sha256, not the result)'}
+    timing = {'robots': count, 'from_files_s': files_s, 'reading_s': read_s, 'in_memory_s': memory_s,
+              'parameters_pooled': len(pooled_prior.parameters)}
+    return {**timing, **record_timing(members, pooled_prior, db)}
+
+
+def record_timing(members, files_prior, db: str | None) -> dict:
+    """The same results kept in a PostgreSQL health record (``db``, else a throwaway server of testing/pg_server.py),
+    as ``dynid batch --db`` keeps them, and the prior pooled from it as ``dynid fleet prior --db`` does: one query,
+    then the pooling. ``source`` says where the figure came from; without a server, the files'."""
+    from testing import pg_server
+
+    server = None
+    if db is None:
+        reason = pg_server.unavailable()
+        if reason:
+            return {'source': f'result files (no PostgreSQL server: {reason})', 'from_record_s': None}
+        server = pg_server.Server()
+        db = server.database('fleet_prior')
+    try:
+        start = time.perf_counter()
+        with HealthRecord(db) as record:
+            for member in members:
+                record.store_result(member.name, member.result.robot, member.result.joint_names,
+                                    StoredResult.of(member.result, member.path, identified_utc=1.7e9))
+        store_s = time.perf_counter() - start
+        runs = []
+        for _ in range(3):  # the first reads a cold cache of the server; the best of three and all of them
+            start = time.perf_counter()
+            stored = record_members(db, model=members[0].result.robot)
+            read_s = time.perf_counter() - start
+            prior = fleet_prior(stored)
+            runs.append((time.perf_counter() - start, read_s))
+        best = min(runs)
+    finally:
+        if server is not None:
+            server.close()
+    return {'source': 'the health record on PostgreSQL' + (' (a throwaway server)' if server else ''),
+            'from_record_s': best[0], 'record_reading_s': best[1], 'from_record_runs_s': [r[0] for r in runs],
+            'storing_s': store_s, 'same_as_files': prior.parameters == files_prior.parameters}
+
+
+def prior_seconds(timing: dict, count: int) -> float | None:
+    """The issue's figure: the prior of 1 000 robots from the record (PostgreSQL), else from their files."""
+    if count != 1000:
+        return None
+    return timing['from_record_s'] if timing.get('from_record_s') is not None else timing['from_files_s']
+
+
+def run_prior_only(args) -> dict:
+    """``--prior-only``: the full excitation of ``--robots`` twins (at most 4) identified for the template, then the
+    prior's cost alone (module docstring, 2 and 5)."""
+    robot_file = twin.robot_file()
+    root = Path(tempfile.mkdtemp(prefix='bench_fleet_prior_'))
+    started = time.perf_counter()
+    robots = min(args.robots, 4)
+    say(f"the prior of {args.prior_robots} results drawn around {robots} UR5e twins' full excitation ({root})")
+    paths, _ = full_excitation_results(twin.fleet_plants(robots, args.seed), args.seed, root / f'seed-{args.seed}',
+                                       args.rate, robot_file)
+    timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed, args.prior_db)
+    seconds = prior_seconds(timing, args.prior_robots)
+    target = TARGETS['prior_seconds_1000_robots']
+    return {'benchmark': 'fleet_prior', 'prior_only': True, 'prior_seconds_1000_robots': seconds,
+            'targets_met': {'prior_seconds_1000_robots': None if seconds is None else seconds <= target},
+            'prior_timing': timing, 'template_robots': robots, 'wall_s': time.perf_counter() - started}
 
 
 def run(args) -> dict:
@@ -201,7 +269,7 @@ def run(args) -> dict:
         standings.append({**standing_part(extra_paths, args.extra_robots), 'seed': seed, **extra_laws})
     standings[0].update(seed=args.seed, **laws)
     say(f'the prior of {args.prior_robots} result files')
-    timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed)
+    timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed, args.prior_db)
     real = fleet_prior_real.run(Path(args.ur10e), root / 'ur10e') if args.ur10e else None
 
     over_file = np.array([r['fleet_over_robot_file'] for r in robots])
@@ -214,7 +282,7 @@ def run(args) -> dict:
         'heldout_over_robot_file_prior_max': float(over_file.max()),
         'heldout_over_full_excitation_median': float(np.median(over_full)),
         'false_flags_per_100_robots': 100.0 * flagged / healthy,
-        'prior_seconds_1000_robots': timing['from_files_s'] if args.prior_robots == 1000 else None}
+        'prior_seconds_1000_robots': prior_seconds(timing, args.prior_robots)}
     met = {key: (None if figures[key] is None else figures[key] <= target) for key, target in TARGETS.items()}
     met['outliers_found'] = all(f['found'] for f in faults)
     real_field = None if real is None else real['heldout_over_robot_file_prior']
@@ -255,6 +323,17 @@ def table(summary: dict) -> list[str]:
     return lines
 
 
+def prior_table(summary: dict) -> list[str]:
+    """The prior's cost: from the record (the issue's figure), from the files, beside the target."""
+    t, value = summary['prior_timing'], summary['prior_seconds_1000_robots']
+    record = t.get('from_record_s')
+    return ['| what | ours | target | met |', '|---|---|---|---|',
+            f'| prior_seconds_1000_robots | {"—" if value is None else f"{value:.3f}"} | ≤ '
+            f'{TARGETS["prior_seconds_1000_robots"]:g} | {summary["targets_met"]["prior_seconds_1000_robots"]} |',
+            f'| from the record ({t["robots"]} robots) | {"—" if record is None else f"{record:.3f}"} | — | — |',
+            f'| from the files ({t["robots"]} robots) | {t["from_files_s"]:.3f} | — | — |']
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--robots', type=int, default=33, help='robots of the fleet (default 33)')
@@ -267,6 +346,10 @@ def main(argv=None) -> int:
     parser.add_argument('--fleet-prior-std', type=float, default=None, metavar='S',
                         help="the fleet prior's relative sigma s as --prior-std gives it (default: cross-validated, "
                              "as dynid identify chooses it)")
+    parser.add_argument('--prior-only', action='store_true', help="only the prior's cost (5.), its template from at "
+                        "most 4 twins' full excitation")
+    parser.add_argument('--prior-db', default=None, metavar='URL', help='time the prior from this PostgreSQL '
+                        'database (give an empty one; default: a throwaway server)')
     parser.add_argument('--ur10e', default=None, metavar='DIR',
                         help='a checkout of github.com/shamilmamedov/dynamic_calibration (its UR10e runs)')
     args = parser.parse_args(argv)
@@ -275,8 +358,8 @@ def main(argv=None) -> int:
     args.extra_robots = args.extra_robots or args.robots
     if args.robots < 4:
         parser.error('--robots must be at least 4 (a leave-one-out prior pools 3 robots at least)')
-    summary = run(args)
-    for line in table(summary):
+    summary = run_prior_only(args) if args.prior_only else run(args)
+    for line in prior_table(summary) if args.prior_only else table(summary):
         print(line)
     print(f'command: python -m benchmarks.bench_fleet_prior {" ".join(argv if argv is not None else sys.argv[1:])}')
     print(json.dumps(summary))

@@ -1,8 +1,10 @@
 """Re-identification of a fleet's recordings on a local Dask cluster (dynid.fleet.batch, dynid batch): the
 results are those of dynid identify run one by one, a broken recording is reported while the others go on,
-a second run skips what is done, and each identified recording adds a session of its robot to the record."""
+a second run skips what is done, and each identified recording adds a session of its robot to the record and keeps
+its result there."""
 
 import json
+import sqlite3
 
 import numpy as np
 import pytest
@@ -56,6 +58,13 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
         assert history.values['coulomb_nm'][0] == pytest.approx([fc[j]['Fc'] for j in history.joint_names])
         stored = {r.robot: r.basis for r in record.stored_judgements()}  # judged once each, for the fleet page
         assert stored['cell-1'].sessions == 2 and stored['cell-2'].sessions == 1
+        newest = dict(record.newest_results(document=True))  # every result kept, each robot's newest read back
+    files = {bag.name: bag.with_name(bag.name + '.result.yaml') for bag in bags}
+    assert sorted(newest) == ['cell-1', 'cell-2'] and newest['cell-2'].result_file == str(files['bag2'])
+    assert newest['cell-2'].result_text() == files['bag2'].read_text()
+    assert newest['cell-1'].result_file in (str(files['bag0']), str(files['bag1']))
+    with sqlite3.connect(db) as connection:
+        assert connection.execute('SELECT count(*) FROM results').fetchone()[0] == 3
     table = summary_table(outcomes)
     assert '3 identified, 0 skipped, 1 failed of 4 recordings' in table and 'bag9' in table
 
@@ -63,7 +72,9 @@ def test_a_tree_is_identified_as_one_by_one_and_the_broken_recording_reported(tr
     again = reidentify(root, 'ur5e', command=identify_command, workers=1, db=db)
     assert [o.status for o in again] == ['skipped'] * 3 + ['failed']
     with HealthRecord(db, readonly=True) as record:
-        assert record.session_count() == 3
+        assert record.session_count() == 3 and len(record.newest_results()) == 2
+    with sqlite3.connect(db) as connection:  # the results found done are in the record once
+        assert connection.execute('SELECT count(*) FROM results').fetchone()[0] == 3
     meta = bags[0].with_name(bags[0].name + '.result.json')
     data = json.loads(meta.read_text())
     data['fingerprint']['inputs'][0]['sha256'] = '0' * 64  # as if the recording had changed since

@@ -55,7 +55,7 @@ def test_the_schema_and_the_values_are_the_same_as_in_sqlite(url, tmp_path):
                 record.append(session(k))
             record.append(Session('cell-1', 'test-arm', JOINTS, 1.7e9 + 86400.0 * 9,
                                   (JointSession('b', stiffness=3e4),)))
-            assert record.schema_version == SCHEMA_VERSION == 5
+            assert record.schema_version == SCHEMA_VERSION == 6
             histories.append((record.dialect, record.columns(), record.history('cell-1')))
     (pg, pg_columns, pg_history), (lite, lite_columns, lite_history) = histories
     assert (pg, lite) == ('postgresql', 'sqlite')

@@ -81,7 +81,7 @@ def test_a_version_1_record_is_migrated_with_its_sessions(tmp_path):
     with pytest.raises(InputError, match='older'):
         HealthRecord(path, readonly=True)  # reading alone never changes the file
     with HealthRecord(path) as record:
-        assert record.schema_version == SCHEMA_VERSION == 5
+        assert record.schema_version == SCHEMA_VERSION == 6
         record.add_event('old', Event('set_baseline', 1.6e9 + 10))  # the table version 2 added
         history = record.history('old')
     assert history.values['stiffness'][0, 0] == 41000.0 and history.events[0].kind == 'set_baseline'

@@ -1,6 +1,7 @@
 """``dynid fleet``: what the robots of one model know together.
 
     dynid fleet prior RESULT... -o FLEET_PRIOR.yaml [--force] [--false-flag-rate RATE] [--json FILE|-]
+    dynid fleet prior --db URL [--model NAME] -o FLEET_PRIOR.yaml [...]
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     'identified drive gain, the median over the robots and a robust spread (1.4826·MAD, at least the '
                     'median of their own σ). Each robot is then judged against the others (leave-one-out): the '
                     'parameters that stand apart beyond what its fleet and its own σ explain are named. At least 3 '
-                    'robots.')
-    prior.add_argument('results', nargs='+', metavar='RESULT', help='result files of dynid identify, one per robot '
-                       '(each named by its file\'s stem)')
+                    'robots. The results are files, or each robot\'s newest result kept in a health record (--db).')
+    prior.add_argument('results', nargs='*', metavar='RESULT', help='result files of dynid identify, one per robot '
+                       '(each named by its file\'s stem); or --db')
+    prior.add_argument('--db', default=None, metavar='URL', help='pool each robot\'s newest identification result '
+                       'kept in this health record (an SQLite file or a postgresql:// URL; dynid batch --db keeps '
+                       'them) instead of result files')
+    prior.add_argument('--model', default=None, metavar='NAME', help='with --db: the robot model whose results are '
+                       'pooled (the results\' robot, e.g. ur5e); needed where the record holds several')
     prior.add_argument('-o', '--out', '--output', dest='output', required=True, metavar='FILE',
                        help='fleet prior file to write (YAML; for dynid identify --prior)')
     prior.add_argument('--force', action='store_true', help='overwrite an existing fleet prior file')
@@ -43,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dynid.files import write_text
-    from dynid.fleet.prior import FleetTable, fleet_prior, read_members
+    from dynid.fleet.prior import FleetTable, fleet_prior
     from dynid.fleet.settings import FleetPriorSettings
     from dynid.fleet.standing import standings_by_model
 
@@ -54,7 +60,11 @@ def run(args: argparse.Namespace) -> int:
     if report is not None and report.resolve() == output.resolve():
         raise InputError(f'--json {args.json} is the fleet prior file -o writes: name another file')
     say = (lambda text: print(text, file=sys.stderr)) if to_stdout else print  # noqa: E731
-    members = read_members(args.results)
+    members = _members(args)
+    if args.db is not None:
+        from dynid.health.record import HealthRecord
+
+        say(f"{len(members)} robots' newest results read from {HealthRecord.display(args.db)}")
     table = FleetTable.of(members)
     prior = fleet_prior(table)
     kinds = [p.kind for p in prior.parameters]
@@ -86,3 +96,17 @@ def run(args: argparse.Namespace) -> int:
         write_text(report, text + '\n')
         say(f'wrote {report}')
     return EXIT_OK
+
+
+def _members(args: argparse.Namespace) -> list:
+    """The results pooled: the files given, or each robot's newest in the record ``--db``."""
+    from dynid.fleet.prior import read_members, record_members
+
+    if args.db is not None and args.results:
+        raise InputError('give either result files (RESULT) or --db, not both')
+    if args.db is None and args.model is not None:
+        raise InputError('--model chooses among the results of --db: give --db')
+    if args.db is None and not args.results:
+        raise InputError('no results to pool: give result files (RESULT...) or --db')
+    return record_members(args.db, args.model) if args.db is not None else read_members(args.results)
+

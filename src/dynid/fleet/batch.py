@@ -14,7 +14,9 @@ the scheduler at ``scheduler``), so a result is what ``dynid identify`` gives fo
 - With a health record (``db``: a file or a PostgreSQL URL) each identified recording adds a session
   of its robot: the identified Coulomb and viscous friction per joint (``coulomb_nm``, ``viscous_nms``,
   friction scale 1), dated by the recording's first stamp, source ``identify`` — a fleet's friction
-  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped. Each
+  over its history, re-derived whenever dynid's models improve. Sessions already there are skipped. Each result
+  (identified, or found done) is kept in the record's results (:mod:`dynid.health.results`), from which a fleet prior
+  is pooled without the files (:func:`dynid.fleet.prior.record_members`). Each
   robot with new sessions is judged once at the end and its judgement stored (:mod:`dynid.health.stored`), and
   every robot's place in its fleet (:func:`fleet_places`: its newest result against the other robots' of its model)
   is stored beside it, for the fleet's page and the robot's judgement.
@@ -221,6 +223,21 @@ def record_outcome(record, outcome: Outcome, model: str) -> int | None:
                                  software=f'dynid {__version__}'))
 
 
+def record_result(record, outcome: Outcome, model: str) -> bool:
+    """Keep the result of ``outcome`` (identified or found done) in the record's results (:mod:`dynid.health.results`),
+    dated by the recording's start; ``model`` the robot model as the batch names it (for a robot new to the record).
+    False where there is none or the record holds it already."""
+    from dynid.health.results import StoredResult, made_utc
+    from dynid.identify.result.result import IdentificationResult
+
+    if outcome.status == 'failed' or not outcome.result or not Path(outcome.result).is_file():
+        return False
+    result = IdentificationResult.load(outcome.result)
+    when = outcome.started_utc if math.isfinite(outcome.started_utc) else made_utc(result, outcome.result)
+    return record.store_result(outcome.robot, model, result.joint_names,
+                               StoredResult.of(result, outcome.result, identified_utc=when, recording=outcome.bag))
+
+
 def reidentify(source, robot: str = BatchSettings.robot, options: Sequence[str] | str = BatchSettings.identify_args,
                *, command: Callable[[list[str]], int], workers: int = BatchSettings.workers,
                scheduler: str | None = None, db=None,
@@ -263,6 +280,7 @@ def reidentify(source, robot: str = BatchSettings.robot, options: Sequence[str] 
                     outcome = Outcome(jobs[k].bag, jobs[k].robot, 'failed', f'the task failed: {error}')
                 if record is not None and outcome.status != 'failed':
                     outcome.session = record_outcome(record, outcome, jobs[k].model)
+                    record_result(record, outcome, jobs[k].model)
                 outcomes[k] = outcome
                 if progress is not None:
                     progress(outcome, done, len(jobs))

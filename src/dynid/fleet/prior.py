@@ -15,9 +15,12 @@ pin it). A parameter held by fewer than 3 robots, or with no spread at all (ever
 is left out, with the reason. The results must be of one robot model, in one joint order, with one friction law,
 torque source and base grouping: pooling N·m with A, or Izz_1R with and without the rotor inertia folded in, is
 refused by name. :func:`fleet_prior` gives the file (:class:`dynid.identify.solve.fleet_prior_file.FleetPriorFile`).
+The results are files (:func:`read_members`) or the health record's (:func:`record_members`: each robot's newest
+result, read in one query; :mod:`dynid.health.results`), pooled by the same code.
 
     >>> prior = fleet_prior(read_members(['cell-1.yaml', 'cell-2.yaml', 'cell-3.yaml']))  # doctest: +SKIP
     >>> prior.save('fleet_prior.yaml')  # doctest: +SKIP
+    >>> prior = fleet_prior(record_members('postgresql://dynid@fleet-db/health', model='ur5e'))  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.files import file_sha256
+from dynid.health.record import HealthRecord
+from dynid.health.results import POOLED_MODEL_KEYS, ResultParameters, parameters_of
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS, FleetPriorFile, PooledParameter
 from dynid.identify.solve.prior_source import result_std, rigid_link_name
@@ -42,19 +47,30 @@ SPREAD_RULE = ('centre: the median over the robots; spread: max(1.4826 * median 
                "the robots' own sigma); a parameter held by fewer than 3 robots, or with no spread, left out")
 #: what the results of one prior must share: the friction law and its terms, the torque's source and the grouping
 #: of the base parameters (rotor inertias folded in or identified)
-SHARED_MODEL_KEYS = ('friction', 'friction_symbols', 'temperature', 'torque_source', 'rotor_compensation',
-                     'rotor_inertia_identified', 'friction_velocity', 'power_form')
+SHARED_MODEL_KEYS = POOLED_MODEL_KEYS
 _LINK_INDEX = re.compile(r'_(\d+)R?$')
 
 
 @dataclass(frozen=True)
 class FleetMember:
-    """One robot's result: its ``name`` in the fleet, the file and its sha256."""
+    """One robot's result: its ``name`` in the fleet, the file and its sha256; ``origin`` the field the results came
+    from, by which a refusal names it: ``results`` (files, named by path) or ``db`` (the health record, by robot)."""
 
     name: str
     path: str
     sha256: str
-    result: IdentificationResult
+    result: IdentificationResult | ResultParameters
+    origin: str = 'results'
+
+    @property
+    def called(self) -> str:
+        """How a message names this result: its file, or its robot's in the record."""
+        return repr(self.path) if self.origin == 'results' else f'the result of robot {self.name!r}'
+
+    @property
+    def where(self) -> str:
+        """:attr:`called` with the field it came from, as a refusal opens."""
+        return f'{{{self.origin}}} {self.called}'
 
 
 def read_members(paths: Sequence[str | Path]) -> list[FleetMember]:
@@ -77,6 +93,43 @@ def read_members(paths: Sequence[str | Path]) -> list[FleetMember]:
     return members
 
 
+def record_members(db, model: str | None = None) -> list[FleetMember]:
+    """Each robot's newest identification result in the health record ``db`` (a file or a PostgreSQL URL, opened
+    read-only) as members of one fleet, named by robot, in one query (:meth:`HealthRecord.newest_results`); of the
+    robot ``model`` (the results' ``robot``), which may be left out when the record holds results of one model only.
+    InputError naming the field: no results (of that model), results of several models and none chosen, or one result
+    stored for two robots."""
+    with HealthRecord(db, readonly=True) as record:
+        rows = record.newest_results(model)
+        held = {} if rows or model is None else _models(record.newest_results())
+    where = f'{{db}} {HealthRecord.display(db)}'
+    if not rows:
+        of = '' if model is None else f' of robot model {model!r}'
+        others = f' (it holds {", ".join(held.values())})' if held else ''
+        raise InputError(f'{where} holds no identification results{of}{others}', fields=('db', 'model'))
+    models = _models(rows)
+    if len(models) > 1:
+        raise InputError(f'{where} holds results of {len(models)} robot models ({", ".join(models.values())}): '
+                         'choose one with {model}', fields=('model', 'db'))
+    seen: dict[str, str] = {}
+    members = []
+    for (robot, stored), parameters in zip(rows, parameters_of([stored for _, stored in rows]), strict=True):
+        if stored.result_sha256 in seen:
+            raise InputError(f'{where}: robots {seen[stored.result_sha256]!r} and {robot!r} hold the same result '
+                             f'(sha256 {stored.result_sha256[:12]}): each robot once', fields=('db',))
+        seen[stored.result_sha256] = robot
+        members.append(FleetMember(robot, stored.result_file, stored.result_sha256, parameters, origin='db'))
+    return members
+
+
+def _models(rows) -> dict[str, str]:
+    """{robot model: 'model: N robots'} of (robot, StoredResult) rows, most robots first."""
+    counts: dict[str, int] = {}
+    for _, stored in rows:
+        counts[stored.model] = counts.get(stored.model, 0) + 1
+    return {m: f'{m}: {n} robot{"s" if n != 1 else ""}' for m, n in sorted(counts.items(), key=lambda i: (-i[1], i[0]))}
+
+
 def _joint_of(name: str, joints: tuple[str, ...]) -> str | None:
     """The joint a parameter belongs to: a friction parameter's or drive gain's by its index (Fc_3), a base
     parameter's by the link of its name (Izz_2R, my_3: the joint that moves that link); None where it names none."""
@@ -87,31 +140,31 @@ def _joint_of(name: str, joints: tuple[str, ...]) -> str | None:
 
 
 def _refuse_other(member: FleetMember, first: FleetMember) -> None:
-    """InputError naming ``member``'s file and field where it cannot be pooled with ``first``."""
+    """InputError naming ``member``'s file (or robot in the record) and field where it cannot be pooled with
+    ``first``."""
     a, b = first.result, member.result
-    where = f'{{results}} {member.path!r}'
+    where, other, fields = member.where, first.called, (member.origin,)
     if b.robot != a.robot:
-        raise InputError(f'{where} is a result of robot {b.robot!r}, not {a.robot!r} as {first.path!r}: a fleet prior '
-                         'pools one robot model', fields=('results',))
+        raise InputError(f'{where} is a result of robot {b.robot!r}, not {a.robot!r} as {other}: a fleet prior '
+                         'pools one robot model', fields=fields)
     if tuple(b.joint_names) != tuple(a.joint_names):
         raise InputError(f'{where} has the joints {list(b.joint_names)}, not {list(a.joint_names)} in this order as '
-                         f'{first.path!r}', fields=('results',))
+                         f'{other}', fields=fields)
     for key in SHARED_MODEL_KEYS:
         if b.model.get(key) != a.model.get(key):
             raise InputError(f'{where}: model.{key} is {b.model.get(key)!r}, not {a.model.get(key)!r} as in '
-                             f'{first.path!r}: a fleet prior pools results of one friction law, torque source and '
-                             'base grouping (values in one unit)', fields=('results',))
+                             f'{other}: a fleet prior pools results of one friction law, torque source and '
+                             'base grouping (values in one unit)', fields=fields)
     ours, theirs = _base_expressions(a), _base_expressions(b)
     if set(ours) != set(theirs):
         raise InputError(f'{where}: base_parameters {sorted(set(ours) ^ set(theirs))} are in one of it and '
-                         f'{first.path!r} only: another base grouping', fields=('results',))
-    other = [name for name in ours if ours[name] != theirs[name]]
-    if other:
-        raise InputError(f'{where} groups the base parameters {other} otherwise than {first.path!r}',
-                         fields=('results',))
+                         f'{other} only: another base grouping', fields=fields)
+    grouped = [name for name in ours if ours[name] != theirs[name]]
+    if grouped:
+        raise InputError(f'{where} groups the base parameters {grouped} otherwise than {other}', fields=fields)
     if _friction_names(a) != _friction_names(b):
         raise InputError(f'{where}: friction parameters {sorted(set(_friction_names(a)) ^ set(_friction_names(b)))} '
-                         f'are in one of it and {first.path!r} only', fields=('results',))
+                         f'are in one of it and {other} only', fields=fields)
 
 
 def _base_expressions(result: IdentificationResult) -> dict[str, str]:
@@ -142,8 +195,9 @@ class FleetTable:
         """The table of ``members``: InputError when they are fewer than 3 or cannot be pooled (module docstring)."""
         members = tuple(members)
         if len(members) < MIN_ROBOTS:
-            raise InputError(f'a prior of {len(members)} robots ({{results}}): at least {MIN_ROBOTS} needed',
-                             fields=('results',))
+            origin = members[0].origin if members else 'results'
+            raise InputError(f'a prior of {len(members)} robots ({{{origin}}}): at least {MIN_ROBOTS} needed',
+                             fields=(origin,))
         first = members[0]
         for member in members[1:]:
             _refuse_other(member, first)

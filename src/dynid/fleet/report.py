@@ -37,6 +37,7 @@ from dynid.health.assessment import STATE_ORDER, RobotHealth
 from dynid.health.job import judge_robots
 from dynid.health.page import STYLE, badge, page_html
 from dynid.health.record import HealthRecord
+from dynid.health.results import store_results
 from dynid.health.settings import HealthSettings
 from dynid.health.trend import QuantityHealth
 
@@ -136,9 +137,10 @@ def judge_fleet(db, settings: HealthSettings | None = None, now_utc: float | Non
         places = {place.robot: place for group in fleet.standings for place in group.places()}
         for name, health in fleet.healths.items():
             health.fleet = places.get(name)
-        if store:
+        if store:  # the places judged and the results they were judged from
             with HealthRecord(db, create=False) as record:
                 record.store_standings(list(places.values()))
+                store_results(record, members)
     fleet.by_forecast, fleet.by_change, fleet.robots = rank(list(fleet.healths.values()), settings)
     fleet.pages = _page_names(fleet.robots)
     return fleet

@@ -39,6 +39,7 @@ from dynid.health.backend import (
     redacted,
 )
 from dynid.health.fleet_place import FleetPlace
+from dynid.health.results import StoredResult
 from dynid.health.schema import (
     APPLICATION_ID,
     EVENT_KINDS,
@@ -642,6 +643,44 @@ class HealthRecord:
                     places[name] = place
         return places
 
+    # ------------------------------------------------------------------------------ identification results
+    def store_result(self, robot: str, robot_model: str, joint_names: Sequence[str], stored: StoredResult) -> bool:
+        """Keep ``robot``'s identification result (:mod:`dynid.health.results`), registering the robot (its
+        ``robot_model`` as the robots table names it, its ``joint_names``) where the record does not hold it; in one
+        transaction. False when the record holds that result of that robot already (the same sha256)."""
+        if self.readonly:
+            raise InputError(f'{self.path}: opened read-only')
+        s = stored
+
+        def write(c) -> bool:
+            robot_id = self._robot_id(c, robot, robot_model, tuple(joint_names))
+            row = c.execute(
+                'INSERT INTO results (robot_id, model, identified_utc, input, result_file, result_sha256, software, '
+                'pooling, parameter_values, parameter_std, drive_gains, drive_gains_std, document) VALUES '
+                '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (robot_id, result_sha256) DO NOTHING RETURNING '
+                'result_id', (robot_id, s.model, float(s.identified_utc), s.input, s.result_file, s.result_sha256,
+                              s.software, s.pooling, s.parameter_values, s.parameter_std, s.drive_gains,
+                              s.drive_gains_std, s.document)).fetchone()
+            return row is not None
+
+        return self._write(write)
+
+    def newest_results(self, model: str | None = None, document: bool = False) -> list[tuple[str, StoredResult]]:
+        """(robot, its newest result) for every robot with a result (of the robot ``model``, default any), by robot
+        name; newest by ``identified_utc``, then by the order stored. One query; the result files' text (``document``)
+        only when asked for (else b'')."""
+        where = 'WHERE model = ?' if model is not None else ''
+        sql = (f'SELECT r.name, s.model, s.identified_utc, s.input, s.result_file, s.result_sha256, s.software, '
+               f's.pooling, s.parameter_values, s.parameter_std, s.drive_gains, s.drive_gains_std, '
+               f'{"s.document" if document else "NULL"} FROM (SELECT *, row_number() OVER (PARTITION BY robot_id '
+               f'ORDER BY identified_utc DESC, result_id DESC) AS newest FROM results {where}) s JOIN robots r ON '
+               f'r.robot_id = s.robot_id WHERE s.newest = 1 ORDER BY r.name')
+        rows = self._read(lambda c: c.execute(sql, () if model is None else (model,)).fetchall())
+        return [(row[0], StoredResult(row[1], float(row[2]), *row[3:8], bytes(row[8]), bytes(row[9]),
+                                      None if row[10] is None else bytes(row[10]),
+                                      None if row[11] is None else bytes(row[11]),
+                                      b'' if row[12] is None else bytes(row[12]))) for row in rows]
+
     # ------------------------------------------------------------------------------ closing
     def close(self) -> None:
         if self._db is not None:
@@ -730,5 +769,5 @@ def now_utc() -> float:
 
 
 __all__ = ['Event', 'FleetPlace', 'HealthRecord', 'JointSession', 'JudgementBasis', 'RecordUnavailableError',
-           'RobotHistory', 'Session', 'StoredJudgement', 'default_record_path', 'events_sha256', 'is_postgres',
-           'now_utc', 'record_exists']
+           'RobotHistory', 'Session', 'StoredJudgement', 'StoredResult', 'default_record_path', 'events_sha256',
+           'is_postgres', 'now_utc', 'record_exists']
