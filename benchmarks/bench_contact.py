@@ -172,7 +172,8 @@ def _contact_runs(robot, engine, monitors, calibrations, levels, bandwidth, lear
     at the first motion after a push at rest (:func:`_first_motion_part`)."""
     scores, learned_scores, extra, learned_extra, late, noise = [], [], 0, 0, [], sim.sensor_noise(robot)
     residual, learned_calibration = learned_detector
-    first_motion, first = {'alarms': [], 'moves': 0, 'hours': 0.0, 'alarms_outside_contacts': 0}, None
+    first_motion = {'alarms': [], 'moves': 0, 'hours': 0.0, 'alarms_outside_contacts': 0, 'alarms_detector_as_run': []}
+    first = None
     say(f'{engine}: {count} runs with contacts')
     for k in range(count):
         seed = SEEDS['contacts'] + k
@@ -181,6 +182,8 @@ def _contact_runs(robot, engine, monitors, calibrations, levels, bandwidth, lear
         run = sim.simulate_run(robot, engine, f'contacts {k}', seed, plan, payload, temperature)
         _first_motion_part(first_motion, monitors, calibrations[1], run)
         monitor, out = _detected(monitors, calibrations[0], run, reference)
+        first_motion['alarms_detector_as_run'] += [f'{run.name} {t:.2f} s'
+                                                   for t in scoring.first_motion_alarms(run, out)]
         run_scores = scoring.score_contacts(run, out, levels, bandwidth, monitor.detector.threshold_rest)
         scores += run_scores
         for score in run_scores:  # what the signals carried of those detected late or missed
