@@ -22,6 +22,13 @@ Parts (each module's docstring says how):
    and both on contacts with a payload (4 kg) and a temperature (38 °C) outside the calibration data.
 4. **Speed**: the observer and the detector per sample of a 7-joint arm (the Panda) from Python, batches of 50
    samples (the node's intake at 1 kHz takes about 50 at a time), and the whole batch of a 60 s log.
+5. **Issue 72**: on part 1's runs with contacts, the detector also without the controller's reference (calibrated on
+   the same calibration runs without it, as on a recording that has none): its alarms at the first motion after a
+   push at rest (:func:`contact_scoring.first_motion_alarms`), per hour of those runs; the UR10e over
+   :data:`contact_real.SPLITS` splits of its free runs (:func:`contact_real.ur10e_splits`); bad calibration inputs
+   on the UR10e's logs and each plant's runs, refused or flagged by name (:mod:`contact_inputs`); every result
+   ``dynid identify`` writes on the UR10e's and the LBR's logs by default and by each advice it prints, given to the
+   observer (:mod:`contact_ways_out`).
 
 The last line is the JSON of the issue's Done-when.
 """
@@ -38,8 +45,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import contact_inputs, contact_real, contact_ways_out
 from benchmarks import contact_learned as learned
-from benchmarks import contact_real
 from benchmarks import contact_scoring as scoring
 from benchmarks import contact_sim as sim
 from benchmarks.public_datasets import say
@@ -117,8 +124,11 @@ def _calibration(robot, engine, result, settings, runs: int, reference: bool = T
     first = monitors(None)
     calibration = calibrate(observed, first.result_sigma, first.stiction, first.bandwidth, settings.false_alarm_rate,
                             settings.detector())
+    # the same runs as a recording without the controller's reference gives them (:func:`_first_motion_part`)
+    bare = calibrate([o._replace(commanded=None, tracking=None) for o in observed], first.result_sigma, first.stiction,
+                     first.bandwidth, settings.false_alarm_rate, settings.detector())
     levels = scoring.LEVEL_SIGMAS * scoring.true_sigma(truths)
-    return monitors, calibration, levels, training
+    return monitors, (calibration, bare), levels, training
 
 
 def _learned_detector(training, robot, monitors, settings):
@@ -155,39 +165,25 @@ def _learned_samples(residual, run, calibration, bandwidth, settings, n):
                           contacts=contacts)
 
 
-def engine_part(name: str, robot, folder: Path, settings: ContactSettings, counts: dict,
-                reference: bool = True) -> dict:
-    """Part 1 on one plant (module docstring); ``name`` 'twin_torque' is the twin identified from, and observed on,
-    its link-side joint torque sensors (as an arm with torque sensors is) instead of its currents."""
-    engine, torque = ('twin', 'joint_torque') if name == 'twin_torque' else (name, None)
-    say(f'{name}: identifying from the optimized excitation')
-    result = IdentificationResult.load(sim.identified_plant(engine, folder, torque))
-    say(f'{engine}: {counts["calibration"]} calibration runs')
-    monitors, calibration, levels, training = _calibration(robot, engine, result, settings, counts['calibration'],
-                                                           reference)
-    residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
-    del training
-    bandwidth = float(monitors(None).bandwidth[0])
-    free_hours, alarms, learned_alarms, where = 0.0, 0, 0, []
-    say(f'{engine}: {counts["free"]} contact-free runs')
-    for k in range(counts['free']):
-        seed = SEEDS['free'] + k
-        run = sim.simulate_run(robot, engine, f'free {k}', seed, sim.plan_run(robot, seed, 3, contacts=False),
-                               sim.PAYLOADS[(k + 1) % 3], 20.0 + (3 * k) % 11)
-        _, out = _detected(monitors, calibration, run, reference)
-        free_hours += run.hours
-        alarms += len(out.contacts)
-        where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
-        theirs = _learned_samples(residual, run, learned_calibration, bandwidth, settings, robot.n)
-        learned_alarms += len(theirs.contacts)
+def _contact_runs(robot, engine, monitors, calibrations, levels, bandwidth, learned_detector, settings, count: int,
+                  reference: bool) -> dict:
+    """Part 1's runs with contacts on one plant: their scores, the learned baseline's, the alarms outside contacts,
+    those detected late or missed (with what the signals carried of them), and the detector without the reference
+    at the first motion after a push at rest (:func:`_first_motion_part`)."""
     scores, learned_scores, extra, learned_extra, late, noise = [], [], 0, 0, [], sim.sensor_noise(robot)
-    say(f'{engine}: {counts["contacts"]} runs with contacts')
-    for k in range(counts['contacts']):
+    residual, learned_calibration = learned_detector
+    first_motion = {'alarms': [], 'moves': 0, 'hours': 0.0, 'alarms_outside_contacts': 0, 'alarms_detector_as_run': []}
+    first = None
+    say(f'{engine}: {count} runs with contacts')
+    for k in range(count):
         seed = SEEDS['contacts'] + k
         plan = sim.plan_run(robot, seed, 3, contacts=True)
         payload, temperature = sim.PAYLOADS[(k + 2) % 3], 20.0 + (7 * k) % 11
         run = sim.simulate_run(robot, engine, f'contacts {k}', seed, plan, payload, temperature)
-        monitor, out = _detected(monitors, calibration, run, reference)
+        _first_motion_part(first_motion, monitors, calibrations[1], run)
+        monitor, out = _detected(monitors, calibrations[0], run, reference)
+        first_motion['alarms_detector_as_run'] += [f'{run.name} {t:.2f} s'
+                                                   for t in scoring.first_motion_alarms(run, out)]
         run_scores = scoring.score_contacts(run, out, levels, bandwidth, monitor.detector.threshold_rest)
         scores += run_scores
         for score in run_scores:  # what the signals carried of those detected late or missed
@@ -203,6 +199,59 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
         theirs = _learned_samples(residual, run, learned_calibration, bandwidth, settings, robot.n)
         learned_scores += scoring.score_contacts(run, theirs, levels, bandwidth)
         learned_extra += scoring.false_alarms_in_contact_runs(run, theirs)
+        first = run if k == 0 else first
+    return {'scores': scores, 'learned_scores': learned_scores, 'extra': extra, 'learned_extra': learned_extra,
+            'late': late, 'first_motion': first_motion, 'first': first}
+
+
+def _first_motion_part(into: dict, monitors, bare, run) -> None:
+    """The detector without the controller's reference (calibrated on the same runs without it, ``bare``) on a run
+    with contacts: its alarms at the first motion after a push at rest (:func:`contact_scoring.first_motion_alarms`),
+    added to ``into``. The observer's state is put back after it: the runs that follow see what they saw before."""
+    state = monitors(run.payload).observer.state.copy()
+    _, out = _detected(monitors, bare, run, reference=False)
+    monitors(run.payload).observer.state[...] = state
+    found = scoring.first_motion_alarms(run, out)
+    into['alarms'] += [f'{run.name} {t:.2f} s' for t in found]
+    into['moves'] += len(scoring.first_motion_starts(run.t, run.resting, run.loads))
+    into['hours'] += run.hours
+    into['alarms_outside_contacts'] += scoring.false_alarms_in_contact_runs(run, out)
+
+
+def engine_part(name: str, robot, folder: Path, settings: ContactSettings, counts: dict,
+                reference: bool = True) -> dict:
+    """Part 1 on one plant (module docstring); ``name`` 'twin_torque' is the twin identified from, and observed on,
+    its link-side joint torque sensors (as an arm with torque sensors is) instead of its currents."""
+    engine, torque = ('twin', 'joint_torque') if name == 'twin_torque' else (name, None)
+    say(f'{name}: identifying from the optimized excitation')
+    result = IdentificationResult.load(sim.identified_plant(engine, folder, torque))
+    say(f'{engine}: {counts["calibration"]} calibration runs')
+    monitors, (calibration, bare), levels, training = _calibration(robot, engine, result, settings,
+                                                                   counts['calibration'], reference)
+    residual, learned_calibration, losses = _learned_detector(training, robot, monitors, settings)
+    del training
+    bandwidth = float(monitors(None).bandwidth[0])
+    free_hours, alarms, learned_alarms, where, first_free = 0.0, 0, 0, [], None
+    say(f'{engine}: {counts["free"]} contact-free runs')
+    for k in range(counts['free']):
+        seed = SEEDS['free'] + k
+        run = sim.simulate_run(robot, engine, f'free {k}', seed, sim.plan_run(robot, seed, 3, contacts=False),
+                               sim.PAYLOADS[(k + 1) % 3], 20.0 + (3 * k) % 11)
+        _, out = _detected(monitors, calibration, run, reference)
+        first_free = run if k == 0 else first_free
+        free_hours += run.hours
+        alarms += len(out.contacts)
+        where += [f'{run.name} {c.start_s:.2f} s joints {list(c.joints)}' for c in out.contacts]
+        theirs = _learned_samples(residual, run, learned_calibration, bandwidth, settings, robot.n)
+        learned_alarms += len(theirs.contacts)
+    contacts = _contact_runs(robot, engine, monitors, (calibration, bare), levels, bandwidth,
+                             (residual, learned_calibration), settings, counts['contacts'], reference)
+    scores, learned_scores, extra, learned_extra, late = (contacts[key] for key in (
+        'scores', 'learned_scores', 'extra', 'learned_extra', 'late'))
+    inputs = contact_inputs.sim_cases(engine, lambda payload: ContactMonitor(
+        result, robot, settings, sim.RATE_HZ, payload=payload, wrench=False), first_free, contacts['first']) \
+        if first_free is not None and contacts['first'] is not None else []
+    del first_free, contacts['first']
     outside, learned_outside, outside_alarms = [], [], [0, 0]
     say(f'{engine}: {counts["outside"]} runs with contacts outside the training data')
     for k in range(counts['outside']):
@@ -234,6 +283,9 @@ def engine_part(name: str, robot, folder: Path, settings: ContactSettings, count
             'false_alarms': alarms, 'false_alarm_times': where[:30], 'alarms_outside_contacts': extra,
             **summary, 'obstacles': obstacle, 'outside_training': beyond, 'late_or_missed': late,
             'late_or_missed_informed_on_time': int(sum(row['information_ms'] <= scoring.ON_TIME_MS for row in late)),
+            'bad_calibrations': inputs,
+            'without_reference_first_motion': {**contacts['first_motion'],
+                                               'calibration': bare.to_dict(robot.joint_names)},
             'learned_baseline': {'training_loss': [round(v, 5) for v in losses[-3:]], 'false_alarms': learned_alarms,
                                  'alarms_outside_contacts': learned_extra,
                                  **{key: learned_summary[key] for key in (
@@ -351,19 +403,23 @@ def main(argv=None) -> dict:
                    for name in filter(None, args.engines.split(','))}
         ur10e = contact_real.ur10e(args.dynamic_calibration, folder, settings)
         lbr = contact_real.lbr(args.lbr, folder, settings)
+        if args.dynamic_calibration is not None:
+            ur10e['bad_calibrations'] = contact_inputs.ur10e_cases(args.dynamic_calibration, folder, settings)
+        ways = contact_ways_out.ways_out(args.dynamic_calibration, args.lbr, folder, settings)
         if args.intake_seconds > 0 and 'twin' in engines:
             engines['twin']['node_1khz'] = node_at_rate(folder / 'twin_result.yaml', args.intake_seconds)
     timing = speed(settings)
-    figures = combine(engines, ur10e, lbr, timing)
+    figures = combine(engines, ur10e, lbr, timing, ways)
     report(engines, ur10e, lbr, timing, figures, time.perf_counter() - started)
-    detail = {'engines': engines, 'ur10e': ur10e, 'lbr': lbr, 'timing': timing, 'settings': vars(settings),
+    detail = {'engines': engines, 'ur10e': ur10e, 'lbr': lbr, 'timing': timing, 'ways_out': ways,
+              'settings': vars(settings),
               'reference': not args.without_reference}
     print(json.dumps({'detail': detail}, default=float), file=sys.stderr)
     print(json.dumps(figures, default=float))
     return figures
 
 
-def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
+def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict, ways: dict | None = None) -> dict:
     """The JSON line of the issue's Done-when, over both plants."""
     parts = [p for p in engines.values() if p['engine'] != 'twin_torque']
 
@@ -402,6 +458,29 @@ def combine(engines: dict, ur10e: dict, lbr: dict, timing: dict) -> dict:
                              'ur10e': ur10e.get('learned_baseline')},
         'observer_us_per_sample_7dof': timing['observer_us_per_sample_7dof_batches_of_50'],
         'node_1khz_lost': (engines.get('twin') or {}).get('node_1khz', {}).get('lost'),
+        **issue72(parts, ur10e, ways or {}),
+    }
+
+
+def issue72(parts: list[dict], ur10e: dict, ways: dict) -> dict:
+    """Issue 72's fields of the JSON line: the delay at rest (worse plant), the detector without the reference at the
+    first motion after a push at rest (both plants), the UR10e over its splits, the bad calibrations and the results
+    of every way out."""
+    moves = [p['without_reference_first_motion'] for p in parts if p.get('without_reference_first_motion')]
+    hours = sum(m['hours'] for m in moves)
+    rest = [p['delay_ms_p95_rest'] for p in parts if p.get('delay_ms_p95_rest') is not None]
+    splits = ur10e.get('splits') or []
+    bad = [row for p in parts for row in p.get('bad_calibrations') or []] + (ur10e.get('bad_calibrations') or [])
+    return {
+        'delay_ms_p95_rest': max(rest) if rest else None,
+        'alarms_after_rest_push_per_hour': sum(len(m['alarms']) for m in moves) / hours if hours else None,
+        'alarms_after_rest_push': f'{sum(len(m["alarms"]) for m in moves)}_at_{sum(m["moves"] for m in moves)}'
+                                  f'_first_motions_in_{hours:.2f}_h',
+        'ur10e_false_alarms_splits': [row['false_alarms'] for row in splits],
+        'ur10e_pushes_splits': [row['pushes_detected'] for row in splits],
+        'ur10e_splits': contact_real.split_figures(splits) if splits else None,
+        'bad_calibrations_refused': contact_inputs.count(bad) if bad else None,
+        'results_of_every_way_out_accepted': ways.get('accepted'),
     }
 
 
@@ -435,6 +514,14 @@ def report(engines, ur10e, lbr, timing, figures, wall) -> None:
                         ('ur10e_pushes_detected', '>= 9 of 10'), ('ur10e_false_alarms', '<= 12'),
                         ('observer_us_per_sample_7dof', '<= 25')):
         row(key, figures[key], target)
+    for key, target in (('delay_ms_p95_rest', '<= 20'), ('alarms_after_rest_push_per_hour', '<= 0.5'),
+                        ('alarms_after_rest_push', ''), ('bad_calibrations_refused', 'every one'),
+                        ('results_of_every_way_out_accepted', 'every one')):
+        row(key, figures[key], target)
+    splits = figures['ur10e_splits'] or {}
+    row('ur10e false alarms over splits: median / worst', f'{splits["false_alarms_median"]:.3g} / '
+        f'{splits["false_alarms_worst"]}' if splits else None, '<= 4 / <= 8')
+    row('ur10e splits with every push (each half\'s thresholds)', splits.get('splits_with_every_push'), 'every one')
     row('lbr_rms_over_kuka', ' '.join(f'{v:.2f}' for v in figures['lbr_rms_over_kuka'] or []) or None,
         'A2, A4 <= 0.5; others <= 1.2')
     print(f'wall time {wall:.0f} s, load {os.getloadavg()[0]:.1f}')

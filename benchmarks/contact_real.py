@@ -13,6 +13,8 @@ thresholds calibrated on the other half; the pushes (``collision/ur-20_01_22-pus
 with thresholds calibrated on all free runs. A push counts as detected when an alarm starts within
 :data:`PUSH_WINDOW_S` of the push times the issue reads off the logs (:data:`PUSHES`); alarms outside every window are
 counted apart.
+Over :data:`SPLITS` splits of the free runs (:func:`halves`: the two folds above, then random halves), each half is
+scored with the other half's thresholds and the pushes with each half's (:func:`ur10e_splits`).
 
 **LBR Med 7** (``--lbr DIR``, ``$DYNID_LBR_DATA``; ``git clone
 https://github.com/lbr-stack/dynamic_parameter_identification``): the log of ``bench_any_log.py`` part 3
@@ -45,6 +47,8 @@ BROKEN = 'ur-19_09_27-11_32_02'
 PUSHES = {'push_pose_1': (1.9, 4.5, 8.3, 11.7), 'push_pose_2': (0.6, 2.4, 4.8, 8.0, 11.2, 14.2)}
 PUSH_WINDOW_S = (-0.7, 1.2)
 LBR_SPLIT = 0.7
+#: the UR10e's splits of its free runs (:func:`ur10e_splits`)
+SPLITS = 6
 
 
 def _ur10e_data(root: Path, folder: Path):
@@ -77,15 +81,22 @@ def _signals(bag: Path, robot) -> dict:
     return {'t': d.t, 'q': d.q, 'dq': d.dq, 'current': d.current}
 
 
-def ur10e(root: Path | None, folder: Path, settings: ContactSettings, learned: bool = True) -> dict:
-    """The UR10e figures (module docstring); ``learned``: the learned baseline's beside (:func:`learned_ur10e`)."""
-    if root is None:
-        return {'status': 'not given (--dynamic-calibration DIR or $DYNID_DYNCAL_DATA)'}
+def ur10e_logs(root: Path, folder: Path):
+    """The UR10e's robot (with the author's drive gains), its identified result, the free runs and the pushes (each
+    a mapping of signals, by stem) and the logs' rate [Hz]."""
     robot, result, bags = _ur10e_data(root, folder)
     free = {stem: _signals(bag, robot) for (part, stem), bag in bags.items()
             if part != 'collision' and stem != DYNCAL_TRAIN}
     pushes = {stem: _signals(bag, robot) for (part, stem), bag in bags.items() if part == 'collision'}
     rate = 1.0 / float(np.median(np.diff(next(iter(free.values()))['t'])))
+    return robot, result, free, pushes, rate
+
+
+def ur10e(root: Path | None, folder: Path, settings: ContactSettings, learned: bool = True) -> dict:
+    """The UR10e figures (module docstring); ``learned``: the learned baseline's beside (:func:`learned_ur10e`)."""
+    if root is None:
+        return {'status': 'not given (--dynamic-calibration DIR or $DYNID_DYNCAL_DATA)'}
+    robot, result, free, pushes, rate = ur10e_logs(root, folder)
     names = sorted(free)
     folds = [names[0::2], names[1::2]]
     minutes, alarms, where = 0.0, 0, []
@@ -100,6 +111,23 @@ def ur10e(root: Path | None, folder: Path, settings: ContactSettings, learned: b
             where += [f'{name} {c.start_s - free[name]["t"][0]:.2f} s' for c in out.contacts]
     monitor = ContactMonitor(result, robot, settings, rate, wrench=False)
     calibration = monitor.calibrate([free[name] for name in names])
+    detected, extra, peaks = _pushes(monitor, pushes)
+    say(f'ur10e: {detected} of 10 pushes, {alarms} false alarms in {minutes:.1f} free minutes')
+    out = {'status': 'ok', 'rate_hz': rate, 'free_runs': len(names), 'free_minutes': minutes, 'false_alarms': alarms,
+           'false_alarm_times': where, 'pushes_detected': f'{detected}_of_10', 'alarms_outside_pushes': extra,
+           'push_peak_nm': [round(p, 1) for p in peaks], 'calibration': calibration.to_dict(robot.joint_names),
+           'left_out': f'{BROKEN} (velocities and currents of 1e129 and more)',
+           'thresholds': 'free runs scored in two folds (each half with the other half\'s thresholds); pushes with '
+                         'thresholds from all free runs'}
+    out['splits'] = ur10e_splits(robot, result, free, pushes, rate, settings)
+    if learned:
+        out['learned_baseline'] = learned_ur10e(robot, result, free, folds, pushes, rate, settings)
+    return out
+
+
+def _pushes(monitor, pushes: dict) -> tuple[int, int, list]:
+    """The pushes through ``monitor`` (calibrated): pushes detected (an alarm starting within :data:`PUSH_WINDOW_S`
+    of the push), alarms outside every push's window, and each alarm's peak [N·m]."""
     detected, extra, peaks = 0, 0, []
     for stem, signals in pushes.items():
         monitor.reset()
@@ -110,16 +138,54 @@ def ur10e(root: Path | None, folder: Path, settings: ContactSettings, learned: b
         detected += sum(hit)
         extra += int(sum(not any(t + PUSH_WINDOW_S[0] <= s <= t + PUSH_WINDOW_S[1] for t in times) for s in starts))
         peaks += [float(np.nanmax(c.peak_nm)) for c in out.contacts]
-    say(f'ur10e: {detected} of 10 pushes, {alarms} false alarms in {minutes:.1f} free minutes')
-    out = {'status': 'ok', 'rate_hz': rate, 'free_runs': len(names), 'free_minutes': minutes, 'false_alarms': alarms,
-           'false_alarm_times': where, 'pushes_detected': f'{detected}_of_10', 'alarms_outside_pushes': extra,
-           'push_peak_nm': [round(p, 1) for p in peaks], 'calibration': calibration.to_dict(robot.joint_names),
-           'left_out': f'{BROKEN} (velocities and currents of 1e129 and more)',
-           'thresholds': 'free runs scored in two folds (each half with the other half\'s thresholds); pushes with '
-                         'thresholds from all free runs'}
-    if learned:
-        out['learned_baseline'] = learned_ur10e(robot, result, free, folds, pushes, rate, settings)
-    return out
+    return detected, extra, peaks
+
+
+def halves(names: list[str], split: int) -> list[list[str]]:
+    """Split ``split`` of the free runs into two halves: 0, alternating in name order (the two folds of
+    :func:`ur10e`); k > 0, a random permutation (seed k) cut in two. Every run is in one half."""
+    names = sorted(names)
+    if split == 0:
+        return [names[0::2], names[1::2]]
+    order = [names[i] for i in np.random.default_rng(split).permutation(len(names))]
+    middle = len(order) // 2
+    return [sorted(order[:middle]), sorted(order[middle:])]
+
+
+def ur10e_splits(robot, result, free: dict, pushes: dict, rate: float, settings, splits: int = SPLITS) -> list:
+    """The UR10e over ``splits`` splits of its free runs (:func:`halves`): in each, every half scored for false alarms
+    with the other half's thresholds, and the pushes with each half's; one row a split."""
+    rows = []
+    for split in range(splits):
+        row = {'split': split, 'false_alarms': 0, 'free_minutes': 0.0, 'pushes_detected': [],
+               'alarms_outside_pushes': [], 'short_calibrations': 0}
+        parts = halves(list(free), split)
+        for k in range(2):
+            monitor = ContactMonitor(result, robot, settings, rate, wrench=False)
+            calibration = monitor.calibrate([free[name] for name in parts[k]])
+            row['short_calibrations'] += int(calibration.short)
+            for name in parts[1 - k]:
+                monitor.reset()
+                row['false_alarms'] += len(monitor.run(**free[name]).contacts)
+                row['free_minutes'] += float(free[name]['t'][-1] - free[name]['t'][0]) / 60.0
+            detected, extra, _ = _pushes(monitor, pushes)
+            row['pushes_detected'].append(f'{detected}_of_10')
+            row['alarms_outside_pushes'].append(extra)
+        say(f'ur10e split {split}: {row["false_alarms"]} false alarms in {row["free_minutes"]:.1f} free minutes, '
+            f'pushes {row["pushes_detected"]}')
+        rows.append(row)
+    return rows
+
+
+def split_figures(rows: list[dict]) -> dict:
+    """The splits' false alarms (median, worst) and the pushes detected with every split's thresholds (the fewest,
+    and on how many of the splits every push was detected with both halves' thresholds)."""
+    alarms = [row['false_alarms'] for row in rows]
+    counts = [int(p.split('_of_')[0]) for row in rows for p in row['pushes_detected']]
+    every = sum(all(p == '10_of_10' for p in row['pushes_detected']) for row in rows)
+    return {'splits': len(rows), 'false_alarms_median': float(np.median(alarms)) if alarms else None,
+            'false_alarms_worst': max(alarms) if alarms else None, 'pushes_fewest': min(counts) if counts else None,
+            'splits_with_every_push': f'{every}_of_{len(rows)}'}
 
 
 def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: float, settings) -> dict:
@@ -169,6 +235,15 @@ def learned_ur10e(robot, result, free: dict, folds: list, pushes: dict, rate: fl
     return {'false_alarms': alarms, 'pushes_detected': f'{detected}_of_10'}
 
 
+def lbr_held_out(table: np.ndarray, cut: int) -> tuple[np.ndarray, dict]:
+    """The LBR log's rows from ``cut`` on and the observer's signals of them (the torque's sign as identified)."""
+    held = table[cut:]
+    t = np.arange(held.shape[0]) / 100.0
+    q = held[:, :7]
+    dq = np.gradient(q, t, axis=0)  # the log holds no velocity: central differences of the positions
+    return held, {'t': t, 'q': q, 'dq': dq, 'tau': -held[:, 7:14]}
+
+
 def lbr(root: Path | None, folder: Path, settings: ContactSettings) -> dict:
     """The LBR Med 7 figures (module docstring)."""
     if root is None:
@@ -188,12 +263,9 @@ def lbr(root: Path | None, folder: Path, settings: ContactSettings) -> dict:
                str(result_path)])
     robot = load_robot(str(urdf))
     result = IdentificationResult.load(result_path)
-    held = table[cut:]
-    t = np.arange(held.shape[0]) / 100.0
-    q = held[:, :7]
-    dq = np.gradient(q, t, axis=0)  # the log holds no velocity: central differences of the positions
+    held, signals = lbr_held_out(table, cut)
     monitor = ContactMonitor(result, robot, settings, 100.0, wrench=False)
-    out = monitor.run(t, q, dq, tau=-held[:, 7:14])
+    out = monitor.run(**signals)
     kuka = -held[:, 14:21]
     skip = 10  # the observer's first 0.1 s (it anchors at the first sample)
     ours = np.sqrt(np.mean(out.external[skip:] ** 2, axis=0))

@@ -37,6 +37,10 @@
   no sample of any signal carried it by that much in time.
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
+- **At the first motion after a push at rest** (:func:`first_motion_alarms`): the detector's contacts that start
+  within :data:`FIRST_MOTION_S` of the first motion start (the arm leaving a rest) after a contact at rest has ended,
+  overlapping no contact's time from :data:`EARLY_S` before it to :data:`LATE_S` after it: the breakaway of a joint
+  whose push left an offset, read by a detector without the controller's reference.
 """
 
 from __future__ import annotations
@@ -51,6 +55,9 @@ LEVEL_SIGMAS = 15.0
 ON_TIME_MS = 15.0
 #: :func:`information_onset_ms`'s level: this many σ of a sensor's noise.
 INFORMATION_SIGMAS = 3.0
+#: [s] the window about a motion start after a push at rest (:func:`first_motion_alarms`): from 0.2 s before the
+#: reference leaves the rest (a breakaway's current rises as the motor starts) to 1 s into the motion
+FIRST_MOTION_S = (-0.2, 1.0)
 
 
 @dataclass
@@ -200,6 +207,37 @@ def false_alarms_in_contact_runs(run, output) -> int:
         if not any(contact.start_s <= b and end >= a for a, b in spans):
             count += 1
     return count
+
+
+def first_motion_starts(t: np.ndarray, resting: np.ndarray, loads) -> list[float]:
+    """For each contact at rest (its start on a resting sample), the first time after its end at which the arm leaves
+    the rest (``resting`` turns False), once each; a rest the run ends in gives none."""
+    resting = np.asarray(resting, dtype=bool)
+    leaves = t[1:][resting[:-1] & ~resting[1:]]
+    starts = set()
+    for load in loads:
+        k = min(int(np.searchsorted(t, load.start_s)), t.size - 1)
+        if not resting[k]:
+            continue
+        after = leaves[leaves >= load.end_s]
+        if after.size:
+            starts.add(float(after[0]))
+    return sorted(starts)
+
+
+def first_motion_alarms(run, output) -> list[float]:
+    """The start times of the detector's contacts raised at the first motion after a push at rest (module
+    docstring) on ``run`` (``t``, ``resting``, ``loads``) by ``output`` (its ``contacts``)."""
+    moves = first_motion_starts(run.t, run.resting, run.loads)
+    spans = [(load.start_s - EARLY_S, load.end_s + LATE_S) for load in run.loads]
+    found = []
+    for contact in output.contacts:
+        end = contact.end_s if contact.end_s is not None else run.t[-1]
+        if any(contact.start_s <= b and end >= a for a, b in spans):
+            continue
+        if any(m + FIRST_MOTION_S[0] <= contact.start_s <= m + FIRST_MOTION_S[1] for m in moves):
+            found.append(float(contact.start_s))
+    return found
 
 
 def summarize(scores: list[ContactScore]) -> dict:
