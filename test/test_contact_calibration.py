@@ -4,11 +4,13 @@ measured on clean twin runs (no false alarm) and on the faulty input (found, by 
 
 import json
 
+import numpy as np
 import pytest
 import yaml
 
 from builders import own_model_result
 from cli_run import run_dynid
+from dynid.errors import InputError
 
 PUSH = """contacts:
   - {link: flange, point: [0, 0, 0.05], force: [40, 0, 20], start_s: 2.0, duration_s: 0.5, shape: step}
@@ -83,3 +85,23 @@ def test_torques_beyond_the_joints_limits_are_refused_as_a_misread_input(runs, u
     (runs / 'drives.yaml').write_text(yaml.safe_dump(drives))
     misread = run_dynid('contact', runs / 'free1', '--params', runs / 'result.yaml', '--drives', runs / 'drives.yaml')
     assert misread.returncode == 2 and 'beyond the joints\' effort limits' in misread.stderr, misread.stderr
+
+
+def test_a_moment_beyond_the_limits_is_an_impact_and_most_of_a_recording_a_misread_input(ur5e):
+    """A hard impact passes a joint's effort limit for a moment (the drive back-driven): accepted. The same excess over
+    most of a recording is a misread input: refused by name. A node's short batches are not judged."""
+    from types import SimpleNamespace
+
+    from dynid.contact.monitor import MISREAD_MIN_S, ContactMonitor
+
+    monitor = SimpleNamespace(robot=ur5e, model=SimpleNamespace(torque_source='current'))
+    t = np.arange(0.0, 4.0, 1e-3)
+    external = np.zeros((t.size, ur5e.n))
+    external[(t > 2.0) & (t < 2.1), 1] = 1.4 * ur5e.effort_limits[1]  # 0.1 s of an impact
+    ContactMonitor._within_limits(monitor, SimpleNamespace(t=t, external=external), 'impact')
+    external[t > 1.0, 1] = 1.4 * ur5e.effort_limits[1]  # 3 s of 4
+    with pytest.raises(InputError, match=r"misread: external torque beyond the joints' effort limits over most of the "
+                                         r"recording \(shoulder_lift_joint 210 N·m \(limit 150\) on 75 % of it\)"):
+        ContactMonitor._within_limits(monitor, SimpleNamespace(t=t, external=external), 'misread')
+    short = t < 0.9 * MISREAD_MIN_S
+    ContactMonitor._within_limits(monitor, SimpleNamespace(t=t[short], external=external[short] + 1e3), 'batch')
