@@ -269,6 +269,20 @@ FRICTION = {'Fc': 3.0, 'Fv': 1.5, 'tau0': 0.2}  # N·m, N·m·s/rad, N·m
 GAIN = 10.0  # N·m/A
 
 
+#: Changes that make a result of fleet_results one the fleet prior cannot pool, each with what the refusal names
+#: (a result of another robot, joint order, torque source, friction law or base grouping): {id: (change, named)}.
+UNPOOLABLE = {
+    'robot': (lambda r: dataclasses.replace(r, robot='ur10e'), "is a result of robot 'ur10e', not 'ur5e'"),
+    'joint order': (lambda r: dataclasses.replace(r, joint_names=tuple(reversed(r.joint_names))), 'has the joints'),
+    'torque source': (lambda r: dataclasses.replace(r, model={**r.model, 'torque_source': 'joint_torque'}),
+                      "model.torque_source is 'joint_torque', not 'current'"),
+    'friction law': (lambda r: dataclasses.replace(r, model={**r.model, 'friction': 'load_squared'}),
+                     "model.friction is 'load_squared', not 'viscous_coulomb'"),
+    'base grouping': (lambda r: dataclasses.replace(r, base_expressions={**r.base_expressions,
+                                                                          'Izz_1R': 'Izz_1 + Ia_1'}),
+                      r"groups the base parameters \['Izz_1R'\] otherwise")}
+
+
 def fleet_results(robot, count: int, seed: int, faults=()) -> list[IdentificationResult]:
     """Results of ``count`` robots of ``robot``'s model: every parameter drawn normal around its centre (the model's
     base parameters, :data:`FRICTION`, :data:`GAIN`) with the relative spread :data:`SPREAD` (of |centre| + 0.01 for

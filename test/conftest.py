@@ -1,7 +1,8 @@
 """Shared fixtures: the three robots of the test suite (built-in UR5e, example-robot-data UR5, Panda), an
 arm without drive data, a data directory and a ROS log directory of the test session's own (the health
-record's default place, rclpy's log files), and a ROS domain id no other test run on this machine uses
-(``ros_domain``, dds_helpers.claim_domain). ``--core``: the core's tests alone (``CORE_ONLY``)."""
+record's default place, rclpy's log files), a ROS domain id no other test run on this machine uses
+(``ros_domain``, dds_helpers.claim_domain), and the health record's backends (``server``: a real PostgreSQL server
+per module; ``target``: a record on SQLite and on it). ``--core``: the core's tests alone (``CORE_ONLY``)."""
 
 import os
 import re
@@ -10,6 +11,8 @@ import pytest
 
 from dynid.model import RobotModel, load_robot
 from dynid.model.robots import example_robot_path
+from record_backends import REASON, needs_postgres
+from testing import pg_server
 
 #: the fixtures of the tests that run nodes over DDS (their own processes or this one's executor, in real time)
 DDS_FIXTURES = frozenset({'ros_domain', 'module_ros_domain', 'ros_context'})
@@ -143,3 +146,23 @@ def ros_context(ros_domain):
     rclpy.init(context=context, domain_id=ros_domain)
     yield context
     rclpy.shutdown(context=context)
+
+
+# ------------------------------------------------------------------------------ the health record's backends
+@pytest.fixture(scope='module')
+def server():
+    """A real PostgreSQL server for the module's tests (testing/pg_server.py), or the test skipped by the reason
+    there is none."""
+    if REASON:
+        pytest.skip(REASON)
+    running = pg_server.Server()
+    yield running
+    running.close()
+
+
+@pytest.fixture(params=['sqlite', pytest.param('postgresql', marks=needs_postgres)])
+def target(request, tmp_path):
+    """A record on each backend: an SQLite file, or a fresh database on the module's server."""
+    if request.param == 'sqlite':
+        return str(tmp_path / 'health.sqlite3')
+    return request.getfixturevalue('server').database(request.node.name.replace('[', '_').replace(']', '')[:60])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from builders import FRICTION, OWN_SIGMA, SPREAD, fleet_results, members_of, saved
+from builders import FRICTION, OWN_SIGMA, SPREAD, UNPOOLABLE, fleet_results, members_of, saved
 from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
@@ -121,16 +121,7 @@ def test_fewer_than_three_robots_are_refused(ur5e_model, tmp_path):
         prior_source(str(tmp_path / 'two.yaml'), ur5e_model)
 
 
-@pytest.mark.parametrize('change, named', [
-    (lambda r: dataclasses.replace(r, robot='ur10e'), "is a result of robot 'ur10e', not 'ur5e'"),
-    (lambda r: dataclasses.replace(r, joint_names=tuple(reversed(r.joint_names))), 'has the joints'),
-    (lambda r: dataclasses.replace(r, model={**r.model, 'torque_source': 'joint_torque'}),
-     "model.torque_source is 'joint_torque', not 'current'"),
-    (lambda r: dataclasses.replace(r, model={**r.model, 'friction': 'load_squared'}),
-     "model.friction is 'load_squared', not 'viscous_coulomb'"),
-    (lambda r: dataclasses.replace(r, base_expressions={**r.base_expressions, 'Izz_1R': 'Izz_1 + Ia_1'}),
-     r"groups the base parameters \['Izz_1R'\] otherwise"),
-], ids=['robot', 'joint order', 'torque source', 'friction law', 'base grouping'])
+@pytest.mark.parametrize('change, named', UNPOOLABLE.values(), ids=UNPOOLABLE.keys())
 def test_results_that_cannot_be_pooled_are_refused_by_file_and_field(ur5e_model, tmp_path, change, named):
     results = fleet_results(ur5e_model, 4, seed=6)
     results[2] = change(results[2])

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders import fleet_results
+from builders import UNPOOLABLE, fleet_results
 from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.fleet.prior import FleetTable, fleet_prior, read_members, record_members
@@ -22,33 +22,13 @@ from dynid.health.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.solve.fleet_prior_file import FleetPriorFile
 from dynid.model import load_robot
-from testing import pg_server
 
-REASON = pg_server.unavailable()
-needs_postgres = pytest.mark.skipif(bool(REASON), reason=f'no PostgreSQL server can start here: {REASON}')
 START_UTC = 1.7e9
 
 
 @pytest.fixture(scope='module')
 def ur5e_model():
     return load_robot('ur5e')
-
-
-@pytest.fixture(scope='module')
-def server():
-    if REASON:
-        pytest.skip(REASON)
-    running = pg_server.Server()
-    yield running
-    running.close()
-
-
-@pytest.fixture(params=['sqlite', pytest.param('postgresql', marks=needs_postgres)])
-def target(request, tmp_path):
-    """A record on each backend: an SQLite file, or a fresh database on the module's server."""
-    if request.param == 'sqlite':
-        return str(tmp_path / 'health.sqlite3')
-    return request.getfixturevalue('server').database(request.node.name.replace('[', '_').replace(']', '')[:60])
 
 
 def saved_as_robots(folder: Path, results, first: int = 0) -> list[str]:
@@ -107,15 +87,8 @@ def test_each_robot_pools_its_newest_result_and_a_model_is_chosen(ur5e_model, tm
 
 
 # ------------------------------------------------------------------------------------------ refusals by name
-@pytest.mark.parametrize('change, named', [
-    (lambda r: dataclasses.replace(r, joint_names=tuple(reversed(r.joint_names))), 'has the joints'),
-    (lambda r: dataclasses.replace(r, model={**r.model, 'torque_source': 'joint_torque'}),
-     "model.torque_source is 'joint_torque', not 'current'"),
-    (lambda r: dataclasses.replace(r, model={**r.model, 'friction': 'load_squared'}),
-     "model.friction is 'load_squared', not 'viscous_coulomb'"),
-    (lambda r: dataclasses.replace(r, base_expressions={**r.base_expressions, 'Izz_1R': 'Izz_1 + Ia_1'}),
-     r"groups the base parameters \['Izz_1R'\] otherwise"),
-], ids=['joint order', 'torque source', 'friction law', 'base grouping'])
+@pytest.mark.parametrize('change, named', [UNPOOLABLE[k] for k in UNPOOLABLE if k != 'robot'],
+                         ids=[k for k in UNPOOLABLE if k != 'robot'])
 def test_results_in_the_record_that_cannot_be_pooled_are_refused_by_robot_and_field(ur5e_model, tmp_path, target,
                                                                                       change, named):
     results = fleet_results(ur5e_model, 4, seed=6)

@@ -17,28 +17,9 @@ from builders import fleet_record
 from dynid.cli import main
 from dynid.errors import InputError
 from dynid.health.record import Event, HealthRecord, JointSession, Session
-from testing import pg_server
+from record_backends import needs_postgres
 
 JOINTS = ('a', 'b', 'c')
-REASON = pg_server.unavailable()
-needs_postgres = pytest.mark.skipif(bool(REASON), reason=f'no PostgreSQL server can start here: {REASON}')
-
-
-@pytest.fixture(scope='module')
-def server():
-    if REASON:
-        pytest.skip(REASON)
-    running = pg_server.Server()
-    yield running
-    running.close()
-
-
-@pytest.fixture(params=['sqlite', pytest.param('postgresql', marks=needs_postgres)])
-def target(request, tmp_path):
-    """A record on each backend: an SQLite file, or a fresh database on the module's server."""
-    if request.param == 'sqlite':
-        return str(tmp_path / 'health.sqlite3')
-    return request.getfixturevalue('server').database(request.node.name.replace('[', '_').replace(']', '')[:60])
 
 
 def session(k: int, robot: str = 'cell-1', **changes) -> Session:

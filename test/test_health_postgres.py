@@ -20,18 +20,10 @@ from dynid.health.job import judge_record
 from dynid.health.record import HealthRecord, JointSession, Session
 from dynid.health.schema import SCHEMA_VERSION, migrations, statements
 from health_sessions import assert_some_robots_read_as_in_the_whole_fleet
-from testing import pg_server
+from record_backends import needs_postgres
 
-REASON = pg_server.unavailable()
-pytestmark = pytest.mark.skipif(bool(REASON), reason=f'no PostgreSQL server can start here: {REASON}')
+pytestmark = needs_postgres
 JOINTS = ('a', 'b', 'c')
-
-
-@pytest.fixture(scope='module')
-def server():
-    running = pg_server.Server()
-    yield running
-    running.close()
 
 
 @pytest.fixture
