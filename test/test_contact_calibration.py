@@ -44,6 +44,28 @@ def test_a_calibration_with_a_push_is_refused_by_name_and_clean_ones_are_not(run
     assert 'pushed at 2.' in refused.stderr and 'free2' not in refused.stderr, refused.stderr
 
 
+def test_a_sharp_excursion_or_a_push_held_on_a_still_arm_is_contact_like():
+    from dynid.contact.calibration import contact_like
+
+    t = np.arange(0.0, 12.0, 0.002)  # 500 Hz, two joints of noise-level z; the arm still from 2.5 s to 10 s
+    z = np.full((len(t), 2), 2.0)
+    still = (t >= 2.5) & (t < 10.0)
+
+    def stretch(joint, start, seconds, level):
+        z[(t >= start) & (t < start + seconds), joint] = level
+
+    stretch(0, 1.0, 0.15, 35.0)  # sharp, in motion: the first rule
+    stretch(1, 3.0, 0.5, 14.0)  # a push on the still arm at 14 σ (a UR10e's held 13.4 σ for 0.3 s): the second
+    stretch(0, 5.0, 0.2, 14.0)  # as high at rest, too short for a push
+    stretch(1, 7.0, 2.0, 8.0)  # long at rest, at a level contact-free runs reach
+    stretch(0, 9.0, 0.5, 40.0)  # both rules: counted once
+    stretch(1, 10.5, 1.0, 25.0)  # in motion, where a result whose friction is off holds z this high at each start
+    found = contact_like(t, z, still)
+    assert [(round(start, 2), joint) for start, joint, _ in found] == [(1.0, 0), (3.0, 1), (9.0, 0)]
+    assert [peak for _, _, peak in found] == [35.0, 14.0, 40.0]
+    assert [(round(start, 2), joint) for start, joint, _ in contact_like(t, z)] == [(1.0, 0), (9.0, 0)]
+
+
 def test_a_short_calibration_is_flagged_with_the_minutes_it_needs(runs):
     short = _calibrate(runs, runs / 'free1', extra=('--save-calibration', runs / 'short.yaml'))
     flagged = json.loads(short.stdout)

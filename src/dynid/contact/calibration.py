@@ -21,10 +21,11 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
    :data:`TRACK_STEPS` times the position's resolution, the smallest change of the joint's tracking error from one
    sample to the next with every reference held: the departure from a smooth forecast is read in steps of the
    encoder, and a threshold of one or two of them is passed by a slow drift's next step.
-5. Contact-free by its own evidence: a recording in which a joint's z (on the measured σ₀) stays above
-   :data:`CONTACT_SIGMA` for :data:`CONTACT_HOLD_S` holds a contact-like excursion; calibration refuses it, naming
-   the recording, the joint and the time. Refused rather than cut out: a push's onset and release leave residuals
-   below any cut level that would then calibrate the tail, and the user knows what the recording held.
+5. Contact-free by its own evidence: a recording in which a joint's z (on the measured σ₀) stays above a level
+   for a hold of :data:`CONTACT_LIKE` (a sharp excursion, or a lower one held as long as a push is) holds a
+   contact-like excursion; calibration refuses it, naming the recording, the joint and the time. Refused rather
+   than cut out: a push's onset and release leave residuals below any cut level that would then calibrate the
+   tail, and the user knows what the recording held.
 6. Enough free motion for the rate asked: a joint's share ``rate/(2n)`` per hour is extrapolated from the recorded
    tail (Coles 2001, §4.4: return levels far beyond the record are unreliable); the recordings need
    :func:`minutes_needed` = 60/(:data:`EXTRAPOLATION` × share) minutes. A shorter calibration is kept and flagged
@@ -53,11 +54,11 @@ TRACK_MARGIN = 1.25
 #: benchmark's plants (encoders of 2^20 counts a turn) thresholds of 1–2 steps raised 1 false alarm in each plant's
 #: contact-free runs, 3 steps none.
 TRACK_STEPS = 3.0
-#: Contact-like: z held above CONTACT_SIGMA for CONTACT_HOLD_S (module docstring, step 5). A 40 N push on the
-#: flange for 0.5 s holds z far above it; the twin's contact-free runs held 23–25 σ for 50 ms at the start of a
-#: motion (wrists), never 30 σ for 0.1 s (test_contact_calibration measures both).
-CONTACT_SIGMA = 30.0
-CONTACT_HOLD_S = 0.1
+#: Contact-like: z held above a level [σ] for a hold [s], either rule (module docstring, step 5), the second with the
+#: arm at rest only: a sharp excursion, or a push on a still arm (in motion a result whose friction is off holds z
+#: that high at each start); the levels measured on pushes and contact-free runs: docs/methods/contact.md, "What
+#: calibration checks of what it is given". (level, hold, at rest only)
+CONTACT_LIKE = ((30.0, 0.1, False), (10.0, 0.3, True))
 #: The thresholds are extrapolated from the recorded tail at most this far: the recordings must last at least
 #: 1/(EXTRAPOLATION × a joint's share of the rate) (module docstring, step 6).
 EXTRAPOLATION = 100.0
@@ -141,20 +142,34 @@ def minutes_needed(rate_per_hour: float, joints: int) -> float:
     return 60.0 / (EXTRAPOLATION * rate_per_hour / (2.0 * joints))
 
 
-def contact_like(t: np.ndarray, z: np.ndarray) -> list[tuple[float, int, float]]:
-    """(time [s], joint index, peak z) of each stretch where z (N, n) stays above CONTACT_SIGMA for CONTACT_HOLD_S."""
+def contact_like(t: np.ndarray, z: np.ndarray, still: np.ndarray | None = None) -> list[tuple[float, int, float]]:
+    """(time [s], joint index, peak z) of each stretch where z (N, n) stays above a level of :data:`CONTACT_LIKE`
+    for its hold (``still`` (N,): the samples with the arm at rest, for the rules that hold there only; None: none),
+    in time order; a stretch of one joint that another rule's overlaps is counted once."""
     if len(t) < 2:
         return []
     period = float(np.median(np.diff(t)))
-    found = []
-    samples = max(2, int(np.ceil(CONTACT_HOLD_S / period - 1e-9)))
-    hold = held(z, samples)
-    for j in range(z.shape[1]):
-        above = np.concatenate([[False], hold[:, j] > CONTACT_SIGMA, [False]])
-        edges = np.flatnonzero(np.diff(above.astype(np.int8)))
-        for a, b in zip(edges[0::2], edges[1::2], strict=True):
-            found.append((float(t[max(a - samples + 1, 0)]), j, float(z[a:b, j].max())))
-    return found
+    found, spans = [], []
+    for level, hold_s, at_rest in CONTACT_LIKE:
+        if at_rest and still is None:
+            continue
+        samples = max(2, int(np.ceil(hold_s / period - 1e-9)))
+        hold = held(np.where(still[:, None], z, 0.0) if at_rest else z, samples)
+        for j in range(z.shape[1]):
+            above = np.concatenate([[False], hold[:, j] > level, [False]])
+            edges = np.flatnonzero(np.diff(above.astype(np.int8)))
+            for a, b in zip(edges[0::2], edges[1::2], strict=True):
+                start = max(a - samples + 1, 0)
+                if not any(k == j and start < end and begin < b for k, begin, end in spans):
+                    spans.append((j, start, b))
+                    found.append((float(t[start]), j, float(z[start:b, j].max())))
+    return sorted(found)
+
+
+def contact_rules() -> str:
+    """The rules of :data:`CONTACT_LIKE` in words: 'above 30 σ for 100 ms or 10 σ for 300 ms'."""
+    return 'above ' + ' or '.join(f'{level:g} σ for {1e3 * hold_s:g} ms{" at rest" if at_rest else ""}'
+                                  for level, hold_s, at_rest in CONTACT_LIKE)
 
 
 def held(z: np.ndarray, samples: int) -> np.ndarray:
@@ -213,7 +228,7 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
     for k, (t, external, velocity, theta, commanded, tracking) in enumerate(runs):
         samples, _ = ContactDetector(sigma, stiction, np.inf, gain, settings).run(t, external, velocity, theta,
                                                                                   commanded, tracking)
-        excursions += [(k, *found) for found in contact_like(t, samples.z)]
+        excursions += [(k, *found) for found in contact_like(t, samples.z, samples.still)]
         period = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
         persistence = max(2, int(np.ceil(settings.persistence_s / period - 1e-9)))
         zs.append(held(samples.z, persistence))

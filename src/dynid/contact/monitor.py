@@ -20,7 +20,7 @@ import numpy as np
 import yaml
 from scipy.special import ndtri
 
-from dynid.contact.calibration import CONTACT_HOLD_S, CONTACT_SIGMA, Calibration, CalibrationRun, calibrate
+from dynid.contact.calibration import Calibration, CalibrationRun, calibrate, contact_rules
 from dynid.contact.detection import Contact, ContactDetector
 from dynid.contact.dynamics import ObserverModel
 from dynid.contact.observer import MomentumObserver
@@ -191,7 +191,7 @@ class ContactMonitor:
             found = '; '.join(f'{names[k]} at {t - observed[k].t[0]:.2f} s ({self.robot.joint_names[j]}, {z:.0f} σ)'
                               for k, t, j, z in calibration.contact_like[:5])
             raise InputError(f'calibration recordings are not contact-free: the residual holds contact-like '
-                             f'excursions (above {CONTACT_SIGMA:g} σ for {1e3 * CONTACT_HOLD_S:g} ms) in {found}'
+                             f'excursions ({contact_rules()}) in {found}'
                              f'{" …" if len(calibration.contact_like) > 5 else ""}; calibrate on recordings without '
                              'contact (or cut the contacts out)')
         self.reset()
