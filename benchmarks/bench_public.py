@@ -33,6 +33,13 @@ robot file's own model's (its links as filed, Coulomb + viscous friction and an 
   out as written scored held out against ``--force``. ``library_warnings_printed``: Python warnings (numpy, scipy,
   cvxpy, ...) that reached the terminal from any dynid command of the run.
 - ``weak_*``: the weakly exciting twin cases (``public_twins.py``).
+- What the words lead to (issue 71), over the rows, the motions' rows and the twins: ``advice_worse_when_followed``:
+  remedies that, followed as written, raised the pooled held-out error (any rise) or were refused;
+  ``false_claims_clean``: the scale, unit or gravity claims (and meanings the data's authors do not document) of
+  identify and validate on these logs, each read in its authors' units, before and after each advice is followed
+  (``public_diagnosis.false_claims``; the TX40's rows: identify's warnings); ``cond_numbers_per_run_max``: the most
+  distinct figures one ``dynid identify`` run of this benchmark printed for one condition number (the data alone's,
+  or the data's with the prior: ``public_scoring.CONDITIONS``; figures within 0.6 % are one, as 3 digits round).
 - ``joints_worse_than_against`` (with ``--against DETAIL``): joints whose RMSE is more than 3 % above their figure
   in another run's detail file (``$TMPDIR/bench_public.json`` of a run of another checkout on the same split);
   ``joints_better_than_against``: more than 3 % below it.
@@ -70,7 +77,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import public_datasets, public_motions, public_twins, public_tx40
+from benchmarks import public_datasets, public_diagnosis, public_motions, public_twins, public_tx40
 from benchmarks import public_extra_datasets as extra
 from benchmarks.public_scoring import Runner, Scorer, kept, ratio_interval
 
@@ -129,6 +136,7 @@ def tx40_rows(root: Path, folder: Path, runner: Runner) -> dict:
     row = {'method': entry['method'], 'friction': entry['friction'], 'authors_source': entry['reference_source'],
            'pooled': entry['pooled'], 'named': entry['named'], 'runs': runs,
            'identify_warnings': entry['identify_warnings'], 'validate_lines': entry['validate_lines'],
+           'claims': public_diagnosis.false_claims(public_tx40.LABEL, entry['identify_warnings']),
            'tx40': {key: entry[key] for key in ('split', 'import', 'figaroh', 'joint_side', 'joints_behind_reference')}}
     if 'pooled' in entry['physical']:
         row['physical_pooled'] = entry['physical']['pooled']
@@ -215,6 +223,32 @@ def figures(rows: dict, twins: dict | None, runner: Runner, holdout: float = REC
     if twins is not None:
         out.update({key: value for key, value in twins.items() if key.startswith('weak_')})
     return out, lists
+
+
+def word_figures(rows: dict, motions: dict | None, twins: dict | None, runner: Runner) -> tuple[dict, dict]:
+    """The counts of what dynid's words lead to (module docstring: ``advice_worse_when_followed``,
+    ``false_claims_clean``, ``cond_numbers_per_run_max``) and their lists, over the rows, the motions' rows and the
+    twins, every identify run of this benchmark for the condition numbers."""
+    lists = public_diagnosis.words({**rows, **{f'motions {key}': row for key, row in (motions or {}).items()}})
+    lists['conditions_printed_twice'] = [[run['command'], quantity, figures] for run in runner.conditions
+                                         for quantity, figures in run['figures'].items() if len(figures) > 1]
+    twins = twins or {}
+    return {'advice_worse_when_followed': len(lists['advice_worse_when_followed'])
+            + twins.get('weak_advice_worse_held_out', 0),
+            'false_claims_clean': len(lists['false_claims_clean']) + twins.get('weak_false_claims', 0),
+            'cond_numbers_per_run_max': runner.most_conditions}, lists
+
+
+def word_lines(lists: dict) -> list[str]:
+    """The human lines of :func:`word_figures`'s lists."""
+    lines = [f'{tag}: {len(items)}' for tag, items in lists.items()]
+    lines += [f'  advice worse when followed: {key}: {remedy!r} pooled {_number(before)} → '
+              f'{"refused" if after is None else _number(after)}'
+              for key, remedy, before, after in lists['advice_worse_when_followed']]
+    lines += [f'  false claim: {key} ({when}): {line[:200]}' for key, when, line in lists['false_claims_clean']]
+    lines += [f'  condition numbers: {command}: {quantity} {", ".join(f"{v:.4g}" for v in figures)}'
+              for command, quantity, figures in lists['conditions_printed_twice']]
+    return lines
 
 
 def _number(value, digits: int = 4) -> str:
@@ -382,6 +416,8 @@ def main() -> None:
         if not args.no_motions:
             motions = motions_section(args, folder, runner)
     counts, lists = figures(rows, twins, runner, args.holdout, against)
+    said, words = word_figures(rows, motions and motions[0], twins, runner)
+    counts.update(said)
     source = dynid_source()
     print(f'dynid on the public datasets, held out (dynid from {source}; {os.cpu_count()} cores, load '
           f'{os.getloadavg()[0]:.1f}, {time.perf_counter() - start:.0f} s); RMSE [N·m]; authors and file on the same '
@@ -392,6 +428,7 @@ def main() -> None:
         f'library warning ({item["command"]}): {item["category"]}: {item["message"]} [{item["where"]}]'
         for item in runner.library]))
     print_lists(lists)
+    print('\n'.join(word_lines(words)))
     if motions is not None:
         print('\n'.join(public_motions.table(motions[0], motions[2])))
         print_lists({f'motions {tag}': items for tag, items in motions[2].items()})
@@ -401,7 +438,7 @@ def main() -> None:
             public_motions.record_release(args.record_release, motions[0], f'dynid from {source}')
     detail = Path(tempfile.gettempdir()) / 'bench_public.json'
     detail.write_text(json.dumps({'holdout': args.holdout, 'source': source, 'rows': rows, 'twins': twins,
-                                  'lists': lists, 'library': runner.library,
+                                  'lists': lists, 'words': words, 'library': runner.library,
                                   'motions': motions and motions[0], 'motions_lists': motions and motions[2]},
                                  indent=1, default=float))
     public_datasets.say(f'detail: {detail}')
@@ -413,19 +450,21 @@ def main() -> None:
 def motions_only(args, motions: tuple, runner: Runner, start: float) -> None:
     """``--motions-only``: the section's table, lists, detail file and JSON line."""
     rows, counts, lists = motions
+    said, words = word_figures({}, rows, None, runner)
     source = dynid_source()
     print(f'dynid on the public datasets\' other motions (dynid from {source}; {os.cpu_count()} cores, load '
           f'{os.getloadavg()[0]:.1f}, {time.perf_counter() - start:.0f} s); RMSE [N·m]')
     print('\n'.join(public_motions.table(rows, lists)))
     print_lists({f'motions {tag}': items for tag, items in lists.items()})
+    print('\n'.join(word_lines(words)))
     if args.record_release:
         public_motions.record_release(args.record_release, rows, f'dynid from {source}')
     detail = Path(tempfile.gettempdir()) / 'bench_public.json'
     detail.write_text(json.dumps({'holdout': args.holdout, 'source': source, 'motions': rows, 'motions_lists': lists,
-                                  'library': runner.library}, indent=1, default=float))
+                                  'words': words, 'library': runner.library}, indent=1, default=float))
     public_datasets.say(f'detail: {detail}')
     print(json.dumps({'benchmark': 'public', 'holdout': args.holdout, 'seconds': round(time.perf_counter() - start),
-                      'motions': {**counts, 'library_warnings_printed': len(runner.library),
+                      **said, 'motions': {**counts, 'library_warnings_printed': len(runner.library),
                                   'rows_detail': public_motions.compact(rows)}}, default=float))
 
 

@@ -18,10 +18,21 @@ What each dataset's authors document (:data:`AUTHORS`):
 - FloBaRoID KUKA LWR4+: the joint torque sensors.
 
 The logs' signs are the robot files' in every case (each authors' own identification uses the file's sign).
+
+The datasets ``public_diagnosis`` does not judge from result files are documented too, for :func:`false_claims`:
+Gaz et al. 2019's Panda log and the LBR Med 7's hold their joint torque sensors' readings, the TX40's motor torques
+times the gear ratios (FIGAROH's model of them: a drive torque, friction included), and the twin of
+``public_twins.py`` logs joint torque.
+
+:func:`false_claims` (issue 71): a scale, unit or gravity claim of identify or validate on these logs, read in their
+authors' units, is false by construction (:data:`SCALE_CLAIMS`): the drive-gain or torque-sensor scale of a joint,
+a robot file "not at the recording's scale", a gravity torque "an order of magnitude off"; so is a meaning the
+authors contradict.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 #: entry: (meanings the authors document, whether the authors' sign is the robot file's)
@@ -32,6 +43,15 @@ AUTHORS = {
     'dyncal_ur10e': (('motor current',), True),
     'flobaroid_kuka': (('joint torque',), True),
 }
+#: the meanings of the logs judged by their warnings only (module docstring)
+DOCUMENTED = {**{entry: meanings for entry, (meanings, _) in AUTHORS.items()}, 'gaz_panda': ('joint torque',),
+              'lbr_med7': ('joint torque',), 'figaroh_plus_tx40': ('motor torque',), 'twin': ('joint torque',)}
+#: the words of a scale, unit or gravity claim: a joint's drive gain or torque sensor scale and a robot file not at
+#: the recording's scale (dynid.diagnosis.diagnosis), a gravity torque off by an order of magnitude
+#: (dynid.identify.steps.plausibility)
+SCALE_CLAIMS = (re.compile(r"× the robot file's (?:torque )?while the other joints agree"),
+                re.compile(r"is not at the robot file's scale"),
+                re.compile(r"the identified gravity torque is .*× the robot file's"))
 #: the meaning a 'meaning' finding claims, by the words of its text (dynid.diagnosis.diagnosis)
 CLAIMS = (('looks like motor current', 'motor current'), ('looks like joint torque', 'joint torque'),
           ('holds no gravity torque', 'torque estimate'), ("carries the drive's friction", 'motor torque'))
@@ -61,6 +81,34 @@ def judged(entry: str, result_path: Path) -> dict:
             about_file.append(f'{kind}: {", ".join(finding.get("joints") or [])}')
     return {'warnings': len(result.warnings), 'findings': [f.get('kind') for f in findings],
             'contradicted_by_authors': contradicted, 'about_the_robot_file': about_file}
+
+
+def false_claims(entry: str, lines) -> list[str]:
+    """The lines (identify's and validate's warnings) of a log of ``entry`` (:data:`DOCUMENTED`) that claim a scale,
+    a unit or a gravity scale, or a meaning its authors do not document (module docstring), each once."""
+    meanings = DOCUMENTED[entry]
+    out = []
+    for line in lines:
+        claimed = next((meaning for words, meaning in CLAIMS if words in line), None)
+        if (claimed is not None and claimed not in meanings) or any(p.search(line) for p in SCALE_CLAIMS):
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def words(rows: dict) -> dict[str, list]:
+    """Of the rows of ``bench_public.py`` (or its motions): each advice that made the pooled held-out error worse
+    when followed, or was refused when followed as written ([row, remedy, before, after or None]), and each false
+    claim (:func:`false_claims`) of the defaults' run and of each advice's ([row, 'defaults' or the remedy, line])."""
+    worse, claims = [], []
+    for key, row in rows.items():
+        claims += [[key, 'defaults', line] for line in row.get('claims', ())]
+        for entry in row.get('advice', ()):
+            claims += [[key, entry['remedy'], line] for line in entry.get('claims', ())]
+            before, after = entry.get('pooled_before'), entry.get('pooled_after')
+            if entry.get('exit') != 0 or (before is not None and after is not None and after > before):
+                worse.append([key, entry['remedy'], before, after])
+    return {'advice_worse_when_followed': worse, 'false_claims_clean': claims}
 
 
 def judge_all(folder: Path, public: dict) -> dict:

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from benchmarks import public_datasets, public_tx40
 from benchmarks.public_datasets import Case, dynid, say
+from benchmarks.public_diagnosis import false_claims
 from benchmarks.public_scoring import Runner, Scorer, kept, pooled, ratio_interval, recordings, score_model
 
 RELEASES = Path(__file__).resolve().parent / 'public_motions_releases.json'
@@ -99,6 +100,9 @@ def _case_row(case: Case, name: str, folder: Path, runner: Runner) -> dict:
     score = score_model(result, robot, case, train, held, given)
     row.update(method=result.method, friction=result.model['friction'], runs=score['runs'], pooled=pooled(score))
     check = scorer._validate(case, path)
+    row['claims'] = false_claims(case.label, call.warnings + check.warnings)
+    row['advice'] = scorer._advice(case, call.warnings + check.warnings, robot, train, held, given, row['pooled'],
+                                   f'{tag}_')
     physical, physical_path = scorer._identify(case, f'{tag}_physical', '--physical')
     if physical.code == 0:
         row['physical_pooled'] = pooled(score_model(IdentificationResult.load(physical_path), robot, case, train,
@@ -209,7 +213,9 @@ def _tx40_windows(root: Path, folder: Path, runner: Runner):
         call = runner(argv)
         return call.code, call.text
 
-    bag, drives_path, imported = public_tx40._imported(root, folder, run)
+    own = folder / 'motions_tx40'  # bench_public's TX40 row imports into the folder itself
+    own.mkdir(exist_ok=True)
+    bag, drives_path, imported = public_tx40._imported(root, own, run)
     urdf = str(root / public_tx40.URDF)
     total = read_bag(bag, load_robot(urdf).joint_names).n_samples
     cut, bound = window_bounds(total, public_tx40.HOLDOUT, 5000.0)
@@ -269,6 +275,7 @@ def tx40_rows(root: Path, folder: Path, runner: Runner) -> dict:
         else:
             row['physical_refused'] = physical.last_line[:300]
         row['physical_said'] = said_physical(call.text + '\n' + check.text)
+        row['claims'] = false_claims(public_tx40.LABEL, call.warnings + check.warnings)
         rows[f'{public_tx40.LABEL}|{name}'] = row
     return rows
 

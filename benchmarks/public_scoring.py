@@ -32,6 +32,7 @@ import numpy as np
 
 from benchmarks import public_datasets
 from benchmarks.public_datasets import Case
+from benchmarks.public_diagnosis import false_claims
 
 #: the options a warning gives as its remedy, together: 'give --torque motor_torque', 'give `--torque-sign all=-1`',
 #: 'give --payload-mass 2.1 --payload-com 0.01,0.1,-0.15'
@@ -40,6 +41,21 @@ REMEDY = re.compile(r'(?:give|with|add|use|try|pass)\s+((?:--[a-z][a-z-]*(?:[ =]
 WAY_OUT = (re.compile(r'(--[a-z-]+ [0-9.]+) identifies it'), re.compile(r'(--exclude-joint [\w,]+)'),
            re.compile(r'(--(?!force)[a-z][a-z-]*(?: (?!--)[^\s,;:)`]+)?)'))
 
+
+#: the condition numbers identify prints, by what they are of (issue 71: one figure per run for each): the data
+#: alone (the weakly exciting log's gate, the choice's line, the summary; without a prior the summary's cond(W) is
+#: the data's), and the data with the prior. A refusal's ways out print other settings' runs and are not read.
+NUMBER = r'([0-9][0-9.]*(?:e[+-]?[0-9]+)?)'
+CONDITIONS = {'data alone': (re.compile(r'cond\(W\) of the data alone(?: with unit-norm columns)? ' + NUMBER),
+                             re.compile(r'the data alone: cond\(W\) = ' + NUMBER),
+                             re.compile(r'(?<!alone: )cond\(W\) = ' + NUMBER + ' with unit-norm columns')),
+              'with the prior': (re.compile(r'cond = ' + NUMBER + ' with unit-norm columns for the data with the '
+                                            'prior'),
+                                 re.compile(r'cond with the prior ' + NUMBER),
+                                 re.compile(r'cond of the data with the prior = ' + NUMBER))}
+#: two printed figures are one where they differ by less than this relative amount (3 significant digits round
+#: by up to 0.5 %)
+SAME_FIGURE = 0.006
 
 #: the words by which identify and validate say the robot file's own model predicts a joint better
 OWN_MODEL = "robot file's own model"
@@ -68,6 +84,7 @@ class Runner:
     def __init__(self):
         self.library: list[dict] = []
         self.calls = 0
+        self.conditions: list[dict] = []  # every identify run: its distinct condition figures by quantity
 
     def __call__(self, argv: list[str]) -> Call:
         from dynid.cli import main
@@ -87,7 +104,32 @@ class Runner:
                 seen.add(key)
                 self.library.append({'command': ' '.join(map(str, argv[:2])), 'category': key[0],
                                      'message': key[1][:160], 'where': f'{Path(w.filename).name}:{w.lineno}'})
+        if argv and argv[0] == 'identify':
+            self.conditions.append({'command': ' '.join(map(str, argv[1:]))[-160:],
+                                    'figures': condition_figures(out.getvalue())})
         return Call(list(argv), code, out.getvalue())
+
+    @property
+    def most_conditions(self) -> int:
+        """The most distinct figures one identify run printed for one quantity (:data:`CONDITIONS`)."""
+        return max((len(figures) for run in self.conditions for figures in run['figures'].values()), default=0)
+
+
+def condition_figures(text: str) -> dict[str, list[float]]:
+    """{quantity: its distinct figures} of the condition numbers an identify run printed (:data:`CONDITIONS`; a
+    refusal's ways out left out)."""
+    out = {}
+    for line in text.splitlines():
+        if 'refused; trying' in line or 'identifies it (cond' in line:
+            continue
+        for quantity, patterns in CONDITIONS.items():
+            for pattern in patterns:
+                for match in pattern.finditer(line):
+                    value = float(match.group(1).rstrip('.'))
+                    kept = out.setdefault(quantity, [])
+                    if not any(abs(value - v) <= SAME_FIGURE * max(abs(v), abs(value)) for v in kept):
+                        kept.append(value)
+    return out
 
 
 def remedies(lines: list[str]) -> list[str]:
@@ -309,6 +351,7 @@ class Scorer:
         row['validate_lines'] = [line for line in check.text.splitlines() if OWN_MODEL in line][:20]
         named = named_joints(call.warnings + check.text.splitlines(), robot.joint_names)
         row['named'] = sorted(named)
+        row['claims'] = false_claims(case.label, call.warnings + check.warnings)
         row['advice'] = self._advice(case, call.warnings + check.warnings, robot, train, held, given, row['pooled'])
         physical, physical_path = self._identify(case, 'physical', '--physical')
         if physical.code == 0:
@@ -319,16 +362,18 @@ class Scorer:
         row['refusals'] = refusals
         return row
 
-    def _advice(self, case, lines, robot, train, held, given, before) -> list[dict]:
-        """Each remedy the warnings give, followed as written: whether a warning gives it again, and the pooled
-        held-out error after it against before."""
+    def _advice(self, case, lines, robot, train, held, given, before, tag: str = '') -> list[dict]:
+        """Each remedy the warnings give, followed as written: whether a warning gives it again, the false claims
+        (``public_diagnosis.false_claims``) of the run it gives, and the pooled held-out error after it against
+        before."""
         out = []
         for k, option in enumerate(remedies(lines)):
-            after, path = self._identify(case, f'advice{k}', *option.split())
+            after, path = self._identify(case, f'{tag}advice{k}', *option.split())
             entry = {'remedy': option, 'exit': after.code}
             if after.code == 0:
                 again = self._validate(case, path, *[o for o in option.split() if option.startswith('--torque-sign')])
                 entry['repeated'] = option in remedies(after.warnings + again.warnings)
+                entry['claims'] = false_claims(case.label, after.warnings + again.warnings)
                 entry['pooled_before'] = before
                 entry['pooled_after'] = pooled(self._model(path, robot, case, train, held, given))
             else:

@@ -13,7 +13,9 @@ names (the joint beside 'gravity' or 'offset') is **unsaid**; the least scale of
 (the fixed laws keep a constant offset per joint, which the default's choice may drop). Each remedy a warning of the
 default's run gives is followed as written: whether it is given again, and the held-out residual after it
 (``weak_advice_worse_held_out``: remedies that made it worse; on a twin the data hold no fault, so advice is a
-false alarm).
+false alarm), and the scale, unit or gravity claims of each run (``weak_false_claims``:
+``public_diagnosis.false_claims``; the twin logs joint torque in N·m, its robot file's links off by tens of percent
+only).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.public_diagnosis import false_claims
 from benchmarks.public_scoring import Call, remedies, way_out
 
 #: (name, robot, motion, seconds, rate [Hz], amplitude or sweep); motion: 'chirp', 'fourier' (5 harmonics, 10 s)
@@ -135,11 +138,12 @@ def run_case(case, folder: Path, runner, quick: bool) -> dict:
                           'way_out_residual': out[1],
                           'worse_than_force': out[1] is None or (forced[1] is not None and out[1] > forced[1])}
         call, default, result = forced
-    row['advice'] = []
+    row['advice'], row['claims'] = [], false_claims('twin', call.warnings)
     for k, option in enumerate(remedies(call.warnings)):  # each remedy followed as written (bench_public.py)
         after, residual, _ = identify(f'advice{k}', *option.split())
         row['advice'].append({'remedy': option, 'exit': after.code, 'residual': residual,
-                              'repeated': after.code == 0 and option in remedies(after.warnings)})
+                              'repeated': after.code == 0 and option in remedies(after.warnings),
+                              'claims': false_claims('twin', after.warnings)})
     fixed, fixed_gravity = {}, {}
     methods = FIXED_METHODS[:2] if quick else FIXED_METHODS
     for method in methods:
@@ -180,5 +184,6 @@ def run_all(folder: Path, runner, quick: bool, say) -> dict:
             'weak_refusals_way_out_worse_than_force': sum(bool((r.get('refusal') or {}).get('worse_than_force'))
                                                           for r in rows),
             'weak_warnings_repeated_after_advice': sum(entry['repeated'] for r in rows for entry in r['advice']),
+            'weak_false_claims': sum(len(r['claims']) + sum(len(e['claims']) for e in r['advice']) for r in rows),
             'weak_advice_worse_held_out': sum(1 for r in rows for entry in r['advice'] if entry['residual'] is not None
                                               and r['default'] is not None and entry['residual'] > r['default'])}

@@ -169,6 +169,21 @@ def test_the_effort_meanings_are_told_apart(ur5e_log):
     assert followed.findings == []
 
 
+def test_friction_like_misfit_off_the_most_loaded_joint_is_no_motor_torque(ur5e_log):
+    # A joint torque sensor's log whose robot file misfits every joint but the shoulder lift as friction would: most
+    # decided joints then pass the friction test, the shoulder lift, which carries the most gravity torque, does not;
+    # a motor torque holds the drive's friction there too (the test above)
+    robot, log = ur5e_log
+    misfit = np.zeros(robot.n)
+    misfit[[0, 2, 3, 4, 5]] = 2.0
+    smooth = misfit * np.tanh(log.dq / 0.05) + 3.0 * misfit * log.dq
+    diagnosis = diagnose([Recording(dataclasses.replace(log, tau=log.tau + smooth))], robot, spelling=ADVICE)
+    decided = [joint.meaning for joint in diagnosis.joints.values() if joint.meaning != 'not decided']
+    assert decided.count('motor torque') > len(decided) / 2
+    assert diagnosis.joints['shoulder_lift_joint'].meaning == 'joint torque'
+    assert all(f.kind != 'meaning' for f in diagnosis.findings), diagnosis.warnings()
+
+
 def test_time_and_positions_in_other_units_are_named(ur5e_log):
     robot, log = ur5e_log
     slow = diagnose([Recording(dataclasses.replace(log, t=log.t * 1000.0))], robot)

@@ -20,7 +20,10 @@ this order, the first kind that applies silencing those below it that its cause 
 1. **time and positions** (:mod:`dynid.diagnosis.recording`): stamps in milliseconds, positions in degrees;
 2. **meaning**: the effort read as joint torque looks like motor current, a motor torque or a torque without
    gravity (or the current looks like torque), by more than half of the joints whose scale is decided (a joint at
-   no meaning's scale counts against: most joints off scale is the robot file's problem, below);
+   no meaning's scale counts against: most joints off scale is the robot file's problem, below). A motor torque is
+   claimed only where the joint carrying the most gravity torque shows the drive's friction too: on a joint torque
+   sensor's log a robot file's misfit passes for friction on lightly loaded joints, not on the most loaded one
+   (the figures: docs/methods/diagnosis.md);
 3. **robot file**: decided joints whose scale lies outside [1/t, t] (t = :attr:`DiagnosisSettings.trigger_band`)
    are explained (:mod:`dynid.diagnosis.robot_file`) by a load nobody declared, a link of the robot file, a
    joint's drive gain or sensor scale, or else a robot file that does not belong — the robot file's problem is
@@ -369,7 +372,8 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
                   'current interface) or a joint torque instead')
         return [Finding('meaning', joints, f'the effort holds no gravity torque: a vendor\'s torque estimate with '
                         f'the gravity removed ({numbers})', advice)]
-    if check.signal == 'torque' and majority == 'motor torque' and torque_source != 'motor_torque':
+    if check.signal == 'torque' and majority == 'motor torque' and torque_source != 'motor_torque' and \
+            meanings.get(_most_gravity(check), 'motor torque') == 'motor torque':
         numbers = ', '.join(f'{n} {check.joints[n].friction_rms:.2g} N·m RMS (χ² {check.joints[n].friction_chi2:.3g})'
                             for n in joints)
         return [Finding('meaning', joints, f'the effort read as joint torque carries the drive\'s friction, as a '
@@ -378,6 +382,12 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
                         if 'torque_source' in spell else 'if it is the motor\'s torque, identify it as one (dynid '
                         'identify --torque motor_torque)')]
     return []
+
+
+def _most_gravity(check: EffortCheck) -> str | None:
+    """The joint whose robot-file gravity torque is the largest over the recordings (None where none carries any)."""
+    loads = {name: s.gravity_rms for name, s in check.joints.items() if _finite(s.gravity_rms) and s.gravity_rms > 0}
+    return max(loads, key=loads.get) if loads else None
 
 
 def _decisively_outside(value: float, std: float, band: float, z: float) -> bool:

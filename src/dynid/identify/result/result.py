@@ -194,7 +194,8 @@ class IdentificationResult:
 
     def other_estimate(self) -> tuple[bool, dict[str, float]] | None:
         """The estimate of the other physical-consistency decision, where consistency moved this one (kept or
-        declined it: ``prior.consistency.other_estimate``): (whether it is the physically consistent one, {parameter:
+        declined it) or the default left it unchecked for the output torque (the consistent estimate, τ_out
+        iterated: ``prior.consistency.other_estimate``): (whether it is the physically consistent one, {parameter:
         value}); None where the result keeps none."""
         other = ((self.prior_section or {}).get('consistency') or {}).get('other_estimate')
         if not other:

@@ -305,24 +305,64 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     if _output_torque_free(problem) and (outcome.prior.get('used') or always):
         passes = options.load_iterations if always else 1
     fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
-    count = len(problem.rigid_names)
-    for step in range(passes):  # τ_out's columns updated in the load loop's W
-        rigid = outcome.values[:count]
-        index, columns = problem.output_columns(rigid, exponents)
-        w[:, index] = columns
-        outcome = identify_physical(problem, estimate, w, y, joints, fixed, progress, exponents=exponents)
-        change = np.linalg.norm(outcome.values[:count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
-        if always:
-            progress(f'consistent load loop {step + 1}: relative change of the rigid-body parameters {change:.2e}')
-        if change < 1e-4:
-            break
+    beside = skipped and outcome.prior.get('used') and _consistent_beside(problem, options)
+    loop_w = w.copy() if beside else w
+    outcome = _output_torque_loop(problem, estimate, outcome, w, y, joints, fixed, exponents, passes, progress)
     if outcome is not first:
         outcome.prior.update(relative_std=first.prior['relative_std'],
                              cross_validation=first.prior.get('cross_validation'), rule=first.prior.get('rule'))
     if skipped:
         outcome.prior['consistency']['decision'] = 'not checked'
         outcome.prior['consistency']['note'] = f'physical consistency not checked: {skipped}'
+    if beside:  # asked-for consistency's estimate, for validate to score on other motions (result.other_estimate)
+        _consistent_beside_estimate(problem, estimate, outcome, loop_w, y, joints, fixed, exponents,
+                                    options.load_iterations)
     return outcome, outcome.values, outcome.std, w, y
+
+
+def _consistent_beside_estimate(problem: IdentificationProblem, estimate: Estimate, outcome, w, y, joints,
+                                settings: PhysicalSettings, exponents, iterations: int) -> None:
+    """The estimate asking for physical consistency gives (τ_out iterated), kept in ``outcome``'s consistency
+    section as ``other_estimate``; where its solver misses the optimum, the note says so and none is kept."""
+    always = dataclasses.replace(settings, consistency='always')
+    try:
+        consistent = identify_physical(problem, estimate, w, y, joints, always, lambda _: None, exponents=exponents)
+        consistent = _output_torque_loop(problem, estimate, consistent, w, y, joints, always, exponents, iterations,
+                                         lambda _: None)
+    except InputError as error:
+        reason = str(error).split(';')[0]
+        outcome.prior['consistency']['note'] += f'; its physically consistent estimate not computed: {reason}'
+        return
+    outcome.prior['consistency']['other_estimate'] = {
+        'physically_consistent': True,
+        'values': dict(zip(problem.parameter_names(), consistent.values.tolist(), strict=True))}
+
+
+def _output_torque_loop(problem: IdentificationProblem, estimate: Estimate, outcome, w, y, joints,
+                        settings: PhysicalSettings, exponents, passes: int, progress: Callable[[str], None]):
+    """``outcome`` solved again at most ``passes`` times with τ_out's columns of ``w`` rebuilt from its rigid-body
+    parameters (:func:`_standard_step`), until they change by less than 1e-4 (relative); said where consistency is
+    asked for."""
+    count = len(problem.rigid_names)
+    for step in range(passes):  # τ_out's columns updated in the load loop's W
+        rigid = outcome.values[:count]
+        index, columns = problem.output_columns(rigid, exponents)
+        w[:, index] = columns
+        outcome = identify_physical(problem, estimate, w, y, joints, settings, progress, exponents=exponents)
+        change = np.linalg.norm(outcome.values[:count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
+        if settings.consistency == 'always':
+            progress(f'consistent load loop {step + 1}: relative change of the rigid-body parameters {change:.2e}')
+        if change < 1e-4:
+            break
+    return outcome
+
+
+def _consistent_beside(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
+    """Whether the default leaves physical consistency unchecked for the output torque alone (the law's load
+    terms): the consistent estimate, τ_out iterated, is then computed beside the one kept."""
+    return (identification_method(options.method).physical and not problem.payload_blocks
+            and not rigid_held(problem) and problem.spec.friction not in CHECKED_FRICTION
+            and _output_torque_free(problem))
 
 
 def _output_torque_free(problem: IdentificationProblem) -> bool:

@@ -164,9 +164,10 @@ def _other_estimate(metrics: dict, other: dict, consistent: bool) -> None:
     mine, theirs = metrics['relative_residual'], other['relative_residual']
     if mine is None or theirs is None or not theirs < (1.0 - OTHER_ESTIMATE_MARGIN) * mine:
         return
-    which, kept = ('physically consistent', 'declined') if consistent else ('unconstrained', 'did not keep')
+    which = 'physically consistent' if consistent else 'unconstrained'
     metrics.setdefault('warnings', []).append(
-        f'the {which} estimate the identification computed and {kept} (prior.consistency.other_estimate) predicts '
+        f'the {which} estimate the identification computed and did not keep (prior.consistency.other_estimate'
+        f'{"; asking for physical consistency gives it" if consistent else ""}) predicts '
         f'this recording better: relative residual {theirs:.4g} against the model identified\'s {mine:.4g} '
         f'({theirs / mine:.2f}×); per joint RMSE ' + ', '.join(
             f'{name} {entry["rmse"]:.4g}' for name, entry in other['joints'].items() if entry['rmse'] is not None)
