@@ -167,7 +167,7 @@ def contact_like(t: np.ndarray, z: np.ndarray, still: np.ndarray | None = None) 
 
 
 def contact_rules() -> str:
-    """The rules of :data:`CONTACT_LIKE` in words: 'above 30 σ for 100 ms or 10 σ for 300 ms'."""
+    """The rules of :data:`CONTACT_LIKE` in words: 'above 30 σ for 100 ms or 10 σ for 300 ms at rest'."""
     return 'above ' + ' or '.join(f'{level:g} σ for {1e3 * hold_s:g} ms{" at rest" if at_rest else ""}'
                                   for level, hold_s, at_rest in CONTACT_LIKE)
 
