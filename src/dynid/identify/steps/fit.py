@@ -360,9 +360,7 @@ def _output_torque_loop(problem: IdentificationProblem, estimate: Estimate, outc
 def _consistent_beside(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
     """Whether the default leaves physical consistency unchecked for the output torque alone (the law's load
     terms): the consistent estimate, τ_out iterated, is then computed beside the one kept."""
-    return (identification_method(options.method).physical and not problem.payload_blocks
-            and not rigid_held(problem) and problem.spec.friction not in CHECKED_FRICTION
-            and _output_torque_free(problem))
+    return [kind for kind, _ in _unchecked_reasons(problem, options)] == ['output_torque']
 
 
 def _output_torque_free(problem: IdentificationProblem) -> bool:
@@ -375,20 +373,32 @@ def _output_torque_free(problem: IdentificationProblem) -> bool:
 def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
     """Why the default (``auto``) consistency check is left out here though the prior is kept (None: it is
     not): what it costs is that the links may not be physical bodies (asking for physical consistency refuses
-    these cases)."""
+    these cases). The first of :func:`_unchecked_reasons`."""
+    reasons = _unchecked_reasons(problem, options)
+    return reasons[0][1] if reasons else None
+
+
+def _unchecked_reasons(problem: IdentificationProblem, options: IdentifyOptions) -> list[tuple[str, str]]:
+    """Every reason the default consistency check is left out, (kind, words), in the order they are said: the
+    method, friction on the output torque, a payload known by its mass, held rigid-body parameters."""
+    reasons = []
     method = identification_method(options.method)
     if not method.physical:
         physical = [other.name for other in identification_methods() if other.physical]
-        return (f'{options.method.upper()} {method.consistency_note or "is not solved in standard parameters"} '
-                f'(physical consistency, when asked for, takes the methods {spoken(physical, "and", upper=False)})')
+        reasons.append(('method', f'{options.method.upper()} '
+                                  f'{method.consistency_note or "is not solved in standard parameters"} (physical '
+                                  f'consistency, when asked for, takes the methods '
+                                  f'{spoken(physical, "and", upper=False)})'))
     if problem.spec.friction not in CHECKED_FRICTION and _output_torque_free(problem):
-        return (f'friction {problem.spec.friction!r} depends on the output torque (physical consistency, when '
-                f'asked for, enforces it with τ_out iterated)')
+        reasons.append(('output_torque', f'friction {problem.spec.friction!r} depends on the output torque (physical '
+                                         f'consistency, when asked for, enforces it with τ_out iterated)'))
     if problem.payload_blocks:
-        return 'a payload known by its mass only has no prior inertia to bound (give its centre of mass for it)'
-    if rigid_held(problem):
-        return f'rigid-body parameters are held at the robot file\'s values ({", ".join(rigid_held(problem))})'
-    return None
+        reasons.append(('payload', 'a payload known by its mass only has no prior inertia to bound (give its centre '
+                                   'of mass for it)'))
+    held = rigid_held(problem)
+    if held:
+        reasons.append(('held', f'rigid-body parameters are held at the robot file\'s values ({", ".join(held)})'))
+    return reasons
 
 
 def rigid_held(problem: IdentificationProblem) -> list[str]:
