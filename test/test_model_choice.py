@@ -474,3 +474,24 @@ def test_the_other_estimate_is_named_with_its_figures_only_beyond_the_margin():
     assert line.startswith('the physically consistent estimate the identification computed and did not keep') and \
         'relative residual 0.06 against the model identified\'s 0.1 (0.60×)' in line and 'a 0.06 N·m' in line
     assert 'warnings' not in close and close['other_estimate']['physically_consistent'] is False
+
+
+def test_a_rotor_inertia_held_leaves_the_consistent_estimate_computed_beside():
+    """Rotors 3× the drive data's on the last two joints only: the choice leaves the excess out on wrist_1 and the
+    elbow, holding Ia_3 and Ia_4 at 0 (the drive data's B). A rotor inertia held is bounded as it is, so the consistent
+    estimate (τ_out iterated) is still computed beside the kept one, on the same model, with those rotors held; only
+    link parameters held stop it."""
+    params = PlantParameters.defaults(ROBOT)
+    params.drives = dataclasses.replace(params.drives, rotor_inertia=params.drives.rotor_inertia
+                                        * np.array([1.0, 1.0, 1.0, 1.0, 3.0, 3.0]))
+    train = _record(params, seed=3)
+    result = identify(ROBOT, [RecordingInput(train)], AUTO, options=IdentifyOptions('auto'))
+    held = result.model['held']
+    assert {'Ia_3', 'Ia_4'} <= set(held) and held['Ia_3']['value'] == 0.0
+    consistency = result.prior_section['consistency']
+    assert consistency['decision'] == 'not checked' and 'output torque' in consistency['note']
+    consistent, values = result.other_estimate()
+    assert consistent and set(values) == set(result.parameter_names)
+    assert values['Ia_3'] == values['Ia_4'] == 0.0
+    assert max(abs(values[name] - value) for name, value in zip(result.parameter_names, result.values,
+                                                                 strict=True)) > 0

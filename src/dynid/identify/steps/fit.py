@@ -380,7 +380,7 @@ def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOp
 
 def _unchecked_reasons(problem: IdentificationProblem, options: IdentifyOptions) -> list[tuple[str, str]]:
     """Every reason the default consistency check is left out, (kind, words), in the order they are said: the
-    method, friction on the output torque, a payload known by its mass, held rigid-body parameters."""
+    method, friction on the output torque, a payload known by its mass, held link parameters."""
     reasons = []
     method = identification_method(options.method)
     if not method.physical:
@@ -395,15 +395,21 @@ def _unchecked_reasons(problem: IdentificationProblem, options: IdentifyOptions)
     if problem.payload_blocks:
         reasons.append(('payload', 'a payload known by its mass only has no prior inertia to bound (give its centre '
                                    'of mass for it)'))
-    held = rigid_held(problem)
+    held = links_held(problem)
     if held:
-        reasons.append(('held', f'rigid-body parameters are held at the robot file\'s values ({", ".join(held)})'))
+        reasons.append(('held', f'link parameters are held at the robot file\'s values ({", ".join(held)})'))
     return reasons
 
 
 def rigid_held(problem: IdentificationProblem) -> list[str]:
     """The rigid-body parameters held at a value (left-out joints): a consistent set of links could not keep them."""
     return [name for name in problem.held if name in problem.rigid_names]
+
+
+def links_held(problem: IdentificationProblem) -> list[str]:
+    """The link parameters among :func:`rigid_held`: a rotor inertia held at a value (Ia_j) is bounded as it is, so
+    consistency can be checked without it."""
+    return [name for name in rigid_held(problem) if not name.startswith('Ia_')]
 
 
 def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
@@ -417,7 +423,7 @@ def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOpt
     if reason is None and settings.consistency == 'always' and problem.payload_blocks:
         reason = ('physical identification does not take recordings with only a known payload mass; give the '
                   'payload fully ({payload_com}) or leave it out')
-    links = [name for name in rigid_held(problem) if not name.startswith('Ia_')]  # a rotor inertia held is bounded
+    links = links_held(problem)
     if reason is None and settings.consistency == 'always' and links:
         reason = (f'physical identification does not take link parameters held at a value '
                   f'({", ".join(links)}: left-out joints); identify without {{physical}}')
@@ -430,7 +436,7 @@ def consistency_refused(problem: IdentificationProblem, open_friction: bool) -> 
     """Whether a consistent identification of ``problem`` would be refused: payload blocks, rigid-body parameters
     held (left-out joints), or a friction law given that depends on τ_out (an open law is chosen among those it
     takes). The model choice tries consistency, or the regularized default, only where it would not be."""
-    return bool(problem.payload_blocks or rigid_held(problem)
+    return bool(problem.payload_blocks or links_held(problem)
                 or not (open_friction or problem.spec.friction in CHECKED_FRICTION))
 
 
