@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from builders import own_model_result
-from dynid.contact.calibration import CalibrationRun, calibrate
+from dynid.contact.calibration import CalibrationRun, calibrate, gaussian_threshold
 from dynid.contact.detection import ContactDetector
 from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
 from dynid.contact.settings import ContactSettings
@@ -201,6 +201,31 @@ def test_calibration_measures_sigma_and_puts_the_threshold_above_a_short_run():
     detector = ContactDetector(loose.sigma0, np.zeros(n), loose.threshold, np.full(n, 100.0), DETECTOR,
                                threshold_rest=loose.threshold_rest)
     assert all(not detector.run(*run[:3])[1] for run in runs)
+
+
+def test_a_tail_too_thin_to_fit_takes_the_gaussian_level_at_the_recordings_rate():
+    """Rests whose z never reaches 3 σ: the rest threshold is the level a Gaussian z passes at the joint's share of the
+    rate at the recordings' sample rate, lower at 100 Hz than at 1 kHz (a fixed 6 σ missed a UR10e push held at 6.0 σ
+    at 94 Hz); a push held at 5.8 σ on the still arm at 100 Hz is then one alarm."""
+    n, found = 3, {}
+    for rate in (100.0, 1000.0):
+        t = np.arange(int(120 * rate)) / rate
+        external = 0.3 * np.random.default_rng(1).standard_normal((t.size, n))  # z ~ 0.3 against σ₀ = 1 N·m
+        still = np.zeros((t.size, n))
+        calibration = calibrate([CalibrationRun(t, external, still)], np.full(n, 1.0), np.zeros(n), np.full(n, 100.0),
+                                0.5, DETECTOR)
+        assert calibration.excursions_rest.max() < 5
+        np.testing.assert_allclose(calibration.threshold_rest, gaussian_threshold(0.5 / n / 2, rate))
+        found[rate] = calibration
+    assert 5.0 < found[100.0].threshold_rest[0] < found[1000.0].threshold_rest[0] < 6.0
+    t = np.arange(1000) / 100.0
+    external = 0.3 * np.random.default_rng(2).standard_normal((t.size, n))
+    external[(t >= 4.0) & (t < 5.0), 1] += 5.8
+    calibration = found[100.0]
+    detector = ContactDetector(calibration.sigma0, np.zeros(n), calibration.threshold, np.full(n, 100.0), DETECTOR,
+                               threshold_rest=calibration.threshold_rest)
+    contacts = detector.run(t, external, np.zeros((t.size, n)))[1]
+    assert len(contacts) == 1 and contacts[0].joints == (1,) and 4.0 <= contacts[0].start_s < 4.2, contacts
 
 
 def test_the_calibration_file_round_trips_and_a_wrong_one_is_refused(ur5e, tmp_path):

@@ -12,8 +12,10 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
    k_j gives the joint its share ``rate/n`` of the stated false-alarm rate per hour.
 3. Where the recordings are shorter than the time in which that share expects one alarm, k_j is also at least
    :data:`MARGIN` above the largest z they hold (no alarm on the recordings the thresholds come from); with
-   fewer than :data:`MIN_EXCURSIONS` excursions, k_j is that margin above the largest z, and at least
-   :data:`DEFAULT_THRESHOLD`.
+   fewer than :data:`MIN_EXCURSIONS` excursions, k_j is that margin above the largest z, and at least the level a
+   Gaussian z passes at the joint's share of the rate at the recordings' sample rate (:func:`gaussian_threshold`;
+   it spreads the share over every sample of an hour, though the arm spends only part of it in motion or at rest,
+   and so errs high).
 4. Where the recordings give the controller's reference position, the tracking error's threshold at rest θ_j [rad]
    and the speed's θ̇_j [rad/s] are :data:`TRACK_MARGIN` times the largest departure s and speed |ω| the rests hold
    (held as an alarm needs it; :mod:`dynid.contact.detection`): on the benchmark's plants that margin left no false
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import ndtri
 
 from dynid.contact.detection import ContactDetector, DetectorSettings
 
@@ -46,8 +49,6 @@ TAIL_START = 3.0
 MIN_EXCURSIONS = 5
 MIN_STEADY = 200
 MARGIN = 0.05
-#: k [σ] without enough excursions to fit a tail: a Gaussian z passes it about once in 10⁹ samples.
-DEFAULT_THRESHOLD = 6.0
 #: The tracking error's threshold at rest over the largest change the contact-free rests hold (module docstring).
 TRACK_MARGIN = 1.25
 #: The tracking error's threshold at rest in steps of the position's resolution, at least (module docstring): on the
@@ -134,6 +135,13 @@ class Calibration:
                                                               ('threshold_speed_rad_s', self.threshold_speed))
                    if values is not None},
                 'notes': list(self.notes)}
+
+
+def gaussian_threshold(share_per_hour: float, rate_hz: float) -> float:
+    """k [σ] at which a Gaussian z passes at ``share_per_hour`` [1/h] with samples at ``rate_hz`` [Hz] taken as
+    independent (either sign), at least 3."""
+    per_sample = share_per_hour / (3600.0 * rate_hz)
+    return float(max(-ndtri(per_sample / 2.0), 3.0))
 
 
 def minutes_needed(rate_per_hour: float, joints: int) -> float:
@@ -240,8 +248,10 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
     z = np.concatenate(zs) if zs else np.zeros((0, n))
     rest = np.concatenate(rests) if rests else np.zeros((0, n), dtype=bool)
     share = rate_per_hour / n / 2.0  # a joint's share, half in motion and half at rest
-    moving, still, notes = _thresholds(np.where(rest, 0.0, z), share, hours), _thresholds(np.where(rest, z, 0.0), share,
-                                                                                         hours), []
+    periods = [float(np.median(np.diff(run.t))) for run in runs if len(run.t) > 1]
+    floor = gaussian_threshold(share, 1.0 / float(np.median(periods))) if periods else 3.0
+    moving, still = (_thresholds(np.where(part, z, 0.0), share, hours, floor) for part in (~rest, rest))
+    notes = []
     for j in range(n):
         for label, part in (('in motion', moving), ('at rest', still)):
             if part[1][j] < MIN_EXCURSIONS:
@@ -267,8 +277,9 @@ def resolution(tracking: np.ndarray, commanded: np.ndarray | None) -> np.ndarray
     return change.min(axis=0) if len(change) else np.full(tracking.shape[1], np.inf)
 
 
-def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, ...]:
-    """(k, excursions, mean excess, largest z) per joint of held z (N, n) (module docstring, steps 2 and 3)."""
+def _thresholds(z: np.ndarray, share: float, hours: float, gaussian: float) -> tuple[np.ndarray, ...]:
+    """(k, excursions, mean excess, largest z) per joint of held z (N, n) (module docstring, steps 2 and 3);
+    ``gaussian``: k [σ] where the tail is too thin to fit (:func:`gaussian_threshold`)."""
     n = z.shape[1]
     threshold, count, excess, largest = (np.zeros(n) for _ in range(4))
     for j, peaks in enumerate(_excursion_peaks(z, TAIL_START)):
@@ -276,7 +287,7 @@ def _thresholds(z: np.ndarray, share: float, hours: float) -> tuple[np.ndarray, 
         count[j] = peaks.size
         floor = (1.0 + MARGIN) * largest[j]
         if peaks.size < MIN_EXCURSIONS:
-            threshold[j], excess[j] = max(floor, DEFAULT_THRESHOLD), np.nan
+            threshold[j], excess[j] = max(floor, gaussian), np.nan
             continue
         excess[j] = float(np.mean(peaks - TAIL_START))
         rate = peaks.size / max(hours, 1e-9)

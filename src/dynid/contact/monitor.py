@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import yaml
-from scipy.special import ndtri
 
-from dynid.contact.calibration import Calibration, CalibrationRun, calibrate, contact_rules
+from dynid.contact.calibration import Calibration, CalibrationRun, calibrate, contact_rules, gaussian_threshold
 from dynid.contact.detection import Contact, ContactDetector
 from dynid.contact.dynamics import ObserverModel
 from dynid.contact.observer import MomentumObserver
@@ -52,10 +51,9 @@ def tracking_error(reference_position, q) -> np.ndarray | None:
 
 
 def uncalibrated_threshold(rate_per_hour: float, rate_hz: float, n: int) -> float:
-    """k [σ] at which a Gaussian z, held two samples, passes at the stated rate per hour shared by n joints (samples
-    taken as independent)."""
-    per_sample = rate_per_hour / n / (3600.0 * rate_hz)
-    return float(max(-ndtri(per_sample / 2.0), 3.0))
+    """k [σ] at which a Gaussian z passes at the stated rate per hour shared by n joints
+    (:func:`~dynid.contact.calibration.gaussian_threshold`)."""
+    return gaussian_threshold(rate_per_hour / n, rate_hz)
 
 
 @dataclass
