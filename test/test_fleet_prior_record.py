@@ -4,6 +4,7 @@ the same prior, bit for bit, and the same standings as the same results given as
 (the robot in place of the file, the field ``db``); on SQLite and on a real PostgreSQL server (testing/pg_server.py)."""
 
 import dataclasses
+import json
 import math
 import sqlite3
 from pathlib import Path
@@ -49,6 +50,8 @@ def keep(db, paths, day: float = 0.0, model: str = 'ur5e') -> None:
 def test_the_prior_from_the_record_is_the_prior_from_the_files_bit_for_bit(ur5e_model, tmp_path, target):
     results = fleet_results(ur5e_model, 12, seed=1, faults=((3, 'Fc_3', 1.6),))
     results[5] = dataclasses.replace(results[5], model={**results[5].model, 'held': ['Fv_2']})  # a term held
+    for r, result in enumerate(results):  # residuals correlated as a real identification's: each its σ inflation
+        result.metrics = {'train': {'residual_lag1_autocorrelation': dict.fromkeys(result.joint_names, 0.05 * r)}}
     paths = saved_as_robots(tmp_path, results)
     keep(target, paths)
     from_files, from_record = read_members(paths), record_members(target)
@@ -60,8 +63,15 @@ def test_the_prior_from_the_record_is_the_prior_from_the_files_bit_for_bit(ur5e_
     files_table, record_table = FleetTable.of(from_files), FleetTable.of(from_record)
     np.testing.assert_array_equal(record_table.values, files_table.values)
     np.testing.assert_array_equal(record_table.sigma, files_table.sigma)
+    np.testing.assert_array_equal(record_table.inflation, files_table.inflation)
+    assert files_table.inflation[0] == 1.0 and files_table.inflation[-1] > 1.5
     assert fleet_standing(record_table) == fleet_standing(files_table)  # robot-03's Fc_3 named from both
     assert [s.robot for s in fleet_standing(record_table) if s.apart] == ['cell-03']
+    row = StoredResult.of(results[-1], paths[-1], identified_utc=START_UTC)  # stored before it kept the inflation:
+    pooling = json.loads(row.pooling)  # from the result kept whole
+    del pooling['std_inflation']
+    old = dataclasses.replace(row, pooling=json.dumps(pooling))
+    assert old.parameters().std_inflation == row.parameters().std_inflation == files_table.inflation[-1]
 
 
 def test_each_robot_pools_its_newest_result_and_a_model_is_chosen(ur5e_model, tmp_path, target):

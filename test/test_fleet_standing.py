@@ -6,13 +6,15 @@ a healthy fleet has none named; a fleet too small to judge says why."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from builders import fleet_record, fleet_results, saved
+from builders import fleet_record, fleet_results, members_of, saved
 from cli_run import run_dynid
 from dynid.cli import main
 from dynid.fleet.batch import Outcome, fleet_places
 from dynid.fleet.report import fleet_json, judge_fleet
+from dynid.fleet.standing import standings_by_model
 from dynid.health.job import judge_robots
 from dynid.health.record import HealthRecord
 from dynid.model import load_robot
@@ -164,3 +166,25 @@ def test_fleet_prior_json_holds_the_prior_and_the_standings_whole_or_not_at_all(
                         '--json', str(tmp_path / 'other.json'))
     assert missing.returncode == 2 and not (tmp_path / 'other.json').exists() and not (tmp_path / 'p4.yaml').exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith('.')]
+
+
+def test_a_robot_off_by_its_own_understated_sigma_is_not_named(ur5e):
+    """A robot whose mx_6 lies 1.2 thresholds from the fleet by its own σ is named while its residual rows are white;
+    where they are correlated at 0.5 (its σ understate its errors by √3) the same value is not, and its entry's σ is
+    the widened one."""
+    results = fleet_results(ur5e, ROBOTS, seed=5)
+    robot = results[7]
+    k = robot.parameter_names.index('mx_6')
+    others = np.array([r.values[k] for i, r in enumerate(results) if i != 7])
+    spread = 1.4826 * np.median(np.abs(others - np.median(others)))
+    robot.std[k] = 8.0 * spread
+    first = standings_by_model(members_of(results))[0].standings[7]
+    threshold = next(e.threshold for e in first.entries if e.name == 'mx_6')
+    robot.values[k] = np.median(others) + 1.2 * threshold * np.hypot(spread, robot.std[k])
+    white = standings_by_model(members_of(results))[0].standings[7]
+    assert [e.name for e in white.apart] == ['mx_6']
+    robot.metrics = {'train': {'residual_lag1_autocorrelation': dict.fromkeys(ur5e.joint_names, 0.5)}}
+    correlated = standings_by_model(members_of(results))[0].standings[7]
+    assert not correlated.apart
+    entry = next(e for e in correlated.entries if e.name == 'mx_6')
+    assert entry.own_std == pytest.approx(np.sqrt(3.0) * robot.std[k])

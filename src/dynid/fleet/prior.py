@@ -37,6 +37,7 @@ from dynid.errors import InputError
 from dynid.files import file_sha256
 from dynid.health.record import HealthRecord
 from dynid.health.results import POOLED_MODEL_KEYS, ResultParameters, parameters_of
+from dynid.identify.result.quality import result_std_inflation
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS, FleetPriorFile, PooledParameter
 from dynid.identify.solve.prior_source import result_std, rigid_link_name
@@ -180,7 +181,9 @@ def _friction_names(result: IdentificationResult) -> list[str]:
 @dataclass(frozen=True)
 class FleetTable:
     """The robots' parameters side by side: ``values`` and their own ``sigma`` (robots × parameters, NaN where a
-    robot holds none), and per parameter its name, kind (base, friction, drive_gain), joint and expression."""
+    robot holds none), and per parameter its name, kind (base, friction, drive_gain), joint and expression;
+    ``inflation``: per robot how much its σ understate its errors for its residual's autocorrelation
+    (:func:`dynid.identify.result.quality.std_inflation`; the standing widens them by it, the prior does not)."""
 
     members: tuple[FleetMember, ...]
     names: tuple[str, ...]
@@ -189,6 +192,7 @@ class FleetTable:
     expressions: tuple[str | None, ...]
     values: np.ndarray
     sigma: np.ndarray
+    inflation: np.ndarray
 
     @classmethod
     def of(cls, members: Sequence[FleetMember]) -> FleetTable:
@@ -210,11 +214,19 @@ class FleetTable:
         rows = [_row(m.result, names, gains) for m in members]
         return cls(members, tuple(names), tuple(kinds), tuple(_joint_of(name, joints) for name in names),
                    tuple(base.get(name) for name in names), np.array([values for values, _ in rows]),
-                   np.array([sigma for _, sigma in rows]))
+                   np.array([sigma for _, sigma in rows]), np.array([_inflation(m.result) for m in members]))
 
     @property
     def robots(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.members)
+
+
+def _inflation(result: IdentificationResult | ResultParameters) -> float:
+    """The result's σ inflation for its residual's autocorrelation (:class:`FleetTable`): kept with a stored result,
+    from the metrics of a result file."""
+    if isinstance(result, ResultParameters):
+        return result.std_inflation
+    return result_std_inflation(result.metrics)
 
 
 def _row(result: IdentificationResult, names: list[str], gains: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -4,7 +4,13 @@ Leave-one-out: robot r is judged against the population of the others (:func:`dy
 over every robot but r), so that a faulty robot does not widen its own yardstick. Per parameter p it holds::
 
     z     = (v_rp − centre_p) / spread_p
-    z_own = (v_rp − centre_p) / sqrt(spread_p² + σ_rp²)         (σ_rp: the robot's own σ; 0 where unknown)
+    z_own = (v_rp − centre_p) / sqrt(spread_p² + (c_r·σ_rp)²)   (σ_rp: the robot's own σ; 0 where unknown)
+
+with c_r the robot's σ inflation for its residual's autocorrelation (:class:`dynid.fleet.prior.FleetTable`,
+:func:`dynid.identify.result.quality.std_inflation`): a least-squares σ takes the rows as independent, and a robot
+whose estimate is off by six of its own σ where its residual's rows are correlated at 0.5 is off by about 3.5 of its
+errors' σ (on the benchmark's twin fleet the only healthy robot named, a weak prior's base inertias, was such a
+case: docs/fleet.md).
 
 The null hypothesis: robot r is a healthy member of the fleet, its value drawn from the (normal) population the
 others show. z is then about Student-t distributed: the spread is estimated from the n_p other robots holding p, by
@@ -56,7 +62,8 @@ def apart_threshold(parameters: int, others: np.ndarray | int, false_flag_rate: 
 
 @dataclass(frozen=True)
 class ParameterStanding:
-    """Where one parameter of one robot stands (module docstring); units those of the results."""
+    """Where one parameter of one robot stands (module docstring); units those of the results; ``own_std``: c_r·σ_rp,
+    the robot's own σ widened for its residual's autocorrelation."""
 
     robot: str
     name: str
@@ -120,13 +127,14 @@ def fleet_standing(table: FleetTable, false_flag_rate: float = FALSE_FLAG_RATE) 
         centre, spread, count = robust_population(table.values[others], table.sigma[others])
         value, own = table.values[r], table.sigma[r]
         judged = np.flatnonzero(np.isfinite(value) & (count >= MIN_ROBOTS) & (spread > 0))
-        own_std = np.where(np.isfinite(own) & (own > 0), own, 0.0)
+        own_std = np.where(np.isfinite(own) & (own > 0), own, 0.0) * table.inflation[r]
         z = (value - centre) / np.where(spread > 0, spread, np.nan)
         z_own = (value - centre) / np.sqrt(np.where(spread > 0, spread, np.nan) ** 2 + own_std ** 2)
         bound = apart_threshold(len(judged), count, false_flag_rate)
         entries = tuple(ParameterStanding(table.members[r].name, table.names[k], table.kinds[k], table.joints[k],
-                                          float(value[k]), float(own[k]), float(centre[k]), float(spread[k]),
-                                          int(count[k]), float(z[k]), float(z_own[k]), float(bound[k]))
+                                          float(value[k]), float(own[k] * table.inflation[r]), float(centre[k]),
+                                          float(spread[k]), int(count[k]), float(z[k]), float(z_own[k]),
+                                          float(bound[k]))
                         for k in judged)
         standings.append(RobotStanding(table.members[r].name, entries))
     return standings

@@ -7,7 +7,8 @@ recording, the result file and its sha256, dynid's version, and what a fleet poo
 
 - ``pooling``: JSON of the joint order, the model keys the robots must share (:data:`POOLED_MODEL_KEYS`: friction law,
   torque source, base grouping) with the terms the identification held, the parameter names, the base parameters'
-  expressions and whether the drive gains were identified;
+  expressions, whether the drive gains were identified and how much the σ understate the errors for the residual's
+  autocorrelation (``std_inflation``; a row stored without it takes it from ``document``);
 - ``parameter_values``, ``parameter_std``: the values and their σ in ``pooling``'s name order (σ as
   :func:`dynid.identify.solve.prior_source.result_std` gives it: the std, else the prior's posterior σ), and the
   identified ``drive_gains`` [N·m/A] with their σ (NULL where none), each as little-endian float64 bytes, read back
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import yaml
 
 from dynid import __version__
 from dynid.files import file_sha256
@@ -63,10 +65,14 @@ class ResultParameters:
     drive_gains_std: np.ndarray | None
     drive_gains_identified: bool
     prior_section: None = None  # ``std`` is already the σ result_std gives
+    #: how much ``std`` understates the errors for the residual's autocorrelation
+    #: (:func:`dynid.identify.result.quality.std_inflation`)
+    std_inflation: float = 1.0
 
     @classmethod
     def of(cls, result: IdentificationResult) -> ResultParameters:
-        from dynid.identify.solve.prior_source import result_std  # only where a result is kept: see the imports
+        from dynid.identify.result.quality import result_std_inflation  # only where a result is kept: see the imports
+        from dynid.identify.solve.prior_source import result_std
 
         names = list(result.parameter_names)
         model = {key: result.model[key] for key in (*POOLED_MODEL_KEYS, 'held') if key in (result.model or {})}
@@ -75,13 +81,15 @@ class ResultParameters:
         return cls(result.robot, tuple(result.joint_names), model, names, np.asarray(result.values, dtype=float),
                    np.asarray(result_std(result), dtype=float),
                    {name: result.base_expressions[name] for name in names if name in result.base_expressions},
-                   gains, gains_std, bool(result.drive_gains_identified))
+                   gains, gains_std, bool(result.drive_gains_identified), None,
+                   result_std_inflation(result.metrics))
 
     def pooling(self) -> str:
         """The ``pooling`` column (module docstring)."""
         return json.dumps({'robot': self.robot, 'joint_names': list(self.joint_names), 'model': self.model,
                            'parameter_names': self.parameter_names, 'base_expressions': self.base_expressions,
-                           'drive_gains_identified': self.drive_gains_identified}, sort_keys=True)
+                           'drive_gains_identified': self.drive_gains_identified,
+                           'std_inflation': self.std_inflation}, sort_keys=True)
 
 
 def _bytes(array: np.ndarray | None) -> bytes | None:
@@ -124,9 +132,15 @@ class StoredResult:
     def parameters(self, pooling: dict | None = None) -> ResultParameters:
         """What a fleet pools of this result; ``pooling``: its column already parsed (many rows share one text)."""
         p = json.loads(self.pooling) if pooling is None else pooling
+        inflation = p.get('std_inflation')
+        if inflation is None:  # a row stored before the column held it: from the result kept whole
+            from dynid.identify.result.quality import result_std_inflation
+
+            inflation = result_std_inflation(yaml.safe_load(self.result_text()).get('metrics'))
         return ResultParameters(p['robot'], tuple(p['joint_names']), p['model'], p['parameter_names'],
                                 _array(self.parameter_values), _array(self.parameter_std), p['base_expressions'],
-                                _array(self.drive_gains), _array(self.drive_gains_std), p['drive_gains_identified'])
+                                _array(self.drive_gains), _array(self.drive_gains_std), p['drive_gains_identified'],
+                                None, float(inflation))
 
     def result_text(self) -> str:
         """The result file as it was stored (YAML)."""

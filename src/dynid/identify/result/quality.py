@@ -223,6 +223,32 @@ def residual_autocorrelation(residual: np.ndarray, joints: np.ndarray, n: int) -
     return out
 
 
+#: the largest lag-1 autocorrelation :func:`std_inflation` takes (beyond it a residual is structure: a misfit)
+INFLATION_AUTOCORRELATION_MAX = 0.9
+
+
+def std_inflation(autocorrelation) -> float:
+    """How much a result's σ understate its parameters' errors where its residual rows are autocorrelated: the least
+    squares' σ take the rows as independent, and with a residual of lag-1 autocorrelation ρ about slowly varying
+    regressors (AR(1); the effective number of rows is n·(1 − ρ)/(1 + ρ)) the variance of an estimate grows by
+    (1 + ρ)/(1 − ρ); this is its square root, with ρ the median over the joints of
+    ``autocorrelation`` (per joint, NaN where unknown; :func:`residual_autocorrelation`), clipped to
+    [0, :data:`INFLATION_AUTOCORRELATION_MAX`]; 1 where none is known."""
+    rho = np.asarray([np.nan if v is None else float(v) for v in autocorrelation], dtype=float)
+    rho = rho[np.isfinite(rho)]
+    if rho.size == 0:
+        return 1.0
+    r = float(np.clip(np.median(rho), 0.0, INFLATION_AUTOCORRELATION_MAX))
+    return float(np.sqrt((1.0 + r) / (1.0 - r)))
+
+
+def result_std_inflation(metrics: Mapping | None) -> float:
+    """:func:`std_inflation` of a result's training residual (``metrics['train']['residual_lag1_autocorrelation']``,
+    per joint); 1 where the result holds none."""
+    found = ((metrics or {}).get('train') or {}).get('residual_lag1_autocorrelation') or {}
+    return std_inflation(list(found.values()))
+
+
 def misfit_warning(autocorrelation: np.ndarray, joint_names) -> str | None:
     """One warning naming the joints whose residual is structured (module docstring), or None."""
     structured = [(name, rho) for name, rho in zip(joint_names, autocorrelation, strict=True)
