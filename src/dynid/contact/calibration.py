@@ -249,8 +249,8 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
     rest = np.concatenate(rests) if rests else np.zeros((0, n), dtype=bool)
     share = rate_per_hour / n / 2.0  # a joint's share, half in motion and half at rest
     periods = [float(np.median(np.diff(run.t))) for run in runs if len(run.t) > 1]
-    floor = gaussian_threshold(share, 1.0 / float(np.median(periods))) if periods else 3.0
-    moving, still = (_thresholds(np.where(part, z, 0.0), share, hours, floor) for part in (~rest, rest))
+    gaussian = gaussian_threshold(share, 1.0 / float(np.median(periods))) if periods else 3.0
+    moving, still = (_thresholds(np.where(part, z, 0.0), share, hours, gaussian) for part in (~rest, rest))
     notes = []
     for j in range(n):
         for label, part in (('in motion', moving), ('at rest', still)):

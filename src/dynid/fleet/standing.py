@@ -125,16 +125,15 @@ def fleet_standing(table: FleetTable, false_flag_rate: float = FALSE_FLAG_RATE) 
     for r in range(robots):
         others = np.arange(robots) != r
         centre, spread, count = robust_population(table.values[others], table.sigma[others])
-        value, own = table.values[r], table.sigma[r]
+        value, own = table.values[r], table.sigma[r] * table.inflation[r]  # c_r·σ_rp
         judged = np.flatnonzero(np.isfinite(value) & (count >= MIN_ROBOTS) & (spread > 0))
-        own_std = np.where(np.isfinite(own) & (own > 0), own, 0.0) * table.inflation[r]
+        own_std = np.where(np.isfinite(own) & (own > 0), own, 0.0)
         z = (value - centre) / np.where(spread > 0, spread, np.nan)
         z_own = (value - centre) / np.sqrt(np.where(spread > 0, spread, np.nan) ** 2 + own_std ** 2)
         bound = apart_threshold(len(judged), count, false_flag_rate)
         entries = tuple(ParameterStanding(table.members[r].name, table.names[k], table.kinds[k], table.joints[k],
-                                          float(value[k]), float(own[k] * table.inflation[r]), float(centre[k]),
-                                          float(spread[k]), int(count[k]), float(z[k]), float(z_own[k]),
-                                          float(bound[k]))
+                                          float(value[k]), float(own[k]), float(centre[k]), float(spread[k]),
+                                          int(count[k]), float(z[k]), float(z_own[k]), float(bound[k]))
                         for k in judged)
         standings.append(RobotStanding(table.members[r].name, entries))
     return standings

@@ -401,15 +401,10 @@ def _unchecked_reasons(problem: IdentificationProblem, options: IdentifyOptions)
     return reasons
 
 
-def rigid_held(problem: IdentificationProblem) -> list[str]:
-    """The rigid-body parameters held at a value (left-out joints): a consistent set of links could not keep them."""
-    return [name for name in problem.held if name in problem.rigid_names]
-
-
 def links_held(problem: IdentificationProblem) -> list[str]:
-    """The link parameters among :func:`rigid_held`: a rotor inertia held at a value (Ia_j) is bounded as it is, so
-    consistency can be checked without it."""
-    return [name for name in rigid_held(problem) if not name.startswith('Ia_')]
+    """The link parameters held at a value (left-out joints): a consistent set of links could not keep them. A rotor
+    inertia held (Ia_j) is bounded as it is, so consistency can be checked without it."""
+    return [name for name in problem.held if name in problem.rigid_names and not name.startswith('Ia_')]
 
 
 def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
@@ -433,8 +428,8 @@ def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOpt
 
 
 def consistency_refused(problem: IdentificationProblem, open_friction: bool) -> bool:
-    """Whether a consistent identification of ``problem`` would be refused: payload blocks, rigid-body parameters
-    held (left-out joints), or a friction law given that depends on τ_out (an open law is chosen among those it
+    """Whether a consistent identification of ``problem`` would be refused: payload blocks, link parameters held
+    (left-out joints), or a friction law given that depends on τ_out (an open law is chosen among those it
     takes). The model choice tries consistency, or the regularized default, only where it would not be."""
     return bool(problem.payload_blocks or links_held(problem)
                 or not (open_friction or problem.spec.friction in CHECKED_FRICTION))
