@@ -148,6 +148,33 @@ def test_an_unraisable_error_without_ctrl_c_is_still_reported(monkeypatch):
     assert sys.unraisablehook == seen.append  # restored
 
 
+def test_a_node_whose_way_out_hangs_after_ctrl_c_says_where_on_stderr(tmp_path):
+    """A node still running STUCK_DUMP_S after its Ctrl-C prints every thread's stack, before a stopper's SIGTERM
+    (seen once on CI: sim_node under dynid bringup ended neither after Ctrl-C nor after SIGTERM, saying nothing)."""
+    code = ("import sys, time, types\n"
+            "from dynid.ros import runner\n"
+            "runner.STUCK_DUMP_S = 0.5\n"
+            "node = types.ModuleType('dynid.nodes.fake_node')\n"
+            "def main(args):\n"
+            "    try:\n"
+            "        print('spinning', flush=True)\n"
+            "        time.sleep(60)\n"
+            "    finally:\n"
+            "        time.sleep(2.0)  # a way out that hangs\n"
+            "node.main = main\n"
+            "sys.modules['dynid.nodes.fake_node'] = node\n"
+            "runner.run_executable('fake_node')\n")
+    (tmp_path / 'entry.py').write_text(code)
+    env = dict(environment(0), PYTHONPATH=f'{tmp_path}:{ROOT / "src"}')
+    process = subprocess.Popen([sys.executable, '-m', 'entry'], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == 'spinning\n'
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert 'Timeout (0:00:00.500000)!' in err and 'in main' in err, err
+
+
 #: A Ctrl-C while exec()'d code runs (dataclasses' and namedtuple's methods are built so during a node's imports and
 #: construction): ``python -m entry`` of a node executable and of the dynid command, with the exit code each owes.
 CTRL_C = "exec('import signal\\nsignal.raise_signal(signal.SIGINT)\\nx = 1')"

@@ -17,6 +17,7 @@ This module imports rclpy only when a node runs, so that an executable's first i
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import re
 import signal
@@ -24,7 +25,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,8 @@ def check_domain_id(environment: Mapping[str, str] = os.environ) -> None:
 INTERRUPT_WAIT_S = 10.0
 #: then how long after SIGTERM [s] (rclpy shuts a running node's context down at once) before SIGKILL
 TERMINATE_WAIT_S = 5.0
+#: how long after its Ctrl-C a node executable still running prints where each of its threads is [s]
+STUCK_DUMP_S = INTERRUPT_WAIT_S - 1.0
 
 
 #: whether run_executable's Ctrl-C was dropped by native code that had called back into Python (a KeyboardInterrupt
@@ -98,7 +101,8 @@ def run_executable(node: str, args=None) -> None:
 
     An invalid ``ROS_DOMAIN_ID`` (:func:`check_domain_id`) ends it with exit code 2 and one line, before
     the imports. Ctrl-C works also where the process was started with SIGINT ignored (:func:`restore_ctrl_c`).
-    A process stopped by Ctrl-C ends with exit code 0 (:func:`forget_caught_ctrl_c`).
+    A process stopped by Ctrl-C ends with exit code 0 (:func:`forget_caught_ctrl_c`); one still running
+    :data:`STUCK_DUMP_S` after it prints every thread's stack on stderr (:func:`faulthandler.dump_traceback_later`).
     """
     global _ctrl_c_dropped
     restore_ctrl_c()
@@ -113,6 +117,10 @@ def run_executable(node: str, args=None) -> None:
         nonlocal interrupted
         if not interrupted:
             interrupted = True
+            # Where every thread is, on stderr, if the process is still there just before a stopper's SIGTERM: a
+            # way out that hangs (rare, on a busy machine) says where.
+            with suppress(AttributeError, OSError, ValueError):  # a stderr without a file descriptor: no dump
+                faulthandler.dump_traceback_later(STUCK_DUMP_S, file=sys.__stderr__)
             raise KeyboardInterrupt
 
     def dropped(unraisable) -> None:
@@ -140,6 +148,7 @@ def run_executable(node: str, args=None) -> None:
         sys.unraisablehook = previous_hook
         _ctrl_c_dropped = False
         if interrupted:
+            faulthandler.cancel_dump_traceback_later()
             forget_caught_ctrl_c()
 
 
