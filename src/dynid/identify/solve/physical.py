@@ -50,7 +50,7 @@ from dynid.identify.solve.prior import (
     robot_file_values,
     time_folds,
 )
-from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior
+from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior, measured_spread
 from dynid.identify.solve.rows import FreeColumns, RowGroups, per_joint_weights
 from dynid.identify.solve.solvers import excitation_condition, one_blas_thread
 
@@ -347,6 +347,9 @@ def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, syst
         per_joint = None if groups is None else per_joint_weights(weights, joints, groups.joints)
         data = ReducedRows.of(w, y, weights) if per_joint is None else \
             ReducedRows.of_factor(groups.stacked(per_joint), len(y))
+        if section['used'] and measured_spread(settings.prior_source):
+            section['data_residual_std'] = data.residual_std
+            data = data.in_residual_units()
     weight = None if not section['used'] else 'cross-validated' if cross_validation is not None else \
         'given' if settings.prior_relative_std is not None else 'measured spread'
     section.update(relative_std=std, rule=rule if section['used'] else None, cross_validation=cross_validation,

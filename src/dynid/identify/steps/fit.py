@@ -309,7 +309,7 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     loop_w = w.copy() if beside else w
     outcome = _output_torque_loop(problem, estimate, outcome, w, y, joints, fixed, exponents, passes, progress)
     if outcome is not first:
-        outcome.prior.update(relative_std=first.prior['relative_std'],
+        outcome.prior.update(relative_std=first.prior['relative_std'], weight=first.prior.get('weight'),
                              cross_validation=first.prior.get('cross_validation'), rule=first.prior.get('rule'))
     if skipped:
         outcome.prior['consistency']['decision'] = 'not checked'
