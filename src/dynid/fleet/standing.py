@@ -23,7 +23,7 @@ parameters judged per robot, p is named when::
 
 (a two-sided Bonferroni bound, the root for the centre's own variance: the median's is π/(2·n_p) of the
 population's): a healthy robot then has any parameter named with probability about α, the ``false_flag_rate`` (0.01:
-one healthy robot in 100). Measured on simulated normal fleets (K = 60, 2 000–6 000 fleets each): 0.9–1.0 % named
+one healthy robot in 100). Measured on simulated normal fleets (K = 60, 2 000–6 000 fleets each): 0.85–0.96 % named
 with Sn from 20 robots up; with the MAD 0.2–0.4 % at 6–15 robots; Sn there would name 1.2–2.9 %, hence the switch
 (docs/fleet.md).
 abs(z_own) ≤ abs(z), so a parameter the robot itself identified poorly (a large σ_rp) is not named for a difference
