@@ -346,21 +346,3 @@ def test_a_robot_file_with_an_impossible_link_identifies_and_names_it(short_twin
             assert any(f"robot file link '{link}'" in w and 'triangle inequality' in w for w in result.warnings)
         if settings.consistency == 'always':
             assert mass_matrix_check(result, robot, states=500)['positive_definite_percent'] == 100.0
-
-
-def test_rows_in_residual_units_have_unit_variance_whatever_the_torque_unit():
-    """A given or measured prior weight s is set against rows of unit variance (dynid.identify.solve.prior): the same
-    rows in N·m and in units ten times smaller become the same χ², so the prior weighs the same against either."""
-    rng = np.random.default_rng(0)
-    w = rng.standard_normal((400, 5))
-    y = w @ rng.standard_normal(5) + 0.07 * rng.standard_normal(400)
-    rows, tenfold = ReducedRows.of(w, y, np.ones(400)), ReducedRows.of(10 * w, 10 * y, np.ones(400))
-    assert rows.residual_std == pytest.approx(0.07, rel=0.15)
-    assert tenfold.residual_std == pytest.approx(10 * rows.residual_std, rel=1e-9)
-    units, tenfold_units = rows.in_residual_units(), tenfold.in_residual_units()
-    assert units.residual_std == pytest.approx(1.0, rel=1e-9) and units.rows == 400
-    for a, b in ((units.r.T @ units.r, tenfold_units.r.T @ tenfold_units.r),
-                 (units.r.T @ units.projected, tenfold_units.r.T @ tenfold_units.projected)):
-        np.testing.assert_allclose(a, b, rtol=1e-9)
-    v = rng.standard_normal(5)
-    assert units.cost(v) == pytest.approx(rows.cost(v) / rows.residual_std ** 2, rel=1e-9)

@@ -25,7 +25,7 @@ from dynid.identify.solve.prior import (
     robot_file_values,
     time_folds,
 )
-from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior, measured_spread
+from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior
 from dynid.identify.solve.rows import RowGroups
 from dynid.identify.solve.solvers import _robust_scale, robust_weights
 
@@ -57,9 +57,6 @@ class Folds:
         self.links = self.source.links
         self.use_prior = use_prior and self.source.pulls()
         self.std = prior_std
-        #: each fold's training rows in units of their residual σ, as the identification sets a measured spread
-        #: against them (:func:`dynid.identify.solve.prior_source.measured_spread`)
-        self.in_residual_units = self.use_prior and measured_spread(self.source)
         if self.use_prior and self.std is None:
             layout, prior = self.layout(~held)
             self.std = cross_validated_prior_std(layout, [self.fold(f, ~held) for f in self.folds], prior)[0]
@@ -72,11 +69,6 @@ class Folds:
                                    non_negative=non_negative_friction(problem.candidate.friction))
         return layout, self.source.rows(problem, layout, [name for name, f in zip(self.names, free, strict=True)
                                                           if f])
-
-    def against_prior(self, rows: ReducedRows) -> ReducedRows:
-        """``rows`` as the prior's rows are set against them: in units of their residual σ where its spread is measured
-        (:attr:`in_residual_units`), else as they are."""
-        return rows.in_residual_units() if self.in_residual_units else rows
 
     @staticmethod
     def fold(fold, free):
@@ -98,7 +90,7 @@ class Folds:
         out = np.full((len(self.folds), self.n), np.nan)
         for k, fold in enumerate(self.folds):
             rows = restricted(trained[k] if trained is not None else fold.trained_on, free)
-            reduced = layout.problem(self.against_prior(rows), prior, self.std if self.use_prior else None)
+            reduced = layout.problem(rows, prior, self.std if self.use_prior else None)
             x = consistent_optimum(reduced, consistent)[0] if consistent else reduced.map_estimate()
             if x is None:
                 return np.full((len(self.folds), self.n), np.inf)

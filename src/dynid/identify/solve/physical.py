@@ -48,9 +48,10 @@ from dynid.identify.solve.prior import (
     non_negative_friction,
     posterior_covariance,
     robot_file_values,
+    row_variance,
     time_folds,
 )
-from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior, measured_spread
+from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior
 from dynid.identify.solve.rows import FreeColumns, RowGroups, per_joint_weights
 from dynid.identify.solve.solvers import excitation_condition, one_blas_thread
 
@@ -247,7 +248,8 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
         section.update(prior_cost_percent=100.0 * (data.cost(map_values) / free_cost - 1.0) if free_cost > 0 else 0.0,
                        data_condition_number_scaled=_data_condition(problem, names, held, groups, w),
                        posterior_std=full(map_std, 0.0).tolist())
-        informed = _informed_by_data(source, problem, names, held, map_std, std)
+        section['data_row_std'] = float(np.sqrt(row_variance(reduced, x_map)))  # the prior's rows weigh as such rows
+        informed = _informed_by_data(source, problem, names, held, map_std, std * section['data_row_std'])
         if informed is not None:
             section['informed'] = informed
     else:
@@ -295,15 +297,17 @@ def _prior_section(settings: PhysicalSettings, robot, source: PriorSource) -> tu
 
 
 #: A parameter the prior pulls on its own (an earlier result's or a fleet's) is said decided by the data where its
-#: posterior σ is below this fraction of the prior's s·σ_b (the data cut its variance by three quarters or more), and
+#: posterior σ is below this fraction of the prior's σ̂·s·σ_b (the data cut its variance by three quarters or more), and
 #: held at the prior's value where above :data:`HELD_FRACTION` of it (the data cut its variance by less than a fifth).
+#: σ̂ is a data row's σ (:func:`dynid.identify.solve.prior.row_variance`): the prior's rows weigh as data rows, so
+#: against unweighted rows in N·m (ordinary least squares) the prior holds its parameters to σ̂·s·σ_b, not s·σ_b.
 DECIDED_FRACTION, HELD_FRACTION = 0.5, 0.9
 
 
 def _informed_by_data(source, problem, names, held, map_std, std) -> dict | None:
     """Which of the parameters the prior pulls on one by one the data decided and which stayed at the prior's values
-    (posterior σ against the prior's s·σ_b: :data:`DECIDED_FRACTION`, :data:`HELD_FRACTION`); None for a prior that
-    pulls on links, not parameters (the robot file)."""
+    (posterior σ against the prior's σ, ``std``·σ_b: :data:`DECIDED_FRACTION`, :data:`HELD_FRACTION`); None for a prior
+    that pulls on links, not parameters (the robot file)."""
     spread = source.parameter_spread(problem)
     free = [name for name, h in zip(names, held, strict=True) if not h]
     ratios = {name: float(sigma) / (spread[name] * std) for name, sigma in zip(free, map_std, strict=True)
@@ -347,9 +351,6 @@ def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, syst
         per_joint = None if groups is None else per_joint_weights(weights, joints, groups.joints)
         data = ReducedRows.of(w, y, weights) if per_joint is None else \
             ReducedRows.of_factor(groups.stacked(per_joint), len(y))
-        if section['used'] and measured_spread(settings.prior_source):
-            section['data_residual_std'] = data.residual_std
-            data = data.in_residual_units()
     weight = None if not section['used'] else 'cross-validated' if cross_validation is not None else \
         'given' if settings.prior_relative_std is not None else 'measured spread'
     section.update(relative_std=std, rule=rule if section['used'] else None, cross_validation=cross_validation,

@@ -7,13 +7,9 @@ the base parameters are χ_b = K·[π; Ia]. The maximum a posteriori (MAP) estim
     ‖G·(y − W_b·K·[π; Ia] − W_f·f)‖²  +  Σ_i ‖J̄_i^(−1/2)·(J_i − J̄_i)·J̄_i^(−1/2)‖²_F / s²  (+ Ia term)
 
 - **G** the weights of the linear solution (1/σ̂_j per joint for WLS), so that the data term is a χ² with
-  unit variance per row. Where the source's spread is measured (a fleet's, s given or not:
-  :func:`dynid.identify.solve.prior_source.measured_spread`), the rows are divided by their least-squares residual σ̂
-  first (:meth:`ReducedRows.in_residual_units`: ordinary least squares' rows are in N·m), so that the prior's σ is s
-  times its spread whatever the rows' unit; the robot file's s is cross-validated on the rows as they are.
-  **J_i** the 4×4 pseudo-inertia of link i and **J̄_i** the robot file's. The distance is the second-order
-  expansion of the log-det divergence between pseudo-inertias (Lee and Park 2019, "Geometric robot dynamic
-  identification"): dimensionless and frame-independent, so one relative standard
+  unit variance per row; **J_i** the 4×4 pseudo-inertia of link i and **J̄_i** the robot file's. The distance
+  is the second-order expansion of the log-det divergence between pseudo-inertias (Lee and Park 2019,
+  "Geometric robot dynamic identification"): dimensionless and frame-independent, so one relative standard
   deviation s serves every link. Rotor inertias get the same relative prior on the drive data's. Friction has
   none.
 - **Impossible links** (:func:`dynid.identify.solve.file_links.robot_file_links`) are left out of the prior.
@@ -106,19 +102,6 @@ class ReducedRows:
         """‖G·(y − W·v)‖² of these rows."""
         e = self.projected - self.r @ v
         return float(e @ e + self.constant)
-
-    @property
-    def residual_std(self) -> float:
-        """σ̂: the root of their least-squares residual ‖G·(y − W·v̂)‖² (the corner of R) per degree of freedom (rows
-        less unknowns); the σ of one row: N·m for unweighted rows, about 1 for WLS's."""
-        return float(np.sqrt(self.constant / max(1, self.rows - self.r.shape[1])))
-
-    def in_residual_units(self) -> ReducedRows:
-        """These rows divided by :attr:`residual_std` (as they are where it is 0): a χ² of unit variance per row."""
-        sigma = self.residual_std
-        if not sigma > 0:
-            return self
-        return ReducedRows(self.r / sigma, self.projected / sigma, self.constant / sigma ** 2, self.rows)
 
 
 #: The conflict between a prior row and the data (:meth:`PhysicalLayout.released`) beyond which the data release it:
@@ -429,16 +412,22 @@ def cross_validated_prior_std(layout: PhysicalLayout, folds: list[Fold], prior: 
 
 
 # ------------------------------------------------------------------------------ estimates
+def row_variance(problem: PhysicalProblem, x: np.ndarray) -> float:
+    """σ̂² of one row of the problem's data at x, the weighted χ² per degree of freedom (≈ 1 with WLS weights, N·m²
+    for unweighted rows). The prior's rows weigh as rows of this variance: a prior row at relative σ s holds its
+    parameter to σ̂·s·σ_b, the prior's σ in the posterior's terms (:func:`posterior_covariance`)."""
+    return problem.data_cost(x) / max(1, problem.equations - problem.a.shape[1])
+
+
 def posterior_covariance(problem: PhysicalProblem, x: np.ndarray, to_base: np.ndarray) -> np.ndarray:
     """T·σ̂²·(AᵀA)⁻¹·Tᵀ: the covariance of the base parameters (and friction) of the Gaussian problem at its
     minimizer x, σ̂² the weighted χ² per degree of freedom (≈ 1 with WLS weights). A direction neither the data
     nor the prior determine (a link left out of the prior, moving a combination the recording does not excite)
     gives the parameters it reaches an infinite variance (inf on the diagonal), never the pseudo-inverse's 0."""
-    degrees = max(1, problem.equations - problem.a.shape[1])
     _, singular, vt = np.linalg.svd(problem.a, full_matrices=True)
     rank = int(np.count_nonzero(singular > 1e-12 * singular[0]))
     kept = vt[:rank].T / singular[:rank]
-    covariance = problem.data_cost(x) / degrees * (to_base @ kept) @ (to_base @ kept).T
+    covariance = row_variance(problem, x) * (to_base @ kept) @ (to_base @ kept).T
     reach = np.abs(to_base @ vt[rank:].T)
     if reach.size:
         scale = np.abs(to_base).max(axis=1, keepdims=True)

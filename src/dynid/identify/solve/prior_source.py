@@ -295,11 +295,12 @@ class FleetPrior:
     links: list[RobotFileLink]
     spread: dict[str, tuple[float, float]]
     kind: ClassVar[str] = FLEET_PRIOR_KIND
-    #: s = 1: the spread is the fleet's own, measured over its robots, so a robot drawn from the fleet sits within it
-    #: as the prior says, against data rows of unit variance (:func:`measured_spread`). Cross-validated on a short
-    #: production log (folds of one repeated motion, which cannot tell a model that holds on another motion from one
-    #: that fits this one), s came out 50-100 (in the rows' units) on most robots of bench_fleet_prior, and the
-    #: held-out residual 3.2x the full excitation's in the median; at s = 1, 1.3x (benchmarks/README.md). --prior-std
+    #: s = 1: the spread is the fleet's own, measured over its robots; each prior row weighs as one row of the data (a
+    #: unit-variance row with WLS's weights, one N·m unweighted: there it holds parameters to σ̂·spread, σ̂ a data
+    #: row's σ, docs/fleet.md; set against rows of unit variance instead it held healthy robots worse). Cross-validated
+    #: on a short production log (folds of one repeated motion, which cannot tell a model that holds on another motion
+    #: from one that fits this one), s came out 50-100 on most robots of bench_fleet_prior, a prior far weaker, and the
+    #: held-out residual 3.2x the full excitation's in the median; at s = 1, 1.2x (benchmarks/README.md). --prior-std
     #: still sets s, and a weight given is never overridden.
     calibrated_std: ClassVar[float | None] = 1.0
     releases: ClassVar[bool] = True
@@ -330,9 +331,9 @@ class FleetPrior:
 
     @property
     def rule(self) -> str:
-        return (f'MAP: residual chi2 (the rows in units of their least-squares residual sigma) + sum_b ((K pi)_b - '
-                f'centre_b)^2 / (spread_b s)^2 over the fleet of {self.fleet.robots} robots; s = 1 where not given '
-                f'(the spread is the fleet\'s own, measured)')
+        return (f'MAP: weighted residual chi2 + sum_b ((K pi)_b - centre_b)^2 / (spread_b s)^2 over the fleet of '
+                f'{self.fleet.robots} robots, each prior row weighing as one data row (data_row_std); s = 1 where not '
+                f'given (the spread is the fleet\'s own, measured)')
 
     def left_out(self) -> list[RobotFileLink]:
         return []
@@ -374,14 +375,6 @@ class FleetPrior:
         return {'kind': self.kind, 'path': self.path, 'sha256': self.sha256, 'robot': self.fleet.robot,
                 'created': self.fleet.provenance.get('created'), 'robots': self.fleet.robots,
                 'members': [member['name'] for member in self.fleet.members]}
-
-
-def measured_spread(source: PriorSource | None) -> bool:
-    """Whether ``source``'s spread is measured (a fleet's: its :attr:`PriorSource.calibrated_std` is set), so that its
-    rows are set against data rows in units of their least-squares residual σ
-    (:meth:`dynid.identify.solve.prior.ReducedRows.in_residual_units`), with s given or not; the robot file's and an
-    earlier result's weight is cross-validated on the rows as they are (None: the robot file)."""
-    return source is not None and source.calibrated_std is not None
 
 
 def prior_source(path: str, robot) -> PriorSource:

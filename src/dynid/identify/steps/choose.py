@@ -344,8 +344,7 @@ def _regularized_verdict(record: dict, folds: Folds, chosen: np.ndarray, per_fol
     from dynid.identify.solve.prior import information_condition_numbers, posterior_covariance
 
     layout, prior = folds.layout(chosen)
-    reduced = layout.problem(folds.against_prior(restricted(folds.data, chosen)), prior,
-                             folds.std if folds.use_prior else None)
+    reduced = layout.problem(restricted(folds.data, chosen), prior, folds.std if folds.use_prior else None)
     x = reduced.map_estimate()
     condition = information_condition_numbers(posterior_covariance(reduced, x, layout.to_base))[1]
     score, robot_file = float(np.sum(np.nan_to_num(per_fold, nan=0.0))), float(np.nansum(theirs_per_fold))
@@ -443,8 +442,7 @@ def _consistency_gate(folds: Folds, free: np.ndarray, settings) -> tuple[bool, d
     training χ²): only then do the folds decide (a log that determines the links well needs no more). Returns the
     answer and what was found, for ``tried``."""
     layout, prior = folds.layout(free)
-    reduced = layout.problem(folds.against_prior(restricted(folds.data, free)), prior,
-                             folds.std if folds.use_prior else None)
+    reduced = layout.problem(restricted(folds.data, free), prior, folds.std if folds.use_prior else None)
     x, x_map, status = consistent_optimum(reduced, settings.solver)
     if status == 'consistent':
         return False, {'gate': 'the MAP estimate of all rows is physically consistent'}
