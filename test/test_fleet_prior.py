@@ -303,7 +303,6 @@ def test_healthy_normal_fleets_have_about_the_false_flag_rate_named(robots):
             centre, spread, count = standing_population(values[others], sigma[others])
             named += bool(np.any(np.abs(values[r] - centre) / spread > apart_threshold(60, count)))
             judged += 1
-    print(f'{robots} robots: {named} of {judged} named')
     assert named <= 0.017 * judged, (named, judged)
     if robots > SN_FROM_OTHERS:  # Sn's bound is near α, not far above what it promises (the MAD's is cautious)
         assert named >= 0.005 * judged, (named, judged)

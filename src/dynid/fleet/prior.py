@@ -255,14 +255,22 @@ def robust_population(values: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray
     values = np.asarray(values, dtype=float)
     held = np.isfinite(values)
     count = held.sum(axis=0)
-    own = np.where(np.isfinite(sigma) & (sigma > 0) & held, sigma, np.nan)
-    with warnings.catch_warnings():  # a column no robot holds (or none with a σ) is NaN, as documented
+    with warnings.catch_warnings():  # a column no robot holds is NaN, as documented
         warnings.simplefilter('ignore', RuntimeWarning)
         centre = np.nanmedian(np.where(held, values, np.nan), axis=0)
         mad = np.nanmedian(np.abs(values - centre), axis=0)
-        floor = np.nanmedian(own, axis=0)
-    spread = np.fmax(MAD_TO_SIGMA * mad, np.nan_to_num(floor, nan=0.0))
+    spread = np.fmax(MAD_TO_SIGMA * mad, own_sigma_floor(values, sigma))
     return centre, spread, count
+
+
+def own_sigma_floor(values: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """The floor of each column's spread (module docstring): the median of the robots' own ``sigma`` over those holding
+    the value (``values`` finite) with a σ (finite, > 0); 0 for a column none has."""
+    values = np.asarray(values, dtype=float)
+    own = np.where(np.isfinite(sigma) & (sigma > 0) & np.isfinite(values), sigma, np.nan)
+    with warnings.catch_warnings():  # a column without any σ: no floor
+        warnings.simplefilter('ignore', RuntimeWarning)
+        return np.nan_to_num(np.nanmedian(own, axis=0), nan=0.0)
 
 
 def fleet_prior(members: Sequence[FleetMember] | FleetTable) -> FleetPriorFile:

@@ -37,7 +37,6 @@ its own noise explains. Fewer than 3 other robots holding p: p is not judged.
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,7 +44,7 @@ import numpy as np
 from scipy import stats
 
 from dynid.errors import InputError
-from dynid.fleet.prior import FleetMember, FleetTable, robust_population
+from dynid.fleet.prior import FleetMember, FleetTable, own_sigma_floor, robust_population
 from dynid.health.fleet_place import FleetPlace
 from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS
 
@@ -87,13 +86,8 @@ def standing_population(values: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarr
     centre, spread, count = robust_population(values, sigma)
     many = count >= SN_FROM_OTHERS
     if many.any():
-        held = np.isfinite(values[:, many])
-        own = np.where(np.isfinite(sigma[:, many]) & (sigma[:, many] > 0) & held, sigma[:, many], np.nan)
-        with warnings.catch_warnings():  # a column without any σ has no floor, as in robust_population
-            warnings.simplefilter('ignore', RuntimeWarning)
-            floor = np.nan_to_num(np.nanmedian(own, axis=0), nan=0.0)
         spread = spread.copy()
-        spread[many] = np.fmax(sn_scale(values[:, many]), floor)
+        spread[many] = np.fmax(sn_scale(values[:, many]), own_sigma_floor(values[:, many], sigma[:, many]))
     return centre, spread, count
 
 
