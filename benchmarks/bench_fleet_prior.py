@@ -21,7 +21,9 @@ minutes).
    results of a robot are scored on 20 s of another motion of the same robot (a random Fourier motion no
    identification saw): the held-out residual RMS over every joint's equation (``dynid validate``'s relative
    residual ‖y − ŷ‖/‖y‖ on the same rows, so its ratios are those of the RMS). Per robot fleet / robot file and
-   fleet / full excitation; median and max over the robots (the faulty ones included: each has its own truth).
+   fleet / full excitation; median and max over the robots (the faulty ones included: each has its own truth). A
+   log ``dynid identify`` refuses (too weakly exciting even with the prior) is named with the refusal
+   (``production_refused``) and left out of the ratios it has no model for.
 4. **Outliers** (``dynid.fleet.standing``): every robot's full-excitation result against the others'. A fault is
    found when the parameter standing farthest apart is the right one: for the friction fault a friction parameter
    of that joint; for the tool a base parameter carrying the flange link's mass or first moment (m_6, mx_6, my_6,
@@ -59,6 +61,7 @@ import numpy as np
 from benchmarks import fleet_prior_real
 from benchmarks import fleet_prior_twin as twin
 from benchmarks.fleet_prior_identify import identified, one_law
+from dynid.errors import InputError
 from dynid.fleet.prior import FleetTable, fleet_prior, read_members, record_members
 from dynid.fleet.standing import fleet_standing
 from dynid.health.record import HealthRecord
@@ -105,20 +108,30 @@ def production_part(plants, paths: list[Path], seed: int, folder: Path, rate_hz:
         held = twin.record(plant, twin.held_out(), HELD_S, 1000 * seed + 3 * r + 2, rate_hz)
         prior_path = fleet_prior(read_members([p for k, p in enumerate(paths) if k != r])).save(
             folder / f'fleet_prior_without_{r:02d}.yaml')
-        file_prior = identified(robot_file, short, 'production', folder / f'production-{r:02d}-robot-file.yaml')
-        fleet = identified(robot_file, short, 'production', folder / f'production-{r:02d}-fleet.yaml',
-                           prior=str(prior_path), prior_std=fleet_prior_std)
-        full = IdentificationResult.load(paths[r])
-        residual = {label: validate(result, robot_file, held)['relative_residual']
-                    for label, result in (('robot_file_prior', file_prior), ('fleet_prior', fleet), ('full', full))}
+        results, refused = {}, {}
+        for label, prior in (('robot_file_prior', ''), ('fleet_prior', str(prior_path))):
+            try:
+                results[label] = identified(robot_file, short, 'production',
+                                            folder / f'production-{r:02d}-{label}.yaml', prior=prior,
+                                            prior_std=fleet_prior_std if prior else None)
+            except InputError as error:  # dynid identify refuses the log: no model to score (named in the JSON)
+                refused[label] = str(error)
+        results['full'] = IdentificationResult.load(paths[r])
+        residual = {label: validate(result, robot_file, held)['relative_residual'] for label, result in results.items()}
         fault = twin.FAULTS.get(r)
+        scored = not refused
         robots.append({
             'robot': f'robot-{r:02d}', 'fault': None if fault is None else fault.text(), 'residual': residual,
-            'fleet_over_robot_file': residual['fleet_prior'] / residual['robot_file_prior'],
-            'fleet_over_full': residual['fleet_prior'] / residual['full'],
+            'refused': refused,
+            'fleet_over_robot_file': residual['fleet_prior'] / residual['robot_file_prior'] if scored else None,
+            'fleet_over_full': residual['fleet_prior'] / residual['full'] if 'fleet_prior' in residual else None,
             'chosen': {label: {'method': result.method, 'friction': result.model['friction'],
                                's': (result.prior_section or {}).get('relative_std')}
-                       for label, result in (('robot_file_prior', file_prior), ('fleet_prior', fleet))}})
+                       for label, result in results.items() if label != 'full'}})
+        if refused:
+            say(f'  robot-{r:02d}: refused with ' + '; '.join(f'the {label.replace("_", " ")}: {text[:160]}'
+                                                         for label, text in refused.items()))
+            continue
         say(f'  robot-{r:02d}: held-out residual robot file {residual["robot_file_prior"]:.4f}, fleet '
             f'{residual["fleet_prior"]:.4f}, full excitation {residual["full"]:.4f}: fleet/robot file '
             f'{robots[-1]["fleet_over_robot_file"]:.3f}, fleet/full {robots[-1]["fleet_over_full"]:.3f}')
@@ -272,8 +285,8 @@ def run(args) -> dict:
     timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed, args.prior_db)
     real = fleet_prior_real.run(Path(args.ur10e), root / 'ur10e') if args.ur10e else None
 
-    over_file = np.array([r['fleet_over_robot_file'] for r in robots])
-    over_full = np.array([r['fleet_over_full'] for r in robots])
+    over_file = np.array([r['fleet_over_robot_file'] for r in robots if r['fleet_over_robot_file'] is not None])
+    over_full = np.array([r['fleet_over_full'] for r in robots if r['fleet_over_full'] is not None])
     faults = [f for s in standings for f in s['faults']]
     healthy = sum(s['healthy'] for s in standings)
     flagged = sum(len(s['false_flags']) for s in standings)
@@ -300,6 +313,7 @@ def run(args) -> dict:
                   'draws': twin.DRAW_RULE, 'faults': {f'robot-{r:02d}': f.text() for r, f in twin.FAULTS.items()
                                                       if r < args.robots}},
         'outliers_right_joint': f'{sum(f["right_joint"] for f in faults)}_of_{len(faults)}',
+        'production_refused': {r['robot']: r['refused'] for r in robots if r['refused']},
         'false_flags': {'healthy_robots': healthy, 'flagged': flagged, 'seeds': [s['seed'] for s in standings],
                         'robots_per_seed': [s['robots'] for s in standings]},
         'prior_timing': timing,

@@ -18,7 +18,14 @@ from dynid.fleet.prior import MAD_TO_SIGMA, FleetTable, fleet_prior, read_member
 from dynid.fleet.standing import SN_FROM_OTHERS, apart_threshold, fleet_standing, sn_scale, standing_population
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.solve.fleet_prior_file import FleetPriorFile
-from dynid.identify.solve.prior import PRIOR_STD_GRID, PhysicalLayout, cross_validated_prior_std, time_folds
+from dynid.identify.solve.prior import (
+    PRIOR_STD_GRID,
+    PhysicalLayout,
+    PriorRows,
+    ReducedRows,
+    cross_validated_prior_std,
+    time_folds,
+)
 from dynid.identify.solve.prior_source import FleetPrior, ResultPrior, prior_source, result_std, spread_rows
 from dynid.model import load_robot
 
@@ -417,19 +424,26 @@ def test_identify_with_the_fleet_prior_pulls_toward_it_and_names_it(fleet):
     assert all(posterior[n] < 0.5 * 100 * row * pooled[n].spread for n in informed['decided_by_data'])
 
 
-def test_the_data_release_the_fleet_prior_where_they_contradict_it(fleet):
-    """A robot carrying a tool its fleet does not: the rows of the parameters the tool moves (the grouped first
-    moments and inertias of the links before it) are released (their weight below 1, named in ``prior.released``), and
-    the estimate of the gravity parameter mx_2R follows the data (the plain fit of the same log) instead of the fleet's
-    centre; a healthy robot's log releases nothing."""
+def test_a_load_on_the_flange_its_fleet_does_not_carry_is_left_to_the_data(fleet):
+    """A robot carrying a 1.5 kg tool (5 cm out of the flange) its fleet does not: the likelihood ratio frees the last
+    link's parameters from the fleet prior, the result records the test and the warning says what the data put on the
+    flange (its mass and centre in the flange's frame), and the gravity parameter mx_2R, which the tool's mass moves,
+    follows the data (the plain fit of the same log) instead of the fleet's centre; a healthy robot's log frees
+    nothing."""
     folder, _ = fleet
     prior_file = folder / 'fleet_prior.yaml'
     for name, extra in (('tool', ('--prior', str(prior_file))), ('tool_plain', ('--no-prior',))):
         done = run_dynid('identify', str(folder / 'tool'), '-o', str(folder / f'{name}.yaml'), '--quiet', *extra)
         assert done.returncode == 0, done.stderr
     tool, plain = (IdentificationResult.load(folder / f'{name}.yaml') for name in ('tool', 'tool_plain'))
-    released = tool.prior_section['released']
-    assert released['mx_2R'] < 0.2 and released['mx_3R'] < 0.2 and all(0 < w < 1 for w in released.values())
+    load = tool.prior_section['flange_load']
+    assert load['freed'] and load['statistic'] > 10 * load['bound'] and load['degrees_of_freedom'][0] == 10, load
+    assert abs(load['mass_kg'] - 1.5) < 0.15, load
+    said = [w for w in tool.warnings if 'contradict the fleet prior where a load on the flange' in w]
+    assert len(said) == 1 and f'which put {load["mass_kg"]:+.2f} kg on it' in said[0], tool.warnings
+    assert 'a tool or gripper its fleet does not carry?' in said[0]
+    centre = [float(v) for v in said[0].split('centre of mass at (')[1].split(')')[0].split(', ')]
+    assert np.allclose(centre, [0.0, 0.0, 0.05], atol=0.02), centre
     centre = FleetPriorFile.load(prior_file).of_kind('base')['mx_2R']
     assert abs(tool.value('mx_2R') - plain.value('mx_2R')) < 0.1 * abs(centre.centre - plain.value('mx_2R'))
     assert abs(tool.value('mx_2R') - centre.centre) > 100 * centre.spread
@@ -439,7 +453,45 @@ def test_the_data_release_the_fleet_prior_where_they_contradict_it(fleet):
                          str(prior_file), '--quiet')
         assert done.returncode == 0, done.stderr
         healthy = IdentificationResult.load(folder / 'pulled.yaml')
-    assert healthy.prior_section['released'] == {}
+    assert not healthy.prior_section['flange_load']['freed'] and healthy.prior_section['released'] == {}
+    assert not any('contradict the fleet prior' in w for w in healthy.warnings)
+
+
+def _linear_fleet(rng, load=None, unit=1.0):
+    """A linear problem as a fleet prior poses it: two links (20 parameters, the base map the identity), each robot's
+    truth drawn about the fleet's centre with the fleet's spread (plus ``load`` on the last link's ten), 400 rows of
+    unit noise times ``unit`` (the torque's unit), the prior's rows (θ − μ)/σ_b."""
+    count, rows = 20, 400
+    centre, spread = rng.normal(0, 1, count), rng.uniform(0.05, 0.5, count)
+    truth = centre + spread * rng.standard_normal(count) + (np.zeros(count) if load is None else load)
+    w = rng.normal(0, 1, (rows, count)) * rng.uniform(0.02, 1.0, count)  # some directions weakly excited
+    y = (w @ truth + rng.standard_normal(rows)) * unit
+    layout = PhysicalLayout(np.eye(count), 2, 0, np.zeros(0, dtype=int))
+    prior = PriorRows(np.diag(1 / spread), centre / spread, [], tuple(f'p{k}' for k in range(count)))
+    return layout, ReducedRows.of(w * unit, y, np.ones(rows)), prior
+
+
+def test_the_flange_load_test_has_its_law_on_robots_as_their_fleet_and_frees_a_load():
+    """As its fleet, F = (Λ/q)/(R/r) follows F(10, 10) (mean 10/8, at most one of 300 above its 0.01 % point), the same
+    whatever the torque's unit; a load on the last link is freed and measured, the prior left on the other link."""
+    statistics = []
+    for k in range(300):
+        layout, data, prior = _linear_fleet(np.random.default_rng(1000 + k))
+        _, record = layout.flange_load_freed(data, prior, 1.0)
+        assert record['degrees_of_freedom'] == [10, 10]
+        if k < 5:  # the same robot in mN·m: the same statistic
+            again = layout.flange_load_freed(*_linear_fleet(np.random.default_rng(1000 + k), unit=1000.0)[1:], 1.0)[1]
+            assert again['statistic'] == pytest.approx(record['statistic'], rel=1e-6)
+        statistics.append(record['statistic'])
+    assert 1.05 < np.mean(statistics) < 1.45, np.mean(statistics)
+    assert sum(s > record['bound'] for s in statistics) <= 1
+    load = np.zeros(20)
+    load[10:14] = [10.0, 0.0, 0.0, 1.5]  # 10 kg, 0.15 m out along z; the robot's own draw adds up to 2 of 0.5 each
+    layout, data, prior = _linear_fleet(np.random.default_rng(5), load)
+    freed, record = layout.flange_load_freed(data, prior, 1.0)
+    assert record['freed'] and abs(record['mass_kg'] - 10.0) < 1.0, record
+    assert abs(record['first_moments_kg_m'][2] - 1.5) < 1.0, record
+    assert np.allclose(freed.a[:10, :10], prior.a[:10, :10]) and not np.allclose(freed.a[10:, 10:], prior.a[10:, 10:])
 
 
 def test_a_model_that_folds_the_rotor_excess_into_the_links_takes_the_fleet_prior_on_their_link_part(ur5e_model,

@@ -5,13 +5,24 @@ import json
 import re
 
 from benchmarks import bench_fleet_prior
+from dynid.errors import InputError
 
 KEYS = ('benchmark', 'robots', 'short_log_s', 'heldout_over_robot_file_prior_median',
         'heldout_over_robot_file_prior_max', 'heldout_over_full_excitation_median', 'outliers_found',
         'false_flags_per_100_robots', 'prior_seconds_1000_robots', 'real_sessions_heldout_over_robot_file_prior')
 
 
-def test_a_small_fleet_runs_end_to_end_and_ends_with_the_json_line(capsys):
+def test_a_small_fleet_runs_end_to_end_and_ends_with_the_json_line(capsys, monkeypatch):
+    """Robot-02's production log refused by the defaults (as dynid identify refuses a log too weak to identify):
+    named in the JSON, left out of the ratios, the run goes on."""
+    identified = bench_fleet_prior.identified
+
+    def refusing(robot, dataset, name, output, prior='', **kwargs):
+        if output.name == 'production-02-robot_file_prior.yaml':
+            raise InputError('the data cannot identify the model (for the test)')
+        return identified(robot, dataset, name, output, prior=prior, **kwargs)
+
+    monkeypatch.setattr(bench_fleet_prior, 'identified', refusing)
     assert bench_fleet_prior.main(['--robots', '4', '--extra-seeds', '0', '--prior-robots', '20',
                                    '--rate', '125']) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -27,3 +38,8 @@ def test_a_small_fleet_runs_end_to_end_and_ends_with_the_json_line(capsys):
     assert summary['real_sessions_heldout_over_robot_file_prior'] is None
     assert '--ur10e DIR' in summary['real_sessions']['status']
     assert any(line.startswith('| heldout_over_robot_file_prior_median |') for line in lines)
+    assert summary['production_refused'] == {
+        'robot-02': {'robot_file_prior': 'the data cannot identify the model (for the test)'}}
+    detail = {robot['robot']: robot for robot in summary['robots_detail']}
+    assert detail['robot-02']['fleet_over_robot_file'] is None and detail['robot-02']['fleet_over_full'] > 0
+    assert all(detail[f'robot-{r:02d}']['fleet_over_robot_file'] > 0 for r in (0, 1, 3))
