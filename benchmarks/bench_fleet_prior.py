@@ -24,13 +24,16 @@ minutes).
    fleet / full excitation; median and max over the robots (the faulty ones included: each has its own truth). A
    log ``dynid identify`` refuses (too weakly exciting even with the prior) is named with the refusal
    (``production_refused``) and left out of the ratios it has no model for.
-4. **Outliers** (``dynid.fleet.standing``): every robot's full-excitation result against the others'. A fault is
+4. **Outliers** (``dynid.fleet.standing``): every robot's commissioning result against the others': its full
+   excitation again carrying a known payload (3 kg off the flange's axis), identified with the free run by IDIM-TLS
+   (``--payload-mass 0,3 --method tls``, Gautier and Briot 2014), so that the drive gains are identified too
+   (``--no-commissioning``: the full-excitation results, which hold no gains). A fault is
    found when the parameter standing farthest apart is the right one: for the friction fault a friction parameter
    of that joint; for the tool a base parameter carrying the flange link's mass or first moment (m_6, mx_6, my_6,
-   mz_6 in its expression); for the gain fault that joint's drive gain (the defaults identify no drive gains:
-   ``right_joint`` says whether what was named is that joint's). False flags: healthy robots with any parameter
-   named, per 100 healthy robots over the main fleet and ``--extra-seeds`` fleets drawn anew (each of
-   ``--extra-robots`` robots, full excitation only).
+   mz_6 in its expression); for the gain fault that joint's drive gain (``right_joint`` says whether what was named
+   is that joint's, as where no gains are identified). False flags: healthy robots with any parameter named, per
+   100 healthy robots over the main fleet and ``--extra-seeds`` fleets drawn anew (each of ``--extra-robots``
+   robots, full excitation and commissioning only).
 5. **The prior's cost**: ``--prior-robots`` results (1 000) drawn around the fleet prior (each parameter normal about
    its centre with its spread), saved as files, read and pooled as ``dynid fleet prior RESULT...`` does
    (``from_files_s``); kept in a health record on PostgreSQL (``--prior-db URL``, else a throwaway server started as
@@ -60,7 +63,7 @@ import numpy as np
 
 from benchmarks import fleet_prior_real
 from benchmarks import fleet_prior_twin as twin
-from benchmarks.fleet_prior_identify import identified, one_law
+from benchmarks.fleet_prior_identify import commissioned, identified, one_law
 from dynid.errors import InputError
 from dynid.fleet.prior import FleetTable, fleet_prior, read_members, record_members
 from dynid.fleet.standing import fleet_standing
@@ -79,8 +82,10 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float, robot_file) -> tuple[list[Path], dict]:
-    """Every robot's full excitation identified (module docstring, 2): the result files, and what law each got."""
+def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float, robot_file,
+                            commissioning: bool = False) -> tuple[list[Path], dict, list[Path] | None]:
+    """Every robot's full excitation identified (module docstring, 2): the result files, what law each got, and, with
+    ``commissioning``, each robot's commissioning result files (:func:`commissioning_results`)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths, data = [], []
     for r, plant in enumerate(plants):
@@ -95,7 +100,25 @@ def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float, rob
     if laws['law_refits']:
         say(f'  {laws["law_refits"]} robots identified again with --friction {laws["law"]} (the laws chosen: '
             f'{laws["laws_chosen"]})')
-    return paths, laws
+    commissioning_paths = commissioning_results(plants, data, seed, folder, rate_hz, robot_file) if commissioning \
+        else None
+    return paths, laws, commissioning_paths
+
+
+def commissioning_results(plants, free: list, seed: int, folder: Path, rate_hz: float, robot_file) -> list[Path]:
+    """Each robot's commissioning (module docstring, 4): its full excitation again carrying the known payload,
+    identified with the free run by IDIM-TLS (drive gains and all), brought to one friction law."""
+    paths, loaded = [], []
+    (folder / 'commissioning').mkdir(parents=True, exist_ok=True)
+    for r, plant in enumerate(plants):
+        loaded.append(twin.record(twin.with_known_payload(plant), twin.excitation(), FULL_S, 1000 * seed + 3 * r + 500,
+                                  rate_hz))
+        paths.append(folder / 'commissioning' / f'robot-{r:02d}.yaml')
+        result = commissioned(robot_file, free[r], loaded[r], twin.KNOWN_PAYLOAD_KG, f'robot-{r:02d}', paths[r])
+        say(f'  robot-{r:02d}: commissioning {result.method}, {result.model["friction"]}')
+    one_law(paths, lambda k, law: commissioned(robot_file, free[k], loaded[k], twin.KNOWN_PAYLOAD_KG,
+                                               f'robot-{k:02d}', paths[k], friction=law))
+    return paths
 
 
 def production_part(plants, paths: list[Path], seed: int, folder: Path, rate_hz: float, robot_file,
@@ -254,7 +277,7 @@ def run_prior_only(args) -> dict:
     started = time.perf_counter()
     robots = min(args.robots, 4)
     say(f"the prior of {args.prior_robots} results drawn around {robots} UR5e twins' full excitation ({root})")
-    paths, _ = full_excitation_results(twin.fleet_plants(robots, args.seed), args.seed, root / f'seed-{args.seed}',
+    paths, _, _ = full_excitation_results(twin.fleet_plants(robots, args.seed), args.seed, root / f'seed-{args.seed}',
                                        args.rate, robot_file)
     timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed, args.prior_db)
     seconds = prior_seconds(timing, args.prior_robots)
@@ -270,16 +293,20 @@ def run(args) -> dict:
     started = time.perf_counter()
     say(f'fleet of {args.robots} UR5e twins (seed {args.seed}) at {args.rate:g} Hz in {root}')
     plants = twin.fleet_plants(args.robots, args.seed)
-    paths, laws = full_excitation_results(plants, args.seed, root / f'seed-{args.seed}', args.rate, robot_file)
+    commissioning = not args.no_commissioning
+    paths, laws, commissioning_paths = full_excitation_results(plants, args.seed, root / f'seed-{args.seed}', args.rate,
+                                                               robot_file, commissioning)
     robots = production_part(plants, paths, args.seed, root / f'seed-{args.seed}', args.rate, robot_file,
                              args.fleet_prior_std)
-    standings = [standing_part(paths, args.robots)]
+    standings = [standing_part(commissioning_paths or paths, args.robots)]
     for extra in range(1, args.extra_seeds + 1):
         seed = args.seed + extra
         say(f'another fleet of {args.extra_robots} robots (seed {seed}): full excitation and standing')
-        extra_paths, extra_laws = full_excitation_results(twin.fleet_plants(args.extra_robots, seed), seed,
-                                                          root / f'seed-{seed}', args.rate, robot_file)
-        standings.append({**standing_part(extra_paths, args.extra_robots), 'seed': seed, **extra_laws})
+        extra_paths, extra_laws, extra_commissioning = full_excitation_results(
+            twin.fleet_plants(args.extra_robots, seed), seed, root / f'seed-{seed}', args.rate, robot_file,
+            commissioning)
+        standings.append({**standing_part(extra_commissioning or extra_paths, args.extra_robots), 'seed': seed,
+                          **extra_laws})
     standings[0].update(seed=args.seed, **laws)
     say(f'the prior of {args.prior_robots} result files')
     timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed, args.prior_db)
@@ -313,6 +340,9 @@ def run(args) -> dict:
                   'draws': twin.DRAW_RULE, 'faults': {f'robot-{r:02d}': f.text() for r, f in twin.FAULTS.items()
                                                       if r < args.robots}},
         'outliers_right_joint': f'{sum(f["right_joint"] for f in faults)}_of_{len(faults)}',
+        'standing_results': 'full excitation (defaults)' if args.no_commissioning else (
+            f'commissioning: the full excitation free and carrying a known {twin.KNOWN_PAYLOAD_KG:g} kg payload at '
+            f'{list(twin.KNOWN_PAYLOAD_COM_M)} m, identified together with IDIM-TLS (drive gains)'),
         'production_refused': {r['robot']: r['refused'] for r in robots if r['refused']},
         'false_flags': {'healthy_robots': healthy, 'flagged': flagged, 'seeds': [s['seed'] for s in standings],
                         'robots_per_seed': [s['robots'] for s in standings]},
@@ -357,6 +387,9 @@ def main(argv=None) -> int:
     parser.add_argument('--prior-robots', type=int, default=1000, help='result files the prior is timed on')
     parser.add_argument('--rate', type=float, default=500.0, help="the twins' output rate [Hz] (default 500)")
     parser.add_argument('--quick', action='store_true', help='6 robots, one extra fleet of 6, 200 results timed')
+    parser.add_argument('--no-commissioning', action='store_true',
+                        help="judge each robot's standing on its full-excitation result (no drive gains), not on "
+                             'its commissioning with a known payload')
     parser.add_argument('--fleet-prior-std', type=float, default=None, metavar='S',
                         help="the fleet prior's relative sigma s as --prior-std gives it (default: cross-validated, "
                              "as dynid identify chooses it)")

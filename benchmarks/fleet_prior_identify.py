@@ -26,6 +26,19 @@ def identified(robot, dataset, name: str, output: Path, prior: str = '', frictio
     return result
 
 
+def commissioned(robot, free, loaded, payload_kg: float, name: str, output: Path, friction: str = 'auto',
+                 robot_spec: str = 'ur5e') -> IdentificationResult:
+    """A commissioning result: ``free`` and ``loaded`` (the same motion carrying a payload of known mass ``payload_kg``)
+    identified together with IDIM-TLS, the drive gains with the parameters (``dynid identify FREE LOADED
+    --payload-mass 0,KG --method tls``), the result saved to ``output``."""
+    identification = Identification(ModelSpec(friction=friction), options=IdentifyOptions(
+        method='tls', physical=physical_settings()))
+    recordings = [RecordingInput(free, name=f'{name} free'), RecordingInput(loaded, payload_mass=payload_kg,
+                                                                            name=f'{name} with {payload_kg:g} kg')]
+    result, _ = identify_and_save(robot, recordings, identification, output, robot_spec)
+    return result
+
+
 def _signature(path: Path) -> tuple:
     """The law, its terms and every other model key a fleet prior needs alike (:data:`SHARED_MODEL_KEYS`: the rotor
     inertias' excess folded in or not, ...)."""

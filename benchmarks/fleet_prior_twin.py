@@ -47,6 +47,9 @@ MASS_BAND, COM_BAND_M, FRICTION_BAND, GAIN_BAND = 0.03, 0.003, 0.30, 0.03
 DRAW_RULE = 'normal, sigma a third of each band, clipped at the band'
 FRICTION_FAULT, TOOL_FAULT_KG, GAIN_FAULT = 1.6, 1.0, 1.1
 TOOL_COM_M = (0.0, 0.0, 0.06)
+#: the known payload of a commissioning run (module docstring): its mass [kg] and centre [m] in the flange frame, off
+#: the flange's axis so that it loads the wrists too (on the axis, IDIM-TLS cannot tell wrist_2's and wrist_3's gains)
+KNOWN_PAYLOAD_KG, KNOWN_PAYLOAD_COM_M = 3.0, (0.1, 0.08, 0.06)
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,18 @@ def robot_plant(rng: np.random.Generator, fault: Fault | None = None) -> PlantPa
     nominal = ROBOT.drives
     return PlantParameters(ROBOT.with_parameters(standard), nominal.with_drive_gain(nominal.drive_gain * gains),
                            nominal, joints, payload)
+
+
+def with_known_payload(plant: PlantParameters) -> PlantParameters:
+    """``plant`` carrying the commissioning run's known payload besides whatever it carries already (a forgotten
+    tool: the two as one rigid body, their standard parameters about the flange summed)."""
+    known = Payload(KNOWN_PAYLOAD_KG, np.array(KNOWN_PAYLOAD_COM_M))
+    if plant.payload is None:
+        return plant.with_payload(known)
+    mass, first, inertia = split_parameters(known.parameters() + plant.payload.parameters())
+    centre = first / mass
+    about_centre = inertia - mass * (centre @ centre * np.eye(3) - np.outer(centre, centre))
+    return plant.with_payload(Payload(mass, centre, about_centre))
 
 
 def fleet_plants(robots: int, seed: int) -> list[PlantParameters]:

@@ -38,6 +38,8 @@ def test_a_small_fleet_runs_end_to_end_and_ends_with_the_json_line(capsys, monke
     assert summary['real_sessions_heldout_over_robot_file_prior'] is None
     assert '--ur10e DIR' in summary['real_sessions']['status']
     assert any(line.startswith('| heldout_over_robot_file_prior_median |') for line in lines)
+    assert summary['standing_results'].startswith('commissioning') and 'IDIM-TLS' in summary['standing_results']
+    assert [f['robot'] for f in summary['standings'][0]['faults']] == ['robot-01', 'robot-03']
     assert summary['production_refused'] == {
         'robot-02': {'robot_file_prior': 'the data cannot identify the model (for the test)'}}
     detail = {robot['robot']: robot for robot in summary['robots_detail']}

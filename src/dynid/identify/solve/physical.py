@@ -38,11 +38,13 @@ from dynid.identify.registry import START_METHOD, identification_method, identif
 from dynid.identify.result.quality import residual_autocorrelation, std_inflation
 from dynid.identify.settings import PRIOR_OFF, IdentifierSettings
 from dynid.identify.solve.constrained import STRICT_MARGIN, project_links, solve, violations
+from dynid.identify.solve.flange_load import flange_load_freed, flange_load_warning
 from dynid.identify.solve.prior import (
     CROSS_VALIDATION_BLOCKS,
     CROSS_VALIDATION_FOLDS,
     PRIOR_STD_GRID,
     PhysicalLayout,
+    PriorRows,
     ReducedRows,
     cross_validated_prior_std,
     information_condition_numbers,
@@ -196,6 +198,14 @@ def _data_condition(problem, names: list[str], held: np.ndarray, groups, w) -> f
     return excitation_condition(rows, free, int(np.count_nonzero(~held[:len(problem.rigid_names)])))
 
 
+def _layout(problem, names: list[str], held: np.ndarray, exponents) -> PhysicalLayout:
+    """How the unknowns map to the problem's free columns, and which are bounded (:class:`PhysicalLayout`)."""
+    return PhysicalLayout.of(problem.base.regrouping, problem.robot.n, problem.identify_rotor_inertia, names,
+                             len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
+                             rotor_excess=problem.compensate_rotor, coulomb_floor=_coulomb_floor(problem, exponents),
+                             non_negative=non_negative_friction(problem.candidate.friction))
+
+
 def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettings, progress,
                        groups=None, exponents=None) -> PhysicalOutcome:
     """The prior's weight, the MAP estimate, the consistency decision and the sections (:func:`identify_physical`)."""
@@ -224,20 +234,14 @@ def _identify_physical(problem, estimate, w, y, joints, settings: PhysicalSettin
 
     source = settings.source(robot)
     links = source.links
-    layout = PhysicalLayout.of(problem.base.regrouping, n, problem.identify_rotor_inertia, names,
-                               len(problem.rigid_names), held, 9 * len(problem.payload_blocks),
-                               rotor_excess=problem.compensate_rotor,
-                               coulomb_floor=_coulomb_floor(problem, exponents),
-                               non_negative=non_negative_friction(problem.candidate.friction))
+    layout = _layout(problem, names, held, exponents)
     prior = source.rows(problem, layout, [name for name, h in zip(names, held, strict=True) if not h])
     section, warnings = _prior_section(settings, robot, source)
     use_prior = section['used']
     std, data = _prior_weight(settings, section, layout, prior, (w, y, weights, joints), progress, groups,
                               source.rule)
-    prior = _released(source, layout, data, prior, std, section,
-                      _inflation(problem, w, y, joints, estimate.values[~held]) if source.releases else 1.0)
-    if (section.get('flange_load') or {}).get('freed'):
-        warnings.append(flange_load_warning(section['flange_load'], robot))
+    prior = _released(source, layout, data, prior, std, section, warnings,
+                      (problem, w, y, joints, estimate.values[~held]))
     reduced = layout.problem(data, prior, std)
     x_map = reduced.map_estimate()
     if any(link.in_prior for link in links):  # a robot file without any physical link inertia: no model worth comparing
@@ -324,48 +328,24 @@ def _informed_by_data(source, problem, names, held, map_std, std) -> dict | None
             'held_at_prior': [n for n, r in ratios.items() if r > HELD_FRACTION], 'pulled': len(ratios)}
 
 
-def _inflation(problem, w, y: np.ndarray, joints: np.ndarray, values: np.ndarray) -> float:
-    """c of the linear solution's residual (:func:`dynid.identify.result.quality.std_inflation`): how much its σ
-    understate the errors where the residual is autocorrelated."""
-    residual = y - w @ values
-    return std_inflation(residual_autocorrelation(residual, joints, problem.robot.n))
-
-
-def _released(source: PriorSource, layout, data, prior, std: float | None, section: dict, inflation: float = 1.0):
+def _released(source: PriorSource, layout, data, prior, std: float | None, section: dict, warnings: list[str],
+              fit) -> PriorRows:
     """The prior's rows as the data leave them where the source lets them: the last link's parameters left to the
-    data where they say the flange carries a load of its own (:meth:`dynid.identify.solve.prior.PhysicalLayout.
-    flange_load_freed`, ``section['flange_load']``), then the rows they contradict released (:meth:`dynid.identify.
-    solve.prior.PhysicalLayout.released`, ``section['released']``: {row: its weight < 1}); ``inflation``: the
-    residual's c."""
+    data where they say the flange carries a load of its own (:func:`dynid.identify.solve.flange_load.
+    flange_load_freed`, ``section['flange_load']``, a warning where freed), then the rows they contradict released
+    (:meth:`dynid.identify.solve.prior.PhysicalLayout.released`, ``section['released']``: {row: its weight < 1}).
+    ``fit``: (problem, W, y, joints, the linear solution's values), whose residual's c the load's test takes."""
     if std is None or not source.releases:
         return prior
-    prior, section['flange_load'] = layout.flange_load_freed(data, prior, std, inflation)
+    problem, w, y, joints, values = fit
+    inflation = std_inflation(residual_autocorrelation(y - w @ values, joints, problem.robot.n))
+    prior, section['flange_load'] = flange_load_freed(layout, data, prior, std, inflation)
+    if section['flange_load']['freed']:
+        warnings.append(flange_load_warning(section['flange_load'], problem.robot))
     prior, weights = layout.released(data, prior, std)
     section['released'] = {name: float(weight) for name, weight in zip(prior.names, weights, strict=True)
                            if weight < 1.0}
     return prior
-
-
-def flange_load_warning(record: dict, robot) -> str:
-    """What a freed flange load (:meth:`dynid.identify.solve.prior.PhysicalLayout.flange_load_freed`) says: the test,
-    and the load the estimate puts on the last link beyond the fleet's, its centre of mass in the flange's frame."""
-    load, rest = record['degrees_of_freedom']
-    text = (f'the data contradict the fleet prior where a load on the flange shows (its chi-square per degree of '
-            f'freedom {record["load_chi2_per_dof"]:.1f} against {record["rest_chi2_per_dof"]:.2f} in the prior\'s '
-            f'other directions: F = {record["statistic"]:.1f} beyond {record["bound"]:.2f}, the '
-            f'{100 * (1 - record["alpha"]):g} % point of F({load}, {rest})): the last link\'s inertial parameters '
-            f'were left to the data')
-    mass = record.get('mass_kg')
-    if mass is None:
-        return text
-    text += f', which put {mass:+.2f} kg on it beyond the fleet\'s'
-    if mass <= 0:
-        return text + (': a lighter flange than its fleet\'s, or another difference from the fleet that shows as a '
-                       'load would')
-    flange = robot.flange_placement
-    centre = flange.rotation.T @ (np.asarray(record['first_moments_kg_m']) / mass - flange.translation)
-    return text + (f', its centre of mass at ({centre[0]:.3f}, {centre[1]:.3f}, {centre[2]:.3f}) m in the flange\'s '
-                   'frame: a tool or gripper its fleet does not carry?')
 
 
 def _prior_weight(settings: PhysicalSettings, section: dict, layout, prior, system, progress, groups=None,

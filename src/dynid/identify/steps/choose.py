@@ -347,7 +347,7 @@ def _regularized_verdict(record: dict, folds: Folds, chosen: np.ndarray, per_fol
     reduced = layout.problem(restricted(folds.data, chosen), prior, folds.std if folds.use_prior else None)
     x = reduced.map_estimate()
     condition = information_condition_numbers(posterior_covariance(reduced, x, layout.to_base))[1]
-    score, robot_file = float(np.sum(np.nan_to_num(per_fold, nan=0.0))), float(np.nansum(theirs_per_fold))
+    score, robot_file = float(np.nansum(per_fold)), float(np.nansum(theirs_per_fold))
     record.update(condition_with_prior=condition if np.isfinite(condition) else None,
                   score=score if np.isfinite(score) else None, robot_file_score=robot_file)
     if not condition <= COND_SCALED_MAX:
@@ -479,7 +479,7 @@ def _choose_consistency(problem, folds: Folds, columns: TermColumns, system, ter
         candidates[(REGULARIZED_METHOD, None)] = (terms, equal.fold_scores(columns.mask(terms)))
         candidates[(REGULARIZED_METHOD, 'always')] = (plain_terms, equal.fold_scores(plain, None, settings.solver))
         tried['ols_prior_relative_std'] = equal.std if equal.use_prior else None
-    sums = {key: float(np.sum(np.nan_to_num(scores, nan=0.0))) for key, (_, scores) in candidates.items()}
+    sums = {key: float(np.nansum(scores)) for key, (_, scores) in candidates.items()}
     tried['scores'] = {method_ + ('+physical' if consistent else ''): value if np.isfinite(value) else None
                        for (method_, consistent), value in sums.items()}
     names = problem.robot.joint_names
