@@ -69,7 +69,7 @@ def check_domain_id(environment: Mapping[str, str] = os.environ) -> None:
 INTERRUPT_WAIT_S = 10.0
 #: then how long after SIGTERM [s] (rclpy shuts a running node's context down at once) before SIGKILL
 TERMINATE_WAIT_S = 5.0
-#: how long after its Ctrl-C a node executable still running prints where each of its threads is [s]
+#: how long after its Ctrl-C a node executable still running prints where each of its threads is and ends [s]
 STUCK_DUMP_S = INTERRUPT_WAIT_S - 1.0
 
 
@@ -102,7 +102,8 @@ def run_executable(node: str, args=None) -> None:
     An invalid ``ROS_DOMAIN_ID`` (:func:`check_domain_id`) ends it with exit code 2 and one line, before
     the imports. Ctrl-C works also where the process was started with SIGINT ignored (:func:`restore_ctrl_c`).
     A process stopped by Ctrl-C ends with exit code 0 (:func:`forget_caught_ctrl_c`); one still running
-    :data:`STUCK_DUMP_S` after it prints every thread's stack on stderr (:func:`faulthandler.dump_traceback_later`).
+    :data:`STUCK_DUMP_S` after it prints every thread's stack on stderr and ends with exit code 1
+    (:func:`faulthandler.dump_traceback_later`).
     """
     global _ctrl_c_dropped
     restore_ctrl_c()
@@ -117,10 +118,11 @@ def run_executable(node: str, args=None) -> None:
         nonlocal interrupted
         if not interrupted:
             interrupted = True
-            # Where every thread is, on stderr, if the process is still there just before a stopper's SIGTERM: a
-            # way out that hangs (rare, on a busy machine) says where.
+            # Where every thread is, on stderr, if the process is still there just before a stopper's SIGTERM, and
+            # then its end (exit code 1): a way out that hangs (rare, on a busy machine; seen in rclpy's
+            # Node.destroy_node, which holds the interpreter, so no Python handler could run) says where and ends.
             with suppress(AttributeError, OSError, ValueError):  # a stderr without a file descriptor: no dump
-                faulthandler.dump_traceback_later(STUCK_DUMP_S, file=sys.__stderr__)
+                faulthandler.dump_traceback_later(STUCK_DUMP_S, exit=True, file=sys.__stderr__)
             raise KeyboardInterrupt
 
     def dropped(unraisable) -> None:
