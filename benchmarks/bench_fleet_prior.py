@@ -82,10 +82,10 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float, robot_file,
-                            commissioning: bool = False) -> tuple[list[Path], dict, list[Path] | None]:
-    """Every robot's full excitation identified (module docstring, 2): the result files, what law each got, and, with
-    ``commissioning``, each robot's commissioning result files (:func:`commissioning_results`)."""
+def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float,
+                            robot_file) -> tuple[list[Path], dict, list]:
+    """Every robot's full excitation identified (module docstring, 2): the result files, what law each got, and the
+    recordings (the free runs of :func:`commissioning_results`)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths, data = [], []
     for r, plant in enumerate(plants):
@@ -100,9 +100,7 @@ def full_excitation_results(plants, seed: int, folder: Path, rate_hz: float, rob
     if laws['law_refits']:
         say(f'  {laws["law_refits"]} robots identified again with --friction {laws["law"]} (the laws chosen: '
             f'{laws["laws_chosen"]})')
-    commissioning_paths = commissioning_results(plants, data, seed, folder, rate_hz, robot_file) if commissioning \
-        else None
-    return paths, laws, commissioning_paths
+    return paths, laws, data
 
 
 def commissioning_results(plants, free: list, seed: int, folder: Path, rate_hz: float, robot_file) -> list[Path]:
@@ -119,6 +117,14 @@ def commissioning_results(plants, free: list, seed: int, folder: Path, rate_hz: 
     one_law(paths, lambda k, law: commissioned(robot_file, free[k], loaded[k], twin.KNOWN_PAYLOAD_KG,
                                                f'robot-{k:02d}', paths[k], friction=law))
     return paths
+
+
+def judged(args, plants, paths: list[Path], free: list, seed: int, root: Path, robot_file) -> list[Path]:
+    """The results each robot's standing is judged on (module docstring, 4): its commissioning's, else
+    (``--no-commissioning``) its full excitation's ``paths``."""
+    if args.no_commissioning:
+        return paths
+    return commissioning_results(plants, free, seed, root / f'seed-{seed}', args.rate, robot_file)
 
 
 def production_part(plants, paths: list[Path], seed: int, folder: Path, rate_hz: float, robot_file,
@@ -293,20 +299,18 @@ def run(args) -> dict:
     started = time.perf_counter()
     say(f'fleet of {args.robots} UR5e twins (seed {args.seed}) at {args.rate:g} Hz in {root}')
     plants = twin.fleet_plants(args.robots, args.seed)
-    commissioning = not args.no_commissioning
-    paths, laws, commissioning_paths = full_excitation_results(plants, args.seed, root / f'seed-{args.seed}', args.rate,
-                                                               robot_file, commissioning)
+    paths, laws, free = full_excitation_results(plants, args.seed, root / f'seed-{args.seed}', args.rate, robot_file)
     robots = production_part(plants, paths, args.seed, root / f'seed-{args.seed}', args.rate, robot_file,
                              args.fleet_prior_std)
-    standings = [standing_part(commissioning_paths or paths, args.robots)]
+    standings = [standing_part(judged(args, plants, paths, free, args.seed, root, robot_file), args.robots)]
     for extra in range(1, args.extra_seeds + 1):
         seed = args.seed + extra
         say(f'another fleet of {args.extra_robots} robots (seed {seed}): full excitation and standing')
-        extra_paths, extra_laws, extra_commissioning = full_excitation_results(
-            twin.fleet_plants(args.extra_robots, seed), seed, root / f'seed-{seed}', args.rate, robot_file,
-            commissioning)
-        standings.append({**standing_part(extra_commissioning or extra_paths, args.extra_robots), 'seed': seed,
-                          **extra_laws})
+        extra_plants = twin.fleet_plants(args.extra_robots, seed)
+        extra_paths, extra_laws, extra_free = full_excitation_results(extra_plants, seed, root / f'seed-{seed}',
+                                                                      args.rate, robot_file)
+        standings.append({**standing_part(judged(args, extra_plants, extra_paths, extra_free, seed, root, robot_file),
+                                          args.extra_robots), 'seed': seed, **extra_laws})
     standings[0].update(seed=args.seed, **laws)
     say(f'the prior of {args.prior_robots} result files')
     timing = prior_timing(paths, args.prior_robots, root / 'synthetic', args.seed, args.prior_db)

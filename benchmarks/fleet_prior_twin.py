@@ -114,10 +114,7 @@ def with_known_payload(plant: PlantParameters) -> PlantParameters:
     known = Payload(KNOWN_PAYLOAD_KG, np.array(KNOWN_PAYLOAD_COM_M))
     if plant.payload is None:
         return plant.with_payload(known)
-    mass, first, inertia = split_parameters(known.parameters() + plant.payload.parameters())
-    centre = first / mass
-    about_centre = inertia - mass * (centre @ centre * np.eye(3) - np.outer(centre, centre))
-    return plant.with_payload(Payload(mass, centre, about_centre))
+    return plant.with_payload(Payload.from_parameters(known.parameters() + plant.payload.parameters()))
 
 
 def fleet_plants(robots: int, seed: int) -> list[PlantParameters]:
