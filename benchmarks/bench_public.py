@@ -7,7 +7,7 @@ another)::
 
     nice -n 5 .venv/bin/python -m benchmarks.bench_public --unisa D --gaz D --dynamic-calibration D --lbr D \\
         --figaroh D --flobaroid D --figaroh-plus D [--quick] [--no-twins] [--record-release NAME] \\
-        [--holdout F] [--against DETAIL] [--no-motions | --motions-only]
+        [--holdout F] [--against DETAIL] [--no-motions | --motions-only] [--alternatives]
 
 Each dataset is a clone given by its folder (or environment variable); how each is read, split and compared, and
 whether its authors' model is reproduced or quoted, is in ``public_datasets.py`` (``--unisa``, ``--figaroh``,
@@ -63,6 +63,9 @@ measurements, the TX40's two windows; the others say why they have none), per jo
 robot file's and the release before (``public_motions_releases.json``: main 349032a; with ``--against``, the other
 run's motion rows by the ratio's interval), ``--physical`` beside the defaults per row; the JSON's ``motions``.
 ``--no-motions`` leaves it out, ``--motions-only`` runs it alone (``--record-release`` then records its rows only).
+``--alternatives`` scores each motion row's candidates the choice did not take beside it (the other method,
+Coulomb + viscous friction, no prior; ``public_motions.alternative_options``) and counts the rows where one is
+better by more than 5 % and nothing says so (``alternatives_better_unsaid``; null without ``--alternatives``).
 
 ``--quick``: dynamic_calibration on 4 of its held-out runs, 3 twin cases with fewer fixed choices. The per-run
 detail goes to ``$TMPDIR/bench_public.json``; the last line is JSON.
@@ -343,7 +346,8 @@ def compact(rows: dict) -> dict:
 def motions_section(args, folder: Path, runner: Runner) -> tuple[dict, dict, dict]:
     """The ``motions`` section (``public_motions.py``): its rows, counts (against ``--against``'s motion rows where
     given, else the release's figures) and lists."""
-    rows = public_motions.run({option: getattr(args, option) for option in public_motions.OPTIONS}, folder, runner)
+    rows = public_motions.run({option: getattr(args, option) for option in public_motions.OPTIONS}, folder, runner,
+                              args.alternatives)
     against = public_motions.against_cells(json.loads(args.against.read_text())) if args.against else None
     recorded = public_motions.releases().get(public_motions.PREVIOUS) if args.holdout == RECORDED_HOLDOUT else None
     counts, lists = public_motions.counts(rows, against, recorded)
@@ -382,6 +386,9 @@ def main() -> None:
     section = parser.add_mutually_exclusive_group()
     section.add_argument('--no-motions', action='store_true', help='leave the motions section out')
     section.add_argument('--motions-only', action='store_true', help='the motions section alone')
+    parser.add_argument('--alternatives', action='store_true',
+                        help='the motions\' rows identified again with each candidate the choice did not take '
+                             '(public_motions.alternative_options) and scored beside the defaults')
     public_datasets.add_arguments(parser)
     for option, env in EXTRA.items():
         parser.add_argument(f'--{option.replace("_", "-")}', type=Path, default=os.environ.get(env) or None,

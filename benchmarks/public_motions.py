@@ -32,6 +32,12 @@ Counts (:func:`counts`): ``joints_behind_authors``: the 90 % interval of RMSE(dy
 interval of RMSE(this)/RMSE(that) wholly above 1; without one, the figure more than 3 % above the release's kept in
 :data:`RELEASES` (``--record-release``; rule ``figure``); ``physical_better_unsaid``: rows where ``--physical``'s
 pooled error is below the defaults' by more than 5 % (defaults > 1.05 × physical) and no line says so.
+
+``--alternatives`` (issue 71's "a candidate the choice did not take"): each row identified again with each of
+:func:`alternative_options` (the method it did not choose, Coulomb + viscous friction, no prior) and scored on the
+same rows (``alternatives``: their pooled errors, None where identify refuses); ``alternatives_better_unsaid``: rows
+where one of them is below the defaults' pooled error by more than 5 % and below every estimate identify or validate
+names there (``--physical``'s, where a line says physical consistency does better) by as much.
 """
 
 from __future__ import annotations
@@ -78,7 +84,14 @@ FLOBAROID_PAIRS = {'measurements_2': ('measurements_1',), 'measurements_3': ('me
                    'measurements_1': ('measurements_2', 'measurements_3')}
 
 
-def _case_row(case: Case, name: str, folder: Path, runner: Runner) -> dict:
+def alternative_options(method: str) -> dict[str, tuple[str, ...]]:
+    """The candidates the choice did not take that ``--alternatives`` scores, by label: identify's options for
+    each (module docstring); ``method``: the one the defaults chose."""
+    return {'other method': ('--method', 'wls' if method == 'irls' else 'irls'),
+            'coulomb+viscous': ('--friction', 'viscous_coulomb'), 'no prior': ('--no-prior',)}
+
+
+def _case_row(case: Case, name: str, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
     """One row: ``case.train`` (motion ``name``) identified with the defaults, scored on every bag of
     ``case.held`` (module docstring); ``status`` where identify refuses."""
     from dynid.identify.result.result import IdentificationResult
@@ -110,6 +123,12 @@ def _case_row(case: Case, name: str, folder: Path, runner: Runner) -> dict:
     else:
         row['physical_refused'] = physical.last_line[:300]
     row['physical_said'] = said_physical(call.text + '\n' + check.text)
+    if alternatives:
+        row['alternatives'] = {}
+        for label, options in alternative_options(result.method).items():
+            other, other_path = scorer._identify(case, f'{tag}_{label.replace(" ", "_")}', *options)
+            row['alternatives'][label] = None if other.code != 0 else pooled(score_model(
+                IdentificationResult.load(other_path), robot, case, train, held, given, references=False))
     return row
 
 
@@ -118,7 +137,7 @@ def said_physical(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if PHYSICAL_SAID.search(line)]
 
 
-def dyncal_rows(root: Path, folder: Path, runner: Runner) -> dict:
+def dyncal_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
     """The dynamic_calibration UR10e's rows (module docstring), or its status."""
     from dynid.model import load_robot
 
@@ -144,11 +163,11 @@ def dyncal_rows(root: Path, folder: Path, runner: Runner) -> dict:
                     authors=public_datasets._authors_ols(robot, paths[name], gains, their_rows),
                     authors_source='the author\'s OLS, re-implemented, trained on ' + (
                         'their rows of this run' if their_rows else 'every row of this run'))
-        rows[f'dyncal_ur10e|{name}'] = _case_row(case, name, folder, runner)
+        rows[f'dyncal_ur10e|{name}'] = _case_row(case, name, folder, runner, alternatives)
     return rows
 
 
-def flobaroid_rows(root: Path, folder: Path, runner: Runner) -> dict:
+def flobaroid_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
     """FloBaRoID's KUKA's rows (module docstring), or its status."""
     logs = {name: root / 'data' / 'KUKA' / 'HW' / f'{name}.npz' for name in FLOBAROID_PAIRS}
     urdf = root / 'model' / 'kuka_lwr4.urdf'
@@ -170,7 +189,7 @@ def flobaroid_rows(root: Path, folder: Path, runner: Runner) -> dict:
                   'joints') if quoted else 'none: FloBaRoID publishes no figure for this pair'
         case = Case('flobaroid_kuka', str(urdf), bags[name], held={other: bags[other] for other in others},
                     authors_quoted=quoted, authors_source=source)
-        rows[f'flobaroid_kuka|{name}'] = _case_row(case, name, folder, runner)
+        rows[f'flobaroid_kuka|{name}'] = _case_row(case, name, folder, runner, alternatives)
     return rows
 
 
@@ -231,7 +250,7 @@ def _tx40_windows(root: Path, folder: Path, runner: Runner):
     return urdf, drives_path, windows
 
 
-def tx40_rows(root: Path, folder: Path, runner: Runner) -> dict:
+def tx40_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
     """The TX40's two rows (module docstring), or its status."""
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.validation.validate import predict
@@ -276,19 +295,28 @@ def tx40_rows(root: Path, folder: Path, runner: Runner) -> dict:
             row['physical_refused'] = physical.last_line[:300]
         row['physical_said'] = said_physical(call.text + '\n' + check.text)
         row['claims'] = false_claims(public_tx40.LABEL, call.warnings + check.warnings)
+        if alternatives:
+            row['alternatives'] = {}
+            for label, options in alternative_options(result.method).items():
+                other_path = folder / f'motion_tx40_{name[:4]}_{label.replace(" ", "_")}.yaml'
+                other = runner(['identify', *common, *options, '-o', str(other_path)])
+                row['alternatives'][label] = None if other.code != 0 else predict(
+                    IdentificationResult.load(other_path), robot, held, drives=drives
+                ).metrics(robot.joint_names)['relative_residual']
         rows[f'{public_tx40.LABEL}|{name}'] = row
     return rows
 
 
-def run(given: dict, folder: Path, runner: Runner) -> dict:
-    """{row key or dataset label: row or {"status": ...}} of the datasets ``given`` ({option: folder or None})."""
+def run(given: dict, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
+    """{row key or dataset label: row or {"status": ...}} of the datasets ``given`` ({option: folder or None});
+    ``alternatives``: each row's :func:`alternative_options` scored too."""
     out = {}
     readers = {'dynamic_calibration': dyncal_rows, 'flobaroid': flobaroid_rows, 'figaroh_plus': tx40_rows}
     for option, labels in OPTIONS.items():
         if given.get(option) is None:
             out.update({label: {'status': 'not given'} for label in labels})
         elif option in readers:
-            out.update(readers[option](Path(given[option]), folder, runner))
+            out.update(readers[option](Path(given[option]), folder, runner, alternatives))
         else:
             out.update({label: {'status': ONE_MOTION[label]} for label in labels})
     return out
@@ -330,7 +358,7 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
     {'joints': {key: RMSE}, 'pooled': {row: pooled}}."""
     recorded = recorded or {}
     lists = {'behind_authors': [], 'worse_than_previous_release': [], 'physical_better_unsaid': [],
-             'pooled_above_previous_release': []}
+             'alternatives_better_unsaid': [], 'pooled_above_previous_release': []}
     scored = 0
     for key, run, joint, cell in cells(rows):
         scored += 1
@@ -348,6 +376,9 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
         if row.get('physical_pooled') is not None and row.get('pooled') and not row.get('physical_said') and \
                 row['pooled'] > PHYSICAL_MARGIN * row['physical_pooled']:
             lists['physical_better_unsaid'].append([key, row['pooled'], row['physical_pooled']])
+        unsaid = alternative_unsaid(row)
+        if unsaid is not None:
+            lists['alternatives_better_unsaid'].append([key, row['pooled'], unsaid[1], unsaid[0]])
         then = (against or {}).get(f'{key}|pooled', recorded.get('pooled', {}).get(key))
         if row.get('pooled') is not None and then is not None:
             row['previous_pooled'] = then
@@ -358,9 +389,24 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
            'joints_behind_authors': len(lists['behind_authors']),
            'joints_worse_than_previous_release': len(lists['worse_than_previous_release']) if compared else None,
            'physical_better_unsaid': len(lists['physical_better_unsaid']),
+           'alternatives_better_unsaid': len(lists['alternatives_better_unsaid']) if any(
+               'alternatives' in row for row in rows.values()) else None,
            'rows_pooled_above_previous_release': len(lists['pooled_above_previous_release']) if compared else None,
            'previous_release': PREVIOUS, 'worse_rule': 'interval' if against is not None else 'figure'}
     return out, lists
+
+
+def alternative_unsaid(row: dict) -> tuple[str, float] | None:
+    """(label, pooled error) of the best of the row's ``alternatives`` where it is below the defaults' pooled error
+    and below every estimate a line names (``--physical``'s, where one says physical consistency does better) by more
+    than 5 % (:data:`PHYSICAL_MARGIN`); None otherwise."""
+    scored = {label: value for label, value in (row.get('alternatives') or {}).items() if value is not None}
+    if not scored or not row.get('pooled'):
+        return None
+    label = min(scored, key=scored.get)
+    named = [row['pooled']] + ([row['physical_pooled']] if row.get('physical_said') and
+                               row.get('physical_pooled') is not None else [])
+    return (label, scored[label]) if min(named) > PHYSICAL_MARGIN * scored[label] else None
 
 
 def against_cells(detail: dict) -> dict | None:
@@ -403,9 +449,10 @@ def table(rows: dict, lists: dict) -> list[str]:
             lines.append(f'motions: {key}: {row.get("status")}')
             continue
         physical = 'refused' if row.get('physical_refused') else _number(row.get('physical_pooled'))
+        others = ''.join(f', {label} {_number(value)}' for label, value in (row.get('alternatives') or {}).items())
         lines.append(f'motions: {key} ({row["method"]} {row["friction"]}; authors: {row["authors_source"]}): pooled '
                      f'{_number(row["pooled"])} ({PREVIOUS} {_number(row.get("previous_pooled"))}), --physical '
-                     f'{physical}; said {row.get("physical_said") or "nothing"}')
+                     f'{physical}{others}; said {row.get("physical_said") or "nothing"}')
         for run, joints in row['runs'].items():
             for joint, cell in joints.items():
                 name = f'{key}|{run}|{joint}'
@@ -423,7 +470,7 @@ def compact(rows: dict) -> dict:
             out[key] = {'status': row.get('status')}
             continue
         out[key] = {**{name: row.get(name) for name in ('method', 'friction', 'pooled', 'previous_pooled',
-                                                        'physical_pooled', 'physical_said')},
+                                                        'physical_pooled', 'physical_said', 'alternatives')},
                     'runs': {run: {joint: [cell['dynid'], cell.get('authors'), cell.get('robot_file')]
                                    for joint, cell in joints.items()} for run, joints in row['runs'].items()}}
     return out

@@ -1,6 +1,7 @@
 """bench_public's motions section (benchmarks/public_motions.py, issue 71): a joint is behind the authors, or worse than
 the release before, only where the ratio's interval over the rows lies wholly above 1; --physical better by more than
-5 % pooled counts unless identify or validate say so; the windows of one log cut where the benchmark's split cuts."""
+5 % pooled counts unless identify or validate say so, and so does a candidate the choice did not take unless an
+estimate named is as good; the windows of one log cut where the benchmark's split cuts."""
 
 import numpy as np
 
@@ -74,6 +75,29 @@ def test_counts_name_the_joints_and_the_physical_rows_left_unsaid():
     out, lists = public_motions.counts(rows, recorded=kept)
     assert [item[0] for item in lists['pooled_above_previous_release']] == ['kuka|measurements_1']
     assert out['worse_rule'] == 'figure'
+
+
+def test_an_alternative_better_by_more_than_5_percent_counts_unless_a_named_estimate_is_as_good(capsys):
+    rows = {'a': {'runs': {'b': {}}, 'pooled': 0.10, 'alternatives': {'other method': 0.098, 'no prior': 0.090}},
+            'c': {'runs': {'d': {}}, 'pooled': 0.10, 'alternatives': {'coulomb+viscous': 0.070, 'no prior': None},
+                  'physical_pooled': 0.072, 'physical_said': ['the physically consistent ... better']},
+            'e': {'runs': {'f': {}}, 'pooled': 0.10, 'alternatives': {'coulomb+viscous': 0.070},
+                  'physical_pooled': 0.072},
+            'g': {'runs': {'h': {}}, 'pooled': 0.10, 'alternatives': {'other method': 0.096}}}
+    out, lists = public_motions.counts(rows)
+    assert [item[0] for item in lists['alternatives_better_unsaid']] == ['a', 'e']
+    assert lists['alternatives_better_unsaid'][0][1:] == [0.10, 0.090, 'no prior']
+    assert out['alternatives_better_unsaid'] == 2
+    from benchmarks.bench_public import print_lists
+
+    print_lists({'motions alternatives_better_unsaid': lists['alternatives_better_unsaid']})
+    assert '  a: 0.1 vs 0.09 (ratio 1.111, no prior)' in capsys.readouterr().out
+    for row in rows.values():
+        del row['alternatives']
+    assert public_motions.counts(rows)[0]['alternatives_better_unsaid'] is None
+    assert set(public_motions.alternative_options('irls')) == {'other method', 'coulomb+viscous', 'no prior'}
+    assert public_motions.alternative_options('irls')['other method'] == ('--method', 'wls')
+    assert public_motions.alternative_options('wls')['other method'] == ('--method', 'irls')
 
 
 def test_the_words_that_say_physical_consistency_does_better():
