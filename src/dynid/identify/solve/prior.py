@@ -480,4 +480,3 @@ def robot_file_values(layout: PhysicalLayout, data: ReducedRows, links: list[Rob
     rest = np.linalg.lstsq(a[:, count:], data.projected - a[:, :count] @ standard, rcond=None)[0] \
         if a.shape[1] > count else np.zeros(0)
     return np.concatenate([standard, rest])
-
