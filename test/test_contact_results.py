@@ -45,10 +45,9 @@ def _accepted(folder, bag, result, identify_args=(), contact_args=()):
 
 @pytest.mark.parametrize('bag, identify_args, contact_args, source, physical', [
     ('contract', (), (), 'current', None),  # the default: auto-chosen prior and physical consistency
-    pytest.param('contract', ('--physical', '--method', 'wls'), (), 'current', True, marks=pytest.mark.xfail(
-        strict=True, reason='not yet accepted: the model choice keeps a load term on wrist_3 (Fl_6 ~ 3e3 on an output '
-                            'torque of ~0.01 N·m) that the observer evaluates on the measured torque (~0.6 N·m): '
-                            '~6e3 N·m, refused by the limits check (issue 72)')),
+    # the folds once kept a load term on wrist_3 here (Fl_6 ~ 3e3 on an output torque of ~0.01 N·m; ~6e3 N·m on the
+    # measured torque the observer evaluates it on): now not tried, its friction above the recording's largest load
+    ('contract', ('--physical', '--method', 'wls'), (), 'current', True),
     ('contract', ('--torque', 'current', '--no-prior', '--force'), (), 'current', False),
     ('ur', ('--joint-states-effort', 'current_as_torque'), ('--joint-states-effort', 'current_as_torque'), 'current',
      None),

@@ -197,10 +197,10 @@ def test_a_viscous_exponent_is_kept_where_the_friction_saturates_with_the_speed(
     assert mine < 0.8 * theirs
 
 
-def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_friction):
+def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(loaded_shoulders):
     """Li's comprehensive law has a load column fL_j on every joint: where the choice keeps a viscous exponent and no
     joint's law has the load term, the winner holds every fL_j at 0 (the law the folds scored), not free, and nothing
-    in it depends on the output torque."""
+    in it depends on the output torque; where a joint keeps it (the twin's loaded shoulders), its fL_j is free."""
     from dynid.identify.equations.prepare import prepare
     from dynid.identify.equations.problem import IdentificationProblem
     from dynid.identify.equations.read import read
@@ -211,7 +211,7 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     from dynid.identify.steps.fit import _consistency_not_checked, load_loop
     from dynid.signal.preprocess import FilterSettings
 
-    recordings = [RecordingInput(_with_friction(plain_friction, 0, _sublinear))]
+    recordings = [RecordingInput(_with_friction(loaded_shoulders, 0, _sublinear))]
     request = settle(recordings, AUTO, Options('auto'), ROBOT.drives is not None)
     equations = prepare(ROBOT, read(ROBOT, recordings, FilterSettings()), request.spec, None, None,
                         request.drive_gains_unknown, keep_full_velocity=request.friction)
@@ -283,6 +283,23 @@ def test_load_friction_that_falls_with_the_load_is_not_tried(plain_friction):
     assert 'load' not in choice['friction_terms']['shoulder_lift_joint']
     assert not any('load' in law for law in choice['tried']['friction']['shoulder_lift_joint'])
     assert any('friction falling with the load' in line for line in choice['lines'])
+
+
+def test_a_load_term_whose_friction_would_exceed_its_load_is_not_tried(plain_friction):
+    """The UR5e's wrist 3 carries almost no output torque, so its first fit's load coefficient comes out huge: the
+    friction it adds at the recording's largest output torque would exceed that torque. The load term is not tried
+    there, and the choice says why; the twin's own load coefficients stay inside that bound at every load up to the
+    joints' effort limits."""
+    from dynid.identify.selection.choice import LOAD_FRICTION_OVER_LOAD_MAX
+
+    result = identify(ROBOT, [RecordingInput(plain_friction)], AUTO, options=IdentifyOptions('auto'))
+    choice = result.model['choice']
+    assert choice['tried']['load_not_tried']['wrist_3_joint'] == 'beyond the load'
+    assert not any('load' in law for law in choice['tried']['friction']['wrist_3_joint'])
+    assert any(line.startswith('load-dependent friction not tried on') and 'wrist_3_joint' in line
+               and 'would exceed that torque' in line for line in choice['lines'])
+    truth = PlantParameters.defaults(ROBOT).joints.load_coefficient
+    assert np.all(truth * ROBOT.effort_limits < LOAD_FRICTION_OVER_LOAD_MAX)
 
 
 def test_physical_consistency_always_keeps_the_law_chosen(plain_friction):

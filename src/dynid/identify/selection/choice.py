@@ -10,7 +10,8 @@ fold scores, and why the winner won (:class:`ModelChoice`; the result stores it 
   grows with the joint's output torque, as on heavily loaded shoulder joints; not tried on a joint whose Fl comes
   out negative in the first fit of every candidate column (friction falling with the load: no such law, and a
   quadratic term of the wrong sign that the folds may still favour turns the friction over on loads beyond the
-  recording's);
+  recording's), nor where it is so large that the friction it adds at the recording's largest output torque would
+  exceed that torque (:data:`LOAD_FRICTION_OVER_LOAD_MAX`: a wrist whose output torque stays near zero);
 - the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures;
 - beside the law chosen (tried with and without it, the same margin), the rotor inertia's excess Ia_j·θ̈_j over
   the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
@@ -71,6 +72,10 @@ from dynid.identify.result.stribeck import StribeckExcess
 #: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the
 #: twin with Coulomb + viscous friction alone, the load term gained a few percent on a shoulder's folds).
 CHOICE_MARGIN = 0.05
+#: The load term is not tried on a joint whose first fit gives Fl_j·τ_j above this, τ_j the largest |τ_out| of the
+#: joint's rows [N·m] (:func:`dynid.identify.steps.choose.load_not_tried`): the friction it adds there, Fl_j·τ_j²,
+#: would exceed the output torque itself (a gear that loses more to its load than it transmits).
+LOAD_FRICTION_OVER_LOAD_MAX = 1.0
 #: IRLS must lower the summed held-out score by more than this fraction to replace WLS (and a consistent or OLS
 #: candidate the model chosen before it): IRLS's robust weights saw every row, the held-out folds' too, which
 #: flatters its fold scores (on a public log it gained on the folds and lost held out, where on others a larger gain
@@ -96,6 +101,12 @@ FRICTION_TERMS = ('offset', 'load', 'temperature')
 #: Candidates that keep them: measured on the public logs and not taken (benchmarks/README, issue 45).
 INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 
+
+#: Why the load term was not tried on a joint (``tried['load_not_tried']``), as :meth:`ModelChoice.lines` says it.
+_LOAD_NOT_TRIED = {'falling': 'its coefficient came out negative: friction falling with the load',
+                   'beyond the load': 'its coefficient came out so large that the friction it adds at the '
+                                      'recording\'s largest output torque would exceed that torque: no gear loses '
+                                      'more to its load than it transmits'}
 
 #: The rows identify judges the robot file's lead on (:mod:`dynid.identify.result.lead`).
 FOLDS_WHERE = "the recording's held-out folds"
@@ -140,9 +151,11 @@ class ModelChoice:
                                 and law_text(terms) != law_text(('offset',)) else ''))
             lines.append('friction per joint, cross-validated (held-out Σ‖e_j‖²/‖y_j‖² over folds): '
                          + '; '.join(parts))
-        if self.tried.get('load_not_tried'):
-            lines.append('load-dependent friction not tried on ' + ', '.join(self.tried['load_not_tried'])
-                         + ' (its coefficient came out negative: friction falling with the load)')
+        excluded = self.tried.get('load_not_tried') or {}
+        for reason, why in _LOAD_NOT_TRIED.items():
+            joints = [joint for joint, found in excluded.items() if found == reason]
+            if joints:
+                lines.append(f'load-dependent friction not tried on {", ".join(joints)} ({why})')
         if self.exponents is not None:
             kept = [f'{joint} {alpha:.3g}' for joint, alpha in zip(self.terms, self.exponents, strict=True)
                     if 'power' in self.terms[joint]]

@@ -49,6 +49,7 @@ from dynid.identify.selection.choice import (
     CHOICE_MARGIN,
     FRICTION_TERMS,
     INCONSISTENT_TERMS,
+    LOAD_FRICTION_OVER_LOAD_MAX,
     METHOD_MARGIN,
     OPTIONAL_TERMS,
     ModelChoice,
@@ -108,8 +109,7 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
     w = system[:, :system.shape[1] - spare]
     physical = options.physical
     names = problem.parameter_names()
-    falling = frozenset(j for j in range(problem.robot.n) if f'Fl_{j + 1}' in names
-                        and f'Fl_{j + 1}' not in problem.held and first.values[names.index(f'Fl_{j + 1}')] < 0)
+    load_excluded = load_not_tried(problem, names, first.values, w, joints)
     open_friction, open_method = request.friction, request.method and regularized is None
     # the regularized route's law stays Coulomb + viscous with an offset or a Stribeck excess (no viscous exponent)
     power = power_candidates(problem, w, y, joints, first.row_weights) if open_friction and regularized is None \
@@ -125,7 +125,7 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
                                 use_prior=physical is not None and physical.prior,
                                 prior_std=None if physical is None else physical.given_std,
                                 prior_source=None if physical is None else physical.prior_source,
-                                weight_function=options.weight_function, falling_load=falling, power=power,
+                                weight_function=options.weight_function, load_excluded=load_excluded, power=power,
                                 stribeck=stribeck, consistency=physical if consistency_open(
                                     problem, options, terms, open_friction) else None,
                                 regularized=None if regularized is None else dict(regularized), method=options.method,
@@ -196,6 +196,32 @@ def narrowed(problem: IdentificationProblem, choice: ModelChoice, terms: tuple[s
     return candidate, rigid
 
 
+def load_not_tried(problem: IdentificationProblem, names: list[str], values: np.ndarray, w: np.ndarray,
+                   joints: np.ndarray) -> dict[int, str]:
+    """{joint index: why} the joints the load-dependent term Fl·sgn(ω)·τ_out² is not tried on, from the first fit of
+    every candidate column (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit): 'falling'
+    where Fl_j < 0 (friction falling with the load: no such law); 'beyond the load' where Fl_j·τ_j >
+    :data:`LOAD_FRICTION_OVER_LOAD_MAX` at τ_j, the largest |τ_out| of joint j's rows (√ of its column's largest
+    magnitude): the friction the term adds there, Fl_j·τ_j², would exceed the output torque it is the friction of,
+    a gear that loses more to the load than it transmits. Such a coefficient comes from a joint whose output torque
+    stays small on the recording (a wrist roll at ~0.01 N·m, where a few tenths of a N·m ask for Fl_j ~ 1e3–1e6
+    /(N·m)): no friction the joint has, and every consumer that evaluates the law at other loads (the observer on
+    the measured torque, the feed-forward with a payload) would take it at its word."""
+    out = {}
+    for j in range(problem.robot.n):
+        name = f'Fl_{j + 1}'
+        if name not in names or name in problem.held:
+            continue
+        value = float(values[names.index(name)])
+        column = w[joints == j, names.index(name)]
+        largest = float(np.sqrt(np.max(np.abs(column)))) if column.size else 0.0
+        if value < 0:
+            out[j] = 'falling'
+        elif value * largest > LOAD_FRICTION_OVER_LOAD_MAX:
+            out[j] = 'beyond the load'
+    return out
+
+
 def _holding_own(equations: Equations, candidate: Candidate) -> Candidate:
     """``candidate`` holding only the parameters its columns have."""
     return candidate.only_holding(IdentificationProblem.of(equations, candidate).parameter_names())
@@ -222,7 +248,7 @@ def _comprehensive(candidate: Candidate, equations: Equations) -> Candidate:
 
 def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, weights: np.ndarray, *,
            choose_friction: bool, choose_method: bool, terms_available: tuple[str, ...], use_prior: bool,
-           prior_std: float | None = None, weight_function: str = 'huber', falling_load=frozenset(), power=None,
+           prior_std: float | None = None, weight_function: str = 'huber', load_excluded=None, power=None,
            stribeck=None, consistency=None, regularized: dict | None = None, method: str = START_METHOD,
            progress=lambda text: None, prior_source=None) -> ModelChoice:
     """The friction terms per joint and the method by blocked cross-validation (module docstring).
@@ -234,7 +260,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
         method: the method given where not open (labels the consistency candidates; their folds weight as WLS).
         use_prior, prior_std, prior_source: the prior (s None: by cross-validation; source None: the robot file).
-        falling_load: joints whose load coefficient Fl came out negative in the first fit (module docstring).
+        load_excluded: {joint index: why} the joints the load term is not tried on (:func:`load_not_tried`).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
         stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try, or None.
         consistency: the :class:`~dynid.identify.solve.physical.PhysicalSettings` where physical consistency is
@@ -260,9 +286,10 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available, falling_load)
-        if falling_load and 'load' in terms_available:
-            tried['load_not_tried'] = [joint_names[j] for j in sorted(falling_load)]
+        load_excluded = load_excluded or {}
+        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available, load_excluded)
+        if load_excluded and 'load' in terms_available:
+            tried['load_not_tried'] = {joint_names[j]: load_excluded[j] for j in sorted(load_excluded)}
         if stribeck:
             tried['stribeck_candidates'] = {joint_names[j]: [float(stribeck[j][0]), float(stribeck[j][2])]
                                             for j in sorted(stribeck)}
@@ -383,10 +410,10 @@ class TermColumns:
 
 
 def _choose_laws(problem, folds: Folds, columns: TermColumns, terms: dict[int, tuple[str, ...]],
-                 terms_available: tuple[str, ...], falling_load=frozenset(),
+                 terms_available: tuple[str, ...], load_excluded=(),
                  ) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
     """Each joint's law, joint by joint in two passes (the others fixed), by its own held-out score: the simplest law
-    within :data:`CHOICE_MARGIN` of the least (without the load term on the joints of ``falling_load``). Returns the
+    within :data:`CHOICE_MARGIN` of the least (without the load term on the joints of ``load_excluded``). Returns the
     laws and every score tried (joint -> law -> score)."""
     joint_names = problem.robot.joint_names
     options = [()]
@@ -414,7 +441,7 @@ def _choose_laws(problem, folds: Folds, columns: TermColumns, terms: dict[int, t
                     per_joint[joint_names[j]][law_text(option)] = tried_j[key]
                 return tried_j[key]
 
-            allowed = [o for o in options if j not in falling_load or 'load' not in o]
+            allowed = [o for o in options if j not in load_excluded or 'load' not in o]
             scores = {option: score(option + extra) for option in allowed}
             finite = [value for value in scores.values() if np.isfinite(value)]
             if not finite:  # the folds cannot score this joint (too few rows): its default law stays
