@@ -45,9 +45,6 @@ def _accepted(folder, bag, result, identify_args=(), contact_args=()):
 
 @pytest.mark.parametrize('bag, identify_args, contact_args, source, physical', [
     ('contract', (), (), 'current', None),  # the default: auto-chosen prior and physical consistency
-    # the folds once kept a load term on wrist_3 here (Fl_6 ~ 3e3 on an output torque of ~0.01 N·m; ~6e3 N·m on the
-    # measured torque the observer evaluates it on): now not tried, its friction above the recording's largest load
-    ('contract', ('--physical', '--method', 'wls'), (), 'current', True),
     ('contract', ('--torque', 'current', '--no-prior', '--force'), (), 'current', False),
     ('ur', ('--joint-states-effort', 'current_as_torque'), ('--joint-states-effort', 'current_as_torque'), 'current',
      None),
@@ -64,6 +61,27 @@ def test_each_torque_reading_physical_and_payload_is_accepted(bags, tmp_path, ba
     assert result.model['torque_source'] == source
     if physical is not None:
         assert (result.physical_section is not None) == physical
+
+
+def test_a_load_term_whose_friction_would_exceed_its_load_is_left_out_and_the_result_accepted(bags, tmp_path):
+    """With --physical --method wls the folds keep a load term on wrist_3, whose output torque stays near 0.01 N·m:
+    Fl_6 ~ 3e3, ~6e3 N·m of friction on the measured torque the observer evaluates it on. Its first fit's friction at
+    the recording's largest output torque exceeds that torque, so the load term is left out there, the laws chosen
+    again, and the result is the observer's. The twin's own coefficients stay inside that bound at every load up to
+    the effort limits."""
+    from dynid.identify.selection.choice import LOAD_FRICTION_OVER_LOAD_MAX
+    from dynid.sim.parameters import PlantParameters
+
+    result, _ = _accepted(bags, 'contract', tmp_path / 'result.yaml', ('--physical', '--method', 'wls'))
+    assert result.model['torque_source'] == 'current' and result.physical_section is not None
+    choice = result.model['choice']
+    assert choice['tried']['load_not_tried']['wrist_3_joint'] == 'beyond the load'
+    assert 'load' not in choice['friction_terms']['wrist_3_joint'] and result.value('Fl_6') == 0.0
+    assert any(line.startswith('load-dependent friction left out on wrist_3_joint, where the folds kept it')
+               for line in choice['lines'])
+    robot = load_robot('ur5e')
+    truth = PlantParameters.defaults(robot).joints.load_coefficient
+    assert np.all(truth * robot.effort_limits < LOAD_FRICTION_OVER_LOAD_MAX)
 
 
 def test_the_result_of_the_advice_identify_gives_is_accepted(bags, tmp_path):

@@ -285,23 +285,6 @@ def test_load_friction_that_falls_with_the_load_is_not_tried(plain_friction):
     assert any('friction falling with the load' in line for line in choice['lines'])
 
 
-def test_a_load_term_whose_friction_would_exceed_its_load_is_not_tried(plain_friction):
-    """The UR5e's wrist 3 carries almost no output torque, so its first fit's load coefficient comes out huge: the
-    friction it adds at the recording's largest output torque would exceed that torque. The load term is not tried
-    there, and the choice says why; the twin's own load coefficients stay inside that bound at every load up to the
-    joints' effort limits."""
-    from dynid.identify.selection.choice import LOAD_FRICTION_OVER_LOAD_MAX
-
-    result = identify(ROBOT, [RecordingInput(plain_friction)], AUTO, options=IdentifyOptions('auto'))
-    choice = result.model['choice']
-    assert choice['tried']['load_not_tried']['wrist_3_joint'] == 'beyond the load'
-    assert not any('load' in law for law in choice['tried']['friction']['wrist_3_joint'])
-    assert any(line.startswith('load-dependent friction not tried on') and 'wrist_3_joint' in line
-               and 'would exceed that torque' in line for line in choice['lines'])
-    truth = PlantParameters.defaults(ROBOT).joints.load_coefficient
-    assert np.all(truth * ROBOT.effort_limits < LOAD_FRICTION_OVER_LOAD_MAX)
-
-
 def test_physical_consistency_always_keeps_the_law_chosen(plain_friction):
     """--physical constrains the links, not the friction: the viscous exponent the defaults keep is kept, fitted on
     the consistent links, with the friction at the slowest speed kept non-negative (fc ≥ 0, fv ≥ 0: the shifted power

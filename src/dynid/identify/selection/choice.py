@@ -10,8 +10,10 @@ fold scores, and why the winner won (:class:`ModelChoice`; the result stores it 
   grows with the joint's output torque, as on heavily loaded shoulder joints; not tried on a joint whose Fl comes
   out negative in the first fit of every candidate column (friction falling with the load: no such law, and a
   quadratic term of the wrong sign that the folds may still favour turns the friction over on loads beyond the
-  recording's), nor where it is so large that the friction it adds at the recording's largest output torque would
-  exceed that torque (:data:`LOAD_FRICTION_OVER_LOAD_MAX`: a wrist whose output torque stays near zero);
+  recording's); where the folds keep it on a joint whose coefficient is so large that the friction it adds at the
+  recording's largest output torque would exceed that torque (:data:`LOAD_FRICTION_OVER_LOAD_MAX`: a wrist whose
+  output torque stays near zero), it is left out there and the laws are chosen again (only then: leaving out a
+  candidate the folds would not keep anyway changes nothing, not even the path of the two passes);
 - the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures;
 - beside the law chosen (tried with and without it, the same margin), the rotor inertia's excess Ia_j·θ̈_j over
   the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
@@ -102,11 +104,14 @@ FRICTION_TERMS = ('offset', 'load', 'temperature')
 INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 
 
-#: Why the load term was not tried on a joint (``tried['load_not_tried']``), as :meth:`ModelChoice.lines` says it.
-_LOAD_NOT_TRIED = {'falling': 'its coefficient came out negative: friction falling with the load',
-                   'beyond the load': 'its coefficient came out so large that the friction it adds at the '
-                                      'recording\'s largest output torque would exceed that torque: no gear loses '
-                                      'more to its load than it transmits'}
+#: Why the load term is not in a joint's law (``tried['load_not_tried']``), as :meth:`ModelChoice.lines` says it.
+_LOAD_NOT_TRIED = {
+    'falling': 'load-dependent friction not tried on {joints} (its coefficient came out negative: friction falling '
+               'with the load)',
+    'beyond the load': 'load-dependent friction left out on {joints}, where the folds kept it, and the laws chosen '
+                       'again without it (its coefficient came out so large that the friction it adds at the '
+                       'recording\'s largest output torque would exceed that torque: no gear loses more to its load '
+                       'than it transmits)'}
 
 #: The rows identify judges the robot file's lead on (:mod:`dynid.identify.result.lead`).
 FOLDS_WHERE = "the recording's held-out folds"
@@ -152,10 +157,10 @@ class ModelChoice:
             lines.append('friction per joint, cross-validated (held-out Σ‖e_j‖²/‖y_j‖² over folds): '
                          + '; '.join(parts))
         excluded = self.tried.get('load_not_tried') or {}
-        for reason, why in _LOAD_NOT_TRIED.items():
+        for reason, line in _LOAD_NOT_TRIED.items():
             joints = [joint for joint, found in excluded.items() if found == reason]
             if joints:
-                lines.append(f'load-dependent friction not tried on {", ".join(joints)} ({why})')
+                lines.append(line.format(joints=', '.join(joints)))
         if self.exponents is not None:
             kept = [f'{joint} {alpha:.3g}' for joint, alpha in zip(self.terms, self.exponents, strict=True)
                     if 'power' in self.terms[joint]]

@@ -198,15 +198,16 @@ def narrowed(problem: IdentificationProblem, choice: ModelChoice, terms: tuple[s
 
 def load_not_tried(problem: IdentificationProblem, names: list[str], values: np.ndarray, w: np.ndarray,
                    joints: np.ndarray) -> dict[int, str]:
-    """{joint index: why} the joints the load-dependent term Fl·sgn(ω)·τ_out² is not tried on, from the first fit of
-    every candidate column (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit): 'falling'
-    where Fl_j < 0 (friction falling with the load: no such law); 'beyond the load' where Fl_j·τ_j >
+    """{joint index: why} the joints whose load-dependent term Fl·sgn(ω)·τ_out² is no law of theirs, by the first
+    fit of every candidate column (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit):
+    'falling' where Fl_j < 0 (friction falling with the load: no such law); 'beyond the load' where Fl_j·τ_j >
     :data:`LOAD_FRICTION_OVER_LOAD_MAX` at τ_j, the largest |τ_out| of joint j's rows (√ of its column's largest
     magnitude): the friction the term adds there, Fl_j·τ_j², would exceed the output torque it is the friction of,
     a gear that loses more to the load than it transmits. Such a coefficient comes from a joint whose output torque
     stays small on the recording (a wrist roll at ~0.01 N·m, where a few tenths of a N·m ask for Fl_j ~ 1e3–1e6
     /(N·m)): no friction the joint has, and every consumer that evaluates the law at other loads (the observer on
-    the measured torque, the feed-forward with a payload) would take it at its word."""
+    the measured torque, the feed-forward with a payload) would take it at its word. :func:`cross_validate` does not
+    try the first and leaves the second out where the folds keep it."""
     out = {}
     for j in range(problem.robot.n):
         name = f'Fl_{j + 1}'
@@ -260,7 +261,8 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
         method: the method given where not open (labels the consistency candidates; their folds weight as WLS).
         use_prior, prior_std, prior_source: the prior (s None: by cross-validation; source None: the robot file).
-        load_excluded: {joint index: why} the joints the load term is not tried on (:func:`load_not_tried`).
+        load_excluded: {joint index: why} of :func:`load_not_tried`: the load term is not tried where it falls,
+            and where it is beyond the load only if the folds keep it there (the laws then chosen again without it).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
         stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try, or None.
         consistency: the :class:`~dynid.identify.solve.physical.PhysicalSettings` where physical consistency is
@@ -286,10 +288,16 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        load_excluded = load_excluded or {}
-        terms, tried['friction'] = _choose_laws(problem, folds, columns, terms, terms_available, load_excluded)
-        if load_excluded and 'load' in terms_available:
-            tried['load_not_tried'] = {joint_names[j]: load_excluded[j] for j in sorted(load_excluded)}
+        falling = {j: why for j, why in (load_excluded or {}).items() if why == 'falling'}
+        start = terms
+        terms, tried['friction'] = _choose_laws(problem, folds, columns, start, terms_available, falling)
+        # kept where its coefficient is no friction the joint has (load_not_tried): the laws chosen again without it
+        beyond = {j: why for j, why in (load_excluded or {}).items() if why != 'falling' and 'load' in terms[j]}
+        if beyond:
+            terms, tried['friction'] = _choose_laws(problem, folds, columns, start, terms_available,
+                                                    {**falling, **beyond})
+        if (falling or beyond) and 'load' in terms_available:
+            tried['load_not_tried'] = {joint_names[j]: why for j, why in sorted({**falling, **beyond}.items())}
         if stribeck:
             tried['stribeck_candidates'] = {joint_names[j]: [float(stribeck[j][0]), float(stribeck[j][2])]
                                             for j in sorted(stribeck)}
