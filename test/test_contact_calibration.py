@@ -107,6 +107,7 @@ def test_torques_beyond_the_joints_limits_are_refused_as_a_misread_input(runs, u
     (runs / 'drives.yaml').write_text(yaml.safe_dump(drives))
     misread = run_dynid('contact', runs / 'free1', '--params', runs / 'result.yaml', '--drives', runs / 'drives.yaml')
     assert misread.returncode == 2 and 'beyond the joints\' effort limits' in misread.stderr, misread.stderr
+    assert 'a misread input' in misread.stderr and 'own friction' not in misread.stderr  # the input, not the law
 
 
 def test_a_moment_beyond_the_limits_is_an_impact_and_most_of_a_recording_a_misread_input(ur5e):

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+import yaml
 
 from builders import coupled_wrist_twin
 from cli_run import run_dynid
@@ -82,6 +83,25 @@ def test_a_load_term_whose_friction_would_exceed_its_load_is_left_out_and_the_re
     robot = load_robot('ur5e')
     truth = PlantParameters.defaults(robot).joints.load_coefficient
     assert np.all(truth * robot.effort_limits < LOAD_FRICTION_OVER_LOAD_MAX)
+
+
+def test_a_result_whose_friction_passes_the_limits_is_refused_by_its_friction_and_the_advice_works(bags, tmp_path):
+    """The same result with wrist_3's load coefficient as the folds once kept it (Fl_6 = 3316 /(N·m)): the observer
+    refuses it naming the result's friction, not the input; identify again as the refusal says, and it is accepted."""
+    args = ('--physical', '--method', 'wls')
+    _accepted(bags, 'contract', tmp_path / 'result.yaml', args)
+    document = yaml.safe_load((tmp_path / 'result.yaml').read_text())
+    entry = next(row for row in document['friction'] if row['name'] == 'Fl_6')
+    entry['value'] = 3316.0
+    (tmp_path / 'kept.yaml').write_text(yaml.safe_dump(document, sort_keys=False))
+    refused = run_dynid('contact', bags / 'contract', '--params', tmp_path / 'kept.yaml')
+    assert refused.returncode == 2, refused.stderr
+    assert 'the result\'s own friction passes them too (wrist_3_joint up to' in refused.stderr, refused.stderr
+    assert 'Fl_6 = 3316 /(N·m)' in refused.stderr and 'misread input' not in refused.stderr
+    advice = re.findall(r'\((--friction \S+)\)$', refused.stderr.strip())
+    assert advice == ['--friction auto'], refused.stderr
+    followed, _ = _accepted(bags, 'contract', tmp_path / 'followed.yaml', (*args, *advice[0].split()))
+    assert followed.value('Fl_6') == 0.0
 
 
 def test_the_result_of_the_advice_identify_gives_is_accepted(bags, tmp_path):

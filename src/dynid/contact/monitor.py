@@ -134,7 +134,9 @@ class ContactMonitor:
 
     def _within_limits(self, samples, what: str) -> None:
         """InputError where τ̂_ext passes a joint's effort limit (:data:`EFFORT_LIMIT_SHARE`) over most of the batch
-        (:data:`MISREAD_SHARE`, :data:`MISREAD_MIN_S`): a misread input."""
+        (:data:`MISREAD_SHARE`, :data:`MISREAD_MIN_S`): a misread input; or, where the measured torque stays within
+        the limit and the result's own friction passes it, a friction law that does not hold at the measured torques
+        (a load-dependent term fitted where the joint's output torque stayed small)."""
         limit = EFFORT_LIMIT_SHARE * self.robot.effort_limits
         t = np.asarray(samples.t)
         if t.size == 0 or t[-1] - t[0] < MISREAD_MIN_S:
@@ -145,10 +147,37 @@ class ContactMonitor:
             return
         peaks = ', '.join(f'{self.robot.joint_names[j]} {np.abs(samples.external[:, j]).max():.0f} N·m (limit '
                           f'{self.robot.effort_limits[j]:g}) on {100 * share[j]:.0f} % of it' for j in joints)
+        friction, measured = getattr(samples, 'friction', None), getattr(samples, 'measured', None)
+        own = [] if friction is None or measured is None else \
+            [j for j in joints if np.mean(np.abs(friction[:, j]) > limit[j]) > MISREAD_SHARE
+             and np.mean(np.abs(measured[:, j]) > limit[j]) <= MISREAD_SHARE]
+        if own:  # the measured torque within the limits and the result's friction beyond them: its law, not the input
+            loaded = any(self._load_coefficient(j) for j in own)
+            raise InputError(f'{what}: external torque beyond the joints\' effort limits over most of the recording '
+                             f'({peaks}), where the result\'s own friction passes them too ('
+                             + ', '.join(self._friction_text(j, np.abs(friction[:, j]).max()) for j in own)
+                             + '): its friction law does not hold at the torques measured here, not a contact'
+                             + (' — identify again with the friction law left to the model choice, which leaves out '
+                                'a load term whose friction would exceed its load (--friction auto)' if loaded else ''))
         raise InputError(f'{what}: external torque beyond the joints\' effort limits over most of the recording '
                          f'({peaks}): a misread input, not a contact — is the effort read as it was identified '
                          f'(the result reads {self.model.torque_source.replace("_", " ")}), and is the result this '
                          f'robot\'s ({self.robot.name})?')
+
+    def _load_coefficient(self, joint: int) -> float:
+        """The result's load-dependent friction coefficient of ``joint`` [1/(N·m)] (load_squared's Fl, Li's fL); 0
+        without one."""
+        p = {} if self.model.friction is None else self.model.friction.parameters
+        load = p.get('Fl', p.get('fL'))
+        return 0.0 if load is None else float(load[joint])
+
+    def _friction_text(self, joint: int, peak: float) -> str:
+        """'wrist_3_joint up to 6387 N·m (its load-dependent term Fl_6 = 3316 /(N·m), on the measured torque)'."""
+        text = f'{self.robot.joint_names[joint]} up to {peak:.0f} N·m'
+        load = self._load_coefficient(joint)
+        if load:
+            text += f' (its load-dependent term Fl_{joint + 1} = {load:.4g} /(N·m), on the measured torque)'
+        return text
 
     def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,
             what: str = 'the recording', reference_velocity=None, reference_position=None) -> ContactSamples:
