@@ -78,8 +78,9 @@ def test_a_load_term_whose_friction_would_exceed_its_load_is_left_out_and_the_re
     choice = result.model['choice']
     assert choice['tried']['load_not_tried']['wrist_3_joint'] == 'beyond the load'
     assert 'load' not in choice['friction_terms']['wrist_3_joint'] and result.value('Fl_6') == 0.0
-    assert any(line.startswith('load-dependent friction left out on wrist_3_joint, where the folds kept it')
-               for line in choice['lines'])
+    assert choice['tried']['load_kept_on'] == ['wrist_3_joint']
+    assert any(line.startswith('load-dependent friction left out on wrist_3_joint and the laws chosen again without '
+                               'it, the folds having kept it on wrist_3_joint') for line in choice['lines'])
     robot = load_robot('ur5e')
     truth = PlantParameters.defaults(robot).joints.load_coefficient
     assert np.all(truth * robot.effort_limits < LOAD_FRICTION_OVER_LOAD_MAX)

@@ -12,8 +12,8 @@ fold scores, and why the winner won (:class:`ModelChoice`; the result stores it 
   quadratic term of the wrong sign that the folds may still favour turns the friction over on loads beyond the
   recording's); where the folds keep it on a joint whose coefficient is so large that the friction it adds at the
   recording's largest output torque would exceed that torque (:data:`LOAD_FRICTION_OVER_LOAD_MAX`: a wrist whose
-  output torque stays near zero), it is left out there and the laws are chosen again (only then: leaving out a
-  candidate the folds would not keep anyway changes nothing, not even the path of the two passes);
+  output torque stays near zero), it is left out on every such joint and the laws are chosen again (only then:
+  leaving out a candidate the folds would not keep anyway changes nothing, not even the path of the two passes);
 - the temperature term sgn(ω)·√|ω|·(β1 + β2·T + β3·T⁻³), only where every recording holds temperatures;
 - beside the law chosen (tried with and without it, the same margin), the rotor inertia's excess Ia_j·θ̈_j over
   the drive data's B, where B·θ̈ is subtracted (currents, motor encoders, drive data); its prior value is 0 with
@@ -74,9 +74,10 @@ from dynid.identify.result.stribeck import StribeckExcess
 #: stretches of the same motion, and a term that earns less there is as likely to cost on another motion (on the
 #: twin with Coulomb + viscous friction alone, the load term gained a few percent on a shoulder's folds).
 CHOICE_MARGIN = 0.05
-#: The load term is not tried on a joint whose first fit gives Fl_j·τ_j above this, τ_j the largest |τ_out| of the
-#: joint's rows [N·m] (:func:`dynid.identify.steps.choose.load_not_tried`): the friction it adds there, Fl_j·τ_j²,
-#: would exceed the output torque itself (a gear that loses more to its load than it transmits).
+#: Where the folds keep the load term on a joint whose first fit gives Fl_j·τ_j above this, τ_j the largest |τ_out|
+#: of the joint's rows [N·m] (:func:`dynid.identify.steps.choose.load_not_tried`), it is left out on every such joint
+#: and the laws are chosen again: the friction it adds there, Fl_j·τ_j², would exceed the output torque itself (a
+#: gear that loses more to its load than it transmits).
 LOAD_FRICTION_OVER_LOAD_MAX = 1.0
 #: IRLS must lower the summed held-out score by more than this fraction to replace WLS (and a consistent or OLS
 #: candidate the model chosen before it): IRLS's robust weights saw every row, the held-out folds' too, which
@@ -108,8 +109,8 @@ INCONSISTENT_TERMS = ('load', 'power', 'rotor')
 _LOAD_NOT_TRIED = {
     'falling': 'load-dependent friction not tried on {joints} (its coefficient came out negative: friction falling '
                'with the load)',
-    'beyond the load': 'load-dependent friction left out on {joints}, where the folds kept it, and the laws chosen '
-                       'again without it (its coefficient came out so large that the friction it adds at the '
+    'beyond the load': 'load-dependent friction left out on {joints} and the laws chosen again without it, the folds '
+                       'having kept it on {kept} (its coefficient came out so large that the friction it adds at the '
                        'recording\'s largest output torque would exceed that torque: no gear loses more to its load '
                        'than it transmits)'}
 
@@ -160,7 +161,8 @@ class ModelChoice:
         for reason, line in _LOAD_NOT_TRIED.items():
             joints = [joint for joint, found in excluded.items() if found == reason]
             if joints:
-                lines.append(line.format(joints=', '.join(joints)))
+                lines.append(line.format(joints=', '.join(joints),
+                                         kept=', '.join(self.tried.get('load_kept_on') or ())))
         if self.exponents is not None:
             kept = [f'{joint} {alpha:.3g}' for joint, alpha in zip(self.terms, self.exponents, strict=True)
                     if 'power' in self.terms[joint]]

@@ -292,10 +292,14 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
         start = terms
         terms, tried['friction'] = _choose_laws(problem, folds, columns, start, terms_available, falling)
         # kept where its coefficient is no friction the joint has (load_not_tried): the laws chosen again without it
-        beyond = {j: why for j, why in (load_excluded or {}).items() if why != 'falling' and 'load' in terms[j]}
-        if beyond:
+        # on every such joint (the new path may reach the others)
+        beyond = {j: why for j, why in (load_excluded or {}).items() if why != 'falling'}
+        kept = [joint_names[j] for j in sorted(beyond) if 'load' in terms[j]]
+        beyond = beyond if kept else {}
+        if kept:
             terms, tried['friction'] = _choose_laws(problem, folds, columns, start, terms_available,
                                                     {**falling, **beyond})
+            tried['load_kept_on'] = kept
         if (falling or beyond) and 'load' in terms_available:
             tried['load_not_tried'] = {joint_names[j]: why for j, why in sorted({**falling, **beyond}.items())}
         if stribeck:
