@@ -158,7 +158,8 @@ class ContactMonitor:
                              + ', '.join(self._friction_text(j, np.abs(friction[:, j]).max()) for j in own)
                              + '): its friction law does not hold at the torques measured here, not a contact'
                              + (' — identify again with the friction law left to the model choice, which leaves out '
-                                'a load term whose friction would exceed its load (--friction auto)' if loaded else ''))
+                                'a load term whose friction would exceed its load ({friction} auto)' if loaded else ''),
+                             fields=('friction',) if loaded else ())
         raise InputError(f'{what}: external torque beyond the joints\' effort limits over most of the recording '
                          f'({peaks}): a misread input, not a contact — is the effort read as it was identified '
                          f'(the result reads {self.model.torque_source.replace("_", " ")}), and is the result this '

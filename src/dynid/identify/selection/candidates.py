@@ -13,6 +13,7 @@ import numpy as np
 from dynid.friction.power_law import power_term
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.result.stribeck import STRIBECK_SHAPES, stribeck_decay
+from dynid.identify.selection.choice import LOAD_FRICTION_OVER_LOAD_MAX
 from dynid.identify.solve.solvers import accumulated_r_factor
 
 #: The viscous exponents the model choice tries, in twentieths (sub-linear only: a term that grows faster than ω,
@@ -175,3 +176,31 @@ def stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nda
             column[rows] = exact
             out[j] = (vs, column, shape)
     return out or None
+
+
+def load_not_tried(problem: IdentificationProblem, names: list[str], values: np.ndarray, w: np.ndarray,
+                   joints: np.ndarray) -> dict[int, str]:
+    """{joint index: why} the joints whose load-dependent term Fl·sgn(ω)·τ_out² is no law of theirs, by the first
+    fit of every candidate column (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit):
+    'falling' where Fl_j < 0 (friction falling with the load: no such law); 'beyond the load' where Fl_j·τ_j >
+    :data:`LOAD_FRICTION_OVER_LOAD_MAX` at τ_j, the largest |τ_out| of joint j's rows (√ of its column's largest
+    magnitude): the friction the term adds there, Fl_j·τ_j², would exceed the output torque it is the friction of,
+    a gear that loses more to the load than it transmits. Such a coefficient comes from a joint whose output torque
+    stays small on the recording (a wrist roll at ~0.01 N·m, where a few tenths of a N·m ask for Fl_j ~ 1e3–1e6
+    /(N·m)): no friction the joint has, and every consumer that evaluates the law at other loads (the observer on
+    the measured torque, the feed-forward with a payload) would take it at its word.
+    :func:`dynid.identify.selection.laws.friction_laws` does not try the first and leaves the second out where the
+    folds keep it."""
+    out = {}
+    for j in range(problem.robot.n):
+        name = f'Fl_{j + 1}'
+        if name not in names or name in problem.held:
+            continue
+        value = float(values[names.index(name)])
+        column = w[joints == j, names.index(name)]
+        largest = float(np.sqrt(np.max(np.abs(column)))) if column.size else 0.0
+        if value < 0:
+            out[j] = 'falling'
+        elif value * largest > LOAD_FRICTION_OVER_LOAD_MAX:
+            out[j] = 'beyond the load'
+    return out

@@ -5,15 +5,15 @@ Each route (:class:`dynid.identify.steps.diagnose.Route`) gives the superset can
 system; the candidate columns (a viscous exponent, a Stribeck excess per joint:
 :mod:`dynid.identify.selection.candidates`) are made at τ_out of that estimate, and the rows are cut into the prior's
 folds (:mod:`dynid.identify.selection.folds`), reduced once, so that every candidate's fold solve is a least squares of
-a few hundred rows. Joint by joint (two passes), the joint's candidate laws are tried with the others fixed and judged
-by the joint's own score (its columns act on its rows alone); the simplest law within :data:`CHOICE_MARGIN` of the
-least score is kept (a richer law must earn its columns). The method (:mod:`dynid.identify.selection.method_choice`):
-each registered method's row weights for the choice (IRLS's robust ones, from one reweighting of all rows), then the
-same MAP on each fold's training rows; one is kept over WLS where the sum of the joints' scores is lower by more than
-:data:`METHOD_MARGIN`. Physical consistency, where the ``auto`` rule would decline it on all the rows
-(:func:`_consistency_gate`), by the folds too. The robot file's own model is scored on the same folds; a joint it
-predicts as well or better is named, by the rule validate names it by (:mod:`dynid.identify.result.lead`: a warning
-where it is clearly ahead, else a line with the lead).
+a few hundred rows. Joint by joint (two passes, :mod:`dynid.identify.selection.laws`), the joint's candidate laws are
+tried with the others fixed and judged by the joint's own score (its columns act on its rows alone); the simplest law
+within :data:`CHOICE_MARGIN` of the least score is kept (a richer law must earn its columns). The method
+(:mod:`dynid.identify.selection.method_choice`): each registered method's row weights for the choice (IRLS's robust
+ones, from one reweighting of all rows), then the same MAP on each fold's training rows; one is kept over WLS where the
+sum of the joints' scores is lower by more than :data:`METHOD_MARGIN`. Physical consistency, where the ``auto`` rule
+would decline it on all the rows (:func:`_consistency_gate`), by the folds too. The robot file's own model is scored on
+the same folds; a joint it predicts as well or better is named, by the rule validate names it by
+(:mod:`dynid.identify.result.lead`: a warning where it is clearly ahead, else a line with the lead).
 
 **Weakly exciting logs** (the diagnose step's gate, :func:`dynid.identify.steps.diagnose.diagnose_equations`): the laws
 are chosen as above on the regularized route (OLS with the prior and consistency ``always``); the model chosen is then
@@ -42,21 +42,18 @@ from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD
 from dynid.identify.result.lead import judge
 from dynid.identify.result.quality import COND_SCALED_MAX
 from dynid.identify.result.stribeck import StribeckExcess
-from dynid.identify.selection.candidates import power_candidates, stribeck_candidates
+from dynid.identify.selection.candidates import load_not_tried, power_candidates, stribeck_candidates
 from dynid.identify.selection.choice import (
-    ALTERNATIVE_TERMS,
     CANDIDATE_COLUMNS,
     CHOICE_MARGIN,
-    FRICTION_TERMS,
     INCONSISTENT_TERMS,
-    LOAD_FRICTION_OVER_LOAD_MAX,
     METHOD_MARGIN,
     OPTIONAL_TERMS,
     ModelChoice,
     dropped_reason,
-    law_text,
 )
-from dynid.identify.selection.folds import Folds, columns_of, restricted, summed
+from dynid.identify.selection.folds import Folds, restricted, summed
+from dynid.identify.selection.laws import TermColumns, friction_laws
 from dynid.identify.selection.method_choice import method_by_folds
 from dynid.identify.selection.whole_laws import Scoring, whole_law_choice
 from dynid.identify.solve.constrained import consistent_optimum
@@ -196,33 +193,6 @@ def narrowed(problem: IdentificationProblem, choice: ModelChoice, terms: tuple[s
     return candidate, rigid
 
 
-def load_not_tried(problem: IdentificationProblem, names: list[str], values: np.ndarray, w: np.ndarray,
-                   joints: np.ndarray) -> dict[int, str]:
-    """{joint index: why} the joints whose load-dependent term Fl·sgn(ω)·τ_out² is no law of theirs, by the first
-    fit of every candidate column (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit):
-    'falling' where Fl_j < 0 (friction falling with the load: no such law); 'beyond the load' where Fl_j·τ_j >
-    :data:`LOAD_FRICTION_OVER_LOAD_MAX` at τ_j, the largest |τ_out| of joint j's rows (√ of its column's largest
-    magnitude): the friction the term adds there, Fl_j·τ_j², would exceed the output torque it is the friction of,
-    a gear that loses more to the load than it transmits. Such a coefficient comes from a joint whose output torque
-    stays small on the recording (a wrist roll at ~0.01 N·m, where a few tenths of a N·m ask for Fl_j ~ 1e3–1e6
-    /(N·m)): no friction the joint has, and every consumer that evaluates the law at other loads (the observer on
-    the measured torque, the feed-forward with a payload) would take it at its word. :func:`cross_validate` does not
-    try the first and leaves the second out where the folds keep it."""
-    out = {}
-    for j in range(problem.robot.n):
-        name = f'Fl_{j + 1}'
-        if name not in names or name in problem.held:
-            continue
-        value = float(values[names.index(name)])
-        column = w[joints == j, names.index(name)]
-        largest = float(np.sqrt(np.max(np.abs(column)))) if column.size else 0.0
-        if value < 0:
-            out[j] = 'falling'
-        elif value * largest > LOAD_FRICTION_OVER_LOAD_MAX:
-            out[j] = 'beyond the load'
-    return out
-
-
 def _holding_own(equations: Equations, candidate: Candidate) -> Candidate:
     """``candidate`` holding only the parameters its columns have."""
     return candidate.only_holding(IdentificationProblem.of(equations, candidate).parameter_names())
@@ -261,8 +231,8 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
         choose_friction, choose_method: what the caller left open. terms_available: of :data:`OPTIONAL_TERMS`.
         method: the method given where not open (labels the consistency candidates; their folds weight as WLS).
         use_prior, prior_std, prior_source: the prior (s None: by cross-validation; source None: the robot file).
-        load_excluded: {joint index: why} of :func:`load_not_tried`: the load term is not tried where it falls,
-            and where it is beyond the load only if the folds keep it there (the laws then chosen again without it).
+        load_excluded: {joint index: why} of :func:`dynid.identify.selection.candidates.load_not_tried`
+            (:func:`dynid.identify.selection.laws.friction_laws`).
         power: {joint: (α̂_j, its column on the rows)} the viscous exponents to try (module docstring), or None.
         stribeck: {joint: (Vs_j, its column on the rows, μ_j)} the Stribeck excesses to try, or None.
         consistency: the :class:`~dynid.identify.solve.physical.PhysicalSettings` where physical consistency is
@@ -288,20 +258,7 @@ def cross_validate(problem, w: np.ndarray, y: np.ndarray, joints: np.ndarray, we
     terms = {j: tuple(t for t in ('offset',) if t in terms_available) for j in range(n)}
     tried: dict = {}
     if choose_friction:
-        falling = {j: why for j, why in (load_excluded or {}).items() if why == 'falling'}
-        start = terms
-        terms, tried['friction'] = _choose_laws(problem, folds, columns, start, terms_available, falling)
-        # kept where its coefficient is no friction the joint has (load_not_tried): the laws chosen again without it
-        # on every such joint (the new path may reach the others)
-        beyond = {j: why for j, why in (load_excluded or {}).items() if why != 'falling'}
-        kept = [joint_names[j] for j in sorted(beyond) if 'load' in terms[j]]
-        beyond = beyond if kept else {}
-        if kept:
-            terms, tried['friction'] = _choose_laws(problem, folds, columns, start, terms_available,
-                                                    {**falling, **beyond})
-            tried['load_kept_on'] = kept
-        if (falling or beyond) and 'load' in terms_available:
-            tried['load_not_tried'] = {joint_names[j]: why for j, why in sorted({**falling, **beyond}.items())}
+        terms = friction_laws(problem, folds, columns, terms, terms_available, load_excluded or {}, tried)
         if stribeck:
             tried['stribeck_candidates'] = {joint_names[j]: [float(stribeck[j][0]), float(stribeck[j][2])]
                                             for j in sorted(stribeck)}
@@ -398,81 +355,6 @@ def _regularized_verdict(record: dict, folds: Folds, chosen: np.ndarray, per_fol
         record['kept'] = bool(score < robot_file)
         if not record['kept']:
             record['reason'] = 'the robot file\'s own model predicts the held-out blocks better'
-
-
-class TermColumns:
-    """The columns of each optional friction term per joint (``of[term][j]``) among the free columns ``free``."""
-
-    def __init__(self, names: list[str], n: int, free: np.ndarray) -> None:
-        self.n, self.free = n, free
-        self.of = {term: {j: [c for s in symbols for c in columns_of(names, s, j)] for j in range(n)}
-                   for term, symbols in OPTIONAL_TERMS.items()}
-        self.viscous = {j: columns_of(names, 'Fv', j) for j in range(n)}  # replaced by the power column
-
-    def mask(self, chosen: dict[int, tuple[str, ...]]) -> np.ndarray:
-        """The free columns of the laws ``chosen`` (joint -> its optional terms)."""
-        m = self.free.copy()
-        for j in range(self.n):
-            for term in OPTIONAL_TERMS:
-                if term not in chosen[j]:
-                    m[self.of[term][j]] = False
-            if 'power' in chosen[j]:
-                m[self.viscous[j]] = False
-        return m
-
-
-def _choose_laws(problem, folds: Folds, columns: TermColumns, terms: dict[int, tuple[str, ...]],
-                 terms_available: tuple[str, ...], load_excluded=(),
-                 ) -> tuple[dict[int, tuple[str, ...]], dict[str, dict[str, float]]]:
-    """Each joint's law, joint by joint in two passes (the others fixed), by its own held-out score: the simplest law
-    within :data:`CHOICE_MARGIN` of the least (without the load term on the joints of ``load_excluded``). Returns the
-    laws and every score tried (joint -> law -> score)."""
-    joint_names = problem.robot.joint_names
-    options = [()]
-    for term in (t for t in FRICTION_TERMS if t in terms_available):
-        options += [o + (term,) for o in options]
-    options.sort(key=len)
-    toggles = [t for t in OPTIONAL_TERMS if t not in FRICTION_TERMS and t in terms_available]
-    groups = [(t,) for t in toggles if not any(t in pair for pair in ALTERNATIVE_TERMS)]
-    groups += [tuple(t for t in pair if t in toggles) for pair in ALTERNATIVE_TERMS if set(pair) & set(toggles)]
-    per_joint: dict[str, dict[str, float]] = {name: {} for name in joint_names}
-    terms = dict(terms)
-    for _ in range(2):
-        changed = False
-        for j in range(problem.robot.n):
-            if problem.excluded[j] or not any(columns.of[t][j] for t in terms_available):
-                continue
-            extra = tuple(t for t in terms[j] if t in toggles)  # the other terms as they stand
-            tried_j: dict[frozenset, float] = {}
-
-            def score(option: tuple[str, ...], j: int = j, tried_j: dict = tried_j) -> float:
-                """Joint j's own held-out score with ``option`` (its law acts on its rows alone)."""
-                key = frozenset(option)
-                if key not in tried_j:
-                    tried_j[key] = float(folds.scores(columns.mask({**terms, j: option}))[j])
-                    per_joint[joint_names[j]][law_text(option)] = tried_j[key]
-                return tried_j[key]
-
-            allowed = [o for o in options if j not in load_excluded or 'load' not in o]
-            scores = {option: score(option + extra) for option in allowed}
-            finite = [value for value in scores.values() if np.isfinite(value)]
-            if not finite:  # the folds cannot score this joint (too few rows): its default law stays
-                continue
-            least = min(finite)
-            kept = next(o for o in allowed if scores[o] <= least * (1.0 + CHOICE_MARGIN)) + extra
-            for group in groups:  # on the law chosen: without, or with the best of the group's terms
-                present = [t for t in group if columns.of[t][j]]
-                if not present:
-                    continue
-                plain = tuple(t for t in kept if t not in group)
-                best = min(present, key=lambda t, plain=plain: score(plain + (t,)))
-                kept = plain + (best,) if score(plain + (best,)) < score(plain) / (1.0 + CHOICE_MARGIN) else plain
-            if set(kept) != set(terms[j]):
-                changed = True
-            terms[j] = kept
-        if not changed:
-            break
-    return terms, per_joint
 
 
 def _consistency_gate(folds: Folds, free: np.ndarray, settings) -> tuple[bool, dict]:
