@@ -197,10 +197,10 @@ def test_a_viscous_exponent_is_kept_where_the_friction_saturates_with_the_speed(
     assert mine < 0.8 * theirs
 
 
-def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(loaded_shoulders):
+def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_friction):
     """Li's comprehensive law has a load column fL_j on every joint: where the choice keeps a viscous exponent and no
     joint's law has the load term, the winner holds every fL_j at 0 (the law the folds scored), not free, and nothing
-    in it depends on the output torque; where a joint keeps it (the twin's loaded shoulders), its fL_j is free."""
+    in it depends on the output torque."""
     from dynid.identify.equations.prepare import prepare
     from dynid.identify.equations.problem import IdentificationProblem
     from dynid.identify.equations.read import read
@@ -211,7 +211,7 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(loaded_shou
     from dynid.identify.steps.fit import _consistency_not_checked, load_loop
     from dynid.signal.preprocess import FilterSettings
 
-    recordings = [RecordingInput(_with_friction(loaded_shoulders, 0, _sublinear))]
+    recordings = [RecordingInput(_with_friction(plain_friction, 0, _sublinear))]
     request = settle(recordings, AUTO, Options('auto'), ROBOT.drives is not None)
     equations = prepare(ROBOT, read(ROBOT, recordings, FilterSettings()), request.spec, None, None,
                         request.drive_gains_unknown, keep_full_velocity=request.friction)
