@@ -152,7 +152,7 @@ class ContactMonitor:
             [j for j in joints if np.mean(np.abs(friction[:, j]) > limit[j]) > MISREAD_SHARE
              and np.mean(np.abs(measured[:, j]) > limit[j]) <= MISREAD_SHARE]
         if own:  # the measured torque within the limits and the result's friction beyond them: its law, not the input
-            loaded = any(self._load_coefficient(j) for j in own)
+            loaded = any(self._load_term(j) for j in own)
             raise InputError(f'{what}: external torque beyond the joints\' effort limits over most of the recording '
                              f'({peaks}), where the result\'s own friction passes them too ('
                              + ', '.join(self._friction_text(j, np.abs(friction[:, j]).max()) for j in own)
@@ -165,19 +165,21 @@ class ContactMonitor:
                          f'(the result reads {self.model.torque_source.replace("_", " ")}), and is the result this '
                          f'robot\'s ({self.robot.name})?')
 
-    def _load_coefficient(self, joint: int) -> float:
-        """The result's load-dependent friction coefficient of ``joint`` [1/(N·m)] (load_squared's Fl, Li's fL); 0
-        without one."""
-        p = {} if self.model.friction is None else self.model.friction.parameters
-        load = p.get('Fl', p.get('fL'))
-        return 0.0 if load is None else float(load[joint])
+    def _load_term(self, joint: int) -> tuple[str, float] | None:
+        """(symbol, value [1/(N·m)]) of the result's load-dependent friction coefficient of ``joint`` (its law's
+        ``load_symbols``: load_squared's Fl, Li's fL), None where the law has none or it is 0."""
+        friction = self.model.friction
+        symbols = () if friction is None or friction.law is None else friction.law.load_symbols
+        found = [(symbol, float(friction.parameters[symbol][joint])) for symbol in symbols
+                 if symbol in friction.parameters and friction.parameters[symbol][joint] != 0.0]
+        return found[0] if found else None
 
     def _friction_text(self, joint: int, peak: float) -> str:
         """'wrist_3_joint up to 6387 N·m (its load-dependent term Fl_6 = 3316 /(N·m), on the measured torque)'."""
         text = f'{self.robot.joint_names[joint]} up to {peak:.0f} N·m'
-        load = self._load_coefficient(joint)
+        load = self._load_term(joint)
         if load:
-            text += f' (its load-dependent term Fl_{joint + 1} = {load:.4g} /(N·m), on the measured torque)'
+            text += f' (its load-dependent term {load[0]}_{joint + 1} = {load[1]:.4g} /(N·m), on the measured torque)'
         return text
 
     def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,

@@ -196,8 +196,8 @@ def load_not_tried(problem: IdentificationProblem, names: list[str], values: np.
         name = f'Fl_{j + 1}'
         if name not in names or name in problem.held:
             continue
-        value = float(values[names.index(name)])
-        column = w[joints == j, names.index(name)]
+        k = names.index(name)
+        value, column = float(values[k]), w[joints == j, k]
         largest = float(np.sqrt(np.max(np.abs(column)))) if column.size else 0.0
         if value < 0:
             out[j] = 'falling'

@@ -49,15 +49,13 @@ def friction_laws(problem, folds: Folds, columns: TermColumns, terms: dict[int, 
     joint_names = problem.robot.joint_names
     falling = {j: why for j, why in load_excluded.items() if why == 'falling'}
     chosen, tried['friction'] = choose_laws(problem, folds, columns, terms, terms_available, falling)
-    beyond = {j: why for j, why in load_excluded.items() if why != 'falling'}
-    kept = [joint_names[j] for j in sorted(beyond) if 'load' in chosen[j]]
-    beyond = beyond if kept else {}
+    kept = [joint_names[j] for j, why in sorted(load_excluded.items()) if why != 'falling' and 'load' in chosen[j]]
+    excluded = load_excluded if kept else falling
     if kept:
-        chosen, tried['friction'] = choose_laws(problem, folds, columns, terms, terms_available,
-                                                {**falling, **beyond})
+        chosen, tried['friction'] = choose_laws(problem, folds, columns, terms, terms_available, excluded)
         tried['load_kept_on'] = kept
-    if (falling or beyond) and 'load' in terms_available:
-        tried['load_not_tried'] = {joint_names[j]: why for j, why in sorted({**falling, **beyond}.items())}
+    if excluded and 'load' in terms_available:
+        tried['load_not_tried'] = {joint_names[j]: why for j, why in sorted(excluded.items())}
     return chosen
 
 
