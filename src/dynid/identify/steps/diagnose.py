@@ -5,7 +5,10 @@
   parameters only left-out joints' equations hold.
 - Where the model choice has something to choose (:mod:`dynid.identify.steps.choose`), each route's first estimate: WLS
   of the superset law (one pass of the load loop, τ_out from the robot file), and, where the data cannot carry every
-  candidate column beside the others, the rotor inertias' excess left out, then the load and temperature terms.
+  candidate column beside the others, the rotor inertias' excess left out, then the load and temperature terms. A
+  joint too short for a noise estimate of its own is weighted there by the pooled noise where the robot file's prior
+  completes its rows or the method given needs no per-joint noise (OLS), instead of refusing the log for a noise
+  estimate the method given does not use.
 - The weakly exciting log's gate: cond(W·D) of the data alone
   (:func:`dynid.identify.solve.solvers.excitation_condition`) above the refusal's limit
   (:data:`dynid.identify.result.quality.COND_SCALED_MAX`), where the method and physical consistency are left to dynid
@@ -30,7 +33,7 @@ from dynid.identify.equations.held import left_out, structural_offsets
 from dynid.identify.equations.prepare import Equations, refuse_still_joints
 from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions, Request
-from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD
+from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD, identification_method
 from dynid.identify.result.quality import COND_SCALED_MAX
 from dynid.identify.solve.solvers import Estimate, excitation_condition
 from dynid.identify.steps.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
@@ -153,8 +156,11 @@ def carried_route(equations: Equations, candidate: Candidate, terms: tuple[str, 
 def _route(equations: Equations, candidate: Candidate, terms: tuple[str, ...], once: IdentifyOptions) -> Route:
     problem = IdentificationProblem.of(equations, candidate)
     exponents = np.full(equations.robot.n, equations.spec.exponent)
-    first = load_loop(problem, START_METHOD, once, exponents, lambda text: None,
-                      pooled_short=prior_completes(problem, candidate.options))[0]
+    given = identification_method(candidate.options.method)  # WLS where the method is open
+    # a joint too short for a noise estimate of its own is weighted by the pooled noise where a prior completes its
+    # rows, or where the method given weights no joint by its own noise (OLS): the start's weights only
+    pooled = prior_completes(problem, candidate.options) or not (given.joint_noise or given.drive_gains)
+    first = load_loop(problem, START_METHOD, once, exponents, lambda text: None, pooled_short=pooled)[0]
     return Route(candidate, terms, first)
 
 
