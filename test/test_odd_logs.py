@@ -327,10 +327,16 @@ def test_too_short_low_rate_logs_name_the_rate_and_the_setting(slow_bags, tmp_pa
     assert 'at 30 Hz the filters keep' in error and 'one in 3 below 3.75 Hz' in error
     assert 'with the robot file\'s prior (the default' in error
     assert 'a method that needs no per-joint noise (ols or iirls)' in error
-    # That advice followed as written: the open law's first estimate weights those joints by the pooled noise, and
-    # OLS, which weights no joint by its own noise, fits; no refusal for the noise it does not need
-    assert main(['identify', str(slow_bags['5s']), '-o', str(tmp_path / 'ols.yaml'), '--quiet', '--no-prior',
-                 '--method', 'ols', '--force']) == 0
+    # Those methods followed as written are not refused for the noise they do not use (the open law's first estimate
+    # weights those joints by the pooled noise): I-IRLS identifies; OLS says what else 5 s lack, with the prior the
+    # way out, and fits with --force
+    plain = ['identify', str(slow_bags['5s']), '--quiet', '--no-prior', '--method']
+    assert main([*plain, 'iirls', '-o', str(tmp_path / 'iirls.yaml')]) == 0
+    assert main([*plain, 'ols', '-o', str(tmp_path / 'ols.yaml')]) == 2
+    error = capsys.readouterr().err
+    assert 'cannot estimate the noise' not in error and 'the data cannot identify the model' in error
+    assert 'identify with the robot file\'s prior' in error
+    assert main([*plain, 'ols', '-o', str(tmp_path / 'ols.yaml'), '--force']) == 0
     assert 'cannot estimate the noise' not in capsys.readouterr().err
     assert IdentificationResult.load(tmp_path / 'ols.yaml').method == 'ols'
     # With it (the default), those joints are weighted by the pooled noise and the result is kept where it predicts
