@@ -563,3 +563,21 @@ def test_a_wrist_roll_whose_gravity_a_cad_error_turns_is_not_decided():
     held = diagnose([Recording(log)], robot, settings=DiagnosisSettings(com_off_m=0.0))
     assert [f.kind for f in held.findings] == ['sign'] and held.flipped == ['panda_joint7']
     assert diagnose([Recording(log)], robot).findings == []
+
+
+def test_the_logs_meaning_is_the_joints_majority_and_a_tie_decides_nothing_whatever_their_order():
+    # The result's diagnosis once took max(set(meanings)), which broke a tie by the strings' hashes: the LBR Med 7's
+    # first 70 % (A1 and A6 'other', A2 and A4 'motor torque') came out 'other' or 'motor torque' from run to run.
+    import itertools
+    from types import SimpleNamespace
+
+    from dynid.diagnosis.diagnosis import _most_common
+
+    torque, current = SimpleNamespace(signal='torque'), SimpleNamespace(signal='current')
+    cases = [(['other', 'other', 'motor torque', 'motor torque'], torque, None),
+             (['joint torque', 'motor torque'], torque, 'joint torque'),  # a tie with what the effort is read as
+             (['joint torque', 'motor current'], current, 'motor current'),
+             (['motor torque', 'other', 'motor torque'], torque, 'motor torque'),
+             ([], torque, None)]
+    for meanings, check, expected in cases:
+        assert {_most_common(list(order), check) for order in itertools.permutations(meanings)} == {expected}

@@ -48,6 +48,7 @@ read it from there (:meth:`Diagnosis.from_dict`) instead of deciding again.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -194,7 +195,8 @@ class Diagnosis:
 
     recordings: their names. signal: what was compared ('torque': the joint torque; 'current': K_τ·i; None:
     nothing). said, said_by: what the user or the recordings said the effort holds, and who. meaning: the effort's
-    meaning by the decided joints' majority, or 'not decided'. joints: {joint: :class:`JointDiagnosis`}.
+    meaning most decided joints have (:func:`_most_common`: of several as many, the one the effort is read as where
+    it is among them, else 'not decided'). joints: {joint: :class:`JointDiagnosis`}.
     findings: :class:`Finding` in order. details: the figures behind them (plain data).
     """
 
@@ -341,14 +343,10 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
     modelled, the advice followed)."""
     decided = [m for m in meanings.values() if m in ('joint torque', 'motor torque', 'motor current',
                                                      'torque without gravity')]
-    if not decided:
-        return []
-    counts = {m: decided.count(m) for m in set(decided)}
-    majority = max(counts, key=lambda m: (counts[m], m == ('joint torque' if check.signal == 'torque'
-                                                            else 'motor current')))
+    majority = _most_common(decided, check)
     off_scale = sum(m == 'other' for m in meanings.values())
-    if 2 * counts[majority] <= len(decided) + off_scale:  # most decided joints at no meaning's scale: the robot file
-        return []
+    if majority is None or 2 * decided.count(majority) <= len(decided) + off_scale:  # most decided joints at no
+        return []  # meaning's scale: the robot file
     said = f' ({check.said_by} says {check.said})' if check.said is not None and check.said_by else ''
     joints = [name for name, m in meanings.items() if m == majority]
     if check.signal == 'torque' and majority == 'motor current':
@@ -382,6 +380,16 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
                         if 'torque_source' in spell else 'if it is the motor\'s torque, identify it as one (dynid '
                         'identify --torque motor_torque)')]
     return []
+
+
+def _most_common(meanings: list[str], check: EffortCheck) -> str | None:
+    """The meaning most of ``meanings`` have; of several as many, the one the effort is read as ('joint torque' for a
+    torque, 'motor current' for a current) where it is among them, else None (the joints do not decide)."""
+    counts = Counter(meanings)
+    top = max(counts.values(), default=0)
+    tied = sorted(m for m, count in counts.items() if count == top)
+    read_as = 'joint torque' if check.signal == 'torque' else 'motor current'
+    return tied[0] if len(tied) == 1 else read_as if read_as in tied else None
 
 
 def _most_gravity(check: EffortCheck) -> str | None:
@@ -603,8 +611,7 @@ def diagnose(recordings: Sequence[Recording], robot: RobotModel, said: str | Non
     meanings = _joint_meanings(check, settings)
     joints = {name: JointDiagnosis(meanings[name], int(s.sign), float(s.scale), float(s.std), float(s.offset),
                                    _evidence(s)) for name, s in check.joints.items()}
-    decided = [m for m in meanings.values() if m != NOT_DECIDED]
-    meaning = max(set(decided), key=decided.count) if decided else NOT_DECIDED
+    meaning = _most_common([m for m in meanings.values() if m != NOT_DECIDED], check) or NOT_DECIDED
     details['effort_check'] = {k: v for k, v in check.to_dict().items() if k in ('joints', 'flipped')}
     if check.signal is not None and not findings:
         meaning_findings = _meaning_findings(check, meanings, spell, torque_source)

@@ -157,10 +157,14 @@ def _route(equations: Equations, candidate: Candidate, terms: tuple[str, ...], o
     problem = IdentificationProblem.of(equations, candidate)
     exponents = np.full(equations.robot.n, equations.spec.exponent)
     given = identification_method(candidate.options.method)  # WLS where the method is open
+    completes = prior_completes(problem, candidate.options)
     # a joint too short for a noise estimate of its own is weighted by the pooled noise where a prior completes its
     # rows, or where the method given weights no joint by its own noise (OLS): the start's weights only
-    pooled = prior_completes(problem, candidate.options) or not (given.joint_noise or given.drive_gains)
+    pooled = completes or not (given.joint_noise or given.drive_gains)
     first = load_loop(problem, START_METHOD, once, exponents, lambda text: None, pooled_short=pooled)[0]
+    if not completes and first.extra.get('dependent'):  # what no prior completes: refused as without the pooling
+        raise InputError(f'the trajectory cannot separate the parameters {first.extra["dependent"]}; use a richer '
+                         f'excitation (dynid excite optimizes one)')
     return Route(candidate, terms, first)
 
 
