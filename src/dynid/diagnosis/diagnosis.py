@@ -345,8 +345,9 @@ def _meaning_findings(check: EffortCheck, meanings: dict[str, str], spell: dict[
                                                      'torque without gravity')]
     majority = _most_common(decided, check)
     off_scale = sum(m == 'other' for m in meanings.values())
-    if majority is None or 2 * decided.count(majority) <= len(decided) + off_scale:  # most decided joints at no
-        return []  # meaning's scale: the robot file
+    # no majority, or most decided joints at no meaning's scale: the robot file's finding, not the effort's
+    if majority is None or 2 * decided.count(majority) <= len(decided) + off_scale:
+        return []
     said = f' ({check.said_by} says {check.said})' if check.said is not None and check.said_by else ''
     joints = [name for name, m in meanings.items() if m == majority]
     if check.signal == 'torque' and majority == 'motor current':
