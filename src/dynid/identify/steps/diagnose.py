@@ -35,7 +35,7 @@ from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions, Request
 from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD, identification_method
 from dynid.identify.result.quality import COND_SCALED_MAX
-from dynid.identify.solve.solvers import Estimate, excitation_condition
+from dynid.identify.solve.solvers import Estimate, check_identifiable, excitation_condition
 from dynid.identify.steps.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 
 
@@ -163,8 +163,9 @@ def _route(equations: Equations, candidate: Candidate, terms: tuple[str, ...], o
     pooled = completes or not (given.joint_noise or given.drive_gains)
     first = load_loop(problem, START_METHOD, once, exponents, lambda text: None, pooled_short=pooled)[0]
     if not completes and first.extra.get('dependent'):  # what no prior completes: refused as without the pooling
-        raise InputError(f'the trajectory cannot separate the parameters {first.extra["dependent"]}; use a richer '
-                         f'excitation (dynid excite optimizes one)')
+        factor = first.extra['groups'].stacked()[:-1, :-1]  # the free columns' R factor, W's rank and groups
+        check_identifiable(factor, [name for name in problem.parameter_names() if name not in problem.held],
+                           r_w=factor)
     return Route(candidate, terms, first)
 
 
