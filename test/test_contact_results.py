@@ -86,6 +86,25 @@ def test_a_load_term_whose_friction_would_exceed_its_load_is_left_out_and_the_re
     assert np.all(truth * robot.effort_limits < LOAD_FRICTION_OVER_LOAD_MAX)
 
 
+@pytest.mark.parametrize('law, symbol', [('load_squared', 'Fl'), ('load_absolute', 'Fl'), ('comprehensive', 'fL')])
+def test_a_load_law_given_holds_the_load_term_where_its_fit_is_no_friction_and_the_result_is_accepted(
+        bags, tmp_path, law, symbol):
+    """A load-dependent law given (not chosen) on the 8 s recording: wrist_3's output torque stays near 0.01 N·m and
+    its fitted load coefficient comes out at about −1e6 /(N·m) (−158 for the absolute load): friction falling with the
+    load, ~1e6 N·m on the measured torque the observer evaluates it on, which refused the result. The term is held at
+    0 there and on every joint whose fit falls with the load, the law fitted again, the warning says so, and the
+    observer takes the result; the other joints keep their load terms, none falling."""
+    result, _ = _accepted(bags, 'contract', tmp_path / 'result.yaml', ('--friction', law, '--force'))
+    held = result.model['held']
+    assert f'{symbol}_6' in held and result.value(f'{symbol}_6') == 0.0
+    reason = 'the law given; its fit on the recording had friction falling with the load, which no gear has'
+    assert held[f'{symbol}_6']['reason'] == reason
+    line = next(line for line in result.warnings if line.startswith('held, not identified'))
+    assert f'{symbol}_6 = 0' in line and reason in line, result.warnings
+    free = [j for j in range(1, 7) if f'{symbol}_{j}' not in held]
+    assert free and all(result.value(f'{symbol}_{j}') >= 0.0 for j in free)
+
+
 def test_a_result_whose_friction_passes_the_limits_is_refused_by_its_friction_and_the_advice_works(bags, tmp_path):
     """The same result with wrist_3's load coefficient as the folds once kept it (Fl_6 = 3316 /(N·m)): the observer
     refuses it naming the result's friction, not the input; identify again as the refusal says, and it is accepted."""

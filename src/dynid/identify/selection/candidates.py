@@ -180,27 +180,33 @@ def stribeck_candidates(problem: IdentificationProblem, w: np.ndarray, y: np.nda
 
 def load_not_tried(problem: IdentificationProblem, names: list[str], values: np.ndarray, w: np.ndarray,
                    joints: np.ndarray) -> dict[int, str]:
-    """{joint index: why} the joints whose load-dependent term Fl·sgn(ω)·τ_out² is no law of theirs, by the first
-    fit of every candidate column (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit):
-    'falling' where Fl_j < 0 (friction falling with the load: no such law); 'beyond the load' where Fl_j·τ_j >
-    :data:`LOAD_FRICTION_OVER_LOAD_MAX` at τ_j, the largest |τ_out| of joint j's rows (√ of its column's largest
-    magnitude): the friction the term adds there, Fl_j·τ_j², would exceed the output torque it is the friction of,
-    a gear that loses more to the load than it transmits. Such a coefficient comes from a joint whose output torque
-    stays small on the recording (a wrist roll at ~0.01 N·m, where a few tenths of a N·m ask for Fl_j ~ 1e3–1e6
-    /(N·m)): no friction the joint has, and every consumer that evaluates the law at other loads (the observer on
-    the measured torque, the feed-forward with a payload) would take it at its word.
+    """{joint index: why} the joints whose load-dependent term (the law's ``Fl`` role: Fl·sgn(ω)·τ_out² or
+    Fl·sgn(ω)·|τ_out|, ``FrictionLaw.load_shape``) is no law of theirs, by the first fit of every candidate column
+    (``values``, of ``names``; ``w``, ``joints``: its equations, τ_out of that fit): 'falling' where Fl_j < 0
+    (friction falling with the load: no such law); 'beyond the load' where the friction the term adds at τ_j, the
+    largest |τ_out| of joint j's rows (from its column's largest magnitude), is more than
+    :data:`LOAD_FRICTION_OVER_LOAD_MAX` times τ_j (Fl_j·τ_j for the squared load, Fl_j for the absolute one): a gear
+    that loses more to the load than it transmits. Such a coefficient comes from a joint whose output torque stays
+    small on the recording (a wrist roll at ~0.01 N·m, where a few tenths of a N·m ask for Fl_j ~ 1e3–1e6 /(N·m)): no
+    friction the joint has, and every consumer that evaluates the law at other loads (the observer on the measured
+    torque, the feed-forward with a payload) would take it at its word.
     :func:`dynid.identify.selection.laws.friction_laws` does not try the first and leaves the second out where the
-    folds keep it."""
+    folds keep it; :func:`dynid.identify.steps.run.load_terms_held` holds both at 0 in a law given."""
+    law = problem.law
+    symbol = (law.roles or {}).get('Fl')
+    if symbol is None or law.load_shape not in ('squared', 'absolute'):
+        return {}
     out = {}
     for j in range(problem.robot.n):
-        name = f'Fl_{j + 1}'
+        name = f'{symbol}_{j + 1}'
         if name not in names or name in problem.held:
             continue
         k = names.index(name)
         value, column = float(values[k]), w[joints == j, k]
-        largest = float(np.sqrt(np.max(np.abs(column)))) if column.size else 0.0
+        largest = float(np.max(np.abs(column))) if column.size else 0.0
+        share = value * float(np.sqrt(largest)) if law.load_shape == 'squared' else value  # friction / τ_j at τ_j
         if value < 0:
             out[j] = 'falling'
-        elif value * largest > LOAD_FRICTION_OVER_LOAD_MAX:
+        elif largest > 0 and share > LOAD_FRICTION_OVER_LOAD_MAX:
             out[j] = 'beyond the load'
     return out

@@ -34,6 +34,7 @@ from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.read import read
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput, Request, change_text, settle
 from dynid.identify.result.result import IdentificationResult
+from dynid.identify.selection.candidates import load_not_tried
 from dynid.identify.selection.choice import ModelChoice
 from dynid.identify.solve.solvers import one_blas_thread
 from dynid.identify.steps.assemble import assemble
@@ -69,6 +70,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
         findings = _freed(diagnose_equations(equations, request, progress))
         choice = _freed(choose(equations, findings, request, progress))
         problem, fitted, choice = _freed(fit_chosen(equations, findings, request, choice, progress))
+        problem, fitted = load_terms_held(equations, request, problem, fitted, choice, progress)
         result = assemble(problem, fitted, choice, [*request.changes, *equations.torque.changes], findings.condition)
         progress('done')
         return check(result, problem, fitted)
@@ -93,6 +95,35 @@ def fit_chosen(equations: Equations, findings: Findings, request: Request, choic
                      f'defaults')
             choice = route_choice(equations, findings.ordinary, request, progress, declined=declined)
     return _fitted(equations, choice, progress)
+
+
+def load_terms_held(equations: Equations, request: Request, problem: IdentificationProblem, fitted: Fit,
+                    choice: ModelChoice | None, progress: Callable[[str], None]) -> tuple[IdentificationProblem, Fit]:
+    """Where the law was given (not chosen) with a load-dependent term, the joints whose fitted term is no friction
+    they have (:func:`dynid.identify.selection.candidates.load_not_tried` at τ_out of the fit: falling with the load,
+    or adding more friction at the recording's largest output torque than that torque) hold it at 0, and the law is
+    fitted again, until no joint's term is such (at most once per joint). ``model.held`` keeps the reason, which the
+    result's warnings give. The model choice never keeps such a term
+    (:mod:`dynid.identify.selection.laws`)."""
+    if request.friction or fitted.w is None or not problem.law.load_symbols:
+        return problem, fitted
+    for _ in range(problem.robot.n):
+        names = problem.parameter_names()
+        w, _, joints, _, _ = problem.equations(fitted.values[:len(problem.rigid_names)], fitted.exponents)
+        found = load_not_tried(problem, names, fitted.values, w, joints)
+        if not found:
+            break
+        symbol, unit = problem.law.roles['Fl'], ' /(N·m)' if problem.law.load_shape == 'squared' else ''
+        held = {f'{symbol}_{j + 1}': {'value': 0.0, 'reason': 'the law given; its fit on the recording ' + (
+            'had friction falling with the load, which no gear has' if why == 'falling' else
+            'adds more friction at the recording\'s largest output torque than that torque: the recording does not '
+            'load the joint enough to tell the term')} for j, why in sorted(found.items())}
+        values = ', '.join(f'{problem.robot.joint_names[int(name.rpartition("_")[2]) - 1]} ({name} '
+                           f'{fitted.values[names.index(name)]:.4g}{unit})' for name in held)
+        problem = IdentificationProblem.of(equations, problem.candidate.holding(held))
+        progress(f'load-dependent friction held at 0 on {values}: fitting again')
+        fitted = fit(problem, progress, None if choice is None else choice.rigid_start)
+    return problem, fitted
 
 
 def _fitted(equations: Equations, choice: ModelChoice,
