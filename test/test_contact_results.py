@@ -97,7 +97,8 @@ def test_a_load_law_given_holds_the_load_term_where_its_fit_is_no_friction_and_t
     result, _ = _accepted(bags, 'contract', tmp_path / 'result.yaml', ('--friction', law, '--force'))
     held = result.model['held']
     assert f'{symbol}_6' in held and result.value(f'{symbol}_6') == 0.0
-    reason = 'the law given; its fit on the recording had friction falling with the load, which no gear has'
+    reason = ('the law given; its fit on the recording had friction falling with the load (the load laws model '
+              'friction that grows with it)')
     assert held[f'{symbol}_6']['reason'] == reason
     line = next(line for line in result.warnings if line.startswith('held, not identified'))
     assert f'{symbol}_6 = 0' in line and reason in line, result.warnings

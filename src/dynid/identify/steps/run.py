@@ -114,10 +114,12 @@ def load_terms_held(equations: Equations, request: Request, problem: Identificat
         if not found:
             break
         symbol, unit = problem.law.roles['Fl'], ' /(N·m)' if problem.law.load_shape == 'squared' else ''
-        held = {f'{symbol}_{j + 1}': {'value': 0.0, 'reason': 'the law given; its fit on the recording ' + (
-            'had friction falling with the load, which no gear has' if why == 'falling' else
-            'adds more friction at the recording\'s largest output torque than that torque: the recording does not '
-            'load the joint enough to tell the term')} for j, why in sorted(found.items())}
+        why_held = {'falling': 'had friction falling with the load (the load laws model friction that grows with it)',
+                    'beyond the load': 'adds more friction at the recording\'s largest output torque than that torque: '
+                                       'the recording does not load the joint enough to tell the term'}
+        given = 'the law given; its fit on the recording '
+        held = {f'{symbol}_{j + 1}': {'value': 0.0, 'reason': given + why_held[why]}
+                for j, why in sorted(found.items())}
         values = ', '.join(f'{problem.robot.joint_names[int(name.rpartition("_")[2]) - 1]} ({name} '
                            f'{fitted.values[names.index(name)]:.4g}{unit})' for name in held)
         problem = IdentificationProblem.of(equations, problem.candidate.holding(held))
