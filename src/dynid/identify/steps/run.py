@@ -19,6 +19,9 @@ check       :mod:`dynid.identify.steps.check`                the mass matrix and
 result      :mod:`dynid.identify.steps.assemble`             the result file's sections
 ==========  ===============================================  ==========================================================
 
+A law given (not chosen) keeps its load-dependent term only on the joints whose fit makes it friction
+(:func:`load_terms_held`), as the choice keeps it.
+
 Methods (:mod:`dynid.identify.steps.fit`): ``ols``, ``wls`` (the default), ``irls``, ``iirls`` (Li et al. 2024),
 ``tls`` and ``mls`` (Gautier and Briot 2014: drive gains with the parameters); ``auto`` where the choice decides.
 """
@@ -105,12 +108,11 @@ def load_terms_held(equations: Equations, request: Request, problem: Identificat
     fitted again, until no joint's term is such (at most once per joint). ``model.held`` keeps the reason, which the
     result's warnings give. The model choice never keeps such a term
     (:mod:`dynid.identify.selection.laws`)."""
-    if request.friction or fitted.w is None or not problem.law.load_symbols:
+    if request.friction or fitted.w is None or 'Fl' not in (problem.law.roles or {}):
         return problem, fitted
     for _ in range(problem.robot.n):
         names = problem.parameter_names()
-        w, _, joints, _, _ = problem.equations(fitted.values[:len(problem.rigid_names)], fitted.exponents)
-        found = load_not_tried(problem, names, fitted.values, w, joints)
+        found = load_not_tried(problem, names, fitted.values, fitted.w, fitted.joints)  # τ_out of the fit's last pass
         if not found:
             break
         symbol, unit = problem.law.roles['Fl'], ' /(N·m)' if problem.law.load_shape == 'squared' else ''
