@@ -110,20 +110,19 @@ def load_terms_held(equations: Equations, request: Request, problem: Identificat
     (:mod:`dynid.identify.selection.laws`)."""
     if request.friction or fitted.w is None or 'Fl' not in (problem.law.roles or {}):
         return problem, fitted
+    symbol, unit = problem.law.roles['Fl'], ' /(N·m)' if problem.law.load_shape == 'squared' else ''
+    reasons = {why: f'the law given; its fit on the recording {text}' for why, text in (
+        ('falling', 'had friction falling with the load (the load laws model friction that grows with it)'),
+        ('beyond the load', 'adds more friction at the recording\'s largest output torque than that torque: the '
+                            'recording does not load the joint enough to tell the term'))}
     for _ in range(problem.robot.n):
         names = problem.parameter_names()
         found = load_not_tried(problem, names, fitted.values, fitted.w, fitted.joints)  # τ_out of the fit's last pass
         if not found:
             break
-        symbol, unit = problem.law.roles['Fl'], ' /(N·m)' if problem.law.load_shape == 'squared' else ''
-        why_held = {'falling': 'had friction falling with the load (the load laws model friction that grows with it)',
-                    'beyond the load': 'adds more friction at the recording\'s largest output torque than that torque: '
-                                       'the recording does not load the joint enough to tell the term'}
-        given = 'the law given; its fit on the recording '
-        held = {f'{symbol}_{j + 1}': {'value': 0.0, 'reason': given + why_held[why]}
-                for j, why in sorted(found.items())}
-        values = ', '.join(f'{problem.robot.joint_names[int(name.rpartition("_")[2]) - 1]} ({name} '
-                           f'{fitted.values[names.index(name)]:.4g}{unit})' for name in held)
+        held = {f'{symbol}_{j + 1}': {'value': 0.0, 'reason': reasons[why]} for j, why in sorted(found.items())}
+        values = ', '.join(f'{problem.robot.joint_names[j]} ({symbol}_{j + 1} '
+                           f'{fitted.values[names.index(f"{symbol}_{j + 1}")]:.4g}{unit})' for j in sorted(found))
         problem = IdentificationProblem.of(equations, problem.candidate.holding(held))
         progress(f'load-dependent friction held at 0 on {values}: fitting again')
         fitted = fit(problem, progress, None if choice is None else choice.rigid_start)
