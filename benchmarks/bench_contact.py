@@ -12,7 +12,9 @@ Parts (each module's docstring says how):
    runs with random contacts (steps, ramps, half-sines of 5–60 N, 50–500 ms, in motion and at rest) for detection,
    delay, peak error, the flange wrench and the alarm's end at rest; on MuJoCo also obstacles in the tool's path.
    Each contact in the set detected late or missed is simulated again without it: what the signals carried of it
-   in time (:func:`contact_scoring.information_onset_ms`).
+   in time (:func:`contact_scoring.information_onset_ms`). On MuJoCo, whose static friction holds a rigid joint,
+   each contact at rest is also timed to the first joint that slips (:func:`contact_scoring.breakaway_ms`): the
+   floor of the delay at rest where friction does not give (``delay_ms_p95_rest_breakaway``).
    The levels L_j that make the set are 15 σ of the plant's true model on the calibration runs. Calibration: 33
    minutes of the twin, 22 of MuJoCo; scored: 2 h of the twin's and 0.5 h of MuJoCo's contact-free motion (rests,
    payloads of 0–2.5 kg declared, 20–30 °C), 20 runs with contacts on each.
@@ -193,6 +195,7 @@ def _contact_runs(robot, engine, monitors, calibrations, levels, bandwidth, lear
                 late.append({'run': run.name, 'start_s': round(load.start_s, 3), 'resting': score.resting,
                              'shape': score.shape, 'link': load.link,
                              'delay_ms': round(score.delay_ms, 1) if score.detected else None,
+                             'breakaway_ms': round(score.breakaway_ms, 1) if np.isfinite(score.breakaway_ms) else None,
                              'information_ms': round(scoring.information_onset_ms(run, without, load, levels,
                                                                                    noise), 1)})
         extra += scoring.false_alarms_in_contact_runs(run, out)
@@ -469,10 +472,12 @@ def issue72(parts: list[dict], ur10e: dict, ways: dict) -> dict:
     moves = [p['without_reference_first_motion'] for p in parts if p.get('without_reference_first_motion')]
     hours = sum(m['hours'] for m in moves)
     rest = [p['delay_ms_p95_rest'] for p in parts if p.get('delay_ms_p95_rest') is not None]
+    floor = [p['delay_ms_p95_rest_breakaway'] for p in parts if p.get('delay_ms_p95_rest_breakaway') is not None]
     splits = ur10e.get('splits') or []
     bad = [row for p in parts for row in p.get('bad_calibrations') or []] + (ur10e.get('bad_calibrations') or [])
     return {
         'delay_ms_p95_rest': max(rest) if rest else None,
+        'delay_ms_p95_rest_breakaway': max(floor) if floor else None,
         'alarms_after_rest_push_per_hour': sum(len(m['alarms']) for m in moves) / hours if hours else None,
         'alarms_after_rest_push': f'{sum(len(m["alarms"]) for m in moves)}_at_{sum(m["moves"] for m in moves)}'
                                   f'_first_motions_in_{hours:.2f}_h',
@@ -503,6 +508,10 @@ def report(engines, ur10e, lbr, timing, figures, wall) -> None:
         row(f'{p["engine"]}: the oracle at L_j: delay p95 [ms], reached at rest [%]',
             f'{p["delay_ms_p95_oracle"]:.3g} / {p["reached_rest_percent_oracle"]:.3g}'
             if p['delay_ms_p95_oracle'] is not None else None, '')
+        if p.get('delay_ms_p95_rest_breakaway') is not None:
+            row(f'{p["engine"]}: at rest, slipping from L_j: p95 [ms], > 20 ms, never',
+                f'{p["delay_ms_p95_rest_breakaway"]:.3g}, {p["rest_breakaway_later_than_20_ms"]}, '
+                f'{p["rest_never_breaking_away"]}', '')
         row(f'{p["engine"]}: late or missed / in the signals by 3 σ in 15 ms',
             f'{len(p["late_or_missed"])} / {p["late_or_missed_informed_on_time"]}', '')
         row(f'{p["engine"]}: false alarms in {p["free_hours"]:.2f} free hours', p['false_alarms'], '<= 1 in 2 h')
@@ -514,7 +523,8 @@ def report(engines, ur10e, lbr, timing, figures, wall) -> None:
                         ('ur10e_pushes_detected', '>= 9 of 10'), ('ur10e_false_alarms', '<= 12'),
                         ('observer_us_per_sample_7dof', '<= 25')):
         row(key, figures[key], target)
-    for key, target in (('delay_ms_p95_rest', '<= 20'), ('alarms_after_rest_push_per_hour', '<= 0.5'),
+    for key, target in (('delay_ms_p95_rest', '<= 20'), ('delay_ms_p95_rest_breakaway', ''),
+                        ('alarms_after_rest_push_per_hour', '<= 0.5'),
                         ('alarms_after_rest_push', ''), ('bad_calibrations_refused', 'every one'),
                         ('results_of_every_way_out_accepted', 'every one')):
         row(key, figures[key], target)

@@ -35,6 +35,14 @@
   step for the position), from L_j (:func:`information_onset_ms`). Where that comes within ON_TIME_MS, the contact
   was in the signals in time and a detector missed it among the contact-free motion's own excursions; where later,
   no sample of any signal carried it by that much in time.
+- **Breakaway at rest** (``breakaway_ms``, on a plant whose static friction holds a rigid joint:
+  ``Run.static_friction``): from L_j to the first sample of the contact at which some joint's true friction torque
+  is at its static friction (within :data:`BREAKAWAY_SHARE`: the joint slips; 0 where one already slipped before
+  L_j; NaN: none within the contact). Until then dry friction holds every joint, taking the push as it takes the
+  offset it held before it, and leaves every current, speed and position as without the push but for the friction's
+  own give (MuJoCo's constraint is soft: the held joint creeps below a mrad/s, an encoder step or two in 20 ms). The
+  95th percentile over the contacts at rest that break away (``delay_ms_p95_rest_breakaway``) is a floor of the
+  delay at rest for a detector that finds every contact at rest, on a plant whose friction does not give.
 - **False alarms**: the detector's contacts on contact-free runs; on runs with contacts, those that overlap no
   contact's time from :data:`EARLY_S` before it to 1 s after it (reported apart).
 - **At the first motion after a push at rest** (:func:`first_motion_alarms`): the detector's contacts that start
@@ -55,6 +63,9 @@ LEVEL_SIGMAS = 15.0
 ON_TIME_MS = 15.0
 #: :func:`information_onset_ms`'s level: this many σ of a sensor's noise.
 INFORMATION_SIGMAS = 3.0
+#: :func:`breakaway_ms`: a joint slips where its friction torque is at least this share of its static friction (the
+#: friction the plant reports also holds its viscous part, thousandths of a N·m at a held joint's creep).
+BREAKAWAY_SHARE = 0.99
 #: [s] the window about a motion start after a push at rest (:func:`first_motion_alarms`): from 0.2 s before the
 #: reference leaves the rest (a breakaway's current rises as the motor starts) to 1 s into the motion
 FIRST_MOTION_S = (-0.2, 1.0)
@@ -80,6 +91,7 @@ class ContactScore:
     rest_cause: str = ''
     oracle_delay_ms: float = np.nan
     index: int = -1
+    breakaway_ms: float = np.nan
 
 
 def true_sigma(externals: list[np.ndarray]) -> np.ndarray:
@@ -139,13 +151,27 @@ def score_contacts(run, output, levels: np.ndarray, gain: float, threshold_rest=
                 wrench_error = float(np.linalg.norm(turn[late][k_hat] @ estimated[k_hat]
                                                     - turn[window][k_true] @ force[k_true]) / size * 100.0)
         resting = bool(run.resting[window.start])
+        static = getattr(run, 'static_friction', None)
+        breakaway = breakaway_ms(t[window], run.truth['friction'][window], reached, static) \
+            if resting and in_set and static is not None else np.nan
         oracle = _oracle_delay(t, output.estimate, window, late, over, reached, levels)
         cause = _rest_cause(output, window, late, over, levels, threshold_rest, detected, delay) \
             if resting and in_set else ''
         scores.append(ContactScore(resting, load.shape, load.duration_s, in_set, on_flange, detected, delay, onset,
                                    peak_error, wrench_error, clear, float(peaks[joint]), flange_frame, cause,
-                                   oracle, index))
+                                   oracle, index, breakaway))
     return scores
+
+
+def breakaway_ms(t: np.ndarray, friction: np.ndarray, reached: np.ndarray, static: np.ndarray) -> float:
+    """From L_j reached to the first sample at which some joint slips (module docstring) [ms], 0 where one slipped
+    before; ``t``, ``friction``: the contact's samples [s] and the true friction torques [N·m], ``static``: the static
+    friction per joint [N·m], ``reached``: the contact's samples where some joint's true τ_ext is at L_j. NaN: no
+    joint slips, or L_j is never reached."""
+    slipping = np.flatnonzero((np.abs(friction) >= BREAKAWAY_SHARE * static).any(axis=1))
+    if reached.size == 0 or slipping.size == 0:
+        return np.nan
+    return round(max(0.0, t[slipping[0]] - t[reached[0]]) * 1e3, 6)
 
 
 def information_onset_ms(run, without, load, levels: np.ndarray, noise: dict) -> float:
@@ -269,6 +295,7 @@ def summarize(scores: list[ContactScore]) -> dict:
         'delay_ms_p95_oracle': quantile([s.oracle_delay_ms for s in in_set], 0.95),
         'delay_ms_p95_rest_oracle': quantile([s.oracle_delay_ms for s in rest], 0.95),
         'reached_rest_percent_oracle': percent([np.isfinite(s.oracle_delay_ms) for s in rest]),
+        **_breakaway(rest),
         'peak_error_percent_median': quantile(peaks, 0.5), 'peak_error_percent_p75': quantile(peaks, 0.75),
         'peak_error_percent_median_motion': quantile([s.peak_error_percent for s in motion], 0.5),
         'peak_error_percent_median_rest': quantile([s.peak_error_percent for s in rest], 0.5),
@@ -285,6 +312,19 @@ def summarize(scores: list[ContactScore]) -> dict:
         'missed_motion': [dataclass_row(s) for s in motion if not s.detected][:20],
         'missed_rest': [dataclass_row(s) for s in rest if not s.detected][:20],
     }
+
+
+def _breakaway(rest: list[ContactScore]) -> dict:
+    """The breakaway at rest (module docstring) over the contacts at rest in the set: the 95th percentile of those
+    that break away, how many later than 20 ms, how many never; None where the plant's static friction is not known
+    (every one NaN)."""
+    finite = [s.breakaway_ms for s in rest if np.isfinite(s.breakaway_ms)]
+    if not finite:
+        return {'delay_ms_p95_rest_breakaway': None, 'rest_breakaway_later_than_20_ms': None,
+                'rest_never_breaking_away': None}
+    return {'delay_ms_p95_rest_breakaway': float(np.quantile(finite, 0.95)),
+            'rest_breakaway_later_than_20_ms': int(sum(v > 20.0 for v in finite)),
+            'rest_never_breaking_away': len(rest) - len(finite)}
 
 
 def dataclass_row(score: ContactScore) -> dict:

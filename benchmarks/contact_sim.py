@@ -68,6 +68,10 @@ class Run:
     flange_wrench: np.ndarray | None = None
     flange_rotation: np.ndarray | None = None
     reference: dict = field(default_factory=dict)
+    #: (n,) [N·m] the torque up to which the plant's static friction holds a rigid joint (MuJoCo's ``frictionloss``, a
+    #: dry-friction constraint); None on the twin, whose elastic joints move the link under a push through the gear's
+    #: spring whatever the rotor's friction (E-GMS, with pre-sliding) holds
+    static_friction: np.ndarray | None = None
 
     @property
     def hours(self) -> float:
@@ -155,7 +159,8 @@ def simulate_run(robot, engine: str, name: str, seed: int, plan: list, payload, 
         records.append(record)
     record = type(records[0]).concatenate(records)
     run = Run(name, engine, payload, temperature_c, record.time, record.measured, record.truth,
-              np.concatenate(resting), list(twin.contacts.loads), reference=record.reference)
+              np.concatenate(resting), list(twin.contacts.loads), reference=record.reference,
+              static_friction=twin.frictionloss.copy() if engine == 'mujoco' else None)
     run.flange_wrench = twin.contacts.flange_wrench(record.time, record.truth['q'])
     run.flange_rotation = flange_rotations(robot, run.t, record.truth['q'], run.loads)
     return run

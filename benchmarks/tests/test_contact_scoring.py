@@ -96,3 +96,24 @@ def test_the_run_without_a_contact_is_the_same_run_until_it_and_ends_with_its_se
     during = slice(int(before.sum()) + 20, int(before.sum()) + 100)
     assert np.abs(without.truth['external_torque'][during]).max() == 0.0
     assert not np.array_equal(without.truth['q'][during], run.truth['q'][during])
+
+
+def test_a_ramp_at_rest_on_mujoco_leaves_every_joint_held_until_the_breakaway_and_slipping_after_it(ur5e):
+    """breakaway_ms (contact_scoring, module docstring) on the MuJoCo plant: a 0.4 s ramp on the wrist 1 link at rest
+    reaches the level (0.3 N·m) while static friction still holds every joint (the true speeds creep below 1 mrad/s:
+    the constraint's give), and a joint slips at the sample it names (30 ms on, its speed three times the creep and
+    more); a joint already slipping before L_j counts 0, one that never slips NaN."""
+    load = ContactLoad('wrist_1_joint_link', (0.1, 0.0, 0.0), (0.0, 0.0, 20.0), 0.0, 0.4, 'ramp')
+    run = contact_sim.simulate_run(ur5e, 'mujoco', 'one ramp', 7, [('rest', 1.6, [(1.0, load)])], None, 25.0)
+    window = contact_scoring._window(run.t, run.loads[0].start_s, run.loads[0].end_s)
+    t, true, friction = run.t[window], run.truth['external_torque'][window], run.truth['friction'][window]
+    reached = np.flatnonzero((np.abs(true) >= 0.3).any(axis=1))
+    delay = contact_scoring.breakaway_ms(t, friction, reached, run.static_friction)
+    assert 5.0 < delay < 300.0
+    slips = reached[0] + int(round(delay))
+    speed = np.abs(run.truth['dq'][window])
+    creep = speed[reached[0]:slips - 1].max()
+    assert creep < 1e-3
+    assert speed[slips + 30].max() > 3.0 * creep
+    assert contact_scoring.breakaway_ms(t, friction, reached + slips + 1, run.static_friction) == 0.0
+    assert np.isnan(contact_scoring.breakaway_ms(t, friction, reached, 10.0 * run.static_friction))
