@@ -26,7 +26,7 @@ def test_a_step_on_the_turning_flange_through_the_observers_lag_scores_near_zero
         lagged[k] = lagged[k - 1] + (1.0 - np.exp(-0.1)) * (tau[k] - lagged[k - 1])
     wrench = FlangeWrench(ur5e).estimate(q, lagged, np.full_like(tau, 0.1))[0]
     run = SimpleNamespace(t=t, truth={'external_torque': tau}, loads=[load], resting=np.zeros(t.size, dtype=bool),
-                          flange_wrench=schedule.flange_wrench(t, q),
+                          static_friction=None, flange_wrench=schedule.flange_wrench(t, q),
                           flange_rotation=contact_sim.flange_rotations(ur5e, t, q, [load]))
     output = SimpleNamespace(contacts=[], alarm=np.zeros(tau.shape, dtype=bool), estimate=lagged, wrench=wrench)
     score, = contact_scoring.score_contacts(run, output, np.full(ur5e.n, 0.1), 100.0)
