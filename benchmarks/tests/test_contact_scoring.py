@@ -83,6 +83,29 @@ def test_what_the_signals_carried_is_the_first_sample_a_contact_moves_one_by_thr
     assert np.isnan(contact_scoring.information_onset_ms(same, without, load, levels, noise))
 
 
+def test_the_informed_detector_at_rest_takes_each_late_contact_at_its_information_and_after_its_slip():
+    """informed_rest (contact_scoring, module docstring): twenty contacts at rest on time at 10 ms and four late
+    ones (ours 80, 50, 30 and 25 ms) whose signals carried them at −20, 4, 18 and 21 ms and whose joints slipped at
+    60, 12, 8 and 5 ms; contacts in motion and one on time but informed late leave it as it is. Informed: the late ones
+    at 0, 4, 18 and 21 ms; after the slip at 60, 12, 18 and 21 ms; each the 95th percentile of the 24 delays."""
+    def score(delay, information=np.nan, slip=np.nan, resting=True):
+        return contact_scoring.ContactScore(resting, 'ramp', 0.3, True, False, True, delay, delay, 0.0, np.nan,
+                                            0.1, 5.0, breakaway_ms=slip, information_ms=information)
+
+    on_time = [score(10.0) for _ in range(19)] + [score(10.0, information=40.0, slip=30.0)]
+    late = [score(80.0, -20.0, 60.0), score(50.0, 4.0, 12.0), score(30.0, 18.0, 8.0), score(25.0, 21.0, 5.0)]
+    moving = [score(200.0, 100.0, resting=False)]
+    figures = contact_scoring.informed_rest(on_time + late + moving)
+    assert figures['delay_ms_p95_rest_informed'] == pytest.approx(np.quantile([10.0] * 20 + [0.0, 4.0, 18.0, 21.0],
+                                                                              0.95))
+    assert figures['delay_ms_p95_rest_informed_after_slip'] == pytest.approx(
+        np.quantile([10.0] * 20 + [60.0, 12.0, 18.0, 21.0], 0.95))
+    assert figures['delay_ms_p95_rest_informed_after_slip'] > figures['delay_ms_p95_rest_informed']
+    missed = contact_scoring.ContactScore(True, 'ramp', 0.3, True, False, False, np.nan, np.nan, 0.0, np.nan, np.nan,
+                                          5.0, information_ms=np.nan)
+    assert contact_scoring.informed_rest([missed])['delay_ms_p95_rest_informed'] is None
+
+
 def test_the_run_without_a_contact_is_the_same_run_until_it_and_ends_with_its_segment(ur5e):
     """contact_sim.without_contact: the same plant, noise and commands (every measured sample equal before the
     contact's start, the contact's own samples not), the segments after the one holding it left out."""
