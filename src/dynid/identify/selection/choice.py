@@ -75,9 +75,9 @@ from dynid.identify.result.stribeck import StribeckExcess
 #: twin with Coulomb + viscous friction alone, the load term gained a few percent on a shoulder's folds).
 CHOICE_MARGIN = 0.05
 #: Where the folds keep the load term on a joint whose first fit gives Fl_j·τ_j above this, τ_j the largest |τ_out|
-#: of the joint's rows [N·m] (:func:`dynid.identify.steps.choose.load_not_tried`), it is left out on every such joint
-#: and the laws are chosen again: the friction it adds there, Fl_j·τ_j², would exceed the output torque itself (a
-#: gear that loses more to its load than it transmits).
+#: of the joint's rows [N·m] (:func:`dynid.identify.selection.candidates.load_not_tried`), it is left out on every
+#: such joint and the laws are chosen again: the friction it adds there, Fl_j·τ_j², would exceed the output torque
+#: itself (a gear that loses more to its load than it transmits).
 LOAD_FRICTION_OVER_LOAD_MAX = 1.0
 #: IRLS must lower the summed held-out score by more than this fraction to replace WLS (and a consistent or OLS
 #: candidate the model chosen before it): IRLS's robust weights saw every row, the held-out folds' too, which

@@ -31,7 +31,8 @@ def fit_warnings(problem: IdentificationProblem, solved: Fit, autocorrelation: n
     misfit the residual's autocorrelation shows. ``sizes``: the columns' RMS and the torque's (:func:`_result`), or
     None."""
     reasons: dict[str, list[str]] = {}
-    for name, entry in problem.held.items():
+    order = {name: k for k, name in enumerate(problem.parameter_names())}  # said in the parameters' order
+    for name, entry in sorted(problem.held.items(), key=lambda item: order.get(item[0], len(order))):
         if not entry['reason'].startswith('model choice'):  # the choice's own lines say what it left out
             reasons.setdefault(entry['reason'], []).append(f'{name} = {entry["value"]:.4g}')
     warnings = [f'held, not identified: {", ".join(held)} ({reason})' for reason, held in reasons.items()]
