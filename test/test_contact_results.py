@@ -12,6 +12,7 @@ from builders import coupled_wrist_twin
 from cli_run import run_dynid
 from dynid.contact.dynamics import CHECK_TOLERANCE, ObserverModel
 from dynid.identify.result.result import IdentificationResult
+from dynid.identify.result.torque import RigidBodyTorque
 from dynid.model import load_robot
 from dynid.model.inertial import Payload
 
@@ -66,10 +67,10 @@ def test_each_torque_reading_physical_and_payload_is_accepted(bags, tmp_path, ba
 
 def test_a_load_term_whose_friction_would_exceed_its_load_is_left_out_and_the_result_accepted(bags, tmp_path):
     """With --physical --method wls the folds keep a load term on wrist_3, whose output torque stays near 0.01 N·m:
-    Fl_6 ~ 3e3, ~6e3 N·m of friction on the measured torque the observer evaluates it on. Its first fit's friction at
-    the recording's largest output torque exceeds that torque, so the load term is left out there, the laws chosen
-    again, and the result is the observer's. The twin's own coefficients stay inside that bound at every load up to
-    the effort limits."""
+    Fl_6 ~ 3e3, ~6e3 N·m of friction on the measured torque the observer once evaluated it on. Its first fit's
+    friction at the recording's largest output torque exceeds that torque, so the load term is left out there, the
+    laws chosen again, and the result is the observer's. The twin's own coefficients stay inside that bound at every
+    load up to the effort limits."""
     from dynid.identify.selection.choice import LOAD_FRICTION_OVER_LOAD_MAX
     from dynid.sim.parameters import PlantParameters
 
@@ -91,7 +92,7 @@ def test_a_load_law_given_holds_the_load_term_where_its_fit_is_no_friction_and_t
         bags, tmp_path, law, symbol):
     """A load-dependent law given (not chosen) on the 8 s recording: wrist_3's output torque stays near 0.01 N·m and
     its fitted load coefficient comes out at about −1e6 /(N·m) (−158 for the absolute load): friction falling with the
-    load, ~1e6 N·m on the measured torque the observer evaluates it on, which refused the result. The term is held at
+    load, ~1e6 N·m on the measured torque the observer once took as its load, refusing the result. The term is held at
     0 there and on every joint whose fit falls with the load, the law fitted again, the warning says so, and the
     observer takes the result; the other joints keep their load terms, none falling."""
     result, _ = _accepted(bags, 'contract', tmp_path / 'result.yaml', ('--friction', law, '--force'))
@@ -104,6 +105,32 @@ def test_a_load_law_given_holds_the_load_term_where_its_fit_is_no_friction_and_t
     assert f'{symbol}_6 = 0' in line and reason in line, result.warnings
     free = [j for j in range(1, 7) if f'{symbol}_{j}' not in held]
     assert free and all(result.value(f'{symbol}_{j}') >= 0.0 for j in free)
+
+
+def test_the_observer_evaluates_a_load_law_on_the_gears_load_as_identify_fits_it(bags, tmp_path):
+    """A load law's friction f(ω, τ_out) is fitted on the output torque τ_out, the rigid-body torque. A motion without
+    contact measures τ_m = τ_out + f; the observer's friction there (ObserverModel.friction_at, its load τ_m less the
+    law's friction at zero load) is the law at τ_out but for the load term's own share of that load: off by
+    (2·x + x²) times the term Fl·τ_out², x = Fl·|τ_out| (wrist 2 here: x up to 0.30). The law evaluated on τ_m
+    itself, as the observer did before, is off by 2·Fl·τ_out·f, ten times more."""
+    result, _ = _accepted(bags, 'contract', tmp_path / 'result.yaml', ('--friction', 'load_squared', '--force'))
+    robot = load_robot('ur5e')
+    model = ObserverModel(result, robot)
+    t = np.linspace(0.0, 4.0, 400)[:, None]
+    q = 0.6 * np.sin(2.0 * t + np.arange(6))
+    dq, ddq = 1.2 * np.cos(2.0 * t + np.arange(6)), -2.4 * np.sin(2.0 * t + np.arange(6))
+    output = RigidBodyTorque(result, robot)(q, dq, ddq)
+    law = model.friction_torque(dq, output, 25.0)
+    measured = output + law
+    loaded = [j for j in range(6) if result.value(f'Fl_{j + 1}') > 0.0]
+    assert loaded, 'no joint keeps a load term'
+    ours = model.friction_at(dq, measured, 25.0)
+    before = model.friction_torque(dq, measured, 25.0)
+    term = np.abs(law - model.friction_torque(dq, np.zeros_like(output), 25.0))[:, loaded]  # Fl·τ_out²
+    coefficient = np.array([result.value(f'Fl_{j + 1}') for j in loaded])
+    assert np.abs(before - law)[:, loaded].max() > 10.0 * np.abs(ours - law)[:, loaded].max()
+    x = coefficient * np.abs(output[:, loaded])
+    assert np.all(np.abs(ours - law)[:, loaded] <= (2.0 * x + x * x) * term * 1.01 + 1e-9)
 
 
 def test_a_result_whose_friction_passes_the_limits_is_refused_by_its_friction_and_the_advice_works(bags, tmp_path):

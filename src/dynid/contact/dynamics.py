@@ -27,7 +27,9 @@ momentum is Cᵀ·B·θ̇ and the friction Cᵀ·f(θ̇) on each motor's share C
 Friction is the result's law per joint as the feedforward's static friction term evaluates it
 (:class:`dynid.control.friction_static.StaticFrictionTerm`: Coulomb, viscous, offset, load and temperature terms, the
 Stribeck excess, the ``joint_friction`` section where there is one), on the friction velocity the identification used
-(θ̇ with motor encoders, else q̇) and the measured torque as its load.
+(θ̇ with motor encoders, else q̇). A law's load is the output torque the gear carries, as the identification fits
+it (τ_out, its rigid-body torque): here τ_m less the law's friction without its load terms
+(:meth:`ObserverModel.friction_at`; in contact it carries τ_ext as the gear does).
 """
 
 from __future__ import annotations
@@ -201,6 +203,16 @@ class ObserverModel:
         if self.friction.joint_side:
             torque = torque + joint_side_torque(self.friction.parameters, velocity, self.friction.direction(velocity))
         return torque
+
+    def friction_at(self, velocity: np.ndarray, measured: np.ndarray, temperature) -> np.ndarray:
+        """f [N·m] (N, n) of the result's law at friction velocity ω [rad/s] and measured torque τ_m [N·m], its load
+        the gear's output τ_m − f (module docstring), taken as τ_m less f at zero load; T [°C]. The load terms' own
+        share stays in that load: Fl·s·τ² evaluated at τ + Fl·s·τ², off by (2x + x²)·Fl·τ², x = Fl·|τ| (0.3 and less
+        where identify keeps the term; on the measured torque, as before, it was off by 2·Fl·τ·f)."""
+        if self.friction is None or not self.friction.needs_joint_torque:
+            return self.friction_torque(velocity, measured, temperature)
+        unloaded = self.friction_torque(velocity, np.zeros_like(measured), temperature)
+        return self.friction_torque(velocity, measured - unloaded, temperature)
 
     @property
     def coulomb_level(self) -> np.ndarray:

@@ -175,11 +175,11 @@ class ContactMonitor:
         return found[0] if found else None
 
     def _friction_text(self, joint: int, peak: float) -> str:
-        """'wrist_3_joint up to 6387 N·m (its load-dependent term Fl_6 = 3316 /(N·m), on the measured torque)'."""
+        """'wrist_3_joint up to 6387 N·m (its load-dependent term Fl_6 = 3316 /(N·m), on the gear's load)'."""
         text = f'{self.robot.joint_names[joint]} up to {peak:.0f} N·m'
         load = self._load_term(joint)
         if load:
-            text += f' (its load-dependent term {load[0]}_{joint + 1} = {load[1]:.4g} /(N·m), on the measured torque)'
+            text += f' (its load-dependent term {load[0]}_{joint + 1} = {load[1]:.4g} /(N·m), on the gear\'s load)'
         return text
 
     def run(self, t, q, dq, current=None, tau=None, dtheta=None, temperature=None, friction=None,

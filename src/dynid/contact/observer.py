@@ -127,7 +127,7 @@ class MomentumObserver:
         momentum, bias = model.momentum_terms(q, dq, rotor)
         velocity = model.joint_velocity(dtheta) if (model.friction_on_rotor and dtheta is not None) else dq
         if friction is None:
-            friction = model.friction_torque(velocity, measured, temperature)
+            friction = model.friction_at(velocity, measured, temperature)
         drive = np.ascontiguousarray(measured - friction + bias)
         out = np.empty_like(drive)
         _observe(t, np.ascontiguousarray(momentum), drive, self.gain, self.max_gap_s, self.stages, self.state,
