@@ -207,8 +207,9 @@ class ObserverModel:
     def friction_at(self, velocity: np.ndarray, measured: np.ndarray, temperature) -> np.ndarray:
         """f [N·m] (N, n) of the result's law at friction velocity ω [rad/s] and measured torque τ_m [N·m], its load
         the gear's output τ_m − f (module docstring), taken as τ_m less f at zero load; T [°C]. The load terms' own
-        share stays in that load: Fl·s·τ² evaluated at τ + Fl·s·τ², off by (2x + x²)·Fl·τ², x = Fl·|τ| (0.3 and less
-        where identify keeps the term; on the measured torque, as before, it was off by 2·Fl·τ·f)."""
+        share stays in that load: Fl·s·τ² evaluated at τ + Fl·s·τ², off by (2x + x²)·Fl·τ², x = Fl·|τ| (identify
+        keeps x ≤ 1 at the recording's largest output torque; on the measured torque, as before, it was off by
+        2·Fl·τ·f)."""
         if self.friction is None or not self.friction.needs_joint_torque:
             return self.friction_torque(velocity, measured, temperature)
         unloaded = self.friction_torque(velocity, np.zeros_like(measured), temperature)
