@@ -277,14 +277,16 @@ def first_motion_alarms(run, output) -> list[float]:
     return found
 
 
+def quantile(values, q: float) -> float | None:
+    """The q-quantile of the finite ``values``, None where there is none."""
+    values = [v for v in values if np.isfinite(v)]
+    return float(np.quantile(values, q)) if values else None
+
+
 def summarize(scores: list[ContactScore]) -> dict:
     """The figures of the issue's Done-when over scored contacts."""
     def percent(flags):
         return float(100.0 * np.mean(flags)) if flags else None
-
-    def quantile(values, q):
-        values = [v for v in values if np.isfinite(v)]
-        return float(np.quantile(values, q)) if values else None
 
     in_set = [s for s in scores if s.in_set]
     motion, rest = [s for s in in_set if not s.resting], [s for s in in_set if s.resting]
@@ -333,7 +335,7 @@ def _breakaway(rest: list[ContactScore]) -> dict:
     if not finite:
         return {'delay_ms_p95_rest_breakaway': None, 'rest_breakaway_later_than_20_ms': None,
                 'rest_never_breaking_away': None}
-    return {'delay_ms_p95_rest_breakaway': float(np.quantile(finite, 0.95)),
+    return {'delay_ms_p95_rest_breakaway': quantile(finite, 0.95),
             'rest_breakaway_later_than_20_ms': int(sum(v > REST_TARGET_MS for v in finite)),
             'rest_never_breaking_away': len(rest) - len(finite)}
 
@@ -354,12 +356,8 @@ def informed_rest(scores: list[ContactScore]) -> dict:
         slip = s.breakaway_ms if np.isfinite(s.breakaway_ms) else -np.inf
         informed.append(min(ours, max(s.information_ms, 0.0)))
         after_slip.append(min(ours, max(s.information_ms, slip, 0.0)))
-
-    def p95(values):
-        values = [v for v in values if np.isfinite(v)]
-        return float(np.quantile(values, 0.95)) if values else None
-
-    return {'delay_ms_p95_rest_informed': p95(informed), 'delay_ms_p95_rest_informed_after_slip': p95(after_slip)}
+    return {'delay_ms_p95_rest_informed': quantile(informed, 0.95),
+            'delay_ms_p95_rest_informed_after_slip': quantile(after_slip, 0.95)}
 
 
 def dataclass_row(score: ContactScore) -> dict:
