@@ -7,7 +7,7 @@ another)::
 
     nice -n 5 .venv/bin/python -m benchmarks.bench_public --unisa D --gaz D --dynamic-calibration D --lbr D \\
         --figaroh D --flobaroid D --figaroh-plus D [--quick] [--no-twins] [--record-release NAME] \\
-        [--holdout F] [--against DETAIL] [--no-motions | --motions-only] [--alternatives]
+        [--holdout F] [--against DETAIL] [--no-motions | --motions-only] [--alternatives] [--evidence]
 
 Each dataset is a clone given by its folder (or environment variable); how each is read, split and compared, and
 whether its authors' model is reproduced or quoted, is in ``public_datasets.py`` (``--unisa``, ``--figaroh``,
@@ -66,6 +66,12 @@ run's motion rows by the ratio's interval), ``--physical`` beside the defaults p
 ``--alternatives`` scores each motion row's candidates the choice did not take beside it (the other method,
 Coulomb + viscous friction, no prior; ``public_motions.alternative_options``) and counts the rows where one is
 better by more than 5 % and nothing says so (``alternatives_better_unsaid``; null without ``--alternatives``).
+
+``default_over_consistent_max`` (issue 85): over the motion rows, the defaults' pooled error over the better of it and
+``--physical``'s on the same rows (``rows_default_over_consistent``: the rows above 1.02). ``--evidence``
+(``public_evidence.py``): what each motion row's identifying recording says of physical consistency on its own folds
+(the choice's blocks in time, and regions of (velocity, torque) held out in turn) beside what the other motion says;
+``consistency_evidence`` counts the rows where each points the wrong way.
 
 ``--quick``: dynamic_calibration on 4 of its held-out runs, 3 twin cases with fewer fixed choices. The per-run
 detail goes to ``$TMPDIR/bench_public.json``; the last line is JSON.
@@ -347,7 +353,7 @@ def motions_section(args, folder: Path, runner: Runner) -> tuple[dict, dict, dic
     """The ``motions`` section (``public_motions.py``): its rows, counts (against ``--against``'s motion rows where
     given, else the release's figures) and lists."""
     rows = public_motions.run({option: getattr(args, option) for option in public_motions.OPTIONS}, folder, runner,
-                              args.alternatives)
+                              args.alternatives, args.evidence)
     against = public_motions.against_cells(json.loads(args.against.read_text())) if args.against else None
     recorded = public_motions.releases().get(public_motions.PREVIOUS) if args.holdout == RECORDED_HOLDOUT else None
     counts, lists = public_motions.counts(rows, against, recorded)
@@ -384,6 +390,9 @@ def main() -> None:
                         help="another run's $TMPDIR/bench_public.json on the same split: joints more than 3 %% worse "
                              'or better than there')
     section = parser.add_mutually_exclusive_group()
+    parser.add_argument('--evidence', action='store_true',
+                        help='what each motion row\'s identifying recording says of physical consistency on its own '
+                             'folds, beside the other motion (public_evidence.py)')
     section.add_argument('--no-motions', action='store_true', help='leave the motions section out')
     section.add_argument('--motions-only', action='store_true', help='the motions section alone')
     parser.add_argument('--alternatives', action='store_true',

@@ -33,6 +33,10 @@ interval of RMSE(this)/RMSE(that) wholly above 1; without one, the figure more t
 :data:`RELEASES` (``--record-release``; rule ``figure``); ``physical_better_unsaid``: rows where ``--physical``'s
 pooled error is below the defaults' by more than 5 % (defaults > 1.05 × physical) and no line says so.
 
+``default_over_consistent_max``: the largest, over the rows, of the defaults' pooled error over the better of it and
+``--physical``'s (issue 85's target: at most :data:`DEFAULT_OVER_CONSISTENT`); ``--evidence``: each row's
+:mod:`benchmarks.public_evidence` figures and their verdicts (``consistency_evidence``).
+
 ``--alternatives`` (issue 71's "a candidate the choice did not take"): each row identified again with each of
 :func:`alternative_options` (the method it did not choose, Coulomb + viscous friction, no prior) and scored on the
 same rows (``alternatives``: their pooled errors, None where identify refuses); ``alternatives_better_unsaid``: rows
@@ -48,7 +52,7 @@ import shlex
 import time
 from pathlib import Path
 
-from benchmarks import public_datasets, public_tx40
+from benchmarks import public_datasets, public_evidence, public_tx40
 from benchmarks.public_datasets import Case, dynid, say
 from benchmarks.public_diagnosis import false_claims
 from benchmarks.public_scoring import Runner, Scorer, kept, pooled, ratio_interval, recordings, score_model
@@ -57,6 +61,8 @@ RELEASES = Path(__file__).resolve().parent / 'public_motions_releases.json'
 PREVIOUS = '349032a'
 WORSE = 1.03  # the figure rule, where no rows of the release are at hand
 PHYSICAL_MARGIN = 1.05
+#: The default's pooled error over the better of it and ``--physical``'s, on the same rows, that a row may reach
+DEFAULT_OVER_CONSISTENT = 1.02
 #: a line of identify or validate that says the physically consistent estimate (or ``--physical``) does better
 PHYSICAL_SAID = re.compile(r'(physically consistent|--physical)[^\n]*\b(better|lower)\b', re.IGNORECASE)
 
@@ -91,9 +97,11 @@ def alternative_options(method: str) -> dict[str, tuple[str, ...]]:
             'coulomb+viscous': ('--friction', 'viscous_coulomb'), 'no prior': ('--no-prior',)}
 
 
-def _case_row(case: Case, name: str, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
+def _case_row(case: Case, name: str, folder: Path, runner: Runner, alternatives: bool = False,
+              evidence: bool = False) -> dict:
     """One row: ``case.train`` (motion ``name``) identified with the defaults, scored on every bag of
-    ``case.held`` (module docstring); ``status`` where identify refuses."""
+    ``case.held`` (module docstring); ``status`` where identify refuses. ``evidence``: what the identifying
+    recording's folds say of physical consistency (:mod:`benchmarks.public_evidence`), in ``evidence``."""
     from dynid.identify.result.result import IdentificationResult
     from dynid.model import load_robot
     from dynid.model.drives import load_drives
@@ -103,11 +111,14 @@ def _case_row(case: Case, name: str, folder: Path, runner: Runner, alternatives:
     given = None if case.drives is None else load_drives(case.drives, robot.joint_names)
     tag = f'motion_{name}'
     say(f'{case.label}: identified on {name}, validated on {", ".join(case.held)}')
-    call, path = scorer._identify(case, tag)
+    with public_evidence.captured(evidence) as fits:
+        call, path = scorer._identify(case, tag)
     row = {'dataset': case.label, 'identified_on': name, 'validated_on': list(case.held),
            'authors_source': case.authors_source, 'identify_exit': call.code}
     if call.code != 0:
         return {**row, 'status': f'identify refused: {call.last_line[:300]}'}
+    if evidence and fits:
+        row['evidence'] = public_evidence.evidence(*fits[-1])
     result = IdentificationResult.load(path)
     train, held = recordings(case, robot.joint_names)
     score = score_model(result, robot, case, train, held, given)
@@ -137,7 +148,8 @@ def said_physical(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if PHYSICAL_SAID.search(line)]
 
 
-def dyncal_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
+def dyncal_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False, evidence: bool = False
+                ) -> dict:
     """The dynamic_calibration UR10e's rows (module docstring), or its status."""
     from dynid.model import load_robot
 
@@ -163,11 +175,12 @@ def dyncal_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = F
                     authors=public_datasets._authors_ols(robot, paths[name], gains, their_rows),
                     authors_source='the author\'s OLS, re-implemented, trained on ' + (
                         'their rows of this run' if their_rows else 'every row of this run'))
-        rows[f'dyncal_ur10e|{name}'] = _case_row(case, name, folder, runner, alternatives)
+        rows[f'dyncal_ur10e|{name}'] = _case_row(case, name, folder, runner, alternatives, evidence)
     return rows
 
 
-def flobaroid_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
+def flobaroid_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False, evidence: bool = False
+                   ) -> dict:
     """FloBaRoID's KUKA's rows (module docstring), or its status."""
     logs = {name: root / 'data' / 'KUKA' / 'HW' / f'{name}.npz' for name in FLOBAROID_PAIRS}
     urdf = root / 'model' / 'kuka_lwr4.urdf'
@@ -189,7 +202,7 @@ def flobaroid_rows(root: Path, folder: Path, runner: Runner, alternatives: bool 
                   'joints') if quoted else 'none: FloBaRoID publishes no figure for this pair'
         case = Case('flobaroid_kuka', str(urdf), bags[name], held={other: bags[other] for other in others},
                     authors_quoted=quoted, authors_source=source)
-        rows[f'flobaroid_kuka|{name}'] = _case_row(case, name, folder, runner, alternatives)
+        rows[f'flobaroid_kuka|{name}'] = _case_row(case, name, folder, runner, alternatives, evidence)
     return rows
 
 
@@ -250,7 +263,7 @@ def _tx40_windows(root: Path, folder: Path, runner: Runner):
     return urdf, drives_path, windows
 
 
-def tx40_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
+def tx40_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = False, evidence: bool = False) -> dict:
     """The TX40's two rows (module docstring), or its status."""
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.validation.validate import predict
@@ -273,13 +286,16 @@ def tx40_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = Fal
         say(f'{public_tx40.LABEL}: identified on the {name}, validated on the {other}')
         common = [str(bag), '--robot', urdf, '--drives', str(drives_path)]
         path, physical_path = folder / f'motion_tx40_{name[:4]}.yaml', folder / f'motion_tx40_{name[:4]}_p.yaml'
-        call = runner(['identify', *common, '-o', str(path)])
+        with public_evidence.captured(evidence) as fits:
+            call = runner(['identify', *common, '-o', str(path)])
         row = {'dataset': public_tx40.LABEL, 'identified_on': name, 'validated_on': [other],
                'authors_source': 'FIGAROH\'s refit, re-implemented, trained on this window\'s CSV rows',
                'identify_exit': call.code}
         if call.code != 0:
             rows[f'{public_tx40.LABEL}|{name}'] = {**row, 'status': f'identify refused: {call.last_line[:300]}'}
             continue
+        if evidence and fits:
+            row['evidence'] = public_evidence.evidence(*fits[-1])
         check = runner(['validate', '--params', str(path), '--drives', str(drives_path), str(windows[other][0])])
         result = IdentificationResult.load(path)
         held = read_bag(windows[other][0], robot.joint_names)
@@ -307,16 +323,17 @@ def tx40_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = Fal
     return rows
 
 
-def run(given: dict, folder: Path, runner: Runner, alternatives: bool = False) -> dict:
+def run(given: dict, folder: Path, runner: Runner, alternatives: bool = False, evidence: bool = False) -> dict:
     """{row key or dataset label: row or {"status": ...}} of the datasets ``given`` ({option: folder or None});
-    ``alternatives``: each row's :func:`alternative_options` scored too."""
+    ``alternatives``: each row's :func:`alternative_options` scored too; ``evidence``: each row's
+    :func:`benchmarks.public_evidence.evidence`."""
     out = {}
     readers = {'dynamic_calibration': dyncal_rows, 'flobaroid': flobaroid_rows, 'figaroh_plus': tx40_rows}
     for option, labels in OPTIONS.items():
         if given.get(option) is None:
             out.update({label: {'status': 'not given'} for label in labels})
         elif option in readers:
-            out.update(readers[option](Path(given[option]), folder, runner, alternatives))
+            out.update(readers[option](Path(given[option]), folder, runner, alternatives, evidence))
         else:
             out.update({label: {'status': ONE_MOTION[label]} for label in labels})
     return out
@@ -385,6 +402,10 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
             if round(row['pooled'], 6) > round(then, 6):  # the release keeps 6 decimals
                 lists['pooled_above_previous_release'].append([key, row['pooled'], then])
     compared = against is not None or bool(recorded)
+    over = {key: row['pooled'] / min(row['pooled'], row['physical_pooled']) for key, row in rows.items()
+            if row.get('pooled') and row.get('physical_pooled') is not None}
+    lists['default_over_consistent'] = [[key, row['pooled'], row['physical_pooled']]
+                                        for key, row in rows.items() if over.get(key, 1.0) > DEFAULT_OVER_CONSISTENT]
     out = {'rows': sum(1 for row in rows.values() if row.get('runs')), 'joints_scored': scored,
            'joints_behind_authors': len(lists['behind_authors']),
            'joints_worse_than_previous_release': len(lists['worse_than_previous_release']) if compared else None,
@@ -392,7 +413,11 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
            'alternatives_better_unsaid': len(lists['alternatives_better_unsaid']) if any(
                'alternatives' in row for row in rows.values()) else None,
            'rows_pooled_above_previous_release': len(lists['pooled_above_previous_release']) if compared else None,
-           'previous_release': PREVIOUS, 'worse_rule': 'interval' if against is not None else 'figure'}
+           'previous_release': PREVIOUS, 'worse_rule': 'interval' if against is not None else 'figure',
+           'default_over_consistent_max': max(over.values()) if over else None,
+           'rows_default_over_consistent': len(lists['default_over_consistent'])}
+    if any('evidence' in row for row in rows.values()):
+        out['consistency_evidence'] = public_evidence.verdicts(rows)
     return out, lists
 
 
@@ -453,6 +478,11 @@ def table(rows: dict, lists: dict) -> list[str]:
         lines.append(f'motions: {key} ({row["method"]} {row["friction"]}; authors: {row["authors_source"]}): pooled '
                      f'{_number(row["pooled"])} ({PREVIOUS} {_number(row.get("previous_pooled"))}), --physical '
                      f'{physical}{others}; said {row.get("physical_said") or "nothing"}')
+        found = row.get('evidence') or {}
+        if 'time' in found:
+            lines.append(f'motions:   its own folds, consistent over unconstrained: time {found["time"]:.3f}, region '
+                         f'{found["region"]:.3f}; on the other motion --physical over the defaults '
+                         f'{_number(row.get("physical_pooled", float("nan")) / row["pooled"])}')
         for run, joints in row['runs'].items():
             for joint, cell in joints.items():
                 name = f'{key}|{run}|{joint}'

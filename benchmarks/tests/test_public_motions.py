@@ -111,3 +111,30 @@ def test_the_windows_cut_where_split_holdout_cuts():
     assert cut == 31500
     times = np.arange(45000) / 5000.0
     assert np.count_nonzero(times <= bound) == cut and np.count_nonzero(times >= bound) == 45000 - cut
+
+
+def test_the_default_over_the_better_of_it_and_the_consistent_estimate():
+    rows = {'a': {'runs': {'b': {}}, 'pooled': 0.105, 'physical_pooled': 0.100},
+            'c': {'runs': {'d': {}}, 'pooled': 0.100, 'physical_pooled': 0.120},
+            'e': {'runs': {'f': {}}, 'pooled': 0.1015, 'physical_pooled': 0.100},
+            'g': {'runs': {'h': {}}, 'pooled': 0.100}}
+    out, lists = public_motions.counts(rows)
+    assert out['default_over_consistent_max'] == 0.105 / 0.100
+    assert [item[0] for item in lists['default_over_consistent']] == ['a']
+    assert out['rows_default_over_consistent'] == 1
+    assert public_motions.counts({'g': rows['g']})[0]['default_over_consistent_max'] is None
+
+
+def test_the_folds_point_the_right_way_only_on_the_side_the_other_motion_takes():
+    from benchmarks import public_evidence
+
+    rows = {'helps': {'pooled': 0.10, 'physical_pooled': 0.08, 'evidence': {'time': 1.3, 'region': 0.9}},
+            'costs': {'pooled': 0.10, 'physical_pooled': 0.11, 'evidence': {'time': 1.1, 'region': 0.95}},
+            'tie': {'pooled': 0.10, 'physical_pooled': 0.101, 'evidence': {'time': 3.0, 'region': 0.5}},
+            'none': {'pooled': 0.10, 'physical_pooled': 0.08, 'evidence': {'status': 'no prior'}}}
+    found = public_evidence.verdicts(rows)
+    assert set(found['rows']) == {'helps', 'costs', 'tie'}
+    assert found['rows']['helps']['time_right'] is False and found['rows']['helps']['region_right'] is True
+    assert found['rows']['costs']['time_right'] is True and found['rows']['costs']['region_right'] is False
+    assert found['rows']['tie']['time_right'] is None
+    assert (found['wrong_time'], found['wrong_region'], found['decided']) == (1, 1, 2)
