@@ -182,15 +182,33 @@ def flobaroid_rows(root: Path, folder: Path, runner: Runner, alternatives: bool 
         bags[name] = folder / f'motion_flobaroid_{name}'
         dynid(['import', str(found[path]), '--columns', 'time=times,q=positions_{i},dq=velocities_{i},'
                'tau=torques_{i}', '--robot', str(urdf), '-o', str(bags[name])])
+    from dynid.model import load_robot
+
+    model = public_datasets.flobaroid_identified(root, load_robot(str(urdf)).joint_names)
     rows = {}
     for name, others in FLOBAROID_PAIRS.items():
-        quoted = dict(public_datasets.FLOBAROID) if name == 'measurements_2' else {}
-        source = ('FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (not reproduced); none on the other '
-                  'joints') if quoted else 'none: FloBaRoID publishes no figure for this pair'
+        authors, source = flobaroid_authors(model, name, others)
         case = Case('flobaroid_kuka', str(urdf), bags[name], held={other: bags[other] for other in others},
-                    authors_quoted=quoted, authors_source=source)
+                    authors=authors, authors_source=source)
         rows[f'flobaroid_kuka|{name}'] = _case_row(case, name, folder, runner, alternatives)
     return rows
+
+
+def flobaroid_authors(model, name: str, others) -> tuple[object, str]:
+    """(the authors' model, its source) of FloBaRoID's row identified on ``name`` and validated on ``others``:
+    ``model`` (``public_datasets.flobaroid_identified``) where it saw neither the rows validated nor their
+    trajectory (the measurements it was identified on, ``FLOBAROID_IDENTIFIED_ON``, identify the row), else (None,
+    why)."""
+    seen = public_datasets.FLOBAROID_IDENTIFIED_ON
+    if model is None:
+        return None, f'none: the checkout has no {public_datasets.FLOBAROID_IDENTIFIED}'
+    if name in seen and not set(others) & set(seen):
+        return model, public_datasets.FLOBAROID_SOURCE
+    return None, (f'none: the repository\'s one identified model of this arm ({public_datasets.FLOBAROID_IDENTIFIED}) '
+                  f'was identified on {seen[-1]} ({" and ".join(seen)}: one trajectory), the rows validated here or '
+                  f'their trajectory; FloBaRoID\'s identification for this arm (configs/kuka_lwr4.yaml: an SDP '
+                  f'constrained to physical consistency, closest to the CAD by observability, centres of mass within '
+                  f'the meshes\' hulls, friction refitted in a second step) is not re-implemented')
 
 
 def window_bounds(rows: int, holdout: float, rate: float) -> tuple[int, float]:
@@ -392,8 +410,24 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
            'alternatives_better_unsaid': len(lists['alternatives_better_unsaid']) if any(
                'alternatives' in row for row in rows.values()) else None,
            'rows_pooled_above_previous_release': len(lists['pooled_above_previous_release']) if compared else None,
-           'previous_release': PREVIOUS, 'worse_rule': 'interval' if against is not None else 'figure'}
+           'previous_release': PREVIOUS, 'worse_rule': 'interval' if against is not None else 'figure',
+           'rows_without_authors': without_authors(rows)}
     return out, lists
+
+
+def without_authors(rows: dict) -> dict[str, str]:
+    """{row key: why} of every row scored without the authors' model on any joint, and {row|run|joint: why} of the
+    joints without one in a row that has it on others (the row's ``authors_source`` says why)."""
+    out = {}
+    for key, row in rows.items():
+        scored = [(run, joint) for run, joints in (row.get('runs') or {}).items() for joint in joints]
+        missing = [(run, joint) for run, joint in scored if row['runs'][run][joint].get('authors') is None]
+        why = row.get('authors_source') or 'none given'
+        if missing and len(missing) == len(scored):
+            out[key] = why
+        else:
+            out.update({f'{key}|{run}|{joint}': why for run, joint in missing})
+    return out
 
 
 def alternative_unsaid(row: dict) -> tuple[str, float] | None:
@@ -459,6 +493,7 @@ def table(rows: dict, lists: dict) -> list[str]:
                 lines.append(f'motions:   {run[:40] + " / " + joint:<60} {_number(cell["dynid"]):>8} '
                              f'{_number(cell.get("authors")):>8} {_number(cell.get("robot_file")):>8} '
                              f'{_number(cell.get("previous")):>8}  {flagged.get(name, "")}')
+    lines += [f'motions: without the authors\' model: {key}: {why}' for key, why in without_authors(rows).items()]
     return lines
 
 
