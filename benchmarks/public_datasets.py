@@ -32,7 +32,8 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   with a column map (``time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}``) and
   ``model/kuka_lwr4.urdf``; identified on measurements_2 (one trajectory; measurements_3 is its repeat), held out on
   measurements_1 (another). The reference on lwr_1 is FloBaRoID's own identification, **quoted** from the issue;
-  on lwr_2 the robot file's own model, **reproduced**.
+  on lwr_2 the robot file's own model, **reproduced**. ``bench_public.py``'s row (:func:`flobaroid_cases`) has on
+  every joint the identified model FloBaRoID's repository holds, **reproduced** (:func:`flobaroid_identified`).
 
 - ``--dynamic-calibration DIR`` (env ``DYNID_DYNCAL_DATA``): ``git clone
   https://github.com/shamilmamedov/dynamic_calibration``. The UR10e's CSV logs (no header: time, positions,

@@ -11,7 +11,10 @@ The motions (each imported with dynid's own front ends as ``public_datasets.py``
   3510] of their training run; every row of another run).
 - FloBaRoID KUKA LWR4+: ``measurements_1`` (one trajectory), ``measurements_2`` (another) and ``measurements_3``
   (measurements_2's trajectory again): 2 → 1 (``bench_public.py``'s row), 3 → 1, 1 → 2 and 3. The authors' model:
-  FloBaRoID's own on lwr_1, quoted from issue 32 (2 → 1 only); none otherwise.
+  the one FloBaRoID's repository holds (``model/kuka_lwr4_identified.urdf``, identified on measurements_3; its links,
+  and its joints' friction and damping as FloBaRoID reads them, Coulomb and viscous:
+  ``public_datasets.flobaroid_identified``) on every joint of the rows validated on measurements_1; none on 1 → 2
+  and 3, whose rows' trajectory it was identified on (:func:`flobaroid_authors`).
 - figaroh-plus TX40: its one log's two windows, the first 70 % and the last 30 % in time (``bench_public.py``'s
   split), each imported by the command the refusal of the documented map gives with ``--end`` / ``--start`` at the
   cut; each window identified and validated on the other, in motor and joint space, beside FIGAROH's refit trained
@@ -28,7 +31,9 @@ that say physical consistency predicts better (:data:`PHYSICAL_SAID`).
 
 Counts (:func:`counts`): ``joints_behind_authors``: the 90 % interval of RMSE(dynid)/RMSE(authors) over the rows
 (``public_scoring.ratio_interval``) wholly above 1 (a quoted figure, which keeps no rows: dynid's RMSE above it);
-``joints_worse_than_previous_release``: against another run's detail file (``--against``, its ``motions``), the
+``rows_without_authors`` (:func:`without_authors`): {row key, or row|run|joint where only some of a row's joints
+lack one: why} of every row scored without the authors' model; ``joints_worse_than_previous_release``: against
+another run's detail file (``--against``, its ``motions``), the
 interval of RMSE(this)/RMSE(that) wholly above 1; without one, the figure more than 3 % above the release's kept in
 :data:`RELEASES` (``--record-release``; rule ``figure``); ``physical_better_unsaid``: rows where ``--physical``'s
 pooled error is below the defaults' by more than 5 % (defaults > 1.05 × physical) and no line says so.
