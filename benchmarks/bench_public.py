@@ -61,7 +61,8 @@ the other checkout on the same split and give its detail file as ``--against``.
 on one and validated on another, both ways where both identify (dynamic_calibration's runs, FloBaRoID's three
 measurements, the TX40's two windows; the others say why they have none), per joint beside the authors' model, the
 robot file's and the release before (``public_motions_releases.json``: main 349032a; with ``--against``, the other
-run's motion rows by the ratio's interval), ``--physical`` beside the defaults per row; the JSON's ``motions``.
+run's motion rows by the ratio's interval), ``--physical`` beside the defaults per row; the JSON's ``motions``, whose
+``rows_without_authors`` names each row (or joint) scored without the authors' model and why.
 ``--no-motions`` leaves it out, ``--motions-only`` runs it alone (``--record-release`` then records its rows only).
 ``--alternatives`` scores each motion row's candidates the choice did not take beside it (the other method,
 Coulomb + viscous friction, no prior; ``public_motions.alternative_options``) and counts the rows where one is

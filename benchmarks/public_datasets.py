@@ -32,7 +32,8 @@ How to get each (pass the checkout's directory; nothing of it is copied into dyn
   with a column map (``time=times,q=positions_{i},dq=velocities_{i},tau=torques_{i}``) and
   ``model/kuka_lwr4.urdf``; identified on measurements_2 (one trajectory; measurements_3 is its repeat), held out on
   measurements_1 (another). The reference on lwr_1 is FloBaRoID's own identification, **quoted** from the issue;
-  on lwr_2 the robot file's own model, **reproduced**.
+  on lwr_2 the robot file's own model, **reproduced**. ``bench_public.py``'s row (:func:`flobaroid_cases`) has on
+  every joint the identified model FloBaRoID's repository holds, **reproduced** (:func:`flobaroid_identified`).
 
 - ``--dynamic-calibration DIR`` (env ``DYNID_DYNCAL_DATA``): ``git clone
   https://github.com/shamilmamedov/dynamic_calibration``. The UR10e's CSV logs (no header: time, positions,
@@ -347,10 +348,14 @@ def flobaroid_cases(root: Path, folder: Path) -> list:
                                                            f' (its LFS object, from {found[path].name[4:14]})'))
         dynid(['import', str(found[path]), '--columns', 'time=times,q=positions_{i},dq=velocities_{i},'
                'tau=torques_{i}', '--robot', str(urdf), '-o', str(bags[label])])
-    return [Case('flobaroid_kuka', str(urdf), bags['2'], held={'measurements_1': bags['1']},
-                 authors_quoted=dict(FLOBAROID),
-                 authors_source='FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (not reproduced: it '
-                                'needs FloBaRoID and iDynTree); no figure for the other joints')]
+    model = flobaroid_identified(root, load_robot(str(urdf)).joint_names)
+    if model is None:
+        return [Case('flobaroid_kuka', str(urdf), bags['2'], held={'measurements_1': bags['1']},
+                     authors_quoted=dict(FLOBAROID),
+                     authors_source=f'FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (the checkout has '
+                                    f'no {FLOBAROID_IDENTIFIED}); no figure for the other joints')]
+    return [Case('flobaroid_kuka', str(urdf), bags['2'], held={'measurements_1': bags['1']}, authors=model,
+                 authors_source=FLOBAROID_SOURCE)]
 
 
 def flobaroid(root: Path, folder: Path) -> dict:
@@ -369,6 +374,37 @@ def flobaroid(root: Path, folder: Path) -> dict:
 
 FLOBAROID = {'lwr_1_joint': 0.389}  # FloBaRoID's own model on the held-out trajectory (issue 32's table)
 FLOBAROID_ROBOT_FILE = ('lwr_2_joint',)  # joints whose reference is the robot file's own model (reproduced)
+#: FloBaRoID's one identified model of the KUKA in its repository, and the measurement it was identified on (the
+#: example script of the commit that added it, a7b5fa5: ``identify.py ... --measurements measurements_3.npz``; today's
+#: example: measurements_2 and 3, validated on measurements_1), the trajectory of measurements_2 recorded again
+FLOBAROID_IDENTIFIED = 'model/kuka_lwr4_identified.urdf'
+FLOBAROID_IDENTIFIED_ON = ('measurements_2', 'measurements_3')
+FLOBAROID_SOURCE = ('FloBaRoID\'s identified model as its repository holds it (model/kuka_lwr4_identified.urdf, '
+                    'identified on measurements_3, the trajectory of measurements_2; its links, and its joints\' '
+                    'friction and damping read as FloBaRoID reads them: Coulomb and viscous), reproduced')
+
+
+def flobaroid_identified(root: Path, joints) -> object | None:
+    """FloBaRoID's identified KUKA LWR4+ (:data:`FLOBAROID_IDENTIFIED`) as a function (q, q̇, q̈) → τ [N·m] of the
+    ``joints`` in their order: the file's links' inverse dynamics plus, per joint, F_c·sgn(q̇) + F_v·q̇ with F_c the
+    joint's ``<dynamics friction>`` and F_v its ``damping`` (FloBaRoID's ``helpers.addFrictionFromURDF``: friction
+    is Coulomb's F_c, damping the viscous F_v, no offset); None where the checkout has no such file."""
+    import xml.etree.ElementTree as ElementTree
+
+    path = root / FLOBAROID_IDENTIFIED
+    if not path.is_file():
+        return None
+    theirs = load_robot(str(path))
+    dynamics = {joint.get('name'): joint.find('dynamics') for joint in ElementTree.parse(path).findall('joint')}
+    coulomb = np.array([float(dynamics[joint].get('friction', 0.0)) for joint in joints])
+    viscous = np.array([float(dynamics[joint].get('damping', 0.0)) for joint in joints])
+    into = [list(joints).index(joint) for joint in theirs.joint_names]  # their joint order from ours
+    back = [theirs.joint_names.index(joint) for joint in joints]
+
+    def torque(q, dq, ddq):
+        links = theirs.inverse_dynamics(q[:, into], dq[:, into], ddq[:, into])[:, back]
+        return links + coulomb * np.sign(dq) + viscous * dq
+    return torque
 
 
 DYNCAL_TRAIN = 'ur-20_02_10-30sec_12harm.csv'

@@ -11,7 +11,10 @@ The motions (each imported with dynid's own front ends as ``public_datasets.py``
   3510] of their training run; every row of another run).
 - FloBaRoID KUKA LWR4+: ``measurements_1`` (one trajectory), ``measurements_2`` (another) and ``measurements_3``
   (measurements_2's trajectory again): 2 → 1 (``bench_public.py``'s row), 3 → 1, 1 → 2 and 3. The authors' model:
-  FloBaRoID's own on lwr_1, quoted from issue 32 (2 → 1 only); none otherwise.
+  the one FloBaRoID's repository holds (``model/kuka_lwr4_identified.urdf``, identified on measurements_3; its links,
+  and its joints' friction and damping as FloBaRoID reads them, Coulomb and viscous:
+  ``public_datasets.flobaroid_identified``) on every joint of the rows validated on measurements_1; none on 1 → 2
+  and 3, whose rows' trajectory it was identified on (:func:`flobaroid_authors`).
 - figaroh-plus TX40: its one log's two windows, the first 70 % and the last 30 % in time (``bench_public.py``'s
   split), each imported by the command the refusal of the documented map gives with ``--end`` / ``--start`` at the
   cut; each window identified and validated on the other, in motor and joint space, beside FIGAROH's refit trained
@@ -28,7 +31,9 @@ that say physical consistency predicts better (:data:`PHYSICAL_SAID`).
 
 Counts (:func:`counts`): ``joints_behind_authors``: the 90 % interval of RMSE(dynid)/RMSE(authors) over the rows
 (``public_scoring.ratio_interval``) wholly above 1 (a quoted figure, which keeps no rows: dynid's RMSE above it);
-``joints_worse_than_previous_release``: against another run's detail file (``--against``, its ``motions``), the
+``rows_without_authors`` (:func:`without_authors`): {row key, or row|run|joint where only some of a row's joints
+lack one: why} of every row scored without the authors' model; ``joints_worse_than_previous_release``: against
+another run's detail file (``--against``, its ``motions``), the
 interval of RMSE(this)/RMSE(that) wholly above 1; without one, the figure more than 3 % above the release's kept in
 :data:`RELEASES` (``--record-release``; rule ``figure``); ``physical_better_unsaid``: rows where ``--physical``'s
 pooled error is below the defaults' by more than 5 % (defaults > 1.05 × physical) and no line says so.
@@ -195,15 +200,33 @@ def flobaroid_rows(root: Path, folder: Path, runner: Runner, alternatives: bool 
         bags[name] = folder / f'motion_flobaroid_{name}'
         dynid(['import', str(found[path]), '--columns', 'time=times,q=positions_{i},dq=velocities_{i},'
                'tau=torques_{i}', '--robot', str(urdf), '-o', str(bags[name])])
+    from dynid.model import load_robot
+
+    model = public_datasets.flobaroid_identified(root, load_robot(str(urdf)).joint_names)
     rows = {}
     for name, others in FLOBAROID_PAIRS.items():
-        quoted = dict(public_datasets.FLOBAROID) if name == 'measurements_2' else {}
-        source = ('FloBaRoID\'s own identification on lwr_1, quoted from issue 32 (not reproduced); none on the other '
-                  'joints') if quoted else 'none: FloBaRoID publishes no figure for this pair'
+        authors, source = flobaroid_authors(model, name, others)
         case = Case('flobaroid_kuka', str(urdf), bags[name], held={other: bags[other] for other in others},
-                    authors_quoted=quoted, authors_source=source)
+                    authors=authors, authors_source=source)
         rows[f'flobaroid_kuka|{name}'] = _case_row(case, name, folder, runner, alternatives, evidence)
     return rows
+
+
+def flobaroid_authors(model, name: str, others) -> tuple[object, str]:
+    """(the authors' model, its source) of FloBaRoID's row identified on ``name`` and validated on ``others``:
+    ``model`` (``public_datasets.flobaroid_identified``) where it saw neither the rows validated nor their
+    trajectory (the measurements it was identified on, ``FLOBAROID_IDENTIFIED_ON``, identify the row), else (None,
+    why)."""
+    seen = public_datasets.FLOBAROID_IDENTIFIED_ON
+    if model is None:
+        return None, f'none: the checkout has no {public_datasets.FLOBAROID_IDENTIFIED}'
+    if name in seen and not set(others) & set(seen):
+        return model, public_datasets.FLOBAROID_SOURCE
+    return None, (f'none: the repository\'s one identified model of this arm ({public_datasets.FLOBAROID_IDENTIFIED}) '
+                  f'was identified on {seen[-1]} ({" and ".join(seen)}: one trajectory), the rows validated here or '
+                  f'their trajectory; FloBaRoID\'s identification for this arm (configs/kuka_lwr4.yaml: an SDP '
+                  f'constrained to physical consistency, closest to the CAD by observability, centres of mass within '
+                  f'the meshes\' hulls, friction refitted in a second step) is not re-implemented')
 
 
 def window_bounds(rows: int, holdout: float, rate: float) -> tuple[int, float]:
@@ -415,10 +438,26 @@ def counts(rows: dict, against: dict | None = None, recorded: dict | None = None
            'rows_pooled_above_previous_release': len(lists['pooled_above_previous_release']) if compared else None,
            'previous_release': PREVIOUS, 'worse_rule': 'interval' if against is not None else 'figure',
            'default_over_consistent_max': max(over.values()) if over else None,
-           'rows_default_over_consistent': len(lists['default_over_consistent'])}
+           'rows_default_over_consistent': len(lists['default_over_consistent']),
+           'rows_without_authors': without_authors(rows)}
     if any('evidence' in row for row in rows.values()):
         out['consistency_evidence'] = public_evidence.verdicts(rows)
     return out, lists
+
+
+def without_authors(rows: dict) -> dict[str, str]:
+    """{row key: why} of every row scored without the authors' model on any joint, and {row|run|joint: why} of the
+    joints without one in a row that has it on others (the row's ``authors_source`` says why)."""
+    out = {}
+    for key, row in rows.items():
+        scored = [(run, joint) for run, joints in (row.get('runs') or {}).items() for joint in joints]
+        missing = [(run, joint) for run, joint in scored if row['runs'][run][joint].get('authors') is None]
+        why = row.get('authors_source') or 'none given'
+        if missing and len(missing) == len(scored):
+            out[key] = why
+        else:
+            out.update({f'{key}|{run}|{joint}': why for run, joint in missing})
+    return out
 
 
 def alternative_unsaid(row: dict) -> tuple[str, float] | None:
@@ -489,6 +528,7 @@ def table(rows: dict, lists: dict) -> list[str]:
                 lines.append(f'motions:   {run[:40] + " / " + joint:<60} {_number(cell["dynid"]):>8} '
                              f'{_number(cell.get("authors")):>8} {_number(cell.get("robot_file")):>8} '
                              f'{_number(cell.get("previous")):>8}  {flagged.get(name, "")}')
+    lines += [f'motions: without the authors\' model: {key}: {why}' for key, why in without_authors(rows).items()]
     return lines
 
 

@@ -138,3 +138,32 @@ def test_the_folds_point_the_right_way_only_on_the_side_the_other_motion_takes()
     assert found['rows']['costs']['time_right'] is True and found['rows']['costs']['region_right'] is False
     assert found['rows']['tie']['time_right'] is None
     assert (found['wrong_time'], found['wrong_region'], found['decided']) == (1, 1, 2)
+
+
+def test_rows_without_the_authors_model_are_named_with_why():
+    base = _errors(50, 9)
+    rows = {'kuka|measurements_2': {'authors_source': 'reproduced', 'runs': {'measurements_1': {
+                'lwr_1': _cell(base, base), 'lwr_2': _cell(base, base)}}},
+            'kuka|measurements_1': {'authors_source': 'none: it saw these rows', 'runs': {
+                'measurements_2': {'lwr_1': _cell(base)}, 'measurements_3': {'lwr_1': _cell(base)}}},
+            'kuka|quoted': {'authors_source': 'quoted on lwr_1', 'runs': {'measurements_1': {
+                'lwr_1': _cell(base, quoted=0.4), 'lwr_2': _cell(base)}}},
+            'tiago': {'status': 'one motion'}}
+    for row in rows.values():
+        row.update({'method': 'wls', 'friction': 'viscous', 'pooled': 0.1} if 'runs' in row else {})
+    assert public_motions.without_authors(rows) == {'kuka|measurements_1': 'none: it saw these rows',
+                                                    'kuka|quoted|measurements_1|lwr_2': 'quoted on lwr_1'}
+    assert public_motions.counts(rows)[0]['rows_without_authors'] == public_motions.without_authors(rows)
+    assert any(line.startswith("motions: without the authors' model: kuka|measurements_1: none")
+               for line in public_motions.table({key: row for key, row in rows.items() if key != 'kuka|quoted'}, {}))
+
+
+def test_flobaroids_model_only_beside_rows_whose_validated_motion_it_did_not_see():
+    def model(q, dq, ddq):
+        return q
+
+    for name in ('measurements_2', 'measurements_3'):
+        assert public_motions.flobaroid_authors(model, name, ('measurements_1',))[0] is model
+    authors, why = public_motions.flobaroid_authors(model, 'measurements_1', ('measurements_2', 'measurements_3'))
+    assert authors is None and why.startswith('none: ') and 'measurements_3' in why
+    assert public_motions.flobaroid_authors(None, 'measurements_2', ('measurements_1',))[0] is None
