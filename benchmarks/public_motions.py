@@ -57,6 +57,8 @@ import shlex
 import time
 from pathlib import Path
 
+import numpy as np
+
 from benchmarks import public_datasets, public_evidence, public_tx40
 from benchmarks.public_datasets import Case, dynid, say
 from benchmarks.public_diagnosis import false_claims
@@ -128,6 +130,8 @@ def _case_row(case: Case, name: str, folder: Path, runner: Runner, alternatives:
     train, held = recordings(case, robot.joint_names)
     score = score_model(result, robot, case, train, held, given)
     row.update(method=result.method, friction=result.model['friction'], runs=score['runs'], pooled=pooled(score))
+    if score.get('beside') is not None:
+        row['beside'] = {'pooled': pooled(score['beside']), 'consistent': score['beside']['consistent']}
     check = scorer._validate(case, path)
     row['claims'] = false_claims(case.label, call.warnings + check.warnings)
     row['advice'] = scorer._advice(case, call.warnings + check.warnings, robot, train, held, given, row['pooled'],
@@ -326,6 +330,10 @@ def tx40_rows(root: Path, folder: Path, runner: Runner, alternatives: bool = Fal
         row.update(method=result.method, friction=result.model['friction'],
                    runs=_tx40_cells(root, robot, drives, prediction, train_rows, other),
                    pooled=prediction.metrics(robot.joint_names)['relative_residual'])
+        if prediction.other_estimate is not None:
+            row['beside'] = {'pooled': float(np.linalg.norm(prediction.measured - prediction.other_estimate)
+                                             / np.linalg.norm(prediction.measured)),
+                             'consistent': prediction.other_consistent}
         physical = runner(['identify', *common, '--physical', '-o', str(physical_path)])
         if physical.code == 0:
             row['physical_pooled'] = predict(IdentificationResult.load(physical_path), robot, held,

@@ -219,18 +219,23 @@ def robot_file_model(result, robot, train, given):
 
 def score_model(result, robot, case: Case, train, held: dict, given, references: bool = True) -> dict:
     """Per run and joint the held-out RMSE [N·m] and fit [%] of ``result``, and with ``references`` those of the
-    fixed robot-file model and the authors' model on the same rows; ``pooled``: ‖e‖²'s and ‖y‖²'s sums."""
+    fixed robot-file model and the authors' model on the same rows; ``pooled``: ‖e‖²'s and ‖y‖²'s sums; ``beside``:
+    the same sums of the other consistency decision's estimate the result keeps, and whether it is the consistent
+    one (None where it keeps none)."""
     from dynid.identify.result.metrics import equation_metrics
     from dynid.identify.validation.validate import model_rows, predict
 
     file_rows = robot_file_model(result, robot, train, given) if references else None
-    runs, error, energy = {}, 0.0, 0.0
+    runs, error, energy, beside = {}, 0.0, 0.0, [0.0, None]
     for run, dataset in held.items():
         prediction = predict(result, robot, dataset, drives=given)
         names = robot.joint_names
         mine = equation_metrics(prediction.measured, prediction.predicted, prediction.joints, names)['joints']
         error += float(np.sum((prediction.measured - prediction.predicted) ** 2))
         energy += float(np.sum(prediction.measured ** 2))
+        if prediction.other_estimate is not None:  # the other consistency decision's estimate the result keeps
+            beside = [beside[0] + float(np.sum((prediction.measured - prediction.other_estimate) ** 2)),
+                      prediction.other_consistent]
         rows = {joint: prediction.joints == j for j, joint in enumerate(names)}
         errors = prediction.measured - prediction.predicted
         cells = {joint: {'dynid': m['rmse'], 'fit': m['nrmse_fit_percent'], 'residual': kept(errors[rows[joint]])}
@@ -248,7 +253,8 @@ def score_model(result, robot, case: Case, train, held: dict, given, references:
                 if authored is not None:
                     cell['authors_residual'] = kept((prediction.measured - authored)[rows[joint]])
         runs[run] = cells
-    return {'runs': runs, 'pooled': [error, energy]}
+    return {'runs': runs, 'pooled': [error, energy],
+            'beside': None if beside[1] is None else {'pooled': [beside[0], energy], 'consistent': beside[1]}}
 
 
 #: :func:`ratio_interval`'s resamples, seed and level

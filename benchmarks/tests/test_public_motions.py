@@ -131,13 +131,22 @@ def test_the_folds_point_the_right_way_only_on_the_side_the_other_motion_takes()
     rows = {'helps': {'pooled': 0.10, 'physical_pooled': 0.08, 'evidence': {'time': 1.3, 'region': 0.9}},
             'costs': {'pooled': 0.10, 'physical_pooled': 0.11, 'evidence': {'time': 1.1, 'region': 0.95}},
             'tie': {'pooled': 0.10, 'physical_pooled': 0.101, 'evidence': {'time': 3.0, 'region': 0.5}},
-            'none': {'pooled': 0.10, 'physical_pooled': 0.08, 'evidence': {'status': 'no prior'}}}
+            'none': {'pooled': 0.10, 'physical_pooled': 0.08, 'evidence': {'status': 'no prior'}},
+            'beside': {'pooled': 0.10, 'physical_pooled': 0.08, 'beside': {'pooled': 0.1005, 'consistent': True},
+                       'evidence': {'time': 2.0, 'region': 0.5}},
+            'kept': {'pooled': 0.08, 'beside': {'pooled': 0.10, 'consistent': False},
+                     'evidence': {'time': 1.2, 'region': 0.9}}}
     found = public_evidence.verdicts(rows)
-    assert set(found['rows']) == {'helps', 'costs', 'tie'}
+    assert set(found['rows']) == {'helps', 'costs', 'tie', 'beside', 'kept'}
     assert found['rows']['helps']['time_right'] is False and found['rows']['helps']['region_right'] is True
     assert found['rows']['costs']['time_right'] is True and found['rows']['costs']['region_right'] is False
     assert found['rows']['tie']['time_right'] is None
-    assert (found['wrong_time'], found['wrong_region'], found['decided']) == (1, 1, 2)
+    # the estimate kept beside, with the same laws, is the other motion's answer where the result has one
+    assert abs(found['rows']['beside']['other_motion'] - 1.005) < 1e-12
+    assert found['rows']['beside']['time_right'] is None
+    assert abs(found['rows']['kept']['other_motion'] - 0.8) < 1e-12 and found['rows']['kept']['time_right'] is False
+    assert found['rows']['kept']['pose'] is None and found['rows']['kept']['pose_right'] is None
+    assert (found['wrong_time'], found['wrong_region'], found['decided']) == (2, 1, 3)
 
 
 def test_rows_without_the_authors_model_are_named_with_why():
