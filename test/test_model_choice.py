@@ -3,6 +3,7 @@ friction law per joint (the twin's load-dependent friction found where it has it
 method, what was tried stored in the result, a given friction or method kept as given."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -474,6 +475,38 @@ def test_the_other_estimate_is_named_with_its_figures_only_beyond_the_margin():
     assert line.startswith('the physically consistent estimate the identification computed and did not keep') and \
         'relative residual 0.06 against the model identified\'s 0.1 (0.60×)' in line and 'a 0.06 N·m' in line
     assert 'warnings' not in close and close['other_estimate']['physically_consistent'] is False
+    unconstrained = {'relative_residual': 0.1}
+    _other_estimate(unconstrained, joints(0.06), consistent=False)
+    [line] = unconstrained['warnings']
+    assert 'no setting of the identification gives it' in line and '{physical}' not in line
+
+
+def test_the_option_the_better_consistent_estimate_names_gives_it_when_pasted(loaded_shoulders, tmp_path, capsys):
+    """validate's line on a consistent estimate that predicts better names the option that gives it, spelled as the
+    command line takes it: that option, pasted into the identify command, gives the estimate the line names (the
+    values the result keeps beside it; 1e-6 relative, as the core test above)."""
+    from dynid.cli.shared import _print_rows
+    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify.validation.validate import _other_estimate
+    from dynid.io.bag import write_bag
+
+    metrics = {'relative_residual': 0.1, 'rmse': 0.1, 'rows': 10,
+               'joints': {'a': {'rmse': 0.1, 'nrmse_fit_percent': 50.0}}}
+    _other_estimate(metrics, {'relative_residual': 0.05, 'rmse': 0.05, 'joints': {'a': {'rmse': 0.05}}}, True)
+    _print_rows('log', metrics)
+    [line] = [line for line in capsys.readouterr().out.splitlines() if 'other_estimate' in line]
+    option = re.search(r'plus (--[a-z-]+) gives it', line).group(1)
+    bag = write_bag(tmp_path / 'log', loaded_shoulders)
+    assert main(['identify', str(bag), '--robot', 'ur5e', '-o', str(tmp_path / 'default.yaml'), '--quiet']) == 0
+    default = IdentificationResult.load(tmp_path / 'default.yaml')
+    consistent, values = default.other_estimate()
+    assert consistent
+    assert main(['identify', str(bag), '--robot', 'ur5e', option, '-o', str(tmp_path / 'pasted.yaml'),
+                 '--quiet']) == 0
+    pasted = IdentificationResult.load(tmp_path / 'pasted.yaml')
+    assert pasted.parameter_names == default.parameter_names
+    np.testing.assert_allclose([values[name] for name in pasted.parameter_names], pasted.values, rtol=1e-6,
+                               atol=1e-9)
 
 
 def test_a_rotor_inertia_held_leaves_the_consistent_estimate_computed_beside():

@@ -209,16 +209,27 @@ class IdentificationResult:
 
     def condition_text(self) -> str:
         """The condition numbers for people, labelled: 'cond(W) = 393 with unit-norm columns (raw: 3.729e+04)';
-        with a prior, those of the problem solved (data and prior rows) and the data's alone."""
+        with a prior, those of the problem solved (data and prior rows) and the data's alone. A figure above
+        :data:`dynid.identify.result.quality.COND_SCALED_MAX` says so where it is printed (the weakly exciting log's
+        threshold for the data alone, the refusal's for the problem solved), whether or not the run's gate spoke."""
+        from dynid.identify.result.quality import COND_SCALED_MAX
+
         def number(value):
             return 'n/a' if value is None or not np.isfinite(value) else f'{value:.4g}'
 
+        def above(value, what):
+            crossed = value is not None and np.isfinite(value) and value > COND_SCALED_MAX
+            return f' (above {COND_SCALED_MAX:g}: {what})' if crossed else ''
+
         if self.prior_used:
+            data = self.prior_section.get('data_condition_number_scaled')
             return (f'cond = {number(self.condition_number_scaled)} with unit-norm columns for the data with the '
-                    f'prior (raw: {number(self.condition_number)}); the data alone: cond(W) = '
-                    f'{number(self.prior_section.get("data_condition_number_scaled"))}')
+                    f'prior (raw: {number(self.condition_number)})'
+                    f'{above(self.condition_number_scaled, "more than the prior completes")}; the data alone: '
+                    f'cond(W) = {number(data)}{above(data, "a weakly exciting log")}')
         return (f'cond(W) = {number(self.condition_number_scaled)} with unit-norm columns '
-                f'(raw: {number(self.condition_number)})')
+                f'(raw: {number(self.condition_number)})'
+                f'{above(self.condition_number_scaled, "a weakly exciting log")}')
 
     def value(self, name: str) -> float:
         try:

@@ -153,21 +153,27 @@ def _name_leads(metrics: dict, theirs: dict, leads: list[Lead], where: str) -> N
 #: The other consistency decision's estimate is named where its relative residual on the recording is lower than
 #: the result's by more than this fraction (the margin by which the model choice keeps a richer friction law).
 OTHER_ESTIMATE_MARGIN = 0.05
+#: the settings the other estimate's warning names, as ``{field}`` for the front end to spell
+OTHER_ESTIMATE_FIELDS = ('physical',)
 
 
 def _other_estimate(metrics: dict, other: dict, consistent: bool) -> None:
     """``metrics['other_estimate']`` (the other consistency decision's estimate on the same rows) and, where it
-    predicts the recording better by more than :data:`OTHER_ESTIMATE_MARGIN`, a warning that says which and by how
-    much."""
+    predicts the recording better by more than :data:`OTHER_ESTIMATE_MARGIN`, a warning that says which, by how
+    much and what gives it: the consistent estimate is the one consistency asked for gives (the field
+    ``{physical}``, which the front end spells: :data:`OTHER_ESTIMATE_FIELDS`); the unconstrained one (consistency
+    enforced by the auto rule) no setting gives."""
     metrics['other_estimate'] = {'physically_consistent': consistent,
                                  **{key: other[key] for key in ('relative_residual', 'rmse', 'joints')}}
     mine, theirs = metrics['relative_residual'], other['relative_residual']
     if mine is None or theirs is None or not theirs < (1.0 - OTHER_ESTIMATE_MARGIN) * mine:
         return
     which = 'physically consistent' if consistent else 'unconstrained'
+    how = ('the same identification plus {physical} gives it' if consistent else
+           'no setting of the identification gives it: the prior\'s estimate left inconsistent')
     metrics.setdefault('warnings', []).append(
-        f'the {which} estimate the identification computed and did not keep (prior.consistency.other_estimate'
-        f'{"; asking for physical consistency gives it" if consistent else ""}) predicts '
+        f'the {which} estimate the identification computed and did not keep (prior.consistency.other_estimate; '
+        f'{how}) predicts '
         f'this recording better: relative residual {theirs:.4g} against the model identified\'s {mine:.4g} '
         f'({theirs / mine:.2f}×); per joint RMSE ' + ', '.join(
             f'{name} {entry["rmse"]:.4g}' for name, entry in other['joints'].items() if entry['rmse'] is not None)
