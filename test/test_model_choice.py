@@ -482,9 +482,10 @@ def test_the_other_estimate_is_named_with_its_figures_only_beyond_the_margin():
 
 
 def test_the_option_the_better_consistent_estimate_names_gives_it_when_pasted(loaded_shoulders, tmp_path, capsys):
-    """validate's line on a consistent estimate that predicts better names the option that gives it, spelled as the
-    command line takes it: that option, pasted into the identify command, gives the estimate the line names (the
-    values the result keeps beside it; 1e-6 relative, as the core test above)."""
+    """validate's line on a consistent estimate that predicts better names the option that gives a consistent
+    estimate, spelled as the command line takes it: that option, pasted into the identify command, gives the estimate
+    the line names where the model chosen under consistency is the same (the values the result keeps beside it; 1e-6
+    relative, as the core test above)."""
     from dynid.cli.shared import _print_rows
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.validation.validate import _other_estimate
@@ -495,7 +496,7 @@ def test_the_option_the_better_consistent_estimate_names_gives_it_when_pasted(lo
     _other_estimate(metrics, {'relative_residual': 0.05, 'rmse': 0.05, 'joints': {'a': {'rmse': 0.05}}}, True)
     _print_rows('log', metrics)
     [line] = [line for line in capsys.readouterr().out.splitlines() if 'other_estimate' in line]
-    option = re.search(r'plus (--[a-z-]+) gives it', line).group(1)
+    option = re.search(r'; (--[a-z-]+) gives a consistent estimate', line).group(1)
     bag = write_bag(tmp_path / 'log', loaded_shoulders)
     assert main(['identify', str(bag), '--robot', 'ur5e', '-o', str(tmp_path / 'default.yaml'), '--quiet']) == 0
     default = IdentificationResult.load(tmp_path / 'default.yaml')

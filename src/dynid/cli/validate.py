@@ -60,10 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
 
+    from dynid.cli.flags import flag
+    from dynid.errors import spell
     from dynid.identify.result.quality import validation_warnings
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.result.robot_source import robot_spec_of
-    from dynid.identify.validation.validate import recover_payload, validate
+    from dynid.identify.validation.validate import OTHER_ESTIMATE_FIELDS, recover_payload, validate
     from dynid.identify.validation.verdict import FitThresholds, RecordingVerdict, Verdict
     from dynid.model import Payload, load_robot
 
@@ -95,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         metrics = validate(result, robot, dataset, payload, name=bag, drives=drives, other=other,
                            payload_mass=float(mass) if as_placed else None)
         metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
+        metrics['warnings'] = [spell(line, OTHER_ESTIMATE_FIELDS, flag) for line in metrics['warnings']]
         if trained and float(mass) not in trained:
             declared = ', '.join(f'{m:g}' for m in sorted(trained))
             loads = ', '.join(f'{m:g}' for m in sorted(placed))

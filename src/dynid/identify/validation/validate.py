@@ -160,16 +160,17 @@ OTHER_ESTIMATE_FIELDS = ('physical',)
 def _other_estimate(metrics: dict, other: dict, consistent: bool) -> None:
     """``metrics['other_estimate']`` (the other consistency decision's estimate on the same rows) and, where it
     predicts the recording better by more than :data:`OTHER_ESTIMATE_MARGIN`, a warning that says which, by how
-    much and what gives it: the consistent estimate is the one consistency asked for gives (the field
-    ``{physical}``, which the front end spells: :data:`OTHER_ESTIMATE_FIELDS`); the unconstrained one (consistency
-    enforced by the auto rule) no setting gives."""
+    much and what gives it: consistency asked for (the field ``{physical}``, which the front end spells:
+    :data:`OTHER_ESTIMATE_FIELDS`) gives a consistent estimate, this one where the model chosen under consistency is
+    the same (on a log whose laws the folds choose alike); the unconstrained one (consistency enforced by the auto
+    rule) no setting gives."""
     metrics['other_estimate'] = {'physically_consistent': consistent,
                                  **{key: other[key] for key in ('relative_residual', 'rmse', 'joints')}}
     mine, theirs = metrics['relative_residual'], other['relative_residual']
     if mine is None or theirs is None or not theirs < (1.0 - OTHER_ESTIMATE_MARGIN) * mine:
         return
     which = 'physically consistent' if consistent else 'unconstrained'
-    how = ('the same identification plus {physical} gives it' if consistent else
+    how = ('{physical} gives a consistent estimate, its model chosen again under consistency' if consistent else
            'no setting of the identification gives it: the prior\'s estimate left inconsistent')
     metrics.setdefault('warnings', []).append(
         f'the {which} estimate the identification computed and did not keep (prior.consistency.other_estimate; '
