@@ -338,7 +338,8 @@ def _consistent_beside_estimate(problem: IdentificationProblem, estimate: Estima
     consistency section's ``other_estimate``; where its solver misses the optimum, the reason (none is kept)."""
     always = dataclasses.replace(settings, consistency='always')
     try:
-        consistent = identify_physical(problem, estimate, w, y, joints, always, lambda _: None, exponents=exponents)
+        consistent = identify_physical(problem, estimate, w, y, joints, always, lambda _: None,
+                                       estimate.extra.get('groups'), exponents)
         consistent = _output_torque_loop(problem, estimate, consistent, w, y, joints, always, exponents, iterations,
                                          lambda _: None)
     except InputError as error:
