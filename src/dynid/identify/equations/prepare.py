@@ -460,12 +460,13 @@ def _features(context: _Context, velocity: np.ndarray, temperature: np.ndarray |
             raise InputError('the temperature term needs joint temperatures (topic joint_temperatures)')
         if np.any(temperature <= 0):
             raise InputError('temperatures must be > 0 °C for the T⁻³ term')
-    direction, made = np.sign(velocity), set()
+    made = set()
     features = [feature for law in (spec.friction, *context.laws) for feature in friction_law(law).prepared.values()]
     for feature in features:  # the laws' own (sign, velocity, one, ...), each kind once
         if feature.kind not in made:
             made.add(feature.kind)
-            yield feature.kind, feature.of(velocity, direction)
+            # the direction made for each feature, not held beside every decimation (a full-rate array)
+            yield feature.kind, feature.of(velocity, np.sign(velocity))
     if spec.temperature:
         root = np.sign(velocity) * np.sqrt(np.abs(velocity))
         yield 'beta1', root

@@ -117,8 +117,7 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
         if iteration == 0:
             w, y, joints, _, _ = problem.equations(rigid, exponents)
         else:  # only τ_out's columns change: updated in this loop's own W
-            index, columns = problem.output_columns(rigid, exponents)
-            w[:, index] = columns
+            _update_output_columns(problem, w, rigid, exponents)
         try:  # held parameters' columns go to the measured side (dynid.identify.equations.held)
             free_w, free_y, groups = _free_system(w, y, joints, held, held_full, solver.reduced_rows, problem.robot.n)
             reduced = solver.solve(free_w, free_y, joints, free_names, options=options,
@@ -139,6 +138,14 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
         if change < 1e-5:
             break
     return estimate, w, y, joints
+
+
+def _update_output_columns(problem: IdentificationProblem, w: np.ndarray, rigid: np.ndarray, exponents: np.ndarray
+                           ) -> None:
+    """τ_out's columns of ``w`` rebuilt in place from the base rigid parameters ``rigid`` (no copy of them held past
+    the update, through the solve that follows)."""
+    index, columns = problem.output_columns(rigid, exponents)
+    w[:, index] = columns
 
 
 def fit_exponents(problem: IdentificationProblem, estimate: Estimate, exponents: np.ndarray,
@@ -305,8 +312,12 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     if _output_torque_free(problem) and (outcome.prior.get('used') or always):
         passes = options.load_iterations if always else 1
     fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
-    beside = skipped and outcome.prior.get('used') and _consistent_beside(problem, options)
-    loop_w = w.copy() if beside else w
+    beside = None  # asked-for consistency's estimate, for validate to score on other motions (result.other_estimate)
+    if skipped and outcome.prior.get('used') and _consistent_beside(problem, options):
+        # before the loop below, on the same W: the loop's first pass rebuilds every τ_out column (passes >= 1
+        # here), so neither needs a second W
+        beside = _consistent_beside_estimate(problem, estimate, w, y, joints, fixed, exponents,
+                                             options.load_iterations)
     outcome = _output_torque_loop(problem, estimate, outcome, w, y, joints, fixed, exponents, passes, progress)
     if outcome is not first:
         outcome.prior.update(relative_std=first.prior['relative_std'], weight=first.prior.get('weight'),
@@ -314,28 +325,27 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
     if skipped:
         outcome.prior['consistency']['decision'] = 'not checked'
         outcome.prior['consistency']['note'] = f'physical consistency not checked: {skipped}'
-    if beside:  # asked-for consistency's estimate, for validate to score on other motions (result.other_estimate)
-        _consistent_beside_estimate(problem, estimate, outcome, loop_w, y, joints, fixed, exponents,
-                                    options.load_iterations)
+    if isinstance(beside, str):
+        outcome.prior['consistency']['note'] += f'; its physically consistent estimate not computed: {beside}'
+    elif beside is not None:
+        outcome.prior['consistency']['other_estimate'] = beside
     return outcome, outcome.values, outcome.std, w, y
 
 
-def _consistent_beside_estimate(problem: IdentificationProblem, estimate: Estimate, outcome, w, y, joints,
-                                settings: PhysicalSettings, exponents, iterations: int) -> None:
-    """The estimate asking for physical consistency gives (τ_out iterated), kept in ``outcome``'s consistency
-    section as ``other_estimate``; where its solver misses the optimum, the note says so and none is kept."""
+def _consistent_beside_estimate(problem: IdentificationProblem, estimate: Estimate, w, y, joints,
+                                settings: PhysicalSettings, exponents, iterations: int) -> dict | str:
+    """The estimate asking for physical consistency gives (τ_out iterated, in ``w``'s τ_out columns), as the
+    consistency section's ``other_estimate``; where its solver misses the optimum, the reason (none is kept)."""
     always = dataclasses.replace(settings, consistency='always')
     try:
-        consistent = identify_physical(problem, estimate, w, y, joints, always, lambda _: None, exponents=exponents)
+        consistent = identify_physical(problem, estimate, w, y, joints, always, lambda _: None,
+                                       estimate.extra.get('groups'), exponents)
         consistent = _output_torque_loop(problem, estimate, consistent, w, y, joints, always, exponents, iterations,
                                          lambda _: None)
     except InputError as error:
-        reason = str(error).split(';')[0]
-        outcome.prior['consistency']['note'] += f'; its physically consistent estimate not computed: {reason}'
-        return
-    outcome.prior['consistency']['other_estimate'] = {
-        'physically_consistent': True,
-        'values': dict(zip(problem.parameter_names(), consistent.values.tolist(), strict=True))}
+        return str(error).split(';')[0]
+    return {'physically_consistent': True,
+            'values': dict(zip(problem.parameter_names(), consistent.values.tolist(), strict=True))}
 
 
 def _output_torque_loop(problem: IdentificationProblem, estimate: Estimate, outcome, w, y, joints,
@@ -346,8 +356,7 @@ def _output_torque_loop(problem: IdentificationProblem, estimate: Estimate, outc
     count = len(problem.rigid_names)
     for step in range(passes):  # τ_out's columns updated in the load loop's W
         rigid = outcome.values[:count]
-        index, columns = problem.output_columns(rigid, exponents)
-        w[:, index] = columns
+        _update_output_columns(problem, w, rigid, exponents)
         outcome = identify_physical(problem, estimate, w, y, joints, settings, progress, exponents=exponents)
         change = np.linalg.norm(outcome.values[:count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         if settings.consistency == 'always':
