@@ -380,8 +380,9 @@ FLOBAROID_ROBOT_FILE = ('lwr_2_joint',)  # joints whose reference is the robot f
 FLOBAROID_IDENTIFIED = 'model/kuka_lwr4_identified.urdf'
 FLOBAROID_IDENTIFIED_ON = ('measurements_2', 'measurements_3')
 FLOBAROID_SOURCE = ('FloBaRoID\'s identified model as its repository holds it (model/kuka_lwr4_identified.urdf, '
-                    'identified on measurements_3, the trajectory of measurements_2; its links, and its joints\' '
-                    'friction and damping read as FloBaRoID reads them: Coulomb and viscous), reproduced')
+                    'identified on the trajectory of measurements_2 and 3: the script of the commit that added it '
+                    'identifies on measurements_3; its links, and its joints\' friction and damping read as FloBaRoID '
+                    'reads them: Coulomb and viscous), reproduced')
 
 
 def flobaroid_identified(root: Path, joints) -> object | None:

@@ -11,8 +11,8 @@ The motions (each imported with dynid's own front ends as ``public_datasets.py``
   3510] of their training run; every row of another run).
 - FloBaRoID KUKA LWR4+: ``measurements_1`` (one trajectory), ``measurements_2`` (another) and ``measurements_3``
   (measurements_2's trajectory again): 2 → 1 (``bench_public.py``'s row), 3 → 1, 1 → 2 and 3. The authors' model:
-  the one FloBaRoID's repository holds (``model/kuka_lwr4_identified.urdf``, identified on measurements_3; its links,
-  and its joints' friction and damping as FloBaRoID reads them, Coulomb and viscous:
+  the one FloBaRoID's repository holds (``model/kuka_lwr4_identified.urdf``, identified on the trajectory of
+  measurements_2 and 3; its links, and its joints' friction and damping as FloBaRoID reads them, Coulomb and viscous:
   ``public_datasets.flobaroid_identified``) on every joint of the rows validated on measurements_1; none on 1 → 2
   and 3, whose rows' trajectory it was identified on (:func:`flobaroid_authors`).
 - figaroh-plus TX40: its one log's two windows, the first 70 % and the last 30 % in time (``bench_public.py``'s
@@ -227,10 +227,11 @@ def flobaroid_authors(model, name: str, others) -> tuple[object, str]:
     if name in seen and not set(others) & set(seen):
         return model, public_datasets.FLOBAROID_SOURCE
     return None, (f'none: the repository\'s one identified model of this arm ({public_datasets.FLOBAROID_IDENTIFIED}) '
-                  f'was identified on {seen[-1]} ({" and ".join(seen)}: one trajectory), the rows validated here or '
-                  f'their trajectory; FloBaRoID\'s identification for this arm (configs/kuka_lwr4.yaml: an SDP '
-                  f'constrained to physical consistency, closest to the CAD by observability, centres of mass within '
-                  f'the meshes\' hulls, friction refitted in a second step) is not re-implemented')
+                  f'was identified on the trajectory of {" and ".join(seen)} (the script of its commit: {seen[-1]}), '
+                  f'the rows validated here or their trajectory; FloBaRoID\'s identification for this arm '
+                  f'(configs/kuka_lwr4.yaml: an SDP constrained to physical consistency, closest to the CAD by '
+                  f'observability, centres of mass within the meshes\' hulls, friction refitted in a second step) '
+                  f'is not re-implemented')
 
 
 def window_bounds(rows: int, holdout: float, rate: float) -> tuple[int, float]:
