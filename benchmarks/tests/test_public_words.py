@@ -16,6 +16,14 @@ def test_one_figure_printed_twice_is_one_and_two_figures_are_two():
     assert twice['data alone'] == [2360.0, 1102.0]
 
 
+def test_a_figure_said_to_be_above_the_threshold_is_still_one_figure():
+    text = SUMMARY_WITH_PRIOR.format('1063 (above 1000: a weakly exciting log)')
+    assert public_scoring.condition_figures(text) == {'data alone': [1063.0], 'with the prior': [45.21]}
+    plain = 'identified 54 parameters, cond(W) = 2360 with unit-norm columns (raw: 3.7e+04) (above 1000: a weakly ' \
+            'exciting log)'
+    assert public_scoring.condition_figures(plain) == {'data alone': [2360.0]}
+
+
 def test_a_summary_without_a_prior_is_the_data_alone_and_ways_out_are_other_runs():
     text = ('refused; trying --method wls\n'
             'ways out, best first: --decimation-cutoff 10 identifies it (cond 674; held out 0.00994)\n'
