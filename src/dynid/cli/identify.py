@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from dynid.identify.solve.noise import one_blas_thread
 
     # One BLAS thread for the whole verb, as the identification itself runs: the products of reading, diagnosing and
-    # writing woke a second thread that spun on after each of them (~8 % of the CPU of a 60 s bag, the same results).
+    # writing woke a second thread that spun on after each of them, CPU spent for no result (benchmarks/README).
     with one_blas_thread():
         return _run(args)
 
