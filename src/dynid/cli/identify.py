@@ -106,6 +106,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dynid.identify.solve.noise import one_blas_thread
+
+    # One BLAS thread for the whole verb, as the identification itself runs: the products of reading, diagnosing and
+    # writing woke a second thread that spun on after each of them, CPU spent for no result (benchmarks/README).
+    with one_blas_thread():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     import time
 
     from dynid.identify.equations.request import ModelSpec
