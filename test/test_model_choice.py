@@ -481,12 +481,13 @@ def test_the_other_estimate_is_named_with_its_figures_only_beyond_the_margin():
     assert 'no setting of the identification gives it' in line and '{physical}' not in line
 
 
-def test_the_option_the_better_consistent_estimate_names_gives_it_when_pasted(loaded_shoulders, tmp_path, capsys):
+def test_the_option_the_better_consistent_estimate_names_gives_it_when_pasted(loaded_shoulders, tmp_path):
     """validate's line on a consistent estimate that predicts better names the option that gives a consistent
     estimate, spelled as the command line takes it: that option, pasted into the identify command, gives the estimate
     the line names where the model chosen under consistency is the same (the values the result keeps beside it; 1e-6
     relative, as the core test above)."""
-    from dynid.cli.shared import _print_rows
+    from dynid.cli.flags import ADVICE
+    from dynid.identify.job.workflow import spelled
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.validation.validate import _other_estimate
     from dynid.io.bag import write_bag
@@ -494,8 +495,7 @@ def test_the_option_the_better_consistent_estimate_names_gives_it_when_pasted(lo
     metrics = {'relative_residual': 0.1, 'rmse': 0.1, 'rows': 10,
                'joints': {'a': {'rmse': 0.1, 'nrmse_fit_percent': 50.0}}}
     _other_estimate(metrics, {'relative_residual': 0.05, 'rmse': 0.05, 'joints': {'a': {'rmse': 0.05}}}, True)
-    _print_rows('log', metrics)
-    [line] = [line for line in capsys.readouterr().out.splitlines() if 'other_estimate' in line]
+    [line] = spelled(metrics['warnings'], ADVICE)  # as identify_and_save keeps it, with the command line's spelling
     option = re.search(r'; (--[a-z-]+) gives a consistent estimate', line).group(1)
     bag = write_bag(tmp_path / 'log', loaded_shoulders)
     assert main(['identify', str(bag), '--robot', 'ur5e', '-o', str(tmp_path / 'default.yaml'), '--quiet']) == 0

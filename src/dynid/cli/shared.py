@@ -133,10 +133,7 @@ def print_metrics(label: str, metrics: dict) -> None:
 
 def _print_rows(label: str, metrics: dict) -> None:
     """print_metrics' table and warnings of one space."""
-    from dynid.cli.flags import flag
-    from dynid.errors import spell
     from dynid.identify.result.metrics import format_number as number
-    from dynid.identify.validation.validate import OTHER_ESTIMATE_FIELDS
 
     joints = metrics['joints']
     scored = metrics.get('scored_joints', len(joints))
@@ -164,7 +161,7 @@ def _print_rows(label: str, metrics: dict) -> None:
     for note in metrics.get('notes', []):
         print(f'note: {label}: {note}')
     for warning in metrics.get('warnings', []):
-        print(f'warning: {label}: {spell(warning, OTHER_ESTIMATE_FIELDS, flag)}')
+        print(f'warning: {label}: {warning}')
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser, settings_class, title: str,

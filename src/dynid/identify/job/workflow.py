@@ -30,6 +30,7 @@ from dynid.identify.solve.noise import TooFewRowsError
 from dynid.identify.solve.physical import PhysicalSettings
 from dynid.identify.solve.prior_source import PriorSource
 from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import OTHER_ESTIMATE_FIELDS, validate
 from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import FilterSettings
@@ -98,7 +99,6 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
         cannot support the model unless ``identification.force``; nothing is written then.
     """
     from dynid.identify.outputs.report import write_report
-    from dynid.identify.validation.validate import validate
     from dynid.model.drives import load_drives
 
     progress = progress or (lambda text: None)
@@ -124,8 +124,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     result.diagnosis_section = diagnosis.to_dict()
     spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
     result.warnings[:0] = diagnosis.warnings()
-    result.warnings = [spell(warning, ADVISED_FIELDS, lambda field: spelling.get(field, field))
-                       for warning in result.warnings]
+    result.warnings = spelled(result.warnings, spelling)
     refuse_unless_forced(result, identification.force,
                          lambda: ways_out(robot, recordings, identification, drives,
                                           result.provenance.get('filters') or {}, progress, refused=result), spelling)
@@ -136,7 +135,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     for i, (name, dataset) in enumerate(validation):
         progress(f'validating on {name}')
         metrics = validate(result, robot, dataset, name=name)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
+        metrics['warnings'] = spelled([*metrics.get('warnings', []),
+                                       *validation_warnings(metrics, result.metrics.get('train'))], spelling)
         result.metrics['validation' if i == 0 else f'validation_{i + 1}'] = metrics
     if held_out:
         result.provenance['holdout'] = {'fraction': identification.holdout,
@@ -145,7 +145,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
         progress(f'validating on the held-out last {identification.holdout:g} of {recording.name}')
         metrics = validate(result, robot, dataset, recording.payload, name=f'{recording.name} (held out)',
                            payload_mass=recording.payload_mass)
-        metrics.setdefault('warnings', []).extend(validation_warnings(metrics, result.metrics.get('train')))
+        metrics['warnings'] = spelled([*metrics.get('warnings', []),
+                                       *validation_warnings(metrics, result.metrics.get('train'))], spelling)
         result.metrics['holdout' if i == 0 else f'holdout_{i + 1}'] = metrics
     result.save(output)
     if report is None:
@@ -156,9 +157,16 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
 
 
 #: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
-#: :mod:`dynid.identify.solve.drive_gains`; the prior, :func:`dynid.identify.steps.plausibility.offset_gravity_split`):
-#: spelled as the front end's ``spelling`` says before the result is kept
-ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior')
+#: :mod:`dynid.identify.solve.drive_gains`; the prior, :func:`dynid.identify.steps.plausibility.offset_gravity_split`;
+#: validation's, :data:`dynid.identify.validation.validate.OTHER_ESTIMATE_FIELDS`): spelled as the front end's
+#: ``spelling`` says before the result is kept
+ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior', *OTHER_ESTIMATE_FIELDS)
+
+
+def spelled(lines: Iterable[str], spelling: dict[str, str]) -> list[str]:
+    """``lines`` with each ``{field}`` of :data:`ADVISED_FIELDS` as the front end's ``spelling`` writes it (the
+    field's own name where it has none)."""
+    return [spell(line, ADVISED_FIELDS, lambda field: spelling.get(field, field)) for line in lines]
 
 
 def _filters_of(recordings: Sequence[RecordingInput], identification: Identification) -> dict:
