@@ -55,24 +55,6 @@ def captured(active: bool = True):
         run.load_terms_held = original
 
 
-def _groups_by_label(w: np.ndarray, y: np.ndarray, joints: np.ndarray, labels: np.ndarray, count: int, n: int):
-    """:class:`dynid.identify.solve.rows.RowGroups` whose groups are the rows of each label (not contiguous)."""
-    from dynid.identify.solve.rows import RowGroups, r_factor_of
-
-    c = w.shape[1]
-    r = np.zeros((count, n, c + 1, c + 1))
-    rows, energy = np.zeros((count, n), dtype=int), np.zeros((count, n))
-    for b in range(count):
-        for j in range(n):
-            mine = np.flatnonzero((labels == b) & (joints == j))
-            if mine.size:
-                stacked = np.empty((mine.size, c + 1), order='F')
-                stacked[:, :c], stacked[:, c] = w[mine], y[mine]
-                rows[b, j], energy[b, j] = mine.size, float(stacked[:, c] @ stacked[:, c])
-                r[b, j] = r_factor_of(stacked)
-    return RowGroups(r, rows, energy)
-
-
 #: The samples' features each kind of region folds clusters: the joints' velocities, torques and positions.
 REGION_FEATURES = {'region': ('velocity', 'torque'), 'pose': ('position',), 'state': ('position', 'velocity', 'torque')}
 
@@ -105,6 +87,7 @@ def evidence(problem, fitted) -> dict:
     import functools
 
     from dynid.identify.selection import folds as folds_module
+    from dynid.identify.solve.rows import RowGroups
 
     if fitted.w is None or fitted.outcome is None or not (fitted.outcome.prior or {}).get('used'):
         return {'status': 'no system or no prior kept by the fit'}
@@ -123,7 +106,7 @@ def evidence(problem, fitted) -> dict:
         groups, patched = None, {}
         if kind != 'time':
             labels = region_labels(problem, len(y), REGION_FEATURES[kind])
-            groups = _groups_by_label(w, y, joints, labels, REGIONS, n)
+            groups = RowGroups.of(w, y, joints, REGIONS, n, labels=labels)
             patched = {'time_folds': functools.partial(folds_module.time_folds, count=REGIONS, blocks=REGIONS),
                        'fold_members': functools.partial(folds_module.fold_members, count=REGIONS, blocks=REGIONS)}
         originals = {name: getattr(folds_module, name) for name in patched}

@@ -226,7 +226,7 @@ def score_model(result, robot, case: Case, train, held: dict, given, references:
     from dynid.identify.validation.validate import model_rows, predict
 
     file_rows = robot_file_model(result, robot, train, given) if references else None
-    runs, error, energy, beside = {}, 0.0, 0.0, [0.0, None]
+    runs, error, energy, beside_error, beside_consistent = {}, 0.0, 0.0, 0.0, None
     for run, dataset in held.items():
         prediction = predict(result, robot, dataset, drives=given)
         names = robot.joint_names
@@ -234,8 +234,8 @@ def score_model(result, robot, case: Case, train, held: dict, given, references:
         error += float(np.sum((prediction.measured - prediction.predicted) ** 2))
         energy += float(np.sum(prediction.measured ** 2))
         if prediction.other_estimate is not None:  # the other consistency decision's estimate the result keeps
-            beside = [beside[0] + float(np.sum((prediction.measured - prediction.other_estimate) ** 2)),
-                      prediction.other_consistent]
+            beside_error += float(np.sum((prediction.measured - prediction.other_estimate) ** 2))
+            beside_consistent = prediction.other_consistent
         rows = {joint: prediction.joints == j for j, joint in enumerate(names)}
         errors = prediction.measured - prediction.predicted
         cells = {joint: {'dynid': m['rmse'], 'fit': m['nrmse_fit_percent'], 'residual': kept(errors[rows[joint]])}
@@ -254,7 +254,8 @@ def score_model(result, robot, case: Case, train, held: dict, given, references:
                     cell['authors_residual'] = kept((prediction.measured - authored)[rows[joint]])
         runs[run] = cells
     return {'runs': runs, 'pooled': [error, energy],
-            'beside': None if beside[1] is None else {'pooled': [beside[0], energy], 'consistent': beside[1]}}
+            'beside': None if beside_consistent is None else {'pooled': [beside_error, energy],
+                                                              'consistent': beside_consistent}}
 
 
 #: :func:`ratio_interval`'s resamples, seed and level

@@ -48,19 +48,22 @@ class RowGroups:
 
     @classmethod
     def of(cls, w: np.ndarray, y: np.ndarray, joints: np.ndarray, blocks: int = GROUP_BLOCKS,
-           n: int | None = None, columns: np.ndarray | None = None, row_weights: np.ndarray | None = None
-           ) -> RowGroups:
+           n: int | None = None, columns: np.ndarray | None = None, row_weights: np.ndarray | None = None,
+           labels: np.ndarray | None = None) -> RowGroups:
         """The groups of the system W·v ≈ y whose rows belong to ``joints`` (row → joint), cut into ``blocks``
-        contiguous blocks of rows (as :func:`numpy.array_split` cuts them); ``n``: the joints (default: up to the
-        largest in ``joints``); ``columns``: W's columns taken (a mask; default all), without a copy of W;
-        ``row_weights``: each row scaled by its weight (IRLS's robust weights; default 1)."""
+        contiguous blocks of rows (as :func:`numpy.array_split` cuts them), or by ``labels`` (row → block, 0 to
+        ``blocks`` − 1) where given; ``n``: the joints (default: up to the largest in ``joints``); ``columns``: W's
+        columns taken (a mask; default all), without a copy of W; ``row_weights``: each row scaled by its weight
+        (IRLS's robust weights; default 1)."""
         n = int(joints.max()) + 1 if n is None else n
         taken = np.arange(w.shape[1]) if columns is None else np.flatnonzero(columns)
         c = len(taken)
         r = np.zeros((blocks, n, c + 1, c + 1))
         rows = np.zeros((blocks, n), dtype=int)
         energy = np.zeros((blocks, n))
-        for b, part in enumerate(np.array_split(np.arange(len(y)), blocks)):
+        parts = np.array_split(np.arange(len(y)), blocks) if labels is None else \
+            [np.flatnonzero(labels == b) for b in range(blocks)]
+        for b, part in enumerate(parts):
             of_joint = joints[part]
             for j in range(n):
                 mine = part[of_joint == j]
