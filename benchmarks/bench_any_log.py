@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python -m benchmarks.bench_any_log [--quick] [--lbr PATH] [--estimate]`` (about 10 minutes;
 ``--quick`` about 4; ``--estimate`` adds ``any_log_estimate.py``'s section, ``dynid estimate --no-stiffness``).
 Ends with one JSON line ``{"benchmark": "any_log", "used_fraction_min": …, "fit_gap_points_max": …,
-"retimed_logs": N, "db3_ok": …, "public_datasets": {…}}``.
+"retimed_logs": N, "db3_ok": …, "public_datasets": {…}, "first_try_cases": […], "first_try_right": "k of n",
+"absurd_figures_printed": N}``.
 
 Part 1, twin logs (:func:`part_twin_logs`). The Panda twin (7 joints, link-side torque sensors; its joint
 friction Coulomb + viscous, the model identified, so that a held-out fit measures the data and not a model
@@ -30,6 +31,12 @@ the control grid and re-timed them.
 Part 2, sqlite3 and MCAP (:func:`part_storage`): one twin run written by ``dynid simulate`` as an MCAP
 and as a sqlite3 (``.db3``) bag, both identified (WLS); ``db3_ok`` when every parameter agrees to 1e-9
 relative (and the two recordings read back identical).
+
+Part 4, first tries (``first_try.py``, about a minute): vendors' robot files and loggers' CSVs, each with one trap
+a new user meets (ranges written 0 to 0, continuous joints, a hand on the arm, a time column counting samples or
+in milliseconds, joints that never reverse, a dead torque channel, …), each run with the defaults and judged right
+or wrong as that module says; ``absurd_figures_printed`` counts the torque figures printed beyond ten times the
+robot file's largest effort limit.
 
 Part 3, a public real dataset (:func:`part_lbr_med7`): the KUKA LBR Med 7 log of
 lbr-stack/dynamic_parameter_identification (``src/test/measurements.csv``: 1647 rows of q_0…q_6,
@@ -395,6 +402,21 @@ def _lbr_med7(folder: Path, clone: Path | None, options: tuple[str, ...]) -> dic
         'ahead_of_controller_and_urdf_on_every_joint': bool(np.all(ours_rmse < np.minimum(controller, urdf_rmse)))}
 
 
+# ----------------------------------------------------------------------------------------------- part 4
+def part_first_try() -> dict:
+    """The first try on an arm nobody prepared (``first_try.py``): its cases, how many were right, and the absurd
+    figures printed over them."""
+    from benchmarks.first_try import run_cases
+
+    print('\npart 4: first tries on arms nobody prepared')
+    outcomes = run_cases()
+    right = sum(o.right for o in outcomes)
+    print(f'part 4: {right} of {len(outcomes)} first tries right; '
+          f'{sum(len(o.absurd) for o in outcomes)} absurd figures printed')
+    return {'first_try_cases': [o.summary() for o in outcomes], 'first_try_right': f'{right} of {len(outcomes)}',
+            'absurd_figures_printed': sum(len(o.absurd) for o in outcomes)}
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='shorter twin logs (15 s training, 8 s held out)')
@@ -416,6 +438,7 @@ def main(argv=None) -> dict:
     figures['public_datasets'] = public
     figures['twin_logs'] = twin['twin_logs']
     figures['db3_max_relative_difference'] = storage['db3_max_relative_difference']
+    figures.update(part_first_try())
     if args.estimate:
         from benchmarks.any_log_estimate import estimate_section, print_table
 
