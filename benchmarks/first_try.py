@@ -491,6 +491,60 @@ def time_in_ms(folder: Path) -> Outcome:
     return _follow_time_fix('time_in_ms', folder, a, *logs, implied_hz=RATE_HZ)
 
 
+_WAY = re.compile(r'(--[\w-]+(?: [^\s;()]+)?) (?:identifies it|keeps this result)')
+
+
+def held_out_error(pipe: Pipeline, result: Path, held_bag: Path) -> float | None:
+    """‖y − ŷ‖/‖y‖ of ``result`` on the held-out bag (``dynid validate --json``'s relative residual), or None."""
+    report = pipe.folder / f'{result.stem}_error.json'
+    run = pipe('validate', '--params', result, '--json', report, held_bag)
+    if run.code != 0 or not report.exists():
+        return None
+    return json.loads(report.read_text())['recordings'][0]['predictions']['result']['relative_residual']
+
+
+def _refusal(name: str, folder: Path, seconds: float, rate_hz: float, seed: int) -> Outcome:
+    """Right when the refusal names its ways out and the first, followed as written, predicts another motion
+    (a 10 s excitation at the same rate) within 5 % of the best of them."""
+    a = arm('panda')
+    train, _ = simulate(a.plant, 5, seconds, task_motion(a.robot, seconds, (), seed=seed), rate_hz=rate_hz)
+    held, _ = simulate(a.plant, 7, HELD_S, rate_hz=rate_hz)
+    pipe = Pipeline(folder, a.urdf)
+    _, bag = pipe.import_(write_csv(folder / 'train.csv', train))
+    _, held_bag = pipe.import_(write_csv(folder / 'held.csv', held))
+    refused, _ = pipe.identify(bag)
+    ways = _WAY.findall(refused.text)
+    if refused.code == 0 or not ways:
+        return pipe.outcome(name, CASES[name][0], False,
+                            'not refused' if refused.code == 0 else 'refused without ways out', a.effort_limit)
+    errors = {}
+    for k, way in enumerate(ways):
+        run, result = pipe.identify(bag, *way.split(), name=f'way_{k}')
+        errors[way] = held_out_error(pipe, result, held_bag) if run.code == 0 else None
+    scored = {way: e for way, e in errors.items() if e is not None}
+    best = min(scored.values()) if scored else None
+    first = errors[ways[0]]
+    right = first is not None and first <= 1.05 * best
+    statement = (f'ways out as printed: {", ".join(ways)}; on another motion ' + ', '.join(
+        f'{way} {"failed" if e is None else f"{e:.3g}"}' for way, e in errors.items()))
+    return pipe.outcome(name, CASES[name][0], right, statement, a.effort_limit)
+
+
+@case('refusal_ways_out', 'a 3 s, 100 Hz task log the defaults refuse, with several ways out')
+def refusal_ways_out(folder: Path) -> Outcome:
+    return _refusal('refusal_ways_out', folder, 3.0, 100.0, 2)
+
+
+@case('refusal_ways_out_short', 'a 2.5 s, 100 Hz task log the defaults refuse, with two cut-offs as ways out')
+def refusal_ways_out_short(folder: Path) -> Outcome:
+    return _refusal('refusal_ways_out_short', folder, 2.5, 100.0, 6)
+
+
+@case('refusal_ways_out_50hz', 'a 4 s, 50 Hz task log the defaults refuse')
+def refusal_ways_out_50hz(folder: Path) -> Outcome:
+    return _refusal('refusal_ways_out_50hz', folder, 4.0, 50.0, 5)
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--case', action='append', help='run only this case (repeatable)')
