@@ -74,6 +74,9 @@ better by more than 5 % and nothing says so (``alternatives_better_unsaid``; nul
 (the choice's blocks in time, and regions of (velocity, torque) held out in turn) beside what the other motion says;
 ``consistency_evidence`` counts the rows where each points the wrong way.
 
+``absurd_figures_printed`` (issue 89): the torque figures any ``dynid`` command of the run printed above ten times its
+robot file's largest effort limit, or not finite (``public_scoring.absurd_figures``; listed in the detail file).
+
 ``--quick``: dynamic_calibration on 4 of its held-out runs, 3 twin cases with fewer fixed choices. The per-run
 detail goes to ``$TMPDIR/bench_public.json``; the last line is JSON.
 """
@@ -89,7 +92,7 @@ from pathlib import Path
 
 from benchmarks import public_datasets, public_diagnosis, public_motions, public_twins, public_tx40
 from benchmarks import public_extra_datasets as extra
-from benchmarks.public_scoring import Runner, Scorer, kept, ratio_interval
+from benchmarks.public_scoring import ABSURD_PRINTED, Runner, Scorer, kept, ratio_interval
 
 RELEASES = Path(__file__).resolve().parent / 'public_releases.json'
 #: The split the releases' figures were recorded on (the last 30 % of each single-recording log held out).
@@ -230,6 +233,9 @@ def figures(rows: dict, twins: dict | None, runner: Runner, holdout: float = REC
                                            for entry in row.get('refusals', ())) + \
         (twins or {}).get('weak_refusals_way_out_worse_than_force', 0)
     out['library_warnings_printed'] = len(runner.library)
+    out['absurd_figures_printed'] = len(ABSURD_PRINTED)
+    lists['absurd_figures_printed'] = [f'{item["command"]}: {item["figure"]} (largest effort limit '
+                                       f'{item["limit"]:g} N·m)' for item in ABSURD_PRINTED]
     if twins is not None:
         out.update({key: value for key, value in twins.items() if key.startswith('weak_')})
     return out, lists
@@ -481,7 +487,8 @@ def motions_only(args, motions: tuple, runner: Runner, start: float) -> None:
                                   'words': words, 'library': runner.library}, indent=1, default=float))
     public_datasets.say(f'detail: {detail}')
     print(json.dumps({'benchmark': 'public', 'holdout': args.holdout, 'seconds': round(time.perf_counter() - start),
-                      **said, 'motions': {**counts, 'library_warnings_printed': len(runner.library),
+                      **said, 'absurd_figures_printed': len(ABSURD_PRINTED),
+                      'motions': {**counts, 'library_warnings_printed': len(runner.library),
                                   'rows_detail': public_motions.compact(rows)}}, default=float))
 
 

@@ -15,9 +15,9 @@ identifies with a true statement of what it could not separate (the statement pr
 the other motion as good as the clean case's within :data:`FIT_MARGIN_POINTS`) or refuses with the fix that
 works first (the fix printed first, followed as written, identifies: checked by running it).
 
-**Absurd figures** (:func:`absurd_figures`): every torque figure [N·m] dynid printed over a case that exceeds
-:data:`ABSURD_FACTOR` × the largest effort limit of the robot file, or is not finite. A model that predicts
-that is a failed model and must be named as such, not printed as a number.
+**Absurd figures** (``public_scoring.absurd_figures``): every torque figure [N·m] dynid printed over a case that
+exceeds ten times the largest effort limit of the robot file, or is not finite. A model that predicts that is a
+failed model and must be named as such, not printed as a number.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import io
 import json
-import math
 import re
 import tempfile
 import time
@@ -37,14 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.public_scoring import absurd_figures
 from dynid.cli import main as dynid
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import DigitalTwin, home_configuration
 
-#: a torque figure above this many times the robot file's largest effort limit is absurd
-ABSURD_FACTOR = 10.0
 #: a case identified through its trap is right when its held-out fit is within this of the clean case's [points]
 FIT_MARGIN_POINTS = 2.0
 RATE_HZ = 1000.0
@@ -83,24 +81,6 @@ def run_dynid(argv: list[str]) -> Run:
         except SystemExit as exit_:
             code = int(exit_.code or 0) if not isinstance(exit_.code, str) else 2
     return Run([str(a) for a in argv], int(code or 0), buffer.getvalue())
-
-
-_TORQUE = re.compile(r'([-+]?(?:\d[\d ]*\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?inf|nan)\s*(?=N·m(?![/·]))', re.I)
-
-
-def absurd_figures(text: str, effort_limit: float) -> list[str]:
-    """The torque figures [N·m] in ``text`` above :data:`ABSURD_FACTOR` × ``effort_limit`` or not finite."""
-    bound = ABSURD_FACTOR * effort_limit
-    found = []
-    for match in _TORQUE.finditer(text):
-        raw = match.group(1).replace(' ', '')
-        try:
-            value = float(raw)
-        except ValueError:
-            continue
-        if not math.isfinite(value) or abs(value) > bound:
-            found.append(match.group(0).strip())
-    return found
 
 
 # ------------------------------------------------------------------------------------------- the arms

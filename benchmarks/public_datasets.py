@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import json
 import re
 import shutil
@@ -125,9 +126,14 @@ def say(text: str) -> None:
 
 def dynid(arguments: list[str]) -> None:
     """``dynid ARGUMENTS`` in this process, its report on stderr; a failure ends the benchmark with its code."""
+    from benchmarks.public_scoring import record_absurd
     from dynid.cli import main
-    with contextlib.redirect_stdout(sys.stderr):
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         code = main(arguments)
+    sys.stderr.write(out.getvalue())
+    record_absurd(arguments, out.getvalue())
     if code != 0:
         raise SystemExit(f'dynid {" ".join(arguments)} failed ({code})')
 

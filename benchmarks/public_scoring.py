@@ -14,6 +14,11 @@ a moving-block bootstrap of the rows (Künsch 1989), blocks of ⌈n^(1/3)⌉ row
 consecutive decimated rows' errors are correlated. Each cell keeps its rows' errors (``residual``, and the authors'
 model's, ``authors_residual``, where it is reproduced) for it.
 
+Absurd figures (:func:`absurd_figures`): every torque figure [N·m] a command printed above :data:`ABSURD_FACTOR` × the
+largest effort limit of its robot file (``--robot``, else the result's ``--params``), or not finite: a model that
+predicts that is a failed model and is to be named as such, not printed as a number. :class:`Runner` and
+``public_datasets.dynid`` keep them in :data:`ABSURD_PRINTED`.
+
 Library warnings: every Python warning (numpy's ``RuntimeWarning``, scipy's, cvxpy's, ...) a ``dynid`` command lets
 reach the terminal is recorded instead of printed (the interpreter's default filters, afresh for each command, so
 each distinct warning counts once per command as a terminal shows it once per process) and counted.
@@ -23,7 +28,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
+import math
 import re
 import warnings
 from pathlib import Path
@@ -40,6 +47,52 @@ REMEDY = re.compile(r'(?:give|with|add|use|try|pass)\s+((?:--[a-z][a-z-]*(?:[ =]
 #: a refusal's way out that identifies the data as written: '--decimation-cutoff 10 identifies it', '--exclude-joint J'
 WAY_OUT = (re.compile(r'(--[a-z-]+ [0-9.]+) identifies it'), re.compile(r'(--exclude-joint [\w,]+)'),
            re.compile(r'(--(?!force)[a-z][a-z-]*(?: (?!--)[^\s,;:)`]+)?)'))
+
+
+#: a torque figure above this many times the robot file's largest effort limit is absurd
+ABSURD_FACTOR = 10.0
+_TORQUE = re.compile(r'([-+]?(?:\d[\d ]*\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?inf|nan)\s*(?=N·m(?![/·]))', re.I)
+#: every absurd figure a dynid command of this process printed: {'command', 'figure', 'limit'}
+ABSURD_PRINTED: list[dict] = []
+
+
+def absurd_figures(text: str, effort_limit: float) -> list[str]:
+    """The torque figures [N·m] in ``text`` above :data:`ABSURD_FACTOR` × ``effort_limit`` [N·m] or not finite."""
+    found = []
+    for match in _TORQUE.finditer(text):
+        try:
+            value = float(match.group(1).replace(' ', ''))
+        except ValueError:
+            continue
+        if not math.isfinite(value) or abs(value) > ABSURD_FACTOR * effort_limit:
+            found.append(match.group(0).strip())
+    return found
+
+
+@functools.cache
+def _effort_limit(spec: str) -> float | None:
+    from dynid.model import load_robot
+
+    try:
+        limits = np.asarray(load_robot(spec).effort_limits, dtype=float)
+    except Exception:  # a robot this benchmark cannot load: its figures are not judged
+        return None
+    return float(limits[np.isfinite(limits)].max()) if np.isfinite(limits).any() else None
+
+
+def record_absurd(argv: list, text: str) -> list[str]:
+    """The absurd figures ``dynid ARGV`` printed in ``text`` (module docstring), kept in :data:`ABSURD_PRINTED`."""
+    argv = [str(a) for a in argv]
+    spec = argv[argv.index('--robot') + 1] if '--robot' in argv[:-1] else None
+    if spec is None and '--params' in argv[:-1]:
+        from dynid.identify.result.result import IdentificationResult
+
+        with contextlib.suppress(Exception):
+            spec = IdentificationResult.load(argv[argv.index('--params') + 1]).robot
+    limit = _effort_limit(spec) if spec else None
+    found = absurd_figures(text, limit) if limit else []
+    ABSURD_PRINTED.extend({'command': ' '.join(argv[:2]), 'figure': figure, 'limit': limit} for figure in found)
+    return found
 
 
 #: the condition numbers identify prints, by what they are of (issue 71: one figure per run for each): the data
@@ -97,6 +150,7 @@ class Runner:
             except SystemExit as stop:  # argparse's refusals
                 code = stop.code if isinstance(stop.code, int) else 2
         self.calls += 1
+        record_absurd(argv, out.getvalue())
         seen = set()
         for w in caught:
             key = (w.category.__name__, str(w.message), w.filename, w.lineno)
