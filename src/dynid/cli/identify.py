@@ -25,6 +25,7 @@ from dynid.cli.shared import (
     output_file,
     output_folder,
     print_metrics,
+    robot_said,
 )
 from dynid.errors import InputError
 
@@ -137,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f'[{time.perf_counter() - start:6.1f} s] {text}', file=sys.stderr, flush=True)
 
-    robot = load_robot(args.robot, joints=args.joints)
+    robot = robot_said(load_robot(args.robot, joints=args.joints))
     drives_from_file(args.drives, robot)  # a bad drives file is refused before any work
     source = _prior_source(args, robot)  # and so is a bad prior
     say(f'reading {len(args.bags)} recording(s)')

@@ -72,10 +72,12 @@ def _command(args: argparse.Namespace, columns: str) -> str:
     """``dynid import`` as given, with the column map ``columns``."""
     import shlex
 
+    from dynid.io.csv_log import PRESETS
     from dynid.io.importing import ImportSettings
 
     words = ['dynid', 'import', *args.csv, '--columns', columns]
-    for flag, value in (('--robot', args.robot), ('--joints', ','.join(args.joints) if args.joints else None),
+    robot = args.robot or (PRESETS[args.preset].robot if args.preset else None)  # --columns needs it named
+    for flag, value in (('--robot', robot), ('--joints', ','.join(args.joints) if args.joints else None),
                         ('--rate', args.rate), ('--start', args.start or None), ('--end', args.end),
                         ('--timing', None if args.timing == 'auto' else args.timing),
                         ('--current-limit', args.current_limit), ('--drives', args.drives),
@@ -132,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
                 raise
             reason = InputError(error.reason, fields=error.fields)
             raise InputError(f'{message(reason)}: {_command(args, error.columns)}') from None
+    if robot.range_note:  # the checks took these joints as unbounded
+        report.notes.append(robot.range_note)
     for line in report.lines():
         print(line)
     with written(output) as target:  # the bag and its import.yaml whole, or nothing

@@ -74,6 +74,15 @@ def add_robot_argument(parser, more: str = ' (as for dynid model)', **kwargs) ->
     add_option(parser, RobotSettings, 'robot', '--robot', more=more, **kwargs)
 
 
+def robot_said(robot):
+    """``robot``, its :attr:`~dynid.model.RobotModel.range_note` printed (joints the checks take as unbounded)."""
+    if robot.range_note:
+        import sys
+
+        print(f'note: {robot.range_note}', file=sys.stderr)
+    return robot
+
+
 def add_joints_argument(parser: argparse.ArgumentParser, from_result: bool = False) -> None:
     """--joints: the serial chain of a description that branches (or a part of one), the others locked."""
     parser.add_argument('--joints', type=joint_list, default=None, metavar='J1,J2,...',

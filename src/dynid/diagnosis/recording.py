@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.io.dataset import Dataset
+from dynid.io.log_checks import velocity_time_ratio
 from dynid.model.robot import RobotModel
 
 #: a time ratio r outside [1/TIME_BAND, TIME_BAND] is named (module docstring)
@@ -20,19 +21,9 @@ TIME_BAND = 3.0
 
 
 def time_scale(dataset: Dataset) -> float:
-    """The ratio r of Δq/Δt to the recorded q̇ over all joints (module docstring); NaN where it cannot be told
-    (fewer than 3 samples, no motion)."""
-    if dataset.n_samples < 3 or dataset.dq is None:
-        return float('nan')
-    t = np.asarray(dataset.t, float)
-    if not np.all(np.diff(t) > 0):
-        return float('nan')
-    slope = np.gradient(dataset.q, t, axis=0)
-    recorded = dataset.dq
-    energy = float(np.sum(recorded * recorded))
-    if not energy > 0:
-        return float('nan')
-    return float(np.sum(slope * recorded) / energy)
+    """The ratio r of Δq/Δt to the recorded q̇ over all joints (module docstring; :func:`velocity_time_ratio`); NaN
+    where it cannot be told (fewer than 3 samples, no motion)."""
+    return velocity_time_ratio(dataset.t, dataset.q, dataset.dq)
 
 
 def degree_joints(dataset: Dataset, robot: RobotModel) -> list[str]:

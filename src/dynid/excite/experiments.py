@@ -148,6 +148,8 @@ def check_robot_limits(robot: RobotModel, trajectory: Trajectory, samples: int =
     times = np.linspace(0.0, trajectory.duration_s, samples)
     q, dq, _ = (reorder_trajectory_output(v, trajectory.joint_names, robot.joint_names)
                 for v in trajectory.evaluate(times))
+    robot.require_ranges('the experiment', [n for n, moved in zip(robot.joint_names, np.ptp(q, axis=0) > 0, strict=True)
+                                            if moved])
     position = (q.min(axis=0) < robot.lower_limits - 1e-9) | (q.max(axis=0) > robot.upper_limits + 1e-9)
     velocity = np.abs(dq).max(axis=0) > robot.velocity_limits * (1 + 1e-6)
     for label, bad in (('position', position), ('velocity', velocity)):

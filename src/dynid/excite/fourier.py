@@ -56,6 +56,7 @@ def default_limits(robot: RobotModel, home: np.ndarray, position_range: float = 
                         ('acceleration', acceleration)):
         if not np.isfinite(value) or value <= 0:
             raise InputError(f'{name} must be > 0, got {value!r}')
+    robot.require_ranges('the excitation')
     center = 0.5 * (np.where(np.isfinite(robot.lower_limits), robot.lower_limits, -np.pi)
                     + np.where(np.isfinite(robot.upper_limits), robot.upper_limits, np.pi))
     half = 0.45 * (np.where(np.isfinite(robot.upper_limits), robot.upper_limits, center + np.pi)

@@ -24,7 +24,8 @@ Presets:
 
 The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: optional ``time=COLUMN``
 (a log without one is taken at a given rate, ``dynid import --rate``), optional
-``time_unit=s|ms|us|ns`` (default s) and SIGNAL=PATTERN for any of q (required, or motor_q), dq, tau, current,
+``time_unit=s|ms|us|ns`` or seconds per count (default s; a column that counts samples at 500 Hz is
+``time_unit=0.002``) and SIGNAL=PATTERN for any of q (required, or motor_q), dq, tau, current,
 temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``, or by
 position ``time=#0,q=#{n},dq=#{i+7},current=#{i+13}``.
 ``motor_q``/``motor_dq`` are the motors' encoder positions [rad] and velocities [rad/s] on their shafts, one per
@@ -39,14 +40,15 @@ other than the header's, or a field that is not a finite number in a column the 
 
 from __future__ import annotations
 
+import math
 import re
 import string
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from dynid.errors import InputError, checked_choice
+from dynid.errors import InputError
 from dynid.io.log_tables import LogTable
 
 SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq', 'motor_torque')
@@ -145,7 +147,8 @@ class ColumnMap:
         file (``SIGNAL=FILE:PATTERN``)."""
         files = files or {}
         items = [f'time={self.time[0]}'] if self.time else []
-        unit = next((name for name, seconds in TIME_UNITS.items() if seconds == self.time_unit_s), 's')
+        unit = next((name for name, seconds in TIME_UNITS.items() if seconds == self.time_unit_s),
+                    f'{self.time_unit_s:g}')
         items += [f'time_unit={unit}'] if self.time and unit != 's' else []
         items += [f'{signal}={files[signal] + ":" if signal in files else ""}{patterns[0]}'
                   for signal, patterns in self.signals.items()]
@@ -253,8 +256,7 @@ def parse_column_spec(text: str) -> ColumnMap:
                          'log without one)', fields=('columns',))
     if 'time_unit' in entries and 'time' not in entries:
         raise InputError('{columns}: time_unit without time=COLUMN', fields=('columns',))
-    unit = entries.pop('time_unit', 's')
-    checked_choice('{columns}: time_unit', unit, TIME_UNITS, fields=('columns',))
+    unit_s = _time_unit_s(entries.pop('time_unit', 's'))
     signals = {}
     for signal in (key for key in entries if key in SIGNALS):  # in the order given
         if signal in entries:
@@ -264,8 +266,35 @@ def parse_column_spec(text: str) -> ColumnMap:
                                  f'(index from 0), {{n}} (from 1), either with an offset ({{i+7}}), or {{name}}',
                                  fields=('columns',))
             signals[signal] = (pattern,)
-    return ColumnMap(time=(entries['time'],) if 'time' in entries else (), time_unit_s=TIME_UNITS[unit],
-                     signals=signals)
+    return ColumnMap(time=(entries['time'],) if 'time' in entries else (), time_unit_s=unit_s, signals=signals)
+
+
+def _time_unit_s(unit: str) -> float:
+    """Seconds per count of a time unit: a name of ``TIME_UNITS`` or a number of seconds (a column that counts
+    samples: the sample period, e.g. 0.002 at 500 Hz)."""
+    if unit in TIME_UNITS:
+        return TIME_UNITS[unit]
+    try:
+        seconds = float(unit)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f'{{columns}}: time_unit must be one of {", ".join(TIME_UNITS)} or seconds per count (> 0), '
+                         f'got {unit!r}', fields=('columns',))
+    return seconds
+
+
+def read_at(column_map: ColumnMap, header: list[str], joint_names, time_unit_s: float) -> ColumnMap:
+    """``column_map`` with its time column in ``time_unit_s`` [s per count] and, of each name's candidates, the
+    one ``header`` holds (a preset's map written as the generic spec reads the same columns)."""
+    present = set(header)
+
+    def held(patterns: tuple[str, ...]) -> str:
+        return next((p for p in patterns if all(name in present for name in expand(p, joint_names))), patterns[0])
+
+    time = next((name for name in column_map.time if name in present), column_map.time[0])
+    return replace(column_map, time=(time,), time_unit_s=time_unit_s,
+                   signals={signal: (held(patterns),) for signal, patterns in column_map.signals.items()})
 
 
 @dataclass

@@ -39,10 +39,18 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.files import write_text
 from dynid.io import STORAGES
-from dynid.io.csv_log import ColumnMap, apply_column_map
+from dynid.io.csv_log import ColumnMap, apply_column_map, read_at
 from dynid.io.dataset import Dataset
-from dynid.io.log_checks import REPEATED_STATE, LogLimits, check_jumps, check_rows
-from dynid.io.log_files import join_logs
+from dynid.io.log_checks import (
+    REPEATED_STATE,
+    TIME_FACTOR,
+    TIME_MOVING_RAD,
+    LogLimits,
+    check_jumps,
+    check_rows,
+    velocity_time_ratio,
+)
+from dynid.io.log_files import FileSetError, join_logs
 from dynid.io.log_tables import read_table
 from dynid.io.motor_side import motor_side_notes, motor_side_signals
 from dynid.io.resample import grid_period, resample
@@ -99,6 +107,27 @@ class ImportSettings:
         if self.drives is not None and not Path(self.drives).is_file():
             raise InputError(f'{{drives}}: no drives file {self.drives}', fields=('drives',))
         return self
+
+
+class TimeBaseError(InputError):
+    """Rows whose stamps disagree with their motion by more than ``TIME_FACTOR`` (:mod:`dynid.io.log_checks`):
+    ``ratio`` r of Δq/Δt to the logged q̇, ``period_s`` the stamps' median step; the motion's is r·period_s."""
+
+    def __init__(self, name: str, ratio: float, period_s: float):
+        implied = ratio * period_s
+        super().__init__(f'{name}: its rows lie {period_s:.4g} s apart by its time, {implied:.4g} s '
+                         f'({1.0 / implied:.4g} Hz) by its motion: the positions change {ratio:.3g}× as fast over the '
+                         f'time as the logged velocity says (Δq/Δt against q̇ over all joints)')
+        self.ratio, self.period_s = ratio, period_s
+
+
+def nice_period(seconds: float) -> float:
+    """``seconds`` [s] rounded to the nearest {1, 1.25, 2, 2.5, 4, 5, 8}·10^k where one lies within 10 % (the periods
+    of the usual control rates: 1 kHz, 125 Hz, 8 kHz …), else to two significant digits."""
+    exponent = math.floor(math.log10(seconds))
+    candidates = [m * 10.0 ** e for e in (exponent, exponent + 1) for m in (1, 1.25, 2, 2.5, 4, 5, 8)]
+    best = min(candidates, key=lambda c: abs(math.log(c / seconds)))
+    return best if abs(best / seconds - 1.0) <= 0.1 else float(f'{seconds:.2g}')
 
 
 @dataclass
@@ -224,9 +253,26 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     by = f'the drives file {settings.drives}' if settings.drives else "the robot's drive data"
     report.notes += motor_side_notes(log.signals, drives, by)
     t, signals, where = _cut(t, signals, log.where, settings, report, str(paths[0]))
-    dataset, report, start_ns = _import_rows(t, signals, where, joint_names, limits, settings, report,
-                                             str(paths[0]), source)
+    try:
+        dataset, report, start_ns = _import_rows(t, signals, where, joint_names, limits, settings, report,
+                                                 str(paths[0]), source)
+    except TimeBaseError as error:
+        raise _time_base_fix(error, column_map, joined.header, joint_names, settings) from None
     return dataset, report, _start_stamp(start_ns, report)
+
+
+def _time_base_fix(error: TimeBaseError, column_map: ColumnMap, header, joint_names,
+                   settings: ImportSettings) -> InputError:
+    """The refusal of a log whose time disagrees with its motion, with the reading that makes them agree: the rate
+    the motion implies for rows without a time column, else the time column in the unit it implies."""
+    if not column_map.time:
+        rate = 1.0 / nice_period(error.ratio / settings.rate_hz)
+        return InputError(f'{error}: give the rate of its rows, {{rate}} {rate:g} (the robot\'s control rate)',
+                          fields=('rate',))
+    unit = nice_period(error.ratio * column_map.time_unit_s)
+    return FileSetError(f'{error}; a time column that counts samples, or in another unit, reads right at {unit:g} s '
+                        f'per count',
+                        read_at(column_map, header, joint_names, unit).spec())
 
 
 def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | None = None,
@@ -316,6 +362,9 @@ def _import_rows(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarra
         raise InputError(f'{name}: fewer than 2 rows passed the checks ({"; ".join(report.lines()[-3:])})')
     rows_period = float(np.median(np.diff(t[timed]))) if np.count_nonzero(timed) > 1 else None
     t, signals, where = t[keep], {key: values[keep] for key, values in signals.items()}, where[keep]
+    ratio = abs(velocity_time_ratio(t, signals['q'], signals.get('dq'), TIME_MOVING_RAD))  # a velocity's sign aside
+    if ratio > 0 and not 1.0 / TIME_FACTOR <= ratio <= TIME_FACTOR:
+        raise TimeBaseError(name, ratio, float(np.median(np.diff(t))))
     timing = _timing(t, settings, rows_period, repeats / max(1, np.count_nonzero(timed)))
     report.timing.update(_timing_report(timing, t.size, settings))
     times = timing.times

@@ -13,6 +13,13 @@
   what the joint can move in that time, ``JUMP_FACTOR``·v_max·Δt plus twice the position rounding
   seen in the data, and they have opposite signs (the sample leaves the path and comes back).
 
+Before the rows are placed in time, :func:`velocity_time_ratio` compares the stamps with the motion: the ratio r of
+the positions' velocity over the stamps, Δq/Δt, to the logged velocity q̇ (least squares over all joints) is 1 where
+the stamps are in seconds, over the joints whose positions span more than ``TIME_MOVING_RAD`` (below it, encoder
+noise decides r). A time column that counts samples at 1 kHz, or holds milliseconds read as seconds, gives
+r ≈ 10⁻³; r outside [1/``TIME_FACTOR``, ``TIME_FACTOR``] refuses the log with the period the motion implies,
+r times the stamps' (a velocity that is filtered, lagged or noisy moves r by far less than that factor).
+
 A single step beyond that bound with no return (an encoder reset, a lost stretch) is not bridged: the
 recording is split there (:attr:`CheckedLog.breaks`). v_max is the joint's velocity limit where the
 robot states one, else ``JUMP_FACTOR`` times the largest logged |velocity| of that joint. The current
@@ -32,6 +39,8 @@ VELOCITY_FACTOR = 1.5
 TORQUE_FACTOR = 3.0
 CURRENT_FACTOR = 3.0
 JUMP_FACTOR = 1.5
+TIME_FACTOR = 10.0
+TIME_MOVING_RAD = 0.05
 TEMPERATURE_RANGE_C = (-40.0, 150.0)
 
 
@@ -81,6 +90,25 @@ def position_rounding(q: np.ndarray) -> float:
     steps = np.abs(np.diff(q, axis=0)).ravel()
     steps = steps[steps > 1e-12]
     return float(np.percentile(steps, 1.0)) if steps.size else 0.0
+
+
+def velocity_time_ratio(t: np.ndarray, q: np.ndarray, dq: np.ndarray | None, moving_rad: float = 0.0) -> float:
+    """The ratio r = Σ(Δq/Δt · q̇)/Σ q̇² of the positions' velocity over the stamps ``t`` (N,) [s] (central differences)
+    to the logged velocity ``dq`` (N, n), over the joints whose positions ``q`` (N, n) span more than ``moving_rad``
+    (module docstring); NaN where it cannot be told (no velocity, fewer than 3 rows, stamps not increasing, no
+    motion)."""
+    if dq is None or np.shape(t)[0] < 3:
+        return float('nan')
+    t = np.asarray(t, float)
+    if not np.all(np.diff(t) > 0):
+        return float('nan')
+    moving = np.ptp(q, axis=0) > moving_rad
+    with np.errstate(over='ignore', invalid='ignore'):
+        slope = np.gradient(q[:, moving], t, axis=0)
+        energy = float(np.sum(dq[:, moving] * dq[:, moving]))
+        if not energy > 0:
+            return float('nan')
+        return float(np.sum(slope * dq[:, moving]) / energy)
 
 
 def _drop(dropped: dict, keep: np.ndarray, reason: str, rows: np.ndarray) -> None:

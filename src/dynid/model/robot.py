@@ -104,6 +104,12 @@ class RobotModel:
         limited = ~self._continuous
         lower[limited] = _finite_or_inf(model.lowerPositionLimit[self._q_index[limited]], -1.0)
         upper[limited] = _finite_or_inf(model.upperPositionLimit[self._q_index[limited]], 1.0)
+        unstated = (np.array([t == 'revolute' for t in types]) & (lower == 0.0) & (upper == 0.0))
+        lower[unstated], upper[unstated] = -np.inf, np.inf
+        #: Revolute joints whose position range reads 0 to 0 (a URDF ``<limit>`` without lower and upper, which
+        #: default to 0): taken as unbounded, like continuous joints (:attr:`range_note` says so).
+        self.unstated_ranges: tuple[str, ...] = tuple(name for name, u in zip(self.joint_names, unstated, strict=True)
+                                                       if u)
         self.lower_limits = lower
         self.upper_limits = upper
         self.velocity_limits = _finite_or_inf(model.velocityLimit, 1.0)
@@ -187,7 +193,7 @@ class RobotModel:
         robot = cls(model, name=name, flange=flange, drives=drives, source=source)
         robot.urdf = text if is_xml else urdf
         robot.urdf_joints = None if joints is None else robot.joint_names
-        robot.notes = notes
+        robot.notes = notes + ((robot.range_note,) if robot.range_note else ())
         return robot
 
     @staticmethod
@@ -233,6 +239,23 @@ class RobotModel:
     def n(self) -> int:
         """Number of joints."""
         return len(self.joint_names)
+
+    @property
+    def range_note(self) -> str | None:
+        """One line naming the joints of :attr:`unstated_ranges` and how they are taken, or None."""
+        if not self.unstated_ranges:
+            return None
+        return (f'the robot file gives {", ".join(self.unstated_ranges)} no position range (lower and upper read 0 '
+                f'to 0: a URDF <limit> without lower and upper): taken as unbounded, like continuous joints')
+
+    def require_ranges(self, purpose: str, joints: Sequence[str] | None = None) -> None:
+        """Refuse (InputError) where ``purpose`` needs the position ranges of ``joints`` (default: all) and the
+        robot file gives some of them none (:attr:`unstated_ranges`), naming them and the range read."""
+        missing = [name for name in self.unstated_ranges if joints is None or name in joints]
+        if missing:
+            raise InputError(f'{purpose} keeps within the joints\' position ranges, and the robot file gives '
+                             f'{", ".join(missing)} none (lower and upper read 0 to 0: a URDF <limit> without lower '
+                             f'and upper): give each its range in the robot file (<limit lower=".." upper=".." [rad]>)')
 
     @property
     def pinocchio_model(self) -> pin.Model:
