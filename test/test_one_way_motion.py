@@ -1,0 +1,69 @@
+"""Motion that never reverses a joint: Coulomb friction and the offset held and said.
+
+On a joint whose velocity keeps one sign, the Coulomb column Fc·sgn(ω) is a constant and duplicates the offset's
+(Gautier & Briot 2014): the identification holds the offset at 0 and says so, the robot file's reference does the same
+(else its two opposite constants of any size predict 1e4 N·m on a motion that reverses).
+"""
+
+import numpy as np
+import pytest
+
+from builders import SYNTHETIC_FC, SYNTHETIC_OFFSET, one_way_recording, synthetic_recording
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.steps.run import IdentifyOptions, identify
+from dynid.identify.validation.validate import validate
+from dynid.model import load_robot
+
+
+@pytest.fixture(scope='module')
+def ur5e_robot():
+    return load_robot('ur5e')
+
+
+def _identify(robot, dataset, friction='viscous_coulomb'):
+    spec = ModelSpec(torque_source='joint_torque', **({'friction': friction} if friction else {}))
+    return identify(robot, [RecordingInput(dataset, name='log')], spec, options=IdentifyOptions('wls', physical=None))
+
+
+@pytest.mark.parametrize('friction', ['viscous_coulomb', None])  # the law given, and the law left to the folds
+def test_a_joint_that_never_reverses_holds_its_offset_and_says_why(ur5e_robot, friction):
+    robot = ur5e_robot
+    result = _identify(robot, one_way_recording(robot, one_way=[1]), friction)
+    held = result.model['held']
+    assert 'never reverses in these recordings' in held['tau0_2']['reason']
+    assert held['tau0_2']['value'] == 0.0
+    assert all('never reverse' not in held.get(f'tau0_{j + 1}', {}).get('reason', '') for j in (0, 2, 3, 4, 5))
+    warning = next(w for w in result.warnings if 'never reverses' in w)
+    assert warning.startswith('held, not identified: tau0_2 = 0 (shoulder_lift_joint never reverses')
+    assert 'Coulomb friction and the torque offset cannot be told apart' in warning
+    # Coulomb holds both: the joint moves backward, so Fc·sgn(ω) + τ0 = −(Fc − τ0) (builders: Fc 1.5, τ0 0.7 N·m);
+    # 0.15 N·m: what the ripple's short range leaves of the rigid-body terms that trade with a constant
+    assert result.value('Fc_2') == pytest.approx(SYNTHETIC_FC - SYNTHETIC_OFFSET, abs=0.15)
+    # the joints that reverse keep both, as identified (1 % noise: within 0.05 N·m)
+    for j in (0, 2, 3, 4, 5):
+        assert result.value(f'Fc_{j + 1}') == pytest.approx(SYNTHETIC_FC, abs=0.05)
+
+
+def test_every_joint_one_way_is_identified_not_refused_nor_split_into_opposite_constants(ur5e_robot):
+    robot = ur5e_robot
+    result = _identify(robot, one_way_recording(robot, one_way=range(robot.n)))
+    assert all(result.value(f'tau0_{j + 1}') == 0.0 for j in range(robot.n))
+    # before, the least squares split each joint's constant into Fc and τ0 of any size and opposite signs
+    assert all(abs(result.value(f'Fc_{j + 1}')) < 10.0 for j in range(robot.n))
+    assert sum('never reverse' in w for w in result.warnings) == 1  # one line naming every joint
+
+
+def test_joints_that_reverse_hold_nothing(ur5e_robot):
+    result = _identify(ur5e_robot, synthetic_recording(ur5e_robot))
+    assert not any('never reverse' in entry['reason'] for entry in (result.model.get('held') or {}).values())
+    assert not any('never reverse' in w for w in result.warnings)
+
+
+def test_the_robot_files_reference_on_a_one_way_log_predicts_a_motion_that_reverses(ur5e_robot):
+    robot = ur5e_robot
+    result = _identify(robot, one_way_recording(robot, one_way=range(robot.n)))
+    reference = result.robot_file_reference()
+    assert all(reference[f'tau0_{j + 1}'] == 0.0 for j in range(robot.n))
+    metrics = validate(result, robot, synthetic_recording(robot, seed=3))
+    # the robot file's own links on a torque made of them: its RMSE is the noise and friction's error, not 1e4 N·m
+    assert metrics['robot_file']['rmse'] < 5.0
