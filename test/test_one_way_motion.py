@@ -1,15 +1,18 @@
-"""Motion that never reverses a joint: Coulomb friction and the offset held and said.
+"""Motion that never reverses a joint: Coulomb friction and the offset held and said; no absurd figure printed.
 
 On a joint whose velocity keeps one sign, the Coulomb column Fc·sgn(ω) is a constant and duplicates the offset's
 (Gautier & Briot 2014): the identification holds the offset at 0 and says so, the robot file's reference does the same
-(else its two opposite constants of any size predict 1e4 N·m on a motion that reverses).
+(else its two opposite constants of any size predict 1e4 N·m on a motion that reverses), and a model predicting far
+beyond a joint's effort limit is named failed instead of printing its figures.
 """
 
 import numpy as np
 import pytest
 
 from builders import SYNTHETIC_FC, SYNTHETIC_OFFSET, one_way_recording, synthetic_recording
+from dynid.cli.shared import print_metrics
 from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.result.metrics import FAILED_MODEL_FACTOR, equation_metrics, failed_model
 from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.identify.validation.validate import validate
 from dynid.model import load_robot
@@ -65,5 +68,67 @@ def test_the_robot_files_reference_on_a_one_way_log_predicts_a_motion_that_rever
     reference = result.robot_file_reference()
     assert all(reference[f'tau0_{j + 1}'] == 0.0 for j in range(robot.n))
     metrics = validate(result, robot, synthetic_recording(robot, seed=3))
+    assert 'failed' not in metrics['robot_file']
     # the robot file's own links on a torque made of them: its RMSE is the noise and friction's error, not 1e4 N·m
     assert metrics['robot_file']['rmse'] < 5.0
+
+
+def test_a_prediction_far_beyond_the_effort_limit_fails_and_a_good_one_does_not():
+    joints = np.repeat([0, 1], 50)
+    measured = np.concatenate([np.linspace(-30, 30, 50), np.linspace(-5, 5, 50)])
+    limits = np.array([150.0, 28.0])
+    assert failed_model(1.3 * measured, joints, ['a', 'b'], limits, measured) is None
+    wild = measured.copy()
+    wild[60] = 9.7e9
+    failed = failed_model(wild, joints, ['a', 'b'], limits, measured)
+    assert failed == {'joint': 'b', 'peak': 9.7e9, 'bound': 28.0, 'bound_of': 'effort limit'}
+    # just above the factor fails, just below does not
+    edge = measured.copy()
+    edge[60] = 1.01 * FAILED_MODEL_FACTOR * 28.0
+    assert failed_model(edge, joints, ['a', 'b'], limits, measured)['joint'] == 'b'
+    edge[60] = 0.99 * FAILED_MODEL_FACTOR * 28.0
+    assert failed_model(edge, joints, ['a', 'b'], limits, measured) is None
+    # without an effort limit: against the largest torque measured on any joint (30 N·m)
+    unlimited = np.array([np.inf, 0.0])
+    assert failed_model(wild, joints, ['a', 'b'], unlimited, measured)['bound_of'] == 'largest measured torque'
+    edge[60] = 0.99 * FAILED_MODEL_FACTOR * 30.0
+    assert failed_model(edge, joints, ['a', 'b'], unlimited, measured) is None
+    wild[10] = np.nan
+    assert failed_model(wild, joints, ['a', 'b'], limits, measured)['joint'] == 'a'
+
+
+def test_print_metrics_names_a_failed_model_instead_of_its_figures(capsys):
+    joints = np.repeat([0, 1], 50)
+    measured = np.concatenate([np.linspace(-30, 30, 50), np.linspace(-5, 5, 50)])
+    wild = measured.copy()
+    wild[60] = 9.7e9
+    metrics = equation_metrics(measured, measured + 0.1, joints, ['a', 'b'])
+    reference = equation_metrics(measured, wild, joints, ['a', 'b'])
+    metrics['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
+    metrics['robot_file']['failed'] = failed_model(wild, joints, ['a', 'b'], np.array([150.0, 28.0]), measured)
+    print_metrics('held out', metrics)
+    out = capsys.readouterr().out
+    assert ("the robot file's own model fails on this motion: predicts up to 9.7e+09 N·m on b, its effort limit "
+            "28 N·m") in out
+    assert f'{reference["rmse"]:.4g}' not in out and f'{reference["relative_residual"]:.4g}' not in out
+    assert out.count('robot file: failed') == 2
+    assert 'RMSE      0.1 N·m' in out  # the model identified keeps its figures
+
+
+def test_a_result_predicting_far_beyond_the_limits_is_failed_in_validation_and_its_warning(ur5e_robot):
+    import dataclasses
+
+    from dynid.identify.result.quality import validation_warnings
+
+    robot = ur5e_robot
+    result = _identify(robot, synthetic_recording(robot))
+    values = np.asarray(result.values).copy()
+    values[result.parameter_names.index('Fc_2')] = 1.0e4  # the one-way split's size, now on a motion that reverses
+    metrics = validate(dataclasses.replace(result, values=values), robot, synthetic_recording(robot, seed=3))
+    assert metrics['failed']['joint'] == 'shoulder_lift_joint' and metrics['failed']['peak'] > 1.0e4
+    assert metrics['failed']['bound'] == robot.effort_limits[1]
+    warning, = validation_warnings(metrics, result.metrics.get('train'))
+    assert warning.startswith('absurd fit: the model fails on this motion: predicts up to ')
+    assert 'N·m on shoulder_lift_joint, its effort limit 150 N·m (more than 10 times)' in warning
+    assert 'NRMSE fit' not in warning  # not the fit of a model that is none of the arm
+    assert 'failed' not in validate(result, robot, synthetic_recording(robot, seed=3))
