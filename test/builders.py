@@ -212,19 +212,20 @@ def synthetic_recording(robot, seconds=8.0, rate_hz=500.0, seed=0, coulomb_width
 SYNTHETIC_OFFSET = 0.7
 
 
-def one_way_recording(robot, one_way, seconds=8.0, rate_hz=500.0, seed=0, speed=0.15):
+def one_way_recording(robot, one_way, seconds=8.0, rate_hz=500.0, seed=0, speed=0.15, ripple=0.6):
     """synthetic_recording's torques (its friction plus SYNTHETIC_OFFSET on every joint) on a motion where the joints
     ``one_way`` (indices) never reverse: a ramp at ``speed`` [rad/s] (forward on even indices, backward on odd) with a
-    ripple whose velocity stays within 0.6 of the ramp's; the others swing both ways as there."""
+    ripple whose velocity stays within ``ripple`` (< 1) of the ramp's (0: a steady speed); the others swing both ways
+    as there."""
     base = synthetic_recording(robot, seconds, rate_hz, seed)
     t, q, dq = base.t, base.q.copy(), base.dq.copy()
     ddq = np.gradient(dq, t, axis=0)
     for j in one_way:
-        ripple = dq[:, j] - dq[:, j].mean()
-        scale = 0.6 * speed / np.abs(ripple).max()
+        ripple_dq = dq[:, j] - dq[:, j].mean()
+        scale = ripple * speed / np.abs(ripple_dq).max()
         ramp = speed * (1.0 if j % 2 == 0 else -1.0)
         q[:, j] = base.q[:, j].mean() + ramp * (t - seconds / 2) + scale * (base.q[:, j] - base.q[:, j].mean())
-        dq[:, j] = ramp + scale * ripple
+        dq[:, j] = ramp + scale * ripple_dq
         ddq[:, j] = scale * ddq[:, j]
     rng = np.random.default_rng([seed, 1])
     tau = robot.inverse_dynamics(q, dq, ddq) + SYNTHETIC_FC * np.tanh(dq / 0.01) + SYNTHETIC_FV * dq + SYNTHETIC_OFFSET

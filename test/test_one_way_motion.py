@@ -9,7 +9,7 @@ beyond a joint's effort limit is named failed instead of printing its figures.
 import numpy as np
 import pytest
 
-from builders import SYNTHETIC_FC, SYNTHETIC_OFFSET, one_way_recording, synthetic_recording
+from builders import SYNTHETIC_FC, SYNTHETIC_FV, SYNTHETIC_OFFSET, one_way_recording, synthetic_recording
 from dynid.cli.shared import print_metrics
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.result.metrics import FAILED_MODEL_FACTOR, equation_metrics, failed_model
@@ -54,6 +54,22 @@ def test_every_joint_one_way_is_identified_not_refused_nor_split_into_opposite_c
     # before, the least squares split each joint's constant into Fc and τ0 of any size and opposite signs
     assert all(abs(result.value(f'Fc_{j + 1}')) < 10.0 for j in range(robot.n))
     assert sum('never reverse' in w for w in result.warnings) == 1  # one line naming every joint
+
+
+def test_a_one_way_joint_at_a_steady_speed_holds_its_viscous_friction_too(ur5e_robot):
+    robot = ur5e_robot
+    result = _identify(robot, one_way_recording(robot, one_way=[1], ripple=0.0))
+    held = result.model['held']
+    assert held['Fv_2']['value'] == 0.0 and 'at a steady speed' in held['Fv_2']['reason']
+    assert held['tau0_2']['value'] == 0.0 and 'Fv_1' not in held
+    # Coulomb holds the constant: backward at 0.15 rad/s, −Fc + Fv·(−0.15) + τ0 (builders: 1.5, 0.8, 0.7 N·m) = −0.92;
+    # before, Fc_2 and Fv_2 split it into +7.4e4 and −5.0e5 (measured). 0.3 N·m: the shoulder's 1 % noise (~1.5 N·m)
+    # over its 385 rows leaves σ ≈ 0.08 N·m on a constant, and the rigid-body terms take some (measured 0.18 off)
+    assert result.value('Fc_2') == pytest.approx(SYNTHETIC_FC + 0.15 * SYNTHETIC_FV - SYNTHETIC_OFFSET, abs=0.3)
+    reference = result.robot_file_reference()
+    assert reference['Fv_2'] == 0.0 and reference['tau0_2'] == 0.0 and abs(reference['Fc_2']) < 10.0
+    # the ripple of the other tests (speed ±60 %) keeps the viscous friction
+    assert 'Fv_2' not in _identify(robot, one_way_recording(robot, one_way=[1])).model['held']
 
 
 def test_joints_that_reverse_hold_nothing(ur5e_robot):
