@@ -208,6 +208,31 @@ def synthetic_recording(robot, seconds=8.0, rate_hz=500.0, seed=0, coulomb_width
     return Dataset(robot.joint_names, t, q, dq, tau=tau)
 
 
+#: the torque offset [N·m] of one_way_recording's joints, beside SYNTHETIC_FC and SYNTHETIC_FV
+SYNTHETIC_OFFSET = 0.7
+
+
+def one_way_recording(robot, one_way, seconds=8.0, rate_hz=500.0, seed=0, speed=0.15, ripple=0.6):
+    """synthetic_recording's torques (its friction plus SYNTHETIC_OFFSET on every joint) on a motion where the joints
+    ``one_way`` (indices) never reverse: a ramp at ``speed`` [rad/s] (forward on even indices, backward on odd) with a
+    ripple whose velocity stays within ``ripple`` (< 1) of the ramp's (0: a steady speed); the others swing both ways
+    as there."""
+    base = synthetic_recording(robot, seconds, rate_hz, seed)
+    t, q, dq = base.t, base.q.copy(), base.dq.copy()
+    ddq = np.gradient(dq, t, axis=0)
+    for j in one_way:
+        ripple_dq = dq[:, j] - dq[:, j].mean()
+        scale = ripple * speed / np.abs(ripple_dq).max()
+        ramp = speed * (1.0 if j % 2 == 0 else -1.0)
+        q[:, j] = base.q[:, j].mean() + ramp * (t - seconds / 2) + scale * (base.q[:, j] - base.q[:, j].mean())
+        dq[:, j] = ramp + scale * ripple_dq
+        ddq[:, j] = scale * ddq[:, j]
+    rng = np.random.default_rng([seed, 1])
+    tau = robot.inverse_dynamics(q, dq, ddq) + SYNTHETIC_FC * np.tanh(dq / 0.01) + SYNTHETIC_FV * dq + SYNTHETIC_OFFSET
+    tau += 0.01 * np.abs(tau).max(axis=0) * rng.normal(size=tau.shape)
+    return Dataset(robot.joint_names, t, q, dq, tau=tau)
+
+
 #: the robots of fleet_record whose joint wears, and which joint
 FLEET_WORN = {'cell-02': 'elbow_joint', 'cell-05': 'wrist_1_joint'}
 

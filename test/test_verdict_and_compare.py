@@ -125,6 +125,28 @@ def test_compare_finds_the_worn_friction_in_sigma_and_scores_both(identified, ca
     assert (report / 'changes.png').stat().st_size > 10_000 and (report / 'torque_1.png').stat().st_size > 10_000
 
 
+def test_a_result_far_beyond_the_effort_limits_is_named_failed_by_validate_and_compare(identified, capsys):
+    import dataclasses
+
+    import numpy as np
+
+    folder = identified
+    train = IdentificationResult.load(folder / 'train.yaml')
+    values = np.asarray(train.values).copy()
+    values[train.parameter_names.index('Fc_2')] = 1.0e5  # the size of a one-way log's split constants
+    dataclasses.replace(train, values=values).save(folder / 'wild.yaml')
+    capsys.readouterr()
+    assert main(['validate', str(folder / 'check'), '--params', str(folder / 'wild.yaml')]) == 0
+    printed = capsys.readouterr().out
+    assert 'the model identified fails on this motion: predicts up to ' in printed
+    assert 'N·m on shoulder_lift_joint, its effort limit 150 N·m (more than 10 times)' in printed
+    assert printed.count('failed (above)') == 6 and 'NRMSE fit -' not in printed
+    assert main(['compare', str(folder / 'train.yaml'), str(folder / 'wild.yaml'), '--bag', str(folder / 'check')]) == 0
+    printed = capsys.readouterr().out
+    rows = printed[printed.index('held-out fit on'):]
+    assert rows.count(' failed ') == 6 and 'B fails on this motion: predicts up to' in rows
+
+
 def test_parameter_change_in_sigma():
     change = ParameterChange('Fc_1', 3.0, 0.03, 3.5, 0.04)
     assert change.z == pytest.approx(10.0) and change.relative_percent == pytest.approx(100 / 6)

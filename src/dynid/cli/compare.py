@@ -50,6 +50,24 @@ def _payload_masses(args: argparse.Namespace) -> list[float]:
     return masses
 
 
+def _print_heldout(comparison, bag: str, metrics: list[dict]) -> None:
+    """Both results' held-out fit per joint on ``bag``; a result whose prediction fails on the motion (its metrics'
+    ``failed``: :func:`dynid.identify.result.metrics.failed_model`) named as such instead of its fits."""
+    from dynid.identify.result.metrics import failed_text, format_number
+
+    print(f'held-out fit on {bag} [%]:')
+    print(f'  {"joint":<22} {"A":>8} {"B":>8} {"B − A":>8}')
+    failed = {label: block.get('failed') for label, block in zip('AB', metrics, strict=True)}
+    for _, joint, fit_a, fit_b in (row for row in comparison.heldout_rows() if row[0] == bag):
+        gap = None if fit_a is None or fit_b is None or any(failed.values()) else fit_b - fit_a
+        fits = ['failed' if failed[label] else format_number(fit, '.2f')
+                for label, fit in zip('AB', (fit_a, fit_b), strict=True)]
+        print(f'  {joint:<22} {fits[0]:>8} {fits[1]:>8} {format_number(gap, "+.2f"):>8}')
+    for label, found in failed.items():
+        if found:
+            print(f'{label} {failed_text(found)}')
+
+
 def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
@@ -111,12 +129,7 @@ def run(args: argparse.Namespace) -> int:
             (times, measured, predicted_a, keep), (_, _, predicted_b, _) = predicted
             if predicted_a.shape == predicted_b.shape:
                 series[bag] = (times, measured, predicted_a, predicted_b, keep)
-        print(f'held-out fit on {bag} [%]:')
-        print(f'  {"joint":<22} {"A":>8} {"B":>8} {"B − A":>8}')
-        for _, joint, fit_a, fit_b in (row for row in comparison.heldout_rows() if row[0] == bag):
-            gap = None if fit_a is None or fit_b is None else fit_b - fit_a
-            print(f'  {joint:<22} {format_number(fit_a, ".2f"):>8} {format_number(fit_b, ".2f"):>8} '
-                  f'{format_number(gap, "+.2f"):>8}')
+        _print_heldout(comparison, bag, metrics)
     if args.json is not None:
         path = Path(args.json)
         write_text(path, json.dumps(comparison.to_dict(), indent=2, allow_nan=False) + '\n')

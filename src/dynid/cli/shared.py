@@ -141,36 +141,49 @@ def print_metrics(label: str, metrics: dict) -> None:
 
 
 def _print_rows(label: str, metrics: dict) -> None:
-    """print_metrics' table and warnings of one space."""
+    """print_metrics' table and warnings of one space; a model that fails on the motion (its ``failed``:
+    :func:`dynid.identify.result.metrics.failed_model`) is named with its failure instead of its figures."""
     from dynid.identify.result.metrics import format_number as number
 
     joints = metrics['joints']
     scored = metrics.get('scored_joints', len(joints))
     reference = metrics.get('robot_file')
     other = metrics.get('compare_robot')
-    print(f'{label}: relative residual {number(metrics["relative_residual"], ".4g")}, RMSE '
-          f'{number(metrics["rmse"], ".4g")} N·m ({metrics["rows"]} equations; {scored} of {len(joints)} joints '
-          f'scored)' + ('' if reference is None else
-                       f'; the robot file\'s own model: relative residual '
-                       f'{number(reference["relative_residual"], ".4g")}')
-          + ('' if other is None else f'; {other["robot"]}: relative residual '
-                                      f'{number(other["relative_residual"], ".4g")}'))
+    print(f'{label}: ' + _summary(metrics, 'the model identified', 'relative residual {}, RMSE {} N·m'.format(
+        number(metrics['relative_residual'], '.4g'), number(metrics['rmse'], '.4g')))
+          + f' ({metrics["rows"]} equations; {scored} of {len(joints)} joints scored)'
+          + ('' if reference is None else '; ' + _summary(reference, 'the robot file\'s own model'))
+          + ('' if other is None else '; ' + _summary(other, other['robot'])))
     for name, m in joints.items():
-        line = (f'  {name:<22} RMSE {number(m["rmse"], ".4g"):>8} N·m   NRMSE fit '
-                f'{number(m["nrmse_fit_percent"], ".2f"):>7} %' + (f'   ({m["rows"]} rows)' if 'rows' in m else ''))
         if m.get('left_out'):
             print(f'  {name:<22} left out of the identification (exclude_joints): not scored')
             continue
+        line = f'  {name:<22} ' + ('failed (above)' if metrics.get('failed') else
+                                   f'RMSE {number(m["rmse"], ".4g"):>8} N·m   NRMSE fit '
+                                   f'{number(m["nrmse_fit_percent"], ".2f"):>7} %') \
+            + (f'   ({m["rows"]} rows)' if 'rows' in m else '')
         for title, block in (('robot file', reference), ('other', other)):
             if block is not None:
                 theirs = block['joints'][name]
-                line += (f'   {title}: RMSE {number(theirs["rmse"], ".4g"):>8} N·m, fit '
-                         f'{number(theirs["nrmse_fit_percent"], ".2f"):>7} %')
+                line += f'   {title}: ' + ('failed (above)' if block.get('failed') else
+                                           f'RMSE {number(theirs["rmse"], ".4g"):>8} N·m, fit '
+                                           f'{number(theirs["nrmse_fit_percent"], ".2f"):>7} %')
         print(line)
     for note in metrics.get('notes', []):
         print(f'note: {label}: {note}')
     for warning in metrics.get('warnings', []):
         print(f'warning: {label}: {warning}')
+
+
+def _summary(block: dict, model: str, figures: str | None = None) -> str:
+    """One model's figures on the header line (``figures``; default its relative residual), or its failure named."""
+    from dynid.identify.result.metrics import failed_text, format_number
+
+    if block.get('failed'):
+        return f'{model} {failed_text(block["failed"])}'
+    if figures is None:
+        return f'{model}: relative residual {format_number(block["relative_residual"], ".4g")}'
+    return figures
 
 
 def add_settings_arguments(parser: argparse.ArgumentParser, settings_class, title: str,

@@ -1,4 +1,10 @@
-"""Fit measures used by every fit and validation in dynid, and the metrics of identification results."""
+"""Fit measures used by every fit and validation in dynid, and the metrics of identification results.
+
+A model whose torque on some joint goes beyond :data:`FAILED_MODEL_FACTOR` times what the arm can produce there (the
+joint's effort limit from the robot file; where the file gives none, the largest torque measured on any joint) fails
+on the motion (:func:`failed_model`): its RMSE and fit are no figures of the arm, and the front ends name the failure
+instead of printing them.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +53,42 @@ def joint_metrics(measured: np.ndarray, predicted: np.ndarray) -> tuple[dict, st
         return ({'rmse': rmse, 'nrmse_fit_percent': None, 'rows': rows},
                 f'the measured torque is constant over its {rows} rows; NRMSE fit is n/a')
     return {'rmse': rmse, 'nrmse_fit_percent': float(nrmse_fit(measured, predicted)), 'rows': rows}, None
+
+
+#: a model predicting more than this many times a joint's effort limit (or, without one, the largest measured torque)
+#: fails on the motion (module docstring); good models stay below 1.3 on the test fixtures and the twin's logs
+FAILED_MODEL_FACTOR = 10.0
+
+
+def failed_model(predicted: np.ndarray, joints: np.ndarray, joint_names, effort_limits, measured: np.ndarray
+                 ) -> dict | None:
+    """The joint where ``predicted`` goes furthest beyond :data:`FAILED_MODEL_FACTOR` times what the arm can produce
+    (module docstring), as {'joint', 'peak' [N·m], 'bound' [N·m], 'bound_of'}; None where the model stays within it
+    on every joint. ``effort_limits``: (n,) [N·m], inf or ≤ 0 where the robot file gives none; a non-finite
+    prediction fails whatever the bound."""
+    predicted, measured = np.asarray(predicted, dtype=float), np.asarray(measured, dtype=float)
+    largest = float(np.max(np.abs(measured))) if measured.size else 0.0
+    worst, worst_ratio = None, 1.0
+    for j, name in enumerate(joint_names):
+        rows = np.asarray(joints) == j
+        if not rows.any():
+            continue
+        limit = float(effort_limits[j])
+        bound, bound_of = (limit, 'effort limit') if np.isfinite(limit) and limit > 0 else \
+            (largest, 'largest measured torque')
+        peak = float(np.max(np.abs(predicted[rows])))
+        ratio = peak / (FAILED_MODEL_FACTOR * bound) if bound > 0 and np.isfinite(peak) else np.inf
+        if ratio > worst_ratio:
+            worst, worst_ratio = {'joint': name, 'peak': peak, 'bound': bound, 'bound_of': bound_of}, ratio
+    return worst
+
+
+def failed_text(failed: dict) -> str:
+    """:func:`failed_model`'s finding in words: 'fails on this motion: predicts up to … on J, its effort limit …'."""
+    return (f'fails on this motion: predicts up to {failed["peak"]:.3g} N·m on {failed["joint"]}, '
+            f'{"its" if failed["bound_of"] == "effort limit" else "the"} {failed["bound_of"]} '
+            f'{failed["bound"]:.3g} N·m (more than {FAILED_MODEL_FACTOR:g} times): its RMSE and fit are not figures '
+            f'of the arm')
 
 
 def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.ndarray, joint_names,

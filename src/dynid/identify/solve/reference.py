@@ -7,7 +7,11 @@ Fc·sgn(ω) + Fv·ω + τ0 on the friction velocity ω, fitted by least squares 
 (:func:`fit_reference`). The friction law is the same for every result: a reference that took the result's law (a
 viscous exponent, a Stribeck excess, friction on the output torque) moved with it, and with it every comparison built
 on it (the same Panda rows gave the robot file 12.3 % with Coulomb + viscous friction and 18.9 % with the law a result
-chose). The result keeps it as ``prior.robot_file_reference`` ({parameter: value}: the base rigid parameters' names,
+chose). On a joint that never reverses in the training rows the Coulomb and offset columns are one constant (and at a steady
+speed the viscous column a third): the offset (and the viscous friction) is held at 0 there, as the identification
+holds it (``held``, as :func:`dynid.identify.equations.held.one_way_joints` and ``steady_joints`` find them) (else the
+least squares split the constant into two opposite values of any size, ±1.08e4 N·m on a twin's one-way log, which a
+motion that reverses turns into a prediction of 2e4 N·m). The result keeps it as ``prior.robot_file_reference`` ({parameter: value}: the base rigid parameters' names,
 then ``Fc_j``, ``Fv_j``, ``tau0_j``); :func:`reference_rows` predicts a recording's rows with it.
 """
 
@@ -70,9 +74,10 @@ def _file_standard(problem) -> tuple[np.ndarray, np.ndarray]:
     return standard, rotor
 
 
-def fit_reference(problem, w: np.ndarray, y: np.ndarray) -> dict[str, float]:
+def fit_reference(problem, w: np.ndarray, y: np.ndarray, held: np.ndarray | None = None) -> dict[str, float]:
     """The reference (module docstring) fitted on ``problem``'s training rows ``w`` (its equations: the base rigid
-    columns first) and ``y``: {parameter: value} over the base rigid parameters and ``Fc_j``, ``Fv_j``, ``tau0_j``.
+    columns first) and ``y``: {parameter: value} over the base rigid parameters and ``Fc_j``, ``Fv_j``, ``tau0_j``;
+    ``held``: (n, 3) bool, the Coulomb, viscous and offset columns of each joint held at 0 (module docstring).
     The least squares is solved on the R factor of [A | target], made a piece of rows at a time
     (:func:`dynid.identify.solve.solvers.accumulated_r_factor`: no copy of the rows, ~70 MB for a 10-minute log)."""
     n = problem.robot.n
@@ -82,6 +87,9 @@ def fit_reference(problem, w: np.ndarray, y: np.ndarray) -> dict[str, float]:
     known, rotor_columns = regrouping @ standard, regrouping[:, rotor]
     count = 3 * n + int(rotor.sum())
     joints, features = _row_features(problem)
+    free = np.ones(count, dtype=bool)
+    if held is not None:  # columns Fc_1..n, Fv_1..n, tau0_1..n: out of the least squares, at 0 (module docstring)
+        free[:3 * n] = ~np.asarray(held, dtype=bool).T.reshape(-1)
 
     def rows(a: int, b: int) -> np.ndarray:
         rigid = w[a:b, :len(rigid_names)]
@@ -91,7 +99,8 @@ def fit_reference(problem, w: np.ndarray, y: np.ndarray) -> dict[str, float]:
     a, target = factor[:, :count], factor[:, count]
     scale = np.linalg.norm(a, axis=0)
     scale[scale == 0] = 1.0
-    solution = np.linalg.lstsq(a / scale, target, rcond=None)[0] / scale
+    solution = np.zeros(count)
+    solution[free] = np.linalg.lstsq((a / scale)[:, free], target, rcond=None)[0] / scale[free]
     if rotor.any():
         standard[rotor] = solution[3 * n:]
     names = rigid_names + [f'{symbol}_{j + 1}' for symbol in _SYMBOLS for j in range(n)]

@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 
+from dynid.identify.equations.held import one_way_columns
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import change_text
 from dynid.identify.registry import method_software
@@ -75,7 +76,8 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         prior_section = {**prior_section, 'data_condition_number_scaled': data_condition}
     if prior_section.get('robot_file_model') is not None and solved.w is not None:  # validate's fixed reference
         prior_section = {**prior_section, 'robot_file_reference': {
-            'friction': REFERENCE_LAW, 'values': fit_reference(problem, solved.w, solved.y)}}
+            'friction': REFERENCE_LAW, 'values': fit_reference(problem, solved.w, solved.y,
+                                                               one_way_columns(problem.prepared))}}
     base = problem.base
     return IdentificationResult(
         robot=robot.name, joint_names=robot.joint_names, method=estimate.method, model=model,

@@ -2,7 +2,8 @@
 
 - Joints that never leave the stiction zone are refused by name (nothing to fit there).
 - Parameters held at a value instead of identified (:mod:`dynid.identify.equations.held`): structural offsets, the
-  parameters only left-out joints' equations hold.
+  parameters only left-out joints' equations hold, the offsets of joints that never reverse (and
+  their viscous friction where their speed is steady).
 - Where the model choice has something to choose (:mod:`dynid.identify.steps.choose`), each route's first estimate: WLS
   of the superset law (one pass of the load loop, τ_out from the robot file), and, where the data cannot carry every
   candidate column beside the others, the rotor inertias' excess left out, then the load and temperature terms. A
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.equations.held import left_out, structural_offsets
+from dynid.identify.equations.held import left_out, one_way_friction, structural_offsets
 from dynid.identify.equations.prepare import Equations, refuse_still_joints
 from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions, Request
@@ -78,9 +79,10 @@ def diagnose_equations(equations: Equations, request: Request, progress: Callabl
                           joint_side=equations.joint_side)
     problem = IdentificationProblem.of(equations, candidate)
     held = {**structural_offsets(problem), **left_out(problem, nominal_rigid(problem))}
+    held.update(one_way_friction(IdentificationProblem.of(equations, candidate.holding(held))))
     if held and request.drive_gains_unknown:
         raise InputError(f'drive-gain identification does not take parameters held at a value '
-                         f'({", ".join(held)}: left-out joints or a structural offset); identify without them, '
+                         f'({", ".join(held)}: left-out joints, a structural offset or a joint that never reverses); identify without them, '
                          f'or with another method')
     for name, entry in held.items():
         progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')

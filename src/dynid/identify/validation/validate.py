@@ -37,6 +37,10 @@ arm compares. A joint is scored on the samples where every motor that turns it h
 result's friction on a joint's own velocity (:mod:`dynid.identify.equations.joint_side`) is a column of the motors'
 equations, as at identification.
 
+Each model's metrics (the result's, the robot file's own, another robot file's) gain ``failed`` where its prediction
+goes beyond ten times a joint's effort limit (:func:`dynid.identify.result.metrics.failed_model`): the front ends name
+the failure instead of printing its figures.
+
 A recording that lost samples has its short gaps bridged and is split at the others exactly as for
 identification; pieces too short for the filters and the decimation are left out, and the metrics
 carry the share of the recording used (``usage``, ``used_fraction``) and the gap summary under
@@ -54,7 +58,7 @@ from dynid.identify.equations.problem import IdentificationProblem, problem_for
 from dynid.identify.equations.read import USED_WARNING_FRACTION, RecordingGaps
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.result.lead import Lead, judge, stretch_errors
-from dynid.identify.result.metrics import equation_metrics
+from dynid.identify.result.metrics import equation_metrics, failed_model
 from dynid.identify.result.result import MODEL_KEYS, IdentificationResult, result_drives
 from dynid.identify.solve.reference import reference_block, reference_rows
 from dynid.io.dataset import Dataset
@@ -101,16 +105,20 @@ class Prediction:
         """Equation metrics, the share of the recording used (``usage``, its line; ``used_fraction``), ``gaps``
         (:meth:`RecordingGaps.to_dict`) when samples were lost or less than 90 % was used, and ``robot_file``
         (the robot file's own model's metrics) with a warning for every joint it predicts better."""
-        metrics = equation_metrics(self.measured, self.predicted, self.joints, joint_names, self.left_out)
+        limits = self.problem.robot.effort_limits
+        metrics = _judged(equation_metrics(self.measured, self.predicted, self.joints, joint_names, self.left_out),
+                          (self.measured, self.predicted, self.joints), joint_names, limits)
         if self.other is not None:
             other = equation_metrics(self.measured, self.other, self.joints, joint_names, self.left_out)
-            metrics['compare_robot'] = {'robot': self.other_label,
-                                        **{key: other[key] for key in ('relative_residual', 'rmse', 'joints')}}
+            metrics['compare_robot'] = _judged({'robot': self.other_label, **{
+                key: other[key] for key in ('relative_residual', 'rmse', 'joints')}},
+                (self.measured, self.other, self.joints), joint_names, limits)
         metrics['usage'] = self.gaps.line()
         metrics['used_fraction'] = self.gaps.used_fraction
         if self.robot_file is not None:
             reference = equation_metrics(self.measured, self.robot_file, self.joints, joint_names, self.left_out)
-            metrics['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
+            metrics['robot_file'] = _judged({key: reference[key] for key in ('relative_residual', 'rmse', 'joints')},
+                                            (self.measured, self.robot_file, self.joints), joint_names, limits)
             _name_leads(metrics, reference, self.robot_file_leads(len(joint_names)), 'this recording')
         if self.gaps.summary.gaps or self.gaps.used_fraction < USED_WARNING_FRACTION:
             metrics['gaps'] = self.gaps.to_dict()
@@ -119,15 +127,26 @@ class Prediction:
                                                       self.left_out), self.other_consistent)
         if self.joint_rows is not None:
             measured, predicted, robot_file, joints = self.joint_rows
-            space = equation_metrics(measured, predicted, joints, joint_names, self.left_out)
+            space = _judged(equation_metrics(measured, predicted, joints, joint_names, self.left_out),
+                            (measured, predicted, joints), joint_names, limits)
             space.pop('warnings', None)  # the motors' metrics said what could not be scored
             if robot_file is not None:
                 reference = equation_metrics(measured, robot_file, joints, joint_names, self.left_out)
-                space['robot_file'] = {key: reference[key] for key in ('relative_residual', 'rmse', 'joints')}
+                space['robot_file'] = _judged({key: reference[key] for key in ('relative_residual', 'rmse', 'joints')},
+                                              (measured, robot_file, joints), joint_names, limits)
                 leads = _leads(measured, predicted, robot_file, joints, len(joint_names))
                 _name_leads(space, reference, leads, 'this recording\'s joint torques')
             metrics['joint_space'] = space
         return metrics
+
+
+def _judged(block: dict, rows: tuple, joint_names, limits) -> dict:
+    """``block`` (one model's metrics) with ``failed`` where its prediction goes far beyond what the arm can produce
+    (:func:`dynid.identify.result.metrics.failed_model`; ``rows``: the measured, the model's predicted torque and the
+    joint of each row)."""
+    measured, predicted, joints = rows
+    failed = failed_model(predicted, joints, joint_names, limits, measured)
+    return {**block, 'failed': failed} if failed else block
 
 
 def _leads(measured: np.ndarray, predicted: np.ndarray, robot_file: np.ndarray, joints: np.ndarray, n: int
