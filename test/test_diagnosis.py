@@ -501,8 +501,8 @@ def test_a_load_a_file_off_by_tens_of_percent_explains_less_well_is_named():
 
 def test_a_refusals_ways_out_are_ranked_by_their_held_out_error(tmp_path, capsys):
     """5 s of a Panda at 100 Hz: refused (cond above the limit). Each way out (the higher cut-offs that identify it,
-    keeping the refused result with --force) is identified on the first 70 % of the recording and scored on the
-    rest; they are named best first, and the first, run as written, identifies the model."""
+    keeping the refused result with --force) is identified without each of four blocks of the recording's time and
+    scored on it; they are named best first, and the first, run as written, identifies the model."""
     from dynid.cli import main
     from dynid.io.bag import write_bag
 
