@@ -98,8 +98,9 @@ def ways_out(robot, recordings: Sequence, identification, drives, filters: dict,
         _score(way, robot, recordings, drives, validation, progress)
     ranked = sorted(found, key=WayOut.rank)
     if all(way.score is None for way in found):
-        return ('ways out, not scored (the recordings are too short to hold a part out): '
-                + '; '.join(way.phrase() for way in found))
+        why = ('the recordings given to validate on could not be predicted' if validation else
+               'no block of the recordings could be held out with the rest identifying a way')
+        return f'ways out, not scored ({why}): ' + '; '.join(way.phrase() for way in found)
     how = ('on the recordings given to validate on (each identified as written on all these data, ‖y − ŷ‖/‖y‖ '
            'there)' if validation else
            f'on motion they did not see (each identified as written on each recording with one of '
