@@ -176,10 +176,13 @@ def test_data_that_cannot_identify_the_model_are_refused_unless_forced(ur5e, gen
     reason = str(refused.value)
     assert reason.startswith('the data cannot identify the model: cond(W) = ')
     assert 'dynid excite --optimize' in reason and reason.endswith('(force keeps the result anyway)')
-    assert refused.value.fields == ('force', 'prior')  # and the prior that would complete the data, turned off
-    assert "or identify with the robot file's prior (prior: it completes what the data lack)" in reason
+    assert refused.value.fields == ('force',)
+    # The prior that would complete the data, turned off, is tried (not advised unmeasured): here it does not
+    # identify the model either, and the refusal says why; the new data it needs are said to be not scored.
+    assert 'no setting tried makes these data identify the model (' in reason and '; prior: ' in reason
+    assert "or identify with the robot file's prior" not in reason
+    assert 'not scored (new data or a value dynid cannot try): record an optimized excitation' in reason
     assert node_message(refused.value).endswith('(force:=true keeps the result anyway)')  # as a node says it
-    assert "the robot file's prior (prior:=true: it completes" in node_message(refused.value)
     assert session.outcome == ('warn', f'refused: {reason}') and not session.identifying
     session.spelling, session.message = PARAMETER_ADVICE, node_message  # as identifier_node makes it
     assert not (recording / 'result.yaml').exists()

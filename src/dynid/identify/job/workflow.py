@@ -117,7 +117,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                           drives=drives, progress=progress)
     except TooFewRowsError as error:  # more rows from the same recordings: the settings that give them, tried
         tried = ways_out(robot, recordings, identification, drives, _filters_of(recordings, identification),
-                         progress)  # no result to keep: the settings that give more equations
+                         progress, validation=validation)  # no result to keep: the settings that give more equations
         if not tried:
             raise
         raise InputError(f'{error.template}; {tried}', fields=error.fields) from None
@@ -127,7 +127,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     result.warnings = spelled(result.warnings, spelling)
     refuse_unless_forced(result, identification.force,
                          lambda: ways_out(robot, recordings, identification, drives,
-                                          result.provenance.get('filters') or {}, progress, refused=result), spelling)
+                                          result.provenance.get('filters') or {}, progress, refused=result,
+                                          validation=validation), spelling)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),

@@ -157,14 +157,17 @@ def poorly_identified_note(result) -> str | None:
             f'excitation (dynid excite --optimize) determines them')
 
 
-def identifiability_refusal(result) -> str | None:
+def identifiability_refusal(result, tried: str | None = None) -> str | None:
     """Why the data of ``result`` cannot identify its model and what to do instead, in one phrase
     (:func:`result_identifiability_problems` and a remedy); None when they can.
 
     The remedy: where a known payload leaves joints unloaded (their drive gains then follow from
     nothing), hold those gains or move the payload off the joint axes; else a richer excitation. Where the
     rate is below 100 Hz or the equations are fewer than :data:`ROWS_PER_PARAMETER` per parameter, the rate and
-    the filter settings that made them so few are named too, with the settings that give more.
+    the filter settings that made them so few are named too, with the settings that give more. ``tried``: the
+    settings tried on these data and ranked by their held-out error (:func:`dynid.identify.job.ways_out.ways_out`),
+    named first; the remedy then follows as not scored (it needs new data or a value), without the prior the
+    settings tried hold.
     """
     problems = result_identifiability_problems(result)
     if not problems:
@@ -175,7 +178,7 @@ def identifiability_refusal(result) -> str | None:
               f'the payload off the joint axes' if unloaded else
               'record an optimized excitation (dynid excite --optimize, then run it)')
     prior = result.prior_section or {}
-    if not prior.get('used') and str(prior.get('reason') or '').startswith(PRIOR_OFF):
+    if tried is None and not prior.get('used') and str(prior.get('reason') or '').startswith(PRIOR_OFF):
         remedy += '; or identify with the robot file\'s prior ({prior}: it completes what the data lack)'
     filters = result.provenance.get('filters') or {}
     rows, parameters = (result.metrics.get('train') or {}).get('rows'), len(result.parameter_names)
@@ -184,6 +187,8 @@ def identifiability_refusal(result) -> str | None:
         remedy += (f'; at {rate:.4g} Hz the filters (decimation cut-off {filters["decimation_cutoff_hz"]:.3g} Hz, '
                    f'one sample in {filters["decimation"]} kept, {filters["trim_s"]:.3g} s trimmed at each end) keep '
                    f'{rows} equations for {parameters} parameters: a longer recording gives more')
+    if tried:
+        remedy = f'{tried}; not scored (new data or a value dynid cannot try): {remedy}'
     return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
 
 
@@ -200,8 +205,8 @@ def refuse_unless_forced(result, force: bool, ways_out=None, spelling: Mapping[s
     the σ criterion alone would refuse (:func:`poorly_identified_note`)."""
     refusal = identifiability_refusal(result)
     if refusal and not force:
-        tried = ways_out() if ways_out is not None else ''
-        raise InputError(f'{refusal}' + (f'; {tried}' if tried else '') + ' ({force} keeps the result anyway)',
+        refusal = identifiability_refusal(result, ways_out() if ways_out is not None else None)
+        raise InputError(f'{refusal} ({{force}} keeps the result anyway)',
                          fields=('force', *(field for field in REFUSAL_FIELDS if f'{{{field}}}' in refusal)))
     if refusal:
         spelled = spell(refusal, REFUSAL_FIELDS, lambda field: (spelling or {}).get(field, field))
