@@ -178,7 +178,8 @@ def _run(args: argparse.Namespace) -> int:
         print(line)
     for label, metrics in result.metrics.items():
         print_metrics(label, metrics)
-    for line in _prior_lines(result):
+    sources = result.provenance.get('torque_sources') or {}  # which torque source predicts held-out rows better
+    for line in [*_prior_lines(result), *([sources['line']] if sources.get('line') else [])]:
         print(line)
     if result.physical_section is not None:
         section = result.physical_section
