@@ -6,14 +6,14 @@ import dataclasses
 
 import numpy as np
 import pytest
+
 from builders import random_motion, twin_run
 from cli_run import run_dynid
-
 from dynid.diagnosis.channels import DEAD_SHARE, dead_channels
 from dynid.diagnosis.effort import Recording
 from dynid.errors import InputError
 from dynid.identify.equations.request import ModelSpec, RecordingInput
-from dynid.identify.job.torque_sources import compare_sources
+from dynid.identify.job.torque_sources import compare_sources, comparison_line
 from dynid.identify.job.ways_out import held_out_error
 from dynid.identify.job.workflow import Identification, identify_and_save
 from dynid.sim.parameters import PlantParameters
@@ -84,12 +84,23 @@ def test_which_source_predicts_better_is_measured_and_the_source_read_unchanged(
         variant = Identification(spec=ModelSpec(torque_source=source))
         assert compared['scores'][source] == held_out_error(ur5e, recordings, variant, None)
     best = min(compared['scores'], key=compared['scores'].get)
-    assert compared['line'].startswith(f'of the torque sources, {best} predicts the last 30 % of each recording')
-    assert ('torque_source joint_torque' in compared['line']) == (best == 'joint_torque')
+    line = comparison_line(compared, {'torque_source': '--torque {}'})
+    assert compared['better'] == best and compared['read'] == 'current'
+    assert line.startswith(f'of the torque sources, {best} predicts the last 30 % of each recording better (rel. '
+                           f"{compared['scores'][best]:.3g} against")
+    assert line.endswith(': --torque joint_torque' if best == 'joint_torque' else '; identified from it')
     given = Identification(spec=ModelSpec(torque_source='current'))
-    assert compare_sources(ur5e, recordings, given, None, 'current', {}, lambda text: None) is None
+    assert compare_sources(ur5e, recordings, given, None, 'current', lambda text: None) is None
     only_tau = [RecordingInput(dataclasses.replace(both_sources, current=None, theta=None, dtheta=None), name='a')]
-    assert compare_sources(ur5e, only_tau, Identification(), None, 'joint_torque', {}, lambda text: None) is None
+    assert compare_sources(ur5e, only_tau, Identification(), None, 'joint_torque', lambda text: None) is None
+
+
+def test_identify_says_which_source_predicts_better(tmp_path, excited_ur5e_bag):
+    done = run_dynid('identify', excited_ur5e_bag, '--robot', 'ur5e', '-o', tmp_path / 'r.yaml')
+    assert done.returncode == 0, done.stderr
+    [line] = [line for line in done.stdout.splitlines() if line.startswith('of the torque sources, ')]
+    assert 'predicts the last 30 % of each recording better' in line
+    assert line.endswith(('; identified from it', ': --torque joint_torque')), line
 
 
 def test_import_names_a_dead_channel_and_the_live_source(ur5e, both_sources, tmp_path):

@@ -7,7 +7,8 @@ robot file's rigid-body torque τ_f = M(q)q̈ + c(q, q̇) + g(q) at the logged m
 mean, over the decimated rows :func:`dynid.diagnosis.effort.decimated_rows` gives), pooled over the recordings; a
 channel is named when it is below :data:`DEAD_SHARE`, on a joint whose file torque spreads at least
 :data:`MIN_FILE_SPREAD_NM` (below, a live channel may be that small: an unloaded wrist, whose torque is its
-sensor's noise, is not judged). A channel that keeps one value exactly is :func:`dynid.io.stream_checks.effort_problem`'s.
+sensor's noise, is not judged). A channel that keeps one value exactly is
+:func:`dynid.io.stream_checks.effort_problem`'s.
 """
 
 from __future__ import annotations

@@ -63,11 +63,11 @@ def check_channels(robot, recordings: Sequence, identification, drives) -> tuple
     return [f'{channel.line()} (the identification reads the {SOURCE_WORDS[read]}s)' for channel in dead], dead
 
 
-def compare_sources(robot, recordings: Sequence, identification, drives, read: str, spelling: dict,
+def compare_sources(robot, recordings: Sequence, identification, drives, read: str,
                     progress: Callable[[str], None]) -> dict | None:
     """Which source predicts the held-out rows better (module docstring): {'scores': {source: error or None},
-    'read': the source identified from, 'line': the sentence}, or None where there is nothing to compare (the source
-    given, fewer than two sources). ``spelling``: how the front end writes ``torque_source`` ('--torque {}')."""
+    'read': the source identified from, 'better': the source with the smaller error, or None where one is not
+    scored}, or None where there is nothing to compare (the source given, fewer than two sources)."""
     sources = usable_sources(robot, recordings, drives)
     if identification.spec.torque_source != 'auto' or len(sources) < 2:
         return None
@@ -77,18 +77,21 @@ def compare_sources(robot, recordings: Sequence, identification, drives, read: s
         variant = dataclasses.replace(identification,
                                       spec=dataclasses.replace(identification.spec, torque_source=source))
         scores[source] = held_out_error(robot, recordings, variant, drives)
-    return {'scores': scores, 'read': read, 'line': _comparison_line(scores, read, spelling)}
+    scored = all(score is not None for score in scores.values())
+    return {'scores': scores, 'read': read, 'better': min(scores, key=scores.get) if scored else None}
 
 
-def _comparison_line(scores: dict, read: str, spelling: dict) -> str:
-    """'of the torque sources, joint_torque predicts the last 30 % of each recording better (rel. 0.110 against
-    current's 0.129): --torque joint_torque'."""
+def comparison_line(comparison: dict, spelling: dict) -> str:
+    """The sentence of :func:`compare_sources`' ``comparison``: 'of the torque sources, joint_torque predicts the last
+    30 % of each recording better (rel. 0.110 against current's 0.129; each identified on the rest): --torque
+    joint_torque'; ``spelling``: how the front end writes ``torque_source`` ('--torque {}')."""
+    scores, best = comparison['scores'], comparison['better']
     share = f'the last {100 * HOLDOUT_SHARE:g} % of each recording'
-    if any(score is None for score in scores.values()):
+    if best is None:
         return (f'the torque sources ({", ".join(scores)}) not compared: the recordings are too short to identify '
                 f'on the first part and score {share}')
-    best, other = sorted(scores, key=scores.get)
+    [other] = [source for source in scores if source != best]
     told = spelling.get('torque_source', 'torque_source {}').format(best)
-    advice = f': {told}' if best != read else '; identified from it'
+    advice = f': {told}' if best != comparison['read'] else '; identified from it'
     return (f'of the torque sources, {best} predicts {share} better (rel. {scores[best]:.3g} against {other}\'s '
             f'{scores[other]:.3g}; each identified on the rest){advice}')

@@ -132,7 +132,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                          lambda: ways_out(robot, recordings, identification, drives,
                                           result.provenance.get('filters') or {}, progress, refused=result), spelling)
     if not dead:
-        _compare_sources(result, robot, recordings, identification, drives, spelling, progress)
+        _compare_sources(result, robot, recordings, identification, drives, progress)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -162,11 +162,12 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
 
 
 def _compare_sources(result: IdentificationResult, robot: RobotModel, recordings: Sequence[RecordingInput],
-                     identification: Identification, drives, spelling: dict, progress: Callable[[str], None]) -> None:
-    """Which torque source predicts the held-out rows better (:func:`dynid.identify.job.torque_sources.compare_sources`),
-    in the result's provenance ``torque_sources`` (its ``line`` the front ends say)."""
+                     identification: Identification, drives, progress: Callable[[str], None]) -> None:
+    """Which torque source predicts the held-out rows better
+    (:func:`dynid.identify.job.torque_sources.compare_sources`), in the result's provenance ``torque_sources`` (the
+    front ends say it: :func:`dynid.identify.job.torque_sources.comparison_line`)."""
     comparison = compare_sources(robot, recordings, identification, drives, result.model.get('torque_source') or '',
-                                 spelling, progress)
+                                 progress)
     if comparison is not None:
         result.provenance['torque_sources'] = comparison
 
