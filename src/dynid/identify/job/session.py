@@ -273,8 +273,6 @@ class IdentificationSession:
         train = result.metrics['train']
         message = (f'{result.method.upper()}: {len(result.parameter_names)} parameters, relative residual '
                    f'{train["relative_residual"]:.4g}; wrote {path}')
-        sources = result.provenance.get('torque_sources') or {}
-        message += f'; {sources["line"]}' if sources.get('line') else ''
         message += ''.join(f'; warning: {line}' for line in checked)
         return Identified(result, path, message, tuple(checked))
 
