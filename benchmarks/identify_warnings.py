@@ -40,6 +40,7 @@ KINDS = (
     ('samples', 'of the recording', True),
     ('sign', 'opposite sign', True),
     ('meaning', 'looks like', True),
+    ('dead_channel', 'carries nothing', True),
 )
 TARGET_FALSE_PER_100 = 1.0
 

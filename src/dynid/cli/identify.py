@@ -179,7 +179,7 @@ def _run(args: argparse.Namespace) -> int:
         print(line)
     for label, metrics in result.metrics.items():
         print_metrics(label, metrics)
-    for line in _prior_lines(result):
+    for line in [*_prior_lines(result), *_source_lines(result)]:
         print(line)
     if result.physical_section is not None:
         section = result.physical_section
@@ -206,6 +206,15 @@ def _prior_source(args: argparse.Namespace, robot):
     from dynid.identify.solve.prior_source import prior_source
 
     return prior_source(args.prior_source, robot)
+
+
+def _source_lines(result) -> list[str]:
+    """Which torque source predicts the held-out rows better, where the log holds two and the source was left to
+    dynid (:func:`dynid.identify.job.torque_sources.comparison_line`)."""
+    from dynid.identify.job.torque_sources import comparison_line
+
+    sources = result.provenance.get('torque_sources')
+    return [comparison_line(sources, ADVICE)] if sources else []
 
 
 def _prior_lines(result) -> list[str]:

@@ -6,7 +6,7 @@ import argparse
 
 from dynid.cli.options import add_option
 from dynid.cli.shared import EXIT_OK, add_joints_argument, output_folder
-from dynid.errors import InputError
+from dynid.errors import InputError, spell
 
 SUMMARY = ('turn logs (CSV/text/.npz with UR RTDE, libfranka or any column map; a driver\'s rosbag2) into a contract '
            'bag, checked, re-timed and resampled')
@@ -92,6 +92,8 @@ def _command(args: argparse.Namespace, columns: str) -> str:
 def run(args: argparse.Namespace) -> int:
 
     from dynid.cli.flags import message
+    from dynid.diagnosis.channels import channel_notes
+    from dynid.diagnosis.effort import Recording
     from dynid.files import written
     from dynid.io.bag import write_bag
     from dynid.io.csv_log import PRESETS, parse_column_spec
@@ -136,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f'{message(reason)}: {_command(args, error.columns)}') from None
     if robot.range_note:  # the checks took these joints as unbounded
         report.notes.append(robot.range_note)
+    report.notes += [spell(line, ('torque_source',), lambda _: 'dynid identify --torque')
+                     for line in channel_notes([Recording(dataset)], robot)]
     for line in report.lines():
         print(line)
     with written(output) as target:  # the bag and its import.yaml whole, or nothing

@@ -362,7 +362,7 @@ def _verdict(scale: float, std: float, signal: str, gain: float | None,
     return 'other', sign
 
 
-def _rows(dataset: Dataset, signal: np.ndarray):
+def decimated_rows(dataset: Dataset, signal: np.ndarray):
     """Decimated (q, q̇, q̈, signal) of every contiguous piece long enough for the default filters, or None."""
     parts = []
     edges = dataset.gaps().edges
@@ -409,7 +409,7 @@ def _pooled_rows(recordings: Sequence[Recording], robot: RobotModel, settings: E
     pieces = []
     for index, recording in enumerate(recordings):
         signal, _ = _signal(recording.dataset, robot)
-        rows = None if signal is None else _rows(recording.dataset, signal)
+        rows = None if signal is None else decimated_rows(recording.dataset, signal)
         if rows is None:
             continue
         q, dq, ddq, measured = rows

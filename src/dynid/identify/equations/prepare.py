@@ -241,13 +241,21 @@ def _torque(robot: RobotModel, pieces, spec: ModelSpec, drives: JointDrives | No
     return Torque(source, compensate, identify_rotor, has_motor, coupling, changes)
 
 
+def read_torque_source(recordings, torque_source: str, gains: bool) -> str:
+    """The source an identification of ``recordings`` reads its torque from: ``torque_source`` as given, or for
+    ``auto`` the currents where every recording holds them and the drive gains are known or identified (``gains``),
+    else the joint torque where every recording holds it, else the currents ('' where there is neither)."""
+    if torque_source != 'auto':
+        return torque_source
+    has_current = all(r.dataset.current is not None for r in recordings)
+    has_tau = all(r.dataset.tau is not None for r in recordings)
+    return 'current' if has_current and gains else 'joint_torque' if has_tau else 'current' if has_current else ''
+
+
 def _torque_source(pieces, spec: ModelSpec, drives: JointDrives | None, drive_gains_unknown: bool) -> str:
-    source = spec.torque_source
     has_current = all(r.dataset.current is not None for r in pieces)
     has_tau = all(r.dataset.tau is not None for r in pieces)
-    if source == 'auto':  # currents need drive gains: known ones, or identified
-        usable_current = has_current and (drives is not None or drive_gains_unknown)
-        source = 'current' if usable_current else 'joint_torque' if has_tau else 'current' if has_current else ''
+    source = read_torque_source(pieces, spec.torque_source, drives is not None or drive_gains_unknown)
     if source == 'current' and not has_current:
         raise InputError('the recordings hold no motor currents (neither a joint_currents topic nor, with '
                          '{joint_states_effort} current, an effort in joint_states)',

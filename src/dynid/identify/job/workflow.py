@@ -21,6 +21,7 @@ from pathlib import Path
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError, spell
 from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.job.torque_sources import check_channels, compare_sources
 from dynid.identify.job.ways_out import WAY_OUT_SPELLING, ways_out
 from dynid.identify.result.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result.result import IdentificationResult
@@ -104,6 +105,8 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     progress = progress or (lambda text: None)
     drives = None if identification.drives_file is None else load_drives(identification.drives_file,
                                                                          robot.joint_names)
+    progress('checking the torque channels against the robot file')
+    channel_warnings, dead = check_channels(robot, recordings, identification, drives)
     progress(f'diagnosing {len(recordings)} recording(s) together: effort, sign, scale, robot file')
     diagnosis = diagnose_inputs(robot, recordings, identification.spelling, identification.spec.torque_source)
     held_out = []
@@ -123,12 +126,14 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
         raise InputError(f'{error.template}; {tried}', fields=error.fields) from None
     result.diagnosis_section = diagnosis.to_dict()
     spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
-    result.warnings[:0] = diagnosis.warnings()
+    result.warnings[:0] = diagnosis.warnings() + channel_warnings
     result.warnings = spelled(result.warnings, spelling)
     refuse_unless_forced(result, identification.force,
                          lambda: ways_out(robot, recordings, identification, drives,
                                           result.provenance.get('filters') or {}, progress, refused=result,
                                           validation=validation), spelling)
+    if not dead:
+        _compare_sources(result, robot, recordings, identification, drives, progress)
     record_robot(result.provenance, robot_spec, robot.urdf_joints)
     if drives is not None:
         result.provenance['drives'].update(file=str(Path(identification.drives_file).resolve()),
@@ -155,6 +160,17 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     progress('writing the report')
     return result, write_report(report, result, robot, [r.dataset for r in recordings],
                                 [dataset for _, dataset in validation])
+
+
+def _compare_sources(result: IdentificationResult, robot: RobotModel, recordings: Sequence[RecordingInput],
+                     identification: Identification, drives, progress: Callable[[str], None]) -> None:
+    """Which torque source predicts the held-out rows better
+    (:func:`dynid.identify.job.torque_sources.compare_sources`), in the result's provenance ``torque_sources`` (the
+    front ends say it: :func:`dynid.identify.job.torque_sources.comparison_line`)."""
+    comparison = compare_sources(robot, recordings, identification, drives, result.model.get('torque_source') or '',
+                                 progress)
+    if comparison is not None:
+        result.provenance['torque_sources'] = comparison
 
 
 #: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
