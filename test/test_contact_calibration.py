@@ -219,3 +219,15 @@ def test_thresholds_that_alarm_on_their_own_recordings_beyond_their_rate_are_sai
                     'alarms per hour expect 167 over their 10.0 min; {false_alarm_rate} 100 raises none on them']
     followed = calibrate(runs, np.ones(1), np.zeros(1), np.full(1, 50.0), quieter, settings.detector())
     assert sum(followed.own_contacts) == 0 and followed.cautions(['j1'], np.array([100.0]), ['run'] * 10) == []
+
+
+def test_a_level_above_the_limit_in_motion_only_is_said_for_motion_only():
+    from dynid.contact.calibration import Calibration
+
+    n = 2
+    calibration = Calibration(np.array([3.25, 1.0]), np.array([42.8, 5.0]), np.zeros(n), np.zeros(n), np.zeros(n), 1.0,
+                              0.5, threshold_rest=np.array([5.0, 5.0]))
+    assert calibration.cautions(['wrist_2_joint', 'wrist_3_joint'], np.array([28.0, 28.0]), []) == [
+        'wrist_2_joint: its alarm level k·σ₀ (139 N·m in motion; σ₀ 3.25 N·m) is above its effort limit 28 N·m: no '
+        'torque the joint holds raises a contact on it in motion']
+    assert calibration.cautions(['a', 'b'], np.array([0.0, np.inf]), []) == []  # no limit given: not compared

@@ -150,12 +150,13 @@ class Calibration:
         rest = self.threshold if self.threshold_rest is None else self.threshold_rest
         for j, name in enumerate(joint_names):
             limit = float(effort_limits[j])
-            above = [f'{k[j] * self.sigma0[j]:.3g} N·m {label}' for label, k in (('in motion', self.threshold),
-                                                                               ('at rest', rest))
+            above = [(label, k[j] * self.sigma0[j]) for label, k in (('in motion', self.threshold), ('at rest', rest))
                      if np.isfinite(limit) and 0.0 < limit < k[j] * self.sigma0[j]]
             if above:
-                words.append(f'{name}: its alarm level k·σ₀ ({", ".join(above)}; σ₀ {self.sigma0[j]:.3g} N·m) is above '
-                             f'its effort limit {limit:g} N·m: no torque the joint holds raises a contact on it')
+                levels = ', '.join(f'{level:.3g} N·m {label}' for label, level in above)
+                words.append(f'{name}: its alarm level k·σ₀ ({levels}; σ₀ {self.sigma0[j]:.3g} N·m) is above its '
+                             f'effort limit {limit:g} N·m: no torque the joint holds raises a contact on it'
+                             + ('' if len(above) == 2 else f' {above[0][0]}'))
         raised = [(name, count) for name, count in zip(run_names, self.own_contacts, strict=True) if count]
         expected = self.rate_per_hour * self.hours
         if self.own_contacts_unlikely:
