@@ -230,7 +230,7 @@ def rounded_panda(tmp_path_factory):
 
 def test_a_result_on_a_rounded_urdf_is_checked_at_round_off_beside_its_base_decomposition(rounded_panda):
     """The check takes off what the base decomposition itself leaves (Y·χ − W_b·K·χ on the check's states, 1e-10 of
-    the torque here, up to 1.5e-7 on a vendor's URDF): what is left is round-off, within 64·ε·S."""
+    the torque here; 1.6e-8 to 1.5e-7 reported on a vendor's URDF): what is left is round-off, within 64·ε·S."""
     from dynid.model.robot import RobotModel
 
     result = IdentificationResult.load(rounded_panda / 'result.yaml')
