@@ -360,6 +360,24 @@ def test_the_live_job_says_stale_when_the_state_stops_coming(ur5e):
     assert live.status()[0] == 'ok'
 
 
+def test_the_live_job_warns_with_what_its_calibration_says_of_its_thresholds(ur5e):
+    from dynid.contact.live import LiveContacts
+
+    monitor = ContactMonitor(own_model_result(ur5e, torque_source='joint_torque'), ur5e)
+    t, external, velocity = _signals(20.0, n=ur5e.n)
+    calibration = calibrate([CalibrationRun(t, external, velocity, None, None)], np.full(6, 1.0), np.zeros(6),
+                            np.full(6, 100.0), 30.0, DETECTOR)  # 30/h: not short
+    monitor.set_calibration(calibration)
+    live = LiveContacts(monitor, record=None, clock=lambda: 0.0)
+    assert live.status()[0] == 'ok' and live.status()[2]['calibration_warnings'] == '[]'
+    calibration.warnings = ['wrist_1_joint: its alarm level k·σ₀ (31.8 N·m in motion, 31.8 N·m at rest; σ₀ 5.69 N·m) '
+                            'is above its effort limit 28 N·m: no torque the joint holds raises a contact on it',
+                            'the thresholds raise 3 contact(s) on their own contact-free recordings (a: 3), where …']
+    level, message, values = live.status()
+    assert level == 'warn' and message == calibration.warnings[0] + ' (and 1 more: calibration_warnings)'
+    assert json.loads(values['calibration_warnings']) == calibration.warnings
+
+
 
 def test_the_alarm_level_is_the_threshold_in_force_times_sigma_and_an_estimate_at_it_raises_the_alarm(ur5e):
     """ContactSamples.level is k_j·σ with the rest threshold while the arm is at rest and the motion threshold while

@@ -83,10 +83,12 @@ def _monitored(monitor, dataset, bag, settings, calibration, joint_names) -> dic
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from dynid.cli.flags import flag
     from dynid.cli.shared import settings_from_args
     from dynid.contact.monitor import ContactMonitor, load_calibration, save_calibration
     from dynid.contact.report import write_report
     from dynid.contact.settings import ContactSettings
+    from dynid.errors import spell
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.result.robot_source import robot_spec_of
     from dynid.model import Payload, load_robot
@@ -116,11 +118,12 @@ def run(args: argparse.Namespace) -> int:
     if args.calibrate:
         calibration = monitor.calibrate([{**_signals(read(bag), bag, settings.reference), 'what': bag}
                                          for bag in args.calibrate])
+        calibration.warnings = [spell(line, ('false_alarm_rate',), flag) for line in calibration.warnings]
         if args.save_calibration:
             save_calibration(calibration, args.save_calibration, robot, settings, args.params, effort)
     short = '' if calibration is None else calibration.shortness()
-    if short:
-        print(f'warning: {short}', file=sys.stderr)
+    for line in ([short] if short else []) + ([] if calibration is None else calibration.warnings):
+        print(f'warning: {line}', file=sys.stderr)
     recordings = [_monitored(monitor, dataset, bag, settings, calibration, robot.joint_names)
                   for bag, dataset in datasets.items()]
     stages = monitor.observer.stages

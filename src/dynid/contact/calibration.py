@@ -32,6 +32,12 @@ gives each joint's statistic z = |d|/σ (:mod:`dynid.contact.detection`), held f
    tail (Coles 2001, §4.4: return levels far beyond the record are unreliable); the recordings need
    :func:`minutes_needed` = 60/(:data:`EXTRAPOLATION` × share) minutes. A shorter calibration is kept and flagged
    (``short``, the minutes needed and had), and every alarm summary that uses it says so.
+7. What the thresholds do, said (:meth:`Calibration.cautions`): a joint whose alarm level k_j·σ₀ [N·m] (in motion or at
+   rest) is above its effort limit cannot raise a contact on a torque the joint holds; and the recordings are replayed
+   through the detector with the new thresholds, the contacts it raises on them counted (each a false alarm on
+   contact-free motion) and said where the stated rate makes as many unlikely (a Poisson count of mean rate × hours
+   reaches it with probability below :data:`OWN_CONTACTS_LEVEL`): the thresholds do not hold the rate on the data
+   they come from.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy.special import ndtri
+from scipy.stats import poisson
 
 from dynid.contact.detection import ContactDetector, DetectorSettings
 
@@ -63,6 +70,9 @@ CONTACT_LIKE = ((30.0, 0.1, False), (10.0, 0.3, True))
 #: The thresholds are extrapolated from the recorded tail at most this far: the recordings must last at least
 #: 1/(EXTRAPOLATION × a joint's share of the rate) (module docstring, step 6).
 EXTRAPOLATION = 100.0
+#: The thresholds' contacts on their own recordings are said where a Poisson count at the stated rate reaches as many
+#: with a probability below this (module docstring, step 7).
+OWN_CONTACTS_LEVEL = 0.01
 
 
 class CalibrationRun(NamedTuple):
@@ -102,6 +112,10 @@ class Calibration:
     threshold_speed: np.ndarray | None = None
     #: the contact-like excursions the recordings hold: (run index, time [s], joint index, peak z) (step 5)
     contact_like: list = field(default_factory=list)
+    #: the contacts the detector with these thresholds raises on each recording, replayed (step 7)
+    own_contacts: list = field(default_factory=list)
+    #: :meth:`cautions` in words, as said when calibrated (and kept in the calibration file)
+    warnings: list = field(default_factory=list)
 
     @property
     def minutes_needed(self) -> float:
@@ -120,6 +134,39 @@ class Calibration:
         return (f'calibration too short for {self.rate_per_hour:g} false alarms per hour: {60.0 * self.hours:.1f} of '
                 f'the {self.minutes_needed:.1f} minutes of free motion it needs (more false alarms are to be expected)')
 
+    @property
+    def own_contacts_unlikely(self) -> bool:
+        """The thresholds raise more contacts on their own recordings than the stated rate makes likely (module
+        docstring, step 7)."""
+        count = sum(self.own_contacts)
+        return count > 0 and poisson.sf(count - 1, self.rate_per_hour * self.hours) < OWN_CONTACTS_LEVEL
+
+    def cautions(self, joint_names, effort_limits: np.ndarray, run_names, quieter: float | None = None) -> list[str]:
+        """What the thresholds cannot do, or do on their own recordings, in words (module docstring, step 7):
+        per joint whose alarm level k·σ₀ passes its effort limit [N·m] (a limit of 0 or none is not compared), and the
+        contacts raised on the recordings named ``run_names``, beside the count the stated rate expects, and
+        ``quieter``, a rate [1/h] whose thresholds raise none on them (``{false_alarm_rate}``), where one is known."""
+        words = []
+        rest = self.threshold if self.threshold_rest is None else self.threshold_rest
+        for j, name in enumerate(joint_names):
+            limit = float(effort_limits[j])
+            above = [(label, k[j] * self.sigma0[j]) for label, k in (('in motion', self.threshold), ('at rest', rest))
+                     if np.isfinite(limit) and 0.0 < limit < k[j] * self.sigma0[j]]
+            if above:
+                levels = ', '.join(f'{level:.3g} N·m {label}' for label, level in above)
+                words.append(f'{name}: its alarm level k·σ₀ ({levels}; σ₀ {self.sigma0[j]:.3g} N·m) is above its '
+                             f'effort limit {limit:g} N·m: no torque the joint holds raises a contact on it'
+                             + ('' if len(above) == 2 else f' {above[0][0]}'))
+        raised = [(name, count) for name, count in zip(run_names, self.own_contacts, strict=True) if count]
+        expected = self.rate_per_hour * self.hours
+        if self.own_contacts_unlikely:
+            words.append(f'the thresholds raise {sum(c for _, c in raised)} contact(s) on their own contact-free '
+                         f'recordings (' + ', '.join(f'{name}: {count}' for name, count in raised) + f'), where '
+                         f'{self.rate_per_hour:g} false alarms per hour expect {expected:.3g} over their '
+                         f'{60.0 * self.hours:.1f} min' + ('' if quieter is None else
+                         f'; {{false_alarm_rate}} {quieter:g} raises none on them'))
+        return words
+
     def to_dict(self, joint_names) -> dict:
         def per_joint(values):
             return {name: float(v) for name, v in zip(joint_names, values, strict=True)}
@@ -134,7 +181,7 @@ class Calibration:
                 **{key: per_joint(values) for key, values in (('threshold_track_rad', self.threshold_track),
                                                               ('threshold_speed_rad_s', self.threshold_speed))
                    if values is not None},
-                'notes': list(self.notes)}
+                'notes': list(self.notes), 'warnings': list(self.warnings)}
 
 
 def gaussian_threshold(share_per_hour: float, rate_hz: float) -> float:
@@ -260,9 +307,13 @@ def calibrate(runs: Sequence[CalibrationRun], sigma0: np.ndarray, stiction: np.n
     track, speed = (TRACK_MARGIN * v if (np.isfinite(v) & (v > 0)).all() else None for v in (track, speed))
     if track is not None:
         track = np.maximum(track, TRACK_STEPS * np.where(np.isfinite(step), step, 0.0))
-    return Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes, still[0],
-                       still[1], still[3], any(run.commanded is not None for run in runs), track, speed,
-                       excursions)
+    calibration = Calibration(sigma, moving[0], moving[1], moving[2], moving[3], hours, rate_per_hour, notes,
+                              still[0], still[1], still[3], any(run.commanded is not None for run in runs), track,
+                              speed, excursions)
+    calibration.own_contacts = [len(ContactDetector(sigma, stiction, calibration.threshold, gain, settings,
+                                                    calibration.threshold_rest, track, speed).run(*run)[1])
+                                for run in runs]
+    return calibration
 
 
 def resolution(tracking: np.ndarray, commanded: np.ndarray | None) -> np.ndarray:

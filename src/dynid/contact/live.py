@@ -148,7 +148,8 @@ class LiveContacts:
     def status(self) -> tuple[str, str, dict]:
         """(level, message, values) for /diagnostics: WARN while batches are skipped, records fail, trajectories are
         refused, the arm moves with no trajectory arrived where the thresholds were calibrated with the
-        controller's reference, or the calibration is shorter than the rate asked needs; else OK with the contact
+        controller's reference, the calibration is shorter than the rate asked needs or says what its thresholds
+        cannot do (:meth:`dynid.contact.calibration.Calibration.cautions`); else OK with the contact
         state. Among the values ``alarm_level_nm``: the |d| per joint at which an alarm is raised at the last sample
         (:class:`dynid.contact.monitor.ContactSamples` ``level``), JSON."""
         values = {'samples': self.samples, 'skipped_samples': self.skipped, 'contacts': self.contacts,
@@ -158,6 +159,8 @@ class LiveContacts:
                   'calibration_short': '' if self.monitor.calibration is None
                   else self.monitor.calibration.shortness(),
                   'calibrated_with_reference': bool(getattr(self.monitor.calibration, 'with_reference', False)),
+                  'calibration_warnings': json.dumps([] if self.monitor.calibration is None
+                                                     else self.monitor.calibration.warnings),
                   'reference_trajectories': self.commanded.trajectories,
                   'references_refused': self.references_refused,
                   'last_contact': '' if self.last_contact is None else json.dumps(self.last_contact),
@@ -176,6 +179,10 @@ class LiveContacts:
                             'without the reference)'), values
         if values['calibration_short']:
             return 'warn', values['calibration_short'], values
+        said = [] if self.monitor.calibration is None else self.monitor.calibration.warnings
+        if said:
+            return 'warn', said[0] + (f' (and {len(said) - 1} more: calibration_warnings)' if len(said) > 1 else ''), \
+                values
         if self.samples == 0:
             return 'ok', 'waiting for the state topics', values
         state = 'in contact' if self.open is not None else 'no contact'

@@ -224,9 +224,22 @@ class ContactMonitor:
                              f'excursions ({contact_rules()}) in {found}'
                              f'{" …" if len(calibration.contact_like) > 5 else ""}; calibrate on recordings without '
                              'contact (or cut the contacts out)')
+        quieter = self._quieter_rate(observed) if calibration.own_contacts_unlikely else None
+        calibration.warnings = calibration.cautions(self.robot.joint_names, self.robot.effort_limits, names, quieter)
         self.reset()
         self.set_calibration(calibration)
         return calibration
+
+    def _quieter_rate(self, observed: list[CalibrationRun]) -> float | None:
+        """The first of the stated false-alarm rate / 10, / 100, / 1000 [1/h] whose thresholds raise no contact on
+        the ``observed`` calibration runs, or None."""
+        for tenths in (1, 2, 3):
+            rate = self.settings.false_alarm_rate / 10.0**tenths
+            trial = calibrate(observed, self.result_sigma, self.stiction, self.bandwidth, rate,
+                              self.settings.detector())
+            if not any(trial.own_contacts):
+                return rate
+        return None
 
 
 def save_calibration(calibration: Calibration, path, robot: RobotModel, settings: ContactSettings,
@@ -281,7 +294,10 @@ def load_calibration(path, robot: RobotModel, result_file=None, joint_states_eff
         at_rest[key] = per_joint(key) if key in data else None
         if at_rest[key] is not None and np.any(at_rest[key] <= 0):
             raise InputError(f'{path}: {key} must be > 0')
+    warnings = data.get('warnings') or []
+    if not isinstance(warnings, list) or not all(isinstance(line, str) for line in warnings):
+        raise InputError(f'{path}: warnings must be a list of lines')
     return Calibration(sigma0, threshold, np.zeros(n), np.full(n, np.nan), np.zeros(n), float(data.get('hours') or 0),
                        float(data.get('false_alarm_rate_per_hour') or 0), list(data.get('notes') or []), rest,
                        with_reference=with_reference, threshold_track=at_rest['threshold_track_rad'],
-                       threshold_speed=at_rest['threshold_speed_rad_s'])
+                       threshold_speed=at_rest['threshold_speed_rad_s'], warnings=warnings)

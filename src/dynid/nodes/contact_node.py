@@ -83,6 +83,8 @@ class ContactNode(Node):
                                + ('from ' + node.calibration_file if node.calibration_file else 'uncalibrated'))
         if monitor.calibration is not None and monitor.calibration.short:
             self.get_logger().warning(monitor.calibration.shortness())
+        for line in [] if monitor.calibration is None else monitor.calibration.warnings:
+            self.get_logger().warning(line)
 
     def _monitor(self, given, rate_hz: float, effort: str):
         """The contact job of the parameters, and the node's own settings; InputError for bad input."""

@@ -88,6 +88,8 @@ class RigidBodyTorque:
         if payload is not None:
             standard[-10:] += robot.payload_link_parameters(payload)
         offset = _offset_parameters(standard)
+        #: π (10·n, the payload's on the last link) and π₀ of τ(π + π₀) − τ(π₀) (module docstring)
+        self.standard_parameters, self.offset_parameters = standard, offset
         self._shifted = robot.with_parameters(standard + offset)  # τ(π + π₀)
         self._offset = robot.with_parameters(offset)  # τ(π₀)
 
