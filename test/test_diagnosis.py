@@ -501,13 +501,14 @@ def test_a_load_a_file_off_by_tens_of_percent_explains_less_well_is_named():
 
 
 def test_a_refusals_ways_out_are_ranked_by_their_held_out_error(tmp_path, capsys):
-    """5 s of a Panda at 100 Hz: refused (cond above the limit). Each way out (the higher cut-offs that identify it,
+    """3 s of a Panda at 100 Hz: refused (too few equations). Each way out (the higher cut-offs that identify it,
     keeping the refused result with --force) is identified without each of four blocks of the recording's time and
-    scored on it; they are named best first, and the first, run as written, identifies the model."""
+    scored on it; they are named best first, and the first, run as written, identifies the model. (4 and 5 s
+    identify since a joint that never reverses holds its offset at 0.)"""
     from dynid.cli import main
     from dynid.io.bag import write_bag
 
-    _, log = _twin_log('panda', seconds=5.0, rate=100.0, seed=11)
+    _, log = _twin_log('panda', seconds=3.0, rate=100.0, seed=11)
     bag = write_bag(tmp_path / 'short', dataclasses.replace(log, current=None, theta=None, dtheta=None,
                                                             temperature=None, source={}))
     assert main(['identify', str(bag), '--robot', 'panda', '-o', str(tmp_path / 'a.yaml'), '--quiet']) == 2
@@ -515,7 +516,7 @@ def test_a_refusals_ways_out_are_ranked_by_their_held_out_error(tmp_path, capsys
     ranked = error.split('best first', 1)[1]
     ways = re.findall(r'(--[a-z-]+(?: [0-9.]+)?) (?:identifies it|keeps this result) \((?:[^()]*; )?held out '
                       r'([0-9.e+-]+)\)', ranked)
-    assert len(ways) >= 2 and any(option == '--force' for option, _ in ways), error
+    assert len(ways) >= 2 and '--force keeps this result' in ranked, error
     scores = [float(score) for _, score in ways]
     assert scores == sorted(scores)
     first = ways[0][0]

@@ -117,8 +117,9 @@ def steady_joints(equations) -> np.ndarray:
 
 
 def one_way_columns(equations) -> np.ndarray:
-    """(n, 3) bool: per joint whether its Coulomb, viscous and offset columns are held at 0 by :func:`one_way_friction`'s
-    rule (the offset on one-way joints, the viscous friction on steady ones; Coulomb never), for a fit of those three."""
+    """(n, 3) bool: per joint whether its Coulomb, viscous and offset columns are held at 0 by
+    :func:`one_way_friction`'s rule (the offset on one-way joints, the viscous friction on steady ones; Coulomb
+    never), for a fit of those three."""
     one_way = one_way_joints(equations)
     return np.column_stack([np.zeros_like(one_way), steady_joints(equations), one_way])
 
@@ -142,9 +143,9 @@ def one_way_friction(problem) -> dict[str, dict]:
     if steady and viscous:
         names = ', '.join(problem.robot.joint_names[j] for j in steady)
         why = (f'{names} move{"s" if len(steady) == 1 else ""} one way at a steady speed in these recordings (the '
-               f'speed\'s spread under {100 * STEADY_SPREAD:g} % of its mean): viscous friction Fv·ω is one more constant '
-               f'there, so it is held at 0 and Coulomb friction holds the constant; a recording at several speeds '
-               f'determines it')
+               f'speed\'s spread under {100 * STEADY_SPREAD:g} % of its mean): viscous friction Fv·ω is one more '
+               f'constant there, so it is held at 0 and Coulomb friction holds the constant; a recording at several '
+               f'speeds determines it')
         held.update({f'{v}_{j + 1}': {'value': 0.0, 'reason': why} for j in steady for v in viscous
                      if f'{v}_{j + 1}' not in problem.held})
     return held
@@ -156,7 +157,8 @@ def _one_way_reason(problem, one_way: list[int]) -> str:
     rows = positive + negative
     names = [problem.robot.joint_names[j] for j in one_way]
     counts = '; '.join(f'{name} {"forward" if positive[j] >= negative[j] else "backward"} on '
-                       f'{max(positive[j], negative[j])} of its {rows[j]} rows' for name, j in zip(names, one_way))
+                       f'{max(positive[j], negative[j])} of its {rows[j]} rows'
+                       for name, j in zip(names, one_way, strict=True))
     never = 'never' if all(min(positive[j], negative[j]) == 0 for j in one_way) else 'hardly ever'
     return (f'{", ".join(names)} {never} reverse{"s" if len(names) == 1 else ""} in these recordings ({counts}): '
             f'Coulomb friction and the torque offset cannot be told apart (sgn(ω) is one constant), so the offset '

@@ -34,6 +34,8 @@ from dynid.identify.validation.validate import predict
 WAY_OUT_CUTOFF_FACTORS = (2.5, 5.0)
 #: the equal blocks of each recording's time a way out is scored on, each held out in turn, identified on the rest
 HELD_OUT_BLOCKS = 4
+#: the share of each recording's time (its end) one held-out score keeps out (:func:`held_out_error`)
+HOLDOUT_SHARE = 0.3
 #: how the ways out are spelled where the front end gives no spelling of its own: the field and the value
 WAY_OUT_SPELLING = {'decimation_cutoff_hz': 'decimation_cutoff_hz {}', 'method': 'method {}', 'prior': 'prior',
                     'force': 'force'}
@@ -203,6 +205,20 @@ def _squares(result, robot, parts: Sequence, drives) -> tuple[float, float]:
         error += float(np.sum((prediction.measured - prediction.predicted) ** 2))
         energy += float(np.sum(prediction.measured ** 2))
     return error, energy
+
+
+def held_out_error(robot, recordings: Sequence, identification, drives) -> float | None:
+    """‖y − ŷ‖/‖y‖ over the last :data:`HOLDOUT_SHARE` of each recording's time of ``identification`` identified on
+    the rest (one split, a quarter of the blocks' cost: the torque sources' comparison), None where a part is too
+    short to identify or to score."""
+    parts = [(dataclasses.replace(r, dataset=first), last) for r in recordings
+             for first, last in [r.dataset.split_holdout(HOLDOUT_SHARE)]]
+    try:
+        result = identify(robot, [first for first, _ in parts], identification.spec, identification.filters,
+                          identification.options, drives=drives)
+    except InputError:
+        return None
+    return relative_error(result, robot, [(r, last, r.payload_mass) for r, last in parts], drives)
 
 
 def relative_error(result, robot, parts: Sequence, drives) -> float | None:

@@ -79,6 +79,17 @@ def joint_names(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(name.strip() for text in texts for name in text.split(',') if name.strip())
 
 
+def _split_holdout(recordings: list[RecordingInput], holdout: float | None) -> list:
+    """The last ``holdout`` of each recording's time taken out of ``recordings`` (in place): [(recording, the part
+    held out)]; none where ``holdout`` is None."""
+    held_out = []
+    for i, recording in enumerate(recordings if holdout is not None else ()):
+        train, test = recording.dataset.split_holdout(holdout)
+        recordings[i] = dataclasses.replace(recording, dataset=train)
+        held_out.append((recording, test))
+    return held_out
+
+
 def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], identification: Identification,
                       output: str | Path, robot_spec: str, validation: Sequence[tuple[str, Dataset]] = (),
                       report: str | Path | None = None,
@@ -109,12 +120,7 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
     channel_warnings, dead = check_channels(robot, recordings, identification, drives)
     progress(f'diagnosing {len(recordings)} recording(s) together: effort, sign, scale, robot file')
     diagnosis = diagnose_inputs(robot, recordings, identification.spelling, identification.spec.torque_source)
-    held_out = []
-    if identification.holdout is not None:
-        for i, recording in enumerate(recordings):
-            train, test = recording.dataset.split_holdout(identification.holdout)
-            recordings[i] = dataclasses.replace(recording, dataset=train)
-            held_out.append((recording, test))
+    held_out = _split_holdout(recordings, identification.holdout)
     try:
         result = identify(robot, recordings, identification.spec, identification.filters, identification.options,
                           drives=drives, progress=progress)

@@ -273,7 +273,8 @@ def validation_warnings(metrics: dict, train: dict | None = None) -> list[str]:
     recording's torque on the joint varies by at least :data:`NOISE_SPREAD_FACTOR` times the identification's
     training RMSE there (``train``: the result's ``metrics['train']``). Below, the joint's torque hardly rises
     above the noise, and a fit near or under 0 % says nothing of the model: even the plant's own links fit a
-    twin's wrist 3 at −0.3 % there. A model that fails on the motion (``metrics['failed']``) is named as such instead."""
+    twin's wrist 3 at −0.3 % there. A model that fails on the motion (``metrics['failed']``) is named as such
+    instead."""
     if metrics.get('failed'):  # no fit of a failed model is a figure of the arm: its failure is said instead
         return ['absurd fit: the model ' + failed_text(metrics['failed']) + '; a model that does not belong to this '
                 'recording (another payload, robot, torque source or drives) or an identification the data could not '

@@ -7,12 +7,13 @@ Fc·sgn(ω) + Fv·ω + τ0 on the friction velocity ω, fitted by least squares 
 (:func:`fit_reference`). The friction law is the same for every result: a reference that took the result's law (a
 viscous exponent, a Stribeck excess, friction on the output torque) moved with it, and with it every comparison built
 on it (the same Panda rows gave the robot file 12.3 % with Coulomb + viscous friction and 18.9 % with the law a result
-chose). On a joint that never reverses in the training rows the Coulomb and offset columns are one constant (and at a steady
-speed the viscous column a third): the offset (and the viscous friction) is held at 0 there, as the identification
-holds it (``held``, as :func:`dynid.identify.equations.held.one_way_joints` and ``steady_joints`` find them) (else the
-least squares split the constant into two opposite values of any size, ±1.08e4 N·m on a twin's one-way log, which a
-motion that reverses turns into a prediction of 2e4 N·m). The result keeps it as ``prior.robot_file_reference`` ({parameter: value}: the base rigid parameters' names,
-then ``Fc_j``, ``Fv_j``, ``tau0_j``); :func:`reference_rows` predicts a recording's rows with it.
+chose). On a joint that never reverses in the training rows the Coulomb and offset columns are one constant (and at
+a steady speed the viscous column a third): the offset (and the viscous friction) is held at 0 there, as the
+identification holds it (``held``, as :func:`dynid.identify.equations.held.one_way_joints` and ``steady_joints`` find
+them) (else the least squares split the constant into two opposite values of any size, ±1.08e4 N·m on a twin's one-way
+log, which a motion that reverses turns into a prediction of 2e4 N·m). The result keeps it as
+``prior.robot_file_reference`` ({parameter: value}: the base rigid parameters' names, then ``Fc_j``, ``Fv_j``,
+``tau0_j``); :func:`reference_rows` predicts a recording's rows with it.
 """
 
 from __future__ import annotations

@@ -82,8 +82,8 @@ def diagnose_equations(equations: Equations, request: Request, progress: Callabl
     held.update(one_way_friction(IdentificationProblem.of(equations, candidate.holding(held))))
     if held and request.drive_gains_unknown:
         raise InputError(f'drive-gain identification does not take parameters held at a value '
-                         f'({", ".join(held)}: left-out joints, a structural offset or a joint that never reverses); identify without them, '
-                         f'or with another method')
+                         f'({", ".join(held)}: left-out joints, a structural offset or a joint that never '
+                         f'reverses); identify without them, or with another method')
     for name, entry in held.items():
         progress(f'{name} held at {entry["value"]:.6g}: {entry["reason"]}')
     candidate = candidate.holding(held)
