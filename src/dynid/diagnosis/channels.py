@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.diagnosis.effort import Recording, decimated_rows
+from dynid.io.stream_checks import constant_while_moving
 from dynid.model.drives import JointDrives
 from dynid.model.robot import RobotModel
 
@@ -71,8 +72,10 @@ def dead_channels(recordings: Sequence[Recording], robot: RobotModel, drives: Jo
         if spreads is None:
             continue
         signal, file = spreads
+        held = np.all([constant_while_moving(channel_signals(r, drives)[source], r.dataset.q) for r in recordings],
+                      axis=0)  # one value exactly: effort_problem's, with the driver's likely cause
         for j, name in enumerate(robot.joint_names):
-            if name not in skip and file[j] >= MIN_FILE_SPREAD_NM and signal[j] < DEAD_SHARE * file[j]:
+            if name not in skip and not held[j] and file[j] >= MIN_FILE_SPREAD_NM and signal[j] < DEAD_SHARE * file[j]:
                 found.append(DeadChannel(name, source, float(signal[j]), float(file[j])))
     return found
 
