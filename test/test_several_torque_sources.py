@@ -13,7 +13,7 @@ from dynid.diagnosis.channels import DEAD_SHARE, dead_channels
 from dynid.diagnosis.effort import Recording
 from dynid.errors import InputError
 from dynid.identify.equations.request import ModelSpec, RecordingInput
-from dynid.identify.job.torque_sources import compare_sources, comparison_line
+from dynid.identify.job.torque_sources import compare_sources, compared_identification, comparison_line
 from dynid.identify.job.ways_out import held_out_error
 from dynid.identify.job.workflow import Identification, identify_and_save
 from dynid.sim.parameters import PlantParameters
@@ -80,8 +80,9 @@ def test_which_source_predicts_better_is_measured_and_the_source_read_unchanged(
     result, _ = identify_and_save(ur5e, list(recordings), Identification(), tmp_path / 'r.yaml', 'ur5e')
     assert result.model['torque_source'] == 'current'  # what auto reads with known drive gains, as before
     compared = result.provenance['torque_sources']
-    for source in ('joint_torque', 'current'):  # each scored as held_out_error scores it
-        variant = Identification(spec=ModelSpec(torque_source=source))
+    for source in ('joint_torque', 'current'):  # each scored as held_out_error scores it, with the compared model
+        variant = compared_identification(Identification(), source)
+        assert variant.spec.friction == 'viscous_coulomb' and variant.options.method == 'wls'
         assert compared['scores'][source] == held_out_error(ur5e, recordings, variant, None)
     best = min(compared['scores'], key=compared['scores'].get)
     line = comparison_line(compared, {'torque_source': '--torque {}'})

@@ -4,8 +4,10 @@ channels that carry nothing (:mod:`dynid.diagnosis.channels`) and which source p
 - A dead channel of the source the identification reads is refused, naming the joint and the ways out that work as
   written: leaving its equations out (``exclude_joints``), or the other source where its channel carries torque;
   a dead channel of a source it does not read is a warning.
-- Where the source was left to dynid (``auto``) and both are there and live, each is identified as written on the
-  first part of each recording's time and scored on the last :data:`~dynid.identify.job.ways_out.HOLDOUT_SHARE`
+- Where the source was left to dynid (``auto``) and both are there and live, each is identified with one fixed model
+  (:data:`COMPARED_MODEL`: WLS, Coulomb + viscous friction; the rest as given, so that the sources and not the model
+  choice are compared, at a fifth of the choice's cost) on the first part of each recording's time and scored on
+  the last :data:`~dynid.identify.job.ways_out.HOLDOUT_SHARE`
   (:func:`dynid.identify.job.ways_out.held_out_error`: ‖y − ŷ‖/‖y‖, each source against its own torque); the one
   with the smaller error is named. The source identification reads is not changed: ``torque_source`` changes it.
 """
@@ -22,6 +24,8 @@ from dynid.identify.equations.prepare import read_torque_source
 from dynid.identify.job.ways_out import HOLDOUT_SHARE, held_out_error
 from dynid.identify.registry import identification_method
 
+#: the model (friction law, method) each source is identified with for the comparison
+COMPARED_MODEL = ('viscous_coulomb', 'wls')
 #: the two sources a log can hold side by side (motor_torque reads the same channel as joint_torque)
 SOURCES = ('joint_torque', 'current')
 
@@ -74,11 +78,18 @@ def compare_sources(robot, recordings: Sequence, identification, drives, read: s
     scores = {}
     for source in sources:
         progress(f'scoring the torque source {source} on the last {HOLDOUT_SHARE:.0%} of each recording')
-        variant = dataclasses.replace(identification,
-                                      spec=dataclasses.replace(identification.spec, torque_source=source))
+        variant = compared_identification(identification, source)
         scores[source] = held_out_error(robot, recordings, variant, drives)
     scored = all(score is not None for score in scores.values())
     return {'scores': scores, 'read': read, 'better': min(scores, key=scores.get) if scored else None}
+
+
+def compared_identification(identification, source: str):
+    """``identification`` reading ``source``, with :data:`COMPARED_MODEL` (module docstring)."""
+    law, method = COMPARED_MODEL
+    return dataclasses.replace(
+        identification, spec=dataclasses.replace(identification.spec, torque_source=source, friction=law),
+        options=dataclasses.replace(identification.options, method=method))
 
 
 def comparison_line(comparison: dict, spelling: dict) -> str:
@@ -94,4 +105,4 @@ def comparison_line(comparison: dict, spelling: dict) -> str:
     told = spelling.get('torque_source', 'torque_source {}').format(best)
     advice = f': {told}' if best != comparison['read'] else '; identified from it'
     return (f'of the torque sources, {best} predicts {share} better (rel. {scores[best]:.3g} against {other}\'s '
-            f'{scores[other]:.3g}; each identified on the rest){advice}')
+            f'{scores[other]:.3g}; each identified on the rest, WLS with Coulomb + viscous friction){advice}')
