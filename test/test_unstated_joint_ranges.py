@@ -137,3 +137,21 @@ def test_a_gripper_description_is_read_as_the_arm_the_log_names(tmp_path):
     done = run_dynid('import', _log(tmp_path / 'log.csv'), '--columns', COLUMNS, '--robot', urdf,
                      '-o', tmp_path / 'bag')
     assert done.returncode == 0 and 'dropped' not in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize('relative', ['so_arm_description/urdf/so100.urdf'])
+def test_a_description_naming_a_joint_and_its_link_alike_loads(relative):
+    """so100.urdf names its last joint (the jaw) and the link it turns on ``gripper``: pinocchio's getFrameId refused
+    to choose between the two frames (a ValueError traceback from dynid model, simulate, identify). The flange, by
+    default the last joint's frame, is the joint's."""
+    import pinocchio as pin
+
+    from dynid.model import load_robot
+
+    robot = load_robot(str(example_robot_path(relative)))
+    model = robot.pinocchio_model
+    named = [i for i, frame in enumerate(model.frames) if frame.name == robot.flange]
+    assert len(named) >= 2  # the case: one name, two frames
+    [joint] = [i for i in named if model.frames[i].type == pin.FrameType.JOINT]
+    assert model.frames[joint].parentJoint == model.njoints - 1
+    assert robot.flange_placement.isApprox(model.frames[joint].placement)

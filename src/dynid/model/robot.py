@@ -46,6 +46,16 @@ _JOINT_TYPES = {
 UNLIMITED = 1e10  # limits at or beyond this are treated as absent
 
 
+def frame_index(model: pin.Model, name: str) -> int | None:
+    """The index of ``model``'s frame ``name``, or None where it has none. A description may give a joint and a
+    link one name (so100.urdf's ``gripper``: the jaw's joint and the wrist's link it turns on), where pinocchio's
+    ``getFrameId`` refuses to choose: the joint's frame is taken (the flange defaults to the last joint's), else the
+    first in the model's order."""
+    named = [i for i, frame in enumerate(model.frames) if frame.name == name]
+    joints = [i for i in named if model.frames[i].type == pin.FrameType.JOINT]
+    return (joints or named or [None])[0]
+
+
 def _finite_or_inf(values: np.ndarray, sign: float) -> np.ndarray:
     values = np.asarray(values, dtype=float).copy()
     values[~np.isfinite(values) | (np.abs(values) >= UNLIMITED)] = sign * np.inf
@@ -118,8 +128,8 @@ class RobotModel:
             array.setflags(write=False)
 
         self.flange = self._choose_flange(flange)
-        self._flange_placement = (model.frames[model.getFrameId(self.flange)].placement
-                                  if model.existFrame(self.flange) else pin.SE3.Identity())
+        flange = frame_index(model, self.flange)
+        self._flange_placement = model.frames[flange].placement if flange is not None else pin.SE3.Identity()
         if drives is not None and drives.joint_names != self.joint_names:
             drives = drives.reordered(self.joint_names)
         self.drives = drives
@@ -223,14 +233,15 @@ class RobotModel:
         model = self._model
         last = model.njoints - 1
         if flange is not None:
-            if not model.existFrame(flange):
+            if frame_index(model, flange) is None:
                 raise InputError(f'flange frame {flange!r} is not in robot {self.name!r}')
-            if model.frames[model.getFrameId(flange)].parentJoint != last:
+            if model.frames[frame_index(model, flange)].parentJoint != last:
                 raise InputError(f'flange frame {flange!r} is not attached to the last joint '
                                  f'{self.joint_names[-1]!r}')
             return flange
         for candidate in ('tool0', 'flange'):
-            if model.existFrame(candidate) and model.frames[model.getFrameId(candidate)].parentJoint == last:
+            index = frame_index(model, candidate)
+            if index is not None and model.frames[index].parentJoint == last:
                 return candidate
         return self.joint_names[-1]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from dynid.model.inertial import Payload, transform_parameters
 from dynid.model.naming import family
-from dynid.model.robot import RobotModel
+from dynid.model.robot import RobotModel, frame_index
 
 UR_SERVICE = '/io_and_status_controller/set_payload'
 UR_TYPE = 'ur_msgs/srv/SetPayload'
@@ -42,7 +42,7 @@ def payload_in_frame(robot: RobotModel, payload: Payload, frame: str) -> Payload
         return payload
     model = robot.pinocchio_model
     flange = robot.flange_placement  # flange in the last joint's frame
-    target = model.frames[model.getFrameId(frame)].placement
+    target = model.frames[frame_index(model, frame)].placement
     relative = target.actInv(flange)  # flange in the target frame
     phi = transform_parameters(payload.parameters(), relative.rotation, relative.translation)
     return Payload.from_parameters(phi) if payload.mass > 0 else payload
@@ -54,7 +54,8 @@ def vendor_frame(robot: RobotModel, family: str) -> str:
     last = model.njoints - 1
     wanted = ('tool0',) if family == 'ur' else tuple(f.name for f in model.frames if f.name.endswith('link8'))
     for name in wanted:
-        if model.existFrame(name) and model.frames[model.getFrameId(name)].parentJoint == last:
+        index = frame_index(model, name)
+        if index is not None and model.frames[index].parentJoint == last:
             return name
     return robot.flange
 

@@ -30,7 +30,7 @@ import pinocchio as pin
 
 from dynid.checks import finite
 from dynid.errors import InputError, checked_choice
-from dynid.model.robot import RobotModel
+from dynid.model.robot import RobotModel, frame_index
 
 SHAPES = ('step', 'ramp', 'half_sine')
 #: The keys of one load in a file or a service request.
@@ -143,8 +143,7 @@ class ContactSchedule:
     def __post_init__(self) -> None:
         self._model = pin.Model(self.robot.pinocchio_model)
         self._data = self._model.createData()
-        self._flange = self._model.getFrameId(self.robot.flange) if self._model.existFrame(self.robot.flange) \
-            else None
+        self._flange = frame_index(self._model, self.robot.flange)
         self._placed = [self._place(load) for load in self.loads]
 
     def _place(self, load: ContactLoad) -> _Placed:
