@@ -325,8 +325,13 @@ def test_too_short_low_rate_logs_name_the_rate_and_the_setting(slow_bags, tmp_pa
     error = capsys.readouterr().err
     assert 'WLS cannot estimate the noise of shoulder_pan_joint' in error
     assert 'at 30 Hz the filters keep' in error and 'one in 3 below 3.75 Hz' in error
-    assert 'with the robot file\'s prior (the default' in error
-    assert 'a method that needs no per-joint noise (ols or iirls)' in error
+    # the ways out measured, not listed: the prior, the higher cut-offs and the methods that need no per-joint noise
+    # tried as written and ranked by their held-out error (OLS, refused for what else 5 s lack, is not one)
+    ranked = error.split('best first by their error on motion they did not see', 1)[1]
+    assert 'without --no-prior identifies it' in ranked and '--method iirls identifies it' in ranked, error
+    assert '--method ols' not in ranked and 'give a longer recording' not in error
+    scores = [float(score) for score in re.findall(r'held out ([0-9.e+-]+)\)', ranked)]
+    assert len(scores) >= 3 and scores == sorted(scores), error
     # Those methods followed as written are not refused for the noise they do not use (the open law's first estimate
     # weights those joints by the pooled noise): I-IRLS identifies; OLS says what else 5 s lack, with the prior the
     # way out, and fits with --force

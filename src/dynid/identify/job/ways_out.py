@@ -72,15 +72,16 @@ class WayOut:
 
 
 def ways_out(robot, recordings: Sequence, identification, drives, filters: dict, progress: Callable[[str], None],
-             refused=None, validation: Sequence = ()) -> str:
+             refused=None, validation: Sequence = (), methods: Sequence[str] = ()) -> str:
     """The ways out of a refused identification (module docstring), one phrase naming them best first, or saying that
     no setting tried identifies the model (with what each gave). ``filters``: the refused run's rate and cut-off
     ('rate_hz', 'decimation_cutoff_hz': a result's provenance); ``refused``: the refused result where there is one
     (it is then a way out itself, kept with ``force``; its method is not tried again); ``validation``: (name,
-    recording) pairs of other motion the user gave to validate on, which then score the ways out."""
+    recording) pairs of other motion the user gave to validate on, which then score the ways out; ``methods``: other
+    methods the refusal names (too few rows for a per-joint noise: the methods that need none), tried too."""
     spell = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
     found, failed = [], []
-    for option, variant in _variants(identification, filters, spell, refused):
+    for option, variant in _variants(identification, filters, spell, refused, methods):
         progress(f'refused; trying {option}')
         try:
             trial = identify(robot, list(recordings), variant.spec, variant.filters, variant.options, drives=drives)
@@ -126,7 +127,7 @@ def _score(way: WayOut, robot, recordings: Sequence, drives, validation: Sequenc
     way.blocks = (len(scored), len(blocks))
 
 
-def _variants(identification, filters: dict, spell: dict, refused):
+def _variants(identification, filters: dict, spell: dict, refused, methods: Sequence[str] = ()):
     """(option as written, the identification it runs) of each setting tried (module docstring)."""
     rate, cutoff = filters.get('rate_hz'), filters.get('decimation_cutoff_hz')
     values = []
@@ -142,10 +143,11 @@ def _variants(identification, filters: dict, spell: dict, refused):
     if with_prior is not None:
         yield spell['prior'], dataclasses.replace(identification, options=dataclasses.replace(
             identification.options, physical=with_prior))
-    if refused is None or identification.options.method != 'auto':
-        return
-    for method in way_out_methods():
-        if method != refused.method:
+    tried = list(methods)
+    if refused is not None and identification.options.method == 'auto':
+        tried += [method for method in way_out_methods() if method != refused.method and method not in tried]
+    for method in tried:
+        if method != identification.options.method:
             yield (spell['method'].format(method), dataclasses.replace(
                 identification, options=dataclasses.replace(identification.options, method=method)))
 

@@ -126,10 +126,10 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
                           drives=drives, progress=progress)
     except TooFewRowsError as error:  # more rows from the same recordings: the settings that give them, tried
         tried = ways_out(robot, recordings, identification, drives, _filters_of(recordings, identification),
-                         progress, validation=validation)  # no result to keep: the settings that give more equations
+                         progress, validation=validation, methods=error.methods)  # more equations, or fewer needed
         if not tried:
             raise
-        raise InputError(f'{error.template}; {tried}', fields=error.fields) from None
+        raise InputError(f'{error.finding or error.template}; {tried}', fields=error.fields) from None
     result.diagnosis_section = diagnosis.to_dict()
     spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
     result.warnings[:0] = diagnosis.warnings() + channel_warnings

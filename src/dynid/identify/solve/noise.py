@@ -19,7 +19,14 @@ _BLAS_THREADS: list[ThreadpoolController] = []
 
 class TooFewRowsError(InputError):
     """The rows are too few for the estimate asked for (each joint's own fit leaves no residual): more rows (a
-    longer recording, a higher decimation cut-off) are the way out, which the identification's front end tries."""
+    longer recording, a higher decimation cut-off) are the way out, which the identification's front end tries,
+    and ``methods`` that need fewer (tried too). ``finding``: the message without the advice it gives where
+    nothing is tried, for the front end to follow with what it measured (None: the message is all finding)."""
+
+    def __init__(self, message: str = '', *, fields=(), methods=(), finding: str | None = None):
+        self.methods: tuple[str, ...] = tuple(methods)
+        self.finding = finding
+        super().__init__(message, fields=fields)
 
 
 def one_blas_thread():

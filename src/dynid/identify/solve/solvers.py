@@ -30,7 +30,13 @@ import numpy as np
 
 from dynid.errors import InputError, checked_choice
 from dynid.identify import choices
-from dynid.identify.solve.noise import NOISE_FLOOR_FRACTION, joint_noise, one_blas_thread, short_joints_text
+from dynid.identify.solve.noise import (
+    NOISE_FLOOR_FRACTION,
+    TooFewRowsError,
+    joint_noise,
+    one_blas_thread,
+    short_joints_text,
+)
 from dynid.identify.solve.rows import RowGroups, r_factor_of
 
 WEIGHT_FUNCTIONS = dict(zip(choices.WEIGHT_FUNCTIONS, (1.345, 4.685, 2.385), strict=True))  # 95 % efficiency
@@ -248,11 +254,11 @@ def ols(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
                     extra={'groups': groups}, scaled_condition_number=condition[1])
 
 
-def _without_joint_noise() -> str:
-    """'ols, iirls': the registered methods that need no per-joint noise (nor the drive gains unknown)."""
-    from dynid.identify.registry import identification_methods, spoken
+def _without_joint_noise() -> list[str]:
+    """['ols', 'iirls']: the registered methods that need no per-joint noise (nor the drive gains unknown)."""
+    from dynid.identify.registry import identification_methods
 
-    return spoken([m.name for m in identification_methods() if not m.joint_noise and not m.drive_gains], upper=False)
+    return [m.name for m in identification_methods() if not m.joint_noise and not m.drive_gains]
 
 
 def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
@@ -279,10 +285,13 @@ def wls(w: np.ndarray, y: np.ndarray, joints: np.ndarray, names: Sequence[str],
         dependent = np.zeros(0, dtype=int)
     noise = joint_noise(w, y, joints, floor_fraction, n, groups=groups)
     if refuse_short and noise.without_freedom.any():
-        raise InputError(f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own '
-                         f'equations (a joint needs more rows than parameters acting on it): give a longer '
-                         f'recording, a smaller decimation, or a method that needs no per-joint noise '
-                         f'({_without_joint_noise()})')
+        from dynid.identify.registry import spoken
+
+        methods = _without_joint_noise()
+        finding = (f'WLS cannot estimate the noise of {short_joints_text(noise, joint_names)} from its own equations '
+                   f'(a joint needs more rows than parameters acting on it)')
+        raise TooFewRowsError(f'{finding}: give a longer recording, a smaller decimation, or a method that needs no '
+                              f'per-joint noise ({spoken(methods, upper=False)})', methods=methods, finding=finding)
     sigma = noise.sigma
     weights = 1.0 / sigma[joints]
     kept = np.setdiff1d(np.arange(w.shape[1]), dependent)

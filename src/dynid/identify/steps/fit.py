@@ -127,9 +127,12 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
             prior = '' if pooled_short or 'WLS cannot estimate' not in str(error) else (
                 '; or with the robot file\'s prior (the default; {prior}), which weights them by the pooled noise and '
                 'completes what their rows lack')
-            kind = TooFewRowsError if isinstance(error, TooFewRowsError) else InputError  # the front end tries more
-            raise kind(f'{error.template} ({rows_context(problem.settings, joints, problem.robot.n)}){prior}',
-                       fields=(*error.fields, 'prior')) from None
+            context = f' ({rows_context(problem.settings, joints, problem.robot.n)})'
+            if isinstance(error, TooFewRowsError):  # the front end tries more rows and the methods it names
+                raise TooFewRowsError(f'{error.template}{context}{prior}', fields=(*error.fields, 'prior'),
+                                      methods=error.methods,
+                                      finding=error.finding and error.finding + context) from None
+            raise InputError(f'{error.template}{context}{prior}', fields=(*error.fields, 'prior')) from None
         estimate = _with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
