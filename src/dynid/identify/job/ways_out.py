@@ -88,7 +88,9 @@ def ways_out(robot, recordings: Sequence, identification, drives, filters: dict,
         except InputError as error:
             failed.append(f'{option}: {str(error).split(":")[0]}')
             continue
-        if identifiability_refusal(trial) is None:
+        if not np.isfinite(trial.condition_number_scaled):  # columns left unknown: predicts nothing it did not fit
+            failed.append(f'{option}: columns the data cannot separate (cond inf)')
+        elif identifiability_refusal(trial) is None:
             found.append(WayOut(option, variant, trial, 'identifies it', f'cond {trial.condition_number_scaled:.3g}'))
         else:
             failed.append(f'{option}: ' + '; '.join(result_identifiability_problems(trial)))
