@@ -58,6 +58,7 @@ from dynid.identify.result.result import IdentificationResult
 from dynid.identify.validation.validate import predict
 from dynid.io.bag import read_bag
 from dynid.model import load_robot
+from dynid.model.robots import example_robot_path
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import DigitalTwin, home_configuration
 
@@ -67,17 +68,8 @@ RATE_HZ = 1000.0
 TRAIN_S, HELD_S = 20.0, 10.0
 
 
-def vendor_urdf(name: str) -> Path:
-    """A vendor's robot file as example-robot-data publishes it: 'panda' (with its hand), 'jaco' (Kinova)."""
-    import site
-
-    for root in site.getsitepackages():
-        base = Path(root) / 'cmeel.prefix' / 'share' / 'example-robot-data' / 'robots'
-        path = base / {'panda': 'panda_description/urdf/panda.urdf',
-                       'jaco': 'kinova_description/robots/kinova.urdf'}[name]
-        if path.exists():
-            return path
-    raise FileNotFoundError(f'example-robot-data\'s {name} robot file not found (pip install example-robot-data)')
+#: the vendors' robot files as example-robot-data publishes them: the Panda with its hand, Kinova's Jaco 2
+VENDOR_FILES = {'panda': 'panda_description/urdf/panda.urdf', 'jaco': 'kinova_description/robots/kinova.urdf'}
 
 
 # ------------------------------------------------------------------------------------------- the runs
@@ -216,7 +208,7 @@ _ARMS: dict[str, Arm] = {}
 def arm(name: str) -> Arm:
     """The twin runs of a vendor's arm (cached: every case of one arm logs the same motion)."""
     if name not in _ARMS:
-        urdf = vendor_urdf(name)
+        urdf = example_robot_path(VENDOR_FILES[name])
         with tempfile.TemporaryDirectory(prefix='first_try_plant_') as folder:
             true = Path(folder) / urdf.name
             true.write_text(perturbed_urdf(urdf.read_text(), seed=1))
@@ -291,8 +283,9 @@ def first_line(text: str, pattern: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------- cases
-def _clean_fit(name: str) -> float:
-    """The pooled held-out fit floor: the smallest joint's held-out NRMSE fit of the clean log [%] (cached)."""
+def _clean_fit(name: str) -> np.ndarray | None:
+    """(n,) held-out NRMSE fit per joint [%] of the clean log of ``name``'s arm, None where it does not identify
+    (cached)."""
     if name not in _CLEAN:
         a = arm(name)
         with tempfile.TemporaryDirectory(prefix='first_try_clean_') as folder:
@@ -312,17 +305,8 @@ _CLEAN: dict[str, np.ndarray | None] = {}
 @case('clean_panda', 'none: the vendor file with its hand and fingers, every joint excited, torque sensors')
 def clean_panda(folder: Path) -> Outcome:
     a = arm('panda')
-    pipe = Pipeline(folder, a.urdf)
-    imported, train = pipe.import_(write_csv(folder / 'train.csv', a.train))
-    _, held = pipe.import_(write_csv(folder / 'held.csv', a.held))
-    run, result = pipe.identify(train)
-    fit = pipe.held_out_fit(result, held) if run.code == 0 else None
-    contact = pipe.contact_accepts(result, held) if run.code == 0 else None
-    right = fit is not None and contact is not None and contact.code == 0
-    statement = (f'identified; held-out fit min {fit.min():.1f} %' if fit is not None else 'not identified') + (
-        '' if contact is None else '; contact accepts it' if contact.code == 0 else
-        f'; contact refuses it: {contact.text.strip().splitlines()[-1]}')
-    return pipe.outcome('clean_panda', CASES['clean_panda'][0], right, statement, a.effort_limit)
+    return _through('clean_panda', folder, a, write_csv(folder / 'train.csv', a.train),
+                    write_csv(folder / 'held.csv', a.held))
 
 
 def task_motion(robot, seconds: float, one_way: tuple[int, ...] = (), seed: int = 11):

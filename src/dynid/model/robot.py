@@ -233,9 +233,10 @@ class RobotModel:
         model = self._model
         last = model.njoints - 1
         if flange is not None:
-            if frame_index(model, flange) is None:
+            index = frame_index(model, flange)
+            if index is None:
                 raise InputError(f'flange frame {flange!r} is not in robot {self.name!r}')
-            if model.frames[frame_index(model, flange)].parentJoint != last:
+            if model.frames[index].parentJoint != last:
                 raise InputError(f'flange frame {flange!r} is not attached to the last joint '
                                  f'{self.joint_names[-1]!r}')
             return flange

@@ -138,7 +138,8 @@ def one_way_friction(problem) -> dict[str, dict]:
     reason = _one_way_reason(problem, one_way)
     held = {f'{o}_{j + 1}': {'value': 0.0, 'reason': reason} for j in one_way for _, o in pairs
             if f'{o}_{j + 1}' not in problem.held}
-    steady = [j for j in one_way if steady_joints(problem.prepared)[j]]
+    steady_mask = steady_joints(problem.prepared)
+    steady = [j for j in one_way if steady_mask[j]]
     viscous = [v for v in _VISCOUS if v in problem.friction_names]
     if steady and viscous:
         names = ', '.join(problem.robot.joint_names[j] for j in steady)
