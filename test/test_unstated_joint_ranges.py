@@ -139,17 +139,31 @@ def test_a_gripper_description_is_read_as_the_arm_the_log_names(tmp_path):
     assert done.returncode == 0 and 'dropped' not in done.stdout, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize('relative', ['so_arm_description/urdf/so100.urdf'])
-def test_a_description_naming_a_joint_and_its_link_alike_loads(relative):
-    """so100.urdf names its last joint (the jaw) and the link it turns on ``gripper``: pinocchio's getFrameId refused
-    to choose between the two frames (a ValueError traceback from dynid model, simulate, identify). The flange, by
-    default the last joint's frame, is the joint's."""
+def _link(name, mass):
+    return (f'<link name="{name}"><inertial><origin xyz="0 0 0.05"/><mass value="{mass}"/>'
+            '<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>')
+
+
+def _joint(name, parent, child, z):
+    return (f'<joint name="{name}" type="revolute"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="0 0 {z}"/><axis xyz="0 1 0"/>'
+            '<limit lower="-2" upper="2" effort="10" velocity="3"/></joint>')
+
+
+def test_a_description_naming_a_joint_and_its_link_alike_loads(tmp_path):
+    """A description may name its last joint and the link it turns on alike (so100.urdf's ``gripper``: the jaw's
+    joint and the wrist link): pinocchio's getFrameId refused to choose between the two frames (a ValueError
+    traceback from dynid model, simulate, identify). The flange, by default the last joint's frame, is the joint's."""
     import pinocchio as pin
 
-    from dynid.model import load_robot
-
-    robot = load_robot(str(example_robot_path(relative)))
+    path = tmp_path / 'alike.urdf'
+    path.write_text('<robot name="alike">' + _link('base', 1.0) + _link('upper', 1.0) + _link('gripper', 0.5)
+                    + _link('jaw', 0.1) + _joint('shoulder', 'base', 'upper', 0.1)
+                    + _joint('elbow', 'upper', 'gripper', 0.3) + _joint('gripper', 'gripper', 'jaw', 0.2)
+                    + '</robot>')
+    robot = load_robot(str(path))
     model = robot.pinocchio_model
+    assert robot.flange == 'gripper'
     named = [i for i, frame in enumerate(model.frames) if frame.name == robot.flange]
     assert len(named) >= 2  # the case: one name, two frames
     [joint] = [i for i in named if model.frames[i].type == pin.FrameType.JOINT]
