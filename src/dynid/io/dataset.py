@@ -17,6 +17,56 @@ from dynid.io.gaps import GAP_TOLERANCE, GapSummary, find_gaps, nominal_period
 from dynid.model.inertial import Payload
 
 JOINT_SIGNALS = ('q', 'dq', 'tau', 'current', 'theta', 'dtheta', 'temperature')
+#: The signals of a :class:`Reference`, each (N, n) or None (q and dq required).
+REFERENCE_SIGNALS = ('q', 'dq', 'ddq', 'effort', 'current')
+
+
+@dataclass(eq=False)
+class Reference:
+    """The joint controller's reference at a recording's samples, joints in the recording's order.
+
+    Attributes:
+        q, dq: reference positions [rad] and velocities [rad/s] q_r, q̇_r; required.
+        ddq: reference accelerations q̈_r [rad/s²] or None.
+        effort: commanded joint torque [N·m] (a trajectory's effort, a target moment) or None.
+        current: commanded motor current [A] or None.
+        source: where it was read (a topic, a logger's columns, a simulator).
+    """
+
+    q: np.ndarray
+    dq: np.ndarray
+    ddq: np.ndarray | None = None
+    effort: np.ndarray | None = None
+    current: np.ndarray | None = None
+    source: str = ''
+
+    def signals(self) -> dict[str, np.ndarray]:
+        """The signals present, by name."""
+        return {name: getattr(self, name) for name in REFERENCE_SIGNALS if getattr(self, name) is not None}
+
+    def checked(self, shape: tuple[int, int]) -> Reference:
+        """The reference with its signals as float arrays of ``shape`` (N, n); InputError naming the signal
+        otherwise."""
+        values = {}
+        for name in REFERENCE_SIGNALS:
+            value = getattr(self, name)
+            if value is None:
+                if name in ('q', 'dq'):
+                    raise InputError(f'reference signal {name} is required')
+                values[name] = None
+                continue
+            a = np.asarray(value, dtype=float)
+            if a.shape != shape:
+                raise InputError(f'reference signal {name} has shape {a.shape}, expected {shape}')
+            if not np.all(np.isfinite(a)):
+                bad = int(np.count_nonzero(~np.isfinite(a)))
+                raise InputError(f'reference signal {name} holds {bad} NaN or infinite values')
+            values[name] = a
+        return Reference(**values, source=self.source)
+
+    def taken(self, index) -> Reference:
+        """The samples (first axis) or joints (``(slice(None), columns)``) ``index`` of every signal."""
+        return replace(self, **{name: value[index] for name, value in self.signals().items()})
 
 
 @dataclass(eq=False)
@@ -30,6 +80,7 @@ class Dataset:
         tau: measured joint torque or None; current: motor current or None; theta, dtheta: rotor
         position and velocity (link units) or None; temperature: joint temperature or None.
         payload: the payload during the recording, if known.
+        reference: the controller's reference at the samples (:class:`Reference`) or None.
         source: where it came from (file, topics, simulation settings).
     """
 
@@ -43,6 +94,7 @@ class Dataset:
     dtheta: np.ndarray | None = None
     temperature: np.ndarray | None = None
     payload: Payload | None = None
+    reference: Reference | None = None
     source: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -69,6 +121,8 @@ class Dataset:
                 bad = int(np.count_nonzero(~np.isfinite(a)))
                 raise InputError(f'dataset signal {name} holds {bad} NaN or infinite values')
             setattr(self, name, a)
+        if self.reference is not None:
+            self.reference = self.reference.checked((t.size, len(names)))
 
     @property
     def n_samples(self) -> int:
@@ -96,6 +150,8 @@ class Dataset:
         index = [self.joint_names.index(name) for name in names]
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values.update({name: value[:, index] for name, value in self.signals().items()})
+        if self.reference is not None:
+            values['reference'] = self.reference.taken((slice(None), index))
         values['joint_names'] = tuple(names)
         return Dataset(**values)
 
@@ -139,6 +195,8 @@ class Dataset:
         """Samples start..stop−1."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values.update({name: value[start:stop] for name, value in self.signals().items()})
+        if self.reference is not None:
+            values['reference'] = self.reference.taken(slice(start, stop))
         values['t'] = self.t[start:stop]
         return Dataset(**values)
 
