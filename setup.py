@@ -68,6 +68,8 @@ setup(
             'iirls = dynid.identify.methods.iirls:METHOD',
             'tls = dynid.identify.methods.tls:METHOD',
             'mls = dynid.identify.methods.mls:METHOD',
+            'idim_iv = dynid.identify.methods.idim_iv:METHOD',
+            'didim = dynid.identify.methods.didim:METHOD',
         ],
         # Friction laws of the identified model (dynid.friction.laws): name = FrictionLaw.
         'dynid.friction_laws': [

@@ -70,6 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_option(parser, Identifier, 'weight_function', '--weight-function')
     add_option(parser, Identifier, 'fix_drive_gain', '--fix-drive-gain', action='append', metavar='JOINT=VALUE',
                show_default=False, more=' (repeatable)')
+    add_option(parser, Identifier, 'method_option', '--method-option', action='append', metavar='NAME=VALUE',
+               show_default=False, more=' (repeatable; docs/methods/identification.md lists each method\'s)')
     physical = parser.add_argument_group(
         'the robot file as a prior', 'by default (every method but tls and mls) the estimate is pulled toward the '
         'robot file\'s link inertias with a weight chosen by cross-validation over stretches of the recording, and '
@@ -120,6 +122,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from dynid.identify.equations.request import ModelSpec
     from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
+    from dynid.identify.registry import parse_method_options
     from dynid.identify.solve.drive_gains import parse_fixed_gains
     from dynid.identify.steps.run import IdentifyOptions
     from dynid.model import load_robot
@@ -152,6 +155,7 @@ def _run(args: argparse.Namespace) -> int:
                      rotor_inertia=args.no_rotor_compensation)
     options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
                               fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
+                              method_options=parse_method_options(args.method_option),
                               physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
                                                          args.physical_solver, source))
     identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,

@@ -31,6 +31,11 @@ A method whose solve needs more than those rows gives a ``fit`` of its own and t
 load loop with its friction loop; the drive-gain methods' (:func:`dynid.identify.steps.fit.fit_with_gains`) call
 ``solve(w_total, joints, names) -> Estimate`` on W_tot·[g; χ; 1] = 0 (Gautier & Briot 2014, eq. (17)). Nothing here
 imports the pipeline, so that listing methods stays cheap.
+
+**A method's own options** (``method_options``: :class:`MethodOption`, each a name, type, default, unit and help) are
+declared by the method; the front ends take them from the declaration (``dynid identify --method-option NAME=VALUE``,
+identifier_node's ``method_option`` parameter) and :func:`method_option_values` checks what is given against it, so
+a method's option is added to no front end by hand.
 """
 
 from __future__ import annotations
@@ -39,6 +44,51 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dynid.entry_points import Names, Registry
+from dynid.errors import InputError
+
+#: the types a method option may take, by the name the declaration gives
+OPTION_TYPES = {'str': str, 'int': int, 'float': float, 'bool': bool}
+
+
+@dataclass(frozen=True)
+class MethodOption:
+    """One option of a method (module docstring): ``name`` (what ``--method-option NAME=VALUE`` takes), ``type``
+    (a name of :data:`OPTION_TYPES`), ``default``, ``unit`` ('' where it has none), ``help`` (one line for people),
+    ``low``/``high`` (bounds of a number, inclusive; None: none)."""
+
+    name: str
+    type: str
+    default: object
+    help: str
+    unit: str = ''
+    low: float | None = None
+    high: float | None = None
+
+    def parsed(self, value) -> object:
+        """``value`` (text from a front end, or a value) as the option's type, within its bounds; InputError naming
+        the option otherwise."""
+        kind = OPTION_TYPES[self.type]
+        try:
+            if kind is bool and isinstance(value, str):
+                if value.lower() not in ('true', 'false', '1', '0', 'yes', 'no'):
+                    raise ValueError
+                value = value.lower() in ('true', '1', 'yes')
+            elif kind is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError
+            parsed = kind(value)
+        except (TypeError, ValueError):
+            raise InputError(f'method option {self.name} must be a {self.type}, got {value!r}',
+                             fields=('method_option',)) from None
+        if kind in (int, float) and ((self.low is not None and parsed < self.low) or
+                                     (self.high is not None and parsed > self.high)):
+            raise InputError(f'method option {self.name} must be within [{self.low}, {self.high}]'
+                             f'{" " + self.unit if self.unit else ""}, got {value!r}', fields=('method_option',))
+        return parsed
+
+    def line(self) -> str:
+        """'max_iterations (int, default 10): ...' for a help text."""
+        unit = f' [{self.unit}]' if self.unit else ''
+        return f'{self.name} ({self.type}, default {self.default!r}{unit}): {self.help}'
 
 
 @dataclass(frozen=True)
@@ -65,6 +115,8 @@ class IdentificationMethod:
     - ``way_out``: a refused identification whose method was left to dynid tries it
       (:mod:`dynid.identify.job.ways_out`).
     - ``fit``: its own fit, where the standard one does not hold it (module docstring).
+    - ``method_options``: the method's own options (:class:`MethodOption`), given as ``method_options`` of the
+      :class:`~dynid.identify.equations.request.IdentifyOptions` and read with :meth:`option_values`.
     """
 
     name: str
@@ -85,6 +137,20 @@ class IdentificationMethod:
     way_out: bool = False
     fit: Callable | None = None
     joint_noise: bool = False
+    method_options: tuple[MethodOption, ...] = ()
+
+    def option_values(self, given: dict | None = None) -> dict:
+        """{name: value} of every option the method declares: ``given`` ({name: value or text}) checked against the
+        declaration, the defaults where not given; InputError naming an option the method does not declare."""
+        given = dict(given or {})
+        declared = {option.name: option for option in self.method_options}
+        unknown = [name for name in given if name not in declared]
+        if unknown:
+            known = ', '.join(declared) if declared else 'none'
+            raise InputError(f'method {self.name} has no option {", ".join(unknown)} (its options: {known})',
+                             fields=('method_option',))
+        return {name: option.parsed(given[name]) if name in given else option.default
+                for name, option in declared.items()}
 
 
 GROUP = 'dynid.identification_methods'
@@ -96,6 +162,18 @@ START_METHOD = 'wls'
 #: prior and physical consistency carry what the data cannot (the consistency choice scores it beside the others)
 REGULARIZED_METHOD = 'ols'
 REGISTRY = Registry(GROUP, 'identification method', IdentificationMethod, OWN_ORDER, 'register_method')
+
+
+def parse_method_options(entries) -> dict[str, str]:
+    """{name: text} of ``NAME=VALUE`` entries (a front end's ``method_option`` values), checked against no method yet
+    (:meth:`IdentificationMethod.option_values` does); InputError naming an entry without ``=``."""
+    options = {}
+    for entry in entries or ():
+        name, sign, value = str(entry).partition('=')
+        if not sign or not name.strip():
+            raise InputError(f'method option {entry!r} must be NAME=VALUE', fields=('method_option',))
+        options[name.strip()] = value.strip()
+    return options
 
 
 def method_names() -> tuple[str, ...]:

@@ -122,7 +122,8 @@ class IdentifyOptions:
     ``noise_floor_fraction``: WLS floors each joint's noise estimate at this fraction of the pooled one
     (:func:`dynid.identify.solve.solvers.joint_noise`). ``physical``: the robot file as a prior and physical
     consistency (:mod:`dynid.identify.solve.physical`; by default where the model allows it); None: the linear
-    solution alone."""
+    solution alone. ``method_options``: the method's own options as it declares them
+    (:attr:`dynid.identify.registry.IdentificationMethod.method_options`), {name: value or text}."""
 
     method: str = START_METHOD
     weight_function: str = IdentifierSettings.weight_function
@@ -132,10 +133,15 @@ class IdentifyOptions:
     physical: PhysicalSettings | None = field(default_factory=PhysicalSettings)
     fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
     noise_floor_fraction: float = NOISE_FLOOR_FRACTION
+    method_options: dict[str, object] = field(default_factory=dict)  # the method's own ({name: value or text})
 
     def validated(self) -> IdentifyOptions:
         checked_choice('method', self.method, (AUTO, *METHODS))
         method = None if self.method == AUTO else identification_method(self.method)
+        if self.method_options and method is None:
+            raise InputError('method options are options of the method given ({method})', fields=('method',))
+        if method is not None:
+            method.option_values(self.method_options)
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
         if not 0 < self.noise_floor_fraction <= 1:

@@ -41,6 +41,7 @@ import yaml
 from dynid.errors import InputError, checked_choice
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
+from dynid.identify.registry import parse_method_options
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.settings import CHOICES, IdentifierSettings
 from dynid.identify.solve.drive_gains import parse_fixed_gains
@@ -257,6 +258,7 @@ class IdentificationSession:
                                  stiction_velocity=settings.stiction_velocity)
         options = IdentifyOptions(method=settings.method, weight_function=settings.weight_function,
                                   fixed_drive_gains=parse_fixed_gains(settings.fix_drive_gain, self.robot.joint_names),
+                                  method_options=parse_method_options(settings.method_option),
                                   physical=physical_settings(settings.prior, settings.physical,
                                                              solver=settings.physical_solver,
                                                              prior_source=prior_source(

@@ -11,7 +11,7 @@ import numpy as np
 from dynid.identify.equations.held import one_way_columns
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import change_text
-from dynid.identify.registry import method_software
+from dynid.identify.registry import identification_method, method_software
 from dynid.identify.result.metrics import equation_metrics
 from dynid.identify.result.quality import residual_autocorrelation
 from dynid.identify.result.result import IdentificationResult
@@ -58,6 +58,14 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
                   'options': {'weight_function': options.weight_function,
                               'weight_constant': options.weight_constant,
                               'load_iterations': options.load_iterations}}
+    declared = identification_method(options.method).option_values(options.method_options)
+    if declared:  # the method's own options as it ran with them
+        provenance['options']['method_options'] = declared
+    if 'changes' in solved.estimate.extra:  # an iterated method's course (the closed-loop methods)
+        extra = solved.estimate.extra
+        provenance['iterations'] = {'count': solved.estimate.iterations, 'converged': extra.get('converged'),
+                                    'relative_changes': list(extra['changes']),
+                                    'controller': extra.get('controller', '')}
     software = method_software(options.method)  # a method of another package: its version
     if software:
         provenance['software'] = software

@@ -70,7 +70,7 @@ def nominal_rigid(problem: IdentificationProblem) -> np.ndarray:
     return problem.base.from_standard(np.concatenate(standard))
 
 
-def _with_held(estimate: Estimate, names: list[str], held: np.ndarray, held_values: np.ndarray) -> Estimate:
+def with_held(estimate: Estimate, names: list[str], held: np.ndarray, held_values: np.ndarray) -> Estimate:
     """``estimate`` of the free parameters as one of all ``names``: the held ones at their values, σ 0."""
     if not held.any():
         return estimate
@@ -133,7 +133,7 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
                                       methods=error.methods,
                                       finding=error.finding and error.finding + context) from None
             raise InputError(f'{error.template}{context}{prior}', fields=(*error.fields, 'prior')) from None
-        estimate = _with_held(reduced, names, held, held_values)
+        estimate = with_held(reduced, names, held, held_values)
         change = np.linalg.norm(estimate.values[:rigid_count] - rigid) / max(np.linalg.norm(rigid), 1e-300)
         rigid = estimate.values[:rigid_count]
         if loads:
