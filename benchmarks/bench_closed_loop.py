@@ -1,9 +1,14 @@
-"""IDIM-LS (WLS) against IDIM-IV and DIDIM on closed-loop twin data: the UR5e on its shipped excitation under a PD
-joint controller whose gains the test knows (the twin's internal feedforward off, so that the controller is the PID
-the closed-loop methods model), at 1 kHz, 250 Hz and 100 Hz with the twin's encoder quantization and torque noise.
+"""IDIM-LS (WLS) against IDIM-IV and DIDIM on closed-loop twin data (Janot, Vandanjon & Gautier 2014; Gautier, Janot
+& Vandanjon 2013; the seeds' claim, Madsen 2020 §1: they remove least squares' bias where the filtering cannot be
+tuned well, and do not improve on it where it can).
 
-Each row: the relative error ‖χ̂ − χ*‖/‖χ*‖ of the arm's base parameters against the twin's truth, the iterations
-and the time; no prior (the robot file is the twin's truth). Ends with a JSON line.
+The UR5e follows its shipped excitation under a PD on the motor encoders whose gains the script knows (the twin's
+internal feedforward off, so that the controller is the PID the closed-loop methods model), Coulomb + viscous joint
+friction, at 1 kHz, 250 Hz and 100 Hz, with the twin's sensors (encoders, torque and current noise) and with a coarse
+link encoder (0.01 rad) that makes the regressor noisy. Per row: the relative error ‖χ̂ − χ*‖/‖χ*‖ of the arm's base
+parameters against the twin's truth (no prior: the robot file is the truth), the held-out relative torque error on
+another motion, the iterations and the time; "floor": IV with the instruments of the loop simulated with the TRUE
+parameters (what IV reaches with a perfect start). Ends with a JSON line.
 
     AMENT_PREFIX_PATH=.venv PYTHONPATH=src python benchmarks/bench_closed_loop.py [--seconds 20] [--rates 1000,250,100]
 """
@@ -20,9 +25,17 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
+from dynid.identify.closed_loop.controller import gains_from_file
+from dynid.identify.closed_loop.fit import least_squares_start
+from dynid.identify.closed_loop.instruments import instrumental_estimate, simulated_problem
+from dynid.identify.equations.problem import problem_for
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
+from dynid.identify.steps.fit import nominal_rigid
 from dynid.identify.steps.run import identify
+from dynid.identify.validation.validate import validate
 from dynid.io.dataset import Reference
 from dynid.model import load_robot
 from dynid.sim.controller import KD, KI, KP
@@ -30,45 +43,75 @@ from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin
 
+SPEC = ModelSpec(friction='viscous_coulomb')
+COARSE_RAD = 1e-2
 
-def closed_loop_recording(robot, seconds: float, rate_hz: float, seed: int = 0, integral: bool = False,
-                          link_resolution: float | None = None, current_noise: float | None = None):
-    """(dataset with its reference, the controller's gains {kp, kd, ki}) of the twin under a PID (no internal
-    feedforward) on the shipped excitation; Coulomb + viscous friction on the joints."""
+
+def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, link_resolution: float | None,
+                          seed: int = 0):
+    """(dataset with its reference, {kp, kd, ki}) of the twin under a PD (module docstring)."""
     params = PlantParameters.defaults(robot)
-    params.controller = dataclasses.replace(params.controller, internal_feedforward='none',
-                                            integral_fraction=params.controller.integral_fraction if integral else 0.0)
+    params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
     params.joints.friction_model = 'coulomb_viscous'
-    sensors = {k: v for k, v in (('link_resolution', link_resolution), ('current_noise', current_noise)) if v is not None}
-    params.sensors = dataclasses.replace(params.sensors, **sensors)
-    trajectory = dataclasses.replace(load_trajectory(builtin_excitation_path(robot.name)), duration_s=seconds)
+    if link_resolution is not None:
+        params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)
+    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
     twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
     twin.follow(trajectory)
     record = twin.run(seconds)
     reference = Reference(*(record.reference[k] for k in ('q', 'dq', 'ddq', 'effort')), source='twin')
     dataset = dataclasses.replace(record_to_dataset(record, None, {'simulation': f'seed {seed}'}), reference=reference)
-    gains = {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
-    return dataset, gains
+    return dataset, {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
 
 
-def base_error(robot, result) -> float:
+def other_motion(robot, seconds: float):
+    """A random 5-harmonic Fourier motion about the home (the held-out motion)."""
+    home = home_configuration(robot)
+    design = FourierDesign(robot.joint_names, 5, seconds)
+    return design.trajectory(random_design(design, home, default_limits(robot, home), np.random.default_rng(7),
+                                           np.linspace(0, seconds, 4000, endpoint=False)))
+
+
+def true_values(problem, robot) -> np.ndarray:
+    """The twin's true parameters in ``problem``'s columns."""
+    joints = PlantParameters.defaults(robot).joints
+    names = problem.parameter_names()
+    values = np.zeros(len(names))
+    values[:len(problem.rigid_names)] = nominal_rigid(problem)
+    for j in range(robot.n):
+        values[names.index(f'Fc_{j + 1}')], values[names.index(f'Fv_{j + 1}')] = joints.coulomb[j], joints.viscous1[j]
+    return values
+
+
+def base_error(robot, names, values) -> float:
     """‖χ̂ − χ*‖/‖χ*‖ over the arm's base parameters (the twin's truth: the robot file's)."""
     truth = dict(zip(robot.base.names, robot.base.from_standard(robot.standard_parameters), strict=True))
-    values = dict(zip(result.parameter_names, result.values, strict=True))
-    names = [name for name in truth if name in values]
-    estimate, true = np.array([values[n] for n in names]), np.array([truth[n] for n in names])
-    return float(np.linalg.norm(estimate - true) / np.linalg.norm(true))
+    estimate = dict(zip(names, values, strict=True))
+    common = [name for name in truth if name in estimate]
+    difference = np.array([estimate[n] - truth[n] for n in common])
+    return float(np.linalg.norm(difference) / np.linalg.norm([truth[n] for n in common]))
 
 
-def run(robot, dataset, method: str, gains_file: str | None) -> dict:
-    method_options = {'controller_gains': gains_file} if gains_file and method != 'wls' else {}
+def run_method(robot, dataset, heldout, method: str, gains_file: str) -> dict:
+    method_options = {} if method == 'wls' else {'controller_gains': gains_file}
     options = IdentifyOptions(method=method, physical=None, method_options=method_options)
     start = time.perf_counter()
-    result = identify(robot, [RecordingInput(dataset, name='twin')], ModelSpec(friction='viscous_coulomb'),
-                      options=options)
+    result = identify(robot, [RecordingInput(dataset, name='twin')], SPEC, options=options)
     seconds = time.perf_counter() - start
-    iterations = (result.provenance.get('iterations') or {}).get('count')
-    return {'error': base_error(robot, result), 'time_s': round(seconds, 2), 'iterations': iterations}
+    return {'error': base_error(robot, result.parameter_names, result.values), 'time_s': round(seconds, 2),
+            'iterations': (result.provenance.get('iterations') or {}).get('count'),
+            'heldout': validate(result, robot, heldout)['relative_residual']}
+
+
+def floor(robot, dataset, gains_file: str) -> float:
+    """The base-parameter error of IV with the instruments of the loop simulated with the true parameters."""
+    problem = problem_for(robot, [RecordingInput(dataset)], SPEC)
+    start, w, y, joints, _ = least_squares_start(problem, IdentifyOptions(physical=None), lambda _: None)
+    truth = true_values(problem, robot)
+    controllers = [gains_from_file(gains_file, robot.joint_names)]
+    z = simulated_problem(problem, truth, controllers).equations(truth[:len(problem.rigid_names)])[0]
+    iv = instrumental_estimate(w, z, y, start.row_weights, problem.parameter_names())
+    return base_error(robot, iv.names, iv.values)
 
 
 def main() -> None:
@@ -76,27 +119,43 @@ def main() -> None:
     parser.add_argument('--seconds', type=float, default=20.0)
     parser.add_argument('--rates', default='1000,250,100')
     parser.add_argument('--methods', default='wls,idim_iv,didim')
-    parser.add_argument('--link-resolution', type=float, default=None, help='link encoder quantum [rad]')
-    parser.add_argument('--current-noise', type=float, default=None, help='current noise σ [A]')
     args = parser.parse_args()
     robot = load_robot('ur5e')
-    rows, summary = [], {}
+    excitation = load_trajectory(builtin_excitation_path(robot.name))
+    rows = []
+    print(f'{"rate":>6}  {"encoder":8}  {"method":8}  {"param err":>9}  {"held-out":>8}  {"iter":>4}  {"time":>6}')
     with tempfile.TemporaryDirectory() as folder:
         for rate in (float(r) for r in args.rates.split(',')):
-            dataset, gains = closed_loop_recording(robot, args.seconds, rate, link_resolution=args.link_resolution,
-                                                   current_noise=args.current_noise)
-            gains_file = Path(folder) / 'gains.yaml'
-            gains_file.write_text(yaml.safe_dump(gains))
-            for method in args.methods.split(','):
-                row = {'rate_hz': rate, 'method': method, **run(robot, dataset, method, str(gains_file))}
-                rows.append(row)
-                print(f'{rate:6.0f} Hz  {method:8s}  error {row["error"]:.4f}  iterations {row["iterations"]}  '
-                      f'{row["time_s"]:.1f} s', flush=True)
-                summary[(rate, method)] = row['error']
-    ratio = {m: summary.get((100.0, m), float('nan')) / summary.get((100.0, 'wls'), float('nan'))
-             for m in ('idim_iv', 'didim')}
-    print(json.dumps({'iv_over_ls_param_error_100hz': ratio['idim_iv'], 'didim_over_ls_param_error_100hz':
-                      ratio['didim'], 'rows': rows}))
+            for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
+                dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution)
+                heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, resolution, seed=1)
+                gains_file = Path(folder) / 'gains.yaml'
+                gains_file.write_text(yaml.safe_dump(gains))
+                for method in [*args.methods.split(','), 'floor']:
+                    row = {'rate_hz': rate, 'encoder': encoder, 'method': method}
+                    row.update({'error': floor(robot, dataset, str(gains_file))} if method == 'floor' else
+                               run_method(robot, dataset, heldout, method, str(gains_file)))
+                    rows.append(row)
+                    print(f'{rate:6.0f}  {encoder:8}  {method:8}  {row["error"]:9.4f}  '
+                          f'{row.get("heldout", float("nan")):8.4f}  {row.get("iterations") or "":>4}  '
+                          f'{row.get("time_s", float("nan")):6.1f}', flush=True)
+    print(json.dumps({**summary(rows), 'rows': rows}))
+
+
+def summary(rows: list[dict]) -> dict:
+    """The issue's figures: IV's (and DIDIM's) parameter error over LS's at 100 Hz (twin sensors and coarse encoder)
+    and IV's held-out error over LS's at 1 kHz."""
+    value = {(r['rate_hz'], r['encoder'], r['method']): r for r in rows}
+
+    def ratio(rate, encoder, method, key):
+        a, b = value.get((rate, encoder, method)), value.get((rate, encoder, 'wls'))
+        return None if a is None or b is None else a[key] / b[key]
+
+    return {'iv_over_ls_param_error_100hz': ratio(100.0, 'twin', 'idim_iv', 'error'),
+            'didim_over_ls_param_error_100hz': ratio(100.0, 'twin', 'didim', 'error'),
+            'iv_over_ls_param_error_100hz_coarse': ratio(100.0, 'coarse', 'idim_iv', 'error'),
+            'didim_over_ls_param_error_100hz_coarse': ratio(100.0, 'coarse', 'didim', 'error'),
+            'iv_over_ls_heldout_1khz': ratio(1000.0, 'twin', 'idim_iv', 'heldout')}
 
 
 if __name__ == '__main__':

@@ -110,9 +110,10 @@ def test_the_guards_find_a_deferred_circle_a_circle_through_a_package_and_an_upw
 #: a lower one's. A module directly in identify/ is a wing of its own name: the settings and the accepted names, which
 #: ``dynid identify --help`` reads without loading the pipeline, and below them the methods' registry and contract
 #: (``registry``), which they and the steps read; each method's own module (``methods``: a plugin loaded by name through
-#: the registry, as another package's method is) stands above the steps it solves with.
-IDENTIFY_LAYERS = (('job', 'friction_fit'), ('outputs',), ('validation',), ('methods',), ('steps',), ('selection',),
-                   ('equations',), ('solve',), ('result',), ('settings',), ('choices',), ('registry',))
+#: the registry, as another package's method is) stands above the steps it solves with, and the closed-loop simulation
+#: (``closed_loop``: what the closed-loop methods, IDIM-IV and DIDIM, solve with) between them.
+IDENTIFY_LAYERS = (('job', 'friction_fit'), ('outputs',), ('validation',), ('methods',), ('closed_loop',), ('steps',),
+                   ('selection',), ('equations',), ('solve',), ('result',), ('settings',), ('choices',), ('registry',))
 #: The most modules a wing holds (its ``__init__`` not counted).
 WING_MODULES_MAX = 15
 

@@ -29,7 +29,9 @@ from dynid.identify.registry import (
 from dynid.identify.settings import CHOICES, IdentifierSettings
 from dynid.settings import check_settings
 
-BUILT_INS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls')
+#: dynid's own, in the registry's order: its ordered ones, then the closed-loop methods (named by no dynid module) by
+#: the metadata's order
+BUILT_INS = ('ols', 'wls', 'irls', 'iirls', 'tls', 'mls', 'didim', 'idim_iv')
 
 #: a method of another package: WLS's solve under another name, a candidate of the automatic choice with equal row
 #: weights (it must then give WLS's numbers wherever it is asked for by name)
@@ -139,7 +141,7 @@ def test_a_method_registered_by_a_call_is_a_choice_until_it_is_forgotten(bag, tm
     finally:
         unregister_method('ols_twin')
     assert 'ols_twin' not in METHODS
-    with pytest.raises(InputError, match=r"method must be one of auto, ols, wls, irls, iirls, tls, mls, got 'ols_tw"):
+    with pytest.raises(InputError, match=r"method must be one of auto, ols, wls, irls, iirls, tls, mls, didim, idim_iv, got 'ols_tw"):
         check_settings(IdentifierSettings(method='ols_twin'))
 
 

@@ -28,6 +28,7 @@ from dynid.cli.shared import (
     robot_said,
 )
 from dynid.errors import InputError
+from dynid.identify.registry import parse_method_options
 
 SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)'
 
@@ -122,7 +123,6 @@ def _run(args: argparse.Namespace) -> int:
 
     from dynid.identify.equations.request import ModelSpec
     from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
-    from dynid.identify.registry import parse_method_options
     from dynid.identify.solve.drive_gains import parse_fixed_gains
     from dynid.identify.steps.run import IdentifyOptions
     from dynid.model import load_robot

@@ -7,7 +7,7 @@ own methods there the same way (setup.py), so a method in any installed package 
 package's pyproject.toml::
 
     [project.entry-points."dynid.identification_methods"]
-    idim_iv = "my_methods.iv:METHOD"
+    my_iv = "my_methods.iv:METHOD"
 
 :func:`register_method` adds one in this process (a library user's, a test's). The names are read from the installed
 distributions' metadata without importing any method (``dynid identify --help`` stays cheap), once for each state of

@@ -39,8 +39,9 @@ class IdentifierSettings:
         (), "tls/mls: hold these joints' drive gains, JOINT=VALUE [N·m/A], and identify the others; for joints the "
             'known payload does not load', items=str)
     method_option: tuple[str, ...] = setting(
-        (), "the method's own options, NAME=VALUE, as the method declares them (e.g. idim_iv's controller_gains=FILE, "
-            'max_iterations=10; an option the method does not declare is refused with the list of its own)',
+        (), "the method's own options, NAME=VALUE, as the method declares them (e.g. max_iterations=5; "
+            'docs/methods/identification.md lists each method\'s; one it does not declare is refused with the list of '
+            'its own)',
         items=str)
     prior: bool = setting(True, "pull toward the robot file's link inertias, weight by cross-validation (every "
                                 "method but tls and mls), physically consistent where that costs little (method ols, "
