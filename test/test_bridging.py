@@ -12,7 +12,7 @@ from dynid.identify.equations.bridging import bridge_gaps
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.identify.validation.validate import validate
-from dynid.io.dataset import Dataset
+from dynid.io.dataset import Dataset, Reference
 from dynid.signal.preprocess import FilterSettings, minimum_samples
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
@@ -51,6 +51,25 @@ def test_bridge_fills_isolated_short_gaps_and_splits_at_the_others():
     starts = [a for a, _ in bridged.pieces]
     # Pieces: before the 40 ms gap, up to the lossy stretch, after its last sample (its single samples left out).
     assert len(bridged.pieces) == 3 and bridged.dataset.t[starts[1:]] == pytest.approx([1.540, 2.700])
+
+
+def test_the_controllers_reference_is_bridged_with_the_signals_it_mirrors():
+    """A recording that holds the controller's reference keeps it through bridging: q_r filled as a position (the
+    cubic), q̇_r and the commanded effort linearly, on the same grid as the joint signals."""
+    t = np.arange(1000) * 1e-3
+    q = np.column_stack([np.sin(2 * t), 0.3 * np.cos(5 * t)])
+    dq = np.gradient(q, t, axis=0)
+    reference = Reference(q + 0.01, dq, effort=3.0 * q, source='test')
+    keep = np.ones(t.size, dtype=bool)
+    keep[[100, 500, 501]] = False
+    holed = dataclasses.replace(_lose(Dataset(('a', 'b'), t, q, dq), keep),
+                                reference=reference.taken(keep))
+    bridged = bridge_gaps(holed, 0.02, 1e-3).dataset
+    index = np.round(bridged.t / 1e-3).astype(int)
+    assert bridged.reference.q.shape == bridged.q.shape == (1000, 2) and bridged.reference.source == 'test'
+    assert np.abs(bridged.reference.q - (q[index] + 0.01)).max() < 1e-7
+    assert np.abs(bridged.reference.effort - 3.0 * q[index]).max() < 1e-4
+    assert bridged.reference.ddq is None
 
 
 @pytest.fixture(scope='module')

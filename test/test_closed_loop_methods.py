@@ -18,10 +18,11 @@ from dynid.identify.closed_loop.instruments import ClosedLoopSettings, plant_of
 from dynid.identify.closed_loop.simulation import simulate
 from dynid.identify.equations.problem import problem_for
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
+from dynid.identify.job.session import IdentificationSession
 from dynid.identify.registry import identification_method, parse_method_options
+from dynid.identify.settings import IdentifierSettings
 from dynid.identify.steps.fit import nominal_rigid
 from dynid.identify.steps.run import identify
-from dynid.model import load_robot
 from dynid.sim.parameters import PlantParameters
 
 SPEC = ModelSpec(friction='viscous_coulomb')
@@ -30,14 +31,9 @@ COARSE = 1e-2
 
 
 @pytest.fixture(scope='module')
-def ur5e_robot():
-    return load_robot('ur5e')
-
-
-@pytest.fixture(scope='module')
-def coarse(ur5e_robot):
+def coarse(ur5e):
     """10 s of the twin at 100 Hz under a known PD with a coarse link encoder, with its reference."""
-    return closed_loop_twin(ur5e_robot, 10.0, 100.0, link_resolution=COARSE)
+    return closed_loop_twin(ur5e, 10.0, 100.0, link_resolution=COARSE)
 
 
 @pytest.fixture
@@ -52,16 +48,16 @@ def _identified(robot, dataset, method, **method_options):
     return identify(robot, [RecordingInput(dataset, name='twin')], SPEC, options=options)
 
 
-def test_the_gains_identified_from_the_reference_and_the_current_are_the_twins(ur5e_robot, coarse):
+def test_the_gains_identified_from_the_reference_and_the_current_are_the_twins(ur5e, coarse):
     dataset, truth = coarse
-    found = gains_from_recording(dataset, ur5e_robot.drives.drive_gain)
+    found = gains_from_recording(dataset, ur5e.drives.drive_gain)
     np.testing.assert_allclose(found.kp, truth['kp'], rtol=0.02)   # the position error dominates the torque
     np.testing.assert_allclose(found.kd, truth['kd'], rtol=0.1)    # the velocity error is a tenth of it
     assert 'measured current' in found.source
 
 
-def test_a_gains_file_takes_lists_and_joint_maps_and_names_what_is_wrong(ur5e_robot, tmp_path):
-    names = ur5e_robot.joint_names
+def test_a_gains_file_takes_lists_and_joint_maps_and_names_what_is_wrong(ur5e, tmp_path):
+    names = ur5e.joint_names
     path = tmp_path / 'gains.yaml'
     path.write_text(yaml.safe_dump({'kp': {name: 100.0 * (j + 1) for j, name in enumerate(names)}, 'kd': [5.0] * 6}))
     gains = gains_from_file(path, names)
@@ -88,30 +84,30 @@ def _true_values(problem, robot):
     return values
 
 
-def test_the_simulated_loop_with_the_true_model_follows_the_twin(ur5e_robot, gains_file):
+def test_the_simulated_loop_with_the_true_model_follows_the_twin(ur5e, gains_file):
     """The rigid model under the PD against the twin (flexible joints, the loop closed on the motor encoders; its fine
     encoder): the simulated positions differ from the measured ones by less than half the twin's own tracking
     error (measured: 1–20 % of it)."""
-    dataset, _ = closed_loop_twin(ur5e_robot, 10.0, 100.0)
-    problem = problem_for(ur5e_robot, [RecordingInput(dataset)], SPEC)
-    run = simulate(plant_of(problem, _true_values(problem, ur5e_robot)),
-                   gains_from_file(gains_file, ur5e_robot.joint_names), dataset.t, dataset.reference)
+    dataset, _ = closed_loop_twin(ur5e, 10.0, 100.0)
+    problem = problem_for(ur5e, [RecordingInput(dataset)], SPEC)
+    run = simulate(plant_of(problem, _true_values(problem, ur5e)),
+                   gains_from_file(gains_file, ur5e.joint_names), dataset.t, dataset.reference)
     tracking = np.sqrt(np.mean((dataset.reference.q - dataset.q) ** 2, axis=0))
     mismatch = np.sqrt(np.mean((run.q - dataset.q) ** 2, axis=0))
     assert np.all(mismatch < 0.5 * tracking), (mismatch, tracking)
 
 
 @pytest.mark.parametrize('method', ['idim_iv', 'didim'])
-def test_the_closed_loop_methods_reduce_least_squares_bias_from_a_coarse_encoder(ur5e_robot, coarse, gains_file,
+def test_the_closed_loop_methods_reduce_least_squares_bias_from_a_coarse_encoder(ur5e, coarse, gains_file,
                                                                                 method):
     """At 100 Hz with a 0.01 rad link encoder and the twin's torque noise, WLS's base parameters are biased (the
     regressor's noise); both closed-loop methods come closer to the truth, DIDIM by more than half (measured: WLS 3.9 %,
     IV 2.3 %, DIDIM 0.85 %)."""
     dataset, _ = coarse
-    least_squares = _identified(ur5e_robot, dataset, 'wls')
-    closed = _identified(ur5e_robot, dataset, method, controller_gains=gains_file)
-    error_ls = base_parameter_error(ur5e_robot, least_squares.parameter_names, least_squares.values)
-    error = base_parameter_error(ur5e_robot, closed.parameter_names, closed.values)
+    least_squares = _identified(ur5e, dataset, 'wls')
+    closed = _identified(ur5e, dataset, method, controller_gains=gains_file)
+    error_ls = base_parameter_error(ur5e, least_squares.parameter_names, least_squares.values)
+    error = base_parameter_error(ur5e, closed.parameter_names, closed.values)
     assert error < (0.5 if method == 'didim' else 0.8) * error_ls, (error, error_ls)
     iterations = closed.provenance['iterations']
     assert iterations['converged'] and 1 <= iterations['count'] <= 10
@@ -119,10 +115,10 @@ def test_the_closed_loop_methods_reduce_least_squares_bias_from_a_coarse_encoder
     assert closed.method == method
 
 
-def test_the_iv_estimate_beside_least_squares_on_the_same_rows(ur5e_robot, coarse, gains_file):
+def test_the_iv_estimate_beside_least_squares_on_the_same_rows(ur5e, coarse, gains_file):
     """What the Durbin–Wu–Hausman test compares: WLS's and IV's estimates with their covariances over the same
     parameters; IV's σ exceed WLS's (instruments lose efficiency), its values are WLS's moved by more than WLS's σ."""
-    problem = problem_for(ur5e_robot, [RecordingInput(coarse[0])], SPEC)
+    problem = problem_for(ur5e, [RecordingInput(coarse[0])], SPEC)
     ls, iv = least_squares_and_instrumental(problem, ClosedLoopSettings(controller_gains=gains_file))
     assert ls.names == iv.names == problem.parameter_names()
     assert iv.covariance.shape == ls.covariance.shape == (len(ls.names),) * 2
@@ -131,11 +127,11 @@ def test_the_iv_estimate_beside_least_squares_on_the_same_rows(ur5e_robot, coars
     assert np.any(np.abs(iv.values - ls.values)[:rigid] > 3 * ls.std[:rigid])
 
 
-def test_without_the_reference_the_closed_loop_methods_refuse_by_name(ur5e_robot, coarse):
+def test_without_the_reference_the_closed_loop_methods_refuse_by_name(ur5e, coarse):
     dataset = dataclasses.replace(coarse[0], reference=None)
     for method in ('idim_iv', 'didim'):
         with pytest.raises(InputError, match=r'needs the controller\'s reference .* twin holds none') as error:
-            _identified(ur5e_robot, dataset, method)
+            _identified(ur5e, dataset, method)
         assert 'dynid import' in str(error.value) and error.value.field == 'method'
 
 
@@ -174,3 +170,17 @@ def test_the_options_round_trip_through_the_command_line(excited_ur5e_bag, tmp_p
                      '--friction', 'viscous_coulomb', '-o', out, '--quiet')
     assert done.returncode == 2 and "needs the controller's reference" in done.stderr, done.stderr
     assert '--method wls' in done.stderr and not out.exists()
+
+
+def test_identifier_nodes_core_takes_the_method_options_from_its_parameter(ur5e, excited_ur5e_bag, tmp_path):
+    """identifier_node's ``method_option`` parameter (IdentifierSettings) reaches the same declaration."""
+    recording = tmp_path / 'node'
+    recording.symlink_to(excited_ur5e_bag, target_is_directory=True)
+    session = IdentificationSession(ur5e, 'ur5e')
+    with pytest.raises(InputError, match='method idim_iv has no option gain') as error:
+        session.identify(recording, IdentifierSettings(method='idim_iv', friction='viscous_coulomb',
+                                                       method_option=('gain=1',), report=False))
+    assert error.value.field == 'method_option'
+    with pytest.raises(InputError, match="needs the controller's reference"):
+        session.identify(recording, IdentifierSettings(method='didim', friction='viscous_coulomb',
+                                                       method_option=('max_iterations=2',), report=False))

@@ -16,7 +16,7 @@ ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-sta
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force',
           'fix_drive_gain': '--fix-drive-gain', 'payload_com': '--payload-com', 'prior': 'without --no-prior',
           'payload_mass': '--payload-mass {}', 'drives': '--drives {}', 'method': '--method {}',
-          'physical': '--physical'}
+          'physical': '--physical', 'method_option': '--method-option'}
 #: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; a list option is
 #: given once per item (``--exclude-joint``, ``--change``); ``prior`` is on unless ``--no-prior`` (an advice to use
 #: the prior says to leave that out); ``prior_source`` is ``--prior FILE``; ``results``, the result files a fleet prior

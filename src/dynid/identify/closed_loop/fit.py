@@ -22,7 +22,7 @@ from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
 from dynid.identify.registry import START_METHOD, MethodOption, identification_method
 from dynid.identify.solve.solvers import Estimate, one_blas_thread, wls
-from dynid.identify.steps.fit import Fit, load_loop, standard_solved, with_held
+from dynid.identify.steps.fit import Fit, load_loop, nominal_rigid, standard_solved, with_held
 
 #: why the robot file's prior does not apply to the closed-loop methods
 NO_PRIOR = 'the closed-loop methods keep their own estimate (the prior weights a least-squares solution)'
@@ -65,8 +65,15 @@ def closed_loop_fit(problem: IdentificationProblem, options: IdentifyOptions, pr
     options) -> Estimate`` (module docstring)."""
     refuse_unsupported(problem, options.method)
     _, estimate, w, y, joints = iterated(problem, options, settings_of(options), solve, label, progress)
-    return standard_solved(problem, options, estimate, w, y, joints, np.full(problem.robot.n, problem.spec.exponent),
-                           progress)
+    solved = standard_solved(problem, options, estimate, w, y, joints, np.full(problem.robot.n, problem.spec.exponent),
+                             progress)
+    notes = [] if estimate.extra['converged'] else [
+        f'{label} did not settle in {estimate.iterations} iterations (last relative change '
+        f'{estimate.extra["changes"][-1]:.2g}): give more ({{method_option}} max_iterations=N)']
+    if estimate.extra['started_from'] == 'the robot file':
+        notes.append(f'{label} started from the robot file\'s rigid-body parameters: the loop simulated with the '
+                     f'least-squares estimate diverges (that estimate is far from the robot)')
+    return dataclasses.replace(solved, notes=(*solved.notes, *notes))
 
 
 def iterated(problem: IdentificationProblem, options: IdentifyOptions, settings: ClosedLoopSettings, solve: Callable,
@@ -83,7 +90,9 @@ def iterated(problem: IdentificationProblem, options: IdentifyOptions, settings:
             solved = solve(w[:, ~held], z[:, ~held], free_y, start.row_weights, free_names, joints, options)
             return with_held(solved, names, held, values[held])
 
-        return start, iterate(problem, start, w, y, settings, step, progress, label), w, y, joints
+        fallback = start.values.copy()
+        fallback[:len(problem.rigid_names)] = nominal_rigid(problem)
+        return start, iterate(problem, start, w, y, settings, step, progress, label, fallback), w, y, joints
 
 
 def least_squares_and_instrumental(problem: IdentificationProblem, settings: ClosedLoopSettings | None = None,

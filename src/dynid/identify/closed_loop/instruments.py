@@ -53,8 +53,8 @@ def refuse_unsupported(problem: IdentificationProblem, method: str) -> None:
             f'{method.upper()} simulates the closed loop the recording was taken in and needs the controller\'s '
             f'reference (q_r, q̇_r) in the recording; {", ".join(dict.fromkeys(missing))} holds none: record the '
             f'controller\'s reference beside the joint states (the trajectory controller\'s state, the excitation '
-            f'trajectory), or map the reference columns of a log with dynid import (keys reference_q, reference_dq), '
-            f'or use a method that needs none ({{method}} wls)', fields=('method',))
+            f'trajectory) or import a log with its reference columns (dynid import), or use a method that needs '
+            f'none ({{method}} wls)', fields=('method',))
     law = problem.law
     if problem.payload_blocks or any(r.payload is not None for r in problem.recordings):
         raise InputError(f'{method.upper()} does not simulate a payload yet: identify it without one',
@@ -154,23 +154,33 @@ def instrumental_estimate(w: np.ndarray, z: np.ndarray, y: np.ndarray, weights: 
 
 
 def iterate(problem: IdentificationProblem, start: Estimate, w: np.ndarray, y: np.ndarray, settings: ClosedLoopSettings,
-            step: Callable[[np.ndarray, np.ndarray], Estimate], progress: Callable[[str], None], label: str
-            ) -> Estimate:
+            step: Callable[[np.ndarray, np.ndarray], Estimate], progress: Callable[[str], None], label: str,
+            fallback: np.ndarray | None = None) -> Estimate:
     """χ_{k+1} = ``step``(W_s(χ_k), χ_k) from ``start`` until ‖χ_{k+1} − χ_k‖/‖χ_k‖ < ``settings.tolerance`` or
     ``settings.max_iterations``; the last estimate, with ``iterations`` and ``extra['changes']`` (each iteration's
-    relative change) and ``extra['converged']``."""
+    relative change), ``extra['converged']``, ``extra['controller']`` (where the gains came from) and
+    ``extra['started_from']``: 'the least-squares estimate', or where the loop simulated with it diverges, the
+    ``fallback`` values (the robot file's rigid body: 'the robot file')."""
     controllers = [controller_of(problem, settings, k) for k in range(len(problem.recordings))]
-    estimate, changes = start, []
+    values, changes, started = start.values, [], 'the least-squares estimate'
+    estimate = start
     for k in range(settings.max_iterations):
-        simulated = simulated_problem(problem, estimate.values, controllers, settings.max_step_s)
-        z = simulated.equations(estimate.values[:len(problem.rigid_names)])[0]
-        new = step(z, estimate.values)
-        changes.append(float(np.linalg.norm(new.values - estimate.values) / max(np.linalg.norm(estimate.values),
-                                                                               1e-300)))
-        estimate = new
+        try:
+            simulated = simulated_problem(problem, values, controllers, settings.max_step_s)
+        except InputError:
+            if k > 0 or fallback is None:
+                raise
+            values, started = fallback, 'the robot file'
+            progress(f'{label}: the loop simulated with the least-squares estimate diverges; starting from the '
+                     f'robot file\'s rigid-body parameters')
+            simulated = simulated_problem(problem, values, controllers, settings.max_step_s)
+        z = simulated.equations(values[:len(problem.rigid_names)])[0]
+        estimate = step(z, values)
+        changes.append(float(np.linalg.norm(estimate.values - values) / max(np.linalg.norm(values), 1e-300)))
+        values = estimate.values
         progress(f'{label} iteration {k + 1}: relative change of the parameters {changes[-1]:.2e}')
         if changes[-1] < settings.tolerance:
             break
     extra = {**estimate.extra, 'changes': changes, 'converged': bool(changes and changes[-1] < settings.tolerance),
-             'controller': controllers[0].source}
+             'controller': controllers[0].source, 'started_from': started}
     return dataclasses.replace(estimate, iterations=len(changes), extra=extra)

@@ -13,12 +13,13 @@ pieces, each filtered on its own.
 
 Filling: positions (q, θ) by the cubic through two samples on each side of the gap, the outer ones as
 far from the gap as it is long (where the recording has them; else linearly), every other signal
-(velocities, torques, currents, temperatures) linearly between the gap's neighbours.
+(velocities, torques, currents, temperatures) linearly between the gap's neighbours; the controller's reference
+(:class:`dynid.io.dataset.Reference`) likewise, q_r as a position.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -96,17 +97,20 @@ def bridge_gaps(dataset: Dataset, limit_s: float, period_s: float | None = None)
     reach = np.minimum(np.repeat(lost, lost), np.minimum(at - 1, n_samples - 1 - at))
     nodes = np.column_stack([at - 1 - reach, at - 1, at, at + reach])
     cubic = reach >= 1
-    values = {}
-    for name in JOINT_SIGNALS:
-        signal = getattr(dataset, name)
-        if signal is None:
-            continue
+
+    def bridged_signal(signal: np.ndarray, position: bool) -> np.ndarray:
         y0, y1 = signal[at - 1], signal[at]
         filled = y0 + fraction[:, None] * (y1 - y0)
-        if name in POSITIONS and cubic.any():
+        if position and cubic.any():
             filled[cubic] = _cubic(times[cubic], t[nodes[cubic]], signal[nodes[cubic]])
-        values[name] = np.insert(signal, at, filled, axis=0)
-    others = {f.name: getattr(dataset, f.name) for f in fields(dataset) if f.name not in JOINT_SIGNALS}
+        return np.insert(signal, at, filled, axis=0)
+
+    values = {name: bridged_signal(getattr(dataset, name), name in POSITIONS) for name in JOINT_SIGNALS
+              if getattr(dataset, name) is not None}
+    if dataset.reference is not None:  # the controller's reference, filled as the signals it mirrors
+        values['reference'] = replace(dataset.reference, **{
+            name: bridged_signal(signal, name == 'q') for name, signal in dataset.reference.signals().items()})
+    others = {f.name: getattr(dataset, f.name) for f in fields(dataset) if f.name not in values}
     bridged = Dataset(**{**others, **values, 't': np.insert(t, at, times)})
     steps = np.array([g.duration_s for g in short])
     return BridgedRecording(bridged, _pieces(find_gaps(bridged.t, period)), summary, len(short), int(lost.sum()),

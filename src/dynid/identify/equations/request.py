@@ -133,7 +133,7 @@ class IdentifyOptions:
     physical: PhysicalSettings | None = field(default_factory=PhysicalSettings)
     fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
     noise_floor_fraction: float = NOISE_FLOOR_FRACTION
-    method_options: dict[str, object] = field(default_factory=dict)  # the method's own ({name: value or text})
+    method_options: dict[str, object] | None = None  # the method's own ({name: value or text})
 
     def validated(self) -> IdentifyOptions:
         checked_choice('method', self.method, (AUTO, *METHODS))

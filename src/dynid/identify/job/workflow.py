@@ -183,7 +183,7 @@ def _compare_sources(result: IdentificationResult, robot: RobotModel, recordings
 #: :mod:`dynid.identify.solve.drive_gains`; the prior, :func:`dynid.identify.steps.plausibility.offset_gravity_split`;
 #: validation's, :data:`dynid.identify.validation.validate.OTHER_ESTIMATE_FIELDS`): spelled as the front end's
 #: ``spelling`` says before the result is kept
-ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior', *OTHER_ESTIMATE_FIELDS)
+ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior', 'method_option', *OTHER_ESTIMATE_FIELDS)
 
 
 def spelled(lines: Iterable[str], spelling: dict[str, str]) -> list[str]:
