@@ -7,7 +7,8 @@ internal feedforward off, so that the controller is the PID the closed-loop meth
 friction, at 1 kHz, 250 Hz and 100 Hz, with the twin's sensors (encoders, torque and current noise) and with a coarse
 link encoder (0.01 rad) that makes the regressor noisy. Per row: the relative error ‖χ̂ − χ*‖/‖χ*‖ of the arm's base
 parameters against the twin's truth (no prior: the robot file is the truth), the held-out relative torque error on
-another motion, the iterations and the time; "floor": IV with the instruments of the loop simulated with the TRUE
+another motion (logged with the twin's own encoders: it scores the model, not the encoder), the iterations and the
+time; "floor": IV with the instruments of the loop simulated with the TRUE
 parameters (what IV reaches with a perfect start). Ends with a JSON line.
 
     AMENT_PREFIX_PATH=.venv PYTHONPATH=src python benchmarks/bench_closed_loop.py [--seconds 20] [--rates 1000,250,100]
@@ -128,7 +129,7 @@ def main() -> None:
         for rate in (float(r) for r in args.rates.split(',')):
             for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
                 dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution)
-                heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, resolution, seed=1)
+                heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, None, seed=1)
                 gains_file = Path(folder) / 'gains.yaml'
                 gains_file.write_text(yaml.safe_dump(gains))
                 for method in [*args.methods.split(','), 'floor']:

@@ -142,7 +142,7 @@ def test_a_method_declares_its_options_and_they_are_checked_against_the_declarat
     values = method.option_values(parse_method_options(['max_iterations=3', 'feedforward=false', 'tolerance=1e-4']))
     assert values['max_iterations'] == 3 and values['feedforward'] is False and values['tolerance'] == 1e-4
     assert values['controller_gains'] == ''  # the default
-    with pytest.raises(InputError, match='method option max_iterations must be a int') as error:
+    with pytest.raises(InputError, match='method option max_iterations must be a whole number') as error:
         method.option_values({'max_iterations': 'many'})
     assert error.value.field == 'method_option'
     with pytest.raises(InputError, match='max_step_s must be within'):
@@ -161,7 +161,7 @@ def test_the_options_round_trip_through_the_command_line(excited_ur5e_bag, tmp_p
     out = tmp_path / 'result.yaml'
     done = run_dynid('identify', excited_ur5e_bag, '--method', 'didim', '--method-option', 'max_iterations=lots',
                      '-o', out, '--quiet')
-    assert done.returncode == 2 and 'method option max_iterations must be a int' in done.stderr, done.stderr
+    assert done.returncode == 2 and 'method option max_iterations must be a whole number' in done.stderr, done.stderr
     assert '--method-option' not in done.stderr or 'Traceback' not in done.stderr
     done = run_dynid('identify', excited_ur5e_bag, '--method', 'idim_iv', '--method-option', 'gain=1', '-o', out,
                      '--quiet')

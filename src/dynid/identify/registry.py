@@ -48,6 +48,8 @@ from dynid.errors import InputError
 
 #: the types a method option may take, by the name the declaration gives
 OPTION_TYPES = {'str': str, 'int': int, 'float': float, 'bool': bool}
+#: what a value of each type is, for an error
+OPTION_WORDS = {'str': 'text', 'int': 'a whole number', 'float': 'a number', 'bool': 'true or false'}
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,11 @@ class MethodOption:
     low: float | None = None
     high: float | None = None
 
+    def __post_init__(self) -> None:
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f'method option {self.name}: type must be one of {", ".join(OPTION_TYPES)}, '
+                             f'got {self.type!r}')
+
     def parsed(self, value) -> object:
         """``value`` (text from a front end, or a value) as the option's type, within its bounds; InputError naming
         the option otherwise."""
@@ -77,7 +84,7 @@ class MethodOption:
                 raise ValueError
             parsed = kind(value)
         except (TypeError, ValueError):
-            raise InputError(f'method option {self.name} must be a {self.type}, got {value!r}',
+            raise InputError(f'method option {self.name} must be {OPTION_WORDS[self.type]}, got {value!r}',
                              fields=('method_option',)) from None
         if kind in (int, float) and ((self.low is not None and parsed < self.low) or
                                      (self.high is not None and parsed > self.high)):
