@@ -49,15 +49,20 @@ COARSE_RAD = 1e-2
 
 
 def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, link_resolution: float | None,
-                          seed: int = 0):
-    """(dataset with its reference, {kp, kd, ki}) of the twin under a PD (module docstring)."""
+                          seed: int = 0, engine: str = 'twin'):
+    """(dataset with its reference, {kp, kd, ki}) of the plant (``engine``: the twin or MuJoCo) under a PD (module
+    docstring)."""
     params = PlantParameters.defaults(robot)
     params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
     params.joints.friction_model = 'coulomb_viscous'
     if link_resolution is not None:
         params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)
     trajectory = dataclasses.replace(trajectory, duration_s=seconds)
-    twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    if engine == 'mujoco':
+        from dynid.sim.mujoco_twin import MujocoTwin as Plant
+    else:
+        Plant = DigitalTwin
+    twin = Plant(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
     twin.follow(trajectory)
     record = twin.run(seconds)
     reference = Reference(*(record.reference[k] for k in ('q', 'dq', 'ddq', 'effort')), source='twin')
@@ -120,43 +125,60 @@ def main() -> None:
     parser.add_argument('--seconds', type=float, default=20.0)
     parser.add_argument('--rates', default='1000,250,100')
     parser.add_argument('--methods', default='wls,idim_iv,didim')
+    parser.add_argument('--engines', default='twin,mujoco', help='plants: twin, mujoco (needs pip install mujoco)')
     args = parser.parse_args()
     robot = load_robot('ur5e')
     excitation = load_trajectory(builtin_excitation_path(robot.name))
     rows = []
-    print(f'{"rate":>6}  {"encoder":8}  {"method":8}  {"param err":>9}  {"held-out":>8}  {"iter":>4}  {"time":>6}')
+    print(f'{"plant":6}  {"rate":>6}  {"encoder":8}  {"method":8}  {"param err":>9}  {"held-out":>8}  {"iter":>4}  '
+          f'{"time":>6}')
     with tempfile.TemporaryDirectory() as folder:
-        for rate in (float(r) for r in args.rates.split(',')):
-            for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
-                dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution)
-                heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, None, seed=1)
-                gains_file = Path(folder) / 'gains.yaml'
-                gains_file.write_text(yaml.safe_dump(gains))
-                for method in [*args.methods.split(','), 'floor']:
-                    row = {'rate_hz': rate, 'encoder': encoder, 'method': method}
-                    row.update({'error': floor(robot, dataset, str(gains_file))} if method == 'floor' else
-                               run_method(robot, dataset, heldout, method, str(gains_file)))
-                    rows.append(row)
-                    print(f'{rate:6.0f}  {encoder:8}  {method:8}  {row["error"]:9.4f}  '
-                          f'{row.get("heldout", float("nan")):8.4f}  {row.get("iterations") or "":>4}  '
-                          f'{row.get("time_s", float("nan")):6.1f}', flush=True)
+        for engine in args.engines.split(','):
+            for rate in (float(r) for r in args.rates.split(',')):
+                for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
+                    rows += case(robot, excitation, args, engine, rate, encoder, resolution, Path(folder))
     print(json.dumps({**summary(rows), 'rows': rows}))
+
+
+def case(robot, excitation, args, engine: str, rate: float, encoder: str, resolution: float | None, folder: Path
+         ) -> list[dict]:
+    """The rows of one plant, rate and encoder: each method's, then IV's floor."""
+    dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution, engine=engine)
+    heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, None, seed=1, engine=engine)
+    gains_file = folder / 'gains.yaml'
+    gains_file.write_text(yaml.safe_dump(gains))
+    rows = []
+    for method in [*args.methods.split(','), 'floor']:
+        row = {'engine': engine, 'rate_hz': rate, 'encoder': encoder, 'method': method}
+        row.update({'error': floor(robot, dataset, str(gains_file))} if method == 'floor' else
+                   run_method(robot, dataset, heldout, method, str(gains_file)))
+        rows.append(row)
+        print(f'{engine:6}  {rate:6.0f}  {encoder:8}  {method:8}  {row["error"]:9.4f}  '
+              f'{row.get("heldout", float("nan")):8.4f}  {row.get("iterations") or "":>4}  '
+              f'{row.get("time_s", float("nan")):6.1f}', flush=True)
+    return rows
 
 
 def summary(rows: list[dict]) -> dict:
     """The issue's figures: IV's (and DIDIM's) parameter error over LS's at 100 Hz (twin sensors and coarse encoder)
     and IV's held-out error over LS's at 1 kHz."""
-    value = {(r['rate_hz'], r['encoder'], r['method']): r for r in rows}
+    value = {(r['engine'], r['rate_hz'], r['encoder'], r['method']): r for r in rows}
 
-    def ratio(rate, encoder, method, key):
-        a, b = value.get((rate, encoder, method)), value.get((rate, encoder, 'wls'))
+    def ratio(engine, rate, encoder, method, key):
+        a, b = value.get((engine, rate, encoder, method)), value.get((engine, rate, encoder, 'wls'))
         return None if a is None or b is None else a[key] / b[key]
 
-    return {'iv_over_ls_param_error_100hz': ratio(100.0, 'twin', 'idim_iv', 'error'),
-            'didim_over_ls_param_error_100hz': ratio(100.0, 'twin', 'didim', 'error'),
-            'iv_over_ls_param_error_100hz_coarse': ratio(100.0, 'coarse', 'idim_iv', 'error'),
-            'didim_over_ls_param_error_100hz_coarse': ratio(100.0, 'coarse', 'didim', 'error'),
-            'iv_over_ls_heldout_1khz': ratio(1000.0, 'twin', 'idim_iv', 'heldout')}
+    figures = {}
+    for engine in dict.fromkeys(r['engine'] for r in rows):
+        tail = '' if engine == 'twin' else f'_{engine}'
+        figures.update({f'iv_over_ls_param_error_100hz{tail}': ratio(engine, 100.0, 'twin', 'idim_iv', 'error'),
+                        f'didim_over_ls_param_error_100hz{tail}': ratio(engine, 100.0, 'twin', 'didim', 'error'),
+                        f'iv_over_ls_param_error_100hz_coarse{tail}': ratio(engine, 100.0, 'coarse', 'idim_iv',
+                                                                            'error'),
+                        f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(engine, 100.0, 'coarse', 'didim',
+                                                                               'error'),
+                        f'iv_over_ls_heldout_1khz{tail}': ratio(engine, 1000.0, 'twin', 'idim_iv', 'heldout')})
+    return figures
 
 
 if __name__ == '__main__':
