@@ -102,7 +102,7 @@ def least_squares_and_instrumental(problem: IdentificationProblem, settings: Clo
     covariance over ``problem.parameter_names()`` (held parameters at their values, σ 0): what the Durbin–Wu–Hausman
     test compares (Janot et al. 2016). ``settings``: the closed loop's (default :class:`ClosedLoopSettings`: gains
     identified from the recording); ``options``: the WLS start's (default :class:`IdentifyOptions`)."""
-    refuse_unsupported(problem, 'idim_iv')
+    refuse_unsupported(problem, 'IDIM-IV')
     start, iv, *_ = iterated(problem, options or IdentifyOptions(), settings or ClosedLoopSettings(),
                              instrumental_step, 'IDIM-IV', progress)
     return start, iv
