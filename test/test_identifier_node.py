@@ -261,7 +261,7 @@ def test_data_that_cannot_identify_the_model_are_refused_on_the_answer_and_diagn
             assert not results and not (recording / 'result.yaml').exists()
             magic = node.set_parameters([NodeParameter('method', value='magic')])[0]  # a choice: refused
             assert not magic.successful and magic.reason == ("method must be one of auto, ols, wls, irls, iirls, "
-                                                             "tls, mls, got 'magic'")
+                                                             "tls, mls, didim, idim_iv, got 'magic'")
             assert node.set_parameters([NodeParameter('force', value=True)])[0].successful
             kept = _call(client, timeout=120.0)
             assert kept.success, kept.message
