@@ -5,7 +5,7 @@ The contact detector takes the arm as at rest only while no joint is commanded t
 currents alone can not tell from a push. Where the trajectories sent to the joint_trajectory_controller are seen (the
 ``<controller>/joint_trajectory`` topic dynid's excitation and feedforward send, or a recording of it),
 :class:`CommandedVelocity` follows them with the controller's semantics
-(:class:`dynid.sim.reference.ReferenceGenerator`: a trajectory replaces the reference from its start on, the last
+(:class:`dynid.excite.reference.ReferenceGenerator`: a trajectory replaces the reference from its start on, the last
 point is held after the end) and samples q_r and q̇_r at the state's times (q_r gives the tracking error at rest,
 :mod:`dynid.contact.detection`). Before the first trajectory it knows nothing (None: the detector goes by the
 measured speeds alone).
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynid.excite.trajectory import PointTrajectory
-from dynid.sim.reference import ReferenceGenerator
+from dynid.excite.reference import ReferenceGenerator
 
 
 class CommandedVelocity:

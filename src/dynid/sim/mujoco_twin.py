@@ -55,7 +55,7 @@ from dynid.model.inertial import Payload
 from dynid.sim.contacts import ContactSchedule
 from dynid.sim.controller import JointController, feedback_law
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.reference import ReferenceGenerator
+from dynid.excite.reference import ReferenceGenerator
 from dynid.sim.sensors import Sensors
 from dynid.sim.settings import ENGINES
 from dynid.sim.twin import MEASURED_FIELDS, REFERENCE_FIELDS, TRUTH_FIELDS, DigitalTwin, SimulationRecord
