@@ -169,8 +169,7 @@ def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin
 # ------------------------------------------------------------------------------ lost samples
 def _lose(dataset, keep):
     """The recording without the samples where ``keep`` is False (lost on the way to the recorder)."""
-    return dataclasses.replace(dataset, t=dataset.t[keep],
-                               **{name: value[keep] for name, value in dataset.signals().items()})
+    return dataset.taken(keep)
 
 
 def _bursty_losses(count, seed):

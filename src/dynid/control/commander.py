@@ -42,10 +42,10 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.inputs import MeasuredAcceleration, friction_alpha
 from dynid.control.trajectory_effort import TrajectoryEffort, fill_effort, grid_motion
 from dynid.errors import InputError, checked_choice
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.stream import StateBatch
 from dynid.payload.document import load_payload
-from dynid.excite.reference import ReferenceGenerator
 
 #: the counters a commander adds to (the node keeps them across configurations)
 COUNTERS = ('stale_events', 'published', 'points_added')

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import Trajectory
 from dynid.io.dataset import Dataset
-from dynid.excite.reference import ReferenceGenerator
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.excite.home import home_configuration
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, Trajectory
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
@@ -43,7 +44,6 @@ from dynid.sim.controller import JointController
 from dynid.sim.integrator import FRICTION, JOINT_TORQUE, RECORDED
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import FlexibleJointPlant
-from dynid.excite.reference import ReferenceGenerator
 from dynid.sim.sensors import Measurement, Sensors
 from dynid.sim.stepping import PLAN_ROWS, run_steps
 

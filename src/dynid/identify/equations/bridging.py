@@ -18,11 +18,11 @@ far from the gap as it is long (where the recording has them; else linearly), ev
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from dynid.io.dataset import JOINT_SIGNALS, Dataset
+from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary, find_gaps
 
 POSITIONS = ('q', 'theta')
@@ -96,17 +96,19 @@ def bridge_gaps(dataset: Dataset, limit_s: float, period_s: float | None = None)
     reach = np.minimum(np.repeat(lost, lost), np.minimum(at - 1, n_samples - 1 - at))
     nodes = np.column_stack([at - 1 - reach, at - 1, at, at + reach])
     cubic = reach >= 1
-    values = {}
-    for name in JOINT_SIGNALS:
-        signal = getattr(dataset, name)
-        if signal is None:
-            continue
+
+    def filled(signal: np.ndarray, position: bool) -> np.ndarray:
         y0, y1 = signal[at - 1], signal[at]
-        filled = y0 + fraction[:, None] * (y1 - y0)
-        if name in POSITIONS and cubic.any():
-            filled[cubic] = _cubic(times[cubic], t[nodes[cubic]], signal[nodes[cubic]])
-        values[name] = np.insert(signal, at, filled, axis=0)
-    others = {f.name: getattr(dataset, f.name) for f in fields(dataset) if f.name not in JOINT_SIGNALS}
+        inside = y0 + fraction[:, None] * (y1 - y0)
+        if position and cubic.any():
+            inside[cubic] = _cubic(times[cubic], t[nodes[cubic]], signal[nodes[cubic]])
+        return np.insert(signal, at, inside, axis=0)
+
+    values = {name: filled(signal, name in POSITIONS) for name, signal in dataset.signals().items()}
+    if dataset.reference is not None:  # bridged as the joint signals: q_r as a position, the rest linearly
+        values['reference'] = replace(dataset.reference, **{
+            name: filled(signal, name == 'q') for name, signal in dataset.reference.signals().items()})
+    others = {f.name: getattr(dataset, f.name) for f in fields(dataset) if f.name not in values}
     bridged = Dataset(**{**others, **values, 't': np.insert(t, at, times)})
     steps = np.array([g.duration_s for g in short])
     return BridgedRecording(bridged, _pieces(find_gaps(bridged.t, period)), summary, len(short), int(lost.sum()),

@@ -1,0 +1,222 @@
+"""The controller's reference read into a recording (Dataset.reference) from each kind of log: the bag's trajectory
+topic (as the simulators write it and dynid import writes it), the trajectory controller's state, UR's RTDE
+targets, libfranka's desired state, a column map; what carries it on (slicing, bridging, resampling)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from builders import random_motion
+from cli_run import run_dynid
+from dynid.io.bag import read_bag, write_bag
+from dynid.io.cdr import stamp_message
+from dynid.io.csv_log import PRESETS, parse_column_spec
+from dynid.io.dataset import Dataset, Reference
+from dynid.io.importing import ImportSettings, import_logs
+from dynid.io.log_checks import LogLimits
+from dynid.io.rtde import write_rtde
+from dynid.sim.mujoco_twin import make_twin
+from dynid.sim.parameters import PlantParameters
+from dynid.sim.recording import record_to_dataset
+
+RATE_HZ = 250.0
+
+
+def simulated(robot, engine: str, seconds: float = 3.0):
+    """A short run of a simulator on a random motion: (its record, its dataset)."""
+    trajectory = dataclasses.replace(random_motion(robot, 5), duration_s=seconds)
+    params = PlantParameters.of_twin(robot, None, 0.0, 5, 25.0)
+    twin = make_twin(params, engine, None, rate_hz=RATE_HZ, seed=5,
+                     initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(trajectory, start_time=0.0)
+    record = twin.run(seconds)
+    return record, record_to_dataset(record, None, {'simulation': engine})
+
+
+@pytest.mark.parametrize('engine', ['twin', 'mujoco'])
+def test_a_simulators_bag_gives_back_the_reference_its_controller_followed(ur5e, tmp_path, engine):
+    record, dataset = simulated(ur5e, engine)
+    assert dataset.reference is not None and np.array_equal(dataset.reference.q, record.reference['q'])
+    read = read_bag(write_bag(tmp_path / 'bag', dataset), ur5e.joint_names)
+    assert read.reference is not None and read.reference.current is None
+    for name in ('q', 'dq', 'ddq', 'effort'):  # one trajectory point a sample: the points themselves, to round-off
+        assert np.allclose(getattr(read.reference, name), record.reference[name], rtol=0, atol=1e-9), name
+    assert np.abs(record.reference['dq']).max() > 0.1 and 'joint_trajectory' in read.reference.source
+    assert 'q̈_r' in read.reference.describe()
+
+
+def test_a_recording_without_a_reference_says_so_and_loses_nothing(ur5e, tmp_path):
+    _, dataset = simulated(ur5e, 'twin', 2.0)
+    with_it = read_bag(write_bag(tmp_path / 'with', dataset), ur5e.joint_names)
+    without = read_bag(write_bag(tmp_path / 'without', dataclasses.replace(dataset, reference=None)),
+                       ur5e.joint_names)
+    assert without.reference is None and with_it.reference is not None
+    for name, values in with_it.signals().items():
+        assert np.array_equal(values, getattr(without, name)), name
+    assert np.array_equal(with_it.t, without.t)
+
+
+def test_slicing_and_reordering_keep_the_reference_at_its_samples(ur5e):
+    _, dataset = simulated(ur5e, 'twin', 1.0)
+    part = dataset.sliced(40, 90)
+    assert np.array_equal(part.reference.q, dataset.reference.q[40:90])
+    backwards = dataset.reordered(tuple(reversed(dataset.joint_names)))
+    assert np.array_equal(backwards.reference.dq[:, 0], dataset.reference.dq[:, -1])
+
+
+def test_bridging_a_gap_fills_the_reference_as_the_joint_signals(ur5e):
+    from dynid.identify.equations.bridging import bridge_gaps
+
+    _, dataset = simulated(ur5e, 'twin', 1.0)
+    # the reference equal to the measured signals: bridged alike, it stays equal to them
+    same = dataclasses.replace(dataset, reference=Reference(dataset.q, dataset.dq, dataset.dq, dataset.tau))
+    keep = np.ones(dataset.n_samples, dtype=bool)
+    keep[100:102] = False
+    gapped = Dataset(dataset.joint_names, dataset.t[keep], dataset.q[keep], dataset.dq[keep], tau=dataset.tau[keep],
+                     reference=same.reference.taken(keep))
+    bridged = bridge_gaps(gapped, 0.05).dataset
+    assert bridged.n_samples == dataset.n_samples
+    assert np.array_equal(bridged.reference.q, bridged.q) and np.array_equal(bridged.reference.dq, bridged.dq)
+    assert np.array_equal(bridged.reference.effort, bridged.tau)
+
+
+def _controller_state_bag(path, dataset: Dataset, state_every: int, humble: bool):
+    """A bag of joint_states and a trajectory controller's state (its definition embedded, as MCAP does) every
+    ``state_every`` samples, its reference (``desired`` for Humble's definition) being ``dataset.reference``."""
+    from rosbags.rosbag2 import Writer
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
+    point = 'trajectory_msgs/JointTrajectoryPoint'
+    fields = ('desired', 'actual', 'error') if humble else ('reference', 'feedback', 'error', 'output')
+    text = 'std_msgs/Header header\nstring[] joint_names\n' + ''.join(f'{point} {f}\n' for f in fields)
+    name = 'control_msgs/msg/JointTrajectoryControllerState'
+    store = get_typestore(Stores.ROS2_KILTED)  # a store of its own: the reader's shared one stays as it is
+    store.register(get_types_from_msg(text, name))
+    types = store.types
+    names = list(dataset.joint_names)
+    empty = types['trajectory_msgs/msg/JointTrajectoryPoint']
+    duration = types['builtin_interfaces/msg/Duration'](sec=0, nanosec=0)
+    with Writer(path, version=9) as writer:
+        joints = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState', typestore=store)
+        state = writer.add_connection('/joint_trajectory_controller/controller_state', name, typestore=store)
+        r = dataset.reference
+        for k, t in enumerate(dataset.t):
+            stamp = int(round(t * 1e9)) + 1_000_000_000
+            header = types['std_msgs/msg/Header'](stamp=stamp_message(stamp), frame_id='')
+            message = types['sensor_msgs/msg/JointState'](header=header, name=names, position=dataset.q[k],
+                                                          velocity=dataset.dq[k], effort=dataset.tau[k])
+            writer.write(joints, stamp, store.serialize_cdr(message, 'sensor_msgs/msg/JointState'))
+            if k % state_every == 0:
+                given = empty(positions=r.q[k], velocities=r.dq[k], accelerations=r.ddq[k], effort=np.zeros(0),
+                              time_from_start=duration)
+                blank = empty(positions=np.zeros(0), velocities=np.zeros(0), accelerations=np.zeros(0),
+                              effort=np.zeros(0), time_from_start=duration)
+                points = {f: blank for f in fields}
+                points[fields[0]] = given
+                if not humble:
+                    points['output'] = empty(positions=np.zeros(0), velocities=np.zeros(0),
+                                             accelerations=np.zeros(0), effort=r.effort[k], time_from_start=duration)
+                state_message = types[name](header=header, joint_names=names, **points)
+                writer.write(state, stamp, store.serialize_cdr(state_message, name))
+    return path
+
+
+@pytest.mark.parametrize('humble', [False, True])
+def test_the_trajectory_controllers_state_is_read_where_the_bag_defines_it(ur5e, tmp_path, humble):
+    _, dataset = simulated(ur5e, 'twin', 1.0)
+    t = dataset.t
+    linear = np.outer(t, np.arange(1, 7) * 0.1) + 0.2  # linear in time: exact between the controller's messages
+    slope = np.tile(np.arange(1, 7) * 0.1, (t.size, 1))
+    line = dataclasses.replace(dataset, reference=Reference(linear, slope, np.zeros_like(linear), 3 * linear))
+    read = read_bag(_controller_state_bag(tmp_path / 'bag', line, 2, humble), ur5e.joint_names)
+    assert read.reference is not None and 'controller_state' in read.reference.source
+    span = slice(0, t.size - 1)  # the last sample lies after the last state message: that one held
+    assert np.allclose(read.reference.q[span], linear[span], atol=1e-12)
+    assert np.allclose(read.reference.dq, slope, atol=1e-12)
+    if humble:
+        assert read.reference.effort is None  # no output field, no effort in the reference: no commanded torque
+    else:
+        assert np.allclose(read.reference.effort[span], 3 * linear[span], atol=1e-12)
+    assert np.array_equal(read.q, dataset.q)
+
+
+def test_the_rtde_targets_are_the_reference(ur5e, tmp_path):
+    _, dataset = simulated(ur5e, 'twin', 1.0)
+    r = dataset.reference
+    given = dataclasses.replace(r, current=r.effort / 10.0)
+    bag = write_rtde(tmp_path / 'rtde', dataclasses.replace(dataset, reference=given))
+    read = read_bag(bag, ur5e.joint_names)
+    assert read.reference is not None and 'RTDE target_' in read.reference.source
+    for name in ('q', 'dq', 'ddq', 'effort', 'current'):
+        assert np.allclose(getattr(read.reference, name), getattr(given, name), atol=1e-12), name
+    plain = read_bag(write_rtde(tmp_path / 'plain', dataclasses.replace(dataset, reference=None)), ur5e.joint_names)
+    assert plain.reference is None and np.array_equal(plain.q, read.q)
+
+
+def _table(path, columns: dict[str, np.ndarray], delimiter=','):
+    header = delimiter.join(columns)
+    np.savetxt(path, np.column_stack(list(columns.values())), delimiter=delimiter, header=header, comments='',
+               fmt='%.12g')
+    return path
+
+
+def _jittered(dataset: Dataset, seed: int = 1) -> np.ndarray:
+    """Stamps of a logger reading the samples a little late (under a third of a period)."""
+    return dataset.t + np.random.default_rng(seed).uniform(0.0, 0.3 / RATE_HZ, dataset.n_samples)
+
+
+def test_libfrankas_desired_state_is_the_reference(panda, tmp_path):
+    _, dataset = simulated(panda, 'twin', 2.0)
+    r = dataset.reference
+    columns = {'time': np.round(dataset.t * 1e3, 6)}
+    for field, values in (('state.q', dataset.q), ('state.q_d', r.q), ('state.dq', dataset.dq),
+                          ('state.dq_d', r.dq), ('state.ddq_d', r.ddq), ('state.tau_J', dataset.tau),
+                          ('state.tau_J_d', r.effort)):
+        columns.update({f'{field}[{j}]': values[:, j] for j in range(7)})
+    log = _table(tmp_path / 'franka.csv', columns)
+    imported, report, _ = import_logs([log], PRESETS['franka'], panda.joint_names, LogLimits.of_robot(panda),
+                                      ImportSettings(rate_hz=RATE_HZ))
+    assert imported.reference is not None and report.reference.startswith('q_r, q̇_r, q̈_r, commanded torque')
+    for name in ('q', 'dq', 'ddq', 'effort'):
+        assert np.allclose(getattr(imported.reference, name), getattr(r, name), atol=1e-9), name
+
+
+def test_a_column_maps_reference_is_resampled_with_the_joint_signals_and_written_to_the_bag(ur5e, tmp_path):
+    _, dataset = simulated(ur5e, 'twin', 2.0)
+    columns = {'stamp': _jittered(dataset)}
+    # the reference columns hold the measured signals: resampled alike, they must come out equal to them
+    for field, values in (('pos', dataset.q), ('vel', dataset.dq), ('tau', dataset.tau), ('ref', dataset.q),
+                          ('refvel', dataset.dq), ('cmd', dataset.tau)):
+        columns.update({f'{field}{j}': values[:, j] for j in range(6)})
+    log = _table(tmp_path / 'log.csv', columns)
+    spec = 'time=stamp,q=pos{i},dq=vel{i},tau=tau{i},q_r=ref{i},dq_r=refvel{i},tau_r=cmd{i}'
+    imported, report, _ = import_logs([log], parse_column_spec(spec), ur5e.joint_names, LogLimits.of_robot(ur5e),
+                                      ImportSettings(timing='stamps'))
+    r = imported.reference
+    assert np.array_equal(r.q, imported.q) and np.array_equal(r.dq, imported.dq)
+    assert np.array_equal(r.effort, imported.tau) and r.ddq is None
+    assert 'columns ref0, refvel0, cmd0' in report.reference
+    plain, _, _ = import_logs([log], parse_column_spec('time=stamp,q=pos{i},dq=vel{i},tau=tau{i}'), ur5e.joint_names,
+                              LogLimits.of_robot(ur5e), ImportSettings(timing='stamps'))
+    assert plain.reference is None and np.array_equal(plain.q, imported.q) and np.array_equal(plain.tau, imported.tau)
+    bag = tmp_path / 'bag'
+    done = run_dynid('import', log, '--columns', spec, '--robot', 'ur5e', '--timing', 'stamps', '-o', bag)
+    assert done.returncode == 0, done.stderr
+    assert 'reference: q_r, q̇_r, commanded torque from columns ref0' in done.stdout
+    read = read_bag(bag, ur5e.joint_names)
+    for name in ('q', 'dq', 'effort'):
+        assert np.allclose(getattr(read.reference, name), getattr(r, name), rtol=0, atol=1e-9), name
+
+
+def test_a_reference_without_its_velocity_is_left_out_and_costs_no_row(ur5e, tmp_path):
+    _, dataset = simulated(ur5e, 'twin', 1.0)
+    columns = {'stamp': dataset.t}
+    for field, values in (('pos', dataset.q), ('vel', dataset.dq), ('ref', dataset.q)):
+        columns.update({f'{field}{j}': values[:, j] for j in range(6)})
+    columns['ref3'][10] = np.nan
+    log = _table(tmp_path / 'log.csv', columns)
+    imported, report, _ = import_logs([log], parse_column_spec('time=stamp,q=pos{i},dq=vel{i},q_r=ref{i}'),
+                                      ur5e.joint_names, LogLimits.of_robot(ur5e), ImportSettings())
+    assert imported.reference is None and imported.n_samples == dataset.n_samples
+    assert report.ignored_columns[:1] == ['ref0'] and 'reference: none in the log' in '\n'.join(report.lines())
