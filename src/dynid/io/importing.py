@@ -305,6 +305,8 @@ def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | 
     if dataset.reference is not None:
         signals.update(dataset.reference.keyed())
         report.reference = dataset.reference.source
+    elif dataset.source.get('reference_unread'):
+        report.notes.append(f'the controller\'s reference not read: {dataset.source["reference_unread"]}')
     where = np.array([f'{name}:{i}' for i in range(dataset.n_samples)], dtype=object)
     start_s = dataset.source.get('start_ns', 0) / 1e9
     t, signals, where = _cut(dataset.t, signals, where, settings, report, str(path))
