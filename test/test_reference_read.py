@@ -122,6 +122,68 @@ def _controller_state_bag(path, dataset: Dataset, state_every: int, humble: bool
     return path
 
 
+def _trajectory_message(store, names, stamp_ns: int, times, positions, velocities=None):
+    types = store.types
+    point, duration = types['trajectory_msgs/msg/JointTrajectoryPoint'], types['builtin_interfaces/msg/Duration']
+    empty = np.zeros(0)
+    points = [point(positions=p, velocities=empty if velocities is None else velocities[k], accelerations=empty,
+                    effort=empty, time_from_start=duration(sec=int(t), nanosec=int(round((t - int(t)) * 1e9))))
+              for k, (t, p) in enumerate(zip(times, positions, strict=True))]
+    header = types['std_msgs/msg/Header'](stamp=stamp_message(stamp_ns), frame_id='')
+    return types['trajectory_msgs/msg/JointTrajectory'](header=header, joint_names=list(names), points=points)
+
+
+def test_sparse_trajectories_are_followed_as_the_controller_received_them(ur5e, tmp_path):
+    """Trajectories sent now and then (a few points, one stamped in the future, an empty one: stop): the reference
+    at each sample is the controller's from what it had received by then; before the first, the arm held where it
+    is."""
+    from rosbags.rosbag2 import Writer
+
+    from dynid.excite.reference import ReferenceGenerator
+    from dynid.excite.trajectory import PointTrajectory
+    from dynid.io.cdr import typestore
+
+    _, dataset = simulated(ur5e, 'twin', 2.0)
+    names, store, start = list(ur5e.joint_names), typestore(), 1_000_000_000
+    q0 = dataset.q[100]
+    sent = [  # (recorded [s], stamp [s], point times, positions): the second waits for its stamp; then stop
+        (0.4, 0.4, [0.3, 0.8], [q0 + 0.1, q0 + 0.3]),
+        (0.9, 1.1, [0.2, 0.5], [q0 - 0.1, q0]),
+        (1.7, 1.7, [], [])]
+    with Writer(tmp_path / 'bag', version=9) as writer:
+        joints = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState', typestore=store)
+        topic = writer.add_connection('/joint_trajectory_controller/joint_trajectory',
+                                      'trajectory_msgs/msg/JointTrajectory', typestore=store)
+        pending = list(sent)
+        for k, t in enumerate(dataset.t):
+            stamp = start + int(round(t * 1e9))
+            while pending and pending[0][0] <= t + 1e-12:
+                recorded, stamped, times, positions = pending.pop(0)
+                message = _trajectory_message(store, names, start + int(round(stamped * 1e9)), times, positions)
+                writer.write(topic, start + int(round(recorded * 1e9)) - 1000,
+                             store.serialize_cdr(message, 'trajectory_msgs/msg/JointTrajectory'))
+            header = store.types['std_msgs/msg/Header'](stamp=stamp_message(stamp), frame_id='')
+            state = store.types['sensor_msgs/msg/JointState'](header=header, name=names, position=dataset.q[k],
+                                                               velocity=dataset.dq[k], effort=dataset.tau[k])
+            writer.write(joints, stamp, store.serialize_cdr(state, 'sensor_msgs/msg/JointState'))
+    read = read_bag(tmp_path / 'bag', ur5e.joint_names).reference
+    t = dataset.t
+    generator = ReferenceGenerator(ur5e.joint_names)  # the controller, fed as the messages came
+    expected_q, expected_dq = dataset.q.copy(), np.zeros_like(dataset.dq)  # before the first: held where it is
+    bounds = [int(np.searchsorted(t, recorded - 1e-6)) for recorded, *_ in sent] + [t.size]
+    for i, (recorded, stamped, times, positions) in enumerate(sent):
+        if i == 0 or not times:  # the first from where the arm is; an empty one stops there
+            generator.hold(dataset.q[bounds[i]], recorded - 1e-6)
+        if times:
+            generator.follow(PointTrajectory(tuple(names), times, positions), stamped, recorded - 1e-6)
+        rows = slice(bounds[i], bounds[i + 1])
+        expected_q[rows], expected_dq[rows] = generator.sample_many(t[rows])[:2]
+    assert np.allclose(read.q, expected_q, atol=1e-12) and np.allclose(read.dq, expected_dq, atol=1e-12)
+    waiting = (t >= 0.9) & (t < 1.1)  # the second trajectory waits for its stamp: the first goes on meanwhile
+    assert np.abs(read.dq[waiting]).max() > 0.0 and np.allclose(read.q[(t > 1.6) & (t < 1.7)], q0, atol=1e-12)
+    assert not read.dq[:bounds[0]].any() and not read.dq[bounds[2]:].any()
+
+
 @pytest.mark.parametrize('humble', [False, True])
 def test_the_trajectory_controllers_state_is_read_where_the_bag_defines_it(ur5e, tmp_path, humble):
     _, dataset = simulated(ur5e, 'twin', 1.0)
@@ -220,3 +282,27 @@ def test_a_reference_without_its_velocity_is_left_out_and_costs_no_row(ur5e, tmp
                                       ur5e.joint_names, LogLimits.of_robot(ur5e), ImportSettings())
     assert imported.reference is None and imported.n_samples == dataset.n_samples
     assert report.ignored_columns[:1] == ['ref0'] and 'reference: none in the log' in '\n'.join(report.lines())
+
+
+@pytest.mark.parametrize('given', [(1, 1, 1, 1), (1, 1, 1, 0), (1, 1, 0, 0), (1, 0, 0, 1), (1, 0, 0, 0)])
+@pytest.mark.parametrize('frame_id', ['', 'base', 'tool0'])
+def test_a_trajectory_decoded_at_once_equals_rosbags_decoding(given, frame_id):
+    """Every alignment of the points (the arrays present, the frame id's length before them): the fixed-stride
+    decoding gives rosbags' values, point by point."""
+    from dynid.io.cdr import stamp_message, typestore
+    from dynid.io.trajectory_cdr import POINT_FIELDS, decode_joint_trajectory
+
+    store, rng = typestore(), np.random.default_rng(len(frame_id))
+    types, name = store.types, 'trajectory_msgs/msg/JointTrajectory'
+    duration = types['builtin_interfaces/msg/Duration']
+    points = [types['trajectory_msgs/msg/JointTrajectoryPoint'](
+        **{field: rng.normal(size=3) if on else np.zeros(0) for field, on in zip(POINT_FIELDS, given, strict=True)},
+        time_from_start=duration(sec=k // 7, nanosec=1000 * k)) for k in range(37)]
+    header = types['std_msgs/msg/Header'](stamp=stamp_message(1_700_000_000_123_456_789), frame_id=frame_id)
+    raw = store.serialize_cdr(types[name](header=header, joint_names=['a', 'bb', 'ccc'], points=points), name)
+    stamp, names, times, values = decode_joint_trajectory(raw)
+    expected = store.deserialize_cdr(raw, name)
+    assert stamp == 1_700_000_000_123_456_789 and names == ['a', 'bb', 'ccc']
+    assert np.array_equal(times, [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in expected.points])
+    for field in POINT_FIELDS:
+        assert np.array_equal(values[field], np.array([getattr(p, field) for p in expected.points])), field

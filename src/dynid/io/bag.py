@@ -65,7 +65,7 @@ from dynid.io.dataset import Dataset, Reference
 from dynid.io.effort_record import EFFORT_RECORD_KEY, ROBOT_PAYLOAD_KEY, effort_record_value
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
 from dynid.io.storage import recording_files
-from dynid.io.trajectories import REFERENCE_TOPIC, recorded_reference, reference_topic_kind
+from dynid.io.trajectories import REFERENCE_TOPIC, recorded_reference, recorded_trajectory, reference_topic_kind
 from dynid.model.naming import match_joint_names
 
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
@@ -360,14 +360,39 @@ def _with_rtde(reader, by_topic: dict, stamps: np.ndarray, signals: dict) -> tup
 
 def _reference_messages(reader: AnyReader, by_topic: dict) -> list:
     """[(kind, topic, recorded [ns], message)] of the joint controller's topics the recording holds and can decode
-    (:func:`dynid.io.trajectories.reference_topic_kind`: its trajectories, and its controller_state where the
-    recording carries the definition), in recorded order."""
+    (:func:`dynid.io.trajectories.reference_topic_kind`: its trajectories, as
+    :class:`dynid.io.trajectories.RecordedTrajectory`, and its controller_state where the recording carries the
+    definition), in recorded order."""
     known = reader.typestore.fielddefs
-    kinds = {id(c): kind for topic, group in by_topic.items() for c in group
-             if (kind := reference_topic_kind(topic, c.msgtype)) is not None and c.msgtype in known}
-    connections = [c for group in by_topic.values() for c in group if id(c) in kinds]
-    return [(kinds[id(c)], c.topic, int(recorded), reader.deserialize(raw, c.msgtype))
-            for c, recorded, raw in (reader.messages(connections=connections) if connections else ())]
+    kinds = {c.topic: (kind, c.msgtype) for group in by_topic.values() for c in group
+             if (kind := reference_topic_kind(c.topic, c.msgtype)) is not None and c.msgtype in known}
+    out = []
+    for topic, recorded, raw in _raw_messages(reader, [c for t in kinds for c in by_topic[t]]):
+        kind, msgtype = kinds[topic]
+        message = recorded_trajectory(raw, lambda r, m=msgtype: reader.deserialize(r, m)) if kind == 'trajectory' \
+            else reader.deserialize(raw, msgtype)
+        out.append((kind, topic, recorded, message))
+    return out
+
+
+def _raw_messages(reader: AnyReader, connections: list) -> list[tuple[str, int, bytes]]:
+    """[(topic, recorded [ns], serialized message)] of ``connections`` in recorded order: MCAP files walked by
+    :mod:`dynid.io.mcap_messages`, anything else (or what it refuses) by rosbags."""
+    files = _mcap_files(reader) if connections else None
+    if files is not None:
+        found: list = []
+
+        def keep(topic: str, raws, times) -> None:  # each topic's in log-time order
+            found.extend((int(time), topic, bytes(raw)) for raw, time in zip(raws, times, strict=True))
+
+        counts = {c.topic: sum(d.msgcount for d in connections if d.topic == c.topic) for c in connections}
+        try:
+            topic_messages(files, counts, _DECODE_BATCH, keep, counts, with_times=True)
+            return [(topic, time, raw) for time, topic, raw in sorted(found, key=lambda m: m[0])]  # stable
+        except UnsupportedError:
+            pass
+    return [(c.topic, int(recorded), bytes(raw)) for c, recorded, raw in
+            (reader.messages(connections=connections) if connections else ())]
 
 
 def _with_reference(dataset: Dataset, messages: list, targets: dict | None, valid: np.ndarray) -> Dataset:

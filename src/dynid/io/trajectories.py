@@ -19,6 +19,8 @@ nodes and the recordings read trajectories the same way.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from dynid.errors import InputError
@@ -26,12 +28,24 @@ from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.cdr import stamp_ns
 from dynid.io.dataset import Reference
+from dynid.io.trajectory_cdr import POINT_FIELDS, decode_joint_trajectory
 
 REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 CONTROLLER_STATE = 'control_msgs/msg/JointTrajectoryControllerState'
 STATE_TOPIC = 'controller_state'
 #: Samples this close to a trajectory's point [s] take the point itself (stamps are whole nanoseconds).
 KNOT_TOLERANCE_S = 1e-7
+
+
+class RecordedTrajectory(NamedTuple):
+    """A recorded JointTrajectory: header stamp [ns], joint names, its points' time_from_start (P,) [s] and values
+    {field of :data:`dynid.io.trajectory_cdr.POINT_FIELDS`: (P, k), k = 0 where not given; a list of each point's
+    array where their lengths differ}."""
+
+    stamp_ns: int
+    joint_names: list[str]
+    time_s: np.ndarray
+    values: dict
 
 
 def trajectory_of_message(message, joint_names) -> tuple[PointTrajectory | None, np.ndarray | None]:
@@ -44,27 +58,53 @@ def trajectory_of_message(message, joint_names) -> tuple[PointTrajectory | None,
     names = list(message.joint_names)
     if not message.points:
         return None, None
+    times = [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in message.points]
+    values = {}
+    for field in POINT_FIELDS:
+        rows = [np.asarray(getattr(p, field), dtype=float) for p in message.points]
+        if len({row.size for row in rows}) > 1:
+            raise InputError(f'every point needs {len(names)} {field}')
+        values[field] = np.array(rows).reshape(len(rows), -1)
+    return trajectory_of_points(names, times, values, joint_names)
+
+
+def trajectory_of_points(names, times, values: dict[str, np.ndarray], joint_names
+                         ) -> tuple[PointTrajectory | None, np.ndarray | None]:
+    """:func:`trajectory_of_message` of a message's joint ``names``, its points' ``times`` (P,) [s] and ``values``
+    {field of :data:`dynid.io.trajectory_cdr.POINT_FIELDS`: (P, k), k = 0 where not given}."""
+    names = list(names)
+    if len(times) == 0:
+        return None, None
     if sorted(names) != sorted(joint_names):
         raise InputError(f'joints {names} do not match {list(joint_names)}')
-    n = len(names)
-    times = [p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in message.points]
 
     def column(field: str, required: bool):
-        rows = [list(getattr(p, field)) for p in message.points]
-        if all(len(r) == 0 for r in rows) and not required:
+        given = values[field]
+        if given.shape[1] == 0 and not required:
             return None
-        if any(len(r) != n for r in rows):
-            raise InputError(f'every point needs {n} {field}')
-        values = np.array(rows, dtype=float)
-        if not np.all(np.isfinite(values)):
+        if given.shape[1] != len(names):
+            raise InputError(f'every point needs {len(names)} {field}')
+        if not np.all(np.isfinite(given)):
             raise InputError(f'{field} hold NaN or infinite values')
-        return values
+        return given
 
-    positions = column('positions', True)
-    velocities = column('velocities', False)
+    positions, velocities = column('positions', True), column('velocities', False)
     accelerations = column('accelerations', False) if velocities is not None else None
-    effort = column('effort', False)
-    return PointTrajectory(tuple(names), times, positions, velocities, accelerations), effort
+    return PointTrajectory(tuple(names), times, positions, velocities, accelerations), column('effort', False)
+
+
+def recorded_trajectory(raw: bytes, deserialize) -> RecordedTrajectory:
+    """A recorded JointTrajectory's serialized bytes as :class:`RecordedTrajectory`, decoded at once
+    (:func:`dynid.io.trajectory_cdr.decode_joint_trajectory`), else by ``deserialize(raw)`` (rosbags') where they
+    hold what that decoder does not read (points whose arrays change length, which it refuses below)."""
+    try:
+        return RecordedTrajectory(*decode_joint_trajectory(raw))
+    except ValueError:
+        message = deserialize(raw)
+        times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in message.points])
+        values = {field: [np.asarray(getattr(p, field), dtype=float) for p in message.points]
+                  for field in POINT_FIELDS}
+        return RecordedTrajectory(stamp_ns(message.header.stamp), list(message.joint_names), times, values)
 
 
 def reference_topic_kind(topic: str, msgtype: str) -> str | None:
@@ -83,8 +123,8 @@ def recorded_reference(t: np.ndarray, q: np.ndarray, start_ns: int, messages: li
 
     Args:
         t: (N,) sample times [s] from ``start_ns`` [ns]; q: (N, n) measured positions [rad].
-        messages: [(kind ('trajectory' or 'state', :func:`reference_topic_kind`), topic, recorded [ns], message)] in
-            recorded order.
+        messages: [(kind ('trajectory' or 'state', :func:`reference_topic_kind`), topic, recorded [ns], message: a
+            :class:`RecordedTrajectory`, a JointTrajectoryControllerState)] in recorded order.
         joint_names: the n joints; recorded_names: as the recording names them, in that order (None: the same).
 
     InputError for a message that names other joints or holds bad values.
@@ -104,7 +144,7 @@ def _followed(t: np.ndarray, q: np.ndarray, start_ns: int, messages: list, renam
     done, newest, efforts, topics = 0, None, False, set()
     for topic, recorded_ns, message in messages:
         trajectory, effort = _renamed(message, rename, topic)
-        start_s = ((stamp_ns(message.header.stamp) or recorded_ns) - start_ns) / 1e9
+        start_s = ((message.stamp_ns or recorded_ns) - start_ns) / 1e9
         now = (recorded_ns - start_ns) / 1e9  # as the samples' times are computed: a sample recorded with it, after
         k = max(done, int(np.searchsorted(t, now - KNOT_TOLERANCE_S)))
         _sample(generator, t, values, done, k, newest, bool(topics))
@@ -119,10 +159,20 @@ def _followed(t: np.ndarray, q: np.ndarray, start_ns: int, messages: list, renam
     return Reference(position, velocity, acceleration, effort if efforts else None, source=', '.join(sorted(topics)))
 
 
-def _renamed(message, rename: dict, topic: str) -> tuple[PointTrajectory | None, np.ndarray | None]:
-    """(trajectory, effort) of a JointTrajectory message, its joints named as the model names them."""
+def _renamed(recorded: RecordedTrajectory, rename: dict, topic: str
+             ) -> tuple[PointTrajectory | None, np.ndarray | None]:
+    """(trajectory, effort) of a recorded JointTrajectory, its joints named as the model names them."""
+    names = recorded.joint_names
+    if len(recorded.time_s) == 0:
+        return None, None
     try:
-        trajectory, effort = trajectory_of_message(message, list(rename))
+        ragged = [field for field, value in recorded.values.items() if isinstance(value, list)
+                  and len({row.size for row in value}) > 1]
+        if ragged:
+            raise InputError(f'every point needs {len(names)} {ragged[0]}')
+        values = {field: np.array(value, dtype=float).reshape(len(recorded.time_s), -1)
+                  for field, value in recorded.values.items()}
+        trajectory, effort = trajectory_of_points(names, recorded.time_s, values, list(rename))
     except InputError as error:
         raise InputError(f'{topic}: {error}') from None
     if trajectory is None:
