@@ -228,20 +228,35 @@ def _jittered(dataset: Dataset, seed: int = 1) -> np.ndarray:
     return dataset.t + np.random.default_rng(seed).uniform(0.0, 0.3 / RATE_HZ, dataset.n_samples)
 
 
-def test_libfrankas_desired_state_is_the_reference(panda, tmp_path):
-    _, dataset = simulated(panda, 'twin', 2.0)
+@pytest.mark.parametrize('preset', ['franka', 'ur_rtde'])
+def test_a_presets_controller_targets_are_the_reference(panda, ur5e, tmp_path, preset):
+    """libfranka's desired state (q_d, dq_d, ddq_d, tau_J_d) and UR RTDE's targets (target_q, _qd, _qdd, _moment,
+    _current), as their loggers name the columns."""
+    robot = panda if preset == 'franka' else ur5e
+    _, dataset = simulated(robot, 'twin', 2.0)
     r = dataset.reference
-    columns = {'time': np.round(dataset.t * 1e3, 6)}
-    for field, values in (('state.q', dataset.q), ('state.q_d', r.q), ('state.dq', dataset.dq),
-                          ('state.dq_d', r.dq), ('state.ddq_d', r.ddq), ('state.tau_J', dataset.tau),
-                          ('state.tau_J_d', r.effort)):
-        columns.update({f'{field}[{j}]': values[:, j] for j in range(7)})
-    log = _table(tmp_path / 'franka.csv', columns)
-    imported, report, _ = import_logs([log], PRESETS['franka'], panda.joint_names, LogLimits.of_robot(panda),
+    given = {'q': r.q, 'dq': r.dq, 'ddq': r.ddq, 'effort': r.effort, 'current': r.effort / 7.0}
+    if preset == 'franka':
+        columns, fields = {'time': np.round(dataset.t * 1e3, 6)}, (
+            ('state.q', dataset.q), ('state.q_d', r.q), ('state.dq', dataset.dq), ('state.dq_d', r.dq),
+            ('state.ddq_d', r.ddq), ('state.tau_J', dataset.tau), ('state.tau_J_d', r.effort))
+        given['current'] = None
+    else:
+        columns, fields = {'timestamp': dataset.t + 100.0}, (
+            ('actual_q', dataset.q), ('actual_qd', dataset.dq), ('actual_current', dataset.current),
+            ('target_q', r.q), ('target_qd', r.dq), ('target_qdd', r.ddq), ('target_moment', r.effort),
+            ('target_current', given['current']))
+    for field, values in fields:
+        columns.update({(f'{field}[{j}]' if preset == 'franka' else f'{field}_{j}'): values[:, j]
+                        for j in range(robot.n)})
+    log = _table(tmp_path / 'log.csv', columns, ',' if preset == 'franka' else ' ')
+    imported, report, _ = import_logs([log], PRESETS[preset], robot.joint_names, LogLimits.of_robot(robot),
                                       ImportSettings(rate_hz=RATE_HZ))
     assert imported.reference is not None and report.reference.startswith('q_r, q̇_r, q̈_r, commanded torque')
-    for name in ('q', 'dq', 'ddq', 'effort'):
-        assert np.allclose(getattr(imported.reference, name), getattr(r, name), atol=1e-9), name
+    for name, values in given.items():
+        got = getattr(imported.reference, name)
+        assert got is None if values is None else np.allclose(got, values, atol=1e-9), name
+    assert not report.ignored_columns
 
 
 def test_a_column_maps_reference_is_resampled_with_the_joint_signals_and_written_to_the_bag(ur5e, tmp_path):

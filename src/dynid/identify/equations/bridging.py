@@ -13,7 +13,8 @@ pieces, each filtered on its own.
 
 Filling: positions (q, θ) by the cubic through two samples on each side of the gap, the outer ones as
 far from the gap as it is long (where the recording has them; else linearly), every other signal
-(velocities, torques, currents, temperatures) linearly between the gap's neighbours.
+(velocities, torques, currents, temperatures) linearly between the gap's neighbours; the controller's reference
+(:class:`dynid.io.dataset.Reference`) likewise, q_r as a position.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from dynid.io.dataset import Dataset
+from dynid.io.dataset import JOINT_SIGNALS, Dataset
 from dynid.io.gaps import GapSummary, find_gaps
 
 POSITIONS = ('q', 'theta')
@@ -97,17 +98,18 @@ def bridge_gaps(dataset: Dataset, limit_s: float, period_s: float | None = None)
     nodes = np.column_stack([at - 1 - reach, at - 1, at, at + reach])
     cubic = reach >= 1
 
-    def filled(signal: np.ndarray, position: bool) -> np.ndarray:
+    def bridged_signal(signal: np.ndarray, position: bool) -> np.ndarray:
         y0, y1 = signal[at - 1], signal[at]
-        inside = y0 + fraction[:, None] * (y1 - y0)
+        filled = y0 + fraction[:, None] * (y1 - y0)
         if position and cubic.any():
-            inside[cubic] = _cubic(times[cubic], t[nodes[cubic]], signal[nodes[cubic]])
-        return np.insert(signal, at, inside, axis=0)
+            filled[cubic] = _cubic(times[cubic], t[nodes[cubic]], signal[nodes[cubic]])
+        return np.insert(signal, at, filled, axis=0)
 
-    values = {name: filled(signal, name in POSITIONS) for name, signal in dataset.signals().items()}
-    if dataset.reference is not None:  # bridged as the joint signals: q_r as a position, the rest linearly
+    values = {name: bridged_signal(getattr(dataset, name), name in POSITIONS) for name in JOINT_SIGNALS
+              if getattr(dataset, name) is not None}
+    if dataset.reference is not None:  # the controller's reference, filled as the signals it mirrors
         values['reference'] = replace(dataset.reference, **{
-            name: filled(signal, name == 'q') for name, signal in dataset.reference.signals().items()})
+            name: bridged_signal(signal, name == 'q') for name, signal in dataset.reference.signals().items()})
     others = {f.name: getattr(dataset, f.name) for f in fields(dataset) if f.name not in values}
     bridged = Dataset(**{**others, **values, 't': np.insert(t, at, times)})
     steps = np.array([g.duration_s for g in short])
