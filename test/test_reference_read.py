@@ -81,9 +81,11 @@ def test_bridging_a_gap_fills_the_reference_as_the_joint_signals(ur5e):
     assert np.array_equal(bridged.reference.effort, bridged.tau)
 
 
-def _controller_state_bag(path, dataset: Dataset, state_every: int, humble: bool):
+def _controller_state_bag(path, dataset: Dataset, state_every: int, humble: bool, state_from: int = 0,
+                          held: np.ndarray | None = None):
     """A bag of joint_states and a trajectory controller's state (its definition embedded, as MCAP does) every
-    ``state_every`` samples, its reference (``desired`` for Humble's definition) being ``dataset.reference``."""
+    ``state_every`` samples from sample ``state_from`` on, its reference (``desired`` for Humble's definition) being
+    ``dataset.reference``; and where ``held`` is given, a trajectory to hold there, sent at the first sample."""
     from rosbags.rosbag2 import Writer
     from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
@@ -100,6 +102,11 @@ def _controller_state_bag(path, dataset: Dataset, state_every: int, humble: bool
     with Writer(path, version=9) as writer:
         joints = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState', typestore=store)
         state = writer.add_connection('/joint_trajectory_controller/controller_state', name, typestore=store)
+        if held is not None:
+            topic = writer.add_connection('/joint_trajectory_controller/joint_trajectory',
+                                          'trajectory_msgs/msg/JointTrajectory', typestore=store)
+            message = _trajectory_message(store, names, 1_000_000_000, [0.0], [held])
+            writer.write(topic, 1_000_000_000, store.serialize_cdr(message, 'trajectory_msgs/msg/JointTrajectory'))
         r = dataset.reference
         for k, t in enumerate(dataset.t):
             stamp = int(round(t * 1e9)) + 1_000_000_000
@@ -107,7 +114,7 @@ def _controller_state_bag(path, dataset: Dataset, state_every: int, humble: bool
             message = types['sensor_msgs/msg/JointState'](header=header, name=names, position=dataset.q[k],
                                                           velocity=dataset.dq[k], effort=dataset.tau[k])
             writer.write(joints, stamp, store.serialize_cdr(message, 'sensor_msgs/msg/JointState'))
-            if k % state_every == 0:
+            if k >= state_from and k % state_every == 0:
                 given = empty(positions=r.q[k], velocities=r.dq[k], accelerations=r.ddq[k], effort=np.zeros(0),
                               time_from_start=duration)
                 blank = empty(positions=np.zeros(0), velocities=np.zeros(0), accelerations=np.zeros(0),
@@ -201,6 +208,11 @@ def test_the_trajectory_controllers_state_is_read_where_the_bag_defines_it(ur5e,
     else:
         assert np.allclose(read.reference.effort[span], 3 * linear[span], atol=1e-12)
     assert np.array_equal(read.q, dataset.q)
+    # beside the trajectories sent: the state wins where it is, the trajectories before it
+    both = read_bag(_controller_state_bag(tmp_path / 'both', line, 2, humble, 50, linear[0] - 1.0),
+                    ur5e.joint_names).reference
+    assert np.allclose(both.q[:50], linear[0] - 1.0, atol=1e-12) and not both.dq[:50].any()
+    assert np.allclose(both.q[50:-1], linear[50:-1], atol=1e-12) and 'joint_trajectory' in both.source
 
 
 def test_the_rtde_targets_are_the_reference(ur5e, tmp_path):
