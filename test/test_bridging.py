@@ -20,8 +20,7 @@ from dynid.sim.twin import DigitalTwin, home_configuration
 
 
 def _lose(dataset, keep):
-    return dataclasses.replace(dataset, t=dataset.t[keep],
-                               **{name: value[keep] for name, value in dataset.signals().items()})
+    return dataset.taken(keep)
 
 
 def test_bridge_fills_isolated_short_gaps_and_splits_at_the_others():

@@ -52,17 +52,14 @@ def test_the_truth_is_beside_the_bag_and_the_contact_is_found_on_the_flange(reco
 
 
 def test_the_commanded_velocity_of_a_recording_is_the_trajectories_it_recorded(recordings, ur5e):
-    """dynid simulate records the twin's reference on the controller's topic: replayed at the samples it follows
-    the measured velocity (the controller tracks it) and is zero where the arm rests at the end."""
+    """dynid simulate records the twin's reference on the controller's topic: read with the recording
+    (Dataset.reference) it follows the measured velocity (the controller tracks it) and is zero where the arm rests at
+    the end."""
     from dynid.cli.reading import read_bag
-    from dynid.contact.command import recorded_reference
-    from dynid.io.trajectories import read_trajectories
 
     dataset = read_bag(recordings / 'free', ur5e, None, check=False)
-    trajectories = read_trajectories(recordings / 'free', ur5e.joint_names)
-    assert trajectories and all(t is None or t.joint_names == ur5e.joint_names for _, _, t in trajectories)
-    position, commanded = recorded_reference(dataset.t, dataset.q, dataset.source['start_ns'], trajectories,
-                                             ur5e.joint_names)
+    assert dataset.reference is not None and 'joint_trajectory' in dataset.reference.source
+    position, commanded = dataset.reference.q, dataset.reference.dq
     assert commanded.shape == dataset.dq.shape and np.abs(commanded).max() > 0.05
     error = np.sqrt(np.mean((commanded - dataset.dq) ** 2, axis=0))
     assert np.all(error < 0.2 * np.sqrt(np.mean(dataset.dq ** 2, axis=0)) + 1e-3), error

@@ -148,12 +148,7 @@ def test_methods_and_bad_requests(twin_data):
 
 def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin_data):
     robot, params, train, test = twin_data
-    holed = train.sliced(0, 4000)
-    second = train.sliced(4100, train.n_samples)
-    values = {name: None if getattr(holed, name) is None else np.concatenate([getattr(holed, name),
-                                                                             getattr(second, name)])
-              for name in ('t', 'q', 'dq', 'tau', 'current', 'theta', 'dtheta', 'temperature')}
-    holed = dataclasses.replace(holed, **values)
+    holed = train.taken(np.r_[0:4000, 4100:train.n_samples])
     result = identify(robot, [RecordingInput(holed, name='holed')], ModelSpec(), options=IdentifyOptions('wls'))
     assert [w for w in result.warnings if 'lost' in w] == [
         'holed: used 99 % of the recording (9900 of its 9900 samples); 100 of 10000 samples lost (1 %) in 1 gap, '
@@ -169,8 +164,7 @@ def test_lost_samples_split_the_recording_instead_of_corrupting_derivatives(twin
 # ------------------------------------------------------------------------------ lost samples
 def _lose(dataset, keep):
     """The recording without the samples where ``keep`` is False (lost on the way to the recorder)."""
-    return dataclasses.replace(dataset, t=dataset.t[keep],
-                               **{name: value[keep] for name, value in dataset.signals().items()})
+    return dataset.taken(keep)
 
 
 def _bursty_losses(count, seed):

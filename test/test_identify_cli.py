@@ -107,8 +107,7 @@ def _lossy_copy(source, target, keep_of):
     """The bag ``source`` rewritten to ``target`` without the samples ``keep_of(count)`` marks False."""
     dataset = read_bag(source)
     keep = keep_of(dataset.n_samples)
-    write_bag(target, dataclasses.replace(dataset, t=dataset.t[keep], source={},
-                                          **{name: value[keep] for name, value in dataset.signals().items()}))
+    write_bag(target, dataclasses.replace(dataset.taken(keep), source={}))
     return str(target)
 
 

@@ -18,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from dynid.cli.shared import float_list
     from dynid.contact.settings import ContactNodeSettings, ContactSettings
 
-    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (MCAP or sqlite3) to replay')
+    parser.add_argument('bags', nargs='+', help='rosbag2 recordings (MCAP or sqlite3) to replay, with the '
+                                               'controller\'s reference where they hold one')
     parser.add_argument('--params', required=True, help='result file of dynid identify')
     parser.add_argument('--robot', default=None, help='robot (default: the one of the result)')
     add_joints_argument(parser, from_result=True)
@@ -42,23 +43,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _signals(dataset, bag, reference: bool, calibration=None) -> dict:
-    """The monitor's inputs from a recording, the commanded velocity where ``reference`` and the recording holds
-    the controller's trajectories; a warning where ``calibration`` was made with one and the recording has none."""
-    from dynid.contact.command import recorded_reference
-    from dynid.io.trajectories import read_trajectories
-
-    commanded = position = None
-    if reference:
-        trajectories = read_trajectories(bag, dataset.joint_names, dataset.source.get('recorded_joint_names'))
-        recorded = recorded_reference(dataset.t, dataset.q, int(dataset.source.get('start_ns', 0)), trajectories,
-                                      dataset.joint_names)
-        position, commanded = (None, None) if recorded is None else recorded
-    if commanded is None and calibration is not None and calibration.with_reference:
+    """The monitor's inputs from a recording, the controller's reference (q_r, q̇_r) where ``reference`` and the
+    recording holds one (:attr:`dynid.io.dataset.Dataset.reference`: its trajectory topic, controller state, RTDE
+    targets, an imported log's); a warning where ``calibration`` was made with one and the recording has none."""
+    recorded = dataset.reference if reference else None
+    if recorded is None and calibration is not None and calibration.with_reference:
+        unread = dataset.source.get('reference_unread')
         print(f'warning: {bag}: no commanded velocity, but the thresholds were calibrated with one: a motion\'s '
-              'breakaway at rest can pass the rest threshold here', file=sys.stderr)
+              'breakaway at rest can pass the rest threshold here' + (f' (its reference: {unread})' if unread else ''),
+              file=sys.stderr)
     return {'t': dataset.t, 'q': dataset.q, 'dq': dataset.dq, 'current': dataset.current, 'tau': dataset.tau,
-            'dtheta': dataset.dtheta, 'temperature': dataset.temperature, 'reference_velocity': commanded,
-            'reference_position': position}
+            'dtheta': dataset.dtheta, 'temperature': dataset.temperature,
+            'reference_velocity': None if recorded is None else recorded.dq,
+            'reference_position': None if recorded is None else recorded.q}
 
 
 def _monitored(monitor, dataset, bag, settings, calibration, joint_names) -> dict:

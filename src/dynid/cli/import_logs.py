@@ -149,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
                                                             ('joint_currents', dataset.current),
                                                             ('joint_temperatures', dataset.temperature))
                                  if signal is not None]
+    topics += ['joint_trajectory_controller/joint_trajectory (the reference)'] if dataset.reference is not None else []
     print(f'wrote {output} (rosbag2, {"MCAP" if args.storage == "mcap" else "sqlite3"}: {", ".join(topics)}; '
           f'joint_states effort {"= joint torque" if dataset.tau is not None else "empty"}) and '
           f'{output / "import.yaml"}')

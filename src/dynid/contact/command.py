@@ -5,18 +5,19 @@ The contact detector takes the arm as at rest only while no joint is commanded t
 currents alone can not tell from a push. Where the trajectories sent to the joint_trajectory_controller are seen (the
 ``<controller>/joint_trajectory`` topic dynid's excitation and feedforward send, or a recording of it),
 :class:`CommandedVelocity` follows them with the controller's semantics
-(:class:`dynid.sim.reference.ReferenceGenerator`: a trajectory replaces the reference from its start on, the last
+(:class:`dynid.excite.reference.ReferenceGenerator`: a trajectory replaces the reference from its start on, the last
 point is held after the end) and samples q_r and q̇_r at the state's times (q_r gives the tracking error at rest,
 :mod:`dynid.contact.detection`). Before the first trajectory it knows nothing (None: the detector goes by the
-measured speeds alone).
+measured speeds alone). A recording's reference is rebuilt the same way when it is read
+(:mod:`dynid.io.trajectories`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import PointTrajectory
-from dynid.sim.reference import ReferenceGenerator
 
 
 class CommandedVelocity:
@@ -43,27 +44,3 @@ class CommandedVelocity:
         if self.trajectories == 0:
             return None
         return self.reference.sample_many(np.asarray(t, dtype=float))[:2]
-
-
-def recorded_reference(t: np.ndarray, q: np.ndarray, start_ns: int, trajectories: list,
-                       joint_names) -> tuple[np.ndarray, np.ndarray] | None:
-    """(q_r, q̇_r) (N, n) at a recording's samples (times ``t`` (N,) [s] from ``start_ns``, positions ``q`` (N, n)
-    [rad]) from the trajectories it recorded (:func:`dynid.io.trajectories.read_trajectories`), as a detector running
-    along would have had them: the samples before a trajectory was recorded from the ones before it, each followed
-    from where the arm was then (the samples before the first: q_r = q, q̇_r = 0); None where it holds none."""
-    if not trajectories:
-        return None
-    commanded = CommandedVelocity(joint_names)
-    t = np.asarray(t, dtype=float)
-    position, velocity = np.array(q, dtype=float), np.zeros((t.size, len(commanded.joint_names)))
-    done = 0
-    for start, recorded, trajectory in trajectories:
-        now = (recorded - start_ns) * 1e-9
-        k = int(np.searchsorted(t, now))
-        if k > done and commanded.trajectories:
-            position[done:k], velocity[done:k] = commanded.at(t[done:k])
-        done = max(done, k)
-        commanded.follow(trajectory, (start - start_ns) * 1e-9, now, q[min(k, len(t) - 1)])
-    if done < t.size:
-        position[done:], velocity[done:] = commanded.at(t[done:])
-    return position, velocity

@@ -54,7 +54,7 @@ class ContactSettings:
                                             'it away (the motion threshold and static friction\'s whole envelope then)',
                                       unit='rad/s', low=0.0, high=1.0)
     reference: bool = setting(True, "take the controller's reference where it is given (contact_node's "
-                                    "reference_topic, the trajectories a recording holds): its velocity tells the "
+                                    "reference_topic, the reference a recording holds): its velocity tells the "
                                     'rest, its position gives the tracking error and the speed their reading at rest; '
                                     'off: the measured speeds alone')
     settle_s: float = setting(0.3, 'at rest, an alarm whose estimate stays steady this long within twice the static '

@@ -11,7 +11,7 @@ state around it that decides each command, free of ROS (the node converts messag
   controllers that regulate the motor position; refused at construction without the flexible_joint term
   and in the streamed modes (their command is an effort: a position correction has no channel there).
 - ``streaming`` mode: :meth:`~FeedforwardCommander.follow` makes a reference the active one with
-  joint_trajectory_controller semantics (:class:`dynid.sim.reference.ReferenceGenerator`: started at
+  joint_trajectory_controller semantics (:class:`dynid.excite.reference.ReferenceGenerator`: started at
   its start time, or on reception; replaced by the next; the last point held after the end; a cancel
   holds where the reference is), starting from the measured position (else the reference's first
   point); :meth:`~FeedforwardCommander.tick` gives the effort of the reference now.
@@ -42,10 +42,10 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.inputs import MeasuredAcceleration, friction_alpha
 from dynid.control.trajectory_effort import TrajectoryEffort, fill_effort, grid_motion
 from dynid.errors import InputError, checked_choice
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import PointTrajectory
 from dynid.io.stream import StateBatch
 from dynid.payload.document import load_payload
-from dynid.sim.reference import ReferenceGenerator
 
 #: the counters a commander adds to (the node keeps them across configurations)
 COUNTERS = ('stale_events', 'published', 'points_added')

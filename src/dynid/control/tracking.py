@@ -1,6 +1,6 @@
 """Tracking error of a recorded run, against the trajectories its joint controller was sent.
 
-The reference is rebuilt exactly as the controller builds it (:class:`dynid.sim.reference.ReferenceGenerator`:
+The reference is rebuilt exactly as the controller builds it (:class:`dynid.excite.reference.ReferenceGenerator`:
 joint_trajectory_controller semantics, each message from its header stamp on), at the recording's
 stamps, so that a run over DDS is scored without any signal from inside the controller. The error is
 taken on the rotor side (θ − q_d, the motor encoders the joint controller closes its loop on) when the
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import Trajectory
 from dynid.io.dataset import Dataset
-from dynid.sim.reference import ReferenceGenerator
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,10 @@ topic                                             type             content
 ``joint_currents``                                JointState       motor current [A] in ``effort``
 ``joint_temperatures``                            JointState       temperature [°C] in ``effort``
 ``joint_trajectory_controller/joint_trajectory``  JointTrajectory  reference, in chunks (time_from_start relative
-                                                                   to each chunk's header stamp)
+                                                                   to each chunk's header stamp), read back as
+                                                                   the dataset's ``reference``
+                                                                   (:mod:`dynid.io.trajectories`, which also
+                                                                   reads a ``controller_state``)
 ================================================  ===============  ==================================================
 
 (JointState: sensor_msgs/JointState; JointTrajectory: trajectory_msgs/JointTrajectory.)
@@ -35,6 +38,7 @@ recording that also has ``joint_currents`` is refused rather than guessed at.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -57,16 +61,16 @@ from dynid.io.cdr import (
     stamp_message,
     typestore,
 )
-from dynid.io.dataset import Dataset
+from dynid.io.dataset import Dataset, Reference
 from dynid.io.effort_record import EFFORT_RECORD_KEY, ROBOT_PAYLOAD_KEY, effort_record_value
 from dynid.io.mcap_messages import UnsupportedError, topic_messages
 from dynid.io.storage import recording_files
+from dynid.io.trajectories import REFERENCE_TOPIC, recorded_reference, recorded_trajectory, reference_topic_kind
 from dynid.model.naming import match_joint_names
 
 JOINT_TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 STATE_TOPICS = {'joint_states': ('q', 'dq', 'tau'), 'motor_states': ('theta', 'dtheta', None),
                 'joint_currents': (None, None, 'current'), 'joint_temperatures': (None, None, 'temperature')}
-REFERENCE_TOPIC = 'joint_trajectory_controller/joint_trajectory'
 #: rosbag2 storage formats written (both are read, as rosbags reads them).
 WRITE_BLOCK = 1000  # samples serialized at once by write_bag
 
@@ -86,7 +90,9 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
             empty ``effort`` arrays when the dataset has no joint torque, e.g. a current-only log); the
             other topics where the dataset has their signals.
         reference: optional {'t' (M,), 'q', 'dq', 'ddq', 'effort' (M, n)} written as JointTrajectory
-            chunks of ``chunk_s`` seconds on the reference topic.
+            chunks of ``chunk_s`` seconds on the reference topic (one point a sample: :func:`read_bag` gives the
+            values back at the samples); default: the dataset's own (:attr:`Dataset.reference`), where it has one.
+            A commanded current has no place in a JointTrajectory and is not written.
         namespace: namespace of the topics.
         storage: one of :data:`STORAGES`: ``mcap`` (rosbag2's default since Iron) or ``sqlite3`` (``.db3``, the
             default of older ROS 2 releases); both hold the same messages and read back the same.
@@ -99,6 +105,8 @@ def write_bag(path: str | os.PathLike, dataset: Dataset, reference: dict | None 
     if path.exists():
         raise InputError(f'{path} exists; refusing to overwrite a recording (choose a new path)')
     stamps = bag_stamps(dataset.t, start_ns, path)
+    if reference is None and dataset.reference is not None:
+        reference = {'t': dataset.t, **dataset.reference.signals()}
     with written(path) as target:  # whole or not at all: a failure leaves no partial bag
         _write_messages(target, dataset, stamps, reference, namespace, start_ns, chunk_s, storage)
     return path
@@ -177,6 +185,8 @@ def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s:
     point_type = types['trajectory_msgs/msg/JointTrajectoryPoint']
     duration_type = types['builtin_interfaces/msg/Duration']
     t = np.asarray(reference['t'], dtype=float)
+    empty = np.zeros((t.size, 0))
+    optional = {name: empty if reference.get(name) is None else reference[name] for name in ('ddq', 'effort')}
     chunks = []
     edges = np.arange(t[0], t[-1] + chunk_s, chunk_s)
     for begin in edges:
@@ -188,8 +198,8 @@ def _reference_chunks(reference: dict, names: list[str], start_ns: int, chunk_s:
         for i in inside:
             offset = int(round((t[i] - t[inside[0]]) * 1e9))
             points.append(point_type(
-                positions=reference['q'][i], velocities=reference['dq'][i], accelerations=reference['ddq'][i],
-                effort=reference['effort'][i],
+                positions=reference['q'][i], velocities=reference['dq'][i], accelerations=optional['ddq'][i],
+                effort=optional['effort'][i],
                 time_from_start=duration_type(sec=offset // 1_000_000_000, nanosec=offset % 1_000_000_000)))
         header = types['std_msgs/msg/Header'](stamp=stamp_message(chunk_start), frame_id='')
         chunks.append((chunk_start, types[JOINT_TRAJECTORY](header=header, joint_names=names, points=points)))
@@ -330,9 +340,10 @@ class _RtdeOnlyError(Exception):
     """Raised inside :func:`read_bag` for a recording of the RTDE publisher alone."""
 
 
-def _with_rtde(reader, by_topic: dict, stamps: np.ndarray, signals: dict) -> tuple[dict, dict | None]:
+def _with_rtde(reader, by_topic: dict, stamps: np.ndarray, signals: dict) -> tuple[dict, dict | None, dict | None]:
     """``signals`` with the RTDE publisher's temperatures and currents held onto joint_states' stamps where the
-    contract's topics do not have them, and the payload set on the robot (dynid.io.rtde)."""
+    contract's topics do not have them, the payload set on the robot, and the controller's targets held onto the
+    stamps ({``q_r``, …}: :data:`dynid.io.rtde.TARGETS`; None where a stamp has none) (dynid.io.rtde)."""
     connections = [c for topic, group in by_topic.items() if topic.rsplit('/', 2)[-2:-1] == [rtde.PREFIX]
                    for c in group]
     timestamps, arrays, payload = rtde.read_messages(reader, connections)
@@ -343,7 +354,62 @@ def _with_rtde(reader, by_topic: dict, stamps: np.ndarray, signals: dict) -> tup
         if out.get(field) is None and field in held and signals.get('q') is not None \
                 and held[field].shape[1] == signals['q'].shape[1]:
             out[field] = held[field]
-    return out, rtde._payload(payload)
+    targets = {key: held[key] for key in rtde.TARGETS.values() if key in held and np.all(np.isfinite(held[key]))}
+    return out, rtde._payload(payload), targets or None
+
+
+def _reference_messages(reader: AnyReader, by_topic: dict) -> list:
+    """[(kind, topic, recorded [ns], message)] of the joint controller's topics the recording holds and can decode
+    (:func:`dynid.io.trajectories.reference_topic_kind`: its trajectories, as
+    :class:`dynid.io.trajectories.RecordedTrajectory`, and its controller_state where the recording carries the
+    definition), in recorded order."""
+    known = reader.typestore.fielddefs
+    kinds = {c.topic: (kind, c.msgtype) for group in by_topic.values() for c in group
+             if (kind := reference_topic_kind(c.topic, c.msgtype)) is not None and c.msgtype in known}
+    out = []
+    for topic, recorded, raw in _raw_messages(reader, [c for t in kinds for c in by_topic[t]]):
+        kind, msgtype = kinds[topic]
+        message = recorded_trajectory(raw, lambda r, m=msgtype: reader.deserialize(r, m)) if kind == 'trajectory' \
+            else reader.deserialize(raw, msgtype)
+        out.append((kind, topic, recorded, message))
+    return out
+
+
+def _raw_messages(reader: AnyReader, connections: list) -> list[tuple[str, int, bytes]]:
+    """[(topic, recorded [ns], serialized message)] of ``connections`` in recorded order: MCAP files walked by
+    :mod:`dynid.io.mcap_messages`, anything else (or what it refuses) by rosbags."""
+    files = _mcap_files(reader) if connections else None
+    if files is not None:
+        found: list = []
+
+        def keep(topic: str, raws, times) -> None:  # each topic's in log-time order
+            found.extend((int(time), topic, bytes(raw)) for raw, time in zip(raws, times, strict=True))
+
+        counts = {c.topic: sum(d.msgcount for d in connections if d.topic == c.topic) for c in connections}
+        try:
+            topic_messages(files, counts, _DECODE_BATCH, keep, counts, with_times=True)
+            return [(topic, time, raw) for time, topic, raw in sorted(found, key=lambda m: m[0])]  # stable
+        except UnsupportedError:
+            pass
+    return [(c.topic, int(recorded), bytes(raw)) for c, recorded, raw in
+            (reader.messages(connections=connections) if connections else ())]
+
+
+def _with_reference(dataset: Dataset, messages: list, targets: dict | None, valid: np.ndarray) -> Dataset:
+    """``dataset`` with the controller's reference: from its topics (``messages``, :func:`_reference_messages`),
+    else from the RTDE publisher's ``targets`` held at joint_states' stamps (the ``valid`` ones are the dataset's);
+    as it is where it holds none. A reference that cannot be read (a trajectory of other joints) is left out and
+    said in ``source['reference_unread']``: the recording stays."""
+    reference = None
+    if messages:
+        try:
+            reference = recorded_reference(dataset.t, dataset.q, dataset.source['start_ns'], messages,
+                                           dataset.joint_names, dataset.source.get('recorded_joint_names'))
+        except InputError as error:
+            dataset.source['reference_unread'] = str(error)
+    if reference is None and targets:
+        reference = Reference.of_keys({key: value[valid] for key, value in targets.items()}, 'RTDE target_*')
+    return dataset if reference is None else dataclasses.replace(dataset, reference=reference)
 
 
 def _open_reader(files: list[Path], path: Path) -> AnyReader:
@@ -490,7 +556,7 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
     files, path = _bag_files(path)
     reader = _open_reader(files, path)
     counters: dict[str, int] = {}
-    rtde_payload, rtde_only = None, False
+    rtde_payload, rtde_reference, rtde_only = None, None, False
     try:
         by_topic = _connections_by_topic(reader)
         if not any(t.endswith('/joint_states') for t in by_topic) and rtde.is_rtde_bag(by_topic):
@@ -513,8 +579,8 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
                    for field, target in (('position', 'q'), ('velocity', 'dq'), ('effort', effort))}
         valid = _join_streams(streams, stamps, signals)
         if rtde.is_rtde_bag(by_topic):  # the RTDE publisher beside the driver: its packages onto joint_states
-            signals, rtde_payload = _with_rtde(reader, by_topic, stamps, signals)
-        topics = sorted(by_topic)
+            signals, rtde_payload, rtde_reference = _with_rtde(reader, by_topic, stamps, signals)
+        controller, topics = _reference_messages(reader, by_topic), sorted(by_topic)
         streams.clear()  # ``signals`` hold what they use of the decoded topics: free the rest before the copies below
         main_rows = None
     except _RtdeOnlyError:
@@ -540,4 +606,5 @@ def read_bag(path, joint_names=None, namespace: str | None = '', joint_states_ef
         source['recorded_joint_names'] = list(names)
     if rtde_payload is not None:
         source['robot_payload'] = rtde_payload
-    return Dataset(tuple(model_names or names), t, source=source, **signals)
+    return _with_reference(Dataset(tuple(model_names or names), t, source=source, **signals), controller,
+                           rtde_reference, valid)

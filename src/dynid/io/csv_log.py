@@ -14,20 +14,25 @@ Presets:
 - ``ur_rtde``: the column names of Universal Robots' RTDE client (``rtde/csv_writer.py`` of the RTDE
   Python client library: vector fields become ``<field>_0`` … ``<field>_5``; space-separated by
   default): ``timestamp`` [s, controller time], ``actual_q_*`` [rad], ``actual_qd_*`` [rad/s],
-  ``actual_current_*`` [A], ``joint_temperatures_*`` [°C]. ``target_current_*`` and
-  ``target_moment_*`` are the controller's targets, not measurements: they are not imported.
+  ``actual_current_*`` [A], ``joint_temperatures_*`` [°C]; the controller's targets ``target_q_*``,
+  ``target_qd_*``, ``target_qdd_*``, ``target_moment_*`` [N·m] and ``target_current_*`` [A] as the reference.
   There is no measured joint torque: the recording is current-only.
 - ``franka``: the robot-state CSV of libfranka's log writers (``franka::logToCSV``): ``time`` [ms]
   (``duration`` in older releases), ``state.q[*]`` or ``q[*]`` [rad], ``state.dq[*]`` / ``dq[*]``
-  [rad/s] and ``state.tau_J[*]`` / ``tau_J[*]`` [N·m, the link-side joint torque sensors]. franka_ros2
+  [rad/s] and ``state.tau_J[*]`` / ``tau_J[*]`` [N·m, the link-side joint torque sensors]; the desired state
+  ``state.q_d[*]``, ``state.dq_d[*]``, ``state.ddq_d[*]`` and ``state.tau_J_d[*]`` (or ``cmd.tau_J_d[*]``, the
+  commanded torque without the gravity the robot adds) as the reference. franka_ros2
   has no CSV log format of its own; a lab's own CSV is read with a ``--columns`` spec.
 
 The generic spec (``dynid import --columns``) is comma-separated KEY=VALUE: optional ``time=COLUMN``
 (a log without one is taken at a given rate, ``dynid import --rate``), optional
 ``time_unit=s|ms|us|ns`` or seconds per count (default s; a column that counts samples at 500 Hz is
 ``time_unit=0.002``) and SIGNAL=PATTERN for any of q (required, or motor_q), dq, tau, current,
-temperature, motor_q, motor_dq, e.g. ``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``, or by
-position ``time=#0,q=#{n},dq=#{i+7},current=#{i+13}``.
+temperature, motor_q, motor_dq, and the controller's reference q_r, dq_r, ddq_r, tau_r, current_r
+(:data:`dynid.io.dataset.REFERENCE_KEYS`; kept where q_r and dq_r are finite in every row, else named as not
+imported: a reference never costs the log a row), e.g.
+``time=stamp,time_unit=ms,q=pos{i},dq=vel{i},current=cur_{name}``, or by position
+``time=#0,q=#{n},dq=#{i+7},current=#{i+13}``.
 ``motor_q``/``motor_dq`` are the motors' encoder positions [rad] and velocities [rad/s] on their shafts, one per
 drive in the joints' order: the drives' gear ratios, motor offsets and coupling turn them into q and q̇ (a log
 logged on the motor side needs no converter; :func:`dynid.io.motor_side.motor_side_signals`).
@@ -49,9 +54,10 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.io.dataset import REFERENCE_KEYS
 from dynid.io.log_tables import LogTable
 
-SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq', 'motor_torque')
+SIGNALS = ('q', 'dq', 'tau', 'current', 'temperature', 'motor_q', 'motor_dq', 'motor_torque', *REFERENCE_KEYS)
 #: Motor-side signals [rad, rad/s, N·m on the motor shaft], turned into joint signals by the drives' transmission
 #: (:func:`dynid.io.motor_side.motor_side_signals`).
 MOTOR_SIGNALS = ('motor_q', 'motor_dq', 'motor_torque')
@@ -225,13 +231,17 @@ PRESETS = {
     'ur_rtde': ColumnMap(
         time=('timestamp',), time_unit_s=1.0,
         signals={'q': ('actual_q_{i}',), 'dq': ('actual_qd_{i}',), 'current': ('actual_current_{i}',),
-                 'temperature': ('joint_temperatures_{i}',)},
-        ignored=('target_current_{i}', 'target_moment_{i}'), robot='ur5e'),
+                 'temperature': ('joint_temperatures_{i}',), 'q_r': ('target_q_{i}',), 'dq_r': ('target_qd_{i}',),
+                 'ddq_r': ('target_qdd_{i}',), 'tau_r': ('target_moment_{i}',),
+                 'current_r': ('target_current_{i}',)},
+        robot='ur5e'),
     'franka': ColumnMap(
         time=('time', 'duration'), time_unit_s=1e-3,
         signals={'q': ('state.q[{i}]', 'q[{i}]'), 'dq': ('state.dq[{i}]', 'dq[{i}]'),
-                 'tau': ('state.tau_J[{i}]', 'tau_J[{i}]')},
-        ignored=('cmd.tau_J_d[{i}]', 'tau_J_d[{i}]'), robot='panda'),
+                 'tau': ('state.tau_J[{i}]', 'tau_J[{i}]'), 'q_r': ('state.q_d[{i}]', 'q_d[{i}]'),
+                 'dq_r': ('state.dq_d[{i}]', 'dq_d[{i}]'), 'ddq_r': ('state.ddq_d[{i}]', 'ddq_d[{i}]'),
+                 'tau_r': ('state.tau_J_d[{i}]', 'cmd.tau_J_d[{i}]', 'tau_J_d[{i}]')},
+        robot='panda'),
 }
 
 
@@ -330,6 +340,7 @@ def apply_column_map(table: LogTable, column_map: ColumnMap, joint_names) -> Csv
     row is readable."""
     time_column, columns = column_map.columns(table.header, list(joint_names), table.path, table.aliases)
     index = {name: k for k, name in enumerate(table.header)}
+    reference = {signal: columns.pop(signal) for signal in list(columns) if signal in REFERENCE_KEYS}
     used = ([time_column] if time_column is not None else []) + [name for names in columns.values() for name in names]
     values = table.values[:, [index[name] for name in used]]
     finite = np.isfinite(values)
@@ -347,6 +358,12 @@ def apply_column_map(table: LogTable, column_map: ColumnMap, joint_names) -> Csv
         signals[signal] = values[:, start:start + len(names)]
         start += len(names)
     ignored = [name for pattern in column_map.ignored for name in expand(pattern, joint_names) if name in index]
+    targets = {signal: table.values[good][:, [index[name] for name in names]] for signal, names in reference.items()}
+    if {'q_r', 'dq_r'} <= set(targets) and all(np.all(np.isfinite(v)) for v in targets.values()):
+        signals.update(targets)
+        columns.update(reference)
+    else:  # a reference needs q_r and q̇_r in every row; it never costs the log a row
+        ignored += [name for names in reference.values() for name in names]
     t = None if time_column is None else values[:, 0] * column_map.time_unit_s
     return CsvLog(table.path, t, signals, table.where[good], unparsable, {'time': time_column, **columns}, ignored,
                   list(table.files), table.layout)

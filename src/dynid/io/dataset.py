@@ -19,6 +19,10 @@ from dynid.model.inertial import Payload
 JOINT_SIGNALS = ('q', 'dq', 'tau', 'current', 'theta', 'dtheta', 'temperature')
 #: The signals of a :class:`Reference`, each (N, n) or None (q and dq required).
 REFERENCE_SIGNALS = ('q', 'dq', 'ddq', 'effort', 'current')
+#: The names of a reference's signals beside a recording's own (a column map's keys, an import's signals):
+#: the reference signal each holds.
+REFERENCE_KEYS = {'q_r': 'q', 'dq_r': 'dq', 'ddq_r': 'ddq', 'tau_r': 'effort', 'current_r': 'current'}
+_SPOKEN = {'q': 'q_r', 'dq': 'q̇_r', 'ddq': 'q̈_r', 'effort': 'commanded torque', 'current': 'commanded current'}
 
 
 @dataclass(eq=False)
@@ -43,6 +47,23 @@ class Reference:
     def signals(self) -> dict[str, np.ndarray]:
         """The signals present, by name."""
         return {name: getattr(self, name) for name in REFERENCE_SIGNALS if getattr(self, name) is not None}
+
+    @classmethod
+    def of_keys(cls, signals: dict, source: str = '') -> Reference | None:
+        """The reference held in ``signals`` under :data:`REFERENCE_KEYS` (``q_r``, ``dq_r``, …), or None where they
+        lack q_r or dq_r."""
+        if signals.get('q_r') is None or signals.get('dq_r') is None:
+            return None
+        return cls(**{name: signals.get(key) for key, name in REFERENCE_KEYS.items()}, source=source)
+
+    def keyed(self) -> dict[str, np.ndarray]:
+        """The signals present under :data:`REFERENCE_KEYS` (the inverse of :meth:`of_keys`)."""
+        return {key: getattr(self, name) for key, name in REFERENCE_KEYS.items() if getattr(self, name) is not None}
+
+    def describe(self) -> str:
+        """One line for people: the signals present and where they were read, e.g. 'q_r, q̇_r, q̈_r, commanded
+        torque from RTDE target_*'."""
+        return ', '.join(_SPOKEN[name] for name in self.signals()) + (f' from {self.source}' if self.source else '')
 
     def checked(self, shape: tuple[int, int]) -> Reference:
         """The reference with its signals as float arrays of ``shape`` (N, n); InputError naming the signal
@@ -193,11 +214,16 @@ class Dataset:
 
     def sliced(self, start: int, stop: int) -> Dataset:
         """Samples start..stop−1."""
+        return self.taken(slice(start, stop))
+
+    def taken(self, index) -> Dataset:
+        """The samples ``index`` (a slice, a boolean mask, or indices in time order) of the time, every joint signal
+        and the reference: e.g. a recording without the samples it lost on the way."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values.update({name: value[start:stop] for name, value in self.signals().items()})
+        values.update({name: value[index] for name, value in self.signals().items()})
         if self.reference is not None:
-            values['reference'] = self.reference.taken(slice(start, stop))
-        values['t'] = self.t[start:stop]
+            values['reference'] = self.reference.taken(index)
+        values['t'] = self.t[index]
         return Dataset(**values)
 
     def split_holdout(self, fraction: float) -> tuple[Dataset, Dataset]:

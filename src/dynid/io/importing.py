@@ -40,7 +40,7 @@ from dynid.errors import InputError, checked_choice
 from dynid.files import write_text
 from dynid.io import STORAGES
 from dynid.io.csv_log import ColumnMap, apply_column_map, read_at
-from dynid.io.dataset import Dataset
+from dynid.io.dataset import REFERENCE_KEYS, Dataset, Reference
 from dynid.io.log_checks import (
     REPEATED_STATE,
     TIME_FACTOR,
@@ -142,6 +142,7 @@ class ImportReport:
     resampling: dict = field(default_factory=dict)
     ignored_columns: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    reference: str | None = None
 
     @property
     def rows_dropped(self) -> int:
@@ -195,6 +196,8 @@ class ImportReport:
                        f'(longest {1e3 * r["longest_bridged_s"]:.3g} ms), {r["segments"]} segment(s)'
                        + (f', {r["dropped_stamps"]} samples in segments too short to keep' if r['dropped_stamps']
                           else ''))
+        out.append(f'reference: {self.reference}' if self.reference else
+                   "reference: none in the log (no controller's q_r and q̇_r)")
         if self.ignored_columns:
             out.append(f'not imported: {len(self.ignored_columns)} column(s) of controller targets '
                        f'({", ".join(self.ignored_columns[:3])}, …)')
@@ -204,7 +207,7 @@ class ImportReport:
     def to_dict(self) -> dict:
         return {'dynid_import': 1, 'files': self.files, 'cut': self.cut, 'dropped': self.dropped,
                 'breaks_s': self.breaks, 'timing': self.timing, 'resampling': self.resampling,
-                'ignored_columns': self.ignored_columns, 'notes': self.notes}
+                'ignored_columns': self.ignored_columns, 'reference': self.reference, 'notes': self.notes}
 
 
 def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
@@ -247,6 +250,7 @@ def import_logs(paths, column_map: ColumnMap, joint_names, limits: LogLimits,
     else:
         report.timing['time'] = f'column {log.columns["time"]}'
     source = {'csv': [str(p) for p in paths]}
+    report.reference = _reference_columns(log.columns)
     if settings.drives is not None:
         drives = load_drives(settings.drives, joint_names)
     signals = motor_side_signals(log.signals, drives, paths[0])
@@ -298,6 +302,11 @@ def import_bag(path, joint_names, limits: LogLimits, settings: ImportSettings | 
                             f'motor_states/joint_currents stamps left out')
     report.timing['time'] = 'joint_states header stamps'
     signals = {key: value for key, value in dataset.signals().items()}
+    if dataset.reference is not None:
+        signals.update(dataset.reference.keyed())
+        report.reference = dataset.reference.source
+    elif dataset.source.get('reference_unread'):
+        report.notes.append(f'the controller\'s reference not read: {dataset.source["reference_unread"]}')
     where = np.array([f'{name}:{i}' for i in range(dataset.n_samples)], dtype=object)
     start_s = dataset.source.get('start_ns', 0) / 1e9
     t, signals, where = _cut(dataset.t, signals, where, settings, report, str(path))
@@ -400,11 +409,24 @@ def _import_rows(t: np.ndarray, signals: dict[str, np.ndarray], where: np.ndarra
         'dropped_stamps': int(resampled.dropped_stamps)}
     start_ns = int(round(resampled.t[0] * 1e9))
     values = resampled.signals
+    reference = Reference.of_keys(values, report.reference or '')
+    report.reference = None if reference is None else reference.describe()
+    if reference is not None and reference.current is not None:
+        report.notes.append('the commanded current is not written to the bag (a JointTrajectory point has no '
+                            'current): the dataset has it, the bag the rest of the reference')
     source = {**source, 'import': report.to_dict()}
     dataset = Dataset(tuple(joint_names), resampled.t - resampled.t[0], values['q'], values['dq'],
                       tau=values.get('tau'), current=values.get('current'), theta=values.get('theta'),
-                      dtheta=values.get('dtheta'), temperature=values.get('temperature'), source=source)
+                      dtheta=values.get('dtheta'), temperature=values.get('temperature'), reference=reference,
+                      source=source)
     return dataset, report, start_ns
+
+
+def _reference_columns(columns: dict) -> str | None:
+    """Where a log's reference is (its first joint's columns, e.g. 'columns target_q_0, target_qd_0, … of each
+    joint'), or None where its column map found none."""
+    found = [columns[key][0] for key in REFERENCE_KEYS if columns.get(key)]
+    return f'columns {", ".join(found)}, … of each joint' if found else None
 
 
 def _timing(t: np.ndarray, settings: ImportSettings, rows_period: float | None, repeated_share: float) -> Retiming:

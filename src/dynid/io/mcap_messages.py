@@ -221,7 +221,7 @@ def _records(path: Path, batches: _TopicBatches, batch_size: int, flush) -> None
 
 
 def topic_messages(files: list[Path], topics: Iterable[str], batch_size: int, decode,
-                   expected: dict[str, int] | None = None) -> dict[str, list]:
+                   expected: dict[str, int] | None = None, with_times: bool = False) -> dict[str, list]:
     """Decode the messages of ``topics`` in MCAP ``files`` (the segments of one recording, in time order).
 
     ``decode(topic, messages)`` is called with ~``batch_size`` (a chunk's worth more at most) serialized
@@ -230,6 +230,7 @@ def topic_messages(files: list[Path], topics: Iterable[str], batch_size: int, de
     message indexes located them, else a list of bytes. Returns {topic: [decode results]}.
 
     ``expected``: {topic: message count} as the recording's metadata states it (rosbags' connections).
+    ``with_times``: ``decode(topic, messages, log_times)``, the messages' log times [ns] (an int64 array) beside them.
 
     Raises :class:`UnsupportedError` for a file this module does not read (not MCAP, an unknown chunk
     compression), a topic whose messages are not stored in log-time order (rosbags sorts them) or
@@ -252,7 +253,7 @@ def topic_messages(files: list[Path], topics: Iterable[str], batch_size: int, de
         if times.size:
             latest[topic] = int(times[-1])
         batches.count[topic] += len(times)
-        decoded[topic].append(decode(topic, messages))
+        decoded[topic].append(decode(topic, messages, times) if with_times else decode(topic, messages))
 
     for path in files:
         _records(Path(path), batches, batch_size, flush)

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 MIN_SEGMENT = 4
-POSITIONS = ('q', 'theta')  # interpolated by spline; every other signal linearly
+POSITIONS = ('q', 'theta', 'q_r')  # interpolated by spline; every other signal linearly
 
 
 def grid_period(t: np.ndarray) -> float:

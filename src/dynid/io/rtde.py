@@ -20,6 +20,9 @@ payload the bag holds). Beside a driver's joint_states (:func:`join_into`), the 
 joint_states' clock by the median offset between their log time and their RTDE timestamp, and their
 temperatures, currents and payload held from the latest package at or before each joint_states stamp.
 
+The controller's targets (``target_q``, ``target_qd``, ``target_qdd``, ``target_moment`` [N·m], ``target_current``
+[A]) are read as the recording's reference (:class:`dynid.io.dataset.Reference`, where q and q̇ are in every package).
+
 example_interfaces is not among rosbags' stores nor the Python wheels here; its two message types are
 registered from their definitions (the same fields as std_msgs'), which is also how bags with embedded
 definitions are read.
@@ -43,8 +46,13 @@ INERTIA = 'geometry_msgs/msg/InertiaStamped'
 #: RTDE field: the dataset field it fills (six values per package, UR joint order)
 ARRAYS = {'actual_q': 'q', 'actual_qd': 'dq', 'actual_current': 'current', 'actual_current_as_torque': 'tau',
           'joint_temperatures': 'temperature'}
+#: RTDE field: the controller's target it holds, under :data:`dynid.io.dataset.REFERENCE_KEYS` (q_r, q̇_r, q̈_r, the
+#: target moment [N·m] as the commanded torque, the target current [A])
+TARGETS = {'target_q': 'q_r', 'target_qd': 'dq_r', 'target_qdd': 'ddq_r', 'target_moment': 'tau_r',
+           'target_current': 'current_r'}
 #: the fields dynid asks the publisher for (``ur.launch.py rtde_publisher:=true``)
-RECIPE = ('timestamp', *ARRAYS, 'payload', 'payload_cog', 'payload_inertia')
+RECIPE = ('timestamp', *ARRAYS, *TARGETS, 'payload', 'payload_cog', 'payload_inertia')
+_READ = {**ARRAYS, **TARGETS}
 _DEFINITIONS = {FLOAT64_MULTI_ARRAY: 'std_msgs/MultiArrayLayout layout\nfloat64[] data\n',
                 FLOAT64: 'float64 data\n'}
 
@@ -118,17 +126,17 @@ def read_messages(reader, connections) -> tuple[list, dict, dict]:
     wanted = {}
     for connection in connections:
         field = connection.topic.rsplit('/', 1)[-1]
-        if connection.topic.rsplit('/', 2)[-2] == PREFIX and (field in ARRAYS or field in RECIPE):
+        if connection.topic.rsplit('/', 2)[-2] == PREFIX and (field in _READ or field in RECIPE):
             wanted[connection.id] = (field, connection.msgtype)
-    timestamps, arrays, payload = [], {target: [] for target in ARRAYS.values()}, {}
+    timestamps, arrays, payload = [], {target: [] for target in _READ.values()}, {}
     chosen = [c for c in connections if c.id in wanted]
     for connection, log, raw in reader.messages(connections=chosen):
         field, msgtype = wanted[connection.id]
         message = store.deserialize_cdr(raw, msgtype)
         if field == 'timestamp':
             timestamps.append((log, message.sec + message.nanosec * 1e-9))
-        elif field in ARRAYS:
-            arrays[ARRAYS[field]].append((log, np.asarray(message.data, dtype=float)))
+        elif field in _READ:
+            arrays[_READ[field]].append((log, np.asarray(message.data, dtype=float)))
         elif field == 'payload':
             payload.setdefault(field, []).append((log, float(message.data)))
         elif field == 'payload_cog':
@@ -144,7 +152,7 @@ def read_rtde(path: str | os.PathLike, joint_names) -> object:
     the model's six joints, in UR's order (the order of RTDE's arrays)."""
     from rosbags.highlevel import AnyReader
 
-    from dynid.io.dataset import Dataset
+    from dynid.io.dataset import Dataset, Reference
     from dynid.io.storage import recording_files
 
     names = list(joint_names)
@@ -167,7 +175,8 @@ def read_rtde(path: str | os.PathLike, joint_names) -> object:
               'robot_payload': _payload(payload), 'packages': int(times.size),
               'dropped_packages': int(len(timestamps) - times.size)}
     return Dataset(tuple(names), times - times[0], signals['q'], signals['dq'], tau=signals.get('tau'),
-                   current=signals.get('current'), temperature=signals.get('temperature'), source=source)
+                   current=signals.get('current'), temperature=signals.get('temperature'), source=source,
+                   reference=Reference.of_keys(signals, 'RTDE target_*'))
 
 
 def join_into(stamps_ns: np.ndarray, times: np.ndarray, logs: np.ndarray, values: dict[str, np.ndarray]
@@ -187,11 +196,12 @@ def join_into(stamps_ns: np.ndarray, times: np.ndarray, logs: np.ndarray, values
 
 def write_rtde(path: str | os.PathLike, dataset, robot_payload: dict | None = None, rtde_start_s: float = 1000.0,
                delay_ns: int = 200_000, fields=('actual_q', 'actual_qd', 'actual_current', 'actual_current_as_torque',
-                                               'joint_temperatures'), tau=None, start_ns: int = 0):
+                                               'joint_temperatures', *TARGETS), tau=None, start_ns: int = 0):
     """Write ``dataset`` as the RTDE publisher's topics would be recorded: per sample a ``timestamp``
     (``rtde_start_s`` + t) logged ``delay_ns`` after the sample, then each of ``fields`` (``tau``: the values of
-    ``actual_current_as_torque``, default ``dataset.tau``), then the payload topics where ``robot_payload`` is
-    given. For tests and benchmarks of the reader (the twin as the publisher)."""
+    ``actual_current_as_torque``, default ``dataset.tau``; the ``target_*`` fields: the dataset's reference),
+    then the payload topics where ``robot_payload`` is given. For tests and benchmarks of the reader (the twin as
+    the publisher)."""
     from pathlib import Path
 
     from rosbags.rosbag2 import Writer
@@ -204,6 +214,8 @@ def write_rtde(path: str | os.PathLike, dataset, robot_payload: dict | None = No
     source = {'actual_q': dataset.q, 'actual_qd': dataset.dq, 'actual_current': dataset.current,
               'actual_current_as_torque': dataset.tau if tau is None else tau,
               'joint_temperatures': dataset.temperature}
+    keyed = {} if dataset.reference is None else dataset.reference.keyed()
+    source.update({field: keyed.get(key) for field, key in TARGETS.items()})
     layout = types['std_msgs/msg/MultiArrayLayout'](dim=[], data_offset=0)
     with Writer(path, version=9) as writer:
         clock = writer.add_connection(topic('timestamp'), TIME, typestore=store)

@@ -49,13 +49,13 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.excite.home import home_configuration
+from dynid.excite.reference import ReferenceGenerator
 from dynid.friction.stiffness import OddPolynomialStiffness
 from dynid.model import mjcf
 from dynid.model.inertial import Payload
 from dynid.sim.contacts import ContactSchedule
 from dynid.sim.controller import JointController, feedback_law
 from dynid.sim.parameters import PlantParameters
-from dynid.sim.reference import ReferenceGenerator
 from dynid.sim.sensors import Sensors
 from dynid.sim.settings import ENGINES
 from dynid.sim.twin import MEASURED_FIELDS, REFERENCE_FIELDS, TRUTH_FIELDS, DigitalTwin, SimulationRecord

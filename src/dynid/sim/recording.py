@@ -50,7 +50,7 @@ from dynid.excite.trajectory import (
 from dynid.files import read_yaml, written
 from dynid.io import STORAGES
 from dynid.io.bag import write_bag
-from dynid.io.dataset import Dataset
+from dynid.io.dataset import Dataset, Reference
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.sim.changes import joint_changes_from_list
@@ -105,11 +105,13 @@ def truth_document(params: PlantParameters, settings: SimulationSettings, twin: 
 
 
 def record_to_dataset(record: SimulationRecord, payload: Payload | None, source: dict) -> Dataset:
-    """The measured part of a simulation as a :class:`Dataset`."""
-    m = record.measured
+    """The measured part of a simulation as a :class:`Dataset`, with the reference its controller followed at the
+    samples (q_r, q̇_r, q̈_r and the trajectory's effort)."""
+    m, r = record.measured, record.reference
+    reference = Reference(r['q'], r['dq'], r['ddq'], r['effort'], source="the simulator's controller")
     return Dataset(record.joint_names, record.time, m['q'], m['dq'], tau=m['joint_torque'], current=m['current'],
                    theta=m['theta'], dtheta=m['dtheta'], temperature=m['temperature'], payload=payload,
-                   source=source)
+                   reference=reference, source=source)
 
 
 def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: str | None = None,
@@ -193,7 +195,7 @@ def _write_run(output: Path, settings, record, dataset, params, truth: dict, sch
     """The recording folder of :func:`simulate_recording` (a staging path): bag (``dataset``: as the contract or a
     UR driver's mode publishes it), log.csv, truth.yaml."""
     if settings.real_log is None:
-        write_bag(output, dataset, reference={'t': record.time, **record.reference}, storage=settings.storage)
+        write_bag(output, dataset, storage=settings.storage)  # with its reference
     else:
         log = make_real_log(record, params.drives.drive_gain, settings.real_log, settings.seed)
         write_bag(output, log.dataset, start_ns=log.start_ns, storage=settings.storage)

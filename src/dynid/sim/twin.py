@@ -3,7 +3,7 @@
 :class:`DigitalTwin` produces, at ``rate_hz``, what a robot driver publishes (link and rotor
 positions and velocities, joint torque, motor current, temperature) plus the noiseless truth.
 Internally each output period is split into steps of at most ``max_step_s`` (controller at every
-step). The reference follows joint_trajectory_controller semantics (:mod:`dynid.sim.reference`);
+step). The reference follows joint_trajectory_controller semantics (:mod:`dynid.excite.reference`);
 an external effort [N·m] (forward effort controller) is added to the controller output.
 
 :meth:`DigitalTwin.advance` is the one way the twin moves: ``step`` is ``advance(1)`` and ``run``
@@ -34,6 +34,7 @@ import numpy as np
 
 from dynid.errors import InputError
 from dynid.excite.home import home_configuration
+from dynid.excite.reference import ReferenceGenerator
 from dynid.excite.trajectory import FourierTrajectory, PointTrajectory, Trajectory
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
@@ -43,7 +44,6 @@ from dynid.sim.controller import JointController
 from dynid.sim.integrator import FRICTION, JOINT_TORQUE, RECORDED
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.plant import FlexibleJointPlant
-from dynid.sim.reference import ReferenceGenerator
 from dynid.sim.sensors import Measurement, Sensors
 from dynid.sim.stepping import PLAN_ROWS, run_steps
 

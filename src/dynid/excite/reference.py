@@ -1,4 +1,5 @@
-"""The reference of the twin's joint controller, with joint_trajectory_controller semantics.
+"""The reference of a joint controller fed trajectories, with joint_trajectory_controller semantics (the twin's
+controller, and the reference a recording of the trajectories sent reconstructs).
 
 - A new trajectory replaces the reference from its start time on; before that the reference
   continues as it was (a trajectory stamped in the future waits). Several may wait at once (chunks
