@@ -197,7 +197,8 @@ def test_bad_choices_are_refused_with_the_allowed_values(ur5e, excited, tmp_path
     assert checked_choice('method', 'wls', CHOICES['method']) == 'wls'
     with pytest.raises(InputError) as refused:
         checked_choice('method', 'magic', CHOICES['method'])
-    assert str(refused.value) == "method must be one of auto, ols, wls, irls, iirls, tls, mls, didim, idim_iv, got 'magic'"
+    assert str(refused.value) == ("method must be one of auto, ols, wls, irls, iirls, tls, mls, didim, idim_iv, "
+                                  "got 'magic'")
     session = IdentificationSession(ur5e, 'ur5e')
     _record(session, excited, tmp_path)
     with pytest.raises(InputError, match='friction must be one of'):
