@@ -23,6 +23,7 @@ from dynid.identify.registry import identification_method, parse_method_options
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.steps.fit import nominal_rigid
 from dynid.identify.steps.run import identify
+from dynid.io.bag import read_bag, write_bag
 from dynid.sim.parameters import PlantParameters
 
 SPEC = ModelSpec(friction='viscous_coulomb')
@@ -34,6 +35,13 @@ COARSE = 1e-2
 def coarse(ur5e):
     """10 s of the twin at 100 Hz under a known PD with a coarse link encoder, with its reference."""
     return closed_loop_twin(ur5e, 10.0, 100.0, link_resolution=COARSE)
+
+
+@pytest.fixture(scope='module')
+def bag_without_reference(ur5e, excited_ur5e_bag, tmp_path_factory):
+    """The excited UR5e bag written again without its reference (a driver's bag: the state topics only)."""
+    dataset = dataclasses.replace(read_bag(excited_ur5e_bag, ur5e.joint_names), reference=None)
+    return str(write_bag(tmp_path_factory.mktemp('state_only') / 'bag', dataset))
 
 
 @pytest.fixture
@@ -155,27 +163,27 @@ def test_a_method_declares_its_options_and_they_are_checked_against_the_declarat
         parse_method_options(['max_iterations'])
 
 
-def test_the_options_round_trip_through_the_command_line(excited_ur5e_bag, tmp_path):
+def test_the_options_round_trip_through_the_command_line(bag_without_reference, tmp_path):
     """--method-option is checked against the method's declaration before any work, the error naming the option
     and spelled as the flag; a valid one reaches the method (here its refusal of a bag without a reference)."""
     out = tmp_path / 'result.yaml'
-    done = run_dynid('identify', excited_ur5e_bag, '--method', 'didim', '--method-option', 'max_iterations=lots',
+    done = run_dynid('identify', bag_without_reference, '--method', 'didim', '--method-option', 'max_iterations=lots',
                      '-o', out, '--quiet')
     assert done.returncode == 2 and 'method option max_iterations must be a whole number' in done.stderr, done.stderr
     assert '--method-option' not in done.stderr or 'Traceback' not in done.stderr
-    done = run_dynid('identify', excited_ur5e_bag, '--method', 'idim_iv', '--method-option', 'gain=1', '-o', out,
+    done = run_dynid('identify', bag_without_reference, '--method', 'idim_iv', '--method-option', 'gain=1', '-o', out,
                      '--quiet')
     assert done.returncode == 2 and 'method idim_iv has no option gain' in done.stderr, done.stderr
-    done = run_dynid('identify', excited_ur5e_bag, '--method', 'idim_iv', '--method-option', 'max_iterations=2',
+    done = run_dynid('identify', bag_without_reference, '--method', 'idim_iv', '--method-option', 'max_iterations=2',
                      '--friction', 'viscous_coulomb', '-o', out, '--quiet')
     assert done.returncode == 2 and "needs the controller's reference" in done.stderr, done.stderr
     assert '--method wls' in done.stderr and not out.exists()
 
 
-def test_identifier_nodes_core_takes_the_method_options_from_its_parameter(ur5e, excited_ur5e_bag, tmp_path):
+def test_identifier_nodes_core_takes_the_method_options_from_its_parameter(ur5e, bag_without_reference, tmp_path):
     """identifier_node's ``method_option`` parameter (IdentifierSettings) reaches the same declaration."""
     recording = tmp_path / 'node'
-    recording.symlink_to(excited_ur5e_bag, target_is_directory=True)
+    recording.symlink_to(bag_without_reference, target_is_directory=True)
     session = IdentificationSession(ur5e, 'ur5e')
     with pytest.raises(InputError, match='method idim_iv has no option gain') as error:
         session.identify(recording, IdentifierSettings(method='idim_iv', friction='viscous_coulomb',

@@ -20,9 +20,11 @@ ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-sta
 #: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; a list option is
 #: given once per item (``--exclude-joint``, ``--change``); ``prior`` is on unless ``--no-prior`` (an advice to use
 #: the prior says to leave that out); ``prior_source`` is ``--prior FILE``; ``results``, the result files a fleet prior
-#: pools, are ``dynid fleet prior``'s RESULT arguments.
+#: pools, are ``dynid fleet prior``'s RESULT arguments; a method's own option (``controller_gains``) is an item of
+#: ``--method-option``.
 FLAGS = {'torque_source': '--torque', 'exclude_joints': '--exclude-joint', 'joint_changes': '--change',
-         'prior': 'without --no-prior', 'prior_source': '--prior', 'results': 'RESULT'}
+         'prior': 'without --no-prior', 'prior_source': '--prior', 'results': 'RESULT',
+         'controller_gains': '--method-option controller_gains=FILE'}
 
 
 def flag(field: str) -> str:

@@ -104,7 +104,7 @@ def gains_from_recording(dataset: Dataset, drive_gain: np.ndarray | None, feedfo
     if reference is None or commanded is None:
         raise InputError('the controller gains cannot be identified from this recording (it needs the reference and '
                          'the commanded or measured motor current with the drive gains): give them in a file '
-                         '({controller_gains} FILE with kp, kd, ki per joint)', fields=('controller_gains',))
+                         '({controller_gains}: a YAML file of kp, kd, ki per joint)', fields=('controller_gains',))
     torque, _ = commanded
     if feedforward and reference.effort is not None:
         torque = torque - reference.effort
