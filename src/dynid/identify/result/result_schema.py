@@ -89,10 +89,18 @@ PHYSICAL = Fields(required={'links': Items(PHYSICAL_LINK, length='joints')},
                             'constraint': Text()},
                   others=ANY)
 
+#: The friction law of the robot file's reference that validate predicts with (prior.robot_file_reference), its
+#: parameters per joint j: ``Fc_j``, ``Fv_j``, ``tau0_j`` (:mod:`dynid.identify.solve.reference`).
+REFERENCE_LAW = 'coulomb+viscous+offset'
+REFERENCE_SYMBOLS = ('Fc', 'Fv', 'tau0')
+#: the estimate of the other physical-consistency decision: a value for every parameter of the result
+OTHER_ESTIMATE = Fields(required={'physically_consistent': Flag(), 'values': Table(Number())}, null=True)
+
 PRIOR = Fields(required={'used': Flag()},
                optional={'robot_file_model': Table(Number(), null=True), 'source': Text(null=True),
                          'robot_file_reference': Fields(required={'friction': Text(), 'values': Table(Number())},
                                                         null=True),
+                         'consistency': Fields(optional={'other_estimate': OTHER_ESTIMATE}, others=ANY, null=True),
                          'relative_std': UNKNOWN, 'posterior_std': Items(UNKNOWN, null=True),
                          'data_condition_number_scaled': UNKNOWN, 'data_condition_number': UNKNOWN},
                others=ANY)
