@@ -2,7 +2,8 @@
 
 The top level and the sections this module's reader builds objects from (the parameter rows, drive gains, exponents,
 the Stribeck law, the physical links, the prior's robot-file model) take only the keys listed here: another key is
-refused by name. The filter settings are :class:`~dynid.signal.preprocess.FilterSettings`' own fields, the drives
+refused by name. The prior's models of the parameters (the robot file's model and reference, the other consistency
+decision's estimate) are checked to hold every parameter they are read for when the result is read. The filter settings are :class:`~dynid.signal.preprocess.FilterSettings`' own fields, the drives
 :data:`dynid.model.drives.DRIVE_FIELDS`, the diagnosis its dataclasses' fields. Sections in which the identification
 describes itself for people (the model's choice, weights and held columns, cross-validation tables, gap summaries)
 are typed where a reader takes a value from them and otherwise kept as written.
