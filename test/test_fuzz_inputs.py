@@ -230,6 +230,8 @@ def other_bag(twin):
      'prior.consistency.other_estimate.values.Fc_1 must be a finite number, got None'),
     ((('prior', 'consistency', 'other_estimate', 'physically_consistent'), 'delete', None),
      'prior.consistency.other_estimate.physically_consistent is missing'),
+    ((('base_parameters', 0, 'name'), 'replace', 'XX\u2028'),  # a line separator: the error stays one line
+     "prior.robot_file_model has no 'XX\\u2028' (a parameter of the result)"),
 ])
 def test_a_result_whose_prior_models_lack_a_parameter_is_refused_naming_it_and_its_joint(twin, other_bag, edit, said):
     # found by the fuzzing at 2 000 cases: validate ended in "KeyError: 'Fc_6'" (the robot file's reference),

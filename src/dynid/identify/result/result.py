@@ -128,7 +128,7 @@ from dynid.identify.result import result_schema
 from dynid.identify.result.result_schema import JOINT_NAMES, RESULT
 from dynid.identify.result.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
-from dynid.schema import check
+from dynid.schema import check, shown
 
 #: The version of a result with the ``joint_friction`` section (module docstring).
 RESULT_VERSION = 2
@@ -491,9 +491,12 @@ def _prior_checked(prior: dict, names: list[str], joints, symbols, source: str) 
 def _holds(values: dict, needed: list[str], joints, symbols, where: str, what: str) -> None:
     """InputError '<where> has no <name> (<symbol> of <joint>, <what>)' for the first of ``needed`` that ``values``
     lacks; the joint is named where the parameter is one of the friction ``symbols`` (``SYMBOL_j``, j from 1)."""
+    def said(text: str) -> str:  # a name of the file's, on the error's one line
+        return text if text.isprintable() else shown(text)
+
     for name in needed:
         if name not in values:
             symbol, _, index = name.rpartition('_')
             joint = index.isdigit() and symbol in symbols and 1 <= int(index) <= len(joints)
-            said = f'the {symbol} of joint {joints[int(index) - 1]}, ' if joint else ''
-            raise InputError(f'{where} has no {name} ({said}{what})')
+            of = f'the {said(symbol)} of joint {said(joints[int(index) - 1])}, ' if joint else ''
+            raise InputError(f'{where} has no {said(name)} ({of}{what})')
