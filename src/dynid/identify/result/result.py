@@ -128,7 +128,7 @@ from dynid.identify.result import result_schema
 from dynid.identify.result.result_schema import JOINT_NAMES, RESULT
 from dynid.identify.result.stribeck import StribeckExcess
 from dynid.model.drives import JointDrives
-from dynid.schema import check, shown
+from dynid.schema import check
 
 #: The version of a result with the ``joint_friction`` section (module docstring).
 RESULT_VERSION = 2
@@ -455,7 +455,8 @@ def _checked(data: dict, source: str) -> tuple[str, ...]:
     physical = data.get('physical')
     if physical is not None and [link['joint'] for link in physical['links']] != list(joints):
         raise InputError(f'{source}: physical.links must be one per joint in the order {list(joints)}')
-    _prior_checked(data.get('prior') or {}, names, joints, data['model'].get('friction_symbols') or (), source)
+    result_schema.check_prior_models(data.get('prior') or {}, names, joints,
+                                     data['model'].get('friction_symbols') or (), source)
     unknown = [name for name in data['model'].get('joint_side_joints') or () if name not in joints]
     if unknown:
         raise InputError(f'{source}: model.joint_side_joints names {unknown}, which are not among joint_names')
@@ -466,37 +467,3 @@ def _checked(data: dict, source: str) -> tuple[str, ...]:
                          'elsewhere)')
     return tuple(joints)
 
-
-def _prior_checked(prior: dict, names: list[str], joints, symbols, source: str) -> None:
-    """The prior section's models of the result's parameters (the robot file's model, the other consistency decision's
-    estimate: every parameter of the result) and the robot file's reference (every parameter of its law on every
-    joint, :data:`~dynid.identify.result.result_schema.REFERENCE_LAW`): InputError naming the first parameter one
-    lacks, and its joint where it is a friction parameter."""
-    model = prior.get('robot_file_model')
-    if model is not None:
-        _holds(model, names, joints, symbols, f'{source}: prior.robot_file_model', 'a parameter of the result')
-        if set(model) != set(names):
-            raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
-    other = (prior.get('consistency') or {}).get('other_estimate')
-    if other:
-        _holds(other['values'], names, joints, symbols, f'{source}: prior.consistency.other_estimate.values',
-               'a parameter of the result')
-    reference = prior.get('robot_file_reference')
-    if reference:
-        law = result_schema.REFERENCE_SYMBOLS
-        _holds(reference['values'], [f'{s}_{j + 1}' for s in law for j in range(len(joints))], joints, law,
-               f'{source}: prior.robot_file_reference.values', f'a parameter of its law {result_schema.REFERENCE_LAW}')
-
-
-def _holds(values: dict, needed: list[str], joints, symbols, where: str, what: str) -> None:
-    """InputError '<where> has no <name> (<symbol> of <joint>, <what>)' for the first of ``needed`` that ``values``
-    lacks; the joint is named where the parameter is one of the friction ``symbols`` (``SYMBOL_j``, j from 1)."""
-    def said(text: str) -> str:  # a name of the file's, on the error's one line
-        return text if text.isprintable() else shown(text)
-
-    for name in needed:
-        if name not in values:
-            symbol, _, index = name.rpartition('_')
-            joint = index.isdigit() and symbol in symbols and 1 <= int(index) <= len(joints)
-            of = f'the {said(symbol)} of joint {said(joints[int(index) - 1])}, ' if joint else ''
-            raise InputError(f'{where} has no {said(name)} ({of}{what})')
