@@ -11,7 +11,14 @@ import pytest
 
 from builders import identified
 from dynid.cli.flags import flag
-from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings, check_settings, suite_plan
+from dynid.demo.plan import (
+    HOLDOUT_PERIOD_S,
+    DemoError,
+    DemoSettings,
+    check_settings,
+    excitation_progress,
+    suite_plan,
+)
 from dynid.demo.summary import (
     FRICTION_TOLERANCE,
     STIFFNESS_TOLERANCE,
@@ -166,3 +173,18 @@ def test_loop_summary_pairs_each_run_with_its_tracking_and_the_estimates_with_th
                                                     'feedforward excitation after their start')
     with pytest.raises(DemoError, match='holdout_excitation: cannot score the tracking: no trajectory was sent'):
         loop_summary(ur5e, recorded, {**sent, 'holdout_excitation': []}, {'stiffness': [], 'friction': []})
+
+
+@pytest.mark.parametrize('total_s', [34.49, 34.5, 34.51, 35.5, 10.0, 0.4])
+def test_an_excitations_progress_never_counts_past_its_total(total_s):
+    """The demo said 'excitation_node: 35 of 34 s': 35.0 s of wall time since the start of a 34.49 s trajectory,
+    which the node ends a lead time after its last point. Every 0.05 s up to twice the total, the seconds said stay
+    at most the total said, and past the total the line says that the demo waits for the node."""
+    for elapsed_s in np.arange(0.0, 2 * total_s + 5.0, 0.05):
+        line = excitation_progress('excitation_node', elapsed_s, total_s)
+        said, total = (int(word) for word in line.split(': ')[1].split(' s')[0].split(' of '))
+        assert said <= total == round(total_s), line
+        assert line.endswith('waiting for it to report done') == (elapsed_s >= total_s), line
+    assert excitation_progress('excitation_node', 35.0, 34.49) == \
+        'excitation_node: 34 of 34 s, waiting for it to report done'
+    assert excitation_progress('excitation_node', 20.7, 34.49) == 'excitation_node: 20 of 34 s'

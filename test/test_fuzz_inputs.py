@@ -204,3 +204,44 @@ def test_a_result_whose_filter_settings_hold_a_mapping_is_refused_naming_the_fie
     outcome = run_cli(['validate', str(folder / 'bag'), '--params', str(params), '--json', str(verdict)], [verdict])
     assert outcome.kind == 'refused' and not outcome.partial
     assert 'provenance.filters.motion_bandwidth_hz must be a number in [0.01, 100000] Hz' in outcome.detail
+
+
+@pytest.fixture(scope='module')
+def other_bag(twin):
+    """4 s of the twin's excitation: a recording the twin's result was not identified on (validate then scores the
+    other consistency decision's estimate too)."""
+    bag = twin['folder'] / 'other_bag'
+    assert main(['simulate', '--rate', '100', '--duration', '4', '--quiet', '-o', str(bag),
+                 '--trajectory', str(builtin_excitation_path('ur5e'))]) == 0
+    return bag
+
+
+@pytest.mark.parametrize('edit, said', [
+    ((('prior', 'robot_file_reference', 'values', 'Fc_6'), 'delete', None), 'prior.robot_file_reference.values has '
+     'no Fc_6 (the Fc of joint wrist_3_joint, a parameter of its law coulomb+viscous+offset)'),
+    ((('prior', 'robot_file_reference', 'values', 'tau0_1'), 'delete', None), 'prior.robot_file_reference.values has '
+     'no tau0_1 (the tau0 of joint shoulder_pan_joint, a parameter of its law coulomb+viscous+offset)'),
+    ((('prior', 'consistency', 'other_estimate', 'values', 'my_6'), 'delete', None),
+     'prior.consistency.other_estimate.values has no my_6 (a parameter of the result)'),
+    ((('prior', 'consistency', 'other_estimate', 'values', 'Fv_2'), 'delete', None),
+     'prior.consistency.other_estimate.values has no Fv_2 (the Fv of joint shoulder_lift_joint, a parameter of the '
+     'result)'),
+    ((('prior', 'consistency', 'other_estimate', 'values', 'Fc_1'), 'replace', None),
+     'prior.consistency.other_estimate.values.Fc_1 must be a finite number, got None'),
+    ((('prior', 'consistency', 'other_estimate', 'physically_consistent'), 'delete', None),
+     'prior.consistency.other_estimate.physically_consistent is missing'),
+    ((('base_parameters', 0, 'name'), 'replace', 'XX\u2028'),  # a line separator: the error stays one line
+     "prior.robot_file_model has no 'XX\\u2028' (a parameter of the result)"),
+])
+def test_a_result_whose_prior_models_lack_a_parameter_is_refused_naming_it_and_its_joint(twin, other_bag, edit, said):
+    # found by the fuzzing at 2 000 cases: validate ended in "KeyError: 'Fc_6'" (the robot file's reference),
+    # "KeyError: 'my_6'" and "TypeError: float() argument must be ... not 'NoneType'" (the other consistency
+    # decision's estimate, on a recording the result was not identified on)
+    assert twin['result']['prior']['consistency'].get('other_estimate'), 'the twin keeps no other estimate'
+    folder, number = twin['folder'], next(NUMBER)
+    params = folder / f'params_{number}.yaml'
+    params.write_text(dump(mutated(twin['result'], [edit])))
+    verdict = folder / f'verdict_{number}.json'
+    outcome = run_cli(['validate', str(other_bag), '--params', str(params), '--json', str(verdict)], [verdict])
+    assert outcome.kind == 'refused' and not outcome.partial, outcome
+    assert said in outcome.detail

@@ -1,5 +1,10 @@
-"""`dynid simulate`: the recording it writes, and refusals that leave existing files alone."""
+"""`dynid simulate`: the recording it writes, refusals that leave existing files alone, and its progress on a terminal
+and into a pipe."""
 
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -90,3 +95,42 @@ def test_simulate_refuses_bad_input_and_keeps_existing_files(tmp_path):
         result = _simulate(*args, '-o', str(tmp_path / 'd'))
         assert result.returncode == 2, args
     assert not Path(tmp_path / 'd').exists()
+
+
+def _simulate_process(folder: Path, stderr) -> subprocess.Popen:
+    """``python -m dynid.cli simulate`` of 3 s of the UR5e at 100 Hz into ``folder``, its standard error ``stderr``."""
+    return subprocess.Popen([sys.executable, '-m', 'dynid.cli', 'simulate', '--duration', '3', '--rate', '100', '-o',
+                             str(folder / 'rec')], stdout=subprocess.DEVNULL, stderr=stderr, cwd=folder)
+
+
+def test_simulate_writes_whole_progress_lines_into_a_pipe(tmp_path):
+    """Its standard error a pipe (a log, ``2>&1 | tee``): one line at each tenth, no carriage-return frames."""
+    process = _simulate_process(tmp_path, subprocess.PIPE)
+    err = process.communicate(timeout=300)[1].decode()
+    assert process.returncode == 0, err
+    assert '\r' not in err
+    shown = [int(line.rsplit(':', 1)[1].removesuffix('%')) for line in err.splitlines()
+             if line.startswith('simulating 3.0 s of ur5e at 100 Hz:')]
+    assert shown == sorted(set(shown)) and shown[-1] == 100 and len(shown) <= 11, err
+    assert all(value % 10 == 0 for value in shown), err
+
+
+def test_simulate_rewrites_its_progress_line_on_a_terminal(tmp_path):
+    """The same on a terminal (a pseudo-terminal here): one line rewritten in place."""
+    leader, follower = pty.openpty()
+    try:
+        process = _simulate_process(tmp_path, follower)
+        os.close(follower)
+        err = b''
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the process ended
+                break
+            if not chunk:
+                break
+            err += chunk
+        assert process.wait(timeout=300) == 0, err
+    finally:
+        os.close(leader)
+    assert err.count(b'\rsimulating 3.0 s of ur5e at 100 Hz:') >= 2 and b'100 %' in err, err

@@ -10,6 +10,7 @@ from dynid.cli.options import add_option
 from dynid.cli.reading import add_effort_argument, drives_from_file, read_bag, result_torque_signs
 from dynid.cli.shared import EXIT_OK, add_joints_argument, float_list, output_file, output_folder, result_joints
 from dynid.errors import InputError
+from dynid.progress import Progress
 
 SUMMARY = 'replay a recording through the online stiffness and friction estimators'
 
@@ -72,7 +73,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import time
     from pathlib import Path
 
     from dynid.estimate.replay import EstimationSettings, estimate
@@ -101,14 +101,11 @@ def run(args: argparse.Namespace) -> int:
     drives = drives_from_file(args.drives, robot)
     dataset = read_bag(args.bag, robot, args.joint_states_effort, args.joint_map,
                        result_torque_signs(args, result, robot.joint_names), diagnosis=result.diagnosis_section)
-    start, shown = time.perf_counter(), [time.perf_counter()]
-
-    def progress(done: int, total: int) -> None:
-        if not args.quiet and time.perf_counter() - shown[0] >= 2.0:
-            shown[0] = time.perf_counter()
-            print(f'[{shown[0] - start:6.1f} s] replayed {done} of {total} samples', file=sys.stderr, flush=True)
-
-    history = estimate(dataset, result, settings, robot, progress=progress, drives=drives)
+    progress = None if args.quiet else Progress(f'replaying {args.bag}')
+    history = estimate(dataset, result, settings, robot, drives=drives,
+                       progress=None if progress is None else lambda done, total: progress(done / total))
+    if progress is not None:
+        progress.close()
     try:
         truth = load_truth(args.bag, robot.joint_names, dataset.source.get('start_ns', 0) / 1e9)
     except InputError as error:

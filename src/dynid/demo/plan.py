@@ -11,6 +11,7 @@ controller, once through feedforward_node.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from dynid.demo.settings import DemoSettings
@@ -28,6 +29,20 @@ APPROACH_VELOCITY = 0.5  # [rad/s] of the excitations' approach to their first p
 
 class DemoError(RuntimeError):
     """A step of the demo did not complete (a node refused or timed out)."""
+
+
+def excitation_progress(name: str, elapsed_s: float, total_s: float) -> str:
+    """The demo's line on the excitation node ``name`` under way: the whole seconds since its start of its
+    trajectory's ``total_s`` [s], never more than the total. The node says done a lead time after the trajectory's
+    last point, later still on a twin slower than real time: past the total, the line says it waits for that.
+
+    >>> excitation_progress('excitation_node', 35.2, 34.49)
+    'excitation_node: 34 of 34 s, waiting for it to report done'
+    """
+    total = f'{total_s:.0f}'
+    if elapsed_s >= total_s:
+        return f'{name}: {total} of {total} s, waiting for it to report done'
+    return f'{name}: {math.floor(elapsed_s)} of {total} s'
 
 
 def check_settings(settings: DemoSettings) -> DemoSettings:

@@ -32,7 +32,6 @@ parameters stay those of ``plant.joints``. Changes after the end are listed with
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +52,7 @@ from dynid.io.bag import write_bag
 from dynid.io.dataset import Dataset, Reference
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
+from dynid.progress import Progress
 from dynid.sim.changes import joint_changes_from_list
 from dynid.sim.contacts import loads_from_list
 from dynid.sim.mujoco_twin import make_twin
@@ -169,14 +169,10 @@ def simulate_recording(robot: RobotModel, output: str | Path, trajectory_path: s
         twin.add_obstacle(box[:3], box[3:])
     twin.follow(trajectory, start_time=0.0)
 
-    def progress(fraction: float) -> None:
-        if not quiet:
-            print(f'\rsimulating {duration:.1f} s of {robot.name} at {settings.rate_hz:g} Hz: '
-                  f'{100 * fraction:3.0f} %', end='', file=sys.stderr, flush=True)
-
+    progress = None if quiet else Progress(f'simulating {duration:.1f} s of {robot.name} at {settings.rate_hz:g} Hz')
     record = _run_with_schedule(twin, duration, schedule, progress) if schedule else twin.run(duration, progress)
-    if not quiet:
-        print(file=sys.stderr)
+    if progress is not None:
+        progress.close()
     dataset = record_to_dataset(record, payload, {'simulation': source})
     truth = truth_document(params, settings, twin, source)
     if settings.real_log is None and settings.joint_states_effort != 'torque':  # as a UR driver publishes

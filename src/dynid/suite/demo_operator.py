@@ -29,7 +29,7 @@ from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory
 
-from dynid.demo.plan import EXCITATIONS, DemoError
+from dynid.demo.plan import EXCITATIONS, DemoError, excitation_progress
 from dynid.suite.bringup import NodeProcesses
 
 SERVICE_TIMEOUT_S = 60.0  # how long a service may take to answer
@@ -165,7 +165,7 @@ class DemoOperator:
                 raise DemoError(f'{name} {state}')
             if time.monotonic() - last >= 5.0:
                 last = time.monotonic()
-                self.say(f'{name}: {last - start:.0f} of {seconds:.0f} s')
+                self.say(excitation_progress(name, last - start, seconds))
             if time.monotonic() - start > 2 * seconds + 30:
                 raise DemoError(f'{name} did not finish')
         self.wait_for_twin(self.node.get_clock().now().nanoseconds)

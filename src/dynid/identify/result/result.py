@@ -455,9 +455,8 @@ def _checked(data: dict, source: str) -> tuple[str, ...]:
     physical = data.get('physical')
     if physical is not None and [link['joint'] for link in physical['links']] != list(joints):
         raise InputError(f'{source}: physical.links must be one per joint in the order {list(joints)}')
-    model = (data.get('prior') or {}).get('robot_file_model')
-    if model is not None and set(model) != set(names):
-        raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
+    result_schema.check_prior_models(data.get('prior') or {}, names, joints,
+                                     data['model'].get('friction_symbols') or (), source)
     unknown = [name for name in data['model'].get('joint_side_joints') or () if name not in joints]
     if unknown:
         raise InputError(f'{source}: model.joint_side_joints names {unknown}, which are not among joint_names')
@@ -467,3 +466,4 @@ def _checked(data: dict, source: str) -> tuple[str, ...]:
         raise InputError(f'{source}: stribeck needs a velocity and a shape on the same joints (null on both '
                          'elsewhere)')
     return tuple(joints)
+

@@ -3,7 +3,9 @@
 The top level and the sections this module's reader builds objects from (the parameter rows, drive gains, exponents,
 the Stribeck law, the physical links, the prior's robot-file model) take only the keys listed here: another key is
 refused by name. The filter settings are :class:`~dynid.signal.preprocess.FilterSettings`' own fields, the drives
-:data:`dynid.model.drives.DRIVE_FIELDS`, the diagnosis its dataclasses' fields. Sections in which the identification
+:data:`dynid.model.drives.DRIVE_FIELDS`, the diagnosis its dataclasses' fields. The prior's models of the parameters
+(the robot file's model and reference, the other consistency decision's estimate) hold every parameter they are read
+for (:func:`check_prior_models`). Sections in which the identification
 describes itself for people (the model's choice, weights and held columns, cross-validation tables, gap summaries)
 are typed where a reader takes a value from them and otherwise kept as written.
 """
@@ -11,6 +13,7 @@ are typed where a reader takes a value from them and otherwise kept as written.
 from __future__ import annotations
 
 from dynid.diagnosis.diagnosis import Finding, JointDiagnosis
+from dynid.errors import InputError
 from dynid.friction.power_law import POWER_FORMS
 from dynid.identify.choices import FRICTION_MODELS
 from dynid.model.drives import DRIVE_FIELDS
@@ -24,6 +27,7 @@ from dynid.schema import (
     Table,
     Text,
     settings_fields,
+    shown,
     vector,
 )
 from dynid.signal.preprocess import FilterSettings
@@ -89,10 +93,18 @@ PHYSICAL = Fields(required={'links': Items(PHYSICAL_LINK, length='joints')},
                             'constraint': Text()},
                   others=ANY)
 
+#: The friction law of the robot file's reference that validate predicts with (prior.robot_file_reference), its
+#: parameters per joint j: ``Fc_j``, ``Fv_j``, ``tau0_j`` (:mod:`dynid.identify.solve.reference`).
+REFERENCE_LAW = 'coulomb+viscous+offset'
+REFERENCE_SYMBOLS = ('Fc', 'Fv', 'tau0')
+#: the estimate of the other physical-consistency decision: a value for every parameter of the result
+OTHER_ESTIMATE = Fields(required={'physically_consistent': Flag(), 'values': Table(Number())}, null=True)
+
 PRIOR = Fields(required={'used': Flag()},
                optional={'robot_file_model': Table(Number(), null=True), 'source': Text(null=True),
                          'robot_file_reference': Fields(required={'friction': Text(), 'values': Table(Number())},
                                                         null=True),
+                         'consistency': Fields(optional={'other_estimate': OTHER_ESTIMATE}, others=ANY, null=True),
                          'relative_std': UNKNOWN, 'posterior_std': Items(UNKNOWN, null=True),
                          'data_condition_number_scaled': UNKNOWN, 'data_condition_number': UNKNOWN},
                others=ANY)
@@ -140,3 +152,39 @@ RESULT = Fields(
 
 #: the joint names, checked before the rest (the per-joint fields are checked against them)
 JOINT_NAMES = Items(Text(empty=False), least=1, name='a list of joint names')
+
+
+def check_prior_models(prior: dict, names: list[str], joints, symbols, source: str) -> None:
+    """The prior section's models of the result's parameters ``names`` (the robot file's model, the other consistency
+    decision's estimate: each of them) and the robot file's reference (every parameter of :data:`REFERENCE_LAW` on
+    every joint), after the schema's check: InputError naming the first parameter one lacks, and its joint where it
+    is a friction parameter (one of ``symbols``)."""
+    model = prior.get('robot_file_model')
+    if model is not None:
+        _holds(model, names, joints, symbols, f'{source}: prior.robot_file_model', 'a parameter of the result')
+        if set(model) != set(names):
+            raise InputError(f'{source}: prior.robot_file_model needs a number for every parameter of the result')
+    other = (prior.get('consistency') or {}).get('other_estimate')
+    if other:
+        _holds(other['values'], names, joints, symbols, f'{source}: prior.consistency.other_estimate.values',
+               'a parameter of the result')
+    reference = prior.get('robot_file_reference')
+    if reference:
+        law = REFERENCE_SYMBOLS
+        _holds(reference['values'], [f'{s}_{j + 1}' for s in law for j in range(len(joints))], joints, law,
+               f'{source}: prior.robot_file_reference.values', f'a parameter of its law {REFERENCE_LAW}')
+
+
+def _holds(values: dict, needed: list[str], joints, symbols, where: str, what: str) -> None:
+    """InputError '<where> has no <name> (<symbol> of <joint>, <what>)' for the first of ``needed`` that ``values``
+    lacks; the joint is named where the parameter is one of the friction ``symbols`` (``SYMBOL_j``, j from 1)."""
+
+    def said(text: str) -> str:  # a name of the file's, on the error's one line
+        return text if text.isprintable() else shown(text)
+
+    for name in needed:
+        if name not in values:
+            symbol, _, index = name.rpartition('_')
+            joint = index.isdigit() and symbol in symbols and 1 <= int(index) <= len(joints)
+            of = f'the {said(symbol)} of joint {said(joints[int(index) - 1])}, ' if joint else ''
+            raise InputError(f'{where} has no {said(name)} ({of}{what})')

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dynid.identify.result.result_schema import REFERENCE_SYMBOLS as _SYMBOLS
 from dynid.identify.solve.solvers import accumulated_r_factor
-
-#: The reference's friction law, as a result records it.
-REFERENCE_LAW = 'coulomb+viscous+offset'
-_SYMBOLS = ('Fc', 'Fv', 'tau0')
 
 
 def _friction_block(problem, k: int) -> np.ndarray:

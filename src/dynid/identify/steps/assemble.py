@@ -15,8 +15,9 @@ from dynid.identify.registry import identification_method, method_software
 from dynid.identify.result.metrics import equation_metrics
 from dynid.identify.result.quality import residual_autocorrelation
 from dynid.identify.result.result import IdentificationResult
+from dynid.identify.result.result_schema import REFERENCE_LAW
 from dynid.identify.selection.choice import FOLDS_WHERE, ModelChoice
-from dynid.identify.solve.reference import REFERENCE_LAW, fit_reference
+from dynid.identify.solve.reference import fit_reference
 from dynid.identify.steps.check import fit_warnings
 from dynid.identify.steps.fit import Fit, physical_not_applicable
 
