@@ -198,21 +198,30 @@ def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
 IV_ADVICE = '--method idim_iv'
 
 
-def least_squares_bias(w, y, z, weights=None, level: float = BIAS_LEVEL) -> Finding:
+def least_squares_bias(w, y, z, weights=None, joints=None, level: float = BIAS_LEVEL) -> Finding:
     """Whether IDIM-LS is biased on the rows ``w`` (r, p), ``y`` (r,), tested against the instruments ``z`` (r, p'),
     row for row (e.g. W of a simulated closed loop's noise-free states), each row weighted by ``weights`` (1/σ̂_j of
-    its joint, as WLS weights; default 1): :func:`dynid.identify.solve.hausman.durbin_wu_hausman` at ``level``, said
+    its joint, as WLS weights; default 1), ``joints`` (r,) each row's joint (the rows' autocorrelation widens the
+    variance; default: rows independent): :func:`dynid.identify.solve.hausman.durbin_wu_hausman` at ``level``, said
     by :func:`bias_finding`."""
-    return bias_finding(durbin_wu_hausman(w, y, z, weights, level))
+    return bias_finding(durbin_wu_hausman(w, y, z, weights, joints, level))
 
 
 def bias_finding(test: HausmanTest) -> Finding:
     """The diagnosis's finding ('ls_bias') of a Durbin–Wu–Hausman test: its statistic, degrees of freedom and p-value,
-    and the IV method as the way out only where LS is biased at the test's level."""
+    how far the IV estimate lies from LS in LS's own uncertainty, and the IV method as the way out only where LS is
+    biased (:attr:`HausmanTest.biased`)."""
     figures = f'H = {test.statistic:.4g} on {test.dof} degrees of freedom, p = {test.p_value:.3g}'
+    distance = f'the IV estimate at {test.distance:.4g} from LS in its own covariance'
     if test.biased:
         return Finding('ls_bias', [], f'IDIM-LS is biased on these rows by the Durbin-Wu-Hausman test against the '
-                                     f'instruments ({figures} < {test.level:g}): the instrumental-variable estimate '
-                                     f'removes it', IV_ADVICE)
+                                     f'instruments ({figures} < {test.level:g}; {distance}, beyond its '
+                                     f'{1 - test.level:.0%} bound {test.bound:.4g}): the instrumental-variable '
+                                     f'estimate removes the bias', IV_ADVICE)
+    if test.rejects:
+        return Finding('ls_bias', [], f'IDIM-LS differs from the instrumental-variable estimate by more than chance '
+                                     f'({figures} < {test.level:g}) but by less than its own uncertainty ({distance}, '
+                                     f'within its {1 - test.level:.0%} bound {test.bound:.4g}): no bias that matters, '
+                                     f'least squares stands')
     return Finding('ls_bias', [], f'IDIM-LS shows no bias on these rows by the Durbin-Wu-Hausman test against the '
                                  f'instruments ({figures} >= {test.level:g}): least squares stands')
