@@ -38,7 +38,7 @@ setup(
         'mujoco': ['mujoco>=3.7,<5'],  # dynid export-mjcf, the MuJoCo plant
         'fleet': ['dask[distributed]>=2024.8', 'psycopg[binary]>=3.1.18,<4'],  # dynid batch, a PostgreSQL record
         'test': ['pytest>=8.3,<8.4', 'pytest-xdist>=3.8', 'hypothesis>=6.170', 'example-robot-data>=4.4',
-                 'colcon-common-extensions>=0.3'],
+                 'colcon-common-extensions>=0.3', 'linearmodels>=7.1'],
     },
     zip_safe=True,
     entry_points={

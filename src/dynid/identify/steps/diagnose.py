@@ -16,6 +16,9 @@
   and the robot file's prior can complete what the data lack; the regularized route's first estimate then too (OLS with
   the prior and physical consistency, Coulomb + viscous friction: docs/methods/identification.md, "Weakly exciting
   logs").
+- Where instruments are at hand (an IV method's simulated closed loop), whether IDIM-LS is biased on these rows: the
+  Durbin–Wu–Hausman test (:func:`least_squares_bias`, :mod:`dynid.identify.solve.hausman`), whose finding offers
+  ``--method idim_iv`` only where LS is biased at the level.
 
 This is the identification's own diagnosis of its equations; what the recordings' effort means (sign, scale, torque or
 current) is :mod:`dynid.diagnosis`, which the workflow runs on the recordings as given.
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dynid.diagnosis import Finding
 from dynid.errors import InputError
 from dynid.identify.equations.held import left_out, one_way_friction, structural_offsets
 from dynid.identify.equations.prepare import Equations, refuse_still_joints
@@ -36,6 +40,7 @@ from dynid.identify.equations.problem import Candidate, IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions, Request
 from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD, identification_method
 from dynid.identify.result.quality import COND_SCALED_MAX
+from dynid.identify.solve.hausman import BIAS_LEVEL, HausmanTest, durbin_wu_hausman
 from dynid.identify.solve.solvers import Estimate, check_identifiable, excitation_condition
 from dynid.identify.steps.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
 
@@ -187,3 +192,36 @@ def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
     return bool(request.method and physical is not None and physical.prior and physical.consistency != 'never'
                 and not consistency_refused(problem, request.friction)
                 and physical.source(problem.robot).pulls())
+
+
+#: The way out of a biased LS the finding offers (the instrumental-variable method's name).
+IV_ADVICE = '--method idim_iv'
+
+
+def least_squares_bias(w, y, z, weights=None, joints=None, level: float = BIAS_LEVEL) -> Finding:
+    """Whether IDIM-LS is biased on the rows ``w`` (r, p), ``y`` (r,), tested against the instruments ``z`` (r, p'),
+    row for row (e.g. W of a simulated closed loop's noise-free states), each row weighted by ``weights`` (1/σ̂_j of
+    its joint, as WLS weights; default 1), ``joints`` (r,) each row's joint (the rows' autocorrelation widens the
+    variance; default: rows independent): :func:`dynid.identify.solve.hausman.durbin_wu_hausman` at ``level``, said
+    by :func:`bias_finding`."""
+    return bias_finding(durbin_wu_hausman(w, y, z, weights, joints, level))
+
+
+def bias_finding(test: HausmanTest) -> Finding:
+    """The diagnosis's finding ('ls_bias') of a Durbin–Wu–Hausman test: its statistic, degrees of freedom and p-value,
+    how far the IV estimate lies from LS in LS's own uncertainty, and the IV method as the way out only where LS is
+    biased (:attr:`HausmanTest.biased`)."""
+    figures = f'H = {test.statistic:.4g} on {test.dof} degrees of freedom, p = {test.p_value:.3g}'
+    distance = f'the IV estimate at {test.distance:.4g} from LS in its own covariance'
+    if test.biased:
+        return Finding('ls_bias', [], f'IDIM-LS is biased on these rows by the Durbin-Wu-Hausman test against the '
+                                     f'instruments ({figures} < {test.level:g}; {distance}, beyond its '
+                                     f'{1 - test.level:.0%} bound {test.bound:.4g}): the instrumental-variable '
+                                     f'estimate removes the bias', IV_ADVICE)
+    if test.rejects:
+        return Finding('ls_bias', [], f'IDIM-LS differs from the instrumental-variable estimate by more than chance '
+                                     f'({figures} < {test.level:g}) but by less than its own uncertainty ({distance}, '
+                                     f'within its {1 - test.level:.0%} bound {test.bound:.4g}): no bias that matters, '
+                                     f'least squares stands')
+    return Finding('ls_bias', [], f'IDIM-LS shows no bias on these rows by the Durbin-Wu-Hausman test against the '
+                                 f'instruments ({figures} >= {test.level:g}): least squares stands')

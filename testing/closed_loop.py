@@ -1,0 +1,82 @@
+"""The IDIM's rows of a closed-loop twin recording and their instruments, as the Durbin–Wu–Hausman test takes them
+(:func:`dynid.identify.steps.diagnose.least_squares_bias`), until the closed-loop simulation module gives them.
+
+The twin (UR5e, Coulomb + viscous friction on the motors, its joint-torque sensor after the gear: the torque it
+measures is the links' rigid-body torque, M(q)q̈ + C(q, q̇)q̇ + g(q), to 1e-3 of its RMS) follows a random 5-harmonic
+motion twice with the same reference: once with the sensors given (encoder quantization, velocity and torque noise),
+once with noiseless sensors. W is the base regressor of the first run's measured positions, low-passed and
+differentiated with the identification's default filters (:func:`dynid.signal.preprocess.filtered_derivatives`),
+y its measured joint torque; both pass the default parallel low-pass and decimation
+(:class:`dynid.signal.preprocess.Decimator`). The instruments Z are the same regressor of the noiseless run's exact
+states (q, q̇, q̈ of the plant), filtered and decimated alike: the IDIM-IV instruments of a simulated closed loop
+(Janot, Vandanjon and Gautier 2014), independent of the first run's noise. The truth is the robot's base parameters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynid.excite.fourier import FourierDesign, default_limits, random_design
+from dynid.excite.home import home_configuration
+from dynid.model.robot import RobotModel
+from dynid.signal.preprocess import Decimator, FilterSettings, filtered_derivatives
+from dynid.sim.parameters import PlantParameters, SensorParameters
+from dynid.sim.twin import DigitalTwin
+
+#: Coarse encoders and a noisy torque sensor: a 10-bit link encoder [rad], velocity noise [rad/s], torque noise [N·m].
+NOISY = SensorParameters(link_resolution=2 * np.pi / 2**10, velocity_noise=0.01, torque_noise=0.5)
+#: The twin's default sensors (20-bit link encoder, 1 mrad/s, 0.2 N·m).
+CLEAN = SensorParameters()
+
+
+@dataclass(frozen=True)
+class ClosedLoopRows:
+    """w (r, p), y (r,), z (r, p): the rows, torques and instruments; joints (r,): each row's joint; truth (p,): the
+    base parameters."""
+
+    w: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+    joints: np.ndarray
+    truth: np.ndarray
+
+
+def closed_loop_rows(robot: RobotModel, rate_hz: float, sensors: SensorParameters, seed: int,
+                     seconds: float = 20.0) -> ClosedLoopRows:
+    """The rows of the twin of ``robot`` at ``rate_hz`` with ``sensors`` (noise seed ``seed``; the motion's seed
+    too) and their instruments (module docstring)."""
+    home = home_configuration(robot)
+    design = FourierDesign(robot.joint_names, 5, 10.0)
+    trajectory = design.trajectory(random_design(design, home, default_limits(robot, home),
+                                                 np.random.default_rng(seed), np.linspace(0, 10, 4000, endpoint=False)))
+    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
+    measured = _run(robot, trajectory, rate_hz, sensors, seed, seconds)
+    noiseless = _run(robot, trajectory, rate_hz, SensorParameters.noiseless(), seed, seconds)
+    settings = FilterSettings().validated(rate_hz)
+    decimate = Decimator(settings, rate_hz, len(measured.time))
+    base = robot.base
+    q, dq, ddq = filtered_derivatives(measured.measured['q'], settings)
+    w = _rows(robot, base, decimate, q, dq, ddq)
+    truth = noiseless.truth
+    z = _rows(robot, base, decimate, truth['q'], truth['dq'], truth['link_acceleration'])
+    y = decimate(measured.measured['joint_torque']).reshape(-1)
+    joints = np.tile(np.arange(robot.n), len(decimate.keep))
+    return ClosedLoopRows(w, y, z, joints, base.from_standard(robot.standard_parameters))
+
+
+def _run(robot, trajectory, rate_hz, sensors, seed, seconds):
+    params = PlantParameters.defaults(robot)
+    params.joints.friction_model = 'coulomb_viscous'
+    params.sensors = sensors
+    twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
+    twin.follow(trajectory)
+    return twin.run(seconds)
+
+
+def _rows(robot, base, decimate, q, dq, ddq) -> np.ndarray:
+    """The base regressor's rows (kept samples × joints, p) of the states, low-passed and decimated."""
+    columns = base.columns(robot.regressor(q, dq, ddq))  # (N·n, p), rows sample by sample
+    return decimate(columns.reshape(len(q), robot.n, -1)).reshape(-1, columns.shape[1])
