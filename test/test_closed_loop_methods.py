@@ -192,3 +192,26 @@ def test_identifier_nodes_core_takes_the_method_options_from_its_parameter(ur5e,
     with pytest.raises(InputError, match="needs the controller's reference"):
         session.identify(recording, IdentifierSettings(method='didim', friction='viscous_coulomb',
                                                        method_option=('max_iterations=2',), report=False))
+
+
+def test_identify_tests_least_squares_for_bias_where_the_recording_holds_the_reference(ur5e):
+    """The job's Durbin–Wu–Hausman test (dynid.identify.job.bias): on the coarse encoder at 250 Hz least squares is
+    biased, said with its statistic and the IV method as the way out; on the
+    twin's own encoders at 1 kHz it stands and nothing is said; without a reference, or for a closed-loop method, it
+    does not run and says why."""
+    from dynid.identify.job.bias import least_squares_bias
+    from dynid.signal.preprocess import FilterSettings
+
+    def tested(dataset, method='wls'):
+        return least_squares_bias(ur5e, [RecordingInput(dataset, name='run')], SPEC, FilterSettings(), method,
+                                  spelling={'method': '--method {}'})
+
+    finding, figures = tested(closed_loop_twin(ur5e, 10.0, 250.0, link_resolution=COARSE)[0])
+    assert figures['run'] and figures['biased'] and figures['p_value'] < 0.01, figures
+    assert finding.kind == 'ls_bias' and finding.advice == '--method idim_iv' and 'Durbin-Wu-Hausman' in finding.text
+    clean, _ = closed_loop_twin(ur5e, 10.0, 1000.0)
+    finding, figures = tested(clean)
+    assert figures['run'] and not figures['biased'] and finding is None, figures
+    assert tested(dataclasses.replace(clean, reference=None))[1] == {
+        'run': False, 'why': "a recording holds no controller's reference"}
+    assert not tested(clean, 'didim')[1]['run']

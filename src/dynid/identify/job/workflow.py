@@ -21,6 +21,7 @@ from pathlib import Path
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError, spell
 from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.job.bias import least_squares_bias
 from dynid.identify.job.torque_sources import check_channels, compare_sources
 from dynid.identify.job.ways_out import WAY_OUT_SPELLING, ways_out
 from dynid.identify.result.quality import refuse_unless_forced, validation_warnings
@@ -130,6 +131,10 @@ def identify_and_save(robot: RobotModel, recordings: list[RecordingInput], ident
         if not tried:
             raise
         raise InputError(f'{error.finding or error.template}; {tried}', fields=error.fields) from None
+    bias, diagnosis.details['ls_bias'] = least_squares_bias(
+        robot, recordings, identification.spec, identification.filters, identification.options.method, drives,
+        identification.spelling, progress)
+    diagnosis.findings += [bias] if bias is not None else []
     result.diagnosis_section = diagnosis.to_dict()
     spelling = {**WAY_OUT_SPELLING, **(identification.spelling or {})}
     result.warnings[:0] = diagnosis.warnings() + channel_warnings

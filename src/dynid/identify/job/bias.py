@@ -1,0 +1,67 @@
+"""Whether least squares is biased on an identification's recordings: the Durbin–Wu–Hausman test of IDIM-WLS against
+the instruments of the closed loop the recordings were taken in (Janot, Vandanjon & Gautier 2016; the test:
+:func:`dynid.identify.solve.hausman.durbin_wu_hausman`, its finding :func:`dynid.identify.steps.diagnose.bias_finding`).
+
+It runs where every recording holds the controller's reference and the identification is a least-squares one (the
+closed-loop methods are the way out it offers, not what it tests). The instruments are the regressor of the loop
+simulated with IDIM-IV's estimate after at most :data:`ITERATIONS` simulations from WLS's (Janot et al. 2014), on the
+rigid body with Coulomb and viscous friction whatever law the identification chose: the test asks whether the rows
+are biased by the noise in q, q̇, q̈, which the friction law does not change. Where the loop cannot be simulated (no
+controller gains in the recording, a payload, a loop that diverges) it says why and the identification stands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from dynid.diagnosis import Finding
+from dynid.errors import InputError
+from dynid.identify.closed_loop.fit import instrumental_step, iterated
+from dynid.identify.closed_loop.instruments import ClosedLoopSettings, refuse_unsupported
+from dynid.identify.equations.problem import problem_for
+from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
+from dynid.identify.registry import START_METHOD
+from dynid.identify.solve.hausman import durbin_wu_hausman
+from dynid.identify.steps.diagnose import bias_finding
+from dynid.model.robot import RobotModel
+
+#: the most simulations of the loop the instruments take (IDIM-IV from WLS's estimate settles in 1–4)
+ITERATIONS = 3
+#: the methods whose estimate the test is about (the closed-loop methods are its way out)
+LEAST_SQUARES = ('auto', 'ols', 'wls', 'irls', 'iirls', 'mls', 'tls')
+
+
+def least_squares_bias(robot: RobotModel, recordings: Sequence[RecordingInput], spec: ModelSpec, filters,
+                       method: str, drives=None, spelling: dict | None = None,
+                       progress: Callable[[str], None] = lambda _: None) -> tuple[Finding | None, dict]:
+    """(the finding where least squares is biased, else None; the test's figures or why it did not run) for the
+    diagnosis's ``details['ls_bias']`` (module docstring). ``spec``, ``filters``, ``drives``: the identification's;
+    ``method``: the one it was asked for; ``spelling``: how the front end takes a method (``{'method': '--method
+    {}'}``), for the advice."""
+    if method not in LEAST_SQUARES:
+        return None, {'run': False, 'why': f'the method {method} is not least squares'}
+    if any(r.dataset.reference is None for r in recordings):
+        return None, {'run': False, 'why': "a recording holds no controller's reference"}
+    progress("testing least squares for bias against the closed loop's instruments (Durbin-Wu-Hausman)")
+    try:
+        problem = problem_for(robot, list(recordings), dataclasses.replace(spec, friction='viscous_coulomb'),
+                              filters, drives)
+        refuse_unsupported(problem, 'the bias test')
+        rows = {}
+
+        def solve(w, z, y, weights, names, joints, options):
+            rows.update(w=w, z=z, y=y, weights=weights, joints=joints)
+            return instrumental_step(w, z, y, weights, names, joints, options)
+
+        iterated(problem, IdentifyOptions(method=START_METHOD), ClosedLoopSettings(max_iterations=ITERATIONS),
+                 solve, 'the bias test\'s IDIM-IV', progress)
+        test = durbin_wu_hausman(rows['w'], rows['y'], rows['z'], rows['weights'], rows['joints'])
+    except InputError as error:
+        return None, {'run': False, 'why': error.spelled(lambda field: field)}
+    finding = bias_finding(test)
+    if finding.advice:
+        finding.advice = (spelling or {}).get('method', 'method {}').format('idim_iv')
+    figures = {'run': True, 'statistic': float(test.statistic), 'dof': int(test.dof), 'p_value': float(test.p_value),
+               'biased': bool(test.biased), 'text': finding.text}
+    return (finding if test.biased else None), figures
