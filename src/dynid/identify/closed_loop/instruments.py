@@ -68,7 +68,8 @@ def refuse_unsupported(problem: IdentificationProblem, method: str) -> None:
 
 
 def controller_of(problem: IdentificationProblem, settings: ClosedLoopSettings, k: int) -> ControllerGains:
-    """The controller of piece ``k``: the file's gains, or identified from the piece (:mod:`.controller`)."""
+    """The controller of piece ``k``: the file's gains, or identified from the piece
+    (:mod:`dynid.identify.closed_loop.controller`)."""
     if settings.controller_gains:
         return gains_from_file(settings.controller_gains, problem.robot.joint_names, settings.feedforward)
     drives = problem.drives

@@ -2,7 +2,9 @@
 (Gautier, Janot & Vandanjon 2013, eqs. (9)–(11): the simulation of DIDIM; Janot, Vandanjon & Gautier 2014, §III:
 the instruments of IDIM-IV are the regressor of its states).
 
-    (M(q) + diag(Ia))·q̈ = τ_cmd − c(q, q̇)·q̇ − g(q) − τ_f(q̇),     τ_cmd the controller's (:mod:`.controller`)
+    (M(q) + diag(Ia))·q̈ = τ_cmd − c(q, q̇)·q̇ − g(q) − τ_f(q̇)
+
+with τ_cmd the controller's (:mod:`dynid.identify.closed_loop.controller`).
 
 M and c·q̇ + g come from pinocchio (CRBA and the non-linear effects) on standard parameters that give the identified
 base parameters exactly (:func:`plant_of`), τ_f from the identified friction law. The integrator is the explicit

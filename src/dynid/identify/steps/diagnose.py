@@ -18,7 +18,7 @@
   logs").
 - Where instruments are at hand (an IV method's simulated closed loop), whether IDIM-LS is biased on these rows: the
   Durbin–Wu–Hausman test (:func:`least_squares_bias`, :mod:`dynid.identify.solve.hausman`), whose finding offers
-  ``--method idim_iv`` only where LS is biased at the level.
+  ``method idim_iv`` (as the front end spells it) only where LS is biased at the level.
 
 This is the identification's own diagnosis of its equations; what the recordings' effort means (sign, scale, torque or
 current) is :mod:`dynid.diagnosis`, which the workflow runs on the recordings as given.
@@ -195,7 +195,7 @@ def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
 
 
 #: The way out of a biased LS the finding offers (the instrumental-variable method's name).
-IV_ADVICE = '--method idim_iv'
+IV_ADVICE = 'method idim_iv'
 
 
 def least_squares_bias(w, y, z, weights=None, joints=None, level: float = BIAS_LEVEL) -> Finding:
