@@ -49,11 +49,13 @@ COARSE_RAD = 1e-2
 
 
 def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, link_resolution: float | None,
-                          seed: int = 0, engine: str = 'twin'):
-    """(dataset with its reference, {kp, kd, ki}) of the plant (``engine``: the twin or MuJoCo) under a PD (module
-    docstring)."""
+                          seed: int = 0, engine: str = 'twin', controller: str = 'pd'):
+    """(dataset with its reference, {kp, kd, ki[, feedforward: model]}) of the plant (``engine``: the twin or MuJoCo)
+    under ``controller`` (module docstring: 'pd', or 'model': the plant's default PID with its model-based
+    feedforward)."""
     params = PlantParameters.defaults(robot)
-    params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
+    if controller == 'pd':
+        params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
     params.joints.friction_model = 'coulomb_viscous'
     if link_resolution is not None:
         params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)
@@ -67,7 +69,8 @@ def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, lin
     record = twin.run(seconds)
     reference = Reference(*(record.reference[k] for k in ('q', 'dq', 'ddq', 'effort')), source='twin')
     dataset = dataclasses.replace(record_to_dataset(record, None, {'simulation': f'seed {seed}'}), reference=reference)
-    return dataset, {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
+    gains = {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
+    return dataset, gains if controller == 'pd' else {**gains, 'feedforward': 'model'}
 
 
 def other_motion(robot, seconds: float):

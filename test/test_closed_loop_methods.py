@@ -145,8 +145,8 @@ def test_without_the_reference_the_closed_loop_methods_refuse_by_name(ur5e, coar
 
 def test_a_method_declares_its_options_and_they_are_checked_against_the_declaration():
     method = identification_method('idim_iv')
-    assert [o.name for o in method.method_options] == ['controller_gains', 'feedforward', 'max_iterations',
-                                                       'tolerance', 'max_step_s']
+    assert [o.name for o in method.method_options] == ['controller_gains', 'controller_model', 'feedforward',
+                                                       'max_iterations', 'tolerance', 'max_step_s']
     values = method.option_values(parse_method_options(['max_iterations=3', 'feedforward=false', 'tolerance=1e-4']))
     assert values['max_iterations'] == 3 and values['feedforward'] is False and values['tolerance'] == 1e-4
     assert values['controller_gains'] == ''  # the default
@@ -155,6 +155,8 @@ def test_a_method_declares_its_options_and_they_are_checked_against_the_declarat
     assert error.value.field == 'method_option'
     with pytest.raises(InputError, match='max_step_s must be within'):
         method.option_values({'max_step_s': '1'})
+    with pytest.raises(InputError, match='controller_model must be one of auto, pid, pid\\+model'):
+        method.option_values({'controller_model': 'lqr'})
     with pytest.raises(InputError, match=r'method idim_iv has no option gain \(its options: controller_gains'):
         method.option_values({'gain': '1'})
     with pytest.raises(InputError, match='method wls has no option max_iterations'):
