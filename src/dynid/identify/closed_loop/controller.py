@@ -40,6 +40,10 @@ MODEL_TERMS = ('rotor_inertia', 'coulomb', 'viscous')
 #: at 1 kHz–100 Hz: 1.01–1.02 under a PD alone (the twin, MuJoCo), 4.2 (the twin) and 37 (MuJoCo) under their
 #: model-based feedforward
 MODEL_RESIDUAL_RATIO = 1.5
+#: a file's gains held beside the model that leave this many times the residual of gains fitted there (RMS, on some
+#: joint) are not the controller's; measured on the twin: its true gains 15–100 (its integrator's state is not the
+#: recording's), without K_i 1.2–2.3
+HELD_RESIDUAL_RATIO = 5.0
 #: the largest standard deviation of a K_p fitted beside the model, relative to it
 GAIN_RELATIVE_STD = 0.2
 #: the PD the loop is simulated with where the gains beside the model are not determined (:func:`assumed_gains`):
@@ -183,12 +187,22 @@ def gains_from_recording(dataset: Dataset, drive_gain: np.ndarray | None, feedfo
 def with_model_feedforward(gains: ControllerGains, dataset: Dataset, drive_gain: np.ndarray | None,
                            robot: RobotModel) -> ControllerGains:
     """``gains`` (a file's) with the controller's model-based feedforward W_r·χ_ff identified by least squares of
-    τ_cmd − τ_ff − K_p·e − K_d·ė − K_i·∫e = W_r·χ_ff + c on the recording (module docstring)."""
+    τ_cmd − τ_ff − K_p·e − K_d·ė − K_i·∫e = W_r·χ_ff + c on the recording (module docstring). Where that leaves
+    :data:`HELD_RESIDUAL_RATIO` times the residual of gains fitted beside the model on some joint, the note says so
+    (the file's gains or law are not the recording's controller's)."""
     torque, commanded = _target(dataset, drive_gain, gains.feedforward)
-    error, rate, integral = _errors(dataset)
-    torque = torque - (gains.kp * error + gains.kd * rate + gains.ki * integral)
-    _, _, model_torque, _ = _model_fit(torque, (), model_regressor(robot, dataset))
-    return dataclasses.replace(gains, model_torque=model_torque,
+    signals = _errors(dataset)
+    error, rate, integral = signals
+    w_r = model_regressor(robot, dataset)
+    held = torque - (gains.kp * error + gains.kd * rate + gains.ki * integral)
+    _, _, model_torque, residual = _model_fit(held, (), w_r)
+    ratio = _rms(residual, axis=0) / _rms(_model_fit(torque, signals, w_r)[3], axis=0)
+    note = '' if np.all(ratio < HELD_RESIDUAL_RATIO) else (
+        f'the controller gains of {gains.source} beside the model-based feedforward leave {ratio.max():.3g} times '
+        f'the residual of gains fitted on the recording ({dataset.joint_names[int(np.argmax(ratio))]}): they or '
+        f'the law are not the controller\'s (an integrator whose state the recording does not give: without ki the '
+        f'twin\'s file left 1.2–2.3 times); check the method option controller_gains=FILE')
+    return dataclasses.replace(gains, model_torque=model_torque, note=note,
                                source=f'{gains.source}, its model-based feedforward identified from {commanded}')
 
 
@@ -258,8 +272,9 @@ def _model_fit(torque: np.ndarray, signals, w_r: np.ndarray):
     return gains, std, (w_r @ solution[:b]).reshape(samples, n), residual
 
 
-def _rms(residual: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(residual ** 2)))
+def _rms(residual: np.ndarray, axis=None):
+    """The root mean square of ``residual`` (over ``axis``; all of it where None)."""
+    return np.sqrt(np.mean(residual ** 2, axis=axis))
 
 
 
