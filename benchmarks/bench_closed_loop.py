@@ -123,7 +123,8 @@ def run_method(robot, dataset, heldout, method: str, gains_file: str) -> dict:
 
 
 def floor(robot, dataset, gains_file: str) -> float:
-    """The base-parameter error of IV with the instruments of the loop simulated with the true parameters."""
+    """The base-parameter error of IV with the instruments of the loop simulated with the true parameters, under the
+    controller the methods take (``gains_file``'s, or '': identified from the recording)."""
     problem = problem_for(robot, [RecordingInput(dataset)], SPEC)
     start, w, y, joints, _ = least_squares_start(problem, IdentifyOptions(physical=None), lambda _: None)
     truth = true_values(problem, robot)
@@ -171,7 +172,7 @@ def case(robot, excitation, args, plant: tuple[str, str], rate: float, encoder: 
     rows = []
     for method in [*args.methods.split(','), 'floor']:
         row = {'engine': engine, 'controller': controller, 'rate_hz': rate, 'encoder': encoder, 'method': method}
-        row.update({'error': floor(robot, dataset, str(gains_file))} if method == 'floor' else
+        row.update({'error': floor(robot, dataset, given)} if method == 'floor' else
                    run_method(robot, dataset, heldout, method, given))
         rows.append(row)
         print(f'{engine:6}  {controller:5}  {rate:6.0f}  {encoder:8}  {method:8}  {row["error"]:9.4f}  '
