@@ -157,8 +157,9 @@ def gains_from_recording(dataset: Dataset, drive_gain: np.ndarray | None, feedfo
     docstring; needs ``robot``); 'auto', the model where the PID alone leaves :data:`MODEL_RESIDUAL_RATIO` times its
     residual. InputError naming ``controller_gains`` where the recording lacks what it needs. Where the gains beside
     the model are not determined (:func:`_undetermined`: the feedback is a small part of the command, and follows
-    the reference as the feedforward does), the loop keeps the model's feedforward and a stated PD
-    (:func:`assumed_gains`, ``rotor_inertia`` [kg·m²] the drives'), and the controller's note says so."""
+    the reference as the feedforward does), the loop keeps the model's feedforward (fitted again without the PID's
+    columns) and a stated PD (:func:`assumed_gains`, ``rotor_inertia`` [kg·m²] the drives'), and the controller's
+    note says so."""
     torque, commanded = _target(dataset, drive_gain, feedforward)
     signals = _errors(dataset)
     gains, residual = _pid_fit(torque, signals)
@@ -200,8 +201,8 @@ def with_model_feedforward(gains: ControllerGains, dataset: Dataset, drive_gain:
     note = '' if np.all(ratio < HELD_RESIDUAL_RATIO) else (
         f'the controller gains of {gains.source} beside the model-based feedforward leave {ratio.max():.3g} times '
         f'the residual of gains fitted on the recording ({dataset.joint_names[int(np.argmax(ratio))]}): they or '
-        f'the law are not the controller\'s (an integrator whose state the recording does not give: without ki the '
-        f'twin\'s file left 1.2–2.3 times); check the method option controller_gains=FILE')
+        f'the law are not the controller\'s (an integrator whose state the recording does not give: try the file '
+        f'without ki); check the method option controller_gains=FILE')
     return dataclasses.replace(gains, model_torque=model_torque, note=note,
                                source=f'{gains.source}, its model-based feedforward identified from {commanded}')
 
