@@ -9,9 +9,14 @@ link encoder (0.01 rad) that makes the regressor noisy. Per row: the relative er
 parameters against the twin's truth (no prior: the robot file is the truth), the held-out relative torque error on
 another motion (logged with the twin's own encoders: it scores the model, not the encoder), the iterations and the
 time; "floor": IV with the instruments of the loop simulated with the TRUE
-parameters (what IV reaches with a perfect start). Ends with a JSON line.
+parameters (what IV reaches with a perfect start). ``--controllers model`` runs the plants' default controller
+instead (``pd``: the PD above): their PID with the model-based feedforward of the reference (nominal inverse dynamics,
+rotor inertia, Coulomb and viscous friction), the closed-loop methods given no gains file (the controller identified
+from the recording, as a user without its gains runs them; its floor with the true gains and the feedforward
+identified). Ends with a JSON line (the ``pd`` figures under the names they had, the ``model`` ones with ``_model``).
 
     AMENT_PREFIX_PATH=.venv PYTHONPATH=src python benchmarks/bench_closed_loop.py [--seconds 20] [--rates 1000,250,100]
+        [--controllers pd,model]
 """
 
 from __future__ import annotations
@@ -29,9 +34,13 @@ import yaml
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-from dynid.identify.closed_loop.controller import gains_from_file
 from dynid.identify.closed_loop.fit import least_squares_start
-from dynid.identify.closed_loop.instruments import instrumental_estimate, simulated_problem
+from dynid.identify.closed_loop.instruments import (
+    ClosedLoopSettings,
+    controller_of,
+    instrumental_estimate,
+    simulated_problem,
+)
 from dynid.identify.equations.problem import problem_for
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
 from dynid.identify.steps.fit import nominal_rigid
@@ -49,11 +58,13 @@ COARSE_RAD = 1e-2
 
 
 def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, link_resolution: float | None,
-                          seed: int = 0, engine: str = 'twin'):
-    """(dataset with its reference, {kp, kd, ki}) of the plant (``engine``: the twin or MuJoCo) under a PD (module
-    docstring)."""
+                          seed: int = 0, engine: str = 'twin', controller: str = 'pd'):
+    """(dataset with its reference, {kp, kd, ki[, feedforward: model]}) of the plant (``engine``: the twin or MuJoCo)
+    under ``controller`` (module docstring: 'pd', or 'model': the plant's default PID with its model-based
+    feedforward)."""
     params = PlantParameters.defaults(robot)
-    params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
+    if controller == 'pd':
+        params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
     params.joints.friction_model = 'coulomb_viscous'
     if link_resolution is not None:
         params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)
@@ -67,7 +78,8 @@ def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, lin
     record = twin.run(seconds)
     reference = Reference(*(record.reference[k] for k in ('q', 'dq', 'ddq', 'effort')), source='twin')
     dataset = dataclasses.replace(record_to_dataset(record, None, {'simulation': f'seed {seed}'}), reference=reference)
-    return dataset, {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
+    gains = {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
+    return dataset, gains if controller == 'pd' else {**gains, 'feedforward': 'model'}
 
 
 def other_motion(robot, seconds: float):
@@ -99,7 +111,8 @@ def base_error(robot, names, values) -> float:
 
 
 def run_method(robot, dataset, heldout, method: str, gains_file: str) -> dict:
-    method_options = {} if method == 'wls' else {'controller_gains': gains_file}
+    """One method's row (``gains_file`` '': the controller identified from the recording)."""
+    method_options = {} if method == 'wls' or not gains_file else {'controller_gains': gains_file}
     options = IdentifyOptions(method=method, physical=None, method_options=method_options)
     start = time.perf_counter()
     result = identify(robot, [RecordingInput(dataset, name='twin')], SPEC, options=options)
@@ -110,11 +123,12 @@ def run_method(robot, dataset, heldout, method: str, gains_file: str) -> dict:
 
 
 def floor(robot, dataset, gains_file: str) -> float:
-    """The base-parameter error of IV with the instruments of the loop simulated with the true parameters."""
+    """The base-parameter error of IV with the instruments of the loop simulated with the true parameters, under the
+    controller the methods take (``gains_file``'s, or '': identified from the recording)."""
     problem = problem_for(robot, [RecordingInput(dataset)], SPEC)
     start, w, y, joints, _ = least_squares_start(problem, IdentifyOptions(physical=None), lambda _: None)
     truth = true_values(problem, robot)
-    controllers = [gains_from_file(gains_file, robot.joint_names)]
+    controllers = [controller_of(problem, ClosedLoopSettings(controller_gains=gains_file), 0)]
     z = simulated_problem(problem, truth, controllers).equations(truth[:len(problem.rigid_names)])[0]
     iv = instrumental_estimate(w, z, y, start.row_weights, problem.parameter_names())
     return base_error(robot, iv.names, iv.values)
@@ -126,60 +140,64 @@ def main() -> None:
     parser.add_argument('--rates', default='1000,250,100')
     parser.add_argument('--methods', default='wls,idim_iv,didim')
     parser.add_argument('--engines', default='twin,mujoco', help='plants: twin, mujoco (needs pip install mujoco)')
+    parser.add_argument('--controllers', default='pd', help="pd (a PD alone), model (the plants' default controller: "
+                                                            'a PID with its model-based feedforward)')
     args = parser.parse_args()
     robot = load_robot('ur5e')
     excitation = load_trajectory(builtin_excitation_path(robot.name))
     rows = []
-    print(f'{"plant":6}  {"rate":>6}  {"encoder":8}  {"method":8}  {"param err":>9}  {"held-out":>8}  {"iter":>4}  '
-          f'{"time":>6}')
+    print(f'{"plant":6}  {"ctrl":5}  {"rate":>6}  {"encoder":8}  {"method":8}  {"param err":>9}  {"held-out":>8}  '
+          f'{"iter":>4}  {"time":>6}')
     with tempfile.TemporaryDirectory() as folder:
-        for engine in args.engines.split(','):
-            for rate in (float(r) for r in args.rates.split(',')):
-                for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
-                    rows += case(robot, excitation, args, engine, rate, encoder, resolution, Path(folder))
+        for controller in args.controllers.split(','):
+            for engine in args.engines.split(','):
+                for rate in (float(r) for r in args.rates.split(',')):
+                    for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
+                        rows += case(robot, excitation, args, (engine, controller), rate, encoder, resolution,
+                                     Path(folder))
     print(json.dumps({**summary(rows), 'rows': rows}))
 
 
-def case(robot, excitation, args, engine: str, rate: float, encoder: str, resolution: float | None, folder: Path
-         ) -> list[dict]:
-    """The rows of one plant, rate and encoder: each method's, then IV's floor."""
-    dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution, engine=engine)
-    heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, None, seed=1, engine=engine)
+def case(robot, excitation, args, plant: tuple[str, str], rate: float, encoder: str, resolution: float | None,
+         folder: Path) -> list[dict]:
+    """The rows of one plant (engine, controller), rate and encoder: each method's, then IV's floor."""
+    engine, controller = plant
+    dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution, engine=engine,
+                                           controller=controller)
+    heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, None, seed=1, engine=engine,
+                                       controller=controller)
     gains_file = folder / 'gains.yaml'
     gains_file.write_text(yaml.safe_dump(gains))
+    given = str(gains_file) if controller == 'pd' else ''
     rows = []
     for method in [*args.methods.split(','), 'floor']:
-        row = {'engine': engine, 'rate_hz': rate, 'encoder': encoder, 'method': method}
-        row.update({'error': floor(robot, dataset, str(gains_file))} if method == 'floor' else
-                   run_method(robot, dataset, heldout, method, str(gains_file)))
+        row = {'engine': engine, 'controller': controller, 'rate_hz': rate, 'encoder': encoder, 'method': method}
+        row.update({'error': floor(robot, dataset, given)} if method == 'floor' else
+                   run_method(robot, dataset, heldout, method, given))
         rows.append(row)
-        print(f'{engine:6}  {rate:6.0f}  {encoder:8}  {method:8}  {row["error"]:9.4f}  '
+        print(f'{engine:6}  {controller:5}  {rate:6.0f}  {encoder:8}  {method:8}  {row["error"]:9.4f}  '
               f'{row.get("heldout", float("nan")):8.4f}  {row.get("iterations") or "":>4}  '
               f'{row.get("time_s", float("nan")):6.1f}', flush=True)
     return rows
 
 
 def summary(rows: list[dict]) -> dict:
-    """The issue's figures: IV's (and DIDIM's) parameter error over LS's at 100 Hz (twin sensors and coarse encoder)
-    and IV's held-out error over LS's at 1 kHz."""
-    value = {(r['engine'], r['rate_hz'], r['encoder'], r['method']): r for r in rows}
-
-    def ratio(engine, rate, encoder, method, key):
-        a, b = value.get((engine, rate, encoder, method)), value.get((engine, rate, encoder, 'wls'))
-        return None if a is None or b is None else a[key] / b[key]
-
+    """The issue's figures per plant and controller: IV's (and DIDIM's) parameter error over LS's at 100 Hz (twin
+    sensors and coarse encoder) and IV's held-out error over LS's at 1 kHz."""
+    value = {(r['engine'], r['controller'], r['rate_hz'], r['encoder'], r['method']): r for r in rows}
     figures = {}
-    for engine in dict.fromkeys(r['engine'] for r in rows):
-        tail = '' if engine == 'twin' else f'_{engine}'
-        figures.update({f'iv_over_ls_param_error_100hz{tail}': ratio(engine, 100.0, 'twin', 'idim_iv', 'error'),
-                        f'didim_over_ls_param_error_100hz{tail}': ratio(engine, 100.0, 'twin', 'didim', 'error'),
-                        f'iv_over_ls_param_error_100hz_coarse{tail}': ratio(engine, 100.0, 'coarse', 'idim_iv',
-                                                                            'error'),
-                        f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(engine, 100.0, 'coarse', 'didim',
-                                                                               'error'),
-                        f'iv_over_ls_heldout_1khz{tail}': ratio(engine, 1000.0, 'twin', 'idim_iv', 'heldout')})
-    return figures
+    for plant in dict.fromkeys((r['engine'], r['controller']) for r in rows):
+        def ratio(rate, encoder, method, key, plant=plant):
+            a, b = value.get((*plant, rate, encoder, method)), value.get((*plant, rate, encoder, 'wls'))
+            return None if a is None or b is None else a[key] / b[key]
 
+        tail = ('' if plant[0] == 'twin' else f'_{plant[0]}') + ('' if plant[1] == 'pd' else f'_{plant[1]}')
+        figures.update({f'iv_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'idim_iv', 'error'),
+                        f'didim_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'didim', 'error'),
+                        f'iv_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'idim_iv', 'error'),
+                        f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'didim', 'error'),
+                        f'iv_over_ls_heldout_1khz{tail}': ratio(1000.0, 'twin', 'idim_iv', 'heldout')})
+    return figures
 
 if __name__ == '__main__':
     main()

@@ -350,17 +350,20 @@ def saved(folder, results) -> list[str]:
     return paths
 
 
-def closed_loop_twin(robot, seconds: float, rate_hz: float, seed: int = 0, link_resolution: float | None = None):
+def closed_loop_twin(robot, seconds: float, rate_hz: float, seed: int = 0, link_resolution: float | None = None,
+                     controller: str = 'pd'):
     """(dataset with the controller's reference, the controller's gains {'kp', 'kd', 'ki'}) of the twin following the
     robot's shipped excitation under a PD on the motor encoders (no internal feedforward, no integrator), Coulomb +
-    viscous joint friction; ``link_resolution``: the link encoder's quantum [rad] (default the twin's)."""
+    viscous joint friction; ``link_resolution``: the link encoder's quantum [rad] (default the twin's); ``controller``
+    'model': the twin's default controller instead (PID with its model-based feedforward of the reference)."""
     from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
     from dynid.io.dataset import Reference
     from dynid.sim.controller import KD, KI, KP
     from dynid.sim.parameters import PlantParameters
 
     params = PlantParameters.defaults(robot)
-    params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
+    if controller == 'pd':
+        params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
     params.joints.friction_model = 'coulomb_viscous'
     if link_resolution is not None:
         params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)

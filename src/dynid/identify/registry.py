@@ -56,7 +56,7 @@ OPTION_WORDS = {'str': 'text', 'int': 'a whole number', 'float': 'a number', 'bo
 class MethodOption:
     """One option of a method (module docstring): ``name`` (what ``--method-option NAME=VALUE`` takes), ``type``
     (a name of :data:`OPTION_TYPES`), ``default``, ``unit`` ('' where it has none), ``help`` (one line for people),
-    ``low``/``high`` (bounds of a number, inclusive; None: none)."""
+    ``low``/``high`` (bounds of a number, inclusive; None: none), ``choices`` (the words a str takes; (): any)."""
 
     name: str
     type: str
@@ -65,6 +65,7 @@ class MethodOption:
     unit: str = ''
     low: float | None = None
     high: float | None = None
+    choices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.type not in OPTION_TYPES:
@@ -90,6 +91,9 @@ class MethodOption:
                                      (self.high is not None and parsed > self.high)):
             raise InputError(f'method option {self.name} must be within [{self.low}, {self.high}]'
                              f'{" " + self.unit if self.unit else ""}, got {value!r}', fields=('method_option',))
+        if self.choices and parsed not in self.choices:
+            raise InputError(f'method option {self.name} must be one of {", ".join(self.choices)}, got {value!r}',
+                             fields=('method_option',))
         return parsed
 
     def line(self) -> str:

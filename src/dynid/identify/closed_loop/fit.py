@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dynid.identify.closed_loop.controller import CONTROLLER_MODELS
 from dynid.identify.closed_loop.instruments import (
     ClosedLoopSettings,
     closed_loop_settings,
@@ -36,6 +37,10 @@ def options(iterations: int) -> tuple[MethodOption, ...]:
         MethodOption('controller_gains', 'str', '', "YAML file of the joint controller's PID gains (kp [N·m/rad], "
                      'kd [N·m·s/rad], ki [N·m/(rad·s)]: one value, a list in joint order or {joint: value}); empty: '
                      'identified by least squares from the reference and the motor current'),
+        MethodOption('controller_model', 'str', 'auto', "the joint controller's law: pid, or pid+model (a PID beside "
+                     'the model-based feedforward of the reference, W(q_r, q̇_r, q̈_r)·χ_ff, identified from the '
+                     'recording); auto: pid+model where it explains the commanded torque markedly better, or where '
+                     "the gains file says feedforward: model", choices=CONTROLLER_MODELS),
         MethodOption('feedforward', 'bool', True, "the reference's commanded effort is added to the controller's "
                      'torque'),
         MethodOption('max_iterations', 'int', iterations, 'most simulations of the loop', low=1, high=1000),
@@ -67,7 +72,8 @@ def closed_loop_fit(problem: IdentificationProblem, options: IdentifyOptions, pr
     _, estimate, w, y, joints = iterated(problem, options, settings_of(options), solve, label, progress)
     solved = standard_solved(problem, options, estimate, w, y, joints, np.full(problem.robot.n, problem.spec.exponent),
                              progress)
-    notes = [] if estimate.extra['converged'] else [
+    notes = list(estimate.extra['controller_notes'])
+    notes += [] if estimate.extra['converged'] else [
         f'{label} did not settle in {estimate.iterations} iterations (last relative change '
         f'{estimate.extra["changes"][-1]:.2g}): give more ({{method_option}} max_iterations=N)']
     if estimate.extra['started_from'] == 'the robot file':

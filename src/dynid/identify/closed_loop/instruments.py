@@ -17,7 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.closed_loop.controller import ControllerGains, gains_from_file, gains_from_recording
+from dynid.identify.closed_loop.controller import (
+    ControllerGains,
+    file_feedforward,
+    gains_from_file,
+    gains_from_recording,
+    with_model_feedforward,
+)
 from dynid.identify.closed_loop.simulation import MAX_STEP_S, RigidPlant, simulate
 from dynid.identify.equations.prepare import prepare
 from dynid.identify.equations.problem import IdentificationProblem
@@ -31,6 +37,7 @@ class ClosedLoopSettings:
     """What the closed-loop methods read of their options (:func:`closed_loop_settings`)."""
 
     controller_gains: str = ''
+    controller_model: str = 'auto'
     feedforward: bool = True
     max_iterations: int = 10
     tolerance: float = 1e-3
@@ -68,13 +75,19 @@ def refuse_unsupported(problem: IdentificationProblem, method: str) -> None:
 
 
 def controller_of(problem: IdentificationProblem, settings: ClosedLoopSettings, k: int) -> ControllerGains:
-    """The controller of piece ``k``: the file's gains, or identified from the piece
+    """The controller of piece ``k``: the file's gains, or identified from the piece, with the model-based
+    feedforward where ``settings.controller_model`` (or, on auto, the file) asks
     (:mod:`dynid.identify.closed_loop.controller`)."""
-    if settings.controller_gains:
-        return gains_from_file(settings.controller_gains, problem.robot.joint_names, settings.feedforward)
     drives = problem.drives
-    return gains_from_recording(problem.recordings[k].dataset, None if drives is None else drives.drive_gain,
-                                settings.feedforward)
+    drive_gain, dataset = None if drives is None else drives.drive_gain, problem.recordings[k].dataset
+    if not settings.controller_gains:
+        return gains_from_recording(dataset, drive_gain, settings.feedforward, settings.controller_model,
+                                    problem.robot, None if drives is None else drives.rotor_inertia)
+    gains = gains_from_file(settings.controller_gains, problem.robot.joint_names, settings.feedforward)
+    model = settings.controller_model
+    if model == 'auto':
+        model = 'pid+model' if file_feedforward(settings.controller_gains) == 'model' else 'pid'
+    return with_model_feedforward(gains, dataset, drive_gain, problem.robot) if model == 'pid+model' else gains
 
 
 def plant_of(problem: IdentificationProblem, values: np.ndarray) -> RigidPlant:
@@ -159,7 +172,8 @@ def iterate(problem: IdentificationProblem, start: Estimate, w: np.ndarray, y: n
             fallback: np.ndarray | None = None) -> Estimate:
     """χ_{k+1} = ``step``(W_s(χ_k), χ_k) from ``start`` until ‖χ_{k+1} − χ_k‖/‖χ_k‖ < ``settings.tolerance`` or
     ``settings.max_iterations``; the last estimate, with ``iterations`` and ``extra['changes']`` (each iteration's
-    relative change), ``extra['converged']``, ``extra['controller']`` (where the gains came from) and
+    relative change), ``extra['converged']``, ``extra['controller']`` (where the gains came from),
+    ``extra['controller_notes']`` (what the controllers' fits say of them) and
     ``extra['started_from']``: 'the least-squares estimate', or where the loop simulated with it diverges, the
     ``fallback`` values (the robot file's rigid body: 'the robot file')."""
     controllers = [controller_of(problem, settings, k) for k in range(len(problem.recordings))]
@@ -183,5 +197,6 @@ def iterate(problem: IdentificationProblem, start: Estimate, w: np.ndarray, y: n
         if changes[-1] < settings.tolerance:
             break
     extra = {**estimate.extra, 'changes': changes, 'converged': bool(changes and changes[-1] < settings.tolerance),
-             'controller': controllers[0].source, 'started_from': started}
+             'controller': controllers[0].source, 'started_from': started,
+             'controller_notes': list(dict.fromkeys(c.note for c in controllers if c.note))}
     return dataclasses.replace(estimate, iterations=len(changes), extra=extra)

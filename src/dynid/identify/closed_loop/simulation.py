@@ -12,7 +12,8 @@ midpoint rule (second order, two evaluations a step) at a fixed step, the sample
 substeps of at most ``max_step_s`` (1 ms: the controllers of industrial arms close their loops at 1–8 kHz, a
 closed-loop bandwidth of tens of Hz leaves ω·h ≤ 0.3, well inside the method's stability), so that every sample is a
 step boundary and the reference (given at the samples) is interpolated between them: q_r by cubic Hermite
-interpolation with q̇_r, q̇_r and the feedforward linearly. The loop starts on its reference, its integrator holding
+interpolation with q̇_r, q̇_r and the feedforward (the reference's effort and the controller's model-based term,
+:meth:`ControllerGains.feedforward_torque`) linearly. The loop starts on its reference, its integrator holding
 what the start asks of the model (at rest: gravity), as a controller that has been holding position does.
 """
 
@@ -75,9 +76,9 @@ class _Dynamics:
         mass = np.triu(mass) + np.triu(mass, 1).T + self.rotor
         return mass, pin.nonLinearEffects(self.model, self.data, config, dq) + self.friction(dq)
 
-    def __call__(self, q, dq, integral, q_r, dq_r, effort) -> tuple[np.ndarray, np.ndarray]:
-        """(q̈, τ_cmd) of the state and the reference at that instant."""
-        torque = self.gains.torque(q_r - q, dq_r - dq, integral, effort)
+    def __call__(self, q, dq, integral, q_r, dq_r, feedforward) -> tuple[np.ndarray, np.ndarray]:
+        """(q̈, τ_cmd) of the state and the reference (its feedforward) at that instant."""
+        torque = self.gains.torque(q_r - q, dq_r - dq, integral, feedforward)
         mass, bias = self.bias(q, dq)
         return np.linalg.solve(mass, torque - bias), torque
 
@@ -89,11 +90,12 @@ def simulate(plant: RigidPlant, gains: ControllerGains, t: np.ndarray, reference
     period = float(np.median(np.diff(t)))
     substeps = max(1, int(np.ceil(period / max_step_s - 1e-9)))
     h = period / substeps
-    q_r, dq_r, effort = _interpolated(reference, substeps, period)
+    feedforward = gains.feedforward_torque(reference)
+    q_r, dq_r, effort = _interpolated(reference, feedforward, substeps, period)
     dynamics = _Dynamics(plant, gains)
     n = q_r.shape[1]
     q, dq = reference.q[0].copy(), reference.dq[0].copy()
-    integral = _held_integral(dynamics, gains, reference)
+    integral = _held_integral(dynamics, gains, reference, feedforward[0])
     out = np.empty((4, len(t), n))
     for k in range(len(t)):
         m = 2 * k * substeps
@@ -114,26 +116,25 @@ def simulate(plant: RigidPlant, gains: ControllerGains, t: np.ndarray, reference
     return ClosedLoopRun(*out)
 
 
-def _held_integral(dynamics: _Dynamics, gains: ControllerGains, reference: Reference) -> np.ndarray:
-    """∫(q_r − q) at the start that makes τ_cmd what the model needs to follow the reference there (0 where K_i
-    is 0)."""
+def _held_integral(dynamics: _Dynamics, gains: ControllerGains, reference: Reference, feedforward: np.ndarray
+                   ) -> np.ndarray:
+    """∫(q_r − q) at the start that makes τ_cmd (its ``feedforward`` there) what the model needs to follow the
+    reference there (0 where K_i is 0)."""
     ddq = np.zeros_like(reference.q[0]) if reference.ddq is None else reference.ddq[0]
     mass, bias = dynamics.bias(reference.q[0], reference.dq[0])
-    needed = mass @ ddq + bias
-    if gains.feedforward and reference.effort is not None:
-        needed = needed - reference.effort[0]
+    needed = mass @ ddq + bias - feedforward
     return np.divide(needed, gains.ki, out=np.zeros_like(needed), where=gains.ki != 0)
 
 
-def _interpolated(reference: Reference, substeps: int, period: float):
-    """(q_r, q̇_r, τ_ff) at every half step (2·substeps per period): q_r cubic Hermite on q̇_r, the others linear."""
+def _interpolated(reference: Reference, effort: np.ndarray, substeps: int, period: float):
+    """(q_r, q̇_r, the feedforward ``effort``) at every half step (2·substeps per period): q_r cubic Hermite on q̇_r,
+    the others linear."""
     fraction = np.arange(2 * substeps) / (2 * substeps)
     q0, q1, v0, v1 = reference.q[:-1], reference.q[1:], reference.dq[:-1], reference.dq[1:]
     s = fraction[None, :, None]
     h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
     q = h00 * q0[:, None] + h10 * period * v0[:, None] + h01 * q1[:, None] + h11 * period * v1[:, None]
     dq = v0[:, None] + s * (v1 - v0)[:, None]
-    effort = np.zeros_like(reference.q) if reference.effort is None else reference.effort
     ff = effort[:-1, None] + s * (effort[1:] - effort[:-1])[:, None]
     n = reference.q.shape[1]
     return tuple(np.concatenate([a.reshape(-1, n), b[-1:]])
