@@ -57,30 +57,30 @@ class ClosedLoopRun:
 
 
 class _Dynamics:
-    """q̈ and τ_cmd of one state (pinocchio on the plant's own copy of the model)."""
+    """q̈ and τ_cmd of one state (pinocchio on the plant's own copy of the model, the rotor inertia as its armature:
+    ABA solves (M + diag(Ia))·q̈ = τ − c·q̇ − g in O(n))."""
 
     def __init__(self, plant: RigidPlant, gains: ControllerGains) -> None:
         robot = plant.robot
         self.model = pin.Model(robot.pinocchio_model)
         for j in range(1, self.model.njoints):
             self.model.inertias[j] = pin.Inertia.FromDynamicParameters(plant.standard[10 * (j - 1):10 * j])
+        self.model.armature = np.asarray(plant.rotor_inertia, dtype=float).copy()
         self.data = self.model.createData()
         self.configuration = robot.configuration_vector if self.model.nq != robot.n else np.asarray
-        self.rotor = np.diag(plant.rotor_inertia)
         self.friction, self.gains = plant.friction, gains
 
     def bias(self, q: np.ndarray, dq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(M + diag(Ia), c·q̇ + g + τ_f) at (q, q̇)."""
         config = self.configuration(q)
-        mass = pin.crba(self.model, self.data, config)
-        mass = np.triu(mass) + np.triu(mass, 1).T + self.rotor
+        mass = pin.crba(self.model, self.data, config)  # the armature on its diagonal
+        mass = np.triu(mass) + np.triu(mass, 1).T
         return mass, pin.nonLinearEffects(self.model, self.data, config, dq) + self.friction(dq)
 
     def __call__(self, q, dq, integral, q_r, dq_r, feedforward) -> tuple[np.ndarray, np.ndarray]:
         """(q̈, τ_cmd) of the state and the reference (its feedforward) at that instant."""
         torque = self.gains.torque(q_r - q, dq_r - dq, integral, feedforward)
-        mass, bias = self.bias(q, dq)
-        return np.linalg.solve(mass, torque - bias), torque
+        return pin.aba(self.model, self.data, self.configuration(q), dq, torque - self.friction(dq)), torque
 
 
 def simulate(plant: RigidPlant, gains: ControllerGains, t: np.ndarray, reference: Reference,
