@@ -1,22 +1,31 @@
-"""IDIM-LS (WLS) against IDIM-IV and DIDIM on closed-loop twin data (Janot, Vandanjon & Gautier 2014; Gautier, Janot
-& Vandanjon 2013; the seeds' claim, Madsen 2020 §1: they remove least squares' bias where the filtering cannot be
-tuned well, and do not improve on it where it can).
+"""The loop closed (issue 90): the controller's reference read from each kind of log, IDIM-LS (WLS) against IDIM-IV
+and DIDIM on closed-loop data (Janot, Vandanjon & Gautier 2014; Gautier, Janot & Vandanjon 2013; the seeds' claim,
+Madsen 2020 §1: they remove least squares' bias where the filtering cannot be tuned well, and do not improve on it
+where it can), the Durbin–Wu–Hausman test's verdicts, and ``dynid contact`` with the recorded reference.
 
-The UR5e follows its shipped excitation under a PD on the motor encoders whose gains the script knows (the twin's
-internal feedforward off, so that the controller is the PID the closed-loop methods model), Coulomb + viscous joint
-friction, at 1 kHz, 250 Hz and 100 Hz, with the twin's sensors (encoders, torque and current noise) and with a coarse
-link encoder (0.01 rad) that makes the regressor noisy. Per row: the relative error ‖χ̂ − χ*‖/‖χ*‖ of the arm's base
-parameters against the twin's truth (no prior: the robot file is the truth), the held-out relative torque error on
-another motion (logged with the twin's own encoders: it scores the model, not the encoder), the iterations and the
-time; "floor": IV with the instruments of the loop simulated with the TRUE
-parameters (what IV reaches with a perfect start). ``--controllers model`` runs the plants' default controller
-instead (``pd``: the PD above): their PID with the model-based feedforward of the reference (nominal inverse dynamics,
-rotor inertia, Coulomb and viscous friction), the closed-loop methods given no gains file (the controller identified
-from the recording, as a user without its gains runs them; its floor with the true gains and the feedforward
-identified). Ends with a JSON line (the ``pd`` figures under the names they had, the ``model`` ones with ``_model``).
+Parts (``--parts``): ``sources`` (:mod:`benchmarks.closed_loop_sources`), ``dwh`` (:mod:`benchmarks.closed_loop_dwh`),
+``contact`` (:mod:`benchmarks.closed_loop_contact`) and ``methods``, below.
 
-    AMENT_PREFIX_PATH=.venv PYTHONPATH=src python benchmarks/bench_closed_loop.py [--seconds 20] [--rates 1000,250,100]
-        [--controllers pd,model]
+**Methods.** The UR5e follows its shipped excitation under a PD on the motor encoders whose gains the script knows
+(the twin's internal feedforward off, so that the controller is the PID the closed-loop methods model), Coulomb +
+viscous joint friction, at 1 kHz, 250 Hz and 100 Hz, with the twin's sensors (encoders, torque and current noise) and
+with a coarse link encoder (0.01 rad) that makes the regressor noisy. Per row: the relative error ‖χ̂ − χ*‖/‖χ*‖ of
+the arm's base parameters against the twin's truth (no prior: the robot file is the truth), the held-out relative
+torque error on another motion (logged with the twin's own encoders: it scores the model, not the encoder), the
+iterations and the time; "floor": IV with the instruments of the loop simulated with the TRUE parameters (what IV
+reaches with a perfect start). ``--controllers model`` runs the plants' default controller (``pd``: the PD above):
+their PID with the model-based feedforward of the reference (nominal inverse dynamics, rotor inertia, Coulomb and
+viscous friction), the closed-loop methods given no gains file (the controller identified from the recording, as a
+user without its gains runs them; its floor with the true gains and the feedforward identified).
+
+Ends with a JSON line: the issue's ``reference_sources_read``, ``iv_over_ls_param_error_100hz`` (the better of IV and
+DIDIM over LS at 100 Hz with the plants' own sensors, at the worst plant and controller; ``_coarse``: with the coarse
+encoder), ``dwh_flags_biased``, ``dwh_flags_unbiased``, ``iv_over_ls_heldout_1khz`` (the farthest from 1), then each
+part's figures (the ``pd`` ones under the names they had, the ``model`` ones with ``_model``, MuJoCo's with
+``_mujoco``) and the rows.
+
+    AMENT_PREFIX_PATH=.venv PYTHONPATH=src python -m benchmarks.bench_closed_loop [--seconds 20]
+        [--rates 1000,250,100] [--controllers pd,model] [--parts methods,sources,dwh,contact]
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from benchmarks import closed_loop_contact, closed_loop_dwh, closed_loop_sources
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
@@ -134,15 +144,38 @@ def floor(robot, dataset, gains_file: str) -> float:
     return base_error(robot, iv.names, iv.values)
 
 
-def main() -> None:
+def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=20.0)
     parser.add_argument('--rates', default='1000,250,100')
     parser.add_argument('--methods', default='wls,idim_iv,didim')
     parser.add_argument('--engines', default='twin,mujoco', help='plants: twin, mujoco (needs pip install mujoco)')
-    parser.add_argument('--controllers', default='pd', help="pd (a PD alone), model (the plants' default controller: "
-                                                            'a PID with its model-based feedforward)')
-    args = parser.parse_args()
+    parser.add_argument('--controllers', default='pd,model', help="pd (a PD alone), model (the plants' default "
+                                                                  'controller: a PID with its model-based feedforward)')
+    parser.add_argument('--parts', default='methods,sources,dwh,contact',
+                        help='methods (LS against IV and DIDIM), sources (the reference read back from each kind of '
+                             "log), dwh (the Durbin-Wu-Hausman test's verdicts), contact (dynid contact with the "
+                             'reference read from a logger\'s columns)')
+    parser.add_argument('--dwh-seeds', type=int, default=20, help='cases per scenario of the dwh part')
+    parser.add_argument('--contact-runs', type=int, default=6, help='runs with pushes per plant of the contact part')
+    args = parser.parse_args(argv)
+    parts = args.parts.split(',')
+    figures: dict = {}
+    if 'sources' in parts:
+        figures.update(closed_loop_sources.main())
+    if 'dwh' in parts:
+        figures.update({k: v for k, v in closed_loop_dwh.main(['--seeds', str(args.dwh_seeds)]).items()
+                        if k.startswith('dwh_')})
+    if 'contact' in parts:
+        figures.update(closed_loop_contact.main(['--engines', args.engines, '--runs', str(args.contact_runs)]))
+    rows = methods_part(args) if 'methods' in parts else []
+    figures.update(summary(rows))
+    print(json.dumps({**headline(figures), **figures, 'rows': rows}, default=str))  # the issue's names first
+    return figures
+
+
+def methods_part(args) -> list[dict]:
+    """LS, IV, DIDIM and IV's floor on every plant, controller, rate and encoder (module docstring)."""
     robot = load_robot('ur5e')
     excitation = load_trajectory(builtin_excitation_path(robot.name))
     rows = []
@@ -155,7 +188,31 @@ def main() -> None:
                     for encoder, resolution in (('twin', None), ('coarse', COARSE_RAD)):
                         rows += case(robot, excitation, args, (engine, controller), rate, encoder, resolution,
                                      Path(folder))
-    print(json.dumps({**summary(rows), 'rows': rows}))
+    return rows
+
+
+def headline(figures: dict) -> dict:
+    """The issue's five figures first: ``iv_over_ls_param_error_100hz`` the better of IV and DIDIM over LS at 100 Hz
+    with the plants' own sensors, at the worse plant and controller (``_coarse``: with the coarse encoder);
+    ``iv_over_ls_heldout_1khz`` IV's held-out error over LS's at 1 kHz, the farthest from 1."""
+    better = {}
+    for key, value in figures.items():
+        for kind in ('', '_coarse'):
+            head = f'idim_iv_over_ls_param_error_100hz{kind}'
+            if key.startswith(head) and (kind or not key.startswith(head + '_coarse')):
+                tail = key[len(head):]
+                didim = figures.get(f'didim_over_ls_param_error_100hz{kind}{tail}')
+                options = [v for v in (value, didim) if v is not None]
+                if options:
+                    better.setdefault(kind, []).append(min(options))
+    heldout = [v for k, v in figures.items() if k.startswith('iv_over_ls_heldout_1khz') and v is not None]
+    return {'reference_sources_read': figures.get('reference_sources_read'),
+            'iv_over_ls_param_error_100hz': max(better[''], default=None) if '' in better else None,
+            'iv_over_ls_param_error_100hz_coarse': max(better['_coarse'], default=None) if '_coarse' in better
+            else None,
+            'dwh_flags_biased': figures.get('dwh_flags_biased'),
+            'dwh_flags_unbiased': figures.get('dwh_flags_unbiased'),
+            'iv_over_ls_heldout_1khz': max(heldout, key=lambda v: abs(v - 1.0)) if heldout else None}
 
 
 def case(robot, excitation, args, plant: tuple[str, str], rate: float, encoder: str, resolution: float | None,
@@ -192,9 +249,10 @@ def summary(rows: list[dict]) -> dict:
             return None if a is None or b is None else a[key] / b[key]
 
         tail = ('' if plant[0] == 'twin' else f'_{plant[0]}') + ('' if plant[1] == 'pd' else f'_{plant[1]}')
-        figures.update({f'iv_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'idim_iv', 'error'),
+        figures.update({f'idim_iv_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'idim_iv', 'error'),
                         f'didim_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'didim', 'error'),
-                        f'iv_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'idim_iv', 'error'),
+                        f'idim_iv_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'idim_iv',
+                                                                                   'error'),
                         f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'didim', 'error'),
                         f'iv_over_ls_heldout_1khz{tail}': ratio(1000.0, 'twin', 'idim_iv', 'heldout')})
     return figures

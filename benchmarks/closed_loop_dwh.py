@@ -7,7 +7,10 @@ filters, the instruments Z the regressor of the noiseless run's states (testing.
 joint, dynid.identify.solve.noise.joint_noise). A case is biased where LS lies outside its own 99 % interval around
 the truth (the robot's base parameters): (θ_LS − θ)'·V_LS⁻¹·(θ_LS − θ) > χ²_p(0.99), V_LS = σ̂²(W'W)⁻¹ widened for the
 residual's autocorrelation as the test widens it. The test at 1 %: flagged where it rejects and LS lies outside its
-own interval around the IV estimate (HausmanTest.biased); ``rejects`` (p < 1 % alone) beside it.
+own interval around the IV estimate (HausmanTest.biased); ``rejects`` (p < 1 % alone) beside it. ``identify``: the
+same case through what ``dynid identify`` runs (dynid.identify.job.bias: the recording with its reference, the
+instruments from the loop it simulates with IDIM-IV's estimate, the controller identified from the recording, the
+torque source identify's default reads), flagged or not, against the same label.
 
     python -m benchmarks.closed_loop_dwh [--seeds 20] [--seconds 20]
 
@@ -23,9 +26,12 @@ import time
 import numpy as np
 
 from dynid.diagnosis.effort import chi2_quantile
+from dynid.identify.equations.request import ModelSpec, RecordingInput
+from dynid.identify.job.bias import least_squares_bias
 from dynid.identify.solve.hausman import BIAS_LEVEL, durbin_wu_hausman
 from dynid.identify.solve.noise import joint_noise
 from dynid.model.robots import load_robot
+from dynid.signal.preprocess import FilterSettings
 from dynid.sim.parameters import SensorParameters
 from testing.closed_loop import closed_loop_rows
 
@@ -42,6 +48,14 @@ SCENARIOS = (
 )
 
 
+def _identify_flags(robot, recording) -> bool | None:
+    """Whether dynid identify's bias test (dynid.identify.job.bias) flags the recording (None: it did not run)."""
+    _, figures = least_squares_bias(robot, [RecordingInput(recording, name='case')],
+                                    ModelSpec(friction='viscous_coulomb'),
+                                    FilterSettings(), 'wls')
+    return figures['biased'] if figures['run'] else None
+
+
 def case(robot, rate_hz: float, sensors: SensorParameters, seed: int, seconds: float) -> dict:
     """One case's truth label and the test's verdict."""
     rows = closed_loop_rows(robot, rate_hz, sensors, seed, seconds)
@@ -56,6 +70,7 @@ def case(robot, rate_hz: float, sensors: SensorParameters, seed: int, seconds: f
             'biased': outside > chi2_quantile(w.shape[1], BIAS_LEVEL), 'flagged': test.biased,
             'rejects': test.rejects, 'statistic': test.statistic, 'dof': test.dof, 'p_value': test.p_value,
             'iv_distance': test.distance, 'inflation': test.inflation,
+            'identify': _identify_flags(robot, rows.recording),
             'ls_error': float(np.linalg.norm(error) / np.linalg.norm(rows.truth)),
             'iv_error': float(np.linalg.norm(test.iv - rows.truth) / np.linalg.norm(rows.truth))}
 
@@ -86,7 +101,16 @@ def main(argv=None) -> dict:
             print(f'{"missed" if c["biased"] else "false alarm"}: {c["scenario"]} seed {c["seed"]}: LS at '
                   f'{c["ls_distance"]:.1f} from the truth (bound {c["ls_bound"]:.1f}), H {c["statistic"]:.1f} on '
                   f'{c["dof"]}, p {c["p_value"]:.3g}, IV at {c["iv_distance"]:.1f} from LS')
+    ran = [c for c in cases if c['identify'] is not None]
+    print(f'through dynid identify (its own instruments): ran on {len(ran)} of {len(cases)}; flagged '
+          f'{sum(c["identify"] for c in ran if c["biased"])} of {sum(c["biased"] for c in ran)} biased, '
+          f'{sum(c["identify"] for c in ran if not c["biased"])} of {sum(not c["biased"] for c in ran)} not biased')
     summary = {'dwh_flags_biased': sum(c['flagged'] for c in biased) / max(len(biased), 1),
+               'dwh_identify_ran': len(ran),
+               'dwh_identify_flags_biased': sum(c['identify'] for c in ran if c['biased'])
+               / max(sum(c['biased'] for c in ran), 1),
+               'dwh_identify_flags_unbiased': sum(c['identify'] for c in ran if not c['biased'])
+               / max(sum(not c['biased'] for c in ran), 1),
                'dwh_flags_unbiased': sum(c['flagged'] for c in clean) / max(len(clean), 1),
                'dwh_biased_cases': len(biased), 'dwh_unbiased_cases': len(clean),
                'dwh_rejects_unbiased': sum(c['rejects'] for c in clean) / max(len(clean), 1),

@@ -21,9 +21,11 @@ import numpy as np
 
 from dynid.excite.fourier import FourierDesign, default_limits, random_design
 from dynid.excite.home import home_configuration
+from dynid.io.dataset import Dataset
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import Decimator, FilterSettings, filtered_derivatives
 from dynid.sim.parameters import PlantParameters, SensorParameters
+from dynid.sim.recording import record_to_dataset
 from dynid.sim.twin import DigitalTwin
 
 #: Coarse encoders and a noisy torque sensor: a 10-bit link encoder [rad], velocity noise [rad/s], torque noise [N·m].
@@ -35,13 +37,15 @@ CLEAN = SensorParameters()
 @dataclass(frozen=True)
 class ClosedLoopRows:
     """w (r, p), y (r,), z (r, p): the rows, torques and instruments; joints (r,): each row's joint; truth (p,): the
-    base parameters."""
+    base parameters; recording: the measured run as a Dataset with its controller's reference (what dynid identify
+    reads)."""
 
     w: np.ndarray
     y: np.ndarray
     z: np.ndarray
     joints: np.ndarray
     truth: np.ndarray
+    recording: Dataset | None = None
 
 
 def closed_loop_rows(robot: RobotModel, rate_hz: float, sensors: SensorParameters, seed: int,
@@ -64,7 +68,8 @@ def closed_loop_rows(robot: RobotModel, rate_hz: float, sensors: SensorParameter
     z = _rows(robot, base, decimate, truth['q'], truth['dq'], truth['link_acceleration'])
     y = decimate(measured.measured['joint_torque']).reshape(-1)
     joints = np.tile(np.arange(robot.n), len(decimate.keep))
-    return ClosedLoopRows(w, y, z, joints, base.from_standard(robot.standard_parameters))
+    return ClosedLoopRows(w, y, z, joints, base.from_standard(robot.standard_parameters),
+                          record_to_dataset(measured, None, {'simulation': f'seed {seed}'}))
 
 
 def _run(robot, trajectory, rate_hz, sensors, seed, seconds):
