@@ -323,7 +323,7 @@ def test_identify_tests_least_squares_for_bias_where_the_recording_holds_the_ref
 
     finding, figures = tested(closed_loop_twin(ur5e, 10.0, 250.0, link_resolution=COARSE)[0])
     assert figures['run'] and figures['biased'] and figures['p_value'] < 0.01, figures
-    assert finding.kind == 'ls_bias' and finding.advice == '--method idim_iv' and 'Durbin-Wu-Hausman' in finding.text
+    assert finding.kind == 'ls_bias' and '--method idim_iv' in finding.advice and 'Durbin-Wu-Hausman' in finding.text
     clean, _ = closed_loop_twin(ur5e, 10.0, 1000.0)
     finding, figures = tested(clean)
     assert figures['run'] and not figures['biased'] and finding is None, figures

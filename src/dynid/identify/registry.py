@@ -128,6 +128,9 @@ class IdentificationMethod:
     - ``fit``: its own fit, where the standard one does not hold it (module docstring).
     - ``method_options``: the method's own options (:class:`MethodOption`), given as ``method_options`` of the
       :class:`~dynid.identify.equations.request.IdentifyOptions` and read with :meth:`option_values`.
+    - ``closed_loop_consistent``: its estimate holds where the closed loop biases least squares (instrumental
+      variables): the way out the Durbin–Wu–Hausman test offers where it finds that bias
+      (:mod:`dynid.identify.job.bias`).
     """
 
     name: str
@@ -149,6 +152,7 @@ class IdentificationMethod:
     fit: Callable | None = None
     joint_noise: bool = False
     method_options: tuple[MethodOption, ...] = ()
+    closed_loop_consistent: bool = False
 
     def option_values(self, given: dict | None = None) -> dict:
         """{name: value} of every option the method declares: ``given`` ({name: value or text}) checked against the

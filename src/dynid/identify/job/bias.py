@@ -25,7 +25,7 @@ from dynid.identify.closed_loop.fit import instrumental_step, iterated
 from dynid.identify.closed_loop.instruments import ClosedLoopSettings, refuse_unsupported
 from dynid.identify.equations.problem import problem_for
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
-from dynid.identify.registry import START_METHOD
+from dynid.identify.registry import START_METHOD, identification_methods
 from dynid.identify.solve.hausman import durbin_wu_hausman
 from dynid.identify.steps.diagnose import bias_finding
 from dynid.model.robot import RobotModel
@@ -65,9 +65,7 @@ def least_squares_bias(robot: RobotModel, recordings: Sequence[RecordingInput], 
         test = durbin_wu_hausman(rows['w'], rows['y'], rows['z'], rows['weights'], rows['joints'])
     except InputError as error:
         return None, {'run': False, 'why': error.spelled(lambda field: field)}
-    finding = bias_finding(test)
-    if finding.advice:
-        finding.advice = (spelling or {}).get('method', 'method {}').format('idim_iv')
+    finding = bias_finding(test, _way_out(spelling))
     figures = {'run': True, 'statistic': float(test.statistic), 'dof': int(test.dof), 'p_value': float(test.p_value),
                'biased': bool(test.biased), 'text': finding.text}
     return (finding if test.biased else None), figures
@@ -86,3 +84,9 @@ def _first_seconds(recordings: Sequence[RecordingInput], seconds: float) -> list
         kept.append(dataclasses.replace(recording, dataset=recording.dataset.sliced(0, stop)))
         left -= t[stop - 1] - t[0]
     return kept
+
+
+def _way_out(spelling: dict | None) -> str:
+    """The methods the closed loop does not bias (``closed_loop_consistent``), as the front end takes a method."""
+    names = [m.name for m in identification_methods() if m.closed_loop_consistent]
+    return ' or '.join((spelling or {}).get('method', 'method {}').format(name) for name in names)

@@ -20,4 +20,4 @@ METHOD = IdentificationMethod(
                               'regressor (needs the controller\'s reference)', solve=output_error_step,
     covariance='C = σ̂_w²·(W_sᵀGW_s)⁻¹ of the last WLS on the simulated regressor W_s', friction=FRICTION,
     friction_default='viscous_coulomb', prior_not_applicable=NO_PRIOR, fit=fit, joint_noise=True,
-    method_options=options(20))
+    method_options=options(20), closed_loop_consistent=True)

@@ -20,4 +20,4 @@ METHOD = IdentificationMethod(
                                 '(needs the controller\'s reference)', solve=instrumental_step,
     covariance='C = σ̂²·(ZᵀGW)⁻¹·ZᵀGZ·(WᵀGZ)⁻¹, G = diag(1/σ̂_j²) of WLS', friction=FRICTION,
     friction_default='viscous_coulomb', prior_not_applicable=NO_PRIOR, fit=fit, joint_noise=True,
-    method_options=options(10))
+    method_options=options(10), closed_loop_consistent=True)

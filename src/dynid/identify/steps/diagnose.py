@@ -18,7 +18,7 @@
   logs").
 - Where instruments are at hand (an IV method's simulated closed loop), whether IDIM-LS is biased on these rows: the
   Durbin–Wu–Hausman test (:func:`least_squares_bias`, :mod:`dynid.identify.solve.hausman`), whose finding offers
-  ``method idim_iv`` (as the front end spells it) only where LS is biased at the level.
+  a closed-loop-consistent method (as the front end spells it) only where LS is biased at the level.
 
 This is the identification's own diagnosis of its equations; what the recordings' effort means (sign, scale, torque or
 current) is :mod:`dynid.diagnosis`, which the workflow runs on the recordings as given.
@@ -194,30 +194,27 @@ def regularized_open(problem: IdentificationProblem, request: Request) -> bool:
                 and physical.source(problem.robot).pulls())
 
 
-#: The way out of a biased LS the finding offers (the instrumental-variable method's name).
-IV_ADVICE = 'method idim_iv'
-
-
-def least_squares_bias(w, y, z, weights=None, joints=None, level: float = BIAS_LEVEL) -> Finding:
+def least_squares_bias(w, y, z, weights=None, joints=None, level: float = BIAS_LEVEL, way_out: str = '') -> Finding:
     """Whether IDIM-LS is biased on the rows ``w`` (r, p), ``y`` (r,), tested against the instruments ``z`` (r, p'),
     row for row (e.g. W of a simulated closed loop's noise-free states), each row weighted by ``weights`` (1/σ̂_j of
     its joint, as WLS weights; default 1), ``joints`` (r,) each row's joint (the rows' autocorrelation widens the
     variance; default: rows independent): :func:`dynid.identify.solve.hausman.durbin_wu_hausman` at ``level``, said
-    by :func:`bias_finding`."""
-    return bias_finding(durbin_wu_hausman(w, y, z, weights, joints, level))
+    by :func:`bias_finding` (``way_out``: its advice where LS is biased)."""
+    return bias_finding(durbin_wu_hausman(w, y, z, weights, joints, level), way_out)
 
 
-def bias_finding(test: HausmanTest) -> Finding:
+def bias_finding(test: HausmanTest, way_out: str = '') -> Finding:
     """The diagnosis's finding ('ls_bias') of a Durbin–Wu–Hausman test: its statistic, degrees of freedom and p-value,
-    how far the IV estimate lies from LS in LS's own uncertainty, and the IV method as the way out only where LS is
-    biased (:attr:`HausmanTest.biased`)."""
+    how far the IV estimate lies from LS in LS's own uncertainty, and ``way_out`` as its advice only where LS is biased
+    (:attr:`HausmanTest.biased`): the front end's spelling of a method the closed loop does not bias
+    (:attr:`dynid.identify.registry.IdentificationMethod.closed_loop_consistent`), '' for none."""
     figures = f'H = {test.statistic:.4g} on {test.dof} degrees of freedom, p = {test.p_value:.3g}'
     distance = f'the IV estimate at {test.distance:.4g} from LS in its own covariance'
     if test.biased:
         return Finding('ls_bias', [], f'IDIM-LS is biased on these rows by the Durbin-Wu-Hausman test against the '
                                      f'instruments ({figures} < {test.level:g}; {distance}, beyond its '
-                                     f'{1 - test.level:.0%} bound {test.bound:.4g}): the instrumental-variable '
-                                     f'estimate removes the bias', IV_ADVICE)
+                                     f'{1 - test.level:.0%} bound {test.bound:.4g}): the closed-loop methods\' '
+                                     f'estimates (instruments, output error) are not biased so', way_out)
     if test.rejects:
         return Finding('ls_bias', [], f'IDIM-LS differs from the instrumental-variable estimate by more than chance '
                                      f'({figures} < {test.level:g}) but by less than its own uncertainty ({distance}, '
