@@ -30,6 +30,7 @@ from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.read import read
 from dynid.identify.solve.solvers import Estimate, condition_numbers
 from dynid.io.dataset import Dataset
+from dynid.signal.preprocess import FilterSettings
 
 
 @dataclass(frozen=True)
@@ -124,9 +125,11 @@ def simulated_problem(problem: IdentificationProblem, values: np.ndarray, contro
                                                         problem))
               for r, gains in zip(problem.recordings, controllers, strict=True)]
     prepared = problem.prepared
-    equations = prepare(problem.robot, read(problem.robot, inputs, prepared.settings), prepared.spec,
-                        prepared.settings, prepared.drives, keep_full_velocity=prepared.keep_full_velocity,
-                        stribeck=prepared.stribeck)
+    # the settings as given, what was derived from the rate derived again: recordings of several rates are brought to
+    # the lowest as the measured ones were, not filtered at the rate the measured ones were resolved for
+    settings = FilterSettings.from_dict(prepared.settings.to_dict())
+    equations = prepare(problem.robot, read(problem.robot, inputs, settings), prepared.spec, settings,
+                        prepared.drives, keep_full_velocity=prepared.keep_full_velocity, stribeck=prepared.stribeck)
     if len(equations.blocks) != len(prepared.blocks):
         raise InputError('the simulated recordings do not make the measured ones\' equations')
     blocks = tuple(dataclasses.replace(s, keep=m.keep, y=m.y) for s, m in zip(equations.blocks, prepared.blocks,
