@@ -170,7 +170,8 @@ def main(argv=None) -> dict:
         figures.update(closed_loop_contact.main(['--engines', args.engines, '--runs', str(args.contact_runs)]))
     rows = methods_part(args) if 'methods' in parts else []
     figures.update(summary(rows))
-    print(json.dumps({**headline(figures), **figures, 'rows': rows}, default=str))  # the issue's names first
+    first = headline(figures)  # the issue's names first
+    print(json.dumps({**first, **{k: v for k, v in figures.items() if k not in first}, 'rows': rows}, default=str))
     return figures
 
 
@@ -205,7 +206,7 @@ def headline(figures: dict) -> dict:
                 options = [v for v in (value, didim) if v is not None]
                 if options:
                     better.setdefault(kind, []).append(min(options))
-    heldout = [v for k, v in figures.items() if k.startswith('iv_over_ls_heldout_1khz') and v is not None]
+    heldout = [v for k, v in figures.items() if k.startswith('idim_iv_over_ls_heldout_1khz') and v is not None]
     return {'reference_sources_read': figures.get('reference_sources_read'),
             'iv_over_ls_param_error_100hz': max(better[''], default=None) if '' in better else None,
             'iv_over_ls_param_error_100hz_coarse': max(better['_coarse'], default=None) if '_coarse' in better
@@ -254,7 +255,7 @@ def summary(rows: list[dict]) -> dict:
                         f'idim_iv_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'idim_iv',
                                                                                    'error'),
                         f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'didim', 'error'),
-                        f'iv_over_ls_heldout_1khz{tail}': ratio(1000.0, 'twin', 'idim_iv', 'heldout')})
+                        f'idim_iv_over_ls_heldout_1khz{tail}': ratio(1000.0, 'twin', 'idim_iv', 'heldout')})
     return figures
 
 if __name__ == '__main__':
