@@ -31,18 +31,14 @@ part's figures (the ``pd`` ones under the names they had, the ``model`` ones wit
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 from benchmarks import closed_loop_contact, closed_loop_dwh, closed_loop_sources
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.excite.home import home_configuration
 from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
 from dynid.identify.closed_loop.fit import least_squares_start
 from dynid.identify.closed_loop.instruments import (
@@ -53,71 +49,13 @@ from dynid.identify.closed_loop.instruments import (
 )
 from dynid.identify.equations.problem import problem_for
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
-from dynid.identify.steps.fit import nominal_rigid
 from dynid.identify.steps.run import identify
 from dynid.identify.validation.validate import validate
-from dynid.io.dataset import Reference
 from dynid.model import load_robot
-from dynid.sim.controller import KD, KI, KP
-from dynid.sim.parameters import PlantParameters
-from dynid.sim.recording import record_to_dataset
-from dynid.sim.twin import DigitalTwin
+from testing.closed_loop import base_parameter_error, closed_loop_recording, fourier_motion, true_values
 
 SPEC = ModelSpec(friction='viscous_coulomb')
 COARSE_RAD = 1e-2
-
-
-def closed_loop_recording(robot, trajectory, seconds: float, rate_hz: float, link_resolution: float | None,
-                          seed: int = 0, engine: str = 'twin', controller: str = 'pd'):
-    """(dataset with its reference, {kp, kd, ki[, feedforward: model]}) of the plant (``engine``: the twin or MuJoCo)
-    under ``controller`` (module docstring: 'pd', or 'model': the plant's default PID with its model-based
-    feedforward)."""
-    params = PlantParameters.defaults(robot)
-    if controller == 'pd':
-        params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
-    params.joints.friction_model = 'coulomb_viscous'
-    if link_resolution is not None:
-        params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)
-    trajectory = dataclasses.replace(trajectory, duration_s=seconds)
-    if engine == 'mujoco':
-        from dynid.sim.mujoco_twin import MujocoTwin as Plant
-    else:
-        Plant = DigitalTwin
-    twin = Plant(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-    twin.follow(trajectory)
-    record = twin.run(seconds)
-    reference = Reference(*(record.reference[k] for k in ('q', 'dq', 'ddq', 'effort')), source='twin')
-    dataset = dataclasses.replace(record_to_dataset(record, None, {'simulation': f'seed {seed}'}), reference=reference)
-    gains = {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
-    return dataset, gains if controller == 'pd' else {**gains, 'feedforward': 'model'}
-
-
-def other_motion(robot, seconds: float):
-    """A random 5-harmonic Fourier motion about the home (the held-out motion)."""
-    home = home_configuration(robot)
-    design = FourierDesign(robot.joint_names, 5, seconds)
-    return design.trajectory(random_design(design, home, default_limits(robot, home), np.random.default_rng(7),
-                                           np.linspace(0, seconds, 4000, endpoint=False)))
-
-
-def true_values(problem, robot) -> np.ndarray:
-    """The twin's true parameters in ``problem``'s columns."""
-    joints = PlantParameters.defaults(robot).joints
-    names = problem.parameter_names()
-    values = np.zeros(len(names))
-    values[:len(problem.rigid_names)] = nominal_rigid(problem)
-    for j in range(robot.n):
-        values[names.index(f'Fc_{j + 1}')], values[names.index(f'Fv_{j + 1}')] = joints.coulomb[j], joints.viscous1[j]
-    return values
-
-
-def base_error(robot, names, values) -> float:
-    """‖χ̂ − χ*‖/‖χ*‖ over the arm's base parameters (the twin's truth: the robot file's)."""
-    truth = dict(zip(robot.base.names, robot.base.from_standard(robot.standard_parameters), strict=True))
-    estimate = dict(zip(names, values, strict=True))
-    common = [name for name in truth if name in estimate]
-    difference = np.array([estimate[n] - truth[n] for n in common])
-    return float(np.linalg.norm(difference) / np.linalg.norm([truth[n] for n in common]))
 
 
 def run_method(robot, dataset, heldout, method: str, gains_file: str) -> dict:
@@ -127,7 +65,7 @@ def run_method(robot, dataset, heldout, method: str, gains_file: str) -> dict:
     start = time.perf_counter()
     result = identify(robot, [RecordingInput(dataset, name='twin')], SPEC, options=options)
     seconds = time.perf_counter() - start
-    return {'error': base_error(robot, result.parameter_names, result.values), 'time_s': round(seconds, 2),
+    return {'error': base_parameter_error(robot, result.parameter_names, result.values), 'time_s': round(seconds, 2),
             'iterations': (result.provenance.get('iterations') or {}).get('count'),
             'heldout': validate(result, robot, heldout)['relative_residual']}
 
@@ -141,7 +79,7 @@ def floor(robot, dataset, gains_file: str) -> float:
     controllers = [controller_of(problem, ClosedLoopSettings(controller_gains=gains_file), 0)]
     z = simulated_problem(problem, truth, controllers).equations(truth[:len(problem.rigid_names)])[0]
     iv = instrumental_estimate(w, z, y, start.row_weights, problem.parameter_names())
-    return base_error(robot, iv.names, iv.values)
+    return base_parameter_error(robot, iv.names, iv.values)
 
 
 def main(argv=None) -> dict:
@@ -170,7 +108,7 @@ def main(argv=None) -> dict:
         figures.update(closed_loop_contact.main(['--engines', args.engines, '--runs', str(args.contact_runs)]))
     rows = methods_part(args) if 'methods' in parts else []
     figures.update(summary(rows))
-    first = headline(figures)  # the issue's names first
+    first = headline(rows, figures)  # the issue's names first
     print(json.dumps({**first, **{k: v for k, v in figures.items() if k not in first}, 'rows': rows}, default=str))
     return figures
 
@@ -192,25 +130,21 @@ def methods_part(args) -> list[dict]:
     return rows
 
 
-def headline(figures: dict) -> dict:
+def headline(rows: list[dict], figures: dict) -> dict:
     """The issue's five figures first: ``iv_over_ls_param_error_100hz`` the better of IV and DIDIM over LS at 100 Hz
-    with the plants' own sensors, at the worse plant and controller (``_coarse``: with the coarse encoder);
+    with the plants' own sensors, at the worst plant and controller (``_coarse``: with the coarse encoder);
     ``iv_over_ls_heldout_1khz`` IV's held-out error over LS's at 1 kHz, the farthest from 1."""
-    better = {}
-    for key, value in figures.items():
-        for kind in ('', '_coarse'):
-            head = f'idim_iv_over_ls_param_error_100hz{kind}'
-            if key.startswith(head) and (kind or not key.startswith(head + '_coarse')):
-                tail = key[len(head):]
-                didim = figures.get(f'didim_over_ls_param_error_100hz{kind}{tail}')
-                options = [v for v in (value, didim) if v is not None]
-                if options:
-                    better.setdefault(kind, []).append(min(options))
-    heldout = [v for k, v in figures.items() if k.startswith('idim_iv_over_ls_heldout_1khz') and v is not None]
+    ratio = _ratios(rows)
+    plants = dict.fromkeys((r['engine'], r['controller']) for r in rows)
+
+    def better(encoder: str):
+        ratios = [min((v for v in (ratio(p, 100.0, encoder, m, 'error') for m in ('idim_iv', 'didim'))
+                       if v is not None), default=None) for p in plants]
+        return max((v for v in ratios if v is not None), default=None)
+
+    heldout = [v for v in (ratio(p, 1000.0, 'twin', 'idim_iv', 'heldout') for p in plants) if v is not None]
     return {'reference_sources_read': figures.get('reference_sources_read'),
-            'iv_over_ls_param_error_100hz': max(better[''], default=None) if '' in better else None,
-            'iv_over_ls_param_error_100hz_coarse': max(better['_coarse'], default=None) if '_coarse' in better
-            else None,
+            'iv_over_ls_param_error_100hz': better('twin'), 'iv_over_ls_param_error_100hz_coarse': better('coarse'),
             'dwh_flags_biased': figures.get('dwh_flags_biased'),
             'dwh_flags_unbiased': figures.get('dwh_flags_unbiased'),
             'iv_over_ls_heldout_1khz': max(heldout, key=lambda v: abs(v - 1.0)) if heldout else None}
@@ -222,7 +156,7 @@ def case(robot, excitation, args, plant: tuple[str, str], rate: float, encoder: 
     engine, controller = plant
     dataset, gains = closed_loop_recording(robot, excitation, args.seconds, rate, resolution, engine=engine,
                                            controller=controller)
-    heldout, _ = closed_loop_recording(robot, other_motion(robot, 10.0), 10.0, rate, None, seed=1, engine=engine,
+    heldout, _ = closed_loop_recording(robot, fourier_motion(robot, 7), 10.0, rate, None, seed=1, engine=engine,
                                        controller=controller)
     gains_file = folder / 'gains.yaml'
     gains_file.write_text(yaml.safe_dump(gains))
@@ -239,24 +173,33 @@ def case(robot, excitation, args, plant: tuple[str, str], rate: float, encoder: 
     return rows
 
 
+def _ratios(rows: list[dict]):
+    """``ratio(plant, rate, encoder, method, key)``: the method's ``key`` ('error', 'heldout') over WLS's on the same
+    plant (engine, controller), rate and encoder; None where either row is missing."""
+    value = {(r['engine'], r['controller'], r['rate_hz'], r['encoder'], r['method']): r for r in rows}
+
+    def ratio(plant, rate, encoder, method, key):
+        a, b = value.get((*plant, rate, encoder, method)), value.get((*plant, rate, encoder, 'wls'))
+        return None if a is None or b is None else a[key] / b[key]
+    return ratio
+
+
 def summary(rows: list[dict]) -> dict:
     """The issue's figures per plant and controller: IV's (and DIDIM's) parameter error over LS's at 100 Hz (twin
     sensors and coarse encoder) and IV's held-out error over LS's at 1 kHz."""
-    value = {(r['engine'], r['controller'], r['rate_hz'], r['encoder'], r['method']): r for r in rows}
+    ratio = _ratios(rows)
     figures = {}
     for plant in dict.fromkeys((r['engine'], r['controller']) for r in rows):
-        def ratio(rate, encoder, method, key, plant=plant):
-            a, b = value.get((*plant, rate, encoder, method)), value.get((*plant, rate, encoder, 'wls'))
-            return None if a is None or b is None else a[key] / b[key]
-
         tail = ('' if plant[0] == 'twin' else f'_{plant[0]}') + ('' if plant[1] == 'pd' else f'_{plant[1]}')
-        figures.update({f'idim_iv_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'idim_iv', 'error'),
-                        f'didim_over_ls_param_error_100hz{tail}': ratio(100.0, 'twin', 'didim', 'error'),
-                        f'idim_iv_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'idim_iv',
-                                                                                   'error'),
-                        f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(100.0, 'coarse', 'didim', 'error'),
-                        f'idim_iv_over_ls_heldout_1khz{tail}': ratio(1000.0, 'twin', 'idim_iv', 'heldout')})
+        figures.update({f'idim_iv_over_ls_param_error_100hz{tail}': ratio(plant, 100.0, 'twin', 'idim_iv', 'error'),
+                        f'didim_over_ls_param_error_100hz{tail}': ratio(plant, 100.0, 'twin', 'didim', 'error'),
+                        f'idim_iv_over_ls_param_error_100hz_coarse{tail}': ratio(plant, 100.0, 'coarse', 'idim_iv',
+                                                                                 'error'),
+                        f'didim_over_ls_param_error_100hz_coarse{tail}': ratio(plant, 100.0, 'coarse', 'didim',
+                                                                               'error'),
+                        f'idim_iv_over_ls_heldout_1khz{tail}': ratio(plant, 1000.0, 'twin', 'idim_iv', 'heldout')})
     return figures
+
 
 if __name__ == '__main__':
     main()

@@ -18,8 +18,6 @@ from pathlib import Path
 
 import numpy as np
 
-from dynid.excite.fourier import FourierDesign, default_limits, random_design
-from dynid.excite.home import home_configuration
 from dynid.io.bag import read_bag, write_bag
 from dynid.io.csv_log import PRESETS, parse_column_spec
 from dynid.io.importing import ImportSettings, import_logs
@@ -29,6 +27,7 @@ from dynid.model import load_robot
 from dynid.sim.mujoco_twin import make_twin
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.recording import record_to_dataset
+from testing.closed_loop import fourier_motion
 
 RATE_HZ = 250.0
 SECONDS = 3.0
@@ -38,10 +37,7 @@ TOLERANCE = 1e-6
 def simulated(robot, engine: str):
     """The simulator's dataset (with the reference its controller followed) on a random motion about the robot's
     home."""
-    home = home_configuration(robot)
-    design = FourierDesign(robot.joint_names, 5, 10.0)
-    trajectory = design.trajectory(random_design(design, home, default_limits(robot, home), np.random.default_rng(7),
-                                                 np.linspace(0, 10, 4000, endpoint=False)))
+    trajectory = fourier_motion(robot, 7)
     params = PlantParameters.of_twin(robot, None, 0.0, 5, 25.0)
     twin = make_twin(params, engine, None, rate_hz=RATE_HZ, seed=5,
                      initial_q=trajectory.evaluate(np.array([0.0]))[0][0])

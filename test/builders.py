@@ -352,35 +352,9 @@ def saved(folder, results) -> list[str]:
 
 def closed_loop_twin(robot, seconds: float, rate_hz: float, seed: int = 0, link_resolution: float | None = None,
                      controller: str = 'pd'):
-    """(dataset with the controller's reference, the controller's gains {'kp', 'kd', 'ki'}) of the twin following the
-    robot's shipped excitation under a PD on the motor encoders (no internal feedforward, no integrator), Coulomb +
-    viscous joint friction; ``link_resolution``: the link encoder's quantum [rad] (default the twin's); ``controller``
-    'model': the twin's default controller instead (PID with its model-based feedforward of the reference)."""
+    """:func:`testing.closed_loop.closed_loop_recording` of the twin following the robot's shipped excitation."""
     from dynid.excite.trajectory import builtin_excitation_path, load_trajectory
-    from dynid.io.dataset import Reference
-    from dynid.sim.controller import KD, KI, KP
-    from dynid.sim.parameters import PlantParameters
+    from testing.closed_loop import closed_loop_recording
 
-    params = PlantParameters.defaults(robot)
-    if controller == 'pd':
-        params.controller = dataclasses.replace(params.controller, internal_feedforward='none', integral_fraction=0.0)
-    params.joints.friction_model = 'coulomb_viscous'
-    if link_resolution is not None:
-        params.sensors = dataclasses.replace(params.sensors, link_resolution=link_resolution)
-    trajectory = dataclasses.replace(load_trajectory(builtin_excitation_path(robot.name)), duration_s=seconds)
-    twin = DigitalTwin(params, rate_hz=rate_hz, seed=seed, initial_q=trajectory.evaluate(np.array([0.0]))[0][0])
-    twin.follow(trajectory)
-    record = twin.run(seconds)
-    reference = Reference(*(record.reference[k] for k in ('q', 'dq', 'ddq', 'effort')), source='twin')
-    dataset = dataclasses.replace(record_to_dataset(record, None, {'simulation': f'seed {seed}'}), reference=reference)
-    gains = {name: twin.controller.gains[row].tolist() for name, row in (('kp', KP), ('kd', KD), ('ki', KI))}
-    return dataset, gains
-
-
-def base_parameter_error(robot, names, values) -> float:
-    """‖χ̂ − χ*‖/‖χ*‖ over the arm's base parameters among ``names`` (the twin's truth: the robot file's)."""
-    truth = dict(zip(robot.base.names, robot.base.from_standard(robot.standard_parameters), strict=True))
-    estimate = dict(zip(names, values, strict=True))
-    common = [name for name in truth if name in estimate]
-    difference = np.array([estimate[name] - truth[name] for name in common])
-    return float(np.linalg.norm(difference) / np.linalg.norm([truth[name] for name in common]))
+    return closed_loop_recording(robot, load_trajectory(builtin_excitation_path(robot.name)), seconds, rate_hz,
+                                 link_resolution, seed, controller=controller)

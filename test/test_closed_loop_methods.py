@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from builders import base_parameter_error, closed_loop_twin
+from builders import closed_loop_twin
 from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.identify.closed_loop.controller import gains_from_file, gains_from_recording
@@ -23,11 +23,11 @@ from dynid.identify.equations.request import IdentifyOptions, ModelSpec, Recordi
 from dynid.identify.job.session import IdentificationSession
 from dynid.identify.registry import identification_method, parse_method_options
 from dynid.identify.settings import IdentifierSettings
-from dynid.identify.steps.fit import nominal_rigid
 from dynid.identify.steps.run import identify
 from dynid.io.bag import read_bag, write_bag
 from dynid.sim.parameters import PlantParameters
 from dynid.sim.twin import DigitalTwin
+from testing.closed_loop import base_parameter_error, true_values
 
 SPEC = ModelSpec(friction='viscous_coulomb')
 #: a coarse link encoder [rad]: at 100 Hz its quantization biases least squares (the regressor's noise)
@@ -93,25 +93,13 @@ def test_a_gains_file_takes_lists_and_joint_maps_and_names_what_is_wrong(ur5e, t
     assert error.value.field == 'controller_gains'
 
 
-def _true_values(problem, robot):
-    """The twin's true parameters in ``problem``'s columns: the robot file's base parameters, the joints' Coulomb and
-    viscous friction, no offset."""
-    joints = PlantParameters.defaults(robot).joints
-    names = problem.parameter_names()
-    values = np.zeros(len(names))
-    values[:len(problem.rigid_names)] = nominal_rigid(problem)
-    for j in range(robot.n):
-        values[names.index(f'Fc_{j + 1}')], values[names.index(f'Fv_{j + 1}')] = joints.coulomb[j], joints.viscous1[j]
-    return values
-
-
 def test_the_simulated_loop_with_the_true_model_follows_the_twin(ur5e, gains_file):
     """The rigid model under the PD against the twin (flexible joints, the loop closed on the motor encoders; its fine
     encoder): the simulated positions differ from the measured ones by less than half the twin's own tracking
     error (measured: 1–20 % of it)."""
     dataset, _ = closed_loop_twin(ur5e, 10.0, 100.0)
     problem = problem_for(ur5e, [RecordingInput(dataset)], SPEC)
-    run = simulate(plant_of(problem, _true_values(problem, ur5e)),
+    run = simulate(plant_of(problem, true_values(problem, ur5e)),
                    gains_from_file(gains_file, ur5e.joint_names), dataset.t, dataset.reference)
     tracking = np.sqrt(np.mean((dataset.reference.q - dataset.q) ** 2, axis=0))
     mismatch = np.sqrt(np.mean((run.q - dataset.q) ** 2, axis=0))
@@ -232,7 +220,7 @@ def test_the_controllers_model_based_feedforward_is_found_and_the_simulated_loop
     assert 'not determined' in controller.note and 'controller_gains=FILE' in controller.note
     assert 'controller_model=pid' in controller.note
     problem = problem_for(ur5e, [RecordingInput(dataset)], SPEC)
-    plant = plant_of(problem, _true_values(problem, ur5e))
+    plant = plant_of(problem, true_values(problem, ur5e))
     tracking = _rms(reference.q - dataset.q)
     mismatch = _rms(simulate(plant, controller, dataset.t, reference).q - dataset.q)
     assert np.all(mismatch < 1.3 * tracking), (mismatch, tracking)
