@@ -108,10 +108,25 @@ def least_squares_and_instrumental(problem: IdentificationProblem, settings: Clo
     covariance over ``problem.parameter_names()`` (held parameters at their values, σ 0): what the Durbin–Wu–Hausman
     test compares (Janot et al. 2016). ``settings``: the closed loop's (default :class:`ClosedLoopSettings`: gains
     identified from the recording); ``options``: the WLS start's (default :class:`IdentifyOptions`)."""
+    return instrumented(problem, settings, options, progress)[:2]
+
+
+def instrumented(problem: IdentificationProblem, settings: ClosedLoopSettings | None = None,
+                 options: IdentifyOptions | None = None, progress: Callable[[str], None] = lambda _: None,
+                 label: str = 'IDIM-IV') -> tuple[Estimate, Estimate, tuple[np.ndarray, ...]]:
+    """(IDIM-WLS's estimate, IDIM-IV's, the rows of IV's last step over the free parameters: W, Z, y, WLS's row
+    weights, each row's joint), as :func:`least_squares_and_instrumental` takes them; ``label`` names the iterations in
+    ``progress``."""
     refuse_unsupported(problem, 'IDIM-IV')
-    start, iv, *_ = iterated(problem, options or IdentifyOptions(), settings or ClosedLoopSettings(),
-                             instrumental_step, 'IDIM-IV', progress)
-    return start, iv
+    rows: list[np.ndarray] = []
+
+    def step(w, z, y, weights, names, joints, options) -> Estimate:
+        rows[:] = [w, z, y, weights, joints]
+        return instrumental_step(w, z, y, weights, names, joints, options)
+
+    start, iv, *_ = iterated(problem, options or IdentifyOptions(), settings or ClosedLoopSettings(), step, label,
+                             progress)
+    return start, iv, tuple(rows)
 
 
 def instrumental_step(w, z, y, weights, names, joints, options) -> Estimate:

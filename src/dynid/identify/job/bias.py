@@ -2,8 +2,9 @@
 the instruments of the closed loop the recordings were taken in (Janot, Vandanjon & Gautier 2016; the test:
 :func:`dynid.identify.solve.hausman.durbin_wu_hausman`, its finding :func:`dynid.identify.steps.diagnose.bias_finding`).
 
-It runs where every recording holds the controller's reference and the identification is a least-squares one (the
-closed-loop methods are the way out it offers, not what it tests). The instruments are the regressor of the loop
+It runs where every recording holds the controller's reference and the identification is a least-squares one (a method
+left to dynid, or one that does not declare itself ``closed_loop_consistent``: the closed-loop methods are the way out
+it offers, not what it tests). The instruments are the regressor of the loop
 simulated with IDIM-IV's estimate after at most :data:`ITERATIONS` simulations from WLS's (Janot et al. 2014), on the
 rigid body with Coulomb and viscous friction whatever law the identification chose: the test asks whether the rows
 are biased by the noise in q, q̇, q̈, which the friction law does not change. It takes the first :data:`SECONDS` of the
@@ -21,11 +22,11 @@ import numpy as np
 
 from dynid.diagnosis import Finding
 from dynid.errors import InputError
-from dynid.identify.closed_loop.fit import instrumental_step, iterated
-from dynid.identify.closed_loop.instruments import ClosedLoopSettings, refuse_unsupported
+from dynid.identify.closed_loop.fit import instrumented
+from dynid.identify.closed_loop.instruments import ClosedLoopSettings
 from dynid.identify.equations.problem import problem_for
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, RecordingInput
-from dynid.identify.registry import START_METHOD, identification_methods
+from dynid.identify.registry import START_METHOD, identification_method, identification_methods
 from dynid.identify.solve.hausman import durbin_wu_hausman
 from dynid.identify.steps.diagnose import bias_finding
 from dynid.model.robot import RobotModel
@@ -34,8 +35,6 @@ from dynid.model.robot import RobotModel
 ITERATIONS = 3
 #: [s] the most of the recordings the test simulates (module docstring)
 SECONDS = 20.0
-#: the methods whose estimate the test is about (the closed-loop methods are its way out)
-LEAST_SQUARES = ('auto', 'ols', 'wls', 'irls', 'iirls', 'mls', 'tls')
 
 
 def least_squares_bias(robot: RobotModel, recordings: Sequence[RecordingInput], spec: ModelSpec, filters,
@@ -45,7 +44,7 @@ def least_squares_bias(robot: RobotModel, recordings: Sequence[RecordingInput], 
     diagnosis's ``details['ls_bias']`` (module docstring). ``spec``, ``filters``, ``drives``: the identification's;
     ``method``: the one it was asked for; ``spelling``: how the front end takes a method (``{'method': '--method
     {}'}``), for the advice."""
-    if method not in LEAST_SQUARES:
+    if method != 'auto' and identification_method(method).closed_loop_consistent:
         return None, {'run': False, 'why': f'the method {method} is not least squares'}
     if any(r.dataset.reference is None for r in recordings):
         return None, {'run': False, 'why': "a recording holds no controller's reference"}
@@ -53,16 +52,10 @@ def least_squares_bias(robot: RobotModel, recordings: Sequence[RecordingInput], 
     try:
         problem = problem_for(robot, _first_seconds(recordings, SECONDS),
                               dataclasses.replace(spec, friction='viscous_coulomb'), filters, drives)
-        refuse_unsupported(problem, 'the bias test')
-        rows = {}
-
-        def solve(w, z, y, weights, names, joints, options):
-            rows.update(w=w, z=z, y=y, weights=weights, joints=joints)
-            return instrumental_step(w, z, y, weights, names, joints, options)
-
-        iterated(problem, IdentifyOptions(method=START_METHOD), ClosedLoopSettings(max_iterations=ITERATIONS),
-                 solve, 'the bias test\'s IDIM-IV', progress)
-        test = durbin_wu_hausman(rows['w'], rows['y'], rows['z'], rows['weights'], rows['joints'])
+        *_, (w, z, y, weights, joints) = instrumented(problem, ClosedLoopSettings(max_iterations=ITERATIONS),
+                                                      IdentifyOptions(method=START_METHOD), progress,
+                                                      'the bias test\'s IDIM-IV')
+        test = durbin_wu_hausman(w, y, z, weights, joints)
     except InputError as error:
         return None, {'run': False, 'why': error.spelled(lambda field: field)}
     finding = bias_finding(test, _way_out(spelling))
