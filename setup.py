@@ -51,14 +51,14 @@ setup(
             'feedforward_node = dynid.ros.runner:feedforward_node',
             'contact_node = dynid.ros.runner:contact_node',
         ],
-        # Feedforward terms (dynid.control.plugins): name = factory(robot, result, options).
+        # Feedforward terms (dynid.control.plugins): name = TermPlugin.
         'dynid.feedforward_terms': [
-            'rigid_body = dynid.control.rigid_body:RigidBodyTerm.from_result',
-            'rotor_inertia = dynid.control.rigid_body:RotorInertiaTerm.from_result',
-            'friction_static = dynid.control.friction_static:StaticFrictionTerm.from_result',
-            'friction_egms = dynid.control.friction_egms:EGMSFrictionTerm.from_result',
-            'friction_adaptive = dynid.control.friction_egms:AdaptiveFrictionTerm.from_result',
-            'flexible_joint = dynid.control.flexible_joint:FlexibleJointTerm.from_result',
+            'rigid_body = dynid.control.rigid_body:RIGID_BODY',
+            'rotor_inertia = dynid.control.rigid_body:ROTOR_INERTIA',
+            'friction_static = dynid.control.friction_static:FRICTION_STATIC',
+            'friction_egms = dynid.control.friction_egms:FRICTION_EGMS',
+            'friction_adaptive = dynid.control.friction_egms:FRICTION_ADAPTIVE',
+            'flexible_joint = dynid.control.flexible_joint:FLEXIBLE_JOINT',
         ],
         # Identification methods (dynid.identify.methods): name = IdentificationMethod.
         'dynid.identification_methods': [

@@ -18,10 +18,14 @@ from dynid.control import (
     Feedforward,
     FeedforwardContext,
     RigidBodyTerm,
-    available_terms,
+    TermPlugin,
     build_term,
+    register_term,
+    term_names,
+    unregister_term,
 )
-from dynid.control.plugins import GROUP
+from dynid.control.configuration import FeedforwardSettings
+from dynid.control.plugins import GROUP, REGISTRY
 from dynid.errors import InputError
 from dynid.estimate import AdaptiveFrictionEstimator
 from dynid.friction.egms import EGMS
@@ -513,14 +517,63 @@ def test_reference_correction_derivatives_vanish_where_the_trajectory_is_not_smo
 
 # ------------------------------------------------------------------------------------------------ plugins
 def test_built_in_terms_are_registered_in_the_entry_point_group(ur5e):
-    terms = available_terms()
-    assert set(BUILT_INS) <= set(terms)
+    assert term_names()[:len(BUILT_INS)] == BUILT_INS  # dynid's own first, in their order
     result = identified(ur5e, 'load_squared', {'Fc': 3.0})
     for name in BUILT_INS:
+        assert isinstance(REGISTRY.get(name), TermPlugin) and REGISTRY.get(name).name == name
         options = {'stiffness': 3e4} if name == 'flexible_joint' else {}
         assert build_term(name, ur5e, result, options).name == name
-    with pytest.raises(InputError, match=r"unknown feedforward term 'rigid_bodies'.*installed: \["):
+    with pytest.raises(InputError, match=r"unknown feedforward term 'rigid_bodies'; installed: rigid_body, "
+                                         r"rotor_inertia, friction_static"):
         build_term('rigid_bodies', ur5e, result)
+
+
+class ConstantDrag:
+    """A term of this process: a constant torque per joint against the desired velocity [N·m]."""
+
+    friction = True
+
+    def __init__(self, robot, result, options):
+        self.level = float(options.get('level', 0.5))
+
+    def evaluate(self, q, dq, ddq, context):
+        return -self.level * np.sign(dq)
+
+
+def test_a_term_registered_in_the_process_is_found_by_name_and_used_end_to_end(ur5e):
+    """register_term makes a term known beside the installed ones: listed, built by name, summed by the Feedforward,
+    offered by feedforward_node's terms setting and built from it; unregister_term forgets it."""
+    plugin = TermPlugin('constant_drag', 'a constant drag against the velocity', ConstantDrag)
+    register_term(plugin)
+    try:
+        assert term_names()[-1] == 'constant_drag' and REGISTRY.get('constant_drag') is plugin
+        q, dq, ddq = trajectory(ur5e, 0.2)
+        term = build_term('constant_drag', ur5e, None, {'level': 1.5})
+        np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), -1.5 * np.sign(dq))
+        feedforward = Feedforward(ur5e, None, ['rigid_body', 'constant_drag'], {'constant_drag': {'level': 1.5}})
+        np.testing.assert_allclose(feedforward.evaluate(q, dq, ddq),
+                                   ur5e.inverse_dynamics(q, dq, ddq) - 1.5 * np.sign(dq), atol=1e-9)
+        choices = dataclasses.fields(FeedforwardSettings)[[f.name for f in dataclasses.fields(FeedforwardSettings)]
+                                                          .index('terms')].metadata['choices']
+        assert 'constant_drag' in choices
+        configured = FeedforwardSettings('ur5e', terms=('rigid_body', 'constant_drag')).build(warn=lambda text: None)
+        assert list(configured.feedforward.terms) == ['rigid_body', 'constant_drag']
+    finally:
+        unregister_term('constant_drag')
+    assert 'constant_drag' not in term_names() and 'constant_drag' not in choices
+    with pytest.raises(InputError, match="unknown feedforward term 'constant_drag'"):
+        build_term('constant_drag', ur5e)
+    with pytest.raises(InputError, match='register_term takes a TermPlugin, got type'):
+        register_term(ConstantDrag)
+    with pytest.raises(InputError, match="feedforward term 'rigid_body' is installed already"):
+        register_term(TermPlugin('rigid_body', 'another', ConstantDrag))
+    broken = TermPlugin('no_evaluate', 'builds something else', lambda robot, result, options: object())
+    register_term(broken)
+    try:
+        with pytest.raises(InputError, match="'no_evaluate' built a object without evaluate"):
+            build_term('no_evaluate', ur5e)
+    finally:
+        unregister_term('no_evaluate')
 
 
 USER_TERM = """\
@@ -539,13 +592,27 @@ USER_TERM = """\
     """
 
 
-def test_a_user_term_in_another_package_is_found_by_name(ur5e, tmp_path, monkeypatch):
+USER_PLUGIN = USER_TERM + """
+    from dynid.control import TermPlugin
+
+    CABLE_DRAG = TermPlugin('cable_drag', 'a constant drag per joint against the desired velocity', CableDrag)
+    """
+
+
+@pytest.mark.parametrize('source, target', [(USER_PLUGIN, 'dynid_cable_terms:CABLE_DRAG'),
+                                            (USER_TERM, 'dynid_cable_terms:CableDrag')],
+                         ids=['term_plugin', 'bare_factory'])
+def test_a_user_term_in_another_package_is_found_by_name(ur5e, tmp_path, monkeypatch, source, target):
     """A tiny package declaring a term in dynid.feedforward_terms is picked up by name, built with its
-    options, and joins the Feedforward beside the built-ins (it has no step: one-sample batches)."""
-    source = install_user_package(tmp_path / 'cable', 'dynid_cable_terms', USER_TERM,
-                                  {'cable_drag': 'dynid_cable_terms:CableDrag'}, GROUP)
+    options, and joins the Feedforward beside the built-ins (it has no step: one-sample batches). Its entry
+    point names a TermPlugin, or (the form before it) the factory itself, wrapped under the entry point's name."""
+    source = install_user_package(tmp_path / 'cable', 'dynid_cable_terms', source, {'cable_drag': target}, GROUP)
     monkeypatch.syspath_prepend(str(source))
-    assert available_terms()['cable_drag'].dist.name == 'dynid_cable_terms'
+    assert REGISTRY.entry_points()['cable_drag'].dist.name == 'dynid_cable_terms'
+    assert term_names()[-1] == 'cable_drag'
+    plugin = REGISTRY.get('cable_drag')
+    assert isinstance(plugin, TermPlugin) and plugin.name == 'cable_drag'
+    assert plugin.factory is sys.modules['dynid_cable_terms'].CableDrag
     term = build_term('cable_drag', ur5e, None, {'level': 2.0})
     q, dq, ddq = trajectory(ur5e, 0.2)
     np.testing.assert_allclose(term.evaluate(q, dq, ddq, CONTEXT), -2.0 * np.tanh(dq / 0.1))
@@ -556,7 +623,7 @@ def test_a_user_term_in_another_package_is_found_by_name(ur5e, tmp_path, monkeyp
     assert 'cable_drag' in Feedforward(ur5e, None, ['rigid_body', 'cable_drag'], compensate_friction=False).left_out
     monkeypatch.undo()
     sys.modules.pop('dynid_cable_terms', None)
-    assert 'cable_drag' not in available_terms()
+    assert 'cable_drag' not in term_names()
 
 
 def test_broken_or_ambiguous_plugins_are_refused_by_name(ur5e, tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
-"""Plugins found by name through a Python entry-point group (feedforward terms, identification methods, friction laws).
+"""Plugins found by name through a Python entry-point group (identification methods, friction laws, feedforward terms,
+prior sources).
 
 :class:`Registry` is one group's plugins: the installed ones, read from the distributions' metadata without importing
 any plugin (a ``--help`` stays cheap), once for each state of ``sys.path`` (a package put on it while the process runs
@@ -10,7 +11,7 @@ for a settings field's choices.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib.metadata import EntryPoint, EntryPoints, entry_points
 
 from dynid.errors import InputError
@@ -49,13 +50,15 @@ class Registry:
     """The plugins of the entry-point group ``group`` (module docstring): instances of ``kind`` with a ``name``.
 
     ``what`` names one for people ('identification method'); ``own_order``: the order dynid's own are listed in (the
-    metadata keeps entry points sorted by name); ``register_call``: the function that registers one, for its message.
+    metadata keeps entry points sorted by name); ``register_call``: the function that registers one, for its message;
+    ``adapt(name, loaded)``: what an installed entry point's object becomes before it is checked to be a ``kind`` (an
+    older form of the plugin, wrapped), None: taken as it is.
     """
 
     def __init__(self, group: str, what: str, kind: type, own_order: tuple[str, ...] = (),
-                 register_call: str = 'register') -> None:
+                 register_call: str = 'register', adapt: Callable[[str, object], object] | None = None) -> None:
         self.group, self.what, self.kind = group, what, kind
-        self.own_order, self.register_call = own_order, register_call
+        self.own_order, self.register_call, self.adapt = own_order, register_call, adapt
         self._registered: dict[str, object] = {}
         self._scanned: dict[tuple[str, ...], dict[str, EntryPoint]] = {}
 
@@ -92,6 +95,8 @@ class Registry:
         except Exception as error:  # a broken plugin must not look like a dynid bug
             raise InputError(f'{self.what} {name!r} ({points[name].value}) cannot be loaded: '
                              f'{type(error).__name__}: {error}') from error
+        if self.adapt is not None:
+            plugin = self.adapt(name, plugin)
         if not isinstance(plugin, self.kind) or plugin.name != name:
             raise InputError(f'{self.what} {name!r} ({points[name].value}) is not {_article(self.kind.__name__)} '
                              f'{self.kind.__name__} named {name!r}')

@@ -12,7 +12,7 @@ Terms (entry-point group ``dynid.feedforward_terms``, :mod:`dynid.control.plugin
 ``rotor_inertia`` (:mod:`~dynid.control.rigid_body`), ``friction_static``
 (:mod:`~dynid.control.friction_static`), ``friction_egms``, ``friction_adaptive``
 (:mod:`~dynid.control.friction_egms`), ``flexible_joint`` (:mod:`~dynid.control.flexible_joint`), and
-any installed user term. What a term is: :mod:`dynid.control.term`.
+any installed user term (or one :func:`register_term` made known). What a term is: :mod:`dynid.control.term`.
 """
 
 from dynid.control.context import FeedforwardContext
@@ -20,7 +20,7 @@ from dynid.control.feedforward import Feedforward, limit_rate
 from dynid.control.flexible_joint import FlexibleJointTerm
 from dynid.control.friction_egms import AdaptiveFrictionTerm, EGMSFrictionTerm
 from dynid.control.friction_static import StaticFrictionTerm
-from dynid.control.plugins import GROUP, available_terms, build_term, term_factory
+from dynid.control.plugins import GROUP, TermPlugin, build_term, register_term, term_names, unregister_term
 from dynid.control.rigid_body import RigidBodyTerm, RotorInertiaTerm
 from dynid.control.term import FeedforwardTerm
 
@@ -35,8 +35,10 @@ __all__ = [
     'RigidBodyTerm',
     'RotorInertiaTerm',
     'StaticFrictionTerm',
-    'available_terms',
+    'TermPlugin',
     'build_term',
     'limit_rate',
-    'term_factory',
+    'register_term',
+    'term_names',
+    'unregister_term',
 ]

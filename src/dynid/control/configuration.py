@@ -23,6 +23,7 @@ import yaml
 
 from dynid.control.context import FeedforwardContext
 from dynid.control.feedforward import DEFAULT_TERMS, Feedforward
+from dynid.control.plugins import TermNames
 from dynid.errors import InputError
 from dynid.identify.result.result import IdentificationResult
 from dynid.model import load_robot
@@ -60,7 +61,8 @@ class FeedforwardSettings:
     terms: tuple[str, ...] = setting(DEFAULT_TERMS, 'feedforward terms (entry points dynid.feedforward_terms); '
                                                     'name? runs where it can be built, else is left out with a '
                                                     'warning, as the default does with friction_static (no friction '
-                                                    'model) and rotor_inertia (no drive data)')
+                                                    'model) and rotor_inertia (no drive data)',
+                                  choices=TermNames())  # the registered terms, read at each use
     term_options: str = setting('', 'YAML {term: {option: value}}, e.g. "rigid_body: {payload: {mass: 2.0, '
                                     'com: [0, 0, 0.05]}}"')
     compensate_gravity: bool = setting(True, 'include gravity (false: UR, Franka compensate it)')

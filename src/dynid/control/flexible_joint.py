@@ -52,6 +52,7 @@ import numpy as np
 from dynid.checks import positive
 from dynid.control.context import FeedforwardContext
 from dynid.control.joint_torque import JointTorqueInput
+from dynid.control.plugins import TermPlugin
 from dynid.control.term import (
     DEFAULT_RATE_HZ,
     FeedforwardTerm,
@@ -172,3 +173,6 @@ class FlexibleJointTerm(JointTorqueInput, FeedforwardTerm):
             history.pop(0)
         history.append((phi, np.array(ddq, dtype=float)))
         return out
+
+
+FLEXIBLE_JOINT = TermPlugin('flexible_joint', "B·φ̈_d of the joints' elastic deflection", FlexibleJointTerm.from_result)

@@ -78,6 +78,7 @@ from dynid.control.friction_static import (
     temperature_or_fallback,
 )
 from dynid.control.joint_torque import JointTorqueInput
+from dynid.control.plugins import TermPlugin
 from dynid.control.term import (
     DEFAULT_RATE_HZ,
     FeedforwardTerm,
@@ -495,3 +496,7 @@ def _alpha(value, n: int) -> np.ndarray:
         raise InputError(f'friction_adaptive: alpha must be (α1, α2) or ({n}, 2) finite values, got {value!r}')
     return np.broadcast_to(array, (n, 2)).copy()
 
+
+FRICTION_EGMS = TermPlugin('friction_egms', 'E-GMS friction with presliding hysteresis', EGMSFrictionTerm.from_result)
+FRICTION_ADAPTIVE = TermPlugin('friction_adaptive', "E-GMS friction scaled by the estimator's α̂",
+                               AdaptiveFrictionTerm.from_result)

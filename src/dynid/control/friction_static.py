@@ -51,6 +51,7 @@ import numpy as np
 from dynid.checks import positive
 from dynid.control.context import FeedforwardContext
 from dynid.control.joint_torque import JointTorqueInput
+from dynid.control.plugins import TermPlugin
 from dynid.control.term import FeedforwardTerm, finite, term_options
 from dynid.errors import InputError
 from dynid.friction.law import LawContext
@@ -192,3 +193,7 @@ class StaticFrictionTerm(JointTorqueInput, FeedforwardTerm):
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         return self._torque(q, dq, ddq, context, True)
+
+
+FRICTION_STATIC = TermPlugin('friction_static', 'the identified friction law, smoothed through zero velocity',
+                             StaticFrictionTerm.from_result)

@@ -31,6 +31,7 @@ import numpy as np
 import pinocchio as pin
 
 from dynid.control.context import FeedforwardContext
+from dynid.control.plugins import TermPlugin
 from dynid.control.term import FeedforwardTerm, per_joint, term_options
 from dynid.errors import InputError
 from dynid.identify.result.result import IdentificationResult, result_drives
@@ -196,3 +197,9 @@ class RotorInertiaTerm(FeedforwardTerm):
 
     def step(self, q, dq, ddq, context: FeedforwardContext) -> np.ndarray:
         return self.evaluate(q, dq, ddq, context)
+
+
+RIGID_BODY = TermPlugin('rigid_body', 'M(q)q̈ + C(q, q̇)q̇ + g(q) of the identified model, payload included',
+                        RigidBodyTerm.from_result)
+ROTOR_INERTIA = TermPlugin('rotor_inertia', 'B·q̈ of the rotor inertias reflected to the link side',
+                           RotorInertiaTerm.from_result)
