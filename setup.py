@@ -80,5 +80,10 @@ setup(
             'hamon = dynid.friction.laws:HAMON',
             'comprehensive = dynid.friction.laws:COMPREHENSIVE',
         ],
+        # Kinds of file given as the prior (dynid.identify.solve.prior_source): name = PriorSourceKind.
+        'dynid.prior_sources': [
+            'result = dynid.identify.solve.prior_source:RESULT_PRIOR',
+            'fleet = dynid.identify.solve.prior_source:FLEET_PRIOR',
+        ],
     },
 )

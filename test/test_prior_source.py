@@ -1,19 +1,36 @@
 """A previous result as the prior (``dynid identify --prior RESULT``): it pulls a weaker recording's estimate toward
 its own base parameters, the result names the file it came from, and a result of another robot, another joint order
-or without σ is refused by name."""
+or without σ is refused by name. The kinds of prior file are plug-ins: one registered in the process or installed by
+another package is told by its header and used like dynid's own; a file no kind or two kinds recognize is refused."""
 
 import dataclasses
 import hashlib
+import sys
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pytest
 import yaml
 
+from builders import install_user_package
 from cli_run import run_dynid
 from dynid.errors import InputError
 from dynid.excite.trajectory import builtin_excitation_path
+from dynid.files import yaml_header
 from dynid.identify.result.result import IdentificationResult
-from dynid.identify.solve.prior_source import ResultPrior, RobotFilePrior, prior_source
+from dynid.identify.solve.prior_source import (
+    GROUP,
+    REGISTRY,
+    FleetPrior,
+    PriorSourceKind,
+    ResultPrior,
+    RobotFilePrior,
+    prior_source,
+    pulls_toward,
+    register_prior_source,
+    unregister_prior_source,
+)
 from dynid.model import load_robot
 
 
@@ -113,3 +130,120 @@ def test_the_option_and_the_node_parameter_are_one_setting():
     error = InputError("{prior_source} 'old.yaml' is a result of robot 'panda'", fields=('prior_source',))
     assert message(error).startswith("--prior 'old.yaml'")
     assert node_message(error).startswith("prior_source:= 'old.yaml'")
+
+
+# ------------------------------------------------------------------------------------------------ kinds of prior file
+@dataclass(frozen=True)
+class CadPrior(RobotFilePrior):
+    """Another robot file's link inertias (a CAD export's) as the prior, named as such."""
+
+    kind: ClassVar[str] = 'cad model'
+
+    @property
+    def pulls_toward(self) -> str:
+        return f"the CAD model's link inertias ({self.spec})"
+
+
+def _is_cad(path) -> bool:
+    return 'cad_prior' in yaml_header(path)
+
+
+def _load_cad(path, robot) -> CadPrior:
+    cad = load_robot(yaml_header(path)['robot_file'])
+    if tuple(cad.joint_names) != tuple(robot.joint_names):
+        raise InputError(f'{path}: the CAD model has other joints')
+    return CadPrior.of(cad)
+
+
+CAD = PriorSourceKind('cad', 'a CAD export of the link inertias (cad_prior: 1, robot_file)', _is_cad, _load_cad)
+
+
+def test_the_built_in_kinds_are_registered_in_the_entry_point_group():
+    assert REGISTRY.group == GROUP == 'dynid.prior_sources'
+    assert REGISTRY.names()[:2] == ('result', 'fleet')
+    assert [kind.load for kind in REGISTRY.all()[:2]] == [ResultPrior.load, FleetPrior.load]
+
+
+def test_a_kind_registered_in_the_process_is_told_by_its_header_and_used_end_to_end(first, tmp_path):
+    """register_prior_source makes a kind known: prior_source gives its source for a file it recognizes, and
+    dynid identify --prior pulls toward it, says so and records its provenance; unregistered, the file is refused
+    naming the kinds installed."""
+    cad = tmp_path / 'cad.yaml'
+    cad.write_text('cad_prior: 1\nrobot_file: ur5e\n')
+    robot = load_robot('ur5e')
+    register_prior_source(CAD)
+    try:
+        assert REGISTRY.names()[-1] == 'cad'
+        source = prior_source(str(cad), robot)
+        assert isinstance(source, CadPrior) and source.pulls() and source.label == 'built-in ur5e'
+        assert isinstance(prior_source(str(first / 'first.yaml'), robot), ResultPrior)  # dynid's own stay theirs
+        done = run_dynid('identify', str(first / 'second'), '-o', str(tmp_path / 'cad_prior.yaml'), '--prior',
+                         str(cad), '--quiet')
+        assert done.returncode == 0, done.stderr
+        assert "prior: the CAD model's link inertias (built-in ur5e), relative σ s = " in done.stdout
+        section = IdentificationResult.load(tmp_path / 'cad_prior.yaml').prior_section
+        assert section['used'] and section['provenance']['kind'] == 'cad model'
+    finally:
+        unregister_prior_source('cad')
+    with pytest.raises(InputError, match=r"'.*cad.yaml' is none of the prior source kinds installed: result \(a "
+                                         r"previous identification's result file.*; fleet \(a fleet prior file") as no:
+        prior_source(str(cad), robot)
+    assert no.value.field == 'prior_source'
+    with pytest.raises(InputError, match='register_prior_source takes a PriorSourceKind'):
+        register_prior_source(CadPrior)
+    with pytest.raises(InputError, match="prior source 'fleet' is installed already"):
+        register_prior_source(dataclasses.replace(CAD, name='fleet'))
+
+
+def test_a_file_two_kinds_recognize_or_none_is_refused_by_name(first, tmp_path):
+    robot = load_robot('ur5e')
+    greedy = PriorSourceKind('any_yaml', 'every YAML file', lambda path: True, _load_cad)
+    register_prior_source(greedy)
+    try:
+        with pytest.raises(InputError, match=r"'.*first.yaml' is recognized by the prior source kinds result and "
+                                             r"any_yaml: it cannot be told which it is") as two:
+            prior_source(str(first / 'first.yaml'), robot)
+        assert two.value.field == 'prior_source'
+    finally:
+        unregister_prior_source('any_yaml')
+    (tmp_path / 'list.yaml').write_text('[1, 2]\n')
+    (tmp_path / 'broken.yaml').write_text('robot: [ur5e\n')
+    with pytest.raises(InputError, match=r"'.*list.yaml' is none of the prior source kinds installed: result"):
+        prior_source(str(tmp_path / 'list.yaml'), robot)
+    with pytest.raises(InputError, match=r'prior file .*broken.yaml is not valid YAML'):
+        prior_source(str(tmp_path / 'broken.yaml'), robot)
+    with pytest.raises(InputError, match=r"'.*gone.yaml': no such result file"):
+        prior_source(str(tmp_path / 'gone.yaml'), robot)
+
+
+CAD_PACKAGE = """\
+    from dynid.files import yaml_header
+    from dynid.identify.solve.prior_source import PriorSourceKind, RobotFilePrior
+    from dynid.model import load_robot
+
+    CAD = PriorSourceKind('cad', 'a CAD export of the link inertias', lambda path: 'cad_prior' in yaml_header(path),
+                          lambda path, robot: RobotFilePrior.of(load_robot(yaml_header(path)['robot_file'])))
+    """
+
+
+def test_a_kind_in_another_package_is_found_and_one_without_words_is_named_by_kind_and_label(tmp_path, monkeypatch):
+    """An installed package's kind (its entry point in dynid.prior_sources) is asked like dynid's own; a source
+    without pulls_toward is said as 'the KIND LABEL'."""
+    source = install_user_package(tmp_path / 'cad', 'dynid_cad_prior', CAD_PACKAGE, {'cad': 'dynid_cad_prior:CAD'},
+                                  GROUP)
+    monkeypatch.syspath_prepend(str(source))
+    cad = tmp_path / 'cad.yaml'
+    cad.write_text('cad_prior: 1\nrobot_file: ur5e\n')
+    assert REGISTRY.names() == ('result', 'fleet', 'cad')
+    assert REGISTRY.entry_points()['cad'].dist.name == 'dynid_cad_prior'
+    found = prior_source(str(cad), load_robot('ur5e'))
+    assert isinstance(found, RobotFilePrior) and found.pulls()
+    assert pulls_toward(found) == "the robot file's link inertias (built-in ur5e)"
+
+    class Bare:
+        kind, label = 'survey', 'arm.yaml'
+
+    assert pulls_toward(Bare()) == 'the survey arm.yaml'
+    monkeypatch.undo()
+    sys.modules.pop('dynid_cad_prior', None)
+    assert 'cad' not in REGISTRY.names()

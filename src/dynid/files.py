@@ -4,6 +4,7 @@ files; every output written whole or not at all (:func:`written`, :func:`write_t
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -51,6 +52,28 @@ def read_yaml(path: str | os.PathLike, kind: str):
         raise InputError(f'{kind} {path} is not valid YAML: {str(error).splitlines()[0]}') from None
     except (UnicodeDecodeError, ValueError) as error:  # not text, or YAML with a number Python cannot hold
         raise InputError(f'{kind} {path} is not a YAML text file ({error})') from None
+
+
+def yaml_header(path: str | os.PathLike) -> dict:
+    """The top-level entries of the YAML file ``path`` whose values are scalars (the keys a kind of file is told by:
+    ``dynid_result``, ``kind``); {} where it cannot be read, is not YAML or is not a mapping. Parsed once for each
+    state of the file (its size and modification time), however many readers ask."""
+    try:
+        state = os.stat(path)
+    except (OSError, ValueError):
+        return {}
+    return dict(_scalar_entries(str(Path(path).resolve()), state.st_size, state.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=8)
+def _scalar_entries(path: str, size: int, modified_ns: int) -> tuple:
+    try:
+        data = load_yaml(Path(path).read_text())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, ValueError):
+        return ()
+    if not isinstance(data, dict):
+        return ()
+    return tuple((key, value) for key, value in data.items() if isinstance(value, str | int | float | bool | None))
 
 
 def file_sha256(path: str | os.PathLike) -> str:

@@ -91,8 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                show_default=False, help="pull toward this earlier result file's base parameters instead of the robot "
                                         "file's link inertias, each spread by its σ, or toward a fleet prior's (dynid "
                                         "fleet prior: the median of many robots of this model, spread by their "
-                                        "spread), with the weight chosen the same way (refused when it is another "
-                                        "robot's or has another joint order)")
+                                        "spread), or toward a file of a kind another package registers (entry "
+                                        "points dynid.prior_sources), with the weight chosen the same way (refused "
+                                        "when it is another robot's or has another joint order)")
     add_option(physical, Identifier, 'physical_solver', '--physical-solver')
     parser.add_argument('--validate', nargs='*', default=None, help='recordings to validate on')
     parser.add_argument('--holdout', type=float, default=None, metavar='FRACTION',
@@ -183,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
         print(line)
     for label, metrics in result.metrics.items():
         print_metrics(label, metrics)
-    for line in [*_prior_lines(result), *_source_lines(result)]:
+    for line in [*_prior_lines(result, source), *_source_lines(result)]:
         print(line)
     if result.physical_section is not None:
         section = result.physical_section
@@ -221,19 +222,21 @@ def _source_lines(result) -> list[str]:
     return [comparison_line(sources, ADVICE)] if sources else []
 
 
-def _prior_lines(result) -> list[str]:
+def _prior_lines(result, source) -> list[str]:
     """The prior's line (:func:`_prior_text`) and the joints whose offset and gravity the poses could not tell apart,
     with what decided between them."""
     from dynid.identify.steps.plausibility import offset_gravity_line
 
-    lines = [] if result.prior_section is None else [_prior_text(result.prior_section)]
+    lines = [] if result.prior_section is None else [_prior_text(result.prior_section, source)]
     alike = offset_gravity_line(result.model.get('offset_gravity') or {})
     return lines + ([alike] if alike else [])
 
 
-def _prior_text(prior: dict) -> str:
-    """One line on the prior (the robot file, an earlier result or a fleet prior): its weight and how it was chosen,
-    or why it was not used."""
+def _prior_text(prior: dict, source) -> str:
+    """One line on the prior (``source``, the file given as the prior; None: the robot file): its weight and how it
+    was chosen, or why it was not used."""
+    from dynid.identify.solve.prior_source import pulls_toward
+
     if not prior['used']:
         return f'prior: none ({prior.get("reason") or "not used"})'
     cross_validation = prior.get('cross_validation')
@@ -241,13 +244,7 @@ def _prior_text(prior: dict) -> str:
            if cross_validation else 'at the spread measured over the fleet' if prior.get('weight') == 'measured spread'
            else 'given')
     note = (prior.get('consistency') or {}).get('note')
-    source = f'the robot file\'s link inertias ({prior["source"]})'
-    provenance = prior.get('provenance') or {}
-    if provenance.get('kind') == 'result':
-        source = f'the base parameters of the result {prior["source"]} (spread by its σ)'
-    elif provenance.get('kind') == 'fleet prior':
-        source = (f'the base parameters of the fleet prior {prior["source"]} ({provenance.get("robots")} robots\' '
-                  'median, spread by their spread)')
+    toward = f'the robot file\'s link inertias ({prior["source"]})' if source is None else pulls_toward(source)
     informed = prior.get('informed')
     decided = '' if not informed else (
         f'\nof the {informed["pulled"]} parameters it pulls on one by one, the data decided '
@@ -255,6 +252,6 @@ def _prior_text(prior: dict) -> str:
         f'{len(informed["held_at_prior"])} at its values (above 0.9 of it)'
         + (f': {", ".join(informed["held_at_prior"][:8])}' + (', ...' if len(informed['held_at_prior']) > 8 else '')
            if informed['held_at_prior'] else ''))
-    return (f'prior: {source}, relative σ s = {prior["relative_std"]:g} '
+    return (f'prior: {toward}, relative σ s = {prior["relative_std"]:g} '
             f'{how}; training χ² {prior["prior_cost_percent"]:+.2f} % against the plain fit (--no-prior)'
             + decided + (f'\n{note}' if note else ''))

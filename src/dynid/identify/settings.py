@@ -48,7 +48,8 @@ class IdentifierSettings:
                                 "wls or irls; friction none or viscous_coulomb)")
     prior_source: str = setting('', "a previous identification's result file to pull toward instead of the robot file: "
                                     'its base parameters, each spread by its σ, or a fleet prior file (dynid fleet '
-                                    "prior: many robots' median, spread by their spread); weight by the same "
+                                    "prior: many robots' median, spread by their spread), or a file of a kind "
+                                    'another package registers (entry points dynid.prior_sources); weight by the same '
                                     "cross-validation; refused when it is another robot's or has another joint order; "
                                     'empty: the robot file')
     physical: bool = setting(False, 'always physically consistent standard parameters (method ols, wls or irls; '

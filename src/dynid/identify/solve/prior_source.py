@@ -19,20 +19,25 @@ pulls on anything, the links whose pseudo-inertias scale the consistency constra
   the rotor inertias as for a result. A file of another model or joint order, or pooled from fewer than 3 robots, is
   refused by name.
 
-:func:`prior_source` tells a fleet prior file from a result file by its header (``kind: fleet prior``).
+A file given as the prior is one of the registered kinds (:class:`PriorSourceKind`, the Python entry-point group
+``dynid.prior_sources``, as for identification methods, friction laws and feedforward terms): dynid's ``result`` (a
+file with ``dynid_result``) and ``fleet`` (``kind: fleet prior``), those of installed packages, and those
+:func:`register_prior_source` made known; :func:`prior_source` asks each whether it recognizes the file.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Protocol
 
 import numpy as np
 
+from dynid.entry_points import Registry
 from dynid.errors import InputError
-from dynid.files import file_sha256, read_yaml
+from dynid.files import file_sha256, read_yaml, yaml_header
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.solve.file_links import RobotFileLink, robot_file_links
 from dynid.identify.solve.fleet_prior_file import KIND as FLEET_PRIOR_KIND
@@ -89,6 +94,9 @@ class PriorSource(Protocol):
     def provenance(self) -> dict:
         """Where the prior came from: kind, path, sha256 (of a file), robot, date."""
 
+    # Optional: ``pulls_toward``, what the prior pulls toward in words (``dynid identify``'s prior line); where a
+    # source has none, the line says 'the KIND LABEL' (:func:`pulls_toward`).
+
 
 @dataclass(frozen=True)
 class RobotFilePrior:
@@ -108,6 +116,10 @@ class RobotFilePrior:
     @property
     def label(self) -> str:
         return self.spec
+
+    @property
+    def pulls_toward(self) -> str:
+        return f'the robot file\'s link inertias ({self.spec})'
 
     @property
     def rule(self) -> str:
@@ -203,6 +215,10 @@ class ResultPrior:
     @property
     def label(self) -> str:
         return self.path
+
+    @property
+    def pulls_toward(self) -> str:
+        return f'the base parameters of the result {self.path} (spread by its σ)'
 
     @property
     def rule(self) -> str:
@@ -330,6 +346,11 @@ class FleetPrior:
         return self.path
 
     @property
+    def pulls_toward(self) -> str:
+        return (f'the base parameters of the fleet prior {self.path} ({self.fleet.robots} robots\' median, spread by '
+                'their spread)')
+
+    @property
     def rule(self) -> str:
         return (f'MAP: weighted residual chi2 + sum_b ((K pi)_b - centre_b)^2 / (spread_b s)^2 over the fleet of '
                 f'{self.fleet.robots} robots, each prior row weighing as one data row (data_row_std); s = 1 where not '
@@ -377,10 +398,71 @@ class FleetPrior:
                 'members': [member['name'] for member in self.fleet.members]}
 
 
+def pulls_toward(source: PriorSource) -> str:
+    """What ``source`` pulls toward, in words: its ``pulls_toward``, else 'the KIND LABEL'."""
+    return getattr(source, 'pulls_toward', None) or f'the {source.kind} {source.label}'
+
+
+@dataclass(frozen=True)
+class PriorSourceKind:
+    """A kind of file given as the prior (``--prior FILE``, identifier_node's ``prior_source``).
+
+    ``recognizes(path)``: whether the file is of this kind, read cheaply (its header: :func:`dynid.files.yaml_header`);
+    ``load(path, robot)``: the :class:`PriorSource` it gives an identification of ``robot`` (InputError naming the file
+    where it cannot be the prior)."""
+
+    name: str
+    description: str
+    recognizes: Callable[[Path], bool]
+    load: Callable[[Path, object], PriorSource]
+
+
+def _is_result_file(path: Path) -> bool:
+    return 'dynid_result' in yaml_header(path)
+
+
+def _is_fleet_prior_file(path: Path) -> bool:
+    return is_fleet_prior(yaml_header(path))
+
+
+RESULT_PRIOR = PriorSourceKind('result', "a previous identification's result file (dynid_result): its base "
+                                         'parameters, each spread by its σ', _is_result_file, ResultPrior.load)
+FLEET_PRIOR = PriorSourceKind('fleet', f'a fleet prior file (kind: {FLEET_PRIOR_KIND}): many robots\' median, spread '
+                                       'by their spread', _is_fleet_prior_file, FleetPrior.load)
+
+GROUP = 'dynid.prior_sources'
+#: the order dynid's own kinds are listed and asked in
+OWN_ORDER = ('result', 'fleet')
+REGISTRY = Registry(GROUP, 'prior source', PriorSourceKind, OWN_ORDER, 'register_prior_source')
+
+
+def register_prior_source(kind: PriorSourceKind) -> None:
+    """Make ``kind`` known in this process beside the installed ones (:func:`unregister_prior_source` forgets it)."""
+    REGISTRY.register(kind)
+
+
+def unregister_prior_source(name: str) -> None:
+    """Forget a kind :func:`register_prior_source` made known."""
+    REGISTRY.unregister(name)
+
+
 def prior_source(path: str, robot) -> PriorSource:
-    """The prior a front end asks for: ``path`` empty, the robot file; a file whose header says ``kind: fleet
-    prior``, that fleet prior (:class:`FleetPrior`); else that result file (:class:`ResultPrior`)."""
+    """The prior a front end asks for: ``path`` empty, the robot file's (:class:`RobotFilePrior`); else the file as
+    the one registered kind (:data:`REGISTRY`, dynid's first) that recognizes it. InputError naming the file where it
+    does not exist, no kind recognizes it (with the kinds installed), or two do (naming both)."""
     if not path:
         return RobotFilePrior.of(robot)
-    data = read_yaml(path, 'prior file') if Path(path).is_file() else None
-    return FleetPrior.load(path, robot, data) if is_fleet_prior(data) else ResultPrior.load(path, robot)
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(f'{{prior_source}} {str(path)!r}: no such result file', fields=('prior_source',))
+    kinds = REGISTRY.all()
+    found = [kind for kind in kinds if kind.recognizes(file)]
+    if len(found) > 1:
+        raise InputError(f'{{prior_source}} {str(path)!r} is recognized by the prior source kinds '
+                         f'{" and ".join(kind.name for kind in found)}: it cannot be told which it is',
+                         fields=('prior_source',))
+    if not found:
+        read_yaml(file, 'prior file')  # a file that is not YAML says so
+        raise InputError(f'{{prior_source}} {str(path)!r} is none of the prior source kinds installed: '
+                         + '; '.join(f'{kind.name} ({kind.description})' for kind in kinds), fields=('prior_source',))
+    return found[0].load(file, robot)
