@@ -10,8 +10,8 @@ A term turns N samples of the desired motion into a torque [N·m, link side, mod
 gives, and leaves the streaming state alone: stepping sample after sample from a reset gives the rows
 of ``evaluate``. Terms are built by a **factory** ``factory(robot, result, options) -> term`` (robot: a
 :class:`~dynid.model.RobotModel`; result: an :class:`~dynid.identify.result.result.IdentificationResult` or
-None; options: a mapping, checked by the factory) registered in the entry-point group
-``dynid.feedforward_terms`` (:mod:`dynid.control.plugins`).
+None; options: a mapping, checked by the factory) that a :class:`~dynid.control.plugins.TermPlugin` holds under
+the term's name, in the entry-point group ``dynid.feedforward_terms`` (:mod:`dynid.control.plugins`).
 
 Subclassing :class:`FeedforwardTerm` is optional (the Feedforward reads the attributes with defaults):
 
