@@ -115,6 +115,28 @@ class FrictionLaw:
         return {part: values.get(self.roles[part], 0.0) if part in self.roles else 0.0
                 for part in ('Fc', 'Fv', 'tau0', 'Fl')}
 
+    def level_symbols(self, exponent: float = 1.0) -> dict[str, str]:
+        """{``Fc``, ``Fv``: the law's symbol} of the parts a simulator's joint holds, a Coulomb level and a viscous
+        coefficient (``roles``): the viscous part only where it is linear in ω (a power term of exponent α ≠ 1 is no
+        viscous coefficient)."""
+        parts = {part: self.roles[part] for part in ('Fc', 'Fv') if part in self.roles}
+        if self.power_viscous and exponent != 1.0:
+            parts.pop('Fv', None)
+        return parts
+
+    def joint_levels(self, values: Mapping[str, float], exponent: float = 1.0,
+                     power_velocity: float | None = None) -> dict[str, float]:
+        """{``Fc``: the Coulomb level at ω → 0 [N·m], ``Fv``: the viscous coefficient [N·m·s/rad]} of one joint's
+        ``values`` ({the law's symbol: value}), each where the law (:meth:`level_symbols`) and the values have it.
+
+        Where the viscous part is the power term written from v_s (``power_velocity``, :mod:`dynid.friction.power_law`)
+        at α = 1, the law above v_s is (Fc − Fv·v_s)·sgn(ω) + Fv·ω: its Coulomb level is Fc − Fv·v_s."""
+        parts = {part: values[symbol] for part, symbol in self.level_symbols(exponent).items() if symbol in values}
+        if self.power_viscous and 'Fc' in parts:
+            shift = power_velocity or 0.0
+            parts['Fc'] = parts['Fc'] - (shift * parts['Fv'] if 'Fv' in parts else 0.0)
+        return parts
+
     def features(self, velocity: np.ndarray, direction: np.ndarray, load_torque: np.ndarray | None,
                  context: LawContext = LawContext()) -> dict[str, np.ndarray]:
         """{symbol: φ} of every feature at ω, s and τ (shape of ω); without τ (None) the load features are left out."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.friction.laws import friction_law, law_names
+from dynid.friction.laws import friction_law, physical_laws
 from dynid.identify.choices import AUTO, SOLVERS
 from dynid.identify.registry import START_METHOD, identification_method, identification_methods, spoken
 from dynid.identify.result.quality import residual_autocorrelation, std_inflation
@@ -123,8 +123,7 @@ class PhysicalSettings:
         if not identification_method(method).physical:
             return physical_methods_only(method)
         if spec.friction != AUTO and not friction_law(spec.friction).physical:
-            physical = tuple(name for name in law_names() if friction_law(name).physical)
-            return f'physical identification supports the friction models {physical}, got {spec.friction!r}'
+            return f'physical identification supports the friction models {physical_laws()}, got {spec.friction!r}'
         return None
 
     def check_model(self, spec, method: str = START_METHOD) -> None:
