@@ -269,15 +269,16 @@ def test_the_friction_terms_read_a_law_with_its_own_symbols_by_its_roles(ur5e, n
     from dynid.friction.laws import register_law, unregister_law
 
     law = FrictionLaw('renamed_load', 'load_squared renamed', ('c0', 'b1', 'off', 'l2'),
-                      {'c0': SIGN, 'b1': VELOCITY, 'off': ONE}, loaded=lambda w, s, tau, c: {'l2': s * load_shape(tau, 'squared')},
-                      load_symbols=('l2',), non_negative=('c0', 'b1', 'l2'),
-                      roles={'Fc': 'c0', 'Fv': 'b1', 'tau0': 'off', 'Fl': 'l2'}, load_shape='squared')
+                      {'c0': SIGN, 'b1': VELOCITY, 'off': ONE},
+                      loaded=lambda w, s, tau, c: {'l2': s * load_shape(tau, 'squared')}, load_symbols=('l2',),
+                      non_negative=('c0', 'b1', 'l2'), roles={'Fc': 'c0', 'Fv': 'b1', 'tau0': 'off', 'Fl': 'l2'},
+                      load_shape='squared')
     p = {'Fc': [3.0, 4.0, 2.5, 1.0, 1.2, 0.8], 'Fv': 6.0, 'tau0': 0.1, 'Fl': 2e-4}
     q, dq, ddq = trajectory(ur5e, 1.0)
     options = {'alpha': (1.1, 0.01)} if name == 'friction_adaptive' else {}
     register_law(law)
     try:
-        renamed = identified(ur5e, 'renamed_load', dict(zip(('c0', 'b1', 'off', 'l2'), p.values())))
+        renamed = identified(ur5e, 'renamed_load', dict(zip(('c0', 'b1', 'off', 'l2'), p.values(), strict=True)))
         got = build_term(name, ur5e, renamed, options).evaluate(q, dq, ddq, CONTEXT)
     finally:
         unregister_law('renamed_load')

@@ -19,8 +19,8 @@ MJCF joint       identified                                        unit
                  identified it (plus the drive data's B where the
                  currents were rotor-compensated first: ``Ia`` is
                  then the excess), the drive data otherwise
-``damping``      viscous friction ``Fv``                           N·m·s/rad
-``frictionloss`` Coulomb friction ``Fc``                           N·m
+``damping``      viscous friction ``Fv`` (the law's roles)         N·m·s/rad
+``frictionloss`` Coulomb friction ``Fc`` (the law's roles)         N·m
 ================ ================================================= ====================
 
 What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the friction of a
@@ -53,6 +53,7 @@ from dynid.identify.result.result import IdentificationResult
 from dynid.identify.result.torque import RigidBodyTorque, compensated_rotor, rotor_inertia
 from dynid.model import mjcf
 from dynid.model.robot import RobotModel
+
 
 @dataclass
 class MjcfExport:

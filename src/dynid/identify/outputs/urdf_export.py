@@ -13,9 +13,12 @@ parameters are realizable bodies; :mod:`dynid.identify.solve.physical`) and the 
 - **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
   viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field, nor has the
   Stribeck excess the model choice may keep, Fs·sgn(ω)·exp(−(|ω|/Vs)^μ): it is left out, its values written as a
-  comment in the joint). Li et al.'s comprehensive law gives its Coulomb level at ω → 0 and, where the joint's
-  exponent is 1, its viscous coefficient (:meth:`IdentificationResult.coulomb_viscous`); a power of the speed (an
-  exponent other than 1) has no URDF field either: left out, written as a comment. Where the result was identified
+  comment in the joint). Fc and Fv are the law's Coulomb level at ω → 0 and viscous coefficient as its roles give
+  them (:meth:`IdentificationResult.coulomb_viscous`, whatever the law names its symbols; Li et al.'s comprehensive
+  law: fc − fv·v_s and fv where the joint's exponent is 1); a power of the speed (an exponent other than 1) has no URDF
+  field either: left out, written as a comment. A law whose roles have no Coulomb level or no viscous coefficient
+  leaves that friction out, and a comment names the law and its parameters (:func:`friction_not_held`); a law
+  physical identification does not take is refused by name. Where the result was identified
   with coupled drives (θ = C·q: its friction is the motors'), a motor's friction is its joint's where the motor turns
   that joint alone (θ_k = ±q_k; Coulomb and viscous friction are
   odd in the velocity, so the sign does not matter), a joint's own friction (``Fcq``, ``Fvq``:
@@ -122,8 +125,8 @@ def friction_not_held(result: IdentificationResult) -> str:
     where they have both or every parameter left out is 0: what the exports write as a comment and the CLI prints."""
     law, exponents = result.law, result.power_exponents()
     missing = [text for part, text in (('Fc', 'Coulomb level'), ('Fv', 'viscous coefficient')) if part not in law.roles]
-    left = [f'{symbol}_{k + 1}' for k, values in enumerate(result.friction().values()) for symbol, value in values.items()
-            if missing and symbol in law.symbols and value != 0.0
+    left = [f'{symbol}_{k + 1}' for k, values in enumerate(result.friction().values())
+            for symbol, value in values.items() if missing and symbol in law.symbols and value != 0.0
             and symbol not in law.level_symbols(exponents[k]).values()]
     if not left:
         return ''
