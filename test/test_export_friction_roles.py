@@ -135,3 +135,31 @@ def test_a_result_whose_law_is_gone_saves_and_names_it_where_its_friction_is_rea
                 read()
     finally:
         register_law(OWN_NAMES)
+
+
+def test_a_registered_law_with_a_viscous_power_term_keeps_its_form_and_exports_its_levels():
+    # the comprehensive law's columns without its load term, under other symbols and marked power_viscous: the result
+    # records the power term's v_s as the comprehensive law's does (identified in the shifted form, read in it), and
+    # its Coulomb level at ω → 0 is c − v·v_s at α = 1 (Box-Cox form about v_s: (c − v·v_s)·sgn(ω) + v·ω above v_s)
+    from dynid.friction.power_law import power_term
+
+    law = FrictionLaw('power_renamed', 'Coulomb + viscous power term + offset, own symbols', ('c', 'v', 'o'),
+                      {'c': SIGN, 'o': ONE}, shaped=lambda w, s, context: {
+                          'v': power_term(w, context.exponents, context.power_velocity)},
+                      shaped_symbols=('v',), non_negative=('c', 'v'), roles={'Fc': 'c', 'Fv': 'v', 'tau0': 'o'},
+                      power_viscous=True)
+    register_law(law)
+    try:
+        result = _physical('power_renamed')
+        comprehensive = _physical('comprehensive')
+        levels, export = result.coulomb_viscous(), export_mjcf(result, ROBOT)
+        assert result.power_velocity == comprehensive.power_velocity == pytest.approx(0.02)
+        assert result.version == comprehensive.version == 3 and (result.power_exponents() == 1.0).all()
+    finally:
+        unregister_law('power_renamed')
+    assert result.model['power_form'] == 'shifted' and result.model['power_velocity'] == pytest.approx(0.02)
+    table = result.friction()
+    for k, joint in enumerate(ROBOT.joint_names):
+        c, v = table[joint]['c'], table[joint]['v']
+        assert levels[joint] == {'Fc': c - v * 0.02, 'Fv': v}
+        assert export.frictionloss[k] == pytest.approx(c - v * 0.02, rel=1e-12)

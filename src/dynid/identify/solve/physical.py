@@ -179,10 +179,10 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: n
 
 
 def _coulomb_floor(problem, exponents: np.ndarray | None) -> np.ndarray | None:
-    """ω_s^α_j per joint for the comprehensive law (ω_s the stiction velocity below which rows are dropped), else
-    None (:class:`dynid.identify.solve.prior.PhysicalLayout`)."""
+    """ω_s^α_j per joint for a law whose viscous part is the power term (the comprehensive law; ω_s the stiction
+    velocity below which rows are dropped), else None (:class:`dynid.identify.solve.prior.PhysicalLayout`)."""
     speed = getattr(problem.settings, 'stiction_velocity', 0.0) or 0.0
-    if problem.candidate.friction != 'comprehensive' or speed <= 0 or problem.power_velocity is not None:
+    if not problem.law.power_viscous or speed <= 0 or problem.power_velocity is not None:
         return None  # the shifted power term is 0 up to v_s: fc is the friction there, bounded as it is
     if exponents is None:
         exponents = problem.candidate.exponents or np.full(problem.robot.n, problem.spec.exponent)
