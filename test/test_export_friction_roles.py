@@ -3,6 +3,7 @@
 viscous_coulomb exports on the same data; a law whose roles give no Coulomb level or viscous coefficient is named
 where its friction is left out; a law physical identification does not take is named when the export is refused."""
 
+import dataclasses
 import io
 import xml.etree.ElementTree as ElementTree
 
@@ -163,3 +164,25 @@ def test_a_registered_law_with_a_viscous_power_term_keeps_its_form_and_exports_i
         c, v = table[joint]['c'], table[joint]['v']
         assert levels[joint] == {'Fc': c - v * 0.02, 'Fv': v}
         assert export.frictionloss[k] == pytest.approx(c - v * 0.02, rel=1e-12)
+
+
+def test_a_law_whose_fc_is_not_its_coulomb_role_is_refused_by_name():
+    # a parameter named Fc with no role would read as the joint's Coulomb level (the name the exports write): refused,
+    # naming the law; with the role it is exported
+    plain = FrictionLaw('fc_unroled', 'Coulomb alone, no roles', ('Fc',), {'Fc': SIGN}, non_negative=('Fc',))
+    register_law(plain)
+    try:
+        result = _physical('fc_unroled')
+        with pytest.raises(InputError, match=r"friction law 'fc_unroled': its parameters \['Fc'\] .*roles: none"):
+            export_mjcf(result, ROBOT)
+        with pytest.raises(InputError, match="friction law 'fc_unroled'"):
+            export_urdf(result, _text(mjcf.robot_urdf_text(ROBOT)), label='ur5e')
+    finally:
+        unregister_law('fc_unroled')
+    register_law(dataclasses.replace(plain, roles={'Fc': 'Fc'}))
+    try:
+        export = export_mjcf(result, ROBOT)
+    finally:
+        unregister_law('fc_unroled')
+    np.testing.assert_array_equal(export.frictionloss, [result.value(f'Fc_{j}') for j in range(1, 7)])
+    assert export.frictionloss.min() > 0.5 and export.friction_note == '' and export.not_expressed == []

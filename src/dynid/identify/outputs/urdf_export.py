@@ -97,7 +97,7 @@ def joint_friction_table(result: IdentificationResult) -> tuple[dict[str, dict[s
     ``Fv`` as the law's roles give them (:meth:`IdentificationResult.coulomb_viscous`), beside the law's other
     parameters under their own names (no joint field holds them: an offset, a load term, the viscous power term of an
     exponent other than 1); with coupled drives, a joint's own friction (``Fcq``, ``Fvq``) added to its levels."""
-    law, exponents, levels = result.law, result.power_exponents(), result.coulomb_viscous()
+    law, exponents, levels = _named_apart(result.law), result.power_exponents(), result.coulomb_viscous()
     table, parameters = {}, result.friction()
     for k, (joint, values) in enumerate(parameters.items()):
         held = set(law.level_symbols(exponents[k]).values())
@@ -117,6 +117,18 @@ def joint_friction_table(result: IdentificationResult) -> tuple[dict[str, dict[s
             if value != 0.0:
                 out[joint][part] = out[joint].get(part, 0.0) + value
     return out, left
+
+
+def _named_apart(law):
+    """``law``, refused (InputError naming it) where a parameter it leaves under its own name would read as a level:
+    a symbol Fc or Fv that is not the Coulomb level or the linear viscous coefficient of its roles."""
+    clash = [s for s in ('Fc', 'Fv') if s in law.symbols and (law.roles.get(s) != s or s == 'Fv' and law.power_viscous)]
+    if clash:
+        roles = ', '.join(f'{part}: {symbol}' for part, symbol in law.roles.items()) or 'none'
+        raise InputError(f'friction law {law.name!r}: its parameters {clash} are not its Coulomb level and linear '
+                         f'viscous coefficient (its roles: {roles}), which a joint holds under those names: give the '
+                         f'law those roles or other symbols to export it')
+    return law
 
 
 def friction_not_held(result: IdentificationResult) -> str:
