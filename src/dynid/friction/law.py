@@ -18,10 +18,11 @@ Its features come in three kinds, by what they depend on, because the identifica
 
 ``physical``: physical consistency (:mod:`dynid.identify.solve.physical`) applies with the law's sign bounds
 (``non_negative``). ``roles``: which of its symbols play the parts of the Coulomb + viscous + offset + load form
-that the estimators, the E-GMS feedforward and the contact observer's σ read, {``Fc``, ``Fv``, ``tau0``, ``Fl``:
-the law's symbol} (the offset is part of the rigid-body fit, kept by the feedforward), with ``load_shape`` the load
-term's τ² (``squared``) or |τ| (``absolute``) and ``power_viscous`` where the viscous part is the power term of
-:mod:`dynid.friction.power_law`. Nothing here imports the identification, so listing laws stays cheap.
+that the estimators, the E-GMS feedforward, the contact observer's σ and the URDF and MJCF exports read, {``Fc``,
+``Fv``, ``tau0``, ``Fl``: the law's symbol} (the offset is part of the rigid-body fit, kept by the feedforward), with
+``load_shape`` the load term's τ² (``squared``) or |τ| (``absolute``) and ``power_viscous`` where the viscous part is
+the power term of :mod:`dynid.friction.power_law`. Nothing here imports the identification, so listing laws stays
+cheap.
 """
 
 from __future__ import annotations
