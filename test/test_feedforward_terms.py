@@ -264,6 +264,33 @@ def test_adaptive_friction_is_the_estimator_regressor_times_the_latest_alpha(ur5
     np.testing.assert_allclose(stepped, f[:500], rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize('name', ['friction_static', 'friction_egms', 'friction_adaptive'])
+def test_the_friction_terms_read_a_law_with_its_own_symbols_by_its_roles(ur5e, name):
+    """load_squared under other names, registered in this process: each friction term gives the torque it gives for
+    load_squared with the same values (1e-12 N·m), because it reads the Coulomb level, the viscous term, the offset
+    and the load term through the law's roles, not by the names Fc, Fv, tau0, Fl."""
+    from dynid.friction.law import ONE, SIGN, VELOCITY, FrictionLaw, load_shape
+    from dynid.friction.laws import register_law, unregister_law
+
+    law = FrictionLaw('renamed_load', 'load_squared renamed', ('c0', 'b1', 'off', 'l2'),
+                      {'c0': SIGN, 'b1': VELOCITY, 'off': ONE},
+                      loaded=lambda w, s, tau, c: {'l2': s * load_shape(tau, 'squared')}, load_symbols=('l2',),
+                      non_negative=('c0', 'b1', 'l2'), roles={'Fc': 'c0', 'Fv': 'b1', 'tau0': 'off', 'Fl': 'l2'},
+                      load_shape='squared')
+    p = {'Fc': [3.0, 4.0, 2.5, 1.0, 1.2, 0.8], 'Fv': 6.0, 'tau0': 0.1, 'Fl': 2e-4}
+    q, dq, ddq = trajectory(ur5e, 1.0)
+    options = {'alpha': (1.1, 0.01)} if name == 'friction_adaptive' else {}
+    register_law(law)
+    try:
+        renamed = identified(ur5e, 'renamed_load', dict(zip(('c0', 'b1', 'off', 'l2'), p.values(), strict=True)))
+        got = build_term(name, ur5e, renamed, options).evaluate(q, dq, ddq, CONTEXT)
+    finally:
+        unregister_law('renamed_load')
+    expected = build_term(name, ur5e, identified(ur5e, 'load_squared', p), options).evaluate(q, dq, ddq, CONTEXT)
+    assert np.abs(expected).max() > 1.0
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+
+
 def stop_and_go(robot, seconds_at_rest=0.6):
     """q, q̇, q̈ (N, n) at 1 kHz: from rest up and back (a reversal at 0.5 s, |q̈| = 0.4π² rad/s²) to rest at
     1 s, held for ``seconds_at_rest``, then down and back to rest; the same on every joint."""

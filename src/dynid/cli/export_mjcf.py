@@ -57,4 +57,6 @@ def run(args: argparse.Namespace) -> int:
     print(f'  armature from: {", ".join(sources)}; damping = Fv, frictionloss = Fc')
     if export.not_expressed:
         print(f'  not expressible in MuJoCo, left out: {", ".join(export.not_expressed)}')
+    if export.friction_note:
+        print(f'  {export.friction_note}')
     return EXIT_OK

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dynid.identify.outputs.urdf_export import export_urdf
+    from dynid.identify.outputs.urdf_export import export_urdf, friction_not_held
     from dynid.identify.result.result import IdentificationResult
     from dynid.identify.result.torque import round_trip_error
 
@@ -37,4 +37,7 @@ def run(args: argparse.Namespace) -> int:
     write_text(output, text)
     print(f'wrote {output}: {len(result.joint_names)} identified links; pinocchio on it reproduces the identified '
           f'torques to {error:.1e} of their scale')
+    note = friction_not_held(result)
+    if note:
+        print(f'  {note}')
     return EXIT_OK

@@ -236,16 +236,15 @@ def velocity_friction(result: IdentificationResult, p: dict, joint_names):
 
 def _velocity_remainder(result: IdentificationResult, p: dict, joint_names, temperature):
     """F_V(ω, T) of :func:`velocity_friction` without the Stribeck excess."""
-    law = friction_law(result.model.get('friction'))
+    law, zero = friction_law(result.model.get('friction')), np.zeros(len(joint_names))
+    viscous, offset = (p.get(law.roles.get(part), zero) for part in ('Fv', 'tau0'))  # by the law's roles
     if law.power_viscous:
         exponents, shift = result.power_exponents(joint_names), result.power_velocity
-        viscous, offset = p[law.roles['Fv']], p[law.roles['tau0']]
 
         def remainder(w, t):
             value = viscous * power_term(w, exponents, shift) + offset
             return value if temperature is None else value + temperature.evaluate(w, t)
     else:
-        viscous, offset = p['Fv'], p['tau0']
 
         def remainder(w, t):
             value = viscous * w + offset
@@ -443,8 +442,8 @@ class AdaptiveFrictionTerm(_HysteresisCopies, JointTorqueInput, FeedforwardTerm)
             raise InputError(f'friction_adaptive: the result\'s friction model is {kind!r}, the adaptive friction '
                              f'takes {adapted_laws()} (identify with the friction law viscous_coulomb or '
                              f'load_squared for it)')
-        p = friction_parameters(result, robot)
-        coulomb, load = p['Fc'], p.get('Fl', np.zeros(robot.n))
+        p, roles = friction_parameters(result, robot), friction_law(kind).roles
+        coulomb, load = p[roles['Fc']], p.get(roles.get('Fl'), np.zeros(robot.n))
         identified = identified_friction(result, robot)
         if identified is not None:  # the section's Fc0 and Fc1 where it covers the joint
             model, mask = identified

@@ -18,10 +18,11 @@ Its features come in three kinds, by what they depend on, because the identifica
 
 ``physical``: physical consistency (:mod:`dynid.identify.solve.physical`) applies with the law's sign bounds
 (``non_negative``). ``roles``: which of its symbols play the parts of the Coulomb + viscous + offset + load form
-that the estimators, the E-GMS feedforward and the contact observer's σ read, {``Fc``, ``Fv``, ``tau0``, ``Fl``:
-the law's symbol} (the offset is part of the rigid-body fit, kept by the feedforward), with ``load_shape`` the load
-term's τ² (``squared``) or |τ| (``absolute``) and ``power_viscous`` where the viscous part is the power term of
-:mod:`dynid.friction.power_law`. Nothing here imports the identification, so listing laws stays cheap.
+that the estimators, the E-GMS feedforward, the contact observer's σ and the URDF and MJCF exports read, {``Fc``,
+``Fv``, ``tau0``, ``Fl``: the law's symbol} (the offset is part of the rigid-body fit, kept by the feedforward), with
+``load_shape`` the load term's τ² (``squared``) or |τ| (``absolute``) and ``power_viscous`` where the viscous part is
+the power term of :mod:`dynid.friction.power_law`. Nothing here imports the identification, so listing laws stays
+cheap.
 """
 
 from __future__ import annotations
@@ -114,6 +115,28 @@ class FrictionLaw:
         values have none."""
         return {part: values.get(self.roles[part], 0.0) if part in self.roles else 0.0
                 for part in ('Fc', 'Fv', 'tau0', 'Fl')}
+
+    def level_symbols(self, exponent: float = 1.0) -> dict[str, str]:
+        """{``Fc``, ``Fv``: the law's symbol} of the parts a simulator's joint holds, a Coulomb level and a viscous
+        coefficient (``roles``): the viscous part only where it is linear in ω (a power term of exponent α ≠ 1 is no
+        viscous coefficient)."""
+        parts = {part: self.roles[part] for part in ('Fc', 'Fv') if part in self.roles}
+        if self.power_viscous and exponent != 1.0:
+            parts.pop('Fv', None)
+        return parts
+
+    def joint_levels(self, values: Mapping[str, float], exponent: float = 1.0,
+                     power_velocity: float | None = None) -> dict[str, float]:
+        """{``Fc``: the Coulomb level at ω → 0 [N·m], ``Fv``: the viscous coefficient [N·m·s/rad]} of one joint's
+        ``values`` ({the law's symbol: value}), each where the law (:meth:`level_symbols`) and the values have it.
+
+        Where the viscous part is the power term written from v_s (``power_velocity``, :mod:`dynid.friction.power_law`)
+        at α = 1, the law above v_s is (Fc − Fv·v_s)·sgn(ω) + Fv·ω: its Coulomb level is Fc − Fv·v_s."""
+        parts = {part: values[symbol] for part, symbol in self.level_symbols(exponent).items() if symbol in values}
+        if self.power_viscous and 'Fc' in parts:
+            shift = power_velocity or 0.0
+            parts['Fc'] = parts['Fc'] - (shift * parts['Fv'] if 'Fv' in parts else 0.0)
+        return parts
 
     def features(self, velocity: np.ndarray, direction: np.ndarray, load_torque: np.ndarray | None,
                  context: LawContext = LawContext()) -> dict[str, np.ndarray]:

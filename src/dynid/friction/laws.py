@@ -99,6 +99,11 @@ def added_law_names() -> tuple[str, ...]:
     return tuple(name for name in law_names() if name not in OWN_ORDER)
 
 
+def physical_laws() -> tuple[str, ...]:
+    """The laws physical identification takes (:attr:`FrictionLaw.physical`)."""
+    return tuple(name for name in law_names() if friction_law(name).physical)
+
+
 def register_law(law: FrictionLaw) -> None:
     """Make ``law`` known in this process beside the installed ones (:func:`unregister_law` forgets it)."""
     REGISTRY.register(law)

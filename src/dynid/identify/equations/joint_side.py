@@ -26,6 +26,8 @@ from dynid.model.drives import JointDrives
 
 #: The symbols of a joint's own friction (module docstring): Coulomb [N·m] and viscous [N·m·s/rad], in column order.
 JOINT_SIDE_SYMBOLS = ('Fcq', 'Fvq')
+#: The part each symbol plays (as :attr:`dynid.friction.law.FrictionLaw.roles`): Coulomb level, viscous coefficient.
+JOINT_SIDE_ROLES = dict(zip(('Fc', 'Fv'), JOINT_SIDE_SYMBOLS, strict=True))
 #: The prepared feature each symbol's column is made of (:mod:`dynid.identify.equations.prepare`): sgn(q̇) and q̇, (M, n).
 JOINT_SIDE_FEATURES = {'Fcq': 'joint_sign', 'Fvq': 'joint_velocity'}
 

@@ -19,8 +19,8 @@ MJCF joint       identified                                        unit
                  identified it (plus the drive data's B where the
                  currents were rotor-compensated first: ``Ia`` is
                  then the excess), the drive data otherwise
-``damping``      viscous friction ``Fv``                           N·m·s/rad
-``frictionloss`` Coulomb friction ``Fc``                           N·m
+``damping``      viscous friction ``Fv`` (the law's roles)         N·m·s/rad
+``frictionloss`` Coulomb friction ``Fc`` (the law's roles)         N·m
 ================ ================================================= ====================
 
 What MuJoCo's joint cannot express is left out and named (:attr:`MjcfExport.not_expressed`): the friction of a
@@ -48,13 +48,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.outputs.urdf_export import COULOMB_SYMBOLS, VISCOUS_SYMBOLS, export_urdf, joint_friction_table
+from dynid.identify.outputs.urdf_export import export_urdf, friction_not_held, joint_friction_table, physical_section
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.result.torque import RigidBodyTorque, compensated_rotor, rotor_inertia
 from dynid.model import mjcf
 from dynid.model.robot import RobotModel
-
-_COULOMB, _VISCOUS = COULOMB_SYMBOLS, VISCOUS_SYMBOLS
 
 
 @dataclass
@@ -65,6 +63,8 @@ class MjcfExport:
         text: the MJCF. joints: the result's joints. armature [kg·m²], damping [N·m·s/rad],
         frictionloss [N·m]: (n,) in ``joints`` order. armature_source: per joint, where the armature
         comes from. not_expressed: the result's friction symbols MuJoCo has no joint field for, with a value.
+        friction_note: the sentence naming the friction law whose roles give a joint with friction no level
+        (:func:`dynid.identify.outputs.urdf_export.friction_not_held`), '' where there is none.
     """
 
     text: str
@@ -74,6 +74,7 @@ class MjcfExport:
     frictionloss: np.ndarray
     armature_source: list[str]
     not_expressed: list[str] = field(default_factory=list)
+    friction_note: str = ''
 
 
 def _armature(result: IdentificationResult, robot: RobotModel) -> tuple[np.ndarray, list[str]]:
@@ -94,17 +95,15 @@ def _armature(result: IdentificationResult, robot: RobotModel) -> tuple[np.ndarr
 
 def export_mjcf(result: IdentificationResult, robot: RobotModel) -> MjcfExport:
     """The MJCF of ``robot`` with the identified dynamics of ``result`` (module docstring)."""
-    if result.physical_section is None:
-        raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
-                         fields=('physical',))
+    physical_section(result)
     if tuple(result.joint_names) != tuple(robot.joint_names):
         raise InputError(f'the result is for joints {list(result.joint_names)}, the robot {robot.name!r} has '
                          f'{list(robot.joint_names)}')
     urdf = mjcf.robot_urdf_text(robot)
     identified = export_urdf(result, io.StringIO(urdf), label=f'the URDF of {robot.name}')
     friction, motors_left = joint_friction_table(result)
-    damping = np.array([next((friction[j][s] for s in _VISCOUS if s in friction[j]), 0.0) for j in robot.joint_names])
-    coulomb = np.array([next((friction[j][s] for s in _COULOMB if s in friction[j]), 0.0) for j in robot.joint_names])
+    damping = np.array([friction[j].get('Fv', 0.0) for j in robot.joint_names])
+    coulomb = np.array([friction[j].get('Fc', 0.0) for j in robot.joint_names])
     if np.any(damping < 0) or np.any(coulomb < 0):
         raise InputError('the result has negative viscous or Coulomb friction, which MuJoCo cannot hold')
     armature, sources = _armature(result, robot)
@@ -117,13 +116,16 @@ def export_mjcf(result: IdentificationResult, robot: RobotModel) -> MjcfExport:
               f'= Coulomb friction [N m]. ')
     left = sorted({f'{symbol}_{j + 1}' for j, joint in enumerate(robot.joint_names)
                    for symbol, value in friction[joint].items()
-                   if symbol not in _COULOMB + _VISCOUS and value != 0.0} | set(motors_left))
+                   if symbol not in ('Fc', 'Fv') and value != 0.0} | set(motors_left))
+    note = friction_not_held(result)
     text = spec.to_xml()
     text = text.replace('<mujoco', f'<!--{header}-->\n<mujoco', 1)
+    if note:
+        text = text.replace('<mujoco', f'<!-- dynid: {note} -->\n<mujoco', 1)
     if left:
         text = text.replace('<mujoco', f'<!-- dynid: not expressible in MuJoCo, left out: {", ".join(left)} -->\n'
                             '<mujoco', 1)
-    return MjcfExport(text, list(robot.joint_names), armature, damping, coulomb, sources, left)
+    return MjcfExport(text, list(robot.joint_names), armature, damping, coulomb, sources, left, note)
 
 
 def dynid_torque(result: IdentificationResult, robot: RobotModel, q: np.ndarray, dq: np.ndarray,
@@ -131,7 +133,7 @@ def dynid_torque(result: IdentificationResult, robot: RobotModel, q: np.ndarray,
     """dynid's joint torque (N, n) [N·m] without Coulomb friction and offset: W_b·χ̂_b + B·q̈ + Fv·q̇ (the viscous
     friction the joints hold: :func:`dynid.identify.outputs.urdf_export.joint_friction_table`)."""
     friction = joint_friction_table(result)[0]
-    viscous = np.array([next((friction[j][s] for s in _VISCOUS if s in friction[j]), 0.0) for j in robot.joint_names])
+    viscous = np.array([friction[j].get('Fv', 0.0) for j in robot.joint_names])
     # with rotor compensation, B (the drive data's) + the identified excess
     # (dynid.identify.result.torque.compensated_rotor)
     rotor = rotor_inertia(robot, result, regrouped_as_zero=True) if _rotor_known(result, robot) else np.zeros(robot.n)

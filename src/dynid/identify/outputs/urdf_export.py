@@ -13,9 +13,12 @@ parameters are realizable bodies; :mod:`dynid.identify.solve.physical`) and the 
 - **Friction.** ``<dynamics friction="Fc" damping="Fv"/>`` on each identified joint (Coulomb [N·m],
   viscous [N·m·s/rad], the identification's friction velocity; a ``tau0`` offset has no URDF field, nor has the
   Stribeck excess the model choice may keep, Fs·sgn(ω)·exp(−(|ω|/Vs)^μ): it is left out, its values written as a
-  comment in the joint). Li et al.'s comprehensive law gives its Coulomb level at ω → 0 and, where the joint's
-  exponent is 1, its viscous coefficient (:meth:`IdentificationResult.coulomb_viscous`); a power of the speed (an
-  exponent other than 1) has no URDF field either: left out, written as a comment. Where the result was identified
+  comment in the joint). Fc and Fv are the law's Coulomb level at ω → 0 and viscous coefficient as its roles give
+  them (:meth:`IdentificationResult.coulomb_viscous`, whatever the law names its symbols; Li et al.'s comprehensive
+  law: fc − fv·v_s and fv where the joint's exponent is 1); a power of the speed (an exponent other than 1) has no URDF
+  field either: left out, written as a comment. A law whose roles have no Coulomb level or no viscous coefficient
+  leaves that friction out, and a comment names the law and its parameters (:func:`friction_not_held`); a law
+  physical identification does not take is refused by name. Where the result was identified
   with coupled drives (θ = C·q: its friction is the motors'), a motor's friction is its joint's where the motor turns
   that joint alone (θ_k = ±q_k; Coulomb and viscous friction are
   odd in the velocity, so the sign does not matter), a joint's own friction (``Fcq``, ``Fvq``:
@@ -43,6 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.friction.laws import physical_laws
+from dynid.identify.equations.joint_side import JOINT_SIDE_ROLES, JOINT_SIDE_SYMBOLS
 from dynid.identify.result.result import IdentificationResult
 from dynid.model.inertial import describe_link
 
@@ -86,51 +91,79 @@ def _set_inertial(link: ElementTree.Element, phi: np.ndarray) -> None:
     link.insert(0, ElementTree.Comment(' dynid: identified inertial (physically consistent identification) '))
 
 
-#: The Coulomb and viscous symbols a joint's friction and damping take (:func:`joint_friction_table` writes Li et al.'s
-#: comprehensive law in them)
-COULOMB_SYMBOLS, VISCOUS_SYMBOLS = ('Fc',), ('Fv',)
-
-
 def joint_friction_table(result: IdentificationResult) -> tuple[dict[str, dict[str, float]], list[str]]:
     """({joint: {symbol: value}} the result's friction as a simulator's joints hold it, the parameters of motors
-    that turn several joints, left out) (module docstring); without a coupling, :meth:`IdentificationResult.friction`
-    as it is, but for Li et al.'s comprehensive law (fc, fv, fo, fL), whose Coulomb level at ω → 0 and viscous
-    coefficient are written as Fc and Fv (:meth:`IdentificationResult.coulomb_viscous`: fc − fv·v_s where its power
-    term is written from v_s) and whose fv stays under its own name where the joint's exponent is not 1 (a power of
-    the speed no simulator's joint holds)."""
-    table = result.friction()
-    if result.model.get('friction') == 'comprehensive':
-        levels = result.coulomb_viscous()
-        for joint, values in table.items():
-            power = values.pop('fv', 0.0)
-            values.pop('fc', None)
-            values.update(levels.get(joint, {}))
-            if 'Fv' not in values and power != 0.0:
-                values['fv'] = power
+    that turn several joints, left out) (module docstring): per joint its Coulomb level ``Fc`` and viscous coefficient
+    ``Fv`` as the law's roles give them (:meth:`IdentificationResult.coulomb_viscous`), beside the law's other
+    parameters under their own names (no joint field holds them: an offset, a load term, the viscous power term of an
+    exponent other than 1); with coupled drives, a joint's own friction (``Fcq``, ``Fvq``) added to its levels."""
+    law, exponents, levels = _named_apart(result.law), result.power_exponents(), result.coulomb_viscous()
+    table, parameters = {}, result.friction()
+    for k, (joint, values) in enumerate(parameters.items()):
+        held = set(law.level_symbols(exponents[k]).values())
+        table[joint] = {**levels[joint], **{s: v for s, v in values.items() if s not in held}}
     coupling = result.recorded_coupling()
     if coupling is None:
         return table, []
     out, left = {}, []
     for k, joint in enumerate(result.joint_names):
-        own = {symbol: table[joint].pop(symbol, 0.0) for symbol in ('Fcq', 'Fvq')}
+        own = {part: table[joint].pop(symbol, 0.0) for part, symbol in JOINT_SIDE_ROLES.items()}
         alone = np.count_nonzero(coupling[k]) == 1 and coupling[k, k] != 0
         out[joint] = table[joint] if alone else {}
         if not alone:
-            left += [f'{symbol}_{k + 1}' for symbol, value in table[joint].items() if value != 0.0]
-        for symbols, value in ((COULOMB_SYMBOLS, own['Fcq']), (VISCOUS_SYMBOLS, own['Fvq'])):
+            left += [f'{symbol}_{k + 1}' for symbol, value in parameters[joint].items()
+                     if value != 0.0 and symbol not in JOINT_SIDE_SYMBOLS]
+        for part, value in own.items():
             if value != 0.0:
-                key = next((s for s in symbols if s in out[joint]), symbols[0])
-                out[joint][key] = out[joint].get(key, 0.0) + value
+                out[joint][part] = out[joint].get(part, 0.0) + value
     return out, left
+
+
+def _named_apart(law):
+    """``law``, refused (InputError naming it) where a parameter it leaves under its own name would read as a level:
+    a symbol Fc or Fv that is not the Coulomb level or the linear viscous coefficient of its roles."""
+    clash = [s for s in ('Fc', 'Fv') if s in law.symbols and (law.roles.get(s) != s or s == 'Fv' and law.power_viscous)]
+    if clash:
+        roles = ', '.join(f'{part}: {symbol}' for part, symbol in law.roles.items()) or 'none'
+        raise InputError(f'friction law {law.name!r}: its parameters {clash} are not its Coulomb level and linear '
+                         f'viscous coefficient (its roles: {roles}), which a joint holds under those names: give the '
+                         f'law those roles or other symbols to export it')
+    return law
+
+
+def friction_not_held(result: IdentificationResult) -> str:
+    """The sentence naming the result's friction law and the parameters no joint holds where the law's roles have no
+    Coulomb level or no viscous coefficient (:meth:`FrictionLaw.level_symbols`; a law without roles has neither), ''
+    where they have both or every parameter left out is 0: what the exports write as a comment and the CLI prints."""
+    law, exponents = result.law, result.power_exponents()
+    missing = [text for part, text in (('Fc', 'Coulomb level'), ('Fv', 'viscous coefficient')) if part not in law.roles]
+    left = [f'{symbol}_{k + 1}' for k, values in enumerate(result.friction().values())
+            for symbol, value in values.items() if missing and symbol in law.symbols and value != 0.0
+            and symbol not in law.level_symbols(exponents[k]).values()]
+    if not left:
+        return ''
+    roles = ', '.join(f'{part}: {symbol}' for part, symbol in law.roles.items()) or 'none'
+    return (f'friction law {law.name!r} has no {" or ".join(missing)} a joint holds (its roles: {roles}), left out: '
+            f'{", ".join(left)}')
+
+
+def physical_section(result: IdentificationResult) -> dict:
+    """The result's ``physical`` section, what the exports write; InputError where it has none, naming its friction
+    law where physical identification does not take it (identifying with ``physical`` again would not help)."""
+    if result.physical_section is not None:
+        return result.physical_section
+    if not result.law.physical:
+        raise InputError(f'the result has no physically consistent standard parameters: its friction law '
+                         f'{result.law.name!r} is not one physical identification takes ({", ".join(physical_laws())}'
+                         f'); identify with one of those and {{physical}}', fields=('physical',))
+    raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
+                     fields=('physical',))
 
 
 def export_urdf(result: IdentificationResult, urdf, label: str | None = None) -> str:
     """The URDF text of ``urdf`` (a path or a file object) with the identified dynamics of ``result`` (module
     docstring); ``label`` names it in errors (default: the path)."""
-    section = result.physical_section
-    if section is None:
-        raise InputError('the result has no physically consistent standard parameters (identify with {physical})',
-                         fields=('physical',))
+    section = physical_section(result)
     tree = _read(urdf)
     urdf = urdf if label is None else label
     root = tree.getroot()
@@ -141,7 +174,7 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         raise InputError(f'{urdf} has no joints {missing} of the result (robot {result.robot!r})')
     identified = set(result.joint_names)
     friction, left = joint_friction_table(result)
-    exponents = result.power_exponents()
+    exponents, power = result.power_exponents(), result.law.roles.get('Fv') if result.law.power_viscous else None
     rotor = section.get('rotor_inertia') or {}
     for entry in section['links']:
         joint = joints[entry['joint']]
@@ -163,9 +196,9 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
             ElementTree.SubElement(joint, 'dynamics', friction=_format(values.get('Fc', 0.0)),
                                    damping=_format(values.get('Fv', 0.0)))
         k = result.joint_names.index(entry['joint'])
-        if values.get('fv'):
-            joint.append(ElementTree.Comment(f' dynid: viscous power term left out (no URDF field): fv '
-                                             f'{_format(values["fv"])}, exponent {_format(exponents[k])} '))
+        if power and values.get(power):
+            joint.append(ElementTree.Comment(f' dynid: viscous power term left out (no URDF field): {power} '
+                                             f'{_format(values[power])}, exponent {_format(exponents[k])} '))
         if values.get('Fs'):
             stribeck = result.stribeck
             joint.append(ElementTree.Comment(f' dynid: Stribeck excess left out (no URDF field): Fs '
@@ -174,6 +207,9 @@ def export_urdf(result: IdentificationResult, urdf, label: str | None = None) ->
         if entry['joint'] in rotor:
             joint.append(ElementTree.Comment(f' dynid: identified rotor inertia (link side) '
                                              f'{_format(rotor[entry["joint"]])} kg*m^2 '))
+    note = friction_not_held(result)
+    if note:
+        root.insert(0, ElementTree.Comment(f' dynid: {note} '))
     if left:
         root.insert(0, ElementTree.Comment(f' dynid: friction of motors that turn several joints (coupled drives) '
                                            f'left out, no joint holds it: {", ".join(left)} '))

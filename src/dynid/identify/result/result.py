@@ -123,6 +123,8 @@ import numpy as np
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import dump_yaml, read_yaml, write_text
+from dynid.friction.law import FrictionLaw
+from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_velocity
 from dynid.identify.result import result_schema
 from dynid.identify.result.result_schema import JOINT_NAMES, RESULT
@@ -260,21 +262,31 @@ class IdentificationResult:
         return None if not recorded else JointDrives.from_dict(recorded, self.joint_names).coupling
 
     @property
+    def law(self) -> FrictionLaw:
+        """The result's friction law (:mod:`dynid.friction.laws`; InputError naming it where it is not installed)."""
+        return friction_law(self.model.get('friction', 'none'))
+
+    def _power_viscous(self) -> bool:
+        """The result's law has a viscous power term (False for a law not installed: the file then loads and saves)."""
+        name = self.model.get('friction', 'none')
+        return name in law_names() and friction_law(name).power_viscous
+
+    @property
     def power_velocity(self) -> float | None:
-        """v_s [rad/s] of the comprehensive law's viscous power term (:mod:`dynid.friction.power_law`): the model's
-        ``power_velocity`` where its ``power_form`` is ``shifted``; None for another law, and for Li's
-        sgn(ω)·|ω|^α as written (a result written before the form had a name)."""
-        if self.model.get('friction') != 'comprehensive' or self.model.get('power_form') != 'shifted':
+        """v_s [rad/s] of the law's viscous power term (the comprehensive law's: :mod:`dynid.friction.power_law`): the
+        model's ``power_velocity`` where its ``power_form`` is ``shifted``; None for a law without the term, and for
+        Li's sgn(ω)·|ω|^α as written (a result written before the form had a name)."""
+        if self.model.get('power_form') != 'shifted' or not self._power_viscous():
             return None
         return power_velocity('shifted', self.model.get('power_velocity') or 0.0)
 
     def power_exponents(self, joint_names=None) -> np.ndarray:
-        """α per joint of the comprehensive law's viscous power term (Li et al. 2024 eq. (3)), in ``joint_names``'
-        order (default the result's): the identified ``exponents``, else the model's fixed ``exponent``; 1 (a
-        viscous term) for every other law. With :attr:`power_velocity`, what
+        """α per joint of the law's viscous power term (the comprehensive law's: Li et al. 2024 eq. (3)), in
+        ``joint_names``' order (default the result's): the identified ``exponents``, else the model's fixed
+        ``exponent``; 1 (a viscous term) for a law without the term. With :attr:`power_velocity`, what
         :func:`dynid.friction.power_law.power_term` needs to evaluate the term."""
         n = len(self.joint_names)
-        if self.model.get('friction') != 'comprehensive':
+        if not self._power_viscous():
             exponents = np.ones(n)
         elif self.exponents is not None:
             exponents = np.asarray(self.exponents, dtype=float)
@@ -293,19 +305,13 @@ class IdentificationResult:
         return RESULT_VERSION if self.joint_friction_section is not None else 1
 
     def coulomb_viscous(self) -> dict[str, dict[str, float]]:
-        """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}} where the result's law has them: Fc, Fv of Coulomb + viscous
-        friction (with the offset, the load term), fc and fv of the comprehensive law (Li et al. 2024 eq. (3)); its
-        fv only where the joint's exponent is 1 (else fv·sgn(ω)·|ω|^α is no viscous coefficient); Fc the Coulomb level
-        at ω → 0 there (fc − fv·v_s of the shifted power term, whose fc is the friction at v_s)."""
-        table = self.friction()
-        if self.model.get('friction') != 'comprehensive':
-            return {joint: {s: v for s, v in values.items() if s in ('Fc', 'Fv')} for joint, values in table.items()}
-        exponents = dict(zip(self.joint_names, self.power_exponents(), strict=True))
-        linear = {joint: 'fv' in values and exponents[joint] == 1.0 for joint, values in table.items()}
-        shift = self.power_velocity or 0.0
-        return {joint: {'Fc': values['fc'] - (shift * values['fv'] if linear[joint] else 0.0),
-                        **({'Fv': values['fv']} if linear[joint] else {})}
-                for joint, values in table.items() if 'fc' in values}
+        """{joint: {'Fc' [N·m], 'Fv' [N·m·s/rad]}}: each joint's Coulomb level at ω → 0 and viscous coefficient where
+        its law's roles give them (:meth:`dynid.friction.law.FrictionLaw.joint_levels`; e.g. fc − fv·v_s and fv of
+        the comprehensive law at α = 1, fc alone at another α); {} for a joint without. InputError naming the law where
+        it is not installed."""
+        law, exponents, shift = self.law, self.power_exponents(), self.power_velocity
+        return {joint: law.joint_levels(values, exponents[k], shift)
+                for k, (joint, values) in enumerate(self.friction().items())}
 
     def joint_friction(self) -> dict[str, dict[str, float]] | None:
         """The identified joint friction model (schema 2) per joint, {joint: {parameter: value}} (NaN for null),

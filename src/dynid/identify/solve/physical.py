@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dynid.errors import InputError, checked_choice
-from dynid.friction.laws import friction_law, law_names
+from dynid.friction.laws import friction_law, physical_laws
 from dynid.identify.choices import AUTO, SOLVERS
 from dynid.identify.registry import START_METHOD, identification_method, identification_methods, spoken
 from dynid.identify.result.quality import residual_autocorrelation, std_inflation
@@ -123,8 +123,7 @@ class PhysicalSettings:
         if not identification_method(method).physical:
             return physical_methods_only(method)
         if spec.friction != AUTO and not friction_law(spec.friction).physical:
-            physical = tuple(name for name in law_names() if friction_law(name).physical)
-            return f'physical identification supports the friction models {physical}, got {spec.friction!r}'
+            return f'physical identification supports the friction models {physical_laws()}, got {spec.friction!r}'
         return None
 
     def check_model(self, spec, method: str = START_METHOD) -> None:
@@ -180,10 +179,10 @@ def identify_physical(problem, estimate, w: np.ndarray, y: np.ndarray, joints: n
 
 
 def _coulomb_floor(problem, exponents: np.ndarray | None) -> np.ndarray | None:
-    """ω_s^α_j per joint for the comprehensive law (ω_s the stiction velocity below which rows are dropped), else
-    None (:class:`dynid.identify.solve.prior.PhysicalLayout`)."""
+    """ω_s^α_j per joint for a law whose viscous part is the power term (the comprehensive law; ω_s the stiction
+    velocity below which rows are dropped), else None (:class:`dynid.identify.solve.prior.PhysicalLayout`)."""
     speed = getattr(problem.settings, 'stiction_velocity', 0.0) or 0.0
-    if problem.candidate.friction != 'comprehensive' or speed <= 0 or problem.power_velocity is not None:
+    if not problem.law.power_viscous or speed <= 0 or problem.power_velocity is not None:
         return None  # the shifted power term is 0 up to v_s: fc is the friction there, bounded as it is
     if exponents is None:
         exponents = problem.candidate.exponents or np.full(problem.robot.n, problem.spec.exponent)

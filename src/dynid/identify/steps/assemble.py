@@ -42,7 +42,7 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         fit_warnings(problem, solved, autocorrelation, sizes)
     model = {**spec.to_dict(), **problem.describe(), 'friction_symbols': problem.result_friction_symbols,
              'payload_blocks': len(problem.payload_blocks), 'changes': changes, 'held': problem.held}
-    if spec.friction == 'comprehensive':  # v_s of the viscous power term (dynid.friction.power_law), None: Li's form
+    if problem.law.power_viscous:  # v_s of the viscous power term (dynid.friction.power_law), None: Li's form
         model['power_velocity'] = problem.power_velocity
     else:  # no power term: its form says nothing
         model.pop('power_form', None)
@@ -93,7 +93,7 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         parameter_names=list(solved.names), values=np.asarray(solved.values), std=np.asarray(solved.std),
         base_expressions=dict(zip(base.names, base.expressions, strict=True)),
         drive_gains=solved.gains, drive_gains_std=solved.gains_std, drive_gains_identified=gains_unknown,
-        exponents=solved.exponents if spec.friction == 'comprehensive' else None, stribeck=problem.stribeck,
+        exponents=solved.exponents if problem.law.power_viscous else None, stribeck=problem.stribeck,
         condition_number=condition[0], condition_number_scaled=condition[1],
         metrics=metrics, warnings=warnings, provenance=provenance,
         drive_gain_diagnostics=solved.gain_solution.diagnostics if gains_unknown else None,
