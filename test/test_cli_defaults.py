@@ -91,8 +91,8 @@ def test_identification_options_and_the_node_parameters_are_one_settings_class()
 
     args = build_parser('identify').parse_args(['identify', 'bag', '-o', 'result.yaml'])
     node, filters = IdentifierSettings(), FilterSettings()
-    assert (args.method, args.friction, args.torque, args.weight_function, args.physical_solver) == (
-        node.method, node.friction, node.torque_source, node.weight_function, node.physical_solver)
+    assert (args.method, args.friction, args.torque, args.physical_solver) == (
+        node.method, node.friction, node.torque_source, node.physical_solver)
     assert (args.stiction_velocity, args.motion_bandwidth) == (filters.stiction_velocity, filters.motion_bandwidth_hz)
     assert node.stiction_velocity == filters.stiction_velocity
     args = build_parser('import').parse_args(['import', 'log.csv', '-o', 'bag'])

@@ -21,12 +21,15 @@ from dynid.identify.methods import ols as ols_method
 from dynid.identify.registry import (
     GROUP,
     IdentificationMethod,
+    MethodOption,
     identification_method,
     method_names,
+    parse_method_options,
     register_method,
     unregister_method,
 )
 from dynid.identify.settings import CHOICES, IdentifierSettings
+from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN
 from dynid.settings import check_settings
 
 #: dynid's own, in the registry's order: its ordered ones, then the closed-loop methods (named by no dynid module) by
@@ -150,23 +153,85 @@ def test_settle_applies_what_a_registered_method_says_of_its_friction_options_an
     takes, the options it reads and physical consistency, all from its IdentificationMethod."""
     own = dataclasses.replace(ols_method.METHOD, name='ols_own_law', friction_default='comprehensive',
                               friction_required=True, friction_reason='it says so', physical=False,
-                              options=('fixed_drive_gains',), way_out=False)
+                              method_options=(FIX_DRIVE_GAIN,), way_out=False)
     narrow = dataclasses.replace(ols_method.METHOD, name='ols_narrow', friction=('none',), way_out=False)
     register_method(own), register_method(narrow)
     try:
         request = settle([], ModelSpec(friction='viscous_coulomb'), IdentifyOptions(method='ols_own_law'))
         assert request.spec.friction == 'comprehensive' and request.changes == (
             {'setting': 'friction', 'given': 'viscous_coulomb', 'used': 'comprehensive', 'reason': 'it says so'},)
-        IdentifyOptions(method='ols_own_law', fixed_drive_gains={0: 10.0}).validated()  # it reads them
+        IdentifyOptions(method='ols_own_law', method_options={'fix_drive_gain': '1=10'}).validated()  # it reads them
         with pytest.raises(InputError, match=r"builds on OLS, WLS, IRLS or OLS_NARROW, not 'ols_own_law'"):
             IdentifyOptions(method='ols_own_law', physical=dataclasses.replace(
                 IdentifyOptions().physical, consistency='always')).validated()
-        with pytest.raises(InputError, match=r'for the methods that identify gains \(tls, mls, ols_own_law\)'):
-            IdentifyOptions(method='ols_narrow', fixed_drive_gains={0: 10.0}).validated()
+        with pytest.raises(InputError, match=r'method ols_narrow has no option fix_drive_gain \(its options: none; '
+                                             r'fix_drive_gain is an option of tls, mls, ols_own_law\)'):
+            IdentifyOptions(method='ols_narrow', method_options={'fix_drive_gain': '1=10'}).validated()
         with pytest.raises(InputError, match="identifies the friction models none only, not 'viscous_coulomb'"):
             settle([], ModelSpec(friction='viscous_coulomb'), IdentifyOptions(method='ols_narrow'))
     finally:
         unregister_method('ols_own_law'), unregister_method('ols_narrow')
+
+
+#: the option of a method registered by a test, offered under its own name: ``--ridge-scale``, identifier_node's
+#: ``ridge_scale``
+RIDGE = MethodOption('ridge_scale', 'float', 0.0, 'a scale the method reads', low=0.0, high=10.0, flag=True)
+
+
+def test_a_registered_methods_flagged_option_is_a_flag_of_dynid_identify_read_by_the_method(bag, tmp_path):
+    """A method's option declared with a flag becomes ``dynid identify``'s ``--ridge-scale`` (from the declaration:
+    no front end names it), reaches the method's solve as given, and is refused by name for a method that does not
+    declare it; gone with the method."""
+    from dynid.cli import build_parser
+    from dynid.cli.identify import method_options
+
+    seen = []
+
+    def solve(w, y, joints, names, *, options, **kwargs):
+        seen.append(RIDGE.value_in(options.method_options))
+        return ols_method.solve(w, y, joints, names, options=options, **kwargs)
+
+    register_method(dataclasses.replace(ols_method.METHOD, name='ols_ridged', solve=solve, way_out=False,
+                                        method_options=(RIDGE,)))
+    try:
+        args = build_parser('identify').parse_args(['identify', 'bag', '-o', 'r.yaml', '--ridge-scale', '0.5',
+                                                    '--weight-function', 'tukey'])
+        assert method_options(args) == {'ridge_scale': '0.5', 'weight_function': 'tukey'}
+        assert '--ridge-scale RIDGE_SCALE' in run_dynid('identify', '--help').stdout
+        ridged = _identified(bag, tmp_path, '--method', 'ols_ridged', '--no-prior', '--ridge-scale', '0.5')
+        assert seen and set(seen) == {0.5} and ridged['method'] == 'ols_ridged'
+        assert ridged['provenance']['options']['weight_function'] == 'huber'  # IRLS's default, recorded as before
+        refused = run_dynid('identify', bag, '--method', 'wls', '--ridge-scale', '0.5', '--quiet',
+                            '-o', tmp_path / 'wls.yaml')
+        assert refused.returncode == 2 and not (tmp_path / 'wls.yaml').exists()
+        assert refused.stderr.strip().splitlines() == [
+            'dynid identify: error: method wls has no option ridge_scale (its options: none; ridge_scale is an option '
+            'of ols_ridged)']
+    finally:
+        unregister_method('ols_ridged')
+    assert '--ridge-scale' not in run_dynid('identify', '--help').stdout
+
+
+def test_a_method_option_is_refused_by_name_for_a_method_that_does_not_declare_it():
+    """IRLS's weight function and TLS's held gains are the methods' own options: given for another method they are
+    refused naming the methods that take them; left to dynid (auto), those of the methods it may end with (IRLS's
+    weight function scores IRLS in the choice) are taken; a value given twice for an option of one value is refused."""
+    with pytest.raises(InputError, match=r'^method wls has no option weight_function \(its options: none; '
+                                         r'weight_function is an option of irls, iirls\)$'):
+        IdentifyOptions(method='wls', method_options={'weight_function': 'cauchy'}).validated()
+    with pytest.raises(InputError, match=r'^method auto \(ols, wls or irls\) has no option fix_drive_gain \(its '
+                                         r'options: weight_function; fix_drive_gain is an option of tls, mls\)$'):
+        IdentifyOptions(method='auto', method_options={'fix_drive_gain': 'elbow_joint=10'}).validated()
+    IdentifyOptions(method='auto', method_options={'weight_function': 'cauchy'}).validated()
+    IdentifyOptions(method='mls', method_options={'fix_drive_gain': 'elbow_joint=10'}).validated()
+    with pytest.raises(InputError, match='method option weight_function must be one of huber, tukey, cauchy'):
+        IdentifyOptions(method='auto', method_options={'weight_function': 'l1'}).validated()
+    twice = parse_method_options(['weight_function=tukey', 'weight_function=cauchy'])
+    with pytest.raises(InputError, match='method option weight_function takes one value, got 2: tukey, cauchy'):
+        IdentifyOptions(method='irls', method_options=twice).validated()
+    held = parse_method_options(['fix_drive_gain=elbow_joint=10', 'fix_drive_gain=wrist_1_joint=9'])
+    assert identification_method('tls').option_values(held) == {'fix_drive_gain': ('elbow_joint=10',
+                                                                                   'wrist_1_joint=9')}
 
 
 def test_a_broken_or_ambiguous_method_is_refused_by_name(tmp_path, monkeypatch):

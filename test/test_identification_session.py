@@ -236,18 +236,22 @@ def test_the_sign_check_runs_and_torque_sign_and_exclude_joints_reach_the_identi
 
 
 def test_the_settings_dynid_identify_shares_reach_the_node_identification(ur5e, excited, tmp_path):
-    """torque_source, weight_function, fix_drive_gain and physical_solver: fields of the one settings class that
-    dynid identify's options and identifier_node's parameters are made of, used by the node's identification."""
+    """torque_source and physical_solver: fields of the one settings class that dynid identify's options and
+    identifier_node's parameters are made of, used by the node's identification; weight_function and fix_drive_gain:
+    the methods' own options (the node gives them as method_option entries), each read by the methods that declare
+    it and refused by name for another."""
     session = IdentificationSession(ur5e, 'ur5e', spelling=PARAMETER_ADVICE, message=node_message)
     _record(session, excited, tmp_path)
     settings = IdentifierSettings(report=False, method='irls', friction='viscous_coulomb', prior=False,
-                                  torque_source='joint_torque', weight_function='tukey')
+                                  torque_source='joint_torque', method_option=('weight_function=tukey',))
     identified = session.identify(session.begin(), settings)
     assert identified.result.model['torque_source'] == 'joint_torque'
     assert identified.result.provenance['options']['weight_function'] == 'tukey'
     with pytest.raises(InputError) as refused:  # held gains are for the methods that identify them
-        session.identify(session.begin(), dataclasses.replace(settings, fix_drive_gain=('elbow_joint=10',)))
-    assert "fixed drive gains are for the methods that identify gains (tls, mls), not 'irls'" in str(refused.value)
+        session.identify(session.begin(), dataclasses.replace(
+            settings, method_option=(*settings.method_option, 'fix_drive_gain=elbow_joint=10')))
+    assert ('method irls has no option fix_drive_gain (its options: weight_function; fix_drive_gain is an option of '
+            'tls, mls)') in str(refused.value)
     with pytest.raises(InputError, match='physical_solver must be one of clarabel, scs, log_cholesky'):
         session.identify(session.begin(), dataclasses.replace(settings, physical_solver='mosek'))
 

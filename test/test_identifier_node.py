@@ -1,5 +1,6 @@
 """identifier_node over real DDS (issue 6): record from sim_node, identify through the service, get the result."""
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -332,3 +333,39 @@ def test_identify_payload_service_publishes_the_payload_and_says_ur_msgs_is_miss
     assert document['robot_settings']['ur_set_payload']['request']['mass'] == pytest.approx(document['mass'],
                                                                                             abs=1e-6)
     assert yaml.safe_load((recording / 'payload.yaml').read_text())['mass'] == document['mass']
+
+
+def test_the_methods_flagged_options_are_parameters_from_their_declarations(ros_domain):
+    """weight_function (irls, iirls), fix_drive_gain (tls, mls) and a registered method's flagged option are
+    identifier_node's parameters, declared from the methods' declarations; those set away from their defaults reach
+    the identification as method options, a value the declaration refuses is refused when set and at the start."""
+    from rclpy.parameter import Parameter as NodeParameter
+
+    from dynid.errors import InputError
+    from dynid.identify.methods import ols
+    from dynid.identify.registry import MethodOption, register_method, unregister_method
+    from dynid.nodes.identifier_node import IdentifierNode
+
+    ridge = MethodOption('ridge_scale', 'float', 0.0, 'a scale the method reads', low=0.0, high=10.0, flag=True)
+    register_method(dataclasses.replace(ols.METHOD, name='ols_ridged', way_out=False, method_options=(ridge,)))
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain)
+    node = None
+    try:
+        with pytest.raises(InputError, match="method option weight_function must be one of huber, tukey, cauchy"):
+            IdentifierNode(context=context, parameter_overrides=[NodeParameter('weight_function', value='l1')])
+        node = IdentifierNode(context=context, parameter_overrides=[
+            NodeParameter('fix_drive_gain', value=['elbow_joint=10']), NodeParameter('ridge_scale', value=0.5)])
+        assert node.get_parameter('weight_function').value == 'huber'
+        assert 'an option of irls, iirls' in node.describe_parameter('weight_function').description
+        assert node._settings().method_option == ('fix_drive_gain=elbow_joint=10', 'ridge_scale=0.5')
+        refused = node.set_parameters([NodeParameter('weight_function', value='l1')])[0]
+        assert not refused.successful and 'weight_function must be one of huber, tukey, cauchy' in refused.reason
+        assert node.set_parameters([NodeParameter('weight_function', value='cauchy')])[0].successful
+        assert node._settings().method_option == ('weight_function=cauchy', 'fix_drive_gain=elbow_joint=10',
+                                                  'ridge_scale=0.5')
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.shutdown(context=context)
+        unregister_method('ols_ridged')

@@ -80,6 +80,9 @@ def test_fixing_the_unloaded_gain_recovers_the_others(flange_runs, tmp_path, cap
     (['--fix-drive-gain', 'wrist_9_joint=9'], 'not a joint of the robot'),
     (['--fix-drive-gain', 'wrist_3_joint=0'], 'nonzero'),
     (['--method', 'wls', '--fix-drive-gain', 'wrist_3_joint=9'], 'tls, mls'),
+    (['--weight-function', 'cauchy'], 'method tls has no option weight_function'),
+    (['--fix-drive-gain', 'wrist_3_joint=9', '--method-option', 'fix_drive_gain=elbow_joint=9', '--method', 'irls'],
+     'fix_drive_gain is an option of tls, mls'),
 ])
 def test_bad_fixed_gains_are_refused_in_one_line(flange_runs, tmp_path, capsys, extra, fragment):
     folder, _ = flange_runs

@@ -11,10 +11,11 @@ from dynid.errors import InputError
 
 #: How the command line takes the settings the core's advice names (``{}``: the value): the diagnosis's
 #: (:func:`dynid.diagnosis.diagnose`), a refusal's ways out and a kept result's warning
-#: (:class:`dynid.identify.job.workflow.Identification` ``spelling``).
+#: (:class:`dynid.identify.job.workflow.Identification` ``spelling``; ``dynid identify`` adds the methods' flagged
+#: options, :func:`dynid.cli.identify.advice_spelling`).
 ADVICE = {'torque_sign': '--torque-sign {}', 'joint_states_effort': '--joint-states-effort {}',
           'torque_source': '--torque {}', 'decimation_cutoff_hz': '--decimation-cutoff {}', 'force': '--force',
-          'fix_drive_gain': '--fix-drive-gain', 'payload_com': '--payload-com', 'prior': 'without --no-prior',
+          'payload_com': '--payload-com', 'prior': 'without --no-prior',
           'payload_mass': '--payload-mass {}', 'drives': '--drives {}', 'method': '--method {}',
           'physical': '--physical', 'method_option': '--method-option'}
 #: The fields whose option is not the field's name with dashes: ``torque_source`` is ``--torque``; a list option is

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from dynid.cli.flags import ADVICE
+from dynid.cli.flags import ADVICE, flag
 from dynid.cli.options import add_option
 from dynid.cli.reading import (
     add_effort_argument,
@@ -28,7 +28,7 @@ from dynid.cli.shared import (
     robot_said,
 )
 from dynid.errors import InputError
-from dynid.identify.registry import parse_method_options
+from dynid.identify.registry import flag_entries, flagged_options, parse_method_options
 
 SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)'
 
@@ -68,11 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--payload-com', type=float_list, default=None,
                         help='payload centre of mass x,y,z [m] in the flange frame: payloads become fully known '
                              'point masses (else only their mass is known)')
-    add_option(parser, Identifier, 'weight_function', '--weight-function')
-    add_option(parser, Identifier, 'fix_drive_gain', '--fix-drive-gain', action='append', metavar='JOINT=VALUE',
-               show_default=False, more=' (repeatable)')
     add_option(parser, Identifier, 'method_option', '--method-option', action='append', metavar='NAME=VALUE',
                show_default=False, more=' (repeatable; docs/methods/identification.md lists each method\'s)')
+    add_method_flags(parser)
     physical = parser.add_argument_group(
         'the robot file as a prior', 'by default (every method but tls and mls) the estimate is pulled toward the '
         'robot file\'s link inertias with a weight chosen by cross-validation over stretches of the recording, and '
@@ -110,6 +108,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_filter_arguments(parser)
 
 
+def add_method_flags(parser: argparse.ArgumentParser) -> None:
+    """Each registered method's option with a flag (:func:`dynid.identify.registry.flagged_options`) as its long
+    option (:func:`dynid.cli.flags.flag`, as errors name it):
+    ``--weight-function`` (irls, iirls), ``--fix-drive-gain`` (tls, mls; a list option: once per item), a method of
+    another package's likewise; not given: the method's default (:func:`method_options`)."""
+    for option, methods in flagged_options():
+        unit = f' [{option.unit}]' if option.unit else ''
+        shown = f'; default {option.default}' if option.default not in ('', (), None) else ''
+        many, value = '; repeatable' if option.type == 'list' else '', option.metavar or 'VALUE'
+        parser.add_argument(flag(option.name), dest=option.name, default=None, choices=option.choices or None,
+                            action='append' if option.type == 'list' else 'store', metavar=option.metavar or None,
+                            help=f'{option.help}{unit} (an option of {", ".join(methods)}: --method-option '
+                                 f'{option.name}={value}{many}{shown})'.replace('%', '%%'))
+
+
+def method_options(args: argparse.Namespace) -> dict:
+    """The method options given: ``--method-option`` NAME=VALUE and the flags :func:`add_method_flags` added."""
+    flagged = {option.name: getattr(args, option.name, None) for option, _ in flagged_options()}
+    return parse_method_options([*(args.method_option or ()), *flag_entries(flagged)])
+
+
+def advice_spelling() -> dict[str, str]:
+    """How this command writes the settings the identification's advice names: :data:`dynid.cli.flags.ADVICE` and
+    each flagged method option as its flag."""
+    return {**ADVICE, **{option.name: flag(option.name) for option, _ in flagged_options()}}
+
+
 def run(args: argparse.Namespace) -> int:
     from dynid.identify.solve.noise import one_blas_thread
 
@@ -124,7 +149,6 @@ def _run(args: argparse.Namespace) -> int:
 
     from dynid.identify.equations.request import ModelSpec
     from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
-    from dynid.identify.solve.drive_gains import parse_fixed_gains
     from dynid.identify.steps.run import IdentifyOptions
     from dynid.model import load_robot
     from dynid.signal.preprocess import describe_filters
@@ -154,13 +178,11 @@ def _run(args: argparse.Namespace) -> int:
                      exclude_joints=joint_names(args.exclude_joint),
                      rotor_compensation=False if args.no_rotor_compensation else None,
                      rotor_inertia=args.no_rotor_compensation)
-    options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
-                              fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
-                              method_options=parse_method_options(args.method_option),
+    options = IdentifyOptions(method=args.method, method_options=method_options(args),
                               physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
                                                          args.physical_solver, source))
     identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
-                                    spelling=ADVICE)
+                                    spelling=advice_spelling())
     validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate or ()]
     result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
                                        args.report, say)

@@ -7,7 +7,7 @@ Kept apart from the pipeline so that ``dynid identify --help`` lists them withou
 """
 
 from dynid.friction.laws import LawNames
-from dynid.identify.registry import MethodNames
+from dynid.identify.registry import MethodNames, MethodOption
 
 #: The caller leaves the choice to the identification (:mod:`dynid.identify.selection.choice`: blocked
 #: cross-validation).
@@ -19,5 +19,8 @@ FRICTION_MODELS = LawNames()
 TORQUE_SOURCES = ('auto', 'current', 'motor_torque', 'joint_torque')
 #: IRLS weight functions (:data:`dynid.identify.solve.solvers.WEIGHT_FUNCTIONS`: their tuning constants).
 WEIGHT_FUNCTIONS = ('huber', 'tukey', 'cauchy')
+#: The robust methods' option (IRLS, I-IRLS; also what the automatic choice scores IRLS with): their weight function.
+WEIGHT_FUNCTION = MethodOption('weight_function', 'str', 'huber', "robust weight function of each joint's scaled "
+                               'residual', choices=WEIGHT_FUNCTIONS, flag=True)
 #: Solvers of the physically consistent identification (:mod:`dynid.identify.solve.physical`).
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')

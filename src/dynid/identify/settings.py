@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from dynid.friction.laws import LawNames
-from dynid.identify.choices import AUTO, SOLVERS, TORQUE_SOURCES, WEIGHT_FUNCTIONS
+from dynid.identify.choices import AUTO, SOLVERS, TORQUE_SOURCES
 from dynid.identify.registry import MethodNames
 from dynid.settings import setting
 from dynid.signal.preprocess import FilterSettings
@@ -33,11 +33,6 @@ class IdentifierSettings:
               "coupled drives, their torque in joint space Cᵀ·(K_τ·i)); "
               'joint_torque = joint_states effort from a torque sensor after the gear; auto: currents when the drive '
               'gains are known or identified (tls, mls), else the joint torque', choices=TORQUE_SOURCES)
-    weight_function: str = setting('huber', 'weight function of the robust methods (irls, iirls)',
-                                   choices=WEIGHT_FUNCTIONS)
-    fix_drive_gain: tuple[str, ...] = setting(
-        (), "tls/mls: hold these joints' drive gains, JOINT=VALUE [N·m/A], and identify the others; for joints the "
-            'known payload does not load', items=str)
     method_option: tuple[str, ...] = setting(
         (), "the method's own options, NAME=VALUE, as the method declares them (e.g. max_iterations=5; "
             'docs/methods/identification.md lists each method\'s; one it does not declare is refused with the list of '

@@ -10,6 +10,7 @@ through the shared intake (:mod:`dynid.ros.intake`, its ``intake_*`` parameters)
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from rcl_interfaces.msg import SetParametersResult
@@ -27,7 +28,15 @@ from dynid.payload.service import NODE_CHOICES as CHOICES
 from dynid.payload.service import PayloadServiceSettings, PayloadSettings, identify_recorded_payload
 from dynid.ros.diagnostics import DiagnosticsPublisher, status
 from dynid.ros.intake import IntakeSettings, StateIntake
-from dynid.ros.parameters import declare_robot, declare_settings, value_or
+from dynid.ros.parameters import (
+    check_method_option,
+    declare_method_options,
+    declare_robot,
+    declare_settings,
+    method_option_entries,
+    method_option_spelling,
+    value_or,
+)
 from dynid.ros.payload_updates import LATCHED
 from dynid.ros.runner import PARAMETER_ADVICE, node_message, run_node
 from dynid.ros.ur_payload import call_ur_set_payload
@@ -46,6 +55,8 @@ class IdentifierNode(Node):
         given = declare_robot(self)
         declare_settings(self, RecordingSettings)  # where and how ~/start_recording records
         declare_settings(self, IdentifierSettings)  # how ~/identify identifies, read at each call
+        declare_method_options(self)  # the methods' flagged options (weight_function, fix_drive_gain), likewise
+        method_option_entries(self)  # a value they refuse stops the start, as a choice's does
         declare_settings(self, PayloadSettings)  # payload_<field>: how ~/identify_payload identifies
         declare_settings(self, PayloadServiceSettings)  # where it starts from, UR's set_payload after
         # reliable, 5 s deep: a recording must hold every sample, also those a busy process missed (dynid.ros.intake)
@@ -57,7 +68,7 @@ class IdentifierNode(Node):
                            joint_map=given.joint_map)
         self.session = IdentificationSession(robot, given.robot_description or given.robot,
                                              self.get_namespace(), intake_settings.joint_states_effort,
-                                             PARAMETER_ADVICE, node_message)
+                                             method_option_spelling(PARAMETER_ADVICE), node_message)
         self.result_publisher = self.create_publisher(String, '~/result', LATCHED)
         self.payload_publisher = self.create_publisher(String, '~/payload', LATCHED)
         self.intake = StateIntake(self, intake_settings, on_messages=self._on_messages)
@@ -90,6 +101,7 @@ class IdentifierNode(Node):
             for parameter in parameters:
                 if parameter.name in CHOICES:
                     checked_choice(parameter.name, parameter.value, CHOICES[parameter.name])
+                check_method_option(parameter.name, parameter.value)
         except InputError as error:
             return SetParametersResult(successful=False, reason=node_message(error))
         return SetParametersResult(successful=True)
@@ -154,8 +166,9 @@ class IdentifierNode(Node):
         return response
 
     def _settings(self) -> IdentifierSettings:
-        """The identification parameters, as they are now."""
-        return from_values(IdentifierSettings, lambda name: value_or(self, name))
+        """The identification parameters, as they are now (the flagged method options as ``method_option`` entries)."""
+        settings = from_values(IdentifierSettings, lambda name: value_or(self, name))
+        return dataclasses.replace(settings, method_option=(*settings.method_option, *method_option_entries(self)))
 
     async def _on_identify(self, request, response):
         settings, log = self._settings(), self.get_logger().info

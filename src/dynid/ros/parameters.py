@@ -17,6 +17,7 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from dynid.identify.registry import flag_entries, flagged_options
 from dynid.settings import RobotSettings, description, from_values, parameter_name
 
 
@@ -102,6 +103,46 @@ def declare_settings(node: Node, settings_class, read_only: bool = False, names=
         value = (list(default) or types[meta['items']]) if isinstance(default, tuple) else default
         declare(parameter_name(field), value, descriptor(description(field), read_only or meta.get('read_only', False),
                                                          low, high, integer, meta.get('choices')))
+
+
+def declare_method_options(node: Node) -> None:
+    """Declare each registered method's option with a flag (:func:`dynid.identify.registry.flagged_options`) as a
+    parameter of its name: ``weight_function`` (irls, iirls), ``fix_drive_gain`` (tls, mls; a list option is a string
+    array, unset by default); :func:`method_option_entries` reads them."""
+    declare = declarer(node)
+    for option, methods in flagged_options():
+        value = (list(option.default) or Parameter.Type.STRING_ARRAY) if option.type == 'list' else option.default
+        unit = f' [{option.unit}]' if option.unit else ''
+        declare(option.name, value, descriptor(f'{option.help}{unit}; an option of {", ".join(methods)}', False,
+                                               option.low, option.high, option.type == 'int',
+                                               option.choices or None))
+
+
+def method_option_entries(node: Node) -> list[str]:
+    """``NAME=VALUE`` entries (:func:`dynid.identify.registry.flag_entries`) of the parameters
+    :func:`declare_method_options` declared, those set to other than the option's default: a value at its default is
+    not told from one left alone, so it is not given (the method's default applies). InputError naming an option
+    whose value its declaration refuses."""
+    values = {}
+    for option, _ in flagged_options():
+        value = value_or(node, option.name)
+        given = value is not None and option.parsed(list(value) if option.type == 'list' else value) != option.default
+        values[option.name] = value if given else None
+    return flag_entries(values)
+
+
+def check_method_option(name: str, value) -> None:
+    """InputError where ``value`` is not one the flagged method option ``name`` takes (nothing for another
+    parameter): a parameter set is refused at once, as a choice is."""
+    for option, _ in flagged_options():
+        if option.name == name:
+            option.parsed(list(value) if option.type == 'list' else value)
+
+
+def method_option_spelling(spelling: dict[str, str]) -> dict[str, str]:
+    """``spelling`` (how a node writes the settings an advice names) with each flagged method option as the parameter
+    :func:`declare_method_options` declares (``fix_drive_gain:=``)."""
+    return {**spelling, **{option.name: f'{option.name}:=' for option, _ in flagged_options()}}
 
 
 def declare_robot(node: Node, names=('robot', 'robot_description', 'joints', 'joint_map')) -> RobotSettings:

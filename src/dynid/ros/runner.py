@@ -261,10 +261,10 @@ def run_node(make_node: Callable[[], Node], name: str, args=None) -> None:
 #: alone says not what to set).
 SWITCHED_ON = {'force': 'force:=true', 'prior': 'prior:=true', 'physical': 'physical:=true'}
 #: How a node takes the settings an identification's advice names, ``{}`` for the value (identifier_node's
-#: parameters; :class:`dynid.identify.job.workflow.Identification` ``spelling``).
+#: parameters; :class:`dynid.identify.job.workflow.Identification` ``spelling``; the methods' flagged options are
+#: added from their declarations: :func:`dynid.ros.parameters.method_option_spelling`).
 PARAMETER_ADVICE = {'torque_sign': 'torque_sign:=[{}]', 'joint_states_effort': 'joint_states_effort:={}',
-                    'decimation_cutoff_hz': 'decimation_cutoff_hz:={}', 'fix_drive_gain': 'fix_drive_gain:=',
-                    **SWITCHED_ON}
+                    'decimation_cutoff_hz': 'decimation_cutoff_hz:={}', **SWITCHED_ON}
 
 
 def parameter_spelling(field: str) -> str:

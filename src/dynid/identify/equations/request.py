@@ -21,8 +21,14 @@ from dynid.errors import InputError, checked_choice
 from dynid.friction.laws import added_law_names, friction_law
 from dynid.friction.power_law import POWER_FORMS
 from dynid.identify.choices import AUTO, FRICTION_MODELS, METHODS, TORQUE_SOURCES
-from dynid.identify.registry import START_METHOD, identification_method, identification_methods
-from dynid.identify.settings import IdentifierSettings
+from dynid.identify.registry import (
+    REGULARIZED_METHOD,
+    START_METHOD,
+    identification_method,
+    identification_methods,
+    refuse_undeclared,
+    spoken,
+)
 from dynid.identify.solve.physical import PhysicalSettings, physical_methods_only
 from dynid.identify.solve.solvers import NOISE_FLOOR_FRACTION
 from dynid.io.dataset import Dataset
@@ -123,25 +129,30 @@ class IdentifyOptions:
     (:func:`dynid.identify.solve.solvers.joint_noise`). ``physical``: the robot file as a prior and physical
     consistency (:mod:`dynid.identify.solve.physical`; by default where the model allows it); None: the linear
     solution alone. ``method_options``: the method's own options as it declares them
-    (:attr:`dynid.identify.registry.IdentificationMethod.method_options`), {name: value or text}."""
+    (:attr:`dynid.identify.registry.IdentificationMethod.method_options`: IRLS's weight function, TLS's held drive
+    gains, ...), {name: value or text}; where the method is ``auto``, those of the methods it may end with
+    (:func:`open_methods`)."""
 
     method: str = START_METHOD
-    weight_function: str = IdentifierSettings.weight_function
     weight_constant: float | None = None
     load_iterations: int = 10
     exponent_bounds: tuple[float, float] = (0.2, 2.0)
     physical: PhysicalSettings | None = field(default_factory=PhysicalSettings)
-    fixed_drive_gains: dict[int, float] | None = None  # TLS/MLS: joint index -> gain held [N·m/A]
     noise_floor_fraction: float = NOISE_FLOOR_FRACTION
     method_options: dict[str, object] | None = None  # the method's own ({name: value or text})
 
     def validated(self) -> IdentifyOptions:
         checked_choice('method', self.method, (AUTO, *METHODS))
         method = None if self.method == AUTO else identification_method(self.method)
-        if self.method_options and method is None:
-            raise InputError('method options are options of the method given ({method})', fields=('method',))
         if method is not None:
             method.option_values(self.method_options)
+        elif self.method_options:
+            candidates = open_methods()
+            refuse_undeclared(f'method auto ({spoken([m.name for m in candidates], upper=False)})',
+                              tuple(dict.fromkeys(o.name for m in candidates for o in m.method_options)),
+                              self.method_options)
+            for candidate in candidates:
+                candidate.own_option_values(self.method_options)
         if self.load_iterations < 1:
             raise InputError('load_iterations must be >= 1')
         if not 0 < self.noise_floor_fraction <= 1:
@@ -150,11 +161,21 @@ class IdentifyOptions:
             self.physical.validated()
             if self.physical.consistency == 'always' and method is not None and not method.physical:
                 raise InputError(physical_methods_only(self.method))
-        if self.fixed_drive_gains and (method is None or 'fixed_drive_gains' not in method.options):
-            takers = ', '.join(m.name for m in identification_methods() if 'fixed_drive_gains' in m.options)
-            raise InputError(f'fixed drive gains are for the methods that identify gains ({takers}), not '
-                             f'{self.method!r}: give the gains in a drives file ({{drives}})', fields=('drives',))
         return self
+
+    def for_method(self, method: str) -> IdentifyOptions:
+        """These options for ``method`` instead, with the method options it declares (an identification dynid runs
+        with a method of its own choosing: the torque sources compared by WLS)."""
+        declared = {option.name for option in identification_method(method).method_options}
+        return dataclasses.replace(self, method=method, method_options={
+            name: value for name, value in (self.method_options or {}).items() if name in declared} or None)
+
+
+def open_methods() -> list:
+    """The methods an identification whose method is left to dynid (``auto``) may end with: the start and
+    regularized methods, those the choice scores (``choice_weights``) and the ways out of a refusal (``way_out``)."""
+    return [method for method in identification_methods() if method.choice_weights is not None or method.way_out
+            or method.name in (START_METHOD, REGULARIZED_METHOD)]
 
 
 def change_text(change: dict) -> str:

@@ -44,7 +44,6 @@ from dynid.identify.job.workflow import Identification, identify_and_save, joint
 from dynid.identify.registry import parse_method_options
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.settings import CHOICES, IdentifierSettings
-from dynid.identify.solve.drive_gains import parse_fixed_gains
 from dynid.identify.solve.prior_source import prior_source
 from dynid.identify.steps.run import IdentifyOptions
 from dynid.io import TORQUE_MEANINGS
@@ -256,9 +255,7 @@ class IdentificationSession:
         filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,
                                  decimation_cutoff_hz=settings.decimation_cutoff_hz or None,
                                  stiction_velocity=settings.stiction_velocity)
-        options = IdentifyOptions(method=settings.method, weight_function=settings.weight_function,
-                                  fixed_drive_gains=parse_fixed_gains(settings.fix_drive_gain, self.robot.joint_names),
-                                  method_options=parse_method_options(settings.method_option),
+        options = IdentifyOptions(method=settings.method, method_options=parse_method_options(settings.method_option),
                                   physical=physical_settings(settings.prior, settings.physical,
                                                              solver=settings.physical_solver,
                                                              prior_source=prior_source(

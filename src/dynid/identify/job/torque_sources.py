@@ -89,7 +89,7 @@ def compared_identification(identification, source: str):
     law, method = COMPARED_MODEL
     return dataclasses.replace(
         identification, spec=dataclasses.replace(identification.spec, torque_source=source, friction=law),
-        options=dataclasses.replace(identification.options, method=method))
+        options=identification.options.for_method(method))
 
 
 def comparison_line(comparison: dict, spelling: dict) -> str:

@@ -4,8 +4,9 @@ well each predicts motion it did not see.
 On a refusal (the data cannot identify the model: :func:`dynid.identify.result.quality.identifiability_refusal`, or too
 few equations) the settings that change it are tried as a user would give them: higher decimation cut-offs (more
 equations from the same recordings: :data:`WAY_OUT_CUTOFF_FACTORS`), the robot file's prior where the setting left it
-out, and, where the method was left to dynid, each other method registered as a way out (:func:`way_out_methods`).
-Each setting that identifies the model is a way out, and so is keeping the refused result (``force``). Each is then
+out, and, where the method was left to dynid, each other method registered as a way out (:func:`way_out_methods`)
+that takes the method options given (another's advice would be refused as written). Each setting that identifies the
+model is a way out, and so is keeping the refused result (``force``). Each is then
 **measured**, not assumed, and they are named best first by the relative error ‖y − ŷ‖/‖y‖ (each model predicting
 with its own filters): on the recordings the user gave to validate on, where there are some (each way identified on
 all the data); else each of :data:`HELD_OUT_BLOCKS` equal blocks of each recording's time is held out in turn, the way
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.registry import START_METHOD, identification_methods
+from dynid.identify.registry import START_METHOD, identification_method, identification_methods
 from dynid.identify.result.quality import identifiability_refusal, result_identifiability_problems
 from dynid.identify.solve.physical import PhysicalSettings
 from dynid.identify.steps.run import identify
@@ -148,8 +149,10 @@ def _variants(identification, filters: dict, spell: dict, refused, methods: Sequ
     tried = list(methods)
     if refused is not None and identification.options.method == 'auto':
         tried += [method for method in way_out_methods() if method != refused.method and method not in tried]
-    for method in tried:
-        if method != identification.options.method:
+    given = identification.options.method_options or {}
+    for method in tried:  # one that refuses an option given is no way out: its advice would be refused as written
+        if method != identification.options.method and set(given) <= {
+                option.name for option in identification_method(method).method_options}:
             yield (spell['method'].format(method), dataclasses.replace(
                 identification, options=dataclasses.replace(identification.options, method=method)))
 

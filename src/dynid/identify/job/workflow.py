@@ -24,6 +24,7 @@ from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.job.bias import least_squares_bias
 from dynid.identify.job.torque_sources import check_channels, compare_sources
 from dynid.identify.job.ways_out import WAY_OUT_SPELLING, ways_out
+from dynid.identify.registry import flagged_names
 from dynid.identify.result.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.result.robot_source import file_sha256, record_robot
@@ -184,17 +185,19 @@ def _compare_sources(result: IdentificationResult, robot: RobotModel, recordings
         result.provenance['torque_sources'] = comparison
 
 
-#: the settings the identification's warnings name, written ``{field}`` (the drive gains' advice,
-#: :mod:`dynid.identify.solve.drive_gains`; the prior, :func:`dynid.identify.steps.plausibility.offset_gravity_split`;
-#: validation's, :data:`dynid.identify.validation.validate.OTHER_ESTIMATE_FIELDS`): spelled as the front end's
+#: the settings the identification's warnings name, written ``{field}`` (the prior,
+#: :func:`dynid.identify.steps.plausibility.offset_gravity_split`; validation's,
+#: :data:`dynid.identify.validation.validate.OTHER_ESTIMATE_FIELDS`), beside the methods' flagged options (the drive
+#: gains' advice, ``{fix_drive_gain}``: :func:`dynid.identify.registry.flagged_names`): spelled as the front end's
 #: ``spelling`` says before the result is kept
-ADVISED_FIELDS = ('fix_drive_gain', 'payload_com', 'prior', 'method_option', *OTHER_ESTIMATE_FIELDS)
+ADVISED_FIELDS = ('payload_com', 'prior', 'method_option', *OTHER_ESTIMATE_FIELDS)
 
 
 def spelled(lines: Iterable[str], spelling: dict[str, str]) -> list[str]:
-    """``lines`` with each ``{field}`` of :data:`ADVISED_FIELDS` as the front end's ``spelling`` writes it (the
-    field's own name where it has none)."""
-    return [spell(line, ADVISED_FIELDS, lambda field: spelling.get(field, field)) for line in lines]
+    """``lines`` with each ``{field}`` of :data:`ADVISED_FIELDS` and each flagged method option as the front end's
+    ``spelling`` writes it (the field's own name where it has none)."""
+    fields = (*ADVISED_FIELDS, *flagged_names())
+    return [spell(line, fields, lambda field: spelling.get(field, field)) for line in lines]
 
 
 def _filters_of(recordings: Sequence[RecordingInput], identification: Identification) -> dict:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dynid.identify.choices import WEIGHT_FUNCTION
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.methods.irls import solve
 from dynid.identify.registry import IdentificationMethod
@@ -42,4 +43,4 @@ METHOD = IdentificationMethod(
     covariance='C = σ̂_w²·(WᵀGW)⁻¹ of the last IRLS, at the exponents found', friction_default='comprehensive',
     friction_required=True, consistency_note='re-fits its friction exponents on τ_out',
     friction_reason='I-IRLS identifies the comprehensive friction model (Li et al. 2024, eq. (3))',
-    options=('weight_function', 'weight_constant', 'exponent_bounds'), fit=fit)
+    options=('weight_constant', 'exponent_bounds'), fit=fit, method_options=(WEIGHT_FUNCTION,))

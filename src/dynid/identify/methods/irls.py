@@ -3,14 +3,17 @@ Tukey bisquare, Cauchy; Li et al. 2024 §2.2, loops L1–L2), from the WLS solut
 
 from __future__ import annotations
 
+from dynid.identify.choices import WEIGHT_FUNCTION
 from dynid.identify.registry import IdentificationMethod
 from dynid.identify.selection.folds import robust_row_weights
 from dynid.identify.solve.solvers import Estimate, irls
 
 
 def solve(w, y, joints, names, *, options, joint_names, start=None, pooled_short=False, groups=None) -> Estimate:
-    """χ̂ by IRLS (:func:`dynid.identify.solve.solvers.irls`), warm-started from ``start`` (default: WLS)."""
-    return irls(w, y, joints, names, options.weight_function, options.weight_constant, start=start)
+    """χ̂ by IRLS (:func:`dynid.identify.solve.solvers.irls`) with the weight function of ``options.method_options``,
+    warm-started from ``start`` (default: WLS)."""
+    return irls(w, y, joints, names, WEIGHT_FUNCTION.value_in(options.method_options), options.weight_constant,
+                start=start)
 
 
 def choice_weights(w, y, joints, columns, weight_function: str):
@@ -22,5 +25,5 @@ def choice_weights(w, y, joints, columns, weight_function: str):
 METHOD = IdentificationMethod(
     name='irls', description='robust reweighting (Huber, Tukey, Cauchy) from the WLS solution', solve=solve,
     covariance='C = σ̂_w²·(WᵀGW)⁻¹, G = diag(ψ(r/s_j)/s_j²) the final robust weights',
-    options=('weight_function', 'weight_constant'), physical=True, choice_weights=choice_weights, way_out=True,
-    joint_noise=True)
+    options=('weight_constant',), physical=True, choice_weights=choice_weights, way_out=True, joint_noise=True,
+    method_options=(WEIGHT_FUNCTION,))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dynid.identify.methods.tls import LINEAR_FRICTION, NO_PRIOR
 from dynid.identify.registry import IdentificationMethod
+from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN
 from dynid.identify.solve.solvers import Estimate, ols
 from dynid.identify.steps.fit import fit_with_gains
 
@@ -17,5 +18,5 @@ def solve(w_total, joints, names) -> Estimate:
 METHOD = IdentificationMethod(
     name='mls', description='modified LS (eq. (16)) of the drive gains and parameters (biased; for comparison)',
     solve=solve, covariance='C = σ̂²·(W_totᵀW_tot)⁻¹ of OLS', friction=LINEAR_FRICTION,
-    friction_default='viscous_coulomb', options=('fixed_drive_gains',), prior_not_applicable=NO_PRIOR,
-    drive_gains=True, fit=fit_with_gains)
+    friction_default='viscous_coulomb', prior_not_applicable=NO_PRIOR, drive_gains=True, fit=fit_with_gains,
+    method_options=(FIX_DRIVE_GAIN,))

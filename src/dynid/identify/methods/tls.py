@@ -4,6 +4,7 @@ eqs. (17)–(23)); needs recordings with and without the payload, or a gain held
 from __future__ import annotations
 
 from dynid.identify.registry import IdentificationMethod
+from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN
 from dynid.identify.solve.solvers import Estimate, tls
 from dynid.identify.steps.fit import fit_with_gains
 
@@ -21,5 +22,5 @@ def solve(w_total, joints, names) -> Estimate:
 METHOD = IdentificationMethod(
     name='tls', description='IDIM-TLS: drive gains and parameters at once, scaled by a known payload mass',
     solve=solve, covariance='C = σ̂_W²·(1 + ‖χ̂‖²)·(ŴᵀŴ)⁻¹ (eq. (23))', friction=LINEAR_FRICTION,
-    friction_default='viscous_coulomb', options=('fixed_drive_gains',), prior_not_applicable=NO_PRIOR,
-    drive_gains=True, fit=fit_with_gains, joint_noise=True)
+    friction_default='viscous_coulomb', prior_not_applicable=NO_PRIOR, drive_gains=True, fit=fit_with_gains,
+    joint_noise=True, method_options=(FIX_DRIVE_GAIN,))

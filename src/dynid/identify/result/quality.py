@@ -26,6 +26,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from dynid.errors import InputError, spell
+from dynid.identify.registry import flagged_names
 from dynid.identify.result.metrics import failed_text
 from dynid.identify.settings import PRIOR_OFF
 
@@ -192,8 +193,9 @@ def identifiability_refusal(result, tried: str | None = None) -> str | None:
     return f'the data cannot identify the model: {"; ".join(problems)}; {remedy}'
 
 
-#: the settings a refusal (:func:`identifiability_refusal`) names, written ``{field}``: the front end spells them
-REFUSAL_FIELDS = ('fix_drive_gain', 'prior')
+#: the settings a refusal (:func:`identifiability_refusal`) names, written ``{field}``, beside the methods' flagged
+#: options (:func:`dynid.identify.registry.flagged_names`: ``{fix_drive_gain}``): the front end spells them
+REFUSAL_FIELDS = ('prior',)
 
 
 def refuse_unless_forced(result, force: bool, ways_out=None, spelling: Mapping[str, str] | None = None) -> None:
@@ -203,13 +205,13 @@ def refuse_unless_forced(result, force: bool, ways_out=None, spelling: Mapping[s
     advice; default the field's name). ``ways_out``: called on a refusal, one phrase naming the settings tried that
     succeed as written (or that none did), added to the refusal. Otherwise a note where the prior kept a result
     the σ criterion alone would refuse (:func:`poorly_identified_note`)."""
-    refusal = identifiability_refusal(result)
+    refusal, fields = identifiability_refusal(result), (*REFUSAL_FIELDS, *flagged_names())
     if refusal and not force:
         refusal = identifiability_refusal(result, ways_out() if ways_out is not None else None)
         raise InputError(f'{refusal} ({{force}} keeps the result anyway)',
-                         fields=('force', *(field for field in REFUSAL_FIELDS if f'{{{field}}}' in refusal)))
+                         fields=('force', *(field for field in fields if f'{{{field}}}' in refusal)))
     if refusal:
-        spelled = spell(refusal, REFUSAL_FIELDS, lambda field: (spelling or {}).get(field, field))
+        spelled = spell(refusal, fields, lambda field: (spelling or {}).get(field, field))
         result.warnings.insert(0, f'kept with {(spelling or {}).get("force", "force")} although {spelled}')
         return
     note = poorly_identified_note(result)

@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 
+from dynid.identify.choices import WEIGHT_FUNCTION
 from dynid.identify.equations.held import one_way_columns
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import change_text
@@ -56,11 +57,13 @@ def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | 
         warnings += [lead.line(joint, FOLDS_WHERE, lead.theirs, lead.mine, 'cross-validation score', '')
                      for joint, lead in choice.robot_file_ahead.items() if lead.clear]
     provenance = {'inputs': model.pop('recordings'), 'filters': model.pop('filters'),
-                  'options': {'weight_function': options.weight_function,
+                  'options': {'weight_function': WEIGHT_FUNCTION.value_in(options.method_options),
                               'weight_constant': options.weight_constant,
                               'load_iterations': options.load_iterations}}
-    declared = identification_method(options.method).option_values(options.method_options)
-    if declared:  # the method's own options as it ran with them
+    method = identification_method(options.method)
+    declared = {name: value for name, value in method.own_option_values(options.method_options).items()
+                if not next(option for option in method.method_options if option.name == name).flag}
+    if declared:  # the method's own options as it ran with them (a flagged one is written under its own name)
         provenance['options']['method_options'] = declared
     if 'changes' in solved.estimate.extra:  # an iterated method's course (the closed-loop methods)
         extra = solved.estimate.extra

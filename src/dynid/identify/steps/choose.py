@@ -34,6 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.choices import WEIGHT_FUNCTION
 from dynid.identify.equations.joint_side import joint_side_choice
 from dynid.identify.equations.prepare import Equations
 from dynid.identify.equations.problem import Candidate, IdentificationProblem
@@ -122,7 +123,8 @@ def route_choice(equations: Equations, route: Route, request: Request, progress:
                                 use_prior=physical is not None and physical.prior,
                                 prior_std=None if physical is None else physical.given_std,
                                 prior_source=None if physical is None else physical.prior_source,
-                                weight_function=options.weight_function, load_excluded=load_excluded, power=power,
+                                weight_function=WEIGHT_FUNCTION.value_in(options.method_options),
+                                load_excluded=load_excluded, power=power,
                                 stribeck=stribeck, consistency=physical if consistency_open(
                                     problem, options, terms, open_friction) else None,
                                 regularized=None if regularized is None else dict(regularized), method=options.method,

@@ -22,7 +22,7 @@ from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
 from dynid.identify.registry import identification_method, identification_methods, spoken
 from dynid.identify.selection.candidates import EXPONENT_GRID
-from dynid.identify.solve.drive_gains import solve_drive_gains
+from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN, parse_fixed_gains, solve_drive_gains
 from dynid.identify.solve.noise import TooFewRowsError
 from dynid.identify.solve.physical import CHECKED_FRICTION, PhysicalSettings, identify_physical
 from dynid.identify.solve.rows import FreeColumns, RowGroups
@@ -236,11 +236,12 @@ def _nominal_gains(problem: IdentificationProblem) -> np.ndarray | None:
 def fit_with_gains(problem: IdentificationProblem, options: IdentifyOptions, progress: Callable[[str], None],
                    rigid_start: np.ndarray | None = None) -> Fit:
     """The fit of a drive-gain method (TLS, MLS): the drive gains and the parameters at once, solved by the method's
-    own solve (:func:`dynid.identify.solve.drive_gains.solve_drive_gains`); τ_out is not needed (linear laws only)."""
+    own solve (:func:`dynid.identify.solve.drive_gains.solve_drive_gains`), the gains of its option ``fix_drive_gain``
+    held; τ_out is not needed (linear laws only)."""
     nominal = None if problem.drives is None else problem.drives.drive_gain
     solve = identification_method(options.method).solve
-    solution = solve_drive_gains(problem, solve, nominal_rigid(problem), options.fixed_drive_gains, nominal,
-                                 options.method)
+    fixed = parse_fixed_gains(FIX_DRIVE_GAIN.value_in(options.method_options), problem.robot.joint_names)
+    solution = solve_drive_gains(problem, solve, nominal_rigid(problem), fixed, nominal, options.method)
     return Fit(solution.estimate, problem.parameter_names(), solution.values, solution.std, solution.joints,
                solution.measured, solution.prediction_w @ solution.values,
                np.full(problem.robot.n, problem.spec.exponent), solution.gains, solution.gains_std,
