@@ -28,7 +28,6 @@ from dynid.cli.shared import (
     robot_said,
 )
 from dynid.errors import InputError
-from dynid.identify.registry import parse_method_options
 
 SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)'
 
@@ -121,10 +120,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import time
 
-    from dynid.identify.equations.request import ModelSpec
-    from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
-    from dynid.identify.solve.drive_gains import parse_fixed_gains
-    from dynid.identify.steps.run import IdentifyOptions
+    from dynid.identify.job.workflow import identify_with_settings
+    from dynid.identify.settings import IdentifierSettings
     from dynid.model import load_robot
     from dynid.signal.preprocess import describe_filters
 
@@ -149,20 +146,17 @@ def _run(args: argparse.Namespace) -> int:
     signs = torque_signs(args, robot.joint_names)
     recordings = recording_inputs(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass', effort,
                                   args.joint_map, signs)
-    spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
-                     exclude_joints=joint_names(args.exclude_joint),
-                     rotor_compensation=False if args.no_rotor_compensation else None,
-                     rotor_inertia=args.no_rotor_compensation)
-    options = IdentifyOptions(method=args.method, weight_function=args.weight_function,
-                              fixed_drive_gains=parse_fixed_gains(args.fix_drive_gain, robot.joint_names),
-                              method_options=parse_method_options(args.method_option),
-                              physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
-                                                         args.physical_solver, source))
-    identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
-                                    spelling=ADVICE)
+    settings = IdentifierSettings(
+        method=args.method, friction=args.friction, temperature=args.temperature, torque_source=args.torque,
+        weight_function=args.weight_function, fix_drive_gain=tuple(args.fix_drive_gain or ()),
+        method_option=tuple(args.method_option or ()), prior=not args.no_prior, prior_source=args.prior_source or '',
+        physical=args.physical, physical_solver=args.physical_solver, exclude_joints=tuple(args.exclude_joint or ()),
+        report=bool(args.report), force=args.force)
     validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate or ()]
-    result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
-                                       args.report, say)
+    result, report = identify_with_settings(
+        robot, recordings, settings, output, args.robot, filters=filter_settings(args), prior_source=source,
+        prior_relative_std=args.prior_std, rotor_compensation=not args.no_rotor_compensation, drives_file=args.drives,
+        holdout=args.holdout, validation=validation, report=args.report, spelling=ADVICE, progress=say)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
           f'({sum(n in result.base_expressions for n in result.parameter_names)} base), {result.condition_text()}')
     print(describe_filters(result.provenance.get('filters') or {}))
