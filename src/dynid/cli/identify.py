@@ -109,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dynid.identify.solve.noise import one_blas_thread
+    from dynid.blas import one_blas_thread
 
     # One BLAS thread for the whole verb, as the identification itself runs: the products of reading, diagnosing and
     # writing woke a second thread that spun on after each of them, CPU spent for no result (benchmarks/README).
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import time
 
-    from dynid.identify.job.workflow import identify_with_settings
+    from dynid.identify import identify_with_settings
     from dynid.identify.settings import IdentifierSettings
     from dynid.model import load_robot
     from dynid.signal.preprocess import describe_filters
@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
         if gaps.get('summary') and gaps['summary'] not in result.warnings:
             print(gaps['summary'])
     if result.drive_gains_identified:
-        from dynid.identify.solve.drive_gains import diagnostics_lines
+        from dynid.identify import diagnostics_lines
 
         fixed = (result.drive_gain_diagnostics or {}).get('fixed', {})
         print('drive gains [N·m/A]: ' + ', '.join(
@@ -201,7 +201,7 @@ def _prior_source(args: argparse.Namespace, robot):
         return None
     if args.no_prior:
         raise InputError('--prior FILE and --no-prior exclude each other')
-    from dynid.identify.solve.prior_source import prior_source
+    from dynid.identify import prior_source
 
     return prior_source(args.prior_source, robot)
 
@@ -209,7 +209,7 @@ def _prior_source(args: argparse.Namespace, robot):
 def _source_lines(result) -> list[str]:
     """Which torque source predicts the held-out rows better, where the log holds two and the source was left to
     dynid (:func:`dynid.identify.job.torque_sources.comparison_line`)."""
-    from dynid.identify.job.torque_sources import comparison_line
+    from dynid.identify import comparison_line
 
     sources = result.provenance.get('torque_sources')
     return [comparison_line(sources, ADVICE)] if sources else []
@@ -218,7 +218,7 @@ def _source_lines(result) -> list[str]:
 def _prior_lines(result) -> list[str]:
     """The prior's line (:func:`_prior_text`) and the joints whose offset and gravity the poses could not tell apart,
     with what decided between them."""
-    from dynid.identify.steps.plausibility import offset_gravity_line
+    from dynid.identify import offset_gravity_line
 
     lines = [] if result.prior_section is None else [_prior_text(result.prior_section)]
     alike = offset_gravity_line(result.model.get('offset_gravity') or {})

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError, spell
+from dynid.files import file_sha256
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.job.bias import least_squares_bias
 from dynid.identify.job.torque_sources import check_channels, compare_sources
@@ -28,7 +29,7 @@ from dynid.identify.job.ways_out import WAY_OUT_SPELLING, ways_out
 from dynid.identify.registry import parse_method_options
 from dynid.identify.result.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result.result import IdentificationResult
-from dynid.identify.result.robot_source import file_sha256, record_robot
+from dynid.identify.result.robot_source import record_robot
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solve.drive_gains import parse_fixed_gains
 from dynid.identify.solve.noise import TooFewRowsError
