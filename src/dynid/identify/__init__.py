@@ -10,7 +10,8 @@ the wings below it; test/test_code_shape.py holds them to that order):
 - :mod:`~dynid.identify.steps`: diagnose, choose, fit, check, the result assembled, and ``identify()`` running them;
 - :mod:`~dynid.identify.selection`: the model choice's candidates, folds and table;
 - :mod:`~dynid.identify.equations`: the request, the recordings read and the equations prepared once, the problem;
-- :mod:`~dynid.identify.solve`: the solvers and the priors' sources (the robot file, a previous result, a fleet);
+- :mod:`~dynid.identify.solve`: the solvers, the priors' sources (the robot file, a previous result, a fleet) and the
+  rule book of the prior and physical consistency the steps share;
 - :mod:`~dynid.identify.result`: the result and its evaluation, what the rest of the house reads;
 - at the bottom: the names and settings a front end reads without loading the pipeline (:mod:`~dynid.identify.choices`,
   :mod:`~dynid.identify.settings`, the methods' registry).
