@@ -6,7 +6,9 @@
 - imports up the core's layers, or of a front end (the command line, the ROS side) by the core (1 before:
   diagnosis.effort imported identify.preprocess, now dynid.signal.preprocess; and the fleet's batch the CLI);
 - imports up identify/'s wings (the pipeline's floors inside the core's identify layer), a wing the order does not
-  know, a wing of more than 15 modules.
+  know, a wing of more than 15 modules;
+- imports of identify/ deeper than its face by the rest of dynid (38 modules, 70 names of 32 modules before), and
+  private names imported across dynid's sub-packages (3 before).
 """
 
 import ast
@@ -187,6 +189,90 @@ def test_the_wing_guards_find_an_upward_import_an_unknown_wing_and_a_crowded_one
     assert crowded_wings(identify) == {}  # 15 modules: fit, prepare and 13 more
     (identify / 'steps' / 'one_more.py').write_text('')
     assert crowded_wings(identify) == {'steps': WING_MODULES_MAX + 1}
+
+
+# ------------------------------------------------------------------------------ identify's face
+#: What a module outside identify/ imports of it: the package, its face (the names :data:`dynid.identify.__all__`
+#: exports, each loaded on first use), and the light modules a front end reads without loading the pipeline.
+IDENTIFY_FACE = ('dynid.identify', 'dynid.identify.settings', 'dynid.identify.choices', 'dynid.identify.registry')
+
+
+def _imports(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names imported from it) of every absolute import statement of ``path``, deferred ones and
+    ``if TYPE_CHECKING:`` ones included; ``import a.b`` imports no name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append((node.lineno, node.module, [alias.name for alias in node.names]))
+    return found
+
+
+def behind_identifys_face(root: Path) -> list[str]:
+    """``file:line module`` for every import, by a module of ``root`` outside identify/, of a module of identify/
+    deeper than its face (:data:`IDENTIFY_FACE`)."""
+    found = []
+    for path in sorted(root.rglob('*.py')):
+        if (root / 'identify') in path.parents:
+            continue
+        found += [f'{path.relative_to(root)}:{line} {module}' for line, module, _ in _imports(path)
+                  if module.startswith('dynid.identify.') and module not in IDENTIFY_FACE]
+    return found
+
+
+def private_names_imported(root: Path) -> list[str]:
+    """``file:line module.name`` for every private name (``_x``, not ``__x__``) a module of ``root`` imports from
+    another of dynid's sub-packages (or top-level modules: ``dynid.files`` is one of its own)."""
+    found = []
+    for path in sorted(root.rglob('*.py')):
+        mine = _subpackage(module_name(root, path))
+        for line, module, names in _imports(path):
+            if module.split('.')[0] != 'dynid' or _subpackage(module) == mine:
+                continue
+            found += [f'{path.relative_to(root)}:{line} {module}.{name}' for name in names
+                      if name.startswith('_') and not (name.startswith('__') and name.endswith('__'))]
+    return found
+
+
+def test_nothing_outside_identify_imports_behind_its_face():
+    assert behind_identifys_face(SRC) == []
+
+
+def test_no_private_name_is_imported_across_packages():
+    assert private_names_imported(SRC) == []
+
+
+def test_the_face_exports_each_name_from_the_module_that_defines_it():
+    """Each name of the face resolves, and to the object its module defines (not a copy, not another module's)."""
+    import importlib
+
+    import dynid.identify as face
+
+    assert face.__all__ == sorted(face._NAMES) and set(face.__all__) <= set(dir(face))
+    for name, module in face._NAMES.items():
+        value = getattr(face, name)
+        assert value is getattr(importlib.import_module(f'dynid.identify.{module}'), name)
+        assert getattr(value, '__module__', f'dynid.identify.{module}') == f'dynid.identify.{module}', name
+
+
+def test_the_face_guards_find_a_deep_import_a_deferred_one_and_a_private_name(tmp_path):
+    root = tmp_path / 'dynid'
+    for folder in ('identify/result', 'contact', 'cli'):
+        (root / folder).mkdir(parents=True)
+    (root / 'contact' / 'dynamics.py').write_text(
+        'from dynid.identify import RigidBodyTorque\nfrom dynid.identify.settings import CHOICES\n'
+        'from dynid.identify.result.torque import _offset\nfrom dynid import __version__\n')
+    (root / 'cli' / 'run.py').write_text(
+        'import dynid.identify.result.torque\n\n\ndef run():\n    from dynid.identify.steps.run import identify\n'
+        '    from dynid.cli.shared import _said\n')
+    (root / 'identify' / 'result' / 'quality.py').write_text('from dynid.identify.result.torque import _offset\n'
+                                                             'from dynid.model.robots import _DH\n')
+    assert behind_identifys_face(root) == ['cli/run.py:1 dynid.identify.result.torque',
+                                           'cli/run.py:5 dynid.identify.steps.run',
+                                           'contact/dynamics.py:3 dynid.identify.result.torque']
+    assert private_names_imported(root) == ['contact/dynamics.py:3 dynid.identify.result.torque._offset',
+                                            'identify/result/quality.py:2 dynid.model.robots._DH']
 
 
 # ------------------------------------------------------------------------------ node parameters

@@ -15,7 +15,7 @@ from dynid.identify.solve.physical import PhysicalSettings
 from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.model import load_robot
 from dynid.model.robot import RobotModel
-from dynid.model.robots import _EXAMPLE_ROBOTS, example_robot_path
+from dynid.model.robots import EXAMPLE_ROBOTS, example_robot_path
 
 
 @pytest.fixture(scope='module', params=['ur5', 'panda'])
@@ -23,7 +23,7 @@ def physical_result(request):
     robot = load_robot(request.param)
     result = identify(robot, [RecordingInput(synthetic_recording(robot))], ModelSpec(torque_source='joint_torque'),
                       options=IdentifyOptions('wls', physical=PhysicalSettings(consistency='always')))
-    return robot, result, example_robot_path(_EXAMPLE_ROBOTS[request.param][0])
+    return robot, result, example_robot_path(EXAMPLE_ROBOTS[request.param][0])
 
 
 def test_export_round_trip_gives_the_identified_torques(physical_result, tmp_path):
@@ -77,7 +77,7 @@ def test_a_result_without_standard_parameters_is_refused(tmp_path):
     result = identify(robot, [RecordingInput(synthetic_recording(robot, seconds=4.0))],
                       ModelSpec(torque_source='joint_torque'), options=IdentifyOptions(physical=None))
     with pytest.raises(InputError, match='identify with physical'):
-        export_urdf(result, example_robot_path(_EXAMPLE_ROBOTS['ur5'][0]))
+        export_urdf(result, example_robot_path(EXAMPLE_ROBOTS['ur5'][0]))
 
 
 @pytest.mark.parametrize('form', ['shifted', 'plain'])

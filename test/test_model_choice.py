@@ -207,9 +207,10 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     from dynid.identify.equations.read import read
     from dynid.identify.equations.request import IdentifyOptions as Options
     from dynid.identify.equations.request import settle
+    from dynid.identify.solve.physical_rules import consistency_not_checked
     from dynid.identify.steps.choose import choose, narrowed
     from dynid.identify.steps.diagnose import diagnose_equations
-    from dynid.identify.steps.fit import _consistency_not_checked, load_loop
+    from dynid.identify.steps.fit import load_loop
     from dynid.signal.preprocess import FilterSettings
 
     recordings = [RecordingInput(_with_friction(plain_friction, 0, _sublinear))]
@@ -232,8 +233,8 @@ def test_the_comprehensive_law_adds_no_load_term_the_choice_left_out(plain_frict
     kept, _ = narrowed(problem, choice, route.terms, True, route.first.values[:len(problem.rigid_names)])
     assert any(f'fL_{j + 1}' not in {entry.name for entry in kept.held} for j in range(ROBOT.n))
     options = Options('irls')
-    assert _consistency_not_checked(IdentificationProblem.of(equations, winner), options) is None
-    assert 'output torque' in _consistency_not_checked(IdentificationProblem.of(equations, kept), options)
+    assert consistency_not_checked(IdentificationProblem.of(equations, winner), options) is None
+    assert 'output torque' in consistency_not_checked(IdentificationProblem.of(equations, kept), options)
     # and the load loop makes one pass where no free column depends on τ_out, its passes where one does
     for candidate, passes in ((winner, 0), (kept, 1)):
         said = []

@@ -53,7 +53,8 @@ def _payload_masses(args: argparse.Namespace) -> list[float]:
 def _print_heldout(comparison, bag: str, metrics: list[dict]) -> None:
     """Both results' held-out fit per joint on ``bag``; a result whose prediction fails on the motion (its metrics'
     ``failed``: :func:`dynid.identify.result.metrics.failed_model`) named as such instead of its fits."""
-    from dynid.identify.result.metrics import failed_text, format_number
+    from dynid.identify import failed_text
+    from dynid.text import format_number
 
     print(f'held-out fit on {bag} [%]:')
     print(f'  {"joint":<22} {"A":>8} {"B":>8} {"B − A":>8}')
@@ -72,12 +73,18 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from dynid.identify.result.metrics import format_number
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import recorded_joints, robot_spec_of
-    from dynid.identify.validation.compare import SIGNIFICANT_Z, compare_results, format_z
-    from dynid.identify.validation.validate import predict_series, validate
+    from dynid.identify import (
+        SIGNIFICANT_Z,
+        IdentificationResult,
+        compare_results,
+        format_z,
+        predict_series,
+        recorded_joints,
+        robot_spec_of,
+        validate,
+    )
     from dynid.model import Payload, load_robot
+    from dynid.text import format_number
 
     if args.json is not None:
         output_file(args.json, '--json', args.force)
@@ -135,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         write_text(path, json.dumps(comparison.to_dict(), indent=2, allow_nan=False) + '\n')
         print(f'wrote {path}')
     if args.report:
-        from dynid.identify.outputs.compare_report import write_comparison_report
+        from dynid.identify import write_comparison_report
 
         print(f'wrote {write_comparison_report(args.report, comparison, series)}')
     return EXIT_OK

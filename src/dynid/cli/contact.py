@@ -86,8 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from dynid.contact.report import write_report
     from dynid.contact.settings import ContactSettings
     from dynid.errors import spell
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import robot_spec_of
+    from dynid.identify import IdentificationResult, robot_spec_of
     from dynid.model import Payload, load_robot
 
     if args.report is not None:

@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
 
     from dynid.estimate.replay import EstimationSettings, estimate
     from dynid.estimate.report import load_truth, save_estimation, summary_lines, write_estimation_report
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import file_sha256, robot_spec_of
+    from dynid.files import file_sha256
+    from dynid.identify import IdentificationResult, robot_spec_of
     from dynid.model import load_robot
 
     settings = EstimationSettings(batch=args.batch, stiffness=not args.no_stiffness, friction=not args.no_friction,

@@ -159,7 +159,7 @@ def _run_payload_motion(args: argparse.Namespace, robot, home, output) -> int:
     )
     from dynid.excite.plot import plot_trajectory
     from dynid.excite.trajectory import save_trajectory
-    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify import IdentificationResult
 
     given = {'harmonics': args.harmonics, 'velocity_fraction': args.velocity_fraction, 'floor': args.floor,
              'seed': args.seed, 'duration_s': args.duration, 'torque_noise_nm': args.torque_noise,

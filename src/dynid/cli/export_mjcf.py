@@ -28,8 +28,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     import tempfile
 
-    from dynid.identify.outputs.mjcf_export import export_mjcf, mjcf_torque_error
-    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify import IdentificationResult, export_mjcf, mjcf_torque_error
     from dynid.model import load_robot
     from dynid.model.mjcf import require_mujoco
 

@@ -176,8 +176,7 @@ def _import(args) -> int:
     from dynid.estimate.replay import EstimationSettings, estimate
     from dynid.health.job import record_replay
     from dynid.health.record import HealthRecord
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import recorded_joints, robot_spec_of
+    from dynid.identify import IdentificationResult, recorded_joints, robot_spec_of
     from dynid.model import load_robot
 
     result = IdentificationResult.load(args.params)

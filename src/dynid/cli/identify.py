@@ -28,7 +28,7 @@ from dynid.cli.shared import (
     robot_said,
 )
 from dynid.errors import InputError
-from dynid.identify.registry import flag_entries, flagged_options, parse_method_options
+from dynid.identify.registry import flag_entries, flagged_options
 
 SUMMARY = 'identify the dynamic model from recordings (IDIM: OLS, WLS, IRLS, I-IRLS, TLS)'
 
@@ -123,10 +123,11 @@ def add_method_flags(parser: argparse.ArgumentParser) -> None:
                                  f'{option.name}={value}{many}{shown})'.replace('%', '%%'))
 
 
-def method_options(args: argparse.Namespace) -> dict:
-    """The method options given: ``--method-option`` NAME=VALUE and the flags :func:`add_method_flags` added."""
+def method_entries(args: argparse.Namespace) -> tuple[str, ...]:
+    """The method options given as ``NAME=VALUE`` entries (:func:`dynid.identify.registry.parse_method_options`):
+    ``--method-option`` and the flags :func:`add_method_flags` added."""
     flagged = {option.name: getattr(args, option.name, None) for option, _ in flagged_options()}
-    return parse_method_options([*(args.method_option or ()), *flag_entries(flagged)])
+    return (*(args.method_option or ()), *flag_entries(flagged))
 
 
 def advice_spelling() -> dict[str, str]:
@@ -136,7 +137,7 @@ def advice_spelling() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dynid.identify.solve.noise import one_blas_thread
+    from dynid.blas import one_blas_thread
 
     # One BLAS thread for the whole verb, as the identification itself runs: the products of reading, diagnosing and
     # writing woke a second thread that spun on after each of them, CPU spent for no result (benchmarks/README).
@@ -147,9 +148,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import time
 
-    from dynid.identify.equations.request import ModelSpec
-    from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
-    from dynid.identify.steps.run import IdentifyOptions
+    from dynid.identify import identify_with_settings
+    from dynid.identify.settings import IdentifierSettings
     from dynid.model import load_robot
     from dynid.signal.preprocess import describe_filters
 
@@ -174,18 +174,16 @@ def _run(args: argparse.Namespace) -> int:
     signs = torque_signs(args, robot.joint_names)
     recordings = recording_inputs(args.bags, robot, args.payload_mass, args.payload_com, 'payload-mass', effort,
                                   args.joint_map, signs)
-    spec = ModelSpec(friction=args.friction, temperature=args.temperature, torque_source=args.torque,
-                     exclude_joints=joint_names(args.exclude_joint),
-                     rotor_compensation=False if args.no_rotor_compensation else None,
-                     rotor_inertia=args.no_rotor_compensation)
-    options = IdentifyOptions(method=args.method, method_options=method_options(args),
-                              physical=physical_settings(not args.no_prior, args.physical, args.prior_std,
-                                                         args.physical_solver, source))
-    identification = Identification(spec, filter_settings(args), options, args.force, args.drives, args.holdout,
-                                    spelling=advice_spelling())
+    settings = IdentifierSettings(
+        method=args.method, friction=args.friction, temperature=args.temperature, torque_source=args.torque,
+        method_option=method_entries(args), prior=not args.no_prior, prior_source=args.prior_source or '',
+        physical=args.physical, physical_solver=args.physical_solver, exclude_joints=tuple(args.exclude_joint or ()),
+        report=bool(args.report), force=args.force)
     validation = [(bag, read_bag(bag, robot, effort, args.joint_map, signs)) for bag in args.validate or ()]
-    result, report = identify_and_save(robot, recordings, identification, output, args.robot, validation,
-                                       args.report, say)
+    result, report = identify_with_settings(
+        robot, recordings, settings, output, args.robot, filters=filter_settings(args), prior_source=source,
+        prior_relative_std=args.prior_std, rotor_compensation=not args.no_rotor_compensation, drives_file=args.drives,
+        holdout=args.holdout, validation=validation, report=args.report, spelling=advice_spelling(), progress=say)
     print(f'{result.method.upper()} identification of {robot.name}: {len(result.parameter_names)} parameters '
           f'({sum(n in result.base_expressions for n in result.parameter_names)} base), {result.condition_text()}')
     print(describe_filters(result.provenance.get('filters') or {}))
@@ -194,7 +192,7 @@ def _run(args: argparse.Namespace) -> int:
         if gaps.get('summary') and gaps['summary'] not in result.warnings:
             print(gaps['summary'])
     if result.drive_gains_identified:
-        from dynid.identify.solve.drive_gains import diagnostics_lines
+        from dynid.identify import diagnostics_lines
 
         fixed = (result.drive_gain_diagnostics or {}).get('fixed', {})
         print('drive gains [N·m/A]: ' + ', '.join(
@@ -230,7 +228,7 @@ def _prior_source(args: argparse.Namespace, robot):
         return None
     if args.no_prior:
         raise InputError('--prior FILE and --no-prior exclude each other')
-    from dynid.identify.solve.prior_source import prior_source
+    from dynid.identify import prior_source
 
     return prior_source(args.prior_source, robot)
 
@@ -238,7 +236,7 @@ def _prior_source(args: argparse.Namespace, robot):
 def _source_lines(result) -> list[str]:
     """Which torque source predicts the held-out rows better, where the log holds two and the source was left to
     dynid (:func:`dynid.identify.job.torque_sources.comparison_line`)."""
-    from dynid.identify.job.torque_sources import comparison_line
+    from dynid.identify import comparison_line
 
     sources = result.provenance.get('torque_sources')
     return [comparison_line(sources, ADVICE)] if sources else []
@@ -247,7 +245,7 @@ def _source_lines(result) -> list[str]:
 def _prior_lines(result, source) -> list[str]:
     """The prior's line (:func:`_prior_text`) and the joints whose offset and gravity the poses could not tell apart,
     with what decided between them."""
-    from dynid.identify.steps.plausibility import offset_gravity_line
+    from dynid.identify import offset_gravity_line
 
     lines = [] if result.prior_section is None else [_prior_text(result.prior_section, source)]
     alike = offset_gravity_line(result.model.get('offset_gravity') or {})

@@ -19,8 +19,8 @@ SUMMARY = 'fit the joint friction model (static map, temperature, load-dependent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dynid.identify.friction_fit.settings import EXPERIMENTS
-    from dynid.identify.friction_fit.settings import FrictionSettings as Friction
+    from dynid.identify import EXPERIMENTS
+    from dynid.identify import FrictionSettings as Friction
 
     parser.description += (' (Madsen 2020 ch.6: no-load Stribeck map with temperature terms, load-dependent Coulomb '
                            'Fc0 + Fc1·τ_j², E-GMS laws and backlash) from recordings of one joint each in the friction '
@@ -57,14 +57,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dynid.identify.friction_fit.identified import summary_lines, write_joint_friction
-    from dynid.identify.friction_fit.identify import identify_joint_friction
-    from dynid.identify.friction_fit.recordings import friction_recordings
-    from dynid.identify.friction_fit.settings import FrictionSettings
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import robot_spec_of
+    from dynid.identify import (
+        FrictionSettings,
+        IdentificationResult,
+        identify_joint_friction,
+        robot_spec_of,
+        summary_lines,
+        write_joint_friction,
+    )
     from dynid.model import load_robot
-    from dynid.model.naming import parse_joint_map
 
     output = Path(args.output) if args.output else Path(args.params)
     output_file(output, '-o' if args.output else '--params',
@@ -77,6 +78,21 @@ def run(args: argparse.Namespace) -> int:
                                      warn=lambda text: print(f'warning: {text}', file=sys.stderr)),
                        joints=result_joints(args, result))
     drives = drives_from_file(args.drives, robot)
+    recordings = _recordings(args, robot, result, settings)
+    identification = identify_joint_friction(
+        recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr),
+        drives=drives)
+    print('\n'.join(summary_lines(identification)))
+    print(f'wrote {write_joint_friction(args.params, identification.section(), output)}')
+    return EXIT_OK
+
+
+def _recordings(args: argparse.Namespace, robot, result, settings) -> list:
+    """The experiments' recordings (:func:`dynid.identify.friction_fit.recordings.friction_recordings`), with the
+    result's torque signs, each checked against the robot file where the result holds no diagnosis of its own."""
+    from dynid.identify import friction_recordings
+    from dynid.model.naming import parse_joint_map
+
     effort = effort_told(args, ('effort',))
     recordings = friction_recordings(args.bags, robot, args.experiment, args.payload_mass, settings.payload_com,
                                      effort or 'torque', parse_joint_map(args.joint_map))
@@ -85,9 +101,4 @@ def run(args: argparse.Namespace) -> int:
         recording.dataset = recording.dataset.with_torque_signs(signs)
         if result.diagnosis_section is None:  # else the identification's diagnosis holds (not decided again)
             check_recording(recording.dataset, robot, effort, recording.name)
-    identification = identify_joint_friction(
-        recordings, result, robot, settings, progress=None if args.quiet else lambda text: print(text, file=sys.stderr),
-        drives=drives)
-    print('\n'.join(summary_lines(identification)))
-    print(f'wrote {write_joint_friction(args.params, identification.section(), output)}')
-    return EXIT_OK
+    return recordings

@@ -63,13 +63,13 @@ def _matrix_rows(matrix, std) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
 
-    from dynid.identify.result.metrics import format_number as number
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import file_sha256, robot_spec_of
+    from dynid.files import file_sha256
+    from dynid.identify import IdentificationResult, robot_spec_of
     from dynid.model import load_robot
     from dynid.payload import identify_payload
     from dynid.payload.document import payload_document, payload_yaml
     from dynid.payload.robot_calls import robot_family
+    from dynid.text import format_number as number
 
     settings = _settings(args)
     output = None if args.output is None else output_file(args.output, '-o', args.force)

@@ -183,7 +183,7 @@ def check_recording(dataset, robot, joint_states_effort: str | None, bag, warn: 
 def recording_inputs(bags, robot, masses, com, label, joint_states_effort=None, joint_map=None, signs=None):
     """The bags as identification inputs, each with its payload (``masses`` and ``com``, --``label``); their
     diagnosis is the identification's, of all of them together (:func:`dynid.identify.job.workflow.diagnose_inputs`)."""
-    from dynid.identify.equations.request import RecordingInput
+    from dynid.identify import RecordingInput
     from dynid.model import Payload
 
     if masses and len(masses) != len(bags):

@@ -93,7 +93,7 @@ def add_joints_argument(parser: argparse.ArgumentParser, from_result: bool = Fal
 
 def result_joints(args: argparse.Namespace, result) -> list[str] | None:
     """--joints where given, else the serial chain the result's robot was selected to (None: all joints)."""
-    from dynid.identify.result.robot_source import recorded_joints
+    from dynid.identify import recorded_joints
 
     return getattr(args, 'joints', None) or recorded_joints(result.provenance)
 
@@ -143,7 +143,7 @@ def print_metrics(label: str, metrics: dict) -> None:
 def _print_rows(label: str, metrics: dict) -> None:
     """print_metrics' table and warnings of one space; a model that fails on the motion (its ``failed``:
     :func:`dynid.identify.result.metrics.failed_model`) is named with its failure instead of its figures."""
-    from dynid.identify.result.metrics import format_number as number
+    from dynid.text import format_number as number
 
     joints = metrics['joints']
     scored = metrics.get('scored_joints', len(joints))
@@ -177,7 +177,8 @@ def _print_rows(label: str, metrics: dict) -> None:
 
 def _summary(block: dict, model: str, figures: str | None = None) -> str:
     """One model's figures on the header line (``figures``; default its relative residual), or its failure named."""
-    from dynid.identify.result.metrics import failed_text, format_number
+    from dynid.identify import failed_text
+    from dynid.text import format_number
 
     if block.get('failed'):
         return f'{model} {failed_text(block["failed"])}'

@@ -62,11 +62,16 @@ def run(args: argparse.Namespace) -> int:
 
     from dynid.cli.flags import flag
     from dynid.errors import spell
-    from dynid.identify.result.quality import validation_warnings
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.robot_source import robot_spec_of
-    from dynid.identify.validation.validate import OTHER_ESTIMATE_FIELDS, recover_payload, validate
-    from dynid.identify.validation.verdict import FitThresholds, RecordingVerdict, Verdict
+    from dynid.identify import (
+        OTHER_ESTIMATE_FIELDS,
+        FitThresholds,
+        IdentificationResult,
+        Verdict,
+        recover_payload,
+        robot_spec_of,
+        validate,
+        validation_warnings,
+    )
     from dynid.model import Payload, load_robot
 
     if args.json is not None:
@@ -108,17 +113,7 @@ def run(args: argparse.Namespace) -> int:
             metrics['warnings'].append(
                 f'payload {mass:g} kg differs from those of the identification ({declared} kg declared): {carried}')
         print_metrics(f'{bag}', metrics)
-        recording = RecordingVerdict.of(bag, mass)
-        recording.add_prediction('result', metrics, thresholds)
-        if metrics.get('robot_file') is not None:  # shown beside the result, not judged
-            recording.add_prediction('robot_file', metrics['robot_file'], thresholds, judged=False)
-        if metrics.get('compare_robot') is not None:
-            recording.add_prediction('compare_robot', metrics['compare_robot'], thresholds, judged=False)
-        if metrics.get('other_estimate') is not None:  # the other consistency decision's estimate, not judged
-            recording.add_prediction('other_estimate', metrics['other_estimate'], thresholds, judged=False)
-        if metrics.get('joint_space') is not None:  # coupled drives: the joints' torques, shown beside the motors'
-            recording.add_prediction('joint_space', metrics['joint_space'], thresholds, judged=False)
-        verdict.recordings.append(recording)
+        verdict.recordings.append(_recording_verdict(bag, mass, metrics, thresholds))
         if metrics['scored_joints'] == 0:
             unscored.append(bag)
             continue
@@ -138,3 +133,21 @@ def run(args: argparse.Namespace) -> int:
                                                           else ''), file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _recording_verdict(bag: str, mass: float, metrics: dict, thresholds):
+    """One recording's verdict (:class:`dynid.identify.validation.verdict.RecordingVerdict`): the result judged against
+    ``thresholds``, the other predictions its metrics hold shown beside it, not judged."""
+    from dynid.identify import RecordingVerdict
+
+    recording = RecordingVerdict.of(bag, mass)
+    recording.add_prediction('result', metrics, thresholds)
+    if metrics.get('robot_file') is not None:  # shown beside the result, not judged
+        recording.add_prediction('robot_file', metrics['robot_file'], thresholds, judged=False)
+    if metrics.get('compare_robot') is not None:
+        recording.add_prediction('compare_robot', metrics['compare_robot'], thresholds, judged=False)
+    if metrics.get('other_estimate') is not None:  # the other consistency decision's estimate, not judged
+        recording.add_prediction('other_estimate', metrics['other_estimate'], thresholds, judged=False)
+    if metrics.get('joint_space') is not None:  # coupled drives: the joints' torques, shown beside the motors'
+        recording.add_prediction('joint_space', metrics['joint_space'], thresholds, judged=False)
+    return recording

@@ -40,9 +40,15 @@ import pinocchio as pin
 from dynid.control.friction_static import DEFAULT_TEMPERATURE_C, StaticFrictionTerm
 from dynid.control.rigid_body import consistent_standard_parameters
 from dynid.errors import InputError
-from dynid.identify.equations.joint_side import joint_side_torque
-from dynid.identify.result.result import IdentificationResult, result_drives
-from dynid.identify.result.torque import RigidBodyTorque, _offset_parameters, compensated_rotor, rotor_inertia
+from dynid.identify import (
+    IdentificationResult,
+    RigidBodyTorque,
+    compensated_rotor,
+    joint_side_torque,
+    offset_bodies,
+    result_drives,
+    rotor_inertia,
+)
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
 
@@ -121,7 +127,7 @@ class ObserverModel:
             loaded[-10:] += robot.payload_link_parameters(payload)
         pairs = [(1.0, loaded)]
         if np.any(loaded[0::10] <= 0):
-            offset = _offset_parameters(loaded)
+            offset = offset_bodies(loaded)
             pairs = [(1.0, loaded + offset), (-1.0, offset)]
         models = []
         for sign, parameters in pairs:

@@ -28,7 +28,7 @@ from dynid.contact.uncertainty import FrictionParameterSigma, result_sigma
 from dynid.contact.wrench import FlangeWrench
 from dynid.errors import InputError
 from dynid.files import file_sha256, read_yaml, write_text
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_term
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult
 from dynid.model.robot import RobotModel
 
 

@@ -25,7 +25,7 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.feedforward import DEFAULT_TERMS, Feedforward
 from dynid.control.plugins import TermNames
 from dynid.errors import InputError
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult
 from dynid.model import load_robot
 from dynid.model.description import missing_effort_commands
 from dynid.payload.document import load_payload

@@ -57,7 +57,7 @@ from dynid.control.plugins import build_term
 from dynid.control.rigid_body import RigidBodyTerm
 from dynid.control.term import DEFAULT_RATE_HZ, per_joint
 from dynid.errors import InputError
-from dynid.identify.result.result import result_drives
+from dynid.identify import result_drives
 
 #: the terms of ``Feedforward(robot, result)`` and of feedforward_node (module docstring)
 DEFAULT_TERMS = ('rigid_body', 'rotor_inertia', 'friction_static')

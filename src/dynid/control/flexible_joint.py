@@ -61,8 +61,7 @@ from dynid.control.term import (
 )
 from dynid.errors import InputError
 from dynid.friction.stiffness import OddPolynomialStiffness
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.result.torque import rotor_inertia
+from dynid.identify import IdentificationResult, rotor_inertia
 from dynid.model.robot import RobotModel
 
 #: Largest snap [rad/s⁴] of a trajectory "smooth enough" for the correction (module docstring).

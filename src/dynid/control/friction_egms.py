@@ -94,9 +94,8 @@ from dynid.friction.laws import friction_law, law_names
 from dynid.friction.load import LoadDependentCoulomb
 from dynid.friction.power_law import power_term
 from dynid.friction.temperature import TemperatureFriction
-from dynid.identify.friction_fit.identified import joint_friction_of
-from dynid.identify.friction_fit.identified import velocity_friction as joint_velocity_friction
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult, joint_friction_of
+from dynid.identify import velocity_friction as joint_velocity_friction
 from dynid.model.robot import RobotModel
 
 

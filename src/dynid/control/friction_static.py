@@ -57,9 +57,7 @@ from dynid.errors import InputError
 from dynid.friction.law import LawContext
 from dynid.friction.laws import friction_law, law_names
 from dynid.friction.temperature import TemperatureFriction
-from dynid.identify.equations.joint_side import joint_side_torque
-from dynid.identify.friction_fit.identified import joint_friction_of
-from dynid.identify.result.result import IdentificationResult, result_drives
+from dynid.identify import IdentificationResult, joint_friction_of, joint_side_torque, result_drives
 from dynid.model.robot import RobotModel
 
 #: Default smoothing band [rad/s] (module docstring).

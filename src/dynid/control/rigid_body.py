@@ -34,8 +34,7 @@ from dynid.control.context import FeedforwardContext
 from dynid.control.plugins import TermPlugin
 from dynid.control.term import FeedforwardTerm, per_joint, term_options
 from dynid.errors import InputError
-from dynid.identify.result.result import IdentificationResult, result_drives
-from dynid.identify.result.torque import RigidBodyTorque, rotor_inertia
+from dynid.identify import IdentificationResult, RigidBodyTorque, result_drives, rotor_inertia
 from dynid.model.inertial import Payload, to_pinocchio_inertia
 from dynid.model.robot import RobotModel
 

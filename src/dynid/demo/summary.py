@@ -31,9 +31,7 @@ from dynid.demo.plan import HOLDOUT_PERIOD_S, DemoError, DemoSettings
 from dynid.errors import InputError
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD
 from dynid.files import write_text, written
-from dynid.identify.outputs.report import write_report
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.validation.validate import validate
+from dynid.identify import IdentificationResult, validate, write_report
 from dynid.io.recorder import read_recording
 from dynid.sim.parameters import PlantParameters
 

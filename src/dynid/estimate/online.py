@@ -41,7 +41,7 @@ from dynid.errors import InputError
 from dynid.estimate.replay import EstimationSettings, Estimators, build_estimators
 from dynid.estimate.stiffness import CONVERGED_RELATIVE_STD, NO_DEFLECTION
 from dynid.files import load_yaml, read_yaml, write_text
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult
 from dynid.io.gaps import GAP_TOLERANCE
 from dynid.io.stream import StateBatch
 from dynid.io.stream_checks import EffortWatch
@@ -269,7 +269,7 @@ class OnlineEstimation:
         """The flange payload from now on (a :class:`~dynid.model.Payload`, None: none; ``source``: where it came
         from): it joins the rigid-body model of the friction's load torque. The estimates keep learning; the arm
         is not identified again."""
-        from dynid.identify.result.torque import RigidBodyTorque
+        from dynid.identify import RigidBodyTorque
 
         with self.lock:
             self.payload, self.payload_source = payload, source

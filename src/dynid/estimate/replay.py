@@ -53,8 +53,7 @@ from dynid.friction.egms import EGMS
 from dynid.friction.law import FrictionLaw
 from dynid.friction.laws import friction_law, law_names
 from dynid.friction.power_law import power_term
-from dynid.identify.friction_fit.identified import joint_friction_of, velocity_friction
-from dynid.identify.result.result import result_drives
+from dynid.identify import joint_friction_of, result_drives, velocity_friction
 from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 from dynid.settings import setting
@@ -292,7 +291,7 @@ def _identified_rotor_inertia(robot, result, settings: EstimationSettings, notes
     it twice. The stiffness's rotor equation takes the physical B (the drive data's where the result
     regrouped Ia_j with a link inertia); the friction, whose τ̂_j holds a regrouped Ia_j·q̈ already, takes 0
     there. A B that is not a positive finite number is refused with the reason."""
-    from dynid.identify.result.torque import compensated_rotor, rotor_inertia
+    from dynid.identify import compensated_rotor, rotor_inertia
 
     names = robot.joint_names
     own = [j for j in range(robot.n) if f'Ia_{j + 1}' in result.parameter_names]
@@ -316,7 +315,7 @@ def _identified_rotor_inertia(robot, result, settings: EstimationSettings, notes
 
 def _friction_estimator(robot, result, settings: EstimationSettings, rate_hz: float,
                         notes: list[str], rotor: bool = True, payload=None) -> AdaptiveFrictionEstimator | None:
-    from dynid.identify.result.torque import RigidBodyTorque  # pinocchio-heavy; only where friction is adapted
+    from dynid.identify import RigidBodyTorque  # pinocchio-heavy; only where friction is adapted
 
     if result is None:
         notes.append('friction not adapted: no identification result')

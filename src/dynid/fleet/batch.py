@@ -143,7 +143,7 @@ def run_job(job: Job, force: bool = False, *, command: Callable[[list[str]], int
     Runs on a Dask worker (or anywhere). ``command``: ``dynid identify`` as the command line's front end runs it
     (its arguments, from ``identify``, to its exit code; argparse's refusal as SystemExit):
     :func:`dynid.cli.batch.identify_command`. The front end gives it, so the core never imports the command line."""
-    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify import IdentificationResult
 
     start, cpu = time.perf_counter(), time.process_time()
     outcome = Outcome(job.bag, job.robot, 'failed')
@@ -228,7 +228,7 @@ def record_result(record, outcome: Outcome, model: str) -> bool:
     dated by the recording's start; ``model`` the robot model as the batch names it (for a robot new to the record).
     False where there is none or the record holds it already."""
     from dynid.health.results import StoredResult, made_utc
-    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify import IdentificationResult
 
     if outcome.status == 'failed' or not outcome.result or not Path(outcome.result).is_file():
         return False
@@ -303,7 +303,7 @@ def fleet_places(outcomes: Sequence[Outcome], false_flag_rate: float | None = No
     each robot among ``outcomes`` (identified or skipped; the newest by the recording's start)."""
     from dynid.fleet.prior import FleetMember
     from dynid.fleet.standing import FALSE_FLAG_RATE, standings_by_model
-    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify import IdentificationResult
 
     newest: dict[str, Outcome] = {}
     for o in outcomes:

@@ -37,10 +37,15 @@ from dynid.errors import InputError
 from dynid.files import file_sha256
 from dynid.health.record import HealthRecord
 from dynid.health.results import POOLED_MODEL_KEYS, ResultParameters, parameters_of
-from dynid.identify.result.quality import result_std_inflation
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS, FleetPriorFile, PooledParameter
-from dynid.identify.solve.prior_source import result_std, rigid_link_name
+from dynid.identify import (
+    MIN_ROBOTS,
+    FleetPriorFile,
+    IdentificationResult,
+    PooledParameter,
+    result_std,
+    result_std_inflation,
+    rigid_link_name,
+)
 
 #: 1.4826·MAD estimates the standard deviation of a normal population (1 / Φ⁻¹(3/4))
 MAD_TO_SIGMA = 1.4826

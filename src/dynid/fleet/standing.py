@@ -46,7 +46,7 @@ from scipy import stats
 from dynid.errors import InputError
 from dynid.fleet.prior import FleetMember, FleetTable, own_sigma_floor, robust_population
 from dynid.health.fleet_place import FleetPlace
-from dynid.identify.solve.fleet_prior_file import MIN_ROBOTS
+from dynid.identify import MIN_ROBOTS
 
 #: the default chance that a healthy robot has any parameter named (:class:`dynid.fleet.settings.FleetPriorSettings`)
 FALSE_FLAG_RATE = 0.01

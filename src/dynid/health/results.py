@@ -39,7 +39,7 @@ from dynid import __version__
 from dynid.files import file_sha256
 
 if TYPE_CHECKING:  # the record reads its rows without loading the identification (and the robot model under it)
-    from dynid.identify.result.result import IdentificationResult
+    from dynid.identify import IdentificationResult
 
 #: what the results of one prior must share: the friction law and its terms, the torque's source and the grouping
 #: of the base parameters (rotor inertias folded in or identified)
@@ -71,8 +71,10 @@ class ResultParameters:
 
     @classmethod
     def of(cls, result: IdentificationResult) -> ResultParameters:
-        from dynid.identify.result.quality import result_std_inflation  # only where a result is kept: see the imports
-        from dynid.identify.solve.prior_source import result_std
+        from dynid.identify import (
+            result_std,
+            result_std_inflation,  # only where a result is kept: see the imports
+        )
 
         names = list(result.parameter_names)
         model = {key: result.model[key] for key in (*POOLED_MODEL_KEYS, 'held') if key in (result.model or {})}
@@ -134,7 +136,7 @@ class StoredResult:
         p = json.loads(self.pooling) if pooling is None else pooling
         inflation = p.get('std_inflation')
         if inflation is None:  # a row stored before the column held it: from the result kept whole
-            from dynid.identify.result.quality import result_std_inflation
+            from dynid.identify import result_std_inflation
 
             inflation = result_std_inflation(yaml.safe_load(self.result_text()).get('metrics'))
         return ResultParameters(p['robot'], tuple(p['joint_names']), p['model'], p['parameter_names'],

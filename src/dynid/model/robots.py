@@ -89,11 +89,11 @@ VENDOR_TYPES = {
     'robot_type': {'fr3': 'fr3', 'fer': 'panda', 'panda': 'panda'},
 }
 
-# Built-ins that are dynid robot files under dynid/model/data/.
-_DH_ROBOTS = ('ur3', 'ur10', 'ur3e', 'ur5e', 'ur10e', 'ur16e', 'ur20', 'ur30', 'fr3')
+#: built-ins that are dynid robot files under dynid/model/data/
+DH_ROBOTS = ('ur3', 'ur10', 'ur3e', 'ur5e', 'ur10e', 'ur16e', 'ur20', 'ur30', 'fr3')
 
-# name: (file under example-robot-data's robots/, joints kept, flange frame, drives file under data/)
-_EXAMPLE_ROBOTS = {
+#: name: (file under example-robot-data's robots/, joints kept, flange frame, drives file under data/)
+EXAMPLE_ROBOTS = {
     'ur5': ('ur_description/urdf/ur5_robot.urdf', list(UR_JOINTS), 'tool0', 'ur5_drives.yaml'),
     'panda': ('panda_description/urdf/panda.urdf', [f'panda_joint{i}' for i in range(1, 8)],
               'panda_link8', 'panda_drives.yaml'),
@@ -127,7 +127,7 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
         raise InputError(f'robot must be a name ({", ".join(BUILTIN_ROBOTS)}), a .urdf or .yaml path, '
                          f'or URDF XML; got {spec!r}')
     spec = ALIASES.get(spec, spec)
-    if spec in _DH_ROBOTS:
+    if spec in DH_ROBOTS:
         data = load_yaml(_data_text(f'{spec}.yaml'))
         robot = robot_from_file_data(data, source=f'built-in {spec}')
         robot.builtin = spec
@@ -136,7 +136,7 @@ def load_robot(spec: str, joints: Sequence[str] | None = None, joint_map: str | 
                              f'{robot.n} joints {list(robot.joint_names)} as one chain: give its URDF to model a part '
                              f'of it', fields=('joints',))
         return robot
-    if spec in _EXAMPLE_ROBOTS:
+    if spec in EXAMPLE_ROBOTS:
         return _example_robot(spec, joints)
     if spec.lstrip().startswith('<'):
         return recognized(_urdf_arm(spec, joints))
@@ -172,7 +172,7 @@ def _data_text(name: str) -> str:
 
 
 def _example_robot(spec: str, joints: Sequence[str] | None) -> RobotModel:
-    relative, default_joints, flange, drives_file = _EXAMPLE_ROBOTS[spec]
+    relative, default_joints, flange, drives_file = EXAMPLE_ROBOTS[spec]
     kept = list(joints) if joints else default_joints
     drives = None
     if kept == default_joints:  # the drive data are for the default joints
@@ -218,15 +218,15 @@ def builtin_robot_file(spec: str) -> DHRobotFile:
         InputError: ``spec`` is a URDF robot (a built-in from example-robot-data or a ``.urdf``) or unknown.
     """
     spec = ALIASES.get(spec, spec)
-    if spec in _DH_ROBOTS:
+    if spec in DH_ROBOTS:
         data = load_yaml(_data_text(f'{spec}.yaml'))
         return read_robot_file_data(data, source=f'built-in {spec}')
-    if spec in _EXAMPLE_ROBOTS:
-        raise InputError(f'{spec} is already a URDF: copy {example_robot_path(_EXAMPLE_ROBOTS[spec][0])}')
+    if spec in EXAMPLE_ROBOTS:
+        raise InputError(f'{spec} is already a URDF: copy {example_robot_path(EXAMPLE_ROBOTS[spec][0])}')
     path = Path(spec)
     if path.suffix.lower() in ('.yaml', '.yml'):
         return read_robot_file_data(read_yaml(path, 'robot file'), source=str(path))
     if path.suffix.lower() in ('.urdf', '.xml') or spec.lstrip().startswith('<'):
         raise InputError(f'{spec if len(spec) < 80 else "the robot"} is already a URDF: copy the file')
-    raise InputError(f'unknown robot {spec!r}: expected a built-in DH robot ({", ".join(_DH_ROBOTS)}) '
+    raise InputError(f'unknown robot {spec!r}: expected a built-in DH robot ({", ".join(DH_ROBOTS)}) '
                      f'or a dynid robot .yaml')

@@ -24,8 +24,7 @@ from dynid.contact.live import LiveContacts, contact_message
 from dynid.contact.monitor import ContactMonitor, load_calibration
 from dynid.contact.settings import ContactNodeSettings, ContactSettings
 from dynid.errors import InputError
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.result.robot_source import recorded_joints
+from dynid.identify import IdentificationResult, recorded_joints
 from dynid.io.cdr import JointStateEncoder, stamp_ns
 from dynid.io.trajectories import trajectory_of_message
 from dynid.model import Payload, load_robot

@@ -36,8 +36,7 @@ from dynid.estimate.online import (
     load_baseline,
 )
 from dynid.estimate.replay import EstimationSettings
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.result.robot_source import recorded_joints
+from dynid.identify import IdentificationResult, recorded_joints
 from dynid.model import load_robot
 from dynid.model.drives import load_drives
 from dynid.ros.conversions import labelled_table_message

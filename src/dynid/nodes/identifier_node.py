@@ -21,7 +21,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.job.session import IdentificationSession
+from dynid.identify import IdentificationSession
 from dynid.identify.settings import IdentifierSettings, RecordingSettings
 from dynid.model import load_robot
 from dynid.payload.service import NODE_CHOICES as CHOICES

@@ -39,7 +39,7 @@ import yaml
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import load_yaml
-from dynid.identify.result.result import plain_data
+from dynid.identify import plain_data
 from dynid.model.inertial import Payload
 from dynid.model.robot import RobotModel
 from dynid.payload.estimate import PayloadEstimate, PayloadSettings

@@ -44,13 +44,10 @@ from functools import partial
 
 import numpy as np
 
+from dynid.blas import one_blas_thread
 from dynid.errors import InputError
 from dynid.friction.laws import friction_law
-from dynid.identify.equations.problem import IdentificationProblem
-from dynid.identify.result.metrics import equation_metrics
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.solve.solvers import one_blas_thread
-from dynid.identify.validation.validate import Prediction, predict
+from dynid.identify import IdentificationProblem, IdentificationResult, Prediction, equation_metrics, predict
 from dynid.io.dataset import Dataset
 from dynid.model.drives import JointDrives
 from dynid.model.inertial import Payload, pseudo_inertia, split_parameters

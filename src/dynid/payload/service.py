@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dynid.errors import InputError
-from dynid.files import write_text
-from dynid.identify.job.session import IdentificationSession
-from dynid.identify.result.result import IdentificationResult
-from dynid.identify.result.robot_source import file_sha256
+from dynid.files import file_sha256, write_text
+from dynid.identify import IdentificationResult, IdentificationSession
 from dynid.identify.settings import CHOICES
 from dynid.payload.document import payload_document, payload_yaml
 from dynid.payload.estimate import INERTIA_CHOICES, PayloadEstimate, PayloadSettings, identify_payload

@@ -173,10 +173,10 @@ def urdf_text(description: str, robot: str) -> str | None:
     if robot.endswith('.urdf') and os.path.isfile(robot):
         with open(robot, encoding='utf-8') as file:
             return file.read()
-    from dynid.model.robots import _DH_ROBOTS, _EXAMPLE_ROBOTS, example_robot_path
-    if robot in _EXAMPLE_ROBOTS:
-        return example_robot_path(_EXAMPLE_ROBOTS[robot][0]).read_text()
-    if robot in _DH_ROBOTS or (robot.endswith(('.yaml', '.yml')) and os.path.isfile(robot)):
+    from dynid.model.robots import DH_ROBOTS, EXAMPLE_ROBOTS, example_robot_path
+    if robot in EXAMPLE_ROBOTS:
+        return example_robot_path(EXAMPLE_ROBOTS[robot][0]).read_text()
+    if robot in DH_ROBOTS or (robot.endswith(('.yaml', '.yml')) and os.path.isfile(robot)):
         from dynid.model.dh_urdf import robot_urdf
         return robot_urdf(robot)
     return None

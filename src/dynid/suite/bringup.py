@@ -37,7 +37,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from dynid.errors import InputError
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult
 from dynid.io.bag import topic_name
 from dynid.model import load_robot
 from dynid.nodes.estimator_node import EstimatorNode

@@ -33,7 +33,7 @@ from trajectory_msgs.msg import JointTrajectory
 from dynid.demo.plan import DemoError, DemoSettings, suite_plan
 from dynid.demo.summary import conclude
 from dynid.errors import InputError
-from dynid.identify.result.result import IdentificationResult
+from dynid.identify import IdentificationResult
 from dynid.io.cdr import stamp_ns
 from dynid.io.trajectories import trajectory_of_message
 from dynid.model import load_robot

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dynid.blas import one_blas_thread
 from dynid.identify.closed_loop.controller import CONTROLLER_MODELS
 from dynid.identify.closed_loop.instruments import (
     ClosedLoopSettings,
@@ -22,7 +23,7 @@ from dynid.identify.closed_loop.instruments import (
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
 from dynid.identify.registry import START_METHOD, MethodOption, identification_method
-from dynid.identify.solve.solvers import Estimate, one_blas_thread, wls
+from dynid.identify.solve.solvers import Estimate, wls
 from dynid.identify.steps.fit import Fit, load_loop, nominal_rigid, standard_solved, with_held
 
 #: why the robot file's prior does not apply to the closed-loop methods

@@ -10,7 +10,7 @@
 - :meth:`~IdentificationSession.begin` says why an identification cannot run now (recording open,
   nothing recorded, one already running) or takes the last recording for one;
   :meth:`~IdentificationSession.identify` identifies from it with :class:`IdentifierSettings` through the
-  workflow ``dynid identify`` runs (:func:`dynid.identify.job.workflow.identify_and_save`): the torque's signs
+  workflow ``dynid identify`` runs (:func:`dynid.identify.job.workflow.identify_with_settings`): the torque's signs
   applied (``torque_sign``), the recording diagnosed against the robot file (:mod:`dynid.diagnosis`: effort
   meaning, sign, scale; the result's ``diagnosis`` section, its warnings in the result), left-out joints
   (``exclude_joints``), refused unless ``force`` where the data cannot identify the model; it writes
@@ -39,18 +39,14 @@ import numpy as np
 import yaml
 
 from dynid.errors import InputError, checked_choice
-from dynid.identify.equations.request import ModelSpec, RecordingInput
-from dynid.identify.job.workflow import Identification, identify_and_save, joint_names, physical_settings
-from dynid.identify.registry import parse_method_options
+from dynid.identify.equations.request import RecordingInput
+from dynid.identify.job.workflow import identify_with_settings
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.settings import CHOICES, IdentifierSettings
-from dynid.identify.solve.prior_source import prior_source
-from dynid.identify.steps.run import IdentifyOptions
 from dynid.io import TORQUE_MEANINGS
 from dynid.io.cdr import JOINT_STATE
 from dynid.io.dataset import parse_torque_signs
 from dynid.io.recorder import SegmentedRecorder, read_recording
-from dynid.signal.preprocess import FilterSettings
 
 #: No state message for this long [s] while recording: a warning (module docstring).
 SILENT_S = 3.0
@@ -250,23 +246,10 @@ class IdentificationSession:
         said = dataset.source.get('joint_states_effort', 'torque') if self.joint_states_effort in TORQUE_MEANINGS \
             else self.joint_states_effort  # a drive torque is read as the current it was made of
         dataset.source['effort_said'] = {'said': said, 'said_by': 'joint_states_effort' if said else ''}
-        spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
-                         torque_source=settings.torque_source, exclude_joints=joint_names(settings.exclude_joints))
-        filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,
-                                 decimation_cutoff_hz=settings.decimation_cutoff_hz or None,
-                                 stiction_velocity=settings.stiction_velocity)
-        options = IdentifyOptions(method=settings.method, method_options=parse_method_options(settings.method_option),
-                                  physical=physical_settings(settings.prior, settings.physical,
-                                                             solver=settings.physical_solver,
-                                                             prior_source=prior_source(
-                                                                 settings.prior_source, self.robot)
-                                                             if settings.prior_source else None))
         path = recording / 'result.yaml'
-        result, _ = identify_and_save(
-            self.robot, [RecordingInput(dataset, name=str(recording))],
-            Identification(spec, filters, options, settings.force, spelling=self.spelling), path,
-            self.robot_spec,
-            report=recording / 'report' if settings.report else None, progress=progress)
+        result, _ = identify_with_settings(
+            self.robot, [RecordingInput(dataset, name=str(recording))], settings, path, self.robot_spec,
+            report=recording / 'report' if settings.report else None, spelling=self.spelling, progress=progress)
         self.last_result = path
         checked = list((result.diagnosis_section or {}).get('warnings') or [])
         train = result.metrics['train']

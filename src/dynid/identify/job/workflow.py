@@ -5,10 +5,11 @@ write the same provenance.
 result the data cannot support unless forced (:func:`dynid.identify.result.quality.refuse_unless_forced`),
 records the robot as it was given (:func:`dynid.identify.result.robot_source.record_robot`) and the drives
 file, scores the result on other recordings and on the held-out last part of each, saves it and writes
-the report. A front end reads and checks the recordings and translates its own settings into an
-:class:`Identification` (with :func:`physical_settings` and :func:`joint_names`).
+the report. A front end reads and checks the recordings and hands the rest over in one call,
+:func:`identify_with_settings`, which translates the job's settings into an :class:`Identification`.
 
-    >>> result, report = identify_and_save(robot, recordings, Identification(), 'result.yaml', 'ur5e')  # doctest: +SKIP
+    >>> settings = IdentifierSettings(method='wls')
+    >>> result, report = identify_with_settings(robot, recordings, settings, 'result.yaml', 'ur5e')  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -20,18 +21,20 @@ from pathlib import Path
 
 from dynid.diagnosis import Diagnosis, Recording, diagnose
 from dynid.errors import InputError, spell
+from dynid.files import file_sha256
 from dynid.identify.equations.request import ModelSpec, RecordingInput
 from dynid.identify.job.bias import least_squares_bias
 from dynid.identify.job.torque_sources import check_channels, compare_sources
 from dynid.identify.job.ways_out import WAY_OUT_SPELLING, ways_out
-from dynid.identify.registry import flagged_names
+from dynid.identify.registry import flagged_names, parse_method_options
 from dynid.identify.result.quality import refuse_unless_forced, validation_warnings
 from dynid.identify.result.result import IdentificationResult
-from dynid.identify.result.robot_source import file_sha256, record_robot
+from dynid.identify.result.robot_source import record_robot
 from dynid.identify.settings import IdentifierSettings
 from dynid.identify.solve.noise import TooFewRowsError
 from dynid.identify.solve.physical import PhysicalSettings
 from dynid.identify.solve.prior_source import PriorSource
+from dynid.identify.solve.prior_source import prior_source as read_prior_source
 from dynid.identify.steps.run import IdentifyOptions, identify
 from dynid.identify.validation.validate import OTHER_ESTIMATE_FIELDS, validate
 from dynid.io.dataset import Dataset
@@ -74,6 +77,48 @@ def physical_settings(prior: bool = True, physical: bool = False, prior_relative
         return None
     return PhysicalSettings(prior=prior, prior_relative_std=prior_relative_std,
                             consistency='always' if physical else 'auto', solver=solver, prior_source=prior_source)
+
+
+def identify_with_settings(robot: RobotModel, recordings: list[RecordingInput], settings: IdentifierSettings,
+                           output: str | Path, robot_spec: str, *, filters: FilterSettings | None = None,
+                           prior_source: PriorSource | None = None, prior_relative_std: float | None = None,
+                           rotor_compensation: bool = True, drives_file: str | None = None,
+                           holdout: float | None = None, validation: Sequence[tuple[str, Dataset]] = (),
+                           report: str | Path | None = None, spelling: dict | None = None,
+                           progress: Callable[[str], None] | None = None) -> tuple[IdentificationResult, Path | None]:
+    """The identification job from its settings, the one call ``dynid identify`` and identifier_node make: ``settings``
+    translated into an :class:`Identification` once, then :func:`identify_and_save`.
+
+    Args:
+        robot, recordings, output, robot_spec, validation, report, progress: as :func:`identify_and_save` takes them
+            (the front end reads the recordings, with ``settings.torque_sign`` applied, and places the report).
+        settings: the job's settings (:class:`dynid.identify.settings.IdentifierSettings`); its filter fields are read
+            where ``filters`` is None.
+        prior_source: the prior ``settings.prior_source`` names, already read by a front end that refuses a bad one
+            before reading the recordings; None: read here (:func:`dynid.identify.solve.prior_source.prior_source`).
+        prior_relative_std: the prior's relative σ (None: chosen by cross-validation).
+        rotor_compensation: with currents, subtract B·θ̈ where the recordings have motor encoders; False: identify
+            the rotor inertias instead.
+        drives_file, holdout, spelling: as :class:`Identification` holds them.
+
+    Returns:
+        (the result as saved, the report's index or None); InputError naming the settings' fields otherwise.
+    """
+    spec = ModelSpec(friction=settings.friction, temperature=settings.temperature,
+                     torque_source=settings.torque_source, exclude_joints=joint_names(settings.exclude_joints),
+                     rotor_compensation=None if rotor_compensation else False, rotor_inertia=not rotor_compensation)
+    if filters is None:
+        filters = FilterSettings(position_cutoff_hz=settings.position_cutoff_hz or None,
+                                 decimation_cutoff_hz=settings.decimation_cutoff_hz or None,
+                                 stiction_velocity=settings.stiction_velocity)
+    method_options = parse_method_options(settings.method_option)
+    if prior_source is None and settings.prior_source:
+        prior_source = read_prior_source(settings.prior_source, robot)
+    options = IdentifyOptions(method=settings.method, method_options=method_options,
+                              physical=physical_settings(settings.prior, settings.physical, prior_relative_std,
+                                                         settings.physical_solver, prior_source))
+    identification = Identification(spec, filters, options, settings.force, drives_file, holdout, spelling)
+    return identify_and_save(robot, recordings, identification, output, robot_spec, validation, report, progress)
 
 
 def joint_names(texts: Iterable[str]) -> tuple[str, ...]:

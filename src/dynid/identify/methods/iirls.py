@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dynid.blas import one_blas_thread
 from dynid.identify.choices import WEIGHT_FUNCTION
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.methods.irls import solve
 from dynid.identify.registry import IdentificationMethod
-from dynid.identify.solve.solvers import one_blas_thread
 from dynid.identify.steps.fit import Fit, fit_exponents, load_loop, standard_solved
 
 

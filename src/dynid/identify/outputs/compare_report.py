@@ -14,8 +14,8 @@ import numpy as np
 
 from dynid.files import written
 from dynid.identify.outputs.report import html_page, pyplot, torque_plot
-from dynid.identify.result.metrics import format_number
 from dynid.identify.validation.compare import SIGNIFICANT_Z, Comparison, format_z
+from dynid.text import format_number
 
 
 def _z_plot(path: Path, comparison: Comparison) -> None:

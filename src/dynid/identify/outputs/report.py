@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 
 from dynid.files import written
-from dynid.identify.result.metrics import format_number
 from dynid.identify.result.quality import MISFIT_AUTOCORRELATION
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.solve.drive_gains import diagnostics_lines
@@ -27,6 +26,7 @@ from dynid.io.dataset import Dataset
 from dynid.io.gaps import GapSummary
 from dynid.model.robot import RobotModel
 from dynid.signal.preprocess import describe_filters
+from dynid.text import format_number
 
 
 def html_page(title: str, body: str) -> str:

@@ -123,8 +123,3 @@ def equation_metrics(measured: np.ndarray, predicted: np.ndarray, joints: np.nda
     if warnings:
         metrics['warnings'] = warnings
     return metrics
-
-
-def format_number(value: float | None, spec: str) -> str:
-    """``value`` formatted with ``spec``, or 'n/a' for None (what could not be scored)."""
-    return 'n/a' if value is None else format(value, spec)

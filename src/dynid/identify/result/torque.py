@@ -87,7 +87,7 @@ class RigidBodyTorque:
         standard[self._columns] = self._values
         if payload is not None:
             standard[-10:] += robot.payload_link_parameters(payload)
-        offset = _offset_parameters(standard)
+        offset = offset_bodies(standard)
         #: π (10·n, the payload's on the last link) and π₀ of τ(π + π₀) − τ(π₀) (module docstring)
         self.standard_parameters, self.offset_parameters = standard, offset
         self._shifted = robot.with_parameters(standard + offset)  # τ(π + π₀)
@@ -142,7 +142,7 @@ def rotor_inertia(robot: RobotModel, result: IdentificationResult | None, regrou
     return values
 
 
-def _offset_parameters(standard: np.ndarray) -> np.ndarray:
+def offset_bodies(standard: np.ndarray) -> np.ndarray:
     """π₀: one physical body per link of ``standard`` (10·n), heavier than twice its |mass|."""
     bodies = []
     for mass in _OFFSET_MASS_KG + 2.0 * np.abs(standard[0::10]):

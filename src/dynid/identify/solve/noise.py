@@ -1,7 +1,6 @@
 """The per-joint noise of the IDIM's equations, which WLS weights by (Gautier–Poignet; thesis ch.5 §3.6 and erratum
 A-18): each joint's own ordinary least squares gives its error standard deviation σ̂_j, degrees-of-freedom corrected
-and floored at a fraction of the pooled estimate (:func:`joint_noise`); and BLAS held to one thread for the tall
-products of the identification (:func:`one_blas_thread`)."""
+and floored at a fraction of the pooled estimate (:func:`joint_noise`)."""
 
 from __future__ import annotations
 
@@ -9,12 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from dynid.blas import one_blas_thread
 from dynid.errors import InputError
 from dynid.identify.solve.rows import RowGroups
-
-_BLAS_THREADS: list[ThreadpoolController] = []
 
 
 class TooFewRowsError(InputError):
@@ -27,20 +24,6 @@ class TooFewRowsError(InputError):
         self.methods: tuple[str, ...] = tuple(methods)
         self.finding = finding
         super().__init__(message, fields=fields)
-
-
-def one_blas_thread():
-    """Context in which BLAS runs one thread. Tall least-squares problems: on a shared machine more
-    threads than free cores made the QR 10-50× slower, and one thread is as fast as two on a
-    quiet one; the small products of the regressor's preparation too (base columns of 8192-sample
-    pieces, the structural QR: two threads cost 0.5 s of CPU on a busy 2-core machine, with results
-    equal to the last bit of the standard deviations)."""
-    if not _BLAS_THREADS:
-        # the controller knows the BLAS libraries loaded when it is made: scipy's own is loaded first
-        import scipy.linalg  # noqa: F401
-
-        _BLAS_THREADS.append(ThreadpoolController())
-    return _BLAS_THREADS[0].limit(limits=1)
 
 
 def _joint_fits(w: np.ndarray, y: np.ndarray, joints: np.ndarray, n: int | None = None,

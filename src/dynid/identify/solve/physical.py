@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynid.blas import one_blas_thread
 from dynid.errors import InputError, checked_choice
 from dynid.friction.laws import friction_law, physical_laws
 from dynid.identify.choices import AUTO, SOLVERS
@@ -56,7 +57,7 @@ from dynid.identify.solve.prior import (
 )
 from dynid.identify.solve.prior_source import PriorSource, RobotFilePrior
 from dynid.identify.solve.rows import FreeColumns, RowGroups, per_joint_weights
-from dynid.identify.solve.solvers import excitation_condition, one_blas_thread
+from dynid.identify.solve.solvers import excitation_condition
 
 CONSISTENCY = ('auto', 'always', 'never')
 # The physical solve takes the friction laws marked ``physical`` (:class:`dynid.friction.law.FrictionLaw`): their

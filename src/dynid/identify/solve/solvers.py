@@ -28,15 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynid.blas import one_blas_thread
 from dynid.errors import InputError, checked_choice
 from dynid.identify import choices
-from dynid.identify.solve.noise import (
-    NOISE_FLOOR_FRACTION,
-    TooFewRowsError,
-    joint_noise,
-    one_blas_thread,
-    short_joints_text,
-)
+from dynid.identify.solve.noise import NOISE_FLOOR_FRACTION, TooFewRowsError, joint_noise, short_joints_text
 from dynid.identify.solve.rows import RowGroups, r_factor_of
 
 WEIGHT_FUNCTIONS = dict(zip(choices.WEIGHT_FUNCTIONS, (1.345, 4.685, 2.385), strict=True))  # 95 % efficiency

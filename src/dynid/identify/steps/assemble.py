@@ -18,9 +18,10 @@ from dynid.identify.result.quality import residual_autocorrelation
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.result.result_schema import REFERENCE_LAW
 from dynid.identify.selection.choice import FOLDS_WHERE, ModelChoice
+from dynid.identify.solve.physical_rules import physical_not_applicable
 from dynid.identify.solve.reference import fit_reference
 from dynid.identify.steps.check import fit_warnings
-from dynid.identify.steps.fit import Fit, physical_not_applicable
+from dynid.identify.steps.fit import Fit
 
 
 def assemble(problem: IdentificationProblem, solved: Fit, choice: ModelChoice | None,

@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dynid.blas import one_blas_thread
 from dynid.errors import InputError
 from dynid.identify.choices import WEIGHT_FUNCTION
 from dynid.identify.equations.joint_side import joint_side_choice
@@ -58,10 +59,9 @@ from dynid.identify.selection.laws import TermColumns, friction_laws
 from dynid.identify.selection.method_choice import method_by_folds
 from dynid.identify.selection.whole_laws import Scoring, whole_law_choice
 from dynid.identify.solve.constrained import consistent_optimum
+from dynid.identify.solve.physical_rules import consistency_open
 from dynid.identify.solve.prior import ReducedRows
-from dynid.identify.solve.solvers import one_blas_thread
 from dynid.identify.steps.diagnose import Findings, Route
-from dynid.identify.steps.fit import consistency_open
 
 
 def choose(equations: Equations, findings: Findings, request: Request,

@@ -41,8 +41,9 @@ from dynid.identify.equations.request import IdentifyOptions, Request
 from dynid.identify.registry import REGULARIZED_METHOD, START_METHOD, identification_method
 from dynid.identify.result.quality import COND_SCALED_MAX
 from dynid.identify.solve.hausman import BIAS_LEVEL, HausmanTest, durbin_wu_hausman
+from dynid.identify.solve.physical_rules import consistency_refused, prior_completes
 from dynid.identify.solve.solvers import Estimate, check_identifiable, excitation_condition
-from dynid.identify.steps.fit import consistency_refused, load_loop, nominal_rigid, prior_completes
+from dynid.identify.steps.fit import load_loop, nominal_rigid
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ of the standard kind solves the rows W·χ = y in the load loop: models with loa
 ``hamon``, ``comprehensive``) iterate, τ_out starting from the robot model's own parameters (or the model choice's
 first estimate) and updated from each estimate until it settles. Then the standard-parameter step
 (:mod:`dynid.identify.solve.physical`): the robot file as a prior, physical consistency, where they apply to the
-method. A method whose solve needs more (I-IRLS's friction loop, the drive-gain methods) gives its own fit, over the
-loops of this module. Fitting changes neither the problem nor the candidate it is given.
+method (their rule book, which the diagnosis, the model choice and the result read too:
+:mod:`dynid.identify.solve.physical_rules`). A method whose solve needs more (I-IRLS's friction loop, the drive-gain
+methods) gives its own fit, over the loops of this module. Fitting changes neither the problem nor the candidate it is
+given.
 """
 
 from __future__ import annotations
@@ -20,11 +22,18 @@ import numpy as np
 from dynid.errors import InputError
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
-from dynid.identify.registry import identification_method, identification_methods, spoken
+from dynid.identify.registry import identification_method
 from dynid.identify.selection.candidates import EXPONENT_GRID
 from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN, parse_fixed_gains, solve_drive_gains
 from dynid.identify.solve.noise import TooFewRowsError
-from dynid.identify.solve.physical import CHECKED_FRICTION, PhysicalSettings, identify_physical
+from dynid.identify.solve.physical import PhysicalSettings, identify_physical
+from dynid.identify.solve.physical_rules import (
+    consistency_not_checked,
+    consistent_beside,
+    output_torque_free,
+    physical_not_applicable,
+    prior_completes,
+)
 from dynid.identify.solve.rows import FreeColumns, RowGroups
 from dynid.identify.solve.solvers import Estimate
 from dynid.signal.preprocess import FilterSettings
@@ -105,7 +114,7 @@ def load_loop(problem: IdentificationProblem, method: str, options: IdentifyOpti
     names = problem.parameter_names()
     rigid_count = len(problem.rigid_names)
     rigid = nominal_rigid(problem) if rigid_start is None else rigid_start
-    loads = _output_torque_free(problem)  # a law with its every load term held needs one pass
+    loads = output_torque_free(problem)  # a law with its every load term held needs one pass
     iterations = options.load_iterations if loads else 1
     held = np.array([name in problem.held for name in names])
     held_values = np.array([problem.held[name]['value'] for name in names if name in problem.held])
@@ -281,13 +290,6 @@ def standard_solved(problem: IdentificationProblem, options: IdentifyOptions, es
                    _nominal_gains(problem), w=w, y=y, outcome=outcome)
 
 
-def prior_completes(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
-    """Whether the robot file's prior will complete what a joint's rows lack (WLS then weights a joint too short for
-    a noise estimate of its own by the pooled one instead of refusing it)."""
-    return bool(options.physical is not None and options.physical.prior and
-                not physical_not_applicable(problem, options))
-
-
 def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, estimate: Estimate, w, y, joints,
                    exponents: np.ndarray, progress: Callable[[str], None]):
     """The robot file as a prior and physical consistency on the linear solution of any method but the drive-gain
@@ -296,28 +298,29 @@ def _standard_step(problem: IdentificationProblem, options: IdentifyOptions, est
 
     Without a prior (--no-prior) the linear solution stays; the step still fits the robot file's own model, which
     validation predicts beside the identified one. Consistency is not checked where the model cannot take it
-    without asking (:func:`_consistency_not_checked`: friction on the output torque, I-IRLS, payload blocks) and
-    the prior section says so. Friction on the output torque τ_out: τ_out is the model's own torque, so the
-    equations are rebuilt from the estimate and solved again at the same weight: once with the prior alone, until
-    the rigid-body parameters settle (as the load loop does, at most ``load_iterations`` times) where consistency is
-    asked for (``always``), so that the consistent links are those of the τ_out they make.
+    without asking (:func:`dynid.identify.solve.physical_rules.consistency_not_checked`: friction on the output
+    torque, I-IRLS, payload blocks) and the prior section says so. Friction on the output torque τ_out: τ_out is the
+    model's own torque, so the equations are rebuilt from the estimate and solved again at the same weight: once with
+    the prior alone, until the rigid-body parameters settle (as the load loop does, at most ``load_iterations``
+    times) where consistency is asked for (``always``), so that the consistent links are those of the τ_out they
+    make.
     """
     reason = physical_not_applicable(problem, options)
     if reason:
         return None, estimate.values, estimate.std, w, y
     settings = options.physical or PhysicalSettings(prior=False, consistency='never')
-    skipped = _consistency_not_checked(problem, options) if settings.consistency == 'auto' else None
+    skipped = consistency_not_checked(problem, options) if settings.consistency == 'auto' else None
     if skipped:
         settings = dataclasses.replace(settings, consistency='never')
     first = outcome = identify_physical(problem, estimate, w, y, joints, settings, progress,
                                         estimate.extra.get('groups'), exponents)
     always = settings.consistency == 'always'
     passes = 0
-    if _output_torque_free(problem) and (outcome.prior.get('used') or always):
+    if output_torque_free(problem) and (outcome.prior.get('used') or always):
         passes = options.load_iterations if always else 1
     fixed = dataclasses.replace(settings, prior_relative_std=outcome.prior['relative_std'])
     beside = None  # asked-for consistency's estimate, for validate to score on other motions (result.other_estimate)
-    if skipped and outcome.prior.get('used') and _consistent_beside(problem, options):
+    if skipped and outcome.prior.get('used') and consistent_beside(problem, options):
         # before the loop below, on the same W: the loop's first pass rebuilds every τ_out column (passes >= 1
         # here), so neither needs a second W
         beside = _consistent_beside_estimate(problem, estimate, w, y, joints, fixed, exponents,
@@ -368,92 +371,3 @@ def _output_torque_loop(problem: IdentificationProblem, estimate: Estimate, outc
         if change < 1e-4:
             break
     return outcome
-
-
-def _consistent_beside(problem: IdentificationProblem, options: IdentifyOptions) -> bool:
-    """Whether the default leaves physical consistency unchecked for the output torque alone (the law's load
-    terms): the consistent estimate, τ_out iterated, is then computed beside the one kept."""
-    return [kind for kind, _ in _unchecked_reasons(problem, options)] == ['output_torque']
-
-
-def _output_torque_free(problem: IdentificationProblem) -> bool:
-    """Whether a free parameter's column depends on τ_out (a load term the law keeps on some joint)."""
-    held = problem.held
-    return any(name.rpartition('_')[0] in problem.law.load_symbols and name not in held
-               for name in problem.parameter_names())
-
-
-def _consistency_not_checked(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
-    """Why the default (``auto``) consistency check is left out here though the prior is kept (None: it is
-    not): what it costs is that the links may not be physical bodies (asking for physical consistency refuses
-    these cases). The first of :func:`_unchecked_reasons`."""
-    reasons = _unchecked_reasons(problem, options)
-    return reasons[0][1] if reasons else None
-
-
-def _unchecked_reasons(problem: IdentificationProblem, options: IdentifyOptions) -> list[tuple[str, str]]:
-    """Every reason the default consistency check is left out, (kind, words), in the order they are said: the
-    method, friction on the output torque, a payload known by its mass, held link parameters."""
-    reasons = []
-    method = identification_method(options.method)
-    if not method.physical:
-        physical = [other.name for other in identification_methods() if other.physical]
-        reasons.append(('method', f'{options.method.upper()} '
-                                  f'{method.consistency_note or "is not solved in standard parameters"} (physical '
-                                  f'consistency, when asked for, takes the methods '
-                                  f'{spoken(physical, "and", upper=False)})'))
-    if problem.spec.friction not in CHECKED_FRICTION and _output_torque_free(problem):
-        reasons.append(('output_torque', f'friction {problem.spec.friction!r} depends on the output torque (physical '
-                                         f'consistency, when asked for, enforces it with τ_out iterated)'))
-    if problem.payload_blocks:
-        reasons.append(('payload', 'a payload known by its mass only has no prior inertia to bound (give its centre '
-                                   'of mass for it)'))
-    held = links_held(problem)
-    if held:
-        reasons.append(('held', f'link parameters are held at the robot file\'s values ({", ".join(held)})'))
-    return reasons
-
-
-def links_held(problem: IdentificationProblem) -> list[str]:
-    """The link parameters held at a value (left-out joints): a consistent set of links could not keep them. A rotor
-    inertia held (Ia_j) is bounded as it is, so consistency can be checked without it."""
-    return [name for name in problem.held if name in problem.rigid_names and not name.startswith('Ia_')]
-
-
-def physical_not_applicable(problem: IdentificationProblem, options: IdentifyOptions) -> str | None:
-    """Why the standard-parameter step does not apply to this identification (None when it does); an error
-    where consistency was asked for explicitly (``always``). The prior applies to every method but the
-    drive-gain ones (TLS, MLS: their torque is unknown until the gains are), whatever is held."""
-    settings = options.physical or PhysicalSettings(prior=False, consistency='never')
-    reason = settings.not_applicable(problem.spec, options.method) if settings.consistency == 'always' else None
-    if reason is None:
-        reason = identification_method(options.method).prior_not_applicable or None
-    if reason is None and settings.consistency == 'always' and problem.payload_blocks:
-        reason = ('physical identification does not take recordings with only a known payload mass; give the '
-                  'payload fully ({payload_com}) or leave it out')
-    links = links_held(problem)
-    if reason is None and settings.consistency == 'always' and links:
-        reason = (f'physical identification does not take link parameters held at a value '
-                  f'({", ".join(links)}: left-out joints); identify without {{physical}}')
-    if reason and settings.consistency == 'always':
-        raise InputError(reason, fields=('payload_com', 'physical'))
-    return reason
-
-
-def consistency_refused(problem: IdentificationProblem, open_friction: bool) -> bool:
-    """Whether a consistent identification of ``problem`` would be refused: payload blocks, link parameters held
-    (left-out joints), or a friction law given that depends on τ_out (an open law is chosen among those it
-    takes). The model choice tries consistency, or the regularized default, only where it would not be."""
-    return bool(problem.payload_blocks or links_held(problem)
-                or not (open_friction or problem.spec.friction in CHECKED_FRICTION))
-
-
-def consistency_open(problem: IdentificationProblem, options: IdentifyOptions, terms_available: tuple[str, ...],
-                     open_friction: bool) -> bool:
-    """Whether the model choice may choose physical consistency (:mod:`dynid.identify.steps.choose`): the default
-    ``auto`` rule, and nothing a consistent identification refuses (payload blocks, rigid-body parameters held, the
-    rotor inertia's excess as a candidate, a friction law given that it cannot solve)."""
-    physical = options.physical
-    return bool(physical is not None and physical.consistency == 'auto'
-                and not consistency_refused(problem, open_friction) and 'rotor' not in terms_available
-                and not physical_not_applicable(problem, options))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from dynid.blas import one_blas_thread
 from dynid.errors import InputError
 from dynid.identify.equations.prepare import Equations, prepare
 from dynid.identify.equations.problem import IdentificationProblem
@@ -39,7 +40,6 @@ from dynid.identify.equations.request import IdentifyOptions, ModelSpec, Recordi
 from dynid.identify.result.result import IdentificationResult
 from dynid.identify.selection.candidates import load_not_tried
 from dynid.identify.selection.choice import ModelChoice
-from dynid.identify.solve.solvers import one_blas_thread
 from dynid.identify.steps.assemble import assemble
 from dynid.identify.steps.check import check
 from dynid.identify.steps.choose import choose, route_choice
@@ -56,7 +56,7 @@ def identify(robot: RobotModel, recordings: list[RecordingInput], spec: ModelSpe
              settings: FilterSettings | None = None, options: IdentifyOptions | None = None,
              drives: JointDrives | None = None, progress: Callable[[str], None] | None = None) -> IdentificationResult:
     """Identify ``robot`` from ``recordings`` (module docstring). BLAS runs one thread throughout
-    (:func:`dynid.identify.solve.solvers.one_blas_thread`: the products between the solvers too).
+    (:func:`dynid.blas.one_blas_thread`: the products between the solvers too).
 
     >>> result = identify(load_robot('ur5e'), [RecordingInput(dataset)], ModelSpec(friction='auto'))  # doctest: +SKIP
     """

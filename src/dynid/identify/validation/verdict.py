@@ -39,8 +39,8 @@ from pathlib import Path
 from dynid import __version__
 from dynid.errors import InputError
 from dynid.files import input_files, write_text
-from dynid.identify.result.metrics import format_number
 from dynid.identify.result.result import plain_data
+from dynid.text import format_number
 
 VERDICT_VERSION = 1
 
