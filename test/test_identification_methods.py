@@ -183,7 +183,8 @@ def test_a_registered_methods_flagged_option_is_a_flag_of_dynid_identify_read_by
     no front end names it), reaches the method's solve as given, and is refused by name for a method that does not
     declare it; gone with the method."""
     from dynid.cli import build_parser
-    from dynid.cli.identify import method_options
+    from dynid.cli.identify import method_entries
+    from dynid.identify.registry import parse_method_options
 
     seen = []
 
@@ -196,7 +197,7 @@ def test_a_registered_methods_flagged_option_is_a_flag_of_dynid_identify_read_by
     try:
         args = build_parser('identify').parse_args(['identify', 'bag', '-o', 'r.yaml', '--ridge-scale', '0.5',
                                                     '--weight-function', 'tukey'])
-        assert method_options(args) == {'ridge_scale': '0.5', 'weight_function': 'tukey'}
+        assert parse_method_options(method_entries(args)) == {'ridge_scale': '0.5', 'weight_function': 'tukey'}
         assert '--ridge-scale RIDGE_SCALE' in run_dynid('identify', '--help').stdout
         ridged = _identified(bag, tmp_path, '--method', 'ols_ridged', '--no-prior', '--ridge-scale', '0.5')
         assert seen and set(seen) == {0.5} and ridged['method'] == 'ols_ridged'

@@ -21,9 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from dynid.identify.outputs.urdf_export import export_urdf, friction_not_held
-    from dynid.identify.result.result import IdentificationResult
-    from dynid.identify.result.torque import round_trip_error
+    from dynid.identify import IdentificationResult, export_urdf, friction_not_held, round_trip_error
 
     output = output_file(args.output, '-o', args.force)
     if not Path(args.robot).is_file():

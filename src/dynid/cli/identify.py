@@ -255,7 +255,7 @@ def _prior_lines(result, source) -> list[str]:
 def _prior_text(prior: dict, source) -> str:
     """One line on the prior (``source``, the file given as the prior; None: the robot file): its weight and how it
     was chosen, or why it was not used."""
-    from dynid.identify.solve.prior_source import pulls_toward
+    from dynid.identify import pulls_toward
 
     if not prior['used']:
         return f'prior: none ({prior.get("reason") or "not used"})'

@@ -44,7 +44,7 @@ _NAMES = {
     # the outputs
     'write_report': 'outputs.report', 'write_comparison_report': 'outputs.compare_report',
     'export_urdf': 'outputs.urdf_export', 'export_mjcf': 'outputs.mjcf_export',
-    'mjcf_torque_error': 'outputs.mjcf_export',
+    'mjcf_torque_error': 'outputs.mjcf_export', 'friction_not_held': 'outputs.urdf_export',
     # validation and comparison
     'OTHER_ESTIMATE_FIELDS': 'validation.validate', 'Prediction': 'validation.validate',
     'predict': 'validation.validate', 'predict_series': 'validation.validate',
@@ -59,7 +59,10 @@ _NAMES = {
     'diagnostics_lines': 'solve.drive_gains', 'parse_fixed_gains': 'solve.drive_gains',
     'FleetPriorFile': 'solve.fleet_prior_file', 'MIN_ROBOTS': 'solve.fleet_prior_file',
     'PooledParameter': 'solve.fleet_prior_file', 'prior_source': 'solve.prior_source',
-    'result_std': 'solve.prior_source', 'rigid_link_name': 'solve.prior_source',
+    'result_std': 'solve.prior_source', 'rigid_link_name': 'solve.prior_source', 'pulls_toward': 'solve.prior_source',
+    # the prior sources as plug-ins (group dynid.prior_sources)
+    'PriorSource': 'solve.prior_source', 'PriorSourceKind': 'solve.prior_source',
+    'register_prior_source': 'solve.prior_source', 'unregister_prior_source': 'solve.prior_source',
     # the result and its evaluation
     'IdentificationResult': 'result.result', 'plain_data': 'result.result', 'result_drives': 'result.result',
     'equation_metrics': 'result.metrics', 'failed_text': 'result.metrics',
