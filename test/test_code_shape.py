@@ -85,6 +85,13 @@ def test_imports_run_down_the_layers_and_the_core_imports_no_front_end():
     assert layer_breaches(import_graph(SRC)) == []
 
 
+def test_a_name_of_identifys_lazy_face_is_an_edge_to_the_module_that_defines_it():
+    """``from dynid.identify import export_urdf`` runs ``dynid.identify.outputs.urdf_export`` on first use: the
+    circle and layer guards see that edge, not only the face's ``__init__``."""
+    graph = import_graph(SRC)
+    assert {'dynid.identify', 'dynid.identify.outputs.urdf_export'} <= graph['dynid.cli.export_urdf']
+
+
 def test_the_guards_find_a_deferred_circle_a_circle_through_a_package_and_an_upward_import(tmp_path):
     root = tmp_path / 'dynid'
     for folder in ('io', 'fleet', 'cli', 'signal'):

@@ -2,7 +2,9 @@
 suite's guard (test/test_code_shape.py) holds at zero and benchmarks/bench_house.py reports.
 
 A module's imports are every ``import`` statement in it, at module level or inside a function (a deferred import
-closes a circle as well when it runs), but for ``if TYPE_CHECKING:`` blocks (they never run).
+closes a circle as well when it runs), but for ``if TYPE_CHECKING:`` blocks (they never run). A name taken from a
+package's lazy face (its ``__init__``'s module-level ``_NAMES = {name: 'sub.module'}``, loaded by ``__getattr__`` on
+first use: ``dynid.identify``) is an import of the module that defines it.
 """
 
 from __future__ import annotations
@@ -39,17 +41,36 @@ def _imported_names(tree: ast.Module, package: str) -> list[str]:
     return names
 
 
+def lazy_faces(paths: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """{package: {name: the module that defines it}} of every package whose ``__init__`` holds a lazy face: a
+    module-level ``_NAMES`` dict of string literals (module docstring)."""
+    faces = {}
+    for module, path in paths.items():
+        if path.name != '__init__.py':
+            continue
+        for node in ast.parse(path.read_text(encoding='utf-8')).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            if isinstance(target, ast.Name) and target.id == '_NAMES' and isinstance(node.value, ast.Dict):
+                faces[module] = {key.value: f'{module}.{value.value}'
+                                 for key, value in zip(node.value.keys, node.value.values, strict=True)
+                                 if isinstance(key, ast.Constant) and isinstance(value, ast.Constant)}
+    return faces
+
+
 def import_graph(root: Path) -> dict[str, set[str]]:
     """Module -> the modules of the package ``root`` it imports (:func:`_imported_names`). Importing ``a.b.c`` runs
     ``a.b``'s ``__init__`` too, so each imported module's packages count, but for the importer's own packages (they
     are imported before it: a package's ``__init__`` importing its modules is no circle)."""
     paths = {module_name(root, path): path for path in sorted(root.rglob('*.py'))}
+    faces = lazy_faces(paths)
     graph = {}
     for module, path in paths.items():
         package = module if path.name == '__init__.py' else module.rpartition('.')[0]
         own = {'.'.join(module.split('.')[:k]) for k in range(1, module.count('.') + 2)}
         graph[module] = set()
         for name in _imported_names(ast.parse(path.read_text(encoding='utf-8')), package):
+            face, _, attribute = name.rpartition('.')
+            name = faces.get(face, {}).get(attribute, name)  # a name of a lazy face: its own module
             while name and name not in paths:  # 'a.b.function' names the module a.b
                 name = name.rpartition('.')[0]
             while name:
