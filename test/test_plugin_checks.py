@@ -56,9 +56,14 @@ def test_the_checks_go_through_every_registered_plugin_of_each_kind():
         list(plugin_checks('controller'))
 
 
-@pytest.mark.parametrize('name', PRIOR_KINDS)
-def test_every_built_in_prior_source_passes_its_check(name, prior_files):
-    check_prior_source(PRIOR_KINDS[name], prior_files[name])
+def test_every_built_in_prior_source_passes_its_check(prior_files):
+    """Each registered kind of prior file on a file of its kind (plugin_checks); without a file for one, refused."""
+    pairs = list(plugin_checks('prior_source', prior_files))
+    assert [kind for kind, _ in pairs] == [PRIOR_KINDS['result'], PRIOR_KINDS['fleet']]
+    for kind, check in pairs:
+        check(kind)
+    with pytest.raises(ValueError, match=r"prior_files gives no file of the prior sources \['fleet'\]"):
+        list(plugin_checks('prior_source', {'result': prior_files['result']}))
 
 
 def test_a_prior_source_is_checked_on_a_file_of_its_kind(prior_files):

@@ -56,13 +56,15 @@ _NAMES = {
     'IdentifyOptions': 'equations.request', 'ModelSpec': 'equations.request', 'RecordingInput': 'equations.request',
     'IdentificationProblem': 'equations.problem', 'joint_side_torque': 'equations.joint_side',
     # the solvers' and the priors' names a front end reads
-    'diagnostics_lines': 'solve.drive_gains', 'parse_fixed_gains': 'solve.drive_gains',
+    'Estimate': 'solve.solvers', 'diagnostics_lines': 'solve.drive_gains', 'parse_fixed_gains': 'solve.drive_gains',
     'FleetPriorFile': 'solve.fleet_prior_file', 'MIN_ROBOTS': 'solve.fleet_prior_file',
     'PooledParameter': 'solve.fleet_prior_file', 'prior_source': 'solve.prior_source',
     'result_std': 'solve.prior_source', 'rigid_link_name': 'solve.prior_source', 'pulls_toward': 'solve.prior_source',
     # the prior sources as plug-ins (group dynid.prior_sources)
     'PriorSource': 'solve.prior_source', 'PriorSourceKind': 'solve.prior_source',
     'register_prior_source': 'solve.prior_source', 'unregister_prior_source': 'solve.prior_source',
+    'prior_source_kinds': 'solve.prior_source', 'spread_rows': 'solve.prior_source',
+    'RobotFileLink': 'solve.file_links', 'robot_file_links': 'solve.file_links',
     # the result and its evaluation
     'IdentificationResult': 'result.result', 'plain_data': 'result.result', 'result_drives': 'result.result',
     'equation_metrics': 'result.metrics', 'failed_text': 'result.metrics',

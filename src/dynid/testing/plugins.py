@@ -46,9 +46,12 @@ def plugin_checks(kind: str, prior_files: Mapping[str, str] | None = None) -> It
 
 
 def all_checks(prior_files: Mapping[str, str] | None = None) -> Iterator[tuple[object, Callable]]:
-    """(plug-in, check) of every registered plug-in of every kind (:func:`plugin_checks`)."""
+    """(plug-in, check) of every registered plug-in of every kind (:func:`plugin_checks`); the prior sources only
+    where ``prior_files`` is given (a file for each registered kind), as a prior source is checked on a file of its
+    kind."""
     for kind in KINDS:
-        yield from plugin_checks(kind, prior_files)
+        if kind != 'prior_source' or prior_files is not None:
+            yield from plugin_checks(kind, prior_files)
 
 
 def check_id(value) -> str:
@@ -64,6 +67,6 @@ def _feedforward_terms() -> tuple:
 
 
 def _prior_source_kinds() -> tuple:
-    # reg: the registered kinds (dynid.identify.solve.prior_source.REGISTRY.all()) once identify's face lists them;
-    # until then a prior source is checked by check_prior_source(kind, path) alone
-    return ()
+    from dynid.identify import prior_source_kinds
+
+    return prior_source_kinds()

@@ -3,8 +3,8 @@ weighted alike; its covariance σ̂²·A⁻¹WᵀWA⁻¹, A = WᵀW + λI."""
 
 import numpy as np
 
+from dynid.identify import Estimate
 from dynid.identify.registry import IdentificationMethod
-from dynid.identify.solve.solvers import Estimate
 
 #: λ relative to the mean diagonal of WᵀW
 RIDGE = 1e-9

@@ -13,9 +13,7 @@ from typing import ClassVar
 
 from dynid.errors import InputError
 from dynid.files import file_sha256, read_yaml, yaml_header
-from dynid.identify import PriorSourceKind
-from dynid.identify.solve.file_links import robot_file_links
-from dynid.identify.solve.prior_source import spread_rows
+from dynid.identify import PriorSourceKind, robot_file_links, spread_rows
 
 HEADER = 'base parameter table'
 

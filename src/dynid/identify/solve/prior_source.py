@@ -446,6 +446,12 @@ def unregister_prior_source(name: str) -> None:
     REGISTRY.unregister(name)
 
 
+def prior_source_kinds() -> tuple[PriorSourceKind, ...]:
+    """Every registered kind of prior file, loaded: the installed ones (dynid's first), then those registered in this
+    process."""
+    return REGISTRY.all()
+
+
 def prior_source(path: str, robot) -> PriorSource:
     """The prior a front end asks for: ``path`` empty, the robot file's (:class:`RobotFilePrior`); else the file as
     the one registered kind (:data:`REGISTRY`, dynid's first) that recognizes it. InputError naming the file where it
