@@ -13,7 +13,7 @@ import yaml
 from builders import install_user_package
 from cli_run import run_dynid
 from dynid.errors import InputError
-from dynid.identify.choices import METHODS
+from dynid.identify.choices import FIX_DRIVE_GAIN, METHODS
 from dynid.identify.equations.request import IdentifyOptions, ModelSpec, settle
 from dynid.identify.job.session import IdentificationSession
 from dynid.identify.job.ways_out import way_out_methods
@@ -29,7 +29,6 @@ from dynid.identify.registry import (
     unregister_method,
 )
 from dynid.identify.settings import CHOICES, IdentifierSettings
-from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN
 from dynid.settings import check_settings
 
 #: dynid's own, in the registry's order: its ordered ones, then the closed-loop methods (named by no dynid module) by

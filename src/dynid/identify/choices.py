@@ -22,5 +22,11 @@ WEIGHT_FUNCTIONS = ('huber', 'tukey', 'cauchy')
 #: The robust methods' option (IRLS, I-IRLS; also what the automatic choice scores IRLS with): their weight function.
 WEIGHT_FUNCTION = MethodOption('weight_function', 'str', 'huber', "robust weight function of each joint's scaled "
                                'residual', choices=WEIGHT_FUNCTIONS, flag=True)
+#: The drive-gain methods' option (TLS, MLS): the gains held, JOINT=VALUE items
+#: (:func:`dynid.identify.solve.drive_gains.parse_fixed_gains`).
+FIX_DRIVE_GAIN = MethodOption(
+    'fix_drive_gain', 'list', (), "hold these joints' drive gains, JOINT=VALUE [N·m/A], and identify the others; for "
+                                  'joints the known payload does not load', flag=True,
+    metavar='JOINT=VALUE')
 #: Solvers of the physically consistent identification (:mod:`dynid.identify.solve.physical`).
 SOLVERS = ('clarabel', 'scs', 'log_cholesky')

@@ -95,8 +95,8 @@ def check_method_fields(checking: PluginCheck, method) -> None:
 def check_name(checking: PluginCheck, name) -> None:
     """A name a front end takes as one word: text without spaces, commas, '=' or ':'."""
     checking.that(isinstance(name, str) and name and not any(c.isspace() or c in ',=:' for c in name),
-                  'its name must be one word (no spaces, commas, "=" or ":"), as --method and a node\'s '
-                  'parameter take it')
+                  'its name must be one word (no spaces, commas, "=" or ":"), as the command line\'s options and '
+                  'the nodes\' parameters take it')
 
 
 def check_description(checking: PluginCheck, description) -> None:

@@ -31,7 +31,6 @@ from dynid.model.robot import RobotModel
 #: the gains a controller file gives, with their units
 GAIN_UNITS = {'kp': 'N·m/rad', 'kd': 'N·m·s/rad', 'ki': 'N·m/(rad·s)'}
 #: the controller models: a PID alone, a PID beside the model-based feedforward W_r·χ_ff, or chosen by the fit
-CONTROLLER_MODELS = ('auto', 'pid', 'pid+model')
 #: a controller file's ``feedforward``: none, or the model-based feedforward (identified from the recording)
 FILE_FEEDFORWARD = ('none', 'model')
 #: the per-joint columns of the controller's model beside the rigid body's (module docstring)

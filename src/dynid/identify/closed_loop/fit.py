@@ -1,7 +1,7 @@
 """The fit of the closed-loop methods (IDIM-IV, DIDIM): IDIM-WLS first, then the loop simulated with the latest
 estimate and the parameters solved again on the simulated regressor W_s until they settle
 (:func:`dynid.identify.closed_loop.instruments.iterate`); the standard-parameter step keeps the linear solution (the
-robot file's prior does not weight these estimates: :data:`NO_PRIOR`).
+robot file's prior does not weight these estimates: :data:`dynid.identify.closed_loop.NO_PRIOR`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Callable
 import numpy as np
 
 from dynid.blas import one_blas_thread
-from dynid.identify.closed_loop.controller import CONTROLLER_MODELS
 from dynid.identify.closed_loop.instruments import (
     ClosedLoopSettings,
     closed_loop_settings,
@@ -22,33 +21,9 @@ from dynid.identify.closed_loop.instruments import (
 )
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
-from dynid.identify.registry import START_METHOD, MethodOption, identification_method
+from dynid.identify.registry import START_METHOD, identification_method
 from dynid.identify.solve.solvers import Estimate, wls
 from dynid.identify.steps.fit import Fit, load_loop, nominal_rigid, standard_solved, with_held
-
-#: why the robot file's prior does not apply to the closed-loop methods
-NO_PRIOR = 'the closed-loop methods keep their own estimate (the prior weights a least-squares solution)'
-#: the friction laws the closed-loop simulation takes (a sum of features of the velocity)
-FRICTION = ('none', 'viscous_coulomb')
-
-
-def options(iterations: int) -> tuple[MethodOption, ...]:
-    """The options of a closed-loop method (:class:`ClosedLoopSettings`), ``iterations`` the default bound."""
-    return (
-        MethodOption('controller_gains', 'str', '', "YAML file of the joint controller's PID gains (kp [N·m/rad], "
-                     'kd [N·m·s/rad], ki [N·m/(rad·s)]: one value, a list in joint order or {joint: value}); empty: '
-                     'identified by least squares from the reference and the motor current'),
-        MethodOption('controller_model', 'str', 'auto', "the joint controller's law: pid, or pid+model (a PID beside "
-                     'the model-based feedforward of the reference, W(q_r, q̇_r, q̈_r)·χ_ff, identified from the '
-                     'recording); auto: pid+model where it explains the commanded torque markedly better, or where '
-                     "the gains file says feedforward: model", choices=CONTROLLER_MODELS),
-        MethodOption('feedforward', 'bool', True, "the reference's commanded effort is added to the controller's "
-                     'torque'),
-        MethodOption('max_iterations', 'int', iterations, 'most simulations of the loop', low=1, high=1000),
-        MethodOption('tolerance', 'float', 1e-3, 'stop where the parameters change by less than this (relative norm)',
-                     low=0.0, high=1.0),
-        MethodOption('max_step_s', 'float', 1e-3, 'longest step of the simulation', unit='s', low=1e-5, high=0.01),
-    )
 
 
 def settings_of(options: IdentifyOptions) -> ClosedLoopSettings:

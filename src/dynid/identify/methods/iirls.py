@@ -10,16 +10,16 @@ import numpy as np
 
 from dynid.blas import one_blas_thread
 from dynid.identify.choices import WEIGHT_FUNCTION
-from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.methods.irls import solve
 from dynid.identify.registry import IdentificationMethod
-from dynid.identify.steps.fit import Fit, fit_exponents, load_loop, standard_solved
 
 
-def fit(problem: IdentificationProblem, options, progress: Callable[[str], None], rigid_start=None) -> Fit:
+def fit(problem, options, progress: Callable[[str], None], rigid_start=None):
     """IRLS with the load loop, alternating with the friction loop re-fitting the exponents α_j until they change by
     less than 0.01; then the standard-parameter step (the robot file's prior; physical consistency is not checked,
     for the reason ``consistency_note`` gives)."""
+    from dynid.identify.steps.fit import fit_exponents, load_loop, standard_solved
+
     exponents = np.full(problem.robot.n, problem.spec.exponent)
     # One BLAS thread for the whole loop (tall products, the exponent search's projections and its filter): two
     # threads on a busy 2-core machine cost more CPU time than one.

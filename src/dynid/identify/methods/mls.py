@@ -3,15 +3,20 @@
 
 from __future__ import annotations
 
-from dynid.identify.methods.tls import LINEAR_FRICTION, NO_PRIOR
+from typing import TYPE_CHECKING
+
+from dynid.identify.choices import FIX_DRIVE_GAIN
+from dynid.identify.methods.tls import LINEAR_FRICTION, NO_PRIOR, fit_with_gains
 from dynid.identify.registry import IdentificationMethod
-from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN
-from dynid.identify.solve.solvers import Estimate, ols
-from dynid.identify.steps.fit import fit_with_gains
+
+if TYPE_CHECKING:
+    from dynid.identify.solve.solvers import Estimate
 
 
 def solve(w_total, joints, names) -> Estimate:
     """[g; χ] of W_tot's unknown columns against its last (known) one, by OLS."""
+    from dynid.identify.solve.solvers import ols
+
     return ols(w_total[:, :-1], -w_total[:, -1], joints, names)
 
 

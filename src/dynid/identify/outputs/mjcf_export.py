@@ -60,11 +60,15 @@ class MjcfExport:
     """The written model: MJCF text, per joint armature, damping, friction loss, and what was left out.
 
     Attributes:
-        text: the MJCF. joints: the result's joints. armature [kg·m²], damping [N·m·s/rad],
-        frictionloss [N·m]: (n,) in ``joints`` order. armature_source: per joint, where the armature
-        comes from. not_expressed: the result's friction symbols MuJoCo has no joint field for, with a value.
+        text: the MJCF.
+        joints: the result's joints.
+        armature: [kg·m²] (n,) in ``joints`` order.
+        damping: [N·m·s/rad] (n,) in ``joints`` order.
+        frictionloss: [N·m] (n,) in ``joints`` order.
+        armature_source: per joint, where the armature comes from.
+        not_expressed: the result's friction symbols MuJoCo has no joint field for, with a value.
         friction_note: the sentence naming the friction law whose roles give a joint with friction no level
-        (:func:`dynid.identify.outputs.urdf_export.friction_not_held`), '' where there is none.
+            (:func:`dynid.identify.outputs.urdf_export.friction_not_held`), '' where there is none.
     """
 
     text: str

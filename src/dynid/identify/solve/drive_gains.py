@@ -27,7 +27,6 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from dynid.errors import InputError
-from dynid.identify.registry import MethodOption
 from dynid.identify.solve.noise import per_joint_sigma
 from dynid.identify.solve.solvers import Estimate
 
@@ -54,13 +53,6 @@ class DriveGainSolution:
     joints: np.ndarray
     diagnostics: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-
-
-#: The drive-gain methods' option (TLS, MLS): the gains held, JOINT=VALUE items (:func:`parse_fixed_gains`).
-FIX_DRIVE_GAIN = MethodOption(
-    'fix_drive_gain', 'list', (), "hold these joints' drive gains, JOINT=VALUE [N·m/A], and identify the others; for "
-                                  'joints the known payload does not load', flag=True,
-    metavar='JOINT=VALUE')
 
 
 def parse_fixed_gains(texts, joint_names) -> dict[int, float]:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from dynid.errors import InputError
+from dynid.identify.choices import FIX_DRIVE_GAIN
 from dynid.identify.equations.problem import IdentificationProblem
 from dynid.identify.equations.request import IdentifyOptions
 from dynid.identify.registry import identification_method
 from dynid.identify.selection.candidates import EXPONENT_GRID
-from dynid.identify.solve.drive_gains import FIX_DRIVE_GAIN, parse_fixed_gains, solve_drive_gains
+from dynid.identify.solve.drive_gains import parse_fixed_gains, solve_drive_gains
 from dynid.identify.solve.noise import TooFewRowsError
 from dynid.identify.solve.physical import PhysicalSettings, identify_physical
 from dynid.identify.solve.physical_rules import (
