@@ -212,7 +212,7 @@ def test_a_file_two_kinds_recognize_or_none_is_refused_by_name(first, tmp_path):
         prior_source(str(tmp_path / 'list.yaml'), robot)
     with pytest.raises(InputError, match=r'prior file .*broken.yaml is not valid YAML'):
         prior_source(str(tmp_path / 'broken.yaml'), robot)
-    with pytest.raises(InputError, match=r"'.*gone.yaml': no such result file"):
+    with pytest.raises(InputError, match=r"'.*gone.yaml': no such file"):
         prior_source(str(tmp_path / 'gone.yaml'), robot)
 
 

@@ -460,7 +460,7 @@ def prior_source(path: str, robot) -> PriorSource:
         return RobotFilePrior.of(robot)
     file = Path(path)
     if not file.is_file():
-        raise InputError(f'{{prior_source}} {str(path)!r}: no such result file', fields=('prior_source',))
+        raise InputError(f'{{prior_source}} {str(path)!r}: no such file', fields=('prior_source',))
     kinds = REGISTRY.all()
     found = [kind for kind in kinds if kind.recognizes(file)]
     if len(found) > 1:
