@@ -185,8 +185,7 @@ class IdentificationMethod:
         given = dict(given or {})
         declared = {option.name: option for option in self.method_options}
         refuse_undeclared(f'method {self.name}', tuple(declared), given)
-        return {name: option.parsed(given[name]) if name in given else option.default
-                for name, option in declared.items()}
+        return {name: option.value_in(given) for name, option in declared.items()}
 
     def own_option_values(self, given: dict | None = None) -> dict:
         """:meth:`option_values` of those of ``given`` the method declares: where the method was left to dynid, the
@@ -226,8 +225,8 @@ def refuse_undeclared(label: str, declared: Sequence[str], given: Mapping) -> No
     its options and the methods that take it."""
     unknown = [name for name in given if name not in declared]
     if unknown:
-        takers = [f'{name} is an option of {", ".join(option_takers(name))}' for name in unknown
-                  if option_takers(name)]
+        takers = [f'{name} is an option of {", ".join(methods)}' for name in unknown
+                  if (methods := option_takers(name))]
         raise InputError(f'{label} has no option {", ".join(unknown)} (its options: '
                          f'{", ".join(declared) if declared else "none"}{"; " if takers else ""}{"; ".join(takers)})',
                          fields=('method_option',))
